@@ -1,0 +1,17 @@
+"""Canonical JSON (fairness-v1.md §6): keys sorted, separators ',' and ':', UTF-8, no ASCII escaping."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def canonical_json(obj: Any) -> bytes:
+    return json.dumps(
+        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def canonical_ruleset(ruleset: dict[str, Any]) -> str:
+    """The ruleset string a transcript carries: compact JSON with sorted keys."""
+    return canonical_json(ruleset).decode("utf-8")

@@ -1,0 +1,197 @@
+"""The qahwa-fair/1 derivation (fairness-v1.md §1-3), byte for byte."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Sequence
+from typing import TypeVar
+
+from .errors import ClientSeedError, LabelError, RangeError, SeedError
+
+PROTOCOL = "qahwa-fair/1"
+SEED_BYTES = 32
+MAX_CLIENT_SEED_BYTES = 128
+MAX_ENTROPY_CHARS = 64
+_TWO32 = 1 << 32
+
+T = TypeVar("T")
+
+
+def u32be(x: int) -> bytes:
+    return x.to_bytes(4, "big")
+
+
+def lp(data: bytes) -> bytes:
+    return u32be(len(data)) + data
+
+
+def new_server_seed() -> bytes:
+    """32 fresh bytes from the operating system's CSPRNG."""
+    return secrets.token_bytes(SEED_BYTES)
+
+
+def parse_server_seed(seed: str | bytes) -> bytes:
+    """Accept a seed as 32 raw bytes or 64 hex characters; return the raw bytes."""
+    if isinstance(seed, bytes):
+        if len(seed) != SEED_BYTES:
+            raise SeedError(f"server seed must be {SEED_BYTES} bytes, got {len(seed)}")
+        return seed
+    if not isinstance(seed, str):
+        raise SeedError("server seed must be a hex string")
+    if len(seed) != 2 * SEED_BYTES:
+        raise SeedError(f"server seed must be 64 hex characters, got {len(seed)}")
+    try:
+        raw = bytes.fromhex(seed)
+    except ValueError:
+        raise SeedError("server seed is not hexadecimal") from None
+    return raw
+
+
+def commitment(seed: str | bytes) -> str:
+    """SHA-256 of the 32 raw seed bytes, as 64 lowercase hex."""
+    return hashlib.sha256(parse_server_seed(seed)).hexdigest()
+
+
+def check_client_seed(seed: str) -> str:
+    """Return the seed if it is 1-128 UTF-8 bytes of printable characters, else raise."""
+    if not isinstance(seed, str):
+        raise ClientSeedError("client seed must be a string")
+    if seed == "":
+        raise ClientSeedError("client seed is empty")
+    if "\x00" in seed:
+        raise ClientSeedError("client seed contains a NUL character")
+    if not seed.isprintable():
+        raise ClientSeedError("client seed contains unprintable characters")
+    n = len(seed.encode("utf-8"))
+    if n > MAX_CLIENT_SEED_BYTES:
+        raise ClientSeedError(
+            f"client seed is {n} bytes; at most {MAX_CLIENT_SEED_BYTES} are allowed"
+        )
+    return seed
+
+
+def new_client_seed() -> str:
+    """A random client seed for a seat that gave none (marked seed_source=server)."""
+    return secrets.token_hex(16)
+
+
+def check_label(label: str) -> str:
+    if not isinstance(label, str) or label == "":
+        raise LabelError("label must be a non-empty string")
+    if len(label) > 256 or not all(0x20 <= ord(c) < 0x7F for c in label):
+        raise LabelError(f"label {label!r} must be at most 256 printable ASCII characters")
+    return label
+
+
+def check_entropy(entropy: str) -> str:
+    """Live entropy: 1-64 printable ASCII characters, no '|'."""
+    if not isinstance(entropy, str) or not 1 <= len(entropy) <= MAX_ENTROPY_CHARS:
+        raise LabelError(f"entropy must be 1 to {MAX_ENTROPY_CHARS} characters")
+    if not all(0x20 <= ord(c) < 0x7F for c in entropy) or "|" in entropy:
+        raise LabelError("entropy must be printable ASCII without '|'")
+    return entropy
+
+
+def entropy_label(label: str, entropy: str | None) -> str:
+    """The label of a roll carrying live entropy: ``label | entropy``."""
+    if entropy is None:
+        return label
+    return label + "|" + check_entropy(entropy)
+
+
+def match_key(
+    server_seed: str | bytes,
+    match_id: str,
+    game: str,
+    ruleset: str,
+    client_seeds: Sequence[str],
+) -> bytes:
+    """K = HMAC-SHA256(server_seed, T) (fairness-v1.md §2)."""
+    seed = parse_server_seed(server_seed)
+    for name, value in (("match_id", match_id), ("game", game), ("ruleset", ruleset)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string")
+    parts = [
+        PROTOCOL.encode("ascii"),
+        b"\x00",
+        lp(match_id.encode("utf-8")),
+        lp(game.encode("utf-8")),
+        lp(ruleset.encode("utf-8")),
+        u32be(len(client_seeds)),
+    ]
+    for cs in client_seeds:
+        parts.append(lp(check_client_seed(cs).encode("utf-8")))
+    return hmac.new(seed, b"".join(parts), hashlib.sha256).digest()
+
+
+class Stream:
+    """The word stream of one label: block(label, 0) || block(label, 1) || ...
+
+    Reads 32-byte HMAC blocks lazily and hands out 4-byte big-endian words.
+    """
+
+    __slots__ = ("_key", "_prefix", "_block", "_words", "_pos")
+
+    def __init__(self, key: bytes, label: str) -> None:
+        if not isinstance(key, bytes) or len(key) != 32:
+            raise SeedError("match key must be 32 bytes")
+        self._key = key
+        self._prefix = check_label(label).encode("ascii") + b"\x00"
+        self._block = 0
+        self._words: tuple[int, ...] = ()
+        self._pos = 0
+
+    def _refill(self) -> None:
+        digest = hmac.new(self._key, self._prefix + u32be(self._block), hashlib.sha256).digest()
+        self._block += 1
+        self._words = tuple(int.from_bytes(digest[i : i + 4], "big") for i in range(0, 32, 4))
+        self._pos = 0
+
+    def word(self) -> int:
+        if self._pos >= len(self._words):
+            self._refill()
+        w = self._words[self._pos]
+        self._pos += 1
+        return w
+
+    @property
+    def blocks_used(self) -> int:
+        return self._block
+
+    def uniform(self, n: int) -> int:
+        """An unbiased integer in [0, n) by rejection sampling, 1 <= n <= 2^32."""
+        if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= _TWO32:
+            raise RangeError(f"uniform(n) needs 1 <= n <= 2^32, got {n!r}")
+        limit = _TWO32 - (_TWO32 % n)
+        while True:
+            w = self.word()
+            if w < limit:
+                return w % n
+
+    def dice(self, count: int, sides: int = 6) -> list[int]:
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1000:
+            raise RangeError(f"dice count must be 1 to 1000, got {count!r}")
+        if isinstance(sides, bool) or not isinstance(sides, int) or not 2 <= sides <= _TWO32:
+            raise RangeError(f"dice sides must be 2 to 2^32, got {sides!r}")
+        return [1 + self.uniform(sides) for _ in range(count)]
+
+    def shuffle(self, items: Sequence[T]) -> list[T]:
+        a = list(items)
+        for i in range(len(a) - 1, 0, -1):
+            j = self.uniform(i + 1)
+            a[i], a[j] = a[j], a[i]
+        return a
+
+
+def uniform(key: bytes, label: str, n: int) -> int:
+    return Stream(key, label).uniform(n)
+
+
+def dice(key: bytes, label: str, count: int, sides: int = 6) -> list[int]:
+    return Stream(key, label).dice(count, sides)
+
+
+def shuffle(key: bytes, label: str, items: Sequence[T]) -> list[T]:
+    return Stream(key, label).shuffle(items)

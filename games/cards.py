@@ -1,0 +1,100 @@
+"""Card primitives shared by hokm, qahve and shelem.
+
+Card codes follow fairness-v1.md §4: rank + suit, ranks ``23456789TJQKA``, suits ``CDHS``;
+jokers ``JB`` (black) and ``JR`` (coloured) belong to no suit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from fairness import DECK52
+
+RANKS = "23456789TJQKA"
+SUITS = "CDHS"
+JOKERS = ("JB", "JR")
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+
+
+def is_joker(card: str) -> bool:
+    return card in JOKERS
+
+
+def suit(card: str) -> str | None:
+    """The card's suit letter, or None for a joker."""
+    return None if is_joker(card) else card[1]
+
+
+def rank(card: str) -> int:
+    """0 for a 2 ... 12 for an ace (jokers: ValueError)."""
+    if is_joker(card):
+        raise ValueError("a joker has no rank")
+    return RANKS.index(card[0])
+
+
+def is_card(code: object) -> bool:
+    return isinstance(code, str) and (code in DECK52 or code in JOKERS)
+
+
+def sort_hand(cards: Iterable[str]) -> list[str]:
+    """A hand in display order: by suit (S H C D... kept canonical C D H S), rank high first."""
+    def key(c: str) -> tuple[int, int]:
+        if is_joker(c):
+            return (-1, -JOKERS.index(c))
+        return (SUITS.index(c[1]), -rank(c))
+    return sorted(cards, key=key)
+
+
+def holds_suit(hand: Iterable[str], s: str) -> bool:
+    return any(suit(c) == s for c in hand)
+
+
+def follow_suit_cards(hand: Sequence[str], led: str | None) -> list[str]:
+    """Cards a seat may play under plain follow-suit (no joker rules): the led suit if held."""
+    if led is None:
+        return list(hand)
+    same = [c for c in hand if suit(c) == led]
+    return same if same else list(hand)
+
+
+def trick_winner(
+    plays: Sequence[tuple[int, str]],
+    trump: str | None,
+    *,
+    reverse: bool = False,
+    joker_order: Sequence[str] = (),
+) -> int:
+    """The seat that wins a trick.
+
+    ``plays`` are (seat, card) in play order; the led suit is that of the first non-joker
+    card led (a led joker leads no suit: then the first card decides nothing, and only
+    jokers and trumps can win; with none of those the highest card of the first suited card
+    played wins). ``reverse`` reverses rank order (hokm's nars). ``joker_order`` lists
+    jokers from lowest to highest; any joker beats every suited card.
+    """
+    if not plays:
+        raise ValueError("empty trick")
+    led = suit(plays[0][1])
+    if led is None:
+        led = next((suit(c) for _, c in plays if not is_joker(c)), None)
+
+    def strength(card: str) -> tuple[int, int]:
+        if is_joker(card):
+            return (3, list(joker_order).index(card))
+        r = rank(card)
+        if reverse:
+            r = 12 - r
+        s = suit(card)
+        if trump is not None and s == trump:
+            return (2, r)
+        if s == led:
+            return (1, r)
+        return (0, 0)
+
+    best_seat, best_card = plays[0]
+    best = strength(best_card)
+    for seat, card in plays[1:]:
+        st = strength(card)
+        if st > best:
+            best_seat, best = seat, st
+    return best_seat
