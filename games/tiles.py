@@ -1,4 +1,9 @@
-"""Domino tile primitives shared by iraqi_domino and mexican_train (codes "a-b", a <= b)."""
+"""Domino tile primitives shared by iraqi_domino and mexican_train (codes "a-b", a <= b).
+
+A tile laid in a line or a train is an oriented pair ``(inner, outer)``: ``inner`` touches
+the number it was laid against, ``outer`` is the number it leaves open. A double leaves
+its own number open, so laying it never changes an end's number.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from collections.abc import Iterable
 from fairness import parse_tile, tile_code
 
 __all__ = ["ends", "is_double", "pips", "has_number", "other_end", "total_pips", "tile_code",
-           "parse_tile"]
+           "parse_tile", "orient", "sort_tiles", "check_tile_code", "heaviest"]
 
 
 def ends(tile: str) -> tuple[int, int]:
@@ -38,5 +43,31 @@ def other_end(tile: str, n: int) -> int:
     raise ValueError(f"tile {tile} does not match {n}")
 
 
+def orient(tile: str, n: int) -> tuple[int, int]:
+    """``tile`` laid against ``n``: the pair ``(n, number left open)``."""
+    return (n, other_end(tile, n))
+
+
 def total_pips(hand: Iterable[str]) -> int:
     return sum(pips(t) for t in hand)
+
+
+def sort_tiles(tiles: Iterable[str]) -> list[str]:
+    """Tiles in the canonical order of fairness-v1.md §4 (by (a, b))."""
+    return sorted(tiles, key=parse_tile)
+
+
+def check_tile_code(value: object, max_pip: int) -> str:
+    """``value`` if it is a canonical tile code with numbers 0 … ``max_pip``, else ValueError."""
+    if not isinstance(value, str):
+        raise ValueError(f"a tile must be a string like '3-5', got {value!r}")
+    a, b = parse_tile(value)  # ItemsError (a ValueError) for anything else
+    if b > max_pip:
+        raise ValueError(f"no tile {value} in a double-{max_pip} set")
+    return value
+
+
+def heaviest(tiles: Iterable[str]) -> str:
+    """The tile with the most pips; equal pips → the one with the higher end."""
+    best = max(tiles, key=lambda t: (pips(t), max(parse_tile(t))))
+    return best

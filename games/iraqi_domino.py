@@ -1,0 +1,282 @@
+"""Iraqi café dominoes (double-six), spec: rules/iraqi_domino.md; docs/games/iraqi_domino.md.
+
+2, 3 or 4 seats; with 4, seats 0 & 2 and 1 & 3 are partners. Round r deals
+``shuffle(tiles(6))`` (label ``r{r}/shuffle``): seat s gets positions [7s, 7s+7), the rest
+(2–3 seats) is the draw pile, drawn from the front.
+
+Actions:
+
+- ``{"type": "play", "tile": "3-5", "end": "left" | "right"}``; the first tile of a round
+  has no ``end``: ``{"type": "play", "tile": "6-6"}``.
+- ``{"type": "draw"}`` (2–3 seats): one tile from the pile, only when the seat cannot play;
+  the seat keeps the turn and draws again or plays.
+- ``{"type": "pass"}`` ("بس"): only when the seat cannot play and the pile is empty.
+
+The round is blocked (تسكير) as soon as the pile is empty and no seat can play.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from fairness import tiles
+
+from .base import JSON, Action, Chance, Engine, Outcome, int_in, only_keys
+from .errors import IllegalActionError, MalformedActionError
+from .tiles import check_tile_code, has_number, heaviest, is_double, orient, sort_tiles, total_pips
+
+HAND = 7
+ENDS = ("left", "right")
+
+
+def round_to_nearest(points: int, step: int) -> int:
+    """``points`` to the nearest multiple of ``step``; an exact half rounds up (22 → 20,
+    23 → 25 with step 5)."""
+    if step <= 1:
+        return points
+    low = points - points % step
+    return low + step if 2 * (points % step) >= step else low
+
+
+class IraqiDomino(Engine):
+    game: ClassVar[str] = "iraqi_domino"
+    RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 151, "round_to": 5}
+    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
+
+    @classmethod
+    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        out = super().parse_ruleset(raw)
+        int_in(out, "players", 2, 4)
+        int_in(out, "target", 1, 10_000)
+        int_in(out, "round_to", 1, 50)
+        return out
+
+    @classmethod
+    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
+        return int(ruleset.get("players", 4))
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.n_seats == 4 else seat
+
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
+        super().__init__(ruleset, chance)
+        self.target: int = self.ruleset["target"]
+        self.round_to: int = self.ruleset["round_to"]
+        self.scores: list[int] = [0] * self.n_sides
+        self.round = -1
+        self.hands: list[list[str]] = []
+        self.pile: list[str] = []
+        self.line: list[tuple[int, int]] = []
+        self.left = self.right = -1
+        self.current = 0
+        self.opener = 0
+        self.opening_tile: str | None = None
+        self.plays = 0
+        self.last_play: list[int] = []
+        self.history: list[dict[str, JSON]] = []
+        self._start_round(None)
+
+    # -- rounds ----------------------------------------------------------------------------
+    def _start_round(self, opener: int | None) -> None:
+        """Deal round ``self.round + 1``; ``opener`` None: the forced opening of round 0."""
+        self.round += 1
+        deck = self.chance.shuffle(f"r{self.round}/shuffle", tiles(6))
+        n = self.n_seats
+        self.hands = [deck[HAND * s: HAND * s + HAND] for s in range(n)]
+        self.pile = deck[HAND * n:]
+        self.line = []
+        self.left = self.right = -1
+        self.plays = 0
+        self.last_play = [-1] * n
+        if opener is None:
+            tile = self.forced_opening_tile(self.hands)
+            self.opening_tile = tile
+            opener = next(s for s in range(n) if tile in self.hands[s])
+        else:
+            self.opening_tile = None
+        self.opener = opener
+        self.current = opener
+
+    @staticmethod
+    def forced_opening_tile(hands: list[list[str]]) -> str:
+        """6-6 if dealt, else the highest double dealt, else the heaviest tile dealt."""
+        dealt = [t for h in hands for t in h]
+        doubles = [t for t in dealt if is_double(t)]
+        if doubles:
+            return max(doubles, key=lambda t: int(t.split("-")[0]))
+        return heaviest(dealt)
+
+    def _end_round(self, how: str, winner_seat: int | None) -> None:
+        n = self.n_seats
+        pips = [total_pips(h) for h in self.hands]
+        side_pips = [0] * self.n_sides
+        for s in range(n):
+            side_pips[self.side_of(s)] += pips[s]
+        next_opener: int | None
+        if how == "domino":
+            assert winner_seat is not None
+            win_side: int | None = self.side_of(winner_seat)
+            next_opener = winner_seat
+        else:
+            low = min(side_pips)
+            lowest = [side for side in range(self.n_sides) if side_pips[side] == low]
+            win_side = lowest[0] if len(lowest) == 1 else None
+            if win_side is None:
+                next_opener = None
+            else:
+                mine = [s for s in range(n) if self.side_of(s) == win_side]
+                # fewest pips; equal → the one who played last (then the lower seat)
+                next_opener = min(mine, key=lambda s: (pips[s], -self.last_play[s], s))
+        raw = 0
+        points = 0
+        if win_side is not None:
+            raw = sum(side_pips[side] for side in range(self.n_sides) if side != win_side)
+            points = round_to_nearest(raw, self.round_to)
+            self.scores[win_side] += points
+        self.history.append({
+            "round": self.round,
+            "end": how,
+            "winner_side": win_side,
+            "winners": [] if win_side is None else
+            [s for s in range(n) if self.side_of(s) == win_side],
+            "domino_seat": winner_seat,
+            "pips": pips,
+            "side_pips": side_pips,
+            "raw": raw,
+            "points": points,
+            "hands": [sort_tiles(h) for h in self.hands],
+            "scores": list(self.scores),
+        })
+        if win_side is not None and self.scores[win_side] >= self.target:
+            winners = tuple(s for s in range(n) if self.side_of(s) == win_side)
+            self.outcome = Outcome("finished", winners, tuple(self.scores),
+                                   {"rounds": self.round + 1})
+            return
+        self._start_round(next_opener)
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _end_number(self, end: str) -> int:
+        return self.left if end == "left" else self.right
+
+    def _plays(self, seat: int) -> list[Action]:
+        hand = sort_tiles(self.hands[seat])
+        if not self.line:
+            if self.opening_tile is not None:
+                return [{"type": "play", "tile": self.opening_tile}]
+            return [{"type": "play", "tile": t} for t in hand]
+        return [{"type": "play", "tile": t, "end": e}
+                for t in hand for e in ENDS if has_number(t, self._end_number(e))]
+
+    def _can_play(self, seat: int) -> bool:
+        if not self.line:
+            return True
+        return any(has_number(t, self.left) or has_number(t, self.right)
+                   for t in self.hands[seat])
+
+    def _blocked(self) -> bool:
+        return not self.pile and not any(self._can_play(s) for s in range(self.n_seats))
+
+    # -- interface -------------------------------------------------------------------------
+    @property
+    def turn(self) -> int | None:
+        return None if self.outcome is not None else self.current
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.outcome is not None or seat != self.current:
+            return []
+        plays = self._plays(seat)
+        if plays:
+            return plays
+        return [{"type": "draw"}] if self.pile else [{"type": "pass"}]
+
+    def _apply(self, seat: int, action: Action) -> None:
+        kind = action["type"]
+        if kind == "play":
+            self._play(seat, action)
+        elif kind == "draw":
+            only_keys(action)
+            if self._can_play(seat):
+                raise IllegalActionError("you can play a tile, so you may not draw")
+            if not self.pile:
+                raise IllegalActionError("the draw pile is empty: pass instead")
+            self.hands[seat].append(self.pile.pop(0))
+            if self._blocked():
+                self._end_round("blocked", None)
+        else:
+            only_keys(action)
+            if self._can_play(seat):
+                raise IllegalActionError("you can play a tile, so you may not pass")
+            if self.pile:
+                raise IllegalActionError("you cannot play: draw from the pile first")
+            self.current = (seat + 1) % self.n_seats
+
+    def _play(self, seat: int, action: Action) -> None:
+        only_keys(action, "tile", "end")
+        try:
+            tile = check_tile_code(action.get("tile"), 6)
+        except ValueError as exc:
+            raise MalformedActionError(str(exc)) from None
+        end = action.get("end")
+        if not self.line:
+            if "end" in action:
+                raise MalformedActionError("the first tile of a round takes no 'end'")
+        elif end not in ENDS:
+            raise MalformedActionError("'end' must be \"left\" or \"right\"")
+        hand = self.hands[seat]
+        if tile not in hand:
+            raise IllegalActionError(f"you do not hold {tile}")
+        if not self.line:
+            if self.opening_tile is not None and tile != self.opening_tile:
+                raise IllegalActionError(f"this round must open with {self.opening_tile}")
+            a, b = (int(x) for x in tile.split("-"))
+            self.line = [(a, b)]
+            self.left, self.right = a, b
+        else:
+            assert isinstance(end, str)
+            number = self._end_number(end)
+            if not has_number(tile, number):
+                raise IllegalActionError(f"{tile} does not match the {end} end ({number})")
+            inner, outer = orient(tile, number)
+            if end == "left":
+                self.line.insert(0, (outer, inner))
+                self.left = outer
+            else:
+                self.line.append((inner, outer))
+                self.right = outer
+        hand.remove(tile)
+        self.last_play[seat] = self.plays
+        self.plays += 1
+        if not hand:
+            self._end_round("domino", seat)
+        elif self._blocked():
+            self._end_round("blocked", None)
+        else:
+            self.current = (seat + 1) % self.n_seats
+
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
+            "players": self.n_seats,
+            "target": self.target,
+            "round_to": self.round_to,
+            "round": self.round,
+            "sides": [self.side_of(s) for s in range(self.n_seats)],
+            "scores": list(self.scores),
+            "line": [list(p) for p in self.line],
+            "ends": {"left": self.left, "right": self.right} if self.line else None,
+            "pile": len(self.pile),
+            "hand_counts": [len(h) for h in self.hands],
+            "opener": self.opener,
+            "must_open_with": self.opening_tile if not self.line else None,
+            "last_round": self.history[-1] if self.history else None,
+            "rounds": list(self.history),
+        }
+        if seat is not None:
+            out["hand"] = sort_tiles(self.hands[seat])
+        return out
+
+    def side_scores(self) -> tuple[int, ...]:
+        return tuple(self.scores)
+
+
+ENGINE = IraqiDomino

@@ -1,0 +1,115 @@
+"""Iraqi dominoes: random full matches (random legal bots), invariants and replay."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairness import canonical_ruleset, match_key, tiles
+from games.base import Chance, replay
+from games.errors import ActionError
+from games.iraqi_domino import IraqiDomino, round_to_nearest
+from games.transcript import simulate_match
+
+ALL = Counter(tiles(6))
+
+
+def views(eng: IraqiDomino) -> str:
+    return json.dumps([eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)],
+                      sort_keys=True)
+
+
+def check_invariants(eng: IraqiDomino) -> None:
+    laid = [f"{min(p)}-{max(p)}" for p in eng.line]
+    held = [t for h in eng.hands for t in h]
+    assert Counter(laid + held + eng.pile) == ALL  # every tile exactly once
+    if eng.line:
+        assert eng.left == eng.line[0][0] and eng.right == eng.line[-1][1]
+        for (_, b), (c, _) in zip(eng.line, eng.line[1:], strict=False):
+            assert b == c  # neighbours touch with equal numbers
+    # scores add up: each round's points to its winning side, rounded
+    totals = [0] * eng.n_sides
+    for r in eng.history:
+        if r["winner_side"] is not None:
+            assert r["points"] == round_to_nearest(r["raw"], eng.round_to)
+            totals[r["winner_side"]] += r["points"]
+        else:
+            assert r["end"] == "blocked" and r["points"] == 0
+    assert totals == eng.scores
+    assert eng.round == len(eng.history) - (1 if eng.outcome is not None else 0)
+
+
+def play_out(players: int, seed: int, target: int) -> IraqiDomino:
+    bots = random.Random(seed)
+    eng = IraqiDomino(IraqiDomino.parse_ruleset({"players": players, "target": target}),
+                      Chance(seed.to_bytes(32, "big")))
+    steps = 0
+    while eng.outcome is None:
+        seat = eng.turn
+        assert seat is not None
+        legal = eng.legal_actions(seat)
+        assert legal, "no legal action while the match runs"
+        for other in range(players):
+            if other != seat:
+                assert eng.legal_actions(other) == []
+        if steps % 7 == 0:  # something not listed is refused and changes nothing
+            before = views(eng)
+            try:
+                eng.apply(seat, {"type": "play", "tile": "0-0", "end": "up"})
+            except ActionError:
+                pass
+            else:
+                raise AssertionError("an unlisted action was accepted")
+            assert views(eng) == before
+        eng.apply(seat, bots.choice(legal))
+        check_invariants(eng)
+        steps += 1
+        assert steps < 20_000
+    assert eng.outcome.reason == "finished"
+    win_side = eng.side_of(eng.outcome.winners[0])
+    assert eng.scores[win_side] >= target
+    assert all(s < target for side, s in enumerate(eng.scores) if side != win_side)
+    return eng
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32),
+       target=st.sampled_from([1, 60, 151]))
+def test_random_matches_keep_invariants(players: int, seed: int, target: int) -> None:
+    play_out(players, seed, target)
+
+
+@settings(max_examples=10, deadline=None)
+@given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 10_000))
+def test_simulated_transcript_replays(players: int, seed: int) -> None:
+    doc, eng = simulate_match("iraqi_domino", {"players": players}, seed=seed)
+    assert doc["result"] == eng.outcome.to_json()  # type: ignore[union-attr]
+    labels = [e["label"] for e in doc["events"] if e["type"] == "chance"]
+    assert labels == [f"r{r}/shuffle" for r in range(len(labels))]
+    assert len(labels) == eng.round + 1  # type: ignore[attr-defined]
+    key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "iraqi_domino",
+                    doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+    again = replay(IraqiDomino, doc["ruleset"], key, doc["events"])
+    assert again.outcome == eng.outcome
+    assert views(again) == views(eng)  # type: ignore[arg-type]
+    assert doc["ruleset"] == canonical_ruleset(IraqiDomino.parse_ruleset({"players": players}))
+
+
+def test_replay_rejects_a_changed_action() -> None:
+    doc, _ = simulate_match("iraqi_domino", {"players": 2}, seed=3)
+    key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "iraqi_domino",
+                    doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+    events = [dict(e) for e in doc["events"]]
+    i = next(i for i, e in enumerate(events) if e["type"] == "action"
+             and e["action"].get("end") == "left")
+    events[i] = {**events[i], "action": {**events[i]["action"], "end": "middle"}}
+    try:
+        replay(IraqiDomino, doc["ruleset"], key, events)
+    except ValueError as exc:
+        assert f"event {i}" in str(exc)
+    else:
+        raise AssertionError("a tampered transcript replayed")
