@@ -1,0 +1,293 @@
+"""Qahve, the coffee-house joker game (spec/rules/qahve.md; as played here: docs/games/qahve.md).
+
+Seats 0-3, partners 0 & 2 (side 0) and 1 & 3 (side 1). Deck ``deck_qahve`` (no 2D, no 2H,
+plus jokers ``JB`` and ``JR``); spades are always trump. Chance (fairness-v1.md §5):
+``dealer`` — ``uniform(4)``, the first dealer; ``h{h}/shuffle`` — ``shuffle(deck_qahve)``,
+drawn when hand h starts, packets 5-4-4 from dealer+1.
+
+A hand: bidding from dealer+1, each seat once ``{"type": "bid", "tricks": n}``
+(``min_bid`` … 13), then 13 tricks of ``{"type": "play", "card": "JR"}`` led first by
+dealer+1. Joker rules: a joker may be played at any time; ``JR`` only once ``JB`` has been
+played (earlier in the hand or earlier in the same trick); a seat still holding ``JB`` when
+it plays to trick 10 must play it there; a led joker leads no suit; jokers are of no suit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from fairness import deck_qahve
+
+from .base import JSON, Action, Chance, Engine, Outcome, int_in, only_keys
+from .cards import deal_packets, is_card, is_joker, sort_hand, suit, trick_winner
+from .errors import IllegalActionError, MalformedActionError
+
+SEATS = 4
+TRICKS = 13
+TRUMP = "S"
+JB = "JB"
+JR = "JR"
+JOKER_ORDER = (JB, JR)
+#: Trick index (0-based) by which JB must have been played: "trick 10".
+JB_DEADLINE = 9
+MAX_TARGET = 100_000
+
+BID = "bid"
+PLAY = "play"
+OVER = "over"
+
+
+def _plays_json(plays: list[tuple[int, str]]) -> list[dict[str, JSON]]:
+    return [{"seat": s, "card": c} for s, c in plays]
+
+
+def hand_points(contract: int, tricks: int) -> int:
+    """A side's points for a hand: made → 10 × contract + overtricks; failed → −10 × contract."""
+    if tricks >= contract:
+        return 10 * contract + (tricks - contract)
+    return -10 * contract
+
+
+class QahveEngine(Engine):
+    game: ClassVar[str] = "qahve"
+    RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"target": 501, "min_bid": 2}
+    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "play")
+
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
+        super().__init__(ruleset, chance)
+        self.target: int = self.ruleset["target"]
+        self.min_bid: int = self.ruleset["min_bid"]
+        self.scores: list[int] = [0, 0]
+        self.history: list[dict[str, JSON]] = []
+        self.dealer: int = self.chance.uniform("dealer", SEATS)
+        self.hand_number: int = -1
+        self.phase: str = OVER
+        self.hands: list[list[str]] = [[] for _ in range(SEATS)]
+        self.bids: list[int | None] = [None] * SEATS
+        self.trick: list[tuple[int, str]] = []
+        self.leader: int = (self.dealer + 1) % SEATS
+        self.tricks_done: int = 0
+        self.tricks_by_seat: list[int] = [0] * SEATS
+        self.jb_played: bool = False
+        self.taken: list[list[str]] = [[] for _ in range(SEATS)]
+        self.last_trick: dict[str, JSON] | None = None
+        self._start_hand()
+
+    # -- ruleset ---------------------------------------------------------------------------
+    @classmethod
+    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        out = super().parse_ruleset(raw)
+        int_in(out, "target", 1, MAX_TARGET)
+        int_in(out, "min_bid", 1, TRICKS)
+        return out
+
+    @classmethod
+    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
+        return SEATS
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2
+
+    # -- hands -----------------------------------------------------------------------------
+    @property
+    def first_seat(self) -> int:
+        """dealer+1: first to receive cards, first to bid, first to lead."""
+        return (self.dealer + 1) % SEATS
+
+    def _start_hand(self) -> None:
+        self.hand_number += 1
+        deck = self.chance.shuffle(f"h{self.hand_number}/shuffle", deck_qahve())
+        self.hands = deal_packets(deck, self.first_seat)
+        self.bids = [None] * SEATS
+        self.trick = []
+        self.leader = self.first_seat
+        self.tricks_done = 0
+        self.tricks_by_seat = [0] * SEATS
+        self.jb_played = False
+        self.taken = [[] for _ in range(SEATS)]
+        self.phase = BID
+
+    @property
+    def turn(self) -> int | None:
+        if self.outcome is not None:
+            return None
+        if self.phase == BID:
+            done = sum(b is not None for b in self.bids)
+            return (self.first_seat + done) % SEATS
+        return (self.leader + len(self.trick)) % SEATS
+
+    def contracts(self) -> list[int] | None:
+        """Each side's contract (the sum of its two bids) once bidding is over."""
+        if any(b is None for b in self.bids):
+            return None
+        bids = [b or 0 for b in self.bids]
+        return [bids[0] + bids[2], bids[1] + bids[3]]
+
+    def led_suit(self) -> str | None:
+        """The suit led in this trick (None before the lead or when a joker was led)."""
+        return suit(self.trick[0][1]) if self.trick else None
+
+    def playable(self, seat: int) -> list[str]:
+        """The cards ``seat`` may play now under follow suit and the joker rules."""
+        hand = self.hands[seat]
+        if JB in hand and self.tricks_done == JB_DEADLINE:
+            return [JB]
+        led = self.led_suit()
+        same = [c for c in hand if led is not None and suit(c) == led]
+        cards = same + [c for c in hand if is_joker(c)] if same else list(hand)
+        if not self.jb_played:
+            cards = [c for c in cards if c != JR]
+        return sort_hand(cards)
+
+    def why_not(self, seat: int, card: str) -> str | None:
+        """Why ``seat`` may not play ``card`` now (None: it may)."""
+        hand = self.hands[seat]
+        if card not in hand:
+            return f"{card} is not in seat {seat}'s hand"
+        if JB in hand and self.tricks_done == JB_DEADLINE and card != JB:
+            return "JB must be played by trick 10: this is trick 10 and seat still holds JB"
+        if card == JR and not self.jb_played:
+            return "JR may not be played until JB has been played"
+        led = self.led_suit()
+        if (led is not None and not is_joker(card) and suit(card) != led
+                and any(suit(c) == led for c in hand)):
+            return f"must follow suit: {led} was led and seat {seat} still holds {led}"
+        return None
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.outcome is not None or seat != self.turn:
+            return []
+        if self.phase == BID:
+            return [{"type": "bid", "tricks": n} for n in range(self.min_bid, TRICKS + 1)]
+        return [{"type": "play", "card": c} for c in self.playable(seat)]
+
+    def bot_actions(self, seat: int) -> list[Action]:
+        """The legal actions a random bot picks from (``simulate_match``): every legal play,
+        but only the two lowest bids (bids drawn from all of min_bid … 13 add up to contracts
+        no side can make, and such a match would never reach its target)."""
+        legal = self.legal_actions(seat)
+        if self.phase == BID:
+            return legal[:2]
+        return legal
+
+    # -- actions ---------------------------------------------------------------------------
+    def _apply(self, seat: int, action: Action) -> None:
+        if action["type"] == "bid":
+            self._apply_bid(seat, action)
+        else:
+            self._apply_play(seat, action)
+
+    def _apply_bid(self, seat: int, action: Action) -> None:
+        only_keys(action, "tricks")
+        n = action.get("tricks")
+        if isinstance(n, bool) or not isinstance(n, int):
+            raise MalformedActionError("a bid needs an integer 'tricks'")
+        if self.phase != BID:
+            raise IllegalActionError("bidding is over for this hand")
+        if not self.min_bid <= n <= TRICKS:
+            raise IllegalActionError(f"a bid must be {self.min_bid} to {TRICKS} tricks, got {n}")
+        self.bids[seat] = n
+        if all(b is not None for b in self.bids):
+            self.phase = PLAY
+            self.leader = self.first_seat
+
+    def _apply_play(self, seat: int, action: Action) -> None:
+        only_keys(action, "card")
+        card = action.get("card")
+        if not isinstance(card, str) or not is_card(card) or card in ("2D", "2H"):
+            raise MalformedActionError(
+                f"'card' must be a card code of the qahve deck such as 'AS' or 'JB', got {card!r}"
+            )
+        if self.phase == BID:
+            raise IllegalActionError("every seat must bid before the first trick")
+        reason = self.why_not(seat, card)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        self.hands[seat].remove(card)
+        self.trick.append((seat, card))
+        if card == JB:
+            self.jb_played = True
+        if len(self.trick) == SEATS:
+            self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        winner = trick_winner(self.trick, TRUMP, joker_order=JOKER_ORDER)
+        self.tricks_by_seat[winner] += 1
+        self.taken[winner].extend(c for _, c in self.trick)
+        self.last_trick = {"hand": self.hand_number, "leader": self.leader,
+                           "plays": _plays_json(self.trick), "winner": winner}
+        self.trick = []
+        self.leader = winner
+        self.tricks_done += 1
+        if self.tricks_done == TRICKS:
+            self._finish_hand()
+
+    def side_tricks(self) -> list[int]:
+        return [self.tricks_by_seat[0] + self.tricks_by_seat[2],
+                self.tricks_by_seat[1] + self.tricks_by_seat[3]]
+
+    def _finish_hand(self) -> None:
+        contracts = self.contracts()
+        assert contracts is not None
+        tricks = self.side_tricks()
+        points = [hand_points(contracts[i], tricks[i]) for i in range(2)]
+        for i in range(2):
+            self.scores[i] += points[i]
+        dealer = self.dealer
+        d_side = self.side_of(dealer)
+        if self.scores[d_side] > self.scores[1 - d_side]:
+            self.dealer = (dealer + 1) % SEATS
+        self.history.append({
+            "hand": self.hand_number, "dealer": dealer, "bids": list(self.bids),
+            "contracts": contracts, "tricks": tricks, "points": points,
+            "scores": list(self.scores), "next_dealer": self.dealer,
+        })
+        reached = [i for i in range(2) if self.scores[i] >= self.target]
+        winner: int | None = None
+        if len(reached) == 1:
+            winner = reached[0]
+        elif len(reached) == 2 and self.scores[0] != self.scores[1]:
+            winner = 0 if self.scores[0] > self.scores[1] else 1
+        if winner is not None:
+            self.phase = OVER
+            self.outcome = Outcome(
+                "finished",
+                tuple(s for s in range(SEATS) if self.side_of(s) == winner),
+                self.side_scores(),
+                {"hands": len(self.history)},
+            )
+            return
+        self._start_hand()
+
+    # -- views -----------------------------------------------------------------------------
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        out: dict[str, JSON] = {
+            "phase": self.phase,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer,
+            "trump": TRUMP,
+            "bids": list(self.bids),
+            "contracts": self.contracts(),
+            "leader": self.leader,
+            "trick": _plays_json(self.trick),
+            "trick_number": self.tricks_done,
+            "tricks": self.side_tricks(),
+            "tricks_by_seat": list(self.tricks_by_seat),
+            "jb_played": self.jb_played,
+            "last_trick": self.last_trick,
+            "hand_sizes": [len(h) for h in self.hands],
+            "scores": list(self.scores),
+            "target": self.target,
+            "min_bid": self.min_bid,
+            "history": [dict(h) for h in self.history],
+        }
+        if seat is not None:
+            out["hand"] = sort_hand(self.hands[seat])
+        return out
+
+    def side_scores(self) -> tuple[int, ...]:
+        return (self.scores[0], self.scores[1])
+
+
+ENGINE = QahveEngine

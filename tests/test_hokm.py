@@ -1,0 +1,357 @@
+"""Hokm engine: known-answer deals, cut, trump and nars, follow suit, kot, hakem passing."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fairness import Stream, deck52
+from games.base import Chance
+from games.cards import deal_packets
+from games.errors import (
+    IllegalActionError,
+    MalformedActionError,
+    MatchOverError,
+    NotYourTurnError,
+    RulesetError,
+)
+from games.hokm import HokmEngine
+from games.registry import engine_class
+
+VEC = json.loads((Path(__file__).parent / "vectors" / "hokm_deals.json").read_text())
+K = bytes.fromhex(VEC["key"])
+
+
+def make(ruleset: dict[str, Any] | None = None, key: bytes = K) -> HokmEngine:
+    return HokmEngine(HokmEngine.parse_ruleset(ruleset or {}), Chance(key))
+
+
+def snapshot(e: HokmEngine) -> Any:
+    state = {k: copy.deepcopy(v) for k, v in vars(e).items() if k != "chance"}
+    return state, sorted(e.chance.labels), list(e.chance._pending)
+
+
+def rejects(e: HokmEngine, seat: int, action: Any, exc: type[Exception], match: str | None = None) -> None:
+    before = snapshot(e)
+    with pytest.raises(exc, match=match):
+        e.apply(seat, action)
+    assert snapshot(e) == before
+
+
+def setup_play(e: HokmEngine, hands: list[list[str]], *, trump: str = "S", leader: int = 0,
+               nars: bool = False, tricks_by_seat: list[int] | None = None) -> None:
+    """Put the engine in the play phase with the given hands (a scripted situation)."""
+    e.phase = "play"
+    e.hands = [list(h) for h in hands]
+    e._rest = [[] for _ in range(4)]
+    e.trump = trump
+    e.nars = nars
+    e.leader = leader
+    e.trick = []
+    e.tricks_by_seat = list(tricks_by_seat or [0, 0, 0, 0])
+    e.chance.take_events()
+
+
+# -- ruleset and registry -----------------------------------------------------------------
+
+def test_registry_and_ruleset() -> None:
+    assert engine_class("hokm") is HokmEngine
+    assert HokmEngine.parse_ruleset({}) == {"target": 7, "cut": False, "nars": False}
+    assert HokmEngine.parse_ruleset({"target": 3, "cut": True})["cut"] is True
+    for bad in ({"target": 0}, {"target": 100}, {"cut": 1}, {"nars": "yes"}, {"x": 1},
+                {"target": True}):
+        with pytest.raises(RulesetError):
+            HokmEngine.parse_ruleset(bad)
+    assert HokmEngine.seat_count({}) == 4
+
+
+# -- known-answer deals -------------------------------------------------------------------
+
+def test_first_hakem_from_the_face_up_draw() -> None:
+    e = make()
+    events = e.chance.take_events()
+    assert [ev["label"] for ev in events] == ["hakem", "h0/shuffle"]
+    assert events[0]["result"] == VEC["hakem_shuffle"]
+    assert e.hakem == VEC["first_hakem"]
+    ace = VEC["first_ace_index"]
+    assert e.first_hakem_deal == VEC["hakem_shuffle"][: ace + 1]
+    assert all(c[0] != "A" for c in e.first_hakem_deal[:-1])
+    assert e.first_hakem_deal[-1][0] == "A"
+    assert events[1]["result"] == VEC["h0_shuffle"]
+    assert events[1]["result"][:13] == VEC["h0_shuffle_first13_spec"]
+
+
+def test_known_answer_deal_five_then_the_rest() -> None:
+    e = make()
+    h = e.hakem
+    deal = next(d for d in VEC["deals"] if d["hakem"] == h and d["cut"] is None)
+    assert e.phase == "trump" and e.turn == h
+    for s in range(4):
+        assert e.hands[s] == deal["hands"][str(s)][:5]
+        assert sorted(e.view(s)["hand"]) == sorted(deal["hands"][str(s)][:5])
+    # the spec's printed prefix: the hakem's first packet is the first 5 cards
+    assert e.hands[h] == VEC["h0_shuffle_first13_spec"][:5]
+    assert e.hands[(h + 1) % 4] == VEC["h0_shuffle_first13_spec"][5:10]
+    e.apply(h, {"type": "trump", "suit": "H"})
+    for s in range(4):
+        assert e.hands[s] == deal["hands"][str(s)]
+    assert e.phase == "play" and e.turn == h and e.trump == "H"
+
+
+@pytest.mark.parametrize("hakem", [0, 1, 2, 3])
+def test_known_answer_deal_for_every_hakem(hakem: int) -> None:
+    e = make()
+    e.hakem = hakem
+    e.chance = Chance(K)  # redraw hand 0 for this hakem (h0/shuffle is the same stream)
+    e.hand_number = -1
+    e._start_hand()
+    e.apply(hakem, {"type": "trump", "suit": "C"})
+    deal = next(d for d in VEC["deals"] if d["hakem"] == hakem and d["cut"] is None)
+    assert {str(s): e.hands[s] for s in range(4)} == deal["hands"]
+
+
+def test_known_answer_deal_with_cut() -> None:
+    e = make({"cut": True})
+    h = e.hakem
+    events = e.chance.take_events()
+    # the shuffle is drawn before the cut, when the hand starts
+    assert [ev["label"] for ev in events] == ["hakem", "h0/shuffle"]
+    assert e.phase == "cut" and e.turn == (h + 2) % 4
+    assert all(e.hands[s] == [] for s in range(4))
+    legal = e.legal_actions((h + 2) % 4)
+    assert legal == [{"type": "cut", "k": k} for k in range(1, 52)]
+    assert e.legal_actions(h) == []
+    e.apply((h + 2) % 4, {"type": "cut", "k": 17})
+    assert e.chance.take_events() == []  # the cut draws nothing
+    assert e.phase == "trump" and e.turn == h and e.cut_k == 17
+    e.apply(h, {"type": "trump", "suit": "D"})
+    deal = next(d for d in VEC["deals"] if d["cut"] == 17)
+    assert deal["hakem"] == h
+    assert {str(s): e.hands[s] for s in range(4)} == deal["hands"]
+
+
+# -- bad actions --------------------------------------------------------------------------
+
+def test_cut_rejections() -> None:
+    e = make({"cut": True})
+    c = (e.hakem + 2) % 4
+    for bad in ({"type": "cut"}, {"type": "cut", "k": 0}, {"type": "cut", "k": 52},
+                {"type": "cut", "k": "17"}, {"type": "cut", "k": True},
+                {"type": "cut", "k": 5, "x": 1}):
+        rejects(e, c, bad, MalformedActionError)
+    rejects(e, e.hakem, {"type": "cut", "k": 3}, NotYourTurnError)
+    rejects(e, c, {"type": "play", "card": "AS"}, IllegalActionError, "cut")
+    rejects(e, c, {"type": "trump", "suit": "S"}, IllegalActionError, "cut")
+    no_cut = make()
+    rejects(no_cut, no_cut.hakem, {"type": "cut", "k": 3}, IllegalActionError, "no cut")
+
+
+def test_trump_rejections_and_legal_forms() -> None:
+    e = make()
+    h = e.hakem
+    assert e.legal_actions(h) == [{"type": "trump", "suit": s} for s in "CDHS"]
+    bads: list[Any] = [
+        {"type": "trump"}, {"type": "trump", "suit": "X"}, {"type": "trump", "suit": 1},
+        {"type": "trump", "suit": "SS"}, {"type": "trump", "suit": "S", "nars": 1},
+        {"type": "trump", "suit": "S", "extra": 0}, {"type": "bid", "n": 1}, [], "x",
+    ]
+    for bad in bads:
+        rejects(e, h, bad, MalformedActionError)
+    rejects(e, h, {"type": "trump", "suit": "S", "nars": True}, IllegalActionError, "nars")
+    rejects(e, h, {"type": "play", "card": e.hands[h][0]}, IllegalActionError, "trump")
+    rejects(e, (h + 1) % 4, {"type": "trump", "suit": "S"}, NotYourTurnError)
+    e.apply(h, {"type": "trump", "suit": "S", "nars": False})
+    assert e.nars is False
+    rejects(e, h, {"type": "trump", "suit": "H"}, IllegalActionError, "already")
+
+
+def test_play_rejections() -> None:
+    e = make()
+    h = e.hakem
+    e.apply(h, {"type": "trump", "suit": "S"})
+    not_held = next(c for c in deck52() if c not in e.hands[h])
+    rejects(e, h, {"type": "play", "card": not_held}, IllegalActionError, "not in")
+    for bad in ({"type": "play"}, {"type": "play", "card": "ZZ"}, {"type": "play", "card": "JB"},
+                {"type": "play", "card": 3}, {"type": "play", "card": "AS", "k": 1}):
+        rejects(e, h, bad, MalformedActionError)
+
+
+# -- trump, nars, follow suit ----------------------------------------------------------------
+
+def test_follow_suit_is_enforced_and_listed() -> None:
+    e = make()
+    setup_play(e, [["5H", "2C"], ["AH", "KS", "2D"], ["AD", "2S"], ["3H", "4H", "AS"]], trump="S")
+    e.apply(0, {"type": "play", "card": "5H"})
+    assert e.legal_actions(1) == [{"type": "play", "card": "AH"}]
+    rejects(e, 1, {"type": "play", "card": "KS"}, IllegalActionError, "follow suit")
+    e.apply(1, {"type": "play", "card": "AH"})
+    # no heart: anything goes, and a trump cuts
+    assert {a["card"] for a in e.legal_actions(2)} == {"AD", "2S"}
+    e.apply(2, {"type": "play", "card": "2S"})
+    e.apply(3, {"type": "play", "card": "4H"})
+    assert e.last_trick is not None and e.last_trick["winner"] == 2
+    assert e.tricks_by_seat == [0, 0, 1, 0] and e.turn == 2 and e.trick == []
+
+
+def test_highest_led_suit_wins_without_trump() -> None:
+    e = make()
+    setup_play(e, [["5H"], ["9H"], ["AD"], ["KH"]], trump="S")
+    for s, c in enumerate(["5H", "9H", "AD", "KH"]):
+        e.apply(s, {"type": "play", "card": c})
+    assert e.last_trick is not None and e.last_trick["winner"] == 3
+
+
+def test_nars_reverses_every_suit() -> None:
+    e = make({"nars": True})
+    h = e.hakem
+    assert len(e.legal_actions(h)) == 8
+    assert {"type": "trump", "suit": "H", "nars": True} in e.legal_actions(h)
+    e.apply(h, {"type": "trump", "suit": "H", "nars": True})
+    assert e.nars is True and e.view(None)["nars"] is True
+    setup_play(e, [["AC"], ["2C"], ["KC"], ["5D"]], trump="H", nars=True, leader=0)
+    for s, c in enumerate(["AC", "2C", "KC", "5D"]):
+        e.apply(s, {"type": "play", "card": c})
+    assert e.last_trick is not None and e.last_trick["winner"] == 1
+    setup_play(e, [["AC"], ["2C"], ["AH"], ["3H"]], trump="H", nars=True, leader=0)
+    for s, c in enumerate(["AC", "2C", "AH", "3H"]):
+        e.apply(s, {"type": "play", "card": c})
+    assert e.last_trick is not None and e.last_trick["winner"] == 3  # the 3 beats the ace
+
+
+# -- end of a hand: scoring and the next hakem -----------------------------------------------
+
+def finish_hand(e: HokmEngine, tricks_by_seat: list[int], winner_seat: int) -> None:
+    """Play one last trick that ``winner_seat`` wins with the trump ace."""
+    hands = [["2C"], ["3C"], ["4C"], ["5C"]]
+    hands[winner_seat] = ["AS"]
+    setup_play(e, hands, trump="S", leader=e.hakem, tricks_by_seat=tricks_by_seat)
+    for i in range(4):
+        s = (e.hakem + i) % 4
+        e.apply(s, {"type": "play", "card": e.hands[s][0]})
+
+
+def test_plain_win_keeps_the_hakem() -> None:
+    e = make()
+    e.hakem = 0
+    finish_hand(e, [3, 2, 3, 3], winner_seat=2)  # side 0 reaches 7, side 1 has 5
+    assert e.scores == [1, 0]
+    assert e.history[-1]["points"] == 1 and e.history[-1]["kot"] is False
+    assert e.hakem == 0 and e.hand_number == 1
+    # the trick that ended hand 0 stays visible as the last trick
+    last = e.view(None)["last_trick"]
+    assert last["hand"] == 0 and last["winner"] == 2 and last["leader"] == 0
+    assert [p["card"] for p in last["plays"]] == ["2C", "3C", "AS", "5C"]
+    assert e.view(None)["history"][-1]["tricks"] == [7, 5]
+    events = e.chance.take_events()
+    assert [ev["label"] for ev in events] == ["h1/shuffle"]
+    assert e.phase == "trump" and e.turn == 0
+    assert e.hands == [h[:5] for h in deal_packets(events[0]["result"], 0)]
+
+
+def test_kot_scores_two() -> None:
+    e = make()
+    e.hakem = 0
+    finish_hand(e, [3, 0, 3, 0], winner_seat=0)
+    assert e.scores == [2, 0]
+    assert e.history[-1]["kot"] is True and e.history[-1]["hakem_kot"] is False
+    assert e.hakem == 0
+
+
+def test_hakem_kot_scores_three_and_passes_the_hakem() -> None:
+    e = make()
+    e.hakem = 2
+    finish_hand(e, [0, 3, 0, 3], winner_seat=1)
+    assert e.scores == [0, 3]
+    assert e.history[-1]["hakem_kot"] is True and e.history[-1]["points"] == 3
+    assert e.hakem == 3 and e.dealer == 2
+    events = e.chance.take_events()
+    assert e.turn == 3 and e.hands == [h[:5] for h in deal_packets(events[0]["result"], 3)]
+
+
+def test_losing_hakem_passes_to_the_next_seat_and_wraps() -> None:
+    e = make()
+    e.hakem = 3
+    finish_hand(e, [3, 4, 3, 2], winner_seat=0)  # hakem's side (1) loses 6-7
+    assert e.scores == [1, 0] and e.hakem == 0
+
+
+def test_hand_ends_at_seven_tricks_with_cards_left() -> None:
+    e = make()
+    e.hakem = 1
+    hands = [["2C", "3D"], ["AS", "4D"], ["4C", "5D"], ["5C", "6D"]]
+    setup_play(e, hands, trump="S", leader=1, tricks_by_seat=[4, 6, 1, 0])
+    for s, c in [(1, "AS"), (2, "4C"), (3, "5C"), (0, "2C")]:
+        e.apply(s, {"type": "play", "card": c})
+    assert e.history[-1]["tricks"] == [5, 7] and e.scores == [0, 1]
+    assert e.hand_number == 1 and all(len(h) == 5 for h in e.hands)
+
+
+def test_match_ends_at_target_and_kot_can_overshoot() -> None:
+    e = make({"target": 3})
+    e.hakem = 0
+    e.scores = [2, 1]
+    finish_hand(e, [0, 3, 0, 3], winner_seat=3)  # hakem-kot: +3 to side 1
+    assert e.outcome is not None
+    assert e.outcome.reason == "finished" and e.outcome.winners == (1, 3)
+    assert e.outcome.scores == (2, 4)
+    assert e.turn is None and e.legal_actions(1) == []
+    assert e.chance.take_events() == []  # no next hand is dealt
+    assert e.view(None)["result"]["winners"] == [1, 3]
+    with pytest.raises(MatchOverError):
+        e.apply(0, {"type": "play", "card": "2C"})
+
+
+def test_resign_and_abandon() -> None:
+    e = make()
+    e.end_match("resigned", 1)
+    assert e.outcome is not None and e.outcome.winners == (0, 2)
+    f = make()
+    f.end_match("abandoned")
+    assert f.outcome is not None and f.outcome.winners == ()
+
+
+# -- views and the public log ----------------------------------------------------------------
+
+def test_views_hide_other_hands() -> None:
+    e = make({"cut": True})
+    h = e.hakem
+    v = e.view(None)
+    assert "hand" not in v and v["phase"] == "cut" and v["cutter"] == (h + 2) % 4
+    e.apply((h + 2) % 4, {"type": "cut", "k": 30})
+    e.apply(h, {"type": "trump", "suit": "S"})
+    card = e.legal_actions(h)[0]["card"]
+    e.apply(h, {"type": "play", "card": card})
+    pub = e.view(None)
+    assert "hand" not in pub and pub["legal_actions"] == []
+    assert pub["trick"] == [{"seat": h, "card": card}]
+    assert pub["trump"] == "S" and pub["hakem"] == h and pub["dealer"] == (h - 1) % 4
+    assert pub["hand_sizes"] == [13 if s != h else 12 for s in range(4)]
+    assert pub["tricks"] == [0, 0] and pub["scores"] == [0, 0] and pub["hand_number"] == 0
+    for s in range(4):
+        v = e.view(s)
+        assert sorted(v["hand"]) == sorted(e.hands[s]) and v["seat"] == s
+        others = [c for t in range(4) if t != s for c in e.hands[t]]
+        assert not set(v["hand"]) & set(others)
+        dumped = json.dumps(v)
+        assert all(f'"{c}"' not in dumped for c in others if c not in v["first_hakem_deal"])
+
+
+def test_redact_keeps_the_hakem_draw_public() -> None:
+    e = make()
+    hakem_ev, shuffle_ev = e.chance.take_events()
+    assert HokmEngine.redact(hakem_ev) == hakem_ev
+    red = HokmEngine.redact(shuffle_ev)
+    assert "result" not in red and red["hidden"] is True and red["label"] == "h0/shuffle"
+    act = {"type": "action", "seat": 0, "action": {"type": "trump", "suit": "S"}}
+    assert HokmEngine.redact(act) == act
+
+
+def test_same_key_same_match_different_key_different_draws() -> None:
+    assert make().chance.take_events() == make().chance.take_events()
+    other = make(key=bytes(32)).chance.take_events()
+    assert other[0]["result"] == Stream(bytes(32), "hakem").shuffle(deck52())
+    assert other != make().chance.take_events()

@@ -1,0 +1,144 @@
+"""Random full Hokm matches (simulate_match): invariants at every step, replay, tampering."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairness import DECK52, match_key
+from games.base import Chance, Engine, replay
+from games.cards import suit
+from games.errors import ReplayError
+from games.hokm import HokmEngine
+from games.transcript import simulate_match
+
+
+def key_of(doc: dict[str, Any]) -> bytes:
+    return match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], doc["game"],
+                     doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+
+
+def walk(doc: dict[str, Any], cls: type[Engine],
+         check: Callable[[Any, int, dict[str, Any]], None]) -> Engine:
+    """Re-run the transcript step by step, calling ``check(engine, seat, action)`` before
+    each action and comparing every chance event the engine draws with the transcript's."""
+    chance = Chance(key_of(doc))
+    engine = cls(cls.parse_ruleset(json.loads(doc["ruleset"])), chance)
+    events = doc["events"]
+    pos = 0
+
+    def drain() -> None:
+        nonlocal pos
+        for ev in chance.take_events():
+            assert {k: v for k, v in events[pos].items() if k != "seq"} == ev
+            pos += 1
+
+    drain()
+    while pos < len(events):
+        ev = events[pos]
+        pos += 1
+        if ev["type"] == "end":
+            engine.end_match(ev["reason"], ev.get("seat"))
+            continue
+        assert ev["type"] == "action"
+        assert ev["action"] in engine.legal_actions(ev["seat"])
+        check(engine, ev["seat"], ev["action"])
+        engine.apply(ev["seat"], ev["action"])
+        drain()
+    return engine
+
+
+def hokm_check(e: HokmEngine, seat: int, action: dict[str, Any]) -> None:
+    # the 52 cards are all somewhere, once
+    if e.phase == "cut":
+        assert sorted(e.deck) == sorted(DECK52) and all(not h for h in e.hands)
+    else:
+        every = [c for h in e.hands for c in h] + [c for h in e._rest for c in h]
+        every += [c for _, c in e.trick] + [c for t in e.taken for c in t]
+        assert sorted(every) == sorted(DECK52)
+    if e.phase == "trump":
+        assert all(len(h) == 5 for h in e.hands)
+    if action["type"] == "play":
+        led = e.led_suit()
+        card = action["card"]
+        if led is not None and suit(card) != led:
+            assert not any(suit(c) == led for c in e.hands[seat]), "follow suit violated"
+        assert sum(e.side_tricks()) == sum(len(t) for t in e.taken) // 4
+        assert max(e.side_tricks()) < 7
+
+
+def check_hokm_result(doc: dict[str, Any], engine: HokmEngine) -> None:
+    assert engine.outcome is not None and engine.outcome.reason == "finished"
+    target = engine.target
+    totals = [0, 0]
+    hakem = engine.history[0]["hakem"]
+    for h in engine.history:
+        assert h["hakem"] == hakem
+        w = h["winner_side"]
+        assert h["tricks"][w] == 7 and h["tricks"][1 - w] < 7
+        kot = h["tricks"][1 - w] == 0
+        expect = (3 if (1 - w) == h["hakem"] % 2 else 2) if kot else 1
+        assert h["points"] == expect and h["kot"] == kot
+        totals[w] += expect
+        assert h["scores"] == totals
+        hakem = hakem if w == hakem % 2 else (hakem + 1) % 4
+    assert engine.hakem == hakem
+    assert list(engine.outcome.scores) == totals
+    win = engine.side_of(engine.outcome.winners[0])
+    assert totals[win] >= target and totals[1 - win] < target
+    assert doc["result"] == engine.outcome.to_json()
+    labels = [e["label"] for e in doc["events"] if e["type"] == "chance"]
+    assert labels == ["hakem"] + [f"h{i}/shuffle" for i in range(len(engine.history))]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**9), cut=st.booleans(), nars=st.booleans(),
+       target=st.integers(1, 7))
+def test_random_full_matches(seed: int, cut: bool, nars: bool, target: int) -> None:
+    ruleset = {"cut": cut, "nars": nars, "target": target}
+    doc, engine = simulate_match("hokm", ruleset, seed=seed)
+    assert isinstance(engine, HokmEngine)
+    check_hokm_result(doc, engine)
+    walked = walk(doc, HokmEngine, hokm_check)
+    assert walked.outcome == engine.outcome
+    again = replay(HokmEngine, doc["ruleset"], key_of(doc), doc["events"])
+    assert again.outcome == engine.outcome
+    for s in (None, 0, 1, 2, 3):
+        assert again.view(s) == engine.view(s)
+
+
+def test_default_ruleset_match_and_resignation_replay() -> None:
+    doc, engine = simulate_match("hokm", seed=7)
+    assert isinstance(engine, HokmEngine)
+    assert doc["ruleset"] == '{"cut":false,"nars":false,"target":7}'
+    check_hokm_result(doc, engine)
+    doc2, e2 = simulate_match("hokm", {"cut": True}, seed=3, resign_at=40)
+    assert e2.outcome is not None and e2.outcome.reason == "resigned"
+    assert e2.outcome.winners == (1, 3)
+    assert replay(HokmEngine, doc2["ruleset"], key_of(doc2), doc2["events"]).outcome == e2.outcome
+
+
+def test_replay_rejects_a_tampered_transcript() -> None:
+    doc, _ = simulate_match("hokm", {"cut": True}, seed=11)
+    key = key_of(doc)
+    events = copy.deepcopy(doc["events"])
+    i = next(i for i, e in enumerate(events) if e["type"] == "action"
+             and e["action"]["type"] == "play")
+    seat = events[i]["seat"]
+    e = replay(HokmEngine, doc["ruleset"], key, events[:i])
+    held = set(e.view(seat)["hand"])
+    other = next(c for c in DECK52 if c not in held)
+    events[i]["action"] = {"type": "play", "card": other}
+    with pytest.raises(ReplayError) as info:
+        replay(HokmEngine, doc["ruleset"], key, events)
+    assert info.value.seq == i
+    events = copy.deepcopy(doc["events"])
+    events[1]["result"] = list(reversed(events[1]["result"]))
+    with pytest.raises(ReplayError):
+        replay(HokmEngine, doc["ruleset"], key, events)

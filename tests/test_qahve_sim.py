@@ -1,0 +1,171 @@
+"""Random full Qahve matches: invariants at every step (joker rules too), replay, tampering.
+
+``simulate_match`` bots pick from ``QahveEngine.bot_actions``: every legal play, and the two
+lowest legal bids (bids drawn from all of 2..13 make contracts no side can take).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fairness import DECK_QAHVE, match_key
+from games.base import Chance, replay
+from games.cards import is_joker, suit
+from games.errors import ReplayError
+from games.qahve import QahveEngine, hand_points
+from games.transcript import simulate_match
+
+
+def key_of(doc: dict[str, Any]) -> bytes:
+    return match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], doc["game"],
+                     doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+
+
+def qahve_check(e: QahveEngine, seat: int, action: dict[str, Any]) -> None:
+    every = [c for h in e.hands for c in h] + [c for _, c in e.trick]
+    every += [c for t in e.taken for c in t]
+    assert sorted(every) == sorted(DECK_QAHVE)
+    if e.phase == "bid":
+        assert action["type"] == "bid" and e.min_bid <= action["tricks"] <= 13
+        return
+    card = action["card"]
+    hand = e.hands[seat]
+    played = {c for t in e.taken for c in t} | {c for _, c in e.trick}
+    assert e.jb_played == ("JB" in played)
+    if card == "JR":
+        assert "JB" in played, "JR before JB"
+    if "JB" in hand and e.tricks_done == 9:
+        assert card == "JB", "JB not played at trick 10"
+    if e.tricks_done >= 10:
+        assert "JB" in played
+    led = e.led_suit()
+    if led is not None and not is_joker(card) and suit(card) != led:
+        assert not any(suit(c) == led for c in hand), "follow suit violated"
+
+
+def walk(doc: dict[str, Any]) -> QahveEngine:
+    chance = Chance(key_of(doc))
+    e = QahveEngine(QahveEngine.parse_ruleset(json.loads(doc["ruleset"])), chance)
+    events = doc["events"]
+    pos = 0
+
+    def drain() -> None:
+        nonlocal pos
+        for ev in chance.take_events():
+            assert {k: v for k, v in events[pos].items() if k != "seq"} == ev
+            pos += 1
+
+    drain()
+    while pos < len(events):
+        ev = events[pos]
+        pos += 1
+        if ev["type"] == "end":
+            e.end_match(ev["reason"], ev.get("seat"))
+            continue
+        assert ev["action"] in e.legal_actions(ev["seat"])
+        qahve_check(e, ev["seat"], ev["action"])
+        e.apply(ev["seat"], ev["action"])
+        drain()
+    return e
+
+
+def check_history(e: QahveEngine, first_dealer: int) -> None:
+    totals = [0, 0]
+    dealer = first_dealer
+    for h in e.history:
+        assert h["dealer"] == dealer
+        assert sum(h["tricks"]) == 13
+        b = h["bids"]
+        assert h["contracts"] == [b[0] + b[2], b[1] + b[3]]
+        pts = [hand_points(h["contracts"][i], h["tricks"][i]) for i in range(2)]
+        assert h["points"] == pts
+        totals = [totals[0] + pts[0], totals[1] + pts[1]]
+        assert h["scores"] == totals
+        if totals[dealer % 2] > totals[1 - dealer % 2]:
+            dealer = (dealer + 1) % 4
+        assert h["next_dealer"] == dealer
+    assert e.scores == totals and e.dealer == dealer
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**9), target=st.integers(40, 250), min_bid=st.integers(1, 3))
+def test_random_full_matches(seed: int, target: int, min_bid: int) -> None:
+    doc, e = simulate_match("qahve", {"target": target, "min_bid": min_bid}, seed=seed)
+    assert isinstance(e, QahveEngine)
+    assert e.outcome is not None and e.outcome.reason == "finished"
+    first_dealer = doc["events"][0]["result"]
+    check_history(e, first_dealer)
+    s = e.scores
+    win = e.side_of(e.outcome.winners[0])
+    assert s[win] >= target and (s[1 - win] < target or s[win] > s[1 - win])
+    for h in e.history[:-1]:  # no earlier hand ended the match
+        t = h["scores"]
+        assert not (max(t) >= target and (min(t) < target or t[0] != t[1]))
+    walked = walk(doc)
+    assert walked.outcome == e.outcome
+    again = replay(QahveEngine, doc["ruleset"], key_of(doc), doc["events"])
+    assert again.outcome == e.outcome
+    for seat in (None, 0, 1, 2, 3):
+        assert again.view(seat) == e.view(seat)
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 10**9), resign_at=st.integers(0, 400))
+def test_simulated_partial_matches_replay(seed: int, resign_at: int) -> None:
+    doc, e = simulate_match("qahve", seed=seed, resign_at=resign_at)
+    assert e.outcome is not None and e.outcome.reason == "resigned"
+    assert doc["ruleset"] == '{"min_bid":2,"target":501}'
+    assert isinstance(e, QahveEngine)
+    check_history(e, doc["events"][0]["result"])
+    walked = walk(doc)
+    assert walked.outcome == e.outcome
+    again = replay(QahveEngine, doc["ruleset"], key_of(doc), doc["events"])
+    assert again.outcome == e.outcome and again.view(None) == e.view(None)
+
+
+def test_replay_rejects_an_illegal_jr() -> None:
+    doc, _ = simulate_match("qahve", {"target": 60}, seed=5)
+    key = key_of(doc)
+    events = doc["events"]
+    # find the first action of a seat holding JR before JB is out, and make it play JR
+    for i, ev in enumerate(events):
+        if ev["type"] != "action" or ev["action"]["type"] != "play":
+            continue
+        e = replay(QahveEngine, doc["ruleset"], key, events[:i])
+        assert isinstance(e, QahveEngine)
+        if "JR" in e.hands[ev["seat"]] and not e.jb_played:
+            bad = copy.deepcopy(events)
+            bad[i]["action"] = {"type": "play", "card": "JR"}
+            with pytest.raises(ReplayError, match="JR may not") as info:
+                replay(QahveEngine, doc["ruleset"], key, bad)
+            assert info.value.seq == i
+            return
+    pytest.fail("no seat held JR before JB in this match")
+
+
+def test_a_full_match_to_the_default_501() -> None:
+    doc, e = simulate_match("qahve", seed=2026)
+    assert isinstance(e, QahveEngine)
+    assert doc["ruleset"] == '{"min_bid":2,"target":501}'
+    assert e.outcome is not None and max(e.scores) >= 501
+    check_history(e, doc["events"][0]["result"])
+    assert replay(QahveEngine, doc["ruleset"], key_of(doc), doc["events"]).outcome == e.outcome
+
+
+def test_bot_actions_are_legal_and_never_empty() -> None:
+    for min_bid in (2, 12, 13):
+        e = QahveEngine(QahveEngine.parse_ruleset({"min_bid": min_bid}), Chance(bytes(32)))
+        seat = e.turn
+        assert seat is not None
+        bot = e.bot_actions(seat)
+        assert bot and all(a in e.legal_actions(seat) for a in bot)
+        assert [a["tricks"] for a in bot] == list(range(min_bid, min(min_bid + 2, 14)))
+        for _ in range(4):
+            e.apply(e.turn, {"type": "bid", "tricks": min_bid})  # type: ignore[arg-type]
+        assert e.bot_actions(e.turn) == e.legal_actions(e.turn)  # type: ignore[arg-type]
