@@ -68,12 +68,16 @@ class Chance:
         check_label(label)
         if label in self.labels:
             raise ReplayError(f"chance label {label!r} used twice")
-        self.labels.add(label)
         return Stream(self.key, label)
+
+    def _record(self, event: Event) -> None:
+        # only after the draw succeeded: a draw with bad arguments uses up no label
+        self.labels.add(event["label"])
+        self._pending.append(event)
 
     def dice(self, label: str, count: int, sides: int = 6) -> list[int]:
         result = self._stream(label).dice(count, sides)
-        self._pending.append(
+        self._record(
             {"type": "chance", "label": label, "kind": "dice",
              "args": {"count": count, "sides": sides}, "result": list(result)}
         )
@@ -81,7 +85,7 @@ class Chance:
 
     def uniform(self, label: str, n: int) -> int:
         result = self._stream(label).uniform(n)
-        self._pending.append(
+        self._record(
             {"type": "chance", "label": label, "kind": "uniform", "args": {"n": n},
              "result": result}
         )
@@ -89,7 +93,7 @@ class Chance:
 
     def shuffle(self, label: str, items: Sequence[T]) -> list[T]:
         result = self._stream(label).shuffle(items)
-        self._pending.append(
+        self._record(
             {"type": "chance", "label": label, "kind": "shuffle", "result": list(result)}
         )
         return result
@@ -227,6 +231,14 @@ class Engine(ABC):
     @abstractmethod
     def legal_actions(self, seat: int) -> list[Action]: ...
 
+    def bot_actions(self, seat: int) -> list[Action]:
+        """A non-empty subset of ``legal_actions`` for random bots (tests, benches, demo).
+
+        Engines narrow it where uniformly random choices would never end a match (qahve's
+        bids); it never changes what a player may send.
+        """
+        return self.legal_actions(seat)
+
     def apply(self, seat: int, action: Action) -> None:
         """Apply one action; ActionError subclasses leave the state unchanged."""
         if self.outcome is not None:
@@ -267,7 +279,7 @@ class Engine(ABC):
         if self.outcome is not None:
             raise MatchOverError("the match has ended")
         if reason == "resigned":
-            if seat is None or not 0 <= seat < self.n_seats:
+            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_seats:
                 raise NotYourTurnError(f"no seat {seat!r} in this match")
             loser = self.side_of(seat)
             winners = tuple(s for s in range(self.n_seats) if self.side_of(s) != loser)
@@ -348,6 +360,10 @@ def replay(
                     seq=None, expected=produced, found=None,
                 )
             found = events[pos]
+            if not isinstance(found, dict):
+                raise ReplayError(
+                    f"event {pos} is not an object", seq=pos, expected=produced, found=found
+                )
             if _strip(found) != produced:
                 label_match = found.get("label") == produced.get("label")
                 what = "chance result differs" if label_match else "event differs from the replay"

@@ -90,10 +90,7 @@ def simulate_match(
         legal = engine.legal_actions(seat)
         if not legal:
             raise RuntimeError(f"{game}: seat {seat} to act with no legal action")
-        # An engine may narrow the bots' choice to a non-empty subset of its legal actions
-        # (``bot_actions(seat)``): qahve's random bids would never make a contract.
-        narrow = getattr(engine, "bot_actions", None)
-        action = bots.choice(narrow(seat) if narrow is not None else legal)
+        action = bots.choice(engine.bot_actions(seat))
         engine.apply(seat, action)
         events.append({"type": "action", "seat": seat, "action": action})
         events.extend(chance.take_events())
