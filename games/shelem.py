@@ -1,0 +1,484 @@
+"""Shelem (شلم) for four players in two teams, or for two players with face-up piles.
+
+Rules: ``/work/shared/spec/rules/shelem.md``; the rules as played here, the action formats
+and every choice the spec leaves open are in ``docs/games/shelem.md``.
+
+Chance (fairness-v1.md §5): ``dealer`` = ``uniform(n)`` (n = 4 or 2) when the match starts;
+``h{h}/shuffle`` = ``shuffle(deck52)`` when hand h is dealt (h counts every hand dealt,
+void hands too). Four players, D = dealer: ``[0,12)``→D+1, ``[12,24)``→D+2,
+``[24,36)``→D+3, ``[36,40)`` kitty, ``[40,52)``→D. Two players, O = non-dealer:
+``[0,12)`` O hand, ``[12,24)`` D hand, ``[24,28)`` O pile 1, ``[28,32)`` D pile 1,
+``[32,36)`` O pile 2, ``[36,40)`` D pile 2, ``[40,44)`` O pile 3, ``[44,48)`` kitty,
+``[48,52)`` D pile 3; the top (face-up) card of a pile is the last of its four.
+
+Actions: ``{"type": "bid", "amount": 120}`` (multiple of 5, 100–165, above the high bid),
+``{"type": "pass"}``, ``{"type": "discard", "cards": [4 codes]}`` (the hakem, after taking
+the kitty), ``{"type": "play", "card": "AS"}`` (a hand card, or in the two-player game a
+face-up pile card when the trick asks for a pile card).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import combinations
+from typing import Any, ClassVar
+
+from fairness import deck52
+
+from .base import JSON, Action, Chance, Engine, Event, Outcome, int_in, one_of, only_keys
+from .cards import RANKS, follow_suit_cards, is_card, sort_hand, suit, trick_winner
+from .errors import IllegalActionError, MalformedActionError
+
+MIN_BID = 100
+MAX_BID = 165
+BID_STEP = 5
+HAND_POINTS = 165
+SHELEM_SCORE = 330
+YASA_BELOW = 85
+TRICK_POINTS = 5
+TRICKS_PER_HAND = 12
+DISCARD_SIZE = 4
+
+BIDDING = "bidding"
+DISCARD = "discard"
+PLAY = "playing"
+
+
+def card_points(card: str) -> int:
+    """5s count 5, 10s and aces count 10, every other card 0."""
+    r = card[0]
+    if r == "5":
+        return 5
+    if r in ("T", "A"):
+        return 10
+    return 0
+
+
+def pile_points(cards: Iterable[str]) -> int:
+    return sum(card_points(c) for c in cards)
+
+
+def hand_score(bid: int, points: int, shelem: bool) -> tuple[int, int, bool]:
+    """(hakem side's score, other side's score, yasa) for a hand where the hakem's side
+    took ``points`` (kitty included) against ``bid``; ``shelem``: it took all 12 tricks."""
+    other = HAND_POINTS - points
+    if shelem:
+        return SHELEM_SCORE, 0, False
+    if points >= bid:
+        return points, other, False
+    if points < YASA_BELOW:
+        return -HAND_POINTS, other, True
+    return -bid, other, False
+
+
+def _card_field(action: Mapping[str, Any], key: str = "card") -> str:
+    c = action.get(key)
+    if not isinstance(c, str):
+        raise MalformedActionError(f"{key!r} must be a card code such as 'AS'")
+    if not is_card(c) or c in ("JB", "JR"):
+        raise MalformedActionError(f"{c!r} is not a card of the 52-card deck")
+    return c
+
+
+class ShelemEngine(Engine):
+    game: ClassVar[str] = "shelem"
+    RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 1200}
+    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "pass", "discard", "play")
+
+    # -- ruleset ---------------------------------------------------------------------------
+    @classmethod
+    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        out = super().parse_ruleset(raw)
+        one_of(out, "players", (4, 2))
+        int_in(out, "target", 5, 100_000)
+        return out
+
+    @classmethod
+    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
+        return int(ruleset.get("players", 4))
+
+    def side_of(self, seat: int) -> int:
+        # four players: teams {0, 2} and {1, 3}; two players: each seat is its side.
+        return seat % 2
+
+    # -- start -----------------------------------------------------------------------------
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
+        super().__init__(ruleset, chance)
+        self.n = self.n_seats
+        self.target: int = int(self.ruleset["target"])
+        self.scores: list[int] = [0, 0]
+        self.history: list[dict[str, JSON]] = []
+        self.hand_no = 0
+        # the last trick completed, kept into the next hand so the table can show it
+        self.last_trick: dict[str, JSON] | None = None
+        self.dealer = chance.uniform("dealer", self.n)
+        self._deal()
+
+    def _deal(self) -> None:
+        n, d = self.n, self.dealer
+        deck = self.chance.shuffle(f"h{self.hand_no}/shuffle", deck52())
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        # piles[seat][i]: bottom first, so pile[-1] is the face-up top card (two players).
+        self.piles: list[list[list[str]]] = [[] for _ in range(n)]
+        if n == 4:
+            for i in range(3):
+                self.hands[(d + 1 + i) % 4] = deck[12 * i : 12 * i + 12]
+            self.kitty: list[str] = deck[36:40]
+            self.hands[d] = deck[40:52]
+        else:
+            o = (d + 1) % 2
+            self.hands[o] = deck[0:12]
+            self.hands[d] = deck[12:24]
+            self.piles[o] = [deck[24:28], deck[32:36], deck[40:44]]
+            self.piles[d] = [deck[28:32], deck[36:40], deck[48:52]]
+            self.kitty = deck[44:48]
+        self.phase = BIDDING
+        self.bids: list[tuple[int, int | None]] = []  # (seat, amount | None for a pass)
+        self.passed: set[int] = set()
+        self.high_bid: int | None = None
+        self.high_bidder: int | None = None
+        self.bid_turn = (d + 1) % n
+        self.hakem: int | None = None
+        self.kitty_taken: list[str] = []
+        self.discard: list[str] = []
+        self.trump: str | None = None
+        self.leader: int | None = None
+        self.trick: list[tuple[int, str, str]] = []  # (seat, card, "hand" | "pile")
+        self.tricks_won: list[int] = [0, 0]
+        self.won_cards: list[list[str]] = [[], []]
+        self.tricks_played = 0
+
+    # -- turn ------------------------------------------------------------------------------
+    def _trick_order(self) -> list[int]:
+        assert self.leader is not None
+        if self.n == 4:
+            return [(self.leader + i) % 4 for i in range(4)]
+        other = 1 - self.leader
+        return [self.leader, other, self.leader, other]
+
+    @property
+    def turn(self) -> int | None:
+        if self.outcome is not None:
+            return None
+        if self.phase == BIDDING:
+            return self.bid_turn
+        if self.phase == DISCARD:
+            return self.hakem
+        return self._trick_order()[len(self.trick)]
+
+    def _pile_step(self) -> bool:
+        """True when the card due now comes from a face-up pile (two players, 3rd/4th card)."""
+        return self.n == 2 and len(self.trick) >= 2
+
+    def _led_suit(self) -> str | None:
+        return suit(self.trick[0][1]) if self.trick else None
+
+    def _tops(self, seat: int) -> list[str]:
+        return [p[-1] for p in self.piles[seat] if p]
+
+    def _playable(self, seat: int) -> list[str]:
+        led = self._led_suit()
+        if self._pile_step():
+            return follow_suit_cards(self._tops(seat), led)
+        return follow_suit_cards(self.hands[seat], led)
+
+    def _min_bid(self) -> int:
+        return MIN_BID if self.high_bid is None else self.high_bid + BID_STEP
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.outcome is not None or seat != self.turn:
+            return []
+        if self.phase == BIDDING:
+            out: list[Action] = [
+                {"type": "bid", "amount": a} for a in range(self._min_bid(), MAX_BID + 1, BID_STEP)
+            ]
+            out.append({"type": "pass"})
+            return out
+        if self.phase == DISCARD:
+            return [
+                {"type": "discard", "cards": list(c)}
+                for c in combinations(sort_hand(self.hands[seat]), DISCARD_SIZE)
+            ]
+        return [{"type": "play", "card": c} for c in sort_hand(self._playable(seat))]
+
+    def bot_actions(self, seat: int) -> list[Action]:
+        """What a random bot picks from (``simulate_match``): every legal card play, but in
+        the auction only the lowest bid or a pass, and as the discard only the 4 cards with
+        the most points. With uniformly random bids and discards the hakem almost never makes
+        its contract, both totals drift below zero and a match would never reach its target.
+        """
+        if self.outcome is not None or seat != self.turn or self.phase != DISCARD:
+            legal = self.legal_actions(seat)
+            if self.phase == BIDDING and len(legal) > 1:
+                return [legal[0], legal[-1]]
+            return legal
+        best = sorted(self.hands[seat], key=lambda c: (-card_points(c), RANKS.index(c[0])))
+        return [{"type": "discard", "cards": sort_hand(best[:DISCARD_SIZE])}]
+
+    # -- actions ---------------------------------------------------------------------------
+    def _apply(self, seat: int, action: Action) -> None:
+        t = action["type"]
+        if t in ("bid", "pass"):
+            self._apply_bid(seat, action)
+        elif t == "discard":
+            self._apply_discard(seat, action)
+        else:
+            self._apply_play(seat, action)
+
+    def _wrong_phase(self, what: str) -> IllegalActionError:
+        now = {
+            BIDDING: "the auction is on (bid or pass)",
+            DISCARD: "the hakem is laying down 4 cards (discard)",
+            PLAY: "the cards are being played (play)",
+        }[self.phase]
+        return IllegalActionError(f"no {what} now: {now}")
+
+    def _apply_bid(self, seat: int, action: Action) -> None:
+        if self.phase != BIDDING:
+            raise self._wrong_phase("bidding")
+        amount: int | None
+        if action["type"] == "pass":
+            only_keys(action)
+            amount = None
+        else:
+            only_keys(action, "amount")
+            a = action.get("amount")
+            if isinstance(a, bool) or not isinstance(a, int):
+                raise MalformedActionError("'amount' must be an integer (100 to 165)")
+            if a % BID_STEP:
+                raise IllegalActionError(f"a bid must be a multiple of {BID_STEP}, got {a}")
+            if not MIN_BID <= a <= MAX_BID:
+                raise IllegalActionError(f"a bid must be {MIN_BID} to {MAX_BID}, got {a}")
+            if self.high_bid is not None and a <= self.high_bid:
+                raise IllegalActionError(
+                    f"a bid must be higher than the last bid {self.high_bid}, got {a}"
+                )
+            amount = a
+        # -- valid: mutate
+        self.bids.append((seat, amount))
+        if amount is None:
+            self.passed.add(seat)
+        else:
+            self.high_bid, self.high_bidder = amount, seat
+        if len(self.passed) == self.n:
+            self._void_hand()
+            return
+        if self.high_bidder is not None and len(self.passed) == self.n - 1:
+            self._take_kitty(self.high_bidder)
+            return
+        nxt = (seat + 1) % self.n
+        while nxt in self.passed:
+            nxt = (nxt + 1) % self.n
+        self.bid_turn = nxt
+
+    def _take_kitty(self, hakem: int) -> None:
+        self.hakem = hakem
+        self.kitty_taken = list(self.kitty)
+        self.hands[hakem] = self.hands[hakem] + self.kitty
+        self.kitty = []
+        self.phase = DISCARD
+
+    def _apply_discard(self, seat: int, action: Action) -> None:
+        if self.phase != DISCARD:
+            raise self._wrong_phase("discard")
+        only_keys(action, "cards")
+        cards = action.get("cards")
+        if not isinstance(cards, list) or len(cards) != DISCARD_SIZE:
+            raise MalformedActionError(f"'cards' must be a list of {DISCARD_SIZE} card codes")
+        codes = [_card_field({"discarded card": c}, "discarded card") for c in cards]
+        if len(set(codes)) != DISCARD_SIZE:
+            raise MalformedActionError("'cards' names the same card twice")
+        missing = [c for c in codes if c not in self.hands[seat]]
+        if missing:
+            raise IllegalActionError(f"not in your hand: {', '.join(missing)}")
+        self.hands[seat] = [c for c in self.hands[seat] if c not in codes]
+        self.discard = codes
+        self.phase = PLAY
+        self.leader = seat
+
+    def _apply_play(self, seat: int, action: Action) -> None:
+        if self.phase != PLAY:
+            raise self._wrong_phase("card play")
+        only_keys(action, "card")
+        card = _card_field(action)
+        led = self._led_suit()
+        if self._pile_step():
+            tops = self._tops(seat)
+            if card not in tops:
+                where = "in your hand" if card in self.hands[seat] else "not a face-up card"
+                raise IllegalActionError(
+                    f"{card} is {where}: play one of your face-up pile cards "
+                    f"({', '.join(tops)})"
+                )
+            if card not in follow_suit_cards(tops, led):
+                raise IllegalActionError(
+                    f"you have a face-up card of the led suit {led}: play it, not {card}"
+                )
+            source = "pile"
+        else:
+            if card not in self.hands[seat]:
+                raise IllegalActionError(f"{card} is not in your hand")
+            if card not in follow_suit_cards(self.hands[seat], led):
+                raise IllegalActionError(f"you must follow the led suit {led}, not play {card}")
+            source = "hand"
+        # -- valid: mutate
+        if source == "pile":
+            for p in self.piles[seat]:
+                if p and p[-1] == card:
+                    p.pop()  # the card under it is now face up
+                    break
+        else:
+            self.hands[seat].remove(card)
+        if self.trump is None:
+            self.trump = suit(card)  # the hakem's first card names trump
+        self.trick.append((seat, card, source))
+        if len(self.trick) == 4:
+            self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        plays = [(s, c) for s, c, _ in self.trick]
+        winner = trick_winner(plays, self.trump)
+        side = self.side_of(winner)
+        cards = [c for _, c in plays]
+        self.won_cards[side].extend(cards)
+        self.tricks_won[side] += 1
+        self.tricks_played += 1
+        self.last_trick = {
+            "hand": self.hand_no, "trick": self._trick_json(self.trick), "winner": winner,
+            "points": TRICK_POINTS + pile_points(cards),
+        }
+        self.trick = []
+        self.leader = winner
+        if self.tricks_played == TRICKS_PER_HAND:
+            self._score_hand()
+
+    # -- hand ends -------------------------------------------------------------------------
+    def _record(self, entry: dict[str, JSON]) -> None:
+        base: dict[str, JSON] = {"hand": self.hand_no, "dealer": self.dealer}
+        base.update(entry)
+        base["bids"] = self._bids_json()
+        base["scores"] = list(self.scores)
+        self.history.append(base)
+
+    def _void_hand(self) -> None:
+        self._record({"void": True})
+        self._next_hand()
+
+    def _taken_points(self) -> list[int]:
+        """Points per side from the tricks played so far (the kitty not included)."""
+        return [
+            TRICK_POINTS * self.tricks_won[s] + pile_points(self.won_cards[s]) for s in (0, 1)
+        ]
+
+    def _score_hand(self) -> None:
+        assert self.hakem is not None and self.high_bid is not None
+        hs = self.side_of(self.hakem)
+        taken = self._taken_points()
+        points = taken[hs] + TRICK_POINTS + pile_points(self.discard)
+        shelem = self.tricks_won[hs] == TRICKS_PER_HAND
+        mine, theirs, yasa = hand_score(self.high_bid, points, shelem)
+        delta = [0, 0]
+        delta[hs], delta[1 - hs] = mine, theirs
+        pts = [0, 0]
+        pts[hs], pts[1 - hs] = points, HAND_POINTS - points
+        for s in (0, 1):
+            self.scores[s] += delta[s]
+        self._record({
+            "void": False, "hakem": self.hakem, "bid": self.high_bid, "trump": self.trump,
+            "discard": sort_hand(self.discard), "points": pts, "delta": delta,
+            "shelem": shelem, "yasa": yasa, "made": points >= self.high_bid,
+        })
+        reached = [s for s in (0, 1) if self.scores[s] >= self.target]
+        win: int | None = None
+        if len(reached) == 1:
+            win = reached[0]
+        elif len(reached) == 2 and self.scores[0] != self.scores[1]:
+            win = 0 if self.scores[0] > self.scores[1] else 1
+        if win is not None:
+            winners = tuple(s for s in range(self.n) if self.side_of(s) == win)
+            self.outcome = Outcome(
+                "finished", winners, tuple(self.scores),
+                {"hands": self.hand_no + 1, "target": self.target},
+            )
+            return
+        self._next_hand()
+
+    def _next_hand(self) -> None:
+        self.dealer = (self.dealer + 1) % self.n
+        self.hand_no += 1
+        self._deal()
+
+    # -- views -----------------------------------------------------------------------------
+    def _bids_json(self) -> list[dict[str, JSON]]:
+        return [{"seat": s, "bid": "pass" if a is None else a} for s, a in self.bids]
+
+    def _trick_json(self, trick: Sequence[tuple[int, str, str]]) -> list[dict[str, JSON]]:
+        if self.n == 4:
+            return [{"seat": s, "card": c} for s, c, _ in trick]
+        return [{"seat": s, "card": c, "from": src} for s, c, src in trick]
+
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        sides = [[s for s in range(self.n) if self.side_of(s) == side] for side in (0, 1)]
+        is_hakem = seat is not None and seat == self.hakem
+        out: dict[str, JSON] = {
+            "players": self.n,
+            "target": self.target,
+            "hand_number": self.hand_no,
+            "dealer": self.dealer,
+            "phase": self.phase if self.outcome is None else "over",
+            "sides": sides,
+            "hand": sort_hand(self.hands[seat]) if seat is not None else None,
+            "hand_counts": [len(h) for h in self.hands],
+            "kitty_count": len(self.kitty),
+            "kitty": list(self.kitty_taken) if is_hakem else None,
+            "discard": sort_hand(self.discard) if is_hakem and self.discard else None,
+            "discard_count": len(self.discard),
+            "bids": self._bids_json(),
+            "auction": {
+                "high_bid": self.high_bid,
+                "high_bidder": self.high_bidder,
+                "passed": sorted(self.passed),
+                "min_bid": self._min_bid() if self.phase == BIDDING else None,
+            },
+            "hakem": self.hakem,
+            "bid": self.high_bid if self.hakem is not None else None,
+            "trump": self.trump,
+            "leader": self.leader,
+            "trick": self._trick_json(self.trick),
+            "last_trick": self.last_trick,
+            "tricks_taken": list(self.tricks_won),
+            "points_taken": self._taken_points(),
+            "scores": list(self.scores),
+            "history": [dict(h) for h in self.history],
+        }
+        if self.n == 2:
+            out["piles"] = [
+                [{"count": len(p), "top": p[-1] if p else None} for p in self.piles[s]]
+                for s in range(2)
+            ]
+        return out
+
+    def side_scores(self) -> tuple[int, ...]:
+        return tuple(self.scores)
+
+    # -- public log ------------------------------------------------------------------------
+    @classmethod
+    def redact(cls, event: Event) -> Event:
+        """The hakem's 4 laid-down cards stay hidden in the public log until the reveal."""
+        action = event.get("action")
+        if (
+            event.get("type") == "action"
+            and isinstance(action, dict)
+            and action.get("type") == "discard"
+        ):
+            out = dict(event)
+            cards = action.get("cards")
+            out["action"] = {
+                "type": "discard", "count": len(cards) if isinstance(cards, list) else 0
+            }
+            out["hidden"] = True
+            return out
+        return super().redact(event)
+
+
+ENGINE = ShelemEngine
