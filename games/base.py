@@ -270,6 +270,9 @@ class Engine(ABC):
                 "legal_actions": self.legal_actions(seat) if seat is not None else [],
             }
         )
+        if seat is not None and self.outcome is None:
+            # What a simple random bot should choose from (a subset of legal_actions).
+            out["suggested_actions"] = self.bot_actions(seat) if self.turn == seat else []
         if self.outcome is not None:
             out["result"] = self.outcome.to_json()
         return out
