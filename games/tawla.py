@@ -1,0 +1,678 @@
+"""Tawla: international backgammon, with the doubling cube, match play and money play.
+
+The rules as played here, every action's format and the choices the spec left open are in
+``docs/games/tawla.md``. In short:
+
+- Seats 0 and 1; each seat numbers the points from its own side (its 1-point is the other
+  seat's 24-point); 25 is the bar and 0 is off in a move's steps.
+- Chance: ``g{g}/opening/{a}`` (drawn when game g begins) and ``g{g}/roll/{t}`` (each roll
+  action, t = 1, 2, …); with ``live_entropy`` a roll may carry ``entropy`` and the label
+  becomes ``label|entropy``.
+- Actions: ``roll`` (optional ``entropy``), ``double``, ``take``, ``drop``,
+  ``move {"steps": [[from, to], …]}``, ``resign {"points": 1|2|3}``, ``accept``, ``reject``.
+
+The legal-turn generator works on a *mover-relative board*: a tuple of 26 ints where index 0
+is the mover's borne-off count, indices 1–24 the points in the mover's numbering (positive:
+the mover's checkers, negative: the opponent's) and index 25 the mover's bar. The
+opponent's bar is implied (15 minus its checkers on the board and off).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from fairness import entropy_label
+from fairness.errors import LabelError
+
+from .base import JSON, Action, Chance, Engine, Outcome, int_in, one_of, only_keys
+from .errors import IllegalActionError, MalformedActionError, RulesetError
+
+CHECKERS = 15
+BAR = 25
+OFF = 0
+
+Board = tuple[int, ...]
+Step = tuple[int, int]
+Turn = tuple[Step, ...]
+
+START_POINTS: tuple[tuple[int, int], ...] = ((24, 2), (13, 5), (8, 3), (6, 5))
+CUBE_CAPS = tuple(2**k for k in range(1, 11))  # 2 … 1024
+RESIGN_LEVELS = {1: "single", 2: "gammon", 3: "backgammon"}
+
+# phases
+ROLL = "roll"  # the seat on turn may double, resign or roll
+MOVE = "move"  # the seat on turn has rolled and must send its move
+DOUBLED = "double"  # the opponent must take or drop
+RESIGNING = "resign"  # the opponent must accept or reject a resignation offer
+OVER = "over"
+
+
+# -- legal turn generation -------------------------------------------------------------------
+
+
+def _single_steps(b: list[int], d: int, outside: int, max_from: int) -> list[Step]:
+    """The one-die steps with die ``d`` from board ``b`` (from-points at most ``max_from``).
+
+    ``outside`` is the number of the mover's checkers outside its home board (bar included).
+    """
+    if b[BAR] > 0:
+        t = BAR - d
+        if max_from >= BAR and b[t] >= -1:
+            return [(BAR, t)]
+        return []
+    top = 24 if max_from > 24 else max_from
+    if outside:
+        # no bearing off: every step stays on the board (from-points above d)
+        return [(p, p - d) for p in range(top, d, -1) if b[p] > 0 and b[p - d] >= -1]
+    # every checker is home (points 1-6) or off
+    out: list[Step] = []
+    highest = 0
+    for q in range(6, 0, -1):
+        if b[q] > 0:
+            highest = q
+            break
+    for p in range(top if top < highest else highest, 0, -1):
+        if b[p] <= 0:
+            continue
+        t = p - d
+        if t > 0:
+            if b[t] >= -1:
+                out.append((p, t))
+        elif t == 0 or p == highest:
+            out.append((p, OFF))
+    return out
+
+
+def _do(b: list[int], f: int, t: int) -> bool:
+    """Play one step on ``b`` in place; True if it hit a blot."""
+    b[f] -= 1
+    if t == OFF:
+        b[OFF] += 1
+        return False
+    if b[t] == -1:
+        b[t] = 1
+        return True
+    b[t] += 1
+    return False
+
+
+def _undo(b: list[int], f: int, t: int, hit: bool) -> None:
+    if t == OFF:
+        b[OFF] -= 1
+    elif hit:
+        b[t] = -1
+    else:
+        b[t] -= 1
+    b[f] += 1
+
+
+def _outside(b: Sequence[int]) -> int:
+    """The mover's checkers not yet in its home board (bar included)."""
+    n = b[BAR]
+    for p in range(7, 25):
+        if b[p] > 0:
+            n += b[p]
+    return n
+
+
+def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
+    """Every distinct legal turn for the mover: end position → canonical steps.
+
+    ``board`` is mover-relative (see the module docstring), ``dice`` two values 1–6. Turns
+    that end in the same position are one turn, listed with its *canonical* steps: for a
+    double, the steps by from-point, highest first; otherwise a play that uses the higher
+    die first if one reaches that position, else one that uses the lower die first, and
+    among those the lexicographically greatest step list. An empty dict means the roll
+    cannot be played at all.
+    """
+    b = list(board)
+    d1, d2 = int(dice[0]), int(dice[1])
+    outside = _outside(b)
+    found: dict[Board, Turn] = {}
+    if d1 == d2:
+        best = [0]
+        steps: list[Step] = []
+
+        def rec(depth: int, max_from: int, outside: int) -> None:
+            moves = _single_steps(b, d1, outside, max_from) if depth < 4 else []
+            if not moves:
+                if depth > best[0]:
+                    best[0] = depth
+                    found.clear()
+                if depth == best[0] and depth > 0:
+                    found[tuple(b)] = tuple(steps)
+                return
+            for f, t in moves:
+                hit = _do(b, f, t)
+                steps.append((f, t))
+                rec(depth + 1, f, outside - 1 if f >= 7 and t <= 6 else outside)
+                steps.pop()
+                _undo(b, f, t, hit)
+
+        rec(0, BAR, outside)
+        return found
+
+    hi, lo = max(d1, d2), min(d1, d2)
+    level = 0  # 4: both dice, 3: the higher alone, 2: the lower alone
+    high_first: set[Board] = set()  # end positions reached playing the higher die first
+    for first, second, alone in ((hi, lo, 3), (lo, hi, 2)):
+        for f1, t1 in _single_steps(b, first, outside, BAR):
+            hit1 = _do(b, f1, t1)
+            out1 = outside - 1 if f1 >= 7 and t1 <= 6 else outside
+            seconds = _single_steps(b, second, out1, BAR)
+            if seconds:
+                if level < 4:
+                    level = 4
+                    found.clear()
+                for f2, t2 in seconds:
+                    hit2 = _do(b, f2, t2)
+                    key = tuple(b)
+                    turn = ((f1, t1), (f2, t2))
+                    old = found.get(key)
+                    if alone == 3:
+                        high_first.add(key)
+                        if old is None or turn > old:
+                            found[key] = turn
+                    elif key not in high_first and (old is None or turn > old):
+                        found[key] = turn
+                    _undo(b, f2, t2, hit2)
+            elif level <= alone:
+                if level < alone:
+                    level = alone
+                    found.clear()
+                key = tuple(b)
+                turn1: Turn = ((f1, t1),)
+                old = found.get(key)
+                if old is None or turn1 > old:
+                    found[key] = turn1
+            _undo(b, f1, t1, hit1)
+    return found
+
+
+def play_steps(board: Sequence[int], dice: Sequence[int], steps: Sequence[Step]) -> Board:
+    """Play ``steps`` one by one, each with some unused die, checking each step alone.
+
+    Raises IllegalActionError naming the first step that is impossible. This does *not*
+    check the maximum-usage rule; it exists to explain why a move was refused and to let
+    tests play positions by hand.
+    """
+    b = list(board)
+    left = [int(dice[0]), int(dice[1])] * (2 if dice[0] == dice[1] else 1)
+    for f, t in steps:
+        where = f"step [{f}, {t}]"
+        if f == OFF:
+            raise IllegalActionError(f"{where}: a step cannot start from off (0)")
+        if t == BAR:
+            raise IllegalActionError(f"{where}: a step cannot end on the bar (25)")
+        if t >= f:
+            raise IllegalActionError(f"{where}: checkers move toward your 1-point")
+        if f != BAR and b[BAR] > 0:
+            raise IllegalActionError(f"{where}: you must enter your checkers from the bar first")
+        if b[f] <= 0:
+            what = "on the bar" if f == BAR else f"on your point {f}"
+            raise IllegalActionError(f"{where}: you have no checker {what}")
+        if t != OFF:
+            die = f - t
+            if die not in left:
+                raise IllegalActionError(f"{where}: no unused die of {die} (dice left {left})")
+            if b[t] <= -2:
+                raise IllegalActionError(f"{where}: point {t} is closed (two or more opposing)")
+        else:
+            if _outside(b) > 0:
+                raise IllegalActionError(
+                    f"{where}: bearing off needs all 15 checkers in your home board"
+                )
+            if f in left:
+                die = f
+            else:
+                higher = sorted(x for x in left if x > f)
+                if not higher:
+                    raise IllegalActionError(f"{where}: no unused die of {f} or more (dice left {left})")
+                if any(b[q] > 0 for q in range(f + 1, 7)):
+                    raise IllegalActionError(
+                        f"{where}: a die higher than the point bears off only from your "
+                        "highest occupied point"
+                    )
+                die = higher[0]
+        left.remove(die)
+        _do(b, f, t)
+    return tuple(b)
+
+
+# -- board conversions -----------------------------------------------------------------------
+
+
+def initial_points() -> list[int]:
+    """The start position as the view's ``points`` (seat 0's numbering)."""
+    pts = [0] * 24
+    for p, n in START_POINTS:
+        pts[p - 1] += n  # seat 0's point p
+        pts[24 - p] -= n  # seat 1's point p is seat 0's point 25 - p
+    return pts
+
+
+def relative_board(points: Sequence[int], bar: Sequence[int], off: Sequence[int],
+                   seat: int) -> Board:
+    """The mover-relative board of ``seat`` from the view's ``points``/``bar``/``off``."""
+    if seat == 0:
+        return (off[0], *points, bar[0])
+    return (off[1], *(-points[24 - i] for i in range(1, 25)), bar[1])
+
+
+def absolute_board(board: Board, seat: int, opp_off: int) -> tuple[list[int], list[int], list[int]]:
+    """``(points, bar, off)`` in the view's form from ``seat``'s mover-relative board."""
+    opp_on_board = -sum(x for x in board[1:25] if x < 0)
+    opp_bar = CHECKERS - opp_off - opp_on_board
+    if seat == 0:
+        return list(board[1:25]), [board[BAR], opp_bar], [board[OFF], opp_off]
+    points = [-board[24 - i] for i in range(24)]
+    return points, [opp_bar, board[BAR]], [opp_off, board[OFF]]
+
+
+def pip_counts(points: Sequence[int], bar: Sequence[int]) -> list[int]:
+    """Pips each seat still has to travel (a checker on the bar counts 25)."""
+    p0 = 25 * bar[0] + sum(n * (i + 1) for i, n in enumerate(points) if n > 0)
+    p1 = 25 * bar[1] + sum(-n * (24 - i) for i, n in enumerate(points) if n < 0)
+    return [p0, p1]
+
+
+def _parse_steps(raw: Any) -> Turn:
+    if not isinstance(raw, (list, tuple)):
+        raise MalformedActionError("'steps' must be a list of [from, to] pairs")
+    if not 1 <= len(raw) <= 4:
+        raise MalformedActionError(f"'steps' must have 1 to 4 steps, got {len(raw)}")
+    out: list[Step] = []
+    for step in raw:
+        if (
+            not isinstance(step, (list, tuple))
+            or len(step) != 2
+            or any(isinstance(x, bool) or not isinstance(x, int) for x in step)
+        ):
+            raise MalformedActionError(f"each step must be a pair of integers, got {step!r}")
+        f, t = step
+        if not (0 <= f <= 25 and 0 <= t <= 25):
+            raise MalformedActionError(
+                f"step {list(step)}: points are 0 (off) to 25 (bar) in your own numbering"
+            )
+        out.append((f, t))
+    return tuple(out)
+
+
+# -- the engine ------------------------------------------------------------------------------
+
+
+class TawlaEngine(Engine):
+    game: ClassVar[str] = "tawla"
+    RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {
+        "match_length": 5,
+        "cube": True,
+        "cube_cap": 64,
+        "crawford": True,
+        "jacoby": False,
+        "live_entropy": False,
+    }
+    ACTION_TYPES: ClassVar[tuple[str, ...]] = (
+        "roll", "double", "take", "drop", "move", "resign", "accept", "reject",
+    )
+
+    @classmethod
+    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        rs = super().parse_ruleset(raw)
+        int_in(rs, "match_length", 0, 25)
+        one_of(rs, "cube_cap", CUBE_CAPS)
+        if rs["jacoby"] and rs["match_length"] != 0:
+            raise RulesetError("ruleset key 'jacoby' applies only to money play (match_length 0)")
+        return rs
+
+    @classmethod
+    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
+        return 2
+
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
+        super().__init__(ruleset, chance)
+        self.match_length: int = self.ruleset["match_length"]
+        self.score = [0, 0]
+        self.games: list[dict[str, JSON]] = []
+        self.game_number = 0
+        self.crawford_game = False
+        self._crawford_used = False
+        self.points: list[int] = []
+        self.bar = [0, 0]
+        self.off = [0, 0]
+        self.cube_value = 1
+        self.cube_owner: int | None = None
+        self.phase = ROLL
+        self.on_roll = 0  # the seat whose turn it is in the game
+        self.dice: list[int] | None = None
+        self.rolls = 0  # rolls after the opening in this game
+        self.pending: dict[str, JSON] | None = None
+        self.resign_rejected = False
+        self.opening: dict[str, JSON] = {}
+        self.last_turn: dict[str, JSON] | None = None
+        self._turns: dict[Turn, Board] = {}
+        self._begin_game()
+
+    # -- game flow -------------------------------------------------------------------------
+    def _begin_game(self) -> None:
+        g = self.game_number
+        self.points = initial_points()
+        self.bar = [0, 0]
+        self.off = [0, 0]
+        self.cube_value = 1
+        self.cube_owner = None
+        self.pending = None
+        self.resign_rejected = False
+        self.rolls = 0
+        self.last_turn = None
+        self.crawford_game = False
+        if (
+            self.ruleset["crawford"]
+            and self.match_length > 1
+            and not self._crawford_used
+            and max(self.score) == self.match_length - 1
+        ):
+            self.crawford_game = True
+            self._crawford_used = True
+        attempt = 0
+        while True:
+            dice = self.chance.dice(f"g{g}/opening/{attempt}", 2)
+            if dice[0] != dice[1]:
+                break
+            attempt += 1
+        self.opening = {"dice": list(dice), "attempts": attempt + 1}
+        self.on_roll = 0 if dice[0] > dice[1] else 1
+        self._start_move(list(dice))
+
+    def _board(self, seat: int) -> Board:
+        return relative_board(self.points, self.bar, self.off, seat)
+
+    def _start_move(self, dice: list[int]) -> None:
+        """The seat on roll has ``dice``: list its turns, or pass if there are none."""
+        seat = self.on_roll
+        turns = legal_turns(self._board(seat), dice)
+        if not turns:
+            self.last_turn = {"seat": seat, "dice": list(dice), "steps": [], "passed": True}
+            self._next_turn()
+            return
+        self.dice = list(dice)
+        self._turns = {steps: end for end, steps in turns.items()}
+        self.phase = MOVE
+
+    def _next_turn(self) -> None:
+        self.on_roll = 1 - self.on_roll
+        self.phase = ROLL
+        self.dice = None
+        self._turns = {}
+        self.pending = None
+        self.resign_rejected = False
+
+    def _can_double(self, seat: int) -> str | None:
+        """Why ``seat`` may not double now (None: it may)."""
+        if not self.ruleset["cube"]:
+            return "this ruleset plays without the doubling cube"
+        if self.phase != ROLL:
+            return "you may double only before rolling"
+        if self.crawford_game:
+            return "no doubling in the Crawford game"
+        if self.cube_owner is not None and self.cube_owner != seat:
+            return "your opponent owns the cube"
+        if self.cube_value * 2 > self.ruleset["cube_cap"]:
+            return f"the cube is at its cap ({self.ruleset['cube_cap']})"
+        return None
+
+    def _result_level(self, loser: int) -> int:
+        """1 single, 2 gammon, 3 backgammon for the loser of a played-out game."""
+        if self.off[loser] > 0:
+            return 1
+        if self.bar[loser] > 0:
+            return 3
+        # the winner's home board: seat 0's points 1-6 are indices 0-5, seat 1's 18-23
+        if loser == 1 and any(n < 0 for n in self.points[0:6]):
+            return 3
+        if loser == 0 and any(n > 0 for n in self.points[18:24]):
+            return 3
+        return 2
+
+    def _value(self, level: int) -> int:
+        """Points for a result of ``level`` with the current cube (Jacoby applied)."""
+        if self.ruleset["jacoby"] and self.match_length == 0 and self.cube_value == 1:
+            level = 1
+        return level * self.cube_value
+
+    def _end_game(self, winner: int, how: str, level: int, points: int) -> None:
+        self.score[winner] += points
+        self.games.append(
+            {
+                "game": self.game_number,
+                "winner": winner,
+                "how": how,
+                "result": RESIGN_LEVELS[level],
+                "cube": self.cube_value,
+                "points": points,
+                "score": list(self.score),
+                "crawford": self.crawford_game,
+            }
+        )
+        self.dice = None
+        self._turns = {}
+        self.pending = None
+        if self.match_length == 0 or self.score[winner] >= self.match_length:
+            self.phase = OVER
+            self.outcome = Outcome(
+                "finished", (winner,), tuple(self.score),
+                {"match_length": self.match_length, "games": [dict(x) for x in self.games]},
+            )
+            return
+        self.game_number += 1
+        self._begin_game()
+
+    # -- interface -------------------------------------------------------------------------
+    @property
+    def turn(self) -> int | None:
+        if self.outcome is not None:
+            return None
+        if self.phase in (DOUBLED, RESIGNING):
+            return 1 - self.on_roll
+        return self.on_roll
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.outcome is not None or seat != self.turn:
+            return []
+        if self.phase == ROLL:
+            out: list[Action] = [{"type": "roll"}]
+            if self._can_double(seat) is None:
+                out.append({"type": "double"})
+            if not self.resign_rejected:
+                out.extend({"type": "resign", "points": p} for p in (1, 2, 3))
+            return out
+        if self.phase == MOVE:
+            return [
+                {"type": "move", "steps": [list(s) for s in steps]}
+                for steps in sorted(self._turns, reverse=True)
+            ]
+        if self.phase == DOUBLED:
+            return [{"type": "take"}, {"type": "drop"}]
+        if self.phase == RESIGNING:
+            return [{"type": "accept"}, {"type": "reject"}]
+        return []
+
+    def bot_actions(self, seat: int) -> list[Action]:
+        """Random bots roll instead of doubling or resigning, so their games get played out.
+
+        (A uniformly random bot would offer a resignation or a double most turns and end
+        nearly every game within a few rolls.) Takes, drops and moves stay as listed.
+        """
+        if self.outcome is None and seat == self.turn and self.phase == ROLL:
+            return [{"type": "roll"}]
+        return self.legal_actions(seat)
+
+    def _apply(self, seat: int, action: Action) -> None:
+        kind = action["type"]
+        handler = {
+            "roll": self._roll,
+            "double": self._double,
+            "take": self._take,
+            "drop": self._drop,
+            "move": self._move,
+            "resign": self._resign,
+            "accept": self._accept,
+            "reject": self._reject,
+        }[kind]
+        handler(seat, action)
+
+    def _need_phase(self, phase: str, what: str) -> None:
+        if self.phase == phase:
+            return
+        now = {
+            ROLL: "the seat on turn has not rolled yet",
+            MOVE: "the dice are rolled and a move is due",
+            DOUBLED: "a double is waiting for take or drop",
+            RESIGNING: "a resignation offer is waiting for accept or reject",
+        }.get(self.phase, "the game is over")
+        raise IllegalActionError(f"cannot {what} now: {now}")
+
+    def _roll(self, seat: int, action: Action) -> None:
+        only_keys(action, "entropy")
+        self._need_phase(ROLL, "roll")
+        label = f"g{self.game_number}/roll/{self.rolls + 1}"
+        if "entropy" in action:
+            if not self.ruleset["live_entropy"]:
+                raise MalformedActionError(
+                    "this ruleset has no live entropy: send {\"type\": \"roll\"}"
+                )
+            if not isinstance(action["entropy"], str):
+                raise MalformedActionError("bad 'entropy': it must be a string")
+            try:
+                label = entropy_label(label, action["entropy"])
+            except LabelError as exc:
+                raise MalformedActionError(f"bad 'entropy': {exc}") from None
+        dice = self.chance.dice(label, 2)
+        self.rolls += 1
+        self._start_move(dice)
+
+    def _double(self, seat: int, action: Action) -> None:
+        only_keys(action)
+        self._need_phase(ROLL, "double")
+        why = self._can_double(seat)
+        if why is not None:
+            raise IllegalActionError(f"cannot double: {why}")
+        self.phase = DOUBLED
+        self.pending = {"type": "double", "by": seat, "value": self.cube_value * 2}
+
+    def _take(self, seat: int, action: Action) -> None:
+        only_keys(action)
+        self._need_phase(DOUBLED, "take")
+        self.cube_value *= 2
+        self.cube_owner = seat
+        self.pending = None
+        self.phase = ROLL
+
+    def _drop(self, seat: int, action: Action) -> None:
+        only_keys(action)
+        self._need_phase(DOUBLED, "drop")
+        self._end_game(self.on_roll, "drop", 1, self.cube_value)
+
+    def _resign(self, seat: int, action: Action) -> None:
+        only_keys(action, "points")
+        level = action.get("points")
+        if isinstance(level, bool) or level not in RESIGN_LEVELS:
+            raise MalformedActionError(
+                "'points' must be 1 (single), 2 (gammon) or 3 (backgammon)"
+            )
+        self._need_phase(ROLL, "offer a resignation")
+        if self.resign_rejected:
+            raise IllegalActionError(
+                "your resignation was rejected this turn: roll before offering another"
+            )
+        self.phase = RESIGNING
+        self.pending = {
+            "type": "resign", "by": seat, "points": level, "value": self._value(level),
+        }
+
+    def _accept(self, seat: int, action: Action) -> None:
+        only_keys(action)
+        self._need_phase(RESIGNING, "accept")
+        assert self.pending is not None
+        level = int(self.pending["points"])
+        self._end_game(seat, "resign", level, self._value(level))
+
+    def _reject(self, seat: int, action: Action) -> None:
+        only_keys(action)
+        self._need_phase(RESIGNING, "reject")
+        self.pending = None
+        self.phase = ROLL
+        self.resign_rejected = True
+
+    def _move(self, seat: int, action: Action) -> None:
+        only_keys(action, "steps")
+        if "steps" not in action:
+            raise MalformedActionError("a move needs 'steps': [[from, to], …]")
+        steps = _parse_steps(action["steps"])
+        self._need_phase(MOVE, "move")
+        end = self._turns.get(steps)
+        if end is None:
+            raise IllegalActionError(self._why_not(seat, steps))
+        self.points, self.bar, self.off = absolute_board(end, seat, self.off[1 - seat])
+        self.last_turn = {
+            "seat": seat, "dice": list(self.dice or []), "steps": [list(s) for s in steps],
+            "passed": False,
+        }
+        if self.off[seat] == CHECKERS:
+            level = self._result_level(1 - seat)
+            self._end_game(seat, "bear-off", level, self._value(level))
+            return
+        self._next_turn()
+
+    def _why_not(self, seat: int, steps: Turn) -> str:
+        """The reason a move is not one of the listed turns."""
+        assert self.dice is not None
+        dice = self.dice
+        try:
+            end = play_steps(self._board(seat), dice, steps)
+        except IllegalActionError as exc:
+            return f"not a legal turn for dice {dice}: {exc}"
+        for listed, listed_end in self._turns.items():
+            if listed_end == end:
+                return (
+                    f"that play ends in the same position as the listed turn "
+                    f"{[list(s) for s in listed]}; send it exactly as listed"
+                )
+        most = max(len(s) for s in self._turns)
+        if len(steps) < most:
+            return f"not a legal turn for dice {dice}: you must play {most} dice"
+        if len(steps) == 1 and dice[0] != dice[1]:
+            return (
+                f"not a legal turn for dice {dice}: when either die but not both can be "
+                "played, the higher one must be"
+            )
+        return f"not a legal turn for dice {dice}"
+
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        return {
+            "points": list(self.points),
+            "bar": list(self.bar),
+            "off": list(self.off),
+            "dice": list(self.dice) if self.dice is not None else None,
+            "cube": {"value": self.cube_value, "owner": self.cube_owner},
+            "score": list(self.score),
+            "pips": pip_counts(self.points, self.bar),
+            "match_length": self.match_length,
+            "game_number": self.game_number,
+            "crawford": self.crawford_game,
+            "phase": self.phase,
+            "on_roll": self.on_roll if self.outcome is None else None,
+            "pending": dict(self.pending) if self.pending is not None else None,
+            "may_double": self.outcome is None and self.phase == ROLL
+            and self._can_double(self.on_roll) is None,
+            "rolls": self.rolls,
+            "opening": dict(self.opening),
+            "last_turn": dict(self.last_turn) if self.last_turn is not None else None,
+            "games": [dict(x) for x in self.games],
+        }
+
+    def side_scores(self) -> tuple[int, ...]:
+        return (self.score[0], self.score[1])
+
+
+ENGINE = TawlaEngine
