@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import struct
 from collections.abc import Sequence
 from typing import TypeVar
 
@@ -15,6 +16,8 @@ SEED_BYTES = 32
 MAX_CLIENT_SEED_BYTES = 128
 MAX_ENTROPY_CHARS = 64
 _TWO32 = 1 << 32
+_HEX_DIGITS = frozenset("0123456789abcdef")
+_WORDS = struct.Struct(">8I").unpack
 
 T = TypeVar("T")
 
@@ -33,7 +36,12 @@ def new_server_seed() -> bytes:
 
 
 def parse_server_seed(seed: str | bytes) -> bytes:
-    """Accept a seed as 32 raw bytes or 64 hex characters; return the raw bytes."""
+    """Accept a seed as 32 raw bytes or 64 lowercase hex characters; return the raw bytes.
+
+    A seed has one written form (fairness-v1.md §1: 64 lowercase hex), so that every
+    verifier reads a transcript the same way: uppercase hex, spaces, a ``0x`` prefix, other
+    characters or another length are a :class:`SeedError`.
+    """
     if isinstance(seed, bytes):
         if len(seed) != SEED_BYTES:
             raise SeedError(f"server seed must be {SEED_BYTES} bytes, got {len(seed)}")
@@ -42,11 +50,12 @@ def parse_server_seed(seed: str | bytes) -> bytes:
         raise SeedError("server seed must be a hex string")
     if len(seed) != 2 * SEED_BYTES:
         raise SeedError(f"server seed must be 64 hex characters, got {len(seed)}")
-    try:
-        raw = bytes.fromhex(seed)
-    except ValueError:
-        raise SeedError("server seed is not hexadecimal") from None
-    return raw
+    if not all(c in _HEX_DIGITS for c in seed):
+        # (bytes.fromhex alone would also accept spaces, and so fewer than 32 bytes)
+        if all(c in _HEX_DIGITS for c in seed.lower()):
+            raise SeedError("server seed must be lowercase hex (0-9, a-f), not uppercase")
+        raise SeedError("server seed is not hexadecimal (64 characters 0-9, a-f)")
+    return bytes.fromhex(seed)
 
 
 def commitment(seed: str | bytes) -> str:
@@ -129,27 +138,53 @@ def match_key(
 class Stream:
     """The word stream of one label: block(label, 0) || block(label, 1) || ...
 
-    Reads 32-byte HMAC blocks lazily and hands out 4-byte big-endian words.
+    Reads 32-byte HMAC blocks lazily and hands out 4-byte big-endian words. The HMAC is
+    keyed and fed ``label || 0x00`` once; each block copies that state and adds
+    ``u32be(b)``, which is the same HMAC as computing it from scratch.
     """
 
-    __slots__ = ("_key", "_prefix", "_block", "_words", "_pos")
+    __slots__ = ("_mac", "_block", "_words", "_pos")
 
     def __init__(self, key: bytes, label: str) -> None:
         if not isinstance(key, bytes) or len(key) != 32:
             raise SeedError("match key must be 32 bytes")
-        self._key = key
-        self._prefix = check_label(label).encode("ascii") + b"\x00"
+        prefix = check_label(label).encode("ascii") + b"\x00"
+        self._mac = hmac.new(key, prefix, hashlib.sha256)
         self._block = 0
         self._words: tuple[int, ...] = ()
         self._pos = 0
 
-    def _refill(self) -> None:
-        digest = hmac.new(self._key, self._prefix + u32be(self._block), hashlib.sha256).digest()
+    def _refill(self) -> tuple[int, ...]:
+        h = self._mac.copy()
+        h.update(u32be(self._block))
         self._block += 1
-        self._words = tuple(int.from_bytes(digest[i : i + 4], "big") for i in range(0, 32, 4))
+        self._words = words = _WORDS(h.digest())
         self._pos = 0
+        return words
+
+    def _prefetch(self, count: int) -> tuple[int, ...]:
+        """Make the buffer hold at least ``count`` unread words; return the unread words.
+
+        Only for words that will certainly be read, so ``blocks_used`` is what reading
+        them one by one would give.
+        """
+        unread = self._words[self._pos :]
+        missing = count - len(unread)
+        if missing > 0:
+            nblocks = -(-missing // 8)
+            digests = []
+            for _ in range(nblocks):
+                h = self._mac.copy()
+                h.update(u32be(self._block))
+                self._block += 1
+                digests.append(h.digest())
+            unread += struct.unpack(f">{8 * nblocks}I", b"".join(digests))
+        self._words = unread
+        self._pos = 0
+        return unread
 
     def word(self) -> int:
+        """The next word of the stream."""
         if self._pos >= len(self._words):
             self._refill()
         w = self._words[self._pos]
@@ -158,6 +193,7 @@ class Stream:
 
     @property
     def blocks_used(self) -> int:
+        """How many 32-byte blocks have been computed so far."""
         return self._block
 
     def uniform(self, n: int) -> int:
@@ -171,6 +207,7 @@ class Stream:
                 return w % n
 
     def dice(self, count: int, sides: int = 6) -> list[int]:
+        """``count`` dice of ``sides`` faces (1-based), first die first."""
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1000:
             raise RangeError(f"dice count must be 1 to 1000, got {count!r}")
         if isinstance(sides, bool) or not isinstance(sides, int) or not 2 <= sides <= _TWO32:
@@ -178,10 +215,35 @@ class Stream:
         return [1 + self.uniform(sides) for _ in range(count)]
 
     def shuffle(self, items: Sequence[T]) -> list[T]:
+        """Durstenfeld Fisher-Yates on a copy: for i = len-1 .. 1, j = uniform(i + 1)."""
         a = list(items)
-        for i in range(len(a) - 1, 0, -1):
-            j = self.uniform(i + 1)
+        if len(a) < 2:
+            return a
+        steps = len(a) - 1  # each step reads at least one word
+        words = self._prefetch(steps)
+        # Fast path: a word below 2^32 - len(a) is below every limit 2^32 - (2^32 mod n),
+        # n <= len(a), so no word of these steps is rejected and step k uses word k.
+        if max(words[:steps]) < _TWO32 - len(a):
+            for i, w in zip(range(steps, 0, -1), words, strict=False):
+                j = w % (i + 1)
+                a[i], a[j] = a[j], a[i]
+            self._pos = steps
+            return a
+        pos = 0
+        for i in range(steps, 0, -1):
+            n = i + 1
+            limit = _TWO32 - (_TWO32 % n)
+            while True:
+                if pos >= len(words):
+                    words = self._refill()
+                    pos = 0
+                w = words[pos]
+                pos += 1
+                if w < limit:
+                    break
+            j = w % n
             a[i], a[j] = a[j], a[i]
+        self._pos = pos
         return a
 
 

@@ -6,6 +6,7 @@ from .errors import ItemsError, RangeError
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
+MAX_RANGE = 100_000
 
 DECK52: tuple[str, ...] = tuple(r + s for s in SUITS for r in RANKS)
 DECK_QAHVE: tuple[str, ...] = tuple(c for c in DECK52 if c not in ("2D", "2H")) + ("JB", "JR")
@@ -69,7 +70,7 @@ def parse_items(spec: str) -> list[str]:
             without = [e for e in excl.split(",") if e]
             if not without:
                 raise ItemsError(f"empty -without list in {spec!r}")
-        if not rest.isdigit():
+        if not (rest.isascii() and rest.isdigit()):
             raise ItemsError(f"tiles:M needs an integer M, got {spec!r}")
         items = tiles(int(rest))
         for w in without:
@@ -80,8 +81,8 @@ def parse_items(spec: str) -> list[str]:
         return items
     if spec.startswith("range:"):
         n = spec[len("range:") :]
-        if not n.isdigit() or int(n) < 1:
-            raise ItemsError(f"range:N needs a positive integer, got {spec!r}")
+        if not (n.isascii() and n.isdigit()) or not 1 <= int(n) <= MAX_RANGE:
+            raise ItemsError(f"range:N needs an integer 1 to {MAX_RANGE}, got {spec!r}")
         return [str(i) for i in range(int(n))]
     raise ItemsError(f"unknown items {spec!r}: use deck52, deck_qahve, tiles:M or tiles:M-without:A-B")
 
@@ -95,13 +96,15 @@ def canonical_sort(codes: list[str] | list[int]) -> list[str] | list[int]:
     Cards sort as deck52 then JB, JR (which is also deck_qahve's order); tiles by (a, b),
     which is the order of every tiles(m); integers (plain sessions) ascending.
     """
-    items = list(codes)
+    items: list[object] = list(codes)
     if not items:
         return []
-    if all(isinstance(c, int) and not isinstance(c, bool) for c in items):
-        return sorted(items)  # type: ignore[type-var]
-    if all(isinstance(c, str) and c in _CARD_ORDER for c in items):
-        return sorted(items, key=lambda c: _CARD_ORDER[c])  # type: ignore[arg-type,index]
-    if all(isinstance(c, str) for c in items):
-        return sorted(items, key=lambda c: parse_tile(c))  # type: ignore[arg-type]
-    raise ItemsError("shuffle result mixes item kinds")
+    ints = [c for c in items if isinstance(c, int) and not isinstance(c, bool)]
+    if len(ints) == len(items):
+        return sorted(ints)
+    strs = [c for c in items if isinstance(c, str)]
+    if len(strs) != len(items):
+        raise ItemsError("shuffle result mixes item kinds")
+    if all(c in _CARD_ORDER for c in strs):
+        return sorted(strs, key=_CARD_ORDER.__getitem__)
+    return sorted(strs, key=parse_tile)

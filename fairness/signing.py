@@ -113,6 +113,8 @@ class Signer:
 
 def verify_record(record: dict[str, Any], public_key: Ed25519PublicKey) -> None:
     """Raise SignatureError unless record["signature"] is a valid Ed25519 signature."""
+    if not isinstance(record, dict):
+        raise SignatureError("a signed record must be a JSON object")
     sig = record.get("signature")
     if not isinstance(sig, dict):
         raise SignatureError("record has no signature object")

@@ -1,0 +1,90 @@
+"""The one-way dependencies of docs/architecture.md, checked on the source's imports (AST):
+``fairness`` needs only the stdlib and ``cryptography``; ``games`` never imports ``service``
+or ``verify_cli``; ``verify_cli`` never imports ``service``."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+FIRST_PARTY = {"fairness", "games", "service", "verify_cli", "bench"}
+
+
+def imports_of(path: Path, package: str) -> set[str]:
+    """Top-level names of every module a file imports (relative imports resolved)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                out.add(package)  # a relative import stays inside the package
+            elif node.module:
+                out.add(node.module.split(".")[0])
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and node.func.attr == "import_module" and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            out.add(node.args[0].value.split(".")[0])
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id == "__import__" and node.args
+              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            out.add(node.args[0].value.split(".")[0])
+    return out
+
+
+def package_imports(package: str) -> dict[str, set[str]]:
+    files = sorted((ROOT / package).rglob("*.py"))
+    return {str(f.relative_to(ROOT)): imports_of(f, package) for f in files}
+
+
+def test_scanner_sees_every_kind_of_import(tmp_path: Path) -> None:
+    f = tmp_path / "x.py"
+    f.write_text(
+        "import os.path, json as j\nfrom collections import abc\nfrom . import sibling\n"
+        "def f():\n    import service.app\n    import importlib\n"
+        "    importlib.import_module('verify_cli.main')\n    __import__('requests')\n"
+    )
+    assert imports_of(f, "games") == {"os", "json", "collections", "games", "service",
+                                      "importlib", "verify_cli", "requests"}
+
+
+def test_fairness_imports_only_stdlib_and_cryptography() -> None:
+    allowed = set(sys.stdlib_module_names) | {"cryptography", "fairness", "__future__"}
+    found = package_imports("fairness")
+    assert found, "fairness has no modules?"
+    for path, mods in found.items():
+        assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
+
+
+@pytest.mark.parametrize(("package", "forbidden"), [
+    ("games", {"service", "verify_cli"}),
+    ("verify_cli", {"service"}),
+    ("fairness", {"games", "service", "verify_cli"}),
+])
+def test_no_upward_imports(package: str, forbidden: set[str]) -> None:
+    if not (ROOT / package).is_dir():
+        pytest.skip(f"{package} does not exist yet")
+    for path, mods in package_imports(package).items():
+        assert not mods & forbidden, f"{path} imports {sorted(mods & forbidden)}"
+
+
+def test_games_imports_only_stdlib_and_fairness() -> None:
+    allowed = set(sys.stdlib_module_names) | {"fairness", "games", "__future__"}
+    for path, mods in package_imports("games").items():
+        assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
+
+
+def test_importing_fairness_loads_no_first_party_package() -> None:
+    import subprocess
+
+    code = ("import sys, fairness; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            f"{set(FIRST_PARTY)!r}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.strip() == "['fairness']"
