@@ -1,0 +1,59 @@
+"""Transcripts verified per second, per game (``python -m bench verify``).
+
+Transcripts are genuine random-bot matches made with ``simulate_match`` and signed; each is
+verified the way ``verify FILE`` does it (commitment, key, replay, result, signature, the
+report's first draws in human form), in this one process.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from fairness import Signer, public_key_b64
+from games.registry import available_games
+from games.transcript import simulate_match
+from verify_cli.core import VERIFIED, verify_document
+from verify_cli.keys import parse_keys
+
+MATCHES = 12
+MIN_SECONDS = 0.5
+
+
+def _transcripts(game: str, signer: Signer) -> tuple[list[dict[str, Any]], str]:
+    docs = []
+    how = "full matches"
+    for seed in range(MATCHES):
+        try:
+            doc, _ = simulate_match(game, seed=seed, max_actions=20_000)
+        except RuntimeError:
+            doc, _ = simulate_match(game, seed=seed, resign_at=200)
+            how = "matches resigned after 200 actions"
+        docs.append(signer.signed(doc))
+    return docs, how
+
+
+def run() -> None:
+    signer = Signer.generate()
+    keys = parse_keys(public_key_b64(signer.public_key), source="file", origin="bench")
+    print(f"{'game':<14} {'matches/s':>10} {'events/match':>13}  transcripts")
+    for game in available_games() + ["rng"]:
+        docs, how = _transcripts(game, signer)
+        done = 0
+        start = time.perf_counter()
+        while True:
+            for doc in docs:
+                rep = verify_document(doc, keys, draws_limit=12)
+                if rep["status"] != VERIFIED:
+                    raise SystemExit(f"{game}: a genuine transcript did not verify: "
+                                     f"{rep['failures'] or rep.get('reason')}")
+                done += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= MIN_SECONDS:
+                break
+        events = sum(len(d["events"]) for d in docs) / len(docs)
+        print(f"{game:<14} {done / elapsed:>10.1f} {events:>13.0f}  {how}")
+
+
+if __name__ == "__main__":
+    run()

@@ -1,0 +1,70 @@
+"""The ``qahwa`` command: ``qahwa serve`` runs the service, ``qahwa demo`` shows it off."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(help="qahwa: provably fair dice and shuffles for café games",
+                  no_args_is_help=True, add_completion=False)
+
+
+@app.command()
+def serve(
+    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
+    database_url: Annotated[str | None, typer.Option(
+        help="SQLAlchemy URL (default: $QAHWA_DATABASE_URL or sqlite:///./data/qahwa.db)")] = None,
+    workers: Annotated[int, typer.Option(min=1, help="server processes")] = 1,
+) -> None:
+    """Run the HTTP service (migrates the database and creates keys on first start)."""
+    import uvicorn
+
+    from . import keys, migrate
+    from .db import Database
+    from .settings import Settings
+
+    if database_url:
+        os.environ["QAHWA_DATABASE_URL"] = database_url
+    settings = Settings()
+    # Migrations and key files happen once here, before any worker process starts.
+    db = Database(settings.database_url)
+    migrate.upgrade(db)
+    db.dispose()
+    keys.signer(settings)
+    keys.master_key(settings)
+    typer.echo(f"qahwa: serving on http://{host}:{port} ({_safe_url(settings.database_url)})")
+    uvicorn.run("service.app:create_app", factory=True, host=host, port=port,
+                workers=workers, log_level="info", ws="none")
+
+
+def _safe_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+@app.command()
+def demo() -> None:
+    """Start a server on a temporary database and play a demo against it."""
+    from verify_cli.demo import run_demo  # written alongside the verify tool
+
+    from .server import ServerThread
+    from .settings import Settings
+
+    with tempfile.TemporaryDirectory(prefix="qahwa-demo-") as tmp:
+        settings = Settings(database_url=f"sqlite:///{Path(tmp) / 'demo.db'}",
+                            data_dir=Path(tmp), master_key=None, signing_key=None,
+                            signing_key_file=None)
+        with ServerThread(settings) as srv:
+            typer.echo(f"qahwa demo server at {srv.url}")
+            rc = run_demo(srv.url)
+    raise typer.Exit(int(rc) if isinstance(rc, int) else 0)
+
+
+if __name__ == "__main__":
+    app()

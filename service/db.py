@@ -1,0 +1,108 @@
+"""The one module that owns the SQLAlchemy engine.
+
+SQLite: WAL journal, foreign keys on, a busy timeout, and ``BEGIN IMMEDIATE`` for write
+transactions (so two writers never interleave a read-check-write). PostgreSQL: ordinary
+transactions; the match service takes ``SELECT … FOR UPDATE`` row locks and the
+transparency log a table lock, so several server processes on one database stay correct.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.pool import QueuePool
+from sqlmodel import Session
+
+SQLITE_BUSY_MS = 10_000
+
+
+def _sqlite_engine(url: str, immediate: bool) -> Engine:
+    eng = create_engine(
+        url,
+        connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_MS / 1000},
+        poolclass=QueuePool,
+        pool_size=8,
+        max_overflow=16,
+    )
+
+    @event.listens_for(eng, "connect")
+    def _on_connect(dbapi_conn: Any, _record: Any) -> None:
+        # Let SQLAlchemy (not the driver) emit BEGIN, so we choose DEFERRED or IMMEDIATE.
+        dbapi_conn.isolation_level = None
+        cur = dbapi_conn.cursor()
+        cur.execute("PRAGMA journal_mode=WAL")
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
+        cur.execute("PRAGMA synchronous=NORMAL")
+        cur.close()
+
+    @event.listens_for(eng, "begin")
+    def _on_begin(conn: Any) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+    return eng
+
+
+class Database:
+    """Read and write sessions over one database URL."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        parsed = make_url(url)
+        self.dialect = parsed.get_backend_name()
+        if self.dialect == "sqlite":
+            db = parsed.database
+            if db and db != ":memory:":
+                Path(db).parent.mkdir(parents=True, exist_ok=True)
+            self._read = _sqlite_engine(url, immediate=False)
+            self._write = _sqlite_engine(url, immediate=True)
+        else:
+            # Reads see one snapshot (a match row and its events agree); writes lock rows.
+            self._read = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10,
+                                       isolation_level="REPEATABLE READ")
+            self._write = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+        self._lock = threading.Lock()
+
+    @property
+    def is_sqlite(self) -> bool:
+        return self.dialect == "sqlite"
+
+    @property
+    def write_engine(self) -> Engine:
+        return self._write
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        """A read-only session (rolled back at the end)."""
+        with Session(self._read, expire_on_commit=False) as s:
+            try:
+                yield s
+            finally:
+                s.rollback()
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """A write transaction: committed when the block succeeds, rolled back otherwise."""
+        with Session(self._write, expire_on_commit=False) as s:
+            try:
+                yield s
+                s.commit()
+            except BaseException:
+                s.rollback()
+                raise
+
+    def lock_table(self, session: Session, table: str) -> None:
+        """Serialize appends to ``table`` across processes (SQLite's BEGIN IMMEDIATE already does)."""
+        if self.dialect == "postgresql":
+            session.execute(text(f'LOCK TABLE "{table}" IN SHARE ROW EXCLUSIVE MODE'))
+
+    def dispose(self) -> None:
+        self._read.dispose()
+        if self._write is not self._read:
+            self._write.dispose()

@@ -1,0 +1,63 @@
+"""The server's secrets on disk: the master key (seals seeds) and the Ed25519 signing key."""
+
+from __future__ import annotations
+
+import base64
+import os
+import time
+from pathlib import Path
+
+from sqlmodel import Session
+
+from fairness import Signer, load_master_key, new_master_key, public_key_b64
+
+from .models import SigningKey
+from .settings import Settings
+
+
+def _create_exclusive(path: Path, content: str) -> bool:
+    """Write ``content`` to a new file with mode 0600; False if the file already exists."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "w") as fh:
+        fh.write(content)
+    return True
+
+
+def _read_nonempty(path: Path) -> str:
+    # Another process may have created the file a moment ago and still be writing it.
+    for _ in range(50):
+        text = path.read_text(encoding="ascii").strip()
+        if text:
+            return text
+        time.sleep(0.02)
+    raise RuntimeError(f"{path} is empty")
+
+
+def master_key(settings: Settings) -> bytes:
+    if settings.master_key:
+        return load_master_key(settings.master_key)
+    path = settings.master_key_path
+    if not path.exists():
+        _create_exclusive(path, base64.b64encode(new_master_key()).decode("ascii") + "\n")
+    return load_master_key(_read_nonempty(path))
+
+
+def signer(settings: Settings) -> Signer:
+    if settings.signing_key:
+        return Signer.from_seed_b64(settings.signing_key)
+    path = settings.signing_key_path
+    if not path.exists():
+        _create_exclusive(path, Signer.generate().private_b64() + "\n")
+    _read_nonempty(path)
+    return Signer.load(path)
+
+
+def register(session: Session, s: Signer, created_at: str) -> None:
+    """Record the signing key's public half (every key ever used stays listed)."""
+    if session.get(SigningKey, s.key_id) is None:
+        session.add(SigningKey(key_id=s.key_id, alg="ed25519",
+                               public_key=public_key_b64(s.public_key), created_at=created_at))

@@ -1,0 +1,1 @@
+"""HTTP routes: thin wrappers over :class:`service.matches.MatchService`."""

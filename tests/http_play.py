@@ -1,0 +1,82 @@
+"""Play a whole match over HTTP with random legal actions (tests, demos)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import httpx
+
+MAX_ACTIONS = 20_000
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def create_match(client: httpx.Client, game: str, ruleset: dict[str, Any] | None = None,
+                 names: Sequence[str] | None = None) -> dict[str, Any]:
+    body: dict[str, Any] = {"game": game, "ruleset": ruleset or {}}
+    if names is not None:
+        body["seats"] = [{"name": n} for n in names]
+    r = client.post("/v1/matches", json=body)
+    assert r.status_code == 201, r.text
+    created: dict[str, Any] = r.json()
+    return created
+
+
+def seed_all(client: httpx.Client, created: dict[str, Any], prefix: str = "seed") -> None:
+    for seat in created["seats"]:
+        r = client.post(f"/v1/matches/{created['match_id']}/seats/{seat['seat']}/seed",
+                        json={"client_seed": f"{prefix}-{seat['seat']}"},
+                        headers=auth(seat["token"]))
+        assert r.status_code == 200, r.text
+
+
+def play_actions(client: httpx.Client, match_id: str, tokens: Sequence[str], rnd: random.Random,
+                 limit: int = MAX_ACTIONS,
+                 on_response: Callable[[httpx.Response], None] | None = None) -> int:
+    """Play up to ``limit`` random legal actions; returns how many were played."""
+    played = 0
+    seat_of_turn: int | None = 0
+    while played < limit:
+        r = client.get(f"/v1/matches/{match_id}/state", headers=auth(tokens[seat_of_turn or 0]))
+        assert r.status_code == 200, r.text
+        if on_response:
+            on_response(r)
+        view = r.json()
+        if view["status"] != "playing":
+            break
+        seat_of_turn = view["turn"]
+        assert seat_of_turn is not None
+        if view["seat"] != seat_of_turn:
+            continue
+        legal = view["legal_actions"]
+        assert legal, f"seat {seat_of_turn} to act with no legal action"
+        action = rnd.choice(legal)
+        r = client.post(f"/v1/matches/{match_id}/actions",
+                        json={"action": action, "version": view["version"]},
+                        headers=auth(tokens[seat_of_turn]))
+        assert r.status_code == 200, r.text
+        if on_response:
+            on_response(r)
+        played += 1
+    return played
+
+
+def play_to_end(client: httpx.Client, game: str, ruleset: dict[str, Any] | None = None,
+                seed: int = 0, names: Sequence[str] | None = None,
+                on_response: Callable[[httpx.Response], None] | None = None) -> str:
+    """Create a match, give every seat a seed, play random legal actions to the end.
+
+    ``client`` has the server's base URL. Returns the match id.
+    """
+    rnd = random.Random(seed)
+    created = create_match(client, game, ruleset, names)
+    seed_all(client, created, prefix=f"s{seed}")
+    tokens = [s["token"] for s in created["seats"]]
+    play_actions(client, created["match_id"], tokens, rnd, on_response=on_response)
+    r = client.get(f"/v1/matches/{created['match_id']}")
+    assert r.json()["status"] == "finished", r.text
+    return str(created["match_id"])

@@ -1,0 +1,347 @@
+"""The ``verify`` command: check qahwa-fair/1 transcripts, derive draws, run the demo.
+
+    verify FILE|URL …                  verify transcripts (files or transcript URLs)
+    verify --server URL --match ID …   fetch transcripts from a server and verify them
+    verify derive …                    recompute one draw from the seeds (JSON on stdout)
+    verify demo --server URL           play one bot match per game and verify each
+
+Exit codes: 0 every transcript verified; 1 one failed (or its signature could not be
+checked); 2 unusable input (a one-line reason on stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+import click
+
+from fairness import (
+    FairnessError,
+    Stream,
+    check_label,
+    commitment,
+    match_key,
+    parse_items,
+    parse_server_seed,
+)
+
+from .core import FAILED, UNCHECKED, UNUSABLE, unusable, verify_item
+from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
+from .output import make_console, print_report, print_summary
+
+HELP = """Verify qahwa-fair/1 transcripts of café games and dice/shuffle sessions.
+
+\b
+Usage:
+  verify [OPTIONS] FILE|URL ...           verify transcript files or transcript URLs
+  verify [OPTIONS] --server URL --match ID [--match ID ...]
+  verify derive --server-seed HEX --match-id ID --game G --ruleset STR
+                --client-seed S [--client-seed S ...] --label L
+                (--dice N [--sides 6] | --uniform N | --shuffle ITEMS)
+  verify demo --server URL [--game G ...]
+
+\b
+Checks, for every transcript: the protocol; SHA-256(server_seed) equals the commitment;
+the match key from the seeds; every chance event recomputed and every action replayed
+through the game's rules; the replayed result equals the transcript's; the Ed25519
+signature against the server's key (--key FILE, or fetched from the server, which makes
+it only as trustworthy as that server).
+
+\b
+Exit codes: 0 all verified; 1 a transcript failed or its signature was not checked;
+2 unusable input (not JSON, unknown protocol or game, unreadable file, unreachable URL).
+"""
+
+
+class VerifyGroup(click.Group):
+    """A group whose default command is ``check`` (``verify FILE`` = ``verify check FILE``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        super().format_help(ctx, formatter)
+        check = self.commands["check"]
+        rows = [("FILE|URL ...", "transcript files, or transcript URLs "
+                 "(http://host/v1/matches/ID/transcript)")]
+        rows += [r for p in check.get_params(ctx)
+                 if not isinstance(p, click.Argument) and (r := p.get_help_record(ctx))]
+        with formatter.section("Options of `verify FILE|URL ...` (= `verify check`)"):
+            formatter.write_dl(rows)
+        formatter.write_paragraph()
+        formatter.write_text("`verify derive --help` and `verify demo --help` list theirs.")
+
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
+             complete_var: str | None = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        try:
+            rv = super().main(args, prog_name or "verify", complete_var,
+                              standalone_mode=False, **extra)
+        except click.exceptions.Exit as exc:
+            code = exc.exit_code
+        except click.UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
+                click.echo(exc.ctx.get_help(), err=True)
+                return self._finish(2, standalone_mode)
+            where = f"verify {exc.ctx.info_name}" if exc.ctx and exc.ctx.parent else "verify"
+            click.echo(f"{where}: error: {exc.format_message()}", err=True)
+            code = 2
+        except click.ClickException as exc:
+            click.echo(f"verify: error: {exc.format_message()}", err=True)
+            code = exc.exit_code
+        except UnusableInput as exc:
+            click.echo(f"verify: error: {exc}", err=True)
+            code = 2
+        except click.Abort:
+            click.echo("verify: aborted", err=True)
+            code = 130
+        except KeyboardInterrupt:
+            click.echo("verify: interrupted", err=True)
+            code = 130
+        else:
+            code = rv if isinstance(rv, int) else 0
+        return self._finish(code, standalone_mode)
+
+    @staticmethod
+    def _finish(code: int, standalone_mode: bool) -> int:
+        if not standalone_mode:
+            return code
+        sys.exit(code)
+
+
+@click.group(cls=VerifyGroup, help=HELP, no_args_is_help=True,
+             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def app() -> None:
+    pass
+
+
+def _is_url(arg: str) -> bool:
+    return arg.startswith(("http://", "https://"))
+
+
+def exit_code(reports: list[dict[str, Any]]) -> int:
+    if any(r["status"] == UNUSABLE for r in reports):
+        return 2
+    if any(r["status"] in (FAILED, UNCHECKED) for r in reports):
+        return 1
+    return 0
+
+
+def verify_many(items: list[tuple[str, Any, str]], keys: list[dict[str, Any] | None], *,
+                draws_limit: int | None, allow_unsigned: bool, jobs: int | None,
+                progress: bool) -> list[dict[str, Any]]:
+    """Verify items (see core.verify_item), on all cores when there are several."""
+    results: list[dict[str, Any] | None] = [None] * len(items)
+    workers = jobs if jobs else (os.cpu_count() or 1)
+    workers = max(1, min(workers, len(items)))
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    bar = Progress("[progress.description]{task.description}", BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(), console=make_console(stderr=True),
+                   disable=not progress, transient=False)
+    with bar:
+        task = bar.add_task("verifying", total=len(items))
+        if workers == 1:
+            for i, item in enumerate(items):
+                results[i] = verify_item(item, keys[i], draws_limit, allow_unsigned)
+                bar.advance(task)
+        else:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                futures = {pool.submit(verify_item, item, keys[i], draws_limit,
+                                       allow_unsigned): i for i, item in enumerate(items)}
+                for fut in as_completed(futures):
+                    i = futures[fut]
+                    try:
+                        results[i] = fut.result()
+                    except Exception as exc:  # a crashed worker: say so, keep going
+                        results[i] = unusable(items[i][2], f"worker failed: {exc}")
+                    bar.advance(task)
+    return [r for r in results if r is not None]
+
+
+def collect(sources: Sequence[str], server: str | None, matches: Sequence[str],
+            key_file: str | None) -> tuple[list[tuple[str, Any, str]], list[dict[str, Any] | None],
+                                           list[dict[str, Any]]]:
+    """Items to verify with their key sets; reports of inputs already known unusable."""
+    fixed: KeySet | None = load_key_file(key_file) if key_file else None
+    cache: dict[str, KeySet | UnusableInput] = {}
+
+    def keys_for(base: str | None) -> KeySet | None:
+        if fixed is not None:
+            return fixed
+        if base is None:
+            return None
+        if base not in cache:
+            try:
+                cache[base] = fetch_keys(base)
+            except UnusableInput as exc:
+                cache[base] = exc
+        got = cache[base]
+        if isinstance(got, UnusableInput):
+            raise got
+        return got
+
+    items: list[tuple[str, Any, str]] = []
+    keys: list[dict[str, Any] | None] = []
+    bad: list[dict[str, Any]] = []
+    urls = [(s, s) for s in sources if _is_url(s)]
+    if server:
+        base = server.rstrip("/")
+        urls += [(f"{base}/v1/matches/{m}/transcript", f"{base}/v1/matches/{m}/transcript")
+                 for m in matches]
+    for s in sources:
+        if _is_url(s):
+            continue
+        try:
+            ks = keys_for(server.rstrip("/") if server else None)
+        except UnusableInput as exc:
+            bad.append(unusable(s, str(exc)))
+            continue
+        items.append(("file", s, s))
+        keys.append(ks.to_b64() if ks else None)
+    for url, label in urls:
+        try:
+            doc = http_get_json(url)
+            ks = keys_for(server.rstrip("/") if server else server_base(url))
+        except UnusableInput as exc:
+            bad.append(unusable(label, str(exc)))
+            continue
+        items.append(("doc", doc, label))
+        keys.append(ks.to_b64() if ks else None)
+    return items, keys, bad
+
+
+@app.command("check", help="Verify transcripts (the default command: `verify FILE` runs this).")
+@click.argument("sources", nargs=-1, metavar="FILE|URL...")
+@click.option("--server", metavar="URL", help="Server base URL: fetch --match transcripts and "
+              "its /v1/keys from it.")
+@click.option("--match", "matches", multiple=True, metavar="ID", help="A match id to fetch "
+              "from --server (repeatable).")
+@click.option("--key", "key_file", metavar="FILE", help="The server's public key: base64 of "
+              "the raw 32 bytes, or the JSON of GET /v1/keys.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
+@click.option("--no-signature", "allow_unsigned", is_flag=True, help="Accept a transcript "
+              "whose signature cannot be checked (no key) as verified.")
+@click.option("--all-draws", is_flag=True, help="List every draw in the report.")
+@click.option("--draws", "draws_n", type=click.IntRange(min=0), default=12, show_default=True,
+              help="How many draws to list per match.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes (default: all cores).")
+def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, ...],
+              key_file: str | None, as_json: bool, allow_unsigned: bool, all_draws: bool,
+              draws_n: int, jobs: int | None) -> int:
+    if matches and not server:
+        raise click.UsageError("--match needs --server URL")
+    if not sources and not matches:
+        raise click.UsageError("give transcript files or URLs, or --server URL --match ID")
+    if server and not _is_url(server):
+        raise click.UsageError(f"--server must be an http(s) URL, got {server!r}")
+    items, keys, bad = collect(sources, server, matches, key_file)
+    console = make_console()
+    reports = bad + verify_many(
+        items, keys, draws_limit=None if all_draws else draws_n,
+        allow_unsigned=allow_unsigned, jobs=jobs,
+        progress=len(items) > 1 and not as_json)
+    # keep the order the inputs were given in
+    order = {s: i for i, s in enumerate(
+        list(sources) + [f"{(server or '').rstrip('/')}/v1/matches/{m}/transcript"
+                         for m in matches])}
+    reports.sort(key=lambda r: order.get(str(r.get("source")), len(order)))
+    code = exit_code(reports)
+    if as_json:
+        click.echo(json.dumps({"ok": code == 0, "exit_code": code, "results": reports},
+                              ensure_ascii=False, indent=2))
+        return code
+    for rep in reports:
+        print_report(console, rep)
+    if len(reports) > 1:
+        print_summary(console, reports)
+    if any(r["status"] != UNUSABLE and r["signature"].get("key_source") == "server"
+           for r in reports):
+        console.print("[dim]note: the public key was fetched from the server, so the "
+                      "signature check is only as trustworthy as that server.[/]")
+    if code == 2:
+        first = next(r for r in reports if r["status"] == UNUSABLE)
+        click.echo(f"verify: error: {first['reason']}", err=True)
+    return code
+
+
+# -- derive ----------------------------------------------------------------------------------
+
+class DeriveError(click.UsageError):
+    pass
+
+
+@app.command("derive", help="Recompute one draw from the seeds; prints JSON (commitment, "
+             "match key, label, kind, result).")
+@click.option("--server-seed", required=True, metavar="HEX", help="64 hex characters.")
+@click.option("--match-id", required=True, metavar="ID")
+@click.option("--game", required=True, metavar="G")
+@click.option("--ruleset", required=True, metavar="STR",
+              help="The ruleset string exactly as the transcript carries it.")
+@click.option("--client-seed", "client_seeds", multiple=True, required=True, metavar="S",
+              help="Client seeds in seat order (repeat for every seat).")
+@click.option("--label", required=True, metavar="L")
+@click.option("--dice", type=int, default=None, metavar="N", help="Roll N dice.")
+@click.option("--sides", type=int, default=6, show_default=True, help="Sides per die.")
+@click.option("--uniform", type=int, default=None, metavar="N", help="An integer in 0…N-1.")
+@click.option("--shuffle", "shuffle_items", default=None, metavar="ITEMS",
+              help="deck52, deck_qahve, tiles:M, tiles:M-without:A-B[,C-D], range:N.")
+def derive_cmd(server_seed: str, match_id: str, game: str, ruleset: str,
+               client_seeds: tuple[str, ...], label: str, dice: int | None, sides: int,
+               uniform: int | None, shuffle_items: str | None) -> int:
+    chosen = [n for n, v in (("--dice", dice), ("--uniform", uniform),
+                             ("--shuffle", shuffle_items)) if v is not None]
+    if len(chosen) != 1:
+        raise DeriveError("give exactly one of --dice N, --uniform N, --shuffle ITEMS"
+                          + (f" (got {', '.join(chosen)})" if chosen else ""))
+    try:
+        seed = parse_server_seed(server_seed)
+        if server_seed != seed.hex():
+            raise DeriveError("server seed must be lowercase hex")
+        key = match_key(seed, match_id, game, ruleset, list(client_seeds))
+        check_label(label)
+        stream = Stream(key, label)
+        out: dict[str, Any] = {"commitment": commitment(seed), "match_key": key.hex(),
+                               "label": label}
+        if dice is not None:
+            out.update(kind="dice", args={"count": dice, "sides": sides},
+                       result=stream.dice(dice, sides))
+        elif uniform is not None:
+            out.update(kind="uniform", args={"n": uniform}, result=stream.uniform(uniform))
+        else:
+            assert shuffle_items is not None
+            items: list[Any] = parse_items(shuffle_items)
+            if shuffle_items.startswith("range:"):
+                items = [int(x) for x in items]
+            out.update(kind="shuffle", args={"items": shuffle_items},
+                       result=stream.shuffle(items))
+    except FairnessError as exc:
+        raise DeriveError(str(exc)) from None
+    click.echo(json.dumps(out, ensure_ascii=False))
+    return 0
+
+
+# -- demo ------------------------------------------------------------------------------------
+
+@app.command("demo", help="Play one full match of each available game against a running "
+             "server with random legal bots, then verify every transcript.")
+@click.option("--server", required=True, metavar="URL", help="The server's base URL.")
+@click.option("--game", "game_list", multiple=True, metavar="G",
+              help="Only these games (repeatable; default: every available game and rng).")
+@click.option("--seed", type=int, default=None, help="Seed the bots' choices.")
+def demo_cmd(server: str, game_list: tuple[str, ...], seed: int | None) -> int:
+    from .demo import run_demo
+
+    return run_demo(server, list(game_list) or None, seed=seed)
+
+
+def main() -> None:  # pragma: no cover - `python -m verify_cli`
+    app()

@@ -1,0 +1,285 @@
+"""Draws in human form: dice faces, dealt hands with suit symbols, domino tiles."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from games.cards import sort_hand
+
+DIE_FACES = "⚀⚁⚂⚃⚄⚅"
+SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+CARD_GAMES = ("hokm", "qahve", "shelem")
+_HAND = re.compile(r"^h(\d+)/shuffle$")
+_ROUND = re.compile(r"^r(\d+)/shuffle$")
+_OPENING = re.compile(r"^g(\d+)/opening/(\d+)$")
+_ROLL = re.compile(r"^g(\d+)/roll/(\d+)(?:\|(.*))?$")
+
+
+def short(value: Any, limit: int = 90) -> str:
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def first_difference(expected: Any, found: Any) -> str:
+    """Where two chance results differ, in words."""
+    if isinstance(expected, list) and isinstance(found, list):
+        for i, (a, b) in enumerate(zip(expected, found, strict=False)):
+            if a != b:
+                return f"first difference at position {i}: expected {a}, found {b}"
+        return f"expected {len(expected)} items, found {len(found)}"
+    return f"expected {short(expected)}, found {short(found)}"
+
+
+def dice_text(result: list[int], sides: int) -> str:
+    if sides == 6 and all(isinstance(d, int) and 1 <= d <= 6 for d in result):
+        return " ".join(DIE_FACES[d - 1] for d in result) + f"  ({'-'.join(map(str, result))})"
+    return ", ".join(map(str, result)) + f"  (d{sides})"
+
+
+def card_text(code: Any) -> str:
+    if code == "JB":
+        return "🃏black"
+    if code == "JR":
+        return "🃏red"
+    if isinstance(code, str) and len(code) == 2 and code[1] in SUIT_SYMBOLS:
+        rank = "10" if code[0] == "T" else code[0]
+        return rank + SUIT_SYMBOLS[code[1]]
+    return str(code)
+
+
+def cards_text(codes: list[Any], *, sort: bool = True) -> str:
+    try:
+        ordered = sort_hand(codes) if sort else list(codes)
+    except (ValueError, IndexError):
+        ordered = list(codes)
+    return " ".join(card_text(c) for c in ordered)
+
+
+def tile_text(code: Any) -> str:
+    if isinstance(code, str) and "-" in code:
+        a, b = code.split("-", 1)
+        return f"[{a}|{b}]"
+    return str(code)
+
+
+def tiles_text(codes: list[Any]) -> str:
+    return " ".join(tile_text(c) for c in codes)
+
+
+def seat_names(doc: dict[str, Any]) -> dict[int, Any]:
+    seats = doc.get("seats")
+    return {s["seat"]: s.get("name") for s in (seats if isinstance(seats, list) else [])
+            if isinstance(s, dict) and isinstance(s.get("seat"), int)}
+
+
+class DrawContext:
+    """Collects the chance events of a replay with what is needed to show them."""
+
+    def __init__(self, doc: dict[str, Any]) -> None:
+        self.doc = doc
+        self.game = doc.get("game")
+        try:
+            rs = json.loads(doc.get("ruleset") or "{}")
+            self.ruleset: dict[str, Any] = rs if isinstance(rs, dict) else {}
+        except ValueError:
+            self.ruleset = {}
+        self.names = seat_names(doc)
+        self.n = len(self.names)
+        self.entries: list[tuple[dict[str, Any], dict[str, Any]]] = []
+        self.last_actor: int | None = None
+        self.total = 0
+
+    def seat(self, s: Any) -> str:
+        name = self.names.get(s) if isinstance(s, int) else None
+        return f"seat {s} ({name})" if name else f"seat {s}"
+
+    def observe(self, ev: dict[str, Any], engine: Any) -> None:
+        if ev.get("type") == "action":
+            self.last_actor = ev.get("seat")
+            return
+        if ev.get("type") != "chance":
+            return
+        self.total += 1
+        info: dict[str, Any] = {"actor": self.last_actor}
+        label = ev.get("label", "")
+        if self.game in CARD_GAMES and engine is not None and _HAND.match(str(label)):
+            try:
+                view = engine.view(None)
+            except Exception:  # the display must never break a verification
+                view = {}
+            for k in ("dealer", "hakem"):
+                if isinstance(view.get(k), int) and not isinstance(view.get(k), bool):
+                    info[k] = view[k]
+        self.entries.append((ev, info))
+
+    def lines(self, limit: int | None) -> list[dict[str, Any]]:
+        chosen = self.entries if limit is None else self.entries[:limit]
+        out = []
+        for ev, info in chosen:
+            try:
+                text = self.text(ev, info)
+            except Exception:
+                text = short(ev.get("result"))
+            out.append({"seq": ev.get("seq"), "label": ev.get("label"), "kind": ev.get("kind"),
+                        "text": text})
+        return out
+
+    # -- one draw --------------------------------------------------------------------------
+    def text(self, ev: dict[str, Any], info: dict[str, Any]) -> str:
+        kind, label = ev.get("kind"), str(ev.get("label"))
+        result: Any = ev.get("result")
+        if kind == "dice":
+            sides = (ev.get("args") or {}).get("sides", 6)
+            faces = dice_text(result, sides)
+            m = _OPENING.match(label)
+            if m and self.game == "tawla" and len(result) == 2:
+                a, b = result
+                then = ("equal, roll again" if a == b
+                        else f"{self.seat(0 if a > b else 1)} starts")
+                return (f"game {m.group(1)} opening roll {m.group(2)}: {self.seat(0)} "
+                        f"{DIE_FACES[a - 1]} {a}, {self.seat(1)} {DIE_FACES[b - 1]} {b} → {then}")
+            m = _ROLL.match(label)
+            if m and self.game == "tawla":
+                extra = f", live entropy {m.group(3)!r}" if m.group(3) else ""
+                who = self.seat(info["actor"]) if info["actor"] is not None else "?"
+                return f"game {m.group(1)} roll {m.group(2)} for {who}: {faces}{extra}"
+            return f"{label}: {faces}"
+        if kind == "uniform":
+            n = (ev.get("args") or {}).get("n")
+            if label == "dealer":
+                return f"first dealer: {self.seat(result)}"
+            return f"{label}: {result} (of 0…{n - 1 if isinstance(n, int) else '?'})"
+        if kind == "shuffle" and isinstance(result, list):
+            return self.shuffle_text(ev, label, result, info)
+        return f"{label}: {short(result)}"
+
+    def shuffle_text(self, ev: dict[str, Any], label: str, result: list[Any],
+                     info: dict[str, Any]) -> str:
+        if label == "hakem" and self.game == "hokm":
+            shown = []
+            for i, c in enumerate(result):
+                shown.append(card_text(c))
+                if isinstance(c, str) and c.startswith("A"):
+                    return (f"first hakem: {self.seat(i % 4)} (face up: {' '.join(shown)}, "
+                            f"the first ace to {self.seat(i % 4)})")
+            return f"hakem deal: {cards_text(result, sort=False)}"
+        m = _HAND.match(label)
+        if m and self.game in CARD_GAMES:
+            return self.card_deal(int(m.group(1)), ev, result, info)
+        m = _ROUND.match(label)
+        if m and self.game in ("iraqi_domino", "mexican_train"):
+            if self.game == "iraqi_domino":
+                h = 7
+            else:
+                h = 15 if self.n <= 4 else 12 if self.n <= 6 else 10
+            lines = [f"round {m.group(1)}, tiles dealt:"]
+            for s in range(self.n):
+                lines.append(f"  {self.seat(s)}: {tiles_text(result[h * s:h * s + h])}")
+            rest = result[h * self.n:]
+            pile = "boneyard" if self.game == "mexican_train" else "draw pile"
+            lines.append(f"  {pile} ({len(rest)}): {tiles_text(rest) or '(empty)'}")
+            return "\n".join(lines)
+        if all(isinstance(x, int) for x in result):
+            body = " ".join(map(str, result[:30])) + (" …" if len(result) > 30 else "")
+            return f"{label}: shuffle of 0…{len(result) - 1}: {body}"
+        if all(isinstance(x, str) and "-" in x for x in result):
+            return f"{label}: {tiles_text(result)}"
+        return f"{label}: {cards_text(result, sort=False)}"
+
+    def _first(self, label: str) -> dict[str, Any] | None:
+        for ev, _ in self.entries:
+            if ev.get("label") == label:
+                return ev
+        return None
+
+    def _cut_for(self, seq: Any) -> int | None:
+        """The cut k of the hand whose shuffle is event ``seq`` (hokm with ``cut``)."""
+        events = self.doc.get("events", [])
+        if not isinstance(seq, int):
+            return None
+        shuffles = [int(e["seq"]) for e, _ in self.entries
+                    if _HAND.match(str(e.get("label"))) and isinstance(e.get("seq"), int)]
+        prev = max([s for s in shuffles if s < seq], default=-1)
+        nxt = min([s for s in shuffles if s > seq], default=len(events))
+        for e in events[prev + 1:nxt]:
+            act = e.get("action") if isinstance(e, dict) else None
+            if isinstance(act, dict) and act.get("type") == "cut" and isinstance(act.get("k"), int):
+                return int(act["k"])
+        return None
+
+    def card_deal(self, h: int, ev: dict[str, Any], deck: list[Any],
+                  info: dict[str, Any]) -> str:
+        n = self.n or 4
+        lines: list[str] = []
+        hands: dict[int, list[Any]] = {}
+        extra: list[tuple[str, list[Any]]] = []
+        if self.game == "shelem":
+            d = info.get("dealer")
+            if d is None:
+                first = self._first("dealer")
+                if first is not None and isinstance(first.get("result"), int):
+                    d = (first["result"] + h) % n
+            if d is None:
+                return f"hand {h}: {cards_text(deck, sort=False)}"
+            lines.append(f"hand {h}, dealer {self.seat(d)}:")
+            if n == 4:
+                for i in range(3):
+                    hands[(d + 1 + i) % 4] = deck[12 * i:12 * i + 12]
+                hands[d] = deck[40:52]
+                extra.append(("kitty", deck[36:40]))
+            else:
+                o = 1 - d
+                hands[o] = deck[0:12]
+                hands[d] = deck[12:24]
+                extra.append((f"{self.seat(o)} piles", deck[24:28] + deck[32:36] + deck[40:44]))
+                extra.append((f"{self.seat(d)} piles", deck[28:32] + deck[36:40] + deck[48:52]))
+                extra.append(("kitty", deck[44:48]))
+        else:
+            if self.game == "hokm":
+                start = info.get("hakem")
+                if start is None and h == 0:
+                    first = self._first("hakem")
+                    if first is not None:
+                        for i, c in enumerate(first.get("result") or []):
+                            if isinstance(c, str) and c.startswith("A"):
+                                start = i % 4
+                                break
+                who = f"hakem {self.seat(start)}" if start is not None else "hakem unknown"
+                if self.ruleset.get("cut"):
+                    k = self._cut_for(ev.get("seq"))
+                    if k is not None and 1 <= k <= 51:
+                        deck = deck[k:] + deck[:k]
+                        who += f", cut at {k}"
+            else:
+                d = info.get("dealer")
+                if d is None and h == 0:
+                    first = self._first("dealer")
+                    if first is not None and isinstance(first.get("result"), int):
+                        d = first["result"]
+                start = (d + 1) % 4 if d is not None else None
+                who = f"dealer {self.seat(d)}" if d is not None else "dealer unknown"
+            if start is None:
+                return f"hand {h} ({who}): {cards_text(deck, sort=False)}"
+            lines.append(f"hand {h}, {who}:")
+            for i in range(4):
+                s = (start + i) % 4
+                hands[s] = deck[5 * i:5 * i + 5] + deck[20 + 4 * i:24 + 4 * i] \
+                    + deck[36 + 4 * i:40 + 4 * i]
+        for s in sorted(hands):
+            lines.append(f"  {self.seat(s)}: {cards_text(hands[s])}")
+        for name, cards in extra:
+            lines.append(f"  {name}: {cards_text(cards, sort=False)}")
+        return "\n".join(lines)
+
+
+def result_text(result: dict[str, Any], doc: dict[str, Any]) -> str:
+    names = seat_names(doc)
+    winners = result.get("winners") or []
+    who = ", ".join(f"seat {w} ({names.get(w)})" if names.get(w) else f"seat {w}"
+                    for w in winners) or "nobody"
+    scores = result.get("scores") or []
+    score = "–".join(map(str, scores))
+    return f"result reached: {result.get('reason')}, won by {who}" + (
+        f", scores {score}" if scores else "")
