@@ -236,7 +236,8 @@ def verify_document(doc: Any, keys: KeySet | None, *, source: str = "<transcript
             if engine.outcome is None:
                 rep.fail("result", "the events end before the match is over")
             else:
-                calc_result = engine.outcome.to_json()
+                # as JSON (tuples in an outcome's detail are lists in the transcript)
+                calc_result = json.loads(json.dumps(engine.outcome.to_json()))
                 if calc_result == doc.get("result"):
                     rep.ok("result", render.result_text(calc_result, doc))
                 else:

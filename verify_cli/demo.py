@@ -103,7 +103,11 @@ def _bot_loop(api: _Api, game: str, mid: str, tokens: dict[int, str], bots: rand
             raise DemoError(f"{game}: seat {seat} is to act but has no legal action")
         if actions >= max_actions:
             raise DemoError(f"{game}: no end after {max_actions} actions")
-        action = bots.choice(legal)
+        # `suggested_actions` (where a view has it) is the subset of legal_actions a random
+        # bot should pick from, e.g. qahve's two lowest bids: uniformly random bids make
+        # contracts nobody can reach, and such a match never ends
+        suggested = [a for a in state.get("suggested_actions") or [] if a in legal]
+        action = bots.choice(suggested or legal)
         code, _ = api.call("POST", f"/v1/matches/{mid}/actions", token=tokens[seat],
                            body={"action": action, "version": state.get("version")},
                            ok=(200, 201, 409))
