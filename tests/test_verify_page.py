@@ -80,7 +80,7 @@ class Site:
         site = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: Any) -> None:
                 pass
 
             def _send(self, status: int, body: bytes, ctype: str) -> None:
@@ -219,12 +219,30 @@ def site() -> Iterator[Site]:
         s.close()
 
 
+@pytest.fixture(scope="module")
+def shared_page(browser: Any) -> Iterator[Any]:
+    """One page reused by the tests that need nothing special (a context costs ~0.5 s)."""
+    ctx = browser.new_context(locale="en-US")
+    page = ctx.new_page()
+    page.js_errors = []
+    page.on("pageerror", lambda e: page.js_errors.append(str(e)))
+    try:
+        yield page
+    finally:
+        ctx.close()
+
+
 @pytest.fixture
-def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
+def new_page(browser: Any, shared_page: Any) -> Iterator[Callable[..., Any]]:
+    """A page to drive: the shared one, or a fresh context for a locale / init script."""
     contexts: list[Any] = []
 
-    def make(locale: str = "en-US", init_script: str | None = None) -> Any:
-        ctx = browser.new_context(locale=locale)
+    def make(locale: str | None = None, init_script: str | None = None,
+             fresh: bool = False) -> Any:
+        if locale is None and init_script is None and not fresh:
+            shared_page.js_errors.clear()
+            return shared_page
+        ctx = browser.new_context(locale=locale or "en-US")
         contexts.append(ctx)
         if init_script:
             ctx.add_init_script(init_script)
@@ -235,6 +253,7 @@ def new_page(browser: Any) -> Iterator[Callable[..., Any]]:
         return page
 
     yield make
+    assert shared_page.js_errors == []
     for ctx in contexts:
         ctx.close()
 
@@ -280,6 +299,7 @@ def test_genuine_match_is_all_green(new_page: Any, site: Site, game: str) -> Non
     expected_k = match_key(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
                            [s["client_seed"] for s in doc["seats"]]).hex()
     assert expected_k in page.inner_text("tr[data-check=key]")
+    assert f"verify --server {site.url} --match '{mid}'" in page.inner_text("#rules-note")
 
 
 def test_compact_unicode_text_and_wrapper_are_accepted(new_page: Any, site: Site) -> None:
@@ -590,7 +610,7 @@ def test_offline_from_file_url(new_page: Any) -> None:
 def test_page_makes_no_third_party_requests(new_page: Any, site: Site) -> None:
     doc = genuine("rng", seed=22)
     site.add(doc)
-    page = new_page()
+    page = new_page(fresh=True)
     seen: list[str] = []
     page.on("request", lambda r: seen.append(r.url))
     assert verify_match(page, site.url, doc["match_id"]) == "pass"
@@ -852,20 +872,52 @@ def test_page_verify_api_matches_python_signature(new_page: Any) -> None:
 # Against the real service, when its test helpers exist.
 # ---------------------------------------------------------------------------------------
 def test_live_service(new_page: Any) -> None:
+    """The real service: tawla played to the end, hokm resigned after 10 moves."""
+    _live_check(new_page, [g for g in ("tawla", "hokm") if g in available_games()], moves=10)
+
+
+@pytest.mark.slow
+def test_live_service_every_game(new_page: Any) -> None:
+    _live_check(new_page, available_games())
+
+
+def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
+    """Matches played over HTTP on the real service, checked by the page it serves at /verify.
+
+    Tawla is played to the end; the other games play `moves` random legal moves and then seat 0
+    resigns (a resigned match publishes its transcript too), which keeps this quick.
+    """
+    assert games
     try:
-        from http_play import play_to_end  # type: ignore[import-not-found]
-        from live_server import LiveServer  # type: ignore[import-not-found]
+        from http_play import auth, create_match, play_actions, play_to_end
+        from live_server import LiveServer
     except ImportError:
         pytest.skip("tests/live_server.py / tests/http_play.py are not there yet")
     import httpx
 
-    with LiveServer() as srv:
-        with httpx.Client(base_url=srv.url, timeout=30) as client:
-            for i, game in enumerate(available_games()):
+    with LiveServer() as srv, httpx.Client(base_url=srv.url, timeout=30) as client:
+        for i, game in enumerate(games):
+            if game == "tawla":
                 mid = play_to_end(client, game, {}, i)
-                page = new_page()
-                assert verify_match(page, srv.url, mid) == "pass", game
-                assert set(statuses(page).values()) == {"ok"}
+            else:
+                created = create_match(client, game, {})
+                mid = created["match_id"]
+                tokens = [s["token"] for s in created["seats"]]
+                for s in created["seats"]:
+                    r = client.post(f"/v1/matches/{mid}/seats/{s['seat']}/seed",
+                                    json={"client_seed": f"قهوة-{s['seat']}"},
+                                    headers=auth(s["token"]))
+                    assert r.status_code == 200, r.text
+                play_actions(client, mid, tokens, random.Random(i), limit=moves)
+                if client.get(f"/v1/matches/{mid}").json()["status"] != "finished":
+                    r = client.post(f"/v1/matches/{mid}/resign", headers=auth(tokens[0]))
+                    assert r.status_code == 200, r.text
+            transcript = client.get(f"/v1/matches/{mid}/transcript").json()
+            page = new_page()
+            assert verify_match(page, srv.url, mid) == "pass", game
+            assert statuses(page) == {s: "ok" for s in chance_seqs(transcript)}, game
+            assert check_status(page, "sig") == "ok"
+            assert srv.url + "/v1/keys" in page.inner_text("tr[data-check=sig]")
 
 
 # ---------------------------------------------------------------------------------------
@@ -874,8 +926,12 @@ def test_live_service(new_page: Any) -> None:
 def take_screenshot(out: Path) -> None:
     from playwright.sync_api import sync_playwright
 
-    doc = built("hokm", {}, [("hakem", "shuffle", deck52()), ("h0/shuffle", "shuffle", deck52())],
-                n_seats=4, match_id="m-7f3a")
+    for i in range(100):  # a match whose first ace comes a few cards in: a fuller picture
+        doc = built("hokm", {}, [("hakem", "shuffle", deck52()),
+                                 ("h0/shuffle", "shuffle", deck52())],
+                    n_seats=4, match_id=f"m-7f3a{i}")
+        if [c[0] for c in doc["events"][0]["result"]].index("A") >= 5:
+            break
     tawla = built("tawla", {"cube": True, "match_length": 5},
                   [("g0/opening/0", "dice", (2, 6)), ("g0/roll/1", "dice", (2, 6))],
                   n_seats=2, match_id="m-tawla")
@@ -888,7 +944,7 @@ def take_screenshot(out: Path) -> None:
         with sync_playwright() as pw:
             b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
             page = b.new_page(viewport={"width": 1100, "height": 900})
-            page.goto(f"{site.url}/verify?lang=en&match=m-7f3a")
+            page.goto(f"{site.url}/verify?lang=en&match={doc['match_id']}")
             page.wait_for_selector("#verdict[data-verdict]")
             page.screenshot(path=str(out), full_page=True)
             page.goto(f"{site.url}/verify?lang=ar&match=m-tawla")
