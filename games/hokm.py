@@ -270,7 +270,8 @@ class HokmEngine(Engine):
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
         out: dict[str, JSON] = {
-            "phase": self.phase,
+            # a resigned or abandoned match is over too, whatever phase it stopped in
+            "phase": self.phase if self.outcome is None else OVER,
             "hand_number": self.hand_number,
             "hakem": self.hakem,
             "dealer": self.dealer,

@@ -32,6 +32,8 @@ JOKER_ORDER = (JB, JR)
 #: Trick index (0-based) by which JB must have been played: "trick 10".
 JB_DEADLINE = 9
 MAX_TARGET = 100_000
+#: The highest ``min_bid``: 2 × 6 = 12 ≤ 13 tricks, so a side can still make its contract.
+MAX_MIN_BID = TRICKS // 2
 
 BID = "bid"
 PLAY = "play"
@@ -79,7 +81,9 @@ class QahveEngine(Engine):
     def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
         out = super().parse_ruleset(raw)
         int_in(out, "target", 1, MAX_TARGET)
-        int_in(out, "min_bid", 1, TRICKS)
+        # two bids of 7 or more make a contract above 13 tricks: no side could ever make
+        # its contract, every hand would score negative for both and the match never end
+        int_in(out, "min_bid", 1, MAX_MIN_BID)
         return out
 
     @classmethod
@@ -263,7 +267,8 @@ class QahveEngine(Engine):
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
         out: dict[str, JSON] = {
-            "phase": self.phase,
+            # a resigned or abandoned match is over too, whatever phase it stopped in
+            "phase": self.phase if self.outcome is None else OVER,
             "hand_number": self.hand_number,
             "dealer": self.dealer,
             "trump": TRUMP,

@@ -438,7 +438,9 @@ class ShelemEngine(Engine):
                 "high_bid": self.high_bid,
                 "high_bidder": self.high_bidder,
                 "passed": sorted(self.passed),
-                "min_bid": self._min_bid() if self.phase == BIDDING else None,
+                "min_bid": (
+                    self._min_bid() if self.phase == BIDDING and self.outcome is None else None
+                ),
             },
             "hakem": self.hakem,
             "bid": self.high_bid if self.hakem is not None else None,

@@ -314,6 +314,22 @@ def test_resign_and_abandon() -> None:
     assert f.outcome is not None and f.outcome.winners == ()
 
 
+@pytest.mark.parametrize("cut", [False, True])
+def test_an_ended_match_shows_phase_over(cut: bool) -> None:
+    # docs/games/hokm.md: phase is `over` once the match has ended, however it ended
+    e = make({"cut": cut})
+    assert e.view(None)["phase"] == ("cut" if cut else "trump")
+    e.end_match("resigned", 0)
+    for s in (None, 0, 1, 2, 3):
+        v = e.view(s)
+        assert v["phase"] == "over" and v["status"] == "finished" and v["turn"] is None
+        assert v["legal_actions"] == []
+    f = make()
+    f.apply(f.hakem, {"type": "trump", "suit": "H"})
+    f.end_match("abandoned")
+    assert f.view(None)["phase"] == "over" and f.view(2)["phase"] == "over"
+
+
 # -- views and the public log ----------------------------------------------------------------
 
 def test_views_hide_other_hands() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,13 @@ from games.cards import suit
 from games.errors import ReplayError
 from games.hokm import HokmEngine
 from games.transcript import simulate_match
+
+
+def examples(n: int) -> int:
+    """``n`` examples in the default run; the loaded profile's count under
+    ``QAHWA_HYPOTHESIS_PROFILE=thorough`` (an explicit ``max_examples`` would override it)."""
+    thorough = os.environ.get("QAHWA_HYPOTHESIS_PROFILE") == "thorough"
+    return settings().max_examples if thorough else n
 
 
 def key_of(doc: dict[str, Any]) -> bytes:
@@ -54,7 +62,27 @@ def walk(doc: dict[str, Any], cls: type[Engine],
     return engine
 
 
+def leaked(view: dict[str, Any], hidden: set[str], hand_number: int) -> list[str]:
+    """Hidden cards that appear in a view (outside the deals of earlier hands)."""
+    v = {k: x for k, x in view.items() if k not in ("history", "first_hakem_deal")}
+    if v.get("last_trick") and v["last_trick"]["hand"] != hand_number:
+        del v["last_trick"]  # a trick of an earlier deal: its cards are dealt anew
+    text = json.dumps(v)
+    return sorted(c for c in hidden if f'"{c}"' in text)
+
+
+def assert_no_leak(e: HokmEngine) -> None:
+    """No view shows another seat's cards, the undealt rest of a deal or the uncut deck."""
+    undealt = {c for r in e._rest for c in r} | (set(e.deck) if e.phase == "cut" else set())
+    for s in (None, 0, 1, 2, 3):
+        hidden = undealt | {c for t in range(4) if t != s for c in e.hands[t]}
+        if s is not None:
+            hidden -= set(e.hands[s])
+        assert not leaked(e.view(s), hidden, e.hand_number), f"seat {s} sees hidden cards"
+
+
 def hokm_check(e: HokmEngine, seat: int, action: dict[str, Any]) -> None:
+    assert_no_leak(e)
     # the 52 cards are all somewhere, once
     if e.phase == "cut":
         assert sorted(e.deck) == sorted(DECK52) and all(not h for h in e.hands)
@@ -97,7 +125,7 @@ def check_hokm_result(doc: dict[str, Any], engine: HokmEngine) -> None:
     assert labels == ["hakem"] + [f"h{i}/shuffle" for i in range(len(engine.history))]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 10**9), cut=st.booleans(), nars=st.booleans(),
        target=st.integers(1, 7))
 def test_random_full_matches(seed: int, cut: bool, nars: bool, target: int) -> None:

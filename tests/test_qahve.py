@@ -78,6 +78,21 @@ def test_registry_and_ruleset() -> None:
             QahveEngine.parse_ruleset(bad)
 
 
+@pytest.mark.parametrize("min_bid", range(7, 14))
+def test_a_min_bid_no_side_could_ever_make_is_refused(min_bid: int) -> None:
+    # Two bids of at least 7 make a contract of 14 or more: with 13 tricks no side can ever
+    # make it, every hand scores negative for both sides and the match could never end.
+    assert hand_points(2 * min_bid, 13) < 0
+    with pytest.raises(RulesetError, match="min_bid"):
+        QahveEngine.parse_ruleset({"min_bid": min_bid})
+
+
+@pytest.mark.parametrize("min_bid", range(1, 7))
+def test_every_accepted_min_bid_leaves_a_makeable_contract(min_bid: int) -> None:
+    assert QahveEngine.parse_ruleset({"min_bid": min_bid})["min_bid"] == min_bid
+    assert hand_points(2 * min_bid, 13) > 0  # a side taking every trick makes the least contract
+
+
 # -- known-answer deal ------------------------------------------------------------------------
 
 def test_known_answer_dealer_and_deal() -> None:
@@ -353,3 +368,19 @@ def test_views() -> None:
     dealer_ev, shuffle_ev = make().chance.take_events()
     assert QahveEngine.redact(dealer_ev) == dealer_ev
     assert "result" not in QahveEngine.redact(shuffle_ev)
+
+
+@pytest.mark.parametrize("bids", [0, 4])
+def test_an_ended_match_shows_phase_over(bids: int) -> None:
+    # docs/games/qahve.md: phase is `over` once the match has ended, however it ended
+    e = make()
+    for _ in range(bids):
+        seat = e.turn
+        assert seat is not None
+        e.apply(seat, {"type": "bid", "tricks": 3})
+    assert e.view(None)["phase"] == ("play" if bids == 4 else "bid")
+    e.end_match("resigned", 2)
+    for s in (None, 0, 1, 2, 3):
+        v = e.view(s)
+        assert v["phase"] == "over" and v["status"] == "finished" and v["turn"] is None
+        assert v["legal_actions"] == [] and v["result"]["winners"] == [1, 3]

@@ -629,6 +629,8 @@ def test_resign_and_finished_views() -> None:
     e.end_match("resigned", 1)
     assert e.outcome is not None and e.outcome.winners == (0, 2)
     assert e.view(0)["phase"] == "over" and e.view(0)["legal_actions"] == []
+    # the auction is over with the match: no lowest bid is offered any more
+    assert e.view(None)["auction"]["min_bid"] is None and e.view(1)["auction"]["min_bid"] is None
     e = scripted_hand([0, 2, 0, 1, 0, 2, 0, 0, 3, 2, 1, 3], bid=115, scores=(1100, 0))
     assert e.outcome is not None and e.outcome.winners == (0, 2)
     v = e.view(None)

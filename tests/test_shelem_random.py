@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
 import pytest
@@ -13,6 +14,13 @@ from fairness import DECK52, match_key
 from games.base import Chance, replay
 from games.shelem import HAND_POINTS, ShelemEngine, hand_score
 from games.transcript import simulate_match
+
+
+def examples(n: int) -> int:
+    """``n`` examples in the default run; the loaded profile's count under
+    ``QAHWA_HYPOTHESIS_PROFILE=thorough`` (an explicit ``max_examples`` would override it)."""
+    thorough = os.environ.get("QAHWA_HYPOTHESIS_PROFILE") == "thorough"
+    return settings().max_examples if thorough else n
 
 
 def all_cards(e: ShelemEngine) -> list[str]:
@@ -40,7 +48,22 @@ def check_hand_record(h: dict[str, Any], n: int) -> None:
     assert len(h["discard"]) == 4
 
 
-def redrive(doc: dict[str, Any]) -> ShelemEngine:
+def assert_no_leak(e: ShelemEngine) -> None:
+    """No view shows another seat's hand, the face-down kitty, a pile card under its top, or
+    (to anyone but the hakem) the four cards laid down."""
+    face_down = set(e.kitty) | {c for ps in e.piles for p in ps for c in p[:-1]}
+    for s in (None, *range(e.n)):
+        v = {k: x for k, x in e.view(s).items() if k != "history"}
+        if v["last_trick"] and v["last_trick"]["hand"] != e.hand_no:
+            del v["last_trick"]  # a trick of an earlier deal: its cards are dealt anew
+        hidden = face_down | {c for t in range(e.n) if t != s for c in e.hands[t]}
+        if s != e.hakem:
+            hidden |= set(e.discard)
+        text = json.dumps(v)
+        assert not [c for c in hidden if f'"{c}"' in text], f"seat {s} sees hidden cards"
+
+
+def redrive(doc: dict[str, Any], *, leaks: bool = False) -> ShelemEngine:
     """Re-apply the transcript's actions one by one, checking the rules at every step."""
     parsed = json.loads(doc["ruleset"])
     key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "shelem",
@@ -59,6 +82,8 @@ def redrive(doc: dict[str, Any]) -> ShelemEngine:
             e.end_match(ev["reason"], ev.get("seat"))
             continue
         seat, action = ev["seat"], ev["action"]
+        if leaks:
+            assert_no_leak(e)
         v = e.view(seat)
         assert action in v["legal_actions"]
         if action["type"] == "play":
@@ -130,13 +155,13 @@ def check_match(players: int, target: int, seed: int, resign_at: int = 1500) -> 
     return e
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 10**6), target=st.sampled_from([100, 330, 660]))
 def test_random_four_player_matches(seed: int, target: int) -> None:
     check_match(4, target, seed)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(seed=st.integers(0, 10**6), target=st.sampled_from([100, 330, 660]))
 def test_random_two_player_matches(seed: int, target: int) -> None:
     check_match(2, target, seed)
@@ -146,3 +171,11 @@ def test_random_two_player_matches(seed: int, target: int) -> None:
 def test_random_matches_to_the_default_target(players: int) -> None:
     outcomes = [check_match(players, 1200, seed, resign_at=10_000).outcome for seed in (1, 2)]
     assert all(o is not None and o.reason == "finished" for o in outcomes)
+
+
+@pytest.mark.parametrize("players", [4, 2])
+def test_views_never_show_hidden_cards(players: int) -> None:
+    doc, e = simulate_match("shelem", {"players": players, "target": 330}, seed=11,
+                            resign_at=400)
+    assert e.outcome is not None and len(e.history) >= 2
+    assert redrive(doc, leaks=True).outcome == e.outcome
