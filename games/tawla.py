@@ -576,7 +576,8 @@ class TawlaEngine(Engine):
     def _resign(self, seat: int, action: Action) -> None:
         only_keys(action, "points")
         level = action.get("points")
-        if isinstance(level, bool) or level not in RESIGN_LEVELS:
+        # an int exactly (not bool, not 1.0, nothing unhashable) before the dict lookup
+        if type(level) is not int or level not in RESIGN_LEVELS:
             raise MalformedActionError(
                 "'points' must be 1 (single), 2 (gammon) or 3 (backgammon)"
             )

@@ -13,6 +13,7 @@ import pytest
 from fairness import Stream, tiles
 from games.base import Chance
 from games.errors import (
+    ActionError,
     IllegalActionError,
     MalformedActionError,
     MatchOverError,
@@ -424,3 +425,40 @@ def test_resign_and_abandon() -> None:
     eng2 = new(3)
     eng2.end_match("abandoned")
     assert eng2.outcome is not None and eng2.outcome.winners == ()
+
+
+ODD_VALUES: list[Any] = [None, True, 0, 3.5, "", "left", "right", "3-5", "5-3", "6-6",
+                         " 3-5", "3-5 ", "3-05", [], ["3-5"], {}, {"a": 1}]
+
+
+@pytest.mark.parametrize("players,line,pile", [
+    (4, [], []),            # any tile may open
+    (4, [(3, 6)], []),      # must play (3-5 fits the left end)
+    (3, [(1, 1)], ["4-4"]),  # cannot play: must draw
+    (2, [(1, 1)], []),      # cannot play, pile empty: must pass
+])
+def test_odd_field_values_are_refused_and_change_nothing(
+        players: int, line: list[tuple[int, int]], pile: list[str]) -> None:
+    """Every action type with odd field values: an error (never a crash) unless listed,
+    compared type-strictly, and nothing changes (no draw, no chance)."""
+    hands = [["3-5", "0-0"], ["2-2"], ["4-5"], ["4-6"]][:players]
+    eng = setup(new(players), hands, line=line, pile=pile)
+    listed = {json.dumps(a, sort_keys=True) for a in eng.legal_actions(0)}
+    before = snapshot(eng)
+    tried = 0
+    pairs = [(t, e) for t in ODD_VALUES + ["absent"] for e in ("left", "right", "absent")]
+    pairs += [(t, e) for e in ODD_VALUES for t in ("3-5", "0-0", "2-2", "absent")]
+    for kind in ("play", "draw", "pass"):
+        for tile, end in pairs:
+            action: dict[str, Any] = {"type": kind}
+            if tile != "absent":
+                action["tile"] = tile
+            if end != "absent":
+                action["end"] = end
+            if json.dumps(action, sort_keys=True) in listed:
+                continue
+            with pytest.raises(ActionError):
+                eng.apply(0, action)
+            assert snapshot(eng) == before, action
+            tried += 1
+    assert eng.chance.take_events() == [] and tried > 300

@@ -15,6 +15,14 @@ from games.errors import ActionError
 from games.iraqi_domino import IraqiDomino, round_to_nearest
 from games.transcript import simulate_match
 
+
+def examples(n: int) -> int:
+    """``n`` under the default profile; scaled up with the profile's ``max_examples`` (e.g.
+    ``QAHWA_HYPOTHESIS_PROFILE=thorough`` gives 5n), which a fixed ``max_examples`` in
+    ``@settings`` would otherwise override."""
+    return max(n, n * settings().max_examples // 100)
+
+
 ALL = Counter(tiles(6))
 
 
@@ -76,14 +84,14 @@ def play_out(players: int, seed: int, target: int) -> IraqiDomino:
     return eng
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32),
        target=st.sampled_from([1, 60, 151]))
 def test_random_matches_keep_invariants(players: int, seed: int, target: int) -> None:
     play_out(players, seed, target)
 
 
-@settings(max_examples=10, deadline=None)
+@settings(max_examples=examples(10), deadline=None)
 @given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 10_000))
 def test_simulated_transcript_replays(players: int, seed: int) -> None:
     doc, eng = simulate_match("iraqi_domino", {"players": players}, seed=seed)

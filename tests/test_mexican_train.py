@@ -12,6 +12,7 @@ import pytest
 from fairness import parse_items, tiles
 from games.base import Chance
 from games.errors import (
+    ActionError,
     IllegalActionError,
     MalformedActionError,
     MatchOverError,
@@ -399,3 +400,45 @@ def test_resign() -> None:
     eng = new(3)
     eng.end_match("resigned", 2)
     assert eng.outcome is not None and eng.outcome.winners == (0, 1)
+
+
+ODD_VALUES: list[Any] = [None, True, False, 0, 1, 1.0, -1, 4, "", "mexican", "Mexican", "3-5",
+                         "5-3", "12-12", "0-13", "3-12", " 3-12", [], [0], {}, {"a": 1}]
+
+
+@pytest.mark.parametrize("how", ["play", "draw", "pass", "drawn", "duty"])
+def test_odd_field_values_are_refused_and_change_nothing(how: str) -> None:
+    """Every action type with odd field values: an error (never a crash) unless listed,
+    compared type-strictly, and nothing changes (no draw from the boneyard)."""
+    hands = [["3-12", "0-1"], ["5-5"], ["2-2"], ["4-4"]]
+    if how == "play":
+        eng = setup(new(4), hands, boneyard=["6-6"])
+    elif how == "draw":
+        eng = setup(new(4), [["0-1"], *hands[1:]], boneyard=["6-6"])
+    elif how == "pass":
+        eng = setup(new(4), [["0-1"], *hands[1:]])
+    elif how == "drawn":
+        eng = setup(new(4), [["0-1"], *hands[1:]], boneyard=["3-12", "6-6"])
+        eng.apply(0, DRAW)
+    else:
+        eng = setup(new(4), hands, trains={1: [(12, 7), (7, 7)]}, open_doubles=[1],
+                    boneyard=["6-6"])
+    listed = {json.dumps(a, sort_keys=True) for a in eng.legal_actions(0)}
+    before = snapshot(eng)
+    tried = 0
+    pairs = [(t, r) for t in ODD_VALUES + ["absent"] for r in ("3-12", 0, 1, "mexican", "absent")]
+    pairs += [(t, r) for r in ODD_VALUES for t in ("3-12", "0-1", "7-12", "absent")]
+    for kind in ("play", "draw", "pass"):
+        for tile, train in pairs:
+            action: dict[str, Any] = {"type": kind}
+            if tile != "absent":
+                action["tile"] = tile
+            if train != "absent":
+                action["train"] = train
+            if json.dumps(action, sort_keys=True) in listed:
+                continue
+            with pytest.raises(ActionError):
+                eng.apply(0, action)
+            assert snapshot(eng) == before, action
+            tried += 1
+    assert tried > 500

@@ -16,6 +16,14 @@ from games.errors import ActionError
 from games.mexican_train import MexicanTrain
 from games.transcript import simulate_match
 
+
+def examples(n: int) -> int:
+    """``n`` under the default profile; scaled up with the profile's ``max_examples`` (e.g.
+    ``QAHWA_HYPOTHESIS_PROFILE=thorough`` gives 5n), which a fixed ``max_examples`` in
+    ``@settings`` would otherwise override."""
+    return max(n, n * settings().max_examples // 100)
+
+
 ALL = Counter(tiles(12))
 
 
@@ -79,7 +87,7 @@ def play_out(players: int, rounds: int, blank: int, seed: int) -> MexicanTrain:
     return eng
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=examples(20), deadline=None)
 @given(players=st.integers(2, 8), rounds=st.integers(1, 3), blank=st.sampled_from([0, 50]),
        seed=st.integers(0, 2**32))
 def test_random_matches_keep_invariants(players: int, rounds: int, blank: int,
@@ -92,7 +100,7 @@ def test_full_thirteen_round_match() -> None:
     assert [h["engine"] for h in eng.history] == [f"{n}-{n}" for n in range(12, -1, -1)]
 
 
-@settings(max_examples=6, deadline=None)
+@settings(max_examples=examples(6), deadline=None)
 @given(players=st.integers(2, 8), seed=st.integers(0, 10_000))
 def test_simulated_transcript_replays(players: int, seed: int) -> None:
     doc, eng = simulate_match("mexican_train", {"players": players, "rounds": 3}, seed=seed)

@@ -13,6 +13,7 @@ import pytest
 import fairness
 from games.base import Chance, replay
 from games.errors import (
+    ActionError,
     IllegalActionError,
     MalformedActionError,
     MatchOverError,
@@ -668,6 +669,11 @@ ILLEGAL = [
     (_in_roll_phase, 1, {"type": "resign"}, MalformedActionError, "points"),
     (_in_roll_phase, 1, {"type": "resign", "points": 4}, MalformedActionError, "points"),
     (_in_roll_phase, 1, {"type": "resign", "points": True}, MalformedActionError, "points"),
+    # review: a float or a non-hashable 'points' was accepted (1.0) or crashed (TypeError)
+    (_in_roll_phase, 1, {"type": "resign", "points": 1.0}, MalformedActionError, "points"),
+    (_in_roll_phase, 1, {"type": "resign", "points": [1]}, MalformedActionError, "points"),
+    (_in_roll_phase, 1, {"type": "resign", "points": {"n": 1}}, MalformedActionError, "points"),
+    (_in_roll_phase, 1, {"type": "resign", "points": "1"}, MalformedActionError, "points"),
     (_in_roll_phase, 1, {"type": "double", "value": 2}, MalformedActionError, "unexpected"),
     (_in_move_phase, 1, {"type": "roll"}, IllegalActionError, "move is due"),
     (_in_move_phase, 1, {"type": "double"}, IllegalActionError, "before rolling|move is due"),
@@ -720,6 +726,34 @@ def test_illegal_actions_change_nothing(setup: Any, seat: int, action: Any, erro
     turn = eng.turn
     assert turn is not None
     eng.apply(turn, eng.legal_actions(turn)[0])
+
+
+ODD_VALUES: list[Any] = [None, True, 0, 1.0, 2.0, -1, 99, "", "1", [], [1], [[13, 10.0]],
+                         {}, {"n": 1}]
+
+
+@pytest.mark.parametrize("setup", [_in_roll_phase, _in_move_phase, _in_double_phase,
+                                   _in_resign_phase])
+def test_odd_field_values_are_refused_and_change_nothing(setup: Any) -> None:
+    """Every action type with an odd-typed field: an ActionError (never a crash, never an
+    acceptance of something unlisted, compared type-strictly: 1.0 is not 1)."""
+    eng = setup()
+    seat = eng.turn
+    assert seat is not None
+    listed = {json.dumps(a, sort_keys=True) for a in eng.legal_actions(seat)}
+    before = snapshot(eng)
+    tried = 0
+    for kind in TawlaEngine.ACTION_TYPES:
+        for field in ("points", "steps", "entropy"):
+            for value in ODD_VALUES:
+                action = {"type": kind, field: value}
+                if json.dumps(action, sort_keys=True) in listed:
+                    continue
+                with pytest.raises(ActionError):
+                    eng.apply(seat, action)
+                assert snapshot(eng) == before, action
+                tried += 1
+    assert tried > 300
 
 
 def test_after_match_end_nothing_applies() -> None:

@@ -17,6 +17,14 @@ from games.errors import ReplayError
 from games.tawla import TawlaEngine, legal_turns, relative_board
 from games.transcript import simulate_match
 
+
+def examples(n: int) -> int:
+    """``n`` under the default profile; scaled up with the profile's ``max_examples`` (e.g.
+    ``QAHWA_HYPOTHESIS_PROFILE=thorough`` gives 5n), which a fixed ``max_examples`` in
+    ``@settings`` would otherwise override."""
+    return max(n, n * settings().max_examples // 100)
+
+
 RULESETS: list[dict[str, Any]] = [
     {},
     {"match_length": 1},
@@ -125,7 +133,7 @@ def play_biased(ruleset: dict[str, Any], seed: int, check_listed: bool = False
     return eng, key, [{"seq": i, **e} for i, e in enumerate(events)]
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(12), deadline=None)
 @given(seed=st.integers(0, 10**9), rs=st.sampled_from(RULESETS))
 def test_biased_random_matches_keep_invariants_and_replay(seed: int, rs: dict[str, Any]) -> None:
     eng, key, events = play_biased(rs, seed, check_listed=True)
@@ -135,7 +143,7 @@ def test_biased_random_matches_keep_invariants_and_replay(seed: int, rs: dict[st
     assert again.outcome == eng.outcome
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(seed=st.integers(0, 10**9), rs=st.sampled_from(RULESETS))
 def test_simulated_matches_replay_to_the_same_view(seed: int, rs: dict[str, Any]) -> None:
     doc, eng = simulate_match("tawla", rs, seed=seed)
