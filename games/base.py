@@ -191,6 +191,10 @@ class Engine(ABC):
 
     game: ClassVar[str]
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]]
+    #: inclusive (lo, hi) bounds of integer ruleset keys, checked by ``parse_ruleset``
+    RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {}
+    #: the number of seats when the ruleset has no ``players`` key
+    SEATS: ClassVar[int | None] = None
     ACTION_TYPES: ClassVar[tuple[str, ...]]
 
     def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
@@ -202,12 +206,18 @@ class Engine(ABC):
     # -- ruleset ---------------------------------------------------------------------------
     @classmethod
     def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Validate and fill defaults. Subclasses extend with range checks."""
-        return check_keys(raw, cls.RULESET_DEFAULTS)
+        """Validate, fill defaults and check ``RULESET_RANGES``; subclasses add other checks."""
+        out = check_keys(raw, cls.RULESET_DEFAULTS)
+        for key, (lo, hi) in cls.RULESET_RANGES.items():
+            int_in(out, key, lo, hi)
+        return out
 
     @classmethod
-    @abstractmethod
-    def seat_count(cls, ruleset: Mapping[str, Any]) -> int: ...
+    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
+        """``SEATS`` for fixed-size games, else the ruleset's ``players``."""
+        if cls.SEATS is not None:
+            return cls.SEATS
+        return int(ruleset["players"])
 
     # -- sides -----------------------------------------------------------------------------
     def side_of(self, seat: int) -> int:

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from fairness import deck52
 
-from .base import JSON, Action, Chance, Engine, Event, Outcome, int_in, only_keys
+from .base import JSON, Action, Chance, Engine, Event, Outcome, only_keys
 from .cards import (
     SUITS,
     cut_deck,
@@ -52,6 +52,8 @@ def _plays_json(plays: list[tuple[int, str]]) -> list[dict[str, JSON]]:
 class HokmEngine(Engine):
     game: ClassVar[str] = "hokm"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"target": 7, "cut": False, "nars": False}
+    RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (1, MAX_TARGET)}
+    SEATS: ClassVar[int | None] = SEATS
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("cut", "trump", "play")
 
     def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
@@ -80,16 +82,6 @@ class HokmEngine(Engine):
         self._start_hand()
 
     # -- ruleset ---------------------------------------------------------------------------
-    @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
-        out = super().parse_ruleset(raw)
-        int_in(out, "target", 1, MAX_TARGET)
-        return out
-
-    @classmethod
-    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
-        return SEATS
-
     def side_of(self, seat: int) -> int:
         return seat % 2
 

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from fairness import tiles
 
-from .base import JSON, Action, Chance, Engine, Outcome, int_in, only_keys
+from .base import JSON, Action, Chance, Engine, Outcome, only_keys
 from .errors import IllegalActionError, MalformedActionError
 from .tiles import check_tile_code, has_number, heaviest, is_double, orient, sort_tiles, total_pips
 
@@ -42,19 +42,9 @@ def round_to_nearest(points: int, step: int) -> int:
 class IraqiDomino(Engine):
     game: ClassVar[str] = "iraqi_domino"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 151, "round_to": 5}
+    RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {
+        "players": (2, 4), "target": (1, 10_000), "round_to": (1, 50)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
-
-    @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
-        out = super().parse_ruleset(raw)
-        int_in(out, "players", 2, 4)
-        int_in(out, "target", 1, 10_000)
-        int_in(out, "round_to", 1, 50)
-        return out
-
-    @classmethod
-    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
-        return int(ruleset.get("players", 4))
 
     def side_of(self, seat: int) -> int:
         return seat % 2 if self.n_seats == 4 else seat

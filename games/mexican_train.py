@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from fairness import tile_code, tiles
 
-from .base import JSON, Action, Chance, Engine, Outcome, int_in, only_keys
+from .base import JSON, Action, Chance, Engine, Outcome, only_keys
 from .errors import IllegalActionError, MalformedActionError
 from .tiles import check_tile_code, has_number, is_double, orient, pips, sort_tiles
 
@@ -43,19 +43,9 @@ class MexicanTrain(Engine):
     game: ClassVar[str] = "mexican_train"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "rounds": 13,
                                                      "blank_double": 0}
+    RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {
+        "players": (2, 8), "rounds": (1, 13), "blank_double": (0, 100)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
-
-    @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
-        out = super().parse_ruleset(raw)
-        int_in(out, "players", 2, 8)
-        int_in(out, "rounds", 1, 13)
-        int_in(out, "blank_double", 0, 100)
-        return out
-
-    @classmethod
-    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
-        return int(ruleset.get("players", 4))
 
     def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
         super().__init__(ruleset, chance)

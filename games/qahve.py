@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from fairness import deck_qahve
 
-from .base import JSON, Action, Chance, Engine, Outcome, int_in, only_keys
+from .base import JSON, Action, Chance, Engine, Outcome, only_keys
 from .cards import deal_packets, is_card, is_joker, sort_hand, suit, trick_winner
 from .errors import IllegalActionError, MalformedActionError
 
@@ -54,6 +54,11 @@ def hand_points(contract: int, tricks: int) -> int:
 class QahveEngine(Engine):
     game: ClassVar[str] = "qahve"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"target": 501, "min_bid": 2}
+    # two bids of 7 or more make a contract above 13 tricks: no side could ever make
+    # its contract, every hand would score negative for both and the match never end
+    RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {
+        "target": (1, MAX_TARGET), "min_bid": (1, MAX_MIN_BID)}
+    SEATS: ClassVar[int | None] = SEATS
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "play")
 
     def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
@@ -77,19 +82,6 @@ class QahveEngine(Engine):
         self._start_hand()
 
     # -- ruleset ---------------------------------------------------------------------------
-    @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
-        out = super().parse_ruleset(raw)
-        int_in(out, "target", 1, MAX_TARGET)
-        # two bids of 7 or more make a contract above 13 tricks: no side could ever make
-        # its contract, every hand would score negative for both and the match never end
-        int_in(out, "min_bid", 1, MAX_MIN_BID)
-        return out
-
-    @classmethod
-    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
-        return SEATS
-
     def side_of(self, seat: int) -> int:
         return seat % 2
 

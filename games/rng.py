@@ -32,15 +32,12 @@ def _int_field(action: Mapping[str, Any], key: str, lo: int, hi: int, default: i
 class RngSession(Engine):
     game: ClassVar[str] = "rng"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {}
+    SEATS: ClassVar[int | None] = 1
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("draw", "close")
 
     def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
         super().__init__(ruleset, chance)
         self.draws: list[JSON] = []
-
-    @classmethod
-    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
-        return 1
 
     @property
     def turn(self) -> int | None:

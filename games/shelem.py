@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 
 from fairness import deck52
 
-from .base import JSON, Action, Chance, Engine, Event, Outcome, int_in, one_of, only_keys
+from .base import JSON, Action, Chance, Engine, Event, Outcome, one_of, only_keys
 from .cards import RANKS, follow_suit_cards, is_card, sort_hand, suit, trick_winner
 from .errors import IllegalActionError, MalformedActionError
 
@@ -83,6 +83,7 @@ def _card_field(action: Mapping[str, Any], key: str = "card") -> str:
 class ShelemEngine(Engine):
     game: ClassVar[str] = "shelem"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 1200}
+    RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (5, 100_000)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "pass", "discard", "play")
 
     # -- ruleset ---------------------------------------------------------------------------
@@ -90,12 +91,7 @@ class ShelemEngine(Engine):
     def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
         out = super().parse_ruleset(raw)
         one_of(out, "players", (4, 2))
-        int_in(out, "target", 5, 100_000)
         return out
-
-    @classmethod
-    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
-        return int(ruleset.get("players", 4))
 
     def side_of(self, seat: int) -> int:
         # four players: teams {0, 2} and {1, 3}; two players: each seat is its side.

@@ -25,7 +25,7 @@ from typing import Any, ClassVar
 from fairness import entropy_label
 from fairness.errors import LabelError
 
-from .base import JSON, Action, Chance, Engine, Outcome, int_in, one_of, only_keys
+from .base import JSON, Action, Chance, Engine, Outcome, one_of, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 
 CHECKERS = 15
@@ -312,6 +312,8 @@ class TawlaEngine(Engine):
         "jacoby": False,
         "live_entropy": False,
     }
+    RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"match_length": (0, 25)}
+    SEATS: ClassVar[int | None] = 2
     ACTION_TYPES: ClassVar[tuple[str, ...]] = (
         "roll", "double", "take", "drop", "move", "resign", "accept", "reject",
     )
@@ -319,15 +321,10 @@ class TawlaEngine(Engine):
     @classmethod
     def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
         rs = super().parse_ruleset(raw)
-        int_in(rs, "match_length", 0, 25)
         one_of(rs, "cube_cap", CUBE_CAPS)
         if rs["jacoby"] and rs["match_length"] != 0:
             raise RulesetError("ruleset key 'jacoby' applies only to money play (match_length 0)")
         return rs
-
-    @classmethod
-    def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
-        return 2
 
     def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
         super().__init__(ruleset, chance)
