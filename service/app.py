@@ -120,7 +120,8 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
         return 400, "missing_body", "this request needs a JSON body"
     if any(e.get("type") == "model_attributes_type" and tuple(e.get("loc", ())) == ("body",)
            for e in errors):
-        return 400, "bad_request", "the request body must be a JSON object"
+        return 400, "bad_request", ("the request body must be a JSON object, sent with "
+                                      "Content-Type: application/json")
     return 422, "validation_error", "; ".join(parts)
 
 

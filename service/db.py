@@ -79,12 +79,9 @@ class Database:
 
     @contextmanager
     def read(self) -> Iterator[Session]:
-        """A read-only session (rolled back at the end)."""
+        """A read-only session (closed, never committed, at the end)."""
         with Session(self._read, expire_on_commit=False) as s:
-            try:
-                yield s
-            finally:
-                s.rollback()
+            yield s
 
     @contextmanager
     def write(self) -> Iterator[Session]:

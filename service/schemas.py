@@ -87,7 +87,8 @@ class MatchCreatedOut(CommitmentOut):
 
 
 class SeedIn(Strict):
-    client_seed: str = Field(max_length=1024, description="1-128 UTF-8 bytes, printable")
+    client_seed: str = Field(min_length=1, max_length=128,
+                             description="1-128 UTF-8 bytes, printable")
 
 
 class SeatedOut(BaseModel):
@@ -99,7 +100,7 @@ class SeatedOut(BaseModel):
 
 class ActionIn(Strict):
     action: dict[str, Any] = Field(description="one of the seat's legal_actions, as listed")
-    version: StrictInt = Field(ge=0, description="the version of the state the move is for")
+    version: StrictInt = Field(ge=0, le=2**31 - 1, description="the version of the state the move is for")
 
 
 class ActionOut(BaseModel):
@@ -153,7 +154,7 @@ class EventsOut(BaseModel):
 
 class RngCreateIn(Strict):
     client_seed: str | None = Field(
-        default=None, max_length=1024,
+        default=None, min_length=1, max_length=128,
         description="your seed; omitted: give it later with /seed, or the server draws one")
 
 

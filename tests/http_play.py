@@ -8,6 +8,11 @@ from typing import Any
 
 import httpx
 
+from fairness import commitment, load_public_key, match_key, verify_record
+from games.base import Engine, replay
+from games.errors import RulesetError
+from games.registry import available_games, engine_class
+
 MAX_ACTIONS = 20_000
 
 
@@ -80,3 +85,45 @@ def play_to_end(client: httpx.Client, game: str, ruleset: dict[str, Any] | None 
     r = client.get(f"/v1/matches/{created['match_id']}")
     assert r.json()["status"] == "finished", r.text
     return str(created["match_id"])
+
+# Rulesets that keep a whole match short (keys the engines document); {} if an engine
+# rejects one (its defaults are then used).
+SHORT: dict[str, dict[str, Any]] = {
+    "iraqi_domino": {"target": 1, "players": 2},
+    "mexican_train": {"rounds": 1, "players": 2},
+    "qahve": {"target": 1},
+    "hokm": {"target": 1},
+    "shelem": {"target": 5},
+    "tawla": {"match_length": 1},
+}
+
+
+def short_ruleset(game: str) -> dict[str, Any]:
+    ruleset = SHORT.get(game, {})
+    try:
+        engine_class(game).parse_ruleset(ruleset)
+    except RulesetError:
+        return {}
+    return ruleset
+
+
+GAMES = available_games()
+
+
+def public_key(client: httpx.Client) -> Any:
+    keys = client.get("/v1/keys").json()["keys"]
+    current = [k for k in keys if k["current"]]
+    assert len(current) == 1
+    return load_public_key(current[0]["public_key"])
+
+
+def check_transcript(client: httpx.Client, doc: dict[str, Any]) -> Engine:
+    """Signature, commitment and a full replay of a transcript; returns the replayed engine."""
+    verify_record(doc, public_key(client))
+    assert commitment(doc["server_seed"]) == doc["commitment"]
+    key = match_key(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
+                    [s["client_seed"] for s in doc["seats"]])
+    engine = replay(engine_class(doc["game"]), doc["ruleset"], key, doc["events"])
+    assert engine.outcome is not None
+    assert engine.outcome.to_json() == doc["result"]
+    return engine

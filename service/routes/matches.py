@@ -88,7 +88,7 @@ async def poll_events(svc: MatchService, kind: str, match_id: str, after: int,
             summary="The public event log after `after`; `wait` long-polls for new events")
 async def events(
     match_id: MatchId, svc: ServiceDep,
-    after: Annotated[int, Query(ge=-1, description="return events with seq > after")] = -1,
+    after: Annotated[int, Query(ge=-1, le=2**31 - 1, description="return events with seq > after")] = -1,
     wait: Annotated[float, Query(ge=0, le=60, description="seconds to wait for news")] = 0,
 ) -> dict[str, Any]:
     return await poll_events(svc, KIND_MATCH, match_id, after, wait)
@@ -99,7 +99,7 @@ async def events(
             responses={200: {"content": {"text/event-stream": {}}}})
 async def events_stream(
     match_id: MatchId, svc: ServiceDep,
-    after: Annotated[int, Query(ge=-1)] = -1,
+    after: Annotated[int, Query(ge=-1, le=2**31 - 1)] = -1,
     timeout: Annotated[float, Query(gt=0, le=600, description="close after this long")] = 60,
 ) -> StreamingResponse:
     first = await run_in_threadpool(svc.events, KIND_MATCH, match_id, after)  # 404 early

@@ -32,7 +32,7 @@ def keys(session: ReadSessionDep, request: Request) -> dict[str, Any]:
             summary="The signed head of the transparency log")
 def log_head(
     svc: ServiceDep,
-    tree_size: Annotated[int | None, Query(ge=0, description="an earlier size")] = None,
+    tree_size: Annotated[int | None, Query(ge=0, le=2**31 - 1, description="an earlier size")] = None,
 ) -> dict[str, Any]:
     return svc.tree_head(tree_size)
 
@@ -41,8 +41,8 @@ def log_head(
             summary="An RFC 6962 inclusion proof of entry `index`")
 def log_proof(
     svc: ServiceDep,
-    index: Annotated[int, Query(ge=0)],
-    tree_size: Annotated[int | None, Query(ge=1)] = None,
+    index: Annotated[int, Query(ge=0, le=2**31 - 1)],
+    tree_size: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
 ) -> dict[str, Any]:
     return svc.log_proof(index, tree_size)
 
@@ -51,7 +51,7 @@ def log_proof(
             summary="Log entries from `start` (at most `limit`)")
 def log_entries(
     svc: ServiceDep,
-    start: Annotated[int, Query(ge=0)] = 0,
+    start: Annotated[int, Query(ge=0, le=2**31 - 1)] = 0,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> dict[str, Any]:
     return svc.log_entries(start, limit)

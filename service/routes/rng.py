@@ -53,7 +53,7 @@ def draw(session_id: SessionId, body: DrawIn, svc: ServiceDep, token: TokenDep) 
 @router.get("/{session_id}/events", response_model=EventsOut, summary="The session's draws")
 async def events(
     session_id: SessionId, svc: ServiceDep,
-    after: Annotated[int, Query(ge=-1)] = -1,
+    after: Annotated[int, Query(ge=-1, le=2**31 - 1)] = -1,
     wait: Annotated[float, Query(ge=0, le=60)] = 0,
 ) -> dict[str, Any]:
     return await poll_events(svc, KIND_RNG, session_id, after, wait)

@@ -1,0 +1,130 @@
+"""PostgreSQL: a whole match, and two server processes sharing one database."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from http_play import (
+    GAMES,
+    auth,
+    check_transcript,
+    create_match,
+    play_actions,
+    seed_all,
+    short_ruleset,
+)
+from live_server import LiveServer
+from test_service_restart import Serve
+
+PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.skipif(not PG_URL, reason="QAHWA_TEST_PG_URL is not set"),
+    pytest.mark.skipif(not GAMES, reason="no game engine available yet"),
+]
+
+
+def test_match_on_postgres() -> None:
+    assert PG_URL is not None
+    with LiveServer(database_url=PG_URL) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        game = GAMES[0]
+        created = create_match(c, game, short_ruleset(game))
+        seed_all(c, created)
+        tokens = [s["token"] for s in created["seats"]]
+        play_actions(c, created["match_id"], tokens, random.Random(4), limit=200)
+        if c.get(f"/v1/matches/{created['match_id']}").json()["status"] != "finished":
+            c.post(f"/v1/matches/{created['match_id']}/resign", headers=auth(tokens[0]))
+        doc = c.get(f"/v1/matches/{created['match_id']}/transcript").json()
+        check_transcript(c, doc)
+        head = c.get("/v1/log").json()
+        assert head["tree_size"] >= created["log_index"] + 1
+
+
+def _turn(c: httpx.Client, mid: str, tokens: list[str]) -> tuple[int, dict[str, Any]]:
+    v = c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[0])).json()
+    if v["turn"] != 0:
+        v = c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[v["turn"]])).json()
+    return v["seat"], v
+
+
+def test_two_processes_one_database(tmp_path: Path) -> None:
+    assert PG_URL is not None
+    game = GAMES[0]
+    # Both processes share the keys (as two replicas would) through the same data dir.
+    a = Serve(tmp_path, PG_URL)
+    try:
+        b = Serve(tmp_path, PG_URL)
+    except BaseException:
+        a.kill()
+        raise
+    try:
+        with httpx.Client(base_url=a.url, timeout=30) as ca, \
+                httpx.Client(base_url=b.url, timeout=30) as cb:
+            assert ca.get("/v1/keys").json() == cb.get("/v1/keys").json()
+            created = create_match(ca, game, short_ruleset(game))
+            mid = created["match_id"]
+            seed_all(cb, created)
+            tokens = [s["token"] for s in created["seats"]]
+            rnd = random.Random(6)
+            # Alternate the processes move by move: each sees the other's writes.
+            for i in range(12):
+                c = (ca, cb)[i % 2]
+                seat, view = _turn(c, mid, tokens)
+                if view["status"] != "playing":
+                    break
+                r = c.post(f"/v1/matches/{mid}/actions",
+                           json={"action": rnd.choice(view["legal_actions"]),
+                                 "version": view["version"]}, headers=auth(tokens[seat]))
+                assert r.status_code == 200, r.text
+                other = (cb, ca)[i % 2]
+                assert _turn(other, mid, tokens)[1]["version"] == view["version"] + 1
+            # The race across processes: one version, two different actions.
+            seat, view = _turn(ca, mid, tokens)
+            if view["status"] == "playing":
+                legal = view["legal_actions"]
+                results: list[httpx.Response] = []
+                barrier = threading.Barrier(2)
+
+                def send(url: str, action: dict[str, Any]) -> None:
+                    with httpx.Client(base_url=url, timeout=30) as c:
+                        barrier.wait()
+                        results.append(c.post(
+                            f"/v1/matches/{mid}/actions",
+                            json={"action": action, "version": view["version"]},
+                            headers=auth(tokens[seat])))
+
+                ts = [threading.Thread(target=send, args=(a.url, legal[0])),
+                      threading.Thread(target=send, args=(b.url, legal[-1]))]
+                for t in ts:
+                    t.start()
+                for t in ts:
+                    t.join()
+                assert sorted(r.status_code for r in results) == [200, 409]
+            r = cb.post(f"/v1/matches/{mid}/resign", headers=auth(tokens[0]))
+            assert r.status_code == 200
+            doc = ca.get(f"/v1/matches/{mid}/transcript").json()
+            check_transcript(ca, doc)
+            # Concurrent creations on both processes get distinct log indices.
+            idx: list[int] = []
+
+            def make(url: str) -> None:
+                with httpx.Client(base_url=url, timeout=30) as c:
+                    for _ in range(3):
+                        idx.append(create_match(c, game, short_ruleset(game))["log_index"])
+
+            ts = [threading.Thread(target=make, args=(u,)) for u in (a.url, b.url)]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            assert len(set(idx)) == 6
+    finally:
+        a.kill()
+        b.kill()

@@ -1,0 +1,106 @@
+"""The service as users run it: ``qahwa serve`` in a subprocess, killed and restarted."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from http_play import (
+    GAMES,
+    auth,
+    check_transcript,
+    create_match,
+    play_actions,
+    seed_all,
+    short_ruleset,
+)
+
+QAHWA = Path(sys.executable).with_name("qahwa")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Serve:
+    """``qahwa serve`` as a subprocess on a free port."""
+
+    def __init__(self, data_dir: Path, database_url: str, extra_env: dict[str, str] | None = None,
+                 workers: int = 1) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "QAHWA_DATA_DIR": str(data_dir), **(extra_env or {})}
+        self.log = open(data_dir / f"serve-{self.port}.log", "wb")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [str(QAHWA), "serve", "--host", "127.0.0.1", "--port", str(self.port),
+             "--database-url", database_url, "--workers", str(workers)],
+            env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + 40
+        while True:
+            try:
+                if httpx.get(self.url + "/healthz", timeout=2).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.log.flush()
+                text = (data_dir / f"serve-{self.port}.log").read_text(errors="replace")
+                self.kill()
+                raise RuntimeError(f"qahwa serve did not come up:\n{text}")
+            time.sleep(0.1)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=20)
+        self.log.close()
+
+
+def _state(c: httpx.Client, mid: str, tokens: list[str]) -> list[dict[str, Any]]:
+    return [c.get(f"/v1/matches/{mid}/state", headers=auth(t)).json() for t in tokens]
+
+
+@pytest.mark.skipif(not GAMES, reason="no game engine available yet")
+def test_kill_and_restart_continues(tmp_path: Path) -> None:
+    game = GAMES[0]
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    srv = Serve(tmp_path, url)
+    try:
+        with httpx.Client(base_url=srv.url, timeout=30) as c:
+            key_before = c.get("/v1/keys").json()
+            created = create_match(c, game, short_ruleset(game))
+            mid = created["match_id"]
+            seed_all(c, created)
+            tokens = [s["token"] for s in created["seats"]]
+            assert play_actions(c, mid, tokens, random.Random(1), limit=5) == 5
+            before = _state(c, mid, tokens)
+            events_before = c.get(f"/v1/matches/{mid}/events").json()
+    finally:
+        srv.kill()  # SIGKILL: no clean shutdown
+    assert (tmp_path / "master.key").stat().st_mode & 0o777 == 0o600
+    assert (tmp_path / "signing.key").stat().st_mode & 0o777 == 0o600
+    srv = Serve(tmp_path, url)
+    try:
+        with httpx.Client(base_url=srv.url, timeout=30) as c:
+            assert c.get("/v1/keys").json() == key_before
+            assert _state(c, mid, tokens) == before
+            assert c.get(f"/v1/matches/{mid}/events").json() == events_before
+            play_actions(c, mid, tokens, random.Random(2))
+            assert c.get(f"/v1/matches/{mid}").json()["status"] == "finished"
+            doc = c.get(f"/v1/matches/{mid}/transcript").json()
+            check_transcript(c, doc)
+            assert doc["events"][: len(events_before["events"])] != []
+    finally:
+        srv.kill()
