@@ -59,7 +59,10 @@ def play_actions(client: httpx.Client, match_id: str, tokens: Sequence[str], rnd
             continue
         legal = view["legal_actions"]
         assert legal, f"seat {seat_of_turn} to act with no legal action"
-        action = rnd.choice(legal)
+        # like simulate_match's bots: pick from the engine's suggestions (a subset of legal)
+        choices = view.get("suggested_actions") or legal
+        assert all(a in legal for a in choices)
+        action = rnd.choice(choices)
         r = client.post(f"/v1/matches/{match_id}/actions",
                         json={"action": action, "version": view["version"]},
                         headers=auth(tokens[seat_of_turn]))

@@ -65,7 +65,7 @@ def _error(r: httpx.Response, status: int) -> dict[str, Any]:
 
 # -- whole matches ---------------------------------------------------------------------------
 
-MAX_PLAYED = 200  # random bots can take long in some games; then seat 0 resigns
+MAX_PLAYED = 5000  # the bots pick from suggested_actions: short rulesets end well before
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -75,8 +75,6 @@ def test_full_match_over_http(client: httpx.Client, game: str) -> None:
     seed_all(client, created, prefix="s3")
     tokens = [s["token"] for s in created["seats"]]
     play_actions(client, mid, tokens, random.Random(3), limit=MAX_PLAYED)
-    if client.get(f"/v1/matches/{mid}").json()["status"] != "finished":
-        assert client.post(f"/v1/matches/{mid}/resign", headers=auth(tokens[0])).status_code == 200
     info = client.get(f"/v1/matches/{mid}").json()
     assert info["status"] == "finished"
     r = client.get(f"/v1/matches/{mid}/transcript")
@@ -87,7 +85,7 @@ def test_full_match_over_http(client: httpx.Client, game: str) -> None:
     assert [s["client_seed"] for s in doc["seats"]] == [f"s3-{i}" for i in range(len(doc["seats"]))]
     assert all(s["seed_source"] == "player" for s in doc["seats"])
     engine = check_transcript(client, doc)
-    assert engine.outcome is not None and engine.outcome.reason in ("finished", "resigned")
+    assert engine.outcome is not None and engine.outcome.reason == "finished"
     # The commitment record published at creation is signed and in the public log.
     record = info["record"]
     verify_record(record, public_key(client))

@@ -68,7 +68,8 @@ def test_two_processes_one_database(tmp_path: Path) -> None:
         with httpx.Client(base_url=a.url, timeout=30) as ca, \
                 httpx.Client(base_url=b.url, timeout=30) as cb:
             assert ca.get("/v1/keys").json() == cb.get("/v1/keys").json()
-            created = create_match(ca, game, short_ruleset(game))
+            # the default (long) ruleset: the match is still running for the race and resign
+            created = create_match(ca, game, {})
             mid = created["match_id"]
             seed_all(cb, created)
             tokens = [s["token"] for s in created["seats"]]
@@ -87,26 +88,26 @@ def test_two_processes_one_database(tmp_path: Path) -> None:
                 assert _turn(other, mid, tokens)[1]["version"] == view["version"] + 1
             # The race across processes: one version, two different actions.
             seat, view = _turn(ca, mid, tokens)
-            if view["status"] == "playing":
-                legal = view["legal_actions"]
-                results: list[httpx.Response] = []
-                barrier = threading.Barrier(2)
+            assert view["status"] == "playing"
+            legal = view["legal_actions"]
+            results: list[httpx.Response] = []
+            barrier = threading.Barrier(2)
 
-                def send(url: str, action: dict[str, Any]) -> None:
-                    with httpx.Client(base_url=url, timeout=30) as c:
-                        barrier.wait()
-                        results.append(c.post(
-                            f"/v1/matches/{mid}/actions",
-                            json={"action": action, "version": view["version"]},
-                            headers=auth(tokens[seat])))
+            def send(url: str, action: dict[str, Any]) -> None:
+                with httpx.Client(base_url=url, timeout=30) as c:
+                    barrier.wait()
+                    results.append(c.post(
+                        f"/v1/matches/{mid}/actions",
+                        json={"action": action, "version": view["version"]},
+                        headers=auth(tokens[seat])))
 
-                ts = [threading.Thread(target=send, args=(a.url, legal[0])),
-                      threading.Thread(target=send, args=(b.url, legal[-1]))]
-                for t in ts:
-                    t.start()
-                for t in ts:
-                    t.join()
-                assert sorted(r.status_code for r in results) == [200, 409]
+            ts = [threading.Thread(target=send, args=(a.url, legal[0])),
+                  threading.Thread(target=send, args=(b.url, legal[-1]))]
+            for t in ts:
+                t.start()
+            for t in ts:
+                t.join()
+            assert sorted(r.status_code for r in results) == [200, 409]
             r = cb.post(f"/v1/matches/{mid}/resign", headers=auth(tokens[0]))
             assert r.status_code == 200
             doc = ca.get(f"/v1/matches/{mid}/transcript").json()
