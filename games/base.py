@@ -324,6 +324,10 @@ class Engine(ABC):
 # -- replay --------------------------------------------------------------------------------
 
 END_EVENT = "end"
+_EVENT_KEYS = {
+    "action": {"seq", "type", "seat", "action"},
+    END_EVENT: {"seq", "type", "reason", "seat"},
+}
 
 
 def _strip(ev: Event) -> Event:
@@ -403,6 +407,13 @@ def replay(
             raise ReplayError(
                 f"event {pos}: chance event {ev.get('label')!r} that the rules did not draw",
                 seq=pos, expected=None, found=_strip(ev),
+            )
+        allowed = _EVENT_KEYS.get(str(etype))
+        if allowed is not None and not set(ev) <= allowed:
+            extra = sorted(set(ev) - allowed)
+            raise ReplayError(
+                f"event {pos}: unexpected field(s) {', '.join(map(str, extra))} on a {etype} event",
+                seq=pos, found=_strip(ev),
             )
         if etype == "action":
             seat = ev.get("seat")

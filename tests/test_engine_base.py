@@ -660,3 +660,18 @@ def test_redact_hides_shuffles_only() -> None:
     dice = {"seq": 0, "type": "chance", "label": "g0/roll/1", "kind": "dice", "result": [1, 2]}
     assert Engine.redact(dice) == dice
     assert RngSession.redact(ev) == ev  # a session's draws are its owner's
+
+
+def test_replay_refuses_extra_fields_on_action_and_end_events() -> None:
+    doc, _ = simulate_match("rng", seed=5, resign_at=2)
+    key = fairness.match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "rng", doc["ruleset"],
+              [s["client_seed"] for s in doc["seats"]])
+    cls = engine_class("rng")
+    replay(cls, doc["ruleset"], key, doc["events"])  # genuine: fine
+    for etype in ("action", "end"):
+        events = [dict(e) for e in doc["events"]]
+        idx = next(i for i, e in enumerate(events) if e["type"] == etype)
+        events[idx]["note"] = "smuggled"
+        with pytest.raises(ReplayError, match="unexpected field") as info:
+            replay(cls, doc["ruleset"], key, events)
+        assert info.value.seq == idx
