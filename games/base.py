@@ -164,6 +164,18 @@ def one_of(ruleset: Mapping[str, Any], key: str, allowed: Iterable[Any]) -> None
         raise RulesetError(f"ruleset key {key!r} must be one of {allowed}, got {ruleset[key]!r}")
 
 
+def target_winner(scores: Sequence[int], target: int) -> int | None:
+    """The side that wins a match played to ``target``: the only side to reach it, or the
+    highest of several that reach it in the same hand; None while none has (or when the
+    highest are level: play on)."""
+    reached = [i for i, sc in enumerate(scores) if sc >= target]
+    if not reached:
+        return None
+    best = max(scores[i] for i in reached)
+    top = [i for i in reached if scores[i] == best]
+    return top[0] if len(top) == 1 else None
+
+
 def action_type(action: Any, allowed: Iterable[str]) -> str:
     """The action's type after checking it is an object with a known string ``type``."""
     if not isinstance(action, dict):
@@ -223,6 +235,10 @@ class Engine(ABC):
     def side_of(self, seat: int) -> int:
         """The side (team) a seat plays for; every seat is its own side unless overridden."""
         return seat
+
+    def seats_of(self, side: int) -> tuple[int, ...]:
+        """The seats that play for ``side``."""
+        return tuple(s for s in range(self.n_seats) if self.side_of(s) == side)
 
     @property
     def n_sides(self) -> int:

@@ -252,7 +252,7 @@ class HokmEngine(Engine):
             self.phase = OVER
             self.outcome = Outcome(
                 "finished",
-                tuple(s for s in range(SEATS) if self.side_of(s) == winner),
+                self.seats_of(winner),
                 self.side_scores(),
                 {"hands": len(self.history)},
             )

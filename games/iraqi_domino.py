@@ -115,7 +115,7 @@ class IraqiDomino(Engine):
             if win_side is None:
                 next_opener = None
             else:
-                mine = [s for s in range(n) if self.side_of(s) == win_side]
+                mine = self.seats_of(win_side)
                 # fewest pips; equal → the one who played last (then the lower seat)
                 next_opener = min(mine, key=lambda s: (pips[s], -self.last_play[s], s))
         raw = 0
@@ -129,7 +129,7 @@ class IraqiDomino(Engine):
             "end": how,
             "winner_side": win_side,
             "winners": [] if win_side is None else
-            [s for s in range(n) if self.side_of(s) == win_side],
+            list(self.seats_of(win_side)),
             "domino_seat": winner_seat,
             "pips": pips,
             "side_pips": side_pips,
@@ -139,7 +139,7 @@ class IraqiDomino(Engine):
             "scores": list(self.scores),
         })
         if win_side is not None and self.scores[win_side] >= self.target:
-            winners = tuple(s for s in range(n) if self.side_of(s) == win_side)
+            winners = self.seats_of(win_side)
             self.outcome = Outcome("finished", winners, tuple(self.scores),
                                    {"rounds": self.round + 1})
             return

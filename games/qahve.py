@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from fairness import deck_qahve
 
-from .base import JSON, Action, Chance, Engine, Outcome, only_keys
+from .base import JSON, Action, Chance, Engine, Outcome, only_keys, target_winner
 from .cards import deal_packets, is_card, is_joker, sort_hand, suit, trick_winner
 from .errors import IllegalActionError, MalformedActionError
 
@@ -239,17 +239,12 @@ class QahveEngine(Engine):
             "contracts": contracts, "tricks": tricks, "points": points,
             "scores": list(self.scores), "next_dealer": self.dealer,
         })
-        reached = [i for i in range(2) if self.scores[i] >= self.target]
-        winner: int | None = None
-        if len(reached) == 1:
-            winner = reached[0]
-        elif len(reached) == 2 and self.scores[0] != self.scores[1]:
-            winner = 0 if self.scores[0] > self.scores[1] else 1
+        winner = target_winner(self.scores, self.target)
         if winner is not None:
             self.phase = OVER
             self.outcome = Outcome(
                 "finished",
-                tuple(s for s in range(SEATS) if self.side_of(s) == winner),
+                self.seats_of(winner),
                 self.side_scores(),
                 {"hands": len(self.history)},
             )

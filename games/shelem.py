@@ -25,7 +25,17 @@ from typing import Any, ClassVar
 
 from fairness import deck52
 
-from .base import JSON, Action, Chance, Engine, Event, Outcome, one_of, only_keys
+from .base import (
+    JSON,
+    Action,
+    Chance,
+    Engine,
+    Event,
+    Outcome,
+    one_of,
+    only_keys,
+    target_winner,
+)
 from .cards import RANKS, follow_suit_cards, is_card, sort_hand, suit, trick_winner
 from .errors import IllegalActionError, MalformedActionError
 
@@ -384,14 +394,9 @@ class ShelemEngine(Engine):
             "discard": sort_hand(self.discard), "points": pts, "delta": delta,
             "shelem": shelem, "yasa": yasa, "made": points >= self.high_bid,
         })
-        reached = [s for s in (0, 1) if self.scores[s] >= self.target]
-        win: int | None = None
-        if len(reached) == 1:
-            win = reached[0]
-        elif len(reached) == 2 and self.scores[0] != self.scores[1]:
-            win = 0 if self.scores[0] > self.scores[1] else 1
+        win = target_winner(self.scores, self.target)
         if win is not None:
-            winners = tuple(s for s in range(self.n) if self.side_of(s) == win)
+            winners = self.seats_of(win)
             self.outcome = Outcome(
                 "finished", winners, tuple(self.scores),
                 {"hands": self.hand_no + 1, "target": self.target},

@@ -675,3 +675,22 @@ def test_replay_refuses_extra_fields_on_action_and_end_events() -> None:
         with pytest.raises(ReplayError, match="unexpected field") as info:
             replay(cls, doc["ruleset"], key, events)
         assert info.value.seq == idx
+
+
+@pytest.mark.parametrize(
+    ("scores", "target", "want"),
+    [
+        ([0, 0], 10, None),          # nobody there yet
+        ([10, 3], 10, 0),            # exactly the target counts
+        ([3, 12], 10, 1),
+        ([15, 12], 10, 0),           # both reach: the higher wins
+        ([12, 12], 10, None),        # both reach level: play on
+        ([-5, 9], 10, None),
+        ([4, 11, 11], 10, None),     # three sides, the top two level
+        ([4, 11, 13], 10, 2),
+    ],
+)
+def test_target_winner(scores: list[int], target: int, want: int | None) -> None:
+    from games.base import target_winner
+
+    assert target_winner(scores, target) == want
