@@ -46,6 +46,15 @@ def build_transcript(
     return doc
 
 
+def transcript_key(doc: Mapping[str, Any]) -> bytes:
+    """The match key K of a transcript: its revealed seed, ids, ruleset string as given and
+    the seats' client seeds in seat order."""
+    return match_key(
+        bytes.fromhex(doc["server_seed"]), doc["match_id"], doc["game"], doc["ruleset"],
+        [s["client_seed"] for s in doc["seats"]],
+    )
+
+
 def simulate_match(
     game: str,
     ruleset: Mapping[str, Any] | None = None,

@@ -27,7 +27,7 @@ from games import (
 )
 from games.base import check_keys, int_in, one_of, only_keys
 from games.rng import RngSession
-from games.transcript import build_transcript, simulate_match
+from games.transcript import build_transcript, simulate_match, transcript_key
 
 SEED = hashlib.sha256(b"engine-base").digest()
 KEY = fairness.match_key(SEED, "s-1", "rng", "{}", ["me"])
@@ -664,8 +664,7 @@ def test_redact_hides_shuffles_only() -> None:
 
 def test_replay_refuses_extra_fields_on_action_and_end_events() -> None:
     doc, _ = simulate_match("rng", seed=5, resign_at=2)
-    key = fairness.match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "rng", doc["ruleset"],
-              [s["client_seed"] for s in doc["seats"]])
+    key = transcript_key(doc)
     cls = engine_class("rng")
     replay(cls, doc["ruleset"], key, doc["events"])  # genuine: fine
     for etype in ("action", "end"):

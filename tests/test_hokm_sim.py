@@ -4,32 +4,24 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
-from fairness import DECK52, match_key
+from fairness import DECK52
 from games.base import Chance, Engine, replay
 from games.cards import suit
 from games.errors import ReplayError
 from games.hokm import HokmEngine
-from games.transcript import simulate_match
-
-
-def examples(n: int) -> int:
-    """``n`` examples in the default run; the loaded profile's count under
-    ``QAHWA_HYPOTHESIS_PROFILE=thorough`` (an explicit ``max_examples`` would override it)."""
-    thorough = os.environ.get("QAHWA_HYPOTHESIS_PROFILE") == "thorough"
-    return settings().max_examples if thorough else n
+from games.transcript import simulate_match, transcript_key
 
 
 def key_of(doc: dict[str, Any]) -> bytes:
-    return match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], doc["game"],
-                     doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+    return transcript_key(doc)
 
 
 def walk(doc: dict[str, Any], cls: type[Engine],

@@ -8,20 +8,13 @@ from collections import Counter
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
-from fairness import canonical_ruleset, match_key, tiles
+from fairness import canonical_ruleset, tiles
 from games.base import Chance, replay
 from games.errors import ActionError
 from games.iraqi_domino import IraqiDomino, round_to_nearest
-from games.transcript import simulate_match
-
-
-def examples(n: int) -> int:
-    """``n`` under the default profile; scaled up with the profile's ``max_examples`` (e.g.
-    ``QAHWA_HYPOTHESIS_PROFILE=thorough`` gives 5n), which a fixed ``max_examples`` in
-    ``@settings`` would otherwise override."""
-    return max(n, n * settings().max_examples // 100)
-
+from games.transcript import simulate_match, transcript_key
 
 ALL = Counter(tiles(6))
 
@@ -99,8 +92,7 @@ def test_simulated_transcript_replays(players: int, seed: int) -> None:
     labels = [e["label"] for e in doc["events"] if e["type"] == "chance"]
     assert labels == [f"r{r}/shuffle" for r in range(len(labels))]
     assert len(labels) == eng.round + 1  # type: ignore[attr-defined]
-    key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "iraqi_domino",
-                    doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+    key = transcript_key(doc)
     again = replay(IraqiDomino, doc["ruleset"], key, doc["events"])
     assert again.outcome == eng.outcome
     assert views(again) == views(eng)  # type: ignore[arg-type]
@@ -109,8 +101,7 @@ def test_simulated_transcript_replays(players: int, seed: int) -> None:
 
 def test_replay_rejects_a_changed_action() -> None:
     doc, _ = simulate_match("iraqi_domino", {"players": 2}, seed=3)
-    key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "iraqi_domino",
-                    doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+    key = transcript_key(doc)
     events = [dict(e) for e in doc["events"]]
     i = next(i for i, e in enumerate(events) if e["type"] == "action"
              and e["action"].get("end") == "left")

@@ -9,20 +9,13 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
-from fairness import match_key, tile_code, tiles
+from fairness import tile_code, tiles
 from games.base import Chance, replay
 from games.errors import ActionError
 from games.mexican_train import MexicanTrain
-from games.transcript import simulate_match
-
-
-def examples(n: int) -> int:
-    """``n`` under the default profile; scaled up with the profile's ``max_examples`` (e.g.
-    ``QAHWA_HYPOTHESIS_PROFILE=thorough`` gives 5n), which a fixed ``max_examples`` in
-    ``@settings`` would otherwise override."""
-    return max(n, n * settings().max_examples // 100)
-
+from games.transcript import simulate_match, transcript_key
 
 ALL = Counter(tiles(12))
 
@@ -107,8 +100,7 @@ def test_simulated_transcript_replays(players: int, seed: int) -> None:
     assert doc["result"] == eng.outcome.to_json()  # type: ignore[union-attr]
     labels = [e["label"] for e in doc["events"] if e["type"] == "chance"]
     assert labels == ["r0/shuffle", "r1/shuffle", "r2/shuffle"]
-    key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "mexican_train",
-                    doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+    key = transcript_key(doc)
     again = replay(MexicanTrain, doc["ruleset"], key, doc["events"])
     assert again.outcome == eng.outcome
     assert views(again) == views(eng)  # type: ignore[arg-type]
@@ -119,8 +111,7 @@ def test_simulated_transcript_replays(players: int, seed: int) -> None:
 
 def test_replay_rejects_a_changed_train() -> None:
     doc, _ = simulate_match("mexican_train", {"players": 3, "rounds": 1}, seed=5)
-    key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "mexican_train",
-                    doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+    key = transcript_key(doc)
     events = [dict(e) for e in doc["events"]]
     i = -1
     for j, e in enumerate(events):  # a play on its own train before anyone has passed

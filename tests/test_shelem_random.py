@@ -3,24 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
-from fairness import DECK52, match_key
+from fairness import DECK52
 from games.base import Chance, replay
 from games.shelem import HAND_POINTS, ShelemEngine, hand_score
-from games.transcript import simulate_match
-
-
-def examples(n: int) -> int:
-    """``n`` examples in the default run; the loaded profile's count under
-    ``QAHWA_HYPOTHESIS_PROFILE=thorough`` (an explicit ``max_examples`` would override it)."""
-    thorough = os.environ.get("QAHWA_HYPOTHESIS_PROFILE") == "thorough"
-    return settings().max_examples if thorough else n
+from games.transcript import simulate_match, transcript_key
 
 
 def all_cards(e: ShelemEngine) -> list[str]:
@@ -66,8 +59,7 @@ def assert_no_leak(e: ShelemEngine) -> None:
 def redrive(doc: dict[str, Any], *, leaks: bool = False) -> ShelemEngine:
     """Re-apply the transcript's actions one by one, checking the rules at every step."""
     parsed = json.loads(doc["ruleset"])
-    key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "shelem",
-                    doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+    key = transcript_key(doc)
     chance = Chance(key)
     e = ShelemEngine(ShelemEngine.parse_ruleset(parsed), chance)
     n = e.n
@@ -125,8 +117,7 @@ def check_match(players: int, target: int, seed: int, resign_at: int = 1500) -> 
     assert labels[1:] == [f"h{h}/shuffle" for h in range(len(labels) - 1)]
     r = redrive(doc)
     assert r.outcome == e.outcome
-    key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "shelem",
-                    doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
+    key = transcript_key(doc)
     again = replay(ShelemEngine, doc["ruleset"], key, doc["events"])
     assert again.outcome == e.outcome
     for s in (None, *range(players)):

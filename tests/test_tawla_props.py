@@ -10,20 +10,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import examples
 
-from fairness import canonical_ruleset, match_key
+from fairness import canonical_ruleset
 from games.base import Chance, replay
 from games.errors import ReplayError
 from games.tawla import TawlaEngine, legal_turns, relative_board
-from games.transcript import simulate_match
-
-
-def examples(n: int) -> int:
-    """``n`` under the default profile; scaled up with the profile's ``max_examples`` (e.g.
-    ``QAHWA_HYPOTHESIS_PROFILE=thorough`` gives 5n), which a fixed ``max_examples`` in
-    ``@settings`` would otherwise override."""
-    return max(n, n * settings().max_examples // 100)
-
+from games.transcript import simulate_match, transcript_key
 
 RULESETS: list[dict[str, Any]] = [
     {},
@@ -149,8 +142,7 @@ def test_simulated_matches_replay_to_the_same_view(seed: int, rs: dict[str, Any]
     doc, eng = simulate_match("tawla", rs, seed=seed)
     check_invariants(eng)  # type: ignore[arg-type]
     assert doc["result"] == eng.outcome.to_json()  # type: ignore[union-attr]
-    key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "tawla", doc["ruleset"],
-                    [s["client_seed"] for s in doc["seats"]])
+    key = transcript_key(doc)
     seen: list[dict[str, Any]] = []
     again = replay(TawlaEngine, doc["ruleset"], key, doc["events"], on_event=seen.append)
     assert len(seen) == len(doc["events"])
@@ -204,7 +196,6 @@ def test_simulate_match_with_resignation_end_event() -> None:
     assert eng.outcome is not None and eng.outcome.reason == "resigned"
     assert doc["events"][-1] == {"seq": len(doc["events"]) - 1, "type": "end",
                                  "reason": "resigned", "seat": 0}
-    key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], "tawla", doc["ruleset"],
-                    [s["client_seed"] for s in doc["seats"]])
+    key = transcript_key(doc)
     again = replay(TawlaEngine, doc["ruleset"], key, doc["events"])
     assert again.outcome == eng.outcome
