@@ -50,13 +50,19 @@ class _Api:
         return resp.status_code, data
 
 
+# Real rulesets, on the short side so a newcomer sees every game within a few minutes:
+# Shelem to 330 (a common target, the spec's default is 1200); the others as they default.
+DEMO_RULESETS: dict[str, dict[str, Any]] = {"shelem": {"target": 330}}
+
+
 def _play_match(api: _Api, game: str, bots: random.Random, max_actions: int,
                 console: Console) -> str:
     """Create and play one match with random legal bots; return its transcript path."""
     cls = engine_class(game)
-    n = cls.seat_count(cls.parse_ruleset({}))
+    ruleset = DEMO_RULESETS.get(game, {})
+    n = cls.seat_count(cls.parse_ruleset(ruleset))
     _, created = api.call("POST", "/v1/matches", body={
-        "game": game, "ruleset": {}, "seats": [{"name": f"bot-{i}"} for i in range(n)]})
+        "game": game, "ruleset": ruleset, "seats": [{"name": f"bot-{i}"} for i in range(n)]})
     if not isinstance(created, dict) or "match_id" not in created:
         raise DemoError("POST /v1/matches: no match_id in the answer")
     mid = created["match_id"]
