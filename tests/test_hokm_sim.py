@@ -4,54 +4,19 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
+from support import examples, walk_transcript
 
 from fairness import DECK52
-from games.base import Chance, Engine, replay
+from games.base import replay
 from games.cards import suit
 from games.errors import ReplayError
 from games.hokm import HokmEngine
 from games.transcript import simulate_match, transcript_key
-
-
-def key_of(doc: dict[str, Any]) -> bytes:
-    return transcript_key(doc)
-
-
-def walk(doc: dict[str, Any], cls: type[Engine],
-         check: Callable[[Any, int, dict[str, Any]], None]) -> Engine:
-    """Re-run the transcript step by step, calling ``check(engine, seat, action)`` before
-    each action and comparing every chance event the engine draws with the transcript's."""
-    chance = Chance(key_of(doc))
-    engine = cls(cls.parse_ruleset(json.loads(doc["ruleset"])), chance)
-    events = doc["events"]
-    pos = 0
-
-    def drain() -> None:
-        nonlocal pos
-        for ev in chance.take_events():
-            assert {k: v for k, v in events[pos].items() if k != "seq"} == ev
-            pos += 1
-
-    drain()
-    while pos < len(events):
-        ev = events[pos]
-        pos += 1
-        if ev["type"] == "end":
-            engine.end_match(ev["reason"], ev.get("seat"))
-            continue
-        assert ev["type"] == "action"
-        assert ev["action"] in engine.legal_actions(ev["seat"])
-        check(engine, ev["seat"], ev["action"])
-        engine.apply(ev["seat"], ev["action"])
-        drain()
-    return engine
 
 
 def leaked(view: dict[str, Any], hidden: set[str], hand_number: int) -> list[str]:
@@ -125,9 +90,9 @@ def test_random_full_matches(seed: int, cut: bool, nars: bool, target: int) -> N
     doc, engine = simulate_match("hokm", ruleset, seed=seed)
     assert isinstance(engine, HokmEngine)
     check_hokm_result(doc, engine)
-    walked = walk(doc, HokmEngine, hokm_check)
+    walked = walk_transcript(doc, HokmEngine, hokm_check)
     assert walked.outcome == engine.outcome
-    again = replay(HokmEngine, doc["ruleset"], key_of(doc), doc["events"])
+    again = replay(HokmEngine, doc["ruleset"], transcript_key(doc), doc["events"])
     assert again.outcome == engine.outcome
     for s in (None, 0, 1, 2, 3):
         assert again.view(s) == engine.view(s)
@@ -141,12 +106,12 @@ def test_default_ruleset_match_and_resignation_replay() -> None:
     doc2, e2 = simulate_match("hokm", {"cut": True}, seed=3, resign_at=40)
     assert e2.outcome is not None and e2.outcome.reason == "resigned"
     assert e2.outcome.winners == (1, 3)
-    assert replay(HokmEngine, doc2["ruleset"], key_of(doc2), doc2["events"]).outcome == e2.outcome
+    assert replay(HokmEngine, doc2["ruleset"], transcript_key(doc2), doc2["events"]).outcome == e2.outcome
 
 
 def test_replay_rejects_a_tampered_transcript() -> None:
     doc, _ = simulate_match("hokm", {"cut": True}, seed=11)
-    key = key_of(doc)
+    key = transcript_key(doc)
     events = copy.deepcopy(doc["events"])
     i = next(i for i, e in enumerate(events) if e["type"] == "action"
              and e["action"]["type"] == "play")

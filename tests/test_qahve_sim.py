@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
+from support import examples, walk_transcript
 
 from fairness import DECK_QAHVE
 from games.base import Chance, replay
@@ -21,10 +21,6 @@ from games.cards import is_joker, suit
 from games.errors import ReplayError
 from games.qahve import QahveEngine, hand_points
 from games.transcript import simulate_match, transcript_key
-
-
-def key_of(doc: dict[str, Any]) -> bytes:
-    return transcript_key(doc)
 
 
 def assert_no_leak(e: QahveEngine) -> None:
@@ -62,31 +58,15 @@ def qahve_check(e: QahveEngine, seat: int, action: dict[str, Any]) -> None:
 
 def walk(doc: dict[str, Any], *, leaks: bool = False) -> QahveEngine:
     """Re-run the transcript checking the rules at every step (``leaks``: and every view)."""
-    chance = Chance(key_of(doc))
-    e = QahveEngine(QahveEngine.parse_ruleset(json.loads(doc["ruleset"])), chance)
-    events = doc["events"]
-    pos = 0
 
-    def drain() -> None:
-        nonlocal pos
-        for ev in chance.take_events():
-            assert {k: v for k, v in events[pos].items() if k != "seq"} == ev
-            pos += 1
-
-    drain()
-    while pos < len(events):
-        ev = events[pos]
-        pos += 1
-        if ev["type"] == "end":
-            e.end_match(ev["reason"], ev.get("seat"))
-            continue
-        assert ev["action"] in e.legal_actions(ev["seat"])
-        qahve_check(e, ev["seat"], ev["action"])
+    def check(e: QahveEngine, seat: int, action: dict[str, Any]) -> None:
+        qahve_check(e, seat, action)
         if leaks:
             assert_no_leak(e)
-        e.apply(ev["seat"], ev["action"])
-        drain()
-    return e
+
+    engine = walk_transcript(doc, QahveEngine, check)
+    assert isinstance(engine, QahveEngine)
+    return engine
 
 
 def check_history(e: QahveEngine, first_dealer: int) -> None:
@@ -123,7 +103,7 @@ def test_random_full_matches(seed: int, target: int, min_bid: int) -> None:
         assert not (max(t) >= target and (min(t) < target or t[0] != t[1]))
     walked = walk(doc)
     assert walked.outcome == e.outcome
-    again = replay(QahveEngine, doc["ruleset"], key_of(doc), doc["events"])
+    again = replay(QahveEngine, doc["ruleset"], transcript_key(doc), doc["events"])
     assert again.outcome == e.outcome
     for seat in (None, 0, 1, 2, 3):
         assert again.view(seat) == e.view(seat)
@@ -139,13 +119,13 @@ def test_simulated_partial_matches_replay(seed: int, resign_at: int) -> None:
     check_history(e, doc["events"][0]["result"])
     walked = walk(doc)
     assert walked.outcome == e.outcome
-    again = replay(QahveEngine, doc["ruleset"], key_of(doc), doc["events"])
+    again = replay(QahveEngine, doc["ruleset"], transcript_key(doc), doc["events"])
     assert again.outcome == e.outcome and again.view(None) == e.view(None)
 
 
 def test_replay_rejects_an_illegal_jr() -> None:
     doc, _ = simulate_match("qahve", {"target": 60}, seed=5)
-    key = key_of(doc)
+    key = transcript_key(doc)
     events = doc["events"]
     # find the first action of a seat holding JR before JB is out, and make it play JR
     for i, ev in enumerate(events):
@@ -169,7 +149,7 @@ def test_a_full_match_to_the_default_501() -> None:
     assert doc["ruleset"] == '{"min_bid":2,"target":501}'
     assert e.outcome is not None and max(e.scores) >= 501
     check_history(e, doc["events"][0]["result"])
-    assert replay(QahveEngine, doc["ruleset"], key_of(doc), doc["events"]).outcome == e.outcome
+    assert replay(QahveEngine, doc["ruleset"], transcript_key(doc), doc["events"]).outcome == e.outcome
 
 
 def test_bot_actions_are_legal_and_never_empty() -> None:
