@@ -1,43 +1,63 @@
 # qahwa — `make serve` runs the service on SQLite, `make test` runs every test.
+#
+# Every install comes from the hashed locks in requirements/ (pip --require-hashes):
+# nothing resolves "latest". `make lock` refreshes the locks on purpose after a change to
+# pyproject.toml (keeping every other pin); `make lock-upgrade` moves every pin to the newest
+# release. Both rewrite requirements/*.txt, which are then committed.
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-dev
+PIP := $(BIN)/python -m pip --disable-pip-version-check
 HOST ?= 127.0.0.1
 PORT ?= 8000
+LOCKS := requirements/main.txt requirements/dev.txt requirements/tools.txt
+COMPILE = $(BIN)/uv pip compile --generate-hashes --python-version 3.11 --universal \
+	--custom-compile-command "make lock" -q $(UPGRADE)
 
-.PHONY: serve test test-all bench lint demo clean
+.PHONY: serve test test-all bench lint demo clean lock lock-upgrade
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e .
+# Runtime only (make serve). The editable install silences only setuptools' generic
+# "Editable installation" hint, so `make serve` prints no warning.
+$(VENV)/.installed: requirements/main.txt pyproject.toml | $(BIN)/python
+	$(PIP) install -q --require-hashes -r requirements/main.txt
+	PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps --no-build-isolation -e .
 	touch $@
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e '.[dev]'
-	$(BIN)/pip install -q 'open_spiel>=1.5' || echo "open_spiel unavailable: the tawla reference cross-check will skip"
+# Runtime, dev tools and the optional OpenSpiel reference (make test).
+$(VENV)/.installed-dev: requirements/dev.txt pyproject.toml | $(BIN)/python
+	$(PIP) install -q --require-hashes -r requirements/dev.txt
+	PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps --no-build-isolation -e .
 	touch $@ $(VENV)/.installed
 
 serve: $(VENV)/.installed
 	$(BIN)/qahwa serve --host $(HOST) --port $(PORT)
 
-test: $(STAMP)
+test: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest -q -p no:cacheprovider
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-dev
 	$(BIN)/python -m bench
 
-lint: $(STAMP)
+lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 
 demo: $(VENV)/.installed
 	$(BIN)/qahwa demo
+
+lock: | $(BIN)/python
+	$(PIP) install -q --require-hashes -r requirements/tools.txt
+	$(COMPILE) requirements/tools.in -o requirements/tools.txt
+	$(COMPILE) pyproject.toml requirements/build.in -o requirements/main.txt
+	$(COMPILE) pyproject.toml requirements/build.in --extra dev --extra reference -o requirements/dev.txt
+
+lock-upgrade:
+	$(MAKE) lock UPGRADE=--upgrade
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
