@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 from fairness import (
     Signer,
@@ -566,7 +567,9 @@ def test_unfinished_unknown_and_invalid_input(new_page: Any, site: Site) -> None
     assert "not valid JSON" in page.inner_text("#verdict")
     page.fill("#in-paste", "[1, 2]")
     page.click("#go")
-    page.wait_for_function("!document.querySelector('#verdict').textContent.includes('JSON:')")
+    # Waited for from Python (playwright's expect), not with a string the page would have to
+    # evaluate: the page's CSP has no 'unsafe-eval', so wait_for_function("...") fails there.
+    expect(page.locator("#verdict")).not_to_contain_text("JSON:", timeout=30_000)
     assert page.get_attribute("#verdict", "data-verdict") == "error"
     assert "must be a JSON object" in page.inner_text("#verdict")
     assert page.locator("li.ev").count() == 0
