@@ -48,7 +48,7 @@ from games.transcript import build_transcript
 
 from . import translog
 from .db import Database
-from .models import EventRow, Match, Seat, ServerSeed
+from .models import EventRow, LogEntry, Match, Seat, ServerSeed
 from .settings import Settings
 
 T = TypeVar("T")
@@ -623,7 +623,7 @@ class MatchService:
     def log_proof(self, index: int, tree_size: int | None) -> dict[str, Any]:
         with self.db.read() as s:
             hashes = translog.leaf_hashes(s, tree_size)
-            entry = s.get(translog.LogEntry, index)
+            entry = s.get(LogEntry, index)
         n = len(hashes)
         if tree_size is not None and tree_size > n:
             raise ApiError(404, "not_found", f"the log has {n} entries, fewer than {tree_size}")
@@ -641,9 +641,9 @@ class MatchService:
     def log_entries(self, start: int, limit: int) -> dict[str, Any]:
         with self.db.read() as s:
             rows = s.exec(
-                select(translog.LogEntry)
-                .where(col(translog.LogEntry.idx) >= start)
-                .order_by(col(translog.LogEntry.idx)).limit(limit)
+                select(LogEntry)
+                .where(col(LogEntry.idx) >= start)
+                .order_by(col(LogEntry.idx)).limit(limit)
             ).all()
         return {"entries": [{"index": r.idx, "leaf": json.loads(r.leaf),
                              "leaf_hash": r.leaf_hash} for r in rows]}

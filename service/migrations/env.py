@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from alembic import context
 from sqlalchemy import create_engine, text
+from sqlmodel import SQLModel
 
-from service.models import SQLModel
+import service.models  # noqa: F401  (registers the tables on SQLModel.metadata)
 
 target_metadata = SQLModel.metadata
 config = context.config

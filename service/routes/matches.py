@@ -27,7 +27,7 @@ from ..schemas import (
     SeedIn,
 )
 
-router = APIRouter(prefix="/v1/matches", tags=["matches"], responses=ERRORS)  # type: ignore[arg-type]
+router = APIRouter(prefix="/v1/matches", tags=["matches"], responses=ERRORS)
 
 MatchId = Annotated[str, Path(max_length=64, description="the match id")]
 POLL_SECONDS = 0.2

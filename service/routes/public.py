@@ -13,7 +13,7 @@ from ..deps import ReadSessionDep, ServiceDep
 from ..models import SigningKey
 from ..schemas import ERRORS, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut
 
-router = APIRouter(responses=ERRORS)  # type: ignore[arg-type]
+router = APIRouter(responses=ERRORS)
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 

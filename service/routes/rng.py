@@ -22,7 +22,7 @@ from ..schemas import (
 )
 from .matches import poll_events
 
-router = APIRouter(prefix="/v1/rng", tags=["rng"], responses=ERRORS)  # type: ignore[arg-type]
+router = APIRouter(prefix="/v1/rng", tags=["rng"], responses=ERRORS)
 
 SessionId = Annotated[str, Path(max_length=64, description="the session id")]
 
