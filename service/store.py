@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, insert, select, update
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 from sqlmodel import Session
 
 from fairness import SecretBox, match_key, new_client_seed
@@ -188,8 +188,9 @@ class Store:
         self.replays = 0
         #: called with ``(match_id, next_seq)`` after a write committed
         self.on_commit: list[Callable[[str, int], None]] = []
-        #: called with the session inside each write before commit (cross-process notify)
-        self.before_commit: list[Callable[[Session, str, int], None]] = []
+        #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
+        #: with ``"<match_id> <next_seq>"``, sent by the row update itself
+        self.notify_channel: str | None = None
         self._tokens: OrderedDict[tuple[str, str], int] = OrderedDict()
         self._tokens_guard = threading.Lock()
 
@@ -209,11 +210,13 @@ class Store:
                     s.flush()
                     changed = tx.m.changes(before)
                     if changed:
-                        s.connection().execute(
-                            update(_MATCHES).where(_MATCHES.c.id == match_id).values(**changed))
-                    if tx.appended:
-                        for hook in self.before_commit:
-                            hook(s, match_id, tx.m.next_seq)
+                        stmt = update(_MATCHES).where(_MATCHES.c.id == match_id).values(**changed)
+                        if tx.appended and self.notify_channel:
+                            # one round trip: the update returns pg_notify's (empty) result
+                            s.connection().execute(stmt.returning(func.pg_notify(
+                                self.notify_channel, f"{match_id} {tx.m.next_seq}"))).all()
+                        else:
+                            s.connection().execute(stmt)
             except BaseException:
                 if tx is None or tx.dirty:
                     self.cache.discard(match_id)
