@@ -225,25 +225,51 @@ def interleaved(setups: dict[str, tuple[list[Server], str]]) -> dict[str, dict[s
 
 
 def long_match(urls: Sequence[str], game: str) -> tuple[float, float, int]:
-    """Median cost (ms) of an action early in one long match (actions 10 to 10 +
-    ``LONG_SPAN``) and late (``LONG_SPAN`` actions from ``LONG_AT``, or the match's last
-    ones if it is shorter); returns (early, late, where late starts)."""
+    """Median cost (ms) of an action early in a match and late in a long one, measured at
+    the same time: match L is played to ``LONG_AT`` actions (or near its end if shorter),
+    then a new match E is played 10 actions, then L and E take turns for ``LONG_SPAN``
+    actions each. Returns (early, late, where the late actions start)."""
     rot = Rotation(urls)
     rnd = random.Random(7)
     try:
-        mid, tokens, mover = _new_match(rot, game)
-        costs: list[float] = []
-        while len(costs) < LONG_AT + LONG_SPAN:
-            t0 = time.monotonic()
-            out = _action(rot, mid, tokens, mover, rnd)
-            costs.append(time.monotonic() - t0)
-            if out["status"] != "playing":
+        # match L up to LONG_AT actions; a match that ends sooner is replaced by a new one
+        # played to 70% of the length the last one reached (at most 5 tries)
+        target = LONG_AT
+        for _ in range(5):
+            lid, ltokens, lmover = _new_match(rot, game)
+            played = 0
+            while played < target:
+                out = _action(rot, lid, ltokens, lmover, rnd)
+                played += 1
+                if out["status"] != "playing":
+                    break
+                lmover = out["state"]["turn"]
+            if played == target:
                 break
-            mover = out["state"]["turn"]
-        at = min(LONG_AT, max(10 + LONG_SPAN, len(costs) - LONG_SPAN))
-        early = statistics.median(costs[10:10 + LONG_SPAN])
-        late = statistics.median(costs[at:at + LONG_SPAN])
-        return 1000 * early, 1000 * late, at
+            target = max(20, int(played * 0.7))
+        else:
+            raise RuntimeError(f"no {game} match lasted {target} actions")
+        at = played
+        eid, etokens, emover = _new_match(rot, game)
+        for _ in range(10):
+            out = _action(rot, eid, etokens, emover, rnd)
+            emover = out["state"]["turn"]
+        early: list[float] = []
+        late: list[float] = []
+        for _ in range(LONG_SPAN):
+            for which in ("late", "early"):
+                mid, tokens, mover = (lid, ltokens, lmover) if which == "late" else \
+                    (eid, etokens, emover)
+                t0 = time.monotonic()
+                out = _action(rot, mid, tokens, mover, rnd)
+                (late if which == "late" else early).append(time.monotonic() - t0)
+                if out["status"] != "playing":
+                    return 1000 * statistics.median(early), 1000 * statistics.median(late), at
+                if which == "late":
+                    lmover = out["state"]["turn"]
+                else:
+                    emover = out["state"]["turn"]
+        return 1000 * statistics.median(early), 1000 * statistics.median(late), at
     finally:
         rot.close()
 
@@ -348,9 +374,10 @@ def run() -> None:
                 _row(f"qahwa PostgreSQL 2 procs, {game}", two, one["rate"], "1 proc")
 
         backend = "postgres" if pg else "sqlite"
-        print(f"\nlong matches on {backend}: median ms of an action early (actions 10-"
-              f"{10 + LONG_SPAN}) vs late ({LONG_SPAN} from action {LONG_AT}, or the last "
-              f"{LONG_SPAN} of a shorter match); 2 procs: every request to the other one")
+        print(f"\nlong matches on {backend}: median ms of an action early in a match (from "
+              f"action 10) vs late in another ({LONG_AT} actions in, or near the end of a "
+              f"shorter one), {LONG_SPAN} each, taking turns; 2 procs: every request goes "
+              "to the other one")
         print("| game, processes | early ms | late ms (from) | late/early |")
         print("|---|---|---|---|")
         for game in ("mexican_train", "shelem"):
