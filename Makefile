@@ -14,7 +14,7 @@ LOCKS := requirements/main.txt requirements/dev.txt requirements/tools.txt
 COMPILE = $(BIN)/uv pip compile --generate-hashes --python-version 3.11 --universal \
 	--custom-compile-command "make lock" -q $(UPGRADE)
 
-.PHONY: serve test test-all bench lint demo clean lock lock-upgrade
+.PHONY: serve test test-all bench lint demo clean lock lock-upgrade pyodide
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -32,15 +32,26 @@ $(VENV)/.installed-dev: requirements/dev.txt pyproject.toml | $(BIN)/python
 	PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps --no-build-isolation -e .
 	touch $@ $(VENV)/.installed
 
-serve: $(VENV)/.installed
+# The Pyodide runtime the verify page replays the rules with (service/pyodide.py): the pinned
+# release from the npm registry (`npm pack`, integrity checked) into the git-ignored
+# service/static/pyodide/. Quick when it is there already; without npm or network it warns
+# and everything else works (the page then says it did not replay the rules).
+PYODIDE_PIN := service/static/pyodide/.pin
+
+$(PYODIDE_PIN): service/pyodide.py | $(BIN)/python
+	$(BIN)/python -m service.pyodide fetch
+
+pyodide: $(PYODIDE_PIN)
+
+serve: $(VENV)/.installed pyodide
 	$(BIN)/qahwa serve --host $(HOST) --port $(PORT)
 
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev pyodide
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest -q -p no:cacheprovider
 
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-dev pyodide
 	$(BIN)/python -m bench
 
 lint: $(VENV)/.installed-dev

@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query, Request
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, Response
 from sqlmodel import col, select
 
+from .. import pyodide
 from ..deps import ReadSessionDep, ServiceDep
 from ..models import SigningKey
 from ..schemas import ERRORS, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut
@@ -63,7 +64,41 @@ def verify_page() -> FileResponse:
     if not page.is_file():
         raise HTTPException(404, "the verify page is not installed on this server "
                                  "(service/static/verify.html is missing)")
-    return FileResponse(page, media_type="text/html; charset=utf-8")
+    return FileResponse(page, media_type="text/html; charset=utf-8",
+                        headers={"Content-Security-Policy": pyodide.PAGE_CSP})
+
+
+def _page_asset(request: Request, path: str) -> Response:
+    """The verify page's Python (service/pyodide.py): runtime, sources, manifest, worker."""
+    runtime_dir = getattr(request.app.state, "pyodide_dir", pyodide.RUNTIME_DIR)
+    found = pyodide.asset(path, runtime_dir)
+    if found is None:
+        raise HTTPException(404, f"no such file: /static/{path}" + (
+            " (the Pyodide runtime is not installed: make pyodide)"
+            if path.startswith("pyodide/") else ""))
+    if isinstance(found.body, Path):
+        return FileResponse(found.body, media_type=found.media_type, headers=found.headers)
+    return Response(found.body, media_type=found.media_type, headers=found.headers)
+
+
+@router.get("/static/qahwa-py.json", include_in_schema=False)
+def page_manifest(request: Request) -> Response:
+    return _page_asset(request, "qahwa-py.json")
+
+
+@router.get("/static/verify-worker.js", include_in_schema=False)
+def page_worker(request: Request) -> Response:
+    return _page_asset(request, "verify-worker.js")
+
+
+@router.get("/static/qahwa-py-{digest}.zip", include_in_schema=False)
+def page_sources(request: Request, digest: str) -> Response:
+    return _page_asset(request, f"qahwa-py-{digest}.zip")
+
+
+@router.get("/static/pyodide/{version}/{name}", include_in_schema=False)
+def page_runtime(request: Request, version: str, name: str) -> Response:
+    return _page_asset(request, f"pyodide/{version}/{name}")
 
 
 @router.get("/healthz", tags=["health"], summary="Liveness: the database answers")
