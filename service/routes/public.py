@@ -101,6 +101,12 @@ def page_runtime(request: Request, version: str, name: str) -> Response:
     return _page_asset(request, f"pyodide/{version}/{name}")
 
 
+@router.get("/static/pyodide/{rest:path}", include_in_schema=False)
+def page_runtime_other(request: Request, rest: str) -> Response:
+    """Anything else under /static/pyodide/ (not the /static mount): 404."""
+    return _page_asset(request, f"pyodide/{rest}")
+
+
 @router.get("/healthz", tags=["health"], summary="Liveness: the database answers")
 def healthz(session: ReadSessionDep) -> dict[str, str]:
     session.exec(select(SigningKey.key_id).limit(1)).all()
