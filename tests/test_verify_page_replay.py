@@ -217,7 +217,7 @@ def test_rules_rows_in_arabic_and_persian(page: Any, site: Site) -> None:
     assert page.evaluate("document.documentElement.dir") == "ltr"
 
 
-def test_no_request_leaves_the_origin(browser: Any, site: Site) -> None:
+def test_no_request_leaves_the_origin_and_reloads_are_warm(browser: Any, site: Site) -> None:
     doc = genuine("tawla", seed=11)
     mid = site.add(doc)
     ctx = browser.new_context(locale="en-US")
@@ -232,6 +232,16 @@ def test_no_request_leaves_the_origin(browser: Any, site: Site) -> None:
         # the runtime and the sources did come, from the origin
         assert any(u.endswith("/pyodide.asm.wasm") for u in seen), seen
         assert any("/static/qahwa-py-" in u and u.endswith(".zip") for u in seen), seen
+        assert pg.evaluate("() => window.qahwaFair.python().info.snapshot") is False
+        # Loaded again: Python starts from the interpreter snapshot the first load kept (the
+        # sources are loaded anew), and the rules are replayed just the same.
+        seen.clear()
+        pg.goto(f"{site.url}/verify?lang=en&match={mid}")
+        expect(pg.locator("#verdict")).to_have_attribute("data-replay", "done", timeout=120_000)
+        assert pg.get_attribute("#verdict", "data-verdict") == "pass"
+        assert pg.get_attribute("tr[data-check=replay]", "data-ok") == "true"
+        assert pg.evaluate("() => window.qahwaFair.python().info.snapshot") is True
+        assert all(u.startswith(site.url + "/") for u in seen), seen
     finally:
         ctx.close()
 
