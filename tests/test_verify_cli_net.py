@@ -1,7 +1,7 @@
 """verify over HTTP: transcript URLs, --server/--match, and the demo against an API server.
 
 The demo is tested against a small in-process stand-in for the HTTP API (the subset of
-/work/shared/spec/api.md the demo uses, built on the real engines and fairness code), and
+docs/spec/api.md the demo uses, built on the real engines and fairness code), and
 against the real service when it is importable.
 """
 
