@@ -43,6 +43,7 @@ PYODIDE_PIN := service/static/pyodide/.pin
 
 $(PYODIDE_PIN): service/pyodide.py | $(BIN)/python
 	$(BIN)/python -m service.pyodide fetch
+	@if [ -f $@ ]; then touch $@; fi
 
 pyodide: $(PYODIDE_PIN)
 

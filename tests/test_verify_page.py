@@ -83,6 +83,7 @@ class Site:
 
     def __init__(self, runtime_dir: Path | None = None) -> None:
         self.runtime_dir = runtime_dir
+        self.sources_override: bytes | None = None  # serve these bytes as the sources zip
         self.transcripts: dict[str, str] = {}
         self.unfinished: set[str] = set()
         self.keys: dict[str, Any] = KEYS
@@ -113,6 +114,8 @@ class Site:
                          else None)
                 if found is not None:
                     body = found.body.read_bytes() if isinstance(found.body, Path) else found.body
+                    if site.sources_override is not None and path.startswith("/static/qahwa-py-"):
+                        body = site.sources_override
                     self._send(200, body, found.media_type, found.headers)
                 elif path == "/verify":
                     self._send(200, PAGE.read_bytes(), "text/html; charset=utf-8",

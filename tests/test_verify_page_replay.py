@@ -26,7 +26,7 @@ from test_verify_page import CHROMIUM, CHROMIUM_ARGS, SIGNER, Site, chance_seqs,
 from fairness import match_key
 from games.base import replay
 from games.registry import GAME_IDS, engine_class
-from service.pyodide import RUNTIME_DIR, runtime_installed
+from service.pyodide import RUNTIME_DIR, runtime_installed, source_zip
 
 pytestmark = [pytest.mark.browser]
 
@@ -267,6 +267,30 @@ def test_without_the_runtime_chance_is_still_verified(
         assert "rules were not replayed" in pg.inner_text("#verdict")
         assert "does not replay the game rules" in pg.inner_text("#rules-note")
         assert errors == []
+    finally:
+        ctx.close()
+        s.close()
+
+
+def test_sources_that_do_not_match_their_hash_are_not_run(browser: Any, tmp_path: Path) -> None:
+    s = Site(runtime_dir=RUNTIME_DIR)
+    ctx = browser.new_context(locale="en-US")
+    try:
+        genuine_zip = source_zip().data
+        flipped = bytearray(genuine_zip)
+        flipped[len(flipped) // 2] ^= 0x01
+        s.sources_override = bytes(flipped)
+        assert s.sources_override != genuine_zip
+        mid = s.add(genuine("tawla", seed=13))
+        pg = ctx.new_page()
+        pg.goto(f"{s.url}/verify?lang=en&match={mid}")
+        expect(pg.locator("#verdict")).to_have_attribute("data-replay", "unavailable",
+                                                         timeout=120_000)
+        text = pg.inner_text("tr[data-check=replay]")
+        assert "could not be started" in text and "SHA-256" in text
+        assert pg.get_attribute("tr[data-check=replay]", "data-ok") == "unknown"
+        assert pg.get_attribute("tr[data-check=chance]", "data-ok") == "true"
+        assert pg.evaluate("() => window.qahwaFair.python().state") == "failed"
     finally:
         ctx.close()
         s.close()
