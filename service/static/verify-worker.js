@@ -25,7 +25,8 @@ function hex(buf) {
 // project's code is loaded) in the browser's CacheStorage, under the runtime's version; later
 // loads restore it instead of booting again. The project's sources are always loaded anew.
 const SNAPSHOT_CACHE = 'qahwa-pyodide-snapshot';
-const PRELOAD = 'import json, re, hashlib, hmac, struct, dataclasses, typing, itertools, collections';
+const PRELOAD = 'import json, re, hashlib, hmac, struct, dataclasses, typing, itertools, collections, abc, ' +
+  'importlib, os, pathlib, random, secrets, shutil, zipfile';
 
 async function startPython(mod, rt) {
   const indexURL = new URL(rt.url, self.location.href).href;
