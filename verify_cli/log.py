@@ -295,17 +295,22 @@ class HeadState:
 Fetch = Callable[[str, dict[str, Any]], tuple[int, Any]]
 
 
-def http_fetch(base: str, *, timeout: float = 30.0) -> Fetch:
+class HttpFetch:
     """GET ``base + path`` → (HTTP status, JSON or None); status 0 when unreachable."""
-    import httpx
 
-    client = httpx.Client(timeout=timeout, follow_redirects=True)
-    lock = threading.Lock()
+    def __init__(self, base: str, *, timeout: float = 30.0) -> None:
+        import httpx
 
-    def get(path: str, params: dict[str, Any]) -> tuple[int, Any]:
+        self.base = base.rstrip("/")
+        self._client = httpx.Client(timeout=timeout, follow_redirects=True)
+        self._lock = threading.Lock()
+
+    def __call__(self, path: str, params: dict[str, Any]) -> tuple[int, Any]:
+        import httpx
+
         try:
-            with lock:
-                resp = client.get(base.rstrip("/") + path, params=params)
+            with self._lock:
+                resp = self._client.get(self.base + path, params=params)
         except httpx.HTTPError as exc:
             return 0, {"error": {"code": "unreachable",
                                  "message": f"{exc.__class__.__name__}: {exc}"}}
@@ -314,7 +319,8 @@ def http_fetch(base: str, *, timeout: float = 30.0) -> Fetch:
         except ValueError:
             return resp.status_code, None
 
-    return get
+    def close(self) -> None:
+        self._client.close()
 
 
 def _why(status: int, body: Any) -> str:
@@ -729,21 +735,24 @@ def apply_log_checks(reports: list[dict[str, Any]], docs: list[Any],
                      keysets: list[KeySet | None], bases: list[str | None],
                      proofs: dict[str, Any], state: HeadState) -> None:
     """Add the ``log`` check to each report (in place); a failure makes it ``failed``."""
-    fetchers: dict[str, Fetch] = {}
-    for rep, doc, keys, base in zip(reports, docs, keysets, bases, strict=True):
-        if rep.get("status") == "unusable" or not isinstance(doc, dict):
-            continue
-        fetch = None
-        if base is not None:
-            fetch = fetchers.setdefault(base, http_fetch(base))
-        proof = proofs.get(str(doc.get("match_id")))
-        ok, detail = check_transcript(doc, keys, proof, fetch, base, state)
-        rep["checks"].append({"name": "log", "ok": ok, "detail": detail})
-        rep["log"] = {"ok": ok, "detail": detail}
-        if ok is False:
-            rep["failures"].append({"check": "log", "message": detail, "seq": None,
-                                    "expected": None, "found": None})
-            rep["status"] = "failed"
+    fetchers: dict[str, HttpFetch] = {}
+    try:
+        for rep, doc, keys, base in zip(reports, docs, keysets, bases, strict=True):
+            if rep.get("status") == "unusable" or not isinstance(doc, dict):
+                continue
+            fetch = None
+            if base is not None:
+                fetch = fetchers.get(base) or fetchers.setdefault(base, HttpFetch(base))
+            proof = proofs.get(str(doc.get("match_id")))
+            ok, detail = check_transcript(doc, keys, proof, fetch, base, state)
+            rep["checks"].append({"name": "log", "ok": ok, "detail": detail})
+            if ok is False:
+                rep["failures"].append({"check": "log", "message": detail, "seq": None,
+                                        "expected": None, "found": None})
+                rep["status"] = "failed"
+    finally:
+        for f in fetchers.values():
+            f.close()
     state.save()
 
 
@@ -818,7 +827,7 @@ def log_cmd(server: str, key_file: str | None, as_json: bool, state_file: str | 
     base = server.rstrip("/")
     state = open_state(state_file, no_state)
     keys = load_key_file(key_file) if key_file else fetch_keys(base)
-    fetch = http_fetch(base)
+    fetch = HttpFetch(base)
     bar = Progress("[progress.description]{task.description}", BarColumn(),
                    MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                    console=make_console(stderr=True), disable=as_json, transient=False)
@@ -828,7 +837,11 @@ def log_cmd(server: str, key_file: str | None, as_json: bool, state_file: str | 
         def progress(done: int, total: int) -> None:
             bar.update(task, completed=done, total=total)
 
-        res = audit(base, keys, state, fetch, batch=batch, restart=restart, progress=progress)
+        try:
+            res = audit(base, keys, state, fetch, batch=batch, restart=restart,
+                        progress=progress)
+        finally:
+            fetch.close()
     state.save()
     unreachable = res.tree_size == 0 and any(
         f.startswith("no signed head from the server") for f in res.failures)
