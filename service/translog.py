@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, ParamSpec
 
-from sqlalchemy import Column, Integer, String, Text, tuple_
+from sqlalchemy import Column, Integer, String, Text
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, func, select
 
@@ -199,12 +199,15 @@ def _fold(parts: Sequence[bytes]) -> bytes:
 def _fetch_nodes(session: Session, keys: Iterable[NodeKey]) -> dict[NodeKey, bytes]:
     wanted = sorted(set(keys))
     out: dict[NodeKey, bytes] = {}
-    for i in range(0, len(wanted), 400):
-        chunk = wanted[i:i + 400]
-        rows = session.exec(
-            select(TreeNode.level, TreeNode.idx, TreeNode.hash).where(
-                tuple_(col(TreeNode.level), col(TreeNode.idx)).in_(chunk))
-        ).all()
+    conn = session.connection()
+    for i in range(0, len(wanted), 100):
+        # An OR of primary-key equalities, so that SQLite and PostgreSQL search the index
+        # for each (a row-value IN list makes SQLite scan the table). The SQL is written
+        # here, not compiled by SQLAlchemy per request: the keys are Python ints (%d).
+        where = " OR ".join(f"(level = {int(lv):d} AND idx = {int(ix):d})"
+                            for lv, ix in wanted[i:i + 100])
+        rows = conn.exec_driver_sql(
+            f"SELECT level, idx, hash FROM translog_nodes WHERE {where}").all()
         out.update({(lv, ix): bytes.fromhex(h) for lv, ix, h in rows})
     missing = [k for k in wanted if k not in out]
     if missing:
