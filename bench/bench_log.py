@@ -5,7 +5,8 @@ the 0002 migration builds their stored trees (its time is printed). Then a serve
 in a thread) answers ``GET /v1/log`` and ``GET /v1/log/proof?index=…`` (random indices)
 over HTTP; the medians of many requests, taken in alternating rounds so that load on a shared machine hits both
 sizes alike, and their ratio (100k / 1k; the target is ≤ 1.5×). For comparison, the old way
-(read every leaf hash, recompute the root) is timed once at each size.
+(read every leaf hash, recompute the root) is timed once at each size, and `verify log`
+audits the 100k log (entries per second).
 """
 
 from __future__ import annotations
@@ -22,19 +23,21 @@ import httpx
 from alembic import command
 from sqlalchemy import insert
 
-from fairness import canonical_json
+from fairness import Signer, canonical_json
 from service import migrate, translog
 from service.db import Database
 from service.models import LogEntry
 from service.server import ServerThread
 from service.settings import Settings
+from verify_cli.keys import fetch_keys
+from verify_cli.log import HeadState, HttpFetch, audit
 
 SIZES = (1_000, 100_000)
-ROUNDS = 6
+ROUNDS = 8
 PER_ROUND = 40
 
 
-def _populate(url: str, n: int) -> float:
+def _populate(url: str, n: int, signer: Signer) -> float:
     """Entries 0 … n-1 written as revision 0001 did; returns the 0002 migration's seconds."""
     db = Database(url)
     cfg = migrate.alembic_config()
@@ -45,10 +48,10 @@ def _populate(url: str, n: int) -> float:
     rows: list[dict[str, Any]] = []
     with db.write_engine.begin() as conn:
         for i in range(n):
-            leaf = canonical_json({"type": "commitment", "protocol": "qahwa-fair/1",
-                                   "match_id": f"m_{i:08d}", "game": "rng", "ruleset": "{}",
-                                   "commitment": f"{i:064x}", "log_index": i,
-                                   "created_at": "2026-12-02T00:00:00.000Z"})
+            leaf = canonical_json(signer.signed({
+                "type": "commitment", "protocol": "qahwa-fair/1", "match_id": f"m_{i:08d}",
+                "game": "rng", "ruleset": "{}", "commitment": f"{i:064x}", "log_index": i,
+                "created_at": "2026-12-02T00:00:00.000Z"}))
             rows.append({"idx": i, "match_id": f"m_{i:08d}", "leaf": leaf.decode(),
                          "leaf_hash": translog.leaf_hash(leaf).hex(),
                          "created_at": "2026-12-02T00:00:00.000Z"})
@@ -101,10 +104,12 @@ def run() -> None:
         for n in SIZES:
             d = Path(tmp) / str(n)
             urls[n] = f"sqlite:///{d / 'q.db'}"
-            took = _populate(urls[n], n)
+            signer = Signer.generate()
+            took = _populate(urls[n], n, signer)
             print(f"  {n:>7} entries: migration 0002 built the stored tree in {took:.2f} s")
             srv = ServerThread(Settings(database_url=urls[n], data_dir=d, master_key=None,
-                                        signing_key=None, signing_key_file=None)).start()
+                                        signing_key=signer.private_b64(),
+                                        signing_key_file=None)).start()
             servers.append(srv)
             clients[n] = httpx.Client(base_url=srv.url)
             head = clients[n].get("/v1/log").json()  # first request: signs and caches
@@ -118,6 +123,13 @@ def run() -> None:
                     per[n].append(_median_ms(clients[n], n, rng, what))
         for c in clients.values():
             c.close()
+        big_url = servers[-1].url
+        keys = fetch_keys(big_url)
+        fetch = HttpFetch(big_url)
+        t0 = time.perf_counter()
+        res = audit(big_url, keys, HeadState.load(None), fetch)
+        took = time.perf_counter() - t0
+        fetch.close()
         for srv in servers:
             srv.stop()
         small, big = SIZES
@@ -134,4 +146,7 @@ def run() -> None:
         print(f"  the old way (every leaf read, root recomputed): {old[small]:.1f} ms at "
               f"{small // 1000}k, {old[big]:.1f} ms at {big // 1000}k "
               f"({old[big] / old[small]:.0f}x)")
+        print(f"  verify log (the monitor) audited {res.audited} entries in {took:.1f} s: "
+              f"{res.audited / took:,.0f} entries/s, 1M in ~{1e6 / (res.audited / took) / 60:.1f} "
+              f"min" + ("" if res.ok else f"  FAILED: {res.failures[:1]}"))
         print("  " + json.dumps({k: round(v["ratio"], 2) for k, v in out.items()}))

@@ -318,35 +318,66 @@ def _check_size(n: int, tree_size: int) -> None:
         raise LogError(404, "not_found", f"the log has {n} entries, fewer than {tree_size}")
 
 
+def _cached_head(session: Session, tree_size: int) -> dict[str, Any] | None:
+    row = session.get(TreeHead, tree_size)
+    if row is None:
+        return None
+    head: dict[str, Any] = json.loads(row.head)
+    return head
+
+
+def _sign_and_cache(db: Database, signer: Signer, tree_size: int,
+                    root_h: bytes) -> dict[str, Any]:
+    """Sign the head of ``tree_size``, cache it, return the cached one (first signer wins)."""
+    head = _head(signer, tree_size, root_h)
+    try:
+        with db.write() as w:
+            if w.get(TreeHead, tree_size) is None:
+                w.add(TreeHead(tree_size=tree_size, head=json.dumps(
+                    head, separators=(",", ":"), ensure_ascii=False)))
+    except IntegrityError:
+        pass  # another process cached this size first: serve that one
+    with db.read() as s:
+        cached = _cached_head(s, tree_size)
+    assert cached is not None
+    return cached
+
+
+def _head_in(db: Database, signer: Signer, s: Session, tree_size: int,
+             late: list[int]) -> dict[str, Any] | None:
+    """The cached head of ``tree_size`` from session ``s``, or None (noted in ``late``)."""
+    head = _cached_head(s, tree_size)
+    if head is None:
+        late.append(tree_size)
+    return head
+
+
+def _fill(db: Database, signer: Signer, late: list[int]) -> dict[int, dict[str, Any]]:
+    out = {}
+    for n in late:
+        with db.read() as s:
+            root_h = stored_root(s, n)
+        out[n] = _sign_and_cache(db, signer, n, root_h)
+    return out
+
+
 def signed_head(db: Database, signer: Signer, tree_size: int | None = None) -> dict[str, Any]:
     """The signed head of ``tree_size`` (default: the whole log), cached per size."""
     with db.read() as s:
         n = size(s)
         want = n if tree_size is None else tree_size
         _check_size(n, want)
-        row = s.get(TreeHead, want)
-        if row is not None:
-            head: dict[str, Any] = json.loads(row.head)
+        head = _cached_head(s, want)
+        if head is not None:
             return head
         root_h = stored_root(s, want)
-    head = _head(signer, want, root_h)
-    try:
-        with db.write() as w:
-            if w.get(TreeHead, want) is None:
-                w.add(TreeHead(tree_size=want, head=json.dumps(
-                    head, separators=(",", ":"), ensure_ascii=False)))
-    except IntegrityError:
-        pass  # another process cached this size first: serve that one
-    with db.read() as s:
-        row = s.get(TreeHead, want)
-        assert row is not None
-        cached: dict[str, Any] = json.loads(row.head)
-        return cached
+    return _sign_and_cache(db, signer, want, root_h)
 
 
 def inclusion(db: Database, signer: Signer, index: int,
               tree_size: int | None = None) -> dict[str, Any]:
     """Entry ``index`` with its audit path to the signed head of ``tree_size``."""
+    late: list[int] = []
     with db.read() as s:
         n = size(s)
         want = n if tree_size is None else tree_size
@@ -357,7 +388,8 @@ def inclusion(db: Database, signer: Signer, index: int,
         if entry is None:
             raise LogError(404, "not_found", f"no log entry {index}")
         path = inclusion_path(s, index, want)
-    head = signed_head(db, signer, want)
+        head = _head_in(db, signer, s, want, late)
+    head = head or _fill(db, signer, late)[want]
     return {"index": index, "tree_size": want, "leaf": json.loads(entry.leaf),
             "leaf_hash": entry.leaf_hash, "audit_path": [h.hex() for h in path],
             "tree_head": head}
@@ -371,13 +403,16 @@ def consistency(db: Database, signer: Signer, first: int, second: int) -> dict[s
     if first > second:
         raise LogError(400, "bad_request",
                        f"first ({first}) must not be larger than second ({second})")
+    late: list[int] = []
     with db.read() as s:
         n = size(s)
         _check_size(n, second)
         proof = consistency_path(s, first, second)
+        heads = {k: _head_in(db, signer, s, k, late) for k in (first, second)}
+    filled = _fill(db, signer, sorted(set(late)))
     return {"first": first, "second": second, "proof": [h.hex() for h in proof],
-            "first_head": signed_head(db, signer, first),
-            "second_head": signed_head(db, signer, second)}
+            "first_head": heads[first] or filled[first],
+            "second_head": heads[second] or filled[second]}
 
 
 def entries(db: Database, start: int, limit: int) -> dict[str, Any]:
