@@ -230,7 +230,8 @@ def test_monitor_audits_resumes_and_detects_forks(tmp: Path) -> None:
         code, out = monitor("--server", a.url, "--state", str(state), "--batch", "2")
         assert code == 0 and out["audited_from"] == 5 and out["audited"] == 3
         assert out["tree_size"] == 8
-        code, out = monitor("--server", a.url, "--state", str(state), "--restart")
+        code, out = monitor("--server", a.url, "--state", str(state), "--restart",
+                            "--jobs", "2")
         assert code == 0 and out["audited_from"] == 0 and out["audited"] == 8
         res = run("log", "--server", a.url, "--state", str(state))
         assert res.exit_code == 0 and "LOG VERIFIED" in res.stdout
@@ -310,11 +311,13 @@ def test_audit_checks_every_entry_and_resumes_from_checkpoints(tmp: Path) -> Non
     other = Signer.generate()
     bad = [leaf(0), leaf(1, mid="m_0"), leaf(2, log_index=7),
            other.signed({k: v for k, v in leaf(3).items() if k != "signature"})]
-    res = audit("bad", keys, HeadState.load(None), FakeLog(bad))
-    assert not res.ok
-    assert any("m_0 is logged twice (first at 0)" in f for f in res.failures)
-    assert any("entry 2: its log_index is 7" in f for f in res.failures)
-    assert any(f.startswith("entry 3") for f in res.failures)
+    for jobs in (1, 2):
+        res = audit("bad", keys, HeadState.load(None), FakeLog(bad), batch=3, jobs=jobs)
+        assert not res.ok and res.audited == 4
+        assert any("entry 1: match id m_0 is logged twice (first at 0)" in f
+                   for f in res.failures)
+        assert any("entry 2: its log_index is 7" in f for f in res.failures)
+        assert any(f.startswith("entry 3") for f in res.failures)
     # a head whose root is not the entries' root
     lying = FakeLog([leaf(i) for i in range(4)])
     real = lying.head

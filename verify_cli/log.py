@@ -21,8 +21,9 @@ import os
 import sqlite3
 import tempfile
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -592,7 +593,7 @@ def _prefetch(fetch: Fetch, start: int, end: int, batch: int) -> Iterator[
 
 def audit(server: str, keys: KeySet, state: HeadState, fetch: Fetch, *,
           batch: int = 1000, checkpoint_every: int = 50_000, restart: bool = False,
-          progress: Callable[[int, int], None] | None = None) -> AuditResult:
+          progress: Callable[[int, int], None] | None = None, jobs: int = 1) -> AuditResult:
     """Audit the whole log of ``server`` (or from the last checkpoint): see docs/verify.md."""
     res = AuditResult(server, ok=False)
     status, body = fetch("/v1/log", {})
@@ -621,14 +622,24 @@ def audit(server: str, keys: KeySet, state: HeadState, fetch: Fetch, *,
     seen = _Seen(state.seen_db_path(server))
     try:
         return _audit_entries(res, server, head, keys, state, fetch, seen, batch,
-                              checkpoint_every, restart, progress)
+                              checkpoint_every, restart, progress, max(1, jobs))
     finally:
         seen.close()
 
 
+_Checked = tuple[list[str], str | None, bytes]
+
+
+def check_page(entries: list[Any], start: int, keys_b64: dict[str, Any]) -> list[_Checked]:
+    """Worker entry point: the checks of one page of entries (see _entry_problems)."""
+    keys = KeySet.from_b64(keys_b64)
+    return [_entry_problems(e, start + off, keys) for off, e in enumerate(entries)]
+
+
 def _audit_entries(res: AuditResult, server: str, head: Head, keys: KeySet, state: HeadState,
                    fetch: Fetch, seen: _Seen, batch: int, checkpoint_every: int,
-                   restart: bool, progress: Callable[[int, int], None] | None) -> AuditResult:
+                   restart: bool, progress: Callable[[int, int], None] | None,
+                   jobs: int) -> AuditResult:
     rng = CompactRange()
     cp = None if restart else state.audits.get(server)
     if cp is not None and cp.get("key_id") == head.key_id and seen.upto() == cp.get("tree_size"):
@@ -648,31 +659,56 @@ def _audit_entries(res: AuditResult, server: str, head: Head, keys: KeySet, stat
     res.audited_from = rng.size
     end = head.tree_size
     next_cp = rng.size + checkpoint_every
-    with _prefetch(fetch, rng.size, end, batch) as pages:
-        for a, status, body in pages:
-            got = body.get("entries") if isinstance(body, dict) else None
-            if status != 200 or not isinstance(got, list) or not got:
-                res.failures.append(f"the server did not give the entries from {a}: "
+    pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    keys_b64 = keys.to_b64()
+    pending: deque[Future[list[_Checked]]] = deque()
+    page_failure = ""
+
+    def consume(fut: Future[list[_Checked]]) -> None:
+        nonlocal next_cp
+        pairs = []
+        checked = fut.result()
+        for probs, mid, h in checked:
+            res.failures.extend(probs[: max(0, MAX_FAILURES - len(res.failures))])
+            if mid is not None:
+                pairs.append((mid, rng.size))
+            rng.append(h)
+        for mid, idx, before in seen.add(pairs):
+            if len(res.failures) < MAX_FAILURES:
+                res.failures.append(f"entry {idx}: match id {mid} is logged twice "
+                                    f"(first at {before})")
+        res.audited += len(checked)
+        if progress is not None:
+            progress(rng.size, end)
+        if rng.size >= next_cp and not res.failures and rng.size < end:
+            _checkpoint(res, server, rng, keys, state, fetch, seen)
+            next_cp = rng.size + checkpoint_every
+
+    try:
+        with _prefetch(fetch, rng.size, end, batch) as pages:
+            for a, status, body in pages:
+                got = body.get("entries") if isinstance(body, dict) else None
+                if status != 200 or not isinstance(got, list) or not got:
+                    page_failure = (f"the server did not give the entries from {a}: "
                                     + (_why(status, body) if status != 200 else "none"))
-                break
-            got = got[: end - a]
-            pairs = []
-            for off, entry in enumerate(got):
-                probs, mid, h = _entry_problems(entry, a + off, keys)
-                res.failures.extend(probs[: max(0, MAX_FAILURES - len(res.failures))])
-                rng.append(h)
-                if mid is not None:
-                    pairs.append((mid, a + off))
-            for mid, idx, before in seen.add(pairs):
-                if len(res.failures) < MAX_FAILURES:
-                    res.failures.append(f"entry {idx}: match id {mid} is logged twice "
-                                        f"(first at {before})")
-            res.audited += len(got)
-            if progress is not None:
-                progress(rng.size, end)
-            if rng.size >= next_cp and not res.failures and rng.size < end:
-                _checkpoint(res, server, rng, keys, state, fetch, seen)
-                next_cp = rng.size + checkpoint_every
+                    break
+                got = got[: end - a]
+                if pool is not None:
+                    pending.append(pool.submit(check_page, got, a, keys_b64))
+                else:
+                    done: Future[list[_Checked]] = Future()
+                    done.set_result([_entry_problems(e, a + off, keys)
+                                     for off, e in enumerate(got)])
+                    pending.append(done)
+                while len(pending) > 2 * jobs:  # a bounded window of pages in flight
+                    consume(pending.popleft())
+        while pending:  # the pages before a failed one are still checked and saved
+            consume(pending.popleft())
+        if page_failure:
+            res.failures.append(page_failure)
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
     if res.failures:
         return res
     if rng.size != end:
@@ -808,8 +844,10 @@ def log_hook(reports: list[dict[str, Any]], items: list[tuple[str, Any, str]],
 @click.option("--restart", is_flag=True, help="Audit from entry 0, ignoring the checkpoint.")
 @click.option("--batch", type=click.IntRange(1, 1000), default=1000, show_default=True,
               help="Entries per request.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes checking signatures (default: all cores).")
 def log_cmd(server: str, key_file: str | None, as_json: bool, state_file: str | None,
-            no_state: bool, restart: bool, batch: int) -> int:
+            no_state: bool, restart: bool, batch: int, jobs: int | None) -> int:
     from rich.markup import escape
     from rich.progress import (
         BarColumn,
@@ -839,7 +877,7 @@ def log_cmd(server: str, key_file: str | None, as_json: bool, state_file: str | 
 
         try:
             res = audit(base, keys, state, fetch, batch=batch, restart=restart,
-                        progress=progress)
+                        progress=progress, jobs=jobs or os.cpu_count() or 1)
         finally:
             fetch.close()
     state.save()
