@@ -343,8 +343,7 @@ def _sign_and_cache(db: Database, signer: Signer, tree_size: int,
     return cached
 
 
-def _head_in(db: Database, signer: Signer, s: Session, tree_size: int,
-             late: list[int]) -> dict[str, Any] | None:
+def _head_in(s: Session, tree_size: int, late: list[int]) -> dict[str, Any] | None:
     """The cached head of ``tree_size`` from session ``s``, or None (noted in ``late``)."""
     head = _cached_head(s, tree_size)
     if head is None:
@@ -388,7 +387,7 @@ def inclusion(db: Database, signer: Signer, index: int,
         if entry is None:
             raise LogError(404, "not_found", f"no log entry {index}")
         path = inclusion_path(s, index, want)
-        head = _head_in(db, signer, s, want, late)
+        head = _head_in(s, want, late)
     head = head or _fill(db, signer, late)[want]
     return {"index": index, "tree_size": want, "leaf": json.loads(entry.leaf),
             "leaf_hash": entry.leaf_hash, "audit_path": [h.hex() for h in path],
@@ -408,7 +407,7 @@ def consistency(db: Database, signer: Signer, first: int, second: int) -> dict[s
         n = size(s)
         _check_size(n, second)
         proof = consistency_path(s, first, second)
-        heads = {k: _head_in(db, signer, s, k, late) for k in (first, second)}
+        heads = {k: _head_in(s, k, late) for k in (first, second)}
     filled = _fill(db, signer, sorted(set(late)))
     return {"first": first, "second": second, "proof": [h.hex() for h in proof],
             "first_head": heads[first] or filled[first],
