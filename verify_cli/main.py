@@ -4,9 +4,10 @@
     verify --server URL --match ID …   fetch transcripts from a server and verify them
     verify derive …                    recompute one draw from the seeds (JSON on stdout)
     verify demo --server URL           play one bot match per game and verify each
+    verify log --server URL            audit a server's transparency log (a monitor)
 
 Exit codes: 0 every transcript verified; 1 one failed (or its signature could not be
-checked); 2 unusable input (a one-line reason on stderr).
+checked, or the log showed a fork); 2 unusable input (a one-line reason on stderr).
 """
 
 from __future__ import annotations
@@ -45,13 +46,16 @@ Usage:
                 --client-seed S [--client-seed S ...] --label L
                 (--dice N [--sides 6] | --uniform N | --shuffle ITEMS)
   verify demo --server URL [--game G ...]
+  verify log --server URL                 audit the server's whole transparency log
 
 \b
 Checks, for every transcript: the protocol; SHA-256(server_seed) equals the commitment;
 the match key from the seeds; every chance event recomputed and every action replayed
 through the game's rules; the replayed result equals the transcript's; the Ed25519
 signature against the server's key (--key FILE, or fetched from the server, which makes
-it only as trustworthy as that server).
+it only as trustworthy as that server); with a server or --log-proof FILE, that the
+match's commitment record is in the transparency log under a signed head consistent with
+the heads seen before (--state FILE, --no-state).
 
 \b
 Exit codes: 0 all verified; 1 a transcript failed or its signature was not checked;
