@@ -199,6 +199,7 @@ def _fold(parts: Sequence[bytes]) -> bytes:
 def _fetch_nodes(session: Session, keys: Iterable[NodeKey]) -> dict[NodeKey, bytes]:
     wanted = sorted(set(keys))
     out: dict[NodeKey, bytes] = {}
+    session.flush()  # driver-level SQL below: let it see this transaction's own nodes
     conn = session.connection()
     for i in range(0, len(wanted), 100):
         # An OR of primary-key equalities, so that SQLite and PostgreSQL search the index
@@ -273,7 +274,7 @@ def append(session: Session, idx: int, match_id: str, record: dict[str, object],
         siblings.append((level, i - 1))
         level, i = level + 1, i >> 1
     new_size = idx + 1
-    others = [k for k in range_nodes(0, new_size)]
+    others = range_nodes(0, new_size)
     have = _fetch_nodes(session, siblings + others[:-1])
     new_nodes = [TreeNode(level=0, idx=idx, hash=h.hex())]
     level, i, cur = 0, idx, h

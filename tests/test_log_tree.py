@@ -270,3 +270,16 @@ def test_migration_refuses_a_log_with_a_gap(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError, match="entry 1 is missing"):
         migrate.upgrade(db)
     db.dispose()
+
+
+def test_several_appends_in_one_transaction(tmp_path: Path) -> None:
+    db = Database(f"sqlite:///{tmp_path / 'one.db'}")
+    migrate.upgrade(db)
+    d = leaves(11)
+    with db.write() as s:
+        for i in range(11):
+            translog.append(s, i, f"m_{i:04d}", record(i), "2026", SIGNER)
+    with db.read() as s:
+        assert [translog.stored_root(s, k) for k in range(12)] == [mth(d[:k]) for k in range(12)]
+    assert translog.signed_head(db, SIGNER, 6)["root_hash"] == mth(d[:6]).hex()
+    db.dispose()
