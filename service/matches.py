@@ -48,7 +48,7 @@ from games.transcript import build_transcript
 
 from . import translog
 from .db import Database
-from .models import EventRow, LogEntry, Match, Seat, ServerSeed
+from .models import EventRow, Match, Seat, ServerSeed
 from .settings import Settings
 
 T = TypeVar("T")
@@ -312,7 +312,7 @@ class MatchService:
                     "log_index": idx,
                 })
                 # The commitment is in the log before any client seed is accepted.
-                translog.append(s, idx, match_id, record, at)
+                translog.append(s, idx, match_id, record, at, self.signer)
                 m = Match(id=match_id, kind=kind, game=game, ruleset=ruleset, commitment=com,
                           status=SEATING, version=0, n_seats=len(names), next_seq=0,
                           log_index=idx, record=_dumps(record), created_at=at,
@@ -608,45 +608,18 @@ class MatchService:
         return {"session_id": session_id, "status": out["status"],
                 "server_seed": transcript["server_seed"], "transcript": transcript}
 
-    # -- the public log --------------------------------------------------------------------
+    # -- the public log (service/translog.py) ---------------------------------------------
     def tree_head(self, tree_size: int | None = None) -> dict[str, Any]:
-        with self.db.read() as s:
-            hashes = translog.leaf_hashes(s, tree_size)
-        if tree_size is not None and tree_size > len(hashes):
-            raise ApiError(404, "not_found",
-                           f"the log has {len(hashes)} entries, fewer than {tree_size}")
-        return self.signer.signed({
-            "type": "tree_head", "protocol": PROTOCOL, "tree_size": len(hashes),
-            "root_hash": translog.root(hashes).hex(), "timestamp": now_iso(),
-        })
+        return translog.api(translog.signed_head, self.db, self.signer, tree_size)
 
     def log_proof(self, index: int, tree_size: int | None) -> dict[str, Any]:
-        with self.db.read() as s:
-            hashes = translog.leaf_hashes(s, tree_size)
-            entry = s.get(LogEntry, index)
-        n = len(hashes)
-        if tree_size is not None and tree_size > n:
-            raise ApiError(404, "not_found", f"the log has {n} entries, fewer than {tree_size}")
-        if entry is None or not 0 <= index < n:
-            raise ApiError(404, "not_found", f"no log entry {index} in a tree of size {n}")
-        head = self.signer.signed({
-            "type": "tree_head", "protocol": PROTOCOL, "tree_size": n,
-            "root_hash": translog.root(hashes).hex(), "timestamp": now_iso(),
-        })
-        return {"index": index, "tree_size": n, "leaf": json.loads(entry.leaf),
-                "leaf_hash": entry.leaf_hash,
-                "audit_path": [h.hex() for h in translog.audit_path(index, hashes)],
-                "tree_head": head}
+        return translog.api(translog.inclusion, self.db, self.signer, index, tree_size)
+
+    def log_consistency(self, first: int, second: int) -> dict[str, Any]:
+        return translog.api(translog.consistency, self.db, self.signer, first, second)
 
     def log_entries(self, start: int, limit: int) -> dict[str, Any]:
-        with self.db.read() as s:
-            rows = s.exec(
-                select(LogEntry)
-                .where(col(LogEntry.idx) >= start)
-                .order_by(col(LogEntry.idx)).limit(limit)
-            ).all()
-        return {"entries": [{"index": r.idx, "leaf": json.loads(r.leaf),
-                             "leaf_hash": r.leaf_hash} for r in rows]}
+        return translog.entries(self.db, start, limit)
 
 
 class Tx:

@@ -226,6 +226,14 @@ class ProofOut(BaseModel):
     tree_head: TreeHeadOut
 
 
+class ConsistencyOut(BaseModel):
+    first: int
+    second: int
+    proof: list[str] = Field(description="PROOF(first, D[second]) of RFC 9162 §2.1.4, hex")
+    first_head: TreeHeadOut
+    second_head: TreeHeadOut
+
+
 class LogEntryOut(BaseModel):
     index: int
     leaf: dict[str, Any]

@@ -12,7 +12,7 @@ from sqlmodel import col, select
 from .. import pyodide
 from ..deps import ReadSessionDep, ServiceDep
 from ..models import SigningKey
-from ..schemas import ERRORS, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut
+from ..schemas import ERRORS, ConsistencyOut, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut
 
 router = APIRouter(responses=ERRORS)
 
@@ -46,6 +46,17 @@ def log_proof(
     tree_size: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
 ) -> dict[str, Any]:
     return svc.log_proof(index, tree_size)
+
+
+@router.get("/v1/log/consistency", response_model=ConsistencyOut, tags=["log"],
+            summary="An RFC 9162 consistency proof between the heads of sizes `first` "
+                    "and `second`")
+def log_consistency(
+    svc: ServiceDep,
+    first: Annotated[int, Query(ge=1, le=2**31 - 1, description="the older tree size")],
+    second: Annotated[int, Query(ge=1, le=2**31 - 1, description="the newer tree size")],
+) -> dict[str, Any]:
+    return svc.log_consistency(first, second)
 
 
 @router.get("/v1/log/entries", response_model=LogEntriesOut, tags=["log"],
