@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from live_server import LiveServer
+from playwright.sync_api import expect
 from test_log_verify import _copy_without_last, sessions, settings
 
 from service.server import ServerThread
@@ -60,6 +61,9 @@ def page(browser: Any) -> Iterator[Any]:
 def log_row(page: Any, base: str, url: str) -> tuple[str, str]:
     page.goto(f"{base}/verify?lang=en&url={url}")
     page.wait_for_selector("tr[data-check=log]:not([data-status=pending])", timeout=30_000)
+    # the verdict is final once the rules replay (Pyodide, when installed) is done too
+    expect(page.locator("#verdict")).not_to_have_attribute("data-replay", "pending",
+                                                           timeout=120_000)
     row = "tr[data-check=log]"
     return str(page.get_attribute(row, "data-status")), page.inner_text(row)
 

@@ -959,6 +959,9 @@ def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
             # the real service serves the page's Python when `make pyodide` installed it
             want = "true" if runtime_installed() else "unknown"
             assert [check_ok(page, c) for c in ("replay", "result")] == [want, want], game
+            # the transparency log's row (merkle.js) carries data-ok too
+            expect(page.locator("tr[data-check=log]")).to_have_attribute("data-ok", "true",
+                                                                         timeout=30_000)
 
 
 # ---------------------------------------------------------------------------------------
