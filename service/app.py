@@ -42,8 +42,51 @@ def error_response(status: int, code: str, message: str,
                         headers=headers)
 
 
+MAX_JSON_DEPTH = 64
+
+
+def json_body_problem(body: bytes) -> str | None:
+    """Why a JSON body cannot be parsed as the API's JSON before JSON parsing, or None.
+
+    Not UTF-8, or arrays/objects nested deeper than :data:`MAX_JSON_DEPTH` (which would
+    otherwise reach Python's recursion limit). The depth scan runs only when the body has
+    enough brackets to be that deep.
+    """
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"the request body is not UTF-8 (byte {exc.start})"
+    if body.count(b"[") + body.count(b"{") <= MAX_JSON_DEPTH:
+        return None
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return f"the request body nests arrays/objects deeper than {MAX_JSON_DEPTH}"
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
 class BodyLimit:
-    """Reject request bodies over ``limit`` bytes with 413 (declared or streamed)."""
+    """Read the request body before the app does and refuse what the API cannot take.
+
+    Over ``limit`` bytes, declared by Content-Length or streamed chunked: 413
+    ``body_too_large``. A JSON body that is not UTF-8 or nests too deep: 400
+    ``malformed_json``. Both with the documented error shape; the app then gets the body
+    from the buffer.
+    """
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
@@ -55,6 +98,7 @@ class BodyLimit:
             return
         too_big = error_response(413, "body_too_large",
                                  f"the request body is larger than {self.limit} bytes")
+        json_body = False
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
@@ -66,33 +110,40 @@ class BodyLimit:
                 if declared > self.limit:
                     await too_big(scope, receive, send)
                     return
+            elif name == b"content-type":
+                json_body = b"json" in value.lower()
+        chunks: list[bytes] = []
         seen = 0
-        response_started = False
-
-        async def limited_receive() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooBig()
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal response_started
-            if message["type"] == "http.response.start":
-                response_started = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _TooBig:
-            if not response_started:
+            if message["type"] == "http.disconnect":
+                return
+            if message["type"] != "http.request":
+                continue
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.limit:
                 await too_big(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if json_body and body:
+            problem = json_body_problem(body)
+            if problem is not None:
+                await error_response(400, "malformed_json", problem)(scope, receive, send)
+                return
+        replayed = False
 
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
 
-class _TooBig(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 class _Static(StaticFiles):
@@ -181,6 +232,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         message = exc.detail if isinstance(exc.detail, str) else code
         if exc.status_code == 404 and message == "Not Found":
             message = f"no such path: {request.url.path}"
+        if exc.status_code == 400 and message == "There was an error parsing the body":
+            code, message = "malformed_json", "the request body is not valid JSON"
         return error_response(exc.status_code, code, message, getattr(exc, "headers", None))
 
     @app.exception_handler(RequestValidationError)

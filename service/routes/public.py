@@ -11,14 +11,16 @@ from sqlmodel import col, select
 
 from ..deps import ReadSessionDep, ServiceDep
 from ..models import SigningKey
-from ..schemas import ERRORS, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut
+from ..schemas import KeysOut, LogEntriesOut, ProofOut, TreeHeadOut, errors
 
-router = APIRouter(responses=ERRORS)
+router = APIRouter()
+
+Q = ("validation_error",)  # a query parameter out of range
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 
 
-@router.get("/v1/keys", response_model=KeysOut, tags=["keys"],
+@router.get("/v1/keys", response_model=KeysOut, tags=["keys"], responses=errors(),
             summary="The Ed25519 public keys that sign commitments and transcripts")
 def keys(session: ReadSessionDep, request: Request) -> dict[str, Any]:
     current = request.app.state.signer.key_id
@@ -29,6 +31,7 @@ def keys(session: ReadSessionDep, request: Request) -> dict[str, Any]:
 
 
 @router.get("/v1/log", response_model=TreeHeadOut, tags=["log"],
+            responses=errors(e404=("not_found",), e422=Q),
             summary="The signed head of the transparency log")
 def log_head(
     svc: ServiceDep,
@@ -38,6 +41,7 @@ def log_head(
 
 
 @router.get("/v1/log/proof", response_model=ProofOut, tags=["log"],
+            responses=errors(e404=("not_found",), e422=Q),
             summary="An RFC 6962 inclusion proof of entry `index`")
 def log_proof(
     svc: ServiceDep,
@@ -48,6 +52,7 @@ def log_proof(
 
 
 @router.get("/v1/log/entries", response_model=LogEntriesOut, tags=["log"],
+            responses=errors(e422=Q),
             summary="Log entries from `start` (at most `limit`)")
 def log_entries(
     svc: ServiceDep,
@@ -66,7 +71,7 @@ def verify_page() -> FileResponse:
     return FileResponse(page, media_type="text/html; charset=utf-8")
 
 
-@router.get("/healthz", tags=["health"], summary="Liveness: the database answers")
+@router.get("/healthz", tags=["health"], responses=errors(), summary="Liveness: the database answers")
 def healthz(session: ReadSessionDep) -> dict[str, str]:
     session.exec(select(SigningKey.key_id).limit(1)).all()
     return {"status": "ok"}
