@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections.abc import AsyncIterator
@@ -9,7 +10,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI, HTTPException, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -21,25 +22,23 @@ from fairness import SecretBox
 
 from . import keys, migrate
 from .db import Database
-from .matches import ApiError, MatchService, now_iso
+from .errors import HTTP_CODES, ServiceError, error_body, status_of
+from .logs import PublicLog
+from .matches import MatchService
+from .rng import RngSessions
 from .routes import matches as matches_routes
 from .routes import public as public_routes
 from .routes import rng as rng_routes
-from .settings import Settings
+from .settings import STATIC_DIR, Settings
+from .store import now_iso
+from .watch import Hub, PgListener, Watch, pg_notify
 
 log = logging.getLogger("qahwa.service")
-
-STATIC_DIR = Path(__file__).resolve().parent / "static"
-
-_STATUS_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-                 405: "method_not_allowed", 409: "conflict", 413: "body_too_large",
-                 415: "unsupported_media_type", 422: "validation_error"}
 
 
 def error_response(status: int, code: str, message: str,
                    headers: dict[str, str] | None = None) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message}}, status_code=status,
-                        headers=headers)
+    return JSONResponse(error_body(code, message), status_code=status, headers=headers)
 
 
 MAX_JSON_DEPTH = 64
@@ -190,9 +189,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     except IntegrityError:  # another process registered it at the same moment
         pass
     service = MatchService(db, settings, signer, box)
+    hub = Hub()
+    service.store.on_commit.append(hub.publish)
+    listener: PgListener | None = None
+    if db.dialect == "postgresql":
+        service.store.before_commit.append(pg_notify)
+        listener = PgListener(settings.database_url, hub)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        hub.bind(asyncio.get_running_loop())
+        if listener is not None:
+            listener.start()
         stop = threading.Event()
 
         def sweeper() -> None:
@@ -209,6 +217,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             stop.set()
             thread.join(timeout=5)
+            if listener is not None:
+                listener.stop()
+            hub.bind(None)
             db.dispose()
 
     app = FastAPI(
@@ -221,14 +232,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.db = db
     app.state.signer = signer
     app.state.service = service
+    app.state.rng = RngSessions(service)
+    app.state.watch = Watch(service, hub)
+    app.state.public_log = PublicLog(db, signer)
 
-    @app.exception_handler(ApiError)
-    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(exc.status, exc.code, exc.message)
+    @app.exception_handler(ServiceError)
+    async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
+        return error_response(status_of(exc), exc.code, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = _STATUS_CODES.get(exc.status_code, "error")
+        code = HTTP_CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else code
         if exc.status_code == 404 and message == "Not Found":
             message = f"no such path: {request.url.path}"
@@ -247,7 +261,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   type(exc).__name__)
         return error_response(500, "internal", "internal server error")
 
-    _ = HTTPException  # FastAPI's subclass is handled by the Starlette handler above
     app.include_router(matches_routes.router)
     app.include_router(rng_routes.router)
     app.include_router(public_routes.router)

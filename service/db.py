@@ -8,7 +8,6 @@ transparency log a table lock, so several server processes on one database stay 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -67,11 +66,6 @@ class Database:
             self._read = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10,
                                        isolation_level="REPEATABLE READ")
             self._write = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
-        self._lock = threading.Lock()
-
-    @property
-    def is_sqlite(self) -> bool:
-        return self.dialect == "sqlite"
 
     @property
     def write_engine(self) -> Engine:
