@@ -21,7 +21,8 @@ VERDICT = {
 
 
 def make_console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, emoji=False, highlight=False, soft_wrap=True)
+    # Lines wrap at the terminal width (80 columns when not a terminal), so a report fits.
+    return Console(stderr=stderr, emoji=False, highlight=False)
 
 
 def counts_text(counts: dict[str, Any]) -> str:
