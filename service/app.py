@@ -14,7 +14,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DisconnectionError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -254,6 +255,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         status, code, message = _validation_message(exc)
         return error_response(status, code, message)
+
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    @app.exception_handler(DisconnectionError)
+    @app.exception_handler(PoolTimeout)
+    async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+        # The database is down, restarting or locked: the transaction was rolled back, so
+        # nothing changed; the next request after it is back succeeds (the pool pings).
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path,
+                    type(getattr(exc, "orig", None) or exc).__name__)
+        return error_response(503, "unavailable",
+                              "the database is not available right now; nothing was changed, "
+                              "retry in a few seconds", headers={"Retry-After": "2"})
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception) -> JSONResponse:

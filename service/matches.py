@@ -173,7 +173,7 @@ class MatchService:
             parsed = cls.parse_ruleset(ruleset or {})
         n = cls.seat_count(parsed)
         if names is None:
-            names = [f"Seat {i + 1}" for i in range(n)]
+            names = [f"Seat {i}" for i in range(n)]
         if len(names) != n:
             raise Invalid(f"{game} with this ruleset has {n} seats; {len(names)} given",
                           "bad_seats")
