@@ -297,7 +297,8 @@ class SeatIn(Strict):
 
 
 class CreateMatchIn(Strict):
-    game: str = Field(max_length=32, examples=["tawla"], description="one of " + ", ".join(GAMES))
+    game: str = Field(max_length=32, examples=["tawla"], json_schema_extra={"enum": list(GAMES)},
+                      description="the game (another name is 422 unknown_game)")
     ruleset: dict[str, Any] | None = Field(
         default=None, description="game options; omitted keys take the game's defaults")
     seats: list[SeatIn] | None = Field(

@@ -30,6 +30,7 @@ from .rng import RngSessions
 from .routes import matches as matches_routes
 from .routes import public as public_routes
 from .routes import rng as rng_routes
+from .schemas import add_links
 from .settings import STATIC_DIR, Settings
 from .store import now_iso
 from .watch import Hub, PgListener, Watch, pg_notify
@@ -275,6 +276,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   type(exc).__name__)
         return error_response(500, "internal", "internal server error")
 
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = add_links(FastAPI.openapi(app))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(matches_routes.router)
     app.include_router(rng_routes.router)
     app.include_router(public_routes.router)

@@ -83,3 +83,74 @@ def errors(**codes: tuple[str, ...]) -> dict[int | str, dict[str, Any]]:
 
 
 BODY = {"e400": _WHY[400], "e413": _WHY[413]}
+
+
+# -- OpenAPI links: how one answer's ids and tokens feed the next call (clients, schemathesis)
+def _op(name: str, path: str, method: str) -> str:
+    """FastAPI's operationId for a route function ``name`` at ``method path``."""
+    return name + "_" + path.strip("/").replace("/", "_").replace("{", "_").replace("}", "_") \
+        + "_" + method
+
+
+_MATCH = "$response.body#/match_id"
+_SEAT0 = "Bearer {$response.body#/seats/0/token}"
+_SESSION = "$response.body#/session_id"
+_TOKEN = "Bearer {$response.body#/token}"
+
+
+def _links(pairs: dict[str, tuple[str, str, str, dict[str, str]]]) -> dict[str, Any]:
+    return {name: {"operationId": _op(fn, path, method), "parameters": params}
+            for name, (fn, path, method, params) in pairs.items()}
+
+
+LINKS: dict[tuple[str, str, str], dict[str, Any]] = {
+    ("/v1/matches", "post", "201"): _links({
+        "GetMatch": ("get_match", "/v1/matches/{match_id}", "get", {"path.match_id": _MATCH}),
+        "GiveSeed": ("give_seed", "/v1/matches/{match_id}/seats/{seat}/seed", "post",
+                     {"path.match_id": _MATCH, "path.seat": "$response.body#/seats/0/seat",
+                      "header.Authorization": _SEAT0}),
+        "Start": ("start", "/v1/matches/{match_id}/start", "post",
+                  {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
+        "State": ("state", "/v1/matches/{match_id}/state", "get",
+                  {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
+        "Act": ("act", "/v1/matches/{match_id}/actions", "post",
+                {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
+        "Resign": ("resign", "/v1/matches/{match_id}/resign", "post",
+                   {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
+        "Events": ("events", "/v1/matches/{match_id}/events", "get", {"path.match_id": _MATCH}),
+        "Transcript": ("transcript", "/v1/matches/{match_id}/transcript", "get",
+                       {"path.match_id": _MATCH}),
+    }),
+    ("/v1/matches/{match_id}/resign", "post", "200"): _links({
+        "Transcript": ("transcript", "/v1/matches/{match_id}/transcript", "get",
+                       {"path.match_id": _MATCH}),
+    }),
+    ("/v1/rng", "post", "201"): _links({
+        "GetSession": ("get_session", "/v1/rng/{session_id}", "get",
+                       {"path.session_id": _SESSION}),
+        "Seed": ("give_seed", "/v1/rng/{session_id}/seed", "post",
+                 {"path.session_id": _SESSION, "header.Authorization": _TOKEN}),
+        "Draw": ("draw", "/v1/rng/{session_id}/draws", "post",
+                 {"path.session_id": _SESSION, "header.Authorization": _TOKEN}),
+        "Events": ("events", "/v1/rng/{session_id}/events", "get",
+                   {"path.session_id": _SESSION}),
+        "Close": ("close", "/v1/rng/{session_id}/close", "post",
+                  {"path.session_id": _SESSION, "header.Authorization": _TOKEN}),
+        "Transcript": ("transcript", "/v1/rng/{session_id}/transcript", "get",
+                       {"path.session_id": _SESSION}),
+    }),
+    ("/v1/rng/{session_id}/close", "post", "200"): _links({
+        "Transcript": ("transcript", "/v1/rng/{session_id}/transcript", "get",
+                       {"path.session_id": _SESSION}),
+    }),
+}
+
+
+def add_links(doc: dict[str, Any]) -> dict[str, Any]:
+    """Put :data:`LINKS` into a generated OpenAPI document (every target must exist)."""
+    ids = {op["operationId"] for ops in doc["paths"].values() for op in ops.values()}
+    for (path, method, status), links in LINKS.items():
+        missing = {link["operationId"] for link in links.values()} - ids
+        assert not missing, f"links to unknown operations {sorted(missing)}"
+        doc["paths"][path][method]["responses"][status]["links"] = links
+    return doc

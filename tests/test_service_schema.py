@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import schemathesis
 from hypothesis import HealthCheck, settings
@@ -29,3 +30,23 @@ def test_api_conforms(case: schemathesis.Case) -> None:
     # types, responses matching their schemas). "Valid data accepted" cannot hold here:
     # schema-valid bodies are still refused by the game rules (a seat count, a move).
     case.call_and_validate(excluded_checks=[positive_data_acceptance])
+
+
+# -- stateful: follow the schema's links (create → seed/start/act/… with the answer's token) --
+class LinkedCalls(schema.as_state_machine()):  # type: ignore[misc]
+    def validate_response(self, response: Any, case: schemathesis.Case,
+                          additional_checks: Any = None, **kwargs: Any) -> None:
+        case.validate_response(response, excluded_checks=[positive_data_acceptance])
+
+
+def test_links_are_in_the_schema() -> None:
+    doc = APP.openapi()
+    links = doc["paths"]["/v1/matches"]["post"]["responses"]["201"]["links"]
+    assert {"GetMatch", "GiveSeed", "Start", "State", "Act", "Resign", "Events",
+            "Transcript"} <= set(links)
+    assert links["Act"]["parameters"]["header.Authorization"].startswith("Bearer {$response")
+
+
+TestLinkedCalls = LinkedCalls.TestCase
+TestLinkedCalls.settings = settings(max_examples=15, stateful_step_count=6, deadline=None,
+                                    suppress_health_check=list(HealthCheck))
