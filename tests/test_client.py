@@ -76,9 +76,12 @@ def test_a_tampered_transcript_fails_verification(qc: Client) -> None:
 
 def test_versions_and_stale_retries(qc: Client) -> None:
     match = qc.create_match("tawla", {"match_length": 3})
-    for seat in match.seats:
-        seat.send_seed()
+    assert [s.send_seed().version for s in match.seats] == [1, 2]  # the last seed starts it
     view = match.seats[0].state()
+    assert view.status == "playing" and view.version == 2
+    with pytest.raises(ApiError) as conflict:
+        match.seats[1].start()
+    assert (conflict.value.status, conflict.value.code) == (409, "not_seating")
     mover = match.seats[view.turn if view.turn is not None else 0]
     other = Seat(qc, match.match_id, mover.seat, mover.token)  # a second handle, same seat
     mine = mover.state()
@@ -100,6 +103,11 @@ def test_errors_carry_the_documented_codes(qc: Client, server: LiveServer) -> No
         qc.create_match("chess")
     assert (exc.value.status, exc.value.code) == (422, "unknown_game")
     match = qc.create_match("hokm")
+    assert [s.name for s in match.created.seats] == ["Seat 0", "Seat 1", "Seat 2", "Seat 3"]
+    for token in ("", "not-a-token", qc.create_match("hokm").seats[0].token):
+        with pytest.raises(ApiError) as exc:
+            Seat(qc, match.match_id, 0, token).start()  # /start needs this match's seat token
+        assert (exc.value.status, exc.value.code) == (401, "unauthorized")
     with pytest.raises(ApiError) as exc:
         match.seats[0].send_seed("é" * 65)
     assert (exc.value.status, exc.value.code) == (422, "bad_client_seed")
