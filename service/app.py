@@ -33,7 +33,7 @@ from .routes import rng as rng_routes
 from .schemas import add_links
 from .settings import STATIC_DIR, Settings
 from .store import now_iso
-from .watch import Hub, PgListener, Watch, pg_notify
+from .watch import CHANNEL, Hub, PgListener, Watch
 
 log = logging.getLogger("qahwa.service")
 
@@ -195,7 +195,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     service.store.on_commit.append(hub.publish)
     listener: PgListener | None = None
     if db.dialect == "postgresql":
-        service.store.before_commit.append(pg_notify)
+        service.store.notify_channel = CHANNEL
         listener = PgListener(settings.database_url, hub)
 
     @asynccontextmanager

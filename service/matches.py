@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from sqlalchemy import select
+from sqlmodel import Session
 
 from fairness import (
     PROTOCOL,
@@ -38,6 +39,7 @@ from .store import (
     KIND_RNG,
     PLAYING,
     SEATING,
+    MatchRow,
     Store,
     Tx,
     dumps,
@@ -62,11 +64,11 @@ class MatchService:
         self.store = Store(db, box)
 
     # -- idle matches ----------------------------------------------------------------------
-    def _is_idle(self, m: Match) -> bool:
+    def _is_idle(self, m: Match | MatchRow) -> bool:
         return (m.status in (SEATING, PLAYING)
                 and time.time() - m.last_activity > self.settings.idle_timeout_seconds)
 
-    def _check_idle(self, m: Match) -> None:
+    def _check_idle(self, m: MatchRow) -> None:
         if self._is_idle(m):
             raise _Idle()
 
@@ -134,21 +136,24 @@ class MatchService:
         com = commitment(seed)
         tokens = [secrets.token_urlsafe(32) for _ in names]
         at = now_iso()
-        m = Match(id=match_id, kind=kind, game=game, ruleset=ruleset, commitment=com,
-                  status=SEATING, version=0, n_seats=len(names), next_seq=0, log_index=-1,
-                  record="", created_at=at, last_activity=time.time())
-        with self.store.create(m) as tx:
-            s = tx.s
+        record: dict[str, Any] = {}
+
+        def make(s: Session) -> MatchRow:
             idx = translog.next_index(self.db, s)
-            record = self.signer.signed({
+            record.update(self.signer.signed({
                 "type": "commitment", "protocol": PROTOCOL, "match_id": match_id,
                 "game": game, "ruleset": ruleset, "commitment": com, "created_at": at,
                 "log_index": idx,
-            })
+            }))
             # The commitment is in the log before any client seed is accepted.
             translog.append(s, idx, match_id, record, at)
-            m.log_index = idx
-            m.record = dumps(record)
+            return MatchRow(id=match_id, kind=kind, game=game, ruleset=ruleset, commitment=com,
+                            status=SEATING, version=0, n_seats=len(names), next_seq=0,
+                            log_index=idx, record=dumps(record), result=None, created_at=at,
+                            started_at=None, ended_at=None, last_activity=time.time())
+
+        with self.store.create(match_id, make) as tx:
+            s, m = tx.s, tx.m
             s.add(ServerSeed(match_id=match_id, sealed=self.store.box.seal(seed, aad=match_id)))
             for i, (name, tok) in enumerate(zip(names, tokens, strict=True)):
                 s.add(Seat(match_id=match_id, seat=i, name=name, token_hash=hash_token(tok),
@@ -158,7 +163,6 @@ class MatchService:
             if client_seed is not None:
                 tx.start()
                 tx.touch()
-            s.add(m)
             version, status = m.version, m.status
         out = dict(record)
         out.update({"status": status, "version": version, "record": record})
@@ -248,7 +252,7 @@ class MatchService:
         return drawn
 
     @staticmethod
-    def _require_playing(m: Match) -> None:
+    def _require_playing(m: MatchRow) -> None:
         if m.status == SEATING:
             raise Conflict("the match has not started: every seat gives a seed, "
                            "or POST .../start", "not_started")
@@ -295,7 +299,7 @@ class MatchService:
 
     # -- reads -----------------------------------------------------------------------------
     @staticmethod
-    def _seats_public(m: Match, seats: list[Seat]) -> list[dict[str, Any]]:
+    def _seats_public(m: MatchRow, seats: list[Seat]) -> list[dict[str, Any]]:
         out = []
         for st in seats:
             d: dict[str, Any] = {"seat": st.seat, "name": st.name,

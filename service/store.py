@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, select
+from sqlalchemy import Connection, bindparam, func, insert, select, update
 from sqlmodel import Session
 
 from fairness import SecretBox, match_key, new_client_seed
@@ -43,6 +43,7 @@ SEATING, PLAYING, FINISHED = "seating", "playing", "finished"
 KIND_MATCH, KIND_RNG = "match", "rng"
 
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+_MATCHES = Match.__table__  # type: ignore[attr-defined]
 _SEATS = Seat.__table__  # type: ignore[attr-defined]
 
 
@@ -60,6 +61,48 @@ def dumps(obj: Any) -> str:
 
 def what(kind: str) -> str:
     return "match" if kind == KIND_MATCH else "rng session"
+
+
+@dataclass(slots=True)
+class MatchRow:
+    """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM)."""
+
+    id: str
+    kind: str
+    game: str
+    ruleset: str
+    commitment: str
+    status: str
+    version: int
+    n_seats: int
+    next_seq: int
+    log_index: int
+    record: str
+    result: str | None
+    created_at: str
+    started_at: str | None
+    ended_at: str | None
+    last_activity: float
+
+    def changes(self, since: tuple[Any, ...]) -> dict[str, Any]:
+        return {k: getattr(self, k) for k, old in zip(MUTABLE, since, strict=True)
+                if getattr(self, k) != old}
+
+    def mutable(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, k) for k in MUTABLE)
+
+
+MUTABLE = ("status", "version", "next_seq", "result", "started_at", "ended_at",
+           "last_activity")
+_MATCH_COLS = [_MATCHES.c[f] for f in MatchRow.__slots__]
+_GET = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
+_GET_LOCKED = _GET.with_for_update()
+_EVENTS_AFTER = (select(_EVENTS.c.body)
+                 .where(_EVENTS.c.match_id == bindparam("mid"), _EVENTS.c.seq > bindparam("after"))
+                 .order_by(_EVENTS.c.seq))
+_SEAT_OF_TOKEN = select(_SEATS.c.seat).where(_SEATS.c.match_id == bindparam("mid"),
+                                             _SEATS.c.token_hash == bindparam("h"))
+_INSERT_EVENTS = insert(_EVENTS)
 
 
 @dataclass
@@ -145,8 +188,9 @@ class Store:
         self.replays = 0
         #: called with ``(match_id, next_seq)`` after a write committed
         self.on_commit: list[Callable[[str, int], None]] = []
-        #: called with the session inside each write before commit (cross-process notify)
-        self.before_commit: list[Callable[[Session, str, int], None]] = []
+        #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
+        #: with ``"<match_id> <next_seq>"``, sent by the row update itself
+        self.notify_channel: str | None = None
         self._tokens: OrderedDict[tuple[str, str], int] = OrderedDict()
         self._tokens_guard = threading.Lock()
 
@@ -160,11 +204,19 @@ class Store:
             tx: Tx | None = None
             try:
                 with self.db.write() as s:
-                    tx = Tx(self, s, self._get(s, match_id, kind=kind, lock=True))
+                    tx = Tx(self, s, self._get(s.connection(), match_id, kind=kind, lock=True))
+                    before = tx.m.mutable()
                     yield tx
                     s.flush()
-                    for hook in self.before_commit:
-                        hook(s, match_id, tx.m.next_seq)
+                    changed = tx.m.changes(before)
+                    if changed:
+                        stmt = update(_MATCHES).where(_MATCHES.c.id == match_id).values(**changed)
+                        if tx.appended and self.notify_channel:
+                            # one round trip: the update returns pg_notify's (empty) result
+                            s.connection().execute(stmt.returning(func.pg_notify(
+                                self.notify_channel, f"{match_id} {tx.m.next_seq}"))).all()
+                        else:
+                            s.connection().execute(stmt)
             except BaseException:
                 if tx is None or tx.dirty:
                     self.cache.discard(match_id)
@@ -181,47 +233,39 @@ class Store:
     def read(self, match_id: str, *, kind: str) -> Iterator[Tx]:
         """A read-only transaction on one match (one snapshot on PostgreSQL)."""
         with self.cache.lock_for(match_id), self.db.read() as s:
-            yield Tx(self, s, self._get(s, match_id, kind=kind))
+            yield Tx(self, s, self._get(s.connection(), match_id, kind=kind))
 
     @contextmanager
-    def create(self, match: Match) -> Iterator[Tx]:
-        """A write transaction that inserts ``match``; the caller adds the rest."""
-        with self.cache.lock_for(match.id):
+    def create(self, match_id: str, make: Callable[[Session], MatchRow]) -> Iterator[Tx]:
+        """A write transaction that inserts the row ``make(session)`` builds; the caller
+        adds the rest (seats, sealed seed) and may start the match."""
+        with self.cache.lock_for(match_id):
             with self.db.write() as s:
-                s.add(match)
-                s.flush()
-                tx = Tx(self, s, match)
+                m = make(s)
+                s.connection().execute(insert(_MATCHES).values(
+                    **{k: getattr(m, k) for k in MatchRow.__slots__}))
+                tx = Tx(self, s, m)
+                before = m.mutable()
                 yield tx
                 s.flush()
+                changed = m.changes(before)
+                if changed:
+                    s.connection().execute(
+                        update(_MATCHES).where(_MATCHES.c.id == m.id).values(**changed))
             if tx.current is not None:
-                self.cache.put(match.id, Cached(match.version, match.next_seq, tx.current))
+                self.cache.put(m.id, Cached(m.version, m.next_seq, tx.current))
 
     @staticmethod
-    def _get(s: Session, match_id: str, *, kind: str, lock: bool = False) -> Match:
-        q = select(Match).where(Match.id == match_id)  # type: ignore[arg-type]
-        if lock:
-            q = q.with_for_update()
-        m = s.scalars(q).first()
-        if m is None or m.kind != kind:
+    def _get(c: Connection, match_id: str, *, kind: str, lock: bool = False) -> MatchRow:
+        row = c.execute(_GET_LOCKED if lock else _GET, {"id": match_id}).first()
+        if row is None or row.kind != kind:
             raise NotFound(f"no {what(kind)} with id {match_id!r}")
-        return m
+        return MatchRow(*row)
 
     # -- reads without a match transaction --------------------------------------------------
     def events_after(self, s: Session, match_id: str, after: int = -1) -> list[dict[str, Any]]:
-        rows = s.execute(
-            select(_EVENTS.c.body)
-            .where(_EVENTS.c.match_id == match_id, _EVENTS.c.seq > after)
-            .order_by(_EVENTS.c.seq)
-        ).scalars().all()
-        return [json.loads(b) for b in rows]
-
-    def event_bodies_after(self, s: Session, match_id: str, after: int) -> list[str]:
-        """The stored JSON of events with seq > after (no decoding)."""
-        return list(s.execute(
-            select(_EVENTS.c.body)
-            .where(_EVENTS.c.match_id == match_id, _EVENTS.c.seq > after)
-            .order_by(_EVENTS.c.seq)
-        ).scalars().all())
+        rows = s.connection().execute(_EVENTS_AFTER, {"mid": match_id, "after": after})
+        return [json.loads(b) for b in rows.scalars()]
 
     def server_seed(self, s: Session, match_id: str) -> bytes:
         row = s.get(ServerSeed, match_id)
@@ -238,9 +282,7 @@ class Store:
             seat = self._tokens.get(key)
         if seat is not None:
             return seat
-        found = s.execute(
-            select(_SEATS.c.seat).where(_SEATS.c.match_id == match_id, _SEATS.c.token_hash == h)
-        ).scalar()
+        found = s.connection().execute(_SEAT_OF_TOKEN, {"mid": match_id, "h": h}).scalar()
         if found is None:
             raise Unauthorized("the token is not a seat token of this match")
         with self._tokens_guard:  # a token's seat never changes
@@ -253,7 +295,7 @@ class Store:
 class Tx:
     """One transaction on one match: its session, its row, and the engine it uses."""
 
-    def __init__(self, store: Store, s: Session, m: Match) -> None:
+    def __init__(self, store: Store, s: Session, m: MatchRow) -> None:
         self.store = store
         self.s = s
         self.m = m
@@ -351,7 +393,7 @@ class Tx:
             rows.append({"match_id": m.id, "seq": m.next_seq, "body": body, "created_at": at})
             m.next_seq += 1
         self.s.flush()
-        self.s.execute(insert(_EVENTS), rows)
+        self.s.connection().execute(_INSERT_EVENTS, rows)
         self.appended = True
 
     def touch(self) -> None:
@@ -367,4 +409,4 @@ class Tx:
 
 
 __all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "PLAYING", "SEATING", "Cached", "EngineCache",
-           "Store", "Tx", "catch_up", "dumps", "hash_token", "now_iso", "what"]
+           "MatchRow", "Store", "Tx", "catch_up", "dumps", "hash_token", "now_iso", "what"]

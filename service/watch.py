@@ -20,9 +20,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
-from sqlalchemy import text
 from sqlalchemy.engine import make_url
-from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from .matches import MatchService
@@ -105,12 +103,6 @@ class Hub:
                 futs.discard(fut)
                 if not futs:
                     del self._waiters[match_id]
-
-
-def pg_notify(session: Session, match_id: str, next_seq: int) -> None:
-    """Queue the cross-process wake-up in the writing transaction (sent at its commit)."""
-    session.execute(text("SELECT pg_notify(:ch, :payload)"),
-                    {"ch": CHANNEL, "payload": f"{match_id} {next_seq}"})
 
 
 class PgListener:

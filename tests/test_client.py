@@ -58,7 +58,7 @@ def test_a_whole_match_through_the_client_verifies(qc: Client, game: str) -> Non
 
     adapter: TypeAdapter[Any] = TypeAdapter(ACTIONS[game])
     for action in view.legal_actions:
-        assert adapter.validate_python(action).model_dump(exclude_unset=True) == action
+        assert adapter.validate_python(action).model_dump(mode="json", exclude_unset=True) == action
     assert _play(match.seats, random.Random(7)) > 0
     assert match.public().status == "finished"
     report = match.verify()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Path, Query
-from fastapi.responses import StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 
 from ..deps import ServiceDep, TokenDep, WatchDep
 from ..schemas import (
@@ -23,7 +23,7 @@ from ..schemas import (
     TranscriptOut,
     errors,
 )
-from ..store import KIND_MATCH
+from ..store import KIND_MATCH, dumps
 
 router = APIRouter(prefix="/v1/matches", tags=["matches"])
 
@@ -33,6 +33,13 @@ MatchId = Annotated[str, Path(max_length=64, description="the match id")]
 After = Annotated[int, Query(ge=-1, le=2**31 - 1, description="return events with seq > after")]
 LastEventId = Annotated[str | None, Header(
     max_length=16, description="SSE reconnect: resume after this event id (overrides `after`)")]
+
+
+def json_response(obj: Any, status_code: int = 200) -> Response:
+    """The body encoded once, here: FastAPI's response_model validation and
+    ``jsonable_encoder`` walk would cost more than the action itself (docs/architecture.md).
+    The declared ``response_model`` still documents the shape in OpenAPI."""
+    return Response(dumps(obj), status_code=status_code, media_type="application/json")
 
 
 def resume_after(after: int, last_event_id: str | None) -> int:
@@ -51,9 +58,10 @@ def create_match(body: CreateMatchIn, svc: ServiceDep) -> dict[str, Any]:
     return svc.create_match(body.game, ruleset=body.ruleset, names=names)
 
 
-@router.get("/{match_id}", response_model=MatchOut, responses=errors(e404=("not_found",), e422=Q), summary="The public view of a match")
-def get_match(match_id: MatchId, svc: ServiceDep) -> dict[str, Any]:
-    return svc.public(match_id, kind=KIND_MATCH)
+@router.get("/{match_id}", response_model=MatchOut, responses=errors(e404=("not_found",), e422=Q),
+            summary="The public view of a match")
+def get_match(match_id: MatchId, svc: ServiceDep) -> Response:
+    return json_response(svc.public(match_id, kind=KIND_MATCH))
 
 
 @router.post("/{match_id}/seats/{seat}/seed", response_model=SeatedOut,
@@ -78,8 +86,8 @@ def start(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]
 @router.get("/{match_id}/state", response_model=StateOut,
             responses=errors(e401=("unauthorized",), e404=("not_found",), e422=Q),
             summary="This seat's view (its own hand, legal actions)")
-def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]:
-    return svc.state(match_id, kind=KIND_MATCH, token=token)
+def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> Response:
+    return json_response(svc.state(match_id, kind=KIND_MATCH, token=token))
 
 
 @router.post("/{match_id}/actions", response_model=ActionOut,
@@ -88,8 +96,9 @@ def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]
                                     "match_over"),
                               e422=("validation_error", "malformed_action", "illegal_action")),
              summary="Apply one action at a version")
-def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> dict[str, Any]:
-    return svc.act(match_id, token=token, action=body.action, version=body.version)
+def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
+    return json_response(svc.act(match_id, token=token, action=body.action,
+                                 version=body.version))
 
 
 @router.post("/{match_id}/resign", response_model=ResignOut,
@@ -105,8 +114,8 @@ def resign(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any
 async def events(
     match_id: MatchId, watch: WatchDep, after: After = -1,
     wait: Annotated[float, Query(ge=0, le=60, description="seconds to wait for news")] = 0,
-) -> dict[str, Any]:
-    return await watch.poll(match_id, kind=KIND_MATCH, after=after, wait=wait)
+) -> Response:
+    return json_response(await watch.poll(match_id, kind=KIND_MATCH, after=after, wait=wait))
 
 
 @router.get("/{match_id}/events/stream", summary="The public event log as server-sent events",
@@ -128,5 +137,5 @@ async def events_stream(
 @router.get("/{match_id}/transcript", response_model=TranscriptOut,
             responses=errors(e404=("not_found",), e409=("not_finished",), e422=Q),
             summary="The signed transcript (409 until the end)")
-def transcript(match_id: MatchId, svc: ServiceDep) -> dict[str, Any]:
-    return svc.transcript(match_id, kind=KIND_MATCH)
+def transcript(match_id: MatchId, svc: ServiceDep) -> Response:
+    return json_response(svc.transcript(match_id, kind=KIND_MATCH))
