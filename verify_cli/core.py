@@ -72,7 +72,17 @@ def load_document(path: str) -> Any:
         raise UnusableInput(f"{path}: not JSON ({exc})") from None
 
 
+def _without_source(source: str, reason: str) -> str:
+    """The reason without the file or URL in it: every report names its source already."""
+    if reason.startswith(f"{source}: "):
+        return reason[len(source) + 2:]
+    if reason.startswith(f"{source} "):
+        return reason[len(source) + 1:]
+    return reason.replace(f" {source}", "", 1)
+
+
 def unusable(source: str, reason: str) -> dict[str, Any]:
+    reason = _without_source(source, reason)
     return {"source": source, "status": UNUSABLE, "reason": reason, "checks": [],
             "failures": [], "draws": [], "draws_total": 0}
 
@@ -142,6 +152,11 @@ def _seats(rep: _Report, doc: dict[str, Any]) -> list[str] | None:
 def _describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
     seq = exc.seq
     msg = re.sub(r"^event \d+: ", "", str(exc))
+    gap = re.fullmatch(r"seq is (\d+)", msg)
+    if seq is not None and gap and int(gap.group(1)) > seq:
+        n = int(gap.group(1)) - seq
+        missing = f"event {seq}" if n == 1 else f"events {seq}-{seq + n - 1}"
+        return f"{missing} missing (the next event has seq {gap.group(1)})"
     if seq is not None and 0 <= seq < len(events) and isinstance(events[seq], dict):
         ev = events[seq]
         if ev.get("type") == "chance":
