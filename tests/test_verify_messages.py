@@ -42,7 +42,7 @@ def test_unusable_files_are_named_once(tmp_path: Path) -> None:
     missing = tmp_path / "missing.json"
     res = verify(str(bad), str(missing))
     assert res.returncode == 2
-    reports = res.stdout.split("verify: summary")[0].replace("\n", "")  # unwrap lines
+    reports = " ".join(res.stdout.split("verify: summary")[0].split())  # unwrap lines
     for path in (bad, missing):
         assert reports.count(str(path)) == 1, res.stdout
     assert "cannot read: No such file" in reports
