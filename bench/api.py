@@ -13,7 +13,8 @@ an action = GET the mover's state + POST the action. Printed: actions/s, p50/p99
 action, and ratios. Then the cost of one action late in a long match (mexican_train, shelem
 to 1000) against one early, through one process and through two in rotation; and player
 throughput with 200 idle SSE watchers open against none. Benchmarks print ratios and
-never pass or fail. ``BENCH_SECONDS`` (default 6) sets each load window.
+never pass or fail. ``BENCH_SECONDS`` (default 6) sets each setup's measured time, spread
+over ``ROUNDS`` windows that take turns with the other setups of its table.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ import httpx
 
 CLIENTS = 8
 SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
-WARMUP = 1.0
+ROUNDS = 3
+WARMUP = 0.5
 WATCHERS, WATCHED_MATCHES = 200, 50
 LONG_AT, LONG_SPAN = 1200, 60
 RULESETS: dict[str, dict[str, Any]] = {
@@ -172,9 +174,27 @@ def _player(urls: Sequence[str], game: str, seed: int, t_start: float, t_end: fl
         rot.close()
 
 
-def load(servers: Sequence[Server], game: str, seconds: float = SECONDS) -> dict[str, float]:
-    """``CLIENTS`` players for ``seconds`` (after a warm-up): actions/s, latencies, and the
-    servers' CPU ms per action (less sensitive to other load on a shared machine)."""
+class Tally:
+    """Actions, latencies and server CPU of one setup, summed over its windows."""
+
+    def __init__(self) -> None:
+        self.actions = 0
+        self.seconds = 0.0
+        self.cpu = 0.0
+        self.lat: list[float] = []
+
+    def summary(self) -> dict[str, float]:
+        lat = sorted(self.lat)
+        nan = float("nan")
+        return {"rate": self.actions / self.seconds if self.seconds else nan,
+                "cpu": 1000 * self.cpu / max(1, self.actions),
+                "p50": 1000 * statistics.median(lat) if lat else nan,
+                "p99": 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else nan}
+
+
+def load(servers: Sequence[Server], game: str, tally: Tally, seconds: float) -> None:
+    """``CLIENTS`` players for ``seconds`` (after a warm-up), added to ``tally``: actions,
+    latencies, and the servers' CPU (less sensitive to other load on a shared machine)."""
     urls = [s.url for s in servers]
     lat: list[float] = []
     done = [0]
@@ -188,11 +208,20 @@ def load(servers: Sequence[Server], game: str, seconds: float = SECONDS) -> dict
     cpu0 = sum(s.cpu() for s in servers)
     for t in threads:
         t.join()
-    cpu = sum(s.cpu() for s in servers) - cpu0
-    lat.sort()
-    return {"rate": done[0] / seconds, "cpu": 1000 * cpu / max(1, done[0]),
-            "p50": 1000 * statistics.median(lat) if lat else float("nan"),
-            "p99": 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else float("nan")}
+    tally.cpu += sum(s.cpu() for s in servers) - cpu0
+    tally.actions += done[0]
+    tally.seconds += seconds
+    tally.lat.extend(lat)
+
+
+def interleaved(setups: dict[str, tuple[list[Server], str]]) -> dict[str, dict[str, float]]:
+    """Each setup in ``ROUNDS`` windows, taking turns, so load from elsewhere on a shared
+    machine falls on all of them alike."""
+    tallies = {key: Tally() for key in setups}
+    for _ in range(ROUNDS):
+        for key, (servers, game) in setups.items():
+            load(servers, game, tallies[key], SECONDS / ROUNDS)
+    return {key: t.summary() for key, t in tallies.items()}
 
 
 def long_match(urls: Sequence[str], game: str) -> tuple[float, float, int]:
@@ -277,74 +306,79 @@ def _row(label: str, r: dict[str, float], base: float | None, base_name: str) ->
 def run() -> None:
     pg = bool(os.environ.get("QAHWA_TEST_PG_URL"))
     tmp = Path(tempfile.mkdtemp(prefix="qahwa-bench-api-"))
-    print(f"{CLIENTS} clients, {SECONDS:.0f} s per setup after {WARMUP:.0f} s warm-up; "
-          "an action = GET state + POST action", flush=True)
+    print(f"{CLIENTS} clients; each setup {SECONDS:.0f} s in {ROUNDS} windows taking turns with "
+          f"the others (each after {WARMUP:.1f} s warm-up); an action = GET state + POST action; "
+          "CPU ms = server CPU per action", flush=True)
     print("| setup                              | act/s   | p50 ms  | p99 ms  | CPU ms | ratio |")
     print("|---|---|---|---|---|---|")
+    started: list[Server] = []
+
+    def servers(kind: str, backend: str, key: str, n: int = 1) -> list[Server]:
+        out = _servers(kind, _setup(tmp, backend, key), tmp, n)
+        started.extend(out)
+        return out
+
+    def stop_all() -> None:
+        for s in started:
+            s.stop()
+        started.clear()
+
     try:
-        results: dict[str, dict[str, float]] = {}
-
-        def measure(key: str, kind: str, backend: str, n: int, game: str,
-                    base: str | None, label: str) -> None:
-            url = _setup(tmp, backend, key)
-            servers = _servers(kind, url, tmp, n)
-            try:
-                results[key] = load(servers, game)
-            finally:
-                for s in servers:
-                    s.stop()
-            _row(label, results[key], results[base]["rate"] if base else None,
-                 base.replace("_", " ") if base else "")
-
-        measure("bare_sqlite", "bare", "sqlite", 1, "bare", None, "bare FastAPI, SQLite")
-        measure("sqlite_hokm", "qahwa", "sqlite", 1, "hokm", "bare_sqlite",
-                "qahwa SQLite 1 proc, hokm")
-        measure("sqlite_tawla", "qahwa", "sqlite", 1, "tawla", "bare_sqlite",
-                "qahwa SQLite 1 proc, tawla")
+        res = interleaved({
+            "bare": (servers("bare", "sqlite", "bare"), "bare"),
+            "hokm": (servers("qahwa", "sqlite", "hokm"), "hokm"),
+            "tawla": (servers("qahwa", "sqlite", "tawla"), "tawla"),
+        })
+        stop_all()
+        _row("bare FastAPI, SQLite", res["bare"], None, "")
+        _row("qahwa SQLite 1 proc, hokm", res["hokm"], res["bare"]["rate"], "bare")
+        _row("qahwa SQLite 1 proc, tawla", res["tawla"], res["bare"]["rate"], "bare")
         if pg:
-            measure("bare_pg", "bare", "postgres", 1, "bare", None, "bare FastAPI, PostgreSQL")
+            pg_setups: dict[str, tuple[list[Server], str]] = {
+                "bare": (servers("bare", "postgres", "bare"), "bare")}
             for game in ("hokm", "tawla"):
-                measure(f"pg1_{game}", "qahwa", "postgres", 1, game, "bare_pg",
-                        f"qahwa PostgreSQL 1 proc, {game}")
-                measure(f"pg2_{game}", "qahwa", "postgres", 2, game, f"pg1_{game}",
-                        f"qahwa PostgreSQL 2 procs, {game}")
+                pg_setups[f"1 {game}"] = (servers("qahwa", "postgres", game), game)
+                pg_setups[f"2 {game}"] = (servers("qahwa", "postgres", game, 2), game)
+            res = interleaved(pg_setups)
+            stop_all()
+            _row("bare FastAPI, PostgreSQL", res["bare"], None, "")
+            for game in ("hokm", "tawla"):
+                one, two = res[f"1 {game}"], res[f"2 {game}"]
+                _row(f"qahwa PostgreSQL 1 proc, {game}", one, res["bare"]["rate"], "bare")
+                _row(f"qahwa PostgreSQL 2 procs, {game}", two, one["rate"], "1 proc")
 
         backend = "postgres" if pg else "sqlite"
         print(f"\nlong matches on {backend}: median ms of an action early (actions 10-"
-              f"{10 + LONG_SPAN}) vs late (from action {LONG_AT})")
-        print("| game, processes | early ms | late ms (at) | late/early |")
+              f"{10 + LONG_SPAN}) vs late ({LONG_SPAN} from action {LONG_AT}, or the last "
+              f"{LONG_SPAN} of a shorter match); 2 procs: every request to the other one")
+        print("| game, processes | early ms | late ms (from) | late/early |")
         print("|---|---|---|---|")
         for game in ("mexican_train", "shelem"):
             for n in (1, 2):
-                url = _setup(tmp, backend, f"long_{game}_{n}")
-                servers = _servers("qahwa", url, tmp, n)
+                pair = servers("qahwa", backend, f"long_{game}_{n}", n)
                 try:
-                    early, late, at = long_match([s.url for s in servers], game)
+                    early, late, at = long_match([s.url for s in pair], game)
                 finally:
-                    for s in servers:
-                        s.stop()
+                    stop_all()
                 print(f"| {game}, {n} proc{'s' if n > 1 else ''} | {early:.1f} | {late:.1f} "
                       f"({at}) | {late / early:.2f}× |", flush=True)
 
-        print(f"\nidle watchers: qahwa SQLite 1 proc, hokm, with {WATCHERS} SSE streams open "
-              f"on {WATCHED_MATCHES} other matches")
+        print(f"\nidle watchers: qahwa SQLite 1 proc, hokm; one server with {WATCHERS} idle SSE "
+              f"streams open on {WATCHED_MATCHES} other matches, one without, taking turns")
         print("| setup | act/s | p50 ms | p99 ms | CPU ms | ratio |")
         print("|---|---|---|---|---|---|")
-        url = _setup(tmp, "sqlite", "watchers")
-        servers = _servers("qahwa", url, tmp, 1)
+        quiet = servers("qahwa", "sqlite", "quiet")
+        watched = servers("qahwa", "sqlite", "watched")
+        w = Watchers(watched[0].url)
         try:
-            none = load(servers, "hokm")
-            _row("no watchers", none, None, "")
-            w = Watchers(servers[0].url)
-            try:
-                some = load(servers, "hokm")
-            finally:
-                w.close()
-            _row(f"{WATCHERS} idle SSE watchers", some, none["rate"], "none")
+            res = interleaved({"none": (quiet, "hokm"), "watched": (watched, "hokm")})
         finally:
-            for s in servers:
-                s.stop()
+            w.close()
+            stop_all()
+        _row("no watchers", res["none"], None, "")
+        _row(f"{WATCHERS} idle SSE watchers", res["watched"], res["none"]["rate"], "none")
     finally:
+        stop_all()
         shutil.rmtree(tmp, ignore_errors=True)
 
 

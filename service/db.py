@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import QueuePool
 from sqlmodel import Session
@@ -102,6 +102,18 @@ class Database:
             except BaseException:
                 s.rollback()
                 raise
+
+    @contextmanager
+    def connect(self, *, write: bool) -> Iterator[Connection]:
+        """A Core connection in a transaction (the hot path: no ORM session). A write is
+        committed when the block succeeds; a read is rolled back at the end."""
+        with (self._write if write else self._read).connect() as conn:
+            if write:
+                with conn.begin():
+                    yield conn
+            else:
+                conn.begin()
+                yield conn
 
     def lock_table(self, session: Session, table: str) -> None:
         """Serialize appends to ``table`` across processes (SQLite's BEGIN IMMEDIATE already does)."""

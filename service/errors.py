@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 from fairness import ClientSeedError
 from games import (
+    ActionError,
     IllegalActionError,
     MalformedActionError,
     MatchOverError,
@@ -21,7 +22,6 @@ from games import (
     RulesetError,
     UnknownGameError,
 )
-from games.errors import ActionError
 
 
 class ServiceError(Exception):

@@ -103,6 +103,8 @@ _EVENTS_AFTER = (select(_EVENTS.c.body)
 _SEAT_OF_TOKEN = select(_SEATS.c.seat).where(_SEATS.c.match_id == bindparam("mid"),
                                              _SEATS.c.token_hash == bindparam("h"))
 _INSERT_EVENTS = insert(_EVENTS)
+_SEALED = select(ServerSeed.__table__.c.sealed).where(  # type: ignore[attr-defined]
+    ServerSeed.__table__.c.match_id == bindparam("mid"))  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -203,20 +205,23 @@ class Store:
         with self.cache.lock_for(match_id):
             tx: Tx | None = None
             try:
-                with self.db.write() as s:
-                    tx = Tx(self, s, self._get(s.connection(), match_id, kind=kind, lock=True))
+                with self.db.connect(write=True) as c:
+                    tx = Tx(self, c, self._get(c, match_id, kind=kind, lock=True))
                     before = tx.m.mutable()
-                    yield tx
-                    s.flush()
+                    try:
+                        yield tx
+                        tx.flush()
+                    finally:
+                        tx.close()
                     changed = tx.m.changes(before)
                     if changed:
                         stmt = update(_MATCHES).where(_MATCHES.c.id == match_id).values(**changed)
                         if tx.appended and self.notify_channel:
                             # one round trip: the update returns pg_notify's (empty) result
-                            s.connection().execute(stmt.returning(func.pg_notify(
+                            c.execute(stmt.returning(func.pg_notify(
                                 self.notify_channel, f"{match_id} {tx.m.next_seq}"))).all()
                         else:
-                            s.connection().execute(stmt)
+                            c.execute(stmt)
             except BaseException:
                 if tx is None or tx.dirty:
                     self.cache.discard(match_id)
@@ -232,25 +237,32 @@ class Store:
     @contextmanager
     def read(self, match_id: str, *, kind: str) -> Iterator[Tx]:
         """A read-only transaction on one match (one snapshot on PostgreSQL)."""
-        with self.cache.lock_for(match_id), self.db.read() as s:
-            yield Tx(self, s, self._get(s.connection(), match_id, kind=kind))
+        with self.cache.lock_for(match_id), self.db.connect(write=False) as c:
+            tx = Tx(self, c, self._get(c, match_id, kind=kind))
+            try:
+                yield tx
+            finally:
+                tx.close()
 
     @contextmanager
     def create(self, match_id: str, make: Callable[[Session], MatchRow]) -> Iterator[Tx]:
         """A write transaction that inserts the row ``make(session)`` builds; the caller
         adds the rest (seats, sealed seed) and may start the match."""
         with self.cache.lock_for(match_id):
-            with self.db.write() as s:
-                m = make(s)
-                s.connection().execute(insert(_MATCHES).values(
-                    **{k: getattr(m, k) for k in MatchRow.__slots__}))
-                tx = Tx(self, s, m)
-                before = m.mutable()
-                yield tx
-                s.flush()
+            with self.db.connect(write=True) as c:
+                tx = Tx(self, c, None)
+                try:
+                    m = tx.m = make(tx.s)
+                    c.execute(insert(_MATCHES).values(
+                        **{k: getattr(m, k) for k in MatchRow.__slots__}))
+                    before = m.mutable()
+                    yield tx
+                    tx.flush()
+                finally:
+                    tx.close()
                 changed = m.changes(before)
                 if changed:
-                    s.connection().execute(
+                    c.execute(
                         update(_MATCHES).where(_MATCHES.c.id == m.id).values(**changed))
             if tx.current is not None:
                 self.cache.put(m.id, Cached(m.version, m.next_seq, tx.current))
@@ -263,17 +275,18 @@ class Store:
         return MatchRow(*row)
 
     # -- reads without a match transaction --------------------------------------------------
-    def events_after(self, s: Session, match_id: str, after: int = -1) -> list[dict[str, Any]]:
-        rows = s.connection().execute(_EVENTS_AFTER, {"mid": match_id, "after": after})
+    def events_after(self, c: Connection, match_id: str,
+                     after: int = -1) -> list[dict[str, Any]]:
+        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after})
         return [json.loads(b) for b in rows.scalars()]
 
-    def server_seed(self, s: Session, match_id: str) -> bytes:
-        row = s.get(ServerSeed, match_id)
-        if row is None:
+    def server_seed(self, c: Connection, match_id: str) -> bytes:
+        sealed = c.execute(_SEALED, {"mid": match_id}).scalar()
+        if sealed is None:
             raise RuntimeError(f"match {match_id} has no sealed seed")
-        return self.box.open(row.sealed, aad=match_id)
+        return self.box.open(sealed, aad=match_id)
 
-    def seat_of_token(self, s: Session, match_id: str, token: str | None) -> int:
+    def seat_of_token(self, c: Connection, match_id: str, token: str | None) -> int:
         if not token:
             raise Unauthorized("this needs a seat token: send 'Authorization: Bearer <token>'")
         h = hash_token(token)
@@ -282,7 +295,7 @@ class Store:
             seat = self._tokens.get(key)
         if seat is not None:
             return seat
-        found = s.connection().execute(_SEAT_OF_TOKEN, {"mid": match_id, "h": h}).scalar()
+        found = c.execute(_SEAT_OF_TOKEN, {"mid": match_id, "h": h}).scalar()
         if found is None:
             raise Unauthorized("the token is not a seat token of this match")
         with self._tokens_guard:  # a token's seat never changes
@@ -295,17 +308,43 @@ class Store:
 class Tx:
     """One transaction on one match: its session, its row, and the engine it uses."""
 
-    def __init__(self, store: Store, s: Session, m: MatchRow) -> None:
+    def __init__(self, store: Store, c: Connection, m: MatchRow | None) -> None:
         self.store = store
-        self.s = s
-        self.m = m
+        self.c = c
+        self._m = m
+        self._s: Session | None = None
         self.current: Engine | None = None
         self.dirty = False  # the engine may differ from the committed log
         self.appended = False
 
+    @property
+    def m(self) -> MatchRow:
+        assert self._m is not None
+        return self._m
+
+    @m.setter
+    def m(self, row: MatchRow) -> None:
+        self._m = row
+
+    @property
+    def s(self) -> Session:
+        """An ORM session in this transaction, made on first use (seats, creation)."""
+        if self._s is None:
+            self._s = Session(bind=self.c, expire_on_commit=False, autoflush=False)
+        return self._s
+
+    def flush(self) -> None:
+        if self._s is not None:
+            self._s.flush()
+
+    def close(self) -> None:
+        if self._s is not None:
+            self._s.close()
+            self._s = None
+
     # -- who ------------------------------------------------------------------------------
     def auth(self, token: str | None) -> int:
-        return self.store.seat_of_token(self.s, self.m.id, token)
+        return self.store.seat_of_token(self.c, self.m.id, token)
 
     def seats(self) -> list[Seat]:
         return list(self.s.scalars(
@@ -317,7 +356,7 @@ class Tx:
         if any(x is None for x in seeds):
             raise RuntimeError(f"match {self.m.id} is missing client seeds")
         m = self.m
-        return match_key(self.store.server_seed(self.s, m.id), m.id, m.game, m.ruleset,
+        return match_key(self.store.server_seed(self.c, m.id), m.id, m.game, m.ruleset,
                          [x for x in seeds if x is not None])
 
     # -- the engine -----------------------------------------------------------------------
@@ -329,7 +368,7 @@ class Tx:
         entry = store.cache.get(m.id)
         if entry is not None and entry.version <= m.version and entry.next_seq <= m.next_seq:
             if entry.next_seq < m.next_seq:
-                events = store.events_after(self.s, m.id, entry.next_seq - 1)
+                events = store.events_after(self.c, m.id, entry.next_seq - 1)
                 store.events_read += len(events)
                 try:
                     catch_up(entry.engine, events, entry.next_seq)
@@ -344,7 +383,7 @@ class Tx:
 
     def _replay(self) -> Engine:
         m, store = self.m, self.store
-        events = store.events_after(self.s, m.id)
+        events = store.events_after(self.c, m.id)
         store.events_read += len(events)
         store.replays += 1
         engine = replay(engine_class(m.game), m.ruleset, self.key(), events)
@@ -392,8 +431,8 @@ class Tx:
             body = f'{{"seq":{m.next_seq},{text[1:]}' if text != "{}" else f'{{"seq":{m.next_seq}}}'
             rows.append({"match_id": m.id, "seq": m.next_seq, "body": body, "created_at": at})
             m.next_seq += 1
-        self.s.flush()
-        self.s.connection().execute(_INSERT_EVENTS, rows)
+        self.flush()
+        self.c.execute(_INSERT_EVENTS, rows)
         self.appended = True
 
     def touch(self) -> None:

@@ -120,9 +120,9 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
         _play_one(svc, mid, tokens, rnd)
     public = svc.public(mid, kind="match")
     ruleset = public["ruleset"]
-    with svc.db.read() as s:
-        events = svc.store.events_after(s, mid)
-        key = match_key(svc.store.server_seed(s, mid), mid, "tawla", ruleset,
+    with svc.db.connect(write=False) as c:
+        events = svc.store.events_after(c, mid)
+        key = match_key(svc.store.server_seed(c, mid), mid, "tawla", ruleset,
                         [st["client_seed"] for st in public["seats"]])
     cls = engine_class("tawla")
     engine = replay(cls, ruleset, key, events[:n0])
