@@ -129,10 +129,10 @@ class ApiMachine(RuleBasedStateMachine):
     # -- rules -------------------------------------------------------------------------------
     @initialize(target=matches, game=st.sampled_from(GAMES))
     def first_match(self, game: str) -> M:
-        return self.create(game)
+        return self.create(game, seeded=True)
 
-    @rule(target=matches, game=st.sampled_from(GAMES))
-    def create(self, game: str) -> M:
+    @rule(target=matches, game=st.sampled_from(GAMES), seeded=st.booleans())
+    def create(self, game: str, seeded: bool) -> M:
         r = self.call(None, "POST", "/v1/matches",
                       body={"game": game, "ruleset": short_ruleset(game)})
         assert r.status_code == 201, r.text
@@ -140,6 +140,12 @@ class ApiMachine(RuleBasedStateMachine):
         m = M(body["match_id"], game, [s["token"] for s in body["seats"]])
         m.texts.append(r.text)
         self.all.append(m)
+        if seeded:  # every seat gives its seed: the last one starts the match
+            for seat, token in enumerate(m.tokens):
+                r = self.change(m, "POST", f"/v1/matches/{m.match_id}/seats/{seat}/seed",
+                                token=token, body={"client_seed": f"seat {seat}"})
+                assert r.status_code == 200, r.text
+            assert m.status in ("playing", "finished")
         return m
 
     @rule(m=matches, body=st.sampled_from([
@@ -259,7 +265,7 @@ def test_api_state_machine(server: LiveServer) -> None:
     ApiMachine.server = server
     run = ApiMachine.TestCase
     thorough = os.environ.get("QAHWA_HYPOTHESIS_PROFILE") == "thorough"
-    run.settings = settings(max_examples=60 if thorough else 5,
-                            stateful_step_count=40 if thorough else 12, deadline=None,
+    run.settings = settings(max_examples=60 if thorough else 10,
+                            stateful_step_count=40 if thorough else 15, deadline=None,
                             suppress_health_check=list(HealthCheck))
     run().runTest()
