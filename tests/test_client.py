@@ -111,6 +111,12 @@ def test_errors_carry_the_documented_codes(qc: Client, server: LiveServer) -> No
     with pytest.raises(ApiError) as exc:
         match.seats[0].send_seed("é" * 65)
     assert (exc.value.status, exc.value.code) == (422, "bad_client_seed")
+    # one code for every bad length, counted in UTF-8 bytes: 65 × 2 bytes, 129, 0
+    for seed in ("x" * 129, "x" * 500, ""):
+        with pytest.raises(ApiError) as exc:
+            qc.rng(seed)
+        assert (exc.value.status, exc.value.code) == (422, "bad_client_seed"), seed
+    assert qc.rng("x" * 128).created.status == "playing"
     with pytest.raises(ApiError) as exc:
         qc.transcript(match.match_id)
     assert (exc.value.status, exc.value.code) == (409, "not_finished")
