@@ -521,6 +521,14 @@ class ProofOut(Wire):
     tree_head: TreeHeadOut
 
 
+class ConsistencyOut(Wire):
+    first: int
+    second: int
+    proof: list[str] = Field(description="PROOF(first, D[second]) of RFC 9162 §2.1.4, hex")
+    first_head: TreeHeadOut
+    second_head: TreeHeadOut
+
+
 class LogEntryOut(Wire):
     index: int
     leaf: dict[str, Any]

@@ -146,7 +146,7 @@ class MatchService:
                 "log_index": idx,
             }))
             # The commitment is in the log before any client seed is accepted.
-            translog.append(s, idx, match_id, record, at)
+            translog.append(s, idx, match_id, record, at, self.signer)
             return MatchRow(id=match_id, kind=kind, game=game, ruleset=ruleset, commitment=com,
                             status=SEATING, version=0, n_seats=len(names), next_seq=0,
                             log_index=idx, record=dumps(record), result=None, created_at=at,

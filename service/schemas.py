@@ -13,6 +13,7 @@ from qahwa_client.models import (
     ActionIn,
     ActionOut,
     CommitmentOut,
+    ConsistencyOut,
     CreateMatchIn,
     DrawIn,
     DrawOut,
@@ -43,7 +44,7 @@ from qahwa_client.models import (
 )
 
 __all__ = [
-    "ActionIn", "ActionOut", "CommitmentOut", "CreateMatchIn", "DrawIn", "DrawOut",
+    "ActionIn", "ActionOut", "CommitmentOut", "ConsistencyOut", "CreateMatchIn", "DrawIn", "DrawOut",
     "ErrorBody", "ErrorOut", "EventsOut", "KeyOut", "KeysOut", "LogEntriesOut",
     "LogEntryOut", "MatchCreatedOut", "MatchOut", "ProofOut", "PublicSeat", "ResignOut",
     "RngClosedOut", "RngCreatedOut", "RngCreateIn", "SeatedOut", "SeatIn", "SeatOut",

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 from live_server import LiveServer
+from pty_run import run_on_terminal
 from typer.testing import CliRunner
 
 from service.cli import app
@@ -40,12 +39,10 @@ def test_demo_command_takes_game_and_seed() -> None:
     assert "--game" in out.output and "--seed" in out.output
 
 
-def test_qahwa_demo_end_to_end_fits_80_columns() -> None:
-    env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
-    res = subprocess.run([sys.executable, "-m", "service.cli", "demo", "--game", "rng",
-                          "--seed", "2"], capture_output=True, text=True, env=env, cwd=ROOT,
-                         timeout=120, check=False)
-    assert res.returncode == 0, res.stdout + res.stderr
-    assert res.stdout.index("rng: session") < res.stdout.index("VERIFIED  rng match")
-    long = [line for line in res.stdout.splitlines() if len(line) > 80]
+def test_qahwa_demo_end_to_end_fits_an_80_column_terminal() -> None:
+    rc, shown = run_on_terminal([sys.executable, "-m", "service.cli", "demo", "--game", "rng",
+                                 "--seed", "2"], cols=80, cwd=ROOT)
+    assert rc == 0, shown
+    assert shown.index("rng: session") < shown.index("VERIFIED  rng match")
+    long = [line for line in shown.splitlines() if len(line) > 80]
     assert not long, long

@@ -412,16 +412,21 @@ def test_events_redacted_and_long_poll(client: httpx.Client, server: LiveServer)
     _error(client.get("/v1/matches/m_nope/events"), 404)
 
 
+IDLE = 4.0
+
+
 def test_abandonment() -> None:
     game = GAMES[0]
-    with LiveServer(idle_timeout_seconds=0.5, sweep_interval_seconds=0.2) as srv, \
+    # The idle timeout leaves setting up three matches ample time on a loaded machine (at
+    # 0.5 s a slow start was abandoned before it began); the waits below are past it.
+    with LiveServer(idle_timeout_seconds=IDLE, sweep_interval_seconds=0.2) as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as c:
         created, tokens = _started(c, game)
         mid = created["match_id"]
         seating = create_match(c, game, short_ruleset(game))["match_id"]
         lazy, lazy_tokens = _started(c, game)
         # Lazily: the first access after the timeout ends the match.
-        time.sleep(0.8)
+        time.sleep(IDLE + 0.5)
         view = c.get(f"/v1/matches/{lazy['match_id']}/state",
                      headers=auth(lazy_tokens[0])).json()
         assert view["status"] == "finished" and view["result"]["reason"] == "abandoned"

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pty_run import run_on_terminal
+
 from games.transcript import simulate_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,8 +51,13 @@ def test_unusable_files_are_named_once(tmp_path: Path) -> None:
     assert res.stderr.count(str(bad)) == 1 and "not JSON" in res.stderr
 
 
-def test_a_report_fits_80_columns(tmp_path: Path) -> None:
-    res = verify("--no-signature", str(_doc(tmp_path)), str(_doc(tmp_path, drop=3)))
-    assert "VERIFIED" in res.stdout and "FAILED" in res.stdout
-    long = [line for line in res.stdout.splitlines() if len(line) > 80]
+def test_a_report_fits_an_80_column_terminal(tmp_path: Path) -> None:
+    rc, shown = run_on_terminal([sys.executable, "-m", "verify_cli", "--no-signature",
+                                 str(_doc(tmp_path)), str(_doc(tmp_path, drop=3)), "--jobs",
+                                 "1"], cols=80, cwd=ROOT)
+    assert rc == 1 and "VERIFIED" in shown and "FAILED" in shown
+    long = [line for line in shown.splitlines() if len(line) > 80]
     assert not long, long
+    # into a pipe, lines stay whole (for grep)
+    res = verify("--no-signature", str(_doc(tmp_path, drop=3)))
+    assert any(len(line) > 80 for line in res.stdout.splitlines())

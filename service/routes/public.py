@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import FileResponse
 
 from ..deps import PublicLogDep
-from ..schemas import KeysOut, LogEntriesOut, ProofOut, TreeHeadOut, errors
+from ..schemas import ConsistencyOut, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut, errors
 from ..settings import STATIC_DIR
 
 router = APIRouter()
@@ -41,6 +41,18 @@ def log_proof(
     tree_size: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
 ) -> dict[str, Any]:
     return public.proof(index, tree_size=tree_size)
+
+
+@router.get("/v1/log/consistency", response_model=ConsistencyOut, tags=["log"],
+            responses=errors(e400=("bad_request",), e404=("not_found",), e422=Q),
+            summary="An RFC 9162 consistency proof between the heads of sizes `first` "
+                    "and `second`")
+def log_consistency(
+    public: PublicLogDep,
+    first: Annotated[int, Query(ge=1, le=2**31 - 1, description="the older tree size")],
+    second: Annotated[int, Query(ge=1, le=2**31 - 1, description="the newer tree size")],
+) -> dict[str, Any]:
+    return public.consistency(first=first, second=second)
 
 
 @router.get("/v1/log/entries", response_model=LogEntriesOut, tags=["log"],
