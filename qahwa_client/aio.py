@@ -200,6 +200,15 @@ class AsyncRngSession:
         return SeatedOut.model_validate(
             await self._call("POST", "/seed", {"client_seed": client_seed}))
 
+    async def dice(self, count: int = 1, sides: int = 6) -> DrawOut:
+        return await self.draw({"kind": "dice", "count": count, "sides": sides})
+
+    async def uniform(self, n: int) -> DrawOut:
+        return await self.draw({"kind": "uniform", "n": n})
+
+    async def shuffle(self, n: int) -> DrawOut:
+        return await self.draw({"kind": "shuffle", "n": n})
+
     async def draw(self, body: Mapping[str, Any]) -> DrawOut:
         return DrawOut.model_validate(await self._call("POST", "/draws", dict(body)))
 

@@ -167,6 +167,11 @@ def test_async_client_plays_and_verifies(server: LiveServer) -> None:
                 played += 1
             seqs = [ev["seq"] async for ev in match.events()]
             report = await match.verify()
+            sess = await ac.rng("async seed")
+            assert (await sess.dice(2, 6)).label == "d0"
+            assert (await sess.shuffle(5)).label == "d1"
+            await sess.close()
+            assert (await ac.verify(await sess.transcript()))["status"] == "verified"
             return played, report["status"], seqs
 
     played, status, seqs = asyncio.run(main())
