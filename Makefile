@@ -17,7 +17,7 @@ LOCKS := requirements/main.txt requirements/dev.txt requirements/tools.txt
 COMPILE = $(BIN)/uv pip compile --generate-hashes --python-version 3.11 --universal \
 	--custom-compile-command "make lock" -q $(UPGRADE)
 
-.PHONY: serve test test-all bench lint demo clean lock lock-upgrade pyodide
+.PHONY: serve test test-all bench bench-api lint demo clean lock lock-upgrade pyodide
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -57,6 +57,11 @@ test: $(VENV)/.installed-dev pyodide
 
 bench: $(VENV)/.installed-dev pyodide
 	$(BIN)/python -m bench
+
+# The HTTP API under load against a bare FastAPI endpoint (PostgreSQL too when
+# QAHWA_TEST_PG_URL is set); prints rates and ratios (docs/performance.md).
+bench-api: $(VENV)/.installed-dev
+	$(BIN)/python -m bench.api
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

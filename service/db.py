@@ -8,13 +8,13 @@ transparency log a table lock, so several server processes on one database stay 
 
 from __future__ import annotations
 
-import threading
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import QueuePool
 from sqlmodel import Session
@@ -49,6 +49,19 @@ def _sqlite_engine(url: str, immediate: bool) -> Engine:
     return eng
 
 
+def _create_private(path: Path) -> None:
+    """Create the SQLite file readable by its owner only (0600, like the key files).
+
+    SQLite gives its -wal and -shm files the database file's mode. An existing file is left
+    as it is.
+    """
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return
+    os.close(fd)
+
+
 class Database:
     """Read and write sessions over one database URL."""
 
@@ -60,6 +73,7 @@ class Database:
             db = parsed.database
             if db and db != ":memory:":
                 Path(db).parent.mkdir(parents=True, exist_ok=True)
+                _create_private(Path(db))
             self._read = _sqlite_engine(url, immediate=False)
             self._write = _sqlite_engine(url, immediate=True)
         else:
@@ -67,11 +81,6 @@ class Database:
             self._read = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10,
                                        isolation_level="REPEATABLE READ")
             self._write = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
-        self._lock = threading.Lock()
-
-    @property
-    def is_sqlite(self) -> bool:
-        return self.dialect == "sqlite"
 
     @property
     def write_engine(self) -> Engine:
@@ -93,6 +102,18 @@ class Database:
             except BaseException:
                 s.rollback()
                 raise
+
+    @contextmanager
+    def connect(self, *, write: bool) -> Iterator[Connection]:
+        """A Core connection in a transaction (the hot path: no ORM session). A write is
+        committed when the block succeeds; a read is rolled back at the end."""
+        with (self._write if write else self._read).connect() as conn:
+            if write:
+                with conn.begin():
+                    yield conn
+            else:
+                conn.begin()
+                yield conn
 
     def lock_table(self, session: Session, table: str) -> None:
         """Serialize appends to ``table`` across processes (SQLite's BEGIN IMMEDIATE already does)."""

@@ -1,28 +1,38 @@
-"""FastAPI dependencies: the settings, the match service and the seat token."""
+"""FastAPI dependencies: the services on ``app.state`` and the seat token."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from sqlmodel import Session
 
+from .logs import PublicLog
 from .matches import MatchService
-from .settings import Settings
+from .rng import RngSessions
+from .watch import Watch
 
 _bearer = HTTPBearer(auto_error=False, description="a seat (or session) token")
-
-
-def get_settings(request: Request) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
 
 
 def get_service(request: Request) -> MatchService:
     svc: MatchService = request.app.state.service
     return svc
+
+
+def get_rng(request: Request) -> RngSessions:
+    rng: RngSessions = request.app.state.rng
+    return rng
+
+
+def get_watch(request: Request) -> Watch:
+    watch: Watch = request.app.state.watch
+    return watch
+
+
+def get_public_log(request: Request) -> PublicLog:
+    public: PublicLog = request.app.state.public_log
+    return public
 
 
 def get_token(
@@ -31,15 +41,8 @@ def get_token(
     return creds.credentials if creds is not None else None
 
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
 ServiceDep = Annotated[MatchService, Depends(get_service)]
+RngDep = Annotated[RngSessions, Depends(get_rng)]
+WatchDep = Annotated[Watch, Depends(get_watch)]
+PublicLogDep = Annotated[PublicLog, Depends(get_public_log)]
 TokenDep = Annotated[str | None, Depends(get_token)]
-
-
-def get_read_session(request: Request) -> Iterator[Session]:
-    """A read-only database session for the request."""
-    with request.app.state.db.read() as s:
-        yield s
-
-
-ReadSessionDep = Annotated[Session, Depends(get_read_session)]

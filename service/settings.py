@@ -7,6 +7,9 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+#: the verify page and its assets (served at /verify and /static)
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
 
 class Settings(BaseSettings):
     """Everything the service reads from its environment.

@@ -305,13 +305,13 @@ P = ParamSpec("P")
 
 
 def api(fn: Callable[P, dict[str, Any]], *args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
-    """Call a read below, reporting a :class:`LogError` as the service's API error."""
-    from .matches import ApiError  # the service's error type (imported late: no cycle)
+    """Call a read below, reporting a :class:`LogError` as the service's error."""
+    from .errors import BadRequest, NotFound  # the service's errors (imported late: no cycle)
 
     try:
         return fn(*args, **kwargs)
     except LogError as exc:
-        raise ApiError(exc.status, exc.code, exc.message) from None
+        raise (NotFound if exc.status == 404 else BadRequest)(exc.message, exc.code) from None
 
 
 def _check_size(n: int, tree_size: int) -> None:

@@ -48,7 +48,17 @@ def load_document(path: str) -> Any:
         raise UnusableInput(f"{path}: not JSON ({exc})") from None
 
 
+def _without_source(source: str, reason: str) -> str:
+    """The reason without the file or URL in it: every report names its source already."""
+    if reason.startswith(f"{source}: "):
+        return reason[len(source) + 2:]
+    if reason.startswith(f"{source} "):
+        return reason[len(source) + 1:]
+    return reason.replace(f" {source}", "", 1)
+
+
 def unusable(source: str, reason: str) -> dict[str, Any]:
+    reason = _without_source(source, reason)
     return {"source": source, "status": UNUSABLE, "reason": reason, "checks": [],
             "failures": [], "draws": [], "draws_total": 0}
 

@@ -283,7 +283,7 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
                       "signature check is only as trustworthy as that server.[/]")
     if code == 2:
         first = next(r for r in reports if r["status"] == UNUSABLE)
-        click.echo(f"verify: error: {first['reason']}", err=True)
+        click.echo(f"verify: error: {first['source']}: {first['reason']}", err=True)
     return code
 
 

@@ -113,6 +113,11 @@ def seat_seeds(rep: Report, doc: dict[str, Any]) -> list[str] | None:
 def describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
     seq = exc.seq
     msg = re.sub(r"^event \d+: ", "", str(exc))
+    gap = re.fullmatch(r"seq is (\d+)", msg)
+    if seq is not None and gap and int(gap.group(1)) > seq:
+        n = int(gap.group(1)) - seq
+        missing = f"event {seq}" if n == 1 else f"events {seq}-{seq + n - 1}"
+        return f"{missing} missing (the next event has seq {gap.group(1)})"
     if seq is not None and 0 <= seq < len(events) and isinstance(events[seq], dict):
         ev = events[seq]
         if ev.get("type") == "chance":

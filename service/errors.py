@@ -1,0 +1,137 @@
+"""The service's errors, and the one table that turns them into HTTP responses.
+
+The service layer knows no HTTP: it raises :class:`ServiceError` subclasses (and lets the
+games' and fairness' input errors through :func:`user_errors`). :data:`STATUS` is the only
+place that maps an error class to a status; :func:`error_body` is the documented shape
+``{"error": {"code", "message"}}``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, ClassVar
+
+from fairness import ClientSeedError
+from games import (
+    ActionError,
+    IllegalActionError,
+    MalformedActionError,
+    MatchOverError,
+    NotYourTurnError,
+    RulesetError,
+    UnknownGameError,
+)
+
+
+class ServiceError(Exception):
+    """A request the service refuses; ``code`` is stable, ``message`` is for people."""
+
+    default_code: ClassVar[str] = "error"
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code or self.default_code
+        self.message = message
+
+
+class BadRequest(ServiceError):
+    default_code = "bad_request"
+
+
+class Unauthorized(ServiceError):
+    default_code = "unauthorized"
+
+
+class Forbidden(ServiceError):
+    default_code = "forbidden"
+
+
+class NotFound(ServiceError):
+    default_code = "not_found"
+
+
+class Conflict(ServiceError):
+    """The request conflicts with the match's state (``code``: stale_version, …)."""
+
+    default_code = "conflict"
+
+
+class TooLarge(ServiceError):
+    default_code = "body_too_large"
+
+
+class Invalid(ServiceError):
+    """A bad value or an action the rules forbid (``code``: illegal_action, …)."""
+
+    default_code = "validation_error"
+
+
+class Unavailable(ServiceError):
+    default_code = "unavailable"
+
+
+#: The one table: every ServiceError class and its HTTP status.
+STATUS: dict[type[ServiceError], int] = {
+    BadRequest: 400,
+    Unauthorized: 401,
+    Forbidden: 403,
+    NotFound: 404,
+    Conflict: 409,
+    TooLarge: 413,
+    Invalid: 422,
+    Unavailable: 503,
+}
+
+#: The games' and fairness' errors caused by a client's input: the service error and code
+#: each becomes (looked up along the exception's MRO, most specific first).
+USER_ERRORS: dict[type[Exception], tuple[type[ServiceError], str]] = {
+    NotYourTurnError: (Conflict, "not_your_turn"),
+    MatchOverError: (Conflict, "match_over"),
+    IllegalActionError: (Invalid, "illegal_action"),
+    MalformedActionError: (Invalid, "malformed_action"),
+    ActionError: (Invalid, "malformed_action"),
+    RulesetError: (Invalid, "bad_ruleset"),
+    UnknownGameError: (Invalid, "unknown_game"),
+    ClientSeedError: (Invalid, "bad_client_seed"),
+}
+
+#: Codes for HTTP-level errors raised by the framework (no route ran).
+HTTP_CODES: dict[int, str] = {
+    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+    405: "method_not_allowed", 409: "conflict", 413: "body_too_large",
+    415: "unsupported_media_type", 422: "validation_error", 503: "unavailable",
+}
+
+
+def status_of(exc: ServiceError) -> int:
+    for cls in type(exc).__mro__:
+        if cls in STATUS:
+            return STATUS[cls]
+    return 500
+
+
+def translate(exc: Exception) -> ServiceError | None:
+    """The ServiceError a game/fairness input error stands for (None: not a user error)."""
+    for cls in type(exc).__mro__:
+        hit = USER_ERRORS.get(cls)
+        if hit is not None:
+            kind, code = hit
+            return kind(str(exc), code)
+    return None
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn the games' and fairness' input errors raised in the block into ServiceErrors."""
+    try:
+        yield
+    except (ActionError, RulesetError, UnknownGameError, ClientSeedError) as exc:
+        mapped = translate(exc)
+        assert mapped is not None
+        raise mapped from None
+
+
+def error_body(code: str, message: str) -> dict[str, Any]:
+    """The documented error shape."""
+    return {"error": {"code": code, "message": message}}

@@ -1,0 +1,451 @@
+"""Match state: the engine cache and the transaction object over one match.
+
+The event log in the database is the truth. Each process keeps the engine of recently used
+matches with the version and ``next_seq`` it was built at. A request that finds the
+database further on *catches up*: it reads only the events with ``seq >= next_seq`` and
+applies them to the cached engine, checking every chance event it draws against the log.
+A full replay (unsealing the server seed and deriving K) happens only when nothing is
+cached, or when catching up finds a disagreement.
+
+Every write runs in one transaction that first locks the match row (``SELECT … FOR
+UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), so catching up inside it sees every
+committed event and several processes on one database stay correct. A per-match lock keeps
+this process's threads off an engine while another thread changes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlmodel import Session
+
+from fairness import SecretBox, match_key, new_client_seed
+from games import Chance, Engine, ReplayError, engine_class, replay
+
+from .db import Database
+from .errors import NotFound, Unauthorized
+from .models import EventRow, Match, Seat, ServerSeed
+
+log = logging.getLogger("qahwa.service")
+
+SEATING, PLAYING, FINISHED = "seating", "playing", "finished"
+KIND_MATCH, KIND_RNG = "match", "rng"
+
+_EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+_MATCHES = Match.__table__  # type: ignore[attr-defined]
+_SEATS = Seat.__table__  # type: ignore[attr-defined]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def what(kind: str) -> str:
+    return "match" if kind == KIND_MATCH else "rng session"
+
+
+@dataclass(slots=True)
+class MatchRow:
+    """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM)."""
+
+    id: str
+    kind: str
+    game: str
+    ruleset: str
+    commitment: str
+    status: str
+    version: int
+    n_seats: int
+    next_seq: int
+    log_index: int
+    record: str
+    result: str | None
+    created_at: str
+    started_at: str | None
+    ended_at: str | None
+    last_activity: float
+
+    def changes(self, since: tuple[Any, ...]) -> dict[str, Any]:
+        return {k: getattr(self, k) for k, old in zip(MUTABLE, since, strict=True)
+                if getattr(self, k) != old}
+
+    def mutable(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, k) for k in MUTABLE)
+
+
+MUTABLE = ("status", "version", "next_seq", "result", "started_at", "ended_at",
+           "last_activity")
+_MATCH_COLS = [_MATCHES.c[f] for f in MatchRow.__slots__]
+_GET = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
+_GET_LOCKED = _GET.with_for_update()
+_EVENTS_AFTER = (select(_EVENTS.c.body)
+                 .where(_EVENTS.c.match_id == bindparam("mid"), _EVENTS.c.seq > bindparam("after"))
+                 .order_by(_EVENTS.c.seq))
+_SEAT_OF_TOKEN = select(_SEATS.c.seat).where(_SEATS.c.match_id == bindparam("mid"),
+                                             _SEATS.c.token_hash == bindparam("h"))
+_INSERT_EVENTS = insert(_EVENTS)
+_SEALED = select(ServerSeed.__table__.c.sealed).where(  # type: ignore[attr-defined]
+    ServerSeed.__table__.c.match_id == bindparam("mid"))  # type: ignore[attr-defined]
+
+
+@dataclass
+class Cached:
+    """An engine that has applied every event before ``next_seq``, at match ``version``."""
+
+    version: int
+    next_seq: int
+    engine: Engine
+
+
+class EngineCache:
+    """Engines by match id (least recently used dropped first); per-match thread locks."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._entries: OrderedDict[str, Cached] = OrderedDict()
+        self._guard = threading.Lock()
+        self._locks = [threading.RLock() for _ in range(128)]
+
+    def lock_for(self, match_id: str) -> threading.RLock:
+        return self._locks[int(hashlib.sha256(match_id.encode()).hexdigest()[:8], 16) % 128]
+
+    def get(self, match_id: str) -> Cached | None:
+        with self._guard:
+            entry = self._entries.get(match_id)
+            if entry is not None:
+                self._entries.move_to_end(match_id)
+            return entry
+
+    def put(self, match_id: str, entry: Cached) -> None:
+        with self._guard:
+            self._entries[match_id] = entry
+            self._entries.move_to_end(match_id)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def discard(self, match_id: str) -> None:
+        with self._guard:
+            self._entries.pop(match_id, None)
+
+
+def catch_up(engine: Engine, events: Sequence[dict[str, Any]], first_seq: int) -> None:
+    """Apply logged events ``first_seq, first_seq + 1, …`` to an engine that has applied
+    every earlier one, checking each chance event against what the engine draws.
+
+    Raises ReplayError (the engine is then unusable) where the log and the engine disagree.
+    """
+    pending: list[dict[str, Any]] = []
+    for i, ev in enumerate(events):
+        if ev.get("seq") != first_seq + i:
+            raise ReplayError(f"event {first_seq + i}: seq is {ev.get('seq')!r}")
+        kind = ev.get("type")
+        if kind == "chance":
+            if not pending:
+                raise ReplayError(f"event {ev['seq']}: a chance event the rules did not draw")
+            if {k: v for k, v in ev.items() if k != "seq"} != pending.pop(0):
+                raise ReplayError(f"event {ev['seq']}: chance result differs")
+            continue
+        if pending:
+            raise ReplayError(f"event {ev['seq']}: chance event {pending[0]['label']} missing")
+        if kind == "action":
+            engine.apply(ev["seat"], ev["action"])
+        elif kind == "end":
+            engine.end_match(str(ev.get("reason")), ev.get("seat"))
+        else:
+            raise ReplayError(f"event {ev['seq']}: unknown event type {kind!r}")
+        pending = engine.chance.take_events()
+    if pending:
+        raise ReplayError(f"the log ends where chance event {pending[0]['label']} is due")
+
+
+class Store:
+    """The database, the sealing box and the engine cache of one process."""
+
+    def __init__(self, db: Database, box: SecretBox, cache_size: int = 512) -> None:
+        self.db = db
+        self.box = box
+        self.cache = EngineCache(cache_size)
+        #: how many events were read from the log to build or advance engines (tests)
+        self.events_read = 0
+        #: how many full replays happened (tests)
+        self.replays = 0
+        #: called with ``(match_id, next_seq)`` after a write committed
+        self.on_commit: list[Callable[[str, int], None]] = []
+        #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
+        #: with ``"<match_id> <next_seq>"``, sent by the row update itself
+        self.notify_channel: str | None = None
+        self._tokens: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._tokens_guard = threading.Lock()
+
+    # -- transactions ----------------------------------------------------------------------
+    @contextmanager
+    def write(self, match_id: str, *, kind: str) -> Iterator[Tx]:
+        """A write transaction on the locked match row; the engine it used or started is
+        cached after the commit, and any exception discards the cached engine if the
+        transaction had started changing it."""
+        with self.cache.lock_for(match_id):
+            tx: Tx | None = None
+            try:
+                with self.db.connect(write=True) as c:
+                    tx = Tx(self, c, self._get(c, match_id, kind=kind, lock=True))
+                    before = tx.m.mutable()
+                    try:
+                        yield tx
+                        tx.flush()
+                    finally:
+                        tx.close()
+                    changed = tx.m.changes(before)
+                    if changed:
+                        stmt = update(_MATCHES).where(_MATCHES.c.id == match_id).values(**changed)
+                        if tx.appended and self.notify_channel:
+                            # one round trip: the update returns pg_notify's (empty) result
+                            c.execute(stmt.returning(func.pg_notify(
+                                self.notify_channel, f"{match_id} {tx.m.next_seq}"))).all()
+                        else:
+                            c.execute(stmt)
+            except BaseException:
+                if tx is None or tx.dirty:
+                    self.cache.discard(match_id)
+                raise
+            if tx.current is not None:
+                self.cache.put(match_id, Cached(tx.m.version, tx.m.next_seq, tx.current))
+            elif tx.dirty:
+                self.cache.discard(match_id)
+        if tx.appended:
+            for cb in self.on_commit:
+                cb(match_id, tx.m.next_seq)
+
+    @contextmanager
+    def read(self, match_id: str, *, kind: str) -> Iterator[Tx]:
+        """A read-only transaction on one match (one snapshot on PostgreSQL)."""
+        with self.cache.lock_for(match_id), self.db.connect(write=False) as c:
+            tx = Tx(self, c, self._get(c, match_id, kind=kind))
+            try:
+                yield tx
+            finally:
+                tx.close()
+
+    @contextmanager
+    def create(self, match_id: str, make: Callable[[Session], MatchRow]) -> Iterator[Tx]:
+        """A write transaction that inserts the row ``make(session)`` builds; the caller
+        adds the rest (seats, sealed seed) and may start the match."""
+        with self.cache.lock_for(match_id):
+            with self.db.connect(write=True) as c:
+                tx = Tx(self, c, None)
+                try:
+                    m = tx.m = make(tx.s)
+                    c.execute(insert(_MATCHES).values(
+                        **{k: getattr(m, k) for k in MatchRow.__slots__}))
+                    before = m.mutable()
+                    yield tx
+                    tx.flush()
+                finally:
+                    tx.close()
+                changed = m.changes(before)
+                if changed:
+                    c.execute(
+                        update(_MATCHES).where(_MATCHES.c.id == m.id).values(**changed))
+            if tx.current is not None:
+                self.cache.put(m.id, Cached(m.version, m.next_seq, tx.current))
+
+    @staticmethod
+    def _get(c: Connection, match_id: str, *, kind: str, lock: bool = False) -> MatchRow:
+        row = c.execute(_GET_LOCKED if lock else _GET, {"id": match_id}).first()
+        if row is None or row.kind != kind:
+            raise NotFound(f"no {what(kind)} with id {match_id!r}")
+        return MatchRow(*row)
+
+    # -- reads without a match transaction --------------------------------------------------
+    def events_after(self, c: Connection, match_id: str,
+                     after: int = -1) -> list[dict[str, Any]]:
+        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after})
+        return [json.loads(b) for b in rows.scalars()]
+
+    def server_seed(self, c: Connection, match_id: str) -> bytes:
+        sealed = c.execute(_SEALED, {"mid": match_id}).scalar()
+        if sealed is None:
+            raise RuntimeError(f"match {match_id} has no sealed seed")
+        return self.box.open(sealed, aad=match_id)
+
+    def seat_of_token(self, c: Connection, match_id: str, token: str | None) -> int:
+        if not token:
+            raise Unauthorized("this needs a seat token: send 'Authorization: Bearer <token>'")
+        h = hash_token(token)
+        key = (match_id, h)
+        with self._tokens_guard:
+            seat = self._tokens.get(key)
+        if seat is not None:
+            return seat
+        found = c.execute(_SEAT_OF_TOKEN, {"mid": match_id, "h": h}).scalar()
+        if found is None:
+            raise Unauthorized("the token is not a seat token of this match")
+        with self._tokens_guard:  # a token's seat never changes
+            self._tokens[key] = int(found)
+            while len(self._tokens) > 8192:
+                self._tokens.popitem(last=False)
+        return int(found)
+
+
+class Tx:
+    """One transaction on one match: its session, its row, and the engine it uses."""
+
+    def __init__(self, store: Store, c: Connection, m: MatchRow | None) -> None:
+        self.store = store
+        self.c = c
+        self._m = m
+        self._s: Session | None = None
+        self.current: Engine | None = None
+        self.dirty = False  # the engine may differ from the committed log
+        self.appended = False
+
+    @property
+    def m(self) -> MatchRow:
+        assert self._m is not None
+        return self._m
+
+    @m.setter
+    def m(self, row: MatchRow) -> None:
+        self._m = row
+
+    @property
+    def s(self) -> Session:
+        """An ORM session in this transaction, made on first use (seats, creation)."""
+        if self._s is None:
+            self._s = Session(bind=self.c, expire_on_commit=False, autoflush=False)
+        return self._s
+
+    def flush(self) -> None:
+        if self._s is not None:
+            self._s.flush()
+
+    def close(self) -> None:
+        if self._s is not None:
+            self._s.close()
+            self._s = None
+
+    # -- who ------------------------------------------------------------------------------
+    def auth(self, token: str | None) -> int:
+        return self.store.seat_of_token(self.c, self.m.id, token)
+
+    def seats(self) -> list[Seat]:
+        return list(self.s.scalars(
+            select(Seat).where(Seat.match_id == self.m.id).order_by(Seat.seat)  # type: ignore[arg-type]
+        ).all())
+
+    def key(self, seats: list[Seat] | None = None) -> bytes:
+        seeds = [st.client_seed for st in (seats if seats is not None else self.seats())]
+        if any(x is None for x in seeds):
+            raise RuntimeError(f"match {self.m.id} is missing client seeds")
+        m = self.m
+        return match_key(self.store.server_seed(self.c, m.id), m.id, m.game, m.ruleset,
+                         [x for x in seeds if x is not None])
+
+    # -- the engine -----------------------------------------------------------------------
+    def engine(self) -> Engine:
+        """The engine at the row's version: cached and caught up, else replayed."""
+        if self.current is not None:
+            return self.current
+        m, store = self.m, self.store
+        entry = store.cache.get(m.id)
+        if entry is not None and entry.version <= m.version and entry.next_seq <= m.next_seq:
+            if entry.next_seq < m.next_seq:
+                events = store.events_after(self.c, m.id, entry.next_seq - 1)
+                store.events_read += len(events)
+                try:
+                    catch_up(entry.engine, events, entry.next_seq)
+                except (ReplayError, ValueError, TypeError, KeyError) as exc:
+                    log.warning("match %s: catching up failed (%s); replaying", m.id, exc)
+                    store.cache.discard(m.id)
+                    return self._replay()
+            entry.version, entry.next_seq = m.version, m.next_seq
+            self.current = entry.engine
+            return entry.engine
+        return self._replay()
+
+    def _replay(self) -> Engine:
+        m, store = self.m, self.store
+        events = store.events_after(self.c, m.id)
+        store.events_read += len(events)
+        store.replays += 1
+        engine = replay(engine_class(m.game), m.ruleset, self.key(), events)
+        store.cache.put(m.id, Cached(m.version, m.next_seq, engine))
+        self.current = engine
+        return engine
+
+    def start(self) -> Engine:
+        """Fill missing client seeds from the server, derive K, deal: the match plays."""
+        m = self.m
+        seats = self.seats()
+        for st in seats:
+            if st.client_seed is None:
+                st.client_seed = new_client_seed()
+                st.seed_source = "server"
+                self.s.add(st)
+        cls = engine_class(m.game)
+        chance = Chance(self.key(seats))
+        self.dirty = True
+        engine = cls(cls.parse_ruleset(json.loads(m.ruleset)), chance)
+        self.current = engine
+        self.append([dumps(ev) for ev in chance.take_events()], raw=True)
+        m.status = PLAYING
+        m.started_at = now_iso()
+        if engine.outcome is not None:
+            self.finish()
+        return engine
+
+    def changing(self) -> Engine:
+        """The engine, marked as about to change (an exception then discards it)."""
+        engine = self.engine()
+        self.dirty = True
+        return engine
+
+    # -- writes ---------------------------------------------------------------------------
+    def append(self, events: Sequence[Any], *, raw: bool = False) -> None:
+        """Append events (dicts, or with ``raw`` their JSON without ``seq``) to the log."""
+        if not events:
+            return
+        m = self.m
+        at = now_iso()
+        rows = []
+        for ev in events:
+            text = ev if raw else dumps(ev)
+            body = f'{{"seq":{m.next_seq},{text[1:]}' if text != "{}" else f'{{"seq":{m.next_seq}}}'
+            rows.append({"match_id": m.id, "seq": m.next_seq, "body": body, "created_at": at})
+            m.next_seq += 1
+        self.flush()
+        self.c.execute(_INSERT_EVENTS, rows)
+        self.appended = True
+
+    def touch(self) -> None:
+        self.m.version += 1
+        self.m.last_activity = time.time()
+
+    def finish(self) -> None:
+        engine = self.current
+        assert engine is not None and engine.outcome is not None
+        self.m.status = FINISHED
+        self.m.ended_at = now_iso()
+        self.m.result = dumps(engine.outcome.to_json())
+
+
+__all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "PLAYING", "SEATING", "Cached", "EngineCache",
+           "MatchRow", "Store", "Tx", "catch_up", "dumps", "hash_token", "now_iso", "what"]

@@ -1,0 +1,192 @@
+"""Push, don't poll: waking the long polls and SSE streams of a match when it has news.
+
+Every committed write that appended events calls :meth:`Hub.publish` (from its worker
+thread); waiters are futures on the app's event loop, so an idle stream or long poll holds
+no thread and makes no database query. Across processes on PostgreSQL each write also sends
+``NOTIFY qahwa_events, '<match_id> <next_seq>'`` inside its transaction (PostgreSQL delivers
+it at the commit) and a :class:`PgListener` thread per process turns the notifications into
+local publishes. SQLite has no such channel: one process, in-process wake-ups only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from typing import Any
+
+from sqlalchemy.engine import make_url
+from starlette.concurrency import run_in_threadpool
+
+from .matches import MatchService
+from .store import FINISHED
+
+log = logging.getLogger("qahwa.service")
+
+CHANNEL = "qahwa_events"
+KEEPALIVE_SECONDS = 15.0
+
+
+class Hub:
+    """Per-match wake-ups on one event loop; :meth:`publish` may be called from any thread."""
+
+    def __init__(self, remember: int = 65_536) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiters: dict[str, set[asyncio.Future[None]]] = {}
+        self._latest: OrderedDict[str, int] = OrderedDict()  # the highest next_seq heard of
+        self._remember = remember
+
+    def bind(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        self._loop = loop
+
+    @property
+    def waiting(self) -> int:
+        """How many waiters are parked now (tests)."""
+        return sum(len(w) for w in self._waiters.values())
+
+    def publish(self, match_id: str, next_seq: int) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        with contextlib.suppress(RuntimeError):  # the loop stopped meanwhile
+            loop.call_soon_threadsafe(self._wake, match_id, next_seq)
+
+    def publish_all(self) -> None:
+        """Wake every waiter to look again (after a lost notification channel)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._wake_all)
+
+    def _wake(self, match_id: str, next_seq: int) -> None:
+        if next_seq > self._latest.get(match_id, -1):
+            self._latest[match_id] = next_seq
+        self._latest.move_to_end(match_id)
+        while len(self._latest) > self._remember:
+            self._latest.popitem(last=False)
+        for fut in self._waiters.pop(match_id, ()):
+            if not fut.done():
+                fut.set_result(None)
+
+    def _wake_all(self) -> None:
+        waiters, self._waiters = self._waiters, {}
+        for futs in waiters.values():
+            for fut in futs:
+                if not fut.done():
+                    fut.set_result(None)
+
+    async def wait(self, match_id: str, *, seen_next_seq: int, timeout: float) -> bool:
+        """Wait until news past ``seen_next_seq`` is published (True) or ``timeout`` (False).
+
+        Call it right after reading the match at ``seen_next_seq``: a publish that came in
+        between is remembered and returns at once.
+        """
+        if self._latest.get(match_id, -1) > seen_next_seq:
+            return True
+        if timeout <= 0:
+            return False
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(match_id, set()).add(fut)
+        try:
+            await asyncio.wait_for(fut, timeout)
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            futs = self._waiters.get(match_id)
+            if futs is not None:
+                futs.discard(fut)
+                if not futs:
+                    del self._waiters[match_id]
+
+
+class PgListener:
+    """A thread holding one ``LISTEN qahwa_events`` connection, reconnecting when it drops."""
+
+    def __init__(self, database_url: str, hub: Hub) -> None:
+        url = make_url(database_url).set(drivername="postgresql")
+        self.conninfo = url.render_as_string(hide_password=False)
+        self.hub = hub
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="qahwa-listen", daemon=True)
+        self.ready = threading.Event()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)
+
+    def _run(self) -> None:
+        import psycopg
+
+        while not self._stop.is_set():
+            try:
+                with psycopg.connect(self.conninfo, autocommit=True) as conn:
+                    conn.execute(f"LISTEN {CHANNEL}")
+                    self.ready.set()
+                    # anything sent while we were not listening: every waiter looks again
+                    self.hub.publish_all()
+                    while not self._stop.is_set():
+                        for n in conn.notifies(timeout=1.0):
+                            mid, _, seq = n.payload.partition(" ")
+                            if seq.isdigit():
+                                self.hub.publish(mid, int(seq))
+            except Exception as exc:  # the database went away: retry, waiters re-check
+                log.warning("LISTEN %s failed (%s); reconnecting", CHANNEL, type(exc).__name__)
+                self.ready.clear()
+                self._stop.wait(1.0)
+
+
+class Watch:
+    """Long polls and SSE over :class:`MatchService` reads and :class:`Hub` wake-ups."""
+
+    def __init__(self, svc: MatchService, hub: Hub) -> None:
+        self.svc = svc
+        self.hub = hub
+
+    async def read(self, match_id: str, *, kind: str, after: int) -> dict[str, Any]:
+        return await run_in_threadpool(
+            lambda: self.svc.events(match_id, kind=kind, after=after))
+
+    async def poll(self, match_id: str, *, kind: str, after: int,
+                   wait: float) -> dict[str, Any]:
+        """Events after ``after``; with none yet, wait up to ``wait`` seconds for some."""
+        deadline = time.monotonic() + min(wait, self.svc.settings.long_poll_max_seconds)
+        while True:
+            out = await self.read(match_id, kind=kind, after=after)
+            left = deadline - time.monotonic()
+            if out["events"] or out["status"] == FINISHED or left <= 0:
+                return out
+            await self.hub.wait(match_id, seen_next_seq=out["next_seq"], timeout=left)
+
+    async def stream(self, first: dict[str, Any], *, kind: str, after: int,
+                     timeout: float) -> AsyncIterator[str]:
+        """Server-sent events from ``first`` (a :meth:`read` result) on; ``id:`` is seq."""
+        match_id = first["match_id"]
+        out, last = first, after
+        deadline = time.monotonic() + timeout
+        while True:
+            for ev in out["events"]:
+                last = ev["seq"]
+                yield f"id: {last}\nevent: {ev['type']}\ndata: {json.dumps(ev)}\n\n"
+            if out["status"] == FINISHED:
+                yield f"event: finished\ndata: {json.dumps({'status': FINISHED})}\n\n"
+                return
+            seen = out["next_seq"]
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return
+                if await self.hub.wait(match_id, seen_next_seq=seen,
+                                       timeout=min(left, KEEPALIVE_SECONDS)):
+                    break
+                if deadline - time.monotonic() > 0:
+                    yield ": keep-alive\n\n"
+            out = await self.read(match_id, kind=kind, after=last)

@@ -1,0 +1,141 @@
+"""The service layer without HTTP: catching a cached engine up reads only the new events."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from http_play import GAMES, short_ruleset
+
+from fairness import SecretBox, Signer, match_key
+from games import ReplayError, engine_class, replay
+from service import migrate
+from service.db import Database
+from service.errors import Conflict
+from service.matches import MatchService
+from service.settings import Settings
+from service.store import catch_up
+
+pytestmark = pytest.mark.skipif(not {"hokm", "tawla"} <= set(GAMES),
+                                reason="needs the hokm and tawla engines")
+
+
+def _services(tmp_path: Path, n: int) -> list[MatchService]:
+    """``n`` services on one SQLite file, each with its own cache (like n processes)."""
+    url = f"sqlite:///{tmp_path / 'q.db'}"
+    settings = Settings(database_url=url, data_dir=tmp_path)
+    signer, box = Signer.generate(), SecretBox(bytes(range(32)))
+    out = []
+    for _ in range(n):
+        db = Database(url)
+        migrate.upgrade(db)
+        out.append(MatchService(db, settings, signer, box))
+    return out
+
+
+def _play_one(svc: MatchService, mid: str, tokens: list[str], rnd: random.Random) -> bool:
+    view = svc.state(mid, token=tokens[0])
+    if view["status"] != "playing":
+        return False
+    seat = view["turn"]
+    view = svc.state(mid, token=tokens[seat])
+    action = rnd.choice(view["suggested_actions"])
+    svc.act(mid, token=tokens[seat], action=action, version=view["version"])
+    return True
+
+
+def _new_match(svc: MatchService, game: str) -> tuple[str, list[str]]:
+    created = svc.create_match(game, ruleset=short_ruleset(game), names=None)
+    tokens = [s["token"] for s in created["seats"]]
+    mid = created["match_id"]
+    for seat, tok in enumerate(tokens):
+        svc.give_seed(mid, kind="match", seat=seat, token=tok, client_seed=f"seed-{seat}")
+    return mid, tokens
+
+
+def _next_seq(svc: MatchService, mid: str) -> int:
+    n: int = svc.events(mid, kind="match", after=-1)["next_seq"]
+    return n
+
+
+def test_catch_up_reads_only_new_events(tmp_path: Path) -> None:
+    a, b = _services(tmp_path, 2)
+    mid, tokens = _new_match(a, "hokm")
+    rnd = random.Random(3)
+    # b has nothing cached: one full replay of everything so far
+    b.state(mid, token=tokens[0])
+    assert b.store.replays == 1 and b.store.events_read == _next_seq(a, mid)
+    a_replays = a.store.replays
+    for i in range(30):
+        mover, other = (a, b) if i % 2 == 0 else (b, a)
+        before_read, before_seq = mover.store.events_read, _next_seq(a, mid)
+        seen = mover.store.cache.get(mid)
+        assert seen is not None
+        cached_at = seen.next_seq
+        if not _play_one(mover, mid, tokens, rnd):
+            break
+        # the mover read exactly the events the other service wrote since its last look
+        assert mover.store.events_read - before_read == before_seq - cached_at
+        entry = mover.store.cache.get(mid)
+        assert entry is not None and entry.next_seq == _next_seq(a, mid)
+    # nobody replayed again: everything after the first look was catching up
+    assert b.store.replays == 1 and a.store.replays == a_replays
+    # and the engines agree with a fresh replay of the log
+    doc_events = a.events(mid, kind="match", after=-1)["events"]
+    assert len(doc_events) == _next_seq(b, mid)
+    va = a.state(mid, token=tokens[1])
+    vb = b.state(mid, token=tokens[1])
+    assert va == vb
+
+
+def test_cached_engine_is_not_replayed_per_request(tmp_path: Path) -> None:
+    (svc,) = _services(tmp_path, 1)
+    mid, tokens = _new_match(svc, "hokm")
+    rnd = random.Random(5)
+    for _ in range(20):
+        if not _play_one(svc, mid, tokens, rnd):
+            break
+    # the engine started in this process is used for every request: no replay, no reads
+    assert svc.store.replays == 0 and svc.store.events_read == 0
+    # a stale action is refused and the cached engine survives it
+    view = svc.state(mid, token=tokens[0])
+    seat = view["turn"]
+    with pytest.raises(Conflict) as err:
+        svc.act(mid, token=tokens[seat], action={"type": "x"}, version=view["version"] - 1)
+    assert err.value.code == "stale_version"
+    assert svc.store.cache.get(mid) is not None
+    _play_one(svc, mid, tokens, rnd)
+    assert svc.store.replays == 0
+
+
+def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
+    (svc,) = _services(tmp_path, 1)
+    mid, tokens = _new_match(svc, "tawla")
+    rnd = random.Random(8)
+    start_events = svc.events(mid, kind="match", after=-1)["events"]
+    n0 = len(start_events)
+    for _ in range(12):
+        _play_one(svc, mid, tokens, rnd)
+    public = svc.public(mid, kind="match")
+    ruleset = public["ruleset"]
+    with svc.db.connect(write=False) as c:
+        events = svc.store.events_after(c, mid)
+        key = match_key(svc.store.server_seed(c, mid), mid, "tawla", ruleset,
+                        [st["client_seed"] for st in public["seats"]])
+    cls = engine_class("tawla")
+    engine = replay(cls, ruleset, key, events[:n0])
+    catch_up(engine, events[n0:], n0)  # the true log applies cleanly
+    assert engine.view(0) == replay(cls, ruleset, key, events).view(0)
+    engine = replay(cls, ruleset, key, events[:n0])
+    # a chance event that differs from what the rules draw is refused
+    forged: list[dict[str, Any]] = [dict(e) for e in events[n0:]]
+    chance = next(i for i, e in enumerate(forged) if e.get("kind") == "dice")
+    forged[chance]["result"] = [d % 6 + 1 for d in forged[chance]["result"]]
+    with pytest.raises(ReplayError):
+        catch_up(engine, forged, n0)
+    # a gap in seq is refused
+    engine = replay(cls, ruleset, key, events[:n0])
+    with pytest.raises(ReplayError):
+        catch_up(engine, events[n0 + 1:], n0)

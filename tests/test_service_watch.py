@@ -1,0 +1,183 @@
+"""Push, don't poll: idle streams and long polls cost no query, and many can stay open."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from http_play import GAMES, auth, create_match, seed_all, short_ruleset
+from live_server import LiveServer
+from sqlalchemy import event
+
+GAME = next((g for g in ("hokm", "tawla") if g in GAMES), None)
+pytestmark = pytest.mark.skipif(GAME is None, reason="no game engine available yet")
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    with LiveServer() as srv:
+        yield srv
+
+
+def _started(c: httpx.Client) -> tuple[str, list[str]]:
+    assert GAME is not None
+    created = create_match(c, GAME, short_ruleset(GAME))
+    seed_all(c, created)
+    return created["match_id"], [s["token"] for s in created["seats"]]
+
+
+def _act(c: httpx.Client, mid: str, tokens: list[str]) -> dict[str, Any]:
+    view = c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[0])).json()
+    seat = view["turn"]
+    view = c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[seat])).json()
+    r = c.post(f"/v1/matches/{mid}/actions",
+               json={"action": view["suggested_actions"][0], "version": view["version"]},
+               headers=auth(tokens[seat]))
+    assert r.status_code == 200, r.text
+    out: dict[str, Any] = r.json()
+    return out
+
+
+def _wait_for(pred: Any, what: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not pred():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.02)
+
+
+def _ids(text: str) -> list[int]:
+    return [int(line[4:]) for line in text.splitlines() if line.startswith("id: ")]
+
+
+def test_last_event_id_resumes_after_it(server: LiveServer) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        mid, _ = _started(c)
+        n = c.get(f"/v1/matches/{mid}/events").json()["next_seq"]
+        assert n >= 2
+        url = f"/v1/matches/{mid}/events/stream"
+        with c.stream("GET", url, params={"timeout": 0.3}) as s:
+            assert _ids("".join(s.iter_text())) == list(range(n))
+        # a reconnecting EventSource sends the last id it saw, with the original URL
+        with c.stream("GET", url, params={"timeout": 0.3, "after": -1},
+                      headers={"Last-Event-ID": "0"}) as s:
+            assert _ids("".join(s.iter_text())) == list(range(1, n))
+        with c.stream("GET", url, params={"timeout": 0.3},
+                      headers={"Last-Event-ID": str(n - 1)}) as s:
+            assert _ids("".join(s.iter_text())) == []
+
+
+def test_idle_streams_and_long_polls_make_no_queries(server: LiveServer) -> None:
+    db = server.app.state.db
+    hub = server.app.state.watch.hub
+    queries = [0]
+
+    def count(*_: Any) -> None:
+        queries[0] += 1
+
+    engines = {db._read, db._write}
+    for eng in engines:
+        event.listen(eng, "before_cursor_execute", count)
+    try:
+        with httpx.Client(base_url=server.url, timeout=30) as c:
+            mid, tokens = _started(c)
+            nxt = c.get(f"/v1/matches/{mid}/events").json()["next_seq"]
+            streams: list[str] = []
+            polls: list[dict[str, Any]] = []
+
+            def stream() -> None:
+                with httpx.Client(base_url=server.url, timeout=30) as c2, \
+                        c2.stream("GET", f"/v1/matches/{mid}/events/stream",
+                                  params={"after": nxt - 1, "timeout": 20}) as s:
+                    text = ""
+                    for chunk in s.iter_text():
+                        text += chunk
+                        if "event: action" in text:
+                            break
+                    streams.append(text)
+
+            def poll() -> None:
+                with httpx.Client(base_url=server.url, timeout=30) as c2:
+                    polls.append(c2.get(f"/v1/matches/{mid}/events",
+                                        params={"after": nxt - 1, "wait": 20}).json())
+
+            base = hub.waiting
+            threads = [threading.Thread(target=f) for f in [stream] * 10 + [poll] * 10]
+            for t in threads:
+                t.start()
+            _wait_for(lambda: hub.waiting == base + 20, "20 parked waiters")
+            before = queries[0]
+            time.sleep(1.5)  # the old code polled the database every 0.2-0.5 s per waiter
+            assert queries[0] == before, "idle waiters queried the database"
+            _act(c, mid, tokens)
+            for t in threads:
+                t.join(timeout=30)
+            assert len(streams) == 10 and len(polls) == 10
+            assert all(p["events"] and p["events"][0]["seq"] == nxt for p in polls)
+            assert all(_ids(s)[0] == nxt for s in streams)
+    finally:
+        for eng in engines:
+            event.remove(eng, "before_cursor_execute", count)
+
+
+async def _open_streams(host: str, port: int, path: str, n: int) -> list[tuple[Any, Any]]:
+    conns = []
+    for _ in range(n):
+        reader, writer = await asyncio.open_connection(host, port)
+        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n"
+                     "\r\n".encode())
+        conns.append((reader, writer))
+    await asyncio.gather(*(w.drain() for _, w in conns))
+    return conns
+
+
+async def _read_until(reader: asyncio.StreamReader, marker: bytes) -> bytes:
+    data = b""
+    while marker not in data:
+        chunk = await asyncio.wait_for(reader.read(65536), 60)
+        assert chunk, "the stream closed early"
+        data += chunk
+    return data
+
+
+async def _read_all(conns: list[tuple[Any, Any]], marker: bytes) -> list[bytes]:
+    return list(await asyncio.gather(*(_read_until(r, marker) for r, _ in conns)))
+
+
+async def _close_all(conns: list[tuple[Any, Any]]) -> None:
+    for _, w in conns:
+        w.close()
+    await asyncio.gather(*(w.wait_closed() for _, w in conns), return_exceptions=True)
+
+
+def test_a_thousand_open_streams(server: LiveServer) -> None:
+    n = 1000
+    hub = server.app.state.watch.hub
+    with httpx.Client(base_url=server.url, timeout=60) as c:
+        mid, tokens = _started(c)
+        nxt = c.get(f"/v1/matches/{mid}/events").json()["next_seq"]
+        host, port = server.url.removeprefix("http://").split(":")
+        path = f"/v1/matches/{mid}/events/stream?after={nxt - 1}&timeout=120"
+        threads_before = threading.active_count()
+        loop = asyncio.new_event_loop()
+        base = hub.waiting
+        conns: list[tuple[Any, Any]] = []
+        try:
+            conns = loop.run_until_complete(_open_streams(host, int(port), path, n))
+            heads = loop.run_until_complete(_read_all(conns, b"\r\n\r\n"))
+            assert all(h.startswith(b"HTTP/1.1 200") for h in heads)
+            _wait_for(lambda: hub.waiting == base + n, f"{n} parked streams", 120)
+            # the server still answers other requests: no thread or socket is exhausted
+            assert c.get("/healthz").status_code == 200
+            assert threading.active_count() - threads_before < 64
+            _act(c, mid, tokens)
+            got = loop.run_until_complete(_read_all(conns, b"event: action"))
+            assert all(f"id: {nxt}".encode() in g for g in got)
+        finally:
+            loop.run_until_complete(_close_all(conns))
+            loop.close()
+        _wait_for(lambda: hub.waiting == base, "the closed streams to go", 120)
