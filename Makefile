@@ -7,14 +7,17 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PIP := $(BIN)/python -m pip --disable-pip-version-check
+# The locks pin every file by hash, so where a file comes from does not matter; installs ask
+# PyPI only, overriding any extra indexes a machine's pip.conf names (this workplace's
+# point at local folders that may be missing, and pip warns once per package about them).
+PIP := PIP_EXTRA_INDEX_URL=https://pypi.org/simple $(BIN)/python -m pip --disable-pip-version-check
 HOST ?= 127.0.0.1
 PORT ?= 8000
 LOCKS := requirements/main.txt requirements/dev.txt requirements/tools.txt
 COMPILE = $(BIN)/uv pip compile --generate-hashes --python-version 3.11 --universal \
 	--custom-compile-command "make lock" -q $(UPGRADE)
 
-.PHONY: serve test test-all bench bench-api lint demo clean lock lock-upgrade
+.PHONY: serve test test-all bench bench-api lint demo clean lock lock-upgrade pyodide
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -32,15 +35,27 @@ $(VENV)/.installed-dev: requirements/dev.txt pyproject.toml | $(BIN)/python
 	PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps --no-build-isolation -e .
 	touch $@ $(VENV)/.installed
 
-serve: $(VENV)/.installed
+# The Pyodide runtime the verify page replays the rules with (service/pyodide.py): the pinned
+# release from the npm registry (`npm pack`, integrity checked) into the git-ignored
+# service/static/pyodide/. Quick when it is there already; without npm or network it warns
+# and everything else works (the page then says it did not replay the rules).
+PYODIDE_PIN := service/static/pyodide/.pin
+
+$(PYODIDE_PIN): service/pyodide.py | $(BIN)/python
+	$(BIN)/python -m service.pyodide fetch
+	@if [ -f $@ ]; then touch $@; fi
+
+pyodide: $(PYODIDE_PIN)
+
+serve: $(VENV)/.installed pyodide
 	$(BIN)/qahwa serve --host $(HOST) --port $(PORT)
 
-test: $(VENV)/.installed-dev
+test: $(VENV)/.installed-dev pyodide
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/pytest -q -p no:cacheprovider
 
-bench: $(VENV)/.installed-dev
+bench: $(VENV)/.installed-dev pyodide
 	$(BIN)/python -m bench
 
 # The HTTP API under load against a bare FastAPI endpoint (PostgreSQL too when

@@ -1,8 +1,14 @@
 """qahwa-fair/1: the derivation of every roll, shuffle and lot (see docs/fairness.md).
 
 This package knows no game's rules: it holds the derivation, the canonical item lists,
-signing and the secret box. Errors: see :mod:`fairness.errors`.
+signing and the
+secret box (these two load lazily, on first use). Errors: see :mod:`fairness.errors`.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 from .canonical import canonical_json, canonical_ruleset
 from .derive import (
@@ -44,8 +50,28 @@ from .items import (
     tile_code,
     tiles,
 )
-from .secretbox import SecretBox, load_master_key, new_master_key
-from .signing import Signer, key_id_of, load_public_key, public_key_b64, verify_record
+
+if TYPE_CHECKING:
+    from .secretbox import SecretBox, load_master_key, new_master_key
+    from .signing import Signer, key_id_of, load_public_key, public_key_b64, verify_record
+
+# Signing and the secret box need `cryptography`; they load on first use, so that the
+# derivation (and everything built on it: `games`, the browser's `verify_cli.replay_core`)
+# imports no `cryptography` at all.
+_LAZY = {
+    "SecretBox": "secretbox", "load_master_key": "secretbox", "new_master_key": "secretbox",
+    "Signer": "signing", "key_id_of": "signing", "load_public_key": "signing",
+    "public_key_b64": "signing", "verify_record": "signing",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
 
 __all__ = [
     "PROTOCOL",

@@ -1,4 +1,4 @@
-"""Four-player Hokm (spec/rules/hokm.md; the rules as played here: docs/games/hokm.md).
+"""Four-player Hokm (docs/spec/rules/hokm.md; the rules as played here: docs/games/hokm.md).
 
 Seats 0-3, partners 0 & 2 (side 0) and 1 & 3 (side 1). Chance (fairness-v1.md §5):
 ``hakem`` — ``shuffle(deck52)`` dealt face up from seat 0, the first ace names the first

@@ -14,13 +14,14 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DisconnectionError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import SecretBox
 
-from . import keys, migrate
+from . import docs_ui, keys, migrate
 from .db import Database
 from .errors import HTTP_CODES, ServiceError, error_body, status_of
 from .logs import PublicLog
@@ -29,6 +30,7 @@ from .rng import RngSessions
 from .routes import matches as matches_routes
 from .routes import public as public_routes
 from .routes import rng as rng_routes
+from .schemas import add_links
 from .settings import STATIC_DIR, Settings
 from .store import now_iso
 from .watch import CHANNEL, Hub, PgListener, Watch
@@ -41,8 +43,51 @@ def error_response(status: int, code: str, message: str,
     return JSONResponse(error_body(code, message), status_code=status, headers=headers)
 
 
+MAX_JSON_DEPTH = 64
+
+
+def json_body_problem(body: bytes) -> str | None:
+    """Why a JSON body cannot be parsed as the API's JSON before JSON parsing, or None.
+
+    Not UTF-8, or arrays/objects nested deeper than :data:`MAX_JSON_DEPTH` (which would
+    otherwise reach Python's recursion limit). The depth scan runs only when the body has
+    enough brackets to be that deep.
+    """
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"the request body is not UTF-8 (byte {exc.start})"
+    if body.count(b"[") + body.count(b"{") <= MAX_JSON_DEPTH:
+        return None
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > MAX_JSON_DEPTH:
+                return f"the request body nests arrays/objects deeper than {MAX_JSON_DEPTH}"
+        elif ch in "]}":
+            depth -= 1
+    return None
+
+
 class BodyLimit:
-    """Reject request bodies over ``limit`` bytes with 413 (declared or streamed)."""
+    """Read the request body before the app does and refuse what the API cannot take.
+
+    Over ``limit`` bytes, declared by Content-Length or streamed chunked: 413
+    ``body_too_large``. A JSON body that is not UTF-8 or nests too deep: 400
+    ``malformed_json``. Both with the documented error shape; the app then gets the body
+    from the buffer.
+    """
 
     def __init__(self, app: ASGIApp, limit: int) -> None:
         self.app = app
@@ -54,6 +99,7 @@ class BodyLimit:
             return
         too_big = error_response(413, "body_too_large",
                                  f"the request body is larger than {self.limit} bytes")
+        json_body = False
         for name, value in scope.get("headers", []):
             if name == b"content-length":
                 try:
@@ -65,33 +111,40 @@ class BodyLimit:
                 if declared > self.limit:
                     await too_big(scope, receive, send)
                     return
+            elif name == b"content-type":
+                json_body = b"json" in value.lower()
+        chunks: list[bytes] = []
         seen = 0
-        response_started = False
-
-        async def limited_receive() -> Message:
-            nonlocal seen
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooBig()
-            return message
-
-        async def tracking_send(message: Message) -> None:
-            nonlocal response_started
-            if message["type"] == "http.response.start":
-                response_started = True
-            await send(message)
-
-        try:
-            await self.app(scope, limited_receive, tracking_send)
-        except _TooBig:
-            if not response_started:
+            if message["type"] == "http.disconnect":
+                return
+            if message["type"] != "http.request":
+                continue
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.limit:
                 await too_big(scope, receive, send)
+                return
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if json_body and body:
+            problem = json_body_problem(body)
+            if problem is not None:
+                await error_response(400, "malformed_json", problem)(scope, receive, send)
+                return
+        replayed = False
 
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
 
-class _TooBig(Exception):
-    pass
+        await self.app(scope, replay, send)
 
 
 class _Static(StaticFiles):
@@ -176,6 +229,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="1.0.0",
         summary="Provably fair dice and shuffles for café games (qahwa-fair/1)",
         lifespan=lifespan,
+        docs_url=None,  # served offline by docs_ui
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.db = db
@@ -195,6 +250,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         message = exc.detail if isinstance(exc.detail, str) else code
         if exc.status_code == 404 and message == "Not Found":
             message = f"no such path: {request.url.path}"
+        if exc.status_code == 400 and message == "There was an error parsing the body":
+            code, message = "malformed_json", "the request body is not valid JSON"
         return error_response(exc.status_code, code, message, getattr(exc, "headers", None))
 
     @app.exception_handler(RequestValidationError)
@@ -202,15 +259,35 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         status, code, message = _validation_message(exc)
         return error_response(status, code, message)
 
+    @app.exception_handler(OperationalError)
+    @app.exception_handler(InterfaceError)
+    @app.exception_handler(DisconnectionError)
+    @app.exception_handler(PoolTimeout)
+    async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+        # The database is down, restarting or locked: the transaction was rolled back, so
+        # nothing changed; the next request after it is back succeeds (the pool pings).
+        log.warning("database unavailable on %s %s: %s", request.method, request.url.path,
+                    type(getattr(exc, "orig", None) or exc).__name__)
+        return error_response(503, "unavailable",
+                              "the database is not available right now; nothing was changed, "
+                              "retry in a few seconds", headers={"Retry-After": "2"})
+
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception) -> JSONResponse:
         log.error("internal error on %s %s: %s", request.method, request.url.path,
                   type(exc).__name__)
         return error_response(500, "internal", "internal server error")
 
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            app.openapi_schema = add_links(FastAPI.openapi(app))
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
     app.include_router(matches_routes.router)
     app.include_router(rng_routes.router)
     app.include_router(public_routes.router)
+    docs_ui.install(app)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     return app

@@ -49,10 +49,13 @@ def _safe_url(url: str) -> str:
 
 
 @app.command()
-def demo() -> None:
-    """Start a server on a temporary database and play a demo against it."""
-    from verify_cli.demo import run_demo  # written alongside the verify tool
-
+def demo(
+    game: Annotated[list[str] | None, typer.Option(
+        help="only this game (repeatable; default: every game and an rng session)")] = None,
+    seed: Annotated[int | None, typer.Option(help="seed the bots' choices")] = None,
+) -> None:
+    """Start a server on a temporary database, play a demo, verify it with `verify`."""
+    from .demo import run_demo
     from .server import ServerThread
     from .settings import Settings
 
@@ -62,8 +65,8 @@ def demo() -> None:
                             signing_key_file=None)
         with ServerThread(settings) as srv:
             typer.echo(f"qahwa demo server at {srv.url}")
-            rc = run_demo(srv.url)
-    raise typer.Exit(int(rc) if isinstance(rc, int) else 0)
+            rc = run_demo(srv.url, game or None, seed=seed, echo=typer.echo)
+    raise typer.Exit(rc)
 
 
 if __name__ == "__main__":

@@ -3,18 +3,15 @@ signing keys and the health check, so that no route queries the database itself.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sqlmodel import col, select
 
-from fairness import PROTOCOL, Signer
+from fairness import Signer
 
 from . import translog
 from .db import Database
-from .errors import NotFound
-from .models import LogEntry, SigningKey
-from .store import now_iso
+from .models import SigningKey
 
 
 class PublicLog:
@@ -22,41 +19,17 @@ class PublicLog:
         self.db = db
         self.signer = signer
 
-    def _head(self, hashes: list[bytes]) -> dict[str, Any]:
-        return self.signer.signed({
-            "type": "tree_head", "protocol": PROTOCOL, "tree_size": len(hashes),
-            "root_hash": translog.root(hashes).hex(), "timestamp": now_iso(),
-        })
-
     def tree_head(self, *, tree_size: int | None = None) -> dict[str, Any]:
-        with self.db.read() as s:
-            hashes = translog.leaf_hashes(s, tree_size)
-        if tree_size is not None and tree_size > len(hashes):
-            raise NotFound(f"the log has {len(hashes)} entries, fewer than {tree_size}")
-        return self._head(hashes)
+        return translog.api(translog.signed_head, self.db, self.signer, tree_size)
 
     def proof(self, index: int, *, tree_size: int | None) -> dict[str, Any]:
-        with self.db.read() as s:
-            hashes = translog.leaf_hashes(s, tree_size)
-            entry = s.get(LogEntry, index)
-        n = len(hashes)
-        if tree_size is not None and tree_size > n:
-            raise NotFound(f"the log has {n} entries, fewer than {tree_size}")
-        if entry is None or not 0 <= index < n:
-            raise NotFound(f"no log entry {index} in a tree of size {n}")
-        return {"index": index, "tree_size": n, "leaf": json.loads(entry.leaf),
-                "leaf_hash": entry.leaf_hash,
-                "audit_path": [h.hex() for h in translog.audit_path(index, hashes)],
-                "tree_head": self._head(hashes)}
+        return translog.api(translog.inclusion, self.db, self.signer, index, tree_size)
+
+    def consistency(self, *, first: int, second: int) -> dict[str, Any]:
+        return translog.api(translog.consistency, self.db, self.signer, first, second)
 
     def entries(self, *, start: int, limit: int) -> dict[str, Any]:
-        with self.db.read() as s:
-            rows = s.exec(
-                select(LogEntry).where(col(LogEntry.idx) >= start)
-                .order_by(col(LogEntry.idx)).limit(limit)
-            ).all()
-        return {"entries": [{"index": r.idx, "leaf": json.loads(r.leaf),
-                             "leaf_hash": r.leaf_hash} for r in rows]}
+        return translog.entries(self.db, start, limit)
 
     def keys(self) -> dict[str, Any]:
         """Every key this server has signed with; ``current`` marks the one in use."""

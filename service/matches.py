@@ -146,7 +146,7 @@ class MatchService:
                 "log_index": idx,
             }))
             # The commitment is in the log before any client seed is accepted.
-            translog.append(s, idx, match_id, record, at)
+            translog.append(s, idx, match_id, record, at, self.signer)
             return MatchRow(id=match_id, kind=kind, game=game, ruleset=ruleset, commitment=com,
                             status=SEATING, version=0, n_seats=len(names), next_seq=0,
                             log_index=idx, record=dumps(record), result=None, created_at=at,
@@ -177,7 +177,7 @@ class MatchService:
             parsed = cls.parse_ruleset(ruleset or {})
         n = cls.seat_count(parsed)
         if names is None:
-            names = [f"Seat {i + 1}" for i in range(n)]
+            names = [f"Seat {i}" for i in range(n)]
         if len(names) != n:
             raise Invalid(f"{game} with this ruleset has {n} seats; {len(names)} given",
                           "bad_seats")

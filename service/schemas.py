@@ -1,236 +1,157 @@
-"""Request and response models. Requests reject unknown fields (``extra="forbid"``)."""
+"""The API's request and response models, and the errors each route documents.
+
+The wire models live in :mod:`qahwa_client.models` so the Python client is typed with
+exactly what this server publishes; the service imports them from there (the client never
+imports the service).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, field_validator
+from qahwa_client.models import (
+    ActionIn,
+    ActionOut,
+    CommitmentOut,
+    ConsistencyOut,
+    CreateMatchIn,
+    DrawIn,
+    DrawOut,
+    ErrorBody,
+    ErrorOut,
+    EventsOut,
+    KeyOut,
+    KeysOut,
+    LogEntriesOut,
+    LogEntryOut,
+    MatchCreatedOut,
+    MatchOut,
+    ProofOut,
+    PublicSeat,
+    ResignOut,
+    RngClosedOut,
+    RngCreatedOut,
+    RngCreateIn,
+    SeatedOut,
+    SeatIn,
+    SeatOut,
+    SeedIn,
+    Signature,
+    StateOut,
+    Strict,
+    TranscriptOut,
+    TreeHeadOut,
+)
 
+__all__ = [
+    "ActionIn", "ActionOut", "CommitmentOut", "ConsistencyOut", "CreateMatchIn", "DrawIn", "DrawOut",
+    "ErrorBody", "ErrorOut", "EventsOut", "KeyOut", "KeysOut", "LogEntriesOut",
+    "LogEntryOut", "MatchCreatedOut", "MatchOut", "ProofOut", "PublicSeat", "ResignOut",
+    "RngClosedOut", "RngCreatedOut", "RngCreateIn", "SeatedOut", "SeatIn", "SeatOut",
+    "SeedIn", "Signature", "StateOut", "Strict", "TranscriptOut", "TreeHeadOut", "errors",
+]
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class ErrorBody(BaseModel):
-    code: str = Field(description="a stable machine-readable code, e.g. stale_version")
-    message: str = Field(description="what went wrong, for people")
-
-
-class ErrorOut(BaseModel):
-    error: ErrorBody
-
-
-ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorOut, "description": desc}
-    for code, desc in {
-        400: "malformed request (bad JSON, not an object)",
-        401: "missing or unknown seat token",
-        403: "the token is another seat's",
-        404: "no such match, session, seat or log entry",
-        409: "conflict: stale version, not your turn, wrong phase, already ended",
-        413: "request body too large",
-        422: "bad value or illegal action",
-    }.items()
+# Every error a route can answer, by status: the codes (docs/api.md) and when.
+_WHY: dict[int, tuple[str, ...]] = {
+    400: ("malformed_json", "missing_body", "bad_request"),
+    401: ("unauthorized",),
+    403: ("forbidden",),
+    404: ("not_found",),
+    409: ("stale_version", "not_your_turn", "not_started", "not_seating",
+          "seed_already_given", "match_over", "not_finished"),
+    413: ("body_too_large",),
+    422: ("validation_error", "unknown_game", "bad_ruleset", "bad_seats", "bad_client_seed",
+          "malformed_action", "illegal_action"),
+    503: ("unavailable",),
 }
 
 
-class SeatIn(Strict):
-    name: str = Field(min_length=1, max_length=64, description="the player's display name")
+def errors(**codes: tuple[str, ...]) -> dict[int | str, dict[str, Any]]:
+    """The ``responses=`` of a route: ``errors(e404=("not_found",), e409=(...))``.
 
-    @field_validator("name")
-    @classmethod
-    def _printable(cls, v: str) -> str:
-        v = v.strip()
-        if not v or not v.isprintable():
-            raise ValueError("a seat name must be printable and not blank")
-        return v
-
-
-class CreateMatchIn(Strict):
-    game: str = Field(max_length=32, examples=["tawla"])
-    ruleset: dict[str, Any] | None = Field(
-        default=None, description="game options; omitted keys take the game's defaults")
-    seats: list[SeatIn] | None = Field(
-        default=None, max_length=16,
-        description="one entry per seat, in seat order; omitted: default names")
+    Every route can also answer 503 ``unavailable`` (the database does not answer).
+    """
+    out: dict[int | str, dict[str, Any]] = {}
+    wanted = {int(k[1:]): v for k, v in codes.items()}
+    wanted.setdefault(503, ("unavailable",))
+    for status in sorted(wanted):
+        names = wanted[status]
+        unknown = set(names) - set(_WHY[status])
+        assert not unknown, f"{status}: codes {sorted(unknown)} are not documented"
+        out[status] = {"model": ErrorOut,
+                       "description": "error codes: " + ", ".join(f"`{n}`" for n in names)}
+    return out
 
 
-class SeatOut(BaseModel):
-    seat: int
-    name: str
-    token: str = Field(description="the seat's secret bearer token, shown only here")
+BODY = {"e400": _WHY[400], "e413": _WHY[413]}
 
 
-class Signature(BaseModel):
-    alg: str
-    key_id: str
-    value: str
+# -- OpenAPI links: how one answer's ids and tokens feed the next call (clients, schemathesis)
+def _op(name: str, path: str, method: str) -> str:
+    """FastAPI's operationId for a route function ``name`` at ``method path``."""
+    return name + "_" + path.strip("/").replace("/", "_").replace("{", "_").replace("}", "_") \
+        + "_" + method
 
 
-class CommitmentOut(BaseModel):
-    type: Literal["commitment"]
-    protocol: str
-    match_id: str
-    game: str
-    ruleset: str
-    commitment: str
-    created_at: str
-    log_index: int
-    signature: Signature
-    status: str
-    version: int
-    record: dict[str, Any] = Field(description="the signed commitment record, exactly as logged")
+_MATCH = "$response.body#/match_id"
+_SEAT0 = "Bearer {$response.body#/seats/0/token}"
+_SESSION = "$response.body#/session_id"
+_TOKEN = "Bearer {$response.body#/token}"
 
 
-class MatchCreatedOut(CommitmentOut):
-    seats: list[SeatOut]
+def _links(pairs: dict[str, tuple[str, str, str, dict[str, str]]]) -> dict[str, Any]:
+    return {name: {"operationId": _op(fn, path, method), "parameters": params}
+            for name, (fn, path, method, params) in pairs.items()}
 
 
-class SeedIn(Strict):
-    client_seed: str = Field(min_length=1, max_length=128,
-                             description="1-128 UTF-8 bytes, printable")
+LINKS: dict[tuple[str, str, str], dict[str, Any]] = {
+    ("/v1/matches", "post", "201"): _links({
+        "GetMatch": ("get_match", "/v1/matches/{match_id}", "get", {"path.match_id": _MATCH}),
+        "GiveSeed": ("give_seed", "/v1/matches/{match_id}/seats/{seat}/seed", "post",
+                     {"path.match_id": _MATCH, "path.seat": "$response.body#/seats/0/seat",
+                      "header.Authorization": _SEAT0}),
+        "Start": ("start", "/v1/matches/{match_id}/start", "post",
+                  {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
+        "State": ("state", "/v1/matches/{match_id}/state", "get",
+                  {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
+        "Act": ("act", "/v1/matches/{match_id}/actions", "post",
+                {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
+        "Resign": ("resign", "/v1/matches/{match_id}/resign", "post",
+                   {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
+        "Events": ("events", "/v1/matches/{match_id}/events", "get", {"path.match_id": _MATCH}),
+        "Transcript": ("transcript", "/v1/matches/{match_id}/transcript", "get",
+                       {"path.match_id": _MATCH}),
+    }),
+    ("/v1/matches/{match_id}/resign", "post", "200"): _links({
+        "Transcript": ("transcript", "/v1/matches/{match_id}/transcript", "get",
+                       {"path.match_id": _MATCH}),
+    }),
+    ("/v1/rng", "post", "201"): _links({
+        "GetSession": ("get_session", "/v1/rng/{session_id}", "get",
+                       {"path.session_id": _SESSION}),
+        "Seed": ("give_seed", "/v1/rng/{session_id}/seed", "post",
+                 {"path.session_id": _SESSION, "header.Authorization": _TOKEN}),
+        "Draw": ("draw", "/v1/rng/{session_id}/draws", "post",
+                 {"path.session_id": _SESSION, "header.Authorization": _TOKEN}),
+        "Events": ("events", "/v1/rng/{session_id}/events", "get",
+                   {"path.session_id": _SESSION}),
+        "Close": ("close", "/v1/rng/{session_id}/close", "post",
+                  {"path.session_id": _SESSION, "header.Authorization": _TOKEN}),
+        "Transcript": ("transcript", "/v1/rng/{session_id}/transcript", "get",
+                       {"path.session_id": _SESSION}),
+    }),
+    ("/v1/rng/{session_id}/close", "post", "200"): _links({
+        "Transcript": ("transcript", "/v1/rng/{session_id}/transcript", "get",
+                       {"path.session_id": _SESSION}),
+    }),
+}
 
 
-class SeatedOut(BaseModel):
-    match_id: str
-    status: str
-    version: int
-    seat: int | None = None
-
-
-class ActionIn(Strict):
-    action: dict[str, Any] = Field(description="one of the seat's legal_actions, as listed")
-    version: StrictInt = Field(ge=0, le=2**31 - 1, description="the version of the state the move is for")
-
-
-class ActionOut(BaseModel):
-    match_id: str
-    seat: int
-    version: int
-    status: str
-    first_seq: int = Field(description="seq of the action's event in the log")
-    state: dict[str, Any] = Field(description="the seat's view after the action")
-
-
-class ResignOut(BaseModel):
-    match_id: str
-    status: str
-    version: int
-    result: dict[str, Any]
-
-
-class PublicSeat(BaseModel):
-    seat: int
-    name: str
-    has_seed: bool
-    client_seed: str | None = None
-    seed_source: str | None = None
-
-
-class MatchOut(BaseModel):
-    match_id: str
-    game: str
-    ruleset: str
-    commitment: str
-    status: str
-    version: int
-    seats: list[PublicSeat]
-    created_at: str
-    started_at: str | None
-    ended_at: str | None
-    log_index: int
-    record: dict[str, Any]
-    result: dict[str, Any] | None
-    public_state: dict[str, Any] | None
-
-
-class EventsOut(BaseModel):
-    match_id: str
-    status: str
-    version: int
-    next_seq: int
-    events: list[dict[str, Any]]
-
-
-class RngCreateIn(Strict):
-    client_seed: str | None = Field(
-        default=None, min_length=1, max_length=128,
-        description="your seed; omitted: give it later with /seed, or the server draws one")
-
-
-class RngCreatedOut(CommitmentOut):
-    session_id: str
-    token: str
-
-
-class DrawIn(Strict):
-    kind: Literal["dice", "uniform", "shuffle"]
-    count: StrictInt | None = Field(default=None, description="dice: how many (1-100)")
-    sides: StrictInt | None = Field(default=None, description="dice: sides (2-1000)")
-    n: StrictInt | None = Field(default=None, description="uniform: 0..n-1; shuffle: 0..n-1")
-
-    def to_action(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "draw", "kind": self.kind}
-        for k in ("count", "sides", "n"):
-            v = getattr(self, k)
-            if v is not None:
-                out[k] = v
-        return out
-
-
-class DrawOut(BaseModel):
-    session_id: str
-    version: int
-    status: str
-    seq: int
-    label: str
-    kind: str
-    args: dict[str, Any] | None = None
-    result: Any
-
-
-class RngClosedOut(BaseModel):
-    session_id: str
-    status: str
-    server_seed: str
-    transcript: dict[str, Any]
-
-
-class KeyOut(BaseModel):
-    key_id: str
-    alg: str
-    public_key: str = Field(description="base64 of the raw 32-byte Ed25519 public key")
-    created_at: str
-    current: bool
-
-
-class KeysOut(BaseModel):
-    keys: list[KeyOut]
-
-
-class TreeHeadOut(BaseModel):
-    type: Literal["tree_head"]
-    protocol: str
-    tree_size: int
-    root_hash: str
-    timestamp: str
-    signature: Signature
-
-
-class ProofOut(BaseModel):
-    index: int
-    tree_size: int
-    leaf: dict[str, Any]
-    leaf_hash: str
-    audit_path: list[str]
-    tree_head: TreeHeadOut
-
-
-class LogEntryOut(BaseModel):
-    index: int
-    leaf: dict[str, Any]
-    leaf_hash: str
-
-
-class LogEntriesOut(BaseModel):
-    entries: list[LogEntryOut]
+def add_links(doc: dict[str, Any]) -> dict[str, Any]:
+    """Put :data:`LINKS` into a generated OpenAPI document (every target must exist)."""
+    ids = {op["operationId"] for ops in doc["paths"].values() for op in ops.values()}
+    for (path, method, status), links in LINKS.items():
+        missing = {link["operationId"] for link in links.values()} - ids
+        assert not missing, f"links to unknown operations {sorted(missing)}"
+        doc["paths"][path][method]["responses"][status]["links"] = links
+    return doc

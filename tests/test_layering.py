@@ -1,6 +1,8 @@
 """The one-way dependencies of docs/architecture.md, checked on the source's imports (AST):
 ``fairness`` needs only the stdlib and ``cryptography``; ``games`` never imports ``service``
-or ``verify_cli``; ``verify_cli`` never imports ``service``."""
+or ``verify_cli``; ``verify_cli`` never imports ``service``; ``service`` never imports
+``verify_cli`` (``qahwa demo`` runs the ``verify`` command); nothing imports ``service``;
+``qahwa_client`` needs only pydantic and httpx, and ``verify_cli`` inside ``verify()``."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FIRST_PARTY = {"fairness", "games", "service", "verify_cli", "bench"}
+FIRST_PARTY = {"fairness", "games", "service", "verify_cli", "qahwa_client", "bench"}
 
 
 def imports_of(path: Path, package: str) -> set[str]:
@@ -65,10 +67,12 @@ def test_fairness_imports_only_stdlib_and_cryptography() -> None:
     ("games", {"service", "verify_cli"}),
     ("verify_cli", {"service"}),
     ("fairness", {"games", "service", "verify_cli"}),
+    ("service", {"verify_cli"}),
+    ("qahwa_client", {"service", "games", "fairness"}),
+    ("verify_cli", {"qahwa_client"}),
 ])
 def test_no_upward_imports(package: str, forbidden: set[str]) -> None:
-    if not (ROOT / package).is_dir():
-        pytest.skip(f"{package} does not exist yet")
+    assert (ROOT / package).is_dir(), f"{package} is missing"
     for path, mods in package_imports(package).items():
         assert not mods & forbidden, f"{path} imports {sorted(mods & forbidden)}"
 
@@ -88,3 +92,33 @@ def test_importing_fairness_loads_no_first_party_package() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)
     assert out.stdout.strip() == "['fairness']"
+
+
+def test_qahwa_client_imports_only_pydantic_httpx_and_verify_inside_verify() -> None:
+    base = set(sys.stdlib_module_names) | {"__future__", "pydantic", "pydantic_core", "httpx",
+                                          "qahwa_client"}
+    found = package_imports("qahwa_client")
+    assert "qahwa_client/verify.py" in found
+    for path, mods in found.items():
+        allowed = base | ({"verify_cli"} if path == "qahwa_client/verify.py" else set())
+        assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
+
+
+def test_nothing_imports_service() -> None:
+    # (bench is no package of the product: it drives the service in-process to time it)
+    for package in FIRST_PARTY - {"service", "bench"}:
+        if (ROOT / package).is_dir():
+            for path, mods in package_imports(package).items():
+                assert "service" not in mods, f"{path} imports service"
+
+
+def test_loading_the_service_and_its_cli_loads_no_verify_cli() -> None:
+    """Transitively, too: the app, the CLI and the demo never load verify_cli."""
+    import subprocess
+
+    code = ("import sys, service.app, service.cli, service.demo, qahwa_client; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & "
+            f"{set(FIRST_PARTY)!r}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.strip() == "['fairness', 'games', 'qahwa_client', 'service']"

@@ -41,8 +41,10 @@ from fairness import (
     public_key_b64,
     tiles,
 )
-from games.registry import available_games, engine_class
+from games import GAME_IDS
+from games.registry import engine_class
 from games.transcript import build_transcript, simulate_match
+from service.pyodide import PAGE_CSP, asset, runtime_installed
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "service" / "static"
@@ -72,9 +74,16 @@ KEYS = {"keys": [{"key_id": SIGNER.key_id, "alg": "ed25519",
 # A stand-in for the service's public routes.
 # ---------------------------------------------------------------------------------------
 class Site:
-    """Serves the page and transcripts on 127.0.0.1 (a thread; `close()` stops it)."""
+    """Serves the page and transcripts on 127.0.0.1 (a thread; `close()` stops it).
 
-    def __init__(self) -> None:
+    With ``runtime_dir`` it also serves the page's Python as the service does (the same
+    ``service.pyodide.asset``: manifest, sources zip, worker, Pyodide runtime); without, those
+    answer 404 like a server with no runtime, and the page does not replay the rules.
+    """
+
+    def __init__(self, runtime_dir: Path | None = None) -> None:
+        self.runtime_dir = runtime_dir
+        self.sources_override: bytes | None = None  # serve these bytes as the sources zip
         self.transcripts: dict[str, str] = {}
         self.unfinished: set[str] = set()
         self.keys: dict[str, Any] = KEYS
@@ -84,10 +93,13 @@ class Site:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: bytes, ctype: str) -> None:
+            def _send(self, status: int, body: bytes, ctype: str,
+                      headers: dict[str, str] | None = None) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(body)
 
@@ -97,8 +109,17 @@ class Site:
 
             def do_GET(self) -> None:  # noqa: N802
                 path = urlsplit(self.path).path
-                if path == "/verify":
-                    self._send(200, PAGE.read_bytes(), "text/html; charset=utf-8")
+                found = (asset(path[len("/static/"):], site.runtime_dir)
+                         if site.runtime_dir is not None and path.startswith("/static/")
+                         else None)
+                if found is not None:
+                    body = found.body.read_bytes() if isinstance(found.body, Path) else found.body
+                    if site.sources_override is not None and path.startswith("/static/qahwa-py-"):
+                        body = site.sources_override
+                    self._send(200, body, found.media_type, found.headers)
+                elif path == "/verify":
+                    self._send(200, PAGE.read_bytes(), "text/html; charset=utf-8",
+                               {"Content-Security-Policy": PAGE_CSP})
                 elif path == "/v1/keys":
                     self._send(200, json.dumps(site.keys).encode(), "application/json")
                 elif path.startswith("/v1/matches/") and path.endswith("/transcript"):
@@ -260,8 +281,11 @@ def new_page(browser: Any, shared_page: Any) -> Iterator[Callable[..., Any]]:
 
 
 def run_verify(page: Any) -> str:
+    """Check what the page was given; the verdict once final (the replay too, if any)."""
     page.click("#go")
     page.wait_for_selector("#verdict[data-verdict]", timeout=30_000)
+    expect(page.locator("#verdict")).not_to_have_attribute("data-replay", "pending",
+                                                           timeout=60_000)
     assert page.js_errors == []
     return str(page.get_attribute("#verdict", "data-verdict"))
 
@@ -283,10 +307,15 @@ def check_status(page: Any, check: str) -> str:
     return str(page.get_attribute(f"tr[data-check={check}]", "data-status"))
 
 
+def check_ok(page: Any, check: str) -> str:
+    """The row's ``data-ok``: true / false / unknown."""
+    return str(page.get_attribute(f"tr[data-check={check}]", "data-ok"))
+
+
 # ---------------------------------------------------------------------------------------
 # Genuine transcripts: all green.
 # ---------------------------------------------------------------------------------------
-@pytest.mark.parametrize("game", available_games() + ["rng"])
+@pytest.mark.parametrize("game", list(GAME_IDS))
 def test_genuine_match_is_all_green(new_page: Any, site: Site, game: str) -> None:
     doc = genuine(game)
     mid = site.add(doc)
@@ -295,8 +324,14 @@ def test_genuine_match_is_all_green(new_page: Any, site: Site, game: str) -> Non
     seqs = chance_seqs(doc)
     assert seqs, "a match draws something"
     assert statuses(page) == {s: "ok" for s in seqs}
-    for check in ("protocol", "seed", "commit", "seats", "key", "seq", "labels", "events", "sig"):
+    for check in ("protocol", "seed", "commitment", "seats", "key", "seq", "labels", "chance",
+                  "signature"):
         assert check_status(page, check) == "ok", check
+        assert check_ok(page, check) == "true", check
+    # this stand-in serves no Python runtime: the rules rows say they were not replayed
+    for check in ("replay", "result", "agree"):
+        assert check_ok(page, check) == "unknown", check
+        assert "not replayed" in page.inner_text(f"tr[data-check={check}]")
     expected_k = match_key(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
                            [s["client_seed"] for s in doc["seats"]]).hex()
     assert expected_k in page.inner_text("tr[data-check=key]")
@@ -348,8 +383,8 @@ def test_tampered_chance_result_is_red_at_that_event(
     page = new_page()
     assert verify_match(page, site.url, mid) == "fail"
     assert statuses(page) == {0: "ok", 1: "ok", 2: "bad", 3: "ok"}
-    assert check_status(page, "events") == "bad"
-    assert check_status(page, "sig") == ("ok" if resign else "bad")
+    assert check_status(page, "chance") == "bad"
+    assert check_status(page, "signature") == ("ok" if resign else "bad")
     row = page.locator("li.ev[data-seq='2']")
     expected = row.locator(".expected [data-value]").evaluate_all(
         "els => els.map(e => Number(e.dataset.value))")
@@ -359,14 +394,15 @@ def test_tampered_chance_result_is_red_at_that_event(
     assert found == target["result"]
 
 
-@pytest.mark.parametrize("game", available_games() + ["rng"])
+@pytest.mark.parametrize("game", list(GAME_IDS))
 def test_tampered_result_in_genuine_match(new_page: Any, site: Site, game: str) -> None:
     doc = genuine(game, seed=3)
     seqs = chance_seqs(doc)
-    target_seq = seqs[len(seqs) // 2]
+    # A one-item shuffle cannot be tampered with by reordering: pick from the others.
+    open_to_tamper = [s for s in seqs if doc["events"][s]["kind"] != "shuffle"
+                      or len(doc["events"][s]["result"]) >= 2]
+    target_seq = open_to_tamper[len(open_to_tamper) // 2]
     target = doc["events"][target_seq]
-    if target["kind"] == "shuffle" and len(target["result"]) < 2:
-        pytest.skip("a one-item shuffle cannot be tampered with by reordering")
     _tamper_result(target)
     doc = SIGNER.signed(doc)
     mid = site.add(doc)
@@ -409,12 +445,12 @@ def test_tampered_seed_fails_commitment_and_events(new_page: Any, site: Site) ->
     doc = SIGNER.signed(doc)
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "commit") == "bad"
-    assert check_status(page, "sig") == "ok"
+    assert check_status(page, "commitment") == "bad"
+    assert check_status(page, "signature") == "ok"
     seqs = chance_seqs(doc)
     # Another seed gives another K: what is recomputed no longer matches the transcript.
     assert statuses(page) == {s: "bad" for s in seqs}
-    assert commitment(doc["server_seed"]) in page.inner_text("tr[data-check=commit]")
+    assert commitment(doc["server_seed"]) in page.inner_text("tr[data-check=commitment]")
 
 
 def test_tampered_commitment_only(new_page: Any, site: Site) -> None:
@@ -422,7 +458,7 @@ def test_tampered_commitment_only(new_page: Any, site: Site) -> None:
     doc = SIGNER.signed({**doc, "commitment": "0" * 64})
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "commit") == "bad"
+    assert check_status(page, "commitment") == "bad"
     assert set(statuses(page).values()) == {"ok"}
 
 
@@ -434,9 +470,9 @@ def test_tampered_signature_is_red(new_page: Any, site: Site) -> None:
     doc["signature"]["value"] = base64.b64encode(bytes(raw)).decode()
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "sig") == "bad"
+    assert check_status(page, "signature") == "bad"
     assert set(statuses(page).values()) == {"ok"}
-    assert [check_status(page, c) for c in ("commit", "events")] == ["ok", "ok"]
+    assert [check_status(page, c) for c in ("commitment", "chance")] == ["ok", "ok"]
 
 
 def test_edit_after_signing_breaks_signature(new_page: Any, site: Site) -> None:
@@ -445,8 +481,8 @@ def test_edit_after_signing_breaks_signature(new_page: Any, site: Site) -> None:
     doc["seats"][0]["name"] = "someone else"  # not a chance result: only the signature sees it
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "sig") == "bad"
-    assert check_status(page, "events") == "ok"
+    assert check_status(page, "signature") == "bad"
+    assert check_status(page, "chance") == "ok"
 
 
 def test_transcript_of_another_match_is_red(new_page: Any, site: Site) -> None:
@@ -503,19 +539,19 @@ def test_pasted_key_pins_the_signer(new_page: Any, site: Site) -> None:
     page.fill("#in-id", mid)
     page.fill("#in-key", public_key_b64(Signer.generate().public_key))
     assert run_verify(page) == "fail"
-    assert check_status(page, "sig") == "bad"
+    assert check_status(page, "signature") == "bad"
     page = new_page()
     page.goto(f"{site.url}/verify?lang=en")
     page.fill("#in-id", mid)
     page.fill("#in-key", "not a key")
     assert run_verify(page) == "fail"
-    assert "base64" in page.inner_text("tr[data-check=sig]")
+    assert "base64" in page.inner_text("tr[data-check=signature]")
     page = new_page()
     page.goto(f"{site.url}/verify?lang=en&key={quote(KEYS['keys'][0]['public_key'])}"
               f"&match={quote(mid)}")
     page.wait_for_selector("#verdict[data-verdict]")
     assert page.get_attribute("#verdict", "data-verdict") == "pass"
-    assert "pasted key" in page.inner_text("tr[data-check=sig]")
+    assert "pasted key" in page.inner_text("tr[data-check=signature]")
 
 
 def test_unknown_key_id_is_not_a_pass(new_page: Any, site: Site) -> None:
@@ -524,8 +560,8 @@ def test_unknown_key_id_is_not_a_pass(new_page: Any, site: Site) -> None:
     mid = site.add(other.signed(doc))
     page = new_page()
     assert verify_match(page, site.url, mid) == "incomplete"
-    assert check_status(page, "sig") == "warn"
-    assert other.key_id in page.inner_text("tr[data-check=sig]")
+    assert check_status(page, "signature") == "warn"
+    assert other.key_id in page.inner_text("tr[data-check=signature]")
 
 
 NO_ED25519 = """
@@ -547,8 +583,8 @@ def test_browser_without_ed25519_says_so(new_page: Any, site: Site) -> None:
     mid = site.add(doc)
     page = new_page(init_script=NO_ED25519)
     assert verify_match(page, site.url, mid) == "incomplete"
-    assert check_status(page, "sig") == "warn"
-    assert "NOT checked" in page.inner_text("tr[data-check=sig]")
+    assert check_status(page, "signature") == "warn"
+    assert "NOT checked" in page.inner_text("tr[data-check=signature]")
     assert "Not fully verified" in page.inner_text("#verdict")
 
 
@@ -602,7 +638,9 @@ def test_offline_from_file_url(new_page: Any) -> None:
     page.goto(PAGE.as_uri() + "?lang=en")
     page.fill("#in-paste", json.dumps(doc))
     assert run_verify(page) == "incomplete"  # no key offline unless pasted
-    assert "paste the server public key" in page.inner_text("tr[data-check=sig]")
+    assert "paste the server public key" in page.inner_text("tr[data-check=signature]")
+    assert check_ok(page, "replay") == "unknown"
+    assert "opened from a file" in page.inner_text("tr[data-check=replay]")
     page = new_page()
     page.goto(PAGE.as_uri() + "?lang=en")
     page.fill("#in-id", "m-1")
@@ -876,12 +914,12 @@ def test_page_verify_api_matches_python_signature(new_page: Any) -> None:
 # ---------------------------------------------------------------------------------------
 def test_live_service(new_page: Any) -> None:
     """The real service: tawla played to the end, hokm resigned after 10 moves."""
-    _live_check(new_page, [g for g in ("tawla", "hokm") if g in available_games()], moves=10)
+    _live_check(new_page, ["tawla", "hokm"], moves=10)
 
 
 @pytest.mark.slow
 def test_live_service_every_game(new_page: Any) -> None:
-    _live_check(new_page, available_games())
+    _live_check(new_page, [g for g in GAME_IDS if g != "rng"])
 
 
 def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
@@ -891,12 +929,9 @@ def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
     resigns (a resigned match publishes its transcript too), which keeps this quick.
     """
     assert games
-    try:
-        from http_play import auth, create_match, play_actions, play_to_end
-        from live_server import LiveServer
-    except ImportError:
-        pytest.skip("tests/live_server.py / tests/http_play.py are not there yet")
     import httpx
+    from http_play import auth, create_match, play_actions, play_to_end
+    from live_server import LiveServer
 
     with LiveServer() as srv, httpx.Client(base_url=srv.url, timeout=30) as client:
         for i, game in enumerate(games):
@@ -919,8 +954,14 @@ def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
             page = new_page()
             assert verify_match(page, srv.url, mid) == "pass", game
             assert statuses(page) == {s: "ok" for s in chance_seqs(transcript)}, game
-            assert check_status(page, "sig") == "ok"
-            assert srv.url + "/v1/keys" in page.inner_text("tr[data-check=sig]")
+            assert check_status(page, "signature") == "ok"
+            assert srv.url + "/v1/keys" in page.inner_text("tr[data-check=signature]")
+            # the real service serves the page's Python when `make pyodide` installed it
+            want = "true" if runtime_installed() else "unknown"
+            assert [check_ok(page, c) for c in ("replay", "result")] == [want, want], game
+            # the transparency log's row (merkle.js) carries data-ok too
+            expect(page.locator("tr[data-check=log]")).to_have_attribute("data-ok", "true",
+                                                                         timeout=30_000)
 
 
 # ---------------------------------------------------------------------------------------

@@ -4,9 +4,10 @@
     verify --server URL --match ID …   fetch transcripts from a server and verify them
     verify derive …                    recompute one draw from the seeds (JSON on stdout)
     verify demo --server URL           play one bot match per game and verify each
+    verify log --server URL            audit a server's transparency log (a monitor)
 
 Exit codes: 0 every transcript verified; 1 one failed (or its signature could not be
-checked); 2 unusable input (a one-line reason on stderr).
+checked, or the log showed a fork); 2 unusable input (a one-line reason on stderr).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from fairness import (
 
 from .core import FAILED, UNCHECKED, UNUSABLE, unusable, verify_item
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
+from .log import load_proofs, log_cmd, log_hook, log_options, open_state
 from .output import make_console, print_report, print_summary
 
 HELP = """Verify qahwa-fair/1 transcripts of café games and dice/shuffle sessions.
@@ -44,13 +46,16 @@ Usage:
                 --client-seed S [--client-seed S ...] --label L
                 (--dice N [--sides 6] | --uniform N | --shuffle ITEMS)
   verify demo --server URL [--game G ...]
+  verify log --server URL                 audit the server's whole transparency log
 
 \b
 Checks, for every transcript: the protocol; SHA-256(server_seed) equals the commitment;
 the match key from the seeds; every chance event recomputed and every action replayed
 through the game's rules; the replayed result equals the transcript's; the Ed25519
 signature against the server's key (--key FILE, or fetched from the server, which makes
-it only as trustworthy as that server).
+it only as trustworthy as that server); with a server or --log-proof FILE, that the
+match's commitment record is in the transparency log under a signed head consistent with
+the heads seen before (--state FILE, --no-state).
 
 \b
 Exit codes: 0 all verified; 1 a transcript failed or its signature was not checked;
@@ -234,21 +239,30 @@ def collect(sources: Sequence[str], server: str | None, matches: Sequence[str],
               help="How many draws to list per match.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes (default: all cores).")
+@log_options
+@click.option("--log-proof", "log_proofs", multiple=True, metavar="FILE",
+              help="An inclusion proof (the JSON of GET /v1/log/proof) to check a "
+              "transcript's log_index with, instead of fetching it (repeatable).")
 def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, ...],
               key_file: str | None, as_json: bool, allow_unsigned: bool, all_draws: bool,
-              draws_n: int, jobs: int | None) -> int:
+              draws_n: int, jobs: int | None, state_file: str | None, no_state: bool,
+              log_proofs: tuple[str, ...]) -> int:
     if matches and not server:
         raise click.UsageError("--match needs --server URL")
     if not sources and not matches:
         raise click.UsageError("give transcript files or URLs, or --server URL --match ID")
     if server and not _is_url(server):
         raise click.UsageError(f"--server must be an http(s) URL, got {server!r}")
+    state = open_state(state_file, no_state)
+    proofs = load_proofs(log_proofs)
     items, keys, bad = collect(sources, server, matches, key_file)
     console = make_console()
-    reports = bad + verify_many(
+    checked = verify_many(
         items, keys, draws_limit=None if all_draws else draws_n,
         allow_unsigned=allow_unsigned, jobs=jobs,
         progress=len(items) > 1 and not as_json)
+    log_hook(checked, items, keys, server, proofs, state)
+    reports = bad + checked
     # keep the order the inputs were given in
     order = {s: i for i, s in enumerate(
         list(sources) + [f"{(server or '').rstrip('/')}/v1/matches/{m}/transcript"
@@ -269,8 +283,11 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
                       "signature check is only as trustworthy as that server.[/]")
     if code == 2:
         first = next(r for r in reports if r["status"] == UNUSABLE)
-        click.echo(f"verify: error: {first['reason']}", err=True)
+        click.echo(f"verify: error: {first['source']}: {first['reason']}", err=True)
     return code
+
+
+app.add_command(log_cmd)
 
 
 # -- derive ----------------------------------------------------------------------------------

@@ -21,7 +21,11 @@ VERDICT = {
 
 
 def make_console(stderr: bool = False) -> Console:
-    return Console(stderr=stderr, emoji=False, highlight=False, soft_wrap=True)
+    # On a terminal, lines wrap at its width so a report fits (80 columns too); into a file
+    # or a pipe, each line stays whole for grep and copy-paste.
+    console = Console(stderr=stderr, emoji=False, highlight=False)
+    console.soft_wrap = not console.is_terminal
+    return console
 
 
 def counts_text(counts: dict[str, Any]) -> str:

@@ -2,25 +2,30 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi.responses import FileResponse, Response
 
+from .. import pyodide
 from ..deps import PublicLogDep
-from ..schemas import ERRORS, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut
+from ..schemas import ConsistencyOut, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut, errors
 from ..settings import STATIC_DIR
 
-router = APIRouter(responses=ERRORS)
+router = APIRouter()
+
+Q = ("validation_error",)  # a query parameter out of range
 
 
-@router.get("/v1/keys", response_model=KeysOut, tags=["keys"],
+@router.get("/v1/keys", response_model=KeysOut, tags=["keys"], responses=errors(),
             summary="The Ed25519 public keys that sign commitments and transcripts")
 def keys(public: PublicLogDep) -> dict[str, Any]:
     return public.keys()
 
 
 @router.get("/v1/log", response_model=TreeHeadOut, tags=["log"],
+            responses=errors(e404=("not_found",), e422=Q),
             summary="The signed head of the transparency log")
 def log_head(
     public: PublicLogDep,
@@ -30,6 +35,7 @@ def log_head(
 
 
 @router.get("/v1/log/proof", response_model=ProofOut, tags=["log"],
+            responses=errors(e404=("not_found",), e422=Q),
             summary="An RFC 6962 inclusion proof of entry `index`")
 def log_proof(
     public: PublicLogDep,
@@ -39,7 +45,20 @@ def log_proof(
     return public.proof(index, tree_size=tree_size)
 
 
+@router.get("/v1/log/consistency", response_model=ConsistencyOut, tags=["log"],
+            responses=errors(e400=("bad_request",), e404=("not_found",), e422=Q),
+            summary="An RFC 9162 consistency proof between the heads of sizes `first` "
+                    "and `second`")
+def log_consistency(
+    public: PublicLogDep,
+    first: Annotated[int, Query(ge=1, le=2**31 - 1, description="the older tree size")],
+    second: Annotated[int, Query(ge=1, le=2**31 - 1, description="the newer tree size")],
+) -> dict[str, Any]:
+    return public.consistency(first=first, second=second)
+
+
 @router.get("/v1/log/entries", response_model=LogEntriesOut, tags=["log"],
+            responses=errors(e422=Q),
             summary="Log entries from `start` (at most `limit`)")
 def log_entries(
     public: PublicLogDep,
@@ -55,10 +74,50 @@ def verify_page() -> FileResponse:
     if not page.is_file():
         raise HTTPException(404, "the verify page is not installed on this server "
                                  "(service/static/verify.html is missing)")
-    return FileResponse(page, media_type="text/html; charset=utf-8")
+    return FileResponse(page, media_type="text/html; charset=utf-8",
+                        headers={"Content-Security-Policy": pyodide.PAGE_CSP})
 
 
-@router.get("/healthz", tags=["health"], summary="Liveness: the database answers")
+def _page_asset(request: Request, path: str) -> Response:
+    """The verify page's Python (service/pyodide.py): runtime, sources, manifest, worker."""
+    runtime_dir = getattr(request.app.state, "pyodide_dir", pyodide.RUNTIME_DIR)
+    found = pyodide.asset(path, runtime_dir)
+    if found is None:
+        raise HTTPException(404, f"no such file: /static/{path}" + (
+            " (the Pyodide runtime is not installed: make pyodide)"
+            if path.startswith("pyodide/") else ""))
+    if isinstance(found.body, Path):
+        return FileResponse(found.body, media_type=found.media_type, headers=found.headers)
+    return Response(found.body, media_type=found.media_type, headers=found.headers)
+
+
+@router.get("/static/qahwa-py.json", include_in_schema=False)
+def page_manifest(request: Request) -> Response:
+    return _page_asset(request, "qahwa-py.json")
+
+
+@router.get("/static/verify-worker.js", include_in_schema=False)
+def page_worker(request: Request) -> Response:
+    return _page_asset(request, "verify-worker.js")
+
+
+@router.get("/static/qahwa-py-{digest}.zip", include_in_schema=False)
+def page_sources(request: Request, digest: str) -> Response:
+    return _page_asset(request, f"qahwa-py-{digest}.zip")
+
+
+@router.get("/static/pyodide/{version}/{name}", include_in_schema=False)
+def page_runtime(request: Request, version: str, name: str) -> Response:
+    return _page_asset(request, f"pyodide/{version}/{name}")
+
+
+@router.get("/static/pyodide/{rest:path}", include_in_schema=False)
+def page_runtime_other(request: Request, rest: str) -> Response:
+    """Anything else under /static/pyodide/ (not the /static mount): 404."""
+    return _page_asset(request, f"pyodide/{rest}")
+
+
+@router.get("/healthz", tags=["health"], responses=errors(), summary="Liveness: the database answers")
 def healthz(public: PublicLogDep) -> dict[str, str]:
     public.healthy()
     return {"status": "ok"}

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Path, Query
 
 from ..deps import RngDep, ServiceDep, TokenDep, WatchDep
 from ..schemas import (
-    ERRORS,
+    BODY,
     DrawIn,
     DrawOut,
     EventsOut,
@@ -18,38 +18,52 @@ from ..schemas import (
     RngCreateIn,
     SeatedOut,
     SeedIn,
+    TranscriptOut,
+    errors,
 )
 from ..store import KIND_RNG
 
-router = APIRouter(prefix="/v1/rng", tags=["rng"], responses=ERRORS)
+router = APIRouter(prefix="/v1/rng", tags=["rng"])
+
+Q = ("validation_error",)  # a path or query parameter out of range
 
 SessionId = Annotated[str, Path(max_length=64, description="the session id")]
 
 
 @router.post("", status_code=201, response_model=RngCreatedOut,
+             responses=errors(**BODY, e422=("validation_error", "bad_client_seed")),
              summary="Open a session; returns the signed commitment and the session token")
 def create(rng: RngDep, body: RngCreateIn | None = None) -> dict[str, Any]:
     return rng.create(client_seed=body.client_seed if body is not None else None)
 
 
-@router.get("/{session_id}", response_model=MatchOut, summary="The session's public record")
+@router.get("/{session_id}", response_model=MatchOut,
+            responses=errors(e404=("not_found",), e422=Q), summary="The session's public record")
 def get_session(session_id: SessionId, svc: ServiceDep) -> dict[str, Any]:
     return svc.public(session_id, kind=KIND_RNG)
 
 
 @router.post("/{session_id}/seed", response_model=SeatedOut,
+             responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
+                              e409=("not_seating", "seed_already_given"),
+                              e422=("validation_error", "bad_client_seed")),
              summary="Give the client seed (before the first draw)")
 def give_seed(session_id: SessionId, body: SeedIn, rng: RngDep,
               token: TokenDep) -> dict[str, Any]:
     return rng.seed(session_id, token=token, client_seed=body.client_seed)
 
 
-@router.post("/{session_id}/draws", response_model=DrawOut, summary="One draw, labelled d{k}")
+@router.post("/{session_id}/draws", response_model=DrawOut,
+             responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
+                              e409=("match_over",),
+                              e422=("validation_error", "malformed_action", "illegal_action")),
+             summary="One draw, labelled d{k}")
 def draw(session_id: SessionId, body: DrawIn, rng: RngDep, token: TokenDep) -> dict[str, Any]:
     return rng.draw(session_id, token=token, action=body.to_action())
 
 
-@router.get("/{session_id}/events", response_model=EventsOut, summary="The session's draws")
+@router.get("/{session_id}/events", response_model=EventsOut,
+            responses=errors(e404=("not_found",), e422=Q), summary="The session's draws")
 async def events(
     session_id: SessionId, watch: WatchDep,
     after: Annotated[int, Query(ge=-1, le=2**31 - 1)] = -1,
@@ -59,11 +73,15 @@ async def events(
 
 
 @router.post("/{session_id}/close", response_model=RngClosedOut,
+             responses=errors(e401=("unauthorized",), e404=("not_found",),
+                              e409=("match_over",), e422=Q),
              summary="Close: reveals the server seed and returns the signed transcript")
 def close(session_id: SessionId, rng: RngDep, token: TokenDep) -> dict[str, Any]:
     return rng.close(session_id, token=token)
 
 
-@router.get("/{session_id}/transcript", summary="The signed transcript (409 until closed)")
+@router.get("/{session_id}/transcript", response_model=TranscriptOut,
+            responses=errors(e404=("not_found",), e409=("not_finished",), e422=Q),
+            summary="The signed transcript (409 until closed)")
 def transcript(session_id: SessionId, svc: ServiceDep) -> dict[str, Any]:
     return svc.transcript(session_id, kind=KIND_RNG)

@@ -1,0 +1,154 @@
+"""The transparency log's reads at 1k and at 100k entries (`make bench`).
+
+Two SQLite databases at revision 0001 get 1,000 and 100,000 log entries inserted directly;
+the 0002 migration builds their stored trees (its time is printed). Then a server (uvicorn
+in a thread) answers ``GET /v1/log`` and ``GET /v1/log/proof?index=…`` (random indices)
+over HTTP: the medians of many requests, alternating between the sizes request by request
+so that load on a shared machine falls on both alike, and their ratio (100k / 1k; the
+target is ≤ 1.5×). For comparison, the old way (read every leaf hash, recompute the root)
+is timed once at each size, and `verify log` audits the 100k log (entries per second).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from alembic import command
+from sqlalchemy import insert
+
+from fairness import Signer, canonical_json
+from service import migrate, translog
+from service.db import Database
+from service.models import LogEntry
+from service.server import ServerThread
+from service.settings import Settings
+from verify_cli.keys import fetch_keys
+from verify_cli.log import HeadState, HttpFetch, audit
+
+SIZES = (1_000, 100_000)
+REQUESTS = 400
+
+
+def _populate(url: str, n: int, signer: Signer) -> float:
+    """Entries 0 … n-1 written as revision 0001 did; returns the 0002 migration's seconds."""
+    db = Database(url)
+    cfg = migrate.alembic_config()
+    with db.write_engine.connect() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0001")
+        conn.commit()
+    rows: list[dict[str, Any]] = []
+    with db.write_engine.begin() as conn:
+        for i in range(n):
+            leaf = canonical_json(signer.signed({
+                "type": "commitment", "protocol": "qahwa-fair/1", "match_id": f"m_{i:08d}",
+                "game": "rng", "ruleset": "{}", "commitment": f"{i:064x}", "log_index": i,
+                "created_at": "2026-12-02T00:00:00.000Z"}))
+            rows.append({"idx": i, "match_id": f"m_{i:08d}", "leaf": leaf.decode(),
+                         "leaf_hash": translog.leaf_hash(leaf).hex(),
+                         "created_at": "2026-12-02T00:00:00.000Z"})
+            if len(rows) == 10_000:
+                conn.execute(insert(LogEntry), rows)
+                rows = []
+        if rows:
+            conn.execute(insert(LogEntry), rows)
+    t0 = time.perf_counter()
+    migrate.upgrade(db)
+    took = time.perf_counter() - t0
+    db.dispose()
+    return took
+
+
+def _time_ms(client: httpx.Client, n: int, rng: random.Random, what: str) -> float:
+    """One request's wall time."""
+    if what == "head":
+        path, params = "/v1/log", {}
+    elif what == "proof":
+        path, params = "/v1/log/proof", {"index": rng.randrange(n)}
+    else:
+        path, params = "/v1/log/consistency", {"first": rng.randrange(1, n), "second": n}
+    t0 = time.perf_counter()
+    r = client.get(path, params=params)
+    took = time.perf_counter() - t0
+    assert r.status_code == 200, r.text
+    return took * 1000
+
+
+def _old_way_ms(url: str, n: int) -> float:
+    db = Database(url)
+    t0 = time.perf_counter()
+    with db.read() as s:
+        hashes = translog.leaf_hashes(s, n)
+    translog.root(hashes)
+    took = (time.perf_counter() - t0) * 1000
+    db.dispose()
+    return took
+
+
+def run() -> None:
+    rng = random.Random(13)
+    with tempfile.TemporaryDirectory(prefix="qahwa-bench-log-") as tmp:
+        clients: dict[int, httpx.Client] = {}
+        servers: list[ServerThread] = []
+        urls: dict[int, str] = {}
+        for n in SIZES:
+            d = Path(tmp) / str(n)
+            urls[n] = f"sqlite:///{d / 'q.db'}"
+            signer = Signer.generate()
+            took = _populate(urls[n], n, signer)
+            print(f"  {n:>7} entries: migration 0002 built the stored tree in {took:.2f} s")
+            srv = ServerThread(Settings(database_url=urls[n], data_dir=d, master_key=None,
+                                        signing_key=signer.private_b64(),
+                                        signing_key_file=None)).start()
+            servers.append(srv)
+            clients[n] = httpx.Client(base_url=srv.url)
+            head = clients[n].get("/v1/log").json()  # first request: signs and caches
+            assert head["tree_size"] == n
+            clients[n].get("/v1/log/proof", params={"index": 0})
+        results: dict[str, dict[int, list[float]]] = {
+            w: {n: [] for n in SIZES} for w in ("head", "proof", "consistency")}
+        # Request by request, alternating the sizes (and which goes first), so that the
+        # load of a shared machine falls on both alike.
+        for what, per in results.items():
+            for i in range(REQUESTS):
+                for n in (SIZES if i % 2 else SIZES[::-1]):
+                    per[n].append(_time_ms(clients[n], n, rng, what))
+        for c in clients.values():
+            c.close()
+        big_url = servers[-1].url
+        keys = fetch_keys(big_url)
+        fetch = HttpFetch(big_url)
+        t0 = time.perf_counter()
+        jobs = os.cpu_count() or 1
+        res = audit(big_url, keys, HeadState.load(None), fetch, jobs=jobs)
+        took = time.perf_counter() - t0
+        fetch.close()
+        for srv in servers:
+            srv.stop()
+        small, big = SIZES
+        out: dict[str, Any] = {}
+        for what, per in results.items():
+            a, b = statistics.median(per[small]), statistics.median(per[big])
+            label = {"head": "GET /v1/log", "proof": "GET /v1/log/proof",
+                     "consistency": "GET /v1/log/consistency"}[what]
+            print(f"  {label:<24} {a:6.2f} ms at {small // 1000}k, {b:6.2f} ms at "
+                  f"{big // 1000}k: ratio {b / a:.2f}x" + ("" if what == "consistency"
+                                                           else "  (target <= 1.5x)"))
+            out[what] = {"ms_small": a, "ms_big": b, "ratio": b / a}
+        old = {n: _old_way_ms(urls[n], n) for n in SIZES}
+        print(f"  the old way (every leaf read, root recomputed): {old[small]:.1f} ms at "
+              f"{small // 1000}k, {old[big]:.1f} ms at {big // 1000}k "
+              f"({old[big] / old[small]:.0f}x)")
+        print(f"  verify log (the monitor, {jobs} jobs) audited {res.audited} entries in "
+              f"{took:.1f} s: "
+              f"{res.audited / took:,.0f} entries/s, 1M in ~{1e6 / (res.audited / took) / 60:.1f} "
+              f"min" + ("" if res.ok else f"  FAILED: {res.failures[:1]}"))
+        print("  " + json.dumps({k: round(v["ratio"], 2) for k, v in out.items()}))

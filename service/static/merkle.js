@@ -1,0 +1,328 @@
+/* The transparency-log check of the verify page, computed in the browser (Web Crypto only).
+ *
+ * RFC 6962 / RFC 9162 Merkle hashes: leaf = SHA-256(0x00 || leaf), node = SHA-256(0x01 ||
+ * left || right). For a transcript with a log_index, fetch /v1/log/proof?index=i from the
+ * transcript's server, check that the leaf is this match's commitment record signed by the
+ * server's key, that the audit path leads to the signed head's root (RFC 9162 §2.1.3.2),
+ * and that the head is consistent (RFC 9162 §2.1.4.2, /v1/log/consistency) with the newest
+ * head this browser saw before from that key (kept in localStorage). A head that is not an
+ * extension of it is a fork: the row fails and both heads are kept in localStorage
+ * ("qahwa.log.evidence").
+ *
+ * The page calls window.qahwaLog.attach(tbody, transcript, base, keys) after drawing its
+ * table of checks; this adds the row <tr data-check="log">. No eval, no inline code: the
+ * page loads this file with <script src>.
+ */
+(function () {
+  'use strict';
+
+  var T = {
+    en: {
+      label: 'Transparency log',
+      checking: 'checking the log\u2026',
+      ok: 'included at index {i} of tree size {n} (head signed by key {kid}); {rel}',
+      first: 'first head seen from this key (remembered in this browser)',
+      same: 'the same head as seen before',
+      consistent: 'consistent with the head of size {m} seen before',
+      older: 'the head of size {m} seen before is consistent with it',
+      no_index: 'not checked: the transcript has no log_index',
+      no_server: 'not checked: the page does not know the transcript\u2019s server (use a match id or a transcript URL)',
+      no_key: 'not checked: no public key to check the log\u2019s signatures',
+      unsupported: 'not checked: this browser cannot check Ed25519 signatures',
+      fetch: 'the server gives no inclusion proof of log index {i}: {why}',
+      bad: '{why}',
+      fork: 'LOG FORK: {why} (both heads kept in this browser as evidence)',
+      verdict: 'NOT verified: the transparency log check failed \u2014 see the red item below.'
+    },
+    ar: {
+      label: 'سجل الشفافية',
+      checking: 'جارٍ فحص السجل\u2026',
+      ok: 'مُدرَج عند الموضع {i} من شجرة حجمها {n} (رأس الشجرة موقَّع بالمفتاح {kid})؛ {rel}',
+      first: 'أول رأس يُرى من هذا المفتاح (حُفظ في هذا المتصفح)',
+      same: 'الرأس نفسه الذي رُئي من قبل',
+      consistent: 'متّسق مع الرأس ذي الحجم {m} الذي رُئي من قبل',
+      older: 'الرأس ذو الحجم {m} الذي رُئي من قبل متّسق معه',
+      no_index: 'لم يُفحص: ليس في السجل المنشور log_index',
+      no_server: 'لم يُفحص: الصفحة لا تعرف خادم السجل (استخدم معرّف المباراة أو رابط السجل)',
+      no_key: 'لم يُفحص: لا يوجد مفتاح عام لفحص توقيعات السجل',
+      unsupported: 'لم يُفحص: هذا المتصفح لا يستطيع فحص توقيعات Ed25519',
+      fetch: 'الخادم لا يعطي إثبات إدراج للموضع {i}: {why}',
+      bad: '{why}',
+      fork: 'تفرّع في السجل: {why} (حُفظ الرأسان في هذا المتصفح دليلًا)',
+      verdict: 'لم يتم التحقق: فشل فحص سجل الشفافية — انظر البند الأحمر أدناه.'
+    },
+    fa: {
+      label: 'دفتر شفافیت',
+      checking: 'در حال بررسی دفتر\u2026',
+      ok: 'در جایگاه {i} از درختی به اندازهٔ {n} ثبت شده است (سرِ درخت با کلید {kid} امضا شده)؛ {rel}',
+      first: 'نخستین سرِ درختی که از این کلید دیده شد (در این مرورگر نگه داشته شد)',
+      same: 'همان سرِ درختی که پیش‌تر دیده شد',
+      consistent: 'با سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد سازگار است',
+      older: 'سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد با آن سازگار است',
+      no_index: 'بررسی نشد: رونوشت log_index ندارد',
+      no_server: 'بررسی نشد: صفحه سرورِ رونوشت را نمی‌شناسد (شناسهٔ بازی یا نشانی رونوشت را بدهید)',
+      no_key: 'بررسی نشد: کلید عمومی‌ای برای بررسی امضاهای دفتر نیست',
+      unsupported: 'بررسی نشد: این مرورگر نمی‌تواند امضای Ed25519 را بررسی کند',
+      fetch: 'سرور اثبات ثبتِ جایگاه {i} را نمی‌دهد: {why}',
+      bad: '{why}',
+      fork: 'انشعاب در دفتر: {why} (هر دو سرِ درخت در این مرورگر به عنوان مدرک نگه داشته شد)',
+      verdict: 'تأیید نشد: بررسی دفتر شفافیت ناموفق بود — مورد قرمز زیر را ببینید.'
+    }
+  };
+
+  function lang() {
+    var l = (document.documentElement.lang || 'en').toLowerCase().split('-')[0];
+    return T[l] ? l : 'en';
+  }
+  function t(key, params) {
+    var s = T[lang()][key] || T.en[key] || key;
+    return s.replace(/\{(\w+)\}/g, function (m, name) {
+      var v = params && params[name];
+      if (v && typeof v === 'object' && v.key) return t(v.key, v.params);
+      return v === undefined ? m : String(v);
+    });
+  }
+
+  // -- bytes and hashes ---------------------------------------------------------------------
+  var subtle = window.crypto && window.crypto.subtle;
+  function cat() {
+    var n = 0, i, parts = Array.prototype.slice.call(arguments);
+    for (i = 0; i < parts.length; i++) n += parts[i].length;
+    var out = new Uint8Array(n), o = 0;
+    for (i = 0; i < parts.length; i++) { out.set(parts[i], o); o += parts[i].length; }
+    return out;
+  }
+  function toHex(b) {
+    var s = '';
+    for (var i = 0; i < b.length; i++) s += (b[i] < 16 ? '0' : '') + b[i].toString(16);
+    return s;
+  }
+  function fromHex(h, what) {
+    if (typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h)) throw new Error(what + ' is not a 32-byte hex hash');
+    var out = new Uint8Array(32);
+    for (var i = 0; i < 32; i++) out[i] = parseInt(h.substr(i * 2, 2), 16);
+    return out;
+  }
+  function fromB64(s) {
+    var bin = atob(s), out = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out;
+  }
+  function same(a, b) {
+    if (a.length !== b.length) return false;
+    for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+  async function sha256(bytes) { return new Uint8Array(await subtle.digest('SHA-256', bytes)); }
+  function leafHash(bytes) { return sha256(cat(new Uint8Array([0]), bytes)); }
+  function nodeHash(l, r) { return sha256(cat(new Uint8Array([1]), l, r)); }
+
+  // RFC 9162 §2.1.3.2: the root an inclusion proof leads to (throws on a malformed proof).
+  async function rootFromInclusion(index, size, leafH, path) {
+    if (!(index >= 0 && index < size)) throw new Error('index ' + index + ' is outside a tree of size ' + size);
+    var fn = index, sn = size - 1, r = leafH;
+    for (var i = 0; i < path.length; i++) {
+      if (sn === 0) throw new Error('the audit path is too long');
+      if (fn % 2 === 1 || fn === sn) {
+        r = await nodeHash(path[i], r);
+        while (fn % 2 === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+      } else {
+        r = await nodeHash(r, path[i]);
+      }
+      fn = Math.floor(fn / 2); sn = Math.floor(sn / 2);
+    }
+    if (sn !== 0) throw new Error('the audit path is too short');
+    return r;
+  }
+
+  // RFC 9162 §2.1.4.2: does proof show that the tree of size second extends that of first?
+  async function consistent(first, second, firstRoot, secondRoot, proof) {
+    if (first === second) return proof.length === 0 && same(firstRoot, secondRoot);
+    if (!(first > 0 && first < second)) return false;
+    var path = proof.slice();
+    if ((first & (first - 1)) === 0) path.unshift(firstRoot);
+    if (!path.length) return false;
+    var fn = first - 1, sn = second - 1;
+    while (fn % 2 === 1) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+    var fr = path[0], sr = path[0];
+    for (var i = 1; i < path.length; i++) {
+      var c = path[i];
+      if (sn === 0) return false;
+      if (fn % 2 === 1 || fn === sn) {
+        fr = await nodeHash(c, fr); sr = await nodeHash(c, sr);
+        while (fn % 2 === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+      } else {
+        sr = await nodeHash(sr, c);
+      }
+      fn = Math.floor(fn / 2); sn = Math.floor(sn / 2);
+    }
+    return sn === 0 && same(fr, firstRoot) && same(sr, secondRoot);
+  }
+
+  // Canonical JSON (fairness.canonical_json) of a record of strings, integers and objects:
+  // keys sorted, separators , and :, non-ASCII as is (JSON.stringify escapes like Python).
+  function canonicalJson(v) {
+    if (v === null || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
+    if (typeof v === 'number') {
+      if (!Number.isSafeInteger(v)) throw new Error('a log record holds a number that is not a safe integer');
+      return String(v);
+    }
+    if (Array.isArray(v)) return '[' + v.map(canonicalJson).join(',') + ']';
+    var keys = Object.keys(v).sort();
+    return '{' + keys.map(function (k) { return JSON.stringify(k) + ':' + canonicalJson(v[k]); }).join(',') + '}';
+  }
+  var enc = new TextEncoder();
+
+  // keys: the page's {pasted: b64, fetched: [{key_id, public_key}]}. 'valid', 'invalid',
+  // 'nokey' or 'unsupported'.
+  async function checkSigned(doc, keys) {
+    var sig = doc && doc.signature;
+    if (!sig || typeof sig !== 'object' || typeof sig.value !== 'string') return 'invalid';
+    var pub = null;
+    if (keys && keys.pasted) pub = keys.pasted;
+    else if (keys && Array.isArray(keys.fetched)) {
+      keys.fetched.forEach(function (k) { if (k && k.key_id === sig.key_id) pub = k.public_key; });
+    }
+    if (!pub) return 'nokey';
+    var body = {};
+    Object.keys(doc).forEach(function (k) { if (k !== 'signature') body[k] = doc[k]; });
+    var key;
+    try {
+      key = await subtle.importKey('raw', fromB64(pub), { name: 'Ed25519' }, false, ['verify']);
+      return (await subtle.verify({ name: 'Ed25519' }, key, fromB64(sig.value), enc.encode(canonicalJson(body)))) ? 'valid' : 'invalid';
+    } catch (e) {
+      return e && e.name === 'NotSupportedError' ? 'unsupported' : 'invalid';
+    }
+  }
+
+  function Skip(key) { this.key = key; }
+  async function signedOrThrow(doc, keys, what) {
+    var r = await checkSigned(doc, keys);
+    if (r === 'valid') return;
+    if (r === 'unsupported') throw new Skip('unsupported');
+    if (r === 'nokey') throw new Skip('no_key');
+    throw new Error(what + ': the signature does not check out');
+  }
+  function parseHead(doc, what) {
+    if (!doc || doc.type !== 'tree_head' || !Number.isSafeInteger(doc.tree_size) || doc.tree_size < 0) throw new Error(what + ' is not a tree head');
+    return { size: doc.tree_size, root: fromHex(doc.root_hash, what + '\u2019s root'), kid: doc.signature && doc.signature.key_id, doc: doc };
+  }
+
+  async function getJson(url) {
+    var r = await fetch(url, { credentials: 'omit', cache: 'no-store' });
+    var body = null;
+    try { body = await r.json(); } catch (e) { body = null; }
+    return { status: r.status, body: body };
+  }
+  function why(res) {
+    var m = res.body && res.body.error && res.body.error.message;
+    return 'HTTP ' + res.status + (m ? ': ' + m : '');
+  }
+
+  // -- remembered heads -----------------------------------------------------------------------
+  var HEADS = 'qahwa.log.heads', EVIDENCE = 'qahwa.log.evidence';
+  function load(name) { try { return JSON.parse(localStorage.getItem(name) || 'null'); } catch (e) { return null; } }
+  function store(name, v) { try { localStorage.setItem(name, JSON.stringify(v)); } catch (e) { /* storage may be off */ } }
+  function remember(head) { var all = load(HEADS) || {}; all[head.kid] = head.doc; store(HEADS, all); }
+  function Fork(why) { this.why = why; }
+  function fork(reason, old, now, extra) {
+    var ev = load(EVIDENCE) || [];
+    ev.push({ kind: 'fork', detected_at: new Date().toISOString(), reason: reason, remembered_head: old.doc, new_head: now.doc, consistency: extra || null });
+    store(EVIDENCE, ev);
+    return new Fork(reason);
+  }
+
+  async function reconcile(head, base, keys) {
+    var all = load(HEADS) || {}, oldDoc = all[head.kid];
+    var old = null;
+    try { old = oldDoc ? parseHead(oldDoc, 'the remembered head') : null; } catch (e) { old = null; }
+    if (!old) { remember(head); return { key: 'first' }; }
+    if (old.size === head.size) {
+      if (!same(old.root, head.root)) throw fork('two signed heads of size ' + head.size + ' with different roots', old, head);
+      return { key: 'same' };
+    }
+    var small = old.size < head.size ? old : head, big = old.size < head.size ? head : old;
+    if (small.size === 0) { if (head.size > old.size) remember(head); return { key: 'consistent', params: { m: old.size } }; }
+    var res = await getJson(new URL('/v1/log/consistency?first=' + small.size + '&second=' + big.size, base).href);
+    if (res.status === 400 || res.status === 404) throw fork('the server cannot prove that its head of size ' + big.size + ' extends the one of size ' + small.size + ' (' + why(res) + ')', old, head, res.body);
+    if (res.status !== 200 || !res.body) throw new Error('no consistency proof: ' + why(res));
+    var first = parseHead(res.body.first_head, 'the first head'), second = parseHead(res.body.second_head, 'the second head');
+    await signedOrThrow(first.doc, keys, 'the first head');
+    await signedOrThrow(second.doc, keys, 'the second head');
+    if (first.size !== small.size || second.size !== big.size) throw new Error('the consistency proof is for other sizes');
+    if (!same(first.root, small.root) || !same(second.root, big.root)) throw fork('two signed heads of one size with different roots', old, head, res.body);
+    var proof = (Array.isArray(res.body.proof) ? res.body.proof : [null]).map(function (h) { return fromHex(h, 'a consistency proof hash'); });
+    if (!(await consistent(small.size, big.size, small.root, big.root, proof))) throw fork('the head of size ' + big.size + ' is not an extension of the head of size ' + small.size, old, head, res.body);
+    if (head.size > old.size) { remember(head); return { key: 'consistent', params: { m: old.size } }; }
+    return { key: 'older', params: { m: old.size } };
+  }
+
+  // {ok: true | false | null, key, params}: the message to show, by key (translated late).
+  async function checkLog(doc, base, keys) {
+    var i = doc && doc.log_index;
+    if (i === undefined || i === null) return { ok: null, key: 'no_index' };
+    if (!Number.isSafeInteger(i) || i < 0) return { ok: false, key: 'bad', params: { why: 'the transcript\u2019s log_index is not an index' } };
+    if (!base) return { ok: null, key: 'no_server' };
+    if (!subtle) return { ok: null, key: 'unsupported' };
+    try {
+      var res = await getJson(new URL('/v1/log/proof?index=' + i, base).href);
+      if (res.status !== 200 || !res.body) return { ok: false, key: 'fetch', params: { i: i, why: why(res) } };
+      var p = res.body, leaf = p.leaf;
+      if (p.index !== i) throw new Error('the proof is for index ' + p.index + ', not ' + i);
+      if (!leaf || leaf.type !== 'commitment') throw new Error('log entry ' + i + ' is not a commitment record');
+      ['protocol', 'match_id', 'game', 'ruleset', 'commitment', 'log_index'].forEach(function (k) {
+        if (leaf[k] !== doc[k]) throw new Error('log entry ' + i + ' is the commitment record of another match (its ' + k + ' differs)');
+      });
+      await signedOrThrow(leaf, keys, 'the commitment record at index ' + i);
+      var head = parseHead(p.tree_head, 'the tree head');
+      await signedOrThrow(head.doc, keys, 'the tree head');
+      if (p.tree_size !== head.size) throw new Error('the proof\u2019s tree_size is not its head\u2019s');
+      var path = (Array.isArray(p.audit_path) ? p.audit_path : [null]).map(function (h) { return fromHex(h, 'an audit path hash'); });
+      var root = await rootFromInclusion(i, head.size, await leafHash(enc.encode(canonicalJson(leaf))), path);
+      if (!same(root, head.root)) throw new Error('the inclusion proof leads to root ' + toHex(root).slice(0, 16) + '\u2026, the signed head says ' + toHex(head.root).slice(0, 16) + '\u2026');
+      var rel = await reconcile(head, base, keys);
+      return { ok: true, key: 'ok', params: { i: i, n: head.size, kid: head.kid, rel: rel } };
+    } catch (e) {
+      if (e instanceof Skip) return { ok: null, key: e.key };
+      if (e instanceof Fork) return { ok: false, key: 'fork', params: { why: e.why } };
+      return { ok: false, key: 'bad', params: { why: String(e && e.message || e) } };
+    }
+  }
+
+  var cache = {};
+  function show(tr, res) {
+    var st = res.ok === true ? 'ok' : res.ok === false ? 'bad' : 'warn';
+    tr.className = st;
+    tr.setAttribute('data-status', st);
+    tr.children[0].textContent = res.ok === true ? '\u2714' : res.ok === false ? '\u2718' : '?';
+    tr.children[2].textContent = t(res.key, res.params);
+    if (res.ok === false) {
+      var v = document.getElementById('verdict');
+      if (v) { v.setAttribute('data-verdict', 'fail'); v.textContent = t('verdict'); }
+    }
+  }
+  function attach(tbody, doc, base, keys) {
+    if (!tbody || !doc || tbody.querySelector('tr[data-check="log"]')) return null;
+    var tr = document.createElement('tr');
+    tr.setAttribute('data-check', 'log');
+    ['st', '', 'msg'].forEach(function (cls) {
+      var td = document.createElement('td');
+      if (cls) td.className = cls;
+      if (cls === 'msg') td.setAttribute('dir', 'auto');
+      tr.appendChild(td);
+    });
+    tr.children[1].textContent = t('label');
+    show(tr, { ok: null, key: 'checking' });
+    tr.setAttribute('data-status', 'pending');
+    tbody.appendChild(tr);
+    var id = String(base) + '|' + String(doc.match_id) + '|' + String(doc.log_index);
+    var p = cache[id] || (cache[id] = checkLog(doc, base, keys));
+    return p.then(function (res) { if (tr.isConnected) show(tr, res); return res; });
+  }
+
+  window.qahwaLog = {
+    leafHash: leafHash, nodeHash: nodeHash, rootFromInclusion: rootFromInclusion,
+    consistent: consistent, canonicalJson: canonicalJson, checkLog: checkLog, attach: attach,
+    toHex: toHex
+  };
+})();

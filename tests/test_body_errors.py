@@ -1,0 +1,85 @@
+"""Request bodies the API cannot take get the documented error shape and code, never the
+framework's own text: not UTF-8, nested too deep, too large (declared or chunked)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from live_server import LiveServer
+
+from service.app import MAX_JSON_DEPTH, json_body_problem
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    with LiveServer() as srv:
+        yield srv
+
+
+@pytest.fixture()
+def seat(server: LiveServer) -> Iterator[tuple[httpx.Client, str, dict[str, str]]]:
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        created = c.post("/v1/matches", json={"game": "hokm"}).json()
+        hdr = {"Authorization": f"Bearer {created['seats'][0]['token']}",
+               "Content-Type": "application/json"}
+        yield c, f"/v1/matches/{created['match_id']}/seats/0/seed", hdr
+
+
+def _error(r: httpx.Response, status: int, code: str) -> str:
+    assert r.status_code == status, r.text
+    body = r.json()
+    assert set(body) == {"error"} and body["error"]["code"] == code, body
+    message: str = body["error"]["message"]
+    return message
+
+
+def test_not_utf8_is_malformed_json(seat: tuple[httpx.Client, str, dict[str, str]]) -> None:
+    c, url, hdr = seat
+    msg = _error(c.post(url, content=b'{"client_seed": "\xff\xfe"}', headers=hdr), 400,
+                 "malformed_json")
+    assert "UTF-8" in msg
+    _error(c.post(url, content=b"\xff", headers=hdr), 400, "malformed_json")
+
+
+@pytest.mark.parametrize("open_", ["[", "{\"a\":"])
+def test_too_deep_is_malformed_json(seat: tuple[httpx.Client, str, dict[str, str]],
+                                    open_: str) -> None:
+    c, url, hdr = seat
+    close = "]" if open_ == "[" else "}"
+    deep = open_ * (MAX_JSON_DEPTH + 1) + "1" + close * (MAX_JSON_DEPTH + 1)
+    assert "deeper" in _error(c.post(url, content=deep.encode(), headers=hdr), 400,
+                              "malformed_json")
+    # as deep as allowed: parsed, then refused for what it is (not an object)
+    ok = "[" * MAX_JSON_DEPTH + "1" + "]" * MAX_JSON_DEPTH
+    _error(c.post(url, content=ok.encode(), headers=hdr), 400, "bad_request")
+
+
+def test_brackets_inside_strings_do_not_count() -> None:
+    text = '{"client_seed": "' + "[" * 200 + '\\"' + "{" * 200 + '"}'
+    assert json_body_problem(text.encode()) is None
+    assert json_body_problem(b"[" * 65 + b"]" * 65) is not None
+
+
+def test_oversize_chunked_body_is_413(server: LiveServer,
+                                      seat: tuple[httpx.Client, str, dict[str, str]]) -> None:
+    c, url, hdr = seat
+    limit = server.settings.max_body_bytes
+
+    def chunks() -> Iterator[bytes]:  # no Content-Length: Transfer-Encoding: chunked
+        yield b'{"client_seed": "'
+        for _ in range(limit // 1000 + 2):
+            yield b"x" * 1000
+        yield b'"}'
+
+    _error(c.post(url, content=chunks(), headers=hdr), 413, "body_too_large")
+    small = iter([b'{"client_seed": ', b'"chunked ok"}'])
+    assert c.post(url, content=small, headers=hdr).status_code == 200
+
+
+def test_malformed_json_still_malformed(seat: tuple[httpx.Client, str, dict[str, str]]) -> None:
+    c, url, hdr = seat
+    _error(c.post(url, content=b'{"client_seed": ', headers=hdr), 400, "malformed_json")
+    _error(c.post(url, content=b'{"client_seed": "x"} trailing', headers=hdr), 400,
+           "malformed_json")

@@ -1,0 +1,108 @@
+"""The verify page's `log` row (service/static/merkle.js) in Debian's Chromium.
+
+Against the real service: a transcript's inclusion is checked in the browser and its head
+remembered (localStorage); then the server at that same address is replaced by one whose
+log forked (the last entry dropped, others appended) and the page names the fork.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from live_server import LiveServer
+from playwright.sync_api import expect
+from test_log_verify import _copy_without_last, sessions, settings
+
+from service.server import ServerThread
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium"),
+]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    ctx = browser.new_context(locale="en-US")
+    p = ctx.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    p.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    try:
+        yield p
+    finally:
+        ctx.close()
+    assert errors == []
+
+
+def log_row(page: Any, base: str, url: str) -> tuple[str, str]:
+    page.goto(f"{base}/verify?lang=en&url={url}")
+    page.wait_for_selector("tr[data-check=log]:not([data-status=pending])", timeout=30_000)
+    # the verdict is final once the rules replay (Pyodide, when installed) is done too
+    expect(page.locator("#verdict")).not_to_have_attribute("data-replay", "pending",
+                                                           timeout=120_000)
+    row = "tr[data-check=log]"
+    return str(page.get_attribute(row, "data-status")), page.inner_text(row)
+
+
+def test_log_row_inclusion_and_fork(page: Any) -> None:
+    with tempfile.TemporaryDirectory(prefix="qahwa-logpage-") as d:
+        tmp = Path(d)
+        with LiveServer(settings(tmp / "a")) as a:
+            urls = sessions(a.url, 3, "p")
+            port = int(a.url.rsplit(":", 1)[1])
+            status, text = log_row(page, a.url, urls[1])
+            assert status == "ok", text
+            assert "included at index 1 of tree size 3" in text
+            assert "first head seen" in text
+            assert page.get_attribute("#verdict", "data-verdict") == "pass"
+            urls += sessions(a.url, 1, "q")
+            status, text = log_row(page, a.url, urls[0])
+            assert status == "ok" and "consistent with the head of size 3 seen before" in text
+            # a changed audit path (the page's own check, not the server's word)
+            bad = page.evaluate("""async () => {
+                const L = window.qahwaLog, h = new Uint8Array(32);
+                const leaf = await L.leafHash(new TextEncoder().encode('x'));
+                const r = await L.rootFromInclusion(0, 2, leaf, [h]);
+                const r2 = await L.rootFromInclusion(0, 2, leaf, [new Uint8Array(32).fill(1)]);
+                return [L.toHex(r) === L.toHex(r2),
+                        await L.consistent(1, 2, leaf, r, [h]),
+                        await L.consistent(1, 2, leaf, r2, [h])];
+            }""")
+            assert bad == [False, True, False]
+        # the same address now serves a log that dropped entry 3 and grew another way
+        _copy_without_last(tmp / "a", tmp / "c")
+        with sqlite3.connect(tmp / "c" / "q.db") as db:
+            assert db.execute("SELECT count(*) FROM translog").fetchone() == (3,)
+        with ServerThread(settings(tmp / "c"), port=port) as c:
+            sessions(c.url, 2, "fork")
+            status, text = log_row(page, c.url, urls[0])
+            assert status == "bad", text
+            assert "LOG FORK" in text
+            assert page.get_attribute("#verdict", "data-verdict") == "fail"
+            evidence = json.loads(page.evaluate("localStorage.getItem('qahwa.log.evidence')"))
+            assert evidence[-1]["remembered_head"]["tree_size"] == 4
+            assert evidence[-1]["new_head"]["tree_size"] == 5
