@@ -107,29 +107,6 @@ def audit_path(m: int, hashes: Sequence[bytes]) -> list[bytes]:
     return audit_path(m - k, hashes[k:]) + [root(hashes[:k])]
 
 
-def root_from_path(index: int, tree_size: int, leaf_h: bytes, path: Sequence[bytes]) -> bytes:
-    """Recompute the root from an inclusion proof (RFC 9162 §2.1.3.2)."""
-    if not 0 <= index < tree_size:
-        raise ValueError("index outside the tree")
-    fn, sn = index, tree_size - 1
-    r = leaf_h
-    for p in path:
-        if sn == 0:
-            raise ValueError("audit path too long")
-        if fn & 1 or fn == sn:
-            r = node_hash(p, r)
-            while not fn & 1 and fn != 0:
-                fn >>= 1
-                sn >>= 1
-        else:
-            r = node_hash(r, p)
-        fn >>= 1
-        sn >>= 1
-    if sn != 0:
-        raise ValueError("audit path too short")
-    return r
-
-
 # -- the shape of proofs: which ranges of leaves they hash ---------------------------------
 
 Range = tuple[int, int]  # leaves [start, end)
