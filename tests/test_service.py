@@ -450,6 +450,7 @@ def test_abandonment() -> None:
 
 
 def test_keys_log_and_pages(client: httpx.Client) -> None:
+    create_match(client, GAMES[0], short_ruleset(GAMES[0]))  # the log holds at least one entry
     keys = client.get("/v1/keys").json()["keys"]
     assert keys and keys[0]["alg"] == "ed25519"
     head = client.get("/v1/log").json()
