@@ -39,7 +39,7 @@ def round_to_nearest(points: int, step: int) -> int:
     return low + step if 2 * (points % step) >= step else low
 
 
-class IraqiDomino(Engine):
+class IraqiDominoEngine(Engine):
     game: ClassVar[str] = "iraqi_domino"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 151, "round_to": 5}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {
@@ -269,4 +269,4 @@ class IraqiDomino(Engine):
         return tuple(self.scores)
 
 
-ENGINE = IraqiDomino
+ENGINE = IraqiDominoEngine

@@ -39,7 +39,7 @@ def engine_number(round_index: int) -> int:
     return TOP - round_index % (TOP + 1)
 
 
-class MexicanTrain(Engine):
+class MexicanTrainEngine(Engine):
     game: ClassVar[str] = "mexican_train"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "rounds": 13,
                                                      "blank_double": 0}
@@ -275,4 +275,4 @@ class MexicanTrain(Engine):
         return tuple(self.totals)
 
 
-ENGINE = MexicanTrain
+ENGINE = MexicanTrainEngine

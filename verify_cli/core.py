@@ -30,7 +30,7 @@ from fairness import (
     parse_server_seed,
     verify_record,
 )
-from games.base import Engine, Event, replay
+from games.base import Engine, replay
 from games.errors import ReplayError, UnknownGameError
 from games.registry import engine_class
 
@@ -206,24 +206,14 @@ def verify_document(doc: Any, keys: KeySet | None, *, source: str = "<transcript
     engine: Engine | None = None
     ctx = render.DrawContext(doc)
     if key is not None:
-        holder: dict[str, Engine] = {}
-
-        class Capturing(cls):  # type: ignore[misc,valid-type]
-            def __init__(self, *a: Any, **k: Any) -> None:
-                holder["engine"] = self
-                super().__init__(*a, **k)
-
-        def on_event(ev: Event) -> None:
-            ctx.observe(ev, holder.get("engine"))
-
         try:
-            engine = replay(Capturing, ruleset_str, key, events, on_event=on_event)
+            engine = replay(cls, ruleset_str, key, events, on_event=ctx.observe)
         except ReplayError as exc:
             rep.fail("replay", _describe_replay_error(exc, events), seq=exc.seq,
                      expected=exc.expected, found=exc.found)
-        except Exception as exc:
-            # an engine tripping over malformed event content: the events do not replay
-            rep.fail("replay", f"events do not replay: {exc.__class__.__name__}: {exc}")
+        except Exception as exc:  # not a refused event: a bug in the engine itself
+            rep.fail("replay", f"the rules engine failed (a bug in qahwa, not a verdict on "
+                     f"the transcript): {exc.__class__.__name__}: {exc}")
         else:
             n_seats = engine.n_seats
             if seeds is not None and len(seeds) != n_seats:

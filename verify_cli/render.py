@@ -6,10 +6,9 @@ import json
 import re
 from typing import Any
 
-from games.cards import sort_hand
+from games.cards import SUIT_SYMBOLS, sort_hand
 
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 CARD_GAMES = ("hokm", "qahve", "shelem")
 _HAND = re.compile(r"^h(\d+)/shuffle$")
 _ROUND = re.compile(r"^r(\d+)/shuffle$")
