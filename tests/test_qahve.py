@@ -11,7 +11,7 @@ import pytest
 
 from fairness import DECK_QAHVE
 from games.base import Chance
-from games.cards import deal_packets
+from games.deals import deal_packets
 from games.errors import (
     IllegalActionError,
     MalformedActionError,
