@@ -14,14 +14,16 @@ it plays to trick 10 must play it there; a led joker leads no suit; jokers are o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from fairness import deck_qahve
 
 from .base import JSON, Action, Chance, Engine, Outcome, only_keys, target_winner
-from .cards import deal_packets, is_card, is_joker, sort_hand, suit, trick_winner
+from .cards import is_card, sort_hand
+from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
+from .tricks import BID, OVER, PLAY, Tally, Trick, follow_reason, playable
 
 SEATS = 4
 TRICKS = 13
@@ -34,14 +36,6 @@ JB_DEADLINE = 9
 MAX_TARGET = 100_000
 #: The highest ``min_bid``: 2 × 6 = 12 ≤ 13 tricks, so a side can still make its contract.
 MAX_MIN_BID = TRICKS // 2
-
-BID = "bid"
-PLAY = "play"
-OVER = "over"
-
-
-def _plays_json(plays: list[tuple[int, str]]) -> list[dict[str, JSON]]:
-    return [{"seat": s, "card": c} for s, c in plays]
 
 
 def hand_points(contract: int, tricks: int) -> int:
@@ -72,14 +66,42 @@ class QahveEngine(Engine):
         self.phase: str = OVER
         self.hands: list[list[str]] = [[] for _ in range(SEATS)]
         self.bids: list[int | None] = [None] * SEATS
-        self.trick: list[tuple[int, str]] = []
-        self.leader: int = (self.dealer + 1) % SEATS
-        self.tricks_done: int = 0
-        self.tricks_by_seat: list[int] = [0] * SEATS
+        self.trick = Trick(self.first_seat)
+        self.tally = Tally(SEATS)
         self.jb_played: bool = False
-        self.taken: list[list[str]] = [[] for _ in range(SEATS)]
         self.last_trick: dict[str, JSON] | None = None
         self._start_hand()
+
+    @classmethod
+    def position(cls, ruleset: Mapping[str, Any] | None, chance: Chance, *,
+                 hands: Sequence[Sequence[str]], bids: Sequence[int] = (2, 2, 2, 2),
+                 leader: int = 0, jb_played: bool = False,
+                 tricks_by_seat: Sequence[int] = (0, 0, 0, 0), dealer: int | None = None,
+                 scores: Sequence[int] | None = None) -> QahveEngine:
+        """A hand at the start of a trick in the play phase (a test position, as
+        python-chess builds a ``Board`` from a FEN): the match starts as usual from
+        ``chance``, then this hand replaces the one dealt; its draws are dropped, so the
+        position is not a replayable transcript."""
+        e = cls(cls.parse_ruleset(ruleset), chance)
+        chance.take_events()
+        every = [c for h in hands for c in h]
+        if len(hands) != SEATS or len(set(every)) != len(every) or not all(
+                is_card(c) and c not in ("2D", "2H") for c in every):
+            raise ValueError("a position needs 4 hands of distinct qahve cards")
+        if len(bids) != SEATS or len(tricks_by_seat) != SEATS or not 0 <= leader < SEATS:
+            raise ValueError("bids and tricks_by_seat need one entry per seat")
+        e.hands = [list(h) for h in hands]
+        e.bids = list(bids)
+        e.phase = PLAY
+        e.trick = Trick(leader)
+        e.tally = Tally(SEATS)
+        e.tally.tricks = list(tricks_by_seat)
+        e.jb_played = jb_played
+        if dealer is not None:
+            e.dealer = dealer
+        if scores is not None:
+            e.scores = list(scores)
+        return e
 
     # -- ruleset ---------------------------------------------------------------------------
     def side_of(self, seat: int) -> int:
@@ -94,14 +116,11 @@ class QahveEngine(Engine):
     def _start_hand(self) -> None:
         self.hand_number += 1
         deck = self.chance.shuffle(f"h{self.hand_number}/shuffle", deck_qahve())
-        self.hands = deal_packets(deck, self.first_seat)
+        self.hands = qahve_deal(deck, self.dealer)
         self.bids = [None] * SEATS
-        self.trick = []
-        self.leader = self.first_seat
-        self.tricks_done = 0
-        self.tricks_by_seat = [0] * SEATS
+        self.trick = Trick(self.first_seat)
+        self.tally = Tally(SEATS)
         self.jb_played = False
-        self.taken = [[] for _ in range(SEATS)]
         self.phase = BID
 
     @property
@@ -111,7 +130,11 @@ class QahveEngine(Engine):
         if self.phase == BID:
             done = sum(b is not None for b in self.bids)
             return (self.first_seat + done) % SEATS
-        return (self.leader + len(self.trick)) % SEATS
+        return (self.trick.leader + len(self.trick)) % SEATS
+
+    @property
+    def tricks_done(self) -> int:
+        return self.tally.played
 
     def contracts(self) -> list[int] | None:
         """Each side's contract (the sum of its two bids) once bidding is over."""
@@ -120,18 +143,12 @@ class QahveEngine(Engine):
         bids = [b or 0 for b in self.bids]
         return [bids[0] + bids[2], bids[1] + bids[3]]
 
-    def led_suit(self) -> str | None:
-        """The suit led in this trick (None before the lead or when a joker was led)."""
-        return suit(self.trick[0][1]) if self.trick else None
-
     def playable(self, seat: int) -> list[str]:
         """The cards ``seat`` may play now under follow suit and the joker rules."""
         hand = self.hands[seat]
         if JB in hand and self.tricks_done == JB_DEADLINE:
             return [JB]
-        led = self.led_suit()
-        same = [c for c in hand if led is not None and suit(c) == led]
-        cards = same + [c for c in hand if is_joker(c)] if same else list(hand)
+        cards = playable(hand, self.trick.led)
         if not self.jb_played:
             cards = [c for c in cards if c != JR]
         return sort_hand(cards)
@@ -145,11 +162,7 @@ class QahveEngine(Engine):
             return "JB must be played by trick 10: this is trick 10 and seat still holds JB"
         if card == JR and not self.jb_played:
             return "JR may not be played until JB has been played"
-        led = self.led_suit()
-        if (led is not None and not is_joker(card) and suit(card) != led
-                and any(suit(c) == led for c in hand)):
-            return f"must follow suit: {led} was led and seat {seat} still holds {led}"
-        return None
+        return follow_reason(hand, card, self.trick.led)
 
     def legal_actions(self, seat: int) -> list[Action]:
         if self.outcome is not None or seat != self.turn:
@@ -186,7 +199,7 @@ class QahveEngine(Engine):
         self.bids[seat] = n
         if all(b is not None for b in self.bids):
             self.phase = PLAY
-            self.leader = self.first_seat
+            self.trick = Trick(self.first_seat)
 
     def _apply_play(self, seat: int, action: Action) -> None:
         only_keys(action, "card")
@@ -201,27 +214,22 @@ class QahveEngine(Engine):
         if reason is not None:
             raise IllegalActionError(reason)
         self.hands[seat].remove(card)
-        self.trick.append((seat, card))
+        self.trick.add(seat, card)
         if card == JB:
             self.jb_played = True
         if len(self.trick) == SEATS:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        winner = trick_winner(self.trick, TRUMP, joker_order=JOKER_ORDER)
-        self.tricks_by_seat[winner] += 1
-        self.taken[winner].extend(c for _, c in self.trick)
-        self.last_trick = {"hand": self.hand_number, "leader": self.leader,
-                           "plays": _plays_json(self.trick), "winner": winner}
-        self.trick = []
-        self.leader = winner
-        self.tricks_done += 1
-        if self.tricks_done == TRICKS:
+        winner = self.trick.winner(TRUMP, joker_order=JOKER_ORDER)
+        self.tally.take(winner, self.trick)
+        self.last_trick = self.trick.to_json(self.hand_number, winner)
+        self.trick = Trick(winner)
+        if self.tally.played == TRICKS:
             self._finish_hand()
 
     def side_tricks(self) -> list[int]:
-        return [self.tricks_by_seat[0] + self.tricks_by_seat[2],
-                self.tricks_by_seat[1] + self.tricks_by_seat[3]]
+        return self.tally.by_side(self.side_of, 2)
 
     def _finish_hand(self) -> None:
         contracts = self.contracts()
@@ -261,11 +269,11 @@ class QahveEngine(Engine):
             "trump": TRUMP,
             "bids": list(self.bids),
             "contracts": self.contracts(),
-            "leader": self.leader,
-            "trick": _plays_json(self.trick),
+            "leader": self.trick.leader,
+            "trick": self.trick.plays_json(),
             "trick_number": self.tricks_done,
             "tricks": self.side_tricks(),
-            "tricks_by_seat": list(self.tricks_by_seat),
+            "tricks_by_seat": list(self.tally.tricks),
             "jb_played": self.jb_played,
             "last_trick": self.last_trick,
             "hand_sizes": [len(h) for h in self.hands],
