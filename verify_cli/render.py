@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from games.cards import SUIT_SYMBOLS, sort_hand
+from games.deals import cut_deck, first_ace_index, hokm_deal, qahve_deal, shelem_layout
 
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 CARD_GAMES = ("hokm", "qahve", "shelem")
@@ -95,8 +96,10 @@ class DrawContext:
         return f"seat {s} ({name})" if name else f"seat {s}"
 
     def observe(self, ev: dict[str, Any], engine: Any) -> None:
+        """Note one replayed event; ``engine`` is the engine as that event left it."""
         if ev.get("type") == "action":
             self.last_actor = ev.get("seat")
+            self._note_reveal(ev, engine)
             return
         if ev.get("type") != "chance":
             return
@@ -113,6 +116,27 @@ class DrawContext:
                     info[k] = view[k]
         self.entries.append((ev, info))
 
+    def _note_reveal(self, ev: dict[str, Any], engine: Any) -> None:
+        """Two-player shelem: the moment the six pile tops turn up (after the other player
+        answered the hakem's first lead), as a line among the draws."""
+        if self.game != "shelem" or engine is None:
+            return
+        try:
+            view = engine.view(None)
+        except Exception:  # the display must never break a verification
+            return
+        hand = view.get("hand_number")
+        if not view.get("piles_revealed") or hand == getattr(self, "_revealed", None):
+            return
+        self._revealed = hand
+        tops = []
+        for s, piles in enumerate(view.get("piles") or []):
+            shown = " ".join(card_text(p.get("top")) for p in piles if p.get("top"))
+            tops.append(f"{self.seat(s)} {shown}")
+        text = f"hand {hand}: the pile tops turn up: " + "; ".join(tops)
+        self.entries.append(({"seq": ev.get("seq"), "label": f"h{hand}/reveal",
+                              "kind": "reveal"}, {"text": text}))
+
     def lines(self, limit: int | None) -> list[dict[str, Any]]:
         chosen = self.entries if limit is None else self.entries[:limit]
         out = []
@@ -128,6 +152,8 @@ class DrawContext:
     # -- one draw --------------------------------------------------------------------------
     def text(self, ev: dict[str, Any], info: dict[str, Any]) -> str:
         kind, label = ev.get("kind"), str(ev.get("label"))
+        if kind == "reveal":
+            return str(info["text"])
         result: Any = ev.get("result")
         if kind == "dice":
             sides = (ev.get("args") or {}).get("sides", 6)
@@ -157,13 +183,13 @@ class DrawContext:
     def shuffle_text(self, ev: dict[str, Any], label: str, result: list[Any],
                      info: dict[str, Any]) -> str:
         if label == "hakem" and self.game == "hokm":
-            shown = []
-            for i, c in enumerate(result):
-                shown.append(card_text(c))
-                if isinstance(c, str) and c.startswith("A"):
-                    return (f"first hakem: {self.seat(i % 4)} (face up: {' '.join(shown)}, "
-                            f"the first ace to {self.seat(i % 4)})")
-            return f"hakem deal: {cards_text(result, sort=False)}"
+            try:
+                i = first_ace_index(result)
+            except (ValueError, TypeError, IndexError):
+                return f"hakem deal: {cards_text(result, sort=False)}"
+            shown = " ".join(card_text(c) for c in result[: i + 1])
+            who = self.seat(i % (self.n or 4))
+            return f"first hakem: {who} (face up: {shown}, the first ace to {who})"
         m = _HAND.match(label)
         if m and self.game in CARD_GAMES:
             return self.card_deal(int(m.group(1)), ev, result, info)
@@ -193,23 +219,28 @@ class DrawContext:
                 return ev
         return None
 
-    def _cut_for(self, seq: Any) -> int | None:
-        """The cut k of the hand whose shuffle is event ``seq`` (hokm with ``cut``)."""
+    def _cut_for(self, seq: Any) -> tuple[int | None, bool]:
+        """The cut k of the hand whose shuffle is event ``seq`` and whether it was tapped
+        (hokm with ``cut``): the first cut or tap action after that shuffle."""
         events = self.doc.get("events", [])
         if not isinstance(seq, int):
-            return None
-        shuffles = [int(e["seq"]) for e, _ in self.entries
-                    if _HAND.match(str(e.get("label"))) and isinstance(e.get("seq"), int)]
-        prev = max([s for s in shuffles if s < seq], default=-1)
-        nxt = min([s for s in shuffles if s > seq], default=len(events))
-        for e in events[prev + 1:nxt]:
-            act = e.get("action") if isinstance(e, dict) else None
+            return None, False
+        for e in events[seq + 1:]:
+            if not isinstance(e, dict):
+                continue
+            if e.get("type") == "chance" and _HAND.match(str(e.get("label"))):
+                break
+            act = e.get("action")
+            if isinstance(act, dict) and act.get("type") == "tap":
+                return None, True
             if isinstance(act, dict) and act.get("type") == "cut" and isinstance(act.get("k"), int):
-                return int(act["k"])
-        return None
+                return int(act["k"]), False
+        return None, False
 
     def card_deal(self, h: int, ev: dict[str, Any], deck: list[Any],
                   info: dict[str, Any]) -> str:
+        """A hand's shuffle as the deal it became, through the engines' own deal functions
+        (``games.deals``): nothing about a deal is derived here."""
         n = self.n or 4
         lines: list[str] = []
         hands: dict[int, list[Any]] = {}
@@ -217,59 +248,44 @@ class DrawContext:
         if self.game == "shelem":
             d = info.get("dealer")
             if d is None:
-                first = self._first("dealer")
-                if first is not None and isinstance(first.get("result"), int):
-                    d = (first["result"] + h) % n
+                return f"hand {h}: {cards_text(deck, sort=False)}"
+            layout = shelem_layout(deck, d, n)
+            lines.append(f"hand {h}, dealer {self.seat(d)}:")
+            hands = dict(enumerate(layout.hands))
+            for s, piles in enumerate(layout.piles):
+                if piles:
+                    shown = " | ".join(cards_text(p, sort=False) for p in piles)
+                    extra.append((f"{self.seat(s)} piles (face down until the other player "
+                                  f"answers the first lead; top last)", []))
+                    extra[-1] = (extra[-1][0] + ": " + shown, [])
+            extra.append(("kitty", layout.kitty))
+        elif self.game == "hokm":
+            start = info.get("hakem")
+            if start is None:
+                return f"hand {h}: {cards_text(deck, sort=False)}"
+            who = f"hakem {self.seat(start)}"
+            if self.ruleset.get("cut", True):
+                k, tapped = self._cut_for(ev.get("seq"))
+                if k is not None and 1 <= k < len(deck):
+                    deck = cut_deck(deck, k)
+                    who += f", cut at {k}"
+                elif tapped:
+                    who += ", tapped (dealt uncut)"
+            deal = hokm_deal(deck, start, n)
+            lines.append(f"hand {h}, {who}:")
+            hands = {s: deal.full(s) for s in range(n)}
+            if deal.stock:
+                extra.append((f"stock ({len(deal.stock)}, top first)", deal.stock))
+        else:
+            d = info.get("dealer")
             if d is None:
                 return f"hand {h}: {cards_text(deck, sort=False)}"
             lines.append(f"hand {h}, dealer {self.seat(d)}:")
-            if n == 4:
-                for i in range(3):
-                    hands[(d + 1 + i) % 4] = deck[12 * i:12 * i + 12]
-                hands[d] = deck[40:52]
-                extra.append(("kitty", deck[36:40]))
-            else:
-                o = 1 - d
-                hands[o] = deck[0:12]
-                hands[d] = deck[12:24]
-                extra.append((f"{self.seat(o)} piles", deck[24:28] + deck[32:36] + deck[40:44]))
-                extra.append((f"{self.seat(d)} piles", deck[28:32] + deck[36:40] + deck[48:52]))
-                extra.append(("kitty", deck[44:48]))
-        else:
-            if self.game == "hokm":
-                start = info.get("hakem")
-                if start is None and h == 0:
-                    first = self._first("hakem")
-                    if first is not None:
-                        for i, c in enumerate(first.get("result") or []):
-                            if isinstance(c, str) and c.startswith("A"):
-                                start = i % 4
-                                break
-                who = f"hakem {self.seat(start)}" if start is not None else "hakem unknown"
-                if self.ruleset.get("cut"):
-                    k = self._cut_for(ev.get("seq"))
-                    if k is not None and 1 <= k <= 51:
-                        deck = deck[k:] + deck[:k]
-                        who += f", cut at {k}"
-            else:
-                d = info.get("dealer")
-                if d is None and h == 0:
-                    first = self._first("dealer")
-                    if first is not None and isinstance(first.get("result"), int):
-                        d = first["result"]
-                start = (d + 1) % 4 if d is not None else None
-                who = f"dealer {self.seat(d)}" if d is not None else "dealer unknown"
-            if start is None:
-                return f"hand {h} ({who}): {cards_text(deck, sort=False)}"
-            lines.append(f"hand {h}, {who}:")
-            for i in range(4):
-                s = (start + i) % 4
-                hands[s] = deck[5 * i:5 * i + 5] + deck[20 + 4 * i:24 + 4 * i] \
-                    + deck[36 + 4 * i:40 + 4 * i]
+            hands = dict(enumerate(qahve_deal(deck, d)))
         for s in sorted(hands):
             lines.append(f"  {self.seat(s)}: {cards_text(hands[s])}")
         for name, cards in extra:
-            lines.append(f"  {name}: {cards_text(cards, sort=False)}")
+            lines.append(f"  {name}" + (f": {cards_text(cards, sort=False)}" if cards else ""))
         return "\n".join(lines)
 
 
