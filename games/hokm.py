@@ -75,15 +75,15 @@ class HokmEngine(Engine):
         the position is not a replayable transcript."""
         e = cls(cls.parse_ruleset(ruleset), chance)
         chance.take_events()
-        hands = [list(h) for h in hands]
-        every = [c for h in hands for c in h]
-        if len(hands) != e.n or len(set(every)) != len(every) or not all(
+        cards = [list(h) for h in hands]
+        every = [c for h in cards for c in h]
+        if len(cards) != e.n or len(set(every)) != len(every) or not all(
                 is_card(c) and not is_joker(c) for c in every):
             raise ValueError(f"a position needs {e.n} hands of distinct cards")
         if trump not in SUITS or not 0 <= hakem < e.n:
             raise ValueError("bad trump or hakem")
         e.hakem = hakem
-        e.hands = hands
+        e.hands = cards
         e.rest = [[] for _ in range(e.n)]
         e.stock = []
         e.trump, e.nars, e.phase = trump, nars, PLAY

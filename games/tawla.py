@@ -648,11 +648,18 @@ class TawlaEngine(Engine):
             "seat": seat, "dice": list(self.dice or []), "steps": [list(s) for s in steps],
             "passed": False,
         }
-        if self.off[seat] == CHECKERS:
-            level = self._result_level(1 - seat)
-            self._end_game(seat, "bear-off", level, self._value(level))
+        result = self._game_result(seat)
+        if result is not None:
+            how, level = result
+            self._end_game(seat, how, level, self._value(level))
             return
         self._next_turn()
+
+    def _game_result(self, seat: int) -> tuple[str, int] | None:
+        """How ``seat``'s move just won the game, and the level (None: play on)."""
+        if self.off[seat] == CHECKERS:
+            return "bear-off", self._result_level(1 - seat)
+        return None
 
     def _why_not(self, seat: int, steps: Turn) -> str:
         """The reason a move is not one of the listed turns."""
