@@ -304,6 +304,11 @@ class Engine(ABC):
             out["result"] = self.outcome.to_json()
         return out
 
+    def finish(self, side: int, detail: Mapping[str, JSON] | None = None) -> None:
+        """End the match played out: every seat of ``side`` wins, with ``side_scores()``."""
+        self.outcome = Outcome("finished", self.seats_of(side), self.side_scores(),
+                               dict(detail or {}))
+
     def end_match(self, reason: str, seat: int | None = None) -> None:
         """End a running match: ``resigned`` by ``seat`` (its side loses) or ``abandoned``."""
         if self.outcome is not None:

@@ -23,11 +23,24 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from .base import JSON, Action, Chance, Engine, Event, Outcome, one_of, only_keys
+from .base import JSON, Action, Chance, Engine, Event, one_of, only_keys
 from .cards import SUITS, is_card, is_joker, sort_hand
 from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import CUT, DISCARD, DRAW, OVER, PLAY, TRUMP, Tally, Trick, follow_reason, playable
+from .tricks import (
+    CUT,
+    DISCARD,
+    DRAW,
+    OVER,
+    PLAY,
+    TRUMP,
+    Tally,
+    Trick,
+    follow_reason,
+    playable,
+    table_view,
+    wrong_phase,
+)
 
 TRICKS_TO_WIN = 7
 MAX_TARGET = 99
@@ -206,14 +219,7 @@ class HokmEngine(Engine):
             self._apply_play(seat, action)
 
     def _wrong_phase(self, what: str) -> IllegalActionError:
-        now = {
-            CUT: "the deck waits for the cutter (cut or tap)",
-            TRUMP: "the hakem must name trump",
-            DRAW: "the players are drawing from the stock (draw)",
-            DISCARD: "the players are laying cards away (discard)",
-            PLAY: "the cards are being played (play)",
-        }[self.phase]
-        return IllegalActionError(f"no {what} now: {now}")
+        return wrong_phase(what, self.phase)
 
     def _apply_cut(self, action: Action) -> None:
         k: int | None = None
@@ -347,18 +353,15 @@ class HokmEngine(Engine):
             self.hakem = (self.hakem + 1) % self.n
         if winner is not None and self.scores[winner] >= self.target:
             self.phase = OVER
-            self.outcome = Outcome("finished", self.seats_of(winner), self.side_scores(),
-                                   {"hands": len(self.history)})
+            self.finish(winner, {"hands": len(self.history)})
             return
         self._start_hand()
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            # a resigned or abandoned match is over too, whatever phase it stopped in
-            "phase": self.phase if self.outcome is None else OVER,
+        out: dict[str, JSON] = table_view(self, leader=self.trick.leader)
+        out.update({
             "players": self.n,
-            "hand_number": self.hand_number,
             "hakem": self.hakem,
             "dealer": self.dealer,
             "cutter": self.cutter if self.ruleset["cut"] else None,
@@ -366,17 +369,14 @@ class HokmEngine(Engine):
             "tapped": self.tapped,
             "trump": self.trump,
             "nars": self.nars,
-            "leader": self.trick.leader,
-            "trick": self.trick.plays_json(),
             "tricks": self.side_tricks(),
             "tricks_by_seat": list(self.tally.tricks),
-            "last_trick": self.last_trick,
             "hand_sizes": [len(h) for h in self.hands],
             "scores": list(self.scores),
             "target": self.target,
             "first_hakem_deal": list(self.first_hakem_deal),
             "history": [dict(h) for h in self.history],
-        }
+        })
         if self.n == 2:
             out["stock_count"] = len(self.stock)
             out["thrown_counts"] = [len(t) for t in self.thrown]

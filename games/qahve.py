@@ -19,11 +19,11 @@ from typing import Any, ClassVar
 
 from fairness import deck_qahve
 
-from .base import JSON, Action, Chance, Engine, Outcome, only_keys, target_winner
+from .base import JSON, Action, Chance, Engine, only_keys, target_winner
 from .cards import is_card, sort_hand
 from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import BID, OVER, PLAY, Tally, Trick, follow_reason, playable
+from .tricks import BID, OVER, PLAY, Tally, Trick, follow_reason, playable, table_view
 
 SEATS = 4
 TRICKS = 13
@@ -250,38 +250,28 @@ class QahveEngine(Engine):
         winner = target_winner(self.scores, self.target)
         if winner is not None:
             self.phase = OVER
-            self.outcome = Outcome(
-                "finished",
-                self.seats_of(winner),
-                self.side_scores(),
-                {"hands": len(self.history)},
-            )
+            self.finish(winner, {"hands": len(self.history)})
             return
         self._start_hand()
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            # a resigned or abandoned match is over too, whatever phase it stopped in
-            "phase": self.phase if self.outcome is None else OVER,
-            "hand_number": self.hand_number,
+        out: dict[str, JSON] = table_view(self, leader=self.trick.leader)
+        out.update({
             "dealer": self.dealer,
             "trump": TRUMP,
             "bids": list(self.bids),
             "contracts": self.contracts(),
-            "leader": self.trick.leader,
-            "trick": self.trick.plays_json(),
             "trick_number": self.tricks_done,
             "tricks": self.side_tricks(),
             "tricks_by_seat": list(self.tally.tricks),
             "jb_played": self.jb_played,
-            "last_trick": self.last_trick,
             "hand_sizes": [len(h) for h in self.hands],
             "scores": list(self.scores),
             "target": self.target,
             "min_bid": self.min_bid,
             "history": [dict(h) for h in self.history],
-        }
+        })
         if seat is not None:
             out["hand"] = sort_hand(self.hands[seat])
         return out

@@ -31,7 +31,6 @@ from .base import (
     Chance,
     Engine,
     Event,
-    Outcome,
     one_of,
     only_keys,
     target_winner,
@@ -39,7 +38,19 @@ from .base import (
 from .cards import RANKS, is_card, sort_hand, suit
 from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import BID, DISCARD, HAND, OVER, PILE, PLAY, Tally, Trick, follow_reason, playable
+from .tricks import (
+    BID,
+    DISCARD,
+    HAND,
+    PILE,
+    PLAY,
+    Tally,
+    Trick,
+    follow_reason,
+    playable,
+    table_view,
+    wrong_phase,
+)
 
 MIN_BID = 100
 MAX_BID = 165
@@ -113,7 +124,7 @@ class ShelemEngine(Engine):
         self.target: int = int(self.ruleset["target"])
         self.scores: list[int] = [0, 0]
         self.history: list[dict[str, JSON]] = []
-        self.hand_no = 0
+        self.hand_number = 0
         # the last trick completed, kept into the next hand so the table can show it
         self.last_trick: dict[str, JSON] | None = None
         self.dealer = chance.uniform("dealer", self.n)
@@ -121,7 +132,7 @@ class ShelemEngine(Engine):
 
     def _deal(self) -> None:
         n, d = self.n, self.dealer
-        deck = self.chance.shuffle(f"h{self.hand_no}/shuffle", deck52())
+        deck = self.chance.shuffle(f"h{self.hand_number}/shuffle", deck52())
         layout = shelem_layout(deck, d, n)
         self.hands: list[list[str]] = layout.hands
         # piles[seat][i]: bottom first, so pile[-1] is its top card (two players)
@@ -219,12 +230,7 @@ class ShelemEngine(Engine):
             self._apply_play(seat, action)
 
     def _wrong_phase(self, what: str) -> IllegalActionError:
-        now = {
-            BID: "the auction is on (bid or pass)",
-            DISCARD: "the hakem is laying down 4 cards (discard)",
-            PLAY: "the cards are being played (play)",
-        }[self.phase]
-        return IllegalActionError(f"no {what} now: {now}")
+        return wrong_phase(what, self.phase)
 
     def _apply_bid(self, seat: int, action: Action) -> None:
         if self.phase != BID:
@@ -336,7 +342,7 @@ class ShelemEngine(Engine):
         winner = self.trick.winner(self.trump)
         self.tally.take(winner, self.trick)
         self.last_trick = self.trick.to_json(
-            self.hand_no, winner, sources=self.n == 2,
+            self.hand_number, winner, sources=self.n == 2,
             points=TRICK_POINTS + pile_points(self.trick.cards()))
         self.trick = Trick(winner)
         self.leader = winner
@@ -345,7 +351,7 @@ class ShelemEngine(Engine):
 
     # -- hand ends -------------------------------------------------------------------------
     def _record(self, entry: dict[str, JSON]) -> None:
-        base: dict[str, JSON] = {"hand": self.hand_no, "dealer": self.dealer}
+        base: dict[str, JSON] = {"hand": self.hand_number, "dealer": self.dealer}
         base.update(entry)
         base["bids"] = self._bids_json()
         base["scores"] = list(self.scores)
@@ -386,17 +392,13 @@ class ShelemEngine(Engine):
         })
         win = target_winner(self.scores, self.target)
         if win is not None:
-            winners = self.seats_of(win)
-            self.outcome = Outcome(
-                "finished", winners, tuple(self.scores),
-                {"hands": self.hand_no + 1, "target": self.target},
-            )
+            self.finish(win, {"hands": self.hand_number + 1, "target": self.target})
             return
         self._next_hand()
 
     def _next_hand(self) -> None:
         self.dealer = (self.dealer + 1) % self.n
-        self.hand_no += 1
+        self.hand_number += 1
         self._deal()
 
     # -- views -----------------------------------------------------------------------------
@@ -406,12 +408,11 @@ class ShelemEngine(Engine):
     def _view(self, seat: int | None) -> dict[str, JSON]:
         sides = [[s for s in range(self.n) if self.side_of(s) == side] for side in (0, 1)]
         is_hakem = seat is not None and seat == self.hakem
-        out: dict[str, JSON] = {
+        out: dict[str, JSON] = table_view(self, leader=self.leader, sources=self.n == 2)
+        out.update({
             "players": self.n,
             "target": self.target,
-            "hand_number": self.hand_no,
             "dealer": self.dealer,
-            "phase": self.phase if self.outcome is None else OVER,
             "sides": sides,
             "hand": sort_hand(self.hands[seat]) if seat is not None else None,
             "hand_counts": [len(h) for h in self.hands],
@@ -431,14 +432,11 @@ class ShelemEngine(Engine):
             "hakem": self.hakem,
             "bid": self.high_bid if self.hakem is not None else None,
             "trump": self.trump,
-            "leader": self.leader,
-            "trick": self.trick.plays_json(sources=self.n == 2),
-            "last_trick": self.last_trick,
             "tricks_taken": list(self.tricks_won),
             "points_taken": self._taken_points(),
             "scores": list(self.scores),
             "history": [dict(h) for h in self.history],
-        }
+        })
         if self.n == 2:
             # face down until the reveal: sizes only
             out["piles_revealed"] = self.revealed

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from .cards import is_joker, suit, trick_winner
+from .errors import IllegalActionError
 
 # -- phases (a card game's view ``phase``) --------------------------------------------------
 CUT = "cut"          # the deck waits for a cut or a tap
@@ -28,6 +29,21 @@ OVER = "over"        # the match has ended (played out, resigned or abandoned)
 
 HAND = "hand"
 PILE = "pile"
+
+#: what the table waits for in each phase, for "no … now" messages
+WAITING = {
+    CUT: "the deck waits for the cutter (cut or tap)",
+    TRUMP: "the hakem must name trump (trump)",
+    DRAW: "the players are drawing from the stock (draw)",
+    BID: "the bidding is on (bid or pass)",
+    DISCARD: "cards are being laid away face down (discard)",
+    PLAY: "the cards are being played (play)",
+}
+
+
+def wrong_phase(what: str, phase: str) -> IllegalActionError:
+    """The error for an action of the wrong phase: "no trump call now: …"."""
+    return IllegalActionError(f"no {what} now: {WAITING.get(phase, 'the hand is over')}")
 
 
 def led_suit(plays: Sequence[tuple[int, str]]) -> str | None:
@@ -129,3 +145,31 @@ class Tally:
         for seat, cards in enumerate(self.cards):
             out[side_of(seat)].extend(cards)
         return out
+
+
+class Table(Protocol):
+    """What :func:`table_view` reads from a trick game's engine."""
+
+    @property
+    def phase(self) -> str: ...
+    @property
+    def outcome(self) -> object: ...
+    @property
+    def hand_number(self) -> int: ...
+    @property
+    def trick(self) -> Trick: ...
+    @property
+    def last_trick(self) -> dict[str, Any] | None: ...
+
+
+def table_view(t: Table, *, leader: int | None, sources: bool = False) -> dict[str, Any]:
+    """The view fields every trick game shows the same way: ``phase`` (``over`` once the
+    match has ended, however it ended), ``hand_number``, ``leader``, ``trick`` (the cards
+    on the table, with where each came from when ``sources``) and ``last_trick``."""
+    return {
+        "phase": OVER if t.outcome is not None else t.phase,
+        "hand_number": t.hand_number,
+        "leader": leader,
+        "trick": t.trick.plays_json(sources=sources),
+        "last_trick": t.last_trick,
+    }

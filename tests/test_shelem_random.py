@@ -48,7 +48,7 @@ def assert_no_leak(e: ShelemEngine) -> None:
                                 for c in (p[:-1] if e.revealed else p)}
     for s in (None, *range(e.n)):
         v = {k: x for k, x in e.view(s).items() if k != "history"}
-        if v["last_trick"] and v["last_trick"]["hand"] != e.hand_no:
+        if v["last_trick"] and v["last_trick"]["hand"] != e.hand_number:
             del v["last_trick"]  # a trick of an earlier deal: its cards are dealt anew
         hidden = face_down | {c for t in range(e.n) if t != s for c in e.hands[t]}
         if s != e.hakem:
