@@ -27,20 +27,7 @@ from .base import JSON, Action, Chance, Engine, Event, one_of, only_keys
 from .cards import SUITS, is_card, is_joker, sort_hand
 from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import (
-    CUT,
-    DISCARD,
-    DRAW,
-    OVER,
-    PLAY,
-    TRUMP,
-    Tally,
-    Trick,
-    follow_reason,
-    playable,
-    table_view,
-    wrong_phase,
-)
+from .tricks import Phase, Tally, Trick, follow_reason, playable, table_view, wrong_phase
 
 TRICKS_TO_WIN = 7
 MAX_TARGET = 99
@@ -99,7 +86,7 @@ class HokmEngine(Engine):
         e.hands = cards
         e.rest = [[] for _ in range(e.n)]
         e.stock = []
-        e.trump, e.nars, e.phase = trump, nars, PLAY
+        e.trump, e.nars, e.phase = trump, nars, Phase.PLAY
         e.trick = Trick(hakem if leader is None else leader)
         e.tally = Tally(e.n)
         e.tally.tricks = list(tricks_by_seat or [0] * e.n)
@@ -127,7 +114,7 @@ class HokmEngine(Engine):
         self.trick = Trick(self.hakem)
         self.tally = Tally(self.n)
         if self.ruleset["cut"]:
-            self.phase = CUT
+            self.phase = Phase.CUT
         else:
             self._deal_first()
 
@@ -136,7 +123,7 @@ class HokmEngine(Engine):
         self.hands = deal.first
         self.rest = deal.rest
         self.stock = deal.stock
-        self.phase = TRUMP
+        self.phase = Phase.TRUMP
 
     @property
     def cutter(self) -> int:
@@ -166,13 +153,13 @@ class HokmEngine(Engine):
     def turn(self) -> int | None:
         if self.outcome is not None:
             return None
-        if self.phase == CUT:
+        if self.phase == Phase.CUT:
             return self.cutter
-        if self.phase == TRUMP:
+        if self.phase == Phase.TRUMP:
             return self.hakem
-        if self.phase == DRAW:
+        if self.phase == Phase.DRAW:
             return self._draw_seat()
-        if self.phase == DISCARD:
+        if self.phase == Phase.DISCARD:
             return self._discard_seat()
         return (self.trick.leader + len(self.trick)) % self.n
 
@@ -183,16 +170,16 @@ class HokmEngine(Engine):
     def legal_actions(self, seat: int) -> list[Action]:
         if self.outcome is not None or seat != self.turn:
             return []
-        if self.phase == CUT:
+        if self.phase == Phase.CUT:
             return [{"type": "tap"}] + [{"type": "cut", "k": k} for k in range(1, len(self.deck))]
-        if self.phase == TRUMP:
+        if self.phase == Phase.TRUMP:
             out: list[Action] = [{"type": "trump", "suit": s} for s in SUITS]
             if self.ruleset["nars"]:
                 out += [{"type": "trump", "suit": s, "nars": True} for s in SUITS]
             return out
-        if self.phase == DRAW:
+        if self.phase == Phase.DRAW:
             return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
-        if self.phase == DISCARD:
+        if self.phase == Phase.DISCARD:
             return [{"type": "discard", "cards": list(c)}
                     for c in combinations(sort_hand(self.hands[seat]), self._discard_size(seat))]
         return [{"type": "play", "card": c} for c in self.playable(seat)]
@@ -200,7 +187,7 @@ class HokmEngine(Engine):
     def bot_actions(self, seat: int) -> list[Action]:
         """Every legal action, except that a bot taps the deck rather than cutting it."""
         legal = self.legal_actions(seat)
-        if self.phase == CUT and legal:
+        if self.phase == Phase.CUT and legal:
             return [{"type": "tap"}]
         return legal
 
@@ -234,7 +221,7 @@ class HokmEngine(Engine):
             k = raw
         else:
             only_keys(action)
-        if self.phase != CUT:
+        if self.phase != Phase.CUT:
             if not self.ruleset["cut"]:
                 raise IllegalActionError("no cut now: this ruleset has no cut")
             raise self._wrong_phase("cut or tap")
@@ -253,7 +240,7 @@ class HokmEngine(Engine):
         nars = action.get("nars", False)
         if not isinstance(nars, bool):
             raise MalformedActionError("'nars' must be true or false")
-        if self.phase != TRUMP:
+        if self.phase != Phase.TRUMP:
             if self.trump is not None:
                 raise IllegalActionError(f"trump is already {self.trump} for this hand")
             raise self._wrong_phase("trump call")
@@ -264,14 +251,14 @@ class HokmEngine(Engine):
         for seat in range(self.n):
             self.hands[seat].extend(self.rest[seat])
             self.rest[seat] = []
-        self.phase = DRAW if self.n == 2 else PLAY
+        self.phase = Phase.DRAW if self.n == 2 else Phase.PLAY
 
     def _apply_draw(self, seat: int, action: Action) -> None:
         only_keys(action, "keep")
         keep = action.get("keep")
         if not isinstance(keep, bool):
             raise MalformedActionError("a draw needs 'keep': true or false")
-        if self.phase != DRAW:
+        if self.phase != Phase.DRAW:
             raise self._wrong_phase("draw")
         first, second = self.stock[0], self.stock[1]
         taken, thrown = (first, second) if keep else (second, first)
@@ -279,7 +266,7 @@ class HokmEngine(Engine):
         self.hands[seat].append(taken)
         self.thrown[seat].append(thrown)
         if not self.stock:
-            self.phase = DISCARD
+            self.phase = Phase.DISCARD
 
     def _apply_discard(self, seat: int, action: Action) -> None:
         only_keys(action, "cards")
@@ -289,7 +276,7 @@ class HokmEngine(Engine):
             raise MalformedActionError("'cards' must be a list of card codes")
         if len(set(cards)) != len(cards):
             raise MalformedActionError("'cards' names the same card twice")
-        if self.phase != DISCARD:
+        if self.phase != Phase.DISCARD:
             raise self._wrong_phase("discard")
         size = self._discard_size(seat)
         if len(cards) != size:
@@ -300,7 +287,7 @@ class HokmEngine(Engine):
         self.hands[seat] = [c for c in self.hands[seat] if c not in cards]
         self.thrown[seat].extend(cards)
         if all(len(h) == HAND_SIZE[2] for h in self.hands):
-            self.phase = PLAY
+            self.phase = Phase.PLAY
             self.trick = Trick(self.hakem)
 
     def _apply_play(self, seat: int, action: Action) -> None:
@@ -308,7 +295,7 @@ class HokmEngine(Engine):
         card = action.get("card")
         if not isinstance(card, str) or not is_card(card) or is_joker(card):
             raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
-        if self.phase != PLAY:
+        if self.phase != Phase.PLAY:
             raise self._wrong_phase("card play")
         hand = self.hands[seat]
         if card not in hand:
@@ -352,7 +339,6 @@ class HokmEngine(Engine):
         if winner != hakem_side:
             self.hakem = (self.hakem + 1) % self.n
         if winner is not None and self.scores[winner] >= self.target:
-            self.phase = OVER
             self.finish(winner, {"hands": len(self.history)})
             return
         self._start_hand()
@@ -383,7 +369,7 @@ class HokmEngine(Engine):
         if seat is not None:
             out["hand"] = sort_hand(self.hands[seat])
             if self.n == 2:
-                if self.phase == DRAW and self.outcome is None and seat == self.turn:
+                if self.phase == Phase.DRAW and self.outcome is None and seat == self.turn:
                     out["stock_top"] = self.stock[0]
                 out["thrown"] = sort_hand(self.thrown[seat])
         return out

@@ -23,7 +23,7 @@ from .base import JSON, Action, Chance, Engine, only_keys, target_winner
 from .cards import is_card, sort_hand
 from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import BID, OVER, PLAY, Tally, Trick, follow_reason, playable, table_view
+from .tricks import Phase, Tally, Trick, follow_reason, playable, table_view
 
 SEATS = 4
 TRICKS = 13
@@ -63,7 +63,7 @@ class QahveEngine(Engine):
         self.history: list[dict[str, JSON]] = []
         self.dealer: int = self.chance.uniform("dealer", SEATS)
         self.hand_number: int = -1
-        self.phase: str = OVER
+        self.phase: str = Phase.OVER
         self.hands: list[list[str]] = [[] for _ in range(SEATS)]
         self.bids: list[int | None] = [None] * SEATS
         self.trick = Trick(self.first_seat)
@@ -92,7 +92,7 @@ class QahveEngine(Engine):
             raise ValueError("bids and tricks_by_seat need one entry per seat")
         e.hands = [list(h) for h in hands]
         e.bids = list(bids)
-        e.phase = PLAY
+        e.phase = Phase.PLAY
         e.trick = Trick(leader)
         e.tally = Tally(SEATS)
         e.tally.tricks = list(tricks_by_seat)
@@ -121,13 +121,13 @@ class QahveEngine(Engine):
         self.trick = Trick(self.first_seat)
         self.tally = Tally(SEATS)
         self.jb_played = False
-        self.phase = BID
+        self.phase = Phase.BID
 
     @property
     def turn(self) -> int | None:
         if self.outcome is not None:
             return None
-        if self.phase == BID:
+        if self.phase == Phase.BID:
             done = sum(b is not None for b in self.bids)
             return (self.first_seat + done) % SEATS
         return (self.trick.leader + len(self.trick)) % SEATS
@@ -167,7 +167,7 @@ class QahveEngine(Engine):
     def legal_actions(self, seat: int) -> list[Action]:
         if self.outcome is not None or seat != self.turn:
             return []
-        if self.phase == BID:
+        if self.phase == Phase.BID:
             return [{"type": "bid", "tricks": n} for n in range(self.min_bid, TRICKS + 1)]
         return [{"type": "play", "card": c} for c in self.playable(seat)]
 
@@ -176,7 +176,7 @@ class QahveEngine(Engine):
         but only the two lowest bids (bids drawn from all of min_bid … 13 add up to contracts
         no side can make, and such a match would never reach its target)."""
         legal = self.legal_actions(seat)
-        if self.phase == BID:
+        if self.phase == Phase.BID:
             return legal[:2]
         return legal
 
@@ -192,13 +192,13 @@ class QahveEngine(Engine):
         n = action.get("tricks")
         if isinstance(n, bool) or not isinstance(n, int):
             raise MalformedActionError("a bid needs an integer 'tricks'")
-        if self.phase != BID:
+        if self.phase != Phase.BID:
             raise IllegalActionError("bidding is over for this hand")
         if not self.min_bid <= n <= TRICKS:
             raise IllegalActionError(f"a bid must be {self.min_bid} to {TRICKS} tricks, got {n}")
         self.bids[seat] = n
         if all(b is not None for b in self.bids):
-            self.phase = PLAY
+            self.phase = Phase.PLAY
             self.trick = Trick(self.first_seat)
 
     def _apply_play(self, seat: int, action: Action) -> None:
@@ -208,7 +208,7 @@ class QahveEngine(Engine):
             raise MalformedActionError(
                 f"'card' must be a card code of the qahve deck such as 'AS' or 'JB', got {card!r}"
             )
-        if self.phase == BID:
+        if self.phase == Phase.BID:
             raise IllegalActionError("every seat must bid before the first trick")
         reason = self.why_not(seat, card)
         if reason is not None:
@@ -249,7 +249,6 @@ class QahveEngine(Engine):
         })
         winner = target_winner(self.scores, self.target)
         if winner is not None:
-            self.phase = OVER
             self.finish(winner, {"hands": len(self.history)})
             return
         self._start_hand()

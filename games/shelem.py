@@ -38,19 +38,7 @@ from .base import (
 from .cards import RANKS, is_card, sort_hand, suit
 from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import (
-    BID,
-    DISCARD,
-    HAND,
-    PILE,
-    PLAY,
-    Tally,
-    Trick,
-    follow_reason,
-    playable,
-    table_view,
-    wrong_phase,
-)
+from .tricks import Phase, Tally, Trick, follow_reason, playable, table_view, wrong_phase
 
 MIN_BID = 100
 MAX_BID = 165
@@ -141,7 +129,7 @@ class ShelemEngine(Engine):
         # two players: the piles lie face down until the other player has answered the
         # hakem's first lead (the seed, «بازی دو نفره», part ج)
         self.revealed = False
-        self.phase = BID
+        self.phase = Phase.BID
         self.bids: list[tuple[int, int | None]] = []  # (seat, amount | None for a pass)
         self.passed: set[int] = set()
         self.high_bid: int | None = None
@@ -167,9 +155,9 @@ class ShelemEngine(Engine):
     def turn(self) -> int | None:
         if self.outcome is not None:
             return None
-        if self.phase == BID:
+        if self.phase == Phase.BID:
             return self.bid_turn
-        if self.phase == DISCARD:
+        if self.phase == Phase.DISCARD:
             return self.hakem
         return self._trick_order()[len(self.trick)]
 
@@ -192,13 +180,13 @@ class ShelemEngine(Engine):
     def legal_actions(self, seat: int) -> list[Action]:
         if self.outcome is not None or seat != self.turn:
             return []
-        if self.phase == BID:
+        if self.phase == Phase.BID:
             out: list[Action] = [
                 {"type": "bid", "amount": a} for a in range(self._min_bid(), MAX_BID + 1, BID_STEP)
             ]
             out.append({"type": "pass"})
             return out
-        if self.phase == DISCARD:
+        if self.phase == Phase.DISCARD:
             return [
                 {"type": "discard", "cards": list(c)}
                 for c in combinations(sort_hand(self.hands[seat]), DISCARD_SIZE)
@@ -211,9 +199,9 @@ class ShelemEngine(Engine):
         the most points. With uniformly random bids and discards the hakem almost never makes
         its contract, both totals drift below zero and a match would never reach its target.
         """
-        if self.outcome is not None or seat != self.turn or self.phase != DISCARD:
+        if self.outcome is not None or seat != self.turn or self.phase != Phase.DISCARD:
             legal = self.legal_actions(seat)
-            if self.phase == BID and len(legal) > 1:
+            if self.phase == Phase.BID and len(legal) > 1:
                 return [legal[0], legal[-1]]
             return legal
         best = sorted(self.hands[seat], key=lambda c: (-card_points(c), RANKS.index(c[0])))
@@ -233,7 +221,7 @@ class ShelemEngine(Engine):
         return wrong_phase(what, self.phase)
 
     def _apply_bid(self, seat: int, action: Action) -> None:
-        if self.phase != BID:
+        if self.phase != Phase.BID:
             raise self._wrong_phase("bidding")
         amount: int | None
         if action["type"] == "pass":
@@ -275,10 +263,10 @@ class ShelemEngine(Engine):
         self.kitty_taken = list(self.kitty)
         self.hands[hakem] = self.hands[hakem] + self.kitty
         self.kitty = []
-        self.phase = DISCARD
+        self.phase = Phase.DISCARD
 
     def _apply_discard(self, seat: int, action: Action) -> None:
-        if self.phase != DISCARD:
+        if self.phase != Phase.DISCARD:
             raise self._wrong_phase("discard")
         only_keys(action, "cards")
         cards = action.get("cards")
@@ -292,12 +280,12 @@ class ShelemEngine(Engine):
             raise IllegalActionError(f"not in your hand: {', '.join(missing)}")
         self.hands[seat] = [c for c in self.hands[seat] if c not in codes]
         self.discard = codes
-        self.phase = PLAY
+        self.phase = Phase.PLAY
         self.leader = seat
         self.trick = Trick(seat)
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        if self.phase != PLAY:
+        if self.phase != Phase.PLAY:
             raise self._wrong_phase("card play")
         only_keys(action, "card")
         card = _card_field(action)
@@ -314,16 +302,16 @@ class ShelemEngine(Engine):
                 raise IllegalActionError(
                     f"you have a face-up card of the led suit {led}: play it, not {card}"
                 )
-            source = PILE
+            source = Trick.PILE
         else:
             if card not in self.hands[seat]:
                 raise IllegalActionError(f"{card} is not in your hand")
             reason = follow_reason(self.hands[seat], card, led)
             if reason is not None:
                 raise IllegalActionError(reason)
-            source = HAND
+            source = Trick.HAND
         # -- valid: mutate
-        if source == PILE:
+        if source == Trick.PILE:
             for p in self.piles[seat]:
                 if p and p[-1] == card:
                     p.pop()  # the card under it is now face up
@@ -426,7 +414,7 @@ class ShelemEngine(Engine):
                 "high_bidder": self.high_bidder,
                 "passed": sorted(self.passed),
                 "min_bid": (
-                    self._min_bid() if self.phase == BID and self.outcome is None else None
+                    self._min_bid() if self.phase == Phase.BID and self.outcome is None else None
                 ),
             },
             "hakem": self.hakem,

@@ -13,31 +13,34 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from .cards import is_joker, suit, trick_winner
 from .errors import IllegalActionError
 
-# -- phases (a card game's view ``phase``) --------------------------------------------------
-CUT = "cut"          # the deck waits for a cut or a tap
-TRUMP = "trump"      # the hakem names trump
-DRAW = "draw"        # two-player hokm: drawing from the stock
-BID = "bid"          # an auction or a round of bids
-DISCARD = "discard"  # cards laid down face down
-PLAY = "play"        # the tricks are played
-OVER = "over"        # the match has ended (played out, resigned or abandoned)
 
-HAND = "hand"
-PILE = "pile"
+# -- phases (a card game's view ``phase``) --------------------------------------------------
+class Phase:
+    """The phase names every card game's view uses."""
+
+    CUT = "cut"          # the deck waits for a cut or a tap
+    TRUMP = "trump"      # the hakem names trump
+    DRAW = "draw"        # two-player hokm: drawing from the stock
+    BID = "bid"          # an auction or a round of bids
+    DISCARD = "discard"  # cards laid down face down
+    PLAY = "play"        # the tricks are played
+    OVER = "over"        # the match has ended (played out, resigned or abandoned)
+
+
 
 #: what the table waits for in each phase, for "no … now" messages
 WAITING = {
-    CUT: "the deck waits for the cutter (cut or tap)",
-    TRUMP: "the hakem must name trump (trump)",
-    DRAW: "the players are drawing from the stock (draw)",
-    BID: "the bidding is on (bid or pass)",
-    DISCARD: "cards are being laid away face down (discard)",
-    PLAY: "the cards are being played (play)",
+    Phase.CUT: "the deck waits for the cutter (cut or tap)",
+    Phase.TRUMP: "the hakem must name trump (trump)",
+    Phase.DRAW: "the players are drawing from the stock (draw)",
+    Phase.BID: "the bidding is on (bid or pass)",
+    Phase.DISCARD: "cards are being laid away face down (discard)",
+    Phase.PLAY: "the cards are being played (play)",
 }
 
 
@@ -76,6 +79,10 @@ def playable(hand: Iterable[str], led: str | None, *,
 class Trick:
     """The trick on the table: ``leader`` leads, then each seat in turn adds a card."""
 
+    #: where a played card came from: a hand, or a face-up pile (two-player shelem)
+    HAND: ClassVar[str] = "hand"
+    PILE: ClassVar[str] = "pile"
+
     leader: int
     plays: list[tuple[int, str]] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)
@@ -87,7 +94,7 @@ class Trick:
     def led(self) -> str | None:
         return led_suit(self.plays)
 
-    def add(self, seat: int, card: str, source: str = HAND) -> None:
+    def add(self, seat: int, card: str, source: str = "hand") -> None:
         self.plays.append((seat, card))
         self.sources.append(source)
 
@@ -167,7 +174,7 @@ def table_view(t: Table, *, leader: int | None, sources: bool = False) -> dict[s
     match has ended, however it ended), ``hand_number``, ``leader``, ``trick`` (the cards
     on the table, with where each came from when ``sources``) and ``last_trick``."""
     return {
-        "phase": OVER if t.outcome is not None else t.phase,
+        "phase": Phase.OVER if t.outcome is not None else t.phase,
         "hand_number": t.hand_number,
         "leader": leader,
         "trick": t.trick.plays_json(sources=sources),
