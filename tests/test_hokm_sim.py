@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from typing import Any
 
 import pytest
@@ -12,7 +13,7 @@ from hypothesis import strategies as st
 from support import examples, walk_transcript
 
 from fairness import DECK52
-from games.base import replay
+from games.base import Chance, replay
 from games.cards import suit
 from games.deals import hokm_deck
 from games.errors import ReplayError
@@ -145,3 +146,22 @@ def test_replay_rejects_a_tampered_transcript() -> None:
     events[1]["result"] = list(reversed(events[1]["result"]))
     with pytest.raises(ReplayError):
         replay(HokmEngine, doc["ruleset"], key, events)
+
+
+def test_a_transcript_of_the_old_three_key_ruleset_still_replays() -> None:
+    """Before ``players`` and the default cut, hokm rulesets had three keys; such a
+    transcript replays as the four-player game it was (``players`` defaults to 4)."""
+    old = '{"cut":false,"nars":false,"target":1}'
+    key = bytes(range(32))
+    e = HokmEngine(HokmEngine.parse_ruleset(json.loads(old)), Chance(key))
+    events = list(e.chance.take_events())
+    bots = random.Random(1)
+    while e.outcome is None:
+        seat = e.turn
+        assert seat is not None
+        action = bots.choice(e.bot_actions(seat))
+        e.apply(seat, action)
+        events += [{"type": "action", "seat": seat, "action": action}, *e.chance.take_events()]
+    again = replay(HokmEngine, old, key, [{"seq": i, **ev} for i, ev in enumerate(events)])
+    assert again.outcome == e.outcome and again.n == 4
+    assert not [ev for ev in events if ev.get("action", {}).get("type") in ("cut", "tap")]
