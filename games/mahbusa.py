@@ -8,7 +8,8 @@ prisoner cannot move until every checker on top of it has left; a point with two
 opposing checkers, or with one opposing checker holding a prisoner of yours, is closed.
 Bear-off as in tawla, once all 15 (prisoners included) are in the home board. A seat that
 bears off all 15 wins a single game, or a *mars* (gammon, double) when the other has
-borne off none.
+borne off none; imprisoning the other seat's *mother* checker (its last on its own
+24-point) wins a mars, and both mothers imprisoned is a drawn game.
 
 Chance labels as tawla's (fairness-v1.md §5): ``g{g}/opening/{a}`` and ``g{g}/roll/{t}``.
 Actions as tawla's: ``roll``, ``double``, ``take``, ``drop``, ``move {"steps": [[from, to],
@@ -36,9 +37,10 @@ SIZE = 50
 
 
 def _outside(b: Sequence[int]) -> int:
-    """The mover's checkers (prisoners included) not yet in its home board."""
+    """The mover's checkers that keep it from bearing off: those outside its home board,
+    and every prisoner of its, wherever it lies (a prisoner is not free to be borne off)."""
     return sum(b[p] for p in range(7, 25) if b[p] > 0) + sum(
-        1 for p in range(7, 25) if b[PR + p] == 1)
+        1 for p in range(1, 25) if b[PR + p] == 1)
 
 
 def _is_open(b: Sequence[int], t: int) -> bool:
@@ -248,11 +250,27 @@ class MahbusaEngine(TawlaEngine):
         """1 single, 2 mars (the loser has borne off none); mahbusa has no backgammon."""
         return 1 if self.off[loser] > 0 else 2
 
+    def _mother_held(self, seat: int) -> bool:
+        """``seat``'s last checker on its own 24-point is imprisoned there."""
+        return self.prisoners[MOTHER[seat]] == (1 if seat == 0 else -1)
+
+    def _at_home_point(self, seat: int) -> bool:
+        """``seat`` still has a checker (free or not) on its own 24-point."""
+        i = MOTHER[seat]
+        mine = self.points[i] > 0 if seat == 0 else self.points[i] < 0
+        return mine or self._mother_held(seat)
+
     def _game_result(self, seat: int) -> tuple[str, int] | None:
-        """Imprisoning the other seat's last checker on its own 24-point (its *mother*
-        checker, which has not left home) wins a mars at once; else tawla's bear-off."""
-        if self.prisoners[MOTHER[1 - seat]] == (1 if seat == 1 else -1):
-            return "mother", 2
+        """The mother checker: with the other seat's mother imprisoned, ``seat`` wins a mars
+        at once — unless ``seat`` still has a checker on its own 24-point, in which case play
+        goes on until it has left (then ``seat`` wins) or its own mother is imprisoned too
+        (then the game is drawn). Else tawla's bear-off."""
+        other = 1 - seat
+        if self._mother_held(other):
+            if self._mother_held(seat):
+                return "both mothers", 0
+            if not self._at_home_point(seat):
+                return "mother", 2
         return super()._game_result(seat)
 
     def set_position(self, points: Sequence[int], bar: Sequence[int], off: Sequence[int],

@@ -470,14 +470,17 @@ class TawlaEngine(Engine):
             level = 1
         return level * self.cube_value
 
-    def _end_game(self, winner: int, how: str, level: int, points: int) -> None:
-        self.score[winner] += points
+    def _end_game(self, winner: int | None, how: str, level: int, points: int) -> None:
+        """Score a finished game; ``winner`` None is a drawn game (mahbusa: both mother
+        checkers imprisoned), worth nothing."""
+        if winner is not None:
+            self.score[winner] += points
         self.games.append(
             {
                 "game": self.game_number,
                 "winner": winner,
                 "how": how,
-                "result": RESIGN_LEVELS[level],
+                "result": RESIGN_LEVELS[level] if winner is not None else "draw",
                 "cube": self.cube_value,
                 "points": points,
                 "score": list(self.score),
@@ -487,10 +490,11 @@ class TawlaEngine(Engine):
         self.dice = None
         self._turns = {}
         self.pending = None
-        if self.match_length == 0 or self.score[winner] >= self.match_length:
+        if self.match_length == 0 or (winner is not None
+                                      and self.score[winner] >= self.match_length):
             self.phase = OVER
             self.outcome = Outcome(
-                "finished", (winner,), tuple(self.score),
+                "finished", () if winner is None else (winner,), tuple(self.score),
                 {"match_length": self.match_length, "games": [dict(x) for x in self.games]},
             )
             return
@@ -651,12 +655,16 @@ class TawlaEngine(Engine):
         result = self._game_result(seat)
         if result is not None:
             how, level = result
-            self._end_game(seat, how, level, self._value(level))
+            if level == 0:
+                self._end_game(None, how, 0, 0)
+            else:
+                self._end_game(seat, how, level, self._value(level))
             return
         self._next_turn()
 
     def _game_result(self, seat: int) -> tuple[str, int] | None:
-        """How ``seat``'s move just won the game, and the level (None: play on)."""
+        """How ``seat``'s move just ended the game: ``(how, level)`` with level 1-3 for a
+        win by ``seat``, 0 for a drawn game; None: play on."""
         if self.off[seat] == CHECKERS:
             return "bear-off", self._result_level(1 - seat)
         return None

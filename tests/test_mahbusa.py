@@ -173,3 +173,50 @@ def test_random_matches_conserve_checkers_and_replay(seed: int, length: int,
     assert again.outcome == engine.outcome
     for s in (None, 0, 1):
         assert again.view(s) == engine.view(s)
+
+
+def test_the_mother_rule_waits_while_the_pinner_is_still_home() -> None:
+    e = make(g0_opening_0=[5, 2], g0_roll_1=[2, 1])
+    pts = [0] * 24
+    pts[0] = -1  # seat 1's mother: its last checker on its own 24-point
+    pts[15] = -14
+    pts[2] = 1  # seat 0 on its point 3, two away from seat 1's 24-point
+    pts[23] = 2  # seat 0 has not left its own 24-point
+    pts[10] = 12
+    e.set_position(pts, [0, 0], [0, 0], on_roll=0)
+    e.apply(0, {"type": "roll"})
+    pin = next(a for a in e.legal_actions(0) if [3, 1] in a["steps"])
+    e.apply(0, pin)
+    v = e.view(None)
+    assert v["prisoners"][0] == -1 and e.games == [] and e.outcome is None  # play goes on
+
+
+def test_both_mothers_imprisoned_is_a_drawn_game() -> None:
+    e = make(g0_opening_0=[5, 2], g0_roll_1=[2, 1], g1_opening_0=[3, 1])
+    pts = [0] * 24
+    prisoners = [0] * 24
+    pts[0], prisoners[0] = 1, -1  # seat 0 holds seat 1's mother, and is still home:
+    pts[23] = 1  # its own mother is alone on its 24-point
+    pts[5] = 13
+    pts[21] = -14  # seat 1 on its point 3
+    e.set_position(pts, [0, 0], [0, 0], on_roll=1, prisoners=prisoners)
+    e.apply(1, {"type": "roll"})
+    e.apply(1, {"type": "move", "steps": [[3, 2], [3, 1]]})
+    assert e.games[-1]["winner"] is None and e.games[-1]["result"] == "draw"
+    assert e.score == [0, 0] and e.outcome is None and e.game_number == 1
+
+
+def test_no_bearing_off_while_a_checker_of_yours_is_imprisoned() -> None:
+    e = make(g0_opening_0=[5, 2], g0_roll_1=[6, 5])
+    pts = [0] * 24
+    prisoners = [0] * 24
+    pts[5] = 14  # seat 0: fourteen on its point 6 …
+    pts[3], prisoners[3] = -1, 1  # … and one imprisoned on its point 4
+    pts[20] = -14
+    e.set_position(pts, [0, 0], [0, 0], on_roll=0, prisoners=prisoners)
+    e.apply(0, {"type": "roll"})
+    assert [a["steps"] for a in e.legal_actions(0)] == [[[6, 1]]]
+    held = snapshot(e)
+    with pytest.raises(IllegalActionError):
+        e.apply(0, {"type": "move", "steps": [[6, 0], [6, 1]]})
+    assert snapshot(e) == held
