@@ -57,3 +57,14 @@ def test_two_player_shelem_reports_the_reveal() -> None:
     assert reveals and reveals[0]["text"].startswith("hand 0: the pile tops turn up: seat 0 (bot0) ")
     deal0 = next(d["text"] for d in rep["draws"] if d["text"].startswith("hand 0"))
     assert "piles (face down until the other player answers the first lead" in deal0
+
+
+def test_mahbusa_verifies_with_its_rolls_and_boards() -> None:
+    rep, engine = verified("mahbusa", {"match_length": 2}, seed=6)
+    texts = [d["text"] for d in rep["draws"]]
+    assert texts[0].startswith("game 0 opening roll 0: seat 0 (bot0) ")
+    assert any(t.startswith("game 0 roll 1 for seat ") for t in texts)
+    ends = [d for d in rep["draws"] if d["kind"] == "board"]
+    assert len(ends) == len(engine.games)
+    first = engine.games[0]
+    assert ends[0]["text"].startswith(f"game 0 ends: ") and first["how"] in ends[0]["text"]

@@ -11,6 +11,7 @@ from games.deals import cut_deck, first_ace_index, hokm_deal, qahve_deal, shelem
 
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 CARD_GAMES = ("hokm", "qahve", "shelem")
+BOARD_GAMES = ("tawla", "mahbusa")
 _HAND = re.compile(r"^h(\d+)/shuffle$")
 _ROUND = re.compile(r"^r(\d+)/shuffle$")
 _OPENING = re.compile(r"^g(\d+)/opening/(\d+)$")
@@ -68,6 +69,22 @@ def tiles_text(codes: list[Any]) -> str:
     return " ".join(tile_text(c) for c in codes)
 
 
+def board_text(view: dict[str, Any]) -> str:
+    """A tawla or mahbusa board in seat 0's numbering: ``p:n`` for seat 0's checkers on its
+    point p, ``p:-n`` for seat 1's; a prisoner as ``(+1)`` / ``(-1)`` after its point."""
+    points = view.get("points") or []
+    prisoners = view.get("prisoners") or [0] * len(points)
+    cells = []
+    for i, n in enumerate(points):
+        held = prisoners[i] if i < len(prisoners) else 0
+        if n or held:
+            cells.append(f"{i + 1}:{n:+d}" + (f"({held:+d})" if held else ""))
+    off = view.get("off") or [0, 0]
+    bar = view.get("bar") or [0, 0]
+    return (" ".join(cells) or "empty") + f"; off {off[0]}-{off[1]}" + (
+        f"; bar {bar[0]}-{bar[1]}" if any(bar) else "")
+
+
 def seat_names(doc: dict[str, Any]) -> dict[int, Any]:
     seats = doc.get("seats")
     return {s["seat"]: s.get("name") for s in (seats if isinstance(seats, list) else [])
@@ -100,6 +117,7 @@ class DrawContext:
         if ev.get("type") == "action":
             self.last_actor = ev.get("seat")
             self._note_reveal(ev, engine)
+            self._note_game_end(ev, engine)
             return
         if ev.get("type") != "chance":
             return
@@ -137,6 +155,32 @@ class DrawContext:
         self.entries.append(({"seq": ev.get("seq"), "label": f"h{hand}/reveal",
                               "kind": "reveal"}, {"text": text}))
 
+    def _note_game_end(self, ev: dict[str, Any], engine: Any) -> None:
+        """Tawla and mahbusa: each game's end, with the last move and the board it was
+        played on (mahbusa: its prisoners too), as a line among the draws. (The engine has
+        set up the next game by then, so the board shown is the one before that move.)"""
+        if self.game not in BOARD_GAMES or engine is None:
+            return
+        try:
+            view = engine.view(None)
+        except Exception:  # the display must never break a verification
+            return
+        games = view.get("games") or []
+        before = getattr(self, "_board_before", None)
+        self._board_before = board_text(view)
+        if len(games) <= getattr(self, "_games_seen", 0):
+            return
+        self._games_seen = len(games)
+        g = games[-1]
+        who = "nobody (a drawn game)" if g.get("winner") is None else self.seat(g["winner"])
+        raw = ev.get("action")
+        act: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        last = f"; last move {short(act.get('steps'))}" if act.get("type") == "move" else ""
+        text = (f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
+                f"{last}" + (f", played on {before}" if before and last else ""))
+        self.entries.append(({"seq": ev.get("seq"), "label": f"g{g.get('game')}/end",
+                              "kind": "board"}, {"text": text}))
+
     def lines(self, limit: int | None) -> list[dict[str, Any]]:
         chosen = self.entries if limit is None else self.entries[:limit]
         out = []
@@ -152,21 +196,21 @@ class DrawContext:
     # -- one draw --------------------------------------------------------------------------
     def text(self, ev: dict[str, Any], info: dict[str, Any]) -> str:
         kind, label = ev.get("kind"), str(ev.get("label"))
-        if kind == "reveal":
+        if kind in ("reveal", "board"):
             return str(info["text"])
         result: Any = ev.get("result")
         if kind == "dice":
             sides = (ev.get("args") or {}).get("sides", 6)
             faces = dice_text(result, sides)
             m = _OPENING.match(label)
-            if m and self.game == "tawla" and len(result) == 2:
+            if m and self.game in BOARD_GAMES and len(result) == 2:
                 a, b = result
                 then = ("equal, roll again" if a == b
                         else f"{self.seat(0 if a > b else 1)} starts")
                 return (f"game {m.group(1)} opening roll {m.group(2)}: {self.seat(0)} "
                         f"{DIE_FACES[a - 1]} {a}, {self.seat(1)} {DIE_FACES[b - 1]} {b} → {then}")
             m = _ROLL.match(label)
-            if m and self.game == "tawla":
+            if m and self.game in BOARD_GAMES:
                 extra = f", live entropy {m.group(3)!r}" if m.group(3) else ""
                 who = self.seat(info["actor"]) if info["actor"] is not None else "?"
                 return f"game {m.group(1)} roll {m.group(2)} for {who}: {faces}{extra}"
@@ -256,8 +300,7 @@ class DrawContext:
                 if piles:
                     shown = " | ".join(cards_text(p, sort=False) for p in piles)
                     extra.append((f"{self.seat(s)} piles (face down until the other player "
-                                  f"answers the first lead; top last)", []))
-                    extra[-1] = (extra[-1][0] + ": " + shown, [])
+                                  f"answers the first lead; top last): {shown}", []))
             extra.append(("kitty", layout.kitty))
         elif self.game == "hokm":
             start = info.get("hakem")
