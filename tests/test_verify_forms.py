@@ -67,4 +67,4 @@ def test_mahbusa_verifies_with_its_rolls_and_boards() -> None:
     ends = [d for d in rep["draws"] if d["kind"] == "board"]
     assert len(ends) == len(engine.games)
     first = engine.games[0]
-    assert ends[0]["text"].startswith(f"game 0 ends: ") and first["how"] in ends[0]["text"]
+    assert ends[0]["text"].startswith("game 0 ends: ") and first["how"] in ends[0]["text"]
