@@ -109,6 +109,17 @@ def hokm_deal(deck: Sequence[str], hakem: int, n_seats: int) -> HokmDeal:
     return HokmDeal([h[: rounds[0]] for h in hands], [h[rounds[0]:] for h in hands])
 
 
+# -- dominoes -------------------------------------------------------------------------------
+
+def deal_tiles(deck: Sequence[str], n_seats: int, hand: int) -> tuple[list[list[str]], list[str]]:
+    """A domino deal: seat s gets ``[hand·s, hand·s + hand)``; the rest is the draw pile
+    (iraqi_domino) or the boneyard (mexican_train)."""
+    if hand * n_seats > len(deck):
+        raise ValueError(f"{n_seats} hands of {hand} need {hand * n_seats} tiles")
+    return ([list(deck[hand * s: hand * s + hand]) for s in range(n_seats)],
+            list(deck[hand * n_seats:]))
+
+
 # -- qahve -----------------------------------------------------------------------------------
 
 def qahve_deal(deck: Sequence[str], dealer: int) -> list[list[str]]:

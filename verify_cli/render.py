@@ -7,7 +7,16 @@ import re
 from typing import Any
 
 from games.cards import SUIT_SYMBOLS, sort_hand
-from games.deals import cut_deck, first_ace_index, hokm_deal, qahve_deal, shelem_layout
+from games.deals import (
+    cut_deck,
+    deal_tiles,
+    first_ace_index,
+    hokm_deal,
+    qahve_deal,
+    shelem_layout,
+)
+from games.iraqi_domino import HAND as IRAQI_HAND
+from games.mexican_train import hand_size as train_hand_size
 
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 CARD_GAMES = ("hokm", "qahve", "shelem")
@@ -239,14 +248,11 @@ class DrawContext:
             return self.card_deal(int(m.group(1)), ev, result, info)
         m = _ROUND.match(label)
         if m and self.game in ("iraqi_domino", "mexican_train"):
-            if self.game == "iraqi_domino":
-                h = 7
-            else:
-                h = 15 if self.n <= 4 else 12 if self.n <= 6 else 10
+            h = IRAQI_HAND if self.game == "iraqi_domino" else train_hand_size(self.n)
+            hands, rest = deal_tiles(result, self.n, h)
             lines = [f"round {m.group(1)}, tiles dealt:"]
-            for s in range(self.n):
-                lines.append(f"  {self.seat(s)}: {tiles_text(result[h * s:h * s + h])}")
-            rest = result[h * self.n:]
+            for s, tiles in enumerate(hands):
+                lines.append(f"  {self.seat(s)}: {tiles_text(tiles)}")
             pile = "boneyard" if self.game == "mexican_train" else "draw pile"
             lines.append(f"  {pile} ({len(rest)}): {tiles_text(rest) or '(empty)'}")
             return "\n".join(lines)
