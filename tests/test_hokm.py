@@ -383,3 +383,101 @@ def test_same_key_same_match_different_key_different_draws() -> None:
     other = make(key=bytes(32)).chance.take_events()
     assert other[0]["result"] == Stream(bytes(32), "hakem").shuffle(deck52())
     assert other != make().chance.take_events()
+
+
+# -- three and two players: known answers ------------------------------------------------------
+
+SMALL = json.loads((Path(__file__).parent / "vectors" / "hokm_small_tables.json").read_text())
+
+
+@pytest.mark.parametrize("players", [3, 2])
+def test_small_table_known_answers(players: int) -> None:
+    vec = SMALL["tables"][str(players)]
+    key = bytes.fromhex(SMALL["key"])
+    deck = [c for c in deck52() if players != 3 or c != "2C"]
+    assert len(deck) == vec["deck_size"]
+    # the draws, straight from the fairness stream
+    assert Stream(key, "hakem").shuffle(deck) == vec["hakem_shuffle"]
+    assert Stream(key, "h0/shuffle").shuffle(deck) == vec["h0_shuffle"]
+    h0 = vec["h0_shuffle"]
+    for deal in vec["deals"]:
+        h = deal["hakem"]
+        # the packets, written out by position
+        if players == 3:
+            want = {(h + i) % 3: h0[5 * i:5 * i + 5] + [c for r in range(3)
+                    for c in h0[15 + 12 * r + 4 * i:19 + 12 * r + 4 * i]] for i in range(3)}
+            assert deal["stock"] == []
+        else:
+            want = {h: h0[0:5], 1 - h: h0[5:10]}
+            assert deal["stock"] == h0[10:]
+        assert {str(s): c for s, c in want.items()} == deal["hands"]
+    # the engine: first hakem, then a tap deals the vector's hands for that hakem
+    e = HokmEngine(HokmEngine.parse_ruleset({"players": players}), Chance(key))
+    assert e.hakem == vec["first_hakem"] == vec["first_ace_index"] % players
+    assert e.first_hakem_deal == vec["hakem_shuffle"][: vec["first_ace_index"] + 1]
+    e.apply(e.cutter, {"type": "tap"})
+    deal = next(d for d in vec["deals"] if d["hakem"] == e.hakem)
+    assert {str(s): e.hands[s] for s in range(players)} == {
+        s: cards[:5] for s, cards in deal["hands"].items()}
+    assert e.stock == deal["stock"]
+    e.apply(e.hakem, {"type": "trump", "suit": "H"})
+    if players == 3:
+        assert {str(s): e.hands[s] for s in range(3)} == deal["hands"]
+        assert e.phase == "play" and all(len(h) == 17 for h in e.hands)
+    else:
+        assert e.phase == "draw" and e.turn == e.hakem and e.view(e.hakem)["stock_top"] == h0[10]
+
+
+def test_two_player_draw_and_discard() -> None:
+    key = bytes.fromhex(SMALL["key"])
+    e = HokmEngine(HokmEngine.parse_ruleset({"players": 2, "cut": False}), Chance(key))
+    h, o = e.hakem, 1 - e.hakem
+    e.apply(h, {"type": "trump", "suit": "S"})
+    top, nxt = e.stock[0], e.stock[1]
+    assert e.view(o).get("stock_top") is None and e.view(None).get("stock_top") is None
+    rejects(e, h, {"type": "draw"}, MalformedActionError)
+    rejects(e, h, {"type": "draw", "keep": 1}, MalformedActionError)
+    rejects(e, o, {"type": "draw", "keep": True}, NotYourTurnError)
+    rejects(e, h, {"type": "play", "card": e.hands[h][0]}, IllegalActionError, "draw")
+    e.apply(h, {"type": "draw", "keep": True})
+    assert top in e.hands[h] and e.thrown[h] == [nxt] and e.turn == o
+    top, nxt = e.stock[0], e.stock[1]
+    e.apply(o, {"type": "draw", "keep": False})
+    assert nxt in e.hands[o] and e.thrown[o] == [top] and e.turn == h
+    while e.phase == "draw":
+        e.apply(e.turn, {"type": "draw", "keep": True})  # type: ignore[arg-type]
+    assert (len(e.hands[h]), len(e.hands[o])) == (16, 15) and e.turn == h
+    assert len(e.legal_actions(h)) == 560  # every 3 of 16
+    rejects(e, h, {"type": "discard", "cards": e.hands[h][:2]}, IllegalActionError, "exactly 3")
+    rejects(e, h, {"type": "discard", "cards": [e.hands[h][0]] * 3}, MalformedActionError)
+    not_held = next(c for c in deck52() if c not in e.hands[h])
+    rejects(e, h, {"type": "discard", "cards": e.hands[h][:2] + [not_held]},
+            IllegalActionError, "not in your hand")
+    e.apply(h, {"type": "discard", "cards": e.hands[h][:3]})
+    assert e.turn == o and len(e.legal_actions(o)) == 105  # every 2 of 15
+    e.apply(o, {"type": "discard", "cards": e.hands[o][-2:]})
+    assert e.phase == "play" and e.turn == h and [len(x) for x in e.hands] == [13, 13]
+    red = HokmEngine.redact({"type": "action", "seat": o,
+                             "action": {"type": "discard", "cards": ["AS", "KS"]}})
+    assert red["action"] == {"type": "discard", "count": 2} and red["hidden"] is True
+    every = [c for x in e.hands for c in x] + [c for t in e.thrown for c in t]
+    assert sorted(every) == sorted(deck52())
+
+
+def test_three_players_a_6_6_5_hand_is_void_and_kot_counts_every_loser() -> None:
+    key = bytes.fromhex(SMALL["key"])
+    rs = {"players": 3, "cut": False}
+    e = HokmEngine.position(rs, Chance(key), hands=[["2C"], ["AS"], ["3C"]], trump="S",
+                            hakem=0, tricks_by_seat=[6, 5, 5])
+    for s, c in ((0, "2C"), (1, "AS"), (2, "3C")):
+        e.apply(s, {"type": "play", "card": c})
+    last = e.history[-1]
+    assert last["tricks"] == [6, 6, 5] and last["winner_side"] is None and last["points"] == 0
+    assert e.scores == [0, 0, 0] and e.hakem == 1 and e.hand_number == 1  # the hakem passes
+    # kot: the winner took 7 and both others none; the hakem among them: +3
+    e = HokmEngine.position(rs, Chance(key), hands=[["2C"], ["AS"], ["3C"]], trump="S",
+                            hakem=0, leader=0, tricks_by_seat=[0, 6, 0])
+    for s, c in ((0, "2C"), (1, "AS"), (2, "3C")):
+        e.apply(s, {"type": "play", "card": c})
+    assert e.history[-1]["hakem_kot"] is True and e.scores == [0, 3, 0] and e.hakem == 1
+    assert e.n_sides == 3 and e.side_of(2) == 2
