@@ -7,7 +7,10 @@
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-PIP := $(BIN)/python -m pip --disable-pip-version-check
+# The locks pin every file by hash, so where a file comes from does not matter; installs ask
+# PyPI only, overriding any extra indexes a machine's pip.conf names (this workplace's
+# point at local folders that may be missing, and pip warns once per package about them).
+PIP := PIP_EXTRA_INDEX_URL=https://pypi.org/simple $(BIN)/python -m pip --disable-pip-version-check
 HOST ?= 127.0.0.1
 PORT ?= 8000
 LOCKS := requirements/main.txt requirements/dev.txt requirements/tools.txt

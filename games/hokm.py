@@ -1,4 +1,4 @@
-"""Hokm for 4 (partners), 3 or 2 players (spec/rules/hokm.md; as played here: docs/games/hokm.md).
+"""Hokm for 4 (partners), 3 or 2 players (docs/spec/rules/hokm.md; as played here: docs/games/hokm.md).
 
 Four players: seats 0-3, partners 0 & 2 (side 0) and 1 & 3 (side 1). Three or two
 players: everyone plays for himself (each seat is its own side). Chance

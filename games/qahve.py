@@ -1,4 +1,4 @@
-"""Qahve, the coffee-house joker game (spec/rules/qahve.md; as played here: docs/games/qahve.md).
+"""Qahve, the coffee-house joker game (docs/spec/rules/qahve.md; as played here: docs/games/qahve.md).
 
 Seats 0-3, partners 0 & 2 (side 0) and 1 & 3 (side 1). Deck ``deck_qahve`` (no 2D, no 2H,
 plus jokers ``JB`` and ``JR``); spades are always trump. Chance (fairness-v1.md §5):

@@ -1,6 +1,6 @@
 """Shelem (شلم) for four players in two teams, or for two players with face-up piles.
 
-Rules: ``/work/shared/spec/rules/shelem.md``; the rules as played here, the action formats
+Rules: ``docs/spec/rules/shelem.md``; the rules as played here, the action formats
 and every choice the spec leaves open are in ``docs/games/shelem.md``.
 
 Chance (fairness-v1.md §5): ``dealer`` = ``uniform(n)`` (n = 4 or 2) when the match starts;

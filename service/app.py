@@ -19,7 +19,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import SecretBox
 
-from . import keys, migrate
+from . import docs_ui, keys, migrate
 from .db import Database
 from .matches import ApiError, MatchService, now_iso
 from .routes import matches as matches_routes
@@ -165,6 +165,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="1.0.0",
         summary="Provably fair dice and shuffles for café games (qahwa-fair/1)",
         lifespan=lifespan,
+        docs_url=None,  # served offline by docs_ui
+        redoc_url=None,
     )
     app.state.settings = settings
     app.state.db = db
@@ -198,6 +200,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(matches_routes.router)
     app.include_router(rng_routes.router)
     app.include_router(public_routes.router)
+    docs_ui.install(app)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     return app

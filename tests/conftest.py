@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -23,3 +24,19 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "slow" in item.keywords:
             item.add_marker(skip_slow)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Under CI=true a skip is a failure: CI installs chromium, PostgreSQL and OpenSpiel.
+
+    Only the opt-in ``slow`` tests may skip there (they run with QAHWA_SLOW=1).
+    """
+    outcome = yield
+    rep = outcome.get_result()
+    if (os.environ.get("CI") == "true" and rep.skipped and not hasattr(rep, "wasxfail")
+            and "slow" not in item.keywords):
+        reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+        rep.outcome = "failed"
+        rep.longrepr = (f"skipped under CI=true, where every external service the tests need "
+                        f"is installed: {reason}")

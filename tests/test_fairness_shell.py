@@ -99,13 +99,10 @@ def test_bench_measures(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_doc_verify_derive_example() -> None:
     """The `verify derive` example of docs/fairness.md prints the spec's first roll."""
-    import importlib.util
     import re
     import shlex
     import sys
 
-    if importlib.util.find_spec("verify_cli") is None:
-        pytest.skip("verify_cli is not installed")
     m = re.search(r"```sh\n(verify derive .*?)\n```", DOC, re.S)
     assert m, "docs/fairness.md lost its verify derive example"
     argv = shlex.split(m.group(1).replace("\\\n", " "))

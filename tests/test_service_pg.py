@@ -27,7 +27,6 @@ PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.skipif(not PG_URL, reason="QAHWA_TEST_PG_URL is not set"),
-    pytest.mark.skipif(not GAMES, reason="no game engine available yet"),
 ]
 
 

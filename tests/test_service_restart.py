@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from http_play import (
     GAMES,
     auth,
@@ -72,7 +71,6 @@ def _state(c: httpx.Client, mid: str, tokens: list[str]) -> list[dict[str, Any]]
     return [c.get(f"/v1/matches/{mid}/state", headers=auth(t)).json() for t in tokens]
 
 
-@pytest.mark.skipif(not GAMES, reason="no game engine available yet")
 def test_kill_and_restart_continues(tmp_path: Path) -> None:
     game = GAMES[0]
     url = f"sqlite:///{tmp_path / 'q.db'}"

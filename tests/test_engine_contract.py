@@ -1,0 +1,198 @@
+"""The engine contract, checked the same way for every game id (OpenSpiel's random_sim_test).
+
+For each id in ``games.GAME_IDS`` (a missing engine fails here, it does not vanish), random
+bots play matches to the end while, at sampled steps:
+
+- every refused action (malformed, another seat's, a legal action with a field changed or
+  an extra field) raises one of the games' own errors and leaves the *whole* engine
+  unchanged: every attribute, and its chance state (labels used, pending draws);
+- an unlisted action that is accepted is one of the documented free parameters (same type
+  and fields as a listed action, another value);
+- the views of all seats agree with the public view except for each seat's own fields.
+
+At the end: no chance label is used twice, the labels the engine holds are exactly the
+transcript's, replaying the events rebuilds an engine equal to the live one, and the
+transcript's result is the outcome.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import enum
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import examples
+
+from fairness import canonical_ruleset, match_key
+from games import GAME_IDS
+from games.base import Chance, Engine, replay
+from games.errors import GameError, MatchOverError, NotYourTurnError
+from games.registry import engine_class
+
+# Rulesets that keep a match to a few hundred actions (shelem's default runs to 1200 points).
+RULESETS: dict[str, list[dict[str, Any]]] = {
+    "iraqi_domino": [{}, {"players": 2, "target": 1}],
+    "mexican_train": [{"rounds": 2}, {"players": 2, "rounds": 1}],
+    "qahve": [{}],
+    "hokm": [{}],
+    "shelem": [{"target": 200}, {"players": 2, "target": 200}],
+    "tawla": [{}, {"match_length": 3}],
+    "rng": [{}],
+}
+
+# Fields a seat's view may hold that the public view shows differently or not at all.
+OWN_FIELDS = {"seat", "legal_actions", "suggested_actions", "hand", "drawn", "kitty", "discard"}
+
+WRONG_VALUES: list[Any] = [None, -1, 10**9, "", "x", True, [], {}, 1.5]
+MAX_ACTIONS = 20_000
+
+
+def freeze(obj: Any) -> Any:
+    """A comparable picture of an object graph: every attribute, recursively."""
+    if obj is None or isinstance(obj, bool | int | float | str | bytes):
+        return obj
+    if isinstance(obj, enum.Enum):
+        return ("enum", type(obj).__name__, obj.value)
+    if isinstance(obj, list | tuple):
+        return (type(obj).__name__, tuple(freeze(x) for x in obj))
+    if isinstance(obj, dict):
+        return ("dict", tuple((freeze(k), freeze(v)) for k, v in obj.items()))
+    if isinstance(obj, set | frozenset):
+        return ("set", tuple(sorted((freeze(x) for x in obj), key=repr)))
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return (type(obj).__name__, freeze({f.name: getattr(obj, f.name)
+                                            for f in dataclasses.fields(obj)}))
+    if hasattr(obj, "__dict__"):
+        return (type(obj).__name__, freeze(vars(obj)))
+    if hasattr(obj, "__slots__"):
+        return (type(obj).__name__, freeze({s: getattr(obj, s) for s in obj.__slots__
+                                            if hasattr(obj, s)}))
+    raise TypeError(f"cannot compare a {type(obj).__name__}")
+
+
+def snapshot(e: Engine) -> Any:
+    """All of the engine's state, its chance object (key, labels, pending draws) included."""
+    return freeze(e)
+
+
+def wrong_actions(e: Engine, seat: int, legal: list[dict[str, Any]],
+                  seen_values: dict[str, list[Any]], rnd: random.Random) -> Iterator[Any]:
+    """Actions a client might send that are not in the seat's legal list."""
+    yield None
+    yield "pass"
+    yield []
+    yield {}
+    yield {"type": "no_such_action"}
+    yield {"type": 7}
+    for action in rnd.sample(legal, min(len(legal), 4)):
+        yield {**action, "unexpected": 1}
+        for field in action:
+            if field == "type":
+                continue
+            for value in WRONG_VALUES + seen_values.get(field, []):
+                changed = {**action, field: value}
+                if changed not in legal:
+                    yield changed
+            yield {k: v for k, v in action.items() if k != field}
+
+
+def check_refusals(e: Engine, rnd: random.Random, seen_values: dict[str, list[Any]]) -> None:
+    seat = e.turn
+    assert seat is not None
+    legal = e.legal_actions(seat)
+    assert legal, "the seat on turn has no legal action"
+    listed_shapes = {(a["type"], frozenset(a)) for a in legal}
+    before = snapshot(e)
+    # Another seat, or no seat at all, may not act.
+    for other in [s for s in range(e.n_seats) if s != seat] + [-1, e.n_seats]:
+        trial = copy.deepcopy(e)
+        with pytest.raises(NotYourTurnError):
+            trial.apply(other, legal[0])
+        assert snapshot(trial) == before, f"seat {other} acting out of turn changed the engine"
+    candidates = list(wrong_actions(e, seat, legal, seen_values, rnd))
+    for action in rnd.sample(candidates, min(len(candidates), 25)):
+        trial = copy.deepcopy(e)
+        try:
+            trial.apply(seat, action)
+        except GameError:
+            assert snapshot(trial) == before, f"refused {action!r} changed the engine"
+            continue
+        # Accepted although not listed: only a free parameter (entropy, a cut position) or a
+        # documented optional field left out (rng's count).
+        assert isinstance(action, dict)
+        assert any(t == action["type"] and set(action) <= shape for t, shape in listed_shapes), (
+            f"{action!r} was accepted but is not a legal action")
+        assert snapshot(e) == before  # the trial was a copy
+
+
+def check_views(e: Engine) -> None:
+    public = e.view(None)
+    assert "legal_actions" not in public or public["legal_actions"] == []
+    for seat in range(e.n_seats):
+        view = e.view(seat)
+        assert set(public) <= set(view), f"seat {seat}'s view lacks public fields"
+        own = {k for k in view if public.get(k, object()) != view[k]}
+        assert own <= OWN_FIELDS, f"seat {seat}'s view differs from the public one in {own}"
+
+
+def play(game: str, ruleset: dict[str, Any], seed: int) -> None:
+    cls = engine_class(game)
+    parsed = cls.parse_ruleset(ruleset)
+    n = cls.seat_count(parsed)
+    key = match_key(random.Random(seed).randbytes(32), f"contract-{seed}", game,
+                    canonical_ruleset(parsed), [f"c{s}-{seed}" for s in range(n)])
+    chance = Chance(key)
+    e = cls(parsed, chance)
+    events: list[dict[str, Any]] = [*chance.take_events()]
+    rnd = random.Random(seed)
+    seen_values: dict[str, list[Any]] = {}
+    steps = 0
+    while e.outcome is None:
+        assert steps < MAX_ACTIONS, f"{game}: no end after {MAX_ACTIONS} random actions"
+        seat = e.turn
+        assert seat is not None, "a running match has a seat to act"
+        if steps < 10 or rnd.random() < 0.04:
+            check_refusals(e, rnd, seen_values)
+            check_views(e)
+        legal = e.legal_actions(seat)
+        bots = e.bot_actions(seat)
+        assert bots and all(a in legal for a in bots), "bot_actions is a subset of legal_actions"
+        action = rnd.choice(bots)
+        for k, v in action.items():
+            if k != "type" and v not in seen_values.setdefault(k, []):
+                seen_values[k].append(v)
+        e.apply(seat, action)
+        events.append({"type": "action", "seat": seat, "action": action})
+        events.extend(chance.take_events())
+        steps += 1
+    assert e.turn is None
+    with pytest.raises(MatchOverError):
+        e.apply(0, {"type": "pass"})
+    check_views(e)
+    labels = [ev["label"] for ev in events if ev["type"] == "chance"]
+    assert len(labels) == len(set(labels)), "a chance label was used twice"
+    assert set(labels) == chance.labels
+    numbered = [{"seq": i, **ev} for i, ev in enumerate(events)]
+    replayed = replay(cls, canonical_ruleset(parsed), key, numbered)
+    assert replayed.outcome == e.outcome
+    assert snapshot(replayed) == snapshot(e), "replay does not rebuild the live engine"
+
+
+CASES = [(g, i) for g in GAME_IDS for i in range(len(RULESETS[g]))]
+
+
+def test_every_game_has_contract_rulesets() -> None:
+    assert set(RULESETS) == set(GAME_IDS)
+
+
+@pytest.mark.parametrize(("game", "variant"), CASES)
+@settings(max_examples=examples(4), deadline=None, derandomize=True)
+@given(seed=st.integers(min_value=0, max_value=2**31 - 1))
+def test_random_matches_keep_the_contract(game: str, variant: int, seed: int) -> None:
+    play(game, RULESETS[game][variant], seed)

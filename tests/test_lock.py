@@ -1,0 +1,141 @@
+"""The locks in requirements/ match pyproject.toml, are complete, hashed, and installed.
+
+`make serve` installs requirements/main.txt, `make test` requirements/dev.txt, both with
+``pip --require-hashes``; `make lock` writes them from pyproject.toml. These tests fail when
+pyproject.toml changed without `make lock`, when a lock lost a hash or a transitive
+dependency, or when the environment running the tests is not the locked one.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from packaging.markers import Marker
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
+
+ROOT = Path(__file__).resolve().parent.parent
+REQ = ROOT / "requirements"
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+
+PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(?:;\s*([^\\]+?))?\s*\\?$")
+
+
+@dataclass
+class Pin:
+    name: str
+    version: Version
+    marker: Marker | None
+    hashes: int
+    via: list[str]
+
+    def applies(self) -> bool:
+        return self.marker is None or self.marker.evaluate()
+
+
+def read_lock(name: str) -> list[Pin]:
+    pins: list[Pin] = []
+    for line in (REQ / name).read_text("utf-8").splitlines():
+        m = PIN.match(line)
+        if m:
+            marker = Marker(m.group(3)) if m.group(3) else None
+            pins.append(Pin(canonicalize_name(m.group(1)), Version(m.group(2)), marker, 0, []))
+        elif line.strip().startswith("--hash=sha256:") and pins:
+            pins[-1].hashes += 1
+        elif line.strip().startswith("#") and pins and "via" not in line:
+            pins[-1].via.append(line.strip("# \t"))
+        elif line.strip().startswith("# via ") and pins:
+            pins[-1].via.append(line.strip()[len("# via "):])
+    assert pins, f"requirements/{name} pins nothing"
+    return pins
+
+
+def applicable(pins: list[Pin]) -> dict[str, Version]:
+    return {p.name: p.version for p in pins if p.applies()}
+
+
+def direct(extras: tuple[str, ...]) -> list[Requirement]:
+    reqs = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
+    for extra in extras:
+        reqs += [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"][extra]]
+    reqs += [Requirement(line) for line in (REQ / "build.in").read_text("utf-8").splitlines()
+             if line.strip() and not line.startswith("#")]
+    return reqs
+
+
+LOCKS = {"main.txt": (), "dev.txt": ("dev", "reference")}
+
+
+@pytest.mark.parametrize(("lock", "extras"), LOCKS.items())
+def test_every_direct_dependency_is_pinned_within_its_range(
+        lock: str, extras: tuple[str, ...]) -> None:
+    pins = applicable(read_lock(lock))
+    for req in direct(extras):
+        name = canonicalize_name(req.name)
+        assert name in pins, f"{req} is in pyproject.toml but not in requirements/{lock}: " \
+                             "run `make lock`"
+        assert req.specifier.contains(pins[name], prereleases=True), (
+            f"requirements/{lock} pins {name}=={pins[name]}, outside {req}: run `make lock`")
+
+
+@pytest.mark.parametrize(("lock", "extras"), LOCKS.items())
+def test_lock_has_no_direct_dependency_pyproject_dropped(
+        lock: str, extras: tuple[str, ...]) -> None:
+    wanted = {canonicalize_name(r.name) for r in direct(extras)}
+    for pin in read_lock(lock):
+        if any("pyproject.toml" in v or "build.in" in v for v in pin.via):
+            assert pin.name in wanted, (
+                f"requirements/{lock} still pins {pin.name} for pyproject.toml, which no "
+                "longer asks for it: run `make lock`")
+
+
+@pytest.mark.parametrize("lock", ["main.txt", "dev.txt", "tools.txt"])
+def test_every_pin_is_hashed(lock: str) -> None:
+    for pin in read_lock(lock):
+        assert pin.hashes >= 1, f"requirements/{lock}: {pin.name} has no --hash"
+
+
+@pytest.mark.parametrize(("lock", "extras"), LOCKS.items())
+def test_lock_is_closed_under_dependencies(lock: str, extras: tuple[str, ...]) -> None:
+    """Every requirement of every locked package (markers of this machine) is locked too."""
+    pins = applicable(read_lock(lock))
+    todo = list(direct(extras))
+    seen: set[tuple[str, frozenset[str]]] = set()
+    while todo:
+        req = todo.pop()
+        name = canonicalize_name(req.name)
+        key = (name, frozenset(req.extras))
+        if key in seen:
+            continue
+        seen.add(key)
+        assert name in pins, f"{name} is needed but not pinned in requirements/{lock}"
+        for text in md.requires(name) or []:
+            sub = Requirement(text)
+            if sub.marker is None or any(sub.marker.evaluate({"extra": e})
+                                         for e in {"", *req.extras}):
+                todo.append(sub)
+
+
+def test_installed_environment_is_the_locked_one() -> None:
+    """What the tests run on is what the lock says (make test installs dev.txt)."""
+    for name, version in applicable(read_lock("dev.txt")).items():
+        if name in {"pip"}:
+            continue  # the venv's own installer; pinned but upgraded in place
+        try:
+            got = Version(md.version(name))
+        except md.PackageNotFoundError:
+            pytest.fail(f"{name}=={version} is locked but not installed: run `make test`")
+        assert got == version, f"{name}: installed {got}, locked {version}"
+
+
+def test_main_lock_agrees_with_dev_lock() -> None:
+    """The service runs on the same versions the tests ran on."""
+    dev = applicable(read_lock("dev.txt"))
+    for name, version in applicable(read_lock("main.txt")).items():
+        assert dev.get(name) == version, f"{name}: main.txt {version}, dev.txt {dev.get(name)}"
