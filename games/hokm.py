@@ -365,13 +365,13 @@ class HokmEngine(Engine):
         })
         if self.n == 2:
             out["stock_count"] = len(self.stock)
-            out["thrown_counts"] = [len(t) for t in self.thrown]
+            out["discard_counts"] = [len(t) for t in self.thrown]
         if seat is not None:
             out["hand"] = sort_hand(self.hands[seat])
             if self.n == 2:
                 if self.phase == Phase.DRAW and self.outcome is None and seat == self.turn:
-                    out["stock_top"] = self.stock[0]
-                out["thrown"] = sort_hand(self.thrown[seat])
+                    out["drawn"] = self.stock[0]
+                out["discard"] = sort_hand(self.thrown[seat])
         return out
 
     def side_scores(self) -> tuple[int, ...]:

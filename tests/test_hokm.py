@@ -425,7 +425,7 @@ def test_small_table_known_answers(players: int) -> None:
         assert {str(s): e.hands[s] for s in range(3)} == deal["hands"]
         assert e.phase == "play" and all(len(h) == 17 for h in e.hands)
     else:
-        assert e.phase == "draw" and e.turn == e.hakem and e.view(e.hakem)["stock_top"] == h0[10]
+        assert e.phase == "draw" and e.turn == e.hakem and e.view(e.hakem)["drawn"] == h0[10]
 
 
 def test_two_player_draw_and_discard() -> None:
@@ -434,7 +434,7 @@ def test_two_player_draw_and_discard() -> None:
     h, o = e.hakem, 1 - e.hakem
     e.apply(h, {"type": "trump", "suit": "S"})
     top, nxt = e.stock[0], e.stock[1]
-    assert e.view(o).get("stock_top") is None and e.view(None).get("stock_top") is None
+    assert e.view(o).get("drawn") is None and e.view(None).get("drawn") is None
     rejects(e, h, {"type": "draw"}, MalformedActionError)
     rejects(e, h, {"type": "draw", "keep": 1}, MalformedActionError)
     rejects(e, o, {"type": "draw", "keep": True}, NotYourTurnError)

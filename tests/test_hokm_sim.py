@@ -39,7 +39,7 @@ def assert_no_leak(e: HokmEngine) -> None:
         hidden |= {c for t in range(e.n) if t != s for c in e.thrown[t]}
         if s is not None:
             hidden -= set(e.hands[s]) | set(e.thrown[s])
-            if e.view(s).get("stock_top"):
+            if e.view(s).get("drawn"):
                 hidden.discard(e.stock[0])
         assert not leaked(e.view(s), hidden, e.hand_number), f"seat {s} sees hidden cards"
 
