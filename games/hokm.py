@@ -27,7 +27,7 @@ from .base import JSON, Action, Chance, Engine, Event, one_of, only_keys
 from .cards import SUITS, is_card, is_joker, sort_hand
 from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, follow_reason, playable, table_view, wrong_phase
+from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
 
 TRICKS_TO_WIN = 7
 MAX_TARGET = 99
@@ -206,7 +206,7 @@ class HokmEngine(Engine):
             self._apply_play(seat, action)
 
     def _wrong_phase(self, what: str) -> IllegalActionError:
-        return wrong_phase(what, self.phase)
+        return Phase.wrong(what, self.phase)
 
     def _apply_cut(self, action: Action) -> None:
         k: int | None = None
@@ -310,9 +310,8 @@ class HokmEngine(Engine):
 
     def _finish_trick(self) -> None:
         assert self.trump is not None
-        winner = self.trick.winner(self.trump, reverse=self.nars)
-        self.tally.take(winner, self.trick)
-        self.last_trick = self.trick.to_json(self.hand_number, winner)
+        winner, self.last_trick = close_trick(self.trick, self.tally, self.hand_number,
+                                              self.trump, reverse=self.nars)
         self.trick = Trick(winner)
         tricks = self.side_tricks()
         if max(tricks) >= TRICKS_TO_WIN:

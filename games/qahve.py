@@ -23,7 +23,7 @@ from .base import JSON, Action, Chance, Engine, only_keys, target_winner
 from .cards import is_card, sort_hand
 from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, follow_reason, playable, table_view
+from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
 
 SEATS = 4
 TRICKS = 13
@@ -221,9 +221,8 @@ class QahveEngine(Engine):
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        winner = self.trick.winner(TRUMP, joker_order=JOKER_ORDER)
-        self.tally.take(winner, self.trick)
-        self.last_trick = self.trick.to_json(self.hand_number, winner)
+        winner, self.last_trick = close_trick(self.trick, self.tally, self.hand_number, TRUMP,
+                                              joker_order=JOKER_ORDER)
         self.trick = Trick(winner)
         if self.tally.played == TRICKS:
             self._finish_hand()

@@ -19,7 +19,7 @@ face-up pile card when the trick asks for a pile card).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -38,7 +38,7 @@ from .base import (
 from .cards import RANKS, is_card, sort_hand, suit
 from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, follow_reason, playable, table_view, wrong_phase
+from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
 
 MIN_BID = 100
 MAX_BID = 165
@@ -117,6 +117,13 @@ class ShelemEngine(Engine):
         self.last_trick: dict[str, JSON] | None = None
         self.dealer = chance.uniform("dealer", self.n)
         self._deal()
+
+    def set_scores(self, scores: Sequence[int]) -> None:
+        """Start from a match score of ``scores`` (a test or puzzle position, as
+        python-chess's ``Board.set_fen``); not a replayable transcript."""
+        if len(scores) != 2 or not all(isinstance(x, int) for x in scores):
+            raise ValueError("a shelem score is two integers, one per side")
+        self.scores = list(scores)
 
     def _deal(self) -> None:
         n, d = self.n, self.dealer
@@ -218,7 +225,7 @@ class ShelemEngine(Engine):
             self._apply_play(seat, action)
 
     def _wrong_phase(self, what: str) -> IllegalActionError:
-        return wrong_phase(what, self.phase)
+        return Phase.wrong(what, self.phase)
 
     def _apply_bid(self, seat: int, action: Action) -> None:
         if self.phase != Phase.BID:
@@ -327,10 +334,8 @@ class ShelemEngine(Engine):
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        winner = self.trick.winner(self.trump)
-        self.tally.take(winner, self.trick)
-        self.last_trick = self.trick.to_json(
-            self.hand_number, winner, sources=self.n == 2,
+        winner, self.last_trick = close_trick(
+            self.trick, self.tally, self.hand_number, self.trump, sources=self.n == 2,
             points=TRICK_POINTS + pile_points(self.trick.cards()))
         self.trick = Trick(winner)
         self.leader = winner

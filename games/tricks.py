@@ -31,6 +31,11 @@ class Phase:
     PLAY = "play"        # the tricks are played
     OVER = "over"        # the match has ended (played out, resigned or abandoned)
 
+    @staticmethod
+    def wrong(what: str, phase: str) -> IllegalActionError:
+        """The error for an action of the wrong phase: "no trump call now: …"."""
+        return IllegalActionError(f"no {what} now: {WAITING.get(phase, 'the hand is over')}")
+
 
 
 #: what the table waits for in each phase, for "no … now" messages
@@ -43,10 +48,6 @@ WAITING = {
     Phase.PLAY: "the cards are being played (play)",
 }
 
-
-def wrong_phase(what: str, phase: str) -> IllegalActionError:
-    """The error for an action of the wrong phase: "no trump call now: …"."""
-    return IllegalActionError(f"no {what} now: {WAITING.get(phase, 'the hand is over')}")
 
 
 def led_suit(plays: Sequence[tuple[int, str]]) -> str | None:
@@ -118,6 +119,15 @@ class Trick:
                                "plays": self.plays_json(sources=sources), "winner": winner}
         out.update(extra)
         return out
+
+
+def close_trick(trick: Trick, tally: Tally, hand: int, trump: str | None, *,
+                reverse: bool = False, joker_order: Sequence[str] = (),
+                sources: bool = False, **extra: Any) -> tuple[int, dict[str, Any]]:
+    """A complete trick's winner takes it: returns (winner, the ``last_trick`` JSON)."""
+    winner = trick.winner(trump, reverse=reverse, joker_order=joker_order)
+    tally.take(winner, trick)
+    return winner, trick.to_json(hand, winner, sources=sources, **extra)
 
 
 class Tally:

@@ -264,7 +264,7 @@ def scripted_hand(
     """One hand with dealer 3 (seat 0 bids first): ``hakem`` bids ``bid``, the rest pass."""
     deck, tricks, _ = build_hand(3, hakem, plan or plan_of(winners), discard)
     e = new(target=target, chance=ScriptedChance(K, {"dealer": 3, "h0/shuffle": deck}))
-    e.scores = list(scores)
+    e.set_scores(scores)
     for seat in (0, 1, 2, 3):
         if seat == hakem:
             e.apply(seat, {"type": "bid", "amount": bid})
