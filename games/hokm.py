@@ -82,6 +82,9 @@ class HokmEngine(Engine):
             raise ValueError(f"a position needs {e.n} hands of distinct cards")
         if trump not in SUITS or not 0 <= hakem < e.n:
             raise ValueError("bad trump or hakem")
+        if (tricks_by_seat is not None and len(tricks_by_seat) != e.n) or (
+                scores is not None and len(scores) != e.n_sides):
+            raise ValueError("tricks_by_seat needs one entry per seat, scores one per side")
         e.hakem = hakem
         e.hands = cards
         e.rest = [[] for _ in range(e.n)]
