@@ -388,6 +388,33 @@ def test_duel_plays_and_replays() -> None:
     assert replay(Duel, json.loads(rs), key, events).outcome == e.outcome  # a dict works too
 
 
+def test_on_event_gets_the_engine_as_each_event_left_it() -> None:
+    rs, key, events, e = play_duel()
+    states: list[tuple[int, int | None]] = []
+    replay(Duel, rs, key, events,
+           on_event=lambda ev, eng: states.append((ev["seq"], eng.turn)))
+    live = Duel(Duel.parse_ruleset(json.loads(rs)), Chance(key))
+    want = [(0, live.turn)]
+    for ev in events[1:]:
+        if ev["type"] == "action":
+            live.apply(ev["seat"], ev["action"])
+        want.append((ev["seq"], live.turn))
+    assert states == want
+
+
+def test_replay_lets_an_engine_bug_surface() -> None:
+    """A refused action is a ReplayError; anything else an engine raises is a bug and
+    propagates as itself (never reported as "action rejected")."""
+    rs, key, events, _ = play_duel()
+
+    class Buggy(Duel):
+        def _apply(self, seat: int, action: dict[str, Any]) -> None:
+            raise TypeError("engine bug")
+
+    with pytest.raises(TypeError, match="engine bug"):
+        replay(Buggy, rs, key, events)
+
+
 def test_teams_resignation() -> None:
     rs, key, events, e = play_duel({"teams": True}, rolls=2, resign=1)
     assert e.n_sides == 2
