@@ -659,3 +659,23 @@ def test_bot_actions_are_legal() -> None:
         else:
             assert bot == legal
         e.apply(seat, rng.choice(bot))
+
+
+def test_vector_two_player_piles_turn_up_after_the_answer_to_the_first_lead() -> None:
+    """The 2-player vector's piles, face down (sizes only) through the auction, the kitty
+    exchange and the hakem's lead, then the six tops of the vector's piles."""
+    case = next(c for c in VECTORS["cases"] if c["players"] == 2)
+    e = new(2)
+    d = case["dealer"]
+    o = 1 - d
+    hidden = [[{"count": 4, "top": None}] * 3] * 2
+    e.apply(o, {"type": "bid", "amount": 100})
+    assert e.view(None)["piles"] == hidden
+    e.apply(d, {"type": "pass"})
+    e.apply(o, e.bot_actions(o)[0])  # the hakem lays 4 away
+    assert e.view(None)["piles"] == hidden and e.view(d)["piles"] == hidden
+    e.apply(o, e.legal_actions(o)[0])  # the hakem's first lead
+    assert e.view(o)["piles"] == hidden and not e.view(None)["piles_revealed"]
+    e.apply(d, e.legal_actions(d)[0])  # the other answers from its hand
+    tops = [[{"count": 4, "top": p[-1]} for p in case["piles"][str(s)]] for s in (0, 1)]
+    assert e.view(None)["piles"] == tops and e.view(None)["piles_revealed"] is True
