@@ -29,13 +29,14 @@ from __future__ import annotations
 
 import json
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from fairness import Stream, check_label
 
 from .errors import (
+    GameError,
     IllegalActionError,
     MalformedActionError,
     MatchOverError,
@@ -303,6 +304,11 @@ class Engine(ABC):
             out["result"] = self.outcome.to_json()
         return out
 
+    def finish(self, side: int, detail: Mapping[str, JSON] | None = None) -> None:
+        """End the match played out: every seat of ``side`` wins, with ``side_scores()``."""
+        self.outcome = Outcome("finished", self.seats_of(side), self.side_scores(),
+                               dict(detail or {}))
+
     def end_match(self, reason: str, seat: int | None = None) -> None:
         """End a running match: ``resigned`` by ``seat`` (its side loses) or ``abandoned``."""
         if self.outcome is not None:
@@ -350,25 +356,25 @@ def _strip(ev: Event) -> Event:
     return {k: v for k, v in ev.items() if k != "seq"}
 
 
-def _seat_count_of(engine_cls: type[Engine], ruleset: Mapping[str, Any]) -> int:
-    return engine_cls.seat_count(ruleset)
-
-
 def replay(
     engine_cls: type[Engine],
     ruleset: str | Mapping[str, Any],
     key: bytes,
     events: Sequence[Event],
     *,
-    on_event: Any = None,
+    on_event: Callable[[Event, Engine], object] | None = None,
 ) -> Engine:
     """Rebuild a match from transcript events, checking each against the rules.
 
     ``events`` are the transcript's events in order: chance events (recomputed here and
     compared whole), ``action`` events ``{"type": "action", "seat", "action"}``, and at most
     one final ``end`` event ``{"type": "end", "reason": "resigned"|"abandoned", "seat"?}``.
-    Raises ReplayError naming the first event that differs. ``on_event(event)`` is called
-    for every event once it is checked.
+    Raises ReplayError naming the first event that differs. ``on_event(event, engine)`` is
+    called for every event once it is checked, with the engine as that event left it (a
+    verifier reads the state it shows from there; no subclass is needed).
+
+    Only the games' own errors (:class:`GameError`: a refused action or end) become a
+    ReplayError; anything else an engine raises is a bug in the engine and propagates.
     """
     if isinstance(ruleset, str):
         try:
@@ -384,7 +390,7 @@ def replay(
     chance = Chance(key)
     pos = 0
 
-    def expect_chance() -> None:
+    def expect_chance(engine: Engine) -> None:
         nonlocal pos
         for produced in chance.take_events():
             if pos >= len(events):
@@ -407,11 +413,11 @@ def replay(
             if found.get("seq", pos) != pos:
                 raise ReplayError(f"event {pos}: seq is {found.get('seq')!r}", seq=pos)
             if on_event is not None:
-                on_event(found)
+                on_event(found, engine)
             pos += 1
 
     engine = engine_cls(parsed, chance)
-    expect_chance()
+    expect_chance(engine)
     while pos < len(events):
         ev = events[pos]
         if not isinstance(ev, dict):
@@ -435,7 +441,7 @@ def replay(
             seat = ev.get("seat")
             try:
                 engine.apply(seat, ev.get("action"))  # type: ignore[arg-type]
-            except (ValueError, TypeError) as exc:
+            except GameError as exc:
                 raise ReplayError(
                     f"event {pos}: action by seat {seat} rejected: {exc}", seq=pos,
                     found=_strip(ev),
@@ -443,12 +449,12 @@ def replay(
         elif etype == END_EVENT:
             try:
                 engine.end_match(str(ev.get("reason")), ev.get("seat"))
-            except (ValueError, TypeError) as exc:
+            except GameError as exc:
                 raise ReplayError(f"event {pos}: end rejected: {exc}", seq=pos) from None
         else:
             raise ReplayError(f"event {pos}: unknown event type {etype!r}", seq=pos)
         if on_event is not None:
-            on_event(ev)
+            on_event(ev, engine)
         pos += 1
-        expect_chance()
+        expect_chance(engine)
     return engine

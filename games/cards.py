@@ -45,18 +45,6 @@ def sort_hand(cards: Iterable[str]) -> list[str]:
     return sorted(cards, key=key)
 
 
-def holds_suit(hand: Iterable[str], s: str) -> bool:
-    return any(suit(c) == s for c in hand)
-
-
-def follow_suit_cards(hand: Sequence[str], led: str | None) -> list[str]:
-    """Cards a seat may play under plain follow-suit (no joker rules): the led suit if held."""
-    if led is None:
-        return list(hand)
-    same = [c for c in hand if suit(c) == led]
-    return same if same else list(hand)
-
-
 def trick_winner(
     plays: Sequence[tuple[int, str]],
     trump: str | None,
@@ -98,44 +86,3 @@ def trick_winner(
         if st > best:
             best_seat, best = seat, st
     return best_seat
-
-
-# -- dealing (fairness-v1.md §5: hokm and qahve) --------------------------------------------
-
-#: The packets of a 52-card deal in deal order: (start, stop, seat offset from the first
-#: seat). Five each, then twice four each: ``[0,5)``→F, ``[5,10)``→F+1, …, ``[48,52)``→F+3.
-PACKETS: tuple[tuple[int, int, int], ...] = tuple(
-    [(5 * i, 5 * i + 5, i) for i in range(4)]
-    + [(20 + 4 * i, 24 + 4 * i, i % 4) for i in range(8)]
-)
-
-
-def deal_packets(deck: Sequence[str], first: int, n_seats: int = 4) -> list[list[str]]:
-    """Each seat's 13 cards (in the order received) from a 52-card deck, packets 5-4-4.
-
-    ``first`` is the seat that gets the first packet (hokm: the hakem; qahve: dealer+1);
-    the next packet goes to the next seat in play order.
-    """
-    if len(deck) != 52:
-        raise ValueError(f"a packet deal needs 52 cards, got {len(deck)}")
-    if n_seats != 4 or not 0 <= first < n_seats:
-        raise ValueError("a packet deal is for four seats, first seat 0 to 3")
-    hands: list[list[str]] = [[] for _ in range(n_seats)]
-    for start, stop, offset in PACKETS:
-        hands[(first + offset) % n_seats].extend(deck[start:stop])
-    return hands
-
-
-def cut_deck(deck: Sequence[str], k: int) -> list[str]:
-    """The deck cut at ``k`` (1 ≤ k < len): ``deck[k:] + deck[:k]``."""
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k < len(deck):
-        raise ValueError(f"a cut must be 1 to {len(deck) - 1}, got {k!r}")
-    return list(deck[k:]) + list(deck[:k])
-
-
-def first_ace_seat(deck: Sequence[str], n_seats: int = 4) -> int:
-    """The first seat to receive an ace when ``deck`` is dealt one card at a time from seat 0."""
-    for i, card in enumerate(deck):
-        if not is_joker(card) and card[0] == "A":
-            return i % n_seats
-    raise ValueError("no ace in the deck")

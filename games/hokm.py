@@ -1,175 +1,238 @@
-"""Four-player Hokm (docs/spec/rules/hokm.md; the rules as played here: docs/games/hokm.md).
+"""Hokm for 4 (partners), 3 or 2 players (docs/spec/rules/hokm.md; as played here: docs/games/hokm.md).
 
-Seats 0-3, partners 0 & 2 (side 0) and 1 & 3 (side 1). Chance (fairness-v1.md §5):
-``hakem`` — ``shuffle(deck52)`` dealt face up from seat 0, the first ace names the first
-hakem (a public draw: :meth:`HokmEngine.redact` leaves it visible); ``h{h}/shuffle`` —
-``shuffle(deck52)`` drawn when hand h starts (before the cut), packets 5-4-4 from the hakem.
+Four players: seats 0-3, partners 0 & 2 (side 0) and 1 & 3 (side 1). Three or two
+players: everyone plays for himself (each seat is its own side). Chance
+(fairness-v1.md §5): ``hakem`` — ``shuffle(deck)`` dealt face up one card at a time from
+seat 0, the first ace names the first hakem (public: :meth:`HokmEngine.redact`);
+``h{h}/shuffle`` — ``shuffle(deck)`` drawn when hand h starts (before the cut). The deck
+is deck52, without 2C for three players (``games.deals.hokm_deck``).
 
-Phases of a hand: ``cut`` (ruleset ``cut``: the hakem's partner sends
-``{"type": "cut", "k": 1..51}``), ``trump`` (every seat holds its first 5 cards; the hakem
-sends ``{"type": "trump", "suit": "S"}``, or with ruleset ``nars``
-``{"type": "trump", "suit": "S", "nars": true}``), then ``play``
+Phases of a hand (``games.tricks``): ``cut`` (ruleset ``cut``, default on: the cutter sends
+``{"type": "cut", "k": 1..len-1}`` or taps the deck to accept it uncut,
+``{"type": "tap"}``), ``trump`` (every seat holds its first 5 cards; the hakem sends
+``{"type": "trump", "suit": "S"}``, with ruleset ``nars`` also ``"nars": true``); two
+players only: ``draw`` (``{"type": "draw", "keep": true|false}``: keep the top card of the
+stock and throw the next away, or throw it away and keep the next) and ``discard``
+(``{"type": "discard", "cards": [...]}``: down to 13 cards); then ``play``
 (``{"type": "play", "card": "AS"}``) until a side has 7 tricks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import deck52
-
-from .base import JSON, Action, Chance, Engine, Event, Outcome, only_keys
-from .cards import (
-    SUITS,
-    cut_deck,
-    deal_packets,
-    first_ace_seat,
-    follow_suit_cards,
-    is_card,
-    is_joker,
-    sort_hand,
-    suit,
-    trick_winner,
-)
+from .base import JSON, Action, Chance, Engine, Event, one_of, only_keys
+from .cards import SUITS, is_card, is_joker, sort_hand
+from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
+from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
 
-SEATS = 4
 TRICKS_TO_WIN = 7
-FIRST_PACKET = 5
 MAX_TARGET = 99
-
-CUT = "cut"
-TRUMP = "trump"
-PLAY = "play"
-OVER = "over"
-
-
-def _plays_json(plays: list[tuple[int, str]]) -> list[dict[str, JSON]]:
-    return [{"seat": s, "card": c} for s, c in plays]
+#: cards each seat holds for the tricks
+HAND_SIZE = {4: 13, 3: 17, 2: 13}
 
 
 class HokmEngine(Engine):
     game: ClassVar[str] = "hokm"
-    RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"target": 7, "cut": False, "nars": False}
+    RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {
+        "players": 4, "target": 7, "cut": True, "nars": False}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (1, MAX_TARGET)}
-    SEATS: ClassVar[int | None] = SEATS
-    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("cut", "trump", "play")
+    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("cut", "tap", "trump", "draw", "discard", "play")
+
+    @classmethod
+    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        out = super().parse_ruleset(raw)
+        one_of(out, "players", (2, 3, 4))
+        return out
 
     def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
         super().__init__(ruleset, chance)
+        self.n = self.n_seats
         self.target: int = self.ruleset["target"]
-        self.scores: list[int] = [0, 0]
+        self.scores: list[int] = [0] * self.n_sides
         self.history: list[dict[str, JSON]] = []
         # The first hakem: a face-up deal from seat 0 until the first ace.
-        draw = self.chance.shuffle("hakem", deck52())
-        self.hakem: int = first_ace_seat(draw)
-        ace_at = next(i for i, c in enumerate(draw) if c[0] == "A")
+        draw = self.chance.shuffle("hakem", hokm_deck(self.n))
+        ace_at = first_ace_index(draw)
+        self.hakem: int = ace_at % self.n
         self.first_hakem_deal: list[str] = draw[: ace_at + 1]
         self.hand_number: int = -1
-        self.phase: str = OVER
-        self.deck: list[str] = []
-        self.cut_k: int | None = None
-        self.hands: list[list[str]] = [[] for _ in range(SEATS)]
-        self._rest: list[list[str]] = [[] for _ in range(SEATS)]
-        self.trump: str | None = None
-        self.nars: bool = False
-        self.trick: list[tuple[int, str]] = []
-        self.leader: int = self.hakem
-        self.tricks_by_seat: list[int] = [0] * SEATS
-        self.taken: list[list[str]] = [[] for _ in range(SEATS)]
         self.last_trick: dict[str, JSON] | None = None
         self._start_hand()
 
-    # -- ruleset ---------------------------------------------------------------------------
+    @classmethod
+    def position(cls, ruleset: Mapping[str, Any] | None, chance: Chance, *,
+                 hands: Sequence[Sequence[str]], trump: str, hakem: int = 0,
+                 leader: int | None = None, nars: bool = False,
+                 tricks_by_seat: Sequence[int] | None = None,
+                 scores: Sequence[int] | None = None) -> HokmEngine:
+        """A hand at the start of a trick in the play phase (a test or puzzle position, as
+        python-chess builds a ``Board`` from a FEN): the match starts as usual from
+        ``chance``, then the hand in play is replaced by this one. Its draws are dropped, so
+        the position is not a replayable transcript."""
+        e = cls(cls.parse_ruleset(ruleset), chance)
+        chance.take_events()
+        cards = [list(h) for h in hands]
+        every = [c for h in cards for c in h]
+        if len(cards) != e.n or len(set(every)) != len(every) or not all(
+                is_card(c) and not is_joker(c) for c in every):
+            raise ValueError(f"a position needs {e.n} hands of distinct cards")
+        if trump not in SUITS or not 0 <= hakem < e.n:
+            raise ValueError("bad trump or hakem")
+        if (tricks_by_seat is not None and len(tricks_by_seat) != e.n) or (
+                scores is not None and len(scores) != e.n_sides):
+            raise ValueError("tricks_by_seat needs one entry per seat, scores one per side")
+        e.hakem = hakem
+        e.hands = cards
+        e.rest = [[] for _ in range(e.n)]
+        e.stock = []
+        e.trump, e.nars, e.phase = trump, nars, Phase.PLAY
+        e.trick = Trick(hakem if leader is None else leader)
+        e.tally = Tally(e.n)
+        e.tally.tricks = list(tricks_by_seat or [0] * e.n)
+        if scores is not None:
+            e.scores = list(scores)
+        return e
+
+    # -- sides -----------------------------------------------------------------------------
     def side_of(self, seat: int) -> int:
-        return seat % 2
+        return seat % 2 if self.n == 4 else seat
 
     # -- hands -----------------------------------------------------------------------------
     def _start_hand(self) -> None:
         self.hand_number += 1
-        self.deck = self.chance.shuffle(f"h{self.hand_number}/shuffle", deck52())
-        self.cut_k = None
-        self.hands = [[] for _ in range(SEATS)]
-        self._rest = [[] for _ in range(SEATS)]
-        self.trump = None
+        self.deck: list[str] = self.chance.shuffle(
+            f"h{self.hand_number}/shuffle", hokm_deck(self.n))
+        self.cut_k: int | None = None
+        self.tapped = False
+        self.hands: list[list[str]] = [[] for _ in range(self.n)]
+        self.rest: list[list[str]] = [[] for _ in range(self.n)]
+        self.stock: list[str] = []
+        self.thrown: list[list[str]] = [[] for _ in range(self.n)]
+        self.trump: str | None = None
         self.nars = False
-        self.trick = []
-        self.leader = self.hakem
-        self.tricks_by_seat = [0] * SEATS
-        self.taken = [[] for _ in range(SEATS)]
+        self.trick = Trick(self.hakem)
+        self.tally = Tally(self.n)
         if self.ruleset["cut"]:
-            self.phase = CUT
+            self.phase = Phase.CUT
         else:
             self._deal_first()
 
     def _deal_first(self) -> None:
-        full = deal_packets(self.deck, self.hakem)
-        self.hands = [h[:FIRST_PACKET] for h in full]
-        self._rest = [h[FIRST_PACKET:] for h in full]
-        self.phase = TRUMP
+        deal = hokm_deal(self.deck, self.hakem, self.n)
+        self.hands = deal.first
+        self.rest = deal.rest
+        self.stock = deal.stock
+        self.phase = Phase.TRUMP
 
     @property
     def cutter(self) -> int:
-        return (self.hakem + 2) % SEATS
+        """The seat before the dealer: the hakem's partner with four players."""
+        return (self.hakem - 2) % self.n
 
     @property
     def dealer(self) -> int:
-        return (self.hakem - 1) % SEATS
+        return (self.hakem - 1) % self.n
+
+    @property
+    def other(self) -> int:
+        """Two players: the seat that is not the hakem."""
+        return (self.hakem + 1) % self.n
+
+    def _draw_seat(self) -> int:
+        done = (len(self.deck) - 2 * 5 - len(self.stock)) // 2
+        return self.hakem if done % 2 == 0 else self.other
+
+    def _discard_seat(self) -> int:
+        return self.hakem if len(self.hands[self.hakem]) > HAND_SIZE[2] else self.other
+
+    def _discard_size(self, seat: int) -> int:
+        return len(self.hands[seat]) - HAND_SIZE[self.n]
 
     @property
     def turn(self) -> int | None:
         if self.outcome is not None:
             return None
-        if self.phase == CUT:
+        if self.phase == Phase.CUT:
             return self.cutter
-        if self.phase == TRUMP:
+        if self.phase == Phase.TRUMP:
             return self.hakem
-        return (self.leader + len(self.trick)) % SEATS
-
-    def led_suit(self) -> str | None:
-        return suit(self.trick[0][1]) if self.trick else None
+        if self.phase == Phase.DRAW:
+            return self._draw_seat()
+        if self.phase == Phase.DISCARD:
+            return self._discard_seat()
+        return (self.trick.leader + len(self.trick)) % self.n
 
     def playable(self, seat: int) -> list[str]:
         """The cards ``seat`` may play now (follow suit), in display order."""
-        return sort_hand(follow_suit_cards(self.hands[seat], self.led_suit()))
+        return sort_hand(playable(self.hands[seat], self.trick.led))
 
     def legal_actions(self, seat: int) -> list[Action]:
         if self.outcome is not None or seat != self.turn:
             return []
-        if self.phase == CUT:
-            return [{"type": "cut", "k": k} for k in range(1, 52)]
-        if self.phase == TRUMP:
+        if self.phase == Phase.CUT:
+            return [{"type": "tap"}] + [{"type": "cut", "k": k} for k in range(1, len(self.deck))]
+        if self.phase == Phase.TRUMP:
             out: list[Action] = [{"type": "trump", "suit": s} for s in SUITS]
             if self.ruleset["nars"]:
                 out += [{"type": "trump", "suit": s, "nars": True} for s in SUITS]
             return out
+        if self.phase == Phase.DRAW:
+            return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
+        if self.phase == Phase.DISCARD:
+            return [{"type": "discard", "cards": list(c)}
+                    for c in combinations(sort_hand(self.hands[seat]), self._discard_size(seat))]
         return [{"type": "play", "card": c} for c in self.playable(seat)]
+
+    def bot_actions(self, seat: int) -> list[Action]:
+        """Every legal action, except that a bot taps the deck rather than cutting it."""
+        legal = self.legal_actions(seat)
+        if self.phase == Phase.CUT and legal:
+            return [{"type": "tap"}]
+        return legal
 
     # -- actions ---------------------------------------------------------------------------
     def _apply(self, seat: int, action: Action) -> None:
         kind = action["type"]
-        if kind == "cut":
+        if kind in ("cut", "tap"):
             self._apply_cut(action)
         elif kind == "trump":
             self._apply_trump(action)
+        elif kind == "draw":
+            self._apply_draw(seat, action)
+        elif kind == "discard":
+            self._apply_discard(seat, action)
         else:
             self._apply_play(seat, action)
 
+    def _wrong_phase(self, what: str) -> IllegalActionError:
+        return Phase.wrong(what, self.phase)
+
     def _apply_cut(self, action: Action) -> None:
-        only_keys(action, "k")
-        k = action.get("k")
-        if isinstance(k, bool) or not isinstance(k, int):
-            raise MalformedActionError("a cut needs an integer 'k' (1 to 51)")
-        if not 1 <= k <= 51:
-            raise MalformedActionError(f"a cut 'k' must be 1 to 51, got {k}")
-        if self.phase != CUT:
-            raise IllegalActionError(
-                "no cut now: " + ("this ruleset has no cut" if not self.ruleset["cut"]
-                                  else "the deck has already been cut")
-            )
-        self.cut_k = k
-        self.deck = cut_deck(self.deck, k)
+        k: int | None = None
+        if action["type"] == "cut":
+            only_keys(action, "k")
+            top = len(self.deck) - 1
+            raw = action.get("k")
+            if isinstance(raw, bool) or not isinstance(raw, int):
+                raise MalformedActionError(f"a cut needs an integer 'k' (1 to {top})")
+            if not 1 <= raw <= top:
+                raise MalformedActionError(f"a cut 'k' must be 1 to {top}, got {raw}")
+            k = raw
+        else:
+            only_keys(action)
+        if self.phase != Phase.CUT:
+            if not self.ruleset["cut"]:
+                raise IllegalActionError("no cut now: this ruleset has no cut")
+            raise self._wrong_phase("cut or tap")
+        if k is None:
+            self.tapped = True
+        else:
+            self.cut_k = k
+            self.deck = cut_deck(self.deck, k)
         self._deal_first()
 
     def _apply_trump(self, action: Action) -> None:
@@ -180,120 +243,155 @@ class HokmEngine(Engine):
         nars = action.get("nars", False)
         if not isinstance(nars, bool):
             raise MalformedActionError("'nars' must be true or false")
-        if self.phase == CUT:
-            raise IllegalActionError("the hakem's partner must cut the deck first")
-        if self.phase != TRUMP:
-            raise IllegalActionError(f"trump is already {self.trump} for this hand")
+        if self.phase != Phase.TRUMP:
+            if self.trump is not None:
+                raise IllegalActionError(f"trump is already {self.trump} for this hand")
+            raise self._wrong_phase("trump call")
         if nars and not self.ruleset["nars"]:
             raise IllegalActionError("this ruleset does not allow nars")
         self.trump = s
         self.nars = nars
-        for seat in range(SEATS):
-            self.hands[seat].extend(self._rest[seat])
-            self._rest[seat] = []
-        self.phase = PLAY
-        self.leader = self.hakem
+        for seat in range(self.n):
+            self.hands[seat].extend(self.rest[seat])
+            self.rest[seat] = []
+        self.phase = Phase.DRAW if self.n == 2 else Phase.PLAY
+
+    def _apply_draw(self, seat: int, action: Action) -> None:
+        only_keys(action, "keep")
+        keep = action.get("keep")
+        if not isinstance(keep, bool):
+            raise MalformedActionError("a draw needs 'keep': true or false")
+        if self.phase != Phase.DRAW:
+            raise self._wrong_phase("draw")
+        first, second = self.stock[0], self.stock[1]
+        taken, thrown = (first, second) if keep else (second, first)
+        del self.stock[:2]
+        self.hands[seat].append(taken)
+        self.thrown[seat].append(thrown)
+        if not self.stock:
+            self.phase = Phase.DISCARD
+
+    def _apply_discard(self, seat: int, action: Action) -> None:
+        only_keys(action, "cards")
+        cards = action.get("cards")
+        if not isinstance(cards, list) or not all(
+                isinstance(c, str) and is_card(c) and not is_joker(c) for c in cards):
+            raise MalformedActionError("'cards' must be a list of card codes")
+        if len(set(cards)) != len(cards):
+            raise MalformedActionError("'cards' names the same card twice")
+        if self.phase != Phase.DISCARD:
+            raise self._wrong_phase("discard")
+        size = self._discard_size(seat)
+        if len(cards) != size:
+            raise IllegalActionError(f"lay away exactly {size} cards, got {len(cards)}")
+        missing = [c for c in cards if c not in self.hands[seat]]
+        if missing:
+            raise IllegalActionError(f"not in your hand: {', '.join(missing)}")
+        self.hands[seat] = [c for c in self.hands[seat] if c not in cards]
+        self.thrown[seat].extend(cards)
+        if all(len(h) == HAND_SIZE[2] for h in self.hands):
+            self.phase = Phase.PLAY
+            self.trick = Trick(self.hakem)
 
     def _apply_play(self, seat: int, action: Action) -> None:
         only_keys(action, "card")
         card = action.get("card")
         if not isinstance(card, str) or not is_card(card) or is_joker(card):
             raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
-        if self.phase == CUT:
-            raise IllegalActionError("the hakem's partner must cut the deck first")
-        if self.phase == TRUMP:
-            raise IllegalActionError("the hakem must name trump before the first trick")
+        if self.phase != Phase.PLAY:
+            raise self._wrong_phase("card play")
         hand = self.hands[seat]
         if card not in hand:
             raise IllegalActionError(f"{card} is not in seat {seat}'s hand")
-        led = self.led_suit()
-        if led is not None and suit(card) != led and any(suit(c) == led for c in hand):
-            raise IllegalActionError(
-                f"must follow suit: {led} was led and seat {seat} still holds {led}"
-            )
+        reason = follow_reason(hand, card, self.trick.led)
+        if reason is not None:
+            raise IllegalActionError(reason)
         hand.remove(card)
-        self.trick.append((seat, card))
-        if len(self.trick) == SEATS:
+        self.trick.add(seat, card)
+        if len(self.trick) == self.n:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        winner = trick_winner(self.trick, self.trump, reverse=self.nars)
-        self.tricks_by_seat[winner] += 1
-        self.taken[winner].extend(c for _, c in self.trick)
-        self.last_trick = {"hand": self.hand_number, "leader": self.leader,
-                           "plays": _plays_json(self.trick), "winner": winner}
-        self.trick = []
-        self.leader = winner
+        assert self.trump is not None
+        winner, self.last_trick = close_trick(self.trick, self.tally, self.hand_number,
+                                              self.trump, reverse=self.nars)
+        self.trick = Trick(winner)
         tricks = self.side_tricks()
         if max(tricks) >= TRICKS_TO_WIN:
-            self._finish_hand(tricks)
+            self._finish_hand(tricks, tricks.index(max(tricks)))
+        elif not self.hands[winner]:
+            self._finish_hand(tricks, None)  # three players, 6-6-5: nobody reached 7
 
     def side_tricks(self) -> list[int]:
-        return [self.tricks_by_seat[0] + self.tricks_by_seat[2],
-                self.tricks_by_seat[1] + self.tricks_by_seat[3]]
+        return self.tally.by_side(self.side_of, self.n_sides)
 
-    def _finish_hand(self, tricks: list[int]) -> None:
-        winner = 0 if tricks[0] >= TRICKS_TO_WIN else 1
-        loser = 1 - winner
+    def _finish_hand(self, tricks: list[int], winner: int | None) -> None:
         hakem_side = self.side_of(self.hakem)
-        kot = tricks[loser] == 0
-        points = (3 if loser == hakem_side else 2) if kot else 1
-        self.scores[winner] += points
+        kot = winner is not None and all(t == 0 for i, t in enumerate(tricks) if i != winner)
+        hakem_kot = kot and winner != hakem_side
+        points = 0 if winner is None else (3 if hakem_kot else 2) if kot else 1
+        if winner is not None:
+            self.scores[winner] += points
         self.history.append({
             "hand": self.hand_number, "hakem": self.hakem, "trump": self.trump,
-            "nars": self.nars, "cut": self.cut_k, "tricks": list(tricks),
-            "winner_side": winner, "points": points,
-            "kot": kot, "hakem_kot": kot and loser == hakem_side,
+            "nars": self.nars, "cut": self.cut_k, "tap": self.tapped, "tricks": list(tricks),
+            "winner_side": winner, "points": points, "kot": kot, "hakem_kot": hakem_kot,
             "scores": list(self.scores),
         })
         if winner != hakem_side:
-            self.hakem = (self.hakem + 1) % SEATS
-        if self.scores[winner] >= self.target:
-            self.phase = OVER
-            self.outcome = Outcome(
-                "finished",
-                self.seats_of(winner),
-                self.side_scores(),
-                {"hands": len(self.history)},
-            )
+            self.hakem = (self.hakem + 1) % self.n
+        if winner is not None and self.scores[winner] >= self.target:
+            self.finish(winner, {"hands": len(self.history)})
             return
         self._start_hand()
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            # a resigned or abandoned match is over too, whatever phase it stopped in
-            "phase": self.phase if self.outcome is None else OVER,
-            "hand_number": self.hand_number,
+        out: dict[str, JSON] = table_view(self, leader=self.trick.leader)
+        out.update({
+            "players": self.n,
             "hakem": self.hakem,
             "dealer": self.dealer,
             "cutter": self.cutter if self.ruleset["cut"] else None,
             "cut": self.cut_k,
+            "tapped": self.tapped,
             "trump": self.trump,
             "nars": self.nars,
-            "leader": self.leader,
-            "trick": _plays_json(self.trick),
             "tricks": self.side_tricks(),
-            "tricks_by_seat": list(self.tricks_by_seat),
-            "last_trick": self.last_trick,
+            "tricks_by_seat": list(self.tally.tricks),
             "hand_sizes": [len(h) for h in self.hands],
             "scores": list(self.scores),
             "target": self.target,
             "first_hakem_deal": list(self.first_hakem_deal),
             "history": [dict(h) for h in self.history],
-        }
+        })
+        if self.n == 2:
+            out["stock_count"] = len(self.stock)
+            out["discard_counts"] = [len(t) for t in self.thrown]
         if seat is not None:
             out["hand"] = sort_hand(self.hands[seat])
+            if self.n == 2:
+                if self.phase == Phase.DRAW and self.outcome is None and seat == self.turn:
+                    out["drawn"] = self.stock[0]
+                out["discard"] = sort_hand(self.thrown[seat])
         return out
 
     def side_scores(self) -> tuple[int, ...]:
-        return (self.scores[0], self.scores[1])
+        return tuple(self.scores)
 
     @classmethod
     def redact(cls, event: Event) -> Event:
-        """The ``hakem`` draw is dealt face up for all to see: it stays public."""
+        """The ``hakem`` draw is dealt face up: it stays public. A two-player discard shows
+        only how many cards were laid away."""
         if event.get("type") == "chance" and event.get("label") == "hakem":
             return event
+        action = event.get("action")
+        if event.get("type") == "action" and isinstance(action, dict) \
+                and action.get("type") == "discard":
+            cards = action.get("cards")
+            return {**event, "action": {"type": "discard",
+                                        "count": len(cards) if isinstance(cards, list) else 0},
+                    "hidden": True}
         return super().redact(event)
 
 

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from fairness import tiles
 
 from .base import JSON, Action, Chance, Engine, Outcome, only_keys
+from .deals import deal_tiles
 from .errors import IllegalActionError, MalformedActionError
 from .tiles import check_tile_code, has_number, heaviest, is_double, orient, sort_tiles, total_pips
 
@@ -39,7 +40,7 @@ def round_to_nearest(points: int, step: int) -> int:
     return low + step if 2 * (points % step) >= step else low
 
 
-class IraqiDomino(Engine):
+class IraqiDominoEngine(Engine):
     game: ClassVar[str] = "iraqi_domino"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 151, "round_to": 5}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {
@@ -73,8 +74,7 @@ class IraqiDomino(Engine):
         self.round += 1
         deck = self.chance.shuffle(f"r{self.round}/shuffle", tiles(6))
         n = self.n_seats
-        self.hands = [deck[HAND * s: HAND * s + HAND] for s in range(n)]
-        self.pile = deck[HAND * n:]
+        self.hands, self.pile = deal_tiles(deck, n, HAND)
         self.line = []
         self.left = self.right = -1
         self.plays = 0
@@ -269,4 +269,4 @@ class IraqiDomino(Engine):
         return tuple(self.scores)
 
 
-ENGINE = IraqiDomino
+ENGINE = IraqiDominoEngine

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from fairness import tile_code, tiles
 
 from .base import JSON, Action, Chance, Engine, Outcome, only_keys
+from .deals import deal_tiles
 from .errors import IllegalActionError, MalformedActionError
 from .tiles import check_tile_code, has_number, is_double, orient, pips, sort_tiles
 
@@ -39,7 +40,7 @@ def engine_number(round_index: int) -> int:
     return TOP - round_index % (TOP + 1)
 
 
-class MexicanTrain(Engine):
+class MexicanTrainEngine(Engine):
     game: ClassVar[str] = "mexican_train"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "rounds": 13,
                                                      "blank_double": 0}
@@ -76,9 +77,7 @@ class MexicanTrain(Engine):
         engine = tile_code(self.engine_n, self.engine_n)
         deck = self.chance.shuffle(f"r{self.round}/shuffle",
                                    [t for t in tiles(TOP) if t != engine])
-        h = hand_size(n)
-        self.hands = [deck[h * s: h * s + h] for s in range(n)]
-        self.boneyard = deck[h * n:]
+        self.hands, self.boneyard = deal_tiles(deck, n, hand_size(n))
         self.trains = [[] for _ in range(n + 1)]
         self.markers = set()
         self.open_doubles = []
@@ -275,4 +274,4 @@ class MexicanTrain(Engine):
         return tuple(self.totals)
 
 
-ENGINE = MexicanTrain
+ENGINE = MexicanTrainEngine

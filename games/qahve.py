@@ -14,14 +14,16 @@ it plays to trick 10 must play it there; a led joker leads no suit; jokers are o
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from fairness import deck_qahve
 
-from .base import JSON, Action, Chance, Engine, Outcome, only_keys, target_winner
-from .cards import deal_packets, is_card, is_joker, sort_hand, suit, trick_winner
+from .base import JSON, Action, Chance, Engine, only_keys, target_winner
+from .cards import is_card, sort_hand
+from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
+from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
 
 SEATS = 4
 TRICKS = 13
@@ -34,14 +36,6 @@ JB_DEADLINE = 9
 MAX_TARGET = 100_000
 #: The highest ``min_bid``: 2 × 6 = 12 ≤ 13 tricks, so a side can still make its contract.
 MAX_MIN_BID = TRICKS // 2
-
-BID = "bid"
-PLAY = "play"
-OVER = "over"
-
-
-def _plays_json(plays: list[tuple[int, str]]) -> list[dict[str, JSON]]:
-    return [{"seat": s, "card": c} for s, c in plays]
 
 
 def hand_points(contract: int, tricks: int) -> int:
@@ -69,17 +63,45 @@ class QahveEngine(Engine):
         self.history: list[dict[str, JSON]] = []
         self.dealer: int = self.chance.uniform("dealer", SEATS)
         self.hand_number: int = -1
-        self.phase: str = OVER
+        self.phase: str = Phase.OVER
         self.hands: list[list[str]] = [[] for _ in range(SEATS)]
         self.bids: list[int | None] = [None] * SEATS
-        self.trick: list[tuple[int, str]] = []
-        self.leader: int = (self.dealer + 1) % SEATS
-        self.tricks_done: int = 0
-        self.tricks_by_seat: list[int] = [0] * SEATS
+        self.trick = Trick(self.first_seat)
+        self.tally = Tally(SEATS)
         self.jb_played: bool = False
-        self.taken: list[list[str]] = [[] for _ in range(SEATS)]
         self.last_trick: dict[str, JSON] | None = None
         self._start_hand()
+
+    @classmethod
+    def position(cls, ruleset: Mapping[str, Any] | None, chance: Chance, *,
+                 hands: Sequence[Sequence[str]], bids: Sequence[int] = (2, 2, 2, 2),
+                 leader: int = 0, jb_played: bool = False,
+                 tricks_by_seat: Sequence[int] = (0, 0, 0, 0), dealer: int | None = None,
+                 scores: Sequence[int] | None = None) -> QahveEngine:
+        """A hand at the start of a trick in the play phase (a test position, as
+        python-chess builds a ``Board`` from a FEN): the match starts as usual from
+        ``chance``, then this hand replaces the one dealt; its draws are dropped, so the
+        position is not a replayable transcript."""
+        e = cls(cls.parse_ruleset(ruleset), chance)
+        chance.take_events()
+        every = [c for h in hands for c in h]
+        if len(hands) != SEATS or len(set(every)) != len(every) or not all(
+                is_card(c) and c not in ("2D", "2H") for c in every):
+            raise ValueError("a position needs 4 hands of distinct qahve cards")
+        if len(bids) != SEATS or len(tricks_by_seat) != SEATS or not 0 <= leader < SEATS:
+            raise ValueError("bids and tricks_by_seat need one entry per seat")
+        e.hands = [list(h) for h in hands]
+        e.bids = list(bids)
+        e.phase = Phase.PLAY
+        e.trick = Trick(leader)
+        e.tally = Tally(SEATS)
+        e.tally.tricks = list(tricks_by_seat)
+        e.jb_played = jb_played
+        if dealer is not None:
+            e.dealer = dealer
+        if scores is not None:
+            e.scores = list(scores)
+        return e
 
     # -- ruleset ---------------------------------------------------------------------------
     def side_of(self, seat: int) -> int:
@@ -94,24 +116,25 @@ class QahveEngine(Engine):
     def _start_hand(self) -> None:
         self.hand_number += 1
         deck = self.chance.shuffle(f"h{self.hand_number}/shuffle", deck_qahve())
-        self.hands = deal_packets(deck, self.first_seat)
+        self.hands = qahve_deal(deck, self.dealer)
         self.bids = [None] * SEATS
-        self.trick = []
-        self.leader = self.first_seat
-        self.tricks_done = 0
-        self.tricks_by_seat = [0] * SEATS
+        self.trick = Trick(self.first_seat)
+        self.tally = Tally(SEATS)
         self.jb_played = False
-        self.taken = [[] for _ in range(SEATS)]
-        self.phase = BID
+        self.phase = Phase.BID
 
     @property
     def turn(self) -> int | None:
         if self.outcome is not None:
             return None
-        if self.phase == BID:
+        if self.phase == Phase.BID:
             done = sum(b is not None for b in self.bids)
             return (self.first_seat + done) % SEATS
-        return (self.leader + len(self.trick)) % SEATS
+        return (self.trick.leader + len(self.trick)) % SEATS
+
+    @property
+    def tricks_done(self) -> int:
+        return self.tally.played
 
     def contracts(self) -> list[int] | None:
         """Each side's contract (the sum of its two bids) once bidding is over."""
@@ -120,18 +143,12 @@ class QahveEngine(Engine):
         bids = [b or 0 for b in self.bids]
         return [bids[0] + bids[2], bids[1] + bids[3]]
 
-    def led_suit(self) -> str | None:
-        """The suit led in this trick (None before the lead or when a joker was led)."""
-        return suit(self.trick[0][1]) if self.trick else None
-
     def playable(self, seat: int) -> list[str]:
         """The cards ``seat`` may play now under follow suit and the joker rules."""
         hand = self.hands[seat]
         if JB in hand and self.tricks_done == JB_DEADLINE:
             return [JB]
-        led = self.led_suit()
-        same = [c for c in hand if led is not None and suit(c) == led]
-        cards = same + [c for c in hand if is_joker(c)] if same else list(hand)
+        cards = playable(hand, self.trick.led)
         if not self.jb_played:
             cards = [c for c in cards if c != JR]
         return sort_hand(cards)
@@ -145,16 +162,12 @@ class QahveEngine(Engine):
             return "JB must be played by trick 10: this is trick 10 and seat still holds JB"
         if card == JR and not self.jb_played:
             return "JR may not be played until JB has been played"
-        led = self.led_suit()
-        if (led is not None and not is_joker(card) and suit(card) != led
-                and any(suit(c) == led for c in hand)):
-            return f"must follow suit: {led} was led and seat {seat} still holds {led}"
-        return None
+        return follow_reason(hand, card, self.trick.led)
 
     def legal_actions(self, seat: int) -> list[Action]:
         if self.outcome is not None or seat != self.turn:
             return []
-        if self.phase == BID:
+        if self.phase == Phase.BID:
             return [{"type": "bid", "tricks": n} for n in range(self.min_bid, TRICKS + 1)]
         return [{"type": "play", "card": c} for c in self.playable(seat)]
 
@@ -163,7 +176,7 @@ class QahveEngine(Engine):
         but only the two lowest bids (bids drawn from all of min_bid … 13 add up to contracts
         no side can make, and such a match would never reach its target)."""
         legal = self.legal_actions(seat)
-        if self.phase == BID:
+        if self.phase == Phase.BID:
             return legal[:2]
         return legal
 
@@ -179,14 +192,14 @@ class QahveEngine(Engine):
         n = action.get("tricks")
         if isinstance(n, bool) or not isinstance(n, int):
             raise MalformedActionError("a bid needs an integer 'tricks'")
-        if self.phase != BID:
+        if self.phase != Phase.BID:
             raise IllegalActionError("bidding is over for this hand")
         if not self.min_bid <= n <= TRICKS:
             raise IllegalActionError(f"a bid must be {self.min_bid} to {TRICKS} tricks, got {n}")
         self.bids[seat] = n
         if all(b is not None for b in self.bids):
-            self.phase = PLAY
-            self.leader = self.first_seat
+            self.phase = Phase.PLAY
+            self.trick = Trick(self.first_seat)
 
     def _apply_play(self, seat: int, action: Action) -> None:
         only_keys(action, "card")
@@ -195,33 +208,27 @@ class QahveEngine(Engine):
             raise MalformedActionError(
                 f"'card' must be a card code of the qahve deck such as 'AS' or 'JB', got {card!r}"
             )
-        if self.phase == BID:
+        if self.phase == Phase.BID:
             raise IllegalActionError("every seat must bid before the first trick")
         reason = self.why_not(seat, card)
         if reason is not None:
             raise IllegalActionError(reason)
         self.hands[seat].remove(card)
-        self.trick.append((seat, card))
+        self.trick.add(seat, card)
         if card == JB:
             self.jb_played = True
         if len(self.trick) == SEATS:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        winner = trick_winner(self.trick, TRUMP, joker_order=JOKER_ORDER)
-        self.tricks_by_seat[winner] += 1
-        self.taken[winner].extend(c for _, c in self.trick)
-        self.last_trick = {"hand": self.hand_number, "leader": self.leader,
-                           "plays": _plays_json(self.trick), "winner": winner}
-        self.trick = []
-        self.leader = winner
-        self.tricks_done += 1
-        if self.tricks_done == TRICKS:
+        winner, self.last_trick = close_trick(self.trick, self.tally, self.hand_number, TRUMP,
+                                              joker_order=JOKER_ORDER)
+        self.trick = Trick(winner)
+        if self.tally.played == TRICKS:
             self._finish_hand()
 
     def side_tricks(self) -> list[int]:
-        return [self.tricks_by_seat[0] + self.tricks_by_seat[2],
-                self.tricks_by_seat[1] + self.tricks_by_seat[3]]
+        return self.tally.by_side(self.side_of, 2)
 
     def _finish_hand(self) -> None:
         contracts = self.contracts()
@@ -241,39 +248,28 @@ class QahveEngine(Engine):
         })
         winner = target_winner(self.scores, self.target)
         if winner is not None:
-            self.phase = OVER
-            self.outcome = Outcome(
-                "finished",
-                self.seats_of(winner),
-                self.side_scores(),
-                {"hands": len(self.history)},
-            )
+            self.finish(winner, {"hands": len(self.history)})
             return
         self._start_hand()
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = {
-            # a resigned or abandoned match is over too, whatever phase it stopped in
-            "phase": self.phase if self.outcome is None else OVER,
-            "hand_number": self.hand_number,
+        out: dict[str, JSON] = table_view(self, leader=self.trick.leader)
+        out.update({
             "dealer": self.dealer,
             "trump": TRUMP,
             "bids": list(self.bids),
             "contracts": self.contracts(),
-            "leader": self.leader,
-            "trick": _plays_json(self.trick),
             "trick_number": self.tricks_done,
             "tricks": self.side_tricks(),
-            "tricks_by_seat": list(self.tricks_by_seat),
+            "tricks_by_seat": list(self.tally.tricks),
             "jb_played": self.jb_played,
-            "last_trick": self.last_trick,
             "hand_sizes": [len(h) for h in self.hands],
             "scores": list(self.scores),
             "target": self.target,
             "min_bid": self.min_bid,
             "history": [dict(h) for h in self.history],
-        }
+        })
         if seat is not None:
             out["hand"] = sort_hand(self.hands[seat])
         return out

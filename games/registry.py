@@ -14,6 +14,7 @@ GAME_IDS: tuple[str, ...] = (
     "hokm",
     "shelem",
     "tawla",
+    "mahbusa",
     "rng",
 )
 

@@ -29,7 +29,7 @@ def _int_field(action: Mapping[str, Any], key: str, lo: int, hi: int, default: i
     return v
 
 
-class RngSession(Engine):
+class RngEngine(Engine):
     game: ClassVar[str] = "rng"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {}
     SEATS: ClassVar[int | None] = 1
@@ -89,4 +89,4 @@ class RngSession(Engine):
         return event  # a session's draws are the session owner's own results
 
 
-ENGINE = RngSession
+ENGINE = RngEngine

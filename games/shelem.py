@@ -31,13 +31,14 @@ from .base import (
     Chance,
     Engine,
     Event,
-    Outcome,
     one_of,
     only_keys,
     target_winner,
 )
-from .cards import RANKS, follow_suit_cards, is_card, sort_hand, suit, trick_winner
+from .cards import RANKS, is_card, sort_hand, suit
+from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError
+from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
 
 MIN_BID = 100
 MAX_BID = 165
@@ -49,9 +50,6 @@ TRICK_POINTS = 5
 TRICKS_PER_HAND = 12
 DISCARD_SIZE = 4
 
-BIDDING = "bidding"
-DISCARD = "discard"
-PLAY = "playing"
 
 
 def card_points(card: str) -> int:
@@ -114,31 +112,31 @@ class ShelemEngine(Engine):
         self.target: int = int(self.ruleset["target"])
         self.scores: list[int] = [0, 0]
         self.history: list[dict[str, JSON]] = []
-        self.hand_no = 0
+        self.hand_number = 0
         # the last trick completed, kept into the next hand so the table can show it
         self.last_trick: dict[str, JSON] | None = None
         self.dealer = chance.uniform("dealer", self.n)
         self._deal()
 
+    def set_scores(self, scores: Sequence[int]) -> None:
+        """Start from a match score of ``scores`` (a test or puzzle position, as
+        python-chess's ``Board.set_fen``); not a replayable transcript."""
+        if len(scores) != 2 or not all(isinstance(x, int) for x in scores):
+            raise ValueError("a shelem score is two integers, one per side")
+        self.scores = list(scores)
+
     def _deal(self) -> None:
         n, d = self.n, self.dealer
-        deck = self.chance.shuffle(f"h{self.hand_no}/shuffle", deck52())
-        self.hands: list[list[str]] = [[] for _ in range(n)]
-        # piles[seat][i]: bottom first, so pile[-1] is the face-up top card (two players).
-        self.piles: list[list[list[str]]] = [[] for _ in range(n)]
-        if n == 4:
-            for i in range(3):
-                self.hands[(d + 1 + i) % 4] = deck[12 * i : 12 * i + 12]
-            self.kitty: list[str] = deck[36:40]
-            self.hands[d] = deck[40:52]
-        else:
-            o = (d + 1) % 2
-            self.hands[o] = deck[0:12]
-            self.hands[d] = deck[12:24]
-            self.piles[o] = [deck[24:28], deck[32:36], deck[40:44]]
-            self.piles[d] = [deck[28:32], deck[36:40], deck[48:52]]
-            self.kitty = deck[44:48]
-        self.phase = BIDDING
+        deck = self.chance.shuffle(f"h{self.hand_number}/shuffle", deck52())
+        layout = shelem_layout(deck, d, n)
+        self.hands: list[list[str]] = layout.hands
+        # piles[seat][i]: bottom first, so pile[-1] is its top card (two players)
+        self.piles: list[list[list[str]]] = layout.piles
+        self.kitty: list[str] = layout.kitty
+        # two players: the piles lie face down until the other player has answered the
+        # hakem's first lead (the seed, «بازی دو نفره», part ج)
+        self.revealed = False
+        self.phase = Phase.BID
         self.bids: list[tuple[int, int | None]] = []  # (seat, amount | None for a pass)
         self.passed: set[int] = set()
         self.high_bid: int | None = None
@@ -149,10 +147,8 @@ class ShelemEngine(Engine):
         self.discard: list[str] = []
         self.trump: str | None = None
         self.leader: int | None = None
-        self.trick: list[tuple[int, str, str]] = []  # (seat, card, "hand" | "pile")
-        self.tricks_won: list[int] = [0, 0]
-        self.won_cards: list[list[str]] = [[], []]
-        self.tricks_played = 0
+        self.trick = Trick((d + 1) % n)
+        self.tally = Tally(n)
 
     # -- turn ------------------------------------------------------------------------------
     def _trick_order(self) -> list[int]:
@@ -166,9 +162,9 @@ class ShelemEngine(Engine):
     def turn(self) -> int | None:
         if self.outcome is not None:
             return None
-        if self.phase == BIDDING:
+        if self.phase == Phase.BID:
             return self.bid_turn
-        if self.phase == DISCARD:
+        if self.phase == Phase.DISCARD:
             return self.hakem
         return self._trick_order()[len(self.trick)]
 
@@ -176,17 +172,14 @@ class ShelemEngine(Engine):
         """True when the card due now comes from a face-up pile (two players, 3rd/4th card)."""
         return self.n == 2 and len(self.trick) >= 2
 
-    def _led_suit(self) -> str | None:
-        return suit(self.trick[0][1]) if self.trick else None
-
     def _tops(self, seat: int) -> list[str]:
         return [p[-1] for p in self.piles[seat] if p]
 
     def _playable(self, seat: int) -> list[str]:
-        led = self._led_suit()
+        led = self.trick.led
         if self._pile_step():
-            return follow_suit_cards(self._tops(seat), led)
-        return follow_suit_cards(self.hands[seat], led)
+            return playable(self._tops(seat), led)
+        return playable(self.hands[seat], led)
 
     def _min_bid(self) -> int:
         return MIN_BID if self.high_bid is None else self.high_bid + BID_STEP
@@ -194,13 +187,13 @@ class ShelemEngine(Engine):
     def legal_actions(self, seat: int) -> list[Action]:
         if self.outcome is not None or seat != self.turn:
             return []
-        if self.phase == BIDDING:
+        if self.phase == Phase.BID:
             out: list[Action] = [
                 {"type": "bid", "amount": a} for a in range(self._min_bid(), MAX_BID + 1, BID_STEP)
             ]
             out.append({"type": "pass"})
             return out
-        if self.phase == DISCARD:
+        if self.phase == Phase.DISCARD:
             return [
                 {"type": "discard", "cards": list(c)}
                 for c in combinations(sort_hand(self.hands[seat]), DISCARD_SIZE)
@@ -213,9 +206,9 @@ class ShelemEngine(Engine):
         the most points. With uniformly random bids and discards the hakem almost never makes
         its contract, both totals drift below zero and a match would never reach its target.
         """
-        if self.outcome is not None or seat != self.turn or self.phase != DISCARD:
+        if self.outcome is not None or seat != self.turn or self.phase != Phase.DISCARD:
             legal = self.legal_actions(seat)
-            if self.phase == BIDDING and len(legal) > 1:
+            if self.phase == Phase.BID and len(legal) > 1:
                 return [legal[0], legal[-1]]
             return legal
         best = sorted(self.hands[seat], key=lambda c: (-card_points(c), RANKS.index(c[0])))
@@ -232,15 +225,10 @@ class ShelemEngine(Engine):
             self._apply_play(seat, action)
 
     def _wrong_phase(self, what: str) -> IllegalActionError:
-        now = {
-            BIDDING: "the auction is on (bid or pass)",
-            DISCARD: "the hakem is laying down 4 cards (discard)",
-            PLAY: "the cards are being played (play)",
-        }[self.phase]
-        return IllegalActionError(f"no {what} now: {now}")
+        return Phase.wrong(what, self.phase)
 
     def _apply_bid(self, seat: int, action: Action) -> None:
-        if self.phase != BIDDING:
+        if self.phase != Phase.BID:
             raise self._wrong_phase("bidding")
         amount: int | None
         if action["type"] == "pass":
@@ -282,10 +270,10 @@ class ShelemEngine(Engine):
         self.kitty_taken = list(self.kitty)
         self.hands[hakem] = self.hands[hakem] + self.kitty
         self.kitty = []
-        self.phase = DISCARD
+        self.phase = Phase.DISCARD
 
     def _apply_discard(self, seat: int, action: Action) -> None:
-        if self.phase != DISCARD:
+        if self.phase != Phase.DISCARD:
             raise self._wrong_phase("discard")
         only_keys(action, "cards")
         cards = action.get("cards")
@@ -299,15 +287,16 @@ class ShelemEngine(Engine):
             raise IllegalActionError(f"not in your hand: {', '.join(missing)}")
         self.hands[seat] = [c for c in self.hands[seat] if c not in codes]
         self.discard = codes
-        self.phase = PLAY
+        self.phase = Phase.PLAY
         self.leader = seat
+        self.trick = Trick(seat)
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        if self.phase != PLAY:
+        if self.phase != Phase.PLAY:
             raise self._wrong_phase("card play")
         only_keys(action, "card")
         card = _card_field(action)
-        led = self._led_suit()
+        led = self.trick.led
         if self._pile_step():
             tops = self._tops(seat)
             if card not in tops:
@@ -316,19 +305,20 @@ class ShelemEngine(Engine):
                     f"{card} is {where}: play one of your face-up pile cards "
                     f"({', '.join(tops)})"
                 )
-            if card not in follow_suit_cards(tops, led):
+            if follow_reason(tops, card, led) is not None:
                 raise IllegalActionError(
                     f"you have a face-up card of the led suit {led}: play it, not {card}"
                 )
-            source = "pile"
+            source = Trick.PILE
         else:
             if card not in self.hands[seat]:
                 raise IllegalActionError(f"{card} is not in your hand")
-            if card not in follow_suit_cards(self.hands[seat], led):
-                raise IllegalActionError(f"you must follow the led suit {led}, not play {card}")
-            source = "hand"
+            reason = follow_reason(self.hands[seat], card, led)
+            if reason is not None:
+                raise IllegalActionError(reason)
+            source = Trick.HAND
         # -- valid: mutate
-        if source == "pile":
+        if source == Trick.PILE:
             for p in self.piles[seat]:
                 if p and p[-1] == card:
                     p.pop()  # the card under it is now face up
@@ -337,30 +327,24 @@ class ShelemEngine(Engine):
             self.hands[seat].remove(card)
         if self.trump is None:
             self.trump = suit(card)  # the hakem's first card names trump
-        self.trick.append((seat, card, source))
+        self.trick.add(seat, card, source)
+        if self.n == 2 and len(self.trick) == 2:
+            self.revealed = True  # the other player has answered: the tops turn up
         if len(self.trick) == 4:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        plays = [(s, c) for s, c, _ in self.trick]
-        winner = trick_winner(plays, self.trump)
-        side = self.side_of(winner)
-        cards = [c for _, c in plays]
-        self.won_cards[side].extend(cards)
-        self.tricks_won[side] += 1
-        self.tricks_played += 1
-        self.last_trick = {
-            "hand": self.hand_no, "trick": self._trick_json(self.trick), "winner": winner,
-            "points": TRICK_POINTS + pile_points(cards),
-        }
-        self.trick = []
+        winner, self.last_trick = close_trick(
+            self.trick, self.tally, self.hand_number, self.trump, sources=self.n == 2,
+            points=TRICK_POINTS + pile_points(self.trick.cards()))
+        self.trick = Trick(winner)
         self.leader = winner
-        if self.tricks_played == TRICKS_PER_HAND:
+        if self.tally.played == TRICKS_PER_HAND:
             self._score_hand()
 
     # -- hand ends -------------------------------------------------------------------------
     def _record(self, entry: dict[str, JSON]) -> None:
-        base: dict[str, JSON] = {"hand": self.hand_no, "dealer": self.dealer}
+        base: dict[str, JSON] = {"hand": self.hand_number, "dealer": self.dealer}
         base.update(entry)
         base["bids"] = self._bids_json()
         base["scores"] = list(self.scores)
@@ -372,9 +356,14 @@ class ShelemEngine(Engine):
 
     def _taken_points(self) -> list[int]:
         """Points per side from the tricks played so far (the kitty not included)."""
-        return [
-            TRICK_POINTS * self.tricks_won[s] + pile_points(self.won_cards[s]) for s in (0, 1)
-        ]
+        tricks = self.tricks_won
+        cards = self.tally.side_cards(self.side_of, 2)
+        return [TRICK_POINTS * tricks[s] + pile_points(cards[s]) for s in (0, 1)]
+
+    @property
+    def tricks_won(self) -> list[int]:
+        """Tricks taken this hand per side."""
+        return self.tally.by_side(self.side_of, 2)
 
     def _score_hand(self) -> None:
         assert self.hakem is not None and self.high_bid is not None
@@ -396,37 +385,27 @@ class ShelemEngine(Engine):
         })
         win = target_winner(self.scores, self.target)
         if win is not None:
-            winners = self.seats_of(win)
-            self.outcome = Outcome(
-                "finished", winners, tuple(self.scores),
-                {"hands": self.hand_no + 1, "target": self.target},
-            )
+            self.finish(win, {"hands": self.hand_number + 1, "target": self.target})
             return
         self._next_hand()
 
     def _next_hand(self) -> None:
         self.dealer = (self.dealer + 1) % self.n
-        self.hand_no += 1
+        self.hand_number += 1
         self._deal()
 
     # -- views -----------------------------------------------------------------------------
     def _bids_json(self) -> list[dict[str, JSON]]:
         return [{"seat": s, "bid": "pass" if a is None else a} for s, a in self.bids]
 
-    def _trick_json(self, trick: Sequence[tuple[int, str, str]]) -> list[dict[str, JSON]]:
-        if self.n == 4:
-            return [{"seat": s, "card": c} for s, c, _ in trick]
-        return [{"seat": s, "card": c, "from": src} for s, c, src in trick]
-
     def _view(self, seat: int | None) -> dict[str, JSON]:
         sides = [[s for s in range(self.n) if self.side_of(s) == side] for side in (0, 1)]
         is_hakem = seat is not None and seat == self.hakem
-        out: dict[str, JSON] = {
+        out: dict[str, JSON] = table_view(self, leader=self.leader, sources=self.n == 2)
+        out.update({
             "players": self.n,
             "target": self.target,
-            "hand_number": self.hand_no,
             "dealer": self.dealer,
-            "phase": self.phase if self.outcome is None else "over",
             "sides": sides,
             "hand": sort_hand(self.hands[seat]) if seat is not None else None,
             "hand_counts": [len(h) for h in self.hands],
@@ -440,23 +419,23 @@ class ShelemEngine(Engine):
                 "high_bidder": self.high_bidder,
                 "passed": sorted(self.passed),
                 "min_bid": (
-                    self._min_bid() if self.phase == BIDDING and self.outcome is None else None
+                    self._min_bid() if self.phase == Phase.BID and self.outcome is None else None
                 ),
             },
             "hakem": self.hakem,
             "bid": self.high_bid if self.hakem is not None else None,
             "trump": self.trump,
-            "leader": self.leader,
-            "trick": self._trick_json(self.trick),
-            "last_trick": self.last_trick,
             "tricks_taken": list(self.tricks_won),
             "points_taken": self._taken_points(),
             "scores": list(self.scores),
             "history": [dict(h) for h in self.history],
-        }
+        })
         if self.n == 2:
+            # face down until the reveal: sizes only
+            out["piles_revealed"] = self.revealed
             out["piles"] = [
-                [{"count": len(p), "top": p[-1] if p else None} for p in self.piles[s]]
+                [{"count": len(p), "top": p[-1] if p and self.revealed else None}
+                 for p in self.piles[s]]
                 for s in range(2)
             ]
         return out

@@ -317,6 +317,8 @@ class TawlaEngine(Engine):
     ACTION_TYPES: ClassVar[tuple[str, ...]] = (
         "roll", "double", "take", "drop", "move", "resign", "accept", "reject",
     )
+    #: the resignation levels a seat may offer (``resign {"points": n}``)
+    RESIGN_POINTS: ClassVar[tuple[int, ...]] = (1, 2, 3)
 
     @classmethod
     def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -353,7 +355,7 @@ class TawlaEngine(Engine):
     # -- game flow -------------------------------------------------------------------------
     def _begin_game(self) -> None:
         g = self.game_number
-        self.points = initial_points()
+        self._setup_board()
         self.bar = [0, 0]
         self.off = [0, 0]
         self.cube_value = 1
@@ -381,13 +383,49 @@ class TawlaEngine(Engine):
         self.on_roll = 0 if dice[0] > dice[1] else 1
         self._start_move(list(dice))
 
+    # -- the board (hooks that a variant on the same machinery replaces) -------------------
+    def _setup_board(self) -> None:
+        self.points = initial_points()
+
     def _board(self, seat: int) -> Board:
         return relative_board(self.points, self.bar, self.off, seat)
+
+    def _legal_turns(self, board: Board, dice: Sequence[int]) -> dict[Board, Turn]:
+        return legal_turns(board, dice)
+
+    def _set_board(self, end: Board, seat: int) -> None:
+        self.points, self.bar, self.off = absolute_board(end, seat, self.off[1 - seat])
+
+    def _play_steps(self, board: Board, dice: Sequence[int], steps: Turn) -> Board:
+        return play_steps(board, dice, steps)
+
+    def set_position(self, points: Sequence[int], bar: Sequence[int], off: Sequence[int],
+                     on_roll: int) -> None:
+        """Set up a position with ``on_roll`` to act before rolling (a test or puzzle
+        position, as python-chess's ``Board.set_fen``): ``points`` in seat 0's numbering
+        (positive: seat 0's checkers), ``bar`` and ``off`` per seat. The match, cube and
+        score stay as they are; the position is not a replayable transcript."""
+        points, bar, off = list(points), list(bar), list(off)
+        if len(points) != 24 or len(bar) != 2 or len(off) != 2 or on_roll not in (0, 1):
+            raise ValueError("a position is 24 points, bar and off per seat, and a seat")
+        mine = [sum(n for n in points if n > 0), -sum(n for n in points if n < 0)]
+        if any(mine[s] + bar[s] + off[s] != CHECKERS for s in (0, 1)):
+            raise ValueError("each seat needs 15 checkers on the board, the bar or off")
+        self.points, self.bar, self.off = points, bar, off
+        self._reset_turn(on_roll)
+
+    def _reset_turn(self, on_roll: int) -> None:
+        self.on_roll = on_roll
+        self.phase = ROLL
+        self.dice = None
+        self._turns = {}
+        self.pending = None
+        self.resign_rejected = False
 
     def _start_move(self, dice: list[int]) -> None:
         """The seat on roll has ``dice``: list its turns, or pass if there are none."""
         seat = self.on_roll
-        turns = legal_turns(self._board(seat), dice)
+        turns = self._legal_turns(self._board(seat), dice)
         if not turns:
             self.last_turn = {"seat": seat, "dice": list(dice), "steps": [], "passed": True}
             self._next_turn()
@@ -397,12 +435,7 @@ class TawlaEngine(Engine):
         self.phase = MOVE
 
     def _next_turn(self) -> None:
-        self.on_roll = 1 - self.on_roll
-        self.phase = ROLL
-        self.dice = None
-        self._turns = {}
-        self.pending = None
-        self.resign_rejected = False
+        self._reset_turn(1 - self.on_roll)
 
     def _can_double(self, seat: int) -> str | None:
         """Why ``seat`` may not double now (None: it may)."""
@@ -437,14 +470,17 @@ class TawlaEngine(Engine):
             level = 1
         return level * self.cube_value
 
-    def _end_game(self, winner: int, how: str, level: int, points: int) -> None:
-        self.score[winner] += points
+    def _end_game(self, winner: int | None, how: str, level: int, points: int) -> None:
+        """Score a finished game; ``winner`` None is a drawn game (mahbusa: both mother
+        checkers imprisoned), worth nothing."""
+        if winner is not None:
+            self.score[winner] += points
         self.games.append(
             {
                 "game": self.game_number,
                 "winner": winner,
                 "how": how,
-                "result": RESIGN_LEVELS[level],
+                "result": RESIGN_LEVELS[level] if winner is not None else "draw",
                 "cube": self.cube_value,
                 "points": points,
                 "score": list(self.score),
@@ -454,10 +490,11 @@ class TawlaEngine(Engine):
         self.dice = None
         self._turns = {}
         self.pending = None
-        if self.match_length == 0 or self.score[winner] >= self.match_length:
+        if self.match_length == 0 or (winner is not None
+                                      and self.score[winner] >= self.match_length):
             self.phase = OVER
             self.outcome = Outcome(
-                "finished", (winner,), tuple(self.score),
+                "finished", () if winner is None else (winner,), tuple(self.score),
                 {"match_length": self.match_length, "games": [dict(x) for x in self.games]},
             )
             return
@@ -481,7 +518,7 @@ class TawlaEngine(Engine):
             if self._can_double(seat) is None:
                 out.append({"type": "double"})
             if not self.resign_rejected:
-                out.extend({"type": "resign", "points": p} for p in (1, 2, 3))
+                out.extend({"type": "resign", "points": p} for p in self.RESIGN_POINTS)
             return out
         if self.phase == MOVE:
             return [
@@ -574,10 +611,9 @@ class TawlaEngine(Engine):
         only_keys(action, "points")
         level = action.get("points")
         # an int exactly (not bool, not 1.0, nothing unhashable) before the dict lookup
-        if type(level) is not int or level not in RESIGN_LEVELS:
-            raise MalformedActionError(
-                "'points' must be 1 (single), 2 (gammon) or 3 (backgammon)"
-            )
+        if type(level) is not int or level not in self.RESIGN_POINTS:
+            names = ", ".join(f"{p} ({RESIGN_LEVELS[p]})" for p in self.RESIGN_POINTS)
+            raise MalformedActionError(f"'points' must be one of {names}")
         self._need_phase(ROLL, "offer a resignation")
         if self.resign_rejected:
             raise IllegalActionError(
@@ -611,23 +647,34 @@ class TawlaEngine(Engine):
         end = self._turns.get(steps)
         if end is None:
             raise IllegalActionError(self._why_not(seat, steps))
-        self.points, self.bar, self.off = absolute_board(end, seat, self.off[1 - seat])
+        self._set_board(end, seat)
         self.last_turn = {
             "seat": seat, "dice": list(self.dice or []), "steps": [list(s) for s in steps],
             "passed": False,
         }
-        if self.off[seat] == CHECKERS:
-            level = self._result_level(1 - seat)
-            self._end_game(seat, "bear-off", level, self._value(level))
+        result = self._game_result(seat)
+        if result is not None:
+            how, level = result
+            if level == 0:
+                self._end_game(None, how, 0, 0)
+            else:
+                self._end_game(seat, how, level, self._value(level))
             return
         self._next_turn()
+
+    def _game_result(self, seat: int) -> tuple[str, int] | None:
+        """How ``seat``'s move just ended the game: ``(how, level)`` with level 1-3 for a
+        win by ``seat``, 0 for a drawn game; None: play on."""
+        if self.off[seat] == CHECKERS:
+            return "bear-off", self._result_level(1 - seat)
+        return None
 
     def _why_not(self, seat: int, steps: Turn) -> str:
         """The reason a move is not one of the listed turns."""
         assert self.dice is not None
         dice = self.dice
         try:
-            end = play_steps(self._board(seat), dice, steps)
+            end = self._play_steps(self._board(seat), dice, steps)
         except IllegalActionError as exc:
             return f"not a legal turn for dice {dice}: {exc}"
         for listed, listed_end in self._turns.items():

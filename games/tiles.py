@@ -11,12 +11,8 @@ from collections.abc import Iterable
 
 from fairness import parse_tile, tile_code
 
-__all__ = ["ends", "is_double", "pips", "has_number", "other_end", "total_pips", "tile_code",
+__all__ = ["is_double", "pips", "has_number", "other_end", "total_pips", "tile_code",
            "parse_tile", "orient", "sort_tiles", "check_tile_code", "heaviest"]
-
-
-def ends(tile: str) -> tuple[int, int]:
-    return parse_tile(tile)
 
 
 def is_double(tile: str) -> bool:

@@ -16,6 +16,7 @@ from pydantic import (
     ConfigDict,
     Field,
     GetJsonSchemaHandler,
+    StrictBool,
     StrictInt,
     StrictStr,
     TypeAdapter,
@@ -24,7 +25,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema
 
-GAMES = ("iraqi_domino", "mexican_train", "qahve", "hokm", "shelem", "tawla")
+GAMES = ("iraqi_domino", "mexican_train", "qahve", "hokm", "shelem", "tawla", "mahbusa")
 
 
 class Strict(BaseModel):
@@ -137,6 +138,16 @@ class Cut(_Act):
     k: StrictInt = Field(description="cut the deck after k cards (1-51)")
 
 
+class Tap(_Act):
+    type: Literal["tap"]
+
+
+class DrawCard(_Act):
+    type: Literal["draw"]
+    keep: StrictBool = Field(description="two-player hokm: keep the stock's top card (true) "
+                                          "or pass it over and take the next (false)")
+
+
 class Discard(_Act):
     type: Literal["discard"]
     cards: list[StrictStr]
@@ -147,12 +158,14 @@ TawlaAction = Annotated[Roll | Double | Take | Drop | Move | ResignOffer | Accep
 IraqiDominoAction = Annotated[PlayTile | DrawTile | Pass, _TYPE]
 MexicanTrainAction = Annotated[PlayTrainTile | DrawTile | Pass, _TYPE]
 QahveAction = Annotated[BidTricks | PlayCard, _TYPE]
-HokmAction = Annotated[Cut | Trump | PlayCard, _TYPE]
+HokmAction = Annotated[Cut | Tap | Trump | DrawCard | Discard | PlayCard, _TYPE]
+MahbusaAction = TawlaAction
 ShelemAction = Annotated[BidPoints | Pass | Discard | PlayCard, _TYPE]
 
 ACTIONS: dict[str, Any] = {
     "tawla": TawlaAction, "iraqi_domino": IraqiDominoAction, "mexican_train": MexicanTrainAction,
     "qahve": QahveAction, "hokm": HokmAction, "shelem": ShelemAction,
+    "mahbusa": MahbusaAction,
 }
 
 # One of the games' actions. The server checks the action against the match's own game (and
@@ -211,6 +224,12 @@ class TawlaView(_GameView):
     may_double: bool
     on_roll: int | None = None
     pips: list[int] | None = None
+
+
+class MahbusaView(TawlaView):
+    game: Literal["mahbusa"]  # type: ignore[assignment]
+    prisoners: list[Any] = Field(default_factory=list,
+                                 description="checkers held under a blocker, per point")
 
 
 class IraqiDominoView(_GameView):
@@ -275,7 +294,8 @@ class ShelemView(_CardView):
 
 
 GameView = Annotated[
-    TawlaView | IraqiDominoView | MexicanTrainView | QahveView | HokmView | ShelemView,
+    TawlaView | MahbusaView | IraqiDominoView | MexicanTrainView | QahveView | HokmView
+    | ShelemView,
     Field(discriminator="game"),
 ]
 # While seating every game's view is the same; after the start it is the game's own. (The

@@ -120,6 +120,7 @@ SHORT: dict[str, dict[str, Any]] = {
     "hokm": {"target": 1},
     "shelem": {"target": 5},
     "tawla": {"match_length": 1},
+    "mahbusa": {"match_length": 1},
 }
 
 

@@ -9,12 +9,6 @@ import pytest
 
 from fairness import DECK52, DECK_QAHVE, Stream, deck52
 from games.cards import (
-    PACKETS,
-    cut_deck,
-    deal_packets,
-    first_ace_seat,
-    follow_suit_cards,
-    holds_suit,
     is_card,
     is_joker,
     rank,
@@ -22,6 +16,8 @@ from games.cards import (
     suit,
     trick_winner,
 )
+from games.deals import PACKETS, cut_deck, deal_packets, first_ace_seat, packets
+from games.tricks import Tally, Trick, follow_reason, playable
 
 VECTORS = Path(__file__).parent / "vectors"
 K = bytes.fromhex("cf9eafb8f682735a4b8fe572db33a228af676e4a54ef202366ceaf8a3e4ef474")
@@ -40,14 +36,16 @@ def test_codes_suits_ranks() -> None:
 
 def test_sort_hand_and_holds() -> None:
     assert sort_hand(["2S", "AC", "JR", "KC", "5D", "JB"]) == ["JR", "JB", "AC", "KC", "5D", "2S"]
-    assert holds_suit(["2S", "JB"], "S") and not holds_suit(["2S", "JB"], "H")
+    assert follow_reason(["2S", "JB", "3H"], "3H", "S") is not None
+    assert follow_reason(["2S", "JB", "3H"], "JB", "S") is None  # a joker is free
+    assert follow_reason(["JB", "3H"], "3H", "S") is None
 
 
-def test_follow_suit_cards() -> None:
+def test_playable() -> None:
     hand = ["2S", "AH", "3H", "KC"]
-    assert follow_suit_cards(hand, None) == hand
-    assert follow_suit_cards(hand, "H") == ["AH", "3H"]
-    assert follow_suit_cards(hand, "D") == hand
+    assert playable(hand, None) == hand
+    assert playable(hand, "H") == ["AH", "3H"]
+    assert playable(hand, "D") == hand
 
 
 def test_trick_winner_trump_led_and_offsuit() -> None:
@@ -121,3 +119,27 @@ def test_first_ace_seat() -> None:
     assert first_ace_seat(["2C", "3C", "4C", "5C", "AD"]) == 0
     with pytest.raises(ValueError):
         first_ace_seat(["2C", "JB"])
+
+
+def test_packet_plans_cover_each_deck_once() -> None:
+    for n, rounds, total in ((4, (5, 4, 4), 52), (3, (5, 4, 4, 4), 51), (2, (5,), 10)):
+        plan = packets(n, rounds)
+        assert [i for a, b, _ in plan for i in range(a, b)] == list(range(total))
+        per_seat = [sum(b - a for a, b, o in plan if o == s) for s in range(n)]
+        assert per_seat == [total // n] * n
+
+
+def test_trick_and_tally() -> None:
+    t = Trick(leader=1)
+    assert t.led is None and len(t) == 0
+    for seat, card in ((1, "5H"), (2, "AD"), (3, "9H"), (0, "2S")):
+        t.add(seat, card)
+    assert t.led == "H" and t.cards() == ["5H", "AD", "9H", "2S"]
+    assert t.winner(None) == 3 and t.winner("S") == 0
+    assert t.to_json(4, 0) == {"hand": 4, "leader": 1, "winner": 0, "plays": [
+        {"seat": 1, "card": "5H"}, {"seat": 2, "card": "AD"}, {"seat": 3, "card": "9H"},
+        {"seat": 0, "card": "2S"}]}
+    tally = Tally(4)
+    tally.take(0, t)
+    assert tally.by_side(lambda s: s % 2, 2) == [1, 0] and tally.played == 1
+    assert tally.side_cards(lambda s: s % 2, 2)[0] == t.cards()

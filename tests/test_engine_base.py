@@ -26,7 +26,7 @@ from games import (
     replay,
 )
 from games.base import check_keys, int_in, one_of, only_keys
-from games.rng import RngSession
+from games.rng import RngEngine
 from games.transcript import build_transcript, simulate_match, transcript_key
 
 SEED = hashlib.sha256(b"engine-base").digest()
@@ -146,8 +146,8 @@ def test_outcome_to_json() -> None:
 # -- the rng engine --------------------------------------------------------------------------
 
 
-def new_session() -> RngSession:
-    return RngSession(RngSession.parse_ruleset({}), Chance(KEY))
+def new_session() -> RngEngine:
+    return RngEngine(RngEngine.parse_ruleset({}), Chance(KEY))
 
 
 def test_rng_session_draws() -> None:
@@ -256,11 +256,11 @@ def test_rng_after_close() -> None:
 
 
 def test_rng_parse_ruleset() -> None:
-    assert RngSession.parse_ruleset({}) == {} == RngSession.parse_ruleset(None)
+    assert RngEngine.parse_ruleset({}) == {} == RngEngine.parse_ruleset(None)
     with pytest.raises(RulesetError):
-        RngSession.parse_ruleset({"sides": 6})
-    assert engine_class("rng") is RngSession
-    assert RngSession.seat_count({}) == 1
+        RngEngine.parse_ruleset({"sides": 6})
+    assert engine_class("rng") is RngEngine
+    assert RngEngine.seat_count({}) == 1
 
 
 # -- end_match ------------------------------------------------------------------------------
@@ -382,10 +382,37 @@ def test_duel_plays_and_replays() -> None:
     assert events[0]["label"] == "first" and events[0]["kind"] == "uniform"
     assert len(events) == 1 + 2 * 4
     seen: list[int] = []
-    r = replay(Duel, rs, key, events, on_event=lambda ev: seen.append(ev["seq"]))
+    r = replay(Duel, rs, key, events, on_event=lambda ev, eng: seen.append(ev["seq"]))
     assert seen == list(range(len(events)))
     assert isinstance(r, Duel) and r.outcome == e.outcome and r.totals == e.totals
     assert replay(Duel, json.loads(rs), key, events).outcome == e.outcome  # a dict works too
+
+
+def test_on_event_gets_the_engine_as_each_event_left_it() -> None:
+    rs, key, events, e = play_duel()
+    states: list[tuple[int, int | None]] = []
+    replay(Duel, rs, key, events,
+           on_event=lambda ev, eng: states.append((ev["seq"], eng.turn)))
+    live = Duel(Duel.parse_ruleset(json.loads(rs)), Chance(key))
+    want = [(0, live.turn)]
+    for ev in events[1:]:
+        if ev["type"] == "action":
+            live.apply(ev["seat"], ev["action"])
+        want.append((ev["seq"], live.turn))
+    assert states == want
+
+
+def test_replay_lets_an_engine_bug_surface() -> None:
+    """A refused action is a ReplayError; anything else an engine raises is a bug and
+    propagates as itself (never reported as "action rejected")."""
+    rs, key, events, _ = play_duel()
+
+    class Buggy(Duel):
+        def _apply(self, seat: int, action: dict[str, Any]) -> None:
+            raise TypeError("engine bug")
+
+    with pytest.raises(TypeError, match="engine bug"):
+        replay(Buggy, rs, key, events)
 
 
 def test_teams_resignation() -> None:
@@ -427,7 +454,7 @@ def test_simulated_rng_transcript_replays() -> None:
     assert doc["protocol"] == "qahwa-fair/1" and doc["ruleset"] == "{}"
     assert doc["commitment"] == fairness.commitment(doc["server_seed"])
     assert [ev["seq"] for ev in doc["events"]] == list(range(len(doc["events"])))
-    e = replay(RngSession, doc["ruleset"], rng_key(doc), doc["events"])
+    e = replay(RngEngine, doc["ruleset"], rng_key(doc), doc["events"])
     assert e.outcome is not None and e.outcome.to_json() == doc["result"]
     assert sum(ev["type"] == "chance" for ev in doc["events"]) >= 2
     again, _ = simulate_match("rng", seed=3, match_id="s-replay", client_seeds=["me"])
@@ -568,7 +595,7 @@ def test_replay_catches(name: str) -> None:
     events = TAMPERS[name](copy.deepcopy(doc["events"]))
     assert events != doc["events"]
     with pytest.raises(ReplayError) as info:
-        replay(RngSession, doc["ruleset"], rng_key(doc), events)
+        replay(RngEngine, doc["ruleset"], rng_key(doc), events)
     assert str(info.value).startswith(("event ", "transcript ends")), str(info.value)
 
 
@@ -577,14 +604,14 @@ def test_replay_error_names_the_event() -> None:
     events = _change_result(copy.deepcopy(doc["events"]))
     i = first(events, "chance")
     with pytest.raises(ReplayError, match=f"event {i}: chance result differs") as info:
-        replay(RngSession, doc["ruleset"], rng_key(doc), events)
+        replay(RngEngine, doc["ruleset"], rng_key(doc), events)
     assert info.value.seq == i
     assert info.value.expected == {k: v for k, v in doc["events"][i].items() if k != "seq"}
     assert info.value.found == {k: v for k, v in events[i].items() if k != "seq"}
 
     short = _remove_last_chance(copy.deepcopy(doc["events"]))
     with pytest.raises(ReplayError, match="transcript ends") as info:
-        replay(RngSession, doc["ruleset"], rng_key(doc), short)
+        replay(RngEngine, doc["ruleset"], rng_key(doc), short)
     assert info.value.seq is None and info.value.found is None
 
 
@@ -592,7 +619,7 @@ def test_replay_with_another_key_fails_at_the_first_chance() -> None:
     doc = rng_transcript()
     other = fairness.match_key(doc["server_seed"], doc["match_id"], "rng", "{}", ["someone"])
     with pytest.raises(ReplayError, match="chance result differs"):
-        replay(RngSession, doc["ruleset"], other, doc["events"])
+        replay(RngEngine, doc["ruleset"], other, doc["events"])
 
 
 @pytest.mark.parametrize(("ruleset", "match"), [
@@ -600,7 +627,7 @@ def test_replay_with_another_key_fails_at_the_first_chance() -> None:
     ('{"rolls":99}', "ruleset rejected"),
 ])
 def test_replay_bad_ruleset(ruleset: str, match: str) -> None:
-    cls = Duel if "rolls" in ruleset else RngSession
+    cls = Duel if "rolls" in ruleset else RngEngine
     with pytest.raises(ReplayError, match=match):
         replay(cls, ruleset, KEY, [])
 
@@ -621,7 +648,7 @@ def test_replay_end_events() -> None:
     doc, eng = simulate_match("rng", seed=5, client_seeds=["me"], resign_at=2)
     assert doc["events"][-1] == {"seq": len(doc["events"]) - 1, "type": "end",
                                  "reason": "resigned", "seat": 0}
-    e = replay(RngSession, "{}", rng_key(doc), doc["events"])
+    e = replay(RngEngine, "{}", rng_key(doc), doc["events"])
     assert e.outcome == eng.outcome and e.outcome is not None
     assert e.outcome.reason == "resigned"
     for bad_end in ({"reason": "resigned", "seat": 3}, {"reason": "resigned"},
@@ -629,10 +656,10 @@ def test_replay_end_events() -> None:
         events = copy.deepcopy(doc["events"])
         events[-1] = {"seq": events[-1]["seq"], "type": "end", **bad_end}
         with pytest.raises(ReplayError, match="end rejected"):
-            replay(RngSession, "{}", rng_key(doc), events)
+            replay(RngEngine, "{}", rng_key(doc), events)
     events = copy.deepcopy(doc["events"])
     events[-1] = {"seq": events[-1]["seq"], "type": "end", "reason": "abandoned"}
-    assert replay(RngSession, "{}", rng_key(doc), events).outcome == Outcome(
+    assert replay(RngEngine, "{}", rng_key(doc), events).outcome == Outcome(
         "abandoned", (), (len(eng.draws),))
 
 
@@ -659,7 +686,7 @@ def test_redact_hides_shuffles_only() -> None:
     assert "result" in ev  # the event itself is not changed
     dice = {"seq": 0, "type": "chance", "label": "g0/roll/1", "kind": "dice", "result": [1, 2]}
     assert Engine.redact(dice) == dice
-    assert RngSession.redact(ev) == ev  # a session's draws are its owner's
+    assert RngEngine.redact(ev) == ev  # a session's draws are its owner's
 
 
 def test_replay_refuses_extra_fields_on_action_and_end_events() -> None:

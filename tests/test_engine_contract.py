@@ -40,9 +40,10 @@ RULESETS: dict[str, list[dict[str, Any]]] = {
     "iraqi_domino": [{}, {"players": 2, "target": 1}],
     "mexican_train": [{"rounds": 2}, {"players": 2, "rounds": 1}],
     "qahve": [{}],
-    "hokm": [{}],
+    "hokm": [{}, {"players": 3, "target": 2}, {"players": 2, "target": 2}],
     "shelem": [{"target": 200}, {"players": 2, "target": 200}],
     "tawla": [{}, {"match_length": 3}],
+    "mahbusa": [{}, {"match_length": 1, "cube": False}],
     "rng": [{}],
 }
 

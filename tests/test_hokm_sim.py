@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from typing import Any
 
 import pytest
@@ -12,8 +13,9 @@ from hypothesis import strategies as st
 from support import examples, walk_transcript
 
 from fairness import DECK52
-from games.base import replay
+from games.base import Chance, replay
 from games.cards import suit
+from games.deals import hokm_deck
 from games.errors import ReplayError
 from games.hokm import HokmEngine
 from games.transcript import simulate_match, transcript_key
@@ -29,54 +31,67 @@ def leaked(view: dict[str, Any], hidden: set[str], hand_number: int) -> list[str
 
 
 def assert_no_leak(e: HokmEngine) -> None:
-    """No view shows another seat's cards, the undealt rest of a deal or the uncut deck."""
-    undealt = {c for r in e._rest for c in r} | (set(e.deck) if e.phase == "cut" else set())
-    for s in (None, 0, 1, 2, 3):
-        hidden = undealt | {c for t in range(4) if t != s for c in e.hands[t]}
+    """No view shows another seat's cards, the undealt rest, the stock or the uncut deck."""
+    undealt = {c for r in e.rest for c in r} | set(e.stock)
+    undealt |= set(e.deck) if e.phase == "cut" else set()
+    for s in (None, *range(e.n)):
+        hidden = undealt | {c for t in range(e.n) if t != s for c in e.hands[t]}
+        hidden |= {c for t in range(e.n) if t != s for c in e.thrown[t]}
         if s is not None:
-            hidden -= set(e.hands[s])
+            hidden -= set(e.hands[s]) | set(e.thrown[s])
+            if e.view(s).get("drawn"):
+                hidden.discard(e.stock[0])
         assert not leaked(e.view(s), hidden, e.hand_number), f"seat {s} sees hidden cards"
 
 
 def hokm_check(e: HokmEngine, seat: int, action: dict[str, Any]) -> None:
     assert_no_leak(e)
-    # the 52 cards are all somewhere, once
+    deck = sorted(hokm_deck(e.n))
+    # every card of the deck is somewhere, once
     if e.phase == "cut":
-        assert sorted(e.deck) == sorted(DECK52) and all(not h for h in e.hands)
+        assert sorted(e.deck) == deck and all(not h for h in e.hands)
     else:
-        every = [c for h in e.hands for c in h] + [c for h in e._rest for c in h]
-        every += [c for _, c in e.trick] + [c for t in e.taken for c in t]
-        assert sorted(every) == sorted(DECK52)
+        every = [c for h in e.hands for c in h] + [c for h in e.rest for c in h] + e.stock
+        every += [c for t in e.thrown for c in t]
+        every += e.trick.cards() + [c for t in e.tally.cards for c in t]
+        assert sorted(every) == deck
     if e.phase == "trump":
         assert all(len(h) == 5 for h in e.hands)
+    if e.phase == "play":
+        assert len({len(h) for h in e.hands}) <= 2
     if action["type"] == "play":
-        led = e.led_suit()
+        led = e.trick.led
         card = action["card"]
         if led is not None and suit(card) != led:
             assert not any(suit(c) == led for c in e.hands[seat]), "follow suit violated"
-        assert sum(e.side_tricks()) == sum(len(t) for t in e.taken) // 4
+        assert sum(e.side_tricks()) == e.tally.played
         assert max(e.side_tricks()) < 7
 
 
 def check_hokm_result(doc: dict[str, Any], engine: HokmEngine) -> None:
     assert engine.outcome is not None and engine.outcome.reason == "finished"
-    target = engine.target
-    totals = [0, 0]
+    n, target = engine.n, engine.target
+    sides = engine.n_sides
+    totals = [0] * sides
     hakem = engine.history[0]["hakem"]
     for h in engine.history:
         assert h["hakem"] == hakem
         w = h["winner_side"]
-        assert h["tricks"][w] == 7 and h["tricks"][1 - w] < 7
-        kot = h["tricks"][1 - w] == 0
-        expect = (3 if (1 - w) == h["hakem"] % 2 else 2) if kot else 1
-        assert h["points"] == expect and h["kot"] == kot
-        totals[w] += expect
+        hakem_side = engine.side_of(hakem)
+        if w is None:  # three players, 6-6-5
+            assert n == 3 and sorted(h["tricks"]) == [5, 6, 6] and h["points"] == 0
+        else:
+            assert h["tricks"][w] == 7 and all(t < 7 for i, t in enumerate(h["tricks"]) if i != w)
+            kot = all(t == 0 for i, t in enumerate(h["tricks"]) if i != w)
+            expect = (3 if w != hakem_side else 2) if kot else 1
+            assert h["points"] == expect and h["kot"] == kot
+            totals[w] += expect
         assert h["scores"] == totals
-        hakem = hakem if w == hakem % 2 else (hakem + 1) % 4
+        hakem = hakem if w == hakem_side else (hakem + 1) % n
     assert engine.hakem == hakem
     assert list(engine.outcome.scores) == totals
     win = engine.side_of(engine.outcome.winners[0])
-    assert totals[win] >= target and totals[1 - win] < target
+    assert totals[win] >= target and all(t < target for i, t in enumerate(totals) if i != win)
     assert doc["result"] == engine.outcome.to_json()
     labels = [e["label"] for e in doc["events"] if e["type"] == "chance"]
     assert labels == ["hakem"] + [f"h{i}/shuffle" for i in range(len(engine.history))]
@@ -84,9 +99,10 @@ def check_hokm_result(doc: dict[str, Any], engine: HokmEngine) -> None:
 
 @settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 10**9), cut=st.booleans(), nars=st.booleans(),
-       target=st.integers(1, 7))
-def test_random_full_matches(seed: int, cut: bool, nars: bool, target: int) -> None:
-    ruleset = {"cut": cut, "nars": nars, "target": target}
+       target=st.integers(1, 5), players=st.sampled_from([2, 3, 4]))
+def test_random_full_matches(seed: int, cut: bool, nars: bool, target: int,
+                             players: int) -> None:
+    ruleset = {"cut": cut, "nars": nars, "target": target, "players": players}
     doc, engine = simulate_match("hokm", ruleset, seed=seed)
     assert isinstance(engine, HokmEngine)
     check_hokm_result(doc, engine)
@@ -94,14 +110,17 @@ def test_random_full_matches(seed: int, cut: bool, nars: bool, target: int) -> N
     assert walked.outcome == engine.outcome
     again = replay(HokmEngine, doc["ruleset"], transcript_key(doc), doc["events"])
     assert again.outcome == engine.outcome
-    for s in (None, 0, 1, 2, 3):
+    for s in (None, *range(players)):
         assert again.view(s) == engine.view(s)
 
 
 def test_default_ruleset_match_and_resignation_replay() -> None:
     doc, engine = simulate_match("hokm", seed=7)
     assert isinstance(engine, HokmEngine)
-    assert doc["ruleset"] == '{"cut":false,"nars":false,"target":7}'
+    assert doc["ruleset"] == '{"cut":true,"nars":false,"players":4,"target":7}'
+    cuts = [e["action"] for e in doc["events"] if e["type"] == "action"
+            and e["action"]["type"] in ("cut", "tap")]
+    assert cuts and all(a == {"type": "tap"} for a in cuts)  # a bot taps
     check_hokm_result(doc, engine)
     doc2, e2 = simulate_match("hokm", {"cut": True}, seed=3, resign_at=40)
     assert e2.outcome is not None and e2.outcome.reason == "resigned"
@@ -127,3 +146,22 @@ def test_replay_rejects_a_tampered_transcript() -> None:
     events[1]["result"] = list(reversed(events[1]["result"]))
     with pytest.raises(ReplayError):
         replay(HokmEngine, doc["ruleset"], key, events)
+
+
+def test_a_transcript_of_the_old_three_key_ruleset_still_replays() -> None:
+    """Before ``players`` and the default cut, hokm rulesets had three keys; such a
+    transcript replays as the four-player game it was (``players`` defaults to 4)."""
+    old = '{"cut":false,"nars":false,"target":1}'
+    key = bytes(range(32))
+    e = HokmEngine(HokmEngine.parse_ruleset(json.loads(old)), Chance(key))
+    events = list(e.chance.take_events())
+    bots = random.Random(1)
+    while e.outcome is None:
+        seat = e.turn
+        assert seat is not None
+        action = bots.choice(e.bot_actions(seat))
+        e.apply(seat, action)
+        events += [{"type": "action", "seat": seat, "action": action}, *e.chance.take_events()]
+    again = replay(HokmEngine, old, key, [{"seq": i, **ev} for i, ev in enumerate(events)])
+    assert again.outcome == e.outcome and again.n == 4
+    assert not [ev for ev in events if ev.get("action", {}).get("type") in ("cut", "tap")]

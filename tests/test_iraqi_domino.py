@@ -20,7 +20,7 @@ from games.errors import (
     NotYourTurnError,
     RulesetError,
 )
-from games.iraqi_domino import IraqiDomino, round_to_nearest
+from games.iraqi_domino import IraqiDominoEngine, round_to_nearest
 from games.registry import engine_class
 from games.tiles import check_tile_code
 
@@ -30,17 +30,17 @@ VECTORS = json.loads(
 K = bytes.fromhex(VECTORS["key"])
 
 
-def new(players: int = 4, key: bytes = K, **rules: Any) -> IraqiDomino:
-    return IraqiDomino(IraqiDomino.parse_ruleset({"players": players, **rules}), Chance(key))
+def new(players: int = 4, key: bytes = K, **rules: Any) -> IraqiDominoEngine:
+    return IraqiDominoEngine(IraqiDominoEngine.parse_ruleset({"players": players, **rules}), Chance(key))
 
 
 def setup(
-    eng: IraqiDomino,
+    eng: IraqiDominoEngine,
     hands: Sequence[Sequence[str]],
     line: Sequence[tuple[int, int]] = (),
     pile: Sequence[str] = (),
     current: int = 0,
-) -> IraqiDomino:
+) -> IraqiDominoEngine:
     """Put the engine mid-round in a chosen position (the round's deal is replaced)."""
     for t in [t for h in hands for t in h] + list(pile):
         check_tile_code(t, 6)
@@ -54,7 +54,7 @@ def setup(
     return eng
 
 
-def snapshot(eng: IraqiDomino) -> str:
+def snapshot(eng: IraqiDominoEngine) -> str:
     views = [eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)]
     return json.dumps(views, sort_keys=True)
 
@@ -79,9 +79,9 @@ def key_where(players: int, pred: Any) -> bytes:
 # -- registry, ruleset -----------------------------------------------------------------------
 
 def test_registry_and_ruleset_defaults() -> None:
-    assert engine_class("iraqi_domino") is IraqiDomino
-    assert IraqiDomino.parse_ruleset({}) == {"players": 4, "target": 151, "round_to": 5}
-    assert IraqiDomino.seat_count(IraqiDomino.parse_ruleset({"players": 3})) == 3
+    assert engine_class("iraqi_domino") is IraqiDominoEngine
+    assert IraqiDominoEngine.parse_ruleset({}) == {"players": 4, "target": 151, "round_to": 5}
+    assert IraqiDominoEngine.seat_count(IraqiDominoEngine.parse_ruleset({"players": 3})) == 3
 
 
 @pytest.mark.parametrize("raw", [
@@ -90,7 +90,7 @@ def test_registry_and_ruleset_defaults() -> None:
 ])
 def test_bad_rulesets(raw: dict[str, Any]) -> None:
     with pytest.raises(RulesetError):
-        IraqiDomino.parse_ruleset(raw)
+        IraqiDominoEngine.parse_ruleset(raw)
 
 
 def test_teams_only_with_four() -> None:
@@ -105,7 +105,7 @@ def test_teams_only_with_four() -> None:
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['ruleset']['players']}p")
 def test_vector_deal(case: dict[str, Any]) -> None:
     chance = Chance(K)
-    eng = IraqiDomino(IraqiDomino.parse_ruleset(case["ruleset"]), chance)
+    eng = IraqiDominoEngine(IraqiDominoEngine.parse_ruleset(case["ruleset"]), chance)
     events = chance.take_events()
     assert [e["label"] for e in events] == [VECTORS["label"]]
     assert events[0]["kind"] == "shuffle"
@@ -162,7 +162,7 @@ def test_round0_without_doubles_heaviest_tile_opens() -> None:
 
 
 def test_forced_opening_tile_rules() -> None:
-    f = IraqiDomino.forced_opening_tile
+    f = IraqiDominoEngine.forced_opening_tile
     assert f([["0-1", "6-6"], ["5-5"]]) == "6-6"
     assert f([["0-1", "2-2"], ["5-5", "5-6"]]) == "5-5"
     assert f([["0-0", "1-2"], ["4-6"]]) == "0-0"

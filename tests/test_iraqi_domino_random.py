@@ -13,18 +13,18 @@ from support import examples
 from fairness import canonical_ruleset, tiles
 from games.base import Chance, replay
 from games.errors import ActionError
-from games.iraqi_domino import IraqiDomino, round_to_nearest
+from games.iraqi_domino import IraqiDominoEngine, round_to_nearest
 from games.transcript import simulate_match, transcript_key
 
 ALL = Counter(tiles(6))
 
 
-def views(eng: IraqiDomino) -> str:
+def views(eng: IraqiDominoEngine) -> str:
     return json.dumps([eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)],
                       sort_keys=True)
 
 
-def check_invariants(eng: IraqiDomino) -> None:
+def check_invariants(eng: IraqiDominoEngine) -> None:
     laid = [f"{min(p)}-{max(p)}" for p in eng.line]
     held = [t for h in eng.hands for t in h]
     assert Counter(laid + held + eng.pile) == ALL  # every tile exactly once
@@ -44,9 +44,9 @@ def check_invariants(eng: IraqiDomino) -> None:
     assert eng.round == len(eng.history) - (1 if eng.outcome is not None else 0)
 
 
-def play_out(players: int, seed: int, target: int) -> IraqiDomino:
+def play_out(players: int, seed: int, target: int) -> IraqiDominoEngine:
     bots = random.Random(seed)
-    eng = IraqiDomino(IraqiDomino.parse_ruleset({"players": players, "target": target}),
+    eng = IraqiDominoEngine(IraqiDominoEngine.parse_ruleset({"players": players, "target": target}),
                       Chance(seed.to_bytes(32, "big")))
     steps = 0
     while eng.outcome is None:
@@ -93,10 +93,10 @@ def test_simulated_transcript_replays(players: int, seed: int) -> None:
     assert labels == [f"r{r}/shuffle" for r in range(len(labels))]
     assert len(labels) == eng.round + 1  # type: ignore[attr-defined]
     key = transcript_key(doc)
-    again = replay(IraqiDomino, doc["ruleset"], key, doc["events"])
+    again = replay(IraqiDominoEngine, doc["ruleset"], key, doc["events"])
     assert again.outcome == eng.outcome
     assert views(again) == views(eng)  # type: ignore[arg-type]
-    assert doc["ruleset"] == canonical_ruleset(IraqiDomino.parse_ruleset({"players": players}))
+    assert doc["ruleset"] == canonical_ruleset(IraqiDominoEngine.parse_ruleset({"players": players}))
 
 
 def test_replay_rejects_a_changed_action() -> None:
@@ -107,7 +107,7 @@ def test_replay_rejects_a_changed_action() -> None:
              and e["action"].get("end") == "left")
     events[i] = {**events[i], "action": {**events[i]["action"], "end": "middle"}}
     try:
-        replay(IraqiDomino, doc["ruleset"], key, events)
+        replay(IraqiDominoEngine, doc["ruleset"], key, events)
     except ValueError as exc:
         assert f"event {i}" in str(exc)
     else:

@@ -19,7 +19,7 @@ from games.errors import (
     NotYourTurnError,
     RulesetError,
 )
-from games.mexican_train import MexicanTrain, engine_number, hand_size
+from games.mexican_train import MexicanTrainEngine, engine_number, hand_size
 from games.registry import engine_class
 from games.tiles import check_tile_code
 
@@ -31,19 +31,19 @@ DRAW = {"type": "draw"}
 PASS = {"type": "pass"}
 
 
-def new(players: int = 4, key: bytes = K, **rules: Any) -> MexicanTrain:
-    return MexicanTrain(MexicanTrain.parse_ruleset({"players": players, **rules}), Chance(key))
+def new(players: int = 4, key: bytes = K, **rules: Any) -> MexicanTrainEngine:
+    return MexicanTrainEngine(MexicanTrainEngine.parse_ruleset({"players": players, **rules}), Chance(key))
 
 
 def setup(
-    eng: MexicanTrain,
+    eng: MexicanTrainEngine,
     hands: Sequence[Sequence[str]],
     trains: Mapping[int | str, Sequence[tuple[int, int]]] | None = None,
     boneyard: Sequence[str] = (),
     markers: Sequence[int] = (),
     current: int = 0,
     open_doubles: Sequence[int | str] = (),
-) -> MexicanTrain:
+) -> MexicanTrainEngine:
     """Put the engine mid-round in a chosen position (the round's deal is replaced)."""
     n = eng.n_seats
     for t in [t for h in hands for t in h] + list(boneyard):
@@ -63,7 +63,7 @@ def setup(
     return eng
 
 
-def snapshot(eng: MexicanTrain) -> str:
+def snapshot(eng: MexicanTrainEngine) -> str:
     views = [eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)]
     return json.dumps(views, sort_keys=True)
 
@@ -75,8 +75,8 @@ def play(tile: str, train: int | str) -> dict[str, Any]:
 # -- registry, ruleset -----------------------------------------------------------------------
 
 def test_registry_and_ruleset_defaults() -> None:
-    assert engine_class("mexican_train") is MexicanTrain
-    assert MexicanTrain.parse_ruleset({}) == {"players": 4, "rounds": 13, "blank_double": 0}
+    assert engine_class("mexican_train") is MexicanTrainEngine
+    assert MexicanTrainEngine.parse_ruleset({}) == {"players": 4, "rounds": 13, "blank_double": 0}
 
 
 @pytest.mark.parametrize("raw", [
@@ -85,7 +85,7 @@ def test_registry_and_ruleset_defaults() -> None:
 ])
 def test_bad_rulesets(raw: dict[str, Any]) -> None:
     with pytest.raises(RulesetError):
-        MexicanTrain.parse_ruleset(raw)
+        MexicanTrainEngine.parse_ruleset(raw)
 
 
 def test_engines_and_hand_sizes() -> None:
@@ -98,7 +98,7 @@ def test_engines_and_hand_sizes() -> None:
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['ruleset']['players']}p")
 def test_vector_deal(case: dict[str, Any]) -> None:
     chance = Chance(K)
-    eng = MexicanTrain(MexicanTrain.parse_ruleset(case["ruleset"]), chance)
+    eng = MexicanTrainEngine(MexicanTrainEngine.parse_ruleset(case["ruleset"]), chance)
     events = chance.take_events()
     assert [e["label"] for e in events] == [VECTORS["label"]]
     result = events[0]["result"]

@@ -14,18 +14,18 @@ from support import examples
 from fairness import tile_code, tiles
 from games.base import Chance, replay
 from games.errors import ActionError
-from games.mexican_train import MexicanTrain
+from games.mexican_train import MexicanTrainEngine
 from games.transcript import simulate_match, transcript_key
 
 ALL = Counter(tiles(12))
 
 
-def views(eng: MexicanTrain) -> str:
+def views(eng: MexicanTrainEngine) -> str:
     return json.dumps([eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)],
                       sort_keys=True)
 
 
-def check_invariants(eng: MexicanTrain) -> None:
+def check_invariants(eng: MexicanTrainEngine) -> None:
     engine = tile_code(eng.engine_n, eng.engine_n)
     laid = [tile_code(*p) for train in eng.trains for p in train]
     held = [t for h in eng.hands for t in h]
@@ -49,11 +49,11 @@ def check_invariants(eng: MexicanTrain) -> None:
     assert totals == eng.totals
 
 
-def play_out(players: int, rounds: int, blank: int, seed: int) -> MexicanTrain:
+def play_out(players: int, rounds: int, blank: int, seed: int) -> MexicanTrainEngine:
     bots = random.Random(seed)
-    ruleset = MexicanTrain.parse_ruleset(
+    ruleset = MexicanTrainEngine.parse_ruleset(
         {"players": players, "rounds": rounds, "blank_double": blank})
-    eng = MexicanTrain(ruleset, Chance(seed.to_bytes(32, "big")))
+    eng = MexicanTrainEngine(ruleset, Chance(seed.to_bytes(32, "big")))
     steps = 0
     while eng.outcome is None:
         seat = eng.turn
@@ -101,11 +101,11 @@ def test_simulated_transcript_replays(players: int, seed: int) -> None:
     labels = [e["label"] for e in doc["events"] if e["type"] == "chance"]
     assert labels == ["r0/shuffle", "r1/shuffle", "r2/shuffle"]
     key = transcript_key(doc)
-    again = replay(MexicanTrain, doc["ruleset"], key, doc["events"])
+    again = replay(MexicanTrainEngine, doc["ruleset"], key, doc["events"])
     assert again.outcome == eng.outcome
     assert views(again) == views(eng)  # type: ignore[arg-type]
     # the public log hides the deals
-    public = [MexicanTrain.redact(e) for e in doc["events"]]
+    public = [MexicanTrainEngine.redact(e) for e in doc["events"]]
     assert all("result" not in e for e in public if e["type"] == "chance")
 
 
@@ -126,4 +126,4 @@ def test_replay_rejects_a_changed_train() -> None:
     bad = (events[i]["seat"] + 1) % 3  # another seat's train, unmarked at the start
     events[i] = {**events[i], "action": {**events[i]["action"], "train": bad}}
     with pytest.raises(ValueError, match=f"event {i}"):
-        replay(MexicanTrain, doc["ruleset"], key, events)
+        replay(MexicanTrainEngine, doc["ruleset"], key, events)

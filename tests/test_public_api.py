@@ -123,5 +123,5 @@ def test_replay_error_fields() -> None:
 def test_protocol_and_game_ids() -> None:
     assert fairness.PROTOCOL == "qahwa-fair/1"
     assert games.GAME_IDS == (
-        "iraqi_domino", "mexican_train", "qahve", "hokm", "shelem", "tawla", "rng")
+        "iraqi_domino", "mexican_train", "qahve", "hokm", "shelem", "tawla", "mahbusa", "rng")
     assert len(fairness.DECK52) == len(fairness.DECK_QAHVE) == 52

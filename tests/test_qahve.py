@@ -11,7 +11,7 @@ import pytest
 
 from fairness import DECK_QAHVE
 from games.base import Chance
-from games.cards import deal_packets
+from games.deals import deal_packets, qahve_deal
 from games.errors import (
     IllegalActionError,
     MalformedActionError,
@@ -45,16 +45,14 @@ def rejects(e: QahveEngine, seat: int, action: Any, exc: type[Exception],
 
 def setup_play(e: QahveEngine, hands: list[list[str]], *, leader: int = 0, tricks_done: int = 0,
                jb_played: bool = False, bids: list[int] | None = None,
-               tricks_by_seat: list[int] | None = None) -> None:
-    e.phase = "play"
-    e.hands = [list(h) for h in hands]
-    e.bids = [b for b in (bids or [2, 2, 2, 2])]
-    e.leader = leader
-    e.trick = []
-    e.tricks_done = tricks_done
-    e.jb_played = jb_played
-    e.tricks_by_seat = list(tricks_by_seat or [0, 0, 0, 0])
-    e.chance.take_events()
+               tricks_by_seat: list[int] | None = None, dealer: int | None = None,
+               scores: list[int] | None = None) -> QahveEngine:
+    """A scripted situation in the play phase, through the engine's public constructor
+    (``tricks_done`` tricks already taken, by seat 0 unless ``tricks_by_seat`` says)."""
+    return QahveEngine.position(
+        e.ruleset, Chance(e.chance.key), hands=hands, bids=bids or [2, 2, 2, 2], leader=leader,
+        jb_played=jb_played, tricks_by_seat=tricks_by_seat or [tricks_done, 0, 0, 0],
+        dealer=dealer, scores=scores)
 
 
 def cards(e: QahveEngine, seat: int) -> list[str]:
@@ -115,14 +113,10 @@ def test_known_answer_dealer_and_deal() -> None:
 
 @pytest.mark.parametrize("dealer", [0, 1, 2, 3])
 def test_known_answer_deal_for_every_dealer(dealer: int) -> None:
-    e = make()
-    e.dealer = dealer
-    e.chance = Chance(K)
-    e.hand_number = -1
-    e._start_hand()
+    # the engine deals with games.deals.qahve_deal: the same function, for every dealer
     deal = next(d for d in VEC["deals"] if d["dealer"] == dealer)
-    assert {str(s): e.hands[s] for s in range(4)} == deal["hands"]
-    assert e.turn == (dealer + 1) % 4
+    dealt = qahve_deal(VEC["h0_shuffle"], dealer)
+    assert {str(s): dealt[s] for s in range(4)} == deal["hands"]
 
 
 # -- bidding ------------------------------------------------------------------------------
@@ -142,7 +136,7 @@ def test_bidding_order_range_and_contracts() -> None:
         assert e.turn == s and e.contracts() is None
         e.apply(s, {"type": "bid", "tricks": n})
     assert e.bids == [6, 4, 3, 5] and e.contracts() == [9, 9]
-    assert e.phase == "play" and e.turn == 1 and e.leader == 1
+    assert e.phase == "play" and e.turn == 1 and e.trick.leader == 1
     v = e.view(None)
     assert v["bids"] == [6, 4, 3, 5] and v["contracts"] == [9, 9]
     rejects(e, 1, {"type": "bid", "tricks": 4}, IllegalActionError, "over")
@@ -152,7 +146,7 @@ def test_bidding_order_range_and_contracts() -> None:
 
 def test_a_joker_may_be_played_while_holding_the_led_suit() -> None:
     e = make()
-    setup_play(e, [["5H", "2C"], ["AH", "JB", "3D"], ["KH", "JR"], ["4H", "AS"]])
+    e = setup_play(e, [["5H", "2C"], ["AH", "JB", "3D"], ["KH", "JR"], ["4H", "AS"]])
     play(e, (0, "5H"))
     assert sorted(cards(e, 1)) == ["AH", "JB"]
     rejects(e, 1, {"type": "play", "card": "3D"}, IllegalActionError, "follow suit")
@@ -162,12 +156,12 @@ def test_a_joker_may_be_played_while_holding_the_led_suit() -> None:
     assert sorted(cards(e, 2)) == ["JR", "KH"]
     play(e, (2, "JR"), (3, "4H"))
     assert e.last_trick is not None and e.last_trick["winner"] == 2
-    assert e.leader == 2
+    assert e.trick.leader == 2
 
 
 def test_jr_waits_for_jb() -> None:
     e = make()
-    setup_play(e, [["JR", "5C", "6D"], ["JB", "2C"], ["3C"], ["4C"]])
+    e = setup_play(e, [["JR", "5C", "6D"], ["JB", "2C"], ["3C"], ["4C"]])
     assert sorted(cards(e, 0)) == ["5C", "6D"]  # JR cannot lead before JB is out
     rejects(e, 0, {"type": "play", "card": "JR"}, IllegalActionError, "JR may not")
     play(e, (0, "6D"))
@@ -176,13 +170,13 @@ def test_jr_waits_for_jb() -> None:
     play(e, (1, "JB"), (2, "3C"), (3, "4C"))
     assert e.last_trick is not None and e.last_trick["winner"] == 1
     # JB played earlier in the hand: JR may be led in a later trick
-    e.leader = 0
+    e = setup_play(e, e.hands, leader=0, jb_played=e.jb_played, tricks_by_seat=e.tally.tricks)
     assert e.turn == 0 and sorted(cards(e, 0)) == ["5C", "JR"]
 
 
 def test_jr_after_jb_earlier_in_the_hand_and_a_led_joker_leads_no_suit() -> None:
     e = make()
-    setup_play(e, [["JR", "5C"], ["AH", "2C"], ["KS", "3C"], ["4C", "QD"]], jb_played=True,
+    e = setup_play(e, [["JR", "5C"], ["AH", "2C"], ["KS", "3C"], ["4C", "QD"]], jb_played=True,
                tricks_done=3)
     assert sorted(cards(e, 0)) == ["5C", "JR"]
     play(e, (0, "JR"))
@@ -198,7 +192,7 @@ def test_jr_after_jb_earlier_in_the_hand_and_a_led_joker_leads_no_suit() -> None
 
 def test_led_jb_wins_unless_jr_follows() -> None:
     e = make()
-    setup_play(e, [["JB", "2D"], ["AS", "3D"], ["AH", "4D"], ["KS", "5D"]])
+    e = setup_play(e, [["JB", "6D"], ["AS", "3D"], ["AH", "4D"], ["KS", "5D"]])
     play(e, (0, "JB"), (1, "AS"), (2, "AH"), (3, "KS"))
     assert e.last_trick is not None and e.last_trick["winner"] == 0
 
@@ -207,7 +201,7 @@ def test_jb_must_be_played_at_trick_ten() -> None:
     e = make()
     hands = [["JB", "AH", "KH", "QH"], ["2C", "3C", "4C", "5C"], ["6C", "7C", "8C", "9C"],
              ["TC", "JC", "QC", "KC"]]
-    setup_play(e, hands, leader=1, tricks_done=9)
+    e = setup_play(e, hands, leader=1, tricks_done=9)
     play(e, (1, "2C"))
     assert e.view(0)["trick_number"] == 9
     play(e, (2, "6C"), (3, "TC"))
@@ -222,17 +216,17 @@ def test_jb_holder_leading_trick_ten_must_lead_it_and_not_before() -> None:
     e = make()
     hands = [["JB", "AH", "KH", "QH", "JH"], ["2C", "3C", "4C", "5C", "AC"],
              ["6C", "7C", "8C", "9C", "3D"], ["TC", "JC", "QC", "KC", "4D"]]
-    setup_play(e, hands, leader=0, tricks_done=8)
+    e = setup_play(e, hands, leader=0, tricks_done=8)
     assert sorted(cards(e, 0)) == ["AH", "JB", "JH", "KH", "QH"]  # trick 9: free choice
     play(e, (0, "AH"), (1, "2C"), (2, "6C"), (3, "TC"))
-    assert e.tricks_done == 9 and e.leader == 0
+    assert e.tricks_done == 9 and e.trick.leader == 0
     assert cards(e, 0) == ["JB"]
 
 
 def test_jokers_belong_to_no_suit() -> None:
     e = make()
     # seat 1 holds only jokers and clubs: it has no heart, so any card may follow a heart lead
-    setup_play(e, [["3H"], ["JB", "JR", "2C"], ["5H"], ["4H"]])
+    e = setup_play(e, [["3H"], ["JB", "JR", "2C"], ["5H"], ["4H"]])
     play(e, (0, "3H"))
     assert sorted(cards(e, 1)) == ["2C", "JB"]  # JR still waits for JB
     play(e, (1, "2C"), (2, "5H"), (3, "4H"))
@@ -241,20 +235,20 @@ def test_jokers_belong_to_no_suit() -> None:
 
 def test_trick_winner_order() -> None:
     e = make()
-    setup_play(e, [["AH"], ["2S"], ["KH"], ["AD"]])
+    e = setup_play(e, [["AH"], ["2S"], ["KH"], ["AD"]])
     play(e, (0, "AH"), (1, "2S"), (2, "KH"), (3, "AD"))
     assert e.last_trick is not None and e.last_trick["winner"] == 1  # spades always trump
-    setup_play(e, [["5D"], ["9D"], ["AC"], ["3D"]], leader=0)
+    e = setup_play(e, [["5D"], ["9D"], ["AC"], ["3D"]], leader=0)
     play(e, (0, "5D"), (1, "9D"), (2, "AC"), (3, "3D"))
     assert e.last_trick is not None and e.last_trick["winner"] == 1  # off-suit ace never wins
-    setup_play(e, [["AS"], ["JB"], ["KS"], ["JR"]], jb_played=False, leader=0)
+    e = setup_play(e, [["AS"], ["JB"], ["KS"], ["JR"]], jb_played=False, leader=0)
     play(e, (0, "AS"), (1, "JB"), (2, "KS"), (3, "JR"))
     assert e.last_trick is not None and e.last_trick["winner"] == 3
 
 
 def test_bad_card_codes() -> None:
     e = make()
-    setup_play(e, [["5H"], ["AH"], ["KH"], ["QH"]])
+    e = setup_play(e, [["5H"], ["AH"], ["KH"], ["QH"]])
     for bad in ({"type": "play"}, {"type": "play", "card": "2D"}, {"type": "play", "card": "2H"},
                 {"type": "play", "card": "J"}, {"type": "play", "card": None},
                 {"type": "play", "card": "5H", "tricks": 2}):
@@ -272,19 +266,20 @@ def test_hand_points_examples() -> None:
 
 
 def last_trick(e: QahveEngine, *, bids: list[int], tricks_by_seat: list[int],
-               winner: int) -> None:
+               winner: int, dealer: int | None = None,
+               scores: list[int] | None = None) -> QahveEngine:
     """Play the 13th trick, won by ``winner`` with the ace of spades."""
     hands = [["2C"], ["3C"], ["4C"], ["5C"]]
     hands[winner] = ["AS"]
-    setup_play(e, hands, leader=0, tricks_done=12, jb_played=True, bids=bids,
-               tricks_by_seat=tricks_by_seat)
+    e = setup_play(e, hands, leader=0, tricks_done=12, jb_played=True, bids=bids,
+                   tricks_by_seat=tricks_by_seat, dealer=dealer, scores=scores)
     play(e, *[(s, e.hands[s][0]) for s in range(4)])
+    return e
 
 
 def test_scoring_made_and_failed() -> None:
     e = make()
-    e.dealer = 1
-    last_trick(e, bids=[3, 2, 3, 3], tricks_by_seat=[4, 3, 3, 2], winner=0)
+    e = last_trick(e, dealer=1, bids=[3, 2, 3, 3], tricks_by_seat=[4, 3, 3, 2], winner=0)
     # side 0: contract 6, took 8 → +62; side 1: contract 5, took 5 → +50
     h = e.history[-1]
     assert h["contracts"] == [6, 5] and h["tricks"] == [8, 5] and h["points"] == [62, 50]
@@ -298,25 +293,20 @@ def test_scoring_made_and_failed() -> None:
     assert e.hands == deal_packets(events[0]["result"], 2)
     e2 = make()
     e2.dealer = 0
-    last_trick(e2, bids=[4, 2, 3, 2], tricks_by_seat=[2, 4, 4, 2], winner=1)
+    e2 = last_trick(e2, bids=[4, 2, 3, 2], tricks_by_seat=[2, 4, 4, 2], winner=1)
     # side 0: contract 7, took 6 → −70; side 1: contract 4, took 7 → +43
     assert e2.history[-1]["points"] == [-70, 43] and e2.scores == [-70, 43]
 
 
 def test_dealer_passes_only_when_strictly_ahead() -> None:
     e = make()
-    e.dealer = 2
-    e.scores = [10, 14]
-    last_trick(e, bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0)
+    e = last_trick(e, dealer=2, scores=[10, 14], bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0)
     assert e.scores == [10 + 41, 14 + 44] and e.dealer == 2  # behind: keeps the deal
     e = make()
-    e.dealer = 2
-    e.scores = [3, 0]
-    last_trick(e, bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0)
+    e = last_trick(e, dealer=2, scores=[3, 0], bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0)
     assert e.scores == [44, 44] and e.dealer == 2  # level: keeps the deal
     e = make()
-    e.dealer = 3
-    last_trick(e, bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=1)
+    e = last_trick(e, dealer=3, bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=1)
     assert e.scores == [40, 45] and e.dealer == 0  # ahead: passes to dealer+1 (wraps)
     assert e.history[-1]["dealer"] == 3 and e.history[-1]["next_dealer"] == 0
     assert e.turn == 1  # the new dealer's right hand bids first
@@ -324,8 +314,7 @@ def test_dealer_passes_only_when_strictly_ahead() -> None:
 
 def test_match_end_first_to_target() -> None:
     e = make({"target": 100})
-    e.scores = [70, 30]
-    last_trick(e, bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
+    e = last_trick(e, scores=[70, 30], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
     assert e.outcome is not None and e.outcome.winners == (0, 2)
     assert e.outcome.scores == (70 + 43, 30 + 42) and e.turn is None
     assert e.chance.take_events() == []
@@ -335,16 +324,14 @@ def test_match_end_first_to_target() -> None:
 
 def test_match_end_both_reach_higher_wins() -> None:
     e = make({"target": 100})
-    e.scores = [60, 70]
-    last_trick(e, bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
+    e = last_trick(e, scores=[60, 70], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
     assert e.scores == [103, 112]
     assert e.outcome is not None and e.outcome.winners == (1, 3)
 
 
 def test_match_end_both_reach_equal_plays_on() -> None:
     e = make({"target": 100})
-    e.scores = [61, 62]
-    last_trick(e, bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
+    e = last_trick(e, scores=[61, 62], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
     assert e.scores == [104, 104]
     assert e.outcome is None and e.phase == "bid" and e.hand_number == 1
     assert [ev["label"] for ev in e.chance.take_events()] == ["h1/shuffle"]

@@ -35,15 +35,15 @@ def assert_no_leak(e: QahveEngine) -> None:
 
 
 def qahve_check(e: QahveEngine, seat: int, action: dict[str, Any]) -> None:
-    every = [c for h in e.hands for c in h] + [c for _, c in e.trick]
-    every += [c for t in e.taken for c in t]
+    every = [c for h in e.hands for c in h] + e.trick.cards()
+    every += [c for t in e.tally.cards for c in t]
     assert sorted(every) == sorted(DECK_QAHVE)
     if e.phase == "bid":
         assert action["type"] == "bid" and e.min_bid <= action["tricks"] <= 13
         return
     card = action["card"]
     hand = e.hands[seat]
-    played = {c for t in e.taken for c in t} | {c for _, c in e.trick}
+    played = {c for t in e.tally.cards for c in t} | set(e.trick.cards())
     assert e.jb_played == ("JB" in played)
     if card == "JR":
         assert "JB" in played, "JR before JB"
@@ -51,7 +51,7 @@ def qahve_check(e: QahveEngine, seat: int, action: dict[str, Any]) -> None:
         assert card == "JB", "JB not played at trick 10"
     if e.tricks_done >= 10:
         assert "JB" in played
-    led = e.led_suit()
+    led = e.trick.led
     if led is not None and not is_joker(card) and suit(card) != led:
         assert not any(suit(c) == led for c in hand), "follow suit violated"
 

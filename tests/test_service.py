@@ -26,6 +26,8 @@ from live_server import LiveServer
 from fairness import verify_record
 from games.registry import engine_class
 from service import translog
+from verify_cli.core import VERIFIED, verify_document
+from verify_cli.keys import parse_keys
 from verify_cli.log import root_from_inclusion
 
 
@@ -354,7 +356,7 @@ def test_no_leaks(server: LiveServer, game: str) -> None:
     if final["status"] != "finished":
         assert len(before_end) == len(bodies)
     if not any(items for _, _, items in hands_seen):
-        assert game == "tawla", f"{game}: no seat view showed a hand"
+        assert game in ("tawla", "mahbusa"), f"{game}: no seat view showed a hand"
     # At each moment, no seat's view names a card or tile another seat holds.
     n = len(tokens)
     for i in range(0, len(hands_seen), n):
@@ -380,7 +382,7 @@ def test_no_leaks(server: LiveServer, game: str) -> None:
 # -- events, abandonment, pages ----------------------------------------------------------
 
 def test_events_redacted_and_long_poll(client: httpx.Client, server: LiveServer) -> None:
-    game = next(g for g in GAMES if g != "tawla")
+    game = next(g for g in GAMES if g not in ("tawla", "mahbusa"))
     created, tokens = _started(client, game)
     mid = created["match_id"]
     evs = client.get(f"/v1/matches/{mid}/events").json()
@@ -481,3 +483,54 @@ def test_inclusion_proofs_all_sizes() -> None:
             if path:
                 bad = [bytes(32)] + path[1:]
                 assert root_from_inclusion(m, n, hashes[m], bad) != r
+
+
+# -- the forms of issue 15: hokm for 2, 3 and 4 (cut on), two-player shelem, mahbusa ----------
+
+FORMS: list[tuple[str, dict[str, Any]]] = [
+    ("hokm", {"players": 4, "target": 1}),
+    ("hokm", {"players": 3, "target": 1}),
+    ("hokm", {"players": 2, "target": 1}),
+    ("shelem", {"players": 2, "target": 5}),
+    ("mahbusa", {"match_length": 1}),
+]
+
+
+def hidden_piles_check(r: httpx.Response) -> bool:
+    """Every shelem view before the reveal shows pile sizes only (True: it was one)."""
+    body = r.json()
+    view = body.get("view", body) if isinstance(body, dict) else {}
+    if isinstance(view, dict) and view.get("piles_revealed") is False:
+        assert all(p["top"] is None for ps in view["piles"] for p in ps)
+        assert all(p["count"] == 4 for ps in view["piles"] for p in ps)
+        return True
+    return False
+
+
+@pytest.mark.parametrize(("game", "ruleset"), FORMS, ids=lambda x: str(x))
+def test_form_plays_to_the_end_and_verifies(client: httpx.Client, game: str,
+                                            ruleset: dict[str, Any]) -> None:
+    created = create_match(client, game, ruleset)
+    mid = created["match_id"]
+    seed_all(client, created, prefix="f")
+    tokens = [s["token"] for s in created["seats"]]
+    seen: list[bool] = []
+
+    def on_response(r: httpx.Response) -> None:
+        seen.append(hidden_piles_check(r))
+
+    play_actions(client, mid, tokens, random.Random(5), limit=5000, on_response=on_response)
+    assert client.get(f"/v1/matches/{mid}").json()["status"] == "finished"
+    doc = client.get(f"/v1/matches/{mid}/transcript").json()
+    engine = check_transcript(client, doc)
+    assert engine.outcome is not None and engine.outcome.reason == "finished"
+    assert any(seen) == (game == "shelem")  # the piles were seen face down before the reveal
+    keys = parse_keys(client.get("/v1/keys").text, source="server", origin="test server")
+    rep = verify_document(doc, keys)
+    assert rep["status"] == VERIFIED, rep["checks"]
+    actions = [e["action"]["type"] for e in doc["events"] if e["type"] == "action"]
+    if game == "hokm":
+        assert actions.count("tap") >= 1 and "cut" not in actions  # bots tap the deck
+        assert len(doc["seats"]) == ruleset["players"]
+    if game == "hokm" and ruleset["players"] == 2:
+        assert "draw" in actions and "discard" in actions

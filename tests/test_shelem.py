@@ -190,8 +190,10 @@ def test_vector_deal(case: dict[str, Any]) -> None:
         pub = e.view(None)["piles"]
         for seat, piles in case["piles"].items():
             assert e.piles[int(seat)] == piles
-            assert [p["top"] for p in pub[int(seat)]] == [p[-1] for p in piles]
+            # face down from the deal: the views show pile sizes only
+            assert [p["top"] for p in pub[int(seat)]] == [None, None, None]
             assert [p["count"] for p in pub[int(seat)]] == [4, 4, 4]
+            assert e.view(None)["piles_revealed"] is False
         assert e.turn == 1 - case["dealer"]  # the non-dealer bids first
 
 
@@ -262,7 +264,7 @@ def scripted_hand(
     """One hand with dealer 3 (seat 0 bids first): ``hakem`` bids ``bid``, the rest pass."""
     deck, tricks, _ = build_hand(3, hakem, plan or plan_of(winners), discard)
     e = new(target=target, chance=ScriptedChance(K, {"dealer": 3, "h0/shuffle": deck}))
-    e.scores = list(scores)
+    e.set_scores(scores)
     for seat in (0, 1, 2, 3):
         if seat == hakem:
             e.apply(seat, {"type": "bid", "amount": bid})
@@ -487,7 +489,7 @@ def test_discard_errors_change_nothing() -> None:
     # any order of the four cards is accepted
     e.apply(h, {"type": "discard", "cards": list(reversed(hand[4:8]))})
     assert sorted(e.discard) == sorted(hand[4:8]) and len(e.hands[h]) == 12
-    assert e.turn == h and e.view(None)["phase"] == "playing"
+    assert e.turn == h and e.view(None)["phase"] == "play"
 
 
 def sort_codes(cards: Sequence[str]) -> list[str]:
@@ -508,7 +510,7 @@ def test_trump_by_first_lead_and_follow_suit() -> None:
         while e.hakem is not None and e.history == []:
             seat = e.turn
             assert seat is not None
-            led = e.trick[0][1][1] if e.trick else None
+            led = e.trick.led
             hand = e.hands[seat]
             legal = [a["card"] for a in e.legal_actions(seat)]
             if led and any(c[1] == led for c in hand):
@@ -519,7 +521,7 @@ def test_trump_by_first_lead_and_follow_suit() -> None:
                         e.apply(seat, {"type": "play", "card": off[0]})
             else:
                 assert sorted(legal) == sorted(hand)
-            trick = [(s, c) for s, c, _ in e.trick]
+            trick = list(e.trick.plays)
             card = rng.choice(legal)
             e.apply(seat, {"type": "play", "card": card})
             if len(trick) == 3:
@@ -649,7 +651,7 @@ def test_bot_actions_are_legal() -> None:
         bot = e.bot_actions(seat)
         assert bot and all(a in legal for a in bot)
         assert e.bot_actions((seat + 1) % 4) == []
-        if e.phase == "bidding":
+        if e.phase == "bid":
             assert bot == [legal[0], {"type": "pass"}] or bot == [{"type": "pass"}]
         elif e.phase == "discard":
             pts = sorted((card_points(c) for c in e.hands[seat]), reverse=True)
@@ -657,3 +659,23 @@ def test_bot_actions_are_legal() -> None:
         else:
             assert bot == legal
         e.apply(seat, rng.choice(bot))
+
+
+def test_vector_two_player_piles_turn_up_after_the_answer_to_the_first_lead() -> None:
+    """The 2-player vector's piles, face down (sizes only) through the auction, the kitty
+    exchange and the hakem's lead, then the six tops of the vector's piles."""
+    case = next(c for c in VECTORS["cases"] if c["players"] == 2)
+    e = new(2)
+    d = case["dealer"]
+    o = 1 - d
+    hidden = [[{"count": 4, "top": None}] * 3] * 2
+    e.apply(o, {"type": "bid", "amount": 100})
+    assert e.view(None)["piles"] == hidden
+    e.apply(d, {"type": "pass"})
+    e.apply(o, e.bot_actions(o)[0])  # the hakem lays 4 away
+    assert e.view(None)["piles"] == hidden and e.view(d)["piles"] == hidden
+    e.apply(o, e.legal_actions(o)[0])  # the hakem's first lead
+    assert e.view(o)["piles"] == hidden and not e.view(None)["piles_revealed"]
+    e.apply(d, e.legal_actions(d)[0])  # the other answers from its hand
+    tops = [[{"count": 4, "top": p[-1]} for p in case["piles"][str(s)]] for s in (0, 1)]
+    assert e.view(None)["piles"] == tops and e.view(None)["piles_revealed"] is True

@@ -18,7 +18,7 @@ from games.transcript import simulate_match, transcript_key
 
 def all_cards(e: ShelemEngine) -> list[str]:
     out = [c for h in e.hands for c in h] + e.kitty + e.discard
-    out += [c for _, c, _ in e.trick] + e.won_cards[0] + e.won_cards[1]
+    out += e.trick.cards() + [c for t in e.tally.cards for c in t]
     out += [c for ps in e.piles for p in ps for c in p]
     return out
 
@@ -44,10 +44,11 @@ def check_hand_record(h: dict[str, Any], n: int) -> None:
 def assert_no_leak(e: ShelemEngine) -> None:
     """No view shows another seat's hand, the face-down kitty, a pile card under its top, or
     (to anyone but the hakem) the four cards laid down."""
-    face_down = set(e.kitty) | {c for ps in e.piles for p in ps for c in p[:-1]}
+    face_down = set(e.kitty) | {c for ps in e.piles for p in ps
+                                for c in (p[:-1] if e.revealed else p)}
     for s in (None, *range(e.n)):
         v = {k: x for k, x in e.view(s).items() if k != "history"}
-        if v["last_trick"] and v["last_trick"]["hand"] != e.hand_no:
+        if v["last_trick"] and v["last_trick"]["hand"] != e.hand_number:
             del v["last_trick"]  # a trick of an earlier deal: its cards are dealt anew
         hidden = face_down | {c for t in range(e.n) if t != s for c in e.hands[t]}
         if s != e.hakem:

@@ -73,13 +73,30 @@ def test_first_trick_pile_rules() -> None:
     top = e.piles[h][0][-1]
     with pytest.raises(IllegalActionError, match="not in your hand"):
         e.apply(h, {"type": "play", "card": top})
+    # the seed: the piles lie face down through the auction, the kitty exchange and the
+    # hakem's first lead, and turn up once the other player has answered that lead
+    for s in (None, 0, 1):
+        v = e.view(s)
+        assert v["piles_revealed"] is False
+        assert all(p == {"count": 4, "top": None} for ps in v["piles"] for p in ps)
+        text = json.dumps({k: x for k, x in v.items() if k != "history"})
+        own = set(e.hands[s]) if s is not None else set()
+        if s == h:
+            own |= set(e.discard) | set(e.kitty_taken)
+        assert not [c for ps in e.piles for p in ps for c in p if f'"{c}"' in text
+                    and c not in own]
     lead = e.hands[h][0]
     e.apply(h, {"type": "play", "card": lead})
     assert e.view(None)["trump"] == lead[1] and e.turn == other
+    assert e.view(None)["piles_revealed"] is False
     legal = [a["card"] for a in e.legal_actions(other)]
     follow = [c for c in e.hands[other] if c[1] == lead[1]]
     assert sorted(legal) == sorted(follow or e.hands[other])
     e.apply(other, {"type": "play", "card": legal[0]})
+    pub = e.view(None)
+    assert pub["piles_revealed"] is True
+    assert [[p["top"] for p in ps] for ps in pub["piles"]] == [
+        [p[-1] for p in e.piles[s]] for s in (0, 1)]
     # third card: the leader's face-up pile card, of the led suit if it has one
     assert e.turn == h
     tops = [p[-1] for p in e.piles[h]]
@@ -109,7 +126,7 @@ def test_first_trick_pile_rules() -> None:
     assert sorted(legal) == sorted([c for c in otops if c[1] == lead[1]] or otops)
     e.apply(other, {"type": "play", "card": legal[-1]})
     last = e.view(None)["last_trick"]
-    plays = [(t["seat"], t["card"]) for t in last["trick"]]
+    plays = [(t["seat"], t["card"]) for t in last["plays"]]
     want = winner(plays, lead[1])
     assert last["winner"] == want and len(plays) == 4
     assert e.turn == want and e.view(None)["tricks_taken"][want] == 1
@@ -140,7 +157,7 @@ def test_whole_hands_random_play(key: int) -> None:
         visible = set(v["hand"]) | {p["top"] for ps in v["piles"] for p in ps if p["top"]}
         visible |= {t["card"] for t in v["trick"]}
         if v["last_trick"]:
-            visible |= {t["card"] for t in v["last_trick"]["trick"]}
+            visible |= {t["card"] for t in v["last_trick"]["plays"]}
         for h in v["history"]:
             visible |= set(h.get("discard", []))
         if v["kitty"]:  # the hakem alone: the kitty it took and the cards it laid down
@@ -150,7 +167,7 @@ def test_whole_hands_random_play(key: int) -> None:
             assert v["discard"] is None
         assert cards_in(v) <= visible
         legal = e.legal_actions(seat)
-        if v["phase"] == "playing":
+        if v["phase"] == "play":
             trick = v["trick"]
             cards = [a["card"] for a in legal]
             if len(trick) < 2:
@@ -169,7 +186,7 @@ def test_whole_hands_random_play(key: int) -> None:
             assert [t["from"] for t in trick] == ["hand", "hand", "pile", "pile"][: len(trick)]
         action = rng.choice(legal)
         before = len(e.history)
-        if v["phase"] == "playing" and not v["trick"] and v["tricks_taken"] == [0, 0]:
+        if v["phase"] == "play" and not v["trick"] and v["tricks_taken"] == [0, 0]:
             trump = action["card"][1]
         e.apply(seat, action)
         if len(e.history) > before:
@@ -183,7 +200,7 @@ def test_whole_hands_random_play(key: int) -> None:
             assert h["delta"][hs] == mine and h["delta"][1 - hs] == theirs
         # conservation: 52 distinct cards
         allc = [c for hd in e.hands for c in hd] + e.kitty + e.discard
-        allc += [c for _, c, _ in e.trick] + e.won_cards[0] + e.won_cards[1]
+        allc += e.trick.cards() + [c for t in e.tally.cards for c in t]
         allc += [c for ps in e.piles for p in ps for c in p]
         assert sorted(allc) == sorted(DECK52)
 
@@ -196,8 +213,8 @@ def test_pile_card_must_follow_suit_when_a_face_up_one_does() -> None:
         while not e.history and checked < 5:
             seat = e.turn
             assert seat is not None
-            if e.view(None)["phase"] == "playing" and len(e.trick) >= 2:
-                led = e.trick[0][1][1]
+            if e.view(None)["phase"] == "play" and len(e.trick) >= 2:
+                led = e.trick.led
                 tops = [p[-1] for p in e.piles[seat] if p]
                 if any(c[1] == led for c in tops) and any(c[1] != led for c in tops):
                     wrong = next(c for c in tops if c[1] != led)

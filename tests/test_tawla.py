@@ -95,14 +95,8 @@ def position(seat0: Mapping[int, int], seat1: Mapping[int, int]) -> tuple[list[i
 
 def load(eng: TawlaEngine, seat0: Mapping[int, int], seat1: Mapping[int, int],
          on_roll: int) -> None:
-    """Put ``on_roll`` to act before rolling in the given position (test-only surgery)."""
-    eng.points, eng.bar, eng.off = position(seat0, seat1)
-    eng.on_roll = on_roll
-    eng.phase = "roll"
-    eng.dice = None
-    eng._turns = {}
-    eng.pending = None
-    eng.resign_rejected = False
+    """Put ``on_roll`` to act before rolling in the given position (the public setter)."""
+    eng.set_position(*position(seat0, seat1), on_roll=on_roll)
 
 
 def snapshot(eng: TawlaEngine) -> str:

@@ -144,7 +144,7 @@ def test_simulated_matches_replay_to_the_same_view(seed: int, rs: dict[str, Any]
     assert doc["result"] == eng.outcome.to_json()  # type: ignore[union-attr]
     key = transcript_key(doc)
     seen: list[dict[str, Any]] = []
-    again = replay(TawlaEngine, doc["ruleset"], key, doc["events"], on_event=seen.append)
+    again = replay(TawlaEngine, doc["ruleset"], key, doc["events"], on_event=lambda ev, eng: seen.append(ev))
     assert len(seen) == len(doc["events"])
     assert again.view(None) == eng.view(None)
     assert again.outcome == eng.outcome

@@ -169,22 +169,15 @@ def test_tampered_chance_event_fails_both_and_they_agree(page: Any, site: Site) 
 
 def _hakem_per_hand(doc: dict[str, Any]) -> dict[int, int]:
     """seq of each hand's shuffle -> the hakem then (the engine's view, replayed here)."""
-    holder: dict[str, Any] = {}
     out: dict[int, int] = {}
-    base = engine_class("hokm")
 
-    class Watching(base):  # type: ignore[misc,valid-type]
-        def __init__(self, *a: Any, **k: Any) -> None:
-            holder["engine"] = self
-            super().__init__(*a, **k)
-
-    def seen(ev: dict[str, Any]) -> None:
+    def seen(ev: dict[str, Any], engine: Any) -> None:
         if re.fullmatch(r"h\d+/shuffle", str(ev.get("label"))):
-            out[ev["seq"]] = holder["engine"].view(None)["hakem"]
+            out[ev["seq"]] = engine.view(None)["hakem"]
 
     key = match_key(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
                     [s["client_seed"] for s in doc["seats"]])
-    replay(Watching, doc["ruleset"], key, doc["events"], on_event=seen)
+    replay(engine_class("hokm"), doc["ruleset"], key, doc["events"], on_event=seen)
     return out
 
 

@@ -6,11 +6,21 @@ import json
 import re
 from typing import Any
 
-from games.cards import sort_hand
+from games.cards import SUIT_SYMBOLS, sort_hand
+from games.deals import (
+    cut_deck,
+    deal_tiles,
+    first_ace_index,
+    hokm_deal,
+    qahve_deal,
+    shelem_layout,
+)
+from games.iraqi_domino import HAND as IRAQI_HAND
+from games.mexican_train import hand_size as train_hand_size
 
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
-SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 CARD_GAMES = ("hokm", "qahve", "shelem")
+BOARD_GAMES = ("tawla", "mahbusa")
 _HAND = re.compile(r"^h(\d+)/shuffle$")
 _ROUND = re.compile(r"^r(\d+)/shuffle$")
 _OPENING = re.compile(r"^g(\d+)/opening/(\d+)$")
@@ -68,6 +78,22 @@ def tiles_text(codes: list[Any]) -> str:
     return " ".join(tile_text(c) for c in codes)
 
 
+def board_text(view: dict[str, Any]) -> str:
+    """A tawla or mahbusa board in seat 0's numbering: ``p:n`` for seat 0's checkers on its
+    point p, ``p:-n`` for seat 1's; a prisoner as ``(+1)`` / ``(-1)`` after its point."""
+    points = view.get("points") or []
+    prisoners = view.get("prisoners") or [0] * len(points)
+    cells = []
+    for i, n in enumerate(points):
+        held = prisoners[i] if i < len(prisoners) else 0
+        if n or held:
+            cells.append(f"{i + 1}:{n:+d}" + (f"({held:+d})" if held else ""))
+    off = view.get("off") or [0, 0]
+    bar = view.get("bar") or [0, 0]
+    return (" ".join(cells) or "empty") + f"; off {off[0]}-{off[1]}" + (
+        f"; bar {bar[0]}-{bar[1]}" if any(bar) else "")
+
+
 def seat_names(doc: dict[str, Any]) -> dict[int, Any]:
     seats = doc.get("seats")
     return {s["seat"]: s.get("name") for s in (seats if isinstance(seats, list) else [])
@@ -96,8 +122,11 @@ class DrawContext:
         return f"seat {s} ({name})" if name else f"seat {s}"
 
     def observe(self, ev: dict[str, Any], engine: Any) -> None:
+        """Note one replayed event; ``engine`` is the engine as that event left it."""
         if ev.get("type") == "action":
             self.last_actor = ev.get("seat")
+            self._note_reveal(ev, engine)
+            self._note_game_end(ev, engine)
             return
         if ev.get("type") != "chance":
             return
@@ -114,6 +143,53 @@ class DrawContext:
                     info[k] = view[k]
         self.entries.append((ev, info))
 
+    def _note_reveal(self, ev: dict[str, Any], engine: Any) -> None:
+        """Two-player shelem: the moment the six pile tops turn up (after the other player
+        answered the hakem's first lead), as a line among the draws."""
+        if self.game != "shelem" or engine is None:
+            return
+        try:
+            view = engine.view(None)
+        except Exception:  # the display must never break a verification
+            return
+        hand = view.get("hand_number")
+        if not view.get("piles_revealed") or hand == getattr(self, "_revealed", None):
+            return
+        self._revealed = hand
+        tops = []
+        for s, piles in enumerate(view.get("piles") or []):
+            shown = " ".join(card_text(p.get("top")) for p in piles if p.get("top"))
+            tops.append(f"{self.seat(s)} {shown}")
+        text = f"hand {hand}: the pile tops turn up: " + "; ".join(tops)
+        self.entries.append(({"seq": ev.get("seq"), "label": f"h{hand}/reveal",
+                              "kind": "reveal"}, {"text": text}))
+
+    def _note_game_end(self, ev: dict[str, Any], engine: Any) -> None:
+        """Tawla and mahbusa: each game's end, with the last move and the board it was
+        played on (mahbusa: its prisoners too), as a line among the draws. (The engine has
+        set up the next game by then, so the board shown is the one before that move.)"""
+        if self.game not in BOARD_GAMES or engine is None:
+            return
+        try:
+            view = engine.view(None)
+        except Exception:  # the display must never break a verification
+            return
+        games = view.get("games") or []
+        before = getattr(self, "_board_before", None)
+        self._board_before = board_text(view)
+        if len(games) <= getattr(self, "_games_seen", 0):
+            return
+        self._games_seen = len(games)
+        g = games[-1]
+        who = "nobody (a drawn game)" if g.get("winner") is None else self.seat(g["winner"])
+        raw = ev.get("action")
+        act: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        last = f"; last move {short(act.get('steps'))}" if act.get("type") == "move" else ""
+        text = (f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
+                f"{last}" + (f", played on {before}" if before and last else ""))
+        self.entries.append(({"seq": ev.get("seq"), "label": f"g{g.get('game')}/end",
+                              "kind": "board"}, {"text": text}))
+
     def lines(self, limit: int | None) -> list[dict[str, Any]]:
         chosen = self.entries if limit is None else self.entries[:limit]
         out = []
@@ -129,19 +205,21 @@ class DrawContext:
     # -- one draw --------------------------------------------------------------------------
     def text(self, ev: dict[str, Any], info: dict[str, Any]) -> str:
         kind, label = ev.get("kind"), str(ev.get("label"))
+        if kind in ("reveal", "board"):
+            return str(info["text"])
         result: Any = ev.get("result")
         if kind == "dice":
             sides = (ev.get("args") or {}).get("sides", 6)
             faces = dice_text(result, sides)
             m = _OPENING.match(label)
-            if m and self.game == "tawla" and len(result) == 2:
+            if m and self.game in BOARD_GAMES and len(result) == 2:
                 a, b = result
                 then = ("equal, roll again" if a == b
                         else f"{self.seat(0 if a > b else 1)} starts")
                 return (f"game {m.group(1)} opening roll {m.group(2)}: {self.seat(0)} "
                         f"{DIE_FACES[a - 1]} {a}, {self.seat(1)} {DIE_FACES[b - 1]} {b} → {then}")
             m = _ROLL.match(label)
-            if m and self.game == "tawla":
+            if m and self.game in BOARD_GAMES:
                 extra = f", live entropy {m.group(3)!r}" if m.group(3) else ""
                 who = self.seat(info["actor"]) if info["actor"] is not None else "?"
                 return f"game {m.group(1)} roll {m.group(2)} for {who}: {faces}{extra}"
@@ -158,26 +236,23 @@ class DrawContext:
     def shuffle_text(self, ev: dict[str, Any], label: str, result: list[Any],
                      info: dict[str, Any]) -> str:
         if label == "hakem" and self.game == "hokm":
-            shown = []
-            for i, c in enumerate(result):
-                shown.append(card_text(c))
-                if isinstance(c, str) and c.startswith("A"):
-                    return (f"first hakem: {self.seat(i % 4)} (face up: {' '.join(shown)}, "
-                            f"the first ace to {self.seat(i % 4)})")
-            return f"hakem deal: {cards_text(result, sort=False)}"
+            try:
+                i = first_ace_index(result)
+            except (ValueError, TypeError, IndexError):
+                return f"hakem deal: {cards_text(result, sort=False)}"
+            shown = " ".join(card_text(c) for c in result[: i + 1])
+            who = self.seat(i % (self.n or 4))
+            return f"first hakem: {who} (face up: {shown}, the first ace to {who})"
         m = _HAND.match(label)
         if m and self.game in CARD_GAMES:
             return self.card_deal(int(m.group(1)), ev, result, info)
         m = _ROUND.match(label)
         if m and self.game in ("iraqi_domino", "mexican_train"):
-            if self.game == "iraqi_domino":
-                h = 7
-            else:
-                h = 15 if self.n <= 4 else 12 if self.n <= 6 else 10
+            h = IRAQI_HAND if self.game == "iraqi_domino" else train_hand_size(self.n)
+            hands, rest = deal_tiles(result, self.n, h)
             lines = [f"round {m.group(1)}, tiles dealt:"]
-            for s in range(self.n):
-                lines.append(f"  {self.seat(s)}: {tiles_text(result[h * s:h * s + h])}")
-            rest = result[h * self.n:]
+            for s, tiles in enumerate(hands):
+                lines.append(f"  {self.seat(s)}: {tiles_text(tiles)}")
             pile = "boneyard" if self.game == "mexican_train" else "draw pile"
             lines.append(f"  {pile} ({len(rest)}): {tiles_text(rest) or '(empty)'}")
             return "\n".join(lines)
@@ -194,23 +269,28 @@ class DrawContext:
                 return ev
         return None
 
-    def _cut_for(self, seq: Any) -> int | None:
-        """The cut k of the hand whose shuffle is event ``seq`` (hokm with ``cut``)."""
+    def _cut_for(self, seq: Any) -> tuple[int | None, bool]:
+        """The cut k of the hand whose shuffle is event ``seq`` and whether it was tapped
+        (hokm with ``cut``): the first cut or tap action after that shuffle."""
         events = self.doc.get("events", [])
         if not isinstance(seq, int):
-            return None
-        shuffles = [int(e["seq"]) for e, _ in self.entries
-                    if _HAND.match(str(e.get("label"))) and isinstance(e.get("seq"), int)]
-        prev = max([s for s in shuffles if s < seq], default=-1)
-        nxt = min([s for s in shuffles if s > seq], default=len(events))
-        for e in events[prev + 1:nxt]:
-            act = e.get("action") if isinstance(e, dict) else None
+            return None, False
+        for e in events[seq + 1:]:
+            if not isinstance(e, dict):
+                continue
+            if e.get("type") == "chance" and _HAND.match(str(e.get("label"))):
+                break
+            act = e.get("action")
+            if isinstance(act, dict) and act.get("type") == "tap":
+                return None, True
             if isinstance(act, dict) and act.get("type") == "cut" and isinstance(act.get("k"), int):
-                return int(act["k"])
-        return None
+                return int(act["k"]), False
+        return None, False
 
     def card_deal(self, h: int, ev: dict[str, Any], deck: list[Any],
                   info: dict[str, Any]) -> str:
+        """A hand's shuffle as the deal it became, through the engines' own deal functions
+        (``games.deals``): nothing about a deal is derived here."""
         n = self.n or 4
         lines: list[str] = []
         hands: dict[int, list[Any]] = {}
@@ -218,59 +298,43 @@ class DrawContext:
         if self.game == "shelem":
             d = info.get("dealer")
             if d is None:
-                first = self._first("dealer")
-                if first is not None and isinstance(first.get("result"), int):
-                    d = (first["result"] + h) % n
+                return f"hand {h}: {cards_text(deck, sort=False)}"
+            layout = shelem_layout(deck, d, n)
+            lines.append(f"hand {h}, dealer {self.seat(d)}:")
+            hands = dict(enumerate(layout.hands))
+            for s, piles in enumerate(layout.piles):
+                if piles:
+                    shown = " | ".join(cards_text(p, sort=False) for p in piles)
+                    extra.append((f"{self.seat(s)} piles (face down until the other player "
+                                  f"answers the first lead; top last): {shown}", []))
+            extra.append(("kitty", layout.kitty))
+        elif self.game == "hokm":
+            start = info.get("hakem")
+            if start is None:
+                return f"hand {h}: {cards_text(deck, sort=False)}"
+            who = f"hakem {self.seat(start)}"
+            if self.ruleset.get("cut", True):
+                k, tapped = self._cut_for(ev.get("seq"))
+                if k is not None and 1 <= k < len(deck):
+                    deck = cut_deck(deck, k)
+                    who += f", cut at {k}"
+                elif tapped:
+                    who += ", tapped (dealt uncut)"
+            deal = hokm_deal(deck, start, n)
+            lines.append(f"hand {h}, {who}:")
+            hands = {s: deal.full(s) for s in range(n)}
+            if deal.stock:
+                extra.append((f"stock ({len(deal.stock)}, top first)", deal.stock))
+        else:
+            d = info.get("dealer")
             if d is None:
                 return f"hand {h}: {cards_text(deck, sort=False)}"
             lines.append(f"hand {h}, dealer {self.seat(d)}:")
-            if n == 4:
-                for i in range(3):
-                    hands[(d + 1 + i) % 4] = deck[12 * i:12 * i + 12]
-                hands[d] = deck[40:52]
-                extra.append(("kitty", deck[36:40]))
-            else:
-                o = 1 - d
-                hands[o] = deck[0:12]
-                hands[d] = deck[12:24]
-                extra.append((f"{self.seat(o)} piles", deck[24:28] + deck[32:36] + deck[40:44]))
-                extra.append((f"{self.seat(d)} piles", deck[28:32] + deck[36:40] + deck[48:52]))
-                extra.append(("kitty", deck[44:48]))
-        else:
-            if self.game == "hokm":
-                start = info.get("hakem")
-                if start is None and h == 0:
-                    first = self._first("hakem")
-                    if first is not None:
-                        for i, c in enumerate(first.get("result") or []):
-                            if isinstance(c, str) and c.startswith("A"):
-                                start = i % 4
-                                break
-                who = f"hakem {self.seat(start)}" if start is not None else "hakem unknown"
-                if self.ruleset.get("cut"):
-                    k = self._cut_for(ev.get("seq"))
-                    if k is not None and 1 <= k <= 51:
-                        deck = deck[k:] + deck[:k]
-                        who += f", cut at {k}"
-            else:
-                d = info.get("dealer")
-                if d is None and h == 0:
-                    first = self._first("dealer")
-                    if first is not None and isinstance(first.get("result"), int):
-                        d = first["result"]
-                start = (d + 1) % 4 if d is not None else None
-                who = f"dealer {self.seat(d)}" if d is not None else "dealer unknown"
-            if start is None:
-                return f"hand {h} ({who}): {cards_text(deck, sort=False)}"
-            lines.append(f"hand {h}, {who}:")
-            for i in range(4):
-                s = (start + i) % 4
-                hands[s] = deck[5 * i:5 * i + 5] + deck[20 + 4 * i:24 + 4 * i] \
-                    + deck[36 + 4 * i:40 + 4 * i]
+            hands = dict(enumerate(qahve_deal(deck, d)))
         for s in sorted(hands):
             lines.append(f"  {self.seat(s)}: {cards_text(hands[s])}")
         for name, cards in extra:
-            lines.append(f"  {name}: {cards_text(cards, sort=False)}")
+            lines.append(f"  {name}" + (f": {cards_text(cards, sort=False)}" if cards else ""))
         return "\n".join(lines)
 
 

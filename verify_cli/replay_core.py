@@ -176,19 +176,13 @@ def check_rules(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
     engine: Engine | None = None
     ctx = render.DrawContext(doc)
     if key is not None:
-        holder: dict[str, Engine] = {}
         total = len(events)
         step = max(1, total // 50)
         done = 0
 
-        class Capturing(cls):  # type: ignore[misc,valid-type]
-            def __init__(self, *a: Any, **k: Any) -> None:
-                holder["engine"] = self
-                super().__init__(*a, **k)
-
-        def on_event(ev: Event) -> None:
+        def on_event(ev: Event, live: Engine) -> None:
             nonlocal done
-            ctx.observe(ev, holder.get("engine"))
+            ctx.observe(ev, live)
             if ev.get("type") == "chance" and isinstance(ev.get("seq"), int):
                 rep.computed[ev["seq"]] = (ev.get("result"), True)  # = its recomputation
             done += 1
@@ -196,7 +190,7 @@ def check_rules(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
                 progress(done, total)
 
         try:
-            engine = replay(Capturing, ruleset_str, key, events, on_event=on_event)
+            engine = replay(cls, ruleset_str, key, events, on_event=on_event)
         except ReplayError as exc:
             if (exc.seq is not None and isinstance(exc.expected, dict)
                     and isinstance(exc.found, dict)
@@ -204,9 +198,9 @@ def check_rules(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
                 rep.computed[exc.seq] = (exc.expected.get("result"), False)
             rep.fail("replay", describe_replay_error(exc, events), seq=exc.seq,
                      expected=exc.expected, found=exc.found)
-        except Exception as exc:
-            # an engine tripping over malformed event content: the events do not replay
-            rep.fail("replay", f"events do not replay: {exc.__class__.__name__}: {exc}")
+        except Exception as exc:  # not a refused event: a bug in the engine itself
+            rep.fail("replay", f"the rules engine failed (a bug in qahwa, not a verdict on "
+                     f"the transcript): {exc.__class__.__name__}: {exc}")
         else:
             n_seats = engine.n_seats
             if seeds is not None and len(seeds) != n_seats:
