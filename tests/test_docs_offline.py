@@ -7,19 +7,14 @@ recorded, and any request to another origin is aborted and fails the test.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from browser import launch, needs_chromium
 from live_server import LiveServer
-from playwright.sync_api import expect, sync_playwright
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu",
-                 "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
+from playwright.sync_api import expect
 
 
 @pytest.fixture(scope="module")
@@ -46,8 +41,7 @@ def test_docs_pages_name_only_local_assets(server: LiveServer) -> None:
         assert r.status_code == 200 and len(r.content) > 10_000, asset
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
+@needs_chromium
 def test_docs_render_in_chromium_with_no_request_leaving(server: LiveServer) -> None:
     origin = urlsplit(server.url).netloc
     outside: list[str] = []
@@ -61,19 +55,15 @@ def test_docs_render_in_chromium_with_no_request_leaving(server: LiveServer) -> 
             outside.append(url)
             route.abort()
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.route("**/*", guard)
-            page.goto(server.url + "/docs")
-            expect(page.locator(".swagger-ui .info .title")).to_contain_text(
-                "qahwa", timeout=30_000)
-            # The operations are listed, from /openapi.json.
-            expect(page.locator(".opblock").first).to_be_visible(timeout=30_000)
-            page.wait_for_load_state("networkidle")
-        finally:
-            browser.close()
+    with launch() as browser:
+        page = browser.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.route("**/*", guard)
+        page.goto(server.url + "/docs")
+        expect(page.locator(".swagger-ui .info .title")).to_contain_text(
+            "qahwa", timeout=30_000)
+        # The operations are listed, from /openapi.json.
+        expect(page.locator(".opblock").first).to_be_visible(timeout=30_000)
+        page.wait_for_load_state("networkidle")
     assert outside == [], f"requests left the server: {outside}"
     assert errors == []

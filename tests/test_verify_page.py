@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 import pytest
+from browser import NEEDS_CHROMIUM, launch
 from playwright.sync_api import expect
 
 from fairness import (
@@ -49,21 +50,7 @@ from service.pyodide import PAGE_CSP, asset, runtime_installed
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "service" / "static"
 PAGE = STATIC / "verify.html"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium"),
-]
+pytestmark = NEEDS_CHROMIUM
 
 SIGNER = Signer.generate()
 KEYS = {"keys": [{"key_id": SIGNER.key_id, "alg": "ed25519",
@@ -222,14 +209,8 @@ def chance_seqs(doc: dict[str, Any]) -> list[int]:
 # ---------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with launch() as b:
+        yield b
 
 
 @pytest.fixture(scope="module")
@@ -968,7 +949,6 @@ def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
 # The screenshot in docs/verify-page.md.
 # ---------------------------------------------------------------------------------------
 def take_screenshot(out: Path) -> None:
-    from playwright.sync_api import sync_playwright
 
     for i in range(100):  # a match whose first ace comes a few cards in: a fuller picture
         doc = built("hokm", {}, [("hakem", "shuffle", deck52()),
@@ -985,8 +965,7 @@ def take_screenshot(out: Path) -> None:
     try:
         site.add(doc)
         site.add(SIGNER.signed(bad))
-        with sync_playwright() as pw:
-            b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        with launch() as b:
             page = b.new_page(viewport={"width": 1100, "height": 900})
             page.goto(f"{site.url}/verify?lang=en&match={doc['match_id']}")
             page.wait_for_selector("#verdict[data-verdict]")

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser import CHROMIUM, launch
 from playwright.sync_api import expect
-from test_verify_page import CHROMIUM, CHROMIUM_ARGS, SIGNER, Site, chance_seqs, genuine
+from test_verify_page import SIGNER, Site, chance_seqs, genuine
 
 from fairness import match_key
 from games.base import replay
@@ -43,14 +44,8 @@ def _require(ok: bool, why: str) -> None:
 def browser() -> Iterator[Any]:
     _require(CHROMIUM.exists(), "needs Debian's /usr/bin/chromium")
     _require(runtime_installed(), "the Pyodide runtime is not installed (make pyodide)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with launch() as b:
+        yield b
 
 
 @pytest.fixture(scope="module")
