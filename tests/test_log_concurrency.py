@@ -4,14 +4,13 @@ tree recomputed from the leaves: SQLite always, PostgreSQL with QAHWA_TEST_PG_UR
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from test_log_tree import mth, reset_pg
 
 from fairness import Signer, verify_record
 from service import migrate, translog
@@ -19,24 +18,6 @@ from service.db import Database
 
 SIGNER = Signer.generate()
 THREADS, EACH = 4, 12
-
-
-def naive_root(leaves: list[bytes]) -> bytes:
-    if not leaves:
-        return hashlib.sha256(b"").digest()
-    if len(leaves) == 1:
-        return hashlib.sha256(b"\x00" + leaves[0]).digest()
-    k = 1
-    while 2 * k < len(leaves):
-        k *= 2
-    return hashlib.sha256(b"\x01" + naive_root(leaves[:k]) + naive_root(leaves[k:])).digest()
-
-
-def _drop_all(db: Database) -> None:
-    with db.write_engine.begin() as conn:
-        for t in ("translog_heads", "translog_nodes", "signing_keys", "translog", "events",
-                  "server_seeds", "seats", "matches", "alembic_version"):
-            conn.execute(text(f'DROP TABLE IF EXISTS "{t}" CASCADE'))
 
 
 @pytest.mark.parametrize("which", ["sqlite", "postgresql"])
@@ -50,7 +31,7 @@ def test_concurrent_appends_keep_the_tree_whole(tmp_path: Path, which: str) -> N
     db = Database(url)
     try:
         if which == "postgresql":
-            _drop_all(db)
+            reset_pg(db)
         migrate.upgrade(db)
         errors: list[BaseException] = []
 
@@ -80,8 +61,8 @@ def test_concurrent_appends_keep_the_tree_whole(tmp_path: Path, which: str) -> N
         for k in range(n + 1):
             head = translog.signed_head(db, SIGNER, k)
             verify_record(head, SIGNER.public_key)
-            assert head["root_hash"] == naive_root(leaves[:k]).hex(), k
+            assert head["root_hash"] == mth(leaves[:k]).hex(), k
     finally:
         if which == "postgresql":
-            _drop_all(db)
+            reset_pg(db)
         db.dispose()

@@ -198,7 +198,8 @@ def test_a_read_touches_log_n_rows(tree_db: Database) -> None:
 
 
 
-def _reset_pg(db: Database) -> None:
+def reset_pg(db: Database) -> None:
+    """Drop every table of the service in the PostgreSQL test database."""
     with db.write_engine.begin() as conn:
         for t in ("translog_heads", "translog_nodes", "signing_keys", "translog", "events",
                   "server_seeds", "seats", "matches", "alembic_version"):
@@ -216,7 +217,7 @@ def test_migration_builds_the_same_tree(tmp_path: Path, which: str) -> None:
     db = Database(url)
     try:
         if which == "postgresql":
-            _reset_pg(db)
+            reset_pg(db)
         n = 45
         cfg = migrate.alembic_config()
         # A log written before the stored tree existed: revision 0001, leaves only.
@@ -251,7 +252,7 @@ def test_migration_builds_the_same_tree(tmp_path: Path, which: str) -> None:
         assert again == heads == [mth(d[:k]).hex() for k in range(n + 1)]
     finally:
         if which == "postgresql":
-            _reset_pg(db)
+            reset_pg(db)
         db.dispose()
 
 
