@@ -107,7 +107,8 @@ _GET_WITH_NEW = (select(*_MATCH_COLS, _EVENTS.c.body)
                  .order_by(_EVENTS.c.seq))
 _GET_WITH_NEW_LOCKED = _GET_WITH_NEW.with_for_update(of=_MATCHES)
 _EVENTS_AFTER = (select(_EVENTS.c.body)
-                 .where(_EVENTS.c.match_id == bindparam("mid"), _EVENTS.c.seq > bindparam("after"))
+                 .where(_EVENTS.c.match_id == bindparam("mid"), _EVENTS.c.seq > bindparam("after"),
+                        _EVENTS.c.seq < bindparam("before"))
                  .order_by(_EVENTS.c.seq))
 _SEAT_OF_TOKEN = select(_SEATS.c.seat).where(_SEATS.c.match_id == bindparam("mid"),
                                              _SEATS.c.token_hash == bindparam("h"))
@@ -248,7 +249,8 @@ class Store:
 
     @contextmanager
     def read(self, match_id: str, *, kind: str) -> Iterator[Tx]:
-        """A read-only transaction on one match (one snapshot on PostgreSQL)."""
+        """A read of one match: a transaction on SQLite; on PostgreSQL autocommit statements
+        that agree with the row as read (``Database.connect``)."""
         with self.cache.lock_for(match_id), self.db.connect(write=False) as c:
             tx = self._open(c, match_id, kind=kind, lock=False)
             try:
@@ -298,9 +300,11 @@ class Store:
         return tx
 
     # -- reads without a match transaction --------------------------------------------------
-    def events_after(self, c: Connection, match_id: str,
-                     after: int = -1) -> list[dict[str, Any]]:
-        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after})
+    def events_after(self, c: Connection, match_id: str, after: int = -1, *,
+                     before: int) -> list[dict[str, Any]]:
+        """The events with ``after < seq < before`` (``before``: the match row's
+        ``next_seq`` as read, so a read outside a transaction sees what the row says)."""
+        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
         return [json.loads(b) for b in rows.scalars()]
 
     def server_seed(self, c: Connection, match_id: str) -> bytes:
@@ -402,7 +406,8 @@ class Tx:
                     events = pre[1]
                 else:
                     store.catch_up_queries += 1
-                    events = store.events_after(self.c, m.id, entry.next_seq - 1)
+                    events = store.events_after(self.c, m.id, entry.next_seq - 1,
+                                                before=m.next_seq)
                 store.events_read += len(events)
                 try:
                     catch_up(entry.engine, events, entry.next_seq)
@@ -417,7 +422,7 @@ class Tx:
 
     def _replay(self) -> Engine:
         m, store = self.m, self.store
-        events = store.events_after(self.c, m.id)
+        events = store.events_after(self.c, m.id, before=m.next_seq)
         store.events_read += len(events)
         store.replays += 1
         engine = replay(engine_class(m.game), m.ruleset, self.key(), events)
