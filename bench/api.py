@@ -3,7 +3,7 @@
 In one run, on loopback, each setup is a fresh set of server processes on a fresh database:
 
 - ``bare``: :mod:`bench.bare_app`, one read + one durable write per action, same database
-  settings as the service;
+  settings as the service; both run without uvicorn's access log (``--no-access-log``);
 - ``qahwa`` on SQLite with one process, and on PostgreSQL with one process and with two
   when ``QAHWA_TEST_PG_URL`` is set: two ``qahwa serve`` processes with every request going
   to the next one (a per-request round-robin balancer, the worst case: every read catches
@@ -75,7 +75,7 @@ class Server:
             probe = "/docs"
         else:
             cmd = [str(BIN / "qahwa"), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                   "--database-url", url, "--workers", str(workers)]
+                   "--database-url", url, "--workers", str(workers), "--no-access-log"]
             probe = "/healthz"
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True,

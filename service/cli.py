@@ -20,6 +20,8 @@ def serve(
     database_url: Annotated[str | None, typer.Option(
         help="SQLAlchemy URL (default: $QAHWA_DATABASE_URL or sqlite:///./data/qahwa.db)")] = None,
     workers: Annotated[int, typer.Option(min=1, help="server processes")] = 1,
+    access_log: Annotated[bool, typer.Option(
+        help="log one line per request (uvicorn's access log)")] = True,
 ) -> None:
     """Run the HTTP service (migrates the database and creates keys on first start)."""
     import uvicorn
@@ -39,7 +41,7 @@ def serve(
     keys.master_key(settings)
     typer.echo(f"qahwa: serving on http://{host}:{port} ({_safe_url(settings.database_url)})")
     uvicorn.run("service.app:create_app", factory=True, host=host, port=port,
-                workers=workers, log_level="info", ws="none")
+                workers=workers, log_level="info", ws="none", access_log=access_log)
 
 
 def _safe_url(url: str) -> str:

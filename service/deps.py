@@ -1,4 +1,8 @@
-"""FastAPI dependencies: the services on ``app.state`` and the seat token."""
+"""FastAPI dependencies: the services on ``app.state`` and the seat token.
+
+They are ``async def`` on purpose: they only read attributes, and FastAPI runs a plain
+``def`` dependency in the thread pool — one thread hand-off per dependency per request.
+"""
 
 from __future__ import annotations
 
@@ -15,27 +19,27 @@ from .watch import Watch
 _bearer = HTTPBearer(auto_error=False, description="a seat (or session) token")
 
 
-def get_service(request: Request) -> MatchService:
+async def get_service(request: Request) -> MatchService:
     svc: MatchService = request.app.state.service
     return svc
 
 
-def get_rng(request: Request) -> RngSessions:
+async def get_rng(request: Request) -> RngSessions:
     rng: RngSessions = request.app.state.rng
     return rng
 
 
-def get_watch(request: Request) -> Watch:
+async def get_watch(request: Request) -> Watch:
     watch: Watch = request.app.state.watch
     return watch
 
 
-def get_public_log(request: Request) -> PublicLog:
+async def get_public_log(request: Request) -> PublicLog:
     public: PublicLog = request.app.state.public_log
     return public
 
 
-def get_token(
+async def get_token(
     creds: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
 ) -> str | None:
     return creds.credentials if creds is not None else None
