@@ -17,6 +17,7 @@ import base64
 import copy
 import json
 import random
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -655,7 +656,9 @@ def test_tawla_dice_faces_and_groups(new_page: Any, site: Site) -> None:
 
 
 def test_hokm_hands_as_cards(new_page: Any, site: Site) -> None:
-    doc = built("hokm", {}, [("hakem", "shuffle", deck52()), ("h0/shuffle", "shuffle", deck52())],
+    # no cut (the deal waits for the cutter with the default ruleset; these events have no moves)
+    doc = built("hokm", {"cut": False},
+                [("hakem", "shuffle", deck52()), ("h0/shuffle", "shuffle", deck52())],
                 n_seats=4, match_id="cards")
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == "pass"
@@ -692,8 +695,8 @@ def test_qahve_jokers_and_domino_pips(new_page: Any, site: Site) -> None:
     first = page.locator("li.ev[data-seq='1'] .hand .who").first.inner_text()
     assert first.startswith(f"seat {(dealer + 1) % 4}")
 
-    doc = built("mexican_train", {}, [("r0/shuffle", "shuffle",
-                                       [t for t in tiles(12) if t != "12-12"])],
+    doc = built("mexican_train", {"players": 3},
+                [("r0/shuffle", "shuffle", [t for t in tiles(12) if t != "12-12"])],
                 n_seats=3, match_id="pips")
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == "pass"
@@ -730,6 +733,28 @@ def test_languages_and_rtl(new_page: Any, site: Site) -> None:
     page.goto(f"{site.url}/verify")
     assert page.evaluate("document.documentElement.lang") == "en"
     assert "verify transcript.json" in page.inner_text("#rules-note")
+
+
+def test_translation_tables_are_complete(new_page: Any) -> None:
+    """en, ar and fa have the same keys with the same {parameters}, and every key the page's
+    script names (t('…'), msg('…'), and the deal recipients it builds names from) is there."""
+    src = PAGE.read_text(encoding="utf-8")
+    table = src[src.index("var I18N = "):src.index("\nvar RTL = ")]
+    page = new_page()
+    page.goto("about:blank")
+    tables: dict[str, dict[str, str]] = page.evaluate(f"() => {{ {table} return I18N; }}")
+    assert set(tables) == {"en", "ar", "fa"}
+    for lang in ("ar", "fa"):
+        assert set(tables[lang]) == set(tables["en"]), (
+            lang, set(tables["en"]) ^ set(tables[lang]))
+    for key, text in tables["en"].items():
+        params = set(re.findall(r"\{(\w+)\}", text))
+        for lang in ("ar", "fa"):
+            assert set(re.findall(r"\{(\w+)\}", tables[lang][key])) == params, (lang, key)
+    script = src[src.index("var RTL = "):]
+    used = set(re.findall(r"\b(?:t|msg)\('(\w+)'\s*[,)]", script)) - {"raw"}  # raw: untranslated
+    used |= {"stock", "kitty", "pile", "boneyard", "role_hakem", "role_dealer"}
+    assert used - set(tables["en"]) == set()
 
 
 # ---------------------------------------------------------------------------------------
