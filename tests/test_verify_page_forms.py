@@ -39,7 +39,7 @@ from service.pyodide import RUNTIME_DIR, runtime_installed
 pytestmark = [pytest.mark.browser]
 
 # Every form the engines offer, with a target that gives a few hands. hokm "cut": the
-# cutter cuts or taps (cut_bots); "tap": the engines' bots, which tap.
+# cutter cuts or taps (_cut_or_tap); "tap": the engines' bots, which tap.
 FORMS: list[tuple[str, dict[str, Any], str]] = [
     *(("hokm", {"players": p, "cut": c, "target": 3}, how)
       for p in (4, 3, 2) for c, how in ((True, "cut"), (True, "tap"), (False, "plain"))),
@@ -145,30 +145,30 @@ def _held(who: dict[str, list[str]]) -> dict[str, list[str]]:
 def truth(doc: dict[str, Any]) -> Truth:
     game = doc["game"]
     out = Truth(n=len(doc["seats"]))
-    waiting: list[tuple[int, int]] = []  # the hokm shuffle whose cards are not dealt yet
-    turn: list[int | None] = [None, None]  # the engine's turn before the last action, now
+    pending: tuple[int, int] | None = None  # a deal not dealt yet (hokm waits for the cut)
+    before: int | None = None  # the engine's turn before the last action
+    now: int | None = None  # the engine's turn as the last event left it
 
     def seen(ev: Event, e: Engine) -> None:
+        nonlocal pending, before, now
         eng: Any = e
         label = str(ev.get("label", ""))
         if ev["type"] == "action":
-            turn[0] = turn[1]
+            before = now
         if ev["type"] == "chance" and label == "hakem":
             out.first_hakem, out.hakem_deal = eng.hakem, list(eng.first_hakem_deal)
         if ev["type"] == "chance" and (m := DEAL.fullmatch(label)):
-            waiting.append((ev["seq"], int(m[1])))
-        if waiting:
-            d = _dealt(game, eng, *waiting[0])
-            if d is not None:
-                out.deals.append(d)
-                waiting.clear()
+            pending = (ev["seq"], int(m[1]))
+        if pending is not None and (d := _dealt(game, eng, *pending)) is not None:
+            out.deals.append(d)
+            pending = None
         if ev["type"] == "chance" and (m := re.fullmatch(r"g\d+/opening/(\d+)", label)):
             decisive = int(m[1]) == eng.opening["attempts"] - 1
             out.openings[ev["seq"]] = eng.turn if decisive else None
         if ev["type"] == "chance" and re.fullmatch(r"g\d+/roll/\d+(\|.*)?", label):
-            assert turn[0] is not None
-            out.rollers[ev["seq"]] = turn[0]
-        turn[1] = eng.turn
+            assert before is not None
+            out.rollers[ev["seq"]] = before  # the seat whose roll action drew it
+        now = eng.turn
 
     replay(engine_class(game), doc["ruleset"], transcript_key(doc), doc["events"], on_event=seen)
     return out
