@@ -5,8 +5,11 @@ In one run, on loopback, each setup is a fresh set of server processes on a fres
 - ``bare``: :mod:`bench.bare_app`, one read + one durable write per action, same database
   settings as the service;
 - ``qahwa`` on SQLite with one process, and on PostgreSQL with one process and with two
-  (requests rotating between them as behind a round-robin balancer) when
-  ``QAHWA_TEST_PG_URL`` is set.
+  when ``QAHWA_TEST_PG_URL`` is set: two ``qahwa serve`` processes with every request going
+  to the next one (a per-request round-robin balancer, the worst case: every read catches
+  up on the other process's write), and one ``qahwa serve --workers 2`` (two processes on
+  one port; the kernel hands each connection to one of them, so a client's keep-alive
+  connection, and with it its match, stays on one process).
 
 The load: ``CLIENTS`` threads, each playing whole matches from creation (hokm and tawla);
 an action = GET the mover's state + POST the action. Printed: actions/s, p50/p99 of an
@@ -46,6 +49,7 @@ RULESETS: dict[str, dict[str, Any]] = {
     "mexican_train": {}, "shelem": {"target": 1000},
 }
 BIN = Path(sys.executable).parent
+FAILURES: list[str] = []  # clients that stopped on an error (printed under the table row)
 
 
 def _free_port() -> int:
@@ -57,7 +61,7 @@ def _free_port() -> int:
 class Server:
     """One server process (``qahwa serve`` or the bare app) on a free loopback port."""
 
-    def __init__(self, kind: str, url: str, data_dir: Path) -> None:
+    def __init__(self, kind: str, url: str, data_dir: Path, workers: int = 1) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "QAHWA_DATA_DIR": str(data_dir), "BARE_DATABASE_URL": url,
@@ -69,7 +73,7 @@ class Server:
             probe = "/docs"
         else:
             cmd = [str(BIN / "qahwa"), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                   "--database-url", url]
+                   "--database-url", url, "--workers", str(workers)]
             probe = "/healthz"
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True,
@@ -87,12 +91,23 @@ class Server:
             time.sleep(0.1)
 
     def cpu(self) -> float:
-        """CPU seconds this server process has used (user + system; Linux /proc)."""
-        try:
-            fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return float("nan")
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        """CPU seconds this server process and its worker processes have used (user +
+        system; Linux /proc)."""
+        total, todo, seen = 0, [self.proc.pid], set()
+        while todo:
+            pid = todo.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])
+                for task in Path(f"/proc/{pid}/task").iterdir():
+                    todo.extend(int(c) for c in (task / "children").read_text().split())
+            except OSError:
+                if pid == self.proc.pid:
+                    return float("nan")
+        return total / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -170,6 +185,8 @@ def _player(urls: Sequence[str], game: str, seed: int, t_start: float, t_end: fl
                 if out["status"] != "playing":
                     break
                 mover = out["state"]["turn"]
+    except Exception as exc:  # a failed client would skew the figures: say so, loudly
+        FAILURES.append(f"client {seed}: {type(exc).__name__}: {exc}"[:300])
     finally:
         rot.close()
 
@@ -217,6 +234,7 @@ def load(servers: Sequence[Server], game: str, tally: Tally, seconds: float) -> 
 def interleaved(setups: dict[str, tuple[list[Server], str]]) -> dict[str, dict[str, float]]:
     """Each setup in ``ROUNDS`` windows, taking turns, so load from elsewhere on a shared
     machine falls on all of them alike."""
+    FAILURES.clear()
     tallies = {key: Tally() for key in setups}
     for _ in range(ROUNDS):
         for key, (servers, game) in setups.items():
@@ -309,13 +327,13 @@ def _setup(tmp: Path, backend: str, name: str) -> str:
     return os.environ["QAHWA_TEST_PG_URL"]  # one database; every setup makes new matches
 
 
-def _servers(kind: str, url: str, tmp: Path, n: int) -> list[Server]:
+def _servers(kind: str, url: str, tmp: Path, n: int, workers: int = 1) -> list[Server]:
     data = tmp / "data"  # one key set, as replicas share them
     data.mkdir(exist_ok=True)
     out: list[Server] = []
     try:
         for _ in range(n):
-            out.append(Server(kind, url, data))
+            out.append(Server(kind, url, data, workers))
     except BaseException:
         for s in out:
             s.stop()
@@ -327,6 +345,9 @@ def _row(label: str, r: dict[str, float], base: float | None, base_name: str) ->
     ratio = f"{r['rate'] / base:.2f}× {base_name}" if base else ""
     print(f"| {label:<34} | {r['rate']:7.1f} | {r['p50']:7.1f} | {r['p99']:7.1f} "
           f"| {r['cpu']:6.2f} | {ratio} |", flush=True)
+    if FAILURES:
+        print(f"  !! {len(FAILURES)} client(s) failed during this table; its figures are "
+              f"not comparable. First: {FAILURES[0]}", flush=True)
 
 
 def run() -> None:
@@ -339,8 +360,8 @@ def run() -> None:
     print("|---|---|---|---|---|---|")
     started: list[Server] = []
 
-    def servers(kind: str, backend: str, key: str, n: int = 1) -> list[Server]:
-        out = _servers(kind, _setup(tmp, backend, key), tmp, n)
+    def servers(kind: str, backend: str, key: str, n: int = 1, workers: int = 1) -> list[Server]:
+        out = _servers(kind, _setup(tmp, backend, key), tmp, n, workers)
         started.extend(out)
         return out
 
@@ -360,18 +381,20 @@ def run() -> None:
         _row("qahwa SQLite 1 proc, hokm", res["hokm"], res["bare"]["rate"], "bare")
         _row("qahwa SQLite 1 proc, tawla", res["tawla"], res["bare"]["rate"], "bare")
         if pg:
-            pg_setups: dict[str, tuple[list[Server], str]] = {
-                "bare": (servers("bare", "postgres", "bare"), "bare")}
+            # one table per game, so that at most six server processes (and their
+            # connection pools) are up on the database at a time
             for game in ("hokm", "tawla"):
-                pg_setups[f"1 {game}"] = (servers("qahwa", "postgres", game), game)
-                pg_setups[f"2 {game}"] = (servers("qahwa", "postgres", game, 2), game)
-            res = interleaved(pg_setups)
-            stop_all()
-            _row("bare FastAPI, PostgreSQL", res["bare"], None, "")
-            for game in ("hokm", "tawla"):
-                one, two = res[f"1 {game}"], res[f"2 {game}"]
-                _row(f"qahwa PostgreSQL 1 proc, {game}", one, res["bare"]["rate"], "bare")
-                _row(f"qahwa PostgreSQL 2 procs, {game}", two, one["rate"], "1 proc")
+                res = interleaved({
+                    "bare": (servers("bare", "postgres", "bare"), "bare"),
+                    "1": (servers("qahwa", "postgres", game), game),
+                    "2": (servers("qahwa", "postgres", game, 2), game),
+                    "w": (servers("qahwa", "postgres", game, 1, 2), game),
+                })
+                stop_all()
+                _row(f"bare FastAPI, PostgreSQL ({game} run)", res["bare"], None, "")
+                _row(f"qahwa PostgreSQL 1 proc, {game}", res["1"], res["bare"]["rate"], "bare")
+                _row(f"qahwa PostgreSQL 2 procs, {game}", res["2"], res["1"]["rate"], "1 proc")
+                _row(f"  … as --workers 2, {game}", res["w"], res["1"]["rate"], "1 proc")
 
         backend = "postgres" if pg else "sqlite"
         print(f"\nlong matches on {backend}: median ms of an action early in a match (from "

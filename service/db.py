@@ -76,11 +76,18 @@ class Database:
                 _create_private(Path(db))
             self._read = _sqlite_engine(url, immediate=False)
             self._write = _sqlite_engine(url, immediate=True)
+            self._read_rows = self._read
         else:
             # Reads see one snapshot (a match row and its events agree); writes lock rows.
             self._read = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10,
                                        isolation_level="REPEATABLE READ")
             self._write = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+            # The match hot path's reads (``connect(write=False)``): no transaction, so no
+            # BEGIN and ROLLBACK round trips. Each statement is its own snapshot; the match
+            # store keeps them consistent (the row and its new events come in one
+            # statement; events are append-only and read only below the row's next_seq).
+            self._read_rows = create_engine(url, pool_pre_ping=True, pool_size=5,
+                                            max_overflow=10, isolation_level="AUTOCOMMIT")
 
     @property
     def write_engine(self) -> Engine:
@@ -105,9 +112,10 @@ class Database:
 
     @contextmanager
     def connect(self, *, write: bool) -> Iterator[Connection]:
-        """A Core connection in a transaction (the hot path: no ORM session). A write is
-        committed when the block succeeds; a read is rolled back at the end."""
-        with (self._write if write else self._read).connect() as conn:
+        """A Core connection (the hot path: no ORM session). A write is one transaction,
+        committed when the block succeeds. A read is a transaction on SQLite (rolled back at
+        the end) and, on PostgreSQL, autocommit statements (see ``_read_rows``)."""
+        with (self._write if write else self._read_rows).connect() as conn:
             if write:
                 with conn.begin():
                     yield conn
@@ -124,3 +132,5 @@ class Database:
         self._read.dispose()
         if self._write is not self._read:
             self._write.dispose()
+        if self._read_rows is not self._read:
+            self._read_rows.dispose()

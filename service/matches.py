@@ -352,7 +352,8 @@ class MatchService:
 
         def fn(tx: Tx) -> dict[str, Any]:
             m = tx.m
-            evs = self.store.events_after(tx.c, m.id, after) if after < m.next_seq - 1 else []
+            evs = (self.store.events_after(tx.c, m.id, after, before=m.next_seq)
+                   if after < m.next_seq - 1 else [])
             if m.status != FINISHED:
                 cls = engine_class(m.game)
                 evs = [cls.redact(e) for e in evs]
@@ -374,7 +375,7 @@ class MatchService:
                 server_seed=self.store.server_seed(tx.c, m.id),
                 seats=[{"seat": st.seat, "name": st.name, "client_seed": st.client_seed,
                         "seed_source": st.seed_source} for st in tx.seats()],
-                events=self.store.events_after(tx.c, m.id),
+                events=self.store.events_after(tx.c, m.id, before=m.next_seq),
                 result=json.loads(m.result) if m.result else None,
                 extra={"created_at": m.created_at, "ended_at": m.ended_at,
                        "log_index": m.log_index},

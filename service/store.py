@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
 from sqlmodel import Session
 
 from fairness import SecretBox, match_key, new_client_seed
@@ -97,8 +97,18 @@ MUTABLE = ("status", "version", "next_seq", "result", "started_at", "ended_at",
 _MATCH_COLS = [_MATCHES.c[f] for f in MatchRow.__slots__]
 _GET = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
 _GET_LOCKED = _GET.with_for_update()
+# The row and, in the same round trip, the events a cached engine has not applied yet (a
+# LEFT JOIN: one row with a NULL body when there are none). Locks only the match row.
+_GET_WITH_NEW = (select(*_MATCH_COLS, _EVENTS.c.body)
+                 .select_from(_MATCHES.outerjoin(_EVENTS, and_(
+                     _EVENTS.c.match_id == _MATCHES.c.id,
+                     _EVENTS.c.seq >= bindparam("from_seq"))))
+                 .where(_MATCHES.c.id == bindparam("id"))
+                 .order_by(_EVENTS.c.seq))
+_GET_WITH_NEW_LOCKED = _GET_WITH_NEW.with_for_update(of=_MATCHES)
 _EVENTS_AFTER = (select(_EVENTS.c.body)
-                 .where(_EVENTS.c.match_id == bindparam("mid"), _EVENTS.c.seq > bindparam("after"))
+                 .where(_EVENTS.c.match_id == bindparam("mid"), _EVENTS.c.seq > bindparam("after"),
+                        _EVENTS.c.seq < bindparam("before"))
                  .order_by(_EVENTS.c.seq))
 _SEAT_OF_TOKEN = select(_SEATS.c.seat).where(_SEATS.c.match_id == bindparam("mid"),
                                              _SEATS.c.token_hash == bindparam("h"))
@@ -188,6 +198,9 @@ class Store:
         self.events_read = 0
         #: how many full replays happened (tests)
         self.replays = 0
+        #: how many times catching up needed a query of its own (tests): the events read
+        #: with the row were missing or incomplete
+        self.catch_up_queries = 0
         #: called with ``(match_id, next_seq)`` after a write committed
         self.on_commit: list[Callable[[str, int], None]] = []
         #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
@@ -206,7 +219,7 @@ class Store:
             tx: Tx | None = None
             try:
                 with self.db.connect(write=True) as c:
-                    tx = Tx(self, c, self._get(c, match_id, kind=kind, lock=True))
+                    tx = self._open(c, match_id, kind=kind, lock=True)
                     before = tx.m.mutable()
                     try:
                         yield tx
@@ -236,9 +249,10 @@ class Store:
 
     @contextmanager
     def read(self, match_id: str, *, kind: str) -> Iterator[Tx]:
-        """A read-only transaction on one match (one snapshot on PostgreSQL)."""
+        """A read of one match: a transaction on SQLite; on PostgreSQL autocommit statements
+        that agree with the row as read (``Database.connect``)."""
         with self.cache.lock_for(match_id), self.db.connect(write=False) as c:
-            tx = Tx(self, c, self._get(c, match_id, kind=kind))
+            tx = self._open(c, match_id, kind=kind, lock=False)
             try:
                 yield tx
             finally:
@@ -267,17 +281,30 @@ class Store:
             if tx.current is not None:
                 self.cache.put(m.id, Cached(m.version, m.next_seq, tx.current))
 
-    @staticmethod
-    def _get(c: Connection, match_id: str, *, kind: str, lock: bool = False) -> MatchRow:
-        row = c.execute(_GET_LOCKED if lock else _GET, {"id": match_id}).first()
-        if row is None or row.kind != kind:
+    def _open(self, c: Connection, match_id: str, *, kind: str, lock: bool) -> Tx:
+        """The transaction object on the (locked) match row. With an engine cached, the same
+        round trip also reads the events logged since it was cached (another process wrote
+        them), so catching up costs no extra query."""
+        entry = self.cache.get(match_id)
+        if entry is None:
+            row = c.execute(_GET_LOCKED if lock else _GET, {"id": match_id}).first()
+            if row is None or row.kind != kind:
+                raise NotFound(f"no {what(kind)} with id {match_id!r}")
+            return Tx(self, c, MatchRow(*row))
+        rows = c.execute(_GET_WITH_NEW_LOCKED if lock else _GET_WITH_NEW,
+                         {"id": match_id, "from_seq": entry.next_seq}).all()
+        if not rows or rows[0].kind != kind:
             raise NotFound(f"no {what(kind)} with id {match_id!r}")
-        return MatchRow(*row)
+        tx = Tx(self, c, MatchRow(*rows[0][:-1]))
+        tx.prefetched = (entry.next_seq, [json.loads(r[-1]) for r in rows if r[-1] is not None])
+        return tx
 
     # -- reads without a match transaction --------------------------------------------------
-    def events_after(self, c: Connection, match_id: str,
-                     after: int = -1) -> list[dict[str, Any]]:
-        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after})
+    def events_after(self, c: Connection, match_id: str, after: int = -1, *,
+                     before: int) -> list[dict[str, Any]]:
+        """The events with ``after < seq < before`` (``before``: the match row's
+        ``next_seq`` as read, so a read outside a transaction sees what the row says)."""
+        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
         return [json.loads(b) for b in rows.scalars()]
 
     def server_seed(self, c: Connection, match_id: str) -> bytes:
@@ -316,6 +343,8 @@ class Tx:
         self.current: Engine | None = None
         self.dirty = False  # the engine may differ from the committed log
         self.appended = False
+        #: ``(from_seq, events)``: the events with seq >= from_seq, read with the row
+        self.prefetched: tuple[int, list[dict[str, Any]]] | None = None
 
     @property
     def m(self) -> MatchRow:
@@ -368,7 +397,17 @@ class Tx:
         entry = store.cache.get(m.id)
         if entry is not None and entry.version <= m.version and entry.next_seq <= m.next_seq:
             if entry.next_seq < m.next_seq:
-                events = store.events_after(self.c, m.id, entry.next_seq - 1)
+                pre = self.prefetched
+                # Complete only if it reaches the row's next_seq: on PostgreSQL a locking
+                # read that waited for another writer sees that writer's row but not the
+                # events it added (READ COMMITTED re-checks only the locked row).
+                if (pre is not None and pre[0] == entry.next_seq
+                        and len(pre[1]) == m.next_seq - entry.next_seq):
+                    events = pre[1]
+                else:
+                    store.catch_up_queries += 1
+                    events = store.events_after(self.c, m.id, entry.next_seq - 1,
+                                                before=m.next_seq)
                 store.events_read += len(events)
                 try:
                     catch_up(entry.engine, events, entry.next_seq)
@@ -383,7 +422,7 @@ class Tx:
 
     def _replay(self) -> Engine:
         m, store = self.m, self.store
-        events = store.events_after(self.c, m.id)
+        events = store.events_after(self.c, m.id, before=m.next_seq)
         store.events_read += len(events)
         store.replays += 1
         engine = replay(engine_class(m.game), m.ruleset, self.key(), events)

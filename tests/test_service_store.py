@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import random
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from http_play import GAMES, short_ruleset
+from sqlalchemy import text
 
 from fairness import SecretBox, Signer, match_key
 from games import ReplayError, engine_class, replay
@@ -80,8 +84,10 @@ def test_catch_up_reads_only_new_events(tmp_path: Path) -> None:
         assert mover.store.events_read - before_read == before_seq - cached_at
         entry = mover.store.cache.get(mid)
         assert entry is not None and entry.next_seq == _next_seq(a, mid)
-    # nobody replayed again: everything after the first look was catching up
+    # nobody replayed again: everything after the first look was catching up, and the new
+    # events always came in the same round trip as the match row (no query of their own)
     assert b.store.replays == 1 and a.store.replays == a_replays
+    assert a.store.catch_up_queries == 0 and b.store.catch_up_queries == 0
     # and the engines agree with a fresh replay of the log
     doc_events = a.events(mid, kind="match", after=-1)["events"]
     assert len(doc_events) == _next_seq(b, mid)
@@ -121,7 +127,7 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
     public = svc.public(mid, kind="match")
     ruleset = public["ruleset"]
     with svc.db.connect(write=False) as c:
-        events = svc.store.events_after(c, mid)
+        events = svc.store.events_after(c, mid, before=2**31 - 1)
         key = match_key(svc.store.server_seed(c, mid), mid, "tawla", ruleset,
                         [st["client_seed"] for st in public["seats"]])
     cls = engine_class("tawla")
@@ -139,3 +145,66 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
     engine = replay(cls, ruleset, key, events[:n0])
     with pytest.raises(ReplayError):
         catch_up(engine, events[n0 + 1:], n0)
+
+
+PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
+
+
+@pytest.mark.skipif(not PG_URL, reason="QAHWA_TEST_PG_URL is not set")
+def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: Path) -> None:
+    """PostgreSQL, READ COMMITTED: a ``SELECT … FOR UPDATE`` that waited for another writer
+    returns that writer's new row but joins the events of its own older snapshot. Catching
+    up must notice the events read with the row stop short and read the rest."""
+    assert PG_URL is not None
+    settings = Settings(database_url=PG_URL, data_dir=tmp_path)
+    signer, box = Signer.generate(), SecretBox(bytes(range(32)))
+    a, b = (MatchService(Database(PG_URL), settings, signer, box) for _ in range(2))
+    try:
+        migrate.upgrade(a.db)
+        mid, tokens = _new_match(a, "hokm")
+        rnd = random.Random(11)
+        b.state(mid, token=tokens[0])  # b caches the engine now
+        cached = b.store.cache.get(mid)
+        assert cached is not None
+        for _ in range(3):  # then a moves on without b
+            assert _play_one(a, mid, tokens, rnd)
+        locked, done = threading.Event(), threading.Event()
+        seen: dict[str, Any] = {}
+
+        def slow_writer() -> None:
+            view = a.state(mid, token=tokens[0])
+            seat = view["turn"]
+            action = rnd.choice(a.state(mid, token=tokens[seat])["suggested_actions"])
+            with a.store.write(mid, kind="match") as tx:
+                a.apply(tx, seat=seat, action=action)
+                locked.set()
+                # commit only once b's locking read is waiting for this row
+                with a.db.write_engine.connect() as c:
+                    deadline = time.monotonic() + 30
+                    while True:
+                        c.rollback()  # pg_stat_activity is one snapshot per transaction
+                        if c.execute(text("SELECT count(*) FROM pg_stat_activity WHERE "
+                                          "datname = current_database() AND "
+                                          "wait_event_type = 'Lock'")).scalar():
+                            break
+                        assert time.monotonic() < deadline, "b never waited for the row lock"
+                        time.sleep(0.01)
+            done.set()
+
+        t = threading.Thread(target=slow_writer)
+        t.start()
+        assert locked.wait(30)
+        with b.store.write(mid, kind="match") as tx:  # waits for the slow writer's commit
+            assert done.is_set() or tx.m.next_seq > cached.next_seq
+            seen["view"] = tx.engine().view(0)
+            seen["next_seq"] = tx.m.next_seq
+        t.join(30)
+        # the events joined to the row were incomplete, so b read the rest itself ...
+        assert b.store.catch_up_queries == 1 and b.store.replays == 1
+        # ... and its engine is the one a fresh replay of the whole log gives
+        fresh = a.state(mid, token=tokens[0])
+        assert seen["next_seq"] == _next_seq(a, mid)
+        assert seen["view"] == {k: v for k, v in fresh.items() if k not in ("version", "match_id")}
+    finally:
+        a.db.dispose()
+        b.db.dispose()
