@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, launch
+from browser import CHROMIUM, launch, open_page
 from test_verify_page import SIGNER, Site, built
 from test_verify_page_replay import check
 
@@ -267,16 +267,11 @@ def browser() -> Iterator[Any]:
 
 
 def _page(browser: Any, site: Site) -> Iterator[Any]:
-    ctx = browser.new_context(locale="en-US")
-    pg = ctx.new_page()
-    pg.js_errors = []
-    pg.on("pageerror", lambda e: pg.js_errors.append(str(e)))
-    pg.goto(f"{site.url}/verify?lang=en")
-    pg.site = site
     try:
-        yield pg
+        with open_page(browser, f"{site.url}/verify?lang=en") as pg:
+            pg.site = site
+            yield pg
     finally:
-        ctx.close()
         site.close()
 
 
