@@ -38,6 +38,8 @@ from typing import Any
 
 import httpx
 
+from bench.lite_http import LiteClient
+
 CLIENTS = 8
 SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
 ROUNDS = 3
@@ -123,10 +125,10 @@ class Rotation:
     """Clients for several servers; each request goes to the next one."""
 
     def __init__(self, urls: Sequence[str]) -> None:
-        self.clients = [httpx.Client(base_url=u, timeout=60) for u in urls]
+        self.clients = [LiteClient(u, timeout=60) for u in urls]
         self.i = 0
 
-    def next(self) -> httpx.Client:
+    def next(self) -> LiteClient:
         c = self.clients[self.i % len(self.clients)]
         self.i += 1
         return c
