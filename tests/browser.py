@@ -46,3 +46,17 @@ def needs_chromium(test: Any) -> Any:
     for mark in NEEDS_CHROMIUM:
         test = mark(test)
     return test
+
+
+@contextmanager
+def open_page(browser: Any, url: str, locale: str = "en-US") -> Iterator[Any]:
+    """A page of a fresh context at ``url``; its ``js_errors`` collects the page's errors."""
+    ctx = browser.new_context(locale=locale)
+    try:
+        pg = ctx.new_page()
+        pg.js_errors = []
+        pg.on("pageerror", lambda e: pg.js_errors.append(str(e)))
+        pg.goto(url)
+        yield pg
+    finally:
+        ctx.close()

@@ -17,6 +17,7 @@ import base64
 import copy
 import json
 import random
+import re
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -45,7 +46,7 @@ from fairness import (
 from games import GAME_IDS
 from games.registry import engine_class
 from games.transcript import build_transcript, simulate_match
-from service.pyodide import PAGE_CSP, asset, runtime_installed
+from service.pyodide import PAGE_CSP, RUNTIME_DIR, asset, runtime_installed
 
 ROOT = Path(__file__).resolve().parent.parent
 STATIC = ROOT / "service" / "static"
@@ -655,7 +656,9 @@ def test_tawla_dice_faces_and_groups(new_page: Any, site: Site) -> None:
 
 
 def test_hokm_hands_as_cards(new_page: Any, site: Site) -> None:
-    doc = built("hokm", {}, [("hakem", "shuffle", deck52()), ("h0/shuffle", "shuffle", deck52())],
+    # no cut (the deal waits for the cutter with the default ruleset; these events have no moves)
+    doc = built("hokm", {"cut": False},
+                [("hakem", "shuffle", deck52()), ("h0/shuffle", "shuffle", deck52())],
                 n_seats=4, match_id="cards")
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == "pass"
@@ -692,8 +695,8 @@ def test_qahve_jokers_and_domino_pips(new_page: Any, site: Site) -> None:
     first = page.locator("li.ev[data-seq='1'] .hand .who").first.inner_text()
     assert first.startswith(f"seat {(dealer + 1) % 4}")
 
-    doc = built("mexican_train", {}, [("r0/shuffle", "shuffle",
-                                       [t for t in tiles(12) if t != "12-12"])],
+    doc = built("mexican_train", {"players": 3},
+                [("r0/shuffle", "shuffle", [t for t in tiles(12) if t != "12-12"])],
                 n_seats=3, match_id="pips")
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == "pass"
@@ -730,6 +733,28 @@ def test_languages_and_rtl(new_page: Any, site: Site) -> None:
     page.goto(f"{site.url}/verify")
     assert page.evaluate("document.documentElement.lang") == "en"
     assert "verify transcript.json" in page.inner_text("#rules-note")
+
+
+def test_translation_tables_are_complete(new_page: Any) -> None:
+    """en, ar and fa have the same keys with the same {parameters}, and every key the page's
+    script names (t('…'), msg('…'), and the deal recipients it builds names from) is there."""
+    src = PAGE.read_text(encoding="utf-8")
+    table = src[src.index("var I18N = "):src.index("\nvar RTL = ")]
+    page = new_page()
+    page.goto("about:blank")
+    tables: dict[str, dict[str, str]] = page.evaluate(f"() => {{ {table} return I18N; }}")
+    assert set(tables) == {"en", "ar", "fa"}
+    for lang in ("ar", "fa"):
+        assert set(tables[lang]) == set(tables["en"]), (
+            lang, set(tables["en"]) ^ set(tables[lang]))
+    for key, text in tables["en"].items():
+        params = set(re.findall(r"\{(\w+)\}", text))
+        for lang in ("ar", "fa"):
+            assert set(re.findall(r"\{(\w+)\}", tables[lang][key])) == params, (lang, key)
+    script = src[src.index("var RTL = "):]
+    used = set(re.findall(r"\b(?:t|msg)\('(\w+)'\s*[,)]", script)) - {"raw"}  # raw: untranslated
+    used |= {"stock", "kitty", "pile", "boneyard", "role_hakem", "role_dealer"}
+    assert used - set(tables["en"]) == set()
 
 
 # ---------------------------------------------------------------------------------------
@@ -949,31 +974,59 @@ def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
 # The screenshot in docs/verify-page.md.
 # ---------------------------------------------------------------------------------------
 def take_screenshot(out: Path) -> None:
+    """Both screenshots of docs/verify-page.md, with the rules replayed (the Pyodide runtime
+    of ``make pyodide``).
 
-    for i in range(100):  # a match whose first ace comes a few cards in: a fuller picture
-        doc = built("hokm", {}, [("hakem", "shuffle", deck52()),
-                                 ("h0/shuffle", "shuffle", deck52())],
-                    n_seats=4, match_id=f"m-7f3a{i}")
-        if [c[0] for c in doc["events"][0]["result"]].index("A") >= 5:
-            break
-    tawla = built("tawla", {"cube": True, "match_length": 5},
-                  [("g0/opening/0", "dice", (2, 6)), ("g0/roll/1", "dice", (2, 6))],
-                  n_seats=2, match_id="m-tawla")
-    bad = copy.deepcopy(tawla)
-    _tamper_result(bad["events"][1])
-    site = Site()
+    ``out``: a three-player hokm match (one hand, cut at 20) played with random moves over HTTP
+    on the real service (tests/live_server.py) and checked by the page it serves: every
+    row, the replay and the transparency log included. ``…-tampered-ar.png``: a tawla
+    match with its first roll changed and signed again (the stand-in server of these tests,
+    whose key signed it), in Arabic, down to that roll.
+    """
+    import httpx
+    from http_play import create_match, play_actions, qahwa, seed_all
+    from live_server import LiveServer
+
+    from qahwa_client import Seat
+
+    if not runtime_installed():
+        raise SystemExit("the Pyodide runtime is not installed: run make pyodide first")
+
+    def settle(page: Any, url: str) -> None:
+        page.goto(url)
+        expect(page.locator("#verdict")).to_have_attribute("data-replay", "done",
+                                                           timeout=120_000)
+
+    tawla, _ = simulate_match("tawla", {"match_length": 1}, seed=3, match_id="m-tawla")
+    roll = next(e for e in tawla["events"] if e.get("label") == "g0/roll/1")
+    _tamper_result(roll)
+    site = Site(runtime_dir=RUNTIME_DIR)
+    site.add(SIGNER.signed(tawla))
     try:
-        site.add(doc)
-        site.add(SIGNER.signed(bad))
-        with launch() as b:
+        with LiveServer() as srv, httpx.Client(base_url=srv.url, timeout=30) as client, \
+                launch() as b:
+            created = create_match(client, "hokm", {"players": 3, "target": 1},
+                                   ["Layla", "Omid", "Sara"])
+            seed_all(client, created)
+            mid, tokens = created["match_id"], [s["token"] for s in created["seats"]]
+            seats = [Seat(qahwa(client), mid, i, tok) for i, tok in enumerate(tokens)]
+            cutter = seats[0].state().turn
+            assert cutter is not None
+            seats[cutter].act({"type": "cut", "k": 20})
+            play_actions(client, mid, tokens, random.Random(2))
             page = b.new_page(viewport={"width": 1100, "height": 900})
-            page.goto(f"{site.url}/verify?lang=en&match={doc['match_id']}")
-            page.wait_for_selector("#verdict[data-verdict]")
+            settle(page, f"{srv.url}/verify?lang=en&match={mid}")
+            expect(page.locator("tr[data-check=log]")).to_have_attribute("data-ok", "true",
+                                                                         timeout=30_000)
+            assert page.get_attribute("#verdict", "data-verdict") == "pass"
             page.screenshot(path=str(out), full_page=True)
-            page.goto(f"{site.url}/verify?lang=ar&match=m-tawla")
-            page.wait_for_selector("#verdict[data-verdict]")
-            page.screenshot(path=str(out.with_name(out.stem + "-tampered-ar.png")), full_page=True)
-            b.close()
+            settle(page, f"{site.url}/verify?lang=ar&match=m-tawla")
+            assert page.get_attribute("#verdict", "data-verdict") == "fail"
+            box = page.locator(f"li.ev[data-seq='{roll['seq']}']").bounding_box()
+            assert box is not None
+            page.screenshot(path=str(out.with_name(out.stem + "-tampered-ar.png")),
+                            full_page=True,
+                            clip={"x": 0, "y": 0, "width": 1100, "height": box["y"] + box["height"] + 24})
     finally:
         site.close()
 

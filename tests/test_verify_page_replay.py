@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, launch
+from browser import CHROMIUM, launch, open_page
 from playwright.sync_api import expect
 from test_verify_page import SIGNER, Site, chance_seqs, genuine
 
@@ -60,15 +60,8 @@ def site() -> Iterator[Site]:
 @pytest.fixture(scope="module")
 def page(browser: Any, site: Site) -> Iterator[Any]:
     """One page with a warm worker, shared by the tests of this module."""
-    ctx = browser.new_context(locale="en-US")
-    pg = ctx.new_page()
-    pg.js_errors = []
-    pg.on("pageerror", lambda e: pg.js_errors.append(str(e)))
-    pg.goto(f"{site.url}/verify?lang=en")
-    try:
+    with open_page(browser, f"{site.url}/verify?lang=en") as pg:
         yield pg
-    finally:
-        ctx.close()
 
 
 def check(page: Any, mid: str) -> dict[str, str]:
