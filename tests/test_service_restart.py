@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from http_play import (
     GAMES,
     auth,
@@ -36,14 +37,14 @@ class Serve:
     """``qahwa serve`` as a subprocess on a free port."""
 
     def __init__(self, data_dir: Path, database_url: str, extra_env: dict[str, str] | None = None,
-                 workers: int = 1) -> None:
+                 workers: int = 1, args: tuple[str, ...] = ()) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "QAHWA_DATA_DIR": str(data_dir), **(extra_env or {})}
         self.log = open(data_dir / f"serve-{self.port}.log", "wb")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [str(QAHWA), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--database-url", database_url, "--workers", str(workers)],
+             "--database-url", database_url, "--workers", str(workers), *args],
             env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
         )
         deadline = time.monotonic() + 40
@@ -102,3 +103,18 @@ def test_kill_and_restart_continues(tmp_path: Path) -> None:
             assert doc["events"][: len(events_before["events"])] != []
     finally:
         srv.kill()
+
+
+@pytest.mark.parametrize("args", [(), ("--no-access-log",)])
+def test_access_log_is_on_unless_turned_off(tmp_path: Path, args: tuple[str, ...]) -> None:
+    """``qahwa serve`` logs a line per request (uvicorn's access log); ``--no-access-log``
+    (as ``make bench-api`` runs it, like its bare endpoint) turns that off, nothing else."""
+    srv = Serve(tmp_path, f"sqlite:///{tmp_path / 'q.db'}", args=args)
+    try:
+        assert httpx.get(srv.url + "/v1/keys", timeout=10).status_code == 200
+        time.sleep(0.3)
+    finally:
+        srv.kill()
+    text = (tmp_path / f"serve-{srv.port}.log").read_text(errors="replace")
+    assert "qahwa: serving on" in text
+    assert ('"GET /v1/keys HTTP/1.1" 200' in text) is (not args), text
