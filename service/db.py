@@ -78,7 +78,8 @@ class Database:
             self._write = _sqlite_engine(url, immediate=True)
             self._read_rows = self._read
         else:
-            # Reads see one snapshot (a match row and its events agree); writes lock rows.
+            # ORM read sessions (``read()``: the log, sweeps) see one snapshot; writes lock
+            # rows.
             self._read = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10,
                                        isolation_level="REPEATABLE READ")
             self._write = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)

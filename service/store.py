@@ -287,14 +287,14 @@ class Store:
         them), so catching up costs no extra query."""
         entry = self.cache.get(match_id)
         if entry is None:
-            row = c.execute(_GET_LOCKED if lock else _GET, {"id": match_id}).first()
-            if row is None or row.kind != kind:
-                raise NotFound(f"no {what(kind)} with id {match_id!r}")
-            return Tx(self, c, MatchRow(*row))
-        rows = c.execute(_GET_WITH_NEW_LOCKED if lock else _GET_WITH_NEW,
-                         {"id": match_id, "from_seq": entry.next_seq}).all()
+            rows = c.execute(_GET_LOCKED if lock else _GET, {"id": match_id}).all()
+        else:
+            rows = c.execute(_GET_WITH_NEW_LOCKED if lock else _GET_WITH_NEW,
+                             {"id": match_id, "from_seq": entry.next_seq}).all()
         if not rows or rows[0].kind != kind:
             raise NotFound(f"no {what(kind)} with id {match_id!r}")
+        if entry is None:
+            return Tx(self, c, MatchRow(*rows[0]))
         tx = Tx(self, c, MatchRow(*rows[0][:-1]))
         tx.prefetched = (entry.next_seq, [json.loads(r[-1]) for r in rows if r[-1] is not None])
         return tx
