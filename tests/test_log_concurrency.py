@@ -5,16 +5,14 @@ tree recomputed from the leaves: SQLite always, PostgreSQL with QAHWA_TEST_PG_UR
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 
 import pytest
-from test_log_tree import mth, reset_pg
+from test_log_tree import fresh_db, mth
 
 from fairness import Signer, verify_record
 from service import migrate, translog
-from service.db import Database
 
 SIGNER = Signer.generate()
 THREADS, EACH = 4, 12
@@ -22,16 +20,7 @@ THREADS, EACH = 4, 12
 
 @pytest.mark.parametrize("which", ["sqlite", "postgresql"])
 def test_concurrent_appends_keep_the_tree_whole(tmp_path: Path, which: str) -> None:
-    if which == "postgresql":
-        url = os.environ.get("QAHWA_TEST_PG_URL")
-        if not url:
-            pytest.skip("QAHWA_TEST_PG_URL is not set")
-    else:
-        url = f"sqlite:///{tmp_path / 'c.db'}"
-    db = Database(url)
-    try:
-        if which == "postgresql":
-            reset_pg(db)
+    with fresh_db(tmp_path, which) as db:
         migrate.upgrade(db)
         errors: list[BaseException] = []
 
@@ -62,7 +51,3 @@ def test_concurrent_appends_keep_the_tree_whole(tmp_path: Path, which: str) -> N
             head = translog.signed_head(db, SIGNER, k)
             verify_record(head, SIGNER.public_key)
             assert head["root_hash"] == mth(leaves[:k]).hex(), k
-    finally:
-        if which == "postgresql":
-            reset_pg(db)
-        db.dispose()

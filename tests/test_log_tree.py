@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -206,18 +207,31 @@ def reset_pg(db: Database) -> None:
             conn.execute(text(f'DROP TABLE IF EXISTS "{t}" CASCADE'))
 
 
-@pytest.mark.parametrize("which", ["sqlite", "postgresql"])
-def test_migration_builds_the_same_tree(tmp_path: Path, which: str) -> None:
+@contextmanager
+def fresh_db(tmp_path: Path, which: str) -> Iterator[Database]:
+    """An empty database for a log test: a SQLite file in ``tmp_path`` (``which`` =
+    "sqlite"), or the PostgreSQL test database with the service's tables dropped before and
+    after ("postgresql")."""
     if which == "postgresql":
         url = os.environ.get("QAHWA_TEST_PG_URL")
         if not url:
             pytest.skip("QAHWA_TEST_PG_URL is not set")
     else:
-        url = f"sqlite:///{tmp_path / 'mig.db'}"
+        url = f"sqlite:///{tmp_path / 'log.db'}"
     db = Database(url)
     try:
         if which == "postgresql":
             reset_pg(db)
+        yield db
+    finally:
+        if which == "postgresql":
+            reset_pg(db)
+        db.dispose()
+
+
+@pytest.mark.parametrize("which", ["sqlite", "postgresql"])
+def test_migration_builds_the_same_tree(tmp_path: Path, which: str) -> None:
+    with fresh_db(tmp_path, which) as db:
         n = 45
         cfg = migrate.alembic_config()
         # A log written before the stored tree existed: revision 0001, leaves only.
@@ -250,10 +264,6 @@ def test_migration_builds_the_same_tree(tmp_path: Path, which: str) -> None:
         migrate.upgrade(db)
         again = [translog.signed_head(db, SIGNER, k)["root_hash"] for k in range(n + 1)]
         assert again == heads == [mth(d[:k]).hex() for k in range(n + 1)]
-    finally:
-        if which == "postgresql":
-            reset_pg(db)
-        db.dispose()
 
 
 def test_migration_refuses_a_log_with_a_gap(tmp_path: Path) -> None:

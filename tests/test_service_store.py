@@ -26,9 +26,10 @@ pytestmark = pytest.mark.skipif(not {"hokm", "tawla"} <= set(GAMES),
                                 reason="needs the hokm and tawla engines")
 
 
-def _services(tmp_path: Path, n: int) -> list[MatchService]:
-    """``n`` services on one SQLite file, each with its own cache (like n processes)."""
-    url = f"sqlite:///{tmp_path / 'q.db'}"
+def _services(tmp_path: Path, n: int, url: str | None = None) -> list[MatchService]:
+    """``n`` services on one database (a SQLite file unless ``url``), each with its own
+    database engine and cache (like n processes)."""
+    url = url or f"sqlite:///{tmp_path / 'q.db'}"
     settings = Settings(database_url=url, data_dir=tmp_path)
     signer, box = Signer.generate(), SecretBox(bytes(range(32)))
     out = []
@@ -156,11 +157,8 @@ def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: P
     returns that writer's new row but joins the events of its own older snapshot. Catching
     up must notice the events read with the row stop short and read the rest."""
     assert PG_URL is not None
-    settings = Settings(database_url=PG_URL, data_dir=tmp_path)
-    signer, box = Signer.generate(), SecretBox(bytes(range(32)))
-    a, b = (MatchService(Database(PG_URL), settings, signer, box) for _ in range(2))
+    a, b = _services(tmp_path, 2, PG_URL)
     try:
-        migrate.upgrade(a.db)
         mid, tokens = _new_match(a, "hokm")
         rnd = random.Random(11)
         b.state(mid, token=tokens[0])  # b caches the engine now
