@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import httpx
@@ -73,7 +73,11 @@ def play_actions(client: httpx.Client, match_id: str, tokens: Sequence[str], rnd
             client.event_hooks["response"].remove(hook)
 
 
-def _play(seats: Sequence[Any], rnd: random.Random, limit: int) -> int:
+def client_moves(seats: Sequence[Any], rnd: random.Random,
+                 limit: int = MAX_ACTIONS) -> Iterator[tuple[int, dict[str, Any], Any]]:
+    """Random legal actions through ``qahwa_client`` seats (one per seat, in seat order)
+    until the match ends or ``limit`` were played: yields ``(seat, action, answer)`` after
+    each accepted action."""
     played = 0
     seat_of_turn: int | None = 0
     while played < limit:
@@ -89,10 +93,15 @@ def _play(seats: Sequence[Any], rnd: random.Random, limit: int) -> int:
         # like simulate_match's bots: pick from the engine's suggestions (a subset of legal)
         choices = getattr(view, "suggested_actions", None) or legal
         assert all(a in legal for a in choices)
-        out = seats[seat_of_turn].act(rnd.choice(choices))
+        action = rnd.choice(choices)
+        out = seats[seat_of_turn].act(action)
         assert out.version == view.version + 1
+        yield seat_of_turn, action, out
         played += 1
-    return played
+
+
+def _play(seats: Sequence[Any], rnd: random.Random, limit: int) -> int:
+    return sum(1 for _ in client_moves(seats, rnd, limit))
 
 
 def play_to_end(client: httpx.Client, game: str, ruleset: dict[str, Any] | None = None,

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from http_play import GAMES, short_ruleset
+from http_play import GAMES, client_moves, short_ruleset
 from live_server import LiveServer
 
 from qahwa_client import ApiError, AsyncClient, Client, Seat, StaleVersion
@@ -28,19 +28,11 @@ def qc(server: LiveServer) -> Iterator[Client]:
 
 
 def _play(seats: list[Seat], rnd: random.Random) -> int:
-    played, turn = 0, 0
-    while True:
-        view = seats[turn].state()
-        if view.status != "playing":
-            return played
-        assert view.turn is not None
-        if view.turn != view.seat:
-            turn = view.turn
-            continue
-        action = rnd.choice(view.suggested_actions or view.legal_actions)
-        out = seats[turn].act(action)
-        assert out.version == view.version + 1 and out.state.version == out.version
+    played = 0
+    for _, _, out in client_moves(seats, rnd):
+        assert out.state.version == out.version
         played += 1
+    return played
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, check_transcript, play_actions, short_ruleset
+from http_play import GAMES, check_transcript, client_moves, play_actions, short_ruleset
 from live_server import LiveServer
 from test_service_restart import Serve
 
@@ -118,17 +118,7 @@ class Player(threading.Thread):
             self.ready.set()
 
     def _play(self, seats: list[Seat], rnd: random.Random) -> None:
-        turn = 0
-        while True:
-            view = seats[turn].state()
-            if view.status != "playing":
-                return
-            assert view.turn is not None
-            if view.turn != view.seat:
-                turn = view.turn
-                continue
-            action = rnd.choice(view.suggested_actions or view.legal_actions)
-            out = seats[turn].act(action)
+        for turn, action, out in client_moves(seats, rnd):
             self.acks.append((out.first_seq, turn, action))
 
 
