@@ -83,15 +83,21 @@ def test_games_imports_only_stdlib_and_fairness() -> None:
         assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
 
 
-def test_importing_fairness_loads_no_first_party_package() -> None:
+def _first_party_loaded(modules: str) -> list[str]:
+    """The first-party packages a fresh interpreter has loaded after ``import modules``."""
     import subprocess
 
-    code = ("import sys, fairness; "
+    code = (f"import sys, {modules}; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & "
             f"{set(FIRST_PARTY)!r}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, cwd=ROOT)
-    assert out.stdout.strip() == "['fairness']"
+    loaded: list[str] = ast.literal_eval(out.stdout.strip())
+    return loaded
+
+
+def test_importing_fairness_loads_no_first_party_package() -> None:
+    assert _first_party_loaded("fairness") == ["fairness"]
 
 
 def test_qahwa_client_imports_only_pydantic_httpx_and_verify_inside_verify() -> None:
@@ -114,11 +120,5 @@ def test_nothing_imports_service() -> None:
 
 def test_loading_the_service_and_its_cli_loads_no_verify_cli() -> None:
     """Transitively, too: the app, the CLI and the demo never load verify_cli."""
-    import subprocess
-
-    code = ("import sys, service.app, service.cli, service.demo, qahwa_client; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & "
-            f"{set(FIRST_PARTY)!r}))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
-    assert out.stdout.strip() == "['fairness', 'games', 'qahwa_client', 'service']"
+    assert _first_party_loaded("service.app, service.cli, service.demo, qahwa_client") == [
+        "fairness", "games", "qahwa_client", "service"]
