@@ -50,10 +50,42 @@ from .items import (
     tile_code,
     tiles,
 )
+from .v2 import (
+    PROTOCOL_V2,
+    DuplicateKeyError,
+    chain_head,
+    chain_next,
+    chain_start,
+    check_canonical_value,
+    check_roll_value,
+    commitment_v2,
+    fresh_label,
+    loads_strict,
+    match_key_v2,
+    new_client_seed_v2,
+    new_nonce,
+    new_server_seed_v2,
+    parse_hex,
+    parse_nonce,
+    parse_server_seed_v2,
+    roll_chain,
+    roll_chain_tip,
+    roll_step,
+    seat_sig_message,
+    seed_commitment,
+    signed_event_body,
+)
 
 if TYPE_CHECKING:
     from .secretbox import SecretBox, load_master_key, new_master_key
-    from .signing import Signer, key_id_of, load_public_key, public_key_b64, verify_record
+    from .signing import (
+        Signer,
+        key_id_of,
+        load_public_key,
+        public_key_b64,
+        verify_bytes,
+        verify_record,
+    )
 
 # Signing and the secret box need `cryptography`; they load on first use, so that the
 # derivation (and everything built on it: `games`, the browser's `verify_cli.replay_core`)
@@ -61,7 +93,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "SecretBox": "secretbox", "load_master_key": "secretbox", "new_master_key": "secretbox",
     "Signer": "signing", "key_id_of": "signing", "load_public_key": "signing",
-    "public_key_b64": "signing", "verify_record": "signing",
+    "public_key_b64": "signing", "verify_record": "signing", "verify_bytes": "signing",
 }
 
 
@@ -75,6 +107,30 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "PROTOCOL",
+    "PROTOCOL_V2",
+    "DuplicateKeyError",
+    "chain_head",
+    "chain_next",
+    "chain_start",
+    "check_canonical_value",
+    "check_roll_value",
+    "commitment_v2",
+    "fresh_label",
+    "loads_strict",
+    "match_key_v2",
+    "new_client_seed_v2",
+    "new_nonce",
+    "new_server_seed_v2",
+    "parse_hex",
+    "parse_nonce",
+    "parse_server_seed_v2",
+    "roll_chain",
+    "roll_chain_tip",
+    "roll_step",
+    "seat_sig_message",
+    "seed_commitment",
+    "signed_event_body",
+    "verify_bytes",
     "DECK52",
     "DECK_QAHVE",
     "ClientSeedError",

@@ -18,6 +18,7 @@ MAX_ENTROPY_CHARS = 64
 _TWO32 = 1 << 32
 _HEX_DIGITS = frozenset("0123456789abcdef")
 _WORDS = struct.Struct(">8I").unpack
+_WORDS16 = struct.Struct(">16I").unpack
 
 T = TypeVar("T")
 
@@ -138,18 +139,27 @@ def match_key(
 class Stream:
     """The word stream of one label: block(label, 0) || block(label, 1) || ...
 
-    Reads 32-byte HMAC blocks lazily and hands out 4-byte big-endian words. The HMAC is
-    keyed and fed ``label || 0x00`` once; each block copies that state and adds
-    ``u32be(b)``, which is the same HMAC as computing it from scratch.
+    Reads HMAC blocks lazily and hands out 4-byte big-endian words. The HMAC is keyed and
+    fed ``label || 0x00`` once; each block copies that state and adds ``u32be(b)``, which is
+    the same HMAC as computing it from scratch.
+
+    The match key's length names the protocol: a 32-byte K is qahwa-fair/1 (HMAC-SHA256,
+    8 words per block), a 64-byte K is qahwa-fair/2 (HMAC-SHA512, 16 words per block,
+    fairness-v2.md §4). Everything else (uniform, dice, shuffle) is the same.
     """
 
-    __slots__ = ("_mac", "_block", "_words", "_pos")
+    __slots__ = ("_mac", "_block", "_words", "_pos", "_per_block", "_unpack")
 
     def __init__(self, key: bytes, label: str) -> None:
-        if not isinstance(key, bytes) or len(key) != 32:
-            raise SeedError("match key must be 32 bytes")
+        if not isinstance(key, bytes) or len(key) not in (32, 64):
+            raise SeedError("match key must be 32 bytes (qahwa-fair/1) or 64 (qahwa-fair/2)")
         prefix = check_label(label).encode("ascii") + b"\x00"
-        self._mac = hmac.new(key, prefix, hashlib.sha256)
+        if len(key) == 32:
+            self._mac = hmac.new(key, prefix, hashlib.sha256)
+            self._per_block, self._unpack = 8, _WORDS
+        else:
+            self._mac = hmac.new(key, prefix, hashlib.sha512)
+            self._per_block, self._unpack = 16, _WORDS16
         self._block = 0
         self._words: tuple[int, ...] = ()
         self._pos = 0
@@ -158,7 +168,7 @@ class Stream:
         h = self._mac.copy()
         h.update(u32be(self._block))
         self._block += 1
-        self._words = words = _WORDS(h.digest())
+        self._words = words = self._unpack(h.digest())
         self._pos = 0
         return words
 
@@ -171,14 +181,15 @@ class Stream:
         unread = self._words[self._pos :]
         missing = count - len(unread)
         if missing > 0:
-            nblocks = -(-missing // 8)
+            per = self._per_block
+            nblocks = -(-missing // per)
             digests = []
             for _ in range(nblocks):
                 h = self._mac.copy()
                 h.update(u32be(self._block))
                 self._block += 1
                 digests.append(h.digest())
-            unread += struct.unpack(f">{8 * nblocks}I", b"".join(digests))
+            unread += struct.unpack(f">{per * nblocks}I", b"".join(digests))
         self._words = unread
         self._pos = 0
         return unread
@@ -193,7 +204,7 @@ class Stream:
 
     @property
     def blocks_used(self) -> int:
-        """How many 32-byte blocks have been computed so far."""
+        """How many HMAC blocks (32 bytes in v1, 64 in v2) have been computed so far."""
         return self._block
 
     def uniform(self, n: int) -> int:

@@ -132,3 +132,22 @@ def verify_record(record: dict[str, Any], public_key: Ed25519PublicKey) -> None:
         public_key.verify(raw, canonical_json(body))
     except InvalidSignature:
         raise SignatureError("signature does not match the record") from None
+
+
+def verify_bytes(public_key_b64: str, signature_b64: str, message: bytes) -> None:
+    """Raise SignatureError unless ``signature_b64`` is a valid Ed25519 signature of
+    ``message`` by the base64 raw public key (a v2 seat key, fairness-v2.md §7)."""
+    if not isinstance(signature_b64, str):
+        raise SignatureError("signature must be a base64 string")
+    try:
+        raw = base64.b64decode(signature_b64, validate=True)
+    except ValueError:
+        raise SignatureError("signature is not base64") from None
+    try:
+        pub = load_public_key(public_key_b64)
+    except KeyFileError as exc:
+        raise SignatureError(str(exc)) from None
+    try:
+        pub.verify(raw, message)
+    except InvalidSignature:
+        raise SignatureError("signature does not match") from None

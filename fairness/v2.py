@@ -1,0 +1,263 @@
+"""qahwa-fair/2 (fairness-v2.md): seeds, seat commitments, the match key, roll chains, the
+event chain and seat-signature messages, byte for byte.
+
+The word stream, uniform, dice and shuffle are v1's (:class:`fairness.Stream`), keyed with the
+64-byte K of :func:`match_key_v2` (HMAC-SHA512, 16 words per block). This module needs only
+the standard library; Ed25519 checks of seat signatures live in :mod:`fairness.signing`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import secrets
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .canonical import canonical_json
+from .derive import check_client_seed, lp, u32be
+from .errors import ClientSeedError, SeedError
+
+PROTOCOL_V2 = "qahwa-fair/2"
+SEED_BYTES_V2 = 64
+NONCE_BYTES = 32
+CHAIN_SECRET_BYTES = 32
+ROLL_CHAIN_LENGTH = 65536
+_HEX = frozenset("0123456789abcdef")
+_SEAT_TAG = b"qahwa-fair/2 seat\x00"
+_ROLL_TAG = b"qahwa-fair/2 roll\x00"
+MAX_SAFE_INT = (1 << 53) - 1
+
+
+# -- hex and seeds ---------------------------------------------------------------------------
+
+def parse_hex(value: Any, nbytes: int, what: str) -> bytes:
+    """``nbytes`` bytes written as exactly ``2 * nbytes`` lowercase hex, else SeedError."""
+    if isinstance(value, bytes):
+        if len(value) != nbytes:
+            raise SeedError(f"{what} must be {nbytes} bytes, got {len(value)}")
+        return value
+    if not isinstance(value, str):
+        raise SeedError(f"{what} must be a hex string")
+    if len(value) != 2 * nbytes:
+        raise SeedError(f"{what} must be {2 * nbytes} hex characters, got {len(value)}")
+    if not all(c in _HEX for c in value):
+        if all(c in _HEX for c in value.lower()):
+            raise SeedError(f"{what} must be lowercase hex (0-9, a-f), not uppercase")
+        raise SeedError(f"{what} is not hexadecimal ({2 * nbytes} characters 0-9, a-f)")
+    return bytes.fromhex(value)
+
+
+def new_server_seed_v2() -> bytes:
+    """64 fresh bytes from the operating system's CSPRNG (fairness-v2.md §1)."""
+    return secrets.token_bytes(SEED_BYTES_V2)
+
+
+def parse_server_seed_v2(seed: str | bytes) -> bytes:
+    return parse_hex(seed, SEED_BYTES_V2, "server seed")
+
+
+def commitment_v2(seed: str | bytes) -> str:
+    """SHA-256 of the 64 raw seed bytes, as 64 lowercase hex."""
+    return hashlib.sha256(parse_server_seed_v2(seed)).hexdigest()
+
+
+def new_nonce() -> bytes:
+    return secrets.token_bytes(NONCE_BYTES)
+
+
+def parse_nonce(nonce: str | bytes) -> bytes:
+    return parse_hex(nonce, NONCE_BYTES, "nonce")
+
+
+def new_client_seed_v2() -> str:
+    """A random client seed a conforming client makes for a player who gave none."""
+    return secrets.token_hex(16)
+
+
+# -- seat commitments (§2) -------------------------------------------------------------------
+
+def seed_commitment(match_id: str, seat: int, nonce: str | bytes, client_seed: str) -> str:
+    """SHA-256("qahwa-fair/2 seat" || 0x00 || lp(match_id) || u32be(seat) || nonce ||
+    lp(client_seed)), 64 lowercase hex."""
+    if not isinstance(match_id, str):
+        raise TypeError("match_id must be a string")
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < 1 << 32:
+        raise ValueError(f"seat must be an integer 0 .. 2^32-1, got {seat!r}")
+    n = parse_nonce(nonce)
+    cs = check_client_seed(client_seed).encode("utf-8")
+    return hashlib.sha256(
+        _SEAT_TAG + lp(match_id.encode("utf-8")) + u32be(seat) + n + lp(cs)
+    ).hexdigest()
+
+
+# -- the match key (§4) ----------------------------------------------------------------------
+
+def match_key_v2(
+    server_seed: str | bytes,
+    match_id: str,
+    game: str,
+    ruleset: str,
+    seats: Sequence[tuple[str, str | bytes]],
+) -> bytes:
+    """K = HMAC-SHA512(server_seed, T), 64 bytes; ``seats`` = (client_seed, nonce) per seat."""
+    seed = parse_server_seed_v2(server_seed)
+    for name, value in (("match_id", match_id), ("game", game), ("ruleset", ruleset)):
+        if not isinstance(value, str):
+            raise TypeError(f"{name} must be a string")
+    parts = [
+        PROTOCOL_V2.encode("ascii"), b"\x00",
+        lp(match_id.encode("utf-8")), lp(game.encode("utf-8")), lp(ruleset.encode("utf-8")),
+        u32be(len(seats)),
+    ]
+    for cs, nonce in seats:
+        parts.append(lp(check_client_seed(cs).encode("utf-8")))
+        parts.append(parse_nonce(nonce))
+    return hmac.new(seed, b"".join(parts), hashlib.sha512).digest()
+
+
+# -- roll chains (§6) ------------------------------------------------------------------------
+
+def roll_step(match_id: str, seat: int, value: bytes) -> bytes:
+    """c[j-1] from c[j]: SHA-256("qahwa-fair/2 roll" || 0x00 || lp(match_id) || u32be(seat) || c[j])."""
+    return hashlib.sha256(
+        _ROLL_TAG + lp(match_id.encode("utf-8")) + u32be(seat) + value
+    ).digest()
+
+
+def roll_chain(match_id: str, seat: int, secret: bytes,
+               length: int = ROLL_CHAIN_LENGTH) -> list[bytes]:
+    """The whole chain c[0] .. c[length] (c[length] = secret, c[0] = the tip)."""
+    if not isinstance(secret, bytes) or len(secret) != CHAIN_SECRET_BYTES:
+        raise SeedError(f"a roll-chain secret is {CHAIN_SECRET_BYTES} bytes")
+    prefix = _ROLL_TAG + lp(match_id.encode("utf-8")) + u32be(seat)
+    out = [secret]
+    sha = hashlib.sha256
+    v = secret
+    for _ in range(length):
+        v = sha(prefix + v).digest()
+        out.append(v)
+    out.reverse()
+    return out
+
+
+def roll_chain_tip(match_id: str, seat: int, secret: bytes,
+                   length: int = ROLL_CHAIN_LENGTH) -> str:
+    return roll_chain(match_id, seat, secret, length)[0].hex()
+
+
+def check_roll_value(match_id: str, seat: int, previous: bytes, value: str | bytes) -> bytes:
+    """The raw value if it hashes once to ``previous`` (the seat's last value or tip)."""
+    raw = parse_hex(value, 32, "roll value")
+    if roll_step(match_id, seat, raw) != previous:
+        raise SeedError(f"roll value {raw.hex()} is not seat {seat}'s next value on its chain")
+    return raw
+
+
+def fresh_label(label: str, value_roller: bytes, value_other: bytes) -> str:
+    """``L || "|" || hex(SHA-256(v_R || v_O))`` (for an opening: v_0 then v_1)."""
+    return label + "|" + hashlib.sha256(value_roller + value_other).hexdigest()
+
+
+# -- the event chain and seat signatures (§7) ------------------------------------------------
+
+def chain_start(lock: Mapping[str, Any]) -> bytes:
+    """chain[-1] = SHA-256(canonical(lock record, signature included))."""
+    return hashlib.sha256(canonical_json(dict(lock))).digest()
+
+
+def chain_next(prev: bytes, event: Mapping[str, Any]) -> bytes:
+    """chain[n] = SHA-256(chain[n-1] || canonical(event[n]))."""
+    return hashlib.sha256(prev + canonical_json(dict(event))).digest()
+
+
+def chain_head(lock: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> bytes:
+    h = chain_start(lock)
+    for ev in events:
+        h = chain_next(h, ev)
+    return h
+
+
+def signed_event_body(event: Mapping[str, Any]) -> dict[str, Any]:
+    """E: the event without ``seq`` and ``sig``."""
+    return {k: v for k, v in event.items() if k not in ("seq", "sig")}
+
+
+def seat_sig_message(match_id: str, prev: str | bytes, event: Mapping[str, Any]) -> bytes:
+    """canonical({"match_id", "prev": hex(chain[n-1]), "event": E}) — what a seat signs."""
+    prev_hex = prev.hex() if isinstance(prev, bytes) else prev
+    return canonical_json({"match_id": match_id, "prev": prev_hex,
+                           "event": signed_event_body(event)})
+
+
+# -- strict JSON input (§1) ------------------------------------------------------------------
+
+class DuplicateKeyError(ValueError):
+    """A JSON object repeated a key (fairness-v2.md §1 refuses it on input)."""
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in pairs:
+        if k in out:
+            raise DuplicateKeyError(f"duplicate key {k!r} in a JSON object")
+        out[k] = v
+    return out
+
+
+def _no_float(s: str) -> Any:
+    raise ValueError(f"number {s} is not an integer")
+
+
+def _no_constant(s: str) -> Any:
+    raise ValueError(f"{s} is not JSON")
+
+
+def loads_strict(data: str | bytes, *, integers_only: bool = False) -> Any:
+    """``json.loads`` that refuses duplicate keys and NaN/Infinity; with ``integers_only``
+    also non-integer numbers (ValueError, or DuplicateKeyError, a ValueError)."""
+    kw: dict[str, Any] = {"object_pairs_hook": _no_duplicates, "parse_constant": _no_constant}
+    if integers_only:
+        kw["parse_float"] = _no_float
+    return json.loads(data, **kw)
+
+
+def check_canonical_value(obj: Any, path: str = "$") -> None:
+    """Raise ValueError unless ``obj`` fits §1's canonical JSON: ASCII keys, integers within
+    ±(2^53−1), no floats, no lone surrogates."""
+    if obj is None or isinstance(obj, bool):
+        return
+    if isinstance(obj, int):
+        if not -MAX_SAFE_INT <= obj <= MAX_SAFE_INT:
+            raise ValueError(f"{path}: integer {obj} is outside ±(2^53-1)")
+        return
+    if isinstance(obj, float):
+        raise ValueError(f"{path}: {obj!r} is not an integer")
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"{path}: a string holds a lone surrogate") from None
+        return
+    if isinstance(obj, list):
+        for i, v in enumerate(obj):
+            check_canonical_value(v, f"{path}[{i}]")
+        return
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if not isinstance(k, str) or not k.isascii():
+                raise ValueError(f"{path}: object key {k!r} is not ASCII")
+            check_canonical_value(v, f"{path}.{k}")
+        return
+    raise ValueError(f"{path}: {type(obj).__name__} is not JSON")
+
+
+__all__ = [
+    "CHAIN_SECRET_BYTES", "NONCE_BYTES", "PROTOCOL_V2", "ROLL_CHAIN_LENGTH", "SEED_BYTES_V2",
+    "ClientSeedError", "DuplicateKeyError", "chain_head", "chain_next", "chain_start",
+    "check_canonical_value", "check_roll_value", "commitment_v2", "fresh_label",
+    "loads_strict", "match_key_v2", "new_client_seed_v2", "new_nonce", "new_server_seed_v2",
+    "parse_hex", "parse_nonce", "parse_server_seed_v2", "roll_chain", "roll_chain_tip",
+    "roll_step", "seat_sig_message", "seed_commitment", "signed_event_body",
+]
