@@ -5,62 +5,22 @@ answer 404 for them."""
 from __future__ import annotations
 
 import base64
-import json
 import random
 import secrets
-import time
 from pathlib import Path
-from typing import Any
 
 import httpx
 from alembic import command
 from http_play import auth, ok
 from live_server import LiveServer
-from sqlalchemy import text
 
-from fairness import PROTOCOL, SecretBox, Signer, canonical_ruleset, commitment, new_server_seed
-from games import engine_class
-from service import migrate, translog
+from bench.v1_rows import insert_v1_match
+from fairness import PROTOCOL, SecretBox, Signer
+from service import migrate
 from service.db import Database
 from service.settings import Settings
-from service.store import hash_token, now_iso
 from verify_cli.core import VERIFIED, verify_document
 from verify_cli.keys import parse_keys
-
-
-def _v1_match(db: Database, signer: Signer, box: SecretBox, game: str,
-              raw: dict[str, Any]) -> tuple[str, list[str]]:
-    """A match as qahwa-fair/1's service made it (schema 0002): its commitment record in
-    the log, its seed sealed, its seats waiting for seeds."""
-    cls = engine_class(game)
-    ruleset = canonical_ruleset(cls.parse_ruleset(raw, protocol=PROTOCOL))
-    n = cls.seat_count(cls.parse_ruleset(raw, protocol=PROTOCOL))
-    mid = "m_" + secrets.token_hex(10)
-    seed = new_server_seed()
-    at = now_iso()
-    tokens = [secrets.token_urlsafe(32) for _ in range(n)]
-    with db.write() as s:
-        idx = translog.next_index(db, s)
-        record = signer.signed({"type": "commitment", "protocol": PROTOCOL, "match_id": mid,
-                                "game": game, "ruleset": ruleset,
-                                "commitment": commitment(seed), "created_at": at,
-                                "log_index": idx})
-        translog.append(s, idx, mid, record, at, signer)
-        s.execute(text(
-            "INSERT INTO matches (id, kind, game, ruleset, commitment, status, version, "
-            "n_seats, next_seq, log_index, record, result, created_at, started_at, ended_at, "
-            "last_activity) VALUES (:id, 'match', :game, :ruleset, :com, 'seating', 0, :n, 0, "
-            ":idx, :record, NULL, :at, NULL, NULL, :t)"),
-            {"id": mid, "game": game, "ruleset": ruleset, "com": commitment(seed), "n": n,
-             "idx": idx, "record": json.dumps(record), "at": at,
-             "t": time.time()})
-        s.execute(text("INSERT INTO server_seeds (match_id, sealed) VALUES (:m, :s)"),
-                  {"m": mid, "s": box.seal(seed, aad=mid)})
-        for i, tok in enumerate(tokens):
-            s.execute(text("INSERT INTO seats (match_id, seat, name, token_hash) "
-                           "VALUES (:m, :i, :name, :h)"),
-                      {"m": mid, "i": i, "name": f"Seat {i}", "h": hash_token(tok)})
-    return mid, tokens
 
 
 def test_v1_rows_survive_the_migration_and_are_served(tmp_path: Path) -> None:
@@ -74,7 +34,7 @@ def test_v1_rows_survive_the_migration_and_are_served(tmp_path: Path) -> None:
         command.upgrade(cfg, "0002")
         conn.commit()
     box = SecretBox(master)
-    mid, tokens = _v1_match(db, signer, box, "hokm", {"target": 1})
+    mid, tokens = insert_v1_match(db, signer, box, "hokm", {"target": 1})
     db.dispose()
     settings = Settings(database_url=url, data_dir=tmp_path,
                         master_key=base64.b64encode(master).decode(),
