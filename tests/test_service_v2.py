@@ -38,6 +38,9 @@ class Clock:
         return self.now
 
 
+CLOCK = Clock()  # one clock for the module: it only moves forward, as the heartbeat assumes
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[LiveServer]:
     with LiveServer(sweep_interval_seconds=SWEEP) as srv:
@@ -47,7 +50,7 @@ def server() -> Iterator[LiveServer]:
 @pytest.fixture()
 def svc(server: LiveServer) -> Iterator[MatchService]:
     service: MatchService = server.app.state.service
-    clock = Clock()
+    clock = CLOCK
     saved = service.store.clock
     service.store.clock = clock
     service.sweep()  # a heartbeat on the test's clock
@@ -108,7 +111,8 @@ def test_missing_reveal_is_a_no_reveal_forfeit(client: httpx.Client, svc: MatchS
         st.commit()
     for st in seats:
         st.check_lock()
-    seats[0].reveal()
+    for st in seats[:-1]:
+        st.reveal()
     late = seats[-1]
     advance(svc, 121)  # past reveal_by (reveal_seconds: 120)
     # the late reveal finds the match ended: no_reveal, nothing drawn
@@ -116,15 +120,17 @@ def test_missing_reveal_is_a_no_reveal_forfeit(client: httpx.Client, svc: MatchS
                       json={"client_seed": late.client_seed, "nonce": late.nonce}),
           409, "match_over")
     doc = ok(client.get(f"/v1/matches/{mid}/transcript"))
-    missing = list(range(1, len(seats)))
+    missing = [late.seat]
     assert doc["events"] == [{"seq": 0, "type": "end", "reason": "no_reveal", "seats": missing}]
     assert not any(e["type"] == "chance" for e in doc["events"])
-    assert doc["seats"][0]["client_seed"] == seats[0].client_seed
-    for i in missing:
-        assert doc["seats"][i]["client_seed"] is None and doc["seats"][i]["nonce"] is None
+    for st in seats[:-1]:
+        assert doc["seats"][st.seat]["client_seed"] == st.client_seed
+        assert doc["seats"][st.seat]["nonce"] == st.nonce
+    assert doc["seats"][late.seat]["client_seed"] is None
+    assert doc["seats"][late.seat]["nonce"] is None
     result = doc["result"]
     assert result["reason"] == "no_reveal" and result["forfeited"] == missing
-    assert 0 in result["winners"] and not set(missing) & set(result["winners"])
+    assert 0 in result["winners"] and late.seat not in result["winners"]
     assert check_transcript(client, doc, [r for st in seats for r in st.receipts]) is None
     reveal = next(e["leaf"] for e in client.get(
         "/v1/log/entries", params={"start": 0, "limit": 1000}).json()["entries"]
@@ -158,7 +164,8 @@ def test_house_seats_are_declared(client: httpx.Client, svc: MatchService) -> No
     reveal = next(e["leaf"] for e in client.get(
         "/v1/log/entries", params={"start": 0, "limit": 1000}).json()["entries"]
         if e["leaf"]["match_id"] == created["match_id"] and e["leaf"]["type"] == "reveal")
-    assert reveal["house"] == [1, 3] and reveal["forfeited"] == [0, 2]
+    assert reveal["house"] == [1, 3] and reveal["forfeited"] == [0]
+    assert reveal["result"]["winners"] == [1, 3]  # seat 0's side (0 and 2) lost
 
 
 # -- play levers -----------------------------------------------------------------------------
