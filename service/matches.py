@@ -665,16 +665,11 @@ class MatchService:
             sig_ok = self._seat_sig(m, seat, {"type": "action", "seat": seat, "action": action},
                                     sig, prev)
             first_seq = m.next_seq
-            engine = tx.engine()
             self.apply(tx, seat=seat, action=action, sig=sig_ok)
             # the new view, from the engine as committed (sent only after the commit)
-            view = engine.view(seat)
-            view["version"] = m.version
-            view["match_id"] = m.id
             out = {"match_id": m.id, "seat": seat, "version": m.version, "status": m.status,
-                   "first_seq": first_seq, "state": view}
+                   "first_seq": first_seq, "state": self._seat_view(tx, seat)}
             if m.v2:
-                view["chain"] = m.chain
                 out["chain"] = m.chain
                 out["receipt"] = self._receipt(m)
             return out

@@ -210,7 +210,7 @@ class ApiMachine(RuleBasedStateMachine):
         """No path to a server-drawn seed: /start is 404 (401 without a valid token)."""
         token = m.tokens[who] if 0 <= who < len(m.tokens) else "not-a-token"
         r = self.change(m, "POST", f"/v1/matches/{m.match_id}/start", token=token)
-        assert r.status_code == (404 if who >= 0 else 401), r.text
+        assert r.status_code == (404 if 0 <= who < len(m.tokens) else 401), r.text
 
     @rule(m=matches, pick=st.integers(0, 10_000), steps=st.integers(1, 12))
     def play_legal(self, m: M, pick: int, steps: int) -> None:
