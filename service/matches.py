@@ -630,6 +630,7 @@ class MatchService:
 
     def _receipt(self, m: MatchRow, seq: int | None = None) -> dict[str, Any]:
         """The signed receipt for the head after a request (seq -1: chain[-1])."""
+        chain: str | None
         if seq == -1:
             chain = chain_start(self._lock_of(m)).hex()
         else:
@@ -812,7 +813,7 @@ class MatchService:
     def _transcript_doc(self, tx: Tx) -> dict[str, Any]:
         """The unsigned v2 transcript (fairness-v2.md §9)."""
         m = tx.m
-        assert m.lock is not None
+        assert m.lock is not None and m.lock_index is not None and m.chain is not None
         return build_transcript_v2(
             match_id=m.id, game=m.game, ruleset=m.ruleset,
             server_seed=self.store.server_seed(tx.c, m.id),

@@ -115,7 +115,8 @@ class V2Seat:
         """§3a.4: the lock is signed, of the right type, equal to the commit record, with
         this seat's commitment, key and tip; and it is in the log at its index."""
         got = ok(self.client.get(self.url("lock")))
-        lock, record = got["lock"], self.created["record"]
+        lock: dict[str, Any] = got["lock"]
+        record = self.created["record"]
         pub = public_key(self.client)
         verify_record(lock, pub)
         verify_record(record, pub)

@@ -134,11 +134,14 @@ class ApiMachine(RuleBasedStateMachine):
     # -- rules -------------------------------------------------------------------------------
     @initialize(target=matches, game=st.sampled_from(GAMES))
     def first_match(self, game: str) -> M:
-        return self.create(game, seeded=True)
+        return self.new_match(game, seeded=True, keyed=True)
 
     @rule(target=matches, game=st.sampled_from(GAMES), seeded=st.booleans(),
           keyed=st.booleans())
-    def create(self, game: str, seeded: bool, keyed: bool = True) -> M:
+    def create(self, game: str, seeded: bool, keyed: bool) -> M:
+        return self.new_match(game, seeded=seeded, keyed=keyed)
+
+    def new_match(self, game: str, *, seeded: bool, keyed: bool) -> M:
         r = self.call(None, "POST", "/v1/matches",
                       body={"game": game, "ruleset": short_ruleset(game)})
         assert r.status_code == 201, r.text
