@@ -379,6 +379,7 @@ def check_transcript(client: httpx.Client, doc: dict[str, Any],
     assert heads[-1].hex() == doc["chain"]
     for r in receipts:
         verify_record(r, pub)
+        assert -1 <= r["seq"] < len(heads) - 1, f"receipt at seq {r['seq']}: past the end"
         assert heads[r["seq"] + 1].hex() == r["chain"], f"receipt at seq {r['seq']} disagrees"
     if any(s["client_seed"] is None for s in doc["seats"]):
         assert [e["type"] for e in doc["events"]] == ["end"]
