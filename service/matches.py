@@ -368,6 +368,8 @@ class MatchService:
             self._own_seat(tx, token, seat)
             m = tx.m
             self._v2_only(m, "commit")
+            if m.status == FINISHED:
+                raise Conflict("the match has ended", "match_over")
             if m.status != SEATING or m.lock is not None:
                 raise Conflict("every seat has committed: the match is locked", "not_seating")
             com = _hex32(seed_commitment, "seed_commitment", "bad_commitment")
