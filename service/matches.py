@@ -370,7 +370,7 @@ class MatchService:
             self._v2_only(m, "commit")
             if m.status == FINISHED:
                 raise Conflict("the match has ended", "match_over")
-            if m.status != SEATING or m.lock is not None:
+            if m.status != SEATING:
                 raise Conflict("every seat has committed: the match is locked", "not_seating")
             com = _hex32(seed_commitment, "seed_commitment", "bad_commitment")
             pub = _parse_key(key)
@@ -385,9 +385,16 @@ class MatchService:
                     raise Invalid("this match has no fresh rolls: roll_chain must be null",
                                   "bad_roll_chain")
                 tip = None
+            if m.lock is not None and not self._same_commit(m, seat, com, pub, tip):
+                raise Conflict("every seat has committed: the match is locked", "not_seating")
             seats = tx.seats()
             row = seats[seat]
             if row.seed_commitment is not None:
+                if (row.seed_commitment, row.key, row.roll_chain) == (com, pub, tip):
+                    # the identical request again (a client's resend): the same answer
+                    view = self._seat_view(tx, seat)
+                    view["receipt"] = self._receipt(m, -1) if m.lock is not None else None
+                    return view
                 raise Conflict(f"seat {seat} has already committed", "already_committed")
             if any(st.seed_commitment == com for st in seats):
                 raise Conflict("this seed_commitment is another seat's", "duplicate_commitment")
@@ -402,6 +409,11 @@ class MatchService:
             return view
 
         return self.write(match_id, kind=KIND_MATCH, fn=fn)
+
+    def _same_commit(self, m: MatchRow, seat: int, com: str, key: str | None,
+                     tip: str | None) -> bool:
+        mine = self._lock_of(m)["seats"][seat]
+        return (mine["seed_commitment"], mine["key"], mine["roll_chain"]) == (com, key, tip)
 
     def _lock(self, tx: Tx, seats: list[Seat]) -> None:
         """Sign the lock record and append it to the log in this transaction (§3)."""
