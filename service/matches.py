@@ -39,6 +39,7 @@ from fairness import (
     check_canonical_value,
     check_client_seed,
     commitment_v2,
+    load_public_key,
     new_server_seed_v2,
     parse_hex,
     parse_nonce,
@@ -99,8 +100,6 @@ def _parse_key(key: str | None) -> str | None:
     if len(raw) != 32 or base64.b64encode(raw).decode("ascii") != key:
         raise Invalid("key must be standard base64 (with padding) of a 32-byte Ed25519 "
                       "public key", "bad_key")
-    from fairness import load_public_key
-
     try:
         load_public_key(key)
     except Exception:
@@ -194,9 +193,6 @@ class MatchService:
             self._end_due(tx, reason)
             tx.m.version += 1
             return True
-
-    # the v1 name, kept for callers of the idle sweep
-    expire_if_idle = end_if_due
 
     def _end_due(self, tx: Tx, reason: str) -> None:
         m = tx.m
