@@ -414,7 +414,10 @@ class RngCreateIn(Strict):
 
 class RngSeedIn(Strict):
     client_seed: StrictStr = Field(description=CLIENT_SEED)
-    nonce: StrictStr = Field(max_length=64, description="32 random bytes, " + HEX32)
+    nonce: StrictStr | None = Field(
+        default=None, max_length=64,
+        description="32 random bytes, " + HEX32 + "; required (qahwa-fair/2), absent only "
+                    "for a qahwa-fair/1 session made before v2")
 
 
 class DrawIn(Strict):
@@ -511,13 +514,16 @@ class LockOut(Wire):
 
 
 class RngSeededOut(Wire):
+    """v2: the signed lock, its log index, the chain head and a receipt for chain[-1]
+    (all null for a qahwa-fair/1 session made before v2)."""
+
     session_id: str
     status: Status
     version: int
-    chain: str
-    lock: dict[str, Any]
-    log_index: int
-    receipt: Receipt
+    chain: str | None = None
+    lock: dict[str, Any] | None = None
+    log_index: int | None = None
+    receipt: Receipt | None = None
 
 
 class SeatedOut(Wire):

@@ -502,25 +502,30 @@ class MatchService:
         def fn(tx: Tx) -> dict[str, Any]:
             self._own_seat(tx, token, seat)
             self._v1_only(tx.m, "POST .../seed")
-            if tx.m.status != SEATING:
-                raise Conflict("the match has already started", "not_seating")
-            with user_errors():
-                check_client_seed(client_seed)
-            seats = tx.seats()
-            row = seats[seat]
-            if row.client_seed is not None:
-                raise Conflict(f"seat {seat} has already given its seed", "seed_already_given")
-            row.client_seed = client_seed
-            row.seed_source = "player"
-            tx.s.add(row)
-            tx.s.flush()
-            if all(st.client_seed is not None for st in seats):
-                tx.start()
-            tx.touch()
-            return {"match_id": tx.m.id, "seat": seat, "status": tx.m.status,
-                    "version": tx.m.version}
+            return self.give_seed_in(tx, seat=seat, client_seed=client_seed)
 
         return self.write(match_id, kind=kind, fn=fn)
+
+    @staticmethod
+    def give_seed_in(tx: Tx, *, seat: int, client_seed: str) -> dict[str, Any]:
+        """qahwa-fair/1's seed in ``tx``: the last seed starts the match."""
+        if tx.m.status != SEATING:
+            raise Conflict("the match has already started", "not_seating")
+        with user_errors():
+            check_client_seed(client_seed)
+        seats = tx.seats()
+        row = seats[seat]
+        if row.client_seed is not None:
+            raise Conflict(f"seat {seat} has already given its seed", "seed_already_given")
+        row.client_seed = client_seed
+        row.seed_source = "player"
+        tx.s.add(row)
+        tx.s.flush()
+        if all(st.client_seed is not None for st in seats):
+            tx.start()
+        tx.touch()
+        return {"match_id": tx.m.id, "session_id": tx.m.id, "seat": seat,
+                "status": tx.m.status, "version": tx.m.version}
 
     def start(self, match_id: str, *, kind: str, token: str | None) -> dict[str, Any]:
         """qahwa-fair/1 only: start now, the server drawing missing seeds (404 for v2)."""

@@ -32,16 +32,24 @@ class RngSessions:
         return out
 
     def seed(self, session_id: str, *, token: str | None, client_seed: str,
-             nonce: str) -> dict[str, Any]:
+             nonce: str | None) -> dict[str, Any]:
         """Lock the session with the client's seed and nonce (the server computes the
-        seat's commitment); the session then draws."""
+        seat's commitment); the session then draws. A qahwa-fair/1 session made before v2
+        takes its seed alone, as v1 did."""
         svc = self.matches
 
         def fn(tx: Tx) -> dict[str, Any]:
             tx.auth(token)
             m = tx.m
+            if not m.v2:
+                if nonce is not None:
+                    raise Invalid("a qahwa-fair/1 session takes no nonce", "validation_error")
+                return svc.give_seed_in(tx, seat=0, client_seed=client_seed)
             if m.status != SEATING or m.lock is not None:
                 raise Conflict("the session already has its seed", "not_seating")
+            if nonce is None:
+                raise Invalid("send the nonce with the client_seed (32 random bytes, 64 hex)",
+                              "bad_reveal")
             try:
                 check_client_seed(client_seed)
                 com = seed_commitment(m.id, 0, parse_nonce(nonce), client_seed)

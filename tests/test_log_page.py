@@ -59,14 +59,14 @@ def test_log_row_inclusion_and_fork(page: Any) -> None:
     with tempfile.TemporaryDirectory(prefix="qahwa-logpage-") as d:
         tmp = Path(d)
         with LiveServer(settings(tmp / "a")) as a:
-            urls = sessions(a.url, 3, "p")
+            urls = sessions(a, 3, "p")
             port = int(a.url.rsplit(":", 1)[1])
             status, text = log_row(page, a.url, urls[1])
             assert status == "ok", text
             assert "included at index 1 of tree size 3" in text
             assert "first head seen" in text
             assert page.get_attribute("#verdict", "data-verdict") == "pass"
-            urls += sessions(a.url, 1, "q")
+            urls += sessions(a, 1, "q")
             status, text = log_row(page, a.url, urls[0])
             assert status == "ok" and "consistent with the head of size 3 seen before" in text
             # a changed audit path (the page's own check, not the server's word)
@@ -85,7 +85,7 @@ def test_log_row_inclusion_and_fork(page: Any) -> None:
         with sqlite3.connect(tmp / "c" / "q.db") as db:
             assert db.execute("SELECT count(*) FROM translog").fetchone() == (3,)
         with ServerThread(settings(tmp / "c"), port=port) as c:
-            sessions(c.url, 2, "fork")
+            sessions(c, 2, "fork")
             status, text = log_row(page, c.url, urls[0])
             assert status == "bad", text
             assert "LOG FORK" in text

@@ -9,6 +9,7 @@ entry).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import sqlite3
 import tempfile
@@ -21,7 +22,10 @@ import pytest
 from click.testing import CliRunner, Result
 from live_server import LiveServer
 
-from fairness import Signer, canonical_json
+from fairness import SecretBox, Signer, canonical_json
+from service import keys
+from service.db import Database
+from service.server import ServerThread
 from service.settings import Settings
 from verify_cli.keys import KeySet
 from verify_cli.log import CompactRange, HeadState, audit, consistent, leaf_hash
@@ -40,18 +44,41 @@ def settings(tmp: Path) -> Settings:
                     signing_key=KEY.private_b64(), signing_key_file=None)
 
 
-def sessions(base: str, n: int, tag: str) -> list[str]:
-    """n closed rng sessions; their transcript URLs."""
+def _v1_rows() -> Any:
+    """bench/v1_rows.py (bench/ is not an installed package), loaded by its path."""
+    spec = importlib.util.spec_from_file_location(
+        "qahwa_bench_v1_rows", Path(__file__).resolve().parent.parent / "bench" / "v1_rows.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def sessions(srv: LiveServer | ServerThread, n: int, tag: str) -> list[str]:
+    """n closed qahwa-fair/1 rng sessions; their transcript URLs.
+
+    One log leaf each (the commitment record at index i), which these tests of the
+    verifier's v1 log check count on: the rows are written as v1's service made them (new
+    sessions are qahwa-fair/2, with a lock and a reveal record in the log), then seeded,
+    drawn from and closed over HTTP.
+    """
+    rows = _v1_rows()
+    db = Database(srv.settings.database_url)
+    try:
+        made = [rows.insert_v1_match(db, KEY, SecretBox(keys.master_key(srv.settings)), "rng",
+                                     {}) for _ in range(n)]
+    finally:
+        db.dispose()
     out = []
-    with httpx.Client(base_url=base) as c:
-        for i in range(n):
-            s = c.post("/v1/rng", json={"client_seed": f"{tag}-{i}"}).json()
-            h = {"Authorization": f"Bearer {s['token']}"}
-            assert c.post(f"/v1/rng/{s['session_id']}/draws",
-                          json={"kind": "dice", "count": 2, "sides": 6},
+    with httpx.Client(base_url=srv.url) as c:
+        for i, (sid, (tok,)) in enumerate(made):
+            h = {"Authorization": f"Bearer {tok}"}
+            assert c.post(f"/v1/rng/{sid}/seed", json={"client_seed": f"{tag}-{i}"},
                           headers=h).status_code == 200
-            assert c.post(f"/v1/rng/{s['session_id']}/close", headers=h).status_code == 200
-            out.append(f"{base}/v1/rng/{s['session_id']}/transcript")
+            assert c.post(f"/v1/rng/{sid}/draws", json={"kind": "dice", "count": 2, "sides": 6},
+                          headers=h).status_code == 200
+            assert c.post(f"/v1/rng/{sid}/close", headers=h).status_code == 200
+            out.append(f"{srv.url}/v1/rng/{sid}/transcript")
     return out
 
 
@@ -72,7 +99,7 @@ def tmp() -> Iterator[Path]:
 
 def test_consistency_endpoint(tmp: Path) -> None:
     with LiveServer(settings(tmp / "a")) as srv:
-        sessions(srv.url, 5, "c")
+        sessions(srv, 5, "c")
         with httpx.Client(base_url=srv.url) as c:
             heads = [c.get("/v1/log", params={"tree_size": k}).json() for k in range(6)]
             assert heads[3] == c.get("/v1/log", params={"tree_size": 3}).json()  # cached
@@ -106,7 +133,7 @@ def test_consistency_endpoint(tmp: Path) -> None:
 def test_verify_checks_inclusion_and_remembers_heads(tmp: Path) -> None:
     state = tmp / "state" / "heads.json"
     with LiveServer(settings(tmp / "a")) as srv:
-        urls = sessions(srv.url, 3, "a")
+        urls = sessions(srv, 3, "a")
         chk = log_check(run(urls[1], "--state", str(state), "--json"))
         assert chk["ok"] is True and chk["status"] == "verified", chk
         assert chk["detail"].startswith("included at index 1 of tree size 3")
@@ -114,7 +141,7 @@ def test_verify_checks_inclusion_and_remembers_heads(tmp: Path) -> None:
         saved = json.loads(state.read_text())
         (entry,) = saved["heads"].values()
         assert entry["head"]["tree_size"] == 3
-        urls += sessions(srv.url, 2, "b")
+        urls += sessions(srv, 2, "b")
         res = run(urls[0], "--state", str(state))
         assert res.exit_code == 0, res.output
         assert "log: included at index 0 of tree size 5" in res.stdout
@@ -184,8 +211,8 @@ def _copy_without_last(src: Path, dst: Path) -> None:
 def test_verify_names_a_fork_and_keeps_the_evidence(tmp: Path) -> None:
     state = tmp / "st" / "heads.json"
     with LiveServer(settings(tmp / "a")) as a, LiveServer(settings(tmp / "b")) as b:
-        ua = sessions(a.url, 3, "a")
-        ub = sessions(b.url, 3, "b")  # the same key, the same size, another history
+        ua = sessions(a, 3, "a")
+        ub = sessions(b, 3, "b")  # the same key, the same size, another history
         assert log_check(run(ua[0], "--state", str(state), "--json"))["ok"] is True
         res = run(ub[0], "--state", str(state))
         assert res.exit_code == 1, res.output
@@ -199,7 +226,7 @@ def test_verify_names_a_fork_and_keeps_the_evidence(tmp: Path) -> None:
         (entry,) = json.loads(state.read_text())["heads"].values()
         assert entry["head"] == kept["remembered_head"]
         # b grows past a: its consistency proof starts from another head of size 3
-        sessions(b.url, 2, "b2")
+        sessions(b, 2, "b2")
         chk = log_check(run(ub[1], "--state", str(state), "--json"))
         assert chk["ok"] is False and "log fork" in chk["detail"]
         # --no-state: nothing remembered, so nothing to contradict
@@ -223,10 +250,10 @@ def monitor(*args: str) -> tuple[int, dict[str, Any]]:
 def test_monitor_audits_resumes_and_detects_forks(tmp: Path) -> None:
     state = tmp / "m" / "heads.json"
     with LiveServer(settings(tmp / "a")) as a, LiveServer(settings(tmp / "b")) as b:
-        sessions(a.url, 5, "a")
+        sessions(a, 5, "a")
         code, out = monitor("--server", a.url, "--state", str(state))
         assert code == 0 and out["ok"] and out["audited"] == 5 and out["audited_from"] == 0
-        sessions(a.url, 3, "a2")
+        sessions(a, 3, "a2")
         code, out = monitor("--server", a.url, "--state", str(state), "--batch", "2")
         assert code == 0 and out["audited_from"] == 5 and out["audited"] == 3
         assert out["tree_size"] == 8
@@ -236,7 +263,7 @@ def test_monitor_audits_resumes_and_detects_forks(tmp: Path) -> None:
         res = run("log", "--server", a.url, "--state", str(state))
         assert res.exit_code == 0 and "LOG VERIFIED" in res.stdout
         # b: the same key, another history
-        sessions(b.url, 9, "b")
+        sessions(b, 9, "b")
         code, out = monitor("--server", b.url, "--state", str(state))
         assert code == 1 and not out["ok"]
         assert any("log fork" in f for f in out["failures"]) and out["evidence"]

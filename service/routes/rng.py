@@ -46,7 +46,7 @@ def get_session(session_id: SessionId, svc: ServiceDep) -> dict[str, Any]:
 
 @router.post("/{session_id}/seed", response_model=RngSeededOut,
              responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
-                              e409=("not_seating",),
+                              e409=("not_seating", "seed_already_given"),
                               e422=("validation_error", "bad_client_seed", "bad_reveal")),
              summary="Give the client seed and nonce (after the commit record): locks the "
                      "session, logs the lock")
