@@ -883,11 +883,13 @@ class TawlaEngine(Engine):
     # -- forfeits (v2) -----------------------------------------------------------------------
     def forfeit_scores(self, winning_sides: Sequence[int]) -> tuple[int, ...]:
         """The forfeiting seat loses the match: in match play its opponent's score becomes
-        (at least) the match length; in money play its opponent wins 3 × the cube."""
+        (at least) the match length; in money play its opponent wins the worst game the
+        rules allow times the cube (tawla: a backgammon, 3 × the cube; mahbusa: a mars,
+        2 × the cube)."""
         score = list(self.score)
         for w in winning_sides:
             if self.match_length == 0:
-                score[w] += 3 * self.cube_value
+                score[w] += max(self.RESIGN_POINTS) * self.cube_value
             else:
                 score[w] = max(score[w], self.match_length)
         return tuple(score)
@@ -898,9 +900,11 @@ class TawlaEngine(Engine):
     @classmethod
     def no_reveal_scores(cls, ruleset: Mapping[str, Any],
                          winning_sides: Sequence[int]) -> tuple[int, ...]:
-        """Before any play a forfeit loses the match as well (money play: 3 points)."""
+        """Before any play a forfeit loses the match as well (money play: the worst game
+        with the cube at 1: 3 points in tawla, 2 in mahbusa)."""
         ml = int(ruleset["match_length"])
-        return tuple((ml if ml else 3) if s in winning_sides else 0 for s in (0, 1))
+        worst = ml if ml else max(cls.RESIGN_POINTS)
+        return tuple(worst if s in winning_sides else 0 for s in (0, 1))
 
     def _forfeit(self, reason: str, seats: Sequence[int]) -> None:
         super()._forfeit(reason, seats)
