@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from fairness import PROTOCOL_V2, entropy_label, fresh_label, parse_hex, roll_step
+from fairness import PROTOCOL_V2, check_roll_value, entropy_label, fresh_label, parse_hex
 from fairness.errors import LabelError, SeedError
 from fairness.v2 import ROLL_CHAIN_LENGTH
 
@@ -415,19 +415,22 @@ class TawlaEngine(Engine):
             raise MalformedActionError(
                 "a fresh roll carries 'value': your next roll-chain value (64 hex)")
         try:
-            raw = parse_hex(action["value"], 32, "'value'")
+            parse_hex(action["value"], 32, "'value'")
         except SeedError as exc:
             raise MalformedActionError(str(exc)) from None
         assert self.ctx is not None
-        if self.values_used[seat] >= self.ROLL_CHAIN_VALUES or roll_step(
-                self.ctx.match_id, seat, raw) != self._chain_prev[seat]:
+        try:
+            if self.values_used[seat] >= self.ROLL_CHAIN_VALUES:
+                raise SeedError(f"seat {seat} has sent every value of its roll chain")
+            return check_roll_value(self.ctx.match_id, seat, self._chain_prev[seat],
+                                    action["value"])
+        except SeedError:
             err = IllegalActionError(
                 f"'value' is not seat {seat}'s next value on its roll chain (value "
                 f"{self.values_used[seat] + 1}: it must hash once to "
                 f"{self._chain_prev[seat].hex()})")
             err.kind = "roll_chain"
-            raise err
-        return raw
+            raise err from None
 
     def _use_value(self, seat: int, raw: bytes) -> None:
         self._chain_prev[seat] = raw
