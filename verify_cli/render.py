@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from fairness import PROTOCOL_V2
 from games.cards import SUIT_SYMBOLS, sort_hand
 from games.deals import (
     cut_deck,
@@ -23,7 +24,8 @@ CARD_GAMES = ("hokm", "qahve", "shelem")
 BOARD_GAMES = ("tawla", "mahbusa")
 _HAND = re.compile(r"^h(\d+)/shuffle$")
 _ROUND = re.compile(r"^r(\d+)/shuffle$")
-_OPENING = re.compile(r"^g(\d+)/opening/(\d+)$")
+_OPENING = re.compile(r"^g(\d+)/opening/(\d+)(?:\|[0-9a-f]{64})?$")
+_CUT = re.compile(r"^h(\d+)/cut$")
 _ROLL = re.compile(r"^g(\d+)/roll/(\d+)(?:\|(.*))?$")
 
 
@@ -220,7 +222,11 @@ class DrawContext:
                         f"{DIE_FACES[a - 1]} {a}, {self.seat(1)} {DIE_FACES[b - 1]} {b} → {then}")
             m = _ROLL.match(label)
             if m and self.game in BOARD_GAMES:
-                extra = f", live entropy {m.group(3)!r}" if m.group(3) else ""
+                extra = ""
+                if m.group(3):
+                    extra = (", fresh (from both seats' roll values)"
+                             if self.doc.get("protocol") == PROTOCOL_V2
+                             else f", live entropy {m.group(3)!r}")
                 who = self.seat(info["actor"]) if info["actor"] is not None else "?"
                 return f"game {m.group(1)} roll {m.group(2)} for {who}: {faces}{extra}"
             return f"{label}: {faces}"
@@ -228,6 +234,9 @@ class DrawContext:
             n = (ev.get("args") or {}).get("n")
             if label == "dealer":
                 return f"first dealer: {self.seat(result)}"
+            m = _CUT.match(label)
+            if m and isinstance(result, int):
+                return f"hand {m.group(1)} cut drawn: k = {result + 1}"
             return f"{label}: {result} (of 0…{n - 1 if isinstance(n, int) else '?'})"
         if kind == "shuffle" and isinstance(result, list):
             return self.shuffle_text(ev, label, result, info)
@@ -280,6 +289,9 @@ class DrawContext:
                 continue
             if e.get("type") == "chance" and _HAND.match(str(e.get("label"))):
                 break
+            if (e.get("type") == "chance" and _CUT.match(str(e.get("label")))
+                    and isinstance(e.get("result"), int)):
+                return int(e["result"]) + 1, False  # qahwa-fair/2: k = 1 + u, drawn
             act = e.get("action")
             if isinstance(act, dict) and act.get("type") == "tap":
                 return None, True
