@@ -129,6 +129,8 @@ def signed_by(record: Any, keys: KeySet) -> tuple[bool, str]:
         verify_record(record, pub)
     except SignatureError as exc:
         return False, f"{exc}" + (f" ({note})" if note else "")
+    except (ValueError, TypeError) as exc:  # e.g. a lone surrogate: no canonical JSON
+        return False, f"the record has no canonical JSON to check ({exc})"
     return True, str(kid)
 
 
@@ -168,10 +170,9 @@ def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> N
             rep.fail("seat signatures", f"event {i} ({ev.get('type')} by keyed seat {seat}) "
                      "carries no signature", seq=i)
             return
-        msg = seat_sig_message(doc["match_id"], state.chain[i], ev)
         try:
-            verify_bytes(key, ev["sig"], msg)
-        except SignatureError as exc:
+            verify_bytes(key, ev["sig"], seat_sig_message(doc["match_id"], state.chain[i], ev))
+        except (SignatureError, ValueError, TypeError) as exc:
             rep.fail("seat signatures", f"event {i} ({ev.get('type')} by seat {seat}): its "
                      f"signature is not seat {seat}'s over this event after chain[{i - 1}] "
                      f"({exc})", seq=i)

@@ -250,11 +250,11 @@ def _diagnose_value(match_id: str, seat: int, prev: bytes, raw: bytes,
     if raw in used:
         return f"repeats its value #{used.index(raw)}"
     h = raw
-    for i in range(1, ORDER_SEARCH + 1):
+    for i in range(1, ORDER_SEARCH + 2):
         h = roll_step(match_id, seat, h)
         if h == prev:
-            return (f"is its value #{len(used) + i}, not #{len(used)}: out of order "
-                    f"({i} value(s) skipped)")
+            return (f"is its value #{len(used) + i - 1}, not #{len(used)}: out of order "
+                    f"({i - 1} value(s) skipped)")
     return "is not on its roll chain (the lock's roll_chain tip)"
 
 
