@@ -545,3 +545,71 @@ def test_chain_is_over_the_signed_lock() -> None:
     doc = v2_match("rng")
     assert chain_head(doc["lock"], doc["events"]).hex() == doc["chain"]
     assert base64.b64decode(doc["lock"]["signature"]["value"])
+
+
+# -- derive ----------------------------------------------------------------------------------
+
+SEED_V2 = bytes(range(64)).hex()
+NONCE_A = bytes(0xA0 + i % 16 for i in range(32)).hex()
+NONCE_B = bytes(0xB0 + i % 16 for i in range(32)).hex()
+V0_A = "45bba2e9c7bd9d91eff3ed896a901f8a9dd5ca8f01e005da2c26c24a73d8c267"
+V0_B = "bcaa14f3bf49355c0cc34e802c86851e87e753cd62f28efbcf777f8cfed78fb2"
+DERIVE_V2 = ["derive", "--protocol", PROTOCOL_V2, "--server-seed", SEED_V2, "--match-id",
+             "m-0002", "--game", "tawla", "--ruleset", '{"cube":true,"match_length":5}',
+             "--client-seed", "alice-seed", "--nonce", NONCE_A, "--client-seed", "bob-seed",
+             "--nonce", NONCE_B]
+
+
+def test_derive_v2_gives_the_specs_vectors() -> None:
+    """fairness-v2.md §10."""
+    res = run(*DERIVE_V2, "--label", "g0/opening/0", "--dice", "2")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["protocol"] == PROTOCOL_V2
+    assert out["commitment"] == "fdeab9acf3710362bd2658cdc9a29e8f9c757fcf9811603a8c447cd1d9151108"
+    assert out["seed_commitments"] == [
+        "ed862e4e2373b5ad61bb038f4799631b9d122b49a9ccf6b842a4df3ae698eec4",
+        "14c3bf3c07c4d92c9404b4f4f19f98aba7ec9798895411f7064279c66f2ca597"]
+    assert out["match_key"] == (
+        "3999c615a24c97f0baf7c1091cfa88d7ca8d6ba6c838b6b63e3fd8f27824f934"
+        "8e74dc7223feb2453861e2c13a214a262550553e27c281730e7c3af33639d260")
+    assert out["result"] == [1, 2]
+    for label, kind, want in (("g0/roll/1", ["--dice", "2"], [4, 5]),
+                              ("dealer", ["--uniform", "4"], 1),
+                              ("h0/cut", ["--uniform", "51"], 7)):
+        assert json.loads(run(*DERIVE_V2, "--label", label, *kind).stdout)["result"] == want
+    deck = json.loads(run(*DERIVE_V2, "--label", "h0/shuffle", "--shuffle", "deck52").stdout)
+    assert deck["result"][:13] == "7C AC 3S 8S 5H 2D 9H 8D QH AS JC AH 6H".split()
+
+
+def test_derive_v2_fresh_roll_from_the_two_values() -> None:
+    res = run(*DERIVE_V2, "--label", "g0/roll/1", "--dice", "2", "--roll-values", V0_A, V0_B)
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["base_label"] == "g0/roll/1"
+    assert out["label"] == ("g0/roll/1|4406efb7f3fffc0db04b39d6542d1b187a75c7536d4d19896ef8c73"
+                            "48e7f8537")
+    assert out["result"] == [1, 5]
+
+
+@pytest.mark.parametrize(("args", "why"), [
+    (["--nonce", NONCE_A], "--protocol qahwa-fair/2"),  # v2 inputs without --protocol
+    (["--protocol", PROTOCOL_V2, "--nonce", NONCE_A], "one --nonce per --client-seed"),
+    (["--protocol", PROTOCOL_V2, "--nonce", NONCE_A, "--nonce", "A" * 64], "lowercase"),
+    (["--protocol", PROTOCOL_V2, "--nonce", NONCE_A, "--nonce", NONCE_B, "--roll-values",
+      V0_A, "xyz"], "roll value"),
+])
+def test_derive_v2_bad_input_exits_2(args: list[str], why: str) -> None:
+    seed = SEED_V2 if "--protocol" in args else bytes(range(32)).hex()
+    res = run("derive", "--server-seed", seed, "--match-id", "m", "--game", "tawla",
+              "--ruleset", "{}", "--client-seed", "a", "--client-seed", "b", "--label",
+              "g0/roll/1", "--dice", "2", *args)
+    assert res.exit_code == 2, res.output
+    assert why in res.stderr and not res.stdout
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
+def test_derive_a_v2_seed_without_protocol_gets_a_hint() -> None:
+    res = run("derive", "--server-seed", SEED_V2, "--match-id", "m", "--game", "tawla",
+              "--ruleset", "{}", "--client-seed", "a", "--label", "x", "--dice", "1")
+    assert res.exit_code == 2 and "add --protocol qahwa-fair/2" in res.stderr

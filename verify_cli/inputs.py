@@ -66,18 +66,18 @@ def parse_json(data: bytes | str, *, limit: int | None = None) -> Any:
         raise InputError(f"not JSON ({_one_line(str(exc))})") from None
     if depth_of(doc) > MAX_DEPTH:
         raise InputError(f"nested too deeply (more than {MAX_DEPTH} levels)")
-    try:
-        if isinstance(doc, dict) and doc.get("protocol") == PROTOCOL_V2:
+    if isinstance(doc, dict) and doc.get("protocol") == PROTOCOL_V2:
+        try:
             check_canonical_value(doc)
-        else:
-            _no_lone_surrogates(doc)
-    except ValueError as exc:
-        raise InputError(f"not canonical JSON (fairness-v2.md §1): {_one_line(str(exc))}") \
-            from None
+        except ValueError as exc:
+            raise InputError(f"not canonical JSON (fairness-v2.md §1): "
+                             f"{_one_line(str(exc))}") from None
+    elif _has_lone_surrogate(doc):
+        raise InputError("a string holds a lone surrogate (it has no UTF-8 form)")
     return doc
 
 
-def _no_lone_surrogates(doc: Any) -> None:
+def _has_lone_surrogate(doc: Any) -> bool:
     """A string that cannot be encoded as UTF-8 cannot be signed or hashed."""
     stack = [doc]
     while stack:
@@ -86,9 +86,10 @@ def _no_lone_surrogates(doc: Any) -> None:
             try:
                 v.encode("utf-8")
             except UnicodeEncodeError:
-                raise ValueError("a string holds a lone surrogate") from None
+                return True
         elif isinstance(v, dict):
             stack.extend(v.keys())
             stack.extend(v.values())
         elif isinstance(v, list):
             stack.extend(v)
+    return False

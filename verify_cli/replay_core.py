@@ -135,10 +135,13 @@ def describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
     msg = str(exc)
     if seq is not None:
         msg = msg.removeprefix(f"event {seq}: ")
-    if exc.kind == "seq" and is_int(seq) and is_int(exc.found) and exc.found > seq:
-        n = exc.found - seq
-        missing = f"event {seq}" if n == 1 else f"events {seq}-{seq + n - 1}"
-        return f"{missing} missing (the next event has seq {exc.found})"
+    if exc.kind == "seq" and is_int(seq) and 0 <= seq < len(events):
+        ev = events[seq]
+        got = ev.get("seq") if isinstance(ev, dict) else None
+        if is_int(got) and got > seq:
+            n = got - seq
+            missing = f"event {seq}" if n == 1 else f"events {seq}-{seq + n - 1}"
+            return f"{missing} missing (the next event has seq {got})"
     if exc.kind == "truncated":
         return msg
     if seq is not None and 0 <= seq < len(events) and isinstance(events[seq], dict):
@@ -304,7 +307,8 @@ def assemble(rep: Report, doc: dict[str, Any], ctx: render.DrawContext, *, statu
         "game": doc["game"],
         "ruleset": doc["ruleset"],
         "seats": [{"seat": s.get("seat"), "name": s.get("name"),
-                   "seed_source": s.get("seed_source")}
+                   **({"house": s.get("house")} if doc.get("protocol") == PROTOCOL_V2
+                      else {"seed_source": s.get("seed_source")})}
                   for s in doc["seats"] if isinstance(s, dict)],
         "counts": counts,
         "checks": rep.checks,
