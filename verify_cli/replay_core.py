@@ -1,6 +1,10 @@
 """The rules part of ``verify``: shape, commitment, match key, replay and result.
 
-This is every check of :func:`verify_cli.core.verify_document` except the signature, and it
+A transcript's ``protocol`` picks the checks: qahwa-fair/1's here, qahwa-fair/2's in
+:mod:`verify_cli.v2_rules` (lock, seats from the lock, reveals, chain, fresh rolls, the drawn
+cut, replay, result). Replay failures are described from ``ReplayError.kind`` and its fields.
+
+This is every check of :func:`verify_cli.core.verify_document` except the signatures, and it
 needs only ``fairness`` and ``games`` (no ``cryptography``, no network, no ``rich``): the
 verify page runs this very module in the browser (Pyodide, ``service/static/verify-worker.js``)
 through :func:`browser_report`, so the page and the CLI give their rules verdict with the same
