@@ -70,19 +70,19 @@ def keys_doc() -> dict[str, Any]:
 # -- qahwa-fair/2 ------------------------------------------------------------------------------
 
 @functools.cache
-def _v2(game: str, ruleset_json: str, seed: int, keyed: bool,
-        resign_at: int | None) -> dict[str, Any]:
+def _v2(game: str, ruleset_json: str, seed: int, keyed: bool, extra: str) -> dict[str, Any]:
     doc, _ = simulate_match(game, json.loads(ruleset_json), seed=seed, protocol=PROTOCOL_V2,
                             signer=SIGNER, keyed=keyed, max_actions=FULL_MAX_ACTIONS,
-                            resign_at=resign_at)
+                            **json.loads(extra))
     return doc
 
 
 def v2_match(game: str, ruleset: dict[str, Any] | None = None, *, seed: int = 1,
-             keyed: bool = False, resign_at: int | None = None) -> dict[str, Any]:
-    """A whole random-bot qahwa-fair/2 match, its lock and transcript signed by SIGNER."""
+             keyed: bool = False, **extra: Any) -> dict[str, Any]:
+    """A whole random-bot qahwa-fair/2 match, its lock and transcript signed by SIGNER
+    (``extra``: simulate_match's resign_at, end_reason, no_reveal, house)."""
     return copy.deepcopy(_v2(game, json.dumps(ruleset or {}, sort_keys=True), seed, keyed,
-                             resign_at))
+                             json.dumps(extra, sort_keys=True)))
 
 
 def rechain(doc: dict[str, Any]) -> dict[str, Any]:

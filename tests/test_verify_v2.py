@@ -613,3 +613,22 @@ def test_derive_a_v2_seed_without_protocol_gets_a_hint() -> None:
     res = run("derive", "--server-seed", SEED_V2, "--match-id", "m", "--game", "tawla",
               "--ruleset", "{}", "--client-seed", "a", "--label", "x", "--dice", "1")
     assert res.exit_code == 2 and "add --protocol qahwa-fair/2" in res.stderr
+
+
+@pytest.mark.parametrize(("game", "missing"), [("tawla", [0]), ("shelem", [1, 3]),
+                                               ("rng", [0])])
+def test_a_no_reveal_transcript_of_the_games_package_verifies(game: str,
+                                                              missing: list[int]) -> None:
+    doc = v2_match(game, no_reveal=missing)
+    assert [s["seat"] for s in doc["seats"] if s["client_seed"] is None] == missing
+    rep = verify_document(doc, KEYS)
+    assert rep["status"] == VERIFIED, rep["failures"]
+    assert rep["result"]["reason"] == "no_reveal" and rep["result"]["forfeited"] == missing
+
+
+@pytest.mark.parametrize("reason", ["timeout", "expired"])
+def test_simulated_timeout_and_expiry_verify(reason: str) -> None:
+    doc = v2_match("hokm", {"target": 1}, keyed=True, resign_at=9, end_reason=reason)
+    assert doc["events"][-1]["reason"] == reason and "sig" not in doc["events"][-1]
+    rep = verify_document(doc, KEYS)
+    assert rep["status"] == VERIFIED, rep["failures"]
