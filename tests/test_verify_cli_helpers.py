@@ -9,7 +9,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fairness import PROTOCOL, PROTOCOL_V2, Signer, chain_head, chain_next, chain_start, public_key_b64
+from fairness import (
+    PROTOCOL,
+    PROTOCOL_V2,
+    Signer,
+    chain_head,
+    chain_next,
+    chain_start,
+    public_key_b64,
+)
 from games import GAME_IDS
 from games.transcript import simulate_match
 

@@ -34,14 +34,25 @@ def short(value: Any, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON, type-strictly (``3``, ``3.0`` and ``true`` all differ)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _type_note(a: Any, b: Any) -> str:
+    return (" (the same value as another JSON type: ints only, no floats, no true/false)"
+            if a == b else "")
+
+
 def first_difference(expected: Any, found: Any) -> str:
     """Where two chance results differ, in words."""
     if isinstance(expected, list) and isinstance(found, list):
         for i, (a, b) in enumerate(zip(expected, found, strict=False)):
-            if a != b:
-                return f"first difference at position {i}: expected {a}, found {b}"
+            if not _same(a, b):
+                return (f"first difference at position {i}: expected {short(a)}, found "
+                        f"{short(b)}{_type_note(a, b)}")
         return f"expected {len(expected)} items, found {len(found)}"
-    return f"expected {short(expected)}, found {short(found)}"
+    return f"expected {short(expected)}, found {short(found)}{_type_note(expected, found)}"
 
 
 def dice_text(result: list[int], sides: int) -> str:

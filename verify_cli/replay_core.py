@@ -33,7 +33,7 @@ from games.replay import replay
 
 from . import render
 from .inputs import InputError, parse_json
-from .v2_rules import V2State, check_rules_v2, check_shape_v2, ints_only, is_int, strict_equal
+from .v2_rules import V2State, check_rules_v2, check_shape_v2, is_int, strict_equal
 
 REQUIRED: dict[str, type | tuple[type, ...]] = {
     "match_id": str,
@@ -244,15 +244,6 @@ def check_rules_v1(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
         except Exception as exc:  # not a refused event: a bug in the engine itself
             rep.fail("replay", f"the rules engine failed (a bug in qahwa, not a verdict on "
                      f"the transcript): {exc.__class__.__name__}: {exc}")
-        else:
-            bad = next(((seq, r) for seq, (r, _) in sorted(rep.computed.items())
-                        if not ints_only(r)), None)
-            if bad is not None:
-                rep.computed[bad[0]] = (bad[1], False)
-                rep.fail("replay", f"chance event {bad[0]}: the result "
-                         f"{render.short(bad[1], 60)} is not made of integers (ints only: "
-                         "no floats, no true/false)", seq=bad[0], found=bad[1])
-                engine = None
         if engine is not None:
             n_seats = engine.n_seats
             if seeds is not None and len(seeds) != n_seats:
