@@ -274,7 +274,7 @@ def test_an_off_chain_roll_value_fails() -> None:
     f = first(rechain(doc))
     assert f["check"] == "fresh rolls" and f["seq"] == i
     assert f"event {i}: seat 1's roll value" in f["message"]
-    assert "not on its roll chain" in f["message"]
+    assert "does not hash back to its roll-chain tip" in f["message"]
 
 
 def test_roll_values_out_of_order_fail() -> None:

@@ -255,7 +255,7 @@ def _diagnose_value(match_id: str, seat: int, prev: bytes, raw: bytes,
         if h == prev:
             return (f"is its value #{len(used) + i - 1}, not #{len(used)}: out of order "
                     f"({i - 1} value(s) skipped)")
-    return "is not on its roll chain (the lock's roll_chain tip)"
+    return "does not hash back to its roll-chain tip in the lock"
 
 
 def check_fresh_rolls(rep: Any, doc: dict[str, Any], state: V2State,
