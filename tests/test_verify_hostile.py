@@ -261,3 +261,11 @@ def test_fuzz_verify_document_never_raises(data: st.DataObject) -> None:
     rep = verify_document(doc, KEYS)
     assert rep["status"] in (VERIFIED, FAILED, UNUSABLE)
     assert not rep.get("reason") or "internal error" not in str(rep["reason"])
+
+
+@pytest.mark.parametrize("sep", ["\n", "\x85", "\u2028", "\r"])
+def test_an_error_naming_odd_characters_is_still_one_line(tmp_path: Path, sep: str) -> None:
+    p = tmp_path / "p.json"
+    p.write_text(json.dumps({"protocol": [f"a{sep}b"]}))
+    line = one_line_exit_2(run(str(p)))
+    assert "unknown protocol" in line
