@@ -216,6 +216,17 @@ def _mutate(doc: Any, data: st.DataObject) -> Any:
     return doc
 
 
+def _signed_part(doc: Any) -> str:
+    """What the transcript's signature covers, and its value: a change elsewhere (the
+    signature's ``key_id``, an extra field in it) is not covered by anything, and with a
+    single key given the key is used whatever id is named (docs/verify.md, "Keys")."""
+    if not isinstance(doc, dict):
+        return json.dumps(doc)
+    sig = doc.get("signature")
+    value = sig.get("value") if isinstance(sig, dict) else sig
+    return json.dumps({**doc, "signature": value}, sort_keys=True)
+
+
 @settings(max_examples=FUZZ_EXAMPLES, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(data=st.data())
@@ -233,7 +244,7 @@ def test_fuzz_verify_on_generated_json(tmp_path: Path, key_file: str,
         p.write_bytes(data.draw(st.binary(max_size=200)))
     else:
         doc = _mutate(copy.deepcopy(original), data)
-        changed = json.dumps(doc, sort_keys=True) != json.dumps(original, sort_keys=True)
+        changed = _signed_part(doc) != _signed_part(original)
         if how == "resigned mutant" and isinstance(doc.get("events"), list) and all(
                 isinstance(e, dict) for e in doc["events"]) and isinstance(doc.get("lock"),
                                                                            dict):
