@@ -168,11 +168,15 @@ class V2Seat:
             body["sig"] = sig
         return body
 
+    def accepted(self, body: dict[str, Any]) -> None:
+        """The server accepted ``body``: a roll-chain value in it is used up."""
+        if body["action"].get("type") in ("roll", "roll_value") and "value" in body["action"]:
+            self.values_sent += 1
+
     def act(self, view: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
         body = self.act_request(view, action)
         out = ok(self.client.post(self.url("actions"), headers=auth(self.token), json=body))
-        if body["action"].get("type") in ("roll", "roll_value") and "value" in body["action"]:
-            self.values_sent += 1
+        self.accepted(body)
         receipt = self._receipt(out)
         assert receipt is not None and receipt["chain"] == out["chain"]
         return out
