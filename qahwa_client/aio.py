@@ -115,9 +115,10 @@ class AsyncClient:
 
     async def create_match(self, game: str, ruleset: Mapping[str, Any] | None = None,
                            names: Sequence[str] | None = None,
-                           house: Sequence[bool] | None = None) -> AsyncMatch:
+                           house: Sequence[bool] | None = None, *,
+                           operator_key: str | None = None) -> AsyncMatch:
         created = MatchCreatedOut.model_validate(await self.request(
-            "POST", "/v1/matches", token=self.operator_key,
+            "POST", "/v1/matches", token=operator_key or self.operator_key,
             json_body=create_body(game, ruleset, names, house)))
         return AsyncMatch(self, created, terms_for(game, ruleset, names, house))
 
@@ -172,9 +173,9 @@ class AsyncClient:
                else dict(transcript))
         return verify_transcript(doc, keys or await self.keys(), source=self.base_url)
 
-    async def rng(self) -> AsyncRngSession:
-        created = RngCreatedOut.model_validate(
-            await self.request("POST", "/v1/rng", token=self.operator_key, json_body={}))
+    async def rng(self, *, operator_key: str | None = None) -> AsyncRngSession:
+        created = RngCreatedOut.model_validate(await self.request(
+            "POST", "/v1/rng", token=operator_key or self.operator_key, json_body={}))
         return AsyncRngSession(self, created)
 
 

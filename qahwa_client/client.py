@@ -160,12 +160,13 @@ class Client:
     # -- matches -----------------------------------------------------------------------------
     def create_match(self, game: str, ruleset: Mapping[str, Any] | None = None,
                      names: Sequence[str] | None = None,
-                     house: Sequence[bool] | None = None) -> Match:
-        """Create a match (with the operator key); the handle holds the signed commit record
-        and one conforming :class:`Seat` per seat, each checking the record against what was
-        asked for here before it commits."""
+                     house: Sequence[bool] | None = None, *,
+                     operator_key: str | None = None) -> Match:
+        """Create a match (with ``operator_key``, default the client's); the handle holds the
+        signed commit record and one conforming :class:`Seat` per seat, each checking the
+        record against what was asked for here before it commits."""
         created = MatchCreatedOut.model_validate(self.request(
-            "POST", "/v1/matches", token=self.operator_key,
+            "POST", "/v1/matches", token=operator_key or self.operator_key,
             json_body=create_body(game, ruleset, names, house)))
         return Match(self, created, terms_for(game, ruleset, names, house))
 
@@ -236,11 +237,12 @@ class Client:
         return verify_transcript(doc, keys or self.keys(), source=self.base_url)
 
     # -- plain randomness ---------------------------------------------------------------------
-    def rng(self) -> RngSession:
-        """Open a plain dice/shuffle session (with the operator key); give its seed with
-        :meth:`RngSession.send_seed` once the signed commit record is held."""
-        created = RngCreatedOut.model_validate(
-            self.request("POST", "/v1/rng", token=self.operator_key, json_body={}))
+    def rng(self, *, operator_key: str | None = None) -> RngSession:
+        """Open a plain dice/shuffle session (with ``operator_key``, default the client's);
+        give its seed with :meth:`RngSession.send_seed` once the signed commit record is
+        held."""
+        created = RngCreatedOut.model_validate(self.request(
+            "POST", "/v1/rng", token=operator_key or self.operator_key, json_body={}))
         return RngSession(self, created)
 
 
