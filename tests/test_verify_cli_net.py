@@ -309,7 +309,7 @@ def test_demo_reports_a_lying_server(monkeypatch: pytest.MonkeyPatch) -> None:
     from live_server import LiveServer
 
     def forged(closed: Any) -> Any:  # the session's transcript comes with /close
-        closed["transcript"]["events"][0]["result"] = [6, 6]
+        closed["transcript"]["events"][0]["result"] = [7, 7]  # no six-sided die shows 7
         return closed
 
     _lying(monkeypatch, "/close", forged)
