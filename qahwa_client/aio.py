@@ -449,10 +449,16 @@ class AsyncRngSession:
         return await self.draw({"kind": "shuffle", "n": n})
 
     async def draw(self, body: Mapping[str, Any]) -> DrawOut:
-        return DrawOut.model_validate(await self._call("POST", "/draws", dict(body)))
+        """One draw (not resent on failure: a second copy would be a second draw); its
+        receipt is checked and kept."""
+        answer = await self._call("POST", "/draws", dict(body))
+        self.proto.take_receipt(answer, await self.client.trusted())
+        return DrawOut.model_validate(answer)
 
     async def close(self) -> RngClosedOut:
-        return RngClosedOut.model_validate(await self._call("POST", "/close"))
+        answer = await self._call("POST", "/close")
+        self.proto.take_receipt(answer, await self.client.trusted())
+        return RngClosedOut.model_validate(answer)
 
     async def transcript(self) -> dict[str, Any]:
         doc: dict[str, Any] = await self._call("GET", "/transcript")

@@ -563,11 +563,18 @@ class RngSession:
         return self.draw({"kind": "shuffle", "n": n})
 
     def draw(self, body: Mapping[str, Any]) -> DrawOut:
-        return DrawOut.model_validate(self._call("POST", "/draws", dict(body)))
+        """One draw (not resent on failure: a second copy would be a second draw); its
+        receipt is checked and kept."""
+        answer = self._call("POST", "/draws", dict(body))
+        self.proto.take_receipt(answer, self.client.trusted())
+        return DrawOut.model_validate(answer)
 
     def close(self) -> RngClosedOut:
-        """Close: the server seed is revealed and the signed transcript returned."""
-        return RngClosedOut.model_validate(self._call("POST", "/close"))
+        """Close: the server seed is revealed and the signed transcript returned (with a
+        receipt, kept)."""
+        answer = self._call("POST", "/close")
+        self.proto.take_receipt(answer, self.client.trusted())
+        return RngClosedOut.model_validate(answer)
 
     def transcript(self) -> dict[str, Any]:
         doc: dict[str, Any] = self._call("GET", "/transcript")

@@ -145,6 +145,8 @@ class FakeServer:
             return httpx.Response(201, json=self.created())
         if path == "/v1/log/proof":
             return self.proof(int(request.url.params["index"]))
+        if path.startswith("/v1/rng"):
+            return self.rng(request, path, body)
         if path == base:
             return httpx.Response(200, json={"record": self.record})
         seat = self._seat(request)
@@ -174,6 +176,48 @@ class FakeServer:
                                              "next_seq": len(self.events), "events": self.events})
         if path == base + "/transcript":
             return httpx.Response(200, json=self.transcript())
+        return err(404, "not_found")
+
+    # -- a plain session (seat 0 of a one-seat "match") ------------------------------------------
+    def rng(self, request: httpx.Request, path: str, body: Any) -> httpx.Response:
+        sid = "r-fake"
+        if path == "/v1/rng":
+            if body:
+                return err(422, "validation_error")
+            sent, signer = self.sent, self.signer
+            self.game, self.names, self.ruleset = "rng", ["session"], {}
+            self.__post_init__()  # one seat now; the requests seen and the key stay
+            self.sent, self.signer, self.match_id = sent, signer, sid
+            rec = {**self.record, "match_id": sid, "game": "rng", "ruleset": "{}"}
+            self.record = self.signer.signed(rec)
+            return httpx.Response(201, json={
+                "session_id": sid, "protocol": PROTOCOL_V2, "commitment": rec["commitment"],
+                "created_at": rec["created_at"], "status": "seating", "version": 0,
+                "record": self.record, "token": self.tokens[0]})
+        if self._seat(request) != 0:
+            return err(401, "unauthorized")
+        if path.endswith("/seed"):
+            com = seed_commitment(sid, 0, body["nonce"], body["client_seed"])
+            self.commits[0] = {"seed_commitment": com, "key": None, "roll_chain": None}
+            if "lock_commitment" in self.tamper:
+                self.commits[0]["seed_commitment"] = com[::-1]
+            self._lock()
+            self.revealed[0] = body
+            assert self.chain is not None
+            return httpx.Response(200, json={
+                "session_id": sid, "status": "playing", "version": 1,
+                "chain": self.chain.hex(), "lock": self.lock, "log_index": self.log_index,
+                "receipt": self.receipt(-1, self.chain)})
+        if path.endswith("/draws"):
+            self._append({"type": "chance", "label": f"d{len(self.events)}", "kind": "dice",
+                          "result": [2, 5]})
+            assert self.chain is not None
+            chain = bytes(32) if "receipt_lies" in self.tamper else self.chain
+            return httpx.Response(200, json={
+                "session_id": sid, "version": 2, "status": "playing",
+                "seq": len(self.events) - 1, "label": self.events[-1]["label"],
+                "kind": "dice", "result": [2, 5],
+                "receipt": self.receipt(len(self.events) - 1, chain)})
         return err(404, "not_found")
 
     # -- seating --------------------------------------------------------------------------------
@@ -214,7 +258,7 @@ class FakeServer:
         ruleset = canonical_json(self.ruleset).decode()
         if "lock_ruleset" in self.tamper:
             ruleset = canonical_json({**self.ruleset, "match_length": 7}).decode()
-        if "lock_commitment" in self.tamper:  # seat 0's place holds someone else's commitment
+        if "lock_commitment" in self.tamper and len(seats) > 1:  # seat 0 holds seat 1's, turned
             seats[0]["seed_commitment"] = seats[1]["seed_commitment"][::-1]
         record = {"type": "lock", "protocol": PROTOCOL_V2, "match_id": self.match_id,
                   "game": self.game, "ruleset": ruleset, "commitment": self.record["commitment"],

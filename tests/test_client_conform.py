@@ -506,3 +506,33 @@ def test_record_keys_accept_keys_answer_or_mapping() -> None:
     with pytest.raises(ClientError, match="trusted keys are"):
         Client("http://fake", keys=[1, 2])
 
+
+
+# -- plain sessions --------------------------------------------------------------------------
+
+def test_a_session_seed_goes_only_after_the_record_and_the_lock_is_checked() -> None:
+    fake = FakeServer()
+    qc = Client("http://fake", **fake.client_args())
+    sess = qc.rng()
+    assert fake.posts("/v1/rng")[0].json() == {}  # no seed in the creating request
+    sess.send_seed()
+    body = fake.posts("/seed")[0].json()
+    assert body == {"client_seed": sess.client_seed, "nonce": sess.nonce}
+    assert sess.lock == fake.lock and sess.lock["seats"][0]["key"] is None  # type: ignore[index]
+    sess.dice(2, 6)
+    sess.dice(2, 6)
+    assert [r["seq"] for r in sess.receipts] == [-1, 0, 1]
+    sess.check_transcript(fake.transcript())
+
+
+def test_a_session_lock_without_its_commitment_is_reported() -> None:
+    fake = FakeServer(tamper={"lock_commitment"})
+    sess = Client("http://fake", **fake.client_args()).rng()
+    with pytest.raises(NotOurMatch, match="seed_commitment at seat 0"):
+        sess.send_seed()
+    fake2 = FakeServer(tamper={"receipt_lies"})
+    sess2 = Client("http://fake", **fake2.client_args()).rng()
+    sess2.send_seed()
+    sess2.dice(2, 6)  # a receipt the draw's answer cannot contradict: kept, then caught
+    with pytest.raises(TranscriptMismatch, match="receipt for seq 0 disagrees"):
+        sess2.check_transcript(fake2.transcript())
