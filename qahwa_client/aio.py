@@ -331,8 +331,8 @@ class AsyncSeat:
     def _action_body(self, action: Mapping[str, Any], view: StateOut,
                      version: int) -> dict[str, Any]:
         return self.proto.action_body(
-            action, version=version, chain=view.chain, view_lock=view.lock,
-            fresh_roll=getattr(view, "fresh_roll", None),
+            action, version=version, chain=view.chain, view_lock=view.lock, turn=view.turn,
+            legal=view.legal_actions, fresh_roll=getattr(view, "fresh_roll", None),
             values_used=getattr(view, "values_used", None))
 
     async def act(self, action: Mapping[str, Any], *, version: int | None = None,

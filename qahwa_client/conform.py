@@ -279,16 +279,23 @@ class SeatProtocol:
         except (KeyError, IndexError, TypeError):
             return False
 
-    def with_value(self, action: dict[str, Any], fresh_roll: Any,
+    def with_value(self, action: dict[str, Any], *, turn: Any, legal: Any, fresh_roll: Any,
                    values_used: Any) -> dict[str, Any]:
         """A fresh-roll action with this seat's next roll-chain value, only if the view shows
-        the seat owes one (§6)."""
+        the seat owes it now (§6): a ``roll`` when the seat is on turn and may roll (its value
+        goes with its decision to roll), a ``roll_value`` when the pending roll's ``owes``
+        names this seat first."""
         assert self.roll_chain is not None
+        kind = action.get("type")
         owes = fresh_roll.get("owes") if isinstance(fresh_roll, dict) else None
-        if not isinstance(owes, list) or self.seat not in owes:
-            raise ClientError(f"seat {self.seat} owes no roll-chain value now (the view's "
-                              f"fresh_roll is {fresh_roll!r}): a conforming client sends "
-                              "none")
+        if kind == "roll":
+            owed = turn == self.seat and fresh_roll is None and isinstance(legal, list) \
+                and {"type": "roll"} in legal
+        else:
+            owed = turn == self.seat and isinstance(owes, list) and owes[:1] == [self.seat]
+        if not owed:
+            raise ClientError(f"seat {self.seat} owes no roll-chain value now (turn {turn!r}, "
+                              f"fresh_roll {fresh_roll!r}): a conforming client sends none")
         if not isinstance(values_used, list) or len(values_used) <= self.seat \
                 or isinstance(values_used[self.seat], bool) \
                 or not isinstance(values_used[self.seat], int):
@@ -307,14 +314,15 @@ class SeatProtocol:
         return {**action, "value": value}
 
     def action_body(self, action: Mapping[str, Any], *, version: int, chain: str | None,
-                    view_lock: Any, fresh_roll: Any = None,
-                    values_used: Any = None) -> dict[str, Any]:
+                    view_lock: Any, turn: Any = None, legal: Any = None,
+                    fresh_roll: Any = None, values_used: Any = None) -> dict[str, Any]:
         """The request body of one action: v2 with ``sig`` and ``prev`` for a keyed seat."""
         act = dict(action)
         if chain is None:  # qahwa-fair/1: nothing to sign, no values
             return {"action": act, "version": version}
         if self.roll_chain is not None and act.get("type") in FRESH_ROLL_TYPES:
-            act = self.with_value(act, fresh_roll, values_used)
+            act = self.with_value(act, turn=turn, legal=legal, fresh_roll=fresh_roll,
+                                  values_used=values_used)
         elif "value" in act and act.get("type") in FRESH_ROLL_TYPES:
             raise ClientError("this seat has no roll chain: it sends no roll-chain value")
         body: dict[str, Any] = {"action": act, "version": version, "prev": chain}

@@ -198,9 +198,9 @@ class FakeServer:
             return err(401, "unauthorized")
         if path.endswith("/seed"):
             com = seed_commitment(sid, 0, body["nonce"], body["client_seed"])
-            self.commits[0] = {"seed_commitment": com, "key": None, "roll_chain": None}
             if "lock_commitment" in self.tamper:
-                self.commits[0]["seed_commitment"] = com[::-1]
+                com = com[::-1]
+            self.commits[0] = {"seed_commitment": com, "key": None, "roll_chain": None}
             self._lock()
             self.revealed[0] = body
             assert self.chain is not None
@@ -344,7 +344,10 @@ class FakeServer:
                 legal = [{"type": "roll"}, {"type": "double"}]
             else:
                 legal = [{"type": "roll_value"}]
-        if owing is not None and owing[0] in ("opening", "roll"):
+        # as the engines show it: an opening owes both values, in order; a roll is pending
+        # (owed by the opponent) once the roller has rolled with its own value
+        if owing is not None and (owing[0] == "opening" or (owing[0] == "roll"
+                                                             and self.owed_i > 0)):
             fresh = {"label": f"g0/{owing[0]}/{self.step}",
                      "owes": SCRIPT[self.step][1][self.owed_i:]}
         if "values_used_ahead" in self.tamper:

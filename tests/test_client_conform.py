@@ -326,6 +326,10 @@ def test_a_value_is_sent_only_when_the_view_shows_it_owed() -> None:
     view1 = match.seats[1].state()
     assert view1.fresh_roll == {"label": "g0/opening/0", "owes": [0, 1]}  # type: ignore[union-attr]
     before = len(fake.posts("/actions"))
+    with pytest.raises(ClientError, match="owes no roll-chain value now"):
+        match.seats[1].act({"type": "roll_value"})  # owed, but seat 0's comes first
+    with pytest.raises(ClientError, match="owes no roll-chain value now"):
+        match.seats[1].act({"type": "roll"})  # nobody may roll during the opening
     fake_view = view1.model_copy(update={"fresh_roll": None})
     match.seats[1].view = fake_view
     with pytest.raises(ClientError, match="owes no roll-chain value now"):
