@@ -154,9 +154,11 @@ class _Seat:
     def body(self, state: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
         act = dict(action)
         if self.chain is not None and act.get("type") in ("roll", "roll_value"):
-            owes = (state.get("fresh_roll") or {}).get("owes") or []
+            fresh = state.get("fresh_roll")
+            owed = (fresh is None if act["type"] == "roll"  # the roller's value goes with it
+                    else (fresh or {}).get("owes", [])[:1] == [self.seat])
             k = (state.get("values_used") or [])[self.seat]
-            if self.seat not in owes or k != self.sent_values:
+            if not owed or state.get("turn") != self.seat or k != self.sent_values:
                 raise DemoError(f"seat {self.seat} asked for a roll-chain value it does not "
                                 "owe")
             act["value"] = self.chain[k + 1].hex()
