@@ -67,8 +67,10 @@ class Roll(_Act):
 
 class RollValue(_Act):
     type: Literal["roll_value"]
-    value: StrictStr = Field(description="qahwa-fair/2 fresh rolls: this seat's next "
-                                         "roll-chain value (64 hex)")
+    value: StrictStr | None = Field(
+        default=None, description="qahwa-fair/2 fresh rolls: this seat's next roll-chain "
+                                  "value (64 hex); legal_actions list it without (the client "
+                                  "adds it)")
 
 
 class Double(_Act):

@@ -86,7 +86,8 @@ def test_a_v2_match_of_every_game_and_form_through_the_client_verifies(
     assert doc["protocol"] == "qahwa-fair/2"
     receipts = [r for s in match.seats for r in s.receipts]
     assert len(receipts) >= played
-    check_transcript(httpx.Client(base_url=qc.base_url), doc, receipts)
+    with httpx.Client(base_url=qc.base_url) as h:
+        check_transcript(h, doc, receipts)
     # every action event carries its seat's signature; fresh rolls carry the seat's values
     fresh = json.loads(doc["ruleset"]).get("fresh_rolls") is True
     sent_values: dict[int, list[str]] = {s.seat: [] for s in match.seats}
