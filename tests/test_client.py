@@ -17,7 +17,7 @@ from http_play import GAMES, check_transcript, client_moves, short_ruleset
 from live_server import LiveServer
 from pydantic import TypeAdapter
 
-from fairness import seed_commitment
+from fairness import chain_head, seed_commitment
 from qahwa_client import (
     ApiError,
     AsyncClient,
@@ -128,7 +128,10 @@ def test_a_tampered_transcript_fails_verification_and_the_seats_checks(qc: Clien
         match.seats[0].check_transcript(bad)
     cut = json.loads(json.dumps(doc))
     cut["events"] = cut["events"][:1]
-    with pytest.raises(TranscriptMismatch, match="receipt"):
+    with pytest.raises(TranscriptMismatch, match="chain does not recompute"):
+        match.seats[0].check_transcript(cut)
+    cut["chain"] = chain_head(cut["lock"], cut["events"]).hex()  # a consistent rewrite
+    with pytest.raises(TranscriptMismatch, match=r"receipt for seq \d+ is beyond .* short"):
         match.seats[0].check_transcript(cut)
 
 
@@ -196,7 +199,8 @@ def test_a_lost_answer_is_resent_identically_and_the_action_found(server: LiveSe
                         raise httpx.ReadTimeout("the answer was lost", request=request)
             return resp
 
-    with Client(server.url, http=httpx.Client(transport=Losing()), retry_delay=0) as qc:
+    with httpx.Client(transport=Losing()) as http, \
+            Client(server.url, http=http, retry_delay=0) as qc:
         match = qc.create_match("tawla", {"match_length": 1})
         match.start()
         reveals = [c for p, c in sent if p.endswith("/seats/0/reveal")]
