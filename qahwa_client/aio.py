@@ -165,13 +165,15 @@ class AsyncClient:
         return KeysOut.model_validate(await self.request("GET", "/v1/keys"))
 
     async def verify(self, transcript: Mapping[str, Any] | str, *,
-                     keys: KeysOut | None = None) -> dict[str, Any]:
+                     keys: KeysOut | None = None,
+                     receipts: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
         """As :meth:`qahwa_client.Client.verify` (the checks run here, in this process)."""
         from .verify import verify_transcript
 
         doc = (await self.transcript(transcript) if isinstance(transcript, str)
                else dict(transcript))
-        return verify_transcript(doc, keys or await self.keys(), source=self.base_url)
+        return verify_transcript(doc, keys or await self.keys(), source=self.base_url,
+                                 receipts=receipts)
 
     async def rng(self, *, operator_key: str | None = None) -> AsyncRngSession:
         created = RngCreatedOut.model_validate(await self.request(
@@ -203,7 +205,9 @@ class AsyncMatch:
         return await self.client.transcript(self.match_id)
 
     async def verify(self, *, keys: KeysOut | None = None) -> dict[str, Any]:
-        return await self.client.verify(await self.transcript(), keys=keys)
+        """verify's report, with every receipt this match's seats kept."""
+        return await self.client.verify(await self.transcript(), keys=keys,
+                                        receipts=[r for s in self.seats for r in s.receipts])
 
     async def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
         got = dict(doc) if doc is not None else await self.transcript()

@@ -224,17 +224,20 @@ class Client:
         return TreeHeadOut.model_validate(self.request("GET", "/v1/log", params=params))
 
     def verify(self, transcript: Mapping[str, Any] | str, *,
-               keys: KeysOut | None = None) -> dict[str, Any]:
+               keys: KeysOut | None = None,
+               receipts: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
         """Check a transcript (or a match id) here, with ``verify``'s own core.
 
         Recomputes the key, every draw, replays every action and checks the signature with
         ``keys`` (default: the server's ``/v1/keys`` — pin them for a server you distrust).
+        ``receipts`` (qahwa-fair/2) are checked against the chain, as ``verify --receipt``.
         Returns verify's report: ``report["status"] == "verified"`` when all holds.
         """
         from .verify import verify_transcript
 
         doc = self.transcript(transcript) if isinstance(transcript, str) else dict(transcript)
-        return verify_transcript(doc, keys or self.keys(), source=self.base_url)
+        return verify_transcript(doc, keys or self.keys(), source=self.base_url,
+                                 receipts=receipts)
 
     # -- plain randomness ---------------------------------------------------------------------
     def rng(self, *, operator_key: str | None = None) -> RngSession:
@@ -276,7 +279,9 @@ class Match:
         return self.client.transcript(self.match_id)
 
     def verify(self, *, keys: KeysOut | None = None) -> dict[str, Any]:
-        return self.client.verify(self.transcript(), keys=keys)
+        """verify's report, with every receipt this match's seats kept."""
+        return self.client.verify(self.transcript(), keys=keys,
+                                  receipts=[r for s in self.seats for r in s.receipts])
 
     def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Every seat that revealed through this client checks the transcript against its
