@@ -630,6 +630,7 @@ class MatchService:
 
     def _receipt(self, m: MatchRow, seq: int | None = None) -> dict[str, Any]:
         """The signed receipt for the head after a request (seq -1: chain[-1])."""
+        chain: str | None
         if seq == -1:
             chain = chain_start(self._lock_of(m)).hex()
         else:
@@ -665,16 +666,11 @@ class MatchService:
             sig_ok = self._seat_sig(m, seat, {"type": "action", "seat": seat, "action": action},
                                     sig, prev)
             first_seq = m.next_seq
-            engine = tx.engine()
             self.apply(tx, seat=seat, action=action, sig=sig_ok)
             # the new view, from the engine as committed (sent only after the commit)
-            view = engine.view(seat)
-            view["version"] = m.version
-            view["match_id"] = m.id
             out = {"match_id": m.id, "seat": seat, "version": m.version, "status": m.status,
-                   "first_seq": first_seq, "state": view}
+                   "first_seq": first_seq, "state": self._seat_view(tx, seat)}
             if m.v2:
-                view["chain"] = m.chain
                 out["chain"] = m.chain
                 out["receipt"] = self._receipt(m)
             return out
@@ -817,7 +813,7 @@ class MatchService:
     def _transcript_doc(self, tx: Tx) -> dict[str, Any]:
         """The unsigned v2 transcript (fairness-v2.md §9)."""
         m = tx.m
-        assert m.lock is not None
+        assert m.lock is not None and m.lock_index is not None and m.chain is not None
         return build_transcript_v2(
             match_id=m.id, game=m.game, ruleset=m.ruleset,
             server_seed=self.store.server_seed(tx.c, m.id),

@@ -41,7 +41,7 @@ from fairness import (
 )
 from games import Chance, Engine, ReplayError, engine_class
 from games.base import MatchContext
-from games.replay import replay
+from games.replay import Replayer, replay
 
 from .db import Database
 from .errors import NotFound, Unauthorized
@@ -187,41 +187,14 @@ class EngineCache:
             self._entries.pop(match_id, None)
 
 
-def end_seats(ev: dict[str, Any]) -> list[int]:
-    """The seats an ``end`` event names (``seat`` or ``seats``; none for expired/abandoned)."""
-    if "seats" in ev:
-        return [int(x) for x in ev["seats"]]
-    return [int(ev["seat"])] if ev.get("seat") is not None else []
-
-
 def catch_up(engine: Engine, events: Sequence[dict[str, Any]], first_seq: int) -> None:
     """Apply logged events ``first_seq, first_seq + 1, …`` to an engine that has applied
-    every earlier one, checking every chance event the engine produces against the log.
+    every earlier one, checking each chance event against what the engine draws.
 
     Raises ReplayError (the engine is then unusable) where the log and the engine disagree.
+    The loop is :class:`games.replay.Replayer`, the one verify and the tests use.
     """
-    pending: list[dict[str, Any]] = []
-    for i, ev in enumerate(events):
-        if ev.get("seq") != first_seq + i:
-            raise ReplayError(f"event {first_seq + i}: seq is {ev.get('seq')!r}")
-        kind = ev.get("type")
-        if kind == "chance":
-            if not pending:
-                raise ReplayError(f"event {ev['seq']}: a chance event the rules did not draw")
-            if {k: v for k, v in ev.items() if k != "seq"} != pending.pop(0):
-                raise ReplayError(f"event {ev['seq']}: chance result differs")
-            continue
-        if pending:
-            raise ReplayError(f"event {ev['seq']}: chance event {pending[0]['label']} missing")
-        if kind == "action":
-            produced = engine.apply(ev["seat"], ev["action"])
-        elif kind == "end":
-            produced = engine.end_match(str(ev.get("reason")), end_seats(ev))
-        else:
-            raise ReplayError(f"event {ev['seq']}: unknown event type {kind!r}")
-        pending = [p for p in produced if p.get("type") == "chance"]
-    if pending:
-        raise ReplayError(f"the log ends where chance event {pending[0]['label']} is due")
+    Replayer(engine, next_seq=first_seq).feed(events).finish()
 
 
 class Store:
@@ -584,5 +557,5 @@ class Tx:
 
 
 __all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "PLAYING", "SEATING", "Cached", "EngineCache",
-           "MatchRow", "Store", "Tx", "catch_up", "dumps", "end_seats", "hash_token", "iso_of",
+           "MatchRow", "Store", "Tx", "catch_up", "dumps", "hash_token", "iso_of",
            "now_iso", "what"]

@@ -115,7 +115,8 @@ class V2Seat:
         """§3a.4: the lock is signed, of the right type, equal to the commit record, with
         this seat's commitment, key and tip; and it is in the log at its index."""
         got = ok(self.client.get(self.url("lock")))
-        lock, record = got["lock"], self.created["record"]
+        lock: dict[str, Any] = got["lock"]
+        record = self.created["record"]
         pub = public_key(self.client)
         verify_record(lock, pub)
         verify_record(record, pub)
@@ -378,6 +379,7 @@ def check_transcript(client: httpx.Client, doc: dict[str, Any],
     assert heads[-1].hex() == doc["chain"]
     for r in receipts:
         verify_record(r, pub)
+        assert -1 <= r["seq"] < len(heads) - 1, f"receipt at seq {r['seq']}: past the end"
         assert heads[r["seq"] + 1].hex() == r["chain"], f"receipt at seq {r['seq']} disagrees"
     if any(s["client_seed"] is None for s in doc["seats"]):
         assert [e["type"] for e in doc["events"]] == ["end"]

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+import fairness
+
 from fairness import Stream, deck52
 from games.base import Chance
 from games.deals import deal_packets, hokm_deal
@@ -56,8 +58,16 @@ def setup_play(e: HokmEngine, hands: list[list[str]], *, trump: str = "S", leade
 
 def test_registry_and_ruleset() -> None:
     assert engine_class("hokm") is HokmEngine
-    assert HokmEngine.parse_ruleset({}) == {"players": 4, "target": 7, "cut": True,
-                                            "nars": False}
+    assert HokmEngine.parse_ruleset({}, protocol=fairness.PROTOCOL) == {
+        "players": 4, "target": 7, "cut": True, "nars": False}
+    assert HokmEngine.parse_ruleset({}) == {  # qahwa-fair/2 lists the timing rules too
+        "players": 4, "target": 7, "cut": True, "nars": False, "turn_seconds": 300,
+        "reveal_seconds": 120, "max_seconds": 86400}
+    for bad_time in ({"turn_seconds": 0}, {"max_seconds": 400 * 86400}, {"reveal_seconds": "9"}):
+        with pytest.raises(RulesetError):
+            HokmEngine.parse_ruleset(bad_time)
+        with pytest.raises(RulesetError, match="unknown"):
+            HokmEngine.parse_ruleset(bad_time, protocol=fairness.PROTOCOL)
     assert HokmEngine.parse_ruleset({"target": 3, "cut": True})["cut"] is True
     for bad in ({"target": 0}, {"target": 100}, {"cut": 1}, {"nars": "yes"}, {"x": 1},
                 {"target": True}):

@@ -192,9 +192,11 @@ def test_rng_session(client: httpx.Client) -> None:
     _proof_of(client, lock, seeded["log_index"])
     _error(client.post(f"/v1/rng/{sid}/seed", json={"client_seed": "again", "nonce": nonce},
                        headers=auth(tok)), 409)
-    draws = [{"kind": "dice", "count": 2, "sides": 6}, {"kind": "uniform", "n": 37},
-             {"kind": "shuffle", "n": 52}, {"kind": "dice"}]
-    got, receipts = [], [seeded["receipt"]]
+    draws: list[dict[str, Any]] = [{"kind": "dice", "count": 2, "sides": 6},
+                                   {"kind": "uniform", "n": 37}, {"kind": "shuffle", "n": 52},
+                                   {"kind": "dice"}]
+    got: list[Any] = []
+    receipts: list[dict[str, Any]] = [seeded["receipt"]]
     for i, d in enumerate(draws):
         r = client.post(f"/v1/rng/{sid}/draws", json=d, headers=auth(tok))
         assert r.status_code == 200, r.text

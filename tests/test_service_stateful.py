@@ -134,11 +134,14 @@ class ApiMachine(RuleBasedStateMachine):
     # -- rules -------------------------------------------------------------------------------
     @initialize(target=matches, game=st.sampled_from(GAMES))
     def first_match(self, game: str) -> M:
-        return self.create(game, seeded=True)
+        return self.new_match(game, seeded=True, keyed=True)
 
     @rule(target=matches, game=st.sampled_from(GAMES), seeded=st.booleans(),
           keyed=st.booleans())
-    def create(self, game: str, seeded: bool, keyed: bool = True) -> M:
+    def create(self, game: str, seeded: bool, keyed: bool) -> M:
+        return self.new_match(game, seeded=seeded, keyed=keyed)
+
+    def new_match(self, game: str, *, seeded: bool, keyed: bool) -> M:
         r = self.call(None, "POST", "/v1/matches",
                       body={"game": game, "ruleset": short_ruleset(game)})
         assert r.status_code == 201, r.text
@@ -210,7 +213,7 @@ class ApiMachine(RuleBasedStateMachine):
         """No path to a server-drawn seed: /start is 404 (401 without a valid token)."""
         token = m.tokens[who] if 0 <= who < len(m.tokens) else "not-a-token"
         r = self.change(m, "POST", f"/v1/matches/{m.match_id}/start", token=token)
-        assert r.status_code == (404 if who >= 0 else 401), r.text
+        assert r.status_code == (404 if 0 <= who < len(m.tokens) else 401), r.text
 
     @rule(m=matches, pick=st.integers(0, 10_000), steps=st.integers(1, 12))
     def play_legal(self, m: M, pick: int, steps: int) -> None:

@@ -138,7 +138,7 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
     with svc.db.connect(write=False) as c, svc.store.read(mid, kind="match") as tx:
         events = svc.store.events_after(c, mid, before=2**31 - 1)
         key = match_key_v2(svc.store.server_seed(c, mid), mid, "tawla", ruleset,
-                           [(st.client_seed, st.nonce) for st in tx.seats()])
+                           [(str(st.client_seed), str(st.nonce)) for st in tx.seats()])
     cls = engine_class("tawla")
 
     def rebuilt(evs: list[dict[str, Any]]) -> Any:

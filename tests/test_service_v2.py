@@ -24,7 +24,10 @@ from http_play import (
 )
 from live_server import LiveServer
 
-from fairness import Signer, seat_sig_message, verify_record
+from fairness import Signer, chain_head, match_key_v2, seat_sig_message, verify_record
+from games.base import MatchContext
+from games.registry import engine_class
+from games.replay import replay
 from service.matches import MatchService
 
 SWEEP = 1000.0  # the sweeper runs once at start; the tests sweep on their own clock
@@ -38,6 +41,9 @@ class Clock:
         return self.now
 
 
+CLOCK = Clock()  # one clock for the module: it only moves forward, as the heartbeat assumes
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[LiveServer]:
     with LiveServer(sweep_interval_seconds=SWEEP) as srv:
@@ -47,7 +53,7 @@ def server() -> Iterator[LiveServer]:
 @pytest.fixture()
 def svc(server: LiveServer) -> Iterator[MatchService]:
     service: MatchService = server.app.state.service
-    clock = Clock()
+    clock = CLOCK
     saved = service.store.clock
     service.store.clock = clock
     service.sweep()  # a heartbeat on the test's clock
@@ -108,7 +114,8 @@ def test_missing_reveal_is_a_no_reveal_forfeit(client: httpx.Client, svc: MatchS
         st.commit()
     for st in seats:
         st.check_lock()
-    seats[0].reveal()
+    for st in seats[:-1]:
+        st.reveal()
     late = seats[-1]
     advance(svc, 121)  # past reveal_by (reveal_seconds: 120)
     # the late reveal finds the match ended: no_reveal, nothing drawn
@@ -116,15 +123,17 @@ def test_missing_reveal_is_a_no_reveal_forfeit(client: httpx.Client, svc: MatchS
                       json={"client_seed": late.client_seed, "nonce": late.nonce}),
           409, "match_over")
     doc = ok(client.get(f"/v1/matches/{mid}/transcript"))
-    missing = list(range(1, len(seats)))
+    missing = [late.seat]
     assert doc["events"] == [{"seq": 0, "type": "end", "reason": "no_reveal", "seats": missing}]
     assert not any(e["type"] == "chance" for e in doc["events"])
-    assert doc["seats"][0]["client_seed"] == seats[0].client_seed
-    for i in missing:
-        assert doc["seats"][i]["client_seed"] is None and doc["seats"][i]["nonce"] is None
+    for st in seats[:-1]:
+        assert doc["seats"][st.seat]["client_seed"] == st.client_seed
+        assert doc["seats"][st.seat]["nonce"] == st.nonce
+    assert doc["seats"][late.seat]["client_seed"] is None
+    assert doc["seats"][late.seat]["nonce"] is None
     result = doc["result"]
     assert result["reason"] == "no_reveal" and result["forfeited"] == missing
-    assert 0 in result["winners"] and not set(missing) & set(result["winners"])
+    assert 0 in result["winners"] and late.seat not in result["winners"]
     assert check_transcript(client, doc, [r for st in seats for r in st.receipts]) is None
     reveal = next(e["leaf"] for e in client.get(
         "/v1/log/entries", params={"start": 0, "limit": 1000}).json()["entries"]
@@ -158,7 +167,8 @@ def test_house_seats_are_declared(client: httpx.Client, svc: MatchService) -> No
     reveal = next(e["leaf"] for e in client.get(
         "/v1/log/entries", params={"start": 0, "limit": 1000}).json()["entries"]
         if e["leaf"]["match_id"] == created["match_id"] and e["leaf"]["type"] == "reveal")
-    assert reveal["house"] == [1, 3] and reveal["forfeited"] == [0, 2]
+    assert reveal["house"] == [1, 3] and reveal["forfeited"] == [0]
+    assert reveal["result"]["winners"] == [1, 3]  # seat 0's side (0 and 2) lost
 
 
 # -- play levers -----------------------------------------------------------------------------
@@ -354,3 +364,89 @@ def test_no_started_match_is_abandoned(client: httpx.Client, svc: MatchService) 
     advance(svc, svc.settings.idle_timeout_seconds + 10)
     svc.sweep()
     assert seats[0].state()["status"] == "playing"
+
+
+def test_resignation_while_seating_draws_no_seed(client: httpx.Client, svc: MatchService) -> None:
+    # before the lock: the match closes; nothing is drawn, revealed or logged
+    created = create_match(client, "hokm", {"target": 1})
+    mid = created["match_id"]
+    V2Seat(client, created, 0).commit()
+    size = client.get("/v1/log").json()["tree_size"]
+    out = ok(client.post(f"/v1/matches/{mid}/resign", json={},
+                         headers=auth(created["seats"][1]["token"])))
+    assert out["status"] == "finished" and out["result"]["reason"] == "not_locked"
+    error(client.get(f"/v1/matches/{mid}/transcript"), 409, "not_locked")
+    assert client.get(f"/v1/matches/{mid}").json()["public_state"] is None
+    assert client.get("/v1/log").json()["tree_size"] == size
+    # after the lock and before the start: refused, nothing changes
+    created = create_match(client, "hokm", {"target": 1})
+    mid = created["match_id"]
+    seats = seats_of(client, created)
+    for st in seats:
+        st.commit()
+    seats[0].check_lock()
+    seats[0].reveal()
+    before = snapshot(client, mid)
+    error(client.post(f"/v1/matches/{mid}/resign", json={}, headers=auth(seats[1].token)),
+          409, "not_started")
+    assert snapshot(client, mid) == before
+
+
+def test_session_ends_at_end_by_and_unseeded_closes(client: httpx.Client,
+                                                    svc: MatchService) -> None:
+    seeded = ok(client.post("/v1/rng", json={}), 201)
+    tok = auth(seeded["token"])
+    sid = seeded["session_id"]
+    out = ok(client.post(f"/v1/rng/{sid}/seed", headers=tok,
+                         json={"client_seed": "mine", "nonce": "cd" * 32}))
+    ok(client.post(f"/v1/rng/{sid}/draws", headers=tok, json={"kind": "uniform", "n": 6}))
+    unseeded = ok(client.post("/v1/rng", json={}), 201)
+    size = client.get("/v1/log").json()["tree_size"]
+    advance(svc, svc.settings.idle_timeout_seconds + 1)  # past end_by and the idle expiry
+    svc.sweep()
+    doc = ok(client.get(f"/v1/rng/{sid}/transcript"))
+    assert doc["events"][-1] == {"seq": len(doc["events"]) - 1, "type": "end",
+                                 "reason": "expired"}
+    assert doc["lock"] == out["lock"] and doc["result"]["reason"] == "expired"
+    check_transcript(client, doc, [out["receipt"]])
+    # the expired session's reveal record is logged; the unseeded session closed with
+    # nothing logged, nothing revealed
+    leaves = [e["leaf"] for e in client.get("/v1/log/entries", params={
+        "start": size, "limit": 1000}).json()["entries"]]
+    assert [(x["type"], x["reason"]) for x in leaves if x["match_id"] == sid] == [
+        ("reveal", "expired")]
+    assert not [x for x in leaves if x["match_id"] == unseeded["session_id"]]
+    error(client.get(f"/v1/rng/{unseeded['session_id']}/transcript"), 409, "not_locked")
+
+
+def test_receipts_catch_a_rewritten_match(server: LiveServer, client: httpx.Client,
+                                          svc: MatchService) -> None:
+    """The operator cuts a genuine match short, appends a resignation, replays to the new
+    result and re-signs with the server's key: the seat's receipts disagree with it."""
+    created = create_match(client, "tawla", {"match_length": 1})
+    seats = seed_all(client, created, keyed=False)
+    rnd = random.Random(8)
+    for _ in range(12):
+        seat, view = to_turn(seats, lambda s, v: True, rnd)
+        seats[seat].act(view, rnd.choice(view["suggested_actions"]))
+    seats[0].resign()
+    doc = ok(client.get(f"/v1/matches/{created['match_id']}/transcript"))
+    receipts = [r for st in seats for r in st.receipts]
+    check_transcript(client, doc, receipts)  # the genuine transcript agrees with them
+    cut = next(i for i, e in enumerate(doc["events"]) if e["type"] == "action" and i > 6)
+    forged = {k: v for k, v in doc.items() if k != "signature"}
+    forged["events"] = doc["events"][:cut] + [
+        {"seq": cut, "type": "end", "reason": "resigned", "seat": 1}]
+    key = match_key_v2(doc["server_seed"], doc["match_id"], "tawla", doc["ruleset"],
+                       [(s["client_seed"], s["nonce"]) for s in doc["seats"]])
+    engine = replay(engine_class("tawla"), doc["ruleset"], key, forged["events"],
+                    protocol="qahwa-fair/2",
+                    ctx=MatchContext(doc["match_id"],
+                                     tuple(s["roll_chain"] for s in doc["lock"]["seats"])))
+    assert engine.outcome is not None
+    forged["result"] = engine.outcome.to_json()
+    forged["chain"] = chain_head(doc["lock"], forged["events"]).hex()
+    forged = server.app.state.signer.signed(forged)
+    check_transcript(client, forged)  # without receipts the forgery checks out ...
+    with pytest.raises(AssertionError, match="receipt"):
+        check_transcript(client, forged, receipts)  # ... the seat's receipts catch it

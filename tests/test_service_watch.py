@@ -31,7 +31,7 @@ def _started(c: httpx.Client) -> tuple[str, list[V2Seat]]:
 
 
 def _act(c: httpx.Client, mid: str, seats: list[V2Seat]) -> dict[str, Any]:
-    seat = seats[0].state()["turn"]
+    seat: int = seats[0].state()["turn"]
     view = seats[seat].state()
     return seats[seat].act(view, view["suggested_actions"][0])
 
