@@ -23,8 +23,10 @@ from qahwa_client import (
     AsyncClient,
     Client,
     ClientError,
+    NotOurMatch,
     Seat,
     StaleVersion,
+    Terms,
     TranscriptMismatch,
 )
 from qahwa_client.models import ACTIONS, SeatingView
@@ -181,6 +183,23 @@ def test_errors_carry_the_documented_codes(qc: Client, server: LiveServer) -> No
         match.seats[0].commit()
         match.seats[0].reveal()
     assert exc.value.code == "not_locked"
+
+
+def test_a_seat_joining_by_token_checks_the_public_record(qc: Client) -> None:
+    match = qc.create_match("hokm", {"target": 1, "players": 2})
+    tokens = [s.token for s in match.created.seats]
+    wrong = Seat(qc, match.match_id, 0, tokens[0], terms=Terms(game="hokm",
+                                                               ruleset={"target": 2}))
+    with pytest.raises(NotOurMatch, match="target=1, not the 2 asked for"):
+        wrong.commit()
+    assert qc.match(match.match_id).seats[0].committed is False
+    seats = [Seat(qc, match.match_id, i, tok, terms=Terms(game="hokm", ruleset={"target": 1}))
+             for i, tok in enumerate(tokens)]
+    for seat in seats:
+        seat.commit()
+    for seat in seats:
+        seat.reveal()
+    assert seats[0].lock == seats[1].lock and seats[0].state().status == "playing"
 
 
 def test_a_lost_answer_is_resent_identically_and_the_action_found(server: LiveServer) -> None:
