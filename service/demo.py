@@ -76,15 +76,6 @@ def _form_text(ruleset: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in ruleset.items()) or "defaults"
 
 
-def read_operator_key(data_dir: Path) -> str | None:
-    """The key the embedded server wrote to ``operator.key`` on its first start, if any."""
-    path = data_dir / "operator.key"
-    if not path.is_file():
-        return None
-    key = path.read_text(encoding="utf-8").strip()
-    return key or None
-
-
 def run_demo(base_url: str, games: Sequence[str] | None = None, *, seed: int | None = None,
              echo: Callable[[str], None] = print, verify: bool = True,
              operator_key: str | None = None) -> int:
