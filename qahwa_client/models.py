@@ -67,8 +67,10 @@ class Roll(_Act):
 
 class RollValue(_Act):
     type: Literal["roll_value"]
-    value: StrictStr = Field(description="qahwa-fair/2 fresh rolls: this seat's next "
-                                         "roll-chain value (64 hex)")
+    value: StrictStr | None = Field(
+        default=None, description="qahwa-fair/2 fresh rolls: this seat's next roll-chain "
+                                  "value (64 hex); legal_actions list it without (the client "
+                                  "adds it)")
 
 
 class Double(_Act):
@@ -212,6 +214,10 @@ class _View(Wire):
     turn: int | None = Field(description="the seat to act, or null")
     legal_actions: list[dict[str, Any]] = Field(
         description="every action this seat may send now, exactly as it would be sent")
+    chain: str | None = Field(default=None, description="v2: the head of the event chain "
+                              "(hex); a keyed seat signs its next event over it as prev")
+    lock: dict[str, Any] | None = Field(default=None,
+                                        description="v2: the signed lock record, once locked")
 
 
 class SeatingView(_View):
@@ -240,6 +246,12 @@ class TawlaView(_GameView):
     may_double: bool
     on_roll: int | None = None
     pips: list[int] | None = None
+    fresh_roll: dict[str, Any] | None = Field(
+        default=None, description='v2 fresh rolls: {"label", "owes": [seat, …]} for the roll '
+                                  'now pending, null if none')
+    values_used: list[int] | None = Field(
+        default=None, description="v2 fresh rolls: how many roll-chain values each seat has "
+                                  "sent (a seat's next value is its values_used-th)")
 
 
 class MahbusaView(TawlaView):
@@ -540,6 +552,9 @@ class ActionOut(Wire):
     status: Status
     first_seq: int = Field(description="seq of the action's event in the log")
     state: StateOut = Field(description="the seat's view after the action")
+    chain: str | None = Field(default=None, description="v2: the chain head after the action")
+    receipt: Receipt | None = Field(
+        default=None, description="v2: the server-signed receipt for the head after the action")
 
 
 class ResignOut(Wire):

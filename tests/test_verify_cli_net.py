@@ -11,7 +11,7 @@ import functools
 import json
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from io import StringIO
 from pathlib import Path
@@ -264,35 +264,73 @@ def _quick_game() -> str:
     return best
 
 
-def test_demo_plays_and_verifies(api: tuple[FakeApi, str]) -> None:
-    fake, base = api
+def test_demo_plays_and_verifies() -> None:
+    from live_server import LiveServer  # the demo plays qahwa-fair/2: a real v2 service
+
     game = _quick_game()
     buf = StringIO()
     console = Console(file=buf, width=120, emoji=False, highlight=False)
-    code = run_demo(base, [game, "rng"] if game != "rng" else ["rng"], console=console, seed=5)
+    with LiveServer() as srv:
+        code = run_demo(srv.url, [game, "rng"] if game != "rng" else ["rng"], console=console,
+                        seed=5)
     text = buf.getvalue()
     assert code == 0, text
     assert text.count("VERIFIED") >= (2 if game != "rng" else 1)
     assert "fetched from the server" in text
-    assert any(p.endswith("/transcript") for _, p in fake.requests)
-    assert any(p.endswith("/actions") for _, p in fake.requests)
-    assert ("POST", "/v1/rng") in fake.requests
+    if game != "rng":
+        assert "every seat checked the lock in the log and revealed" in text
+        assert "signed actions" in text
 
 
-def test_demo_reports_a_lying_server(api: tuple[FakeApi, str]) -> None:
-    fake, base = api
-    original = fake.transcript
+def _lying(monkeypatch: pytest.MonkeyPatch, path_end: str,
+           lie: Callable[[Any], Any]) -> list[tuple[str, str]]:
+    """The demo's API calls, with the answers of paths ending ``path_end`` altered."""
+    import verify_cli.demo as demo
 
-    def lying(m: dict[str, Any]) -> dict[str, Any]:
-        doc = original(m)
-        doc["result"]["winners"] = [9]
-        return SIGNER.signed(doc)
+    calls: list[tuple[str, str]] = []
+    real = demo._Api.call
 
-    fake.transcript = lying  # type: ignore[method-assign]
+    def call(self: Any, method: str, path: str, **kw: Any) -> tuple[int, Any]:
+        calls.append((method, path))
+        code, data = real(self, method, path, **kw)
+        if path.endswith(path_end):
+            data = lie(data)
+        return code, data
+
+    monkeypatch.setattr(demo._Api, "call", call)
+    return calls
+
+
+def test_demo_reports_a_lying_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    from live_server import LiveServer
+
+    def forged(closed: Any) -> Any:  # the session's transcript comes with /close
+        closed["transcript"]["events"][0]["result"] = [7, 7]  # no six-sided die shows 7
+        return closed
+
+    _lying(monkeypatch, "/close", forged)
     buf = StringIO()
-    code = run_demo(base, ["rng"], console=Console(file=buf, width=120), seed=1)
+    with LiveServer() as srv:
+        code = run_demo(srv.url, ["rng"], console=Console(file=buf, width=120), seed=1)
     assert code == 1
-    assert "FAILED" in buf.getvalue() and "result" in buf.getvalue()
+    assert "FAILED" in buf.getvalue()
+
+
+def test_demo_seats_do_not_reveal_against_a_lock_missing_from_the_log(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from live_server import LiveServer
+
+    def elsewhere(proof: Any) -> Any:
+        proof["leaf"] = {"type": "lock", "match_id": "another"}
+        return proof
+
+    calls = _lying(monkeypatch, "/v1/log/proof", elsewhere)
+    buf = StringIO()
+    with LiveServer() as srv:
+        code = run_demo(srv.url, ["tawla"], console=Console(file=buf, width=120), seed=1)
+    assert code == 2 and "is not its lock" in buf.getvalue()
+    assert not [p for m, p in calls if p.endswith("/reveal")]
+    assert len([p for m, p in calls if p.endswith("/commit")]) == 2
 
 
 def test_demo_command_with_unreachable_server() -> None:
@@ -306,14 +344,6 @@ def test_demo_unknown_game_is_reported(api: tuple[FakeApi, str]) -> None:
     buf = StringIO()
     code = run_demo(base, ["chess"], console=Console(file=buf, width=120))
     assert code == 2 and "chess" in buf.getvalue()
-
-
-@pytest.mark.slow
-def test_demo_every_game_against_the_fake_api(api: tuple[FakeApi, str]) -> None:
-    _, base = api
-    buf = StringIO()
-    code = run_demo(base, None, console=Console(file=buf, width=120), seed=2)
-    assert code == 0, buf.getvalue()
 
 
 def _demo_on_real_service(games: list[str] | None) -> None:
