@@ -526,16 +526,16 @@ class LockOut(Wire):
 
 
 class RngSeededOut(Wire):
-    """v2: the signed lock, its log index, the chain head and a receipt for chain[-1]
-    (all null for a qahwa-fair/1 session made before v2)."""
+    """The signed lock, its log index, the chain head and a receipt for chain[-1]. (A
+    qahwa-fair/1 session made before v2 answers its seed with ``SeatedOut``.)"""
 
     session_id: str
     status: Status
     version: int
-    chain: str | None = None
-    lock: dict[str, Any] | None = None
-    log_index: int | None = None
-    receipt: Receipt | None = None
+    chain: str
+    lock: dict[str, Any]
+    log_index: int
+    receipt: Receipt
 
 
 class SeatedOut(Wire):

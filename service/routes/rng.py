@@ -18,6 +18,7 @@ from ..schemas import (
     RngCreateIn,
     RngSeededOut,
     RngSeedIn,
+    SeatedOut,
     TranscriptOut,
     errors,
 )
@@ -44,7 +45,7 @@ def get_session(session_id: SessionId, svc: ServiceDep) -> dict[str, Any]:
     return svc.public(session_id, kind=KIND_RNG)
 
 
-@router.post("/{session_id}/seed", response_model=RngSeededOut,
+@router.post("/{session_id}/seed", response_model=RngSeededOut | SeatedOut,
              responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
                               e409=("not_seating", "seed_already_given"),
                               e422=("validation_error", "bad_client_seed", "bad_reveal")),
