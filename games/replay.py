@@ -21,7 +21,15 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from fairness import PROTOCOL, PROTOCOL_V2, canonical_json, canonical_ruleset, loads_strict
+from fairness import (
+    PROTOCOL,
+    PROTOCOL_V2,
+    SeedError,
+    canonical_json,
+    canonical_ruleset,
+    loads_strict,
+    parse_hex,
+)
 
 from .base import Chance, Engine, Event, MatchContext, check_protocol
 from .ends import NoRevealMatch
@@ -224,6 +232,20 @@ def _no_reveal(engine_cls: type[Engine], parsed: Mapping[str, Any], events: Sequ
     return match
 
 
+def _check_tips(engine_cls: type[Engine], parsed: Mapping[str, Any],
+                ctx: MatchContext | None) -> None:
+    """A fresh-rolls match needs every seat's roll-chain tip (from the lock) as 64 hex."""
+    n = engine_cls.seat_count(parsed)
+    if ctx is None or len(ctx.roll_tips) != n:
+        raise ReplayError("a match with fresh rolls needs every seat's roll-chain tip from "
+                          "the lock", kind="roll_chain")
+    for seat, tip in enumerate(ctx.roll_tips):
+        try:
+            parse_hex(tip, 32, f"seat {seat}'s roll-chain tip")
+        except SeedError as exc:
+            raise ReplayError(f"the lock's roll chains: {exc}", kind="roll_chain") from None
+
+
 def replay(
     engine_cls: type[Engine],
     ruleset: str | Mapping[str, Any],
@@ -255,6 +277,8 @@ def replay(
     want = 64 if protocol == PROTOCOL_V2 else 32
     if len(key) != want:
         raise ValueError(f"a {protocol} match key is {want} bytes, got {len(key)}")
+    if protocol == PROTOCOL_V2 and parsed.get("fresh_rolls"):
+        _check_tips(engine_cls, parsed, ctx)
     chance = Chance(key)
     try:
         # an engine without fresh rolls needs no context (and may not take one)

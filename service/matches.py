@@ -39,6 +39,7 @@ from fairness import (
     check_canonical_value,
     check_client_seed,
     commitment_v2,
+    load_public_key,
     new_server_seed_v2,
     parse_hex,
     parse_nonce,
@@ -99,8 +100,6 @@ def _parse_key(key: str | None) -> str | None:
     if len(raw) != 32 or base64.b64encode(raw).decode("ascii") != key:
         raise Invalid("key must be standard base64 (with padding) of a 32-byte Ed25519 "
                       "public key", "bad_key")
-    from fairness import load_public_key
-
     try:
         load_public_key(key)
     except Exception:
@@ -194,9 +193,6 @@ class MatchService:
             self._end_due(tx, reason)
             tx.m.version += 1
             return True
-
-    # the v1 name, kept for callers of the idle sweep
-    expire_if_idle = end_if_due
 
     def _end_due(self, tx: Tx, reason: str) -> None:
         m = tx.m
@@ -368,7 +364,9 @@ class MatchService:
             self._own_seat(tx, token, seat)
             m = tx.m
             self._v2_only(m, "commit")
-            if m.status != SEATING or m.lock is not None:
+            if m.status == FINISHED:
+                raise Conflict("the match has ended", "match_over")
+            if m.status != SEATING:
                 raise Conflict("every seat has committed: the match is locked", "not_seating")
             com = _hex32(seed_commitment, "seed_commitment", "bad_commitment")
             pub = _parse_key(key)
@@ -383,9 +381,16 @@ class MatchService:
                     raise Invalid("this match has no fresh rolls: roll_chain must be null",
                                   "bad_roll_chain")
                 tip = None
+            if m.lock is not None and not self._same_commit(m, seat, com, pub, tip):
+                raise Conflict("every seat has committed: the match is locked", "not_seating")
             seats = tx.seats()
             row = seats[seat]
             if row.seed_commitment is not None:
+                if (row.seed_commitment, row.key, row.roll_chain) == (com, pub, tip):
+                    # the identical request again (a client's resend): the same answer
+                    view = self._seat_view(tx, seat)
+                    view["receipt"] = self._receipt(m, -1) if m.lock is not None else None
+                    return view
                 raise Conflict(f"seat {seat} has already committed", "already_committed")
             if any(st.seed_commitment == com for st in seats):
                 raise Conflict("this seed_commitment is another seat's", "duplicate_commitment")
@@ -400,6 +405,11 @@ class MatchService:
             return view
 
         return self.write(match_id, kind=KIND_MATCH, fn=fn)
+
+    def _same_commit(self, m: MatchRow, seat: int, com: str, key: str | None,
+                     tip: str | None) -> bool:
+        mine = self._lock_of(m)["seats"][seat]
+        return (mine["seed_commitment"], mine["key"], mine["roll_chain"]) == (com, key, tip)
 
     def _lock(self, tx: Tx, seats: list[Seat]) -> None:
         """Sign the lock record and append it to the log in this transaction (§3)."""

@@ -348,7 +348,14 @@ def test_commit_and_reveal_rules(client: httpx.Client) -> None:
     first = seats[0].commit()
     assert first["receipt"] is None and first["lock"] is None and first["status"] == "seating"
     # a second commit by a seat, and a copied commitment, are refused
-    assert _error(client.post(url, json=good, headers=hdr), 409)["code"] == "already_committed"
+    other_nonce = {**good, "seed_commitment": V2Seat(client, created, 0).seed_commitment}
+    assert _error(client.post(url, json=other_nonce, headers=hdr),
+                  409)["code"] == "already_committed"
+    assert _error(client.post(url, json={**good, "key": seats[1].key}, headers=hdr),
+                  409)["code"] == "already_committed"
+    # the identical request again (a resend after a lost answer) gets the same answer
+    again = client.post(url, json=good, headers=hdr).json()
+    assert again == {**first, "receipt": None}
     copied = {"seed_commitment": seats[0].seed_commitment, "key": seats[1].key,
               "roll_chain": seats[1].tip}
     assert _error(client.post(f"/v1/matches/{mid}/seats/1/commit", json=copied,
@@ -364,7 +371,9 @@ def test_commit_and_reveal_rules(client: httpx.Client) -> None:
     lock = seats[0].check_lock()
     seats[1].check_lock()
     assert [st["house"] for st in lock["seats"]] == [False, False]
-    assert _error(client.post(url, json=good, headers=hdr), 409)["code"] == "not_seating"
+    assert _error(client.post(url, json=other_nonce, headers=hdr), 409)["code"] == "not_seating"
+    resent = client.post(url, json=good, headers=hdr).json()
+    assert resent["version"] == seats[0].state()["version"] and resent["receipt"]["seq"] == -1
     # a reveal that does not match the commitment is refused and changes nothing
     before = client.get(f"/v1/matches/{mid}").json()
     rurl = f"/v1/matches/{mid}/seats/0/reveal"

@@ -937,7 +937,7 @@ def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
     """
     assert games
     import httpx
-    from http_play import auth, create_match, play_actions, play_to_end
+    from http_play import create_match, play_actions, play_to_end, seed_all
     from live_server import LiveServer
 
     with LiveServer() as srv, httpx.Client(base_url=srv.url, timeout=30) as client:
@@ -947,16 +947,10 @@ def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
             else:
                 created = create_match(client, game, {})
                 mid = created["match_id"]
-                tokens = [s["token"] for s in created["seats"]]
-                for s in created["seats"]:
-                    r = client.post(f"/v1/matches/{mid}/seats/{s['seat']}/seed",
-                                    json={"client_seed": f"قهوة-{s['seat']}"},
-                                    headers=auth(s["token"]))
-                    assert r.status_code == 200, r.text
-                play_actions(client, mid, tokens, random.Random(i), limit=moves)
+                seats = seed_all(client, created, prefix="قهوة")  # commit, lock, reveal
+                play_actions(client, seats, random.Random(i), limit=moves)
                 if client.get(f"/v1/matches/{mid}").json()["status"] != "finished":
-                    r = client.post(f"/v1/matches/{mid}/resign", headers=auth(tokens[0]))
-                    assert r.status_code == 200, r.text
+                    seats[0].resign()  # signed with seat 0's key
             transcript = client.get(f"/v1/matches/{mid}/transcript").json()
             page = new_page()
             assert verify_match(page, srv.url, mid) == "pass", game
@@ -978,17 +972,15 @@ def take_screenshot(out: Path) -> None:
     """Both screenshots of docs/verify-page.md, with the rules replayed (the Pyodide runtime
     of ``make pyodide``).
 
-    ``out``: a three-player hokm match (one hand, cut at 20) played with random moves over HTTP
+    ``out``: a three-player hokm match (one hand, the cut drawn) played with random moves over HTTP
     on the real service (tests/live_server.py) and checked by the page it serves: every
     row, the replay and the transparency log included. ``…-tampered-ar.png``: a tawla
     match with its first roll changed and signed again (the stand-in server of these tests,
     whose key signed it), in Arabic, down to that roll.
     """
     import httpx
-    from http_play import create_match, play_actions, qahwa, seed_all
+    from http_play import create_match, play_actions, seed_all
     from live_server import LiveServer
-
-    from qahwa_client import Seat
 
     if not runtime_installed():
         raise SystemExit("the Pyodide runtime is not installed: run make pyodide first")
@@ -1008,13 +1000,12 @@ def take_screenshot(out: Path) -> None:
                 launch() as b:
             created = create_match(client, "hokm", {"players": 3, "target": 1},
                                    ["Layla", "Omid", "Sara"])
-            seed_all(client, created)
-            mid, tokens = created["match_id"], [s["token"] for s in created["seats"]]
-            seats = [Seat(qahwa(client), mid, i, tok) for i, tok in enumerate(tokens)]
-            cutter = seats[0].state().turn
+            seats = seed_all(client, created)
+            mid = created["match_id"]
+            cutter = seats[0].state()["turn"]
             assert cutter is not None
-            seats[cutter].act({"type": "cut", "k": 20})
-            play_actions(client, mid, tokens, random.Random(2))
+            seats[cutter].act(seats[cutter].state(), {"type": "cut"})  # v2: the cut is drawn
+            play_actions(client, seats, random.Random(2))
             page = b.new_page(viewport={"width": 1100, "height": 900})
             settle(page, f"{srv.url}/verify?lang=en&match={mid}")
             expect(page.locator("tr[data-check=log]")).to_have_attribute("data-ok", "true",

@@ -76,7 +76,8 @@ Seat = Annotated[int, Path(ge=0, le=64, description="the seat number")]
 @router.post("/{match_id}/seats/{seat}/commit", response_model=SeatingOut,
              responses=errors(**BODY, e401=("unauthorized",), e403=("forbidden",),
                               e404=("not_found",),
-                              e409=("not_seating", "already_committed", "duplicate_commitment"),
+                              e409=("not_seating", "already_committed", "duplicate_commitment",
+                                    "match_over"),
                               e422=("validation_error", "bad_commitment", "bad_key",
                                     "bad_roll_chain")),
              summary="qahwa-fair/2: this seat's commitment, key and roll-chain tip; the last "
