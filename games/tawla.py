@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from fairness import PROTOCOL_V2, entropy_label, fresh_label, parse_hex, roll_step
+from fairness import PROTOCOL_V2, check_roll_value, entropy_label, fresh_label, parse_hex
 from fairness.errors import LabelError, SeedError
 from fairness.v2 import ROLL_CHAIN_LENGTH
 
@@ -415,19 +415,22 @@ class TawlaEngine(Engine):
             raise MalformedActionError(
                 "a fresh roll carries 'value': your next roll-chain value (64 hex)")
         try:
-            raw = parse_hex(action["value"], 32, "'value'")
+            parse_hex(action["value"], 32, "'value'")
         except SeedError as exc:
             raise MalformedActionError(str(exc)) from None
         assert self.ctx is not None
-        if self.values_used[seat] >= self.ROLL_CHAIN_VALUES or roll_step(
-                self.ctx.match_id, seat, raw) != self._chain_prev[seat]:
+        try:
+            if self.values_used[seat] >= self.ROLL_CHAIN_VALUES:
+                raise SeedError(f"seat {seat} has sent every value of its roll chain")
+            return check_roll_value(self.ctx.match_id, seat, self._chain_prev[seat],
+                                    action["value"])
+        except SeedError:
             err = IllegalActionError(
                 f"'value' is not seat {seat}'s next value on its roll chain (value "
                 f"{self.values_used[seat] + 1}: it must hash once to "
                 f"{self._chain_prev[seat].hex()})")
             err.kind = "roll_chain"
-            raise err
-        return raw
+            raise err from None
 
     def _use_value(self, seat: int, raw: bytes) -> None:
         self._chain_prev[seat] = raw
@@ -883,11 +886,13 @@ class TawlaEngine(Engine):
     # -- forfeits (v2) -----------------------------------------------------------------------
     def forfeit_scores(self, winning_sides: Sequence[int]) -> tuple[int, ...]:
         """The forfeiting seat loses the match: in match play its opponent's score becomes
-        (at least) the match length; in money play its opponent wins 3 × the cube."""
+        (at least) the match length; in money play its opponent wins the worst game the
+        rules allow times the cube (tawla: a backgammon, 3 × the cube; mahbusa: a mars,
+        2 × the cube)."""
         score = list(self.score)
         for w in winning_sides:
             if self.match_length == 0:
-                score[w] += 3 * self.cube_value
+                score[w] += max(self.RESIGN_POINTS) * self.cube_value
             else:
                 score[w] = max(score[w], self.match_length)
         return tuple(score)
@@ -898,9 +903,11 @@ class TawlaEngine(Engine):
     @classmethod
     def no_reveal_scores(cls, ruleset: Mapping[str, Any],
                          winning_sides: Sequence[int]) -> tuple[int, ...]:
-        """Before any play a forfeit loses the match as well (money play: 3 points)."""
+        """Before any play a forfeit loses the match as well (money play: the worst game
+        with the cube at 1: 3 points in tawla, 2 in mahbusa)."""
         ml = int(ruleset["match_length"])
-        return tuple((ml if ml else 3) if s in winning_sides else 0 for s in (0, 1))
+        worst = ml if ml else max(cls.RESIGN_POINTS)
+        return tuple(worst if s in winning_sides else 0 for s in (0, 1))
 
     def _forfeit(self, reason: str, seats: Sequence[int]) -> None:
         super()._forfeit(reason, seats)

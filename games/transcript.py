@@ -10,12 +10,14 @@ seat commitments, the event chain and, when asked, seat signatures).
 
 from __future__ import annotations
 
+import base64
 import functools
 import random
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+import fairness
 from fairness import (
     PROTOCOL,
     PROTOCOL_V2,
@@ -328,13 +330,11 @@ class _Sim:
              for s in range(n)] if fresh else None)
         self.seat_signers: list[Signer] | None = None
         if keyed:
-            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-
-            from fairness.signing import Signer as _Signer
-
+            # fairness loads its signing module (and `cryptography`) only now, on first use
             self.seat_signers = [
-                _Signer(Ed25519PrivateKey.from_private_bytes(
-                    random.Random(f"seat-key-{seed}-{s}").randbytes(32))) for s in range(n)]
+                fairness.Signer.from_seed_b64(base64.b64encode(
+                    random.Random(f"seat-key-{seed}-{s}").randbytes(32)).decode("ascii"))
+                for s in range(n)]
         self.signer = signer
         self.house = set(house)
         self.lock_index = lock_index
@@ -343,9 +343,7 @@ class _Sim:
     def _key_b64(self, seat: int) -> str | None:
         if self.seat_signers is None:
             return None
-        from fairness.signing import public_key_b64
-
-        return public_key_b64(self.seat_signers[seat].public_key)
+        return str(fairness.public_key_b64(self.seat_signers[seat].public_key))
 
     def run(self, *, max_actions: int, resign_at: int | None, end_reason: str,
             no_reveal: Sequence[int]) -> tuple[dict[str, Any], Engine]:

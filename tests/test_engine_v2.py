@@ -362,6 +362,16 @@ def test_resignation_in_money_play_costs_three_cubes() -> None:
     assert e.outcome.scores[1 - mover] == 6 and e.outcome.scores[mover] == 0
 
 
+def test_mahbusa_money_forfeit_is_a_mars_times_the_cube() -> None:
+    e, cs = fresh_engine(MahbusaEngine, {"match_length": 0})
+    open_game(e, cs)
+    seat = e.turn
+    assert seat is not None
+    e.end_match("timeout", seat)
+    assert e.outcome is not None and e.outcome.scores[1 - seat] == 2
+    assert e.outcome.detail == {"match_length": 0, "games": []}
+
+
 def test_team_forfeits_and_expiry() -> None:
     e = HokmEngine(HokmEngine.parse_ruleset({}), Chance(K2))
     assert e.end_match("resigned", 3) == [{"type": "end", "reason": "resigned", "seat": 3}]
@@ -402,6 +412,9 @@ def test_no_reveal_result() -> None:
     assert no_reveal_result(tawla, tawla.parse_ruleset({}), [0])["scores"] == [0, 5]
     assert no_reveal_result(tawla, tawla.parse_ruleset({"match_length": 0}), [1])["scores"] \
         == [3, 0]
+    mahbusa = engine_class("mahbusa")  # its worst game is a mars: 2 points
+    assert no_reveal_result(mahbusa, mahbusa.parse_ruleset({"match_length": 0}), [1])[
+        "scores"] == [2, 0]
     for bad, err in [([], IllegalActionError), ([1, 0], IllegalActionError),
                      ([1, 1], IllegalActionError), ([4], NotYourTurnError),
                      ([True], NotYourTurnError), (None, IllegalActionError)]:
