@@ -23,7 +23,7 @@ from live_server import LiveServer
 from fairness import PROTOCOL
 from games.transcript import simulate_match
 from service import pyodide
-from verify_cli.core import verify_document
+from verify_cli.core import CLI_ONLY_CHECKS, verify_document
 from verify_cli.replay_core import browser_report
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,7 +74,7 @@ def test_browser_report_is_the_cli_verdict() -> None:
     doc, _ = simulate_match("hokm", seed=2, protocol=PROTOCOL)
     page = json.loads(browser_report(json.dumps(doc)))
     cli = verify_document(doc, None, draws_limit=None)
-    assert page["checks"] == [c for c in cli["checks"] if c["name"] != "signature"]
+    assert page["checks"] == [c for c in cli["checks"] if c["name"] not in CLI_ONLY_CHECKS]
     assert [d["text"] for d in page["draws"]] == [d["text"] for d in cli["draws"]]
     doc["result"]["scores"][0] += 1
     page = json.loads(browser_report(json.dumps({"transcript": doc})))

@@ -274,7 +274,7 @@ def test_an_off_chain_roll_value_fails() -> None:
     f = first(rechain(doc))
     assert f["check"] == "fresh rolls" and f["seq"] == i
     assert f"event {i}: seat 1's roll value" in f["message"]
-    assert "not on its roll chain" in f["message"]
+    assert "does not hash back to its roll-chain tip" in f["message"]
 
 
 def test_roll_values_out_of_order_fail() -> None:
@@ -634,3 +634,39 @@ def test_simulated_timeout_and_expiry_verify(reason: str) -> None:
     assert doc["events"][-1]["reason"] == reason and "sig" not in doc["events"][-1]
     rep = verify_document(doc, KEYS)
     assert rep["status"] == VERIFIED, rep["failures"]
+
+
+def test_house_seats_verify_and_are_shown(tmp_path: Path, key_file: str) -> None:
+    doc = v2_match("hokm", {"target": 1}, house=[1, 3])
+    assert [s["house"] for s in doc["lock"]["seats"]] == [False, True, False, True]
+    res = run(write(tmp_path / "t.json", doc), "--key", key_file)
+    assert res.exit_code == 0, res.output
+    assert "1 bot1 (house)" in res.stdout and "0 bot0," in res.stdout
+    doc["seats"][1]["house"] = False  # the operator hides a house seat
+    assert first(rechain(doc))["check"] == "seats"
+
+
+def test_own_seed_and_receipts_on_a_v1_transcript(tmp_path: Path, key_file: str) -> None:
+    from test_verify_cli_helpers import full_match
+
+    doc = full_match("rng")
+    t = write(tmp_path / "v1.json", doc)
+    seed = doc["seats"][0]["client_seed"]
+    assert run(t, "--key", key_file, "--seat", "0", "--client-seed", seed).exit_code == 0
+    res = run(t, "--key", key_file, "--seat", "0", "--client-seed", seed, "--nonce", "00" * 32)
+    assert res.exit_code == 1 and "has no nonce" in res.stdout
+    r = SIGNER.signed({"type": "receipt", "protocol": PROTOCOL_V2, "match_id": doc["match_id"],
+                       "seq": 0, "chain": "00" * 32})
+    res = run(t, "--key", key_file, "--receipt", write(tmp_path / "r.json", r))
+    assert res.exit_code == 1 and "qahwa-fair/1 transcript" in res.stdout
+
+
+def test_a_lock_with_a_seat_missing_fails() -> None:
+    doc = v2_match("iraqi_domino", {"players": 3, "target": 30})
+    lock = {k: v for k, v in doc["lock"].items() if k != "signature"}
+    lock["seats"] = lock["seats"][:2]
+    doc["lock"] = SIGNER.signed(lock)
+    doc["seats"] = doc["seats"][:2]
+    # K hashes in every seat's seed, so the first deal no longer recomputes
+    f = first(rechain(doc))
+    assert f["check"] == "replay" and f["seq"] == 0

@@ -36,6 +36,10 @@ from .replay_core import NotATranscript, Report, assemble, check_rules, check_sh
 from .replay_core import count_units as count_units
 from .v2_rules import V2State, is_int
 
+#: the checks only the CLI makes (Ed25519 and the player's own inputs); every other check
+#: is :mod:`verify_cli.replay_core`'s, which the verify page runs too
+CLI_ONLY_CHECKS = ("seat signatures", "lock signature", "signature", "receipts", "own seed")
+
 VERIFIED = "verified"
 FAILED = "failed"
 UNCHECKED = "unchecked"

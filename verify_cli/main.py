@@ -1,13 +1,17 @@
-"""The ``verify`` command: check qahwa-fair/1 transcripts, derive draws, run the demo.
+"""The ``verify`` command: check qahwa-fair/2 and qahwa-fair/1 transcripts, derive draws,
+run the demo.
 
     verify FILE|URL …                  verify transcripts (files or transcript URLs)
+    verify FILE --receipt FILE …       … and the server's receipts against the chain
+    verify FILE --seat N --client-seed S --nonce HEX   … and that seat N holds your seed
     verify --server URL --match ID …   fetch transcripts from a server and verify them
     verify derive …                    recompute one draw from the seeds (JSON on stdout)
     verify demo --server URL           play one bot match per game and verify each
     verify log --server URL            audit a server's transparency log (a monitor)
 
 Exit codes: 0 every transcript verified; 1 one failed (or its signature could not be
-checked, or the log showed a fork); 2 unusable input (a one-line reason on stderr).
+checked, or the log showed a fork, or a receipt disagreed, or seat N does not hold your
+seed); 2 unusable input (a one-line reason on stderr).
 """
 
 from __future__ import annotations
@@ -53,31 +57,46 @@ from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_fil
 from .log import load_proofs, log_cmd, log_hook, log_options, open_state
 from .output import make_console, print_report, print_summary
 
-HELP = """Verify qahwa-fair/1 transcripts of café games and dice/shuffle sessions.
+HELP = """Verify qahwa-fair/2 and qahwa-fair/1 transcripts of café games and dice/shuffle
+sessions.
 
 \b
 Usage:
   verify [OPTIONS] FILE|URL ...           verify transcript files or transcript URLs
   verify [OPTIONS] --server URL --match ID [--match ID ...]
-  verify derive --server-seed HEX --match-id ID --game G --ruleset STR
-                --client-seed S [--client-seed S ...] --label L
+  verify FILE --receipt FILE [...]        also check the server's receipts
+  verify FILE --seat N --client-seed S --nonce HEX   also check seat N holds your seed
+  verify derive [--protocol qahwa-fair/2] --server-seed HEX --match-id ID --game G
+                --ruleset STR --client-seed S [--nonce HEX] [...] --label L
+                [--roll-values V_R V_O]
                 (--dice N [--sides 6] | --uniform N | --shuffle ITEMS)
   verify demo --server URL [--game G ...]
   verify log --server URL                 audit the server's whole transparency log
 
 \b
 Checks, for every transcript: the protocol; SHA-256(server_seed) equals the commitment;
+qahwa-fair/2: the signed lock matches the transcript, the seats are the lock's, every
+revealed seed matches its commitment in the lock, fresh rolls chain to the seats' tips in
+order, the hokm cut is drawn, the event chain recomputes, keyed seats signed their events;
 the match key from the seeds; every chance event recomputed and every action replayed
 through the game's rules; the replayed result equals the transcript's; the Ed25519
-signature against the server's key (--key FILE, or fetched from the server, which makes
+signatures against the server's key (--key FILE, or fetched from the server, which makes
 it only as trustworthy as that server); with a server or --log-proof FILE, that the
-match's commitment record is in the transparency log under a signed head consistent with
-the heads seen before (--state FILE, --no-state).
+match's record is in the transparency log (without one: "log: not checked").
 
 \b
-Exit codes: 0 all verified; 1 a transcript failed or its signature was not checked;
-2 unusable input (not JSON, unknown protocol or game, unreadable file, unreachable URL).
+Exit codes: 0 all verified; 1 a transcript failed, its signature was not checked, a
+receipt disagreed or seat N does not hold your seed; 2 unusable input (not JSON, too
+large, nested too deeply, a duplicate key, unknown protocol or game, unreadable file,
+unreachable URL), with one line on stderr.
 """
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: every character that is not printable (a newline,
+    U+0085, U+2028, a control) is written as its escape, so an error is always one line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
 
 
 class VerifyGroup(click.Group):
@@ -113,13 +132,13 @@ class VerifyGroup(click.Group):
                 click.echo(exc.ctx.get_help(), err=True)
                 return self._finish(2, standalone_mode)
             where = f"verify {exc.ctx.info_name}" if exc.ctx and exc.ctx.parent else "verify"
-            click.echo(f"{where}: error: {exc.format_message()}", err=True)
+            click.echo(one_line(f"{where}: error: {exc.format_message()}"), err=True)
             code = 2
         except click.ClickException as exc:
-            click.echo(f"verify: error: {exc.format_message()}", err=True)
+            click.echo(one_line(f"verify: error: {exc.format_message()}"), err=True)
             code = exc.exit_code
         except UnusableInput as exc:
-            click.echo(f"verify: error: {exc}", err=True)
+            click.echo(one_line(f"verify: error: {exc}"), err=True)
             code = 2
         except click.Abort:
             click.echo("verify: aborted", err=True)
@@ -327,7 +346,7 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
                       "signature check is only as trustworthy as that server.[/]")
     if code == 2:
         first = next(r for r in reports if r["status"] == UNUSABLE)
-        click.echo(f"verify: error: {first['source']}: {first['reason']}", err=True)
+        click.echo(one_line(f"verify: error: {first['source']}: {first['reason']}"), err=True)
     return code
 
 

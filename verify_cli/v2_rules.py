@@ -255,7 +255,7 @@ def _diagnose_value(match_id: str, seat: int, prev: bytes, raw: bytes,
         if h == prev:
             return (f"is its value #{len(used) + i - 1}, not #{len(used)}: out of order "
                     f"({i - 1} value(s) skipped)")
-    return "is not on its roll chain (the lock's roll_chain tip)"
+    return "does not hash back to its roll-chain tip in the lock"
 
 
 def check_fresh_rolls(rep: Any, doc: dict[str, Any], state: V2State,
@@ -443,6 +443,9 @@ def check_no_reveal(rep: Any, doc: dict[str, Any], cls: type[Engine],
     except GameError as exc:
         rep.fail("result", f"the ruleset is refused: {exc}")
         return
+    if cls.seat_count(parsed) != len(doc["seats"]):
+        rep.fail("seats", f"the ruleset has {cls.seat_count(parsed)} seats, the lock "
+                 f"{len(doc['seats'])}")
     if strict_equal(calc, doc.get("result")):
         rep.ok("result", render.result_text(calc, doc))
     else:
@@ -530,6 +533,9 @@ def replay_v2(rep: Any, doc: dict[str, Any], cls: type[Engine], key: bytes, stat
                  f"transcript): {exc.__class__.__name__}: {exc}")
         rep.skip("result", "not checked: the events did not replay")
         return
+    if engine.n_seats != len(state.seats):
+        rep.fail("seats", f"the ruleset has {engine.n_seats} seats, the lock "
+                 f"{len(state.seats)}")
     n_chance = len(chance_seen)
     rep.ok("replay", f"{total} events replayed: {n_chance} chance results recomputed, every "
            "action legal")
