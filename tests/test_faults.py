@@ -26,7 +26,7 @@ from live_server import LiveServer
 from test_service_restart import Serve
 
 import service.db
-from qahwa_client import ApiError, Client, Seat
+from qahwa_client import ApiError, Client, Seat, Unanswered
 
 PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
 
@@ -112,8 +112,8 @@ class Player(threading.Thread):
                 match.start()
                 self.ready.set()
                 self._play(match.seats, random.Random(self.n))
-        except httpx.TransportError:
-            pass  # the server was killed: expected
+        except (httpx.TransportError, Unanswered):
+            pass  # the server was killed: expected (the client resent, then gave up)
         except BaseException as exc:  # noqa: BLE001 - reported by the test
             self.error = exc
         finally:
