@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import SecretBox
 
-from . import docs_ui, keys, migrate
+from . import docs_ui, keys, migrate, operations
 from .db import Database
 from .errors import HTTP_CODES, ServiceError, error_body, status_of
 from .logs import PublicLog
@@ -208,8 +208,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         def sweeper() -> None:
             while not stop.wait(settings.sweep_interval_seconds):
                 try:
-                    service.sweep()
+                    app.state.metrics.swept_run(service.sweep())
                 except Exception:  # keep sweeping; the error is logged without details
+                    app.state.metrics.swept_run(None)
                     log.exception("abandonment sweep failed")
 
         thread = threading.Thread(target=sweeper, name="qahwa-sweep", daemon=True)
@@ -290,4 +291,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     docs_ui.install(app)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    operations.install(app, settings, db)
     return app

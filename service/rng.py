@@ -7,6 +7,7 @@ from typing import Any
 from fairness import check_client_seed
 
 from .errors import Conflict, user_errors
+from .limits import ResultBytes, check_session_room
 from .matches import MatchService
 from .store import FINISHED, KIND_RNG, SEATING, Tx
 
@@ -16,6 +17,7 @@ class RngSessions:
 
     def __init__(self, matches: MatchService) -> None:
         self.matches = matches
+        self.result_bytes = ResultBytes()
 
     def create(self, *, client_seed: str | None) -> dict[str, Any]:
         if client_seed is not None:
@@ -36,7 +38,16 @@ class RngSessions:
                 tx.start()
             if tx.m.status == FINISHED:
                 raise Conflict("the session is closed", "match_over")
+            settings = self.matches.settings
+            draws: list[Any] = getattr(tx.engine(), "draws", [])
+            is_draw = action.get("type") == "draw"
+            if is_draw:
+                check_session_room(draws, max_draws=settings.max_session_draws)
+                before = self.result_bytes.total(tx.m.id, draws)
             drawn = self.matches.apply(tx, seat=0, action=action)
+            if is_draw:
+                self.result_bytes.add(tx.m.id, draws, before,
+                                      max_bytes=settings.max_transcript_bytes)
             out: dict[str, Any] = {"session_id": tx.m.id, "version": tx.m.version,
                                    "status": tx.m.status}
             if drawn:

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 
 from ..deps import RngDep, ServiceDep, TokenDep, WatchDep
+from ..operators import OperatorDep
 from ..schemas import (
     BODY,
     DrawIn,
@@ -30,8 +31,9 @@ Q = ("validation_error",)  # a path or query parameter out of range
 SessionId = Annotated[str, Path(max_length=64, description="the session id")]
 
 
-@router.post("", status_code=201, response_model=RngCreatedOut,
-             responses=errors(**BODY, e422=("validation_error", "bad_client_seed")),
+@router.post("", status_code=201, response_model=RngCreatedOut, dependencies=[OperatorDep],
+             responses=errors(**BODY, e401=("unauthorized",), e429=("rate_limited",),
+                              e422=("validation_error", "bad_client_seed")),
              summary="Open a session; returns the signed commitment and the session token")
 def create(rng: RngDep, body: RngCreateIn | None = None) -> dict[str, Any]:
     return rng.create(client_seed=body.client_seed if body is not None else None)
@@ -55,7 +57,7 @@ def give_seed(session_id: SessionId, body: SeedIn, rng: RngDep,
 
 @router.post("/{session_id}/draws", response_model=DrawOut,
              responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
-                              e409=("match_over",),
+                              e409=("match_over", "session_full"),
                               e422=("validation_error", "malformed_action", "illegal_action")),
              summary="One draw, labelled d{k}")
 def draw(session_id: SessionId, body: DrawIn, rng: RngDep, token: TokenDep) -> dict[str, Any]:
