@@ -62,9 +62,11 @@ class AsyncClient:
         await self.aclose()
 
     async def create_match(self, game: str, ruleset: Mapping[str, Any] | None = None,
-                           names: Sequence[str] | None = None) -> AsyncMatch:
+                           names: Sequence[str] | None = None, *,
+                           operator_key: str | None = None) -> AsyncMatch:
         created = MatchCreatedOut.model_validate(await self.request(
-            "POST", "/v1/matches", json_body=create_body(game, ruleset, names)))
+            "POST", "/v1/matches", json_body=create_body(game, ruleset, names),
+            token=operator_key))
         return AsyncMatch(self, created)
 
     async def match(self, match_id: str) -> MatchOut:
@@ -108,10 +110,11 @@ class AsyncClient:
                else dict(transcript))
         return verify_transcript(doc, keys or await self.keys(), source=self.base_url)
 
-    async def rng(self, client_seed: str | None = None) -> AsyncRngSession:
+    async def rng(self, client_seed: str | None = None, *,
+                  operator_key: str | None = None) -> AsyncRngSession:
         body = {"client_seed": client_seed} if client_seed is not None else {}
         created = RngCreatedOut.model_validate(
-            await self.request("POST", "/v1/rng", json_body=body))
+            await self.request("POST", "/v1/rng", json_body=body, token=operator_key))
         return AsyncRngSession(self, created)
 
 

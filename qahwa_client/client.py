@@ -87,10 +87,13 @@ class Client:
 
     # -- matches -----------------------------------------------------------------------------
     def create_match(self, game: str, ruleset: Mapping[str, Any] | None = None,
-                     names: Sequence[str] | None = None) -> Match:
-        """Create a match; the handle holds the signed commitment and every seat's token."""
+                     names: Sequence[str] | None = None, *,
+                     operator_key: str | None = None) -> Match:
+        """Create a match (with the server's ``operator_key``); the handle holds the signed
+        commitment and every seat's token."""
         created = MatchCreatedOut.model_validate(
-            self.request("POST", "/v1/matches", json_body=create_body(game, ruleset, names)))
+            self.request("POST", "/v1/matches", json_body=create_body(game, ruleset, names),
+                         token=operator_key))
         return Match(self, created)
 
     def match(self, match_id: str) -> MatchOut:
@@ -147,10 +150,12 @@ class Client:
         return verify_transcript(doc, keys or self.keys(), source=self.base_url)
 
     # -- plain randomness ---------------------------------------------------------------------
-    def rng(self, client_seed: str | None = None) -> RngSession:
+    def rng(self, client_seed: str | None = None, *,
+            operator_key: str | None = None) -> RngSession:
         """Open a plain dice/shuffle session (``client_seed`` now, later, or never)."""
         body = {"client_seed": client_seed} if client_seed is not None else {}
-        created = RngCreatedOut.model_validate(self.request("POST", "/v1/rng", json_body=body))
+        created = RngCreatedOut.model_validate(self.request("POST", "/v1/rng", json_body=body,
+                                                            token=operator_key))
         return RngSession(self, created)
 
 

@@ -54,8 +54,10 @@ def _fit(text: str) -> str:
 
 
 def run_demo(base_url: str, games: Sequence[str] | None = None, *, seed: int | None = None,
-             echo: Callable[[str], None] = print, verify: bool = True) -> int:
-    """Play, then verify with the ``verify`` command; its exit code (2: server trouble)."""
+             echo: Callable[[str], None] = print, verify: bool = True,
+             operator_key: str | None = None) -> int:
+    """Play (creating with ``operator_key``), then verify with the ``verify`` command; its
+    exit code (2: server trouble)."""
     rnd = random.Random(seed)
     wanted = list(games) if games else [*available_games(), "rng"]
     matches: list[str] = []
@@ -65,7 +67,7 @@ def run_demo(base_url: str, games: Sequence[str] | None = None, *, seed: int | N
         for game in wanted:
             try:
                 if game == "rng":
-                    sess = qc.rng(f"demo-{rnd.getrandbits(64):016x}")
+                    sess = qc.rng(f"demo-{rnd.getrandbits(64):016x}", operator_key=operator_key)
                     for draw in ({"kind": "dice", "count": 2, "sides": 6},
                                  {"kind": "uniform", "n": 37}, {"kind": "shuffle", "n": 52}):
                         sess.draw(draw)
@@ -76,7 +78,8 @@ def run_demo(base_url: str, games: Sequence[str] | None = None, *, seed: int | N
                 cls = engine_class(game)
                 ruleset = DEMO_RULESETS.get(game, {})
                 n = cls.seat_count(cls.parse_ruleset(ruleset))
-                match = qc.create_match(game, ruleset, [f"bot {i}" for i in range(n)])
+                match = qc.create_match(game, ruleset, [f"bot {i}" for i in range(n)],
+                                        operator_key=operator_key)
                 echo(_fit(f"{game}: match {match.match_id}, {n} seats, commitment "
                           f"{match.created.commitment[:12]}…"))
                 for s in match.seats:
