@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, settings
+from live_server import add_operator_key
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
@@ -40,3 +43,27 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         rep.outcome = "failed"
         rep.longrepr = (f"skipped under CI=true, where every external service the tests need "
                         f"is installed: {reason}")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def operator_keys() -> Iterator[None]:
+    """Creations the tests send to their own servers without a key get the server's
+    operator key (live_server.py); every other request is sent as it is."""
+    sync, asyn = httpx.HTTPTransport.handle_request, httpx.AsyncHTTPTransport.handle_async_request
+
+    def handle(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
+        add_operator_key(request)
+        return sync(self, request)
+
+    async def handle_async(self: httpx.AsyncHTTPTransport,
+                           request: httpx.Request) -> httpx.Response:
+        add_operator_key(request)
+        return await asyn(self, request)
+
+    httpx.HTTPTransport.handle_request = handle  # type: ignore[method-assign]
+    httpx.AsyncHTTPTransport.handle_async_request = handle_async  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        httpx.HTTPTransport.handle_request = sync  # type: ignore[method-assign]
+        httpx.AsyncHTTPTransport.handle_async_request = asyn  # type: ignore[method-assign]

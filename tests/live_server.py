@@ -1,10 +1,11 @@
 """A real qahwa server in a thread for tests: ``with LiveServer() as srv: srv.url``.
 
 Creating a match or an rng session needs an operator key (docs/api.md "Operators"). The
-tests' own requests carry none: :class:`OperatorKeyed` adds the server's first key (the one
-it wrote to ``operator.key``) to a creation that has no ``Authorization`` header, so every
-creation still goes through the real key check and rate limit. ``LiveServer(
-operator_key=False)`` leaves requests as they are (the operator tests).
+tests' own requests carry none: every server started here (and ``Serve`` in
+test_service_restart.py) registers the key it wrote to ``operator.key`` by its address, and
+conftest.py has httpx add it to a creation sent there without an ``Authorization`` header,
+so every creation still goes through the real key check and rate limit.
+``LiveServer(operator_key=False)`` registers nothing (the operator tests).
 """
 
 from __future__ import annotations
@@ -15,35 +16,37 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from starlette.types import ASGIApp, Receive, Scope, Send
+import httpx
 
 from service.server import ServerThread
 from service.settings import Settings
 
-CREATING = {("POST", "/v1/matches"), ("POST", "/v1/rng")}
+CREATING = {"/v1/matches", "/v1/rng"}
+#: "host:port" of a running test server -> its operator key
+OPERATOR_KEYS: dict[str, str] = {}
 
 
-class OperatorKeyed:
-    """ASGI wrapper: ``Authorization: Bearer <key>`` on creations sent without one.
-    Attributes (``.state``, ``.openapi()``, …) are the wrapped app's."""
-
-    def __init__(self, app: ASGIApp, key: str) -> None:
-        self.wrapped = app
-        self.header = (b"authorization", b"Bearer " + key.encode("ascii"))
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.wrapped, name)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (scope["type"] == "http" and (scope["method"], scope["path"]) in CREATING
-                and not any(k == b"authorization" for k, _ in scope["headers"])):
-            scope = {**scope, "headers": [*scope["headers"], self.header]}
-        await self.wrapped(scope, receive, send)
+def _address(url: str) -> str:
+    u = httpx.URL(url)
+    return f"{u.host}:{u.port}"
 
 
-def operator_key(settings: Settings) -> str:
-    """The key the server wrote on its first start."""
-    return settings.operator_key_path.read_text(encoding="ascii").strip()
+def register_server(url: str, key_file: Path) -> None:
+    """Creations sent to ``url`` without a key get the one in ``key_file``."""
+    OPERATOR_KEYS[_address(url)] = key_file.read_text(encoding="ascii").strip()
+
+
+def unregister_server(url: str) -> None:
+    OPERATOR_KEYS.pop(_address(url), None)
+
+
+def add_operator_key(request: httpx.Request) -> None:
+    """(conftest.py, for every httpx request) the server's key on a keyless creation."""
+    if (request.method == "POST" and request.url.path in CREATING
+            and "authorization" not in request.headers):
+        key = OPERATOR_KEYS.get(f"{request.url.host}:{request.url.port}")
+        if key is not None:
+            request.headers["Authorization"] = f"Bearer {key}"
 
 
 class LiveServer:
@@ -81,23 +84,23 @@ class LiveServer:
     @property
     def app(self) -> Any:
         assert self._thread is not None
-        app = self._thread.app
-        return app.wrapped if isinstance(app, OperatorKeyed) else app
+        return self._thread.app
 
     @property
     def operator_key(self) -> str:
-        return operator_key(self.settings)
+        """The key the server wrote to ``operator.key`` on its first start."""
+        return self.settings.operator_key_path.read_text(encoding="ascii").strip()
 
     def __enter__(self) -> LiveServer:
-        thread = ServerThread(self.settings)
+        self._thread = ServerThread(self.settings).start()
         if self.inject_key:
-            thread.app = OperatorKeyed(thread.app, self.operator_key)  # type: ignore[assignment]
-        self._thread = thread.start()
+            register_server(self.url, self.settings.operator_key_path)
         return self
 
     def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
                  tb: TracebackType | None) -> None:
         if self._thread is not None:
+            unregister_server(self.url)
             self._thread.stop()
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
