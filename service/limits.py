@@ -9,7 +9,7 @@
   proxy is among uvicorn's ``--forwarded-allow-ips`` (default 127.0.0.1).
 - An rng session takes at most ``QAHWA_MAX_SESSION_DRAWS`` draws and at most
   ``QAHWA_MAX_TRANSCRIPT_BYTES`` bytes of draw results (the JSON of every ``result``, which
-  is what makes a transcript large: a 1,000-card shuffle is about 4.9 kB); then 409
+  is what makes a transcript large: a 1,000-card shuffle is about 3.9 kB); then 409
   ``session_full`` and nothing changes. Closing stays possible.
 """
 
