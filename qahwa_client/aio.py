@@ -37,8 +37,9 @@ from .sse import aiter_sse
 
 class AsyncClient:
     def __init__(self, base_url: str, *, timeout: float = 30.0,
-                 http: httpx.AsyncClient | None = None) -> None:
+                 http: httpx.AsyncClient | None = None, operator_key: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")
+        self.operator_key = operator_key  # for creating matches and sessions
         self.http = http or httpx.AsyncClient(timeout=timeout)
         self._own = http is None
 
@@ -66,7 +67,7 @@ class AsyncClient:
                            operator_key: str | None = None) -> AsyncMatch:
         created = MatchCreatedOut.model_validate(await self.request(
             "POST", "/v1/matches", json_body=create_body(game, ruleset, names),
-            token=operator_key))
+            token=operator_key or self.operator_key))
         return AsyncMatch(self, created)
 
     async def match(self, match_id: str) -> MatchOut:
@@ -114,7 +115,8 @@ class AsyncClient:
                   operator_key: str | None = None) -> AsyncRngSession:
         body = {"client_seed": client_seed} if client_seed is not None else {}
         created = RngCreatedOut.model_validate(
-            await self.request("POST", "/v1/rng", json_body=body, token=operator_key))
+            await self.request("POST", "/v1/rng", json_body=body,
+                               token=operator_key or self.operator_key))
         return AsyncRngSession(self, created)
 
 

@@ -59,8 +59,9 @@ class Client:
     then ignored in favour of ``base_url``)."""
 
     def __init__(self, base_url: str, *, timeout: float = 30.0,
-                 http: httpx.Client | None = None) -> None:
+                 http: httpx.Client | None = None, operator_key: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")
+        self.operator_key = operator_key  # for creating matches and sessions
         self.http = http or httpx.Client(timeout=timeout)
         self._own = http is None
 
@@ -93,7 +94,7 @@ class Client:
         commitment and every seat's token."""
         created = MatchCreatedOut.model_validate(
             self.request("POST", "/v1/matches", json_body=create_body(game, ruleset, names),
-                         token=operator_key))
+                         token=operator_key or self.operator_key))
         return Match(self, created)
 
     def match(self, match_id: str) -> MatchOut:
@@ -155,7 +156,7 @@ class Client:
         """Open a plain dice/shuffle session (``client_seed`` now, later, or never)."""
         body = {"client_seed": client_seed} if client_seed is not None else {}
         created = RngCreatedOut.model_validate(self.request("POST", "/v1/rng", json_body=body,
-                                                            token=operator_key))
+                                                            token=operator_key or self.operator_key))
         return RngSession(self, created)
 
 
