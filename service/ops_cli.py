@@ -13,10 +13,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from .errors import ServiceError
-
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where used: `qahwa --help` stays quick
     from .db import Database
+    from .errors import ServiceError
     from .settings import Settings
 
 operators_app = typer.Typer(help="Operator keys: who may create matches and rng sessions.",
@@ -55,6 +54,7 @@ def operators_add(name: Annotated[str, typer.Argument(help="a name for the key's
                   database_url: DbUrl = None) -> None:
     """Make a key for NAME; it is printed once, alone on the last line (stored hashed)."""
     from . import operators
+    from .errors import ServiceError
 
     with _database(database_url) as (_, db):
         try:
@@ -85,6 +85,7 @@ def operators_revoke(name: Annotated[str, typer.Argument(help="the operator to r
                      database_url: DbUrl = None) -> None:
     """Revoke NAME's key: refused at once by every process on this database."""
     from . import operators
+    from .errors import ServiceError
 
     with _database(database_url) as (_, db):
         try:
