@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from hypothesis import HealthCheck, settings
-from live_server import add_operator_key
+from live_server import LiveServer, add_operator_key
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
@@ -67,3 +67,11 @@ def operator_keys() -> Iterator[None]:
     finally:
         httpx.HTTPTransport.handle_request = sync  # type: ignore[method-assign]
         httpx.AsyncHTTPTransport.handle_async_request = asyn  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    """One live server (live_server.py) for a module's tests; a module that needs other
+    settings defines its own ``server``."""
+    with LiveServer() as srv:
+        yield srv

@@ -15,12 +15,6 @@ from qahwa_client import ApiError, AsyncClient, Client, Seat, StaleVersion
 from qahwa_client.models import ACTIONS, SeatingView
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer() as srv:
-        yield srv
-
-
 @pytest.fixture()
 def qc(server: LiveServer) -> Iterator[Client]:
     with Client(server.url) as c:
