@@ -2,11 +2,19 @@
 
 - Every request except creation (limited per operator key, :mod:`service.operators`),
   ``/healthz`` and ``/metrics`` counts against its client address:
-  ``QAHWA_RATE_PER_SECOND_PER_IP`` a second (a sliding-window counter from the ``limits``
-  library, in memory); over it: 429 ``rate_limited`` with ``Retry-After``. The state is
-  per process: N processes let an address make up to N times the rate. The client address
-  is the connection's, or the one the reverse proxy names in ``X-Forwarded-For`` when the
-  proxy is among uvicorn's ``--forwarded-allow-ips`` (default 127.0.0.1).
+  ``QAHWA_RATE_PER_SECOND_PER_IP`` a second, as a token bucket holding one second's worth;
+  over it: 429 ``rate_limited`` with ``Retry-After``. The state is per process: N processes
+  let an address make up to N times the rate. The client address is the connection's, or
+  the one the reverse proxy names in ``X-Forwarded-For`` when the proxy is among uvicorn's
+  ``--forwarded-allow-ips`` (default 127.0.0.1).
+
+  Why a token bucket of our own rather than the ``limits`` library (which was tried
+  first): the check runs on every request, and in one run on this shared machine one
+  ``limits`` check cost 36 µs with its in-memory sliding-window counter and 26 µs with its
+  fixed window, against 4.4 µs for this bucket (an idle run: 6.4 µs for the sliding
+  window); the library takes a lock per check and runs a timer thread for expiry, which one
+  dict used only by the event loop's thread does not need. The bucket has no window edges,
+  and its state is one pair of floats an address.
 - An rng session takes at most ``QAHWA_MAX_SESSION_DRAWS`` draws and at most
   ``QAHWA_MAX_TRANSCRIPT_BYTES`` bytes of draw results (the JSON of every ``result``, which
   is what makes a transcript large: a 1,000-card shuffle is about 3.9 kB); then 409
@@ -21,16 +29,14 @@ import threading
 import time
 from collections.abc import Sequence
 
-from limits import RateLimitItemPerSecond
-from limits.storage import MemoryStorage
-from limits.strategies import SlidingWindowCounterRateLimiter
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Scope
 
-from .errors import Conflict, error_body
+from .errors import Conflict
 
 #: (method, path) pairs not limited per address: creation has its own limit per key
 EXEMPT = {("POST", "/v1/matches"), ("POST", "/v1/rng"), ("GET", "/healthz"),
           ("GET", "/metrics")}
+PRUNE_AT = 50_000  # addresses remembered before idle ones are forgotten
 
 
 def client_address(scope: Scope) -> str:
@@ -39,35 +45,45 @@ def client_address(scope: Scope) -> str:
 
 
 class AddressLimit:
-    """ASGI middleware: ``per_second`` requests a second per client address (0: none)."""
+    """``per_second`` requests a second per client address (0: no limit), in bursts of at
+    most one second's worth. Only the event loop's thread calls it."""
 
-    def __init__(self, app: ASGIApp, per_second: int) -> None:
-        self.app = app
-        self.per_second = per_second
-        self.item = RateLimitItemPerSecond(max(1, per_second))
-        self.limiter = SlidingWindowCounterRateLimiter(MemoryStorage())
-        self.limited = 0  # requests refused (also in /metrics)
+    def __init__(self, per_second: int) -> None:
+        self.rate = float(per_second)
+        self.on = per_second > 0
+        self._buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
+        self.clock = time.monotonic
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (scope["type"] != "http" or self.per_second <= 0
-                or (scope["method"], scope["path"]) in EXEMPT):
-            await self.app(scope, receive, send)
-            return
-        who = client_address(scope)
-        if self.limiter.hit(self.item, who):
-            await self.app(scope, receive, send)
-            return
-        self.limited += 1
-        reset = self.limiter.get_window_stats(self.item, who).reset_time
-        wait = max(1, math.ceil(reset - time.time()))
-        body = json.dumps(error_body(
-            "rate_limited", f"more than {self.per_second} requests a second from {who}; "
-                            f"retry in {wait} s")).encode()
-        await send({"type": "http.response.start", "status": 429,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode()),
-                                (b"retry-after", str(wait).encode())]})
-        await send({"type": "http.response.body", "body": body})
+    def exempt(self, scope: Scope) -> bool:
+        return not self.on or (scope["method"], scope["path"]) in EXEMPT
+
+    def take(self, who: str) -> float:
+        """Take one request's token: 0.0 if it may go on, else the seconds to wait."""
+        now = self.clock()
+        tokens, at = self._buckets.get(who, (self.rate, now))
+        tokens = min(self.rate, tokens + (now - at) * self.rate)
+        if tokens >= 1.0:
+            self._buckets[who] = (tokens - 1.0, now)
+            if len(self._buckets) > PRUNE_AT:
+                self._prune(now)
+            return 0.0
+        self._buckets[who] = (tokens, now)
+        return (1.0 - tokens) / self.rate
+
+    def _prune(self, now: float) -> None:
+        # a bucket idle for a second is full again: the same as no bucket
+        self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < 1.0}
+
+    def refusal(self, who: str, wait: float) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The 429 answer: status, headers, body."""
+        seconds = max(1, math.ceil(wait))
+        body = json.dumps({"error": {
+            "code": "rate_limited",
+            "message": f"more than {self.rate:g} requests a second from {who}; "
+                       f"retry in {seconds} s"}}).encode()
+        return 429, [(b"content-type", b"application/json"),
+                     (b"content-length", str(len(body)).encode()),
+                     (b"retry-after", str(seconds).encode())], body
 
 
 def check_session_room(draws: Sequence[object], *, max_draws: int) -> None:

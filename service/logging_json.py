@@ -21,7 +21,7 @@ import secrets
 import time
 from typing import Any
 
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "qahwa_request_id", default=None)
@@ -44,35 +44,16 @@ def scrub(text: str) -> str:
     return text
 
 
-class RequestIds:
-    """ASGI middleware: the request id (see the module doc), set for the request's logs."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        rid = None
-        for name, value in scope.get("headers", ()):
-            if name == b"x-request-id":
-                text = value.decode("latin-1")
-                rid = text if _GOOD_ID.fullmatch(text) else None
-                break
-        rid = rid or secrets.token_hex(8)
-        token = request_id.set(rid)
-        header = (b"x-request-id", rid.encode("ascii"))
-
-        async def send_with_id(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", ()), header]}
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_with_id)
-        finally:
-            request_id.reset(token)
+def incoming_request_id(scope: Scope) -> str:
+    """The client's ``X-Request-ID`` when it is 1–64 of ``A-Z a-z 0-9 . _ -``, else a new
+    random one (16 hex)."""
+    for name, value in scope.get("headers", ()):
+        if name == b"x-request-id":
+            text: str = value.decode("latin-1")
+            if _GOOD_ID.fullmatch(text):
+                return text
+            break
+    return secrets.token_hex(8)
 
 
 class JsonFormatter(logging.Formatter):
@@ -126,4 +107,4 @@ def log_config(fmt: str, level: str = "INFO") -> dict[str, Any]:
     }
 
 
-__all__ = ["JsonFormatter", "RequestIds", "log_config", "request_id", "scrub"]
+__all__ = ["JsonFormatter", "incoming_request_id", "log_config", "request_id", "scrub"]

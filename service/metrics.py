@@ -30,6 +30,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -44,7 +45,7 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy import func, select
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from . import serving
 from .db import Database
@@ -121,6 +122,7 @@ class Metrics:
 
     def __init__(self, db: Database) -> None:
         r = self.registry = CollectorRegistry()
+        self._children: dict[tuple[str, str, int], tuple[Any, ...]] = {}
         self.latency = Histogram("qahwa_http_request_duration_seconds",
                                  "HTTP request latency by route template",
                                  ["method", "route"], buckets=BUCKETS, registry=r)
@@ -150,6 +152,29 @@ class Metrics:
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)
 
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        """One request (called by :class:`service.operations.Front` for every request)."""
+        key = (method, route, status)
+        children = self._children.get(key)
+        if children is None:
+            kind = ACTION_ROUTES.get((method, route)) if 200 <= status < 300 else None
+            made = CREATE_ROUTES.get((method, route)) if 200 <= status < 300 else None
+            limited = (("create" if (method, route) in CREATE_ROUTES else "address")
+                       if status == 429 else None)
+            children = (self.latency.labels(method, route),
+                        self.requests.labels(method, route, str(status)),
+                        self.actions.labels(kind) if kind else None,
+                        self.created.labels(made) if made else None,
+                        self.rate_limited.labels(limited) if limited else None)
+            if len(self._children) < 10_000:  # routes are templates: a bounded set
+                self._children[key] = children
+        latency, requests, *counts = children
+        latency.observe(seconds)
+        requests.inc()
+        for c in counts:
+            if c is not None:
+                c.inc()
+
     def exposition(self) -> tuple[bytes, str]:
         return generate_latest(self.registry), CONTENT_TYPE_LATEST
 
@@ -172,42 +197,4 @@ def route_of(scope: Scope) -> str:
     return "unmatched"
 
 
-class Observe:
-    """ASGI middleware: latency and counts per route template (the outermost layer, so
-    429s and 413s count too)."""
-
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
-        self.app = app
-        self.metrics = metrics
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        start = time.perf_counter()
-        status = 500
-
-        async def send_status(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
-        try:
-            await self.app(scope, receive, send_status)
-        finally:
-            m = self.metrics
-            method, route = scope["method"], route_of(scope)
-            m.latency.labels(method, route).observe(time.perf_counter() - start)
-            m.requests.labels(method, route, str(status)).inc()
-            key = (method, route)
-            if 200 <= status < 300:
-                if key in ACTION_ROUTES:
-                    m.actions.labels(ACTION_ROUTES[key]).inc()
-                elif key in CREATE_ROUTES:
-                    m.created.labels(CREATE_ROUTES[key]).inc()
-            elif status == 429:
-                m.rate_limited.labels("create" if key in CREATE_ROUTES else "address").inc()
-
-
-__all__ = ["Metrics", "Observe", "route_of"]
+__all__ = ["Metrics", "route_of"]
