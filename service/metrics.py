@@ -57,6 +57,7 @@ BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.
 ACTION_ROUTES = {("POST", "/v1/matches/{match_id}/actions"): "match",
                  ("POST", "/v1/rng/{session_id}/draws"): "rng"}
 CREATE_ROUTES = {("POST", "/v1/matches"): "match", ("POST", "/v1/rng"): "rng"}
+METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
 class DatabaseCollector(Collector):
@@ -154,6 +155,8 @@ class Metrics:
 
     def observe(self, method: str, route: str, status: int, seconds: float) -> None:
         """One request (called by :class:`service.operations.Front` for every request)."""
+        if method not in METHODS:  # any token is a method to HTTP: keep the label set small
+            method = "other"
         key = (method, route, status)
         children = self._children.get(key)
         if children is None:

@@ -322,12 +322,16 @@ def test_metrics_parse_with_prometheus_clients_own_parser() -> None:
             sess.dice(1, 6)
         match = qc.create_match("hokm")
         httpx.get(srv.url + "/no/such/path/" + "9" * 30)
+        httpx.request("BREW", srv.url + "/pot")
         families, samples = _metrics(srv.url)
         assert families["qahwa_http_request_duration_seconds"].type == "histogram"
         routes = {dict(labels).get("route") for (name, labels) in samples
                   if name.startswith("qahwa_http_request")}
         assert {"/v1/rng/{session_id}/draws", "/v1/matches", "/v1/rng", "unmatched"} <= routes
         assert all("9" * 30 not in str(r) and "r_" not in str(r) for r in routes)
+        methods = {dict(labels).get("method") for (name, labels) in samples
+                   if name.startswith("qahwa_http_request")}
+        assert "other" in methods and "BREW" not in methods
         assert samples[("qahwa_http_request_duration_seconds_count",
                         (("method", "POST"), ("route", "/v1/rng/{session_id}/draws")))] == 4
         assert samples[("qahwa_actions_total", (("kind", "rng"),))] == 4
