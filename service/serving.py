@@ -9,7 +9,7 @@ their headers hold a file descriptor each, for ever, until ``accept`` fails with
 - **header timeout** (``QAHWA_HEADER_TIMEOUT_SECONDS``, default 10): a connection that has
   not sent a complete request head this long after it opened, or after the first byte of
   its next request on a kept-alive connection, is answered 408 and closed;
-- **connection cap** (``QAHWA_MAX_CONNECTIONS``, default 1000, and never more than the
+- **connection cap** (``QAHWA_MAX_CONNECTIONS``, default 10,000, and never more than the
   process's file limit less 64): a connection beyond the cap closes the oldest connection
   that is not inside a request (waiting for its headers, or idle between requests) — so a
   new client, e.g. a health check, always gets in while slow-loris sockets are the ones

@@ -40,7 +40,7 @@ class Settings(BaseSettings):
     max_transcript_bytes: int = Field(default=4 * 1024 * 1024, ge=4096)
     header_timeout_seconds: float = Field(default=10.0, gt=0)
     body_timeout_seconds: float = Field(default=15.0, gt=0)
-    max_connections: int = Field(default=1000, ge=8)
+    max_connections: int = Field(default=10_000, ge=8)  # and at most the file limit - 64
 
     @property
     def signing_key_path(self) -> Path:

@@ -1,15 +1,18 @@
 """A real qahwa server in a thread for tests: ``with LiveServer() as srv: srv.url``.
 
 Creating a match or an rng session needs an operator key (docs/api.md "Operators"). The
-tests' own requests carry none: every server started here (and ``Serve`` in
-test_service_restart.py) registers the key it wrote to ``operator.key`` by its address, and
-conftest.py has httpx add it to a creation sent there without an ``Authorization`` header,
-so every creation still goes through the real key check and rate limit.
-``LiveServer(operator_key=False)`` registers nothing (the operator tests).
+tests' own requests carry none: every in-process server (``ServerThread``, so every
+``LiveServer``: conftest.py hooks its start) and ``Serve`` in test_service_restart.py
+registers its key by its address — the one it wrote to ``operator.key``, or, when its
+database came with operators already, a new one — and conftest.py has httpx add it to a
+creation sent there without an ``Authorization`` header, so every creation still goes
+through the real key check and rate limit. ``LiveServer(operator_key=False)`` registers
+nothing (the operator tests).
 """
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import tempfile
 from pathlib import Path
@@ -18,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from service import operators
 from service.server import ServerThread
 from service.settings import Settings
 
@@ -34,6 +38,18 @@ def _address(url: str) -> str:
 def register_server(url: str, key_file: Path) -> None:
     """Creations sent to ``url`` without a key get the one in ``key_file``."""
     OPERATOR_KEYS[_address(url)] = key_file.read_text(encoding="ascii").strip()
+
+
+def register_thread(thread: ServerThread) -> None:
+    """(conftest.py, after every ``ServerThread.start``) register its operator key."""
+    if not getattr(thread, "with_operator_key", True):
+        return
+    path = thread.settings.operator_key_path
+    if path.exists():
+        register_server(thread.url, path)
+    else:  # e.g. a copy of another server's database: make this server a key of its own
+        OPERATOR_KEYS[_address(thread.url)] = operators.add(
+            thread.app.state.db, f"tests-{secrets.token_hex(4)}")
 
 
 def unregister_server(url: str) -> None:
@@ -92,15 +108,14 @@ class LiveServer:
         return self.settings.operator_key_path.read_text(encoding="ascii").strip()
 
     def __enter__(self) -> LiveServer:
-        self._thread = ServerThread(self.settings).start()
-        if self.inject_key:
-            register_server(self.url, self.settings.operator_key_path)
+        thread = ServerThread(self.settings)
+        thread.with_operator_key = self.inject_key  # type: ignore[attr-defined]
+        self._thread = thread.start()  # registered by conftest.py
         return self
 
     def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
                  tb: TracebackType | None) -> None:
         if self._thread is not None:
-            unregister_server(self.url)
             self._thread.stop()
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
