@@ -11,9 +11,18 @@ In one run, on loopback, each setup is a fresh set of server processes on a fres
   one port; the kernel hands each connection to one of them, so a client's keep-alive
   connection, and with it its match, stays on one process).
 
-The load: ``CLIENTS`` threads, each playing whole matches from creation (hokm and tawla);
-an action = GET the mover's state + POST the action. Printed: actions/s, p50/p99 of an
-action, and ratios. Then the cost of one action late in a long match (mexican_train, shelem
+The load: ``CLIENTS`` threads, each playing whole qahwa-fair/2 matches from creation (hokm
+and tawla; create, every seat commits, the lock is read, every seat reveals, then play, every
+seat keyed and signing as a conforming client does); an action = GET the mover's state + POST
+the action. Printed: actions/s, p50/p99 of an action, and ratios. Then whole matches, v2
+beside qahwa-fair/1 rows of the same games in one run (requests/s over every request of the
+flow, and tawla turns/s: a fresh roll costs one request more than a v1 roll); then v2 with
+every seat keyed against no seat keyed. v1 matches cannot be created any more: their rows
+are written into the server's database as v1's service made them (:mod:`bench.v1_rows`),
+then seeded with ``/seed`` and played over HTTP. The bench's seats use roll chains of
+``BENCH_CHAIN`` values instead of 65,536 (the server checks each value against the previous
+one only; a 1-point tawla match needs far fewer), so client CPU does not crowd the server's
+on a small machine. Then the cost of one action late in a long match (mexican_train, shelem
 to 1000) against one early, through one process and through two in rotation; and player
 throughput with 200 idle SSE watchers open against none. Benchmarks print ratios and
 never pass or fail. ``BENCH_SECONDS`` (default 6) sets each setup's measured time, spread
@@ -23,7 +32,9 @@ over ``ROUNDS`` windows that take turns with the other setups of its table.
 from __future__ import annotations
 
 import os
+import queue
 import random
+import secrets
 import shutil
 import socket
 import statistics
@@ -33,12 +44,26 @@ import tempfile
 import threading
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
 
 from bench.lite_http import LiteClient
+from bench.v1_rows import insert_v1_match
+from fairness import (
+    SecretBox,
+    Signer,
+    new_nonce,
+    public_key_b64,
+    roll_chain,
+    seat_sig_message,
+    seed_commitment,
+)
+from service import keys
+from service.db import Database
+from service.settings import Settings
 
 CLIENTS = 8
 SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
@@ -66,12 +91,16 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+server_url_db: dict[str, str] = {}  # a server's base URL → its database URL
+
+
 class Server:
     """One server process (``qahwa serve`` or the bare app) on a free loopback port."""
 
     def __init__(self, kind: str, url: str, data_dir: Path, workers: int = 1) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        server_url_db[self.url] = url
         env = {**os.environ, "QAHWA_DATA_DIR": str(data_dir), "BARE_DATABASE_URL": url,
                "QAHWA_DATABASE_URL": url, **QAHWA_ENV}
         if kind == "bare":
@@ -134,15 +163,20 @@ class Server:
 
 
 class Rotation:
-    """Clients for several servers; each request goes to the next one."""
+    """Clients for several servers; each request goes to the next one. ``requests`` counts
+    the requests sent from ``t_start`` on (the measured window)."""
 
-    def __init__(self, urls: Sequence[str]) -> None:
+    def __init__(self, urls: Sequence[str], t_start: float = 0.0) -> None:
         self.clients = [LiteClient(u, timeout=60) for u in urls]
         self.i = 0
+        self.t_start = t_start
+        self.requests = 0
 
     def next(self) -> LiteClient:
         c = self.clients[self.i % len(self.clients)]
         self.i += 1
+        if self.t_start and time.monotonic() >= self.t_start:
+            self.requests += 1
         return c
 
     def close(self) -> None:
@@ -154,57 +188,125 @@ def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def _new_match(rot: Rotation, game: str) -> tuple[str, list[str], int]:
-    """Create and start a match; returns its id, the seat tokens and the seat on turn."""
-    body: dict[str, Any] = {"game": game, "ruleset": RULESETS[game]}
+# A setup's game is "<game>" (qahwa-fair/2, every seat keyed, as a conforming client
+# plays), "<game>/unkeyed" (v2, no seat keys) or "<game>/v1" (qahwa-fair/1 matches: rows
+# written into the server's database as v1's service made them, seeded with /seed).
+V1_POOLS: dict[str, queue.SimpleQueue[tuple[str, list[str]]]] = {}
+BENCH_CHAIN = 1024  # roll-chain length the bench's seats use (the spec's clients: 65,536)
+
+
+@dataclass
+class Play:
+    """One match a bench client plays: its seats' tokens, and for v2 their secrets."""
+
+    match_id: str
+    tokens: list[str]
+    mover: int
+    v2: bool = False
+    signers: list[Signer | None] = field(default_factory=list)
+    chains: list[list[bytes] | None] = field(default_factory=list)
+    sent: list[int] = field(default_factory=list)
+
+
+def _new_match(rot: Rotation, game: str) -> Play:
+    """Create and start a match (v2: every seat commits, the lock is read, every seat
+    reveals; v1: a pooled v1 row, every seat gives its seed); the seat on turn."""
+    name, _, variant = game.partition("/")
+    if name == "bare":
+        created = rot.next().post("/v1/matches", json={"game": "bare"}).json()
+        return Play(created["match_id"], [s["token"] for s in created["seats"]], 0)
+    if variant == "v1":
+        mid, tokens = V1_POOLS[game].get_nowait()
+        for i, tok in enumerate(tokens):
+            r = rot.next().post(f"/v1/matches/{mid}/seats/{i}/seed",
+                                json={"client_seed": f"bench-{i}"}, headers=_auth(tok))
+            assert r.status_code == 200, r.text
+        view = rot.next().get(f"/v1/matches/{mid}/state", headers=_auth(tokens[0])).json()
+        return Play(mid, tokens, int(view["turn"]))
     client = rot.next()
     key = OPERATOR_KEYS.get(f"{client.host}:{client.port}")
-    created = client.post("/v1/matches", json=body,
+    created = client.post("/v1/matches", json={"game": name, "ruleset": RULESETS[name]},
                           headers=_auth(key) if key is not None else None).json()
-    tokens = [s["token"] for s in created["seats"]]
     mid = created["match_id"]
-    if game != "bare":
-        r = rot.next().post(f"/v1/matches/{mid}/start", headers=_auth(tokens[0]))
+    tokens = [s["token"] for s in created["seats"]]
+    fresh = '"fresh_rolls":true' in created["ruleset"]
+    play = Play(mid, tokens, 0, v2=True)
+    nonces = []
+    for i, tok in enumerate(tokens):
+        signer = Signer.generate() if variant != "unkeyed" else None
+        chain = (roll_chain(mid, i, secrets.token_bytes(32), BENCH_CHAIN) if fresh else None)
+        nonce = new_nonce().hex()
+        nonces.append(nonce)
+        play.signers.append(signer)
+        play.chains.append(chain)
+        play.sent.append(0)
+        r = rot.next().post(f"/v1/matches/{mid}/seats/{i}/commit", headers=_auth(tok), json={
+            "seed_commitment": seed_commitment(mid, i, nonce, f"bench-{i}"),
+            "key": public_key_b64(signer.public_key) if signer else None,
+            "roll_chain": chain[0].hex() if chain else None})
         assert r.status_code == 200, r.text
-        view = rot.next().get(f"/v1/matches/{mid}/state", headers=_auth(tokens[0])).json()
-        return mid, tokens, int(view["turn"])
-    return mid, tokens, 0
-
-
-def _action(rot: Rotation, mid: str, tokens: list[str], mover: int,
-            rnd: random.Random) -> dict[str, Any]:
-    """One action: GET the mover's state, POST one of its suggested actions."""
-    view = rot.next().get(f"/v1/matches/{mid}/state", headers=_auth(tokens[mover])).json()
-    r = rot.next().post(f"/v1/matches/{mid}/actions",
-                        json={"action": rnd.choice(view["suggested_actions"]),
-                              "version": view["version"]},
-                        headers=_auth(tokens[mover]))
+    r = rot.next().get(f"/v1/matches/{mid}/lock")
     assert r.status_code == 200, r.text
+    for i, tok in enumerate(tokens):
+        r = rot.next().post(f"/v1/matches/{mid}/seats/{i}/reveal", headers=_auth(tok),
+                            json={"client_seed": f"bench-{i}", "nonce": nonces[i]})
+        assert r.status_code == 200, r.text
+    play.mover = int(r.json()["turn"])
+    return play
+
+
+def _action(rot: Rotation, m: Play, rnd: random.Random) -> dict[str, Any]:
+    """One action: GET the mover's state, POST one of its suggested actions (v2: with the
+    seat's next roll-chain value where one is owed, signed over the chain head if keyed)."""
+    mover = m.mover
+    view = rot.next().get(f"/v1/matches/{m.match_id}/state",
+                          headers=_auth(m.tokens[mover])).json()
+    action = rnd.choice(view["suggested_actions"])
+    body: dict[str, Any] = {"action": action, "version": view["version"]}
+    if m.v2:
+        chain = m.chains[mover]
+        if chain is not None and action["type"] in ("roll", "roll_value"):
+            action = body["action"] = {**action, "value": chain[m.sent[mover] + 1].hex()}
+        signer = m.signers[mover]
+        if signer is not None:
+            body["sig"] = signer.sign_bytes(seat_sig_message(
+                m.match_id, view["chain"], {"type": "action", "seat": mover, "action": action}))
+    r = rot.next().post(f"/v1/matches/{m.match_id}/actions", json=body,
+                        headers=_auth(m.tokens[mover]))
+    assert r.status_code == 200, r.text
+    if "value" in action:
+        m.sent[mover] += 1
     out: dict[str, Any] = r.json()
+    m.mover = out["state"]["turn"] if out["status"] == "playing" else mover
+    out["rolled"] = action["type"] == "roll"
     return out
 
 
 def _player(urls: Sequence[str], game: str, seed: int, t_start: float, t_end: float,
             lat: list[float], done: list[int]) -> None:
-    rot = Rotation(urls)
+    """Plays whole matches; ``done``: [actions, requests, rolls, matches ended] in the
+    measured window."""
+    rot = Rotation(urls, t_start)
     rot.i = seed  # spread the clients' first requests over the servers
     rnd = random.Random(seed)
     try:
         while time.monotonic() < t_end:
-            mid, tokens, mover = _new_match(rot, game)
+            m = _new_match(rot, game)
             while time.monotonic() < t_end:
                 t0 = time.monotonic()
-                out = _action(rot, mid, tokens, mover, rnd)
+                out = _action(rot, m, rnd)
                 t1 = time.monotonic()
                 if t0 >= t_start:
                     lat.append(t1 - t0)
                     done[0] += 1
+                    done[2] += out["rolled"]
                 if out["status"] != "playing":
+                    done[3] += t0 >= t_start
                     break
-                mover = out["state"]["turn"]
     except Exception as exc:  # a failed client would skew the figures: say so, loudly
         FAILURES.append(f"client {seed}: {type(exc).__name__}: {exc}"[:300])
     finally:
+        done[1] += rot.requests
         rot.close()
 
 
@@ -213,6 +315,9 @@ class Tally:
 
     def __init__(self) -> None:
         self.actions = 0
+        self.requests = 0
+        self.rolls = 0
+        self.matches = 0
         self.seconds = 0.0
         self.cpu = 0.0
         self.lat: list[float] = []
@@ -220,7 +325,9 @@ class Tally:
     def summary(self) -> dict[str, float]:
         lat = sorted(self.lat)
         nan = float("nan")
-        return {"rate": self.actions / self.seconds if self.seconds else nan,
+        per_s = (lambda n: n / self.seconds) if self.seconds else (lambda n: nan)
+        return {"rate": per_s(self.actions), "requests": per_s(self.requests),
+                "rolls": per_s(self.rolls), "matches": per_s(self.matches),
                 "cpu": 1000 * self.cpu / max(1, self.actions),
                 "p50": 1000 * statistics.median(lat) if lat else nan,
                 "p99": 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else nan}
@@ -231,7 +338,7 @@ def load(servers: Sequence[Server], game: str, tally: Tally, seconds: float) -> 
     latencies, and the servers' CPU (less sensitive to other load on a shared machine)."""
     urls = [s.url for s in servers]
     lat: list[float] = []
-    done = [0]
+    done = [0, 0, 0, 0]
     t_start = time.monotonic() + WARMUP
     t_end = t_start + seconds
     threads = [threading.Thread(target=_player, args=(urls, game, 1000 + i, t_start, t_end,
@@ -244,6 +351,9 @@ def load(servers: Sequence[Server], game: str, tally: Tally, seconds: float) -> 
         t.join()
     tally.cpu += sum(s.cpu() for s in servers) - cpu0
     tally.actions += done[0]
+    tally.requests += done[1]
+    tally.rolls += done[2]
+    tally.matches += done[3]
     tally.seconds += seconds
     tally.lat.extend(lat)
 
@@ -271,39 +381,31 @@ def long_match(urls: Sequence[str], game: str) -> tuple[float, float, int]:
         # played to 70% of the length the last one reached (at most 5 tries)
         target = LONG_AT
         for _ in range(5):
-            lid, ltokens, lmover = _new_match(rot, game)
+            lm = _new_match(rot, game)
             played = 0
             while played < target:
-                out = _action(rot, lid, ltokens, lmover, rnd)
+                out = _action(rot, lm, rnd)
                 played += 1
                 if out["status"] != "playing":
                     break
-                lmover = out["state"]["turn"]
             if played == target:
                 break
             target = max(20, int(played * 0.7))
         else:
             raise RuntimeError(f"no {game} match lasted {target} actions")
         at = played
-        eid, etokens, emover = _new_match(rot, game)
+        em = _new_match(rot, game)
         for _ in range(10):
-            out = _action(rot, eid, etokens, emover, rnd)
-            emover = out["state"]["turn"]
+            _action(rot, em, rnd)
         early: list[float] = []
         late: list[float] = []
         for _ in range(LONG_SPAN):
             for which in ("late", "early"):
-                mid, tokens, mover = (lid, ltokens, lmover) if which == "late" else \
-                    (eid, etokens, emover)
                 t0 = time.monotonic()
-                out = _action(rot, mid, tokens, mover, rnd)
+                out = _action(rot, lm if which == "late" else em, rnd)
                 (late if which == "late" else early).append(time.monotonic() - t0)
                 if out["status"] != "playing":
                     return 1000 * statistics.median(early), 1000 * statistics.median(late), at
-                if which == "late":
-                    lmover = out["state"]["turn"]
-                else:
-                    emover = out["state"]["turn"]
         return 1000 * statistics.median(early), 1000 * statistics.median(late), at
     finally:
         rot.close()
@@ -316,7 +418,7 @@ class Watchers:
         self.socks: list[socket.socket] = []
         rot = Rotation([url])
         try:
-            mids = [_new_match(rot, "hokm")[0] for _ in range(WATCHED_MATCHES)]
+            mids = [_new_match(rot, "hokm").match_id for _ in range(WATCHED_MATCHES)]
         finally:
             rot.close()
         host, port = url.removeprefix("http://").split(":")
@@ -367,6 +469,32 @@ def _row(label: str, r: dict[str, float], base: float | None, base_name: str) ->
               f"not comparable. First: {FAILURES[0]}", flush=True)
 
 
+def _v1_pool(server: Server, game: str, data: Path, n: int = 400) -> None:
+    """``n`` v1 matches written into ``server``'s database with its keys (the server made
+    them before it was upgraded, as far as it can tell)."""
+    url = server_url_db[server.url]
+    settings = Settings(database_url=url, data_dir=data)
+    db = Database(url)
+    try:
+        signer, box = keys.signer(settings), SecretBox(keys.master_key(settings))
+        pool: queue.SimpleQueue[tuple[str, list[str]]] = queue.SimpleQueue()
+        name = game.partition("/")[0]
+        for _ in range(n):
+            pool.put(insert_v1_match(db, signer, box, name, RULESETS[name]))
+        V1_POOLS[game] = pool
+    finally:
+        db.dispose()
+
+
+def _whole_row(label: str, r: dict[str, float], v1_requests: float | None) -> None:
+    ratio = f"{r['requests'] / v1_requests:.2f}×" if v1_requests else ""
+    print(f"| {label} | {r['requests']:.1f} | {r['rate']:.1f} | {r['matches']:.2f} "
+          f"| {r['rolls']:.1f} | {r['p50']:.1f} | {r['cpu']:.2f} | {ratio} |", flush=True)
+    if FAILURES:
+        print(f"  !! {len(FAILURES)} client(s) failed during this table; its figures are "
+              f"not comparable. First: {FAILURES[0]}", flush=True)
+
+
 def run() -> None:
     pg = bool(os.environ.get("QAHWA_TEST_PG_URL"))
     tmp = Path(tempfile.mkdtemp(prefix="qahwa-bench-api-"))
@@ -397,6 +525,38 @@ def run() -> None:
         _row("bare FastAPI, SQLite", res["bare"], None, "")
         _row("qahwa SQLite 1 proc, hokm", res["hokm"], res["bare"]["rate"], "bare")
         _row("qahwa SQLite 1 proc, tawla", res["tawla"], res["bare"]["rate"], "bare")
+
+        print("\nwhole matches, qahwa SQLite 1 proc: v2 (commit, lock, reveal, play; every seat "
+              "keyed) beside v1 rows of the same games (seed, play); req/s counts every "
+              "request of the flow; tawla turns/s = rolls/s (v2: roll + the opponent's value)")
+        print("| setup | req/s | act/s | matches/s | turns/s | p50 ms | CPU ms | v2/v1 req/s |")
+        print("|---|---|---|---|---|---|---|---|")
+        setups: dict[str, tuple[list[Server], str]] = {}
+        for game in ("hokm", "tawla"):
+            for variant in ("v1", "v2"):
+                g = f"{game}/v1" if variant == "v1" else game
+                srv = servers("qahwa", "sqlite", f"whole_{game}_{variant}")
+                if variant == "v1":
+                    _v1_pool(srv[0], g, tmp / "data")
+                setups[g] = (srv, g)
+        res = interleaved(setups)
+        stop_all()
+        for game in ("hokm", "tawla"):
+            v1, v2 = res[f"{game}/v1"], res[game]
+            _whole_row(f"{game}, qahwa-fair/1", v1, None)
+            _whole_row(f"{game}, qahwa-fair/2", v2, v1["requests"])
+
+        print("\nseat keys, qahwa SQLite 1 proc, v2: every seat keyed (signatures, receipts and "
+              "their checks) against no seat keyed")
+        print("| setup                              | act/s   | p50 ms  | p99 ms  | CPU ms | ratio |")
+        print("|---|---|---|---|---|---|")
+        res = interleaved({
+            f"{g}{v}": (servers("qahwa", "sqlite", f"keys_{g}{v.strip('/')}"), g + v)
+            for g in ("hokm", "tawla") for v in ("/unkeyed", "")})
+        stop_all()
+        for g in ("hokm", "tawla"):
+            _row(f"{g}, no seat keyed", res[f"{g}/unkeyed"], None, "")
+            _row(f"{g}, every seat keyed", res[g], res[f"{g}/unkeyed"]["rate"], "unkeyed")
         if pg:
             # one table per game, so that at most six server processes (and their
             # connection pools) are up on the database at a time

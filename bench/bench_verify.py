@@ -1,7 +1,8 @@
 """Transcripts verified per second, per game (``python -m bench verify``).
 
-Transcripts are genuine random-bot matches made with ``simulate_match`` and signed; each is
-verified the way ``verify FILE`` does it (commitment, key, replay, result, signature, the
+Transcripts are genuine random-bot matches made with ``simulate_match`` and signed, in both
+protocols (qahwa-fair/2 with keyed seats: every seat signature is checked too); each is
+verified the way ``verify FILE`` does it (commitment, key, replay, result, signatures, the
 report's first draws in human form), in this one process.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from fairness import Signer, public_key_b64
+from fairness import PROTOCOL, PROTOCOL_V2, Signer, public_key_b64
 from games.registry import available_games
 from games.transcript import simulate_match
 from verify_cli.core import VERIFIED, verify_document
@@ -20,14 +21,23 @@ MATCHES = 12
 MIN_SECONDS = 0.5
 
 
-def _transcripts(game: str, signer: Signer) -> tuple[list[dict[str, Any]], str]:
+#: (protocol, seats keyed): a conforming qahwa-fair/2 client is keyed, so every action carries
+#: a seat signature to check; unkeyed v2 and v1 show what that costs
+FORMS = ((PROTOCOL_V2, True), (PROTOCOL_V2, False), (PROTOCOL, False))
+
+
+def _transcripts(game: str, signer: Signer, protocol: str,
+                 keyed: bool) -> tuple[list[dict[str, Any]], str]:
     docs = []
     how = "full matches"
+    kw: dict[str, Any] = ({"signer": signer, "keyed": keyed} if protocol == PROTOCOL_V2
+                          else {})
     for seed in range(MATCHES):
         try:
-            doc, _ = simulate_match(game, seed=seed, max_actions=20_000)
+            doc, _ = simulate_match(game, seed=seed, max_actions=20_000, protocol=protocol,
+                                    **kw)
         except RuntimeError:
-            doc, _ = simulate_match(game, seed=seed, resign_at=200)
+            doc, _ = simulate_match(game, seed=seed, resign_at=200, protocol=protocol, **kw)
             how = "matches resigned after 200 actions"
         docs.append(signer.signed(doc))
     return docs, how
@@ -36,9 +46,11 @@ def _transcripts(game: str, signer: Signer) -> tuple[list[dict[str, Any]], str]:
 def run() -> None:
     signer = Signer.generate()
     keys = parse_keys(public_key_b64(signer.public_key), source="file", origin="bench")
-    print(f"{'game':<14} {'matches/s':>10} {'events/match':>13}  transcripts")
-    for game in available_games() + ["rng"]:
-        docs, how = _transcripts(game, signer)
+    print(f"{'game':<14} {'protocol':<19} {'matches/s':>10} {'events/s':>9} "
+          f"{'events/match':>13}  transcripts")
+    for game, (protocol, keyed) in [(g, f) for g in available_games() + ["rng"]
+                                    for f in FORMS]:
+        docs, how = _transcripts(game, signer, protocol, keyed)
         done = 0
         start = time.perf_counter()
         while True:
@@ -52,7 +64,9 @@ def run() -> None:
             if elapsed >= MIN_SECONDS:
                 break
         events = sum(len(d["events"]) for d in docs) / len(docs)
-        print(f"{game:<14} {done / elapsed:>10.1f} {events:>13.0f}  {how}")
+        form = protocol + (" keyed" if keyed else "")
+        print(f"{game:<14} {form:<19} {done / elapsed:>10.1f} "
+              f"{done * events / elapsed:>9.0f} {events:>13.0f}  {how}")
 
 
 if __name__ == "__main__":

@@ -1,69 +1,103 @@
 """The synchronous client: ``Client(base_url)`` → matches → seats; rng sessions; verify.
 
+Every seat is a conforming client of qahwa-fair/2 (fairness-v2.md §3a):
+
 ```python
-with Client("http://127.0.0.1:8000") as qc:
+with Client("http://127.0.0.1:8000", operator_key=KEY) as qc:
     match = qc.create_match("tawla", {"match_length": 1}, names=["Layla", "Omar"])
-    for seat in match.seats:
-        seat.send_seed()
-    ...
+    match.start()            # every seat: commit, check the lock, reveal
+    ...                      # seat.state(), seat.act(action): signed, values added when owed
+    match.check_transcript() # the lock and every receipt against the transcript
 ```
 """
 
 from __future__ import annotations
 
 import json
-import secrets
+import time
 from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import httpx
 from pydantic import TypeAdapter
 
-from .errors import ApiError, StaleVersion, raise_for
+from .conform import SeatProtocol, Terms, terms_for, trusted_keys
+from .errors import ApiError, ClientError, StaleVersion, raise_for
 from .models import (
     ActionOut,
     DrawOut,
     EventsOut,
     KeysOut,
+    LockOut,
     MatchCreatedOut,
     MatchOut,
     ResignOut,
     RngClosedOut,
     RngCreatedOut,
-    SeatedOut,
+    RngSeededOut,
+    SeatingOut,
     StateOut,
     TreeHeadOut,
 )
+from .proto import canonical
 from .sse import iter_sse
 
 STATE = TypeAdapter[StateOut](StateOut)
+
+# Answers after which a request is sent again, byte for byte (fairness-v2.md §3a.6): the
+# server may or may not have acted on it.
+RESEND_STATUS = frozenset({500, 502, 503, 504})
 
 
 def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def create_body(game: str, ruleset: Mapping[str, Any] | None,
-                names: Sequence[str] | None) -> dict[str, Any]:
+def create_body(game: str, ruleset: Mapping[str, Any] | None, names: Sequence[str] | None,
+                house: Sequence[bool] | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {"game": game}
     if ruleset is not None:
         body["ruleset"] = dict(ruleset)
+    if house is not None and names is None:
+        raise ClientError("house seats are declared with their names")
     if names is not None:
-        body["seats"] = [{"name": n} for n in names]
+        flags = list(house) if house is not None else [False] * len(names)
+        if len(flags) != len(names):
+            raise ClientError(f"{len(names)} names but {len(flags)} house flags")
+        body["seats"] = [{"name": n, "house": h} for n, h in zip(names, flags, strict=True)]
     return body
 
 
+class Unanswered(ClientError):
+    """A request got no answer (or only 5xx) however often it was resent; it is kept in the
+    seat's ``requests`` without a receipt."""
+
+
 class Client:
-    """One qahwa server. ``http`` may be an ``httpx.Client`` of your own (its base URL is
-    then ignored in favour of ``base_url``)."""
+    """One qahwa server.
+
+    ``keys``: the server's signing keys from a source you trust (``GET /v1/keys``'s answer
+    obtained elsewhere, or ``{key_id: base64 public key}``); without them the client takes
+    ``/v1/keys`` from the server itself. ``operator_key`` is sent when creating matches and
+    sessions. A request that fails or is not answered is resent with identical bytes up to
+    ``retries`` times, ``retry_delay`` × attempt seconds apart. ``http`` may be an
+    ``httpx.Client`` of your own (its base URL is then ignored in favour of ``base_url``).
+    """
 
     def __init__(self, base_url: str, *, timeout: float = 30.0,
-                 http: httpx.Client | None = None, operator_key: str | None = None) -> None:
+                 http: httpx.Client | None = None, keys: Any = None,
+                 operator_key: str | None = None, retries: int = 3,
+                 retry_delay: float = 0.25) -> None:
         self.base_url = base_url.rstrip("/")
-        self.operator_key = operator_key  # for creating matches and sessions
         self.http = http or httpx.Client(timeout=timeout)
         self._own = http is None
+        self.pinned = trusted_keys(keys) if keys is not None else None
+        self._fetched: dict[str, str] | None = None
+        self.operator_key = operator_key
+        self.retries = retries
+        self.retry_delay = retry_delay
 
     # -- plumbing ----------------------------------------------------------------------------
     def request(self, method: str, path: str, *, token: str | None = None,
@@ -74,6 +108,43 @@ class Client:
                                  json=json_body, params=params)
         raise_for(resp)
         return resp.json()
+
+    def send(self, method: str, path: str, body: Any, *, token: str | None = None,
+             entry: dict[str, Any] | None = None) -> tuple[Any, int]:
+        """Send ``body`` as canonical JSON; on a transport error or a 5xx answer send the
+        identical bytes again (up to ``retries`` times). Returns (answer, attempts - 1);
+        ``entry["attempts"]`` counts the copies sent."""
+        content = canonical(body)
+        headers = {"Content-Type": "application/json", **(_auth(token) if token else {})}
+        problem: str = ""
+        for attempt in range(self.retries + 1):
+            if attempt and self.retry_delay:
+                time.sleep(self.retry_delay * attempt)
+            if entry is not None:
+                entry["attempts"] = attempt + 1
+            try:
+                resp = self.http.request(method, self.base_url + path, content=content,
+                                         headers=headers)
+            except httpx.TransportError as exc:
+                problem = f"{type(exc).__name__}: {exc}"
+                continue
+            if resp.status_code in RESEND_STATUS:
+                problem = f"HTTP {resp.status_code}"
+                if attempt == self.retries:
+                    raise_for(resp)
+                continue
+            raise_for(resp)
+            return resp.json(), attempt
+        raise Unanswered(f"{method} {path}: no answer after {self.retries + 1} identical "
+                         f"attempts ({problem})")
+
+    def trusted(self) -> dict[str, str]:
+        """The server keys records are checked with: pinned, else ``/v1/keys`` (once)."""
+        if self.pinned is not None:
+            return self.pinned
+        if self._fetched is None:
+            self._fetched = trusted_keys(self.request("GET", "/v1/keys"))
+        return self._fetched
 
     def close(self) -> None:
         if self._own:
@@ -88,18 +159,33 @@ class Client:
 
     # -- matches -----------------------------------------------------------------------------
     def create_match(self, game: str, ruleset: Mapping[str, Any] | None = None,
-                     names: Sequence[str] | None = None, *,
+                     names: Sequence[str] | None = None,
+                     house: Sequence[bool] | None = None, *,
                      operator_key: str | None = None) -> Match:
-        """Create a match (with the server's ``operator_key``); the handle holds the signed
-        commitment and every seat's token."""
-        created = MatchCreatedOut.model_validate(
-            self.request("POST", "/v1/matches", json_body=create_body(game, ruleset, names),
-                         token=operator_key or self.operator_key))
-        return Match(self, created)
+        """Create a match (with ``operator_key``, default the client's); the handle holds the
+        signed commit record and one conforming :class:`Seat` per seat, each checking the
+        record against what was asked for here before it commits."""
+        created = MatchCreatedOut.model_validate(self.request(
+            "POST", "/v1/matches", token=operator_key or self.operator_key,
+            json_body=create_body(game, ruleset, names, house)))
+        return Match(self, created, terms_for(game, ruleset, names, house))
 
     def match(self, match_id: str) -> MatchOut:
         """The public record and view of a match."""
         return MatchOut.model_validate(self.request("GET", f"/v1/matches/{match_id}"))
+
+    def lock(self, match_id: str) -> LockOut:
+        """The signed lock and its log index (409 ``not_locked`` before every seat
+        committed)."""
+        return LockOut.model_validate(self.request("GET", f"/v1/matches/{match_id}/lock"))
+
+    def log_proof(self, index: int, tree_size: int | None = None) -> dict[str, Any]:
+        """An inclusion proof of log entry ``index`` under a signed tree head."""
+        params: dict[str, Any] = {"index": index}
+        if tree_size is not None:
+            params["tree_size"] = tree_size
+        proof: dict[str, Any] = self.request("GET", "/v1/log/proof", params=params)
+        return proof
 
     def transcript(self, match_id: str) -> dict[str, Any]:
         """The signed transcript, exactly as served (409 ``not_finished`` before the end)."""
@@ -138,39 +224,53 @@ class Client:
         return TreeHeadOut.model_validate(self.request("GET", "/v1/log", params=params))
 
     def verify(self, transcript: Mapping[str, Any] | str, *,
-               keys: KeysOut | None = None) -> dict[str, Any]:
+               keys: KeysOut | None = None,
+               receipts: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
         """Check a transcript (or a match id) here, with ``verify``'s own core.
 
         Recomputes the key, every draw, replays every action and checks the signature with
         ``keys`` (default: the server's ``/v1/keys`` — pin them for a server you distrust).
+        ``receipts`` (qahwa-fair/2) are checked against the chain, as ``verify --receipt``.
         Returns verify's report: ``report["status"] == "verified"`` when all holds.
         """
         from .verify import verify_transcript
 
         doc = self.transcript(transcript) if isinstance(transcript, str) else dict(transcript)
-        return verify_transcript(doc, keys or self.keys(), source=self.base_url)
+        return verify_transcript(doc, keys or self.keys(), source=self.base_url,
+                                 receipts=receipts)
 
     # -- plain randomness ---------------------------------------------------------------------
-    def rng(self, client_seed: str | None = None, *,
-            operator_key: str | None = None) -> RngSession:
-        """Open a plain dice/shuffle session (``client_seed`` now, later, or never)."""
-        body = {"client_seed": client_seed} if client_seed is not None else {}
-        created = RngCreatedOut.model_validate(self.request("POST", "/v1/rng", json_body=body,
-                                                            token=operator_key or self.operator_key))
+    def rng(self, *, operator_key: str | None = None) -> RngSession:
+        """Open a plain dice/shuffle session (with ``operator_key``, default the client's);
+        give its seed with :meth:`RngSession.send_seed` once the signed commit record is
+        held."""
+        created = RngCreatedOut.model_validate(self.request(
+            "POST", "/v1/rng", token=operator_key or self.operator_key, json_body={}))
         return RngSession(self, created)
 
 
 class Match:
-    """A match created by this client: its commitment, and one :class:`Seat` per seat."""
+    """A match created by this client: its commit record, and one :class:`Seat` per seat."""
 
-    def __init__(self, client: Client, created: MatchCreatedOut) -> None:
+    def __init__(self, client: Client, created: MatchCreatedOut,
+                 terms: Terms | None = None) -> None:
         self.client = client
         self.created = created
         self.match_id = created.match_id
-        self.seats = [Seat(client, self.match_id, s.seat, s.token) for s in created.seats]
+        self.seats = [Seat(client, self.match_id, s.seat, s.token, record=created.record,
+                           terms=terms) for s in created.seats]
 
     def seat(self, n: int) -> Seat:
         return self.seats[n]
+
+    def start(self, client_seeds: Sequence[str | None] | None = None) -> None:
+        """Every seat commits (with its seed from ``client_seeds``, else a fresh one), then
+        each checks the lock and reveals: the last reveal starts the match."""
+        seeds = list(client_seeds) if client_seeds is not None else [None] * len(self.seats)
+        for seat, seed in zip(self.seats, seeds, strict=True):
+            seat.commit(seed)
+        for seat in self.seats:
+            seat.reveal()
 
     def public(self) -> MatchOut:
         return self.client.match(self.match_id)
@@ -179,69 +279,232 @@ class Match:
         return self.client.transcript(self.match_id)
 
     def verify(self, *, keys: KeysOut | None = None) -> dict[str, Any]:
-        return self.client.verify(self.transcript(), keys=keys)
+        """verify's report, with every receipt this match's seats kept."""
+        return self.client.verify(self.transcript(), keys=keys,
+                                  receipts=[r for s in self.seats for r in s.receipts])
+
+    def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Every seat that revealed through this client checks the transcript against its
+        lock and receipts (:meth:`Seat.check_transcript`); returns the transcript."""
+        got = dict(doc) if doc is not None else self.transcript()
+        for seat in self.seats:
+            if seat.lock is not None:
+                seat.check_transcript(got)
+        return got
 
     def events(self, after: int = -1, timeout: float = 60) -> Iterator[dict[str, Any]]:
         return self.client.stream(self.match_id, after, timeout)
 
 
 class Seat:
-    """One seat of a match, acting with its token. Remembers the version of its last view,
-    so ``act(action)`` sends the action for the view it was chosen from."""
+    """One seat of a match, played as a conforming client (fairness-v2.md §3a).
 
-    def __init__(self, client: Client, match_id: str, seat: int, token: str) -> None:
+    It keeps what a player keeps: ``client_seed``, ``nonce``, ``lock`` (and ``log_index``),
+    ``receipts`` and ``requests`` (every request it sent, with its receipt); ``save(path)``
+    and ``save_receipts(path)`` write them (``receipts_file=`` rewrites that file at every
+    receipt). ``record`` is the signed commit record (default: the match's public one) and
+    ``terms`` what the player asked for. It remembers its last view, so ``act(action)`` is
+    signed over that view's chain head at that view's version.
+    """
+
+    def __init__(self, client: Client, match_id: str, seat: int, token: str, *,
+                 record: Mapping[str, Any] | None = None, terms: Terms | None = None,
+                 receipts_file: str | Path | None = None) -> None:
         self.client = client
         self.match_id = match_id
         self.seat = seat
         self.token = token
         self.version: int | None = None
+        self.view: StateOut | None = None
+        self._record = dict(record) if record is not None else None
+        self.proto = SeatProtocol(match_id, seat, terms=terms)
+        if receipts_file is not None:
+            self.proto.receipts_path = Path(receipts_file)
+
+    # what the player keeps
+    @property
+    def client_seed(self) -> str | None:
+        return self.proto.client_seed
+
+    @property
+    def nonce(self) -> str | None:
+        return self.proto.nonce
+
+    @property
+    def lock(self) -> dict[str, Any] | None:
+        return self.proto.lock
+
+    @property
+    def log_index(self) -> int | None:
+        return self.proto.log_index
+
+    @property
+    def key(self) -> str | None:
+        """The seat's Ed25519 public key (base64), once committed."""
+        return self.proto.key.public_b64 if self.proto.key is not None else None
+
+    @property
+    def receipts(self) -> list[dict[str, Any]]:
+        return self.proto.receipts
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        return self.proto.requests
+
+    def save_receipts(self, path: str | Path) -> Path:
+        return self.proto.save_receipts(path)
+
+    def save(self, path: str | Path) -> Path:
+        return self.proto.save(path)
+
+    def _path(self, tail: str) -> str:
+        return f"/v1/matches/{self.match_id}{tail}"
 
     def _call(self, method: str, path: str, body: Any = None) -> Any:
-        return self.client.request(method, f"/v1/matches/{self.match_id}{path}",
-                                   token=self.token, json_body=body)
+        return self.client.request(method, self._path(path), token=self.token, json_body=body)
 
-    def send_seed(self, client_seed: str | None = None) -> SeatedOut:
-        """Give this seat's client seed (default: 16 fresh random bytes in hex)."""
-        seed = client_seed if client_seed is not None else secrets.token_hex(16)
-        return SeatedOut.model_validate(
-            self._call("POST", f"/seats/{self.seat}/seed", {"client_seed": seed}))
+    def _send(self, path: str, body: Any) -> tuple[Any, int, dict[str, Any]]:
+        entry = self.proto.sent("POST", self._path(path), body)
+        answer, resent = self.client.send("POST", self._path(path), body, token=self.token,
+                                          entry=entry)
+        return answer, resent, entry
 
-    def start(self) -> SeatedOut:
-        """Start now: the server draws the seeds not yet given."""
-        return SeatedOut.model_validate(self._call("POST", "/start"))
+    # -- seating ---------------------------------------------------------------------------------
+    def commit(self, client_seed: str | None = None) -> SeatingOut | None:
+        """Check the signed commit record against what the player asked for, make this
+        seat's seed (unless given), nonce, roll-chain secret and key, and commit (§2).
 
+        Returns the seat's view with its receipt; None when a resent commit met 409 (the first
+        may have landed: the lock check settles it).
+        """
+        record = self._record if self._record is not None else self.client.match(
+            self.match_id).record
+        self.proto.accept_record(record, self.client.trusted())
+        body = self.proto.commit_body(client_seed)
+        try:
+            answer, resent, entry = self._send(f"/seats/{self.seat}/commit", body)
+        except ApiError as exc:
+            if self.proto.requests[-1].get("attempts", 1) > 1:
+                return None
+            self.proto.commit_refused = f"{exc.code}: {exc.message}"
+            raise
+        self.proto.take_receipt(answer, self.client.trusted(), entry=entry, seq=-1)
+        return SeatingOut.model_validate(answer)
+
+    def check_lock(self, wait: float = 0.0, poll: float = 0.25) -> dict[str, Any]:
+        """Fetch the lock (waiting up to ``wait`` seconds for the other seats' commits) and
+        its inclusion proof, and check them (§3a.4); :class:`NotOurMatch` if anything fails."""
+        self.proto.may_check_lock()
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                raw = self.client.request("GET", self._path("/lock"))
+                break
+            except ApiError as exc:
+                if exc.code != "not_locked" or time.monotonic() >= deadline:
+                    raise
+                time.sleep(poll)
+        lock_out = LockOut.model_validate(raw)
+        proof = self.client.log_proof(lock_out.log_index)
+        lock = self.proto.check_lock(raw.get("lock"), raw.get("log_index"), proof,
+                                     self.client.trusted())
+        self.proto.take_receipt(raw, self.client.trusted(), seq=-1)
+        return lock
+
+    def reveal(self, wait: float = 0.0) -> SeatingOut:
+        """Check the lock, then reveal this seat's seed and nonce (§3)."""
+        if self.proto.lock is None:
+            self.check_lock(wait)
+        answer, _, entry = self._send(f"/seats/{self.seat}/reveal", self.proto.reveal_body())
+        self.proto.revealed = True
+        self.proto.take_receipt(answer, self.client.trusted(), entry=entry, seq=-1)
+        return SeatingOut.model_validate(answer)
+
+    # -- playing ---------------------------------------------------------------------------------
     def state(self) -> StateOut:
-        """This seat's view (its own hand, whose turn, ``legal_actions``, ``version``)."""
+        """This seat's view (its own hand, whose turn, ``legal_actions``, ``version``,
+        ``chain``)."""
         view = STATE.validate_python(self._call("GET", "/state"))
         self.version = view.version
+        self.view = view
         return view
+
+    def _action_body(self, action: Mapping[str, Any], view: StateOut,
+                     version: int) -> dict[str, Any]:
+        return self.proto.action_body(
+            action, version=version, chain=view.chain, view_lock=view.lock, turn=view.turn,
+            legal=view.legal_actions, fresh_roll=getattr(view, "fresh_roll", None),
+            values_used=getattr(view, "values_used", None))
 
     def act(self, action: Mapping[str, Any], *, version: int | None = None,
             retry_stale: bool = False) -> ActionOut:
-        """Send one action, at ``version`` (default: the version of this seat's last view).
+        """Send one action chosen from this seat's last view (default: read it now), signed
+        over its chain head, with this seat's roll-chain value added when one is owed.
 
-        409 ``stale_version`` raises :class:`StaleVersion` unless ``retry_stale``: then the
-        view is read again and, if the action is still legal there, sent once more.
+        409 ``stale_version``/``stale_chain`` raises :class:`StaleVersion` / :class:`ApiError`
+        unless ``retry_stale``: then the view is read again and, if the action is still legal
+        there, sent once more over the new head.
         """
-        if version is None:
-            version = self.version if self.version is not None else self.state().version
-        body = {"action": dict(action), "version": version}
+        view = self.view if self.view is not None and self.view.version == (
+            version if version is not None else self.view.version) else self.state()
+        body = self._action_body(action, view, view.version if version is None else version)
         try:
-            out = ActionOut.model_validate(self._call("POST", "/actions", body))
-        except StaleVersion:
-            if not retry_stale:
+            return self._post_action(body)
+        except ApiError as exc:
+            if not retry_stale or exc.code not in ("stale_version", "stale_chain"):
                 raise
             view = self.state()
             if dict(action) not in view.legal_actions:
                 raise
-            out = ActionOut.model_validate(
-                self._call("POST", "/actions", {"action": dict(action),
-                                                "version": view.version}))
+            return self._post_action(self._action_body(action, view, view.version))
+
+    def _post_action(self, body: dict[str, Any]) -> ActionOut:
+        try:
+            answer, _, entry = self._send("/actions", body)
+        except ApiError as exc:
+            entry = self.proto.requests[-1]
+            if exc.status == 409 and entry.get("attempts", 1) > 1 and body.get("sig"):
+                found = self._accepted_earlier(body["sig"])
+                if found is not None:
+                    return found
+            raise
+        out = ActionOut.model_validate(answer)
+        self.proto.take_receipt(answer, self.client.trusted(), entry=entry,
+                                chain=out.state.chain)
         self.version = out.state.version
+        self.view = out.state
         return out
 
+    def _accepted_earlier(self, sig: str) -> ActionOut | None:
+        """After a resend met 409: the first copy may have been accepted (its answer lost).
+        The public log tells: an action event of this seat with this signature."""
+        for ev in self.client.events(self.match_id).events:
+            if ev.get("type") == "action" and ev.get("seat") == self.seat \
+                    and ev.get("sig") == sig:
+                view = self.state()
+                return ActionOut.model_validate({
+                    "match_id": self.match_id, "seat": self.seat, "version": view.version,
+                    "status": view.status, "first_seq": ev["seq"],
+                    "state": view.model_dump(mode="json"), "chain": view.chain})
+        return None
+
     def resign(self) -> ResignOut:
-        return ResignOut.model_validate(self._call("POST", "/resign"))
+        """Resign, signed over the current chain head (v2)."""
+        view = self.state()
+        body = self.proto.resign_body(chain=view.chain, view_lock=view.lock)
+        answer, _, entry = self._send("/resign", body)
+        out = ResignOut.model_validate(answer)
+        self.proto.take_receipt(answer, self.client.trusted(), entry=entry,
+                                chain=answer.get("chain"))
+        return out
+
+    def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """After the match: the transcript's lock is byte-identical to the one this seat
+        revealed against, and every receipt agrees with its chain (§3a.5);
+        :class:`TranscriptMismatch` otherwise. Returns the transcript."""
+        got = dict(doc) if doc is not None else self.client.transcript(self.match_id)
+        self.proto.check_transcript(got)
+        return got
 
     def events(self, after: int = -1, timeout: float = 60) -> Iterator[dict[str, Any]]:
         """The match's public events as server-sent events, until the match ends."""
@@ -249,20 +512,51 @@ class Seat:
 
 
 class RngSession:
-    """A plain provably fair dice/shuffle session."""
+    """A plain provably fair dice/shuffle session (fairness-v2.md §3: the seed goes only
+    after the signed commit record is held; the lock is then checked like a seat's)."""
 
     def __init__(self, client: Client, created: RngCreatedOut) -> None:
         self.client = client
         self.created = created
         self.session_id = created.session_id
         self.token = created.token
+        self.proto = SeatProtocol(self.session_id, 0, keyed=False)
+
+    @property
+    def client_seed(self) -> str | None:
+        return self.proto.client_seed
+
+    @property
+    def nonce(self) -> str | None:
+        return self.proto.nonce
+
+    @property
+    def lock(self) -> dict[str, Any] | None:
+        return self.proto.lock
+
+    @property
+    def receipts(self) -> list[dict[str, Any]]:
+        return self.proto.receipts
 
     def _call(self, method: str, path: str, body: Any = None) -> Any:
         return self.client.request(method, f"/v1/rng/{self.session_id}{path}",
                                    token=self.token, json_body=body)
 
-    def send_seed(self, client_seed: str) -> SeatedOut:
-        return SeatedOut.model_validate(self._call("POST", "/seed", {"client_seed": client_seed}))
+    def send_seed(self, client_seed: str | None = None) -> RngSeededOut:
+        """Check the commit record, then send the seed (default: a fresh one) and a fresh
+        nonce; the answer's lock is checked, with its inclusion in the log."""
+        self.proto.accept_record(self.created.record, self.client.trusted())
+        self.proto.commit_body(client_seed)
+        path = f"/v1/rng/{self.session_id}/seed"
+        body = {"client_seed": self.proto.client_seed, "nonce": self.proto.nonce}
+        entry = self.proto.sent("POST", path, body)
+        answer, _ = self.client.send("POST", path, body, token=self.token, entry=entry)
+        out = RngSeededOut.model_validate(answer)
+        self.proto.check_lock(answer["lock"], answer["log_index"],
+                              self.client.log_proof(out.log_index), self.client.trusted())
+        self.proto.revealed = True
+        self.proto.take_receipt(answer, self.client.trusted(), entry=entry, seq=-1)
+        return out
 
     def dice(self, count: int = 1, sides: int = 6) -> DrawOut:
         return self.draw({"kind": "dice", "count": count, "sides": sides})
@@ -274,15 +568,27 @@ class RngSession:
         return self.draw({"kind": "shuffle", "n": n})
 
     def draw(self, body: Mapping[str, Any]) -> DrawOut:
-        return DrawOut.model_validate(self._call("POST", "/draws", dict(body)))
+        """One draw (not resent on failure: a second copy would be a second draw); its
+        receipt is checked and kept."""
+        answer = self._call("POST", "/draws", dict(body))
+        self.proto.take_receipt(answer, self.client.trusted())
+        return DrawOut.model_validate(answer)
 
     def close(self) -> RngClosedOut:
-        """Close: the server seed is revealed and the signed transcript returned."""
-        return RngClosedOut.model_validate(self._call("POST", "/close"))
+        """Close: the server seed is revealed and the signed transcript returned (with a
+        receipt, kept)."""
+        answer = self._call("POST", "/close")
+        self.proto.take_receipt(answer, self.client.trusted())
+        return RngClosedOut.model_validate(answer)
 
     def transcript(self) -> dict[str, Any]:
         doc: dict[str, Any] = self._call("GET", "/transcript")
         return doc
 
+    def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        got = dict(doc) if doc is not None else self.transcript()
+        self.proto.check_transcript(got)
+        return got
 
-__all__ = ["ApiError", "Client", "Match", "RngSession", "Seat", "StaleVersion"]
+
+__all__ = ["ApiError", "Client", "Match", "RngSession", "Seat", "StaleVersion", "Unanswered"]

@@ -33,3 +33,25 @@ def raise_for(resp: httpx.Response) -> None:
         message = str(body["error"].get("message", message))
     cls = StaleVersion if code == "stale_version" else ApiError
     raise cls(resp.status_code, code, message)
+
+
+class ClientError(Exception):
+    """The client refused to go on: what the server sent fails a check of fairness-v2.md §3a
+    (or the player asked for something a conforming client does not do)."""
+
+
+class NotOurMatch(ClientError):
+    """The lock (or the commit record) is not what this seat agreed to: the seat does not
+    reveal, and the match is not its own (fairness-v2.md §3a.4)."""
+
+    def __init__(self, match_id: str, seat: int, reason: str) -> None:
+        super().__init__(f"match {match_id} is not this seat's own (seat {seat}): {reason}; "
+                         f"the seat did not reveal")
+        self.match_id = match_id
+        self.seat = seat
+        self.reason = reason
+
+
+class TranscriptMismatch(ClientError):
+    """The transcript disagrees with what this seat holds: the lock it revealed against or a
+    signed receipt. Keep the lock and the receipts: they are signed evidence."""

@@ -58,7 +58,19 @@ class _Act(Strict):
 class Roll(_Act):
     type: Literal["roll"]
     entropy: StrictStr | None = Field(
-        default=None, description="live entropy mixed into the roll's label (ruleset live_entropy)")
+        default=None, description="qahwa-fair/1: live entropy mixed into the roll's label "
+                                  "(ruleset live_entropy)")
+    value: StrictStr | None = Field(
+        default=None, description="qahwa-fair/2 fresh rolls: the roller's next roll-chain "
+                                  "value (64 hex)")
+
+
+class RollValue(_Act):
+    type: Literal["roll_value"]
+    value: StrictStr | None = Field(
+        default=None, description="qahwa-fair/2 fresh rolls: this seat's next roll-chain "
+                                  "value (64 hex); legal_actions list it without (the client "
+                                  "adds it)")
 
 
 class Double(_Act):
@@ -135,7 +147,9 @@ class Trump(_Act):
 
 class Cut(_Act):
     type: Literal["cut"]
-    k: StrictInt = Field(description="cut the deck after k cards (1-51)")
+    k: StrictInt | None = Field(
+        default=None, description="qahwa-fair/1: cut the deck after k cards (1-51); "
+                                  "qahwa-fair/2 draws k, so none is sent")
 
 
 class Tap(_Act):
@@ -154,7 +168,8 @@ class Discard(_Act):
 
 
 _TYPE = Field(discriminator="type")
-TawlaAction = Annotated[Roll | Double | Take | Drop | Move | ResignOffer | Accept | Reject, _TYPE]
+TawlaAction = Annotated[Roll | RollValue | Double | Take | Drop | Move | ResignOffer | Accept
+                        | Reject, _TYPE]
 IraqiDominoAction = Annotated[PlayTile | DrawTile | Pass, _TYPE]
 MexicanTrainAction = Annotated[PlayTrainTile | DrawTile | Pass, _TYPE]
 QahveAction = Annotated[BidTricks | PlayCard, _TYPE]
@@ -184,7 +199,10 @@ Status = Literal["seating", "playing", "finished"]
 class PublicSeat(Wire):
     seat: int
     name: str
-    has_seed: bool
+    has_seed: bool = Field(description="v1: gave its seed; v2: revealed")
+    house: bool | None = Field(default=None, description="v2: a seat the operator plays")
+    committed: bool | None = Field(default=None, description="v2: sent its commitment")
+    revealed: bool | None = Field(default=None, description="v2: revealed seed and nonce")
     client_seed: str | None = Field(default=None, description="shown once the match started")
     seed_source: Literal["player", "server"] | None = None
 
@@ -196,6 +214,10 @@ class _View(Wire):
     turn: int | None = Field(description="the seat to act, or null")
     legal_actions: list[dict[str, Any]] = Field(
         description="every action this seat may send now, exactly as it would be sent")
+    chain: str | None = Field(default=None, description="v2: the head of the event chain "
+                              "(hex); a keyed seat signs its next event over it as prev")
+    lock: dict[str, Any] | None = Field(default=None,
+                                        description="v2: the signed lock record, once locked")
 
 
 class SeatingView(_View):
@@ -224,6 +246,12 @@ class TawlaView(_GameView):
     may_double: bool
     on_roll: int | None = None
     pips: list[int] | None = None
+    fresh_roll: dict[str, Any] | None = Field(
+        default=None, description='v2 fresh rolls: {"label", "owes": [seat, …]} for the roll '
+                                  'now pending, null if none')
+    values_used: list[int] | None = Field(
+        default=None, description="v2 fresh rolls: how many roll-chain values each seat has "
+                                  "sent (a seat's next value is its values_used-th)")
 
 
 class MahbusaView(TawlaView):
@@ -306,6 +334,9 @@ StateOut = SeatingView | GameView
 # -- requests -----------------------------------------------------------------------------------
 class SeatIn(Strict):
     name: str = Field(min_length=1, max_length=64, description="the player's display name")
+    house: StrictBool = Field(default=False,
+                              description="a seat the operator's own software plays "
+                                          "(shown in the commit record and the lock)")
 
     @field_validator("name")
     @classmethod
@@ -351,17 +382,51 @@ class _SchemaOf:
         return schema
 
 
+HEX32 = "64 lowercase hex characters"
+SIG = ("qahwa-fair/2, keyed seats: base64 Ed25519 signature of canonical({\"match_id\", "
+       "\"prev\": the chain head, \"event\": the event without seq and sig}) (fairness-v2 §7)")
+PREV = "the chain head the request was made at; another head is 409 stale_chain"
+
+
 class ActionIn(Strict):
     action: Annotated[dict[str, Any], _SchemaOf(AnyAction)] = Field(
         description="one of the seat's legal_actions, exactly as listed")
     version: StrictInt = Field(ge=0, le=2**31 - 1,
                                description="the version of the view the action was chosen from")
+    sig: StrictStr | None = Field(default=None, max_length=200, description=SIG)
+    prev: StrictStr | None = Field(default=None, max_length=64, description=PREV)
+
+
+class ResignIn(Strict):
+    sig: StrictStr | None = Field(default=None, max_length=200, description=SIG)
+    prev: StrictStr | None = Field(default=None, max_length=64, description=PREV)
+
+
+class CommitIn(Strict):
+    seed_commitment: StrictStr = Field(
+        max_length=64, description="SHA-256 of the seat's seed and nonce (fairness-v2 §2), "
+                                   + HEX32)
+    key: StrictStr | None = Field(default=None, max_length=64,
+                                  description="the seat's Ed25519 public key (base64), or null")
+    roll_chain: StrictStr | None = Field(
+        default=None, max_length=64,
+        description="the tip c[0] of the seat's roll chain where fresh rolls are on (else "
+                    "null), " + HEX32)
+
+
+class RevealIn(Strict):
+    client_seed: StrictStr = Field(max_length=600, description="the committed client seed")
+    nonce: StrictStr = Field(max_length=64, description="the committed nonce, " + HEX32)
 
 
 class RngCreateIn(Strict):
-    client_seed: StrictStr | None = Field(
-        default=None,
-        description=CLIENT_SEED + "; omitted: give it later with /seed, or the server draws one")
+    """Empty: the seed comes after the signed commit record (``/seed``); a ``client_seed``
+    here is 422."""
+
+
+class RngSeedIn(Strict):
+    client_seed: StrictStr = Field(description=CLIENT_SEED)
+    nonce: StrictStr = Field(max_length=64, description="32 random bytes, " + HEX32)
 
 
 class DrawIn(Strict):
@@ -411,8 +476,60 @@ class CommitmentOut(CommitmentRecord):
     record: dict[str, Any] = Field(description="the signed commitment record, exactly as logged")
 
 
-class MatchCreatedOut(CommitmentOut):
-    seats: list[SeatOut]
+class CreatedSeat(SeatOut):
+    house: bool = False
+
+
+class MatchCreatedOut(Wire):
+    match_id: str
+    protocol: str
+    game: str
+    ruleset: str = Field(description="the canonical ruleset string (every rule listed)")
+    commitment: str = Field(description="hex SHA-256 of the server seed")
+    created_at: str
+    status: Status
+    version: int
+    seats: list[CreatedSeat]
+    record: dict[str, Any] = Field(description="the signed commit record (fairness-v2 §1)")
+
+
+class Receipt(Wire):
+    type: Literal["receipt"]
+    protocol: str
+    match_id: str
+    seq: int
+    chain: str
+    signature: Signature
+
+
+class SeatingOut(Wire):
+    """The seat's view after a commit or a reveal, with the receipt."""
+
+    match_id: str
+    seat: int
+    status: Status
+    version: int
+    chain: str | None = Field(description="the chain head (null before the lock)")
+    lock: dict[str, Any] | None = Field(description="the signed lock, once every seat committed")
+    receipt: Receipt | None = Field(
+        description="for chain[-1] (seq -1); null for a commit that did not complete the lock")
+
+
+class LockOut(Wire):
+    match_id: str
+    lock: dict[str, Any] = Field(description="the signed lock record (fairness-v2 §3)")
+    log_index: int = Field(description="its index in the log")
+    receipt: Receipt = Field(description="a receipt for chain[-1]")
+
+
+class RngSeededOut(Wire):
+    session_id: str
+    status: Status
+    version: int
+    chain: str
+    lock: dict[str, Any]
+    log_index: int
+    receipt: Receipt
 
 
 class SeatedOut(Wire):
@@ -429,6 +546,9 @@ class ActionOut(Wire):
     status: Status
     first_seq: int = Field(description="seq of the action's event in the log")
     state: StateOut = Field(description="the seat's view after the action")
+    chain: str | None = Field(default=None, description="v2: the chain head after the action")
+    receipt: Receipt | None = Field(
+        default=None, description="v2: the server-signed receipt for the head after the action")
 
 
 class ResignOut(Wire):
@@ -436,6 +556,7 @@ class ResignOut(Wire):
     status: Status
     version: int
     result: dict[str, Any]
+    receipt: Receipt | None = None
 
 
 class MatchOut(Wire):
@@ -449,7 +570,8 @@ class MatchOut(Wire):
     created_at: str
     started_at: str | None
     ended_at: str | None
-    log_index: int
+    log_index: int | None = Field(description="v1: the commitment's log index; v2: the "
+                                              "lock's (null before the lock)")
     record: dict[str, Any]
     result: dict[str, Any] | None
     public_state: dict[str, Any] | None = Field(
@@ -473,24 +595,33 @@ class TranscriptSeat(Wire):
 
 
 class TranscriptOut(Wire):
+    """fairness-v1.md §6 or fairness-v2.md §9 (``protocol`` tells which)."""
+
     protocol: str
     match_id: str
     game: str
     ruleset: str
     commitment: str
     server_seed: str
-    seats: list[TranscriptSeat]
+    seats: list[dict[str, Any]]
     events: list[dict[str, Any]]
     result: dict[str, Any] | None
     created_at: str
     ended_at: str | None
-    log_index: int
     signature: Signature
 
 
-class RngCreatedOut(CommitmentOut):
+class RngCreatedOut(Wire):
     session_id: str
+    protocol: str
+    commitment: str = Field(description="hex SHA-256 of the server seed")
+    created_at: str
+    status: Status
+    version: int
+    record: dict[str, Any] = Field(description="the signed commit record (fairness-v2 §1)")
     token: str = Field(description="the session's secret bearer token, shown only here")
+
+
 
 
 class DrawOut(Wire):

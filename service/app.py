@@ -19,7 +19,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from fairness import SecretBox
+from fairness import DuplicateKeyError, SecretBox, loads_strict
 
 from . import docs_ui, keys, migrate, operations
 from .db import Database
@@ -50,15 +50,15 @@ def json_body_problem(body: bytes) -> str | None:
     """Why a JSON body cannot be parsed as the API's JSON before JSON parsing, or None.
 
     Not UTF-8, or arrays/objects nested deeper than :data:`MAX_JSON_DEPTH` (which would
-    otherwise reach Python's recursion limit). The depth scan runs only when the body has
-    enough brackets to be that deep.
+    otherwise reach Python's recursion limit), or an object that repeats a key. The depth
+    scan runs only when the body has enough brackets to be that deep.
     """
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         return f"the request body is not UTF-8 (byte {exc.start})"
     if body.count(b"[") + body.count(b"{") <= MAX_JSON_DEPTH:
-        return None
+        return _duplicate_key(text)
     depth = 0
     in_string = escaped = False
     for ch in text:
@@ -77,6 +77,18 @@ def json_body_problem(body: bytes) -> str | None:
                 return f"the request body nests arrays/objects deeper than {MAX_JSON_DEPTH}"
         elif ch in "]}":
             depth -= 1
+    return _duplicate_key(text)
+
+
+def _duplicate_key(text: str) -> str | None:
+    """fairness-v2.md §1: an object that repeats a key is refused on input (other JSON errors
+    are left to the framework's parser, which reports them)."""
+    try:
+        loads_strict(text)
+    except DuplicateKeyError as exc:
+        return f"the request body is not accepted: {exc}"
+    except ValueError:
+        return None
     return None
 
 
@@ -206,12 +218,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         stop = threading.Event()
 
         def sweeper() -> None:
-            while not stop.wait(settings.sweep_interval_seconds):
+            # the first sweep at once: it extends the turn deadlines that passed while
+            # nothing was serving (fairness-v2.md §7) and starts this process's heartbeat
+            while True:
                 try:
                     app.state.metrics.swept_run(service.sweep())
                 except Exception:  # keep sweeping; the error is logged without details
                     app.state.metrics.swept_run(None)
-                    log.exception("abandonment sweep failed")
+                    log.exception("deadline sweep failed")
+                if stop.wait(settings.sweep_interval_seconds):
+                    return
 
         thread = threading.Thread(target=sweeper, name="qahwa-sweep", daemon=True)
         thread.start()

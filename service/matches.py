@@ -1,37 +1,60 @@
-"""The match service: creation, seating, actions, ends, views, events and transcripts.
+"""The match service: creation, commits, the lock, reveals, actions, ends, views, events and
+transcripts.
 
 It knows no HTTP: it raises :mod:`service.errors` and the routes stay thin. State lives in
 the database (the event log is the truth); :mod:`service.store` owns the transactions and
 the engine cache. Every method takes the match id first and the rest by keyword.
+
+New matches and sessions are qahwa-fair/2 (fairness-v2.md): commit → lock (signed, logged)
+→ reveal → play, every event chained, receipts for every accepted seat request, seat
+signatures for keyed seats, and the ends of §7 (``no_reveal``, ``timeout``, ``resigned``,
+``expired``). Matches made before (qahwa-fair/1 rows) keep their v1 flow: ``/seed``,
+``/start``, the idle timeout that ends them ``abandoned``.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import json
 import secrets
-import time
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sqlalchemy import select
+from sqlalchemy import and_, or_, select, update
 from sqlmodel import Session
 
 from fairness import (
-    PROTOCOL,
+    PROTOCOL_V2,
+    ClientSeedError,
     SecretBox,
+    SeedError,
+    SignatureError,
     Signer,
+    canonical_json,
     canonical_ruleset,
+    chain_start,
+    check_canonical_value,
     check_client_seed,
-    commitment,
-    new_server_seed,
+    commitment_v2,
+    load_public_key,
+    new_server_seed_v2,
+    parse_hex,
+    parse_nonce,
+    seat_sig_message,
+    seed_commitment,
+    verify_bytes,
 )
 from games import engine_class
-from games.transcript import build_transcript
+from games.ends import no_reveal_result
+from games.transcript import build_transcript, build_transcript_v2
 
 from . import translog
 from .db import Database
 from .errors import Conflict, Forbidden, Invalid, NotFound, user_errors
-from .models import Match, Seat, ServerSeed
+from .models import Heartbeat, Match, Seat, ServerSeed
 from .settings import Settings
 from .store import (
     FINISHED,
@@ -44,16 +67,51 @@ from .store import (
     Tx,
     dumps,
     hash_token,
+    iso_of,
     now_iso,
 )
 
 T = TypeVar("T")
 
-__all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "PLAYING", "SEATING", "MatchService"]
+__all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "NOT_LOCKED", "PLAYING", "SEATING",
+           "MatchService"]
+
+#: The result of a v2 match that never locked: nothing was committed to, nothing is revealed
+#: and nothing is logged (fairness-v2.md §3).
+NOT_LOCKED: dict[str, Any] = {"status": "finished", "reason": "not_locked", "forfeited": [],
+                              "winners": []}
+REVEAL_SECONDS, MAX_SECONDS, TURN_SECONDS = 120, 86_400, 300  # v2 ruleset defaults (§3, §7)
+_MATCHES = Match.__table__  # type: ignore[attr-defined]
 
 
-class _Idle(Exception):
-    """Raised inside a transaction that found its match idle past the timeout."""
+class _Due(Exception):
+    """Raised inside a transaction that found its match past a deadline."""
+
+
+def _parse_key(key: str | None) -> str | None:
+    """A seat key: standard base64 (with padding) of a 32-byte Ed25519 public key."""
+    if key is None:
+        return None
+    try:
+        raw = base64.b64decode(key.encode("ascii"), validate=True)
+    except (binascii.Error, UnicodeEncodeError, ValueError):
+        raise Invalid("key must be standard base64 of a 32-byte Ed25519 public key",
+                      "bad_key") from None
+    if len(raw) != 32 or base64.b64encode(raw).decode("ascii") != key:
+        raise Invalid("key must be standard base64 (with padding) of a 32-byte Ed25519 "
+                      "public key", "bad_key")
+    try:
+        load_public_key(key)
+    except Exception:
+        raise Invalid("key is not an Ed25519 public key", "bad_key") from None
+    return key
+
+
+def _hex32(value: str | None, what: str, code: str) -> str:
+    try:
+        return parse_hex(value, 32, what).hex()
+    except SeedError as exc:
+        raise Invalid(str(exc), code) from None
 
 
 class MatchService:
@@ -62,141 +120,388 @@ class MatchService:
         self.settings = settings
         self.signer = signer
         self.store = Store(db, box)
+        #: when this process last swept (its heartbeat); None before its first sweep
+        self.last_beat: float | None = None
+        self._locks: OrderedDict[str, dict[str, Any]] = OrderedDict()  # parsed lock records
 
-    # -- idle matches ----------------------------------------------------------------------
-    def _is_idle(self, m: Match | MatchRow) -> bool:
-        return (m.status in (SEATING, PLAYING)
-                and time.time() - m.last_activity > self.settings.idle_timeout_seconds)
+    @property
+    def outage_seconds(self) -> float:
+        """A gap between heartbeats longer than this means nothing was serving (§7)."""
+        return 3 * self.settings.sweep_interval_seconds
 
-    def _check_idle(self, m: MatchRow) -> None:
-        if self._is_idle(m):
-            raise _Idle()
+    # -- deadlines -------------------------------------------------------------------------
+    def _due(self, m: Match | MatchRow) -> str | None:
+        """Why the match must end now (``abandoned`` for v1; §3/§7 reasons for v2), or None."""
+        if m.status not in (SEATING, PLAYING):
+            return None
+        now = self.store.clock()
+        idle = now - m.last_activity > self.settings.idle_timeout_seconds
+        if m.protocol != PROTOCOL_V2:
+            return "abandoned" if idle else None
+        if m.status == SEATING:
+            if m.lock is None:
+                return "not_locked" if idle else None
+            assert m.reveal_by is not None
+            return "no_reveal" if now > m.reveal_by else None
+        if m.end_by is not None and now >= m.end_by:
+            return "expired"
+        if m.deadline is not None and now > m.deadline and self._serving(now):
+            return "timeout"
+        return None
 
-    def _idle_first(self, match_id: str, *, kind: str, f: Callable[[], T]) -> T:
-        """Run ``f``; if it met an idle match, end that match as abandoned and run it again."""
+    def _serving(self, now: float) -> bool:
+        """A turn deadline ends a match lazily only while this process's heartbeat is fresh;
+        after an outage the sweep first extends the deadlines that passed meanwhile."""
+        return self.last_beat is not None and now - self.last_beat <= self.outage_seconds
+
+    def _check_due(self, m: MatchRow) -> None:
+        if self._due(m) is not None:
+            raise _Due()
+
+    def _due_first(self, match_id: str, *, kind: str, f: Callable[[], T]) -> T:
+        """Run ``f``; if it met a match past a deadline, end that match and run it again."""
         try:
             return f()
-        except _Idle:
-            self.expire_if_idle(match_id, kind=kind)
+        except _Due:
+            self.end_if_due(match_id, kind=kind)
             return f()
 
     def write(self, match_id: str, *, kind: str, fn: Callable[[Tx], T]) -> T:
         def run() -> T:
             with self.store.write(match_id, kind=kind) as tx:
-                self._check_idle(tx.m)
+                self._check_due(tx.m)
                 return fn(tx)
-        return self._idle_first(match_id, kind=kind, f=run)
+        return self._due_first(match_id, kind=kind, f=run)
 
     def _read(self, match_id: str, *, kind: str, fn: Callable[[Tx], T]) -> T:
         def run() -> T:
             with self.store.read(match_id, kind=kind) as tx:
-                self._check_idle(tx.m)
+                self._check_due(tx.m)
                 return fn(tx)
-        return self._idle_first(match_id, kind=kind, f=run)
+        return self._due_first(match_id, kind=kind, f=run)
 
-    def expire_if_idle(self, match_id: str, *, kind: str) -> bool:
-        """End the match as abandoned if nobody acted for ``idle_timeout_seconds``.
-
-        A match still seating is first started (missing seeds drawn by the server) so its
-        transcript replays like any other.
-        """
+    def end_if_due(self, match_id: str, *, kind: str) -> bool:
+        """End the match if a deadline passed (v1: idle ``abandoned``; v2: §3 and §7)."""
         with self.db.read() as s:
             m = s.get(Match, match_id)
-            if m is None or m.kind != kind or not self._is_idle(m):
+            if m is None or m.kind != kind or self._due(m) is None:
                 return False
         with self.store.write(match_id, kind=kind) as tx:
-            if not self._is_idle(tx.m):
+            reason = self._due(tx.m)
+            if reason is None:
                 return False
-            engine = tx.start() if tx.m.status == SEATING else tx.changing()
-            if engine.outcome is None:
-                engine.end_match("abandoned")
-                tx.append([{"type": "end", "reason": "abandoned"}])
-                tx.finish()
+            self._end_due(tx, reason)
             tx.m.version += 1
             return True
 
+    def _end_due(self, tx: Tx, reason: str) -> None:
+        m = tx.m
+        if reason == "abandoned":  # qahwa-fair/1 only
+            engine = tx.start() if m.status == SEATING else tx.changing()
+            if engine.outcome is None:
+                tx.append(_as_list(engine.end_match("abandoned", [])))
+                tx.finish()
+        elif reason == "not_locked":
+            tx.finish(NOT_LOCKED)
+        elif reason == "no_reveal":
+            seats = tx.seats()
+            missing = [st.seat for st in seats if not st.revealed]
+            cls = engine_class(m.game)
+            with user_errors():
+                parsed = cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL_V2)
+            result = no_reveal_result(cls, parsed, missing)
+            tx.append([{"type": "end", "reason": "no_reveal", "seats": missing}])
+            self._finish(tx, result)
+        elif reason == "expired":
+            engine = tx.changing()
+            tx.append(_as_list(engine.end_match("expired", [])))
+            self._finish(tx)
+        elif reason == "timeout":
+            engine = tx.changing()
+            seat = m.owes if m.owes is not None else engine.turn
+            assert seat is not None
+            tx.append(_as_list(engine.end_match("timeout", [seat])))
+            self._finish(tx)
+        else:  # pragma: no cover - _due returns only the reasons above
+            raise AssertionError(reason)
+
+    def resume(self, now: float | None = None) -> int:
+        """The heartbeat: if nothing served since the last one for longer than
+        :attr:`outage_seconds`, every turn deadline that passed meanwhile is extended to
+        ``now + turn_seconds`` (fairness-v2.md §7). Returns how many were extended."""
+        now = self.store.clock() if now is None else now
+        extended = 0
+        with self.db.write() as s:
+            self.db.lock_table(s, "service_heartbeat")
+            beat = s.get(Heartbeat, 1)
+            if beat is not None and now - beat.at > self.outage_seconds:
+                rows = s.execute(
+                    select(_MATCHES.c.id, _MATCHES.c.ruleset).where(
+                        _MATCHES.c.protocol == PROTOCOL_V2, _MATCHES.c.status == PLAYING,
+                        _MATCHES.c.deadline > beat.at, _MATCHES.c.deadline <= now)).all()
+                for mid, ruleset in rows:
+                    turn = int(json.loads(ruleset).get("turn_seconds", TURN_SECONDS))
+                    s.execute(update(_MATCHES).where(_MATCHES.c.id == mid)
+                              .values(deadline=now + turn))
+                    self.store.cache.discard(mid)
+                    extended += 1
+            if beat is None:
+                s.add(Heartbeat(id=1, at=now))
+            else:
+                beat.at = max(beat.at, now)
+                s.add(beat)
+        self.last_beat = now
+        return extended
+
     def sweep(self) -> int:
-        """End every idle match (the periodic sweep); returns how many ended."""
-        cutoff = time.time() - self.settings.idle_timeout_seconds
+        """The periodic sweep: the heartbeat, then end every match past a deadline; returns
+        how many ended."""
+        now = self.store.clock()
+        self.resume(now)
+        cutoff = now - self.settings.idle_timeout_seconds
+        v2 = _MATCHES.c.protocol == PROTOCOL_V2
         with self.db.read() as s:
             rows = s.execute(
-                select(Match.id, Match.kind).where(  # type: ignore[call-overload]
-                    Match.status.in_([SEATING, PLAYING]),  # type: ignore[attr-defined]
-                    Match.last_activity < cutoff,
-                )
-            ).all()
-        return sum(1 for mid, kind in rows if self.expire_if_idle(mid, kind=kind))
+                select(_MATCHES.c.id, _MATCHES.c.kind).where(
+                    _MATCHES.c.status.in_([SEATING, PLAYING]),
+                    or_(
+                        and_(~v2, _MATCHES.c.last_activity < cutoff),
+                        and_(v2, _MATCHES.c.lock.is_(None), _MATCHES.c.last_activity < cutoff),
+                        and_(v2, _MATCHES.c.status == SEATING, _MATCHES.c.reveal_by < now),
+                        and_(v2, _MATCHES.c.end_by <= now),
+                        and_(v2, _MATCHES.c.deadline < now),
+                    ))).all()
+        return sum(1 for mid, kind in rows if self.end_if_due(mid, kind=kind))
 
     # -- creation --------------------------------------------------------------------------
-    def create(self, *, kind: str, game: str, ruleset: str, names: list[str],
-               client_seed: str | None) -> tuple[dict[str, Any], list[str]]:
-        """Create a match (or rng session) and log its signed commitment."""
+    def create(self, *, kind: str, game: str, ruleset: str,
+               seats: list[tuple[str, bool]]) -> tuple[dict[str, Any], list[str]]:
+        """Create a v2 match (or rng session) and sign its commit record (not logged: the
+        lock is, fairness-v2.md §1)."""
         match_id = ("m_" if kind == KIND_MATCH else "r_") + secrets.token_hex(10)
-        seed = new_server_seed()
-        com = commitment(seed)
-        tokens = [secrets.token_urlsafe(32) for _ in names]
+        seed = new_server_seed_v2()
+        com = commitment_v2(seed)
+        tokens = [secrets.token_urlsafe(32) for _ in seats]
         at = now_iso()
-        record: dict[str, Any] = {}
+        record = self.signer.signed({
+            "type": "commit", "protocol": PROTOCOL_V2, "match_id": match_id, "game": game,
+            "ruleset": ruleset, "commitment": com,
+            "seats": [{"seat": i, "name": name, "house": house}
+                      for i, (name, house) in enumerate(seats)],
+            "created_at": at,
+        })
 
         def make(s: Session) -> MatchRow:
-            idx = translog.next_index(self.db, s)
-            record.update(self.signer.signed({
-                "type": "commitment", "protocol": PROTOCOL, "match_id": match_id,
-                "game": game, "ruleset": ruleset, "commitment": com, "created_at": at,
-                "log_index": idx,
-            }))
-            # The commitment is in the log before any client seed is accepted.
-            translog.append(s, idx, match_id, record, at, self.signer)
             return MatchRow(id=match_id, kind=kind, game=game, ruleset=ruleset, commitment=com,
-                            status=SEATING, version=0, n_seats=len(names), next_seq=0,
-                            log_index=idx, record=dumps(record), result=None, created_at=at,
-                            started_at=None, ended_at=None, last_activity=time.time())
+                            status=SEATING, version=0, n_seats=len(seats), next_seq=0,
+                            log_index=-1, record=dumps(record), result=None, created_at=at,
+                            started_at=None, ended_at=None, last_activity=self.store.clock(),
+                            protocol=PROTOCOL_V2, lock=None, lock_index=None, reveal_by=None,
+                            end_by=None, chain=None, deadline=None, owes=None,
+                            transcript_sig=None)
 
         with self.store.create(match_id, make) as tx:
             s, m = tx.s, tx.m
             s.add(ServerSeed(match_id=match_id, sealed=self.store.box.seal(seed, aad=match_id)))
-            for i, (name, tok) in enumerate(zip(names, tokens, strict=True)):
+            for i, ((name, house), tok) in enumerate(zip(seats, tokens, strict=True)):
                 s.add(Seat(match_id=match_id, seat=i, name=name, token_hash=hash_token(tok),
-                           client_seed=client_seed,
-                           seed_source="player" if client_seed else None))
+                           house=house))
             s.flush()
-            if client_seed is not None:
-                tx.start()
-                tx.touch()
             version, status = m.version, m.status
-        out = dict(record)
-        out.update({"status": status, "version": version, "record": record})
+        out = {"match_id": match_id, "protocol": PROTOCOL_V2, "game": game, "ruleset": ruleset,
+               "commitment": com, "created_at": at, "status": status, "version": version,
+               "record": record}
         return out, tokens
 
     def create_match(self, game: str, *, ruleset: dict[str, Any] | None,
-                     names: list[str] | None) -> dict[str, Any]:
+                     names: list[str] | None,
+                     house: list[bool] | None = None) -> dict[str, Any]:
         if game == "rng":
             raise Invalid("plain randomness sessions use POST /v1/rng", "unknown_game")
         with user_errors():
             cls = engine_class(game)
-            parsed = cls.parse_ruleset(ruleset or {})
+            parsed = cls.parse_ruleset(ruleset or {}, protocol=PROTOCOL_V2)
         n = cls.seat_count(parsed)
         if names is None:
             names = [f"Seat {i}" for i in range(n)]
         if len(names) != n:
             raise Invalid(f"{game} with this ruleset has {n} seats; {len(names)} given",
                           "bad_seats")
+        houses = house if house is not None else [False] * n
         out, tokens = self.create(kind=KIND_MATCH, game=game, ruleset=canonical_ruleset(parsed),
-                                  names=names, client_seed=None)
-        out["seats"] = [{"seat": i, "name": nm, "token": tok}
-                        for i, (nm, tok) in enumerate(zip(names, tokens, strict=True))]
+                                  seats=list(zip(names, houses, strict=True)))
+        out["seats"] = [{"seat": i, "name": nm, "house": h, "token": tok}
+                        for i, (nm, h, tok) in enumerate(zip(names, houses, tokens, strict=True))]
         return out
 
-    # -- seating ---------------------------------------------------------------------------
-    def give_seed(self, match_id: str, *, kind: str, seat: int, token: str | None,
-                  client_seed: str) -> dict[str, Any]:
+    # -- seating: v2 commit, lock and reveal -------------------------------------------------
+    @staticmethod
+    def _own_seat(tx: Tx, token: str | None, seat: int) -> int:
+        mine = tx.auth(token)
+        if not 0 <= seat < tx.m.n_seats:
+            raise NotFound(f"no seat {seat} in this match")
+        if mine != seat:
+            raise Forbidden(f"this token is seat {mine}'s, not seat {seat}'s")
+        return seat
+
+    @staticmethod
+    def _v2_only(m: MatchRow, what: str) -> None:
+        if not m.v2:
+            raise NotFound(f"{what} is qahwa-fair/2's; this is a qahwa-fair/1 match "
+                           "(give seeds with .../seed)")
+
+    @staticmethod
+    def _v1_only(m: MatchRow, what: str) -> None:
+        if m.v2:
+            raise NotFound(f"{what} does not exist for qahwa-fair/2 matches: seats commit, "
+                           "then reveal after the lock (docs/api.md)")
+
+    def commit(self, match_id: str, *, seat: int, token: str | None, seed_commitment: str,
+               key: str | None, roll_chain: str | None) -> dict[str, Any]:
+        """A seat's commitment (fairness-v2.md §2); the last one locks the match (§3)."""
 
         def fn(tx: Tx) -> dict[str, Any]:
-            mine = tx.auth(token)
-            if not 0 <= seat < tx.m.n_seats:
-                raise NotFound(f"no seat {seat} in this match")
-            if mine != seat:
-                raise Forbidden(f"this token is seat {mine}'s, not seat {seat}'s")
+            self._own_seat(tx, token, seat)
+            m = tx.m
+            self._v2_only(m, "commit")
+            if m.status == FINISHED:
+                raise Conflict("the match has ended", "match_over")
+            if m.status != SEATING:
+                raise Conflict("every seat has committed: the match is locked", "not_seating")
+            com = _hex32(seed_commitment, "seed_commitment", "bad_commitment")
+            pub = _parse_key(key)
+            fresh = bool(json.loads(m.ruleset).get("fresh_rolls", False))
+            if fresh:
+                if roll_chain is None:
+                    raise Invalid("this match has fresh rolls: commit the tip of your roll "
+                                  "chain as roll_chain (64 hex)", "bad_roll_chain")
+                tip: str | None = _hex32(roll_chain, "roll_chain", "bad_roll_chain")
+            else:
+                if roll_chain is not None:
+                    raise Invalid("this match has no fresh rolls: roll_chain must be null",
+                                  "bad_roll_chain")
+                tip = None
+            if m.lock is not None and not self._same_commit(m, seat, com, pub, tip):
+                raise Conflict("every seat has committed: the match is locked", "not_seating")
+            seats = tx.seats()
+            row = seats[seat]
+            if row.seed_commitment is not None:
+                if (row.seed_commitment, row.key, row.roll_chain) == (com, pub, tip):
+                    # the identical request again (a client's resend): the same answer
+                    view = self._seat_view(tx, seat)
+                    view["receipt"] = self._receipt(m, -1) if m.lock is not None else None
+                    return view
+                raise Conflict(f"seat {seat} has already committed", "already_committed")
+            if any(st.seed_commitment == com for st in seats):
+                raise Conflict("this seed_commitment is another seat's", "duplicate_commitment")
+            row.seed_commitment, row.key, row.roll_chain = com, pub, tip
+            tx.s.add(row)
+            tx.s.flush()
+            if all(st.seed_commitment is not None for st in seats):
+                self._lock(tx, seats)
+            tx.touch()
+            view = self._seat_view(tx, seat)
+            view["receipt"] = self._receipt(tx.m, -1) if tx.m.lock is not None else None
+            return view
+
+        return self.write(match_id, kind=KIND_MATCH, fn=fn)
+
+    def _same_commit(self, m: MatchRow, seat: int, com: str, key: str | None,
+                     tip: str | None) -> bool:
+        mine = self._lock_of(m)["seats"][seat]
+        return (mine["seed_commitment"], mine["key"], mine["roll_chain"]) == (com, key, tip)
+
+    def _lock(self, tx: Tx, seats: list[Seat]) -> None:
+        """Sign the lock record and append it to the log in this transaction (§3)."""
+        m = tx.m
+        now = self.store.clock()
+        parsed = json.loads(m.ruleset)
+        if m.kind == KIND_RNG:
+            reveal_by, end_by = now, now + self.settings.idle_timeout_seconds
+        else:
+            reveal_by = now + int(parsed.get("reveal_seconds", REVEAL_SECONDS))
+            end_by = now + int(parsed.get("max_seconds", MAX_SECONDS))
+        lock = self.signer.signed({
+            "type": "lock", "protocol": PROTOCOL_V2, "match_id": m.id, "game": m.game,
+            "ruleset": m.ruleset, "commitment": m.commitment,
+            "seats": [{"seat": st.seat, "name": st.name, "house": st.house,
+                       "seed_commitment": st.seed_commitment, "key": st.key,
+                       "roll_chain": st.roll_chain} for st in seats],
+            "locked_at": iso_of(now), "reveal_by": iso_of(reveal_by), "end_by": iso_of(end_by),
+        })
+        idx = translog.next_index(self.db, tx.s)
+        translog.append(tx.s, idx, m.id, lock, iso_of(now), self.signer)
+        m.lock, m.lock_index = dumps(lock), idx
+        m.reveal_by, m.end_by = reveal_by, end_by
+        m.chain = chain_start(lock).hex()
+
+    def lock(self, match_id: str, *, kind: str = KIND_MATCH) -> dict[str, Any]:
+        """The signed lock and its log index, with a receipt for chain[-1] (409 before)."""
+
+        def fn(tx: Tx) -> dict[str, Any]:
+            m = tx.m
+            self._v2_only(m, "the lock")
+            if m.lock is None:
+                raise Conflict("not every seat has committed yet: the match is not locked",
+                               "not_locked")
+            return {"match_id": m.id, "lock": json.loads(m.lock), "log_index": m.lock_index,
+                    "receipt": self._receipt(m, -1)}
+
+        return self._read(match_id, kind=kind, fn=fn)
+
+    def reveal(self, match_id: str, *, kind: str = KIND_MATCH, seat: int, token: str | None,
+               client_seed: str, nonce: str) -> dict[str, Any]:
+        """A seat's seed and nonce, checked against its commitment; the last reveal starts
+        the match (fairness-v2.md §3)."""
+
+        def fn(tx: Tx) -> dict[str, Any]:
+            self._own_seat(tx, token, seat)
+            m = tx.m
+            self._v2_only(m, "reveal")
+            if m.status == FINISHED:
+                raise Conflict("the match has ended", "match_over")
+            if m.lock is None:
+                raise Conflict("no reveal before the lock: not every seat has committed",
+                               "not_locked")
+            row = tx.seats()[seat]
+            try:
+                check_client_seed(client_seed)
+                com = seed_commitment(m.id, seat, parse_nonce(nonce), client_seed)
+            except (ClientSeedError, SeedError) as exc:
+                raise Invalid(f"bad reveal: {exc}", "bad_reveal") from None
+            if com != row.seed_commitment:
+                raise Invalid(f"client_seed and nonce do not match seat {seat}'s "
+                              "seed_commitment in the lock", "bad_reveal")
+            if row.revealed:  # the identical request again (a client's resend): same answer
+                view = self._seat_view(tx, seat)
+                view["receipt"] = self._receipt(m, -1)
+                return view
+            row.client_seed, row.nonce, row.revealed = client_seed, nonce, True
+            row.seed_source = "player"
+            tx.s.add(row)
+            tx.s.flush()
+            seats = tx.seats()
+            if all(st.revealed for st in seats):
+                engine = tx.start_v2(seats)
+                if engine.outcome is not None:
+                    self._finish(tx)
+                else:
+                    self._arm(tx)
+            tx.touch()
+            view = self._seat_view(tx, seat)
+            view["receipt"] = self._receipt(tx.m, -1)
+            return view
+
+        return self.write(match_id, kind=kind, fn=fn)
+
+    # -- seating: v1 ---------------------------------------------------------------------------
+    def give_seed(self, match_id: str, *, kind: str, seat: int, token: str | None,
+                  client_seed: str) -> dict[str, Any]:
+        """qahwa-fair/1 only (matches made before v2)."""
+
+        def fn(tx: Tx) -> dict[str, Any]:
+            self._own_seat(tx, token, seat)
+            self._v1_only(tx.m, "POST .../seed")
             if tx.m.status != SEATING:
                 raise Conflict("the match has already started", "not_seating")
             with user_errors():
@@ -218,9 +523,11 @@ class MatchService:
         return self.write(match_id, kind=kind, fn=fn)
 
     def start(self, match_id: str, *, kind: str, token: str | None) -> dict[str, Any]:
+        """qahwa-fair/1 only: start now, the server drawing missing seeds (404 for v2)."""
 
         def fn(tx: Tx) -> dict[str, Any]:
             tx.auth(token)
+            self._v1_only(tx.m, "POST .../start")
             if tx.m.status != SEATING:
                 raise Conflict("the match has already started", "not_seating")
             tx.start()
@@ -230,70 +537,190 @@ class MatchService:
         return self.write(match_id, kind=kind, fn=fn)
 
     # -- play ------------------------------------------------------------------------------
-    def apply(self, tx: Tx, *, seat: int, action: dict[str, Any]) -> list[dict[str, Any]]:
-        """Apply one action in ``tx`` and log it with the chance events it drew."""
+    def _lock_of(self, m: MatchRow) -> dict[str, Any]:
+        """The match's parsed lock record (immutable once written, so cached)."""
+        found = self._locks.get(m.id)
+        if found is None:
+            assert m.lock is not None
+            found = json.loads(m.lock)
+            self._locks[m.id] = found
+            while len(self._locks) > 4096:
+                self._locks.popitem(last=False)
+        return found
+
+    def _seat_sig(self, m: MatchRow, seat: int, event: dict[str, Any], sig: str | None,
+                  prev: str | None) -> str | None:
+        """Check a seat's request against the chain head and its key (fairness-v2.md §7):
+        409 ``stale_chain`` when ``prev`` is not the head, 422 ``bad_signature`` when a keyed
+        seat's signature is missing or wrong (or an unkeyed seat sends one)."""
+        if not m.v2:
+            if sig is not None or prev is not None:
+                raise Invalid("a qahwa-fair/1 match takes no sig or prev", "bad_signature")
+            return None
+        if prev is not None and prev != m.chain:
+            raise Conflict(f"prev is not the chain head {m.chain}: fetch /state and retry",
+                           "stale_chain")
+        key = self._lock_of(m)["seats"][seat]["key"]
+        if key is None:
+            if sig is not None:
+                raise Invalid(f"seat {seat} registered no key: send no sig", "bad_signature")
+            return None
+        if sig is None:
+            raise Invalid(f"seat {seat} is keyed: sign the event over prev = the chain head",
+                          "bad_signature")
+        assert m.chain is not None
+        try:
+            verify_bytes(key, sig, seat_sig_message(m.id, m.chain, event))
+        except SignatureError as exc:
+            raise Invalid(f"seat {seat}'s signature does not verify over the chain head "
+                          f"{m.chain} with its key from the lock: {exc}", "bad_signature") from None
+        return sig
+
+    def apply(self, tx: Tx, *, seat: int, action: dict[str, Any],
+              sig: str | None = None) -> list[dict[str, Any]]:
+        """Apply one action in ``tx`` and log it with the chance events it drew; returns the
+        chance events (with their ``seq``)."""
         engine = tx.engine()
-        accepted = dumps(action)  # the action exactly as accepted, before the engine runs
         try:
             with user_errors():
-                engine.apply(seat, action)
+                produced = engine.apply(seat, action)
         except Conflict:  # not your turn / match over: checked before any change
             raise
         except BaseException:
             tx.dirty = True  # an engine error should leave it unchanged; do not rely on it
             raise
         tx.dirty = True
-        drawn = engine.chance.take_events()
-        tx.append([f'{{"type":"action","seat":{seat},"action":{accepted}}}',
-                   *(dumps(ev) for ev in drawn)], raw=True)
+        produced = _as_list(produced)
+        if sig is not None:
+            produced[0] = {**produced[0], "sig": sig}
+        logged = tx.append(produced)
         if engine.outcome is not None:
-            tx.finish()
+            self._finish(tx)
+        else:
+            self._arm(tx)
         tx.touch()
-        return drawn
+        return [ev for ev in logged if ev.get("type") == "chance"]
+
+    def _arm(self, tx: Tx) -> None:
+        """v2 match: the seat that owes the next step has ``turn_seconds`` from now."""
+        m = tx.m
+        if not m.v2 or m.kind != KIND_MATCH:
+            return
+        engine = tx.current
+        assert engine is not None
+        turn = engine.turn
+        if engine.outcome is not None or turn is None:
+            m.deadline, m.owes = None, None
+            return
+        m.owes = turn
+        m.deadline = self.store.clock() + int(engine.ruleset.get("turn_seconds", TURN_SECONDS))
+
+    def _finish(self, tx: Tx, result: dict[str, Any] | None = None) -> None:
+        """The match ended: store the result; v2: log the reveal record (§8)."""
+        tx.finish(result)
+        if tx.m.v2:
+            self._log_reveal(tx)
+
+    def _log_reveal(self, tx: Tx) -> None:
+        m = tx.m
+        signed = self.signer.signed(self._transcript_doc(tx))
+        m.transcript_sig = dumps(signed["signature"])
+        result = json.loads(m.result) if m.result else {}
+        record = self.signer.signed({
+            "type": "reveal", "protocol": PROTOCOL_V2, "match_id": m.id,
+            "lock_index": m.lock_index, "server_seed": signed["server_seed"],
+            "chain": m.chain,
+            "transcript_sha256": hashlib.sha256(canonical_json(signed)).hexdigest(),
+            "reason": result.get("reason"), "forfeited": result.get("forfeited", []),
+            "house": [st["seat"] for st in signed["seats"] if st["house"]],
+            "result": result, "ended_at": m.ended_at,
+        })
+        idx = translog.next_index(self.db, tx.s)
+        translog.append(tx.s, idx, m.id, record, now_iso(), self.signer)
+
+    def _receipt(self, m: MatchRow, seq: int | None = None) -> dict[str, Any]:
+        """The signed receipt for the head after a request (seq -1: chain[-1])."""
+        chain: str | None
+        if seq == -1:
+            chain = chain_start(self._lock_of(m)).hex()
+        else:
+            seq, chain = m.next_seq - 1, m.chain
+        return self.signer.signed({"type": "receipt", "protocol": PROTOCOL_V2,
+                                   "match_id": m.id, "seq": seq, "chain": chain})
 
     @staticmethod
     def _require_playing(m: MatchRow) -> None:
         if m.status == SEATING:
-            raise Conflict("the match has not started: every seat gives a seed, "
+            raise Conflict("the match has not started: every seat commits, then reveals "
+                           "after the lock" if m.v2 else
+                           "the match has not started: every seat gives a seed, "
                            "or POST .../start", "not_started")
         if m.status == FINISHED:
             raise Conflict("the match has ended", "match_over")
 
     def act(self, match_id: str, *, token: str | None, action: dict[str, Any],
-            version: int) -> dict[str, Any]:
+            version: int, sig: str | None = None, prev: str | None = None) -> dict[str, Any]:
 
         def fn(tx: Tx) -> dict[str, Any]:
             seat = tx.auth(token)
-            self._require_playing(tx.m)
-            if version != tx.m.version:
+            m = tx.m
+            self._require_playing(m)
+            if version != m.version:
                 raise Conflict(f"version {version} is stale: the match is at version "
-                               f"{tx.m.version}; fetch /state and retry", "stale_version")
-            first_seq = tx.m.next_seq
-            engine = tx.engine()
-            self.apply(tx, seat=seat, action=action)
+                               f"{m.version}; fetch /state and retry", "stale_version")
+            if m.v2:
+                try:
+                    check_canonical_value(action)
+                except ValueError as exc:
+                    raise Invalid(f"action: {exc}", "malformed_action") from None
+            sig_ok = self._seat_sig(m, seat, {"type": "action", "seat": seat, "action": action},
+                                    sig, prev)
+            first_seq = m.next_seq
+            self.apply(tx, seat=seat, action=action, sig=sig_ok)
             # the new view, from the engine as committed (sent only after the commit)
-            view = engine.view(seat)
-            view["version"] = tx.m.version
-            view["match_id"] = tx.m.id
-            return {"match_id": tx.m.id, "seat": seat, "version": tx.m.version,
-                    "status": tx.m.status, "first_seq": first_seq, "state": view}
+            out = {"match_id": m.id, "seat": seat, "version": m.version, "status": m.status,
+                   "first_seq": first_seq, "state": self._seat_view(tx, seat)}
+            if m.v2:
+                out["chain"] = m.chain
+                out["receipt"] = self._receipt(m)
+            return out
 
         return self.write(match_id, kind=KIND_MATCH, fn=fn)
 
-    def resign(self, match_id: str, *, token: str | None) -> dict[str, Any]:
+    def resign(self, match_id: str, *, token: str | None, sig: str | None = None,
+               prev: str | None = None) -> dict[str, Any]:
 
         def fn(tx: Tx) -> dict[str, Any]:
             seat = tx.auth(token)
-            if tx.m.status == FINISHED:
+            m = tx.m
+            if m.status == FINISHED:
                 raise Conflict("the match has ended", "match_over")
-            engine = tx.start() if tx.m.status == SEATING else tx.changing()
-            engine.end_match("resigned", seat)
-            tx.append([{"type": "end", "reason": "resigned", "seat": seat}])
-            tx.finish()
+            if m.v2 and m.status == SEATING:
+                if m.lock is not None:
+                    raise Conflict("the match is locked: a seat that does not reveal by "
+                                   "reveal_by forfeits (there is no resignation before the "
+                                   "start)", "not_started")
+                # nobody committed to anything yet: the match closes, nothing is logged
+                tx.finish(NOT_LOCKED)
+                tx.touch()
+                return {"match_id": m.id, "status": m.status, "version": m.version,
+                        "result": NOT_LOCKED}
+            end = {"type": "end", "reason": "resigned", "seat": seat}
+            sig_ok = self._seat_sig(m, seat, end, sig, prev)
+            engine = tx.start() if m.status == SEATING else tx.changing()
+            produced = _as_list(engine.end_match("resigned", [seat]))
+            if sig_ok is not None:
+                produced[0] = {**produced[0], "sig": sig_ok}
+            tx.append(produced)
+            self._finish(tx)
             tx.touch()
             assert engine.outcome is not None
-            return {"match_id": tx.m.id, "status": tx.m.status, "version": tx.m.version,
-                    "result": engine.outcome.to_json()}
+            out = {"match_id": m.id, "status": m.status, "version": m.version,
+                   "result": engine.outcome.to_json()}
+            if m.v2:
+                out["chain"] = m.chain
+                out["receipt"] = self._receipt(m)
+            return out
 
         return self.write(match_id, kind=KIND_MATCH, fn=fn)
 
@@ -302,65 +729,114 @@ class MatchService:
     def _seats_public(m: MatchRow, seats: list[Seat]) -> list[dict[str, Any]]:
         out = []
         for st in seats:
-            d: dict[str, Any] = {"seat": st.seat, "name": st.name,
-                                 "has_seed": st.client_seed is not None}
-            if m.status != SEATING:
-                d["client_seed"] = st.client_seed
-                d["seed_source"] = st.seed_source
+            if m.v2:
+                d: dict[str, Any] = {"seat": st.seat, "name": st.name, "house": st.house,
+                                     "committed": st.seed_commitment is not None,
+                                     "revealed": st.revealed, "has_seed": st.revealed}
+                if m.started_at is not None:
+                    d["client_seed"] = st.client_seed
+            else:
+                d = {"seat": st.seat, "name": st.name, "has_seed": st.client_seed is not None}
+                if m.status != SEATING:
+                    d["client_seed"] = st.client_seed
+                    d["seed_source"] = st.seed_source
             out.append(d)
         return out
 
+    def _v2_fields(self, m: MatchRow) -> dict[str, Any]:
+        return {"protocol": PROTOCOL_V2, "chain": m.chain,
+                "lock": self._lock_of(m) if m.lock is not None else None,
+                "lock_index": m.lock_index}
+
     def public(self, match_id: str, *, kind: str) -> dict[str, Any]:
-        """The public record and view of a match (no hidden cards or tiles)."""
+        """The public record and view of a match (no hidden cards or tiles), with the chain
+        head for spectators."""
 
         def fn(tx: Tx) -> dict[str, Any]:
             m = tx.m
-            return {
-                "match_id": m.id, "game": m.game, "ruleset": m.ruleset,
+            out = {
+                "match_id": m.id, "protocol": m.protocol, "game": m.game, "ruleset": m.ruleset,
                 "commitment": m.commitment, "status": m.status, "version": m.version,
                 "seats": self._seats_public(m, tx.seats()), "created_at": m.created_at,
-                "started_at": m.started_at, "ended_at": m.ended_at, "log_index": m.log_index,
+                "started_at": m.started_at, "ended_at": m.ended_at,
+                "log_index": m.lock_index if m.v2 else m.log_index,
                 "record": json.loads(m.record),
                 "result": json.loads(m.result) if m.result else None,
-                "public_state": None if m.status == SEATING else tx.engine().view(None),
+                "public_state": None if m.started_at is None else tx.engine().view(None),
             }
+            if m.v2:
+                out.update(self._v2_fields(m))
+            return out
 
         return self._read(match_id, kind=kind, fn=fn)
+
+    def _seat_view(self, tx: Tx, seat: int) -> dict[str, Any]:
+        m = tx.m
+        if m.started_at is None:
+            view: dict[str, Any] = {
+                "game": m.game, "status": m.status, "turn": None, "seat": seat,
+                "legal_actions": [], "seats": self._seats_public(m, tx.seats()),
+            }
+            if m.result is not None:
+                view["result"] = json.loads(m.result)
+        else:
+            view = tx.engine().view(seat)
+        view["version"] = m.version
+        view["match_id"] = m.id
+        if m.v2:
+            view.update(self._v2_fields(m))
+        return view
 
     def state(self, match_id: str, *, kind: str = KIND_MATCH,
               token: str | None) -> dict[str, Any]:
-        """The token's seat's view, with ``version``."""
+        """The token's seat's view, with ``version`` (v2: and ``chain``, ``lock``)."""
 
         def fn(tx: Tx) -> dict[str, Any]:
-            m = tx.m
-            seat = tx.auth(token)
-            if m.status == SEATING:
-                view: dict[str, Any] = {
-                    "game": m.game, "status": SEATING, "turn": None, "seat": seat,
-                    "legal_actions": [], "seats": self._seats_public(m, tx.seats()),
-                }
-            else:
-                view = tx.engine().view(seat)
-            view["version"] = m.version
-            view["match_id"] = m.id
-            return view
+            return self._seat_view(tx, tx.auth(token))
 
         return self._read(match_id, kind=kind, fn=fn)
 
-    def events(self, match_id: str, *, kind: str, after: int) -> dict[str, Any]:
-        """Events with seq > after: redacted while the match runs, whole after the end."""
+    def events(self, match_id: str, *, kind: str, after: int,
+               with_chains: bool = False) -> dict[str, Any]:
+        """Events with seq > after: redacted while the match runs, whole after the end;
+        v2: ``chain`` is the head (and with ``with_chains`` the head after each event)."""
 
         def fn(tx: Tx) -> dict[str, Any]:
             m = tx.m
-            evs = (self.store.events_after(tx.c, m.id, after, before=m.next_seq)
-                   if after < m.next_seq - 1 else [])
+            evs: list[dict[str, Any]] = []
+            chains: list[str | None] = []
+            if after < m.next_seq - 1:
+                evs, chains = self.store.events_and_chains(tx.c, m.id, after, before=m.next_seq)
             if m.status != FINISHED:
                 cls = engine_class(m.game)
                 evs = [cls.redact(e) for e in evs]
-            return {"match_id": m.id, "status": m.status, "version": m.version,
-                    "next_seq": m.next_seq, "events": evs}
+            out: dict[str, Any] = {"match_id": m.id, "status": m.status, "version": m.version,
+                                   "next_seq": m.next_seq, "events": evs}
+            if m.v2:
+                out["chain"] = m.chain
+            if with_chains:
+                out["chains"] = chains
+            return out
 
         return self._read(match_id, kind=kind, fn=fn)
+
+    def _transcript_doc(self, tx: Tx) -> dict[str, Any]:
+        """The unsigned v2 transcript (fairness-v2.md §9)."""
+        m = tx.m
+        assert m.lock is not None and m.lock_index is not None and m.chain is not None
+        return build_transcript_v2(
+            match_id=m.id, game=m.game, ruleset=m.ruleset,
+            server_seed=self.store.server_seed(tx.c, m.id),
+            lock=self._lock_of(m), lock_index=m.lock_index,
+            seats=[{"seat": st.seat, "name": st.name, "house": st.house,
+                    "client_seed": st.client_seed if st.revealed else None,
+                    "nonce": st.nonce if st.revealed else None,
+                    "key": st.key, "roll_chain": st.roll_chain} for st in tx.seats()],
+            events=self.store.events_after(tx.c, m.id, before=m.next_seq),
+            chain=m.chain,
+            result=json.loads(m.result) if m.result else None,
+            created_at=m.created_at, ended_at=m.ended_at,
+        )
 
     def transcript(self, match_id: str, *, kind: str) -> dict[str, Any]:
         """The signed transcript of an ended match (409 before)."""
@@ -370,7 +846,15 @@ class MatchService:
             if m.status != FINISHED:
                 raise Conflict("the transcript (and the server seed) is published when the "
                                "match has ended", "not_finished")
-            return build_transcript(
+            if m.v2:
+                if m.lock is None:
+                    raise Conflict("the match never locked: nothing was committed to, so "
+                                   "nothing is revealed", "not_locked")
+                doc = self._transcript_doc(tx)
+                assert m.transcript_sig is not None
+                doc["signature"] = json.loads(m.transcript_sig)
+                return doc
+            return self.signer.signed(build_transcript(
                 match_id=m.id, game=m.game, ruleset=m.ruleset,
                 server_seed=self.store.server_seed(tx.c, m.id),
                 seats=[{"seat": st.seat, "name": st.name, "client_seed": st.client_seed,
@@ -379,6 +863,11 @@ class MatchService:
                 result=json.loads(m.result) if m.result else None,
                 extra={"created_at": m.created_at, "ended_at": m.ended_at,
                        "log_index": m.log_index},
-            )
+            ))
 
-        return self.signer.signed(self._read(match_id, kind=kind, fn=fn))
+        return self._read(match_id, kind=kind, fn=fn)
+
+
+def _as_list(events: Any) -> list[dict[str, Any]]:
+    return [dict(e) for e in (events or [])]
+

@@ -6,11 +6,15 @@
 - ``events``: the append-only event log (the transcript's events, JSON).
 - ``translog``: the append-only transparency log of commitment records.
 - ``signing_keys``: every public key the server has signed with.
+- ``service_heartbeat``: when the service last swept (turn deadlines that passed while
+  nothing was serving are extended, fairness-v2.md §7).
+
+qahwa-fair/2 columns (migration 0003) are null or false on the v1 rows made before it.
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Column, ForeignKey, Index, String, Text
+from sqlalchemy import Boolean, Column, ForeignKey, Index, String, Text, false
 from sqlmodel import Field, SQLModel
 
 
@@ -33,6 +37,15 @@ class Match(SQLModel, table=True):
     started_at: str | None = Field(default=None, max_length=40)
     ended_at: str | None = Field(default=None, max_length=40)
     last_activity: float = Field(index=True)
+    protocol: str = Field(default="qahwa-fair/1", max_length=16)
+    lock: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+    lock_index: int | None = None
+    reveal_by: float | None = None  # epoch seconds (the lock has the RFC 3339 time)
+    end_by: float | None = None
+    chain: str | None = Field(default=None, max_length=64)  # the head (hex)
+    deadline: float | None = Field(default=None, index=True)  # seat ``owes`` acts by then
+    owes: int | None = None
+    transcript_sig: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
 
 
 class Seat(SQLModel, table=True):
@@ -46,6 +59,14 @@ class Seat(SQLModel, table=True):
     token_hash: str = Field(max_length=64, unique=True)
     client_seed: str | None = Field(default=None, max_length=600)
     seed_source: str | None = Field(default=None, max_length=8)
+    house: bool = Field(default=False, sa_column=Column(Boolean, nullable=False,
+                                                        server_default=false()))
+    seed_commitment: str | None = Field(default=None, max_length=64)
+    nonce: str | None = Field(default=None, max_length=64)
+    key: str | None = Field(default=None, max_length=64)
+    roll_chain: str | None = Field(default=None, max_length=64)
+    revealed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False,
+                                                           server_default=false()))
 
 
 class ServerSeed(SQLModel, table=True):
@@ -66,6 +87,7 @@ class EventRow(SQLModel, table=True):
     seq: int = Field(primary_key=True)
     body: str = Field(sa_column=Column(Text, nullable=False))
     created_at: str = Field(max_length=40)
+    chain: str | None = Field(default=None, max_length=64)  # the head after this event
 
 
 class LogEntry(SQLModel, table=True):
@@ -86,6 +108,13 @@ class SigningKey(SQLModel, table=True):
     public_key: str = Field(max_length=64)
     created_at: str = Field(max_length=40)
     retired_at: str | None = Field(default=None, max_length=40)  # set by `qahwa keys rotate`
+
+
+class Heartbeat(SQLModel, table=True):
+    __tablename__ = "service_heartbeat"
+
+    id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    at: float
 
 
 Index("ix_translog_match", LogEntry.__table__.c.match_id)  # type: ignore[attr-defined]

@@ -1,69 +1,114 @@
-"""Plain rng sessions (``/v1/rng``): one-seat matches of the game ``rng`` (games/rng.py)."""
+"""Plain rng sessions (``/v1/rng``): one-seat matches of the game ``rng`` (games/rng.py).
+
+qahwa-fair/2 (fairness-v2.md §3): the session is created with the server's signed commit
+record only; the client sends its ``client_seed`` and ``nonce`` after it holds that record
+(``/seed``), the server computes the seat's commitment, signs the lock (``reveal_by`` =
+``locked_at``, ``end_by`` = ``locked_at`` plus the idle expiry) and logs it; then draws.
+Closing (or ``end_by``) ends it and logs the reveal record.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fairness import check_client_seed
+from fairness import ClientSeedError, SeedError, check_client_seed, parse_nonce, seed_commitment
 
-from .errors import Conflict, user_errors
+from .errors import Conflict, Invalid
 from .limits import ResultBytes, check_session_room
 from .matches import MatchService
 from .store import FINISHED, KIND_RNG, SEATING, Tx
 
 
 class RngSessions:
-    """Open, draw from and close plain dice/shuffle sessions over the match service."""
+    """Open, seed, draw from and close plain dice/shuffle sessions over the match service."""
 
     def __init__(self, matches: MatchService) -> None:
         self.matches = matches
         self.result_bytes = ResultBytes()
 
-    def create(self, *, client_seed: str | None) -> dict[str, Any]:
-        if client_seed is not None:
-            with user_errors():
-                check_client_seed(client_seed)
+    def create(self) -> dict[str, Any]:
         out, tokens = self.matches.create(kind=KIND_RNG, game="rng", ruleset="{}",
-                                          names=["session"], client_seed=client_seed)
+                                          seats=[("session", False)])
         out["session_id"] = out["match_id"]
         out["token"] = tokens[0]
         return out
 
-    def draw(self, session_id: str, *, token: str | None,
-             action: dict[str, Any]) -> dict[str, Any]:
+    def seed(self, session_id: str, *, token: str | None, client_seed: str,
+             nonce: str) -> dict[str, Any]:
+        """Lock the session with the client's seed and nonce (the server computes the
+        seat's commitment); the session then draws."""
+        svc = self.matches
 
         def fn(tx: Tx) -> dict[str, Any]:
             tx.auth(token)
-            if tx.m.status == SEATING:
-                tx.start()
-            if tx.m.status == FINISHED:
+            m = tx.m
+            if m.status != SEATING or m.lock is not None:
+                raise Conflict("the session already has its seed", "not_seating")
+            try:
+                check_client_seed(client_seed)
+                com = seed_commitment(m.id, 0, parse_nonce(nonce), client_seed)
+            except ClientSeedError as exc:
+                raise Invalid(str(exc), "bad_client_seed") from None
+            except SeedError as exc:
+                raise Invalid(str(exc), "bad_reveal") from None
+            seats = tx.seats()
+            row = seats[0]
+            row.seed_commitment = com
+            row.client_seed, row.nonce, row.revealed = client_seed, nonce, True
+            row.seed_source = "player"
+            tx.s.add(row)
+            tx.s.flush()
+            svc._lock(tx, seats)
+            tx.start_v2(seats)
+            tx.touch()
+            return {"session_id": m.id, "match_id": m.id, "seat": 0, "status": m.status,
+                    "version": m.version, "chain": m.chain, "lock": svc._lock_of(m),
+                    "log_index": m.lock_index, "receipt": svc._receipt(m, -1)}
+
+        return svc.write(session_id, kind=KIND_RNG, fn=fn)
+
+    def draw(self, session_id: str, *, token: str | None,
+             action: dict[str, Any]) -> dict[str, Any]:
+        svc = self.matches
+
+        def fn(tx: Tx) -> dict[str, Any]:
+            tx.auth(token)
+            m = tx.m
+            if m.status == SEATING:
+                if m.v2:
+                    raise Conflict("the session has no seed yet: POST .../seed with your "
+                                   "client_seed and nonce first", "not_started")
+                tx.start()  # a qahwa-fair/1 session made before v2
+            if m.status == FINISHED:
                 raise Conflict("the session is closed", "match_over")
-            settings = self.matches.settings
+            settings = svc.settings
             draws: list[Any] = getattr(tx.engine(), "draws", [])
             is_draw = action.get("type") == "draw"
             if is_draw:
                 check_session_room(draws, max_draws=settings.max_session_draws)
-                before = self.result_bytes.total(tx.m.id, draws)
-            drawn = self.matches.apply(tx, seat=0, action=action)
+                before = self.result_bytes.total(m.id, draws)
+            drawn = svc.apply(tx, seat=0, action=action)
             if is_draw:
-                self.result_bytes.add(tx.m.id, draws, before,
+                self.result_bytes.add(m.id, draws, before,
                                       max_bytes=settings.max_transcript_bytes)
-            out: dict[str, Any] = {"session_id": tx.m.id, "version": tx.m.version,
-                                   "status": tx.m.status}
+            out: dict[str, Any] = {"session_id": m.id, "version": m.version,
+                                   "status": m.status}
             if drawn:
                 ev = drawn[0]
-                out.update({"seq": tx.m.next_seq - 1, "label": ev["label"], "kind": ev["kind"],
+                out.update({"seq": ev["seq"], "label": ev["label"], "kind": ev["kind"],
                             "args": ev.get("args"), "result": ev["result"]})
+            if m.v2:
+                out["chain"] = m.chain
+                out["receipt"] = svc._receipt(m)
             return out
 
-        return self.matches.write(session_id, kind=KIND_RNG, fn=fn)
+        return svc.write(session_id, kind=KIND_RNG, fn=fn)
 
     def close(self, session_id: str, *, token: str | None) -> dict[str, Any]:
         out = self.draw(session_id, token=token, action={"type": "close"})
         transcript = self.matches.transcript(session_id, kind=KIND_RNG)
-        return {"session_id": session_id, "status": out["status"],
-                "server_seed": transcript["server_seed"], "transcript": transcript}
-
-    def seed(self, session_id: str, *, token: str | None, client_seed: str) -> dict[str, Any]:
-        return self.matches.give_seed(session_id, kind=KIND_RNG, seat=0, token=token,
-                                      client_seed=client_seed)
+        closed = {"session_id": session_id, "status": out["status"],
+                  "server_seed": transcript["server_seed"], "transcript": transcript}
+        if "receipt" in out:
+            closed["receipt"] = out["receipt"]
+        return closed

@@ -30,8 +30,18 @@ from typing import Any
 from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
 from sqlmodel import Session
 
-from fairness import SecretBox, match_key, new_client_seed
-from games import Chance, Engine, ReplayError, engine_class, replay
+from fairness import (
+    PROTOCOL,
+    PROTOCOL_V2,
+    SecretBox,
+    chain_next,
+    match_key,
+    match_key_v2,
+    new_client_seed,
+)
+from games import Chance, Engine, ReplayError, engine_class
+from games.base import MatchContext
+from games.replay import Replayer, replay
 
 from .db import Database
 from .errors import NotFound, Unauthorized
@@ -49,6 +59,12 @@ _SEATS = Seat.__table__  # type: ignore[attr-defined]
 
 def now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def iso_of(ts: float) -> str:
+    """Epoch seconds as RFC 3339 UTC with milliseconds, ending in ``Z``."""
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z")
 
 
 def hash_token(token: str) -> str:
@@ -83,6 +99,19 @@ class MatchRow:
     started_at: str | None
     ended_at: str | None
     last_activity: float
+    protocol: str
+    lock: str | None
+    lock_index: int | None
+    reveal_by: float | None
+    end_by: float | None
+    chain: str | None
+    deadline: float | None
+    owes: int | None
+    transcript_sig: str | None
+
+    @property
+    def v2(self) -> bool:
+        return self.protocol == PROTOCOL_V2
 
     def changes(self, since: tuple[Any, ...]) -> dict[str, Any]:
         return {k: getattr(self, k) for k, old in zip(MUTABLE, since, strict=True)
@@ -93,7 +122,8 @@ class MatchRow:
 
 
 MUTABLE = ("status", "version", "next_seq", "result", "started_at", "ended_at",
-           "last_activity")
+           "last_activity", "lock", "lock_index", "reveal_by", "end_by", "chain", "deadline",
+           "owes", "transcript_sig")
 _MATCH_COLS = [_MATCHES.c[f] for f in MatchRow.__slots__]
 _GET = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
 _GET_LOCKED = _GET.with_for_update()
@@ -106,7 +136,7 @@ _GET_WITH_NEW = (select(*_MATCH_COLS, _EVENTS.c.body)
                  .where(_MATCHES.c.id == bindparam("id"))
                  .order_by(_EVENTS.c.seq))
 _GET_WITH_NEW_LOCKED = _GET_WITH_NEW.with_for_update(of=_MATCHES)
-_EVENTS_AFTER = (select(_EVENTS.c.body)
+_EVENTS_AFTER = (select(_EVENTS.c.body, _EVENTS.c.chain)
                  .where(_EVENTS.c.match_id == bindparam("mid"), _EVENTS.c.seq > bindparam("after"),
                         _EVENTS.c.seq < bindparam("before"))
                  .order_by(_EVENTS.c.seq))
@@ -162,29 +192,9 @@ def catch_up(engine: Engine, events: Sequence[dict[str, Any]], first_seq: int) -
     every earlier one, checking each chance event against what the engine draws.
 
     Raises ReplayError (the engine is then unusable) where the log and the engine disagree.
+    The loop is :class:`games.replay.Replayer`, the one verify and the tests use.
     """
-    pending: list[dict[str, Any]] = []
-    for i, ev in enumerate(events):
-        if ev.get("seq") != first_seq + i:
-            raise ReplayError(f"event {first_seq + i}: seq is {ev.get('seq')!r}")
-        kind = ev.get("type")
-        if kind == "chance":
-            if not pending:
-                raise ReplayError(f"event {ev['seq']}: a chance event the rules did not draw")
-            if {k: v for k, v in ev.items() if k != "seq"} != pending.pop(0):
-                raise ReplayError(f"event {ev['seq']}: chance result differs")
-            continue
-        if pending:
-            raise ReplayError(f"event {ev['seq']}: chance event {pending[0]['label']} missing")
-        if kind == "action":
-            engine.apply(ev["seat"], ev["action"])
-        elif kind == "end":
-            engine.end_match(str(ev.get("reason")), ev.get("seat"))
-        else:
-            raise ReplayError(f"event {ev['seq']}: unknown event type {kind!r}")
-        pending = engine.chance.take_events()
-    if pending:
-        raise ReplayError(f"the log ends where chance event {pending[0]['label']} is due")
+    Replayer(engine, next_seq=first_seq).feed(events).finish()
 
 
 class Store:
@@ -206,6 +216,8 @@ class Store:
         #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
         #: with ``"<match_id> <next_seq>"``, sent by the row update itself
         self.notify_channel: str | None = None
+        #: the time (epoch seconds) deadlines are measured with; tests move it
+        self.clock: Callable[[], float] = time.time
         self._tokens: OrderedDict[tuple[str, str], int] = OrderedDict()
         self._tokens_guard = threading.Lock()
 
@@ -305,7 +317,17 @@ class Store:
         """The events with ``after < seq < before`` (``before``: the match row's
         ``next_seq`` as read, so a read outside a transaction sees what the row says)."""
         rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
-        return [json.loads(b) for b in rows.scalars()]
+        return [json.loads(r[0]) for r in rows]
+
+    def events_and_chains(self, c: Connection, match_id: str, after: int = -1, *,
+                          before: int) -> tuple[list[dict[str, Any]], list[str | None]]:
+        """:meth:`events_after` with the chain head after each event (v2; None for v1)."""
+        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
+        evs, chains = [], []
+        for body, chain in rows:
+            evs.append(json.loads(body))
+            chains.append(chain)
+        return evs, chains
 
     def server_seed(self, c: Connection, match_id: str) -> bytes:
         sealed = c.execute(_SEALED, {"mid": match_id}).scalar()
@@ -381,12 +403,24 @@ class Tx:
         ).all())
 
     def key(self, seats: list[Seat] | None = None) -> bytes:
-        seeds = [st.client_seed for st in (seats if seats is not None else self.seats())]
-        if any(x is None for x in seeds):
+        """K: v1's from the client seeds, v2's from the revealed seeds and nonces."""
+        seats = seats if seats is not None else self.seats()
+        if any(st.client_seed is None for st in seats):
             raise RuntimeError(f"match {self.m.id} is missing client seeds")
         m = self.m
+        if m.v2:
+            return match_key_v2(self.store.server_seed(self.c, m.id), m.id, m.game, m.ruleset,
+                                [(str(st.client_seed), str(st.nonce)) for st in seats])
         return match_key(self.store.server_seed(self.c, m.id), m.id, m.game, m.ruleset,
-                         [x for x in seeds if x is not None])
+                         [str(st.client_seed) for st in seats])
+
+    def context(self) -> MatchContext | None:
+        """v2: the match id and the roll-chain tips from the lock (None for v1)."""
+        m = self.m
+        if not m.v2 or m.lock is None:
+            return None
+        lock = json.loads(m.lock)
+        return MatchContext(m.id, tuple(st["roll_chain"] for st in lock["seats"]))
 
     # -- the engine -----------------------------------------------------------------------
     def engine(self) -> Engine:
@@ -425,14 +459,16 @@ class Tx:
         events = store.events_after(self.c, m.id, before=m.next_seq)
         store.events_read += len(events)
         store.replays += 1
-        engine = replay(engine_class(m.game), m.ruleset, self.key(), events)
+        engine = replay(engine_class(m.game), m.ruleset, self.key(), events,
+                        protocol=m.protocol, ctx=self.context())
         store.cache.put(m.id, Cached(m.version, m.next_seq, engine))
         self.current = engine
         return engine
 
     def start(self) -> Engine:
-        """Fill missing client seeds from the server, derive K, deal: the match plays."""
+        """qahwa-fair/1 only: fill missing client seeds from the server, derive K, deal."""
         m = self.m
+        assert not m.v2, "a qahwa-fair/2 match starts with start_v2: no seed is drawn"
         seats = self.seats()
         for st in seats:
             if st.client_seed is None:
@@ -442,13 +478,28 @@ class Tx:
         cls = engine_class(m.game)
         chance = Chance(self.key(seats))
         self.dirty = True
-        engine = cls(cls.parse_ruleset(json.loads(m.ruleset)), chance)
+        engine = cls(cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL), chance)
         self.current = engine
-        self.append([dumps(ev) for ev in chance.take_events()], raw=True)
+        self.append(chance.take_events())
         m.status = PLAYING
         m.started_at = now_iso()
         if engine.outcome is not None:
             self.finish()
+        return engine
+
+    def start_v2(self, seats: list[Seat]) -> Engine:
+        """qahwa-fair/2: every seat revealed; K from their seeds and nonces, deal. The
+        caller checks the outcome (an engine may end at once) and sets the deadline."""
+        m = self.m
+        cls = engine_class(m.game)
+        chance = Chance(self.key(seats))
+        self.dirty = True
+        engine = cls(cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL_V2), chance,
+                     self.context())
+        self.current = engine
+        self.append(chance.take_events())
+        m.status = PLAYING
+        m.started_at = now_iso()
         return engine
 
     def changing(self) -> Engine:
@@ -458,33 +509,53 @@ class Tx:
         return engine
 
     # -- writes ---------------------------------------------------------------------------
-    def append(self, events: Sequence[Any], *, raw: bool = False) -> None:
-        """Append events (dicts, or with ``raw`` their JSON without ``seq``) to the log."""
+    def append(self, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Append events (without ``seq``) to the log; returns them with their ``seq``.
+
+        v2: each event extends the chain (fairness-v2.md §7); the row keeps the head after
+        it and the match row the newest head.
+        """
         if not events:
-            return
+            return []
         m = self.m
         at = now_iso()
         rows = []
+        out = []
+        head = bytes.fromhex(m.chain) if m.v2 and m.chain is not None else None
         for ev in events:
-            text = ev if raw else dumps(ev)
-            body = f'{{"seq":{m.next_seq},{text[1:]}' if text != "{}" else f'{{"seq":{m.next_seq}}}'
-            rows.append({"match_id": m.id, "seq": m.next_seq, "body": body, "created_at": at})
+            full = {"seq": m.next_seq, **ev}
+            row = {"match_id": m.id, "seq": m.next_seq, "body": dumps(full),
+                   "created_at": at, "chain": None}
+            if head is not None:
+                head = chain_next(head, full)
+                row["chain"] = head.hex()
+            rows.append(row)
+            out.append(full)
             m.next_seq += 1
+        if head is not None:
+            m.chain = head.hex()
         self.flush()
         self.c.execute(_INSERT_EVENTS, rows)
         self.appended = True
+        return out
 
     def touch(self) -> None:
         self.m.version += 1
-        self.m.last_activity = time.time()
+        self.m.last_activity = self.store.clock()
 
-    def finish(self) -> None:
-        engine = self.current
-        assert engine is not None and engine.outcome is not None
+    def finish(self, result: dict[str, Any] | None = None) -> None:
+        """The match has ended: with the engine's outcome, or ``result`` (no engine)."""
+        if result is None:
+            engine = self.current
+            assert engine is not None and engine.outcome is not None
+            result = engine.outcome.to_json()
         self.m.status = FINISHED
         self.m.ended_at = now_iso()
-        self.m.result = dumps(engine.outcome.to_json())
+        self.m.deadline = None
+        self.m.owes = None
+        self.m.result = dumps(result)
 
 
 __all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "PLAYING", "SEATING", "Cached", "EngineCache",
-           "MatchRow", "Store", "Tx", "catch_up", "dumps", "hash_token", "now_iso", "what"]
+           "MatchRow", "Store", "Tx", "catch_up", "dumps", "hash_token", "iso_of",
+           "now_iso", "what"]

@@ -151,9 +151,10 @@ class Watch:
         self.svc = svc
         self.hub = hub
 
-    async def read(self, match_id: str, *, kind: str, after: int) -> dict[str, Any]:
+    async def read(self, match_id: str, *, kind: str, after: int,
+                   with_chains: bool = False) -> dict[str, Any]:
         return await run_in_threadpool(
-            lambda: self.svc.events(match_id, kind=kind, after=after))
+            lambda: self.svc.events(match_id, kind=kind, after=after, with_chains=with_chains))
 
     async def poll(self, match_id: str, *, kind: str, after: int,
                    wait: float) -> dict[str, Any]:
@@ -168,14 +169,17 @@ class Watch:
 
     async def stream(self, first: dict[str, Any], *, kind: str, after: int,
                      timeout: float) -> AsyncIterator[str]:
-        """Server-sent events from ``first`` (a :meth:`read` result) on; ``id:`` is seq."""
+        """Server-sent events from ``first`` (a :meth:`read` ``with_chains`` result) on;
+        ``id:`` is seq. v2: each message's data is the event with ``chain``, the chain head
+        after it, added beside its fields (it is not part of the event)."""
         match_id = first["match_id"]
         out, last = first, after
         deadline = time.monotonic() + timeout
         while True:
-            for ev in out["events"]:
+            for ev, chain in zip(out["events"], out["chains"], strict=True):
                 last = ev["seq"]
-                yield f"id: {last}\nevent: {ev['type']}\ndata: {json.dumps(ev)}\n\n"
+                data = ev if chain is None else {**ev, "chain": chain}
+                yield f"id: {last}\nevent: {ev['type']}\ndata: {json.dumps(data)}\n\n"
             if out["status"] == FINISHED:
                 yield f"event: finished\ndata: {json.dumps({'status': FINISHED})}\n\n"
                 return
@@ -189,4 +193,4 @@ class Watch:
                     break
                 if deadline - time.monotonic() > 0:
                     yield ": keep-alive\n\n"
-            out = await self.read(match_id, kind=kind, after=last)
+            out = await self.read(match_id, kind=kind, after=last, with_chains=True)

@@ -1,19 +1,40 @@
-"""Play a whole match over HTTP with random legal actions, through ``qahwa_client``."""
+"""Play whole matches over HTTP, qahwa-fair/2: a small conforming seat in raw HTTP
+(:class:`V2Seat`: commit → check the lock → reveal → play, signing when keyed, sending
+fresh-roll values when owed) and random legal actions; and the checks of a v2 transcript.
+
+``client_moves`` plays through ``qahwa_client`` seats (the client's own tests use it).
+"""
 
 from __future__ import annotations
 
 import random
+import secrets
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import httpx
 
-from fairness import commitment, load_public_key, match_key, verify_record
+from fairness import (
+    PROTOCOL_V2,
+    Signer,
+    chain_next,
+    chain_start,
+    commitment_v2,
+    load_public_key,
+    match_key_v2,
+    new_nonce,
+    public_key_b64,
+    roll_chain,
+    seat_sig_message,
+    seed_commitment,
+    verify_bytes,
+    verify_record,
+)
 from games import GAME_IDS
-from games.base import Engine, replay
+from games.base import Engine, MatchContext
 from games.errors import RulesetError
 from games.registry import engine_class
-from qahwa_client import Client, Match
+from games.replay import replay
 
 MAX_ACTIONS = 20_000
 
@@ -22,43 +43,225 @@ def auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def qahwa(client: httpx.Client) -> Client:
-    """The qahwa client over a test's ``httpx.Client`` (whose base URL is the server's)."""
-    return Client(str(client.base_url), http=client)
+def ok(r: httpx.Response, status: int = 200) -> dict[str, Any]:
+    assert r.status_code == status, r.text
+    body: dict[str, Any] = r.json()
+    return body
+
+
+def public_key(client: httpx.Client) -> Any:
+    keys = client.get("/v1/keys").json()["keys"]
+    current = [k for k in keys if k["current"]]
+    assert len(current) == 1
+    return load_public_key(current[0]["public_key"])
+
+
+class V2Seat:
+    """One seat of a v2 match, played the way fairness-v2.md §3a says a conforming client
+    does: it makes its seed, nonce, roll-chain secret and key, commits, checks the signed
+    lock against the commit record and its own commitment before revealing, signs its
+    events over the chain head (keyed) and sends a fresh-roll value only when it is owed.
+    Every receipt it gets is checked and kept."""
+
+    def __init__(self, client: httpx.Client, created: dict[str, Any], seat: int, *,
+                 keyed: bool = True, client_seed: str | None = None) -> None:
+        self.client = client
+        self.created = created
+        self.match_id: str = created["match_id"]
+        self.seat = seat
+        self.token: str = created["seats"][seat]["token"]
+        self.client_seed = client_seed or f"seat{seat}-{secrets.token_hex(8)}"
+        self.nonce = new_nonce().hex()
+        self.signer = Signer.generate() if keyed else None
+        self.fresh = '"fresh_rolls":true' in created["ruleset"]
+        self._chain: list[bytes] | None = (
+            roll_chain(self.match_id, seat, secrets.token_bytes(32)) if self.fresh else None)
+        self.values_sent = 0
+        self.lock: dict[str, Any] | None = None
+        self.receipts: list[dict[str, Any]] = []
+
+    @property
+    def key(self) -> str | None:
+        return public_key_b64(self.signer.public_key) if self.signer is not None else None
+
+    @property
+    def tip(self) -> str | None:
+        return self._chain[0].hex() if self._chain is not None else None
+
+    @property
+    def seed_commitment(self) -> str:
+        return seed_commitment(self.match_id, self.seat, self.nonce, self.client_seed)
+
+    def url(self, tail: str) -> str:
+        return f"/v1/matches/{self.match_id}/{tail}"
+
+    def _receipt(self, body: dict[str, Any]) -> dict[str, Any] | None:
+        receipt: dict[str, Any] | None = body.get("receipt")
+        if receipt is not None:
+            verify_record(receipt, public_key(self.client))
+            assert receipt["type"] == "receipt" and receipt["protocol"] == PROTOCOL_V2
+            assert receipt["match_id"] == self.match_id
+            self.receipts.append(receipt)
+        return receipt
+
+    def commit(self) -> dict[str, Any]:
+        body = ok(self.client.post(self.url(f"seats/{self.seat}/commit"), headers=auth(self.token),
+                                   json={"seed_commitment": self.seed_commitment,
+                                         "key": self.key, "roll_chain": self.tip}))
+        self._receipt(body)
+        return body
+
+    def check_lock(self) -> dict[str, Any]:
+        """§3a.4: the lock is signed, of the right type, equal to the commit record, with
+        this seat's commitment, key and tip; and it is in the log at its index."""
+        got = ok(self.client.get(self.url("lock")))
+        lock: dict[str, Any] = got["lock"]
+        record = self.created["record"]
+        pub = public_key(self.client)
+        verify_record(lock, pub)
+        verify_record(record, pub)
+        assert lock["type"] == "lock" and lock["protocol"] == PROTOCOL_V2
+        for k in ("match_id", "game", "ruleset", "commitment"):
+            assert lock[k] == record[k], k
+        assert [(s["seat"], s["name"], s["house"]) for s in lock["seats"]] == \
+            [(s["seat"], s["name"], s["house"]) for s in record["seats"]]
+        mine = lock["seats"][self.seat]
+        assert (mine["seed_commitment"], mine["key"], mine["roll_chain"]) == \
+            (self.seed_commitment, self.key, self.tip)
+        proof = ok(self.client.get("/v1/log/proof", params={"index": got["log_index"]}))
+        assert proof["leaf"] == lock
+        self._receipt(got)
+        assert got["receipt"]["seq"] == -1
+        assert got["receipt"]["chain"] == chain_start(lock).hex()
+        self.lock = lock
+        return lock
+
+    def reveal(self) -> dict[str, Any]:
+        assert self.lock is not None, "a conforming seat checks the lock before revealing"
+        body = ok(self.client.post(self.url(f"seats/{self.seat}/reveal"), headers=auth(self.token),
+                                   json={"client_seed": self.client_seed, "nonce": self.nonce}))
+        receipt = self._receipt(body)
+        assert receipt is not None and receipt["seq"] == -1
+        return body
+
+    def state(self) -> dict[str, Any]:
+        return ok(self.client.get(self.url("state"), headers=auth(self.token)))
+
+    def complete(self, action: dict[str, Any]) -> dict[str, Any]:
+        """A legal action as listed, with this seat's next roll-chain value where one is
+        owed (fresh rolls list ``roll`` / ``roll_value`` without it)."""
+        if self.fresh and action.get("type") in ("roll", "roll_value") and "value" not in action:
+            assert self._chain is not None
+            return {**action, "value": self._chain[self.values_sent + 1].hex()}
+        return action
+
+    def sign(self, event: dict[str, Any], prev: str) -> str | None:
+        if self.signer is None:
+            return None
+        return self.signer.sign_bytes(seat_sig_message(self.match_id, prev, event))
+
+    def act_request(self, view: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
+        """The body of POST /actions for ``action`` (completed) at ``view``."""
+        action = self.complete(action)
+        body: dict[str, Any] = {"action": action, "version": view["version"]}
+        sig = self.sign({"type": "action", "seat": self.seat, "action": action}, view["chain"])
+        if sig is not None:
+            body["sig"] = sig
+        return body
+
+    def accepted(self, body: dict[str, Any]) -> None:
+        """The server accepted ``body``: a roll-chain value in it is used up."""
+        if body["action"].get("type") in ("roll", "roll_value") and "value" in body["action"]:
+            self.values_sent += 1
+
+    def act(self, view: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
+        body = self.act_request(view, action)
+        out = ok(self.client.post(self.url("actions"), headers=auth(self.token), json=body))
+        self.accepted(body)
+        receipt = self._receipt(out)
+        assert receipt is not None and receipt["chain"] == out["chain"]
+        return out
+
+    def resign(self) -> dict[str, Any]:
+        view = self.state()
+        body: dict[str, Any] = {}
+        sig = self.sign({"type": "end", "reason": "resigned", "seat": self.seat}, view["chain"])
+        if sig is not None:
+            body["sig"] = sig
+        out = ok(self.client.post(self.url("resign"), headers=auth(self.token), json=body))
+        self._receipt(out)
+        return out
 
 
 def create_match(client: httpx.Client, game: str, ruleset: dict[str, Any] | None = None,
-                 names: Sequence[str] | None = None) -> dict[str, Any]:
+                 names: Sequence[str] | None = None,
+                 house: Sequence[bool] | None = None) -> dict[str, Any]:
     """Create a match; the creation answer as JSON (seats with their tokens)."""
-    match = qahwa(client).create_match(game, ruleset or {}, names)
-    return match.created.model_dump(mode="json")
+    body: dict[str, Any] = {"game": game, "ruleset": ruleset or {}}
+    if names is not None:
+        body["seats"] = [{"name": n, "house": bool(house[i]) if house else False}
+                         for i, n in enumerate(names)]
+    created = ok(client.post("/v1/matches", json=body), 201)
+    assert created["protocol"] == PROTOCOL_V2
+    verify_record(created["record"], public_key(client))
+    return created
 
 
-def seed_all(client: httpx.Client, created: dict[str, Any], prefix: str = "seed") -> None:
-    qc = qahwa(client)
-    for seat in created["seats"]:
-        qc_seat = Match(qc, _created(created)).seat(seat["seat"])
-        qc_seat.send_seed(f"{prefix}-{seat['seat']}")
+def seats_of(client: httpx.Client, created: dict[str, Any], *, keyed: bool | Sequence[bool] = True,
+             prefix: str | None = None) -> list[V2Seat]:
+    n = len(created["seats"])
+    keys = [keyed] * n if isinstance(keyed, bool) else list(keyed)
+    return [V2Seat(client, created, i, keyed=keys[i],
+                   client_seed=f"{prefix}-{i}" if prefix is not None else None)
+            for i in range(n)]
 
 
-def _created(created: dict[str, Any]) -> Any:
-    from qahwa_client.models import MatchCreatedOut
+def seed_all(client: httpx.Client, created: dict[str, Any], prefix: str = "seed", *,
+             keyed: bool | Sequence[bool] = True) -> list[V2Seat]:
+    """Every seat commits, checks the lock and reveals: the match is playing."""
+    seats = seats_of(client, created, keyed=keyed, prefix=prefix)
+    for st in seats:
+        st.commit()
+    for st in seats:
+        st.check_lock()
+    for st in seats:
+        st.reveal()
+    assert seats[0].state()["status"] in ("playing", "finished")
+    return seats
 
-    return MatchCreatedOut.model_validate(created)
+
+def seat_moves(seats: Sequence[V2Seat], rnd: random.Random, limit: int = MAX_ACTIONS
+               ) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
+    """Random legal actions (from the engine's suggestions) by the seat that owes the next
+    step until the match ends or ``limit`` were played: yields ``(seat, action, answer)``."""
+    played = 0
+    turn: int | None = 0
+    while played < limit:
+        view = seats[turn or 0].state()
+        if view["status"] != "playing":
+            break
+        turn = view["turn"]
+        assert turn is not None
+        if view["seat"] != turn:
+            continue
+        legal = view["legal_actions"]
+        assert legal, f"seat {turn} to act with no legal action"
+        choices = view.get("suggested_actions") or legal
+        assert all(a in legal for a in choices)
+        action = rnd.choice(choices)
+        out = seats[turn].act(view, action)
+        assert out["version"] == view["version"] + 1
+        yield turn, action, out
+        played += 1
 
 
-def play_actions(client: httpx.Client, match_id: str, tokens: Sequence[str], rnd: random.Random,
+def play_actions(client: httpx.Client, seats: Sequence[V2Seat], rnd: random.Random,
                  limit: int = MAX_ACTIONS,
                  on_response: Callable[[httpx.Response], None] | None = None) -> int:
     """Play up to ``limit`` random legal actions; returns how many were played.
 
     ``on_response`` sees every response the bots got (read), e.g. to look for leaks.
     """
-    from qahwa_client import Seat
-
-    qc = qahwa(client)
-    seats = [Seat(qc, match_id, i, tok) for i, tok in enumerate(tokens)]
-
     def hook(r: httpx.Response) -> None:
         r.read()
         assert on_response is not None
@@ -67,7 +270,7 @@ def play_actions(client: httpx.Client, match_id: str, tokens: Sequence[str], rnd
     if on_response is not None:
         client.event_hooks["response"].append(hook)
     try:
-        return _play(seats, rnd, limit)
+        return sum(1 for _ in seat_moves(seats, rnd, limit))
     finally:
         if on_response is not None:
             client.event_hooks["response"].remove(hook)
@@ -90,7 +293,6 @@ def client_moves(seats: Sequence[Any], rnd: random.Random,
             continue
         legal = view.legal_actions
         assert legal, f"seat {seat_of_turn} to act with no legal action"
-        # like simulate_match's bots: pick from the engine's suggestions (a subset of legal)
         choices = getattr(view, "suggested_actions", None) or legal
         assert all(a in legal for a in choices)
         action = rnd.choice(choices)
@@ -100,25 +302,22 @@ def client_moves(seats: Sequence[Any], rnd: random.Random,
         played += 1
 
 
-def _play(seats: Sequence[Any], rnd: random.Random, limit: int) -> int:
-    return sum(1 for _ in client_moves(seats, rnd, limit))
-
-
 def play_to_end(client: httpx.Client, game: str, ruleset: dict[str, Any] | None = None,
                 seed: int = 0, names: Sequence[str] | None = None,
-                on_response: Callable[[httpx.Response], None] | None = None) -> str:
-    """Create a match, give every seat a seed, play random legal actions to the end.
+                on_response: Callable[[httpx.Response], None] | None = None,
+                keyed: bool = True) -> str:
+    """Create a match, seat every seat (v2), play random legal actions to the end.
 
     ``client`` has the server's base URL. Returns the match id.
     """
     rnd = random.Random(seed)
     created = create_match(client, game, ruleset, names)
-    seed_all(client, created, prefix=f"s{seed}")
-    tokens = [s["token"] for s in created["seats"]]
-    play_actions(client, created["match_id"], tokens, rnd, on_response=on_response)
-    public = qahwa(client).match(created["match_id"])
-    assert public.status == "finished", public
+    seats = seed_all(client, created, prefix=f"s{seed}", keyed=keyed)
+    play_actions(client, seats, rnd, on_response=on_response)
+    public = ok(client.get(f"/v1/matches/{created['match_id']}"))
+    assert public["status"] == "finished", public
     return str(created["match_id"])
+
 
 # Rulesets that keep a whole match short (keys the engines document); {} if an engine
 # rejects one (its defaults are then used).
@@ -136,7 +335,7 @@ SHORT: dict[str, dict[str, Any]] = {
 def short_ruleset(game: str) -> dict[str, Any]:
     ruleset = SHORT.get(game, {})
     try:
-        engine_class(game).parse_ruleset(ruleset)
+        engine_class(game).parse_ruleset(ruleset, protocol=PROTOCOL_V2)
     except RulesetError:
         return {}
     return ruleset
@@ -146,20 +345,52 @@ def short_ruleset(game: str) -> dict[str, Any]:
 GAMES = [g for g in GAME_IDS if g != "rng"]
 
 
-def public_key(client: httpx.Client) -> Any:
-    keys = client.get("/v1/keys").json()["keys"]
-    current = [k for k in keys if k["current"]]
-    assert len(current) == 1
-    return load_public_key(current[0]["public_key"])
-
-
-def check_transcript(client: httpx.Client, doc: dict[str, Any]) -> Engine:
-    """Signature, commitment and a full replay of a transcript; returns the replayed engine."""
-    verify_record(doc, public_key(client))
-    assert commitment(doc["server_seed"]) == doc["commitment"]
-    key = match_key(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
-                    [s["client_seed"] for s in doc["seats"]])
-    engine = replay(engine_class(doc["game"]), doc["ruleset"], key, doc["events"])
+def check_transcript(client: httpx.Client, doc: dict[str, Any],
+                     receipts: Sequence[dict[str, Any]] = ()) -> Engine | None:
+    """A v2 transcript, checked the way fairness-v2.md §9 says: the signatures (transcript,
+    lock), the lock against the transcript, every revealed seat against its commitment in
+    the lock, a full replay with K and the roll tips from the lock, the chain, every keyed
+    seat's signature with the key from the lock, and ``receipts`` against the chain.
+    Returns the replayed engine (None for a ``no_reveal`` transcript)."""
+    pub = public_key(client)
+    verify_record(doc, pub)
+    assert doc["protocol"] == PROTOCOL_V2
+    assert commitment_v2(doc["server_seed"]) == doc["commitment"]
+    lock = doc["lock"]
+    verify_record(lock, pub)
+    for k in ("match_id", "game", "ruleset", "commitment"):
+        assert lock[k] == doc[k], k
+    for ts, ls in zip(doc["seats"], lock["seats"], strict=True):
+        for k in ("seat", "name", "house", "key", "roll_chain"):
+            assert ts[k] == ls[k], (k, ts, ls)
+        if ts["client_seed"] is not None:
+            assert seed_commitment(doc["match_id"], ls["seat"], ts["nonce"],
+                                   ts["client_seed"]) == ls["seed_commitment"]
+    # the chain and the keyed seats' signatures
+    heads = [chain_start(lock)]
+    for ev in doc["events"]:
+        heads.append(chain_next(heads[-1], ev))
+        caused = ev["type"] == "action" or (ev["type"] == "end" and ev["reason"] == "resigned")
+        key = lock["seats"][ev["seat"]]["key"] if caused else None
+        if key is not None:
+            verify_bytes(key, ev["sig"], seat_sig_message(doc["match_id"], heads[-2], ev))
+        else:
+            assert "sig" not in ev, ev
+    assert heads[-1].hex() == doc["chain"]
+    for r in receipts:
+        verify_record(r, pub)
+        assert -1 <= r["seq"] < len(heads) - 1, f"receipt at seq {r['seq']}: past the end"
+        assert heads[r["seq"] + 1].hex() == r["chain"], f"receipt at seq {r['seq']} disagrees"
+    if any(s["client_seed"] is None for s in doc["seats"]):
+        assert [e["type"] for e in doc["events"]] == ["end"]
+        assert doc["events"][0]["reason"] == "no_reveal"
+        return None
+    key = match_key_v2(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
+                       [(s["client_seed"], s["nonce"]) for s in doc["seats"]])
+    ctx = MatchContext(doc["match_id"], tuple(s["roll_chain"] for s in lock["seats"]))
+    engine = replay(engine_class(doc["game"]), doc["ruleset"], key, doc["events"],
+                    protocol=PROTOCOL_V2, ctx=ctx)
     assert engine.outcome is not None
     assert engine.outcome.to_json() == doc["result"]
     return engine
+

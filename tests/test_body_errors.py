@@ -1,5 +1,6 @@
 """Request bodies the API cannot take get the documented error shape and code, never the
-framework's own text: not UTF-8, nested too deep, too large (declared or chunked)."""
+framework's own text: not UTF-8, nested too deep, a repeated key, too large (declared or
+chunked)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,10 @@ def seat(server: LiveServer) -> Iterator[tuple[httpx.Client, str, dict[str, str]
         created = c.post("/v1/matches", json={"game": "hokm"}).json()
         hdr = {"Authorization": f"Bearer {created['seats'][0]['token']}",
                "Content-Type": "application/json"}
-        yield c, f"/v1/matches/{created['match_id']}/seats/0/seed", hdr
+        yield c, f"/v1/matches/{created['match_id']}/seats/0/commit", hdr
+
+
+COMMIT = b'"' + b"ab" * 32 + b'"'  # a well-formed seed_commitment
 
 
 def _error(r: httpx.Response, status: int, code: str) -> str:
@@ -31,7 +35,7 @@ def _error(r: httpx.Response, status: int, code: str) -> str:
 
 def test_not_utf8_is_malformed_json(seat: tuple[httpx.Client, str, dict[str, str]]) -> None:
     c, url, hdr = seat
-    msg = _error(c.post(url, content=b'{"client_seed": "\xff\xfe"}', headers=hdr), 400,
+    msg = _error(c.post(url, content=b'{"seed_commitment": "\xff\xfe"}', headers=hdr), 400,
                  "malformed_json")
     assert "UTF-8" in msg
     _error(c.post(url, content=b"\xff", headers=hdr), 400, "malformed_json")
@@ -62,18 +66,35 @@ def test_oversize_chunked_body_is_413(server: LiveServer,
     limit = server.settings.max_body_bytes
 
     def chunks() -> Iterator[bytes]:  # no Content-Length: Transfer-Encoding: chunked
-        yield b'{"client_seed": "'
+        yield b'{"seed_commitment": "'
         for _ in range(limit // 1000 + 2):
             yield b"x" * 1000
         yield b'"}'
 
     _error(c.post(url, content=chunks(), headers=hdr), 413, "body_too_large")
-    small = iter([b'{"client_seed": ', b'"chunked ok"}'])
+    small = iter([b'{"seed_commitment": ', COMMIT + b"}"])
     assert c.post(url, content=small, headers=hdr).status_code == 200
 
 
 def test_malformed_json_still_malformed(seat: tuple[httpx.Client, str, dict[str, str]]) -> None:
     c, url, hdr = seat
-    _error(c.post(url, content=b'{"client_seed": ', headers=hdr), 400, "malformed_json")
-    _error(c.post(url, content=b'{"client_seed": "x"} trailing', headers=hdr), 400,
+    _error(c.post(url, content=b'{"seed_commitment": ', headers=hdr), 400, "malformed_json")
+    _error(c.post(url, content=b'{"seed_commitment": "x"} trailing', headers=hdr), 400,
            "malformed_json")
+
+
+def test_a_repeated_key_is_refused_and_changes_nothing(
+        seat: tuple[httpx.Client, str, dict[str, str]]) -> None:
+    """fairness-v2 §1: duplicate keys are refused on input (a parser that kept the last
+    one would read another value than a client that kept the first)."""
+    c, url, hdr = seat
+    twice = b'{"seed_commitment": ' + COMMIT + b', "seed_commitment": "' + b"cd" * 32 + b'"}'
+    assert "duplicate key" in _error(c.post(url, content=twice, headers=hdr), 400,
+                                     "malformed_json")
+    nested = b'{"seed_commitment": ' + COMMIT + b', "key": null, "roll_chain": {"a": 1, "a": 2}}'
+    _error(c.post(url, content=nested, headers=hdr), 400, "malformed_json")
+    mid = url.split("/")[3]
+    view = c.get(f"/v1/matches/{mid}").json()
+    assert not any(s["committed"] for s in view["seats"])  # nothing changed
+    assert c.post(url, content=b'{"seed_commitment": ' + COMMIT + b"}",
+                  headers=hdr).status_code == 200

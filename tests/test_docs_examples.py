@@ -17,7 +17,6 @@ from qahwa_client import Client
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 DEFAULT_URL = "http://127.0.0.1:8000"
-KEY_FILE = "data/operator.key"
 
 
 def python_blocks(name: str) -> list[str]:
@@ -27,21 +26,18 @@ def python_blocks(name: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[LiveServer]:
-    with LiveServer(operator_key=False) as srv:  # the examples send the key themselves
+    with LiveServer() as srv:
         yield srv
 
 
-def run(code: str, server: LiveServer, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Run a doc's example against ``server`` (its URL and its operator key file)."""
-    assert DEFAULT_URL in code and KEY_FILE in code
+def run(code: str, url: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    assert DEFAULT_URL in code
     monkeypatch.setattr(sys, "argv", ["doc"])
     out = io.StringIO()
     namespace: dict[str, Any] = {"__name__": "doc"}
     try:
         with contextlib.redirect_stdout(out):
-            code = code.replace(DEFAULT_URL, server.url).replace(
-                KEY_FILE, str(server.settings.operator_key_path))
-            exec(compile(code, "<doc>", "exec"), namespace)
+            exec(compile(code.replace(DEFAULT_URL, url), "<doc>", "exec"), namespace)
     finally:
         for value in namespace.values():
             if isinstance(value, Client):
@@ -52,12 +48,12 @@ def run(code: str, server: LiveServer, monkeypatch: pytest.MonkeyPatch) -> str:
 def test_api_guide_example_runs(server: LiveServer, monkeypatch: pytest.MonkeyPatch) -> None:
     first, *rest = python_blocks("api.md")
     namespace_code = first + "\n" + "\n".join(rest)  # the rng block reuses `qc`
-    run(namespace_code, server, monkeypatch)
+    run(namespace_code, server.url, monkeypatch)
 
 
 def test_bot_is_30_lines_and_plays_to_a_verified_end(server: LiveServer,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     (code,) = python_blocks("bot.md")
     assert len(code.splitlines()) <= 30
-    out = run(code, server, monkeypatch)
+    out = run(code, server.url, monkeypatch)
     assert re.fullmatch(r"iraqi_domino: \d+ moves, finished; transcript verified\n", out), out

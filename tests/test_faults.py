@@ -21,7 +21,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, check_transcript, client_moves, play_actions, short_ruleset
+from http_play import GAMES, check_transcript, client_moves, short_ruleset
 from live_server import LiveServer
 from test_service_restart import Serve
 
@@ -58,10 +58,9 @@ def _expect_503(call: Any) -> ApiError:
 def test_sqlite_locked_answers_503_changes_nothing_and_resumes(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(service.db, "SQLITE_BUSY_MS", 300)  # wait 0.3 s for a lock, not 10
-    with LiveServer() as srv, Client(srv.url) as qc:
+    with LiveServer() as srv, Client(srv.url, retry_delay=0) as qc:
         match = qc.create_match("tawla", {"match_length": 1})
-        for s in match.seats:
-            s.send_seed()
+        match.start()  # commit, lock (logged), reveal
         view = match.seats[0].state()
         mover = match.seats[view.turn if view.turn is not None else 0]
         view = mover.state()
@@ -70,9 +69,11 @@ def test_sqlite_locked_answers_503_changes_nothing_and_resumes(
         holder = sqlite3.connect(_sqlite_path(srv), isolation_level=None)
         try:
             holder.execute("BEGIN IMMEDIATE")  # another process holds the write lock
-            _expect_503(lambda: mover.act(view.legal_actions[0]))
+            _expect_503(lambda: mover.act(view.legal_actions[0]))  # resent, identically
+            sent = mover.requests[-1]
+            assert sent["attempts"] == qc.retries + 1 and sent["receipt"] is None
             _expect_503(lambda: qc.create_match("hokm"))
-            _expect_503(lambda: qc.rng("locked"))
+            _expect_503(lambda: qc.rng())
             # reads still answer (WAL), and show that nothing changed
             assert qc.events(match.match_id) == before
             assert _log_size(qc) == size
@@ -81,9 +82,11 @@ def test_sqlite_locked_answers_503_changes_nothing_and_resumes(
             holder.close()
         out = mover.act(view.legal_actions[0], version=view.version)
         assert out.version == view.version + 1
+        assert mover.requests[-1]["body"] == sent["body"]  # the same value, the same signature
         created = qc.create_match("hokm")
-        assert created.created.log_index == size  # the refused creation left no trace
-        assert _log_size(qc) == size + 1
+        assert _log_size(qc) == size  # the refused creation left no trace (and a v2
+        created.start()                # creation logs nothing: its lock is logged)
+        assert _log_size(qc) == size + 1 and created.seats[0].log_index == size
 
 
 # -- kill -9 while 16 clients play -------------------------------------------------------------
@@ -94,9 +97,9 @@ class Player(threading.Thread):
     def __init__(self, url: str, game: str, n: int) -> None:
         super().__init__(daemon=True)
         self.url, self.game, self.n = url, game, n
-        self.acks: list[tuple[int, int, dict[str, Any]]] = []  # first_seq, seat, action
+        self.acks: list[tuple[int, int, dict[str, Any]]] = []  # first_seq, seat, request
         self.match_id = ""
-        self.tokens: list[str] = []
+        self.seats: list[Seat] = []
         self.ready = threading.Event()
         self.error: BaseException | None = None
 
@@ -105,9 +108,8 @@ class Player(threading.Thread):
             with Client(self.url, timeout=10) as qc:
                 match = qc.create_match(self.game, short_ruleset(self.game))
                 self.match_id = match.match_id
-                self.tokens = [s.token for s in match.seats]
-                for s in match.seats:
-                    s.send_seed(f"fault-{self.n}-{s.seat}")
+                self.seats = match.seats
+                match.start()
                 self.ready.set()
                 self._play(match.seats, random.Random(self.n))
         except httpx.TransportError:
@@ -118,8 +120,8 @@ class Player(threading.Thread):
             self.ready.set()
 
     def _play(self, seats: list[Seat], rnd: random.Random) -> None:
-        for turn, action, out in client_moves(seats, rnd):
-            self.acks.append((out.first_seq, turn, action))
+        for turn, _, out in client_moves(seats, rnd):
+            self.acks.append((out.first_seq, turn, seats[turn].requests[-1]["body"]))
 
 
 def _kill_while_playing(tmp_path: Path, database_url: str) -> None:
@@ -144,18 +146,25 @@ def _kill_while_playing(tmp_path: Path, database_url: str) -> None:
     assert acked >= 50, acked
     srv = Serve(tmp_path, database_url)
     try:
-        with httpx.Client(base_url=srv.url, timeout=60) as c:
+        with httpx.Client(base_url=srv.url, timeout=60) as c, Client(srv.url, http=c) as qc:
             for p in players:
-                if not p.match_id:
-                    continue
-                play_actions(c, p.match_id, p.tokens, random.Random(100 + p.n))
+                if not p.match_id or not all(s.lock is not None for s in p.seats):
+                    continue  # killed before every seat revealed
+                for seat in p.seats:  # the same seats (their keys and chains), the new server
+                    seat.client = qc
+                    seat.view = None
+                for _ in client_moves(p.seats, random.Random(100 + p.n)):
+                    pass
                 doc = c.get(f"/v1/matches/{p.match_id}/transcript").json()
                 events = doc["events"]
-                for first_seq, seat, action in p.acks:
+                for first_seq, n, sent in p.acks:
                     assert events[first_seq] == {"seq": first_seq, "type": "action",
-                                                 "seat": seat, "action": action}
-                check_transcript(c, doc)
-                assert Client(srv.url, http=c).verify(doc)["status"] == "verified"
+                                                 "seat": n, "action": sent["action"],
+                                                 "sig": sent["sig"]}
+                check_transcript(c, doc, [r for s in p.seats for r in s.receipts])
+                for seat in p.seats:
+                    seat.check_transcript(doc)
+                assert qc.verify(doc)["status"] == "verified"
     finally:
         srv.kill()
 
@@ -211,10 +220,9 @@ def fault_cluster() -> Iterator[str]:
 @pytest.mark.slow
 @pytest.mark.postgres
 def test_postgres_goes_away_answers_503_and_resumes(fault_cluster: str) -> None:
-    with LiveServer(database_url=fault_cluster) as srv, Client(srv.url) as qc:
+    with LiveServer(database_url=fault_cluster) as srv, Client(srv.url, retry_delay=0) as qc:
         match = qc.create_match("hokm", {"target": 1})
-        for s in match.seats:
-            s.send_seed()
+        match.start()
         play_seats = match.seats
         view = play_seats[0].state()
         mover = play_seats[view.turn if view.turn is not None else 0]
@@ -239,4 +247,6 @@ def test_postgres_goes_away_answers_503_and_resumes(fault_cluster: str) -> None:
         assert _log_size(qc) == size  # the refused creation left nothing behind
         out = mover.act(view.legal_actions[0], version=view.version)
         assert out.version == view.version + 1
-        assert qc.create_match("hokm").created.log_index == size
+        created = qc.create_match("hokm")
+        created.start()
+        assert created.seats[0].log_index == size

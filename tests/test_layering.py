@@ -2,7 +2,8 @@
 ``fairness`` needs only the stdlib and ``cryptography``; ``games`` never imports ``service``
 or ``verify_cli``; ``verify_cli`` never imports ``service``; ``service`` never imports
 ``verify_cli`` (``qahwa demo`` runs the ``verify`` command); nothing imports ``service``;
-``qahwa_client`` needs only pydantic and httpx, and ``verify_cli`` inside ``verify()``."""
+``qahwa_client`` needs only pydantic, httpx and ``cryptography`` (its seat keys), and
+``verify_cli`` inside ``verify()``."""
 
 from __future__ import annotations
 
@@ -102,7 +103,7 @@ def test_importing_fairness_loads_no_first_party_package() -> None:
 
 def test_qahwa_client_imports_only_pydantic_httpx_and_verify_inside_verify() -> None:
     base = set(sys.stdlib_module_names) | {"__future__", "pydantic", "pydantic_core", "httpx",
-                                          "qahwa_client"}
+                                          "cryptography", "qahwa_client"}
     found = package_imports("qahwa_client")
     assert "qahwa_client/verify.py" in found
     for path, mods in found.items():

@@ -21,9 +21,11 @@ from fastapi import HTTPException
 from http_play import auth, create_match, play_actions, seed_all
 from live_server import LiveServer
 from prometheus_client.parser import text_string_to_metric_families
+from sqlalchemy import text
 from test_service_restart import QAHWA, Serve, free_port
 
-from qahwa_client import Client
+from fairness import new_nonce
+from qahwa_client import Client, RngSession
 from service import operators
 from service.app import create_app
 from service.keys import RetiredKeyError
@@ -45,9 +47,18 @@ def _cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=120, check=False)
 
 
-def _log_size(c: httpx.Client) -> int:
-    size: int = c.get("/v1/log").json()["tree_size"]
-    return size
+def _session(qc: Client, client_seed: str) -> RngSession:
+    """A seeded (locked) rng session, through the conforming client."""
+    sess = qc.rng()
+    sess.send_seed(client_seed)
+    return sess
+
+
+def _made(srv: LiveServer) -> int:
+    """Matches and sessions in the server's database."""
+    with srv.app.state.db.connect(write=False) as conn:
+        n: int = conn.execute(text("SELECT count(*) FROM matches")).scalar_one()
+    return n
 
 
 # -- operator keys -------------------------------------------------------------------------------
@@ -57,14 +68,15 @@ def test_creation_needs_a_valid_operator_key_and_revoke_is_immediate() -> None:
         key = srv.operator_key
         assert path.read_text(encoding="ascii") == key + "\n"
         assert path.stat().st_mode & 0o777 == 0o600
-        size = _log_size(c)
+        made = _made(srv)
         for url, body in (("/v1/matches", {"game": "hokm"}), ("/v1/rng", {})):
             _error(c.post(url, json=body), 401, "unauthorized")
             _error(c.post(url, json=body, headers=auth("qop_" + "x" * 43)), 401, "unauthorized")
             _error(c.post(url, json=body, headers={"Authorization": f"Basic {key}"}), 401)
-            assert _log_size(c) == size  # a refused creation changes nothing
+            assert _made(srv) == made  # a refused creation changes nothing
             assert c.post(url, json=body, headers=auth(key)).status_code == 201
-            size += 1
+            made += 1
+            assert _made(srv) == made
         # another process on the same database: `qahwa operators add` prints the key once,
         # alone on the last line
         out = _cli(srv.settings, "operators", "add", "alice")
@@ -95,11 +107,11 @@ def test_creation_rate_per_key_answers_429_with_retry_after() -> None:
         srv.app.state.operators.clock = lambda: 1_000_020.0  # no minute ends mid-test
         for _ in range(3):
             assert c.post("/v1/rng", json={}).status_code == 201
-        size = _log_size(c)
+        made = _made(srv)
         r = c.post("/v1/matches", json={"game": "hokm"})
         _error(r, 429, "rate_limited")
         assert 1 <= int(r.headers["Retry-After"]) <= 120
-        assert _log_size(c) == size
+        assert _made(srv) == made
         # the limit is per key: another operator still creates
         other = operators.add(srv.app.state.db, "other")
         assert c.post("/v1/rng", json={}, headers=auth(other)).status_code == 201
@@ -152,7 +164,7 @@ def test_rate_per_address_answers_429_and_spares_health() -> None:
 
 def test_session_draw_cap_is_409_session_full() -> None:
     with LiveServer(max_session_draws=3) as srv, Client(srv.url) as qc:
-        sess = qc.rng("cap test")
+        sess = _session(qc, "cap test")
         for _ in range(3):
             sess.dice(2, 6)
         events = f"{srv.url}/v1/rng/{sess.session_id}/events"
@@ -163,12 +175,12 @@ def test_session_draw_cap_is_409_session_full() -> None:
         assert httpx.get(events).json() == before
         closed = sess.close()  # closing stays possible
         assert closed.status == "finished"
-        assert qc.verify(closed.transcript.model_dump(mode="json"))["status"] == "verified"
+        assert qc.verify(sess.transcript())["status"] == "verified"
 
 
 def test_transcript_bytes_cap_refuses_the_draw_and_changes_nothing() -> None:
     with LiveServer(max_transcript_bytes=4096) as srv, Client(srv.url) as qc:
-        sess = qc.rng("bytes test")
+        sess = _session(qc, "bytes test")
         events = f"/v1/rng/{sess.session_id}/events"
         big = {"kind": "shuffle", "n": 1000}  # about 3.9 kB of results
         sess.draw(big)
@@ -189,8 +201,8 @@ def test_transcript_bytes_cap_refuses_the_draw_and_changes_nothing() -> None:
         _error(r, 409, "session_full")
         assert 1 <= n <= 2, n  # 52 numbers are about 140 bytes of JSON
         assert httpx.get(srv.url + events).json() == before
-        closed = sess.close()
-        assert qc.verify(closed.transcript.model_dump(mode="json"))["status"] == "verified"
+        sess.close()
+        assert qc.verify(sess.transcript())["status"] == "verified"
 
 
 # -- timeouts, the connection cap, hostile headers ------------------------------------------------
@@ -322,7 +334,7 @@ def _metrics(url: str) -> tuple[dict[str, Any], dict[tuple[str, tuple[tuple[str,
 
 def test_metrics_parse_with_prometheus_clients_own_parser() -> None:
     with LiveServer(sweep_interval_seconds=0.1) as srv, Client(srv.url) as qc:
-        sess = qc.rng("metrics")
+        sess = _session(qc, "metrics")
         for _ in range(4):
             sess.dice(1, 6)
         match = qc.create_match("hokm")
@@ -343,7 +355,7 @@ def test_metrics_parse_with_prometheus_clients_own_parser() -> None:
         assert samples[("qahwa_created_total", (("kind", "match"),))] == 1
         assert samples[("qahwa_matches", (("kind", "rng"), ("status", "playing")))] == 1
         assert samples[("qahwa_matches", (("kind", "match"), ("status", "seating")))] == 1
-        assert samples[("qahwa_log_entries", ())] == 2
+        assert samples[("qahwa_log_entries", ())] == 1  # the session's lock (v2 logs locks)
         assert samples[("qahwa_operator_keys", (("state", "active"),))] == 1
         assert samples[("qahwa_database_up", ())] == 1
         assert families["qahwa_witness_lag_entries"].type == "gauge"
@@ -369,17 +381,16 @@ def test_json_logs_have_request_ids_and_no_secrets(tmp_path: Path) -> None:
         secrets.append(key)
         with httpx.Client(base_url=srv.url, timeout=30) as c:
             created = create_match(c, "tawla", {"match_length": 1})
-            secrets += [s["token"] for s in created["seats"]]
-            seed_all(c, created, prefix="client-seed-secret")
-            tokens = [s["token"] for s in created["seats"]]
-            play_actions(c, created["match_id"], tokens, random.Random(3),
-                         limit=6)
-            c.post(f"/v1/matches/{created['match_id']}/resign", headers=auth(tokens[0]))
-            doc = c.get(f"/v1/matches/{created['match_id']}/transcript").json()
-            secrets.append(doc["server_seed"])
-            secrets += [s["client_seed"] for s in doc["seats"]]
-            s = c.post("/v1/rng", json={"client_seed": "dice-seed-secret-1234"}).json()
-            secrets += [s["token"], "dice-seed-secret-1234"]
+            seats = seed_all(c, created, prefix="client-seed-secret")
+            tokens = [st.token for st in seats]
+            secrets += tokens + [st.client_seed for st in seats] + [st.nonce for st in seats]
+            play_actions(c, seats, random.Random(3), limit=6)
+            s = c.post("/v1/rng", json={}).json()
+            nonce = new_nonce().hex()
+            secrets += [s["token"], "dice-seed-secret-1234", nonce]
+            r = c.post(f"/v1/rng/{s['session_id']}/seed", headers=auth(s["token"]),
+                       json={"client_seed": "dice-seed-secret-1234", "nonce": nonce})
+            assert r.status_code == 200, r.text
             c.post(f"/v1/rng/{s['session_id']}/draws", headers=auth(s["token"]),
                    json={"kind": "dice"})
             closed = c.post(f"/v1/rng/{s['session_id']}/close", headers=auth(s["token"])).json()
@@ -407,9 +418,10 @@ def test_a_transcript_signed_before_a_rotation_verifies_after_it(tmp_path: Path)
     settings = Settings(database_url=f"sqlite:///{tmp_path / 'q.db'}", data_dir=tmp_path,
                         master_key=None, signing_key=None, signing_key_file=None)
     with LiveServer(settings) as a, Client(a.url) as qc:
-        sess = qc.rng("before rotation")
+        sess = _session(qc, "before rotation")
         sess.shuffle(10)
-        saved = sess.close().transcript.model_dump(mode="json")  # as its player keeps it
+        sess.close()
+        saved = sess.transcript()  # as its player keeps it
         [old] = qc.keys().keys
     assert saved["signature"]["key_id"] == old.key_id
     (tmp_path / "saved.json").write_text(json.dumps(saved))
@@ -424,8 +436,8 @@ def test_a_transcript_signed_before_a_rotation_verifies_after_it(tmp_path: Path)
         assert not keys[old.key_id].current and keys[old.key_id].retired_at is not None
         [new] = [k for k in keys.values() if k.key_id != old.key_id]
         assert new.current and new.retired_at is None and new.key_id in out.stdout
-        fresh = qc.rng("after rotation")
-        assert fresh.created.signature.key_id == new.key_id
+        fresh = _session(qc, "after rotation")
+        assert fresh.created.record["signature"]["key_id"] == new.key_id
         assert qc.verify(saved)["status"] == "verified"  # with the keys /v1/keys lists now
         check = subprocess.run(
             [sys.executable, "-m", "verify_cli", "check", "--server", b.url, "--jobs", "1",

@@ -12,6 +12,7 @@ import httpx
 import pytest
 from http_play import (
     GAMES,
+    V2Seat,
     auth,
     check_transcript,
     create_match,
@@ -35,21 +36,20 @@ def test_match_on_postgres() -> None:
     with LiveServer(database_url=PG_URL) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         game = GAMES[0]
         created = create_match(c, game, short_ruleset(game))
-        seed_all(c, created)
-        tokens = [s["token"] for s in created["seats"]]
-        play_actions(c, created["match_id"], tokens, random.Random(4), limit=200)
+        seats = seed_all(c, created)
+        play_actions(c, seats, random.Random(4), limit=200)
         if c.get(f"/v1/matches/{created['match_id']}").json()["status"] != "finished":
-            c.post(f"/v1/matches/{created['match_id']}/resign", headers=auth(tokens[0]))
+            seats[0].resign()
         doc = c.get(f"/v1/matches/{created['match_id']}/transcript").json()
-        check_transcript(c, doc)
+        check_transcript(c, doc, [r for st in seats for r in st.receipts])
         head = c.get("/v1/log").json()
-        assert head["tree_size"] >= created["log_index"] + 1
+        assert head["tree_size"] >= doc["lock_index"] + 2  # the lock and the reveal record
 
 
-def _turn(c: httpx.Client, mid: str, tokens: list[str]) -> tuple[int, dict[str, Any]]:
-    v = c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[0])).json()
+def _turn(c: httpx.Client, mid: str, seats: list[V2Seat]) -> tuple[int, dict[str, Any]]:
+    v = c.get(f"/v1/matches/{mid}/state", headers=auth(seats[0].token)).json()
     if v["turn"] != 0:
-        v = c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[v["turn"]])).json()
+        v = c.get(f"/v1/matches/{mid}/state", headers=auth(seats[v["turn"]].token)).json()
     return v["seat"], v
 
 
@@ -70,35 +70,34 @@ def test_two_processes_one_database(tmp_path: Path) -> None:
             # the default (long) ruleset: the match is still running for the race and resign
             created = create_match(ca, game, {})
             mid = created["match_id"]
-            seed_all(cb, created)
-            tokens = [s["token"] for s in created["seats"]]
+            seats = seed_all(cb, created)
             rnd = random.Random(6)
             # Alternate the processes move by move: each sees the other's writes.
             for i in range(12):
                 c = (ca, cb)[i % 2]
-                seat, view = _turn(c, mid, tokens)
+                seat, view = _turn(c, mid, seats)
                 if view["status"] != "playing":
                     break
-                r = c.post(f"/v1/matches/{mid}/actions",
-                           json={"action": rnd.choice(view["legal_actions"]),
-                                 "version": view["version"]}, headers=auth(tokens[seat]))
+                body = seats[seat].act_request(view, rnd.choice(view["legal_actions"]))
+                r = c.post(f"/v1/matches/{mid}/actions", json=body,
+                           headers=auth(seats[seat].token))
                 assert r.status_code == 200, r.text
+                seats[seat].accepted(body)
                 other = (cb, ca)[i % 2]
-                assert _turn(other, mid, tokens)[1]["version"] == view["version"] + 1
+                assert _turn(other, mid, seats)[1]["version"] == view["version"] + 1
             # The race across processes: one version, two different actions.
-            seat, view = _turn(ca, mid, tokens)
+            seat, view = _turn(ca, mid, seats)
             assert view["status"] == "playing"
             legal = view["legal_actions"]
             results: list[httpx.Response] = []
             barrier = threading.Barrier(2)
 
             def send(url: str, action: dict[str, Any]) -> None:
+                body = seats[seat].act_request(view, action)
                 with httpx.Client(base_url=url, timeout=30) as c:
                     barrier.wait()
-                    results.append(c.post(
-                        f"/v1/matches/{mid}/actions",
-                        json={"action": action, "version": view["version"]},
-                        headers=auth(tokens[seat])))
+                    results.append(c.post(f"/v1/matches/{mid}/actions", json=body,
+                                          headers=auth(seats[seat].token)))
 
             ts = [threading.Thread(target=send, args=(a.url, legal[0])),
                   threading.Thread(target=send, args=(b.url, legal[-1]))]
@@ -107,17 +106,19 @@ def test_two_processes_one_database(tmp_path: Path) -> None:
             for t in ts:
                 t.join()
             assert sorted(r.status_code for r in results) == [200, 409]
-            r = cb.post(f"/v1/matches/{mid}/resign", headers=auth(tokens[0]))
-            assert r.status_code == 200
+            seats[0].resign()
             doc = ca.get(f"/v1/matches/{mid}/transcript").json()
             check_transcript(ca, doc)
-            # Concurrent creations on both processes get distinct log indices.
+            # Concurrent locks on both processes get distinct log indices.
             idx: list[int] = []
 
             def make(url: str) -> None:
                 with httpx.Client(base_url=url, timeout=30) as c:
                     for _ in range(3):
-                        idx.append(create_match(c, game, short_ruleset(game))["log_index"])
+                        made = create_match(c, game, short_ruleset(game))
+                        seed_all(c, made, keyed=False)
+                        idx.append(c.get(f"/v1/matches/{made['match_id']}/lock").json()[
+                            "log_index"])
 
             ts = [threading.Thread(target=make, args=(u,)) for u in (a.url, b.url)]
             for t in ts:

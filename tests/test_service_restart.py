@@ -83,9 +83,9 @@ def test_kill_and_restart_continues(tmp_path: Path) -> None:
             key_before = c.get("/v1/keys").json()
             created = create_match(c, game, short_ruleset(game))
             mid = created["match_id"]
-            seed_all(c, created)
-            tokens = [s["token"] for s in created["seats"]]
-            assert play_actions(c, mid, tokens, random.Random(1), limit=5) == 5
+            seats = seed_all(c, created)
+            tokens = [st.token for st in seats]
+            assert play_actions(c, seats, random.Random(1), limit=5) == 5
             before = _state(c, mid, tokens)
             events_before = c.get(f"/v1/matches/{mid}/events").json()
     finally:
@@ -98,10 +98,12 @@ def test_kill_and_restart_continues(tmp_path: Path) -> None:
             assert c.get("/v1/keys").json() == key_before
             assert _state(c, mid, tokens) == before
             assert c.get(f"/v1/matches/{mid}/events").json() == events_before
-            play_actions(c, mid, tokens, random.Random(2))
+            for st in seats:
+                st.client = c  # the same seats, over the restarted server
+            play_actions(c, seats, random.Random(2))
             assert c.get(f"/v1/matches/{mid}").json()["status"] == "finished"
             doc = c.get(f"/v1/matches/{mid}/transcript").json()
-            check_transcript(c, doc)
+            check_transcript(c, doc, [r for st in seats for r in st.receipts])
             assert doc["events"][: len(events_before["events"])] != []
     finally:
         srv.kill()

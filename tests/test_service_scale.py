@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, auth, check_transcript, create_match, seed_all, short_ruleset
+from http_play import GAMES, V2Seat, auth, check_transcript, create_match, seed_all, short_ruleset
 from test_service_restart import Serve
 
 PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
@@ -42,11 +42,12 @@ def _pair(tmp_path: Path, url: str) -> tuple[Serve, Serve]:
         raise
 
 
-def _play(clients: list[httpx.Client], mid: str, tokens: list[str], rnd: random.Random,
+def _play(clients: list[httpx.Client], mid: str, seats: list[V2Seat], rnd: random.Random,
           limit: int = 3000) -> int:
     """Random legal play; request i goes to ``clients[i % len(clients)]``."""
     n = 0
     for _ in range(limit):
+        tokens = [st.token for st in seats]
         c = clients[n % len(clients)]
         n += 1
         view = c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[0])).json()
@@ -58,10 +59,10 @@ def _play(clients: list[httpx.Client], mid: str, tokens: list[str], rnd: random.
         view = c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[seat])).json()
         c = clients[n % len(clients)]
         n += 1
-        r = c.post(f"/v1/matches/{mid}/actions",
-                   json={"action": rnd.choice(view["suggested_actions"]),
-                         "version": view["version"]}, headers=auth(tokens[seat]))
+        body = seats[seat].act_request(view, rnd.choice(view["suggested_actions"]))
+        r = c.post(f"/v1/matches/{mid}/actions", json=body, headers=auth(tokens[seat]))
         assert r.status_code == 200, r.text
+        seats[seat].accepted(body)
         # the response's own view is the new state, as the other process also sees it
         other = clients[n % len(clients)].get(f"/v1/matches/{mid}/state",
                                                 headers=auth(tokens[seat])).json()
@@ -77,10 +78,9 @@ def test_match_alternating_between_two_processes(tmp_path: Path, backend: str) -
         with httpx.Client(base_url=a.url, timeout=30) as ca, \
                 httpx.Client(base_url=b.url, timeout=30) as cb:
             created = create_match(ca, GAME, short_ruleset(GAME))
-            seed_all(cb, created)
+            seats = seed_all(cb, created)
             mid = created["match_id"]
-            tokens = [s["token"] for s in created["seats"]]
-            _play([ca, cb], mid, tokens, random.Random(11))
+            _play([ca, cb], mid, seats, random.Random(11))
             for c in (ca, cb):
                 doc = c.get(f"/v1/matches/{mid}/transcript").json()
                 check_transcript(c, doc)
@@ -114,9 +114,8 @@ def test_stream_on_one_process_sees_writes_on_the_other(tmp_path: Path) -> None:
             th = threading.Thread(target=watch)
             th.start()
             assert opened.wait(30)
-            seed_all(ca, created)
-            tokens = [s["token"] for s in created["seats"]]
-            _play([ca], mid, tokens, random.Random(12))  # every write on process a
+            seats = seed_all(ca, created)
+            _play([ca], mid, seats, random.Random(12))  # every write on process a
             th.join(timeout=120)
             assert not th.is_alive()
             doc = ca.get(f"/v1/matches/{mid}/transcript").json()

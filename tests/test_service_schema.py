@@ -35,7 +35,7 @@ def test_api_conforms(case: schemathesis.Case) -> None:
     case.call_and_validate(excluded_checks=[positive_data_acceptance])
 
 
-# -- stateful: follow the schema's links (create → seed/start/act/… with the answer's token) --
+# -- stateful: follow the schema's links (create → commit/lock/reveal/act/… with the answer's token)
 class LinkedCalls(schema.as_state_machine()):  # type: ignore[misc]
     def get_call_kwargs(self, case: schemathesis.Case) -> dict[str, Any]:
         # creations carry the server's first operator key, so the links from them are
@@ -52,7 +52,7 @@ class LinkedCalls(schema.as_state_machine()):  # type: ignore[misc]
 def test_links_are_in_the_schema() -> None:
     doc = APP.openapi()
     links = doc["paths"]["/v1/matches"]["post"]["responses"]["201"]["links"]
-    assert {"GetMatch", "GiveSeed", "Start", "State", "Act", "Resign", "Events",
+    assert {"GetMatch", "Commit", "Lock", "Reveal", "State", "Act", "Resign", "Events",
             "Transcript"} <= set(links)
     assert links["Act"]["parameters"]["header.Authorization"].startswith("Bearer {$response")
 

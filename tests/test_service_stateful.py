@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, auth, short_ruleset
+from http_play import GAMES, V2Seat, auth, short_ruleset
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -36,6 +36,7 @@ JUNK_ACTION = st.dictionaries(
                      "cards", "train", "x"]),
     JSON_LEAF | st.lists(JSON_LEAF, max_size=3), max_size=4)
 SEEDS = st.sampled_from(["", "ok seed", "a\x00b", "é" * 65, "x" * 128, "line\nbreak", "🎲"])
+HEXES = st.sampled_from(["", "00" * 32, "AB" * 32, "zz" * 32, "ab" * 31, "ab" * 33])
 
 
 # Fields that show cards or tiles face up by the rules: Iraqi dominoes announce the double
@@ -53,6 +54,7 @@ class M:
     match_id: str
     game: str
     tokens: list[str]
+    seats: list[V2Seat]
     version: int = 0
     status: str = "seating"
     texts: list[str] = field(default_factory=list)  # every response while not finished
@@ -72,9 +74,12 @@ class ApiMachine(RuleBasedStateMachine):
         try:
             for m in self.all:
                 if m.status != "finished":
-                    self.call(m, "POST", f"/v1/matches/{m.match_id}/resign", token=m.tokens[0])
-                doc = self.c.get(f"/v1/matches/{m.match_id}/transcript").json()
-                seed = doc["server_seed"]
+                    self.resign(m, 0)
+                r = self.c.get(f"/v1/matches/{m.match_id}/transcript")
+                if r.status_code != 200:  # never locked, or locked and still revealing
+                    assert r.json()["error"]["code"] in ("not_locked", "not_finished")
+                    continue
+                seed = r.json()["server_seed"]
                 for text in m.texts:
                     assert seed not in text and seed.upper() not in text
         finally:
@@ -100,12 +105,14 @@ class ApiMachine(RuleBasedStateMachine):
         return pub["version"], pub["status"], ev["next_seq"], json.dumps(ev["events"]), log
 
     def change(self, m: M, method: str, path: str, *, token: str | None,
-               body: Any = None) -> httpx.Response:
-        """A call that may change the match: 2xx raises the version, 4xx changes nothing."""
+               body: Any = None, resend: bool = False) -> httpx.Response:
+        """A call that may change the match: 2xx raises the version, 4xx changes nothing.
+        ``resend``: the request may repeat an accepted commit or reveal, which answers 200
+        again and changes nothing."""
         before = self.snapshot(m)
         r = self.call(m, method, path, token=token, body=body)
         after = self.snapshot(m)
-        if r.status_code >= 400:
+        if r.status_code >= 400 or (resend and after == before):
             assert after == before, (path, r.text)
         else:
             assert after[0] > before[0], (path, r.text)
@@ -129,24 +136,61 @@ class ApiMachine(RuleBasedStateMachine):
     # -- rules -------------------------------------------------------------------------------
     @initialize(target=matches, game=st.sampled_from(GAMES))
     def first_match(self, game: str) -> M:
-        return self.create(game, seeded=True)
+        return self.new_match(game, seeded=True, keyed=True)
 
-    @rule(target=matches, game=st.sampled_from(GAMES), seeded=st.booleans())
-    def create(self, game: str, seeded: bool) -> M:
+    @rule(target=matches, game=st.sampled_from(GAMES), seeded=st.booleans(),
+          keyed=st.booleans())
+    def create(self, game: str, seeded: bool, keyed: bool) -> M:
+        return self.new_match(game, seeded=seeded, keyed=keyed)
+
+    def new_match(self, game: str, *, seeded: bool, keyed: bool) -> M:
         r = self.call(None, "POST", "/v1/matches",
                       body={"game": game, "ruleset": short_ruleset(game)})
         assert r.status_code == 201, r.text
         body = r.json()
-        m = M(body["match_id"], game, [s["token"] for s in body["seats"]])
+        seats = [V2Seat(self.c, body, i, keyed=keyed) for i in range(len(body["seats"]))]
+        m = M(body["match_id"], game, [s["token"] for s in body["seats"]], seats)
         m.texts.append(r.text)
         self.all.append(m)
-        if seeded:  # every seat gives its seed: the last one starts the match
-            for seat, token in enumerate(m.tokens):
-                r = self.change(m, "POST", f"/v1/matches/{m.match_id}/seats/{seat}/seed",
-                                token=token, body={"client_seed": f"seat {seat}"})
-                assert r.status_code == 200, r.text
+        if seeded:  # every seat commits, then reveals: the last reveal starts the match
+            for seat in range(len(seats)):
+                self.commit(m, seat, seat)
+            for seat in range(len(seats)):
+                self.reveal(m, seat, seat)
             assert m.status in ("playing", "finished")
         return m
+
+    @rule(m=matches, seat=st.integers(0, 4), who=st.integers(-1, 4))
+    def commit(self, m: M, seat: int, who: int) -> None:
+        token = m.tokens[who] if 0 <= who < len(m.tokens) else "not-a-token"
+        st_ = m.seats[seat] if seat < len(m.seats) else m.seats[0]
+        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/seats/{seat}/commit", token=token,
+                        body={"seed_commitment": st_.seed_commitment, "key": st_.key,
+                              "roll_chain": st_.tip}, resend=True)
+        if r.status_code == 200:
+            assert seat == who
+        if who < 0:
+            assert r.status_code in (401, 404)
+
+    @rule(m=matches, seat=st.integers(0, 4), junk=HEXES, key=st.sampled_from([None, "AAAA"]))
+    def commit_junk(self, m: M, seat: int, junk: str, key: str | None) -> None:
+        token = m.tokens[seat % len(m.tokens)]
+        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/seats/{seat}/commit", token=token,
+                        body={"seed_commitment": junk, "key": key, "roll_chain": junk})
+        if junk != "00" * 32 or key is not None:
+            assert r.status_code >= 400, r.text  # (a well-formed commitment may be taken)
+
+    @rule(m=matches, seat=st.integers(0, 4), who=st.integers(-1, 4), seed=SEEDS)
+    def reveal(self, m: M, seat: int, who: int, seed: str | None = None) -> None:
+        token = m.tokens[who] if 0 <= who < len(m.tokens) else "not-a-token"
+        st_ = m.seats[seat] if seat < len(m.seats) else m.seats[0]
+        body = {"client_seed": st_.client_seed if seed is None else seed, "nonce": st_.nonce}
+        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/seats/{seat}/reveal", token=token,
+                        body=body, resend=True)
+        if r.status_code == 200:
+            assert seat == who and body["client_seed"] == st_.client_seed
+        if r.status_code == 422:
+            assert r.json()["error"]["code"] in ("bad_reveal", "validation_error")
 
     @rule(m=matches, body=st.sampled_from([
         {"game": "chess"}, {"game": "hokm", "ruleset": {"nope": 1}},
@@ -160,20 +204,18 @@ class ApiMachine(RuleBasedStateMachine):
 
     @rule(m=matches, seat=st.integers(0, 4), who=st.integers(-1, 4), seed=SEEDS)
     def give_seed(self, m: M, seat: int, who: int, seed: str) -> None:
+        """qahwa-fair/1's path: refused for a v2 match, whoever asks."""
         token = m.tokens[who] if 0 <= who < len(m.tokens) else "not-a-token"
         r = self.change(m, "POST", f"/v1/matches/{m.match_id}/seats/{seat}/seed", token=token,
                         body={"client_seed": seed})
-        if r.status_code == 422:
-            assert r.json()["error"]["code"] == "bad_client_seed"
-        if who < 0:
-            assert r.status_code in (401, 404)
+        assert r.status_code >= 400
 
     @rule(m=matches, who=st.integers(-1, 3))
     def start(self, m: M, who: int) -> None:
+        """No path to a server-drawn seed: /start is 404 (401 without a valid token)."""
         token = m.tokens[who] if 0 <= who < len(m.tokens) else "not-a-token"
         r = self.change(m, "POST", f"/v1/matches/{m.match_id}/start", token=token)
-        if r.status_code == 200:
-            assert r.json()["status"] in ("playing", "finished")
+        assert r.status_code == (404 if 0 <= who < len(m.tokens) else 401), r.text
 
     @rule(m=matches, pick=st.integers(0, 10_000), steps=st.integers(1, 12))
     def play_legal(self, m: M, pick: int, steps: int) -> None:
@@ -183,10 +225,11 @@ class ApiMachine(RuleBasedStateMachine):
                 return
             seat, view = t
             choices = view.get("suggested_actions") or view["legal_actions"]
+            body = m.seats[seat].act_request(view, choices[pick % len(choices)])
             r = self.change(m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[seat],
-                            body={"action": choices[pick % len(choices)],
-                                  "version": view["version"]})
+                            body=body)
             assert r.status_code == 200, r.text
+            m.seats[seat].accepted(body)
             assert r.json()["version"] == view["version"] + 1
 
     @rule(m=matches, delta=st.sampled_from([-1, 1, 7]))
@@ -195,9 +238,10 @@ class ApiMachine(RuleBasedStateMachine):
         if t is None:
             return
         seat, view = t
+        body = m.seats[seat].act_request(view, view["legal_actions"][0])
+        body["version"] = max(0, view["version"] + delta)
         r = self.change(m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[seat],
-                        body={"action": view["legal_actions"][0],
-                              "version": max(0, view["version"] + delta)})
+                        body=body)
         assert r.status_code == 409 and r.json()["error"]["code"] == "stale_version"
 
     @rule(m=matches)
@@ -208,8 +252,25 @@ class ApiMachine(RuleBasedStateMachine):
         seat, view = t
         other = (seat + 1) % len(m.tokens)
         r = self.change(m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[other],
-                        body={"action": view["legal_actions"][0], "version": view["version"]})
+                        body=m.seats[other].act_request(view, view["legal_actions"][0]))
         assert r.status_code in (409, 422)
+
+    @rule(m=matches, prev=st.sampled_from(["00" * 32, "x"]), signer=st.integers(0, 3))
+    def play_badly_signed(self, m: M, prev: str, signer: int) -> None:
+        """A signature over another head, or by another seat: refused, nothing changes."""
+        t = self.turn(m)
+        if t is None:
+            return
+        seat, view = t
+        body = m.seats[seat].act_request(view, view["legal_actions"][0])
+        if signer % len(m.seats) != seat and m.seats[signer % len(m.seats)].signer is not None:
+            body["sig"] = m.seats[signer % len(m.seats)].sign(
+                {"type": "action", "seat": seat, "action": body["action"]}, view["chain"])
+        else:
+            body["prev"] = prev
+        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[seat],
+                        body=body)
+        assert r.status_code in (409, 422), r.text
 
     @rule(m=matches, action=JUNK_ACTION, who=st.integers(0, 3),
           version=st.integers(-1, 40) | st.text(max_size=2))
@@ -226,10 +287,20 @@ class ApiMachine(RuleBasedStateMachine):
 
     @rule(m=consumes(matches), who=st.integers(0, 3))
     def resign(self, m: M, who: int) -> None:
-        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/resign",
-                        token=m.tokens[who % len(m.tokens)])
+        seat = who % len(m.tokens)
+        view = self.call(m, "GET", f"/v1/matches/{m.match_id}/state", token=m.tokens[seat]).json()
+        body: dict[str, Any] = {}
+        sig = m.seats[seat].sign({"type": "end", "reason": "resigned", "seat": seat},
+                                 view["chain"]) if view["chain"] else None
+        if sig is not None:
+            body["sig"] = sig
+        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/resign", token=m.tokens[seat],
+                        body=body)
         assert r.status_code in (200, 409)
-        assert self.snapshot(m)[1] == "finished"
+        if view["status"] == "seating" and view["lock"] is not None:
+            assert r.json()["error"]["code"] == "not_started"  # the reveal deadline decides
+        else:
+            assert self.snapshot(m)[1] == "finished"
 
     # -- invariants ------------------------------------------------------------------------
     @invariant()

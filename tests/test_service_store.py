@@ -13,8 +13,9 @@ import pytest
 from http_play import GAMES, short_ruleset
 from sqlalchemy import text
 
-from fairness import SecretBox, Signer, match_key
-from games import ReplayError, engine_class, replay
+from fairness import PROTOCOL_V2, SecretBox, Signer, match_key_v2, new_nonce, seed_commitment
+from games import ReplayError, engine_class
+from games.replay import replay
 from service import migrate
 from service.db import Database
 from service.errors import Conflict
@@ -52,11 +53,18 @@ def _play_one(svc: MatchService, mid: str, tokens: list[str], rnd: random.Random
 
 
 def _new_match(svc: MatchService, game: str) -> tuple[str, list[str]]:
-    created = svc.create_match(game, ruleset=short_ruleset(game), names=None)
+    """A v2 match, committed and revealed by unkeyed seats (rolls not fresh: no chains)."""
+    ruleset = {**short_ruleset(game), **({"fresh_rolls": False}
+                                         if game in ("tawla", "mahbusa") else {})}
+    created = svc.create_match(game, ruleset=ruleset, names=None)
     tokens = [s["token"] for s in created["seats"]]
     mid = created["match_id"]
+    nonces = [new_nonce().hex() for _ in tokens]
     for seat, tok in enumerate(tokens):
-        svc.give_seed(mid, kind="match", seat=seat, token=tok, client_seed=f"seed-{seat}")
+        svc.commit(mid, seat=seat, token=tok, key=None, roll_chain=None,
+                   seed_commitment=seed_commitment(mid, seat, nonces[seat], f"seed-{seat}"))
+    for seat, tok in enumerate(tokens):
+        svc.reveal(mid, seat=seat, token=tok, client_seed=f"seed-{seat}", nonce=nonces[seat])
     return mid, tokens
 
 
@@ -127,15 +135,19 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
         _play_one(svc, mid, tokens, rnd)
     public = svc.public(mid, kind="match")
     ruleset = public["ruleset"]
-    with svc.db.connect(write=False) as c:
+    with svc.db.connect(write=False) as c, svc.store.read(mid, kind="match") as tx:
         events = svc.store.events_after(c, mid, before=2**31 - 1)
-        key = match_key(svc.store.server_seed(c, mid), mid, "tawla", ruleset,
-                        [st["client_seed"] for st in public["seats"]])
+        key = match_key_v2(svc.store.server_seed(c, mid), mid, "tawla", ruleset,
+                           [(str(st.client_seed), str(st.nonce)) for st in tx.seats()])
     cls = engine_class("tawla")
-    engine = replay(cls, ruleset, key, events[:n0])
+
+    def rebuilt(evs: list[dict[str, Any]]) -> Any:
+        return replay(cls, ruleset, key, evs, protocol=PROTOCOL_V2)
+
+    engine = rebuilt(events[:n0])
     catch_up(engine, events[n0:], n0)  # the true log applies cleanly
-    assert engine.view(0) == replay(cls, ruleset, key, events).view(0)
-    engine = replay(cls, ruleset, key, events[:n0])
+    assert engine.view(0) == rebuilt(events).view(0)
+    engine = rebuilt(events[:n0])
     # a chance event that differs from what the rules draw is refused
     forged: list[dict[str, Any]] = [dict(e) for e in events[n0:]]
     chance = next(i for i, e in enumerate(forged) if e.get("kind") == "dice")
@@ -143,7 +155,7 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
     with pytest.raises(ReplayError):
         catch_up(engine, forged, n0)
     # a gap in seq is refused
-    engine = replay(cls, ruleset, key, events[:n0])
+    engine = rebuilt(events[:n0])
     with pytest.raises(ReplayError):
         catch_up(engine, events[n0 + 1:], n0)
 
@@ -202,7 +214,8 @@ def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: P
         # ... and its engine is the one a fresh replay of the whole log gives
         fresh = a.state(mid, token=tokens[0])
         assert seen["next_seq"] == _next_seq(a, mid)
-        assert seen["view"] == {k: v for k, v in fresh.items() if k not in ("version", "match_id")}
+        assert seen["view"] == {k: v for k, v in fresh.items() if k not in (
+            "version", "match_id", "protocol", "chain", "lock", "lock_index")}
     finally:
         a.db.dispose()
         b.db.dispose()

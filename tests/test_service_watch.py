@@ -10,7 +10,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, auth, create_match, seed_all, short_ruleset
+from http_play import GAMES, V2Seat, create_match, seed_all, short_ruleset
 from live_server import LiveServer
 from sqlalchemy import event
 
@@ -24,23 +24,16 @@ def server() -> Iterator[LiveServer]:
         yield srv
 
 
-def _started(c: httpx.Client) -> tuple[str, list[str]]:
+def _started(c: httpx.Client) -> tuple[str, list[V2Seat]]:
     assert GAME is not None
     created = create_match(c, GAME, short_ruleset(GAME))
-    seed_all(c, created)
-    return created["match_id"], [s["token"] for s in created["seats"]]
+    return created["match_id"], seed_all(c, created)
 
 
-def _act(c: httpx.Client, mid: str, tokens: list[str]) -> dict[str, Any]:
-    view = c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[0])).json()
-    seat = view["turn"]
-    view = c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[seat])).json()
-    r = c.post(f"/v1/matches/{mid}/actions",
-               json={"action": view["suggested_actions"][0], "version": view["version"]},
-               headers=auth(tokens[seat]))
-    assert r.status_code == 200, r.text
-    out: dict[str, Any] = r.json()
-    return out
+def _act(c: httpx.Client, mid: str, seats: list[V2Seat]) -> dict[str, Any]:
+    seat: int = seats[0].state()["turn"]
+    view = seats[seat].state()
+    return seats[seat].act(view, view["suggested_actions"][0])
 
 
 def _wait_for(pred: Any, what: str, seconds: float = 30) -> None:
@@ -84,7 +77,7 @@ def test_idle_streams_and_long_polls_make_no_queries(server: LiveServer) -> None
         event.listen(eng, "before_cursor_execute", count)
     try:
         with httpx.Client(base_url=server.url, timeout=30) as c:
-            mid, tokens = _started(c)
+            mid, seats = _started(c)
             nxt = c.get(f"/v1/matches/{mid}/events").json()["next_seq"]
             streams: list[str] = []
             polls: list[dict[str, Any]] = []
@@ -113,7 +106,7 @@ def test_idle_streams_and_long_polls_make_no_queries(server: LiveServer) -> None
             before = queries[0]
             time.sleep(1.5)  # the old code polled the database every 0.2-0.5 s per waiter
             assert queries[0] == before, "idle waiters queried the database"
-            _act(c, mid, tokens)
+            _act(c, mid, seats)
             for t in threads:
                 t.join(timeout=30)
             assert len(streams) == 10 and len(polls) == 10
@@ -158,7 +151,7 @@ def test_a_thousand_open_streams(server: LiveServer) -> None:
     n = 1000
     hub = server.app.state.watch.hub
     with httpx.Client(base_url=server.url, timeout=60) as c:
-        mid, tokens = _started(c)
+        mid, seats = _started(c)
         nxt = c.get(f"/v1/matches/{mid}/events").json()["next_seq"]
         host, port = server.url.removeprefix("http://").split(":")
         path = f"/v1/matches/{mid}/events/stream?after={nxt - 1}&timeout=120"
@@ -174,7 +167,7 @@ def test_a_thousand_open_streams(server: LiveServer) -> None:
             # the server still answers other requests: no thread or socket is exhausted
             assert c.get("/healthz").status_code == 200
             assert threading.active_count() - threads_before < 64
-            _act(c, mid, tokens)
+            _act(c, mid, seats)
             got = loop.run_until_complete(_read_all(conns, b"event: action"))
             assert all(f"id: {nxt}".encode() in g for g in got)
         finally:

@@ -1,4 +1,5 @@
-"""Shared helpers for the verify CLI tests: genuine signed transcripts made offline."""
+"""Shared helpers for the verify CLI tests: genuine signed transcripts made offline
+(qahwa-fair/1 by ``full_match`` / ``resigned_match``, qahwa-fair/2 by ``v2_match``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fairness import Signer, public_key_b64
+from fairness import (
+    PROTOCOL,
+    PROTOCOL_V2,
+    Signer,
+    chain_head,
+    chain_next,
+    chain_start,
+    public_key_b64,
+)
 from games import GAME_IDS
 from games.transcript import simulate_match
 
@@ -24,7 +33,7 @@ def games_and_rng() -> list[str]:
 def _full(game: str, seed: int) -> dict[str, Any]:
     # An engine that cannot finish a random-bot match within FULL_MAX_ACTIONS raises
     # RuntimeError here, and the test that asked for the match fails: that is a bug.
-    doc, _ = simulate_match(game, seed=seed, max_actions=FULL_MAX_ACTIONS)
+    doc, _ = simulate_match(game, seed=seed, max_actions=FULL_MAX_ACTIONS, protocol=PROTOCOL)
     return SIGNER.signed(doc)
 
 
@@ -35,7 +44,7 @@ def full_match(game: str, seed: int = 1) -> dict[str, Any]:
 
 @functools.cache
 def _resigned(game: str, seed: int, at: int) -> dict[str, Any]:
-    doc, _ = simulate_match(game, seed=seed, resign_at=at)
+    doc, _ = simulate_match(game, seed=seed, resign_at=at, protocol=PROTOCOL)
     return SIGNER.signed(doc)
 
 
@@ -64,3 +73,44 @@ def key_b64() -> str:
 
 def keys_doc() -> dict[str, Any]:
     return {"keys": [{"key_id": SIGNER.key_id, "alg": "ed25519", "public_key": key_b64()}]}
+
+
+# -- qahwa-fair/2 ------------------------------------------------------------------------------
+
+@functools.cache
+def _v2(game: str, ruleset_json: str, seed: int, keyed: bool, extra: str) -> dict[str, Any]:
+    doc, _ = simulate_match(game, json.loads(ruleset_json), seed=seed, protocol=PROTOCOL_V2,
+                            signer=SIGNER, keyed=keyed, max_actions=FULL_MAX_ACTIONS,
+                            **json.loads(extra))
+    return doc
+
+
+def v2_match(game: str, ruleset: dict[str, Any] | None = None, *, seed: int = 1,
+             keyed: bool = False, **extra: Any) -> dict[str, Any]:
+    """A whole random-bot qahwa-fair/2 match, its lock and transcript signed by SIGNER
+    (``extra``: simulate_match's resign_at, end_reason, no_reveal, house)."""
+    return copy.deepcopy(_v2(game, json.dumps(ruleset or {}, sort_keys=True), seed, keyed,
+                             json.dumps(extra, sort_keys=True)))
+
+
+def rechain(doc: dict[str, Any]) -> dict[str, Any]:
+    """What a lying server does after editing a v2 transcript: seq renumbered, the chain
+    recomputed and the whole re-signed with its genuine key."""
+    doc["events"] = [{**e, "seq": i} for i, e in enumerate(doc["events"])]
+    doc["chain"] = chain_head(doc["lock"], doc["events"]).hex()
+    return SIGNER.signed(doc)
+
+
+def receipts_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The receipts the server gave while the match ran: seq -1 (commit, reveal), then one
+    per event (fairness-v2.md §7), signed by SIGNER."""
+    out = []
+    h = chain_start(doc["lock"])
+    out.append(SIGNER.signed({"type": "receipt", "protocol": PROTOCOL_V2,
+                              "match_id": doc["match_id"], "seq": -1, "chain": h.hex()}))
+    for ev in doc["events"]:
+        h = chain_next(h, ev)
+        out.append(SIGNER.signed({"type": "receipt", "protocol": PROTOCOL_V2,
+                                  "match_id": doc["match_id"], "seq": ev["seq"],
+                                  "chain": h.hex()}))
+    return out

@@ -11,7 +11,7 @@ import functools
 import json
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from io import StringIO
 from pathlib import Path
@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from rich.console import Console
 from test_verify_cli_helpers import SIGNER, any_match, games_and_rng, keys_doc, resign, write
 
-from fairness import canonical_ruleset, commitment, match_key, new_server_seed
+from fairness import PROTOCOL, canonical_ruleset, commitment, match_key, new_server_seed
 from games.base import Chance
 from games.errors import ActionError, GameError
 from games.registry import engine_class
@@ -49,7 +49,7 @@ class FakeApi:
     def create(self, body: dict[str, Any], rng: bool = False) -> dict[str, Any]:
         game = "rng" if rng else body["game"]
         cls = engine_class(game)
-        parsed = cls.parse_ruleset(body.get("ruleset") or {})
+        parsed = cls.parse_ruleset(body.get("ruleset") or {}, protocol=PROTOCOL)
         n = cls.seat_count(parsed)
         names = [s.get("name") for s in body.get("seats", [])] if not rng else ["session"]
         if len(names) != n:
@@ -72,8 +72,9 @@ class FakeApi:
         m["engine"] = m["cls"](m["parsed"], m["chance"])
         self.take(m)
 
-    def take(self, m: dict[str, Any]) -> None:
-        for e in m["chance"].take_events():
+    def take(self, m: dict[str, Any], produced: list[dict[str, Any]] | None = None) -> None:
+        """Log ``produced`` (an action's events) or else the start's draws."""
+        for e in m["chance"].take_events() if produced is None else produced:
             m["events"].append({"seq": len(m["events"]), **e})
 
     def transcript(self, m: dict[str, Any]) -> dict[str, Any]:
@@ -132,19 +133,14 @@ class FakeApi:
                 if body.get("version") != m["version"]:
                     return 409, {"error": {"code": "stale", "message": "stale version"}}
                 try:
-                    eng.apply(seat, body["action"])
+                    produced = eng.apply(seat, body["action"])
                 except ActionError as exc:
                     return 422, {"error": {"code": "illegal", "message": str(exc)}}
-                m["events"].append({"seq": len(m["events"]), "type": "action", "seat": seat,
-                                    "action": body["action"]})
-                self.take(m)
+                self.take(m, produced)
                 m["version"] += 1
                 return 200, {**eng.view(seat), "version": m["version"]}
             if tail == ["draws"]:
-                eng.apply(0, {"type": "draw", **body})
-                m["events"].append({"seq": len(m["events"]), "type": "action", "seat": 0,
-                                    "action": {"type": "draw", **body}})
-                self.take(m)
+                self.take(m, eng.apply(0, {"type": "draw", **body}))
                 return 200, {"result": m["events"][-1]}
             if tail == ["close"]:
                 eng.apply(0, {"type": "close"})
@@ -260,7 +256,7 @@ def _quick_game() -> str:
         if g == "rng":
             continue
         try:
-            doc, _ = simulate_match(g, seed=0, max_actions=3000)
+            doc, _ = simulate_match(g, seed=0, max_actions=3000, protocol=PROTOCOL)
         except RuntimeError:
             continue
         if best_len is None or len(doc["events"]) < best_len:
@@ -268,35 +264,73 @@ def _quick_game() -> str:
     return best
 
 
-def test_demo_plays_and_verifies(api: tuple[FakeApi, str]) -> None:
-    fake, base = api
+def test_demo_plays_and_verifies() -> None:
+    from live_server import LiveServer  # the demo plays qahwa-fair/2: a real v2 service
+
     game = _quick_game()
     buf = StringIO()
     console = Console(file=buf, width=120, emoji=False, highlight=False)
-    code = run_demo(base, [game, "rng"] if game != "rng" else ["rng"], console=console, seed=5)
+    with LiveServer() as srv:
+        code = run_demo(srv.url, [game, "rng"] if game != "rng" else ["rng"], console=console,
+                        seed=5)
     text = buf.getvalue()
     assert code == 0, text
     assert text.count("VERIFIED") >= (2 if game != "rng" else 1)
     assert "fetched from the server" in text
-    assert any(p.endswith("/transcript") for _, p in fake.requests)
-    assert any(p.endswith("/actions") for _, p in fake.requests)
-    assert ("POST", "/v1/rng") in fake.requests
+    if game != "rng":
+        assert "every seat checked the lock in the log and revealed" in text
+        assert "signed actions" in text
 
 
-def test_demo_reports_a_lying_server(api: tuple[FakeApi, str]) -> None:
-    fake, base = api
-    original = fake.transcript
+def _lying(monkeypatch: pytest.MonkeyPatch, path_end: str,
+           lie: Callable[[Any], Any]) -> list[tuple[str, str]]:
+    """The demo's API calls, with the answers of paths ending ``path_end`` altered."""
+    import verify_cli.demo as demo
 
-    def lying(m: dict[str, Any]) -> dict[str, Any]:
-        doc = original(m)
-        doc["result"]["winners"] = [9]
-        return SIGNER.signed(doc)
+    calls: list[tuple[str, str]] = []
+    real = demo._Api.call
 
-    fake.transcript = lying  # type: ignore[method-assign]
+    def call(self: Any, method: str, path: str, **kw: Any) -> tuple[int, Any]:
+        calls.append((method, path))
+        code, data = real(self, method, path, **kw)
+        if path.endswith(path_end):
+            data = lie(data)
+        return code, data
+
+    monkeypatch.setattr(demo._Api, "call", call)
+    return calls
+
+
+def test_demo_reports_a_lying_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    from live_server import LiveServer
+
+    def forged(closed: Any) -> Any:  # the session's transcript comes with /close
+        closed["transcript"]["events"][0]["result"] = [7, 7]  # no six-sided die shows 7
+        return closed
+
+    _lying(monkeypatch, "/close", forged)
     buf = StringIO()
-    code = run_demo(base, ["rng"], console=Console(file=buf, width=120), seed=1)
+    with LiveServer() as srv:
+        code = run_demo(srv.url, ["rng"], console=Console(file=buf, width=120), seed=1)
     assert code == 1
-    assert "FAILED" in buf.getvalue() and "result" in buf.getvalue()
+    assert "FAILED" in buf.getvalue()
+
+
+def test_demo_seats_do_not_reveal_against_a_lock_missing_from_the_log(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from live_server import LiveServer
+
+    def elsewhere(proof: Any) -> Any:
+        proof["leaf"] = {"type": "lock", "match_id": "another"}
+        return proof
+
+    calls = _lying(monkeypatch, "/v1/log/proof", elsewhere)
+    buf = StringIO()
+    with LiveServer() as srv:
+        code = run_demo(srv.url, ["tawla"], console=Console(file=buf, width=120), seed=1)
+    assert code == 2 and "is not its lock" in buf.getvalue()
+    assert not [p for m, p in calls if p.endswith("/reveal")]
+    assert len([p for m, p in calls if p.endswith("/commit")]) == 2
 
 
 def test_demo_command_with_unreachable_server() -> None:
@@ -310,14 +344,6 @@ def test_demo_unknown_game_is_reported(api: tuple[FakeApi, str]) -> None:
     buf = StringIO()
     code = run_demo(base, ["chess"], console=Console(file=buf, width=120))
     assert code == 2 and "chess" in buf.getvalue()
-
-
-@pytest.mark.slow
-def test_demo_every_game_against_the_fake_api(api: tuple[FakeApi, str]) -> None:
-    _, base = api
-    buf = StringIO()
-    code = run_demo(base, None, console=Console(file=buf, width=120), seed=2)
-    assert code == 0, buf.getvalue()
 
 
 def _demo_on_real_service(games: list[str] | None) -> None:

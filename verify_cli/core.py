@@ -1,4 +1,5 @@
-"""Verify one transcript (fairness-v1.md §6): the checks, in order, and a JSON-ready report.
+"""Verify one transcript (fairness-v1.md §6, fairness-v2.md §9): the checks, in order, and a
+JSON-ready report.
 
 A report is a dict::
 
@@ -16,15 +17,28 @@ A report is a dict::
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
-from fairness import SignatureError, verify_record
+from fairness import (
+    PROTOCOL_V2,
+    FairnessError,
+    SignatureError,
+    seat_sig_message,
+    seed_commitment,
+    verify_bytes,
+    verify_record,
+)
 
+from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
 from .replay_core import NotATranscript, Report, assemble, check_rules, check_shape
 from .replay_core import count_units as count_units
+from .v2_rules import V2State, is_int
+
+#: the checks only the CLI makes (Ed25519 and the player's own inputs); every other check
+#: is :mod:`verify_cli.replay_core`'s, which the verify page runs too
+CLI_ONLY_CHECKS = ("seat signatures", "lock signature", "signature", "receipts", "own seed")
 
 VERIFIED = "verified"
 FAILED = "failed"
@@ -33,19 +47,28 @@ UNUSABLE = "unusable"
 
 
 def load_document(path: str) -> Any:
-    """Read and parse a transcript file (UnusableInput when unreadable or not JSON)."""
+    """Read and parse a transcript file (UnusableInput when unreadable, too large, not UTF-8,
+    not JSON, nested too deeply or with a duplicate key: see :mod:`verify_cli.inputs`)."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_DOCUMENT_BYTES + 1)
     except IsADirectoryError:
         raise UnusableInput(f"{path}: is a directory") from None
     except OSError as exc:
         raise UnusableInput(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise UnusableInput(f"{path}: not UTF-8 text") from None
     try:
-        return json.loads(text)
-    except ValueError as exc:
-        raise UnusableInput(f"{path}: not JSON ({exc})") from None
+        return parse_json(data)
+    except InputError as exc:
+        raise UnusableInput(f"{path}: {exc}") from None
+
+
+@dataclass(frozen=True)
+class OwnSeed:
+    """``--seat N --client-seed S [--nonce HEX]``: the seed a player says it sent."""
+
+    seat: int
+    client_seed: str
+    nonce: str | None
 
 
 def _without_source(source: str, reason: str) -> str:
@@ -63,43 +86,246 @@ def unusable(source: str, reason: str) -> dict[str, Any]:
             "failures": [], "draws": [], "draws_total": 0}
 
 
-def verify_document(doc: Any, keys: KeySet | None, *, source: str = "<transcript>",
-                    draws_limit: int | None = 12, allow_unsigned: bool = False,
-                    ) -> dict[str, Any]:
-    """Verify a parsed transcript; never raises for bad content (see the module doc)."""
-    try:
-        cls = check_shape(doc)
-    except NotATranscript as exc:
-        return unusable(source, str(exc))
-    rep = Report(source, doc)
-    ctx = check_rules(rep, doc, cls)  # 1.–4. commitment, match key, replay, result
-
-    # 5. the signature
+def check_signature(rep: Report, doc: dict[str, Any], keys: KeySet | None) -> dict[str, Any]:
+    """The transcript's server signature (and, for v2, the lock's) into ``rep``."""
     sig_info: dict[str, Any] = {"checked": False, "key_id": None, "key_source": None,
                                 "key_origin": None}
     sig = doc.get("signature")
     if isinstance(sig, dict):
         sig_info["key_id"] = sig.get("key_id")
+    v2 = doc.get("protocol") == PROTOCOL_V2
     if keys is None:
+        if v2:
+            rep.skip("lock signature", "not checked: no server key (use --key or --server)")
         rep.skip("signature", "signature not checked: no server key (use --key or --server)")
-    elif not isinstance(sig, dict):
-        rep.fail("signature", "the transcript carries no signature")
-    else:
-        pub, note = keys.pick(sig.get("key_id"))
-        sig_info.update(key_source=keys.source, key_origin=keys.origin)
-        if pub is None:
-            rep.fail("signature", note)
+        return sig_info
+    sig_info.update(key_source=keys.source, key_origin=keys.origin)
+    where = ("fetched from the server, so only as trustworthy as that server"
+             if keys.source == "server" else f"from {keys.origin}")
+    if v2:
+        ok, detail = signed_by(doc["lock"], keys)
+        if ok:
+            rep.ok("lock signature", f"the lock is signed by key {detail} ({where})")
         else:
-            try:
-                verify_record(doc, pub)
-            except SignatureError as exc:
-                rep.fail("signature", f"{exc}" + (f" ({note})" if note else ""))
-            else:
-                sig_info["checked"] = True
-                where = ("fetched from the server, so only as trustworthy as that server"
-                         if keys.source == "server" else f"from {keys.origin}")
-                rep.ok("signature", f"Ed25519 signature valid for key {sig.get('key_id')} "
-                       f"({where})")
+            rep.fail("lock signature", f"the lock's signature: {detail}")
+    if not isinstance(sig, dict):
+        rep.fail("signature", "the transcript carries no signature")
+        return sig_info
+    ok, detail = signed_by(doc, keys)
+    if ok:
+        sig_info["checked"] = True
+        rep.ok("signature", f"Ed25519 signature valid for key {detail} ({where})")
+    else:
+        rep.fail("signature", detail)
+    return sig_info
+
+
+def signed_by(record: Any, keys: KeySet) -> tuple[bool, str]:
+    """(True, key id) when ``record`` carries a valid signature by a listed key, else
+    (False, why)."""
+    if not isinstance(record, dict) or not isinstance(record.get("signature"), dict):
+        return False, "it carries no signature"
+    kid = record["signature"].get("key_id")
+    pub, note = keys.pick(kid)
+    if pub is None:
+        return False, note
+    try:
+        verify_record(record, pub)
+    except SignatureError as exc:
+        return False, f"{exc}" + (f" ({note})" if note else "")
+    except (ValueError, TypeError) as exc:  # e.g. a lone surrogate: no canonical JSON
+        return False, f"the record has no canonical JSON to check ({exc})"
+    return True, str(kid)
+
+
+def causer(ev: dict[str, Any]) -> int | None:
+    """The seat that caused an event (its signer, when keyed): an action's seat, a
+    resignation's seat; None for chance events and the server's ends."""
+    if ev.get("type") == "action" or (ev.get("type") == "end"
+                                      and ev.get("reason") == "resigned"):
+        seat = ev.get("seat")
+        return seat if is_int(seat) else None
+    return None
+
+
+def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> None:
+    """Every event a keyed seat caused carries its valid signature over ``prev`` (the chain
+    head before it), with the key from the lock (fairness-v2.md §7); no other event is
+    signed."""
+    keyed = {s.seat: s.key for s in state.seats if s.key}
+    events = doc["events"]
+    if len(state.chain) != len(events) + 1:
+        rep.skip("seat signatures", "not checked: the event chain could not be computed")
+        return
+    signed = 0
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict):
+            continue
+        seat = causer(ev)
+        key = keyed.get(seat) if seat is not None else None
+        if key is None:
+            if "sig" in ev:
+                who = (f"seat {seat} registered no key in the lock" if seat is not None
+                       else "no seat caused it")
+                rep.fail("seat signatures", f"event {i} carries a sig, but {who}", seq=i)
+                return
+            continue
+        if "sig" not in ev:
+            rep.fail("seat signatures", f"event {i} ({ev.get('type')} by keyed seat {seat}) "
+                     "carries no signature", seq=i)
+            return
+        try:
+            verify_bytes(key, ev["sig"], seat_sig_message(doc["match_id"], state.chain[i], ev))
+        except (SignatureError, ValueError, TypeError) as exc:
+            rep.fail("seat signatures", f"event {i} ({ev.get('type')} by seat {seat}): its "
+                     f"signature is not seat {seat}'s over this event after chain[{i - 1}] "
+                     f"({exc})", seq=i)
+            return
+        signed += 1
+    if keyed:
+        rep.ok("seat signatures", f"{signed} event(s) of keyed seat(s) {sorted(keyed)} "
+               "signed by their keys from the lock")
+    else:
+        rep.ok("seat signatures", "no seat registered a key: no event is signed")
+
+
+def receipt_problem(r: Any) -> str | None:
+    """Why ``r`` is not a receipt (fairness-v2.md §7), or None."""
+    if not isinstance(r, dict):
+        return "a receipt is not a JSON object"
+    if r.get("type") != "receipt" or r.get("protocol") != PROTOCOL_V2:
+        return (f"not a {PROTOCOL_V2} receipt (type {r.get('type')!r}, protocol "
+                f"{r.get('protocol')!r})")
+    if not isinstance(r.get("match_id"), str):
+        return "a receipt has no match_id"
+    seq = r.get("seq")
+    if not is_int(seq) or seq < -1:
+        return f"a receipt's seq is not -1 or an event number: {seq!r}"
+    ch = r.get("chain")
+    if not (isinstance(ch, str) and len(ch) == 64
+            and all(c in "0123456789abcdef" for c in ch)):
+        return "a receipt's chain is not 64 lowercase hex"
+    if not isinstance(r.get("signature"), dict):
+        return "a receipt carries no signature"
+    return None
+
+
+def check_receipts(rep: Report, doc: dict[str, Any], state: V2State | None,
+                   receipts: list[dict[str, Any]], keys: KeySet | None) -> None:
+    """Each receipt is signed by a listed key, and the transcript's chain agrees with it at
+    its seq (seq -1: chain[-1]): a disagreement is signed proof the server rewrote the
+    match."""
+    if state is None:
+        rep.fail("receipts", f"{len(receipts)} receipt(s) for a qahwa-fair/1 transcript, "
+                 "which has no event chain to agree with")
+        return
+    if len(state.chain) != len(doc["events"]) + 1:
+        rep.fail("receipts", "the transcript's event chain cannot be computed, so no "
+                 "receipt can agree with it")
+        return
+    n = len(doc["events"])
+    unsigned = 0
+    for r in sorted(receipts, key=lambda r: int(r["seq"])):
+        seq = int(r["seq"])
+        if keys is None:
+            unsigned += 1
+        else:
+            ok, detail = signed_by(r, keys)
+            if not ok:
+                rep.fail("receipts", f"the receipt for seq {seq}: its signature does not "
+                         f"check out ({detail}), so it proves nothing", seq=seq)
+                return
+        if seq >= n:
+            rep.fail("receipts", f"the receipt for seq {seq} (chain {r['chain'][:16]}…) "
+                     f"names an event the transcript does not have (it ends at seq {n - 1}): "
+                     "signed proof the server cut the match short", seq=seq,
+                     expected=r["chain"], found=None)
+            return
+        have = state.chain[seq + 1].hex()
+        if have != r["chain"]:
+            rep.fail("receipts", f"the receipt for seq {seq} says chain {r['chain'][:16]}…, "
+                     f"the transcript's chain at seq {seq} is {have[:16]}…: signed proof the "
+                     "server rewrote the match", seq=seq, expected=r["chain"], found=have)
+            return
+    note = (f"; {unsigned} receipt signature(s) not checked (no server key)" if unsigned
+            else ", each signed by a listed key")
+    rep.ok("receipts", f"{len(receipts)} receipt(s) agree with the chain{note}")
+
+
+def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:
+    """Seat N holds exactly the client seed (and nonce) the player says it sent."""
+    n = own.seat
+    seats = [s for s in doc["seats"] if isinstance(s, dict) and s.get("seat") == n]
+    if not seats:
+        rep.fail("own seed", f"the transcript has no seat {n}")
+        return
+    seat = seats[0]
+    v2 = doc.get("protocol") == PROTOCOL_V2
+    if not v2:
+        if own.nonce is not None:
+            rep.fail("own seed", "--nonce given, but a qahwa-fair/1 seat has no nonce")
+        elif seat.get("client_seed") != own.client_seed:
+            rep.fail("own seed", f"seat {n} does not hold the client seed you gave (it holds "
+                     f"{seat.get('client_seed')!r})", expected=own.client_seed,
+                     found=seat.get("client_seed"))
+        else:
+            rep.ok("own seed", f"seat {n} holds exactly the client seed you gave")
+        return
+    if seat.get("client_seed") is None:
+        rep.fail("own seed", f"seat {n} never revealed a seed (no_reveal)")
+        return
+    if seat.get("client_seed") != own.client_seed:
+        rep.fail("own seed", f"seat {n} does not hold the client seed you gave (it holds "
+                 f"{seat.get('client_seed')!r})", expected=own.client_seed,
+                 found=seat.get("client_seed"))
+        return
+    if own.nonce is None:
+        rep.ok("own seed", f"seat {n} holds exactly the client seed you gave (nonce not "
+               "given, not compared)")
+        return
+    if seat.get("nonce") != own.nonce:
+        rep.fail("own seed", f"seat {n} does not hold the nonce you gave",
+                 expected=own.nonce, found=seat.get("nonce"))
+        return
+    lock_seats = doc["lock"].get("seats")
+    want = (lock_seats[n].get("seed_commitment")
+            if isinstance(lock_seats, list) and 0 <= n < len(lock_seats)
+            and isinstance(lock_seats[n], dict) else None)
+    try:
+        calc = seed_commitment(doc["match_id"], n, own.nonce, own.client_seed)
+    except (FairnessError, ValueError, TypeError) as exc:
+        rep.fail("own seed", f"the seed you gave is unusable: {exc}")
+        return
+    if calc != want:
+        rep.fail("own seed", f"your client seed and nonce do not give seat {n}'s "
+                 "seed_commitment in the lock", expected=calc, found=want)
+        return
+    rep.ok("own seed", f"seat {n} holds exactly your client seed and nonce, committed in "
+           "the lock")
+
+
+def verify_document(doc: Any, keys: KeySet | None, *, source: str = "<transcript>",
+                    draws_limit: int | None = 12, allow_unsigned: bool = False,
+                    receipts: list[dict[str, Any]] | None = None,
+                    own: OwnSeed | None = None) -> dict[str, Any]:
+    """Verify a parsed transcript; never raises for bad content (see the module doc).
+
+    ``receipts``: the receipts given for this match (``--receipt``); ``own``: the seed a
+    player says its seat sent (``--seat``).
+    """
+    try:
+        cls = check_shape(doc)
+    except NotATranscript as exc:
+        return unusable(source, str(exc))
+    rep = Report(source, doc)
+    ctx = check_rules(rep, doc, cls)  # the commitment, seeds, chain, replay and result
+    if rep.v2 is not None:
+        check_seat_signatures(rep, doc, rep.v2)
+    sig_info = check_signature(rep, doc, keys)
+    if receipts:
+        check_receipts(rep, doc, rep.v2, receipts, keys)
+    if own is not None:
+        check_own_seed(rep, doc, own)
 
     if rep.failures:
         status = FAILED
@@ -111,7 +337,9 @@ def verify_document(doc: Any, keys: KeySet | None, *, source: str = "<transcript
 
 
 def verify_item(item: tuple[str, Any, str], keys_b64: dict[str, Any] | None,
-                draws_limit: int | None, allow_unsigned: bool) -> dict[str, Any]:
+                draws_limit: int | None, allow_unsigned: bool,
+                receipts: list[dict[str, Any]] | None = None,
+                own: OwnSeed | None = None) -> dict[str, Any]:
     """Worker entry point: ``item`` is ("file", path, source) or ("doc", document, source)."""
     kind, payload, source = item
     try:
@@ -120,7 +348,9 @@ def verify_item(item: tuple[str, Any, str], keys_b64: dict[str, Any] | None,
         return unusable(source, str(exc))
     keys = KeySet.from_b64(keys_b64) if keys_b64 is not None else None
     try:
+        mine = [r for r in receipts or () if isinstance(doc, dict)
+                and r.get("match_id") == doc.get("match_id")]
         return verify_document(doc, keys, source=source, draws_limit=draws_limit,
-                               allow_unsigned=allow_unsigned)
+                               allow_unsigned=allow_unsigned, receipts=mine, own=own)
     except Exception as exc:  # a bug must not turn into a traceback for the user
         return unusable(source, f"internal error while verifying: {exc.__class__.__name__}: {exc}")

@@ -121,10 +121,12 @@ def http_get_json(url: str, *, timeout: float = 15.0) -> Any:
         except ValueError:
             pass
         raise UnusableInput(f"{url} answered HTTP {resp.status_code}{msg}")
+    from .inputs import InputError, parse_json
+
     try:
-        return resp.json()
-    except ValueError:
-        raise UnusableInput(f"{url} did not answer JSON") from None
+        return parse_json(resp.content)
+    except InputError as exc:
+        raise UnusableInput(f"{url} did not answer usable JSON: {exc}") from None
 
 
 def fetch_keys(base: str) -> KeySet:

@@ -32,7 +32,7 @@ from typing import Any
 
 import click
 
-from fairness import PROTOCOL, SignatureError, canonical_json, verify_record
+from fairness import PROTOCOL, PROTOCOL_V2, SignatureError, canonical_json, verify_record
 
 from .keys import KeySet
 
@@ -438,6 +438,13 @@ def check_transcript(transcript: dict[str, Any], keys: KeySet | None, proof: Any
                      fetch: Fetch | None, server: str | None,
                      state: HeadState) -> tuple[bool | None, str]:
     """The ``log`` check: (ok, detail); ok None when it could not be made."""
+    if transcript.get("protocol") == PROTOCOL_V2:
+        # fairness-v2.md §8-§9: the lock is in the C2SP log at lock_index
+        if proof is None and fetch is None:
+            return None, ("not checked: no log source (give --server URL or --log-proof "
+                          "FILE); the verdict does not depend on it")
+        return None, ("not checked: this verifier does not yet check a qahwa-fair/2 lock's "
+                      "inclusion in the log")
     idx = transcript.get("log_index")
     if idx is None:
         return None, "not checked: the transcript has no log_index"

@@ -1,13 +1,17 @@
-"""The ``verify`` command: check qahwa-fair/1 transcripts, derive draws, run the demo.
+"""The ``verify`` command: check qahwa-fair/2 and qahwa-fair/1 transcripts, derive draws,
+run the demo.
 
     verify FILE|URL …                  verify transcripts (files or transcript URLs)
+    verify FILE --receipt FILE …       … and the server's receipts against the chain
+    verify FILE --seat N --client-seed S --nonce HEX   … and that seat N holds your seed
     verify --server URL --match ID …   fetch transcripts from a server and verify them
     verify derive …                    recompute one draw from the seeds (JSON on stdout)
     verify demo --server URL           play one bot match per game and verify each
     verify log --server URL            audit a server's transparency log (a monitor)
 
 Exit codes: 0 every transcript verified; 1 one failed (or its signature could not be
-checked, or the log showed a fork); 2 unusable input (a one-line reason on stderr).
+checked, or the log showed a fork, or a receipt disagreed, or seat N does not hold your
+seed); 2 unusable input (a one-line reason on stderr).
 """
 
 from __future__ import annotations
@@ -22,45 +26,77 @@ from typing import Any
 import click
 
 from fairness import (
+    PROTOCOL,
+    PROTOCOL_V2,
     FairnessError,
     Stream,
     check_label,
     commitment,
+    commitment_v2,
+    fresh_label,
     match_key,
+    match_key_v2,
+    parse_hex,
     parse_items,
     parse_server_seed,
+    parse_server_seed_v2,
+    seed_commitment,
 )
 
-from .core import FAILED, UNCHECKED, UNUSABLE, unusable, verify_item
+from .core import (
+    FAILED,
+    UNCHECKED,
+    UNUSABLE,
+    OwnSeed,
+    load_document,
+    receipt_problem,
+    unusable,
+    verify_item,
+)
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
 from .log import load_proofs, log_cmd, log_hook, log_options, open_state
 from .output import make_console, print_report, print_summary
 
-HELP = """Verify qahwa-fair/1 transcripts of café games and dice/shuffle sessions.
+HELP = """Verify qahwa-fair/2 and qahwa-fair/1 transcripts of café games and dice/shuffle
+sessions.
 
 \b
 Usage:
   verify [OPTIONS] FILE|URL ...           verify transcript files or transcript URLs
   verify [OPTIONS] --server URL --match ID [--match ID ...]
-  verify derive --server-seed HEX --match-id ID --game G --ruleset STR
-                --client-seed S [--client-seed S ...] --label L
+  verify FILE --receipt FILE [...]        also check the server's receipts
+  verify FILE --seat N --client-seed S --nonce HEX   also check seat N holds your seed
+  verify derive [--protocol qahwa-fair/2] --server-seed HEX --match-id ID --game G
+                --ruleset STR --client-seed S [--nonce HEX] [...] --label L
+                [--roll-values V_R V_O]
                 (--dice N [--sides 6] | --uniform N | --shuffle ITEMS)
   verify demo --server URL [--game G ...]
   verify log --server URL                 audit the server's whole transparency log
 
 \b
 Checks, for every transcript: the protocol; SHA-256(server_seed) equals the commitment;
+qahwa-fair/2: the signed lock matches the transcript, the seats are the lock's, every
+revealed seed matches its commitment in the lock, fresh rolls chain to the seats' tips in
+order, the hokm cut is drawn, the event chain recomputes, keyed seats signed their events;
 the match key from the seeds; every chance event recomputed and every action replayed
 through the game's rules; the replayed result equals the transcript's; the Ed25519
-signature against the server's key (--key FILE, or fetched from the server, which makes
+signatures against the server's key (--key FILE, or fetched from the server, which makes
 it only as trustworthy as that server); with a server or --log-proof FILE, that the
-match's commitment record is in the transparency log under a signed head consistent with
-the heads seen before (--state FILE, --no-state).
+match's record is in the transparency log (without one: "log: not checked").
 
 \b
-Exit codes: 0 all verified; 1 a transcript failed or its signature was not checked;
-2 unusable input (not JSON, unknown protocol or game, unreadable file, unreachable URL).
+Exit codes: 0 all verified; 1 a transcript failed, its signature was not checked, a
+receipt disagreed or seat N does not hold your seed; 2 unusable input (not JSON, too
+large, nested too deeply, a duplicate key, unknown protocol or game, unreadable file,
+unreachable URL), with one line on stderr.
 """
+
+
+def one_line(text: str) -> str:
+    """``text`` as one printable line: every character that is not printable (a newline,
+    U+0085, U+2028, a control) is written as its escape, so an error is always one line."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
 
 
 class VerifyGroup(click.Group):
@@ -96,13 +132,13 @@ class VerifyGroup(click.Group):
                 click.echo(exc.ctx.get_help(), err=True)
                 return self._finish(2, standalone_mode)
             where = f"verify {exc.ctx.info_name}" if exc.ctx and exc.ctx.parent else "verify"
-            click.echo(f"{where}: error: {exc.format_message()}", err=True)
+            click.echo(one_line(f"{where}: error: {exc.format_message()}"), err=True)
             code = 2
         except click.ClickException as exc:
-            click.echo(f"verify: error: {exc.format_message()}", err=True)
+            click.echo(one_line(f"verify: error: {exc.format_message()}"), err=True)
             code = exc.exit_code
         except UnusableInput as exc:
-            click.echo(f"verify: error: {exc}", err=True)
+            click.echo(one_line(f"verify: error: {exc}"), err=True)
             code = 2
         except click.Abort:
             click.echo("verify: aborted", err=True)
@@ -141,7 +177,8 @@ def exit_code(reports: list[dict[str, Any]]) -> int:
 
 def verify_many(items: list[tuple[str, Any, str]], keys: list[dict[str, Any] | None], *,
                 draws_limit: int | None, allow_unsigned: bool, jobs: int | None,
-                progress: bool) -> list[dict[str, Any]]:
+                progress: bool, receipts: list[dict[str, Any]] | None = None,
+                own: OwnSeed | None = None) -> list[dict[str, Any]]:
     """Verify items (see core.verify_item), on all cores when there are several."""
     results: list[dict[str, Any] | None] = [None] * len(items)
     workers = jobs if jobs else (os.cpu_count() or 1)
@@ -155,12 +192,14 @@ def verify_many(items: list[tuple[str, Any, str]], keys: list[dict[str, Any] | N
         task = bar.add_task("verifying", total=len(items))
         if workers == 1:
             for i, item in enumerate(items):
-                results[i] = verify_item(item, keys[i], draws_limit, allow_unsigned)
+                results[i] = verify_item(item, keys[i], draws_limit, allow_unsigned,
+                                         receipts, own)
                 bar.advance(task)
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 futures = {pool.submit(verify_item, item, keys[i], draws_limit,
-                                       allow_unsigned): i for i, item in enumerate(items)}
+                                       allow_unsigned, receipts, own): i
+                           for i, item in enumerate(items)}
                 for fut in as_completed(futures):
                     i = futures[fut]
                     try:
@@ -243,12 +282,31 @@ def collect(sources: Sequence[str], server: str | None, matches: Sequence[str],
 @click.option("--log-proof", "log_proofs", multiple=True, metavar="FILE",
               help="An inclusion proof (the JSON of GET /v1/log/proof) to check a "
               "transcript's log_index with, instead of fetching it (repeatable).")
+@click.option("--receipt", "receipt_files", multiple=True, metavar="FILE",
+              help="A file of receipts the server gave you (one receipt or a JSON list): each "
+              "must be signed by a listed key and agree with the transcript's chain at its "
+              "seq (repeatable).")
+@click.option("--seat", "own_seat", type=click.IntRange(min=0), default=None, metavar="N",
+              help="Check that seat N holds exactly your seed (with --client-seed, --nonce).")
+@click.option("--client-seed", "own_seed", default=None, metavar="S",
+              help="The client seed you sent for --seat N.")
+@click.option("--nonce", "own_nonce", default=None, metavar="HEX",
+              help="The nonce you sent for --seat N (qahwa-fair/2).")
 def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, ...],
               key_file: str | None, as_json: bool, allow_unsigned: bool, all_draws: bool,
               draws_n: int, jobs: int | None, state_file: str | None, no_state: bool,
-              log_proofs: tuple[str, ...]) -> int:
+              log_proofs: tuple[str, ...], receipt_files: tuple[str, ...],
+              own_seat: int | None, own_seed: str | None, own_nonce: str | None) -> int:
     if matches and not server:
         raise click.UsageError("--match needs --server URL")
+    if own_seat is None and (own_seed is not None or own_nonce is not None):
+        raise click.UsageError("--client-seed and --nonce need --seat N")
+    if own_seat is not None and own_seed is None:
+        raise click.UsageError("--seat N needs --client-seed S (and, for qahwa-fair/2, "
+                               "--nonce HEX)")
+    own = (OwnSeed(own_seat, own_seed, own_nonce)
+           if own_seat is not None and own_seed is not None else None)
+    receipts = load_receipts(receipt_files)
     if not sources and not matches:
         raise click.UsageError("give transcript files or URLs, or --server URL --match ID")
     if server and not _is_url(server):
@@ -260,7 +318,12 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
     checked = verify_many(
         items, keys, draws_limit=None if all_draws else draws_n,
         allow_unsigned=allow_unsigned, jobs=jobs,
-        progress=len(items) > 1 and not as_json)
+        progress=len(items) > 1 and not as_json, receipts=receipts, own=own)
+    seen = {str(r.get("match_id")) for r in checked if r["status"] != UNUSABLE}
+    stray = sorted({str(r["match_id"]) for r in receipts} - seen)
+    if stray and not any(r["status"] == UNUSABLE for r in checked):
+        bad.append(unusable("--receipt", f"receipt(s) for match {', '.join(stray)}, which "
+                            "none of the transcripts is"))
     log_hook(checked, items, keys, server, proofs, state)
     reports = bad + checked
     # keep the order the inputs were given in
@@ -283,11 +346,27 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
                       "signature check is only as trustworthy as that server.[/]")
     if code == 2:
         first = next(r for r in reports if r["status"] == UNUSABLE)
-        click.echo(f"verify: error: {first['source']}: {first['reason']}", err=True)
+        click.echo(one_line(f"verify: error: {first['source']}: {first['reason']}"), err=True)
     return code
 
 
 app.add_command(log_cmd)
+
+
+def load_receipts(paths: Sequence[str]) -> list[dict[str, Any]]:
+    """``--receipt`` files: each a receipt or a JSON list of them (UnusableInput if not)."""
+    out: list[dict[str, Any]] = []
+    for p in paths:
+        doc = load_document(p)
+        items = doc if isinstance(doc, list) else [doc]
+        if not items:
+            raise UnusableInput(f"{p}: no receipt in it")
+        for r in items:
+            why = receipt_problem(r)
+            if why is not None:
+                raise UnusableInput(f"{p}: {why}")
+            out.append(r)
+    return out
 
 
 # -- derive ----------------------------------------------------------------------------------
@@ -298,36 +377,76 @@ class DeriveError(click.UsageError):
 
 @app.command("derive", help="Recompute one draw from the seeds; prints JSON (commitment, "
              "match key, label, kind, result).")
-@click.option("--server-seed", required=True, metavar="HEX", help="64 hex characters.")
+@click.option("--protocol", type=click.Choice([PROTOCOL, PROTOCOL_V2]), default=PROTOCOL,
+              show_default=True, help="The transcript's protocol.")
+@click.option("--server-seed", required=True, metavar="HEX",
+              help="64 hex characters (qahwa-fair/1) or 128 (qahwa-fair/2).")
 @click.option("--match-id", required=True, metavar="ID")
 @click.option("--game", required=True, metavar="G")
 @click.option("--ruleset", required=True, metavar="STR",
               help="The ruleset string exactly as the transcript carries it.")
 @click.option("--client-seed", "client_seeds", multiple=True, required=True, metavar="S",
               help="Client seeds in seat order (repeat for every seat).")
-@click.option("--label", required=True, metavar="L")
+@click.option("--nonce", "nonces", multiple=True, metavar="HEX",
+              help="qahwa-fair/2: each seat's nonce (64 hex), in seat order, one per "
+              "--client-seed.")
+@click.option("--label", required=True, metavar="L",
+              help="The draw's label (with --roll-values: the v1 label, e.g. g0/roll/3).")
+@click.option("--roll-values", nargs=2, default=None, metavar="V_R V_O",
+              help="qahwa-fair/2 fresh roll: the roller's value then the opponent's (an "
+              "opening: seat 0's then seat 1's), 64 hex each; the draw is at "
+              "L|hex(SHA-256(V_R || V_O)).")
 @click.option("--dice", type=int, default=None, metavar="N", help="Roll N dice.")
 @click.option("--sides", type=int, default=6, show_default=True, help="Sides per die.")
 @click.option("--uniform", type=int, default=None, metavar="N", help="An integer in 0…N-1.")
 @click.option("--shuffle", "shuffle_items", default=None, metavar="ITEMS",
               help="deck52, deck_qahve, tiles:M, tiles:M-without:A-B[,C-D], range:N.")
-def derive_cmd(server_seed: str, match_id: str, game: str, ruleset: str,
-               client_seeds: tuple[str, ...], label: str, dice: int | None, sides: int,
+def derive_cmd(protocol: str, server_seed: str, match_id: str, game: str, ruleset: str,
+               client_seeds: tuple[str, ...], nonces: tuple[str, ...], label: str,
+               roll_values: tuple[str, str] | None, dice: int | None, sides: int,
                uniform: int | None, shuffle_items: str | None) -> int:
     chosen = [n for n, v in (("--dice", dice), ("--uniform", uniform),
                              ("--shuffle", shuffle_items)) if v is not None]
     if len(chosen) != 1:
         raise DeriveError("give exactly one of --dice N, --uniform N, --shuffle ITEMS"
                           + (f" (got {', '.join(chosen)})" if chosen else ""))
+    v2 = protocol == PROTOCOL_V2
+    if not v2 and (nonces or roll_values):
+        raise DeriveError(f"--nonce and --roll-values are {PROTOCOL_V2} inputs: add "
+                          f"--protocol {PROTOCOL_V2}")
+    if v2 and len(nonces) != len(client_seeds):
+        raise DeriveError(f"{PROTOCOL_V2} needs one --nonce per --client-seed (got "
+                          f"{len(client_seeds)} seeds, {len(nonces)} nonces)")
+    out: dict[str, Any] = {"protocol": protocol}
     try:
-        seed = parse_server_seed(server_seed)
-        if server_seed != seed.hex():
-            raise DeriveError("server seed must be lowercase hex")
-        key = match_key(seed, match_id, game, ruleset, list(client_seeds))
+        if v2:
+            seed = parse_server_seed_v2(server_seed)
+            key = match_key_v2(seed, match_id, game, ruleset,
+                               list(zip(client_seeds, nonces, strict=True)))
+            out["commitment"] = commitment_v2(seed)
+            out["seed_commitments"] = [seed_commitment(match_id, i, n, cs) for i, (cs, n)
+                                       in enumerate(zip(client_seeds, nonces, strict=True))]
+        else:
+            try:
+                seed = parse_server_seed(server_seed)
+            except FairnessError as exc:
+                hint = (f" (a 128-hex seed is {PROTOCOL_V2}'s: add --protocol {PROTOCOL_V2})"
+                        if len(server_seed) == 128 else "")
+                raise DeriveError(f"{exc}{hint}") from None
+            if server_seed != seed.hex():
+                raise DeriveError("server seed must be lowercase hex")
+            key = match_key(seed, match_id, game, ruleset, list(client_seeds))
+            out["commitment"] = commitment(seed)
+        out["match_key"] = key.hex()
+        if roll_values is not None:
+            check_label(label)
+            v_r = parse_hex(roll_values[0], 32, "roll value V_R")
+            v_o = parse_hex(roll_values[1], 32, "roll value V_O")
+            out["base_label"] = label
+            label = fresh_label(label, v_r, v_o)
         check_label(label)
+        out["label"] = label
         stream = Stream(key, label)
-        out: dict[str, Any] = {"commitment": commitment(seed), "match_key": key.hex(),
-                               "label": label}
         if dice is not None:
             out.update(kind="dice", args={"count": dice, "sides": sides},
                        result=stream.dice(dice, sides))
@@ -340,7 +459,7 @@ def derive_cmd(server_seed: str, match_id: str, game: str, ruleset: str,
                 items = [int(x) for x in items]
             out.update(kind="shuffle", args={"items": shuffle_items},
                        result=stream.shuffle(items))
-    except FairnessError as exc:
+    except (FairnessError, ValueError, TypeError) as exc:
         raise DeriveError(str(exc)) from None
     click.echo(json.dumps(out, ensure_ascii=False))
     return 0

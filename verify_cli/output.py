@@ -44,7 +44,9 @@ def print_report(console: Console, rep: dict[str, Any]) -> None:
     console.print(f"{VERDICT[rep['status']]}  [bold]{escape(str(rep['game']))}[/] match "
                   f"{escape(str(rep['match_id']))}  [dim]({src})[/]")
     seats = ", ".join(
-        f"{s['seat']} {escape(str(s.get('name')))} ({escape(str(s.get('seed_source')))} seed)"
+        f"{s['seat']} {escape(str(s.get('name')))}" + (
+            f" ({escape(str(s.get('seed_source')))} seed)" if "seed_source" in s
+            else " (house)" if s.get("house") is True else "")
         for s in rep["seats"])
     console.print(f"  seats: {seats}")
     console.print(f"  ruleset: {escape(rep['ruleset'])}")

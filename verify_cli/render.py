@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+from fairness import PROTOCOL_V2
 from games.cards import SUIT_SYMBOLS, sort_hand
 from games.deals import (
     cut_deck,
@@ -23,7 +24,8 @@ CARD_GAMES = ("hokm", "qahve", "shelem")
 BOARD_GAMES = ("tawla", "mahbusa")
 _HAND = re.compile(r"^h(\d+)/shuffle$")
 _ROUND = re.compile(r"^r(\d+)/shuffle$")
-_OPENING = re.compile(r"^g(\d+)/opening/(\d+)$")
+_OPENING = re.compile(r"^g(\d+)/opening/(\d+)(?:\|[0-9a-f]{64})?$")
+_CUT = re.compile(r"^h(\d+)/cut$")
 _ROLL = re.compile(r"^g(\d+)/roll/(\d+)(?:\|(.*))?$")
 
 
@@ -32,14 +34,25 @@ def short(value: Any, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _same(a: Any, b: Any) -> bool:
+    """Equal as JSON, type-strictly (``3``, ``3.0`` and ``true`` all differ)."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+def _type_note(a: Any, b: Any) -> str:
+    return (" (the same value as another JSON type: ints only, no floats, no true/false)"
+            if a == b else "")
+
+
 def first_difference(expected: Any, found: Any) -> str:
     """Where two chance results differ, in words."""
     if isinstance(expected, list) and isinstance(found, list):
         for i, (a, b) in enumerate(zip(expected, found, strict=False)):
-            if a != b:
-                return f"first difference at position {i}: expected {a}, found {b}"
+            if not _same(a, b):
+                return (f"first difference at position {i}: expected {short(a)}, found "
+                        f"{short(b)}{_type_note(a, b)}")
         return f"expected {len(expected)} items, found {len(found)}"
-    return f"expected {short(expected)}, found {short(found)}"
+    return f"expected {short(expected)}, found {short(found)}{_type_note(expected, found)}"
 
 
 def dice_text(result: list[int], sides: int) -> str:
@@ -220,7 +233,11 @@ class DrawContext:
                         f"{DIE_FACES[a - 1]} {a}, {self.seat(1)} {DIE_FACES[b - 1]} {b} → {then}")
             m = _ROLL.match(label)
             if m and self.game in BOARD_GAMES:
-                extra = f", live entropy {m.group(3)!r}" if m.group(3) else ""
+                extra = ""
+                if m.group(3):
+                    extra = (", fresh (from both seats' roll values)"
+                             if self.doc.get("protocol") == PROTOCOL_V2
+                             else f", live entropy {m.group(3)!r}")
                 who = self.seat(info["actor"]) if info["actor"] is not None else "?"
                 return f"game {m.group(1)} roll {m.group(2)} for {who}: {faces}{extra}"
             return f"{label}: {faces}"
@@ -228,6 +245,9 @@ class DrawContext:
             n = (ev.get("args") or {}).get("n")
             if label == "dealer":
                 return f"first dealer: {self.seat(result)}"
+            m = _CUT.match(label)
+            if m and isinstance(result, int):
+                return f"hand {m.group(1)} cut drawn: k = {result + 1}"
             return f"{label}: {result} (of 0…{n - 1 if isinstance(n, int) else '?'})"
         if kind == "shuffle" and isinstance(result, list):
             return self.shuffle_text(ev, label, result, info)
@@ -280,6 +300,9 @@ class DrawContext:
                 continue
             if e.get("type") == "chance" and _HAND.match(str(e.get("label"))):
                 break
+            if (e.get("type") == "chance" and _CUT.match(str(e.get("label")))
+                    and isinstance(e.get("result"), int)):
+                return int(e["result"]) + 1, False  # qahwa-fair/2: k = 1 + u, drawn
             act = e.get("action")
             if isinstance(act, dict) and act.get("type") == "tap":
                 return None, True

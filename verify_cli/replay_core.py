@@ -1,6 +1,10 @@
 """The rules part of ``verify``: shape, commitment, match key, replay and result.
 
-This is every check of :func:`verify_cli.core.verify_document` except the signature, and it
+A transcript's ``protocol`` picks the checks: qahwa-fair/1's here, qahwa-fair/2's in
+:mod:`verify_cli.v2_rules` (lock, seats from the lock, reveals, chain, fresh rolls, the drawn
+cut, replay, result). Replay failures are described from ``ReplayError.kind`` and its fields.
+
+This is every check of :func:`verify_cli.core.verify_document` except the signatures, and it
 needs only ``fairness`` and ``games`` (no ``cryptography``, no network, no ``rich``): the
 verify page runs this very module in the browser (Pyodide, ``service/static/verify-worker.js``)
 through :func:`browser_report`, so the page and the CLI give their rules verdict with the same
@@ -14,12 +18,22 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from fairness import PROTOCOL, FairnessError, commitment, match_key, parse_server_seed
-from games.base import Engine, Event, replay
+from fairness import (
+    PROTOCOL,
+    PROTOCOL_V2,
+    FairnessError,
+    commitment,
+    match_key,
+    parse_server_seed,
+)
+from games.base import Engine, Event
 from games.errors import ReplayError, UnknownGameError
 from games.registry import engine_class
+from games.replay import replay
 
 from . import render
+from .inputs import InputError, parse_json
+from .v2_rules import V2State, check_rules_v2, check_shape_v2, is_int, strict_equal
 
 REQUIRED: dict[str, type | tuple[type, ...]] = {
     "match_id": str,
@@ -49,13 +63,19 @@ def check_shape(doc: Any) -> type[Engine]:
     proto = doc.get("protocol")
     if proto is None:
         raise NotATranscript("not a transcript: it has no 'protocol' field")
-    if proto != PROTOCOL:
-        raise NotATranscript(f"unknown protocol {proto!r} (this tool verifies {PROTOCOL!r})")
-    for name, typ in REQUIRED.items():
-        if name not in doc:
-            raise NotATranscript(f"not a transcript: field {name!r} is missing")
-        if not isinstance(doc[name], typ):
-            raise NotATranscript(f"not a transcript: field {name!r} has the wrong type")
+    if proto == PROTOCOL_V2:
+        why = check_shape_v2(doc)
+        if why is not None:
+            raise NotATranscript(why)
+    elif proto == PROTOCOL:
+        for name, typ in REQUIRED.items():
+            if name not in doc:
+                raise NotATranscript(f"not a transcript: field {name!r} is missing")
+            if not isinstance(doc[name], typ):
+                raise NotATranscript(f"not a transcript: field {name!r} has the wrong type")
+    else:
+        raise NotATranscript(f"unknown protocol {render.short(proto, 40)} (this tool "
+                             f"verifies {PROTOCOL_V2!r} and {PROTOCOL!r})")
     try:
         return engine_class(doc["game"])
     except UnknownGameError as exc:
@@ -73,6 +93,8 @@ class Report:
         # seq -> (the chance result this replay computed from the seeds through the rules,
         # whether the transcript holds that result)
         self.computed: dict[int, tuple[Any, bool]] = {}
+        #: what the qahwa-fair/2 checks found (None for a qahwa-fair/1 transcript)
+        self.v2: V2State | None = None
 
     def ok(self, name: str, detail: str) -> None:
         self.checks.append({"name": name, "ok": True, "detail": detail})
@@ -111,13 +133,21 @@ def seat_seeds(rep: Report, doc: dict[str, Any]) -> list[str] | None:
 
 
 def describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
+    """A replay failure as one line naming the event, from the error's ``kind`` and fields
+    (never by parsing its message)."""
     seq = exc.seq
-    msg = re.sub(r"^event \d+: ", "", str(exc))
-    gap = re.fullmatch(r"seq is (\d+)", msg)
-    if seq is not None and gap and int(gap.group(1)) > seq:
-        n = int(gap.group(1)) - seq
-        missing = f"event {seq}" if n == 1 else f"events {seq}-{seq + n - 1}"
-        return f"{missing} missing (the next event has seq {gap.group(1)})"
+    msg = str(exc)
+    if seq is not None:
+        msg = msg.removeprefix(f"event {seq}: ")
+    if exc.kind == "seq" and is_int(seq) and 0 <= seq < len(events):
+        ev = events[seq]
+        got = ev.get("seq") if isinstance(ev, dict) else None
+        if is_int(got) and got > seq:
+            n = got - seq
+            missing = f"event {seq}" if n == 1 else f"events {seq}-{seq + n - 1}"
+            return f"{missing} missing (the next event has seq {got})"
+    if exc.kind == "truncated":
+        return msg
     if seq is not None and 0 <= seq < len(events) and isinstance(events[seq], dict):
         ev = events[seq]
         if ev.get("type") == "chance":
@@ -128,7 +158,8 @@ def describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
             what = f"event {seq} (action {atype!r} by seat {ev.get('seat')})"
         else:
             what = f"event {seq} ({ev.get('type')})"
-        if exc.expected is not None and exc.found is not None and ev.get("type") == "chance":
+        if (exc.kind == "chance" and isinstance(exc.expected, dict)
+                and isinstance(exc.found, dict)):
             if exc.expected.get("label") == exc.found.get("label"):
                 return (f"{what}: the result differs from its recomputation from the seeds "
                         f"({render.first_difference(exc.expected.get('result'), exc.found.get('result'))})")
@@ -140,6 +171,17 @@ def describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
 
 def check_rules(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
                 progress: Progress | None = None) -> render.DrawContext:
+    """The rules checks of a transcript into ``rep``; the draws seen. qahwa-fair/2: see
+    :mod:`verify_cli.v2_rules`; qahwa-fair/1: commitment, match key, replay, result."""
+    if doc.get("protocol") == PROTOCOL_V2:
+        ctx, rep.v2 = check_rules_v2(rep, doc, cls, progress=progress,
+                                     describe=describe_replay_error)
+        return ctx
+    return check_rules_v1(rep, doc, cls, progress=progress)
+
+
+def check_rules_v1(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
+                   progress: Progress | None = None) -> render.DrawContext:
     """Checks 1–4 (commitment, match key, replay, result) into ``rep``; the draws seen."""
     game, ruleset_str, match_id = doc["game"], doc["ruleset"], doc["match_id"]
     events: list[Any] = doc["events"]
@@ -190,7 +232,8 @@ def check_rules(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
                 progress(done, total)
 
         try:
-            engine = replay(cls, ruleset_str, key, events, on_event=on_event)
+            engine = replay(cls, ruleset_str, key, events, protocol=PROTOCOL,
+                            on_event=on_event)
         except ReplayError as exc:
             if (exc.seq is not None and isinstance(exc.expected, dict)
                     and isinstance(exc.found, dict)
@@ -201,7 +244,7 @@ def check_rules(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
         except Exception as exc:  # not a refused event: a bug in the engine itself
             rep.fail("replay", f"the rules engine failed (a bug in qahwa, not a verdict on "
                      f"the transcript): {exc.__class__.__name__}: {exc}")
-        else:
+        if engine is not None:
             n_seats = engine.n_seats
             if seeds is not None and len(seeds) != n_seats:
                 rep.fail("seats", f"the ruleset has {n_seats} seats, the transcript "
@@ -215,7 +258,7 @@ def check_rules(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
             else:
                 # as JSON (tuples in an outcome's detail are lists in the transcript)
                 calc_result = json.loads(json.dumps(engine.outcome.to_json()))
-                if calc_result == doc.get("result"):
+                if strict_equal(calc_result, doc.get("result")):
                     rep.ok("result", render.result_text(calc_result, doc))
                 else:
                     rep.fail("result", "the replayed result differs from the transcript's",
@@ -259,7 +302,8 @@ def assemble(rep: Report, doc: dict[str, Any], ctx: render.DrawContext, *, statu
         "game": doc["game"],
         "ruleset": doc["ruleset"],
         "seats": [{"seat": s.get("seat"), "name": s.get("name"),
-                   "seed_source": s.get("seed_source")}
+                   **({"house": s.get("house")} if doc.get("protocol") == PROTOCOL_V2
+                      else {"seed_source": s.get("seed_source")})}
                   for s in doc["seats"] if isinstance(s, dict)],
         "counts": counts,
         "checks": rep.checks,
@@ -295,9 +339,9 @@ def browser_report(text: str, progress: Progress | None = None) -> str:
     The page checks the signature itself (Web Crypto), so it is not part of this.
     """
     try:
-        doc = json.loads(text)
-    except ValueError as exc:
-        return json.dumps({"status": "unusable", "reason": f"not JSON ({exc})"})
+        doc = parse_json(text)
+    except InputError as exc:
+        return json.dumps({"status": "unusable", "reason": str(exc)})
     if (isinstance(doc, dict) and "protocol" not in doc
             and isinstance(doc.get("transcript"), dict)):
         doc = doc["transcript"]  # the page accepts a {"transcript": {...}} wrapper too

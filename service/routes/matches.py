@@ -13,12 +13,17 @@ from ..schemas import (
     BODY,
     ActionIn,
     ActionOut,
+    CommitIn,
     CreateMatchIn,
     EventsOut,
+    LockOut,
     MatchCreatedOut,
     MatchOut,
+    ResignIn,
     ResignOut,
+    RevealIn,
     SeatedOut,
+    SeatingOut,
     SeedIn,
     StateOut,
     TranscriptOut,
@@ -55,10 +60,11 @@ def resume_after(after: int, last_event_id: str | None) -> int:
              responses=errors(**BODY, e401=("unauthorized",), e429=("rate_limited",),
                               e422=("validation_error", "unknown_game", "bad_ruleset",
                                     "bad_seats")),
-             summary="Create a match; returns the signed commitment and the seat tokens")
+             summary="Create a match; returns the signed commit record and the seat tokens")
 def create_match(body: CreateMatchIn, svc: ServiceDep) -> dict[str, Any]:
     names = [s.name for s in body.seats] if body.seats is not None else None
-    return svc.create_match(body.game, ruleset=body.ruleset, names=names)
+    house = [s.house for s in body.seats] if body.seats is not None else None
+    return svc.create_match(body.game, ruleset=body.ruleset, names=names, house=house)
 
 
 @router.get("/{match_id}", response_model=MatchOut, responses=errors(e404=("not_found",), e422=Q),
@@ -67,21 +73,61 @@ def get_match(match_id: MatchId, svc: ServiceDep) -> Response:
     return json_response(svc.public(match_id, kind=KIND_MATCH))
 
 
-@router.post("/{match_id}/seats/{seat}/seed", response_model=SeatedOut,
+Seat = Annotated[int, Path(ge=0, le=64, description="the seat number")]
+
+
+@router.post("/{match_id}/seats/{seat}/commit", response_model=SeatingOut,
+             responses=errors(**BODY, e401=("unauthorized",), e403=("forbidden",),
+                              e404=("not_found",),
+                              e409=("not_seating", "already_committed", "duplicate_commitment",
+                                    "match_over"),
+                              e422=("validation_error", "bad_commitment", "bad_key",
+                                    "bad_roll_chain")),
+             summary="qahwa-fair/2: this seat's commitment, key and roll-chain tip; the last "
+                     "commit locks the match")
+def commit(match_id: MatchId, seat: Seat, body: CommitIn, svc: ServiceDep,
+           token: TokenDep) -> Response:
+    return json_response(svc.commit(match_id, seat=seat, token=token,
+                                    seed_commitment=body.seed_commitment, key=body.key,
+                                    roll_chain=body.roll_chain))
+
+
+@router.get("/{match_id}/lock", response_model=LockOut,
+            responses=errors(e404=("not_found",), e409=("not_locked",), e422=Q),
+            summary="qahwa-fair/2: the signed lock and its log index (409 before every seat "
+                    "committed)")
+def get_lock(match_id: MatchId, svc: ServiceDep) -> Response:
+    return json_response(svc.lock(match_id, kind=KIND_MATCH))
+
+
+@router.post("/{match_id}/seats/{seat}/reveal", response_model=SeatingOut,
+             responses=errors(**BODY, e401=("unauthorized",), e403=("forbidden",),
+                              e404=("not_found",), e409=("not_locked", "match_over"),
+                              e422=("validation_error", "bad_reveal")),
+             summary="qahwa-fair/2: reveal this seat's client seed and nonce; the last "
+                     "reveal starts the match")
+def reveal(match_id: MatchId, seat: Seat, body: RevealIn, svc: ServiceDep,
+           token: TokenDep) -> Response:
+    return json_response(svc.reveal(match_id, kind=KIND_MATCH, seat=seat, token=token,
+                                    client_seed=body.client_seed, nonce=body.nonce))
+
+
+@router.post("/{match_id}/seats/{seat}/seed", response_model=SeatedOut, deprecated=True,
              responses=errors(**BODY, e401=("unauthorized",), e403=("forbidden",),
                               e404=("not_found",), e409=("not_seating", "seed_already_given"),
                               e422=("validation_error", "bad_client_seed")),
-             summary="Give this seat's client seed (while seating)")
-def give_seed(match_id: MatchId, seat: Annotated[int, Path(ge=0, le=64)], body: SeedIn,
+             summary="qahwa-fair/1 matches only: give this seat's client seed (404 for v2)")
+def give_seed(match_id: MatchId, seat: Seat, body: SeedIn,
               svc: ServiceDep, token: TokenDep) -> dict[str, Any]:
     return svc.give_seed(match_id, kind=KIND_MATCH, seat=seat, token=token,
                          client_seed=body.client_seed)
 
 
-@router.post("/{match_id}/start", response_model=SeatedOut,
+@router.post("/{match_id}/start", response_model=SeatedOut, deprecated=True,
              responses=errors(e401=("unauthorized",), e404=("not_found",),
                               e409=("not_seating",), e422=Q),
-             summary="Start now; the server draws the seeds not yet given")
+             summary="qahwa-fair/1 matches only: start now (404 for v2: no seed is ever "
+                     "drawn by the server)")
 def start(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]:
     return svc.start(match_id, kind=KIND_MATCH, token=token)
 
@@ -96,19 +142,25 @@ def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> Response:
 @router.post("/{match_id}/actions", response_model=ActionOut,
              responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
                               e409=("stale_version", "not_your_turn", "not_started",
-                                    "match_over"),
-                              e422=("validation_error", "malformed_action", "illegal_action")),
-             summary="Apply one action at a version")
+                                    "match_over", "stale_chain"),
+                              e422=("validation_error", "malformed_action", "illegal_action",
+                                    "bad_signature")),
+             summary="Apply one action at a version (keyed seats: with sig over the chain head)")
 def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
     return json_response(svc.act(match_id, token=token, action=body.action,
-                                 version=body.version))
+                                 version=body.version, sig=body.sig, prev=body.prev))
 
 
 @router.post("/{match_id}/resign", response_model=ResignOut,
-             responses=errors(e401=("unauthorized",), e404=("not_found",),
-                              e409=("match_over",), e422=Q), summary="Resign: the match ends")
-def resign(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]:
-    return svc.resign(match_id, token=token)
+             responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
+                              e409=("match_over", "not_started", "stale_chain"),
+                              e422=("validation_error", "bad_signature")),
+             summary="Resign: the match ends (keyed seats: with sig over the chain head)")
+def resign(match_id: MatchId, svc: ServiceDep, token: TokenDep,
+           body: ResignIn | None = None) -> Response:
+    return json_response(svc.resign(match_id, token=token,
+                                    sig=body.sig if body is not None else None,
+                                    prev=body.prev if body is not None else None))
 
 
 @router.get("/{match_id}/events", response_model=EventsOut,
@@ -131,7 +183,8 @@ async def events_stream(
     last_event_id: LastEventId = None,
 ) -> StreamingResponse:
     after = resume_after(after, last_event_id)
-    first = await watch.read(match_id, kind=KIND_MATCH, after=after)  # 404 before streaming
+    first = await watch.read(match_id, kind=KIND_MATCH, after=after,  # 404 before streaming
+                             with_chains=True)
     return StreamingResponse(watch.stream(first, kind=KIND_MATCH, after=after, timeout=timeout),
                              media_type="text/event-stream",
                              headers={"Cache-Control": "no-store"})

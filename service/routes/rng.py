@@ -17,8 +17,8 @@ from ..schemas import (
     RngClosedOut,
     RngCreatedOut,
     RngCreateIn,
-    SeatedOut,
-    SeedIn,
+    RngSeededOut,
+    RngSeedIn,
     TranscriptOut,
     errors,
 )
@@ -33,10 +33,11 @@ SessionId = Annotated[str, Path(max_length=64, description="the session id")]
 
 @router.post("", status_code=201, response_model=RngCreatedOut, dependencies=[OperatorDep],
              responses=errors(**BODY, e401=("unauthorized",), e429=("rate_limited",),
-                              e422=("validation_error", "bad_client_seed")),
-             summary="Open a session; returns the signed commitment and the session token")
+                              e422=("validation_error",)),
+             summary="Open a session; returns the signed commit record and the session token "
+                     "(a client_seed here is 422: it comes after the record, with /seed)")
 def create(rng: RngDep, body: RngCreateIn | None = None) -> dict[str, Any]:
-    return rng.create(client_seed=body.client_seed if body is not None else None)
+    return rng.create()
 
 
 @router.get("/{session_id}", response_model=MatchOut,
@@ -45,19 +46,20 @@ def get_session(session_id: SessionId, svc: ServiceDep) -> dict[str, Any]:
     return svc.public(session_id, kind=KIND_RNG)
 
 
-@router.post("/{session_id}/seed", response_model=SeatedOut,
+@router.post("/{session_id}/seed", response_model=RngSeededOut,
              responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
-                              e409=("not_seating", "seed_already_given"),
-                              e422=("validation_error", "bad_client_seed")),
-             summary="Give the client seed (before the first draw)")
-def give_seed(session_id: SessionId, body: SeedIn, rng: RngDep,
+                              e409=("not_seating",),
+                              e422=("validation_error", "bad_client_seed", "bad_reveal")),
+             summary="Give the client seed and nonce (after the commit record): locks the "
+                     "session, logs the lock")
+def give_seed(session_id: SessionId, body: RngSeedIn, rng: RngDep,
               token: TokenDep) -> dict[str, Any]:
-    return rng.seed(session_id, token=token, client_seed=body.client_seed)
+    return rng.seed(session_id, token=token, client_seed=body.client_seed, nonce=body.nonce)
 
 
 @router.post("/{session_id}/draws", response_model=DrawOut,
              responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
-                              e409=("match_over", "session_full"),
+                              e409=("match_over", "not_started", "session_full"),
                               e422=("validation_error", "malformed_action", "illegal_action")),
              summary="One draw, labelled d{k}")
 def draw(session_id: SessionId, body: DrawIn, rng: RngDep, token: TokenDep) -> dict[str, Any]:

@@ -6,7 +6,7 @@ the database. ``signing_keys.retired_at``: set by ``qahwa keys rotate`` on the k
 replaces (they stay listed; what they signed stays verifiable).
 
 Revision ID: 0004
-Revises: 0002
+Revises: 0003
 Create Date: 2026-12-03
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004"
-down_revision = "0002"
+down_revision = "0003"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,57 @@
+"""qahwa-fair/1 matches as the service made them before qahwa-fair/2 (schema 0002 rows:
+the commitment record logged at creation, the seed sealed, the seats waiting for seeds).
+
+The service makes only v2 matches now and serves the v1 rows it already has; the benchmark
+(v1 rows beside v2 in one run) and the migration test need such rows, so they write them
+into the database directly, exactly as the v1 ``create`` did.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from typing import Any
+
+from sqlalchemy import text
+
+from fairness import PROTOCOL, SecretBox, Signer, canonical_ruleset, commitment, new_server_seed
+from games import engine_class
+from service import translog
+from service.db import Database
+from service.store import hash_token, now_iso
+
+_MATCH = text(
+    "INSERT INTO matches (id, kind, game, ruleset, commitment, status, version, n_seats, "
+    "next_seq, log_index, record, result, created_at, started_at, ended_at, last_activity) "
+    "VALUES (:id, 'match', :game, :ruleset, :com, 'seating', 0, :n, 0, :idx, :record, NULL, "
+    ":at, NULL, NULL, :t)")
+_SEED = text("INSERT INTO server_seeds (match_id, sealed) VALUES (:m, :s)")
+_SEAT = text("INSERT INTO seats (match_id, seat, name, token_hash) VALUES (:m, :i, :name, :h)")
+
+
+def insert_v1_match(db: Database, signer: Signer, box: SecretBox, game: str,
+                    raw: dict[str, Any]) -> tuple[str, list[str]]:
+    """Write one v1 match waiting for its seeds; returns its id and seat tokens. Works on
+    the 0002 schema and on later ones (the columns 0003 adds default to v1)."""
+    cls = engine_class(game)
+    parsed = cls.parse_ruleset(raw, protocol=PROTOCOL)
+    ruleset, n = canonical_ruleset(parsed), cls.seat_count(parsed)
+    mid = "m_" + secrets.token_hex(10)
+    seed = new_server_seed()
+    at = now_iso()
+    tokens = [secrets.token_urlsafe(32) for _ in range(n)]
+    with db.write() as s:
+        idx = translog.next_index(db, s)
+        record = signer.signed({"type": "commitment", "protocol": PROTOCOL, "match_id": mid,
+                                "game": game, "ruleset": ruleset,
+                                "commitment": commitment(seed), "created_at": at,
+                                "log_index": idx})
+        translog.append(s, idx, mid, record, at, signer)
+        s.execute(_MATCH, {"id": mid, "game": game, "ruleset": ruleset,
+                           "com": commitment(seed), "n": n, "idx": idx,
+                           "record": json.dumps(record), "at": at, "t": time.time()})
+        s.execute(_SEED, {"m": mid, "s": box.seal(seed, aad=mid)})
+        s.execute(_SEAT, [{"m": mid, "i": i, "name": f"Seat {i}", "h": hash_token(tok)}
+                          for i, tok in enumerate(tokens)])
+    return mid, tokens

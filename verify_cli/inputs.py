@@ -1,0 +1,95 @@
+"""Reading untrusted JSON (transcripts, receipts, keys) without ever raising a traceback.
+
+Every refusal is an :class:`InputError` with a one-line reason: too large, not UTF-8, not
+JSON, a duplicate key (fairness-v2.md §1 refuses them; a document with one means whatever
+the reader's parser picks, so ``verify`` refuses it for qahwa-fair/1 too), nested too
+deeply, a lone surrogate, and — for a qahwa-fair/2 document — anything outside §1's
+canonical JSON (floats, integers beyond ±(2^53−1), non-ASCII keys).
+
+This module needs only ``fairness`` (the verify page's Python may use it too).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fairness import PROTOCOL_V2, check_canonical_value, loads_strict
+
+#: the largest document read (a long Mexican Train match is a few MB)
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+#: the deepest nesting of arrays and objects accepted (a transcript needs about 6)
+MAX_DEPTH = 64
+
+
+class InputError(ValueError):
+    """Input that cannot be used at all (the message is one line)."""
+
+
+def depth_of(value: Any, limit: int = MAX_DEPTH) -> int:
+    """The nesting depth of a parsed JSON value (iterative: never a RecursionError); stops
+    counting once ``limit`` is passed."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict | list):
+            deepest = max(deepest, d)
+            if deepest > limit:
+                return deepest
+            children = v.values() if isinstance(v, dict) else v
+            stack.extend((c, d + 1) for c in children if isinstance(c, dict | list))
+    return deepest
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def parse_json(data: bytes | str, *, limit: int | None = None) -> Any:
+    """Parse untrusted JSON (see the module doc); InputError with the reason."""
+    cap = MAX_DOCUMENT_BYTES if limit is None else limit
+    if len(data) > cap:
+        raise InputError(f"too large ({len(data)} bytes; at most {cap} are read)")
+    if isinstance(data, bytes):
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(f"not UTF-8 text (byte {exc.start})") from None
+    else:
+        text = data
+    try:
+        doc = loads_strict(text)
+    except RecursionError:
+        raise InputError(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except ValueError as exc:
+        raise InputError(f"not JSON ({_one_line(str(exc))})") from None
+    if depth_of(doc) > MAX_DEPTH:
+        raise InputError(f"nested too deeply (more than {MAX_DEPTH} levels)")
+    if isinstance(doc, dict) and doc.get("protocol") == PROTOCOL_V2:
+        try:
+            check_canonical_value(doc)
+        except ValueError as exc:
+            raise InputError(f"not canonical JSON (fairness-v2.md §1): "
+                             f"{_one_line(str(exc))}") from None
+    elif _has_lone_surrogate(doc):
+        raise InputError("a string holds a lone surrogate (it has no UTF-8 form)")
+    return doc
+
+
+def _has_lone_surrogate(doc: Any) -> bool:
+    """A string that cannot be encoded as UTF-8 cannot be signed or hashed."""
+    stack = [doc]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return False

@@ -1,0 +1,550 @@
+"""The rules part of ``verify`` for qahwa-fair/2 transcripts (fairness-v2.md §9).
+
+Everything here needs only ``fairness`` and ``games`` (no ``cryptography``), like
+:mod:`verify_cli.replay_core`, so the verify page can run it too. The checks that need
+Ed25519 (the lock's and the transcript's server signatures, the seats' signatures, receipts)
+are :mod:`verify_cli.core`'s; they use :attr:`V2State.chain` computed here.
+
+Seats' seed commitments, keys and roll-chain tips come from the **lock**, never from the
+transcript's ``seats``; a transcript whose seats differ from its lock fails ``seats``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, TypeGuard
+
+from fairness import (
+    PROTOCOL_V2,
+    FairnessError,
+    chain_next,
+    chain_start,
+    commitment_v2,
+    fresh_label,
+    loads_strict,
+    match_key_v2,
+    parse_hex,
+    parse_server_seed_v2,
+    roll_step,
+    seed_commitment,
+)
+from games.base import Engine, Event, MatchContext
+from games.ends import no_reveal_result
+from games.errors import GameError, ReplayError
+from games.replay import replay
+
+from . import render
+
+# The fields of a v2 transcript and their JSON types (§9).
+REQUIRED_V2: dict[str, type | tuple[type, ...]] = {
+    "match_id": str,
+    "game": str,
+    "ruleset": str,
+    "commitment": str,
+    "server_seed": str,
+    "lock": dict,
+    "lock_index": int,
+    "seats": list,
+    "events": list,
+    "chain": str,
+}
+LOCK_FIELDS = ("match_id", "game", "ruleset", "commitment")
+SEAT_FIELDS = ("seat", "name", "house", "key", "roll_chain")
+BOARD_FRESH = ("tawla", "mahbusa")
+_FRESH_BASE = re.compile(r"^g\d+/(opening|roll)/\d+$")
+_HAND_SHUFFLE = re.compile(r"^h(\d+)/shuffle$")
+#: how far along a seat's roll chain a value that does not follow is looked for (to say
+#: "out of order" rather than "not on its chain")
+ORDER_SEARCH = 256
+
+Progress = Callable[[int, int], Any]
+
+
+@dataclass
+class SeatLock:
+    """One seat as the lock lists it (what every check of a seat uses)."""
+
+    seat: int
+    seed_commitment: str | None
+    key: str | None
+    tip: bytes | None
+
+
+@dataclass
+class V2State:
+    """What the v2 rules checks found, for the checks ``core`` adds (signatures, receipts)."""
+
+    seats: list[SeatLock] = field(default_factory=list)
+    #: chain[n] for n = -1, 0, 1, …: ``chain[0]`` here is chain[-1] (the lock's hash)
+    chain: list[bytes] = field(default_factory=list)
+    chain_ok: bool = False
+
+
+def is_int(v: Any) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_shape_v2(doc: dict[str, Any]) -> str | None:
+    """Why a v2 document is not a transcript (None when its fields are all there)."""
+    for name, typ in REQUIRED_V2.items():
+        if name not in doc:
+            return f"not a transcript: field {name!r} is missing"
+        if not isinstance(doc[name], typ) or (typ is int and isinstance(doc[name], bool)):
+            return f"not a transcript: field {name!r} has the wrong type"
+    return None
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """JSON equality that keeps types apart: ``3 != 3.0``, ``1 != true``."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, list):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+    return bool(a == b)
+
+
+def parse_ruleset_json(text: str) -> dict[str, Any] | None:
+    try:
+        raw = loads_strict(text)
+    except ValueError:
+        return None
+    return raw if isinstance(raw, dict) else None
+
+
+# -- the lock and the seats ------------------------------------------------------------------
+
+def check_lock(rep: Any, doc: dict[str, Any], state: V2State) -> bool:
+    """``lock``: a lock record of this match; the seats as the lock lists them."""
+    lock = doc["lock"]
+    problems = []
+    if lock.get("type") != "lock":
+        problems.append(f"its type is {lock.get('type')!r}, not 'lock'")
+    if lock.get("protocol") != PROTOCOL_V2:
+        problems.append(f"its protocol is {lock.get('protocol')!r}, not {PROTOCOL_V2!r}")
+    for name in LOCK_FIELDS:
+        if lock.get(name) != doc[name]:
+            problems.append(f"its {name} is {render.short(lock.get(name), 40)}, the "
+                            f"transcript's {render.short(doc[name], 40)}")
+    seats = lock.get("seats")
+    if not isinstance(seats, list) or not seats:
+        problems.append("it lists no seats")
+    if problems:
+        rep.fail("lock", "the lock does not match the transcript: " + "; ".join(problems))
+        return False
+    assert isinstance(seats, list)
+    out: list[SeatLock] = []
+    for i, s in enumerate(seats):
+        if not isinstance(s, dict) or s.get("seat") != i or not is_int(s.get("seat")):
+            rep.fail("lock", f"the lock's seat entry {i} is not seat {i}")
+            return False
+        sc, key, tip_hex = s.get("seed_commitment"), s.get("key"), s.get("roll_chain")
+        try:
+            if sc is not None:
+                parse_hex(sc, 32, "seed_commitment")
+            tip = parse_hex(tip_hex, 32, "roll_chain") if tip_hex is not None else None
+        except FairnessError as exc:
+            rep.fail("lock", f"the lock's seat {i}: {exc}")
+            return False
+        if key is not None and not isinstance(key, str):
+            rep.fail("lock", f"the lock's seat {i}: key is not a base64 string")
+            return False
+        if sc is None:
+            rep.fail("lock", f"the lock's seat {i} has no seed_commitment")
+            return False
+        out.append(SeatLock(i, sc, key, tip))
+    state.seats = out
+    keyed = sum(1 for s in out if s.key)
+    rep.ok("lock", f"lock of this match (match_id, game, ruleset, commitment), "
+           f"{len(out)} seat(s), {keyed} keyed")
+    return True
+
+
+def check_seats(rep: Any, doc: dict[str, Any]) -> bool:
+    """``seats``: the transcript's seats are the lock's (seat, name, house, key, roll_chain)."""
+    lock_seats = doc["lock"]["seats"]
+    seats = doc["seats"]
+    if len(seats) != len(lock_seats):
+        rep.fail("seats", f"the transcript has {len(seats)} seats, its lock "
+                 f"{len(lock_seats)}")
+        return False
+    for i, (s, ls) in enumerate(zip(seats, lock_seats, strict=True)):
+        if not isinstance(s, dict):
+            rep.fail("seats", f"seat entry {i} is not an object")
+            return False
+        for name in SEAT_FIELDS:
+            if not strict_equal(s.get(name), ls.get(name)):
+                rep.fail("seats", f"seat {i}'s {name} differs from its lock: the transcript "
+                         f"says {render.short(s.get(name), 50)}, the lock "
+                         f"{render.short(ls.get(name), 50)}", expected=ls.get(name),
+                         found=s.get(name))
+                return False
+    rep.ok("seats", "the transcript's seats are the lock's (names, house, keys, roll chains)")
+    return True
+
+
+def check_commitment(rep: Any, doc: dict[str, Any]) -> bytes | None:
+    try:
+        seed = parse_server_seed_v2(doc["server_seed"])
+    except FairnessError as exc:
+        rep.fail("commitment", f"server_seed is unusable: {exc}")
+        return None
+    calc = commitment_v2(seed)
+    if calc == doc["commitment"]:
+        rep.ok("commitment", f"SHA-256(server_seed) = {calc[:16]}… as committed")
+    else:
+        rep.fail("commitment", "SHA-256(server_seed) is not the commitment",
+                 expected=calc, found=doc["commitment"])
+    return seed
+
+
+def revealed_seeds(rep: Any, doc: dict[str, Any],
+                   state: V2State) -> tuple[list[tuple[str, str]] | None, list[int]]:
+    """``reveals``: every revealed seat's client_seed and nonce match its seed_commitment in
+    the lock. Returns ((client_seed, nonce) per seat, or None) and the seats that never
+    revealed (null seed and nonce)."""
+    pairs: list[tuple[str, str]] = []
+    unrevealed: list[int] = []
+    bad: list[str] = []
+    for s, ls in zip(doc["seats"], state.seats, strict=True):
+        cs, nonce = s.get("client_seed"), s.get("nonce")
+        if cs is None and nonce is None:
+            unrevealed.append(ls.seat)
+            continue
+        if not isinstance(cs, str) or not isinstance(nonce, str):
+            bad.append(f"seat {ls.seat} has a client_seed without a nonce (or one not a "
+                       f"string)")
+            continue
+        try:
+            calc = seed_commitment(doc["match_id"], ls.seat, nonce, cs)
+        except (FairnessError, ValueError, TypeError) as exc:
+            bad.append(f"seat {ls.seat}'s reveal is unusable: {exc}")
+            continue
+        if calc != ls.seed_commitment:
+            bad.append(f"seat {ls.seat}'s client_seed and nonce do not match its "
+                       f"seed_commitment in the lock (they give {calc[:16]}…, the lock "
+                       f"has {str(ls.seed_commitment)[:16]}…)")
+            continue
+        pairs.append((cs, nonce))
+    if bad:
+        rep.fail("reveals", "; ".join(bad))
+        return None, unrevealed
+    if unrevealed:
+        rep.ok("reveals", f"{len(pairs)} seat(s) revealed seeds matching their commitments; "
+               f"seat(s) {unrevealed} never revealed")
+        return None, unrevealed
+    rep.ok("reveals", f"all {len(pairs)} seats' client_seed and nonce match their "
+           f"seed_commitment in the lock")
+    return pairs, unrevealed
+
+
+# -- fresh rolls (§6) and the drawn cut (§5) -------------------------------------------------
+
+def _diagnose_value(match_id: str, seat: int, prev: bytes, raw: bytes,
+                    used: list[bytes]) -> str:
+    """Why ``raw`` is not the seat's next value: a repeat, a later value, or off its chain."""
+    if raw in used:
+        return f"repeats its value #{used.index(raw)}"
+    h = raw
+    for i in range(1, ORDER_SEARCH + 2):
+        h = roll_step(match_id, seat, h)
+        if h == prev:
+            return (f"is its value #{len(used) + i - 1}, not #{len(used)}: out of order "
+                    f"({i - 1} value(s) skipped)")
+    return "does not hash back to its roll-chain tip in the lock"
+
+
+def check_fresh_rolls(rep: Any, doc: dict[str, Any], state: V2State,
+                      ruleset: dict[str, Any] | None) -> bool:
+    """``fresh rolls``: every roll value chains to its seat's tip in §6's order, from the right
+    seats, and every dice draw of a fresh-rolls match is drawn from the two values."""
+    fresh = ruleset is not None and ruleset.get("fresh_rolls") is True
+    match_id = doc["match_id"]
+    prev: dict[int, bytes | None] = {s.seat: s.tip for s in state.seats}
+    used: dict[int, list[bytes]] = {s.seat: [] for s in state.seats}
+    pending: list[tuple[int, int, str, bytes]] = []  # (seq, seat, action type, value)
+    rolls = 0
+    for i, ev in enumerate(doc["events"]):
+        if not isinstance(ev, dict):
+            continue  # the replay names it
+        act = ev.get("action")
+        if ev.get("type") == "action" and isinstance(act, dict) \
+                and act.get("type") in ("roll", "roll_value"):
+            seat = ev.get("seat")
+            if not fresh:
+                if "value" in act:
+                    rep.fail("fresh rolls", f"event {i}: a roll value in a match without "
+                             "fresh rolls", seq=i)
+                    return False
+                continue
+            if not is_int(seat) or seat not in prev:
+                continue  # the replay names it
+            tip = prev[seat]
+            if tip is None:
+                rep.fail("fresh rolls", f"event {i}: seat {seat} sends a roll value but has "
+                         "no roll chain in the lock", seq=i)
+                return False
+            try:
+                raw = parse_hex(act.get("value"), 32, "roll value")
+            except FairnessError as exc:
+                rep.fail("fresh rolls", f"event {i}: seat {seat}'s {exc}", seq=i)
+                return False
+            if roll_step(match_id, seat, raw) != tip:
+                why = _diagnose_value(match_id, seat, tip, raw, used[seat])
+                rep.fail("fresh rolls", f"event {i}: seat {seat}'s roll value "
+                         f"{raw.hex()[:16]}… {why}", seq=i)
+                return False
+            used[seat].append(raw)
+            prev[seat] = raw
+            pending.append((i, seat, str(act["type"]), raw))
+            continue
+        if ev.get("type") != "chance" or ev.get("kind") != "dice":
+            continue
+        label = ev.get("label")
+        if not isinstance(label, str):
+            continue
+        base, bar, suffix = label.partition("|")
+        if not _FRESH_BASE.match(base):
+            continue
+        if not fresh:
+            if bar:
+                rep.fail("fresh rolls", f"event {i}: dice {label!r} carry a fresh-roll label "
+                         "in a match without fresh rolls", seq=i)
+                return False
+            continue
+        opening = "/opening/" in base
+        got = [(seat, t) for _, seat, t, _ in pending]
+        if opening:
+            ok = got == [(0, "roll_value"), (1, "roll_value")]
+            want = "seat 0's then seat 1's roll_value"
+        else:
+            ok = (len(got) == 2 and got[0][1] == "roll" and got[1][1] == "roll_value"
+                  and got[0][0] != got[1][0])
+            want = "the roller's roll, then the opponent's roll_value"
+        if not ok:
+            rep.fail("fresh rolls", f"event {i}: dice {base!r} are not drawn from {want} "
+                     f"(the values before it: {got or 'none'}); every roll of a fresh-rolls "
+                     "match must be fresh", seq=i)
+            return False
+        expected = fresh_label(base, pending[0][3], pending[1][3])
+        if label != expected:
+            rep.fail("fresh rolls", f"event {i}: dice {label!r} are not drawn at the label "
+                     f"of the two values sent ({expected!r})", seq=i, expected=expected,
+                     found=label)
+            return False
+        rolls += 1
+        pending = []
+    if fresh:
+        n = sum(len(v) for v in used.values())
+        rep.ok("fresh rolls", f"{rolls} fresh roll(s) from {n} values, each on its seat's "
+               f"roll chain in order, sent in §6's order")
+    return True
+
+
+def check_cut(rep: Any, doc: dict[str, Any], ruleset: dict[str, Any] | None) -> bool:
+    """``cut`` (hokm with ``"cut": true``): the cutter sends ``{"type": "cut"}`` and the cut
+    is the next event, a ``uniform`` draw at ``h{h}/cut`` (§5): nobody chooses k."""
+    if doc["game"] != "hokm" or ruleset is None or ruleset.get("cut") is not True:
+        return True
+    hand: str | None = None
+    events = doc["events"]
+    cuts = 0
+    for i, ev in enumerate(events):
+        if not isinstance(ev, dict):
+            continue
+        label = ev.get("label")
+        if ev.get("type") == "chance" and isinstance(label, str):
+            m = _HAND_SHUFFLE.match(label)
+            if m:
+                hand = m.group(1)
+            elif label.endswith("/cut"):
+                prev = events[i - 1] if i else None
+                pact = prev.get("action") if isinstance(prev, dict) else None
+                if not (isinstance(pact, dict) and pact.get("type") == "cut"):
+                    rep.fail("cut", f"event {i}: cut draw {label!r} without a cut action "
+                             "before it", seq=i)
+                    return False
+            continue
+        act = ev.get("action")
+        if ev.get("type") != "action" or not isinstance(act, dict):
+            continue
+        if act.get("type") == "tap":
+            rep.fail("cut", f"event {i}: a tap (no cut); qahwa-fair/2 always draws the cut",
+                     seq=i)
+            return False
+        if act.get("type") != "cut":
+            continue
+        if set(act) != {"type"}:
+            extra = {k: v for k, v in act.items() if k != "type"}
+            rep.fail("cut", f"event {i}: a cut with a chosen k ({render.short(extra, 40)}); "
+                     "qahwa-fair/2 draws the cut, nobody chooses it", seq=i, found=act)
+            return False
+        nxt = events[i + 1] if i + 1 < len(events) else None
+        want = f"h{hand}/cut"
+        if not (isinstance(nxt, dict) and nxt.get("type") == "chance"
+                and nxt.get("kind") == "uniform" and nxt.get("label") == want):
+            rep.fail("cut", f"event {i}: the cut is not followed by its draw "
+                     f"(uniform at {want!r})", seq=i)
+            return False
+        cuts += 1
+    rep.ok("cut", f"{cuts} cut(s), each drawn (uniform at h{{h}}/cut), none chosen")
+    return True
+
+
+# -- the event chain (§7) --------------------------------------------------------------------
+
+def check_chain(rep: Any, doc: dict[str, Any], state: V2State) -> None:
+    """``chain``: chain[-1] = SHA-256(canonical lock), chain[n] over each event, to ``chain``."""
+    try:
+        h = chain_start(doc["lock"])
+        out = [h]
+        for ev in doc["events"]:
+            if not isinstance(ev, dict):
+                rep.fail("chain", "an event is not an object: the chain cannot be computed")
+                return
+            h = chain_next(h, ev)
+            out.append(h)
+    except (TypeError, ValueError) as exc:
+        rep.fail("chain", f"the chain cannot be computed: {exc}")
+        return
+    state.chain = out
+    if h.hex() == doc["chain"]:
+        state.chain_ok = True
+        rep.ok("chain", f"chain over the lock and {len(out) - 1} events = "
+               f"{doc['chain'][:16]}… as the transcript says")
+    else:
+        rep.fail("chain", "the event chain recomputed from the lock and the events is not "
+                 "the transcript's chain", expected=h.hex(), found=doc["chain"])
+
+
+# -- replay ----------------------------------------------------------------------------------
+
+def check_no_reveal(rep: Any, doc: dict[str, Any], cls: type[Engine],
+                    unrevealed: list[int], ruleset: dict[str, Any] | None) -> None:
+    """A match some seat never revealed: one ``no_reveal`` end naming exactly those seats,
+    no chance event, and the forfeit result of ``games.ends``."""
+    events = doc["events"]
+    want = {"seq": 0, "type": "end", "reason": "no_reveal", "seats": unrevealed}
+    if len(events) != 1 or not strict_equal(events[0], want):
+        rep.fail("replay", f"seat(s) {unrevealed} never revealed, so the events must be the "
+                 f"one no_reveal end naming them and no chance event", expected=[want],
+                 found=render.short(events, 200))
+        rep.skip("result", "not checked: the events are not a no_reveal end")
+        return
+    rep.ok("replay", f"no_reveal: seat(s) {unrevealed} forfeit; no chance event was drawn")
+    try:
+        parsed = cls.parse_ruleset(ruleset if ruleset is not None else {},
+                                   protocol=PROTOCOL_V2)
+        calc = json.loads(json.dumps(no_reveal_result(cls, parsed, unrevealed)))
+    except GameError as exc:
+        rep.fail("result", f"the ruleset is refused: {exc}")
+        return
+    if cls.seat_count(parsed) != len(doc["seats"]):
+        rep.fail("seats", f"the ruleset has {cls.seat_count(parsed)} seats, the lock "
+                 f"{len(doc['seats'])}")
+    if strict_equal(calc, doc.get("result")):
+        rep.ok("result", render.result_text(calc, doc))
+    else:
+        rep.fail("result", "the no_reveal result differs from the transcript's",
+                 expected=calc, found=doc.get("result"))
+
+
+def check_rules_v2(rep: Any, doc: dict[str, Any], cls: type[Engine], *,
+                   progress: Progress | None = None,
+                   describe: Callable[[ReplayError, list[Any]], str]) -> tuple[
+                       render.DrawContext, V2State]:
+    """Every rules check of a v2 transcript into ``rep`` (see the module doc)."""
+    state = V2State()
+    ctx = render.DrawContext(doc)
+    ruleset = parse_ruleset_json(doc["ruleset"])
+    lock_ok = check_lock(rep, doc, state)
+    seats_ok = lock_ok and check_seats(rep, doc)
+    seed = check_commitment(rep, doc)
+    if not seats_ok:
+        rep.skip("reveals", "not checked: the seats do not stand as the lock lists them")
+        rep.skip("replay", "not replayed: the seats do not stand as the lock lists them")
+        rep.skip("result", "not checked: the events did not replay")
+        check_chain(rep, doc, state)
+        return ctx, state
+    pairs, unrevealed = revealed_seeds(rep, doc, state)
+    check_chain(rep, doc, state)
+    if unrevealed:
+        check_no_reveal(rep, doc, cls, unrevealed, ruleset)
+        return ctx, state
+    key: bytes | None = None
+    if seed is not None and pairs is not None:
+        try:
+            key = match_key_v2(seed, doc["match_id"], doc["game"], doc["ruleset"], pairs)
+            rep.ok("match key", f"K = {key.hex()[:16]}… (HMAC-SHA512) from {len(pairs)} "
+                   "seat(s)' client seeds and nonces")
+        except (FairnessError, TypeError) as exc:
+            rep.fail("match key", f"cannot compute K: {exc}")
+    if doc["game"] in BOARD_FRESH:
+        check_fresh_rolls(rep, doc, state, ruleset)
+    check_cut(rep, doc, ruleset)
+    if key is None:
+        rep.skip("replay", "not replayed: no match key")
+        rep.skip("result", "not checked: the events did not replay")
+        return ctx, state
+    replay_v2(rep, doc, cls, key, state, ctx, progress, describe)
+    return ctx, state
+
+
+def replay_v2(rep: Any, doc: dict[str, Any], cls: type[Engine], key: bytes, state: V2State,
+              ctx: render.DrawContext, progress: Progress | None,
+              describe: Callable[[ReplayError, list[Any]], str]) -> None:
+    events: list[Any] = doc["events"]
+    total = len(events)
+    step = max(1, total // 50)
+    done = 0
+    chance_seen: dict[int, Any] = {}
+
+    def on_event(ev: Event, live: Engine) -> None:
+        nonlocal done
+        ctx.observe(ev, live)
+        seq = ev.get("seq")
+        if ev.get("type") == "chance" and is_int(seq):
+            rep.computed[seq] = (ev.get("result"), True)
+            chance_seen[seq] = ev.get("result")
+        done += 1
+        if progress is not None and done % step == 0:
+            progress(done, total)
+
+    mctx = MatchContext(doc["match_id"], tuple(
+        s.tip.hex() if s.tip is not None else None for s in state.seats))
+    try:
+        engine = replay(cls, doc["ruleset"], key, events, protocol=PROTOCOL_V2, ctx=mctx,
+                        on_event=on_event)
+    except ReplayError as exc:
+        if (exc.seq is not None and isinstance(exc.expected, dict)
+                and isinstance(exc.found, dict)
+                and exc.expected.get("label") == exc.found.get("label")):
+            rep.computed[exc.seq] = (exc.expected.get("result"), False)
+        rep.fail("replay", describe(exc, events), seq=exc.seq, expected=exc.expected,
+                 found=exc.found)
+        rep.skip("result", "not checked: the events did not replay")
+        return
+    except Exception as exc:  # not a refused event: a bug in the engine itself
+        rep.fail("replay", f"the rules engine failed (a bug in qahwa, not a verdict on the "
+                 f"transcript): {exc.__class__.__name__}: {exc}")
+        rep.skip("result", "not checked: the events did not replay")
+        return
+    if engine.n_seats != len(state.seats):
+        rep.fail("seats", f"the ruleset has {engine.n_seats} seats, the lock "
+                 f"{len(state.seats)}")
+    n_chance = len(chance_seen)
+    rep.ok("replay", f"{total} events replayed: {n_chance} chance results recomputed, every "
+           "action legal")
+    if engine.outcome is None:
+        rep.fail("result", "the events end before the match is over")
+        return
+    calc = json.loads(json.dumps(engine.outcome.to_json()))
+    if strict_equal(calc, doc.get("result")):
+        rep.ok("result", render.result_text(calc, doc))
+    else:
+        rep.fail("result", "the replayed result differs from the transcript's",
+                 expected=calc, found=doc.get("result"))
