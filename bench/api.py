@@ -77,6 +77,12 @@ RULESETS: dict[str, dict[str, Any]] = {
 }
 BIN = Path(sys.executable).parent
 FAILURES: list[str] = []  # clients that stopped on an error (printed under the table row)
+#: "host:port" of a qahwa server -> an operator key made for the run (``qahwa operators add``)
+OPERATOR_KEYS: dict[str, str] = {}
+# qahwa runs as operated (docs/deploy.md): operator keys, the per-address limit at its
+# default, metrics, JSON logs. Only the per-key creation rate is raised: eight clients
+# playing short matches create more than 600 a minute with the one key.
+QAHWA_ENV = {"QAHWA_CREATE_RATE_PER_MINUTE": "100000"}
 
 
 def _free_port() -> int:
@@ -96,7 +102,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         server_url_db[self.url] = url
         env = {**os.environ, "QAHWA_DATA_DIR": str(data_dir), "BARE_DATABASE_URL": url,
-               "QAHWA_DATABASE_URL": url}
+               "QAHWA_DATABASE_URL": url, **QAHWA_ENV}
         if kind == "bare":
             cmd = [str(BIN / "uvicorn"), "--factory", "bench.bare_app:create_app",
                    "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
@@ -104,8 +110,14 @@ class Server:
             probe = "/docs"
         else:
             cmd = [str(BIN / "qahwa"), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                   "--database-url", url, "--workers", str(workers), "--no-access-log"]
+                   "--database-url", url, "--workers", str(workers), "--no-access-log",
+                   "--log-format", "json"]
             probe = "/healthz"
+            added = subprocess.run(
+                [str(BIN / "qahwa"), "operators", "add", f"bench-{self.port}-{os.getpid()}"],
+                env=env, capture_output=True, text=True, check=True,
+                cwd=Path(__file__).resolve().parent.parent)
+            OPERATOR_KEYS[f"127.0.0.1:{self.port}"] = added.stdout.strip().splitlines()[-1]
         self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, start_new_session=True,
                                      cwd=Path(__file__).resolve().parent.parent)
@@ -211,8 +223,10 @@ def _new_match(rot: Rotation, game: str) -> Play:
             assert r.status_code == 200, r.text
         view = rot.next().get(f"/v1/matches/{mid}/state", headers=_auth(tokens[0])).json()
         return Play(mid, tokens, int(view["turn"]))
-    created = rot.next().post("/v1/matches", json={"game": name,
-                                                   "ruleset": RULESETS[name]}).json()
+    client = rot.next()
+    key = OPERATOR_KEYS.get(f"{client.host}:{client.port}")
+    created = client.post("/v1/matches", json={"game": name, "ruleset": RULESETS[name]},
+                          headers=_auth(key) if key is not None else None).json()
     mid = created["match_id"]
     tokens = [s["token"] for s in created["seats"]]
     fresh = '"fresh_rolls":true' in created["ruleset"]

@@ -654,6 +654,9 @@ class KeyOut(Wire):
     public_key: str = Field(description="base64 of the raw 32-byte Ed25519 public key")
     created_at: str
     current: bool
+    retired_at: str | None = Field(default=None, description="when `qahwa keys rotate` "
+                                   "replaced it (null while current); what it signed before "
+                                   "stays verifiable")
 
 
 class KeysOut(Wire):

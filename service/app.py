@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import DuplicateKeyError, SecretBox, loads_strict
 
-from . import docs_ui, keys, migrate
+from . import docs_ui, keys, migrate, operations
 from .db import Database
 from .errors import HTTP_CODES, ServiceError, error_body, status_of
 from .logs import PublicLog
@@ -222,8 +222,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             # nothing was serving (fairness-v2.md §7) and starts this process's heartbeat
             while True:
                 try:
-                    service.sweep()
+                    app.state.metrics.swept_run(service.sweep())
                 except Exception:  # keep sweeping; the error is logged without details
+                    app.state.metrics.swept_run(None)
                     log.exception("deadline sweep failed")
                 if stop.wait(settings.sweep_interval_seconds):
                     return
@@ -306,4 +307,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     docs_ui.install(app)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    operations.install(app, settings, db)
     return app

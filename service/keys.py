@@ -1,4 +1,9 @@
-"""The server's secrets on disk: the master key (seals seeds) and the Ed25519 signing key."""
+"""The server's secrets on disk: the master key (seals seeds) and the Ed25519 signing key.
+
+``qahwa keys rotate`` (:func:`rotate`) makes a new signing key current: the keys it replaces
+get ``retired_at`` and stay listed in ``/v1/keys``, so everything they signed stays
+verifiable; a process refuses to start with a retired key.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,8 @@ import os
 import time
 from pathlib import Path
 
-from sqlmodel import Session
+from sqlalchemy import update
+from sqlmodel import Session, col
 
 from fairness import Signer, load_master_key, new_master_key, public_key_b64
 
@@ -56,8 +62,48 @@ def signer(settings: Settings) -> Signer:
     return Signer.load(path)
 
 
+class RetiredKeyError(RuntimeError):
+    """The configured signing key was retired by ``qahwa keys rotate``."""
+
+
 def register(session: Session, s: Signer, created_at: str) -> None:
     """Record the signing key's public half (every key ever used stays listed)."""
-    if session.get(SigningKey, s.key_id) is None:
+    row = session.get(SigningKey, s.key_id)
+    if row is None:
         session.add(SigningKey(key_id=s.key_id, alg="ed25519",
                                public_key=public_key_b64(s.public_key), created_at=created_at))
+    elif row.retired_at is not None:
+        raise RetiredKeyError(
+            f"the signing key {s.key_id} was retired at {row.retired_at} (qahwa keys rotate); "
+            "install the current key (QAHWA_SIGNING_KEY or the key file) and start again")
+
+
+def rotate(settings: Settings, session: Session, created_at: str) -> tuple[Signer, str | None]:
+    """Make a new signing key current and retire every other one.
+
+    With a key file (no ``QAHWA_SIGNING_KEY``) the new key replaces it and the old one is
+    kept beside it as ``<file>.retired-<key_id>`` (0600) until the operator deletes it;
+    returns ``(new signer, None)``. With ``QAHWA_SIGNING_KEY`` nothing is written: returns
+    the new private key (base64) for the operator to install. Running processes sign with
+    the key they started with until they are restarted.
+    """
+    new = Signer.generate()
+    private: str | None = None
+    if settings.signing_key:
+        private = new.private_b64()
+    else:
+        path = settings.signing_key_path
+        staged = path.with_name(path.name + ".new")
+        staged.unlink(missing_ok=True)
+        if not _create_exclusive(staged, new.private_b64() + "\n"):
+            raise RuntimeError(f"could not create {staged}")
+        if path.exists():
+            old = Signer.load(path)
+            os.replace(path, path.with_name(f"{path.name}.retired-{old.key_id}"))
+        os.replace(staged, path)
+    session.exec(update(SigningKey)
+                 .where(col(SigningKey.retired_at).is_(None))
+                 .values(retired_at=created_at))
+    session.add(SigningKey(key_id=new.key_id, alg="ed25519",
+                           public_key=public_key_b64(new.public_key), created_at=created_at))
+    return new, private

@@ -32,11 +32,13 @@ class PublicLog:
         return translog.entries(self.db, start, limit)
 
     def keys(self) -> dict[str, Any]:
-        """Every key this server has signed with; ``current`` marks the one in use."""
+        """Every key this server has signed with; ``current``: not retired by ``qahwa keys
+        rotate`` (``retired_at`` says when it was)."""
         with self.db.read() as s:
             rows = s.exec(select(SigningKey).order_by(col(SigningKey.created_at))).all()
         return {"keys": [{"key_id": r.key_id, "alg": r.alg, "public_key": r.public_key,
-                          "created_at": r.created_at, "current": r.key_id == self.signer.key_id}
+                          "created_at": r.created_at, "current": r.retired_at is None,
+                          "retired_at": r.retired_at}
                          for r in rows]}
 
     def healthy(self) -> bool:

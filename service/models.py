@@ -107,6 +107,7 @@ class SigningKey(SQLModel, table=True):
     alg: str = Field(max_length=16)
     public_key: str = Field(max_length=64)
     created_at: str = Field(max_length=40)
+    retired_at: str | None = Field(default=None, max_length=40)  # set by `qahwa keys rotate`
 
 
 class Heartbeat(SQLModel, table=True):

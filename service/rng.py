@@ -14,6 +14,7 @@ from typing import Any
 from fairness import ClientSeedError, SeedError, check_client_seed, parse_nonce, seed_commitment
 
 from .errors import Conflict, Invalid
+from .limits import ResultBytes, check_session_room
 from .matches import MatchService
 from .store import FINISHED, KIND_RNG, SEATING, Tx
 
@@ -23,6 +24,7 @@ class RngSessions:
 
     def __init__(self, matches: MatchService) -> None:
         self.matches = matches
+        self.result_bytes = ResultBytes()
 
     def create(self) -> dict[str, Any]:
         out, tokens = self.matches.create(kind=KIND_RNG, game="rng", ruleset="{}",
@@ -87,7 +89,16 @@ class RngSessions:
                 tx.start()  # a qahwa-fair/1 session made before v2
             if m.status == FINISHED:
                 raise Conflict("the session is closed", "match_over")
+            settings = svc.settings
+            draws: list[Any] = getattr(tx.engine(), "draws", [])
+            is_draw = action.get("type") == "draw"
+            if is_draw:
+                check_session_room(draws, max_draws=settings.max_session_draws)
+                before = self.result_bytes.total(m.id, draws)
             drawn = svc.apply(tx, seat=0, action=action)
+            if is_draw:
+                self.result_bytes.add(m.id, draws, before,
+                                      max_bytes=settings.max_transcript_bytes)
             out: dict[str, Any] = {"session_id": m.id, "version": m.version,
                                    "status": m.status}
             if drawn:

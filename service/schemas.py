@@ -68,11 +68,12 @@ _WHY: dict[int, tuple[str, ...]] = {
     404: ("not_found",),
     409: ("stale_version", "not_your_turn", "not_started", "not_seating",
           "seed_already_given", "match_over", "not_finished", "not_locked",
-          "already_committed", "duplicate_commitment", "stale_chain"),
+          "already_committed", "duplicate_commitment", "stale_chain", "session_full"),
     413: ("body_too_large",),
     422: ("validation_error", "unknown_game", "bad_ruleset", "bad_seats", "bad_client_seed",
           "malformed_action", "illegal_action", "bad_commitment", "bad_key", "bad_roll_chain",
           "bad_reveal", "bad_signature"),
+    429: ("rate_limited",),
     503: ("unavailable",),
 }
 

@@ -10,6 +10,7 @@ from types import TracebackType
 import uvicorn
 
 from .app import create_app
+from .serving import GuardedH11Protocol
 from .settings import Settings
 
 
@@ -31,7 +32,8 @@ class ServerThread:
 
     def start(self) -> ServerThread:
         config = uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning",
-                                ws="none", lifespan="on", access_log=False)
+                                ws="none", lifespan="on", access_log=False,
+                                http=GuardedH11Protocol.configured(self.settings))
         sock = config.bind_socket()  # port 0: the kernel picks a free port
         self.port = sock.getsockname()[1]
         self._sock = sock

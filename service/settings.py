@@ -33,6 +33,14 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=64 * 1024, ge=1024)
     long_poll_max_seconds: float = Field(default=30.0, ge=0)
     run_migrations: bool = True
+    # Operations (docs/deploy.md): limits, timeouts, connections.
+    create_rate_per_minute: int = Field(default=600, ge=1)
+    rate_per_second_per_ip: int = Field(default=2000, ge=0)  # 0: no per-address limit
+    max_session_draws: int = Field(default=10_000, ge=1)
+    max_transcript_bytes: int = Field(default=4 * 1024 * 1024, ge=4096)
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
+    body_timeout_seconds: float = Field(default=15.0, gt=0)
+    max_connections: int = Field(default=10_000, ge=8)  # and at most the file limit - 64
 
     @property
     def signing_key_path(self) -> Path:
@@ -41,3 +49,7 @@ class Settings(BaseSettings):
     @property
     def master_key_path(self) -> Path:
         return self.data_dir / "master.key"
+
+    @property
+    def operator_key_path(self) -> Path:
+        return self.data_dir / "operator.key"

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 from hypothesis import HealthCheck, settings
+from live_server import LiveServer, add_operator_key, register_thread, unregister_server
+
+from service.server import ServerThread
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True
@@ -40,3 +45,49 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         rep.outcome = "failed"
         rep.longrepr = (f"skipped under CI=true, where every external service the tests need "
                         f"is installed: {reason}")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def operator_keys() -> Iterator[None]:
+    """Creations the tests send to their own servers without a key get the server's
+    operator key (live_server.py): every ServerThread registers its key when it starts;
+    every other request is sent as it is."""
+    sync, asyn = httpx.HTTPTransport.handle_request, httpx.AsyncHTTPTransport.handle_async_request
+
+    def handle(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
+        add_operator_key(request)
+        return sync(self, request)
+
+    async def handle_async(self: httpx.AsyncHTTPTransport,
+                           request: httpx.Request) -> httpx.Response:
+        add_operator_key(request)
+        return await asyn(self, request)
+
+    start, stop = ServerThread.start, ServerThread.stop
+
+    def started(self: ServerThread) -> ServerThread:
+        out = start(self)
+        register_thread(self)
+        return out
+
+    def stopped(self: ServerThread) -> None:
+        unregister_server(self.url)
+        stop(self)
+
+    httpx.HTTPTransport.handle_request = handle  # type: ignore[method-assign]
+    httpx.AsyncHTTPTransport.handle_async_request = handle_async  # type: ignore[method-assign]
+    ServerThread.start, ServerThread.stop = started, stopped  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        httpx.HTTPTransport.handle_request = sync  # type: ignore[method-assign]
+        httpx.AsyncHTTPTransport.handle_async_request = asyn  # type: ignore[method-assign]
+        ServerThread.start, ServerThread.stop = start, stop  # type: ignore[method-assign]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[LiveServer]:
+    """One live server (live_server.py) for a module's tests; a module that needs other
+    settings defines its own ``server``."""
+    with LiveServer() as srv:
+        yield srv

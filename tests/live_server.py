@@ -1,15 +1,68 @@
-"""A real qahwa server in a thread for tests: ``with LiveServer() as srv: srv.url``."""
+"""A real qahwa server in a thread for tests: ``with LiveServer() as srv: srv.url``.
+
+Creating a match or an rng session needs an operator key (docs/api.md "Operators"). The
+tests' own requests carry none: every in-process server (``ServerThread``, so every
+``LiveServer``: conftest.py hooks its start) and ``Serve`` in test_service_restart.py
+registers its key by its address — the one it wrote to ``operator.key``, or, when its
+database came with operators already, a new one — and conftest.py has httpx add it to a
+creation sent there without an ``Authorization`` header, so every creation still goes
+through the real key check and rate limit. ``LiveServer(operator_key=False)`` registers
+nothing (the operator tests).
+"""
 
 from __future__ import annotations
 
+import secrets
 import shutil
 import tempfile
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import httpx
+
+from service import operators
 from service.server import ServerThread
 from service.settings import Settings
+
+CREATING = {"/v1/matches", "/v1/rng"}
+#: "host:port" of a running test server -> its operator key
+OPERATOR_KEYS: dict[str, str] = {}
+
+
+def _address(url: str) -> str:
+    u = httpx.URL(url)
+    return f"{u.host}:{u.port}"
+
+
+def register_server(url: str, key_file: Path) -> None:
+    """Creations sent to ``url`` without a key get the one in ``key_file``."""
+    OPERATOR_KEYS[_address(url)] = key_file.read_text(encoding="ascii").strip()
+
+
+def register_thread(thread: ServerThread) -> None:
+    """(conftest.py, after every ``ServerThread.start``) register its operator key."""
+    if not getattr(thread, "with_operator_key", True):
+        return
+    path = thread.settings.operator_key_path
+    if path.exists():
+        register_server(thread.url, path)
+    else:  # e.g. a copy of another server's database: make this server a key of its own
+        OPERATOR_KEYS[_address(thread.url)] = operators.add(
+            thread.app.state.db, f"tests-{secrets.token_hex(4)}")
+
+
+def unregister_server(url: str) -> None:
+    OPERATOR_KEYS.pop(_address(url), None)
+
+
+def add_operator_key(request: httpx.Request) -> None:
+    """(conftest.py, for every httpx request) the server's key on a keyless creation."""
+    if (request.method == "POST" and request.url.path in CREATING
+            and "authorization" not in request.headers):
+        key = OPERATOR_KEYS.get(f"{request.url.host}:{request.url.port}")
+        if key is not None:
+            request.headers["Authorization"] = f"Bearer {key}"
 
 
 class LiveServer:
@@ -19,8 +72,10 @@ class LiveServer:
     (e.g. ``LiveServer(idle_timeout_seconds=1)``). Exposes ``.url``, ``.settings``, ``.app``.
     """
 
-    def __init__(self, settings: Settings | None = None, **overrides: Any) -> None:
+    def __init__(self, settings: Settings | None = None, *, operator_key: bool = True,
+                 **overrides: Any) -> None:
         self._tmp: str | None = None
+        self.inject_key = operator_key
         if settings is None:
             self._tmp = tempfile.mkdtemp(prefix="qahwa-live-")
             base: dict[str, Any] = {
@@ -47,8 +102,15 @@ class LiveServer:
         assert self._thread is not None
         return self._thread.app
 
+    @property
+    def operator_key(self) -> str:
+        """The key the server wrote to ``operator.key`` on its first start."""
+        return self.settings.operator_key_path.read_text(encoding="ascii").strip()
+
     def __enter__(self) -> LiveServer:
-        self._thread = ServerThread(self.settings).start()
+        thread = ServerThread(self.settings)
+        thread.with_operator_key = self.inject_key  # type: ignore[attr-defined]
+        self._thread = thread.start()  # registered by conftest.py
         return self
 
     def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,

@@ -13,12 +13,6 @@ from live_server import LiveServer
 from service.app import MAX_JSON_DEPTH, json_body_problem
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer() as srv:
-        yield srv
-
-
 @pytest.fixture()
 def seat(server: LiveServer) -> Iterator[tuple[httpx.Client, str, dict[str, str]]]:
     with httpx.Client(base_url=server.url, timeout=30) as c:

@@ -48,12 +48,6 @@ FORMS: list[tuple[str, dict[str, Any]]] = [
 FORM_IDS = [f"{g}-{'-'.join(f'{k}{v}' for k, v in rs.items())}" for g, rs in FORMS]
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer() as srv:
-        yield srv
-
-
 @pytest.fixture()
 def qc(server: LiveServer) -> Iterator[Client]:
     with Client(server.url) as c:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from live_server import LiveServer
+from live_server import OPERATOR_KEYS, LiveServer
 
 from qahwa_client import Client
 
@@ -33,6 +33,8 @@ def server() -> Iterator[LiveServer]:
 def run(code: str, url: str, monkeypatch: pytest.MonkeyPatch) -> str:
     assert DEFAULT_URL in code
     monkeypatch.setattr(sys, "argv", ["doc"])
+    # the examples read the operator key as a reader passes it: $OPERATOR_KEY
+    monkeypatch.setenv("OPERATOR_KEY", OPERATOR_KEYS[url.removeprefix("http://")])
     out = io.StringIO()
     namespace: dict[str, Any] = {"__name__": "doc"}
     try:

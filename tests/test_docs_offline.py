@@ -6,21 +6,13 @@ recorded, and any request to another origin is aborted and fails the test.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-import pytest
 from browser import launch, needs_chromium
 from live_server import LiveServer
 from playwright.sync_api import expect
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer() as srv:
-        yield srv
 
 
 def test_landing_page_links_the_docs_the_page_and_the_schema(server: LiveServer) -> None:

@@ -23,6 +23,7 @@ from http_play import (
     seed_all,
     short_ruleset,
 )
+from live_server import register_server
 
 QAHWA = Path(sys.executable).with_name("qahwa")
 
@@ -51,6 +52,7 @@ class Serve:
         while True:
             try:
                 if httpx.get(self.url + "/healthz", timeout=2).status_code == 200:
+                    register_server(self.url, data_dir / "operator.key")  # conftest.py
                     break
             except httpx.HTTPError:
                 pass

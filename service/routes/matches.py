@@ -8,6 +8,7 @@ from fastapi import APIRouter, Header, Path, Query
 from fastapi.responses import Response, StreamingResponse
 
 from ..deps import ServiceDep, TokenDep, WatchDep
+from ..operators import OperatorDep
 from ..schemas import (
     BODY,
     ActionIn,
@@ -49,14 +50,16 @@ def json_response(obj: Any, status_code: int = 200) -> Response:
 
 def resume_after(after: int, last_event_id: str | None) -> int:
     """``Last-Event-ID`` (sent by a reconnecting EventSource) wins over ``after``."""
-    if last_event_id is not None and last_event_id.strip().isdigit():
+    if last_event_id is not None and last_event_id.strip().isascii() \
+            and last_event_id.strip().isdigit():  # not "²": str.isdigit takes it, int() not
         return max(after, min(int(last_event_id.strip()), 2**31 - 1))
     return after
 
 
-@router.post("", status_code=201, response_model=MatchCreatedOut,
-             responses=errors(**BODY, e422=("validation_error", "unknown_game", "bad_ruleset",
-                                            "bad_seats")),
+@router.post("", status_code=201, response_model=MatchCreatedOut, dependencies=[OperatorDep],
+             responses=errors(**BODY, e401=("unauthorized",), e429=("rate_limited",),
+                              e422=("validation_error", "unknown_game", "bad_ruleset",
+                                    "bad_seats")),
              summary="Create a match; returns the signed commit record and the seat tokens")
 def create_match(body: CreateMatchIn, svc: ServiceDep) -> dict[str, Any]:
     names = [s.name for s in body.seats] if body.seats is not None else None

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 
 from ..deps import RngDep, ServiceDep, TokenDep, WatchDep
+from ..operators import OperatorDep
 from ..schemas import (
     BODY,
     DrawIn,
@@ -31,8 +32,9 @@ Q = ("validation_error",)  # a path or query parameter out of range
 SessionId = Annotated[str, Path(max_length=64, description="the session id")]
 
 
-@router.post("", status_code=201, response_model=RngCreatedOut,
-             responses=errors(**BODY, e422=("validation_error",)),
+@router.post("", status_code=201, response_model=RngCreatedOut, dependencies=[OperatorDep],
+             responses=errors(**BODY, e401=("unauthorized",), e429=("rate_limited",),
+                              e422=("validation_error",)),
              summary="Open a session; returns the signed commit record and the session token "
                      "(a client_seed here is 422: it comes after the record, with /seed)")
 def create(rng: RngDep, body: RngCreateIn | None = None) -> dict[str, Any]:
@@ -58,7 +60,7 @@ def give_seed(session_id: SessionId, body: RngSeedIn, rng: RngDep,
 
 @router.post("/{session_id}/draws", response_model=DrawOut,
              responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
-                              e409=("match_over", "not_started"),
+                              e409=("match_over", "not_started", "session_full"),
                               e422=("validation_error", "malformed_action", "illegal_action")),
              summary="One draw, labelled d{k}")
 def draw(session_id: SessionId, body: DrawIn, rng: RngDep, token: TokenDep) -> dict[str, Any]:

@@ -1,0 +1,187 @@
+"""Serving under hostile clients: header and body read timeouts and a connection cap.
+
+uvicorn (0.55) has a keep-alive timeout but no timeout for reading a request's headers and
+no cap on open connections that acts before a request arrives (``--limit-concurrency``
+answers 503 only once a request's headers are in, so slow-loris sockets that never finish
+their headers hold a file descriptor each, for ever, until ``accept`` fails with EMFILE).
+:class:`GuardedH11Protocol` is uvicorn's own h11 protocol with both:
+
+- **header timeout** (``QAHWA_HEADER_TIMEOUT_SECONDS``, default 10): a connection that has
+  not sent a complete request head this long after it opened, or after the first byte of
+  its next request on a kept-alive connection, is answered 408 and closed;
+- **connection cap** (``QAHWA_MAX_CONNECTIONS``, default 10,000, and never more than the
+  process's file limit less 64): a connection beyond the cap closes the oldest connection
+  that is not inside a request (waiting for its headers, or idle between requests) — so a
+  new client, e.g. a health check, always gets in while slow-loris sockets are the ones
+  dropped; only when every connection is inside a request is the new one answered 503.
+
+- **body timeout** (``QAHWA_BODY_TIMEOUT_SECONDS``, default 15): a request whose body has
+  not arrived in full this long after its head is answered 408 ``request_timeout`` and
+  closed. It is armed only while a body is still incoming (a read ended before its end), so
+  it costs nothing for requests without a body or whose body came with the head.
+
+These live in the protocol, not in ASGI middleware, because they cost per connection and
+per slow body rather than per request (an ASGI timeout around each ``receive`` measured
+~10 µs a request).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import resource
+from typing import ClassVar
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from .errors import error_body
+from .settings import Settings
+
+FD_RESERVE = 64  # descriptors kept for the database, log files and the listening socket
+
+
+class _Stats:
+    dropped = 0  # connections closed by the header timeout or the cap (/metrics)
+
+
+STATS = _Stats()
+
+
+def _raw_response(status: int, reason: str, code: str, message: str) -> bytes:
+    body = json.dumps(error_body(code, message)).encode()
+    return (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
+
+
+def connection_cap(max_connections: int) -> int:
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return max_connections
+    return max(8, min(max_connections, soft - FD_RESERVE))
+
+
+class GuardedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a header timeout and a connection cap (module doc).
+
+    The limits come from the class attributes; when they are unset (``qahwa serve``, whose
+    worker processes import this class by name) from ``Settings()`` on first use.
+    """
+
+    header_timeout: ClassVar[float | None] = None
+    body_timeout: ClassVar[float | None] = None
+    max_connections: ClassVar[int | None] = None
+
+    @classmethod
+    def configured(cls, settings: Settings) -> type[GuardedH11Protocol]:
+        """A subclass with ``settings``' limits (in-process servers: tests, ``qahwa demo``)."""
+        return type("GuardedH11", (cls,), {
+            "header_timeout": settings.header_timeout_seconds,
+            "body_timeout": settings.body_timeout_seconds,
+            "max_connections": connection_cap(settings.max_connections)})
+
+    @classmethod
+    def _limits(cls) -> tuple[float, float, int]:
+        if cls.header_timeout is None or cls.body_timeout is None or cls.max_connections is None:
+            s = Settings()
+            cls.header_timeout = s.header_timeout_seconds
+            cls.body_timeout = s.body_timeout_seconds
+            cls.max_connections = connection_cap(s.max_connections)
+        return cls.header_timeout, cls.body_timeout, cls.max_connections
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._got_bytes = False
+        self._idle_since = self.loop.time()
+        self._header_timer: asyncio.TimerHandle | None = None
+        self._body_timer: asyncio.TimerHandle | None = None
+        timeout, _, cap = self._limits()
+        self._arm(timeout)
+        if len(self.connections) > cap:
+            victim = self._oldest_idle()
+            if victim is not None:
+                STATS.dropped += 1
+                victim._drop()
+            else:
+                transport.write(_raw_response(503, "Service Unavailable", "unavailable",
+                                              "too many open connections; retry shortly"))
+                transport.close()
+
+    def _in_request(self) -> bool:
+        return self.cycle is not None and not self.cycle.response_complete
+
+    def _oldest_idle(self) -> GuardedH11Protocol | None:
+        best: GuardedH11Protocol | None = None
+        for conn in self.connections:
+            if (conn is self or not isinstance(conn, GuardedH11Protocol)
+                    or conn._in_request() or conn.transport.is_closing()):
+                continue
+            if best is None or conn._idle_since < best._idle_since:
+                best = conn
+        return best
+
+    def _arm(self, timeout: float) -> None:
+        if self._header_timer is None:
+            self._header_timer = self.loop.call_later(timeout, self._header_timeout)
+
+    def _disarm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+
+    def _disarm_body(self) -> None:
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
+
+    def _body_timeout(self) -> None:
+        self._body_timer = None
+        cycle = self.cycle
+        if (cycle is not None and cycle.more_body and not cycle.response_started
+                and not self.transport.is_closing()):
+            STATS.dropped += 1
+            self.transport.write(_raw_response(
+                408, "Request Timeout", "request_timeout",
+                f"the request body did not arrive within {self._limits()[1]:g} s"))
+            self.transport.close()
+
+    def _header_timeout(self) -> None:
+        self._header_timer = None
+        if not self._in_request() and not self.transport.is_closing():
+            STATS.dropped += 1
+            self._drop()
+
+    def _drop(self) -> None:
+        self._disarm()
+        if self._got_bytes:
+            self.transport.write(_raw_response(
+                408, "Request Timeout", "request_timeout",
+                "the request head did not arrive in time"))
+        self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        self._got_bytes = True
+        super().data_received(data)
+        if self._in_request():
+            self._disarm()  # the head is in
+            if self.cycle.more_body:
+                if self._body_timer is None:
+                    self._body_timer = self.loop.call_later(self._limits()[1],
+                                                            self._body_timeout)
+            else:
+                self._disarm_body()
+        else:
+            self._disarm_body()
+            self._arm(self._limits()[0])
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._got_bytes = False
+        self._idle_since = self.loop.time()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        self._disarm_body()
+        super().connection_lost(exc)
+
+
+__all__ = ["STATS", "GuardedH11Protocol", "connection_cap"]
