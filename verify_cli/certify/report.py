@@ -81,7 +81,7 @@ def _plots(battery: Battery) -> list[tuple[str, str]] | None:
         out.append((title, base64.b64encode(buf.getvalue()).decode("ascii")))
 
     def bars(r: TestResult) -> None:
-        fig, ax = plt.subplots(figsize=(max(4.0, 0.22 * len(r.observed) + 2), 3))
+        fig, ax = plt.subplots(figsize=(min(9.0, max(4.0, 0.22 * len(r.observed) + 2)), 3))
         xs = range(len(r.observed))
         ax.bar(xs, r.observed, color="#4c78a8", label="observed")
         ax.plot(xs, r.expected, "o-" if len(xs) < 40 else "-", color="#e45756",
@@ -151,7 +151,7 @@ body{{font:14px/1.4 system-ui,sans-serif;margin:2em;max-width:1100px}}
 table{{border-collapse:collapse;font-size:12px}} td,th{{border:1px solid #ccc;padding:2px 6px}}
 tr.bad{{background:#fdd}} .verdict{{font-size:1.6em;font-weight:bold}}
 .pass{{color:#176}} .fail{{color:#b00}} figure{{display:inline-block;margin:6px}}
-figcaption{{font-size:11px;max-width:520px}} .note{{background:#ffd;padding:6px}}
+img{{max-width:100%}} figcaption{{font-size:11px;max-width:520px}} .note{{background:#ffd;padding:6px}}
 code{{font-size:11px}}
 </style></head><body>
 <h1>qahwa-certify report</h1>
