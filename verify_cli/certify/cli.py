@@ -14,8 +14,9 @@ import hashlib
 import json
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -111,6 +112,36 @@ def certify(out: Path, sizes: Sizes, seed: str | None, source_file: str | None,
     return (0 if passed else 1), report
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+_SIZE_OPTIONS = [
+    click.option("--dice", type=int, default=Sizes.dice, show_default=True, metavar="N",
+                 help="Dice to roll (two per roll, a multiple of 4)."),
+    click.option("--decks", type=int, default=Sizes.decks, show_default=True, metavar="N",
+                 help="Decks of 52 to shuffle."),
+    click.option("--tiles", type=int, default=Sizes.tiles, show_default=True, metavar="N",
+                 help="Shuffles of 28 tiles and of 91 tiles, and Mexican Train deals (each)."),
+    click.option("--lots", type=int, default=Sizes.lots, show_default=True, metavar="N",
+                 help="Draws per lot test (first hakem per table size, dealer lots, "
+                 "uniform(n))."),
+    click.option("--words", type=int, default=Sizes.words, show_default=True, metavar="N",
+                 help="Raw 32-bit words for the bit and byte frequency tests."),
+]
+
+
+def size_options(f: F) -> F:
+    """The sample-size options (--dice, --decks, --tiles, --lots, --words)."""
+    for option in reversed(_SIZE_OPTIONS):
+        f = option(f)
+    return f
+
+
+def sizes_from(args: dict[str, int]) -> Sizes:
+    try:
+        return Sizes(**args)
+    except (TypeError, ValueError) as exc:
+        raise Unusable(str(exc)) from None
+
+
 HELP = """Certify the qahwa-fair/2 random number generator: scaled-outcome tests (dice faces,
 serial pairs and runs, card and tile positions, hokm's first hakem, the dealer lots,
 uniform(n) over awkward n, Mexican Train hands) and raw bit/byte tests, chi-square with
@@ -125,16 +156,7 @@ Exit codes: 0 pass, 1 fail, 2 unusable input.
                                             "max_content_width": 100})
 @click.option("--out", "out", default="certify-report", show_default=True, metavar="DIR",
               help="Where report.json and report.html go.")
-@click.option("--dice", type=int, default=Sizes.dice, show_default=True, metavar="N",
-              help="Dice to roll (two per roll, a multiple of 4).")
-@click.option("--decks", type=int, default=Sizes.decks, show_default=True, metavar="N",
-              help="Decks of 52 to shuffle.")
-@click.option("--tiles", type=int, default=Sizes.tiles, show_default=True, metavar="N",
-              help="Shuffles of 28 tiles and of 91 tiles, and Mexican Train deals (each).")
-@click.option("--lots", type=int, default=Sizes.lots, show_default=True, metavar="N",
-              help="Draws per lot test (first hakem per table size, dealer lots, uniform(n)).")
-@click.option("--words", type=int, default=Sizes.words, show_default=True, metavar="N",
-              help="Raw 32-bit words for the bit and byte frequency tests.")
+@size_options
 @click.option("--seed", default=None, metavar="S", help="Derive every seed of the run from S "
               "(reproducible); default: fresh 64-byte server seeds from the OS CSPRNG.")
 @click.option("--source", "source_file", default=None, metavar="FILE",
@@ -145,9 +167,8 @@ Exit codes: 0 pass, 1 fail, 2 unusable input.
               help="How many bytes --raw writes.")
 @click.option("--no-plots", is_flag=True, help="Draw no plots (report.html has the tables).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def main(out: str, dice: int, decks: int, tiles: int, lots: int, words: int, seed: str | None,
-         source_file: str | None, raw_out: str | None, raw_bytes: int | None,
-         no_plots: bool, quiet: bool) -> int:
+def main(out: str, seed: str | None, source_file: str | None, raw_out: str | None,
+         raw_bytes: int | None, no_plots: bool, quiet: bool, **size_args: int) -> int:
     if raw_out is not None or raw_bytes is not None:
         if raw_out is None or raw_bytes is None:
             raise Unusable("--raw OUT and --bytes N go together")
@@ -164,11 +185,8 @@ def main(out: str, dice: int, decks: int, tiles: int, lots: int, words: int, see
         return 0
     if seed is not None and source_file is not None:
         raise Unusable("--seed seeds the derivation; with --source the file is the stream")
-    try:
-        sizes = Sizes(dice=dice, decks=decks, tiles=tiles, lots=lots, words=words)
-    except ValueError as exc:
-        raise Unusable(str(exc)) from None
-    code, _ = certify(Path(out), sizes, seed, source_file, quiet, plot=not no_plots)
+    code, _ = certify(Path(out), sizes_from(size_args), seed, source_file, quiet,
+                      plot=not no_plots)
     return code
 
 
