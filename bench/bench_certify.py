@@ -79,9 +79,11 @@ def calibrate(runs: int, derivation_runs: int) -> None:
     need = SMALL.words_needed() * 4
     fails = 0
     t0 = time.perf_counter()
-    for _ in range(runs):
+    for i in range(runs):
         b = run_battery(FileSource(os.urandom(need), "urandom"), SMALL)
         fails += not all(r.passed for r in b.results)
+        if (i + 1) % 50 == 0:
+            print(f"  {i + 1} runs, {fails} failed", flush=True)
     rate = fails / runs
     half = 1.96 * math.sqrt(max(rate * (1 - rate), 1 / runs) / runs)
     print(f"perfect generator (os.urandom words), {runs} runs at {SMALL.as_dict()}: "

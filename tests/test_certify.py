@@ -319,3 +319,18 @@ def test_sizes_words_needed_covers_a_run() -> None:
     assert src.words.words_read <= SMALL.words_needed()
     assert src.words.words_read > 0.98 * (SMALL.words_needed() - 4096)
     assert bat.ALPHA == 0.01
+
+
+def test_the_pack_needs_dieharder_and_ent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """make certify's tools are Debian's; without them the pack says what to install and
+    writes nothing (its dieharder/ent runs live only in `make certify`, not in tests)."""
+    from verify_cli.certify import pack
+
+    monkeypatch.setattr(pack.shutil, "which", lambda name: None)
+    assert pack.run(["--out", str(tmp_path / "pack")]) == 2
+    assert "apt-get install dieharder ent" in capsys.readouterr().err
+    assert not (tmp_path / "pack").exists()
+    monkeypatch.setattr(pack.shutil, "which", lambda name: f"/usr/bin/{name}")
+    assert pack.run(["--out", str(tmp_path / "pack"), "--dieharder-tests", "a,b"]) == 2
+    assert "--dieharder-tests must be numbers" in capsys.readouterr().err

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import hashlib
+import inspect
 import json
 import threading
 from collections.abc import Iterator
@@ -15,7 +16,7 @@ import pytest
 from click.testing import CliRunner, Result
 from test_verify_cli_helpers import SIGNER, keys_doc
 
-from fairness import match_key
+from fairness import PROTOCOL, match_key
 from games.base import Chance
 from games.registry import engine_class
 from games.transcript import simulate_match
@@ -23,13 +24,22 @@ from verify_cli.main import app
 from verify_cli.stats import PIPS_MEAN, PIPS_VAR, analyse, first_hand, sentence, tally
 
 
+def v1_match(game: str, ruleset: dict[str, Any], seed: int) -> dict[str, Any]:
+    """A genuine qahwa-fair/1 transcript (simulate_match's default protocol becomes v2 with
+    the v2 engines; v1 transcripts must keep working, and this verifier checks them)."""
+    kw: dict[str, Any] = {}
+    if "protocol" in inspect.signature(simulate_match).parameters:
+        kw["protocol"] = PROTOCOL
+    doc, _ = simulate_match(game, ruleset, seed=seed, **kw)
+    return doc
+
+
 def run(*args: str) -> Result:
     return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
 def tawla(seed: int) -> dict[str, Any]:
-    doc, _ = simulate_match("tawla", {"match_length": 3}, seed=seed)
-    return doc
+    return v1_match("tawla", {"match_length": 3}, seed)
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +52,7 @@ def genuine(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         out.append(str(p))
     for game, rs in (("hokm", {}), ("qahve", {}), ("iraqi_domino", {}),
                      ("mexican_train", {"rounds": 1}), ("shelem", {})):
-        doc, _ = simulate_match(game, rs, seed=7)
+        doc = v1_match(game, rs, 7)
         p = d / f"{game}.json"
         p.write_text(json.dumps(SIGNER.signed(doc)), encoding="utf-8")
         out.append(str(p))
@@ -167,7 +177,7 @@ def test_v2_event_shapes_count_the_same() -> None:
 def test_first_hand_is_the_engines_deal(game: str, rs: dict[str, Any]) -> None:
     """The hand stats reads from a transcript is the hand the engine dealt."""
     for seed in range(2):
-        doc, _ = simulate_match(game, rs, seed=seed)
+        doc = v1_match(game, rs, seed)
         cls = engine_class(game)
         key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], game,
                         doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
