@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from fairness import Signer, public_key_b64
+from fairness import PROTOCOL, Signer, public_key_b64
 from games.registry import available_games
 from games.transcript import simulate_match
 from verify_cli.core import VERIFIED, verify_document
@@ -25,9 +25,9 @@ def _transcripts(game: str, signer: Signer) -> tuple[list[dict[str, Any]], str]:
     how = "full matches"
     for seed in range(MATCHES):
         try:
-            doc, _ = simulate_match(game, seed=seed, max_actions=20_000)
+            doc, _ = simulate_match(game, seed=seed, max_actions=20_000, protocol=PROTOCOL)
         except RuntimeError:
-            doc, _ = simulate_match(game, seed=seed, resign_at=200)
+            doc, _ = simulate_match(game, seed=seed, resign_at=200, protocol=PROTOCOL)
             how = "matches resigned after 200 actions"
         docs.append(signer.signed(doc))
     return docs, how

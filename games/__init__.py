@@ -3,7 +3,7 @@
 Errors: see :mod:`games.errors`.
 """
 
-from .base import Action, Chance, Engine, Event, Outcome, replay
+from .base import Action, Chance, Engine, Event, Outcome
 from .errors import (
     ActionError,
     GameError,
@@ -16,6 +16,7 @@ from .errors import (
     UnknownGameError,
 )
 from .registry import GAME_IDS, available_games, engine_class
+from .replay import replay  # the function; the module is games.replay via sys.modules
 
 __all__ = [
     "GAME_IDS",

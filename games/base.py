@@ -2,41 +2,47 @@
 
 An engine is a state machine for one match:
 
-- ``Engine.parse_ruleset(raw)`` validates a ruleset dict, fills defaults and returns the
-  normalized dict (``RulesetError`` on unknown keys or bad values). The transcript's ruleset
-  string is ``fairness.canonical_ruleset(normalized)``.
+- ``Engine.parse_ruleset(raw, protocol=PROTOCOL_V2)`` validates a ruleset dict, fills
+  defaults and returns the normalized dict (``RulesetError`` on unknown keys or bad values);
+  ``protocol=PROTOCOL`` parses a qahwa-fair/1 ruleset exactly as v1 did. The transcript's
+  ruleset string is ``fairness.canonical_ruleset(normalized)``.
 - ``Engine.seat_count(ruleset)`` is the number of seats the ruleset implies.
-- ``Engine(ruleset, chance)`` starts the match; every chance event is drawn through
-  ``chance`` (a :class:`Chance`), with the labels of fairness-v1.md §5, at the moment the
-  rules need it (never ahead of time).
+- ``Engine(ruleset, chance, ctx=None)`` starts the match; every chance event is drawn
+  through ``chance`` (a :class:`Chance`), with the labels of fairness-v1.md §5, at the
+  moment the rules need it (never ahead of time). The protocol is the key's: a 64-byte
+  key is qahwa-fair/2, a 32-byte one qahwa-fair/1. ``ctx`` (a :class:`MatchContext`)
+  carries what v2's fresh rolls check values against.
 - ``legal_actions(seat)`` is the complete list of actions that seat may send now, each
   exactly as it would be sent (JSON-ready dicts). Actions whose free parameter cannot be
   listed (live entropy on a roll, a cut position k) are listed in their plain form and
   documented by the engine.
-- ``apply(seat, action)`` applies one action or raises an :class:`ActionError` subclass
+- ``apply(seat, action)`` applies one action and returns the events it produced (the
+  action event, then the chance events drawn), or raises an :class:`ActionError` subclass
   naming why; on an error the state is unchanged and no chance was drawn.
 - ``view(seat)`` is that seat's view (``seat=None``: the public view, no hidden cards or
   tiles); it always carries ``game``, ``status``, ``turn``, ``seat`` and ``legal_actions``.
 - ``outcome`` is None while the match runs, then an :class:`Outcome`.
-- ``end_match(reason, seat)`` ends a running match by resignation of ``seat`` or
-  abandonment.
+- ``end_match(reason, seats)`` ends a running match other than by play and returns its
+  end event: v2 ``resigned`` / ``timeout`` (one seat forfeits) or ``expired``; v1
+  ``resigned`` or ``abandoned``.
 
-``replay()`` rebuilds a match from a transcript's events and checks that every chance event
-recomputes and every action is legal: the service and ``verify`` share it.
+:mod:`games.replay` rebuilds a match from a transcript's events and checks that every
+chance event recomputes and every action is legal: the service, ``verify`` and the tests
+share it (``replay`` here is a thin alias).
 """
 
 from __future__ import annotations
 
-import json
+import copy
+import dataclasses
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from fairness import Stream, check_label
+from fairness import PROTOCOL, PROTOCOL_V2, Stream, check_label
 
 from .errors import (
-    GameError,
     IllegalActionError,
     MalformedActionError,
     MatchOverError,
@@ -45,6 +51,9 @@ from .errors import (
     RulesetError,
 )
 
+if TYPE_CHECKING:
+    from .replay import OnEvent
+
 JSON = Any
 Action = dict[str, Any]
 Event = dict[str, Any]
@@ -52,6 +61,44 @@ T = TypeVar("T")
 
 PLAYING = "playing"
 FINISHED = "finished"
+PROTOCOLS = (PROTOCOL, PROTOCOL_V2)
+
+#: the rules every v2 ruleset lists (fairness-v2.md §1, §3, §7), with their defaults and
+#: bounds in seconds: a seat's time to act, the time to reveal after the lock, the longest
+#: a match may run after the lock
+V2_RULESET_DEFAULTS: Mapping[str, int] = {
+    "turn_seconds": 300, "reveal_seconds": 120, "max_seconds": 86_400}
+V2_RULESET_RANGES: Mapping[str, tuple[int, int]] = {
+    "turn_seconds": (1, 7 * 86_400), "reveal_seconds": (1, 7 * 86_400),
+    "max_seconds": (1, 366 * 86_400)}
+#: the end reasons of each protocol that ``end_match`` takes (v2: fairness-v2.md §7)
+END_REASONS = {PROTOCOL: ("resigned", "abandoned"),
+               PROTOCOL_V2: ("resigned", "timeout", "expired")}
+#: the end reasons in which one seat forfeits
+ONE_SEAT_ENDS = ("resigned", "timeout")
+
+
+def protocol_of_key(key: bytes) -> str:
+    """The protocol a match key belongs to: 64 bytes qahwa-fair/2, else qahwa-fair/1."""
+    return PROTOCOL_V2 if len(key) == 64 else PROTOCOL
+
+
+def check_protocol(protocol: str) -> str:
+    if protocol not in PROTOCOLS:
+        raise RulesetError(f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
+    return protocol
+
+
+@dataclass(frozen=True)
+class MatchContext:
+    """What an engine knows about its match beyond the ruleset and the key (v2).
+
+    ``match_id``: the match's id (roll-chain values hash it in); ``roll_tips``: each seat's
+    roll-chain tip ``c[0]`` from the lock, as hex (None for a seat without a chain).
+    """
+
+    match_id: str
+    roll_tips: tuple[str | None, ...] = ()
 
 
 class Chance:
@@ -104,23 +151,39 @@ class Chance:
         out, self._pending = self._pending, []
         return out
 
+    def mark(self) -> int:
+        """A position in the pending draws, for :meth:`take_since`."""
+        return len(self._pending)
+
+    def take_since(self, mark: int) -> list[Event]:
+        """The draws made since ``mark``; earlier pending draws stay for ``take_events``."""
+        out = self._pending[mark:]
+        del self._pending[mark:]
+        return out
+
 
 @dataclass(frozen=True)
 class Outcome:
     """How a match ended.
 
-    ``reason``: ``finished`` (played to the end), ``resigned`` or ``abandoned``.
+    ``reason``: ``finished`` (played to the end); v1 ``resigned`` or ``abandoned``; v2
+    ``resigned``, ``timeout``, ``expired``, ``no_reveal`` or ``chain_exhausted``.
     ``winners``: the winning seats (several for a team, or a shared first place; empty when
     nobody won). ``scores``: per side, as the game's view shows them. ``detail``: extras.
+    ``forfeited``: the seats that forfeited (v2; None in a v1 match, whose result has no
+    ``status`` or ``forfeited``).
     """
 
     reason: str
     winners: tuple[int, ...]
     scores: tuple[int, ...]
     detail: Mapping[str, JSON] = field(default_factory=dict)
+    forfeited: tuple[int, ...] | None = None
 
     def to_json(self) -> dict[str, JSON]:
         out: dict[str, JSON] = dict(self.detail)
+        if self.forfeited is not None:
+            out.update({"status": FINISHED, "forfeited": list(self.forfeited)})
         out.update(
             {"reason": self.reason, "winners": list(self.winners), "scores": list(self.scores)}
         )
@@ -206,23 +269,80 @@ class Engine(ABC):
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]]
     #: inclusive (lo, hi) bounds of integer ruleset keys, checked by ``parse_ruleset``
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {}
+    #: ruleset keys only qahwa-fair/1 has (a v2 ruleset naming one is refused)
+    RULESET_V1_ONLY: ClassVar[tuple[str, ...]] = ()
+    #: ruleset keys only qahwa-fair/2 has beyond :data:`V2_RULESET_DEFAULTS`, with defaults
+    RULESET_V2_EXTRA: ClassVar[Mapping[str, Any]] = {}
+    #: whether v2 rulesets of this game list the timing rules (plain sessions do not)
+    V2_TIMING: ClassVar[bool] = True
     #: the number of seats when the ruleset has no ``players`` key
     SEATS: ClassVar[int | None] = None
     ACTION_TYPES: ClassVar[tuple[str, ...]]
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
+                 ctx: MatchContext | None = None) -> None:
         self.ruleset = dict(ruleset)
         self.chance = chance
+        self.ctx = ctx
         self.n_seats = self.seat_count(self.ruleset)
-        self.outcome: Outcome | None = None
+        self._sides = self.seat_sides(self.ruleset)
+        self._outcome: Outcome | None = None
+
+    @property
+    def protocol(self) -> str:
+        """qahwa-fair/2 when the match key is 64 bytes, else qahwa-fair/1."""
+        return protocol_of_key(self.chance.key)
+
+    @property
+    def v2(self) -> bool:
+        return len(self.chance.key) == 64
+
+    @property
+    def outcome(self) -> Outcome | None:
+        """None while the match runs, then how it ended."""
+        return self._outcome
+
+    @outcome.setter
+    def outcome(self, value: Outcome | None) -> None:
+        # every v2 result has v2's shape (status, forfeited), however the rules ended it
+        if value is not None and value.forfeited is None and self.v2:
+            value = dataclasses.replace(value, forfeited=())
+        self._outcome = value
 
     # -- ruleset ---------------------------------------------------------------------------
     @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
-        """Validate, fill defaults and check ``RULESET_RANGES``; subclasses add other checks."""
-        out = check_keys(raw, cls.RULESET_DEFAULTS)
+    def ruleset_defaults(cls, protocol: str = PROTOCOL_V2) -> dict[str, Any]:
+        """Every rule of a ruleset of ``protocol`` with its default value."""
+        if check_protocol(protocol) == PROTOCOL:
+            return dict(cls.RULESET_DEFAULTS)
+        out = {k: v for k, v in cls.RULESET_DEFAULTS.items() if k not in cls.RULESET_V1_ONLY}
+        out.update(cls.RULESET_V2_EXTRA)
+        if cls.V2_TIMING:
+            out.update(V2_RULESET_DEFAULTS)
+        return out
+
+    @classmethod
+    def parse_ruleset(cls, raw: Mapping[str, Any] | None, *,
+                      protocol: str = PROTOCOL_V2) -> dict[str, Any]:
+        """Validate, fill defaults and check ``RULESET_RANGES``; subclasses add other checks.
+
+        ``protocol``: qahwa-fair/2 (the default) lists every v2 rule, ``turn_seconds``,
+        ``reveal_seconds`` and ``max_seconds`` included, and refuses v1-only keys
+        (``live_entropy``); qahwa-fair/1 parses exactly as v1 did.
+        """
+        defaults = cls.ruleset_defaults(protocol)
+        if protocol == PROTOCOL_V2 and isinstance(raw, Mapping):
+            old = sorted(k for k in raw if k in cls.RULESET_V1_ONLY)
+            if old:
+                raise RulesetError(
+                    f"ruleset key(s) {', '.join(old)} belong to qahwa-fair/1 only; "
+                    "qahwa-fair/2 has no live entropy (its rolls are fresh rolls)")
+        out = check_keys(raw, defaults)
         for key, (lo, hi) in cls.RULESET_RANGES.items():
             int_in(out, key, lo, hi)
+        if protocol == PROTOCOL_V2 and cls.V2_TIMING:
+            for key, (lo, hi) in V2_RULESET_RANGES.items():
+                int_in(out, key, lo, hi)
         return out
 
     @classmethod
@@ -233,9 +353,16 @@ class Engine(ABC):
         return int(ruleset["players"])
 
     # -- sides -----------------------------------------------------------------------------
+    @classmethod
+    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
+        """The side (team) of each seat for this ruleset; every seat is its own side unless
+        a game overrides it (partners in four-seat games)."""
+        return tuple(range(cls.seat_count(ruleset)))
+
     def side_of(self, seat: int) -> int:
-        """The side (team) a seat plays for; every seat is its own side unless overridden."""
-        return seat
+        """The side (team) a seat plays for: :meth:`seat_sides` (a game with teams overrides
+        that classmethod, so the side is known before any engine exists)."""
+        return self._sides[seat]
 
     def seats_of(self, side: int) -> tuple[int, ...]:
         """The seats that play for ``side``."""
@@ -253,7 +380,7 @@ class Engine(ABC):
     @property
     @abstractmethod
     def turn(self) -> int | None:
-        """The seat to act now, or None when the match has ended."""
+        """The seat to act now (that owes the next step), or None when the match has ended."""
 
     @abstractmethod
     def legal_actions(self, seat: int) -> list[Action]: ...
@@ -266,8 +393,11 @@ class Engine(ABC):
         """
         return self.legal_actions(seat)
 
-    def apply(self, seat: int, action: Action) -> None:
-        """Apply one action; ActionError subclasses leave the state unchanged."""
+    def apply(self, seat: int, action: Action) -> list[Event]:
+        """Apply one action; return the events it produced, without ``seq``: the action
+        event ``{"type": "action", "seat", "action"}`` (the action exactly as sent), then
+        the chance events drawn, in order. ActionError subclasses leave the state unchanged.
+        """
         if self.outcome is not None:
             raise MatchOverError("the match has ended")
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_seats:
@@ -275,7 +405,10 @@ class Engine(ABC):
         action_type(action, self.ACTION_TYPES)
         if self.turn != seat:
             raise NotYourTurnError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        sent = copy.deepcopy(action)
+        mark = self.chance.mark()
         self._apply(seat, action)
+        return [{"type": "action", "seat": seat, "action": sent}, *self.chance.take_since(mark)]
 
     @abstractmethod
     def _apply(self, seat: int, action: Action) -> None:
@@ -309,10 +442,53 @@ class Engine(ABC):
         self.outcome = Outcome("finished", self.seats_of(side), self.side_scores(),
                                dict(detail or {}))
 
-    def end_match(self, reason: str, seat: int | None = None) -> None:
-        """End a running match: ``resigned`` by ``seat`` (its side loses) or ``abandoned``."""
+    # -- ends other than play ----------------------------------------------------------------
+    def _seat_list(self, reason: str, seats: int | Sequence[int] | None) -> tuple[int, ...]:
+        if seats is None:
+            out: tuple[Any, ...] = ()
+        elif isinstance(seats, int) and not isinstance(seats, bool):
+            out = (seats,)
+        elif isinstance(seats, (list, tuple)):
+            out = tuple(seats)
+        else:
+            raise NotYourTurnError(f"no seat {seats!r} in this match")
+        for s in out:
+            if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < self.n_seats:
+                raise NotYourTurnError(f"no seat {s!r} in this match")
+        want = 1 if reason in ONE_SEAT_ENDS else 0
+        if len(out) != want:
+            raise IllegalActionError(
+                f"an end by {reason!r} names {'one seat' if want else 'no seat'}, "
+                f"got {list(out)}")
+        return out
+
+    def end_match(self, reason: str, seats: int | Sequence[int] | None = None) -> list[Event]:
+        """End a running match other than by play; return the end event (without ``seq``).
+
+        qahwa-fair/2 (fairness-v2.md §7): ``resigned`` or ``timeout`` by one seat, which
+        forfeits — its side gets the worst result the rules allow now (:meth:`forfeit_scores`)
+        and every other side shares the win —, or ``expired``: no winner. qahwa-fair/1:
+        ``resigned`` by ``seat`` (its side loses, the result as v1 had it) or ``abandoned``
+        (no winner). A refused call (unknown reason, bad seat, match over) changes nothing.
+        """
         if self.outcome is not None:
             raise MatchOverError("the match has ended")
+        if not self.v2:
+            return self._end_v1(reason, seats)
+        if not isinstance(reason, str) or reason not in END_REASONS[PROTOCOL_V2]:
+            raise IllegalActionError(
+                f"unknown end reason {reason!r}; expected one of "
+                f"{list(END_REASONS[PROTOCOL_V2])}")
+        listed = self._seat_list(reason, seats)
+        event: Event = {"type": "end", "reason": reason}
+        if listed:
+            event["seat"] = listed[0]
+        self._forfeit(reason, listed)
+        return [event]
+
+    def _end_v1(self, reason: str, seats: int | Sequence[int] | None) -> list[Event]:
+        """qahwa-fair/1's ends, exactly as v1 had them (v1 transcripts replay unchanged)."""
+        seat = seats[0] if isinstance(seats, (list, tuple)) and len(seats) == 1 else seats
         if reason == "resigned":
             if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_seats:
                 raise NotYourTurnError(f"no seat {seat!r} in this match")
@@ -320,10 +496,39 @@ class Engine(ABC):
             winners = tuple(s for s in range(self.n_seats) if self.side_of(s) != loser)
             self.outcome = Outcome("resigned", winners, self.side_scores(),
                                    {"resigned": seat})
-        elif reason == "abandoned":
+            return [{"type": "end", "reason": "resigned", "seat": seat}]
+        if reason == "abandoned":
             self.outcome = Outcome("abandoned", (), self.side_scores())
-        else:
-            raise IllegalActionError(f"unknown end reason {reason!r}")
+            return [{"type": "end", "reason": "abandoned"}]
+        raise IllegalActionError(f"unknown end reason {reason!r}")
+
+    def _forfeit(self, reason: str, seats: Sequence[int]) -> None:
+        """The v2 outcome of an end in which ``seats`` forfeit (none: ``expired`` or
+        ``chain_exhausted``, no winner)."""
+        lost = {self.side_of(s) for s in seats}
+        winners = (tuple(s for s in range(self.n_seats) if self.side_of(s) not in lost)
+                   if seats else ())
+        winning_sides = sorted({self.side_of(s) for s in winners})
+        scores = self.forfeit_scores(winning_sides) if seats else self.side_scores()
+        self.outcome = Outcome(reason, winners, tuple(scores), self.forfeit_detail(),
+                               forfeited=tuple(sorted(seats)))
+
+    def forfeit_scores(self, winning_sides: Sequence[int]) -> tuple[int, ...]:
+        """The score per side when the other sides forfeit and ``winning_sides`` share the
+        win: by default the score as it stands (a game whose rules give a forfeit a value,
+        as tawla's, overrides this)."""
+        return self.side_scores()
+
+    def forfeit_detail(self) -> dict[str, JSON]:
+        """Extra result fields of an end other than by play (default none)."""
+        return {}
+
+    @classmethod
+    def no_reveal_scores(cls, ruleset: Mapping[str, Any],
+                         winning_sides: Sequence[int]) -> tuple[int, ...]:
+        """The score per side of a match that never started because seats did not reveal
+        (``games.ends.no_reveal_result``): zero for every side unless a game overrides it."""
+        return (0,) * len(set(cls.seat_sides(ruleset)))
 
     @abstractmethod
     def side_scores(self) -> tuple[int, ...]:
@@ -343,118 +548,19 @@ class Engine(ABC):
         return event
 
 
-# -- replay --------------------------------------------------------------------------------
-
-END_EVENT = "end"
-_EVENT_KEYS = {
-    "action": {"seq", "type", "seat", "action"},
-    END_EVENT: {"seq", "type", "reason", "seat"},
-}
-
-
-def _strip(ev: Event) -> Event:
-    return {k: v for k, v in ev.items() if k != "seq"}
-
-
 def replay(
     engine_cls: type[Engine],
     ruleset: str | Mapping[str, Any],
     key: bytes,
     events: Sequence[Event],
     *,
-    on_event: Callable[[Event, Engine], object] | None = None,
+    protocol: str | None = None,
+    ctx: MatchContext | None = None,
+    on_event: OnEvent | None = None,
 ) -> Engine:
-    """Rebuild a match from transcript events, checking each against the rules.
+    """:func:`games.replay.replay`, with the protocol taken from the key's length when not
+    given (a thin alias kept for older callers)."""
+    from .replay import replay as _replay
 
-    ``events`` are the transcript's events in order: chance events (recomputed here and
-    compared whole), ``action`` events ``{"type": "action", "seat", "action"}``, and at most
-    one final ``end`` event ``{"type": "end", "reason": "resigned"|"abandoned", "seat"?}``.
-    Raises ReplayError naming the first event that differs. ``on_event(event, engine)`` is
-    called for every event once it is checked, with the engine as that event left it (a
-    verifier reads the state it shows from there; no subclass is needed).
-
-    Only the games' own errors (:class:`GameError`: a refused action or end) become a
-    ReplayError; anything else an engine raises is a bug in the engine and propagates.
-    """
-    if isinstance(ruleset, str):
-        try:
-            raw = json.loads(ruleset)
-        except ValueError:
-            raise ReplayError("ruleset is not JSON") from None
-    else:
-        raw = dict(ruleset)
-    try:
-        parsed = engine_cls.parse_ruleset(raw)
-    except RulesetError as exc:
-        raise ReplayError(f"ruleset rejected: {exc}") from None
-    chance = Chance(key)
-    pos = 0
-
-    def expect_chance(engine: Engine) -> None:
-        nonlocal pos
-        for produced in chance.take_events():
-            if pos >= len(events):
-                raise ReplayError(
-                    f"transcript ends where chance event {produced['label']!r} is needed",
-                    seq=None, expected=produced, found=None,
-                )
-            found = events[pos]
-            if not isinstance(found, dict):
-                raise ReplayError(
-                    f"event {pos} is not an object", seq=pos, expected=produced, found=found
-                )
-            if _strip(found) != produced:
-                label_match = found.get("label") == produced.get("label")
-                what = "chance result differs" if label_match else "event differs from the replay"
-                raise ReplayError(
-                    f"event {found.get('seq', pos)}: {what}",
-                    seq=found.get("seq", pos), expected=produced, found=_strip(found),
-                )
-            if found.get("seq", pos) != pos:
-                raise ReplayError(f"event {pos}: seq is {found.get('seq')!r}", seq=pos)
-            if on_event is not None:
-                on_event(found, engine)
-            pos += 1
-
-    engine = engine_cls(parsed, chance)
-    expect_chance(engine)
-    while pos < len(events):
-        ev = events[pos]
-        if not isinstance(ev, dict):
-            raise ReplayError(f"event {pos} is not an object", seq=pos)
-        if ev.get("seq", pos) != pos:
-            raise ReplayError(f"event {pos}: seq is {ev.get('seq')!r}", seq=pos)
-        etype = ev.get("type")
-        if etype == "chance":
-            raise ReplayError(
-                f"event {pos}: chance event {ev.get('label')!r} that the rules did not draw",
-                seq=pos, expected=None, found=_strip(ev),
-            )
-        allowed = _EVENT_KEYS.get(str(etype))
-        if allowed is not None and not set(ev) <= allowed:
-            extra = sorted(set(ev) - allowed)
-            raise ReplayError(
-                f"event {pos}: unexpected field(s) {', '.join(map(str, extra))} on a {etype} event",
-                seq=pos, found=_strip(ev),
-            )
-        if etype == "action":
-            seat = ev.get("seat")
-            try:
-                engine.apply(seat, ev.get("action"))  # type: ignore[arg-type]
-            except GameError as exc:
-                raise ReplayError(
-                    f"event {pos}: action by seat {seat} rejected: {exc}", seq=pos,
-                    found=_strip(ev),
-                ) from None
-        elif etype == END_EVENT:
-            try:
-                engine.end_match(str(ev.get("reason")), ev.get("seat"))
-            except GameError as exc:
-                raise ReplayError(f"event {pos}: end rejected: {exc}", seq=pos) from None
-        else:
-            raise ReplayError(f"event {pos}: unknown event type {etype!r}", seq=pos)
-        if on_event is not None:
-            on_event(ev, engine)
-        pos += 1
-        expect_chance(engine)
-    return engine
+    return _replay(engine_cls, ruleset, key, events,
+                   protocol=protocol or protocol_of_key(key), ctx=ctx, on_event=on_event)

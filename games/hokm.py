@@ -7,9 +7,11 @@ seat 0, the first ace names the first hakem (public: :meth:`HokmEngine.redact`);
 ``h{h}/shuffle`` — ``shuffle(deck)`` drawn when hand h starts (before the cut). The deck
 is deck52, without 2C for three players (``games.deals.hokm_deck``).
 
-Phases of a hand (``games.tricks``): ``cut`` (ruleset ``cut``, default on: the cutter sends
-``{"type": "cut", "k": 1..len-1}`` or taps the deck to accept it uncut,
-``{"type": "tap"}``), ``trump`` (every seat holds its first 5 cards; the hakem sends
+Phases of a hand (``games.tricks``): ``cut`` (ruleset ``cut``, default on: in qahwa-fair/1 the
+cutter sends ``{"type": "cut", "k": 1..len-1}`` or taps the deck to accept it uncut,
+``{"type": "tap"}``; in qahwa-fair/2 the cut is drawn (fairness-v2.md §5): the cutter sends
+``{"type": "cut"}`` and ``u = uniform(len(deck) - 1)`` at ``h{h}/cut`` gives ``k = 1 + u``),
+``trump`` (every seat holds its first 5 cards; the hakem sends
 ``{"type": "trump", "suit": "S"}``, with ruleset ``nars`` also ``"nars": true``); two
 players only: ``draw`` (``{"type": "draw", "keep": true|false}``: keep the top card of the
 stock and throw the next away, or throw it away and keep the next) and ``discard``
@@ -23,7 +25,18 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from .base import JSON, Action, Chance, Engine, Event, one_of, only_keys
+from fairness import PROTOCOL_V2
+
+from .base import (
+    JSON,
+    Action,
+    Chance,
+    Engine,
+    Event,
+    MatchContext,
+    one_of,
+    only_keys,
+)
 from .cards import SUITS, is_card, is_joker, sort_hand
 from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
@@ -43,13 +56,20 @@ class HokmEngine(Engine):
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("cut", "tap", "trump", "draw", "discard", "play")
 
     @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
-        out = super().parse_ruleset(raw)
+    def parse_ruleset(cls, raw: Mapping[str, Any] | None, *,
+                      protocol: str = PROTOCOL_V2) -> dict[str, Any]:
+        out = super().parse_ruleset(raw, protocol=protocol)
         one_of(out, "players", (2, 3, 4))
         return out
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
-        super().__init__(ruleset, chance)
+    @classmethod
+    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
+        n = cls.seat_count(ruleset)
+        return tuple(s % 2 if n == 4 else s for s in range(n))
+
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
+                 ctx: MatchContext | None = None) -> None:
+        super().__init__(ruleset, chance, ctx)
         self.n = self.n_seats
         self.target: int = self.ruleset["target"]
         self.scores: list[int] = [0] * self.n_sides
@@ -96,10 +116,6 @@ class HokmEngine(Engine):
         if scores is not None:
             e.scores = list(scores)
         return e
-
-    # -- sides -----------------------------------------------------------------------------
-    def side_of(self, seat: int) -> int:
-        return seat % 2 if self.n == 4 else seat
 
     # -- hands -----------------------------------------------------------------------------
     def _start_hand(self) -> None:
@@ -174,6 +190,8 @@ class HokmEngine(Engine):
         if self.outcome is not None or seat != self.turn:
             return []
         if self.phase == Phase.CUT:
+            if self.v2:
+                return [{"type": "cut"}]
             return [{"type": "tap"}] + [{"type": "cut", "k": k} for k in range(1, len(self.deck))]
         if self.phase == Phase.TRUMP:
             out: list[Action] = [{"type": "trump", "suit": s} for s in SUITS]
@@ -190,7 +208,7 @@ class HokmEngine(Engine):
     def bot_actions(self, seat: int) -> list[Action]:
         """Every legal action, except that a bot taps the deck rather than cutting it."""
         legal = self.legal_actions(seat)
-        if self.phase == Phase.CUT and legal:
+        if self.phase == Phase.CUT and legal and not self.v2:
             return [{"type": "tap"}]
         return legal
 
@@ -212,6 +230,9 @@ class HokmEngine(Engine):
         return Phase.wrong(what, self.phase)
 
     def _apply_cut(self, action: Action) -> None:
+        if self.v2:
+            self._drawn_cut(action)
+            return
         k: int | None = None
         if action["type"] == "cut":
             only_keys(action, "k")
@@ -233,6 +254,24 @@ class HokmEngine(Engine):
         else:
             self.cut_k = k
             self.deck = cut_deck(self.deck, k)
+        self._deal_first()
+
+    def _drawn_cut(self, action: Action) -> None:
+        """qahwa-fair/2 §5: the cutter only asks for the cut; k is drawn."""
+        if action["type"] == "tap":
+            raise IllegalActionError(
+                "no tap in qahwa-fair/2: the cut is drawn; send {\"type\": \"cut\"}")
+        if "k" in action:
+            raise MalformedActionError(
+                "in qahwa-fair/2 the cut is drawn: send {\"type\": \"cut\"} without 'k'")
+        only_keys(action)
+        if self.phase != Phase.CUT:
+            if not self.ruleset["cut"]:
+                raise IllegalActionError("no cut now: this ruleset has no cut")
+            raise self._wrong_phase("cut")
+        u = self.chance.uniform(f"h{self.hand_number}/cut", len(self.deck) - 1)
+        self.cut_k = 1 + u
+        self.deck = cut_deck(self.deck, self.cut_k)
         self._deal_first()
 
     def _apply_trump(self, action: Action) -> None:

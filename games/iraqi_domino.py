@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from fairness import tiles
 
-from .base import JSON, Action, Chance, Engine, Outcome, only_keys
+from .base import JSON, Action, Chance, Engine, MatchContext, Outcome, only_keys
 from .deals import deal_tiles
 from .errors import IllegalActionError, MalformedActionError
 from .tiles import check_tile_code, has_number, heaviest, is_double, orient, sort_tiles, total_pips
@@ -47,11 +47,14 @@ class IraqiDominoEngine(Engine):
         "players": (2, 4), "target": (1, 10_000), "round_to": (1, 50)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
 
-    def side_of(self, seat: int) -> int:
-        return seat % 2 if self.n_seats == 4 else seat
+    @classmethod
+    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
+        n = cls.seat_count(ruleset)
+        return tuple(s % 2 if n == 4 else s for s in range(n))
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
-        super().__init__(ruleset, chance)
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
+                 ctx: MatchContext | None = None) -> None:
+        super().__init__(ruleset, chance, ctx)
         self.target: int = self.ruleset["target"]
         self.round_to: int = self.ruleset["round_to"]
         self.scores: list[int] = [0] * self.n_sides

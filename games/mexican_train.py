@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from fairness import tile_code, tiles
 
-from .base import JSON, Action, Chance, Engine, Outcome, only_keys
+from .base import JSON, Action, Chance, Engine, MatchContext, Outcome, only_keys
 from .deals import deal_tiles
 from .errors import IllegalActionError, MalformedActionError
 from .tiles import check_tile_code, has_number, is_double, orient, pips, sort_tiles
@@ -48,8 +48,9 @@ class MexicanTrainEngine(Engine):
         "players": (2, 8), "rounds": (1, 13), "blank_double": (0, 100)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
-        super().__init__(ruleset, chance)
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
+                 ctx: MatchContext | None = None) -> None:
+        super().__init__(ruleset, chance, ctx)
         self.rounds: int = self.ruleset["rounds"]
         self.blank_double: int = self.ruleset["blank_double"]
         self.totals: list[int] = [0] * self.n_seats

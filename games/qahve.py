@@ -19,7 +19,15 @@ from typing import Any, ClassVar
 
 from fairness import deck_qahve
 
-from .base import JSON, Action, Chance, Engine, only_keys, target_winner
+from .base import (
+    JSON,
+    Action,
+    Chance,
+    Engine,
+    MatchContext,
+    only_keys,
+    target_winner,
+)
 from .cards import is_card, sort_hand
 from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
@@ -55,8 +63,9 @@ class QahveEngine(Engine):
     SEATS: ClassVar[int | None] = SEATS
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "play")
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
-        super().__init__(ruleset, chance)
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
+                 ctx: MatchContext | None = None) -> None:
+        super().__init__(ruleset, chance, ctx)
         self.target: int = self.ruleset["target"]
         self.min_bid: int = self.ruleset["min_bid"]
         self.scores: list[int] = [0, 0]
@@ -104,8 +113,9 @@ class QahveEngine(Engine):
         return e
 
     # -- ruleset ---------------------------------------------------------------------------
-    def side_of(self, seat: int) -> int:
-        return seat % 2
+    @classmethod
+    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
+        return tuple(s % 2 for s in range(cls.seat_count(ruleset)))
 
     # -- hands -----------------------------------------------------------------------------
     @property

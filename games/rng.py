@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .base import JSON, Action, Chance, Engine, Outcome, only_keys
+from .base import JSON, Action, Chance, Engine, MatchContext, Outcome, only_keys
 from .errors import MalformedActionError
 
 MAX_DICE = 100
@@ -32,11 +32,13 @@ def _int_field(action: Mapping[str, Any], key: str, lo: int, hi: int, default: i
 class RngEngine(Engine):
     game: ClassVar[str] = "rng"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {}
+    V2_TIMING: ClassVar[bool] = False  # a plain session's ruleset stays "{}" in v2
     SEATS: ClassVar[int | None] = 1
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("draw", "close")
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
-        super().__init__(ruleset, chance)
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
+                 ctx: MatchContext | None = None) -> None:
+        super().__init__(ruleset, chance, ctx)
         self.draws: list[JSON] = []
 
     @property

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import deck52
+from fairness import PROTOCOL_V2, deck52
 
 from .base import (
     JSON,
@@ -31,6 +31,7 @@ from .base import (
     Chance,
     Engine,
     Event,
+    MatchContext,
     one_of,
     only_keys,
     target_winner,
@@ -96,18 +97,21 @@ class ShelemEngine(Engine):
 
     # -- ruleset ---------------------------------------------------------------------------
     @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
-        out = super().parse_ruleset(raw)
+    def parse_ruleset(cls, raw: Mapping[str, Any] | None, *,
+                      protocol: str = PROTOCOL_V2) -> dict[str, Any]:
+        out = super().parse_ruleset(raw, protocol=protocol)
         one_of(out, "players", (4, 2))
         return out
 
-    def side_of(self, seat: int) -> int:
+    @classmethod
+    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
         # four players: teams {0, 2} and {1, 3}; two players: each seat is its side.
-        return seat % 2
+        return tuple(s % 2 for s in range(cls.seat_count(ruleset)))
 
     # -- start -----------------------------------------------------------------------------
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
-        super().__init__(ruleset, chance)
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
+                 ctx: MatchContext | None = None) -> None:
+        super().__init__(ruleset, chance, ctx)
         self.n = self.n_seats
         self.target: int = int(self.ruleset["target"])
         self.scores: list[int] = [0, 0]

@@ -6,10 +6,15 @@ The rules as played here, every action's format and the choices the spec left op
 - Seats 0 and 1; each seat numbers the points from its own side (its 1-point is the other
   seat's 24-point); 25 is the bar and 0 is off in a move's steps.
 - Chance: ``g{g}/opening/{a}`` (drawn when game g begins) and ``g{g}/roll/{t}`` (each roll
-  action, t = 1, 2, …); with ``live_entropy`` a roll may carry ``entropy`` and the label
-  becomes ``label|entropy``.
+  action, t = 1, 2, …); with ``live_entropy`` (v1) a roll may carry ``entropy`` and the
+  label becomes ``label|entropy``.
 - Actions: ``roll`` (optional ``entropy``), ``double``, ``take``, ``drop``,
   ``move {"steps": [[from, to], …]}``, ``resign {"points": 1|2|3}``, ``accept``, ``reject``.
+- Fresh rolls (qahwa-fair/2, ruleset ``fresh_rolls``, the default; fairness-v2.md §6): the
+  roller sends ``{"type": "roll", "value": hex}`` (its next roll-chain value), then the
+  opponent ``{"type": "roll_value", "value": hex}``; an opening takes seat 0's value, then
+  seat 1's, each as ``roll_value``. The dice are drawn at ``fresh_label(L, v_R, v_O)`` when
+  the second value is accepted. ``turn`` is the seat that owes the next step.
 
 The legal-turn generator works on a *mover-relative board*: a tuple of 26 ints where index 0
 is the mover's borne-off count, indices 1–24 the points in the mover's numbering (positive:
@@ -22,10 +27,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from fairness import entropy_label
-from fairness.errors import LabelError
+from fairness import PROTOCOL_V2, entropy_label, fresh_label, parse_hex, roll_step
+from fairness.errors import LabelError, SeedError
+from fairness.v2 import ROLL_CHAIN_LENGTH
 
-from .base import JSON, Action, Chance, Engine, Outcome, one_of, only_keys
+from .base import JSON, Action, Chance, Engine, MatchContext, Outcome, one_of, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 
 CHECKERS = 15
@@ -45,7 +51,11 @@ ROLL = "roll"  # the seat on turn may double, resign or roll
 MOVE = "move"  # the seat on turn has rolled and must send its move
 DOUBLED = "double"  # the opponent must take or drop
 RESIGNING = "resign"  # the opponent must accept or reject a resignation offer
+OPENING = "opening"  # fresh rolls: the opening waits for seat 0's, then seat 1's value
+ROLL_VALUE = "roll_value"  # fresh rolls: the roller has rolled; the opponent owes its value
 OVER = "over"
+#: the end reason of a fresh-roll match whose seat has used all its roll-chain values
+CHAIN_EXHAUSTED = "chain_exhausted"
 
 
 # -- legal turn generation -------------------------------------------------------------------
@@ -313,23 +323,39 @@ class TawlaEngine(Engine):
         "live_entropy": False,
     }
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"match_length": (0, 25)}
+    RULESET_V1_ONLY: ClassVar[tuple[str, ...]] = ("live_entropy",)
+    RULESET_V2_EXTRA: ClassVar[Mapping[str, Any]] = {"fresh_rolls": True}
     SEATS: ClassVar[int | None] = 2
     ACTION_TYPES: ClassVar[tuple[str, ...]] = (
-        "roll", "double", "take", "drop", "move", "resign", "accept", "reject",
+        "roll", "roll_value", "double", "take", "drop", "move", "resign", "accept", "reject",
     )
     #: the resignation levels a seat may offer (``resign {"points": n}``)
     RESIGN_POINTS: ClassVar[tuple[int, ...]] = (1, 2, 3)
+    #: the values on a seat's roll chain (fairness-v2.md §6: c[1] … c[65536])
+    ROLL_CHAIN_VALUES: ClassVar[int] = ROLL_CHAIN_LENGTH
 
     @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
-        rs = super().parse_ruleset(raw)
+    def parse_ruleset(cls, raw: Mapping[str, Any] | None, *,
+                      protocol: str = PROTOCOL_V2) -> dict[str, Any]:
+        rs = super().parse_ruleset(raw, protocol=protocol)
         one_of(rs, "cube_cap", CUBE_CAPS)
         if rs["jacoby"] and rs["match_length"] != 0:
             raise RulesetError("ruleset key 'jacoby' applies only to money play (match_length 0)")
         return rs
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
-        super().__init__(ruleset, chance)
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
+                 ctx: MatchContext | None = None) -> None:
+        super().__init__(ruleset, chance, ctx)
+        #: fresh rolls (fairness-v2.md §6): v2 with ruleset ``fresh_rolls``
+        self.fresh: bool = self.v2 and bool(self.ruleset.get("fresh_rolls", False))
+        #: per seat: the last value it sent (its tip before any), and how many it sent
+        self._chain_prev: list[bytes] = []
+        self.values_used = [0, 0]
+        #: the roll waiting for values: {"label", "owes", "values"} (None: none)
+        self.fresh_pending: dict[str, Any] | None = None
+        self.opening_attempt = 0
+        if self.fresh:
+            self._chain_prev = self._roll_tips(ctx)
         self.match_length: int = self.ruleset["match_length"]
         self.score = [0, 0]
         self.games: list[dict[str, JSON]] = []
@@ -352,6 +378,87 @@ class TawlaEngine(Engine):
         self._turns: dict[Turn, Board] = {}
         self._begin_game()
 
+    @staticmethod
+    def _roll_tips(ctx: MatchContext | None) -> list[bytes]:
+        if ctx is None or len(ctx.roll_tips) != 2:
+            raise ValueError("fresh rolls need the match context: the match id and both "
+                             "seats' roll-chain tips from the lock")
+        tips = []
+        for seat, tip in enumerate(ctx.roll_tips):
+            try:
+                tips.append(parse_hex(tip, 32, f"seat {seat}'s roll-chain tip"))
+            except SeedError as exc:
+                raise ValueError(str(exc)) from None
+        return tips
+
+    # -- fresh rolls -------------------------------------------------------------------------
+    def _owe(self, label: str, owes: list[int], values: list[bytes]) -> None:
+        """Wait for fresh-roll values: ``owes`` the seats still to send one, in order."""
+        self.fresh_pending = {"label": label, "owes": owes, "values": values}
+        if any(self.values_used[seat] >= self.ROLL_CHAIN_VALUES for seat in owes):
+            self._exhausted()
+
+    def _exhausted(self) -> None:
+        """A seat would need a value past the end of its chain: no winner (§6)."""
+        self.fresh_pending = None
+        self.dice = None
+        self._turns = {}
+        self.phase = OVER
+        self.outcome = Outcome(CHAIN_EXHAUSTED, (), tuple(self.score),
+                               {"match_length": self.match_length,
+                                "games": [dict(x) for x in self.games]})
+
+    def _take_value(self, seat: int, action: Action) -> bytes:
+        """The seat's next roll-chain value from ``action["value"]``, checked against the
+        seat's previous value (its tip before any); nothing changes."""
+        if "value" not in action:
+            raise MalformedActionError(
+                "a fresh roll carries 'value': your next roll-chain value (64 hex)")
+        try:
+            raw = parse_hex(action["value"], 32, "'value'")
+        except SeedError as exc:
+            raise MalformedActionError(str(exc)) from None
+        assert self.ctx is not None
+        if self.values_used[seat] >= self.ROLL_CHAIN_VALUES or roll_step(
+                self.ctx.match_id, seat, raw) != self._chain_prev[seat]:
+            err = IllegalActionError(
+                f"'value' is not seat {seat}'s next value on its roll chain (value "
+                f"{self.values_used[seat] + 1}: it must hash once to "
+                f"{self._chain_prev[seat].hex()})")
+            err.kind = "roll_chain"
+            raise err
+        return raw
+
+    def _use_value(self, seat: int, raw: bytes) -> None:
+        self._chain_prev[seat] = raw
+        self.values_used[seat] += 1
+
+    def _roll_value(self, seat: int, action: Action) -> None:
+        only_keys(action, "value")
+        if not self.fresh:
+            raise IllegalActionError(
+                "this ruleset has no fresh rolls: send {\"type\": \"roll\"}")
+        if self.fresh_pending is None or self.phase not in (OPENING, ROLL_VALUE):
+            raise IllegalActionError(
+                "no roll value is owed now: the roller sends {\"type\": \"roll\", "
+                "\"value\"} first")
+        raw = self._take_value(seat, action)
+        self._use_value(seat, raw)
+        pending = self.fresh_pending
+        pending["owes"] = pending["owes"][1:]
+        pending["values"] = [*pending["values"], raw]
+        if pending["owes"]:
+            return
+        first, second = pending["values"]
+        label = fresh_label(pending["label"], first, second)
+        self.fresh_pending = None
+        dice = self.chance.dice(label, 2)
+        if self.phase == OPENING:
+            self._opened(dice)
+        else:
+            self.rolls += 1
+            self._start_move(dice)
+
     # -- game flow -------------------------------------------------------------------------
     def _begin_game(self) -> None:
         g = self.game_number
@@ -373,6 +480,13 @@ class TawlaEngine(Engine):
         ):
             self.crawford_game = True
             self._crawford_used = True
+        if self.fresh:
+            self.opening = {}
+            self.dice = None
+            self._turns = {}
+            self.opening_attempt = 0
+            self._await_opening()
+            return
         attempt = 0
         while True:
             dice = self.chance.dice(f"g{g}/opening/{attempt}", 2)
@@ -380,6 +494,21 @@ class TawlaEngine(Engine):
                 break
             attempt += 1
         self.opening = {"dice": list(dice), "attempts": attempt + 1}
+        self.on_roll = 0 if dice[0] > dice[1] else 1
+        self._start_move(list(dice))
+
+    def _await_opening(self) -> None:
+        """Fresh rolls: opening attempt ``opening_attempt`` waits for seat 0's value, then
+        seat 1's."""
+        self.phase = OPENING
+        self._owe(f"g{self.game_number}/opening/{self.opening_attempt}", [0, 1], [])
+
+    def _opened(self, dice: list[int]) -> None:
+        if dice[0] == dice[1]:
+            self.opening_attempt += 1
+            self._await_opening()
+            return
+        self.opening = {"dice": list(dice), "attempts": self.opening_attempt + 1}
         self.on_roll = 0 if dice[0] > dice[1] else 1
         self._start_move(list(dice))
 
@@ -421,6 +550,11 @@ class TawlaEngine(Engine):
         self._turns = {}
         self.pending = None
         self.resign_rejected = False
+        if self.fresh:
+            # the turn's roll will need a value from each seat
+            self.fresh_pending = None
+            if any(self.values_used[s] >= self.ROLL_CHAIN_VALUES for s in (0, 1)):
+                self._exhausted()
 
     def _start_move(self, dice: list[int]) -> None:
         """The seat on roll has ``dice``: list its turns, or pass if there are none."""
@@ -506,13 +640,20 @@ class TawlaEngine(Engine):
     def turn(self) -> int | None:
         if self.outcome is not None:
             return None
+        if self.phase in (OPENING, ROLL_VALUE):
+            assert self.fresh_pending is not None
+            return int(self.fresh_pending["owes"][0])
         if self.phase in (DOUBLED, RESIGNING):
             return 1 - self.on_roll
         return self.on_roll
 
     def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may send now; with fresh rolls ``roll`` and ``roll_value``
+        are listed without their ``value`` (the seat adds its next roll-chain value)."""
         if self.outcome is not None or seat != self.turn:
             return []
+        if self.phase in (OPENING, ROLL_VALUE):
+            return [{"type": "roll_value"}]
         if self.phase == ROLL:
             out: list[Action] = [{"type": "roll"}]
             if self._can_double(seat) is None:
@@ -545,6 +686,7 @@ class TawlaEngine(Engine):
         kind = action["type"]
         handler = {
             "roll": self._roll,
+            "roll_value": self._roll_value,
             "double": self._double,
             "take": self._take,
             "drop": self._drop,
@@ -563,15 +705,25 @@ class TawlaEngine(Engine):
             MOVE: "the dice are rolled and a move is due",
             DOUBLED: "a double is waiting for take or drop",
             RESIGNING: "a resignation offer is waiting for accept or reject",
+            OPENING: "the opening roll waits for the seats' roll values",
+            ROLL_VALUE: "the roll waits for the opponent's roll value",
         }.get(self.phase, "the game is over")
         raise IllegalActionError(f"cannot {what} now: {now}")
 
     def _roll(self, seat: int, action: Action) -> None:
+        label = f"g{self.game_number}/roll/{self.rolls + 1}"
+        if self.fresh:
+            only_keys(action, "value")
+            self._need_phase(ROLL, "roll")
+            raw = self._take_value(seat, action)
+            self._use_value(seat, raw)
+            self.phase = ROLL_VALUE
+            self._owe(label, [1 - seat], [raw])
+            return
         only_keys(action, "entropy")
         self._need_phase(ROLL, "roll")
-        label = f"g{self.game_number}/roll/{self.rolls + 1}"
         if "entropy" in action:
-            if not self.ruleset["live_entropy"]:
+            if not self.ruleset.get("live_entropy", False):
                 raise MalformedActionError(
                     "this ruleset has no live entropy: send {\"type\": \"roll\"}"
                 )
@@ -694,6 +846,15 @@ class TawlaEngine(Engine):
         return f"not a legal turn for dice {dice}"
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
+        out = self._board_view()
+        if self.v2:
+            pending = self.fresh_pending if self.outcome is None else None
+            out["fresh_roll"] = ({"label": pending["label"], "owes": list(pending["owes"])}
+                                 if pending is not None else None)
+            out["values_used"] = list(self.values_used)
+        return out
+
+    def _board_view(self) -> dict[str, JSON]:
         return {
             "points": list(self.points),
             "bar": list(self.bar),
@@ -718,6 +879,38 @@ class TawlaEngine(Engine):
 
     def side_scores(self) -> tuple[int, ...]:
         return (self.score[0], self.score[1])
+
+    # -- forfeits (v2) -----------------------------------------------------------------------
+    def forfeit_scores(self, winning_sides: Sequence[int]) -> tuple[int, ...]:
+        """The forfeiting seat loses the match: in match play its opponent's score becomes
+        (at least) the match length; in money play its opponent wins 3 × the cube."""
+        score = list(self.score)
+        for w in winning_sides:
+            if self.match_length == 0:
+                score[w] += 3 * self.cube_value
+            else:
+                score[w] = max(score[w], self.match_length)
+        return tuple(score)
+
+    def forfeit_detail(self) -> dict[str, JSON]:
+        return {"match_length": self.match_length, "games": [dict(x) for x in self.games]}
+
+    @classmethod
+    def no_reveal_scores(cls, ruleset: Mapping[str, Any],
+                         winning_sides: Sequence[int]) -> tuple[int, ...]:
+        """Before any play a forfeit loses the match as well (money play: 3 points)."""
+        ml = int(ruleset["match_length"])
+        return tuple((ml if ml else 3) if s in winning_sides else 0 for s in (0, 1))
+
+    def _forfeit(self, reason: str, seats: Sequence[int]) -> None:
+        super()._forfeit(reason, seats)
+        if self.outcome is not None and seats:
+            self.score = list(self.outcome.scores)
+        self.phase = OVER
+        self.fresh_pending = None
+        self.dice = None
+        self._turns = {}
+        self.pending = None
 
 
 ENGINE = TawlaEngine

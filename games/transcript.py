@@ -1,20 +1,45 @@
-"""Transcript documents (fairness-v1.md §6) and random-bot matches for tests and demos.
+"""Transcript documents and random-bot matches for tests and demos.
 
-The service builds its transcripts with :func:`build_transcript`; tests, benches and the
-demo make genuine ones offline with :func:`simulate_match` (the same engines, the same
-derivation, random legal bots).
+qahwa-fair/1 (fairness-v1.md §6): :func:`build_transcript`; qahwa-fair/2 (fairness-v2.md
+§9): :func:`build_transcript_v2`, with the lock record of §3 (:func:`lock_record`). Tests,
+benches and the demo make genuine transcripts offline with :func:`simulate_match` (the same
+engines, the same derivation, random legal bots; v2 by default, with real roll chains,
+seat commitments, the event chain and, when asked, seat signatures).
+:func:`replay_transcript` replays one with :mod:`games.replay`.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Mapping, Sequence
-from typing import Any
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
 
-from fairness import PROTOCOL, canonical_ruleset, commitment, match_key, new_server_seed
+from fairness import (
+    PROTOCOL,
+    PROTOCOL_V2,
+    canonical_ruleset,
+    chain_next,
+    chain_start,
+    commitment,
+    commitment_v2,
+    match_key,
+    match_key_v2,
+    new_server_seed,
+    new_server_seed_v2,
+    roll_chain,
+    seat_sig_message,
+    seed_commitment,
+)
 
-from .base import Chance, Engine, Event
+from .base import Chance, Engine, Event, MatchContext
+from .ends import NoRevealMatch, no_reveal_event, no_reveal_outcome
 from .registry import engine_class
+from .replay import OnEvent, replay
+
+if TYPE_CHECKING:
+    from fairness.signing import Signer
 
 
 def build_transcript(
@@ -46,13 +71,105 @@ def build_transcript(
     return doc
 
 
-def transcript_key(doc: Mapping[str, Any]) -> bytes:
+def transcript_key(doc: Mapping[str, Any]) -> bytes | None:
     """The match key K of a transcript: its revealed seed, ids, ruleset string as given and
-    the seats' client seeds in seat order."""
+    the seats' client seeds (v2: and nonces) in seat order. None for a v2 transcript in
+    which a seat never revealed (a ``no_reveal`` end: there is no K)."""
+    seats = sorted(doc["seats"], key=lambda s: s["seat"])
+    if doc.get("protocol") == PROTOCOL_V2:
+        if any(s.get("client_seed") is None or s.get("nonce") is None for s in seats):
+            return None
+        return match_key_v2(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
+                            [(s["client_seed"], s["nonce"]) for s in seats])
     return match_key(
         bytes.fromhex(doc["server_seed"]), doc["match_id"], doc["game"], doc["ruleset"],
-        [s["client_seed"] for s in doc["seats"]],
+        [s["client_seed"] for s in seats],
     )
+
+
+def transcript_context(doc: Mapping[str, Any]) -> MatchContext | None:
+    """A v2 transcript's match context: its match id and the roll-chain tips of its lock's
+    seats (never of its ``seats``: fairness-v2.md §3a). None for a v1 transcript."""
+    if doc.get("protocol") != PROTOCOL_V2:
+        return None
+    lock_seats = sorted(doc["lock"]["seats"], key=lambda s: s["seat"])
+    return MatchContext(doc["match_id"], tuple(s.get("roll_chain") for s in lock_seats))
+
+
+def replay_transcript(doc: Mapping[str, Any], *, on_event: OnEvent | None = None) -> Engine:
+    """Replay a transcript's events (:func:`games.replay.replay`) with its own protocol,
+    key and context. It checks the rules only: signatures, the lock, commitments and the
+    chain are the verifier's."""
+    protocol = doc.get("protocol")
+    if protocol not in (PROTOCOL, PROTOCOL_V2):
+        raise ValueError(f"unknown protocol {protocol!r}")
+    return replay(engine_class(doc["game"]), doc["ruleset"], transcript_key(doc),
+                  doc["events"], protocol=protocol, ctx=transcript_context(doc),
+                  on_event=on_event)
+
+
+def rfc3339(t: datetime) -> str:
+    """A UTC time as RFC 3339 ending in ``Z`` (whole seconds)."""
+    return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def lock_record(*, match_id: str, game: str, ruleset: str, commitment: str,
+                seats: Sequence[Mapping[str, Any]], locked_at: str, reveal_by: str,
+                end_by: str) -> dict[str, Any]:
+    """The unsigned lock record of fairness-v2.md §3; ``seats``: ``{"seat", "name",
+    "house", "seed_commitment", "key", "roll_chain"}`` each."""
+    return {
+        "type": "lock", "protocol": PROTOCOL_V2, "match_id": match_id, "game": game,
+        "ruleset": ruleset, "commitment": commitment,
+        "seats": [{"seat": s["seat"], "name": s["name"], "house": s["house"],
+                   "seed_commitment": s["seed_commitment"], "key": s["key"],
+                   "roll_chain": s["roll_chain"]} for s in seats],
+        "locked_at": locked_at, "reveal_by": reveal_by, "end_by": end_by,
+    }
+
+
+def build_transcript_v2(
+    *,
+    match_id: str,
+    game: str,
+    ruleset: str,
+    server_seed: bytes,
+    lock: Mapping[str, Any],
+    lock_index: int,
+    seats: Sequence[Mapping[str, Any]],
+    events: Sequence[Event],
+    chain: str,
+    result: Mapping[str, Any] | None,
+    created_at: str,
+    ended_at: str | None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The unsigned qahwa-fair/2 transcript (fairness-v2.md §9); sign it with
+    ``fairness.Signer.signed``. ``seats``: ``{"seat", "name", "house", "client_seed",
+    "nonce", "key", "roll_chain"}`` each (``client_seed``/``nonce`` None for a seat that
+    never revealed); ``events`` numbered; ``chain`` the hex head after the last event."""
+    doc: dict[str, Any] = {
+        "protocol": PROTOCOL_V2,
+        "match_id": match_id,
+        "game": game,
+        "ruleset": ruleset,
+        "commitment": commitment_v2(server_seed),
+        "server_seed": server_seed.hex(),
+        "lock": dict(lock),
+        "lock_index": lock_index,
+        "seats": [{"seat": s["seat"], "name": s["name"], "house": s["house"],
+                   "client_seed": s["client_seed"], "nonce": s["nonce"], "key": s["key"],
+                   "roll_chain": s["roll_chain"]} for s in seats],
+        "events": [dict(e) for e in events],
+        "chain": chain,
+        "result": dict(result) if result is not None else None,
+        "created_at": created_at,
+        "ended_at": ended_at,
+    }
+    if extra:
+        for k, v in extra.items():
+            doc.setdefault(k, v)
+    return doc
 
 
 def simulate_match(
@@ -60,23 +177,68 @@ def simulate_match(
     ruleset: Mapping[str, Any] | None = None,
     *,
     seed: int = 0,
+    protocol: str = PROTOCOL_V2,
     server_seed: bytes | None = None,
     match_id: str | None = None,
     client_seeds: Sequence[str] | None = None,
     max_actions: int = 100_000,
     resign_at: int | None = None,
+    end_reason: str = "resigned",
+    signer: Signer | None = None,
+    keyed: bool = False,
+    house: Sequence[int] = (),
+    no_reveal: Sequence[int] = (),
+    lock_index: int = 0,
+    started: datetime | None = None,
 ) -> tuple[dict[str, Any], Engine]:
-    """Play a whole match with random legal bots; return (unsigned transcript, engine).
+    """Play a whole match with random legal bots; return (transcript, engine).
 
-    ``seed`` drives the bots' choices (a ``random.Random``) and, when ``server_seed`` is not
-    given, the server seed too, so the same arguments give the same transcript.
-    ``resign_at``: seat 0 resigns after that many actions (tests of the end event).
+    ``seed`` drives the bots' choices (a ``random.Random``) and, when not given, the server
+    seed, nonces, roll-chain secrets and seat keys too, so the same arguments give the same
+    transcript. ``resign_at``: after that many actions seat 0 ends the match by
+    ``end_reason`` (``resigned``; in v2 also ``timeout``, or ``expired`` with no seat).
+
+    qahwa-fair/2 (the default): the lock record of §3 (seed commitments, seat keys when
+    ``keyed``, roll-chain tips in tawla and mahbusa with fresh rolls; ``house`` lists house
+    seats), fresh-roll values from each seat's real roll chain, the event chain of §7 and,
+    when ``keyed``, every seat's signature on the events it causes. With ``signer`` the lock
+    and the transcript are signed, else both are left unsigned (a placeholder lock).
+    ``no_reveal``: those seats never reveal; the transcript is the single no_reveal end.
+    ``protocol=PROTOCOL`` gives exactly the v1 transcript of earlier versions.
     """
+    if protocol == PROTOCOL:
+        if signer is not None or keyed or house or no_reveal:
+            raise ValueError("signer, keyed, house and no_reveal are qahwa-fair/2 options")
+        return _simulate_v1(game, ruleset, seed=seed, server_seed=server_seed,
+                            match_id=match_id, client_seeds=client_seeds,
+                            max_actions=max_actions, resign_at=resign_at,
+                            end_reason=end_reason)
+    if protocol != PROTOCOL_V2:
+        raise ValueError(f"unknown protocol {protocol!r}")
+    return _Sim(game, ruleset, seed=seed, server_seed=server_seed, match_id=match_id,
+                client_seeds=client_seeds, signer=signer, keyed=keyed, house=house,
+                lock_index=lock_index, started=started).run(
+        max_actions=max_actions, resign_at=resign_at, end_reason=end_reason,
+        no_reveal=no_reveal)
+
+
+def _simulate_v1(
+    game: str,
+    ruleset: Mapping[str, Any] | None,
+    *,
+    seed: int,
+    server_seed: bytes | None,
+    match_id: str | None,
+    client_seeds: Sequence[str] | None,
+    max_actions: int,
+    resign_at: int | None,
+    end_reason: str,
+) -> tuple[dict[str, Any], Engine]:
     bots = random.Random(seed)
     if server_seed is None:
         server_seed = random.Random(f"server-{seed}").randbytes(32) if seed >= 0 else new_server_seed()
     cls = engine_class(game)
-    parsed = cls.parse_ruleset(dict(ruleset or {}))
+    parsed = cls.parse_ruleset(dict(ruleset or {}), protocol=PROTOCOL)
     ruleset_str = canonical_ruleset(parsed)
     n = cls.seat_count(parsed)
     match_id = match_id or f"sim-{game}-{seed}"
@@ -91,8 +253,7 @@ def simulate_match(
         if actions >= max_actions:
             raise RuntimeError(f"{game}: no end after {max_actions} actions")
         if resign_at is not None and actions >= resign_at:
-            engine.end_match("resigned", 0)
-            events.append({"type": "end", "reason": "resigned", "seat": 0})
+            events.extend(engine.end_match(end_reason, 0 if end_reason == "resigned" else None))
             break
         seat = engine.turn
         assert seat is not None
@@ -100,9 +261,7 @@ def simulate_match(
         if not legal:
             raise RuntimeError(f"{game}: seat {seat} to act with no legal action")
         action = bots.choice(engine.bot_actions(seat))
-        engine.apply(seat, action)
-        events.append({"type": "action", "seat": seat, "action": action})
-        events.extend(chance.take_events())
+        events.extend(engine.apply(seat, action))
         actions += 1
     numbered = [{"seq": i, **e} for i, e in enumerate(events)]
     seats = [
@@ -115,3 +274,168 @@ def simulate_match(
         seats=seats, events=numbered, result=engine.outcome.to_json(),
     )
     return doc, engine
+
+
+@functools.lru_cache(maxsize=64)
+def _chain(match_id: str, seat: int, secret: bytes) -> tuple[bytes, ...]:
+    return tuple(roll_chain(match_id, seat, secret))
+
+
+def seat_value(chain: Sequence[bytes], used: int) -> str:
+    """A seat's next fresh-roll value as hex: ``c[used + 1]`` of its roll chain."""
+    return chain[used + 1].hex()
+
+
+def with_roll_value(engine: Engine, seat: int, action: dict[str, Any],
+                    chain: Sequence[bytes] | None) -> dict[str, Any]:
+    """``action`` with the seat's next roll-chain value added where a fresh roll needs one
+    (``roll`` / ``roll_value`` listed without it); any other action unchanged."""
+    if chain is None or not getattr(engine, "fresh", False):
+        return action
+    if action.get("type") not in ("roll", "roll_value") or "value" in action:
+        return action
+    used: list[int] = getattr(engine, "values_used")  # noqa: B009 - tawla's and mahbusa's
+    return {**action, "value": seat_value(chain, used[seat])}
+
+
+class _Sim:
+    """One simulated qahwa-fair/2 match (see :func:`simulate_match`)."""
+
+    def __init__(self, game: str, ruleset: Mapping[str, Any] | None, *, seed: int,
+                 server_seed: bytes | None, match_id: str | None,
+                 client_seeds: Sequence[str] | None, signer: Signer | None, keyed: bool,
+                 house: Sequence[int], lock_index: int, started: datetime | None) -> None:
+        self.game = game
+        self.seed = seed
+        self.bots = random.Random(seed)
+        if server_seed is None:
+            server_seed = (random.Random(f"server2-{seed}").randbytes(64) if seed >= 0
+                           else new_server_seed_v2())
+        self.server_seed = server_seed
+        self.cls = engine_class(game)
+        self.parsed = self.cls.parse_ruleset(dict(ruleset or {}), protocol=PROTOCOL_V2)
+        self.ruleset_str = canonical_ruleset(self.parsed)
+        n = self.n = self.cls.seat_count(self.parsed)
+        self.match_id = match_id or f"sim2-{game}-{seed}"
+        self.client_seeds = (list(client_seeds) if client_seeds is not None
+                             else [f"seat{s}-seed{seed}" for s in range(n)])
+        if len(self.client_seeds) != n:
+            raise ValueError(f"{game} with this ruleset has {n} seats")
+        self.nonces = [random.Random(f"nonce-{seed}-{s}").randbytes(32) for s in range(n)]
+        fresh = bool(self.parsed.get("fresh_rolls", False))
+        self.chains: list[tuple[bytes, ...]] | None = (
+            [_chain(self.match_id, s, random.Random(f"chain-{seed}-{s}").randbytes(32))
+             for s in range(n)] if fresh else None)
+        self.seat_signers: list[Signer] | None = None
+        if keyed:
+            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+            from fairness.signing import Signer as _Signer
+
+            self.seat_signers = [
+                _Signer(Ed25519PrivateKey.from_private_bytes(
+                    random.Random(f"seat-key-{seed}-{s}").randbytes(32))) for s in range(n)]
+        self.signer = signer
+        self.house = set(house)
+        self.lock_index = lock_index
+        self.t0 = started or datetime(2026, 1, 1, tzinfo=UTC)
+
+    def _key_b64(self, seat: int) -> str | None:
+        if self.seat_signers is None:
+            return None
+        from fairness.signing import public_key_b64
+
+        return public_key_b64(self.seat_signers[seat].public_key)
+
+    def run(self, *, max_actions: int, resign_at: int | None, end_reason: str,
+            no_reveal: Sequence[int]) -> tuple[dict[str, Any], Engine]:
+        n = self.n
+        seat_rows = [{"seat": s, "name": f"bot{s}", "house": s in self.house,
+                      "seed_commitment": seed_commitment(self.match_id, s, self.nonces[s],
+                                                         self.client_seeds[s]),
+                      "key": self._key_b64(s),
+                      "roll_chain": self.chains[s][0].hex() if self.chains else None}
+                     for s in range(n)]
+        rs = self.parsed
+        locked_at = self.t0 + timedelta(seconds=1)
+        lock = lock_record(
+            match_id=self.match_id, game=self.game, ruleset=self.ruleset_str,
+            commitment=commitment_v2(self.server_seed), seats=seat_rows,
+            locked_at=rfc3339(locked_at),
+            reveal_by=rfc3339(locked_at + timedelta(seconds=rs.get("reveal_seconds", 0))),
+            end_by=rfc3339(locked_at + timedelta(seconds=rs.get("max_seconds", 0))))
+        if self.signer is not None:
+            lock = self.signer.signed(lock)
+        head = chain_start(lock)
+        events: list[Event] = []
+
+        def add(ev: Event, signer_seat: int | None = None) -> None:
+            nonlocal head
+            numbered: Event = {"seq": len(events), **ev}
+            if signer_seat is not None and self.seat_signers is not None:
+                numbered["sig"] = self.seat_signers[signer_seat].sign_bytes(
+                    seat_sig_message(self.match_id, head, numbered))
+            head = chain_next(head, numbered)
+            events.append(numbered)
+
+        engine: Engine
+        if no_reveal:
+            outcome = no_reveal_outcome(self.cls, rs, list(no_reveal))
+            ev = no_reveal_event(outcome.forfeited or ())
+            del ev["seq"]
+            add(ev)
+            engine = NoRevealMatch(self.cls, rs, list(outcome.forfeited or ()))
+            hidden = set(no_reveal)
+        else:
+            hidden = set()
+            key = match_key_v2(self.server_seed, self.match_id, self.game, self.ruleset_str,
+                               list(zip(self.client_seeds, self.nonces, strict=True)))
+            tips: tuple[str | None, ...] = tuple(
+                c[0].hex() if c else None for c in (self.chains or [()] * n))
+            ctx = MatchContext(self.match_id, tips)
+            chance = Chance(key)
+            engine = self.cls(rs, chance, ctx)
+            for ev in chance.take_events():
+                add(ev)
+            self._play(engine, add, max_actions=max_actions, resign_at=resign_at,
+                       end_reason=end_reason)
+        assert engine.outcome is not None
+        seats = [{"seat": s, "name": f"bot{s}", "house": s in self.house,
+                  "client_seed": None if s in hidden else self.client_seeds[s],
+                  "nonce": None if s in hidden else self.nonces[s].hex(),
+                  "key": seat_rows[s]["key"], "roll_chain": seat_rows[s]["roll_chain"]}
+                 for s in range(n)]
+        doc = build_transcript_v2(
+            match_id=self.match_id, game=self.game, ruleset=self.ruleset_str,
+            server_seed=self.server_seed, lock=lock, lock_index=self.lock_index,
+            seats=seats, events=events, chain=head.hex(), result=engine.outcome.to_json(),
+            created_at=rfc3339(self.t0), ended_at=rfc3339(locked_at))
+        if self.signer is not None:
+            doc = self.signer.signed(doc)
+        return doc, engine
+
+    def _play(self, engine: Engine, add: Any, *, max_actions: int, resign_at: int | None,
+              end_reason: str) -> None:
+        actions = 0
+        while engine.outcome is None:
+            if actions >= max_actions:
+                raise RuntimeError(f"{self.game}: no end after {max_actions} actions")
+            if resign_at is not None and actions >= resign_at:
+                seat0 = 0 if end_reason in ("resigned", "timeout") else None
+                for ev in engine.end_match(end_reason, seat0):
+                    # a resignation is the seat's own request: it signs it; a timeout or an
+                    # expiry is the server's
+                    add(ev, 0 if end_reason == "resigned" else None)
+                break
+            seat = engine.turn
+            assert seat is not None
+            choices = engine.bot_actions(seat)
+            if not choices:
+                raise RuntimeError(f"{self.game}: seat {seat} to act with no legal action")
+            action = with_roll_value(engine, seat, self.bots.choice(choices),
+                                     self.chains[seat] if self.chains else None)
+            produced = engine.apply(seat, action)
+            add(produced[0], seat)
+            for ev in produced[1:]:
+                add(ev)
+            actions += 1

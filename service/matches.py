@@ -174,7 +174,7 @@ class MatchService:
             raise Invalid("plain randomness sessions use POST /v1/rng", "unknown_game")
         with user_errors():
             cls = engine_class(game)
-            parsed = cls.parse_ruleset(ruleset or {})
+            parsed = cls.parse_ruleset(ruleset or {}, protocol=PROTOCOL)
         n = cls.seat_count(parsed)
         if names is None:
             names = [f"Seat {i}" for i in range(n)]
@@ -236,14 +236,14 @@ class MatchService:
         accepted = dumps(action)  # the action exactly as accepted, before the engine runs
         try:
             with user_errors():
-                engine.apply(seat, action)
+                produced = engine.apply(seat, action)
         except Conflict:  # not your turn / match over: checked before any change
             raise
         except BaseException:
             tx.dirty = True  # an engine error should leave it unchanged; do not rely on it
             raise
         tx.dirty = True
-        drawn = engine.chance.take_events()
+        drawn = produced[1:]  # the action event, then the chance events it drew
         tx.append([f'{{"type":"action","seat":{seat},"action":{accepted}}}',
                    *(dumps(ev) for ev in drawn)], raw=True)
         if engine.outcome is not None:

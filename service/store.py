@@ -30,8 +30,9 @@ from typing import Any
 from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
 from sqlmodel import Session
 
-from fairness import SecretBox, match_key, new_client_seed
-from games import Chance, Engine, ReplayError, engine_class, replay
+from fairness import PROTOCOL, SecretBox, match_key, new_client_seed
+from games import Chance, Engine, ReplayError, engine_class
+from games.replay import Replayer, replay
 
 from .db import Database
 from .errors import NotFound, Unauthorized
@@ -162,29 +163,9 @@ def catch_up(engine: Engine, events: Sequence[dict[str, Any]], first_seq: int) -
     every earlier one, checking each chance event against what the engine draws.
 
     Raises ReplayError (the engine is then unusable) where the log and the engine disagree.
+    The loop is :class:`games.replay.Replayer`, the one verify and the tests use.
     """
-    pending: list[dict[str, Any]] = []
-    for i, ev in enumerate(events):
-        if ev.get("seq") != first_seq + i:
-            raise ReplayError(f"event {first_seq + i}: seq is {ev.get('seq')!r}")
-        kind = ev.get("type")
-        if kind == "chance":
-            if not pending:
-                raise ReplayError(f"event {ev['seq']}: a chance event the rules did not draw")
-            if {k: v for k, v in ev.items() if k != "seq"} != pending.pop(0):
-                raise ReplayError(f"event {ev['seq']}: chance result differs")
-            continue
-        if pending:
-            raise ReplayError(f"event {ev['seq']}: chance event {pending[0]['label']} missing")
-        if kind == "action":
-            engine.apply(ev["seat"], ev["action"])
-        elif kind == "end":
-            engine.end_match(str(ev.get("reason")), ev.get("seat"))
-        else:
-            raise ReplayError(f"event {ev['seq']}: unknown event type {kind!r}")
-        pending = engine.chance.take_events()
-    if pending:
-        raise ReplayError(f"the log ends where chance event {pending[0]['label']} is due")
+    Replayer(engine, next_seq=first_seq).feed(events).finish()
 
 
 class Store:
@@ -425,7 +406,7 @@ class Tx:
         events = store.events_after(self.c, m.id, before=m.next_seq)
         store.events_read += len(events)
         store.replays += 1
-        engine = replay(engine_class(m.game), m.ruleset, self.key(), events)
+        engine = replay(engine_class(m.game), m.ruleset, self.key(), events, protocol=PROTOCOL)
         store.cache.put(m.id, Cached(m.version, m.next_seq, engine))
         self.current = engine
         return engine
@@ -442,7 +423,7 @@ class Tx:
         cls = engine_class(m.game)
         chance = Chance(self.key(seats))
         self.dirty = True
-        engine = cls(cls.parse_ruleset(json.loads(m.ruleset)), chance)
+        engine = cls(cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL), chance)
         self.current = engine
         self.append([dumps(ev) for ev in chance.take_events()], raw=True)
         m.status = PLAYING

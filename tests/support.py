@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from hypothesis import settings
 
+from fairness import PROTOCOL_V2
 from games.base import Chance, Engine
-from games.transcript import transcript_key
+from games.registry import engine_class
+from games.replay import Replayer, parse_transcript_ruleset
+from games.transcript import transcript_context, transcript_key
 
 
 def examples(n: int) -> int:
@@ -19,31 +21,30 @@ def examples(n: int) -> int:
     return max(n, n * settings().max_examples // 100)
 
 
+def listed_form(action: dict[str, Any]) -> dict[str, Any]:
+    """An action as ``legal_actions`` lists it: a fresh roll's ``value`` is the seat's own."""
+    if action.get("type") in ("roll", "roll_value"):
+        return {k: v for k, v in action.items() if k != "value"}
+    return action
+
+
 def walk_transcript(doc: dict[str, Any], cls: type[Engine],
          check: Callable[[Any, int, dict[str, Any]], None]) -> Engine:
-    """Re-run the transcript step by step, calling ``check(engine, seat, action)`` before
-    each action and comparing every chance event the engine draws with the transcript's."""
-    chance = Chance(transcript_key(doc))
-    engine = cls(cls.parse_ruleset(json.loads(doc["ruleset"])), chance)
-    events = doc["events"]
-    pos = 0
-
-    def drain() -> None:
-        nonlocal pos
-        for ev in chance.take_events():
-            assert {k: v for k, v in events[pos].items() if k != "seq"} == ev
-            pos += 1
-
-    drain()
-    while pos < len(events):
-        ev = events[pos]
-        pos += 1
-        if ev["type"] == "end":
-            engine.end_match(ev["reason"], ev.get("seat"))
-            continue
-        assert ev["type"] == "action"
-        assert ev["action"] in engine.legal_actions(ev["seat"])
-        check(engine, ev["seat"], ev["action"])
-        engine.apply(ev["seat"], ev["action"])
-        drain()
-    return engine
+    """Re-run the transcript step by step through the one replay loop (games.replay),
+    calling ``check(engine, seat, action)`` before each action, which must be listed in
+    ``legal_actions``; every chance event is compared with what the engine draws."""
+    assert engine_class(doc["game"]) is cls
+    protocol = doc["protocol"]
+    parsed = parse_transcript_ruleset(cls, doc["ruleset"], protocol)
+    key = transcript_key(doc)
+    assert key is not None, "walk_transcript needs a started match"
+    chance = Chance(key)
+    ctx = transcript_context(doc) if protocol == PROTOCOL_V2 else None
+    engine = cls(parsed, chance, ctx) if ctx is not None else cls(parsed, chance)
+    walker = Replayer(engine, pending=chance.take_events())
+    for ev in doc["events"]:
+        if ev["type"] == "action" and not walker.pending:
+            assert listed_form(ev["action"]) in engine.legal_actions(ev["seat"])
+            check(engine, ev["seat"], ev["action"])
+        walker.feed([ev])
+    return walker.finish()

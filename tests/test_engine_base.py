@@ -23,11 +23,21 @@ from games import (
     ReplayError,
     RulesetError,
     engine_class,
-    replay,
 )
-from games.base import check_keys, int_in, one_of, only_keys
+from games import replay as replay_v2
+from games.base import MatchContext, check_keys, int_in, one_of, only_keys
 from games.rng import RngEngine
-from games.transcript import build_transcript, simulate_match, transcript_key
+from games.transcript import build_transcript, transcript_key
+from games.transcript import simulate_match as simulate_any
+
+
+def replay(*args: Any, **kw: Any) -> Engine:
+    """The one replay loop (games.replay) for the qahwa-fair/1 machinery tested here."""
+    return replay_v2(*args, protocol=fairness.PROTOCOL, **kw)
+
+
+def simulate_match(*args: Any, **kw: Any) -> tuple[dict[str, Any], Engine]:
+    return simulate_any(*args, protocol=fairness.PROTOCOL, **kw)
 
 SEED = hashlib.sha256(b"engine-base").digest()
 KEY = fairness.match_key(SEED, "s-1", "rng", "{}", ["me"])
@@ -153,13 +163,17 @@ def new_session() -> RngEngine:
 def test_rng_session_draws() -> None:
     e = new_session()
     assert e.turn == 0 and e.status == "playing" and e.outcome is None
-    e.apply(0, {"type": "draw", "kind": "dice", "count": 2, "sides": 6})
-    e.apply(0, {"type": "draw", "kind": "dice"})  # defaults: one six-sided die
-    e.apply(0, {"type": "draw", "kind": "uniform", "n": 2**32})
-    e.apply(0, {"type": "draw", "kind": "shuffle", "n": 5})
+    sent = [{"type": "draw", "kind": "dice", "count": 2, "sides": 6},
+            {"type": "draw", "kind": "dice"},  # defaults: one six-sided die
+            {"type": "draw", "kind": "uniform", "n": 2**32},
+            {"type": "draw", "kind": "shuffle", "n": 5}]
+    produced = [e.apply(0, a) for a in sent]
     assert e.draws == [fairness.dice(KEY, "d0", 2), fairness.dice(KEY, "d1", 1),
                        fairness.uniform(KEY, "d2", 2**32), fairness.shuffle(KEY, "d3", range(5))]
-    events = e.chance.take_events()
+    # apply returns the action event exactly as sent, then the chance events it drew
+    assert [p[0] for p in produced] == [{"type": "action", "seat": 0, "action": a} for a in sent]
+    assert all(len(p) == 2 for p in produced) and e.chance.take_events() == []
+    events = [p[1] for p in produced]
     assert [ev["label"] for ev in events] == ["d0", "d1", "d2", "d3"]
     assert events[1]["args"] == {"count": 1, "sides": 6}
     v = e.view(0)
@@ -228,13 +242,12 @@ def test_rng_bad_input_leaves_state_unchanged(action: Any, err: type[Exception],
     e = new_session()
     e.apply(0, {"type": "draw", "kind": "uniform", "n": 10})
     before = (copy.deepcopy(e.draws), set(e.chance.labels), e.view(0))
-    e.chance.take_events()
     with pytest.raises(err, match=match):
         e.apply(0, action)
     assert (e.draws, e.chance.labels, e.view(0)) == before
     assert e.chance.take_events() == []
-    e.apply(0, {"type": "draw", "kind": "uniform", "n": 10})  # the next draw is still d1
-    assert e.chance.take_events()[0]["label"] == "d1"
+    # the next draw is still d1
+    assert e.apply(0, {"type": "draw", "kind": "uniform", "n": 10})[1]["label"] == "d1"
 
 
 @pytest.mark.parametrize("seat", [1, -1, True, "0", None, 0.0])
@@ -307,15 +320,17 @@ class Duel(Engine):
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"rolls": 4, "sloppy": False, "teams": False}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("roll",)
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance) -> None:
-        super().__init__(ruleset, chance)
+    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
+                 ctx: MatchContext | None = None) -> None:
+        super().__init__(ruleset, chance, ctx)
         self.to_act = chance.uniform("first", self.n_seats)
         self.totals = [0] * self.n_seats
         self.k = 0
 
     @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None) -> dict[str, Any]:
-        r = super().parse_ruleset(raw)
+    def parse_ruleset(cls, raw: Mapping[str, Any] | None, *,
+                      protocol: str = fairness.PROTOCOL) -> dict[str, Any]:
+        r = super().parse_ruleset(raw, protocol=protocol)
         int_in(r, "rolls", 1, 10)
         return r
 
@@ -368,11 +383,10 @@ def play_duel(ruleset: dict[str, Any] | None = None, *, rolls: int | None = None
     for _ in range(n):
         seat = e.turn
         assert seat is not None
-        e.apply(seat, {"type": "roll"})
-        events.append({"type": "action", "seat": seat, "action": {"type": "roll"}})
-        events.extend(chance.take_events())
+        events.extend(e.apply(seat, {"type": "roll"}))
     if resign is not None:
-        e.end_match("resigned", resign)
+        assert e.end_match("resigned", resign) == [
+            {"type": "end", "reason": "resigned", "seat": resign}]
         events.append({"type": "end", "reason": "resigned", "seat": resign})
     return rs, key, [{"seq": i, **ev} for i, ev in enumerate(events)], e
 

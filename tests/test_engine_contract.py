@@ -13,6 +13,11 @@ bots play matches to the end while, at sampled steps:
 At the end: no chance label is used twice, the labels the engine holds are exactly the
 transcript's, replaying the events rebuilds an engine equal to the live one, and the
 transcript's result is the outcome.
+
+Every case runs under qahwa-fair/1 and qahwa-fair/2 (a 64-byte key, the v2 ruleset, the
+drawn hokm cut, tawla's and mahbusa's fresh rolls with real roll chains, whose values the
+bots add to the listed ``roll`` / ``roll_value``); ``apply`` must return exactly the events
+of the step (the action as sent, then the draws).
 """
 
 from __future__ import annotations
@@ -29,11 +34,20 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
 
-from fairness import canonical_ruleset, match_key
+from fairness import (
+    PROTOCOL,
+    PROTOCOL_V2,
+    canonical_ruleset,
+    match_key,
+    match_key_v2,
+    roll_chain,
+)
 from games import GAME_IDS
-from games.base import Chance, Engine, replay
+from games.base import Chance, Engine, MatchContext
 from games.errors import GameError, MatchOverError, NotYourTurnError
 from games.registry import engine_class
+from games.replay import replay
+from games.transcript import with_roll_value
 
 # Rulesets that keep a match to a few hundred actions (shelem's default runs to 1200 points).
 RULESETS: dict[str, list[dict[str, Any]]] = {
@@ -42,9 +56,17 @@ RULESETS: dict[str, list[dict[str, Any]]] = {
     "qahve": [{}],
     "hokm": [{}, {"players": 3, "target": 2}, {"players": 2, "target": 2}],
     "shelem": [{"target": 200}, {"players": 2, "target": 200}],
-    "tawla": [{}, {"match_length": 3}],
+    "tawla": [{}, {"match_length": 3}, {"match_length": 0, "jacoby": True}],
     "mahbusa": [{}, {"match_length": 1, "cube": False}],
     "rng": [{}],
+}
+
+# Rulesets only one protocol has (played under that protocol alone).
+V1_ONLY: dict[str, list[dict[str, Any]]] = {"tawla": [{"live_entropy": True, "match_length": 1}]}
+V2_ONLY: dict[str, list[dict[str, Any]]] = {
+    "tawla": [{"fresh_rolls": False, "match_length": 1}],
+    "mahbusa": [{"fresh_rolls": False, "match_length": 1}],
+    "hokm": [{"cut": False, "target": 2}],
 }
 
 # Fields a seat's view may hold that the public view shows differently or not at all.
@@ -142,14 +164,27 @@ def check_views(e: Engine) -> None:
         assert own <= OWN_FIELDS, f"seat {seat}'s view differs from the public one in {own}"
 
 
-def play(game: str, ruleset: dict[str, Any], seed: int) -> None:
+def play(game: str, ruleset: dict[str, Any], seed: int, protocol: str = PROTOCOL) -> None:
     cls = engine_class(game)
-    parsed = cls.parse_ruleset(ruleset)
+    parsed = cls.parse_ruleset(ruleset, protocol=protocol)
     n = cls.seat_count(parsed)
-    key = match_key(random.Random(seed).randbytes(32), f"contract-{seed}", game,
-                    canonical_ruleset(parsed), [f"c{s}-{seed}" for s in range(n)])
+    match_id = f"contract-{seed}"
+    ctx: MatchContext | None = None
+    chains: list[list[bytes]] | None = None
+    if protocol == PROTOCOL:
+        key = match_key(random.Random(seed).randbytes(32), match_id, game,
+                        canonical_ruleset(parsed), [f"c{s}-{seed}" for s in range(n)])
+    else:
+        key = match_key_v2(random.Random(seed).randbytes(64), match_id, game,
+                           canonical_ruleset(parsed),
+                           [(f"c{s}-{seed}", bytes([s]) * 32) for s in range(n)])
+        if parsed.get("fresh_rolls"):
+            chains = [roll_chain(match_id, s, random.Random(f"{seed}-{s}").randbytes(32))
+                      for s in range(n)]
+        ctx = MatchContext(match_id, tuple(c[0].hex() for c in chains) if chains else ())
     chance = Chance(key)
-    e = cls(parsed, chance)
+    e = cls(parsed, chance, ctx)
+    assert e.protocol == protocol
     events: list[dict[str, Any]] = [*chance.take_events()]
     rnd = random.Random(seed)
     seen_values: dict[str, list[Any]] = {}
@@ -168,9 +203,13 @@ def play(game: str, ruleset: dict[str, Any], seed: int) -> None:
         for k, v in action.items():
             if k != "type" and v not in seen_values.setdefault(k, []):
                 seen_values[k].append(v)
-        e.apply(seat, action)
-        events.append({"type": "action", "seat": seat, "action": action})
-        events.extend(chance.take_events())
+        sent = with_roll_value(e, seat, action, chains[seat] if chains else None)
+        produced = e.apply(seat, sent)
+        # the step's events: the action exactly as sent, then the chance events drawn
+        assert produced[0] == {"type": "action", "seat": seat, "action": sent}
+        assert all(ev["type"] == "chance" for ev in produced[1:])
+        assert chance.take_events() == [], "apply leaves no draw behind"
+        events.extend(produced)
         steps += 1
     assert e.turn is None
     with pytest.raises(MatchOverError):
@@ -179,21 +218,39 @@ def play(game: str, ruleset: dict[str, Any], seed: int) -> None:
     labels = [ev["label"] for ev in events if ev["type"] == "chance"]
     assert len(labels) == len(set(labels)), "a chance label was used twice"
     assert set(labels) == chance.labels
+    if protocol == PROTOCOL_V2:
+        result = e.view(None)["result"]
+        assert result["status"] == "finished" and result["forfeited"] == []
+        if chains is not None:  # every roll was fresh: each label carries its values' hash
+            assert all("|" in lab for lab in labels)
+            used = e.view(None)["values_used"]
+            assert sum(ev["type"] == "action" and ev["action"]["type"] in (
+                "roll", "roll_value") for ev in events) == sum(used)
     numbered = [{"seq": i, **ev} for i, ev in enumerate(events)]
-    replayed = replay(cls, canonical_ruleset(parsed), key, numbered)
+    replayed = replay(cls, canonical_ruleset(parsed), key, numbered, protocol=protocol,
+                      ctx=ctx)
     assert replayed.outcome == e.outcome
     assert snapshot(replayed) == snapshot(e), "replay does not rebuild the live engine"
 
 
-CASES = [(g, i) for g in GAME_IDS for i in range(len(RULESETS[g]))]
+CASES = [(g, p, i) for p in (PROTOCOL, PROTOCOL_V2) for g in GAME_IDS
+         for i in range(len(RULESETS[g]) + len((V1_ONLY if p == PROTOCOL else V2_ONLY)
+                                              .get(g, [])))]
+
+
+def ruleset_of(game: str, protocol: str, variant: int) -> dict[str, Any]:
+    extra = (V1_ONLY if protocol == PROTOCOL else V2_ONLY).get(game, [])
+    return (RULESETS[game] + extra)[variant]
 
 
 def test_every_game_has_contract_rulesets() -> None:
     assert set(RULESETS) == set(GAME_IDS)
+    assert set(V1_ONLY) | set(V2_ONLY) <= set(GAME_IDS)
 
 
-@pytest.mark.parametrize(("game", "variant"), CASES)
+@pytest.mark.parametrize(("game", "protocol", "variant"), CASES)
 @settings(max_examples=examples(4), deadline=None, derandomize=True)
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1))
-def test_random_matches_keep_the_contract(game: str, variant: int, seed: int) -> None:
-    play(game, RULESETS[game][variant], seed)
+def test_random_matches_keep_the_contract(game: str, protocol: str, variant: int,
+                                          seed: int) -> None:
+    play(game, ruleset_of(game, protocol, variant), seed, protocol)

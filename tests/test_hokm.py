@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import fairness
 from fairness import Stream, deck52
 from games.base import Chance
 from games.deals import deal_packets, hokm_deal
@@ -56,8 +57,16 @@ def setup_play(e: HokmEngine, hands: list[list[str]], *, trump: str = "S", leade
 
 def test_registry_and_ruleset() -> None:
     assert engine_class("hokm") is HokmEngine
-    assert HokmEngine.parse_ruleset({}) == {"players": 4, "target": 7, "cut": True,
-                                            "nars": False}
+    assert HokmEngine.parse_ruleset({}, protocol=fairness.PROTOCOL) == {
+        "players": 4, "target": 7, "cut": True, "nars": False}
+    assert HokmEngine.parse_ruleset({}) == {  # qahwa-fair/2 lists the timing rules too
+        "players": 4, "target": 7, "cut": True, "nars": False, "turn_seconds": 300,
+        "reveal_seconds": 120, "max_seconds": 86400}
+    for bad_time in ({"turn_seconds": 0}, {"max_seconds": 400 * 86400}, {"reveal_seconds": "9"}):
+        with pytest.raises(RulesetError):
+            HokmEngine.parse_ruleset(bad_time)
+        with pytest.raises(RulesetError, match="unknown"):
+            HokmEngine.parse_ruleset(bad_time, protocol=fairness.PROTOCOL)
     assert HokmEngine.parse_ruleset({"target": 3, "cut": True})["cut"] is True
     for bad in ({"target": 0}, {"target": 100}, {"cut": 1}, {"nars": "yes"}, {"x": 1},
                 {"target": True}):
@@ -141,8 +150,8 @@ def test_known_answer_deal_with_cut() -> None:
     legal = e.legal_actions((h + 2) % 4)
     assert legal == [{"type": "tap"}] + [{"type": "cut", "k": k} for k in range(1, 52)]
     assert e.legal_actions(h) == []
-    e.apply((h + 2) % 4, {"type": "cut", "k": 17})
-    assert e.chance.take_events() == []  # the cut draws nothing
+    assert e.apply((h + 2) % 4, {"type": "cut", "k": 17}) == [  # the cut draws nothing
+        {"type": "action", "seat": (h + 2) % 4, "action": {"type": "cut", "k": 17}}]
     assert e.phase == "trump" and e.turn == h and e.cut_k == 17
     e.apply(h, {"type": "trump", "suit": "D"})
     deal = next(d for d in VEC["deals"] if d["cut"] == 17)
@@ -241,21 +250,23 @@ def test_nars_reverses_every_suit() -> None:
 # -- end of a hand: scoring and the next hakem -----------------------------------------------
 
 def finish_hand(e: HokmEngine, tricks_by_seat: list[int], winner_seat: int, *, hakem: int,
-                scores: list[int] | None = None) -> HokmEngine:
-    """Play one last trick that ``winner_seat`` wins with the trump ace."""
+                scores: list[int] | None = None) -> tuple[HokmEngine, list[dict[str, Any]]]:
+    """Play one last trick that ``winner_seat`` wins with the trump ace; returns the engine
+    and the chance events the trick's plays drew (the next hand's shuffle, if any)."""
     hands = [["2C"], ["3C"], ["4C"], ["5C"]]
     hands[winner_seat] = ["AS"]
     e = HokmEngine.position(e.ruleset, Chance(e.chance.key), hands=hands, trump="S",
                             hakem=hakem, tricks_by_seat=tricks_by_seat, scores=scores)
+    drawn: list[dict[str, Any]] = []
     for i in range(4):
         s = (e.hakem + i) % 4
-        e.apply(s, {"type": "play", "card": e.hands[s][0]})
-    return e
+        drawn += e.apply(s, {"type": "play", "card": e.hands[s][0]})[1:]
+    return e, drawn
 
 
 def test_plain_win_keeps_the_hakem() -> None:
     e = make()
-    e = finish_hand(e, [3, 2, 3, 3], winner_seat=2, hakem=0)  # side 0 reaches 7, side 1 has 5
+    e, drawn = finish_hand(e, [3, 2, 3, 3], winner_seat=2, hakem=0)  # side 0 reaches 7, side 1 has 5
     assert e.scores == [1, 0]
     assert e.history[-1]["points"] == 1 and e.history[-1]["kot"] is False
     assert e.hakem == 0 and e.hand_number == 1
@@ -264,7 +275,7 @@ def test_plain_win_keeps_the_hakem() -> None:
     assert last["hand"] == 0 and last["winner"] == 2 and last["leader"] == 0
     assert [p["card"] for p in last["plays"]] == ["2C", "3C", "AS", "5C"]
     assert e.view(None)["history"][-1]["tricks"] == [7, 5]
-    events = e.chance.take_events()
+    events = drawn
     assert [ev["label"] for ev in events] == ["h1/shuffle"]
     assert e.phase == "trump" and e.turn == 0
     assert e.hands == [h[:5] for h in deal_packets(events[0]["result"], 0)]
@@ -272,7 +283,7 @@ def test_plain_win_keeps_the_hakem() -> None:
 
 def test_kot_scores_two() -> None:
     e = make()
-    e = finish_hand(e, [3, 0, 3, 0], winner_seat=0, hakem=0)
+    e, drawn = finish_hand(e, [3, 0, 3, 0], winner_seat=0, hakem=0)
     assert e.scores == [2, 0]
     assert e.history[-1]["kot"] is True and e.history[-1]["hakem_kot"] is False
     assert e.hakem == 0
@@ -280,17 +291,17 @@ def test_kot_scores_two() -> None:
 
 def test_hakem_kot_scores_three_and_passes_the_hakem() -> None:
     e = make()
-    e = finish_hand(e, [0, 3, 0, 3], winner_seat=1, hakem=2)
+    e, drawn = finish_hand(e, [0, 3, 0, 3], winner_seat=1, hakem=2)
     assert e.scores == [0, 3]
     assert e.history[-1]["hakem_kot"] is True and e.history[-1]["points"] == 3
     assert e.hakem == 3 and e.dealer == 2
-    events = e.chance.take_events()
+    events = drawn
     assert e.turn == 3 and e.hands == [h[:5] for h in deal_packets(events[0]["result"], 3)]
 
 
 def test_losing_hakem_passes_to_the_next_seat_and_wraps() -> None:
     e = make()
-    e = finish_hand(e, [3, 4, 3, 2], winner_seat=0, hakem=3)  # hakem's side (1) loses 6-7
+    e, drawn = finish_hand(e, [3, 4, 3, 2], winner_seat=0, hakem=3)  # hakem's side (1) loses 6-7
     assert e.scores == [1, 0] and e.hakem == 0
 
 
@@ -306,12 +317,12 @@ def test_hand_ends_at_seven_tricks_with_cards_left() -> None:
 
 def test_match_ends_at_target_and_kot_can_overshoot() -> None:
     e = make({"target": 3})
-    e = finish_hand(e, [0, 3, 0, 3], winner_seat=3, hakem=0, scores=[2, 1])  # hakem-kot: +3 to side 1
+    e, drawn = finish_hand(e, [0, 3, 0, 3], winner_seat=3, hakem=0, scores=[2, 1])  # hakem-kot: +3 to side 1
     assert e.outcome is not None
     assert e.outcome.reason == "finished" and e.outcome.winners == (1, 3)
     assert e.outcome.scores == (2, 4)
     assert e.turn is None and e.legal_actions(1) == []
-    assert e.chance.take_events() == []  # no next hand is dealt
+    assert drawn == []  # no next hand is dealt
     assert e.view(None)["result"]["winners"] == [1, 3]
     with pytest.raises(MatchOverError):
         e.apply(0, {"type": "play", "card": "2C"})

@@ -12,13 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples, walk_transcript
 
-from fairness import DECK52
+from fairness import DECK52, PROTOCOL, PROTOCOL_V2
 from games.base import Chance, replay
 from games.cards import suit
 from games.deals import hokm_deck
 from games.errors import ReplayError
 from games.hokm import HokmEngine
-from games.transcript import simulate_match, transcript_key
+from games.transcript import replay_transcript, simulate_match, transcript_key
 
 
 def leaked(view: dict[str, Any], hidden: set[str], hand_number: int) -> list[str]:
@@ -94,38 +94,61 @@ def check_hokm_result(doc: dict[str, Any], engine: HokmEngine) -> None:
     assert totals[win] >= target and all(t < target for i, t in enumerate(totals) if i != win)
     assert doc["result"] == engine.outcome.to_json()
     labels = [e["label"] for e in doc["events"] if e["type"] == "chance"]
-    assert labels == ["hakem"] + [f"h{i}/shuffle" for i in range(len(engine.history))]
+    # qahwa-fair/2 draws every cut (fairness-v2.md §5) right after its hand's shuffle
+    drawn_cut = doc["protocol"] == PROTOCOL_V2 and engine.ruleset["cut"]
+    per_hand = [["h{i}/shuffle", "h{i}/cut"] if drawn_cut else ["h{i}/shuffle"]]
+    assert labels == ["hakem"] + [lab.format(i=i) for i in range(len(engine.history))
+                                  for lab in per_hand[0]]
+    for h in engine.history:
+        if drawn_cut:  # k = 1 + the drawn uniform(len(deck) - 1)
+            cut_ev = next(e for e in doc["events"] if e.get("label") == f"h{h['hand']}/cut")
+            assert cut_ev["kind"] == "uniform" and cut_ev["args"] == {"n": (51 if n == 3 else 52) - 1}
+            assert h["cut"] == 1 + cut_ev["result"] and h["tap"] is False
+        else:
+            assert h["cut"] is None
 
 
 @settings(max_examples=examples(40), deadline=None)
 @given(seed=st.integers(0, 10**9), cut=st.booleans(), nars=st.booleans(),
-       target=st.integers(1, 5), players=st.sampled_from([2, 3, 4]))
+       target=st.integers(1, 5), players=st.sampled_from([2, 3, 4]),
+       protocol=st.sampled_from([PROTOCOL, PROTOCOL_V2]))
 def test_random_full_matches(seed: int, cut: bool, nars: bool, target: int,
-                             players: int) -> None:
+                             players: int, protocol: str) -> None:
     ruleset = {"cut": cut, "nars": nars, "target": target, "players": players}
-    doc, engine = simulate_match("hokm", ruleset, seed=seed)
+    doc, engine = simulate_match("hokm", ruleset, seed=seed, protocol=protocol)
     assert isinstance(engine, HokmEngine)
     check_hokm_result(doc, engine)
     walked = walk_transcript(doc, HokmEngine, hokm_check)
     assert walked.outcome == engine.outcome
-    again = replay(HokmEngine, doc["ruleset"], transcript_key(doc), doc["events"])
+    again = replay_transcript(doc)
     assert again.outcome == engine.outcome
     for s in (None, *range(players)):
         assert again.view(s) == engine.view(s)
 
 
 def test_default_ruleset_match_and_resignation_replay() -> None:
-    doc, engine = simulate_match("hokm", seed=7)
+    doc, engine = simulate_match("hokm", seed=7, protocol=PROTOCOL)
     assert isinstance(engine, HokmEngine)
     assert doc["ruleset"] == '{"cut":true,"nars":false,"players":4,"target":7}'
     cuts = [e["action"] for e in doc["events"] if e["type"] == "action"
             and e["action"]["type"] in ("cut", "tap")]
-    assert cuts and all(a == {"type": "tap"} for a in cuts)  # a bot taps
+    assert cuts and all(a == {"type": "tap"} for a in cuts)  # a v1 bot taps
     check_hokm_result(doc, engine)
-    doc2, e2 = simulate_match("hokm", {"cut": True}, seed=3, resign_at=40)
+    doc, engine = simulate_match("hokm", seed=7)  # qahwa-fair/2: the only cut is drawn
+    assert doc["ruleset"] == ('{"cut":true,"max_seconds":86400,"nars":false,"players":4,'
+                              '"reveal_seconds":120,"target":7,"turn_seconds":300}')
+    cuts = [e["action"] for e in doc["events"] if e["type"] == "action"
+            and e["action"]["type"] in ("cut", "tap")]
+    assert cuts and all(a == {"type": "cut"} for a in cuts)
+    check_hokm_result(doc, engine)  # type: ignore[arg-type]
+    doc2, e2 = simulate_match("hokm", {"cut": True}, seed=3, resign_at=40, protocol=PROTOCOL)
     assert e2.outcome is not None and e2.outcome.reason == "resigned"
     assert e2.outcome.winners == (1, 3)
     assert replay(HokmEngine, doc2["ruleset"], transcript_key(doc2), doc2["events"]).outcome == e2.outcome
+    doc2, e2 = simulate_match("hokm", {"cut": True}, seed=3, resign_at=40)
+    assert doc2["result"]["reason"] == "resigned" and doc2["result"]["forfeited"] == [0]
+    assert e2.outcome is not None and e2.outcome.winners == (1, 3)
+    assert replay_transcript(doc2).outcome == e2.outcome
 
 
 def test_replay_rejects_a_tampered_transcript() -> None:
@@ -153,15 +176,13 @@ def test_a_transcript_of_the_old_three_key_ruleset_still_replays() -> None:
     transcript replays as the four-player game it was (``players`` defaults to 4)."""
     old = '{"cut":false,"nars":false,"target":1}'
     key = bytes(range(32))
-    e = HokmEngine(HokmEngine.parse_ruleset(json.loads(old)), Chance(key))
+    e = HokmEngine(HokmEngine.parse_ruleset(json.loads(old), protocol=PROTOCOL), Chance(key))
     events = list(e.chance.take_events())
     bots = random.Random(1)
     while e.outcome is None:
         seat = e.turn
         assert seat is not None
-        action = bots.choice(e.bot_actions(seat))
-        e.apply(seat, action)
-        events += [{"type": "action", "seat": seat, "action": action}, *e.chance.take_events()]
+        events += e.apply(seat, bots.choice(e.bot_actions(seat)))
     again = replay(HokmEngine, old, key, [{"seq": i, **ev} for i, ev in enumerate(events)])
     assert again.outcome == e.outcome and again.n == 4
     assert not [ev for ev in events if ev.get("action", {}).get("type") in ("cut", "tap")]

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from fairness import Stream, tiles
+from fairness import PROTOCOL, Stream, tiles
+from games.base import V2_RULESET_DEFAULTS as V2_TIMING
 from games.base import Chance
 from games.errors import (
     ActionError,
@@ -80,7 +81,8 @@ def key_where(players: int, pred: Any) -> bytes:
 
 def test_registry_and_ruleset_defaults() -> None:
     assert engine_class("iraqi_domino") is IraqiDominoEngine
-    assert IraqiDominoEngine.parse_ruleset({}) == {"players": 4, "target": 151, "round_to": 5}
+    assert IraqiDominoEngine.parse_ruleset({}, protocol=PROTOCOL) == {"players": 4, "target": 151, "round_to": 5}
+    assert IraqiDominoEngine.parse_ruleset({}) == {**{"players": 4, "target": 151, "round_to": 5}, **V2_TIMING}
     assert IraqiDominoEngine.seat_count(IraqiDominoEngine.parse_ruleset({"players": 3})) == 3
 
 
@@ -261,14 +263,13 @@ def test_four_seats_pass_without_pile() -> None:
 def test_domino_scores_both_opponents_rounded(opponents: list[list[str]], points: int) -> None:
     eng = new(4)
     setup(eng, [opponents[0], ["2-3"], opponents[1], ["2-6", "3-4"]], line=[(3, 4)], current=1)
-    eng.apply(1, play("2-3", "left"))
+    events = eng.apply(1, play("2-3", "left"))[1:]
     last = eng.view(None)["last_round"]
     assert last["end"] == "domino" and last["domino_seat"] == 1
     assert last["winners"] == [1, 3]
     assert last["points"] == points
     assert eng.view(None)["scores"] == [0, points]  # the partner's pips never count
     # the next round is dealt at once; the winner opens with any tile
-    events = eng.chance.take_events()
     assert [e["label"] for e in events] == ["r1/shuffle"]
     assert eng.view(None)["round"] == 1
     assert eng.turn == 1
@@ -343,7 +344,7 @@ def test_match_ends_at_target() -> None:
     eng = new(4, target=151)
     setup(eng, [["6-6", "5-5"], ["2-3"], ["0-0"], ["2-6"]], line=[(3, 4)], current=1)
     eng.scores = [0, 140]
-    eng.apply(1, play("2-3", "left"))
+    assert len(eng.apply(1, play("2-3", "left"))) == 1  # the action, no further deal
     assert eng.outcome is not None
     assert eng.outcome.reason == "finished"
     assert eng.outcome.winners == (1, 3)

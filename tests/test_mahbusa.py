@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from support import examples
 from test_tawla import ScriptedChance
 
-from games.base import replay
+from fairness import PROTOCOL, PROTOCOL_V2
 from games.errors import IllegalActionError, MalformedActionError, RulesetError
 from games.mahbusa import PR, MahbusaEngine, legal_turns
 from games.registry import GAME_IDS, engine_class
-from games.transcript import simulate_match, transcript_key
+from games.transcript import replay_transcript, simulate_match
 
 VEC = json.loads((Path(__file__).parent / "vectors" / "mahbusa_turns.json").read_text("utf-8"))
 
@@ -154,10 +154,12 @@ def checkers(view: dict[str, Any], seat: int) -> int:
 
 
 @settings(max_examples=examples(15), deadline=None)
-@given(seed=st.integers(0, 10**9), length=st.integers(1, 3), cube=st.booleans())
+@given(seed=st.integers(0, 10**9), length=st.integers(1, 3), cube=st.booleans(),
+       protocol=st.sampled_from([PROTOCOL, PROTOCOL_V2]))
 def test_random_matches_conserve_checkers_and_replay(seed: int, length: int,
-                                                     cube: bool) -> None:
-    doc, engine = simulate_match("mahbusa", {"match_length": length, "cube": cube}, seed=seed)
+                                                     cube: bool, protocol: str) -> None:
+    doc, engine = simulate_match("mahbusa", {"match_length": length, "cube": cube}, seed=seed,
+                                 protocol=protocol)
     assert engine.outcome is not None and max(engine.score) >= length
     labels = [e["label"] for e in doc["events"] if e["type"] == "chance"]
     assert all(lb.startswith("g") and ("/roll/" in lb or "/opening/" in lb) for lb in labels)
@@ -168,8 +170,7 @@ def test_random_matches_conserve_checkers_and_replay(seed: int, length: int,
         for i, x in enumerate(v["prisoners"]):
             assert x == 0 or v["points"][i] * x < 0  # a prisoner lies under the other seat
 
-    again = replay(MahbusaEngine, doc["ruleset"], transcript_key(doc), doc["events"],
-                   on_event=check)
+    again = replay_transcript(doc, on_event=check)
     assert again.outcome == engine.outcome
     for s in (None, 0, 1):
         assert again.view(s) == engine.view(s)

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from fairness import parse_items, tiles
+from fairness import PROTOCOL, parse_items, tiles
+from games.base import V2_RULESET_DEFAULTS as V2_TIMING
 from games.base import Chance
 from games.errors import (
     ActionError,
@@ -76,7 +77,8 @@ def play(tile: str, train: int | str) -> dict[str, Any]:
 
 def test_registry_and_ruleset_defaults() -> None:
     assert engine_class("mexican_train") is MexicanTrainEngine
-    assert MexicanTrainEngine.parse_ruleset({}) == {"players": 4, "rounds": 13, "blank_double": 0}
+    assert MexicanTrainEngine.parse_ruleset({}, protocol=PROTOCOL) == {"players": 4, "rounds": 13, "blank_double": 0}
+    assert MexicanTrainEngine.parse_ruleset({}) == {**{"players": 4, "rounds": 13, "blank_double": 0}, **V2_TIMING}
 
 
 @pytest.mark.parametrize("raw", [
@@ -289,13 +291,12 @@ def test_two_doubles_in_one_turn_are_covered_in_order() -> None:
 def test_going_out_on_a_double() -> None:
     eng = setup(new(3), [["5-5"], ["3-4", "6-6"], ["0-0", "1-2"]], trains={0: [(12, 5)]},
                 boneyard=["2-2"])
-    eng.apply(0, play("5-5", 0))
+    events = eng.apply(0, play("5-5", 0))[1:]
     last = eng.history[-1]
     assert last["end"] == "out" and last["out"] == 0
     assert last["penalties"] == [0, 19, 3]
     assert eng.totals == [0, 19, 3]
     # round 1: engine 11-11, seat 1 starts, the engine is not dealt
-    events = eng.chance.take_events()
     assert [e["label"] for e in events] == ["r1/shuffle"]
     assert sorted(events[0]["result"]) == sorted(t for t in tiles(12) if t != "11-11")
     assert eng.view(None)["engine"] == "11-11" and eng.turn == 1
@@ -325,7 +326,7 @@ def test_all_pass_with_empty_boneyard_ends_round_blank_double_counts() -> None:
 def test_last_round_lowest_total_wins() -> None:
     eng = new(2, rounds=1)
     setup(eng, [["5-12"], ["1-2"]])
-    eng.apply(0, play("5-12", 0))
+    assert len(eng.apply(0, play("5-12", 0))) == 1  # the action, no further deal
     assert eng.outcome is not None
     assert eng.outcome.winners == (0,) and eng.outcome.scores == (0, 3)
     assert eng.chance.take_events() == []

@@ -24,6 +24,12 @@ FAIRNESS_ALL = {
     "new_client_seed", "new_master_key", "new_server_seed", "parse_items",
     "parse_server_seed", "parse_tile", "public_key_b64", "restrict", "shuffle", "tile_code",
     "tiles", "uniform", "verify_record",
+    # qahwa-fair/2 (fairness/v2.py; verify_bytes in signing.py)
+    "PROTOCOL_V2", "DuplicateKeyError", "chain_head", "chain_next", "chain_start",
+    "check_canonical_value", "check_roll_value", "commitment_v2", "fresh_label",
+    "loads_strict", "match_key_v2", "new_client_seed_v2", "new_nonce", "new_server_seed_v2",
+    "parse_hex", "parse_nonce", "parse_server_seed_v2", "roll_chain", "roll_chain_tip",
+    "roll_step", "seat_sig_message", "seed_commitment", "signed_event_body", "verify_bytes",
 }
 
 GAMES_ALL = {
@@ -114,10 +120,12 @@ def test_errors_reexported_are_the_same_objects() -> None:
 
 
 def test_replay_error_fields() -> None:
-    e = games.ReplayError("x", seq=3, expected={"a": 1}, found=None)
-    assert (str(e), e.seq, e.expected, e.found) == ("x", 3, {"a": 1}, None)
+    e = games.ReplayError("x", kind="chance", seq=3, expected={"a": 1}, found=None)
+    assert (str(e), e.kind, e.seq, e.expected, e.found) == ("x", "chance", 3, {"a": 1}, None)
     e = games.ReplayError("y")
-    assert (e.seq, e.expected, e.found) == (None, None, None)
+    assert (e.kind, e.seq, e.expected, e.found) == ("event", None, None, None)
+    with pytest.raises(ValueError, match="kind"):
+        games.ReplayError("z", kind="nonsense")
 
 
 def test_protocol_and_game_ids() -> None:

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from fairness import DECK_QAHVE
+from fairness import DECK_QAHVE, PROTOCOL
+from games.base import V2_RULESET_DEFAULTS as V2_TIMING
 from games.base import Chance
 from games.deals import deal_packets, qahve_deal
 from games.errors import (
@@ -59,16 +60,20 @@ def cards(e: QahveEngine, seat: int) -> list[str]:
     return [a["card"] for a in e.legal_actions(seat)]
 
 
-def play(e: QahveEngine, *plays: tuple[int, str]) -> None:
+def play(e: QahveEngine, *plays: tuple[int, str]) -> list[dict[str, Any]]:
+    """Play the cards; return the chance events the plays drew."""
+    drawn: list[dict[str, Any]] = []
     for s, c in plays:
-        e.apply(s, {"type": "play", "card": c})
+        drawn += e.apply(s, {"type": "play", "card": c})[1:]
+    return drawn
 
 
 # -- ruleset ------------------------------------------------------------------------------
 
 def test_registry_and_ruleset() -> None:
     assert engine_class("qahve") is QahveEngine
-    assert QahveEngine.parse_ruleset({}) == {"target": 501, "min_bid": 2}
+    assert QahveEngine.parse_ruleset({}, protocol=PROTOCOL) == {"target": 501, "min_bid": 2}
+    assert QahveEngine.parse_ruleset({}) == {**{"target": 501, "min_bid": 2}, **V2_TIMING}
     assert QahveEngine.parse_ruleset({"target": 1001})["target"] == 1001
     for bad in ({"target": 0}, {"min_bid": 0}, {"min_bid": 14}, {"target": "501"},
                 {"min_bid": 2.0}, {"nars": True}):
@@ -267,19 +272,19 @@ def test_hand_points_examples() -> None:
 
 def last_trick(e: QahveEngine, *, bids: list[int], tricks_by_seat: list[int],
                winner: int, dealer: int | None = None,
-               scores: list[int] | None = None) -> QahveEngine:
-    """Play the 13th trick, won by ``winner`` with the ace of spades."""
+               scores: list[int] | None = None) -> tuple[QahveEngine, list[dict[str, Any]]]:
+    """Play the 13th trick, won by ``winner`` with the ace of spades; returns the engine and
+    the chance events drawn (the next hand's shuffle, if any)."""
     hands = [["2C"], ["3C"], ["4C"], ["5C"]]
     hands[winner] = ["AS"]
     e = setup_play(e, hands, leader=0, tricks_done=12, jb_played=True, bids=bids,
                    tricks_by_seat=tricks_by_seat, dealer=dealer, scores=scores)
-    play(e, *[(s, e.hands[s][0]) for s in range(4)])
-    return e
+    return e, play(e, *[(s, e.hands[s][0]) for s in range(4)])
 
 
 def test_scoring_made_and_failed() -> None:
     e = make()
-    e = last_trick(e, dealer=1, bids=[3, 2, 3, 3], tricks_by_seat=[4, 3, 3, 2], winner=0)
+    e, drawn = last_trick(e, dealer=1, bids=[3, 2, 3, 3], tricks_by_seat=[4, 3, 3, 2], winner=0)
     # side 0: contract 6, took 8 → +62; side 1: contract 5, took 5 → +50
     h = e.history[-1]
     assert h["contracts"] == [6, 5] and h["tricks"] == [8, 5] and h["points"] == [62, 50]
@@ -288,25 +293,25 @@ def test_scoring_made_and_failed() -> None:
     assert last is not None and last["hand"] == 0 and last["winner"] == 0
     # dealer 1's side is behind: the deal stays with seat 1
     assert e.dealer == 1 and e.hand_number == 1 and e.phase == "bid" and e.turn == 2
-    events = e.chance.take_events()
+    events = drawn
     assert [ev["label"] for ev in events] == ["h1/shuffle"]
     assert e.hands == deal_packets(events[0]["result"], 2)
     e2 = make()
     e2.dealer = 0
-    e2 = last_trick(e2, bids=[4, 2, 3, 2], tricks_by_seat=[2, 4, 4, 2], winner=1)
+    e2, _ = last_trick(e2, bids=[4, 2, 3, 2], tricks_by_seat=[2, 4, 4, 2], winner=1)
     # side 0: contract 7, took 6 → −70; side 1: contract 4, took 7 → +43
     assert e2.history[-1]["points"] == [-70, 43] and e2.scores == [-70, 43]
 
 
 def test_dealer_passes_only_when_strictly_ahead() -> None:
     e = make()
-    e = last_trick(e, dealer=2, scores=[10, 14], bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0)
+    e, _ = last_trick(e, dealer=2, scores=[10, 14], bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0)
     assert e.scores == [10 + 41, 14 + 44] and e.dealer == 2  # behind: keeps the deal
     e = make()
-    e = last_trick(e, dealer=2, scores=[3, 0], bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0)
+    e, _ = last_trick(e, dealer=2, scores=[3, 0], bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0)
     assert e.scores == [44, 44] and e.dealer == 2  # level: keeps the deal
     e = make()
-    e = last_trick(e, dealer=3, bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=1)
+    e, _ = last_trick(e, dealer=3, bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=1)
     assert e.scores == [40, 45] and e.dealer == 0  # ahead: passes to dealer+1 (wraps)
     assert e.history[-1]["dealer"] == 3 and e.history[-1]["next_dealer"] == 0
     assert e.turn == 1  # the new dealer's right hand bids first
@@ -314,27 +319,27 @@ def test_dealer_passes_only_when_strictly_ahead() -> None:
 
 def test_match_end_first_to_target() -> None:
     e = make({"target": 100})
-    e = last_trick(e, scores=[70, 30], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
+    e, drawn = last_trick(e, scores=[70, 30], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
     assert e.outcome is not None and e.outcome.winners == (0, 2)
     assert e.outcome.scores == (70 + 43, 30 + 42) and e.turn is None
-    assert e.chance.take_events() == []
+    assert drawn == []
     with pytest.raises(MatchOverError):
         e.apply(0, {"type": "bid", "tricks": 2})
 
 
 def test_match_end_both_reach_higher_wins() -> None:
     e = make({"target": 100})
-    e = last_trick(e, scores=[60, 70], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
+    e, _ = last_trick(e, scores=[60, 70], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
     assert e.scores == [103, 112]
     assert e.outcome is not None and e.outcome.winners == (1, 3)
 
 
 def test_match_end_both_reach_equal_plays_on() -> None:
     e = make({"target": 100})
-    e = last_trick(e, scores=[61, 62], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
+    e, drawn = last_trick(e, scores=[61, 62], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
     assert e.scores == [104, 104]
     assert e.outcome is None and e.phase == "bid" and e.hand_number == 1
-    assert [ev["label"] for ev in e.chance.take_events()] == ["h1/shuffle"]
+    assert [ev["label"] for ev in drawn] == ["h1/shuffle"]
 
 
 # -- views --------------------------------------------------------------------------------

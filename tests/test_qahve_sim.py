@@ -22,6 +22,10 @@ from games.errors import ReplayError
 from games.qahve import QahveEngine, hand_points
 from games.transcript import simulate_match, transcript_key
 
+#: the default ruleset as a qahwa-fair/2 transcript carries it: every rule, timing included
+QAHVE_V2_DEFAULT = ('{"max_seconds":86400,"min_bid":2,"reveal_seconds":120,"target":501,'
+                    '"turn_seconds":300}')
+
 
 def assert_no_leak(e: QahveEngine) -> None:
     """No view (public or a seat's) shows a card in another seat's hand."""
@@ -114,7 +118,7 @@ def test_random_full_matches(seed: int, target: int, min_bid: int) -> None:
 def test_simulated_partial_matches_replay(seed: int, resign_at: int) -> None:
     doc, e = simulate_match("qahve", seed=seed, resign_at=resign_at)
     assert e.outcome is not None and e.outcome.reason == "resigned"
-    assert doc["ruleset"] == '{"min_bid":2,"target":501}'
+    assert doc["ruleset"] == QAHVE_V2_DEFAULT
     assert isinstance(e, QahveEngine)
     check_history(e, doc["events"][0]["result"])
     walked = walk(doc)
@@ -146,7 +150,7 @@ def test_replay_rejects_an_illegal_jr() -> None:
 def test_a_full_match_to_the_default_501() -> None:
     doc, e = simulate_match("qahve", seed=2026)
     assert isinstance(e, QahveEngine)
-    assert doc["ruleset"] == '{"min_bid":2,"target":501}'
+    assert doc["ruleset"] == QAHVE_V2_DEFAULT
     assert e.outcome is not None and max(e.scores) >= 501
     check_history(e, doc["events"][0]["result"])
     assert replay(QahveEngine, doc["ruleset"], transcript_key(doc), doc["events"]).outcome == e.outcome

@@ -13,7 +13,7 @@ import pytest
 from http_play import GAMES, short_ruleset
 from sqlalchemy import text
 
-from fairness import SecretBox, Signer, match_key
+from fairness import PROTOCOL, SecretBox, Signer, match_key
 from games import ReplayError, engine_class, replay
 from service import migrate
 from service.db import Database
@@ -132,10 +132,10 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
         key = match_key(svc.store.server_seed(c, mid), mid, "tawla", ruleset,
                         [st["client_seed"] for st in public["seats"]])
     cls = engine_class("tawla")
-    engine = replay(cls, ruleset, key, events[:n0])
+    engine = replay(cls, ruleset, key, events[:n0], protocol=PROTOCOL)
     catch_up(engine, events[n0:], n0)  # the true log applies cleanly
-    assert engine.view(0) == replay(cls, ruleset, key, events).view(0)
-    engine = replay(cls, ruleset, key, events[:n0])
+    assert engine.view(0) == replay(cls, ruleset, key, events, protocol=PROTOCOL).view(0)
+    engine = replay(cls, ruleset, key, events[:n0], protocol=PROTOCOL)
     # a chance event that differs from what the rules draw is refused
     forged: list[dict[str, Any]] = [dict(e) for e in events[n0:]]
     chance = next(i for i, e in enumerate(forged) if e.get("kind") == "dice")
@@ -143,7 +143,7 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
     with pytest.raises(ReplayError):
         catch_up(engine, forged, n0)
     # a gap in seq is refused
-    engine = replay(cls, ruleset, key, events[:n0])
+    engine = replay(cls, ruleset, key, events[:n0], protocol=PROTOCOL)
     with pytest.raises(ReplayError):
         catch_up(engine, events[n0 + 1:], n0)
 

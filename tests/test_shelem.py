@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from fairness import DECK52, Stream
+from fairness import DECK52, PROTOCOL, Stream
+from games.base import V2_RULESET_DEFAULTS as V2_TIMING
 from games.base import Chance, replay
 from games.errors import (
     IllegalActionError,
@@ -148,8 +149,9 @@ LOW_DISCARD = ["2S", "2H", "2D", "2C"]
 # -- ruleset -------------------------------------------------------------------------------
 
 def test_ruleset_defaults_and_errors() -> None:
-    assert ShelemEngine.parse_ruleset({}) == {"players": 4, "target": 1200}
-    assert ShelemEngine.parse_ruleset({"players": 2, "target": 660}) == {
+    assert ShelemEngine.parse_ruleset({}, protocol=PROTOCOL) == {"players": 4, "target": 1200}
+    assert ShelemEngine.parse_ruleset({}) == {**{"players": 4, "target": 1200}, **V2_TIMING}
+    assert ShelemEngine.parse_ruleset({"players": 2, "target": 660}, protocol=PROTOCOL) == {
         "players": 2, "target": 660}
     assert ShelemEngine.seat_count({"players": 2, "target": 330}) == 2
     assert engine_class("shelem") is ShelemEngine
@@ -384,10 +386,11 @@ def test_void_hand_deals_again_and_counts() -> None:
     e = new()
     d = e.dealer
     first = [e.hands[s][:] for s in range(4)]
+    drawn: list[dict[str, Any]] = []
     for i in range(4):
         assert e.turn == (d + 1 + i) % 4
-        e.apply(e.turn, {"type": "pass"})
-    evs = e.chance.take_events()
+        drawn += e.apply(e.turn, {"type": "pass"})[1:]
+    evs = e.chance.take_events() + drawn  # the start's draws, then the passes
     assert [x["label"] for x in evs] == ["dealer", "h0/shuffle", "h1/shuffle"]
     assert e.scores == [0, 0] and e.history[-1]["void"] is True
     assert e.dealer == (d + 1) % 4 and e.view(None)["hand_number"] == 1

@@ -62,7 +62,7 @@ def redrive(doc: dict[str, Any], *, leaks: bool = False) -> ShelemEngine:
     parsed = json.loads(doc["ruleset"])
     key = transcript_key(doc)
     chance = Chance(key)
-    e = ShelemEngine(ShelemEngine.parse_ruleset(parsed), chance)
+    e = ShelemEngine(ShelemEngine.parse_ruleset(parsed, protocol=doc["protocol"]), chance)
     n = e.n
     pending = chance.take_events()
     first_dealer = e.dealer
@@ -93,8 +93,7 @@ def redrive(doc: dict[str, Any], *, leaks: bool = False) -> ShelemEngine:
             elif v["tricks_taken"] == [0, 0] and v["trump"] is None:
                 assert seat == v["hakem"]
         before = len(e.history)
-        e.apply(seat, action)
-        pending = chance.take_events()
+        pending = e.apply(seat, action)[1:]
         if pending:
             assert pending[0]["label"] == f"h{len(e.history)}/shuffle"
         assert sorted(all_cards(e)) == sorted(DECK52)

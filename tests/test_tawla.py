@@ -66,7 +66,8 @@ class ScriptedChance(Chance):
 def make(ruleset: Mapping[str, Any] | None = None, **script: Sequence[int]) -> TawlaEngine:
     """An engine with scripted dice; keyword ``g0_opening_0=[6, 1]`` is label g0/opening/0."""
     labels = {k.replace("_", "/"): v for k, v in script.items()}
-    return TawlaEngine(TawlaEngine.parse_ruleset(dict(ruleset or {})), ScriptedChance(labels))
+    return TawlaEngine(TawlaEngine.parse_ruleset(dict(ruleset or {}), protocol=fairness.PROTOCOL),
+                       ScriptedChance(labels))
 
 
 def script(eng: TawlaEngine, **more: Sequence[int]) -> None:
@@ -235,9 +236,17 @@ def test_play_steps_explains_refusals() -> None:
 
 def test_ruleset_defaults_and_validation() -> None:
     assert engine_class("tawla") is ENGINE is TawlaEngine
-    rs = TawlaEngine.parse_ruleset({})
+    rs = TawlaEngine.parse_ruleset({}, protocol=fairness.PROTOCOL)
     assert rs == {"match_length": 5, "cube": True, "cube_cap": 64, "crawford": True,
                   "jacoby": False, "live_entropy": False}
+    # qahwa-fair/2 lists every rule: the timing rules and fresh rolls, no live entropy
+    assert TawlaEngine.parse_ruleset({}) == {
+        "match_length": 5, "cube": True, "cube_cap": 64, "crawford": True, "jacoby": False,
+        "fresh_rolls": True, "turn_seconds": 300, "reveal_seconds": 120, "max_seconds": 86400}
+    with pytest.raises(RulesetError, match="qahwa-fair/1 only"):
+        TawlaEngine.parse_ruleset({"live_entropy": False})
+    with pytest.raises(RulesetError, match="fresh_rolls"):
+        TawlaEngine.parse_ruleset({"fresh_rolls": True}, protocol=fairness.PROTOCOL)
     assert TawlaEngine.seat_count(rs) == 2
     assert TawlaEngine.parse_ruleset({"match_length": 0, "jacoby": True})["jacoby"] is True
     assert TawlaEngine.parse_ruleset({"match_length": 25, "cube_cap": 1024})["cube_cap"] == 1024
@@ -569,7 +578,7 @@ def test_money_play_jacoby_applies_to_resignations() -> None:
 
 
 def test_live_entropy_roll_label_and_validation() -> None:
-    parsed = TawlaEngine.parse_ruleset({"live_entropy": True})
+    parsed = TawlaEngine.parse_ruleset({"live_entropy": True}, protocol=fairness.PROTOCOL)
     chance = Chance(KEY)
     eng = TawlaEngine(parsed, chance)
     log = chance.take_events()
@@ -586,8 +595,7 @@ def test_live_entropy_roll_label_and_validation() -> None:
             eng.apply(seat, {"type": "roll", "entropy": bad})
         assert snapshot(eng) == before
     roll = {"type": "roll", "entropy": "my lucky words"}
-    eng.apply(seat, roll)
-    drawn = chance.take_events()
+    drawn = eng.apply(seat, roll)[1:]
     label = "g0/roll/1|my lucky words"
     assert [e["label"] for e in drawn] == [label]
     assert drawn[0]["result"] == fairness.dice(KEY, label, 2) == eng.view(None)["dice"]
@@ -598,8 +606,7 @@ def test_live_entropy_roll_label_and_validation() -> None:
     assert again.view(None) == eng.view(None)
     # a plain roll is accepted too (the entropy is optional): label without '|'
     first_move(eng)
-    eng.apply(opener, {"type": "roll"})
-    assert [e["label"] for e in chance.take_events()] == ["g0/roll/2"]
+    assert [e["label"] for e in eng.apply(opener, {"type": "roll"})[1:]] == ["g0/roll/2"]
 
 
 def test_entropy_refused_without_live_entropy() -> None:

@@ -26,7 +26,7 @@ from test_verify_cli_helpers import (
     write,
 )
 
-from fairness import Signer, commitment, public_key_b64
+from fairness import PROTOCOL, Signer, commitment, public_key_b64
 from verify_cli.core import FAILED, UNCHECKED, UNUSABLE, VERIFIED, verify_document
 from verify_cli.keys import parse_keys
 from verify_cli.main import app
@@ -566,7 +566,7 @@ def test_domino_deal_shows_each_seats_tiles(game: str) -> None:
 def test_tawla_live_entropy_roll_is_shown() -> None:
     from games.transcript import simulate_match
 
-    doc, _ = simulate_match("tawla", {"live_entropy": True}, seed=3)
+    doc, _ = simulate_match("tawla", {"live_entropy": True}, seed=3, protocol=PROTOCOL)
     rep = verify_document(resign(doc), KEYS, draws_limit=None)
     assert rep["status"] == VERIFIED, rep["failures"]
     rolls = [d for d in rep["draws"] if "/roll/" in str(d["label"])]

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fairness import Signer, public_key_b64
+from fairness import PROTOCOL, Signer, public_key_b64
 from games import GAME_IDS
 from games.transcript import simulate_match
 
@@ -24,7 +24,7 @@ def games_and_rng() -> list[str]:
 def _full(game: str, seed: int) -> dict[str, Any]:
     # An engine that cannot finish a random-bot match within FULL_MAX_ACTIONS raises
     # RuntimeError here, and the test that asked for the match fails: that is a bug.
-    doc, _ = simulate_match(game, seed=seed, max_actions=FULL_MAX_ACTIONS)
+    doc, _ = simulate_match(game, seed=seed, max_actions=FULL_MAX_ACTIONS, protocol=PROTOCOL)
     return SIGNER.signed(doc)
 
 
@@ -35,7 +35,7 @@ def full_match(game: str, seed: int = 1) -> dict[str, Any]:
 
 @functools.cache
 def _resigned(game: str, seed: int, at: int) -> dict[str, Any]:
-    doc, _ = simulate_match(game, seed=seed, resign_at=at)
+    doc, _ = simulate_match(game, seed=seed, resign_at=at, protocol=PROTOCOL)
     return SIGNER.signed(doc)
 
 

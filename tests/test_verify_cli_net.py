@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from rich.console import Console
 from test_verify_cli_helpers import SIGNER, any_match, games_and_rng, keys_doc, resign, write
 
-from fairness import canonical_ruleset, commitment, match_key, new_server_seed
+from fairness import PROTOCOL, canonical_ruleset, commitment, match_key, new_server_seed
 from games.base import Chance
 from games.errors import ActionError, GameError
 from games.registry import engine_class
@@ -49,7 +49,7 @@ class FakeApi:
     def create(self, body: dict[str, Any], rng: bool = False) -> dict[str, Any]:
         game = "rng" if rng else body["game"]
         cls = engine_class(game)
-        parsed = cls.parse_ruleset(body.get("ruleset") or {})
+        parsed = cls.parse_ruleset(body.get("ruleset") or {}, protocol=PROTOCOL)
         n = cls.seat_count(parsed)
         names = [s.get("name") for s in body.get("seats", [])] if not rng else ["session"]
         if len(names) != n:
@@ -72,8 +72,9 @@ class FakeApi:
         m["engine"] = m["cls"](m["parsed"], m["chance"])
         self.take(m)
 
-    def take(self, m: dict[str, Any]) -> None:
-        for e in m["chance"].take_events():
+    def take(self, m: dict[str, Any], produced: list[dict[str, Any]] | None = None) -> None:
+        """Log ``produced`` (an action's events) or else the start's draws."""
+        for e in m["chance"].take_events() if produced is None else produced:
             m["events"].append({"seq": len(m["events"]), **e})
 
     def transcript(self, m: dict[str, Any]) -> dict[str, Any]:
@@ -132,19 +133,14 @@ class FakeApi:
                 if body.get("version") != m["version"]:
                     return 409, {"error": {"code": "stale", "message": "stale version"}}
                 try:
-                    eng.apply(seat, body["action"])
+                    produced = eng.apply(seat, body["action"])
                 except ActionError as exc:
                     return 422, {"error": {"code": "illegal", "message": str(exc)}}
-                m["events"].append({"seq": len(m["events"]), "type": "action", "seat": seat,
-                                    "action": body["action"]})
-                self.take(m)
+                self.take(m, produced)
                 m["version"] += 1
                 return 200, {**eng.view(seat), "version": m["version"]}
             if tail == ["draws"]:
-                eng.apply(0, {"type": "draw", **body})
-                m["events"].append({"seq": len(m["events"]), "type": "action", "seat": 0,
-                                    "action": {"type": "draw", **body}})
-                self.take(m)
+                self.take(m, eng.apply(0, {"type": "draw", **body}))
                 return 200, {"result": m["events"][-1]}
             if tail == ["close"]:
                 eng.apply(0, {"type": "close"})
@@ -260,7 +256,7 @@ def _quick_game() -> str:
         if g == "rng":
             continue
         try:
-            doc, _ = simulate_match(g, seed=0, max_actions=3000)
+            doc, _ = simulate_match(g, seed=0, max_actions=3000, protocol=PROTOCOL)
         except RuntimeError:
             continue
         if best_len is None or len(doc["events"]) < best_len:

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from test_verify_cli_helpers import SIGNER, key_b64
 
+from fairness import PROTOCOL
 from games.deals import cut_deck, hokm_deal
 from games.hokm import HokmEngine
 from games.transcript import simulate_match
@@ -19,7 +20,7 @@ KEYS = parse_keys(key_b64(), source="file", origin="test-key")
 
 
 def verified(game: str, ruleset: dict[str, Any], seed: int) -> tuple[dict[str, Any], Any]:
-    doc, engine = simulate_match(game, ruleset, seed=seed)
+    doc, engine = simulate_match(game, ruleset, seed=seed, protocol=PROTOCOL)
     rep = verify_document(SIGNER.signed(doc), KEYS, draws_limit=None)
     assert rep["status"] == VERIFIED, rep["checks"]
     return rep, engine
@@ -45,7 +46,7 @@ def test_a_hokm_cut_is_shown_as_dealt(monkeypatch: pytest.MonkeyPatch) -> None:
     deal0 = next(d["text"] for d in rep["draws"] if d["text"].startswith("hand 0"))
     hakem = engine.history[0]["hakem"]
     assert f"hakem seat {hakem} (bot{hakem}), cut at 20:" in deal0 and engine.history[0]["cut"] == 20
-    doc, _ = simulate_match("hokm", {"players": 3, "target": 1}, seed=5)
+    doc, _ = simulate_match("hokm", {"players": 3, "target": 1}, seed=5, protocol=PROTOCOL)
     shuffle = next(e for e in doc["events"] if e.get("label") == "h0/shuffle")
     dealt = hokm_deal(cut_deck(shuffle["result"], 20), hakem, 3)
     assert f"seat {hakem} (bot{hakem}): {cards_text(dealt.full(hakem))}" in deal0

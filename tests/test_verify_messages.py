@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pty_run import run_on_terminal
 
+from fairness import PROTOCOL
 from games.transcript import simulate_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,7 +25,7 @@ def verify(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _doc(tmp_path: Path, drop: int | None = None) -> Path:
-    doc, _ = simulate_match("hokm", {"target": 1}, seed=1)
+    doc, _ = simulate_match("hokm", {"target": 1}, seed=1, protocol=PROTOCOL)
     if drop is not None:
         del doc["events"][drop]
     path = tmp_path / f"t{drop}.json"

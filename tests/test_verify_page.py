@@ -31,6 +31,7 @@ from browser import NEEDS_CHROMIUM, launch
 from playwright.sync_api import expect
 
 from fairness import (
+    PROTOCOL,
     Signer,
     Stream,
     canonical_json,
@@ -157,7 +158,7 @@ def genuine(game: str, seed: int = 1) -> dict[str, Any]:
     seeds = [SEEDS_UNICODE[s % 2] + f"/{s}" for s in range(n)]
     while True:  # a plain session's bot may close before drawing: take the next seed then
         doc, _ = simulate_match(game, seed=seed, client_seeds=seeds,
-                                match_id=f"sim-{game}-ü-{seed}")
+                                match_id=f"sim-{game}-ü-{seed}", protocol=PROTOCOL)
         if chance_seqs(doc):
             break
         seed += 1000
@@ -997,7 +998,7 @@ def take_screenshot(out: Path) -> None:
         expect(page.locator("#verdict")).to_have_attribute("data-replay", "done",
                                                            timeout=120_000)
 
-    tawla, _ = simulate_match("tawla", {"match_length": 1}, seed=3, match_id="m-tawla")
+    tawla, _ = simulate_match("tawla", {"match_length": 1}, seed=3, match_id="m-tawla", protocol=PROTOCOL)
     roll = next(e for e in tawla["events"] if e.get("label") == "g0/roll/1")
     _tamper_result(roll)
     site = Site(runtime_dir=RUNTIME_DIR)

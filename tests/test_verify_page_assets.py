@@ -20,6 +20,7 @@ import httpx
 import pytest
 from live_server import LiveServer
 
+from fairness import PROTOCOL
 from games.transcript import simulate_match
 from service import pyodide
 from verify_cli.core import verify_document
@@ -46,11 +47,12 @@ def test_browser_part_imports_no_cryptography() -> None:
     code = (
         "import sys, json\n"
         "from games.registry import GAME_IDS, engine_class\n"
+        "from fairness import PROTOCOL\n"
         "from games.transcript import simulate_match\n"
         "import verify_cli.replay_core as rc\n"
         "for g in GAME_IDS:\n"
         "    engine_class(g)\n"
-        "doc, _ = simulate_match('tawla', seed=1)\n"
+        "doc, _ = simulate_match('tawla', seed=1, protocol=PROTOCOL)\n"
         "assert json.loads(rc.browser_report(json.dumps(doc)))['checks'][2]['ok'] is True\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'cryptography', 'httpx', "
         "'rich', 'click', 'typer', 'service'}))\n"
@@ -69,7 +71,7 @@ def test_signing_still_loads_on_first_use() -> None:
 
 
 def test_browser_report_is_the_cli_verdict() -> None:
-    doc, _ = simulate_match("hokm", seed=2)
+    doc, _ = simulate_match("hokm", seed=2, protocol=PROTOCOL)
     page = json.loads(browser_report(json.dumps(doc)))
     cli = verify_document(doc, None, draws_limit=None)
     assert page["checks"] == [c for c in cli["checks"] if c["name"] != "signature"]

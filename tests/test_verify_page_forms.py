@@ -29,7 +29,7 @@ from browser import CHROMIUM, launch, open_page
 from test_verify_page import SIGNER, Site, built
 from test_verify_page_replay import check
 
-from fairness import deck52
+from fairness import PROTOCOL, deck52
 from games.base import Engine, Event, replay
 from games.hokm import HokmEngine
 from games.registry import engine_class
@@ -85,7 +85,7 @@ def match(i: int) -> dict[str, Any]:
         with pytest.MonkeyPatch.context() as mp:
             if how == "cut":
                 mp.setattr(HokmEngine, "bot_actions", _cut_or_tap)
-            doc, _ = simulate_match(game, rs, seed=i, match_id=mid)
+            doc, _ = simulate_match(game, rs, seed=i, match_id=mid, protocol=PROTOCOL)
         _MATCHES[mid] = SIGNER.signed(doc)
     return _MATCHES[mid]
 
@@ -338,7 +338,7 @@ def test_a_hokm_hand_ended_before_the_cut_is_not_dealt(plain_page: Any, replay_p
     # seat 0 resigns at once: the first hand's deck was shuffled, but the cutter never
     # answered, so nobody holds a card of it
     doc, engine = simulate_match("hokm", {"players": players}, seed=3, resign_at=0,
-                                 match_id=f"resigned-{players}")
+                                 match_id=f"resigned-{players}", protocol=PROTOCOL)
     doc = SIGNER.signed(doc)
     assert isinstance(engine, HokmEngine) and engine.outcome is not None
     assert engine.hands == [[] for _ in range(players)]

@@ -1,0 +1,292 @@
+"""The one replay loop: a match rebuilt from its events, every event checked.
+
+The live service's catch-up (an engine from the cache brought up to the log), ``verify``
+(CLI and page) and the tests all rebuild matches here:
+
+- :func:`replay` builds the engine from the ruleset, the key and (v2) the match context, and
+  feeds it every event of a transcript;
+- :class:`Replayer` feeds events to an engine that has applied every earlier one (the
+  service's catch-up).
+
+Every chance event must equal, byte for byte as canonical JSON, the one the rules draw at
+that point (a die written ``3.0`` or ``true`` is not ``3``); every action must be accepted
+by the rules; an end event must be one the rules accept. v2 events may carry ``sig`` (a
+seat's signature, checked by the verifier, not here) and a ``no_reveal`` end its ``seats``.
+Failures raise :class:`games.errors.ReplayError` with a ``kind`` (see there).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from fairness import (
+    PROTOCOL,
+    PROTOCOL_V2,
+    SeedError,
+    canonical_json,
+    canonical_ruleset,
+    loads_strict,
+    parse_hex,
+)
+
+from .base import Chance, Engine, Event, MatchContext, check_protocol
+from .ends import NoRevealMatch
+from .errors import ActionError, GameError, ReplayError, RulesetError
+
+OnEvent = Callable[[Event, Engine], object]
+"""``on_event(event, engine)``: called for every event once it is checked, with the engine
+as that event left it."""
+
+END_EVENT = "end"
+_EVENT_KEYS: dict[str, dict[str, frozenset[str]]] = {
+    PROTOCOL: {
+        "action": frozenset({"seq", "type", "seat", "action"}),
+        END_EVENT: frozenset({"seq", "type", "reason", "seat"}),
+    },
+    PROTOCOL_V2: {
+        "action": frozenset({"seq", "type", "seat", "action", "sig"}),
+        END_EVENT: frozenset({"seq", "type", "reason", "seat", "sig"}),
+    },
+}
+_NO_REVEAL_KEYS = frozenset({"seq", "type", "reason", "seats"})
+
+
+def _strip(ev: Mapping[str, Any]) -> Event:
+    return {k: v for k, v in ev.items() if k != "seq"}
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """Equal as canonical JSON (type-strict: ``3``, ``3.0`` and ``true`` all differ)."""
+    try:
+        return canonical_json(a) == canonical_json(b)
+    except (TypeError, ValueError):
+        return False
+
+
+def _seq_of(ev: Mapping[str, Any], pos: int) -> Any:
+    return ev.get("seq", pos)
+
+
+class Replayer:
+    """Feeds transcript events, in order, to an engine that has applied every earlier one.
+
+    ``next_seq`` is the seq of the next event; ``pending`` the chance events the engine has
+    drawn that the events must hold next (the start's draws, for a new engine).
+    ``on_event`` as in :func:`replay`.
+    """
+
+    def __init__(self, engine: Engine, *, next_seq: int = 0,
+                 pending: Sequence[Event] = (), on_event: OnEvent | None = None) -> None:
+        self.engine = engine
+        self.pos = next_seq
+        self.pending: list[Event] = list(pending)
+        self.on_event = on_event
+        self.keys = _EVENT_KEYS[engine.protocol]
+
+    def feed(self, events: Sequence[Any]) -> Replayer:
+        """Check and apply ``events`` (the next ones of the match); returns self."""
+        for ev in events:
+            self._one(ev)
+        return self
+
+    def finish(self) -> Engine:
+        """The engine, once the events end where the rules draw nothing more."""
+        if self.pending:
+            produced = self.pending[0]
+            raise ReplayError(
+                f"transcript ends where chance event {produced['label']!r} is needed",
+                kind="truncated", seq=None, expected=produced, found=None)
+        return self.engine
+
+    def _one(self, ev: Any) -> None:
+        pos = self.pos
+        if not isinstance(ev, dict):
+            raise ReplayError(f"event {pos} is not an object", kind="event", seq=pos,
+                              expected=self.pending[0] if self.pending else None, found=ev)
+        seq = _seq_of(ev, pos)
+        if type(seq) is not int or seq != pos:
+            raise ReplayError(f"event {pos}: seq is {ev.get('seq')!r}", kind="seq", seq=pos,
+                              found=_strip(ev))
+        if self.pending:
+            self._chance(ev, pos)
+        else:
+            self._step(ev, pos)
+        if self.on_event is not None:
+            self.on_event(ev, self.engine)
+        self.pos += 1
+
+    def _chance(self, found: dict[str, Any], pos: int) -> None:
+        produced = self.pending.pop(0)
+        if not same_json(_strip(found), produced):
+            if found.get("type") != "chance":
+                what = (f"chance event {produced['label']!r} is missing (the rules draw it "
+                        "here)")
+            elif found.get("label") == produced.get("label"):
+                what = "chance result differs"
+            else:
+                what = "event differs from the replay"
+            self.pending.insert(0, produced)
+            raise ReplayError(f"event {pos}: {what}", kind="chance", seq=pos,
+                              expected=produced, found=_strip(found))
+
+    def _step(self, ev: dict[str, Any], pos: int) -> None:
+        engine = self.engine
+        etype = ev.get("type")
+        if etype == "chance":
+            raise ReplayError(
+                f"event {pos}: chance event {ev.get('label')!r} that the rules did not draw",
+                kind="chance", seq=pos, expected=None, found=_strip(ev))
+        allowed = self.keys.get(etype) if isinstance(etype, str) else None
+        if allowed is None:
+            raise ReplayError(f"event {pos}: unknown event type {etype!r}", kind="event",
+                              seq=pos, found=_strip(ev))
+        if not set(ev) <= allowed:
+            extra = sorted(map(str, set(ev) - allowed))
+            raise ReplayError(
+                f"event {pos}: unexpected field(s) {', '.join(extra)} on a {etype} event",
+                kind="event", seq=pos, found=_strip(ev))
+        if "sig" in ev and not isinstance(ev["sig"], str):
+            raise ReplayError(f"event {pos}: 'sig' must be a base64 string", kind="event",
+                              seq=pos, found=_strip(ev))
+        if etype == "action":
+            seat = ev.get("seat")
+            try:
+                produced = engine.apply(seat, ev.get("action"))  # type: ignore[arg-type]
+            except ActionError as exc:
+                raise ReplayError(
+                    f"event {pos}: action by seat {seat} rejected: {exc}", kind=exc.kind,
+                    seq=pos, found=_strip(ev)) from None
+            except GameError as exc:
+                raise ReplayError(
+                    f"event {pos}: action by seat {seat} rejected: {exc}", kind="action",
+                    seq=pos, found=_strip(ev)) from None
+        else:
+            if ev.get("reason") == "no_reveal":
+                raise ReplayError(
+                    f"event {pos}: a no_reveal end is the only event of a match that never "
+                    "started", kind="end", seq=pos, found=_strip(ev))
+            try:
+                produced = engine.end_match(ev.get("reason"), ev.get("seat"))  # type: ignore[arg-type]
+            except GameError as exc:
+                raise ReplayError(f"event {pos}: end rejected: {exc}", kind="end", seq=pos,
+                                  found=_strip(ev)) from None
+            if engine.v2 and not same_json(
+                    {k: v for k, v in ev.items() if k not in ("seq", "sig")}, produced[0]):
+                raise ReplayError(f"event {pos}: the end event is not as the rules write it",
+                                  kind="end", seq=pos, expected=produced[0],
+                                  found=_strip(ev))
+        self.pending = produced[1:]
+
+
+def parse_transcript_ruleset(engine_cls: type[Engine], ruleset: str | Mapping[str, Any],
+                             protocol: str) -> dict[str, Any]:
+    """The parsed ruleset of a transcript (ReplayError kind ``ruleset`` when unusable).
+
+    v2: the string must be strict JSON and exactly ``canonical_ruleset`` of its parse, so
+    that it lists every rule with its effective value (fairness-v2.md §1).
+    """
+    if isinstance(ruleset, str):
+        try:
+            raw = loads_strict(ruleset) if protocol == PROTOCOL_V2 else json.loads(ruleset)
+        except ValueError as exc:
+            raise ReplayError(f"ruleset is not JSON: {exc}", kind="ruleset") from None
+    else:
+        raw = dict(ruleset)
+    try:
+        parsed = engine_cls.parse_ruleset(raw, protocol=protocol)
+    except RulesetError as exc:
+        raise ReplayError(f"ruleset rejected: {exc}", kind="ruleset") from None
+    if protocol == PROTOCOL_V2 and isinstance(ruleset, str):
+        canon = canonical_ruleset(parsed)
+        if canon != ruleset:
+            raise ReplayError(
+                "ruleset is not canonical: a qahwa-fair/2 ruleset lists every rule with its "
+                "value, keys sorted, compact", kind="ruleset", expected=canon, found=ruleset)
+    return parsed
+
+
+def _no_reveal(engine_cls: type[Engine], parsed: Mapping[str, Any], events: Sequence[Any],
+               on_event: OnEvent | None) -> Engine:
+    first = events[0] if events else None
+    if not isinstance(first, dict) or first.get("reason") != "no_reveal":
+        raise ReplayError("a transcript without a match key must be a single no_reveal end",
+                          kind="end", seq=0, found=first)
+    if set(first) != _NO_REVEAL_KEYS or first.get("type") != END_EVENT:
+        raise ReplayError("event 0: a no_reveal end is exactly {seq, type, reason, seats}",
+                          kind="event", seq=0, found=_strip(first))
+    seq = first.get("seq")
+    if type(seq) is not int or seq != 0:
+        raise ReplayError(f"event 0: seq is {seq!r}", kind="seq", seq=0, found=_strip(first))
+    try:
+        match = NoRevealMatch(engine_cls, parsed, first.get("seats"))
+    except GameError as exc:
+        raise ReplayError(f"event 0: end rejected: {exc}", kind="end", seq=0,
+                          found=_strip(first)) from None
+    if on_event is not None:
+        on_event(first, match)
+    if len(events) > 1:
+        raise ReplayError("event 1: nothing follows a no_reveal end", kind="event", seq=1,
+                          found=events[1])
+    return match
+
+
+def _check_tips(engine_cls: type[Engine], parsed: Mapping[str, Any],
+                ctx: MatchContext | None) -> None:
+    """A fresh-rolls match needs every seat's roll-chain tip (from the lock) as 64 hex."""
+    n = engine_cls.seat_count(parsed)
+    if ctx is None or len(ctx.roll_tips) != n:
+        raise ReplayError("a match with fresh rolls needs every seat's roll-chain tip from "
+                          "the lock", kind="roll_chain")
+    for seat, tip in enumerate(ctx.roll_tips):
+        try:
+            parse_hex(tip, 32, f"seat {seat}'s roll-chain tip")
+        except SeedError as exc:
+            raise ReplayError(f"the lock's roll chains: {exc}", kind="roll_chain") from None
+
+
+def replay(
+    engine_cls: type[Engine],
+    ruleset: str | Mapping[str, Any],
+    key: bytes | None,
+    events: Sequence[Any],
+    *,
+    protocol: str,
+    ctx: MatchContext | None = None,
+    on_event: OnEvent | None = None,
+) -> Engine:
+    """Rebuild a match from its transcript events, checking each against the rules.
+
+    ``ruleset``: the transcript's string (or a dict); ``key``: the match key K (32 bytes for
+    qahwa-fair/1, 64 for qahwa-fair/2; None only for a v2 match that ended ``no_reveal``,
+    which has no K); ``ctx``: the match id and the roll-chain tips from the lock (v2 with
+    fresh rolls). ``events``: chance events (recomputed here and compared whole), action
+    events and at most one final end event. Raises ReplayError naming the first event that
+    differs; ``on_event(event, engine)`` is called for every event once it is checked.
+
+    Only the games' own errors become a ReplayError; anything else an engine raises is a
+    bug in the engine and propagates.
+    """
+    check_protocol(protocol)
+    parsed = parse_transcript_ruleset(engine_cls, ruleset, protocol)
+    if key is None:
+        if protocol != PROTOCOL_V2:
+            raise ValueError("only a qahwa-fair/2 no_reveal transcript has no match key")
+        return _no_reveal(engine_cls, parsed, events, on_event)
+    want = 64 if protocol == PROTOCOL_V2 else 32
+    if len(key) != want:
+        raise ValueError(f"a {protocol} match key is {want} bytes, got {len(key)}")
+    if protocol == PROTOCOL_V2 and parsed.get("fresh_rolls"):
+        _check_tips(engine_cls, parsed, ctx)
+    chance = Chance(key)
+    try:
+        # an engine without fresh rolls needs no context (and may not take one)
+        engine = engine_cls(parsed, chance, ctx) if ctx is not None else engine_cls(parsed, chance)
+    except ActionError as exc:
+        raise ReplayError(f"the match cannot start: {exc}", kind=exc.kind) from None
+    return Replayer(engine, pending=chance.take_events(), on_event=on_event).feed(
+        events).finish()
+
+
+__all__ = ["OnEvent", "Replayer", "parse_transcript_ruleset", "replay", "same_json"]
