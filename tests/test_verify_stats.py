@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import hashlib
-import inspect
 import json
 import threading
 from collections.abc import Iterator
@@ -16,21 +15,17 @@ import pytest
 from click.testing import CliRunner, Result
 from test_verify_cli_helpers import SIGNER, keys_doc
 
-from fairness import PROTOCOL, match_key
-from games.base import Chance
+from fairness import PROTOCOL, PROTOCOL_V2, match_key, match_key_v2
 from games.registry import engine_class
+from games.replay import replay
 from games.transcript import simulate_match
 from verify_cli.main import app
 from verify_cli.stats import PIPS_MEAN, PIPS_VAR, analyse, first_hand, sentence, tally
 
 
 def v1_match(game: str, ruleset: dict[str, Any], seed: int) -> dict[str, Any]:
-    """A genuine qahwa-fair/1 transcript (simulate_match's default protocol becomes v2 with
-    the v2 engines; v1 transcripts must keep working, and this verifier checks them)."""
-    kw: dict[str, Any] = {}
-    if "protocol" in inspect.signature(simulate_match).parameters:
-        kw["protocol"] = PROTOCOL
-    doc, _ = simulate_match(game, ruleset, seed=seed, **kw)
+    """A genuine qahwa-fair/1 transcript (v1 transcripts verify forever)."""
+    doc, _ = simulate_match(game, ruleset, seed=seed, protocol=PROTOCOL)
     return doc
 
 
@@ -170,32 +165,77 @@ def test_v2_event_shapes_count_the_same() -> None:
         assert a.faces == b.faces and a.rolls == b.rolls
 
 
+def _sim(game: str, rs: dict[str, Any], seed: int, protocol: str) -> dict[str, Any]:
+    doc, _ = simulate_match(game, rs, seed=seed, protocol=protocol)
+    return doc
+
+
+def _engine_first_hands(doc: dict[str, Any]) -> list[list[str]]:
+    """Each seat's hand right after the match's first deal, from a replay of the
+    transcript through the engine (games.replay)."""
+    cls = engine_class(doc["game"])
+    seats = doc["seats"]
+    if doc["protocol"] == PROTOCOL_V2:
+        key = match_key_v2(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
+                           [(s["client_seed"], s["nonce"]) for s in seats])
+    else:
+        key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], doc["game"],
+                        doc["ruleset"], [s["client_seed"] for s in seats])
+    first: list[list[str]] = []
+
+    def on_event(ev: Any, engine: Any) -> None:
+        if not first and all(engine.hands[s] for s in range(len(seats))):
+            first.extend(list(h) for h in engine.hands)
+
+    replay(cls, doc["ruleset"], key, doc["events"], protocol=doc["protocol"],
+           on_event=on_event)
+    return first
+
+
+@pytest.mark.parametrize("protocol", [PROTOCOL, PROTOCOL_V2])
 @pytest.mark.parametrize("game,rs", [("hokm", {}), ("hokm", {"players": 3}),
                                      ("hokm", {"players": 2}), ("qahve", {}), ("shelem", {}),
                                      ("shelem", {"players": 2}), ("iraqi_domino", {}),
                                      ("mexican_train", {"rounds": 1, "players": 6})])
-def test_first_hand_is_the_engines_deal(game: str, rs: dict[str, Any]) -> None:
-    """The hand stats reads from a transcript is the hand the engine dealt."""
+def test_first_hand_is_the_engines_deal(game: str, rs: dict[str, Any], protocol: str) -> None:
+    """The hand stats reads from a transcript is the hand the engine dealt (v1's chosen
+    cut or tap, v2's drawn cut)."""
     for seed in range(2):
-        doc = v1_match(game, rs, seed)
-        cls = engine_class(game)
-        key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], game,
-                        doc["ruleset"], [s["client_seed"] for s in doc["seats"]])
-        engine: Any = cls(cls.parse_ruleset(json.loads(doc["ruleset"])), Chance(key))
-        actions = [e for e in doc["events"] if e["type"] == "action"]
-        if game == "hokm":  # dealt after the cut (or tap)
-            engine.apply(actions[0]["seat"], actions[0]["action"])
-        for seat in range(len(doc["seats"])):
+        doc = _sim(game, rs, seed, protocol)
+        dealt = _engine_first_hands(doc)
+        n = len(doc["seats"])
+        assert len(dealt) == n
+        for seat in range(n):
             got = first_hand(doc, seat)
             assert got is not None
             hand, deck = got
-            dealt = list(engine.hands[seat])
-            if game == "hokm":  # the five first, the rest after trump is named
-                assert hand[: len(dealt)] == dealt
-                assert len(hand) == {4: 13, 3: 17, 2: 5}[engine.n]
+            if game == "hokm":  # the first five, the rest after trump is named
+                assert hand[: len(dealt[seat])] == dealt[seat]
+                assert len(hand) == {4: 13, 3: 17, 2: 5}[n]
             else:
-                assert sorted(hand) == sorted(dealt)
+                assert sorted(hand) == sorted(dealt[seat])
             assert set(hand) <= set(deck)
+
+
+def test_v2_transcripts_count_every_die_once(tmp_path: Path) -> None:
+    docs = [_sim("tawla", {"match_length": 3}, 200 + i, PROTOCOL_V2) for i in range(3)]
+    assert all(d["protocol"] == PROTOCOL_V2 for d in docs)
+    all_dice = sum(len(e["result"]) for d in docs for e in d["events"]
+                   if e["type"] == "chance" and e["kind"] == "dice")
+    t0, t1 = tally(docs, 0, None), tally(docs, 1, None)
+    assert sum(t0.faces.values()) + sum(t1.faces.values()) == all_dice
+    assert t0.rolls and t1.rolls
+    files = []
+    for i, d in enumerate(docs):
+        files.append(str(tmp_path / f"v2-{i}.json"))
+        Path(files[-1]).write_text(json.dumps(d), encoding="utf-8")
+    res = run("stats", "--seat", "0", "--no-verify", *files)
+    assert res.exit_code == 0, res.output
+    assert "Verdict: nothing unusual." in res.stdout
+    planted = tmp_path / "v2-planted.json"
+    planted.write_text(json.dumps(_plant_doubles(docs[0], 0, 14)), encoding="utf-8")
+    res = run("stats", "--seat", "0", "--no-verify", str(planted))
+    assert "Verdict: unusual at p = " in res.stdout
 
 
 def test_sentences_and_moments() -> None:

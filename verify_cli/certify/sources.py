@@ -167,7 +167,7 @@ class DerivationSource:
     def _ruleset(self, game: str) -> tuple[str, int]:
         if game not in self._rulesets:
             cls = engine_class(game)
-            parsed = cls.parse_ruleset({})
+            parsed = cls.parse_ruleset({}, protocol=PROTOCOL_V2)
             self._rulesets[game] = (canonical_ruleset(parsed), cls.seat_count(parsed))
         return self._rulesets[game]
 
@@ -175,7 +175,9 @@ class DerivationSource:
         if self._cache is not None and self._cache[:2] == (test, match):
             return self._cache[2]
         ruleset, n = self._ruleset(game)
-        seats = [(self.run.bytes(8).hex(), self.run.bytes(32)) for _ in range(n)]
+        raw = self.run.bytes(40 * n)  # per seat: an 8-byte client seed (as hex), a nonce
+        seats = [(raw[40 * s: 40 * s + 8].hex(), raw[40 * s + 8: 40 * s + 40])
+                 for s in range(n)]
         match_id = f"certify-{self.run.run_id}-{test}-{match}"
         key = match_key_v2(self.run.server_seed(), match_id, game, ruleset, seats)
         self._cache = (test, match, key)
