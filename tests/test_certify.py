@@ -130,6 +130,7 @@ def test_the_derivation_passes(tmp_path: Path) -> None:
     assert run(["--out", str(out), "--seed", "ci-1", "--no-plots", *SMALL_ARGS]) == 0
     report = json.loads((out / "report.json").read_text("utf-8"))
     assert report["verdict"] == "pass" and report["tests_failed"] == []
+    assert report["confirmation"] is None
     assert report["sizes"] == SMALL.as_dict()
     assert report["source"]["kind"] == "derivation"
     assert report["source"]["protocol"] == "qahwa-fair/2"
@@ -217,6 +218,7 @@ def test_a_stuck_bit_fails(tmp_path: Path) -> None:
     code, report = _certify_file(tmp_path, bytes(data))
     assert code == 1 and report["verdict"] == "fail"
     assert "raw.bits" in report["tests_failed"]
+    assert "raw.bits" in report["confirmation"]["tests_failed"]
     bits = next(t for t in report["tests"] if t["name"] == "raw.bits")
     assert bits["observed"][31 - 11] == SMALL.words
 
@@ -230,6 +232,7 @@ def test_one_percent_of_words_stuck_at_zero_fails(tmp_path: Path) -> None:
     code, report = _certify_file(tmp_path, bytes(data))
     assert code == 1
     assert "raw.bytes" in report["tests_failed"]
+    assert "raw.bytes" in report["confirmation"]["tests_failed"]
 
 
 def test_a_low_quality_lcg_fails(tmp_path: Path) -> None:
@@ -243,6 +246,23 @@ def test_a_low_quality_lcg_fails(tmp_path: Path) -> None:
     code, report = _certify_file(tmp_path, struct.pack(f">{n}I", *out))
     assert code == 1
     assert "dice.pairs.within_roll" in report["tests_failed"]
+    assert "dice.pairs.within_roll" in report["confirmation"]["tests_failed"]
+
+
+def test_a_failed_first_sample_is_confirmed_on_a_second(tmp_path: Path) -> None:
+    """A run fails only when an independent second sample fails too: here the words of the
+    first sample's raw segment (its first words) have a stuck bit and the rest are good, so
+    the run passes, and the report says both."""
+    data = _good_words(SMALL.words_needed(), 17)
+    raw = 4 * SMALL.words
+    zero = bytes(range(256)).translate(bytes(v & 0xF7 for v in range(256)))
+    data[2: raw: 4] = bytes(data[2: raw: 4]).translate(zero)  # bit 11 stuck at 0
+    code, report = _certify_file(tmp_path, bytes(data))
+    assert code == 0 and report["verdict"] == "pass"
+    assert "raw.bits" in report["tests_failed"]
+    assert report["confirmation"]["tests_failed"] == []
+    page = (tmp_path / "out" / "report.html").read_text("utf-8")
+    assert "a second, independent sample was drawn: it passed" in page
 
 
 class ModuloBiased(WordStream):
@@ -316,8 +336,9 @@ def test_sizes_words_needed_covers_a_run() -> None:
     data = bytes(_good_words(SMALL.words_needed(), 16))
     src = FileSource(data, "exact")
     run_battery(src, SMALL)
-    assert src.words.words_read <= SMALL.words_needed()
-    assert src.words.words_read > 0.98 * (SMALL.words_needed() - 4096)
+    assert src.words.words_read <= SMALL.words_needed(1)
+    assert src.words.words_read > 0.98 * (SMALL.words_needed(1) - 4096)
+    assert SMALL.words_needed() == 2 * SMALL.words_needed(1) - 4096  # room for a second
     assert bat.ALPHA == 0.01
 
 

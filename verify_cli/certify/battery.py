@@ -54,9 +54,13 @@ class Sizes:
         return {"dice": self.dice, "decks": self.decks, "tiles": self.tiles,
                 "lots": self.lots, "words": self.words}
 
-    def words_needed(self) -> int:
-        """The words a file source needs for these sizes (expected reads of the rejection
-        paths, plus a margin of 0.1% and 4,096 words)."""
+    def words_needed(self, samples: int = 2) -> int:
+        """The words a file source needs for ``samples`` runs at these sizes (expected reads
+        of the rejection paths, plus a margin of 0.1% and 4,096 words). A file source must
+        hold two: the second is read only when the first fails (the confirmation)."""
+        return samples * self._words_one() + 4_096
+
+    def _words_one(self) -> int:
         reads = self.words + self.dice
         reads += self.decks * 51 + self.tiles * (27 + 90 + 89)
         reads += self.lots * (51 + 50 + 51)  # first hakem: 52, 51, 52 cards
@@ -64,7 +68,7 @@ class Sizes:
         for n in UNIFORM_NS:
             accept = (2**32 - 2**32 % n) / 2**32
             reads += math.ceil(self.lots / accept)
-        return math.ceil(reads * 1.001) + 4_096
+        return math.ceil(reads * 1.001)
 
 
 @dataclass

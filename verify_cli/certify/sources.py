@@ -161,6 +161,7 @@ class DerivationSource:
     def __init__(self, seed: str | None = None) -> None:
         self.run = _Run(seed)
         self._cache: tuple[str, int, bytes] | None = None
+        self.sample = 0  # 1 for the confirmation sample (new matches, new seeds)
         self._rulesets: dict[str, tuple[str, int]] = {}
         self.matches = 0
 
@@ -172,6 +173,7 @@ class DerivationSource:
         return self._rulesets[game]
 
     def key(self, test: str, game: str, match: int) -> bytes:
+        test = f"{test}.s{self.sample}" if self.sample else test
         if self._cache is not None and self._cache[:2] == (test, match):
             return self._cache[2]
         ruleset, n = self._ruleset(game)
