@@ -17,7 +17,7 @@ LOCKS := requirements/main.txt requirements/dev.txt requirements/tools.txt
 COMPILE = $(BIN)/uv pip compile --generate-hashes --python-version 3.11 --universal \
 	--custom-compile-command "make lock" -q $(UPGRADE)
 
-.PHONY: serve test test-all bench bench-api lint demo clean lock lock-upgrade pyodide
+.PHONY: serve test test-all bench bench-api lint demo clean lock lock-upgrade pyodide certify
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -69,6 +69,15 @@ lint: $(VENV)/.installed-dev
 
 demo: $(VENV)/.installed
 	$(BIN)/qahwa demo
+
+# The lab pack (docs/certification.md): qahwa-certify at lab sizes, a raw dump of the
+# derivation with its SHA-256, and Debian's dieharder and ent run on it
+# (apt-get install dieharder ent). CERTIFY_ARGS adds options, e.g. --seed S.
+CERTIFY_DIR ?= certify-pack
+CERTIFY_BYTES ?= 268435456
+CERTIFY_ARGS ?=
+certify: $(VENV)/.installed
+	$(BIN)/python -m verify_cli.certify.pack --out $(CERTIFY_DIR) --bytes $(CERTIFY_BYTES) $(CERTIFY_ARGS)
 
 lock: | $(BIN)/python
 	$(PIP) install -q --require-hashes -r requirements/tools.txt

@@ -8,7 +8,10 @@ Measured in one run, on this machine:
 - the ratio to the HMAC floor: the bare cost of the HMAC-SHA256 blocks one shuffle needs
   (``Stream.blocks_used``), timed with the fastest HMAC the stdlib offers — a keyed state
   copied per block, one-shot ``hmac.digest``, or ``hmac.new(...).digest()`` — whichever is
-  quickest here (the goal: within 3x).
+  quickest here (the goal: within 3x);
+- qahwa-fair/2: the same shuffle under a 64-byte K (HMAC-SHA512, 16 words per block) against
+  v1's 32-byte K (HMAC-SHA256, 8 words per block), and the ratio (the goal: v2 costs no more
+  than v1).
 
 It prints and never fails on timing. Run: ``python -m bench fairness``.
 """
@@ -49,6 +52,8 @@ class Measurement:
     ours: float  # seconds per shuffle
     system_random: float
     floors: dict[str, float]  # seconds for `blocks` bare HMACs, per method
+    v2: float  # seconds per shuffle under a v2 key
+    v2_blocks: int  # HMAC-SHA512 blocks one v2 shuffle of 52 reads
 
 
 def measure(number: int = 2000) -> Measurement:
@@ -58,6 +63,14 @@ def measure(number: int = 2000) -> Measurement:
     probe = fairness.Stream(key, label)
     probe.shuffle(deck)
     blocks = probe.blocks_used
+    key2 = fairness.match_key_v2("ab" * 64, "bench", "hokm", "{}",
+                                 [(c, bytes([i]) * 32) for i, c in enumerate("abcd")])
+    probe2 = fairness.Stream(key2, label)
+    probe2.shuffle(deck)
+    v2_blocks = probe2.blocks_used
+
+    def v2() -> object:
+        return fairness.Stream(key2, label).shuffle(deck)
 
     def ours() -> object:
         return fairness.Stream(key, label).shuffle(deck)
@@ -88,10 +101,10 @@ def measure(number: int = 2000) -> Measurement:
         return out
 
     t = _best({"ours": ours, "system_random": system_random, "hmac.new": floor_new,
-               "hmac.digest": floor_digest, "keyed copy": floor_copy}, number)
+               "hmac.digest": floor_digest, "keyed copy": floor_copy, "v2": v2}, number)
     floors = {k: t[k] for k in ("hmac.new", "hmac.digest", "keyed copy")}
     return Measurement(blocks=blocks, ours=t["ours"], system_random=t["system_random"],
-                       floors=floors)
+                       floors=floors, v2=t["v2"], v2_blocks=v2_blocks)
 
 
 def run() -> None:
@@ -105,6 +118,9 @@ def run() -> None:
     for name, t in m.floors.items():
         print(f"HMAC floor [{name:>11}]:           {t * 1e6:.1f} us for {m.blocks} blocks")
     print(f"ours / fastest HMAC floor ({floor_name}): {ours / floor:.2f}x (goal <= 3)")
+    print(f"shuffle(deck52) under a v2 key:       {1 / m.v2:,.0f}/s ({m.v2 * 1e6:.1f} us each, "
+          f"{m.v2_blocks} HMAC-SHA512 blocks)")
+    print(f"v2 / v1 cost per shuffle:             {m.v2 / ours:.2f}x (goal <= 1)")
 
 
 if __name__ == "__main__":

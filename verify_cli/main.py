@@ -56,6 +56,7 @@ from .core import (
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
 from .log import load_proofs, log_cmd, log_hook, log_options, open_state
 from .output import make_console, print_report, print_summary
+from .stats import stats_cmd
 
 HELP = """Verify qahwa-fair/2 and qahwa-fair/1 transcripts of café games and dice/shuffle
 sessions.
@@ -351,6 +352,7 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
 
 
 app.add_command(log_cmd)
+app.add_command(stats_cmd)
 
 
 def load_receipts(paths: Sequence[str]) -> list[dict[str, Any]]:

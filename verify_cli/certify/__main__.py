@@ -1,0 +1,5 @@
+"""``python -m verify_cli.certify`` = ``qahwa-certify``."""
+
+from .cli import console
+
+console()

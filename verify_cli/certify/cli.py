@@ -1,0 +1,224 @@
+"""``qahwa-certify``: the RNG certification kit (docs/certification.md).
+
+    qahwa-certify [--out DIR] [--dice N] [--decks N] [--tiles N] [--lots N] [--words N]
+                  [--seed S] [--source FILE] [--no-plots] [--quiet]
+    qahwa-certify --raw OUT --bytes N [--seed S]
+
+Exit codes: 0 every test passed; 1 a test failed (the generator is not fit); 2 unusable
+input (bad option, unreadable or too short --source file), with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from .battery import ALPHA, Battery, Sizes, run_battery
+from .report import EXTRA_HINT, build, write
+from .sources import DerivationSource, FileSource, SourceExhausted, raw_key
+
+MAX_RAW_BYTES = 1 << 40
+_CHUNK_WORDS = 1 << 18
+
+
+class Unusable(Exception):
+    """Input the kit cannot use: exit 2."""
+
+
+def dump_raw(out: str, nbytes: int, seed: str | None) -> dict[str, Any]:
+    """Write ``nbytes`` of the raw derivation stream to ``out`` (``-`` = stdout)."""
+    key, info = raw_key(seed)
+    sha = hashlib.sha256()
+    # one stream, read in chunks: Stream(K, "raw") words 0, 1, 2, …
+    from fairness import Stream
+
+    stream = Stream(key, str(info["label"]))
+    import struct
+
+    pack = struct.Struct(f">{_CHUNK_WORDS}I").pack
+    left = nbytes
+    sink = sys.stdout.buffer if out == "-" else open(out, "wb")  # noqa: SIM115
+    try:
+        w = stream.word
+        while left > 0:
+            chunk = pack(*[w() for _ in range(_CHUNK_WORDS)])[:left]
+            sink.write(chunk)
+            sha.update(chunk)
+            left -= len(chunk)
+    finally:
+        if sink is not sys.stdout.buffer:
+            sink.close()
+    return {**info, "bytes": nbytes, "sha256": sha.hexdigest(), "file": out}
+
+
+def _read_source(path: str, sizes: Sizes) -> bytes:
+    try:
+        data = Path(path).read_bytes()
+    except IsADirectoryError:
+        raise Unusable(f"--source {path}: is a directory") from None
+    except OSError as exc:
+        raise Unusable(f"--source {path}: cannot read it ({exc.strerror or exc})") from None
+    need = sizes.words_needed() * 4
+    if len(data) < need:
+        raise Unusable(f"--source {path}: {len(data):,} bytes is too short for these sizes; "
+                       f"it needs at least {need:,} bytes ({need // 4:,} big-endian 32-bit "
+                       f"words), or give smaller --dice/--decks/--tiles/--lots/--words")
+    return data
+
+
+def certify(out: Path, sizes: Sizes, seed: str | None, source_file: str | None,
+            quiet: bool = False, plot: bool = True) -> tuple[int, dict[str, Any]]:
+    """Run the kit and write the reports; (exit code 0/1, report)."""
+    source: FileSource | DerivationSource
+    if source_file is not None:
+        source = FileSource(_read_source(source_file, sizes), source_file)
+    else:
+        source = DerivationSource(seed)
+
+    def progress(step: str) -> None:
+        if not quiet:
+            click.echo(f"qahwa-certify: {step} …", err=True)
+
+    t0 = time.perf_counter()
+    try:
+        battery = run_battery(source, sizes, progress)
+        second: Battery | None = None
+        if not all(r.passed for r in battery.results):
+            # a second, independent sample before a fail: new matches and seeds (or the
+            # file's next words); the run fails only if that sample fails too
+            progress("confirmation sample")
+            if isinstance(source, DerivationSource):
+                source.sample = 1
+            second = run_battery(source, sizes, progress)
+    except SourceExhausted as exc:
+        raise Unusable(f"--source {exc}; it needs about {sizes.words_needed() * 4:,} "
+                       f"bytes for these sizes") from None
+    elapsed = time.perf_counter() - t0
+    passed = second is None or all(r.passed for r in second.results)
+    report = build(battery, sizes, source.describe(), elapsed, passed, second)
+    try:
+        plotted = write(out, report, battery, plot)
+    except OSError as exc:
+        raise Unusable(f"--out {out}: cannot write the report ({exc.strerror or exc})") from None
+    if not quiet:
+        click.echo(f"qahwa-certify: {'PASS' if passed else 'FAIL'} — {len(battery.results)} "
+                   f"tests at family-wise α = {ALPHA} (Holm), {elapsed:.1f} s; "
+                   f"report: {out / 'report.json'}, {out / 'report.html'}")
+        for label, b in (("first sample", battery), ("confirmation sample", second)):
+            for r in (b.results if b is not None else []):
+                if not r.passed:
+                    click.echo(f"  {label}: failed {r.name}: statistic {r.statistic:.2f}, "
+                               f"df {r.df}, p = {r.p_value:.3g} (Holm {r.p_adjusted:.3g})")
+        if second is not None and passed:
+            click.echo("  the first sample failed, the independent confirmation sample "
+                       "passed: a pass (docs/certification.md)")
+        if plot and not plotted:
+            click.echo(f"qahwa-certify: report.html has no plots: {EXTRA_HINT}", err=True)
+    return (0 if passed else 1), report
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+_SIZE_OPTIONS = [
+    click.option("--dice", type=int, default=Sizes.dice, show_default=True, metavar="N",
+                 help="Dice to roll (two per roll, a multiple of 4)."),
+    click.option("--decks", type=int, default=Sizes.decks, show_default=True, metavar="N",
+                 help="Decks of 52 to shuffle."),
+    click.option("--tiles", type=int, default=Sizes.tiles, show_default=True, metavar="N",
+                 help="Shuffles of 28 tiles and of 91 tiles, and Mexican Train deals (each)."),
+    click.option("--lots", type=int, default=Sizes.lots, show_default=True, metavar="N",
+                 help="Draws per lot test (first hakem per table size, dealer lots, "
+                 "uniform(n))."),
+    click.option("--words", type=int, default=Sizes.words, show_default=True, metavar="N",
+                 help="Raw 32-bit words for the bit and byte frequency tests."),
+]
+
+
+def size_options(f: F) -> F:
+    """The sample-size options (--dice, --decks, --tiles, --lots, --words)."""
+    for option in reversed(_SIZE_OPTIONS):
+        f = option(f)
+    return f
+
+
+def sizes_from(args: dict[str, int]) -> Sizes:
+    try:
+        return Sizes(**args)
+    except (TypeError, ValueError) as exc:
+        raise Unusable(str(exc)) from None
+
+
+HELP = """Certify the qahwa-fair/2 random number generator: scaled-outcome tests (dice faces,
+serial pairs and runs, card and tile positions, hokm's first hakem, the dealer lots,
+uniform(n) over awkward n, Mexican Train hands) and raw bit/byte tests, chi-square with
+Holm-Bonferroni at family-wise alpha = 0.01. Writes DIR/report.json and DIR/report.html.
+
+\b
+Exit codes: 0 pass, 1 fail, 2 unusable input.
+"""
+
+
+@click.command(help=HELP, context_settings={"help_option_names": ["-h", "--help"],
+                                            "max_content_width": 100})
+@click.option("--out", "out", default="certify-report", show_default=True, metavar="DIR",
+              help="Where report.json and report.html go.")
+@size_options
+@click.option("--seed", default=None, metavar="S", help="Derive every seed of the run from S "
+              "(reproducible); default: fresh 64-byte server seeds from the OS CSPRNG.")
+@click.option("--source", "source_file", default=None, metavar="FILE",
+              help="Read big-endian 32-bit words from FILE instead of the derivation.")
+@click.option("--raw", "raw_out", default=None, metavar="OUT",
+              help="Only dump the raw derivation stream to OUT ('-' = stdout), with --bytes.")
+@click.option("--bytes", "raw_bytes", type=int, default=None, metavar="N",
+              help="How many bytes --raw writes.")
+@click.option("--no-plots", is_flag=True, help="Draw no plots (report.html has the tables).")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
+def main(out: str, seed: str | None, source_file: str | None, raw_out: str | None,
+         raw_bytes: int | None, no_plots: bool, quiet: bool, **size_args: int) -> int:
+    if raw_out is not None or raw_bytes is not None:
+        if raw_out is None or raw_bytes is None:
+            raise Unusable("--raw OUT and --bytes N go together")
+        if source_file is not None:
+            raise Unusable("--raw dumps the derivation; it takes no --source")
+        if not 1 <= raw_bytes <= MAX_RAW_BYTES:
+            raise Unusable(f"--bytes must be 1 to {MAX_RAW_BYTES:,}, got {raw_bytes:,}")
+        try:
+            info = dump_raw(raw_out, raw_bytes, seed)
+        except OSError as exc:
+            raise Unusable(f"--raw {raw_out}: cannot write it ({exc.strerror or exc})") from None
+        if not quiet:
+            click.echo(json.dumps(info), err=raw_out == "-")
+        return 0
+    if seed is not None and source_file is not None:
+        raise Unusable("--seed seeds the derivation; with --source the file is the stream")
+    code, _ = certify(Path(out), sizes_from(size_args), seed, source_file, quiet,
+                      plot=not no_plots)
+    return code
+
+
+def run(argv: list[str] | None = None) -> int:
+    """The console script: click's parsing, with exit 2 for every unusable input."""
+    try:
+        rv = main.main(args=argv, prog_name="qahwa-certify", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.UsageError as exc:
+        click.echo(f"qahwa-certify: error: {exc.format_message()}", err=True)
+        return 2
+    except Unusable as exc:
+        click.echo(f"qahwa-certify: error: {exc}", err=True)
+        return 2
+    except click.Abort:
+        click.echo("qahwa-certify: aborted", err=True)
+        return 130
+    return rv if isinstance(rv, int) else 0
+
+
+def console() -> None:  # pragma: no cover - the console script
+    sys.exit(run())

@@ -1,0 +1,227 @@
+"""Where the kit's draws come from: the qahwa-fair/2 derivation, or a file of words.
+
+A *source* hands out draw streams (``uniform``, ``dice``, ``shuffle``, ``word``). The
+derivation source makes matches as the server does — a fresh 64-byte server seed, a match
+id, one (client seed, nonce) per seat, ``K = match_key_v2(…)`` — and returns
+``fairness.Stream(K, label)`` with the labels the games use. A :class:`WordStream` reads
+big-endian 32-bit words from bytes (``--source FILE``) and maps them with the spec's
+algorithms (fairness-v1.md §3: rejection sampling, Durstenfeld Fisher–Yates), so a lab can
+feed the kit a stream it knows and see what the kit makes of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import struct
+import sys
+from array import array
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
+
+from fairness import PROTOCOL_V2, Stream, canonical_ruleset, match_key_v2
+from games.registry import engine_class
+
+T = TypeVar("T")
+_TWO32 = 1 << 32
+
+
+class Draws(Protocol):
+    def word(self) -> int: ...
+    def uniform(self, n: int) -> int: ...
+    def dice(self, count: int, sides: int = 6) -> list[int]: ...
+    def shuffle(self, items: Sequence[T]) -> list[T]: ...
+
+
+class SourceExhausted(Exception):
+    """A word file ran out before the tests asked had their samples."""
+
+
+class Source(Protocol):
+    name: str
+
+    def stream(self, test: str, game: str, index: int, per_match: int, label: str) -> Draws:
+        """The stream of draw ``index`` of ``test``: a new match every ``per_match`` draws."""
+        ...
+
+    def raw(self, nwords: int) -> bytes:
+        """``nwords`` raw words (4 bytes each, big-endian) for the bit and byte tests."""
+        ...
+
+    def describe(self) -> dict[str, object]: ...
+
+
+class WordStream:
+    """The spec's mappings over a word supply (bytes); subclasses may change a mapping
+    (the kit's own tests use one with a modulo-biased ``uniform``)."""
+
+    def __init__(self, data: bytes | bytearray | memoryview, name: str = "words") -> None:
+        self.name = name
+        self.nbytes = len(data)
+        self.words = array("I")
+        if self.words.itemsize != 4:  # pragma: no cover - every platform qahwa runs on
+            self.words = array("L")
+        usable = len(data) - len(data) % 4
+        self.words.frombytes(bytes(memoryview(data)[:usable]))
+        if sys.byteorder == "little":
+            self.words.byteswap()  # the file's words are big-endian
+        self.i = 0
+
+    @property
+    def words_left(self) -> int:
+        return len(self.words) - self.i
+
+    @property
+    def words_read(self) -> int:
+        return self.i
+
+    def _exhausted(self) -> SourceExhausted:
+        return SourceExhausted(f"{self.name}: ran out after {self.i:,} words")
+
+    def word(self) -> int:
+        i = self.i
+        try:
+            w = self.words[i]
+        except IndexError:
+            raise self._exhausted() from None
+        self.i = i + 1
+        return w
+
+    def take(self, nwords: int) -> bytes:
+        if self.i + nwords > len(self.words):
+            raise self._exhausted()
+        chunk = self.words[self.i: self.i + nwords]
+        if sys.byteorder == "little":
+            chunk.byteswap()
+        self.i += nwords
+        return chunk.tobytes()
+
+    def uniform(self, n: int) -> int:
+        limit = _TWO32 - (_TWO32 % n)
+        while True:
+            w = self.word()
+            if w < limit:
+                return w % n
+
+    def dice(self, count: int, sides: int = 6) -> list[int]:
+        return [1 + self.uniform(sides) for _ in range(count)]
+
+    def shuffle(self, items: Sequence[T]) -> list[T]:
+        a = list(items)
+        for i in range(len(a) - 1, 0, -1):
+            j = self.uniform(i + 1)
+            a[i], a[j] = a[j], a[i]
+        return a
+
+
+class FileSource:
+    """``--source FILE``: every draw of every test reads the next words of the file."""
+
+    def __init__(self, data: bytes | bytearray | memoryview, name: str,
+                 stream_class: type[WordStream] = WordStream) -> None:
+        self.name = name
+        self.words = stream_class(data, name)
+
+    def stream(self, test: str, game: str, index: int, per_match: int, label: str) -> Draws:
+        return self.words
+
+    def raw(self, nwords: int) -> bytes:
+        return self.words.take(nwords)
+
+    def describe(self) -> dict[str, object]:
+        return {"kind": "file", "file": self.name, "bytes": self.words.nbytes,
+                "words_read": self.words.words_read}
+
+
+class _Run:
+    """Reproducible (``--seed``) or fresh randomness for the matches the kit makes."""
+
+    def __init__(self, seed: str | None) -> None:
+        self.seed = seed
+        material = (hashlib.sha512(b"qahwa-certify\x00" + seed.encode("utf-8")).digest()
+                    if seed is not None else os.urandom(64))
+        self.rng = random.Random(material)
+        self.run_id = hashlib.sha256(material).hexdigest()[:12]
+
+    def server_seed(self) -> bytes:
+        # a fresh run takes its server seeds from the operating system's CSPRNG, as the
+        # server does (fairness-v2.md §1); a --seed run derives them reproducibly
+        return self.rng.randbytes(64) if self.seed is not None else os.urandom(64)
+
+    def bytes(self, n: int) -> bytes:
+        return self.rng.randbytes(n)
+
+
+class DerivationSource:
+    """The qahwa-fair/2 derivation, with matches made as the server makes them."""
+
+    name = "qahwa-fair/2 derivation"
+
+    def __init__(self, seed: str | None = None) -> None:
+        self.run = _Run(seed)
+        self._cache: tuple[str, int, bytes] | None = None
+        self.sample = 0  # 1 for the confirmation sample (new matches, new seeds)
+        self._rulesets: dict[str, tuple[str, int]] = {}
+        self.matches = 0
+
+    def _ruleset(self, game: str) -> tuple[str, int]:
+        if game not in self._rulesets:
+            cls = engine_class(game)
+            parsed = cls.parse_ruleset({}, protocol=PROTOCOL_V2)
+            self._rulesets[game] = (canonical_ruleset(parsed), cls.seat_count(parsed))
+        return self._rulesets[game]
+
+    def key(self, test: str, game: str, match: int) -> bytes:
+        test = f"{test}.s{self.sample}" if self.sample else test
+        if self._cache is not None and self._cache[:2] == (test, match):
+            return self._cache[2]
+        ruleset, n = self._ruleset(game)
+        raw = self.run.bytes(40 * n)  # per seat: an 8-byte client seed (as hex), a nonce
+        seats = [(raw[40 * s: 40 * s + 8].hex(), raw[40 * s + 8: 40 * s + 40])
+                 for s in range(n)]
+        match_id = f"certify-{self.run.run_id}-{test}-{match}"
+        key = match_key_v2(self.run.server_seed(), match_id, game, ruleset, seats)
+        self._cache = (test, match, key)
+        self.matches += 1
+        return key
+
+    def stream(self, test: str, game: str, index: int, per_match: int, label: str) -> Draws:
+        return Stream(self.key(test, game, index // per_match), label)
+
+    def raw(self, nwords: int) -> bytes:
+        return raw_stream(self.key("raw", "rng", 0), nwords)
+
+    def describe(self) -> dict[str, object]:
+        return {"kind": "derivation", "protocol": PROTOCOL_V2, "seed": self.run.seed,
+                "fresh": self.run.seed is None, "run_id": self.run.run_id,
+                "matches": self.matches}
+
+
+RAW_LABEL = "raw"
+
+
+def raw_stream(key: bytes, nwords: int, label: str = RAW_LABEL) -> bytes:
+    """The first ``nwords`` words of ``Stream(key, label)`` as big-endian bytes: the
+    derivation's block function, block 0, 1, 2, … (HMAC-SHA512 under a v2 key)."""
+    s = Stream(key, label)
+    pack = struct.Struct(">1024I").pack
+    out = bytearray()
+    full, rest = divmod(nwords, 1024)
+    w = s.word
+    for _ in range(full):
+        out += pack(*[w() for _ in range(1024)])
+    out += struct.pack(f">{rest}I", *[w() for _ in range(rest)])
+    return bytes(out)
+
+
+def raw_key(seed: str | None) -> tuple[bytes, dict[str, object]]:
+    """The key of a ``--raw`` dump: one match made like the kit's (``--seed`` reproducible)."""
+    src = DerivationSource(seed)
+    key = src.key("raw", "rng", 0)
+    return key, {"protocol": PROTOCOL_V2, "label": RAW_LABEL, "seed": seed,
+                 "run_id": src.run.run_id}
+
+
+__all__ = ["DerivationSource", "Draws", "FileSource", "Source", "SourceExhausted",
+           "WordStream", "raw_key", "raw_stream"]
