@@ -58,7 +58,7 @@ _WHY: dict[int, tuple[str, ...]] = {
     403: ("forbidden",),
     404: ("not_found",),
     409: ("stale_version", "not_your_turn", "not_started", "not_seating",
-          "seed_already_given", "match_over", "not_finished"),
+          "seed_already_given", "match_over", "not_finished", "not_cosigned"),
     413: ("body_too_large",),
     422: ("validation_error", "unknown_game", "bad_ruleset", "bad_seats", "bad_client_seed",
           "malformed_action", "illegal_action"),

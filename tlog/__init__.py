@@ -45,6 +45,7 @@ from .note import (
 from .policy import Policy, PolicyError, parse_policy
 from .proof import TlogProof, parse_proof
 from .tiles import (
+    MAX_ENTRY,
     TILE_HEIGHT,
     TILE_WIDTH,
     Tile,
@@ -57,13 +58,14 @@ from .tiles import (
     tile_for_size,
     tiles_for_size,
 )
+from .witness import Witness
 
 __all__ = [
-    "ALG_COSIGNATURE_V1", "ALG_ED25519", "EMPTY_ROOT", "HASH_SIZE", "TILE_HEIGHT",
+    "ALG_COSIGNATURE_V1", "ALG_ED25519", "EMPTY_ROOT", "HASH_SIZE", "MAX_ENTRY", "TILE_HEIGHT",
     "TILE_WIDTH", "Checkpoint", "CheckpointError", "CompactRange", "CosignatureSigner",
     "HashReader", "ListHashReader", "Note", "NoteError", "NoteSigner", "Policy", "PolicyError",
     "ProofError", "Signature", "Tile", "TileError", "TileHashReader", "TlogProof",
-    "UnverifiedNote", "Verifier", "check_record", "check_tree", "consistent",
+    "UnverifiedNote", "Verifier", "Witness", "check_record", "check_tree", "consistent",
     "cosignature_time", "encode_bundle", "encode_index", "leaf_hash", "node_hash",
     "open_checkpoint", "open_note", "parse_bundle", "parse_checkpoint", "parse_path",
     "parse_policy", "parse_proof", "parse_signature_line", "parse_vkey", "prove_record",

@@ -92,6 +92,14 @@ class ListHashReader:
     def __init__(self, hashes: Sequence[bytes] = ()) -> None:
         self.hashes = list(hashes)
 
+    @classmethod
+    def from_leaf_hashes(cls, leaf_hashes: Sequence[bytes]) -> ListHashReader:
+        """The stored hashes of a tree with these leaf hashes."""
+        r = cls()
+        for n, h in enumerate(leaf_hashes):
+            r.hashes.extend(stored_hashes(n, h, r))
+        return r
+
     def read_hashes(self, indexes: Sequence[int]) -> list[bytes]:
         out = []
         for i in indexes:
