@@ -30,10 +30,12 @@ class ProofError(ValueError):
 
 
 def leaf_hash(data: bytes) -> bytes:
+    """RFC 6962 leaf hash: SHA-256(0x00 || data)."""
     return hashlib.sha256(b"\x00" + data).digest()
 
 
 def node_hash(left: bytes, right: bytes) -> bytes:
+    """RFC 6962 interior node hash: SHA-256(0x01 || left || right)."""
     return hashlib.sha256(b"\x01" + left + right).digest()
 
 

@@ -247,6 +247,7 @@ def open_note(msg: str | bytes, verifiers: Iterable[Verifier]) -> Note:
 
 
 def sign_note(text: str, signers: Sequence[NoteSigner]) -> str:
+    """The signed note of ``text`` (ending in a newline) with one line per signer."""
     check_text(text)
     if not signers:
         raise NoteError("a signed note needs a signer")

@@ -75,6 +75,7 @@ def _fields(line: str) -> list[str]:
 
 
 def parse_policy(text: str | bytes) -> Policy:
+    """A policy from its file (PolicyError naming the line of the first problem)."""
     raw = text.encode("utf-8") if isinstance(text, str) else text
     if any(b < 0x20 and b not in (0x09, 0x0A) or b == 0x7F for b in raw):
         raise PolicyError("a policy holds no control characters but tab and newline")

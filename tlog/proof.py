@@ -40,6 +40,7 @@ class TlogProof:
 
 
 def parse_proof(text: str | bytes) -> TlogProof:
+    """A tlog-proof from its text (ProofError if malformed; nothing verified yet)."""
     if isinstance(text, bytes):
         try:
             text = text.decode("utf-8")

@@ -149,6 +149,7 @@ def subtree_root(hashes: Sequence[bytes]) -> bytes:
 # -- entry bundles ---------------------------------------------------------------------------
 
 def encode_bundle(entries: Sequence[bytes]) -> bytes:
+    """An entry bundle: each entry prefixed by its length (big-endian uint16)."""
     parts = []
     for e in entries:
         if len(e) > MAX_ENTRY:

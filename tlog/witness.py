@@ -33,6 +33,8 @@ Answer = tuple[int, str, str]
 
 
 class Witness:
+    """A tlog-witness for the logs whose note keys it is given (see the module)."""
+
     def __init__(self, signer: CosignatureSigner, logs: Sequence[Verifier],
                  state_file: Path | None = None) -> None:
         self.signer = signer
