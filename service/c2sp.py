@@ -212,14 +212,17 @@ class LogC2SP:
         return int(m.log_index)
 
     def proof(self, index: int) -> str:
-        """The tlog-proof of entry ``index``."""
+        """The tlog-proof of entry ``index``, the entry in its ``extra`` line."""
         self.newest()
         with self.db.read() as s:
             if index >= translog.size(s):
                 raise C2SPError(404, f"no log entry {index}")
             row, note = self._witnessed(s, index + 1)
             hashes = translog.inclusion_path(s, index, row.tree_size)
-        return tlog.TlogProof(index, tuple(hashes), note).text
+            leaf = translog.leaves_between(s, index, index + 1)[0]
+        # The entry itself rides in the extra line: a player holding only the transcript
+        # needs it to recompute the leaf hash (the proof authenticates it).
+        return tlog.TlogProof(index, tuple(hashes), note, extra=leaf).text
 
     # -- witnesses -----------------------------------------------------------------------
 

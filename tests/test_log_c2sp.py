@@ -240,7 +240,7 @@ def test_witnesses_cosign_and_players_get_offline_proofs(app: FastAPI,
     row = log.checkpoint_now()
     assert row is not None and row.tree_size == 6
     assert log.submit_all() == {"alpha": True, "beta": True}
-    assert servers["beta"].statuses == [409, 200]
+    assert servers["beta"].statuses == [409, 200]  # told its size, resynced, cosigned
     assert servers["alpha"].statuses == [200]
     text = client.get("/log/checkpoint").text
     cp, note = tlog.open_checkpoint(text, v, [s.signer.verifier for s in servers.values()])
@@ -277,7 +277,7 @@ def _leaf_of(app: FastAPI, match_id: str) -> bytes:
 
 
 def test_a_refusing_a_down_and_a_forging_witness_give_no_cosignature(
-        app: FastAPI, client: httpx.Client) -> None:
+        app: FastAPI, client: httpx.Client, caplog: pytest.LogCaptureFixture) -> None:
     v = vkey_of(client)
     servers = {n: WitnessServer(f"{n}.example/w", v.vkey, i)
                for i, n in enumerate(["good", "refuses", "down", "forges"], 1)}
@@ -288,7 +288,13 @@ def test_a_refusing_a_down_and_a_forging_witness_give_no_cosignature(
     match_id = create_match(client, "tawla")["match_id"]
     fill(app, 4)
     log.checkpoint_now()
-    assert log.submit_all() == {"good": True, "refuses": False, "down": False, "forges": False}
+    with caplog.at_level("WARNING", logger="qahwa.log"):
+        assert log.submit_all() == {"good": True, "refuses": False, "down": False,
+                                    "forges": False}
+    said = [r.getMessage() for r in caplog.records]
+    assert "witness refuses refused checkpoint 5: 403 no" in said
+    assert "witness down: ConnectError" in said
+    assert "witness forges: its cosignature does not verify" in said
     text = client.get("/log/checkpoint").text
     note = tlog.open_note(text, [v] + [s.signer.verifier for s in servers.values()])
     assert {w.name for w, _ in note.verified} == {ORIGIN, "good.example/w"}

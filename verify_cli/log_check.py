@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -67,11 +68,70 @@ def check_inclusion(transcript: dict[str, Any], proof: Any, keys: KeySet) -> Hea
     return head
 
 
+@dataclass(frozen=True)
+class OfflineProof:
+    """A ``c2sp.org/tlog-proof@v1`` file and the record its ``extra`` line carries."""
+
+    proof: tlog.TlogProof
+    leaf: dict[str, Any]
+    source: str
+
+
+def _leaf_matches(transcript: dict[str, Any], leaf: dict[str, Any], idx: int) -> None:
+    """The logged record is this transcript's (a v1 commitment or a v2 lock)."""
+    if leaf.get("type") == "lock":
+        names: tuple[str, ...] = ("protocol", "match_id", "game", "ruleset", "commitment")
+    elif leaf.get("type") == "commitment":
+        names = ("protocol", "match_id", "game", "ruleset", "commitment", "log_index")
+    else:
+        raise LogCheckFailed(f"log entry {idx} is not a commitment or lock record")
+    for name in names:
+        if leaf.get(name) != transcript.get(name):
+            raise LogCheckFailed(f"log entry {idx} is the record of another match: its "
+                                 f"{name} is {leaf.get(name)!r}, the transcript's "
+                                 f"{transcript.get(name)!r}")
+
+
+def check_offline(transcript: dict[str, Any], idx: int, keys: KeySet | None,
+                  off: OfflineProof, policy: tlog.Policy | None,
+                  state: HeadState) -> tuple[bool | None, str]:
+    """A tlog-proof checked against a policy, without the server."""
+    if policy is None:
+        return None, f"not checked: {off.source} is a tlog-proof; give --policy FILE"
+    try:
+        if off.proof.index != idx:
+            raise LogCheckFailed(f"the tlog-proof is for index {off.proof.index}, the "
+                                 f"transcript's entry is {idx}")
+        _leaf_matches(transcript, off.leaf, idx)
+        if keys is not None:
+            _check_signed(off.leaf, keys, f"the record at log index {idx}")
+        assert off.proof.extra is not None
+        cp, cosigned = off.proof.verify(tlog.leaf_hash(off.proof.extra), policy)
+        seen = state.checkpoints.get(cp.origin)
+        if isinstance(seen, dict):
+            old = tlog.parse_checkpoint(tlog.split_note(seen["note"])[0])
+            if old.size == cp.size and old.root != cp.root:
+                raise LogCheckFailed(f"log fork: two checkpoints of size {cp.size} with "
+                                     "different roots")
+    except (tlog.PolicyError, tlog.ProofError) as exc:
+        return False, f"the tlog-proof: {exc}"
+    except LogCheckFailed as exc:
+        return False, str(exc)
+    who = ", ".join(cosigned) or "no witness"
+    return True, (f"included at index {idx} under the checkpoint of size {cp.size} of "
+                  f"{cp.origin}, cosigned by {who} (the policy's quorum is met)")
+
+
 def check_transcript(transcript: dict[str, Any], keys: KeySet | None, proof: Any,
                      fetch: Fetch | None, server: str | None,
-                     state: HeadState) -> tuple[bool | None, str]:
+                     state: HeadState, policy: tlog.Policy | None = None
+                     ) -> tuple[bool | None, str]:
     """The ``log`` check: (ok, detail); ok None when it could not be made."""
     idx = transcript.get("log_index")
+    if idx is None:
+        idx = transcript.get("lock_index")
+    if isinstance(proof, OfflineProof) and isinstance(idx, int) and not isinstance(idx, bool):
+        return check_offline(transcript, idx, keys, proof, policy, state)
     if idx is None:
         return None, "not checked: the transcript has no log_index"
     if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
@@ -103,7 +163,22 @@ def load_proofs(paths: Sequence[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for p in paths:
         try:
-            doc = json.loads(Path(p).read_text(encoding="utf-8"))
+            raw = Path(p).read_bytes()
+        except OSError as exc:
+            raise UnusableInput(f"cannot read the log proof {p}: {exc}") from None
+        if raw.startswith(tlog.proof.HEADER.encode() + b"\n"):
+            try:
+                tp = tlog.parse_proof(raw)
+                leaf = json.loads(tp.extra or b"")
+            except (tlog.ProofError, ValueError) as exc:
+                raise UnusableInput(f"{p}: not a tlog-proof with its record in the extra "
+                                    f"line ({exc})") from None
+            if not isinstance(leaf, dict) or not isinstance(leaf.get("match_id"), str):
+                raise UnusableInput(f"{p}: the extra line holds no record of a match")
+            out[leaf["match_id"]] = OfflineProof(tp, leaf, p)
+            continue
+        try:
+            doc = json.loads(raw.decode("utf-8"))
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             raise UnusableInput(f"cannot read the log proof {p}: {exc}") from None
         leaf = doc.get("leaf") if isinstance(doc, dict) else None
@@ -116,7 +191,8 @@ def load_proofs(paths: Sequence[str]) -> dict[str, Any]:
 
 def apply_log_checks(reports: list[dict[str, Any]], docs: list[Any],
                      keysets: list[KeySet | None], bases: list[str | None],
-                     proofs: dict[str, Any], state: HeadState) -> None:
+                     proofs: dict[str, Any], state: HeadState,
+                     policy: tlog.Policy | None = None) -> None:
     """Add the ``log`` check to each report (in place); a failure makes it ``failed``."""
     fetchers: dict[str, HttpFetch] = {}
     try:
@@ -127,7 +203,7 @@ def apply_log_checks(reports: list[dict[str, Any]], docs: list[Any],
             if base is not None:
                 fetch = fetchers.get(base) or fetchers.setdefault(base, HttpFetch(base))
             proof = proofs.get(str(doc.get("match_id")))
-            ok, detail = check_transcript(doc, keys, proof, fetch, base, state)
+            ok, detail = check_transcript(doc, keys, proof, fetch, base, state, policy)
             rep["checks"].append({"name": "log", "ok": ok, "detail": detail})
             if ok is False:
                 rep["failures"].append({"check": "log", "message": detail, "seq": None,
@@ -158,7 +234,8 @@ def open_state(state_file: str | None, no_state: bool) -> HeadState:
 
 def log_hook(reports: list[dict[str, Any]], items: list[tuple[str, Any, str]],
              keys_b64: list[dict[str, Any] | None], server: str | None,
-             proofs: dict[str, Any], state: HeadState) -> None:
+             proofs: dict[str, Any], state: HeadState,
+             policy: tlog.Policy | None = None) -> None:
     """``verify check``'s log step, after the transcripts themselves were checked."""
     from .core import load_document
     from .keys import UnusableInput, server_base
@@ -177,4 +254,4 @@ def log_hook(reports: list[dict[str, Any]], items: list[tuple[str, Any, str]],
         keysets.append(KeySet.from_b64(kb) if kb is not None else None)
         bases.append(server.rstrip("/") if server else server_base(label) if kind == "doc"
                      else None)
-    apply_log_checks(reports, docs, keysets, bases, proofs, state)
+    apply_log_checks(reports, docs, keysets, bases, proofs, state, policy)

@@ -5,6 +5,7 @@
     verify derive …                    recompute one draw from the seeds (JSON on stdout)
     verify demo --server URL           play one bot match per game and verify each
     verify log --server URL            audit a server's transparency log (a monitor)
+    verify witness --log VKEY          run a witness that cosigns the log's checkpoints
 
 Exit codes: 0 every transcript verified; 1 one failed (or its signature could not be
 checked, or the log showed a fork); 2 unusable input (a one-line reason on stderr).
@@ -34,7 +35,9 @@ from fairness import (
 from .core import FAILED, UNCHECKED, UNUSABLE, unusable, verify_item
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
 from .log import load_proofs, log_cmd, log_hook, log_options, open_state
+from .monitor import load_policy
 from .output import make_console, print_report, print_summary
+from .witness import witness_cmd
 
 HELP = """Verify qahwa-fair/1 transcripts of café games and dice/shuffle sessions.
 
@@ -46,7 +49,8 @@ Usage:
                 --client-seed S [--client-seed S ...] --label L
                 (--dice N [--sides 6] | --uniform N | --shuffle ITEMS)
   verify demo --server URL [--game G ...]
-  verify log --server URL                 audit the server's whole transparency log
+  verify log --server URL [--policy FILE]  audit the server's whole transparency log
+  verify witness --log VKEY [--listen HOST:PORT]   run a witness for a log
 
 \b
 Checks, for every transcript: the protocol; SHA-256(server_seed) equals the commitment;
@@ -55,7 +59,9 @@ through the game's rules; the replayed result equals the transcript's; the Ed255
 signature against the server's key (--key FILE, or fetched from the server, which makes
 it only as trustworthy as that server); with a server or --log-proof FILE, that the
 match's commitment record is in the transparency log under a signed head consistent with
-the heads seen before (--state FILE, --no-state).
+the heads seen before (--state FILE, --no-state); with --log-proof FILE.tlog-proof and
+--policy FILE, that it is in the log under a checkpoint the policy's witnesses cosigned,
+offline.
 
 \b
 Exit codes: 0 all verified; 1 a transcript failed or its signature was not checked;
@@ -241,12 +247,17 @@ def collect(sources: Sequence[str], server: str | None, matches: Sequence[str],
               help="Worker processes (default: all cores).")
 @log_options
 @click.option("--log-proof", "log_proofs", multiple=True, metavar="FILE",
-              help="An inclusion proof (the JSON of GET /v1/log/proof) to check a "
-              "transcript's log_index with, instead of fetching it (repeatable).")
+              help="An inclusion proof to check a transcript's log entry with, instead of "
+              "fetching it (repeatable): the JSON of GET /v1/log/proof, or the "
+              "c2sp.org/tlog-proof of GET /v1/matches/{id}/log-proof (with --policy).")
+@click.option("--policy", "policy_file", metavar="FILE",
+              help="A c2sp.org/tlog-policy file (the log's key, the witnesses' keys, the "
+              "quorum): tlog-proofs are checked offline against it, and fail when the "
+              "quorum is not met.")
 def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, ...],
               key_file: str | None, as_json: bool, allow_unsigned: bool, all_draws: bool,
               draws_n: int, jobs: int | None, state_file: str | None, no_state: bool,
-              log_proofs: tuple[str, ...]) -> int:
+              log_proofs: tuple[str, ...], policy_file: str | None) -> int:
     if matches and not server:
         raise click.UsageError("--match needs --server URL")
     if not sources and not matches:
@@ -255,13 +266,14 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
         raise click.UsageError(f"--server must be an http(s) URL, got {server!r}")
     state = open_state(state_file, no_state)
     proofs = load_proofs(log_proofs)
+    policy = load_policy(policy_file)
     items, keys, bad = collect(sources, server, matches, key_file)
     console = make_console()
     checked = verify_many(
         items, keys, draws_limit=None if all_draws else draws_n,
         allow_unsigned=allow_unsigned, jobs=jobs,
         progress=len(items) > 1 and not as_json)
-    log_hook(checked, items, keys, server, proofs, state)
+    log_hook(checked, items, keys, server, proofs, state, policy)
     reports = bad + checked
     # keep the order the inputs were given in
     order = {s: i for i, s in enumerate(
@@ -288,6 +300,7 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
 
 
 app.add_command(log_cmd)
+app.add_command(witness_cmd)
 
 
 # -- derive ----------------------------------------------------------------------------------
