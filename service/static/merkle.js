@@ -159,18 +159,8 @@
     return sn === 0 && same(fr, firstRoot) && same(sr, secondRoot);
   }
 
-  // Canonical JSON (fairness.canonical_json) of a record of strings, integers and objects:
-  // keys sorted, separators , and :, non-ASCII as is (JSON.stringify escapes like Python).
-  function canonicalJson(v) {
-    if (v === null || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
-    if (typeof v === 'number') {
-      if (!Number.isSafeInteger(v)) throw new Error('a log record holds a number that is not a safe integer');
-      return String(v);
-    }
-    if (Array.isArray(v)) return '[' + v.map(canonicalJson).join(',') + ']';
-    var keys = Object.keys(v).sort();
-    return '{' + keys.map(function (k) { return JSON.stringify(k) + ':' + canonicalJson(v[k]); }).join(',') + '}';
-  }
+  // Canonical JSON and the Ed25519 check: the page's shared core (qahwa-core.js).
+  var canonicalJson = window.qahwaCore.canonicalValue;
   var enc = new TextEncoder();
 
   // keys: the page's {pasted: b64, fetched: [{key_id, public_key}]}. 'valid', 'invalid',
@@ -186,13 +176,13 @@
     if (!pub) return 'nokey';
     var body = {};
     Object.keys(doc).forEach(function (k) { if (k !== 'signature') body[k] = doc[k]; });
-    var key;
+    var r;
     try {
-      key = await subtle.importKey('raw', fromB64(pub), { name: 'Ed25519' }, false, ['verify']);
-      return (await subtle.verify({ name: 'Ed25519' }, key, fromB64(sig.value), enc.encode(canonicalJson(body)))) ? 'valid' : 'invalid';
+      r = await window.qahwaCore.verifyEd25519(fromB64(pub), fromB64(sig.value), enc.encode(canonicalJson(body)));
     } catch (e) {
-      return e && e.name === 'NotSupportedError' ? 'unsupported' : 'invalid';
+      return 'invalid';
     }
+    return r === 'badkey' ? 'invalid' : r;
   }
 
   function Skip(key) { this.key = key; }
