@@ -36,7 +36,6 @@ from .settings import Settings
 log = logging.getLogger("qahwa.log")
 
 IMMUTABLE = "public, max-age=31536000, immutable"
-SHORT = "public, max-age=1"
 NO_CACHE = "no-cache"
 
 
@@ -176,7 +175,6 @@ class LogC2SP:
         have = size >> (tlog.TILE_HEIGHT * t.level)
         if (t.n * tlog.TILE_WIDTH) + t.width > have:
             raise C2SPError(404, f"{t.path} is beyond the newest checkpoint (size {size})")
-        cache = IMMUTABLE
         first = t.n * tlog.TILE_WIDTH
         with self.db.read() as s:
             if t.entries:
@@ -184,7 +182,8 @@ class LogC2SP:
             else:
                 body = b"".join(translog.tile_hashes(s, tlog.TILE_HEIGHT * t.level, first,
                                                      t.width))
-        return Served(body, "application/octet-stream", cache)
+        # A partial tile is a prefix of its full tile: it never changes either.
+        return Served(body, "application/octet-stream", IMMUTABLE)
 
     # -- proofs --------------------------------------------------------------------------
 

@@ -97,8 +97,9 @@ def test_log_row_inclusion_and_fork(page: Any) -> None:
 
 def test_the_page_core_and_merkle_js_follow_the_shared_vectors(page: Any) -> None:
     """tests/vectors/tlog_vectors.json drives the browser too: RFC 6962 roots and proofs
-    through merkle.js, and one canonical JSON (qahwa-core.js) for the page and the log row —
-    keys sorted by code point, as Python sorts them, even beyond ASCII."""
+    through merkle.js, and one canonical JSON (the page's, which merkle.js uses) for the
+    page and the log row — keys sorted by code point, as Python sorts them, even beyond
+    ASCII."""
     import tlog
     from fairness import canonical_json
 

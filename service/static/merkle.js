@@ -159,8 +159,21 @@
     return sn === 0 && same(fr, firstRoot) && same(sr, secondRoot);
   }
 
-  // Canonical JSON and the Ed25519 check: the page's shared core (qahwa-core.js).
-  var canonicalJson = window.qahwaCore.canonicalValue;
+  // Canonical JSON and the Ed25519 check are the page's own (verify.html exports them as
+  // window.qahwaFair, after this file loads): one implementation of each. The page's
+  // canonical JSON works on JSON text, so a parsed record goes through JSON.stringify
+  // (exact for the strings, safe integers, booleans and nulls of log records).
+  function core() {
+    if (!window.qahwaFair) throw new Error('the verify page is not loaded');
+    return window.qahwaFair;
+  }
+  function canonicalJson(v) {
+    (function check(x) {
+      if (typeof x === 'number' && !Number.isSafeInteger(x)) throw new Error('a log record holds a number that is not a safe integer');
+      if (x && typeof x === 'object') Object.keys(x).forEach(function (k) { check(x[k]); });
+    })(v);
+    return core().canonicalJson(JSON.stringify(v));
+  }
   var enc = new TextEncoder();
 
   // keys: the page's {pasted: b64, fetched: [{key_id, public_key}]}. 'valid', 'invalid',
@@ -178,7 +191,7 @@
     Object.keys(doc).forEach(function (k) { if (k !== 'signature') body[k] = doc[k]; });
     var r;
     try {
-      r = await window.qahwaCore.verifyEd25519(fromB64(pub), fromB64(sig.value), enc.encode(canonicalJson(body)));
+      r = await core().verifyEd25519(fromB64(pub), fromB64(sig.value), enc.encode(canonicalJson(body)));
     } catch (e) {
       return 'invalid';
     }
