@@ -340,17 +340,23 @@ class LogC2SP:
 
     def _witness_loop(self, w: WitnessConfig) -> None:
         ev = self._wake[w.name]
+        fails = 0
         while True:
             ev.wait()
             if self._stop.is_set():
                 return
             ev.clear()
+            ok = True
             try:
                 row = self.newest()
                 with self.db.read() as s:
                     assert row.id is not None
                     done = w.name in translog.cosignatures(s, row.id)
                 if not done:
-                    self.submit(w, row)
+                    ok = self.submit(w, row)
             except Exception:
                 log.exception("witness %s: submission failed", w.name)
+                ok = False
+            fails = 0 if ok else fails + 1
+            if fails and self._stop.wait(min(60.0, 2.0 ** fails)):
+                return  # a witness that keeps failing is asked less often
