@@ -196,10 +196,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     log_c2sp = LogC2SP(db, settings, keys.log_note_seed(settings))
     hub = Hub()
     service.store.on_commit.append(hub.publish)
+    service.store.on_commit.append(lambda _mid, _seq: log_c2sp.poke())
     listener: PgListener | None = None
     if db.dialect == "postgresql":
         service.store.notify_channel = CHANNEL
         listener = PgListener(settings.database_url, hub)
+        log_c2sp.poll_seconds = 5.0  # other processes append too
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

@@ -107,7 +107,11 @@ class LogC2SP:
         self._wake: dict[str, threading.Event] = {w.name: threading.Event()
                                                    for w in self.witnesses}
         self._stop = threading.Event()
+        self._dirty = threading.Event()
         self._threads: list[threading.Thread] = []
+        #: also look for entries appended by other processes this often (None: only when
+        #: poked — a single process, or processes that each checkpoint their own appends)
+        self.poll_seconds: float | None = None
 
     @property
     def http(self) -> httpx.Client:
@@ -316,6 +320,7 @@ class LogC2SP:
 
     def stop(self) -> None:
         self._stop.set()
+        self._dirty.set()
         for ev in self._wake.values():
             ev.set()
         for t in self._threads:
@@ -325,9 +330,21 @@ class LogC2SP:
             self._http.close()
             self._http = None
 
+    def poke(self) -> None:
+        """Something was committed: the checkpointer looks at the log on its next round.
+        Idle, it makes no query at all."""
+        self._dirty.set()
+
     def _checkpointer(self) -> None:
         first = True
-        while first or not self._stop.wait(self.settings.checkpoint_seconds):
+        while not self._stop.is_set():
+            if not first:
+                if self._stop.wait(self.settings.checkpoint_seconds):
+                    return  # at most one checkpoint per checkpoint_seconds
+                self._dirty.wait(self.poll_seconds)
+                if self._stop.is_set():
+                    return
+                self._dirty.clear()
             first = False
             try:
                 row = self.checkpoint_now()

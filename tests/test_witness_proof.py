@@ -140,3 +140,25 @@ def test_the_witness_keeps_its_state_and_refuses_a_fork(tmp_path: Path) -> None:
             srv.server_close()
             t.join(timeout=5)
     assert oct(state.stat().st_mode & 0o777) and not list(state.parent.glob(".witness-*"))
+
+
+def test_the_background_threads_checkpoint_commits_and_get_them_cosigned(
+        witness: WitnessServer) -> None:
+    """No test hook: a commit wakes the checkpointer, whose new checkpoint wakes the witness
+    thread; the served checkpoint soon carries the witness's verified cosignature."""
+    import time
+
+    wv = tlog.parse_vkey(witness.witness.signer.vkey)
+    with LiveServer(log_origin=ORIGIN, log_key=base64.b64encode(LOG_SEED).decode(),
+                    checkpoint_seconds=0.05,
+                    witnesses=f"w1 {wv.vkey} {url_of(witness)}") as srv, \
+            httpx.Client(base_url=srv.url) as c:
+        rng_session(c)
+        deadline = time.monotonic() + 60
+        while True:
+            cp, note = tlog.open_checkpoint(c.get("/log/checkpoint").text, LOG.verifier, [wv])
+            if cp.size >= 1 and note.signed_by(wv):
+                break
+            assert time.monotonic() < deadline, f"not cosigned in time: size {cp.size}"
+            time.sleep(0.05)
+        assert witness.witness.state[ORIGIN][0] == cp.size

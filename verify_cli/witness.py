@@ -96,9 +96,9 @@ class _Handler(BaseHTTPRequestHandler):
             self._answer(400, tlog.witness.TEXT_TYPE, "the request body is too large\n")
             return
         status, ctype, body = self.server.witness.add_checkpoint(self.rfile.read(n))
-        self._answer(status, ctype, body)
         if status == 422:
-            self.server.keep_evidence()
+            self.server.keep_evidence()  # written before the answer goes out
+        self._answer(status, ctype, body)
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002
         click.echo(f"witness: {self.address_string()} {format % args}", err=True)
