@@ -15,6 +15,7 @@ import click
 
 import tlog
 from fairness import canonical_json
+from fairness.v2 import PROTOCOL_V2
 
 from .keys import KeySet
 from .log_state import (
@@ -129,9 +130,17 @@ def check_transcript(transcript: dict[str, Any], keys: KeySet | None, proof: Any
     """The ``log`` check: (ok, detail); ok None when it could not be made."""
     idx = transcript.get("log_index")
     if idx is None:
-        idx = transcript.get("lock_index")
+        idx = transcript.get("lock_index")  # qahwa-fair/2: the lock's entry
     if isinstance(proof, OfflineProof) and isinstance(idx, int) and not isinstance(idx, bool):
         return check_offline(transcript, idx, keys, proof, policy, state)
+    if transcript.get("protocol") == PROTOCOL_V2:
+        # fairness-v2.md §8-§9: the lock is in the C2SP log at lock_index; it is checked
+        # from a tlog-proof (--log-proof FILE --policy FILE) or by `verify log`.
+        if proof is None and fetch is None:
+            return None, ("not checked: no log source (give --server URL or --log-proof "
+                          "FILE); the verdict does not depend on it")
+        return None, ("not checked: a qahwa-fair/2 lock's inclusion is checked from its "
+                      "tlog-proof (--log-proof FILE.tlog-proof --policy FILE)")
     if idx is None:
         return None, "not checked: the transcript has no log_index"
     if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
