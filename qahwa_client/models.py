@@ -659,8 +659,15 @@ class KeyOut(Wire):
                                    "stays verifiable")
 
 
+class LogKeyOut(Wire):
+    origin: str = Field(description="the log's origin: its checkpoints' first line")
+    vkey: str = Field(description="the log's note key, in signed-note vkey text form")
+
+
 class KeysOut(Wire):
     keys: list[KeyOut]
+    log: LogKeyOut | None = Field(default=None, description="the transparency log's "
+                                  "checkpoint key (c2sp.org/tlog-checkpoint)")
 
 
 class TreeHeadOut(Wire):

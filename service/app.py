@@ -22,11 +22,13 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from fairness import DuplicateKeyError, SecretBox, loads_strict
 
 from . import docs_ui, keys, migrate, operations
+from .c2sp import LogC2SP
 from .db import Database
 from .errors import HTTP_CODES, ServiceError, error_body, status_of
 from .logs import PublicLog
 from .matches import MatchService
 from .rng import RngSessions
+from .routes import log_c2sp as log_c2sp_routes
 from .routes import matches as matches_routes
 from .routes import public as public_routes
 from .routes import rng as rng_routes
@@ -203,12 +205,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     except IntegrityError:  # another process registered it at the same moment
         pass
     service = MatchService(db, settings, signer, box)
+    log_c2sp = LogC2SP(db, settings, keys.log_note_seed(settings))
     hub = Hub()
     service.store.on_commit.append(hub.publish)
+    service.store.on_commit.append(lambda _mid, _seq: log_c2sp.poke())
     listener: PgListener | None = None
     if db.dialect == "postgresql":
         service.store.notify_channel = CHANNEL
         listener = PgListener(settings.database_url, hub)
+        log_c2sp.poll_seconds = 5.0  # other processes append too
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -231,10 +236,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         thread = threading.Thread(target=sweeper, name="qahwa-sweep", daemon=True)
         thread.start()
+        log_c2sp.start()
         try:
             yield
         finally:
             stop.set()
+            log_c2sp.stop()
             thread.join(timeout=5)
             if listener is not None:
                 listener.stop()
@@ -255,7 +262,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.service = service
     app.state.rng = RngSessions(service)
     app.state.watch = Watch(service, hub)
-    app.state.public_log = PublicLog(db, signer)
+    app.state.log_c2sp = log_c2sp
+    app.state.public_log = PublicLog(db, signer, {"origin": log_c2sp.origin,
+                                                  "vkey": log_c2sp.vkey})
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
@@ -304,6 +313,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(matches_routes.router)
     app.include_router(rng_routes.router)
     app.include_router(public_routes.router)
+    app.include_router(log_c2sp_routes.router)
     docs_ui.install(app)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)

@@ -64,6 +64,22 @@ def signer(settings: Settings) -> Signer:
 
 class RetiredKeyError(RuntimeError):
     """The configured signing key was retired by ``qahwa keys rotate``."""
+def log_note_seed(settings: Settings) -> bytes:
+    """The 32-byte seed of the log's own Ed25519 note key (it signs checkpoints only):
+    ``QAHWA_LOG_KEY``, or the key file beside the signing key, generated on first start."""
+    text = settings.log_key
+    if not text:
+        path = settings.log_key_path
+        if not path.exists():
+            _create_exclusive(path, base64.b64encode(os.urandom(32)).decode("ascii") + "\n")
+        text = _read_nonempty(path)
+    try:
+        seed = base64.b64decode(text.strip(), validate=True)
+    except ValueError:
+        seed = b""
+    if len(seed) != 32:
+        raise RuntimeError("the log note key is not base64 of a 32-byte Ed25519 seed")
+    return seed
 
 
 def register(session: Session, s: Signer, created_at: str) -> None:

@@ -15,9 +15,11 @@ from .models import SigningKey
 
 
 class PublicLog:
-    def __init__(self, db: Database, signer: Signer) -> None:
+    def __init__(self, db: Database, signer: Signer, log_key: dict[str, str] | None = None
+                 ) -> None:
         self.db = db
         self.signer = signer
+        self.log_key = log_key  # {"origin", "vkey"} of the C2SP log
 
     def tree_head(self, *, tree_size: int | None = None) -> dict[str, Any]:
         return translog.api(translog.signed_head, self.db, self.signer, tree_size)
@@ -36,10 +38,14 @@ class PublicLog:
         rotate`` (``retired_at`` says when it was)."""
         with self.db.read() as s:
             rows = s.exec(select(SigningKey).order_by(col(SigningKey.created_at))).all()
-        return {"keys": [{"key_id": r.key_id, "alg": r.alg, "public_key": r.public_key,
-                          "created_at": r.created_at, "current": r.retired_at is None,
-                          "retired_at": r.retired_at}
-                         for r in rows]}
+        out: dict[str, Any] = {"keys": [
+            {"key_id": r.key_id, "alg": r.alg, "public_key": r.public_key,
+             "created_at": r.created_at, "current": r.retired_at is None,
+             "retired_at": r.retired_at}
+            for r in rows]}
+        if self.log_key is not None:
+            out["log"] = dict(self.log_key)
+        return out
 
     def healthy(self) -> bool:
         """The database answers."""

@@ -41,6 +41,27 @@ class Settings(BaseSettings):
     header_timeout_seconds: float = Field(default=10.0, gt=0)
     body_timeout_seconds: float = Field(default=15.0, gt=0)
     max_connections: int = Field(default=10_000, ge=8)  # and at most the file limit - 64
+    #: the log's origin line and note key name (default ``<host name>/log``)
+    log_origin: str | None = None
+    #: the log's Ed25519 note key (base64 seed); else ``log_key_file`` beside the signing key
+    log_key: str | None = None
+    log_key_file: Path | None = None
+    #: a new checkpoint at most this often (seconds)
+    checkpoint_seconds: float = Field(default=1.0, gt=0)
+    #: witnesses, ``;``-separated, each ``name vkey url``
+    witnesses: str = ""
+    #: how long one call to a witness may take (seconds)
+    witness_timeout_seconds: float = Field(default=10.0, gt=0)
+
+    @property
+    def log_key_path(self) -> Path:
+        return self.log_key_file or self.signing_key_path.with_name("log-note.key")
+
+    @property
+    def origin(self) -> str:
+        import socket
+
+        return self.log_origin or f"{socket.gethostname()}/log"
 
     @property
     def signing_key_path(self) -> Path:

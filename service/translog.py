@@ -1,42 +1,44 @@
-"""The transparency log: an append-only RFC 6962 Merkle tree of commitment records.
+"""The transparency log's storage: its tables, their SQL, and the signing of its heads.
 
-Leaf i is the canonical JSON of the i-th signed commitment record. Hashes follow RFC 6962
-§2.1 (RFC 9162 §2.1.1): ``leaf_hash = SHA-256(0x00 || leaf)``, ``node = SHA-256(0x01 ||
-left || right)``, the tree of n leaves splits at the largest power of two below n, and the
-empty tree's hash is SHA-256 of nothing.
+Leaf i is the canonical JSON of the i-th signed record (v1 commitments; v2 locks and
+reveals). The tree math — RFC 6962 hashing, roots and proofs from stored hashes — is
+:mod:`tlog`; this module stores what it needs and reads it back through
+:class:`StoredTree`, a :class:`tlog.HashReader` over SQL.
 
 Stored tree. Besides the leaves (``translog``), the table ``translog_nodes`` holds the hash
-of every *complete* subtree: node ``(level, index)`` covers the leaves ``[index·2^level,
-(index+1)·2^level)`` (level 0 are the leaf hashes). Appending leaf i adds its level-0 node
-and every parent it completes, reading only the left siblings (at most log₂ n rows), in the
-same transaction as the leaf. Any range of leaves that occurs in RFC 6962's recursion splits
-into at most log₂ n aligned complete subtrees, so the root at any size, an inclusion proof
-and a consistency proof each read O(log n) rows in one query.
+of every *complete* subtree: node ``(level, idx)`` covers the leaves ``[idx·2^level,
+(idx+1)·2^level)`` (level 0 are the leaf hashes). Appending leaf i adds its level-0 node
+and every parent it completes (:func:`tlog.stored_hashes`, reading at most log₂ n left
+siblings), in the same transaction as the leaf. A root, an inclusion proof and a
+consistency proof each read O(log n) rows in one query; a hash tile (c2sp.org/tlog-tiles)
+is one range of one level.
 
-Signed tree heads ``{"type": "tree_head", "protocol", "tree_size", "root_hash",
-"timestamp"}`` (signed like every record) are cached per size in ``translog_heads``: the
-head of size i+1 is signed when leaf i is appended; a size without a cached head (a log
-built by the migration) gets one signed and stored on first request.
+Signed tree heads of the JSON API ``{"type": "tree_head", "protocol", "tree_size",
+"root_hash", "timestamp"}`` (signed like every record) are signed on first request and
+cached per size in ``translog_heads``. Checkpoints (c2sp.org/tlog-checkpoint, signed by the
+log's note key) are kept in ``translog_checkpoints`` with the witnesses' cosignatures in
+``translog_cosignatures``; :mod:`service.c2sp` makes them.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, ParamSpec
 
-from sqlalchemy import Column, Integer, String, Text
+from sqlalchemy import Column, Integer, String, Text, UniqueConstraint
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, func, select
 
+import tlog
 from fairness import PROTOCOL, Signer, canonical_json
 
 from .db import Database
 from .models import LogEntry
 
-EMPTY_ROOT = hashlib.sha256(b"").digest()
+EMPTY_ROOT = tlog.EMPTY_ROOT
+NodeKey = tuple[int, int]  # (level, idx)
 
 
 class TreeNode(SQLModel, table=True):
@@ -58,6 +60,31 @@ class TreeHead(SQLModel, table=True):
     head: str = Field(sa_column=Column(Text, nullable=False))
 
 
+class CheckpointRow(SQLModel, table=True):
+    """A checkpoint note signed by the log's key (no cosignatures), one per origin and size."""
+
+    __tablename__ = "translog_checkpoints"
+    __table_args__ = (UniqueConstraint("origin", "tree_size"),)
+
+    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True,
+                                                          autoincrement=True))
+    origin: str = Field(sa_column=Column(String(255), nullable=False))
+    tree_size: int = Field(sa_column=Column(Integer, nullable=False))
+    note: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: str = Field(sa_column=Column(String(40), nullable=False))
+
+
+class CosignatureRow(SQLModel, table=True):
+    """A witness's verified cosignature line on a checkpoint."""
+
+    __tablename__ = "translog_cosignatures"
+
+    checkpoint_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
+    witness: str = Field(sa_column=Column(String(255), primary_key=True))
+    line: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: str = Field(sa_column=Column(String(40), nullable=False))
+
+
 class LogError(Exception):
     """A request the log cannot answer: ``status`` 400 (bad request) or 404 (not there)."""
 
@@ -66,109 +93,6 @@ class LogError(Exception):
         self.status = status
         self.code = code
         self.message = message
-
-
-# -- hashing -------------------------------------------------------------------------------
-
-def leaf_hash(leaf: bytes) -> bytes:
-    return hashlib.sha256(b"\x00" + leaf).digest()
-
-
-def node_hash(left: bytes, right: bytes) -> bytes:
-    return hashlib.sha256(b"\x01" + left + right).digest()
-
-
-def _split(n: int) -> int:
-    """The largest power of two smaller than n (n ≥ 2)."""
-    return 1 << ((n - 1).bit_length() - 1)
-
-
-def root(hashes: Sequence[bytes]) -> bytes:
-    """MTH over leaf hashes (RFC 6962 §2.1), from the leaves: O(n), for small trees."""
-    n = len(hashes)
-    if n == 0:
-        return EMPTY_ROOT
-    if n == 1:
-        return hashes[0]
-    k = _split(n)
-    return node_hash(root(hashes[:k]), root(hashes[k:]))
-
-
-def audit_path(m: int, hashes: Sequence[bytes]) -> list[bytes]:
-    """PATH(m, D[n]) of RFC 6962 §2.1.1 over leaf hashes (O(n))."""
-    n = len(hashes)
-    if not 0 <= m < n:
-        raise IndexError(m)
-    if n == 1:
-        return []
-    k = _split(n)
-    if m < k:
-        return audit_path(m, hashes[:k]) + [root(hashes[k:])]
-    return audit_path(m - k, hashes[k:]) + [root(hashes[:k])]
-
-
-# -- the shape of proofs: which ranges of leaves they hash ---------------------------------
-
-Range = tuple[int, int]  # leaves [start, end)
-NodeKey = tuple[int, int]  # (level, idx)
-
-
-def path_ranges(m: int, start: int, end: int) -> list[Range]:
-    """The leaf ranges whose MTHs make PATH(m, D[start:end]) (m absolute), in proof order."""
-    out: list[Range] = []
-    while end - start > 1:
-        k = _split(end - start)
-        if m < start + k:
-            out.append((start + k, end))
-            end = start + k
-        else:
-            out.append((start, start + k))
-            start += k
-    out.reverse()
-    return out
-
-
-def consistency_ranges(m: int, n: int) -> list[Range]:
-    """The leaf ranges whose MTHs make PROOF(m, D[n]) (RFC 9162 §2.1.4.1), 0 < m ≤ n."""
-    out: list[Range] = []
-    start, end, b = 0, n, True
-    while True:
-        size = end - start
-        if m == size:
-            if not b:
-                out.append((start, end))
-            break
-        k = _split(size)
-        if m <= k:
-            out.append((start + k, end))
-            end = start + k
-        else:
-            out.append((start, start + k))
-            start += k
-            m -= k
-            b = False
-    out.reverse()
-    return out
-
-
-def range_nodes(start: int, end: int) -> list[NodeKey]:
-    """The complete aligned subtrees covering [start, end), left to right (greedy)."""
-    out: list[NodeKey] = []
-    while start < end:
-        level = (start & -start).bit_length() - 1 if start else (end - start).bit_length()
-        while (1 << level) > end - start:
-            level -= 1
-        out.append((level, start >> level))
-        start += 1 << level
-    return out
-
-
-def _fold(parts: Sequence[bytes]) -> bytes:
-    """MTH of a range from its complete subtrees (left to right): fold from the right."""
-    h = parts[-1]
-    for p in reversed(parts[:-1]):
-        h = node_hash(p, h)
-    return h
 
 
 # -- the stored tree -----------------------------------------------------------------------
@@ -193,10 +117,16 @@ def _fetch_nodes(session: Session, keys: Iterable[NodeKey]) -> dict[NodeKey, byt
     return out
 
 
-def _range_hashes(session: Session, ranges: Sequence[Range]) -> list[bytes]:
-    parts = [range_nodes(a, b) for a, b in ranges]
-    nodes = _fetch_nodes(session, [k for p in parts for k in p])
-    return [_fold([nodes[k] for k in p]) for p in parts]
+class StoredTree:
+    """The stored hashes of ``translog_nodes`` as a :class:`tlog.HashReader`."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+
+    def read_hashes(self, indexes: Sequence[int]) -> list[bytes]:
+        keys = [tlog.split_stored_hash_index(i) for i in indexes]
+        got = _fetch_nodes(self.session, keys)
+        return [got[k] for k in keys]
 
 
 def size(session: Session) -> int:
@@ -206,19 +136,36 @@ def size(session: Session) -> int:
 
 def stored_root(session: Session, tree_size: int) -> bytes:
     """MTH(D[tree_size]) from O(log n) stored nodes."""
-    if tree_size == 0:
-        return EMPTY_ROOT
-    return _range_hashes(session, [(0, tree_size)])[0]
+    return tlog.tree_hash(tree_size, StoredTree(session))
 
 
 def inclusion_path(session: Session, index: int, tree_size: int) -> list[bytes]:
-    return _range_hashes(session, path_ranges(index, 0, tree_size))
+    return tlog.prove_record(tree_size, index, StoredTree(session))
 
 
 def consistency_path(session: Session, first: int, second: int) -> list[bytes]:
-    if first == second:
-        return []
-    return _range_hashes(session, consistency_ranges(first, second))
+    return tlog.prove_tree(second, first, StoredTree(session))
+
+
+def tile_hashes(session: Session, level: int, first: int, count: int) -> list[bytes]:
+    """``count`` stored hashes of tree level ``level`` from index ``first``: a hash tile's
+    body, in one range query (all must exist)."""
+    rows = session.connection().exec_driver_sql(
+        f"SELECT idx, hash FROM translog_nodes WHERE level = {int(level):d} "
+        f"AND idx >= {int(first):d} AND idx < {int(first + count):d} ORDER BY idx").all()
+    if len(rows) != count:
+        raise RuntimeError(f"the stored tree lacks hashes of level {level} from {first}")
+    return [bytes.fromhex(h) for _, h in rows]
+
+
+def leaves_between(session: Session, start: int, end: int) -> list[bytes]:
+    """The leaves ``[start, end)`` (an entry bundle's), in one range query."""
+    rows = session.connection().exec_driver_sql(
+        f"SELECT idx, leaf FROM translog WHERE idx >= {int(start):d} AND idx < {int(end):d} "
+        "ORDER BY idx").all()
+    if len(rows) != end - start:
+        raise RuntimeError(f"the log lacks entries between {start} and {end}")
+    return [leaf.encode("utf-8") for _, leaf in rows]
 
 
 def next_index(db: Database, session: Session) -> int:
@@ -238,34 +185,30 @@ def _head(signer: Signer, tree_size: int, root_h: bytes) -> dict[str, Any]:
 
 def append(session: Session, idx: int, match_id: str, record: dict[str, object], at: str,
            signer: Signer | None = None) -> None:
-    """Add leaf ``idx`` (the caller holds the append lock), its completed subtrees and,
-    with ``signer``, the signed head of size idx+1 — all in the caller's transaction."""
+    """Add leaf ``idx`` (the caller holds the append lock) and its completed subtrees in the
+    caller's transaction. Nothing is signed here: heads are signed on request and checkpoints
+    by :mod:`service.c2sp` off this path (``signer`` is accepted for the callers' sake)."""
+    del signer
     leaf = canonical_json(record)
-    h = leaf_hash(leaf)
+    if len(leaf) > tlog.MAX_ENTRY:
+        raise ValueError(f"a log entry of {len(leaf)} bytes does not fit an entry bundle")
+    h = tlog.leaf_hash(leaf)
     session.add(LogEntry(idx=idx, match_id=match_id, leaf=leaf.decode("utf-8"),
                          leaf_hash=h.hex(), created_at=at))
-    # The left siblings this leaf completes: (level, i-1) while i is odd at that level.
-    siblings: list[NodeKey] = []
-    level, i = 0, idx
-    while i & 1:
-        siblings.append((level, i - 1))
-        level, i = level + 1, i >> 1
-    new_size = idx + 1
-    others = range_nodes(0, new_size)
-    have = _fetch_nodes(session, siblings + others[:-1])
-    new_nodes = [TreeNode(level=0, idx=idx, hash=h.hex())]
-    level, i, cur = 0, idx, h
-    for sib in siblings:
-        cur = node_hash(have[sib], cur)
-        level, i = level + 1, i >> 1
-        new_nodes.append(TreeNode(level=level, idx=i, hash=cur.hex()))
-    session.add_all(new_nodes)
-    if signer is not None:
-        # The last complete subtree of the new size is the one this leaf just completed.
-        root_h = _fold([have[k] for k in others[:-1]] + [cur])
-        session.add(TreeHead(tree_size=new_size,
-                             head=json.dumps(_head(signer, new_size, root_h),
-                                             separators=(",", ":"), ensure_ascii=False)))
+    hashes = tlog.stored_hashes(idx, h, StoredTree(session))
+    session.add_all(TreeNode(level=level, idx=idx >> level, hash=x.hex())
+                    for level, x in enumerate(hashes))
+
+
+def latest_checkpoint(session: Session, origin: str) -> CheckpointRow | None:
+    return session.exec(select(CheckpointRow).where(col(CheckpointRow.origin) == origin)
+                        .order_by(col(CheckpointRow.tree_size).desc()).limit(1)).first()
+
+
+def cosignatures(session: Session, checkpoint_id: int) -> dict[str, str]:
+    rows = session.exec(select(CosignatureRow).where(
+        col(CosignatureRow.checkpoint_id) == checkpoint_id)).all()
+    return {r.witness: r.line for r in rows}
 
 
 def leaf_hashes(session: Session, tree_size: int | None = None) -> list[bytes]:

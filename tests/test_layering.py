@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FIRST_PARTY = {"fairness", "games", "service", "verify_cli", "qahwa_client", "bench"}
+FIRST_PARTY = {"fairness", "tlog", "games", "service", "verify_cli", "qahwa_client", "bench"}
 
 
 def imports_of(path: Path, package: str) -> set[str]:
@@ -56,10 +56,11 @@ def test_scanner_sees_every_kind_of_import(tmp_path: Path) -> None:
                                       "importlib", "verify_cli", "requests"}
 
 
-def test_fairness_imports_only_stdlib_and_cryptography() -> None:
-    allowed = set(sys.stdlib_module_names) | {"cryptography", "fairness", "__future__"}
-    found = package_imports("fairness")
-    assert found, "fairness has no modules?"
+@pytest.mark.parametrize("package", ["fairness", "tlog"])
+def test_core_imports_only_stdlib_and_cryptography(package: str) -> None:
+    allowed = set(sys.stdlib_module_names) | {"cryptography", package, "__future__"}
+    found = package_imports(package)
+    assert found, f"{package} has no modules?"
     for path, mods in found.items():
         assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
 
@@ -68,6 +69,7 @@ def test_fairness_imports_only_stdlib_and_cryptography() -> None:
     ("games", {"service", "verify_cli"}),
     ("verify_cli", {"service"}),
     ("fairness", {"games", "service", "verify_cli"}),
+    ("tlog", {"fairness", "games", "service", "verify_cli"}),
     ("service", {"verify_cli"}),
     ("qahwa_client", {"service", "games", "fairness"}),
     ("verify_cli", {"qahwa_client"}),
@@ -97,8 +99,9 @@ def _first_party_loaded(modules: str) -> list[str]:
     return loaded
 
 
-def test_importing_fairness_loads_no_first_party_package() -> None:
-    assert _first_party_loaded("fairness") == ["fairness"]
+@pytest.mark.parametrize("package", ["fairness", "tlog"])
+def test_importing_a_core_package_loads_no_other_first_party_package(package: str) -> None:
+    assert _first_party_loaded(package) == [package]
 
 
 def test_qahwa_client_imports_only_pydantic_httpx_and_verify_inside_verify() -> None:
@@ -122,4 +125,4 @@ def test_nothing_imports_service() -> None:
 def test_loading_the_service_and_its_cli_loads_no_verify_cli() -> None:
     """Transitively, too: the app, the CLI and the demo never load verify_cli."""
     assert _first_party_loaded("service.app, service.cli, service.demo, qahwa_client") == [
-        "fairness", "games", "qahwa_client", "service"]
+        "fairness", "games", "qahwa_client", "service", "tlog"]

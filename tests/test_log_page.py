@@ -93,3 +93,40 @@ def test_log_row_inclusion_and_fork(page: Any) -> None:
             evidence = json.loads(page.evaluate("localStorage.getItem('qahwa.log.evidence')"))
             assert evidence[-1]["remembered_head"]["tree_size"] == 4
             assert evidence[-1]["new_head"]["tree_size"] == 5
+
+
+def test_the_page_core_and_merkle_js_follow_the_shared_vectors(page: Any) -> None:
+    """tests/vectors/tlog_vectors.json drives the browser too: RFC 6962 roots and proofs
+    through merkle.js, and one canonical JSON (the page's, which merkle.js uses) for the
+    page and the log row — keys sorted by code point, as Python sorts them, even beyond
+    ASCII."""
+    import tlog
+    from fairness import canonical_json
+
+    vectors = json.loads((Path(__file__).parent / "vectors" / "tlog_vectors.json").read_text())
+    leaves = [bytes.fromhex(x) for x in vectors["rfc6962"]["leaves_hex"]]
+    reader = tlog.ListHashReader.from_leaf_hashes([tlog.leaf_hash(x) for x in leaves])
+    cases = [{"n": n, "m": m, "leaf": leaves[m].hex(),
+              "path": [h.hex() for h in tlog.prove_record(n, m, reader)],
+              "root": vectors["rfc6962"]["roots_hex"][n - 1],
+              "old": vectors["rfc6962"]["roots_hex"][m],
+              "cproof": [h.hex() for h in tlog.prove_tree(n, m + 1, reader)]}
+             for n in range(1, 9) for m in range(n)]
+    record = {"z": 1, "é": "x", "\U0001f600": [True, None], "ｚ": {"b": -3, "a": "ü"}}
+    with LiveServer() as srv:
+        page.goto(f"{srv.url}/verify?lang=en")
+        got = page.evaluate("""async ([cases, record]) => {
+          const L = window.qahwaLog, hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+          const un = (h) => new Uint8Array(h.match(/../g).map((x) => parseInt(x, 16)));
+          const out = [];
+          for (const c of cases) {
+            const leaf = c.leaf ? un(c.leaf) : new Uint8Array(0);
+            const root = await L.rootFromInclusion(c.m, c.n, await L.leafHash(leaf), c.path.map(un));
+            const ok = await L.consistent(c.m + 1, c.n, un(c.old), un(c.root), c.cproof.map(un));
+            out.push([hex(root) === c.root, ok]);
+          }
+          return {out, page: window.qahwaFair.canonicalJson(JSON.stringify(record)),
+                  log: L.canonicalJson(record)};
+        }""", [cases, record])
+    assert all(a and b for a, b in got["out"]), got["out"]
+    assert got["page"] == got["log"] == canonical_json(record).decode()

@@ -18,11 +18,12 @@ import pytest
 from alembic import command
 from sqlalchemy import text
 
+import tlog
 from fairness import Signer, verify_record
 from service import migrate, translog
 from service.db import Database
 from service.models import LogEntry
-from verify_cli.log import CompactRange, consistent, root_from_inclusion
+from tlog import CompactRange, consistent, merkle, root_from_inclusion
 
 N = 64
 SIGNER = Signer.from_seed_b64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
@@ -137,8 +138,9 @@ def test_inclusion_proofs_for_every_pair(tree_db: Database) -> None:
                 got = translog.inclusion_path(s, m, n)
                 assert got == path(m, d[:n]), (m, n)
                 assert root_from_inclusion(m, n, h_leaf(d[m]), got) == root
-                # the old O(n) helpers agree too
-                assert translog.audit_path(m, [h_leaf(x) for x in d[:n]]) == got
+                # the in-memory reader over the same leaves agrees too
+                mem = tlog.ListHashReader.from_leaf_hashes([h_leaf(x) for x in d[:n]])
+                assert tlog.prove_record(n, m, mem) == got
                 if got:
                     bad = [*got]
                     bad[-1] = bytes([bad[-1][0] ^ 1]) + bad[-1][1:]
@@ -187,12 +189,12 @@ def test_a_read_touches_log_n_rows(tree_db: Database) -> None:
         for m in (0, 1, n // 3, n // 2, n - 2, n - 1):
             if not 0 <= m < n:
                 continue
-            ranges = translog.path_ranges(m, 0, n)
-            assert sum(len(translog.range_nodes(a, b)) for a, b in ranges) <= bound
+            ranges = merkle.path_ranges(m, 0, n)
+            assert sum(len(merkle.range_nodes(a, b)) for a, b in ranges) <= bound
             if m:
-                ranges = translog.consistency_ranges(m, n)
-                assert sum(len(translog.range_nodes(a, b)) for a, b in ranges) <= bound
-        assert len(translog.range_nodes(0, n)) <= n.bit_length()
+                ranges = merkle.consistency_ranges(m, n)
+                assert sum(len(merkle.range_nodes(a, b)) for a, b in ranges) <= bound
+        assert len(merkle.range_nodes(0, n)) <= n.bit_length()
 
 
 # -- the migration -----------------------------------------------------------------------------
@@ -202,7 +204,8 @@ def test_a_read_touches_log_n_rows(tree_db: Database) -> None:
 def reset_pg(db: Database) -> None:
     """Drop every table of the service in the PostgreSQL test database."""
     with db.write_engine.begin() as conn:
-        for t in ("translog_heads", "translog_nodes", "signing_keys", "translog", "events",
+        for t in ("translog_cosignatures", "translog_checkpoints", "translog_heads",
+                  "translog_nodes", "signing_keys", "translog", "events",
                   "server_seeds", "seats", "matches", "alembic_version"):
             conn.execute(text(f'DROP TABLE IF EXISTS "{t}" CASCADE'))
 

@@ -27,8 +27,7 @@ from service import keys
 from service.db import Database
 from service.server import ServerThread
 from service.settings import Settings
-from verify_cli.keys import KeySet
-from verify_cli.log import CompactRange, HeadState, audit, consistent, leaf_hash
+from verify_cli.log import consistent
 from verify_cli.main import app
 
 KEY = Signer.generate()
@@ -240,36 +239,68 @@ def test_verify_names_a_fork_and_keeps_the_evidence(tmp: Path) -> None:
     assert len(list((state.parent / "evidence").glob("fork-*.json"))) == 3
 
 
-# -- verify log: the monitor -----------------------------------------------------------------
+# -- verify log: the monitor (over the C2SP tiles) -------------------------------------------
+
+LOG_SEED = hashlib.sha256(b"the log note key of these tests").digest()
+
+
+def mon_settings(tmp: Path) -> Settings:
+    """A server whose checkpoints the test makes (checkpoint_now), with one note key and
+    origin shared by every server of a test: a second server is the same log forked."""
+    import base64
+
+    return settings(tmp).model_copy(update={
+        "log_origin": "monitor.test/log", "checkpoint_seconds": 3600,
+        "log_key": base64.b64encode(LOG_SEED).decode()})
+
+
+def checkpoint(srv: LiveServer) -> None:
+    srv.app.state.log_c2sp.checkpoint_now()
+
 
 def monitor(*args: str) -> tuple[int, dict[str, Any]]:
     res = run("log", *args, "--json")
+    assert res.stdout, res.stderr
     return res.exit_code, json.loads(res.stdout)
 
 
 def test_monitor_audits_resumes_and_detects_forks(tmp: Path) -> None:
     state = tmp / "m" / "heads.json"
-    with LiveServer(settings(tmp / "a")) as a, LiveServer(settings(tmp / "b")) as b:
+    with LiveServer(mon_settings(tmp / "a")) as a, LiveServer(mon_settings(tmp / "b")) as b:
         sessions(a, 5, "a")
+        checkpoint(a)
         code, out = monitor("--server", a.url, "--state", str(state))
         assert code == 0 and out["ok"] and out["audited"] == 5 and out["audited_from"] == 0
+        assert out["origin"] == "monitor.test/log" and out["stats"]["commitments"] == 5
         sessions(a, 3, "a2")
-        code, out = monitor("--server", a.url, "--state", str(state), "--batch", "2")
-        assert code == 0 and out["audited_from"] == 5 and out["audited"] == 3
-        assert out["tree_size"] == 8
+        code, out = monitor("--server", a.url, "--state", str(state))
+        assert code == 0 and out["tree_size"] == 5  # not checkpointed yet: the same log
+        checkpoint(a)
+        code, out = monitor("--server", a.url, "--state", str(state))
+        assert code == 0 and out["audited_from"] == 5 and out["audited"] == 3, out
+        assert out["tree_size"] == 8 and "consistent with the checkpoint of size 5" in \
+            " ".join(out["notes"])
         code, out = monitor("--server", a.url, "--state", str(state), "--restart",
                             "--jobs", "2")
         assert code == 0 and out["audited_from"] == 0 and out["audited"] == 8
         res = run("log", "--server", a.url, "--state", str(state))
         assert res.exit_code == 0 and "LOG VERIFIED" in res.stdout
-        # b: the same key, another history
-        sessions(b, 9, "b")
+        # b: the same log key and origin, another history of the same size — a fork
+        sessions(b, 8, "b")
+        checkpoint(b)
         code, out = monitor("--server", b.url, "--state", str(state))
-        assert code == 1 and not out["ok"]
-        assert any("log fork" in f for f in out["failures"]) and out["evidence"]
+        assert code == 1 and not out["ok"] and out["evidence"]
+        assert any("log fork: two checkpoints of size 8 with different roots" in f
+                   for f in out["failures"])
+        # and a larger one that does not extend what was seen
+        sessions(b, 2, "b2")
+        checkpoint(b)
+        code, out = monitor("--server", b.url, "--state", str(state))
+        assert code == 1 and any("does not extend the one of size 8" in f
+                                 for f in out["failures"]), out
         code, out = monitor("--server", b.url, "--no-state")
-        assert code == 0 and out["audited"] == 9
-        # an entry changed in the database after the fact
+        assert code == 0 and out["audited"] == 10
+        # an entry changed in the database after the fact: named
         with sqlite3.connect(tmp / "a" / "q.db") as db:
             (leaf,) = db.execute("SELECT leaf FROM translog WHERE idx = 4").fetchone()
             doc = json.loads(leaf)
@@ -277,78 +308,99 @@ def test_monitor_audits_resumes_and_detects_forks(tmp: Path) -> None:
             db.execute("UPDATE translog SET leaf = ? WHERE idx = 4", (canonical_json(doc).decode(),))
         code, out = monitor("--server", a.url, "--no-state")
         assert code == 1
-        assert any("entry 4" in f and "leaf_hash" in f for f in out["failures"])
+        assert any("entry 4: does not hash to its hash in tile/0/000 (the entry was rewritten)"
+                   in f for f in out["failures"]), out["failures"]
         assert any("entry 4" in f and "signature" in f for f in out["failures"])
-    res = run("log", "--server", a.url, "--no-state")  # the server is gone
-    assert res.exit_code == 2 and "cannot fetch" in res.stderr and not res.stdout
+    res = run("log", "--server", a.url, "--no-state", "--log-key",
+              "monitor.test/log+00000000+AQ")  # the server is gone
+    assert res.exit_code == 2
     res = run("log", "--server", "ftp://x")
     assert res.exit_code == 2 and "http(s) URL" in res.stderr
 
 
-class FakeLog:
-    """A log served from memory (signed with KEY) that a test can corrupt."""
+def _iso(days: float) -> str:
+    import datetime as dt
 
-    def __init__(self, leaves: list[dict[str, Any]]) -> None:
-        self.leaves = leaves
-        self.fail_from: int | None = None
-
-    def head(self, n: int) -> dict[str, Any]:
-        rng = CompactRange()
-        for leaf in self.leaves[:n]:
-            rng.append(leaf_hash(canonical_json(leaf)))
-        return KEY.signed({"type": "tree_head", "protocol": "qahwa-fair/1", "tree_size": n,
-                           "root_hash": rng.root().hex(), "timestamp": "2026"})
-
-    def __call__(self, path: str, params: dict[str, Any]) -> tuple[int, Any]:
-        if path == "/v1/log":
-            return 200, self.head(int(params.get("tree_size", len(self.leaves))))
-        if path == "/v1/log/entries":
-            a, k = int(params["start"]), int(params["limit"])
-            if self.fail_from is not None and a >= self.fail_from:
-                return 503, {"error": {"code": "down", "message": "try later"}}
-            return 200, {"entries": [{"index": i, "leaf": leaf,
-                                      "leaf_hash": leaf_hash(canonical_json(leaf)).hex()}
-                                     for i, leaf in enumerate(self.leaves[a:a + k], a)]}
-        return 404, {"error": {"code": "not_found", "message": path}}
+    t = dt.datetime(2026, 6, 1, tzinfo=dt.UTC) + dt.timedelta(days=days)
+    return t.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def leaf(i: int, mid: str | None = None, log_index: int | None = None) -> dict[str, Any]:
-    return KEY.signed({"type": "commitment", "protocol": "qahwa-fair/1",
-                       "match_id": mid or f"m_{i}", "game": "rng", "ruleset": "{}",
-                       "commitment": "ab" * 32, "created_at": "2026",
-                       "log_index": i if log_index is None else log_index})
+def lock(mid: str, seed: bytes, end_days: float, *, house: tuple[bool, ...] = (False, False),
+         game: str = "tawla") -> dict[str, Any]:
+    from fairness.v2 import PROTOCOL_V2, commitment_v2
+
+    return {"type": "lock", "protocol": PROTOCOL_V2, "match_id": mid, "game": game,
+            "ruleset": "{}", "commitment": commitment_v2(seed),
+            "seats": [{"seat": i, "name": f"p{i}", "house": h,
+                       "seed_commitment": hashlib.sha256(b"%d" % i).hexdigest(), "key": None,
+                       "roll_chain": None} for i, h in enumerate(house)],
+            "locked_at": _iso(0), "reveal_by": _iso(0.01), "end_by": _iso(end_days)}
 
 
-def test_audit_checks_every_entry_and_resumes_from_checkpoints(tmp: Path) -> None:
-    keys = KeySet({KEY.key_id: KEY.public_key})
-    log = FakeLog([leaf(i) for i in range(9)])
-    log.fail_from = 6
-    state = HeadState.load(tmp / "heads.json")
-    res = audit("fake", keys, state, log, batch=2, checkpoint_every=2)
-    assert not res.ok and "entries from 6" in res.failures[0] and "try later" in res.failures[0]
-    assert state.audits["fake"]["tree_size"] == 6  # the last checkpoint before the failure
-    log.fail_from = None
-    state = HeadState.load(tmp / "heads.json")
-    seen: list[tuple[int, int]] = []
-    res = audit("fake", keys, state, log, batch=2, checkpoint_every=2,
-                progress=lambda d, t: seen.append((d, t)))
-    assert res.ok and res.audited_from == 6 and res.audited == 3, res
-    assert seen[-1] == (9, 9)
-    # a match id twice, a wrong log_index, a signature by another key
-    other = Signer.generate()
-    bad = [leaf(0), leaf(1, mid="m_0"), leaf(2, log_index=7),
-           other.signed({k: v for k, v in leaf(3).items() if k != "signature"})]
-    for jobs in (1, 2):
-        res = audit("bad", keys, HeadState.load(None), FakeLog(bad), batch=3, jobs=jobs)
-        assert not res.ok and res.audited == 4
-        assert any("entry 1: match id m_0 is logged twice (first at 0)" in f
-                   for f in res.failures)
-        assert any("entry 2: its log_index is 7" in f for f in res.failures)
-        assert any(f.startswith("entry 3") for f in res.failures)
-    # a head whose root is not the entries' root
-    lying = FakeLog([leaf(i) for i in range(4)])
-    real = lying.head
-    lying.head = lambda n: KEY.signed({**{k: v for k, v in real(n).items()
-                                          if k != "signature"}, "root_hash": "00" * 32})
-    res = audit("lying", keys, HeadState.load(None), lying)
-    assert not res.ok and "recomputed root" in res.failures[-1]
+def reveal(mid: str, lock_index: int, seed: bytes, *, reason: str = "finished",
+           forfeited: tuple[int, ...] = (), house: tuple[int, ...] = ()) -> dict[str, Any]:
+    from fairness.v2 import PROTOCOL_V2
+
+    return {"type": "reveal", "protocol": PROTOCOL_V2, "match_id": mid,
+            "lock_index": lock_index, "server_seed": seed.hex(), "chain": "00" * 32,
+            "transcript_sha256": hashlib.sha256(mid.encode()).hexdigest(), "reason": reason,
+            "forfeited": list(forfeited), "house": list(house), "result": {},
+            "ended_at": _iso(0.5)}
+
+
+def append(srv: LiveServer, record: dict[str, Any]) -> int:
+    """A record signed by the server, appended as the match service appends its leaves."""
+    from service import translog
+
+    db, signer = srv.app.state.db, srv.app.state.signer
+    with db.write() as s:
+        idx = translog.next_index(db, s)
+        translog.append(s, idx, record["match_id"], signer.signed(record), "2026")
+    return int(idx)
+
+
+def test_monitor_checks_locks_and_reveals_and_finds_hidden_matches(tmp: Path) -> None:
+    seeds = [bytes([i]) * 64 for i in range(6)]
+    with LiveServer(mon_settings(tmp / "a")) as srv:
+        with httpx.Client(base_url=srv.url) as c:
+            real = c.post("/v1/matches", json={"game": "tawla", "ruleset": {},
+                                                "seats": [{"name": "a"}, {"name": "b"}]}).json()
+        mid = real["match_id"]
+        good = append(srv, lock("m_good", seeds[0], 1))
+        append(srv, reveal("m_good", good, seeds[0], reason="timeout", forfeited=(1,)))
+        house = append(srv, lock("m_house", seeds[1], 1, house=(True, False)))
+        append(srv, reveal("m_house", house, seeds[1], reason="timeout", forfeited=(0,),
+                           house=(0,)))
+        append(srv, lock(mid, seeds[2], 36500))  # the real match, still inside its end_by
+        checkpoint(srv)
+        code, out = monitor("--server", srv.url, "--no-state")
+        assert code == 0, out["failures"]
+        st = out["stats"]
+        assert (st["locks"], st["reveals"], st["non_house_seats"]) == (3, 2, 3)
+        assert (st["forfeits"], st["timeouts"]) == (1, 1)  # the house seat's does not count
+        res = run("log", "--server", srv.url, "--no-state")
+        assert "forfeits 1 (33.3%), timeouts 1 (33.3%)" in res.stdout
+        # The operator's misdeeds, each named.
+        unrevealed = append(srv, lock("m_unrevealed", seeds[3], 0.2))
+        twice = append(srv, lock("m_good", seeds[4], 1))
+        wrong = append(srv, reveal("m_unrevealed", twice, seeds[4]))
+        append(srv, reveal("m_good", good, seeds[5]))
+        with sqlite3.connect(tmp / "a" / "q.db") as db:  # the operator deletes the match
+            for table in ("events", "seats", "server_seeds", "matches"):
+                db.execute(f"DELETE FROM {table} WHERE " + (
+                    "id = ?" if table == "matches" else "match_id = ?"), (mid,))
+        checkpoint(srv)
+        code, out = monitor("--server", srv.url, "--no-state")
+        assert code == 1
+        f = out["failures"]
+        assert f"match m_good is locked twice: entries {good} and {twice}" in f
+        assert any(x.startswith(f"entry {wrong}: the reveal of m_unrevealed names lock_index "
+                                f"{twice}") for x in f)
+        assert any("match m_good is revealed twice" in x for x in f)
+        assert any("the server seed revealed for m_good does not match" in x for x in f)
+        assert any(x.startswith(f"match m_unrevealed (locked at entry {unrevealed}) has no "
+                                "reveal though its end_by") for x in f), f
+        assert f"hidden match: {mid} is locked in the log (entry 5) but the server no " \
+            "longer shows it" in f, f
+        res = run("log", "--server", srv.url, "--no-state")
+        assert res.exit_code == 1 and "LOG FAILED" in res.stdout and mid in res.stdout

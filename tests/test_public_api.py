@@ -12,6 +12,7 @@ import fairness
 import fairness.errors
 import games
 import games.errors
+import tlog
 
 FAIRNESS_ALL = {
     "PROTOCOL", "DECK52", "DECK_QAHVE",
@@ -47,14 +48,14 @@ def test_all_is_pinned(module: object, expected: set[str]) -> None:
     assert set(names) == expected
 
 
-@pytest.mark.parametrize("module", [fairness, games])
+@pytest.mark.parametrize("module", [fairness, games, tlog])
 def test_all_names_exist_and_are_public(module: object) -> None:
     for name in module.__all__:  # type: ignore[attr-defined]
         assert not name.startswith("_")
         assert hasattr(module, name), name
 
 
-@pytest.mark.parametrize("module", [fairness, games])
+@pytest.mark.parametrize("module", [fairness, games, tlog])
 def test_public_callables_are_documented(module: object) -> None:
     for name in module.__all__:  # type: ignore[attr-defined]
         obj = getattr(module, name)

@@ -29,7 +29,7 @@ from live_server import LiveServer
 from fairness import canonical_json, chain_start, commitment_v2, verify_record
 from games.registry import engine_class
 from service import translog
-from verify_cli.log import root_from_inclusion
+from tlog import root_from_inclusion
 
 
 @pytest.fixture(scope="module")
@@ -549,7 +549,8 @@ def test_keys_log_and_pages(client: httpx.Client) -> None:
     entries = client.get("/v1/log/entries", params={"start": 0, "limit": 1000}).json()["entries"]
     assert len(entries) == head["tree_size"] >= 1
     hashes = [bytes.fromhex(e["leaf_hash"]) for e in entries]
-    assert translog.root(hashes).hex() == head["root_hash"]
+    assert tlog.tree_hash(len(hashes), tlog.ListHashReader.from_leaf_hashes(hashes)).hex() \
+        == head["root_hash"]
     _error(client.get("/v1/log/proof", params={"index": head["tree_size"]}), 404)
     _error(client.get("/v1/log/proof", params={"index": -1}), 422)
     r = client.get("/verify")
@@ -563,11 +564,12 @@ def test_keys_log_and_pages(client: httpx.Client) -> None:
 
 
 def test_inclusion_proofs_all_sizes() -> None:
-    hashes = [translog.leaf_hash(bytes([i])) for i in range(13)]
+    hashes = [tlog.leaf_hash(bytes([i])) for i in range(13)]
+    reader = tlog.ListHashReader.from_leaf_hashes(hashes)
     for n in range(1, 14):
-        r = translog.root(hashes[:n])
+        r = tlog.tree_hash(n, reader)
         for m in range(n):
-            path = translog.audit_path(m, hashes[:n])
+            path = tlog.prove_record(n, m, reader)
             assert root_from_inclusion(m, n, hashes[m], path) == r
             if path:
                 bad = [bytes(32)] + path[1:]

@@ -8,6 +8,7 @@ run the demo.
     verify derive …                    recompute one draw from the seeds (JSON on stdout)
     verify demo --server URL           play one bot match per game and verify each
     verify log --server URL            audit a server's transparency log (a monitor)
+    verify witness --log VKEY          run a witness that cosigns the log's checkpoints
 
 Exit codes: 0 every transcript verified; 1 one failed (or its signature could not be
 checked, or the log showed a fork, or a receipt disagreed, or seat N does not hold your
@@ -55,8 +56,10 @@ from .core import (
 )
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
 from .log import load_proofs, log_cmd, log_hook, log_options, open_state
+from .monitor import load_policy
 from .output import make_console, print_report, print_summary
 from .stats import stats_cmd
+from .witness import witness_cmd
 
 HELP = """Verify qahwa-fair/2 and qahwa-fair/1 transcripts of café games and dice/shuffle
 sessions.
@@ -72,7 +75,8 @@ Usage:
                 [--roll-values V_R V_O]
                 (--dice N [--sides 6] | --uniform N | --shuffle ITEMS)
   verify demo --server URL [--game G ...]
-  verify log --server URL                 audit the server's whole transparency log
+  verify log --server URL [--policy FILE]  audit the server's whole transparency log
+  verify witness --log VKEY [--listen HOST:PORT]   run a witness for a log
 
 \b
 Checks, for every transcript: the protocol; SHA-256(server_seed) equals the commitment;
@@ -83,7 +87,10 @@ the match key from the seeds; every chance event recomputed and every action rep
 through the game's rules; the replayed result equals the transcript's; the Ed25519
 signatures against the server's key (--key FILE, or fetched from the server, which makes
 it only as trustworthy as that server); with a server or --log-proof FILE, that the
-match's record is in the transparency log (without one: "log: not checked").
+match's commitment record is in the transparency log under a signed head consistent with
+the heads seen before (--state FILE, --no-state); with --log-proof FILE.tlog-proof and
+--policy FILE, that it is in the log under a checkpoint the policy's witnesses cosigned,
+offline.
 
 \b
 Exit codes: 0 all verified; 1 a transcript failed, its signature was not checked, a
@@ -281,8 +288,13 @@ def collect(sources: Sequence[str], server: str | None, matches: Sequence[str],
               help="Worker processes (default: all cores).")
 @log_options
 @click.option("--log-proof", "log_proofs", multiple=True, metavar="FILE",
-              help="An inclusion proof (the JSON of GET /v1/log/proof) to check a "
-              "transcript's log_index with, instead of fetching it (repeatable).")
+              help="An inclusion proof to check a transcript's log entry with, instead of "
+              "fetching it (repeatable): the JSON of GET /v1/log/proof, or the "
+              "c2sp.org/tlog-proof of GET /v1/matches/{id}/log-proof (with --policy).")
+@click.option("--policy", "policy_file", metavar="FILE",
+              help="A c2sp.org/tlog-policy file (the log's key, the witnesses' keys, the "
+              "quorum): tlog-proofs are checked offline against it, and fail when the "
+              "quorum is not met.")
 @click.option("--receipt", "receipt_files", multiple=True, metavar="FILE",
               help="A file of receipts the server gave you (one receipt or a JSON list): each "
               "must be signed by a listed key and agree with the transcript's chain at its "
@@ -296,7 +308,8 @@ def collect(sources: Sequence[str], server: str | None, matches: Sequence[str],
 def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, ...],
               key_file: str | None, as_json: bool, allow_unsigned: bool, all_draws: bool,
               draws_n: int, jobs: int | None, state_file: str | None, no_state: bool,
-              log_proofs: tuple[str, ...], receipt_files: tuple[str, ...],
+              log_proofs: tuple[str, ...], policy_file: str | None,
+              receipt_files: tuple[str, ...],
               own_seat: int | None, own_seed: str | None, own_nonce: str | None) -> int:
     if matches and not server:
         raise click.UsageError("--match needs --server URL")
@@ -314,6 +327,7 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
         raise click.UsageError(f"--server must be an http(s) URL, got {server!r}")
     state = open_state(state_file, no_state)
     proofs = load_proofs(log_proofs)
+    policy = load_policy(policy_file)
     items, keys, bad = collect(sources, server, matches, key_file)
     console = make_console()
     checked = verify_many(
@@ -325,7 +339,7 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
     if stray and not any(r["status"] == UNUSABLE for r in checked):
         bad.append(unusable("--receipt", f"receipt(s) for match {', '.join(stray)}, which "
                             "none of the transcripts is"))
-    log_hook(checked, items, keys, server, proofs, state)
+    log_hook(checked, items, keys, server, proofs, state, policy)
     reports = bad + checked
     # keep the order the inputs were given in
     order = {s: i for i, s in enumerate(
@@ -353,6 +367,7 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
 
 app.add_command(log_cmd)
 app.add_command(stats_cmd)
+app.add_command(witness_cmd)
 
 
 def load_receipts(paths: Sequence[str]) -> list[dict[str, Any]]:

@@ -159,17 +159,20 @@
     return sn === 0 && same(fr, firstRoot) && same(sr, secondRoot);
   }
 
-  // Canonical JSON (fairness.canonical_json) of a record of strings, integers and objects:
-  // keys sorted, separators , and :, non-ASCII as is (JSON.stringify escapes like Python).
+  // Canonical JSON and the Ed25519 check are the page's own (verify.html exports them as
+  // window.qahwaFair, after this file loads): one implementation of each. The page's
+  // canonical JSON works on JSON text, so a parsed record goes through JSON.stringify
+  // (exact for the strings, safe integers, booleans and nulls of log records).
+  function core() {
+    if (!window.qahwaFair) throw new Error('the verify page is not loaded');
+    return window.qahwaFair;
+  }
   function canonicalJson(v) {
-    if (v === null || typeof v === 'boolean' || typeof v === 'string') return JSON.stringify(v);
-    if (typeof v === 'number') {
-      if (!Number.isSafeInteger(v)) throw new Error('a log record holds a number that is not a safe integer');
-      return String(v);
-    }
-    if (Array.isArray(v)) return '[' + v.map(canonicalJson).join(',') + ']';
-    var keys = Object.keys(v).sort();
-    return '{' + keys.map(function (k) { return JSON.stringify(k) + ':' + canonicalJson(v[k]); }).join(',') + '}';
+    (function check(x) {
+      if (typeof x === 'number' && !Number.isSafeInteger(x)) throw new Error('a log record holds a number that is not a safe integer');
+      if (x && typeof x === 'object') Object.keys(x).forEach(function (k) { check(x[k]); });
+    })(v);
+    return core().canonicalJson(JSON.stringify(v));
   }
   var enc = new TextEncoder();
 
@@ -186,13 +189,13 @@
     if (!pub) return 'nokey';
     var body = {};
     Object.keys(doc).forEach(function (k) { if (k !== 'signature') body[k] = doc[k]; });
-    var key;
+    var r;
     try {
-      key = await subtle.importKey('raw', fromB64(pub), { name: 'Ed25519' }, false, ['verify']);
-      return (await subtle.verify({ name: 'Ed25519' }, key, fromB64(sig.value), enc.encode(canonicalJson(body)))) ? 'valid' : 'invalid';
+      r = await core().verifyEd25519(fromB64(pub), fromB64(sig.value), enc.encode(canonicalJson(body)));
     } catch (e) {
-      return e && e.name === 'NotSupportedError' ? 'unsupported' : 'invalid';
+      return 'invalid';
     }
+    return r === 'badkey' ? 'invalid' : r;
   }
 
   function Skip(key) { this.key = key; }

@@ -1,0 +1,379 @@
+"""The log as a C2SP transparency log: checkpoints, tiles, witnesses and offline proofs.
+
+- **Checkpoints** (c2sp.org/tlog-checkpoint) are signed by the log's own Ed25519 note key,
+  whose name is the origin, at most every ``QAHWA_CHECKPOINT_SECONDS`` by a background
+  thread — never on the path that appends entries — and kept per size.
+- **Tiles** (c2sp.org/tlog-tiles) are read from the stored tree: a hash tile is one range
+  of one level of ``translog_nodes``, an entry bundle one range of ``translog``. Any tile
+  within the newest checkpoint is served, so the partial tiles of every checkpointed size
+  stay available.
+- **Witnesses** (c2sp.org/tlog-witness): after each new checkpoint, one thread per witness
+  submits the newest checkpoint to its ``add-checkpoint`` with a consistency proof from the
+  size the witness last cosigned (learnt from its 409 answer), verifies the cosignature it
+  returns and stores it. A slow or down witness holds up only its own thread.
+- **Proofs** (c2sp.org/tlog-proof) of an entry under the newest checkpoint that every
+  configured witness cosigned.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import httpx
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
+
+import tlog
+
+from . import translog
+from .db import Database
+from .models import Match
+from .settings import Settings
+
+log = logging.getLogger("qahwa.log")
+
+IMMUTABLE = "public, max-age=31536000, immutable"
+NO_CACHE = "no-cache"
+
+
+class C2SPError(Exception):
+    """A request for something the log does not serve: ``status`` 400, 404 or 409."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+@dataclass(frozen=True)
+class WitnessConfig:
+    name: str
+    verifier: tlog.Verifier
+    url: str
+
+
+def parse_witnesses(text: str) -> list[WitnessConfig]:
+    """``QAHWA_WITNESSES``: ``;``-separated ``name vkey url`` (the vkey a cosignature key)."""
+    out: list[WitnessConfig] = []
+    for item in text.split(";"):
+        if not item.strip():
+            continue
+        parts = item.split()
+        if len(parts) != 3:
+            raise ValueError(f"QAHWA_WITNESSES: each witness is 'name vkey url', not {item!r}")
+        name, vkey, url = parts
+        try:
+            v = tlog.parse_vkey(vkey)
+        except tlog.NoteError as exc:
+            raise ValueError(f"QAHWA_WITNESSES: witness {name}: {exc}") from None
+        if v.alg != tlog.ALG_COSIGNATURE_V1:
+            raise ValueError(f"QAHWA_WITNESSES: witness {name}'s vkey is not a cosignature "
+                             f"(type 0x04) key")
+        if not url.startswith(("http://", "https://")):
+            raise ValueError(f"QAHWA_WITNESSES: witness {name}'s url is not http(s): {url!r}")
+        if any(w.name == name for w in out):
+            raise ValueError(f"QAHWA_WITNESSES: the witness name {name!r} is used twice")
+        out.append(WitnessConfig(name, v, url.rstrip("/")))
+    return out
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass(frozen=True)
+class Served:
+    body: bytes
+    media_type: str
+    cache: str
+
+
+class LogC2SP:
+    def __init__(self, db: Database, settings: Settings, note_seed: bytes,
+                 witnesses: list[WitnessConfig] | None = None,
+                 http: httpx.Client | None = None) -> None:
+        self.db = db
+        self.settings = settings
+        self.origin = settings.origin
+        self.signer = tlog.NoteSigner.from_seed(self.origin, note_seed)
+        self.witnesses = (parse_witnesses(settings.witnesses) if witnesses is None
+                          else witnesses)
+        self._http = http
+        self._own_http = http is None
+        self._known: dict[str, int] = {}  # per witness: the size it last cosigned
+        self._wake: dict[str, threading.Event] = {w.name: threading.Event()
+                                                   for w in self.witnesses}
+        self._stop = threading.Event()
+        self._dirty = threading.Event()
+        self._threads: list[threading.Thread] = []
+        #: also look for entries appended by other processes this often (None: only when
+        #: poked — a single process, or processes that each checkpoint their own appends)
+        self.poll_seconds: float | None = None
+
+    @property
+    def http(self) -> httpx.Client:
+        if self._http is None:
+            self._http = httpx.Client(timeout=self.settings.witness_timeout_seconds)
+        return self._http
+
+    @property
+    def vkey(self) -> str:
+        return self.signer.vkey
+
+    # -- checkpoints ---------------------------------------------------------------------
+
+    def checkpoint_now(self) -> translog.CheckpointRow | None:
+        """Sign a checkpoint of the whole log if it grew since the newest one (or none
+        exists); the new row, or None. Concurrent signers: the first to store a size wins."""
+        with self.db.read() as s:
+            n = translog.size(s)
+            newest = translog.latest_checkpoint(s, self.origin)
+            if newest is not None and newest.tree_size >= n:
+                return None
+            root = translog.stored_root(s, n)
+        note = tlog.sign_note(tlog.Checkpoint(self.origin, n, root).text, [self.signer])
+        row = translog.CheckpointRow(origin=self.origin, tree_size=n, note=note,
+                                     created_at=_now_iso())
+        try:
+            with self.db.write() as w:
+                w.add(row)
+                w.flush()
+                w.refresh(row)
+                w.expunge(row)
+        except IntegrityError:
+            return None
+        return row
+
+    def newest(self) -> translog.CheckpointRow:
+        with self.db.read() as s:
+            row = translog.latest_checkpoint(s, self.origin)
+        if row is None:  # a fresh server, before the checkpointer's first round
+            self.checkpoint_now()
+            with self.db.read() as s:
+                row = translog.latest_checkpoint(s, self.origin)
+        assert row is not None
+        return row
+
+    def _with_cosignatures(self, s: Session, row: translog.CheckpointRow) -> str:
+        assert row.id is not None
+        lines = translog.cosignatures(s, row.id)
+        return row.note + "".join(lines[w.name] for w in self.witnesses if w.name in lines)
+
+    def checkpoint(self) -> str:
+        """The newest checkpoint with the cosignatures of the configured witnesses."""
+        row = self.newest()
+        with self.db.read() as s:
+            return self._with_cosignatures(s, row)
+
+    # -- tiles ---------------------------------------------------------------------------
+
+    def tile(self, path: str) -> Served:
+        try:
+            t = tlog.parse_path(path)
+        except tlog.TileError as exc:
+            raise C2SPError(404, str(exc)) from None
+        size = self.newest().tree_size
+        have = size >> (tlog.TILE_HEIGHT * t.level)
+        if (t.n * tlog.TILE_WIDTH) + t.width > have:
+            raise C2SPError(404, f"{t.path} is beyond the newest checkpoint (size {size})")
+        first = t.n * tlog.TILE_WIDTH
+        with self.db.read() as s:
+            if t.entries:
+                body = tlog.encode_bundle(translog.leaves_between(s, first, first + t.width))
+            else:
+                body = b"".join(translog.tile_hashes(s, tlog.TILE_HEIGHT * t.level, first,
+                                                     t.width))
+        # A partial tile is a prefix of its full tile: it never changes either.
+        return Served(body, "application/octet-stream", IMMUTABLE)
+
+    # -- proofs --------------------------------------------------------------------------
+
+    def _witnessed(self, s: Session, least_size: int) -> tuple[translog.CheckpointRow, str]:
+        """The newest checkpoint of at least ``least_size`` that every configured witness
+        cosigned (the newest one when there are none)."""
+        rows = s.exec(select(translog.CheckpointRow)
+                      .where(col(translog.CheckpointRow.origin) == self.origin,
+                             col(translog.CheckpointRow.tree_size) >= least_size)
+                      .order_by(col(translog.CheckpointRow.tree_size).desc()).limit(64)).all()
+        want = {w.name for w in self.witnesses}
+        for row in rows:
+            assert row.id is not None
+            if want <= set(translog.cosignatures(s, row.id)):
+                return row, self._with_cosignatures(s, row)
+        raise C2SPError(409, "no checkpoint that includes this entry is cosigned by the "
+                             "configured witnesses yet; retry in a few seconds")
+
+    def match_index(self, match_id: str) -> int:
+        """The log index of a match's entry (its commitment; for v2, its lock)."""
+        with self.db.read() as s:
+            m = s.get(Match, match_id)
+        if m is None:
+            raise C2SPError(404, f"no match {match_id}")
+        return int(m.log_index)
+
+    def proof(self, index: int) -> str:
+        """The tlog-proof of entry ``index``, the entry in its ``extra`` line."""
+        self.newest()
+        with self.db.read() as s:
+            if index >= translog.size(s):
+                raise C2SPError(404, f"no log entry {index}")
+            row, note = self._witnessed(s, index + 1)
+            hashes = translog.inclusion_path(s, index, row.tree_size)
+            leaf = translog.leaves_between(s, index, index + 1)[0]
+        # The entry itself rides in the extra line: a player holding only the transcript
+        # needs it to recompute the leaf hash (the proof authenticates it).
+        return tlog.TlogProof(index, tuple(hashes), note, extra=leaf).text
+
+    # -- witnesses -----------------------------------------------------------------------
+
+    def submit(self, w: WitnessConfig, row: translog.CheckpointRow) -> bool:
+        """Ask witness ``w`` to cosign ``row``; store its verified cosignature. False (and
+        logged) when it did not cosign."""
+        cp = tlog.parse_checkpoint(tlog.split_note(row.note)[0])
+        old = self._known.get(w.name, 0)
+        for _ in range(3):
+            if old > row.tree_size:
+                log.warning("witness %s has cosigned size %d, beyond checkpoint %d",
+                            w.name, old, row.tree_size)
+                return False
+            with self.db.read() as s:
+                proof = (translog.consistency_path(s, old, row.tree_size)
+                         if 0 < old else [])
+            body = (f"old {old}\n" + "".join(tlog.note.b64(h) + "\n" for h in proof)
+                    + "\n" + row.note)
+            try:
+                r = self.http.post(w.url + "/add-checkpoint", content=body.encode(),
+                                   timeout=self.settings.witness_timeout_seconds)
+            except httpx.HTTPError as exc:
+                log.warning("witness %s: %s", w.name, type(exc).__name__)
+                return False
+            if r.status_code == 409:
+                text = r.text
+                if (not r.headers.get("content-type", "").startswith("text/x.tlog.size")
+                        or not text.endswith("\n") or not text[:-1].isdigit()):
+                    log.warning("witness %s: a 409 without a size", w.name)
+                    return False
+                old = int(text[:-1])
+                self._known[w.name] = old
+                continue
+            if r.status_code != 200:
+                log.warning("witness %s refused checkpoint %d: %d %s", w.name, row.tree_size,
+                            r.status_code, r.text[:200].strip())
+                return False
+            line = self._verified_cosignature(w, cp, r.text)
+            if line is None:
+                return False
+            assert row.id is not None
+            try:
+                with self.db.write() as s:
+                    if s.get(translog.CosignatureRow, (row.id, w.name)) is None:
+                        s.add(translog.CosignatureRow(checkpoint_id=row.id, witness=w.name,
+                                                      line=line, created_at=_now_iso()))
+            except IntegrityError:
+                pass  # another process stored this witness's cosignature first
+            self._known[w.name] = row.tree_size
+            return True
+        log.warning("witness %s: still out of step after three tries", w.name)
+        return False
+
+    def _verified_cosignature(self, w: WitnessConfig, cp: tlog.Checkpoint,
+                              text: str) -> str | None:
+        """The one line of ``text`` that is ``w``'s valid cosignature of ``cp``, or None."""
+        good = None
+        for line in text.split("\n"):
+            if not line:
+                continue
+            try:
+                sig = tlog.parse_signature_line(line)
+            except tlog.NoteError:
+                log.warning("witness %s: a malformed signature line", w.name)
+                return None
+            if (sig.name, sig.key_id) != (w.verifier.name, w.verifier.key_id):
+                continue  # another key of theirs: ignored
+            if not w.verifier.verify(cp.text, sig.sig):
+                log.warning("witness %s: its cosignature does not verify", w.name)
+                return None
+            good = sig.line
+        if good is None:
+            log.warning("witness %s: no cosignature by its key in its answer", w.name)
+        return good
+
+    def submit_all(self) -> dict[str, bool]:
+        """Submit the newest checkpoint to every witness, one after another (tests)."""
+        row = self.newest()
+        return {w.name: self.submit(w, row) for w in self.witnesses}
+
+    # -- the background threads ----------------------------------------------------------
+
+    def start(self) -> None:
+        self._stop.clear()
+        self._threads = [threading.Thread(target=self._checkpointer, name="qahwa-checkpoint",
+                                          daemon=True)]
+        self._threads += [threading.Thread(target=self._witness_loop, args=(w,),
+                                           name=f"qahwa-witness-{w.name}", daemon=True)
+                          for w in self.witnesses]
+        for t in self._threads:
+            t.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._dirty.set()
+        for ev in self._wake.values():
+            ev.set()
+        for t in self._threads:
+            t.join(timeout=self.settings.witness_timeout_seconds + 1)
+        self._threads = []
+        if self._own_http and self._http is not None:
+            self._http.close()
+            self._http = None
+
+    def poke(self) -> None:
+        """Something was committed: the checkpointer looks at the log on its next round.
+        Idle, it makes no query at all."""
+        self._dirty.set()
+
+    def _checkpointer(self) -> None:
+        first = True
+        while not self._stop.is_set():
+            if not first:
+                if self._stop.wait(self.settings.checkpoint_seconds):
+                    return  # at most one checkpoint per checkpoint_seconds
+                self._dirty.wait(self.poll_seconds)
+                if self._stop.is_set():
+                    return
+                self._dirty.clear()
+            first = False
+            try:
+                row = self.checkpoint_now()
+            except Exception:  # keep going; logged without details
+                log.exception("checkpoint failed")
+                continue
+            if row is not None or not all(self._known.get(w.name) for w in self.witnesses):
+                for ev in self._wake.values():
+                    ev.set()
+
+    def _witness_loop(self, w: WitnessConfig) -> None:
+        ev = self._wake[w.name]
+        fails = 0
+        while True:
+            ev.wait()
+            if self._stop.is_set():
+                return
+            ev.clear()
+            ok = True
+            try:
+                row = self.newest()
+                with self.db.read() as s:
+                    assert row.id is not None
+                    done = w.name in translog.cosignatures(s, row.id)
+                if not done:
+                    ok = self.submit(w, row)
+            except Exception:
+                log.exception("witness %s: submission failed", w.name)
+                ok = False
+            fails = 0 if ok else fails + 1
+            if fails and self._stop.wait(min(60.0, 2.0 ** fails)):
+                return  # a witness that keeps failing is asked less often

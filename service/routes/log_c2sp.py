@@ -1,0 +1,68 @@
+"""The log in the C2SP formats (api.md "The log as a C2SP transparency log"): the
+checkpoint, hash tiles, entry bundles, and a match's offline proof."""
+
+from __future__ import annotations
+
+import gzip
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import Response
+
+from ..c2sp import NO_CACHE, C2SPError, LogC2SP
+from ..errors import Conflict, NotFound
+from ..schemas import errors
+
+router = APIRouter()
+
+TEXT = "text/plain; charset=utf-8"
+
+
+def _log(request: Request) -> LogC2SP:
+    c2sp: LogC2SP = request.app.state.log_c2sp
+    return c2sp
+
+
+def _error(exc: C2SPError) -> Conflict | NotFound:
+    if exc.status == 409:
+        return Conflict(exc.message, "not_cosigned")
+    return NotFound(exc.message)
+
+
+@router.get("/log/checkpoint", include_in_schema=False)
+def checkpoint(request: Request) -> Response:
+    return Response(_log(request).checkpoint(), media_type=TEXT,
+                    headers={"Cache-Control": NO_CACHE})
+
+
+@router.get("/log/tile/{path:path}", include_in_schema=False)
+def tile(request: Request, path: str) -> Response:
+    try:
+        served = _log(request).tile("tile/" + path)
+    except C2SPError as exc:
+        raise _error(exc) from None
+    headers = {"Cache-Control": served.cache, "Vary": "Accept-Encoding"}
+    body = served.body
+    if path.startswith("entries/") and "gzip" in request.headers.get("accept-encoding", ""):
+        body = gzip.compress(body, compresslevel=6, mtime=0)
+        headers["Content-Encoding"] = "gzip"
+    return Response(body, media_type=served.media_type, headers=headers)
+
+
+@router.get("/v1/matches/{match_id}/log-proof", tags=["log"],
+            response_class=Response,
+            responses={200: {"content": {TEXT: {"schema": {"type": "string"}}},
+                             "description": "a c2sp.org/tlog-proof@v1 proof"},
+                       **errors(e404=("not_found",), e409=("not_cosigned",),
+                                e422=("validation_error",))},
+            summary="An offline proof (c2sp.org/tlog-proof) of the match's log entry under "
+                    "the newest checkpoint its witnesses cosigned")
+def log_proof(request: Request,
+              match_id: Annotated[str, Path(max_length=64, description="the match id")]
+              ) -> Response:
+    c2sp = _log(request)
+    try:
+        text = c2sp.proof(c2sp.match_index(match_id))
+    except C2SPError as exc:
+        raise _error(exc) from None
+    return Response(text, media_type=TEXT, headers={"Cache-Control": NO_CACHE})

@@ -1,0 +1,370 @@
+"""The verifier's memory of a log: the heads and checkpoints it has seen, and the check that
+a new one extends them (a fork otherwise, kept as evidence).
+
+- :class:`HeadState` is the small state file (``$XDG_STATE_HOME/qahwa/heads.json``): the
+  newest signed head seen per server key, the newest checkpoint seen per log origin, the
+  monitor's audit positions, and beside it the evidence of any fork found
+  (``evidence/*.json``).
+- :func:`reconcile` requires a consistency proof from the remembered JSON head to a new one;
+  :func:`reconcile_checkpoint` does the same for C2SP checkpoints, computing the proof from
+  the log's tiles.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import tlog
+from fairness import PROTOCOL, SignatureError, verify_record
+
+from .keys import KeySet
+
+STATE_VERSION = 1
+
+
+class LogCheckFailed(Exception):
+    """The log check failed (exit 1); the message says why in one line."""
+
+
+class ForkDetected(LogCheckFailed):
+    """The server showed a head that is not an extension of one it showed before."""
+
+    def __init__(self, message: str, evidence: Path | None) -> None:
+        super().__init__(message + (f" (evidence kept in {evidence})" if evidence else ""))
+        self.evidence = evidence
+
+
+@dataclass(frozen=True)
+class Head:
+    tree_size: int
+    root: bytes
+    key_id: str
+    doc: dict[str, Any]
+
+
+def _head_shape(doc: Any, what: str) -> Head:
+    if not isinstance(doc, dict) or doc.get("type") != "tree_head":
+        raise LogCheckFailed(f"{what} is not a tree head")
+    if doc.get("protocol") != PROTOCOL:
+        raise LogCheckFailed(f"{what} has protocol {doc.get('protocol')!r}, not {PROTOCOL}")
+    size, root_hex, sig = doc.get("tree_size"), doc.get("root_hash"), doc.get("signature")
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        raise LogCheckFailed(f"{what} has no valid tree_size")
+    if not isinstance(root_hex, str) or len(root_hex) != 64:
+        raise LogCheckFailed(f"{what} has no valid root_hash")
+    try:
+        root = bytes.fromhex(root_hex)
+    except ValueError:
+        raise LogCheckFailed(f"{what} has no valid root_hash") from None
+    if not isinstance(sig, dict) or not isinstance(sig.get("key_id"), str):
+        raise LogCheckFailed(f"{what} is not signed")
+    return Head(size, root, sig["key_id"], doc)
+
+
+def parse_head(doc: Any, keys: KeySet, what: str = "the tree head") -> Head:
+    """A signed tree head, its signature checked against ``keys``."""
+    head = _head_shape(doc, what)
+    _check_signed(doc, keys, what)
+    return head
+
+
+def _check_signed(doc: dict[str, Any], keys: KeySet, what: str) -> None:
+    kid = doc["signature"].get("key_id") if isinstance(doc.get("signature"), dict) else None
+    pub, note = keys.pick(kid)
+    if pub is None:
+        raise LogCheckFailed(f"{what} is signed by an unlisted key: {note}")
+    try:
+        verify_record(doc, pub)
+    except SignatureError as exc:
+        raise LogCheckFailed(f"{what}: {exc}") from None
+
+
+def _hex_list(value: Any, what: str) -> list[bytes]:
+    if not isinstance(value, list):
+        raise LogCheckFailed(f"{what} is not a list of hashes")
+    out = []
+    for h in value:
+        if not isinstance(h, str) or len(h) != 64:
+            raise LogCheckFailed(f"{what} holds something other than 32-byte hex hashes")
+        try:
+            out.append(bytes.fromhex(h))
+        except ValueError:
+            raise LogCheckFailed(f"{what} holds something other than hex") from None
+    return out
+
+
+# -- the state file ------------------------------------------------------------------------
+
+def default_state_path() -> Path:
+    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(base) / "qahwa" / "heads.json"
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+@dataclass
+class HeadState:
+    """Heads seen per key id, the monitor's checkpoints; ``path=None`` keeps them in memory."""
+
+    path: Path | None
+    heads: dict[str, dict[str, Any]] = field(default_factory=dict)
+    audits: dict[str, dict[str, Any]] = field(default_factory=dict)
+    checkpoints: dict[str, dict[str, Any]] = field(default_factory=dict)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    dirty: bool = False
+
+    @classmethod
+    def load(cls, path: Path | None) -> HeadState:
+        from .keys import UnusableInput
+
+        st = cls(path)
+        if path is None or not path.exists():
+            return st
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            raise UnusableInput(f"cannot read the state file {path}: {exc}") from None
+        if not isinstance(doc, dict) or doc.get("version") != STATE_VERSION:
+            raise UnusableInput(f"{path} is not a qahwa heads file (version {STATE_VERSION})")
+        st.heads = doc.get("heads") or {}
+        st.audits = doc.get("audits") or {}
+        st.checkpoints = doc.get("checkpoints") or {}
+        return st
+
+    def head_for(self, key_id: str) -> Head | None:
+        entry = self.heads.get(key_id)
+        if not isinstance(entry, dict):
+            return None
+        try:
+            return _head_shape(entry.get("head"), "the remembered head")
+        except LogCheckFailed:
+            return None
+
+    def remember(self, head: Head, server: str | None) -> None:
+        self.heads[head.key_id] = {"server": server, "seen_at": _now(), "head": head.doc}
+        self.dirty = True
+
+    def save(self) -> None:
+        if self.path is None or not self.dirty:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        doc = {"version": STATE_VERSION, "heads": self.heads, "audits": self.audits,
+               "checkpoints": self.checkpoints}
+        tmp = self.path.with_name(self.path.name + ".tmp")
+        tmp.write_text(json.dumps(doc, indent=1, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, self.path)
+        self.dirty = False
+
+    def keep_evidence(self, doc: dict[str, Any]) -> Path | None:
+        self.evidence.append(doc)
+        if self.path is None:
+            return None
+        d = self.path.parent / "evidence"
+        d.mkdir(parents=True, exist_ok=True)
+        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+        tag = re.sub(r"[^A-Za-z0-9._-]", "_", str(doc.get("key_id", "unknown")))
+        out = d / f"fork-{stamp}-{tag}.json"
+        out.write_text(json.dumps(doc, indent=1, sort_keys=True), encoding="utf-8")
+        return out
+
+    def seen_db_path(self, server: str) -> Path | None:
+        if self.path is None:
+            return None
+        tag = hashlib.sha256(server.encode()).hexdigest()[:16]
+        return self.path.parent / f"monitor-{tag}.sqlite"
+
+
+# -- talking to a server -------------------------------------------------------------------
+
+Fetch = Callable[[str, dict[str, Any]], tuple[int, Any]]
+
+
+class HttpFetch:
+    """GET ``base + path`` → (HTTP status, JSON or None); status 0 when unreachable."""
+
+    def __init__(self, base: str, *, timeout: float = 30.0) -> None:
+        import httpx
+
+        self.base = base.rstrip("/")
+        self._client = httpx.Client(timeout=timeout, follow_redirects=True)
+        self._lock = threading.Lock()
+
+    def __call__(self, path: str, params: dict[str, Any]) -> tuple[int, Any]:
+        import httpx
+
+        try:
+            with self._lock:
+                resp = self._client.get(self.base + path, params=params)
+        except httpx.HTTPError as exc:
+            return 0, {"error": {"code": "unreachable",
+                                 "message": f"{exc.__class__.__name__}: {exc}"}}
+        try:
+            return resp.status_code, resp.json()
+        except ValueError:
+            return resp.status_code, None
+
+    def raw(self, path: str) -> tuple[int, bytes]:
+        """GET ``base + path`` → (status, body bytes, gzip undone); status 0 when
+        unreachable. Safe to call from several threads at once."""
+        import httpx
+
+        try:
+            resp = self._client.get(self.base + path)
+        except httpx.HTTPError as exc:
+            return 0, f"{exc.__class__.__name__}: {exc}".encode()
+        return resp.status_code, resp.content
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def _why(status: int, body: Any) -> str:
+    msg = ""
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        msg = f": {body['error'].get('message', '')}"
+    return ("unreachable" if status == 0 else f"HTTP {status}") + msg
+
+
+# -- consistency with what was seen before -------------------------------------------------
+
+def _fork(state: HeadState, server: str | None, reason: str, old: Head, new: Head,
+          consistency: Any = None) -> ForkDetected:
+    path = state.keep_evidence({
+        "kind": "fork", "detected_at": _now(), "server": server, "key_id": new.key_id,
+        "reason": reason, "remembered_head": old.doc, "new_head": new.doc,
+        "consistency": consistency})
+    return ForkDetected(f"log fork: {reason}", path)
+
+
+def reconcile(state: HeadState, new: Head, keys: KeySet, fetch: Fetch | None,
+              server: str | None) -> tuple[bool | None, str]:
+    """Check ``new`` against the head remembered for its key; remember it when newer.
+
+    Returns (True, detail) when consistent, (None, detail) when it cannot be checked here
+    (no server to ask for the proof); raises ForkDetected when ``new`` is not an extension
+    of (or extended by) the remembered head, LogCheckFailed when the proof cannot be had.
+    """
+    old = state.head_for(new.key_id)
+    if old is None:
+        state.remember(new, server)
+        return True, f"first head seen for key {new.key_id} (remembered)"
+    if old.tree_size == new.tree_size:
+        if old.root != new.root:
+            raise _fork(state, server, f"two signed heads of size {new.tree_size} with "
+                        f"different roots ({old.root.hex()[:16]}… seen before, "
+                        f"{new.root.hex()[:16]}… now)", old, new)
+        return True, f"the same head of size {new.tree_size} as seen before"
+    small, big = (old, new) if old.tree_size < new.tree_size else (new, old)
+    if small.tree_size == 0:
+        if new.tree_size > old.tree_size:
+            state.remember(new, server)
+        return True, "extends the empty head seen before"
+    if fetch is None:
+        return None, (f"consistency with the head of size {old.tree_size} seen before not "
+                      "checked (no server to ask for the proof)")
+    status, body = fetch("/v1/log/consistency", {"first": small.tree_size,
+                                                  "second": big.tree_size})
+    if status in (400, 404):
+        raise _fork(state, server, f"the server cannot prove that its head of size "
+                    f"{big.tree_size} extends the one of size {small.tree_size} "
+                    f"({_why(status, body)})", old, new, body)
+    if status != 200 or not isinstance(body, dict):
+        raise LogCheckFailed(f"no consistency proof {small.tree_size}→{big.tree_size}: "
+                             f"{_why(status, body)}")
+    first = parse_head(body.get("first_head"), keys, "the consistency proof's first head")
+    second = parse_head(body.get("second_head"), keys, "the consistency proof's second head")
+    for mine, theirs in ((small, first), (big, second)):
+        if theirs.tree_size != mine.tree_size:
+            raise LogCheckFailed(f"the consistency proof is for size {theirs.tree_size}, "
+                                 f"not {mine.tree_size}")
+        if theirs.root != mine.root:
+            raise _fork(state, server, f"two signed heads of size {mine.tree_size} with "
+                        f"different roots", old, new, body)
+    proof = _hex_list(body.get("proof"), "the consistency proof")
+    if not tlog.consistent(small.tree_size, big.tree_size, small.root, big.root, proof):
+        raise _fork(state, server, f"the head of size {big.tree_size} is not an extension "
+                    f"of the head of size {small.tree_size} (the consistency proof fails)",
+                    old, new, body)
+    if new.tree_size > old.tree_size:
+        state.remember(new, server)
+        return True, f"consistent with the head of size {old.tree_size} seen before"
+    return True, f"the head of size {old.tree_size} seen before is consistent with it"
+
+
+
+# -- checkpoints (c2sp.org/tlog-checkpoint) --------------------------------------------------
+
+def tile_fetcher(fetch: Any, prefix: str = "/log/") -> Callable[[tlog.Tile], bytes]:
+    """``fetch.raw`` as a tile source for :class:`tlog.TileHashReader` (TileError if a tile
+    cannot be had)."""
+    def get(tile: tlog.Tile) -> bytes:
+        status, body = fetch.raw(prefix + tile.path)
+        if status != 200:
+            raise tlog.TileError(f"no {tile.path} from the server: "
+                                 + ("unreachable" if status == 0 else f"HTTP {status}"))
+        return bytes(body)
+    return get
+
+
+def reconcile_checkpoint(state: HeadState, cp: tlog.Checkpoint, note: str, fetch: Any,
+                         server: str | None) -> str:
+    """Check a verified checkpoint against the one remembered for its origin — the newer of
+    the two must extend the older, by a consistency proof computed from the server's tiles —
+    and remember it when newer. ForkDetected (with evidence) when it does not."""
+    entry = state.checkpoints.get(cp.origin)
+    old: tlog.Checkpoint | None = None
+    if isinstance(entry, dict):
+        try:
+            old = tlog.parse_checkpoint(tlog.split_note(entry["note"])[0])
+        except (KeyError, TypeError, tlog.NoteError):
+            old = None
+
+    def remember() -> None:
+        state.checkpoints[cp.origin] = {"server": server, "seen_at": _now(), "note": note}
+        state.dirty = True
+
+    def fork(reason: str) -> ForkDetected:
+        assert isinstance(entry, dict)
+        path = state.keep_evidence({
+            "kind": "fork", "detected_at": _now(), "server": server, "key_id": cp.origin,
+            "origin": cp.origin, "reason": reason, "remembered_checkpoint": entry.get("note"),
+            "new_checkpoint": note})
+        return ForkDetected(f"log fork: {reason}", path)
+
+    if old is None:
+        remember()
+        return f"first checkpoint seen for {cp.origin} (remembered)"
+    if old.size == cp.size:
+        if old.root != cp.root:
+            raise fork(f"two checkpoints of size {cp.size} with different roots "
+                       f"({old.root.hex()[:16]}… seen before, {cp.root.hex()[:16]}… now)")
+        return f"the same checkpoint of size {cp.size} as seen before"
+    small, big = (old, cp) if old.size < cp.size else (cp, old)
+    if small.size == 0:
+        if cp.size > old.size:
+            remember()
+        return "extends the empty checkpoint seen before"
+    reader = tlog.TileHashReader(big.size, big.root, tile_fetcher(fetch))
+    try:
+        proof = tlog.prove_tree(big.size, small.size, reader)
+        tlog.check_tree(proof, big.size, big.root, small.size, small.root)
+    except tlog.ProofError as exc:
+        raise fork(f"the checkpoint of size {big.size} does not extend the one of size "
+                   f"{small.size} ({exc})") from None
+    except tlog.TileError as exc:
+        raise LogCheckFailed(f"no consistency proof {small.size}→{big.size}: {exc}") from None
+    if cp.size > old.size:
+        remember()
+        return f"consistent with the checkpoint of size {old.size} seen before"
+    return f"the checkpoint of size {old.size} seen before is consistent with it"

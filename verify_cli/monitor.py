@@ -1,0 +1,709 @@
+"""``verify log``: the monitor. It reads the log the way any C2SP client does — the
+checkpoint, then entry bundles and level-0 tiles, 256 entries a request — and checks:
+
+- the checkpoint is signed by the log's note key and extends every checkpoint seen before
+  (a consistency proof computed from the tiles; a fork otherwise, kept as evidence);
+- every entry hashes to its hash in the level-0 tile (a rewritten entry is named) and the
+  entries recompute the checkpoint's root;
+- every leaf: a v1 commitment record (signed, at its own ``log_index``, no match twice); a v2
+  lock (signed; seats numbered in order, each with a seed commitment; its times in order) —
+  a match locked twice is named; a v2 reveal (signed; its lock earlier in the log for the
+  same match; its server seed matches the lock's commitment; with ``--transcripts`` its
+  ``transcript_sha256`` matches the transcript the server serves);
+- from the log alone, every lock without a reveal once the checkpoint's time is past its
+  ``end_by`` — the time of the newest witness cosignature, or without witnesses the newest
+  time written in the log — and, asking the server, every lock still open whose match the
+  server no longer shows (a hidden match);
+- the forfeits and timeouts of non-house seats in the reveals, as rates per origin.
+
+Memory stays bounded: match ids, open locks and the position are kept in a SQLite file
+beside the state file, and the audit resumes from the last saved position.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+import tempfile
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+import click
+
+import tlog
+from fairness import PROTOCOL, canonical_json
+from fairness.v2 import PROTOCOL_V2, commitment_v2
+
+from .keys import KeySet
+from .log_state import (
+    ForkDetected,
+    HeadState,
+    HttpFetch,
+    LogCheckFailed,
+    _check_signed,
+    _now,
+    reconcile_checkpoint,
+)
+
+MAX_FAILURES = 50
+WINDOW = 4  # bundles fetched ahead
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+class Source(Protocol):
+    """What the monitor reads: JSON (``__call__``) and bytes (``raw``) from the server."""
+
+    def __call__(self, path: str, params: dict[str, Any]) -> tuple[int, Any]: ...
+
+    def raw(self, path: str) -> tuple[int, bytes]: ...
+
+
+def _epoch(value: Any) -> float | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+# -- one leaf (runs in worker processes) -----------------------------------------------------
+
+# What the sequential stage needs of a leaf: ("commitment", match_id) | ("lock", match_id,
+# commitment, end_by, non-house seats, house seats, game) | ("reveal", match_id, lock_index,
+# seed commitment, transcript_sha256, reason, forfeited, house) | ("bad",); and the newest
+# time the leaf carries.
+Info = tuple[Any, ...]
+Checked = tuple[list[str], Info, float]
+
+
+def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
+    p = []
+    seats = leaf.get("seats")
+    nonhouse = house = 0
+    if not isinstance(seats, list) or not seats:
+        p.append(f"entry {pos}: the lock has no seats")
+        seats = []
+    for i, seat in enumerate(seats):
+        if not isinstance(seat, dict) or seat.get("seat") != i:
+            p.append(f"entry {pos}: the lock's seat {i} is not numbered {i}")
+            continue
+        if not isinstance(seat.get("name"), str) or not isinstance(seat.get("house"), bool):
+            p.append(f"entry {pos}: the lock's seat {i} has no name or house flag")
+        if not isinstance(seat.get("seed_commitment"), str) or not _HEX64.fullmatch(
+                seat["seed_commitment"]):
+            p.append(f"entry {pos}: the lock's seat {i} has no seed commitment")
+        key, chain = seat.get("key"), seat.get("roll_chain")
+        if key is not None and not (isinstance(key, str) and len(key) == 44):
+            p.append(f"entry {pos}: the lock's seat {i} has a malformed key")
+        if chain is not None and not (isinstance(chain, str) and _HEX64.fullmatch(chain)):
+            p.append(f"entry {pos}: the lock's seat {i} has a malformed roll_chain")
+        if seat.get("house") is True:
+            house += 1
+        else:
+            nonhouse += 1
+    if not isinstance(leaf.get("commitment"), str) or not _HEX64.fullmatch(leaf["commitment"]):
+        p.append(f"entry {pos}: the lock has no commitment")
+    times = [_epoch(leaf.get(k)) for k in ("locked_at", "reveal_by", "end_by")]
+    if any(t is None for t in times):
+        p.append(f"entry {pos}: the lock's locked_at, reveal_by or end_by is not a time")
+    elif not times[0] <= times[1] <= times[2]:  # type: ignore[operator]
+        p.append(f"entry {pos}: the lock's times are out of order")
+    return p, ("lock", leaf.get("match_id"), leaf.get("commitment"), times[2] or 0.0,
+               nonhouse, house, leaf.get("game"))
+
+
+def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
+    p = []
+    li = leaf.get("lock_index")
+    if not isinstance(li, int) or isinstance(li, bool) or not 0 <= li < pos:
+        p.append(f"entry {pos}: the reveal's lock_index {li!r} is not an earlier entry")
+        li = -1
+    try:
+        seed_c = commitment_v2(leaf.get("server_seed") or "")
+    except Exception:
+        p.append(f"entry {pos}: the reveal's server_seed is not a 64-byte seed")
+        seed_c = ""
+    ts = leaf.get("transcript_sha256")
+    if not isinstance(ts, str) or not _HEX64.fullmatch(ts):
+        p.append(f"entry {pos}: the reveal has no transcript_sha256")
+    forfeited = leaf.get("forfeited") or []
+    house = leaf.get("house") or []
+    if not isinstance(forfeited, list) or not isinstance(house, list):
+        p.append(f"entry {pos}: the reveal's forfeited or house is not a list")
+        forfeited, house = [], []
+    return p, ("reveal", leaf.get("match_id"), li, seed_c, ts, leaf.get("reason"),
+               [s for s in forfeited if isinstance(s, int)], [s for s in house if isinstance(s, int)])
+
+
+def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
+    """The checks of one leaf that need nothing but the leaf (see the module)."""
+    try:
+        leaf = json.loads(raw)
+    except ValueError:
+        return [f"entry {pos}: not JSON"], ("bad",), 0.0
+    if not isinstance(leaf, dict):
+        return [f"entry {pos}: not a JSON object"], ("bad",), 0.0
+    probs: list[str] = []
+    if canonical_json(leaf) != raw:
+        probs.append(f"entry {pos}: not canonical JSON")
+    mid = leaf.get("match_id")
+    if not isinstance(mid, str) or not mid:
+        probs.append(f"entry {pos}: no match_id")
+    try:
+        _check_signed(leaf, keys, f"entry {pos}")
+    except LogCheckFailed as exc:
+        probs.append(str(exc))
+    kind, proto = leaf.get("type"), leaf.get("protocol")
+    info: Info
+    if kind == "commitment" and proto == PROTOCOL:
+        if leaf.get("log_index") != pos:
+            probs.append(f"entry {pos}: its log_index is {leaf.get('log_index')!r}")
+        info = ("commitment", mid)
+        when = _epoch(leaf.get("created_at")) or 0.0
+    elif kind == "lock" and proto == PROTOCOL_V2:
+        more, info = _lock_problems(leaf, pos)
+        probs += more
+        when = _epoch(leaf.get("locked_at")) or 0.0
+    elif kind == "reveal" and proto == PROTOCOL_V2:
+        more, info = _reveal_problems(leaf, pos)
+        probs += more
+        when = _epoch(leaf.get("ended_at")) or 0.0
+    else:
+        return probs + [f"entry {pos}: a {kind!r} record of {proto!r}, not a commitment, lock "
+                        "or reveal"], ("bad",), 0.0
+    return probs, info, when
+
+
+def check_bundle(entries: list[bytes], start: int, keys_b64: dict[str, Any]) -> list[Checked]:
+    """Worker entry point: :func:`check_leaf` over one bundle."""
+    keys = KeySet.from_b64(keys_b64)
+    return [check_leaf(e, start + off, keys) for off, e in enumerate(entries)]
+
+
+# -- the monitor's own store (bounded memory, resumable) -------------------------------------
+
+class Store:
+    """Match ids, locks and counters in SQLite; committed with the audit position."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if path is None:
+            self._tmp = tempfile.TemporaryDirectory(prefix="qahwa-monitor-")
+            path = Path(self._tmp.name) / "seen.sqlite"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(path)
+        self.db.executescript(
+            "CREATE TABLE IF NOT EXISTS seen (match_id TEXT PRIMARY KEY, idx INTEGER NOT NULL);"
+            "CREATE TABLE IF NOT EXISTS locks (match_id TEXT PRIMARY KEY, idx INTEGER NOT NULL "
+            " UNIQUE, commitment TEXT, end_by REAL, nonhouse INTEGER, game TEXT, "
+            " revealed INTEGER NOT NULL DEFAULT 0, transcript TEXT, "
+            " checked INTEGER NOT NULL DEFAULT 0);"
+            "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT);")
+        self.db.commit()
+
+    def meta(self) -> dict[str, Any]:
+        row = self.db.execute("SELECT v FROM meta WHERE k = 'state'").fetchone()
+        return json.loads(row[0]) if row else {}
+
+    def reset(self) -> None:
+        self.db.executescript("DELETE FROM seen; DELETE FROM locks; DELETE FROM meta;")
+        self.db.commit()
+
+    def commit(self, meta: dict[str, Any]) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES ('state', ?)", (json.dumps(meta),))
+        self.db.commit()
+
+    def close(self) -> None:
+        self.db.rollback()
+        self.db.close()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+
+@dataclass
+class Stats:
+    commitments: int = 0
+    locks: int = 0
+    reveals: int = 0
+    nonhouse_seats: int = 0  # in revealed matches
+    forfeits: int = 0  # of non-house seats
+    timeouts: int = 0  # of non-house seats
+    clock: float = 0.0  # the newest time written in the log
+
+    def rates(self) -> dict[str, Any]:
+        n = self.nonhouse_seats
+        return {"commitments": self.commitments, "locks": self.locks, "reveals": self.reveals,
+                "non_house_seats": n, "forfeits": self.forfeits, "timeouts": self.timeouts,
+                "forfeit_rate": self.forfeits / n if n else 0.0,
+                "timeout_rate": self.timeouts / n if n else 0.0}
+
+
+@dataclass
+class MonitorResult:
+    server: str
+    ok: bool
+    origin: str = ""
+    tree_size: int = 0
+    root_hash: str = ""
+    audited_from: int = 0
+    audited: int = 0
+    witnesses: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    def fail(self, message: str) -> None:
+        if len(self.failures) < MAX_FAILURES:
+            self.failures.append(message)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"server": self.server, "ok": self.ok, "origin": self.origin,
+                "tree_size": self.tree_size, "root_hash": self.root_hash,
+                "audited_from": self.audited_from, "audited": self.audited,
+                "witnesses": self.witnesses, "failures": self.failures, "notes": self.notes,
+                "evidence": self.evidence, "stats": self.stats}
+
+
+# -- the audit -------------------------------------------------------------------------------
+
+def audit(server: str, keys: KeySet, log_key: tlog.Verifier, state: HeadState,
+          source: Source, *, witnesses: tuple[tlog.Verifier, ...] = (),
+          policy: tlog.Policy | None = None, restart: bool = False,
+          checkpoint_every: int = 50_000, transcripts: bool = False, jobs: int = 1,
+          progress: Callable[[int, int], None] | None = None) -> MonitorResult:
+    """Audit the log of ``server`` (from the last saved position): see the module."""
+    res = MonitorResult(server, ok=False)
+    status, body = source.raw("/log/checkpoint")
+    if status != 200:
+        res.failures.append("no checkpoint from the server: "
+                            + ("unreachable" if status == 0 else f"HTTP {status}"))
+        return res
+    try:
+        note_text = body.decode("utf-8")
+        if policy is not None:
+            policy.verify_checkpoint(note_text)
+        cp, note = tlog.open_checkpoint(note_text, log_key, witnesses)
+    except (UnicodeDecodeError, tlog.NoteError, tlog.PolicyError) as exc:
+        res.failures.append(f"the checkpoint: {exc}")
+        return res
+    res.origin, res.tree_size, res.root_hash = cp.origin, cp.size, tlog.note.b64(cp.root)
+    times = [tlog.cosignature_time(s) for v, s in note.verified if v.alg == tlog.ALG_COSIGNATURE_V1]
+    res.witnesses = [v.name for v, _ in note.verified if v.alg == tlog.ALG_COSIGNATURE_V1]
+    try:
+        res.notes.append(reconcile_checkpoint(state, cp, note_text, source, server))
+    except ForkDetected as exc:
+        res.failures.append(str(exc))
+        if exc.evidence:
+            res.evidence.append(str(exc.evidence))
+        return res
+    except LogCheckFailed as exc:
+        res.failures.append(str(exc))
+        return res
+    store = Store(_store_path(state, server))
+    try:
+        stats = _audit_entries(res, server, cp, keys, state, source, store, restart,
+                               checkpoint_every, jobs, progress)
+        if stats is not None:  # every entry was read: the checks across entries
+            _after(res, stats, times, source, store, transcripts)
+        res.ok = not res.failures
+    finally:
+        store.close()
+    state.save()
+    return res
+
+
+def _store_path(state: HeadState, server: str) -> Path | None:
+    if state.path is None:
+        return None
+    tag = hashlib.sha256(server.encode()).hexdigest()[:16]
+    return state.path.parent / f"monitor-{tag}.sqlite"
+
+
+@contextmanager
+def _bundles(source: Source, start: int, end: int) -> Iterator[
+        Iterator[tuple[int, list[bytes] | str, bytes]]]:
+    """(first index, entries or why not, level-0 tile) per bundle from the one holding
+    ``start`` to ``end``, up to WINDOW fetched ahead in threads."""
+    pool = ThreadPoolExecutor(max_workers=WINDOW)
+
+    def get(n: int) -> tuple[int, list[bytes] | str, bytes]:
+        bundle = tlog.tile_for_size(0, n, end, entries=True)
+        assert bundle is not None
+        hashes = tlog.Tile(0, n, bundle.width)
+        s1, raw = source.raw("/log/" + bundle.path)
+        s2, tile = source.raw("/log/" + hashes.path)
+        first = n * tlog.TILE_WIDTH
+        if s1 != 200 or s2 != 200:
+            return first, (f"the server did not give {bundle.path if s1 != 200 else hashes.path}"
+                           f": HTTP {s1 if s1 != 200 else s2}"), b""
+        try:
+            return first, tlog.parse_bundle(raw, bundle), tile
+        except tlog.TileError as exc:
+            return first, str(exc), b""
+
+    def gen() -> Iterator[tuple[int, list[bytes] | str, bytes]]:
+        todo = deque(range(start // tlog.TILE_WIDTH, -(-end // tlog.TILE_WIDTH)))
+        window: deque[Future[tuple[int, list[bytes] | str, bytes]]] = deque()
+        while todo or window:
+            while todo and len(window) < WINDOW:
+                window.append(pool.submit(get, todo.popleft()))
+            yield window.popleft().result()
+
+    try:
+        yield gen()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _audit_entries(res: MonitorResult, server: str, cp: tlog.Checkpoint, keys: KeySet,
+                   state: HeadState, source: Source, store: Store, restart: bool,
+                   checkpoint_every: int, jobs: int,
+                   progress: Callable[[int, int], None] | None) -> Stats | None:
+    """Read and check the entries; their stats once all were read (None otherwise)."""
+    rng = tlog.CompactRange()
+    stats = Stats()
+    saved = None if restart else state.audits.get(server)
+    meta = store.meta()
+    if (isinstance(saved, dict) and saved.get("origin") == cp.origin
+            and meta.get("size") == saved.get("tree_size")):
+        try:
+            rng = tlog.CompactRange(int(saved["tree_size"]),
+                                    [bytes.fromhex(h) for h in saved["range"]])
+            stats = Stats(**meta.get("stats", {}))
+        except (KeyError, TypeError, ValueError):
+            rng, stats = tlog.CompactRange(), Stats()
+    if rng.size > cp.size:
+        res.failures.append(f"log fork: the log was audited up to size {rng.size}, the "
+                            f"checkpoint now has {cp.size}")
+        return None
+    if rng.size == 0:
+        store.reset()
+    else:
+        res.notes.append(f"resumed from the audit of size {rng.size}")
+    res.audited_from = rng.size
+    end = cp.size
+    next_save = rng.size + checkpoint_every
+    pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    keys_b64 = keys.to_b64()
+    pending: deque[tuple[int, Future[list[Checked]]]] = deque()
+
+    def consume(first: int, fut: Future[list[Checked]]) -> None:
+        nonlocal next_save
+        for off, (probs, info, when) in enumerate(fut.result()):
+            pos = first + off
+            for p in probs:
+                res.fail(p)
+            stats.clock = max(stats.clock, when)
+            _sequential(res, store, stats, pos, info)
+        res.audited = rng.size - res.audited_from
+        if progress is not None:
+            progress(rng.size, end)
+        if rng.size >= next_save and not res.failures and rng.size < end:
+            _save(server, cp, rng, stats, state, store)
+            next_save = rng.size + checkpoint_every
+
+    try:
+        with _bundles(source, rng.size, end) as bundles:
+            for first, entries, tile in bundles:
+                if isinstance(entries, str):
+                    res.fail(entries)
+                    break
+                skip = rng.size - first  # resuming inside a bundle
+                hashes = [tile[i:i + 32] for i in range(0, len(tile), 32)]
+                for off, e in enumerate(entries[skip:], skip):
+                    h = tlog.leaf_hash(e)
+                    if h != hashes[off]:
+                        res.fail(f"entry {first + off}: does not hash to its hash in "
+                                 f"tile/0/{tlog.encode_index(first // tlog.TILE_WIDTH)} "
+                                 "(the entry was rewritten)")
+                    rng.append(h)
+                work = entries[skip:]
+                if pool is not None:
+                    pending.append((first + skip, pool.submit(check_bundle, work, first + skip,
+                                                              keys_b64)))
+                else:
+                    done: Future[list[Checked]] = Future()
+                    done.set_result([check_leaf(e, first + skip + i, keys)
+                                     for i, e in enumerate(work)])
+                    pending.append((first + skip, done))
+                while len(pending) > 2 * jobs:
+                    consume(*pending.popleft())
+        while pending:
+            consume(*pending.popleft())
+    finally:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+    res.stats = stats.rates()
+    if rng.size != end:
+        res.fail(f"audited {rng.size} entries, the checkpoint has {end}")
+        return None
+    if rng.root() != cp.root:
+        res.fail(f"the recomputed root of the {end} entries is {rng.root().hex()[:16]}…, the "
+                 f"checkpoint says {cp.root.hex()[:16]}…")
+    elif not res.failures:
+        _save(server, cp, rng, stats, state, store)
+    return stats
+
+
+def _sequential(res: MonitorResult, store: Store, stats: Stats, pos: int, info: Info) -> None:
+    """The checks that need earlier entries: duplicates, locks and their reveals."""
+    kind = info[0]
+    db = store.db
+    if kind == "commitment":
+        stats.commitments += 1
+        mid = info[1]
+        row = db.execute("SELECT idx FROM seen WHERE match_id = ?", (mid,)).fetchone()
+        if row:
+            res.fail(f"entry {pos}: match id {mid} is logged twice (first at {row[0]})")
+        elif mid:
+            db.execute("INSERT INTO seen VALUES (?, ?)", (mid, pos))
+    elif kind == "lock":
+        stats.locks += 1
+        _, mid, com, end_by, nonhouse, _house, game = info
+        row = db.execute("SELECT idx FROM locks WHERE match_id = ?", (mid,)).fetchone()
+        if row:
+            res.fail(f"match {mid} is locked twice: entries {row[0]} and {pos}")
+        elif mid:
+            db.execute("INSERT INTO locks (match_id, idx, commitment, end_by, nonhouse, game) "
+                       "VALUES (?, ?, ?, ?, ?, ?)", (mid, pos, com, end_by, nonhouse, game))
+    elif kind == "reveal":
+        stats.reveals += 1
+        _, mid, li, seed_c, ts, reason, forfeited, house = info
+        row = db.execute("SELECT match_id, commitment, revealed, nonhouse FROM locks "
+                         "WHERE idx = ?", (li,)).fetchone()
+        if row is None or row[0] != mid:
+            res.fail(f"entry {pos}: the reveal of {mid} names lock_index {li}, which is not "
+                     f"its lock")
+            return
+        if row[2]:
+            res.fail(f"match {mid} is revealed twice (again at entry {pos})")
+        if seed_c and seed_c != row[1]:
+            res.fail(f"entry {pos}: the server seed revealed for {mid} does not match the "
+                     f"commitment in its lock (entry {li})")
+        db.execute("UPDATE locks SET revealed = 1, transcript = ? WHERE idx = ?", (ts, li))
+        lost = [s for s in forfeited if s not in house]
+        stats.nonhouse_seats += int(row[3] or 0)
+        stats.forfeits += len(lost)
+        if reason == "timeout":
+            stats.timeouts += len(lost)
+
+
+def _save(server: str, cp: tlog.Checkpoint, rng: tlog.CompactRange, stats: Stats,
+          state: HeadState, store: Store) -> None:
+    store.commit({"size": rng.size, "stats": stats.__dict__})
+    state.audits[server] = {"origin": cp.origin, "tree_size": rng.size,
+                            "root_hash": rng.root().hex(), "range": [h.hex() for h in rng.hashes],
+                            "audited_at": _now()}
+    state.dirty = True
+    state.save()
+
+
+def _after(res: MonitorResult, stats: Stats, cosigned_at: list[int], source: Source,
+           store: Store, transcripts: bool) -> None:
+    """Locks without reveals, hidden matches, transcripts."""
+    clock = float(max(cosigned_at)) if cosigned_at else stats.clock
+    res.notes.append("the checkpoint's time is " + (
+        f"its newest witness cosignature ({_iso(clock)})" if cosigned_at
+        else f"the newest time in the log ({_iso(clock)}; no witness cosigned it)"))
+    db = store.db
+    for mid, idx, end_by in db.execute(
+            "SELECT match_id, idx, end_by FROM locks WHERE revealed = 0 AND end_by < ? "
+            "ORDER BY idx", (clock,)):
+        res.fail(f"match {mid} (locked at entry {idx}) has no reveal though its end_by "
+                 f"{_iso(end_by)} is before the checkpoint ({_iso(clock)})")
+    open_locks = db.execute("SELECT match_id, idx, game FROM locks WHERE revealed = 0 "
+                            "AND end_by >= ? ORDER BY idx", (clock,)).fetchall()
+    for mid, idx, game in open_locks:
+        path = f"/v1/rng/{mid}" if game == "rng" else f"/v1/matches/{mid}"
+        status, _ = source(path, {})
+        if status == 404:
+            res.fail(f"hidden match: {mid} is locked in the log (entry {idx}) but the server "
+                     "no longer shows it")
+        elif status != 200:
+            res.notes.append(f"could not ask the server about the open match {mid} "
+                             f"(HTTP {status})")
+    if open_locks:
+        res.notes.append(f"{len(open_locks)} locked match(es) still inside their end_by")
+    if transcripts:
+        _check_transcripts(res, source, store)
+
+
+def _check_transcripts(res: MonitorResult, source: Source, store: Store) -> None:
+    """Each revealed match's served transcript hashes to its reveal's transcript_sha256
+    (each match once: marked checked in the store)."""
+    db = store.db
+    rows = db.execute("SELECT match_id, game, transcript FROM locks WHERE revealed = 1 "
+                      "AND checked = 0 ORDER BY idx").fetchall()
+
+    def one(row: tuple[str, str, str]) -> tuple[str, str | None]:
+        mid, game, want = row
+        path = f"/v1/rng/{mid}/transcript" if game == "rng" else f"/v1/matches/{mid}/transcript"
+        status, doc = source(path, {})
+        if status != 200 or not isinstance(doc, dict):
+            return mid, f"the server gives no transcript of the revealed match {mid} " \
+                        f"(HTTP {status})"
+        if hashlib.sha256(canonical_json(doc)).hexdigest() != want:
+            return mid, (f"the transcript the server serves for {mid} does not hash to the "
+                         "transcript_sha256 in its reveal")
+        return mid, None
+
+    with ThreadPoolExecutor(max_workers=WINDOW) as pool:
+        for mid, problem in pool.map(one, rows):
+            if problem:
+                res.fail(problem)
+            else:
+                db.execute("UPDATE locks SET checked = 1 WHERE match_id = ?", (mid,))
+    db.commit()
+    res.notes.append(f"{len(rows)} transcript(s) checked against their reveals")
+
+
+def _iso(t: float) -> str:
+    return datetime.fromtimestamp(t, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+# -- the command -----------------------------------------------------------------------------
+
+def _log_key(base: str, log_vkey: str | None, policy: tlog.Policy | None) -> tlog.Verifier:
+    from .keys import UnusableInput
+
+    if log_vkey:
+        try:
+            return tlog.parse_vkey(log_vkey)
+        except tlog.NoteError as exc:
+            raise UnusableInput(f"--log-key: {exc}") from None
+    if policy is not None and len(policy.logs) == 1:
+        return policy.logs[0][0]
+    import httpx
+
+    try:
+        doc = httpx.get(base + "/v1/keys", timeout=30).json()
+        return tlog.parse_vkey(doc["log"]["vkey"])
+    except (httpx.HTTPError, ValueError, KeyError, TypeError, tlog.NoteError) as exc:
+        raise UnusableInput(f"cannot fetch the log's key from {base}/v1/keys: "
+                            f"{type(exc).__name__}") from None
+
+
+def load_policy(path: str | None) -> tlog.Policy | None:
+    from .keys import UnusableInput
+
+    if path is None:
+        return None
+    try:
+        return tlog.parse_policy(Path(path).read_bytes())
+    except OSError as exc:
+        raise UnusableInput(f"cannot read the policy {path}: {exc}") from None
+    except tlog.PolicyError as exc:
+        raise UnusableInput(f"{path}: {exc}") from None
+
+
+@click.command("log", help="Monitor a server's transparency log from its C2SP tiles: check "
+               "every entry (or those after the last audit), recompute the checkpoint's "
+               "root, check it extends every checkpoint seen before, and report locks "
+               "without reveals, matches locked twice and hidden matches.")
+@click.option("--server", required=True, metavar="URL", help="The server's base URL.")
+@click.option("--key", "key_file", metavar="FILE", help="The server's record-signing "
+              "key(s) (default: fetched from its /v1/keys).")
+@click.option("--log-key", "log_vkey", metavar="VKEY", help="The log's note key (vkey text; "
+              "default: from --policy, else fetched from /v1/keys).")
+@click.option("--policy", "policy_file", metavar="FILE", help="A c2sp.org/tlog-policy file: "
+              "the checkpoint must meet its quorum of witness cosignatures.")
+@click.option("--transcripts", is_flag=True, help="Also fetch each revealed match's "
+              "transcript and check it against its reveal's transcript_sha256.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
+@click.option("--no-state", is_flag=True,
+              help="Neither read nor write the file of heads seen before.")
+@click.option("--state", "state_file", metavar="FILE",
+              help="The file of heads seen before (default: $XDG_STATE_HOME/qahwa/heads.json).")
+@click.option("--restart", is_flag=True, help="Audit from entry 0, ignoring the saved position.")
+@click.option("--jobs", type=click.IntRange(min=1), default=None,
+              help="Worker processes checking signatures (default: all cores).")
+def log_cmd(server: str, key_file: str | None, log_vkey: str | None, policy_file: str | None,
+            transcripts: bool, as_json: bool, state_file: str | None, no_state: bool,
+            restart: bool, jobs: int | None) -> int:
+    from rich.markup import escape
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    from .keys import fetch_keys, load_key_file
+    from .log_check import open_state
+    from .output import make_console
+
+    if not server.startswith(("http://", "https://")):
+        raise click.UsageError(f"--server must be an http(s) URL, got {server!r}")
+    base = server.rstrip("/")
+    state = open_state(state_file, no_state)
+    policy = load_policy(policy_file)
+    keys = load_key_file(key_file) if key_file else fetch_keys(base)
+    log_key = _log_key(base, log_vkey, policy)
+    witnesses = tuple(v for v, _ in policy.witnesses.values()) if policy else ()
+    fetch = HttpFetch(base)
+    bar = Progress("[progress.description]{task.description}", BarColumn(),
+                   MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
+                   console=make_console(stderr=True), disable=as_json, transient=False)
+    with bar:
+        task = bar.add_task("auditing", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        try:
+            res = audit(base, keys, log_key, state, fetch, witnesses=witnesses, policy=policy,
+                        restart=restart, transcripts=transcripts, progress=progress,
+                        jobs=jobs or os.cpu_count() or 1)
+        finally:
+            fetch.close()
+    state.save()
+    unreachable = res.tree_size == 0 and any(
+        f.startswith("no checkpoint from the server") for f in res.failures)
+    code = 0 if res.ok else 2 if unreachable else 1
+    if as_json:
+        click.echo(json.dumps({"ok": res.ok, "exit_code": code, **res.to_json()}, indent=2,
+                              ensure_ascii=False))
+        return code
+    console = make_console()
+    if res.ok:
+        console.print(f"[bold green]LOG VERIFIED[/]  {escape(base)} ({escape(res.origin)}): "
+                      f"{res.tree_size} entries, root {res.root_hash[:16]}…")
+        console.print(f"  [green]✔[/] {res.audited} entries audited ({res.audited_from} → "
+                      f"{res.tree_size}): each hashes to its tile, each record signed and "
+                      "well-formed, no match locked or committed twice, every reveal matches "
+                      "its lock")
+        console.print("  [green]✔[/] the recomputed root equals the checkpoint's, which "
+                      "extends every checkpoint seen before")
+        if res.witnesses:
+            console.print(f"  [green]✔[/] cosigned by {escape(', '.join(res.witnesses))}")
+    else:
+        verdict = "UNUSABLE INPUT" if code == 2 else "LOG FAILED"
+        console.print(f"[bold red]{verdict}[/]  {escape(base)}")
+        for f in res.failures:
+            console.print(f"  [red]✘[/] {escape(f)}")
+    st = res.stats
+    if st and st.get("reveals"):
+        console.print(f"  {escape(res.origin)}: {st['non_house_seats']} non-house seats in "
+                      f"{st['reveals']} revealed matches; forfeits {st['forfeits']} "
+                      f"({st['forfeit_rate']:.1%}), timeouts {st['timeouts']} "
+                      f"({st['timeout_rate']:.1%})")
+    for n in res.notes:
+        console.print(f"  [dim]{escape(n)}[/]")
+    for e in res.evidence:
+        console.print(f"  evidence kept in {escape(e)}")
+    if key_file is None:
+        console.print("[dim]note: the record keys were fetched from the server, so the "
+                      "signatures are only as trustworthy as that server.[/]")
+    return code
