@@ -83,7 +83,7 @@ lock: | $(BIN)/python
 	$(PIP) install -q --require-hashes -r requirements/tools.txt
 	$(COMPILE) requirements/tools.in -o requirements/tools.txt
 	$(COMPILE) pyproject.toml requirements/build.in -o requirements/main.txt
-	$(COMPILE) pyproject.toml requirements/build.in --extra dev --extra reference -o requirements/dev.txt
+	$(COMPILE) pyproject.toml requirements/build.in --extra dev --extra reference --extra certify -o requirements/dev.txt
 
 lock-upgrade:
 	$(MAKE) lock UPGRADE=--upgrade

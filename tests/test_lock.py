@@ -69,7 +69,7 @@ def direct(extras: tuple[str, ...]) -> list[Requirement]:
     return reqs
 
 
-LOCKS = {"main.txt": (), "dev.txt": ("dev", "reference")}
+LOCKS = {"main.txt": (), "dev.txt": ("dev", "reference", "certify")}
 
 
 @pytest.mark.parametrize(("lock", "extras"), LOCKS.items())
