@@ -371,7 +371,7 @@ def test_monitor_checks_locks_and_reveals_and_finds_hidden_matches(tmp: Path) ->
         house = append(srv, lock("m_house", seeds[1], 1, house=(True, False)))
         append(srv, reveal("m_house", house, seeds[1], reason="timeout", forfeited=(0,),
                            house=(0,)))
-        append(srv, lock(mid, seeds[2], 36500))  # the real match, still inside its end_by
+        real_idx = append(srv, lock(mid, seeds[2], 36500))  # the real match, inside its end_by
         checkpoint(srv)
         code, out = monitor("--server", srv.url, "--no-state")
         assert code == 0, out["failures"]
@@ -400,7 +400,7 @@ def test_monitor_checks_locks_and_reveals_and_finds_hidden_matches(tmp: Path) ->
         assert any("the server seed revealed for m_good does not match" in x for x in f)
         assert any(x.startswith(f"match m_unrevealed (locked at entry {unrevealed}) has no "
                                 "reveal though its end_by") for x in f), f
-        assert f"hidden match: {mid} is locked in the log (entry 5) but the server no " \
+        assert f"hidden match: {mid} is locked in the log (entry {real_idx}) but the server no " \
             "longer shows it" in f, f
         res = run("log", "--server", srv.url, "--no-state")
         assert res.exit_code == 1 and "LOG FAILED" in res.stdout and mid in res.stdout

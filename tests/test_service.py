@@ -26,9 +26,9 @@ from http_play import (
 )
 from live_server import LiveServer
 
+import tlog
 from fairness import canonical_json, chain_start, commitment_v2, verify_record
 from games.registry import engine_class
-from service import translog
 from tlog import root_from_inclusion
 
 
@@ -64,7 +64,7 @@ def _proof_of(client: httpx.Client, leaf: dict[str, Any], index: int) -> None:
     assert proof["leaf"] == leaf
     head = proof["tree_head"]
     verify_record(head, public_key(client))
-    leaf_h = translog.leaf_hash(canonical_json(leaf))
+    leaf_h = tlog.leaf_hash(canonical_json(leaf))
     assert leaf_h.hex() == proof["leaf_hash"]
     root = root_from_inclusion(proof["index"], proof["tree_size"], leaf_h,
                                [bytes.fromhex(h) for h in proof["audit_path"]])
