@@ -35,6 +35,7 @@ from .core import FAILED, UNCHECKED, UNUSABLE, unusable, verify_item
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
 from .log import load_proofs, log_cmd, log_hook, log_options, open_state
 from .output import make_console, print_report, print_summary
+from .page import page_cmd
 
 HELP = """Verify qahwa-fair/1 transcripts of café games and dice/shuffle sessions.
 
@@ -288,6 +289,7 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
 
 
 app.add_command(log_cmd)
+app.add_command(page_cmd)
 
 
 # -- derive ----------------------------------------------------------------------------------
