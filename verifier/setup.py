@@ -10,6 +10,7 @@ no runtime.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -51,6 +52,9 @@ def check_runtime() -> None:
 
 if "bdist_wheel" in sys.argv:
     check_runtime()
+    # setuptools copies into build/lib and keeps what is there: a module deleted since the
+    # last build would ship again. Every wheel starts from nothing.
+    shutil.rmtree(Path(__file__).resolve().parent / "build", ignore_errors=True)
 
 setup(
     packages=packages(),

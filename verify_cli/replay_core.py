@@ -2,7 +2,7 @@
 
 This is every check of :func:`verify_cli.core.verify_document` except the signature, and it
 needs only ``fairness`` and ``games`` (no ``cryptography``, no network, no ``rich``): the
-verify page runs this very module in the browser (Pyodide, ``service/static/verify-worker.js``)
+verify page runs this very module in the browser (Pyodide, ``qahwa_page/static/verify-worker.js``)
 through :func:`browser_report`, so the page and the CLI give their rules verdict with the same
 code. ``core.verify_document`` adds the signature check and the status.
 """
