@@ -50,15 +50,19 @@ def check_runtime() -> None:
         raise SystemExit(f"qahwa-verify: cannot build the wheel: {proc.stderr.strip()}")
 
 
-if "bdist_wheel" in sys.argv:
-    check_runtime()
-    # setuptools copies into build/lib and keeps what is there: a module deleted since the
-    # last build would ship again. Every wheel starts from nothing.
-    shutil.rmtree(Path(__file__).resolve().parent / "build", ignore_errors=True)
+def main() -> None:
+    if "bdist_wheel" in sys.argv:
+        check_runtime()
+        # setuptools copies into build/lib and keeps what is there: a module deleted since
+        # the last build would ship again. Every wheel starts from nothing.
+        shutil.rmtree(Path(__file__).resolve().parent / "build", ignore_errors=True)
+    setup(
+        packages=packages(),
+        package_dir={"": ".."},
+        package_data=PACKAGE_DATA,
+        include_package_data=False,
+    )
 
-setup(
-    packages=packages(),
-    package_dir={"": ".."},
-    package_data=PACKAGE_DATA,
-    include_package_data=False,
-)
+
+if __name__ == "__main__":  # as setuptools runs it (tests import the lists)
+    main()
