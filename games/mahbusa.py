@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from .base import JSON
 from .errors import IllegalActionError
-from .tawla import CHECKERS, OFF, Board, TawlaEngine, Turn
+from .tawla import CHECKERS, OFF, Board, TawlaEngine, Turn, TurnTable, two_step_plays
 
 PR = 25  # b[PR + p]: the prisoner under point p
 #: each seat's own 24-point as an index of the view's ``points`` (seat 0's numbering)
@@ -164,6 +164,60 @@ def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
     return found
 
 
+def _play_ordered(board: Sequence[int], steps: Turn, dice: Sequence[int],
+                  chained: bool) -> Board | None:
+    """Play ``steps`` as the generator does, step i with die ``dice[i]`` (``chained``: each
+    from-point at most the previous one, as for a double); None if it never plays them."""
+    b = list(board)
+    max_from = 24
+    for (f, t), d in zip(steps, dice, strict=True):
+        if (f, t) not in _single_steps(b, d, max_from):
+            return None
+        _do(b, f, t)
+        if chained:
+            max_from = f
+    return tuple(b)
+
+
+def _from_full(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
+    for end, listed in legal_turns(board, dice).items():
+        if listed == steps:
+            return end
+    return None
+
+
+def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
+    """The end position if ``steps`` is a turn ``legal_turns(board, dice)`` lists (with its
+    canonical steps), else None: as tawla's ``check_turn``, with mahbusa's rule that the
+    greatest step list of either die order is the one listed."""
+    d1, d2 = int(dice[0]), int(dice[1])
+    if d1 == d2:
+        if len(steps) != 4:
+            return _from_full(board, dice, steps)
+        return _play_ordered(board, steps, (d1,) * 4, chained=True)
+    if len(steps) != 2:
+        return _from_full(board, dice, steps)
+    end = (_play_ordered(board, steps, (d1, d2), chained=False)
+           or _play_ordered(board, steps, (d2, d1), chained=False))
+    if end is None:
+        return None
+    plays = two_step_plays(board, end, (d1, d2))
+    if plays is None or steps not in plays:
+        return _from_full(board, dice, steps)
+    for p in reversed(plays):  # sorted: is a greater play reaching ``end`` the listed one?
+        if p == steps:
+            return end
+        if (_play_ordered(board, p, (d1, d2), chained=False) == end
+                or _play_ordered(board, p, (d2, d1), chained=False) == end):
+            return None
+    return end
+
+
+def can_move(board: Sequence[int], dice: Sequence[int]) -> bool:
+    """Whether ``legal_turns(board, dice)`` lists any turn (some die plays one step)."""
+    return any(_single_steps(board, int(d)) for d in set(dice))
+
+
 def initial_points() -> list[int]:
     """The start position as the view's ``points`` (seat 0's numbering): each seat's 15 on
     its own 24-point (seat 0's point 24 is index 23; seat 1's is seat 0's point 1)."""
@@ -238,6 +292,9 @@ class MahbusaEngine(TawlaEngine):
 
     def _legal_turns(self, board: Board, dice: Sequence[int]) -> dict[Board, Turn]:
         return legal_turns(board, dice)
+
+    def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
+        return TurnTable(board, dice, self._legal_turns, check_turn, can_move(board, dice))
 
     def _set_board(self, end: Board, seat: int) -> None:
         self.points, self.prisoners = absolute_board(end, seat)
