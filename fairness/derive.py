@@ -90,7 +90,8 @@ def new_client_seed() -> str:
 def check_label(label: str) -> str:
     if not isinstance(label, str) or label == "":
         raise LabelError("label must be a non-empty string")
-    if len(label) > 256 or not all(0x20 <= ord(c) < 0x7F for c in label):
+    # printable ASCII: 0x20-0x7E (for ASCII, str.isprintable is exactly that range)
+    if len(label) > 256 or not (label.isascii() and label.isprintable()):
         raise LabelError(f"label {label!r} must be at most 256 printable ASCII characters")
     return label
 

@@ -39,8 +39,7 @@ SIZE = 50
 def _outside(b: Sequence[int]) -> int:
     """The mover's checkers that keep it from bearing off: those outside its home board,
     and every prisoner of its, wherever it lies (a prisoner is not free to be borne off)."""
-    return sum(b[p] for p in range(7, 25) if b[p] > 0) + sum(
-        1 for p in range(1, 25) if b[PR + p] == 1)
+    return sum([x for x in b[7:25] if x > 0]) + list(b[PR + 1:PR + 25]).count(1)
 
 
 def _is_open(b: Sequence[int], t: int) -> bool:
@@ -50,15 +49,18 @@ def _is_open(b: Sequence[int], t: int) -> bool:
 
 def _single_steps(b: Sequence[int], d: int, max_from: int = 24) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
-    home = _outside(b) == 0
+    home: bool | None = None  # all 15 home: worked out once a step would bear off
     for p in range(min(max_from, 24), 0, -1):
         if b[p] <= 0:
             continue
         t = p - d
         if t > 0:
-            if _is_open(b, t):
+            if b[t] >= 0 or (b[t] == -1 and b[PR + t] == 0):  # _is_open(b, t)
                 out.append((p, t))
-        elif home and (t == 0 or not any(
+            continue
+        if home is None:
+            home = _outside(b) == 0
+        if home and (t == 0 or not any(
                 b[q] > 0 or b[PR + q] == 1 for q in range(p + 1, 7))):
             out.append((p, OFF))
     return out
@@ -233,8 +235,7 @@ def relative_board(points: Sequence[int], prisoners: Sequence[int], off: Sequenc
     prisoner of seat 0's)."""
     if seat == 0:
         return (off[0], *points, 0, *prisoners)
-    return (off[1], *(-points[24 - i] for i in range(1, 25)), 0,
-            *(-prisoners[24 - i] for i in range(1, 25)))
+    return (off[1], *[-n for n in reversed(points)], 0, *[-x for x in reversed(prisoners)])
 
 
 def absolute_board(board: Board, seat: int) -> tuple[list[int], list[int]]:

@@ -202,20 +202,22 @@ def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
 # tests/test_turn_check.py holds it to ``legal_turns`` on random positions.
 
 
-def mover_counts(b: Sequence[int]) -> list[int]:
-    """The mover's checkers per index 0 (off), 1-24 (points) and 25 (bar)."""
-    return [b[0], *(x if x > 0 else 0 for x in b[1:25]), b[25]]
-
-
 def two_step_plays(board: Sequence[int], end: Sequence[int],
                    dice: Sequence[int]) -> list[Turn] | None:
     """Every two-step play that could lead from ``board`` to ``end`` (a superset: each must
-    still be played out); None when the change is not that of two steps."""
-    before, after = mover_counts(board), mover_counts(end)
+    still be played out); None when the change is not that of two steps.
+
+    The mover's checkers per index (0 off, 1-24 the points, 25 the bar) that left make the
+    sources, those that arrived the sinks; an opposing checker on a point counts as none."""
     sources: list[int] = []
     sinks: list[int] = []
     for p in range(26):
-        c = after[p] - before[p]
+        x, y = board[p], end[p]
+        if x == y:
+            continue
+        if 1 <= p <= 24:
+            x, y = (x if x > 0 else 0), (y if y > 0 else 0)
+        c = y - x
         if c < 0:
             sources += [p] * -c
         elif c > 0:
@@ -414,7 +416,7 @@ def relative_board(points: Sequence[int], bar: Sequence[int], off: Sequence[int]
     """The mover-relative board of ``seat`` from the view's ``points``/``bar``/``off``."""
     if seat == 0:
         return (off[0], *points, bar[0])
-    return (off[1], *(-points[24 - i] for i in range(1, 25)), bar[1])
+    return (off[1], *[-n for n in reversed(points)], bar[1])
 
 
 def absolute_board(board: Board, seat: int, opp_off: int) -> tuple[list[int], list[int], list[int]]:

@@ -231,17 +231,17 @@ def count_units(events: list[Any], game: str) -> dict[str, int]:
     """Rounds / hands / games dealt, from the chance labels (draws for a plain session)."""
     if game == "rng":
         return {"draws": sum(1 for e in events if isinstance(e, dict) and e.get("type") == "chance")}
-    out: dict[str, int] = {}
-    for name, rx in _COUNTERS:
-        seen = set()
-        for e in events:
-            if isinstance(e, dict) and isinstance(e.get("label"), str):
-                m = rx.match(e["label"])
-                if m:
-                    seen.add(int(m.group(1)))
-        if seen:
-            out[name] = len(seen)
-    return out
+    seen: dict[str, set[int]] = {name: set() for name, _ in _COUNTERS}
+    # one pass: a label starts with at most one of g/h/r (the counters' own patterns decide)
+    patterns = {rx.pattern[1]: (name, rx) for name, rx in _COUNTERS}
+    for e in events:
+        label = e.get("label") if isinstance(e, dict) else None
+        if isinstance(label, str) and label[:1] in patterns:
+            name, rx = patterns[label[0]]
+            m = rx.match(label)
+            if m:
+                seen[name].add(int(m.group(1)))
+    return {name: len(seen[name]) for name, _ in _COUNTERS if seen[name]}
 
 
 def assemble(rep: Report, doc: dict[str, Any], ctx: render.DrawContext, *, status: str,
