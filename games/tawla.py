@@ -306,9 +306,16 @@ def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board 
 
 def can_move(board: Sequence[int], dice: Sequence[int]) -> bool:
     """Whether ``legal_turns(board, dice)`` lists any turn (some die plays one step)."""
-    outside = _outside(board)
     b = list(board)
-    return any(_single_steps(b, int(d), outside, BAR) for d in set(dice))
+    d1, d2 = int(dice[0]), int(dice[1])
+    if b[BAR] > 0:  # entering is the only step there is
+        return b[BAR - d1] >= -1 or b[BAR - d2] >= -1
+    if _outside(b):  # no bearing off: a step to an open point
+        for p in range(24, 1, -1):
+            if b[p] > 0 and ((p - d1 > 0 and b[p - d1] >= -1) or (p - d2 > 0 and b[p - d2] >= -1)):
+                return True
+        return False
+    return any(_single_steps(b, d, 0, BAR) for d in {d1, d2})
 
 
 class TurnTable(Mapping[Turn, Board]):
@@ -421,11 +428,11 @@ def relative_board(points: Sequence[int], bar: Sequence[int], off: Sequence[int]
 
 def absolute_board(board: Board, seat: int, opp_off: int) -> tuple[list[int], list[int], list[int]]:
     """``(points, bar, off)`` in the view's form from ``seat``'s mover-relative board."""
-    opp_on_board = -sum(x for x in board[1:25] if x < 0)
+    opp_on_board = -sum([x for x in board[1:25] if x < 0])
     opp_bar = CHECKERS - opp_off - opp_on_board
     if seat == 0:
         return list(board[1:25]), [board[BAR], opp_bar], [board[OFF], opp_off]
-    points = [-board[24 - i] for i in range(24)]
+    points = [-n for n in reversed(board[1:25])]
     return points, [opp_bar, board[BAR]], [opp_off, board[OFF]]
 
 
