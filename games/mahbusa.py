@@ -295,7 +295,7 @@ class MahbusaEngine(TawlaEngine):
         return legal_turns(board, dice)
 
     def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
-        return TurnTable(board, dice, self._legal_turns, check_turn, can_move(board, dice))
+        return TurnTable(board, dice, legal_turns, check_turn, can_move(board, dice))
 
     def _set_board(self, end: Board, seat: int) -> None:
         self.points, self.prisoners = absolute_board(end, seat)

@@ -560,7 +560,7 @@ class TawlaEngine(Engine):
         return legal_turns(board, dice)
 
     def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
-        return TurnTable(board, dice, self._legal_turns, check_turn, can_move(board, dice))
+        return TurnTable(board, dice, legal_turns, check_turn, can_move(board, dice))
 
     def _set_board(self, end: Board, seat: int) -> None:
         self.points, self.bar, self.off = absolute_board(end, seat, self.off[1 - seat])
