@@ -5,6 +5,7 @@ carries the pinned Pyodide runtime and serves the verify page, and holds none of
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import subprocess
@@ -29,6 +30,15 @@ SERVER_DISTS = {"fastapi", "starlette", "sqlalchemy", "sqlmodel", "alembic", "ps
                 "psycopg-binary", "uvicorn", "pydantic", "pydantic-settings", "typer"}
 SERVER_MODULES = ["fastapi", "starlette", "sqlalchemy", "sqlmodel", "alembic", "psycopg",
                   "uvicorn", "pydantic", "service", "qahwa_client"]
+
+
+def _listed_packages() -> set[str]:
+    """verifier/setup.py's VERIFIER_PACKAGES (the one list of what the wheel holds)."""
+    spec = importlib.util.spec_from_file_location("verifier_setup", VERIFIER / "setup.py")
+    assert spec is not None and spec.loader is not None
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)  # setup() itself runs only as __main__
+    return set(setup.VERIFIER_PACKAGES)
 
 
 def _version() -> str:
@@ -84,7 +94,9 @@ def _run(env: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 def test_the_wheel_holds_the_verifier_and_the_pinned_runtime_and_no_server(wheel: Path) -> None:
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names if not n.startswith("qahwa_verify-")}
-    assert tops == {"fairness", "games", "qahwa_page", "verify_cli"}
+    assert tops == _listed_packages()
+    assert tops >= {"fairness", "games", "qahwa_page", "verify_cli"}
+    assert not tops & {"service", "qahwa_client", "tests", "bench"}
     for pkg in tops:
         assert f"{pkg}/py.typed" in names, f"{pkg} has no py.typed"
     for f in ("verify.html", "verify-worker.js", "merkle.js"):
@@ -137,6 +149,41 @@ def test_a_fresh_venv_with_only_the_wheel_verifies_a_v1_transcript(
     bad = _run(fresh, fresh / "bin" / "verify", write(tmp_path / "bad.json", doc), "--key", key,
                "--jobs", "1", cwd=tmp_path)
     assert bad.returncode == 1, bad.stdout + bad.stderr
+
+
+def test_the_fresh_install_serves_the_page_with_its_runtime(fresh: Path, tmp_path: Path) -> None:
+    """`verify page` from the venv: the page, the runtime and the page's Python, all from
+    the wheel (the sources zip holds the venv's own files)."""
+    import io
+    import urllib.request
+
+    proc = subprocess.Popen([str(fresh / "bin" / "verify"), "page", "--port", "0"],
+                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                            cwd=tmp_path, env={"PATH": f"{fresh / 'bin'}:/usr/bin:/bin"})
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert "with Pyodide" in line, line
+        base = line.split()[2].removesuffix("/verify")
+
+        def get(path: str) -> bytes:
+            with urllib.request.urlopen(base + path, timeout=30) as r:
+                assert r.status == 200, path
+                return bytes(r.read())
+
+        assert b"<html" in get("/verify")
+        manifest = json.loads(get("/static/qahwa-py.json"))
+        assert manifest["runtime"] is not None and manifest["module"] == "verify_cli.replay_core"
+        for name in RUNTIME_FILES:
+            assert get(f"{manifest['runtime']['url']}{name}")
+        sources = zipfile.ZipFile(io.BytesIO(get(manifest["sources"]["url"])))
+        site = next((fresh / "lib").glob("python3*/site-packages"))
+        assert sources.read("games/tawla.py") == (site / "games" / "tawla.py").read_bytes()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        if proc.stderr is not None:
+            proc.stderr.close()
 
 
 def test_the_server_distribution_depends_on_exactly_this_verifier() -> None:
