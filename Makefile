@@ -2,50 +2,78 @@
 #
 # Every install comes from the hashed locks in requirements/ (pip --require-hashes):
 # nothing resolves "latest". `make lock` refreshes the locks on purpose after a change to
-# pyproject.toml (keeping every other pin); `make lock-upgrade` moves every pin to the newest
-# release. Both rewrite requirements/*.txt, which are then committed.
+# pyproject.toml or verifier/pyproject.toml (keeping every other pin); `make lock-upgrade`
+# moves every pin to the newest release. Both rewrite requirements/*.txt, which are then
+# committed.
+#
+# Two distributions come from this repository: qahwa-verify (verifier/: fairness, games,
+# the verify page, the `verify` command; `make verifier-dist` builds its wheel) and qahwa
+# (the server: service, qahwa_client), which depends on it. A development venv has both,
+# editable (the server first: a venv made before the split has `verify` from the old qahwa,
+# which pip removes when it replaces that).
+SHELL := /bin/bash
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# The locks pin every file by hash, so where a file comes from does not matter; installs ask
-# PyPI only, overriding any extra indexes a machine's pip.conf names (this workplace's
-# point at local folders that may be missing, and pip warns once per package about them).
-PIP := PIP_EXTRA_INDEX_URL=https://pypi.org/simple $(BIN)/python -m pip --disable-pip-version-check
+# pip as the machine configures it (the locks pin every file by hash, so where a file comes
+# from does not matter). Its one warning per package about index locations that a machine's
+# pip configuration names but that do not exist is dropped; anything else pip says is shown.
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+QUIET := 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
 HOST ?= 127.0.0.1
 PORT ?= 8000
-LOCKS := requirements/main.txt requirements/dev.txt requirements/tools.txt
+LOCKS := requirements/verify.txt requirements/main.txt requirements/dev.txt requirements/tools.txt
 COMPILE = $(BIN)/uv pip compile --generate-hashes --python-version 3.11 --universal \
 	--custom-compile-command "make lock" -q $(UPGRADE)
+# The server's locks hold the verifier's pins (-c) and leave out qahwa-verify itself, which
+# is on no index: pyproject.toml's [tool.uv.sources] resolves it from verifier/.
+SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-verify
+# the two editable installs of a development venv
+EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
+	--no-build-isolation
 
-.PHONY: serve test test-all bench bench-api lint demo clean lock lock-upgrade pyodide certify
+.PHONY: serve test test-all bench bench-api lint demo clean lock lock-upgrade pyodide \
+	verifier-dist certify
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
 # Runtime only (make serve). The editable install silences only setuptools' generic
 # "Editable installation" hint, so `make serve` prints no warning.
-$(VENV)/.installed: requirements/main.txt pyproject.toml | $(BIN)/python
-	$(PIP) install -q --require-hashes -r requirements/main.txt
-	PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps --no-build-isolation -e .
+$(VENV)/.installed: requirements/main.txt pyproject.toml verifier/pyproject.toml verifier/setup.py | $(BIN)/python
+	$(PIP) install -q --require-hashes -r requirements/main.txt $(QUIET)
+	$(EDITABLE) -e . $(QUIET)
+	$(EDITABLE) -e ./verifier $(QUIET)
 	touch $@
 
 # Runtime, dev tools and the optional OpenSpiel reference (make test).
-$(VENV)/.installed-dev: requirements/dev.txt pyproject.toml | $(BIN)/python
-	$(PIP) install -q --require-hashes -r requirements/dev.txt
-	PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps --no-build-isolation -e .
+$(VENV)/.installed-dev: requirements/dev.txt pyproject.toml verifier/pyproject.toml verifier/setup.py | $(BIN)/python
+	$(PIP) install -q --require-hashes -r requirements/dev.txt $(QUIET)
+	$(EDITABLE) -e . $(QUIET)
+	$(EDITABLE) -e ./verifier $(QUIET)
 	touch $@ $(VENV)/.installed
 
-# The Pyodide runtime the verify page replays the rules with (service/pyodide.py): the pinned
-# release from the npm registry (`npm pack`, integrity checked) into the git-ignored
-# service/static/pyodide/. Quick when it is there already; without npm or network it warns
-# and everything else works (the page then says it did not replay the rules).
-PYODIDE_PIN := service/static/pyodide/.pin
+# The Pyodide runtime the verify page replays the rules with (qahwa_page/pyodide.py): the
+# pinned release from the npm registry (`npm pack`, integrity checked) into the git-ignored
+# qahwa_page/static/pyodide/. Quick when it is there already; without npm or network it
+# warns and everything else works (the page then says it did not replay the rules).
+PYODIDE_PIN := qahwa_page/static/pyodide/.pin
 
-$(PYODIDE_PIN): service/pyodide.py | $(BIN)/python
-	$(BIN)/python -m service.pyodide fetch
+$(PYODIDE_PIN): qahwa_page/pyodide.py | $(BIN)/python
+	$(BIN)/python -m qahwa_page.pyodide fetch
 	@if [ -f $@ ]; then touch $@; fi
 
 pyodide: $(PYODIDE_PIN)
+
+# The verifier's own wheel, dist/qahwa_verify-<version>-py3-none-any.whl: the packages
+# listed in verifier/setup.py and the pinned Pyodide runtime, checked file by file (the
+# build fails without it). Built with the locked setuptools (requirements/build.in).
+verifier-dist: $(VENV)/.installed
+	$(BIN)/python -m qahwa_page.pyodide fetch
+	rm -rf verifier/build
+	$(PIP) wheel -q --no-deps --no-build-isolation -w dist ./verifier $(QUIET)
+	rm -rf verifier/build
+	@ls dist/qahwa_verify-*-py3-none-any.whl
 
 serve: $(VENV)/.installed pyodide
 	$(BIN)/qahwa serve --host $(HOST) --port $(PORT)
@@ -80,13 +108,14 @@ certify: $(VENV)/.installed
 	$(BIN)/python -m verify_cli.certify.pack --out $(CERTIFY_DIR) --bytes $(CERTIFY_BYTES) $(CERTIFY_ARGS)
 
 lock: | $(BIN)/python
-	$(PIP) install -q --require-hashes -r requirements/tools.txt
+	$(PIP) install -q --require-hashes -r requirements/tools.txt $(QUIET)
 	$(COMPILE) requirements/tools.in -o requirements/tools.txt
-	$(COMPILE) pyproject.toml requirements/build.in -o requirements/main.txt
-	$(COMPILE) pyproject.toml requirements/build.in --extra dev --extra reference --extra certify -o requirements/dev.txt
+	$(COMPILE) verifier/pyproject.toml -o requirements/verify.txt
+	$(SERVER_COMPILE) pyproject.toml requirements/build.in -o requirements/main.txt
+	$(SERVER_COMPILE) pyproject.toml requirements/build.in --extra dev --extra reference --extra certify -o requirements/dev.txt
 
 lock-upgrade:
 	$(MAKE) lock UPGRADE=--upgrade
 
 clean:
-	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis verifier/build dist

@@ -27,7 +27,7 @@ from typing import Any
 
 from rich.console import Console
 
-from service.pyodide import runtime_installed
+from qahwa_page.pyodide import runtime_installed
 from service.server import ServerThread
 from service.settings import Settings
 from verify_cli.demo import _Api, _play_match

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from .base import JSON
 from .errors import IllegalActionError
-from .tawla import CHECKERS, OFF, Board, TawlaEngine, Turn
+from .tawla import CHECKERS, OFF, Board, TawlaEngine, Turn, TurnTable, two_step_plays
 
 PR = 25  # b[PR + p]: the prisoner under point p
 #: each seat's own 24-point as an index of the view's ``points`` (seat 0's numbering)
@@ -39,8 +39,7 @@ SIZE = 50
 def _outside(b: Sequence[int]) -> int:
     """The mover's checkers that keep it from bearing off: those outside its home board,
     and every prisoner of its, wherever it lies (a prisoner is not free to be borne off)."""
-    return sum(b[p] for p in range(7, 25) if b[p] > 0) + sum(
-        1 for p in range(1, 25) if b[PR + p] == 1)
+    return sum([x for x in b[7:25] if x > 0]) + list(b[PR + 1:PR + 25]).count(1)
 
 
 def _is_open(b: Sequence[int], t: int) -> bool:
@@ -50,15 +49,18 @@ def _is_open(b: Sequence[int], t: int) -> bool:
 
 def _single_steps(b: Sequence[int], d: int, max_from: int = 24) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
-    home = _outside(b) == 0
+    home: bool | None = None  # all 15 home: worked out once a step would bear off
     for p in range(min(max_from, 24), 0, -1):
         if b[p] <= 0:
             continue
         t = p - d
         if t > 0:
-            if _is_open(b, t):
+            if b[t] >= 0 or (b[t] == -1 and b[PR + t] == 0):  # _is_open(b, t)
                 out.append((p, t))
-        elif home and (t == 0 or not any(
+            continue
+        if home is None:
+            home = _outside(b) == 0
+        if home and (t == 0 or not any(
                 b[q] > 0 or b[PR + q] == 1 for q in range(p + 1, 7))):
             out.append((p, OFF))
     return out
@@ -164,6 +166,60 @@ def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
     return found
 
 
+def _play_ordered(board: Sequence[int], steps: Turn, dice: Sequence[int],
+                  chained: bool) -> Board | None:
+    """Play ``steps`` as the generator does, step i with die ``dice[i]`` (``chained``: each
+    from-point at most the previous one, as for a double); None if it never plays them."""
+    b = list(board)
+    max_from = 24
+    for (f, t), d in zip(steps, dice, strict=True):
+        if (f, t) not in _single_steps(b, d, max_from):
+            return None
+        _do(b, f, t)
+        if chained:
+            max_from = f
+    return tuple(b)
+
+
+def _from_full(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
+    for end, listed in legal_turns(board, dice).items():
+        if listed == steps:
+            return end
+    return None
+
+
+def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
+    """The end position if ``steps`` is a turn ``legal_turns(board, dice)`` lists (with its
+    canonical steps), else None: as tawla's ``check_turn``, with mahbusa's rule that the
+    greatest step list of either die order is the one listed."""
+    d1, d2 = int(dice[0]), int(dice[1])
+    if d1 == d2:
+        if len(steps) != 4:
+            return _from_full(board, dice, steps)
+        return _play_ordered(board, steps, (d1,) * 4, chained=True)
+    if len(steps) != 2:
+        return _from_full(board, dice, steps)
+    end = (_play_ordered(board, steps, (d1, d2), chained=False)
+           or _play_ordered(board, steps, (d2, d1), chained=False))
+    if end is None:
+        return None
+    plays = two_step_plays(board, end, (d1, d2))
+    if plays is None or steps not in plays:
+        return _from_full(board, dice, steps)
+    for p in reversed(plays):  # sorted: is a greater play reaching ``end`` the listed one?
+        if p == steps:
+            return end
+        if (_play_ordered(board, p, (d1, d2), chained=False) == end
+                or _play_ordered(board, p, (d2, d1), chained=False) == end):
+            return None
+    return end
+
+
+def can_move(board: Sequence[int], dice: Sequence[int]) -> bool:
+    """Whether ``legal_turns(board, dice)`` lists any turn (some die plays one step)."""
+    return any(_single_steps(board, int(d)) for d in set(dice))
+
+
 def initial_points() -> list[int]:
     """The start position as the view's ``points`` (seat 0's numbering): each seat's 15 on
     its own 24-point (seat 0's point 24 is index 23; seat 1's is seat 0's point 1)."""
@@ -179,8 +235,7 @@ def relative_board(points: Sequence[int], prisoners: Sequence[int], off: Sequenc
     prisoner of seat 0's)."""
     if seat == 0:
         return (off[0], *points, 0, *prisoners)
-    return (off[1], *(-points[24 - i] for i in range(1, 25)), 0,
-            *(-prisoners[24 - i] for i in range(1, 25)))
+    return (off[1], *[-n for n in reversed(points)], 0, *[-x for x in reversed(prisoners)])
 
 
 def absolute_board(board: Board, seat: int) -> tuple[list[int], list[int]]:
@@ -238,6 +293,9 @@ class MahbusaEngine(TawlaEngine):
 
     def _legal_turns(self, board: Board, dice: Sequence[int]) -> dict[Board, Turn]:
         return legal_turns(board, dice)
+
+    def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
+        return TurnTable(board, dice, legal_turns, check_turn, can_move(board, dice))
 
     def _set_board(self, end: Board, seat: int) -> None:
         self.points, self.prisoners = absolute_board(end, seat)

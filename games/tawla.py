@@ -200,6 +200,172 @@ def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
     return found
 
 
+# -- checking the one turn played ------------------------------------------------------------
+#
+# A replay needs to know only whether the turn a seat sent is one that ``legal_turns`` lists,
+# not all of them. ``check_turn`` settles that from the played turn: it plays the steps the
+# way the generator does, and then looks only at the plays that can end in the same position
+# (the mover's checkers that left and arrived fix them: two single moves in either order, or
+# one checker moving twice through either intermediate point) to find the one the generator
+# would list for that position. Turns that use fewer dice than the roll has (a blocked board)
+# are checked against the full generation, as is anything the shortcut cannot place.
+# tests/test_turn_check.py holds it to ``legal_turns`` on random positions.
+
+
+def two_step_plays(board: Sequence[int], end: Sequence[int],
+                   dice: Sequence[int]) -> list[Turn] | None:
+    """Every two-step play that could lead from ``board`` to ``end`` (a superset: each must
+    still be played out); None when the change is not that of two steps.
+
+    The mover's checkers per index (0 off, 1-24 the points, 25 the bar) that left make the
+    sources, those that arrived the sinks; an opposing checker on a point counts as none."""
+    sources: list[int] = []
+    sinks: list[int] = []
+    for p in range(26):
+        x, y = board[p], end[p]
+        if x == y:
+            continue
+        if 1 <= p <= 24:
+            x, y = (x if x > 0 else 0), (y if y > 0 else 0)
+        c = y - x
+        if c < 0:
+            sources += [p] * -c
+        elif c > 0:
+            sinks += [p] * c
+    out: set[Turn] = set()
+    if len(sources) == 2 and len(sinks) == 2:
+        (a, b), (x, y) = sources, sinks
+        out.update((((a, x), (b, y)), ((b, y), (a, x)), ((a, y), (b, x)), ((b, x), (a, y))))
+    elif len(sources) == 1 and len(sinks) == 1:
+        a, x = sources[0], sinks[0]
+        for d in set(dice):
+            m = a - d
+            if m >= 1:
+                out.update((((a, m), (m, x)), ((m, x), (a, m))))
+    else:
+        return None
+    return sorted(out)
+
+
+def _play_ordered(board: Sequence[int], steps: Turn, dice: Sequence[int], chained: bool,
+                  outside: int) -> Board | None:
+    """Play ``steps`` as the generator does, step i with die ``dice[i]`` (``chained``: each
+    from-point at most the previous one, as for a double); None if it never plays them.
+    ``outside``: ``_outside(board)``."""
+    b = list(board)
+    max_from = BAR
+    for (f, t), d in zip(steps, dice, strict=True):
+        if (f, t) not in _single_steps(b, d, outside, max_from):
+            return None
+        _do(b, f, t)
+        if f >= 7 and t <= 6:
+            outside -= 1
+        if chained:
+            max_from = f
+    return tuple(b)
+
+
+def _from_full(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
+    for end, listed in legal_turns(board, dice).items():
+        if listed == steps:
+            return end
+    return None
+
+
+def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
+    """The end position if ``steps`` is a turn ``legal_turns(board, dice)`` lists (with its
+    canonical steps), else None; without generating every turn where the roll is played in
+    full."""
+    d1, d2 = int(dice[0]), int(dice[1])
+    outside = _outside(board)
+    if d1 == d2:
+        if len(steps) != 4:
+            return _from_full(board, dice, steps)
+        # four steps are the most there are; for a double one step list reaches an end
+        # position (the from-points it moves are fixed by it), so a play is its canonical one
+        return _play_ordered(board, steps, (d1,) * 4, True, outside)
+    if len(steps) != 2:
+        return _from_full(board, dice, steps)
+    hi, lo = (d1, d2) if d1 > d2 else (d2, d1)
+    end = _play_ordered(board, steps, (hi, lo), False, outside)
+    high_first = end is not None
+    if end is None:
+        end = _play_ordered(board, steps, (lo, hi), False, outside)
+        if end is None:
+            return None
+    plays = two_step_plays(board, end, (hi, lo))
+    if plays is None or steps not in plays:
+        return _from_full(board, dice, steps)
+    # The generator lists the greatest play reaching ``end`` with the higher die first, or,
+    # if none does, the greatest with the lower die first. ``plays`` is sorted.
+    for p in reversed(plays):
+        if p == steps:
+            if high_first:
+                return end
+            break
+        if _play_ordered(board, p, (hi, lo), False, outside) == end:
+            return None  # a greater play (or a higher-die-first one) is the listed one
+        if not high_first and _play_ordered(board, p, (lo, hi), False, outside) == end:
+            return None
+    # a lower-die-first play: listed only if no play reaches ``end`` with the higher first
+    for p in plays:
+        if p < steps and _play_ordered(board, p, (hi, lo), False, outside) == end:
+            return None
+    return end
+
+
+def can_move(board: Sequence[int], dice: Sequence[int]) -> bool:
+    """Whether ``legal_turns(board, dice)`` lists any turn (some die plays one step)."""
+    b = list(board)
+    d1, d2 = int(dice[0]), int(dice[1])
+    if b[BAR] > 0:  # entering is the only step there is
+        return b[BAR - d1] >= -1 or b[BAR - d2] >= -1
+    if _outside(b):  # no bearing off: a step to an open point
+        for p in range(24, 1, -1):
+            if b[p] > 0 and ((p - d1 > 0 and b[p - d1] >= -1) or (p - d2 > 0 and b[p - d2] >= -1)):
+                return True
+        return False
+    return any(_single_steps(b, d, 0, BAR) for d in {d1, d2})
+
+
+class TurnTable(Mapping[Turn, Board]):
+    """The turns of one roll as ``legal_turns`` lists them (steps → end position), generated
+    only when all of them are asked for; looking up the one turn played checks it alone."""
+
+    __slots__ = ("_all", "_board", "_check", "_dice", "_generate", "_playable")
+
+    def __init__(self, board: Board, dice: Sequence[int],
+                 generate: Any, check: Any, playable: bool) -> None:
+        self._board, self._dice = board, tuple(int(d) for d in dice)
+        self._generate, self._check = generate, check
+        self._playable = playable
+        self._all: dict[Turn, Board] | None = None
+
+    def _full(self) -> dict[Turn, Board]:
+        if self._all is None:
+            found = self._generate(self._board, self._dice)
+            self._all = {steps: end for end, steps in found.items()}
+        return self._all
+
+    def __getitem__(self, steps: Turn) -> Board:
+        if self._all is not None:
+            return self._all[steps]
+        end: Board | None = self._check(self._board, self._dice, steps) if self._playable \
+            else None
+        if end is None:
+            raise KeyError(steps)
+        return end
+
+    def __iter__(self) -> Any:
+        return iter(self._full())
+
+    def __len__(self) -> int:
+        return len(self._full())
+
+    def __bool__(self) -> bool:
+        return self._playable
+
+
 def play_steps(board: Sequence[int], dice: Sequence[int], steps: Sequence[Step]) -> Board:
     """Play ``steps`` one by one, each with some unused die, checking each step alone.
 
@@ -267,16 +433,16 @@ def relative_board(points: Sequence[int], bar: Sequence[int], off: Sequence[int]
     """The mover-relative board of ``seat`` from the view's ``points``/``bar``/``off``."""
     if seat == 0:
         return (off[0], *points, bar[0])
-    return (off[1], *(-points[24 - i] for i in range(1, 25)), bar[1])
+    return (off[1], *[-n for n in reversed(points)], bar[1])
 
 
 def absolute_board(board: Board, seat: int, opp_off: int) -> tuple[list[int], list[int], list[int]]:
     """``(points, bar, off)`` in the view's form from ``seat``'s mover-relative board."""
-    opp_on_board = -sum(x for x in board[1:25] if x < 0)
+    opp_on_board = -sum([x for x in board[1:25] if x < 0])
     opp_bar = CHECKERS - opp_off - opp_on_board
     if seat == 0:
         return list(board[1:25]), [board[BAR], opp_bar], [board[OFF], opp_off]
-    points = [-board[24 - i] for i in range(24)]
+    points = [-n for n in reversed(board[1:25])]
     return points, [opp_bar, board[BAR]], [opp_off, board[OFF]]
 
 
@@ -375,7 +541,7 @@ class TawlaEngine(Engine):
         self.resign_rejected = False
         self.opening: dict[str, JSON] = {}
         self.last_turn: dict[str, JSON] | None = None
-        self._turns: dict[Turn, Board] = {}
+        self._turns: Mapping[Turn, Board] = {}
         self._begin_game()
 
     @staticmethod
@@ -525,6 +691,9 @@ class TawlaEngine(Engine):
     def _legal_turns(self, board: Board, dice: Sequence[int]) -> dict[Board, Turn]:
         return legal_turns(board, dice)
 
+    def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
+        return TurnTable(board, dice, legal_turns, check_turn, can_move(board, dice))
+
     def _set_board(self, end: Board, seat: int) -> None:
         self.points, self.bar, self.off = absolute_board(end, seat, self.off[1 - seat])
 
@@ -562,13 +731,13 @@ class TawlaEngine(Engine):
     def _start_move(self, dice: list[int]) -> None:
         """The seat on roll has ``dice``: list its turns, or pass if there are none."""
         seat = self.on_roll
-        turns = self._legal_turns(self._board(seat), dice)
+        turns = self._turn_table(self._board(seat), dice)
         if not turns:
             self.last_turn = {"seat": seat, "dice": list(dice), "steps": [], "passed": True}
             self._next_turn()
             return
         self.dice = list(dice)
-        self._turns = {steps: end for end, steps in turns.items()}
+        self._turns = turns
         self.phase = MOVE
 
     def _next_turn(self) -> None:

@@ -7,8 +7,9 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-#: the verify page and its assets (served at /verify and /static)
-STATIC_DIR = Path(__file__).resolve().parent / "static"
+#: the verify page and its assets (served at /verify and /static): the verifier's package
+#: data (qahwa_page), so the service serves what ``verify page`` serves
+from qahwa_page import STATIC_DIR as STATIC_DIR
 
 
 class Settings(BaseSettings):

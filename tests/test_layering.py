@@ -3,7 +3,10 @@
 or ``verify_cli``; ``verify_cli`` never imports ``service``; ``service`` never imports
 ``verify_cli`` (``qahwa demo`` runs the ``verify`` command); nothing imports ``service``;
 ``qahwa_client`` needs only pydantic, httpx and ``cryptography`` (its seat keys), and
-``verify_cli`` inside ``verify()``."""
+``verify_cli`` inside ``verify()``;
+``qahwa_page`` (the verify page, its Python and runtime: package data of the verifier's
+distribution that the service serves too) needs only the stdlib and locates the packages
+it zips for the browser without importing them."""
 
 from __future__ import annotations
 
@@ -14,7 +17,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FIRST_PARTY = {"fairness", "tlog", "games", "service", "verify_cli", "qahwa_client", "bench"}
+FIRST_PARTY = {"fairness", "tlog", "games", "service", "verify_cli", "qahwa_client",
+               "qahwa_page", "bench"}
 
 
 def imports_of(path: Path, package: str) -> set[str]:
@@ -73,11 +77,22 @@ def test_core_imports_only_stdlib_and_cryptography(package: str) -> None:
     ("service", {"verify_cli"}),
     ("qahwa_client", {"service", "games", "fairness"}),
     ("verify_cli", {"qahwa_client"}),
+    ("qahwa_page", {"fairness", "games", "service", "verify_cli", "qahwa_client"}),
+    ("fairness", {"qahwa_page"}),
+    ("games", {"qahwa_page"}),
 ])
 def test_no_upward_imports(package: str, forbidden: set[str]) -> None:
     assert (ROOT / package).is_dir(), f"{package} is missing"
     for path, mods in package_imports(package).items():
         assert not mods & forbidden, f"{path} imports {sorted(mods & forbidden)}"
+
+
+def test_qahwa_page_imports_only_the_stdlib() -> None:
+    allowed = set(sys.stdlib_module_names) | {"qahwa_page", "__future__"}
+    found = package_imports("qahwa_page")
+    assert "qahwa_page/pyodide.py" in found
+    for path, mods in found.items():
+        assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
 
 
 def test_games_imports_only_stdlib_and_fairness() -> None:
@@ -125,4 +140,10 @@ def test_nothing_imports_service() -> None:
 def test_loading_the_service_and_its_cli_loads_no_verify_cli() -> None:
     """Transitively, too: the app, the CLI and the demo never load verify_cli."""
     assert _first_party_loaded("service.app, service.cli, service.demo, qahwa_client") == [
-        "fairness", "games", "qahwa_client", "service", "tlog"]
+        "fairness", "games", "qahwa_client", "qahwa_page", "service", "tlog"]
+
+
+def test_serving_the_pages_python_loads_no_verify_cli() -> None:
+    """The service zips verify_cli's sources for the browser without importing it."""
+    loaded = _first_party_loaded("qahwa_page.pyodide; qahwa_page.pyodide.source_zip()")
+    assert loaded == ["qahwa_page"]

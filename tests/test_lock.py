@@ -1,9 +1,12 @@
 """The locks in requirements/ match pyproject.toml, are complete, hashed, and installed.
 
 `make serve` installs requirements/main.txt, `make test` requirements/dev.txt, both with
-``pip --require-hashes``; `make lock` writes them from pyproject.toml. These tests fail when
-pyproject.toml changed without `make lock`, when a lock lost a hash or a transitive
-dependency, or when the environment running the tests is not the locked one.
+``pip --require-hashes``; `make lock` writes them from pyproject.toml, and
+requirements/verify.txt (the verifier's own distribution, qahwa-verify) from
+verifier/pyproject.toml. These tests fail when a pyproject.toml changed without `make lock`,
+when a lock lost a hash or a transitive dependency, or when the environment running the
+tests is not the locked one. qahwa-verify itself is built from this repository: the server's
+locks hold its dependencies, not it.
 """
 
 from __future__ import annotations
@@ -23,6 +26,9 @@ from packaging.version import Version
 ROOT = Path(__file__).resolve().parent.parent
 REQ = ROOT / "requirements"
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+VERIFIER = tomllib.loads((ROOT / "verifier" / "pyproject.toml").read_text("utf-8"))
+#: distributions built from this repository (pyproject.toml's [tool.uv.sources])
+LOCAL = {canonicalize_name(VERIFIER["project"]["name"])}
 
 PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)\s*(?:;\s*([^\\]+?))?\s*\\?$")
 
@@ -60,7 +66,11 @@ def applicable(pins: list[Pin]) -> dict[str, Version]:
     return {p.name: p.version for p in pins if p.applies()}
 
 
-def direct(extras: tuple[str, ...]) -> list[Requirement]:
+def direct(extras: tuple[str, ...], lock: str = "main.txt") -> list[Requirement]:
+    """What a lock was compiled from: the verifier's dependencies for verify.txt; the
+    server's (with ``extras``) and the build back end for the others."""
+    if lock == "verify.txt":
+        return [Requirement(r) for r in VERIFIER["project"]["dependencies"]]
     reqs = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
     for extra in extras:
         reqs += [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"][extra]]
@@ -69,15 +79,18 @@ def direct(extras: tuple[str, ...]) -> list[Requirement]:
     return reqs
 
 
-LOCKS = {"main.txt": (), "dev.txt": ("dev", "reference", "certify")}
+LOCKS = {"main.txt": (), "dev.txt": ("dev", "reference", "certify"), "verify.txt": ()}
 
 
 @pytest.mark.parametrize(("lock", "extras"), LOCKS.items())
 def test_every_direct_dependency_is_pinned_within_its_range(
         lock: str, extras: tuple[str, ...]) -> None:
     pins = applicable(read_lock(lock))
-    for req in direct(extras):
+    for req in direct(extras, lock):
         name = canonicalize_name(req.name)
+        if name in LOCAL:
+            assert name not in pins, f"requirements/{lock} pins {name}, which is built here"
+            continue
         assert name in pins, f"{req} is in pyproject.toml but not in requirements/{lock}: " \
                              "run `make lock`"
         assert req.specifier.contains(pins[name], prereleases=True), (
@@ -87,7 +100,7 @@ def test_every_direct_dependency_is_pinned_within_its_range(
 @pytest.mark.parametrize(("lock", "extras"), LOCKS.items())
 def test_lock_has_no_direct_dependency_pyproject_dropped(
         lock: str, extras: tuple[str, ...]) -> None:
-    wanted = {canonicalize_name(r.name) for r in direct(extras)}
+    wanted = {canonicalize_name(r.name) for r in direct(extras, lock)}
     for pin in read_lock(lock):
         if any("pyproject.toml" in v or "build.in" in v for v in pin.via):
             assert pin.name in wanted, (
@@ -95,7 +108,7 @@ def test_lock_has_no_direct_dependency_pyproject_dropped(
                 "longer asks for it: run `make lock`")
 
 
-@pytest.mark.parametrize("lock", ["main.txt", "dev.txt", "tools.txt"])
+@pytest.mark.parametrize("lock", ["main.txt", "dev.txt", "tools.txt", "verify.txt"])
 def test_every_pin_is_hashed(lock: str) -> None:
     for pin in read_lock(lock):
         assert pin.hashes >= 1, f"requirements/{lock}: {pin.name} has no --hash"
@@ -105,7 +118,7 @@ def test_every_pin_is_hashed(lock: str) -> None:
 def test_lock_is_closed_under_dependencies(lock: str, extras: tuple[str, ...]) -> None:
     """Every requirement of every locked package (markers of this machine) is locked too."""
     pins = applicable(read_lock(lock))
-    todo = list(direct(extras))
+    todo = list(direct(extras, lock))
     seen: set[tuple[str, frozenset[str]]] = set()
     while todo:
         req = todo.pop()
@@ -114,7 +127,7 @@ def test_lock_is_closed_under_dependencies(lock: str, extras: tuple[str, ...]) -
         if key in seen:
             continue
         seen.add(key)
-        assert name in pins, f"{name} is needed but not pinned in requirements/{lock}"
+        assert name in pins or name in LOCAL, f"{name} is needed but not pinned in requirements/{lock}"
         for text in md.requires(name) or []:
             sub = Requirement(text)
             if sub.marker is None or any(sub.marker.evaluate({"extra": e})
@@ -134,8 +147,15 @@ def test_installed_environment_is_the_locked_one() -> None:
         assert got == version, f"{name}: installed {got}, locked {version}"
 
 
-def test_main_lock_agrees_with_dev_lock() -> None:
-    """The service runs on the same versions the tests ran on."""
+@pytest.mark.parametrize("lock", ["main.txt", "verify.txt"])
+def test_main_lock_agrees_with_dev_lock(lock: str) -> None:
+    """The service and the verifier run on the same versions the tests ran on."""
     dev = applicable(read_lock("dev.txt"))
-    for name, version in applicable(read_lock("main.txt")).items():
-        assert dev.get(name) == version, f"{name}: main.txt {version}, dev.txt {dev.get(name)}"
+    for name, version in applicable(read_lock(lock)).items():
+        assert dev.get(name) == version, f"{name}: {lock} {version}, dev.txt {dev.get(name)}"
+
+
+def test_the_verifier_is_installed_from_this_repository() -> None:
+    dist = md.distribution(VERIFIER["project"]["name"])
+    assert dist.version == VERIFIER["project"]["version"]
+    assert f"{dist.metadata['Name']}=={dist.version}" in PYPROJECT["project"]["dependencies"]

@@ -1,4 +1,4 @@
-"""The verify page's `log` row (service/static/merkle.js) in Debian's Chromium.
+"""The verify page's `log` row (qahwa_page/static/merkle.js) in Debian's Chromium.
 
 Against the real service: a transcript's inclusion is checked in the browser and its head
 remembered (localStorage); then the server at that same address is replaced by one whose

@@ -1,4 +1,4 @@
-"""The public verify page (service/static/verify.html) in a real browser.
+"""The public verify page (qahwa_page/static/verify.html) in a real browser.
 
 Drives Debian's /usr/bin/chromium with the plain ``playwright`` package. The page is served
 by a small stdlib HTTP server that answers the three routes the page uses (``/verify``,
@@ -47,10 +47,10 @@ from fairness import (
 from games import GAME_IDS
 from games.registry import engine_class
 from games.transcript import build_transcript, simulate_match
-from service.pyodide import PAGE_CSP, RUNTIME_DIR, asset, runtime_installed
+from qahwa_page.pyodide import PAGE_CSP, RUNTIME_DIR, asset, runtime_installed
 
 ROOT = Path(__file__).resolve().parent.parent
-STATIC = ROOT / "service" / "static"
+STATIC = ROOT / "qahwa_page" / "static"
 PAGE = STATIC / "verify.html"
 pytestmark = NEEDS_CHROMIUM
 
@@ -66,7 +66,7 @@ class Site:
     """Serves the page and transcripts on 127.0.0.1 (a thread; `close()` stops it).
 
     With ``runtime_dir`` it also serves the page's Python as the service does (the same
-    ``service.pyodide.asset``: manifest, sources zip, worker, Pyodide runtime); without, those
+    ``qahwa_page.pyodide.asset``: manifest, sources zip, worker, Pyodide runtime); without, those
     answer 404 like a server with no runtime, and the page does not replay the rules.
     """
 

@@ -1,4 +1,4 @@
-"""The verify page's Python as the service serves it (service/pyodide.py), without a browser:
+"""The verify page's Python as the service serves it (qahwa_page/pyodide.py), without a browser:
 the pinned runtime and its fetch, the sources zip and its content hash, the manifest, the
 worker's and the page's CSP, and that the browser's part of ``verify`` imports no
 ``cryptography``."""
@@ -22,7 +22,7 @@ from live_server import LiveServer
 
 from fairness import PROTOCOL
 from games.transcript import simulate_match
-from service import pyodide
+from qahwa_page import pyodide
 from verify_cli.core import CLI_ONLY_CHECKS, verify_document
 from verify_cli.replay_core import browser_report
 
@@ -122,10 +122,35 @@ def test_manifest_zip_and_worker_routes(client: httpx.Client, tmp_path: Path) ->
 
 
 def _fake_runtime(directory: Path) -> None:
+    """Stand-in runtime files with a pin as the fetch writes it (their SHA-256 recorded)."""
     directory.mkdir(parents=True)
+    lines = [pyodide._pin()]
     for name in pyodide.RUNTIME_FILES:
-        (directory / name).write_bytes(b"x" + name.encode())
-    (directory / pyodide.PIN_FILE).write_text(pyodide._pin() + "\n")
+        data = b"x" + name.encode()
+        (directory / name).write_bytes(data)
+        lines.append(f"{hashlib.sha256(data).hexdigest()}  {name}")
+    (directory / pyodide.PIN_FILE).write_text("\n".join(lines) + "\n")
+
+
+def test_check_runtime_holds_every_file_to_its_recorded_hash(tmp_path: Path) -> None:
+    rt = tmp_path / "rt"
+    with pytest.raises(pyodide.FetchError, match="not installed"):
+        pyodide.check_runtime(rt)
+    _fake_runtime(rt)
+    assert "as pinned" in pyodide.check_runtime(rt)
+    assert pyodide.main(["check", str(rt)]) == 0
+    (rt / "pyodide.mjs").write_bytes(b"tampered")
+    with pytest.raises(pyodide.FetchError, match="pyodide.mjs is not the file unpacked"):
+        pyodide.check_runtime(rt)
+    assert pyodide.main(["check", str(rt)]) == 1
+    # a pin of the old form (no hashes) serves, but builds no wheel
+    (rt / pyodide.PIN_FILE).write_text(pyodide._pin() + "\n")
+    assert pyodide.runtime_installed(rt)
+    with pytest.raises(pyodide.FetchError, match="no recorded SHA-256"):
+        pyodide.check_runtime(rt)
+    (rt / pyodide.PIN_FILE).write_text("0.1.0 sha512-x\n")
+    with pytest.raises(pyodide.FetchError, match="not pyodide .* as pinned"):
+        pyodide.check_runtime(rt)
 
 
 def test_runtime_route_serves_only_the_pinned_files(client: httpx.Client, tmp_path: Path) -> None:
@@ -186,4 +211,4 @@ def test_make_pyodide_target_is_wired_into_serve_and_test() -> None:
     mk = (ROOT / "Makefile").read_text()
     assert "serve: $(VENV)/.installed pyodide" in mk
     assert "test: $(VENV)/.installed-dev pyodide" in mk
-    assert "service/static/pyodide/" in (ROOT / ".gitignore").read_text().splitlines()
+    assert "qahwa_page/static/pyodide/" in (ROOT / ".gitignore").read_text().splitlines()

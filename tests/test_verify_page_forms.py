@@ -34,7 +34,7 @@ from games.base import Engine, Event, replay
 from games.hokm import HokmEngine
 from games.registry import engine_class
 from games.transcript import simulate_match, transcript_key
-from service.pyodide import RUNTIME_DIR, runtime_installed
+from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
 
 pytestmark = [pytest.mark.browser]
 

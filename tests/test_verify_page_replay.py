@@ -1,9 +1,9 @@
 """The verify page replays the rules in the browser (issue 14), in Chromium with playwright.
 
 The page runs this checkout's ``verify_cli.replay_core`` on the Pyodide runtime that
-``make pyodide`` installs (service/pyodide.py), in a Web Worker. The stand-in server of
+``make pyodide`` installs (qahwa_page/pyodide.py), in a Web Worker. The stand-in server of
 tests/test_verify_page.py serves the runtime, the sources zip, the manifest and the worker
-with the service's own ``service.pyodide.asset``. One page is loaded once and checks many
+with the service's own ``qahwa_page.pyodide.asset``. One page is loaded once and checks many
 transcripts one after the other (the worker stays warm), as an auditor would.
 
 Skips only without Debian's chromium or without the runtime (npm unreachable when
@@ -27,7 +27,7 @@ from test_verify_page import SIGNER, Site, chance_seqs, genuine
 from fairness import match_key
 from games.base import replay
 from games.registry import GAME_IDS, engine_class
-from service.pyodide import RUNTIME_DIR, runtime_installed, source_zip
+from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed, source_zip
 
 pytestmark = [pytest.mark.browser]
 

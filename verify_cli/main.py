@@ -58,6 +58,7 @@ from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_fil
 from .log import load_proofs, log_cmd, log_hook, log_options, open_state
 from .monitor import load_policy
 from .output import make_console, print_report, print_summary
+from .page import page_cmd
 from .stats import stats_cmd
 from .witness import witness_cmd
 
@@ -384,6 +385,7 @@ def load_receipts(paths: Sequence[str]) -> list[dict[str, Any]]:
                 raise UnusableInput(f"{p}: {why}")
             out.append(r)
     return out
+app.add_command(page_cmd)
 
 
 # -- derive ----------------------------------------------------------------------------------

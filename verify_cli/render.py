@@ -161,6 +161,13 @@ class DrawContext:
         answered the hakem's first lead), as a line among the draws."""
         if self.game != "shelem" or engine is None:
             return
+        # Most actions turn nothing up: settle those from the engine's own fields, without
+        # building its whole view (the view shows the same fields).
+        revealed = getattr(engine, "revealed", None)
+        if getattr(engine, "n", 2) != 2 or revealed is False or (
+                revealed is True
+                and getattr(engine, "hand_number", None) == getattr(self, "_revealed", None)):
+            return
         try:
             view = engine.view(None)
         except Exception:  # the display must never break a verification
@@ -180,17 +187,23 @@ class DrawContext:
     def _note_game_end(self, ev: dict[str, Any], engine: Any) -> None:
         """Tawla and mahbusa: each game's end, with the last move and the board it was
         played on (mahbusa: its prisoners too), as a line among the draws. (The engine has
-        set up the next game by then, so the board shown is the one before that move.)"""
+        set up the next game by then, so the board shown is the one before that move.)
+
+        Every action keeps a copy of the board it left (the fields of the engine's view
+        that ``board_text`` shows); the text is made only when a game ends."""
         if self.game not in BOARD_GAMES or engine is None:
             return
         try:
-            view = engine.view(None)
-        except Exception:  # the display must never break a verification
+            games = engine.games
+            board = {"points": list(engine.points), "off": list(engine.off),
+                     "bar": list(engine.bar)}
+            if hasattr(engine, "prisoners"):
+                board["prisoners"] = list(engine.prisoners)
+        except (AttributeError, TypeError):  # the display must never break a verification
             return
-        games = view.get("games") or []
-        before = getattr(self, "_board_before", None)
-        self._board_before = board_text(view)
-        if len(games) <= getattr(self, "_games_seen", 0):
+        before: dict[str, Any] | None = getattr(self, "_board_before", None)
+        self._board_before = board
+        if not isinstance(games, list) or len(games) <= getattr(self, "_games_seen", 0):
             return
         self._games_seen = len(games)
         g = games[-1]
@@ -198,8 +211,9 @@ class DrawContext:
         raw = ev.get("action")
         act: dict[str, Any] = raw if isinstance(raw, dict) else {}
         last = f"; last move {short(act.get('steps'))}" if act.get("type") == "move" else ""
+        shown = board_text(before) if before is not None else ""
         text = (f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
-                f"{last}" + (f", played on {before}" if before and last else ""))
+                f"{last}" + (f", played on {shown}" if shown and last else ""))
         self.entries.append(({"seq": ev.get("seq"), "label": f"g{g.get('game')}/end",
                               "kind": "board"}, {"text": text}))
 

@@ -6,7 +6,7 @@ cut, replay, result). Replay failures are described from ``ReplayError.kind`` an
 
 This is every check of :func:`verify_cli.core.verify_document` except the signatures, and it
 needs only ``fairness`` and ``games`` (no ``cryptography``, no network, no ``rich``): the
-verify page runs this very module in the browser (Pyodide, ``service/static/verify-worker.js``)
+verify page runs this very module in the browser (Pyodide, ``qahwa_page/static/verify-worker.js``)
 through :func:`browser_report`, so the page and the CLI give their rules verdict with the same
 code. ``core.verify_document`` adds the signature check and the status.
 """
@@ -274,17 +274,17 @@ def count_units(events: list[Any], game: str) -> dict[str, int]:
     """Rounds / hands / games dealt, from the chance labels (draws for a plain session)."""
     if game == "rng":
         return {"draws": sum(1 for e in events if isinstance(e, dict) and e.get("type") == "chance")}
-    out: dict[str, int] = {}
-    for name, rx in _COUNTERS:
-        seen = set()
-        for e in events:
-            if isinstance(e, dict) and isinstance(e.get("label"), str):
-                m = rx.match(e["label"])
-                if m:
-                    seen.add(int(m.group(1)))
-        if seen:
-            out[name] = len(seen)
-    return out
+    seen: dict[str, set[int]] = {name: set() for name, _ in _COUNTERS}
+    # one pass: a label starts with at most one of g/h/r (the counters' own patterns decide)
+    patterns = {rx.pattern[1]: (name, rx) for name, rx in _COUNTERS}
+    for e in events:
+        label = e.get("label") if isinstance(e, dict) else None
+        if isinstance(label, str) and label[:1] in patterns:
+            name, rx = patterns[label[0]]
+            m = rx.match(label)
+            if m:
+                seen[name].add(int(m.group(1)))
+    return {name: len(seen[name]) for name, _ in _COUNTERS if seen[name]}
 
 
 def assemble(rep: Report, doc: dict[str, Any], ctx: render.DrawContext, *, status: str,

@@ -8,7 +8,8 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import FileResponse, Response
 
-from .. import pyodide
+from qahwa_page import pyodide
+
 from ..deps import PublicLogDep
 from ..schemas import ConsistencyOut, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut, errors
 from ..settings import STATIC_DIR
@@ -73,13 +74,13 @@ def verify_page() -> FileResponse:
     page = STATIC_DIR / "verify.html"
     if not page.is_file():
         raise HTTPException(404, "the verify page is not installed on this server "
-                                 "(service/static/verify.html is missing)")
+                                 "(qahwa_page/static/verify.html is missing)")
     return FileResponse(page, media_type="text/html; charset=utf-8",
                         headers={"Content-Security-Policy": pyodide.PAGE_CSP})
 
 
 def _page_asset(request: Request, path: str) -> Response:
-    """The verify page's Python (service/pyodide.py): runtime, sources, manifest, worker."""
+    """The verify page's Python (qahwa_page/pyodide.py): runtime, sources, manifest, worker."""
     runtime_dir = getattr(request.app.state, "pyodide_dir", pyodide.RUNTIME_DIR)
     found = pyodide.asset(path, runtime_dir)
     if found is None:

@@ -1,18 +1,22 @@
 """The verify page's Python: the Pyodide runtime and this checkout's own sources.
 
-The page (``service/static/verify.html``) replays the game rules in the browser with the
+The page (``qahwa_page/static/verify.html``) replays the game rules in the browser with the
 project's own ``verify_cli.replay_core`` running on Pyodide in a Web Worker
-(``service/static/verify-worker.js``). Everything it loads comes from the serving origin:
+(``qahwa_page/static/verify-worker.js``). Everything it loads comes from the serving origin
+(the service, or ``verify page`` on the player's own machine):
 
 - ``/static/pyodide/<file>``: the Pyodide core release pinned below, fetched from the npm
-  registry by ``python -m service.pyodide fetch`` (``make pyodide``, run by ``make serve`` and
-  ``make test``) into the git-ignored ``service/static/pyodide/``; the tarball's integrity
+  registry by ``python -m qahwa_page.pyodide fetch`` (``make pyodide``, run by ``make serve``,
+  ``make test`` and ``make verifier-dist``) into the git-ignored ``qahwa_page/static/pyodide/``
+  (a built ``qahwa-verify`` wheel carries it there); the tarball's integrity
   (the registry's ``sha512-…``) must equal :data:`PYODIDE_INTEGRITY`, else nothing is
   installed. Without npm or network it says so and the page still checks the chance events
   (and says that the rules were not replayed).
-- ``/static/qahwa-py-<sha256>.zip``: ``fairness``, ``games`` and ``verify_cli`` as they are in
-  this checkout, zipped when the service first serves them (deterministically, so the name
-  is a content hash; the worker checks the SHA-256 before using it).
+- ``/static/qahwa-py-<sha256>.zip``: ``fairness``, ``games`` and ``verify_cli`` as they are
+  installed (this checkout, or the ``qahwa-verify`` wheel), zipped when first served
+  (deterministically, so the name is a content hash; the worker checks the SHA-256 before
+  using it). The packages are located with ``importlib.util.find_spec``, never imported:
+  the service serves them without loading ``verify_cli``.
 - ``/static/qahwa-py.json``: the manifest telling the page both names.
 
 Only the standard library is used here (the fetch runs before anything else is installed).
@@ -33,6 +37,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from functools import lru_cache
+from importlib.util import find_spec
 from pathlib import Path
 
 PYODIDE_VERSION = "314.0.7"
@@ -48,10 +53,13 @@ RUNTIME_FILES: dict[str, str] = {
     "pyodide-lock.json": "application/json",
     "package.json": "application/json",
 }
-PIN_FILE = ".pin"  # "<version> <integrity>" once every file above is in place
+# "<version> <integrity>" once every file above is in place, then "<sha256>  <file>" for each
+# file as unpacked from the integrity-checked tarball (what check_runtime holds them to)
+PIN_FILE = ".pin"
 
 HERE = Path(__file__).resolve().parent
-RUNTIME_DIR = HERE / "static" / "pyodide"
+STATIC_DIR = HERE / "static"
+RUNTIME_DIR = STATIC_DIR / "pyodide"
 SOURCE_PACKAGES = ("fairness", "games", "verify_cli")
 
 # The worker (and everything it loads) runs under this policy: scripts from the origin only,
@@ -67,10 +75,43 @@ def _pin() -> str:
 def runtime_installed(directory: Path = RUNTIME_DIR) -> bool:
     """Whether the pinned runtime is complete in ``directory``."""
     try:
-        pin = (directory / PIN_FILE).read_text(encoding="utf-8").strip()
-    except OSError:
+        lines = (directory / PIN_FILE).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
         return False
-    return pin == _pin() and all((directory / f).is_file() for f in RUNTIME_FILES)
+    return (lines[:1] == [_pin()]
+            and all((directory / f).is_file() for f in RUNTIME_FILES))
+
+
+def check_runtime(directory: Path = RUNTIME_DIR) -> str:
+    """Hold an installed runtime to its pin, file by file (FetchError saying what is wrong).
+
+    The pin file must name :data:`PYODIDE_VERSION` and :data:`PYODIDE_INTEGRITY`, and every
+    file of :data:`RUNTIME_FILES` must have the SHA-256 recorded when it was unpacked from
+    the integrity-checked tarball. ``make verifier-dist`` runs this before it builds."""
+    where = f"the Pyodide runtime in {directory}"
+    try:
+        lines = (directory / PIN_FILE).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        raise FetchError(f"{where} is not installed (make pyodide)") from None
+    if lines[:1] != [_pin()]:
+        raise FetchError(f"{where} is not pyodide {PYODIDE_VERSION} as pinned "
+                         f"(remove it and run make pyodide)")
+    recorded = {}
+    for line in lines[1:]:
+        digest, _, name = line.partition("  ")
+        recorded[name] = digest
+    for name in RUNTIME_FILES:
+        if name not in recorded:
+            raise FetchError(f"{where} has no recorded SHA-256 for {name} (an older fetch: "
+                             f"remove it and run make pyodide)")
+        try:
+            data = (directory / name).read_bytes()
+        except OSError:
+            raise FetchError(f"{where} lacks {name} (remove it and run make pyodide)") from None
+        if hashlib.sha256(data).hexdigest() != recorded[name]:
+            raise FetchError(f"{where}: {name} is not the file unpacked from the pinned "
+                             f"release (remove it and run make pyodide)")
+    return f"pyodide {PYODIDE_VERSION}: every file in {directory} is as pinned"
 
 
 def integrity_of(data: bytes) -> str:
@@ -98,7 +139,10 @@ def install_tarball(data: bytes, directory: Path = RUNTIME_DIR) -> None:
                 if src is None:
                     raise FetchError(f"pyodide@{PYODIDE_VERSION}: {name} is not a file")
                 (staging / name).write_bytes(src.read())
-        (staging / PIN_FILE).write_text(_pin() + "\n", encoding="utf-8")
+        digests = [f"{hashlib.sha256((staging / n).read_bytes()).hexdigest()}  {n}"
+                   for n in RUNTIME_FILES]
+        (staging / PIN_FILE).write_text("\n".join([_pin(), *digests]) + "\n",
+                                        encoding="utf-8")
         staging.chmod(0o755)
         if directory.exists():
             shutil.rmtree(directory)
@@ -136,7 +180,11 @@ def npm_pack(npm: str = "npm") -> bytes:
 
 def fetch(directory: Path = RUNTIME_DIR, npm: str = "npm") -> str:
     """Install the pinned runtime unless it is there already; a one-line account."""
-    if runtime_installed(directory):
+    try:
+        check_runtime(directory)
+    except FetchError:
+        pass  # missing, another release, or not as unpacked: fetch it afresh
+    else:
         return f"pyodide {PYODIDE_VERSION}: already in {directory}"
     install_tarball(npm_pack(npm), directory)
     return f"pyodide {PYODIDE_VERSION}: installed into {directory} (integrity checked)"
@@ -155,14 +203,30 @@ class SourceZip:
         return f"qahwa-py-{self.sha256[:16]}.zip"
 
 
+class SourcesMissing(Exception):
+    """A package the page runs is not installed (the message names it)."""
+
+
+def package_dir(name: str) -> Path:
+    """Where the installed package ``name`` lives, found without importing it."""
+    spec = find_spec(name)
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    if len(locations) != 1:
+        raise SourcesMissing(f"the page's Python package {name!r} is not installed")
+    return Path(locations[0])
+
+
 def build_source_zip(root: Path | None = None) -> SourceZip:
-    """Every ``.py`` file of fairness, games and verify_cli, in a deterministic zip."""
-    root = root or HERE.parent
+    """Every ``.py`` file of fairness, games and verify_cli, in a deterministic zip.
+
+    ``root``: a directory holding the packages (a checkout); by default each package is
+    taken from where it is installed."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_DEFLATED) as zf:
         for pkg in SOURCE_PACKAGES:
-            for path in sorted((root / pkg).rglob("*.py")):
-                rel = path.relative_to(root).as_posix()
+            top = root / pkg if root is not None else package_dir(pkg)
+            for path in sorted(top.rglob("*.py")):
+                rel = f"{pkg}/{path.relative_to(top).as_posix()}"
                 if "__pycache__" in rel:
                     continue
                 info = zipfile.ZipInfo(rel, date_time=(1980, 1, 1, 0, 0, 0))
@@ -222,7 +286,7 @@ def asset(path: str, runtime_dir: Path = RUNTIME_DIR) -> Asset | None:
         z = source_zip()
         return Asset(z.data, "application/zip", dict(IMMUTABLE)) if path == z.name else None
     if path == "verify-worker.js":
-        return Asset(HERE / "static" / "verify-worker.js", "text/javascript; charset=utf-8",
+        return Asset(STATIC_DIR / "verify-worker.js", "text/javascript; charset=utf-8",
                      {**NO_CACHE, "Content-Security-Policy": WORKER_CSP})
     parts = path.split("/")
     if (len(parts) == 3 and parts[0] == "pyodide" and parts[1] == PYODIDE_VERSION
@@ -232,10 +296,17 @@ def asset(path: str, runtime_dir: Path = RUNTIME_DIR) -> Asset | None:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] != ["fetch"] or len(argv) > 2:
-        print("usage: python -m service.pyodide fetch [DIR]", file=sys.stderr)
+    if argv[:1] not in (["fetch"], ["check"]) or len(argv) > 2:
+        print("usage: python -m qahwa_page.pyodide fetch|check [DIR]", file=sys.stderr)
         return 2
     directory = Path(argv[1]) if len(argv) == 2 else RUNTIME_DIR
+    if argv[0] == "check":
+        try:
+            print(check_runtime(directory))
+        except FetchError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 1
+        return 0
     try:
         print(fetch(directory))
     except FetchError as exc:

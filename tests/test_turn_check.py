@@ -1,0 +1,130 @@
+"""The replay's shortcut for tawla and mahbusa moves agrees with generating every turn.
+
+``check_turn(board, dice, steps)`` (games/tawla.py, games/mahbusa.py) settles whether the
+one turn played is a turn ``legal_turns`` lists, without generating them all. On random
+positions (from random play, and for tawla from random placements too) and every roll, it
+must accept exactly the listed turns, each with its listed steps and end position, and
+refuse every other step list: another order of the same steps, another route to the same
+end, fewer dice, a lower die alone, and random steps.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable
+from itertools import permutations
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import examples
+
+from games import mahbusa, tawla
+from games.base import Chance
+from games.tawla import BAR, Board, Turn, TurnTable, two_step_plays
+
+DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
+Check = Callable[[Board, tuple[int, int], Turn], Board | None]
+
+
+def wrong_variants(board: Board, dice: tuple[int, int], listed: dict[Turn, Board],
+                   rng: random.Random) -> set[Turn]:
+    """Step lists near the listed ones: reorderings, other routes, prefixes, random."""
+    out: set[Turn] = set()
+    some = rng.sample(sorted(listed.items()), min(8, len(listed)))
+    for steps, end in some:
+        out.update(permutations(steps))
+        out.update(steps[:k] for k in range(1, len(steps)))
+        out.update(two_step_plays(board, end, dice) or [])
+        out.add(tuple((f, max(0, t - 1)) for f, t in steps))
+    for _ in range(12):
+        n = rng.randint(1, 4)
+        out.add(tuple((f, rng.randint(0, f - 1)) for f in
+                      (rng.randint(1, BAR) for _ in range(n))))
+    return out
+
+
+def agree(board: Board, dice: tuple[int, int], generate: Any, check: Check,
+          can_move: Any, rng: random.Random) -> None:
+    listed = {steps: end for end, steps in generate(board, dice).items()}
+    assert can_move(board, dice) == bool(listed)
+    for steps, end in rng.sample(sorted(listed.items()), min(40, len(listed))):
+        assert check(board, dice, steps) == end, (board, dice, steps)
+    for steps in wrong_variants(board, dice, listed, rng):
+        assert check(board, dice, steps) == listed.get(steps), (board, dice, steps)
+    table = TurnTable(board, dice, generate, check, can_move(board, dice))
+    assert dict(table) == listed  # all of them, generated when asked
+
+
+def positions(game: str, seed: int, turns: int) -> list[Board]:
+    """Boards of the side on roll met in a random match, one per roll."""
+    rng = random.Random(seed)
+    cls = {"tawla": tawla.TawlaEngine, "mahbusa": mahbusa.MahbusaEngine}[game]
+    eng = cls(cls.parse_ruleset({"match_length": 0, "cube": False}),
+              Chance(hashlib.sha256(f"turns-{seed}".encode()).digest()))
+    seen: list[Board] = []
+    while len(seen) < turns and eng.outcome is None:
+        seat = eng.turn
+        assert seat is not None
+        if eng.phase == tawla.MOVE:
+            seen.append(eng._board(seat))
+        eng.apply(seat, rng.choice(eng.bot_actions(seat)))
+    return seen
+
+
+def random_tawla_board(rng: random.Random, home_only: bool) -> Board:
+    """Any placement of both sides' checkers (the mover's bar and off included)."""
+    b = [0] * 26
+    spots = list(range(0, 7)) if home_only else list(range(0, 26))
+    for _ in range(15):
+        b[rng.choice(spots)] += 1
+    free = [p for p in range(1, 25) if b[p] == 0]
+    for _ in range(rng.randint(0, 15)):  # the rest of the opponent's is on its bar or off
+        p = rng.choice(free)
+        b[p] -= 1
+    return tuple(b)
+
+
+@settings(max_examples=examples(25))
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["tawla", "mahbusa"]))
+def test_the_shortcut_agrees_with_every_legal_turn_in_play(seed: int, game: str) -> None:
+    mod: Any = tawla if game == "tawla" else mahbusa
+    rng = random.Random(seed)
+    boards = positions(game, seed, 60)
+    for board in rng.sample(boards, min(6, len(boards))):
+        for dice in rng.sample(DICE, 4):
+            agree(board, dice, mod.legal_turns, mod.check_turn, mod.can_move, rng)
+
+
+@settings(max_examples=examples(60))
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_the_shortcut_agrees_on_random_tawla_placements(seed: int, home_only: bool) -> None:
+    rng = random.Random(seed)
+    board = random_tawla_board(rng, home_only)
+    for dice in rng.sample(DICE, 8):
+        agree(board, dice, tawla.legal_turns, tawla.check_turn, tawla.can_move, rng)
+
+
+def test_known_blocked_and_bear_off_rolls() -> None:
+    """Hand-picked corners: one die only (the higher must be played), bearing off with a
+    higher die from the highest point, and a double that plays fewer than four."""
+    rng = random.Random(1)
+    # the mover: one checker on 24; the opponent blocks 18 and 20 (6 and 4 from 24)
+    b = [0] * 26
+    b[24], b[0] = 1, 14
+    b[18] = b[20] = -2
+    agree(tuple(b), (6, 4), tawla.legal_turns, tawla.check_turn, tawla.can_move, rng)
+    agree(tuple(b), (6, 5), tawla.legal_turns, tawla.check_turn, tawla.can_move, rng)
+    # bearing off: checkers on 2 and 3 only, dice 6-5
+    b = [0] * 26
+    b[0], b[2], b[3] = 13, 1, 1
+    agree(tuple(b), (6, 5), tawla.legal_turns, tawla.check_turn, tawla.can_move, rng)
+    assert tawla.check_turn(tuple(b), (6, 5), ((3, 0), (2, 0))) is not None
+    assert tawla.check_turn(tuple(b), (6, 5), ((2, 0), (3, 0))) is None
+    # a double that plays two steps only: 2-2 from the bar, with 21 open and 19 closed
+    b = [0] * 26
+    b[25], b[13] = 1, 14
+    b[19] = -2
+    b[11] = b[9] = -2
+    agree(tuple(b), (2, 2), tawla.legal_turns, tawla.check_turn, tawla.can_move, rng)

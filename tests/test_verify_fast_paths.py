@@ -1,0 +1,104 @@
+"""The verifier's quicker paths give the same report as the plain ones they replace.
+
+The board-game end lines and the two-player shelem reveal are made from the engine's own
+fields instead of its whole view after every action; the units are counted in one pass.
+Each is compared here with the plain computation (the engine's public view after every
+event, three passes over the labels) on genuine matches.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from fairness import match_key, parse_server_seed
+from games.base import replay
+from games.registry import available_games, engine_class
+from games.transcript import simulate_match
+from verify_cli import render
+from verify_cli.replay_core import count_units
+
+
+def plain_count_units(events: list[Any], game: str) -> dict[str, int]:
+    if game == "rng":
+        return {"draws": sum(1 for e in events if isinstance(e, dict)
+                             and e.get("type") == "chance")}
+    out: dict[str, int] = {}
+    for name, rx in (("games", r"^g(\d+)/"), ("hands", r"^h(\d+)/"), ("rounds", r"^r(\d+)/")):
+        seen = {int(m.group(1)) for e in events if isinstance(e, dict)
+                and isinstance(e.get("label"), str) and (m := re.match(rx, e["label"]))}
+        if seen:
+            out[name] = len(seen)
+    return out
+
+
+class PlainContext(render.DrawContext):
+    """The lines from the engine's public view after every action."""
+
+    def _note_reveal(self, ev: dict[str, Any], engine: Any) -> None:
+        if self.game != "shelem":
+            return
+        view = engine.view(None)
+        hand = view.get("hand_number")
+        if not view.get("piles_revealed") or hand == getattr(self, "_seen_reveal", None):
+            return
+        self._seen_reveal = hand
+        tops = []
+        for s, piles in enumerate(view.get("piles") or []):
+            shown = " ".join(render.card_text(p.get("top")) for p in piles if p.get("top"))
+            tops.append(f"{self.seat(s)} {shown}")
+        text = f"hand {hand}: the pile tops turn up: " + "; ".join(tops)
+        self.entries.append(({"seq": ev.get("seq"), "label": f"h{hand}/reveal",
+                              "kind": "reveal"}, {"text": text}))
+
+    def _note_game_end(self, ev: dict[str, Any], engine: Any) -> None:
+        if self.game not in render.BOARD_GAMES:
+            return
+        view = engine.view(None)
+        games = view.get("games") or []
+        before = getattr(self, "_plain_before", None)
+        self._plain_before = render.board_text(view)
+        if len(games) <= getattr(self, "_plain_games", 0):
+            return
+        self._plain_games = len(games)
+        g = games[-1]
+        who = "nobody (a drawn game)" if g.get("winner") is None else self.seat(g["winner"])
+        act = ev.get("action") if isinstance(ev.get("action"), dict) else {}
+        last = f"; last move {render.short(act.get('steps'))}" if act.get("type") == "move" else ""
+        text = (f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
+                f"{last}" + (f", played on {before}" if before and last else ""))
+        self.entries.append(({"seq": ev.get("seq"), "label": f"g{g.get('game')}/end",
+                              "kind": "board"}, {"text": text}))
+
+
+def lines(ctx_cls: type[render.DrawContext], doc: dict[str, Any]) -> list[dict[str, Any]]:
+    seeds = [s["client_seed"] for s in sorted(doc["seats"], key=lambda s: s["seat"])]
+    key = match_key(parse_server_seed(doc["server_seed"]), doc["match_id"], doc["game"],
+                    doc["ruleset"], seeds)
+    ctx = ctx_cls(doc)
+    replay(engine_class(doc["game"]), doc["ruleset"], key, doc["events"], on_event=ctx.observe)
+    return ctx.lines(None)
+
+
+@pytest.mark.parametrize(("game", "ruleset"), [
+    ("tawla", {"match_length": 3}), ("mahbusa", {"match_length": 3}),
+    ("shelem", {"players": 2, "target": 300}), ("shelem", {}),
+])
+def test_draw_lines_are_those_of_the_engines_view(game: str, ruleset: dict[str, Any]) -> None:
+    for seed in (1, 2):
+        doc, _ = simulate_match(game, ruleset, seed=seed, max_actions=20_000)
+        fast, plain = lines(render.DrawContext, doc), lines(PlainContext, doc)
+        assert fast == plain
+        kinds = {d["kind"] for d in fast}
+        assert ("board" in kinds) == (game != "shelem")
+        assert ("reveal" in kinds) == (ruleset.get("players") == 2)
+
+
+@pytest.mark.parametrize("game", [*available_games(), "rng"])
+def test_units_are_counted_as_by_three_passes(game: str) -> None:
+    doc, _ = simulate_match(game, seed=3, max_actions=20_000)
+    events: list[Any] = [*doc["events"], {"label": "g7/x"}, {"label": "h"}, "junk", {"label": 5}]
+    assert count_units(events, game) == plain_count_units(events, game)
+    assert count_units(doc["events"], game) == plain_count_units(doc["events"], game)

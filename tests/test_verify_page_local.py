@@ -1,0 +1,142 @@
+"""``verify page``: the verify page from the player's own install, on 127.0.0.1.
+
+The same page and the same assets as the service (byte for byte, the Python sources zip
+included); with the runtime the page replays the rules in chromium, and ``--no-runtime``
+serves it without Pyodide (the page then does not replay them).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser import CHROMIUM, launch, open_page
+from live_server import LiveServer
+from playwright.sync_api import expect
+from test_verify_cli_helpers import SIGNER, full_match
+
+from fairness import public_key_b64
+from qahwa_page.pyodide import PYODIDE_VERSION, runtime_installed
+
+VERIFY = str(Path(sys.executable).with_name("verify"))
+
+
+@contextmanager
+def verify_page(*args: str) -> Iterator[str]:
+    """``verify page --port 0 ARGS`` running; yields its URL (from its first line)."""
+    proc = subprocess.Popen([VERIFY, "page", "--port", "0", *args], stderr=subprocess.PIPE,
+                            stdout=subprocess.DEVNULL, text=True)
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert line.startswith("verify page: http://127.0.0.1:"), line
+        yield line.split()[2]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            assert proc.wait(timeout=20) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        assert proc.stderr is not None
+        proc.stderr.close()
+
+
+def get(url: str) -> tuple[int, bytes, dict[str, str]]:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, r.read(), {k.lower(): v for k, v in r.headers.items()}
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), {k.lower(): v for k, v in exc.headers.items()}
+
+
+def _needs_runtime() -> None:
+    if not runtime_installed():
+        pytest.skip("the Pyodide runtime is not installed (make pyodide)")  # fails under CI
+
+
+def test_serves_what_the_service_serves() -> None:
+    _needs_runtime()
+    with verify_page() as url, LiveServer() as srv:
+        base = url.removesuffix("/verify")
+        mine, theirs = get(url), get(f"{srv.url}/verify")
+        assert mine[0] == theirs[0] == 200
+        assert mine[1] == theirs[1]
+        assert mine[2]["content-security-policy"] == theirs[2]["content-security-policy"]
+        for path in ("/static/qahwa-py.json", "/static/verify-worker.js", "/static/merkle.js",
+                     f"/static/pyodide/{PYODIDE_VERSION}/pyodide.mjs"):
+            a, b = get(base + path), get(srv.url + path)
+            assert (a[0], a[1]) == (b[0], b[1]) == (200, b[1]), path
+        manifest = json.loads(get(base + "/static/qahwa-py.json")[1])
+        assert manifest["runtime"]["version"] == PYODIDE_VERSION
+        zipped = get(base + manifest["sources"]["url"])
+        assert zipped[0] == 200 and zipped[1] == get(srv.url + manifest["sources"]["url"])[1]
+        assert get(base + "/")[0] == 200  # redirected to the page
+        assert get(base + "/static/../pyodide.py")[0] == 404
+        assert get(base + "/static/pyodide/0.0.1/pyodide.mjs")[0] == 404
+        assert get(base + "/v1/keys")[0] == 404
+
+
+def test_no_runtime_serves_the_page_without_pyodide() -> None:
+    with verify_page("--no-runtime") as url:
+        base = url.removesuffix("/verify")
+        assert get(url)[0] == 200
+        assert json.loads(get(base + "/static/qahwa-py.json")[1])["runtime"] is None
+        status, body, _ = get(base + f"/static/pyodide/{PYODIDE_VERSION}/pyodide.mjs")
+        assert status == 404 and b"without the Pyodide runtime" in body
+
+
+def test_a_port_in_use_is_one_line_and_exit_1() -> None:
+    with verify_page("--no-runtime") as url:
+        port = url.split(":")[2].split("/")[0]
+        proc = subprocess.run([VERIFY, "page", "--port", port], capture_output=True,
+                              text=True, timeout=30, check=False)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [
+        f"verify: error: cannot listen on 127.0.0.1:{port}: Address already in use"]
+
+
+def _check(page: Any, doc: dict[str, Any]) -> dict[str, str]:
+    page.fill("#in-paste", json.dumps(doc))
+    page.fill("#in-key", public_key_b64(SIGNER.public_key))
+    page.click("#go")
+    page.wait_for_selector("#verdict[data-verdict]", timeout=30_000)
+    expect(page.locator("#verdict")).not_to_have_attribute("data-replay", "pending",
+                                                           timeout=120_000)
+    assert page.js_errors == []
+    rows = page.eval_on_selector_all(
+        "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])")
+    return {str(k): str(v) for k, v in rows}
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
+def test_the_local_page_replays_the_rules_and_rejects_a_forged_winner() -> None:
+    _needs_runtime()
+    doc = full_match("tawla")
+    forged = json.loads(json.dumps(doc))
+    forged["result"]["winners"] = [1 - forged["result"]["winners"][0]]
+    forged = SIGNER.signed({k: v for k, v in forged.items() if k != "signature"})
+    with verify_page() as url, launch() as browser:
+        with open_page(browser, url + "?lang=en") as page:
+            rows = _check(page, doc)
+            assert (rows["replay"], rows["result"], rows["signature"]) == ("true",) * 3
+            assert page.get_attribute("#verdict", "data-verdict") == "pass"
+        with open_page(browser, url + "?lang=en") as page:
+            rows = _check(page, forged)
+            assert (rows["replay"], rows["result"]) == ("true", "false")
+            assert page.get_attribute("#verdict", "data-verdict") == "fail"
+    with verify_page("--no-runtime") as url, launch() as browser:
+        with open_page(browser, url + "?lang=en") as page:
+            rows = _check(page, doc)
+            assert rows["replay"] == "unknown"
