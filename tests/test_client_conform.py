@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_server import FakeServer
+from fake_server import FakeServer, audit_path, leaf_hash, root
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -31,7 +31,6 @@ from qahwa_client import (
     proto,
 )
 from qahwa_client.client import Match, Seat
-from service.translog import audit_path, leaf_hash, root
 
 ASKED = {"match_length": 1}
 
