@@ -221,7 +221,8 @@ class _View(Wire):
 
 
 class SeatingView(_View):
-    status: Literal["seating"]
+    # "finished": a v2 match that ended before it started (never locked, or no_reveal)
+    status: Literal["seating", "finished"]
     game: str
     seats: list[PublicSeat]
 
