@@ -50,10 +50,13 @@ def ok(r: httpx.Response, status: int = 200) -> dict[str, Any]:
 
 
 def public_key(client: httpx.Client) -> Any:
+    """The server's current signing key. A database shared by several test servers (the
+    PostgreSQL test database) lists every one of their keys as current (not retired): the
+    server under test registered its key last."""
     keys = client.get("/v1/keys").json()["keys"]
-    current = [k for k in keys if k["current"]]
-    assert len(current) == 1
-    return load_public_key(current[0]["public_key"])
+    current = sorted((k for k in keys if k["current"]), key=lambda k: k["created_at"])
+    assert current
+    return load_public_key(current[-1]["public_key"])
 
 
 class V2Seat:

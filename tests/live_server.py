@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 from service import operators
+from service.db import Database
 from service.server import ServerThread
 from service.settings import Settings
 
@@ -35,9 +36,18 @@ def _address(url: str) -> str:
     return f"{u.host}:{u.port}"
 
 
-def register_server(url: str, key_file: Path) -> None:
-    """Creations sent to ``url`` without a key get the one in ``key_file``."""
-    OPERATOR_KEYS[_address(url)] = key_file.read_text(encoding="ascii").strip()
+def register_server(url: str, key_file: Path, database_url: str | None = None) -> None:
+    """Creations sent to ``url`` without a key get the one in ``key_file``; when the server
+    wrote none (its database already had operators, e.g. a shared PostgreSQL test
+    database), a new key of its own, added to ``database_url``."""
+    if key_file.exists() or database_url is None:
+        OPERATOR_KEYS[_address(url)] = key_file.read_text(encoding="ascii").strip()
+        return
+    db = Database(database_url)
+    try:
+        OPERATOR_KEYS[_address(url)] = operators.add(db, f"tests-{secrets.token_hex(4)}")
+    finally:
+        db.dispose()
 
 
 def register_thread(thread: ServerThread) -> None:

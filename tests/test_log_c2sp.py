@@ -6,6 +6,7 @@ a match checked against a policy."""
 from __future__ import annotations
 
 import gzip
+import importlib.util
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,11 +14,11 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from http_play import create_match
 from live_server import LiveServer
 
 import tlog
-from service import translog
+from fairness import SecretBox
+from service import keys, translog
 from service.app import create_app
 from service.c2sp import LogC2SP, WitnessConfig, parse_witnesses
 from service.settings import Settings
@@ -39,6 +40,26 @@ def fill(app: FastAPI, n: int) -> None:
         start = translog.next_index(db, s)
         for i in range(start, start + n):
             translog.append(s, i, f"m_fill{i}", {**RECORD, "i": i}, "2026-12-03T00:00:00Z")
+
+
+def v1_match(app: FastAPI, game: str = "tawla") -> str:
+    """A qahwa-fair/1 match as v1's service made it, its commitment record logged at
+    creation (bench/v1_rows.py): one log entry, whose offline proof these tests ask for. (A
+    v2 match logs nothing until every seat has committed.)"""
+    spec = importlib.util.spec_from_file_location(
+        "qahwa_bench_v1_rows", Path(__file__).resolve().parent.parent / "bench" / "v1_rows.py")
+    assert spec is not None and spec.loader is not None
+    rows = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(rows)
+    settings = app.state.settings
+    mid, _ = rows.insert_v1_match(app.state.db, keys.signer(settings),
+                                  SecretBox(keys.master_key(settings)), game, {})
+    return str(mid)
+
+
+def log_size(app: FastAPI) -> int:
+    with app.state.db.read() as s:
+        return int(translog.size(s))
 
 
 def c2sp(app: FastAPI) -> LogC2SP:
@@ -226,25 +247,29 @@ def test_witnesses_cosign_and_players_get_offline_proofs(app: FastAPI,
     servers = {"alpha": WitnessServer("alpha.example/w", v.vkey, 7),
                "beta": WitnessServer("beta.example/w", v.vkey, 8)}
     log = with_witnesses(app, servers)
-    created = create_match(client, "tawla")
-    match_id = created["match_id"]
+    before = log_size(app)
+    match_id = v1_match(app)
+    size = log_size(app)
+    assert size == before + 1  # the match's commitment record
     log.checkpoint_now()
     # Not yet cosigned: no proof to give.
     r = client.get(f"/v1/matches/{match_id}/log-proof")
     assert r.status_code == 409 and r.json()["error"]["code"] == "not_cosigned"
-    # beta already cosigned a checkpoint of this log elsewhere (size 1): we learn it by 409.
+    # beta already cosigned a checkpoint of this log elsewhere (with the match): we learn it
+    # by 409.
     note1 = log.checkpoint()
+    assert tlog.open_checkpoint(note1, v)[0].size == size
     assert servers["beta"].witness.add_checkpoint(("old 0\n\n" + note1).encode())[0] == 200
     servers["beta"].statuses.clear()
     fill(app, 5)
     row = log.checkpoint_now()
-    assert row is not None and row.tree_size == 6
+    assert row is not None and row.tree_size == size + 5
     assert log.submit_all() == {"alpha": True, "beta": True}
     assert servers["beta"].statuses == [409, 200]  # told its size, resynced, cosigned
     assert servers["alpha"].statuses == [200]
     text = client.get("/log/checkpoint").text
     cp, note = tlog.open_checkpoint(text, v, [s.signer.verifier for s in servers.values()])
-    assert cp.size == 6 and len(note.verified) == 3
+    assert cp.size == size + 5 and len(note.verified) == 3
     # The player's proof verifies offline against a policy, and fails one it does not meet.
     proof_text = client.get(f"/v1/matches/{match_id}/log-proof").text
     proof = tlog.parse_proof(proof_text)
@@ -285,14 +310,15 @@ def test_a_refusing_a_down_and_a_forging_witness_give_no_cosignature(
     servers["down"].mode = "down"
     servers["forges"].mode = "forge"
     log = with_witnesses(app, servers)
-    match_id = create_match(client, "tawla")["match_id"]
+    match_id = v1_match(app)
     fill(app, 4)
-    log.checkpoint_now()
+    size = log_size(app)
+    assert log.checkpoint_now() is not None
     with caplog.at_level("WARNING", logger="qahwa.log"):
         assert log.submit_all() == {"good": True, "refuses": False, "down": False,
                                     "forges": False}
     said = [r.getMessage() for r in caplog.records]
-    assert "witness refuses refused checkpoint 5: 403 no" in said
+    assert f"witness refuses refused checkpoint {size}: 403 no" in said
     assert "witness down: ConnectError" in said
     assert "witness forges: its cosignature does not verify" in said
     text = client.get("/log/checkpoint").text

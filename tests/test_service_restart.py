@@ -52,7 +52,7 @@ class Serve:
         while True:
             try:
                 if httpx.get(self.url + "/healthz", timeout=2).status_code == 200:
-                    register_server(self.url, data_dir / "operator.key")  # conftest.py
+                    register_server(self.url, data_dir / "operator.key", database_url)  # conftest.py
                     break
             except httpx.HTTPError:
                 pass

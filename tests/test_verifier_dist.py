@@ -202,7 +202,7 @@ def test_a_listed_package_that_is_missing_fails_the_build(tmp_path: Path) -> Non
     (copy / "verifier").mkdir(parents=True)
     for name in ("pyproject.toml", "setup.py", "README.md"):
         (copy / "verifier" / name).write_text((VERIFIER / name).read_text())
-    for pkg in ("fairness", "games", "verify_cli"):  # qahwa_page left out
+    for pkg in ("fairness", "tlog", "games", "verify_cli"):  # qahwa_page left out
         (copy / pkg).mkdir()
         (copy / pkg / "__init__.py").write_text("")
     proc = _pip("wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "d"),

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from fairness import match_key, parse_server_seed
+from fairness import PROTOCOL, match_key, parse_server_seed
 from games.base import replay
 from games.registry import available_games, engine_class
 from games.transcript import simulate_match
@@ -88,7 +88,7 @@ def lines(ctx_cls: type[render.DrawContext], doc: dict[str, Any]) -> list[dict[s
 ])
 def test_draw_lines_are_those_of_the_engines_view(game: str, ruleset: dict[str, Any]) -> None:
     for seed in (1, 2):
-        doc, _ = simulate_match(game, ruleset, seed=seed, max_actions=20_000)
+        doc, _ = simulate_match(game, ruleset, seed=seed, max_actions=20_000, protocol=PROTOCOL)
         fast, plain = lines(render.DrawContext, doc), lines(PlainContext, doc)
         assert fast == plain
         kinds = {d["kind"] for d in fast}

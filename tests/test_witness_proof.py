@@ -45,8 +45,15 @@ def url_of(srv: WitnessServer) -> str:
 
 
 def rng_session(c: httpx.Client) -> str:
-    s = c.post("/v1/rng", json={"client_seed": "proof"}).json()
+    """A closed qahwa-fair/2 rng session: created, locked by its seed (the lock is its log
+    entry, the one its tlog-proof proves), drawn from and closed (the reveal is logged)."""
+    r = c.post("/v1/rng", json={})
+    assert r.status_code == 201, r.text
+    s = r.json()
     h = {"Authorization": f"Bearer {s['token']}"}
+    assert c.post(f"/v1/rng/{s['session_id']}/seed", json={"client_seed": "proof",
+                                                           "nonce": "ab" * 32},
+                  headers=h).status_code == 200
     assert c.post(f"/v1/rng/{s['session_id']}/draws", json={"kind": "dice", "count": 2,
                                                             "sides": 6}, headers=h).status_code == 200
     assert c.post(f"/v1/rng/{s['session_id']}/close", headers=h).status_code == 200
