@@ -1,0 +1,111 @@
+"""The verify page checks qahwa-fair/2 transcripts (issues 20, 21, 23), in Chromium with
+playwright: the lock's and the transcript's signatures, the event chain and every keyed seat's
+signature in JavaScript (Web Crypto), the commitments, draws and rules through the Python
+replay (``verify_cli.v2_rules`` on Pyodide). Without that replay the verdict is
+"incomplete", never "pass".
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browser import CHROMIUM, launch, open_page
+from playwright.sync_api import expect
+from test_verify_cli_helpers import keys_doc, rechain, v2_match
+from test_verify_page import Site
+
+from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
+
+pytestmark = [pytest.mark.browser]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip("needs Debian's /usr/bin/chromium")  # a failure under CI=true
+    with launch() as b:
+        yield b
+
+
+def _site(runtime: bool) -> Site:
+    s = Site(runtime_dir=RUNTIME_DIR if runtime else None)
+    s.keys = keys_doc()  # the signer of test_verify_cli_helpers' v2 transcripts
+    return s
+
+
+def check(browser: Any, site: Site, doc: dict[str, Any]) -> tuple[str, dict[str, str], str]:
+    """(verdict, {row: data-ok}, the report's text) once final."""
+    mid = site.add(doc)
+    with open_page(browser, f"{site.url}/verify?lang=en") as page:
+        page.fill("#in-id", mid)
+        page.click("#go")
+        verdict = page.locator("#verdict")
+        expect(verdict).to_have_attribute("data-run", "1", timeout=30_000)
+        expect(verdict).not_to_have_attribute("data-replay", "pending", timeout=120_000)
+        assert page.js_errors == []
+        rows = page.eval_on_selector_all(
+            "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])")
+        return (str(page.get_attribute("#verdict", "data-verdict")),
+                {str(k): str(v) for k, v in rows}, page.inner_text("#report"))
+
+
+def keyed_tawla() -> dict[str, Any]:
+    doc = v2_match("tawla", keyed=True, seed=3)
+    assert all(s.get("key") for s in doc["lock"]["seats"])
+    assert any("sig" in e for e in doc["events"])
+    return doc
+
+
+def test_genuine_keyed_v2_transcript_passes(browser: Any) -> None:
+    if not runtime_installed():
+        pytest.skip("the Pyodide runtime is not installed (make pyodide)")
+    site = _site(runtime=True)
+    try:
+        verdict, rows, _ = check(browser, site, keyed_tawla())
+    finally:
+        site.close()
+    assert verdict == "pass", rows
+    for row in ("protocol", "lock_sig", "seq", "chain", "seat_sigs", "signature", "replay",
+                "result"):
+        assert rows[row] == "true", (row, rows)
+    # the v2 rules checks of verify_cli.v2_rules have their own rows
+    assert any(k.startswith("py_") for k in rows), rows
+    assert "false" not in rows.values()
+
+
+def test_forged_winner_without_runtime_is_incomplete(browser: Any) -> None:
+    doc = keyed_tawla()
+    doc["result"]["winners"] = [1 - doc["result"]["winners"][0]]
+    forged = rechain(doc)  # the server re-signs its forgery
+    site = _site(runtime=False)
+    try:
+        verdict, rows, text = check(browser, site, forged)
+    finally:
+        site.close()
+    assert verdict == "incomplete"
+    assert rows["signature"] == "true" and rows["lock_sig"] == "true"
+    assert rows["seat_sigs"] == "true"  # the moves are genuine; only the result is forged
+    assert rows["replay"] == "unknown" and rows["result"] == "unknown"
+    assert "not replayed" in text
+
+
+def test_keyed_move_edited_and_resigned_by_the_server_fails_seat_signatures(
+        browser: Any) -> None:
+    doc = keyed_tawla()
+    acts = [i for i, e in enumerate(doc["events"]) if e["type"] == "action" and "sig" in e]
+    first = acts[0]
+    seat = doc["events"][first]["seat"]
+    other = next(i for i in acts[1:] if doc["events"][i]["seat"] == seat
+                 and doc["events"][i]["action"] != doc["events"][first]["action"])
+    doc["events"][first]["action"] = doc["events"][other]["action"]  # keeps the old sig
+    forged = rechain(doc)
+    site = _site(runtime=False)
+    try:
+        verdict, rows, text = check(browser, site, forged)
+    finally:
+        site.close()
+    assert verdict == "fail"
+    assert rows["seat_sigs"] == "false"
+    assert rows["chain"] == "true" and rows["signature"] == "true"
+    assert f"event {first} (action by seat {seat})" in text
