@@ -6,13 +6,14 @@ replay (``verify_cli.v2_rules`` on Pyodide). Without that replay the verdict is
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from browser import CHROMIUM, launch, open_page
 from playwright.sync_api import expect
-from test_verify_cli_helpers import keys_doc, rechain, v2_match
+from test_verify_cli_helpers import keys_doc, receipts_of, rechain, v2_match
 from test_verify_page import Site
 
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
@@ -34,11 +35,14 @@ def _site(runtime: bool) -> Site:
     return s
 
 
-def check(browser: Any, site: Site, doc: dict[str, Any]) -> tuple[str, dict[str, str], str]:
-    """(verdict, {row: data-ok}, the report's text) once final."""
+def check(browser: Any, site: Site, doc: dict[str, Any],
+          fields: dict[str, str] | None = None) -> tuple[str, dict[str, str], str]:
+    """(verdict, {row: data-ok}, the report's text) once final; ``fields``: more inputs."""
     mid = site.add(doc)
     with open_page(browser, f"{site.url}/verify?lang=en") as page:
         page.fill("#in-id", mid)
+        for sel, value in (fields or {}).items():
+            page.fill(sel, value)
         page.click("#go")
         verdict = page.locator("#verdict")
         expect(verdict).to_have_attribute("data-run", "1", timeout=30_000)
@@ -109,3 +113,43 @@ def test_keyed_move_edited_and_resigned_by_the_server_fails_seat_signatures(
     assert rows["seat_sigs"] == "false"
     assert rows["chain"] == "true" and rows["signature"] == "true"
     assert f"event {first} (action by seat {seat})" in text
+
+
+def test_receipts_agree_with_the_genuine_transcript_and_catch_a_cut_short_one(
+        browser: Any) -> None:
+    genuine = keyed_tawla()
+    receipts = json.dumps(receipts_of(genuine))
+    site = _site(runtime=False)
+    try:
+        _, rows, text = check(browser, site, genuine, {"#in-receipts": receipts})
+        assert rows["receipts"] == "true", text
+        assert f"{len(genuine['events']) + 1} receipt(s)" in text
+        # the server cuts the match short before event 40 and appends a resignation
+        cut = keyed_tawla()
+        cut["events"] = cut["events"][:40] + [{"seq": 40, "type": "end", "reason": "resigned",
+                                              "seat": 1}]
+        cut["result"] = {**cut["result"], "reason": "resigned", "winners": [0]}
+        verdict, rows, text = check(browser, site, rechain(cut), {"#in-receipts": receipts})
+    finally:
+        site.close()
+    assert verdict == "fail"
+    assert rows["receipts"] == "false"
+    assert "receipt for seq 40 disagrees" in text
+
+
+def test_own_seed_field(browser: Any) -> None:
+    doc = keyed_tawla()
+    seat = doc["seats"][1]
+    site = _site(runtime=False)
+    try:
+        _, rows, text = check(browser, site, doc, {
+            "#in-own-seat": "1", "#in-own-seed": seat["client_seed"],
+            "#in-own-nonce": seat["nonce"]})
+        assert rows["own_seed"] == "true", text
+        verdict, rows, text = check(browser, site, doc, {
+            "#in-own-seat": "1", "#in-own-seed": seat["client_seed"] + "x",
+            "#in-own-nonce": seat["nonce"]})
+    finally:
+        site.close()
+    assert verdict == "fail" and rows["own_seed"] == "false"
+    assert "seat 1\u2019s seed commitment in the lock" in text
