@@ -66,12 +66,12 @@ def test_genuine_keyed_v2_transcript_passes(browser: Any) -> None:
         pytest.skip("the Pyodide runtime is not installed (make pyodide)")
     site = _site(runtime=True)
     try:
-        verdict, rows, _ = check(browser, site, keyed_tawla())
+        verdict, rows, text = check(browser, site, keyed_tawla())
     finally:
         site.close()
-    assert verdict == "pass", rows
-    for row in ("protocol", "lock_sig", "seq", "chain", "seat_sigs", "signature", "replay",
-                "result"):
+    assert verdict == "pass", "\n".join(ln for ln in text.splitlines()[:40] if "\u2718" in ln)
+    for row in ("protocol", "lock_sig", "seq", "chain", "seat_sigs", "seed", "commitment",
+                "seats", "key", "fresh", "chance", "signature", "replay", "result", "agree"):
         assert rows[row] == "true", (row, rows)
     # the v2 rules checks of verify_cli.v2_rules have their own rows
     assert any(k.startswith("py_") for k in rows), rows
@@ -91,6 +91,9 @@ def test_forged_winner_without_runtime_is_incomplete(browser: Any) -> None:
     assert rows["signature"] == "true" and rows["lock_sig"] == "true"
     assert rows["seat_sigs"] == "true"  # the moves are genuine; only the result is forged
     assert rows["replay"] == "unknown" and rows["result"] == "unknown"
+    # the draws are recomputed in JavaScript (K = HMAC-SHA512, fresh-roll labels)
+    for row in ("commitment", "seats", "key", "fresh", "chance"):
+        assert rows[row] == "true", (row, rows)
     assert "not replayed" in text
 
 
@@ -153,3 +156,17 @@ def test_own_seed_field(browser: Any) -> None:
         site.close()
     assert verdict == "fail" and rows["own_seed"] == "false"
     assert "seat 1\u2019s seed commitment in the lock" in text
+
+
+def test_a_roll_value_off_its_chain_fails_in_javascript(browser: Any) -> None:
+    doc = keyed_tawla()
+    k = next(i for i, e in enumerate(doc["events"]) if e["type"] == "action"
+             and "value" in e["action"])
+    doc["events"][k]["action"]["value"] = "00" * 32
+    site = _site(runtime=False)
+    try:
+        verdict, rows, text = check(browser, site, rechain(doc))
+    finally:
+        site.close()
+    assert verdict == "fail" and rows["fresh"] == "false"
+    assert f"event {k}: roll value {'00' * 32} is not seat" in text
