@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from browser import CHROMIUM, launch, open_page
 from playwright.sync_api import expect
 from test_verify_cli_helpers import keys_doc, receipts_of, rechain, v2_match
-from test_verify_page import Site
+from test_verify_page import PAGE, Site
 
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
 
@@ -170,3 +171,39 @@ def test_a_roll_value_off_its_chain_fails_in_javascript(browser: Any) -> None:
         site.close()
     assert verdict == "fail" and rows["fresh"] == "false"
     assert f"event {k}: roll value {'00' * 32} is not seat" in text
+
+
+VECTORS_V2 = json.loads((Path(__file__).parent / "vectors" / "fairness_v2.json").read_text())
+
+
+def test_v2_spec_vectors_in_javascript(browser: Any) -> None:
+    """The page's v2 derivation (seat commitments, K = HMAC-SHA512, 16-word blocks) gives the
+    spec's vectors."""
+    v = VECTORS_V2
+    with open_page(browser, PAGE.as_uri()) as page:
+        got = page.evaluate(
+            """async (v) => {
+              const f = window.qahwaFair, items = (s) => s === 'deck52' ? f.deck52()
+                : s === 'deck_qahve' ? f.deckQahve() : s === 'tiles:6' ? f.tiles(6)
+                : f.tiles(12).filter(t => t !== '12-12');
+              const out = {commitments: [], draws: [],
+                           K: await f.matchKeyV2(v.server_seed, v.match_id, v.game, v.ruleset,
+                                                 v.seats.map(s => [s.client_seed, s.nonce]))};
+              for (const s of v.seats) {
+                out.commitments.push(await f.seedCommitmentV2(v.match_id, s.seat, s.nonce,
+                                                              s.client_seed));
+              }
+              for (const d of v.draws) {
+                if (d.kind === 'dice') out.draws.push(await f.dice(out.K, d.label, d.count, d.sides));
+                else if (d.kind === 'uniform') out.draws.push(await f.uniform(out.K, d.label, d.n));
+                else out.draws.push(await f.shuffle(out.K, d.label, items(d.items)));
+              }
+              return out;
+            }""", v)
+    assert got["K"] == v["K"]
+    assert got["commitments"] == [s["seed_commitment"] for s in v["seats"]]
+    for d, r in zip(v["draws"], got["draws"], strict=True):
+        if "result" in d:
+            assert r == d["result"], d["label"]
+        else:
+            assert r[: len(d["result_prefix"])] == d["result_prefix"], d["label"]
