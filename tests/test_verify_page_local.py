@@ -140,3 +140,8 @@ def test_the_local_page_replays_the_rules_and_rejects_a_forged_winner() -> None:
         with open_page(browser, url + "?lang=en") as page:
             rows = _check(page, doc)
             assert rows["replay"] == "unknown"
+            assert page.get_attribute("#verdict", "data-verdict") == "incomplete"
+        with open_page(browser, url + "?lang=en") as page:
+            rows = _check(page, forged)  # a forged winner, re-signed: never "pass" unreplayed
+            assert (rows["replay"], rows["result"], rows["signature"]) == ("unknown",) * 2 + ("true",)
+            assert page.get_attribute("#verdict", "data-verdict") == "incomplete"

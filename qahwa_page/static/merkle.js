@@ -262,7 +262,8 @@
 
   // {ok: true | false | null, key, params}: the message to show, by key (translated late).
   async function checkLog(doc, base, keys) {
-    var i = doc && doc.log_index;
+    var v2 = !!doc && doc.protocol === 'qahwa-fair/2';
+    var i = doc && (v2 ? doc.lock_index : doc.log_index);  // qahwa-fair/2: the lock's entry (§8)
     if (i === undefined || i === null) return { ok: null, key: 'no_index' };
     if (!Number.isSafeInteger(i) || i < 0) return { ok: false, key: 'bad', params: { why: 'the transcript\u2019s log_index is not an index' } };
     if (!base) return { ok: null, key: 'no_server' };
@@ -272,11 +273,19 @@
       if (res.status !== 200 || !res.body) return { ok: false, key: 'fetch', params: { i: i, why: why(res) } };
       var p = res.body, leaf = p.leaf;
       if (p.index !== i) throw new Error('the proof is for index ' + p.index + ', not ' + i);
-      if (!leaf || leaf.type !== 'commitment') throw new Error('log entry ' + i + ' is not a commitment record');
-      ['protocol', 'match_id', 'game', 'ruleset', 'commitment', 'log_index'].forEach(function (k) {
-        if (leaf[k] !== doc[k]) throw new Error('log entry ' + i + ' is the commitment record of another match (its ' + k + ' differs)');
-      });
-      await signedOrThrow(leaf, keys, 'the commitment record at index ' + i);
+      if (v2) {
+        if (!leaf || leaf.type !== 'lock') throw new Error('log entry ' + i + ' is not a lock record');
+        if (!doc.lock || typeof doc.lock !== 'object' || canonicalJson(leaf) !== canonicalJson(doc.lock)) {
+          throw new Error('log entry ' + i + ' is not this transcript\u2019s lock');
+        }
+        await signedOrThrow(leaf, keys, 'the lock at index ' + i);
+      } else {
+        if (!leaf || leaf.type !== 'commitment') throw new Error('log entry ' + i + ' is not a commitment record');
+        ['protocol', 'match_id', 'game', 'ruleset', 'commitment', 'log_index'].forEach(function (k) {
+          if (leaf[k] !== doc[k]) throw new Error('log entry ' + i + ' is the commitment record of another match (its ' + k + ' differs)');
+        });
+        await signedOrThrow(leaf, keys, 'the commitment record at index ' + i);
+      }
       var head = parseHead(p.tree_head, 'the tree head');
       await signedOrThrow(head.doc, keys, 'the tree head');
       if (p.tree_size !== head.size) throw new Error('the proof\u2019s tree_size is not its head\u2019s');
@@ -318,7 +327,7 @@
     show(tr, { ok: null, key: 'checking' });
     tr.setAttribute('data-status', 'pending');
     tbody.appendChild(tr);
-    var id = String(base) + '|' + String(doc.match_id) + '|' + String(doc.log_index);
+    var id = String(base) + '|' + String(doc.match_id) + '|' + String(doc.log_index) + '|' + String(doc.lock_index);
     var p = cache[id] || (cache[id] = checkLog(doc, base, keys));
     return p.then(function (res) { if (tr.isConnected) show(tr, res); return res; });
   }
