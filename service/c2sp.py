@@ -42,10 +42,11 @@ NO_CACHE = "no-cache"
 class C2SPError(Exception):
     """A request for something the log does not serve: ``status`` 400, 404 or 409."""
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str = "not_cosigned") -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,12 @@ class LogC2SP:
             m = s.get(Match, match_id)
         if m is None:
             raise C2SPError(404, f"no match {match_id}")
-        return int(m.log_index)
+        if m.log_index is not None and m.log_index >= 0:  # qahwa-fair/1: its commitment
+            return int(m.log_index)
+        if m.lock_index is None:  # qahwa-fair/2: its lock, once it is locked
+            raise C2SPError(409, f"match {match_id} is not locked yet: nothing is logged",
+                            "not_locked")
+        return int(m.lock_index)
 
     def proof(self, index: int) -> str:
         """The tlog-proof of entry ``index``, the entry in its ``extra`` line."""

@@ -169,3 +169,14 @@ def test_the_background_threads_checkpoint_commits_and_get_them_cosigned(
             assert time.monotonic() < deadline, f"not cosigned in time: size {cp.size}"
             time.sleep(0.05)
         assert witness.witness.state[ORIGIN][0] == cp.size
+
+
+def test_a_match_not_yet_locked_has_no_log_proof() -> None:
+    """A qahwa-fair/2 match logs nothing before its lock: its log-proof is 409 not_locked."""
+    with LiveServer() as srv, httpx.Client(base_url=srv.url) as c:
+        r = c.post("/v1/matches", json={"game": "tawla", "ruleset": {},
+                                        "seats": [{"name": "a"}, {"name": "b"}]})
+        assert r.status_code == 201
+        p = c.get(f"/v1/matches/{r.json()['match_id']}/log-proof")
+        assert p.status_code == 409 and p.json()["error"]["code"] == "not_locked"
+        assert c.get("/v1/matches/m_nonexistent/log-proof").status_code == 404

@@ -25,7 +25,7 @@ def _log(request: Request) -> LogC2SP:
 
 def _error(exc: C2SPError) -> Conflict | NotFound:
     if exc.status == 409:
-        return Conflict(exc.message, "not_cosigned")
+        return Conflict(exc.message, exc.code)
     return NotFound(exc.message)
 
 
@@ -53,7 +53,7 @@ def tile(request: Request, path: str) -> Response:
             response_class=Response,
             responses={200: {"content": {TEXT: {"schema": {"type": "string"}}},
                              "description": "a c2sp.org/tlog-proof@v1 proof"},
-                       **errors(e404=("not_found",), e409=("not_cosigned",),
+                       **errors(e404=("not_found",), e409=("not_cosigned", "not_locked"),
                                 e422=("validation_error",))},
             summary="An offline proof (c2sp.org/tlog-proof) of the match's log entry under "
                     "the newest checkpoint its witnesses cosigned")
