@@ -59,7 +59,7 @@ from .log import load_proofs, log_cmd, log_hook, log_options, open_state
 from .monitor import load_policy
 from .output import make_console, print_report, print_summary
 from .page import page_cmd
-from .stats import stats_cmd
+from .stats_cli import stats_cmd
 from .witness import witness_cmd
 
 HELP = """Verify qahwa-fair/2 and qahwa-fair/1 transcripts of café games and dice/shuffle

@@ -18,6 +18,9 @@ The p-values are corrected for the number of tests shown (Holm), so "unusual at 
 which happens by chance to about one player in N" is honest about having looked at several
 things. Works on qahwa-fair/1 and /2 transcripts alike: it reads the chance events and who
 rolled (the seat of the last ``roll`` action, or die i = seat i for an opening).
+
+This module is the statistics only (standard library, ``fairness`` and ``games``), so that the
+verify page runs it on Pyodide (:func:`browser_stats`); the command is ``stats_cli``.
 """
 
 from __future__ import annotations
@@ -29,15 +32,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import click
-
 from fairness import DECK52, DECK_QAHVE
 from games.deals import deal_tiles, first_ace_seat, hokm_deal, hokm_deck, qahve_deal, shelem_layout
 from games.mexican_train import hand_size
 
 from .certify.statistics import binomial_two_sided, chi_square, holm, normal_two_sided
-from .core import FAILED, UNCHECKED, UNUSABLE, VERIFIED, load_document, verify_document
-from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file
+from .inputs import InputError, parse_json
 
 ALPHA = 0.01
 DICE_GAMES = ("tawla", "mahbusa")
@@ -275,111 +275,19 @@ def sentence(p: float | None) -> str:
             f"{one_in(p)}")
 
 
-# -- the command -----------------------------------------------------------------------------
-
-def _load(sources: Sequence[str], server: str | None, matches: Sequence[str],
-          key_file: str | None) -> list[tuple[str, Any, KeySet | None]]:
-    keys: KeySet | None = load_key_file(key_file) if key_file else None
-    if keys is None and server:
-        keys = fetch_keys(server.rstrip("/"))
-    out: list[tuple[str, Any, KeySet | None]] = []
-    for s in sources:
-        if s.startswith(("http://", "https://")):
-            out.append((s, http_get_json(s), keys))
-        else:
-            out.append((s, load_document(s), keys))
-    if server:
-        base = server.rstrip("/")
-        for m in matches:
-            url = f"{base}/v1/matches/{m}/transcript"
-            out.append((url, http_get_json(url), keys))
-    return out
+def browser_stats(text: str, seat: int | None = None) -> str:
+    """What the verify page's worker asks for once a transcript checked out: :func:`analyse`
+    of that one match, for ``seat`` (every seat when None), as JSON ``{"status": "ok",
+    "seat", **analyse}``, or ``{"status": "unusable", "reason"}``."""
+    try:
+        doc = parse_json(text)
+    except InputError as exc:
+        return json.dumps({"status": "unusable", "reason": str(exc)})
+    if isinstance(doc, dict) and "protocol" not in doc and isinstance(doc.get("transcript"), dict):
+        doc = doc["transcript"]
+    if not isinstance(doc, dict):
+        return json.dumps({"status": "unusable", "reason": "not a transcript"})
+    return json.dumps({"status": "ok", "seat": seat, **analyse(tally([doc], seat, None))})
 
 
-@click.command("stats", help="Statistics over your own verified transcripts: your dice "
-               "faces, doubles and pips, and your first hands' strength, against what fair "
-               "dice and shuffles give, with honest p-values and a plain verdict.")
-@click.argument("sources", nargs=-1, metavar="FILE|URL...")
-@click.option("--server", metavar="URL", help="Fetch --match transcripts (and /v1/keys) "
-              "from this server.")
-@click.option("--match", "matches", multiple=True, metavar="ID",
-              help="A match id to fetch from --server (repeatable).")
-@click.option("--seat", type=click.IntRange(0, 7), default=None,
-              help="Your seat in every transcript (default: every seat).")
-@click.option("--name", default=None, metavar="NAME",
-              help="Your seat is the one with this name (instead of --seat).")
-@click.option("--key", "key_file", metavar="FILE", help="The server's public key.")
-@click.option("--no-verify", is_flag=True, help="Count the transcripts as given, without "
-              "verifying them (only for transcripts you have verified already).")
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-def stats_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, ...],
-              seat: int | None, name: str | None, key_file: str | None, no_verify: bool,
-              as_json: bool) -> int:
-    if matches and not server:
-        raise click.UsageError("--match needs --server URL")
-    if not sources and not matches:
-        raise click.UsageError("give transcript files or URLs, or --server URL --match ID")
-    if seat is not None and name is not None:
-        raise click.UsageError("give --seat or --name, not both")
-    loaded = _load(sources, server, matches, key_file)
-    counted: list[Mapping[str, Any]] = []
-    excluded: list[dict[str, str]] = []
-    unchecked = 0
-    for source, doc, keys in loaded:
-        if no_verify:
-            if not isinstance(doc, dict):
-                raise UnusableInput(f"{source}: not a transcript")
-            counted.append(doc)
-            continue
-        rep = verify_document(doc, keys, source=source, draws_limit=0)
-        if rep["status"] in (VERIFIED, UNCHECKED):
-            counted.append(doc)
-            unchecked += rep["status"] == UNCHECKED
-        elif rep["status"] == UNUSABLE:
-            raise UnusableInput(f"{source}: {rep['reason']}")
-        else:
-            first = (rep.get("failures") or [{}])[0]
-            excluded.append({"source": source, "reason": str(first.get("message", FAILED))})
-    result = analyse(tally(counted, seat, name))
-    who = f"seat {seat}" if seat is not None else f"'{name}'" if name else "every seat"
-    doc_out = {"player": who, "transcripts": len(counted), "signature_unchecked": unchecked,
-               "verified": not no_verify, "excluded": excluded, **result}
-    code = 1 if excluded else 0
-    if as_json:
-        click.echo(json.dumps(doc_out, ensure_ascii=False, indent=2))
-        return code
-    _print(doc_out)
-    return code
-
-
-def _fmt(v: Any) -> str:
-    return f"{v:.3g}" if isinstance(v, float) else str(v)
-
-
-def _print(d: Mapping[str, Any]) -> None:
-    head = f"verify stats: {d['transcripts']} transcript(s), {d['player']}"
-    if not d["verified"]:
-        head += " (NOT verified: --no-verify)"
-    elif d["signature_unchecked"]:
-        head += (f" ({d['signature_unchecked']} without a signature check: give --key or "
-                 "--server)")
-    click.echo(head)
-    for x in d["excluded"]:
-        click.echo(f"  excluded, failed verification: {x['source']}: {x['reason']}")
-    for x in d["tests"]:
-        if x["name"] == "dice faces":
-            cells = "  ".join(f"{f}: {o} ({e:.1f})" for f, (o, e)
-                              in enumerate(zip(x["observed"], x["expected"], strict=True), 1))
-            line = f"  dice faces, {x['n']} dice — observed (expected): {cells}"
-        else:
-            line = (f"  {x['name']}, n = {x['n']}: observed {_fmt(x['observed'])}, expected "
-                    f"{_fmt(x['expected'])}")
-        if x.get("p_value") is None:
-            click.echo(f"{line}; {x['method']}")
-        else:
-            click.echo(f"{line}; p = {x['p_value']:.3g} ({x['method']}; "
-                       f"{x['p_adjusted']:.3g} corrected for {len(d['tests'])} tests)")
-    click.echo(f"Verdict: {d['sentence']}.")
-
-
-__all__ = ["analyse", "first_hand", "sentence", "stats_cmd", "tally"]
+__all__ = ["analyse", "browser_stats", "first_hand", "sentence", "tally"]

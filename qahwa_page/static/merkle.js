@@ -85,29 +85,16 @@
 
   // -- bytes and hashes ---------------------------------------------------------------------
   var subtle = window.crypto && window.crypto.subtle;
-  function cat() {
-    var n = 0, i, parts = Array.prototype.slice.call(arguments);
-    for (i = 0; i < parts.length; i++) n += parts[i].length;
-    var out = new Uint8Array(n), o = 0;
-    for (i = 0; i < parts.length; i++) { out.set(parts[i], o); o += parts[i].length; }
-    return out;
-  }
-  function toHex(b) {
-    var s = '';
-    for (var i = 0; i < b.length; i++) s += (b[i] < 16 ? '0' : '') + b[i].toString(16);
-    return s;
-  }
+  // concat, hex and base64: the page's own (window.qahwaFair.bytes), like canonical JSON below
+  function cat() { return core().bytes.concat(Array.prototype.slice.call(arguments)); }
+  function toHex(b) { return core().bytes.toHex(b); }
   function fromHex(h, what) {
     if (typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h)) throw new Error(what + ' is not a 32-byte hex hash');
     var out = new Uint8Array(32);
     for (var i = 0; i < 32; i++) out[i] = parseInt(h.substr(i * 2, 2), 16);
     return out;
   }
-  function fromB64(s) {
-    var bin = atob(s), out = new Uint8Array(bin.length);
-    for (var i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
-    return out;
-  }
+  function fromB64(s) { return core().bytes.fromB64(s); }
   function same(a, b) {
     if (a.length !== b.length) return false;
     for (var i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;

@@ -5,14 +5,18 @@
 // the CSP "script-src 'self' 'wasm-unsafe-eval'" (service/pyodide.py): no eval of any kind.
 //
 // Messages in:  {type: 'init', manifest}  then  {type: 'verify', id, text}
+//               {type: 'stats', id, text, seat?}: verify_cli.stats.browser_stats (verify stats)
 // Messages out: {type: 'progress', id?, stage: 'runtime'|'sources'|'replay', done, total}
 //               {type: 'ready', python, pyodide, cryptography, ms: {runtime, sources}}
 //               {type: 'failed', error}
-//               {type: 'result', id, report, ms}  {type: 'error', id, error}
+//               {type: 'result', id, report, ms}  {type: 'stats', id, stats}
+//               {type: 'error', id, error}
 'use strict';
 
 let ready = null;
 let report = null;
+let py = null;
+let stats = null;
 
 function post(m) { self.postMessage(m); }
 
@@ -70,6 +74,7 @@ async function init(manifest) {
     return r.arrayBuffer();
   });
   const pyodide = await startPython(mod, rt);
+  py = pyodide;
   ms.runtime = performance.now() - t0;
   post({ type: 'progress', stage: 'sources', done: 1, total: 3 });
   const buf = await srcP;
@@ -108,6 +113,17 @@ self.onmessage = async (e) => {
         post({ type: 'progress', id: m.id, stage: 'replay', done: done, total: total });
       });
       post({ type: 'result', id: m.id, report: JSON.parse(out), ms: performance.now() - t0 });
+    } catch (err) {
+      post({ type: 'error', id: m.id, error: String((err && err.message) || err) });
+    }
+  }
+  if (m.type === 'stats') {
+    try {
+      if (!ready) throw new Error('not initialised');
+      await ready;
+      if (!stats) stats = py.pyimport('verify_cli.stats').browser_stats;
+      const out = Number.isInteger(m.seat) ? stats(m.text, m.seat) : stats(m.text);
+      post({ type: 'stats', id: m.id, stats: JSON.parse(out) });
     } catch (err) {
       post({ type: 'error', id: m.id, error: String((err && err.message) || err) });
     }
