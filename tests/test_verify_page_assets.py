@@ -54,6 +54,8 @@ def test_browser_part_imports_no_cryptography() -> None:
         "    engine_class(g)\n"
         "doc, _ = simulate_match('tawla', seed=1, protocol=PROTOCOL)\n"
         "assert json.loads(rc.browser_report(json.dumps(doc)))['checks'][2]['ok'] is True\n"
+        "import verify_cli.stats as st\n"  # the page's statistics, on Pyodide (no click)
+        "assert json.loads(st.browser_stats(json.dumps(doc)))['status'] == 'ok'\n"
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'cryptography', 'httpx', "
         "'rich', 'click', 'typer', 'service'}))\n"
     )

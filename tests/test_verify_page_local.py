@@ -22,7 +22,7 @@ import pytest
 from browser import CHROMIUM, launch, open_page
 from live_server import LiveServer
 from playwright.sync_api import expect
-from test_verify_cli_helpers import SIGNER, full_match
+from test_verify_cli_helpers import SIGNER, full_match, rechain, v2_match
 
 from fairness import public_key_b64
 from qahwa_page.pyodide import PYODIDE_VERSION, runtime_installed
@@ -145,3 +145,32 @@ def test_the_local_page_replays_the_rules_and_rejects_a_forged_winner() -> None:
             rows = _check(page, forged)  # a forged winner, re-signed: never "pass" unreplayed
             assert (rows["replay"], rows["result"], rows["signature"]) == ("unknown",) * 2 + ("true",)
             assert page.get_attribute("#verdict", "data-verdict") == "incomplete"
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
+@pytest.mark.parametrize("runtime", [True, False], ids=["runtime", "no-runtime"])
+def test_the_verify_api_is_the_page_verdict(runtime: bool) -> None:
+    """``qahwaFair.verify`` for scripts: "pass" only where the rules were replayed; with
+    ``--no-runtime`` a genuine v1 or v2 transcript is "incomplete", and so is a forged
+    winner re-signed by the server."""
+    if runtime:
+        _needs_runtime()
+    docs = {"v1": full_match("tawla"), "v2": v2_match("tawla", keyed=True, seed=3)}
+    forged = {}
+    for name, doc in docs.items():
+        f = json.loads(json.dumps(doc))
+        f["result"]["winners"] = [1 - f["result"]["winners"][0]]
+        forged[name] = rechain(f) if name == "v2" else SIGNER.signed(
+            {k: v for k, v in f.items() if k != "signature"})
+    with verify_page(*([] if runtime else ["--no-runtime"])) as url, launch() as browser:
+        with open_page(browser, url + "?lang=en") as page:
+            for name in docs:
+                for doc, want in ((docs[name], "pass"), (forged[name], "fail")):
+                    got = page.evaluate("([t, k]) => window.qahwaFair.verify(t, k)",
+                                        [json.dumps(doc), public_key_b64(SIGNER.public_key)])
+                    if not runtime:
+                        want = "incomplete"
+                    assert got["verdict"] == want, (name, got["checks"])
+                    assert got["replay"] == ("done" if runtime else "unavailable")
+            assert page.js_errors == []
