@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, launch, open_page
+from browser import NEEDS_CHROMIUM, launch, open_page
 from playwright.sync_api import expect
 from test_verify_cli_helpers import SIGNER, full_match, keys_doc, rechain, v2_match
 from test_verify_page import PAGE, Site
@@ -30,17 +30,19 @@ from test_verify_page import PAGE, Site
 from fairness import PROTOCOL, PROTOCOL_V2, public_key_b64
 from games.transcript import simulate_match
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
-from verify_cli.stats import Hand, Tally, analyse, browser_stats, tally
+from verify_cli.stats import Hand, Tally, analyse, tally
 
-pytestmark = [pytest.mark.browser]
+pytestmark = NEEDS_CHROMIUM
 
 PUB = public_key_b64(SIGNER.public_key)
 
 # every table form whose first hand the statistics read, and the dice games
 FORMS: list[tuple[str, dict[str, Any]]] = [
-    ("tawla", {"match_length": 3}), ("mahbusa", {"match_length": 1}),
+    ("tawla", {"match_length": 3}),
+    ("mahbusa", {"match_length": 1}),
     *(("hokm", {"players": p, "cut": c, "target": 2}) for p in (2, 3, 4) for c in (True, False)),
-    ("qahve", {}), ("shelem", {"players": 4, "target": 200}),
+    ("qahve", {}),
+    ("shelem", {"players": 4, "target": 200}),
     ("shelem", {"players": 2, "target": 200}),
     *(("iraqi_domino", {"players": p, "target": 40}) for p in (2, 3, 4)),
     *(("mexican_train", {"players": p, "rounds": 1}) for p in (2, 5, 8)),
@@ -49,8 +51,6 @@ FORMS: list[tuple[str, dict[str, Any]]] = [
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("needs Debian's /usr/bin/chromium")  # a failure under CI=true
     with launch() as b:
         yield b
 
@@ -85,15 +85,22 @@ def same_analysis(js: dict[str, Any], py: dict[str, Any]) -> None:
 
 
 def js_stats(page: Any, doc: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    return dict(page.evaluate(
-        "([d, s]) => window.qahwaFair.statsAnalyse(window.qahwaFair.statsTally(d, s))",
-        [doc, seat]))
+    return dict(
+        page.evaluate(
+            "([d, s]) => window.qahwaFair.statsAnalyse(window.qahwaFair.statsTally(d, s))",
+            [doc, seat],
+        )
+    )
 
 
 def js_tally(t: Tally) -> dict[str, Any]:
-    return {"faces": {str(k): v for k, v in t.faces.items()}, "rolls": [list(r) for r in t.rolls],
-            "hands": [{"game": h.game, "score": h.score, "mean": h.mean, "var": h.var}
-                      for h in t.hands]}
+    return {
+        "faces": {str(k): v for k, v in t.faces.items()},
+        "rolls": [list(r) for r in t.rolls],
+        "hands": [
+            {"game": h.game, "score": h.score, "mean": h.mean, "var": h.var} for h in t.hands
+        ],
+    }
 
 
 # ---------------------------------------------------------------------------------------
@@ -102,7 +109,8 @@ def js_tally(t: Tally) -> dict[str, Any]:
 @pytest.mark.parametrize("protocol", [PROTOCOL, PROTOCOL_V2])
 @pytest.mark.parametrize(("game", "ruleset"), FORMS, ids=[f"{g}-{json.dumps(r)}" for g, r in FORMS])
 def test_javascript_and_python_agree_on_genuine_transcripts(
-        harness: Any, game: str, ruleset: dict[str, Any], protocol: str) -> None:
+    harness: Any, game: str, ruleset: dict[str, Any], protocol: str
+) -> None:
     doc, _ = simulate_match(game, ruleset, seed=5, protocol=protocol)
     seats = len(doc["seats"])
     for seat in (None, 0, seats - 1, seats):  # seats: nobody's
@@ -123,8 +131,10 @@ def test_javascript_and_python_agree_on_random_and_biased_tallies(harness: Any) 
             a = rng.randint(1, 6)
             rolls.append((a, a) if rng.random() < bias else (a, rng.randint(1, 6)))
         faces = Counter(d for r in rolls for d in r)
-        hands = [Hand("hokm", rng.randint(0, 25), 10.0 + rng.random(), 20.0 + rng.random())
-                 for _ in range(i % 4)]
+        hands = [
+            Hand("hokm", rng.randint(0, 25), 10.0 + rng.random(), 20.0 + rng.random())
+            for _ in range(i % 4)
+        ]
         hands += [Hand("mexican_train", rng.randint(0, 5), 1.5, 1.2) for _ in range(i % 3)]
         t = Tally(faces=faces, rolls=rolls, hands=hands)
         js = harness.evaluate("(t) => window.qahwaFair.statsAnalyse(t)", js_tally(t))
@@ -136,9 +146,11 @@ def test_a_planted_run_of_doubles_is_flagged_by_both(harness: Any) -> None:
     rolls += [(d, d) for d in (1, 2, 3, 4, 5, 6, 1, 2, 3, 4)]  # a run of ten doubles
     t = Tally(faces=Counter(d for r in rolls for d in r), rolls=rolls)
     py = analyse(t)
-    js = harness.evaluate("(t) => { const a = window.qahwaFair.statsAnalyse(t); "
-                          "return Object.assign(a, {text: window.qahwaFair.statsSentence(a)}); }",
-                          js_tally(t))
+    js = harness.evaluate(
+        "(t) => { const a = window.qahwaFair.statsAnalyse(t); "
+        "return Object.assign(a, {text: window.qahwaFair.statsSentence(a)}); }",
+        js_tally(t),
+    )
     same_analysis(js, py)
     assert py["unusual"] and js["unusual"]
     assert py["sentence"].startswith("unusual at p = ") and "one player in" in py["sentence"]
@@ -146,21 +158,10 @@ def test_a_planted_run_of_doubles_is_flagged_by_both(harness: Any) -> None:
     doubles = next(x for x in js["tests"] if x["name"] == "doubles")
     assert doubles["observed"] == 16 and doubles["p_adjusted"] < 0.01
     fair = Tally(faces=Counter(d for r in rolls[:36] for d in r), rolls=rolls[:36])
-    fair_js = harness.evaluate("(t) => window.qahwaFair.statsSentence("
-                               "window.qahwaFair.statsAnalyse(t))", js_tally(fair))
+    fair_js = harness.evaluate(
+        "(t) => window.qahwaFair.statsSentence(window.qahwaFair.statsAnalyse(t))", js_tally(fair)
+    )
     assert fair_js == analyse(fair)["sentence"] == "nothing unusual"
-
-
-def test_browser_stats_is_the_cli_analysis_of_one_match() -> None:
-    doc = full_match("tawla")
-    got = json.loads(browser_stats(json.dumps({"transcript": doc}), 1))
-    want = analyse(tally([doc], 1, None))
-    assert got["status"] == "ok" and got["seat"] == 1
-    assert got["tests"] == json.loads(json.dumps(want["tests"]))
-    assert got["sentence"] == want["sentence"]
-    assert json.loads(browser_stats("[1, 2"))["status"] == "unusable"
-    assert json.loads(browser_stats("[1, 2]")) == {"status": "unusable",
-                                                   "reason": "not a transcript"}
 
 
 # ---------------------------------------------------------------------------------------
@@ -191,13 +192,15 @@ def check(page: Any, site: Site, doc: dict[str, Any], seat: int | None = None) -
 
 def shown_stats(page: Any) -> dict[str, Any]:
     page.wait_for_selector("#stats", timeout=60_000)
-    return dict(page.evaluate("""() => {
+    return dict(
+        page.evaluate("""() => {
       const s = document.getElementById('stats');
       return {by: s.dataset.by, unusual: s.dataset.unusual,
               sentence: s.querySelector('p.sentence').textContent,
               tests: Array.from(s.querySelectorAll('tr[data-test]')).map(r => r.dataset.test),
               text: s.innerText};
-    }"""))
+    }""")
+    )
 
 
 @pytest.mark.parametrize("runtime", [False, True], ids=["no-runtime", "runtime"])
@@ -233,8 +236,11 @@ def test_a_genuine_match_shows_nothing_unusual(browser: Any, runtime: bool) -> N
 
 def test_a_failed_transcript_shows_no_statistics(browser: Any) -> None:
     doc = full_match("tawla")
-    dice = next(e for e in doc["events"] if e["type"] == "chance" and e["kind"] == "dice"
-                and "/opening/" not in e["label"])
+    dice = next(
+        e
+        for e in doc["events"]
+        if e["type"] == "chance" and e["kind"] == "dice" and "/opening/" not in e["label"]
+    )
     dice["result"] = [6, 6] if dice["result"] != [6, 6] else [5, 5]
     forged = SIGNER.signed({k: v for k, v in doc.items() if k != "signature"})
     site = _site(False)
@@ -252,8 +258,7 @@ def test_a_failed_transcript_shows_no_statistics(browser: Any) -> None:
 # qahwaFair.verify: the page's verdict, never "pass" without the rules replay.
 # ---------------------------------------------------------------------------------------
 def api(page: Any, doc: dict[str, Any]) -> dict[str, Any]:
-    return dict(page.evaluate("([t, k]) => window.qahwaFair.verify(t, k)",
-                              [json.dumps(doc), PUB]))
+    return dict(page.evaluate("([t, k]) => window.qahwaFair.verify(t, k)", [json.dumps(doc), PUB]))
 
 
 def _v2_doc() -> dict[str, Any]:
@@ -319,11 +324,15 @@ def test_the_first_note_says_what_this_page_will_do(browser: Any, runtime: bool)
         with open_page(browser, f"{site.url}/verify?lang=en") as page:
             note = page.locator("#rules-note")
             if runtime:
-                expect(note).to_contain_text("will check the signatures, recompute the chance "
-                                             "events and replay the game rules")
+                expect(note).to_contain_text(
+                    "will check the signatures, recompute the chance "
+                    "events and replay the game rules"
+                )
             else:
-                expect(note).to_contain_text("it will NOT replay the game rules here (this "
-                                             "server has no Python runtime for the page)")
+                expect(note).to_contain_text(
+                    "it will NOT replay the game rules here (this "
+                    "server has no Python runtime for the page)"
+                )
             intro = page.inner_text("p.intro")
             assert "qahwa-fair/1 and qahwa-fair/2" in intro and "never says" in intro
             assert "qahwa-fair/1 and qahwa-fair/2" in page.inner_text("footer")
@@ -331,4 +340,5 @@ def test_the_first_note_says_what_this_page_will_do(browser: Any, runtime: bool)
         site.close()
     with open_page(browser, PAGE.as_uri() + "?lang=en") as page:
         expect(page.locator("#rules-note")).to_contain_text(
-            "it will NOT replay the game rules here (the page was opened from a file)")
+            "it will NOT replay the game rules here (the page was opened from a file)"
+        )

@@ -13,14 +13,22 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from test_verify_cli_helpers import SIGNER, keys_doc
+from test_verify_cli_helpers import SIGNER, full_match, keys_doc
 
 from fairness import PROTOCOL, PROTOCOL_V2, match_key, match_key_v2
 from games.registry import engine_class
 from games.replay import replay
 from games.transcript import simulate_match
 from verify_cli.main import app
-from verify_cli.stats import PIPS_MEAN, PIPS_VAR, analyse, first_hand, sentence, tally
+from verify_cli.stats import (
+    PIPS_MEAN,
+    PIPS_VAR,
+    analyse,
+    browser_stats,
+    first_hand,
+    sentence,
+    tally,
+)
 
 
 def v1_match(game: str, ruleset: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -300,3 +308,15 @@ def test_unusable_input_is_exit_2(args: list[str], message: str) -> None:
     res = CliRunner().invoke(app, ["stats", *args])
     assert res.exit_code == 2
     assert message in res.output
+
+
+def test_browser_stats_is_the_cli_analysis_of_one_match() -> None:
+    doc = full_match("tawla")
+    got = json.loads(browser_stats(json.dumps({"transcript": doc}), 1))
+    want = analyse(tally([doc], 1, None))
+    assert got["status"] == "ok" and got["seat"] == 1
+    assert got["tests"] == json.loads(json.dumps(want["tests"]))
+    assert got["sentence"] == want["sentence"]
+    assert json.loads(browser_stats("[1, 2"))["status"] == "unusable"
+    assert json.loads(browser_stats("[1, 2]")) == {"status": "unusable",
+                                                   "reason": "not a transcript"}

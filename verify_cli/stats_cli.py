@@ -14,8 +14,9 @@ from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_fil
 from .stats import analyse, tally
 
 
-def _load(sources: Sequence[str], server: str | None, matches: Sequence[str],
-          key_file: str | None) -> list[tuple[str, Any, KeySet | None]]:
+def _load(
+    sources: Sequence[str], server: str | None, matches: Sequence[str], key_file: str | None
+) -> list[tuple[str, Any, KeySet | None]]:
     keys: KeySet | None = load_key_file(key_file) if key_file else None
     if keys is None and server:
         keys = fetch_keys(server.rstrip("/"))
@@ -33,25 +34,53 @@ def _load(sources: Sequence[str], server: str | None, matches: Sequence[str],
     return out
 
 
-@click.command("stats", help="Statistics over your own verified transcripts: your dice "
-               "faces, doubles and pips, and your first hands' strength, against what fair "
-               "dice and shuffles give, with honest p-values and a plain verdict.")
+@click.command(
+    "stats",
+    help="Statistics over your own verified transcripts: your dice "
+    "faces, doubles and pips, and your first hands' strength, against what fair "
+    "dice and shuffles give, with honest p-values and a plain verdict.",
+)
 @click.argument("sources", nargs=-1, metavar="FILE|URL...")
-@click.option("--server", metavar="URL", help="Fetch --match transcripts (and /v1/keys) "
-              "from this server.")
-@click.option("--match", "matches", multiple=True, metavar="ID",
-              help="A match id to fetch from --server (repeatable).")
-@click.option("--seat", type=click.IntRange(0, 7), default=None,
-              help="Your seat in every transcript (default: every seat).")
-@click.option("--name", default=None, metavar="NAME",
-              help="Your seat is the one with this name (instead of --seat).")
+@click.option(
+    "--server", metavar="URL", help="Fetch --match transcripts (and /v1/keys) from this server."
+)
+@click.option(
+    "--match",
+    "matches",
+    multiple=True,
+    metavar="ID",
+    help="A match id to fetch from --server (repeatable).",
+)
+@click.option(
+    "--seat",
+    type=click.IntRange(0, 7),
+    default=None,
+    help="Your seat in every transcript (default: every seat).",
+)
+@click.option(
+    "--name",
+    default=None,
+    metavar="NAME",
+    help="Your seat is the one with this name (instead of --seat).",
+)
 @click.option("--key", "key_file", metavar="FILE", help="The server's public key.")
-@click.option("--no-verify", is_flag=True, help="Count the transcripts as given, without "
-              "verifying them (only for transcripts you have verified already).")
+@click.option(
+    "--no-verify",
+    is_flag=True,
+    help="Count the transcripts as given, without "
+    "verifying them (only for transcripts you have verified already).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document.")
-def stats_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, ...],
-              seat: int | None, name: str | None, key_file: str | None, no_verify: bool,
-              as_json: bool) -> int:
+def stats_cmd(
+    sources: tuple[str, ...],
+    server: str | None,
+    matches: tuple[str, ...],
+    seat: int | None,
+    name: str | None,
+    key_file: str | None,
+    no_verify: bool,
+    as_json: bool,
+) -> int:
     if matches and not server:
         raise click.UsageError("--match needs --server URL")
     if not sources and not matches:
@@ -79,8 +108,14 @@ def stats_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
             excluded.append({"source": source, "reason": str(first.get("message", FAILED))})
     result = analyse(tally(counted, seat, name))
     who = f"seat {seat}" if seat is not None else f"'{name}'" if name else "every seat"
-    doc_out = {"player": who, "transcripts": len(counted), "signature_unchecked": unchecked,
-               "verified": not no_verify, "excluded": excluded, **result}
+    doc_out = {
+        "player": who,
+        "transcripts": len(counted),
+        "signature_unchecked": unchecked,
+        "verified": not no_verify,
+        "excluded": excluded,
+        **result,
+    }
     code = 1 if excluded else 0
     if as_json:
         click.echo(json.dumps(doc_out, ensure_ascii=False, indent=2))
@@ -98,24 +133,29 @@ def _print(d: Mapping[str, Any]) -> None:
     if not d["verified"]:
         head += " (NOT verified: --no-verify)"
     elif d["signature_unchecked"]:
-        head += (f" ({d['signature_unchecked']} without a signature check: give --key or "
-                 "--server)")
+        head += f" ({d['signature_unchecked']} without a signature check: give --key or --server)"
     click.echo(head)
     for x in d["excluded"]:
         click.echo(f"  excluded, failed verification: {x['source']}: {x['reason']}")
     for x in d["tests"]:
         if x["name"] == "dice faces":
-            cells = "  ".join(f"{f}: {o} ({e:.1f})" for f, (o, e)
-                              in enumerate(zip(x["observed"], x["expected"], strict=True), 1))
+            cells = "  ".join(
+                f"{f}: {o} ({e:.1f})"
+                for f, (o, e) in enumerate(zip(x["observed"], x["expected"], strict=True), 1)
+            )
             line = f"  dice faces, {x['n']} dice — observed (expected): {cells}"
         else:
-            line = (f"  {x['name']}, n = {x['n']}: observed {_fmt(x['observed'])}, expected "
-                    f"{_fmt(x['expected'])}")
+            line = (
+                f"  {x['name']}, n = {x['n']}: observed {_fmt(x['observed'])}, expected "
+                f"{_fmt(x['expected'])}"
+            )
         if x.get("p_value") is None:
             click.echo(f"{line}; {x['method']}")
         else:
-            click.echo(f"{line}; p = {x['p_value']:.3g} ({x['method']}; "
-                       f"{x['p_adjusted']:.3g} corrected for {len(d['tests'])} tests)")
+            click.echo(
+                f"{line}; p = {x['p_value']:.3g} ({x['method']}; "
+                f"{x['p_adjusted']:.3g} corrected for {len(d['tests'])} tests)"
+            )
     click.echo(f"Verdict: {d['sentence']}.")
 
 
