@@ -95,6 +95,17 @@ async function init(manifest) {
     ms: ms, snapshot: snapshotUsed });
 }
 
+// Once Python is ready: post what work() returns, or {type: 'error'} for message m.
+async function answer(m, work) {
+  try {
+    if (!ready) throw new Error('not initialised');
+    await ready;
+    post(work());
+  } catch (err) {
+    post({ type: 'error', id: m.id, error: String((err && err.message) || err) });
+  }
+}
+
 self.onmessage = async (e) => {
   const m = e.data || {};
   if (m.type === 'init') {
@@ -105,27 +116,19 @@ self.onmessage = async (e) => {
     return;
   }
   if (m.type === 'verify') {
-    try {
-      if (!ready) throw new Error('not initialised');
-      await ready;
+    answer(m, () => {
       const t0 = performance.now();
       const out = report(m.text, (done, total) => {
         post({ type: 'progress', id: m.id, stage: 'replay', done: done, total: total });
       });
-      post({ type: 'result', id: m.id, report: JSON.parse(out), ms: performance.now() - t0 });
-    } catch (err) {
-      post({ type: 'error', id: m.id, error: String((err && err.message) || err) });
-    }
+      return { type: 'result', id: m.id, report: JSON.parse(out), ms: performance.now() - t0 };
+    });
   }
   if (m.type === 'stats') {
-    try {
-      if (!ready) throw new Error('not initialised');
-      await ready;
+    answer(m, () => {
       if (!stats) stats = py.pyimport('verify_cli.stats').browser_stats;
       const out = Number.isInteger(m.seat) ? stats(m.text, m.seat) : stats(m.text);
-      post({ type: 'stats', id: m.id, stats: JSON.parse(out) });
-    } catch (err) {
-      post({ type: 'error', id: m.id, error: String((err && err.message) || err) });
-    }
+      return { type: 'stats', id: m.id, stats: JSON.parse(out) };
+    });
   }
 };
