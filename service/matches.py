@@ -54,6 +54,7 @@ from games.transcript import build_transcript, build_transcript_v2
 from . import translog
 from .db import Database
 from .errors import Conflict, Forbidden, Invalid, NotFound, user_errors
+from .kinds import EndReason, EventType, RecordType, SeedSource, Status
 from .models import Heartbeat, Match, Seat, ServerSeed
 from .settings import Settings
 from .store import (
@@ -78,8 +79,8 @@ __all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "NOT_LOCKED", "PLAYING", "SEATI
 
 #: The result of a v2 match that never locked: nothing was committed to, nothing is revealed
 #: and nothing is logged (fairness-v2.md §3).
-NOT_LOCKED: dict[str, Any] = {"status": "finished", "reason": "not_locked", "forfeited": [],
-                              "winners": []}
+NOT_LOCKED: dict[str, Any] = {"status": Status.FINISHED, "reason": EndReason.NOT_LOCKED,
+                              "forfeited": [], "winners": []}
 REVEAL_SECONDS, MAX_SECONDS, TURN_SECONDS = 120, 86_400, 300  # v2 ruleset defaults (§3, §7)
 _MATCHES = Match.__table__  # type: ignore[attr-defined]
 
@@ -130,23 +131,23 @@ class MatchService:
         return 3 * self.settings.sweep_interval_seconds
 
     # -- deadlines -------------------------------------------------------------------------
-    def _due(self, m: Match | MatchRow) -> str | None:
+    def _due(self, m: Match | MatchRow) -> EndReason | None:
         """Why the match must end now (``abandoned`` for v1; §3/§7 reasons for v2), or None."""
         if m.status not in (SEATING, PLAYING):
             return None
         now = self.store.clock()
         idle = now - m.last_activity > self.settings.idle_timeout_seconds
         if m.protocol != PROTOCOL_V2:
-            return "abandoned" if idle else None
+            return EndReason.ABANDONED if idle else None
         if m.status == SEATING:
             if m.lock is None:
-                return "not_locked" if idle else None
+                return EndReason.NOT_LOCKED if idle else None
             assert m.reveal_by is not None
-            return "no_reveal" if now > m.reveal_by else None
+            return EndReason.NO_REVEAL if now > m.reveal_by else None
         if m.end_by is not None and now >= m.end_by:
-            return "expired"
+            return EndReason.EXPIRED
         if m.deadline is not None and now > m.deadline and self._serving(now):
-            return "timeout"
+            return EndReason.TIMEOUT
         return None
 
     def _serving(self, now: float) -> bool:
@@ -194,33 +195,33 @@ class MatchService:
             tx.m.version += 1
             return True
 
-    def _end_due(self, tx: Tx, reason: str) -> None:
+    def _end_due(self, tx: Tx, reason: EndReason) -> None:
         m = tx.m
-        if reason == "abandoned":  # qahwa-fair/1 only
+        if reason == EndReason.ABANDONED:  # qahwa-fair/1 only
             engine = tx.start() if m.status == SEATING else tx.changing()
             if engine.outcome is None:
-                tx.append(_as_list(engine.end_match("abandoned", [])))
+                tx.append(_as_list(engine.end_match(EndReason.ABANDONED, [])))
                 tx.finish()
-        elif reason == "not_locked":
+        elif reason == EndReason.NOT_LOCKED:
             tx.finish(NOT_LOCKED)
-        elif reason == "no_reveal":
+        elif reason == EndReason.NO_REVEAL:
             seats = tx.seats()
             missing = [st.seat for st in seats if not st.revealed]
             cls = engine_class(m.game)
             with user_errors():
                 parsed = cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL_V2)
             result = no_reveal_result(cls, parsed, missing)
-            tx.append([{"type": "end", "reason": "no_reveal", "seats": missing}])
+            tx.append([{"type": EventType.END, "reason": EndReason.NO_REVEAL, "seats": missing}])
             self._finish(tx, result)
-        elif reason == "expired":
+        elif reason == EndReason.EXPIRED:
             engine = tx.changing()
-            tx.append(_as_list(engine.end_match("expired", [])))
+            tx.append(_as_list(engine.end_match(EndReason.EXPIRED, [])))
             self._finish(tx)
-        elif reason == "timeout":
+        elif reason == EndReason.TIMEOUT:
             engine = tx.changing()
             seat = m.owes if m.owes is not None else engine.turn
             assert seat is not None
-            tx.append(_as_list(engine.end_match("timeout", [seat])))
+            tx.append(_as_list(engine.end_match(EndReason.TIMEOUT, [seat])))
             self._finish(tx)
         else:  # pragma: no cover - _due returns only the reasons above
             raise AssertionError(reason)
@@ -284,7 +285,7 @@ class MatchService:
         tokens = [secrets.token_urlsafe(32) for _ in seats]
         at = now_iso()
         record = self.signer.signed({
-            "type": "commit", "protocol": PROTOCOL_V2, "match_id": match_id, "game": game,
+            "type": RecordType.COMMIT, "protocol": PROTOCOL_V2, "match_id": match_id, "game": game,
             "ruleset": ruleset, "commitment": com,
             "seats": [{"seat": i, "name": name, "house": house}
                       for i, (name, house) in enumerate(seats)],
@@ -422,7 +423,7 @@ class MatchService:
             reveal_by = now + int(parsed.get("reveal_seconds", REVEAL_SECONDS))
             end_by = now + int(parsed.get("max_seconds", MAX_SECONDS))
         lock = self.signer.signed({
-            "type": "lock", "protocol": PROTOCOL_V2, "match_id": m.id, "game": m.game,
+            "type": RecordType.LOCK, "protocol": PROTOCOL_V2, "match_id": m.id, "game": m.game,
             "ruleset": m.ruleset, "commitment": m.commitment,
             "seats": [{"seat": st.seat, "name": st.name, "house": st.house,
                        "seed_commitment": st.seed_commitment, "key": st.key,
@@ -477,7 +478,7 @@ class MatchService:
                 view["receipt"] = self._receipt(m, -1)
                 return view
             row.client_seed, row.nonce, row.revealed = client_seed, nonce, True
-            row.seed_source = "player"
+            row.seed_source = SeedSource.PLAYER
             tx.s.add(row)
             tx.s.flush()
             seats = tx.seats()
@@ -518,7 +519,7 @@ class MatchService:
         if row.client_seed is not None:
             raise Conflict(f"seat {seat} has already given its seed", "seed_already_given")
         row.client_seed = client_seed
-        row.seed_source = "player"
+        row.seed_source = SeedSource.PLAYER
         tx.s.add(row)
         tx.s.flush()
         if all(st.client_seed is not None for st in seats):
@@ -604,7 +605,7 @@ class MatchService:
         else:
             self._arm(tx)
         tx.touch()
-        return [ev for ev in logged if ev.get("type") == "chance"]
+        return [ev for ev in logged if ev.get("type") == EventType.CHANCE]
 
     def _arm(self, tx: Tx) -> None:
         """v2 match: the seat that owes the next step has ``turn_seconds`` from now."""
@@ -632,7 +633,7 @@ class MatchService:
         m.transcript_sig = dumps(signed["signature"])
         result = json.loads(m.result) if m.result else {}
         record = self.signer.signed({
-            "type": "reveal", "protocol": PROTOCOL_V2, "match_id": m.id,
+            "type": RecordType.REVEAL, "protocol": PROTOCOL_V2, "match_id": m.id,
             "lock_index": m.lock_index, "server_seed": signed["server_seed"],
             "chain": m.chain,
             "transcript_sha256": hashlib.sha256(canonical_json(signed)).hexdigest(),
@@ -650,7 +651,7 @@ class MatchService:
             chain = chain_start(self._lock_of(m)).hex()
         else:
             seq, chain = m.next_seq - 1, m.chain
-        return self.signer.signed({"type": "receipt", "protocol": PROTOCOL_V2,
+        return self.signer.signed({"type": RecordType.RECEIPT, "protocol": PROTOCOL_V2,
                                    "match_id": m.id, "seq": seq, "chain": chain})
 
     @staticmethod
@@ -678,7 +679,7 @@ class MatchService:
                     check_canonical_value(action)
                 except ValueError as exc:
                     raise Invalid(f"action: {exc}", "malformed_action") from None
-            sig_ok = self._seat_sig(m, seat, {"type": "action", "seat": seat, "action": action},
+            sig_ok = self._seat_sig(m, seat, {"type": EventType.ACTION, "seat": seat, "action": action},
                                     sig, prev)
             first_seq = m.next_seq
             self.apply(tx, seat=seat, action=action, sig=sig_ok)
@@ -710,10 +711,10 @@ class MatchService:
                 tx.touch()
                 return {"match_id": m.id, "status": m.status, "version": m.version,
                         "result": NOT_LOCKED}
-            end = {"type": "end", "reason": "resigned", "seat": seat}
+            end = {"type": EventType.END, "reason": EndReason.RESIGNED, "seat": seat}
             sig_ok = self._seat_sig(m, seat, end, sig, prev)
             engine = tx.start() if m.status == SEATING else tx.changing()
-            produced = _as_list(engine.end_match("resigned", [seat]))
+            produced = _as_list(engine.end_match(EndReason.RESIGNED, [seat]))
             if sig_ok is not None:
                 produced[0] = {**produced[0], "sig": sig_ok}
             tx.append(produced)

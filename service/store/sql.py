@@ -18,9 +18,10 @@ from sqlalchemy import and_, bindparam, insert, select
 
 from fairness import PROTOCOL_V2
 
+from ..kinds import Kind
 from ..models import EventRow, Match, Seat, ServerSeed
 
-KIND_MATCH, KIND_RNG = "match", "rng"
+KIND_MATCH, KIND_RNG = Kind.MATCH, Kind.RNG
 
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = Match.__table__  # type: ignore[attr-defined]

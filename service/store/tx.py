@@ -41,6 +41,7 @@ from games.replay import replay
 
 from ..db import Database
 from ..errors import NotFound, Unauthorized
+from ..kinds import SeedSource, Status
 from ..models import Seat
 from .cache import Cached, EngineCache, catch_up
 from .sql import (
@@ -62,7 +63,7 @@ from .sql import (
 
 log = logging.getLogger("qahwa.service")
 
-SEATING, PLAYING, FINISHED = "seating", "playing", "finished"
+SEATING, PLAYING, FINISHED = Status.SEATING, Status.PLAYING, Status.FINISHED
 
 
 class Store:
@@ -341,7 +342,7 @@ class Tx:
         for st in seats:
             if st.client_seed is None:
                 st.client_seed = new_client_seed()
-                st.seed_source = "server"
+                st.seed_source = SeedSource.SERVER
                 self.s.add(st)
         cls = engine_class(m.game)
         chance = Chance(self.key(seats))
