@@ -52,6 +52,7 @@ from games.ends import no_reveal_result
 from games.transcript import build_transcript, build_transcript_v2
 
 from . import translog
+from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
 from .errors import Conflict, Forbidden, Invalid, NotFound, user_errors
 from .kinds import EndReason, EventType, RecordType, SeedSource, Status
@@ -69,7 +70,6 @@ from .store import (
     dumps,
     hash_token,
     iso_of,
-    now_iso,
 )
 
 T = TypeVar("T")
@@ -116,11 +116,12 @@ def _hex32(value: str | None, what: str, code: str) -> str:
 
 
 class MatchService:
-    def __init__(self, db: Database, settings: Settings, signer: Signer, box: SecretBox) -> None:
+    def __init__(self, db: Database, settings: Settings, signer: Signer, box: SecretBox,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.db = db
         self.settings = settings
         self.signer = signer
-        self.store = Store(db, box)
+        self.store = Store(db, box, clock=clock)
         #: when this process last swept (its heartbeat); None before its first sweep
         self.last_beat: float | None = None
         self._locks: OrderedDict[str, dict[str, Any]] = OrderedDict()  # parsed lock records
@@ -135,7 +136,7 @@ class MatchService:
         """Why the match must end now (``abandoned`` for v1; §3/§7 reasons for v2), or None."""
         if m.status not in (SEATING, PLAYING):
             return None
-        now = self.store.clock()
+        now = self.store.clock.now()
         idle = now - m.last_activity > self.settings.idle_timeout_seconds
         if m.protocol != PROTOCOL_V2:
             return EndReason.ABANDONED if idle else None
@@ -230,7 +231,7 @@ class MatchService:
         """The heartbeat: if nothing served since the last one for longer than
         :attr:`outage_seconds`, every turn deadline that passed meanwhile is extended to
         ``now + turn_seconds`` (fairness-v2.md §7). Returns how many were extended."""
-        now = self.store.clock() if now is None else now
+        now = self.store.clock.now() if now is None else now
         extended = 0
         with self.db.write() as s:
             self.db.lock_table(s, "service_heartbeat")
@@ -257,7 +258,7 @@ class MatchService:
     def sweep(self) -> int:
         """The periodic sweep: the heartbeat, then end every match past a deadline; returns
         how many ended."""
-        now = self.store.clock()
+        now = self.store.clock.now()
         self.resume(now)
         cutoff = now - self.settings.idle_timeout_seconds
         v2 = _MATCHES.c.protocol == PROTOCOL_V2
@@ -283,7 +284,7 @@ class MatchService:
         seed = new_server_seed_v2()
         com = commitment_v2(seed)
         tokens = [secrets.token_urlsafe(32) for _ in seats]
-        at = now_iso()
+        at = self.store.now_iso()
         record = self.signer.signed({
             "type": RecordType.COMMIT, "protocol": PROTOCOL_V2, "match_id": match_id, "game": game,
             "ruleset": ruleset, "commitment": com,
@@ -296,7 +297,7 @@ class MatchService:
             return MatchRow(id=match_id, kind=kind, game=game, ruleset=ruleset, commitment=com,
                             status=SEATING, version=0, n_seats=len(seats), next_seq=0,
                             log_index=-1, record=dumps(record), result=None, created_at=at,
-                            started_at=None, ended_at=None, last_activity=self.store.clock(),
+                            started_at=None, ended_at=None, last_activity=self.store.clock.now(),
                             protocol=PROTOCOL_V2, lock=None, lock_index=None, reveal_by=None,
                             end_by=None, chain=None, deadline=None, owes=None,
                             transcript_sig=None)
@@ -415,7 +416,7 @@ class MatchService:
     def _lock(self, tx: Tx, seats: list[Seat]) -> None:
         """Sign the lock record and append it to the log in this transaction (§3)."""
         m = tx.m
-        now = self.store.clock()
+        now = self.store.clock.now()
         parsed = json.loads(m.ruleset)
         if m.kind == KIND_RNG:
             reveal_by, end_by = now, now + self.settings.idle_timeout_seconds
@@ -619,7 +620,7 @@ class MatchService:
             m.deadline, m.owes = None, None
             return
         m.owes = turn
-        m.deadline = self.store.clock() + int(engine.ruleset.get("turn_seconds", TURN_SECONDS))
+        m.deadline = self.store.clock.now() + int(engine.ruleset.get("turn_seconds", TURN_SECONDS))
 
     def _finish(self, tx: Tx, result: dict[str, Any] | None = None) -> None:
         """The match ended: store the result; v2: log the reveal record (§8)."""
@@ -642,7 +643,7 @@ class MatchService:
             "result": result, "ended_at": m.ended_at,
         })
         idx = translog.next_index(self.db, tx.s)
-        translog.append(tx.s, idx, m.id, record, now_iso(), self.signer)
+        translog.append(tx.s, idx, m.id, record, self.store.now_iso(), self.signer)
 
     def _receipt(self, m: MatchRow, seq: int | None = None) -> dict[str, Any]:
         """The signed receipt for the head after a request (seq -1: chain[-1])."""

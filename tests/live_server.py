@@ -22,6 +22,7 @@ from typing import Any
 import httpx
 
 from service import operators
+from service.clock import Clock
 from service.db import Database
 from service.server import ServerThread
 from service.settings import Settings
@@ -79,13 +80,16 @@ class LiveServer:
     """uvicorn in a thread on a free port, with a temporary SQLite database and key files.
 
     ``settings`` replaces the defaults entirely; keyword ``overrides`` change single fields
-    (e.g. ``LiveServer(idle_timeout_seconds=1)``). Exposes ``.url``, ``.settings``, ``.app``.
+    (e.g. ``LiveServer(idle_timeout_seconds=1)``); ``clock`` is the app's clock (a
+    ``FakeClock`` to move deadlines by hand; the machine's by default). Exposes ``.url``,
+    ``.settings``, ``.app``, ``.clock``.
     """
 
     def __init__(self, settings: Settings | None = None, *, operator_key: bool = True,
-                 **overrides: Any) -> None:
+                 clock: Clock | None = None, **overrides: Any) -> None:
         self._tmp: str | None = None
         self.inject_key = operator_key
+        self.clock = clock
         if settings is None:
             self._tmp = tempfile.mkdtemp(prefix="qahwa-live-")
             base: dict[str, Any] = {
@@ -118,7 +122,7 @@ class LiveServer:
         return self.settings.operator_key_path.read_text(encoding="ascii").strip()
 
     def __enter__(self) -> LiveServer:
-        thread = ServerThread(self.settings)
+        thread = ServerThread(self.settings, clock=self.clock)
         thread.with_operator_key = self.inject_key  # type: ignore[attr-defined]
         self._thread = thread.start()  # registered by conftest.py
         return self

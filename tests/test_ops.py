@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fake_clock import FakeClock
 from fastapi import HTTPException
 from http_play import auth, create_match, play_actions, seed_all
 from live_server import LiveServer
@@ -102,9 +103,9 @@ def test_creation_needs_a_valid_operator_key_and_revoke_is_immediate() -> None:
 
 
 def test_creation_rate_per_key_answers_429_with_retry_after() -> None:
-    with LiveServer(create_rate_per_minute=3) as srv, \
+    clock = FakeClock(1_000_020.0)  # 20 s into a minute: no minute ends mid-test
+    with LiveServer(create_rate_per_minute=3, clock=clock) as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as c:
-        srv.app.state.operators.clock = lambda: 1_000_020.0  # no minute ends mid-test
         for _ in range(3):
             assert c.post("/v1/rng", json={}).status_code == 201
         made = _made(srv)
@@ -120,14 +121,13 @@ def test_creation_rate_per_key_answers_429_with_retry_after() -> None:
 def test_retry_after_is_when_the_sliding_window_lets_one_more_in() -> None:
     assert operators.retry_after(prev=0, cur=10, elapsed=30, limit=10) == 36
     assert operators.retry_after(prev=10, cur=5, elapsed=30, limit=10) == 6
-    with LiveServer(create_rate_per_minute=10) as srv:
+    clock = FakeClock(1_000_020.0)  # 20 s into a minute
+    with LiveServer(create_rate_per_minute=10, clock=clock) as srv:
         ops: operators.Operators = srv.app.state.operators
         key = srv.operator_key
-        now = [1_000_020.0]  # 20 s into a minute
-        ops.clock = lambda: now[0]
         made = 0
         for step in (0.0, 15.0, 50.0, 7.0):  # at several points of a minute and the next
-            now[0] += step
+            clock.advance(step)
             while True:  # fill the window
                 try:
                     ops.authorize(key)
@@ -136,10 +136,10 @@ def test_retry_after_is_when_the_sliding_window_lets_one_more_in() -> None:
                     assert exc.status_code == 429 and exc.headers is not None
                     wait = int(exc.headers["Retry-After"])
                     break
-            now[0] += wait - 1
+            clock.advance(wait - 1)
             with pytest.raises(HTTPException):
                 ops.authorize(key)  # a second earlier it still does not fit
-            now[0] += 1
+            clock.advance(1)
             ops.authorize(key)  # after Retry-After it does
             made += 1
         assert made >= 10
@@ -147,10 +147,9 @@ def test_retry_after_is_when_the_sliding_window_lets_one_more_in() -> None:
 
 # -- limits ---------------------------------------------------------------------------------------
 def test_rate_per_address_answers_429_and_spares_health() -> None:
-    with LiveServer(rate_per_second_per_ip=5) as srv, \
+    clock = FakeClock()  # the bucket refills only as told
+    with LiveServer(rate_per_second_per_ip=5, clock=clock) as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as c:
-        now = [100.0]
-        srv.app.state.address_limit.clock = lambda: now[0]  # the bucket refills only as told
         codes = [c.get("/v1/keys").status_code for _ in range(5)]
         r = c.get("/v1/keys")
         assert codes == [200] * 5 and r.status_code == 429, (codes, r.text)
@@ -158,7 +157,7 @@ def test_rate_per_address_answers_429_and_spares_health() -> None:
         assert r.headers["Retry-After"] == "1"
         assert all(c.get("/healthz").status_code == 200 for _ in range(20))  # not counted
         assert c.post("/v1/rng", json={}).status_code == 201  # creation: limited per key
-        now[0] += 0.2  # one request's worth
+        clock.advance(0.2)  # one request's worth
         assert [c.get("/v1/keys").status_code for _ in range(2)] == [200, 429]
 
 

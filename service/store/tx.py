@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -39,6 +38,7 @@ from games import Chance, Engine, ReplayError, engine_class
 from games.base import MatchContext
 from games.replay import replay
 
+from ..clock import SYSTEM_CLOCK, Clock
 from ..db import Database
 from ..errors import NotFound, Unauthorized
 from ..kinds import SeedSource, Status
@@ -57,7 +57,7 @@ from .sql import (
     MatchRow,
     dumps,
     hash_token,
-    now_iso,
+    iso_of,
     what,
 )
 
@@ -69,7 +69,8 @@ SEATING, PLAYING, FINISHED = Status.SEATING, Status.PLAYING, Status.FINISHED
 class Store:
     """The database, the sealing box and the engine cache of one process."""
 
-    def __init__(self, db: Database, box: SecretBox, cache_size: int = 512) -> None:
+    def __init__(self, db: Database, box: SecretBox, cache_size: int = 512,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.db = db
         self.box = box
         self.cache = EngineCache(cache_size)
@@ -85,10 +86,14 @@ class Store:
         #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
         #: with ``"<match_id> <next_seq>"``, sent by the row update itself
         self.notify_channel: str | None = None
-        #: the time (epoch seconds) deadlines are measured with; tests move it
-        self.clock: Callable[[], float] = time.time
+        #: the time deadlines are measured with (the app's; tests move theirs)
+        self.clock = clock
         self._tokens: OrderedDict[tuple[str, str], int] = OrderedDict()
         self._tokens_guard = threading.Lock()
+
+    def now_iso(self) -> str:
+        """The clock's time as RFC 3339 UTC with milliseconds (a row's timestamps)."""
+        return iso_of(self.clock.now())
 
     # -- transactions ----------------------------------------------------------------------
     @contextmanager
@@ -351,7 +356,7 @@ class Tx:
         self.current = engine
         self.append(chance.take_events())
         m.status = PLAYING
-        m.started_at = now_iso()
+        m.started_at = self.store.now_iso()
         if engine.outcome is not None:
             self.finish()
         return engine
@@ -368,7 +373,7 @@ class Tx:
         self.current = engine
         self.append(chance.take_events())
         m.status = PLAYING
-        m.started_at = now_iso()
+        m.started_at = self.store.now_iso()
         return engine
 
     def changing(self) -> Engine:
@@ -387,7 +392,7 @@ class Tx:
         if not events:
             return []
         m = self.m
-        at = now_iso()
+        at = self.store.now_iso()
         rows = []
         out = []
         head = bytes.fromhex(m.chain) if m.v2 and m.chain is not None else None
@@ -410,7 +415,7 @@ class Tx:
 
     def touch(self) -> None:
         self.m.version += 1
-        self.m.last_activity = self.store.clock()
+        self.m.last_activity = self.store.clock.now()
 
     def finish(self, result: dict[str, Any] | None = None) -> None:
         """The match has ended: with the engine's outcome, or ``result`` (no engine)."""
@@ -419,7 +424,7 @@ class Tx:
             assert engine is not None and engine.outcome is not None
             result = engine.outcome.to_json()
         self.m.status = FINISHED
-        self.m.ended_at = now_iso()
+        self.m.ended_at = self.store.now_iso()
         self.m.deadline = None
         self.m.owes = None
         self.m.result = dumps(result)
