@@ -20,10 +20,9 @@ import pytest
 from fake_clock import FakeClock
 from fastapi import HTTPException
 from http_play import auth, create_match, play_actions, seed_all
-from live_server import LiveServer
+from live_server import QAHWA, LiveServer, Serve
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
-from test_service_restart import QAHWA, Serve, free_port
 
 from fairness import new_nonce
 from qahwa_client import Client, RngSession
@@ -244,26 +243,11 @@ def test_300_slow_loris_sockets_do_not_stop_healthz_with_256_file_descriptors(
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < 512:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "QAHWA_DATA_DIR": str(tmp_path)}
-    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [str(QAHWA), "serve", "--port", str(port), "--no-access-log",
-         "--database-url", f"sqlite:///{tmp_path / 'q.db'}"],
-        env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_limit_fds)
+    srv = Serve(tmp_path, f"sqlite:///{tmp_path / 'q.db'}", args=("--no-access-log",),
+                preexec_fn=_limit_fds)
+    url, port, proc = srv.url, srv.port, srv.proc
     socks: list[socket.socket] = []
     try:
-        deadline = time.monotonic() + 40
-        while True:
-            try:
-                if httpx.get(url + "/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, \
-                (tmp_path / "serve.log").read_text()
-            time.sleep(0.1)
         for _ in range(300):
             s = socket.create_connection(("127.0.0.1", port), timeout=10)
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
@@ -284,9 +268,7 @@ def test_300_slow_loris_sockets_do_not_stop_healthz_with_256_file_descriptors(
     finally:
         for s in socks:
             s.close()
-        proc.kill()
-        proc.wait(timeout=20)
-        log.close()
+        srv.kill()
 
 
 def test_hostile_headers_get_4xx_never_5xx() -> None:

@@ -7,7 +7,6 @@ import json
 import random
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -32,12 +31,6 @@ from fairness import canonical_json, chain_start, commitment_v2, verify_record
 from games.registry import engine_class
 from service.matches import MatchService
 from tlog import root_from_inclusion
-
-
-@pytest.fixture()
-def client(server: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=30) as c:
-        yield c
 
 
 def _started(client: httpx.Client, game: str,

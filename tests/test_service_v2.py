@@ -4,7 +4,6 @@ refused request changes nothing — and the ends of fairness-v2 §3 and §7 on a
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -32,12 +31,7 @@ from service.matches import MatchService
 
 SWEEP = 1000.0  # the sweeper runs once at start; the tests sweep after moving the clock
 CLOCK = FakeClock()  # one clock for the module: it only moves forward, as the heartbeat assumes
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer(sweep_interval_seconds=SWEEP, clock=CLOCK) as srv:
-        yield srv
+pytestmark = pytest.mark.live_server(sweep_interval_seconds=SWEEP, clock=CLOCK)
 
 
 @pytest.fixture()
@@ -46,12 +40,6 @@ def svc(server: LiveServer) -> MatchService:
     assert service.store.clock is CLOCK  # the app's injected clock
     service.sweep()  # a heartbeat on the test's clock
     return service
-
-
-@pytest.fixture()
-def client(server: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=30) as c:
-        yield c
 
 
 def advance(svc: MatchService, seconds: float) -> None:
