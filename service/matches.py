@@ -680,7 +680,8 @@ class MatchService:
                     check_canonical_value(action)
                 except ValueError as exc:
                     raise Invalid(f"action: {exc}", "malformed_action") from None
-            sig_ok = self._seat_sig(m, seat, {"type": EventType.ACTION, "seat": seat, "action": action},
+            sig_ok = self._seat_sig(m, seat,
+                                    {"type": EventType.ACTION, "seat": seat, "action": action},
                                     sig, prev)
             first_seq = m.next_seq
             self.apply(tx, seat=seat, action=action, sig=sig_ok)

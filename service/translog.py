@@ -13,7 +13,7 @@ siblings), in the same transaction as the leaf. A root, an inclusion proof and a
 consistency proof each read O(log n) rows in one query; a hash tile (c2sp.org/tlog-tiles)
 is one range of one level.
 
-Signed tree heads of the JSON API ``{"type": RecordType.TREE_HEAD, "protocol", "tree_size",
+Signed tree heads of the JSON API ``{"type": "tree_head", "protocol", "tree_size",
 "root_hash", "timestamp"}`` (signed like every record) are signed on first request and
 cached per size in ``translog_heads``. Checkpoints (c2sp.org/tlog-checkpoint, signed by the
 log's note key) are kept in ``translog_checkpoints`` with the witnesses' cosignatures in
@@ -180,8 +180,9 @@ def _now_iso() -> str:
 
 
 def _head(signer: Signer, tree_size: int, root_h: bytes) -> dict[str, Any]:
-    return signer.signed({"type": RecordType.TREE_HEAD, "protocol": PROTOCOL, "tree_size": tree_size,
-                          "root_hash": root_h.hex(), "timestamp": _now_iso()})
+    return signer.signed({"type": RecordType.TREE_HEAD, "protocol": PROTOCOL,
+                          "tree_size": tree_size, "root_hash": root_h.hex(),
+                          "timestamp": _now_iso()})
 
 
 def append(session: Session, idx: int, match_id: str, record: dict[str, object], at: str,
