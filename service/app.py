@@ -23,6 +23,7 @@ from fairness import DuplicateKeyError, SecretBox, loads_strict
 
 from . import docs_ui, keys, migrate, operations
 from .c2sp import LogC2SP
+from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
 from .errors import HTTP_CODES, ServiceError, error_body, status_of
 from .logs import PublicLog
@@ -191,9 +192,14 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
     return 422, "validation_error", "; ".join(parts)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
-    """Build the app: open the database (migrating it), load keys, wire the routes."""
+def create_app(settings: Settings | None = None, *, clock: Clock | None = None) -> FastAPI:
+    """Build the app: open the database (migrating it), load keys, wire the routes.
+
+    ``clock``: the time every deadline and rate is measured with (service/clock.py; the
+    machine's unless given: tests pass one they move).
+    """
     settings = settings or Settings()
+    clock = clock or SYSTEM_CLOCK
     db = Database(settings.database_url)
     if settings.run_migrations:
         migrate.upgrade(db)
@@ -204,7 +210,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             keys.register(s, signer, now_iso())
     except IntegrityError:  # another process registered it at the same moment
         pass
-    service = MatchService(db, settings, signer, box)
+    service = MatchService(db, settings, signer, box, clock)
     log_c2sp = LogC2SP(db, settings, keys.log_note_seed(settings))
     hub = Hub()
     service.store.on_commit.append(hub.publish)
@@ -257,6 +263,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    app.state.clock = clock
     app.state.db = db
     app.state.signer = signer
     app.state.service = service
@@ -317,5 +324,5 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     docs_ui.install(app)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
-    operations.install(app, settings, db)
+    operations.install(app, settings, db, clock)
     return app

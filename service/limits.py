@@ -26,11 +26,11 @@ from __future__ import annotations
 import json
 import math
 import threading
-import time
 from collections.abc import Sequence
 
 from starlette.types import Scope
 
+from .clock import SYSTEM_CLOCK, Clock
 from .errors import Conflict
 
 #: (method, path) pairs not limited per address: creation has its own limit per key
@@ -48,18 +48,18 @@ class AddressLimit:
     """``per_second`` requests a second per client address (0: no limit), in bursts of at
     most one second's worth. Only the event loop's thread calls it."""
 
-    def __init__(self, per_second: int) -> None:
+    def __init__(self, per_second: int, clock: Clock = SYSTEM_CLOCK) -> None:
         self.rate = float(per_second)
         self.on = per_second > 0
         self._buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
-        self.clock = time.monotonic
+        self.clock = clock
 
     def exempt(self, scope: Scope) -> bool:
         return not self.on or (scope["method"], scope["path"]) in EXEMPT
 
     def take(self, who: str) -> float:
         """Take one request's token: 0.0 if it may go on, else the seconds to wait."""
-        now = self.clock()
+        now = self.clock.monotonic()
         tokens, at = self._buckets.get(who, (self.rate, now))
         tokens = min(self.rate, tokens + (now - at) * self.rate)
         if tokens >= 1.0:

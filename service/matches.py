@@ -52,8 +52,10 @@ from games.ends import no_reveal_result
 from games.transcript import build_transcript, build_transcript_v2
 
 from . import translog
+from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
 from .errors import Conflict, Forbidden, Invalid, NotFound, user_errors
+from .kinds import EndReason, EventType, RecordType, SeedSource, Status
 from .models import Heartbeat, Match, Seat, ServerSeed
 from .settings import Settings
 from .store import (
@@ -68,7 +70,6 @@ from .store import (
     dumps,
     hash_token,
     iso_of,
-    now_iso,
 )
 
 T = TypeVar("T")
@@ -78,8 +79,8 @@ __all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "NOT_LOCKED", "PLAYING", "SEATI
 
 #: The result of a v2 match that never locked: nothing was committed to, nothing is revealed
 #: and nothing is logged (fairness-v2.md §3).
-NOT_LOCKED: dict[str, Any] = {"status": "finished", "reason": "not_locked", "forfeited": [],
-                              "winners": []}
+NOT_LOCKED: dict[str, Any] = {"status": Status.FINISHED, "reason": EndReason.NOT_LOCKED,
+                              "forfeited": [], "winners": []}
 REVEAL_SECONDS, MAX_SECONDS, TURN_SECONDS = 120, 86_400, 300  # v2 ruleset defaults (§3, §7)
 _MATCHES = Match.__table__  # type: ignore[attr-defined]
 
@@ -115,11 +116,12 @@ def _hex32(value: str | None, what: str, code: str) -> str:
 
 
 class MatchService:
-    def __init__(self, db: Database, settings: Settings, signer: Signer, box: SecretBox) -> None:
+    def __init__(self, db: Database, settings: Settings, signer: Signer, box: SecretBox,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.db = db
         self.settings = settings
         self.signer = signer
-        self.store = Store(db, box)
+        self.store = Store(db, box, clock=clock)
         #: when this process last swept (its heartbeat); None before its first sweep
         self.last_beat: float | None = None
         self._locks: OrderedDict[str, dict[str, Any]] = OrderedDict()  # parsed lock records
@@ -130,23 +132,23 @@ class MatchService:
         return 3 * self.settings.sweep_interval_seconds
 
     # -- deadlines -------------------------------------------------------------------------
-    def _due(self, m: Match | MatchRow) -> str | None:
+    def _due(self, m: Match | MatchRow) -> EndReason | None:
         """Why the match must end now (``abandoned`` for v1; §3/§7 reasons for v2), or None."""
         if m.status not in (SEATING, PLAYING):
             return None
-        now = self.store.clock()
+        now = self.store.clock.now()
         idle = now - m.last_activity > self.settings.idle_timeout_seconds
         if m.protocol != PROTOCOL_V2:
-            return "abandoned" if idle else None
+            return EndReason.ABANDONED if idle else None
         if m.status == SEATING:
             if m.lock is None:
-                return "not_locked" if idle else None
+                return EndReason.NOT_LOCKED if idle else None
             assert m.reveal_by is not None
-            return "no_reveal" if now > m.reveal_by else None
+            return EndReason.NO_REVEAL if now > m.reveal_by else None
         if m.end_by is not None and now >= m.end_by:
-            return "expired"
+            return EndReason.EXPIRED
         if m.deadline is not None and now > m.deadline and self._serving(now):
-            return "timeout"
+            return EndReason.TIMEOUT
         return None
 
     def _serving(self, now: float) -> bool:
@@ -194,33 +196,33 @@ class MatchService:
             tx.m.version += 1
             return True
 
-    def _end_due(self, tx: Tx, reason: str) -> None:
+    def _end_due(self, tx: Tx, reason: EndReason) -> None:
         m = tx.m
-        if reason == "abandoned":  # qahwa-fair/1 only
+        if reason == EndReason.ABANDONED:  # qahwa-fair/1 only
             engine = tx.start() if m.status == SEATING else tx.changing()
             if engine.outcome is None:
-                tx.append(_as_list(engine.end_match("abandoned", [])))
+                tx.append(_as_list(engine.end_match(EndReason.ABANDONED, [])))
                 tx.finish()
-        elif reason == "not_locked":
+        elif reason == EndReason.NOT_LOCKED:
             tx.finish(NOT_LOCKED)
-        elif reason == "no_reveal":
+        elif reason == EndReason.NO_REVEAL:
             seats = tx.seats()
             missing = [st.seat for st in seats if not st.revealed]
             cls = engine_class(m.game)
             with user_errors():
                 parsed = cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL_V2)
             result = no_reveal_result(cls, parsed, missing)
-            tx.append([{"type": "end", "reason": "no_reveal", "seats": missing}])
+            tx.append([{"type": EventType.END, "reason": EndReason.NO_REVEAL, "seats": missing}])
             self._finish(tx, result)
-        elif reason == "expired":
+        elif reason == EndReason.EXPIRED:
             engine = tx.changing()
-            tx.append(_as_list(engine.end_match("expired", [])))
+            tx.append(_as_list(engine.end_match(EndReason.EXPIRED, [])))
             self._finish(tx)
-        elif reason == "timeout":
+        elif reason == EndReason.TIMEOUT:
             engine = tx.changing()
             seat = m.owes if m.owes is not None else engine.turn
             assert seat is not None
-            tx.append(_as_list(engine.end_match("timeout", [seat])))
+            tx.append(_as_list(engine.end_match(EndReason.TIMEOUT, [seat])))
             self._finish(tx)
         else:  # pragma: no cover - _due returns only the reasons above
             raise AssertionError(reason)
@@ -229,7 +231,7 @@ class MatchService:
         """The heartbeat: if nothing served since the last one for longer than
         :attr:`outage_seconds`, every turn deadline that passed meanwhile is extended to
         ``now + turn_seconds`` (fairness-v2.md §7). Returns how many were extended."""
-        now = self.store.clock() if now is None else now
+        now = self.store.clock.now() if now is None else now
         extended = 0
         with self.db.write() as s:
             self.db.lock_table(s, "service_heartbeat")
@@ -256,7 +258,7 @@ class MatchService:
     def sweep(self) -> int:
         """The periodic sweep: the heartbeat, then end every match past a deadline; returns
         how many ended."""
-        now = self.store.clock()
+        now = self.store.clock.now()
         self.resume(now)
         cutoff = now - self.settings.idle_timeout_seconds
         v2 = _MATCHES.c.protocol == PROTOCOL_V2
@@ -282,9 +284,9 @@ class MatchService:
         seed = new_server_seed_v2()
         com = commitment_v2(seed)
         tokens = [secrets.token_urlsafe(32) for _ in seats]
-        at = now_iso()
+        at = self.store.now_iso()
         record = self.signer.signed({
-            "type": "commit", "protocol": PROTOCOL_V2, "match_id": match_id, "game": game,
+            "type": RecordType.COMMIT, "protocol": PROTOCOL_V2, "match_id": match_id, "game": game,
             "ruleset": ruleset, "commitment": com,
             "seats": [{"seat": i, "name": name, "house": house}
                       for i, (name, house) in enumerate(seats)],
@@ -295,7 +297,7 @@ class MatchService:
             return MatchRow(id=match_id, kind=kind, game=game, ruleset=ruleset, commitment=com,
                             status=SEATING, version=0, n_seats=len(seats), next_seq=0,
                             log_index=-1, record=dumps(record), result=None, created_at=at,
-                            started_at=None, ended_at=None, last_activity=self.store.clock(),
+                            started_at=None, ended_at=None, last_activity=self.store.clock.now(),
                             protocol=PROTOCOL_V2, lock=None, lock_index=None, reveal_by=None,
                             end_by=None, chain=None, deadline=None, owes=None,
                             transcript_sig=None)
@@ -414,7 +416,7 @@ class MatchService:
     def _lock(self, tx: Tx, seats: list[Seat]) -> None:
         """Sign the lock record and append it to the log in this transaction (§3)."""
         m = tx.m
-        now = self.store.clock()
+        now = self.store.clock.now()
         parsed = json.loads(m.ruleset)
         if m.kind == KIND_RNG:
             reveal_by, end_by = now, now + self.settings.idle_timeout_seconds
@@ -422,7 +424,7 @@ class MatchService:
             reveal_by = now + int(parsed.get("reveal_seconds", REVEAL_SECONDS))
             end_by = now + int(parsed.get("max_seconds", MAX_SECONDS))
         lock = self.signer.signed({
-            "type": "lock", "protocol": PROTOCOL_V2, "match_id": m.id, "game": m.game,
+            "type": RecordType.LOCK, "protocol": PROTOCOL_V2, "match_id": m.id, "game": m.game,
             "ruleset": m.ruleset, "commitment": m.commitment,
             "seats": [{"seat": st.seat, "name": st.name, "house": st.house,
                        "seed_commitment": st.seed_commitment, "key": st.key,
@@ -477,7 +479,7 @@ class MatchService:
                 view["receipt"] = self._receipt(m, -1)
                 return view
             row.client_seed, row.nonce, row.revealed = client_seed, nonce, True
-            row.seed_source = "player"
+            row.seed_source = SeedSource.PLAYER
             tx.s.add(row)
             tx.s.flush()
             seats = tx.seats()
@@ -518,7 +520,7 @@ class MatchService:
         if row.client_seed is not None:
             raise Conflict(f"seat {seat} has already given its seed", "seed_already_given")
         row.client_seed = client_seed
-        row.seed_source = "player"
+        row.seed_source = SeedSource.PLAYER
         tx.s.add(row)
         tx.s.flush()
         if all(st.client_seed is not None for st in seats):
@@ -604,7 +606,7 @@ class MatchService:
         else:
             self._arm(tx)
         tx.touch()
-        return [ev for ev in logged if ev.get("type") == "chance"]
+        return [ev for ev in logged if ev.get("type") == EventType.CHANCE]
 
     def _arm(self, tx: Tx) -> None:
         """v2 match: the seat that owes the next step has ``turn_seconds`` from now."""
@@ -618,7 +620,7 @@ class MatchService:
             m.deadline, m.owes = None, None
             return
         m.owes = turn
-        m.deadline = self.store.clock() + int(engine.ruleset.get("turn_seconds", TURN_SECONDS))
+        m.deadline = self.store.clock.now() + int(engine.ruleset.get("turn_seconds", TURN_SECONDS))
 
     def _finish(self, tx: Tx, result: dict[str, Any] | None = None) -> None:
         """The match ended: store the result; v2: log the reveal record (§8)."""
@@ -632,7 +634,7 @@ class MatchService:
         m.transcript_sig = dumps(signed["signature"])
         result = json.loads(m.result) if m.result else {}
         record = self.signer.signed({
-            "type": "reveal", "protocol": PROTOCOL_V2, "match_id": m.id,
+            "type": RecordType.REVEAL, "protocol": PROTOCOL_V2, "match_id": m.id,
             "lock_index": m.lock_index, "server_seed": signed["server_seed"],
             "chain": m.chain,
             "transcript_sha256": hashlib.sha256(canonical_json(signed)).hexdigest(),
@@ -641,7 +643,7 @@ class MatchService:
             "result": result, "ended_at": m.ended_at,
         })
         idx = translog.next_index(self.db, tx.s)
-        translog.append(tx.s, idx, m.id, record, now_iso(), self.signer)
+        translog.append(tx.s, idx, m.id, record, self.store.now_iso(), self.signer)
 
     def _receipt(self, m: MatchRow, seq: int | None = None) -> dict[str, Any]:
         """The signed receipt for the head after a request (seq -1: chain[-1])."""
@@ -650,7 +652,7 @@ class MatchService:
             chain = chain_start(self._lock_of(m)).hex()
         else:
             seq, chain = m.next_seq - 1, m.chain
-        return self.signer.signed({"type": "receipt", "protocol": PROTOCOL_V2,
+        return self.signer.signed({"type": RecordType.RECEIPT, "protocol": PROTOCOL_V2,
                                    "match_id": m.id, "seq": seq, "chain": chain})
 
     @staticmethod
@@ -678,7 +680,8 @@ class MatchService:
                     check_canonical_value(action)
                 except ValueError as exc:
                     raise Invalid(f"action: {exc}", "malformed_action") from None
-            sig_ok = self._seat_sig(m, seat, {"type": "action", "seat": seat, "action": action},
+            sig_ok = self._seat_sig(m, seat,
+                                    {"type": EventType.ACTION, "seat": seat, "action": action},
                                     sig, prev)
             first_seq = m.next_seq
             self.apply(tx, seat=seat, action=action, sig=sig_ok)
@@ -710,10 +713,10 @@ class MatchService:
                 tx.touch()
                 return {"match_id": m.id, "status": m.status, "version": m.version,
                         "result": NOT_LOCKED}
-            end = {"type": "end", "reason": "resigned", "seat": seat}
+            end = {"type": EventType.END, "reason": EndReason.RESIGNED, "seat": seat}
             sig_ok = self._seat_sig(m, seat, end, sig, prev)
             engine = tx.start() if m.status == SEATING else tx.changing()
-            produced = _as_list(engine.end_match("resigned", [seat]))
+            produced = _as_list(engine.end_match(EndReason.RESIGNED, [seat]))
             if sig_ok is not None:
                 produced[0] = {**produced[0], "sig": sig_ok}
             tx.append(produced)

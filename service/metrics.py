@@ -49,14 +49,15 @@ from starlette.types import Scope
 
 from . import serving
 from .db import Database
+from .kinds import Kind
 from .models import LogEntry, Match
 from .operators import OperatorKey
 
 CACHE_SECONDS = 5.0
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
-ACTION_ROUTES = {("POST", "/v1/matches/{match_id}/actions"): "match",
-                 ("POST", "/v1/rng/{session_id}/draws"): "rng"}
-CREATE_ROUTES = {("POST", "/v1/matches"): "match", ("POST", "/v1/rng"): "rng"}
+ACTION_ROUTES = {("POST", "/v1/matches/{match_id}/actions"): Kind.MATCH,
+                 ("POST", "/v1/rng/{session_id}/draws"): Kind.RNG}
+CREATE_ROUTES = {("POST", "/v1/matches"): Kind.MATCH, ("POST", "/v1/rng"): Kind.RNG}
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
@@ -143,7 +144,7 @@ class Metrics:
                                  ["witness"], registry=r)
         for outcome in ("ok", "error"):
             self.sweep_runs.labels(outcome=outcome)
-        for kind in ("match", "rng"):
+        for kind in Kind:
             self.actions.labels(kind=kind)
             self.created.labels(kind=kind)
         for limit in ("create", "address"):

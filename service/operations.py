@@ -8,6 +8,7 @@ import time
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
 from .limits import AddressLimit, client_address
 from .logging_json import incoming_request_id, request_id
@@ -62,11 +63,12 @@ class Front:
             request_id.reset(token)
 
 
-def install(app: FastAPI, settings: Settings, db: Database) -> None:
+def install(app: FastAPI, settings: Settings, db: Database,
+            clock: Clock = SYSTEM_CLOCK) -> None:
     """Call after every other middleware is added: :class:`Front` wraps them all."""
     ensure_first_key(db, settings.operator_key_path)
-    app.state.operators = Operators(db, settings)
+    app.state.operators = Operators(db, settings, clock)
     app.state.metrics = Metrics(db)
-    app.state.address_limit = AddressLimit(settings.rate_per_second_per_ip)
+    app.state.address_limit = AddressLimit(settings.rate_per_second_per_ip, clock)
     app.include_router(ops_routes.router)
     app.add_middleware(Front, metrics=app.state.metrics, limit=app.state.address_limit)

@@ -20,7 +20,6 @@ import hashlib
 import math
 import re
 import secrets
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -31,6 +30,7 @@ from sqlalchemy import Connection, and_, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, SQLModel
 
+from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
 from .errors import BadRequest, NotFound, Unauthorized
 from .settings import Settings
@@ -156,10 +156,11 @@ def retry_after(prev: int, cur: int, elapsed: float, limit: int,
 class Operators:
     """Checks operator keys and their creation rate (one per app)."""
 
-    def __init__(self, db: Database, settings: Settings) -> None:
+    def __init__(self, db: Database, settings: Settings,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.db = db
         self.limit = settings.create_rate_per_minute
-        self.clock = time.time
+        self.clock = clock
 
     def authorize(self, key: str | None) -> str:
         """The operator's name; 401 without, or with a wrong or revoked key; 429 with
@@ -187,7 +188,7 @@ class Operators:
 
     def _count(self, c: Connection, name: str) -> int | None:
         """Count one creation; None if it fits, else the seconds to wait (nothing counted)."""
-        now = self.clock()
+        now = self.clock.now()
         window = int(now // WINDOW_SECONDS)
         elapsed = now - window * WINDOW_SECONDS
         rows = c.execute(select(_RATE.c.minute, _RATE.c.count).where(

@@ -14,6 +14,7 @@ from typing import Any
 from fairness import ClientSeedError, SeedError, check_client_seed, parse_nonce, seed_commitment
 
 from .errors import Conflict, Invalid
+from .kinds import SeedSource
 from .limits import ResultBytes, check_session_room
 from .matches import MatchService
 from .store import FINISHED, KIND_RNG, SEATING, Tx
@@ -63,7 +64,7 @@ class RngSessions:
             row = seats[0]
             row.seed_commitment = com
             row.client_seed, row.nonce, row.revealed = client_seed, nonce, True
-            row.seed_source = "player"
+            row.seed_source = SeedSource.PLAYER
             tx.s.add(row)
             tx.s.flush()
             svc._lock(tx, seats)

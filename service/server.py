@@ -10,6 +10,7 @@ from types import TracebackType
 import uvicorn
 
 from .app import create_app
+from .clock import Clock
 from .serving import GuardedH11Protocol
 from .settings import Settings
 
@@ -17,11 +18,12 @@ from .settings import Settings
 class ServerThread:
     """``with ServerThread(settings) as srv: httpx.get(srv.url + "/v1/keys")``."""
 
-    def __init__(self, settings: Settings, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(self, settings: Settings, host: str = "127.0.0.1", port: int = 0, *,
+                 clock: Clock | None = None) -> None:
         self.settings = settings
         self.host = host
         self.port = port
-        self.app = create_app(settings)
+        self.app = create_app(settings, clock=clock)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._sock: socket.socket | None = None

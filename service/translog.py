@@ -35,6 +35,7 @@ import tlog
 from fairness import PROTOCOL, Signer, canonical_json
 
 from .db import Database
+from .kinds import RecordType
 from .models import LogEntry
 
 EMPTY_ROOT = tlog.EMPTY_ROOT
@@ -179,8 +180,9 @@ def _now_iso() -> str:
 
 
 def _head(signer: Signer, tree_size: int, root_h: bytes) -> dict[str, Any]:
-    return signer.signed({"type": "tree_head", "protocol": PROTOCOL, "tree_size": tree_size,
-                          "root_hash": root_h.hex(), "timestamp": _now_iso()})
+    return signer.signed({"type": RecordType.TREE_HEAD, "protocol": PROTOCOL,
+                          "tree_size": tree_size, "root_hash": root_h.hex(),
+                          "timestamp": _now_iso()})
 
 
 def append(session: Session, idx: int, match_id: str, record: dict[str, object], at: str,

@@ -85,9 +85,33 @@ def operator_keys() -> Iterator[None]:
         ServerThread.start, ServerThread.stop = start, stop  # type: ignore[method-assign]
 
 
+def _live_overrides(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The settings (and ``clock``) of the nearest ``pytest.mark.live_server(**kwargs)``."""
+    marker = request.node.get_closest_marker("live_server")
+    return dict(marker.kwargs) if marker is not None else {}
+
+
 @pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    """One live server (live_server.py) for a module's tests; a module that needs other
-    settings defines its own ``server``."""
-    with LiveServer() as srv:
+def server(request: pytest.FixtureRequest) -> Iterator[LiveServer]:
+    """The one live server fixture (live_server.py: uvicorn in a thread on a port the
+    kernel picks, a temporary SQLite database and key files of its own, so parallel
+    workers never share one), shared by a module's tests. A module that needs other
+    settings marks itself: ``pytestmark = pytest.mark.live_server(sweep_interval_seconds=1,
+    clock=FakeClock())``."""
+    with LiveServer(**_live_overrides(request)) as srv:
         yield srv
+
+
+@pytest.fixture()
+def fresh_server(request: pytest.FixtureRequest) -> Iterator[LiveServer]:
+    """:func:`server` for one test only (a module whose tests need a new server each
+    defines ``server`` as returning this one)."""
+    with LiveServer(**_live_overrides(request)) as srv:
+        yield srv
+
+
+@pytest.fixture()
+def client(server: LiveServer) -> Iterator[httpx.Client]:
+    """An httpx client on :func:`server` (creations get its operator key)."""
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        yield c

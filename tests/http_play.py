@@ -49,12 +49,15 @@ def ok(r: httpx.Response, status: int = 200) -> dict[str, Any]:
     return body
 
 
-def public_key(client: httpx.Client) -> Any:
-    """The server's current signing key. A database shared by several test servers (the
-    PostgreSQL test database) lists every one of their keys as current (not retired): the
-    server under test registered its key last."""
+def public_key(client: httpx.Client, signed: dict[str, Any] | None = None) -> Any:
+    """The server's current signing key: the one that signed ``signed`` when given (as a
+    verifier picks it, by ``key_id``), else the newest. A database shared by several test
+    servers (the PostgreSQL test database, which parallel test runs share too) lists every
+    one of their keys as current (not retired), so the newest may be another server's."""
     keys = client.get("/v1/keys").json()["keys"]
     current = sorted((k for k in keys if k["current"]), key=lambda k: k["created_at"])
+    if signed is not None:
+        current = [k for k in current if k["key_id"] == signed["signature"]["key_id"]]
     assert current
     return load_public_key(current[-1]["public_key"])
 
@@ -101,7 +104,7 @@ class V2Seat:
     def _receipt(self, body: dict[str, Any]) -> dict[str, Any] | None:
         receipt: dict[str, Any] | None = body.get("receipt")
         if receipt is not None:
-            verify_record(receipt, public_key(self.client))
+            verify_record(receipt, public_key(self.client, receipt))
             assert receipt["type"] == "receipt" and receipt["protocol"] == PROTOCOL_V2
             assert receipt["match_id"] == self.match_id
             self.receipts.append(receipt)
@@ -120,7 +123,7 @@ class V2Seat:
         got = ok(self.client.get(self.url("lock")))
         lock: dict[str, Any] = got["lock"]
         record = self.created["record"]
-        pub = public_key(self.client)
+        pub = public_key(self.client, lock)
         verify_record(lock, pub)
         verify_record(record, pub)
         assert lock["type"] == "lock" and lock["protocol"] == PROTOCOL_V2
@@ -206,7 +209,7 @@ def create_match(client: httpx.Client, game: str, ruleset: dict[str, Any] | None
                          for i, n in enumerate(names)]
     created = ok(client.post("/v1/matches", json=body), 201)
     assert created["protocol"] == PROTOCOL_V2
-    verify_record(created["record"], public_key(client))
+    verify_record(created["record"], public_key(client, created["record"]))
     return created
 
 
@@ -355,7 +358,7 @@ def check_transcript(client: httpx.Client, doc: dict[str, Any],
     the lock, a full replay with K and the roll tips from the lock, the chain, every keyed
     seat's signature with the key from the lock, and ``receipts`` against the chain.
     Returns the replayed engine (None for a ``no_reveal`` transcript)."""
-    pub = public_key(client)
+    pub = public_key(client, doc)
     verify_record(doc, pub)
     assert doc["protocol"] == PROTOCOL_V2
     assert commitment_v2(doc["server_seed"]) == doc["commitment"]

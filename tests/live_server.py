@@ -2,7 +2,7 @@
 
 Creating a match or an rng session needs an operator key (docs/api.md "Operators"). The
 tests' own requests carry none: every in-process server (``ServerThread``, so every
-``LiveServer``: conftest.py hooks its start) and ``Serve`` in test_service_restart.py
+``LiveServer``: conftest.py hooks its start) and ``Serve`` (``qahwa serve`` in a child process)
 registers its key by its address — the one it wrote to ``operator.key``, or, when its
 database came with operators already, a new one — and conftest.py has httpx add it to a
 creation sent there without an ``Authorization`` header, so every creation still goes
@@ -12,9 +12,16 @@ nothing (the operator tests).
 
 from __future__ import annotations
 
+import os
 import secrets
 import shutil
+import signal
+import socket
+import subprocess
+import sys
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -22,11 +29,13 @@ from typing import Any
 import httpx
 
 from service import operators
+from service.clock import Clock
 from service.db import Database
 from service.server import ServerThread
 from service.settings import Settings
 
 CREATING = {"/v1/matches", "/v1/rng"}
+QAHWA = Path(sys.executable).with_name("qahwa")
 #: "host:port" of a running test server -> its operator key
 OPERATOR_KEYS: dict[str, str] = {}
 
@@ -79,13 +88,18 @@ class LiveServer:
     """uvicorn in a thread on a free port, with a temporary SQLite database and key files.
 
     ``settings`` replaces the defaults entirely; keyword ``overrides`` change single fields
-    (e.g. ``LiveServer(idle_timeout_seconds=1)``). Exposes ``.url``, ``.settings``, ``.app``.
+    (e.g. ``LiveServer(idle_timeout_seconds=1)``); ``clock`` is the app's clock (a
+    ``FakeClock`` to move deadlines by hand; the machine's by default). ``port``: 0 (the
+    kernel picks one), or one the test holds with :func:`reserve_port` (to serve again on
+    the same address). Exposes ``.url``, ``.settings``, ``.app``, ``.clock``.
     """
 
     def __init__(self, settings: Settings | None = None, *, operator_key: bool = True,
-                 **overrides: Any) -> None:
+                 clock: Clock | None = None, port: int = 0, **overrides: Any) -> None:
         self._tmp: str | None = None
         self.inject_key = operator_key
+        self.clock = clock
+        self.port = port
         if settings is None:
             self._tmp = tempfile.mkdtemp(prefix="qahwa-live-")
             base: dict[str, Any] = {
@@ -118,7 +132,7 @@ class LiveServer:
         return self.settings.operator_key_path.read_text(encoding="ascii").strip()
 
     def __enter__(self) -> LiveServer:
-        thread = ServerThread(self.settings)
+        thread = ServerThread(self.settings, port=self.port, clock=self.clock)
         thread.with_operator_key = self.inject_key  # type: ignore[attr-defined]
         self._thread = thread.start()  # registered by conftest.py
         return self
@@ -129,3 +143,61 @@ class LiveServer:
             self._thread.stop()
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
+
+
+def reserve_port() -> socket.socket:
+    """A socket bound to a free port and not listening, with ``SO_REUSEADDR``: while it is
+    open the kernel gives that port to no other ``bind`` to port 0 (another test's server,
+    a parallel worker's), yet a child process that binds it with ``SO_REUSEADDR`` (uvicorn
+    does) may listen on it. Close it once the child listens."""
+    s = socket.socket()
+    try:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        s.bind(("127.0.0.1", 0))
+    except BaseException:
+        s.close()
+        raise
+    return s
+
+
+class Serve:
+    """``qahwa serve`` as a subprocess on a reserved port (:func:`reserve_port`), its log in
+    ``data_dir``; its operator key registered like a :class:`LiveServer`'s. ``kill()`` it
+    (SIGKILL to its process group: no clean shutdown)."""
+
+    def __init__(self, data_dir: Path, database_url: str, extra_env: dict[str, str] | None = None,
+                 workers: int = 1, args: tuple[str, ...] = (),
+                 preexec_fn: Callable[[], Any] | None = None) -> None:
+        env = {**os.environ, "QAHWA_DATA_DIR": str(data_dir), **(extra_env or {})}
+        with reserve_port() as held:
+            self.port = int(held.getsockname()[1])
+            self.url = f"http://127.0.0.1:{self.port}"
+            self.log_path = data_dir / f"serve-{self.port}.log"
+            self.log = open(self.log_path, "wb")  # noqa: SIM115
+            self.proc = subprocess.Popen(
+                [str(QAHWA), "serve", "--host", "127.0.0.1", "--port", str(self.port),
+                 "--database-url", database_url, "--workers", str(workers), *args],
+                env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=preexec_fn,
+            )
+            deadline = time.monotonic() + 40
+            while True:
+                try:
+                    if httpx.get(self.url + "/healthz", timeout=2).status_code == 200:
+                        register_server(self.url, data_dir / "operator.key", database_url)
+                        return
+                except httpx.HTTPError:
+                    pass
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.log.flush()
+                    text = self.log_path.read_text(errors="replace")
+                    self.kill()
+                    raise RuntimeError(f"qahwa serve did not come up:\n{text}")
+                time.sleep(0.1)
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=20)
+        self.log.close()
+        unregister_server(self.url)

@@ -6,7 +6,6 @@ import contextlib
 import io
 import re
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,6 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 def python_blocks(name: str) -> list[str]:
     return re.findall(r"^```python\n(.*?)^```", (DOCS / name).read_text(encoding="utf-8"),
                       flags=re.S | re.M)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer() as srv:
-        yield srv
 
 
 def run(code: str, url: str, monkeypatch: pytest.MonkeyPatch) -> str:

@@ -22,8 +22,7 @@ from typing import Any
 import httpx
 import pytest
 from http_play import GAMES, check_transcript, client_moves, short_ruleset
-from live_server import LiveServer
-from test_service_restart import Serve
+from live_server import LiveServer, Serve
 
 import service.db
 from qahwa_client import ApiError, Client, Seat, Unanswered

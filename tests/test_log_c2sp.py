@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import gzip
 import importlib.util
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -67,23 +66,20 @@ def c2sp(app: FastAPI) -> LogC2SP:
     return got
 
 
+# The checkpointer signs once at start, then not within a test: the test says when.
+pytestmark = pytest.mark.live_server(log_origin=ORIGIN, checkpoint_seconds=3600)
+
+
 @pytest.fixture()
-def server() -> Iterator[LiveServer]:
-    # The checkpointer signs once at start, then not within a test: the test says when.
-    with LiveServer(log_origin=ORIGIN, checkpoint_seconds=3600) as srv:
-        yield srv
+def server(fresh_server: LiveServer) -> LiveServer:
+    """A new server for each test (its log and checkpoints are the test's)."""
+    return fresh_server
 
 
 @pytest.fixture()
 def app(server: LiveServer) -> FastAPI:
     a: FastAPI = server.app
     return a
-
-
-@pytest.fixture()
-def client(server: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=30) as c:
-        yield c
 
 
 def vkey_of(client: httpx.Client) -> tlog.Verifier:

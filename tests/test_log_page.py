@@ -16,11 +16,9 @@ from typing import Any
 
 import pytest
 from browser import NEEDS_CHROMIUM, launch
-from live_server import LiveServer
+from live_server import LiveServer, reserve_port
 from playwright.sync_api import expect
 from test_log_verify import _copy_without_last, sessions, settings
-
-from service.server import ServerThread
 
 pytestmark = NEEDS_CHROMIUM
 
@@ -58,41 +56,43 @@ def log_row(page: Any, base: str, url: str) -> tuple[str, str]:
 def test_log_row_inclusion_and_fork(page: Any) -> None:
     with tempfile.TemporaryDirectory(prefix="qahwa-logpage-") as d:
         tmp = Path(d)
-        with LiveServer(settings(tmp / "a")) as a:
-            urls = sessions(a, 3, "p")
-            port = int(a.url.rsplit(":", 1)[1])
-            status, text = log_row(page, a.url, urls[1])
-            assert status == "ok", text
-            assert "included at index 1 of tree size 3" in text
-            assert "first head seen" in text
-            assert page.get_attribute("#verdict", "data-verdict") == "pass"
-            urls += sessions(a, 1, "q")
-            status, text = log_row(page, a.url, urls[0])
-            assert status == "ok" and "consistent with the head of size 3 seen before" in text
-            # a changed audit path (the page's own check, not the server's word)
-            bad = page.evaluate("""async () => {
-                const L = window.qahwaLog, h = new Uint8Array(32);
-                const leaf = await L.leafHash(new TextEncoder().encode('x'));
-                const r = await L.rootFromInclusion(0, 2, leaf, [h]);
-                const r2 = await L.rootFromInclusion(0, 2, leaf, [new Uint8Array(32).fill(1)]);
-                return [L.toHex(r) === L.toHex(r2),
-                        await L.consistent(1, 2, leaf, r, [h]),
-                        await L.consistent(1, 2, leaf, r2, [h])];
-            }""")
-            assert bad == [False, True, False]
-        # the same address now serves a log that dropped entry 3 and grew another way
-        _copy_without_last(tmp / "a", tmp / "c")
-        with sqlite3.connect(tmp / "c" / "q.db") as db:
-            assert db.execute("SELECT count(*) FROM translog").fetchone() == (3,)
-        with ServerThread(settings(tmp / "c"), port=port) as c:
-            sessions(c, 2, "fork")
-            status, text = log_row(page, c.url, urls[0])
-            assert status == "bad", text
-            assert "LOG FORK" in text
-            assert page.get_attribute("#verdict", "data-verdict") == "fail"
-            evidence = json.loads(page.evaluate("localStorage.getItem('qahwa.log.evidence')"))
-            assert evidence[-1]["remembered_head"]["tree_size"] == 4
-            assert evidence[-1]["new_head"]["tree_size"] == 5
+        # the page's memory is per origin: both servers serve on one port, held meanwhile
+        with reserve_port() as held:
+            port = int(held.getsockname()[1])
+            with LiveServer(settings(tmp / "a"), port=port) as a:
+                urls = sessions(a, 3, "p")
+                status, text = log_row(page, a.url, urls[1])
+                assert status == "ok", text
+                assert "included at index 1 of tree size 3" in text
+                assert "first head seen" in text
+                assert page.get_attribute("#verdict", "data-verdict") == "pass"
+                urls += sessions(a, 1, "q")
+                status, text = log_row(page, a.url, urls[0])
+                assert status == "ok" and "consistent with the head of size 3 seen before" in text
+                # a changed audit path (the page's own check, not the server's word)
+                bad = page.evaluate("""async () => {
+                    const L = window.qahwaLog, h = new Uint8Array(32);
+                    const leaf = await L.leafHash(new TextEncoder().encode('x'));
+                    const r = await L.rootFromInclusion(0, 2, leaf, [h]);
+                    const r2 = await L.rootFromInclusion(0, 2, leaf, [new Uint8Array(32).fill(1)]);
+                    return [L.toHex(r) === L.toHex(r2),
+                            await L.consistent(1, 2, leaf, r, [h]),
+                            await L.consistent(1, 2, leaf, r2, [h])];
+                }""")
+                assert bad == [False, True, False]
+            # the same address now serves a log that dropped entry 3 and grew another way
+            _copy_without_last(tmp / "a", tmp / "c")
+            with sqlite3.connect(tmp / "c" / "q.db") as db:
+                assert db.execute("SELECT count(*) FROM translog").fetchone() == (3,)
+            with LiveServer(settings(tmp / "c"), port=port) as c:
+                sessions(c, 2, "fork")
+                status, text = log_row(page, c.url, urls[0])
+                assert status == "bad", text
+                assert "LOG FORK" in text
+                assert page.get_attribute("#verdict", "data-verdict") == "fail"
+                evidence = json.loads(page.evaluate("localStorage.getItem('qahwa.log.evidence')"))
+                assert evidence[-1]["remembered_head"]["tree_size"] == 4
+                assert evidence[-1]["new_head"]["tree_size"] == 5
 
 
 def test_the_page_core_and_merkle_js_follow_the_shared_vectors(page: Any) -> None:

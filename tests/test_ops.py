@@ -17,12 +17,12 @@ from typing import Any
 
 import httpx
 import pytest
+from fake_clock import FakeClock
 from fastapi import HTTPException
 from http_play import auth, create_match, play_actions, seed_all
-from live_server import LiveServer
+from live_server import QAHWA, LiveServer, Serve
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
-from test_service_restart import QAHWA, Serve, free_port
 
 from fairness import new_nonce
 from qahwa_client import Client, RngSession
@@ -102,9 +102,9 @@ def test_creation_needs_a_valid_operator_key_and_revoke_is_immediate() -> None:
 
 
 def test_creation_rate_per_key_answers_429_with_retry_after() -> None:
-    with LiveServer(create_rate_per_minute=3) as srv, \
+    clock = FakeClock(1_000_020.0)  # 20 s into a minute: no minute ends mid-test
+    with LiveServer(create_rate_per_minute=3, clock=clock) as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as c:
-        srv.app.state.operators.clock = lambda: 1_000_020.0  # no minute ends mid-test
         for _ in range(3):
             assert c.post("/v1/rng", json={}).status_code == 201
         made = _made(srv)
@@ -120,14 +120,13 @@ def test_creation_rate_per_key_answers_429_with_retry_after() -> None:
 def test_retry_after_is_when_the_sliding_window_lets_one_more_in() -> None:
     assert operators.retry_after(prev=0, cur=10, elapsed=30, limit=10) == 36
     assert operators.retry_after(prev=10, cur=5, elapsed=30, limit=10) == 6
-    with LiveServer(create_rate_per_minute=10) as srv:
+    clock = FakeClock(1_000_020.0)  # 20 s into a minute
+    with LiveServer(create_rate_per_minute=10, clock=clock) as srv:
         ops: operators.Operators = srv.app.state.operators
         key = srv.operator_key
-        now = [1_000_020.0]  # 20 s into a minute
-        ops.clock = lambda: now[0]
         made = 0
         for step in (0.0, 15.0, 50.0, 7.0):  # at several points of a minute and the next
-            now[0] += step
+            clock.advance(step)
             while True:  # fill the window
                 try:
                     ops.authorize(key)
@@ -136,10 +135,10 @@ def test_retry_after_is_when_the_sliding_window_lets_one_more_in() -> None:
                     assert exc.status_code == 429 and exc.headers is not None
                     wait = int(exc.headers["Retry-After"])
                     break
-            now[0] += wait - 1
+            clock.advance(wait - 1)
             with pytest.raises(HTTPException):
                 ops.authorize(key)  # a second earlier it still does not fit
-            now[0] += 1
+            clock.advance(1)
             ops.authorize(key)  # after Retry-After it does
             made += 1
         assert made >= 10
@@ -147,10 +146,9 @@ def test_retry_after_is_when_the_sliding_window_lets_one_more_in() -> None:
 
 # -- limits ---------------------------------------------------------------------------------------
 def test_rate_per_address_answers_429_and_spares_health() -> None:
-    with LiveServer(rate_per_second_per_ip=5) as srv, \
+    clock = FakeClock()  # the bucket refills only as told
+    with LiveServer(rate_per_second_per_ip=5, clock=clock) as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as c:
-        now = [100.0]
-        srv.app.state.address_limit.clock = lambda: now[0]  # the bucket refills only as told
         codes = [c.get("/v1/keys").status_code for _ in range(5)]
         r = c.get("/v1/keys")
         assert codes == [200] * 5 and r.status_code == 429, (codes, r.text)
@@ -158,7 +156,7 @@ def test_rate_per_address_answers_429_and_spares_health() -> None:
         assert r.headers["Retry-After"] == "1"
         assert all(c.get("/healthz").status_code == 200 for _ in range(20))  # not counted
         assert c.post("/v1/rng", json={}).status_code == 201  # creation: limited per key
-        now[0] += 0.2  # one request's worth
+        clock.advance(0.2)  # one request's worth
         assert [c.get("/v1/keys").status_code for _ in range(2)] == [200, 429]
 
 
@@ -245,26 +243,11 @@ def test_300_slow_loris_sockets_do_not_stop_healthz_with_256_file_descriptors(
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < 512:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
-    port = free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {**os.environ, "QAHWA_DATA_DIR": str(tmp_path)}
-    log = open(tmp_path / "serve.log", "wb")  # noqa: SIM115
-    proc = subprocess.Popen(
-        [str(QAHWA), "serve", "--port", str(port), "--no-access-log",
-         "--database-url", f"sqlite:///{tmp_path / 'q.db'}"],
-        env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=_limit_fds)
+    srv = Serve(tmp_path, f"sqlite:///{tmp_path / 'q.db'}", args=("--no-access-log",),
+                preexec_fn=_limit_fds)
+    url, port, proc = srv.url, srv.port, srv.proc
     socks: list[socket.socket] = []
     try:
-        deadline = time.monotonic() + 40
-        while True:
-            try:
-                if httpx.get(url + "/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, \
-                (tmp_path / "serve.log").read_text()
-            time.sleep(0.1)
         for _ in range(300):
             s = socket.create_connection(("127.0.0.1", port), timeout=10)
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ")
@@ -285,9 +268,7 @@ def test_300_slow_loris_sockets_do_not_stop_healthz_with_256_file_descriptors(
     finally:
         for s in socks:
             s.close()
-        proc.kill()
-        proc.wait(timeout=20)
-        log.close()
+        srv.kill()
 
 
 def test_hostile_headers_get_4xx_never_5xx() -> None:

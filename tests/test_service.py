@@ -7,11 +7,11 @@ import json
 import random
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from fake_clock import FakeClock
 from http_play import (
     GAMES,
     V2Seat,
@@ -29,19 +29,8 @@ from live_server import LiveServer
 import tlog
 from fairness import canonical_json, chain_start, commitment_v2, verify_record
 from games.registry import engine_class
+from service.matches import MatchService
 from tlog import root_from_inclusion
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer() as srv:
-        yield srv
-
-
-@pytest.fixture()
-def client(server: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=30) as c:
-        yield c
 
 
 def _started(client: httpx.Client, game: str,
@@ -489,8 +478,13 @@ def test_events_redacted_and_long_poll(client: httpx.Client, server: LiveServer)
     seat, view = _turn_state(seats)
     body = seats[seat].act_request(view, view["legal_actions"][0])
 
+    hub = server.app.state.watch.hub
+
     def later() -> None:
-        time.sleep(0.3)
+        deadline = time.monotonic() + 30  # act once the long poll below is parked
+        while not _counted(lambda: hub.waiting > 0):
+            assert time.monotonic() < deadline, "the long poll never waited"
+            time.sleep(0.01)
         with httpx.Client(base_url=server.url, timeout=30) as c2:
             c2.post(f"/v1/matches/{mid}/actions", json=body, headers=auth(seats[seat].token))
 
@@ -513,27 +507,35 @@ def test_events_redacted_and_long_poll(client: httpx.Client, server: LiveServer)
     _error(client.get("/v1/matches/m_nope/events"), 404)
 
 
-IDLE = 4.0
+def _counted(pred: Any) -> bool:
+    """``pred()``, False while another thread changed what it counts."""
+    try:
+        return bool(pred())
+    except RuntimeError:
+        return False
 
 
 def test_never_locked_match_closes_with_no_log_entry() -> None:
     """fairness-v2 §3: a match that never locks ends with nothing to reveal, no log entry
-    and no seed drawn for anyone (lazily, and by the sweep)."""
+    and no seed drawn for anyone (lazily, and by the sweep), once the idle timeout passed
+    on the app's clock."""
     game = GAMES[0]
-    with LiveServer(idle_timeout_seconds=IDLE, sweep_interval_seconds=0.2) as srv, \
+    clock = FakeClock()
+    with LiveServer(sweep_interval_seconds=1000.0, clock=clock) as srv, \
             httpx.Client(base_url=srv.url, timeout=30) as c:
+        svc: MatchService = srv.app.state.service
         swept = create_match(c, game, short_ruleset(game))["match_id"]
         lazy = create_match(c, game, short_ruleset(game))
         V2Seat(c, lazy, 0).commit()
         size = c.get("/v1/log").json()["tree_size"]
-        time.sleep(IDLE + 0.5)
+        clock.advance(srv.settings.idle_timeout_seconds - 1)
+        assert svc.sweep() == 0  # not idle long enough yet
+        clock.advance(2)
         view = c.get(f"/v1/matches/{lazy['match_id']}/state",
                      headers=auth(lazy["seats"][0]["token"])).json()
         assert view["status"] == "finished" and view["result"]["reason"] == "not_locked"
-        deadline = time.monotonic() + 10
-        while c.get(f"/v1/matches/{swept}").json()["status"] != "finished":
-            assert time.monotonic() < deadline
-            time.sleep(0.1)
+        assert svc.sweep() == 1  # the other one (not read since the lazy one ended)
+        assert c.get(f"/v1/matches/{swept}").json()["status"] == "finished"
         for m in (swept, lazy["match_id"]):
             assert _error(c.get(f"/v1/matches/{m}/transcript"), 409)["code"] == "not_locked"
             assert c.get(f"/v1/matches/{m}").json()["public_state"] is None

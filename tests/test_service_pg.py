@@ -20,8 +20,7 @@ from http_play import (
     seed_all,
     short_ruleset,
 )
-from live_server import LiveServer
-from test_service_restart import Serve
+from live_server import LiveServer, Serve
 
 PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
 

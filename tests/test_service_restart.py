@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,51 +18,7 @@ from http_play import (
     seed_all,
     short_ruleset,
 )
-from live_server import register_server
-
-QAHWA = Path(sys.executable).with_name("qahwa")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Serve:
-    """``qahwa serve`` as a subprocess on a free port."""
-
-    def __init__(self, data_dir: Path, database_url: str, extra_env: dict[str, str] | None = None,
-                 workers: int = 1, args: tuple[str, ...] = ()) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "QAHWA_DATA_DIR": str(data_dir), **(extra_env or {})}
-        self.log = open(data_dir / f"serve-{self.port}.log", "wb")  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            [str(QAHWA), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-             "--database-url", database_url, "--workers", str(workers), *args],
-            env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
-        )
-        deadline = time.monotonic() + 40
-        while True:
-            try:
-                if httpx.get(self.url + "/healthz", timeout=2).status_code == 200:
-                    register_server(self.url, data_dir / "operator.key", database_url)  # conftest.py
-                    break
-            except httpx.HTTPError:
-                pass
-            if self.proc.poll() is not None or time.monotonic() > deadline:
-                self.log.flush()
-                text = (data_dir / f"serve-{self.port}.log").read_text(errors="replace")
-                self.kill()
-                raise RuntimeError(f"qahwa serve did not come up:\n{text}")
-            time.sleep(0.1)
-
-    def kill(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(timeout=20)
-        self.log.close()
+from live_server import Serve
 
 
 def _state(c: httpx.Client, mid: str, tokens: list[str]) -> list[dict[str, Any]]:

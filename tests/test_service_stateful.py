@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -323,12 +322,6 @@ class ApiMachine(RuleBasedStateMachine):
                     for i, text in enumerate(texts):
                         if i != j:
                             assert f'"{code}"' not in text, (m.game, code, i, j)
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer() as srv:
-        yield srv
 
 
 @pytest.mark.skipif(not GAMES, reason="no game engine available yet")

@@ -4,12 +4,11 @@ refused request changes nothing — and the ends of fairness-v2 §3 and §7 on a
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
+from fake_clock import FakeClock
 from http_play import (
     GAMES,
     V2Seat,
@@ -30,49 +29,23 @@ from games.registry import engine_class
 from games.replay import replay
 from service.matches import MatchService
 
-SWEEP = 1000.0  # the sweeper runs once at start; the tests sweep on their own clock
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-
-CLOCK = Clock()  # one clock for the module: it only moves forward, as the heartbeat assumes
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer(sweep_interval_seconds=SWEEP) as srv:
-        yield srv
+SWEEP = 1000.0  # the sweeper runs once at start; the tests sweep after moving the clock
+CLOCK = FakeClock()  # one clock for the module: it only moves forward, as the heartbeat assumes
+pytestmark = pytest.mark.live_server(sweep_interval_seconds=SWEEP, clock=CLOCK)
 
 
 @pytest.fixture()
-def svc(server: LiveServer) -> Iterator[MatchService]:
+def svc(server: LiveServer) -> MatchService:
     service: MatchService = server.app.state.service
-    clock = CLOCK
-    saved = service.store.clock
-    service.store.clock = clock
+    assert service.store.clock is CLOCK  # the app's injected clock
     service.sweep()  # a heartbeat on the test's clock
-    try:
-        yield service
-    finally:
-        service.store.clock = saved
-
-
-@pytest.fixture()
-def client(server: LiveServer) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=server.url, timeout=30) as c:
-        yield c
+    return service
 
 
 def advance(svc: MatchService, seconds: float) -> None:
     clock = svc.store.clock
-    assert isinstance(clock, Clock)
-    clock.now += seconds
+    assert isinstance(clock, FakeClock)
+    clock.advance(seconds)
 
 
 def error(r: httpx.Response, status: int, code: str) -> None:

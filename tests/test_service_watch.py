@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -16,12 +15,6 @@ from sqlalchemy import event
 
 GAME = next((g for g in ("hokm", "tawla") if g in GAMES), None)
 pytestmark = pytest.mark.skipif(GAME is None, reason="no game engine available yet")
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer() as srv:
-        yield srv
 
 
 def _started(c: httpx.Client) -> tuple[str, list[V2Seat]]:

@@ -29,12 +29,6 @@ from verify_cli.replay_core import browser_report
 ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[LiveServer]:
-    with LiveServer() as srv:
-        yield srv
-
-
 @pytest.fixture
 def client(server: LiveServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=30) as c:

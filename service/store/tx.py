@@ -1,11 +1,10 @@
-"""Match state: the engine cache and the transaction object over one match.
+"""Transactions: :class:`Store` (the database, the sealing box and the engine cache of one
+process, and the transactions it opens) and :class:`Tx` (one transaction on one match).
 
-The event log in the database is the truth. Each process keeps the engine of recently used
-matches with the version and ``next_seq`` it was built at. A request that finds the
-database further on *catches up*: it reads only the events with ``seq >= next_seq`` and
-applies them to the cached engine, checking every chance event it draws against the log.
-A full replay (unsealing the server seed and deriving K) happens only when nothing is
-cached, or when catching up finds a disagreement.
+The event log in the database is the truth. A request that finds the database further on
+than its cached engine *catches up* (``cache.catch_up``); a full replay (unsealing the
+server seed and deriving K) happens only when nothing is cached, or when catching up finds
+a disagreement.
 
 Every write runs in one transaction that first locks the match row (``SELECT … FOR
 UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), so catching up inside it sees every
@@ -15,19 +14,15 @@ this process's threads off an engine while another thread changes it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
+from sqlalchemy import Connection, func, insert, select, update
 from sqlmodel import Session
 
 from fairness import (
@@ -41,166 +36,41 @@ from fairness import (
 )
 from games import Chance, Engine, ReplayError, engine_class
 from games.base import MatchContext
-from games.replay import Replayer, replay
+from games.replay import replay
 
-from .db import Database
-from .errors import NotFound, Unauthorized
-from .models import EventRow, Match, Seat, ServerSeed
+from ..clock import SYSTEM_CLOCK, Clock
+from ..db import Database
+from ..errors import NotFound, Unauthorized
+from ..kinds import SeedSource, Status
+from ..models import Seat
+from .cache import Cached, EngineCache, catch_up
+from .sql import (
+    _EVENTS_AFTER,
+    _GET,
+    _GET_LOCKED,
+    _GET_WITH_NEW,
+    _GET_WITH_NEW_LOCKED,
+    _INSERT_EVENTS,
+    _MATCHES,
+    _SEALED,
+    _SEAT_OF_TOKEN,
+    MatchRow,
+    dumps,
+    hash_token,
+    iso_of,
+    what,
+)
 
 log = logging.getLogger("qahwa.service")
 
-SEATING, PLAYING, FINISHED = "seating", "playing", "finished"
-KIND_MATCH, KIND_RNG = "match", "rng"
-
-_EVENTS = EventRow.__table__  # type: ignore[attr-defined]
-_MATCHES = Match.__table__  # type: ignore[attr-defined]
-_SEATS = Seat.__table__  # type: ignore[attr-defined]
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def iso_of(ts: float) -> str:
-    """Epoch seconds as RFC 3339 UTC with milliseconds, ending in ``Z``."""
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace(
-        "+00:00", "Z")
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
-def what(kind: str) -> str:
-    return "match" if kind == KIND_MATCH else "rng session"
-
-
-@dataclass(slots=True)
-class MatchRow:
-    """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM)."""
-
-    id: str
-    kind: str
-    game: str
-    ruleset: str
-    commitment: str
-    status: str
-    version: int
-    n_seats: int
-    next_seq: int
-    log_index: int
-    record: str
-    result: str | None
-    created_at: str
-    started_at: str | None
-    ended_at: str | None
-    last_activity: float
-    protocol: str
-    lock: str | None
-    lock_index: int | None
-    reveal_by: float | None
-    end_by: float | None
-    chain: str | None
-    deadline: float | None
-    owes: int | None
-    transcript_sig: str | None
-
-    @property
-    def v2(self) -> bool:
-        return self.protocol == PROTOCOL_V2
-
-    def changes(self, since: tuple[Any, ...]) -> dict[str, Any]:
-        return {k: getattr(self, k) for k, old in zip(MUTABLE, since, strict=True)
-                if getattr(self, k) != old}
-
-    def mutable(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, k) for k in MUTABLE)
-
-
-MUTABLE = ("status", "version", "next_seq", "result", "started_at", "ended_at",
-           "last_activity", "lock", "lock_index", "reveal_by", "end_by", "chain", "deadline",
-           "owes", "transcript_sig")
-_MATCH_COLS = [_MATCHES.c[f] for f in MatchRow.__slots__]
-_GET = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
-_GET_LOCKED = _GET.with_for_update()
-# The row and, in the same round trip, the events a cached engine has not applied yet (a
-# LEFT JOIN: one row with a NULL body when there are none). Locks only the match row.
-_GET_WITH_NEW = (select(*_MATCH_COLS, _EVENTS.c.body)
-                 .select_from(_MATCHES.outerjoin(_EVENTS, and_(
-                     _EVENTS.c.match_id == _MATCHES.c.id,
-                     _EVENTS.c.seq >= bindparam("from_seq"))))
-                 .where(_MATCHES.c.id == bindparam("id"))
-                 .order_by(_EVENTS.c.seq))
-_GET_WITH_NEW_LOCKED = _GET_WITH_NEW.with_for_update(of=_MATCHES)
-_EVENTS_AFTER = (select(_EVENTS.c.body, _EVENTS.c.chain)
-                 .where(_EVENTS.c.match_id == bindparam("mid"), _EVENTS.c.seq > bindparam("after"),
-                        _EVENTS.c.seq < bindparam("before"))
-                 .order_by(_EVENTS.c.seq))
-_SEAT_OF_TOKEN = select(_SEATS.c.seat).where(_SEATS.c.match_id == bindparam("mid"),
-                                             _SEATS.c.token_hash == bindparam("h"))
-_INSERT_EVENTS = insert(_EVENTS)
-_SEALED = select(ServerSeed.__table__.c.sealed).where(  # type: ignore[attr-defined]
-    ServerSeed.__table__.c.match_id == bindparam("mid"))  # type: ignore[attr-defined]
-
-
-@dataclass
-class Cached:
-    """An engine that has applied every event before ``next_seq``, at match ``version``."""
-
-    version: int
-    next_seq: int
-    engine: Engine
-
-
-class EngineCache:
-    """Engines by match id (least recently used dropped first); per-match thread locks."""
-
-    def __init__(self, size: int = 512) -> None:
-        self.size = size
-        self._entries: OrderedDict[str, Cached] = OrderedDict()
-        self._guard = threading.Lock()
-        self._locks = [threading.RLock() for _ in range(128)]
-
-    def lock_for(self, match_id: str) -> threading.RLock:
-        return self._locks[int(hashlib.sha256(match_id.encode()).hexdigest()[:8], 16) % 128]
-
-    def get(self, match_id: str) -> Cached | None:
-        with self._guard:
-            entry = self._entries.get(match_id)
-            if entry is not None:
-                self._entries.move_to_end(match_id)
-            return entry
-
-    def put(self, match_id: str, entry: Cached) -> None:
-        with self._guard:
-            self._entries[match_id] = entry
-            self._entries.move_to_end(match_id)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
-
-    def discard(self, match_id: str) -> None:
-        with self._guard:
-            self._entries.pop(match_id, None)
-
-
-def catch_up(engine: Engine, events: Sequence[dict[str, Any]], first_seq: int) -> None:
-    """Apply logged events ``first_seq, first_seq + 1, …`` to an engine that has applied
-    every earlier one, checking each chance event against what the engine draws.
-
-    Raises ReplayError (the engine is then unusable) where the log and the engine disagree.
-    The loop is :class:`games.replay.Replayer`, the one verify and the tests use.
-    """
-    Replayer(engine, next_seq=first_seq).feed(events).finish()
+SEATING, PLAYING, FINISHED = Status.SEATING, Status.PLAYING, Status.FINISHED
 
 
 class Store:
     """The database, the sealing box and the engine cache of one process."""
 
-    def __init__(self, db: Database, box: SecretBox, cache_size: int = 512) -> None:
+    def __init__(self, db: Database, box: SecretBox, cache_size: int = 512,
+                 clock: Clock = SYSTEM_CLOCK) -> None:
         self.db = db
         self.box = box
         self.cache = EngineCache(cache_size)
@@ -216,10 +86,14 @@ class Store:
         #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
         #: with ``"<match_id> <next_seq>"``, sent by the row update itself
         self.notify_channel: str | None = None
-        #: the time (epoch seconds) deadlines are measured with; tests move it
-        self.clock: Callable[[], float] = time.time
+        #: the time deadlines are measured with (the app's; tests move theirs)
+        self.clock = clock
         self._tokens: OrderedDict[tuple[str, str], int] = OrderedDict()
         self._tokens_guard = threading.Lock()
+
+    def now_iso(self) -> str:
+        """The clock's time as RFC 3339 UTC with milliseconds (a row's timestamps)."""
+        return iso_of(self.clock.now())
 
     # -- transactions ----------------------------------------------------------------------
     @contextmanager
@@ -473,7 +347,7 @@ class Tx:
         for st in seats:
             if st.client_seed is None:
                 st.client_seed = new_client_seed()
-                st.seed_source = "server"
+                st.seed_source = SeedSource.SERVER
                 self.s.add(st)
         cls = engine_class(m.game)
         chance = Chance(self.key(seats))
@@ -482,7 +356,7 @@ class Tx:
         self.current = engine
         self.append(chance.take_events())
         m.status = PLAYING
-        m.started_at = now_iso()
+        m.started_at = self.store.now_iso()
         if engine.outcome is not None:
             self.finish()
         return engine
@@ -499,7 +373,7 @@ class Tx:
         self.current = engine
         self.append(chance.take_events())
         m.status = PLAYING
-        m.started_at = now_iso()
+        m.started_at = self.store.now_iso()
         return engine
 
     def changing(self) -> Engine:
@@ -518,7 +392,7 @@ class Tx:
         if not events:
             return []
         m = self.m
-        at = now_iso()
+        at = self.store.now_iso()
         rows = []
         out = []
         head = bytes.fromhex(m.chain) if m.v2 and m.chain is not None else None
@@ -541,7 +415,7 @@ class Tx:
 
     def touch(self) -> None:
         self.m.version += 1
-        self.m.last_activity = self.store.clock()
+        self.m.last_activity = self.store.clock.now()
 
     def finish(self, result: dict[str, Any] | None = None) -> None:
         """The match has ended: with the engine's outcome, or ``result`` (no engine)."""
@@ -550,12 +424,7 @@ class Tx:
             assert engine is not None and engine.outcome is not None
             result = engine.outcome.to_json()
         self.m.status = FINISHED
-        self.m.ended_at = now_iso()
+        self.m.ended_at = self.store.now_iso()
         self.m.deadline = None
         self.m.owes = None
         self.m.result = dumps(result)
-
-
-__all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "PLAYING", "SEATING", "Cached", "EngineCache",
-           "MatchRow", "Store", "Tx", "catch_up", "dumps", "hash_token", "iso_of",
-           "now_iso", "what"]

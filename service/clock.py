@@ -1,0 +1,44 @@
+"""The service's one source of time, injected (``create_app(settings, clock=…)``).
+
+Everything that measures a deadline or a rate asks the app's :class:`Clock`: the
+qahwa-fair/2 deadlines (``reveal_by``, ``end_by``, a seat's turn ``deadline``), the idle
+timeout, the sweep and its heartbeat (``MatchService``/``Store``), the creation rate per
+operator key (``Operators``) and the request rate per address (``AddressLimit``). The
+timestamps a match records (``created_at``, ``started_at``, ``ended_at``, the log entries)
+come from it too, so they agree with its deadlines. Tests give the app a clock they move
+by hand (``tests/fake_clock.py``) instead of sleeping.
+
+What is not a deadline stays on the machine's clock: how long a long poll or a stream
+waits for events, the checkpoint and witness timers, the metrics' cache, request timing.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Protocol, runtime_checkable
+
+
+@runtime_checkable
+class Clock(Protocol):
+    def now(self) -> float:
+        """The time as epoch seconds (deadlines stored in rows, timestamps)."""
+        ...
+
+    def monotonic(self) -> float:
+        """Seconds from an arbitrary start that never go back (intervals, rate buckets)."""
+        ...
+
+
+class SystemClock:
+    """The machine's clock: :func:`time.time` and :func:`time.monotonic`."""
+
+    def now(self) -> float:
+        return time.time()
+
+    def monotonic(self) -> float:
+        return time.monotonic()
+
+
+SYSTEM_CLOCK: Clock = SystemClock()
+
+__all__ = ["SYSTEM_CLOCK", "Clock", "SystemClock"]

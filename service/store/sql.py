@@ -1,0 +1,118 @@
+"""The ``matches`` row as the hot path reads and writes it, and the prebuilt statements.
+
+SQLAlchemy Core only (no ORM on the hot path): :class:`MatchRow` is one row, ``MUTABLE``
+the columns a transaction may change, and the ``_GET…`` / ``_EVENTS…`` statements are built
+once at import. Also the small helpers for values stored in rows (timestamps, JSON, token
+hashes).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import and_, bindparam, insert, select
+
+from fairness import PROTOCOL_V2
+
+from ..kinds import Kind
+from ..models import EventRow, Match, Seat, ServerSeed
+
+KIND_MATCH, KIND_RNG = Kind.MATCH, Kind.RNG
+
+_EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+_MATCHES = Match.__table__  # type: ignore[attr-defined]
+_SEATS = Seat.__table__  # type: ignore[attr-defined]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def iso_of(ts: float) -> str:
+    """Epoch seconds as RFC 3339 UTC with milliseconds, ending in ``Z``."""
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace(
+        "+00:00", "Z")
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def what(kind: str) -> str:
+    return "match" if kind == KIND_MATCH else "rng session"
+
+
+@dataclass(slots=True)
+class MatchRow:
+    """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM)."""
+
+    id: str
+    kind: str
+    game: str
+    ruleset: str
+    commitment: str
+    status: str
+    version: int
+    n_seats: int
+    next_seq: int
+    log_index: int
+    record: str
+    result: str | None
+    created_at: str
+    started_at: str | None
+    ended_at: str | None
+    last_activity: float
+    protocol: str
+    lock: str | None
+    lock_index: int | None
+    reveal_by: float | None
+    end_by: float | None
+    chain: str | None
+    deadline: float | None
+    owes: int | None
+    transcript_sig: str | None
+
+    @property
+    def v2(self) -> bool:
+        return self.protocol == PROTOCOL_V2
+
+    def changes(self, since: tuple[Any, ...]) -> dict[str, Any]:
+        return {k: getattr(self, k) for k, old in zip(MUTABLE, since, strict=True)
+                if getattr(self, k) != old}
+
+    def mutable(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, k) for k in MUTABLE)
+
+
+MUTABLE = ("status", "version", "next_seq", "result", "started_at", "ended_at",
+           "last_activity", "lock", "lock_index", "reveal_by", "end_by", "chain", "deadline",
+           "owes", "transcript_sig")
+_MATCH_COLS = [_MATCHES.c[f] for f in MatchRow.__slots__]
+_GET = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
+_GET_LOCKED = _GET.with_for_update()
+# The row and, in the same round trip, the events a cached engine has not applied yet (a
+# LEFT JOIN: one row with a NULL body when there are none). Locks only the match row.
+_GET_WITH_NEW = (select(*_MATCH_COLS, _EVENTS.c.body)
+                 .select_from(_MATCHES.outerjoin(_EVENTS, and_(
+                     _EVENTS.c.match_id == _MATCHES.c.id,
+                     _EVENTS.c.seq >= bindparam("from_seq"))))
+                 .where(_MATCHES.c.id == bindparam("id"))
+                 .order_by(_EVENTS.c.seq))
+_GET_WITH_NEW_LOCKED = _GET_WITH_NEW.with_for_update(of=_MATCHES)
+_EVENTS_AFTER = (select(_EVENTS.c.body, _EVENTS.c.chain)
+                 .where(_EVENTS.c.match_id == bindparam("mid"), _EVENTS.c.seq > bindparam("after"),
+                        _EVENTS.c.seq < bindparam("before"))
+                 .order_by(_EVENTS.c.seq))
+_SEAT_OF_TOKEN = select(_SEATS.c.seat).where(_SEATS.c.match_id == bindparam("mid"),
+                                             _SEATS.c.token_hash == bindparam("h"))
+_INSERT_EVENTS = insert(_EVENTS)
+_SEALED = select(ServerSeed.__table__.c.sealed).where(  # type: ignore[attr-defined]
+    ServerSeed.__table__.c.match_id == bindparam("mid"))  # type: ignore[attr-defined]

@@ -1,0 +1,37 @@
+"""A clock the tests move by hand (service/clock.py's ``Clock``): no test sleeps for a
+deadline. ``LiveServer(clock=FakeClock())`` gives it to the app; ``clock.advance(121)`` is
+two minutes later for every deadline, rate and timestamp the service measures."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+
+class FakeClock:
+    """Starts at the machine's time (or ``start``) and moves only by :meth:`advance` or
+    :meth:`set`, never back: ``now()`` and ``monotonic()`` move together."""
+
+    def __init__(self, start: float | None = None) -> None:
+        self._now = time.time() if start is None else float(start)
+        self._mono = 1_000.0
+        self._guard = threading.Lock()  # the app reads it from its threads
+
+    def now(self) -> float:
+        with self._guard:
+            return self._now
+
+    def monotonic(self) -> float:
+        with self._guard:
+            return self._mono
+
+    def advance(self, seconds: float) -> None:
+        if seconds < 0:
+            raise ValueError(f"a clock does not go back ({seconds} s)")
+        with self._guard:
+            self._now += seconds
+            self._mono += seconds
+
+    def set(self, when: float) -> None:
+        """Move ``now()`` to ``when`` (epoch seconds, not earlier than now)."""
+        self.advance(when - self.now())
