@@ -1,10 +1,18 @@
-"""The wire models of the qahwa HTTP API, shared by the server and this client.
+"""The wire models of the qahwa HTTP API, shared by the server and the Python client.
 
-The service publishes these in its OpenAPI document (``service.schemas`` re-exports them), so
-a client in another language gets the same types. Requests refuse unknown fields
-(``extra="forbid"``); responses keep fields added later (``extra="allow"``), so an older
-client still reads a newer server. This module needs only pydantic: nothing here imports the
-service, the engines or the verifier.
+The service publishes these in its OpenAPI document (``service.schemas`` re-exports them) and
+``qahwa_client`` is typed with them, so a client in another language gets the same types.
+Requests refuse unknown fields (``extra="forbid"``); responses keep fields added later
+(``extra="allow"``), so an older client still reads a newer server. This package needs only
+pydantic: it imports neither the service, nor the client, nor the engines or the verifier.
+
+What the games send and log is typed per game and per kind in the published schema:
+discriminated unions on ``type`` (actions, events, signed records), ``kind`` (chance events)
+and ``game`` (seat views, public views, event pages, transcripts). Where the Python value
+must stay exactly as received -- an action is sent back byte for byte, a record's signature
+is checked over its canonical JSON -- the field holds the JSON as a dict while its schema is
+the typed one (:class:`SchemaOf`); ``tests/test_wire_schema.py`` holds what the server sends
+to those schemas.
 """
 
 from __future__ import annotations
@@ -38,6 +46,28 @@ class Wire(BaseModel):
     """A response body: fields a newer server adds are kept."""
 
     model_config = ConfigDict(extra="allow")
+
+
+class SchemaOf:
+    """Annotate a field so its JSON schema is ``tp``'s while it validates as declared.
+
+    An action is checked by the match's own engine (so a seating match answers 409
+    not_started before the action's shape is looked at, and a bad shape is 422
+    malformed_action with the engine's reason); a signed record is checked over its exact
+    canonical JSON; an action listed in a view is sent back exactly as listed. Those fields
+    keep the JSON as received (a dict) and publish the typed schema: no validation is added
+    on the server's hot path, and a client in another language still gets the types.
+    """
+
+    def __init__(self, tp: Any) -> None:
+        self.tp = tp
+
+    def __get_pydantic_json_schema__(self, core_schema: CoreSchema,
+                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return handler(TypeAdapter(self.tp).core_schema)
+
+
+_SchemaOf = SchemaOf  # the name it had in qahwa_client.models
 
 
 # -- errors -----------------------------------------------------------------------------------
@@ -143,6 +173,8 @@ class BidPoints(_Act):
 class Trump(_Act):
     type: Literal["trump"]
     suit: Literal["S", "H", "D", "C"]
+    nars: StrictBool | None = Field(default=None,
+                                    description="hokm with ruleset nars: play it as nars")
 
 
 class Cut(_Act):
@@ -167,6 +199,22 @@ class Discard(_Act):
     cards: list[StrictStr]
 
 
+class Draw(_Act):
+    """A plain session's draw, as its action event logs it (``POST /v1/rng/{id}/draws``)."""
+
+    type: Literal["draw"]
+    kind: Literal["dice", "uniform", "shuffle"]
+    count: StrictInt | None = None
+    sides: StrictInt | None = None
+    n: StrictInt | None = None
+
+
+class Close(_Act):
+    """A plain session's close, as its action event logs it."""
+
+    type: Literal["close"]
+
+
 _TYPE = Field(discriminator="type")
 TawlaAction = Annotated[Roll | RollValue | Double | Take | Drop | Move | ResignOffer | Accept
                         | Reject, _TYPE]
@@ -176,6 +224,7 @@ QahveAction = Annotated[BidTricks | PlayCard, _TYPE]
 HokmAction = Annotated[Cut | Tap | Trump | DrawCard | Discard | PlayCard, _TYPE]
 MahbusaAction = TawlaAction
 ShelemAction = Annotated[BidPoints | Pass | Discard | PlayCard, _TYPE]
+RngAction = Annotated[Draw | Close, _TYPE]
 
 ACTIONS: dict[str, Any] = {
     "tawla": TawlaAction, "iraqi_domino": IraqiDominoAction, "mexican_train": MexicanTrainAction,
@@ -192,10 +241,227 @@ AnyAction = Annotated[
 ]
 
 
-# -- seat views (a discriminated union on ``status``, then on ``game``) -----------------------
+# -- signed records (fairness-v1 §3, fairness-v2 §1, §3, §7, §8) -------------------------------
 Status = Literal["seating", "playing", "finished"]
 
 
+class Signature(Wire):
+    alg: Literal["ed25519"]
+    key_id: str
+    value: str
+
+
+class RecordSeat(Wire):
+    seat: int
+    name: str
+    house: bool
+
+
+class CommitRecord(Wire):
+    """qahwa-fair/2's commit record (fairness-v2 §1), signed at creation (not logged)."""
+
+    type: Literal["commit"]
+    protocol: str
+    match_id: str
+    game: str
+    ruleset: str = Field(description="the canonical ruleset string")
+    commitment: str = Field(description="hex SHA-256 of the server seed")
+    seats: list[RecordSeat]
+    created_at: str
+    signature: Signature
+
+
+class CommitmentRecord(Wire):
+    """qahwa-fair/1's commitment record, logged at creation."""
+
+    type: Literal["commitment"]
+    protocol: str
+    match_id: str
+    game: str
+    ruleset: str = Field(description="the canonical ruleset string")
+    commitment: str = Field(description="hex SHA-256 of the server seed")
+    created_at: str
+    log_index: int
+    signature: Signature
+
+
+class LockSeat(RecordSeat):
+    seed_commitment: str
+    key: str | None = Field(description="the seat's Ed25519 public key (base64), or null")
+    roll_chain: str | None = Field(description="the seat's roll-chain tip c[0] (hex), or null")
+
+
+class LockRecord(Wire):
+    """qahwa-fair/2's lock record (fairness-v2 §3), logged when every seat has committed."""
+
+    type: Literal["lock"]
+    protocol: str
+    match_id: str
+    game: str
+    ruleset: str
+    commitment: str
+    seats: list[LockSeat]
+    locked_at: str
+    reveal_by: str
+    end_by: str
+    signature: Signature
+
+
+class RevealSeat(Wire):
+    seat: int
+    client_seed: str | None
+    nonce: str | None
+
+
+class RevealRecord(Wire):
+    """qahwa-fair/2's reveal record (fairness-v2 §8), logged when the match ends."""
+
+    type: Literal["reveal"]
+    protocol: str
+    match_id: str
+    server_seed: str
+    seats: list[RevealSeat] | None = None
+    signature: Signature
+
+
+class Receipt(Wire):
+    type: Literal["receipt"]
+    protocol: str
+    match_id: str
+    seq: int
+    chain: str
+    signature: Signature
+
+
+CreationRecord = Annotated[CommitRecord | CommitmentRecord, _TYPE]
+LogRecord = Annotated[CommitmentRecord | LockRecord | RevealRecord, _TYPE]
+
+LOCK = SchemaOf(LockRecord)
+LOCK_OR_NULL = SchemaOf(LockRecord | None)
+
+
+class Result(Wire):
+    """A match's result: the engine's own fields beside these (e.g. tawla's ``games``)."""
+
+    reason: str = Field(description="finished, resigned, timeout, no_reveal, expired, …")
+    winners: list[int] = Field(description="the winning seats (none: no winner)")
+    scores: list[int] = Field(description="the score per side")
+    status: str | None = Field(default=None, description="qahwa-fair/2: finished")
+    forfeited: list[int] | None = Field(default=None,
+                                        description="qahwa-fair/2: the seats that forfeited")
+    resigned: int | None = Field(default=None, description="qahwa-fair/1: the seat that resigned")
+
+
+RESULT_OR_NULL = SchemaOf(Result | None)
+
+
+# -- events, per game (``type``: action, chance, end; chance events by ``kind``) ---------------
+class _Event(Wire):
+    seq: int = Field(description="the event's place in the match's log (0, 1, …)")
+
+
+class DiceArgs(Wire):
+    count: int
+    sides: int
+
+
+class UniformArgs(Wire):
+    n: int
+
+
+class DiceEvent(_Event):
+    type: Literal["chance"]
+    kind: Literal["dice"]
+    label: str
+    args: DiceArgs
+    result: list[int]
+
+
+class UniformEvent(_Event):
+    type: Literal["chance"]
+    kind: Literal["uniform"]
+    label: str
+    args: UniformArgs
+    result: int
+
+
+class ShuffleEvent(_Event):
+    type: Literal["chance"]
+    kind: Literal["shuffle"]
+    label: str
+    result: list[str] | list[int] | None = Field(
+        default=None, description="the order drawn (tile or card codes; a plain session's "
+                                  "0..n-1); left out while hidden")
+    hidden: bool | None = Field(default=None, description="true while the match runs: "
+                                                          "the shuffle's result is secret")
+
+
+ChanceEvent = Annotated[DiceEvent | UniformEvent | ShuffleEvent, Field(discriminator="kind")]
+
+
+class EndEvent(_Event):
+    type: Literal["end"]
+    reason: str = Field(description="resigned, timeout, no_reveal, expired, chain_exhausted, "
+                                    "abandoned (v1)")
+    seat: int | None = Field(default=None, description="the seat that resigned or timed out")
+    seats: list[int] | None = Field(default=None, description="no_reveal: the seats that did "
+                                                              "not reveal")
+    sig: str | None = Field(default=None, description="qahwa-fair/2: the seat's signature, "
+                                                      "when a keyed seat resigned")
+
+
+class _ActionEvent(_Event):
+    type: Literal["action"]
+    seat: int
+    sig: str | None = Field(default=None, description="qahwa-fair/2: the keyed seat's "
+                                                      "signature (fairness-v2 §7)")
+
+
+class TawlaActionEvent(_ActionEvent):
+    action: TawlaAction
+
+
+class IraqiDominoActionEvent(_ActionEvent):
+    action: IraqiDominoAction
+
+
+class MexicanTrainActionEvent(_ActionEvent):
+    action: MexicanTrainAction
+
+
+class QahveActionEvent(_ActionEvent):
+    action: QahveAction
+
+
+class HokmActionEvent(_ActionEvent):
+    action: HokmAction
+
+
+class ShelemActionEvent(_ActionEvent):
+    action: ShelemAction
+
+
+class RngActionEvent(_ActionEvent):
+    action: RngAction
+
+
+TawlaEvent = Annotated[TawlaActionEvent | ChanceEvent | EndEvent, _TYPE]
+MahbusaEvent = TawlaEvent
+IraqiDominoEvent = Annotated[IraqiDominoActionEvent | ChanceEvent | EndEvent, _TYPE]
+MexicanTrainEvent = Annotated[MexicanTrainActionEvent | ChanceEvent | EndEvent, _TYPE]
+QahveEvent = Annotated[QahveActionEvent | ChanceEvent | EndEvent, _TYPE]
+HokmEvent = Annotated[HokmActionEvent | ChanceEvent | EndEvent, _TYPE]
+ShelemEvent = Annotated[ShelemActionEvent | ChanceEvent | EndEvent, _TYPE]
+RngEvent = Annotated[RngActionEvent | ChanceEvent | EndEvent, _TYPE]
+
+EVENTS: dict[str, Any] = {
+    "tawla": TawlaEvent, "mahbusa": MahbusaEvent, "iraqi_domino": IraqiDominoEvent,
+    "mexican_train": MexicanTrainEvent, "qahve": QahveEvent, "hokm": HokmEvent,
+    "shelem": ShelemEvent, "rng": RngEvent,
+}
+
+
+# -- public views and seat views (a discriminated union on ``game``) ---------------------------
 class PublicSeat(Wire):
     seat: int
     name: str
@@ -207,39 +473,61 @@ class PublicSeat(Wire):
     seed_source: Literal["player", "server"] | None = None
 
 
-class _View(Wire):
+LEGAL = "every action this seat may send now, exactly as it would be sent"
+SUGGESTED = "a subset of legal_actions for simple random bots"
+
+
+class _Public(Wire):
+    """The engine's view of the table: what everyone may see (a seat view adds its own)."""
+
+    status: Literal["playing", "finished"]
+    turn: int | None = Field(description="the seat to act, or null")
+    result: Annotated[dict[str, Any] | None, RESULT_OR_NULL] = Field(
+        default=None, description="once finished")
+
+
+class _Seat(Wire):
+    """What a seat's view adds to the engine's: the match, its version and its chain."""
+
     match_id: str
     version: int = Field(description="send it with an action chosen from this view")
     seat: int = Field(description="the seat this view is for")
-    turn: int | None = Field(description="the seat to act, or null")
-    legal_actions: list[dict[str, Any]] = Field(
-        description="every action this seat may send now, exactly as it would be sent")
+    protocol: str | None = None
     chain: str | None = Field(default=None, description="v2: the head of the event chain "
                               "(hex); a keyed seat signs its next event over it as prev")
-    lock: dict[str, Any] | None = Field(default=None,
-                                        description="v2: the signed lock record, once locked")
+    lock: Annotated[dict[str, Any] | None, LOCK_OR_NULL] = Field(
+        default=None, description="v2: the signed lock record, once locked")
+    lock_index: int | None = Field(default=None, description="v2: the lock's index in the log")
 
 
-class SeatingView(_View):
+class SeatingView(_Seat):
     # "finished": a v2 match that ended before it started (never locked, or no_reveal)
     status: Literal["seating", "finished"]
     game: str
+    turn: int | None = Field(default=None, description="null while seating")
+    legal_actions: list[dict[str, Any]] = Field(description="none while seating")
     seats: list[PublicSeat]
 
 
-class _GameView(_View):
-    status: Literal["playing", "finished"]
-    suggested_actions: list[dict[str, Any]] = Field(
-        default_factory=list, description="a subset of legal_actions for simple random bots")
+class Cube(Wire):
+    value: int
+    owner: int | None = Field(description="null when centred")
 
 
-class TawlaView(_GameView):
+class FreshRoll(Wire):
+    label: str = Field(description="the roll's v1 label")
+    owes: list[int] = Field(description="the seats whose next value the roll still needs")
+
+
+class TawlaPublic(_Public):
     game: Literal["tawla"]
+    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaAction])] = Field(
+        description=LEGAL)
     points: list[int] = Field(description="24 points from seat 0's side; + seat 0, - seat 1")
     bar: list[int]
     off: list[int]
     dice: list[int] | None
-    cube: dict[str, Any] = Field(description='{"value", "owner"} (owner null when centred)')
+    cube: Cube
     score: list[int]
     phase: str
     match_length: int
@@ -247,24 +535,35 @@ class TawlaView(_GameView):
     may_double: bool
     on_roll: int | None = None
     pips: list[int] | None = None
-    fresh_roll: dict[str, Any] | None = Field(
-        default=None, description='v2 fresh rolls: {"label", "owes": [seat, …]} for the roll '
-                                  'now pending, null if none')
+    fresh_roll: FreshRoll | None = Field(
+        default=None, description="v2 fresh rolls: the roll now pending, null if none")
     values_used: list[int] | None = Field(
         default=None, description="v2 fresh rolls: how many roll-chain values each seat has "
                                   "sent (a seat's next value is its values_used-th)")
 
 
-class MahbusaView(TawlaView):
+class TawlaView(_Seat, TawlaPublic):
+    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaAction])] = Field(
+        default_factory=list, description=SUGGESTED)
+
+
+class MahbusaPublic(TawlaPublic):
     game: Literal["mahbusa"]  # type: ignore[assignment]
-    prisoners: list[Any] = Field(default_factory=list,
+    prisoners: list[int] = Field(default_factory=list,
                                  description="checkers held under a blocker, per point")
 
 
-class IraqiDominoView(_GameView):
+class MahbusaView(TawlaView):
+    game: Literal["mahbusa"]  # type: ignore[assignment]
+    prisoners: list[int] = Field(default_factory=list,
+                                 description="checkers held under a blocker, per point")
+
+
+class IraqiDominoPublic(_Public):
     game: Literal["iraqi_domino"]
-    hand: list[str] = Field(description="this seat's tile codes")
-    line: list[Any]
+    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoAction])] = Field(
+        description=LEGAL)
+    line: list[list[int]] = Field(description="the tiles on the table, left to right")
     ends: dict[str, Any] | None
     pile: int
     hand_counts: list[int]
@@ -274,10 +573,18 @@ class IraqiDominoView(_GameView):
     target: int
 
 
-class MexicanTrainView(_GameView):
-    game: Literal["mexican_train"]
+class IraqiDominoView(_Seat, IraqiDominoPublic):
+    suggested_actions: Annotated[list[dict[str, Any]],
+                                 SchemaOf(list[IraqiDominoAction])] = Field(
+        default_factory=list, description=SUGGESTED)
     hand: list[str] = Field(description="this seat's tile codes")
-    trains: list[Any]
+
+
+class MexicanTrainPublic(_Public):
+    game: Literal["mexican_train"]
+    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainAction])] = Field(
+        description=LEGAL)
+    trains: list[dict[str, Any]]
     engine: str
     pile: int
     hand_counts: list[int]
@@ -285,12 +592,19 @@ class MexicanTrainView(_GameView):
     players: int
     round: int
     rounds: int
-    markers: list[Any]
+    markers: list[int]
 
 
-class _CardView(_GameView):
-    hand: list[str] = Field(description="this seat's card codes")
-    trick: list[Any] = Field(description="the cards played so far in this trick, by seat")
+class MexicanTrainView(_Seat, MexicanTrainPublic):
+    suggested_actions: Annotated[list[dict[str, Any]],
+                                 SchemaOf(list[MexicanTrainAction])] = Field(
+        default_factory=list, description=SUGGESTED)
+    hand: list[str] = Field(description="this seat's tile codes")
+
+
+class _CardPublic(_Public):
+    trick: list[dict[str, Any]] = Field(
+        description="the cards played so far in this trick, by seat")
     trump: str | None
     scores: list[int]
     phase: str
@@ -298,28 +612,58 @@ class _CardView(_GameView):
     target: int
 
 
-class QahveView(_CardView):
+class QahvePublic(_CardPublic):
     game: Literal["qahve"]
-    bids: list[Any]
+    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[QahveAction])] = Field(
+        description=LEGAL)
+    bids: list[int | None]
     tricks_by_seat: list[int]
     hand_sizes: list[int]
 
 
-class HokmView(_CardView):
+class QahveView(_Seat, QahvePublic):
+    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[QahveAction])] = Field(
+        default_factory=list, description=SUGGESTED)
+    hand: list[str] = Field(description="this seat's card codes")
+
+
+class HokmPublic(_CardPublic):
     game: Literal["hokm"]
+    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[HokmAction])] = Field(
+        description=LEGAL)
     hakem: int
     tricks_by_seat: list[int]
     hand_sizes: list[int]
 
 
-class ShelemView(_CardView):
+class HokmView(_Seat, HokmPublic):
+    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[HokmAction])] = Field(
+        default_factory=list, description=SUGGESTED)
+    hand: list[str] = Field(description="this seat's card codes")
+
+
+class ShelemPublic(_CardPublic):
     game: Literal["shelem"]
-    bids: list[Any]
+    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemAction])] = Field(
+        description=LEGAL)
+    bids: list[dict[str, Any]]
     bid: int | None
     hakem: int | None
     hand_counts: list[int]
     tricks_taken: list[int]
     points_taken: list[int]
+
+
+class ShelemView(_Seat, ShelemPublic):
+    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemAction])] = Field(
+        default_factory=list, description=SUGGESTED)
+    hand: list[str] = Field(description="this seat's card codes")
+
+
+class RngPublic(_Public):
+    game: Literal["rng"]
+    legal_actions: list[dict[str, Any]] = Field(description="none: draws have their own route")
+    draws: list[int | list[int]] = Field(description="every result so far, in order")
 
 
 GameView = Annotated[
@@ -330,6 +674,17 @@ GameView = Annotated[
 # While seating every game's view is the same; after the start it is the game's own. (The
 # outer union is told apart by ``status``: "seating" here, "playing"/"finished" there.)
 StateOut = SeatingView | GameView
+
+PublicState = Annotated[
+    TawlaPublic | MahbusaPublic | IraqiDominoPublic | MexicanTrainPublic | QahvePublic
+    | HokmPublic | ShelemPublic | RngPublic,
+    Field(discriminator="game"),
+]
+PUBLIC_STATES: dict[str, type[_Public]] = {
+    "tawla": TawlaPublic, "mahbusa": MahbusaPublic, "iraqi_domino": IraqiDominoPublic,
+    "mexican_train": MexicanTrainPublic, "qahve": QahvePublic, "hokm": HokmPublic,
+    "shelem": ShelemPublic, "rng": RngPublic,
+}
 
 
 # -- requests -----------------------------------------------------------------------------------
@@ -366,23 +721,6 @@ class SeedIn(Strict):
     client_seed: StrictStr = Field(description=CLIENT_SEED)
 
 
-class _SchemaOf:
-    """Annotate a field so its JSON schema is ``tp``'s while it validates as declared.
-
-    An action is checked by the match's own engine (so a seating match answers 409
-    not_started before the action's shape is looked at, and a bad shape is 422
-    malformed_action with the engine's reason); the schema still shows every shape.
-    """
-
-    def __init__(self, tp: Any) -> None:
-        self.tp = tp
-
-    def __get_pydantic_json_schema__(self, core_schema: CoreSchema,
-                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        schema = handler(TypeAdapter(self.tp).core_schema)
-        return schema
-
-
 HEX32 = "64 lowercase hex characters"
 SIG = ("qahwa-fair/2, keyed seats: base64 Ed25519 signature of canonical({\"match_id\", "
        "\"prev\": the chain head, \"event\": the event without seq and sig}) (fairness-v2 §7)")
@@ -390,7 +728,7 @@ PREV = "the chain head the request was made at; another head is 409 stale_chain"
 
 
 class ActionIn(Strict):
-    action: Annotated[dict[str, Any], _SchemaOf(AnyAction)] = Field(
+    action: Annotated[dict[str, Any], SchemaOf(AnyAction)] = Field(
         description="one of the seat's legal_actions, exactly as listed")
     version: StrictInt = Field(ge=0, le=2**31 - 1,
                                description="the version of the view the action was chosen from")
@@ -456,28 +794,11 @@ class SeatOut(Wire):
     token: str = Field(description="the seat's secret bearer token, shown only here")
 
 
-class Signature(Wire):
-    alg: Literal["ed25519"]
-    key_id: str
-    value: str
-
-
-class CommitmentRecord(Wire):
-    type: Literal["commitment"]
-    protocol: str
-    match_id: str
-    game: str
-    ruleset: str = Field(description="the canonical ruleset string")
-    commitment: str = Field(description="hex SHA-256 of the server seed")
-    created_at: str
-    log_index: int
-    signature: Signature
-
-
 class CommitmentOut(CommitmentRecord):
     status: Status
     version: int
-    record: dict[str, Any] = Field(description="the signed commitment record, exactly as logged")
+    record: Annotated[dict[str, Any], SchemaOf(CommitmentRecord)] = Field(
+        description="the signed commitment record, exactly as logged")
 
 
 class CreatedSeat(SeatOut):
@@ -494,16 +815,8 @@ class MatchCreatedOut(Wire):
     status: Status
     version: int
     seats: list[CreatedSeat]
-    record: dict[str, Any] = Field(description="the signed commit record (fairness-v2 §1)")
-
-
-class Receipt(Wire):
-    type: Literal["receipt"]
-    protocol: str
-    match_id: str
-    seq: int
-    chain: str
-    signature: Signature
+    record: Annotated[dict[str, Any], SchemaOf(CreationRecord)] = Field(
+        description="the signed commit record (fairness-v2 §1)")
 
 
 class SeatingOut(Wire):
@@ -514,14 +827,16 @@ class SeatingOut(Wire):
     status: Status
     version: int
     chain: str | None = Field(description="the chain head (null before the lock)")
-    lock: dict[str, Any] | None = Field(description="the signed lock, once every seat committed")
+    lock: Annotated[dict[str, Any] | None, LOCK_OR_NULL] = Field(
+        description="the signed lock, once every seat committed")
     receipt: Receipt | None = Field(
         description="for chain[-1] (seq -1); null for a commit that did not complete the lock")
 
 
 class LockOut(Wire):
     match_id: str
-    lock: dict[str, Any] = Field(description="the signed lock record (fairness-v2 §3)")
+    lock: Annotated[dict[str, Any], LOCK] = Field(
+        description="the signed lock record (fairness-v2 §3)")
     log_index: int = Field(description="its index in the log")
     receipt: Receipt = Field(description="a receipt for chain[-1]")
 
@@ -534,7 +849,7 @@ class RngSeededOut(Wire):
     status: Status
     version: int
     chain: str
-    lock: dict[str, Any]
+    lock: Annotated[dict[str, Any], LOCK]
     log_index: int
     receipt: Receipt
 
@@ -562,11 +877,14 @@ class ResignOut(Wire):
     match_id: str
     status: Status
     version: int
-    result: dict[str, Any]
+    result: Annotated[dict[str, Any], SchemaOf(Result)]
     receipt: Receipt | None = None
 
 
 class MatchOut(Wire):
+    """The public view of a match or a plain session. The route publishes one per game
+    (:data:`AnyMatchOut`, told apart by ``game``), each with its game's ``public_state``."""
+
     match_id: str
     game: str
     ruleset: str
@@ -579,14 +897,23 @@ class MatchOut(Wire):
     ended_at: str | None
     log_index: int | None = Field(description="v1: the commitment's log index; v2: the "
                                               "lock's (null before the lock)")
-    record: dict[str, Any]
-    result: dict[str, Any] | None
+    record: Annotated[dict[str, Any], SchemaOf(CreationRecord)]
+    result: Annotated[dict[str, Any] | None, RESULT_OR_NULL]
     public_state: dict[str, Any] | None = Field(
         description="the engine's public view (no hidden cards or tiles); null while seating")
+    protocol: str | None = None
+    chain: str | None = Field(default=None, description="v2: the chain head (null before "
+                                                        "the lock)")
+    lock: Annotated[dict[str, Any] | None, LOCK_OR_NULL] = Field(
+        default=None, description="v2: the signed lock record, once locked")
 
 
 class EventsOut(Wire):
+    """A page of a match's (or session's) public log. The route publishes one per game
+    (:data:`AnyEventsOut`, told apart by ``game``), each with its game's events."""
+
     match_id: str
+    game: str
     status: Status
     version: int
     next_seq: int
@@ -597,12 +924,20 @@ class EventsOut(Wire):
 class TranscriptSeat(Wire):
     seat: int
     name: str
-    client_seed: str
-    seed_source: Literal["player", "server"]
+    client_seed: str | None = Field(description="null: a v2 seat that never revealed")
+    seed_source: Literal["player", "server"] | None = Field(
+        default=None, description="qahwa-fair/1: who gave the seed")
+    house: bool | None = Field(default=None, description="qahwa-fair/2")
+    nonce: str | None = Field(default=None, description="qahwa-fair/2: the revealed nonce")
+    key: str | None = Field(default=None, description="qahwa-fair/2: the seat key, or null")
+    roll_chain: str | None = Field(default=None,
+                                   description="qahwa-fair/2: the roll-chain tip, or null")
 
 
 class TranscriptOut(Wire):
-    """fairness-v1.md §6 or fairness-v2.md §9 (``protocol`` tells which)."""
+    """fairness-v1.md §6 or fairness-v2.md §9 (``protocol`` tells which). The routes publish
+    one per game (:data:`AnyTranscriptOut`, told apart by ``game``), each with its game's
+    events."""
 
     protocol: str
     match_id: str
@@ -610,12 +945,167 @@ class TranscriptOut(Wire):
     ruleset: str
     commitment: str
     server_seed: str
-    seats: list[dict[str, Any]]
+    seats: Annotated[list[dict[str, Any]], SchemaOf(list[TranscriptSeat])]
     events: list[dict[str, Any]]
-    result: dict[str, Any] | None
-    created_at: str
-    ended_at: str | None
+    result: Annotated[dict[str, Any] | None, RESULT_OR_NULL]
+    created_at: str | None = None
+    ended_at: str | None = None
+    lock: Annotated[dict[str, Any] | None, LOCK_OR_NULL] = Field(
+        default=None, description="qahwa-fair/2: the signed lock record")
+    lock_index: int | None = Field(default=None, description="qahwa-fair/2: its log index")
+    chain: str | None = Field(default=None, description="qahwa-fair/2: the last chain head")
     signature: Signature
+
+
+# -- per game: the public view, the event page and the transcript of each game ----------
+class TawlaMatchOut(MatchOut):
+    game: Literal["tawla"]
+    public_state: Annotated[dict[str, Any] | None,
+                            SchemaOf(TawlaPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating")
+
+
+class TawlaEventsOut(EventsOut):
+    game: Literal["tawla"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaEvent])] = Field(
+        description="events with seq > after; redacted by the game while the match runs")
+
+
+class TawlaTranscriptOut(TranscriptOut):
+    game: Literal["tawla"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaEvent])]
+
+
+class MahbusaMatchOut(MatchOut):
+    game: Literal["mahbusa"]
+    public_state: Annotated[dict[str, Any] | None,
+                            SchemaOf(MahbusaPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating")
+
+
+class MahbusaEventsOut(EventsOut):
+    game: Literal["mahbusa"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[MahbusaEvent])] = Field(
+        description="events with seq > after; redacted by the game while the match runs")
+
+
+class MahbusaTranscriptOut(TranscriptOut):
+    game: Literal["mahbusa"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[MahbusaEvent])]
+
+
+class IraqiDominoMatchOut(MatchOut):
+    game: Literal["iraqi_domino"]
+    public_state: Annotated[dict[str, Any] | None,
+                            SchemaOf(IraqiDominoPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating")
+
+
+class IraqiDominoEventsOut(EventsOut):
+    game: Literal["iraqi_domino"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoEvent])] = Field(
+        description="events with seq > after; redacted by the game while the match runs")
+
+
+class IraqiDominoTranscriptOut(TranscriptOut):
+    game: Literal["iraqi_domino"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoEvent])]
+
+
+class MexicanTrainMatchOut(MatchOut):
+    game: Literal["mexican_train"]
+    public_state: Annotated[dict[str, Any] | None,
+                            SchemaOf(MexicanTrainPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating")
+
+
+class MexicanTrainEventsOut(EventsOut):
+    game: Literal["mexican_train"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainEvent])] = Field(
+        description="events with seq > after; redacted by the game while the match runs")
+
+
+class MexicanTrainTranscriptOut(TranscriptOut):
+    game: Literal["mexican_train"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainEvent])]
+
+
+class QahveMatchOut(MatchOut):
+    game: Literal["qahve"]
+    public_state: Annotated[dict[str, Any] | None,
+                            SchemaOf(QahvePublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating")
+
+
+class QahveEventsOut(EventsOut):
+    game: Literal["qahve"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[QahveEvent])] = Field(
+        description="events with seq > after; redacted by the game while the match runs")
+
+
+class QahveTranscriptOut(TranscriptOut):
+    game: Literal["qahve"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[QahveEvent])]
+
+
+class HokmMatchOut(MatchOut):
+    game: Literal["hokm"]
+    public_state: Annotated[dict[str, Any] | None,
+                            SchemaOf(HokmPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating")
+
+
+class HokmEventsOut(EventsOut):
+    game: Literal["hokm"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[HokmEvent])] = Field(
+        description="events with seq > after; redacted by the game while the match runs")
+
+
+class HokmTranscriptOut(TranscriptOut):
+    game: Literal["hokm"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[HokmEvent])]
+
+
+class ShelemMatchOut(MatchOut):
+    game: Literal["shelem"]
+    public_state: Annotated[dict[str, Any] | None,
+                            SchemaOf(ShelemPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating")
+
+
+class ShelemEventsOut(EventsOut):
+    game: Literal["shelem"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemEvent])] = Field(
+        description="events with seq > after; redacted by the game while the match runs")
+
+
+class ShelemTranscriptOut(TranscriptOut):
+    game: Literal["shelem"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemEvent])]
+
+
+class RngMatchOut(MatchOut):
+    game: Literal["rng"]
+    public_state: Annotated[dict[str, Any] | None,
+                            SchemaOf(RngPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating")
+
+
+class RngEventsOut(EventsOut):
+    game: Literal["rng"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[RngEvent])] = Field(
+        description="events with seq > after; redacted by the game while the match runs")
+
+
+class RngTranscriptOut(TranscriptOut):
+    game: Literal["rng"]
+    events: Annotated[list[dict[str, Any]], SchemaOf(list[RngEvent])]
+
+
+_GAME = Field(discriminator="game")
+AnyMatchOut = Annotated[TawlaMatchOut | MahbusaMatchOut | IraqiDominoMatchOut | MexicanTrainMatchOut | QahveMatchOut | HokmMatchOut | ShelemMatchOut | RngMatchOut, _GAME]
+AnyEventsOut = Annotated[TawlaEventsOut | MahbusaEventsOut | IraqiDominoEventsOut | MexicanTrainEventsOut | QahveEventsOut | HokmEventsOut | ShelemEventsOut | RngEventsOut, _GAME]
+AnyTranscriptOut = Annotated[TawlaTranscriptOut | MahbusaTranscriptOut | IraqiDominoTranscriptOut | MexicanTrainTranscriptOut | QahveTranscriptOut | HokmTranscriptOut | ShelemTranscriptOut | RngTranscriptOut, _GAME]
 
 
 class RngCreatedOut(Wire):
@@ -625,10 +1115,9 @@ class RngCreatedOut(Wire):
     created_at: str
     status: Status
     version: int
-    record: dict[str, Any] = Field(description="the signed commit record (fairness-v2 §1)")
+    record: Annotated[dict[str, Any], SchemaOf(CommitRecord)] = Field(
+        description="the signed commit record (fairness-v2 §1)")
     token: str = Field(description="the session's secret bearer token, shown only here")
-
-
 
 
 class DrawOut(Wire):
@@ -646,7 +1135,7 @@ class RngClosedOut(Wire):
     session_id: str
     status: Status
     server_seed: str
-    transcript: TranscriptOut
+    transcript: RngTranscriptOut
 
 
 class KeyOut(Wire):
