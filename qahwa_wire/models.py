@@ -397,6 +397,9 @@ class ShuffleEvent(_Event):
 
 
 ChanceEvent = Annotated[DiceEvent | UniformEvent | ShuffleEvent, Field(discriminator="kind")]
+# A game's events: told apart by ``type`` ("action", "chance", "end"), chance events then by
+# ``kind``. (One OpenAPI discriminator cannot map "chance" to three schemas, so the outer
+# union is a plain one: every member's ``type`` is still a single constant.)
 
 
 class EndEvent(_Event):
@@ -445,14 +448,14 @@ class RngActionEvent(_ActionEvent):
     action: RngAction
 
 
-TawlaEvent = Annotated[TawlaActionEvent | ChanceEvent | EndEvent, _TYPE]
+TawlaEvent = TawlaActionEvent | ChanceEvent | EndEvent
 MahbusaEvent = TawlaEvent
-IraqiDominoEvent = Annotated[IraqiDominoActionEvent | ChanceEvent | EndEvent, _TYPE]
-MexicanTrainEvent = Annotated[MexicanTrainActionEvent | ChanceEvent | EndEvent, _TYPE]
-QahveEvent = Annotated[QahveActionEvent | ChanceEvent | EndEvent, _TYPE]
-HokmEvent = Annotated[HokmActionEvent | ChanceEvent | EndEvent, _TYPE]
-ShelemEvent = Annotated[ShelemActionEvent | ChanceEvent | EndEvent, _TYPE]
-RngEvent = Annotated[RngActionEvent | ChanceEvent | EndEvent, _TYPE]
+IraqiDominoEvent = IraqiDominoActionEvent | ChanceEvent | EndEvent
+MexicanTrainEvent = MexicanTrainActionEvent | ChanceEvent | EndEvent
+QahveEvent = QahveActionEvent | ChanceEvent | EndEvent
+HokmEvent = HokmActionEvent | ChanceEvent | EndEvent
+ShelemEvent = ShelemActionEvent | ChanceEvent | EndEvent
+RngEvent = RngActionEvent | ChanceEvent | EndEvent
 
 EVENTS: dict[str, Any] = {
     "tawla": TawlaEvent, "mahbusa": MahbusaEvent, "iraqi_domino": IraqiDominoEvent,
