@@ -922,6 +922,8 @@ class EventsOut(Wire):
     next_seq: int
     events: list[dict[str, Any]] = Field(
         description="events with seq > after; redacted by the game while the match runs")
+    chain: str | None = Field(default=None, description="v2: the chain head after event "
+                                                        "next_seq - 1")
 
 
 class TranscriptSeat(Wire):
