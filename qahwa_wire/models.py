@@ -343,9 +343,11 @@ LOCK_OR_NULL = SchemaOf(LockRecord | None)
 class Result(Wire):
     """A match's result: the engine's own fields beside these (e.g. tawla's ``games``)."""
 
-    reason: str = Field(description="finished, resigned, timeout, no_reveal, expired, …")
+    reason: str = Field(description="finished, resigned, timeout, no_reveal, expired, "
+                                    "not_locked, …")
     winners: list[int] = Field(description="the winning seats (none: no winner)")
-    scores: list[int] = Field(description="the score per side")
+    scores: list[int] | None = Field(
+        default=None, description="the score per side (none for a match that never locked)")
     status: str | None = Field(default=None, description="qahwa-fair/2: finished")
     forfeited: list[int] | None = Field(default=None,
                                         description="qahwa-fair/2: the seats that forfeited")
@@ -530,7 +532,8 @@ class TawlaPublic(_Public):
     bar: list[int]
     off: list[int]
     dice: list[int] | None
-    cube: Cube
+    cube: Annotated[dict[str, Any], SchemaOf(Cube)] = Field(
+        description='{"value", "owner"} (owner null when centred)')
     score: list[int]
     phase: str
     match_length: int
@@ -538,7 +541,7 @@ class TawlaPublic(_Public):
     may_double: bool
     on_roll: int | None = None
     pips: list[int] | None = None
-    fresh_roll: FreshRoll | None = Field(
+    fresh_roll: Annotated[dict[str, Any] | None, SchemaOf(FreshRoll | None)] = Field(
         default=None, description="v2 fresh rolls: the roll now pending, null if none")
     values_used: list[int] | None = Field(
         default=None, description="v2 fresh rolls: how many roll-chain values each seat has "
@@ -916,7 +919,8 @@ class EventsOut(Wire):
     (:data:`AnyEventsOut`, told apart by ``game``), each with its game's events."""
 
     match_id: str
-    game: str
+    game: str | None = Field(default=None, description="the game (servers before it was "
+                                                       "listed here leave it out)")
     status: Status
     version: int
     next_seq: int
