@@ -322,7 +322,7 @@ function checkTranscript(t: Answer<GetTranscript>, lock: S["LockRecord"]): strin
   }
   const result = t.result;
   if (result !== null && result !== undefined) {
-    out.push(`${result.reason}: winners ${result.winners.join(",")} scores ${result.scores.join("/")}`);
+    out.push(`${result.reason}: winners ${result.winners.join(",")} scores ${(result.scores ?? []).join("/")}`);
   }
   for (const e of eventsOf(t)) out.push(describeEvent(e));
   return out;
