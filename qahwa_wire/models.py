@@ -62,8 +62,9 @@ class SchemaOf:
     def __init__(self, tp: Any) -> None:
         self.tp = tp
 
-    def __get_pydantic_json_schema__(self, core_schema: CoreSchema,
-                                     handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+    def __get_pydantic_json_schema__(
+        self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
         return handler(TypeAdapter(self.tp).core_schema)
 
 
@@ -88,19 +89,23 @@ class _Act(Strict):
 class Roll(_Act):
     type: Literal["roll"]
     entropy: StrictStr | None = Field(
-        default=None, description="qahwa-fair/1: live entropy mixed into the roll's label "
-                                  "(ruleset live_entropy)")
+        default=None,
+        description="qahwa-fair/1: live entropy mixed into the roll's label (ruleset live_entropy)",
+    )
     value: StrictStr | None = Field(
-        default=None, description="qahwa-fair/2 fresh rolls: the roller's next roll-chain "
-                                  "value (64 hex)")
+        default=None,
+        description="qahwa-fair/2 fresh rolls: the roller's next roll-chain value (64 hex)",
+    )
 
 
 class RollValue(_Act):
     type: Literal["roll_value"]
     value: StrictStr | None = Field(
-        default=None, description="qahwa-fair/2 fresh rolls: this seat's next roll-chain "
-                                  "value (64 hex); legal_actions list it without (the client "
-                                  "adds it)")
+        default=None,
+        description="qahwa-fair/2 fresh rolls: this seat's next roll-chain "
+        "value (64 hex); legal_actions list it without (the client "
+        "adds it)",
+    )
 
 
 class Double(_Act):
@@ -118,7 +123,8 @@ class Drop(_Act):
 class Move(_Act):
     type: Literal["move"]
     steps: list[tuple[StrictInt, StrictInt]] = Field(
-        description="[from, to] pairs in the mover's numbering (25 = bar, 0 = off)")
+        description="[from, to] pairs in the mover's numbering (25 = bar, 0 = off)"
+    )
 
 
 class ResignOffer(_Act):
@@ -152,7 +158,8 @@ class PlayTrainTile(_Act):
     type: Literal["play"]
     tile: StrictStr = Field(description="a tile code such as '3-5'")
     train: StrictInt | Literal["mexican"] = Field(
-        description="a seat's train (its seat number) or the Mexican train")
+        description="a seat's train (its seat number) or the Mexican train"
+    )
 
 
 class PlayCard(_Act):
@@ -173,15 +180,18 @@ class BidPoints(_Act):
 class Trump(_Act):
     type: Literal["trump"]
     suit: Literal["S", "H", "D", "C"]
-    nars: StrictBool | None = Field(default=None,
-                                    description="hokm with ruleset nars: play it as nars")
+    nars: StrictBool | None = Field(
+        default=None, description="hokm with ruleset nars: play it as nars"
+    )
 
 
 class Cut(_Act):
     type: Literal["cut"]
     k: StrictInt | None = Field(
-        default=None, description="qahwa-fair/1: cut the deck after k cards (1-51); "
-                                  "qahwa-fair/2 draws k, so none is sent")
+        default=None,
+        description="qahwa-fair/1: cut the deck after k cards (1-51); "
+        "qahwa-fair/2 draws k, so none is sent",
+    )
 
 
 class Tap(_Act):
@@ -190,8 +200,10 @@ class Tap(_Act):
 
 class DrawCard(_Act):
     type: Literal["draw"]
-    keep: StrictBool = Field(description="two-player hokm: keep the stock's top card (true) "
-                                          "or pass it over and take the next (false)")
+    keep: StrictBool = Field(
+        description="two-player hokm: keep the stock's top card (true) "
+        "or pass it over and take the next (false)"
+    )
 
 
 class Discard(_Act):
@@ -216,8 +228,9 @@ class Close(_Act):
 
 
 _TYPE = Field(discriminator="type")
-TawlaAction = Annotated[Roll | RollValue | Double | Take | Drop | Move | ResignOffer | Accept
-                        | Reject, _TYPE]
+TawlaAction = Annotated[
+    Roll | RollValue | Double | Take | Drop | Move | ResignOffer | Accept | Reject, _TYPE
+]
 IraqiDominoAction = Annotated[PlayTile | DrawTile | Pass, _TYPE]
 MexicanTrainAction = Annotated[PlayTrainTile | DrawTile | Pass, _TYPE]
 QahveAction = Annotated[BidTricks | PlayCard, _TYPE]
@@ -227,16 +240,19 @@ ShelemAction = Annotated[BidPoints | Pass | Discard | PlayCard, _TYPE]
 RngAction = Annotated[Draw | Close, _TYPE]
 
 ACTIONS: dict[str, Any] = {
-    "tawla": TawlaAction, "iraqi_domino": IraqiDominoAction, "mexican_train": MexicanTrainAction,
-    "qahve": QahveAction, "hokm": HokmAction, "shelem": ShelemAction,
+    "tawla": TawlaAction,
+    "iraqi_domino": IraqiDominoAction,
+    "mexican_train": MexicanTrainAction,
+    "qahve": QahveAction,
+    "hokm": HokmAction,
+    "shelem": ShelemAction,
     "mahbusa": MahbusaAction,
 }
 
 # One of the games' actions. The server checks the action against the match's own game (and
 # its rules); this schema tells a client the shapes it can send.
 AnyAction = Annotated[
-    TawlaAction | IraqiDominoAction | MexicanTrainAction | QahveAction | HokmAction
-    | ShelemAction,
+    TawlaAction | IraqiDominoAction | MexicanTrainAction | QahveAction | HokmAction | ShelemAction,
     Field(description="one of the seat's legal_actions, exactly as listed"),
 ]
 
@@ -343,14 +359,17 @@ LOCK_OR_NULL = SchemaOf(LockRecord | None)
 class Result(Wire):
     """A match's result: the engine's own fields beside these (e.g. tawla's ``games``)."""
 
-    reason: str = Field(description="finished, resigned, timeout, no_reveal, expired, "
-                                    "not_locked, …")
+    reason: str = Field(
+        description="finished, resigned, timeout, no_reveal, expired, not_locked, …"
+    )
     winners: list[int] = Field(description="the winning seats (none: no winner)")
     scores: list[int] | None = Field(
-        default=None, description="the score per side (none for a match that never locked)")
+        default=None, description="the score per side (none for a match that never locked)"
+    )
     status: str | None = Field(default=None, description="qahwa-fair/2: finished")
-    forfeited: list[int] | None = Field(default=None,
-                                        description="qahwa-fair/2: the seats that forfeited")
+    forfeited: list[int] | None = Field(
+        default=None, description="qahwa-fair/2: the seats that forfeited"
+    )
     resigned: int | None = Field(default=None, description="qahwa-fair/1: the seat that resigned")
 
 
@@ -392,10 +411,13 @@ class ShuffleEvent(_Event):
     kind: Literal["shuffle"]
     label: str
     result: list[str] | list[int] | None = Field(
-        default=None, description="the order drawn (tile or card codes; a plain session's "
-                                  "0..n-1); left out while hidden")
-    hidden: bool | None = Field(default=None, description="true while the match runs: "
-                                                          "the shuffle's result is secret")
+        default=None,
+        description="the order drawn (tile or card codes; a plain session's "
+        "0..n-1); left out while hidden",
+    )
+    hidden: bool | None = Field(
+        default=None, description="true while the match runs: the shuffle's result is secret"
+    )
 
 
 ChanceEvent = Annotated[DiceEvent | UniformEvent | ShuffleEvent, Field(discriminator="kind")]
@@ -406,20 +428,24 @@ ChanceEvent = Annotated[DiceEvent | UniformEvent | ShuffleEvent, Field(discrimin
 
 class EndEvent(_Event):
     type: Literal["end"]
-    reason: str = Field(description="resigned, timeout, no_reveal, expired, chain_exhausted, "
-                                    "abandoned (v1)")
+    reason: str = Field(
+        description="resigned, timeout, no_reveal, expired, chain_exhausted, abandoned (v1)"
+    )
     seat: int | None = Field(default=None, description="the seat that resigned or timed out")
-    seats: list[int] | None = Field(default=None, description="no_reveal: the seats that did "
-                                                              "not reveal")
-    sig: str | None = Field(default=None, description="qahwa-fair/2: the seat's signature, "
-                                                      "when a keyed seat resigned")
+    seats: list[int] | None = Field(
+        default=None, description="no_reveal: the seats that did not reveal"
+    )
+    sig: str | None = Field(
+        default=None, description="qahwa-fair/2: the seat's signature, when a keyed seat resigned"
+    )
 
 
 class _ActionEvent(_Event):
     type: Literal["action"]
     seat: int
-    sig: str | None = Field(default=None, description="qahwa-fair/2: the keyed seat's "
-                                                      "signature (fairness-v2 §7)")
+    sig: str | None = Field(
+        default=None, description="qahwa-fair/2: the keyed seat's signature (fairness-v2 §7)"
+    )
 
 
 class TawlaActionEvent(_ActionEvent):
@@ -460,9 +486,14 @@ ShelemEvent = ShelemActionEvent | ChanceEvent | EndEvent
 RngEvent = RngActionEvent | ChanceEvent | EndEvent
 
 EVENTS: dict[str, Any] = {
-    "tawla": TawlaEvent, "mahbusa": MahbusaEvent, "iraqi_domino": IraqiDominoEvent,
-    "mexican_train": MexicanTrainEvent, "qahve": QahveEvent, "hokm": HokmEvent,
-    "shelem": ShelemEvent, "rng": RngEvent,
+    "tawla": TawlaEvent,
+    "mahbusa": MahbusaEvent,
+    "iraqi_domino": IraqiDominoEvent,
+    "mexican_train": MexicanTrainEvent,
+    "qahve": QahveEvent,
+    "hokm": HokmEvent,
+    "shelem": ShelemEvent,
+    "rng": RngEvent,
 }
 
 
@@ -488,7 +519,8 @@ class _Public(Wire):
     status: Literal["playing", "finished"]
     turn: int | None = Field(description="the seat to act, or null")
     result: Annotated[dict[str, Any] | None, RESULT_OR_NULL] = Field(
-        default=None, description="once finished")
+        default=None, description="once finished"
+    )
 
 
 class _Seat(Wire):
@@ -498,10 +530,14 @@ class _Seat(Wire):
     version: int = Field(description="send it with an action chosen from this view")
     seat: int = Field(description="the seat this view is for")
     protocol: str | None = None
-    chain: str | None = Field(default=None, description="v2: the head of the event chain "
-                              "(hex); a keyed seat signs its next event over it as prev")
+    chain: str | None = Field(
+        default=None,
+        description="v2: the head of the event chain "
+        "(hex); a keyed seat signs its next event over it as prev",
+    )
     lock: Annotated[dict[str, Any] | None, LOCK_OR_NULL] = Field(
-        default=None, description="v2: the signed lock record, once locked")
+        default=None, description="v2: the signed lock record, once locked"
+    )
     lock_index: int | None = Field(default=None, description="v2: the lock's index in the log")
 
 
@@ -527,13 +563,15 @@ class FreshRoll(Wire):
 class TawlaPublic(_Public):
     game: Literal["tawla"]
     legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaAction])] = Field(
-        description=LEGAL)
+        description=LEGAL
+    )
     points: list[int] = Field(description="24 points from seat 0's side; + seat 0, - seat 1")
     bar: list[int]
     off: list[int]
     dice: list[int] | None
     cube: Annotated[dict[str, Any], SchemaOf(Cube)] = Field(
-        description='{"value", "owner"} (owner null when centred)')
+        description='{"value", "owner"} (owner null when centred)'
+    )
     score: list[int]
     phase: str
     match_length: int
@@ -542,33 +580,40 @@ class TawlaPublic(_Public):
     on_roll: int | None = None
     pips: list[int] | None = None
     fresh_roll: Annotated[dict[str, Any] | None, SchemaOf(FreshRoll | None)] = Field(
-        default=None, description="v2 fresh rolls: the roll now pending, null if none")
+        default=None, description="v2 fresh rolls: the roll now pending, null if none"
+    )
     values_used: list[int] | None = Field(
-        default=None, description="v2 fresh rolls: how many roll-chain values each seat has "
-                                  "sent (a seat's next value is its values_used-th)")
+        default=None,
+        description="v2 fresh rolls: how many roll-chain values each seat has "
+        "sent (a seat's next value is its values_used-th)",
+    )
 
 
 class TawlaView(_Seat, TawlaPublic):
     suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaAction])] = Field(
-        default_factory=list, description=SUGGESTED)
+        default_factory=list, description=SUGGESTED
+    )
 
 
 class MahbusaPublic(TawlaPublic):
     game: Literal["mahbusa"]  # type: ignore[assignment]
-    prisoners: list[int] = Field(default_factory=list,
-                                 description="checkers held under a blocker, per point")
+    prisoners: list[int] = Field(
+        default_factory=list, description="checkers held under a blocker, per point"
+    )
 
 
 class MahbusaView(TawlaView):
     game: Literal["mahbusa"]  # type: ignore[assignment]
-    prisoners: list[int] = Field(default_factory=list,
-                                 description="checkers held under a blocker, per point")
+    prisoners: list[int] = Field(
+        default_factory=list, description="checkers held under a blocker, per point"
+    )
 
 
 class IraqiDominoPublic(_Public):
     game: Literal["iraqi_domino"]
     legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoAction])] = Field(
-        description=LEGAL)
+        description=LEGAL
+    )
     line: list[list[int]] = Field(description="the tiles on the table, left to right")
     ends: dict[str, Any] | None
     pile: int
@@ -580,16 +625,17 @@ class IraqiDominoPublic(_Public):
 
 
 class IraqiDominoView(_Seat, IraqiDominoPublic):
-    suggested_actions: Annotated[list[dict[str, Any]],
-                                 SchemaOf(list[IraqiDominoAction])] = Field(
-        default_factory=list, description=SUGGESTED)
+    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoAction])] = Field(
+        default_factory=list, description=SUGGESTED
+    )
     hand: list[str] = Field(description="this seat's tile codes")
 
 
 class MexicanTrainPublic(_Public):
     game: Literal["mexican_train"]
     legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainAction])] = Field(
-        description=LEGAL)
+        description=LEGAL
+    )
     trains: list[dict[str, Any]]
     engine: str
     pile: int
@@ -602,15 +648,16 @@ class MexicanTrainPublic(_Public):
 
 
 class MexicanTrainView(_Seat, MexicanTrainPublic):
-    suggested_actions: Annotated[list[dict[str, Any]],
-                                 SchemaOf(list[MexicanTrainAction])] = Field(
-        default_factory=list, description=SUGGESTED)
+    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainAction])] = Field(
+        default_factory=list, description=SUGGESTED
+    )
     hand: list[str] = Field(description="this seat's tile codes")
 
 
 class _CardPublic(_Public):
     trick: list[dict[str, Any]] = Field(
-        description="the cards played so far in this trick, by seat")
+        description="the cards played so far in this trick, by seat"
+    )
     trump: str | None
     scores: list[int]
     phase: str
@@ -621,7 +668,8 @@ class _CardPublic(_Public):
 class QahvePublic(_CardPublic):
     game: Literal["qahve"]
     legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[QahveAction])] = Field(
-        description=LEGAL)
+        description=LEGAL
+    )
     bids: list[int | None]
     tricks_by_seat: list[int]
     hand_sizes: list[int]
@@ -629,14 +677,16 @@ class QahvePublic(_CardPublic):
 
 class QahveView(_Seat, QahvePublic):
     suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[QahveAction])] = Field(
-        default_factory=list, description=SUGGESTED)
+        default_factory=list, description=SUGGESTED
+    )
     hand: list[str] = Field(description="this seat's card codes")
 
 
 class HokmPublic(_CardPublic):
     game: Literal["hokm"]
     legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[HokmAction])] = Field(
-        description=LEGAL)
+        description=LEGAL
+    )
     hakem: int
     tricks_by_seat: list[int]
     hand_sizes: list[int]
@@ -644,14 +694,16 @@ class HokmPublic(_CardPublic):
 
 class HokmView(_Seat, HokmPublic):
     suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[HokmAction])] = Field(
-        default_factory=list, description=SUGGESTED)
+        default_factory=list, description=SUGGESTED
+    )
     hand: list[str] = Field(description="this seat's card codes")
 
 
 class ShelemPublic(_CardPublic):
     game: Literal["shelem"]
     legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemAction])] = Field(
-        description=LEGAL)
+        description=LEGAL
+    )
     bids: list[dict[str, Any]]
     bid: int | None
     hakem: int | None
@@ -662,7 +714,8 @@ class ShelemPublic(_CardPublic):
 
 class ShelemView(_Seat, ShelemPublic):
     suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemAction])] = Field(
-        default_factory=list, description=SUGGESTED)
+        default_factory=list, description=SUGGESTED
+    )
     hand: list[str] = Field(description="this seat's card codes")
 
 
@@ -673,7 +726,12 @@ class RngPublic(_Public):
 
 
 GameView = Annotated[
-    TawlaView | MahbusaView | IraqiDominoView | MexicanTrainView | QahveView | HokmView
+    TawlaView
+    | MahbusaView
+    | IraqiDominoView
+    | MexicanTrainView
+    | QahveView
+    | HokmView
     | ShelemView,
     Field(discriminator="game"),
 ]
@@ -682,23 +740,36 @@ GameView = Annotated[
 StateOut = SeatingView | GameView
 
 PublicState = Annotated[
-    TawlaPublic | MahbusaPublic | IraqiDominoPublic | MexicanTrainPublic | QahvePublic
-    | HokmPublic | ShelemPublic | RngPublic,
+    TawlaPublic
+    | MahbusaPublic
+    | IraqiDominoPublic
+    | MexicanTrainPublic
+    | QahvePublic
+    | HokmPublic
+    | ShelemPublic
+    | RngPublic,
     Field(discriminator="game"),
 ]
 PUBLIC_STATES: dict[str, type[_Public]] = {
-    "tawla": TawlaPublic, "mahbusa": MahbusaPublic, "iraqi_domino": IraqiDominoPublic,
-    "mexican_train": MexicanTrainPublic, "qahve": QahvePublic, "hokm": HokmPublic,
-    "shelem": ShelemPublic, "rng": RngPublic,
+    "tawla": TawlaPublic,
+    "mahbusa": MahbusaPublic,
+    "iraqi_domino": IraqiDominoPublic,
+    "mexican_train": MexicanTrainPublic,
+    "qahve": QahvePublic,
+    "hokm": HokmPublic,
+    "shelem": ShelemPublic,
+    "rng": RngPublic,
 }
 
 
 # -- requests -----------------------------------------------------------------------------------
 class SeatIn(Strict):
     name: str = Field(min_length=1, max_length=64, description="the player's display name")
-    house: StrictBool = Field(default=False,
-                              description="a seat the operator's own software plays "
-                                          "(shown in the commit record and the lock)")
+    house: StrictBool = Field(
+        default=False,
+        description="a seat the operator's own software plays "
+        "(shown in the commit record and the lock)",
+    )
 
     @field_validator("name")
     @classmethod
@@ -710,17 +781,26 @@ class SeatIn(Strict):
 
 
 class CreateMatchIn(Strict):
-    game: str = Field(max_length=32, examples=["tawla"], json_schema_extra={"enum": list(GAMES)},
-                      description="the game (another name is 422 unknown_game)")
+    game: str = Field(
+        max_length=32,
+        examples=["tawla"],
+        json_schema_extra={"enum": list(GAMES)},
+        description="the game (another name is 422 unknown_game)",
+    )
     ruleset: dict[str, Any] | None = Field(
-        default=None, description="game options; omitted keys take the game's defaults")
+        default=None, description="game options; omitted keys take the game's defaults"
+    )
     seats: list[SeatIn] | None = Field(
-        default=None, max_length=16,
-        description="one entry per seat, in seat order; omitted: 'Seat 0', 'Seat 1', …")
+        default=None,
+        max_length=16,
+        description="one entry per seat, in seat order; omitted: 'Seat 0', 'Seat 1', …",
+    )
 
 
-CLIENT_SEED = ("1-128 UTF-8 bytes (not characters), printable; a longer, empty or "
-               "unprintable seed is 422 bad_client_seed")
+CLIENT_SEED = (
+    "1-128 UTF-8 bytes (not characters), printable; a longer, empty or "
+    "unprintable seed is 422 bad_client_seed"
+)
 
 
 class SeedIn(Strict):
@@ -728,16 +808,20 @@ class SeedIn(Strict):
 
 
 HEX32 = "64 lowercase hex characters"
-SIG = ("qahwa-fair/2, keyed seats: base64 Ed25519 signature of canonical({\"match_id\", "
-       "\"prev\": the chain head, \"event\": the event without seq and sig}) (fairness-v2 §7)")
+SIG = (
+    'qahwa-fair/2, keyed seats: base64 Ed25519 signature of canonical({"match_id", '
+    '"prev": the chain head, "event": the event without seq and sig}) (fairness-v2 §7)'
+)
 PREV = "the chain head the request was made at; another head is 409 stale_chain"
 
 
 class ActionIn(Strict):
     action: Annotated[dict[str, Any], SchemaOf(AnyAction)] = Field(
-        description="one of the seat's legal_actions, exactly as listed")
-    version: StrictInt = Field(ge=0, le=2**31 - 1,
-                               description="the version of the view the action was chosen from")
+        description="one of the seat's legal_actions, exactly as listed"
+    )
+    version: StrictInt = Field(
+        ge=0, le=2**31 - 1, description="the version of the view the action was chosen from"
+    )
     sig: StrictStr | None = Field(default=None, max_length=200, description=SIG)
     prev: StrictStr | None = Field(default=None, max_length=64, description=PREV)
 
@@ -749,14 +833,17 @@ class ResignIn(Strict):
 
 class CommitIn(Strict):
     seed_commitment: StrictStr = Field(
-        max_length=64, description="SHA-256 of the seat's seed and nonce (fairness-v2 §2), "
-                                   + HEX32)
-    key: StrictStr | None = Field(default=None, max_length=64,
-                                  description="the seat's Ed25519 public key (base64), or null")
+        max_length=64, description="SHA-256 of the seat's seed and nonce (fairness-v2 §2), " + HEX32
+    )
+    key: StrictStr | None = Field(
+        default=None, max_length=64, description="the seat's Ed25519 public key (base64), or null"
+    )
     roll_chain: StrictStr | None = Field(
-        default=None, max_length=64,
+        default=None,
+        max_length=64,
         description="the tip c[0] of the seat's roll chain where fresh rolls are on (else "
-                    "null), " + HEX32)
+        "null), " + HEX32,
+    )
 
 
 class RevealIn(Strict):
@@ -772,17 +859,20 @@ class RngCreateIn(Strict):
 class RngSeedIn(Strict):
     client_seed: StrictStr = Field(description=CLIENT_SEED)
     nonce: StrictStr | None = Field(
-        default=None, max_length=64,
+        default=None,
+        max_length=64,
         description="32 random bytes, " + HEX32 + "; required (qahwa-fair/2), absent only "
-                    "for a qahwa-fair/1 session made before v2")
+        "for a qahwa-fair/1 session made before v2",
+    )
 
 
 class DrawIn(Strict):
     kind: Literal["dice", "uniform", "shuffle"]
     count: StrictInt | None = Field(default=None, description="dice: how many (1-100)")
     sides: StrictInt | None = Field(default=None, description="dice: sides (2-1000)")
-    n: StrictInt | None = Field(default=None,
-                                description="uniform: 0..n-1 (n 1-2^32); shuffle: 0..n-1 (n 1-1000)")
+    n: StrictInt | None = Field(
+        default=None, description="uniform: 0..n-1 (n 1-2^32); shuffle: 0..n-1 (n 1-1000)"
+    )
 
     def to_action(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": "draw", "kind": self.kind}
@@ -804,7 +894,8 @@ class CommitmentOut(CommitmentRecord):
     status: Status
     version: int
     record: Annotated[dict[str, Any], SchemaOf(CommitmentRecord)] = Field(
-        description="the signed commitment record, exactly as logged")
+        description="the signed commitment record, exactly as logged"
+    )
 
 
 class CreatedSeat(SeatOut):
@@ -822,7 +913,8 @@ class MatchCreatedOut(Wire):
     version: int
     seats: list[CreatedSeat]
     record: Annotated[dict[str, Any], SchemaOf(CreationRecord)] = Field(
-        description="the signed commit record (fairness-v2 §1)")
+        description="the signed commit record (fairness-v2 §1)"
+    )
 
 
 class SeatingOut(Wire):
@@ -834,15 +926,18 @@ class SeatingOut(Wire):
     version: int
     chain: str | None = Field(description="the chain head (null before the lock)")
     lock: Annotated[dict[str, Any] | None, LOCK_OR_NULL] = Field(
-        description="the signed lock, once every seat committed")
+        description="the signed lock, once every seat committed"
+    )
     receipt: Receipt | None = Field(
-        description="for chain[-1] (seq -1); null for a commit that did not complete the lock")
+        description="for chain[-1] (seq -1); null for a commit that did not complete the lock"
+    )
 
 
 class LockOut(Wire):
     match_id: str
     lock: Annotated[dict[str, Any], LOCK] = Field(
-        description="the signed lock record (fairness-v2 §3)")
+        description="the signed lock record (fairness-v2 §3)"
+    )
     log_index: int = Field(description="its index in the log")
     receipt: Receipt = Field(description="a receipt for chain[-1]")
 
@@ -876,7 +971,8 @@ class ActionOut(Wire):
     state: StateOut = Field(description="the seat's view after the action")
     chain: str | None = Field(default=None, description="v2: the chain head after the action")
     receipt: Receipt | None = Field(
-        default=None, description="v2: the server-signed receipt for the head after the action")
+        default=None, description="v2: the server-signed receipt for the head after the action"
+    )
 
 
 class ResignOut(Wire):
@@ -901,17 +997,19 @@ class MatchOut(Wire):
     created_at: str
     started_at: str | None
     ended_at: str | None
-    log_index: int | None = Field(description="v1: the commitment's log index; v2: the "
-                                              "lock's (null before the lock)")
+    log_index: int | None = Field(
+        description="v1: the commitment's log index; v2: the lock's (null before the lock)"
+    )
     record: Annotated[dict[str, Any], SchemaOf(CreationRecord)]
     result: Annotated[dict[str, Any] | None, RESULT_OR_NULL]
     public_state: dict[str, Any] | None = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating")
+        description="the engine's public view (no hidden cards or tiles); null while seating"
+    )
     protocol: str | None = None
-    chain: str | None = Field(default=None, description="v2: the chain head (null before "
-                                                        "the lock)")
+    chain: str | None = Field(default=None, description="v2: the chain head (null before the lock)")
     lock: Annotated[dict[str, Any] | None, LOCK_OR_NULL] = Field(
-        default=None, description="v2: the signed lock record, once locked")
+        default=None, description="v2: the signed lock record, once locked"
+    )
 
 
 class EventsOut(Wire):
@@ -919,15 +1017,18 @@ class EventsOut(Wire):
     (:data:`AnyEventsOut`, told apart by ``game``), each with its game's events."""
 
     match_id: str
-    game: str | None = Field(default=None, description="the game (servers before it was "
-                                                       "listed here leave it out)")
+    game: str | None = Field(
+        default=None, description="the game (servers before it was listed here leave it out)"
+    )
     status: Status
     version: int
     next_seq: int
     events: list[dict[str, Any]] = Field(
-        description="events with seq > after; redacted by the game while the match runs")
-    chain: str | None = Field(default=None, description="v2: the chain head after event "
-                                                        "next_seq - 1")
+        description="events with seq > after; redacted by the game while the match runs"
+    )
+    chain: str | None = Field(
+        default=None, description="v2: the chain head after event next_seq - 1"
+    )
 
 
 class TranscriptSeat(Wire):
@@ -935,12 +1036,14 @@ class TranscriptSeat(Wire):
     name: str
     client_seed: str | None = Field(description="null: a v2 seat that never revealed")
     seed_source: Literal["player", "server"] | None = Field(
-        default=None, description="qahwa-fair/1: who gave the seed")
+        default=None, description="qahwa-fair/1: who gave the seed"
+    )
     house: bool | None = Field(default=None, description="qahwa-fair/2")
     nonce: str | None = Field(default=None, description="qahwa-fair/2: the revealed nonce")
     key: str | None = Field(default=None, description="qahwa-fair/2: the seat key, or null")
-    roll_chain: str | None = Field(default=None,
-                                   description="qahwa-fair/2: the roll-chain tip, or null")
+    roll_chain: str | None = Field(
+        default=None, description="qahwa-fair/2: the roll-chain tip, or null"
+    )
 
 
 class TranscriptOut(Wire):
@@ -960,7 +1063,8 @@ class TranscriptOut(Wire):
     created_at: str | None = None
     ended_at: str | None = None
     lock: Annotated[dict[str, Any] | None, LOCK_OR_NULL] = Field(
-        default=None, description="qahwa-fair/2: the signed lock record")
+        default=None, description="qahwa-fair/2: the signed lock record"
+    )
     lock_index: int | None = Field(default=None, description="qahwa-fair/2: its log index")
     chain: str | None = Field(default=None, description="qahwa-fair/2: the last chain head")
     signature: Signature
@@ -969,15 +1073,16 @@ class TranscriptOut(Wire):
 # -- per game: the public view, the event page and the transcript of each game ----------
 class TawlaMatchOut(MatchOut):
     game: Literal["tawla"]
-    public_state: Annotated[dict[str, Any] | None,
-                            SchemaOf(TawlaPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating")
+    public_state: Annotated[dict[str, Any] | None, SchemaOf(TawlaPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating"
+    )
 
 
 class TawlaEventsOut(EventsOut):
     game: Literal["tawla"]
     events: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs")
+        description="events with seq > after; redacted by the game while the match runs"
+    )
 
 
 class TawlaTranscriptOut(TranscriptOut):
@@ -987,15 +1092,16 @@ class TawlaTranscriptOut(TranscriptOut):
 
 class MahbusaMatchOut(MatchOut):
     game: Literal["mahbusa"]
-    public_state: Annotated[dict[str, Any] | None,
-                            SchemaOf(MahbusaPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating")
+    public_state: Annotated[dict[str, Any] | None, SchemaOf(MahbusaPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating"
+    )
 
 
 class MahbusaEventsOut(EventsOut):
     game: Literal["mahbusa"]
     events: Annotated[list[dict[str, Any]], SchemaOf(list[MahbusaEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs")
+        description="events with seq > after; redacted by the game while the match runs"
+    )
 
 
 class MahbusaTranscriptOut(TranscriptOut):
@@ -1005,15 +1111,16 @@ class MahbusaTranscriptOut(TranscriptOut):
 
 class IraqiDominoMatchOut(MatchOut):
     game: Literal["iraqi_domino"]
-    public_state: Annotated[dict[str, Any] | None,
-                            SchemaOf(IraqiDominoPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating")
+    public_state: Annotated[dict[str, Any] | None, SchemaOf(IraqiDominoPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating"
+    )
 
 
 class IraqiDominoEventsOut(EventsOut):
     game: Literal["iraqi_domino"]
     events: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs")
+        description="events with seq > after; redacted by the game while the match runs"
+    )
 
 
 class IraqiDominoTranscriptOut(TranscriptOut):
@@ -1023,15 +1130,16 @@ class IraqiDominoTranscriptOut(TranscriptOut):
 
 class MexicanTrainMatchOut(MatchOut):
     game: Literal["mexican_train"]
-    public_state: Annotated[dict[str, Any] | None,
-                            SchemaOf(MexicanTrainPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating")
+    public_state: Annotated[dict[str, Any] | None, SchemaOf(MexicanTrainPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating"
+    )
 
 
 class MexicanTrainEventsOut(EventsOut):
     game: Literal["mexican_train"]
     events: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs")
+        description="events with seq > after; redacted by the game while the match runs"
+    )
 
 
 class MexicanTrainTranscriptOut(TranscriptOut):
@@ -1041,15 +1149,16 @@ class MexicanTrainTranscriptOut(TranscriptOut):
 
 class QahveMatchOut(MatchOut):
     game: Literal["qahve"]
-    public_state: Annotated[dict[str, Any] | None,
-                            SchemaOf(QahvePublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating")
+    public_state: Annotated[dict[str, Any] | None, SchemaOf(QahvePublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating"
+    )
 
 
 class QahveEventsOut(EventsOut):
     game: Literal["qahve"]
     events: Annotated[list[dict[str, Any]], SchemaOf(list[QahveEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs")
+        description="events with seq > after; redacted by the game while the match runs"
+    )
 
 
 class QahveTranscriptOut(TranscriptOut):
@@ -1059,15 +1168,16 @@ class QahveTranscriptOut(TranscriptOut):
 
 class HokmMatchOut(MatchOut):
     game: Literal["hokm"]
-    public_state: Annotated[dict[str, Any] | None,
-                            SchemaOf(HokmPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating")
+    public_state: Annotated[dict[str, Any] | None, SchemaOf(HokmPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating"
+    )
 
 
 class HokmEventsOut(EventsOut):
     game: Literal["hokm"]
     events: Annotated[list[dict[str, Any]], SchemaOf(list[HokmEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs")
+        description="events with seq > after; redacted by the game while the match runs"
+    )
 
 
 class HokmTranscriptOut(TranscriptOut):
@@ -1077,15 +1187,16 @@ class HokmTranscriptOut(TranscriptOut):
 
 class ShelemMatchOut(MatchOut):
     game: Literal["shelem"]
-    public_state: Annotated[dict[str, Any] | None,
-                            SchemaOf(ShelemPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating")
+    public_state: Annotated[dict[str, Any] | None, SchemaOf(ShelemPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating"
+    )
 
 
 class ShelemEventsOut(EventsOut):
     game: Literal["shelem"]
     events: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs")
+        description="events with seq > after; redacted by the game while the match runs"
+    )
 
 
 class ShelemTranscriptOut(TranscriptOut):
@@ -1095,15 +1206,16 @@ class ShelemTranscriptOut(TranscriptOut):
 
 class RngMatchOut(MatchOut):
     game: Literal["rng"]
-    public_state: Annotated[dict[str, Any] | None,
-                            SchemaOf(RngPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating")
+    public_state: Annotated[dict[str, Any] | None, SchemaOf(RngPublic | None)] = Field(
+        description="the engine's public view (no hidden cards or tiles); null while seating"
+    )
 
 
 class RngEventsOut(EventsOut):
     game: Literal["rng"]
     events: Annotated[list[dict[str, Any]], SchemaOf(list[RngEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs")
+        description="events with seq > after; redacted by the game while the match runs"
+    )
 
 
 class RngTranscriptOut(TranscriptOut):
@@ -1112,9 +1224,39 @@ class RngTranscriptOut(TranscriptOut):
 
 
 _GAME = Field(discriminator="game")
-AnyMatchOut = Annotated[TawlaMatchOut | MahbusaMatchOut | IraqiDominoMatchOut | MexicanTrainMatchOut | QahveMatchOut | HokmMatchOut | ShelemMatchOut | RngMatchOut, _GAME]
-AnyEventsOut = Annotated[TawlaEventsOut | MahbusaEventsOut | IraqiDominoEventsOut | MexicanTrainEventsOut | QahveEventsOut | HokmEventsOut | ShelemEventsOut | RngEventsOut, _GAME]
-AnyTranscriptOut = Annotated[TawlaTranscriptOut | MahbusaTranscriptOut | IraqiDominoTranscriptOut | MexicanTrainTranscriptOut | QahveTranscriptOut | HokmTranscriptOut | ShelemTranscriptOut | RngTranscriptOut, _GAME]
+AnyMatchOut = Annotated[
+    TawlaMatchOut
+    | MahbusaMatchOut
+    | IraqiDominoMatchOut
+    | MexicanTrainMatchOut
+    | QahveMatchOut
+    | HokmMatchOut
+    | ShelemMatchOut
+    | RngMatchOut,
+    _GAME,
+]
+AnyEventsOut = Annotated[
+    TawlaEventsOut
+    | MahbusaEventsOut
+    | IraqiDominoEventsOut
+    | MexicanTrainEventsOut
+    | QahveEventsOut
+    | HokmEventsOut
+    | ShelemEventsOut
+    | RngEventsOut,
+    _GAME,
+]
+AnyTranscriptOut = Annotated[
+    TawlaTranscriptOut
+    | MahbusaTranscriptOut
+    | IraqiDominoTranscriptOut
+    | MexicanTrainTranscriptOut
+    | QahveTranscriptOut
+    | HokmTranscriptOut
+    | ShelemTranscriptOut
+    | RngTranscriptOut,
+    _GAME,
+]
 
 
 class RngCreatedOut(Wire):
@@ -1125,7 +1267,8 @@ class RngCreatedOut(Wire):
     status: Status
     version: int
     record: Annotated[dict[str, Any], SchemaOf(CommitRecord)] = Field(
-        description="the signed commit record (fairness-v2 §1)")
+        description="the signed commit record (fairness-v2 §1)"
+    )
     token: str = Field(description="the session's secret bearer token, shown only here")
 
 
@@ -1153,9 +1296,12 @@ class KeyOut(Wire):
     public_key: str = Field(description="base64 of the raw 32-byte Ed25519 public key")
     created_at: str
     current: bool
-    retired_at: str | None = Field(default=None, description="when `qahwa keys rotate` "
-                                   "replaced it (null while current); what it signed before "
-                                   "stays verifiable")
+    retired_at: str | None = Field(
+        default=None,
+        description="when `qahwa keys rotate` "
+        "replaced it (null while current); what it signed before "
+        "stays verifiable",
+    )
 
 
 class LogKeyOut(Wire):
@@ -1165,8 +1311,9 @@ class LogKeyOut(Wire):
 
 class KeysOut(Wire):
     keys: list[KeyOut]
-    log: LogKeyOut | None = Field(default=None, description="the transparency log's "
-                                  "checkpoint key (c2sp.org/tlog-checkpoint)")
+    log: LogKeyOut | None = Field(
+        default=None, description="the transparency log's checkpoint key (c2sp.org/tlog-checkpoint)"
+    )
 
 
 class TreeHeadOut(Wire):

@@ -54,8 +54,13 @@ def node_modules() -> Path:
 
 
 def openapi_document(tmp: Path) -> dict[str, object]:
-    settings = Settings(database_url=f"sqlite:///{tmp / 'q.db'}", data_dir=tmp,
-                        master_key=None, signing_key=None, signing_key_file=None)
+    settings = Settings(
+        database_url=f"sqlite:///{tmp / 'q.db'}",
+        data_dir=tmp,
+        master_key=None,
+        signing_key=None,
+        signing_key_file=None,
+    )
     return create_app(settings).openapi()
 
 
@@ -69,8 +74,14 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     work = tmp_path_factory.mktemp("openapi-ts")
     doc = work / "openapi.json"
     doc.write_text(json.dumps(openapi_document(tmp_path_factory.mktemp("app"))))
-    proc = run(NODE, str(modules / "openapi-typescript" / "bin" / "cli.js"), str(doc),
-               "-o", str(work / "api.d.ts"), cwd=work)
+    proc = run(
+        NODE,
+        str(modules / "openapi-typescript" / "bin" / "cli.js"),
+        str(doc),
+        "-o",
+        str(work / "api.d.ts"),
+        cwd=work,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name in ("client.ts", "tsconfig.json"):
         shutil.copyfile(TS / name, work / name)
@@ -79,8 +90,14 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def tsc(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
     assert NODE is not None
-    return run(NODE, str(CACHE / "node_modules" / "typescript" / "bin" / "tsc"), "-p",
-               "tsconfig.json", *args, cwd=project)
+    return run(
+        NODE,
+        str(CACHE / "node_modules" / "typescript" / "bin" / "tsc"),
+        "-p",
+        "tsconfig.json",
+        *args,
+        cwd=project,
+    )
 
 
 def test_the_program_has_no_cast_and_no_any() -> None:
@@ -121,19 +138,31 @@ def test_the_types_refuse_what_the_server_refuses(project: Path) -> None:
     shutil.copyfile(project / "api.d.ts", bad / "api.d.ts")
     cases = {
         "card": 'function f(v: S["TawlaView"]): string { const a = v.legal_actions[0]; '
-                'return a === undefined ? "" : a.card; }',
+        'return a === undefined ? "" : a.card; }',
         "hand": 'function f(v: S["SeatingView"]): string[] { return v.hand; }',
         "version": 'const body: S["ActionIn"] = { action: { type: "roll" } };',
         "kind": 'function f(e: S["DiceEvent"]): number { return e.result; }',
         "shape": 'const m: S["Move"] = { type: "move", steps: [["1", 2]] };',
     }
     for name, code in cases.items():
-        (bad / "tsconfig.json").write_text(json.dumps({
-            "compilerOptions": {"strict": True, "noEmit": True, "target": "es2022",
-                                "lib": ["es2022"], "types": []},
-            "files": ["bad.ts", "api.d.ts"]}))
-        (bad / "bad.ts").write_text('import type { components } from "./api";\n'
-                                    'type S = components["schemas"];\n' + code + "\nexport {};\n")
+        (bad / "tsconfig.json").write_text(
+            json.dumps(
+                {
+                    "compilerOptions": {
+                        "strict": True,
+                        "noEmit": True,
+                        "target": "es2022",
+                        "lib": ["es2022"],
+                        "types": [],
+                    },
+                    "files": ["bad.ts", "api.d.ts"],
+                }
+            )
+        )
+        (bad / "bad.ts").write_text(
+            'import type { components } from "./api";\n'
+            'type S = components["schemas"];\n' + code + "\nexport {};\n"
+        )
         proc = tsc(bad)
         assert proc.returncode != 0, f"{name}: tsc accepted {code}"
         assert "error TS" in proc.stdout, proc.stdout
@@ -148,7 +177,8 @@ def test_the_compiled_program_plays_every_game(project: Path) -> None:
     (out / "run.mjs").write_text(
         'import { main } from "./client.js";\n'
         "const lines = await main(process.argv[2], process.argv[3]);\n"
-        'process.stdout.write(lines.join("\\n") + "\\n");\n')
+        'process.stdout.write(lines.join("\\n") + "\\n");\n'
+    )
     assert NODE is not None
     with LiveServer() as srv:
         proc = run(NODE, str(out / "run.mjs"), srv.url, srv.operator_key, cwd=out)
@@ -160,6 +190,7 @@ def test_the_compiled_program_plays_every_game(project: Path) -> None:
     assert any(re.fullmatch(r"seat \d resigned: resigned", line) for line in lines)  # hokm
     assert any(re.match(r"#\d+ seat \d: move \d+/\d+", line) for line in lines)  # tawla events
     assert any(re.match(r"#\d+ seat \d: play [0-9A-Z]{2}$", line) for line in lines)
-    assert any(re.match(r"#\d+ g\d+/opening/\d+\|[0-9a-f]{64}: 2d6 = \d\+\d", line)
-               for line in lines)
+    assert any(
+        re.match(r"#\d+ g\d+/opening/\d+\|[0-9a-f]{64}: 2d6 = \d\+\d", line) for line in lines
+    )
     assert any(line.startswith("closed: seed ") for line in lines)

@@ -41,7 +41,8 @@ class Checker:
             response = self.doc["paths"][path][method.lower()]["responses"][str(status)]
             schema = response["content"]["application/json"]["schema"]
             self.validators[key] = jsonschema_rs.validator_for(
-                {**schema, "components": self.doc["components"]})
+                {**schema, "components": self.doc["components"]}
+            )
         return self.validators[key]
 
     def __call__(self, r: httpx.Response) -> None:
@@ -50,12 +51,15 @@ class Checker:
             return
         method, path = r.request.method, r.request.url.path
         # a literal route (/v1/matches/{id}/lock) before a templated one of the same shape
-        hits = sorted((p for m, p, rx in self.routes if m == method and rx.match(path)),
-                      key=lambda p: p.count("{"))
+        hits = sorted(
+            (p for m, p, rx in self.routes if m == method and rx.match(path)),
+            key=lambda p: p.count("{"),
+        )
         if not hits:
             return
-        errors = [str(e) for e in self.validator(method, hits[0], r.status_code)
-                  .iter_errors(r.json())]
+        errors = [
+            str(e) for e in self.validator(method, hits[0], r.status_code).iter_errors(r.json())
+        ]
         assert not errors, f"{method} {path} ({hits[0]}): {errors[:3]}"
         self.seen[f"{method} {hits[0]}"] += 1
 
@@ -80,17 +84,22 @@ def test_a_whole_match_answers_as_documented(server: Any, game: str) -> None:
         match_id = play_to_end(client, game, short_ruleset(game), seed=5)
         client.get(f"/v1/matches/{match_id}/events")
         client.get(f"/v1/matches/{match_id}/transcript")
-    for op in ("POST /v1/matches", "POST /v1/matches/{match_id}/seats/{seat}/commit",
-               "GET /v1/matches/{match_id}/lock", "POST /v1/matches/{match_id}/seats/{seat}/reveal",
-               "GET /v1/matches/{match_id}/state", "POST /v1/matches/{match_id}/actions",
-               "GET /v1/matches/{match_id}", "GET /v1/matches/{match_id}/events",
-               "GET /v1/matches/{match_id}/transcript"):
+    for op in (
+        "POST /v1/matches",
+        "POST /v1/matches/{match_id}/seats/{seat}/commit",
+        "GET /v1/matches/{match_id}/lock",
+        "POST /v1/matches/{match_id}/seats/{seat}/reveal",
+        "GET /v1/matches/{match_id}/state",
+        "POST /v1/matches/{match_id}/actions",
+        "GET /v1/matches/{match_id}",
+        "GET /v1/matches/{match_id}/events",
+        "GET /v1/matches/{match_id}/transcript",
+    ):
         assert checker.seen[op], f"{op} was not checked"
 
 
 @pytest.mark.parametrize("game", ["hokm", "tawla"])
-def test_a_resigned_match_with_hidden_events_answers_as_documented(server: Any,
-                                                                    game: str) -> None:
+def test_a_resigned_match_with_hidden_events_answers_as_documented(server: Any, game: str) -> None:
     client, checker = checked_client(server)
     with client:
         created = create_match(client, game, short_ruleset(game))
@@ -115,10 +124,16 @@ def test_a_plain_session_answers_as_documented(server: Any) -> None:
     with client:
         created = client.post("/v1/rng", json={}).json()
         sid, auth = created["session_id"], {"Authorization": f"Bearer {created['token']}"}
-        client.post(f"/v1/rng/{sid}/seed", headers=auth,
-                    json={"client_seed": "schema", "nonce": secrets.token_hex(32)})
-        for draw in ({"kind": "dice", "count": 3, "sides": 8}, {"kind": "uniform", "n": 9},
-                     {"kind": "shuffle", "n": 6}):
+        client.post(
+            f"/v1/rng/{sid}/seed",
+            headers=auth,
+            json={"client_seed": "schema", "nonce": secrets.token_hex(32)},
+        )
+        for draw in (
+            {"kind": "dice", "count": 3, "sides": 8},
+            {"kind": "uniform", "n": 9},
+            {"kind": "shuffle", "n": 6},
+        ):
             client.post(f"/v1/rng/{sid}/draws", headers=auth, json=draw)
         assert client.get(f"/v1/rng/{sid}/events").json()["game"] == "rng"
         client.get(f"/v1/rng/{sid}")
@@ -133,10 +148,16 @@ def test_the_checker_catches_an_answer_off_the_schema(server: Any) -> None:
     client, checker = checked_client(server)
     with client:
         doc = checker.doc
-    page = {"match_id": "m_x", "game": "tawla", "status": "playing", "version": 3,
-            "next_seq": 1,
-            "events": [{"seq": 0, "type": "action", "seat": 0,
-                        "action": {"type": "play", "card": "AS"}}]}
+    page = {
+        "match_id": "m_x",
+        "game": "tawla",
+        "status": "playing",
+        "version": 3,
+        "next_seq": 1,
+        "events": [
+            {"seq": 0, "type": "action", "seat": 0, "action": {"type": "play", "card": "AS"}}
+        ],
+    }
     check = checker.validator("GET", "/v1/matches/{match_id}/events", 200)
     assert not check.is_valid(page)
     page["game"] = "hokm"
