@@ -21,10 +21,7 @@ from typing import Any
 
 import httpx
 
-from .client import RESEND_STATUS, STATE, Unanswered, _auth, create_body
-from .conform import SeatProtocol, Terms, terms_for, trusted_keys
-from .errors import ApiError, raise_for
-from .models import (
+from qahwa_wire.models import (
     ActionOut,
     DrawOut,
     EventsOut,
@@ -39,6 +36,10 @@ from .models import (
     SeatingOut,
     StateOut,
 )
+
+from .client import RESEND_STATUS, STATE, Unanswered, _auth, create_body
+from .conform import SeatProtocol, Terms, terms_for, trusted_keys
+from .errors import ApiError, raise_for
 from .proto import canonical
 from .sse import aiter_sse
 

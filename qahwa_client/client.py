@@ -23,9 +23,7 @@ from typing import Any
 import httpx
 from pydantic import TypeAdapter
 
-from .conform import SeatProtocol, Terms, terms_for, trusted_keys
-from .errors import ApiError, ClientError, StaleVersion, raise_for
-from .models import (
+from qahwa_wire.models import (
     ActionOut,
     DrawOut,
     EventsOut,
@@ -41,6 +39,9 @@ from .models import (
     StateOut,
     TreeHeadOut,
 )
+
+from .conform import SeatProtocol, Terms, terms_for, trusted_keys
+from .errors import ApiError, ClientError, StaleVersion, raise_for
 from .proto import canonical
 from .sse import iter_sse
 

@@ -10,7 +10,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from .models import KeysOut
+from qahwa_wire.models import KeysOut
 
 
 def verify_transcript(doc: dict[str, Any], keys: KeysOut, *, source: str,

@@ -818,8 +818,8 @@ class MatchService:
             if m.status != FINISHED:
                 cls = engine_class(m.game)
                 evs = [cls.redact(e) for e in evs]
-            out: dict[str, Any] = {"match_id": m.id, "status": m.status, "version": m.version,
-                                   "next_seq": m.next_seq, "events": evs}
+            out: dict[str, Any] = {"match_id": m.id, "game": m.game, "status": m.status,
+                                   "version": m.version, "next_seq": m.next_seq, "events": evs}
             if m.v2:
                 out["chain"] = m.chain
             if with_chains:

@@ -1,7 +1,7 @@
 """The API's request and response models, and the errors each route documents.
 
-The wire models live in :mod:`qahwa_client.models` so the Python client is typed with
-exactly what this server publishes; the service imports them from there (the client never
+The wire models live in :mod:`qahwa_wire.models`, which the Python client is typed with too:
+the service imports them from there (the service never imports the client, the client never
 imports the service).
 """
 
@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from qahwa_client.models import (
+from qahwa_wire.models import (
     ActionIn,
     ActionOut,
+    AnyEventsOut,
+    AnyMatchOut,
+    AnyTranscriptOut,
     CommitIn,
     CommitmentOut,
     ConsistencyOut,
@@ -37,8 +40,11 @@ from qahwa_client.models import (
     RngClosedOut,
     RngCreatedOut,
     RngCreateIn,
+    RngEventsOut,
+    RngMatchOut,
     RngSeededOut,
     RngSeedIn,
+    RngTranscriptOut,
     SeatedOut,
     SeatIn,
     SeatingOut,
@@ -52,7 +58,8 @@ from qahwa_client.models import (
 )
 
 __all__ = [
-    "ActionIn", "ActionOut", "CommitIn", "CommitmentOut", "LockOut", "Receipt", "ResignIn",
+    "ActionIn", "ActionOut", "AnyEventsOut", "AnyMatchOut", "AnyTranscriptOut", "RngEventsOut",
+    "RngMatchOut", "RngTranscriptOut", "CommitIn", "CommitmentOut", "LockOut", "Receipt", "ResignIn",
     "RevealIn", "RngSeedIn", "RngSeededOut", "SeatingOut", "ConsistencyOut", "CreateMatchIn", "DrawIn", "DrawOut",
     "ErrorBody", "ErrorOut", "EventsOut", "KeyOut", "KeysOut", "LogEntriesOut",
     "LogEntryOut", "MatchCreatedOut", "MatchOut", "ProofOut", "PublicSeat", "ResignOut",

@@ -2,8 +2,11 @@
 ``fairness`` needs only the stdlib and ``cryptography``; ``games`` never imports ``service``
 or ``verify_cli``; ``verify_cli`` never imports ``service``; ``service`` never imports
 ``verify_cli`` (``qahwa demo`` runs the ``verify`` command); nothing imports ``service``;
-``qahwa_client`` needs only pydantic, httpx and ``cryptography`` (its seat keys), and
-``verify_cli`` inside ``verify()``;
+``qahwa_client`` needs only pydantic, httpx, ``cryptography`` (its seat keys) and
+``qahwa_wire``, and ``verify_cli`` inside ``verify()``; ``qahwa_wire`` (the wire models the
+service publishes and the client is typed with) needs only pydantic, and neither ``service``
+nor ``qahwa_client`` imports the other (the
+``qahwa demo`` command aside: it drives a server through the client);
 ``qahwa_page`` (the verify page, its Python and runtime: package data of the verifier's
 distribution that the service serves too) needs only the stdlib and locates the packages
 it zips for the browser without importing them."""
@@ -18,7 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 FIRST_PARTY = {"fairness", "tlog", "games", "service", "verify_cli", "qahwa_client",
-               "qahwa_page", "bench"}
+               "qahwa_page", "qahwa_wire", "bench"}
 
 
 def imports_of(path: Path, package: str) -> set[str]:
@@ -76,6 +79,8 @@ def test_core_imports_only_stdlib_and_cryptography(package: str) -> None:
     ("tlog", {"fairness", "games", "service", "verify_cli"}),
     ("service", {"verify_cli"}),
     ("qahwa_client", {"service", "games", "fairness"}),
+    ("qahwa_wire", {"service", "qahwa_client", "games", "fairness", "verify_cli", "tlog",
+                    "qahwa_page"}),
     ("verify_cli", {"qahwa_client"}),
     ("qahwa_page", {"fairness", "games", "service", "verify_cli", "qahwa_client"}),
     ("fairness", {"qahwa_page"}),
@@ -121,12 +126,51 @@ def test_importing_a_core_package_loads_no_other_first_party_package(package: st
 
 def test_qahwa_client_imports_only_pydantic_httpx_and_verify_inside_verify() -> None:
     base = set(sys.stdlib_module_names) | {"__future__", "pydantic", "pydantic_core", "httpx",
-                                          "cryptography", "qahwa_client"}
+                                          "cryptography", "qahwa_client", "qahwa_wire"}
     found = package_imports("qahwa_client")
     assert "qahwa_client/verify.py" in found
     for path, mods in found.items():
         allowed = base | ({"verify_cli"} if path == "qahwa_client/verify.py" else set())
         assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
+
+
+# `qahwa demo` plays a server through the client: a client of the service, shipped with it
+DEMO = "service/demo.py"
+
+
+def test_service_does_not_import_qahwa_client() -> None:
+    """The service takes its wire models from qahwa_wire, not from the client; only the demo
+    command, itself a client of the service, drives it through ``qahwa_client``."""
+    found = package_imports("service")
+    assert DEMO in found and "qahwa_client" in found[DEMO]
+    for path, mods in found.items():
+        if path != DEMO:
+            assert "qahwa_client" not in mods, f"{path} imports qahwa_client"
+
+
+def test_qahwa_wire_imports_only_pydantic() -> None:
+    allowed = set(sys.stdlib_module_names) | {"__future__", "pydantic", "pydantic_core",
+                                              "qahwa_wire"}
+    found = package_imports("qahwa_wire")
+    assert "qahwa_wire/models.py" in found
+    for path, mods in found.items():
+        assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
+
+
+def test_importing_qahwa_wire_loads_no_other_first_party_package() -> None:
+    assert _first_party_loaded("qahwa_wire.models") == ["qahwa_wire"]
+
+
+def test_the_server_distribution_ships_qahwa_wire() -> None:
+    import tomllib
+
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        project = tomllib.load(f)
+    setuptools = project["tool"]["setuptools"]
+    assert "qahwa_wire*" in setuptools["packages"]["find"]["include"]
+    assert "py.typed" in setuptools["package-data"]["qahwa_wire"]
+    assert (ROOT / "qahwa_wire" / "py.typed").is_file()
+    assert "qahwa_wire" in project["tool"]["mypy"]["packages"]
 
 
 def test_nothing_imports_service() -> None:
@@ -140,7 +184,11 @@ def test_nothing_imports_service() -> None:
 def test_loading_the_service_and_its_cli_loads_no_verify_cli() -> None:
     """Transitively, too: the app, the CLI and the demo never load verify_cli."""
     assert _first_party_loaded("service.app, service.cli, service.demo, qahwa_client") == [
-        "fairness", "games", "qahwa_client", "qahwa_page", "service", "tlog"]
+        "fairness", "games", "qahwa_client", "qahwa_page", "qahwa_wire", "service", "tlog"]
+
+
+def test_loading_the_app_loads_no_qahwa_client() -> None:
+    assert "qahwa_client" not in _first_party_loaded("service.app")
 
 
 def test_serving_the_pages_python_loads_no_verify_cli() -> None:

@@ -29,7 +29,7 @@ WHEELHOUSE = ROOT / "build" / "verify-wheelhouse"
 SERVER_DISTS = {"fastapi", "starlette", "sqlalchemy", "sqlmodel", "alembic", "psycopg",
                 "psycopg-binary", "uvicorn", "pydantic", "pydantic-settings", "typer"}
 SERVER_MODULES = ["fastapi", "starlette", "sqlalchemy", "sqlmodel", "alembic", "psycopg",
-                  "uvicorn", "pydantic", "service", "qahwa_client"]
+                  "uvicorn", "pydantic", "service", "qahwa_client", "qahwa_wire"]
 
 
 def _listed_packages() -> set[str]:
@@ -96,7 +96,7 @@ def test_the_wheel_holds_the_verifier_and_the_pinned_runtime_and_no_server(wheel
     tops = {n.split("/")[0] for n in names if not n.startswith("qahwa_verify-")}
     assert tops == _listed_packages()
     assert tops >= {"fairness", "games", "qahwa_page", "verify_cli"}
-    assert not tops & {"service", "qahwa_client", "tests", "bench"}
+    assert not tops & {"service", "qahwa_client", "qahwa_wire", "tests", "bench"}
     for pkg in tops:
         assert f"{pkg}/py.typed" in names, f"{pkg} has no py.typed"
     for f in ("verify.html", "verify-worker.js", "merkle.js"):

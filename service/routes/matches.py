@@ -13,12 +13,13 @@ from ..schemas import (
     BODY,
     ActionIn,
     ActionOut,
+    AnyEventsOut,
+    AnyMatchOut,
+    AnyTranscriptOut,
     CommitIn,
     CreateMatchIn,
-    EventsOut,
     LockOut,
     MatchCreatedOut,
-    MatchOut,
     ResignIn,
     ResignOut,
     RevealIn,
@@ -26,7 +27,6 @@ from ..schemas import (
     SeatingOut,
     SeedIn,
     StateOut,
-    TranscriptOut,
     errors,
 )
 from ..store import KIND_MATCH, dumps
@@ -67,7 +67,7 @@ def create_match(body: CreateMatchIn, svc: ServiceDep) -> dict[str, Any]:
     return svc.create_match(body.game, ruleset=body.ruleset, names=names, house=house)
 
 
-@router.get("/{match_id}", response_model=MatchOut, responses=errors(e404=("not_found",), e422=Q),
+@router.get("/{match_id}", response_model=AnyMatchOut, responses=errors(e404=("not_found",), e422=Q),
             summary="The public view of a match")
 def get_match(match_id: MatchId, svc: ServiceDep) -> Response:
     return json_response(svc.public(match_id, kind=KIND_MATCH))
@@ -163,7 +163,7 @@ def resign(match_id: MatchId, svc: ServiceDep, token: TokenDep,
                                     prev=body.prev if body is not None else None))
 
 
-@router.get("/{match_id}/events", response_model=EventsOut,
+@router.get("/{match_id}/events", response_model=AnyEventsOut,
             responses=errors(e404=("not_found",), e422=Q),
             summary="The public event log after `after`; `wait` long-polls for new events")
 async def events(
@@ -190,7 +190,7 @@ async def events_stream(
                              headers={"Cache-Control": "no-store"})
 
 
-@router.get("/{match_id}/transcript", response_model=TranscriptOut,
+@router.get("/{match_id}/transcript", response_model=AnyTranscriptOut,
             responses=errors(e404=("not_found",), e409=("not_finished",), e422=Q),
             summary="The signed transcript (409 until the end)")
 def transcript(match_id: MatchId, svc: ServiceDep) -> Response:

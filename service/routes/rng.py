@@ -12,15 +12,15 @@ from ..schemas import (
     BODY,
     DrawIn,
     DrawOut,
-    EventsOut,
-    MatchOut,
     RngClosedOut,
     RngCreatedOut,
     RngCreateIn,
+    RngEventsOut,
+    RngMatchOut,
     RngSeededOut,
     RngSeedIn,
+    RngTranscriptOut,
     SeatedOut,
-    TranscriptOut,
     errors,
 )
 from ..store import KIND_RNG
@@ -41,7 +41,7 @@ def create(rng: RngDep, body: RngCreateIn | None = None) -> dict[str, Any]:
     return rng.create()
 
 
-@router.get("/{session_id}", response_model=MatchOut,
+@router.get("/{session_id}", response_model=RngMatchOut,
             responses=errors(e404=("not_found",), e422=Q), summary="The session's public record")
 def get_session(session_id: SessionId, svc: ServiceDep) -> dict[str, Any]:
     return svc.public(session_id, kind=KIND_RNG)
@@ -67,7 +67,7 @@ def draw(session_id: SessionId, body: DrawIn, rng: RngDep, token: TokenDep) -> d
     return rng.draw(session_id, token=token, action=body.to_action())
 
 
-@router.get("/{session_id}/events", response_model=EventsOut,
+@router.get("/{session_id}/events", response_model=RngEventsOut,
             responses=errors(e404=("not_found",), e422=Q), summary="The session's draws")
 async def events(
     session_id: SessionId, watch: WatchDep,
@@ -85,7 +85,7 @@ def close(session_id: SessionId, rng: RngDep, token: TokenDep) -> dict[str, Any]
     return rng.close(session_id, token=token)
 
 
-@router.get("/{session_id}/transcript", response_model=TranscriptOut,
+@router.get("/{session_id}/transcript", response_model=RngTranscriptOut,
             responses=errors(e404=("not_found",), e409=("not_finished",), e422=Q),
             summary="The signed transcript (409 until closed)")
 def transcript(session_id: SessionId, svc: ServiceDep) -> dict[str, Any]:
