@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from collections import deque
 from collections.abc import Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import tlog
@@ -55,11 +56,14 @@ def _sign_chunk(private_b64: str, start: int, end: int) -> list[bytes]:
 
 def leaves(private_b64: str, n: int, jobs: int) -> Iterator[list[bytes]]:
     """The n leaves, CHUNK at a time, in order (signed in ``jobs`` processes)."""
+    starts = deque(range(0, n, CHUNK))
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        futs = [pool.submit(_sign_chunk, private_b64, s, min(s + CHUNK, n))
-                for s in range(0, n, CHUNK)]
-        for f in futs:
-            yield f.result()
+        window: deque[Future[list[bytes]]] = deque()
+        while starts or window:
+            while starts and len(window) < 2 * jobs:  # memory: a few chunks at a time
+                s = starts.popleft()
+                window.append(pool.submit(_sign_chunk, private_b64, s, min(s + CHUNK, n)))
+            yield window.popleft().result()
 
 
 class TileWriter:

@@ -59,6 +59,7 @@ from .log_state import (
 )
 
 MAX_FAILURES = 50
+GRACE = 300.0  # seconds a reveal may land after its end_by (the server's sweep, checkpoints)
 WINDOW = 4  # bundles fetched ahead
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX128 = re.compile(r"[0-9a-f]{128}")
@@ -368,6 +369,7 @@ def audit(server: str, keys: KeySet, log_key: tlog.Verifier, state: HeadState,
           source: Source, *, witnesses: tuple[tlog.Verifier, ...] = (),
           policy: tlog.Policy | None = None, restart: bool = False,
           checkpoint_every: int = 50_000, transcripts: bool = False, jobs: int = 1,
+          grace: float = GRACE,
           progress: Callable[[int, int], None] | None = None) -> MonitorResult:
     """Audit the log of ``server`` (from the last saved position): see the module."""
     res = MonitorResult(server, ok=False)
@@ -402,7 +404,7 @@ def audit(server: str, keys: KeySet, log_key: tlog.Verifier, state: HeadState,
         stats = _audit_entries(res, server, cp, keys, state, source, store, restart,
                                checkpoint_every, jobs, progress)
         if stats is not None:  # every entry was read: the checks across entries
-            _after(res, stats, times, source, store, transcripts)
+            _after(res, stats, times, source, store, transcripts, grace)
         res.ok = not res.failures
     finally:
         store.close()
@@ -654,21 +656,34 @@ def _save(server: str, cp: tlog.Checkpoint, rng: tlog.CompactRange, stats: Stats
     state.save()
 
 
+def checkpoint_time(cosigned_at: list[int], log_clock: float) -> tuple[float, str]:
+    """The time by which the checkpoint's entries were all in the log, and its source: the
+    newest timestamp of a verified witness cosignature (c2sp.org/tlog-cosignature: the
+    witness saw this checkpoint as the log's newest at that time), or the newest time the
+    server itself signed into one of the entries, whichever is later. Both are signed
+    statements — a witness's and the server's own — that the checkpoint existed then;
+    the checkpoint itself (c2sp.org/tlog-checkpoint) carries no time."""
+    witness = float(max(cosigned_at)) if cosigned_at else 0.0
+    if witness >= log_clock and cosigned_at:
+        return witness, f"its newest witness cosignature, {_iso(witness)}"
+    return log_clock, (f"the newest time the server signed into the log, {_iso(log_clock)}"
+                       + ("" if cosigned_at else "; no trusted witness cosigned it"))
+
+
 def _after(res: MonitorResult, stats: Stats, cosigned_at: list[int], source: Source,
-           store: Store, transcripts: bool) -> None:
+           store: Store, transcripts: bool, grace: float = GRACE) -> None:
     """Locks without reveals, hidden matches, transcripts."""
-    clock = float(max(cosigned_at)) if cosigned_at else stats.clock
-    res.notes.append("the checkpoint's time is " + (
-        f"its newest witness cosignature ({_iso(clock)})" if cosigned_at
-        else f"the newest time in the log ({_iso(clock)}; no witness cosigned it)"))
+    clock, source_of = checkpoint_time(cosigned_at, stats.clock)
+    res.notes.append(f"the checkpoint's time is {source_of}; a lock with no reveal is "
+                     f"reported {grace:g} s after its end_by")
     db = store.db
     for mid, idx, end_by in db.execute(
-            "SELECT match_id, idx, end_by FROM locks WHERE revealed = 0 AND end_by < ? "
-            "ORDER BY idx", (clock,)):
+            "SELECT match_id, idx, end_by FROM locks WHERE revealed = 0 AND end_by + ? < ? "
+            "ORDER BY idx", (grace, clock)):
         res.fail(f"match {mid} (locked at entry {idx}) has no reveal though its end_by "
-                 f"{_iso(end_by)} is before the checkpoint ({_iso(clock)})")
+                 f"{_iso(end_by)} is before the checkpoint ({source_of})")
     open_locks = db.execute("SELECT match_id, idx, game FROM locks WHERE revealed = 0 "
-                            "AND end_by >= ? ORDER BY idx", (clock,)).fetchall()
+                            "AND end_by + ? >= ? ORDER BY idx", (grace, clock)).fetchall()
     for mid, idx, game in open_locks:
         path = f"/v1/rng/{mid}" if game == "rng" else f"/v1/matches/{mid}"
         status, _ = source(path, {})
@@ -773,9 +788,12 @@ def load_policy(path: str | None) -> tlog.Policy | None:
 @click.option("--restart", is_flag=True, help="Audit from entry 0, ignoring the saved position.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes checking signatures (default: all cores).")
+@click.option("--grace", type=click.FloatRange(min=0), default=GRACE, show_default=True,
+              metavar="SECONDS", help="How long after a lock's end_by its reveal may still "
+              "be missing from the log before the lock is reported.")
 def log_cmd(server: str, key_file: str | None, log_vkey: str | None, policy_file: str | None,
             transcripts: bool, as_json: bool, state_file: str | None, no_state: bool,
-            restart: bool, jobs: int | None) -> int:
+            restart: bool, jobs: int | None, grace: float) -> int:
     from rich.markup import escape
     from rich.progress import (
         BarColumn,
@@ -810,6 +828,7 @@ def log_cmd(server: str, key_file: str | None, log_vkey: str | None, policy_file
         try:
             res = audit(base, keys, log_key, state, fetch, witnesses=witnesses, policy=policy,
                         restart=restart, transcripts=transcripts, progress=progress,
+                        grace=grace,
                         jobs=jobs or os.cpu_count() or 1)
         finally:
             fetch.close()
