@@ -575,7 +575,10 @@ def test_monitor_reads_a_tile_directory_as_it_reads_a_server(tmp: Path) -> None:
     res = audit("dir", keys, note.verifier, state, src, jobs=2)
     assert res.ok and (res.audited_from, res.audited) == (512, 88), res.failures
     assert any("consistent with the checkpoint of size 512" in n for n in res.notes)
-    assert src.raw("/log/../tiles/checkpoint") == (404, b"")
+    for outside in ("/log/../state/heads.json", "/log//etc/passwd", "/log/tile/../../x",
+                    "/v1/keys"):
+        assert src.raw(outside) == (404, b""), outside
+    assert src("/v1/matches/m_1", {})[0] == 0  # no API: unreachable, never a 404
     assert src.raw("/log/tile/0/999")[0] == 404
     # Entry 300 rewritten in its bundle on disk (its hash tile left as it was).
     bundle = tmp / "tiles" / tlog.Tile(0, 1, entries=True).path

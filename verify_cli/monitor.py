@@ -94,10 +94,13 @@ class DirSource:
                              "message": f"{self.root} is a directory of tiles, not a server"}}
 
     def raw(self, path: str) -> tuple[int, bytes]:
-        if not path.startswith("/log/") or ".." in path.split("/"):
+        if not path.startswith("/log/"):
+            return 404, b""
+        target = (self.root / path[len("/log/"):].lstrip("/")).resolve()
+        if not target.is_relative_to(self.root):
             return 404, b""
         try:
-            return 200, (self.root / path[len("/log/"):]).read_bytes()
+            return 200, target.read_bytes()
         except FileNotFoundError:
             return 404, b""
         except OSError as exc:
@@ -121,6 +124,11 @@ def _epoch(value: Any) -> float | None:
 # time the leaf carries.
 Info = tuple[Any, ...]
 Checked = tuple[list[str], Info, float]
+
+
+def _str(value: Any) -> str:
+    """A field the store keeps: the string, or "" (its leaf was already named malformed)."""
+    return value if isinstance(value, str) else ""
 
 
 def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
@@ -155,8 +163,8 @@ def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         p.append(f"entry {pos}: the lock's locked_at, reveal_by or end_by is not a time")
     elif not times[0] <= times[1] <= times[2]:  # type: ignore[operator]
         p.append(f"entry {pos}: the lock's times are out of order")
-    return p, ("lock", leaf.get("match_id"), leaf.get("commitment"), times[2] or 0.0,
-               nonhouse, house, leaf.get("game"))
+    return p, ("lock", _str(leaf.get("match_id")), _str(leaf.get("commitment")),
+               times[2] or 0.0, nonhouse, house, _str(leaf.get("game")))
 
 
 def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
@@ -179,7 +187,7 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
     if not isinstance(forfeited, list) or not isinstance(house, list):
         p.append(f"entry {pos}: the reveal's forfeited or house is not a list")
         forfeited, house = [], []
-    return p, ("reveal", leaf.get("match_id"), li, seed_c, ts, leaf.get("reason"),
+    return p, ("reveal", _str(leaf.get("match_id")), li, seed_c, _str(ts), leaf.get("reason"),
                [s for s in forfeited if isinstance(s, int)], [s for s in house if isinstance(s, int)])
 
 
@@ -249,7 +257,7 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
     if kind == "commitment" and proto == PROTOCOL:
         if leaf.get("log_index") != pos:
             probs.append(f"entry {pos}: its log_index is {leaf.get('log_index')!r}")
-        info = ("commitment", mid)
+        info = ("commitment", _str(mid))
         when = _epoch(leaf.get("created_at")) or 0.0
     elif kind == "lock" and proto == PROTOCOL_V2:
         more, info = _lock_problems(leaf, pos)
