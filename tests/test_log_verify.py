@@ -590,3 +590,47 @@ def test_monitor_reads_a_tile_directory_as_it_reads_a_server(tmp: Path) -> None:
     assert "entry 300: does not hash to its hash in tile/0/001 (the entry was rewritten)" in \
         res.failures, res.failures
     assert any(f.startswith("entry 300:") and "signature" in f for f in res.failures)
+
+
+def test_check_leaf_signature_over_the_leaf_bytes_and_its_fallbacks() -> None:
+    """check_leaf checks the signature over the leaf's own bytes less its top-level
+    ``signature`` member; a leaf where that member's bytes also occur nested, or that is
+    not canonical, or badly signed, takes the slow way, which gives the same verdicts."""
+    from verify_cli.keys import KeySet
+    from verify_cli.monitor import _signed_fast, check_leaf
+
+    keys = KeySet({KEY.key_id: KEY.public_key})
+    rec = lock("m_fast", b"\x03" * 64, 1)
+    good = canonical_json(KEY.signed(rec))
+    assert check_leaf(good, 7, keys)[0] == []
+    assert _signed_fast(good, json.loads(good), keys)  # the fast way took it
+    for key in ("a_only", "z_only"):  # the signature member last, then first
+        leaf_b = canonical_json(KEY.signed({key: 1}))
+        assert _signed_fast(leaf_b, json.loads(leaf_b), keys)
+    # The leaf's own signature member copied into a nested object after signing: its bytes
+    # occur twice, so the fast way declines; the slow way finds the record changed.
+    doc = KEY.signed(rec)
+    doc["ruleset_extra"] = {"signature": doc["signature"]}
+    raw = canonical_json(doc)
+    assert raw.count(b'"signature":' + canonical_json(doc["signature"])) == 2
+    assert not _signed_fast(raw, json.loads(raw), keys)
+    assert check_leaf(raw, 7, keys)[0] == ["entry 7: signature does not match the record"]
+    # Signed with such a nested object in it: verifies.
+    nested = KEY.signed(dict(rec, ruleset_extra={"signature": doc["signature"]}))
+    assert check_leaf(canonical_json(nested), 7, keys)[0] == []
+    # Not canonical (a space): named, and the signature is still checked (and good).
+    spaced = good.replace(b'"game":', b'"game": ', 1)
+    assert check_leaf(spaced, 7, keys)[0] == ["entry 7: not canonical JSON"]
+    # A signature over other bytes: named the slow way.
+    forged = json.loads(good)
+    forged["game"] = "hokm"
+    probs = check_leaf(canonical_json(forged), 7, keys)[0]
+    assert probs == ["entry 7: signature does not match the record"], probs
+    # A key id nobody listed: with one key given, that key is used whatever the id (the
+    # key id is not signed); with two, the leaf is named.
+    other = json.loads(good)
+    other["signature"]["key_id"] = "k_other"
+    assert check_leaf(canonical_json(other), 7, keys)[0] == []
+    two = KeySet({KEY.key_id: KEY.public_key, "k_b": Signer.generate().public_key})
+    probs = check_leaf(canonical_json(other), 7, two)[0]
+    assert len(probs) == 1 and probs[0].startswith("entry 7 is signed by an unlisted key")
