@@ -11,13 +11,15 @@ checkpoint, then entry bundles and level-0 tiles, 256 entries a request — and 
   same match; its server seed matches the lock's commitment; with ``--transcripts`` its
   ``transcript_sha256`` matches the transcript the server serves);
 - from the log alone, every lock without a reveal once the checkpoint's time is past its
-  ``end_by`` — the time of the newest witness cosignature, or without witnesses the newest
-  time written in the log — and, asking the server, every lock still open whose match the
-  server no longer shows (a hidden match);
+  ``end_by`` plus the grace — the later of its newest trusted witness cosignature and the
+  newest time the server signed into the log (:func:`checkpoint_time`) — and, asking the
+  server, every lock still open whose match the server no longer shows (a hidden match);
 - the forfeits and timeouts of non-house seats in the reveals, as rates per origin.
 
-Memory stays bounded: match ids, open locks and the position are kept in a SQLite file
-beside the state file, and the audit resumes from the last saved position.
+Memory stays bounded: match ids, locks and the position are kept in a SQLite file beside
+the state file (new ones wait in memory, at most BATCH), and the audit resumes from the last
+saved position. The log is read through a :class:`Source`: HTTP
+(:class:`~verify_cli.log_state.HttpFetch`) or a tile directory (:class:`DirSource`).
 """
 
 from __future__ import annotations
