@@ -404,3 +404,233 @@ def test_monitor_checks_locks_and_reveals_and_finds_hidden_matches(tmp: Path) ->
             "longer shows it" in f, f
         res = run("log", "--server", srv.url, "--no-state")
         assert res.exit_code == 1 and "LOG FAILED" in res.stdout and mid in res.stdout
+
+
+def rng_session(c: httpx.Client, tag: str) -> str:
+    """A qahwa-fair/2 rng session seeded, drawn from and closed: a lock and a reveal in
+    the log, whose transcript_sha256 is the hash of the transcript the server serves."""
+    from fairness import new_nonce
+
+    made = c.post("/v1/rng", json={})
+    assert made.status_code == 201, made.text
+    sid, h = made.json()["session_id"], {"Authorization": f"Bearer {made.json()['token']}"}
+    r = c.post(f"/v1/rng/{sid}/seed", json={"client_seed": tag, "nonce": new_nonce().hex()},
+               headers=h)
+    assert r.status_code == 200, r.text
+    assert c.post(f"/v1/rng/{sid}/draws", json={"kind": "dice", "count": 2, "sides": 6},
+                  headers=h).status_code == 200
+    assert c.post(f"/v1/rng/{sid}/close", headers=h).status_code == 200
+    return str(sid)
+
+
+def test_monitor_checks_served_transcripts_against_their_reveals(tmp: Path) -> None:
+    with LiveServer(mon_settings(tmp / "a")) as srv:
+        with httpx.Client(base_url=srv.url) as c:
+            sids = [rng_session(c, f"t{i}") for i in range(3)]
+            served = c.get(f"/v1/rng/{sids[1]}/transcript").json()
+        checkpoint(srv)
+        code, out = monitor("--server", srv.url, "--no-state", "--transcripts")
+        assert code == 0, out["failures"]
+        assert out["stats"]["locks"] == 3 and out["stats"]["reveals"] == 3
+        assert "3 transcript(s) checked against their reveals" in out["notes"]
+        # Without --transcripts nothing is fetched; the log alone is sound either way.
+        code, out = monitor("--server", srv.url, "--no-state")
+        assert code == 0 and not any("transcript" in n for n in out["notes"])
+        # The operator rewrites what it serves for one match: its seat's client seed. The
+        # log (and its reveal leaf) is unchanged, so only --transcripts can see it.
+        with sqlite3.connect(tmp / "a" / "q.db") as db:
+            n = db.execute("UPDATE seats SET client_seed = 'rewritten' WHERE match_id = ?",
+                           (sids[1],)).rowcount
+        assert n == 1
+        with httpx.Client(base_url=srv.url) as c:
+            again = c.get(f"/v1/rng/{sids[1]}/transcript").json()
+        assert again != served  # the server now serves another transcript
+        code, out = monitor("--server", srv.url, "--no-state")
+        assert code == 0
+        code, out = monitor("--server", srv.url, "--no-state", "--transcripts")
+        assert code == 1 and not out["ok"]
+        assert out["failures"] == [
+            f"the transcript the server serves for {sids[1]} does not hash to the "
+            "transcript_sha256 in its reveal"], out["failures"]
+        res = run("log", "--server", srv.url, "--no-state", "--transcripts")
+        assert res.exit_code == 1 and "LOG FAILED" in res.stdout and sids[1] in res.stdout
+
+
+class CosignedSource:
+    """The server as the monitor reads it, its checkpoint cosigned by a test witness at a
+    chosen time (the server itself has no witness configured)."""
+
+    def __init__(self, fetch: Any, witness: Any, at: int) -> None:
+        self.fetch, self.witness, self.at = fetch, witness, at
+
+    def __call__(self, path: str, params: dict[str, Any]) -> tuple[int, Any]:
+        status, doc = self.fetch(path, params)
+        return int(status), doc
+
+    def raw(self, path: str) -> tuple[int, bytes]:
+        status, body = self.fetch.raw(path)
+        if path != "/log/checkpoint" or status != 200:
+            return int(status), bytes(body)
+        text = body.decode()
+        cp_text = text[:text.index("\n\n") + 1]
+        return 200, (text + self.witness.cosign(cp_text, self.at).line).encode()
+
+
+def test_monitor_reports_locks_past_end_by_by_the_witness_clock(tmp: Path) -> None:
+    """The checkpoint's time is the newest trusted witness cosignature (c2sp.org/
+    tlog-cosignature) when it is later than any time the server wrote into the log: a lock
+    with no reveal is evidence once that time is past its end_by plus the grace, and not
+    before; until then its match is asked for (a hidden match if the server lost it)."""
+    import datetime as dt
+
+    import tlog
+    from verify_cli.keys import fetch_keys
+    from verify_cli.log_state import HeadState, HttpFetch
+    from verify_cli.monitor import GRACE, audit
+
+    witness = tlog.CosignatureSigner.from_seed("witness.test", b"\x05" * 32)
+    seed = b"\x09" * 64
+    with LiveServer(mon_settings(tmp / "a")) as srv:
+        with httpx.Client(base_url=srv.url) as c:
+            sid = rng_session(c, "open")  # a genuine match, locked and revealed
+        # A lock whose end_by is an hour from now (later than any time in the log), never
+        # revealed.
+        now = int(dt.datetime.now(dt.UTC).timestamp())
+        end_by = now + 3600
+
+        def iso(t: int) -> str:
+            return dt.datetime.fromtimestamp(t, dt.UTC).isoformat().replace("+00:00", "Z")
+
+        late = lock("m_late", seed, 1)
+        late.update(locked_at=iso(now - 60), reveal_by=iso(now - 30), end_by=iso(end_by))
+        idx = append(srv, late)
+        checkpoint(srv)
+        fetch = HttpFetch(srv.url)
+        keys = fetch_keys(srv.url)
+        log_key = tlog.parse_vkey(httpx.get(srv.url + "/v1/keys").json()["log"]["vkey"])
+
+        def at(t: int, trusted: bool = True) -> Any:
+            src = CosignedSource(fetch, witness, t)
+            return audit(srv.url, keys, log_key, HeadState.load(None), src,
+                         witnesses=(witness.verifier,) if trusted else ())
+
+        try:
+            # Cosigned at the end_by plus the grace: still inside it. The server still
+            # shows nothing of m_late, so it is a hidden match — not a lock past end_by.
+            res = at(end_by + int(GRACE))
+            assert not any("has no reveal" in f for f in res.failures), res.failures
+            assert f"hidden match: m_late is locked in the log (entry {idx}) but the server " \
+                "no longer shows it" in res.failures
+            assert any("its newest witness cosignature" in n for n in res.notes), res.notes
+            # One second later: the lock is evidence, named with its entry.
+            res = at(end_by + int(GRACE) + 1)
+            assert not res.ok
+            assert [f for f in res.failures if "m_late" in f] == [
+                f"match m_late (locked at entry {idx}) has no reveal though its end_by "
+                f"{iso(end_by)} is before the checkpoint (its newest witness cosignature, "
+                f"{iso(end_by + int(GRACE) + 1)})"], res.failures
+            assert not any(sid in f for f in res.failures)  # revealed: nothing to say
+            # A cosignature by a witness the monitor does not trust gives no time: the
+            # newest time the server wrote into the log (about now) counts.
+            res = at(end_by + int(GRACE) + 1, trusted=False)
+            assert any("the newest time the server signed into the log" in n
+                       for n in res.notes), res.notes
+            assert not any("has no reveal" in f for f in res.failures)
+        finally:
+            fetch.close()
+
+
+def _bench_module(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(
+        f"qahwa_bench_{name}", Path(__file__).resolve().parent.parent / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_monitor_reads_a_tile_directory_as_it_reads_a_server(tmp: Path) -> None:
+    """DirSource (a log's tiles on disk, laid out as tlog-tiles serves them) behind the same
+    Source as HTTP: the bench's 1M-entry log is read this way. A directory written by the
+    bench's TileWriter audits, resumes as it grows, and a rewritten entry is named."""
+    import tlog
+    from verify_cli.keys import KeySet
+    from verify_cli.log_state import HeadState
+    from verify_cli.monitor import DirSource, audit
+
+    fx = _bench_module("log_fixture")
+    note = tlog.NoteSigner.from_seed("dir.test/log", LOG_SEED)
+    keys = KeySet({KEY.key_id: KEY.public_key})
+    leaves = fx._sign_chunk(KEY.private_b64(), 0, 600)
+    w = fx.TileWriter(tmp / "tiles")
+    w.add(leaves[:512])
+    w.finish(note)
+    state = HeadState.load(tmp / "state" / "heads.json")
+    src = DirSource(tmp / "tiles")
+    res = audit("dir", keys, note.verifier, state, src, jobs=1)
+    assert res.ok and res.audited == 512, res.failures
+    assert res.stats["locks"] == 256 and res.stats["reveals"] == 256
+    w.add(leaves[512:])  # the log grows by a partial tile
+    w.finish(note)
+    res = audit("dir", keys, note.verifier, state, src, jobs=2)
+    assert res.ok and (res.audited_from, res.audited) == (512, 88), res.failures
+    assert any("consistent with the checkpoint of size 512" in n for n in res.notes)
+    for outside in ("/log/../state/heads.json", "/log//etc/passwd", "/log/tile/../../x",
+                    "/v1/keys"):
+        assert src.raw(outside) == (404, b""), outside
+    assert src("/v1/matches/m_1", {})[0] == 0  # no API: unreachable, never a 404
+    assert src.raw("/log/tile/0/999")[0] == 404
+    # Entry 300 rewritten in its bundle on disk (its hash tile left as it was).
+    bundle = tmp / "tiles" / tlog.Tile(0, 1, entries=True).path
+    entries = tlog.parse_bundle(bundle.read_bytes(), tlog.Tile(0, 1, entries=True))
+    entries[300 - 256] = entries[300 - 256].replace(b'"game":"tawla"', b'"game":"hokm"')
+    bundle.write_bytes(tlog.encode_bundle(entries))
+    res = audit("dir", keys, note.verifier, HeadState.load(None), src, jobs=1)
+    assert not res.ok
+    assert "entry 300: does not hash to its hash in tile/0/001 (the entry was rewritten)" in \
+        res.failures, res.failures
+    assert any(f.startswith("entry 300:") and "signature" in f for f in res.failures)
+
+
+def test_check_leaf_signature_over_the_leaf_bytes_and_its_fallbacks() -> None:
+    """check_leaf checks the signature over the leaf's own bytes less its top-level
+    ``signature`` member; a leaf where that member's bytes also occur nested, or that is
+    not canonical, or badly signed, takes the slow way, which gives the same verdicts."""
+    from verify_cli.keys import KeySet
+    from verify_cli.monitor import _signed_fast, check_leaf
+
+    keys = KeySet({KEY.key_id: KEY.public_key})
+    rec = lock("m_fast", b"\x03" * 64, 1)
+    good = canonical_json(KEY.signed(rec))
+    assert check_leaf(good, 7, keys)[0] == []
+    assert _signed_fast(good, json.loads(good), keys)  # the fast way took it
+    for key in ("a_only", "z_only"):  # the signature member last, then first
+        leaf_b = canonical_json(KEY.signed({key: 1}))
+        assert _signed_fast(leaf_b, json.loads(leaf_b), keys)
+    # The leaf's own signature member copied into a nested object after signing: its bytes
+    # occur twice, so the fast way declines; the slow way finds the record changed.
+    doc = KEY.signed(rec)
+    doc["ruleset_extra"] = {"signature": doc["signature"]}
+    raw = canonical_json(doc)
+    assert raw.count(b'"signature":' + canonical_json(doc["signature"])) == 2
+    assert not _signed_fast(raw, json.loads(raw), keys)
+    assert check_leaf(raw, 7, keys)[0] == ["entry 7: signature does not match the record"]
+    # Signed with such a nested object in it: verifies.
+    nested = KEY.signed(dict(rec, ruleset_extra={"signature": doc["signature"]}))
+    assert check_leaf(canonical_json(nested), 7, keys)[0] == []
+    # Not canonical (a space): named, and the signature is still checked (and good).
+    spaced = good.replace(b'"game":', b'"game": ', 1)
+    assert check_leaf(spaced, 7, keys)[0] == ["entry 7: not canonical JSON"]
+    # A signature over other bytes: named the slow way.
+    forged = json.loads(good)
+    forged["game"] = "hokm"
+    probs = check_leaf(canonical_json(forged), 7, keys)[0]
+    assert probs == ["entry 7: signature does not match the record"], probs
+    # A key id nobody listed: with one key given, that key is used whatever the id (the
+    # key id is not signed); with two, the leaf is named.
+    other = json.loads(good)
+    other["signature"]["key_id"] = "k_other"
+    assert check_leaf(canonical_json(other), 7, keys)[0] == []
+    two = KeySet({KEY.key_id: KEY.public_key, "k_b": Signer.generate().public_key})
+    probs = check_leaf(canonical_json(other), 7, two)[0]
+    assert len(probs) == 1 and probs[0].startswith("entry 7 is signed by an unlisted key")

@@ -11,17 +11,20 @@ checkpoint, then entry bundles and level-0 tiles, 256 entries a request — and 
   same match; its server seed matches the lock's commitment; with ``--transcripts`` its
   ``transcript_sha256`` matches the transcript the server serves);
 - from the log alone, every lock without a reveal once the checkpoint's time is past its
-  ``end_by`` — the time of the newest witness cosignature, or without witnesses the newest
-  time written in the log — and, asking the server, every lock still open whose match the
-  server no longer shows (a hidden match);
+  ``end_by`` plus the grace — the later of its newest trusted witness cosignature and the
+  newest time the server signed into the log (:func:`checkpoint_time`) — and, asking the
+  server, every lock still open whose match the server no longer shows (a hidden match);
 - the forfeits and timeouts of non-house seats in the reveals, as rates per origin.
 
-Memory stays bounded: match ids, open locks and the position are kept in a SQLite file
-beside the state file, and the audit resumes from the last saved position.
+Memory stays bounded: match ids, locks and the position are kept in a SQLite file beside
+the state file (new ones wait in memory, at most BATCH), and the audit resumes from the last
+saved position. The log is read through a :class:`Source`: HTTP
+(:class:`~verify_cli.log_state.HttpFetch`) or a tile directory (:class:`DirSource`).
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -34,14 +37,17 @@ from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from hashlib import sha256
 from pathlib import Path
 from typing import Any, Protocol
 
 import click
+from cryptography.exceptions import InvalidSignature
 
 import tlog
 from fairness import PROTOCOL, canonical_json
-from fairness.v2 import PROTOCOL_V2, commitment_v2
+from fairness.signing import ALG
+from fairness.v2 import PROTOCOL_V2
 
 from .keys import KeySet
 from .log_state import (
@@ -55,8 +61,13 @@ from .log_state import (
 )
 
 MAX_FAILURES = 50
+GRACE = 300.0  # seconds a reveal may land after its end_by (the server's sweep, checkpoints)
 WINDOW = 4  # bundles fetched ahead
 _HEX64 = re.compile(r"[0-9a-f]{64}")
+_HEX128 = re.compile(r"[0-9a-f]{128}")
+# fairness.canonical_json, with its encoder made once (this runs twice per leaf)
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                              allow_nan=False).encode
 
 
 class Source(Protocol):
@@ -67,11 +78,42 @@ class Source(Protocol):
     def raw(self, path: str) -> tuple[int, bytes]: ...
 
 
+class DirSource:
+    """A log read from a directory laid out as tlog-tiles serves it (``checkpoint``,
+    ``tile/<L>/<N>``, ``tile/entries/<N>``): a mirror on disk, or a static log. Paths under
+    ``/log/`` are files under ``root``; it has no JSON API, so asking it about a match gives
+    status 0 (unreachable), never a 404."""
+
+    #: bundles read ahead in threads: none (a file is at hand; threads would only contend
+    #: for the interpreter with the checks)
+    prefetch = 0
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    def __call__(self, path: str, params: dict[str, Any]) -> tuple[int, Any]:
+        return 0, {"error": {"code": "unreachable",
+                             "message": f"{self.root} is a directory of tiles, not a server"}}
+
+    def raw(self, path: str) -> tuple[int, bytes]:
+        if not path.startswith("/log/"):
+            return 404, b""
+        target = (self.root / path[len("/log/"):].lstrip("/")).resolve()
+        if not target.is_relative_to(self.root):
+            return 404, b""
+        try:
+            return 200, target.read_bytes()
+        except FileNotFoundError:
+            return 404, b""
+        except OSError as exc:
+            return 0, str(exc).encode()
+
+
 def _epoch(value: Any) -> float | None:
     if not isinstance(value, str):
         return None
     try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        return datetime.fromisoformat(value).timestamp()
     except ValueError:
         return None
 
@@ -84,6 +126,11 @@ def _epoch(value: Any) -> float | None:
 # time the leaf carries.
 Info = tuple[Any, ...]
 Checked = tuple[list[str], Info, float]
+
+
+def _str(value: Any) -> str:
+    """A field the store keeps: the string, or "" (its leaf was already named malformed)."""
+    return value if isinstance(value, str) else ""
 
 
 def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
@@ -118,8 +165,8 @@ def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         p.append(f"entry {pos}: the lock's locked_at, reveal_by or end_by is not a time")
     elif not times[0] <= times[1] <= times[2]:  # type: ignore[operator]
         p.append(f"entry {pos}: the lock's times are out of order")
-    return p, ("lock", leaf.get("match_id"), leaf.get("commitment"), times[2] or 0.0,
-               nonhouse, house, leaf.get("game"))
+    return p, ("lock", _str(leaf.get("match_id")), _str(leaf.get("commitment")),
+               times[2] or 0.0, nonhouse, house, _str(leaf.get("game")))
 
 
 def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
@@ -128,9 +175,10 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
     if not isinstance(li, int) or isinstance(li, bool) or not 0 <= li < pos:
         p.append(f"entry {pos}: the reveal's lock_index {li!r} is not an earlier entry")
         li = -1
-    try:
-        seed_c = commitment_v2(leaf.get("server_seed") or "")
-    except Exception:
+    seed = leaf.get("server_seed")
+    if isinstance(seed, str) and _HEX128.fullmatch(seed):  # what commitment_v2 takes
+        seed_c = hashlib.sha256(bytes.fromhex(seed)).hexdigest()
+    else:
         p.append(f"entry {pos}: the reveal's server_seed is not a 64-byte seed")
         seed_c = ""
     ts = leaf.get("transcript_sha256")
@@ -141,34 +189,77 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
     if not isinstance(forfeited, list) or not isinstance(house, list):
         p.append(f"entry {pos}: the reveal's forfeited or house is not a list")
         forfeited, house = [], []
-    return p, ("reveal", leaf.get("match_id"), li, seed_c, ts, leaf.get("reason"),
+    return p, ("reveal", _str(leaf.get("match_id")), li, seed_c, _str(ts), leaf.get("reason"),
                [s for s in forfeited if isinstance(s, int)], [s for s in house if isinstance(s, int)])
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _signed_fast(raw: bytes, leaf: dict[str, Any], keys: KeySet) -> bool:
+    """True when the canonical leaf ``raw`` carries a good signature by one of ``keys``,
+    checked over ``raw`` less its top-level ``signature`` member — the canonical JSON of the
+    record without it, which ``verify_record`` would serialize again. False in any other
+    case (the caller then checks it the slow way, which names what is wrong).
+
+    The member's bytes are found by value: a ``"`` inside a JSON string is always escaped,
+    so ``"signature":{…}`` occurs once in ``raw`` only as the top-level member (more than
+    once: the slow way)."""
+    sig = leaf.get("signature")
+    if not isinstance(sig, dict) or sig.get("alg") != ALG:
+        return False
+    kid, value = sig.get("key_id"), sig.get("value")
+    pub = keys.keys.get(kid) if isinstance(kid, str) else None
+    if pub is None or not isinstance(value, str):
+        return False
+    member = b'"signature":' + _CANONICAL(sig).encode()
+    at = raw.find(member)
+    if at < 0 or raw.find(member, at + 1) >= 0:
+        return False
+    end = at + len(member)
+    if raw[at - 1:at] == b",":
+        body = raw[:at - 1] + raw[end:]
+    elif raw[end:end + 1] == b",":
+        body = raw[:at] + raw[end + 1:]
+    else:
+        body = raw[:at] + raw[end:]
+    try:
+        pub.verify(base64.b64decode(value, validate=True), body)
+    except (ValueError, InvalidSignature):
+        return False
+    return True
 
 
 def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
     """The checks of one leaf that need nothing but the leaf (see the module)."""
     try:
-        leaf = json.loads(raw)
-    except ValueError:
+        leaf = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except ValueError:  # UnicodeDecodeError too
         return [f"entry {pos}: not JSON"], ("bad",), 0.0
     if not isinstance(leaf, dict):
         return [f"entry {pos}: not a JSON object"], ("bad",), 0.0
     probs: list[str] = []
-    if canonical_json(leaf) != raw:
+    try:
+        canonical = _CANONICAL(leaf).encode() == raw
+    except ValueError:  # NaN or infinity
+        canonical = False
+    if not canonical:
         probs.append(f"entry {pos}: not canonical JSON")
     mid = leaf.get("match_id")
     if not isinstance(mid, str) or not mid:
         probs.append(f"entry {pos}: no match_id")
-    try:
-        _check_signed(leaf, keys, f"entry {pos}")
-    except LogCheckFailed as exc:
-        probs.append(str(exc))
+    if not (canonical and _signed_fast(raw, leaf, keys)):
+        try:
+            _check_signed(leaf, keys, f"entry {pos}")
+        except LogCheckFailed as exc:
+            probs.append(str(exc))
     kind, proto = leaf.get("type"), leaf.get("protocol")
     info: Info
     if kind == "commitment" and proto == PROTOCOL:
         if leaf.get("log_index") != pos:
             probs.append(f"entry {pos}: its log_index is {leaf.get('log_index')!r}")
-        info = ("commitment", mid)
+        info = ("commitment", _str(mid))
         when = _epoch(leaf.get("created_at")) or 0.0
     elif kind == "lock" and proto == PROTOCOL_V2:
         more, info = _lock_problems(leaf, pos)
@@ -184,9 +275,16 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
     return probs, info, when
 
 
+_WORKER_KEYS: dict[str, KeySet] = {}  # per worker process: the keys, parsed once
+
+
 def check_bundle(entries: list[bytes], start: int, keys_b64: dict[str, Any]) -> list[Checked]:
     """Worker entry point: :func:`check_leaf` over one bundle."""
-    keys = KeySet.from_b64(keys_b64)
+    tag = json.dumps(keys_b64, sort_keys=True)
+    keys = _WORKER_KEYS.get(tag)
+    if keys is None:
+        _WORKER_KEYS.clear()
+        keys = _WORKER_KEYS[tag] = KeySet.from_b64(keys_b64)
     return [check_leaf(e, start + off, keys) for off, e in enumerate(entries)]
 
 
@@ -281,6 +379,7 @@ def audit(server: str, keys: KeySet, log_key: tlog.Verifier, state: HeadState,
           source: Source, *, witnesses: tuple[tlog.Verifier, ...] = (),
           policy: tlog.Policy | None = None, restart: bool = False,
           checkpoint_every: int = 50_000, transcripts: bool = False, jobs: int = 1,
+          grace: float = GRACE,
           progress: Callable[[int, int], None] | None = None) -> MonitorResult:
     """Audit the log of ``server`` (from the last saved position): see the module."""
     res = MonitorResult(server, ok=False)
@@ -315,7 +414,7 @@ def audit(server: str, keys: KeySet, log_key: tlog.Verifier, state: HeadState,
         stats = _audit_entries(res, server, cp, keys, state, source, store, restart,
                                checkpoint_every, jobs, progress)
         if stats is not None:  # every entry was read: the checks across entries
-            _after(res, stats, times, source, store, transcripts)
+            _after(res, stats, times, source, store, transcripts, grace)
         res.ok = not res.failures
     finally:
         store.close()
@@ -334,8 +433,10 @@ def _store_path(state: HeadState, server: str) -> Path | None:
 def _bundles(source: Source, start: int, end: int) -> Iterator[
         Iterator[tuple[int, list[bytes] | str, bytes]]]:
     """(first index, entries or why not, level-0 tile) per bundle from the one holding
-    ``start`` to ``end``, up to WINDOW fetched ahead in threads."""
-    pool = ThreadPoolExecutor(max_workers=WINDOW)
+    ``start`` to ``end``, up to ``source.prefetch`` (default WINDOW) fetched ahead in
+    threads."""
+    ahead = getattr(source, "prefetch", WINDOW)
+    pool = ThreadPoolExecutor(max_workers=ahead) if ahead else None
 
     def get(n: int) -> tuple[int, list[bytes] | str, bytes]:
         bundle = tlog.tile_for_size(0, n, end, entries=True)
@@ -354,16 +455,21 @@ def _bundles(source: Source, start: int, end: int) -> Iterator[
 
     def gen() -> Iterator[tuple[int, list[bytes] | str, bytes]]:
         todo = deque(range(start // tlog.TILE_WIDTH, -(-end // tlog.TILE_WIDTH)))
+        if pool is None:
+            while todo:
+                yield get(todo.popleft())
+            return
         window: deque[Future[tuple[int, list[bytes] | str, bytes]]] = deque()
         while todo or window:
-            while todo and len(window) < WINDOW:
+            while todo and len(window) < ahead:
                 window.append(pool.submit(get, todo.popleft()))
             yield window.popleft().result()
 
     try:
         yield gen()
     finally:
-        pool.shutdown(wait=True, cancel_futures=True)
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _audit_entries(res: MonitorResult, server: str, cp: tlog.Checkpoint, keys: KeySet,
@@ -397,6 +503,7 @@ def _audit_entries(res: MonitorResult, server: str, cp: tlog.Checkpoint, keys: K
     pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
     keys_b64 = keys.to_b64()
     pending: deque[tuple[int, Future[list[Checked]]]] = deque()
+    seq = Sequencer(res, store, stats)
 
     def consume(first: int, fut: Future[list[Checked]]) -> None:
         nonlocal next_save
@@ -404,12 +511,14 @@ def _audit_entries(res: MonitorResult, server: str, cp: tlog.Checkpoint, keys: K
             pos = first + off
             for p in probs:
                 res.fail(p)
-            stats.clock = max(stats.clock, when)
-            _sequential(res, store, stats, pos, info)
+            if when > stats.clock:
+                stats.clock = when
+            seq.add(pos, info)
         res.audited = rng.size - res.audited_from
         if progress is not None:
             progress(rng.size, end)
         if rng.size >= next_save and not res.failures and rng.size < end:
+            seq.flush()
             _save(server, cp, rng, stats, state, store)
             next_save = rng.size + checkpoint_every
 
@@ -422,7 +531,7 @@ def _audit_entries(res: MonitorResult, server: str, cp: tlog.Checkpoint, keys: K
                 skip = rng.size - first  # resuming inside a bundle
                 hashes = [tile[i:i + 32] for i in range(0, len(tile), 32)]
                 for off, e in enumerate(entries[skip:], skip):
-                    h = tlog.leaf_hash(e)
+                    h = sha256(b"\x00" + e).digest()  # tlog.leaf_hash
                     if h != hashes[off]:
                         res.fail(f"entry {first + off}: does not hash to its hash in "
                                  f"tile/0/{tlog.encode_index(first // tlog.TILE_WIDTH)} "
@@ -441,6 +550,7 @@ def _audit_entries(res: MonitorResult, server: str, cp: tlog.Checkpoint, keys: K
                     consume(*pending.popleft())
         while pending:
             consume(*pending.popleft())
+        seq.flush()
     finally:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
@@ -456,47 +566,94 @@ def _audit_entries(res: MonitorResult, server: str, cp: tlog.Checkpoint, keys: K
     return stats
 
 
-def _sequential(res: MonitorResult, store: Store, stats: Stats, pos: int, info: Info) -> None:
-    """The checks that need earlier entries: duplicates, locks and their reveals."""
-    kind = info[0]
-    db = store.db
-    if kind == "commitment":
-        stats.commitments += 1
-        mid = info[1]
-        row = db.execute("SELECT idx FROM seen WHERE match_id = ?", (mid,)).fetchone()
-        if row:
-            res.fail(f"entry {pos}: match id {mid} is logged twice (first at {row[0]})")
-        elif mid:
-            db.execute("INSERT INTO seen VALUES (?, ?)", (mid, pos))
-    elif kind == "lock":
-        stats.locks += 1
-        _, mid, com, end_by, nonhouse, _house, game = info
-        row = db.execute("SELECT idx FROM locks WHERE match_id = ?", (mid,)).fetchone()
-        if row:
-            res.fail(f"match {mid} is locked twice: entries {row[0]} and {pos}")
-        elif mid:
-            db.execute("INSERT INTO locks (match_id, idx, commitment, end_by, nonhouse, game) "
-                       "VALUES (?, ?, ?, ?, ?, ?)", (mid, pos, com, end_by, nonhouse, game))
-    elif kind == "reveal":
-        stats.reveals += 1
+BATCH = 8192  # locks and commitments held before they are written to the store
+
+
+class Sequencer:
+    """The checks that need earlier entries — match ids committed or locked twice, locks
+    and their reveals — over the monitor's store. New locks and commitments wait in memory
+    (at most BATCH) and are written together (:meth:`flush`); a reveal finds its lock there
+    first (a reveal soon after its lock never touches the store), else in the store."""
+
+    def __init__(self, res: MonitorResult, store: Store, stats: Stats) -> None:
+        self.res, self.db, self.stats = res, store.db, stats
+        self.seen: dict[str, int] = {}  # commitments not yet written: match id → entry
+        self.locks: dict[str, list[Any]] = {}  # locks not yet written: match id → row
+        self.by_idx: dict[int, list[Any]] = {}  # the same rows by entry
+
+    def add(self, pos: int, info: Info) -> None:
+        kind = info[0]
+        if kind == "commitment":
+            self.stats.commitments += 1
+            mid = info[1]
+            first = self.seen.get(mid) if mid else None
+            if first is None and mid:
+                row = self.db.execute("SELECT idx FROM seen WHERE match_id = ?",
+                                      (mid,)).fetchone()
+                first = row[0] if row else None
+            if first is not None:
+                self.res.fail(f"entry {pos}: match id {mid} is logged twice (first at {first})")
+            elif mid:
+                self.seen[mid] = pos
+        elif kind == "lock":
+            self.stats.locks += 1
+            _, mid, com, end_by, nonhouse, _house, game = info
+            lock = self.locks.get(mid) if mid else None
+            first = lock[1] if lock else None
+            if first is None and mid:
+                row = self.db.execute("SELECT idx FROM locks WHERE match_id = ?",
+                                      (mid,)).fetchone()
+                first = row[0] if row else None
+            if first is not None:
+                self.res.fail(f"match {mid} is locked twice: entries {first} and {pos}")
+            elif mid:
+                lock = [mid, pos, com, end_by, nonhouse, game, 0, None]
+                self.locks[mid] = self.by_idx[pos] = lock
+        elif kind == "reveal":
+            self.stats.reveals += 1
+            self._reveal(pos, info)
+        if len(self.locks) + len(self.seen) >= BATCH:
+            self.flush()
+
+    def _reveal(self, pos: int, info: Info) -> None:
         _, mid, li, seed_c, ts, reason, forfeited, house = info
-        row = db.execute("SELECT match_id, commitment, revealed, nonhouse FROM locks "
-                         "WHERE idx = ?", (li,)).fetchone()
-        if row is None or row[0] != mid:
-            res.fail(f"entry {pos}: the reveal of {mid} names lock_index {li}, which is not "
-                     f"its lock")
+        lock = self.by_idx.get(li)
+        stored = lock is None
+        if stored:
+            row = self.db.execute("SELECT match_id, idx, commitment, end_by, nonhouse, game, "
+                                  "revealed, transcript FROM locks WHERE idx = ?",
+                                  (li,)).fetchone()
+            lock = list(row) if row else None
+        if lock is None or lock[0] != mid:
+            self.res.fail(f"entry {pos}: the reveal of {mid} names lock_index {li}, which is "
+                          "not its lock")
             return
-        if row[2]:
-            res.fail(f"match {mid} is revealed twice (again at entry {pos})")
-        if seed_c and seed_c != row[1]:
-            res.fail(f"entry {pos}: the server seed revealed for {mid} does not match the "
-                     f"commitment in its lock (entry {li})")
-        db.execute("UPDATE locks SET revealed = 1, transcript = ? WHERE idx = ?", (ts, li))
+        if lock[6]:
+            self.res.fail(f"match {mid} is revealed twice (again at entry {pos})")
+        if seed_c and seed_c != lock[2]:
+            self.res.fail(f"entry {pos}: the server seed revealed for {mid} does not match "
+                          f"the commitment in its lock (entry {li})")
+        lock[6], lock[7] = 1, ts
+        if stored:
+            self.db.execute("UPDATE locks SET revealed = 1, transcript = ? WHERE idx = ?",
+                            (ts, li))
         lost = [s for s in forfeited if s not in house]
-        stats.nonhouse_seats += int(row[3] or 0)
-        stats.forfeits += len(lost)
+        self.stats.nonhouse_seats += int(lock[4] or 0)
+        self.stats.forfeits += len(lost)
         if reason == "timeout":
-            stats.timeouts += len(lost)
+            self.stats.timeouts += len(lost)
+
+    def flush(self) -> None:
+        """Write the waiting locks and commitments to the store (not committed)."""
+        if self.seen:
+            self.db.executemany("INSERT INTO seen VALUES (?, ?)", self.seen.items())
+        if self.locks:
+            self.db.executemany("INSERT INTO locks (match_id, idx, commitment, end_by, "
+                                "nonhouse, game, revealed, transcript) VALUES "
+                                "(?, ?, ?, ?, ?, ?, ?, ?)", self.locks.values())
+        self.seen.clear()
+        self.locks.clear()
+        self.by_idx.clear()
 
 
 def _save(server: str, cp: tlog.Checkpoint, rng: tlog.CompactRange, stats: Stats,
@@ -509,21 +666,34 @@ def _save(server: str, cp: tlog.Checkpoint, rng: tlog.CompactRange, stats: Stats
     state.save()
 
 
+def checkpoint_time(cosigned_at: list[int], log_clock: float) -> tuple[float, str]:
+    """The time by which the checkpoint's entries were all in the log, and its source: the
+    newest timestamp of a verified witness cosignature (c2sp.org/tlog-cosignature: the
+    witness saw this checkpoint as the log's newest at that time), or the newest time the
+    server itself signed into one of the entries, whichever is later. Both are signed
+    statements — a witness's and the server's own — that the checkpoint existed then;
+    the checkpoint itself (c2sp.org/tlog-checkpoint) carries no time."""
+    witness = float(max(cosigned_at)) if cosigned_at else 0.0
+    if witness >= log_clock and cosigned_at:
+        return witness, f"its newest witness cosignature, {_iso(witness)}"
+    return log_clock, (f"the newest time the server signed into the log, {_iso(log_clock)}"
+                       + ("" if cosigned_at else "; no trusted witness cosigned it"))
+
+
 def _after(res: MonitorResult, stats: Stats, cosigned_at: list[int], source: Source,
-           store: Store, transcripts: bool) -> None:
+           store: Store, transcripts: bool, grace: float = GRACE) -> None:
     """Locks without reveals, hidden matches, transcripts."""
-    clock = float(max(cosigned_at)) if cosigned_at else stats.clock
-    res.notes.append("the checkpoint's time is " + (
-        f"its newest witness cosignature ({_iso(clock)})" if cosigned_at
-        else f"the newest time in the log ({_iso(clock)}; no witness cosigned it)"))
+    clock, source_of = checkpoint_time(cosigned_at, stats.clock)
+    res.notes.append(f"the checkpoint's time is {source_of}; a lock with no reveal is "
+                     f"reported {grace:g} s after its end_by")
     db = store.db
     for mid, idx, end_by in db.execute(
-            "SELECT match_id, idx, end_by FROM locks WHERE revealed = 0 AND end_by < ? "
-            "ORDER BY idx", (clock,)):
+            "SELECT match_id, idx, end_by FROM locks WHERE revealed = 0 AND end_by + ? < ? "
+            "ORDER BY idx", (grace, clock)):
         res.fail(f"match {mid} (locked at entry {idx}) has no reveal though its end_by "
-                 f"{_iso(end_by)} is before the checkpoint ({_iso(clock)})")
+                 f"{_iso(end_by)} is before the checkpoint ({source_of})")
     open_locks = db.execute("SELECT match_id, idx, game FROM locks WHERE revealed = 0 "
-                            "AND end_by >= ? ORDER BY idx", (clock,)).fetchall()
+                            "AND end_by + ? >= ? ORDER BY idx", (grace, clock)).fetchall()
     for mid, idx, game in open_locks:
         path = f"/v1/rng/{mid}" if game == "rng" else f"/v1/matches/{mid}"
         status, _ = source(path, {})
@@ -628,9 +798,12 @@ def load_policy(path: str | None) -> tlog.Policy | None:
 @click.option("--restart", is_flag=True, help="Audit from entry 0, ignoring the saved position.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None,
               help="Worker processes checking signatures (default: all cores).")
+@click.option("--grace", type=click.FloatRange(min=0), default=GRACE, show_default=True,
+              metavar="SECONDS", help="How long after a lock's end_by its reveal may still "
+              "be missing from the log before the lock is reported.")
 def log_cmd(server: str, key_file: str | None, log_vkey: str | None, policy_file: str | None,
             transcripts: bool, as_json: bool, state_file: str | None, no_state: bool,
-            restart: bool, jobs: int | None) -> int:
+            restart: bool, jobs: int | None, grace: float) -> int:
     from rich.markup import escape
     from rich.progress import (
         BarColumn,
@@ -665,6 +838,7 @@ def log_cmd(server: str, key_file: str | None, log_vkey: str | None, policy_file
         try:
             res = audit(base, keys, log_key, state, fetch, witnesses=witnesses, policy=policy,
                         restart=restart, transcripts=transcripts, progress=progress,
+                        grace=grace,
                         jobs=jobs or os.cpu_count() or 1)
         finally:
             fetch.close()
