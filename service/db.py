@@ -22,6 +22,11 @@ from sqlmodel import Session
 SQLITE_BUSY_MS = 10_000
 
 
+# Per connection: the file mapped (virtual, shared) and the page cache in KiB.
+SQLITE_MMAP_BYTES = 1 << 30
+SQLITE_CACHE_KIB = 16 * 1024
+
+
 def _sqlite_engine(url: str, immediate: bool) -> Engine:
     eng = create_engine(
         url,
@@ -40,6 +45,11 @@ def _sqlite_engine(url: str, immediate: bool) -> Engine:
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
         cur.execute("PRAGMA synchronous=NORMAL")
+        # A big log (1M entries is about 1 GB) outgrows SQLite's default 2 MB page cache, and
+        # reads of old tiles and entry bundles then go to the file each time: map the file
+        # (reads are then page-cache hits shared by every connection) and keep a larger cache.
+        cur.execute(f"PRAGMA mmap_size={SQLITE_MMAP_BYTES}")
+        cur.execute(f"PRAGMA cache_size=-{SQLITE_CACHE_KIB}")
         cur.close()
 
     @event.listens_for(eng, "begin")
