@@ -71,6 +71,8 @@ def test_one_cli_framework_click_and_no_typer() -> None:
     scanned = 0
     for folder in [*sorted(FIRST_PARTY), "tests", "verifier"]:
         for path in sorted((ROOT / folder).rglob("*.py")):
+            if "build" in path.relative_to(ROOT).parts:  # a wheel being built (test_verifier_dist)
+                continue
             scanned += 1
             assert "typer" not in imports_of(path, folder), f"{path} imports typer"
     assert scanned > 100
