@@ -1,4 +1,5 @@
-# qahwa — `make serve` runs the service on SQLite, `make test` runs every test.
+# qahwa — `make serve` runs the service on SQLite, `make test` runs every test (on two
+# processes: TEST_WORKERS).
 #
 # Every install comes from the hashed locks in requirements/ (pip --require-hashes):
 # nothing resolves "latest". `make lock` refreshes the locks on purpose after a change to
@@ -78,10 +79,14 @@ verifier-dist: $(VENV)/.installed
 serve: $(VENV)/.installed pyodide
 	$(BIN)/qahwa serve --host $(HOST) --port $(PORT)
 
+# The tests on TEST_WORKERS processes (pytest-xdist), a whole file to a process (module
+# fixtures start once; test_verifier_dist builds in verifier/); each process has a PostgreSQL
+# test database of its own (tests/conftest.py). TEST_WORKERS=0 runs them in this process.
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev pyodide
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/pytest -q -p no:cacheprovider
+	$(BIN)/pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
 bench: $(VENV)/.installed-dev pyodide
 	$(BIN)/python -m bench

@@ -5,29 +5,42 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
-from typing import Annotated
 
-import typer
+import click
 
+from .cli_help import Group
 from .ops_cli import keys_app, operators_app
 
-app = typer.Typer(help="qahwa: provably fair dice and shuffles for café games",
-                  no_args_is_help=True, add_completion=False)
-app.add_typer(operators_app, name="operators")
-app.add_typer(keys_app, name="keys")
+
+@click.group(cls=Group, help="qahwa: provably fair dice and shuffles for café games")
+def app() -> None:
+    pass
+
+
+DB_URL_HELP = "SQLAlchemy URL (default: $QAHWA_DATABASE_URL or sqlite:///./data/qahwa.db)"
 
 
 @app.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
+@click.option("--port", type=int, default=8000, show_default=True, help="port to listen on")
+@click.option("--database-url", help=DB_URL_HELP)
+@click.option(
+    "--workers", type=click.IntRange(min=1), default=1, show_default=True, help="server processes"
+)
+@click.option(
+    "--access-log/--no-access-log",
+    default=True,
+    show_default=True,
+    help="log one line per request (uvicorn's access log)",
+)
+@click.option(
+    "--log-format",
+    default="text",
+    show_default=True,
+    help="text, or json: one JSON object a line, with request ids and no secrets",
+)
 def serve(
-    host: Annotated[str, typer.Option(help="address to listen on")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(help="port to listen on")] = 8000,
-    database_url: Annotated[str | None, typer.Option(
-        help="SQLAlchemy URL (default: $QAHWA_DATABASE_URL or sqlite:///./data/qahwa.db)")] = None,
-    workers: Annotated[int, typer.Option(min=1, help="server processes")] = 1,
-    access_log: Annotated[bool, typer.Option(
-        help="log one line per request (uvicorn's access log)")] = True,
-    log_format: Annotated[str, typer.Option(
-        help="text, or json: one JSON object a line, with request ids and no secrets")] = "text",
+    host: str, port: int, database_url: str | None, workers: int, access_log: bool, log_format: str
 ) -> None:
     """Run the HTTP service (migrates the database and creates keys on first start)."""
     import uvicorn
@@ -40,7 +53,7 @@ def serve(
     from .settings import Settings
 
     if log_format not in ("text", "json"):
-        raise typer.BadParameter("text or json", param_hint="--log-format")
+        raise click.BadParameter("text or json", param_hint="--log-format")
 
     if database_url:
         os.environ["QAHWA_DATABASE_URL"] = database_url
@@ -53,13 +66,24 @@ def serve(
     keys.signer(settings)
     keys.master_key(settings)
     if made:
-        typer.echo(f"qahwa: operator key 'default' written to {settings.operator_key_path}: "
-                   "creating matches and rng sessions needs it as 'Authorization: Bearer "
-                   "<key>' (qahwa operators --help)")
-    typer.echo(f"qahwa: serving on http://{host}:{port} ({_safe_url(settings.database_url)})")
-    uvicorn.run("service.app:create_app", factory=True, host=host, port=port,
-                workers=workers, log_level="info", ws="none", access_log=access_log,
-                http=GuardedH11Protocol, log_config=log_config(log_format))
+        click.echo(
+            f"qahwa: operator key 'default' written to {settings.operator_key_path}: "
+            "creating matches and rng sessions needs it as 'Authorization: Bearer "
+            "<key>' (qahwa operators --help)"
+        )
+    click.echo(f"qahwa: serving on http://{host}:{port} ({_safe_url(settings.database_url)})")
+    uvicorn.run(
+        "service.app:create_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="info",
+        ws="none",
+        access_log=access_log,
+        http=GuardedH11Protocol,
+        log_config=log_config(log_format),
+    )
 
 
 def _safe_url(url: str) -> str:
@@ -69,26 +93,36 @@ def _safe_url(url: str) -> str:
 
 
 @app.command()
-def demo(
-    game: Annotated[list[str] | None, typer.Option(
-        help="only this game (repeatable; default: every game and an rng session)")] = None,
-    seed: Annotated[int | None, typer.Option(help="seed the bots' choices")] = None,
-) -> None:
+@click.option(
+    "--game",
+    multiple=True,
+    help="only this game (repeatable; default: every game and an rng session)",
+)
+@click.option("--seed", type=int, help="seed the bots' choices")
+def demo(game: tuple[str, ...], seed: int | None) -> None:
     """Start a server on a temporary database, play a demo, verify it with `verify`."""
     from .demo import run_demo
     from .server import ServerThread
     from .settings import Settings
 
     with tempfile.TemporaryDirectory(prefix="qahwa-demo-") as tmp:
-        settings = Settings(database_url=f"sqlite:///{Path(tmp) / 'demo.db'}",
-                            data_dir=Path(tmp), master_key=None, signing_key=None,
-                            signing_key_file=None)
+        settings = Settings(
+            database_url=f"sqlite:///{Path(tmp) / 'demo.db'}",
+            data_dir=Path(tmp),
+            master_key=None,
+            signing_key=None,
+            signing_key_file=None,
+        )
         with ServerThread(settings) as srv:
-            typer.echo(f"qahwa demo server at {srv.url}")
+            click.echo(f"qahwa demo server at {srv.url}")
             key = settings.operator_key_path.read_text(encoding="ascii").strip()
-            rc = run_demo(srv.url, game or None, seed=seed, echo=typer.echo, operator_key=key)
-    raise typer.Exit(rc)
+            rc = run_demo(srv.url, list(game) or None, seed=seed, echo=click.echo, operator_key=key)
+    raise click.exceptions.Exit(rc)
+
+
+app.add_command(operators_app, "operators")
+app.add_command(keys_app, "keys")
 
 
 if __name__ == "__main__":
-    app()
+    app(prog_name="qahwa")

@@ -9,22 +9,24 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
+import click
+
+from .cli_help import Group
 
 if TYPE_CHECKING:  # imported where used: `qahwa --help` stays quick
     from .db import Database
     from .errors import ServiceError
     from .settings import Settings
 
-operators_app = typer.Typer(help="Operator keys: who may create matches and rng sessions.",
-                            no_args_is_help=True, add_completion=False)
-keys_app = typer.Typer(help="The Ed25519 signing keys of records and transcripts.",
-                       no_args_is_help=True, add_completion=False)
+operators_app = Group("operators", help="Operator keys: who may create matches and rng sessions.")
+keys_app = Group("keys", help="The Ed25519 signing keys of records and transcripts.")
 
-DbUrl = Annotated[str | None, typer.Option(
-    help="SQLAlchemy URL (default: $QAHWA_DATABASE_URL or sqlite:///./data/qahwa.db)")]
+db_url = click.option(
+    "--database-url",
+    help="SQLAlchemy URL (default: $QAHWA_DATABASE_URL or sqlite:///./data/qahwa.db)",
+)
 
 
 @contextmanager
@@ -44,14 +46,15 @@ def _database(database_url: str | None) -> Iterator[tuple[Settings, Database]]:
         db.dispose()
 
 
-def _fail(exc: ServiceError) -> typer.Exit:
-    typer.echo(f"qahwa: {exc.message}", err=True)
-    return typer.Exit(1)
+def _fail(exc: ServiceError) -> click.exceptions.Exit:
+    click.echo(f"qahwa: {exc.message}", err=True)
+    return click.exceptions.Exit(1)
 
 
 @operators_app.command("add")
-def operators_add(name: Annotated[str, typer.Argument(help="a name for the key's holder")],
-                  database_url: DbUrl = None) -> None:
+@click.argument("name", help="a name for the key's holder")
+@db_url
+def operators_add(name: str, database_url: str | None) -> None:
     """Make a key for NAME; it is printed once, alone on the last line (stored hashed)."""
     from . import operators
     from .errors import ServiceError
@@ -61,28 +64,32 @@ def operators_add(name: Annotated[str, typer.Argument(help="a name for the key's
             key = operators.add(db, name)
         except ServiceError as exc:
             raise _fail(exc) from None
-    typer.echo(f"operator {name!r} added; its key (shown only now, send it as "
-               "'Authorization: Bearer <key>'):")
-    typer.echo(key)
+    click.echo(
+        f"operator {name!r} added; its key (shown only now, send it as "
+        "'Authorization: Bearer <key>'):"
+    )
+    click.echo(key)
 
 
 @operators_app.command("list")
-def operators_list(database_url: DbUrl = None) -> None:
+@db_url
+def operators_list(database_url: str | None) -> None:
     """Every operator: name, created, revoked (never the key)."""
     from . import operators
 
     with _database(database_url) as (_, db):
         rows = operators.listing(db)
     if not rows:
-        typer.echo("no operators (qahwa operators add NAME)")
+        click.echo("no operators (qahwa operators add NAME)")
     for r in rows:
         state = f"revoked {r.revoked_at}" if r.revoked_at else "active"
-        typer.echo(f"{r.name}\tcreated {r.created_at}\t{state}")
+        click.echo(f"{r.name}\tcreated {r.created_at}\t{state}")
 
 
 @operators_app.command("revoke")
-def operators_revoke(name: Annotated[str, typer.Argument(help="the operator to revoke")],
-                     database_url: DbUrl = None) -> None:
+@click.argument("name", help="the operator to revoke")
+@db_url
+def operators_revoke(name: str, database_url: str | None) -> None:
     """Revoke NAME's key: refused at once by every process on this database."""
     from . import operators
     from .errors import ServiceError
@@ -92,11 +99,12 @@ def operators_revoke(name: Annotated[str, typer.Argument(help="the operator to r
             operators.revoke(db, name)
         except ServiceError as exc:
             raise _fail(exc) from None
-    typer.echo(f"operator {name!r} revoked")
+    click.echo(f"operator {name!r} revoked")
 
 
 @keys_app.command("rotate")
-def keys_rotate(database_url: DbUrl = None) -> None:
+@db_url
+def keys_rotate(database_url: str | None) -> None:
     """Make a new signing key current; the old ones stay listed in /v1/keys as retired.
 
     Restart every server process afterwards: each signs with the key it started with."""
@@ -106,19 +114,26 @@ def keys_rotate(database_url: DbUrl = None) -> None:
     with _database(database_url) as (settings, db):
         with db.write() as s:
             new, private = keys.rotate(settings, s, now_iso())
-    typer.echo(f"signing key {new.key_id} is now current; the others are retired "
-               "(still listed in /v1/keys). Restart every server process.")
+    click.echo(
+        f"signing key {new.key_id} is now current; the others are retired "
+        "(still listed in /v1/keys). Restart every server process."
+    )
     if private is None:
-        typer.echo(f"written to {settings.signing_key_path}; the old key file was kept "
-                   "beside it as .retired-<key_id>: delete it once every process has restarted")
+        click.echo(
+            f"written to {settings.signing_key_path}; the old key file was kept "
+            "beside it as .retired-<key_id>: delete it once every process has restarted"
+        )
     else:
-        typer.echo("QAHWA_SIGNING_KEY is set, so nothing was written: install this private "
-                   "key (base64) as QAHWA_SIGNING_KEY on every host, then restart:")
-        typer.echo(private)
+        click.echo(
+            "QAHWA_SIGNING_KEY is set, so nothing was written: install this private "
+            "key (base64) as QAHWA_SIGNING_KEY on every host, then restart:"
+        )
+        click.echo(private)
 
 
 @keys_app.command("list")
-def keys_list(database_url: DbUrl = None) -> None:
+@db_url
+def keys_list(database_url: str | None) -> None:
     """Every signing key: id, created, current or retired."""
     from sqlmodel import col, select
 
@@ -129,4 +144,4 @@ def keys_list(database_url: DbUrl = None) -> None:
             rows = s.exec(select(SigningKey).order_by(col(SigningKey.created_at))).all()
     for r in rows:
         state = f"retired {r.retired_at}" if r.retired_at else "current"
-        typer.echo(f"{r.key_id}\t{r.alg}\tcreated {r.created_at}\t{state}")
+        click.echo(f"{r.key_id}\t{r.alg}\tcreated {r.created_at}\t{state}")

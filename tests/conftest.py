@@ -1,4 +1,5 @@
-"""Shared test configuration: slow tests opt-in, hypothesis profiles."""
+"""Shared test configuration: slow tests opt-in, hypothesis profiles, a PostgreSQL test
+database of its own for each pytest-xdist worker (``make test`` runs ``-n 2``)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,41 @@ settings.register_profile(
     "thorough", deadline=None, max_examples=500, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile(os.environ.get("QAHWA_HYPOTHESIS_PROFILE", "default"))
+
+
+def worker_database_url(url: str, worker: str) -> str:
+    """``url`` (QAHWA_TEST_PG_URL) with the database ``<its name>_<worker>``, created when it
+    does not exist yet: tests on two xdist workers then never share tables (test_log_tree
+    drops them all, for one)."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ProgrammingError
+
+    base = make_url(url)
+    name = f"{base.database}_{worker}"
+    engine = create_engine(base, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            exists = conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"),
+                                  {"n": name}).first()
+            if exists is None:
+                try:
+                    conn.execute(text(f'CREATE DATABASE "{name}"'))
+                except ProgrammingError:  # made by another run just now: it exists
+                    if conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"),
+                                    {"n": name}).first() is None:
+                        raise
+    finally:
+        engine.dispose()
+    return base.set(database=name).render_as_string(hide_password=False)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # before any test module is imported: they read QAHWA_TEST_PG_URL at import
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    url = os.environ.get("QAHWA_TEST_PG_URL")
+    if worker and url:
+        os.environ["QAHWA_TEST_PG_URL"] = worker_database_url(url, worker)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

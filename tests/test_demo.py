@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from live_server import LiveServer
 from pty_run import run_on_terminal
-from typer.testing import CliRunner
 
 from service.cli import app
 from service.demo import forms_of, run_demo

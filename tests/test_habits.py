@@ -53,3 +53,34 @@ def test_every_verifier_package_is_typed() -> None:
     for pkg in setup.VERIFIER_PACKAGES:
         assert (ROOT / pkg / "py.typed").is_file(), f"{pkg} has no py.typed"
         assert "py.typed" in setup.PACKAGE_DATA[pkg], f"{pkg}'s py.typed is not in the wheel"
+
+
+def test_one_cli_framework_click_and_no_typer() -> None:
+    """Both commands, ``verify`` and ``qahwa``, are click groups (issue 23); nothing of the
+    project imports typer, depends on it or loads it."""
+    import subprocess
+    import sys
+
+    import click
+    from test_layering import FIRST_PARTY, imports_of
+
+    from service.cli import app as qahwa
+    from verify_cli.main import app as verify
+
+    assert isinstance(qahwa, click.Group) and isinstance(verify, click.Group)
+    scanned = 0
+    for folder in [*sorted(FIRST_PARTY), "tests", "verifier"]:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "build" in path.relative_to(ROOT).parts:  # a wheel being built (test_verifier_dist)
+                continue
+            scanned += 1
+            assert "typer" not in imports_of(path, folder), f"{path} imports typer"
+    assert scanned > 100
+    for project in (ROOT / "pyproject.toml", ROOT / "verifier" / "pyproject.toml"):
+        meta = tomllib.loads(project.read_text())["project"]
+        deps = [*meta["dependencies"], *sum(meta.get("optional-dependencies", {}).values(), [])]
+        assert not [d for d in deps if re.match(r"typer\b", d)], project
+    code = "import sys, service.cli, verify_cli.main; print('typer' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=ROOT)
+    assert out.stdout.strip() == "False"

@@ -339,6 +339,34 @@ def test_demo_command_with_unreachable_server() -> None:
     assert "cannot get the server's keys" in res.stdout
 
 
+def test_demo_command_sends_the_operator_key() -> None:
+    """A server that requires an operator key refuses the demo without one (exit 2, the
+    server's reason); with ``--operator-key`` or ``$QAHWA_OPERATOR_KEY`` it plays and
+    verifies. The server registers no key with the tests' httpx hook: only the demo's own
+    header reaches it."""
+    from live_server import LiveServer
+
+    from service.operators import new_key
+
+    demo = ("demo", "--game", "rng", "--seed", "1")
+    with LiveServer(operator_key=False) as srv:
+        key = srv.operator_key
+        keyless = CliRunner().invoke(app, [*demo, "--server", srv.url],
+                                     env={"QAHWA_OPERATOR_KEY": None}, catch_exceptions=False)
+        wrong = run(*demo, "--server", srv.url, "--operator-key", new_key())
+        given = run(*demo, "--server", srv.url, "--operator-key", key)
+        from_env = CliRunner().invoke(app, [*demo, "--server", srv.url],
+                                      env={"QAHWA_OPERATOR_KEY": key}, catch_exceptions=False)
+    for refused in (keyless, wrong):
+        assert refused.exit_code == 2, refused.output
+        assert "POST /v1/rng answered HTTP 401" in refused.output
+        assert "VERIFIED" not in refused.output
+    for ok in (given, from_env):
+        assert ok.exit_code == 0, ok.output
+        assert "VERIFIED" in ok.output and "FAILED" not in ok.output
+    assert key not in given.output + from_env.output
+
+
 def test_demo_unknown_game_is_reported(api: tuple[FakeApi, str]) -> None:
     _, base = api
     buf = StringIO()

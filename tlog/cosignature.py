@@ -6,41 +6,20 @@ from __future__ import annotations
 
 import time
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
-
 from .note import (
     ALG_COSIGNATURE_V1,
+    Ed25519Key,
     NoteError,
     Signature,
-    Verifier,
-    check_key_name,
     check_text,
     cosignature_message,
 )
 
 
-class CosignatureSigner:
+class CosignatureSigner(Ed25519Key):
     """A witness key (type 0x04) with a name."""
 
     alg = ALG_COSIGNATURE_V1
-
-    def __init__(self, name: str, private: Ed25519PrivateKey) -> None:
-        check_key_name(name)
-        self.name = name
-        self._private = private
-        pub = private.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
-        self.verifier = Verifier(name, self.alg, pub)
-
-    @classmethod
-    def from_seed(cls, name: str, seed: bytes) -> CosignatureSigner:
-        if len(seed) != 32:
-            raise NoteError("an Ed25519 seed has 32 bytes")
-        return cls(name, Ed25519PrivateKey.from_private_bytes(seed))
-
-    @property
-    def vkey(self) -> str:
-        return self.verifier.vkey
 
     def cosign(self, text: str, timestamp: int | None = None) -> Signature:
         """The cosignature of the checkpoint ``text`` at ``timestamp`` (default: now)."""

@@ -14,6 +14,7 @@ import binascii
 import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Self
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -123,10 +124,11 @@ def parse_vkey(vkey: str) -> Verifier:
     return v
 
 
-class NoteSigner:
-    """An Ed25519 note key (type 0x01) with a name."""
+class Ed25519Key:
+    """A named Ed25519 private key of one signature type (``alg``), with its verifier: the
+    base of :class:`NoteSigner` (0x01) and :class:`tlog.CosignatureSigner` (0x04)."""
 
-    alg = ALG_ED25519
+    alg: int
 
     def __init__(self, name: str, private: Ed25519PrivateKey) -> None:
         check_key_name(name)
@@ -136,7 +138,7 @@ class NoteSigner:
         self.verifier = Verifier(name, self.alg, pub)
 
     @classmethod
-    def from_seed(cls, name: str, seed: bytes) -> NoteSigner:
+    def from_seed(cls, name: str, seed: bytes) -> Self:
         if len(seed) != 32:
             raise NoteError("an Ed25519 seed has 32 bytes")
         return cls(name, Ed25519PrivateKey.from_private_bytes(seed))
@@ -148,6 +150,12 @@ class NoteSigner:
     @property
     def vkey(self) -> str:
         return self.verifier.vkey
+
+
+class NoteSigner(Ed25519Key):
+    """An Ed25519 note key (type 0x01) with a name."""
+
+    alg = ALG_ED25519
 
     def sign(self, text: str) -> Signature:
         return Signature(self.name, self.key_id, self._private.sign(text.encode("utf-8")))

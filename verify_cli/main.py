@@ -75,7 +75,7 @@ Usage:
                 --ruleset STR --client-seed S [--nonce HEX] [...] --label L
                 [--roll-values V_R V_O]
                 (--dice N [--sides 6] | --uniform N | --shuffle ITEMS)
-  verify demo --server URL [--game G ...]
+  verify demo --server URL [--operator-key KEY] [--game G ...]
   verify log --server URL [--policy FILE]  audit the server's whole transparency log
   verify witness --log VKEY [--listen HOST:PORT]   run a witness for a log
 
@@ -492,10 +492,17 @@ def derive_cmd(protocol: str, server_seed: str, match_id: str, game: str, rulese
 @click.option("--game", "game_list", multiple=True, metavar="G",
               help="Only these games (repeatable; default: every available game and rng).")
 @click.option("--seed", type=int, default=None, help="Seed the bots' choices.")
-def demo_cmd(server: str, game_list: tuple[str, ...], seed: int | None) -> int:
+@click.option("--operator-key", metavar="KEY", envvar="QAHWA_OPERATOR_KEY", default=None,
+              help="The operator key the server requires to create matches and rng sessions "
+              "(`qahwa operators add NAME` prints one; a new server writes its first to "
+              "operator.key), sent as 'Authorization: Bearer KEY'. Default: "
+              "$QAHWA_OPERATOR_KEY, which keeps it out of the process list.")
+def demo_cmd(server: str, game_list: tuple[str, ...], seed: int | None,
+             operator_key: str | None) -> int:
     from .demo import run_demo
 
-    return run_demo(server, list(game_list) or None, seed=seed)
+    return run_demo(server, list(game_list) or None, seed=seed,
+                    operator_key=operator_key or None)
 
 
 def main() -> None:  # pragma: no cover - `python -m verify_cli`
