@@ -42,8 +42,8 @@ def parse_hex(value: Any, nbytes: int, what: str) -> bytes:
         raise SeedError(f"{what} must be a hex string")
     if len(value) != 2 * nbytes:
         raise SeedError(f"{what} must be {2 * nbytes} hex characters, got {len(value)}")
-    if not all(c in _HEX for c in value):
-        if all(c in _HEX for c in value.lower()):
+    if not _HEX.issuperset(value):
+        if _HEX.issuperset(value.lower()):
             raise SeedError(f"{what} must be lowercase hex (0-9, a-f), not uppercase")
         raise SeedError(f"{what} is not hexadecimal ({2 * nbytes} characters 0-9, a-f)")
     return bytes.fromhex(value)

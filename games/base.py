@@ -240,6 +240,26 @@ def target_winner(scores: Sequence[int], target: int) -> int | None:
     return top[0] if len(top) == 1 else None
 
 
+def json_copy(value: T) -> T:
+    """A deep copy of a JSON value (dicts, lists, str, int, float, bool, None), much
+    cheaper than ``copy.deepcopy``; anything else in it is copied by ``copy.deepcopy``."""
+    try:
+        return _json_copy(value)  # type: ignore[no-any-return]
+    except RecursionError:  # nested too deeply (or a cycle): deepcopy copes or says why
+        return copy.deepcopy(value)
+
+
+def _json_copy(v: Any) -> Any:
+    t = type(v)
+    if t is dict:
+        return {k: _json_copy(x) for k, x in v.items()}
+    if t is list:
+        return [_json_copy(x) for x in v]
+    if t is str or t is int or t is bool or t is float or v is None:
+        return v
+    return copy.deepcopy(v)
+
+
 def action_type(action: Any, allowed: Iterable[str]) -> str:
     """The action's type after checking it is an object with a known string ``type``."""
     if not isinstance(action, dict):
@@ -405,7 +425,7 @@ class Engine(ABC):
         action_type(action, self.ACTION_TYPES)
         if self.turn != seat:
             raise NotYourTurnError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
-        sent = copy.deepcopy(action)
+        sent = json_copy(action)
         mark = self.chance.mark()
         self._apply(seat, action)
         return [{"type": "action", "seat": seat, "action": sent}, *self.chance.take_since(mark)]

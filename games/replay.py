@@ -57,8 +57,35 @@ def _strip(ev: Mapping[str, Any]) -> Event:
     return {k: v for k, v in ev.items() if k != "seq"}
 
 
+def _plainly_equal(a: Any, b: Any) -> bool:
+    """True only when ``a`` and ``b`` are the same JSON value built of plain types alone:
+    dicts with ASCII string keys, lists, ASCII strings, ints, bools and None, each of the
+    same type on both sides. Such values have a canonical JSON, and it is the same for
+    both; False says nothing (floats, other types, non-ASCII text: ``same_json`` decides)."""
+    t = type(a)
+    if t is not type(b):
+        return False
+    if t is dict:
+        if len(a) != len(b):
+            return False
+        for k, v in a.items():
+            if type(k) is not str or not k.isascii() or k not in b \
+                    or not _plainly_equal(v, b[k]):
+                return False
+        return True
+    if t is list:
+        return len(a) == len(b) and all(map(_plainly_equal, a, b))
+    if t is str:
+        return a.isascii() and a == b
+    if t is int or t is bool or a is None:
+        return bool(a == b)
+    return False
+
+
 def same_json(a: Any, b: Any) -> bool:
     """Equal as canonical JSON (type-strict: ``3``, ``3.0`` and ``true`` all differ)."""
+    if _plainly_equal(a, b):  # the usual case, without encoding either side
+        return True
     try:
         return canonical_json(a) == canonical_json(b)
     except (TypeError, ValueError):
