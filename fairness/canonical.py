@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-
 #: the encoder ``json.dumps`` would build for these options on every call, built once
 _ENCODE = json.JSONEncoder(
     sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False

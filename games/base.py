@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from fairness import PROTOCOL, PROTOCOL_V2, Stream, check_label
+from fairness import PROTOCOL, PROTOCOL_V2, Stream, StreamKey, check_label
 
 from .errors import (
     IllegalActionError,
@@ -111,12 +111,15 @@ class Chance:
         self.key = key
         self.labels: set[str] = set()
         self._pending: list[Event] = []
+        self._keyed: StreamKey | None = None  # made at the first draw
 
     def _stream(self, label: str) -> Stream:
         check_label(label)
         if label in self.labels:
             raise ReplayError(f"chance label {label!r} used twice")
-        return Stream(self.key, label)
+        if self._keyed is None:
+            self._keyed = StreamKey(self.key)
+        return Stream(self._keyed, label)
 
     def _record(self, event: Event) -> None:
         # only after the draw succeeded: a draw with bad arguments uses up no label

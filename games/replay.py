@@ -76,7 +76,7 @@ def _plainly_equal(a: Any, b: Any) -> bool:
     if t is list:
         return len(a) == len(b) and all(map(_plainly_equal, a, b))
     if t is str:
-        return a.isascii() and a == b
+        return bool(a.isascii() and a == b)
     if t is int or t is bool or a is None:
         return bool(a == b)
     return False
