@@ -421,17 +421,33 @@ class Engine(ABC):
         event ``{"type": "action", "seat", "action"}`` (the action exactly as sent), then
         the chance events drawn, in order. ActionError subclasses leave the state unchanged.
         """
-        if self.outcome is not None:
-            raise MatchOverError("the match has ended")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_seats:
-            raise NotYourTurnError(f"no seat {seat!r} in this match")
-        action_type(action, self.ACTION_TYPES)
-        if self.turn != seat:
-            raise NotYourTurnError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        self._check_action(seat, action)
         sent = json_copy(action)
         mark = self.chance.mark()
         self._apply(seat, action)
         return [{"type": "action", "seat": seat, "action": sent}, *self.chance.take_since(mark)]
+
+    def replay_action(self, seat: int, action: Action) -> list[Event]:
+        """:meth:`apply` for an action a transcript already holds (:mod:`games.replay`):
+        the same checks, errors and state change, but only the chance events drawn are
+        returned (the action event is the transcript's own, so it is not copied)."""
+        self._check_action(seat, action)
+        mark = self.chance.mark()
+        self._apply(seat, action)
+        return self.chance.take_since(mark)
+
+    def _check_action(self, seat: int, action: Action) -> None:
+        """What :meth:`apply` checks before the game's own rules."""
+        if self.outcome is not None:
+            raise MatchOverError("the match has ended")
+        if type(seat) is not int and (isinstance(seat, bool) or not isinstance(seat, int)):
+            raise NotYourTurnError(f"no seat {seat!r} in this match")
+        if not 0 <= seat < self.n_seats:
+            raise NotYourTurnError(f"no seat {seat!r} in this match")
+        action_type(action, self.ACTION_TYPES)
+        turn = self.turn
+        if turn != seat:
+            raise NotYourTurnError(f"it is seat {turn}'s turn, not seat {seat}'s")
 
     @abstractmethod
     def _apply(self, seat: int, action: Action) -> None:

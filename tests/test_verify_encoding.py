@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import copy
+import random
 from typing import Any
 
 import pytest
@@ -19,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fairness import (
+    PROTOCOL,
     PROTOCOL_V2,
     Signer,
     canonical_json,
@@ -26,10 +28,11 @@ from fairness import (
     chain_start,
     public_key_b64,
 )
-from games.base import json_copy
-from games.registry import available_games
-from games.replay import same_json
-from games.transcript import simulate_match
+from games.base import Chance, json_copy
+from games.errors import GameError
+from games.registry import available_games, engine_class
+from games.replay import parse_transcript_ruleset, same_json
+from games.transcript import simulate_match, transcript_context, transcript_key
 from verify_cli.core import VERIFIED, transcript_body_json, verify_document
 from verify_cli.keys import parse_keys
 from verify_cli.replay_core import Report
@@ -179,3 +182,52 @@ def test_a_bad_seat_key_is_reported_at_its_first_signed_event() -> None:
     assert msgs == [f"event {first['seq']} (action by seat {n}): its signature is not seat "
                     f"{n}'s over this event after chain[{first['seq'] - 1}] (not a base64 "
                     "Ed25519 public key: Only base64 data is allowed)"]
+
+
+def _engine(doc: dict[str, Any]) -> Any:
+    cls = engine_class(doc["game"])
+    parsed = parse_transcript_ruleset(cls, doc["ruleset"], doc["protocol"])
+    ctx = transcript_context(doc)
+    chance = Chance(transcript_key(doc))  # type: ignore[arg-type]
+    return cls(parsed, chance, ctx) if ctx is not None else cls(parsed, chance)
+
+
+def _outcome(f: Any, *args: Any) -> tuple[str, str, Any]:
+    try:
+        return ("ok", "", f(*args))
+    except GameError as exc:
+        return (type(exc).__name__, str(exc), None)
+
+
+@pytest.mark.parametrize("protocol", [PROTOCOL, PROTOCOL_V2])
+@pytest.mark.parametrize("game", [*available_games(), "rng"])
+def test_replay_action_is_apply_without_the_copy(game: str, protocol: str) -> None:
+    """Two engines in lockstep over a genuine match: ``replay_action`` on one, ``apply`` on
+    the other; every action (and wrong ones before it) gives the same errors, the same
+    draws and the same state."""
+    doc, _ = simulate_match(game, seed=5, protocol=protocol, resign_at=120,
+                            max_actions=20_000)
+    a, b = _engine(doc), _engine(doc)
+    a.chance.take_events()
+    b.chance.take_events()
+    rnd = random.Random(game)
+    for ev in doc["events"]:
+        if ev["type"] == "end":
+            break
+        if ev["type"] != "action":
+            continue
+        seat, action = ev["seat"], ev["action"]
+        wrong = [(seat, None), (seat, {"type": "nope"}), (True, action), (-1, action),
+                 (a.n_seats, action), (seat, {**action, "extra": 1})]
+        if a.n_seats > 1:
+            wrong.append(((seat + 1) % a.n_seats, action))
+        for ws, wa in rnd.sample(wrong, 3):
+            got_a = _outcome(a.replay_action, ws, copy.deepcopy(wa))
+            got_b = _outcome(b.apply, ws, copy.deepcopy(wa))
+            assert got_a[0] != "ok" and got_a == got_b
+        drawn = a.replay_action(seat, action)
+        produced = b.apply(seat, action)
+        assert produced[0] == {"type": "action", "seat": seat, "action": action}
+        assert drawn == produced[1:]
+        assert a.view(None) == b.view(None)
+    assert a.outcome == b.outcome or doc["events"][-1]["type"] == "end"
