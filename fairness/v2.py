@@ -8,6 +8,7 @@ the standard library; Ed25519 checks of seat signatures live in :mod:`fairness.s
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -119,11 +120,14 @@ def match_key_v2(
 
 # -- roll chains (§6) ------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=256)
+def _roll_prefix(match_id: str, seat: int) -> bytes:
+    return _ROLL_TAG + lp(match_id.encode("utf-8")) + u32be(seat)
+
+
 def roll_step(match_id: str, seat: int, value: bytes) -> bytes:
     """c[j-1] from c[j]: SHA-256("qahwa-fair/2 roll" || 0x00 || lp(match_id) || u32be(seat) || c[j])."""
-    return hashlib.sha256(
-        _ROLL_TAG + lp(match_id.encode("utf-8")) + u32be(seat) + value
-    ).digest()
+    return hashlib.sha256(_roll_prefix(match_id, seat) + value).digest()
 
 
 def roll_chain(match_id: str, seat: int, secret: bytes,
