@@ -147,14 +147,19 @@ class DrawContext:
         info: dict[str, Any] = {"actor": self.last_actor}
         label = ev.get("label", "")
         if self.game in CARD_GAMES and engine is not None and _HAND.match(str(label)):
-            try:
-                view = engine.view(None)
-            except Exception:  # the display must never break a verification
-                view = {}
-            for k in ("dealer", "hakem"):
-                if isinstance(view.get(k), int) and not isinstance(view.get(k), bool):
-                    info[k] = view[k]
+            info.update(self.seat_roles(engine))
         self.entries.append((ev, info))
+
+    def seat_roles(self, engine: Any) -> dict[str, int]:
+        """The ``dealer`` and ``hakem`` the engine's view shows now, read from the engine's
+        own fields of those names (each card game's view shows them as they are) instead of
+        building its whole view."""
+        out = {}
+        for k in ("dealer", "hakem"):
+            v = getattr(engine, k, None)
+            if isinstance(v, int) and not isinstance(v, bool):
+                out[k] = v
+        return out
 
     def _note_reveal(self, ev: dict[str, Any], engine: Any) -> None:
         """Two-player shelem: the moment the six pile tops turn up (after the other player
