@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from fairness import PROTOCOL, PROTOCOL_V2, Stream, StreamKey, check_label
+from fairness import PROTOCOL, PROTOCOL_V2, Stream, StreamKey
 
 from .errors import (
     IllegalActionError,
@@ -114,12 +114,11 @@ class Chance:
         self._keyed: StreamKey | None = None  # made at the first draw
 
     def _stream(self, label: str) -> Stream:
-        check_label(label)
-        if label in self.labels:
+        if label in self.labels:  # (a label is recorded only once it has drawn)
             raise ReplayError(f"chance label {label!r} used twice")
         if self._keyed is None:
             self._keyed = StreamKey(self.key)
-        return Stream(self._keyed, label)
+        return Stream(self._keyed, label)  # which checks the label (LabelError)
 
     def _record(self, event: Event) -> None:
         # only after the draw succeeded: a draw with bad arguments uses up no label

@@ -68,17 +68,34 @@ def _plainly_equal(a: Any, b: Any) -> bool:
     if t is dict:
         if len(a) != len(b):
             return False
-        for k, v in a.items():
+        for k, x in a.items():
             if type(k) is not str or not k.isascii() or k not in b \
-                    or not _plainly_equal(v, b[k]):
+                    or not _plain_leaf_equal(x, b[k]):
                 return False
         return True
     if t is list:
-        return len(a) == len(b) and all(map(_plainly_equal, a, b))
+        if len(a) != len(b):
+            return False
+        for x, y in zip(a, b, strict=True):
+            if not _plain_leaf_equal(x, y):
+                return False
+        return True
+    return _plain_leaf_equal(a, b)
+
+
+def _plain_leaf_equal(x: Any, y: Any) -> bool:
+    """``_plainly_equal`` for one member: scalars compared here, containers by recursion."""
+    t = type(x)
+    if t is not type(y):
+        return False
+    if t is int or t is bool:
+        return bool(x == y)
     if t is str:
-        return bool(a.isascii() and a == b)
-    if t is int or t is bool or a is None:
-        return bool(a == b)
+        return bool(x == y and x.isascii())
+    if x is None:
+        return True
+    if t is dict or t is list:
+        return _plainly_equal(x, y)
     return False
 
 

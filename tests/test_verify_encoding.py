@@ -231,3 +231,16 @@ def test_replay_action_is_apply_without_the_copy(game: str, protocol: str) -> No
         assert drawn == produced[1:]
         assert a.view(None) == b.view(None)
     assert a.outcome == b.outcome or doc["events"][-1]["type"] == "end"
+
+
+def test_counts_of_odd_events_are_the_plain_sums() -> None:
+    doc = copy.deepcopy(DOCS[0])
+    doc["events"] += [{"type": ["action"]}, {"type": "action"}, "junk", {"type": {"a": 1}},
+                      {"type": "chance"}, {}]
+    rep = verify_document(doc, KEYS)
+    events = doc["events"]
+    assert rep["counts"]["events"] == len(events)
+    assert rep["counts"]["actions"] == sum(1 for e in events if isinstance(e, dict)
+                                           and e.get("type") == "action")
+    assert rep["counts"]["chance"] == sum(1 for e in events if isinstance(e, dict)
+                                          and e.get("type") == "chance")
