@@ -145,7 +145,7 @@ def test_chain_and_body_json_are_the_plain_ones(doc: dict[str, Any]) -> None:
     assert verify_document(doc, KEYS)["status"] == VERIFIED
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(st.dictionaries(texts, values, max_size=5), st.lists(st.dictionaries(texts, values,
        max_size=4), max_size=5), st.booleans())
 def test_body_json_of_any_document(extra: dict[str, Any], events: list[dict[str, Any]],
