@@ -5,10 +5,13 @@ protocols (qahwa-fair/2 with keyed seats: every seat signature is checked too); 
 verified the way ``verify FILE`` does it (commitment, key, replay, result, signatures, the
 report's first draws in human form), in this one process. Rates are given per second of wall time and per second of this process's CPU time
 (steadier on a shared machine), as matches and as events per second.
+
+``QAHWA_BENCH_VERIFY_GAMES=tawla,shelem`` measures only the games listed.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from typing import Any
 
@@ -49,8 +52,9 @@ def run() -> None:
     keys = parse_keys(public_key_b64(signer.public_key), source="file", origin="bench")
     print(f"{'game':<14} {'protocol':<19} {'matches/s':>10} {'events/s':>10} "
           f"{'CPU matches/s':>14} {'CPU events/s':>13} {'events/match':>13}  transcripts")
-    for game, (protocol, keyed) in [(g, f) for g in available_games() + ["rng"]
-                                    for f in FORMS]:
+    only = [g for g in os.environ.get("QAHWA_BENCH_VERIFY_GAMES", "").split(",") if g]
+    games = [g for g in available_games() + ["rng"] if not only or g in only]
+    for game, (protocol, keyed) in [(g, f) for g in games for f in FORMS]:
         docs, how = _transcripts(game, signer, protocol, keyed)
         done = 0
         start, cpu_start = time.perf_counter(), time.process_time()

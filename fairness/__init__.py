@@ -14,6 +14,7 @@ from .canonical import canonical_json, canonical_ruleset
 from .derive import (
     PROTOCOL,
     Stream,
+    StreamKey,
     check_client_seed,
     check_entropy,
     check_label,
@@ -145,6 +146,7 @@ __all__ = [
     "SignatureError",
     "Signer",
     "Stream",
+    "StreamKey",
     "canonical_json",
     "canonical_sort",
     "canonical_ruleset",

@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+#: the encoder ``json.dumps`` would build for these options on every call, built once
+_ENCODE = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+
 
 def canonical_json(obj: Any) -> bytes:
-    return json.dumps(
-        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
+    return _ENCODE(obj).encode("utf-8")
 
 
 def canonical_ruleset(ruleset: dict[str, Any]) -> str:

@@ -137,39 +137,79 @@ def match_key(
     return hmac.new(seed, b"".join(parts), hashlib.sha256).digest()
 
 
+#: HMAC's inner and outer pads (RFC 2104) as ``bytes.translate`` tables: byte x -> x ^ pad
+_IPAD = bytes(x ^ 0x36 for x in range(256))
+_OPAD = bytes(x ^ 0x5C for x in range(256))
+
+
+class StreamKey:
+    """A match key with HMAC's two keyed hash states computed once (RFC 2104).
+
+    ``Stream(StreamKey(K), label)`` reads exactly the words of ``Stream(K, label)``; a
+    match draws every label from one ``StreamKey``, so the key is hashed in once per match
+    rather than once per draw. The states are only ever copied, never updated.
+    """
+
+    __slots__ = ("key", "_inner", "_outer", "_per_block", "_unpack")
+
+    def __init__(self, key: bytes) -> None:
+        if not isinstance(key, bytes) or len(key) not in (32, 64):
+            raise SeedError("match key must be 32 bytes (qahwa-fair/1) or 64 (qahwa-fair/2)")
+        self.key = key
+        if len(key) == 32:
+            new, self._per_block, self._unpack = hashlib.sha256, 8, _WORDS
+        else:
+            new, self._per_block, self._unpack = hashlib.sha512, 16, _WORDS16
+        # the key is shorter than the hash's block (64 / 128 bytes): pad it with zeros
+        padded = key.ljust(new().block_size, b"\x00")
+        self._inner = new(padded.translate(_IPAD))
+        self._outer = new(padded.translate(_OPAD))
+
+    # hash states cannot be pickled; they are never changed, so a copy may share them
+    def __reduce__(self) -> tuple[type[StreamKey], tuple[bytes]]:
+        return (StreamKey, (self.key,))
+
+    def __deepcopy__(self, memo: dict[int, object]) -> StreamKey:
+        return self
+
+
 class Stream:
     """The word stream of one label: block(label, 0) || block(label, 1) || ...
 
-    Reads HMAC blocks lazily and hands out 4-byte big-endian words. The HMAC is keyed and
-    fed ``label || 0x00`` once; each block copies that state and adds ``u32be(b)``, which is
-    the same HMAC as computing it from scratch.
+    Reads HMAC blocks lazily and hands out 4-byte big-endian words. Block b is
+    ``HMAC(K, label || 0x00 || u32be(b))``, computed as RFC 2104 defines it from the keyed
+    inner and outer hash states (:class:`StreamKey`): the inner state is fed
+    ``label || 0x00`` once and each block copies it and adds ``u32be(b)``.
 
     The match key's length names the protocol: a 32-byte K is qahwa-fair/1 (HMAC-SHA256,
     8 words per block), a 64-byte K is qahwa-fair/2 (HMAC-SHA512, 16 words per block,
-    fairness-v2.md §4). Everything else (uniform, dice, shuffle) is the same.
+    fairness-v2.md §4). Everything else (uniform, dice, shuffle) is the same. ``key`` may
+    be a :class:`StreamKey` of K (the same stream, without keying HMAC again).
     """
 
-    __slots__ = ("_mac", "_block", "_words", "_pos", "_per_block", "_unpack")
+    __slots__ = ("_inner", "_outer", "_block", "_words", "_pos", "_per_block", "_unpack")
 
-    def __init__(self, key: bytes, label: str) -> None:
-        if not isinstance(key, bytes) or len(key) not in (32, 64):
-            raise SeedError("match key must be 32 bytes (qahwa-fair/1) or 64 (qahwa-fair/2)")
-        prefix = check_label(label).encode("ascii") + b"\x00"
-        if len(key) == 32:
-            self._mac = hmac.new(key, prefix, hashlib.sha256)
-            self._per_block, self._unpack = 8, _WORDS
-        else:
-            self._mac = hmac.new(key, prefix, hashlib.sha512)
-            self._per_block, self._unpack = 16, _WORDS16
+    def __init__(self, key: bytes | StreamKey, label: str) -> None:
+        keyed = key if isinstance(key, StreamKey) else StreamKey(key)
+        self._inner = keyed._inner.copy()
+        self._inner.update(check_label(label).encode("ascii") + b"\x00")
+        self._outer = keyed._outer
+        self._per_block, self._unpack = keyed._per_block, keyed._unpack
         self._block = 0
         self._words: tuple[int, ...] = ()
         self._pos = 0
 
-    def _refill(self) -> tuple[int, ...]:
-        h = self._mac.copy()
+    def _digest(self) -> bytes:
+        """The next block's HMAC (block number ``_block``, then counted)."""
+        h = self._inner.copy()
         h.update(u32be(self._block))
         self._block += 1
-        self._words = words = self._unpack(h.digest())
+        o = self._outer.copy()
+        o.update(h.digest())
+        return o.digest()
+
+    def _refill(self) -> tuple[int, ...]:
+        self._words = words = self._unpack(self._digest())
         self._pos = 0
         return words
 
@@ -184,12 +224,7 @@ class Stream:
         if missing > 0:
             per = self._per_block
             nblocks = -(-missing // per)
-            digests = []
-            for _ in range(nblocks):
-                h = self._mac.copy()
-                h.update(u32be(self._block))
-                self._block += 1
-                digests.append(h.digest())
+            digests = [self._digest() for _ in range(nblocks)]
             unread += struct.unpack(f">{per * nblocks}I", b"".join(digests))
         self._words = unread
         self._pos = 0
@@ -224,6 +259,11 @@ class Stream:
             raise RangeError(f"dice count must be 1 to 1000, got {count!r}")
         if isinstance(sides, bool) or not isinstance(sides, int) or not 2 <= sides <= _TWO32:
             raise RangeError(f"dice sides must be 2 to 2^32, got {sides!r}")
+        limit = _TWO32 - (_TWO32 % sides)
+        words = self._prefetch(count)  # each die reads at least one word
+        if max(words[:count]) < limit:  # none rejected: die k is word k
+            self._pos = count
+            return [1 + w % sides for w in words[:count]]
         return [1 + self.uniform(sides) for _ in range(count)]
 
     def shuffle(self, items: Sequence[T]) -> list[T]:

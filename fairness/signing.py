@@ -111,8 +111,14 @@ class Signer:
         return out
 
 
-def verify_record(record: dict[str, Any], public_key: Ed25519PublicKey) -> None:
-    """Raise SignatureError unless record["signature"] is a valid Ed25519 signature."""
+def verify_record(record: dict[str, Any], public_key: Ed25519PublicKey, *,
+                  body_json: bytes | None = None) -> None:
+    """Raise SignatureError unless record["signature"] is a valid Ed25519 signature.
+
+    ``body_json``: the canonical JSON of the record without its signature, when the caller
+    has already made it from the record (the verifier builds a transcript's from the
+    events' canonical JSON it hashed into the chain); by default it is made here.
+    """
     if not isinstance(record, dict):
         raise SignatureError("a signed record must be a JSON object")
     sig = record.get("signature")
@@ -127,26 +133,32 @@ def verify_record(record: dict[str, Any], public_key: Ed25519PublicKey) -> None:
         raw = base64.b64decode(value, validate=True)
     except ValueError:
         raise SignatureError("signature value is not base64") from None
-    body = {k: v for k, v in record.items() if k != "signature"}
+    if body_json is None:
+        body_json = canonical_json({k: v for k, v in record.items() if k != "signature"})
     try:
-        public_key.verify(raw, canonical_json(body))
+        public_key.verify(raw, body_json)
     except InvalidSignature:
         raise SignatureError("signature does not match the record") from None
 
 
-def verify_bytes(public_key_b64: str, signature_b64: str, message: bytes) -> None:
+def verify_bytes(public_key_b64: str | Ed25519PublicKey, signature_b64: str,
+                 message: bytes) -> None:
     """Raise SignatureError unless ``signature_b64`` is a valid Ed25519 signature of
-    ``message`` by the base64 raw public key (a v2 seat key, fairness-v2.md §7)."""
+    ``message`` by the base64 raw public key (a v2 seat key, fairness-v2.md §7); the key
+    may also be given loaded (``load_public_key``), to check many messages of one key."""
     if not isinstance(signature_b64, str):
         raise SignatureError("signature must be a base64 string")
     try:
         raw = base64.b64decode(signature_b64, validate=True)
     except ValueError:
         raise SignatureError("signature is not base64") from None
-    try:
-        pub = load_public_key(public_key_b64)
-    except KeyFileError as exc:
-        raise SignatureError(str(exc)) from None
+    if isinstance(public_key_b64, Ed25519PublicKey):
+        pub = public_key_b64
+    else:
+        try:
+            pub = load_public_key(public_key_b64)
+        except KeyFileError as exc:
+            raise SignatureError(str(exc)) from None
     try:
         pub.verify(raw, message)
     except InvalidSignature:

@@ -8,6 +8,7 @@ the standard library; Ed25519 checks of seat signatures live in :mod:`fairness.s
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import json
@@ -42,8 +43,8 @@ def parse_hex(value: Any, nbytes: int, what: str) -> bytes:
         raise SeedError(f"{what} must be a hex string")
     if len(value) != 2 * nbytes:
         raise SeedError(f"{what} must be {2 * nbytes} hex characters, got {len(value)}")
-    if not all(c in _HEX for c in value):
-        if all(c in _HEX for c in value.lower()):
+    if not _HEX.issuperset(value):
+        if _HEX.issuperset(value.lower()):
             raise SeedError(f"{what} must be lowercase hex (0-9, a-f), not uppercase")
         raise SeedError(f"{what} is not hexadecimal ({2 * nbytes} characters 0-9, a-f)")
     return bytes.fromhex(value)
@@ -119,11 +120,14 @@ def match_key_v2(
 
 # -- roll chains (§6) ------------------------------------------------------------------------
 
+@functools.lru_cache(maxsize=256)
+def _roll_prefix(match_id: str, seat: int) -> bytes:
+    return _ROLL_TAG + lp(match_id.encode("utf-8")) + u32be(seat)
+
+
 def roll_step(match_id: str, seat: int, value: bytes) -> bytes:
     """c[j-1] from c[j]: SHA-256("qahwa-fair/2 roll" || 0x00 || lp(match_id) || u32be(seat) || c[j])."""
-    return hashlib.sha256(
-        _ROLL_TAG + lp(match_id.encode("utf-8")) + u32be(seat) + value
-    ).digest()
+    return hashlib.sha256(_roll_prefix(match_id, seat) + value).digest()
 
 
 def roll_chain(match_id: str, seat: int, secret: bytes,

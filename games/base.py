@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from fairness import PROTOCOL, PROTOCOL_V2, Stream, check_label
+from fairness import PROTOCOL, PROTOCOL_V2, Stream, StreamKey
 
 from .errors import (
     IllegalActionError,
@@ -111,12 +111,14 @@ class Chance:
         self.key = key
         self.labels: set[str] = set()
         self._pending: list[Event] = []
+        self._keyed: StreamKey | None = None  # made at the first draw
 
     def _stream(self, label: str) -> Stream:
-        check_label(label)
-        if label in self.labels:
+        if label in self.labels:  # (a label is recorded only once it has drawn)
             raise ReplayError(f"chance label {label!r} used twice")
-        return Stream(self.key, label)
+        if self._keyed is None:
+            self._keyed = StreamKey(self.key)
+        return Stream(self._keyed, label)  # which checks the label (LabelError)
 
     def _record(self, event: Event) -> None:
         # only after the draw succeeded: a draw with bad arguments uses up no label
@@ -238,6 +240,26 @@ def target_winner(scores: Sequence[int], target: int) -> int | None:
     best = max(scores[i] for i in reached)
     top = [i for i in reached if scores[i] == best]
     return top[0] if len(top) == 1 else None
+
+
+def json_copy(value: T) -> T:
+    """A deep copy of a JSON value (dicts, lists, str, int, float, bool, None), much
+    cheaper than ``copy.deepcopy``; anything else in it is copied by ``copy.deepcopy``."""
+    try:
+        return _json_copy(value)  # type: ignore[no-any-return]
+    except RecursionError:  # nested too deeply (or a cycle): deepcopy copes or says why
+        return copy.deepcopy(value)
+
+
+def _json_copy(v: Any) -> Any:
+    t = type(v)
+    if t is dict:
+        return {k: _json_copy(x) for k, x in v.items()}
+    if t is list:
+        return [_json_copy(x) for x in v]
+    if t is str or t is int or t is bool or t is float or v is None:
+        return v
+    return copy.deepcopy(v)
 
 
 def action_type(action: Any, allowed: Iterable[str]) -> str:
@@ -398,17 +420,33 @@ class Engine(ABC):
         event ``{"type": "action", "seat", "action"}`` (the action exactly as sent), then
         the chance events drawn, in order. ActionError subclasses leave the state unchanged.
         """
-        if self.outcome is not None:
-            raise MatchOverError("the match has ended")
-        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_seats:
-            raise NotYourTurnError(f"no seat {seat!r} in this match")
-        action_type(action, self.ACTION_TYPES)
-        if self.turn != seat:
-            raise NotYourTurnError(f"it is seat {self.turn}'s turn, not seat {seat}'s")
-        sent = copy.deepcopy(action)
+        self._check_action(seat, action)
+        sent = json_copy(action)
         mark = self.chance.mark()
         self._apply(seat, action)
         return [{"type": "action", "seat": seat, "action": sent}, *self.chance.take_since(mark)]
+
+    def replay_action(self, seat: int, action: Action) -> list[Event]:
+        """:meth:`apply` for an action a transcript already holds (:mod:`games.replay`):
+        the same checks, errors and state change, but only the chance events drawn are
+        returned (the action event is the transcript's own, so it is not copied)."""
+        self._check_action(seat, action)
+        mark = self.chance.mark()
+        self._apply(seat, action)
+        return self.chance.take_since(mark)
+
+    def _check_action(self, seat: int, action: Action) -> None:
+        """What :meth:`apply` checks before the game's own rules."""
+        if self.outcome is not None:
+            raise MatchOverError("the match has ended")
+        if type(seat) is not int and (isinstance(seat, bool) or not isinstance(seat, int)):
+            raise NotYourTurnError(f"no seat {seat!r} in this match")
+        if not 0 <= seat < self.n_seats:
+            raise NotYourTurnError(f"no seat {seat!r} in this match")
+        action_type(action, self.ACTION_TYPES)
+        turn = self.turn
+        if turn != seat:
+            raise NotYourTurnError(f"it is seat {turn}'s turn, not seat {seat}'s")
 
     @abstractmethod
     def _apply(self, seat: int, action: Action) -> None:

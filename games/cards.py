@@ -16,24 +16,28 @@ JOKERS = ("JB", "JR")
 SUIT_SYMBOLS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 
 
+#: every card code, jokers included (a set: membership without scanning the deck)
+_CARDS = frozenset(DECK52) | frozenset(JOKERS)
+
+
 def is_joker(card: str) -> bool:
     return card in JOKERS
 
 
 def suit(card: str) -> str | None:
     """The card's suit letter, or None for a joker."""
-    return None if is_joker(card) else card[1]
+    return None if card in JOKERS else card[1]
 
 
 def rank(card: str) -> int:
     """0 for a 2 ... 12 for an ace (jokers: ValueError)."""
-    if is_joker(card):
+    if card in JOKERS:
         raise ValueError("a joker has no rank")
     return RANKS.index(card[0])
 
 
 def is_card(code: object) -> bool:
-    return isinstance(code, str) and (code in DECK52 or code in JOKERS)
+    return isinstance(code, str) and code in _CARDS
 
 
 def sort_hand(cards: Iterable[str]) -> list[str]:

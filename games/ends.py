@@ -94,6 +94,9 @@ class NoRevealMatch(Engine):
     def apply(self, seat: int, action: Action) -> list[Event]:
         raise MatchOverError("the match has ended: it never started (no_reveal)")
 
+    def replay_action(self, seat: int, action: Action) -> list[Event]:
+        return self.apply(seat, action)
+
     def _apply(self, seat: int, action: Action) -> None:  # pragma: no cover - apply refuses
         raise MatchOverError("the match has ended")
 

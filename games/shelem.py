@@ -170,7 +170,10 @@ class ShelemEngine(Engine):
             return self.bid_turn
         if self.phase == Phase.DISCARD:
             return self.hakem
-        return self._trick_order()[len(self.trick)]
+        k, leader = len(self.trick.plays), self.leader
+        if leader is not None and k < 4:  # _trick_order()[k], without building the list
+            return (leader + k) % 4 if self.n == 4 else (leader if k % 2 == 0 else 1 - leader)
+        return self._trick_order()[k]
 
     def _pile_step(self) -> bool:
         """True when the card due now comes from a face-up pile (two players, 3rd/4th card)."""

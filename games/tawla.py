@@ -356,6 +356,12 @@ class TurnTable(Mapping[Turn, Board]):
             raise KeyError(steps)
         return end
 
+    def get(self, steps: Turn, default: Any = None) -> Any:  # Mapping.get, without a KeyError
+        if self._all is not None:
+            return self._all.get(steps, default)
+        end = self._check(self._board, self._dice, steps) if self._playable else None
+        return default if end is None else end
+
     def __iter__(self) -> Any:
         return iter(self._full())
 
@@ -581,15 +587,14 @@ class TawlaEngine(Engine):
             raise MalformedActionError(
                 "a fresh roll carries 'value': your next roll-chain value (64 hex)")
         try:
-            parse_hex(action["value"], 32, "'value'")
+            raw = parse_hex(action["value"], 32, "'value'")
         except SeedError as exc:
             raise MalformedActionError(str(exc)) from None
         assert self.ctx is not None
         try:
             if self.values_used[seat] >= self.ROLL_CHAIN_VALUES:
                 raise SeedError(f"seat {seat} has sent every value of its roll chain")
-            return check_roll_value(self.ctx.match_id, seat, self._chain_prev[seat],
-                                    action["value"])
+            return check_roll_value(self.ctx.match_id, seat, self._chain_prev[seat], raw)
         except SeedError:
             err = IllegalActionError(
                 f"'value' is not seat {seat}'s next value on its roll chain (value "

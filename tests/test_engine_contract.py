@@ -37,6 +37,7 @@ from support import examples
 from fairness import (
     PROTOCOL,
     PROTOCOL_V2,
+    StreamKey,
     canonical_ruleset,
     match_key,
     match_key_v2,
@@ -82,6 +83,8 @@ def freeze(obj: Any) -> Any:
         return obj
     if isinstance(obj, enum.Enum):
         return ("enum", type(obj).__name__, obj.value)
+    if isinstance(obj, StreamKey):  # its hash states are a function of the key alone
+        return ("StreamKey", obj.key)
     if isinstance(obj, list | tuple):
         return (type(obj).__name__, tuple(freeze(x) for x in obj))
     if isinstance(obj, dict):

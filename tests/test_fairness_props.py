@@ -277,3 +277,76 @@ def test_uniform_large_n_halves() -> None:
     n = 2**31 + 1
     low = sum(s.uniform(n) < n // 2 for _ in range(4000))
     assert 1700 < low < 2300
+
+
+# -- the stream's HMAC from precomputed pads, the dice's batched words -------------------------
+
+
+def ref_words(key: bytes, label: str, count: int) -> list[int]:
+    """The first ``count`` words of a label's stream, by ``hmac.new`` block by block."""
+    algo, fmt = (hashlib.sha256, ">8I") if len(key) == 32 else (hashlib.sha512, ">16I")
+    out: list[int] = []
+    block = 0
+    while len(out) < count:
+        msg = label.encode("ascii") + b"\x00" + struct.pack(">I", block)
+        out += struct.unpack(fmt, hmac.new(key, msg, algo).digest())
+        block += 1
+    return out[:count]
+
+
+def ref_dice(key: bytes, label: str, count: int, sides: int) -> tuple[list[int], int]:
+    """Dice read word by word with rejection (fairness-v1.md §3), and the words read."""
+    words = ref_words(key, label, 4 * count + 64)
+    limit = 2**32 - (2**32 % sides)
+    out, pos = [], 0
+    while len(out) < count:
+        w = words[pos]
+        pos += 1
+        if w < limit:
+            out.append(1 + w % sides)
+    return out, pos
+
+
+@settings(max_examples=60, deadline=None)
+@given(key=st.binary(min_size=32, max_size=32) | st.binary(min_size=64, max_size=64),
+       label=labels, n=st.integers(1, 70))
+def test_stream_words_are_hmac_blocks(key: bytes, label: str, n: int) -> None:
+    want = ref_words(key, label, n)
+    for k in (key, fairness.StreamKey(key)):
+        s = Stream(k, label)
+        assert [s.word() for _ in range(n)] == want
+        assert s.blocks_used == -(-n // (8 if len(key) == 32 else 16))
+
+
+@settings(max_examples=80, deadline=None)
+@given(key=st.binary(min_size=32, max_size=32) | st.binary(min_size=64, max_size=64),
+       label=labels, count=st.integers(1, 40),
+       sides=st.integers(2, 12) | st.integers(2**31, 2**32))
+def test_dice_equal_word_by_word_reading(key: bytes, label: str, count: int,
+                                         sides: int) -> None:
+    want, read = ref_dice(key, label, count, sides)
+    per = 8 if len(key) == 32 else 16
+    s = Stream(fairness.StreamKey(key), label)
+    assert s.dice(count, sides) == want
+    assert s.blocks_used == -(-read // per)
+    # the stream goes on after the dice exactly where word-by-word reading would
+    assert s.word() == ref_words(key, label, read + 1)[read]
+
+
+def test_dice_with_a_rejected_word_read_on() -> None:
+    n = 2**31 + 1
+    label, words = _label_whose_first_word_is_rejected(n, at_least=2)
+    limit = 2**32 - (2**32 % n)
+    want = [1 + w % n for w in words if w < limit][:3]
+    assert Stream(K0, label).dice(3, n) == want
+
+
+def test_stream_key_is_checked_and_shared_by_copies() -> None:
+    import copy
+    import pickle
+
+    with pytest.raises(fairness.SeedError):
+        fairness.StreamKey(b"short")
+    k = fairness.StreamKey(K0)
+    assert copy.deepcopy(k) is k
+    assert Stream(pickle.loads(pickle.dumps(k)), "x").dice(4) == Stream(K0, "x").dice(4)

@@ -19,6 +19,7 @@ FAIRNESS_ALL = {
     "ClientSeedError", "FairnessError", "ItemsError", "KeyFileError", "LabelError",
     "RangeError", "SecretBox", "SecretBoxError", "SeedError", "SignatureError", "Signer",
     "Stream",
+    "StreamKey",
     "canonical_json", "canonical_sort", "canonical_ruleset", "check_client_seed",
     "check_entropy", "check_label", "commitment", "deck52", "deck_qahve", "dice",
     "entropy_label", "key_id_of", "load_master_key", "load_public_key", "match_key",

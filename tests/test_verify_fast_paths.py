@@ -37,6 +37,14 @@ def plain_count_units(events: list[Any], game: str) -> dict[str, int]:
 class PlainContext(render.DrawContext):
     """The lines from the engine's public view after every action."""
 
+    def seat_roles(self, engine: Any) -> dict[str, int]:
+        try:
+            view = engine.view(None)
+        except Exception:
+            view = {}
+        return {k: view[k] for k in ("dealer", "hakem")
+                if isinstance(view.get(k), int) and not isinstance(view.get(k), bool)}
+
     def _note_reveal(self, ev: dict[str, Any], engine: Any) -> None:
         if self.game != "shelem":
             return
@@ -79,12 +87,13 @@ def lines(ctx_cls: type[render.DrawContext], doc: dict[str, Any]) -> list[dict[s
                     doc["ruleset"], seeds)
     ctx = ctx_cls(doc)
     replay(engine_class(doc["game"]), doc["ruleset"], key, doc["events"], on_event=ctx.observe)
-    return ctx.lines(None)
+    return [{**line, "info": info} for line, (_, info) in zip(ctx.lines(None), ctx.entries,
+                                                               strict=True)]
 
 
 @pytest.mark.parametrize(("game", "ruleset"), [
     ("tawla", {"match_length": 3}), ("mahbusa", {"match_length": 3}),
-    ("shelem", {"players": 2, "target": 300}), ("shelem", {}),
+    ("shelem", {"players": 2, "target": 300}), ("shelem", {}), ("hokm", {}), ("qahve", {}),
 ])
 def test_draw_lines_are_those_of_the_engines_view(game: str, ruleset: dict[str, Any]) -> None:
     for seed in (1, 2):
@@ -92,8 +101,10 @@ def test_draw_lines_are_those_of_the_engines_view(game: str, ruleset: dict[str, 
         fast, plain = lines(render.DrawContext, doc), lines(PlainContext, doc)
         assert fast == plain
         kinds = {d["kind"] for d in fast}
-        assert ("board" in kinds) == (game != "shelem")
+        assert ("board" in kinds) == (game in render.BOARD_GAMES)
         assert ("reveal" in kinds) == (ruleset.get("players") == 2)
+        if game in render.CARD_GAMES:
+            assert any("dealer" in d["info"] for d in fast)
 
 
 @pytest.mark.parametrize("game", [*available_games(), "rng"])

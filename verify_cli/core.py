@@ -23,7 +23,10 @@ from typing import Any
 from fairness import (
     PROTOCOL_V2,
     FairnessError,
+    KeyFileError,
     SignatureError,
+    canonical_json,
+    load_public_key,
     seat_sig_message,
     seed_commitment,
     verify_bytes,
@@ -86,8 +89,26 @@ def unusable(source: str, reason: str) -> dict[str, Any]:
             "failures": [], "draws": [], "draws_total": 0}
 
 
-def check_signature(rep: Report, doc: dict[str, Any], keys: KeySet | None) -> dict[str, Any]:
-    """The transcript's server signature (and, for v2, the lock's) into ``rep``."""
+def transcript_body_json(doc: dict[str, Any], event_json: list[bytes]) -> bytes:
+    """``canonical_json`` of the transcript without its signature, made from its events'
+    canonical JSON (``event_json``, one per event, as the chain hashed them) instead of
+    encoding every event again: canonical JSON of an object is its members, keys sorted,
+    each ``key:value``, joined by commas; of a list its items joined by commas."""
+    if len(event_json) != len(doc["events"]) or not all(type(k) is str for k in doc):
+        return canonical_json({k: v for k, v in doc.items() if k != "signature"})
+    parts = []
+    for k in sorted(k for k in doc if k != "signature"):
+        value = (b"[" + b",".join(event_json) + b"]" if k == "events"
+                 else canonical_json(doc[k]))
+        parts.append(canonical_json(k) + b":" + value)
+    return b"{" + b",".join(parts) + b"}"
+
+
+def check_signature(rep: Report, doc: dict[str, Any], keys: KeySet | None,
+                    state: V2State | None = None) -> dict[str, Any]:
+    """The transcript's server signature (and, for v2, the lock's) into ``rep``.
+
+    ``state``: what the v2 rules checks found (its events' canonical JSON is reused)."""
     sig_info: dict[str, Any] = {"checked": False, "key_id": None, "key_source": None,
                                 "key_origin": None}
     sig = doc.get("signature")
@@ -111,7 +132,13 @@ def check_signature(rep: Report, doc: dict[str, Any], keys: KeySet | None) -> di
     if not isinstance(sig, dict):
         rep.fail("signature", "the transcript carries no signature")
         return sig_info
-    ok, detail = signed_by(doc, keys)
+    body = None
+    if state is not None and state.event_json:
+        try:
+            body = transcript_body_json(doc, state.event_json)
+        except (TypeError, ValueError):
+            body = None  # signed_by says why there is no canonical JSON
+    ok, detail = signed_by(doc, keys, body_json=body)
     if ok:
         sig_info["checked"] = True
         rep.ok("signature", f"Ed25519 signature valid for key {detail} ({where})")
@@ -120,9 +147,11 @@ def check_signature(rep: Report, doc: dict[str, Any], keys: KeySet | None) -> di
     return sig_info
 
 
-def signed_by(record: Any, keys: KeySet) -> tuple[bool, str]:
+def signed_by(record: Any, keys: KeySet, *,
+              body_json: bytes | None = None) -> tuple[bool, str]:
     """(True, key id) when ``record`` carries a valid signature by a listed key, else
-    (False, why)."""
+    (False, why). ``body_json``: the record's canonical JSON without its signature, when
+    already made."""
     if not isinstance(record, dict) or not isinstance(record.get("signature"), dict):
         return False, "it carries no signature"
     kid = record["signature"].get("key_id")
@@ -130,7 +159,7 @@ def signed_by(record: Any, keys: KeySet) -> tuple[bool, str]:
     if pub is None:
         return False, note
     try:
-        verify_record(record, pub)
+        verify_record(record, pub, body_json=body_json)
     except SignatureError as exc:
         return False, f"{exc}" + (f" ({note})" if note else "")
     except (ValueError, TypeError) as exc:  # e.g. a lone surrogate: no canonical JSON
@@ -158,6 +187,7 @@ def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> N
         rep.skip("seat signatures", "not checked: the event chain could not be computed")
         return
     signed = 0
+    loaded: dict[str, Any] = {}  # each seat's key loaded once (a bad one stays a string)
     for i, ev in enumerate(events):
         if not isinstance(ev, dict):
             continue
@@ -174,8 +204,14 @@ def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> N
             rep.fail("seat signatures", f"event {i} ({ev.get('type')} by keyed seat {seat}) "
                      "carries no signature", seq=i)
             return
+        pub = loaded.get(key)
+        if pub is None:
+            try:
+                pub = loaded[key] = load_public_key(key)
+            except KeyFileError:
+                pub = loaded[key] = key  # verify_bytes reports it at each use, as before
         try:
-            verify_bytes(key, ev["sig"], seat_sig_message(doc["match_id"], state.chain[i], ev))
+            verify_bytes(pub, ev["sig"], seat_sig_message(doc["match_id"], state.chain[i], ev))
         except (SignatureError, ValueError, TypeError) as exc:
             rep.fail("seat signatures", f"event {i} ({ev.get('type')} by seat {seat}): its "
                      f"signature is not seat {seat}'s over this event after chain[{i - 1}] "
@@ -321,7 +357,7 @@ def verify_document(doc: Any, keys: KeySet | None, *, source: str = "<transcript
     ctx = check_rules(rep, doc, cls)  # the commitment, seeds, chain, replay and result
     if rep.v2 is not None:
         check_seat_signatures(rep, doc, rep.v2)
-    sig_info = check_signature(rep, doc, keys)
+    sig_info = check_signature(rep, doc, keys, rep.v2)
     if receipts:
         check_receipts(rep, doc, rep.v2, receipts, keys)
     if own is not None:

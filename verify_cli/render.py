@@ -147,14 +147,19 @@ class DrawContext:
         info: dict[str, Any] = {"actor": self.last_actor}
         label = ev.get("label", "")
         if self.game in CARD_GAMES and engine is not None and _HAND.match(str(label)):
-            try:
-                view = engine.view(None)
-            except Exception:  # the display must never break a verification
-                view = {}
-            for k in ("dealer", "hakem"):
-                if isinstance(view.get(k), int) and not isinstance(view.get(k), bool):
-                    info[k] = view[k]
+            info.update(self.seat_roles(engine))
         self.entries.append((ev, info))
+
+    def seat_roles(self, engine: Any) -> dict[str, int]:
+        """The ``dealer`` and ``hakem`` the engine's view shows now, read from the engine's
+        own fields of those names (each card game's view shows them as they are) instead of
+        building its whole view."""
+        out = {}
+        for k in ("dealer", "hakem"):
+            v = getattr(engine, k, None)
+            if isinstance(v, int) and not isinstance(v, bool):
+                out[k] = v
+        return out
 
     def _note_reveal(self, ev: dict[str, Any], engine: Any) -> None:
         """Two-player shelem: the moment the six pile tops turn up (after the other player
@@ -189,27 +194,31 @@ class DrawContext:
         played on (mahbusa: its prisoners too), as a line among the draws. (The engine has
         set up the next game by then, so the board shown is the one before that move.)
 
-        Every action keeps a copy of the board it left (the fields of the engine's view
-        that ``board_text`` shows); the text is made only when a game ends."""
+        The board an action left (the fields of the engine's view that ``board_text``
+        shows) is copied after a move, after a game ends (the next game's board is set up)
+        and after the first action: no other action moves a checker, so between those the
+        last copy is the board. The text is made only when a game ends."""
         if self.game not in BOARD_GAMES or engine is None:
             return
+        raw = ev.get("action")
+        act: dict[str, Any] = raw if isinstance(raw, dict) else {}
         try:
             games = engine.games
-            board = {"points": list(engine.points), "off": list(engine.off),
-                     "bar": list(engine.bar)}
-            if hasattr(engine, "prisoners"):
-                board["prisoners"] = list(engine.prisoners)
+            ended = isinstance(games, list) and len(games) > getattr(self, "_games_seen", 0)
+            before: dict[str, Any] | None = getattr(self, "_board_before", None)
+            if before is None or ended or act.get("type") == "move":
+                board = {"points": list(engine.points), "off": list(engine.off),
+                         "bar": list(engine.bar)}
+                if hasattr(engine, "prisoners"):
+                    board["prisoners"] = list(engine.prisoners)
+                self._board_before = board
         except (AttributeError, TypeError):  # the display must never break a verification
             return
-        before: dict[str, Any] | None = getattr(self, "_board_before", None)
-        self._board_before = board
-        if not isinstance(games, list) or len(games) <= getattr(self, "_games_seen", 0):
+        if not ended:
             return
         self._games_seen = len(games)
         g = games[-1]
         who = "nobody (a drawn game)" if g.get("winner") is None else self.seat(g["winner"])
-        raw = ev.get("action")
-        act: dict[str, Any] = raw if isinstance(raw, dict) else {}
         last = f"; last move {short(act.get('steps'))}" if act.get("type") == "move" else ""
         shown = board_text(before) if before is not None else ""
         text = (f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -291,9 +292,8 @@ def assemble(rep: Report, doc: dict[str, Any], ctx: render.DrawContext, *, statu
              signature: dict[str, Any], draws_limit: int | None) -> dict[str, Any]:
     """The report dict of ``verify`` (see :mod:`verify_cli.core`)."""
     events: list[Any] = doc["events"]
-    counts = {"events": len(events),
-              "actions": sum(1 for e in events if isinstance(e, dict) and e.get("type") == "action"),
-              "chance": sum(1 for e in events if isinstance(e, dict) and e.get("type") == "chance")}
+    types = Counter(t for e in events if isinstance(e, dict) and isinstance(t := e.get("type"), str))
+    counts = {"events": len(events), "actions": types["action"], "chance": types["chance"]}
     counts.update(count_units(events, doc["game"]))
     return {
         "source": rep.source,
