@@ -143,6 +143,24 @@ _EVENTS_AFTER = (select(_EVENTS.c.body, _EVENTS.c.chain)
 _SEAT_OF_TOKEN = select(_SEATS.c.seat).where(_SEATS.c.match_id == bindparam("mid"),
                                              _SEATS.c.token_hash == bindparam("h"))
 _INSERT_EVENTS = insert(_EVENTS)
+# The row's update after a write, one statement per set of changed columns, built once (a
+# statement built per write cost more than executing it).
+_UPDATES: dict[tuple[str, ...], Any] = {}
+
+
+def _update_for(cols: tuple[str, ...], notify: bool) -> Any:
+    stmt = _UPDATES.get((*cols, str(notify)))
+    if stmt is None:
+        stmt = (update(_MATCHES).where(_MATCHES.c.id == bindparam("_mid"))
+                .values({k: bindparam(f"_v_{k}") for k in cols}))
+        if notify:
+            stmt = stmt.returning(func.pg_notify(bindparam("_channel"), bindparam("_payload")))
+        if len(_UPDATES) >= 1024:  # a few dozen sets occur; never grow without bound
+            _UPDATES.clear()
+        _UPDATES[(*cols, str(notify))] = stmt
+    return stmt
+
+
 _SEALED = select(ServerSeed.__table__.c.sealed).where(  # type: ignore[attr-defined]
     ServerSeed.__table__.c.match_id == bindparam("mid"))  # type: ignore[attr-defined]
 
@@ -240,13 +258,15 @@ class Store:
                         tx.close()
                     changed = tx.m.changes(before)
                     if changed:
-                        stmt = update(_MATCHES).where(_MATCHES.c.id == match_id).values(**changed)
+                        params = {f"_v_{k}": v for k, v in changed.items()}
+                        params["_mid"] = match_id
                         if tx.appended and self.notify_channel:
                             # one round trip: the update returns pg_notify's (empty) result
-                            c.execute(stmt.returning(func.pg_notify(
-                                self.notify_channel, f"{match_id} {tx.m.next_seq}"))).all()
+                            params["_channel"] = self.notify_channel
+                            params["_payload"] = f"{match_id} {tx.m.next_seq}"
+                            c.execute(_update_for(tuple(changed), True), params).all()
                         else:
-                            c.execute(stmt)
+                            c.execute(_update_for(tuple(changed), False), params)
             except BaseException:
                 if tx is None or tx.dirty:
                     self.cache.discard(match_id)
