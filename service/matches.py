@@ -26,7 +26,8 @@ from typing import Any, TypeVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from sqlalchemy import and_, or_, select, update
+from sqlalchemy import and_, bindparam, insert, or_, select, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 
 from fairness import (
@@ -85,6 +86,17 @@ NOT_LOCKED: dict[str, Any] = {"status": "finished", "reason": "not_locked", "for
                               "winners": []}
 REVEAL_SECONDS, MAX_SECONDS, TURN_SECONDS = 120, 86_400, 300  # v2 ruleset defaults (§3, §7)
 _MATCHES = Match.__table__  # type: ignore[attr-defined]
+_SEATS = Seat.__table__  # type: ignore[attr-defined]
+_SEEDS = ServerSeed.__table__  # type: ignore[attr-defined]
+_INSERT_SEATS = insert(_SEATS)
+_INSERT_SEED = insert(_SEEDS)
+_SET_COMMIT = update(_SEATS).where(
+    _SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat")).values(
+    seed_commitment=bindparam("_com"), key=bindparam("_key"), roll_chain=bindparam("_tip"))
+_SET_REVEAL = update(_SEATS).where(
+    _SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat")).values(
+    client_seed=bindparam("_seed"), nonce=bindparam("_nonce"), revealed=True,
+    seed_source="player")
 
 
 class _Due(Exception):
@@ -172,6 +184,13 @@ def _verify_seat_sig(pub: Ed25519PublicKey, sig: str, message: bytes) -> None:
         pub.verify(raw, message)
     except InvalidSignature:
         raise SignatureError("signature does not match") from None
+
+
+def _loaded(row: Seat, **values: Any) -> None:
+    """Set columns just written with a plain UPDATE on the loaded seat row, as loaded (the
+    session has nothing to flush for them)."""
+    for k, v in values.items():
+        set_committed_value(row, k, v)
 
 
 def _hex32(value: str | None, what: str, code: str) -> str:
@@ -370,12 +389,14 @@ class MatchService:
                             transcript_sig=None)
 
         with self.store.create(match_id, make) as tx:
-            s, m = tx.s, tx.m
-            s.add(ServerSeed(match_id=match_id, sealed=self.store.box.seal(seed, aad=match_id)))
-            for i, ((name, house), tok) in enumerate(zip(seats, tokens, strict=True)):
-                s.add(Seat(match_id=match_id, seat=i, name=name, token_hash=hash_token(tok),
-                           house=house))
-            s.flush()
+            m = tx.m
+            # plain inserts (the ORM's unit of work cost more than the statements)
+            tx.c.execute(_INSERT_SEED, {"match_id": match_id,
+                                        "sealed": self.store.box.seal(seed, aad=match_id)})
+            tx.c.execute(_INSERT_SEATS, [
+                {"match_id": match_id, "seat": i, "name": name, "token_hash": hash_token(tok),
+                 "house": house}
+                for i, ((name, house), tok) in enumerate(zip(seats, tokens, strict=True))])
             version, status = m.version, m.status
         out = {"match_id": match_id, "protocol": PROTOCOL_V2, "game": game, "ruleset": ruleset,
                "commitment": com, "created_at": at, "status": status, "version": version,
@@ -463,9 +484,9 @@ class MatchService:
                 raise Conflict(f"seat {seat} has already committed", "already_committed")
             if any(st.seed_commitment == com for st in seats):
                 raise Conflict("this seed_commitment is another seat's", "duplicate_commitment")
-            row.seed_commitment, row.key, row.roll_chain = com, pub, tip
-            tx.s.add(row)
-            tx.s.flush()
+            tx.c.execute(_SET_COMMIT, {"_mid": m.id, "_seat": seat, "_com": com, "_key": pub,
+                                       "_tip": tip})
+            _loaded(row, seed_commitment=com, key=pub, roll_chain=tip)
             if all(st.seed_commitment is not None for st in seats):
                 self._lock(tx, seats)
             tx.touch()
@@ -546,12 +567,10 @@ class MatchService:
                 view = self._seat_view(tx, seat, seats)
                 view["receipt"] = self._receipt(m, -1)
                 return view
-            row.client_seed, row.nonce, row.revealed = client_seed, nonce, True
-            row.seed_source = "player"
-            tx.s.add(row)
-            tx.s.flush()
-            # the rows read above, this one changed in place (the session's identity map
-            # would hand back these same objects)
+            tx.c.execute(_SET_REVEAL, {"_mid": m.id, "_seat": seat, "_seed": client_seed,
+                                       "_nonce": nonce})
+            _loaded(row, client_seed=client_seed, nonce=nonce, revealed=True,
+                    seed_source="player")
             if all(st.revealed for st in seats):
                 engine = tx.start_v2(seats)
                 if engine.outcome is not None:
