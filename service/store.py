@@ -161,6 +161,9 @@ def _update_for(cols: tuple[str, ...], notify: bool) -> Any:
     return stmt
 
 
+# built once: the ORM statement cost more to build than to run
+_SEATS_OF = (select(Seat).where(Seat.match_id == bindparam("mid"))  # type: ignore[arg-type]
+             .order_by(Seat.seat))  # type: ignore[arg-type]
 _SEALED = select(ServerSeed.__table__.c.sealed).where(  # type: ignore[attr-defined]
     ServerSeed.__table__.c.match_id == bindparam("mid"))  # type: ignore[attr-defined]
 
@@ -418,9 +421,7 @@ class Tx:
         return self.store.seat_of_token(self.c, self.m.id, token)
 
     def seats(self) -> list[Seat]:
-        return list(self.s.scalars(
-            select(Seat).where(Seat.match_id == self.m.id).order_by(Seat.seat)  # type: ignore[arg-type]
-        ).all())
+        return list(self.s.scalars(_SEATS_OF, {"mid": self.m.id}).all())
 
     def key(self, seats: list[Seat] | None = None) -> bytes:
         """K: v1's from the client seeds, v2's from the revealed seeds and nonces."""
