@@ -14,7 +14,9 @@ In one run, on loopback, each setup is a fresh set of server processes on a fres
 The load: ``CLIENTS`` threads, each playing whole qahwa-fair/2 matches from creation (hokm
 and tawla; create, every seat commits, the lock is read, every seat reveals, then play, every
 seat keyed and signing as a conforming client does); an action = GET the mover's state + POST
-the action. Printed: actions/s, p50/p99 of an action, and ratios. Then whole matches, v2
+the action. Each client goes on with its match from one of its windows to the next (a
+match is played whole, its setup requests as often as in play, not at every window).
+Printed: actions/s, p50/p99 of an action, and ratios. Then whole matches, v2
 beside qahwa-fair/1 rows of the same games in one run (requests/s over every request of the
 flow, and tawla turns/s: a fresh roll costs one request more than a v1 roll); then v2 with
 every seat keyed against no seat keyed. v1 matches cannot be created any more: their rows
@@ -282,16 +284,24 @@ def _action(rot: Rotation, m: Play, rnd: random.Random) -> dict[str, Any]:
     return out
 
 
+#: the match each client was playing when its last window ended, with its random source:
+#: its next window of the same setup goes on with it, so whole matches are played (and
+#: their setup requests weigh as in play) rather than only their first actions
+OPEN: dict[tuple[tuple[str, ...], str, int], tuple[Play, random.Random]] = {}
+
+
 def _player(urls: Sequence[str], game: str, seed: int, t_start: float, t_end: float,
             lat: list[float], done: list[int]) -> None:
-    """Plays whole matches; ``done``: [actions, requests, rolls, matches ended] in the
-    measured window."""
+    """Plays whole matches, going on with the one it left at the end of its last window;
+    ``done``: [actions, requests, rolls, matches ended] in the measured window."""
     rot = Rotation(urls, t_start)
     rot.i = seed  # spread the clients' first requests over the servers
-    rnd = random.Random(seed)
+    key = (tuple(urls), game, seed)
+    m, rnd = OPEN.pop(key, (None, random.Random(seed)))
     try:
         while time.monotonic() < t_end:
-            m = _new_match(rot, game)
+            if m is None:
+                m = _new_match(rot, game)
             while time.monotonic() < t_end:
                 t0 = time.monotonic()
                 out = _action(rot, m, rnd)
@@ -302,7 +312,10 @@ def _player(urls: Sequence[str], game: str, seed: int, t_start: float, t_end: fl
                     done[2] += out["rolled"]
                 if out["status"] != "playing":
                     done[3] += t0 >= t_start
+                    m = None
                     break
+        if m is not None:
+            OPEN[key] = (m, rnd)
     except Exception as exc:  # a failed client would skew the figures: say so, loudly
         FAILURES.append(f"client {seed}: {type(exc).__name__}: {exc}"[:300])
     finally:
@@ -362,6 +375,7 @@ def interleaved(setups: dict[str, tuple[list[Server], str]]) -> dict[str, dict[s
     """Each setup in ``ROUNDS`` windows, taking turns, so load from elsewhere on a shared
     machine falls on all of them alike."""
     FAILURES.clear()
+    OPEN.clear()  # matches of servers that are gone (their ports may be reused)
     tallies = {key: Tally() for key in setups}
     for _ in range(ROUNDS):
         for key, (servers, game) in setups.items():

@@ -11,6 +11,7 @@ the tests hold the two to the same vectors.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import secrets
@@ -147,7 +148,10 @@ class SeatKey:
         return base64.b64encode(self._private.sign(message)).decode("ascii")
 
 
+@functools.lru_cache(maxsize=256)
 def _public_key(b64: str) -> Ed25519PublicKey:
+    """The parsed key, kept: every receipt is checked with one of a few server keys, and
+    parsing a key costs about as much as the check itself."""
     try:
         raw = base64.b64decode(b64, validate=True)
         return Ed25519PublicKey.from_public_bytes(raw)

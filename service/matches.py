@@ -19,16 +19,21 @@ import binascii
 import hashlib
 import json
 import secrets
+import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from sqlalchemy import and_, or_, select, update
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from sqlalchemy import and_, bindparam, insert, or_, select, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 
 from fairness import (
     PROTOCOL_V2,
     ClientSeedError,
+    KeyFileError,
     SecretBox,
     SeedError,
     SignatureError,
@@ -45,7 +50,6 @@ from fairness import (
     parse_nonce,
     seat_sig_message,
     seed_commitment,
-    verify_bytes,
 )
 from games import engine_class
 from games.ends import no_reveal_result
@@ -83,6 +87,17 @@ NOT_LOCKED: dict[str, Any] = {"status": Status.FINISHED, "reason": EndReason.NOT
                               "forfeited": [], "winners": []}
 REVEAL_SECONDS, MAX_SECONDS, TURN_SECONDS = 120, 86_400, 300  # v2 ruleset defaults (§3, §7)
 _MATCHES = Match.__table__  # type: ignore[attr-defined]
+_SEATS = Seat.__table__  # type: ignore[attr-defined]
+_SEEDS = ServerSeed.__table__  # type: ignore[attr-defined]
+_INSERT_SEATS = insert(_SEATS)
+_INSERT_SEED = insert(_SEEDS)
+_SET_COMMIT = update(_SEATS).where(
+    _SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat")).values(
+    seed_commitment=bindparam("_com"), key=bindparam("_key"), roll_chain=bindparam("_tip"))
+_SET_REVEAL = update(_SEATS).where(
+    _SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat")).values(
+    client_seed=bindparam("_seed"), nonce=bindparam("_nonce"), revealed=True,
+    seed_source=SeedSource.PLAYER)
 
 
 class _Due(Exception):
@@ -108,6 +123,77 @@ def _parse_key(key: str | None) -> str | None:
     return key
 
 
+class LockRecord(dict[str, Any]):
+    """A parsed lock record that keeps the JSON text it was stored as (``dumps`` of the
+    signed record): a response carries that text as it is (:func:`view_json`) instead of
+    serializing the record again on every view."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        super().__init__(json.loads(text))
+        self.text = text
+
+
+def view_json(obj: dict[str, Any]) -> str:
+    """``dumps(obj)`` with each :class:`LockRecord` (at the top or in a nested ``state``
+    view) written as its stored text: the same JSON value; the spliced keys come last."""
+    spliced = {k: v for k, v in obj.items()
+               if isinstance(v, LockRecord) or (k == "state" and isinstance(v, dict))}
+    if not spliced:
+        return dumps(obj)
+    rest = dumps({k: v for k, v in obj.items() if k not in spliced})
+    parts = [f"{dumps(k)}:{v.text if isinstance(v, LockRecord) else view_json(v)}"
+             for k, v in spliced.items()]
+    return rest[:-1] + ("," if rest != "{}" else "") + ",".join(parts) + "}"
+
+
+class _Locked:
+    """What a match's lock fixes, derived once per process: the parsed record, chain[-1],
+    the seats' parsed public keys and the receipt for chain[-1] (Ed25519 signatures are
+    deterministic: the same receipt is signed again byte for byte, so it is kept)."""
+
+    __slots__ = ("keys", "record", "start", "start_receipt")
+
+    def __init__(self, text: str) -> None:
+        self.record = LockRecord(text)
+        self.start = chain_start(self.record)
+        self.keys: dict[int, Ed25519PublicKey] = {}
+        self.start_receipt: dict[str, Any] | None = None
+
+    def public_key(self, seat: int, key_b64: str) -> Ed25519PublicKey:
+        pub = self.keys.get(seat)
+        if pub is None:
+            try:
+                pub = load_public_key(key_b64)
+            except KeyFileError as exc:
+                raise SignatureError(str(exc)) from None
+            self.keys[seat] = pub
+        return pub
+
+
+def _verify_seat_sig(pub: Ed25519PublicKey, sig: str, message: bytes) -> None:
+    """:func:`fairness.verify_bytes` with the key already parsed (same checks, same
+    errors)."""
+    if not isinstance(sig, str):
+        raise SignatureError("signature must be a base64 string")
+    try:
+        raw = base64.b64decode(sig, validate=True)
+    except ValueError:
+        raise SignatureError("signature is not base64") from None
+    try:
+        pub.verify(raw, message)
+    except InvalidSignature:
+        raise SignatureError("signature does not match") from None
+
+
+def _loaded(row: Seat, **values: Any) -> None:
+    """Set columns just written with a plain UPDATE on the loaded seat row, as loaded (the
+    session has nothing to flush for them)."""
+    for k, v in values.items():
+        set_committed_value(row, k, v)
+
+
 def _hex32(value: str | None, what: str, code: str) -> str:
     try:
         return parse_hex(value, 32, what).hex()
@@ -124,7 +210,9 @@ class MatchService:
         self.store = Store(db, box, clock=clock)
         #: when this process last swept (its heartbeat); None before its first sweep
         self.last_beat: float | None = None
-        self._locks: OrderedDict[str, dict[str, Any]] = OrderedDict()  # parsed lock records
+        #: per match, what its lock fixes (:class:`_Locked`), most recently used last
+        self._locks: OrderedDict[str, _Locked] = OrderedDict()
+        self._locks_guard = threading.Lock()
 
     @property
     def outage_seconds(self) -> float:
@@ -303,12 +391,14 @@ class MatchService:
                             transcript_sig=None)
 
         with self.store.create(match_id, make) as tx:
-            s, m = tx.s, tx.m
-            s.add(ServerSeed(match_id=match_id, sealed=self.store.box.seal(seed, aad=match_id)))
-            for i, ((name, house), tok) in enumerate(zip(seats, tokens, strict=True)):
-                s.add(Seat(match_id=match_id, seat=i, name=name, token_hash=hash_token(tok),
-                           house=house))
-            s.flush()
+            m = tx.m
+            # plain inserts (the ORM's unit of work cost more than the statements)
+            tx.c.execute(_INSERT_SEED, {"match_id": match_id,
+                                        "sealed": self.store.box.seal(seed, aad=match_id)})
+            tx.c.execute(_INSERT_SEATS, [
+                {"match_id": match_id, "seat": i, "name": name, "token_hash": hash_token(tok),
+                 "house": house}
+                for i, ((name, house), tok) in enumerate(zip(seats, tokens, strict=True))])
             version, status = m.version, m.status
         out = {"match_id": match_id, "protocol": PROTOCOL_V2, "game": game, "ruleset": ruleset,
                "commitment": com, "created_at": at, "status": status, "version": version,
@@ -390,19 +480,19 @@ class MatchService:
             if row.seed_commitment is not None:
                 if (row.seed_commitment, row.key, row.roll_chain) == (com, pub, tip):
                     # the identical request again (a client's resend): the same answer
-                    view = self._seat_view(tx, seat)
+                    view = self._seat_view(tx, seat, seats)
                     view["receipt"] = self._receipt(m, -1) if m.lock is not None else None
                     return view
                 raise Conflict(f"seat {seat} has already committed", "already_committed")
             if any(st.seed_commitment == com for st in seats):
                 raise Conflict("this seed_commitment is another seat's", "duplicate_commitment")
-            row.seed_commitment, row.key, row.roll_chain = com, pub, tip
-            tx.s.add(row)
-            tx.s.flush()
+            tx.c.execute(_SET_COMMIT, {"_mid": m.id, "_seat": seat, "_com": com, "_key": pub,
+                                       "_tip": tip})
+            _loaded(row, seed_commitment=com, key=pub, roll_chain=tip)
             if all(st.seed_commitment is not None for st in seats):
                 self._lock(tx, seats)
             tx.touch()
-            view = self._seat_view(tx, seat)
+            view = self._seat_view(tx, seat, seats)
             view["receipt"] = self._receipt(tx.m, -1) if tx.m.lock is not None else None
             return view
 
@@ -465,7 +555,8 @@ class MatchService:
             if m.lock is None:
                 raise Conflict("no reveal before the lock: not every seat has committed",
                                "not_locked")
-            row = tx.seats()[seat]
+            seats = tx.seats()
+            row = seats[seat]
             try:
                 check_client_seed(client_seed)
                 com = seed_commitment(m.id, seat, parse_nonce(nonce), client_seed)
@@ -475,14 +566,13 @@ class MatchService:
                 raise Invalid(f"client_seed and nonce do not match seat {seat}'s "
                               "seed_commitment in the lock", "bad_reveal")
             if row.revealed:  # the identical request again (a client's resend): same answer
-                view = self._seat_view(tx, seat)
+                view = self._seat_view(tx, seat, seats)
                 view["receipt"] = self._receipt(m, -1)
                 return view
-            row.client_seed, row.nonce, row.revealed = client_seed, nonce, True
-            row.seed_source = SeedSource.PLAYER
-            tx.s.add(row)
-            tx.s.flush()
-            seats = tx.seats()
+            tx.c.execute(_SET_REVEAL, {"_mid": m.id, "_seat": seat, "_seed": client_seed,
+                                       "_nonce": nonce})
+            _loaded(row, client_seed=client_seed, nonce=nonce, revealed=True,
+                    seed_source=SeedSource.PLAYER)
             if all(st.revealed for st in seats):
                 engine = tx.start_v2(seats)
                 if engine.outcome is not None:
@@ -490,7 +580,7 @@ class MatchService:
                 else:
                     self._arm(tx)
             tx.touch()
-            view = self._seat_view(tx, seat)
+            view = self._seat_view(tx, seat, seats)
             view["receipt"] = self._receipt(tx.m, -1)
             return view
 
@@ -544,16 +634,26 @@ class MatchService:
         return self.write(match_id, kind=kind, fn=fn)
 
     # -- play ------------------------------------------------------------------------------
-    def _lock_of(self, m: MatchRow) -> dict[str, Any]:
-        """The match's parsed lock record (immutable once written, so cached)."""
-        found = self._locks.get(m.id)
-        if found is None:
-            assert m.lock is not None
-            found = json.loads(m.lock)
+    def _locked(self, m: MatchRow) -> _Locked:
+        """What the match's lock fixes, parsed once (a lock is immutable once committed;
+        the stored text is compared, so a lock of a transaction that rolled back is never
+        served from here)."""
+        assert m.lock is not None
+        with self._locks_guard:
+            found = self._locks.get(m.id)
+            if found is not None and found.record.text == m.lock:
+                self._locks.move_to_end(m.id)
+                return found
+        found = _Locked(m.lock)
+        with self._locks_guard:
             self._locks[m.id] = found
             while len(self._locks) > 4096:
                 self._locks.popitem(last=False)
         return found
+
+    def _lock_of(self, m: MatchRow) -> dict[str, Any]:
+        """The match's parsed lock record (a :class:`LockRecord`)."""
+        return self._locked(m).record
 
     def _seat_sig(self, m: MatchRow, seat: int, event: dict[str, Any], sig: str | None,
                   prev: str | None) -> str | None:
@@ -567,7 +667,8 @@ class MatchService:
         if prev is not None and prev != m.chain:
             raise Conflict(f"prev is not the chain head {m.chain}: fetch /state and retry",
                            "stale_chain")
-        key = self._lock_of(m)["seats"][seat]["key"]
+        locked = self._locked(m)
+        key = locked.record["seats"][seat]["key"]
         if key is None:
             if sig is not None:
                 raise Invalid(f"seat {seat} registered no key: send no sig", "bad_signature")
@@ -577,7 +678,8 @@ class MatchService:
                           "bad_signature")
         assert m.chain is not None
         try:
-            verify_bytes(key, sig, seat_sig_message(m.id, m.chain, event))
+            _verify_seat_sig(locked.public_key(seat, key), sig,
+                             seat_sig_message(m.id, m.chain, event))
         except SignatureError as exc:
             raise Invalid(f"seat {seat}'s signature does not verify over the chain head "
                           f"{m.chain} with its key from the lock: {exc}", "bad_signature") from None
@@ -646,14 +748,18 @@ class MatchService:
         translog.append(tx.s, idx, m.id, record, self.store.now_iso(), self.signer)
 
     def _receipt(self, m: MatchRow, seq: int | None = None) -> dict[str, Any]:
-        """The signed receipt for the head after a request (seq -1: chain[-1])."""
-        chain: str | None
+        """The signed receipt for the head after a request (seq -1: chain[-1], the same for
+        every commit and reveal of a match: signed once per process)."""
         if seq == -1:
-            chain = chain_start(self._lock_of(m)).hex()
-        else:
-            seq, chain = m.next_seq - 1, m.chain
+            locked = self._locked(m)
+            found = locked.start_receipt
+            if found is None:
+                found = locked.start_receipt = self.signer.signed({
+                    "type": RecordType.RECEIPT, "protocol": PROTOCOL_V2, "match_id": m.id, "seq": -1,
+                    "chain": locked.start.hex()})
+            return {**found, "signature": dict(found["signature"])}
         return self.signer.signed({"type": RecordType.RECEIPT, "protocol": PROTOCOL_V2,
-                                   "match_id": m.id, "seq": seq, "chain": chain})
+                                   "match_id": m.id, "seq": m.next_seq - 1, "chain": m.chain})
 
     @staticmethod
     def _require_playing(m: MatchRow) -> None:
@@ -778,12 +884,14 @@ class MatchService:
 
         return self._read(match_id, kind=kind, fn=fn)
 
-    def _seat_view(self, tx: Tx, seat: int) -> dict[str, Any]:
+    def _seat_view(self, tx: Tx, seat: int, seats: list[Seat] | None = None) -> dict[str, Any]:
+        """The seat's view; ``seats``: the match's seat rows if the caller has them."""
         m = tx.m
         if m.started_at is None:
             view: dict[str, Any] = {
                 "game": m.game, "status": m.status, "turn": None, "seat": seat,
-                "legal_actions": [], "seats": self._seats_public(m, tx.seats()),
+                "legal_actions": [],
+                "seats": self._seats_public(m, seats if seats is not None else tx.seats()),
             }
             if m.result is not None:
                 view["result"] = json.loads(m.result)

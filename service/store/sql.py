@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, insert, select
+from sqlalchemy import and_, bindparam, func, insert, select, update
 
 from fairness import PROTOCOL_V2
 
@@ -114,5 +114,26 @@ _EVENTS_AFTER = (select(_EVENTS.c.body, _EVENTS.c.chain)
 _SEAT_OF_TOKEN = select(_SEATS.c.seat).where(_SEATS.c.match_id == bindparam("mid"),
                                              _SEATS.c.token_hash == bindparam("h"))
 _INSERT_EVENTS = insert(_EVENTS)
+# The row's update after a write, one statement per set of changed columns, built once (a
+# statement built per write cost more than executing it).
+_UPDATES: dict[tuple[str, ...], Any] = {}
+
+
+def _update_for(cols: tuple[str, ...], notify: bool) -> Any:
+    stmt = _UPDATES.get((*cols, str(notify)))
+    if stmt is None:
+        stmt = (update(_MATCHES).where(_MATCHES.c.id == bindparam("_mid"))
+                .values({k: bindparam(f"_v_{k}") for k in cols}))
+        if notify:
+            stmt = stmt.returning(func.pg_notify(bindparam("_channel"), bindparam("_payload")))
+        if len(_UPDATES) >= 1024:  # a few dozen sets occur; never grow without bound
+            _UPDATES.clear()
+        _UPDATES[(*cols, str(notify))] = stmt
+    return stmt
+
+
+# built once: the ORM statement cost more to build than to run
+_SEATS_OF = (select(Seat).where(Seat.match_id == bindparam("mid"))  # type: ignore[arg-type]
+             .order_by(Seat.seat))  # type: ignore[arg-type]
 _SEALED = select(ServerSeed.__table__.c.sealed).where(  # type: ignore[attr-defined]
     ServerSeed.__table__.c.match_id == bindparam("mid"))  # type: ignore[attr-defined]

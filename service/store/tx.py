@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, insert, update
 from sqlmodel import Session
 
 from fairness import (
@@ -54,7 +54,9 @@ from .sql import (
     _MATCHES,
     _SEALED,
     _SEAT_OF_TOKEN,
+    _SEATS_OF,
     MatchRow,
+    _update_for,
     dumps,
     hash_token,
     iso_of,
@@ -114,13 +116,15 @@ class Store:
                         tx.close()
                     changed = tx.m.changes(before)
                     if changed:
-                        stmt = update(_MATCHES).where(_MATCHES.c.id == match_id).values(**changed)
+                        params = {f"_v_{k}": v for k, v in changed.items()}
+                        params["_mid"] = match_id
                         if tx.appended and self.notify_channel:
                             # one round trip: the update returns pg_notify's (empty) result
-                            c.execute(stmt.returning(func.pg_notify(
-                                self.notify_channel, f"{match_id} {tx.m.next_seq}"))).all()
+                            params["_channel"] = self.notify_channel
+                            params["_payload"] = f"{match_id} {tx.m.next_seq}"
+                            c.execute(_update_for(tuple(changed), True), params).all()
                         else:
-                            c.execute(stmt)
+                            c.execute(_update_for(tuple(changed), False), params)
             except BaseException:
                 if tx is None or tx.dirty:
                     self.cache.discard(match_id)
@@ -272,9 +276,7 @@ class Tx:
         return self.store.seat_of_token(self.c, self.m.id, token)
 
     def seats(self) -> list[Seat]:
-        return list(self.s.scalars(
-            select(Seat).where(Seat.match_id == self.m.id).order_by(Seat.seat)  # type: ignore[arg-type]
-        ).all())
+        return list(self.s.scalars(_SEATS_OF, {"mid": self.m.id}).all())
 
     def key(self, seats: list[Seat] | None = None) -> bytes:
         """K: v1's from the client seeds, v2's from the revealed seeds and nonces."""
