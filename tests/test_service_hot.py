@@ -21,7 +21,7 @@ from fairness import (
     seat_sig_message,
     seed_commitment,
 )
-from service import store as store_module
+from service.store import sql as store_module
 from service.app import create_app
 from service.errors import Invalid
 from service.matches import LockRecord, MatchService, view_json
