@@ -85,6 +85,7 @@ serve: $(VENV)/.installed pyodide
 TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev pyodide
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
@@ -98,6 +99,7 @@ bench-api: $(VENV)/.installed-dev
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
 demo: $(VENV)/.installed

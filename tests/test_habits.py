@@ -24,9 +24,25 @@ def test_pre_commit_hooks_are_local_and_run_this_venvs_tools() -> None:
         assert tool.startswith(".venv/bin/"), hook
     assert hooks["ruff"]["entry"].startswith(".venv/bin/ruff check")
     assert hooks["ruff-format"]["entry"].startswith(".venv/bin/ruff format --check")
-    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"]["dev"]
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"][
+        "dev"
+    ]
     assert any(d.startswith("pre-commit") for d in dev)
+
+
+def test_make_test_checks_the_format_and_the_tree_is_formatted() -> None:
+    """`make test` (so CI) runs `ruff format --check`, and the tree passes it."""
+    import subprocess
+    import sys
+
+    make = (ROOT / "Makefile").read_text()
+    recipe = make.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert "ruff format --check ." in recipe, recipe
+    ruff = Path(sys.executable).parent / "ruff"
+    out = subprocess.run(
+        [str(ruff), "format", "--check", "."], cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
 
 
 def test_changelog_keeps_a_changelog() -> None:
@@ -39,8 +55,14 @@ def test_changelog_keeps_a_changelog() -> None:
     assert version in released
     unreleased = text.split("## [Unreleased]")[1].split("\n## [")[0]
     sections = re.findall(r"^### (\w+)$", unreleased, re.M)
-    assert sections and set(sections) <= {"Added", "Changed", "Deprecated", "Removed",
-                                          "Fixed", "Security"}
+    assert sections and set(sections) <= {
+        "Added",
+        "Changed",
+        "Deprecated",
+        "Removed",
+        "Fixed",
+        "Security",
+    }
     assert "qahwa-verify" in unreleased
 
 
@@ -81,6 +103,7 @@ def test_one_cli_framework_click_and_no_typer() -> None:
         deps = [*meta["dependencies"], *sum(meta.get("optional-dependencies", {}).values(), [])]
         assert not [d for d in deps if re.match(r"typer\b", d)], project
     code = "import sys, service.cli, verify_cli.main; print('typer' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     assert out.stdout.strip() == "False"
