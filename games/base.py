@@ -159,8 +159,11 @@ class Chance:
 
     def take_since(self, mark: int) -> list[Event]:
         """The draws made since ``mark``; earlier pending draws stay for ``take_events``."""
-        out = self._pending[mark:]
-        del self._pending[mark:]
+        pending = self._pending
+        if len(pending) == mark:  # nothing drawn
+            return []
+        out = pending[mark:]
+        del pending[mark:]
         return out
 
 
@@ -267,6 +270,8 @@ def action_type(action: Any, allowed: Iterable[str]) -> str:
     if not isinstance(action, dict):
         raise MalformedActionError("an action must be a JSON object")
     t = action.get("type")
+    if type(t) is str and type(allowed) is tuple and t in allowed:  # the usual case
+        return t
     allowed = tuple(allowed)
     if not isinstance(t, str):
         raise MalformedActionError("an action needs a string 'type'")
@@ -277,6 +282,11 @@ def action_type(action: Any, allowed: Iterable[str]) -> str:
 
 def only_keys(action: Mapping[str, Any], *keys: str) -> None:
     """Reject fields other than ``type`` and ``keys`` in an action."""
+    for k in action:
+        if k != "type" and k not in keys:
+            break
+    else:
+        return  # the usual case: nothing else
     extra = sorted(set(action) - {"type", *keys})
     if extra:
         raise MalformedActionError(
