@@ -29,11 +29,18 @@ def suit(card: str) -> str | None:
     return None if card in JOKERS else card[1]
 
 
+#: ``RANKS.index`` of each rank letter
+_RANK = {r: i for i, r in enumerate(RANKS)}
+
+
 def rank(card: str) -> int:
     """0 for a 2 ... 12 for an ace (jokers: ValueError)."""
     if card in JOKERS:
         raise ValueError("a joker has no rank")
-    return RANKS.index(card[0])
+    try:
+        return _RANK[card[0]]
+    except KeyError:
+        raise ValueError(f"{card[0]!r} is not a rank") from None
 
 
 def is_card(code: object) -> bool:
