@@ -243,8 +243,7 @@ def two_step_plays(board: Sequence[int], end: Sequence[int],
     sources, those that arrived the sinks; an opposing checker on a point counts as none."""
     sources: list[int] = []
     sinks: list[int] = []
-    for p in range(26):
-        x, y = board[p], end[p]
+    for p, x, y in zip(range(26), board, end, strict=False):  # 26: tawla's part
         if x == y:
             continue
         if 1 <= p <= 24:
@@ -488,6 +487,12 @@ def _parse_steps(raw: Any) -> Turn:
         raise MalformedActionError(f"'steps' must have 1 to 4 steps, got {len(raw)}")
     out: list[Step] = []
     for step in raw:
+        # the usual case: a list of two ints in range (exactly what the checks below pass)
+        if (type(step) is list or type(step) is tuple) and len(step) == 2:
+            f, t = step
+            if type(f) is int and type(t) is int and 0 <= f <= 25 and 0 <= t <= 25:
+                out.append((f, t))
+                continue
         if (
             not isinstance(step, (list, tuple))
             or len(step) != 2
