@@ -440,10 +440,14 @@ class Engine(ABC):
         """:meth:`apply` for an action a transcript already holds (:mod:`games.replay`):
         the same checks, errors and state change, but only the chance events drawn are
         returned (the action event is the transcript's own, so it is not copied)."""
-        self._check_action(seat, action)
-        mark = self.chance.mark()
+        t = action.get("type") if type(action) is dict else None
+        if not (self.outcome is None and type(seat) is int and 0 <= seat < self.n_seats
+                and type(t) is str and t in self.ACTION_TYPES and self.turn == seat):
+            self._check_action(seat, action)  # raises the error (else every check held)
+        chance = self.chance
+        mark = chance.mark()
         self._apply(seat, action)
-        return self.chance.take_since(mark)
+        return chance.take_since(mark)
 
     def _check_action(self, seat: int, action: Action) -> None:
         """What :meth:`apply` checks before the game's own rules."""
