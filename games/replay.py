@@ -132,6 +132,13 @@ def _same_event(found: dict[str, Any], produced: Event) -> bool:
     return same_json(_strip(found), produced)
 
 
+def _rejected(exc: GameError, pos: int, seat: Any, ev: Mapping[str, Any]) -> ReplayError:
+    """The ReplayError for action event ``pos`` that the rules refused with ``exc``."""
+    return ReplayError(f"event {pos}: action by seat {seat} rejected: {exc}",
+                       kind=exc.kind if isinstance(exc, ActionError) else "action",
+                       seq=pos, found=_strip(ev))
+
+
 class Replayer:
     """Feeds transcript events, in order, to an engine that has applied every earlier one.
 
@@ -150,7 +157,27 @@ class Replayer:
 
     def feed(self, events: Sequence[Any]) -> Replayer:
         """Check and apply ``events`` (the next ones of the match); returns self."""
+        keys = self.keys
+        on_event = self.on_event
+        engine = self.engine
         for ev in events:
+            # the usual action event (a dict of known fields, seq in place, no draw owed) is
+            # checked here as _one and _step would; everything else goes through them
+            if (not self.pending and type(ev) is dict and ev.get("type") == "action"
+                    and keys["action"].issuperset(ev) and type(ev.get("sig", "")) is str):
+                pos = self.pos
+                seq = ev.get("seq", pos)
+                if type(seq) is int and seq == pos:
+                    seat = ev.get("seat")
+                    try:
+                        drawn = engine.replay_action(seat, ev.get("action"))  # type: ignore[arg-type]
+                    except GameError as exc:  # ActionError included
+                        raise _rejected(exc, pos, seat, ev) from None
+                    self.pending = drawn
+                    if on_event is not None:
+                        on_event(ev, engine)
+                    self.pos = pos + 1
+                    continue
             self._one(ev)
         return self
 
@@ -217,14 +244,8 @@ class Replayer:
             seat = ev.get("seat")
             try:
                 drawn = engine.replay_action(seat, ev.get("action"))  # type: ignore[arg-type]
-            except ActionError as exc:
-                raise ReplayError(
-                    f"event {pos}: action by seat {seat} rejected: {exc}", kind=exc.kind,
-                    seq=pos, found=_strip(ev)) from None
-            except GameError as exc:
-                raise ReplayError(
-                    f"event {pos}: action by seat {seat} rejected: {exc}", kind="action",
-                    seq=pos, found=_strip(ev)) from None
+            except GameError as exc:  # ActionError included
+                raise _rejected(exc, pos, seat, ev) from None
         else:
             if ev.get("reason") == "no_reveal":
                 raise ReplayError(

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 
-from fairness import DECK52
+from fairness import DECK52, PROTOCOL, PROTOCOL_V2, canonical_json
 from games import cards, shelem
 from games.base import Chance
-from games.errors import IllegalActionError, MalformedActionError
+from games.errors import IllegalActionError, MalformedActionError, ReplayError
+from games.registry import engine_class
+from games.replay import Replayer, parse_transcript_ruleset
+from games.transcript import simulate_match, transcript_context, transcript_key
 from games.tricks import follow_reason
 
 ALL_CODES = [*DECK52, "JB", "JR"]
@@ -87,3 +92,64 @@ def test_card_plays_are_judged_as_by_follow_reason(players: int, seed: int) -> N
         eng.apply(seat, rng.choice(eng.bot_actions(seat)))
     assert plays > 0
 
+
+
+class _OneByOne(Replayer):
+    """The replay loop without its inline path for action events: each event through
+    ``_one`` (the full checks), as before that path."""
+
+    def feed(self, events: Sequence[Any]) -> Replayer:
+        for ev in events:
+            self._one(ev)
+        return self
+
+
+def _mutations(ev: dict[str, Any], rng: random.Random) -> list[Any]:
+    action = ev.get("action")
+    return [
+        {**ev, "seat": (ev["seat"] + 1) % 4}, {**ev, "seat": True}, {**ev, "seat": "0"},
+        {**ev, "seq": ev["seq"] + 1}, {**ev, "seq": float(ev["seq"])}, {**ev, "sig": 5},
+        {**ev, "sig": "x"}, {**ev, "extra": 1}, {**ev, "action": None},
+        {**ev, "action": {**action, "type": "nope"}} if isinstance(action, dict) else ev,
+        {**ev, "action": {**action, "junk": []}} if isinstance(action, dict) else ev,
+        {k: v for k, v in ev.items() if k != "seq"}, {**ev, "type": "chance"},
+        [ev], rng.choice([None, 3, "action"]),
+    ]
+
+
+def _run(cls: type[Replayer], doc: dict[str, Any], events: list[Any]) -> Any:
+    seen: list[Any] = []
+    eng = _engine(doc)
+    rep = cls(eng, pending=eng.chance.take_events(),
+              on_event=lambda ev, e: seen.append((ev.get("seq"), e.turn)))
+    try:
+        rep.feed(events)
+    except ReplayError as exc:
+        return ("error", str(exc), exc.kind, exc.seq, exc.expected, exc.found, seen)
+    return ("ok", canonical_json(eng.view(None)), rep.pos, rep.pending, seen)
+
+
+def _engine(doc: dict[str, Any]) -> Any:
+    cls = engine_class(doc["game"])
+    parsed = parse_transcript_ruleset(cls, doc["ruleset"], doc["protocol"])
+    ctx = transcript_context(doc)
+    chance = Chance(transcript_key(doc))  # type: ignore[arg-type]
+    return cls(parsed, chance, ctx) if ctx is not None else cls(parsed, chance)
+
+
+@pytest.mark.parametrize("protocol", [PROTOCOL, PROTOCOL_V2])
+@pytest.mark.parametrize("game", ["tawla", "mahbusa", "shelem", "hokm"])
+def test_the_inline_action_path_replays_as_the_full_checks(game: str, protocol: str) -> None:
+    """Genuine matches, cut at random action events that are then changed in ways the
+    checks refuse (or accept): the replay loop gives the same error, the same events
+    seen and the same engine state as feeding every event through the full checks."""
+    doc, _ = simulate_match(game, seed=2, protocol=protocol, resign_at=150,
+                            max_actions=20_000)
+    events = doc["events"]
+    assert _run(Replayer, doc, events) == _run(_OneByOne, doc, events)
+    rng = random.Random(f"{game}{protocol}")
+    actions = [i for i, e in enumerate(events) if e.get("type") == "action"]
+    for i in rng.sample(actions, 8):
+        for bad in _mutations(events[i], rng):
+            cut = [*events[:i], bad, *events[i + 1:i + 3]]
+            assert _run(Replayer, doc, cut) == _run(_OneByOne, doc, cut), (i, bad)
