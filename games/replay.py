@@ -161,6 +161,19 @@ class Replayer:
         on_event = self.on_event
         engine = self.engine
         for ev in events:
+            pending = self.pending
+            if pending and type(ev) is dict:
+                # the usual chance event: equal to the draw owed, seq in place
+                pos = self.pos
+                seq = ev.get("seq", pos)
+                if type(seq) is int and seq == pos and _same_event(ev, pending[0]):
+                    del pending[0]
+                    if on_event is not None:
+                        on_event(ev, engine)
+                    self.pos = pos + 1
+                    continue
+                self._one(ev)  # not so: the full checks (and their error)
+                continue
             # the usual action event (a dict of known fields, seq in place, no draw owed) is
             # checked here as _one and _step would; everything else goes through them
             if (not self.pending and type(ev) is dict and ev.get("type") == "action"

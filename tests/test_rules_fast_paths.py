@@ -153,3 +153,12 @@ def test_the_inline_action_path_replays_as_the_full_checks(game: str, protocol: 
         for bad in _mutations(events[i], rng):
             cut = [*events[:i], bad, *events[i + 1:i + 3]]
             assert _run(Replayer, doc, cut) == _run(_OneByOne, doc, cut), (i, bad)
+    chances = [i for i, e in enumerate(events) if e.get("type") == "chance" and i > 0]
+    for i in rng.sample(chances, min(8, len(chances))):
+        ev = events[i]
+        for bad in ({**ev, "seq": ev["seq"] + 1}, {**ev, "extra": 1}, {**ev, "result": None},
+                    {**ev, "label": "x"}, {k: v for k, v in ev.items() if k != "seq"},
+                    {k: v for k, v in ev.items() if k != "kind"}, {**ev, "type": "action"},
+                    [ev], None, events[i - 1]):
+            cut = [*events[:i], bad, *events[i + 1:i + 3]]
+            assert _run(Replayer, doc, cut) == _run(_OneByOne, doc, cut), (i, bad)
