@@ -18,7 +18,7 @@ def main(argv: list[str]) -> int:
     if argv:
         names = [n for n in names if any(a in n for a in argv)]
     for name in names:
-        print(f"== {name[len('bench_'):]}")
+        print(f"== {name[len('bench_') :]}")
         importlib.import_module(f"bench.{name}").run()
         print()
     return 0

@@ -74,8 +74,11 @@ WARMUP = 0.5
 WATCHERS, WATCHED_MATCHES = 200, 50
 LONG_AT, LONG_SPAN = 1200, 60
 RULESETS: dict[str, dict[str, Any]] = {
-    "hokm": {}, "tawla": {"match_length": 1}, "bare": {},
-    "mexican_train": {}, "shelem": {"target": 1000},
+    "hokm": {},
+    "tawla": {"match_length": 1},
+    "bare": {},
+    "mexican_train": {},
+    "shelem": {"target": 1000},
 }
 BIN = Path(sys.executable).parent
 FAILURES: list[str] = []  # clients that stopped on an error (printed under the table row)
@@ -103,26 +106,61 @@ class Server:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         server_url_db[self.url] = url
-        env = {**os.environ, "QAHWA_DATA_DIR": str(data_dir), "BARE_DATABASE_URL": url,
-               "QAHWA_DATABASE_URL": url, **QAHWA_ENV}
+        env = {
+            **os.environ,
+            "QAHWA_DATA_DIR": str(data_dir),
+            "BARE_DATABASE_URL": url,
+            "QAHWA_DATABASE_URL": url,
+            **QAHWA_ENV,
+        }
         if kind == "bare":
-            cmd = [str(BIN / "uvicorn"), "--factory", "bench.bare_app:create_app",
-                   "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning",
-                   "--no-access-log"]
+            cmd = [
+                str(BIN / "uvicorn"),
+                "--factory",
+                "bench.bare_app:create_app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--log-level",
+                "warning",
+                "--no-access-log",
+            ]
             probe = "/docs"
         else:
-            cmd = [str(BIN / "qahwa"), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                   "--database-url", url, "--workers", str(workers), "--no-access-log",
-                   "--log-format", "json"]
+            cmd = [
+                str(BIN / "qahwa"),
+                "serve",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--database-url",
+                url,
+                "--workers",
+                str(workers),
+                "--no-access-log",
+                "--log-format",
+                "json",
+            ]
             probe = "/healthz"
             added = subprocess.run(
                 [str(BIN / "qahwa"), "operators", "add", f"bench-{self.port}-{os.getpid()}"],
-                env=env, capture_output=True, text=True, check=True,
-                cwd=Path(__file__).resolve().parent.parent)
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=Path(__file__).resolve().parent.parent,
+            )
             OPERATOR_KEYS[f"127.0.0.1:{self.port}"] = added.stdout.strip().splitlines()[-1]
-        self.proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, start_new_session=True,
-                                     cwd=Path(__file__).resolve().parent.parent)
+        self.proc = subprocess.Popen(
+            cmd,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
         deadline = time.monotonic() + 60
         while True:
             try:
@@ -220,15 +258,21 @@ def _new_match(rot: Rotation, game: str) -> Play:
     if variant == "v1":
         mid, tokens = V1_POOLS[game].get_nowait()
         for i, tok in enumerate(tokens):
-            r = rot.next().post(f"/v1/matches/{mid}/seats/{i}/seed",
-                                json={"client_seed": f"bench-{i}"}, headers=_auth(tok))
+            r = rot.next().post(
+                f"/v1/matches/{mid}/seats/{i}/seed",
+                json={"client_seed": f"bench-{i}"},
+                headers=_auth(tok),
+            )
             assert r.status_code == 200, r.text
         view = rot.next().get(f"/v1/matches/{mid}/state", headers=_auth(tokens[0])).json()
         return Play(mid, tokens, int(view["turn"]))
     client = rot.next()
     key = OPERATOR_KEYS.get(f"{client.host}:{client.port}")
-    created = client.post("/v1/matches", json={"game": name, "ruleset": RULESETS[name]},
-                          headers=_auth(key) if key is not None else None).json()
+    created = client.post(
+        "/v1/matches",
+        json={"game": name, "ruleset": RULESETS[name]},
+        headers=_auth(key) if key is not None else None,
+    ).json()
     mid = created["match_id"]
     tokens = [s["token"] for s in created["seats"]]
     fresh = '"fresh_rolls":true' in created["ruleset"]
@@ -236,22 +280,30 @@ def _new_match(rot: Rotation, game: str) -> Play:
     nonces = []
     for i, tok in enumerate(tokens):
         signer = Signer.generate() if variant != "unkeyed" else None
-        chain = (roll_chain(mid, i, secrets.token_bytes(32), BENCH_CHAIN) if fresh else None)
+        chain = roll_chain(mid, i, secrets.token_bytes(32), BENCH_CHAIN) if fresh else None
         nonce = new_nonce().hex()
         nonces.append(nonce)
         play.signers.append(signer)
         play.chains.append(chain)
         play.sent.append(0)
-        r = rot.next().post(f"/v1/matches/{mid}/seats/{i}/commit", headers=_auth(tok), json={
-            "seed_commitment": seed_commitment(mid, i, nonce, f"bench-{i}"),
-            "key": public_key_b64(signer.public_key) if signer else None,
-            "roll_chain": chain[0].hex() if chain else None})
+        r = rot.next().post(
+            f"/v1/matches/{mid}/seats/{i}/commit",
+            headers=_auth(tok),
+            json={
+                "seed_commitment": seed_commitment(mid, i, nonce, f"bench-{i}"),
+                "key": public_key_b64(signer.public_key) if signer else None,
+                "roll_chain": chain[0].hex() if chain else None,
+            },
+        )
         assert r.status_code == 200, r.text
     r = rot.next().get(f"/v1/matches/{mid}/lock")
     assert r.status_code == 200, r.text
     for i, tok in enumerate(tokens):
-        r = rot.next().post(f"/v1/matches/{mid}/seats/{i}/reveal", headers=_auth(tok),
-                            json={"client_seed": f"bench-{i}", "nonce": nonces[i]})
+        r = rot.next().post(
+            f"/v1/matches/{mid}/seats/{i}/reveal",
+            headers=_auth(tok),
+            json={"client_seed": f"bench-{i}", "nonce": nonces[i]},
+        )
         assert r.status_code == 200, r.text
     play.mover = int(r.json()["turn"])
     return play
@@ -261,8 +313,7 @@ def _action(rot: Rotation, m: Play, rnd: random.Random) -> dict[str, Any]:
     """One action: GET the mover's state, POST one of its suggested actions (v2: with the
     seat's next roll-chain value where one is owed, signed over the chain head if keyed)."""
     mover = m.mover
-    view = rot.next().get(f"/v1/matches/{m.match_id}/state",
-                          headers=_auth(m.tokens[mover])).json()
+    view = rot.next().get(f"/v1/matches/{m.match_id}/state", headers=_auth(m.tokens[mover])).json()
     action = rnd.choice(view["suggested_actions"])
     body: dict[str, Any] = {"action": action, "version": view["version"]}
     if m.v2:
@@ -271,10 +322,14 @@ def _action(rot: Rotation, m: Play, rnd: random.Random) -> dict[str, Any]:
             action = body["action"] = {**action, "value": chain[m.sent[mover] + 1].hex()}
         signer = m.signers[mover]
         if signer is not None:
-            body["sig"] = signer.sign_bytes(seat_sig_message(
-                m.match_id, view["chain"], {"type": "action", "seat": mover, "action": action}))
-    r = rot.next().post(f"/v1/matches/{m.match_id}/actions", json=body,
-                        headers=_auth(m.tokens[mover]))
+            body["sig"] = signer.sign_bytes(
+                seat_sig_message(
+                    m.match_id, view["chain"], {"type": "action", "seat": mover, "action": action}
+                )
+            )
+    r = rot.next().post(
+        f"/v1/matches/{m.match_id}/actions", json=body, headers=_auth(m.tokens[mover])
+    )
     assert r.status_code == 200, r.text
     if "value" in action:
         m.sent[mover] += 1
@@ -290,8 +345,15 @@ def _action(rot: Rotation, m: Play, rnd: random.Random) -> dict[str, Any]:
 OPEN: dict[tuple[tuple[str, ...], str, int], tuple[Play, random.Random]] = {}
 
 
-def _player(urls: Sequence[str], game: str, seed: int, t_start: float, t_end: float,
-            lat: list[float], done: list[int]) -> None:
+def _player(
+    urls: Sequence[str],
+    game: str,
+    seed: int,
+    t_start: float,
+    t_end: float,
+    lat: list[float],
+    done: list[int],
+) -> None:
     """Plays whole matches, going on with the one it left at the end of its last window;
     ``done``: [actions, requests, rolls, matches ended] in the measured window."""
     rot = Rotation(urls, t_start)
@@ -339,11 +401,15 @@ class Tally:
         lat = sorted(self.lat)
         nan = float("nan")
         per_s = (lambda n: n / self.seconds) if self.seconds else (lambda n: nan)
-        return {"rate": per_s(self.actions), "requests": per_s(self.requests),
-                "rolls": per_s(self.rolls), "matches": per_s(self.matches),
-                "cpu": 1000 * self.cpu / max(1, self.actions),
-                "p50": 1000 * statistics.median(lat) if lat else nan,
-                "p99": 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else nan}
+        return {
+            "rate": per_s(self.actions),
+            "requests": per_s(self.requests),
+            "rolls": per_s(self.rolls),
+            "matches": per_s(self.matches),
+            "cpu": 1000 * self.cpu / max(1, self.actions),
+            "p50": 1000 * statistics.median(lat) if lat else nan,
+            "p99": 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))] if lat else nan,
+        }
 
 
 def load(servers: Sequence[Server], game: str, tally: Tally, seconds: float) -> None:
@@ -354,8 +420,10 @@ def load(servers: Sequence[Server], game: str, tally: Tally, seconds: float) -> 
     done = [0, 0, 0, 0]
     t_start = time.monotonic() + WARMUP
     t_end = t_start + seconds
-    threads = [threading.Thread(target=_player, args=(urls, game, 1000 + i, t_start, t_end,
-                                                      lat, done)) for i in range(CLIENTS)]
+    threads = [
+        threading.Thread(target=_player, args=(urls, game, 1000 + i, t_start, t_end, lat, done))
+        for i in range(CLIENTS)
+    ]
     for t in threads:
         t.start()
     time.sleep(max(0.0, t_start - time.monotonic()))
@@ -438,8 +506,10 @@ class Watchers:
         host, port = url.removeprefix("http://").split(":")
         for i in range(WATCHERS):
             s = socket.create_connection((host, int(port)))
-            s.sendall(f"GET /v1/matches/{mids[i % len(mids)]}/events/stream?timeout=600 "
-                      f"HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+            s.sendall(
+                f"GET /v1/matches/{mids[i % len(mids)]}/events/stream?timeout=600 "
+                f"HTTP/1.1\r\nHost: {host}\r\n\r\n".encode()
+            )
             self.socks.append(s)
         for s in self.socks:  # every stream is open and has sent its backlog
             s.settimeout(30)
@@ -476,11 +546,17 @@ def _servers(kind: str, url: str, tmp: Path, n: int, workers: int = 1) -> list[S
 
 def _row(label: str, r: dict[str, float], base: float | None, base_name: str) -> None:
     ratio = f"{r['rate'] / base:.2f}× {base_name}" if base else ""
-    print(f"| {label:<34} | {r['rate']:7.1f} | {r['p50']:7.1f} | {r['p99']:7.1f} "
-          f"| {r['cpu']:6.2f} | {ratio} |", flush=True)
+    print(
+        f"| {label:<34} | {r['rate']:7.1f} | {r['p50']:7.1f} | {r['p99']:7.1f} "
+        f"| {r['cpu']:6.2f} | {ratio} |",
+        flush=True,
+    )
     if FAILURES:
-        print(f"  !! {len(FAILURES)} client(s) failed during this table; its figures are "
-              f"not comparable. First: {FAILURES[0]}", flush=True)
+        print(
+            f"  !! {len(FAILURES)} client(s) failed during this table; its figures are "
+            f"not comparable. First: {FAILURES[0]}",
+            flush=True,
+        )
 
 
 def _v1_pool(server: Server, game: str, data: Path, n: int = 400) -> None:
@@ -502,19 +578,28 @@ def _v1_pool(server: Server, game: str, data: Path, n: int = 400) -> None:
 
 def _whole_row(label: str, r: dict[str, float], v1_requests: float | None) -> None:
     ratio = f"{r['requests'] / v1_requests:.2f}×" if v1_requests else ""
-    print(f"| {label} | {r['requests']:.1f} | {r['rate']:.1f} | {r['matches']:.2f} "
-          f"| {r['rolls']:.1f} | {r['p50']:.1f} | {r['cpu']:.2f} | {ratio} |", flush=True)
+    print(
+        f"| {label} | {r['requests']:.1f} | {r['rate']:.1f} | {r['matches']:.2f} "
+        f"| {r['rolls']:.1f} | {r['p50']:.1f} | {r['cpu']:.2f} | {ratio} |",
+        flush=True,
+    )
     if FAILURES:
-        print(f"  !! {len(FAILURES)} client(s) failed during this table; its figures are "
-              f"not comparable. First: {FAILURES[0]}", flush=True)
+        print(
+            f"  !! {len(FAILURES)} client(s) failed during this table; its figures are "
+            f"not comparable. First: {FAILURES[0]}",
+            flush=True,
+        )
 
 
 def run() -> None:
     pg = bool(os.environ.get("QAHWA_TEST_PG_URL"))
     tmp = Path(tempfile.mkdtemp(prefix="qahwa-bench-api-"))
-    print(f"{CLIENTS} clients; each setup {SECONDS:.0f} s in {ROUNDS} windows taking turns with "
-          f"the others (each after {WARMUP:.1f} s warm-up); an action = GET state + POST action; "
-          "CPU ms = server CPU per action", flush=True)
+    print(
+        f"{CLIENTS} clients; each setup {SECONDS:.0f} s in {ROUNDS} windows taking turns with "
+        f"the others (each after {WARMUP:.1f} s warm-up); an action = GET state + POST action; "
+        "CPU ms = server CPU per action",
+        flush=True,
+    )
     print("| setup                              | act/s   | p50 ms  | p99 ms  | CPU ms | ratio |")
     print("|---|---|---|---|---|---|")
     started: list[Server] = []
@@ -530,19 +615,23 @@ def run() -> None:
         started.clear()
 
     try:
-        res = interleaved({
-            "bare": (servers("bare", "sqlite", "bare"), "bare"),
-            "hokm": (servers("qahwa", "sqlite", "hokm"), "hokm"),
-            "tawla": (servers("qahwa", "sqlite", "tawla"), "tawla"),
-        })
+        res = interleaved(
+            {
+                "bare": (servers("bare", "sqlite", "bare"), "bare"),
+                "hokm": (servers("qahwa", "sqlite", "hokm"), "hokm"),
+                "tawla": (servers("qahwa", "sqlite", "tawla"), "tawla"),
+            }
+        )
         stop_all()
         _row("bare FastAPI, SQLite", res["bare"], None, "")
         _row("qahwa SQLite 1 proc, hokm", res["hokm"], res["bare"]["rate"], "bare")
         _row("qahwa SQLite 1 proc, tawla", res["tawla"], res["bare"]["rate"], "bare")
 
-        print("\nwhole matches, qahwa SQLite 1 proc: v2 (commit, lock, reveal, play; every seat "
-              "keyed) beside v1 rows of the same games (seed, play); req/s counts every "
-              "request of the flow; tawla turns/s = rolls/s (v2: roll + the opponent's value)")
+        print(
+            "\nwhole matches, qahwa SQLite 1 proc: v2 (commit, lock, reveal, play; every seat "
+            "keyed) beside v1 rows of the same games (seed, play); req/s counts every "
+            "request of the flow; tawla turns/s = rolls/s (v2: roll + the opponent's value)"
+        )
         print("| setup | req/s | act/s | matches/s | turns/s | p50 ms | CPU ms | v2/v1 req/s |")
         print("|---|---|---|---|---|---|---|---|")
         setups: dict[str, tuple[list[Server], str]] = {}
@@ -560,13 +649,21 @@ def run() -> None:
             _whole_row(f"{game}, qahwa-fair/1", v1, None)
             _whole_row(f"{game}, qahwa-fair/2", v2, v1["requests"])
 
-        print("\nseat keys, qahwa SQLite 1 proc, v2: every seat keyed (signatures, receipts and "
-              "their checks) against no seat keyed")
-        print("| setup                              | act/s   | p50 ms  | p99 ms  | CPU ms | ratio |")
+        print(
+            "\nseat keys, qahwa SQLite 1 proc, v2: every seat keyed (signatures, receipts and "
+            "their checks) against no seat keyed"
+        )
+        print(
+            "| setup                              | act/s   | p50 ms  | p99 ms  | CPU ms | ratio |"
+        )
         print("|---|---|---|---|---|---|")
-        res = interleaved({
-            f"{g}{v}": (servers("qahwa", "sqlite", f"keys_{g}{v.strip('/')}"), g + v)
-            for g in ("hokm", "tawla") for v in ("/unkeyed", "")})
+        res = interleaved(
+            {
+                f"{g}{v}": (servers("qahwa", "sqlite", f"keys_{g}{v.strip('/')}"), g + v)
+                for g in ("hokm", "tawla")
+                for v in ("/unkeyed", "")
+            }
+        )
         stop_all()
         for g in ("hokm", "tawla"):
             _row(f"{g}, no seat keyed", res[f"{g}/unkeyed"], None, "")
@@ -575,12 +672,14 @@ def run() -> None:
             # one table per game, so that at most six server processes (and their
             # connection pools) are up on the database at a time
             for game in ("hokm", "tawla"):
-                res = interleaved({
-                    "bare": (servers("bare", "postgres", "bare"), "bare"),
-                    "1": (servers("qahwa", "postgres", game), game),
-                    "2": (servers("qahwa", "postgres", game, 2), game),
-                    "w": (servers("qahwa", "postgres", game, 1, 2), game),
-                })
+                res = interleaved(
+                    {
+                        "bare": (servers("bare", "postgres", "bare"), "bare"),
+                        "1": (servers("qahwa", "postgres", game), game),
+                        "2": (servers("qahwa", "postgres", game, 2), game),
+                        "w": (servers("qahwa", "postgres", game, 1, 2), game),
+                    }
+                )
                 stop_all()
                 _row(f"bare FastAPI, PostgreSQL ({game} run)", res["bare"], None, "")
                 _row(f"qahwa PostgreSQL 1 proc, {game}", res["1"], res["bare"]["rate"], "bare")
@@ -588,10 +687,12 @@ def run() -> None:
                 _row(f"  … as --workers 2, {game}", res["w"], res["1"]["rate"], "1 proc")
 
         backend = "postgres" if pg else "sqlite"
-        print(f"\nlong matches on {backend}: median ms of an action early in a match (from "
-              f"action 10) vs late in another ({LONG_AT} actions in, or near the end of a "
-              f"shorter one), {LONG_SPAN} each, taking turns; 2 procs: every request goes "
-              "to the other one")
+        print(
+            f"\nlong matches on {backend}: median ms of an action early in a match (from "
+            f"action 10) vs late in another ({LONG_AT} actions in, or near the end of a "
+            f"shorter one), {LONG_SPAN} each, taking turns; 2 procs: every request goes "
+            "to the other one"
+        )
         print("| game, processes | early ms | late ms (from) | late/early |")
         print("|---|---|---|---|")
         for game in ("mexican_train", "shelem"):
@@ -601,11 +702,16 @@ def run() -> None:
                     early, late, at = long_match([s.url for s in pair], game)
                 finally:
                     stop_all()
-                print(f"| {game}, {n} proc{'s' if n > 1 else ''} | {early:.1f} | {late:.1f} "
-                      f"({at}) | {late / early:.2f}× |", flush=True)
+                print(
+                    f"| {game}, {n} proc{'s' if n > 1 else ''} | {early:.1f} | {late:.1f} "
+                    f"({at}) | {late / early:.2f}× |",
+                    flush=True,
+                )
 
-        print(f"\nidle watchers: qahwa SQLite 1 proc, hokm; one server with {WATCHERS} idle SSE "
-              f"streams open on {WATCHED_MATCHES} other matches, one without, taking turns")
+        print(
+            f"\nidle watchers: qahwa SQLite 1 proc, hokm; one server with {WATCHERS} idle SSE "
+            f"streams open on {WATCHED_MATCHES} other matches, one without, taking turns"
+        )
         print("| setup | act/s | p50 ms | p99 ms | CPU ms | ratio |")
         print("|---|---|---|---|---|---|")
         quiet = servers("qahwa", "sqlite", "quiet")

@@ -21,11 +21,19 @@ from sqlalchemy import Column, Integer, MetaData, String, Table, Text, insert, s
 from service.db import Database
 
 META = MetaData()
-MATCHES = Table("bare_matches", META, Column("id", String(64), primary_key=True),
-                Column("version", Integer, nullable=False))
-EVENTS = Table("bare_events", META, Column("match_id", String(64), primary_key=True),
-               Column("seq", Integer, primary_key=True, autoincrement=False),
-               Column("body", Text, nullable=False))
+MATCHES = Table(
+    "bare_matches",
+    META,
+    Column("id", String(64), primary_key=True),
+    Column("version", Integer, nullable=False),
+)
+EVENTS = Table(
+    "bare_events",
+    META,
+    Column("match_id", String(64), primary_key=True),
+    Column("seq", Integer, primary_key=True, autoincrement=False),
+    Column("body", Text, nullable=False),
+)
 
 
 class ActionIn(BaseModel):
@@ -52,25 +60,40 @@ def create_app() -> FastAPI:
             v = s.execute(select(MATCHES.c.version).where(MATCHES.c.id == mid)).scalar()
         if v is None:
             raise HTTPException(404)
-        return {"status": "playing" if v < length else "finished", "turn": 0, "seat": 0,
-                "version": v, "legal_actions": [{"type": "go"}],
-                "suggested_actions": [{"type": "go"}]}
+        return {
+            "status": "playing" if v < length else "finished",
+            "turn": 0,
+            "seat": 0,
+            "version": v,
+            "legal_actions": [{"type": "go"}],
+            "suggested_actions": [{"type": "go"}],
+        }
 
     @app.post("/v1/matches/{mid}/actions")
     def act(mid: str, body: ActionIn) -> dict[str, Any]:
         with db.write() as s:
-            res = s.execute(update(MATCHES).where(MATCHES.c.id == mid,
-                                                  MATCHES.c.version == body.version)
-                            .values(version=MATCHES.c.version + 1))
+            res = s.execute(
+                update(MATCHES)
+                .where(MATCHES.c.id == mid, MATCHES.c.version == body.version)
+                .values(version=MATCHES.c.version + 1)
+            )
             n = res.rowcount  # type: ignore[attr-defined]
             if n != 1:
                 raise HTTPException(409)
-            s.execute(insert(EVENTS).values(
-                match_id=mid, seq=body.version,
-                body=json.dumps({"seq": body.version, "type": "action", "seat": 0,
-                                 "action": body.action})))
+            s.execute(
+                insert(EVENTS).values(
+                    match_id=mid,
+                    seq=body.version,
+                    body=json.dumps(
+                        {"seq": body.version, "type": "action", "seat": 0, "action": body.action}
+                    ),
+                )
+            )
         v = body.version + 1
-        return {"version": v, "status": "playing" if v < length else "finished",
-                "state": {"turn": 0, "seat": 0, "version": v}}
+        return {
+            "version": v,
+            "status": "playing" if v < length else "finished",
+            "state": {"turn": 0, "seat": 0, "version": v},
+        }
 
     return app

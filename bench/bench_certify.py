@@ -38,9 +38,11 @@ def bare(source: DerivationSource, sizes: Sizes) -> None:
     for t in range(sizes.dice // 2):
         label = fresh_label(f"g0/roll/{t % 64 + 1}", run.bytes(32), run.bytes(32))
         source.stream("dice", "tawla", t, 64, label).dice(2)
-    for name, game, n, draws, per, h in (("deck52", "hokm", 52, sizes.decks, 16, "h"),
-                                         ("tiles28", "iraqi_domino", 28, sizes.tiles, 8, "r"),
-                                         ("tiles91", "mexican_train", 91, sizes.tiles, 13, "r")):
+    for name, game, n, draws, per, h in (
+        ("deck52", "hokm", 52, sizes.decks, 16, "h"),
+        ("tiles28", "iraqi_domino", 28, sizes.tiles, 8, "r"),
+        ("tiles91", "mexican_train", 91, sizes.tiles, 13, "r"),
+    ):
         items = list(range(n))
         for i in range(draws):
             source.stream(name, game, i, per, f"{h}{i % per}/shuffle").shuffle(items)
@@ -68,8 +70,10 @@ def run() -> None:
     plain = time.perf_counter() - t0
     verdict = "pass" if all(r.passed for r in b.results) else "FAIL"
     sizes = ", ".join(f"{k} {v:,}" for k, v in LAB.as_dict().items())
-    print(f"qahwa-certify at lab sizes ({sizes}): {kit:.1f} s, {len(b.results)} tests, "
-          f"{verdict} (goal <= 60 s)")
+    print(
+        f"qahwa-certify at lab sizes ({sizes}): {kit:.1f} s, {len(b.results)} tests, "
+        f"{verdict} (goal <= 60 s)"
+    )
     print("  per step: " + ", ".join(f"{k} {v:.1f} s" for k, v in b.timings.items()))
     print(f"bare derivation, the same draws:       {plain:.1f} s")
     print(f"kit throughput / bare derivation:      {plain / kit:.2f}x (goal >= 0.5)")
@@ -87,11 +91,14 @@ def calibrate(runs: int, derivation_runs: int) -> None:
             first += 1
             verdict += not all(r.passed for r in run_battery(source, SMALL).results)
         if (i + 1) % 50 == 0:
-            print(f"  {i + 1} runs: first sample failed {first}, verdict failed {verdict}",
-                  flush=True)
-    print(f"perfect generator (os.urandom words), {runs} runs at {SMALL.as_dict()}: first "
-          f"sample failed {first} ({first / runs:.2%} ±{_ci(first, runs):.2%}), verdict "
-          f"failed {verdict} ({verdict / runs:.2%}); {time.perf_counter() - t0:.0f} s")
+            print(
+                f"  {i + 1} runs: first sample failed {first}, verdict failed {verdict}", flush=True
+            )
+    print(
+        f"perfect generator (os.urandom words), {runs} runs at {SMALL.as_dict()}: first "
+        f"sample failed {first} ({first / runs:.2%} ±{_ci(first, runs):.2%}), verdict "
+        f"failed {verdict} ({verdict / runs:.2%}); {time.perf_counter() - t0:.0f} s"
+    )
     first = verdict = 0
     for _ in range(derivation_runs):
         source = DerivationSource()
@@ -100,8 +107,10 @@ def calibrate(runs: int, derivation_runs: int) -> None:
             source.sample = 1
             verdict += not all(r.passed for r in run_battery(source, SMALL).results)
     if derivation_runs:
-        print(f"the derivation, fresh seeds, {derivation_runs} runs: first sample failed "
-              f"{first} ({first / derivation_runs:.2%}), verdict failed {verdict}")
+        print(
+            f"the derivation, fresh seeds, {derivation_runs} runs: first sample failed "
+            f"{first} ({first / derivation_runs:.2%}), verdict failed {verdict}"
+        )
 
 
 def _ci(k: int, n: int) -> float:
@@ -112,7 +121,9 @@ def _ci(k: int, n: int) -> float:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["calibrate"]:
-        calibrate(int(sys.argv[2]) if len(sys.argv) > 2 else 1000,
-                  int(sys.argv[3]) if len(sys.argv) > 3 else 200)
+        calibrate(
+            int(sys.argv[2]) if len(sys.argv) > 2 else 1000,
+            int(sys.argv[3]) if len(sys.argv) > 3 else 200,
+        )
     else:
         run()

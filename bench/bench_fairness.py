@@ -63,8 +63,9 @@ def measure(number: int = 2000) -> Measurement:
     probe = fairness.Stream(key, label)
     probe.shuffle(deck)
     blocks = probe.blocks_used
-    key2 = fairness.match_key_v2("ab" * 64, "bench", "hokm", "{}",
-                                 [(c, bytes([i]) * 32) for i, c in enumerate("abcd")])
+    key2 = fairness.match_key_v2(
+        "ab" * 64, "bench", "hokm", "{}", [(c, bytes([i]) * 32) for i, c in enumerate("abcd")]
+    )
     probe2 = fairness.Stream(key2, label)
     probe2.shuffle(deck)
     v2_blocks = probe2.blocks_used
@@ -100,26 +101,47 @@ def measure(number: int = 2000) -> Measurement:
             out.append(h.digest())
         return out
 
-    t = _best({"ours": ours, "system_random": system_random, "hmac.new": floor_new,
-               "hmac.digest": floor_digest, "keyed copy": floor_copy, "v2": v2}, number)
+    t = _best(
+        {
+            "ours": ours,
+            "system_random": system_random,
+            "hmac.new": floor_new,
+            "hmac.digest": floor_digest,
+            "keyed copy": floor_copy,
+            "v2": v2,
+        },
+        number,
+    )
     floors = {k: t[k] for k in ("hmac.new", "hmac.digest", "keyed copy")}
-    return Measurement(blocks=blocks, ours=t["ours"], system_random=t["system_random"],
-                       floors=floors, v2=t["v2"], v2_blocks=v2_blocks)
+    return Measurement(
+        blocks=blocks,
+        ours=t["ours"],
+        system_random=t["system_random"],
+        floors=floors,
+        v2=t["v2"],
+        v2_blocks=v2_blocks,
+    )
 
 
 def run() -> None:
     m = measure()
     floor_name = min(m.floors, key=lambda k: m.floors[k])
     ours, sysr, floor = m.ours, m.system_random, m.floors[floor_name]
-    print(f"shuffle(deck52) with fairness.Stream: {1 / ours:,.0f}/s ({ours * 1e6:.1f} us each, "
-          f"{m.blocks} HMAC blocks)")
-    print(f"random.SystemRandom().shuffle:        {1 / sysr:,.0f}/s ({sysr * 1e6:.1f} us each)"
-          f" -> ours is {sysr / ours:.2f}x as fast (goal > 1)")
+    print(
+        f"shuffle(deck52) with fairness.Stream: {1 / ours:,.0f}/s ({ours * 1e6:.1f} us each, "
+        f"{m.blocks} HMAC blocks)"
+    )
+    print(
+        f"random.SystemRandom().shuffle:        {1 / sysr:,.0f}/s ({sysr * 1e6:.1f} us each)"
+        f" -> ours is {sysr / ours:.2f}x as fast (goal > 1)"
+    )
     for name, t in m.floors.items():
         print(f"HMAC floor [{name:>11}]:           {t * 1e6:.1f} us for {m.blocks} blocks")
     print(f"ours / fastest HMAC floor ({floor_name}): {ours / floor:.2f}x (goal <= 3)")
-    print(f"shuffle(deck52) under a v2 key:       {1 / m.v2:,.0f}/s ({m.v2 * 1e6:.1f} us each, "
-          f"{m.v2_blocks} HMAC-SHA512 blocks)")
+    print(
+        f"shuffle(deck52) under a v2 key:       {1 / m.v2:,.0f}/s ({m.v2 * 1e6:.1f} us each, "
+        f"{m.v2_blocks} HMAC-SHA512 blocks)"
+    )
     print(f"v2 / v1 cost per shuffle:             {m.v2 / ours:.2f}x (goal <= 1)")
 
 

@@ -149,10 +149,18 @@ def _bare_rate(pub: Any, pairs: list[tuple[bytes, bytes]]) -> float:
     return len(pairs) / (time.perf_counter() - t0)
 
 
-def _monitor(label: str, base: str, keys: KeySet, log_key: tlog.Verifier, source: Source,
-             jobs: int, pub: Any, pairs: list[tuple[bytes, bytes]]) -> dict[str, float]:
+def _monitor(
+    label: str,
+    base: str,
+    keys: KeySet,
+    log_key: tlog.Verifier,
+    source: Source,
+    jobs: int,
+    pub: Any,
+    pairs: list[tuple[bytes, bytes]],
+) -> dict[str, float]:
     gc.collect()
-    pairs = pairs[:len(pairs) // 4]
+    pairs = pairs[: len(pairs) // 4]
     before = _bare_rate(pub, pairs)
     t0 = time.perf_counter()
     res: MonitorResult = audit(base, keys, log_key, HeadState.load(None), source, jobs=jobs)
@@ -160,12 +168,21 @@ def _monitor(label: str, base: str, keys: KeySet, log_key: tlog.Verifier, source
     after = _bare_rate(pub, pairs)
     bare = (before + after) / 2
     rate = res.audited / took
-    print(f"  {label}: {res.audited:,} entries in {took:.1f} s, {rate:,.0f} entries/s; bare "
-          f"loop beside it {bare:,.0f} /s ({before:,.0f} before, {after:,.0f} after, one "
-          f"process): ratio {rate / bare:.2f}  (target >= 0.6)"
-          + ("" if res.ok else f"  FAILED: {res.failures[:2]}"))
-    return {"entries": res.audited, "seconds": took, "entries_per_s": rate,
-            "bare_per_s": bare, "ratio": rate / bare, "jobs": jobs, "ok": float(res.ok)}
+    print(
+        f"  {label}: {res.audited:,} entries in {took:.1f} s, {rate:,.0f} entries/s; bare "
+        f"loop beside it {bare:,.0f} /s ({before:,.0f} before, {after:,.0f} after, one "
+        f"process): ratio {rate / bare:.2f}  (target >= 0.6)"
+        + ("" if res.ok else f"  FAILED: {res.failures[:2]}")
+    )
+    return {
+        "entries": res.audited,
+        "seconds": took,
+        "entries_per_s": rate,
+        "bare_per_s": bare,
+        "ratio": rate / bare,
+        "jobs": jobs,
+        "ok": float(res.ok),
+    }
 
 
 class _AtSize(DirSource):
@@ -180,9 +197,17 @@ class _AtSize(DirSource):
         return super().raw("/log/" + self.name if path == "/log/checkpoint" else path)
 
 
-def _segmented(label: str, tiles: Path, marks: list[tuple[int, str]], keys: KeySet,
-               log_key: tlog.Verifier, jobs: int, pub: Any, pairs: list[tuple[bytes, bytes]],
-               state_dir: Path) -> dict[str, float]:
+def _segmented(
+    label: str,
+    tiles: Path,
+    marks: list[tuple[int, str]],
+    keys: KeySet,
+    log_key: tlog.Verifier,
+    jobs: int,
+    pub: Any,
+    pairs: list[tuple[bytes, bytes]],
+    state_dir: Path,
+) -> dict[str, float]:
     """The monitor follows a growing log — one audit per checkpoint in ``marks``, each
     resuming where the one before stopped (a consistency proof from the tiles between
     them) — with a slice of the bare loop before each audit and after the last, so that
@@ -196,7 +221,7 @@ def _segmented(label: str, tiles: Path, marks: list[tuple[int, str]], keys: KeyS
 
     def bare_slice(i: int) -> None:
         nonlocal bare_s, bare_n
-        part = pairs[i * per:(i + 1) * per]
+        part = pairs[i * per : (i + 1) * per]
         verify = pub.verify
         t0 = time.perf_counter()
         for sig, msg in part:
@@ -215,12 +240,21 @@ def _segmented(label: str, tiles: Path, marks: list[tuple[int, str]], keys: KeyS
         failures += res.failures
     bare_slice(len(marks))
     rate, bare = audited / mon_s, bare_n / bare_s
-    print(f"  {label}: {audited:,} entries in {mon_s:.1f} s ({len(marks)} audits of a growing "
-          f"log), {rate:,.0f} entries/s; bare loop beside it {bare:,.0f} /s ({bare_n:,} "
-          f"verifications between the audits, one process): ratio {rate / bare:.2f}  "
-          "(target >= 0.6)" + ("" if ok else f"  FAILED: {failures[:2]}"))
-    return {"entries": audited, "seconds": mon_s, "entries_per_s": rate, "bare_per_s": bare,
-            "ratio": rate / bare, "jobs": jobs, "ok": float(ok)}
+    print(
+        f"  {label}: {audited:,} entries in {mon_s:.1f} s ({len(marks)} audits of a growing "
+        f"log), {rate:,.0f} entries/s; bare loop beside it {bare:,.0f} /s ({bare_n:,} "
+        f"verifications between the audits, one process): ratio {rate / bare:.2f}  "
+        "(target >= 0.6)" + ("" if ok else f"  FAILED: {failures[:2]}")
+    )
+    return {
+        "entries": audited,
+        "seconds": mon_s,
+        "entries_per_s": rate,
+        "bare_per_s": bare,
+        "ratio": rate / bare,
+        "jobs": jobs,
+        "ok": float(ok),
+    }
 
 
 def run() -> None:
@@ -246,10 +280,10 @@ def run() -> None:
         for chunk in log_fixture.leaves(signer.private_b64(), BIG, os.cpu_count() or 1):
             for n, tw in tables.items():
                 if tw.size < n:
-                    tw.add(chunk[:n - tw.size])
+                    tw.add(chunk[: n - tw.size])
             for n, w in writers.items():
                 if w.size < n:
-                    w.add(chunk[:n - w.size])
+                    w.add(chunk[: n - w.size])
                     if w.size % segment[n] == 0 and w.size < n:
                         w.finish(note, f"checkpoint.{w.size}")
                         marks[n].append((w.size, f"checkpoint.{w.size}"))
@@ -259,16 +293,25 @@ def run() -> None:
         for n, w in writers.items():
             w.finish(note)
             marks[n].append((n, "checkpoint"))
-        print(f"  made the log: {done:,} signed entries into 3 databases and 2 tile "
-              f"directories in {time.perf_counter() - t0:.1f} s")
+        print(
+            f"  made the log: {done:,} signed entries into 3 databases and 2 tile "
+            f"directories in {time.perf_counter() - t0:.1f} s"
+        )
 
         servers: dict[int, ServerThread] = {}
         for n in (SMALL, MID, BIG):
-            servers[n] = ServerThread(Settings(
-                database_url=urls[n], data_dir=tmp / str(n), master_key=None,
-                signing_key=signer.private_b64(), signing_key_file=None,
-                log_origin=ORIGIN, log_key=base64.b64encode(NOTE_SEED).decode(),
-                checkpoint_seconds=3600)).start()
+            servers[n] = ServerThread(
+                Settings(
+                    database_url=urls[n],
+                    data_dir=tmp / str(n),
+                    master_key=None,
+                    signing_key=signer.private_b64(),
+                    signing_key_file=None,
+                    log_origin=ORIGIN,
+                    log_key=base64.b64encode(NOTE_SEED).decode(),
+                    checkpoint_seconds=3600,
+                )
+            ).start()
         clients = {n: httpx.Client(base_url=servers[n].url) for n in (SMALL, BIG)}
         for n, c in clients.items():
             assert c.get("/v1/log").json()["tree_size"] == n  # first request: signs, caches
@@ -276,10 +319,12 @@ def run() -> None:
             assert c.get("/log/checkpoint").text.split("\n")[1] == str(n)
         sizes = (SMALL, BIG)
         http: dict[str, dict[int, list[float]]] = {
-            w: {n: [] for n in sizes} for w in ("checkpoint", "tile", "bundle", "head",
-                                                 "proof", "consistency")}
+            w: {n: [] for n in sizes}
+            for w in ("checkpoint", "tile", "bundle", "head", "proof", "consistency")
+        }
         inproc: dict[str, dict[int, list[float]]] = {
-            w: {n: [] for n in sizes} for w in ("checkpoint", "tile", "bundle")}
+            w: {n: [] for n in sizes} for w in ("checkpoint", "tile", "bundle")
+        }
         # Request by request, alternating the sizes (and which goes first), the kinds of
         # request round-robin, so that the load of a shared machine falls on all alike.
         for i in range(REQUESTS):
@@ -293,28 +338,41 @@ def run() -> None:
         for c in clients.values():
             c.close()
         out: dict[str, Any] = {}
-        labels = {"head": "GET /v1/log", "proof": "GET /v1/log/proof",
-                  "consistency": "GET /v1/log/consistency", "checkpoint": "GET /log/checkpoint",
-                  "tile": "GET /log/tile/0/N", "bundle": "GET /log/tile/entries/N"}
-        targets = {"head": "1.5", "proof": "1.5", "checkpoint": "1.2", "tile": "1.2",
-                   "bundle": "1.2"}
+        labels = {
+            "head": "GET /v1/log",
+            "proof": "GET /v1/log/proof",
+            "consistency": "GET /v1/log/consistency",
+            "checkpoint": "GET /log/checkpoint",
+            "tile": "GET /log/tile/0/N",
+            "bundle": "GET /log/tile/entries/N",
+        }
+        targets = {
+            "head": "1.5",
+            "proof": "1.5",
+            "checkpoint": "1.2",
+            "tile": "1.2",
+            "bundle": "1.2",
+        }
         big_k = f"{BIG // 1000:,}k"
         print(f"  reads, median of {REQUESTS} each, sizes alternating:")
         for what, per in http.items():
             a, b = statistics.median(per[SMALL]), statistics.median(per[BIG])
             target = targets.get(what)
-            print(f"    {labels[what]:<32} {a:6.2f} ms at 1k, {b:6.2f} ms at {big_k}: "
-                  f"ratio {b / a:.2f}x" + (f"  (target <= {target}x)" if target else ""))
+            print(
+                f"    {labels[what]:<32} {a:6.2f} ms at 1k, {b:6.2f} ms at {big_k}: "
+                f"ratio {b / a:.2f}x" + (f"  (target <= {target}x)" if target else "")
+            )
             out[what] = {"ms_small": a, "ms_big": b, "ratio": b / a}
         for what, per in inproc.items():
             a, b = statistics.median(per[SMALL]), statistics.median(per[BIG])
             label = f"{labels[what][4:]} (in process)"
-            print(f"    {label:<32} {a:6.2f} ms at 1k, {b:6.2f} ms at {big_k}: "
-                  f"ratio {b / a:.2f}x")
+            print(f"    {label:<32} {a:6.2f} ms at 1k, {b:6.2f} ms at {big_k}: ratio {b / a:.2f}x")
             out[what + "_inproc"] = {"ms_small": a, "ms_big": b, "ratio": b / a}
         old = {n: _old_way_ms(urls[n], n) for n in sizes}
-        print(f"    the old way (every leaf read, root recomputed): {old[SMALL]:.1f} ms at 1k, "
-              f"{old[BIG]:.1f} ms at {big_k} ({old[BIG] / old[SMALL]:.0f}x)")
+        print(
+            f"    the old way (every leaf read, root recomputed): {old[SMALL]:.1f} ms at 1k, "
+            f"{old[BIG]:.1f} ms at {big_k} ({old[BIG] / old[SMALL]:.0f}x)"
+        )
 
         pub = signer.public_key
         pairs = _bare_pairs(dirs[BIG], BIG, BARE)
@@ -322,18 +380,43 @@ def run() -> None:
         fetch = HttpFetch(mid_url)
         try:
             out["monitor_http"] = _monitor(
-                f"verify log over HTTP, {MID:,} entries, {jobs} jobs", mid_url, keys,
-                note.verifier, fetch, jobs, pub, pairs)
+                f"verify log over HTTP, {MID:,} entries, {jobs} jobs",
+                mid_url,
+                keys,
+                note.verifier,
+                fetch,
+                jobs,
+                pub,
+                pairs,
+            )
         finally:
             fetch.close()
         for srv in servers.values():
             srv.stop()
         out["monitor_dir_1job"] = _segmented(
-            f"verify log from tiles on disk, {MID:,} entries, 1 job", dirs[MID], marks[MID],
-            keys, note.verifier, 1, pub, pairs, tmp / "state-mid")
+            f"verify log from tiles on disk, {MID:,} entries, 1 job",
+            dirs[MID],
+            marks[MID],
+            keys,
+            note.verifier,
+            1,
+            pub,
+            pairs,
+            tmp / "state-mid",
+        )
         big = out["monitor_dir"] = _segmented(
-            f"verify log from tiles on disk, {BIG:,} entries, {jobs} jobs", dirs[BIG],
-            marks[BIG], keys, note.verifier, jobs, pub, pairs, tmp / "state-big")
-        print(f"  1M entries audited in {big['seconds'] * 1e6 / max(BIG, 1):.0f} s "
-              f"(aim: <= 60 s){'' if BIG == 1_000_000 else ' (scaled from the run)'}")
+            f"verify log from tiles on disk, {BIG:,} entries, {jobs} jobs",
+            dirs[BIG],
+            marks[BIG],
+            keys,
+            note.verifier,
+            jobs,
+            pub,
+            pairs,
+            tmp / "state-big",
+        )
+        print(
+            f"  1M entries audited in {big['seconds'] * 1e6 / max(BIG, 1):.0f} s "
+            f"(aim: <= 60 s){'' if BIG == 1_000_000 else ' (scaled from the run)'}"
+        )
         print("  " + json.dumps({k: round(v["ratio"], 2) for k, v in out.items()}))

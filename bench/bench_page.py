@@ -33,8 +33,15 @@ from service.settings import Settings
 from verify_cli.demo import _Api, _play_match
 
 CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 WARM_RUNS = 3
 Row = tuple[str, float, float, dict[str, Any]]
 
@@ -49,11 +56,17 @@ def _wait(page: Any, run: int, t0: float) -> tuple[float, float, dict[str, Any]]
     full = time.perf_counter() - t0
     py = page.evaluate("() => window.qahwaFair.python()")
     ms = (py.get("info") or {}).get("ms") or {}
-    return quick, full, {
-        "verdict": f"{verdict.get_attribute('data-verdict')}/{verdict.get_attribute('data-replay')}",
-        "runtime": ms.get("runtime"), "sources": ms.get("sources"),
-        "snapshot": (py.get("info") or {}).get("snapshot"),
-        "replay": verdict.get_attribute("data-replay-ms")}
+    return (
+        quick,
+        full,
+        {
+            "verdict": f"{verdict.get_attribute('data-verdict')}/{verdict.get_attribute('data-replay')}",
+            "runtime": ms.get("runtime"),
+            "sources": ms.get("sources"),
+            "snapshot": (py.get("info") or {}).get("snapshot"),
+            "replay": verdict.get_attribute("data-replay-ms"),
+        },
+    )
 
 
 def _load(page: Any, url: str) -> tuple[float, float, dict[str, Any]]:
@@ -92,13 +105,20 @@ def run() -> None:
 
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="qahwa-bench-page-") as tmp:
-        settings = Settings(database_url=f"sqlite:///{Path(tmp) / 'q.db'}", data_dir=Path(tmp),
-                            master_key=None, signing_key=None, signing_key_file=None)
+        settings = Settings(
+            database_url=f"sqlite:///{Path(tmp) / 'q.db'}",
+            data_dir=Path(tmp),
+            master_key=None,
+            signing_key=None,
+            signing_key_file=None,
+        )
         with ServerThread(settings) as srv:
             docs = [_play(srv.url, 5), _play(srv.url, 6)]
             for d in docs:
-                print(f"five-point tawla match {d['match_id']}: {len(d['events'])} events, "
-                      f"scores {d['result']['scores']}")
+                print(
+                    f"five-point tawla match {d['match_id']}: {len(d['events'])} events, "
+                    f"scores {d['result']['scores']}"
+                )
             url = f"{srv.url}/verify?lang=en&match={docs[0]['match_id']}"
             with sync_playwright() as pw:
                 browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
@@ -115,12 +135,18 @@ def run() -> None:
         return "-" if v is None else f"{float(v):.0f}"
 
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'':<15} {'quick s':>8} {'verified s':>11} {'pyodide ms':>11} {'sources ms':>11} "
-          f"{'replay ms':>10}  verdict")
+    print(
+        f"{'':<15} {'quick s':>8} {'verified s':>11} {'pyodide ms':>11} {'sources ms':>11} "
+        f"{'replay ms':>10}  verdict"
+    )
     for name, quick, full, info in rows:
-        print(f"{name:<15} {quick:>8.2f} {full:>11.2f} {ms(info['runtime']):>11} "
-              f"{ms(info['sources']):>11} {ms(info['replay']):>10}  {info['verdict']}"
-              + ("  (interpreter snapshot)" if info["snapshot"] else ""))
+        print(
+            f"{name:<15} {quick:>8.2f} {full:>11.2f} {ms(info['runtime']):>11} "
+            f"{ms(info['sources']):>11} {ms(info['replay']):>10}  {info['verdict']}"
+            + ("  (interpreter snapshot)" if info["snapshot"] else "")
+        )
     warm = statistics.median(r[2] for r in rows if r[0].startswith("warm reload"))
-    print(f"targets: cold <= 15 s (measured {rows[0][2]:.2f}); warm <= 3 s (reload median "
-          f"{warm:.2f}, warm page {rows[-1][2]:.2f})")
+    print(
+        f"targets: cold <= 15 s (measured {rows[0][2]:.2f}); warm <= 3 s (reload median "
+        f"{warm:.2f}, warm page {rows[-1][2]:.2f})"
+    )

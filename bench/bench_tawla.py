@@ -80,8 +80,10 @@ def run() -> None:
     doubles = [p for p in positions if p[1][0] == p[1][1]]
     others = [p for p in positions if p[1][0] != p[1][1]]
     turns = sum(len(legal_turns(b, d)) for b, d in positions)
-    print(f"tawla sample: {len(positions)} positions ({len(doubles)} doubles), "
-          f"{turns / len(positions):.1f} distinct turns per position on average")
+    print(
+        f"tawla sample: {len(positions)} positions ({len(doubles)} doubles), "
+        f"{turns / len(positions):.1f} distinct turns per position on average"
+    )
     print(f"tawla legal-turn generations/s, all:         {_rate(positions):10.0f}")
     print(f"tawla legal-turn generations/s, doubles:     {_rate(doubles):10.0f}")
     print(f"tawla legal-turn generations/s, non-doubles: {_rate(others):10.0f}")

@@ -30,16 +30,15 @@ MIN_SECONDS = 0.5
 FORMS = ((PROTOCOL_V2, True), (PROTOCOL_V2, False), (PROTOCOL, False))
 
 
-def _transcripts(game: str, signer: Signer, protocol: str,
-                 keyed: bool) -> tuple[list[dict[str, Any]], str]:
+def _transcripts(
+    game: str, signer: Signer, protocol: str, keyed: bool
+) -> tuple[list[dict[str, Any]], str]:
     docs = []
     how = "full matches"
-    kw: dict[str, Any] = ({"signer": signer, "keyed": keyed} if protocol == PROTOCOL_V2
-                          else {})
+    kw: dict[str, Any] = {"signer": signer, "keyed": keyed} if protocol == PROTOCOL_V2 else {}
     for seed in range(MATCHES):
         try:
-            doc, _ = simulate_match(game, seed=seed, max_actions=20_000, protocol=protocol,
-                                    **kw)
+            doc, _ = simulate_match(game, seed=seed, max_actions=20_000, protocol=protocol, **kw)
         except RuntimeError:
             doc, _ = simulate_match(game, seed=seed, resign_at=200, protocol=protocol, **kw)
             how = "matches resigned after 200 actions"
@@ -50,8 +49,10 @@ def _transcripts(game: str, signer: Signer, protocol: str,
 def run() -> None:
     signer = Signer.generate()
     keys = parse_keys(public_key_b64(signer.public_key), source="file", origin="bench")
-    print(f"{'game':<14} {'protocol':<19} {'matches/s':>10} {'events/s':>10} "
-          f"{'CPU matches/s':>14} {'CPU events/s':>13} {'events/match':>13}  transcripts")
+    print(
+        f"{'game':<14} {'protocol':<19} {'matches/s':>10} {'events/s':>10} "
+        f"{'CPU matches/s':>14} {'CPU events/s':>13} {'events/match':>13}  transcripts"
+    )
     only = [g for g in os.environ.get("QAHWA_BENCH_VERIFY_GAMES", "").split(",") if g]
     games = [g for g in available_games() + ["rng"] if not only or g in only]
     for game, (protocol, keyed) in [(g, f) for g in games for f in FORMS]:
@@ -62,8 +63,10 @@ def run() -> None:
             for doc in docs:
                 rep = verify_document(doc, keys, draws_limit=12)
                 if rep["status"] != VERIFIED:
-                    raise SystemExit(f"{game}: a genuine transcript did not verify: "
-                                     f"{rep['failures'] or rep.get('reason')}")
+                    raise SystemExit(
+                        f"{game}: a genuine transcript did not verify: "
+                        f"{rep['failures'] or rep.get('reason')}"
+                    )
                 done += 1
             elapsed = time.perf_counter() - start
             if elapsed >= MIN_SECONDS:
@@ -71,8 +74,10 @@ def run() -> None:
         cpu = max(time.process_time() - cpu_start, 1e-9)
         events = sum(len(d["events"]) for d in docs) / len(docs)
         form = protocol + (" keyed" if keyed else "")
-        print(f"{game:<14} {form:<19} {done / elapsed:>10.1f} {done * events / elapsed:>10.0f} "
-              f"{done / cpu:>14.1f} {done * events / cpu:>13.0f} {events:>13.0f}  {how}")
+        print(
+            f"{game:<14} {form:<19} {done / elapsed:>10.1f} {done * events / elapsed:>10.0f} "
+            f"{done / cpu:>14.1f} {done * events / cpu:>13.0f} {events:>13.0f}  {how}"
+        )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,14 @@ class LiteClient:
             self._conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
         return self._conn
 
-    def request(self, method: str, path: str, *, json_body: Any = None,
-                headers: dict[str, str] | None = None) -> Response:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        json_body: Any = None,
+        headers: dict[str, str] | None = None,
+    ) -> Response:
         body = None if json_body is None else json.dumps(json_body).encode()
         hdrs = {"Accept": "application/json", **(headers or {})}
         if body is not None:
@@ -67,8 +73,13 @@ class LiteClient:
     def get(self, path: str, *, headers: dict[str, str] | None = None) -> Response:
         return self.request("GET", path, headers=headers)
 
-    def post(self, path: str, *, json: Any = None,  # noqa: A002 (httpx's name)
-             headers: dict[str, str] | None = None) -> Response:
+    def post(
+        self,
+        path: str,
+        *,
+        json: Any = None,  # noqa: A002 (httpx's name)
+        headers: dict[str, str] | None = None,
+    ) -> Response:
         return self.request("POST", path, json_body=json, headers=headers)
 
     def close(self) -> None:

@@ -29,19 +29,42 @@ AT = "2026-12-02T00:00:00.000Z"
 def _pair(signer: Signer, i: int) -> tuple[bytes, bytes]:
     mid = f"m_{i:08d}"
     seed = hashlib.sha512(b"bench seed %d" % i).digest()
-    lock = {"type": "lock", "protocol": PROTOCOL_V2, "match_id": mid, "game": "tawla",
-            "ruleset": "{}", "commitment": commitment_v2(seed),
-            "seats": [{"seat": s, "name": f"p{s}", "house": s == 1,
-                       "seed_commitment": hashlib.sha256(b"%d/%d" % (i, s)).hexdigest(),
-                       "key": None, "roll_chain": None} for s in range(2)],
-            "locked_at": AT, "reveal_by": "2026-12-02T00:02:00.000Z",
-            "end_by": "2026-12-03T00:00:00.000Z"}
-    reveal = {"type": "reveal", "protocol": PROTOCOL_V2, "match_id": mid,
-              "lock_index": 2 * i, "server_seed": seed.hex(), "chain": "00" * 32,
-              "transcript_sha256": hashlib.sha256(mid.encode()).hexdigest(),
-              "reason": "timeout" if i % 10 == 0 else "finished",
-              "forfeited": [0] if i % 10 == 0 else [], "house": [1],
-              "result": {"status": "finished"}, "ended_at": "2026-12-02T00:30:00.000Z"}
+    lock = {
+        "type": "lock",
+        "protocol": PROTOCOL_V2,
+        "match_id": mid,
+        "game": "tawla",
+        "ruleset": "{}",
+        "commitment": commitment_v2(seed),
+        "seats": [
+            {
+                "seat": s,
+                "name": f"p{s}",
+                "house": s == 1,
+                "seed_commitment": hashlib.sha256(b"%d/%d" % (i, s)).hexdigest(),
+                "key": None,
+                "roll_chain": None,
+            }
+            for s in range(2)
+        ],
+        "locked_at": AT,
+        "reveal_by": "2026-12-02T00:02:00.000Z",
+        "end_by": "2026-12-03T00:00:00.000Z",
+    }
+    reveal = {
+        "type": "reveal",
+        "protocol": PROTOCOL_V2,
+        "match_id": mid,
+        "lock_index": 2 * i,
+        "server_seed": seed.hex(),
+        "chain": "00" * 32,
+        "transcript_sha256": hashlib.sha256(mid.encode()).hexdigest(),
+        "reason": "timeout" if i % 10 == 0 else "finished",
+        "forfeited": [0] if i % 10 == 0 else [],
+        "house": [1],
+        "result": {"status": "finished"},
+        "ended_at": "2026-12-02T00:30:00.000Z",
+    }
     return canonical_json(signer.signed(lock)), canonical_json(signer.signed(reveal))
 
 
@@ -51,7 +74,7 @@ def _sign_chunk(private_b64: str, start: int, end: int) -> list[bytes]:
     out: list[bytes] = []
     for i in range(start // 2, (end + 1) // 2):
         out.extend(_pair(signer, i))
-    return out[:end - start]
+    return out[: end - start]
 
 
 def leaves(private_b64: str, n: int, jobs: int) -> Iterator[list[bytes]]:
@@ -105,8 +128,9 @@ class TileWriter:
             self.range.append(h)
             self.pending.append(e)
             if len(self.pending) == tlog.TILE_WIDTH:
-                self._write(tlog.Tile(0, self._done(0), entries=True),
-                            tlog.encode_bundle(self.pending))
+                self._write(
+                    tlog.Tile(0, self._done(0), entries=True), tlog.encode_bundle(self.pending)
+                )
                 self.pending = []
             self._push(0, h)
 
@@ -115,12 +139,18 @@ class TileWriter:
         ``name``: a log that grows is a series of them, each extending the one before)."""
         n = self.size
         if self.pending:
-            self._write(tlog.Tile(0, n // tlog.TILE_WIDTH, len(self.pending), entries=True),
-                        tlog.encode_bundle(self.pending))
+            self._write(
+                tlog.Tile(0, n // tlog.TILE_WIDTH, len(self.pending), entries=True),
+                tlog.encode_bundle(self.pending),
+            )
         for level, row in enumerate(self.levels):
             if row:
-                self._write(tlog.Tile(level, (n >> (tlog.TILE_HEIGHT * level)) // tlog.TILE_WIDTH,
-                                      len(row)), b"".join(row))
+                self._write(
+                    tlog.Tile(
+                        level, (n >> (tlog.TILE_HEIGHT * level)) // tlog.TILE_WIDTH, len(row)
+                    ),
+                    b"".join(row),
+                )
         cp = tlog.Checkpoint(signer.name, n, self.range.root())
         (self.root / name).write_text(tlog.sign_note(cp.text, [signer]))
         return cp
@@ -141,8 +171,15 @@ class TableWriter:
         for e in entries:
             i = self.size
             h = hashlib.sha256(b"\x00" + e).digest()
-            rows.append((i, e[e.index(b'"match_id":"') + 12:].split(b'"', 1)[0].decode(),
-                         e.decode(), h.hex(), AT))
+            rows.append(
+                (
+                    i,
+                    e[e.index(b'"match_id":"') + 12 :].split(b'"', 1)[0].decode(),
+                    e.decode(),
+                    h.hex(),
+                    AT,
+                )
+            )
             nodes.append((0, i, h.hex()))
             level, k = 0, i
             while k & 1:
@@ -151,10 +188,12 @@ class TableWriter:
                 nodes.append((level, k, h.hex()))
             self.edge.append(h)
             self.size += 1
-        self.db.executemany("INSERT INTO translog (idx, match_id, leaf, leaf_hash, created_at) "
-                            "VALUES (?, ?, ?, ?, ?)", rows)
-        self.db.executemany("INSERT INTO translog_nodes (level, idx, hash) VALUES (?, ?, ?)",
-                            nodes)
+        self.db.executemany(
+            "INSERT INTO translog (idx, match_id, leaf, leaf_hash, created_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            rows,
+        )
+        self.db.executemany("INSERT INTO translog_nodes (level, idx, hash) VALUES (?, ?, ?)", nodes)
 
     def close(self) -> None:
         self.db.commit()

@@ -25,13 +25,15 @@ _MATCH = text(
     "INSERT INTO matches (id, kind, game, ruleset, commitment, status, version, n_seats, "
     "next_seq, log_index, record, result, created_at, started_at, ended_at, last_activity) "
     "VALUES (:id, :kind, :game, :ruleset, :com, 'seating', 0, :n, 0, :idx, :record, NULL, "
-    ":at, NULL, NULL, :t)")
+    ":at, NULL, NULL, :t)"
+)
 _SEED = text("INSERT INTO server_seeds (match_id, sealed) VALUES (:m, :s)")
 _SEAT = text("INSERT INTO seats (match_id, seat, name, token_hash) VALUES (:m, :i, :name, :h)")
 
 
-def insert_v1_match(db: Database, signer: Signer, box: SecretBox, game: str,
-                    raw: dict[str, Any]) -> tuple[str, list[str]]:
+def insert_v1_match(
+    db: Database, signer: Signer, box: SecretBox, game: str, raw: dict[str, Any]
+) -> tuple[str, list[str]]:
     """Write one v1 match waiting for its seeds (``game`` "rng": a plain session); returns
     its id and seat tokens. Works on the 0002 schema and on later ones (the columns 0003
     adds default to v1)."""
@@ -45,16 +47,45 @@ def insert_v1_match(db: Database, signer: Signer, box: SecretBox, game: str,
     tokens = [secrets.token_urlsafe(32) for _ in range(n)]
     with db.write() as s:
         idx = translog.next_index(db, s)
-        record = signer.signed({"type": "commitment", "protocol": PROTOCOL, "match_id": mid,
-                                "game": game, "ruleset": ruleset,
-                                "commitment": commitment(seed), "created_at": at,
-                                "log_index": idx})
+        record = signer.signed(
+            {
+                "type": "commitment",
+                "protocol": PROTOCOL,
+                "match_id": mid,
+                "game": game,
+                "ruleset": ruleset,
+                "commitment": commitment(seed),
+                "created_at": at,
+                "log_index": idx,
+            }
+        )
         translog.append(s, idx, mid, record, at, signer)
-        s.execute(_MATCH, {"id": mid, "kind": kind, "game": game, "ruleset": ruleset,
-                           "com": commitment(seed), "n": n, "idx": idx,
-                           "record": json.dumps(record), "at": at, "t": time.time()})
+        s.execute(
+            _MATCH,
+            {
+                "id": mid,
+                "kind": kind,
+                "game": game,
+                "ruleset": ruleset,
+                "com": commitment(seed),
+                "n": n,
+                "idx": idx,
+                "record": json.dumps(record),
+                "at": at,
+                "t": time.time(),
+            },
+        )
         s.execute(_SEED, {"m": mid, "s": box.seal(seed, aad=mid)})
-        s.execute(_SEAT, [{"m": mid, "i": i, "h": hash_token(tok),
-                           "name": "session" if kind == "rng" else f"Seat {i}"}
-                          for i, tok in enumerate(tokens)])
+        s.execute(
+            _SEAT,
+            [
+                {
+                    "m": mid,
+                    "i": i,
+                    "h": hash_token(tok),
+                    "name": "session" if kind == "rng" else f"Seat {i}",
+                }
+                for i, tok in enumerate(tokens)
+            ],
+        )
     return mid, tokens

@@ -92,9 +92,15 @@ if TYPE_CHECKING:
 # derivation (and everything built on it: `games`, the browser's `verify_cli.replay_core`)
 # imports no `cryptography` at all.
 _LAZY = {
-    "SecretBox": "secretbox", "load_master_key": "secretbox", "new_master_key": "secretbox",
-    "Signer": "signing", "key_id_of": "signing", "load_public_key": "signing",
-    "public_key_b64": "signing", "verify_record": "signing", "verify_bytes": "signing",
+    "SecretBox": "secretbox",
+    "load_master_key": "secretbox",
+    "new_master_key": "secretbox",
+    "Signer": "signing",
+    "key_id_of": "signing",
+    "load_public_key": "signing",
+    "public_key_b64": "signing",
+    "verify_record": "signing",
+    "verify_bytes": "signing",
 }
 
 
@@ -105,6 +111,7 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(f".{module}", __name__), name)
     globals()[name] = value
     return value
+
 
 __all__ = [
     "PROTOCOL",

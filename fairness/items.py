@@ -84,7 +84,9 @@ def parse_items(spec: str) -> list[str]:
         if not (n.isascii() and n.isdigit()) or not 1 <= int(n) <= MAX_RANGE:
             raise ItemsError(f"range:N needs an integer 1 to {MAX_RANGE}, got {spec!r}")
         return [str(i) for i in range(int(n))]
-    raise ItemsError(f"unknown items {spec!r}: use deck52, deck_qahve, tiles:M or tiles:M-without:A-B")
+    raise ItemsError(
+        f"unknown items {spec!r}: use deck52, deck_qahve, tiles:M or tiles:M-without:A-B"
+    )
 
 
 _CARD_ORDER = {c: i for i, c in enumerate(DECK52 + ("JB", "JR"))}

@@ -111,8 +111,9 @@ class Signer:
         return out
 
 
-def verify_record(record: dict[str, Any], public_key: Ed25519PublicKey, *,
-                  body_json: bytes | None = None) -> None:
+def verify_record(
+    record: dict[str, Any], public_key: Ed25519PublicKey, *, body_json: bytes | None = None
+) -> None:
     """Raise SignatureError unless record["signature"] is a valid Ed25519 signature.
 
     ``body_json``: the canonical JSON of the record without its signature, when the caller
@@ -141,8 +142,9 @@ def verify_record(record: dict[str, Any], public_key: Ed25519PublicKey, *,
         raise SignatureError("signature does not match the record") from None
 
 
-def verify_bytes(public_key_b64: str | Ed25519PublicKey, signature_b64: str,
-                 message: bytes) -> None:
+def verify_bytes(
+    public_key_b64: str | Ed25519PublicKey, signature_b64: str, message: bytes
+) -> None:
     """Raise SignatureError unless ``signature_b64`` is a valid Ed25519 signature of
     ``message`` by the base64 raw public key (a v2 seat key, fairness-v2.md §7); the key
     may also be given loaded (``load_public_key``), to check many messages of one key."""

@@ -33,6 +33,7 @@ MAX_SAFE_INT = (1 << 53) - 1
 
 # -- hex and seeds ---------------------------------------------------------------------------
 
+
 def parse_hex(value: Any, nbytes: int, what: str) -> bytes:
     """``nbytes`` bytes written as exactly ``2 * nbytes`` lowercase hex, else SeedError."""
     if isinstance(value, bytes):
@@ -79,6 +80,7 @@ def new_client_seed_v2() -> str:
 
 # -- seat commitments (§2) -------------------------------------------------------------------
 
+
 def seed_commitment(match_id: str, seat: int, nonce: str | bytes, client_seed: str) -> str:
     """SHA-256("qahwa-fair/2 seat" || 0x00 || lp(match_id) || u32be(seat) || nonce ||
     lp(client_seed)), 64 lowercase hex."""
@@ -95,6 +97,7 @@ def seed_commitment(match_id: str, seat: int, nonce: str | bytes, client_seed: s
 
 # -- the match key (§4) ----------------------------------------------------------------------
 
+
 def match_key_v2(
     server_seed: str | bytes,
     match_id: str,
@@ -108,8 +111,11 @@ def match_key_v2(
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a string")
     parts = [
-        PROTOCOL_V2.encode("ascii"), b"\x00",
-        lp(match_id.encode("utf-8")), lp(game.encode("utf-8")), lp(ruleset.encode("utf-8")),
+        PROTOCOL_V2.encode("ascii"),
+        b"\x00",
+        lp(match_id.encode("utf-8")),
+        lp(game.encode("utf-8")),
+        lp(ruleset.encode("utf-8")),
         u32be(len(seats)),
     ]
     for cs, nonce in seats:
@@ -119,6 +125,7 @@ def match_key_v2(
 
 
 # -- roll chains (§6) ------------------------------------------------------------------------
+
 
 @functools.lru_cache(maxsize=256)
 def _roll_prefix(match_id: str, seat: int) -> bytes:
@@ -130,8 +137,9 @@ def roll_step(match_id: str, seat: int, value: bytes) -> bytes:
     return hashlib.sha256(_roll_prefix(match_id, seat) + value).digest()
 
 
-def roll_chain(match_id: str, seat: int, secret: bytes,
-               length: int = ROLL_CHAIN_LENGTH) -> list[bytes]:
+def roll_chain(
+    match_id: str, seat: int, secret: bytes, length: int = ROLL_CHAIN_LENGTH
+) -> list[bytes]:
     """The whole chain c[0] .. c[length] (c[length] = secret, c[0] = the tip)."""
     if not isinstance(secret, bytes) or len(secret) != CHAIN_SECRET_BYTES:
         raise SeedError(f"a roll-chain secret is {CHAIN_SECRET_BYTES} bytes")
@@ -146,8 +154,7 @@ def roll_chain(match_id: str, seat: int, secret: bytes,
     return out
 
 
-def roll_chain_tip(match_id: str, seat: int, secret: bytes,
-                   length: int = ROLL_CHAIN_LENGTH) -> str:
+def roll_chain_tip(match_id: str, seat: int, secret: bytes, length: int = ROLL_CHAIN_LENGTH) -> str:
     return roll_chain(match_id, seat, secret, length)[0].hex()
 
 
@@ -165,6 +172,7 @@ def fresh_label(label: str, value_roller: bytes, value_other: bytes) -> str:
 
 
 # -- the event chain and seat signatures (§7) ------------------------------------------------
+
 
 def chain_start(lock: Mapping[str, Any]) -> bytes:
     """chain[-1] = SHA-256(canonical(lock record, signature included))."""
@@ -191,11 +199,13 @@ def signed_event_body(event: Mapping[str, Any]) -> dict[str, Any]:
 def seat_sig_message(match_id: str, prev: str | bytes, event: Mapping[str, Any]) -> bytes:
     """canonical({"match_id", "prev": hex(chain[n-1]), "event": E}) — what a seat signs."""
     prev_hex = prev.hex() if isinstance(prev, bytes) else prev
-    return canonical_json({"match_id": match_id, "prev": prev_hex,
-                           "event": signed_event_body(event)})
+    return canonical_json(
+        {"match_id": match_id, "prev": prev_hex, "event": signed_event_body(event)}
+    )
 
 
 # -- strict JSON input (§1) ------------------------------------------------------------------
+
 
 class DuplicateKeyError(ValueError):
     """A JSON object repeated a key (fairness-v2.md §1 refuses it on input)."""
@@ -258,10 +268,32 @@ def check_canonical_value(obj: Any, path: str = "$") -> None:
 
 
 __all__ = [
-    "CHAIN_SECRET_BYTES", "NONCE_BYTES", "PROTOCOL_V2", "ROLL_CHAIN_LENGTH", "SEED_BYTES_V2",
-    "ClientSeedError", "DuplicateKeyError", "chain_head", "chain_next", "chain_start",
-    "check_canonical_value", "check_roll_value", "commitment_v2", "fresh_label",
-    "loads_strict", "match_key_v2", "new_client_seed_v2", "new_nonce", "new_server_seed_v2",
-    "parse_hex", "parse_nonce", "parse_server_seed_v2", "roll_chain", "roll_chain_tip",
-    "roll_step", "seat_sig_message", "seed_commitment", "signed_event_body",
+    "CHAIN_SECRET_BYTES",
+    "NONCE_BYTES",
+    "PROTOCOL_V2",
+    "ROLL_CHAIN_LENGTH",
+    "SEED_BYTES_V2",
+    "ClientSeedError",
+    "DuplicateKeyError",
+    "chain_head",
+    "chain_next",
+    "chain_start",
+    "check_canonical_value",
+    "check_roll_value",
+    "commitment_v2",
+    "fresh_label",
+    "loads_strict",
+    "match_key_v2",
+    "new_client_seed_v2",
+    "new_nonce",
+    "new_server_seed_v2",
+    "parse_hex",
+    "parse_nonce",
+    "parse_server_seed_v2",
+    "roll_chain",
+    "roll_chain_tip",
+    "roll_step",
+    "seat_sig_message",
+    "seed_commitment",
+    "signed_event_body",
 ]

@@ -67,13 +67,17 @@ PROTOCOLS = (PROTOCOL, PROTOCOL_V2)
 #: bounds in seconds: a seat's time to act, the time to reveal after the lock, the longest
 #: a match may run after the lock
 V2_RULESET_DEFAULTS: Mapping[str, int] = {
-    "turn_seconds": 300, "reveal_seconds": 120, "max_seconds": 86_400}
+    "turn_seconds": 300,
+    "reveal_seconds": 120,
+    "max_seconds": 86_400,
+}
 V2_RULESET_RANGES: Mapping[str, tuple[int, int]] = {
-    "turn_seconds": (1, 7 * 86_400), "reveal_seconds": (1, 7 * 86_400),
-    "max_seconds": (1, 366 * 86_400)}
+    "turn_seconds": (1, 7 * 86_400),
+    "reveal_seconds": (1, 7 * 86_400),
+    "max_seconds": (1, 366 * 86_400),
+}
 #: the end reasons of each protocol that ``end_match`` takes (v2: fairness-v2.md §7)
-END_REASONS = {PROTOCOL: ("resigned", "abandoned"),
-               PROTOCOL_V2: ("resigned", "timeout", "expired")}
+END_REASONS = {PROTOCOL: ("resigned", "abandoned"), PROTOCOL_V2: ("resigned", "timeout", "expired")}
 #: the end reasons in which one seat forfeits
 ONE_SEAT_ENDS = ("resigned", "timeout")
 
@@ -128,24 +132,32 @@ class Chance:
     def dice(self, label: str, count: int, sides: int = 6) -> list[int]:
         result = self._stream(label).dice(count, sides)
         self._record(
-            {"type": "chance", "label": label, "kind": "dice",
-             "args": {"count": count, "sides": sides}, "result": list(result)}
+            {
+                "type": "chance",
+                "label": label,
+                "kind": "dice",
+                "args": {"count": count, "sides": sides},
+                "result": list(result),
+            }
         )
         return result
 
     def uniform(self, label: str, n: int) -> int:
         result = self._stream(label).uniform(n)
         self._record(
-            {"type": "chance", "label": label, "kind": "uniform", "args": {"n": n},
-             "result": result}
+            {
+                "type": "chance",
+                "label": label,
+                "kind": "uniform",
+                "args": {"n": n},
+                "result": result,
+            }
         )
         return result
 
     def shuffle(self, label: str, items: Sequence[T]) -> list[T]:
         result = self._stream(label).shuffle(items)
-        self._record(
-            {"type": "chance", "label": label, "kind": "shuffle", "result": list(result)}
-        )
+        self._record({"type": "chance", "label": label, "kind": "shuffle", "result": list(result)})
         return result
 
     def take_events(self) -> list[Event]:
@@ -195,9 +207,7 @@ class Outcome:
         return out
 
 
-def check_keys(
-    raw: Mapping[str, Any] | None, defaults: Mapping[str, Any]
-) -> dict[str, Any]:
+def check_keys(raw: Mapping[str, Any] | None, defaults: Mapping[str, Any]) -> dict[str, Any]:
     """Defaults filled; unknown keys and wrong JSON types rejected (bool vs int kept apart)."""
     if raw is None:
         raw = {}
@@ -311,8 +321,9 @@ class Engine(ABC):
     SEATS: ClassVar[int | None] = None
     ACTION_TYPES: ClassVar[tuple[str, ...]]
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
-                 ctx: MatchContext | None = None) -> None:
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
         self.ruleset = dict(ruleset)
         self.chance = chance
         self.ctx = ctx
@@ -354,8 +365,9 @@ class Engine(ABC):
         return out
 
     @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None, *,
-                      protocol: str = PROTOCOL_V2) -> dict[str, Any]:
+    def parse_ruleset(
+        cls, raw: Mapping[str, Any] | None, *, protocol: str = PROTOCOL_V2
+    ) -> dict[str, Any]:
         """Validate, fill defaults and check ``RULESET_RANGES``; subclasses add other checks.
 
         ``protocol``: qahwa-fair/2 (the default) lists every v2 rule, ``turn_seconds``,
@@ -368,7 +380,8 @@ class Engine(ABC):
             if old:
                 raise RulesetError(
                     f"ruleset key(s) {', '.join(old)} belong to qahwa-fair/1 only; "
-                    "qahwa-fair/2 has no live entropy (its rolls are fresh rolls)")
+                    "qahwa-fair/2 has no live entropy (its rolls are fresh rolls)"
+                )
         out = check_keys(raw, defaults)
         for key, (lo, hi) in cls.RULESET_RANGES.items():
             int_in(out, key, lo, hi)
@@ -441,8 +454,14 @@ class Engine(ABC):
         the same checks, errors and state change, but only the chance events drawn are
         returned (the action event is the transcript's own, so it is not copied)."""
         t = action.get("type") if type(action) is dict else None
-        if not (self.outcome is None and type(seat) is int and 0 <= seat < self.n_seats
-                and type(t) is str and t in self.ACTION_TYPES and self.turn == seat):
+        if not (
+            self.outcome is None
+            and type(seat) is int
+            and 0 <= seat < self.n_seats
+            and type(t) is str
+            and t in self.ACTION_TYPES
+            and self.turn == seat
+        ):
             self._check_action(seat, action)  # raises the error (else every check held)
         chance = self.chance
         mark = chance.mark()
@@ -491,8 +510,9 @@ class Engine(ABC):
 
     def finish(self, side: int, detail: Mapping[str, JSON] | None = None) -> None:
         """End the match played out: every seat of ``side`` wins, with ``side_scores()``."""
-        self.outcome = Outcome("finished", self.seats_of(side), self.side_scores(),
-                               dict(detail or {}))
+        self.outcome = Outcome(
+            "finished", self.seats_of(side), self.side_scores(), dict(detail or {})
+        )
 
     # -- ends other than play ----------------------------------------------------------------
     def _seat_list(self, reason: str, seats: int | Sequence[int] | None) -> tuple[int, ...]:
@@ -510,8 +530,8 @@ class Engine(ABC):
         want = 1 if reason in ONE_SEAT_ENDS else 0
         if len(out) != want:
             raise IllegalActionError(
-                f"an end by {reason!r} names {'one seat' if want else 'no seat'}, "
-                f"got {list(out)}")
+                f"an end by {reason!r} names {'one seat' if want else 'no seat'}, got {list(out)}"
+            )
         return out
 
     def end_match(self, reason: str, seats: int | Sequence[int] | None = None) -> list[Event]:
@@ -529,8 +549,8 @@ class Engine(ABC):
             return self._end_v1(reason, seats)
         if not isinstance(reason, str) or reason not in END_REASONS[PROTOCOL_V2]:
             raise IllegalActionError(
-                f"unknown end reason {reason!r}; expected one of "
-                f"{list(END_REASONS[PROTOCOL_V2])}")
+                f"unknown end reason {reason!r}; expected one of {list(END_REASONS[PROTOCOL_V2])}"
+            )
         listed = self._seat_list(reason, seats)
         event: Event = {"type": "end", "reason": reason}
         if listed:
@@ -546,8 +566,7 @@ class Engine(ABC):
                 raise NotYourTurnError(f"no seat {seat!r} in this match")
             loser = self.side_of(seat)
             winners = tuple(s for s in range(self.n_seats) if self.side_of(s) != loser)
-            self.outcome = Outcome("resigned", winners, self.side_scores(),
-                                   {"resigned": seat})
+            self.outcome = Outcome("resigned", winners, self.side_scores(), {"resigned": seat})
             return [{"type": "end", "reason": "resigned", "seat": seat}]
         if reason == "abandoned":
             self.outcome = Outcome("abandoned", (), self.side_scores())
@@ -558,12 +577,14 @@ class Engine(ABC):
         """The v2 outcome of an end in which ``seats`` forfeit (none: ``expired`` or
         ``chain_exhausted``, no winner)."""
         lost = {self.side_of(s) for s in seats}
-        winners = (tuple(s for s in range(self.n_seats) if self.side_of(s) not in lost)
-                   if seats else ())
+        winners = (
+            tuple(s for s in range(self.n_seats) if self.side_of(s) not in lost) if seats else ()
+        )
         winning_sides = sorted({self.side_of(s) for s in winners})
         scores = self.forfeit_scores(winning_sides) if seats else self.side_scores()
-        self.outcome = Outcome(reason, winners, tuple(scores), self.forfeit_detail(),
-                               forfeited=tuple(sorted(seats)))
+        self.outcome = Outcome(
+            reason, winners, tuple(scores), self.forfeit_detail(), forfeited=tuple(sorted(seats))
+        )
 
     def forfeit_scores(self, winning_sides: Sequence[int]) -> tuple[int, ...]:
         """The score per side when the other sides forfeit and ``winning_sides`` share the
@@ -576,8 +597,9 @@ class Engine(ABC):
         return {}
 
     @classmethod
-    def no_reveal_scores(cls, ruleset: Mapping[str, Any],
-                         winning_sides: Sequence[int]) -> tuple[int, ...]:
+    def no_reveal_scores(
+        cls, ruleset: Mapping[str, Any], winning_sides: Sequence[int]
+    ) -> tuple[int, ...]:
         """The score per side of a match that never started because seats did not reveal
         (``games.ends.no_reveal_result``): zero for every side unless a game overrides it."""
         return (0,) * len(set(cls.seat_sides(ruleset)))
@@ -614,5 +636,12 @@ def replay(
     given (a thin alias kept for older callers)."""
     from .replay import replay as _replay
 
-    return _replay(engine_cls, ruleset, key, events,
-                   protocol=protocol or protocol_of_key(key), ctx=ctx, on_event=on_event)
+    return _replay(
+        engine_cls,
+        ruleset,
+        key,
+        events,
+        protocol=protocol or protocol_of_key(key),
+        ctx=ctx,
+        on_event=on_event,
+    )

@@ -49,10 +49,12 @@ def is_card(code: object) -> bool:
 
 def sort_hand(cards: Iterable[str]) -> list[str]:
     """A hand in display order: jokers first (JR, JB), then suits C, D, H, S, high rank first."""
+
     def key(c: str) -> tuple[int, int]:
         if is_joker(c):
             return (-1, -JOKERS.index(c))
         return (SUITS.index(c[1]), -rank(c))
+
     return sorted(cards, key=key)
 
 

@@ -37,8 +37,9 @@ def packets(n_seats: int, rounds: Sequence[int]) -> list[tuple[int, int, int]]:
 PACKETS: tuple[tuple[int, int, int], ...] = tuple(packets(4, HOKM_ROUNDS[4]))
 
 
-def deal_packets(deck: Sequence[str], first: int, n_seats: int = 4,
-                 rounds: Sequence[int] | None = None) -> list[list[str]]:
+def deal_packets(
+    deck: Sequence[str], first: int, n_seats: int = 4, rounds: Sequence[int] | None = None
+) -> list[list[str]]:
     """Each seat's cards (in the order received) from a packet deal.
 
     ``first`` gets the first packet (hokm: the hakem; qahve: dealer+1); the next packet goes
@@ -46,8 +47,10 @@ def deal_packets(deck: Sequence[str], first: int, n_seats: int = 4,
     must hold exactly the cards the rounds deal.
     """
     if n_seats not in HOKM_ROUNDS or not 0 <= first < n_seats:
-        raise ValueError(f"a packet deal is for 2 to 4 seats and a first seat below "
-                         f"{n_seats}, got {n_seats} and {first}")
+        raise ValueError(
+            f"a packet deal is for 2 to 4 seats and a first seat below "
+            f"{n_seats}, got {n_seats} and {first}"
+        )
     plan = packets(n_seats, HOKM_ROUNDS[n_seats] if rounds is None else rounds)
     if len(deck) != plan[-1][1]:
         raise ValueError(f"a packet deal needs {plan[-1][1]} cards, got {len(deck)}")
@@ -78,6 +81,7 @@ def first_ace_index(deck: Sequence[str]) -> int:
 
 # -- hokm ------------------------------------------------------------------------------------
 
+
 def hokm_deck(n_seats: int) -> list[str]:
     """The canonical deck hokm shuffles for ``n_seats``: 52 cards, without 2C for three."""
     if n_seats == 3:
@@ -106,21 +110,25 @@ def hokm_deal(deck: Sequence[str], hakem: int, n_seats: int) -> HokmDeal:
         hands = deal_packets(deck[:dealt], hakem, 2, rounds)
         return HokmDeal(hands, [[], []], list(deck[dealt:]))
     hands = deal_packets(deck, hakem, n_seats)
-    return HokmDeal([h[: rounds[0]] for h in hands], [h[rounds[0]:] for h in hands])
+    return HokmDeal([h[: rounds[0]] for h in hands], [h[rounds[0] :] for h in hands])
 
 
 # -- dominoes -------------------------------------------------------------------------------
+
 
 def deal_tiles(deck: Sequence[str], n_seats: int, hand: int) -> tuple[list[list[str]], list[str]]:
     """A domino deal: seat s gets ``[hand·s, hand·s + hand)``; the rest is the draw pile
     (iraqi_domino) or the boneyard (mexican_train)."""
     if hand * n_seats > len(deck):
         raise ValueError(f"{n_seats} hands of {hand} need {hand * n_seats} tiles")
-    return ([list(deck[hand * s: hand * s + hand]) for s in range(n_seats)],
-            list(deck[hand * n_seats:]))
+    return (
+        [list(deck[hand * s : hand * s + hand]) for s in range(n_seats)],
+        list(deck[hand * n_seats :]),
+    )
 
 
 # -- qahve -----------------------------------------------------------------------------------
+
 
 def qahve_deal(deck: Sequence[str], dealer: int) -> list[list[str]]:
     """Qahve's 52-card deck (jokers included) in packets 5-4-4 from dealer+1."""
@@ -128,6 +136,7 @@ def qahve_deal(deck: Sequence[str], dealer: int) -> list[list[str]]:
 
 
 # -- shelem ----------------------------------------------------------------------------------
+
 
 @dataclass
 class ShelemLayout:
@@ -150,7 +159,7 @@ def shelem_layout(deck: Sequence[str], dealer: int, n_seats: int) -> ShelemLayou
     piles: list[list[list[str]]] = [[] for _ in range(n_seats)]
     if n_seats == 4:
         for i in range(3):
-            hands[(d + 1 + i) % 4] = list(deck[12 * i: 12 * i + 12])
+            hands[(d + 1 + i) % 4] = list(deck[12 * i : 12 * i + 12])
         hands[d] = list(deck[40:52])
         return ShelemLayout(hands, piles, list(deck[36:40]))
     o = (d + 1) % 2

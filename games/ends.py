@@ -26,24 +26,28 @@ def _check_seats(n_seats: int, seats: Any) -> tuple[int, ...]:
             raise NotYourTurnError(f"no seat {s!r} in this match")
     if list(seats) != sorted(set(seats)):
         raise IllegalActionError(
-            f"a no_reveal end lists each seat once, in seat order, got {list(seats)}")
+            f"a no_reveal end lists each seat once, in seat order, got {list(seats)}"
+        )
     return tuple(seats)
 
 
-def no_reveal_outcome(engine_cls: type[Engine], ruleset: Mapping[str, Any],
-                      forfeited_seats: Sequence[int]) -> Outcome:
+def no_reveal_outcome(
+    engine_cls: type[Engine], ruleset: Mapping[str, Any], forfeited_seats: Sequence[int]
+) -> Outcome:
     """The :class:`Outcome` of a match ended ``no_reveal`` (see :func:`no_reveal_result`)."""
     sides = engine_cls.seat_sides(ruleset)
     seats = _check_seats(len(sides), forfeited_seats)
     lost = {sides[s] for s in seats}
     winners = tuple(s for s in range(len(sides)) if sides[s] not in lost)
     winning_sides = sorted({sides[s] for s in winners})
-    return Outcome(NO_REVEAL, winners, engine_cls.no_reveal_scores(ruleset, winning_sides),
-                   {}, forfeited=seats)
+    return Outcome(
+        NO_REVEAL, winners, engine_cls.no_reveal_scores(ruleset, winning_sides), {}, forfeited=seats
+    )
 
 
-def no_reveal_result(engine_cls: type[Engine], ruleset_parsed: Mapping[str, Any],
-                     forfeited_seats: Sequence[int]) -> dict[str, JSON]:
+def no_reveal_result(
+    engine_cls: type[Engine], ruleset_parsed: Mapping[str, Any], forfeited_seats: Sequence[int]
+) -> dict[str, JSON]:
     """The result of a match whose ``forfeited_seats`` did not reveal by ``reveal_by``.
 
     ``{"status": "finished", "reason": "no_reveal", "forfeited": [...], "winners": [...],
@@ -71,8 +75,9 @@ class NoRevealMatch(Engine):
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, engine_cls: type[Engine], ruleset: Mapping[str, Any],
-                 forfeited_seats: Any) -> None:
+    def __init__(
+        self, engine_cls: type[Engine], ruleset: Mapping[str, Any], forfeited_seats: Any
+    ) -> None:
         # no match key exists: the chance object is keyless and never drawn from
         super().__init__(ruleset, Chance(b"\x00" * 64))
         self.engine_cls = engine_cls
@@ -116,5 +121,4 @@ class NoRevealMatch(Engine):
         return self.outcome.scores
 
 
-__all__ = ["NO_REVEAL", "NoRevealMatch", "no_reveal_event", "no_reveal_outcome",
-           "no_reveal_result"]
+__all__ = ["NO_REVEAL", "NoRevealMatch", "no_reveal_event", "no_reveal_outcome", "no_reveal_result"]

@@ -59,7 +59,8 @@ class MatchOverError(ActionError):
 
 #: what a :class:`ReplayError` can be about (its ``kind``)
 REPLAY_KINDS = frozenset(
-    {"ruleset", "chance", "action", "end", "event", "seq", "truncated", "roll_chain"})
+    {"ruleset", "chance", "action", "end", "event", "seq", "truncated", "roll_chain"}
+)
 
 
 class ReplayError(GameError):
@@ -77,8 +78,13 @@ class ReplayError(GameError):
     """
 
     def __init__(
-        self, message: str, *, kind: str = "event", seq: int | None = None,
-        expected: Any = None, found: Any = None,
+        self,
+        message: str,
+        *,
+        kind: str = "event",
+        seq: int | None = None,
+        expected: Any = None,
+        found: Any = None,
     ) -> None:
         if kind not in REPLAY_KINDS:
             raise ValueError(f"unknown replay error kind {kind!r}")

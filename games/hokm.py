@@ -51,13 +51,18 @@ HAND_SIZE = {4: 13, 3: 17, 2: 13}
 class HokmEngine(Engine):
     game: ClassVar[str] = "hokm"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {
-        "players": 4, "target": 7, "cut": True, "nars": False}
+        "players": 4,
+        "target": 7,
+        "cut": True,
+        "nars": False,
+    }
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (1, MAX_TARGET)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("cut", "tap", "trump", "draw", "discard", "play")
 
     @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None, *,
-                      protocol: str = PROTOCOL_V2) -> dict[str, Any]:
+    def parse_ruleset(
+        cls, raw: Mapping[str, Any] | None, *, protocol: str = PROTOCOL_V2
+    ) -> dict[str, Any]:
         out = super().parse_ruleset(raw, protocol=protocol)
         one_of(out, "players", (2, 3, 4))
         return out
@@ -67,8 +72,9 @@ class HokmEngine(Engine):
         n = cls.seat_count(ruleset)
         return tuple(s % 2 if n == 4 else s for s in range(n))
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
-                 ctx: MatchContext | None = None) -> None:
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
         super().__init__(ruleset, chance, ctx)
         self.n = self.n_seats
         self.target: int = self.ruleset["target"]
@@ -84,11 +90,19 @@ class HokmEngine(Engine):
         self._start_hand()
 
     @classmethod
-    def position(cls, ruleset: Mapping[str, Any] | None, chance: Chance, *,
-                 hands: Sequence[Sequence[str]], trump: str, hakem: int = 0,
-                 leader: int | None = None, nars: bool = False,
-                 tricks_by_seat: Sequence[int] | None = None,
-                 scores: Sequence[int] | None = None) -> HokmEngine:
+    def position(
+        cls,
+        ruleset: Mapping[str, Any] | None,
+        chance: Chance,
+        *,
+        hands: Sequence[Sequence[str]],
+        trump: str,
+        hakem: int = 0,
+        leader: int | None = None,
+        nars: bool = False,
+        tricks_by_seat: Sequence[int] | None = None,
+        scores: Sequence[int] | None = None,
+    ) -> HokmEngine:
         """A hand at the start of a trick in the play phase (a test or puzzle position, as
         python-chess builds a ``Board`` from a FEN): the match starts as usual from
         ``chance``, then the hand in play is replaced by this one. Its draws are dropped, so
@@ -97,13 +111,17 @@ class HokmEngine(Engine):
         chance.take_events()
         cards = [list(h) for h in hands]
         every = [c for h in cards for c in h]
-        if len(cards) != e.n or len(set(every)) != len(every) or not all(
-                is_card(c) and not is_joker(c) for c in every):
+        if (
+            len(cards) != e.n
+            or len(set(every)) != len(every)
+            or not all(is_card(c) and not is_joker(c) for c in every)
+        ):
             raise ValueError(f"a position needs {e.n} hands of distinct cards")
         if trump not in SUITS or not 0 <= hakem < e.n:
             raise ValueError("bad trump or hakem")
         if (tricks_by_seat is not None and len(tricks_by_seat) != e.n) or (
-                scores is not None and len(scores) != e.n_sides):
+            scores is not None and len(scores) != e.n_sides
+        ):
             raise ValueError("tricks_by_seat needs one entry per seat, scores one per side")
         e.hakem = hakem
         e.hands = cards
@@ -121,7 +139,8 @@ class HokmEngine(Engine):
     def _start_hand(self) -> None:
         self.hand_number += 1
         self.deck: list[str] = self.chance.shuffle(
-            f"h{self.hand_number}/shuffle", hokm_deck(self.n))
+            f"h{self.hand_number}/shuffle", hokm_deck(self.n)
+        )
         self.cut_k: int | None = None
         self.tapped = False
         self.hands: list[list[str]] = [[] for _ in range(self.n)]
@@ -201,8 +220,10 @@ class HokmEngine(Engine):
         if self.phase == Phase.DRAW:
             return [{"type": "draw", "keep": True}, {"type": "draw", "keep": False}]
         if self.phase == Phase.DISCARD:
-            return [{"type": "discard", "cards": list(c)}
-                    for c in combinations(sort_hand(self.hands[seat]), self._discard_size(seat))]
+            return [
+                {"type": "discard", "cards": list(c)}
+                for c in combinations(sort_hand(self.hands[seat]), self._discard_size(seat))
+            ]
         return [{"type": "play", "card": c} for c in self.playable(seat)]
 
     def bot_actions(self, seat: int) -> list[Action]:
@@ -260,10 +281,12 @@ class HokmEngine(Engine):
         """qahwa-fair/2 §5: the cutter only asks for the cut; k is drawn."""
         if action["type"] == "tap":
             raise IllegalActionError(
-                "no tap in qahwa-fair/2: the cut is drawn; send {\"type\": \"cut\"}")
+                'no tap in qahwa-fair/2: the cut is drawn; send {"type": "cut"}'
+            )
         if "k" in action:
             raise MalformedActionError(
-                "in qahwa-fair/2 the cut is drawn: send {\"type\": \"cut\"} without 'k'")
+                'in qahwa-fair/2 the cut is drawn: send {"type": "cut"} without \'k\''
+            )
         only_keys(action)
         if self.phase != Phase.CUT:
             if not self.ruleset["cut"]:
@@ -314,7 +337,8 @@ class HokmEngine(Engine):
         only_keys(action, "cards")
         cards = action.get("cards")
         if not isinstance(cards, list) or not all(
-                isinstance(c, str) and is_card(c) and not is_joker(c) for c in cards):
+            isinstance(c, str) and is_card(c) and not is_joker(c) for c in cards
+        ):
             raise MalformedActionError("'cards' must be a list of card codes")
         if len(set(cards)) != len(cards):
             raise MalformedActionError("'cards' names the same card twice")
@@ -352,8 +376,9 @@ class HokmEngine(Engine):
 
     def _finish_trick(self) -> None:
         assert self.trump is not None
-        winner, self.last_trick = close_trick(self.trick, self.tally, self.hand_number,
-                                              self.trump, reverse=self.nars)
+        winner, self.last_trick = close_trick(
+            self.trick, self.tally, self.hand_number, self.trump, reverse=self.nars
+        )
         self.trick = Trick(winner)
         tricks = self.side_tricks()
         if max(tricks) >= TRICKS_TO_WIN:
@@ -371,12 +396,22 @@ class HokmEngine(Engine):
         points = 0 if winner is None else (3 if hakem_kot else 2) if kot else 1
         if winner is not None:
             self.scores[winner] += points
-        self.history.append({
-            "hand": self.hand_number, "hakem": self.hakem, "trump": self.trump,
-            "nars": self.nars, "cut": self.cut_k, "tap": self.tapped, "tricks": list(tricks),
-            "winner_side": winner, "points": points, "kot": kot, "hakem_kot": hakem_kot,
-            "scores": list(self.scores),
-        })
+        self.history.append(
+            {
+                "hand": self.hand_number,
+                "hakem": self.hakem,
+                "trump": self.trump,
+                "nars": self.nars,
+                "cut": self.cut_k,
+                "tap": self.tapped,
+                "tricks": list(tricks),
+                "winner_side": winner,
+                "points": points,
+                "kot": kot,
+                "hakem_kot": hakem_kot,
+                "scores": list(self.scores),
+            }
+        )
         if winner != hakem_side:
             self.hakem = (self.hakem + 1) % self.n
         if winner is not None and self.scores[winner] >= self.target:
@@ -387,23 +422,25 @@ class HokmEngine(Engine):
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
         out: dict[str, JSON] = table_view(self, leader=self.trick.leader)
-        out.update({
-            "players": self.n,
-            "hakem": self.hakem,
-            "dealer": self.dealer,
-            "cutter": self.cutter if self.ruleset["cut"] else None,
-            "cut": self.cut_k,
-            "tapped": self.tapped,
-            "trump": self.trump,
-            "nars": self.nars,
-            "tricks": self.side_tricks(),
-            "tricks_by_seat": list(self.tally.tricks),
-            "hand_sizes": [len(h) for h in self.hands],
-            "scores": list(self.scores),
-            "target": self.target,
-            "first_hakem_deal": list(self.first_hakem_deal),
-            "history": [dict(h) for h in self.history],
-        })
+        out.update(
+            {
+                "players": self.n,
+                "hakem": self.hakem,
+                "dealer": self.dealer,
+                "cutter": self.cutter if self.ruleset["cut"] else None,
+                "cut": self.cut_k,
+                "tapped": self.tapped,
+                "trump": self.trump,
+                "nars": self.nars,
+                "tricks": self.side_tricks(),
+                "tricks_by_seat": list(self.tally.tricks),
+                "hand_sizes": [len(h) for h in self.hands],
+                "scores": list(self.scores),
+                "target": self.target,
+                "first_hakem_deal": list(self.first_hakem_deal),
+                "history": [dict(h) for h in self.history],
+            }
+        )
         if self.n == 2:
             out["stock_count"] = len(self.stock)
             out["discard_counts"] = [len(t) for t in self.thrown]
@@ -425,12 +462,20 @@ class HokmEngine(Engine):
         if event.get("type") == "chance" and event.get("label") == "hakem":
             return event
         action = event.get("action")
-        if event.get("type") == "action" and isinstance(action, dict) \
-                and action.get("type") == "discard":
+        if (
+            event.get("type") == "action"
+            and isinstance(action, dict)
+            and action.get("type") == "discard"
+        ):
             cards = action.get("cards")
-            return {**event, "action": {"type": "discard",
-                                        "count": len(cards) if isinstance(cards, list) else 0},
-                    "hidden": True}
+            return {
+                **event,
+                "action": {
+                    "type": "discard",
+                    "count": len(cards) if isinstance(cards, list) else 0,
+                },
+                "hidden": True,
+            }
         return super().redact(event)
 
 

@@ -44,7 +44,10 @@ class IraqiDominoEngine(Engine):
     game: ClassVar[str] = "iraqi_domino"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 151, "round_to": 5}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {
-        "players": (2, 4), "target": (1, 10_000), "round_to": (1, 50)}
+        "players": (2, 4),
+        "target": (1, 10_000),
+        "round_to": (1, 50),
+    }
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
 
     @classmethod
@@ -52,8 +55,9 @@ class IraqiDominoEngine(Engine):
         n = cls.seat_count(ruleset)
         return tuple(s % 2 if n == 4 else s for s in range(n))
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
-                 ctx: MatchContext | None = None) -> None:
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
         super().__init__(ruleset, chance, ctx)
         self.target: int = self.ruleset["target"]
         self.round_to: int = self.ruleset["round_to"]
@@ -127,24 +131,26 @@ class IraqiDominoEngine(Engine):
             raw = sum(side_pips[side] for side in range(self.n_sides) if side != win_side)
             points = round_to_nearest(raw, self.round_to)
             self.scores[win_side] += points
-        self.history.append({
-            "round": self.round,
-            "end": how,
-            "winner_side": win_side,
-            "winners": [] if win_side is None else
-            list(self.seats_of(win_side)),
-            "domino_seat": winner_seat,
-            "pips": pips,
-            "side_pips": side_pips,
-            "raw": raw,
-            "points": points,
-            "hands": [sort_tiles(h) for h in self.hands],
-            "scores": list(self.scores),
-        })
+        self.history.append(
+            {
+                "round": self.round,
+                "end": how,
+                "winner_side": win_side,
+                "winners": [] if win_side is None else list(self.seats_of(win_side)),
+                "domino_seat": winner_seat,
+                "pips": pips,
+                "side_pips": side_pips,
+                "raw": raw,
+                "points": points,
+                "hands": [sort_tiles(h) for h in self.hands],
+                "scores": list(self.scores),
+            }
+        )
         if win_side is not None and self.scores[win_side] >= self.target:
             winners = self.seats_of(win_side)
-            self.outcome = Outcome("finished", winners, tuple(self.scores),
-                                   {"rounds": self.round + 1})
+            self.outcome = Outcome(
+                "finished", winners, tuple(self.scores), {"rounds": self.round + 1}
+            )
             return
         self._start_round(next_opener)
 
@@ -158,14 +164,17 @@ class IraqiDominoEngine(Engine):
             if self.opening_tile is not None:
                 return [{"type": "play", "tile": self.opening_tile}]
             return [{"type": "play", "tile": t} for t in hand]
-        return [{"type": "play", "tile": t, "end": e}
-                for t in hand for e in ENDS if has_number(t, self._end_number(e))]
+        return [
+            {"type": "play", "tile": t, "end": e}
+            for t in hand
+            for e in ENDS
+            if has_number(t, self._end_number(e))
+        ]
 
     def _can_play(self, seat: int) -> bool:
         if not self.line:
             return True
-        return any(has_number(t, self.left) or has_number(t, self.right)
-                   for t in self.hands[seat])
+        return any(has_number(t, self.left) or has_number(t, self.right) for t in self.hands[seat])
 
     def _blocked(self) -> bool:
         return not self.pile and not any(self._can_play(s) for s in range(self.n_seats))
@@ -215,7 +224,7 @@ class IraqiDominoEngine(Engine):
             if "end" in action:
                 raise MalformedActionError("the first tile of a round takes no 'end'")
         elif end not in ENDS:
-            raise MalformedActionError("'end' must be \"left\" or \"right\"")
+            raise MalformedActionError('\'end\' must be "left" or "right"')
         hand = self.hands[seat]
         if tile not in hand:
             raise IllegalActionError(f"you do not hold {tile}")

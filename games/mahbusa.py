@@ -39,7 +39,7 @@ SIZE = 50
 def _outside(b: Sequence[int]) -> int:
     """The mover's checkers that keep it from bearing off: those outside its home board,
     and every prisoner of its, wherever it lies (a prisoner is not free to be borne off)."""
-    return sum([x for x in b[7:25] if x > 0]) + list(b[PR + 1:PR + 25]).count(1)
+    return sum([x for x in b[7:25] if x > 0]) + list(b[PR + 1 : PR + 25]).count(1)
 
 
 def _is_open(b: Sequence[int], t: int) -> bool:
@@ -60,8 +60,7 @@ def _single_steps(b: Sequence[int], d: int, max_from: int = 24) -> list[tuple[in
             continue
         if home is None:
             home = _outside(b) == 0
-        if home and (t == 0 or not any(
-                b[q] > 0 or b[PR + q] == 1 for q in range(p + 1, 7))):
+        if home and (t == 0 or not any(b[q] > 0 or b[PR + q] == 1 for q in range(p + 1, 7))):
             out.append((p, OFF))
     return out
 
@@ -73,8 +72,11 @@ def _step_ok(b: Sequence[int], f: int, t: int, d: int, max_from: int = 24) -> bo
         return False
     if f > d:
         return t == f - d and (b[t] >= 0 or (b[t] == -1 and b[PR + t] == 0))
-    return t == OFF and _outside(b) == 0 and (f == d or not any(
-        b[q] > 0 or b[PR + q] == 1 for q in range(f + 1, 7)))
+    return (
+        t == OFF
+        and _outside(b) == 0
+        and (f == d or not any(b[q] > 0 or b[PR + q] == 1 for q in range(f + 1, 7)))
+    )
 
 
 def _do(b: list[int], f: int, t: int) -> tuple[bool, bool]:
@@ -141,6 +143,7 @@ def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
             high_used[key] = high_used.get(key, False) or used_high
 
     if d1 == d2:
+
         def rec_double(depth: int, max_from: int) -> None:
             moves = _single_steps(b, d1, max_from) if depth < 4 else []
             if not moves:
@@ -177,8 +180,9 @@ def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
     return found
 
 
-def _play_ordered(board: Sequence[int], steps: Turn, dice: Sequence[int],
-                  chained: bool) -> Board | None:
+def _play_ordered(
+    board: Sequence[int], steps: Turn, dice: Sequence[int], chained: bool
+) -> Board | None:
     """Play ``steps`` as the generator does, step i with die ``dice[i]`` (``chained``: each
     from-point at most the previous one, as for a double); None if it never plays them."""
     b = list(board)
@@ -210,8 +214,9 @@ def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board 
         return _play_ordered(board, steps, (d1,) * 4, chained=True)
     if len(steps) != 2:
         return _from_full(board, dice, steps)
-    end = (_play_ordered(board, steps, (d1, d2), chained=False)
-           or _play_ordered(board, steps, (d2, d1), chained=False))
+    end = _play_ordered(board, steps, (d1, d2), chained=False) or _play_ordered(
+        board, steps, (d2, d1), chained=False
+    )
     if end is None:
         return None
     plays = two_step_plays(board, end, (d1, d2))
@@ -220,8 +225,10 @@ def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board 
     for p in reversed(plays):  # sorted: is a greater play reaching ``end`` the listed one?
         if p == steps:
             return end
-        if (_play_ordered(board, p, (d1, d2), chained=False) == end
-                or _play_ordered(board, p, (d2, d1), chained=False) == end):
+        if (
+            _play_ordered(board, p, (d1, d2), chained=False) == end
+            or _play_ordered(board, p, (d2, d1), chained=False) == end
+        ):
             return None
     return end
 
@@ -240,8 +247,9 @@ def initial_points() -> list[int]:
     return pts
 
 
-def relative_board(points: Sequence[int], prisoners: Sequence[int], off: Sequence[int],
-                   seat: int) -> Board:
+def relative_board(
+    points: Sequence[int], prisoners: Sequence[int], off: Sequence[int], seat: int
+) -> Board:
     """The mover-relative board of ``seat`` (``prisoners`` in seat 0's numbering, +1 for a
     prisoner of seat 0's)."""
     if seat == 0:
@@ -252,7 +260,7 @@ def relative_board(points: Sequence[int], prisoners: Sequence[int], off: Sequenc
 def absolute_board(board: Board, seat: int) -> tuple[list[int], list[int]]:
     """``(points, prisoners)`` in seat 0's numbering from ``seat``'s relative board."""
     if seat == 0:
-        return list(board[1:25]), list(board[PR + 1:PR + 25])
+        return list(board[1:25]), list(board[PR + 1 : PR + 25])
     return ([-board[24 - i] for i in range(24)], [-board[PR + 24 - i] for i in range(24)])
 
 
@@ -266,18 +274,25 @@ def play_steps(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board:
         if not 1 <= f <= 24 or t >= f:
             raise IllegalActionError(f"{where}: checkers move from a point toward your 1-point")
         if b[f] <= 0:
-            why = ("your checker there is imprisoned" if b[PR + f] == 1
-                   else "you have no free checker there")
+            why = (
+                "your checker there is imprisoned"
+                if b[PR + f] == 1
+                else "you have no free checker there"
+            )
             raise IllegalActionError(f"{where}: {why}")
         legal = {s for d in set(left) for s in _single_steps(b, d)}
         if (f, t) not in legal:
             if t != OFF and not _is_open(b, t):
                 raise IllegalActionError(
                     f"{where}: point {t} is closed (two or more opposing checkers, or one "
-                    "holding a prisoner of yours)")
+                    "holding a prisoner of yours)"
+                )
             raise IllegalActionError(f"{where}: no unused die plays it (dice left {left})")
-        die = f - t if t != OFF and f - t in left else (
-            f if f in left else min(x for x in left if x > f))
+        die = (
+            f - t
+            if t != OFF and f - t in left
+            else (f if f in left else min(x for x in left if x > f))
+        )
         left.remove(die)
         _do(b, f, t)
     return tuple(b)
@@ -342,18 +357,31 @@ class MahbusaEngine(TawlaEngine):
                 return "mother", 2
         return super()._game_result(seat)
 
-    def set_position(self, points: Sequence[int], bar: Sequence[int], off: Sequence[int],
-                     on_roll: int, prisoners: Sequence[int] | None = None) -> None:
+    def set_position(
+        self,
+        points: Sequence[int],
+        bar: Sequence[int],
+        off: Sequence[int],
+        on_roll: int,
+        prisoners: Sequence[int] | None = None,
+    ) -> None:
         """As tawla's, plus ``prisoners`` (seat 0's numbering: +1 a prisoner of seat 0's
         under seat 1's checkers, −1 the other way round); ``bar`` must be ``[0, 0]``."""
         prisoners = list(prisoners or [0] * 24)
-        if len(prisoners) != 24 or any(bar) or any(
-                x not in (-1, 0, 1) or (x == 1 and points[i] >= 0)
-                or (x == -1 and points[i] <= 0) for i, x in enumerate(prisoners)):
+        if (
+            len(prisoners) != 24
+            or any(bar)
+            or any(
+                x not in (-1, 0, 1) or (x == 1 and points[i] >= 0) or (x == -1 and points[i] <= 0)
+                for i, x in enumerate(prisoners)
+            )
+        ):
             raise ValueError("a prisoner lies under at least one opposing checker; no bar")
         extra = [sum(1 for x in prisoners if x == 1), sum(1 for x in prisoners if x == -1)]
-        mine = [sum(n for n in points if n > 0) + extra[0],
-                -sum(n for n in points if n < 0) + extra[1]]
+        mine = [
+            sum(n for n in points if n > 0) + extra[0],
+            -sum(n for n in points if n < 0) + extra[1],
+        ]
         if any(mine[s] + off[s] != CHECKERS for s in (0, 1)):
             raise ValueError("each seat needs 15 checkers on the board or off")
         self.points, self.bar, self.off = list(points), [0, 0], list(off)

@@ -42,14 +42,17 @@ def engine_number(round_index: int) -> int:
 
 class MexicanTrainEngine(Engine):
     game: ClassVar[str] = "mexican_train"
-    RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "rounds": 13,
-                                                     "blank_double": 0}
+    RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "rounds": 13, "blank_double": 0}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {
-        "players": (2, 8), "rounds": (1, 13), "blank_double": (0, 100)}
+        "players": (2, 8),
+        "rounds": (1, 13),
+        "blank_double": (0, 100),
+    }
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
-                 ctx: MatchContext | None = None) -> None:
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
         super().__init__(ruleset, chance, ctx)
         self.rounds: int = self.ruleset["rounds"]
         self.blank_double: int = self.ruleset["blank_double"]
@@ -76,8 +79,7 @@ class MexicanTrainEngine(Engine):
         n = self.n_seats
         self.engine_n = engine_number(self.round)
         engine = tile_code(self.engine_n, self.engine_n)
-        deck = self.chance.shuffle(f"r{self.round}/shuffle",
-                                   [t for t in tiles(TOP) if t != engine])
+        deck = self.chance.shuffle(f"r{self.round}/shuffle", [t for t in tiles(TOP) if t != engine])
         self.hands, self.boneyard = deal_tiles(deck, n, hand_size(n))
         self.trains = [[] for _ in range(n + 1)]
         self.markers = set()
@@ -94,20 +96,23 @@ class MexicanTrainEngine(Engine):
         penalties = [self.penalty(h) for h in self.hands]
         for s, p in enumerate(penalties):
             self.totals[s] += p
-        self.history.append({
-            "round": self.round,
-            "engine": tile_code(self.engine_n, self.engine_n),
-            "end": how,
-            "out": out_seat,
-            "penalties": penalties,
-            "hands": [sort_tiles(h) for h in self.hands],
-            "totals": list(self.totals),
-        })
+        self.history.append(
+            {
+                "round": self.round,
+                "engine": tile_code(self.engine_n, self.engine_n),
+                "end": how,
+                "out": out_seat,
+                "penalties": penalties,
+                "hands": [sort_tiles(h) for h in self.hands],
+                "totals": list(self.totals),
+            }
+        )
         if self.round + 1 >= self.rounds:
             low = min(self.totals)
             winners = tuple(s for s in range(self.n_seats) if self.totals[s] == low)
-            self.outcome = Outcome("finished", winners, tuple(self.totals),
-                                   {"rounds": self.round + 1})
+            self.outcome = Outcome(
+                "finished", winners, tuple(self.totals), {"rounds": self.round + 1}
+            )
             return
         self._start_round()
 
@@ -139,14 +144,17 @@ class MexicanTrainEngine(Engine):
         duty = self.cover_duty
         if duty is not None:
             return [duty]
-        return [i for i in range(self.n_seats)
-                if i == seat or i in self.markers] + [self.n_seats]
+        return [i for i in range(self.n_seats) if i == seat or i in self.markers] + [self.n_seats]
 
     def _plays(self, seat: int) -> list[Action]:
         hand = [self.drawn] if self.drawn is not None else sort_tiles(self.hands[seat])
         allowed = self._allowed_trains(seat)
-        return [{"type": "play", "tile": t, "train": self.train_id(i)}
-                for t in hand for i in allowed if has_number(t, self.open_end(i))]
+        return [
+            {"type": "play", "tile": t, "train": self.train_id(i)}
+            for t in hand
+            for i in allowed
+            if has_number(t, self.open_end(i))
+        ]
 
     # -- interface -------------------------------------------------------------------------
     @property
@@ -210,11 +218,13 @@ class MexicanTrainEngine(Engine):
         if duty is not None and index != duty:
             d = self.open_end(duty)
             raise IllegalActionError(
-                f"the open double {d}-{d} on train {self.train_id(duty)} must be covered first")
+                f"the open double {d}-{d} on train {self.train_id(duty)} must be covered first"
+            )
         if index not in self._allowed_trains(seat):
             raise IllegalActionError(
                 f"{name} carries no marker: play on your own train, the Mexican train or a "
-                "train with a marker")
+                "train with a marker"
+            )
         end = self.open_end(index)
         if not has_number(tile, end):
             raise IllegalActionError(f"{tile} does not match {name}'s open end ({end})")
@@ -247,15 +257,22 @@ class MexicanTrainEngine(Engine):
             "engine": tile_code(self.engine_n, self.engine_n),
             "starter": self.round % n,
             "trains": [
-                {"train": self.train_id(i), "tiles": [list(p) for p in self.trains[i]],
-                 "end": self.open_end(i), "marker": i in self.markers,
-                 "open_double": i in self.open_doubles}
+                {
+                    "train": self.train_id(i),
+                    "tiles": [list(p) for p in self.trains[i]],
+                    "end": self.open_end(i),
+                    "marker": i in self.markers,
+                    "open_double": i in self.open_doubles,
+                }
                 for i in range(n + 1)
             ],
             "markers": sorted(self.markers),
-            "open_double": None if duty is None else
-            {"train": self.train_id(duty), "tile": tile_code(self.open_end(duty),
-                                                             self.open_end(duty))},
+            "open_double": None
+            if duty is None
+            else {
+                "train": self.train_id(duty),
+                "tile": tile_code(self.open_end(duty), self.open_end(duty)),
+            },
             "open_doubles": [self.train_id(i) for i in self.open_doubles],
             "must_follow_double": self.followup,
             "has_drawn": self.drawn is not None,

@@ -59,12 +59,15 @@ class QahveEngine(Engine):
     # two bids of 7 or more make a contract above 13 tricks: no side could ever make
     # its contract, every hand would score negative for both and the match never end
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {
-        "target": (1, MAX_TARGET), "min_bid": (1, MAX_MIN_BID)}
+        "target": (1, MAX_TARGET),
+        "min_bid": (1, MAX_MIN_BID),
+    }
     SEATS: ClassVar[int | None] = SEATS
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "play")
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
-                 ctx: MatchContext | None = None) -> None:
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
         super().__init__(ruleset, chance, ctx)
         self.target: int = self.ruleset["target"]
         self.min_bid: int = self.ruleset["min_bid"]
@@ -82,11 +85,19 @@ class QahveEngine(Engine):
         self._start_hand()
 
     @classmethod
-    def position(cls, ruleset: Mapping[str, Any] | None, chance: Chance, *,
-                 hands: Sequence[Sequence[str]], bids: Sequence[int] = (2, 2, 2, 2),
-                 leader: int = 0, jb_played: bool = False,
-                 tricks_by_seat: Sequence[int] = (0, 0, 0, 0), dealer: int | None = None,
-                 scores: Sequence[int] | None = None) -> QahveEngine:
+    def position(
+        cls,
+        ruleset: Mapping[str, Any] | None,
+        chance: Chance,
+        *,
+        hands: Sequence[Sequence[str]],
+        bids: Sequence[int] = (2, 2, 2, 2),
+        leader: int = 0,
+        jb_played: bool = False,
+        tricks_by_seat: Sequence[int] = (0, 0, 0, 0),
+        dealer: int | None = None,
+        scores: Sequence[int] | None = None,
+    ) -> QahveEngine:
         """A hand at the start of a trick in the play phase (a test position, as
         python-chess builds a ``Board`` from a FEN): the match starts as usual from
         ``chance``, then this hand replaces the one dealt; its draws are dropped, so the
@@ -94,8 +105,11 @@ class QahveEngine(Engine):
         e = cls(cls.parse_ruleset(ruleset), chance)
         chance.take_events()
         every = [c for h in hands for c in h]
-        if len(hands) != SEATS or len(set(every)) != len(every) or not all(
-                is_card(c) and c not in ("2D", "2H") for c in every):
+        if (
+            len(hands) != SEATS
+            or len(set(every)) != len(every)
+            or not all(is_card(c) and c not in ("2D", "2H") for c in every)
+        ):
             raise ValueError("a position needs 4 hands of distinct qahve cards")
         if len(bids) != SEATS or len(tricks_by_seat) != SEATS or not 0 <= leader < SEATS:
             raise ValueError("bids and tricks_by_seat need one entry per seat")
@@ -231,8 +245,9 @@ class QahveEngine(Engine):
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        winner, self.last_trick = close_trick(self.trick, self.tally, self.hand_number, TRUMP,
-                                              joker_order=JOKER_ORDER)
+        winner, self.last_trick = close_trick(
+            self.trick, self.tally, self.hand_number, TRUMP, joker_order=JOKER_ORDER
+        )
         self.trick = Trick(winner)
         if self.tally.played == TRICKS:
             self._finish_hand()
@@ -251,11 +266,18 @@ class QahveEngine(Engine):
         d_side = self.side_of(dealer)
         if self.scores[d_side] > self.scores[1 - d_side]:
             self.dealer = (dealer + 1) % SEATS
-        self.history.append({
-            "hand": self.hand_number, "dealer": dealer, "bids": list(self.bids),
-            "contracts": contracts, "tricks": tricks, "points": points,
-            "scores": list(self.scores), "next_dealer": self.dealer,
-        })
+        self.history.append(
+            {
+                "hand": self.hand_number,
+                "dealer": dealer,
+                "bids": list(self.bids),
+                "contracts": contracts,
+                "tricks": tricks,
+                "points": points,
+                "scores": list(self.scores),
+                "next_dealer": self.dealer,
+            }
+        )
         winner = target_winner(self.scores, self.target)
         if winner is not None:
             self.finish(winner, {"hands": len(self.history)})
@@ -265,21 +287,23 @@ class QahveEngine(Engine):
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
         out: dict[str, JSON] = table_view(self, leader=self.trick.leader)
-        out.update({
-            "dealer": self.dealer,
-            "trump": TRUMP,
-            "bids": list(self.bids),
-            "contracts": self.contracts(),
-            "trick_number": self.tricks_done,
-            "tricks": self.side_tricks(),
-            "tricks_by_seat": list(self.tally.tricks),
-            "jb_played": self.jb_played,
-            "hand_sizes": [len(h) for h in self.hands],
-            "scores": list(self.scores),
-            "target": self.target,
-            "min_bid": self.min_bid,
-            "history": [dict(h) for h in self.history],
-        })
+        out.update(
+            {
+                "dealer": self.dealer,
+                "trump": TRUMP,
+                "bids": list(self.bids),
+                "contracts": self.contracts(),
+                "trick_number": self.tricks_done,
+                "tricks": self.side_tricks(),
+                "tricks_by_seat": list(self.tally.tricks),
+                "jb_played": self.jb_played,
+                "hand_sizes": [len(h) for h in self.hands],
+                "scores": list(self.scores),
+                "target": self.target,
+                "min_bid": self.min_bid,
+                "history": [dict(h) for h in self.history],
+            }
+        )
         if seat is not None:
             out["hand"] = sort_hand(self.hands[seat])
         return out

@@ -69,8 +69,12 @@ def _plainly_equal(a: Any, b: Any) -> bool:
         if len(a) != len(b):
             return False
         for k, x in a.items():
-            if type(k) is not str or not k.isascii() or k not in b \
-                    or not _plain_leaf_equal(x, b[k]):
+            if (
+                type(k) is not str
+                or not k.isascii()
+                or k not in b
+                or not _plain_leaf_equal(x, b[k])
+            ):
                 return False
         return True
     if t is list:
@@ -134,9 +138,12 @@ def _same_event(found: dict[str, Any], produced: Event) -> bool:
 
 def _rejected(exc: GameError, pos: int, seat: Any, ev: Mapping[str, Any]) -> ReplayError:
     """The ReplayError for action event ``pos`` that the rules refused with ``exc``."""
-    return ReplayError(f"event {pos}: action by seat {seat} rejected: {exc}",
-                       kind=exc.kind if isinstance(exc, ActionError) else "action",
-                       seq=pos, found=_strip(ev))
+    return ReplayError(
+        f"event {pos}: action by seat {seat} rejected: {exc}",
+        kind=exc.kind if isinstance(exc, ActionError) else "action",
+        seq=pos,
+        found=_strip(ev),
+    )
 
 
 class Replayer:
@@ -147,8 +154,14 @@ class Replayer:
     ``on_event`` as in :func:`replay`.
     """
 
-    def __init__(self, engine: Engine, *, next_seq: int = 0,
-                 pending: Sequence[Event] = (), on_event: OnEvent | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        *,
+        next_seq: int = 0,
+        pending: Sequence[Event] = (),
+        on_event: OnEvent | None = None,
+    ) -> None:
         self.engine = engine
         self.pos = next_seq
         self.pending: list[Event] = list(pending)
@@ -176,8 +189,13 @@ class Replayer:
                 continue
             # the usual action event (a dict of known fields, seq in place, no draw owed) is
             # checked here as _one and _step would; everything else goes through them
-            if (not self.pending and type(ev) is dict and ev.get("type") == "action"
-                    and keys["action"].issuperset(ev) and type(ev.get("sig", "")) is str):
+            if (
+                not self.pending
+                and type(ev) is dict
+                and ev.get("type") == "action"
+                and keys["action"].issuperset(ev)
+                and type(ev.get("sig", "")) is str
+            ):
                 pos = self.pos
                 seq = ev.get("seq", pos)
                 if type(seq) is int and seq == pos:
@@ -200,18 +218,28 @@ class Replayer:
             produced = self.pending[0]
             raise ReplayError(
                 f"transcript ends where chance event {produced['label']!r} is needed",
-                kind="truncated", seq=None, expected=produced, found=None)
+                kind="truncated",
+                seq=None,
+                expected=produced,
+                found=None,
+            )
         return self.engine
 
     def _one(self, ev: Any) -> None:
         pos = self.pos
         if not isinstance(ev, dict):
-            raise ReplayError(f"event {pos} is not an object", kind="event", seq=pos,
-                              expected=self.pending[0] if self.pending else None, found=ev)
+            raise ReplayError(
+                f"event {pos} is not an object",
+                kind="event",
+                seq=pos,
+                expected=self.pending[0] if self.pending else None,
+                found=ev,
+            )
         seq = ev.get("seq", pos)
         if type(seq) is not int or seq != pos:
-            raise ReplayError(f"event {pos}: seq is {ev.get('seq')!r}", kind="seq", seq=pos,
-                              found=_strip(ev))
+            raise ReplayError(
+                f"event {pos}: seq is {ev.get('seq')!r}", kind="seq", seq=pos, found=_strip(ev)
+            )
         if self.pending:
             self._chance(ev, pos)
         else:
@@ -224,15 +252,19 @@ class Replayer:
         produced = self.pending.pop(0)
         if not _same_event(found, produced):
             if found.get("type") != "chance":
-                what = (f"chance event {produced['label']!r} is missing (the rules draw it "
-                        "here)")
+                what = f"chance event {produced['label']!r} is missing (the rules draw it here)"
             elif found.get("label") == produced.get("label"):
                 what = "chance result differs"
             else:
                 what = "event differs from the replay"
             self.pending.insert(0, produced)
-            raise ReplayError(f"event {pos}: {what}", kind="chance", seq=pos,
-                              expected=produced, found=_strip(found))
+            raise ReplayError(
+                f"event {pos}: {what}",
+                kind="chance",
+                seq=pos,
+                expected=produced,
+                found=_strip(found),
+            )
 
     def _step(self, ev: dict[str, Any], pos: int) -> None:
         engine = self.engine
@@ -240,19 +272,34 @@ class Replayer:
         if etype == "chance":
             raise ReplayError(
                 f"event {pos}: chance event {ev.get('label')!r} that the rules did not draw",
-                kind="chance", seq=pos, expected=None, found=_strip(ev))
+                kind="chance",
+                seq=pos,
+                expected=None,
+                found=_strip(ev),
+            )
         allowed = self.keys.get(etype) if isinstance(etype, str) else None
         if allowed is None:
-            raise ReplayError(f"event {pos}: unknown event type {etype!r}", kind="event",
-                              seq=pos, found=_strip(ev))
+            raise ReplayError(
+                f"event {pos}: unknown event type {etype!r}",
+                kind="event",
+                seq=pos,
+                found=_strip(ev),
+            )
         if not allowed.issuperset(ev):
             extra = sorted(map(str, set(ev) - allowed))
             raise ReplayError(
                 f"event {pos}: unexpected field(s) {', '.join(extra)} on a {etype} event",
-                kind="event", seq=pos, found=_strip(ev))
+                kind="event",
+                seq=pos,
+                found=_strip(ev),
+            )
         if "sig" in ev and not isinstance(ev["sig"], str):
-            raise ReplayError(f"event {pos}: 'sig' must be a base64 string", kind="event",
-                              seq=pos, found=_strip(ev))
+            raise ReplayError(
+                f"event {pos}: 'sig' must be a base64 string",
+                kind="event",
+                seq=pos,
+                found=_strip(ev),
+            )
         if etype == "action":
             seat = ev.get("seat")
             try:
@@ -262,24 +309,34 @@ class Replayer:
         else:
             if ev.get("reason") == "no_reveal":
                 raise ReplayError(
-                    f"event {pos}: a no_reveal end is the only event of a match that never "
-                    "started", kind="end", seq=pos, found=_strip(ev))
+                    f"event {pos}: a no_reveal end is the only event of a match that never started",
+                    kind="end",
+                    seq=pos,
+                    found=_strip(ev),
+                )
             try:
                 produced = engine.end_match(ev.get("reason"), ev.get("seat"))  # type: ignore[arg-type]
             except GameError as exc:
-                raise ReplayError(f"event {pos}: end rejected: {exc}", kind="end", seq=pos,
-                                  found=_strip(ev)) from None
+                raise ReplayError(
+                    f"event {pos}: end rejected: {exc}", kind="end", seq=pos, found=_strip(ev)
+                ) from None
             if engine.v2 and not same_json(
-                    {k: v for k, v in ev.items() if k not in ("seq", "sig")}, produced[0]):
-                raise ReplayError(f"event {pos}: the end event is not as the rules write it",
-                                  kind="end", seq=pos, expected=produced[0],
-                                  found=_strip(ev))
+                {k: v for k, v in ev.items() if k not in ("seq", "sig")}, produced[0]
+            ):
+                raise ReplayError(
+                    f"event {pos}: the end event is not as the rules write it",
+                    kind="end",
+                    seq=pos,
+                    expected=produced[0],
+                    found=_strip(ev),
+                )
             drawn = produced[1:]
         self.pending = drawn
 
 
-def parse_transcript_ruleset(engine_cls: type[Engine], ruleset: str | Mapping[str, Any],
-                             protocol: str) -> dict[str, Any]:
+def parse_transcript_ruleset(
+    engine_cls: type[Engine], ruleset: str | Mapping[str, Any], protocol: str
+) -> dict[str, Any]:
     """The parsed ruleset of a transcript (ReplayError kind ``ruleset`` when unusable).
 
     v2: the string must be strict JSON and exactly ``canonical_ruleset`` of its parse, so
@@ -301,42 +358,63 @@ def parse_transcript_ruleset(engine_cls: type[Engine], ruleset: str | Mapping[st
         if canon != ruleset:
             raise ReplayError(
                 "ruleset is not canonical: a qahwa-fair/2 ruleset lists every rule with its "
-                "value, keys sorted, compact", kind="ruleset", expected=canon, found=ruleset)
+                "value, keys sorted, compact",
+                kind="ruleset",
+                expected=canon,
+                found=ruleset,
+            )
     return parsed
 
 
-def _no_reveal(engine_cls: type[Engine], parsed: Mapping[str, Any], events: Sequence[Any],
-               on_event: OnEvent | None) -> Engine:
+def _no_reveal(
+    engine_cls: type[Engine],
+    parsed: Mapping[str, Any],
+    events: Sequence[Any],
+    on_event: OnEvent | None,
+) -> Engine:
     first = events[0] if events else None
     if not isinstance(first, dict) or first.get("reason") != "no_reveal":
-        raise ReplayError("a transcript without a match key must be a single no_reveal end",
-                          kind="end", seq=0, found=first)
+        raise ReplayError(
+            "a transcript without a match key must be a single no_reveal end",
+            kind="end",
+            seq=0,
+            found=first,
+        )
     if set(first) != _NO_REVEAL_KEYS or first.get("type") != END_EVENT:
-        raise ReplayError("event 0: a no_reveal end is exactly {seq, type, reason, seats}",
-                          kind="event", seq=0, found=_strip(first))
+        raise ReplayError(
+            "event 0: a no_reveal end is exactly {seq, type, reason, seats}",
+            kind="event",
+            seq=0,
+            found=_strip(first),
+        )
     seq = first.get("seq")
     if type(seq) is not int or seq != 0:
         raise ReplayError(f"event 0: seq is {seq!r}", kind="seq", seq=0, found=_strip(first))
     try:
         match = NoRevealMatch(engine_cls, parsed, first.get("seats"))
     except GameError as exc:
-        raise ReplayError(f"event 0: end rejected: {exc}", kind="end", seq=0,
-                          found=_strip(first)) from None
+        raise ReplayError(
+            f"event 0: end rejected: {exc}", kind="end", seq=0, found=_strip(first)
+        ) from None
     if on_event is not None:
         on_event(first, match)
     if len(events) > 1:
-        raise ReplayError("event 1: nothing follows a no_reveal end", kind="event", seq=1,
-                          found=events[1])
+        raise ReplayError(
+            "event 1: nothing follows a no_reveal end", kind="event", seq=1, found=events[1]
+        )
     return match
 
 
-def _check_tips(engine_cls: type[Engine], parsed: Mapping[str, Any],
-                ctx: MatchContext | None) -> None:
+def _check_tips(
+    engine_cls: type[Engine], parsed: Mapping[str, Any], ctx: MatchContext | None
+) -> None:
     """A fresh-rolls match needs every seat's roll-chain tip (from the lock) as 64 hex."""
     n = engine_cls.seat_count(parsed)
     if ctx is None or len(ctx.roll_tips) != n:
-        raise ReplayError("a match with fresh rolls needs every seat's roll-chain tip from "
-                          "the lock", kind="roll_chain")
+        raise ReplayError(
+            "a match with fresh rolls needs every seat's roll-chain tip from the lock",
+            kind="roll_chain",
+        )
     for seat, tip in enumerate(ctx.roll_tips):
         try:
             parse_hex(tip, 32, f"seat {seat}'s roll-chain tip")
@@ -383,8 +461,7 @@ def replay(
         engine = engine_cls(parsed, chance, ctx) if ctx is not None else engine_cls(parsed, chance)
     except ActionError as exc:
         raise ReplayError(f"the match cannot start: {exc}", kind=exc.kind) from None
-    return Replayer(engine, pending=chance.take_events(), on_event=on_event).feed(
-        events).finish()
+    return Replayer(engine, pending=chance.take_events(), on_event=on_event).feed(events).finish()
 
 
 __all__ = ["OnEvent", "Replayer", "parse_transcript_ruleset", "replay", "same_json"]

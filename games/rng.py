@@ -36,8 +36,9 @@ class RngEngine(Engine):
     SEATS: ClassVar[int | None] = 1
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("draw", "close")
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
-                 ctx: MatchContext | None = None) -> None:
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
         super().__init__(ruleset, chance, ctx)
         self.draws: list[JSON] = []
 

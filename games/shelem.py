@@ -52,7 +52,6 @@ TRICKS_PER_HAND = 12
 DISCARD_SIZE = 4
 
 
-
 def card_points(card: str) -> int:
     """5s count 5, 10s and aces count 10, every other card 0."""
     r = card[0]
@@ -109,8 +108,9 @@ class ShelemEngine(Engine):
 
     # -- ruleset ---------------------------------------------------------------------------
     @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None, *,
-                      protocol: str = PROTOCOL_V2) -> dict[str, Any]:
+    def parse_ruleset(
+        cls, raw: Mapping[str, Any] | None, *, protocol: str = PROTOCOL_V2
+    ) -> dict[str, Any]:
         out = super().parse_ruleset(raw, protocol=protocol)
         one_of(out, "players", (4, 2))
         return out
@@ -121,8 +121,9 @@ class ShelemEngine(Engine):
         return tuple(s % 2 for s in range(cls.seat_count(ruleset)))
 
     # -- start -----------------------------------------------------------------------------
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
-                 ctx: MatchContext | None = None) -> None:
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
         super().__init__(ruleset, chance, ctx)
         self.n = self.n_seats
         self.target: int = int(self.ruleset["target"])
@@ -322,8 +323,7 @@ class ShelemEngine(Engine):
             if card not in tops:
                 where = "in your hand" if card in self.hands[seat] else "not a face-up card"
                 raise IllegalActionError(
-                    f"{card} is {where}: play one of your face-up pile cards "
-                    f"({', '.join(tops)})"
+                    f"{card} is {where}: play one of your face-up pile cards ({', '.join(tops)})"
                 )
             if follow_reason(tops, card, led) is not None:
                 raise IllegalActionError(
@@ -357,8 +357,13 @@ class ShelemEngine(Engine):
 
     def _finish_trick(self) -> None:
         winner, self.last_trick = close_trick(
-            self.trick, self.tally, self.hand_number, self.trump, sources=self.n == 2,
-            points=TRICK_POINTS + pile_points(self.trick.cards()))
+            self.trick,
+            self.tally,
+            self.hand_number,
+            self.trump,
+            sources=self.n == 2,
+            points=TRICK_POINTS + pile_points(self.trick.cards()),
+        )
         self.trick = Trick(winner)
         self.leader = winner
         if self.tally.played == TRICKS_PER_HAND:
@@ -400,11 +405,20 @@ class ShelemEngine(Engine):
         pts[hs], pts[1 - hs] = points, HAND_POINTS - points
         for s in (0, 1):
             self.scores[s] += delta[s]
-        self._record({
-            "void": False, "hakem": self.hakem, "bid": self.high_bid, "trump": self.trump,
-            "discard": sort_hand(self.discard), "points": pts, "delta": delta,
-            "shelem": shelem, "yasa": yasa, "made": points >= self.high_bid,
-        })
+        self._record(
+            {
+                "void": False,
+                "hakem": self.hakem,
+                "bid": self.high_bid,
+                "trump": self.trump,
+                "discard": sort_hand(self.discard),
+                "points": pts,
+                "delta": delta,
+                "shelem": shelem,
+                "yasa": yasa,
+                "made": points >= self.high_bid,
+            }
+        )
         win = target_winner(self.scores, self.target)
         if win is not None:
             self.finish(win, {"hands": self.hand_number + 1, "target": self.target})
@@ -424,40 +438,46 @@ class ShelemEngine(Engine):
         sides = [[s for s in range(self.n) if self.side_of(s) == side] for side in (0, 1)]
         is_hakem = seat is not None and seat == self.hakem
         out: dict[str, JSON] = table_view(self, leader=self.leader, sources=self.n == 2)
-        out.update({
-            "players": self.n,
-            "target": self.target,
-            "dealer": self.dealer,
-            "sides": sides,
-            "hand": sort_hand(self.hands[seat]) if seat is not None else None,
-            "hand_counts": [len(h) for h in self.hands],
-            "kitty_count": len(self.kitty),
-            "kitty": list(self.kitty_taken) if is_hakem else None,
-            "discard": sort_hand(self.discard) if is_hakem and self.discard else None,
-            "discard_count": len(self.discard),
-            "bids": self._bids_json(),
-            "auction": {
-                "high_bid": self.high_bid,
-                "high_bidder": self.high_bidder,
-                "passed": sorted(self.passed),
-                "min_bid": (
-                    self._min_bid() if self.phase == Phase.BID and self.outcome is None else None
-                ),
-            },
-            "hakem": self.hakem,
-            "bid": self.high_bid if self.hakem is not None else None,
-            "trump": self.trump,
-            "tricks_taken": list(self.tricks_won),
-            "points_taken": self._taken_points(),
-            "scores": list(self.scores),
-            "history": [dict(h) for h in self.history],
-        })
+        out.update(
+            {
+                "players": self.n,
+                "target": self.target,
+                "dealer": self.dealer,
+                "sides": sides,
+                "hand": sort_hand(self.hands[seat]) if seat is not None else None,
+                "hand_counts": [len(h) for h in self.hands],
+                "kitty_count": len(self.kitty),
+                "kitty": list(self.kitty_taken) if is_hakem else None,
+                "discard": sort_hand(self.discard) if is_hakem and self.discard else None,
+                "discard_count": len(self.discard),
+                "bids": self._bids_json(),
+                "auction": {
+                    "high_bid": self.high_bid,
+                    "high_bidder": self.high_bidder,
+                    "passed": sorted(self.passed),
+                    "min_bid": (
+                        self._min_bid()
+                        if self.phase == Phase.BID and self.outcome is None
+                        else None
+                    ),
+                },
+                "hakem": self.hakem,
+                "bid": self.high_bid if self.hakem is not None else None,
+                "trump": self.trump,
+                "tricks_taken": list(self.tricks_won),
+                "points_taken": self._taken_points(),
+                "scores": list(self.scores),
+                "history": [dict(h) for h in self.history],
+            }
+        )
         if self.n == 2:
             # face down until the reveal: sizes only
             out["piles_revealed"] = self.revealed
             out["piles"] = [
-                [{"count": len(p), "top": p[-1] if p and self.revealed else None}
-                 for p in self.piles[s]]
+                [
+                    {"count": len(p), "top": p[-1] if p and self.revealed else None}
+                    for p in self.piles[s]
+                ]
                 for s in range(2)
             ]
         return out
@@ -478,7 +498,8 @@ class ShelemEngine(Engine):
             out = dict(event)
             cards = action.get("cards")
             out["action"] = {
-                "type": "discard", "count": len(cards) if isinstance(cards, list) else 0
+                "type": "discard",
+                "count": len(cards) if isinstance(cards, list) else 0,
             }
             out["hidden"] = True
             return out

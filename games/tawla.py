@@ -234,8 +234,9 @@ def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
 # tests/test_turn_check.py holds it to ``legal_turns`` on random positions.
 
 
-def two_step_plays(board: Sequence[int], end: Sequence[int],
-                   dice: Sequence[int]) -> list[Turn] | None:
+def two_step_plays(
+    board: Sequence[int], end: Sequence[int], dice: Sequence[int]
+) -> list[Turn] | None:
     """Every two-step play that could lead from ``board`` to ``end`` (a superset: each must
     still be played out); None when the change is not that of two steps.
 
@@ -268,8 +269,9 @@ def two_step_plays(board: Sequence[int], end: Sequence[int],
     return sorted(out)
 
 
-def _play_ordered(board: Sequence[int], steps: Turn, dice: Sequence[int], chained: bool,
-                  outside: int) -> Board | None:
+def _play_ordered(
+    board: Sequence[int], steps: Turn, dice: Sequence[int], chained: bool, outside: int
+) -> Board | None:
     """Play ``steps`` as the generator does, step i with die ``dice[i]`` (``chained``: each
     from-point at most the previous one, as for a double); None if it never plays them.
     ``outside``: ``_outside(board)``."""
@@ -355,8 +357,9 @@ class TurnTable(Mapping[Turn, Board]):
 
     __slots__ = ("_all", "_board", "_check", "_dice", "_generate", "_playable")
 
-    def __init__(self, board: Board, dice: Sequence[int],
-                 generate: Any, check: Any, playable: bool) -> None:
+    def __init__(
+        self, board: Board, dice: Sequence[int], generate: Any, check: Any, playable: bool
+    ) -> None:
         self._board, self._dice = board, tuple(int(d) for d in dice)
         self._generate, self._check = generate, check
         self._playable = playable
@@ -371,8 +374,7 @@ class TurnTable(Mapping[Turn, Board]):
     def __getitem__(self, steps: Turn) -> Board:
         if self._all is not None:
             return self._all[steps]
-        end: Board | None = self._check(self._board, self._dice, steps) if self._playable \
-            else None
+        end: Board | None = self._check(self._board, self._dice, steps) if self._playable else None
         if end is None:
             raise KeyError(steps)
         return end
@@ -431,7 +433,9 @@ def play_steps(board: Sequence[int], dice: Sequence[int], steps: Sequence[Step])
             else:
                 higher = sorted(x for x in left if x > f)
                 if not higher:
-                    raise IllegalActionError(f"{where}: no unused die of {f} or more (dice left {left})")
+                    raise IllegalActionError(
+                        f"{where}: no unused die of {f} or more (dice left {left})"
+                    )
                 if any(b[q] > 0 for q in range(f + 1, 7)):
                     raise IllegalActionError(
                         f"{where}: a die higher than the point bears off only from your "
@@ -455,8 +459,9 @@ def initial_points() -> list[int]:
     return pts
 
 
-def relative_board(points: Sequence[int], bar: Sequence[int], off: Sequence[int],
-                   seat: int) -> Board:
+def relative_board(
+    points: Sequence[int], bar: Sequence[int], off: Sequence[int], seat: int
+) -> Board:
     """The mover-relative board of ``seat`` from the view's ``points``/``bar``/``off``."""
     if seat == 0:
         return (off[0], *points, bar[0])
@@ -526,7 +531,15 @@ class TawlaEngine(Engine):
     RULESET_V2_EXTRA: ClassVar[Mapping[str, Any]] = {"fresh_rolls": True}
     SEATS: ClassVar[int | None] = 2
     ACTION_TYPES: ClassVar[tuple[str, ...]] = (
-        "roll", "roll_value", "double", "take", "drop", "move", "resign", "accept", "reject",
+        "roll",
+        "roll_value",
+        "double",
+        "take",
+        "drop",
+        "move",
+        "resign",
+        "accept",
+        "reject",
     )
     #: the resignation levels a seat may offer (``resign {"points": n}``)
     RESIGN_POINTS: ClassVar[tuple[int, ...]] = (1, 2, 3)
@@ -534,16 +547,18 @@ class TawlaEngine(Engine):
     ROLL_CHAIN_VALUES: ClassVar[int] = ROLL_CHAIN_LENGTH
 
     @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None, *,
-                      protocol: str = PROTOCOL_V2) -> dict[str, Any]:
+    def parse_ruleset(
+        cls, raw: Mapping[str, Any] | None, *, protocol: str = PROTOCOL_V2
+    ) -> dict[str, Any]:
         rs = super().parse_ruleset(raw, protocol=protocol)
         one_of(rs, "cube_cap", CUBE_CAPS)
         if rs["jacoby"] and rs["match_length"] != 0:
             raise RulesetError("ruleset key 'jacoby' applies only to money play (match_length 0)")
         return rs
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
-                 ctx: MatchContext | None = None) -> None:
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
         super().__init__(ruleset, chance, ctx)
         #: fresh rolls (fairness-v2.md §6): v2 with ruleset ``fresh_rolls``
         self.fresh: bool = self.v2 and bool(self.ruleset.get("fresh_rolls", False))
@@ -580,8 +595,10 @@ class TawlaEngine(Engine):
     @staticmethod
     def _roll_tips(ctx: MatchContext | None) -> list[bytes]:
         if ctx is None or len(ctx.roll_tips) != 2:
-            raise ValueError("fresh rolls need the match context: the match id and both "
-                             "seats' roll-chain tips from the lock")
+            raise ValueError(
+                "fresh rolls need the match context: the match id and both "
+                "seats' roll-chain tips from the lock"
+            )
         tips = []
         for seat, tip in enumerate(ctx.roll_tips):
             try:
@@ -603,16 +620,20 @@ class TawlaEngine(Engine):
         self.dice = None
         self._turns = {}
         self.phase = OVER
-        self.outcome = Outcome(CHAIN_EXHAUSTED, (), tuple(self.score),
-                               {"match_length": self.match_length,
-                                "games": [dict(x) for x in self.games]})
+        self.outcome = Outcome(
+            CHAIN_EXHAUSTED,
+            (),
+            tuple(self.score),
+            {"match_length": self.match_length, "games": [dict(x) for x in self.games]},
+        )
 
     def _take_value(self, seat: int, action: Action) -> bytes:
         """The seat's next roll-chain value from ``action["value"]``, checked against the
         seat's previous value (its tip before any); nothing changes."""
         if "value" not in action:
             raise MalformedActionError(
-                "a fresh roll carries 'value': your next roll-chain value (64 hex)")
+                "a fresh roll carries 'value': your next roll-chain value (64 hex)"
+            )
         try:
             raw = parse_hex(action["value"], 32, "'value'")
         except SeedError as exc:
@@ -626,7 +647,8 @@ class TawlaEngine(Engine):
             err = IllegalActionError(
                 f"'value' is not seat {seat}'s next value on its roll chain (value "
                 f"{self.values_used[seat] + 1}: it must hash once to "
-                f"{self._chain_prev[seat].hex()})")
+                f"{self._chain_prev[seat].hex()})"
+            )
             err.kind = "roll_chain"
             raise err from None
 
@@ -637,12 +659,11 @@ class TawlaEngine(Engine):
     def _roll_value(self, seat: int, action: Action) -> None:
         only_keys(action, "value")
         if not self.fresh:
-            raise IllegalActionError(
-                "this ruleset has no fresh rolls: send {\"type\": \"roll\"}")
+            raise IllegalActionError('this ruleset has no fresh rolls: send {"type": "roll"}')
         if self.fresh_pending is None or self.phase not in (OPENING, ROLL_VALUE):
             raise IllegalActionError(
-                "no roll value is owed now: the roller sends {\"type\": \"roll\", "
-                "\"value\"} first")
+                'no roll value is owed now: the roller sends {"type": "roll", "value"} first'
+            )
         raw = self._take_value(seat, action)
         self._use_value(seat, raw)
         pending = self.fresh_pending
@@ -732,8 +753,9 @@ class TawlaEngine(Engine):
     def _play_steps(self, board: Board, dice: Sequence[int], steps: Turn) -> Board:
         return play_steps(board, dice, steps)
 
-    def set_position(self, points: Sequence[int], bar: Sequence[int], off: Sequence[int],
-                     on_roll: int) -> None:
+    def set_position(
+        self, points: Sequence[int], bar: Sequence[int], off: Sequence[int], on_roll: int
+    ) -> None:
         """Set up a position with ``on_roll`` to act before rolling (a test or puzzle
         position, as python-chess's ``Board.set_fen``): ``points`` in seat 0's numbering
         (positive: seat 0's checkers), ``bar`` and ``off`` per seat. The match, cube and
@@ -828,11 +850,14 @@ class TawlaEngine(Engine):
         self.dice = None
         self._turns = {}
         self.pending = None
-        if self.match_length == 0 or (winner is not None
-                                      and self.score[winner] >= self.match_length):
+        if self.match_length == 0 or (
+            winner is not None and self.score[winner] >= self.match_length
+        ):
             self.phase = OVER
             self.outcome = Outcome(
-                "finished", () if winner is None else (winner,), tuple(self.score),
+                "finished",
+                () if winner is None else (winner,),
+                tuple(self.score),
                 {"match_length": self.match_length, "games": [dict(x) for x in self.games]},
             )
             return
@@ -931,7 +956,7 @@ class TawlaEngine(Engine):
         if "entropy" in action:
             if not self.ruleset.get("live_entropy", False):
                 raise MalformedActionError(
-                    "this ruleset has no live entropy: send {\"type\": \"roll\"}"
+                    'this ruleset has no live entropy: send {"type": "roll"}'
                 )
             if not isinstance(action["entropy"], str):
                 raise MalformedActionError("bad 'entropy': it must be a string")
@@ -979,7 +1004,10 @@ class TawlaEngine(Engine):
             )
         self.phase = RESIGNING
         self.pending = {
-            "type": "resign", "by": seat, "points": level, "value": self._value(level),
+            "type": "resign",
+            "by": seat,
+            "points": level,
+            "value": self._value(level),
         }
 
     def _accept(self, seat: int, action: Action) -> None:
@@ -1007,7 +1035,9 @@ class TawlaEngine(Engine):
             raise IllegalActionError(self._why_not(seat, steps))
         self._set_board(end, seat)
         self.last_turn = {
-            "seat": seat, "dice": list(self.dice or []), "steps": [list(s) for s in steps],
+            "seat": seat,
+            "dice": list(self.dice or []),
+            "steps": [list(s) for s in steps],
             "passed": False,
         }
         result = self._game_result(seat)
@@ -1055,8 +1085,11 @@ class TawlaEngine(Engine):
         out = self._board_view()
         if self.v2:
             pending = self.fresh_pending if self.outcome is None else None
-            out["fresh_roll"] = ({"label": pending["label"], "owes": list(pending["owes"])}
-                                 if pending is not None else None)
+            out["fresh_roll"] = (
+                {"label": pending["label"], "owes": list(pending["owes"])}
+                if pending is not None
+                else None
+            )
             out["values_used"] = list(self.values_used)
         return out
 
@@ -1075,7 +1108,8 @@ class TawlaEngine(Engine):
             "phase": self.phase,
             "on_roll": self.on_roll if self.outcome is None else None,
             "pending": dict(self.pending) if self.pending is not None else None,
-            "may_double": self.outcome is None and self.phase == ROLL
+            "may_double": self.outcome is None
+            and self.phase == ROLL
             and self._can_double(self.on_roll) is None,
             "rolls": self.rolls,
             "opening": dict(self.opening),
@@ -1104,8 +1138,9 @@ class TawlaEngine(Engine):
         return {"match_length": self.match_length, "games": [dict(x) for x in self.games]}
 
     @classmethod
-    def no_reveal_scores(cls, ruleset: Mapping[str, Any],
-                         winning_sides: Sequence[int]) -> tuple[int, ...]:
+    def no_reveal_scores(
+        cls, ruleset: Mapping[str, Any], winning_sides: Sequence[int]
+    ) -> tuple[int, ...]:
         """Before any play a forfeit loses the match as well (money play: the worst game
         with the cube at 1: 3 points in tawla, 2 in mahbusa)."""
         ml = int(ruleset["match_length"])

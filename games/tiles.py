@@ -11,8 +11,19 @@ from collections.abc import Iterable
 
 from fairness import parse_tile, tile_code
 
-__all__ = ["is_double", "pips", "has_number", "other_end", "total_pips", "tile_code",
-           "parse_tile", "orient", "sort_tiles", "check_tile_code", "heaviest"]
+__all__ = [
+    "is_double",
+    "pips",
+    "has_number",
+    "other_end",
+    "total_pips",
+    "tile_code",
+    "parse_tile",
+    "orient",
+    "sort_tiles",
+    "check_tile_code",
+    "heaviest",
+]
 
 
 def is_double(tile: str) -> bool:

@@ -81,10 +81,18 @@ def transcript_key(doc: Mapping[str, Any]) -> bytes | None:
     if doc.get("protocol") == PROTOCOL_V2:
         if any(s.get("client_seed") is None or s.get("nonce") is None for s in seats):
             return None
-        return match_key_v2(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
-                            [(s["client_seed"], s["nonce"]) for s in seats])
+        return match_key_v2(
+            doc["server_seed"],
+            doc["match_id"],
+            doc["game"],
+            doc["ruleset"],
+            [(s["client_seed"], s["nonce"]) for s in seats],
+        )
     return match_key(
-        bytes.fromhex(doc["server_seed"]), doc["match_id"], doc["game"], doc["ruleset"],
+        bytes.fromhex(doc["server_seed"]),
+        doc["match_id"],
+        doc["game"],
+        doc["ruleset"],
         [s["client_seed"] for s in seats],
     )
 
@@ -105,9 +113,15 @@ def replay_transcript(doc: Mapping[str, Any], *, on_event: OnEvent | None = None
     protocol = doc.get("protocol")
     if protocol not in (PROTOCOL, PROTOCOL_V2):
         raise ValueError(f"unknown protocol {protocol!r}")
-    return replay(engine_class(doc["game"]), doc["ruleset"], transcript_key(doc),
-                  doc["events"], protocol=protocol, ctx=transcript_context(doc),
-                  on_event=on_event)
+    return replay(
+        engine_class(doc["game"]),
+        doc["ruleset"],
+        transcript_key(doc),
+        doc["events"],
+        protocol=protocol,
+        ctx=transcript_context(doc),
+        on_event=on_event,
+    )
 
 
 def rfc3339(t: datetime) -> str:
@@ -115,18 +129,40 @@ def rfc3339(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def lock_record(*, match_id: str, game: str, ruleset: str, commitment: str,
-                seats: Sequence[Mapping[str, Any]], locked_at: str, reveal_by: str,
-                end_by: str) -> dict[str, Any]:
+def lock_record(
+    *,
+    match_id: str,
+    game: str,
+    ruleset: str,
+    commitment: str,
+    seats: Sequence[Mapping[str, Any]],
+    locked_at: str,
+    reveal_by: str,
+    end_by: str,
+) -> dict[str, Any]:
     """The unsigned lock record of fairness-v2.md §3; ``seats``: ``{"seat", "name",
     "house", "seed_commitment", "key", "roll_chain"}`` each."""
     return {
-        "type": "lock", "protocol": PROTOCOL_V2, "match_id": match_id, "game": game,
-        "ruleset": ruleset, "commitment": commitment,
-        "seats": [{"seat": s["seat"], "name": s["name"], "house": s["house"],
-                   "seed_commitment": s["seed_commitment"], "key": s["key"],
-                   "roll_chain": s["roll_chain"]} for s in seats],
-        "locked_at": locked_at, "reveal_by": reveal_by, "end_by": end_by,
+        "type": "lock",
+        "protocol": PROTOCOL_V2,
+        "match_id": match_id,
+        "game": game,
+        "ruleset": ruleset,
+        "commitment": commitment,
+        "seats": [
+            {
+                "seat": s["seat"],
+                "name": s["name"],
+                "house": s["house"],
+                "seed_commitment": s["seed_commitment"],
+                "key": s["key"],
+                "roll_chain": s["roll_chain"],
+            }
+            for s in seats
+        ],
+        "locked_at": locked_at,
+        "reveal_by": reveal_by,
+        "end_by": end_by,
     }
 
 
@@ -159,9 +195,18 @@ def build_transcript_v2(
         "server_seed": server_seed.hex(),
         "lock": dict(lock),
         "lock_index": lock_index,
-        "seats": [{"seat": s["seat"], "name": s["name"], "house": s["house"],
-                   "client_seed": s["client_seed"], "nonce": s["nonce"], "key": s["key"],
-                   "roll_chain": s["roll_chain"]} for s in seats],
+        "seats": [
+            {
+                "seat": s["seat"],
+                "name": s["name"],
+                "house": s["house"],
+                "client_seed": s["client_seed"],
+                "nonce": s["nonce"],
+                "key": s["key"],
+                "roll_chain": s["roll_chain"],
+            }
+            for s in seats
+        ],
         "events": [dict(e) for e in events],
         "chain": chain,
         "result": dict(result) if result is not None else None,
@@ -211,17 +256,32 @@ def simulate_match(
     if protocol == PROTOCOL:
         if signer is not None or keyed or house or no_reveal:
             raise ValueError("signer, keyed, house and no_reveal are qahwa-fair/2 options")
-        return _simulate_v1(game, ruleset, seed=seed, server_seed=server_seed,
-                            match_id=match_id, client_seeds=client_seeds,
-                            max_actions=max_actions, resign_at=resign_at,
-                            end_reason=end_reason)
+        return _simulate_v1(
+            game,
+            ruleset,
+            seed=seed,
+            server_seed=server_seed,
+            match_id=match_id,
+            client_seeds=client_seeds,
+            max_actions=max_actions,
+            resign_at=resign_at,
+            end_reason=end_reason,
+        )
     if protocol != PROTOCOL_V2:
         raise ValueError(f"unknown protocol {protocol!r}")
-    return _Sim(game, ruleset, seed=seed, server_seed=server_seed, match_id=match_id,
-                client_seeds=client_seeds, signer=signer, keyed=keyed, house=house,
-                lock_index=lock_index, started=started).run(
-        max_actions=max_actions, resign_at=resign_at, end_reason=end_reason,
-        no_reveal=no_reveal)
+    return _Sim(
+        game,
+        ruleset,
+        seed=seed,
+        server_seed=server_seed,
+        match_id=match_id,
+        client_seeds=client_seeds,
+        signer=signer,
+        keyed=keyed,
+        house=house,
+        lock_index=lock_index,
+        started=started,
+    ).run(max_actions=max_actions, resign_at=resign_at, end_reason=end_reason, no_reveal=no_reveal)
 
 
 def _simulate_v1(
@@ -238,7 +298,9 @@ def _simulate_v1(
 ) -> tuple[dict[str, Any], Engine]:
     bots = random.Random(seed)
     if server_seed is None:
-        server_seed = random.Random(f"server-{seed}").randbytes(32) if seed >= 0 else new_server_seed()
+        server_seed = (
+            random.Random(f"server-{seed}").randbytes(32) if seed >= 0 else new_server_seed()
+        )
     cls = engine_class(game)
     parsed = cls.parse_ruleset(dict(ruleset or {}), protocol=PROTOCOL)
     ruleset_str = canonical_ruleset(parsed)
@@ -272,8 +334,13 @@ def _simulate_v1(
     ]
     assert engine.outcome is not None
     doc = build_transcript(
-        match_id=match_id, game=game, ruleset=ruleset_str, server_seed=server_seed,
-        seats=seats, events=numbered, result=engine.outcome.to_json(),
+        match_id=match_id,
+        game=game,
+        ruleset=ruleset_str,
+        server_seed=server_seed,
+        seats=seats,
+        events=numbered,
+        result=engine.outcome.to_json(),
     )
     return doc, engine
 
@@ -288,8 +355,9 @@ def seat_value(chain: Sequence[bytes], used: int) -> str:
     return chain[used + 1].hex()
 
 
-def with_roll_value(engine: Engine, seat: int, action: dict[str, Any],
-                    chain: Sequence[bytes] | None) -> dict[str, Any]:
+def with_roll_value(
+    engine: Engine, seat: int, action: dict[str, Any], chain: Sequence[bytes] | None
+) -> dict[str, Any]:
     """``action`` with the seat's next roll-chain value added where a fresh roll needs one
     (``roll`` / ``roll_value`` listed without it); any other action unchanged."""
     if chain is None or not getattr(engine, "fresh", False):
@@ -303,38 +371,64 @@ def with_roll_value(engine: Engine, seat: int, action: dict[str, Any],
 class _Sim:
     """One simulated qahwa-fair/2 match (see :func:`simulate_match`)."""
 
-    def __init__(self, game: str, ruleset: Mapping[str, Any] | None, *, seed: int,
-                 server_seed: bytes | None, match_id: str | None,
-                 client_seeds: Sequence[str] | None, signer: Signer | None, keyed: bool,
-                 house: Sequence[int], lock_index: int, started: datetime | None) -> None:
+    def __init__(
+        self,
+        game: str,
+        ruleset: Mapping[str, Any] | None,
+        *,
+        seed: int,
+        server_seed: bytes | None,
+        match_id: str | None,
+        client_seeds: Sequence[str] | None,
+        signer: Signer | None,
+        keyed: bool,
+        house: Sequence[int],
+        lock_index: int,
+        started: datetime | None,
+    ) -> None:
         self.game = game
         self.seed = seed
         self.bots = random.Random(seed)
         if server_seed is None:
-            server_seed = (random.Random(f"server2-{seed}").randbytes(64) if seed >= 0
-                           else new_server_seed_v2())
+            server_seed = (
+                random.Random(f"server2-{seed}").randbytes(64)
+                if seed >= 0
+                else new_server_seed_v2()
+            )
         self.server_seed = server_seed
         self.cls = engine_class(game)
         self.parsed = self.cls.parse_ruleset(dict(ruleset or {}), protocol=PROTOCOL_V2)
         self.ruleset_str = canonical_ruleset(self.parsed)
         n = self.n = self.cls.seat_count(self.parsed)
         self.match_id = match_id or f"sim2-{game}-{seed}"
-        self.client_seeds = (list(client_seeds) if client_seeds is not None
-                             else [f"seat{s}-seed{seed}" for s in range(n)])
+        self.client_seeds = (
+            list(client_seeds)
+            if client_seeds is not None
+            else [f"seat{s}-seed{seed}" for s in range(n)]
+        )
         if len(self.client_seeds) != n:
             raise ValueError(f"{game} with this ruleset has {n} seats")
         self.nonces = [random.Random(f"nonce-{seed}-{s}").randbytes(32) for s in range(n)]
         fresh = bool(self.parsed.get("fresh_rolls", False))
         self.chains: list[tuple[bytes, ...]] | None = (
-            [_chain(self.match_id, s, random.Random(f"chain-{seed}-{s}").randbytes(32))
-             for s in range(n)] if fresh else None)
+            [
+                _chain(self.match_id, s, random.Random(f"chain-{seed}-{s}").randbytes(32))
+                for s in range(n)
+            ]
+            if fresh
+            else None
+        )
         self.seat_signers: list[Signer] | None = None
         if keyed:
             # fairness loads its signing module (and `cryptography`) only now, on first use
             self.seat_signers = [
-                fairness.Signer.from_seed_b64(base64.b64encode(
-                    random.Random(f"seat-key-{seed}-{s}").randbytes(32)).decode("ascii"))
-                for s in range(n)]
+                fairness.Signer.from_seed_b64(
+                    base64.b64encode(random.Random(f"seat-key-{seed}-{s}").randbytes(32)).decode(
+                        "ascii"
+                    )
+                )
+                for s in range(n)
+            ]
         self.signer = signer
         self.house = set(house)
         self.lock_index = lock_index
@@ -345,23 +439,35 @@ class _Sim:
             return None
         return str(fairness.public_key_b64(self.seat_signers[seat].public_key))
 
-    def run(self, *, max_actions: int, resign_at: int | None, end_reason: str,
-            no_reveal: Sequence[int]) -> tuple[dict[str, Any], Engine]:
+    def run(
+        self, *, max_actions: int, resign_at: int | None, end_reason: str, no_reveal: Sequence[int]
+    ) -> tuple[dict[str, Any], Engine]:
         n = self.n
-        seat_rows = [{"seat": s, "name": f"bot{s}", "house": s in self.house,
-                      "seed_commitment": seed_commitment(self.match_id, s, self.nonces[s],
-                                                         self.client_seeds[s]),
-                      "key": self._key_b64(s),
-                      "roll_chain": self.chains[s][0].hex() if self.chains else None}
-                     for s in range(n)]
+        seat_rows = [
+            {
+                "seat": s,
+                "name": f"bot{s}",
+                "house": s in self.house,
+                "seed_commitment": seed_commitment(
+                    self.match_id, s, self.nonces[s], self.client_seeds[s]
+                ),
+                "key": self._key_b64(s),
+                "roll_chain": self.chains[s][0].hex() if self.chains else None,
+            }
+            for s in range(n)
+        ]
         rs = self.parsed
         locked_at = self.t0 + timedelta(seconds=1)
         lock = lock_record(
-            match_id=self.match_id, game=self.game, ruleset=self.ruleset_str,
-            commitment=commitment_v2(self.server_seed), seats=seat_rows,
+            match_id=self.match_id,
+            game=self.game,
+            ruleset=self.ruleset_str,
+            commitment=commitment_v2(self.server_seed),
+            seats=seat_rows,
             locked_at=rfc3339(locked_at),
             reveal_by=rfc3339(locked_at + timedelta(seconds=rs.get("reveal_seconds", 0))),
-            end_by=rfc3339(locked_at + timedelta(seconds=rs.get("max_seconds", 0))))
+            end_by=rfc3339(locked_at + timedelta(seconds=rs.get("max_seconds", 0))),
+        )
         if self.signer is not None:
             lock = self.signer.signed(lock)
         head = chain_start(lock)
@@ -372,7 +478,8 @@ class _Sim:
             numbered: Event = {"seq": len(events), **ev}
             if signer_seat is not None and self.seat_signers is not None:
                 numbered["sig"] = self.seat_signers[signer_seat].sign_bytes(
-                    seat_sig_message(self.match_id, head, numbered))
+                    seat_sig_message(self.match_id, head, numbered)
+                )
             head = chain_next(head, numbered)
             events.append(numbered)
 
@@ -386,34 +493,58 @@ class _Sim:
             hidden = set(no_reveal)
         else:
             hidden = set()
-            key = match_key_v2(self.server_seed, self.match_id, self.game, self.ruleset_str,
-                               list(zip(self.client_seeds, self.nonces, strict=True)))
+            key = match_key_v2(
+                self.server_seed,
+                self.match_id,
+                self.game,
+                self.ruleset_str,
+                list(zip(self.client_seeds, self.nonces, strict=True)),
+            )
             tips: tuple[str | None, ...] = tuple(
-                c[0].hex() if c else None for c in (self.chains or [()] * n))
+                c[0].hex() if c else None for c in (self.chains or [()] * n)
+            )
             ctx = MatchContext(self.match_id, tips)
             chance = Chance(key)
             engine = self.cls(rs, chance, ctx)
             for ev in chance.take_events():
                 add(ev)
-            self._play(engine, add, max_actions=max_actions, resign_at=resign_at,
-                       end_reason=end_reason)
+            self._play(
+                engine, add, max_actions=max_actions, resign_at=resign_at, end_reason=end_reason
+            )
         assert engine.outcome is not None
-        seats = [{"seat": s, "name": f"bot{s}", "house": s in self.house,
-                  "client_seed": None if s in hidden else self.client_seeds[s],
-                  "nonce": None if s in hidden else self.nonces[s].hex(),
-                  "key": seat_rows[s]["key"], "roll_chain": seat_rows[s]["roll_chain"]}
-                 for s in range(n)]
+        seats = [
+            {
+                "seat": s,
+                "name": f"bot{s}",
+                "house": s in self.house,
+                "client_seed": None if s in hidden else self.client_seeds[s],
+                "nonce": None if s in hidden else self.nonces[s].hex(),
+                "key": seat_rows[s]["key"],
+                "roll_chain": seat_rows[s]["roll_chain"],
+            }
+            for s in range(n)
+        ]
         doc = build_transcript_v2(
-            match_id=self.match_id, game=self.game, ruleset=self.ruleset_str,
-            server_seed=self.server_seed, lock=lock, lock_index=self.lock_index,
-            seats=seats, events=events, chain=head.hex(), result=engine.outcome.to_json(),
-            created_at=rfc3339(self.t0), ended_at=rfc3339(locked_at))
+            match_id=self.match_id,
+            game=self.game,
+            ruleset=self.ruleset_str,
+            server_seed=self.server_seed,
+            lock=lock,
+            lock_index=self.lock_index,
+            seats=seats,
+            events=events,
+            chain=head.hex(),
+            result=engine.outcome.to_json(),
+            created_at=rfc3339(self.t0),
+            ended_at=rfc3339(locked_at),
+        )
         if self.signer is not None:
             doc = self.signer.signed(doc)
         return doc, engine
 
-    def _play(self, engine: Engine, add: Any, *, max_actions: int, resign_at: int | None,
-              end_reason: str) -> None:
+    def _play(
+        self, engine: Engine, add: Any, *, max_actions: int, resign_at: int | None, end_reason: str
+    ) -> None:
         actions = 0
         while engine.outcome is None:
             if actions >= max_actions:
@@ -430,8 +561,9 @@ class _Sim:
             choices = engine.bot_actions(seat)
             if not choices:
                 raise RuntimeError(f"{self.game}: seat {seat} to act with no legal action")
-            action = with_roll_value(engine, seat, self.bots.choice(choices),
-                                     self.chains[seat] if self.chains else None)
+            action = with_roll_value(
+                engine, seat, self.bots.choice(choices), self.chains[seat] if self.chains else None
+            )
             produced = engine.apply(seat, action)
             add(produced[0], seat)
             for ev in produced[1:]:

@@ -23,19 +23,18 @@ from .errors import IllegalActionError
 class Phase:
     """The phase names every card game's view uses."""
 
-    CUT = "cut"          # the deck waits for a cut or a tap
-    TRUMP = "trump"      # the hakem names trump
-    DRAW = "draw"        # two-player hokm: drawing from the stock
-    BID = "bid"          # an auction or a round of bids
+    CUT = "cut"  # the deck waits for a cut or a tap
+    TRUMP = "trump"  # the hakem names trump
+    DRAW = "draw"  # two-player hokm: drawing from the stock
+    BID = "bid"  # an auction or a round of bids
     DISCARD = "discard"  # cards laid down face down
-    PLAY = "play"        # the tricks are played
-    OVER = "over"        # the match has ended (played out, resigned or abandoned)
+    PLAY = "play"  # the tricks are played
+    OVER = "over"  # the match has ended (played out, resigned or abandoned)
 
     @staticmethod
     def wrong(what: str, phase: str) -> IllegalActionError:
         """The error for an action of the wrong phase: "no trump call now: …"."""
         return IllegalActionError(f"no {what} now: {WAITING.get(phase, 'the hand is over')}")
-
 
 
 #: what the table waits for in each phase, for "no … now" messages
@@ -49,14 +48,14 @@ WAITING = {
 }
 
 
-
 def led_suit(plays: Sequence[tuple[int, str]]) -> str | None:
     """The suit of the first card played (None before the lead, or when a joker was led)."""
     return suit(plays[0][1]) if plays else None
 
 
-def follow_reason(hand: Collection[str], card: str, led: str | None, *,
-                  free: Callable[[str], bool] = is_joker) -> str | None:
+def follow_reason(
+    hand: Collection[str], card: str, led: str | None, *, free: Callable[[str], bool] = is_joker
+) -> str | None:
     """Why ``card`` from ``hand`` breaks follow suit when ``led`` was led (None: it doesn't).
 
     ``free(card)`` marks cards that may be played whatever was led (jokers by default; the
@@ -69,8 +68,9 @@ def follow_reason(hand: Collection[str], card: str, led: str | None, *,
     return None
 
 
-def playable(hand: Iterable[str], led: str | None, *,
-             free: Callable[[str], bool] = is_joker) -> list[str]:
+def playable(
+    hand: Iterable[str], led: str | None, *, free: Callable[[str], bool] = is_joker
+) -> list[str]:
     """The cards of ``hand`` that follow suit (in the hand's order)."""
     cards = list(hand)
     return [c for c in cards if follow_reason(cards, c, led, free=free) is None]
@@ -102,28 +102,44 @@ class Trick:
     def cards(self) -> list[str]:
         return [c for _, c in self.plays]
 
-    def winner(self, trump: str | None, *, reverse: bool = False,
-               joker_order: Sequence[str] = ()) -> int:
+    def winner(
+        self, trump: str | None, *, reverse: bool = False, joker_order: Sequence[str] = ()
+    ) -> int:
         return trick_winner(self.plays, trump, reverse=reverse, joker_order=joker_order)
 
     def plays_json(self, *, sources: bool = False) -> list[dict[str, Any]]:
         if sources:
-            return [{"seat": s, "card": c, "from": f}
-                    for (s, c), f in zip(self.plays, self.sources, strict=True)]
+            return [
+                {"seat": s, "card": c, "from": f}
+                for (s, c), f in zip(self.plays, self.sources, strict=True)
+            ]
         return [{"seat": s, "card": c} for s, c in self.plays]
 
-    def to_json(self, hand: int, winner: int, *, sources: bool = False,
-                **extra: Any) -> dict[str, Any]:
+    def to_json(
+        self, hand: int, winner: int, *, sources: bool = False, **extra: Any
+    ) -> dict[str, Any]:
         """A completed trick as the views' ``last_trick``."""
-        out: dict[str, Any] = {"hand": hand, "leader": self.leader,
-                               "plays": self.plays_json(sources=sources), "winner": winner}
+        out: dict[str, Any] = {
+            "hand": hand,
+            "leader": self.leader,
+            "plays": self.plays_json(sources=sources),
+            "winner": winner,
+        }
         out.update(extra)
         return out
 
 
-def close_trick(trick: Trick, tally: Tally, hand: int, trump: str | None, *,
-                reverse: bool = False, joker_order: Sequence[str] = (),
-                sources: bool = False, **extra: Any) -> tuple[int, dict[str, Any]]:
+def close_trick(
+    trick: Trick,
+    tally: Tally,
+    hand: int,
+    trump: str | None,
+    *,
+    reverse: bool = False,
+    joker_order: Sequence[str] = (),
+    sources: bool = False,
+    **extra: Any,
+) -> tuple[int, dict[str, Any]]:
     """A complete trick's winner takes it: returns (winner, the ``last_trick`` JSON)."""
     winner = trick.winner(trump, reverse=reverse, joker_order=joker_order)
     tally.take(winner, trick)
@@ -138,8 +154,7 @@ class Tally:
         self.cards: list[list[str]] = [[] for _ in range(n_seats)]
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Tally) and (self.tricks, self.cards) == (other.tricks,
-                                                                             other.cards)
+        return isinstance(other, Tally) and (self.tricks, self.cards) == (other.tricks, other.cards)
 
     __hash__ = None  # type: ignore[assignment]
 

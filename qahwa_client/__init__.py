@@ -13,6 +13,20 @@ from .client import Client, Match, RngSession, Seat, Unanswered
 from .conform import Terms
 from .errors import ApiError, ClientError, NotOurMatch, StaleVersion, TranscriptMismatch
 
-__all__ = ["ApiError", "AsyncClient", "AsyncMatch", "AsyncRngSession", "AsyncSeat", "Client",
-           "ClientError", "Match", "NotOurMatch", "RngSession", "Seat", "StaleVersion", "Terms",
-           "TranscriptMismatch", "Unanswered"]
+__all__ = [
+    "ApiError",
+    "AsyncClient",
+    "AsyncMatch",
+    "AsyncRngSession",
+    "AsyncSeat",
+    "Client",
+    "ClientError",
+    "Match",
+    "NotOurMatch",
+    "RngSession",
+    "Seat",
+    "StaleVersion",
+    "Terms",
+    "TranscriptMismatch",
+    "Unanswered",
+]

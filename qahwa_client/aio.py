@@ -48,10 +48,17 @@ class AsyncClient:
     """As :class:`qahwa_client.Client` (``keys``, ``operator_key``, ``retries``,
     ``retry_delay``), awaitable."""
 
-    def __init__(self, base_url: str, *, timeout: float = 30.0,
-                 http: httpx.AsyncClient | None = None, keys: Any = None,
-                 operator_key: str | None = None, retries: int = 3,
-                 retry_delay: float = 0.25) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = 30.0,
+        http: httpx.AsyncClient | None = None,
+        keys: Any = None,
+        operator_key: str | None = None,
+        retries: int = 3,
+        retry_delay: float = 0.25,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.http = http or httpx.AsyncClient(timeout=timeout)
         self._own = http is None
@@ -61,16 +68,34 @@ class AsyncClient:
         self.retries = retries
         self.retry_delay = retry_delay
 
-    async def request(self, method: str, path: str, *, token: str | None = None,
-                      json_body: Any = None, params: Mapping[str, Any] | None = None) -> Any:
-        resp = await self.http.request(method, self.base_url + path,
-                                       headers=_auth(token) if token else None,
-                                       json=json_body, params=params)
+    async def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        json_body: Any = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> Any:
+        resp = await self.http.request(
+            method,
+            self.base_url + path,
+            headers=_auth(token) if token else None,
+            json=json_body,
+            params=params,
+        )
         raise_for(resp)
         return resp.json()
 
-    async def send(self, method: str, path: str, body: Any, *, token: str | None = None,
-                   entry: dict[str, Any] | None = None) -> tuple[Any, int]:
+    async def send(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        *,
+        token: str | None = None,
+        entry: dict[str, Any] | None = None,
+    ) -> tuple[Any, int]:
         """As :meth:`qahwa_client.Client.send`: identical bytes on every resend."""
         content = canonical(body)
         headers = {"Content-Type": "application/json", **(_auth(token) if token else {})}
@@ -81,8 +106,9 @@ class AsyncClient:
             if entry is not None:
                 entry["attempts"] = attempt + 1
             try:
-                resp = await self.http.request(method, self.base_url + path, content=content,
-                                               headers=headers)
+                resp = await self.http.request(
+                    method, self.base_url + path, content=content, headers=headers
+                )
             except httpx.TransportError as exc:
                 problem = f"{type(exc).__name__}: {exc}"
                 continue
@@ -93,8 +119,9 @@ class AsyncClient:
                 continue
             raise_for(resp)
             return resp.json(), attempt
-        raise Unanswered(f"{method} {path}: no answer after {self.retries + 1} identical "
-                         f"attempts ({problem})")
+        raise Unanswered(
+            f"{method} {path}: no answer after {self.retries + 1} identical attempts ({problem})"
+        )
 
     async def trusted(self) -> dict[str, str]:
         if self.pinned is not None:
@@ -110,17 +137,28 @@ class AsyncClient:
     async def __aenter__(self) -> AsyncClient:
         return self
 
-    async def __aexit__(self, et: type[BaseException] | None, ev: BaseException | None,
-                        tb: TracebackType | None) -> None:
+    async def __aexit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
         await self.aclose()
 
-    async def create_match(self, game: str, ruleset: Mapping[str, Any] | None = None,
-                           names: Sequence[str] | None = None,
-                           house: Sequence[bool] | None = None, *,
-                           operator_key: str | None = None) -> AsyncMatch:
-        created = MatchCreatedOut.model_validate(await self.request(
-            "POST", "/v1/matches", token=operator_key or self.operator_key,
-            json_body=create_body(game, ruleset, names, house)))
+    async def create_match(
+        self,
+        game: str,
+        ruleset: Mapping[str, Any] | None = None,
+        names: Sequence[str] | None = None,
+        house: Sequence[bool] | None = None,
+        *,
+        operator_key: str | None = None,
+    ) -> AsyncMatch:
+        created = MatchCreatedOut.model_validate(
+            await self.request(
+                "POST",
+                "/v1/matches",
+                token=operator_key or self.operator_key,
+                json_body=create_body(game, ruleset, names, house),
+            )
+        )
         return AsyncMatch(self, created, terms_for(game, ruleset, names, house))
 
     async def match(self, match_id: str) -> MatchOut:
@@ -141,17 +179,23 @@ class AsyncClient:
         return doc
 
     async def events(self, match_id: str, after: int = -1, wait: float = 0) -> EventsOut:
-        return EventsOut.model_validate(await self.request(
-            "GET", f"/v1/matches/{match_id}/events", params={"after": after, "wait": wait}))
+        return EventsOut.model_validate(
+            await self.request(
+                "GET", f"/v1/matches/{match_id}/events", params={"after": after, "wait": wait}
+            )
+        )
 
-    async def stream(self, match_id: str, after: int = -1,
-                     timeout: float = 60) -> AsyncIterator[dict[str, Any]]:
+    async def stream(
+        self, match_id: str, after: int = -1, timeout: float = 60
+    ) -> AsyncIterator[dict[str, Any]]:
         last = after
         while True:
             async with self.http.stream(
-                    "GET", f"{self.base_url}/v1/matches/{match_id}/events/stream",
-                    params={"after": last, "timeout": timeout},
-                    timeout=httpx.Timeout(timeout + 30)) as resp:
+                "GET",
+                f"{self.base_url}/v1/matches/{match_id}/events/stream",
+                params={"after": last, "timeout": timeout},
+                timeout=httpx.Timeout(timeout + 30),
+            ) as resp:
                 if resp.status_code >= 400:
                     await resp.aread()
                     raise_for(resp)
@@ -165,31 +209,41 @@ class AsyncClient:
     async def keys(self) -> KeysOut:
         return KeysOut.model_validate(await self.request("GET", "/v1/keys"))
 
-    async def verify(self, transcript: Mapping[str, Any] | str, *,
-                     keys: KeysOut | None = None,
-                     receipts: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    async def verify(
+        self,
+        transcript: Mapping[str, Any] | str,
+        *,
+        keys: KeysOut | None = None,
+        receipts: Sequence[dict[str, Any]] = (),
+    ) -> dict[str, Any]:
         """As :meth:`qahwa_client.Client.verify` (the checks run here, in this process)."""
         from .verify import verify_transcript
 
-        doc = (await self.transcript(transcript) if isinstance(transcript, str)
-               else dict(transcript))
-        return verify_transcript(doc, keys or await self.keys(), source=self.base_url,
-                                 receipts=receipts)
+        doc = await self.transcript(transcript) if isinstance(transcript, str) else dict(transcript)
+        return verify_transcript(
+            doc, keys or await self.keys(), source=self.base_url, receipts=receipts
+        )
 
     async def rng(self, *, operator_key: str | None = None) -> AsyncRngSession:
-        created = RngCreatedOut.model_validate(await self.request(
-            "POST", "/v1/rng", token=operator_key or self.operator_key, json_body={}))
+        created = RngCreatedOut.model_validate(
+            await self.request(
+                "POST", "/v1/rng", token=operator_key or self.operator_key, json_body={}
+            )
+        )
         return AsyncRngSession(self, created)
 
 
 class AsyncMatch:
-    def __init__(self, client: AsyncClient, created: MatchCreatedOut,
-                 terms: Terms | None = None) -> None:
+    def __init__(
+        self, client: AsyncClient, created: MatchCreatedOut, terms: Terms | None = None
+    ) -> None:
         self.client = client
         self.created = created
         self.match_id = created.match_id
-        self.seats = [AsyncSeat(client, self.match_id, s.seat, s.token, record=created.record,
-                                terms=terms) for s in created.seats]
+        self.seats = [
+            AsyncSeat(client, self.match_id, s.seat, s.token, record=created.record, terms=terms)
+            for s in created.seats
+        ]
 
     async def start(self, client_seeds: Sequence[str | None] | None = None) -> None:
         """Every seat commits, then each checks the lock and reveals."""
@@ -207,8 +261,9 @@ class AsyncMatch:
 
     async def verify(self, *, keys: KeysOut | None = None) -> dict[str, Any]:
         """verify's report, with every receipt this match's seats kept."""
-        return await self.client.verify(await self.transcript(), keys=keys,
-                                        receipts=[r for s in self.seats for r in s.receipts])
+        return await self.client.verify(
+            await self.transcript(), keys=keys, receipts=[r for s in self.seats for r in s.receipts]
+        )
 
     async def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
         got = dict(doc) if doc is not None else await self.transcript()
@@ -224,9 +279,17 @@ class AsyncMatch:
 class AsyncSeat:
     """As :class:`qahwa_client.Seat`, awaitable."""
 
-    def __init__(self, client: AsyncClient, match_id: str, seat: int, token: str, *,
-                 record: Mapping[str, Any] | None = None, terms: Terms | None = None,
-                 receipts_file: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        client: AsyncClient,
+        match_id: str,
+        seat: int,
+        token: str,
+        *,
+        record: Mapping[str, Any] | None = None,
+        terms: Terms | None = None,
+        receipts_file: str | Path | None = None,
+    ) -> None:
         self.client = client
         self.match_id = match_id
         self.seat = seat
@@ -276,18 +339,21 @@ class AsyncSeat:
         return f"/v1/matches/{self.match_id}{tail}"
 
     async def _call(self, method: str, path: str, body: Any = None) -> Any:
-        return await self.client.request(method, self._path(path), token=self.token,
-                                         json_body=body)
+        return await self.client.request(method, self._path(path), token=self.token, json_body=body)
 
     async def _send(self, path: str, body: Any) -> tuple[Any, dict[str, Any]]:
         entry = self.proto.sent("POST", self._path(path), body)
-        answer, _ = await self.client.send("POST", self._path(path), body, token=self.token,
-                                           entry=entry)
+        answer, _ = await self.client.send(
+            "POST", self._path(path), body, token=self.token, entry=entry
+        )
         return answer, entry
 
     async def commit(self, client_seed: str | None = None) -> SeatingOut | None:
-        record = self._record if self._record is not None else (
-            await self.client.match(self.match_id)).record
+        record = (
+            self._record
+            if self._record is not None
+            else (await self.client.match(self.match_id)).record
+        )
         keys = await self.client.trusted()
         self.proto.accept_record(record, keys)
         body = self.proto.commit_body(client_seed)
@@ -333,17 +399,29 @@ class AsyncSeat:
         self.view = view
         return view
 
-    def _action_body(self, action: Mapping[str, Any], view: StateOut,
-                     version: int) -> dict[str, Any]:
+    def _action_body(
+        self, action: Mapping[str, Any], view: StateOut, version: int
+    ) -> dict[str, Any]:
         return self.proto.action_body(
-            action, version=version, chain=view.chain, view_lock=view.lock, turn=view.turn,
-            legal=view.legal_actions, fresh_roll=getattr(view, "fresh_roll", None),
-            values_used=getattr(view, "values_used", None))
+            action,
+            version=version,
+            chain=view.chain,
+            view_lock=view.lock,
+            turn=view.turn,
+            legal=view.legal_actions,
+            fresh_roll=getattr(view, "fresh_roll", None),
+            values_used=getattr(view, "values_used", None),
+        )
 
-    async def act(self, action: Mapping[str, Any], *, version: int | None = None,
-                  retry_stale: bool = False) -> ActionOut:
-        view = self.view if self.view is not None and self.view.version == (
-            version if version is not None else self.view.version) else await self.state()
+    async def act(
+        self, action: Mapping[str, Any], *, version: int | None = None, retry_stale: bool = False
+    ) -> ActionOut:
+        view = (
+            self.view
+            if self.view is not None
+            and self.view.version == (version if version is not None else self.view.version)
+            else await self.state()
+        )
         body = self._action_body(action, view, view.version if version is None else version)
         try:
             return await self._post_action(body)
@@ -366,21 +444,28 @@ class AsyncSeat:
                     return found
             raise
         out = ActionOut.model_validate(answer)
-        self.proto.take_receipt(answer, await self.client.trusted(), entry=entry,
-                                chain=out.state.chain)
+        self.proto.take_receipt(
+            answer, await self.client.trusted(), entry=entry, chain=out.state.chain
+        )
         self.version = out.state.version
         self.view = out.state
         return out
 
     async def _accepted_earlier(self, sig: str) -> ActionOut | None:
         for ev in (await self.client.events(self.match_id)).events:
-            if ev.get("type") == "action" and ev.get("seat") == self.seat \
-                    and ev.get("sig") == sig:
+            if ev.get("type") == "action" and ev.get("seat") == self.seat and ev.get("sig") == sig:
                 view = await self.state()
-                return ActionOut.model_validate({
-                    "match_id": self.match_id, "seat": self.seat, "version": view.version,
-                    "status": view.status, "first_seq": ev["seq"],
-                    "state": view.model_dump(mode="json"), "chain": view.chain})
+                return ActionOut.model_validate(
+                    {
+                        "match_id": self.match_id,
+                        "seat": self.seat,
+                        "version": view.version,
+                        "status": view.status,
+                        "first_seq": ev["seq"],
+                        "state": view.model_dump(mode="json"),
+                        "chain": view.chain,
+                    }
+                )
         return None
 
     async def resign(self) -> ResignOut:
@@ -388,8 +473,9 @@ class AsyncSeat:
         body = self.proto.resign_body(chain=view.chain, view_lock=view.lock)
         answer, entry = await self._send("/resign", body)
         out = ResignOut.model_validate(answer)
-        self.proto.take_receipt(answer, await self.client.trusted(), entry=entry,
-                                chain=answer.get("chain"))
+        self.proto.take_receipt(
+            answer, await self.client.trusted(), entry=entry, chain=answer.get("chain")
+        )
         return out
 
     def check_transcript(self, doc: Mapping[str, Any]) -> dict[str, Any]:
@@ -426,8 +512,9 @@ class AsyncRngSession:
         return self.proto.receipts
 
     async def _call(self, method: str, path: str, body: Any = None) -> Any:
-        return await self.client.request(method, f"/v1/rng/{self.session_id}{path}",
-                                         token=self.token, json_body=body)
+        return await self.client.request(
+            method, f"/v1/rng/{self.session_id}{path}", token=self.token, json_body=body
+        )
 
     async def send_seed(self, client_seed: str | None = None) -> RngSeededOut:
         keys = await self.client.trusted()
@@ -438,8 +525,9 @@ class AsyncRngSession:
         entry = self.proto.sent("POST", path, body)
         answer, _ = await self.client.send("POST", path, body, token=self.token, entry=entry)
         out = RngSeededOut.model_validate(answer)
-        self.proto.check_lock(answer["lock"], answer["log_index"],
-                              await self.client.log_proof(out.log_index), keys)
+        self.proto.check_lock(
+            answer["lock"], answer["log_index"], await self.client.log_proof(out.log_index), keys
+        )
         self.proto.revealed = True
         self.proto.take_receipt(answer, keys, entry=entry, seq=-1)
         return out

@@ -56,8 +56,12 @@ def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
 
-def create_body(game: str, ruleset: Mapping[str, Any] | None, names: Sequence[str] | None,
-                house: Sequence[bool] | None = None) -> dict[str, Any]:
+def create_body(
+    game: str,
+    ruleset: Mapping[str, Any] | None,
+    names: Sequence[str] | None,
+    house: Sequence[bool] | None = None,
+) -> dict[str, Any]:
     body: dict[str, Any] = {"game": game}
     if ruleset is not None:
         body["ruleset"] = dict(ruleset)
@@ -87,10 +91,17 @@ class Client:
     ``httpx.Client`` of your own (its base URL is then ignored in favour of ``base_url``).
     """
 
-    def __init__(self, base_url: str, *, timeout: float = 30.0,
-                 http: httpx.Client | None = None, keys: Any = None,
-                 operator_key: str | None = None, retries: int = 3,
-                 retry_delay: float = 0.25) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = 30.0,
+        http: httpx.Client | None = None,
+        keys: Any = None,
+        operator_key: str | None = None,
+        retries: int = 3,
+        retry_delay: float = 0.25,
+    ) -> None:
         self.base_url = base_url.rstrip("/")
         self.http = http or httpx.Client(timeout=timeout)
         self._own = http is None
@@ -101,17 +112,35 @@ class Client:
         self.retry_delay = retry_delay
 
     # -- plumbing ----------------------------------------------------------------------------
-    def request(self, method: str, path: str, *, token: str | None = None,
-                json_body: Any = None, params: Mapping[str, Any] | None = None) -> Any:
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        json_body: Any = None,
+        params: Mapping[str, Any] | None = None,
+    ) -> Any:
         """One call; the parsed JSON answer, or :class:`ApiError` for any 4xx/5xx."""
-        resp = self.http.request(method, self.base_url + path,
-                                 headers=_auth(token) if token else None,
-                                 json=json_body, params=params)
+        resp = self.http.request(
+            method,
+            self.base_url + path,
+            headers=_auth(token) if token else None,
+            json=json_body,
+            params=params,
+        )
         raise_for(resp)
         return resp.json()
 
-    def send(self, method: str, path: str, body: Any, *, token: str | None = None,
-             entry: dict[str, Any] | None = None) -> tuple[Any, int]:
+    def send(
+        self,
+        method: str,
+        path: str,
+        body: Any,
+        *,
+        token: str | None = None,
+        entry: dict[str, Any] | None = None,
+    ) -> tuple[Any, int]:
         """Send ``body`` as canonical JSON; on a transport error or a 5xx answer send the
         identical bytes again (up to ``retries`` times). Returns (answer, attempts - 1);
         ``entry["attempts"]`` counts the copies sent."""
@@ -124,8 +153,9 @@ class Client:
             if entry is not None:
                 entry["attempts"] = attempt + 1
             try:
-                resp = self.http.request(method, self.base_url + path, content=content,
-                                         headers=headers)
+                resp = self.http.request(
+                    method, self.base_url + path, content=content, headers=headers
+                )
             except httpx.TransportError as exc:
                 problem = f"{type(exc).__name__}: {exc}"
                 continue
@@ -136,8 +166,9 @@ class Client:
                 continue
             raise_for(resp)
             return resp.json(), attempt
-        raise Unanswered(f"{method} {path}: no answer after {self.retries + 1} identical "
-                         f"attempts ({problem})")
+        raise Unanswered(
+            f"{method} {path}: no answer after {self.retries + 1} identical attempts ({problem})"
+        )
 
     def trusted(self) -> dict[str, str]:
         """The server keys records are checked with: pinned, else ``/v1/keys`` (once)."""
@@ -154,21 +185,32 @@ class Client:
     def __enter__(self) -> Client:
         return self
 
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
     # -- matches -----------------------------------------------------------------------------
-    def create_match(self, game: str, ruleset: Mapping[str, Any] | None = None,
-                     names: Sequence[str] | None = None,
-                     house: Sequence[bool] | None = None, *,
-                     operator_key: str | None = None) -> Match:
+    def create_match(
+        self,
+        game: str,
+        ruleset: Mapping[str, Any] | None = None,
+        names: Sequence[str] | None = None,
+        house: Sequence[bool] | None = None,
+        *,
+        operator_key: str | None = None,
+    ) -> Match:
         """Create a match (with ``operator_key``, default the client's); the handle holds the
         signed commit record and one conforming :class:`Seat` per seat, each checking the
         record against what was asked for here before it commits."""
-        created = MatchCreatedOut.model_validate(self.request(
-            "POST", "/v1/matches", token=operator_key or self.operator_key,
-            json_body=create_body(game, ruleset, names, house)))
+        created = MatchCreatedOut.model_validate(
+            self.request(
+                "POST",
+                "/v1/matches",
+                token=operator_key or self.operator_key,
+                json_body=create_body(game, ruleset, names, house),
+            )
+        )
         return Match(self, created, terms_for(game, ruleset, names, house))
 
     def match(self, match_id: str) -> MatchOut:
@@ -195,17 +237,24 @@ class Client:
 
     def events(self, match_id: str, after: int = -1, wait: float = 0) -> EventsOut:
         """The public event log after ``after`` (long-polling up to ``wait`` seconds)."""
-        return EventsOut.model_validate(self.request(
-            "GET", f"/v1/matches/{match_id}/events", params={"after": after, "wait": wait}))
+        return EventsOut.model_validate(
+            self.request(
+                "GET", f"/v1/matches/{match_id}/events", params={"after": after, "wait": wait}
+            )
+        )
 
-    def stream(self, match_id: str, after: int = -1,
-               timeout: float = 60) -> Iterator[dict[str, Any]]:
+    def stream(
+        self, match_id: str, after: int = -1, timeout: float = 60
+    ) -> Iterator[dict[str, Any]]:
         """The public events as they happen (server-sent events), until the match ends."""
         last = after
         while True:
-            with self.http.stream("GET", f"{self.base_url}/v1/matches/{match_id}/events/stream",
-                                  params={"after": last, "timeout": timeout},
-                                  timeout=httpx.Timeout(timeout + 30)) as resp:
+            with self.http.stream(
+                "GET",
+                f"{self.base_url}/v1/matches/{match_id}/events/stream",
+                params={"after": last, "timeout": timeout},
+                timeout=httpx.Timeout(timeout + 30),
+            ) as resp:
                 if resp.status_code >= 400:
                     resp.read()
                     raise_for(resp)
@@ -224,9 +273,13 @@ class Client:
         params = {"tree_size": tree_size} if tree_size is not None else None
         return TreeHeadOut.model_validate(self.request("GET", "/v1/log", params=params))
 
-    def verify(self, transcript: Mapping[str, Any] | str, *,
-               keys: KeysOut | None = None,
-               receipts: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    def verify(
+        self,
+        transcript: Mapping[str, Any] | str,
+        *,
+        keys: KeysOut | None = None,
+        receipts: Sequence[dict[str, Any]] = (),
+    ) -> dict[str, Any]:
         """Check a transcript (or a match id) here, with ``verify``'s own core.
 
         Recomputes the key, every draw, replays every action and checks the signature with
@@ -237,29 +290,32 @@ class Client:
         from .verify import verify_transcript
 
         doc = self.transcript(transcript) if isinstance(transcript, str) else dict(transcript)
-        return verify_transcript(doc, keys or self.keys(), source=self.base_url,
-                                 receipts=receipts)
+        return verify_transcript(doc, keys or self.keys(), source=self.base_url, receipts=receipts)
 
     # -- plain randomness ---------------------------------------------------------------------
     def rng(self, *, operator_key: str | None = None) -> RngSession:
         """Open a plain dice/shuffle session (with ``operator_key``, default the client's);
         give its seed with :meth:`RngSession.send_seed` once the signed commit record is
         held."""
-        created = RngCreatedOut.model_validate(self.request(
-            "POST", "/v1/rng", token=operator_key or self.operator_key, json_body={}))
+        created = RngCreatedOut.model_validate(
+            self.request("POST", "/v1/rng", token=operator_key or self.operator_key, json_body={})
+        )
         return RngSession(self, created)
 
 
 class Match:
     """A match created by this client: its commit record, and one :class:`Seat` per seat."""
 
-    def __init__(self, client: Client, created: MatchCreatedOut,
-                 terms: Terms | None = None) -> None:
+    def __init__(
+        self, client: Client, created: MatchCreatedOut, terms: Terms | None = None
+    ) -> None:
         self.client = client
         self.created = created
         self.match_id = created.match_id
-        self.seats = [Seat(client, self.match_id, s.seat, s.token, record=created.record,
-                           terms=terms) for s in created.seats]
+        self.seats = [
+            Seat(client, self.match_id, s.seat, s.token, record=created.record, terms=terms)
+            for s in created.seats
+        ]
 
     def seat(self, n: int) -> Seat:
         return self.seats[n]
@@ -281,8 +337,9 @@ class Match:
 
     def verify(self, *, keys: KeysOut | None = None) -> dict[str, Any]:
         """verify's report, with every receipt this match's seats kept."""
-        return self.client.verify(self.transcript(), keys=keys,
-                                  receipts=[r for s in self.seats for r in s.receipts])
+        return self.client.verify(
+            self.transcript(), keys=keys, receipts=[r for s in self.seats for r in s.receipts]
+        )
 
     def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Every seat that revealed through this client checks the transcript against its
@@ -308,9 +365,17 @@ class Seat:
     signed over that view's chain head at that view's version.
     """
 
-    def __init__(self, client: Client, match_id: str, seat: int, token: str, *,
-                 record: Mapping[str, Any] | None = None, terms: Terms | None = None,
-                 receipts_file: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        client: Client,
+        match_id: str,
+        seat: int,
+        token: str,
+        *,
+        record: Mapping[str, Any] | None = None,
+        terms: Terms | None = None,
+        receipts_file: str | Path | None = None,
+    ) -> None:
         self.client = client
         self.match_id = match_id
         self.seat = seat
@@ -366,8 +431,9 @@ class Seat:
 
     def _send(self, path: str, body: Any) -> tuple[Any, int, dict[str, Any]]:
         entry = self.proto.sent("POST", self._path(path), body)
-        answer, resent = self.client.send("POST", self._path(path), body, token=self.token,
-                                          entry=entry)
+        answer, resent = self.client.send(
+            "POST", self._path(path), body, token=self.token, entry=entry
+        )
         return answer, resent, entry
 
     # -- seating ---------------------------------------------------------------------------------
@@ -378,8 +444,9 @@ class Seat:
         Returns the seat's view with its receipt; None when a resent commit met 409 (the first
         may have landed: the lock check settles it).
         """
-        record = self._record if self._record is not None else self.client.match(
-            self.match_id).record
+        record = (
+            self._record if self._record is not None else self.client.match(self.match_id).record
+        )
         self.proto.accept_record(record, self.client.trusted())
         body = self.proto.commit_body(client_seed)
         try:
@@ -407,8 +474,9 @@ class Seat:
                 time.sleep(poll)
         lock_out = LockOut.model_validate(raw)
         proof = self.client.log_proof(lock_out.log_index)
-        lock = self.proto.check_lock(raw.get("lock"), raw.get("log_index"), proof,
-                                     self.client.trusted())
+        lock = self.proto.check_lock(
+            raw.get("lock"), raw.get("log_index"), proof, self.client.trusted()
+        )
         self.proto.take_receipt(raw, self.client.trusted(), seq=-1)
         return lock
 
@@ -430,15 +498,23 @@ class Seat:
         self.view = view
         return view
 
-    def _action_body(self, action: Mapping[str, Any], view: StateOut,
-                     version: int) -> dict[str, Any]:
+    def _action_body(
+        self, action: Mapping[str, Any], view: StateOut, version: int
+    ) -> dict[str, Any]:
         return self.proto.action_body(
-            action, version=version, chain=view.chain, view_lock=view.lock, turn=view.turn,
-            legal=view.legal_actions, fresh_roll=getattr(view, "fresh_roll", None),
-            values_used=getattr(view, "values_used", None))
+            action,
+            version=version,
+            chain=view.chain,
+            view_lock=view.lock,
+            turn=view.turn,
+            legal=view.legal_actions,
+            fresh_roll=getattr(view, "fresh_roll", None),
+            values_used=getattr(view, "values_used", None),
+        )
 
-    def act(self, action: Mapping[str, Any], *, version: int | None = None,
-            retry_stale: bool = False) -> ActionOut:
+    def act(
+        self, action: Mapping[str, Any], *, version: int | None = None, retry_stale: bool = False
+    ) -> ActionOut:
         """Send one action chosen from this seat's last view (default: read it now), signed
         over its chain head, with this seat's roll-chain value added when one is owed.
 
@@ -446,8 +522,12 @@ class Seat:
         unless ``retry_stale``: then the view is read again and, if the action is still legal
         there, sent once more over the new head.
         """
-        view = self.view if self.view is not None and self.view.version == (
-            version if version is not None else self.view.version) else self.state()
+        view = (
+            self.view
+            if self.view is not None
+            and self.view.version == (version if version is not None else self.view.version)
+            else self.state()
+        )
         body = self._action_body(action, view, view.version if version is None else version)
         try:
             return self._post_action(body)
@@ -470,8 +550,7 @@ class Seat:
                     return found
             raise
         out = ActionOut.model_validate(answer)
-        self.proto.take_receipt(answer, self.client.trusted(), entry=entry,
-                                chain=out.state.chain)
+        self.proto.take_receipt(answer, self.client.trusted(), entry=entry, chain=out.state.chain)
         self.version = out.state.version
         self.view = out.state
         return out
@@ -480,13 +559,19 @@ class Seat:
         """After a resend met 409: the first copy may have been accepted (its answer lost).
         The public log tells: an action event of this seat with this signature."""
         for ev in self.client.events(self.match_id).events:
-            if ev.get("type") == "action" and ev.get("seat") == self.seat \
-                    and ev.get("sig") == sig:
+            if ev.get("type") == "action" and ev.get("seat") == self.seat and ev.get("sig") == sig:
                 view = self.state()
-                return ActionOut.model_validate({
-                    "match_id": self.match_id, "seat": self.seat, "version": view.version,
-                    "status": view.status, "first_seq": ev["seq"],
-                    "state": view.model_dump(mode="json"), "chain": view.chain})
+                return ActionOut.model_validate(
+                    {
+                        "match_id": self.match_id,
+                        "seat": self.seat,
+                        "version": view.version,
+                        "status": view.status,
+                        "first_seq": ev["seq"],
+                        "state": view.model_dump(mode="json"),
+                        "chain": view.chain,
+                    }
+                )
         return None
 
     def resign(self) -> ResignOut:
@@ -495,8 +580,9 @@ class Seat:
         body = self.proto.resign_body(chain=view.chain, view_lock=view.lock)
         answer, _, entry = self._send("/resign", body)
         out = ResignOut.model_validate(answer)
-        self.proto.take_receipt(answer, self.client.trusted(), entry=entry,
-                                chain=answer.get("chain"))
+        self.proto.take_receipt(
+            answer, self.client.trusted(), entry=entry, chain=answer.get("chain")
+        )
         return out
 
     def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -540,8 +626,9 @@ class RngSession:
         return self.proto.receipts
 
     def _call(self, method: str, path: str, body: Any = None) -> Any:
-        return self.client.request(method, f"/v1/rng/{self.session_id}{path}",
-                                   token=self.token, json_body=body)
+        return self.client.request(
+            method, f"/v1/rng/{self.session_id}{path}", token=self.token, json_body=body
+        )
 
     def send_seed(self, client_seed: str | None = None) -> RngSeededOut:
         """Check the commit record, then send the seed (default: a fresh one) and a fresh
@@ -553,8 +640,12 @@ class RngSession:
         entry = self.proto.sent("POST", path, body)
         answer, _ = self.client.send("POST", path, body, token=self.token, entry=entry)
         out = RngSeededOut.model_validate(answer)
-        self.proto.check_lock(answer["lock"], answer["log_index"],
-                              self.client.log_proof(out.log_index), self.client.trusted())
+        self.proto.check_lock(
+            answer["lock"],
+            answer["log_index"],
+            self.client.log_proof(out.log_index),
+            self.client.trusted(),
+        )
         self.proto.revealed = True
         self.proto.take_receipt(answer, self.client.trusted(), entry=entry, seq=-1)
         return out

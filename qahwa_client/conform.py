@@ -54,8 +54,10 @@ _used_lock = threading.Lock()
 def _use_once(kind: str, value: str) -> None:
     with _used_lock:
         if f"{kind}:{value}" in _used:
-            raise ClientError(f"this {kind} was already used by this client: a conforming "
-                              f"client never uses a {kind} twice (fairness-v2.md §3a)")
+            raise ClientError(
+                f"this {kind} was already used by this client: a conforming "
+                f"client never uses a {kind} twice (fairness-v2.md §3a)"
+            )
         _used.add(f"{kind}:{value}")
 
 
@@ -79,22 +81,28 @@ def trusted_keys(keys: Any) -> dict[str, str]:
     if isinstance(keys, Mapping) and isinstance(keys.get("keys"), list):
         out = {}
         for k in keys["keys"]:
-            if isinstance(k, Mapping) and isinstance(k.get("key_id"), str) \
-                    and isinstance(k.get("public_key"), str):
+            if (
+                isinstance(k, Mapping)
+                and isinstance(k.get("key_id"), str)
+                and isinstance(k.get("public_key"), str)
+            ):
                 out[k["key_id"]] = k["public_key"]
         return out
-    if isinstance(keys, Mapping) and all(isinstance(k, str) and isinstance(v, str)
-                                         for k, v in keys.items()):
+    if isinstance(keys, Mapping) and all(
+        isinstance(k, str) and isinstance(v, str) for k, v in keys.items()
+    ):
         return dict(keys)
-    raise ClientError("trusted keys are GET /v1/keys's answer or a mapping key_id → base64 "
-                      "public key")
+    raise ClientError(
+        "trusted keys are GET /v1/keys's answer or a mapping key_id → base64 public key"
+    )
 
 
 class SeatProtocol:
     """One seat's side of qahwa-fair/2 (fairness-v2.md §3a)."""
 
-    def __init__(self, match_id: str, seat: int, *, terms: Terms | None = None,
-                 keyed: bool = True) -> None:
+    def __init__(
+        self, match_id: str, seat: int, *, terms: Terms | None = None, keyed: bool = True
+    ) -> None:
         self.match_id = match_id
         self.seat = seat
         self.terms = terms
@@ -128,9 +136,11 @@ class SeatProtocol:
         if record.get("match_id") != self.match_id:
             raise self.not_ours(f"the commit record is for match {record.get('match_id')!r}")
         seats = record.get("seats")
-        if not isinstance(seats, list) or not 0 <= self.seat < len(seats) \
-                or any(not isinstance(s, dict) or s.get("seat") != i
-                       for i, s in enumerate(seats)):
+        if (
+            not isinstance(seats, list)
+            or not 0 <= self.seat < len(seats)
+            or any(not isinstance(s, dict) or s.get("seat") != i for i, s in enumerate(seats))
+        ):
             raise self.not_ours(f"the commit record's seats do not list seat {self.seat}")
         try:
             rules = json.loads(record.get("ruleset", ""))
@@ -141,21 +151,31 @@ class SeatProtocol:
         t = self.terms
         if t is not None:
             if t.game is not None and record.get("game") != t.game:
-                raise self.not_ours(f"the commit record is for game {record.get('game')!r}, "
-                                    f"not {t.game!r}")
+                raise self.not_ours(
+                    f"the commit record is for game {record.get('game')!r}, not {t.game!r}"
+                )
             for k, v in (t.ruleset or {}).items():
                 if k not in rules or canonical(rules[k]) != canonical(v):
-                    raise self.not_ours(f"the commit record's ruleset has {k}="
-                                        f"{json.dumps(rules.get(k))}, not the "
-                                        f"{json.dumps(v)} asked for")
+                    raise self.not_ours(
+                        f"the commit record's ruleset has {k}="
+                        f"{json.dumps(rules.get(k))}, not the "
+                        f"{json.dumps(v)} asked for"
+                    )
             if t.names is not None and [s.get("name") for s in seats] != list(t.names):
-                raise self.not_ours(f"the commit record's seats are "
-                                    f"{[s.get('name') for s in seats]}, not {list(t.names)}")
-            house = list(t.house) if t.house is not None else (
-                [False] * len(seats) if t.names is not None else None)
+                raise self.not_ours(
+                    f"the commit record's seats are "
+                    f"{[s.get('name') for s in seats]}, not {list(t.names)}"
+                )
+            house = (
+                list(t.house)
+                if t.house is not None
+                else ([False] * len(seats) if t.names is not None else None)
+            )
             if house is not None and [s.get("house") for s in seats] != house:
-                raise self.not_ours(f"the commit record's house seats are "
-                                    f"{[s.get('house') for s in seats]}, not {house}")
+                raise self.not_ours(
+                    f"the commit record's house seats are "
+                    f"{[s.get('house') for s in seats]}, not {house}"
+                )
         self.record = record
         return record
 
@@ -186,9 +206,11 @@ class SeatProtocol:
                 self.roll_chain = RollChain(self.match_id, self.seat, new_chain_secret())
         elif client_seed is not None and client_seed != self.client_seed:
             raise ClientError("this seat has already made its commitment with another seed")
-        return {"seed_commitment": self.seed_commitment,
-                "key": self.key.public_b64 if self.key is not None else None,
-                "roll_chain": self.roll_chain.tip if self.roll_chain is not None else None}
+        return {
+            "seed_commitment": self.seed_commitment,
+            "key": self.key.public_b64 if self.key is not None else None,
+            "roll_chain": self.roll_chain.tip if self.roll_chain is not None else None,
+        }
 
     # -- before revealing (§3a.4) ------------------------------------------------------------
     def may_check_lock(self) -> None:
@@ -199,8 +221,9 @@ class SeatProtocol:
         if self.record is None or self.seed_commitment is None:
             raise ClientError("this seat has not committed through this client")
 
-    def check_lock(self, lock: Any, log_index: Any, proof: Any,
-                   keys: Mapping[str, str]) -> dict[str, Any]:
+    def check_lock(
+        self, lock: Any, log_index: Any, proof: Any, keys: Mapping[str, str]
+    ) -> dict[str, Any]:
         """Every check of §3a.4; NotOurMatch names the first that fails."""
         self.may_check_lock()
         assert self.record is not None
@@ -211,27 +234,36 @@ class SeatProtocol:
         assert isinstance(lock, dict)
         for k in ("match_id", "game", "ruleset", "commitment"):
             if lock.get(k) != self.record.get(k):
-                raise self.not_ours(f"the lock's {k} {lock.get(k)!r} is not the commit "
-                                    f"record's {self.record.get(k)!r}")
+                raise self.not_ours(
+                    f"the lock's {k} {lock.get(k)!r} is not the commit "
+                    f"record's {self.record.get(k)!r}"
+                )
         seats = lock.get("seats")
         want = [(s.get("seat"), s.get("name"), s.get("house")) for s in self.record["seats"]]
-        if not isinstance(seats, list) or not all(isinstance(s, dict) for s in seats) \
-                or [(s.get("seat"), s.get("name"), s.get("house")) for s in seats] != want:
+        if (
+            not isinstance(seats, list)
+            or not all(isinstance(s, dict) for s in seats)
+            or [(s.get("seat"), s.get("name"), s.get("house")) for s in seats] != want
+        ):
             raise self.not_ours("the lock's seats are not the commit record's")
         mine = seats[self.seat]
-        own = {"seed_commitment": self.seed_commitment,
-               "key": self.key.public_b64 if self.key is not None else None,
-               "roll_chain": self.roll_chain.tip if self.roll_chain is not None else None}
+        own = {
+            "seed_commitment": self.seed_commitment,
+            "key": self.key.public_b64 if self.key is not None else None,
+            "roll_chain": self.roll_chain.tip if self.roll_chain is not None else None,
+        }
         for k, v in own.items():
             if mine.get(k) != v:
-                raise self.not_ours(f"the lock's {k} at seat {self.seat} is "
-                                    f"{mine.get(k)!r}, not this seat's {v!r}")
+                raise self.not_ours(
+                    f"the lock's {k} at seat {self.seat} is {mine.get(k)!r}, not this seat's {v!r}"
+                )
         self._check_inclusion(lock, log_index, proof, keys)
         self.lock, self.log_index = lock, log_index
         return lock
 
-    def _check_inclusion(self, lock: dict[str, Any], log_index: Any, proof: Any,
-                         keys: Mapping[str, str]) -> None:
+    def _check_inclusion(
+        self, lock: dict[str, Any], log_index: Any, proof: Any, keys: Mapping[str, str]
+    ) -> None:
         """The lock is leaf ``log_index`` of the log under a tree head signed by a trusted key
         (an RFC 9162 inclusion proof from ``GET /v1/log/proof``)."""
         if isinstance(log_index, bool) or not isinstance(log_index, int) or log_index < 0:
@@ -239,27 +271,43 @@ class SeatProtocol:
         if not isinstance(proof, dict):
             raise self.not_ours(f"no inclusion proof of the lock at log index {log_index}")
         if proof.get("index") != log_index:
-            raise self.not_ours(f"the inclusion proof is for index {proof.get('index')!r}, "
-                                f"not the lock's {log_index}")
+            raise self.not_ours(
+                f"the inclusion proof is for index {proof.get('index')!r}, "
+                f"not the lock's {log_index}"
+            )
         leaf = proof.get("leaf")
         if not isinstance(leaf, dict) or canonical(leaf) != canonical(lock):
             raise self.not_ours(f"log entry {log_index} is not this lock")
         head = proof.get("tree_head")
         try:
-            check_signed_record(head, keys, what="log's tree head", rtype="tree_head",
-                                protocols=(PROTOCOL_V1, PROTOCOL_V2))
+            check_signed_record(
+                head,
+                keys,
+                what="log's tree head",
+                rtype="tree_head",
+                protocols=(PROTOCOL_V1, PROTOCOL_V2),
+            )
             assert isinstance(head, dict)
             size = head.get("tree_size")
             path = proof.get("audit_path")
-            if not isinstance(size, int) or not isinstance(path, list) \
-                    or proof.get("tree_size") != size:
+            if (
+                not isinstance(size, int)
+                or not isinstance(path, list)
+                or proof.get("tree_size") != size
+            ):
                 raise ProtocolError("the inclusion proof is malformed")
-            got = root_from_inclusion(log_index, size, leaf_hash(canonical(lock)),
-                                      [hex_bytes(p, 32, "an audit path hash") for p in path])
+            got = root_from_inclusion(
+                log_index,
+                size,
+                leaf_hash(canonical(lock)),
+                [hex_bytes(p, 32, "an audit path hash") for p in path],
+            )
             if got.hex() != head.get("root_hash"):
-                raise ProtocolError(f"the inclusion proof of index {log_index} leads to root "
-                                    f"{got.hex()[:16]}…, the signed tree head says "
-                                    f"{str(head.get('root_hash'))[:16]}…")
+                raise ProtocolError(
+                    f"the inclusion proof of index {log_index} leads to root "
+                    f"{got.hex()[:16]}…, the signed tree head says "
+                    f"{str(head.get('root_hash'))[:16]}…"
+                )
         except ProtocolError as exc:
             raise self.not_ours(f"the lock is not shown in the log: {exc}") from None
 
@@ -279,8 +327,9 @@ class SeatProtocol:
         except (KeyError, IndexError, TypeError):
             return False
 
-    def with_value(self, action: dict[str, Any], *, turn: Any, legal: Any, fresh_roll: Any,
-                   values_used: Any) -> dict[str, Any]:
+    def with_value(
+        self, action: dict[str, Any], *, turn: Any, legal: Any, fresh_roll: Any, values_used: Any
+    ) -> dict[str, Any]:
         """A fresh-roll action with this seat's next roll-chain value, only if the view shows
         the seat owes it now (§6): a ``roll`` when the seat is on turn and may roll (its value
         goes with its decision to roll), a ``roll_value`` when the pending roll's ``owes``
@@ -289,40 +338,65 @@ class SeatProtocol:
         kind = action.get("type")
         owes = fresh_roll.get("owes") if isinstance(fresh_roll, dict) else None
         if kind == "roll":
-            owed = turn == self.seat and fresh_roll is None and isinstance(legal, list) \
+            owed = (
+                turn == self.seat
+                and fresh_roll is None
+                and isinstance(legal, list)
                 and {"type": "roll"} in legal
+            )
         else:
             owed = turn == self.seat and isinstance(owes, list) and owes[:1] == [self.seat]
         if not owed:
-            raise ClientError(f"seat {self.seat} owes no roll-chain value now (turn {turn!r}, "
-                              f"fresh_roll {fresh_roll!r}): a conforming client sends none")
-        if not isinstance(values_used, list) or len(values_used) <= self.seat \
-                or isinstance(values_used[self.seat], bool) \
-                or not isinstance(values_used[self.seat], int):
-            raise ClientError(f"the view's values_used ({values_used!r}) does not say which "
-                              f"value seat {self.seat} owes")
+            raise ClientError(
+                f"seat {self.seat} owes no roll-chain value now (turn {turn!r}, "
+                f"fresh_roll {fresh_roll!r}): a conforming client sends none"
+            )
+        if (
+            not isinstance(values_used, list)
+            or len(values_used) <= self.seat
+            or isinstance(values_used[self.seat], bool)
+            or not isinstance(values_used[self.seat], int)
+        ):
+            raise ClientError(
+                f"the view's values_used ({values_used!r}) does not say which "
+                f"value seat {self.seat} owes"
+            )
         k = values_used[self.seat]
         if not 0 <= k <= self.max_value_sent + 1:
-            raise ClientError(f"the view says seat {self.seat} has used {k} roll-chain "
-                              f"values, but this client sent only {self.max_value_sent + 1}: "
-                              "it does not skip ahead on its chain")
+            raise ClientError(
+                f"the view says seat {self.seat} has used {k} roll-chain "
+                f"values, but this client sent only {self.max_value_sent + 1}: "
+                "it does not skip ahead on its chain"
+            )
         value = self.roll_chain.value(k)
         if "value" in action and action["value"] != value:
-            raise ClientError(f"{action['value']!r} is not this seat's roll-chain value {k}: "
-                              "a conforming client never sends another value for a step")
+            raise ClientError(
+                f"{action['value']!r} is not this seat's roll-chain value {k}: "
+                "a conforming client never sends another value for a step"
+            )
         self.max_value_sent = max(self.max_value_sent, k)
         return {**action, "value": value}
 
-    def action_body(self, action: Mapping[str, Any], *, version: int, chain: str | None,
-                    view_lock: Any, turn: Any = None, legal: Any = None,
-                    fresh_roll: Any = None, values_used: Any = None) -> dict[str, Any]:
+    def action_body(
+        self,
+        action: Mapping[str, Any],
+        *,
+        version: int,
+        chain: str | None,
+        view_lock: Any,
+        turn: Any = None,
+        legal: Any = None,
+        fresh_roll: Any = None,
+        values_used: Any = None,
+    ) -> dict[str, Any]:
         """The request body of one action: v2 with ``sig`` and ``prev`` for a keyed seat."""
         act = dict(action)
         if chain is None:  # qahwa-fair/1: nothing to sign, no values
             return {"action": act, "version": version}
         if self.roll_chain is not None and act.get("type") in FRESH_ROLL_TYPES:
-            act = self.with_value(act, turn=turn, legal=legal, fresh_roll=fresh_roll,
-                                  values_used=values_used)
+            act = self.with_value(
+                act, turn=turn, legal=legal, fresh_roll=fresh_roll, values_used=values_used
+            )
         elif "value" in act and act.get("type") in FRESH_ROLL_TYPES:
             raise ClientError("this seat has no roll chain: it sends no roll-chain value")
         body: dict[str, Any] = {"action": act, "version": version, "prev": chain}
@@ -335,8 +409,7 @@ class SeatProtocol:
         if chain is None:
             return {}
         body: dict[str, Any] = {"prev": chain}
-        sig = self._sign(chain, {"type": "end", "reason": "resigned", "seat": self.seat},
-                         view_lock)
+        sig = self._sign(chain, {"type": "end", "reason": "resigned", "seat": self.seat}, view_lock)
         if sig is not None:
             body["sig"] = sig
         return body
@@ -344,8 +417,10 @@ class SeatProtocol:
     def _sign(self, chain: str, event: dict[str, Any], view_lock: Any) -> str | None:
         if self.key is None:
             if self._keyed_at(view_lock):
-                raise ClientError(f"seat {self.seat} is keyed and this handle does not hold "
-                                  "its key: act through the handle that committed")
+                raise ClientError(
+                    f"seat {self.seat} is keyed and this handle does not hold "
+                    "its key: act through the handle that committed"
+                )
             return None
         return self.key.sign(sig_message(self.match_id, chain, event))
 
@@ -355,9 +430,15 @@ class SeatProtocol:
         self.requests.append(entry)
         return entry
 
-    def take_receipt(self, answer: Any, keys: Mapping[str, str], *,
-                     entry: dict[str, Any] | None = None, seq: int | None = None,
-                     chain: str | None = None) -> dict[str, Any] | None:
+    def take_receipt(
+        self,
+        answer: Any,
+        keys: Mapping[str, str],
+        *,
+        entry: dict[str, Any] | None = None,
+        seq: int | None = None,
+        chain: str | None = None,
+    ) -> dict[str, Any] | None:
         """Check and keep the receipt of an accepted request (fairness-v2.md §7)."""
         receipt: Any = answer.get("receipt") if isinstance(answer, dict) else None
         if receipt is None:
@@ -367,21 +448,29 @@ class SeatProtocol:
         except ProtocolError as exc:
             raise ClientError(f"match {self.match_id}: {exc}") from None
         if receipt.get("match_id") != self.match_id:
-            raise ClientError(f"a receipt for match {receipt.get('match_id')!r} came with a "
-                              f"request of match {self.match_id}")
+            raise ClientError(
+                f"a receipt for match {receipt.get('match_id')!r} came with a "
+                f"request of match {self.match_id}"
+            )
         r_seq, r_chain = receipt.get("seq"), receipt.get("chain")
-        if isinstance(r_seq, bool) or not isinstance(r_seq, int) or r_seq < -1 \
-                or not isinstance(r_chain, str):
+        if (
+            isinstance(r_seq, bool)
+            or not isinstance(r_seq, int)
+            or r_seq < -1
+            or not isinstance(r_chain, str)
+        ):
             raise ClientError(f"match {self.match_id}: a receipt without seq and chain")
         if seq is not None and r_seq != seq:
-            raise ClientError(f"match {self.match_id}: the receipt is for seq {r_seq}, "
-                              f"not {seq}")
+            raise ClientError(f"match {self.match_id}: the receipt is for seq {r_seq}, not {seq}")
         if chain is not None and r_chain != chain:
-            raise ClientError(f"match {self.match_id}: the receipt's chain {r_chain[:16]}… is "
-                              f"not the head {chain[:16]}… the answer shows")
+            raise ClientError(
+                f"match {self.match_id}: the receipt's chain {r_chain[:16]}… is "
+                f"not the head {chain[:16]}… the answer shows"
+            )
         if r_seq == -1 and self.lock is not None and r_chain != chain_start(self.lock).hex():
-            raise ClientError(f"match {self.match_id}: the receipt for seq -1 is not the "
-                              "lock's chain[-1]")
+            raise ClientError(
+                f"match {self.match_id}: the receipt for seq -1 is not the lock's chain[-1]"
+            )
         assert isinstance(receipt, dict)
         self.receipts.append(receipt)
         if entry is not None:
@@ -401,11 +490,16 @@ class SeatProtocol:
         commitment, key and roll-chain tip, the lock it revealed against, every request it sent
         and every receipt. No secret key or roll-chain secret is written."""
         return {
-            "match_id": self.match_id, "seat": self.seat, "client_seed": self.client_seed,
-            "nonce": self.nonce, "seed_commitment": self.seed_commitment,
+            "match_id": self.match_id,
+            "seat": self.seat,
+            "client_seed": self.client_seed,
+            "nonce": self.nonce,
+            "seed_commitment": self.seed_commitment,
             "key": self.key.public_b64 if self.key is not None else None,
             "roll_chain": self.roll_chain.tip if self.roll_chain is not None else None,
-            "lock": self.lock, "log_index": self.log_index, "requests": self.requests,
+            "lock": self.lock,
+            "log_index": self.log_index,
+            "requests": self.requests,
             "receipts": self.receipts,
         }
 
@@ -423,32 +517,41 @@ class SeatProtocol:
         if self.lock is None:
             raise ClientError(f"match {mid}: this seat never revealed against a lock")
         if not isinstance(doc.get("lock"), dict) or canonical(doc["lock"]) != canonical(self.lock):
-            raise TranscriptMismatch(f"match {mid}: the transcript's lock is not the lock seat "
-                                     f"{self.seat} revealed against")
+            raise TranscriptMismatch(
+                f"match {mid}: the transcript's lock is not the lock seat "
+                f"{self.seat} revealed against"
+            )
         events = doc.get("events")
         if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
             raise TranscriptMismatch(f"match {mid}: the transcript's events are not a list")
         heads = chain_heads(self.lock, events)  # heads[seq + 1] is chain[seq]
         if doc.get("chain") != heads[-1].hex():
-            raise TranscriptMismatch(f"match {mid}: the transcript's chain does not recompute "
-                                     "from its lock and events")
+            raise TranscriptMismatch(
+                f"match {mid}: the transcript's chain does not recompute from its lock and events"
+            )
         for r in self.receipts:
             seq = r["seq"]
             if seq + 1 >= len(heads):
                 raise TranscriptMismatch(
                     f"match {mid}: receipt for seq {seq} is beyond the transcript's "
-                    f"{len(events)} events: signed proof the server cut the match short")
+                    f"{len(events)} events: signed proof the server cut the match short"
+                )
             if heads[seq + 1].hex() != r["chain"]:
                 raise TranscriptMismatch(
                     f"match {mid}: receipt for seq {seq} disagrees with the transcript's "
-                    "chain there: signed proof the server rewrote the match")
+                    "chain there: signed proof the server rewrote the match"
+                )
         seats = doc.get("seats")
         mine = seats[self.seat] if isinstance(seats, list) and len(seats) > self.seat else None
-        if self.revealed and (not isinstance(mine, dict)
-                              or mine.get("client_seed") != self.client_seed
-                              or mine.get("nonce") != self.nonce):
-            raise TranscriptMismatch(f"match {mid}: seat {self.seat}'s client seed and nonce "
-                                     "in the transcript are not the ones it sent")
+        if self.revealed and (
+            not isinstance(mine, dict)
+            or mine.get("client_seed") != self.client_seed
+            or mine.get("nonce") != self.nonce
+        ):
+            raise TranscriptMismatch(
+                f"match {mid}: seat {self.seat}'s client seed and nonce "
+                "in the transcript are not the ones it sent"
+            )
 
 
 def _write_json(path: Path, obj: Any) -> Path:
@@ -465,11 +568,18 @@ def _write_json(path: Path, obj: Any) -> Path:
     return path
 
 
-def terms_for(game: str, ruleset: Mapping[str, Any] | None, names: Sequence[str] | None,
-              house: Sequence[bool] | None) -> Terms:
-    return Terms(game=game, ruleset=dict(ruleset) if ruleset is not None else None,
-                 names=list(names) if names is not None else None,
-                 house=list(house) if house is not None else None)
+def terms_for(
+    game: str,
+    ruleset: Mapping[str, Any] | None,
+    names: Sequence[str] | None,
+    house: Sequence[bool] | None,
+) -> Terms:
+    return Terms(
+        game=game,
+        ruleset=dict(ruleset) if ruleset is not None else None,
+        names=list(names) if names is not None else None,
+        house=list(house) if house is not None else None,
+    )
 
 
 __all__ = ["SeatProtocol", "Terms", "terms_for", "trusted_keys"]

@@ -45,8 +45,10 @@ class NotOurMatch(ClientError):
     reveal, and the match is not its own (fairness-v2.md §3a.4)."""
 
     def __init__(self, match_id: str, seat: int, reason: str) -> None:
-        super().__init__(f"match {match_id} is not this seat's own (seat {seat}): {reason}; "
-                         f"the seat did not reveal")
+        super().__init__(
+            f"match {match_id} is not this seat's own (seat {seat}): {reason}; "
+            f"the seat did not reveal"
+        )
         self.match_id = match_id
         self.seat = seat
         self.reason = reason

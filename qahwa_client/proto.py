@@ -40,8 +40,9 @@ class ProtocolError(ValueError):
 
 def canonical(obj: Any) -> bytes:
     """Canonical JSON (fairness-v2.md §1): sorted keys, no spaces, UTF-8."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False).encode("utf-8")
+    return json.dumps(
+        obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
 
 
 def _lp(data: bytes) -> bytes:
@@ -54,15 +55,19 @@ def check_client_seed(seed: Any) -> str:
         raise ProtocolError("a client seed must be a string")
     n = len(seed.encode("utf-8", errors="surrogatepass"))
     if not 1 <= n <= MAX_SEED_BYTES or not seed.isprintable():
-        raise ProtocolError(f"a client seed is 1-{MAX_SEED_BYTES} UTF-8 bytes, printable "
-                            f"(got {n} bytes)")
+        raise ProtocolError(
+            f"a client seed is 1-{MAX_SEED_BYTES} UTF-8 bytes, printable (got {n} bytes)"
+        )
     return seed
 
 
 def hex_bytes(value: Any, nbytes: int, what: str) -> bytes:
     """``nbytes`` bytes written as lowercase hex, else ProtocolError."""
-    if (not isinstance(value, str) or len(value) != 2 * nbytes
-            or any(c not in "0123456789abcdef" for c in value)):
+    if (
+        not isinstance(value, str)
+        or len(value) != 2 * nbytes
+        or any(c not in "0123456789abcdef" for c in value)
+    ):
         raise ProtocolError(f"{what} must be {2 * nbytes} lowercase hex characters")
     return bytes.fromhex(value)
 
@@ -73,8 +78,9 @@ def seed_commitment(match_id: str, seat: int, nonce: bytes, client_seed: str) ->
     if len(nonce) != NONCE_BYTES:
         raise ProtocolError(f"a nonce is {NONCE_BYTES} bytes")
     seed = check_client_seed(client_seed).encode("utf-8")
-    return hashlib.sha256(_SEAT_TAG + _lp(match_id.encode("utf-8")) + seat.to_bytes(4, "big")
-                          + nonce + _lp(seed)).hexdigest()
+    return hashlib.sha256(
+        _SEAT_TAG + _lp(match_id.encode("utf-8")) + seat.to_bytes(4, "big") + nonce + _lp(seed)
+    ).hexdigest()
 
 
 class RollChain:
@@ -82,8 +88,9 @@ class RollChain:
     SHA-256(tag || lp(match_id) || u32be(seat) || c[j])``; ``tip`` is ``c[0]`` and the seat's
     ``k``-th value is ``c[k+1]``."""
 
-    def __init__(self, match_id: str, seat: int, secret: bytes,
-                 length: int = ROLL_CHAIN_LENGTH) -> None:
+    def __init__(
+        self, match_id: str, seat: int, secret: bytes, length: int = ROLL_CHAIN_LENGTH
+    ) -> None:
         if len(secret) != CHAIN_SECRET_BYTES:
             raise ProtocolError(f"a roll-chain secret is {CHAIN_SECRET_BYTES} bytes")
         prefix = _ROLL_TAG + _lp(match_id.encode("utf-8")) + seat.to_bytes(4, "big")
@@ -170,8 +177,14 @@ def check_signature(public_b64: str, signature_b64: str, message: bytes) -> None
         raise ProtocolError("the signature does not match") from None
 
 
-def check_signed_record(record: Any, keys: Mapping[str, str], *, what: str,
-                        rtype: str, protocols: Sequence[str] = (PROTOCOL_V2,)) -> None:
+def check_signed_record(
+    record: Any,
+    keys: Mapping[str, str],
+    *,
+    what: str,
+    rtype: str,
+    protocols: Sequence[str] = (PROTOCOL_V2,),
+) -> None:
     """``record`` is a JSON object of ``type`` ``rtype`` and one of ``protocols``, signed by
     one of ``keys`` (key_id → base64 public key) over its canonical form without
     ``signature``."""
@@ -182,24 +195,28 @@ def check_signed_record(record: Any, keys: Mapping[str, str], *, what: str,
         raise ProtocolError(f"the {what} carries no Ed25519 signature")
     key_id, value = sig.get("key_id"), sig.get("value")
     if not isinstance(key_id, str) or key_id not in keys:
-        raise ProtocolError(f"the {what} is signed by key {key_id!r}, which is not one of the "
-                            f"server keys this client trusts")
+        raise ProtocolError(
+            f"the {what} is signed by key {key_id!r}, which is not one of the "
+            f"server keys this client trusts"
+        )
     if not isinstance(value, str):
         raise ProtocolError(f"the {what}'s signature has no value")
     body = {k: v for k, v in record.items() if k != "signature"}
     try:
         check_signature(keys[key_id], value, canonical(body))
     except ProtocolError:
-        raise ProtocolError(f"the {what}'s signature does not match it "
-                            f"(key {key_id})") from None
+        raise ProtocolError(f"the {what}'s signature does not match it (key {key_id})") from None
     if record.get("type") != rtype:
         raise ProtocolError(f"the {what} has type {record.get('type')!r}, not {rtype!r}")
     if record.get("protocol") not in protocols:
-        raise ProtocolError(f"the {what} has protocol {record.get('protocol')!r}, not "
-                            f"{' or '.join(map(repr, protocols))}")
+        raise ProtocolError(
+            f"the {what} has protocol {record.get('protocol')!r}, not "
+            f"{' or '.join(map(repr, protocols))}"
+        )
 
 
 # -- the log: RFC 9162 inclusion proofs ------------------------------------------------------
+
 
 def leaf_hash(leaf: bytes) -> bytes:
     return hashlib.sha256(b"\x00" + leaf).digest()
@@ -209,8 +226,7 @@ def _node(left: bytes, right: bytes) -> bytes:
     return hashlib.sha256(b"\x01" + left + right).digest()
 
 
-def root_from_inclusion(index: int, tree_size: int, leaf_h: bytes,
-                        path: Sequence[bytes]) -> bytes:
+def root_from_inclusion(index: int, tree_size: int, leaf_h: bytes, path: Sequence[bytes]) -> bytes:
     """The root an inclusion proof leads to (RFC 9162 §2.1.3.2), else ProtocolError."""
     if not 0 <= index < tree_size:
         raise ProtocolError(f"index {index} is outside a tree of size {tree_size}")
@@ -245,8 +261,23 @@ def new_client_seed() -> str:
 
 
 __all__ = [
-    "PROTOCOL_V2", "ProtocolError", "RollChain", "SeatKey", "canonical", "chain_heads",
-    "chain_next", "chain_start", "check_client_seed", "check_signature", "check_signed_record",
-    "hex_bytes", "leaf_hash", "new_chain_secret", "new_client_seed", "new_nonce",
-    "root_from_inclusion", "seed_commitment", "sig_message",
+    "PROTOCOL_V2",
+    "ProtocolError",
+    "RollChain",
+    "SeatKey",
+    "canonical",
+    "chain_heads",
+    "chain_next",
+    "chain_start",
+    "check_client_seed",
+    "check_signature",
+    "check_signed_record",
+    "hex_bytes",
+    "leaf_hash",
+    "new_chain_secret",
+    "new_client_seed",
+    "new_nonce",
+    "root_from_inclusion",
+    "seed_commitment",
+    "sig_message",
 ]

@@ -13,16 +13,17 @@ from typing import Any
 from qahwa_wire.models import KeysOut
 
 
-def verify_transcript(doc: dict[str, Any], keys: KeysOut, *, source: str,
-                      receipts: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+def verify_transcript(
+    doc: dict[str, Any], keys: KeysOut, *, source: str, receipts: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
     """verify's report on ``doc`` with the public ``keys`` (``GET /v1/keys``) and, for a
     qahwa-fair/2 transcript, the seats' ``receipts`` (as ``verify --receipt``)."""
     from verify_cli.core import verify_document
     from verify_cli.keys import parse_keys
 
-    keyset = parse_keys(json.dumps(keys.model_dump(mode="json")), source="server",
-                        origin=f"{source}/v1/keys")
+    keyset = parse_keys(
+        json.dumps(keys.model_dump(mode="json")), source="server", origin=f"{source}/v1/keys"
+    )
     extra: dict[str, Any] = {"receipts": list(receipts)} if receipts else {}
-    report: dict[str, Any] = verify_document(doc, keyset, source=source, draws_limit=0,
-                                             **extra)
+    report: dict[str, Any] = verify_document(doc, keyset, source=source, draws_limit=0, **extra)
     return report

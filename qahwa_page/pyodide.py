@@ -41,8 +41,10 @@ from importlib.util import find_spec
 from pathlib import Path
 
 PYODIDE_VERSION = "314.0.7"
-PYODIDE_INTEGRITY = ("sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+"
-                     "SNvi/6V5JEsOlD2R1A==")
+PYODIDE_INTEGRITY = (
+    "sha512-0YvXxEhfEdpLfb/XkM2BFAeMROq0iMUX2bzzH9pOttyMcWkwq+HbE5uyuGD82LN7y2q+"
+    "SNvi/6V5JEsOlD2R1A=="
+)
 
 # The files of the npm package the page needs (the rest: docs, console pages, typings, maps).
 RUNTIME_FILES: dict[str, str] = {
@@ -64,8 +66,9 @@ SOURCE_PACKAGES = ("fairness", "games", "verify_cli")
 
 # The worker (and everything it loads) runs under this policy: scripts from the origin only,
 # WebAssembly compilation allowed ('wasm-unsafe-eval'), never 'unsafe-eval'.
-WORKER_CSP = ("default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; "
-              "base-uri 'none'")
+WORKER_CSP = (
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; connect-src 'self'; base-uri 'none'"
+)
 
 
 def _pin() -> str:
@@ -78,8 +81,7 @@ def runtime_installed(directory: Path = RUNTIME_DIR) -> bool:
         lines = (directory / PIN_FILE).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         return False
-    return (lines[:1] == [_pin()]
-            and all((directory / f).is_file() for f in RUNTIME_FILES))
+    return lines[:1] == [_pin()] and all((directory / f).is_file() for f in RUNTIME_FILES)
 
 
 def check_runtime(directory: Path = RUNTIME_DIR) -> str:
@@ -94,23 +96,28 @@ def check_runtime(directory: Path = RUNTIME_DIR) -> str:
     except (OSError, UnicodeDecodeError):
         raise FetchError(f"{where} is not installed (make pyodide)") from None
     if lines[:1] != [_pin()]:
-        raise FetchError(f"{where} is not pyodide {PYODIDE_VERSION} as pinned "
-                         f"(remove it and run make pyodide)")
+        raise FetchError(
+            f"{where} is not pyodide {PYODIDE_VERSION} as pinned (remove it and run make pyodide)"
+        )
     recorded = {}
     for line in lines[1:]:
         digest, _, name = line.partition("  ")
         recorded[name] = digest
     for name in RUNTIME_FILES:
         if name not in recorded:
-            raise FetchError(f"{where} has no recorded SHA-256 for {name} (an older fetch: "
-                             f"remove it and run make pyodide)")
+            raise FetchError(
+                f"{where} has no recorded SHA-256 for {name} (an older fetch: "
+                f"remove it and run make pyodide)"
+            )
         try:
             data = (directory / name).read_bytes()
         except OSError:
             raise FetchError(f"{where} lacks {name} (remove it and run make pyodide)") from None
         if hashlib.sha256(data).hexdigest() != recorded[name]:
-            raise FetchError(f"{where}: {name} is not the file unpacked from the pinned "
-                             f"release (remove it and run make pyodide)")
+            raise FetchError(
+                f"{where}: {name} is not the file unpacked from the pinned "
+                f"release (remove it and run make pyodide)"
+            )
     return f"pyodide {PYODIDE_VERSION}: every file in {directory} is as pinned"
 
 
@@ -127,8 +134,10 @@ def install_tarball(data: bytes, directory: Path = RUNTIME_DIR) -> None:
     """Check a downloaded tarball against the pin and unpack the runtime files from it."""
     got = integrity_of(data)
     if got != PYODIDE_INTEGRITY:
-        raise FetchError(f"pyodide@{PYODIDE_VERSION}: integrity {got} is not the pinned "
-                         f"{PYODIDE_INTEGRITY}; nothing installed")
+        raise FetchError(
+            f"pyodide@{PYODIDE_VERSION}: integrity {got} is not the pinned "
+            f"{PYODIDE_INTEGRITY}; nothing installed"
+        )
     directory.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".pyodide-", dir=directory.parent))
     try:
@@ -139,10 +148,10 @@ def install_tarball(data: bytes, directory: Path = RUNTIME_DIR) -> None:
                 if src is None:
                     raise FetchError(f"pyodide@{PYODIDE_VERSION}: {name} is not a file")
                 (staging / name).write_bytes(src.read())
-        digests = [f"{hashlib.sha256((staging / n).read_bytes()).hexdigest()}  {n}"
-                   for n in RUNTIME_FILES]
-        (staging / PIN_FILE).write_text("\n".join([_pin(), *digests]) + "\n",
-                                        encoding="utf-8")
+        digests = [
+            f"{hashlib.sha256((staging / n).read_bytes()).hexdigest()}  {n}" for n in RUNTIME_FILES
+        ]
+        (staging / PIN_FILE).write_text("\n".join([_pin(), *digests]) + "\n", encoding="utf-8")
         staging.chmod(0o755)
         if directory.exists():
             shutil.rmtree(directory)
@@ -162,11 +171,26 @@ def npm_pack(npm: str = "npm") -> bytes:
     with tempfile.TemporaryDirectory(prefix="qahwa-npm-") as tmp:
         try:
             proc = subprocess.run(
-                [exe, "pack", f"pyodide@{PYODIDE_VERSION}", "--json", "--silent",
-                 "--pack-destination", tmp],
-                capture_output=True, text=True, timeout=300, check=False,
-                env={**os.environ, "npm_config_update_notifier": "false",
-                     "npm_config_fund": "false", "npm_config_audit": "false"})
+                [
+                    exe,
+                    "pack",
+                    f"pyodide@{PYODIDE_VERSION}",
+                    "--json",
+                    "--silent",
+                    "--pack-destination",
+                    tmp,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                check=False,
+                env={
+                    **os.environ,
+                    "npm_config_update_notifier": "false",
+                    "npm_config_fund": "false",
+                    "npm_config_audit": "false",
+                },
+            )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise FetchError(f"npm pack failed: {exc}") from None
         if proc.returncode != 0:
@@ -247,8 +271,11 @@ def manifest(directory: Path = RUNTIME_DIR) -> dict[str, object]:
     """What the page reads at ``/static/qahwa-py.json``."""
     z = source_zip()
     return {
-        "runtime": ({"version": PYODIDE_VERSION, "url": f"/static/pyodide/{PYODIDE_VERSION}/"}
-                    if runtime_installed(directory) else None),
+        "runtime": (
+            {"version": PYODIDE_VERSION, "url": f"/static/pyodide/{PYODIDE_VERSION}/"}
+            if runtime_installed(directory)
+            else None
+        ),
         "sources": {"url": f"/static/{z.name}", "sha256": z.sha256},
         "module": "verify_cli.replay_core",
     }
@@ -256,9 +283,11 @@ def manifest(directory: Path = RUNTIME_DIR) -> dict[str, object]:
 
 # The page's own policy (also in its <meta>): inline scripts (the page is one file that also
 # works saved to disk), scripts and workers from the origin, no eval of any kind.
-PAGE_CSP = ("default-src 'none'; script-src 'self' 'unsafe-inline'; worker-src 'self'; "
-            "style-src 'unsafe-inline'; img-src data:; connect-src 'self' http: https:; "
-            "base-uri 'none'; form-action 'none'")
+PAGE_CSP = (
+    "default-src 'none'; script-src 'self' 'unsafe-inline'; worker-src 'self'; "
+    "style-src 'unsafe-inline'; img-src data:; connect-src 'self' http: https:; "
+    "base-uri 'none'; form-action 'none'"
+)
 
 NO_CACHE = {"Cache-Control": "no-cache"}
 IMMUTABLE = {"Cache-Control": "public, max-age=31536000, immutable"}
@@ -280,17 +309,26 @@ def asset(path: str, runtime_dir: Path = RUNTIME_DIR) -> Asset | None:
     ``verify-worker.js`` (with the worker's CSP) and ``pyodide/<version>/<file>``.
     """
     if path == "qahwa-py.json":
-        return Asset(json.dumps(manifest(runtime_dir)).encode("utf-8"), "application/json",
-                     dict(NO_CACHE))
+        return Asset(
+            json.dumps(manifest(runtime_dir)).encode("utf-8"), "application/json", dict(NO_CACHE)
+        )
     if path.startswith("qahwa-py-") and path.endswith(".zip"):
         z = source_zip()
         return Asset(z.data, "application/zip", dict(IMMUTABLE)) if path == z.name else None
     if path == "verify-worker.js":
-        return Asset(STATIC_DIR / "verify-worker.js", "text/javascript; charset=utf-8",
-                     {**NO_CACHE, "Content-Security-Policy": WORKER_CSP})
+        return Asset(
+            STATIC_DIR / "verify-worker.js",
+            "text/javascript; charset=utf-8",
+            {**NO_CACHE, "Content-Security-Policy": WORKER_CSP},
+        )
     parts = path.split("/")
-    if (len(parts) == 3 and parts[0] == "pyodide" and parts[1] == PYODIDE_VERSION
-            and parts[2] in RUNTIME_FILES and runtime_installed(runtime_dir)):
+    if (
+        len(parts) == 3
+        and parts[0] == "pyodide"
+        and parts[1] == PYODIDE_VERSION
+        and parts[2] in RUNTIME_FILES
+        and runtime_installed(runtime_dir)
+    ):
         return Asset(runtime_dir / parts[2], RUNTIME_FILES[parts[2]], dict(IMMUTABLE))
     return None
 
@@ -314,8 +352,11 @@ def main(argv: list[str]) -> int:
             print(f"error: {exc}", file=sys.stderr)
             return 1
         # No npm or no registry: everything else works; the page says it cannot replay.
-        print(f"warning: {exc}; the verify page will check chance events and signatures "
-              f"but not replay the rules", file=sys.stderr)
+        print(
+            f"warning: {exc}; the verify page will check chance events and signatures "
+            f"but not replay the rules",
+            file=sys.stderr,
+        )
     return 0
 
 

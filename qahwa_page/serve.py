@@ -32,8 +32,9 @@ class PageServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0,
-                 runtime_dir: Path | None = RUNTIME_DIR) -> None:
+    def __init__(
+        self, host: str = "127.0.0.1", port: int = 0, runtime_dir: Path | None = RUNTIME_DIR
+    ) -> None:
         self.runtime_dir = runtime_dir
         super().__init__((host, port), _Handler)
 
@@ -55,8 +56,15 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # quiet, like uvicorn's -q
         pass
 
-    def _send(self, status: int, body: bytes, ctype: str,
-              headers: dict[str, str] | None = None, *, head: bool = False) -> None:
+    def _send(
+        self,
+        status: int,
+        body: bytes,
+        ctype: str,
+        headers: dict[str, str] | None = None,
+        *,
+        head: bool = False,
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
@@ -76,28 +84,43 @@ class _Handler(BaseHTTPRequestHandler):
             self.end_headers()
             return
         if path == "/verify":
-            self._send(200, (STATIC_DIR / "verify.html").read_bytes(), PLAIN_FILES["verify.html"],
-                       {"Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-cache"},
-                       head=head)
+            self._send(
+                200,
+                (STATIC_DIR / "verify.html").read_bytes(),
+                PLAIN_FILES["verify.html"],
+                {"Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-cache"},
+                head=head,
+            )
             return
         if path.startswith("/static/"):
-            name = path[len("/static/"):]
+            name = path[len("/static/") :]
             # without the runtime, point asset() at a directory that never holds one
             runtime = self.server.runtime_dir or STATIC_DIR / "no-runtime"
-            found = None if name.startswith("pyodide/") and self.server.runtime_dir is None \
+            found = (
+                None
+                if name.startswith("pyodide/") and self.server.runtime_dir is None
                 else asset(name, runtime)
+            )
             if found is not None:
                 body = found.body.read_bytes() if isinstance(found.body, Path) else found.body
                 self._send(200, body, found.media_type, found.headers, head=head)
                 return
             if name in PLAIN_FILES:
-                self._send(200, (STATIC_DIR / name).read_bytes(), PLAIN_FILES[name],
-                           {"Cache-Control": "no-cache"}, head=head)
+                self._send(
+                    200,
+                    (STATIC_DIR / name).read_bytes(),
+                    PLAIN_FILES[name],
+                    {"Cache-Control": "no-cache"},
+                    head=head,
+                )
                 return
         message = f"no such file: {path}"
         if path.startswith("/static/pyodide/"):
-            message += (" (served without the Pyodide runtime)" if self.server.runtime_dir
-                        is None else " (the Pyodide runtime is not installed: make pyodide)")
+            message += (
+                " (served without the Pyodide runtime)"
+                if self.server.runtime_dir is None
+                else " (the Pyodide runtime is not installed: make pyodide)"
+            )
         body = json.dumps({"error": {"code": "not_found", "message": message}}).encode()
         self._send(404, body, "application/json", head=head)
 

@@ -41,8 +41,9 @@ from .watch import CHANNEL, Hub, PgListener, Watch
 log = logging.getLogger("qahwa.service")
 
 
-def error_response(status: int, code: str, message: str,
-                   headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int, code: str, message: str, headers: dict[str, str] | None = None
+) -> JSONResponse:
     return JSONResponse(error_body(code, message), status_code=status, headers=headers)
 
 
@@ -112,8 +113,9 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        too_big = error_response(413, "body_too_large",
-                                 f"the request body is larger than {self.limit} bytes")
+        too_big = error_response(
+            413, "body_too_large", f"the request body is larger than {self.limit} bytes"
+        )
         json_body = False
         for name, value in scope.get("headers", []):
             if name == b"content-length":
@@ -121,7 +123,8 @@ class BodyLimit:
                     declared = int(value)
                 except ValueError:
                     await error_response(400, "bad_request", "bad Content-Length")(
-                        scope, receive, send)
+                        scope, receive, send
+                    )
                     return
                 if declared > self.limit:
                     await too_big(scope, receive, send)
@@ -185,10 +188,15 @@ def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
             parts.append(f"{loc}: {err.get('msg')}")
     if any(e.get("type") == "missing" and tuple(e.get("loc", ())) == ("body",) for e in errors):
         return 400, "missing_body", "this request needs a JSON body"
-    if any(e.get("type") == "model_attributes_type" and tuple(e.get("loc", ())) == ("body",)
-           for e in errors):
-        return 400, "bad_request", ("the request body must be a JSON object, sent with "
-                                      "Content-Type: application/json")
+    if any(
+        e.get("type") == "model_attributes_type" and tuple(e.get("loc", ())) == ("body",)
+        for e in errors
+    ):
+        return (
+            400,
+            "bad_request",
+            ("the request body must be a JSON object, sent with Content-Type: application/json"),
+        )
     return 422, "validation_error", "; ".join(parts)
 
 
@@ -270,8 +278,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.state.rng = RngSessions(service)
     app.state.watch = Watch(service, hub)
     app.state.log_c2sp = log_c2sp
-    app.state.public_log = PublicLog(db, signer, {"origin": log_c2sp.origin,
-                                                  "vkey": log_c2sp.vkey})
+    app.state.public_log = PublicLog(db, signer, {"origin": log_c2sp.origin, "vkey": log_c2sp.vkey})
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
@@ -299,16 +306,24 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
         # The database is down, restarting or locked: the transaction was rolled back, so
         # nothing changed; the next request after it is back succeeds (the pool pings).
-        log.warning("database unavailable on %s %s: %s", request.method, request.url.path,
-                    type(getattr(exc, "orig", None) or exc).__name__)
-        return error_response(503, "unavailable",
-                              "the database is not available right now; nothing was changed, "
-                              "retry in a few seconds", headers={"Retry-After": "2"})
+        log.warning(
+            "database unavailable on %s %s: %s",
+            request.method,
+            request.url.path,
+            type(getattr(exc, "orig", None) or exc).__name__,
+        )
+        return error_response(
+            503,
+            "unavailable",
+            "the database is not available right now; nothing was changed, retry in a few seconds",
+            headers={"Retry-After": "2"},
+        )
 
     @app.exception_handler(Exception)
     async def _internal(request: Request, exc: Exception) -> JSONResponse:
-        log.error("internal error on %s %s: %s", request.method, request.url.path,
-                  type(exc).__name__)
+        log.error(
+            "internal error on %s %s: %s", request.method, request.url.path, type(exc).__name__
+        )
         return error_response(500, "internal", "internal server error")
 
     def openapi() -> dict[str, Any]:

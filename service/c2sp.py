@@ -71,8 +71,9 @@ def parse_witnesses(text: str) -> list[WitnessConfig]:
         except tlog.NoteError as exc:
             raise ValueError(f"QAHWA_WITNESSES: witness {name}: {exc}") from None
         if v.alg != tlog.ALG_COSIGNATURE_V1:
-            raise ValueError(f"QAHWA_WITNESSES: witness {name}'s vkey is not a cosignature "
-                             f"(type 0x04) key")
+            raise ValueError(
+                f"QAHWA_WITNESSES: witness {name}'s vkey is not a cosignature (type 0x04) key"
+            )
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"QAHWA_WITNESSES: witness {name}'s url is not http(s): {url!r}")
         if any(w.name == name for w in out):
@@ -93,20 +94,23 @@ class Served:
 
 
 class LogC2SP:
-    def __init__(self, db: Database, settings: Settings, note_seed: bytes,
-                 witnesses: list[WitnessConfig] | None = None,
-                 http: httpx.Client | None = None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        note_seed: bytes,
+        witnesses: list[WitnessConfig] | None = None,
+        http: httpx.Client | None = None,
+    ) -> None:
         self.db = db
         self.settings = settings
         self.origin = settings.origin
         self.signer = tlog.NoteSigner.from_seed(self.origin, note_seed)
-        self.witnesses = (parse_witnesses(settings.witnesses) if witnesses is None
-                          else witnesses)
+        self.witnesses = parse_witnesses(settings.witnesses) if witnesses is None else witnesses
         self._http = http
         self._own_http = http is None
         self._known: dict[str, int] = {}  # per witness: the size it last cosigned
-        self._wake: dict[str, threading.Event] = {w.name: threading.Event()
-                                                   for w in self.witnesses}
+        self._wake: dict[str, threading.Event] = {w.name: threading.Event() for w in self.witnesses}
         self._stop = threading.Event()
         self._dirty = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -136,8 +140,9 @@ class LogC2SP:
                 return None
             root = translog.stored_root(s, n)
         note = tlog.sign_note(tlog.Checkpoint(self.origin, n, root).text, [self.signer])
-        row = translog.CheckpointRow(origin=self.origin, tree_size=n, note=note,
-                                     created_at=_now_iso())
+        row = translog.CheckpointRow(
+            origin=self.origin, tree_size=n, note=note, created_at=_now_iso()
+        )
         try:
             with self.db.write() as w:
                 w.add(row)
@@ -197,8 +202,7 @@ class LogC2SP:
         if t.entries:
             body = tlog.encode_bundle(translog.leaves_between(s, first, first + t.width))
         else:
-            body = b"".join(translog.tile_hashes(s, tlog.TILE_HEIGHT * t.level, first,
-                                                 t.width))
+            body = b"".join(translog.tile_hashes(s, tlog.TILE_HEIGHT * t.level, first, t.width))
         # A partial tile is a prefix of its full tile: it never changes either.
         return Served(body, "application/octet-stream", IMMUTABLE)
 
@@ -207,17 +211,25 @@ class LogC2SP:
     def _witnessed(self, s: Session, least_size: int) -> tuple[translog.CheckpointRow, str]:
         """The newest checkpoint of at least ``least_size`` that every configured witness
         cosigned (the newest one when there are none)."""
-        rows = s.exec(select(translog.CheckpointRow)
-                      .where(col(translog.CheckpointRow.origin) == self.origin,
-                             col(translog.CheckpointRow.tree_size) >= least_size)
-                      .order_by(col(translog.CheckpointRow.tree_size).desc()).limit(64)).all()
+        rows = s.exec(
+            select(translog.CheckpointRow)
+            .where(
+                col(translog.CheckpointRow.origin) == self.origin,
+                col(translog.CheckpointRow.tree_size) >= least_size,
+            )
+            .order_by(col(translog.CheckpointRow.tree_size).desc())
+            .limit(64)
+        ).all()
         want = {w.name for w in self.witnesses}
         for row in rows:
             assert row.id is not None
             if want <= set(translog.cosignatures(s, row.id)):
                 return row, self._with_cosignatures(s, row)
-        raise C2SPError(409, "no checkpoint that includes this entry is cosigned by the "
-                             "configured witnesses yet; retry in a few seconds")
+        raise C2SPError(
+            409,
+            "no checkpoint that includes this entry is cosigned by the "
+            "configured witnesses yet; retry in a few seconds",
+        )
 
     def match_index(self, match_id: str) -> int:
         """The log index of a match's entry (its commitment; for v2, its lock)."""
@@ -228,8 +240,9 @@ class LogC2SP:
         if m.log_index is not None and m.log_index >= 0:  # qahwa-fair/1: its commitment
             return int(m.log_index)
         if m.lock_index is None:  # qahwa-fair/2: its lock, once it is locked
-            raise C2SPError(409, f"match {match_id} is not locked yet: nothing is logged",
-                            "not_locked")
+            raise C2SPError(
+                409, f"match {match_id} is not locked yet: nothing is logged", "not_locked"
+            )
         return int(m.lock_index)
 
     def proof(self, index: int) -> str:
@@ -254,32 +267,47 @@ class LogC2SP:
         old = self._known.get(w.name, 0)
         for _ in range(3):
             if old > row.tree_size:
-                log.warning("witness %s has cosigned size %d, beyond checkpoint %d",
-                            w.name, old, row.tree_size)
+                log.warning(
+                    "witness %s has cosigned size %d, beyond checkpoint %d",
+                    w.name,
+                    old,
+                    row.tree_size,
+                )
                 return False
             with self.db.read() as s:
-                proof = (translog.consistency_path(s, old, row.tree_size)
-                         if 0 < old else [])
-            body = (f"old {old}\n" + "".join(tlog.note.b64(h) + "\n" for h in proof)
-                    + "\n" + row.note)
+                proof = translog.consistency_path(s, old, row.tree_size) if 0 < old else []
+            body = (
+                f"old {old}\n" + "".join(tlog.note.b64(h) + "\n" for h in proof) + "\n" + row.note
+            )
             try:
-                r = self.http.post(w.url + "/add-checkpoint", content=body.encode(),
-                                   timeout=self.settings.witness_timeout_seconds)
+                r = self.http.post(
+                    w.url + "/add-checkpoint",
+                    content=body.encode(),
+                    timeout=self.settings.witness_timeout_seconds,
+                )
             except httpx.HTTPError as exc:
                 log.warning("witness %s: %s", w.name, type(exc).__name__)
                 return False
             if r.status_code == 409:
                 text = r.text
-                if (not r.headers.get("content-type", "").startswith("text/x.tlog.size")
-                        or not text.endswith("\n") or not text[:-1].isdigit()):
+                if (
+                    not r.headers.get("content-type", "").startswith("text/x.tlog.size")
+                    or not text.endswith("\n")
+                    or not text[:-1].isdigit()
+                ):
                     log.warning("witness %s: a 409 without a size", w.name)
                     return False
                 old = int(text[:-1])
                 self._known[w.name] = old
                 continue
             if r.status_code != 200:
-                log.warning("witness %s refused checkpoint %d: %d %s", w.name, row.tree_size,
-                            r.status_code, r.text[:200].strip())
+                log.warning(
+                    "witness %s refused checkpoint %d: %d %s",
+                    w.name,
+                    row.tree_size,
+                    r.status_code,
+                    r.text[:200].strip(),
+                )
                 return False
             line = self._verified_cosignature(w, cp, r.text)
             if line is None:
@@ -288,8 +316,14 @@ class LogC2SP:
             try:
                 with self.db.write() as s:
                     if s.get(translog.CosignatureRow, (row.id, w.name)) is None:
-                        s.add(translog.CosignatureRow(checkpoint_id=row.id, witness=w.name,
-                                                      line=line, created_at=_now_iso()))
+                        s.add(
+                            translog.CosignatureRow(
+                                checkpoint_id=row.id,
+                                witness=w.name,
+                                line=line,
+                                created_at=_now_iso(),
+                            )
+                        )
             except IntegrityError:
                 pass  # another process stored this witness's cosignature first
             self._known[w.name] = row.tree_size
@@ -297,8 +331,7 @@ class LogC2SP:
         log.warning("witness %s: still out of step after three tries", w.name)
         return False
 
-    def _verified_cosignature(self, w: WitnessConfig, cp: tlog.Checkpoint,
-                              text: str) -> str | None:
+    def _verified_cosignature(self, w: WitnessConfig, cp: tlog.Checkpoint, text: str) -> str | None:
         """The one line of ``text`` that is ``w``'s valid cosignature of ``cp``, or None."""
         good = None
         for line in text.split("\n"):
@@ -328,11 +361,15 @@ class LogC2SP:
 
     def start(self) -> None:
         self._stop.clear()
-        self._threads = [threading.Thread(target=self._checkpointer, name="qahwa-checkpoint",
-                                          daemon=True)]
-        self._threads += [threading.Thread(target=self._witness_loop, args=(w,),
-                                           name=f"qahwa-witness-{w.name}", daemon=True)
-                          for w in self.witnesses]
+        self._threads = [
+            threading.Thread(target=self._checkpointer, name="qahwa-checkpoint", daemon=True)
+        ]
+        self._threads += [
+            threading.Thread(
+                target=self._witness_loop, args=(w,), name=f"qahwa-witness-{w.name}", daemon=True
+            )
+            for w in self.witnesses
+        ]
         for t in self._threads:
             t.start()
 
@@ -393,5 +430,5 @@ class LogC2SP:
                 log.exception("witness %s: submission failed", w.name)
                 ok = False
             fails = 0 if ok else fails + 1
-            if fails and self._stop.wait(min(60.0, 2.0 ** fails)):
+            if fails and self._stop.wait(min(60.0, 2.0**fails)):
                 return  # a witness that keeps failing is asked less often

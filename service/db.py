@@ -90,15 +90,21 @@ class Database:
         else:
             # ORM read sessions (``read()``: the log, sweeps) see one snapshot; writes lock
             # rows.
-            self._read = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10,
-                                       isolation_level="REPEATABLE READ")
+            self._read = create_engine(
+                url,
+                pool_pre_ping=True,
+                pool_size=5,
+                max_overflow=10,
+                isolation_level="REPEATABLE READ",
+            )
             self._write = create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
             # The match hot path's reads (``connect(write=False)``): no transaction, so no
             # BEGIN and ROLLBACK round trips. Each statement is its own snapshot; the match
             # store keeps them consistent (the row and its new events come in one
             # statement; events are append-only and read only below the row's next_seq).
-            self._read_rows = create_engine(url, pool_pre_ping=True, pool_size=5,
-                                            max_overflow=10, isolation_level="AUTOCOMMIT")
+            self._read_rows = create_engine(
+                url, pool_pre_ping=True, pool_size=5, max_overflow=10, isolation_level="AUTOCOMMIT"
+            )
 
     @property
     def write_engine(self) -> Engine:

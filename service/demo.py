@@ -69,24 +69,32 @@ def play(seats: Sequence[Seat], rnd: random.Random, max_actions: int = MAX_ACTIO
 
 
 def _fit(text: str) -> str:
-    return text if len(text) <= WIDTH else text[:WIDTH - 1] + "…"
+    return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
 
 
 def _form_text(ruleset: dict[str, Any]) -> str:
     return ", ".join(f"{k} {v}" for k, v in ruleset.items()) or "defaults"
 
 
-def run_demo(base_url: str, games: Sequence[str] | None = None, *, seed: int | None = None,
-             echo: Callable[[str], None] = print, verify: bool = True,
-             operator_key: str | None = None) -> int:
+def run_demo(
+    base_url: str,
+    games: Sequence[str] | None = None,
+    *,
+    seed: int | None = None,
+    echo: Callable[[str], None] = print,
+    verify: bool = True,
+    operator_key: str | None = None,
+) -> int:
     """Play, then verify with the ``verify`` command; its exit code (2: server trouble)."""
     rnd = random.Random(seed)
     wanted = list(games) if games else [*available_games(), "rng"]
     matches: list[str] = []
     sessions: list[str] = []
     failed = False
-    with tempfile.TemporaryDirectory(prefix="qahwa-demo-receipts-") as tmp, \
-            Client(base_url, operator_key=operator_key) as qc:
+    with (
+        tempfile.TemporaryDirectory(prefix="qahwa-demo-receipts-") as tmp,
+        Client(base_url, operator_key=operator_key) as qc,
+    ):
         receipt_files: list[Path] = []
         for game in wanted:
             forms = [{}] if game == "rng" else forms_of(game)
@@ -104,8 +112,19 @@ def run_demo(base_url: str, games: Sequence[str] | None = None, *, seed: int | N
         if not verify:
             return 2 if failed else 0
         sources = [f"{base_url.rstrip('/')}/v1/rng/{sid}/transcript" for sid in sessions]
-        args = [sys.executable, "-m", "verify_cli", "check", "--server", base_url, "--draws",
-                "3", "--jobs", "1", *sources]
+        args = [
+            sys.executable,
+            "-m",
+            "verify_cli",
+            "check",
+            "--server",
+            base_url,
+            "--draws",
+            "3",
+            "--jobs",
+            "1",
+            *sources,
+        ]
         for mid in matches:
             args += ["--match", mid]
         for f in receipt_files:
@@ -117,20 +136,29 @@ def run_demo(base_url: str, games: Sequence[str] | None = None, *, seed: int | N
     return 2 if failed else rc
 
 
-def _match(qc: Client, game: str, ruleset: dict[str, Any], rnd: random.Random,
-           echo: Callable[[str], None], tmp: Path) -> tuple[str, list[Path]]:
+def _match(
+    qc: Client,
+    game: str,
+    ruleset: dict[str, Any],
+    rnd: random.Random,
+    echo: Callable[[str], None],
+    tmp: Path,
+) -> tuple[str, list[Path]]:
     cls = engine_class(game)
     n = cls.seat_count(cls.parse_ruleset(ruleset))
     match = qc.create_match(game, ruleset, [f"bot {i}" for i in range(n)])
     echo(_fit(f"{game} ({_form_text(ruleset)}): match {match.match_id}, {n} seats"))
     match.start()  # each seat: commit, check the signed lock and its log entry, reveal
-    echo(_fit(f"  lock at log index {match.seats[0].log_index}: every seat checked the lock "
-              "and revealed"))
+    echo(
+        _fit(
+            f"  lock at log index {match.seats[0].log_index}: every seat checked the lock "
+            "and revealed"
+        )
+    )
     played = play(match.seats, rnd)
     match.check_transcript()  # the lock each seat revealed against, and every receipt
     receipts = sum(len(s.receipts) for s in match.seats)
-    echo(_fit(f"  played {played} signed actions; {receipts} receipts agree with the "
-              "transcript"))
+    echo(_fit(f"  played {played} signed actions; {receipts} receipts agree with the transcript"))
     files = [s.save_receipts(tmp / f"{match.match_id}-seat{s.seat}.json") for s in match.seats]
     return match.match_id, files
 
@@ -138,8 +166,11 @@ def _match(qc: Client, game: str, ruleset: dict[str, Any], rnd: random.Random,
 def _rng(qc: Client, rnd: random.Random, echo: Callable[[str], None]) -> str:
     sess = qc.rng()
     sess.send_seed()  # a fresh seed and nonce, sent only after the commit record
-    for draw in ({"kind": "dice", "count": 2, "sides": 6}, {"kind": "uniform", "n": 37},
-                 {"kind": "shuffle", "n": 52}):
+    for draw in (
+        {"kind": "dice", "count": 2, "sides": 6},
+        {"kind": "uniform", "n": 37},
+        {"kind": "shuffle", "n": 52},
+    ):
         sess.draw(draw)
     sess.close()
     sess.check_transcript()

@@ -98,9 +98,16 @@ USER_ERRORS: dict[type[Exception], tuple[type[ServiceError], str]] = {
 
 #: Codes for HTTP-level errors raised by the framework (no route ran).
 HTTP_CODES: dict[int, str] = {
-    400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
-    405: "method_not_allowed", 409: "conflict", 413: "body_too_large",
-    415: "unsupported_media_type", 422: "validation_error", 429: "rate_limited",
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "body_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "rate_limited",
     503: "unavailable",
 }
 

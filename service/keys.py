@@ -64,6 +64,8 @@ def signer(settings: Settings) -> Signer:
 
 class RetiredKeyError(RuntimeError):
     """The configured signing key was retired by ``qahwa keys rotate``."""
+
+
 def log_note_seed(settings: Settings) -> bytes:
     """The 32-byte seed of the log's own Ed25519 note key (it signs checkpoints only):
     ``QAHWA_LOG_KEY``, or the key file beside the signing key, generated on first start."""
@@ -86,12 +88,19 @@ def register(session: Session, s: Signer, created_at: str) -> None:
     """Record the signing key's public half (every key ever used stays listed)."""
     row = session.get(SigningKey, s.key_id)
     if row is None:
-        session.add(SigningKey(key_id=s.key_id, alg="ed25519",
-                               public_key=public_key_b64(s.public_key), created_at=created_at))
+        session.add(
+            SigningKey(
+                key_id=s.key_id,
+                alg="ed25519",
+                public_key=public_key_b64(s.public_key),
+                created_at=created_at,
+            )
+        )
     elif row.retired_at is not None:
         raise RetiredKeyError(
             f"the signing key {s.key_id} was retired at {row.retired_at} (qahwa keys rotate); "
-            "install the current key (QAHWA_SIGNING_KEY or the key file) and start again")
+            "install the current key (QAHWA_SIGNING_KEY or the key file) and start again"
+        )
 
 
 def rotate(settings: Settings, session: Session, created_at: str) -> tuple[Signer, str | None]:
@@ -117,9 +126,15 @@ def rotate(settings: Settings, session: Session, created_at: str) -> tuple[Signe
             old = Signer.load(path)
             os.replace(path, path.with_name(f"{path.name}.retired-{old.key_id}"))
         os.replace(staged, path)
-    session.exec(update(SigningKey)
-                 .where(col(SigningKey.retired_at).is_(None))
-                 .values(retired_at=created_at))
-    session.add(SigningKey(key_id=new.key_id, alg="ed25519",
-                           public_key=public_key_b64(new.public_key), created_at=created_at))
+    session.exec(
+        update(SigningKey).where(col(SigningKey.retired_at).is_(None)).values(retired_at=created_at)
+    )
+    session.add(
+        SigningKey(
+            key_id=new.key_id,
+            alg="ed25519",
+            public_key=public_key_b64(new.public_key),
+            created_at=created_at,
+        )
+    )
     return new, private

@@ -34,8 +34,7 @@ from .clock import SYSTEM_CLOCK, Clock
 from .errors import Conflict
 
 #: (method, path) pairs not limited per address: creation has its own limit per key
-EXEMPT = {("POST", "/v1/matches"), ("POST", "/v1/rng"), ("GET", "/healthz"),
-          ("GET", "/metrics")}
+EXEMPT = {("POST", "/v1/matches"), ("POST", "/v1/rng"), ("GET", "/healthz"), ("GET", "/metrics")}
 PRUNE_AT = 50_000  # addresses remembered before idle ones are forgotten
 
 
@@ -77,21 +76,34 @@ class AddressLimit:
     def refusal(self, who: str, wait: float) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """The 429 answer: status, headers, body."""
         seconds = max(1, math.ceil(wait))
-        body = json.dumps({"error": {
-            "code": "rate_limited",
-            "message": f"more than {self.rate:g} requests a second from {who}; "
-                       f"retry in {seconds} s"}}).encode()
-        return 429, [(b"content-type", b"application/json"),
-                     (b"content-length", str(len(body)).encode()),
-                     (b"retry-after", str(seconds).encode())], body
+        body = json.dumps(
+            {
+                "error": {
+                    "code": "rate_limited",
+                    "message": f"more than {self.rate:g} requests a second from {who}; "
+                    f"retry in {seconds} s",
+                }
+            }
+        ).encode()
+        return (
+            429,
+            [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"retry-after", str(seconds).encode()),
+            ],
+            body,
+        )
 
 
 def check_session_room(draws: Sequence[object], *, max_draws: int) -> None:
     """Before a draw: 409 ``session_full`` when the session has had its ``max_draws``."""
     if len(draws) >= max_draws:
-        raise Conflict(f"this session has had its {max_draws} draws "
-                       "(QAHWA_MAX_SESSION_DRAWS); close it and open a new one",
-                       "session_full")
+        raise Conflict(
+            f"this session has had its {max_draws} draws "
+            "(QAHWA_MAX_SESSION_DRAWS); close it and open a new one",
+            "session_full",
+        )
 
 
 class ResultBytes:
@@ -111,17 +123,19 @@ class ResultBytes:
         self._remember(session_id, len(draws), size)
         return size
 
-    def add(self, session_id: str, draws: Sequence[object], before: int, *,
-            max_bytes: int) -> None:
+    def add(self, session_id: str, draws: Sequence[object], before: int, *, max_bytes: int) -> None:
         """After a draw (``before``: the bytes before it): 409 ``session_full`` if the
         results now pass ``max_bytes`` (the caller's transaction then rolls back)."""
-        new = before + sum(len(json.dumps(d, separators=(",", ":")))
-                           for d in draws[len(draws) - 1:])
+        new = before + sum(
+            len(json.dumps(d, separators=(",", ":"))) for d in draws[len(draws) - 1 :]
+        )
         if new > max_bytes:
             self.forget(session_id)
-            raise Conflict(f"this draw would take the session's results past {max_bytes} "
-                           "bytes (QAHWA_MAX_TRANSCRIPT_BYTES); close it and open a new one",
-                           "session_full")
+            raise Conflict(
+                f"this draw would take the session's results past {max_bytes} "
+                "bytes (QAHWA_MAX_TRANSCRIPT_BYTES); close it and open a new one",
+                "session_full",
+            )
         self._remember(session_id, len(draws), new)
 
     def _remember(self, session_id: str, n: int, size: int) -> None:

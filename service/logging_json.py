@@ -24,7 +24,8 @@ from typing import Any
 from starlette.types import Scope
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
-    "qahwa_request_id", default=None)
+    "qahwa_request_id", default=None
+)
 
 _GOOD_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _SECRETS = [
@@ -74,9 +75,16 @@ class JsonFormatter(logging.Formatter):
         args = record.args
         if record.name == "uvicorn.access" and isinstance(args, tuple) and len(args) == 5:
             client, method, path, version, status = args
-            out.update({"message": "request", "client": str(client), "method": str(method),
-                        "path": scrub(str(path).split("?", 1)[0]), "http": str(version),
-                        "status": status})
+            out.update(
+                {
+                    "message": "request",
+                    "client": str(client),
+                    "method": str(method),
+                    "path": scrub(str(path).split("?", 1)[0]),
+                    "http": str(version),
+                    "status": status,
+                }
+            )
         else:
             out["message"] = scrub(record.getMessage())
         if record.exc_info:
@@ -91,8 +99,7 @@ def log_config(fmt: str, level: str = "INFO") -> dict[str, Any]:
         from uvicorn.config import LOGGING_CONFIG
 
         return LOGGING_CONFIG
-    handler = {"class": "logging.StreamHandler", "formatter": "json",
-               "stream": "ext://sys.stderr"}
+    handler = {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"}
     return {
         "version": 1,
         "disable_existing_loggers": False,

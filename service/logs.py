@@ -15,8 +15,7 @@ from .models import SigningKey
 
 
 class PublicLog:
-    def __init__(self, db: Database, signer: Signer, log_key: dict[str, str] | None = None
-                 ) -> None:
+    def __init__(self, db: Database, signer: Signer, log_key: dict[str, str] | None = None) -> None:
         self.db = db
         self.signer = signer
         self.log_key = log_key  # {"origin", "vkey"} of the C2SP log
@@ -38,11 +37,19 @@ class PublicLog:
         rotate`` (``retired_at`` says when it was)."""
         with self.db.read() as s:
             rows = s.exec(select(SigningKey).order_by(col(SigningKey.created_at))).all()
-        out: dict[str, Any] = {"keys": [
-            {"key_id": r.key_id, "alg": r.alg, "public_key": r.public_key,
-             "created_at": r.created_at, "current": r.retired_at is None,
-             "retired_at": r.retired_at}
-            for r in rows]}
+        out: dict[str, Any] = {
+            "keys": [
+                {
+                    "key_id": r.key_id,
+                    "alg": r.alg,
+                    "public_key": r.public_key,
+                    "created_at": r.created_at,
+                    "current": r.retired_at is None,
+                    "retired_at": r.retired_at,
+                }
+                for r in rows
+            ]
+        }
         if self.log_key is not None:
             out["log"] = dict(self.log_key)
         return out

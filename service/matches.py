@@ -78,26 +78,37 @@ from .store import (
 
 T = TypeVar("T")
 
-__all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "NOT_LOCKED", "PLAYING", "SEATING",
-           "MatchService"]
+__all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "NOT_LOCKED", "PLAYING", "SEATING", "MatchService"]
 
 #: The result of a v2 match that never locked: nothing was committed to, nothing is revealed
 #: and nothing is logged (fairness-v2.md §3).
-NOT_LOCKED: dict[str, Any] = {"status": Status.FINISHED, "reason": EndReason.NOT_LOCKED,
-                              "forfeited": [], "winners": []}
+NOT_LOCKED: dict[str, Any] = {
+    "status": Status.FINISHED,
+    "reason": EndReason.NOT_LOCKED,
+    "forfeited": [],
+    "winners": [],
+}
 REVEAL_SECONDS, MAX_SECONDS, TURN_SECONDS = 120, 86_400, 300  # v2 ruleset defaults (§3, §7)
 _MATCHES = Match.__table__  # type: ignore[attr-defined]
 _SEATS = Seat.__table__  # type: ignore[attr-defined]
 _SEEDS = ServerSeed.__table__  # type: ignore[attr-defined]
 _INSERT_SEATS = insert(_SEATS)
 _INSERT_SEED = insert(_SEEDS)
-_SET_COMMIT = update(_SEATS).where(
-    _SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat")).values(
-    seed_commitment=bindparam("_com"), key=bindparam("_key"), roll_chain=bindparam("_tip"))
-_SET_REVEAL = update(_SEATS).where(
-    _SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat")).values(
-    client_seed=bindparam("_seed"), nonce=bindparam("_nonce"), revealed=True,
-    seed_source=SeedSource.PLAYER)
+_SET_COMMIT = (
+    update(_SEATS)
+    .where(_SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat"))
+    .values(seed_commitment=bindparam("_com"), key=bindparam("_key"), roll_chain=bindparam("_tip"))
+)
+_SET_REVEAL = (
+    update(_SEATS)
+    .where(_SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat"))
+    .values(
+        client_seed=bindparam("_seed"),
+        nonce=bindparam("_nonce"),
+        revealed=True,
+        seed_source=SeedSource.PLAYER,
+    )
+)
 
 
 class _Due(Exception):
@@ -111,11 +122,13 @@ def _parse_key(key: str | None) -> str | None:
     try:
         raw = base64.b64decode(key.encode("ascii"), validate=True)
     except (binascii.Error, UnicodeEncodeError, ValueError):
-        raise Invalid("key must be standard base64 of a 32-byte Ed25519 public key",
-                      "bad_key") from None
+        raise Invalid(
+            "key must be standard base64 of a 32-byte Ed25519 public key", "bad_key"
+        ) from None
     if len(raw) != 32 or base64.b64encode(raw).decode("ascii") != key:
-        raise Invalid("key must be standard base64 (with padding) of a 32-byte Ed25519 "
-                      "public key", "bad_key")
+        raise Invalid(
+            "key must be standard base64 (with padding) of a 32-byte Ed25519 public key", "bad_key"
+        )
     try:
         load_public_key(key)
     except Exception:
@@ -138,13 +151,18 @@ class LockRecord(dict[str, Any]):
 def view_json(obj: dict[str, Any]) -> str:
     """``dumps(obj)`` with each :class:`LockRecord` (at the top or in a nested ``state``
     view) written as its stored text: the same JSON value; the spliced keys come last."""
-    spliced = {k: v for k, v in obj.items()
-               if isinstance(v, LockRecord) or (k == "state" and isinstance(v, dict))}
+    spliced = {
+        k: v
+        for k, v in obj.items()
+        if isinstance(v, LockRecord) or (k == "state" and isinstance(v, dict))
+    }
     if not spliced:
         return dumps(obj)
     rest = dumps({k: v for k, v in obj.items() if k not in spliced})
-    parts = [f"{dumps(k)}:{v.text if isinstance(v, LockRecord) else view_json(v)}"
-             for k, v in spliced.items()]
+    parts = [
+        f"{dumps(k)}:{v.text if isinstance(v, LockRecord) else view_json(v)}"
+        for k, v in spliced.items()
+    ]
     return rest[:-1] + ("," if rest != "{}" else "") + ",".join(parts) + "}"
 
 
@@ -202,8 +220,14 @@ def _hex32(value: str | None, what: str, code: str) -> str:
 
 
 class MatchService:
-    def __init__(self, db: Database, settings: Settings, signer: Signer, box: SecretBox,
-                 clock: Clock = SYSTEM_CLOCK) -> None:
+    def __init__(
+        self,
+        db: Database,
+        settings: Settings,
+        signer: Signer,
+        box: SecretBox,
+        clock: Clock = SYSTEM_CLOCK,
+    ) -> None:
         self.db = db
         self.settings = settings
         self.signer = signer
@@ -261,6 +285,7 @@ class MatchService:
             with self.store.write(match_id, kind=kind) as tx:
                 self._check_due(tx.m)
                 return fn(tx)
+
         return self._due_first(match_id, kind=kind, f=run)
 
     def _read(self, match_id: str, *, kind: str, fn: Callable[[Tx], T]) -> T:
@@ -268,6 +293,7 @@ class MatchService:
             with self.store.read(match_id, kind=kind) as tx:
                 self._check_due(tx.m)
                 return fn(tx)
+
         return self._due_first(match_id, kind=kind, f=run)
 
     def end_if_due(self, match_id: str, *, kind: str) -> bool:
@@ -327,12 +353,17 @@ class MatchService:
             if beat is not None and now - beat.at > self.outage_seconds:
                 rows = s.execute(
                     select(_MATCHES.c.id, _MATCHES.c.ruleset).where(
-                        _MATCHES.c.protocol == PROTOCOL_V2, _MATCHES.c.status == PLAYING,
-                        _MATCHES.c.deadline > beat.at, _MATCHES.c.deadline <= now)).all()
+                        _MATCHES.c.protocol == PROTOCOL_V2,
+                        _MATCHES.c.status == PLAYING,
+                        _MATCHES.c.deadline > beat.at,
+                        _MATCHES.c.deadline <= now,
+                    )
+                ).all()
                 for mid, ruleset in rows:
                     turn = int(json.loads(ruleset).get("turn_seconds", TURN_SECONDS))
-                    s.execute(update(_MATCHES).where(_MATCHES.c.id == mid)
-                              .values(deadline=now + turn))
+                    s.execute(
+                        update(_MATCHES).where(_MATCHES.c.id == mid).values(deadline=now + turn)
+                    )
                     self.store.cache.discard(mid)
                     extended += 1
             if beat is None:
@@ -360,12 +391,15 @@ class MatchService:
                         and_(v2, _MATCHES.c.status == SEATING, _MATCHES.c.reveal_by < now),
                         and_(v2, _MATCHES.c.end_by <= now),
                         and_(v2, _MATCHES.c.deadline < now),
-                    ))).all()
+                    ),
+                )
+            ).all()
         return sum(1 for mid, kind in rows if self.end_if_due(mid, kind=kind))
 
     # -- creation --------------------------------------------------------------------------
-    def create(self, *, kind: str, game: str, ruleset: str,
-               seats: list[tuple[str, bool]]) -> tuple[dict[str, Any], list[str]]:
+    def create(
+        self, *, kind: str, game: str, ruleset: str, seats: list[tuple[str, bool]]
+    ) -> tuple[dict[str, Any], list[str]]:
         """Create a v2 match (or rng session) and sign its commit record (not logged: the
         lock is, fairness-v2.md §1)."""
         match_id = ("m_" if kind == KIND_MATCH else "r_") + secrets.token_hex(10)
@@ -373,41 +407,93 @@ class MatchService:
         com = commitment_v2(seed)
         tokens = [secrets.token_urlsafe(32) for _ in seats]
         at = self.store.now_iso()
-        record = self.signer.signed({
-            "type": RecordType.COMMIT, "protocol": PROTOCOL_V2, "match_id": match_id, "game": game,
-            "ruleset": ruleset, "commitment": com,
-            "seats": [{"seat": i, "name": name, "house": house}
-                      for i, (name, house) in enumerate(seats)],
-            "created_at": at,
-        })
+        record = self.signer.signed(
+            {
+                "type": RecordType.COMMIT,
+                "protocol": PROTOCOL_V2,
+                "match_id": match_id,
+                "game": game,
+                "ruleset": ruleset,
+                "commitment": com,
+                "seats": [
+                    {"seat": i, "name": name, "house": house}
+                    for i, (name, house) in enumerate(seats)
+                ],
+                "created_at": at,
+            }
+        )
 
         def make(s: Session) -> MatchRow:
-            return MatchRow(id=match_id, kind=kind, game=game, ruleset=ruleset, commitment=com,
-                            status=SEATING, version=0, n_seats=len(seats), next_seq=0,
-                            log_index=-1, record=dumps(record), result=None, created_at=at,
-                            started_at=None, ended_at=None, last_activity=self.store.clock.now(),
-                            protocol=PROTOCOL_V2, lock=None, lock_index=None, reveal_by=None,
-                            end_by=None, chain=None, deadline=None, owes=None,
-                            transcript_sig=None)
+            return MatchRow(
+                id=match_id,
+                kind=kind,
+                game=game,
+                ruleset=ruleset,
+                commitment=com,
+                status=SEATING,
+                version=0,
+                n_seats=len(seats),
+                next_seq=0,
+                log_index=-1,
+                record=dumps(record),
+                result=None,
+                created_at=at,
+                started_at=None,
+                ended_at=None,
+                last_activity=self.store.clock.now(),
+                protocol=PROTOCOL_V2,
+                lock=None,
+                lock_index=None,
+                reveal_by=None,
+                end_by=None,
+                chain=None,
+                deadline=None,
+                owes=None,
+                transcript_sig=None,
+            )
 
         with self.store.create(match_id, make) as tx:
             m = tx.m
             # plain inserts (the ORM's unit of work cost more than the statements)
-            tx.c.execute(_INSERT_SEED, {"match_id": match_id,
-                                        "sealed": self.store.box.seal(seed, aad=match_id)})
-            tx.c.execute(_INSERT_SEATS, [
-                {"match_id": match_id, "seat": i, "name": name, "token_hash": hash_token(tok),
-                 "house": house}
-                for i, ((name, house), tok) in enumerate(zip(seats, tokens, strict=True))])
+            tx.c.execute(
+                _INSERT_SEED,
+                {"match_id": match_id, "sealed": self.store.box.seal(seed, aad=match_id)},
+            )
+            tx.c.execute(
+                _INSERT_SEATS,
+                [
+                    {
+                        "match_id": match_id,
+                        "seat": i,
+                        "name": name,
+                        "token_hash": hash_token(tok),
+                        "house": house,
+                    }
+                    for i, ((name, house), tok) in enumerate(zip(seats, tokens, strict=True))
+                ],
+            )
             version, status = m.version, m.status
-        out = {"match_id": match_id, "protocol": PROTOCOL_V2, "game": game, "ruleset": ruleset,
-               "commitment": com, "created_at": at, "status": status, "version": version,
-               "record": record}
+        out = {
+            "match_id": match_id,
+            "protocol": PROTOCOL_V2,
+            "game": game,
+            "ruleset": ruleset,
+            "commitment": com,
+            "created_at": at,
+            "status": status,
+            "version": version,
+            "record": record,
+        }
         return out, tokens
 
-    def create_match(self, game: str, *, ruleset: dict[str, Any] | None,
-                     names: list[str] | None,
-                     house: list[bool] | None = None) -> dict[str, Any]:
+    def create_match(
+        self,
+        game: str,
+        *,
+        ruleset: dict[str, Any] | None,
+        names: list[str] | None,
+        house: list[bool] | None = None,
+    ) -> dict[str, Any]:
         if game == "rng":
             raise Invalid("plain randomness sessions use POST /v1/rng", "unknown_game")
         with user_errors():
@@ -417,13 +503,20 @@ class MatchService:
         if names is None:
             names = [f"Seat {i}" for i in range(n)]
         if len(names) != n:
-            raise Invalid(f"{game} with this ruleset has {n} seats; {len(names)} given",
-                          "bad_seats")
+            raise Invalid(
+                f"{game} with this ruleset has {n} seats; {len(names)} given", "bad_seats"
+            )
         houses = house if house is not None else [False] * n
-        out, tokens = self.create(kind=KIND_MATCH, game=game, ruleset=canonical_ruleset(parsed),
-                                  seats=list(zip(names, houses, strict=True)))
-        out["seats"] = [{"seat": i, "name": nm, "house": h, "token": tok}
-                        for i, (nm, h, tok) in enumerate(zip(names, houses, tokens, strict=True))]
+        out, tokens = self.create(
+            kind=KIND_MATCH,
+            game=game,
+            ruleset=canonical_ruleset(parsed),
+            seats=list(zip(names, houses, strict=True)),
+        )
+        out["seats"] = [
+            {"seat": i, "name": nm, "house": h, "token": tok}
+            for i, (nm, h, tok) in enumerate(zip(names, houses, tokens, strict=True))
+        ]
         return out
 
     # -- seating: v2 commit, lock and reveal -------------------------------------------------
@@ -439,17 +532,28 @@ class MatchService:
     @staticmethod
     def _v2_only(m: MatchRow, what: str) -> None:
         if not m.v2:
-            raise NotFound(f"{what} is qahwa-fair/2's; this is a qahwa-fair/1 match "
-                           "(give seeds with .../seed)")
+            raise NotFound(
+                f"{what} is qahwa-fair/2's; this is a qahwa-fair/1 match (give seeds with .../seed)"
+            )
 
     @staticmethod
     def _v1_only(m: MatchRow, what: str) -> None:
         if m.v2:
-            raise NotFound(f"{what} does not exist for qahwa-fair/2 matches: seats commit, "
-                           "then reveal after the lock (docs/api.md)")
+            raise NotFound(
+                f"{what} does not exist for qahwa-fair/2 matches: seats commit, "
+                "then reveal after the lock (docs/api.md)"
+            )
 
-    def commit(self, match_id: str, *, seat: int, token: str | None, seed_commitment: str,
-               key: str | None, roll_chain: str | None) -> dict[str, Any]:
+    def commit(
+        self,
+        match_id: str,
+        *,
+        seat: int,
+        token: str | None,
+        seed_commitment: str,
+        key: str | None,
+        roll_chain: str | None,
+    ) -> dict[str, Any]:
         """A seat's commitment (fairness-v2.md §2); the last one locks the match (§3)."""
 
         def fn(tx: Tx) -> dict[str, Any]:
@@ -465,13 +569,17 @@ class MatchService:
             fresh = bool(json.loads(m.ruleset).get("fresh_rolls", False))
             if fresh:
                 if roll_chain is None:
-                    raise Invalid("this match has fresh rolls: commit the tip of your roll "
-                                  "chain as roll_chain (64 hex)", "bad_roll_chain")
+                    raise Invalid(
+                        "this match has fresh rolls: commit the tip of your roll "
+                        "chain as roll_chain (64 hex)",
+                        "bad_roll_chain",
+                    )
                 tip: str | None = _hex32(roll_chain, "roll_chain", "bad_roll_chain")
             else:
                 if roll_chain is not None:
-                    raise Invalid("this match has no fresh rolls: roll_chain must be null",
-                                  "bad_roll_chain")
+                    raise Invalid(
+                        "this match has no fresh rolls: roll_chain must be null", "bad_roll_chain"
+                    )
                 tip = None
             if m.lock is not None and not self._same_commit(m, seat, com, pub, tip):
                 raise Conflict("every seat has committed: the match is locked", "not_seating")
@@ -486,8 +594,9 @@ class MatchService:
                 raise Conflict(f"seat {seat} has already committed", "already_committed")
             if any(st.seed_commitment == com for st in seats):
                 raise Conflict("this seed_commitment is another seat's", "duplicate_commitment")
-            tx.c.execute(_SET_COMMIT, {"_mid": m.id, "_seat": seat, "_com": com, "_key": pub,
-                                       "_tip": tip})
+            tx.c.execute(
+                _SET_COMMIT, {"_mid": m.id, "_seat": seat, "_com": com, "_key": pub, "_tip": tip}
+            )
             _loaded(row, seed_commitment=com, key=pub, roll_chain=tip)
             if all(st.seed_commitment is not None for st in seats):
                 self._lock(tx, seats)
@@ -498,8 +607,9 @@ class MatchService:
 
         return self.write(match_id, kind=KIND_MATCH, fn=fn)
 
-    def _same_commit(self, m: MatchRow, seat: int, com: str, key: str | None,
-                     tip: str | None) -> bool:
+    def _same_commit(
+        self, m: MatchRow, seat: int, com: str, key: str | None, tip: str | None
+    ) -> bool:
         mine = self._lock_of(m)["seats"][seat]
         return (mine["seed_commitment"], mine["key"], mine["roll_chain"]) == (com, key, tip)
 
@@ -513,14 +623,30 @@ class MatchService:
         else:
             reveal_by = now + int(parsed.get("reveal_seconds", REVEAL_SECONDS))
             end_by = now + int(parsed.get("max_seconds", MAX_SECONDS))
-        lock = self.signer.signed({
-            "type": RecordType.LOCK, "protocol": PROTOCOL_V2, "match_id": m.id, "game": m.game,
-            "ruleset": m.ruleset, "commitment": m.commitment,
-            "seats": [{"seat": st.seat, "name": st.name, "house": st.house,
-                       "seed_commitment": st.seed_commitment, "key": st.key,
-                       "roll_chain": st.roll_chain} for st in seats],
-            "locked_at": iso_of(now), "reveal_by": iso_of(reveal_by), "end_by": iso_of(end_by),
-        })
+        lock = self.signer.signed(
+            {
+                "type": RecordType.LOCK,
+                "protocol": PROTOCOL_V2,
+                "match_id": m.id,
+                "game": m.game,
+                "ruleset": m.ruleset,
+                "commitment": m.commitment,
+                "seats": [
+                    {
+                        "seat": st.seat,
+                        "name": st.name,
+                        "house": st.house,
+                        "seed_commitment": st.seed_commitment,
+                        "key": st.key,
+                        "roll_chain": st.roll_chain,
+                    }
+                    for st in seats
+                ],
+                "locked_at": iso_of(now),
+                "reveal_by": iso_of(reveal_by),
+                "end_by": iso_of(end_by),
+            }
+        )
         idx = translog.next_index(self.db, tx.s)
         translog.append(tx.s, idx, m.id, lock, iso_of(now), self.signer)
         m.lock, m.lock_index = dumps(lock), idx
@@ -534,15 +660,28 @@ class MatchService:
             m = tx.m
             self._v2_only(m, "the lock")
             if m.lock is None:
-                raise Conflict("not every seat has committed yet: the match is not locked",
-                               "not_locked")
-            return {"match_id": m.id, "lock": json.loads(m.lock), "log_index": m.lock_index,
-                    "receipt": self._receipt(m, -1)}
+                raise Conflict(
+                    "not every seat has committed yet: the match is not locked", "not_locked"
+                )
+            return {
+                "match_id": m.id,
+                "lock": json.loads(m.lock),
+                "log_index": m.lock_index,
+                "receipt": self._receipt(m, -1),
+            }
 
         return self._read(match_id, kind=kind, fn=fn)
 
-    def reveal(self, match_id: str, *, kind: str = KIND_MATCH, seat: int, token: str | None,
-               client_seed: str, nonce: str) -> dict[str, Any]:
+    def reveal(
+        self,
+        match_id: str,
+        *,
+        kind: str = KIND_MATCH,
+        seat: int,
+        token: str | None,
+        client_seed: str,
+        nonce: str,
+    ) -> dict[str, Any]:
         """A seat's seed and nonce, checked against its commitment; the last reveal starts
         the match (fairness-v2.md §3)."""
 
@@ -553,8 +692,9 @@ class MatchService:
             if m.status == FINISHED:
                 raise Conflict("the match has ended", "match_over")
             if m.lock is None:
-                raise Conflict("no reveal before the lock: not every seat has committed",
-                               "not_locked")
+                raise Conflict(
+                    "no reveal before the lock: not every seat has committed", "not_locked"
+                )
             seats = tx.seats()
             row = seats[seat]
             try:
@@ -563,16 +703,24 @@ class MatchService:
             except (ClientSeedError, SeedError) as exc:
                 raise Invalid(f"bad reveal: {exc}", "bad_reveal") from None
             if com != row.seed_commitment:
-                raise Invalid(f"client_seed and nonce do not match seat {seat}'s "
-                              "seed_commitment in the lock", "bad_reveal")
+                raise Invalid(
+                    f"client_seed and nonce do not match seat {seat}'s seed_commitment in the lock",
+                    "bad_reveal",
+                )
             if row.revealed:  # the identical request again (a client's resend): same answer
                 view = self._seat_view(tx, seat, seats)
                 view["receipt"] = self._receipt(m, -1)
                 return view
-            tx.c.execute(_SET_REVEAL, {"_mid": m.id, "_seat": seat, "_seed": client_seed,
-                                       "_nonce": nonce})
-            _loaded(row, client_seed=client_seed, nonce=nonce, revealed=True,
-                    seed_source=SeedSource.PLAYER)
+            tx.c.execute(
+                _SET_REVEAL, {"_mid": m.id, "_seat": seat, "_seed": client_seed, "_nonce": nonce}
+            )
+            _loaded(
+                row,
+                client_seed=client_seed,
+                nonce=nonce,
+                revealed=True,
+                seed_source=SeedSource.PLAYER,
+            )
             if all(st.revealed for st in seats):
                 engine = tx.start_v2(seats)
                 if engine.outcome is not None:
@@ -587,8 +735,9 @@ class MatchService:
         return self.write(match_id, kind=kind, fn=fn)
 
     # -- seating: v1 ---------------------------------------------------------------------------
-    def give_seed(self, match_id: str, *, kind: str, seat: int, token: str | None,
-                  client_seed: str) -> dict[str, Any]:
+    def give_seed(
+        self, match_id: str, *, kind: str, seat: int, token: str | None, client_seed: str
+    ) -> dict[str, Any]:
         """qahwa-fair/1 only (matches made before v2)."""
 
         def fn(tx: Tx) -> dict[str, Any]:
@@ -616,8 +765,13 @@ class MatchService:
         if all(st.client_seed is not None for st in seats):
             tx.start()
         tx.touch()
-        return {"match_id": tx.m.id, "session_id": tx.m.id, "seat": seat,
-                "status": tx.m.status, "version": tx.m.version}
+        return {
+            "match_id": tx.m.id,
+            "session_id": tx.m.id,
+            "seat": seat,
+            "status": tx.m.status,
+            "version": tx.m.version,
+        }
 
     def start(self, match_id: str, *, kind: str, token: str | None) -> dict[str, Any]:
         """qahwa-fair/1 only: start now, the server drawing missing seeds (404 for v2)."""
@@ -655,8 +809,9 @@ class MatchService:
         """The match's parsed lock record (a :class:`LockRecord`)."""
         return self._locked(m).record
 
-    def _seat_sig(self, m: MatchRow, seat: int, event: dict[str, Any], sig: str | None,
-                  prev: str | None) -> str | None:
+    def _seat_sig(
+        self, m: MatchRow, seat: int, event: dict[str, Any], sig: str | None, prev: str | None
+    ) -> str | None:
         """Check a seat's request against the chain head and its key (fairness-v2.md §7):
         409 ``stale_chain`` when ``prev`` is not the head, 422 ``bad_signature`` when a keyed
         seat's signature is missing or wrong (or an unkeyed seat sends one)."""
@@ -665,8 +820,9 @@ class MatchService:
                 raise Invalid("a qahwa-fair/1 match takes no sig or prev", "bad_signature")
             return None
         if prev is not None and prev != m.chain:
-            raise Conflict(f"prev is not the chain head {m.chain}: fetch /state and retry",
-                           "stale_chain")
+            raise Conflict(
+                f"prev is not the chain head {m.chain}: fetch /state and retry", "stale_chain"
+            )
         locked = self._locked(m)
         key = locked.record["seats"][seat]["key"]
         if key is None:
@@ -674,19 +830,25 @@ class MatchService:
                 raise Invalid(f"seat {seat} registered no key: send no sig", "bad_signature")
             return None
         if sig is None:
-            raise Invalid(f"seat {seat} is keyed: sign the event over prev = the chain head",
-                          "bad_signature")
+            raise Invalid(
+                f"seat {seat} is keyed: sign the event over prev = the chain head", "bad_signature"
+            )
         assert m.chain is not None
         try:
-            _verify_seat_sig(locked.public_key(seat, key), sig,
-                             seat_sig_message(m.id, m.chain, event))
+            _verify_seat_sig(
+                locked.public_key(seat, key), sig, seat_sig_message(m.id, m.chain, event)
+            )
         except SignatureError as exc:
-            raise Invalid(f"seat {seat}'s signature does not verify over the chain head "
-                          f"{m.chain} with its key from the lock: {exc}", "bad_signature") from None
+            raise Invalid(
+                f"seat {seat}'s signature does not verify over the chain head "
+                f"{m.chain} with its key from the lock: {exc}",
+                "bad_signature",
+            ) from None
         return sig
 
-    def apply(self, tx: Tx, *, seat: int, action: dict[str, Any],
-              sig: str | None = None) -> list[dict[str, Any]]:
+    def apply(
+        self, tx: Tx, *, seat: int, action: dict[str, Any], sig: str | None = None
+    ) -> list[dict[str, Any]]:
         """Apply one action in ``tx`` and log it with the chance events it drew; returns the
         chance events (with their ``seq``)."""
         engine = tx.engine()
@@ -735,15 +897,22 @@ class MatchService:
         signed = self.signer.signed(self._transcript_doc(tx))
         m.transcript_sig = dumps(signed["signature"])
         result = json.loads(m.result) if m.result else {}
-        record = self.signer.signed({
-            "type": RecordType.REVEAL, "protocol": PROTOCOL_V2, "match_id": m.id,
-            "lock_index": m.lock_index, "server_seed": signed["server_seed"],
-            "chain": m.chain,
-            "transcript_sha256": hashlib.sha256(canonical_json(signed)).hexdigest(),
-            "reason": result.get("reason"), "forfeited": result.get("forfeited", []),
-            "house": [st["seat"] for st in signed["seats"] if st["house"]],
-            "result": result, "ended_at": m.ended_at,
-        })
+        record = self.signer.signed(
+            {
+                "type": RecordType.REVEAL,
+                "protocol": PROTOCOL_V2,
+                "match_id": m.id,
+                "lock_index": m.lock_index,
+                "server_seed": signed["server_seed"],
+                "chain": m.chain,
+                "transcript_sha256": hashlib.sha256(canonical_json(signed)).hexdigest(),
+                "reason": result.get("reason"),
+                "forfeited": result.get("forfeited", []),
+                "house": [st["seat"] for st in signed["seats"] if st["house"]],
+                "result": result,
+                "ended_at": m.ended_at,
+            }
+        )
         idx = translog.next_index(self.db, tx.s)
         translog.append(tx.s, idx, m.id, record, self.store.now_iso(), self.signer)
 
@@ -754,46 +923,78 @@ class MatchService:
             locked = self._locked(m)
             found = locked.start_receipt
             if found is None:
-                found = locked.start_receipt = self.signer.signed({
-                    "type": RecordType.RECEIPT, "protocol": PROTOCOL_V2, "match_id": m.id, "seq": -1,
-                    "chain": locked.start.hex()})
+                found = locked.start_receipt = self.signer.signed(
+                    {
+                        "type": RecordType.RECEIPT,
+                        "protocol": PROTOCOL_V2,
+                        "match_id": m.id,
+                        "seq": -1,
+                        "chain": locked.start.hex(),
+                    }
+                )
             return {**found, "signature": dict(found["signature"])}
-        return self.signer.signed({"type": RecordType.RECEIPT, "protocol": PROTOCOL_V2,
-                                   "match_id": m.id, "seq": m.next_seq - 1, "chain": m.chain})
+        return self.signer.signed(
+            {
+                "type": RecordType.RECEIPT,
+                "protocol": PROTOCOL_V2,
+                "match_id": m.id,
+                "seq": m.next_seq - 1,
+                "chain": m.chain,
+            }
+        )
 
     @staticmethod
     def _require_playing(m: MatchRow) -> None:
         if m.status == SEATING:
-            raise Conflict("the match has not started: every seat commits, then reveals "
-                           "after the lock" if m.v2 else
-                           "the match has not started: every seat gives a seed, "
-                           "or POST .../start", "not_started")
+            raise Conflict(
+                "the match has not started: every seat commits, then reveals after the lock"
+                if m.v2
+                else "the match has not started: every seat gives a seed, or POST .../start",
+                "not_started",
+            )
         if m.status == FINISHED:
             raise Conflict("the match has ended", "match_over")
 
-    def act(self, match_id: str, *, token: str | None, action: dict[str, Any],
-            version: int, sig: str | None = None, prev: str | None = None) -> dict[str, Any]:
+    def act(
+        self,
+        match_id: str,
+        *,
+        token: str | None,
+        action: dict[str, Any],
+        version: int,
+        sig: str | None = None,
+        prev: str | None = None,
+    ) -> dict[str, Any]:
 
         def fn(tx: Tx) -> dict[str, Any]:
             seat = tx.auth(token)
             m = tx.m
             self._require_playing(m)
             if version != m.version:
-                raise Conflict(f"version {version} is stale: the match is at version "
-                               f"{m.version}; fetch /state and retry", "stale_version")
+                raise Conflict(
+                    f"version {version} is stale: the match is at version "
+                    f"{m.version}; fetch /state and retry",
+                    "stale_version",
+                )
             if m.v2:
                 try:
                     check_canonical_value(action)
                 except ValueError as exc:
                     raise Invalid(f"action: {exc}", "malformed_action") from None
-            sig_ok = self._seat_sig(m, seat,
-                                    {"type": EventType.ACTION, "seat": seat, "action": action},
-                                    sig, prev)
+            sig_ok = self._seat_sig(
+                m, seat, {"type": EventType.ACTION, "seat": seat, "action": action}, sig, prev
+            )
             first_seq = m.next_seq
             self.apply(tx, seat=seat, action=action, sig=sig_ok)
             # the new view, from the engine as committed (sent only after the commit)
-            out = {"match_id": m.id, "seat": seat, "version": m.version, "status": m.status,
-                   "first_seq": first_seq, "state": self._seat_view(tx, seat)}
+            out = {
+                "match_id": m.id,
+                "seat": seat,
+                "version": m.version,
+                "status": m.status,
+                "first_seq": first_seq,
+                "state": self._seat_view(tx, seat),
+            }
             if m.v2:
                 out["chain"] = m.chain
                 out["receipt"] = self._receipt(m)
@@ -801,8 +1002,9 @@ class MatchService:
 
         return self.write(match_id, kind=KIND_MATCH, fn=fn)
 
-    def resign(self, match_id: str, *, token: str | None, sig: str | None = None,
-               prev: str | None = None) -> dict[str, Any]:
+    def resign(
+        self, match_id: str, *, token: str | None, sig: str | None = None, prev: str | None = None
+    ) -> dict[str, Any]:
 
         def fn(tx: Tx) -> dict[str, Any]:
             seat = tx.auth(token)
@@ -811,14 +1013,21 @@ class MatchService:
                 raise Conflict("the match has ended", "match_over")
             if m.v2 and m.status == SEATING:
                 if m.lock is not None:
-                    raise Conflict("the match is locked: a seat that does not reveal by "
-                                   "reveal_by forfeits (there is no resignation before the "
-                                   "start)", "not_started")
+                    raise Conflict(
+                        "the match is locked: a seat that does not reveal by "
+                        "reveal_by forfeits (there is no resignation before the "
+                        "start)",
+                        "not_started",
+                    )
                 # nobody committed to anything yet: the match closes, nothing is logged
                 tx.finish(NOT_LOCKED)
                 tx.touch()
-                return {"match_id": m.id, "status": m.status, "version": m.version,
-                        "result": NOT_LOCKED}
+                return {
+                    "match_id": m.id,
+                    "status": m.status,
+                    "version": m.version,
+                    "result": NOT_LOCKED,
+                }
             end = {"type": EventType.END, "reason": EndReason.RESIGNED, "seat": seat}
             sig_ok = self._seat_sig(m, seat, end, sig, prev)
             engine = tx.start() if m.status == SEATING else tx.changing()
@@ -829,8 +1038,12 @@ class MatchService:
             self._finish(tx)
             tx.touch()
             assert engine.outcome is not None
-            out = {"match_id": m.id, "status": m.status, "version": m.version,
-                   "result": engine.outcome.to_json()}
+            out = {
+                "match_id": m.id,
+                "status": m.status,
+                "version": m.version,
+                "result": engine.outcome.to_json(),
+            }
             if m.v2:
                 out["chain"] = m.chain
                 out["receipt"] = self._receipt(m)
@@ -844,9 +1057,14 @@ class MatchService:
         out = []
         for st in seats:
             if m.v2:
-                d: dict[str, Any] = {"seat": st.seat, "name": st.name, "house": st.house,
-                                     "committed": st.seed_commitment is not None,
-                                     "revealed": st.revealed, "has_seed": st.revealed}
+                d: dict[str, Any] = {
+                    "seat": st.seat,
+                    "name": st.name,
+                    "house": st.house,
+                    "committed": st.seed_commitment is not None,
+                    "revealed": st.revealed,
+                    "has_seed": st.revealed,
+                }
                 if m.started_at is not None:
                     d["client_seed"] = st.client_seed
             else:
@@ -858,9 +1076,12 @@ class MatchService:
         return out
 
     def _v2_fields(self, m: MatchRow) -> dict[str, Any]:
-        return {"protocol": PROTOCOL_V2, "chain": m.chain,
-                "lock": self._lock_of(m) if m.lock is not None else None,
-                "lock_index": m.lock_index}
+        return {
+            "protocol": PROTOCOL_V2,
+            "chain": m.chain,
+            "lock": self._lock_of(m) if m.lock is not None else None,
+            "lock_index": m.lock_index,
+        }
 
     def public(self, match_id: str, *, kind: str) -> dict[str, Any]:
         """The public record and view of a match (no hidden cards or tiles), with the chain
@@ -869,10 +1090,17 @@ class MatchService:
         def fn(tx: Tx) -> dict[str, Any]:
             m = tx.m
             out = {
-                "match_id": m.id, "protocol": m.protocol, "game": m.game, "ruleset": m.ruleset,
-                "commitment": m.commitment, "status": m.status, "version": m.version,
-                "seats": self._seats_public(m, tx.seats()), "created_at": m.created_at,
-                "started_at": m.started_at, "ended_at": m.ended_at,
+                "match_id": m.id,
+                "protocol": m.protocol,
+                "game": m.game,
+                "ruleset": m.ruleset,
+                "commitment": m.commitment,
+                "status": m.status,
+                "version": m.version,
+                "seats": self._seats_public(m, tx.seats()),
+                "created_at": m.created_at,
+                "started_at": m.started_at,
+                "ended_at": m.ended_at,
                 "log_index": m.lock_index if m.v2 else m.log_index,
                 "record": json.loads(m.record),
                 "result": json.loads(m.result) if m.result else None,
@@ -889,7 +1117,10 @@ class MatchService:
         m = tx.m
         if m.started_at is None:
             view: dict[str, Any] = {
-                "game": m.game, "status": m.status, "turn": None, "seat": seat,
+                "game": m.game,
+                "status": m.status,
+                "turn": None,
+                "seat": seat,
                 "legal_actions": [],
                 "seats": self._seats_public(m, seats if seats is not None else tx.seats()),
             }
@@ -903,8 +1134,7 @@ class MatchService:
             view.update(self._v2_fields(m))
         return view
 
-    def state(self, match_id: str, *, kind: str = KIND_MATCH,
-              token: str | None) -> dict[str, Any]:
+    def state(self, match_id: str, *, kind: str = KIND_MATCH, token: str | None) -> dict[str, Any]:
         """The token's seat's view, with ``version`` (v2: and ``chain``, ``lock``)."""
 
         def fn(tx: Tx) -> dict[str, Any]:
@@ -912,8 +1142,9 @@ class MatchService:
 
         return self._read(match_id, kind=kind, fn=fn)
 
-    def events(self, match_id: str, *, kind: str, after: int,
-               with_chains: bool = False) -> dict[str, Any]:
+    def events(
+        self, match_id: str, *, kind: str, after: int, with_chains: bool = False
+    ) -> dict[str, Any]:
         """Events with seq > after: redacted while the match runs, whole after the end;
         v2: ``chain`` is the head (and with ``with_chains`` the head after each event)."""
 
@@ -926,8 +1157,14 @@ class MatchService:
             if m.status != FINISHED:
                 cls = engine_class(m.game)
                 evs = [cls.redact(e) for e in evs]
-            out: dict[str, Any] = {"match_id": m.id, "game": m.game, "status": m.status,
-                                   "version": m.version, "next_seq": m.next_seq, "events": evs}
+            out: dict[str, Any] = {
+                "match_id": m.id,
+                "game": m.game,
+                "status": m.status,
+                "version": m.version,
+                "next_seq": m.next_seq,
+                "events": evs,
+            }
             if m.v2:
                 out["chain"] = m.chain
             if with_chains:
@@ -941,17 +1178,29 @@ class MatchService:
         m = tx.m
         assert m.lock is not None and m.lock_index is not None and m.chain is not None
         return build_transcript_v2(
-            match_id=m.id, game=m.game, ruleset=m.ruleset,
+            match_id=m.id,
+            game=m.game,
+            ruleset=m.ruleset,
             server_seed=self.store.server_seed(tx.c, m.id),
-            lock=self._lock_of(m), lock_index=m.lock_index,
-            seats=[{"seat": st.seat, "name": st.name, "house": st.house,
+            lock=self._lock_of(m),
+            lock_index=m.lock_index,
+            seats=[
+                {
+                    "seat": st.seat,
+                    "name": st.name,
+                    "house": st.house,
                     "client_seed": st.client_seed if st.revealed else None,
                     "nonce": st.nonce if st.revealed else None,
-                    "key": st.key, "roll_chain": st.roll_chain} for st in tx.seats()],
+                    "key": st.key,
+                    "roll_chain": st.roll_chain,
+                }
+                for st in tx.seats()
+            ],
             events=self.store.events_after(tx.c, m.id, before=m.next_seq),
             chain=m.chain,
             result=json.loads(m.result) if m.result else None,
-            created_at=m.created_at, ended_at=m.ended_at,
+            created_at=m.created_at,
+            ended_at=m.ended_at,
         )
 
     def transcript(self, match_id: str, *, kind: str) -> dict[str, Any]:
@@ -960,30 +1209,47 @@ class MatchService:
         def fn(tx: Tx) -> dict[str, Any]:
             m = tx.m
             if m.status != FINISHED:
-                raise Conflict("the transcript (and the server seed) is published when the "
-                               "match has ended", "not_finished")
+                raise Conflict(
+                    "the transcript (and the server seed) is published when the match has ended",
+                    "not_finished",
+                )
             if m.v2:
                 if m.lock is None:
-                    raise Conflict("the match never locked: nothing was committed to, so "
-                                   "nothing is revealed", "not_locked")
+                    raise Conflict(
+                        "the match never locked: nothing was committed to, so nothing is revealed",
+                        "not_locked",
+                    )
                 doc = self._transcript_doc(tx)
                 assert m.transcript_sig is not None
                 doc["signature"] = json.loads(m.transcript_sig)
                 return doc
-            return self.signer.signed(build_transcript(
-                match_id=m.id, game=m.game, ruleset=m.ruleset,
-                server_seed=self.store.server_seed(tx.c, m.id),
-                seats=[{"seat": st.seat, "name": st.name, "client_seed": st.client_seed,
-                        "seed_source": st.seed_source} for st in tx.seats()],
-                events=self.store.events_after(tx.c, m.id, before=m.next_seq),
-                result=json.loads(m.result) if m.result else None,
-                extra={"created_at": m.created_at, "ended_at": m.ended_at,
-                       "log_index": m.log_index},
-            ))
+            return self.signer.signed(
+                build_transcript(
+                    match_id=m.id,
+                    game=m.game,
+                    ruleset=m.ruleset,
+                    server_seed=self.store.server_seed(tx.c, m.id),
+                    seats=[
+                        {
+                            "seat": st.seat,
+                            "name": st.name,
+                            "client_seed": st.client_seed,
+                            "seed_source": st.seed_source,
+                        }
+                        for st in tx.seats()
+                    ],
+                    events=self.store.events_after(tx.c, m.id, before=m.next_seq),
+                    result=json.loads(m.result) if m.result else None,
+                    extra={
+                        "created_at": m.created_at,
+                        "ended_at": m.ended_at,
+                        "log_index": m.log_index,
+                    },
+                )
+            )
 
         return self._read(match_id, kind=kind, fn=fn)
 
 
 def _as_list(events: Any) -> list[dict[str, Any]]:
     return [dict(e) for e in (events or [])]
-

@@ -55,8 +55,10 @@ from .operators import OperatorKey
 
 CACHE_SECONDS = 5.0
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
-ACTION_ROUTES = {("POST", "/v1/matches/{match_id}/actions"): Kind.MATCH,
-                 ("POST", "/v1/rng/{session_id}/draws"): Kind.RNG}
+ACTION_ROUTES = {
+    ("POST", "/v1/matches/{match_id}/actions"): Kind.MATCH,
+    ("POST", "/v1/rng/{session_id}/draws"): Kind.RNG,
+}
 CREATE_ROUTES = {("POST", "/v1/matches"): Kind.MATCH, ("POST", "/v1/rng"): Kind.RNG}
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
@@ -82,29 +84,38 @@ class DatabaseCollector(Collector):
             return iter(list(self._cached))
 
     def _read(self) -> list[Metric]:
-        up = GaugeMetricFamily("qahwa_database_up", "1 if the last metrics read of the "
-                               "database succeeded")
+        up = GaugeMetricFamily(
+            "qahwa_database_up", "1 if the last metrics read of the database succeeded"
+        )
         try:
             keys = OperatorKey.__table__  # type: ignore[attr-defined]
             table = Match.__table__  # type: ignore[attr-defined]
             with self.db.connect(write=False) as c:
-                by_state = c.execute(select(table.c.kind, table.c.status, func.count())
-                                     .group_by(table.c.kind, table.c.status)).all()
+                by_state = c.execute(
+                    select(table.c.kind, table.c.status, func.count()).group_by(
+                        table.c.kind, table.c.status
+                    )
+                ).all()
                 size = c.execute(select(func.coalesce(func.max(LogEntry.idx) + 1, 0))).scalar()
-                ops = c.execute(select(keys.c.revoked_at.is_(None), func.count())
-                                .group_by(keys.c.revoked_at.is_(None))).all()
+                ops = c.execute(
+                    select(keys.c.revoked_at.is_(None), func.count()).group_by(
+                        keys.c.revoked_at.is_(None)
+                    )
+                ).all()
         except Exception:
             up.add_metric([], 0)
             return [up]
         up.add_metric([], 1)
-        matches = GaugeMetricFamily("qahwa_matches", "Matches and rng sessions by status",
-                                    labels=["kind", "status"])
+        matches = GaugeMetricFamily(
+            "qahwa_matches", "Matches and rng sessions by status", labels=["kind", "status"]
+        )
         for kind, status, n in by_state:
             matches.add_metric([str(kind), str(status)], int(n))
         log_size = GaugeMetricFamily("qahwa_log_entries", "Entries in the transparency log")
         log_size.add_metric([], int(size or 0))
-        operators = GaugeMetricFamily("qahwa_operator_keys", "Operator keys by state",
-                                      labels=["state"])
+        operators = GaugeMetricFamily(
+            "qahwa_operator_keys", "Operator keys by state", labels=["state"]
+        )
         counts = {bool(active): int(n) for active, n in ops}
         operators.add_metric(["active"], counts.get(True, 0))
         operators.add_metric(["revoked"], counts.get(False, 0))
@@ -113,8 +124,10 @@ class DatabaseCollector(Collector):
 
 class _Dropped(Collector):
     def collect(self) -> Iterator[Metric]:
-        m = CounterMetricFamily("qahwa_connections_dropped", "Connections closed by the "
-                                "header timeout or the connection cap")
+        m = CounterMetricFamily(
+            "qahwa_connections_dropped",
+            "Connections closed by the header timeout or the connection cap",
+        )
         m.add_metric([], serving.STATS.dropped)
         yield m
 
@@ -125,23 +138,36 @@ class Metrics:
     def __init__(self, db: Database) -> None:
         r = self.registry = CollectorRegistry()
         self._children: dict[tuple[str, str, int], tuple[Any, ...]] = {}
-        self.latency = Histogram("qahwa_http_request_duration_seconds",
-                                 "HTTP request latency by route template",
-                                 ["method", "route"], buckets=BUCKETS, registry=r)
-        self.requests = Counter("qahwa_http_requests", "HTTP requests by route and status",
-                                ["method", "route", "status"], registry=r)
-        self.actions = Counter("qahwa_actions", "Accepted match actions and rng draws",
-                               ["kind"], registry=r)
-        self.created = Counter("qahwa_created", "Matches and rng sessions created", ["kind"],
-                               registry=r)
-        self.rate_limited = Counter("qahwa_rate_limited", "Requests refused with 429",
-                                    ["limit"], registry=r)
-        self.sweep_runs = Counter("qahwa_sweep_runs", "Abandonment sweeps", ["outcome"],
-                                  registry=r)
+        self.latency = Histogram(
+            "qahwa_http_request_duration_seconds",
+            "HTTP request latency by route template",
+            ["method", "route"],
+            buckets=BUCKETS,
+            registry=r,
+        )
+        self.requests = Counter(
+            "qahwa_http_requests",
+            "HTTP requests by route and status",
+            ["method", "route", "status"],
+            registry=r,
+        )
+        self.actions = Counter(
+            "qahwa_actions", "Accepted match actions and rng draws", ["kind"], registry=r
+        )
+        self.created = Counter(
+            "qahwa_created", "Matches and rng sessions created", ["kind"], registry=r
+        )
+        self.rate_limited = Counter(
+            "qahwa_rate_limited", "Requests refused with 429", ["limit"], registry=r
+        )
+        self.sweep_runs = Counter("qahwa_sweep_runs", "Abandonment sweeps", ["outcome"], registry=r)
         self.swept = Counter("qahwa_swept_matches", "Matches ended by the sweep", registry=r)
-        self.witness_lag = Gauge("qahwa_witness_lag_entries", "Log entries between the "
-                                 "newest checkpoint and the newest one each witness cosigned",
-                                 ["witness"], registry=r)
+        self.witness_lag = Gauge(
+            "qahwa_witness_lag_entries",
+            "Log entries between the newest checkpoint and the newest one each witness cosigned",
+            ["witness"],
+            registry=r,
+        )
         for outcome in ("ok", "error"):
             self.sweep_runs.labels(outcome=outcome)
         for kind in Kind:
@@ -163,13 +189,18 @@ class Metrics:
         if children is None:
             kind = ACTION_ROUTES.get((method, route)) if 200 <= status < 300 else None
             made = CREATE_ROUTES.get((method, route)) if 200 <= status < 300 else None
-            limited = (("create" if (method, route) in CREATE_ROUTES else "address")
-                       if status == 429 else None)
-            children = (self.latency.labels(method, route),
-                        self.requests.labels(method, route, str(status)),
-                        self.actions.labels(kind) if kind else None,
-                        self.created.labels(made) if made else None,
-                        self.rate_limited.labels(limited) if limited else None)
+            limited = (
+                ("create" if (method, route) in CREATE_ROUTES else "address")
+                if status == 429
+                else None
+            )
+            children = (
+                self.latency.labels(method, route),
+                self.requests.labels(method, route, str(status)),
+                self.actions.labels(kind) if kind else None,
+                self.created.labels(made) if made else None,
+                self.rate_limited.labels(limited) if limited else None,
+            )
             if len(self._children) < 10_000:  # routes are templates: a bounded set
                 self._children[key] = children
         latency, requests, *counts = children

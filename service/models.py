@@ -51,39 +51,35 @@ class Match(SQLModel, table=True):
 class Seat(SQLModel, table=True):
     __tablename__ = "seats"
 
-    match_id: str = Field(
-        sa_column=Column(String(64), ForeignKey("matches.id"), primary_key=True)
-    )
+    match_id: str = Field(sa_column=Column(String(64), ForeignKey("matches.id"), primary_key=True))
     seat: int = Field(primary_key=True)
     name: str = Field(max_length=64)
     token_hash: str = Field(max_length=64, unique=True)
     client_seed: str | None = Field(default=None, max_length=600)
     seed_source: str | None = Field(default=None, max_length=8)
-    house: bool = Field(default=False, sa_column=Column(Boolean, nullable=False,
-                                                        server_default=false()))
+    house: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )
     seed_commitment: str | None = Field(default=None, max_length=64)
     nonce: str | None = Field(default=None, max_length=64)
     key: str | None = Field(default=None, max_length=64)
     roll_chain: str | None = Field(default=None, max_length=64)
-    revealed: bool = Field(default=False, sa_column=Column(Boolean, nullable=False,
-                                                           server_default=false()))
+    revealed: bool = Field(
+        default=False, sa_column=Column(Boolean, nullable=False, server_default=false())
+    )
 
 
 class ServerSeed(SQLModel, table=True):
     __tablename__ = "server_seeds"
 
-    match_id: str = Field(
-        sa_column=Column(String(64), ForeignKey("matches.id"), primary_key=True)
-    )
+    match_id: str = Field(sa_column=Column(String(64), ForeignKey("matches.id"), primary_key=True))
     sealed: str = Field(sa_column=Column(Text, nullable=False))
 
 
 class EventRow(SQLModel, table=True):
     __tablename__ = "events"
 
-    match_id: str = Field(
-        sa_column=Column(String(64), ForeignKey("matches.id"), primary_key=True)
-    )
+    match_id: str = Field(sa_column=Column(String(64), ForeignKey("matches.id"), primary_key=True))
     seq: int = Field(primary_key=True)
     body: str = Field(sa_column=Column(Text, nullable=False))
     created_at: str = Field(max_length=40)

@@ -54,17 +54,18 @@ class Front:
                 await self.app(scope, receive, send_out)
             else:
                 status, headers, body = self.limit.refusal(who, wait)
-                await send_out({"type": "http.response.start", "status": status,
-                                "headers": headers})
+                await send_out(
+                    {"type": "http.response.start", "status": status, "headers": headers}
+                )
                 await send_out({"type": "http.response.body", "body": body})
         finally:
-            self.metrics.observe(scope["method"], route_of(scope), status,
-                                 time.perf_counter() - start)
+            self.metrics.observe(
+                scope["method"], route_of(scope), status, time.perf_counter() - start
+            )
             request_id.reset(token)
 
 
-def install(app: FastAPI, settings: Settings, db: Database,
-            clock: Clock = SYSTEM_CLOCK) -> None:
+def install(app: FastAPI, settings: Settings, db: Database, clock: Clock = SYSTEM_CLOCK) -> None:
     """Call after every other middleware is added: :class:`Front` wraps them all."""
     ensure_first_key(db, settings.operator_key_path)
     app.state.operators = Operators(db, settings, clock)

@@ -75,8 +75,11 @@ def hash_key(key: str) -> str:
 
 def check_name(name: str) -> str:
     if not NAME_RE.fullmatch(name):
-        raise BadRequest(f"bad operator name {name!r}: 1 to 64 of A-Z a-z 0-9 . _ @ -, "
-                         "starting with a letter or digit", "bad_operator_name")
+        raise BadRequest(
+            f"bad operator name {name!r}: 1 to 64 of A-Z a-z 0-9 . _ @ -, "
+            "starting with a letter or digit",
+            "bad_operator_name",
+        )
     return name
 
 
@@ -93,18 +96,27 @@ def add(db: Database, name: str, *, key: str | None = None) -> str:
     key = key or new_key()
     try:
         with db.connect(write=True) as c:
-            c.execute(insert(_KEYS).values(name=name, key_hash=hash_key(key),
-                                           created_at=now_iso(), revoked_at=None))
+            c.execute(
+                insert(_KEYS).values(
+                    name=name, key_hash=hash_key(key), created_at=now_iso(), revoked_at=None
+                )
+            )
     except IntegrityError:
-        raise BadRequest(f"an operator named {name!r} exists already (names are never "
-                         "reused, even after a revoke)", "operator_exists") from None
+        raise BadRequest(
+            f"an operator named {name!r} exists already (names are never "
+            "reused, even after a revoke)",
+            "operator_exists",
+        ) from None
     return key
 
 
 def listing(db: Database) -> list[OperatorInfo]:
     with db.connect(write=False) as c:
-        rows = c.execute(select(_KEYS.c.name, _KEYS.c.created_at, _KEYS.c.revoked_at)
-                         .order_by(_KEYS.c.created_at, _KEYS.c.name)).all()
+        rows = c.execute(
+            select(_KEYS.c.name, _KEYS.c.created_at, _KEYS.c.revoked_at).order_by(
+                _KEYS.c.created_at, _KEYS.c.name
+            )
+        ).all()
     return [OperatorInfo(*r) for r in rows]
 
 
@@ -137,8 +149,9 @@ def ensure_first_key(db: Database, path: Path) -> bool:
     return True
 
 
-def retry_after(prev: int, cur: int, elapsed: float, limit: int,
-                window: float = WINDOW_SECONDS) -> int:
+def retry_after(
+    prev: int, cur: int, elapsed: float, limit: int, window: float = WINDOW_SECONDS
+) -> int:
     """Whole seconds until one more creation fits under ``limit`` in the sliding window
     (``prev`` and ``cur``: the previous and current windows' counts, ``elapsed``: seconds
     into the current window). At least 1."""
@@ -156,8 +169,7 @@ def retry_after(prev: int, cur: int, elapsed: float, limit: int,
 class Operators:
     """Checks operator keys and their creation rate (one per app)."""
 
-    def __init__(self, db: Database, settings: Settings,
-                 clock: Clock = SYSTEM_CLOCK) -> None:
+    def __init__(self, db: Database, settings: Settings, clock: Clock = SYSTEM_CLOCK) -> None:
         self.db = db
         self.limit = settings.create_rate_per_minute
         self.clock = clock
@@ -166,8 +178,10 @@ class Operators:
         """The operator's name; 401 without, or with a wrong or revoked key; 429 with
         ``Retry-After`` over the key's creation rate."""
         if not key:
-            raise Unauthorized("creating needs an operator key: send 'Authorization: Bearer "
-                               "<operator key>' (qahwa operators add NAME)")
+            raise Unauthorized(
+                "creating needs an operator key: send 'Authorization: Bearer "
+                "<operator key>' (qahwa operators add NAME)"
+            )
         h = hash_key(key)
         with self.db.connect(write=True) as c:
             q = select(_KEYS.c.name, _KEYS.c.revoked_at).where(_KEYS.c.key_hash == h)
@@ -181,9 +195,12 @@ class Operators:
                 raise Unauthorized(f"operator key {name!r} was revoked at {revoked}")
             wait = self._count(c, name)
         if wait is not None:
-            raise HTTPException(429, f"operator {name!r} is over its rate of {self.limit} "
-                                     f"creations a minute; retry in {wait} s",
-                                headers={"Retry-After": str(wait)})
+            raise HTTPException(
+                429,
+                f"operator {name!r} is over its rate of {self.limit} "
+                f"creations a minute; retry in {wait} s",
+                headers={"Retry-After": str(wait)},
+            )
         return str(name)
 
     def _count(self, c: Connection, name: str) -> int | None:
@@ -191,24 +208,32 @@ class Operators:
         now = self.clock.now()
         window = int(now // WINDOW_SECONDS)
         elapsed = now - window * WINDOW_SECONDS
-        rows = c.execute(select(_RATE.c.minute, _RATE.c.count).where(
-            _RATE.c.name == name, _RATE.c.minute >= window - 1)).all()
+        rows = c.execute(
+            select(_RATE.c.minute, _RATE.c.count).where(
+                _RATE.c.name == name, _RATE.c.minute >= window - 1
+            )
+        ).all()
         counts = {int(m): int(n) for m, n in rows}
         prev, cur = int(counts.get(window - 1, 0)), int(counts.get(window, 0))
         if prev * (1 - elapsed / WINDOW_SECONDS) + cur + 1 > self.limit:
             return retry_after(prev, cur, elapsed, self.limit)
         if window in counts:
-            c.execute(update(_RATE).where(_RATE.c.name == name, _RATE.c.minute == window)
-                      .values(count=_RATE.c.count + 1))
+            c.execute(
+                update(_RATE)
+                .where(_RATE.c.name == name, _RATE.c.minute == window)
+                .values(count=_RATE.c.count + 1)
+            )
         else:
             c.execute(insert(_RATE).values(name=name, minute=window, count=1))
-            c.execute(delete(_RATE).where(and_(_RATE.c.name == name,
-                                               _RATE.c.minute < window - 1)))
+            c.execute(delete(_RATE).where(and_(_RATE.c.name == name, _RATE.c.minute < window - 1)))
         return None
 
 
-_operator_bearer = HTTPBearer(auto_error=False, scheme_name="OperatorKey",
-                              description="an operator key (qahwa operators add NAME)")
+_operator_bearer = HTTPBearer(
+    auto_error=False,
+    scheme_name="OperatorKey",
+    description="an operator key (qahwa operators add NAME)",
+)
 
 
 def require_operator(

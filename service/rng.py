@@ -28,14 +28,16 @@ class RngSessions:
         self.result_bytes = ResultBytes()
 
     def create(self) -> dict[str, Any]:
-        out, tokens = self.matches.create(kind=KIND_RNG, game="rng", ruleset="{}",
-                                          seats=[("session", False)])
+        out, tokens = self.matches.create(
+            kind=KIND_RNG, game="rng", ruleset="{}", seats=[("session", False)]
+        )
         out["session_id"] = out["match_id"]
         out["token"] = tokens[0]
         return out
 
-    def seed(self, session_id: str, *, token: str | None, client_seed: str,
-             nonce: str | None) -> dict[str, Any]:
+    def seed(
+        self, session_id: str, *, token: str | None, client_seed: str, nonce: str | None
+    ) -> dict[str, Any]:
         """Lock the session with the client's seed and nonce (the server computes the
         seat's commitment); the session then draws. A qahwa-fair/1 session made before v2
         takes its seed alone, as v1 did."""
@@ -51,8 +53,9 @@ class RngSessions:
             if m.status != SEATING or m.lock is not None:
                 raise Conflict("the session already has its seed", "not_seating")
             if nonce is None:
-                raise Invalid("send the nonce with the client_seed (32 random bytes, 64 hex)",
-                              "bad_reveal")
+                raise Invalid(
+                    "send the nonce with the client_seed (32 random bytes, 64 hex)", "bad_reveal"
+                )
             try:
                 check_client_seed(client_seed)
                 com = seed_commitment(m.id, 0, parse_nonce(nonce), client_seed)
@@ -70,14 +73,21 @@ class RngSessions:
             svc._lock(tx, seats)
             tx.start_v2(seats)
             tx.touch()
-            return {"session_id": m.id, "match_id": m.id, "seat": 0, "status": m.status,
-                    "version": m.version, "chain": m.chain, "lock": svc._lock_of(m),
-                    "log_index": m.lock_index, "receipt": svc._receipt(m, -1)}
+            return {
+                "session_id": m.id,
+                "match_id": m.id,
+                "seat": 0,
+                "status": m.status,
+                "version": m.version,
+                "chain": m.chain,
+                "lock": svc._lock_of(m),
+                "log_index": m.lock_index,
+                "receipt": svc._receipt(m, -1),
+            }
 
         return svc.write(session_id, kind=KIND_RNG, fn=fn)
 
-    def draw(self, session_id: str, *, token: str | None,
-             action: dict[str, Any]) -> dict[str, Any]:
+    def draw(self, session_id: str, *, token: str | None, action: dict[str, Any]) -> dict[str, Any]:
         svc = self.matches
 
         def fn(tx: Tx) -> dict[str, Any]:
@@ -85,8 +95,11 @@ class RngSessions:
             m = tx.m
             if m.status == SEATING:
                 if m.v2:
-                    raise Conflict("the session has no seed yet: POST .../seed with your "
-                                   "client_seed and nonce first", "not_started")
+                    raise Conflict(
+                        "the session has no seed yet: POST .../seed with your "
+                        "client_seed and nonce first",
+                        "not_started",
+                    )
                 tx.start()  # a qahwa-fair/1 session made before v2
             if m.status == FINISHED:
                 raise Conflict("the session is closed", "match_over")
@@ -98,14 +111,19 @@ class RngSessions:
                 before = self.result_bytes.total(m.id, draws)
             drawn = svc.apply(tx, seat=0, action=action)
             if is_draw:
-                self.result_bytes.add(m.id, draws, before,
-                                      max_bytes=settings.max_transcript_bytes)
-            out: dict[str, Any] = {"session_id": m.id, "version": m.version,
-                                   "status": m.status}
+                self.result_bytes.add(m.id, draws, before, max_bytes=settings.max_transcript_bytes)
+            out: dict[str, Any] = {"session_id": m.id, "version": m.version, "status": m.status}
             if drawn:
                 ev = drawn[0]
-                out.update({"seq": ev["seq"], "label": ev["label"], "kind": ev["kind"],
-                            "args": ev.get("args"), "result": ev["result"]})
+                out.update(
+                    {
+                        "seq": ev["seq"],
+                        "label": ev["label"],
+                        "kind": ev["kind"],
+                        "args": ev.get("args"),
+                        "result": ev["result"],
+                    }
+                )
             if m.v2:
                 out["chain"] = m.chain
                 out["receipt"] = svc._receipt(m)
@@ -116,8 +134,12 @@ class RngSessions:
     def close(self, session_id: str, *, token: str | None) -> dict[str, Any]:
         out = self.draw(session_id, token=token, action={"type": "close"})
         transcript = self.matches.transcript(session_id, kind=KIND_RNG)
-        closed = {"session_id": session_id, "status": out["status"],
-                  "server_seed": transcript["server_seed"], "transcript": transcript}
+        closed = {
+            "session_id": session_id,
+            "status": out["status"],
+            "server_seed": transcript["server_seed"],
+            "transcript": transcript,
+        }
         if "receipt" in out:
             closed["receipt"] = out["receipt"]
         return closed

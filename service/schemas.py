@@ -58,13 +58,52 @@ from qahwa_wire.models import (
 )
 
 __all__ = [
-    "ActionIn", "ActionOut", "AnyEventsOut", "AnyMatchOut", "AnyTranscriptOut", "RngEventsOut",
-    "RngMatchOut", "RngTranscriptOut", "CommitIn", "CommitmentOut", "LockOut", "Receipt", "ResignIn",
-    "RevealIn", "RngSeedIn", "RngSeededOut", "SeatingOut", "ConsistencyOut", "CreateMatchIn", "DrawIn", "DrawOut",
-    "ErrorBody", "ErrorOut", "EventsOut", "KeyOut", "KeysOut", "LogEntriesOut",
-    "LogEntryOut", "MatchCreatedOut", "MatchOut", "ProofOut", "PublicSeat", "ResignOut",
-    "RngClosedOut", "RngCreatedOut", "RngCreateIn", "SeatedOut", "SeatIn", "SeatOut",
-    "SeedIn", "Signature", "StateOut", "Strict", "TranscriptOut", "TreeHeadOut", "errors",
+    "ActionIn",
+    "ActionOut",
+    "AnyEventsOut",
+    "AnyMatchOut",
+    "AnyTranscriptOut",
+    "RngEventsOut",
+    "RngMatchOut",
+    "RngTranscriptOut",
+    "CommitIn",
+    "CommitmentOut",
+    "LockOut",
+    "Receipt",
+    "ResignIn",
+    "RevealIn",
+    "RngSeedIn",
+    "RngSeededOut",
+    "SeatingOut",
+    "ConsistencyOut",
+    "CreateMatchIn",
+    "DrawIn",
+    "DrawOut",
+    "ErrorBody",
+    "ErrorOut",
+    "EventsOut",
+    "KeyOut",
+    "KeysOut",
+    "LogEntriesOut",
+    "LogEntryOut",
+    "MatchCreatedOut",
+    "MatchOut",
+    "ProofOut",
+    "PublicSeat",
+    "ResignOut",
+    "RngClosedOut",
+    "RngCreatedOut",
+    "RngCreateIn",
+    "SeatedOut",
+    "SeatIn",
+    "SeatOut",
+    "SeedIn",
+    "Signature",
+    "StateOut",
+    "Strict",
+    "TranscriptOut",
+    "TreeHeadOut",
+    "errors",
 ]
 
 # Every error a route can answer, by status: the codes (docs/api.md) and when.
@@ -73,14 +112,36 @@ _WHY: dict[int, tuple[str, ...]] = {
     401: ("unauthorized",),
     403: ("forbidden",),
     404: ("not_found",),
-    409: ("stale_version", "not_your_turn", "not_started", "not_seating",
-          "seed_already_given", "match_over", "not_finished", "not_locked",
-          "already_committed", "duplicate_commitment", "stale_chain", "session_full",
-          "not_cosigned"),
+    409: (
+        "stale_version",
+        "not_your_turn",
+        "not_started",
+        "not_seating",
+        "seed_already_given",
+        "match_over",
+        "not_finished",
+        "not_locked",
+        "already_committed",
+        "duplicate_commitment",
+        "stale_chain",
+        "session_full",
+        "not_cosigned",
+    ),
     413: ("body_too_large",),
-    422: ("validation_error", "unknown_game", "bad_ruleset", "bad_seats", "bad_client_seed",
-          "malformed_action", "illegal_action", "bad_commitment", "bad_key", "bad_roll_chain",
-          "bad_reveal", "bad_signature"),
+    422: (
+        "validation_error",
+        "unknown_game",
+        "bad_ruleset",
+        "bad_seats",
+        "bad_client_seed",
+        "malformed_action",
+        "illegal_action",
+        "bad_commitment",
+        "bad_key",
+        "bad_roll_chain",
+        "bad_reveal",
+        "bad_signature",
+    ),
     429: ("rate_limited",),
     503: ("unavailable",),
 }
@@ -98,8 +159,10 @@ def errors(**codes: tuple[str, ...]) -> dict[int | str, dict[str, Any]]:
         names = wanted[status]
         unknown = set(names) - set(_WHY[status])
         assert not unknown, f"{status}: codes {sorted(unknown)} are not documented"
-        out[status] = {"model": ErrorOut,
-                       "description": "error codes: " + ", ".join(f"`{n}`" for n in names)}
+        out[status] = {
+            "model": ErrorOut,
+            "description": "error codes: " + ", ".join(f"`{n}`" for n in names),
+        }
     return out
 
 
@@ -109,8 +172,13 @@ BODY = {"e400": _WHY[400], "e413": _WHY[413]}
 # -- OpenAPI links: how one answer's ids and tokens feed the next call (clients, schemathesis)
 def _op(name: str, path: str, method: str) -> str:
     """FastAPI's operationId for a route function ``name`` at ``method path``."""
-    return name + "_" + path.strip("/").replace("/", "_").replace("{", "_").replace("}", "_") \
-        + "_" + method
+    return (
+        name
+        + "_"
+        + path.strip("/").replace("/", "_").replace("{", "_").replace("}", "_")
+        + "_"
+        + method
+    )
 
 
 _MATCH = "$response.body#/match_id"
@@ -120,52 +188,124 @@ _TOKEN = "Bearer {$response.body#/token}"
 
 
 def _links(pairs: dict[str, tuple[str, str, str, dict[str, str]]]) -> dict[str, Any]:
-    return {name: {"operationId": _op(fn, path, method), "parameters": params}
-            for name, (fn, path, method, params) in pairs.items()}
+    return {
+        name: {"operationId": _op(fn, path, method), "parameters": params}
+        for name, (fn, path, method, params) in pairs.items()
+    }
 
 
 LINKS: dict[tuple[str, str, str], dict[str, Any]] = {
-    ("/v1/matches", "post", "201"): _links({
-        "GetMatch": ("get_match", "/v1/matches/{match_id}", "get", {"path.match_id": _MATCH}),
-        "Commit": ("commit", "/v1/matches/{match_id}/seats/{seat}/commit", "post",
-                   {"path.match_id": _MATCH, "path.seat": "$response.body#/seats/0/seat",
-                    "header.Authorization": _SEAT0}),
-        "Lock": ("get_lock", "/v1/matches/{match_id}/lock", "get", {"path.match_id": _MATCH}),
-        "Reveal": ("reveal", "/v1/matches/{match_id}/seats/{seat}/reveal", "post",
-                   {"path.match_id": _MATCH, "path.seat": "$response.body#/seats/0/seat",
-                    "header.Authorization": _SEAT0}),
-        "State": ("state", "/v1/matches/{match_id}/state", "get",
-                  {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
-        "Act": ("act", "/v1/matches/{match_id}/actions", "post",
-                {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
-        "Resign": ("resign", "/v1/matches/{match_id}/resign", "post",
-                   {"path.match_id": _MATCH, "header.Authorization": _SEAT0}),
-        "Events": ("events", "/v1/matches/{match_id}/events", "get", {"path.match_id": _MATCH}),
-        "Transcript": ("transcript", "/v1/matches/{match_id}/transcript", "get",
-                       {"path.match_id": _MATCH}),
-    }),
-    ("/v1/matches/{match_id}/resign", "post", "200"): _links({
-        "Transcript": ("transcript", "/v1/matches/{match_id}/transcript", "get",
-                       {"path.match_id": _MATCH}),
-    }),
-    ("/v1/rng", "post", "201"): _links({
-        "GetSession": ("get_session", "/v1/rng/{session_id}", "get",
-                       {"path.session_id": _SESSION}),
-        "Seed": ("give_seed", "/v1/rng/{session_id}/seed", "post",
-                 {"path.session_id": _SESSION, "header.Authorization": _TOKEN}),
-        "Draw": ("draw", "/v1/rng/{session_id}/draws", "post",
-                 {"path.session_id": _SESSION, "header.Authorization": _TOKEN}),
-        "Events": ("events", "/v1/rng/{session_id}/events", "get",
-                   {"path.session_id": _SESSION}),
-        "Close": ("close", "/v1/rng/{session_id}/close", "post",
-                  {"path.session_id": _SESSION, "header.Authorization": _TOKEN}),
-        "Transcript": ("transcript", "/v1/rng/{session_id}/transcript", "get",
-                       {"path.session_id": _SESSION}),
-    }),
-    ("/v1/rng/{session_id}/close", "post", "200"): _links({
-        "Transcript": ("transcript", "/v1/rng/{session_id}/transcript", "get",
-                       {"path.session_id": _SESSION}),
-    }),
+    ("/v1/matches", "post", "201"): _links(
+        {
+            "GetMatch": ("get_match", "/v1/matches/{match_id}", "get", {"path.match_id": _MATCH}),
+            "Commit": (
+                "commit",
+                "/v1/matches/{match_id}/seats/{seat}/commit",
+                "post",
+                {
+                    "path.match_id": _MATCH,
+                    "path.seat": "$response.body#/seats/0/seat",
+                    "header.Authorization": _SEAT0,
+                },
+            ),
+            "Lock": ("get_lock", "/v1/matches/{match_id}/lock", "get", {"path.match_id": _MATCH}),
+            "Reveal": (
+                "reveal",
+                "/v1/matches/{match_id}/seats/{seat}/reveal",
+                "post",
+                {
+                    "path.match_id": _MATCH,
+                    "path.seat": "$response.body#/seats/0/seat",
+                    "header.Authorization": _SEAT0,
+                },
+            ),
+            "State": (
+                "state",
+                "/v1/matches/{match_id}/state",
+                "get",
+                {"path.match_id": _MATCH, "header.Authorization": _SEAT0},
+            ),
+            "Act": (
+                "act",
+                "/v1/matches/{match_id}/actions",
+                "post",
+                {"path.match_id": _MATCH, "header.Authorization": _SEAT0},
+            ),
+            "Resign": (
+                "resign",
+                "/v1/matches/{match_id}/resign",
+                "post",
+                {"path.match_id": _MATCH, "header.Authorization": _SEAT0},
+            ),
+            "Events": ("events", "/v1/matches/{match_id}/events", "get", {"path.match_id": _MATCH}),
+            "Transcript": (
+                "transcript",
+                "/v1/matches/{match_id}/transcript",
+                "get",
+                {"path.match_id": _MATCH},
+            ),
+        }
+    ),
+    ("/v1/matches/{match_id}/resign", "post", "200"): _links(
+        {
+            "Transcript": (
+                "transcript",
+                "/v1/matches/{match_id}/transcript",
+                "get",
+                {"path.match_id": _MATCH},
+            ),
+        }
+    ),
+    ("/v1/rng", "post", "201"): _links(
+        {
+            "GetSession": (
+                "get_session",
+                "/v1/rng/{session_id}",
+                "get",
+                {"path.session_id": _SESSION},
+            ),
+            "Seed": (
+                "give_seed",
+                "/v1/rng/{session_id}/seed",
+                "post",
+                {"path.session_id": _SESSION, "header.Authorization": _TOKEN},
+            ),
+            "Draw": (
+                "draw",
+                "/v1/rng/{session_id}/draws",
+                "post",
+                {"path.session_id": _SESSION, "header.Authorization": _TOKEN},
+            ),
+            "Events": (
+                "events",
+                "/v1/rng/{session_id}/events",
+                "get",
+                {"path.session_id": _SESSION},
+            ),
+            "Close": (
+                "close",
+                "/v1/rng/{session_id}/close",
+                "post",
+                {"path.session_id": _SESSION, "header.Authorization": _TOKEN},
+            ),
+            "Transcript": (
+                "transcript",
+                "/v1/rng/{session_id}/transcript",
+                "get",
+                {"path.session_id": _SESSION},
+            ),
+        }
+    ),
+    ("/v1/rng/{session_id}/close", "post", "200"): _links(
+        {
+            "Transcript": (
+                "transcript",
+                "/v1/rng/{session_id}/transcript",
+                "get",
+                {"path.session_id": _SESSION},
+            ),
+        }
+    ),
 }
 
 

@@ -18,8 +18,14 @@ from .settings import Settings
 class ServerThread:
     """``with ServerThread(settings) as srv: httpx.get(srv.url + "/v1/keys")``."""
 
-    def __init__(self, settings: Settings, host: str = "127.0.0.1", port: int = 0, *,
-                 clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        clock: Clock | None = None,
+    ) -> None:
         self.settings = settings
         self.host = host
         self.port = port
@@ -33,16 +39,24 @@ class ServerThread:
         return f"http://{self.host}:{self.port}"
 
     def start(self) -> ServerThread:
-        config = uvicorn.Config(self.app, host=self.host, port=self.port, log_level="warning",
-                                ws="none", lifespan="on", access_log=False,
-                                http=GuardedH11Protocol.configured(self.settings))
+        config = uvicorn.Config(
+            self.app,
+            host=self.host,
+            port=self.port,
+            log_level="warning",
+            ws="none",
+            lifespan="on",
+            access_log=False,
+            http=GuardedH11Protocol.configured(self.settings),
+        )
         sock = config.bind_socket()  # port 0: the kernel picks a free port
         self.port = sock.getsockname()[1]
         self._sock = sock
         server = uvicorn.Server(config)
         self._server = server
-        self._thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]},
-                                        name="qahwa-uvicorn", daemon=True)
+        self._thread = threading.Thread(
+            target=server.run, kwargs={"sockets": [sock]}, name="qahwa-uvicorn", daemon=True
+        )
         self._thread.start()
         deadline = time.monotonic() + 20
         while not server.started:
@@ -62,6 +76,7 @@ class ServerThread:
     def __enter__(self) -> ServerThread:
         return self.start()
 
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()

@@ -49,8 +49,10 @@ STATS = _Stats()
 
 def _raw_response(status: int, reason: str, code: str, message: str) -> bytes:
     body = json.dumps(error_body(code, message)).encode()
-    return (f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
-            f"content-length: {len(body)}\r\nconnection: close\r\n\r\n").encode() + body
+    return (
+        f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+        f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
+    ).encode() + body
 
 
 def connection_cap(max_connections: int) -> int:
@@ -74,10 +76,15 @@ class GuardedH11Protocol(H11Protocol):
     @classmethod
     def configured(cls, settings: Settings) -> type[GuardedH11Protocol]:
         """A subclass with ``settings``' limits (in-process servers: tests, ``qahwa demo``)."""
-        return type("GuardedH11", (cls,), {
-            "header_timeout": settings.header_timeout_seconds,
-            "body_timeout": settings.body_timeout_seconds,
-            "max_connections": connection_cap(settings.max_connections)})
+        return type(
+            "GuardedH11",
+            (cls,),
+            {
+                "header_timeout": settings.header_timeout_seconds,
+                "body_timeout": settings.body_timeout_seconds,
+                "max_connections": connection_cap(settings.max_connections),
+            },
+        )
 
     @classmethod
     def _limits(cls) -> tuple[float, float, int]:
@@ -102,8 +109,14 @@ class GuardedH11Protocol(H11Protocol):
                 STATS.dropped += 1
                 victim._drop()
             else:
-                transport.write(_raw_response(503, "Service Unavailable", "unavailable",
-                                              "too many open connections; retry shortly"))
+                transport.write(
+                    _raw_response(
+                        503,
+                        "Service Unavailable",
+                        "unavailable",
+                        "too many open connections; retry shortly",
+                    )
+                )
                 transport.close()
 
     def _in_request(self) -> bool:
@@ -112,8 +125,12 @@ class GuardedH11Protocol(H11Protocol):
     def _oldest_idle(self) -> GuardedH11Protocol | None:
         best: GuardedH11Protocol | None = None
         for conn in self.connections:
-            if (conn is self or not isinstance(conn, GuardedH11Protocol)
-                    or conn._in_request() or conn.transport.is_closing()):
+            if (
+                conn is self
+                or not isinstance(conn, GuardedH11Protocol)
+                or conn._in_request()
+                or conn.transport.is_closing()
+            ):
                 continue
             if best is None or conn._idle_since < best._idle_since:
                 best = conn
@@ -136,12 +153,21 @@ class GuardedH11Protocol(H11Protocol):
     def _body_timeout(self) -> None:
         self._body_timer = None
         cycle = self.cycle
-        if (cycle is not None and cycle.more_body and not cycle.response_started
-                and not self.transport.is_closing()):
+        if (
+            cycle is not None
+            and cycle.more_body
+            and not cycle.response_started
+            and not self.transport.is_closing()
+        ):
             STATS.dropped += 1
-            self.transport.write(_raw_response(
-                408, "Request Timeout", "request_timeout",
-                f"the request body did not arrive within {self._limits()[1]:g} s"))
+            self.transport.write(
+                _raw_response(
+                    408,
+                    "Request Timeout",
+                    "request_timeout",
+                    f"the request body did not arrive within {self._limits()[1]:g} s",
+                )
+            )
             self.transport.close()
 
     def _header_timeout(self) -> None:
@@ -153,9 +179,14 @@ class GuardedH11Protocol(H11Protocol):
     def _drop(self) -> None:
         self._disarm()
         if self._got_bytes:
-            self.transport.write(_raw_response(
-                408, "Request Timeout", "request_timeout",
-                "the request head did not arrive in time"))
+            self.transport.write(
+                _raw_response(
+                    408,
+                    "Request Timeout",
+                    "request_timeout",
+                    "the request head did not arrive in time",
+                )
+            )
         self.transport.close()
 
     def data_received(self, data: bytes) -> None:
@@ -165,8 +196,7 @@ class GuardedH11Protocol(H11Protocol):
             self._disarm()  # the head is in
             if self.cycle.more_body:
                 if self._body_timer is None:
-                    self._body_timer = self.loop.call_later(self._limits()[1],
-                                                            self._body_timeout)
+                    self._body_timer = self.loop.call_later(self._limits()[1], self._body_timeout)
             else:
                 self._disarm_body()
         else:

@@ -67,8 +67,9 @@ class CheckpointRow(SQLModel, table=True):
     __tablename__ = "translog_checkpoints"
     __table_args__ = (UniqueConstraint("origin", "tree_size"),)
 
-    id: int | None = Field(default=None, sa_column=Column(Integer, primary_key=True,
-                                                          autoincrement=True))
+    id: int | None = Field(
+        default=None, sa_column=Column(Integer, primary_key=True, autoincrement=True)
+    )
     origin: str = Field(sa_column=Column(String(255), nullable=False))
     tree_size: int = Field(sa_column=Column(Integer, nullable=False))
     note: str = Field(sa_column=Column(Text, nullable=False))
@@ -98,6 +99,7 @@ class LogError(Exception):
 
 # -- the stored tree -----------------------------------------------------------------------
 
+
 def _fetch_nodes(session: Session, keys: Iterable[NodeKey]) -> dict[NodeKey, bytes]:
     wanted = sorted(set(keys))
     out: dict[NodeKey, bytes] = {}
@@ -107,10 +109,12 @@ def _fetch_nodes(session: Session, keys: Iterable[NodeKey]) -> dict[NodeKey, byt
         # An OR of primary-key equalities, so that SQLite and PostgreSQL search the index
         # for each (a row-value IN list makes SQLite scan the table). The SQL is written
         # here, not compiled by SQLAlchemy per request: the keys are Python ints (%d).
-        where = " OR ".join(f"(level = {int(lv):d} AND idx = {int(ix):d})"
-                            for lv, ix in wanted[i:i + 100])
+        where = " OR ".join(
+            f"(level = {int(lv):d} AND idx = {int(ix):d})" for lv, ix in wanted[i : i + 100]
+        )
         rows = conn.exec_driver_sql(
-            f"SELECT level, idx, hash FROM translog_nodes WHERE {where}").all()
+            f"SELECT level, idx, hash FROM translog_nodes WHERE {where}"
+        ).all()
         out.update({(lv, ix): bytes.fromhex(h) for lv, ix, h in rows})
     missing = [k for k in wanted if k not in out]
     if missing:
@@ -151,9 +155,14 @@ def consistency_path(session: Session, first: int, second: int) -> list[bytes]:
 def tile_hashes(session: Session, level: int, first: int, count: int) -> list[bytes]:
     """``count`` stored hashes of tree level ``level`` from index ``first``: a hash tile's
     body, in one range query (all must exist)."""
-    rows = session.connection().exec_driver_sql(
-        f"SELECT idx, hash FROM translog_nodes WHERE level = {int(level):d} "
-        f"AND idx >= {int(first):d} AND idx < {int(first + count):d} ORDER BY idx").all()
+    rows = (
+        session.connection()
+        .exec_driver_sql(
+            f"SELECT idx, hash FROM translog_nodes WHERE level = {int(level):d} "
+            f"AND idx >= {int(first):d} AND idx < {int(first + count):d} ORDER BY idx"
+        )
+        .all()
+    )
     if len(rows) != count:
         raise RuntimeError(f"the stored tree lacks hashes of level {level} from {first}")
     return [bytes.fromhex(h) for _, h in rows]
@@ -161,9 +170,14 @@ def tile_hashes(session: Session, level: int, first: int, count: int) -> list[by
 
 def leaves_between(session: Session, start: int, end: int) -> list[bytes]:
     """The leaves ``[start, end)`` (an entry bundle's), in one range query."""
-    rows = session.connection().exec_driver_sql(
-        f"SELECT idx, leaf FROM translog WHERE idx >= {int(start):d} AND idx < {int(end):d} "
-        "ORDER BY idx").all()
+    rows = (
+        session.connection()
+        .exec_driver_sql(
+            f"SELECT idx, leaf FROM translog WHERE idx >= {int(start):d} AND idx < {int(end):d} "
+            "ORDER BY idx"
+        )
+        .all()
+    )
     if len(rows) != end - start:
         raise RuntimeError(f"the log lacks entries between {start} and {end}")
     return [leaf.encode("utf-8") for _, leaf in rows]
@@ -180,13 +194,25 @@ def _now_iso() -> str:
 
 
 def _head(signer: Signer, tree_size: int, root_h: bytes) -> dict[str, Any]:
-    return signer.signed({"type": RecordType.TREE_HEAD, "protocol": PROTOCOL,
-                          "tree_size": tree_size, "root_hash": root_h.hex(),
-                          "timestamp": _now_iso()})
+    return signer.signed(
+        {
+            "type": RecordType.TREE_HEAD,
+            "protocol": PROTOCOL,
+            "tree_size": tree_size,
+            "root_hash": root_h.hex(),
+            "timestamp": _now_iso(),
+        }
+    )
 
 
-def append(session: Session, idx: int, match_id: str, record: dict[str, object], at: str,
-           signer: Signer | None = None) -> None:
+def append(
+    session: Session,
+    idx: int,
+    match_id: str,
+    record: dict[str, object],
+    at: str,
+    signer: Signer | None = None,
+) -> None:
     """Add leaf ``idx`` (the caller holds the append lock) and its completed subtrees in the
     caller's transaction. Nothing is signed here: heads are signed on request and checkpoints
     by :mod:`service.c2sp` off this path (``signer`` is accepted for the callers' sake)."""
@@ -195,21 +221,30 @@ def append(session: Session, idx: int, match_id: str, record: dict[str, object],
     if len(leaf) > tlog.MAX_ENTRY:
         raise ValueError(f"a log entry of {len(leaf)} bytes does not fit an entry bundle")
     h = tlog.leaf_hash(leaf)
-    session.add(LogEntry(idx=idx, match_id=match_id, leaf=leaf.decode("utf-8"),
-                         leaf_hash=h.hex(), created_at=at))
+    session.add(
+        LogEntry(
+            idx=idx, match_id=match_id, leaf=leaf.decode("utf-8"), leaf_hash=h.hex(), created_at=at
+        )
+    )
     hashes = tlog.stored_hashes(idx, h, StoredTree(session))
-    session.add_all(TreeNode(level=level, idx=idx >> level, hash=x.hex())
-                    for level, x in enumerate(hashes))
+    session.add_all(
+        TreeNode(level=level, idx=idx >> level, hash=x.hex()) for level, x in enumerate(hashes)
+    )
 
 
 def latest_checkpoint(session: Session, origin: str) -> CheckpointRow | None:
-    return session.exec(select(CheckpointRow).where(col(CheckpointRow.origin) == origin)
-                        .order_by(col(CheckpointRow.tree_size).desc()).limit(1)).first()
+    return session.exec(
+        select(CheckpointRow)
+        .where(col(CheckpointRow.origin) == origin)
+        .order_by(col(CheckpointRow.tree_size).desc())
+        .limit(1)
+    ).first()
 
 
 def cosignatures(session: Session, checkpoint_id: int) -> dict[str, str]:
-    rows = session.exec(select(CosignatureRow).where(
-        col(CosignatureRow.checkpoint_id) == checkpoint_id)).all()
+    rows = session.exec(
+        select(CosignatureRow).where(col(CosignatureRow.checkpoint_id) == checkpoint_id)
+    ).all()
     return {r.witness: r.line for r in rows}
 
 
@@ -249,15 +284,18 @@ def _cached_head(session: Session, tree_size: int) -> dict[str, Any] | None:
     return head
 
 
-def _sign_and_cache(db: Database, signer: Signer, tree_size: int,
-                    root_h: bytes) -> dict[str, Any]:
+def _sign_and_cache(db: Database, signer: Signer, tree_size: int, root_h: bytes) -> dict[str, Any]:
     """Sign the head of ``tree_size``, cache it, return the cached one (first signer wins)."""
     head = _head(signer, tree_size, root_h)
     try:
         with db.write() as w:
             if w.get(TreeHead, tree_size) is None:
-                w.add(TreeHead(tree_size=tree_size, head=json.dumps(
-                    head, separators=(",", ":"), ensure_ascii=False)))
+                w.add(
+                    TreeHead(
+                        tree_size=tree_size,
+                        head=json.dumps(head, separators=(",", ":"), ensure_ascii=False),
+                    )
+                )
     except IntegrityError:
         pass  # another process cached this size first: serve that one
     with db.read() as s:
@@ -296,8 +334,9 @@ def signed_head(db: Database, signer: Signer, tree_size: int | None = None) -> d
     return _sign_and_cache(db, signer, want, root_h)
 
 
-def inclusion(db: Database, signer: Signer, index: int,
-              tree_size: int | None = None) -> dict[str, Any]:
+def inclusion(
+    db: Database, signer: Signer, index: int, tree_size: int | None = None
+) -> dict[str, Any]:
     """Entry ``index`` with its audit path to the signed head of ``tree_size``."""
     late: list[int] = []
     with db.read() as s:
@@ -312,19 +351,26 @@ def inclusion(db: Database, signer: Signer, index: int,
         path = inclusion_path(s, index, want)
         head = _head_in(s, want, late)
     head = head or _fill(db, signer, late)[want]
-    return {"index": index, "tree_size": want, "leaf": json.loads(entry.leaf),
-            "leaf_hash": entry.leaf_hash, "audit_path": [h.hex() for h in path],
-            "tree_head": head}
+    return {
+        "index": index,
+        "tree_size": want,
+        "leaf": json.loads(entry.leaf),
+        "leaf_hash": entry.leaf_hash,
+        "audit_path": [h.hex() for h in path],
+        "tree_head": head,
+    }
 
 
 def consistency(db: Database, signer: Signer, first: int, second: int) -> dict[str, Any]:
     """PROOF(first, D[second]) of RFC 9162 §2.1.4 with both signed heads."""
     if first < 1:
-        raise LogError(400, "bad_request", "first must be at least 1 (every log extends the "
-                                           "empty one)")
+        raise LogError(
+            400, "bad_request", "first must be at least 1 (every log extends the empty one)"
+        )
     if first > second:
-        raise LogError(400, "bad_request",
-                       f"first ({first}) must not be larger than second ({second})")
+        raise LogError(
+            400, "bad_request", f"first ({first}) must not be larger than second ({second})"
+        )
     late: list[int] = []
     with db.read() as s:
         n = size(s)
@@ -332,16 +378,25 @@ def consistency(db: Database, signer: Signer, first: int, second: int) -> dict[s
         proof = consistency_path(s, first, second)
         heads = {k: _head_in(s, k, late) for k in (first, second)}
     filled = _fill(db, signer, sorted(set(late)))
-    return {"first": first, "second": second, "proof": [h.hex() for h in proof],
-            "first_head": heads[first] or filled[first],
-            "second_head": heads[second] or filled[second]}
+    return {
+        "first": first,
+        "second": second,
+        "proof": [h.hex() for h in proof],
+        "first_head": heads[first] or filled[first],
+        "second_head": heads[second] or filled[second],
+    }
 
 
 def entries(db: Database, start: int, limit: int) -> dict[str, Any]:
     with db.read() as s:
         rows = s.exec(
-            select(LogEntry).where(col(LogEntry.idx) >= start)
-            .order_by(col(LogEntry.idx)).limit(limit)
+            select(LogEntry)
+            .where(col(LogEntry.idx) >= start)
+            .order_by(col(LogEntry.idx))
+            .limit(limit)
         ).all()
-    return {"entries": [{"index": r.idx, "leaf": json.loads(r.leaf),
-                         "leaf_hash": r.leaf_hash} for r in rows]}
+    return {
+        "entries": [
+            {"index": r.idx, "leaf": json.loads(r.leaf), "leaf_hash": r.leaf_hash} for r in rows
+        ]
+    }

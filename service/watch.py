@@ -151,13 +151,14 @@ class Watch:
         self.svc = svc
         self.hub = hub
 
-    async def read(self, match_id: str, *, kind: str, after: int,
-                   with_chains: bool = False) -> dict[str, Any]:
+    async def read(
+        self, match_id: str, *, kind: str, after: int, with_chains: bool = False
+    ) -> dict[str, Any]:
         return await run_in_threadpool(
-            lambda: self.svc.events(match_id, kind=kind, after=after, with_chains=with_chains))
+            lambda: self.svc.events(match_id, kind=kind, after=after, with_chains=with_chains)
+        )
 
-    async def poll(self, match_id: str, *, kind: str, after: int,
-                   wait: float) -> dict[str, Any]:
+    async def poll(self, match_id: str, *, kind: str, after: int, wait: float) -> dict[str, Any]:
         """Events after ``after``; with none yet, wait up to ``wait`` seconds for some."""
         deadline = time.monotonic() + min(wait, self.svc.settings.long_poll_max_seconds)
         while True:
@@ -167,8 +168,9 @@ class Watch:
                 return out
             await self.hub.wait(match_id, seen_next_seq=out["next_seq"], timeout=left)
 
-    async def stream(self, first: dict[str, Any], *, kind: str, after: int,
-                     timeout: float) -> AsyncIterator[str]:
+    async def stream(
+        self, first: dict[str, Any], *, kind: str, after: int, timeout: float
+    ) -> AsyncIterator[str]:
         """Server-sent events from ``first`` (a :meth:`read` ``with_chains`` result) on;
         ``id:`` is seq. v2: each message's data is the event with ``chain``, the chain head
         after it, added beside its fields (it is not part of the event)."""
@@ -188,8 +190,9 @@ class Watch:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
-                if await self.hub.wait(match_id, seen_next_seq=seen,
-                                       timeout=min(left, KEEPALIVE_SECONDS)):
+                if await self.hub.wait(
+                    match_id, seen_next_seq=seen, timeout=min(left, KEEPALIVE_SECONDS)
+                ):
                     break
                 if deadline - time.monotonic() > 0:
                     yield ": keep-alive\n\n"

@@ -36,14 +36,19 @@ def worker_database_url(url: str, worker: str) -> str:
     engine = create_engine(base, isolation_level="AUTOCOMMIT")
     try:
         with engine.connect() as conn:
-            exists = conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"),
-                                  {"n": name}).first()
+            exists = conn.execute(
+                text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}
+            ).first()
             if exists is None:
                 try:
                     conn.execute(text(f'CREATE DATABASE "{name}"'))
                 except ProgrammingError:  # made by another run just now: it exists
-                    if conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"),
-                                    {"n": name}).first() is None:
+                    if (
+                        conn.execute(
+                            text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}
+                        ).first()
+                        is None
+                    ):
                         raise
     finally:
         engine.dispose()
@@ -75,12 +80,18 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     """
     outcome = yield
     rep = outcome.get_result()
-    if (os.environ.get("CI") == "true" and rep.skipped and not hasattr(rep, "wasxfail")
-            and "slow" not in item.keywords):
+    if (
+        os.environ.get("CI") == "true"
+        and rep.skipped
+        and not hasattr(rep, "wasxfail")
+        and "slow" not in item.keywords
+    ):
         reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
         rep.outcome = "failed"
-        rep.longrepr = (f"skipped under CI=true, where every external service the tests need "
-                        f"is installed: {reason}")
+        rep.longrepr = (
+            f"skipped under CI=true, where every external service the tests need "
+            f"is installed: {reason}"
+        )
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -94,8 +105,9 @@ def operator_keys() -> Iterator[None]:
         add_operator_key(request)
         return sync(self, request)
 
-    async def handle_async(self: httpx.AsyncHTTPTransport,
-                           request: httpx.Request) -> httpx.Response:
+    async def handle_async(
+        self: httpx.AsyncHTTPTransport, request: httpx.Request
+    ) -> httpx.Response:
         add_operator_key(request)
         return await asyn(self, request)
 

@@ -66,14 +66,27 @@ def audit_path(m: int, hashes: list[bytes]) -> list[bytes]:
     return audit_path(m - k, hashes[k:]) + [root(hashes[:k])]
 
 
-RULESET = {"cube": True, "crawford": True, "fresh_rolls": True, "match_length": 1,
-           "max_seconds": 86400, "reveal_seconds": 120, "turn_seconds": 300}
+RULESET = {
+    "cube": True,
+    "crawford": True,
+    "fresh_rolls": True,
+    "match_length": 1,
+    "max_seconds": 86400,
+    "reveal_seconds": 120,
+    "turn_seconds": 300,
+}
 
 # The scripted game: (step, the seats that owe it, in order). A "roll" step is the roller's
 # {"type": "roll", "value"} then the opponent's {"type": "roll_value", "value"}; "move" is any
 # other action by the seat on turn.
-SCRIPT = [("opening", [0, 1]), ("move", [0]), ("roll", [1, 0]), ("move", [1]),
-          ("roll", [0, 1]), ("move", [0])]
+SCRIPT = [
+    ("opening", [0, 1]),
+    ("move", [0]),
+    ("roll", [1, 0]),
+    ("move", [1]),
+    ("roll", [0, 1]),
+    ("move", [0]),
+]
 
 
 def err(status: int, code: str, message: str = "") -> httpx.Response:
@@ -120,12 +133,18 @@ class FakeServer:
         self.values_used = [0] * len(self.names)
         self.last_value: list[bytes | None] = [None] * len(self.names)
         self.version = 0
-        self.record = self.signer.signed({
-            "type": "commit", "protocol": PROTOCOL_V2, "match_id": self.match_id,
-            "game": self.game, "ruleset": canonical_json(self.ruleset).decode(),
-            "commitment": commitment_v2(self.server_seed),
-            "seats": [{"seat": i, "name": n, "house": False} for i, n in enumerate(self.names)],
-            "created_at": "2026-12-03T09:00:00Z"})
+        self.record = self.signer.signed(
+            {
+                "type": "commit",
+                "protocol": PROTOCOL_V2,
+                "match_id": self.match_id,
+                "game": self.game,
+                "ruleset": canonical_json(self.ruleset).decode(),
+                "commitment": commitment_v2(self.server_seed),
+                "seats": [{"seat": i, "name": n, "house": False} for i, n in enumerate(self.names)],
+                "created_at": "2026-12-03T09:00:00Z",
+            }
+        )
 
     # -- plumbing -------------------------------------------------------------------------------
     def transport(self) -> httpx.MockTransport:
@@ -135,16 +154,31 @@ class FakeServer:
         return {"http": httpx.Client(transport=self.transport()), "retry_delay": 0}
 
     def keys(self) -> dict[str, Any]:
-        return {"keys": [{"key_id": self.signer.key_id, "alg": "ed25519",
-                          "public_key": public_key_b64(self.signer.public_key),
-                          "created_at": "2026-12-03T09:00:00Z", "current": True}]}
+        return {
+            "keys": [
+                {
+                    "key_id": self.signer.key_id,
+                    "alg": "ed25519",
+                    "public_key": public_key_b64(self.signer.public_key),
+                    "created_at": "2026-12-03T09:00:00Z",
+                    "current": True,
+                }
+            ]
+        }
 
     def posts(self, tail: str) -> list[Sent]:
         return [s for s in self.sent if s.method == "POST" and s.path.endswith(tail)]
 
     def receipt(self, seq: int, chain: bytes) -> dict[str, Any]:
-        return self.signer.signed({"type": "receipt", "protocol": PROTOCOL_V2,
-                                   "match_id": self.match_id, "seq": seq, "chain": chain.hex()})
+        return self.signer.signed(
+            {
+                "type": "receipt",
+                "protocol": PROTOCOL_V2,
+                "match_id": self.match_id,
+                "seq": seq,
+                "chain": chain.hex(),
+            }
+        )
 
     def _seat(self, request: httpx.Request) -> int | None:
         auth = request.headers.get("authorization", "")
@@ -193,9 +227,15 @@ class FakeServer:
             if self.lock is None:
                 return err(409, "not_locked")
             assert self.chain is not None
-            return httpx.Response(200, json={"match_id": self.match_id, "lock": self.lock,
-                                             "log_index": self.log_index,
-                                             "receipt": self.receipt(-1, chain_start(self.lock))})
+            return httpx.Response(
+                200,
+                json={
+                    "match_id": self.match_id,
+                    "lock": self.lock,
+                    "log_index": self.log_index,
+                    "receipt": self.receipt(-1, chain_start(self.lock)),
+                },
+            )
         if path == base + "/state":
             assert seat is not None
             return httpx.Response(200, json=self.view(seat))
@@ -203,9 +243,16 @@ class FakeServer:
             assert seat is not None
             return self.act(seat, body)
         if path == base + "/events":
-            return httpx.Response(200, json={"match_id": self.match_id, "status": "playing",
-                                             "version": self.version,
-                                             "next_seq": len(self.events), "events": self.events})
+            return httpx.Response(
+                200,
+                json={
+                    "match_id": self.match_id,
+                    "status": "playing",
+                    "version": self.version,
+                    "next_seq": len(self.events),
+                    "events": self.events,
+                },
+            )
         if path == base + "/transcript":
             return httpx.Response(200, json=self.transcript())
         return err(404, "not_found")
@@ -222,10 +269,19 @@ class FakeServer:
             self.sent, self.signer, self.match_id = sent, signer, sid
             rec = {**self.record, "match_id": sid, "game": "rng", "ruleset": "{}"}
             self.record = self.signer.signed(rec)
-            return httpx.Response(201, json={
-                "session_id": sid, "protocol": PROTOCOL_V2, "commitment": rec["commitment"],
-                "created_at": rec["created_at"], "status": "seating", "version": 0,
-                "record": self.record, "token": self.tokens[0]})
+            return httpx.Response(
+                201,
+                json={
+                    "session_id": sid,
+                    "protocol": PROTOCOL_V2,
+                    "commitment": rec["commitment"],
+                    "created_at": rec["created_at"],
+                    "status": "seating",
+                    "version": 0,
+                    "record": self.record,
+                    "token": self.tokens[0],
+                },
+            )
         if self._seat(request) != 0:
             return err(401, "unauthorized")
         if path.endswith("/seed"):
@@ -236,34 +292,66 @@ class FakeServer:
             self._lock()
             self.revealed[0] = body
             assert self.chain is not None
-            return httpx.Response(200, json={
-                "session_id": sid, "status": "playing", "version": 1,
-                "chain": self.chain.hex(), "lock": self.lock, "log_index": self.log_index,
-                "receipt": self.receipt(-1, self.chain)})
+            return httpx.Response(
+                200,
+                json={
+                    "session_id": sid,
+                    "status": "playing",
+                    "version": 1,
+                    "chain": self.chain.hex(),
+                    "lock": self.lock,
+                    "log_index": self.log_index,
+                    "receipt": self.receipt(-1, self.chain),
+                },
+            )
         if path.endswith("/draws"):
-            self._append({"type": "chance", "label": f"d{len(self.events)}", "kind": "dice",
-                          "result": [2, 5]})
+            self._append(
+                {
+                    "type": "chance",
+                    "label": f"d{len(self.events)}",
+                    "kind": "dice",
+                    "result": [2, 5],
+                }
+            )
             assert self.chain is not None
             chain = bytes(32) if "receipt_lies" in self.tamper else self.chain
-            return httpx.Response(200, json={
-                "session_id": sid, "version": 2, "status": "playing",
-                "seq": len(self.events) - 1, "label": self.events[-1]["label"],
-                "kind": "dice", "result": [2, 5],
-                "receipt": self.receipt(len(self.events) - 1, chain)})
+            return httpx.Response(
+                200,
+                json={
+                    "session_id": sid,
+                    "version": 2,
+                    "status": "playing",
+                    "seq": len(self.events) - 1,
+                    "label": self.events[-1]["label"],
+                    "kind": "dice",
+                    "result": [2, 5],
+                    "receipt": self.receipt(len(self.events) - 1, chain),
+                },
+            )
         return err(404, "not_found")
 
     # -- seating --------------------------------------------------------------------------------
     def created(self) -> dict[str, Any]:
         record = self.record
         if "record_ruleset" in self.tamper:
-            record = self.signer.signed({**record, "ruleset": canonical_json(
-                {**self.ruleset, "match_length": 7}).decode()})
-        return {"match_id": self.match_id, "protocol": PROTOCOL_V2, "game": self.game,
-                "ruleset": record["ruleset"], "commitment": record["commitment"],
-                "created_at": record["created_at"], "status": "seating", "version": 0,
-                "seats": [{"seat": i, "name": n, "token": self.tokens[i], "house": False}
-                          for i, n in enumerate(self.names)],
-                "record": record}
+            record = self.signer.signed(
+                {**record, "ruleset": canonical_json({**self.ruleset, "match_length": 7}).decode()}
+            )
+        return {
+            "match_id": self.match_id,
+            "protocol": PROTOCOL_V2,
+            "game": self.game,
+            "ruleset": record["ruleset"],
+            "commitment": record["commitment"],
+            "created_at": record["created_at"],
+            "status": "seating",
+            "version": 0,
+            "seats": [
+                {"seat": i, "name": n, "token": self.tokens[i], "house": False}
+                for i, n in enumerate(self.names)
+            ],
+            "record": record,
+        }
 
     def commit(self, n: int, body: dict[str, Any]) -> httpx.Response:
         if self.commits[n] is not None:
@@ -273,10 +361,15 @@ class FakeServer:
         self.commits[n] = body
         if all(c is not None for c in self.commits):
             self._lock()
-        out = {"match_id": self.match_id, "seat": n, "status": "seating",
-               "version": self.version, "chain": self.chain.hex() if self.chain else None,
-               "lock": self.lock,
-               "receipt": self.receipt(-1, self.chain) if self.chain is not None else None}
+        out = {
+            "match_id": self.match_id,
+            "seat": n,
+            "status": "seating",
+            "version": self.version,
+            "chain": self.chain.hex() if self.chain else None,
+            "lock": self.lock,
+            "receipt": self.receipt(-1, self.chain) if self.chain is not None else None,
+        }
         return httpx.Response(200, json=out)
 
     def _lock(self) -> None:
@@ -284,18 +377,33 @@ class FakeServer:
         for i, name in enumerate(self.names):
             c = self.commits[i]
             assert c is not None
-            seats.append({"seat": i, "name": name, "house": False,
-                          "seed_commitment": c["seed_commitment"], "key": c["key"],
-                          "roll_chain": c["roll_chain"]})
+            seats.append(
+                {
+                    "seat": i,
+                    "name": name,
+                    "house": False,
+                    "seed_commitment": c["seed_commitment"],
+                    "key": c["key"],
+                    "roll_chain": c["roll_chain"],
+                }
+            )
         ruleset = canonical_json(self.ruleset).decode()
         if "lock_ruleset" in self.tamper:
             ruleset = canonical_json({**self.ruleset, "match_length": 7}).decode()
         if "lock_commitment" in self.tamper and len(seats) > 1:  # seat 0 holds seat 1's, turned
             seats[0]["seed_commitment"] = seats[1]["seed_commitment"][::-1]
-        record = {"type": "lock", "protocol": PROTOCOL_V2, "match_id": self.match_id,
-                  "game": self.game, "ruleset": ruleset, "commitment": self.record["commitment"],
-                  "seats": seats, "locked_at": "2026-12-03T09:01:00Z",
-                  "reveal_by": "2026-12-03T09:03:00Z", "end_by": "2026-12-04T09:01:00Z"}
+        record = {
+            "type": "lock",
+            "protocol": PROTOCOL_V2,
+            "match_id": self.match_id,
+            "game": self.game,
+            "ruleset": ruleset,
+            "commitment": self.record["commitment"],
+            "seats": seats,
+            "locked_at": "2026-12-03T09:01:00Z",
+            "reveal_by": "2026-12-03T09:03:00Z",
+            "end_by": "2026-12-04T09:01:00Z",
+        }
         if "lock_signer" in self.tamper:  # claims the server's key, signed by another
             lock = self.other.signed(record)
             lock["signature"]["key_id"] = self.signer.key_id
@@ -316,13 +424,26 @@ class FakeServer:
         if "no_proof" in self.tamper or index >= len(self.leaves):
             return err(404, "not_found")
         hashes = [leaf_hash(x) for x in self.leaves]
-        head = self.signer.signed({"type": "tree_head", "protocol": "qahwa-fair/1",
-                                   "tree_size": len(hashes), "root_hash": root(hashes).hex(),
-                                   "timestamp": "2026-12-03T09:02:00Z"})
-        return httpx.Response(200, json={
-            "index": index, "tree_size": len(hashes), "leaf": json.loads(self.leaves[index]),
-            "leaf_hash": hashes[index].hex(),
-            "audit_path": [h.hex() for h in audit_path(index, hashes)], "tree_head": head})
+        head = self.signer.signed(
+            {
+                "type": "tree_head",
+                "protocol": "qahwa-fair/1",
+                "tree_size": len(hashes),
+                "root_hash": root(hashes).hex(),
+                "timestamp": "2026-12-03T09:02:00Z",
+            }
+        )
+        return httpx.Response(
+            200,
+            json={
+                "index": index,
+                "tree_size": len(hashes),
+                "leaf": json.loads(self.leaves[index]),
+                "leaf_hash": hashes[index].hex(),
+                "audit_path": [h.hex() for h in audit_path(index, hashes)],
+                "tree_head": head,
+            },
+        )
 
     def reveal(self, n: int, body: dict[str, Any]) -> httpx.Response:
         if self.lock is None:
@@ -338,10 +459,18 @@ class FakeServer:
         self.revealed[n] = body
         if all(r is not None for r in self.revealed):
             self.version += 1
-        return httpx.Response(200, json={
-            "match_id": self.match_id, "seat": n, "version": self.version,
-            "status": self.status(), "chain": self.chain.hex(), "lock": self.lock,
-            "receipt": self.receipt(-1, chain_start(self.lock))})
+        return httpx.Response(
+            200,
+            json={
+                "match_id": self.match_id,
+                "seat": n,
+                "version": self.version,
+                "status": self.status(),
+                "chain": self.chain.hex(),
+                "lock": self.lock,
+                "receipt": self.receipt(-1, chain_start(self.lock)),
+            },
+        )
 
     # -- playing --------------------------------------------------------------------------------
     def status(self) -> str:
@@ -357,13 +486,24 @@ class FakeServer:
 
     def view(self, seat: int) -> dict[str, Any]:
         status = self.status()
-        base: dict[str, Any] = {"match_id": self.match_id, "seat": seat, "version": self.version,
-                                "chain": self.chain.hex() if self.chain else None,
-                                "lock": self.lock, "status": status, "game": self.game}
+        base: dict[str, Any] = {
+            "match_id": self.match_id,
+            "seat": seat,
+            "version": self.version,
+            "chain": self.chain.hex() if self.chain else None,
+            "lock": self.lock,
+            "status": status,
+            "game": self.game,
+        }
         if status == "seating":
-            return {**base, "turn": None, "legal_actions": [],
-                    "seats": [{"seat": i, "name": n, "has_seed": False}
-                              for i, n in enumerate(self.names)]}
+            return {
+                **base,
+                "turn": None,
+                "legal_actions": [],
+                "seats": [
+                    {"seat": i, "name": n, "has_seed": False} for i, n in enumerate(self.names)
+                ],
+            }
         owing = self.owing()
         turn = owing[1] if owing else None
         legal: list[dict[str, Any]] = []
@@ -378,19 +518,34 @@ class FakeServer:
                 legal = [{"type": "roll_value"}]
         # as the engines show it: an opening owes both values, in order; a roll is pending
         # (owed by the opponent) once the roller has rolled with its own value
-        if owing is not None and (owing[0] == "opening" or (owing[0] == "roll"
-                                                             and self.owed_i > 0)):
-            fresh = {"label": f"g0/{owing[0]}/{self.step}",
-                     "owes": SCRIPT[self.step][1][self.owed_i:]}
+        if owing is not None and (
+            owing[0] == "opening" or (owing[0] == "roll" and self.owed_i > 0)
+        ):
+            fresh = {
+                "label": f"g0/{owing[0]}/{self.step}",
+                "owes": SCRIPT[self.step][1][self.owed_i :],
+            }
         if "values_used_ahead" in self.tamper:
             used = [u + 3 for u in self.values_used]
         else:
             used = list(self.values_used)
-        return {**base, "turn": turn, "legal_actions": legal,
-                "points": [0] * 24, "bar": [0, 0], "off": [0, 0], "dice": None,
-                "cube": {"value": 1, "owner": None}, "score": [0, 0], "phase": "roll",
-                "match_length": 1, "crawford": False, "may_double": True,
-                "fresh_roll": fresh, "values_used": used}
+        return {
+            **base,
+            "turn": turn,
+            "legal_actions": legal,
+            "points": [0] * 24,
+            "bar": [0, 0],
+            "off": [0, 0],
+            "dice": None,
+            "cube": {"value": 1, "owner": None},
+            "score": [0, 0],
+            "phase": "roll",
+            "match_length": 1,
+            "crawford": False,
+            "may_double": True,
+            "fresh_roll": fresh,
+            "values_used": used,
+        }
 
     def act(self, seat: int, body: dict[str, Any]) -> httpx.Response:
         owing = self.owing()
@@ -407,7 +562,9 @@ class FakeServer:
         event = {"type": "action", "seat": seat, "action": action}
         key = self.lock["seats"][seat]["key"]
         try:
-            verify_bytes(key, str(body.get("sig")), seat_sig_message(self.match_id, self.chain, event))
+            verify_bytes(
+                key, str(body.get("sig")), seat_sig_message(self.match_id, self.chain, event)
+            )
         except SignatureError:
             return err(422, "bad_signature")
         kind = owing[0]
@@ -430,8 +587,14 @@ class FakeServer:
             self.owed_i += 1
         else:
             if kind in ("opening", "roll"):
-                self._append({"type": "chance", "label": f"g0/{kind}/{self.step}|x",
-                              "kind": "dice", "result": [3, 4]})
+                self._append(
+                    {
+                        "type": "chance",
+                        "label": f"g0/{kind}/{self.step}|x",
+                        "kind": "dice",
+                        "result": [3, 4],
+                    }
+                )
             self.step += 1
             self.owed_i = 0
         self.version += 1
@@ -439,10 +602,19 @@ class FakeServer:
         receipt_chain = self.chain
         if "receipt_lies" in self.tamper:
             receipt_chain = bytes(32)
-        return httpx.Response(200, json={
-            "match_id": self.match_id, "seat": seat, "version": self.version,
-            "status": self.status(), "first_seq": first_seq, "state": self.view(seat),
-            "chain": self.chain.hex(), "receipt": self.receipt(seq, receipt_chain)})
+        return httpx.Response(
+            200,
+            json={
+                "match_id": self.match_id,
+                "seat": seat,
+                "version": self.version,
+                "status": self.status(),
+                "first_seq": first_seq,
+                "state": self.view(seat),
+                "chain": self.chain.hex(),
+                "receipt": self.receipt(seq, receipt_chain),
+            },
+        )
 
     def _append(self, ev: dict[str, Any]) -> None:
         assert self.chain is not None
@@ -452,16 +624,32 @@ class FakeServer:
 
     def transcript(self) -> dict[str, Any]:
         assert self.lock is not None and self.chain is not None
-        return self.signer.signed({
-            "protocol": PROTOCOL_V2, "match_id": self.match_id, "game": self.game,
-            "ruleset": self.lock["ruleset"], "commitment": self.record["commitment"],
-            "server_seed": self.server_seed.hex(), "lock": self.lock,
-            "lock_index": self.log_index,
-            "seats": [{"seat": i, "name": n, "house": False,
-                       "client_seed": (self.revealed[i] or {}).get("client_seed"),
-                       "nonce": (self.revealed[i] or {}).get("nonce"),
-                       "key": self.lock["seats"][i]["key"],
-                       "roll_chain": self.lock["seats"][i]["roll_chain"]}
-                      for i, n in enumerate(self.names)],
-            "events": self.events, "chain": self.chain.hex(), "result": None,
-            "created_at": "2026-12-03T09:00:00Z", "ended_at": "2026-12-03T09:05:00Z"})
+        return self.signer.signed(
+            {
+                "protocol": PROTOCOL_V2,
+                "match_id": self.match_id,
+                "game": self.game,
+                "ruleset": self.lock["ruleset"],
+                "commitment": self.record["commitment"],
+                "server_seed": self.server_seed.hex(),
+                "lock": self.lock,
+                "lock_index": self.log_index,
+                "seats": [
+                    {
+                        "seat": i,
+                        "name": n,
+                        "house": False,
+                        "client_seed": (self.revealed[i] or {}).get("client_seed"),
+                        "nonce": (self.revealed[i] or {}).get("nonce"),
+                        "key": self.lock["seats"][i]["key"],
+                        "roll_chain": self.lock["seats"][i]["roll_chain"],
+                    }
+                    for i, n in enumerate(self.names)
+                ],
+                "events": self.events,
+                "chain": self.chain.hex(),
+                "result": None,
+                "created_at": "2026-12-03T09:00:00Z",
+                "ended_at": "2026-12-03T09:05:00Z",
+            }
+        )

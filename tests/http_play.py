@@ -69,8 +69,15 @@ class V2Seat:
     events over the chain head (keyed) and sends a fresh-roll value only when it is owed.
     Every receipt it gets is checked and kept."""
 
-    def __init__(self, client: httpx.Client, created: dict[str, Any], seat: int, *,
-                 keyed: bool = True, client_seed: str | None = None) -> None:
+    def __init__(
+        self,
+        client: httpx.Client,
+        created: dict[str, Any],
+        seat: int,
+        *,
+        keyed: bool = True,
+        client_seed: str | None = None,
+    ) -> None:
         self.client = client
         self.created = created
         self.match_id: str = created["match_id"]
@@ -81,7 +88,8 @@ class V2Seat:
         self.signer = Signer.generate() if keyed else None
         self.fresh = '"fresh_rolls":true' in created["ruleset"]
         self._chain: list[bytes] | None = (
-            roll_chain(self.match_id, seat, secrets.token_bytes(32)) if self.fresh else None)
+            roll_chain(self.match_id, seat, secrets.token_bytes(32)) if self.fresh else None
+        )
         self.values_sent = 0
         self.lock: dict[str, Any] | None = None
         self.receipts: list[dict[str, Any]] = []
@@ -111,9 +119,17 @@ class V2Seat:
         return receipt
 
     def commit(self) -> dict[str, Any]:
-        body = ok(self.client.post(self.url(f"seats/{self.seat}/commit"), headers=auth(self.token),
-                                   json={"seed_commitment": self.seed_commitment,
-                                         "key": self.key, "roll_chain": self.tip}))
+        body = ok(
+            self.client.post(
+                self.url(f"seats/{self.seat}/commit"),
+                headers=auth(self.token),
+                json={
+                    "seed_commitment": self.seed_commitment,
+                    "key": self.key,
+                    "roll_chain": self.tip,
+                },
+            )
+        )
         self._receipt(body)
         return body
 
@@ -129,11 +145,15 @@ class V2Seat:
         assert lock["type"] == "lock" and lock["protocol"] == PROTOCOL_V2
         for k in ("match_id", "game", "ruleset", "commitment"):
             assert lock[k] == record[k], k
-        assert [(s["seat"], s["name"], s["house"]) for s in lock["seats"]] == \
-            [(s["seat"], s["name"], s["house"]) for s in record["seats"]]
+        assert [(s["seat"], s["name"], s["house"]) for s in lock["seats"]] == [
+            (s["seat"], s["name"], s["house"]) for s in record["seats"]
+        ]
         mine = lock["seats"][self.seat]
-        assert (mine["seed_commitment"], mine["key"], mine["roll_chain"]) == \
-            (self.seed_commitment, self.key, self.tip)
+        assert (mine["seed_commitment"], mine["key"], mine["roll_chain"]) == (
+            self.seed_commitment,
+            self.key,
+            self.tip,
+        )
         proof = ok(self.client.get("/v1/log/proof", params={"index": got["log_index"]}))
         assert proof["leaf"] == lock
         self._receipt(got)
@@ -144,8 +164,13 @@ class V2Seat:
 
     def reveal(self) -> dict[str, Any]:
         assert self.lock is not None, "a conforming seat checks the lock before revealing"
-        body = ok(self.client.post(self.url(f"seats/{self.seat}/reveal"), headers=auth(self.token),
-                                   json={"client_seed": self.client_seed, "nonce": self.nonce}))
+        body = ok(
+            self.client.post(
+                self.url(f"seats/{self.seat}/reveal"),
+                headers=auth(self.token),
+                json={"client_seed": self.client_seed, "nonce": self.nonce},
+            )
+        )
         receipt = self._receipt(body)
         assert receipt is not None and receipt["seq"] == -1
         return body
@@ -199,31 +224,53 @@ class V2Seat:
         return out
 
 
-def create_match(client: httpx.Client, game: str, ruleset: dict[str, Any] | None = None,
-                 names: Sequence[str] | None = None,
-                 house: Sequence[bool] | None = None) -> dict[str, Any]:
+def create_match(
+    client: httpx.Client,
+    game: str,
+    ruleset: dict[str, Any] | None = None,
+    names: Sequence[str] | None = None,
+    house: Sequence[bool] | None = None,
+) -> dict[str, Any]:
     """Create a match; the creation answer as JSON (seats with their tokens)."""
     body: dict[str, Any] = {"game": game, "ruleset": ruleset or {}}
     if names is not None:
-        body["seats"] = [{"name": n, "house": bool(house[i]) if house else False}
-                         for i, n in enumerate(names)]
+        body["seats"] = [
+            {"name": n, "house": bool(house[i]) if house else False} for i, n in enumerate(names)
+        ]
     created = ok(client.post("/v1/matches", json=body), 201)
     assert created["protocol"] == PROTOCOL_V2
     verify_record(created["record"], public_key(client, created["record"]))
     return created
 
 
-def seats_of(client: httpx.Client, created: dict[str, Any], *, keyed: bool | Sequence[bool] = True,
-             prefix: str | None = None) -> list[V2Seat]:
+def seats_of(
+    client: httpx.Client,
+    created: dict[str, Any],
+    *,
+    keyed: bool | Sequence[bool] = True,
+    prefix: str | None = None,
+) -> list[V2Seat]:
     n = len(created["seats"])
     keys = [keyed] * n if isinstance(keyed, bool) else list(keyed)
-    return [V2Seat(client, created, i, keyed=keys[i],
-                   client_seed=f"{prefix}-{i}" if prefix is not None else None)
-            for i in range(n)]
+    return [
+        V2Seat(
+            client,
+            created,
+            i,
+            keyed=keys[i],
+            client_seed=f"{prefix}-{i}" if prefix is not None else None,
+        )
+        for i in range(n)
+    ]
 
 
-def seed_all(client: httpx.Client, created: dict[str, Any], prefix: str = "seed", *,
-             keyed: bool | Sequence[bool] = True) -> list[V2Seat]:
+def seed_all(
+    client: httpx.Client,
+    created: dict[str, Any],
+    prefix: str = "seed",
+    *,
+    keyed: bool | Sequence[bool] = True,
+) -> list[V2Seat]:
     """Every seat commits, checks the lock and reveals: the match is playing."""
     seats = seats_of(client, created, keyed=keyed, prefix=prefix)
     for st in seats:
@@ -236,8 +283,9 @@ def seed_all(client: httpx.Client, created: dict[str, Any], prefix: str = "seed"
     return seats
 
 
-def seat_moves(seats: Sequence[V2Seat], rnd: random.Random, limit: int = MAX_ACTIONS
-               ) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
+def seat_moves(
+    seats: Sequence[V2Seat], rnd: random.Random, limit: int = MAX_ACTIONS
+) -> Iterator[tuple[int, dict[str, Any], dict[str, Any]]]:
     """Random legal actions (from the engine's suggestions) by the seat that owes the next
     step until the match ends or ``limit`` were played: yields ``(seat, action, answer)``."""
     played = 0
@@ -261,13 +309,18 @@ def seat_moves(seats: Sequence[V2Seat], rnd: random.Random, limit: int = MAX_ACT
         played += 1
 
 
-def play_actions(client: httpx.Client, seats: Sequence[V2Seat], rnd: random.Random,
-                 limit: int = MAX_ACTIONS,
-                 on_response: Callable[[httpx.Response], None] | None = None) -> int:
+def play_actions(
+    client: httpx.Client,
+    seats: Sequence[V2Seat],
+    rnd: random.Random,
+    limit: int = MAX_ACTIONS,
+    on_response: Callable[[httpx.Response], None] | None = None,
+) -> int:
     """Play up to ``limit`` random legal actions; returns how many were played.
 
     ``on_response`` sees every response the bots got (read), e.g. to look for leaks.
     """
+
     def hook(r: httpx.Response) -> None:
         r.read()
         assert on_response is not None
@@ -282,8 +335,9 @@ def play_actions(client: httpx.Client, seats: Sequence[V2Seat], rnd: random.Rand
             client.event_hooks["response"].remove(hook)
 
 
-def client_moves(seats: Sequence[Any], rnd: random.Random,
-                 limit: int = MAX_ACTIONS) -> Iterator[tuple[int, dict[str, Any], Any]]:
+def client_moves(
+    seats: Sequence[Any], rnd: random.Random, limit: int = MAX_ACTIONS
+) -> Iterator[tuple[int, dict[str, Any], Any]]:
     """Random legal actions through ``qahwa_client`` seats (one per seat, in seat order)
     until the match ends or ``limit`` were played: yields ``(seat, action, answer)`` after
     each accepted action."""
@@ -308,10 +362,15 @@ def client_moves(seats: Sequence[Any], rnd: random.Random,
         played += 1
 
 
-def play_to_end(client: httpx.Client, game: str, ruleset: dict[str, Any] | None = None,
-                seed: int = 0, names: Sequence[str] | None = None,
-                on_response: Callable[[httpx.Response], None] | None = None,
-                keyed: bool = True) -> str:
+def play_to_end(
+    client: httpx.Client,
+    game: str,
+    ruleset: dict[str, Any] | None = None,
+    seed: int = 0,
+    names: Sequence[str] | None = None,
+    on_response: Callable[[httpx.Response], None] | None = None,
+    keyed: bool = True,
+) -> str:
     """Create a match, seat every seat (v2), play random legal actions to the end.
 
     ``client`` has the server's base URL. Returns the match id.
@@ -351,8 +410,9 @@ def short_ruleset(game: str) -> dict[str, Any]:
 GAMES = [g for g in GAME_IDS if g != "rng"]
 
 
-def check_transcript(client: httpx.Client, doc: dict[str, Any],
-                     receipts: Sequence[dict[str, Any]] = ()) -> Engine | None:
+def check_transcript(
+    client: httpx.Client, doc: dict[str, Any], receipts: Sequence[dict[str, Any]] = ()
+) -> Engine | None:
     """A v2 transcript, checked the way fairness-v2.md §9 says: the signatures (transcript,
     lock), the lock against the transcript, every revealed seat against its commitment in
     the lock, a full replay with K and the roll tips from the lock, the chain, every keyed
@@ -370,8 +430,10 @@ def check_transcript(client: httpx.Client, doc: dict[str, Any],
         for k in ("seat", "name", "house", "key", "roll_chain"):
             assert ts[k] == ls[k], (k, ts, ls)
         if ts["client_seed"] is not None:
-            assert seed_commitment(doc["match_id"], ls["seat"], ts["nonce"],
-                                   ts["client_seed"]) == ls["seed_commitment"]
+            assert (
+                seed_commitment(doc["match_id"], ls["seat"], ts["nonce"], ts["client_seed"])
+                == ls["seed_commitment"]
+            )
     # the chain and the keyed seats' signatures
     heads = [chain_start(lock)]
     for ev in doc["events"]:
@@ -391,12 +453,17 @@ def check_transcript(client: httpx.Client, doc: dict[str, Any],
         assert [e["type"] for e in doc["events"]] == ["end"]
         assert doc["events"][0]["reason"] == "no_reveal"
         return None
-    key = match_key_v2(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
-                       [(s["client_seed"], s["nonce"]) for s in doc["seats"]])
+    key = match_key_v2(
+        doc["server_seed"],
+        doc["match_id"],
+        doc["game"],
+        doc["ruleset"],
+        [(s["client_seed"], s["nonce"]) for s in doc["seats"]],
+    )
     ctx = MatchContext(doc["match_id"], tuple(s["roll_chain"] for s in lock["seats"]))
-    engine = replay(engine_class(doc["game"]), doc["ruleset"], key, doc["events"],
-                    protocol=PROTOCOL_V2, ctx=ctx)
+    engine = replay(
+        engine_class(doc["game"]), doc["ruleset"], key, doc["events"], protocol=PROTOCOL_V2, ctx=ctx
+    )
     assert engine.outcome is not None
     assert engine.outcome.to_json() == doc["result"]
     return engine
-

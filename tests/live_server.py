@@ -68,7 +68,8 @@ def register_thread(thread: ServerThread) -> None:
         register_server(thread.url, path)
     else:  # e.g. a copy of another server's database: make this server a key of its own
         OPERATOR_KEYS[_address(thread.url)] = operators.add(
-            thread.app.state.db, f"tests-{secrets.token_hex(4)}")
+            thread.app.state.db, f"tests-{secrets.token_hex(4)}"
+        )
 
 
 def unregister_server(url: str) -> None:
@@ -77,8 +78,11 @@ def unregister_server(url: str) -> None:
 
 def add_operator_key(request: httpx.Request) -> None:
     """(conftest.py, for every httpx request) the server's key on a keyless creation."""
-    if (request.method == "POST" and request.url.path in CREATING
-            and "authorization" not in request.headers):
+    if (
+        request.method == "POST"
+        and request.url.path in CREATING
+        and "authorization" not in request.headers
+    ):
         key = OPERATOR_KEYS.get(f"{request.url.host}:{request.url.port}")
         if key is not None:
             request.headers["Authorization"] = f"Bearer {key}"
@@ -94,8 +98,15 @@ class LiveServer:
     the same address). Exposes ``.url``, ``.settings``, ``.app``, ``.clock``.
     """
 
-    def __init__(self, settings: Settings | None = None, *, operator_key: bool = True,
-                 clock: Clock | None = None, port: int = 0, **overrides: Any) -> None:
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        operator_key: bool = True,
+        clock: Clock | None = None,
+        port: int = 0,
+        **overrides: Any,
+    ) -> None:
         self._tmp: str | None = None
         self.inject_key = operator_key
         self.clock = clock
@@ -137,8 +148,9 @@ class LiveServer:
         self._thread = thread.start()  # registered by conftest.py
         return self
 
-    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, ev: BaseException | None, tb: TracebackType | None
+    ) -> None:
         if self._thread is not None:
             self._thread.stop()
         if self._tmp is not None:
@@ -165,9 +177,15 @@ class Serve:
     ``data_dir``; its operator key registered like a :class:`LiveServer`'s. ``kill()`` it
     (SIGKILL to its process group: no clean shutdown)."""
 
-    def __init__(self, data_dir: Path, database_url: str, extra_env: dict[str, str] | None = None,
-                 workers: int = 1, args: tuple[str, ...] = (),
-                 preexec_fn: Callable[[], Any] | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        database_url: str,
+        extra_env: dict[str, str] | None = None,
+        workers: int = 1,
+        args: tuple[str, ...] = (),
+        preexec_fn: Callable[[], Any] | None = None,
+    ) -> None:
         env = {**os.environ, "QAHWA_DATA_DIR": str(data_dir), **(extra_env or {})}
         with reserve_port() as held:
             self.port = int(held.getsockname()[1])
@@ -175,9 +193,23 @@ class Serve:
             self.log_path = data_dir / f"serve-{self.port}.log"
             self.log = open(self.log_path, "wb")  # noqa: SIM115
             self.proc = subprocess.Popen(
-                [str(QAHWA), "serve", "--host", "127.0.0.1", "--port", str(self.port),
-                 "--database-url", database_url, "--workers", str(workers), *args],
-                env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+                [
+                    str(QAHWA),
+                    "serve",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(self.port),
+                    "--database-url",
+                    database_url,
+                    "--workers",
+                    str(workers),
+                    *args,
+                ],
+                env=env,
+                stdout=self.log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
                 preexec_fn=preexec_fn,
             )
             deadline = time.monotonic() + 40

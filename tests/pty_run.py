@@ -15,15 +15,22 @@ from pathlib import Path
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 
 
-def run_on_terminal(args: Sequence[str], *, cols: int = 80, cwd: Path | None = None,
-                    timeout: float = 120) -> tuple[int, str]:
+def run_on_terminal(
+    args: Sequence[str], *, cols: int = 80, cwd: Path | None = None, timeout: float = 120
+) -> tuple[int, str]:
     """(exit code, what the terminal showed on stdout; stderr is discarded)."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, cols, 0, 0))
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
     env["TERM"] = "xterm"
-    proc = subprocess.Popen(list(args), stdout=slave, stderr=subprocess.DEVNULL,
-                            stdin=subprocess.DEVNULL, cwd=cwd, env=env)
+    proc = subprocess.Popen(
+        list(args),
+        stdout=slave,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        env=env,
+    )
     os.close(slave)
     chunks: list[bytes] = []
     while True:

@@ -28,8 +28,9 @@ def listed_form(action: dict[str, Any]) -> dict[str, Any]:
     return action
 
 
-def walk_transcript(doc: dict[str, Any], cls: type[Engine],
-         check: Callable[[Any, int, dict[str, Any]], None]) -> Engine:
+def walk_transcript(
+    doc: dict[str, Any], cls: type[Engine], check: Callable[[Any, int, dict[str, Any]], None]
+) -> Engine:
     """Re-run the transcript step by step through the one replay loop (games.replay),
     calling ``check(engine, seat, action)`` before each action, which must be listed in
     ``legal_actions``; every chance event is compared with what the engine draws."""

@@ -136,9 +136,17 @@ def test_trick_and_tally() -> None:
         t.add(seat, card)
     assert t.led == "H" and t.cards() == ["5H", "AD", "9H", "2S"]
     assert t.winner(None) == 3 and t.winner("S") == 0
-    assert t.to_json(4, 0) == {"hand": 4, "leader": 1, "winner": 0, "plays": [
-        {"seat": 1, "card": "5H"}, {"seat": 2, "card": "AD"}, {"seat": 3, "card": "9H"},
-        {"seat": 0, "card": "2S"}]}
+    assert t.to_json(4, 0) == {
+        "hand": 4,
+        "leader": 1,
+        "winner": 0,
+        "plays": [
+            {"seat": 1, "card": "5H"},
+            {"seat": 2, "card": "AD"},
+            {"seat": 3, "card": "9H"},
+            {"seat": 0, "card": "2S"},
+        ],
+    }
     tally = Tally(4)
     tally.take(0, t)
     assert tally.by_side(lambda s: s % 2, 2) == [1, 0] and tally.played == 1

@@ -29,11 +29,23 @@ from verify_cli.certify.statistics import (
 )
 
 SMALL = Sizes(dice=20_000, decks=1_000, tiles=500, lots=2_000, words=16_384)
-SMALL_ARGS = ["--dice", "20000", "--decks", "1000", "--tiles", "500", "--lots", "2000",
-              "--words", "16384", "-q"]
+SMALL_ARGS = [
+    "--dice",
+    "20000",
+    "--decks",
+    "1000",
+    "--tiles",
+    "500",
+    "--lots",
+    "2000",
+    "--words",
+    "16384",
+    "-q",
+]
 
 
 # -- statistics ------------------------------------------------------------------------------
+
 
 def _poisson_q(a: int, x: float) -> float:
     """Q(a, x) for integer a: e^-x Σ_{i<a} x^i / i! (in logs)."""
@@ -44,20 +56,34 @@ def _poisson_q(a: int, x: float) -> float:
 def test_chi2_sf_closed_forms(x: float) -> None:
     assert chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-10, abs=1e-300)
     assert chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-9, abs=1e-300)
-    assert chi2_sf(x, 4) == pytest.approx(math.exp(-x / 2) * (1 + x / 2), rel=1e-9,
-                                          abs=1e-300)
+    assert chi2_sf(x, 4) == pytest.approx(math.exp(-x / 2) * (1 + x / 2), rel=1e-9, abs=1e-300)
 
 
-@pytest.mark.parametrize("df,x", [(2600, 2600.0), (2600, 2400.0), (2600, 2850.0),
-                                  (8100, 8100.0), (8100, 8500.0), (70, 40.0), (70, 120.0)])
+@pytest.mark.parametrize(
+    "df,x",
+    [
+        (2600, 2600.0),
+        (2600, 2400.0),
+        (2600, 2850.0),
+        (8100, 8100.0),
+        (8100, 8500.0),
+        (70, 40.0),
+        (70, 120.0),
+    ],
+)
 def test_chi2_sf_large_df(df: int, x: float) -> None:
     assert chi2_sf(x, df) == pytest.approx(_poisson_q(df // 2, x / 2), rel=1e-8)
 
 
 def test_chi2_sf_known_quantiles() -> None:
     # textbook critical values: P(χ²(df) ≥ q) = p
-    for df, q, p in ((1, 6.634897, 0.01), (5, 15.086272, 0.01), (35, 57.342073, 0.01),
-                     (5, 11.070498, 0.05), (63, 82.528727, 0.05)):
+    for df, q, p in (
+        (1, 6.634897, 0.01),
+        (5, 15.086272, 0.01),
+        (35, 57.342073, 0.01),
+        (5, 11.070498, 0.05),
+        (63, 82.528727, 0.05),
+    ):
         assert chi2_sf(q, df) == pytest.approx(p, rel=1e-5)
     assert chi2_sf(0.0, 3) == 1.0
     assert chi2_sf(1e6, 3) == 0.0
@@ -125,6 +151,7 @@ def test_position_statistic_is_calibrated() -> None:
 
 # -- the real derivation ---------------------------------------------------------------------
 
+
 def test_the_derivation_passes(tmp_path: Path) -> None:
     out = tmp_path / "lab"
     assert run(["--out", str(out), "--seed", "ci-1", "--no-plots", *SMALL_ARGS]) == 0
@@ -135,13 +162,32 @@ def test_the_derivation_passes(tmp_path: Path) -> None:
     assert report["source"]["kind"] == "derivation"
     assert report["source"]["protocol"] == "qahwa-fair/2"
     names = {t["name"] for t in report["tests"]}
-    for want in ("raw.bits", "raw.bytes", "dice.faces", "dice.pairs.within_roll",
-                 "dice.pairs.between_rolls", "dice.runs", "dice.serial_correlation",
-                 "deck52.positions", "deck52.item[AS]", "tiles28.positions",
-                 "tiles91.positions", "tiles91.item[12-12]", "mexican.doubles", "mexican.pips",
-                 "hokm.first_hakem.4p", "hokm.first_hakem.3p", "hokm.first_hakem.2p",
-                 "lots.dealer.4", "lots.dealer.2", "uniform.3", "uniform.7", "uniform.37",
-                 f"uniform.{2**31 + 1}", f"uniform.{3 * 2**30}"):
+    for want in (
+        "raw.bits",
+        "raw.bytes",
+        "dice.faces",
+        "dice.pairs.within_roll",
+        "dice.pairs.between_rolls",
+        "dice.runs",
+        "dice.serial_correlation",
+        "deck52.positions",
+        "deck52.item[AS]",
+        "tiles28.positions",
+        "tiles91.positions",
+        "tiles91.item[12-12]",
+        "mexican.doubles",
+        "mexican.pips",
+        "hokm.first_hakem.4p",
+        "hokm.first_hakem.3p",
+        "hokm.first_hakem.2p",
+        "lots.dealer.4",
+        "lots.dealer.2",
+        "uniform.3",
+        "uniform.7",
+        "uniform.37",
+        f"uniform.{2**31 + 1}",
+        f"uniform.{3 * 2**30}",
+    ):
         assert want in names
     for t in report["tests"]:
         assert set(t) >= {"name", "statistic", "df", "p_value", "pass"}
@@ -164,8 +210,10 @@ def test_a_seed_makes_the_run_reproducible() -> None:
     assert [r.observed for r in a.results] != [r.observed for r in c.results]
 
 
-def test_html_with_and_without_matplotlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                          ) -> None:
+def test_html_with_and_without_matplotlib(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     try:
         importlib.import_module("matplotlib")
         have = True
@@ -192,6 +240,7 @@ def test_html_with_and_without_matplotlib(tmp_path: Path, monkeypatch: pytest.Mo
 
 # -- streams with a known flaw ---------------------------------------------------------------
 
+
 def _good_words(n: int, seed: int) -> bytearray:
     return bytearray(random.Random(seed).randbytes(4 * n))
 
@@ -199,8 +248,7 @@ def _good_words(n: int, seed: int) -> bytearray:
 def _certify_file(tmp_path: Path, data: bytes) -> tuple[int, dict[str, Any]]:
     path = tmp_path / "words.bin"
     path.write_bytes(data)
-    code = run(["--out", str(tmp_path / "out"), "--source", str(path), "--no-plots",
-                *SMALL_ARGS])
+    code = run(["--out", str(tmp_path / "out"), "--source", str(path), "--no-plots", *SMALL_ARGS])
     report = json.loads((tmp_path / "out" / "report.json").read_text("utf-8"))
     return code, report
 
@@ -228,7 +276,7 @@ def test_one_percent_of_words_stuck_at_zero_fails(tmp_path: Path) -> None:
     data = _good_words(n, 13)
     rng = random.Random(14)
     for i in rng.sample(range(n), n // 100):
-        data[4 * i: 4 * i + 4] = b"\0\0\0\0"
+        data[4 * i : 4 * i + 4] = b"\0\0\0\0"
     code, report = _certify_file(tmp_path, bytes(data))
     assert code == 1
     assert "raw.bytes" in report["tests_failed"]
@@ -256,7 +304,7 @@ def test_a_failed_first_sample_is_confirmed_on_a_second(tmp_path: Path) -> None:
     data = _good_words(SMALL.words_needed(), 17)
     raw = 4 * SMALL.words
     zero = bytes(range(256)).translate(bytes(v & 0xF7 for v in range(256)))
-    data[2: raw: 4] = bytes(data[2: raw: 4]).translate(zero)  # bit 11 stuck at 0
+    data[2:raw:4] = bytes(data[2:raw:4]).translate(zero)  # bit 11 stuck at 0
     code, report = _certify_file(tmp_path, bytes(data))
     assert code == 0 and report["verdict"] == "pass"
     assert "raw.bits" in report["tests_failed"]
@@ -284,8 +332,11 @@ def test_a_modulo_biased_mapping_fails() -> None:
 
 # -- input the kit cannot use ----------------------------------------------------------------
 
-def test_a_short_source_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                       ) -> None:
+
+def test_a_short_source_file_is_exit_2(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     path = tmp_path / "short.bin"
     path.write_bytes(bytes(4000))
     assert run(["--out", str(tmp_path / "out"), "--source", str(path), *SMALL_ARGS]) == 2
@@ -294,18 +345,25 @@ def test_a_short_source_file_is_exit_2(tmp_path: Path, capsys: pytest.CaptureFix
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--dice", "100"], "--dice must be at least"),
-    (["--dice", "20002"], "multiple of 4"),
-    (["--source", "/nonexistent/words.bin"], "cannot read it"),
-    (["--raw", "x.bin"], "--raw OUT and --bytes N go together"),
-    (["--raw", "x.bin", "--bytes", "0"], "--bytes must be 1"),
-    (["--seed", "s", "--source", "f"], "with --source the file is the stream"),
-    (["--decks", "many"], "is not a valid integer"),
-])
-def test_unusable_options_are_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                     args: list[str], message: str,
-                                     monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--dice", "100"], "--dice must be at least"),
+        (["--dice", "20002"], "multiple of 4"),
+        (["--source", "/nonexistent/words.bin"], "cannot read it"),
+        (["--raw", "x.bin"], "--raw OUT and --bytes N go together"),
+        (["--raw", "x.bin", "--bytes", "0"], "--bytes must be 1"),
+        (["--seed", "s", "--source", "f"], "with --source the file is the stream"),
+        (["--decks", "many"], "is not a valid integer"),
+    ],
+)
+def test_unusable_options_are_exit_2(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.chdir(tmp_path)
     assert run(["--out", str(tmp_path / "out"), *args]) == 2
     assert message in capsys.readouterr().err
@@ -342,8 +400,9 @@ def test_sizes_words_needed_covers_a_run() -> None:
     assert bat.ALPHA == 0.01
 
 
-def test_the_pack_needs_dieharder_and_ent(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_pack_needs_dieharder_and_ent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """make certify's tools are Debian's; without them the pack says what to install and
     writes nothing (its dieharder/ent runs live only in `make certify`, not in tests)."""
     from verify_cli.certify import pack

@@ -60,7 +60,8 @@ def test_every_game_is_a_form_listed() -> None:
 
 @pytest.mark.parametrize(("game", "ruleset"), FORMS, ids=FORM_IDS)
 def test_a_v2_match_of_every_game_and_form_through_the_client_verifies(
-        qc: Client, game: str, ruleset: dict[str, Any], tmp_path: Path) -> None:
+    qc: Client, game: str, ruleset: dict[str, Any], tmp_path: Path
+) -> None:
     match = qc.create_match(game, ruleset)
     first = match.seats[0].state()
     assert isinstance(first, SeatingView) and first.legal_actions == []
@@ -70,7 +71,8 @@ def test_a_v2_match_of_every_game_and_form_through_the_client_verifies(
         assert seat.log_index is not None
         lock_seat = seat.lock["seats"][seat.seat]
         assert lock_seat["key"] == seat.key and lock_seat["seed_commitment"] == seed_commitment(
-            match.match_id, seat.seat, seat.nonce or "", seat.client_seed or "")
+            match.match_id, seat.seat, seat.nonce or "", seat.client_seed or ""
+        )
     view = match.seats[0].state()
     assert view.game == game and view.chain is not None
     adapter: TypeAdapter[Any] = TypeAdapter(ACTIONS[game])
@@ -96,16 +98,19 @@ def test_a_v2_match_of_every_game_and_form_through_the_client_verifies(
         chain = seat.proto.roll_chain
         assert (chain is not None) == fresh
         if chain is not None:
-            assert sent_values[seat.seat] == [chain.value(k)
-                                              for k in range(len(sent_values[seat.seat]))]
+            assert sent_values[seat.seat] == [
+                chain.value(k) for k in range(len(sent_values[seat.seat]))
+            ]
     if game in ("tawla", "mahbusa"):
         assert bool(sum(len(v) for v in sent_values.values())) == fresh
     report = match.verify()
     assert report["status"] == "verified", report
     # the player's own files: seed and nonce, lock, requests and receipts
     saved = json.loads(match.seats[0].save(tmp_path / "seat0.json").read_text())
-    assert (saved["client_seed"], saved["nonce"]) == (match.seats[0].client_seed,
-                                                      match.seats[0].nonce)
+    assert (saved["client_seed"], saved["nonce"]) == (
+        match.seats[0].client_seed,
+        match.seats[0].nonce,
+    )
     assert saved["lock"] == doc["lock"] and saved["receipts"] == match.seats[0].receipts
 
 
@@ -182,13 +187,14 @@ def test_errors_carry_the_documented_codes(qc: Client, server: LiveServer) -> No
 def test_a_seat_joining_by_token_checks_the_public_record(qc: Client) -> None:
     match = qc.create_match("hokm", {"target": 1, "players": 2})
     tokens = [s.token for s in match.created.seats]
-    wrong = Seat(qc, match.match_id, 0, tokens[0], terms=Terms(game="hokm",
-                                                               ruleset={"target": 2}))
+    wrong = Seat(qc, match.match_id, 0, tokens[0], terms=Terms(game="hokm", ruleset={"target": 2}))
     with pytest.raises(NotOurMatch, match="target=1, not the 2 asked for"):
         wrong.commit()
     assert qc.match(match.match_id).seats[0].committed is False
-    seats = [Seat(qc, match.match_id, i, tok, terms=Terms(game="hokm", ruleset={"target": 1}))
-             for i, tok in enumerate(tokens)]
+    seats = [
+        Seat(qc, match.match_id, i, tok, terms=Terms(game="hokm", ruleset={"target": 1}))
+        for i, tok in enumerate(tokens)
+    ]
     for seat in seats:
         seat.commit()
     for seat in seats:
@@ -212,8 +218,10 @@ def test_a_lost_answer_is_resent_identically_and_the_action_found(server: LiveSe
                         raise httpx.ReadTimeout("the answer was lost", request=request)
             return resp
 
-    with httpx.Client(transport=Losing()) as http, \
-            Client(server.url, http=http, retry_delay=0) as qc:
+    with (
+        httpx.Client(transport=Losing()) as http,
+        Client(server.url, http=http, retry_delay=0) as qc,
+    ):
         match = qc.create_match("tawla", {"match_length": 1})
         match.start()
         reveals = [c for p, c in sent if p.endswith("/seats/0/reveal")]
@@ -268,7 +276,8 @@ def test_async_client_plays_and_verifies(server: LiveServer) -> None:
                     turn = view.turn
                     continue
                 await match.seats[turn].act(
-                    rnd.choice(view.suggested_actions or view.legal_actions))
+                    rnd.choice(view.suggested_actions or view.legal_actions)
+                )
                 played += 1
             seqs = [ev["seq"] async for ev in match.events()]
             await match.check_transcript()

@@ -55,7 +55,8 @@ VEC_NONCE0 = bytes(0xA0 + i % 16 for i in range(32))
 
 def test_seed_commitment_matches_the_spec_vector() -> None:
     assert proto.seed_commitment("m-0002", 0, VEC_NONCE0, "alice-seed") == (
-        "ed862e4e2373b5ad61bb038f4799631b9d122b49a9ccf6b842a4df3ae698eec4")
+        "ed862e4e2373b5ad61bb038f4799631b9d122b49a9ccf6b842a4df3ae698eec4"
+    )
 
 
 def test_roll_chain_matches_the_spec_vector() -> None:
@@ -71,26 +72,36 @@ def test_event_chain_and_seat_signature_match_the_spec_vectors() -> None:
     start = proto.chain_start(lock)
     assert start.hex() == "47a90014f0a305e5322606bc8d90723a5bdd3d194af6bb49be4a61c9c52b1030"
     ev0 = {"kind": "dice", "label": "g0/opening/0", "result": [1, 2], "seq": 0, "type": "chance"}
-    ev1 = {"action": {"steps": [[13, 10], [24, 23]], "type": "move"}, "seat": 1, "seq": 1,
-           "type": "action"}
+    ev1 = {
+        "action": {"steps": [[13, 10], [24, 23]], "type": "move"},
+        "seat": 1,
+        "seq": 1,
+        "type": "action",
+    }
     heads = proto.chain_heads(lock, [ev0, ev1])
     assert [h.hex() for h in heads[1:]] == [
         "ee898cbcc5ea2fb4c30524677adc3be75759367c55c495d26b5393bd52999350",
-        "73beb466eb11a39fbfa834f85ca5fb87648ae79ddecc666036be4597c9f5abbf"]
+        "73beb466eb11a39fbfa834f85ca5fb87648ae79ddecc666036be4597c9f5abbf",
+    ]
     key = proto.SeatKey.from_seed(bytes([0x42]) * 32)
     assert key.public_b64 == "IVL40Zt5HSRFMkLhXy6rbLfP+ntqXtMAl5YOBpiB2xI="
     msg = proto.sig_message("m-0002", heads[1].hex(), ev1)
-    assert key.sign(msg) == ("k5OmszCOBzVOgTxvGsLBDecDFGCn2X6+4hCZw8h8Cqm3VxR+JDaFVJmIKy93jzCk"
-                             "N6xPbkJyvlY3VIwC8z8TCw==")
+    assert key.sign(msg) == (
+        "k5OmszCOBzVOgTxvGsLBDecDFGCn2X6+4hCZw8h8Cqm3VxR+JDaFVJmIKy93jzCkN6xPbkJyvlY3VIwC8z8TCw=="
+    )
 
 
 @settings(max_examples=60, deadline=None)
-@given(match_id=st.text(min_size=1, max_size=20), seat=st.integers(0, 15),
-       nonce=st.binary(min_size=32, max_size=32),
-       seed=st.text(max_size=70),
-       event=st.dictionaries(st.text(max_size=5), st.integers(-10**6, 10**6), max_size=4))
-def test_client_formulas_equal_the_servers(match_id: str, seat: int, nonce: bytes, seed: str,
-                                           event: dict[str, int]) -> None:
+@given(
+    match_id=st.text(min_size=1, max_size=20),
+    seat=st.integers(0, 15),
+    nonce=st.binary(min_size=32, max_size=32),
+    seed=st.text(max_size=70),
+    event=st.dictionaries(st.text(max_size=5), st.integers(-(10**6), 10**6), max_size=4),
+)
+def test_client_formulas_equal_the_servers(
+    match_id: str, seat: int, nonce: bytes, seed: str, event: dict[str, int]
+) -> None:
     try:
         want: str | None = fairness.seed_commitment(match_id, seat, nonce, seed)
     except fairness.ClientSeedError:
@@ -103,11 +114,13 @@ def test_client_formulas_equal_the_servers(match_id: str, seat: int, nonce: byte
     prev = hashlib.sha256(nonce).digest()
     assert proto.chain_next(prev, event) == fairness.chain_next(prev, event)
     assert proto.sig_message(match_id, prev.hex(), event) == fairness.seat_sig_message(
-        match_id, prev, event)
+        match_id, prev, event
+    )
     chain = proto.RollChain(match_id, seat, nonce, length=8)
     assert chain.tip == fairness.roll_chain_tip(match_id, seat, nonce, length=8)
     assert bytes.fromhex(chain.value(0)) == fairness.check_roll_value(
-        match_id, seat, bytes.fromhex(chain.tip), chain.value(0))
+        match_id, seat, bytes.fromhex(chain.tip), chain.value(0)
+    )
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 13])
@@ -115,8 +128,7 @@ def test_inclusion_proofs_of_the_servers_log_lead_to_its_root(n: int) -> None:
     leaves = [canonical_json({"i": i}) for i in range(n)]
     hashes = [leaf_hash(x) for x in leaves]
     for i in range(n):
-        got = proto.root_from_inclusion(i, n, proto.leaf_hash(leaves[i]),
-                                        audit_path(i, hashes))
+        got = proto.root_from_inclusion(i, n, proto.leaf_hash(leaves[i]), audit_path(i, hashes))
         assert got == root(hashes)
         if n > 1:  # the neighbour's leaf does not lead there
             j = (i + 1) % n
@@ -124,6 +136,7 @@ def test_inclusion_proofs_of_the_servers_log_lead_to_its_root(n: int) -> None:
 
 
 # -- the commit record ------------------------------------------------------------------------
+
 
 def test_a_seat_commits_its_own_fresh_secrets_and_keeps_them() -> None:
     fake = FakeServer()
@@ -133,9 +146,13 @@ def test_a_seat_commits_its_own_fresh_secrets_and_keeps_them() -> None:
     for seat, body in zip(match.seats, bodies, strict=True):
         assert seat.nonce is not None and len(bytes.fromhex(seat.nonce)) == 32
         assert seat.client_seed is not None
-        assert body == {"seed_commitment": fairness.seed_commitment(
-            fake.match_id, seat.seat, seat.nonce, seat.client_seed),
-            "key": seat.key, "roll_chain": body["roll_chain"]}
+        assert body == {
+            "seed_commitment": fairness.seed_commitment(
+                fake.match_id, seat.seat, seat.nonce, seat.client_seed
+            ),
+            "key": seat.key,
+            "roll_chain": body["roll_chain"],
+        }
         assert body["roll_chain"] is not None and seat.key is not None
     # nothing is shared between seats
     assert len({s.nonce for s in match.seats}) == 2 and len({s.key for s in match.seats}) == 2
@@ -189,14 +206,18 @@ def committed_with(fake: FakeServer, seeds: list[str | None]) -> tuple[Client, M
 
 # -- the lock: each failed check refuses to reveal --------------------------------------------
 
-@pytest.mark.parametrize(("tamper", "why"), [
-    ("lock_signer", "lock's signature does not match"),
-    ("lock_unknown_key", "not one of the server keys this client trusts"),
-    ("lock_ruleset", "the lock's ruleset"),
-    ("lock_commitment", "seed_commitment at seat 0 is"),
-    ("lock_not_logged", "log entry 5 is not this lock"),
-    ("no_proof", "HTTP 404"),
-])
+
+@pytest.mark.parametrize(
+    ("tamper", "why"),
+    [
+        ("lock_signer", "lock's signature does not match"),
+        ("lock_unknown_key", "not one of the server keys this client trusts"),
+        ("lock_ruleset", "the lock's ruleset"),
+        ("lock_commitment", "seed_commitment at seat 0 is"),
+        ("lock_not_logged", "log entry 5 is not this lock"),
+        ("no_proof", "HTTP 404"),
+    ],
+)
 def test_a_lock_that_fails_a_check_is_not_revealed_against(tamper: str, why: str) -> None:
     fake = FakeServer(tamper={tamper})
     _, match = committed(fake)
@@ -231,8 +252,7 @@ def test_a_good_lock_is_checked_kept_and_revealed_against() -> None:
     match.seats[0].reveal()
     seat = match.seats[0]
     assert seat.lock == fake.lock and seat.log_index == 5
-    assert fake.posts("/reveal")[0].json() == {"client_seed": seat.client_seed,
-                                              "nonce": seat.nonce}
+    assert fake.posts("/reveal")[0].json() == {"client_seed": seat.client_seed, "nonce": seat.nonce}
     # the receipts of seq -1 (the lock's answer, the reveal's; seat 0's commit came before
     # the lock, so it had none) are the lock's chain[-1]
     start = fairness.chain_start(fake.lock or {}).hex()
@@ -251,6 +271,7 @@ def test_reveal_waits_for_the_lock_when_asked() -> None:
 
 
 # -- playing: signatures, values when owed, resends -------------------------------------------
+
 
 def playing(fake: FakeServer, **kw: Any) -> tuple[Client, Match]:
     qc, match = started(fake, **kw)
@@ -285,9 +306,12 @@ def test_a_whole_scripted_match_is_signed_valued_and_receipted(tmp_path: Path) -
         assert set(body) == {"action", "version", "prev", "sig"}
     # the fresh-roll values are each seat's chain values 0, 1, 2 in order
     for seat in match.seats:
-        values = [s.json()["action"]["value"] for s in fake.posts("/actions")
-                  if s.json()["action"]["type"] in ("roll", "roll_value")
-                  and _seat_of(fake, s) == seat.seat]
+        values = [
+            s.json()["action"]["value"]
+            for s in fake.posts("/actions")
+            if s.json()["action"]["type"] in ("roll", "roll_value")
+            and _seat_of(fake, s) == seat.seat
+        ]
         assert values == [seat.proto.roll_chain.value(k) for k in range(3)]  # type: ignore[union-attr]
     doc = match.check_transcript()
     assert doc["chain"] == fake.chain.hex()  # type: ignore[union-attr]
@@ -309,9 +333,15 @@ def _seat_of(fake: FakeServer, sent: Any) -> int:
     body = sent.json()
     for seat, key in enumerate(s["key"] for s in (fake.lock or {})["seats"]):
         try:
-            fairness.verify_bytes(key, body["sig"], fairness.seat_sig_message(
-                fake.match_id, body["prev"], {"type": "action", "seat": seat,
-                                              "action": body["action"]}))
+            fairness.verify_bytes(
+                key,
+                body["sig"],
+                fairness.seat_sig_message(
+                    fake.match_id,
+                    body["prev"],
+                    {"type": "action", "seat": seat, "action": body["action"]},
+                ),
+            )
             return seat
         except fairness.SignatureError:
             continue
@@ -343,7 +373,8 @@ def test_a_value_is_sent_only_when_the_view_shows_it_owed() -> None:
     assert len(fake.posts("/actions")) == before
     match.seats[0].act({"type": "roll_value"})
     assert fake.posts("/actions")[-1].json()["action"]["value"] == (
-        match.seats[0].proto.roll_chain.value(0))  # type: ignore[union-attr]
+        match.seats[0].proto.roll_chain.value(0)
+    )  # type: ignore[union-attr]
 
 
 def test_a_view_claiming_values_the_seat_never_sent_gets_none() -> None:
@@ -400,6 +431,7 @@ def test_an_unanswered_request_is_kept_without_a_receipt() -> None:
 
 # -- receipts and the transcript ----------------------------------------------------------------
 
+
 def test_a_receipt_that_disagrees_with_the_answer_is_refused() -> None:
     fake = FakeServer()
     _, match = playing(fake)
@@ -416,8 +448,11 @@ def test_a_transcript_cut_short_or_with_another_lock_is_caught() -> None:
     match.check_transcript(doc)
     cut = dict(doc, events=doc["events"][:-2])
     cut["chain"] = fairness.chain_head(doc["lock"], cut["events"]).hex()
-    with pytest.raises(TranscriptMismatch, match=r"receipt for seq 1[01] is beyond .* cut the "
-                                                 "match short"):
+    with pytest.raises(
+        TranscriptMismatch,
+        match=r"receipt for seq 1[01] is beyond .* cut the "
+        "match short",
+    ):
         match.seats[0].check_transcript(cut)
     edited = json.loads(json.dumps(doc))
     edited["events"][3]["action"] = {"type": "double"}
@@ -437,8 +472,7 @@ def test_receipts_are_written_where_the_player_says(tmp_path: Path) -> None:
     fake = FakeServer()
     qc, match = started(fake)
     path = tmp_path / "r.json"
-    seat = Seat(qc, fake.match_id, 0, fake.tokens[0], record=fake.record,
-                receipts_file=path)
+    seat = Seat(qc, fake.match_id, 0, fake.tokens[0], record=fake.record, receipts_file=path)
     seat.commit()
     match.seats[1].commit()
     seat.reveal()
@@ -462,12 +496,14 @@ def test_a_handle_without_the_seat_key_does_not_act_for_a_keyed_seat() -> None:
 
 # -- the async client does the same -------------------------------------------------------------
 
+
 def test_the_async_client_is_conforming_too(tmp_path: Path) -> None:
     async def main() -> None:
         fake = FakeServer()
         fake.faults["/actions"] = ["drop"]
-        async with AsyncClient("http://fake", http=httpx.AsyncClient(
-                transport=fake.transport()), retry_delay=0) as ac:
+        async with AsyncClient(
+            "http://fake", http=httpx.AsyncClient(transport=fake.transport()), retry_delay=0
+        ) as ac:
             match = await ac.create_match("tawla", ASKED, names=fake.names)
             await match.start()
             turns = 0
@@ -484,8 +520,9 @@ def test_the_async_client_is_conforming_too(tmp_path: Path) -> None:
             assert json.loads((tmp_path / "a.json").read_text()) == match.seats[0].receipts
 
         bad = FakeServer(tamper={"lock_ruleset"})
-        async with AsyncClient("http://fake", http=httpx.AsyncClient(
-                transport=bad.transport()), retry_delay=0) as ac:
+        async with AsyncClient(
+            "http://fake", http=httpx.AsyncClient(transport=bad.transport()), retry_delay=0
+        ) as ac:
             match = await ac.create_match("tawla", ASKED, names=bad.names)
             for seat in match.seats:
                 await seat.commit()
@@ -510,8 +547,8 @@ def test_record_keys_accept_keys_answer_or_mapping() -> None:
         Client("http://fake", keys=[1, 2])
 
 
-
 # -- plain sessions --------------------------------------------------------------------------
+
 
 def test_a_session_seed_goes_only_after_the_record_and_the_lock_is_checked() -> None:
     fake = FakeServer()

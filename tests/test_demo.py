@@ -23,8 +23,9 @@ def test_demo_plays_and_verify_passes() -> None:
         rc = run_demo(srv.url, ["iraqi_domino", "rng"], seed=4, echo=lines.append)
     assert rc == 0, lines
     # every form of the game, each seated by the conforming client and held to its receipts
-    assert sum(line.startswith("iraqi_domino (") and " match m_" in line
-               for line in lines) == len(forms_of("iraqi_domino"))
+    assert sum(line.startswith("iraqi_domino (") and " match m_" in line for line in lines) == len(
+        forms_of("iraqi_domino")
+    )
     assert sum("every seat checked the lock and revealed" in line for line in lines) == 2
     assert sum("receipts agree with the transcript" in line for line in lines) == 2
     assert any(line.startswith("rng: session r_") and "lock checked" in line for line in lines)
@@ -65,8 +66,11 @@ def test_demo_command_takes_game_and_seed() -> None:
 
 
 def test_qahwa_demo_end_to_end_fits_an_80_column_terminal() -> None:
-    rc, shown = run_on_terminal([sys.executable, "-m", "service.cli", "demo", "--game", "rng",
-                                 "--seed", "2"], cols=80, cwd=ROOT)
+    rc, shown = run_on_terminal(
+        [sys.executable, "-m", "service.cli", "demo", "--game", "rng", "--seed", "2"],
+        cols=80,
+        cwd=ROOT,
+    )
     assert rc == 0, shown
     assert shown.index("rng: session") < shown.index("VERIFIED  rng match")
     long = [line for line in shown.splitlines() if len(line) > 80]

@@ -19,8 +19,9 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 
 
 def python_blocks(name: str) -> list[str]:
-    return re.findall(r"^```python\n(.*?)^```", (DOCS / name).read_text(encoding="utf-8"),
-                      flags=re.S | re.M)
+    return re.findall(
+        r"^```python\n(.*?)^```", (DOCS / name).read_text(encoding="utf-8"), flags=re.S | re.M
+    )
 
 
 def run(code: str, url: str, monkeypatch: pytest.MonkeyPatch) -> str:
@@ -46,8 +47,9 @@ def test_api_guide_example_runs(server: LiveServer, monkeypatch: pytest.MonkeyPa
     run(namespace_code, server.url, monkeypatch)
 
 
-def test_bot_is_30_lines_and_plays_to_a_verified_end(server: LiveServer,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bot_is_30_lines_and_plays_to_a_verified_end(
+    server: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (code,) = python_blocks("bot.md")
     assert len(code.splitlines()) <= 30
     out = run(code, server.url, monkeypatch)

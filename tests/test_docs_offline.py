@@ -52,8 +52,7 @@ def test_docs_render_in_chromium_with_no_request_leaving(server: LiveServer) -> 
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.route("**/*", guard)
         page.goto(server.url + "/docs")
-        expect(page.locator(".swagger-ui .info .title")).to_contain_text(
-            "qahwa", timeout=30_000)
+        expect(page.locator(".swagger-ui .info .title")).to_contain_text("qahwa", timeout=30_000)
         # The operations are listed, from /openapi.json.
         expect(page.locator(".opblock").first).to_be_visible(timeout=30_000)
         page.wait_for_load_state("networkidle")

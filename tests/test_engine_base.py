@@ -39,6 +39,7 @@ def replay(*args: Any, **kw: Any) -> Engine:
 def simulate_match(*args: Any, **kw: Any) -> tuple[dict[str, Any], Engine]:
     return simulate_any(*args, protocol=fairness.PROTOCOL, **kw)
 
+
 SEED = hashlib.sha256(b"engine-base").digest()
 KEY = fairness.match_key(SEED, "s-1", "rng", "{}", ["me"])
 
@@ -54,8 +55,13 @@ def test_chance_records_events_in_order() -> None:
     assert u == fairness.uniform(KEY, "b", 2**32)
     assert s == fairness.shuffle(KEY, "c", ["x", "y", "z"])
     assert c.take_events() == [
-        {"type": "chance", "label": "a", "kind": "dice", "args": {"count": 3, "sides": 8},
-         "result": d},
+        {
+            "type": "chance",
+            "label": "a",
+            "kind": "dice",
+            "args": {"count": 3, "sides": 8},
+            "result": d,
+        },
         {"type": "chance", "label": "b", "kind": "uniform", "args": {"n": 2**32}, "result": u},
         {"type": "chance", "label": "c", "kind": "shuffle", "result": s},
     ]
@@ -75,8 +81,9 @@ def test_chance_forbids_label_reuse(second: str) -> None:
     c = Chance(KEY)
     c.dice("r0/shuffle", 1)
     with pytest.raises(ReplayError, match="used twice"):
-        getattr(c, second)("r0/shuffle", *{"dice": (1,), "uniform": (3,),
-                                           "shuffle": ([1, 2],)}[second])
+        getattr(c, second)(
+            "r0/shuffle", *{"dice": (1,), "uniform": (3,), "shuffle": ([1, 2],)}[second]
+        )
     assert len(c.take_events()) == 1  # the refused draw recorded nothing
 
 
@@ -146,11 +153,13 @@ def test_only_keys() -> None:
 
 def test_outcome_to_json() -> None:
     o = Outcome("finished", (0, 2), (7, 3), {"rounds": 4, "reason": "ignored"})
-    assert o.to_json() == {"rounds": 4, "reason": "finished", "winners": [0, 2],
-                           "scores": [7, 3]}
+    assert o.to_json() == {"rounds": 4, "reason": "finished", "winners": [0, 2], "scores": [7, 3]}
     assert json.loads(json.dumps(o.to_json())) == o.to_json()
     assert Outcome("abandoned", (), (0,)).to_json() == {
-        "reason": "abandoned", "winners": [], "scores": [0]}
+        "reason": "abandoned",
+        "winners": [],
+        "scores": [0],
+    }
 
 
 # -- the rng engine --------------------------------------------------------------------------
@@ -163,13 +172,19 @@ def new_session() -> RngEngine:
 def test_rng_session_draws() -> None:
     e = new_session()
     assert e.turn == 0 and e.status == "playing" and e.outcome is None
-    sent = [{"type": "draw", "kind": "dice", "count": 2, "sides": 6},
-            {"type": "draw", "kind": "dice"},  # defaults: one six-sided die
-            {"type": "draw", "kind": "uniform", "n": 2**32},
-            {"type": "draw", "kind": "shuffle", "n": 5}]
+    sent = [
+        {"type": "draw", "kind": "dice", "count": 2, "sides": 6},
+        {"type": "draw", "kind": "dice"},  # defaults: one six-sided die
+        {"type": "draw", "kind": "uniform", "n": 2**32},
+        {"type": "draw", "kind": "shuffle", "n": 5},
+    ]
     produced = [e.apply(0, a) for a in sent]
-    assert e.draws == [fairness.dice(KEY, "d0", 2), fairness.dice(KEY, "d1", 1),
-                       fairness.uniform(KEY, "d2", 2**32), fairness.shuffle(KEY, "d3", range(5))]
+    assert e.draws == [
+        fairness.dice(KEY, "d0", 2),
+        fairness.dice(KEY, "d1", 1),
+        fairness.uniform(KEY, "d2", 2**32),
+        fairness.shuffle(KEY, "d3", range(5)),
+    ]
     # apply returns the action event exactly as sent, then the chance events it drew
     assert [p[0] for p in produced] == [{"type": "action", "seat": 0, "action": a} for a in sent]
     assert all(len(p) == 2 for p in produced) and e.chance.take_events() == []
@@ -182,8 +197,12 @@ def test_rng_session_draws() -> None:
     e.apply(0, {"type": "close"})
     assert e.outcome == Outcome("finished", (0,), (4,), {"draws": 4})
     assert e.turn is None and e.status == "finished"
-    assert e.view(None)["result"] == {"draws": 4, "reason": "finished", "winners": [0],
-                                      "scores": [4]}
+    assert e.view(None)["result"] == {
+        "draws": 4,
+        "reason": "finished",
+        "winners": [0],
+        "scores": [4],
+    }
     assert e.legal_actions(0) == []
 
 
@@ -222,8 +241,11 @@ BAD_ACTIONS: list[tuple[Any, type[Exception], str]] = [
     ({"type": "draw", "kind": "uniform", "n": 2**32 + 1}, MalformedActionError, "'n'"),
     ({"type": "draw", "kind": "shuffle", "n": 1001}, MalformedActionError, "'n'"),
     ({"type": "draw", "kind": "shuffle", "n": 0}, MalformedActionError, "'n'"),
-    ({"type": "draw", "kind": "shuffle", "n": 3, "items": "deck52"}, MalformedActionError,
-     "unexpected"),
+    (
+        {"type": "draw", "kind": "shuffle", "n": 3, "items": "deck52"},
+        MalformedActionError,
+        "unexpected",
+    ),
     ({"type": "draw", "kind": "coin"}, MalformedActionError, "kind"),
     ({"type": "draw"}, MalformedActionError, "kind"),
     ({"type": "close", "now": True}, MalformedActionError, "unexpected"),
@@ -237,8 +259,9 @@ BAD_ACTIONS: list[tuple[Any, type[Exception], str]] = [
 
 
 @pytest.mark.parametrize(("action", "err", "match"), BAD_ACTIONS)
-def test_rng_bad_input_leaves_state_unchanged(action: Any, err: type[Exception],
-                                               match: str) -> None:
+def test_rng_bad_input_leaves_state_unchanged(
+    action: Any, err: type[Exception], match: str
+) -> None:
     e = new_session()
     e.apply(0, {"type": "draw", "kind": "uniform", "n": 10})
     before = (copy.deepcopy(e.draws), set(e.chance.labels), e.view(0))
@@ -291,17 +314,19 @@ def test_end_match_resigned_and_abandoned() -> None:
     assert e2.view(0)["status"] == "finished"
 
 
-@pytest.mark.parametrize(("reason", "seat", "err"), [
-    ("resigned", None, NotYourTurnError),
-    ("resigned", 1, NotYourTurnError),
-    ("resigned", -1, NotYourTurnError),
-    ("resigned", "0", NotYourTurnError),
-    ("resigned", True, NotYourTurnError),
-    ("timeout", 0, IllegalActionError),
-    ("finished", None, IllegalActionError),
-])
-def test_end_match_bad_input_changes_nothing(reason: str, seat: Any,
-                                             err: type[Exception]) -> None:
+@pytest.mark.parametrize(
+    ("reason", "seat", "err"),
+    [
+        ("resigned", None, NotYourTurnError),
+        ("resigned", 1, NotYourTurnError),
+        ("resigned", -1, NotYourTurnError),
+        ("resigned", "0", NotYourTurnError),
+        ("resigned", True, NotYourTurnError),
+        ("timeout", 0, IllegalActionError),
+        ("finished", None, IllegalActionError),
+    ],
+)
+def test_end_match_bad_input_changes_nothing(reason: str, seat: Any, err: type[Exception]) -> None:
     e = new_session()
     with pytest.raises(err):
         e.end_match(reason, seat)
@@ -320,16 +345,18 @@ class Duel(Engine):
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"rolls": 4, "sloppy": False, "teams": False}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("roll",)
 
-    def __init__(self, ruleset: Mapping[str, Any], chance: Chance,
-                 ctx: MatchContext | None = None) -> None:
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
         super().__init__(ruleset, chance, ctx)
         self.to_act = chance.uniform("first", self.n_seats)
         self.totals = [0] * self.n_seats
         self.k = 0
 
     @classmethod
-    def parse_ruleset(cls, raw: Mapping[str, Any] | None, *,
-                      protocol: str = fairness.PROTOCOL) -> dict[str, Any]:
+    def parse_ruleset(
+        cls, raw: Mapping[str, Any] | None, *, protocol: str = fairness.PROTOCOL
+    ) -> dict[str, Any]:
         r = super().parse_ruleset(raw, protocol=protocol)
         int_in(r, "rolls", 1, 10)
         return r
@@ -371,8 +398,9 @@ class Duel(Engine):
         return tuple(out)
 
 
-def play_duel(ruleset: dict[str, Any] | None = None, *, rolls: int | None = None,
-              resign: int | None = None) -> tuple[str, bytes, list[dict[str, Any]], Duel]:
+def play_duel(
+    ruleset: dict[str, Any] | None = None, *, rolls: int | None = None, resign: int | None = None
+) -> tuple[str, bytes, list[dict[str, Any]], Duel]:
     parsed = Duel.parse_ruleset(ruleset or {})
     rs = fairness.canonical_ruleset(parsed)
     key = fairness.match_key(SEED, "duel-1", "duel", rs, ["a", "b"])
@@ -386,7 +414,8 @@ def play_duel(ruleset: dict[str, Any] | None = None, *, rolls: int | None = None
         events.extend(e.apply(seat, {"type": "roll"}))
     if resign is not None:
         assert e.end_match("resigned", resign) == [
-            {"type": "end", "reason": "resigned", "seat": resign}]
+            {"type": "end", "reason": "resigned", "seat": resign}
+        ]
         events.append({"type": "end", "reason": "resigned", "seat": resign})
     return rs, key, [{"seq": i, **ev} for i, ev in enumerate(events)], e
 
@@ -405,8 +434,7 @@ def test_duel_plays_and_replays() -> None:
 def test_on_event_gets_the_engine_as_each_event_left_it() -> None:
     rs, key, events, e = play_duel()
     states: list[tuple[int, int | None]] = []
-    replay(Duel, rs, key, events,
-           on_event=lambda ev, eng: states.append((ev["seq"], eng.turn)))
+    replay(Duel, rs, key, events, on_event=lambda ev, eng: states.append((ev["seq"], eng.turn)))
     live = Duel(Duel.parse_ruleset(json.loads(rs)), Chance(key))
     want = [(0, live.turn)]
     for ev in events[1:]:
@@ -459,8 +487,13 @@ def rng_transcript() -> dict[str, Any]:
 
 
 def rng_key(doc: dict[str, Any]) -> bytes:
-    return fairness.match_key(doc["server_seed"], doc["match_id"], "rng", doc["ruleset"],
-                              [s["client_seed"] for s in doc["seats"]])
+    return fairness.match_key(
+        doc["server_seed"],
+        doc["match_id"],
+        "rng",
+        doc["ruleset"],
+        [s["client_seed"] for s in doc["seats"]],
+    )
 
 
 def test_simulated_rng_transcript_replays() -> None:
@@ -509,14 +542,19 @@ def _remove_last_chance(ev: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _duplicate_chance(ev: list[dict[str, Any]]) -> list[dict[str, Any]]:
     i = first(ev, "chance")
-    return renumber(ev[: i + 1] + [copy.deepcopy(ev[i])] + ev[i + 1:])
+    return renumber(ev[: i + 1] + [copy.deepcopy(ev[i])] + ev[i + 1 :])
 
 
 def _extra_chance(ev: list[dict[str, Any]]) -> list[dict[str, Any]]:
     i = first(ev, "chance")
-    extra = {"type": "chance", "label": "x", "kind": "uniform", "args": {"n": 2},
-             "result": fairness.uniform(KEY, "x", 2)}
-    return renumber(ev[: i + 1] + [extra] + ev[i + 1:])
+    extra = {
+        "type": "chance",
+        "label": "x",
+        "kind": "uniform",
+        "args": {"n": 2},
+        "result": fairness.uniform(KEY, "x", 2),
+    }
+    return renumber(ev[: i + 1] + [extra] + ev[i + 1 :])
 
 
 def _swap_chances(ev: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -528,7 +566,7 @@ def _swap_chances(ev: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _swap_action_pairs(ev: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # the first two draws (action + its chance) in the other order, results kept
     i, j = first(ev, "action", 0), first(ev, "action", 1)
-    return renumber(ev[j:j + 2] + ev[i:i + 2] + ev[j + 2:])
+    return renumber(ev[j : j + 2] + ev[i : i + 2] + ev[j + 2 :])
 
 
 def _chance_before_action(ev: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -565,9 +603,11 @@ def _changed_action(ev: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # a legal action, but not the one whose chance follows
     i = first(ev, "action")
     a = ev[i]["action"]
-    ev[i]["action"] = ({"type": "draw", "kind": "uniform", "n": 3}
-                       if a.get("kind") != "uniform" or a.get("n") != 3
-                       else {"type": "draw", "kind": "dice"})
+    ev[i]["action"] = (
+        {"type": "draw", "kind": "uniform", "n": 3}
+        if a.get("kind") != "uniform" or a.get("n") != 3
+        else {"type": "draw", "kind": "dice"}
+    )
     return ev
 
 
@@ -594,13 +634,32 @@ def _not_an_object_for_chance(ev: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return ev
 
 
-TAMPERS = {f.__name__[1:]: f for f in [
-    _change_result, _change_label, _change_args, _remove_chance, _remove_last_chance,
-    _duplicate_chance, _extra_chance, _swap_chances, _swap_action_pairs, _chance_before_action,
-    _bad_seq, _bad_seq_chance, _seq_gap, _illegal_action, _wrong_seat, _changed_action,
-    _action_after_close, _end_after_close, _unknown_event, _not_an_object,
-    _not_an_object_for_chance,
-]}
+TAMPERS = {
+    f.__name__[1:]: f
+    for f in [
+        _change_result,
+        _change_label,
+        _change_args,
+        _remove_chance,
+        _remove_last_chance,
+        _duplicate_chance,
+        _extra_chance,
+        _swap_chances,
+        _swap_action_pairs,
+        _chance_before_action,
+        _bad_seq,
+        _bad_seq_chance,
+        _seq_gap,
+        _illegal_action,
+        _wrong_seat,
+        _changed_action,
+        _action_after_close,
+        _end_after_close,
+        _unknown_event,
+        _not_an_object,
+        _not_an_object_for_chance,
+    ]
+}
 
 
 @pytest.mark.parametrize("name", list(TAMPERS))
@@ -636,10 +695,15 @@ def test_replay_with_another_key_fails_at_the_first_chance() -> None:
         replay(RngEngine, doc["ruleset"], other, doc["events"])
 
 
-@pytest.mark.parametrize(("ruleset", "match"), [
-    ("not json", "not JSON"), ('{"x":1}', "ruleset rejected"), ("[]", "ruleset rejected"),
-    ('{"rolls":99}', "ruleset rejected"),
-])
+@pytest.mark.parametrize(
+    ("ruleset", "match"),
+    [
+        ("not json", "not JSON"),
+        ('{"x":1}', "ruleset rejected"),
+        ("[]", "ruleset rejected"),
+        ('{"rolls":99}', "ruleset rejected"),
+    ],
+)
 def test_replay_bad_ruleset(ruleset: str, match: str) -> None:
     cls = Duel if "rolls" in ruleset else RngEngine
     with pytest.raises(ReplayError, match=match):
@@ -660,13 +724,21 @@ def test_replay_start_chance_is_checked() -> None:
 
 def test_replay_end_events() -> None:
     doc, eng = simulate_match("rng", seed=5, client_seeds=["me"], resign_at=2)
-    assert doc["events"][-1] == {"seq": len(doc["events"]) - 1, "type": "end",
-                                 "reason": "resigned", "seat": 0}
+    assert doc["events"][-1] == {
+        "seq": len(doc["events"]) - 1,
+        "type": "end",
+        "reason": "resigned",
+        "seat": 0,
+    }
     e = replay(RngEngine, "{}", rng_key(doc), doc["events"])
     assert e.outcome == eng.outcome and e.outcome is not None
     assert e.outcome.reason == "resigned"
-    for bad_end in ({"reason": "resigned", "seat": 3}, {"reason": "resigned"},
-                    {"reason": "gave up", "seat": 0}, {"reason": "resigned", "seat": True}):
+    for bad_end in (
+        {"reason": "resigned", "seat": 3},
+        {"reason": "resigned"},
+        {"reason": "gave up", "seat": 0},
+        {"reason": "resigned", "seat": True},
+    ):
         events = copy.deepcopy(doc["events"])
         events[-1] = {"seq": events[-1]["seq"], "type": "end", **bad_end}
         with pytest.raises(ReplayError, match="end rejected"):
@@ -674,17 +746,24 @@ def test_replay_end_events() -> None:
     events = copy.deepcopy(doc["events"])
     events[-1] = {"seq": events[-1]["seq"], "type": "end", "reason": "abandoned"}
     assert replay(RngEngine, "{}", rng_key(doc), events).outcome == Outcome(
-        "abandoned", (), (len(eng.draws),))
+        "abandoned", (), (len(eng.draws),)
+    )
 
 
 # -- transcripts -----------------------------------------------------------------------------
 
 
 def test_build_transcript() -> None:
-    doc = build_transcript(match_id="m", game="rng", ruleset="{}", server_seed=SEED,
-                           seats=[{"seat": 0, "name": "x", "client_seed": "me",
-                                   "seed_source": "player"}],
-                           events=[], result=None, extra={"created_at": "t", "game": "nope"})
+    doc = build_transcript(
+        match_id="m",
+        game="rng",
+        ruleset="{}",
+        server_seed=SEED,
+        seats=[{"seat": 0, "name": "x", "client_seed": "me", "seed_source": "player"}],
+        events=[],
+        result=None,
+        extra={"created_at": "t", "game": "nope"},
+    )
     assert doc["commitment"] == hashlib.sha256(SEED).hexdigest()
     assert doc["server_seed"] == SEED.hex() and doc["result"] is None
     assert doc["created_at"] == "t" and doc["game"] == "rng"  # extra never overrides
@@ -693,10 +772,14 @@ def test_build_transcript() -> None:
 
 
 def test_redact_hides_shuffles_only() -> None:
-    ev = {"seq": 3, "type": "chance", "label": "h0/shuffle", "kind": "shuffle",
-          "result": ["AS"]}
-    assert Engine.redact(ev) == {"seq": 3, "type": "chance", "label": "h0/shuffle",
-                                 "kind": "shuffle", "hidden": True}
+    ev = {"seq": 3, "type": "chance", "label": "h0/shuffle", "kind": "shuffle", "result": ["AS"]}
+    assert Engine.redact(ev) == {
+        "seq": 3,
+        "type": "chance",
+        "label": "h0/shuffle",
+        "kind": "shuffle",
+        "hidden": True,
+    }
     assert "result" in ev  # the event itself is not changed
     dice = {"seq": 0, "type": "chance", "label": "g0/roll/1", "kind": "dice", "result": [1, 2]}
     assert Engine.redact(dice) == dice
@@ -720,13 +803,13 @@ def test_replay_refuses_extra_fields_on_action_and_end_events() -> None:
 @pytest.mark.parametrize(
     ("scores", "target", "want"),
     [
-        ([0, 0], 10, None),          # nobody there yet
-        ([10, 3], 10, 0),            # exactly the target counts
+        ([0, 0], 10, None),  # nobody there yet
+        ([10, 3], 10, 0),  # exactly the target counts
         ([3, 12], 10, 1),
-        ([15, 12], 10, 0),           # both reach: the higher wins
-        ([12, 12], 10, None),        # both reach level: play on
+        ([15, 12], 10, 0),  # both reach: the higher wins
+        ([12, 12], 10, None),  # both reach level: play on
         ([-5, 9], 10, None),
-        ([4, 11, 11], 10, None),     # three sides, the top two level
+        ([4, 11, 11], 10, None),  # three sides, the top two level
         ([4, 11, 13], 10, 2),
     ],
 )

@@ -92,13 +92,17 @@ def freeze(obj: Any) -> Any:
     if isinstance(obj, set | frozenset):
         return ("set", tuple(sorted((freeze(x) for x in obj), key=repr)))
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return (type(obj).__name__, freeze({f.name: getattr(obj, f.name)
-                                            for f in dataclasses.fields(obj)}))
+        return (
+            type(obj).__name__,
+            freeze({f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}),
+        )
     if hasattr(obj, "__dict__"):
         return (type(obj).__name__, freeze(vars(obj)))
     if hasattr(obj, "__slots__"):
-        return (type(obj).__name__, freeze({s: getattr(obj, s) for s in obj.__slots__
-                                            if hasattr(obj, s)}))
+        return (
+            type(obj).__name__,
+            freeze({s: getattr(obj, s) for s in obj.__slots__ if hasattr(obj, s)}),
+        )
     raise TypeError(f"cannot compare a {type(obj).__name__}")
 
 
@@ -107,8 +111,13 @@ def snapshot(e: Engine) -> Any:
     return freeze(e)
 
 
-def wrong_actions(e: Engine, seat: int, legal: list[dict[str, Any]],
-                  seen_values: dict[str, list[Any]], rnd: random.Random) -> Iterator[Any]:
+def wrong_actions(
+    e: Engine,
+    seat: int,
+    legal: list[dict[str, Any]],
+    seen_values: dict[str, list[Any]],
+    rnd: random.Random,
+) -> Iterator[Any]:
     """Actions a client might send that are not in the seat's legal list."""
     yield None
     yield "pass"
@@ -153,7 +162,8 @@ def check_refusals(e: Engine, rnd: random.Random, seen_values: dict[str, list[An
         # documented optional field left out (rng's count).
         assert isinstance(action, dict)
         assert any(t == action["type"] and set(action) <= shape for t, shape in listed_shapes), (
-            f"{action!r} was accepted but is not a legal action")
+            f"{action!r} was accepted but is not a legal action"
+        )
         assert snapshot(e) == before  # the trial was a copy
 
 
@@ -175,15 +185,26 @@ def play(game: str, ruleset: dict[str, Any], seed: int, protocol: str = PROTOCOL
     ctx: MatchContext | None = None
     chains: list[list[bytes]] | None = None
     if protocol == PROTOCOL:
-        key = match_key(random.Random(seed).randbytes(32), match_id, game,
-                        canonical_ruleset(parsed), [f"c{s}-{seed}" for s in range(n)])
+        key = match_key(
+            random.Random(seed).randbytes(32),
+            match_id,
+            game,
+            canonical_ruleset(parsed),
+            [f"c{s}-{seed}" for s in range(n)],
+        )
     else:
-        key = match_key_v2(random.Random(seed).randbytes(64), match_id, game,
-                           canonical_ruleset(parsed),
-                           [(f"c{s}-{seed}", bytes([s]) * 32) for s in range(n)])
+        key = match_key_v2(
+            random.Random(seed).randbytes(64),
+            match_id,
+            game,
+            canonical_ruleset(parsed),
+            [(f"c{s}-{seed}", bytes([s]) * 32) for s in range(n)],
+        )
         if parsed.get("fresh_rolls"):
-            chains = [roll_chain(match_id, s, random.Random(f"{seed}-{s}").randbytes(32))
-                      for s in range(n)]
+            chains = [
+                roll_chain(match_id, s, random.Random(f"{seed}-{s}").randbytes(32))
+                for s in range(n)
+            ]
         ctx = MatchContext(match_id, tuple(c[0].hex() for c in chains) if chains else ())
     chance = Chance(key)
     e = cls(parsed, chance, ctx)
@@ -227,18 +248,22 @@ def play(game: str, ruleset: dict[str, Any], seed: int, protocol: str = PROTOCOL
         if chains is not None:  # every roll was fresh: each label carries its values' hash
             assert all("|" in lab for lab in labels)
             used = e.view(None)["values_used"]
-            assert sum(ev["type"] == "action" and ev["action"]["type"] in (
-                "roll", "roll_value") for ev in events) == sum(used)
+            assert sum(
+                ev["type"] == "action" and ev["action"]["type"] in ("roll", "roll_value")
+                for ev in events
+            ) == sum(used)
     numbered = [{"seq": i, **ev} for i, ev in enumerate(events)]
-    replayed = replay(cls, canonical_ruleset(parsed), key, numbered, protocol=protocol,
-                      ctx=ctx)
+    replayed = replay(cls, canonical_ruleset(parsed), key, numbered, protocol=protocol, ctx=ctx)
     assert replayed.outcome == e.outcome
     assert snapshot(replayed) == snapshot(e), "replay does not rebuild the live engine"
 
 
-CASES = [(g, p, i) for p in (PROTOCOL, PROTOCOL_V2) for g in GAME_IDS
-         for i in range(len(RULESETS[g]) + len((V1_ONLY if p == PROTOCOL else V2_ONLY)
-                                              .get(g, [])))]
+CASES = [
+    (g, p, i)
+    for p in (PROTOCOL, PROTOCOL_V2)
+    for g in GAME_IDS
+    for i in range(len(RULESETS[g]) + len((V1_ONLY if p == PROTOCOL else V2_ONLY).get(g, [])))
+]
 
 
 def ruleset_of(game: str, protocol: str, variant: int) -> dict[str, Any]:
@@ -254,6 +279,7 @@ def test_every_game_has_contract_rulesets() -> None:
 @pytest.mark.parametrize(("game", "protocol", "variant"), CASES)
 @settings(max_examples=examples(4), deadline=None, derandomize=True)
 @given(seed=st.integers(min_value=0, max_value=2**31 - 1))
-def test_random_matches_keep_the_contract(game: str, protocol: str, variant: int,
-                                          seed: int) -> None:
+def test_random_matches_keep_the_contract(
+    game: str, protocol: str, variant: int, seed: int
+) -> None:
     play(game, ruleset_of(game, protocol, variant), seed, protocol)

@@ -69,7 +69,10 @@ def test_v2_rulesets_list_every_rule(game: str) -> None:
     v2 = cls.parse_ruleset({})
     assert v2 == cls.parse_ruleset({}, protocol=PROTOCOL_V2)
     assert {k: v2[k] for k in ("turn_seconds", "reveal_seconds", "max_seconds")} == {
-        "turn_seconds": 300, "reveal_seconds": 120, "max_seconds": 86400}
+        "turn_seconds": 300,
+        "reveal_seconds": 120,
+        "max_seconds": 86400,
+    }
     assert "live_entropy" not in v2 and "turn_seconds" not in v1
     if game in ("tawla", "mahbusa"):
         assert v2["fresh_rolls"] is True and v1["live_entropy"] is False
@@ -99,8 +102,10 @@ def test_v2_refuses_live_entropy(game: str) -> None:
 
 
 def test_engine_protocol_follows_the_key() -> None:
-    assert TawlaEngine(TawlaEngine.parse_ruleset({}, protocol=PROTOCOL), Chance(K1)).protocol \
+    assert (
+        TawlaEngine(TawlaEngine.parse_ruleset({}, protocol=PROTOCOL), Chance(K1)).protocol
         == PROTOCOL
+    )
     e = HokmEngine(HokmEngine.parse_ruleset({}), Chance(K2))
     assert e.protocol == PROTOCOL_V2 and e.ctx is None
 
@@ -166,11 +171,15 @@ def chains(n: int = 65536, match_id: str = MID) -> list[list[bytes]]:
     return [roll_chain(match_id, s, bytes([0x40 + s]) * 32, n) for s in (0, 1)]
 
 
-def fresh_engine(cls: type[TawlaEngine] = TawlaEngine, ruleset: dict[str, Any] | None = None,
-                 n: int = 64) -> tuple[TawlaEngine, list[list[bytes]]]:
+def fresh_engine(
+    cls: type[TawlaEngine] = TawlaEngine, ruleset: dict[str, Any] | None = None, n: int = 64
+) -> tuple[TawlaEngine, list[list[bytes]]]:
     cs = chains(n)
-    e = cls(cls.parse_ruleset(ruleset or {}), Chance(K2),
-            MatchContext(MID, tuple(c[0].hex() for c in cs)))
+    e = cls(
+        cls.parse_ruleset(ruleset or {}),
+        Chance(K2),
+        MatchContext(MID, tuple(c[0].hex() for c in cs)),
+    )
     return e, cs
 
 
@@ -202,23 +211,32 @@ def test_fresh_opening_takes_seat_0_then_seat_1(cls: type[TawlaEngine]) -> None:
     with pytest.raises(IllegalActionError, match="roll chain") as info:
         e.apply(0, {"type": "roll_value", "value": cs[0][2].hex()})  # skips a value
     assert info.value.kind == "roll_chain"
-    for bad in ({"type": "roll_value"}, {"type": "roll_value", "value": "AB" * 32},
-                {"type": "roll_value", "value": cs[0][1].hex()[:-2]},
-                {"type": "roll_value", "value": 7},
-                {"type": "roll_value", "value": cs[0][1].hex(), "x": 1},
-                {"type": "roll", "value": cs[0][1].hex()}):
+    for bad in (
+        {"type": "roll_value"},
+        {"type": "roll_value", "value": "AB" * 32},
+        {"type": "roll_value", "value": cs[0][1].hex()[:-2]},
+        {"type": "roll_value", "value": 7},
+        {"type": "roll_value", "value": cs[0][1].hex(), "x": 1},
+        {"type": "roll", "value": cs[0][1].hex()},
+    ):
         with pytest.raises((MalformedActionError, IllegalActionError)):
             e.apply(0, bad)
     assert snapshot(e) == before, "a refused value changed the match"
     v0, v1 = cs[0][1], cs[1][1]
     assert e.apply(0, {"type": "roll_value", "value": v0.hex()}) == [
-        {"type": "action", "seat": 0, "action": {"type": "roll_value", "value": v0.hex()}}]
+        {"type": "action", "seat": 0, "action": {"type": "roll_value", "value": v0.hex()}}
+    ]
     assert e.turn == 1 and e.view(1)["fresh_roll"] == {"label": "g0/opening/0", "owes": [1]}
     produced = e.apply(1, {"type": "roll_value", "value": v1.hex()})
     label = fresh_label("g0/opening/0", v0, v1)
     dice = fairness.dice(K2, label, 2)
-    assert produced[1] == {"type": "chance", "label": label, "kind": "dice",
-                           "args": {"count": 2, "sides": 6}, "result": dice}
+    assert produced[1] == {
+        "type": "chance",
+        "label": label,
+        "kind": "dice",
+        "args": {"count": 2, "sides": 6},
+        "result": dice,
+    }
     assert e.values_used == [1, 1]
     if dice[0] == dice[1]:
         assert e.view(None)["fresh_roll"] == {"label": "g0/opening/1", "owes": [0, 1]}
@@ -310,11 +328,11 @@ def test_fresh_rolls_spec_vector() -> None:
     c0, c1 = roll_chain("m-0002", 0, r0), roll_chain("m-0002", 1, r1)
     assert c0[0].hex() == "b7e641e487a7845194cb36ba29946eb6ad08888763bcb3e29fa500e52c34227f"
     label = fresh_label("g0/roll/1", c0[1], c1[1])
-    assert label == ("g0/roll/1|4406efb7f3fffc0db04b39d6542d1b187a75c7536d4d19896ef8c7348e7f"
-                     "8537")
+    assert label == ("g0/roll/1|4406efb7f3fffc0db04b39d6542d1b187a75c7536d4d19896ef8c7348e7f8537")
     key = bytes.fromhex(
         "3999c615a24c97f0baf7c1091cfa88d7ca8d6ba6c838b6b63e3fd8f27824f934"
-        "8e74dc7223feb2453861e2c13a214a262550553e27c281730e7c3af33639d260")
+        "8e74dc7223feb2453861e2c13a214a262550553e27c281730e7c3af33639d260"
+    )
     assert Chance(key).dice(label, 2) == [1, 5]
 
 
@@ -327,13 +345,15 @@ def test_timeout_in_tawla_match_play_loses_the_match() -> None:
     seat = e.turn
     assert seat is not None
     before = snapshot(e)
-    for reason, seats, err in [("abandoned", None, IllegalActionError),
-                               ("timeout", None, IllegalActionError),
-                               ("expired", 0, IllegalActionError),
-                               ("timeout", [0, 1], IllegalActionError),
-                               ("timeout", 2, NotYourTurnError),
-                               ("timeout", True, NotYourTurnError),
-                               ("no_reveal", [0], IllegalActionError)]:
+    for reason, seats, err in [
+        ("abandoned", None, IllegalActionError),
+        ("timeout", None, IllegalActionError),
+        ("expired", 0, IllegalActionError),
+        ("timeout", [0, 1], IllegalActionError),
+        ("timeout", 2, NotYourTurnError),
+        ("timeout", True, NotYourTurnError),
+        ("no_reveal", [0], IllegalActionError),
+    ]:
         with pytest.raises(err):
             e.end_match(reason, seats)
         assert snapshot(e) == before, reason
@@ -375,15 +395,25 @@ def test_mahbusa_money_forfeit_is_a_mars_times_the_cube() -> None:
 def test_team_forfeits_and_expiry() -> None:
     e = HokmEngine(HokmEngine.parse_ruleset({}), Chance(K2))
     assert e.end_match("resigned", 3) == [{"type": "end", "reason": "resigned", "seat": 3}]
-    assert e.view(None)["result"] == {"status": "finished", "reason": "resigned",
-                                      "forfeited": [3], "winners": [0, 2], "scores": [0, 0]}
+    assert e.view(None)["result"] == {
+        "status": "finished",
+        "reason": "resigned",
+        "forfeited": [3],
+        "winners": [0, 2],
+        "scores": [0, 0],
+    }
     three = HokmEngine(HokmEngine.parse_ruleset({"players": 3}), Chance(K2))
     three.end_match("timeout", 1)
     assert three.outcome is not None and three.outcome.winners == (0, 2)  # the others share
     q = QahveEngine(QahveEngine.parse_ruleset({}), Chance(K2))
     assert q.end_match("expired") == [{"type": "end", "reason": "expired"}]
-    assert q.view(None)["result"] == {"status": "finished", "reason": "expired",
-                                      "forfeited": [], "winners": [], "scores": [0, 0]}
+    assert q.view(None)["result"] == {
+        "status": "finished",
+        "reason": "expired",
+        "forfeited": [],
+        "winners": [],
+        "scores": [0, 0],
+    }
 
 
 def test_played_out_v2_results_have_the_v2_shape_and_v1_keeps_its_own() -> None:
@@ -395,33 +425,54 @@ def test_played_out_v2_results_have_the_v2_shape_and_v1_keeps_its_own() -> None:
     with pytest.raises(IllegalActionError):
         v1.end_match("timeout", 0)  # v2's ends are not v1's
     v1.end_match("resigned", 1)
-    assert v1.view(None)["result"] == {"resigned": 1, "reason": "resigned", "winners": [0, 2],
-                                       "scores": [0, 0]}
+    assert v1.view(None)["result"] == {
+        "resigned": 1,
+        "reason": "resigned",
+        "winners": [0, 2],
+        "scores": [0, 0],
+    }
 
 
 def test_no_reveal_result() -> None:
     hokm = engine_class("hokm")
     rs = hokm.parse_ruleset({})
     assert no_reveal_result(hokm, rs, [1]) == {
-        "status": "finished", "reason": "no_reveal", "forfeited": [1], "winners": [0, 2],
-        "scores": [0, 0]}
+        "status": "finished",
+        "reason": "no_reveal",
+        "forfeited": [1],
+        "winners": [0, 2],
+        "scores": [0, 0],
+    }
     assert no_reveal_result(hokm, rs, [0, 1])["winners"] == []  # both sides forfeit
     three = hokm.parse_ruleset({"players": 3})
     assert no_reveal_result(hokm, three, [2])["winners"] == [0, 1]
     tawla = engine_class("tawla")
     assert no_reveal_result(tawla, tawla.parse_ruleset({}), [0])["scores"] == [0, 5]
-    assert no_reveal_result(tawla, tawla.parse_ruleset({"match_length": 0}), [1])["scores"] \
-        == [3, 0]
+    assert no_reveal_result(tawla, tawla.parse_ruleset({"match_length": 0}), [1])["scores"] == [
+        3,
+        0,
+    ]
     mahbusa = engine_class("mahbusa")  # its worst game is a mars: 2 points
-    assert no_reveal_result(mahbusa, mahbusa.parse_ruleset({"match_length": 0}), [1])[
-        "scores"] == [2, 0]
-    for bad, err in [([], IllegalActionError), ([1, 0], IllegalActionError),
-                     ([1, 1], IllegalActionError), ([4], NotYourTurnError),
-                     ([True], NotYourTurnError), (None, IllegalActionError)]:
+    assert no_reveal_result(mahbusa, mahbusa.parse_ruleset({"match_length": 0}), [1])["scores"] == [
+        2,
+        0,
+    ]
+    for bad, err in [
+        ([], IllegalActionError),
+        ([1, 0], IllegalActionError),
+        ([1, 1], IllegalActionError),
+        ([4], NotYourTurnError),
+        ([True], NotYourTurnError),
+        (None, IllegalActionError),
+    ]:
         with pytest.raises(err):
             no_reveal_result(hokm, rs, bad)  # type: ignore[arg-type]
-    assert no_reveal_event([1, 3]) == {"seq": 0, "type": "end", "reason": "no_reveal",
-                                       "seats": [1, 3]}
+    assert no_reveal_event([1, 3]) == {
+        "seq": 0,
+        "type": "end",
+        "reason": "no_reveal",
+        "seats": [1, 3],
+    }
 
 
 def test_no_reveal_transcript_replays_with_no_key() -> None:
@@ -461,12 +512,18 @@ def fresh_doc(**kw: Any) -> dict[str, Any]:
     return doc
 
 
-def kind_of(doc: dict[str, Any], events: list[Any] | None = None,
-            ruleset: str | None = None) -> str:
+def kind_of(
+    doc: dict[str, Any], events: list[Any] | None = None, ruleset: str | None = None
+) -> str:
     with pytest.raises(ReplayError) as info:
-        replay(TawlaEngine, doc["ruleset"] if ruleset is None else ruleset, transcript_key(doc),
-               doc["events"] if events is None else events, protocol=PROTOCOL_V2,
-               ctx=transcript_context(doc))
+        replay(
+            TawlaEngine,
+            doc["ruleset"] if ruleset is None else ruleset,
+            transcript_key(doc),
+            doc["events"] if events is None else events,
+            protocol=PROTOCOL_V2,
+            ctx=transcript_context(doc),
+        )
     return info.value.kind
 
 
@@ -475,8 +532,9 @@ def test_replay_error_kinds() -> None:
     ev = doc["events"]
     assert replay_transcript(doc).outcome is not None  # genuine: fine
     dice_at = next(i for i, e in enumerate(ev) if e["type"] == "chance")
-    move_at = next(i for i, e in enumerate(ev) if e["type"] == "action"
-                   and e["action"]["type"] == "move")
+    move_at = next(
+        i for i, e in enumerate(ev) if e["type"] == "action" and e["action"]["type"] == "move"
+    )
     value_at = 0  # seat 0's opening value
 
     def changed(i: int, **fields: Any) -> list[Any]:
@@ -490,7 +548,7 @@ def test_replay_error_kinds() -> None:
     assert kind_of(doc, ruleset=doc["ruleset"][:-1] + ',"cube":true}') == "ruleset"  # dup key
     r = ev[dice_at]["result"]
     assert kind_of(doc, changed(dice_at, result=[r[0] % 6 + 1, r[1]])) == "chance"
-    assert kind_of(doc, ev[:dice_at] + ev[dice_at + 1:]) in ("chance", "seq")
+    assert kind_of(doc, ev[:dice_at] + ev[dice_at + 1 :]) in ("chance", "seq")
     assert kind_of(doc, changed(move_at, action={"type": "move", "steps": [[1, 0]]})) == "action"
     assert kind_of(doc, changed(move_at, seq=move_at + 1)) == "seq"
     assert kind_of(doc, changed(move_at, type="pass")) == "event"
@@ -499,12 +557,24 @@ def test_replay_error_kinds() -> None:
     assert kind_of(doc, ev[:dice_at]) == "truncated"
     for tips in [(), (None, None), (ev[0]["action"]["value"], "zz" * 32)]:
         with pytest.raises(ReplayError) as info:
-            replay(TawlaEngine, doc["ruleset"], transcript_key(doc), ev, protocol=PROTOCOL_V2,
-                   ctx=MatchContext(doc["match_id"], tips))
+            replay(
+                TawlaEngine,
+                doc["ruleset"],
+                transcript_key(doc),
+                ev,
+                protocol=PROTOCOL_V2,
+                ctx=MatchContext(doc["match_id"], tips),
+            )
         assert info.value.kind == "roll_chain"
     with pytest.raises(ReplayError) as info:  # another match's id: every value is off-chain
-        replay(TawlaEngine, doc["ruleset"], transcript_key(doc), ev, protocol=PROTOCOL_V2,
-               ctx=MatchContext("another", transcript_context(doc).roll_tips))  # type: ignore[union-attr]
+        replay(
+            TawlaEngine,
+            doc["ruleset"],
+            transcript_key(doc),
+            ev,
+            protocol=PROTOCOL_V2,
+            ctx=MatchContext("another", transcript_context(doc).roll_tips),
+        )  # type: ignore[union-attr]
     assert (info.value.kind, info.value.seq) == ("roll_chain", 0)
     bad_value = {"type": "roll_value", "value": "00" * 32}
     assert kind_of(doc, changed(value_at, action=bad_value)) == "roll_chain"
@@ -576,11 +646,33 @@ def test_catch_up_matches_a_full_replay() -> None:
 
 def test_simulated_v2_transcript_is_complete_and_signed() -> None:
     signer = Signer.generate()
-    doc, engine = simulate_match("tawla", {"match_length": 1}, seed=8, keyed=True,
-                                 signer=signer, house=[1], resign_at=30, end_reason="timeout")
-    assert list(doc) == ["protocol", "match_id", "game", "ruleset", "commitment",
-                         "server_seed", "lock", "lock_index", "seats", "events", "chain",
-                         "result", "created_at", "ended_at", "signature"]
+    doc, engine = simulate_match(
+        "tawla",
+        {"match_length": 1},
+        seed=8,
+        keyed=True,
+        signer=signer,
+        house=[1],
+        resign_at=30,
+        end_reason="timeout",
+    )
+    assert list(doc) == [
+        "protocol",
+        "match_id",
+        "game",
+        "ruleset",
+        "commitment",
+        "server_seed",
+        "lock",
+        "lock_index",
+        "seats",
+        "events",
+        "chain",
+        "result",
+        "created_at",
+        "ended_at",
+        "signature",
+    ]
     assert doc["protocol"] == PROTOCOL_V2 and len(doc["server_seed"]) == 128
     assert doc["commitment"] == hashlib.sha256(bytes.fromhex(doc["server_seed"])).hexdigest()
     fairness.verify_record(doc, signer.public_key)
@@ -590,12 +682,19 @@ def test_simulated_v2_transcript_is_complete_and_signed() -> None:
     for k in ("match_id", "game", "ruleset", "commitment"):
         assert lock[k] == doc[k]
     assert (lock["locked_at"], lock["reveal_by"], lock["end_by"]) == (
-        "2026-01-01T00:00:01Z", "2026-01-01T00:02:01Z", "2026-01-02T00:00:01Z")
+        "2026-01-01T00:00:01Z",
+        "2026-01-01T00:02:01Z",
+        "2026-01-02T00:00:01Z",
+    )
     for seat, row in zip(lock["seats"], doc["seats"], strict=True):
-        assert seat["seed_commitment"] == seed_commitment(doc["match_id"], row["seat"],
-                                                          row["nonce"], row["client_seed"])
+        assert seat["seed_commitment"] == seed_commitment(
+            doc["match_id"], row["seat"], row["nonce"], row["client_seed"]
+        )
         assert (seat["key"], seat["roll_chain"], seat["house"]) == (
-            row["key"], row["roll_chain"], row["seat"] == 1)
+            row["key"],
+            row["roll_chain"],
+            row["seat"] == 1,
+        )
     # the event chain and every seat signature
     assert chain_head(lock, doc["events"]).hex() == doc["chain"]
     prev = fairness.chain_start(lock)
@@ -606,8 +705,12 @@ def test_simulated_v2_transcript_is_complete_and_signed() -> None:
         else:
             assert "sig" not in ev  # chance events and a timeout are the server's
         prev = fairness.chain_next(prev, ev)
-    assert doc["events"][-1] == {"seq": len(doc["events"]) - 1, "type": "end",
-                                 "reason": "timeout", "seat": 0}
+    assert doc["events"][-1] == {
+        "seq": len(doc["events"]) - 1,
+        "type": "end",
+        "reason": "timeout",
+        "seat": 0,
+    }
     assert doc["result"]["forfeited"] == [0] and doc["result"]["winners"] == [1]
     # fresh-roll values are real roll-chain values of each seat
     tips = [bytes.fromhex(s["roll_chain"]) for s in lock["seats"]]
@@ -618,8 +721,16 @@ def test_simulated_v2_transcript_is_complete_and_signed() -> None:
     again = replay_transcript(doc)
     assert again.outcome == engine.outcome
     # deterministic: the same arguments give the same transcript
-    doc2, _ = simulate_match("tawla", {"match_length": 1}, seed=8, keyed=True, signer=signer,
-                             house=[1], resign_at=30, end_reason="timeout")
+    doc2, _ = simulate_match(
+        "tawla",
+        {"match_length": 1},
+        seed=8,
+        keyed=True,
+        signer=signer,
+        house=[1],
+        resign_at=30,
+        end_reason="timeout",
+    )
     assert canonical_json(doc2) == canonical_json(doc)
 
 
@@ -643,33 +754,78 @@ def test_simulate_refuses_v2_options_for_v1() -> None:
 #: sha256 of the canonical JSON of ``simulate_match(game, ruleset, seed=…, resign_at=…)``
 #: computed with the code before qahwa-fair/2 (main at 7abff9e), where v1 was the only protocol
 V1_TRANSCRIPTS = [
-    ("iraqi_domino", {"players": 2, "target": 1}, 1, None,
-     "5294bcf0f0a7699ef01bfe4d8957fdc86c5f3bf3151444f7b1a0bd4826b77f2a"),
-    ("mexican_train", {"players": 2, "rounds": 1}, 2, None,
-     "847a6f0465add9c464c228b795c5a08a20c2386195e10777c18c4af5b1cbee74"),
-    ("qahve", {"target": 60}, 3, None,
-     "386dfe481d6aa0c2d2a7ee14e57c1e79dc96a1482f7f0634c9f0ea5841e65e0f"),
-    ("hokm", {"target": 2}, 4, None,
-     "59c6f4c520b7a3465cf2fb3d137bcfd5408fa4c0c6b3a007a92fc9467a720a48"),
-    ("hokm", {"players": 3, "target": 1}, 5, 30,
-     "dcfba292780ee86a1925fd7d7e3a992b051a387a3040d46a89c929241dce8b82"),
-    ("shelem", {"players": 2, "target": 200}, 6, None,
-     "5c960f436b0ce74a8d5860c7c5f52ee0a83e3853be5fc7d6f9bb01efe5262826"),
-    ("tawla", {"match_length": 1}, 7, None,
-     "37d474df80a884a15ab42c69bb4d055abdc9846489c6a1de2565a31474e52e65"),
-    ("tawla", {"live_entropy": True, "match_length": 1}, 8, 9,
-     "12131888410d2c92e1ffad754e2ccf3ac8deef3141c63a0a535fa7188f5b5bba"),
-    ("mahbusa", {"match_length": 1}, 9, None,
-     "a777031d5e98bd15bb5383420dce50b6933b6518f4b83134fa2cd27d4625ef90"),
+    (
+        "iraqi_domino",
+        {"players": 2, "target": 1},
+        1,
+        None,
+        "5294bcf0f0a7699ef01bfe4d8957fdc86c5f3bf3151444f7b1a0bd4826b77f2a",
+    ),
+    (
+        "mexican_train",
+        {"players": 2, "rounds": 1},
+        2,
+        None,
+        "847a6f0465add9c464c228b795c5a08a20c2386195e10777c18c4af5b1cbee74",
+    ),
+    (
+        "qahve",
+        {"target": 60},
+        3,
+        None,
+        "386dfe481d6aa0c2d2a7ee14e57c1e79dc96a1482f7f0634c9f0ea5841e65e0f",
+    ),
+    (
+        "hokm",
+        {"target": 2},
+        4,
+        None,
+        "59c6f4c520b7a3465cf2fb3d137bcfd5408fa4c0c6b3a007a92fc9467a720a48",
+    ),
+    (
+        "hokm",
+        {"players": 3, "target": 1},
+        5,
+        30,
+        "dcfba292780ee86a1925fd7d7e3a992b051a387a3040d46a89c929241dce8b82",
+    ),
+    (
+        "shelem",
+        {"players": 2, "target": 200},
+        6,
+        None,
+        "5c960f436b0ce74a8d5860c7c5f52ee0a83e3853be5fc7d6f9bb01efe5262826",
+    ),
+    (
+        "tawla",
+        {"match_length": 1},
+        7,
+        None,
+        "37d474df80a884a15ab42c69bb4d055abdc9846489c6a1de2565a31474e52e65",
+    ),
+    (
+        "tawla",
+        {"live_entropy": True, "match_length": 1},
+        8,
+        9,
+        "12131888410d2c92e1ffad754e2ccf3ac8deef3141c63a0a535fa7188f5b5bba",
+    ),
+    (
+        "mahbusa",
+        {"match_length": 1},
+        9,
+        None,
+        "a777031d5e98bd15bb5383420dce50b6933b6518f4b83134fa2cd27d4625ef90",
+    ),
     ("rng", {}, 10, None, "fa0ff2e524ea837e7dadc4d162979a929e1562f878d00c5f3160dcf9a4d8281c"),
 ]
 
 
 @pytest.mark.parametrize(("game", "ruleset", "seed", "resign_at", "sha"), V1_TRANSCRIPTS)
-def test_v1_transcripts_are_unchanged(game: str, ruleset: dict[str, Any], seed: int,
-                                      resign_at: int | None, sha: str) -> None:
-    doc, engine = simulate_match(game, ruleset, seed=seed, resign_at=resign_at,
-                                 protocol=PROTOCOL)
+def test_v1_transcripts_are_unchanged(
+    game: str, ruleset: dict[str, Any], seed: int, resign_at: int | None, sha: str
+) -> None:
+    doc, engine = simulate_match(game, ruleset, seed=seed, resign_at=resign_at, protocol=PROTOCOL)
     assert hashlib.sha256(canonical_json(doc)).hexdigest() == sha
     assert replay_transcript(doc).outcome == engine.outcome
     assert json.loads(json.dumps(doc)) == doc

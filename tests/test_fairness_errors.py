@@ -36,7 +36,7 @@ K = hashlib.sha256(b"errors").digest()
         ("g" + SEED[1:], "not hexadecimal"),
         ("G" + SEED[1:], "not hexadecimal"),
         # bytes.fromhex accepts spaces between bytes: 64 characters would give fewer bytes
-        (" ".join(SEED[i:i + 2] for i in range(0, 42, 2)) + "  ", "not hexadecimal"),
+        (" ".join(SEED[i : i + 2] for i in range(0, 42, 2)) + "  ", "not hexadecimal"),
         (SEED[:-2] + "\n0", "not hexadecimal"),
         ("٠" * 64, "not hexadecimal"),  # Arabic-Indic digits are not hex
         (bytes(31), "32 bytes, got 31"),
@@ -49,8 +49,11 @@ K = hashlib.sha256(b"errors").digest()
 def test_bad_server_seed(seed: Any, match: str) -> None:
     if isinstance(seed, str):
         assert len(seed) in (63, 65, 0, 64), len(seed)
-    for call in (fairness.parse_server_seed, fairness.commitment,
-                 lambda s: fairness.match_key(s, "m", "g", "{}", ["a"])):
+    for call in (
+        fairness.parse_server_seed,
+        fairness.commitment,
+        lambda s: fairness.match_key(s, "m", "g", "{}", ["a"]),
+    ):
         with pytest.raises(SeedError, match=match):
             call(seed)
 
@@ -103,8 +106,10 @@ def test_bad_client_seed(seed: Any, match: str) -> None:
         fairness.match_key(SEED, "m", "g", "{}", ["fine", seed])
 
 
-@pytest.mark.parametrize("seed", ["x", "x" * 128, "é" * 64, "☕" * 42, " ", "a b", "قهوة",
-                                  "🎲" * 32, "~!@#$%^&*()_+{}|:\"<>?"])
+@pytest.mark.parametrize(
+    "seed",
+    ["x", "x" * 128, "é" * 64, "☕" * 42, " ", "a b", "قهوة", "🎲" * 32, '~!@#$%^&*()_+{}|:"<>?'],
+)
 def test_good_client_seed(seed: str) -> None:
     assert fairness.check_client_seed(seed) == seed
     fairness.match_key(SEED, "m", "g", "{}", [seed])
@@ -132,9 +137,18 @@ def test_uniform_out_of_range(n: Any) -> None:
 
 @pytest.mark.parametrize(
     ("count", "sides", "match"),
-    [(0, 6, "count"), (-1, 6, "count"), (1001, 6, "count"), (True, 6, "count"),
-     (2.0, 6, "count"), (1, 1, "sides"), (1, 0, "sides"), (1, 2**32 + 1, "sides"),
-     (1, True, "sides"), (1, "6", "sides")],
+    [
+        (0, 6, "count"),
+        (-1, 6, "count"),
+        (1001, 6, "count"),
+        (True, 6, "count"),
+        (2.0, 6, "count"),
+        (1, 1, "sides"),
+        (1, 0, "sides"),
+        (1, 2**32 + 1, "sides"),
+        (1, True, "sides"),
+        (1, "6", "sides"),
+    ],
 )
 def test_dice_out_of_range(count: Any, sides: Any, match: str) -> None:
     s = Stream(K, "d")
@@ -154,8 +168,9 @@ def test_tiles_out_of_range(m: Any) -> None:
 # -- labels and entropy ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("label", ["", "é", "h0/shuffle\x00", "a\nb", "\x7f", "x" * 257, None,
-                                   b"d0", 3])
+@pytest.mark.parametrize(
+    "label", ["", "é", "h0/shuffle\x00", "a\nb", "\x7f", "x" * 257, None, b"d0", 3]
+)
 def test_bad_label(label: Any) -> None:
     with pytest.raises(LabelError):
         fairness.check_label(label)
@@ -174,8 +189,7 @@ def test_bad_match_key(key: Any) -> None:
         Stream(key, "d0")
 
 
-@pytest.mark.parametrize("entropy", ["", "x" * 65, "a|b", "|", "é", "tab\t", "nul\x00", 5,
-                                     b"abc"])
+@pytest.mark.parametrize("entropy", ["", "x" * 65, "a|b", "|", "é", "tab\t", "nul\x00", 5, b"abc"])
 def test_bad_entropy(entropy: Any) -> None:
     with pytest.raises(LabelError, match="entropy"):
         fairness.check_entropy(entropy)
@@ -194,13 +208,24 @@ def test_good_entropy(entropy: str) -> None:
 @pytest.mark.parametrize(
     ("spec", "err"),
     [
-        ("deck53", ItemsError), ("", ItemsError), ("DECK52", ItemsError), ("tiles:", ItemsError),
-        ("tiles:x", ItemsError), ("tiles:-1", ItemsError), ("tiles:²", ItemsError),
-        ("tiles:١٢", ItemsError), ("tiles:6-without:", ItemsError),
-        ("tiles:6-without:7-7", ItemsError), ("tiles:6-without:2-1", ItemsError),
-        ("tiles:6-without:02-3", ItemsError), ("tiles:6-without:x", ItemsError),
-        ("tiles:100", RangeError), ("range:0", ItemsError), ("range:x", ItemsError),
-        ("range:100001", ItemsError), ("range:²", ItemsError),
+        ("deck53", ItemsError),
+        ("", ItemsError),
+        ("DECK52", ItemsError),
+        ("tiles:", ItemsError),
+        ("tiles:x", ItemsError),
+        ("tiles:-1", ItemsError),
+        ("tiles:²", ItemsError),
+        ("tiles:١٢", ItemsError),
+        ("tiles:6-without:", ItemsError),
+        ("tiles:6-without:7-7", ItemsError),
+        ("tiles:6-without:2-1", ItemsError),
+        ("tiles:6-without:02-3", ItemsError),
+        ("tiles:6-without:x", ItemsError),
+        ("tiles:100", RangeError),
+        ("range:0", ItemsError),
+        ("range:x", ItemsError),
+        ("range:100001", ItemsError),
+        ("range:²", ItemsError),
     ],
 )
 def test_bad_items(spec: str, err: type[Exception]) -> None:
@@ -211,7 +236,8 @@ def test_bad_items(spec: str, err: type[Exception]) -> None:
 def test_parse_items_good() -> None:
     assert len(fairness.parse_items("tiles:12-without:12-12")) == 90
     assert fairness.parse_items("tiles:12-without:12-12,0-0") == [
-        t for t in fairness.tiles(12) if t not in ("12-12", "0-0")]
+        t for t in fairness.tiles(12) if t not in ("12-12", "0-0")
+    ]
     assert fairness.parse_items("range:3") == ["0", "1", "2"]
     assert fairness.parse_items("deck_qahve")[-2:] == ["JB", "JR"]
 
@@ -241,6 +267,14 @@ def test_restrict_and_canonical_sort_errors() -> None:
 
 
 def test_every_error_is_a_fairness_error_and_a_value_error() -> None:
-    for exc in (SeedError, ClientSeedError, LabelError, RangeError, ItemsError,
-                fairness.SignatureError, fairness.KeyFileError, fairness.SecretBoxError):
+    for exc in (
+        SeedError,
+        ClientSeedError,
+        LabelError,
+        RangeError,
+        ItemsError,
+        fairness.SignatureError,
+        fairness.KeyFileError,
+        fairness.SecretBoxError,
+    ):
         assert issubclass(exc, FairnessError) and issubclass(exc, ValueError)

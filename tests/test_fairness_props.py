@@ -38,8 +38,16 @@ def test_shuffle_is_a_permutation_and_copies(key: bytes, label: str, items: list
 
 
 @pytest.mark.parametrize(
-    "items", [fairness.deck52(), fairness.deck_qahve(), fairness.tiles(6), fairness.tiles(12),
-              fairness.parse_items("tiles:12-without:12-12")], ids=lambda x: f"{len(x)}items")
+    "items",
+    [
+        fairness.deck52(),
+        fairness.deck_qahve(),
+        fairness.tiles(6),
+        fairness.tiles(12),
+        fairness.parse_items("tiles:12-without:12-12"),
+    ],
+    ids=lambda x: f"{len(x)}items",
+)
 def test_canonical_shuffles_are_permutations(items: list[str]) -> None:
     for i in range(20):
         out = Stream(K0, f"h{i}/shuffle").shuffle(items)
@@ -89,7 +97,9 @@ def test_uniform_one_is_zero_and_still_reads_a_word() -> None:
 def test_uniform_2_32_is_the_word_itself() -> None:
     s = Stream(K0, "whole")
     assert [s.uniform(2**32) for _ in range(9)] == [
-        *raw_words(K0, "whole", 0), raw_words(K0, "whole", 1)[0]]
+        *raw_words(K0, "whole", 0),
+        raw_words(K0, "whole", 1)[0],
+    ]
     assert s.blocks_used == 2
 
 
@@ -218,7 +228,8 @@ def test_every_input_changes_the_key() -> None:
 
 def test_match_key_accepts_any_sequence_of_seeds() -> None:
     assert fairness.match_key(SEED, "m", "g", "{}", ("a", "b")) == fairness.match_key(
-        SEED, "m", "g", "{}", ["a", "b"])
+        SEED, "m", "g", "{}", ["a", "b"]
+    )
 
 
 def test_new_seeds_are_fresh_and_valid() -> None:
@@ -308,8 +319,11 @@ def ref_dice(key: bytes, label: str, count: int, sides: int) -> tuple[list[int],
 
 
 @settings(max_examples=60, deadline=None)
-@given(key=st.binary(min_size=32, max_size=32) | st.binary(min_size=64, max_size=64),
-       label=labels, n=st.integers(1, 70))
+@given(
+    key=st.binary(min_size=32, max_size=32) | st.binary(min_size=64, max_size=64),
+    label=labels,
+    n=st.integers(1, 70),
+)
 def test_stream_words_are_hmac_blocks(key: bytes, label: str, n: int) -> None:
     want = ref_words(key, label, n)
     for k in (key, fairness.StreamKey(key)):
@@ -319,11 +333,13 @@ def test_stream_words_are_hmac_blocks(key: bytes, label: str, n: int) -> None:
 
 
 @settings(max_examples=80, deadline=None)
-@given(key=st.binary(min_size=32, max_size=32) | st.binary(min_size=64, max_size=64),
-       label=labels, count=st.integers(1, 40),
-       sides=st.integers(2, 12) | st.integers(2**31, 2**32))
-def test_dice_equal_word_by_word_reading(key: bytes, label: str, count: int,
-                                         sides: int) -> None:
+@given(
+    key=st.binary(min_size=32, max_size=32) | st.binary(min_size=64, max_size=64),
+    label=labels,
+    count=st.integers(1, 40),
+    sides=st.integers(2, 12) | st.integers(2**31, 2**32),
+)
+def test_dice_equal_word_by_word_reading(key: bytes, label: str, count: int, sides: int) -> None:
     want, read = ref_dice(key, label, count, sides)
     per = 8 if len(key) == 32 else 16
     s = Stream(fairness.StreamKey(key), label)

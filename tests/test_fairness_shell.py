@@ -31,15 +31,21 @@ hmac() { openssl dgst -sha256 -mac HMAC -macopt "hexkey:$1" | awk '{print $NF}';
 T_FILE = """\
 { printf 'qahwa-fair/1\\000'; lp "$MATCH_ID"; lp "$GAME"; lp "$RULESET"
   u32 2; lp "$SEED0"; lp "$SEED1"; } > T"""
-K_LINE = 'openssl dgst -sha256 -mac HMAC -macopt hexkey:$SEED T'
+K_LINE = "openssl dgst -sha256 -mac HMAC -macopt hexkey:$SEED T"
 BLOCK = """B=$({ printf '%s\\000' "$LABEL"; u32 0; } | hmac "$K")"""
-DIE = 'echo $(( 0x${B:0:8} % 6 + 1 )) $(( 0x${B:8:8} % 6 + 1 ))'
+DIE = "echo $(( 0x${B:0:8} % 6 + 1 )) $(( 0x${B:8:8} % 6 + 1 ))"
 
 
 def bash(script: str, **env: str) -> str:
-    out = subprocess.run(["bash", "-euc", script], capture_output=True, text=True, check=True,
-                         cwd=os.environ.get("TMPDIR", "/tmp"), env={**os.environ, **env},
-                         encoding="utf-8")
+    out = subprocess.run(
+        ["bash", "-euc", script],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=os.environ.get("TMPDIR", "/tmp"),
+        env={**os.environ, **env},
+        encoding="utf-8",
+    )
     return out.stdout
 
 
@@ -61,8 +67,15 @@ def _k_by_hand(tmp_path: Path, v: dict[str, str | list[str]]) -> str:
     script = f"{HELPERS}\ncd {tmp_path}\n{T_FILE}\n{K_LINE}"
     seeds = v["client_seeds"]
     assert isinstance(seeds, list) and len(seeds) == 2
-    out = bash(script, SEED=str(v["server_seed"]), MATCH_ID=str(v["match_id"]),
-               GAME=str(v["game"]), RULESET=str(v["ruleset"]), SEED0=seeds[0], SEED1=seeds[1])
+    out = bash(
+        script,
+        SEED=str(v["server_seed"]),
+        MATCH_ID=str(v["match_id"]),
+        GAME=str(v["game"]),
+        RULESET=str(v["ruleset"]),
+        SEED0=seeds[0],
+        SEED1=seeds[1],
+    )
     return out.split()[-1]
 
 
@@ -106,8 +119,13 @@ def test_doc_verify_derive_example() -> None:
     m = re.search(r"```sh\n(verify derive .*?)\n```", DOC, re.S)
     assert m, "docs/fairness.md lost its verify derive example"
     argv = shlex.split(m.group(1).replace("\\\n", " "))
-    out = subprocess.run([sys.executable, "-m", "verify_cli", *argv[1:]], capture_output=True,
-                         text=True, cwd=ROOT, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "verify_cli", *argv[1:]],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
     doc = json.loads(out.stdout)
     assert doc["result"] == [1, 3]
     assert doc["match_key"] == VECTORS["spec"]["K"]

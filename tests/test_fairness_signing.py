@@ -43,8 +43,7 @@ RECORD: dict[str, Any] = {
 
 
 def test_canonical_json_exact_bytes() -> None:
-    obj = {"b": 1, "a": {"z": [3, {"y": None, "x": True}], "é": "قهوة"}, "A": 1.5,
-           "c": "\"\\/"}
+    obj = {"b": 1, "a": {"z": [3, {"y": None, "x": True}], "é": "قهوة"}, "A": 1.5, "c": '"\\/'}
     expected = '{"A":1.5,"a":{"z":[3,{"x":true,"y":null}],"é":"قهوة"},"b":1,"c":"\\"\\\\/"}'
     assert canonical_json(obj) == expected.encode("utf-8")
     assert b"\\u" not in canonical_json({"k": "é☕🎲"})
@@ -62,7 +61,8 @@ def test_canonical_json_rejects_nan() -> None:
 
 def test_canonical_ruleset() -> None:
     assert fairness.canonical_ruleset({"match_length": 5, "cube": True}) == (
-        '{"cube":true,"match_length":5}')
+        '{"cube":true,"match_length":5}'
+    )
     assert fairness.canonical_ruleset({}) == "{}"
 
 
@@ -105,8 +105,7 @@ def _tampered(doc: dict[str, Any]) -> list[dict[str, Any]]:
         lambda d: d["seats"][0].__setitem__("name", "Zoe ☕"),
         lambda d: d.__setitem__("extra", None),
         lambda d: d.pop("created_at"),
-        lambda d: d["signature"].__setitem__(
-            "value", base64.b64encode(bytes(64)).decode()),
+        lambda d: d["signature"].__setitem__("value", base64.b64encode(bytes(64)).decode()),
         lambda d: d["signature"].__setitem__("value", d["signature"]["value"][:-4] + "AAA="),
         lambda d: d["signature"].__setitem__("value", "not base64!"),
         lambda d: d["signature"].__setitem__("value", base64.b64encode(b"short").decode()),
@@ -140,7 +139,8 @@ def test_key_id_and_public_key_b64() -> None:
     assert len(raw) == 32
     assert signer.key_id == hashlib.sha256(raw).hexdigest()[:16]
     assert fairness.key_id_of(fairness.load_public_key(base64.b64encode(raw).decode())) == (
-        signer.key_id)
+        signer.key_id
+    )
     verify_record(signer.signed(RECORD), fairness.load_public_key(base64.b64encode(raw).decode()))
 
 
@@ -166,8 +166,9 @@ def test_save_and_load_base64_file(tmp_path: Path) -> None:
 
 def test_load_pem(tmp_path: Path) -> None:
     key = Ed25519PrivateKey.generate()
-    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                            serialization.NoEncryption())
+    pem = key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     path = tmp_path / "k.pem"
     path.write_bytes(b"\n" + pem)
     signer = Signer.load(path)
@@ -184,12 +185,13 @@ def test_load_errors(tmp_path: Path) -> None:
     with pytest.raises(KeyFileError):
         Signer.load(tmp_path / "junk.key")
     (tmp_path / "bad.pem").write_text(
-        "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n")
+        "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"
+    )
     with pytest.raises(KeyFileError, match="PEM"):
         Signer.load(tmp_path / "bad.pem")
     x = X25519PrivateKey.generate().private_bytes(
-        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption())
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
     (tmp_path / "x25519.pem").write_bytes(x)
     with pytest.raises(KeyFileError, match="not an Ed25519 key"):
         Signer.load(tmp_path / "x25519.pem")
@@ -248,8 +250,13 @@ def test_secretbox_tampered() -> None:
         t[i] ^= 0x01
         with pytest.raises(SecretBoxError):
             box.open(base64.b64encode(bytes(t)).decode(), "m")
-    for bad in ("", "!!!", "é", base64.b64encode(bytes(blob[:28])).decode(),
-                base64.b64encode(bytes(blob[:-1])).decode()):
+    for bad in (
+        "",
+        "!!!",
+        "é",
+        base64.b64encode(bytes(blob[:28])).decode(),
+        base64.b64encode(bytes(blob[:-1])).decode(),
+    ):
         with pytest.raises(SecretBoxError):
             box.open(bad, "m")
 

@@ -46,15 +46,28 @@ def r_commitment(seed: bytes) -> str:
 
 
 def r_seed_commitment(match_id: str, seat: int, nonce: bytes, client_seed: str) -> str:
-    msg = (b"qahwa-fair/2 seat" + b"\x00" + r_lp(match_id.encode("utf-8")) + r_u32(seat)
-           + nonce + r_lp(client_seed.encode("utf-8")))
+    msg = (
+        b"qahwa-fair/2 seat"
+        + b"\x00"
+        + r_lp(match_id.encode("utf-8"))
+        + r_u32(seat)
+        + nonce
+        + r_lp(client_seed.encode("utf-8"))
+    )
     return hashlib.sha256(msg).hexdigest()
 
 
-def r_key(seed: bytes, match_id: str, game: str, ruleset: str,
-          seats: list[tuple[str, bytes]]) -> bytes:
-    t = (b"qahwa-fair/2" + b"\x00" + r_lp(match_id.encode("utf-8"))
-         + r_lp(game.encode("utf-8")) + r_lp(ruleset.encode("utf-8")) + r_u32(len(seats)))
+def r_key(
+    seed: bytes, match_id: str, game: str, ruleset: str, seats: list[tuple[str, bytes]]
+) -> bytes:
+    t = (
+        b"qahwa-fair/2"
+        + b"\x00"
+        + r_lp(match_id.encode("utf-8"))
+        + r_lp(game.encode("utf-8"))
+        + r_lp(ruleset.encode("utf-8"))
+        + r_u32(len(seats))
+    )
     for cs, nonce in seats:
         t += r_lp(cs.encode("utf-8")) + nonce
     return hmac.new(seed, t, hashlib.sha512).digest()
@@ -98,18 +111,23 @@ def r_items(spec: str) -> list[str]:
         return deck
     if spec == "deck_qahve":
         return [c for c in deck if c not in ("2D", "2H")] + ["JB", "JR"]
-    m_part, _, without = spec[len("tiles:"):].partition("-without:")
+    m_part, _, without = spec[len("tiles:") :].partition("-without:")
     m = int(m_part)
-    return [f"{a}-{b}" for a in range(m + 1) for b in range(a, m + 1)
-            if f"{a}-{b}" not in without.split(",")]
+    return [
+        f"{a}-{b}"
+        for a in range(m + 1)
+        for b in range(a, m + 1)
+        if f"{a}-{b}" not in without.split(",")
+    ]
 
 
 def r_roll_chain(match_id: str, seat: int, secret: bytes, length: int) -> list[bytes]:
     c = [b""] * (length + 1)
     c[length] = secret
     for j in range(length, 0, -1):
-        c[j - 1] = hashlib.sha256(b"qahwa-fair/2 roll" + b"\x00" + r_lp(match_id.encode("utf-8"))
-                                  + r_u32(seat) + c[j]).digest()
+        c[j - 1] = hashlib.sha256(
+            b"qahwa-fair/2 roll" + b"\x00" + r_lp(match_id.encode("utf-8")) + r_u32(seat) + c[j]
+        ).digest()
     return c
 
 
@@ -144,14 +162,21 @@ IMPLS = ["ours", "ref"]
 def test_vector_file_is_the_spec_page() -> None:
     assert V["protocol"] == fairness.PROTOCOL_V2 == "qahwa-fair/2"
     assert SEED == bytes(range(64))
-    assert [n for _, n in SEATS] == [bytes(0xA0 + i % 16 for i in range(32)),
-                                     bytes(0xB0 + i % 16 for i in range(32))]
+    assert [n for _, n in SEATS] == [
+        bytes(0xA0 + i % 16 for i in range(32)),
+        bytes(0xB0 + i % 16 for i in range(32)),
+    ]
     assert len(V["draws"]) == 8
-    spec = (Path(__file__).parents[1] / "docs" / "spec" / "fairness-v2.md")
+    spec = Path(__file__).parents[1] / "docs" / "spec" / "fairness-v2.md"
     if spec.exists():  # the repo's copy of the spec: every hex value of §10 is in the file
         text = spec.read_text("utf-8")
-        for value in (V["commitment"], V["seats"][0]["seed_commitment"], V["chain"]["start"],
-                      V["seat_signature"]["sig"], V["roll_chains"]["roll"]["fresh_label"]):
+        for value in (
+            V["commitment"],
+            V["seats"][0]["seed_commitment"],
+            V["chain"]["start"],
+            V["seat_signature"]["sig"],
+            V["roll_chains"]["roll"]["fresh_label"],
+        ):
             assert value in text
 
 
@@ -164,16 +189,23 @@ def test_commitments(impl: str) -> None:
         assert r_commitment(SEED) == V["commitment"]
     for s in V["seats"]:
         nonce = bytes.fromhex(s["nonce"])
-        got = (fairness.seed_commitment(V["match_id"], s["seat"], s["nonce"], s["client_seed"])
-               if impl == "ours" else
-               r_seed_commitment(V["match_id"], s["seat"], nonce, s["client_seed"]))
+        got = (
+            fairness.seed_commitment(V["match_id"], s["seat"], s["nonce"], s["client_seed"])
+            if impl == "ours"
+            else r_seed_commitment(V["match_id"], s["seat"], nonce, s["client_seed"])
+        )
         assert got == s["seed_commitment"]
 
 
 def _key(impl: str) -> bytes:
     if impl == "ours":
-        return fairness.match_key_v2(V["server_seed"], V["match_id"], V["game"], V["ruleset"],
-                                     [(s["client_seed"], s["nonce"]) for s in V["seats"]])
+        return fairness.match_key_v2(
+            V["server_seed"],
+            V["match_id"],
+            V["game"],
+            V["ruleset"],
+            [(s["client_seed"], s["nonce"]) for s in V["seats"]],
+        )
     return r_key(SEED, V["match_id"], V["game"], V["ruleset"], SEATS)
 
 
@@ -220,9 +252,11 @@ def test_roll_chains_and_the_fresh_roll(impl: str) -> None:
     values = []
     for s in rc["seats"]:
         secret = bytes.fromhex(s["secret"])
-        chain = (fairness.roll_chain(V["match_id"], s["seat"], secret, rc["length"])
-                 if impl == "ours" else
-                 r_roll_chain(V["match_id"], s["seat"], secret, rc["length"]))
+        chain = (
+            fairness.roll_chain(V["match_id"], s["seat"], secret, rc["length"])
+            if impl == "ours"
+            else r_roll_chain(V["match_id"], s["seat"], secret, rc["length"])
+        )
         assert len(chain) == rc["length"] + 1
         assert chain[0].hex() == s["tip"]
         assert chain[1].hex() == s["value0"]
@@ -230,21 +264,32 @@ def test_roll_chains_and_the_fresh_roll(impl: str) -> None:
         values.append(chain[1])
     roll = rc["roll"]
     v_r, v_o = values[roll["roller"]], values[roll["other"]]
-    lab = (fairness.fresh_label(roll["label"], v_r, v_o) if impl == "ours"
-           else r_fresh_label(roll["label"], v_r, v_o))
+    lab = (
+        fairness.fresh_label(roll["label"], v_r, v_o)
+        if impl == "ours"
+        else r_fresh_label(roll["label"], v_r, v_o)
+    )
     assert lab == roll["fresh_label"]
-    assert _draw(impl, bytes.fromhex(V["K"]),
-                 {"label": lab, "kind": "dice", "count": 2, "sides": 6}) == roll["dice"]
+    assert (
+        _draw(impl, bytes.fromhex(V["K"]), {"label": lab, "kind": "dice", "count": 2, "sides": 6})
+        == roll["dice"]
+    )
 
 
 def test_roll_values_check_against_the_tip() -> None:
     rc = V["roll_chains"]
     for s in rc["seats"]:
         tip = bytes.fromhex(s["tip"])
-        assert fairness.roll_chain_tip(V["match_id"], s["seat"], bytes.fromhex(s["secret"]),
-                                       rc["length"]) == s["tip"]
-        assert fairness.check_roll_value(V["match_id"], s["seat"], tip, s["value0"]).hex() \
+        assert (
+            fairness.roll_chain_tip(
+                V["match_id"], s["seat"], bytes.fromhex(s["secret"]), rc["length"]
+            )
+            == s["tip"]
+        )
+        assert (
+            fairness.check_roll_value(V["match_id"], s["seat"], tip, s["value0"]).hex()
             == s["value0"]
+        )
         with pytest.raises(fairness.SeedError):  # the other seat's value does not chain here
             other = rc["seats"][1 - s["seat"]]["value0"]
             fairness.check_roll_value(V["match_id"], s["seat"], tip, other)
@@ -269,8 +314,11 @@ def test_seat_signature(impl: str) -> None:
     ss = V["seat_signature"]
     event = V["chain"]["events"][ss["event_index"]]["event"]
     prev = bytes.fromhex(ss["prev"])
-    msg = (fairness.seat_sig_message(V["match_id"], prev, event) if impl == "ours"
-           else r_sig_message(V["match_id"], prev, event))
+    msg = (
+        fairness.seat_sig_message(V["match_id"], prev, event)
+        if impl == "ours"
+        else r_sig_message(V["match_id"], prev, event)
+    )
     assert msg == ss["message"].encode("utf-8")
     sk = Ed25519PrivateKey.from_private_bytes(bytes.fromhex(ss["ed25519_seed"]))
     pub = sk.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
@@ -287,7 +335,8 @@ def test_seat_signature(impl: str) -> None:
 
 printable = st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp"))
 client_seed = st.text(printable | st.just(" "), min_size=1, max_size=30).filter(
-    lambda s: len(s.encode("utf-8")) <= 128)
+    lambda s: len(s.encode("utf-8")) <= 128
+)
 any_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
 label = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=40)
 key64 = st.binary(min_size=64, max_size=64)
@@ -296,18 +345,23 @@ b32 = st.binary(min_size=32, max_size=32)
 
 @settings(max_examples=60, deadline=None)
 @given(match_id=any_text, seat=st.integers(0, 2**32 - 1), nonce=b32, cs=client_seed)
-def test_seed_commitment_matches_reference(match_id: str, seat: int, nonce: bytes,
-                                           cs: str) -> None:
+def test_seed_commitment_matches_reference(match_id: str, seat: int, nonce: bytes, cs: str) -> None:
     ours = fairness.seed_commitment(match_id, seat, nonce, cs)
     assert ours == r_seed_commitment(match_id, seat, nonce, cs)
     assert fairness.seed_commitment(match_id, seat, nonce.hex(), cs) == ours
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.binary(min_size=64, max_size=64), match_id=any_text, game=any_text,
-       ruleset=any_text, seats=st.lists(st.tuples(client_seed, b32), max_size=8))
-def test_match_key_matches_reference(seed: bytes, match_id: str, game: str, ruleset: str,
-                                     seats: list[tuple[str, bytes]]) -> None:
+@given(
+    seed=st.binary(min_size=64, max_size=64),
+    match_id=any_text,
+    game=any_text,
+    ruleset=any_text,
+    seats=st.lists(st.tuples(client_seed, b32), max_size=8),
+)
+def test_match_key_matches_reference(
+    seed: bytes, match_id: str, game: str, ruleset: str, seats: list[tuple[str, bytes]]
+) -> None:
     ours = fairness.match_key_v2(seed, match_id, game, ruleset, seats)
     assert ours == r_key(seed, match_id, game, ruleset, seats)
     assert fairness.commitment_v2(seed) == r_commitment(seed)
@@ -322,8 +376,9 @@ def test_block_words_match_reference(key: bytes, lab: str, count: int) -> None:
     assert ours.blocks_used == -(-count // 16)
 
 
-n_strategy = (st.sampled_from([2**31 + 1, 3 * 2**30, 3 * 2**30 + 7, 2**32 - 1, 2**32, 1, 2, 3,
-                               7, 37]) | st.integers(1, 2**32))
+n_strategy = st.sampled_from(
+    [2**31 + 1, 3 * 2**30, 3 * 2**30 + 7, 2**32 - 1, 2**32, 1, 2, 3, 7, 37]
+) | st.integers(1, 2**32)
 
 
 @settings(max_examples=80, deadline=None)
@@ -335,17 +390,32 @@ def test_uniform_matches_reference(key: bytes, lab: str, ns: list[int]) -> None:
 
 
 @settings(max_examples=60, deadline=None)
-@given(key=key64, lab=label, count=st.integers(1, 30),
-       sides=st.sampled_from([2, 6, 12, 20, 100, 2**31 + 1, 2**32]))
+@given(
+    key=key64,
+    lab=label,
+    count=st.integers(1, 30),
+    sides=st.sampled_from([2, 6, 12, 20, 100, 2**31 + 1, 2**32]),
+)
 def test_dice_match_reference(key: bytes, lab: str, count: int, sides: int) -> None:
     assert fairness.Stream(key, lab).dice(count, sides) == RefStream(key, lab).dice(count, sides)
 
 
 @settings(max_examples=40, deadline=None)
-@given(key=key64, lab=label,
-       items=st.sampled_from(["deck52", "deck_qahve", "tiles:6", "tiles:12",
-                              "tiles:12-without:12-12", "tiles:12-without:3-3"]),
-       after=st.integers(0, 20))
+@given(
+    key=key64,
+    lab=label,
+    items=st.sampled_from(
+        [
+            "deck52",
+            "deck_qahve",
+            "tiles:6",
+            "tiles:12",
+            "tiles:12-without:12-12",
+            "tiles:12-without:3-3",
+        ]
+    ),
+    after=st.integers(0, 20),
+)
 def test_shuffles_match_reference(key: bytes, lab: str, items: str, after: int) -> None:
     ours, ref = fairness.Stream(key, lab), RefStream(key, lab)
     assert ours.shuffle(fairness.parse_items(items)) == ref.shuffle(r_items(items))
@@ -354,10 +424,8 @@ def test_shuffles_match_reference(key: bytes, lab: str, items: str, after: int) 
 
 
 @settings(max_examples=40, deadline=None)
-@given(match_id=any_text, seat=st.integers(0, 2**32 - 1), secret=b32,
-       length=st.integers(1, 40))
-def test_roll_chain_matches_reference(match_id: str, seat: int, secret: bytes,
-                                      length: int) -> None:
+@given(match_id=any_text, seat=st.integers(0, 2**32 - 1), secret=b32, length=st.integers(1, 40))
+def test_roll_chain_matches_reference(match_id: str, seat: int, secret: bytes, length: int) -> None:
     ours = fairness.roll_chain(match_id, seat, secret, length)
     ref = r_roll_chain(match_id, seat, secret, length)
     assert ours == ref
@@ -376,11 +444,15 @@ def test_fresh_label_matches_reference(lab: str, v_r: bytes, v_o: bytes) -> None
 json_scalar = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | any_text
 json_value = st.recursive(
     json_scalar,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(st.characters(max_codepoint=0x7F), max_size=8), inner, max_size=4),
-    max_leaves=12)
-event = st.dictionaries(st.text(st.characters(max_codepoint=0x7F), min_size=1, max_size=8),
-                        json_value, max_size=5)
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(st.characters(max_codepoint=0x7F), max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+event = st.dictionaries(
+    st.text(st.characters(max_codepoint=0x7F), min_size=1, max_size=8), json_value, max_size=5
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -396,11 +468,16 @@ def test_event_chain_matches_reference(lock: dict[str, Any], events: list[dict[s
 
 
 @settings(max_examples=60, deadline=None)
-@given(match_id=any_text, prev=b32, ev=event, seq=st.integers(0, 10**6),
-       sig=st.none() | st.text(max_size=10))
-def test_seat_signature_message_matches_reference(match_id: str, prev: bytes,
-                                                  ev: dict[str, Any], seq: int,
-                                                  sig: str | None) -> None:
+@given(
+    match_id=any_text,
+    prev=b32,
+    ev=event,
+    seq=st.integers(0, 10**6),
+    sig=st.none() | st.text(max_size=10),
+)
+def test_seat_signature_message_matches_reference(
+    match_id: str, prev: bytes, ev: dict[str, Any], seq: int, sig: str | None
+) -> None:
     full = {**ev, "seq": seq} if sig is None else {**ev, "seq": seq, "sig": sig}
     ref = r_sig_message(match_id, prev, full)
     assert fairness.seat_sig_message(match_id, prev, full) == ref

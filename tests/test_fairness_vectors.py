@@ -53,8 +53,9 @@ def ref_key(seed_hex: str, match_id: str, game: str, ruleset: str, seeds: list[s
 def ref_words(key: bytes, label: str) -> Iterator[int]:
     b = 0
     while True:
-        block = hmac.new(key, label.encode("ascii") + b"\x00" + struct.pack(">I", b),
-                         hashlib.sha256).digest()
+        block = hmac.new(
+            key, label.encode("ascii") + b"\x00" + struct.pack(">I", b), hashlib.sha256
+        ).digest()
         yield from struct.unpack(">IIIIIIII", block)
         b += 1
 
@@ -95,7 +96,7 @@ def ref_items(spec: str) -> list[Any]:
         return [c for c in deck if c not in {"2D", "2H"}] + ["JB", "JR"]
     if spec.startswith("range:"):
         return list(range(int(spec[6:])))
-    m_part, _, without = spec[len("tiles:"):].partition("-without:")
+    m_part, _, without = spec[len("tiles:") :].partition("-without:")
     m = int(m_part)
     out = [f"{a}-{b}" for a in range(m + 1) for b in range(a, m + 1)]
     return [t for t in out if t not in without.split(",")]
@@ -143,8 +144,13 @@ def test_spec_commitment() -> None:
 
 
 def _spec_key(impl: str) -> bytes:
-    args = (SPEC["server_seed"], SPEC["match_id"], SPEC["game"], SPEC["ruleset"],
-            SPEC["client_seeds"])
+    args = (
+        SPEC["server_seed"],
+        SPEC["match_id"],
+        SPEC["game"],
+        SPEC["ruleset"],
+        SPEC["client_seeds"],
+    )
     if impl == "ours":
         return fairness.match_key(*args)
     return ref_key(*args)
@@ -185,8 +191,9 @@ DERIVED = VECTORS["derived"]
 @pytest.mark.parametrize("v", DERIVED, ids=[v["name"] for v in DERIVED])
 def test_derived_vector(v: dict[str, Any]) -> None:
     assert fairness.commitment(v["server_seed"]) == v["commitment"]
-    key = fairness.match_key(v["server_seed"], v["match_id"], v["game"], v["ruleset"],
-                             v["client_seeds"])
+    key = fairness.match_key(
+        v["server_seed"], v["match_id"], v["game"], v["ruleset"], v["client_seeds"]
+    )
     assert key.hex() == v["K"]
     for d in v["draws"]:
         result, stream = ours_draw(key, d)
@@ -212,15 +219,25 @@ def test_derived_vectors_cover_the_brief() -> None:
     for items in ("deck52", "deck_qahve", "tiles:6", "tiles:12-without:12-12", "range:10"):
         assert ("shuffle", items) in kinds
     assert any(d.get("rejected", 0) >= 1 for v in DERIVED for d in v["draws"])
-    assert any(d.get("blocks_used", 0) >= 2 and d["kind"] == "uniform"
-               for v in DERIVED for d in v["draws"])
+    assert any(
+        d.get("blocks_used", 0) >= 2 and d["kind"] == "uniform" for v in DERIVED for d in v["draws"]
+    )
     assert any(not s.isascii() for v in DERIVED for s in v["client_seeds"])
     assert any(not v["match_id"].isascii() for v in DERIVED)
     assert {len(v["client_seeds"]) for v in DERIVED} >= {0, 1, 2, 3, 8}
 
 
-@pytest.mark.parametrize("spec", ["deck52", "deck_qahve", "tiles:6", "tiles:12",
-                                  "tiles:12-without:12-12", "tiles:12-without:0-0,5-5"])
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "deck52",
+        "deck_qahve",
+        "tiles:6",
+        "tiles:12",
+        "tiles:12-without:12-12",
+        "tiles:12-without:0-0,5-5",
+    ],
+)
 def test_canonical_lists_match_reference(spec: str) -> None:
     assert fairness.parse_items(spec) == ref_items(spec)
 
@@ -259,8 +276,11 @@ n_strategy = big_n | st.integers(1, 2**32)
 
 
 @settings(max_examples=120, deadline=None)
-@given(key=st.binary(min_size=32, max_size=32), lab=label,
-       ns=st.lists(n_strategy, min_size=1, max_size=12))
+@given(
+    key=st.binary(min_size=32, max_size=32),
+    lab=label,
+    ns=st.lists(n_strategy, min_size=1, max_size=12),
+)
 def test_uniform_sequence_matches_reference(key: bytes, lab: str, ns: list[int]) -> None:
     ours, ref = fairness.Stream(key, lab), RefStream(key, lab)
     assert [ours.uniform(n) for n in ns] == [ref.uniform(n) for n in ns]
@@ -268,25 +288,45 @@ def test_uniform_sequence_matches_reference(key: bytes, lab: str, ns: list[int])
 
 
 @settings(max_examples=60, deadline=None)
-@given(key=st.binary(min_size=32, max_size=32), lab=label, count=st.integers(1, 30),
-       sides=st.sampled_from([2, 4, 6, 8, 12, 20, 100, 2**31 + 1, 2**32]))
+@given(
+    key=st.binary(min_size=32, max_size=32),
+    lab=label,
+    count=st.integers(1, 30),
+    sides=st.sampled_from([2, 4, 6, 8, 12, 20, 100, 2**31 + 1, 2**32]),
+)
 def test_dice_match_reference(key: bytes, lab: str, count: int, sides: int) -> None:
     assert fairness.Stream(key, lab).dice(count, sides) == RefStream(key, lab).dice(count, sides)
 
 
 @settings(max_examples=40, deadline=None)
-@given(key=st.binary(min_size=32, max_size=32), lab=label,
-       items=st.sampled_from(["deck52", "deck_qahve", "tiles:6", "tiles:12",
-                              "tiles:12-without:12-12", "tiles:12-without:3-3", "range:1",
-                              "range:2", "range:37"]))
+@given(
+    key=st.binary(min_size=32, max_size=32),
+    lab=label,
+    items=st.sampled_from(
+        [
+            "deck52",
+            "deck_qahve",
+            "tiles:6",
+            "tiles:12",
+            "tiles:12-without:12-12",
+            "tiles:12-without:3-3",
+            "range:1",
+            "range:2",
+            "range:37",
+        ]
+    ),
+)
 def test_shuffles_match_reference(key: bytes, lab: str, items: str) -> None:
     ours = fairness.Stream(key, lab).shuffle(ours_items(items))
     assert ours == RefStream(key, lab).shuffle(ref_items(items))
 
 
 @settings(max_examples=40, deadline=None)
-@given(key=st.binary(min_size=32, max_size=32), lab=label,
-       plan=st.lists(st.sampled_from(["word", "u6", "u52", "big", "shuffle"]), max_size=15))
+@given(
+    key=st.binary(min_size=32, max_size=32),
+    lab=label,
+    plan=st.lists(st.sampled_from(["word", "u6", "u52", "big", "shuffle"]), max_size=15),
+)
 def test_mixed_reads_share_one_stream(key: bytes, lab: str, plan: list[str]) -> None:
     """Shuffles, uniforms and raw words interleaved on one stream read it in order."""
     ours, ref = fairness.Stream(key, lab), RefStream(key, lab)
@@ -323,10 +363,16 @@ def test_long_shuffles_with_rejections_match_reference() -> None:
 
 
 @settings(max_examples=40, deadline=None)
-@given(key=st.binary(min_size=32, max_size=32), lab=label, before=st.integers(0, 20),
-       size=st.integers(0, 70), after=st.integers(0, 20))
-def test_shuffle_in_the_middle_of_a_stream(key: bytes, lab: str, before: int, size: int,
-                                           after: int) -> None:
+@given(
+    key=st.binary(min_size=32, max_size=32),
+    lab=label,
+    before=st.integers(0, 20),
+    size=st.integers(0, 70),
+    after=st.integers(0, 20),
+)
+def test_shuffle_in_the_middle_of_a_stream(
+    key: bytes, lab: str, before: int, size: int, after: int
+) -> None:
     """Words read before a shuffle and after it line up with the reference."""
     ours, ref = fairness.Stream(key, lab), RefStream(key, lab)
     assert [ours.word() for _ in range(before)] == [next(ref.words) for _ in range(before)]

@@ -55,7 +55,8 @@ def _expect_503(call: Any) -> ApiError:
 
 
 def test_sqlite_locked_answers_503_changes_nothing_and_resumes(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.setattr(service.db, "SQLITE_BUSY_MS", 300)  # wait 0.3 s for a lock, not 10
     with LiveServer() as srv, Client(srv.url, retry_delay=0) as qc:
         match = qc.create_match("tawla", {"match_length": 1})
@@ -84,11 +85,12 @@ def test_sqlite_locked_answers_503_changes_nothing_and_resumes(
         assert mover.requests[-1]["body"] == sent["body"]  # the same value, the same signature
         created = qc.create_match("hokm")
         assert _log_size(qc) == size  # the refused creation left no trace (and a v2
-        created.start()                # creation logs nothing: its lock is logged)
+        created.start()  # creation logs nothing: its lock is logged)
         assert _log_size(qc) == size + 1 and created.seats[0].log_index == size
 
 
 # -- kill -9 while 16 clients play -------------------------------------------------------------
+
 
 class Player(threading.Thread):
     """One client playing one match until the server disappears; records every 2xx action."""
@@ -157,9 +159,13 @@ def _kill_while_playing(tmp_path: Path, database_url: str) -> None:
                 doc = c.get(f"/v1/matches/{p.match_id}/transcript").json()
                 events = doc["events"]
                 for first_seq, n, sent in p.acks:
-                    assert events[first_seq] == {"seq": first_seq, "type": "action",
-                                                 "seat": n, "action": sent["action"],
-                                                 "sig": sent["sig"]}
+                    assert events[first_seq] == {
+                        "seq": first_seq,
+                        "type": "action",
+                        "seat": n,
+                        "action": sent["action"],
+                        "sig": sent["sig"],
+                    }
                 check_transcript(c, doc, [r for s in p.seats for r in s.receipts])
                 for seat in p.seats:
                     seat.check_transcript(doc)
@@ -189,24 +195,46 @@ SOCKETS = "/var/run/postgresql"
 
 
 def _run(*args: str) -> str:
-    return subprocess.run(list(args), check=True, capture_output=True, text=True,
-                          timeout=120).stdout
+    return subprocess.run(
+        list(args), check=True, capture_output=True, text=True, timeout=120
+    ).stdout
 
 
 def _psql(sql: str) -> None:
-    _run("psql", "-h", SOCKETS, "-p", str(PORT), "-U", "postgres", "-d", "postgres",
-         "-v", "ON_ERROR_STOP=1", "-c", sql)
+    _run(
+        "psql",
+        "-h",
+        SOCKETS,
+        "-p",
+        str(PORT),
+        "-U",
+        "postgres",
+        "-d",
+        "postgres",
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-c",
+        sql,
+    )
 
 
 @pytest.fixture()
 def fault_cluster() -> Iterator[str]:
-    tools = [shutil.which(t) for t in ("pg_createcluster", "pg_ctlcluster", "pg_dropcluster",
-                                       "psql")]
+    tools = [
+        shutil.which(t) for t in ("pg_createcluster", "pg_ctlcluster", "pg_dropcluster", "psql")
+    ]
     if not all(tools) or os.geteuid() != 0:
         pytest.skip("needs the PostgreSQL cluster tools (pg_createcluster …) as root")
     if CLUSTER[1] not in _run("pg_lsclusters", "-h"):
-        _run("pg_createcluster", *CLUSTER, "--port", str(PORT), "--",
-             "--auth-local=trust", "--auth-host=trust")
+        _run(
+            "pg_createcluster",
+            *CLUSTER,
+            "--port",
+            str(PORT),
+            "--",
+            "--auth-local=trust",
+            "--auth-host=trust",
+        )
     _run("pg_ctlcluster", *CLUSTER, "start")
     try:
         _psql("DROP DATABASE IF EXISTS qahwa_fault")

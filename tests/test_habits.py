@@ -24,8 +24,9 @@ def test_pre_commit_hooks_are_local_and_run_this_venvs_tools() -> None:
         assert tool.startswith(".venv/bin/"), hook
     assert hooks["ruff"]["entry"].startswith(".venv/bin/ruff check")
     assert hooks["ruff-format"]["entry"].startswith(".venv/bin/ruff format --check")
-    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
-        "optional-dependencies"]["dev"]
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"][
+        "dev"
+    ]
     assert any(d.startswith("pre-commit") for d in dev)
 
 
@@ -39,8 +40,14 @@ def test_changelog_keeps_a_changelog() -> None:
     assert version in released
     unreleased = text.split("## [Unreleased]")[1].split("\n## [")[0]
     sections = re.findall(r"^### (\w+)$", unreleased, re.M)
-    assert sections and set(sections) <= {"Added", "Changed", "Deprecated", "Removed",
-                                          "Fixed", "Security"}
+    assert sections and set(sections) <= {
+        "Added",
+        "Changed",
+        "Deprecated",
+        "Removed",
+        "Fixed",
+        "Security",
+    }
     assert "qahwa-verify" in unreleased
 
 
@@ -81,6 +88,7 @@ def test_one_cli_framework_click_and_no_typer() -> None:
         deps = [*meta["dependencies"], *sum(meta.get("optional-dependencies", {}).values(), [])]
         assert not [d for d in deps if re.match(r"typer\b", d)], project
     code = "import sys, service.cli, verify_cli.main; print('typer' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     assert out.stdout.strip() == "False"

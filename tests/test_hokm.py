@@ -38,38 +38,71 @@ def snapshot(e: HokmEngine) -> Any:
     return state, sorted(e.chance.labels), list(e.chance._pending)
 
 
-def rejects(e: HokmEngine, seat: int, action: Any, exc: type[Exception], match: str | None = None) -> None:
+def rejects(
+    e: HokmEngine, seat: int, action: Any, exc: type[Exception], match: str | None = None
+) -> None:
     before = snapshot(e)
     with pytest.raises(exc, match=match):
         e.apply(seat, action)
     assert snapshot(e) == before
 
 
-def setup_play(e: HokmEngine, hands: list[list[str]], *, trump: str = "S", leader: int = 0,
-               nars: bool = False, tricks_by_seat: list[int] | None = None) -> HokmEngine:
+def setup_play(
+    e: HokmEngine,
+    hands: list[list[str]],
+    *,
+    trump: str = "S",
+    leader: int = 0,
+    nars: bool = False,
+    tricks_by_seat: list[int] | None = None,
+) -> HokmEngine:
     """A scripted situation in the play phase, through the engine's public constructor."""
-    return HokmEngine.position(e.ruleset, Chance(e.chance.key), hands=hands, trump=trump,
-                               hakem=e.hakem, leader=leader, nars=nars,
-                               tricks_by_seat=tricks_by_seat)
+    return HokmEngine.position(
+        e.ruleset,
+        Chance(e.chance.key),
+        hands=hands,
+        trump=trump,
+        hakem=e.hakem,
+        leader=leader,
+        nars=nars,
+        tricks_by_seat=tricks_by_seat,
+    )
 
 
 # -- ruleset and registry -----------------------------------------------------------------
 
+
 def test_registry_and_ruleset() -> None:
     assert engine_class("hokm") is HokmEngine
     assert HokmEngine.parse_ruleset({}, protocol=fairness.PROTOCOL) == {
-        "players": 4, "target": 7, "cut": True, "nars": False}
+        "players": 4,
+        "target": 7,
+        "cut": True,
+        "nars": False,
+    }
     assert HokmEngine.parse_ruleset({}) == {  # qahwa-fair/2 lists the timing rules too
-        "players": 4, "target": 7, "cut": True, "nars": False, "turn_seconds": 300,
-        "reveal_seconds": 120, "max_seconds": 86400}
+        "players": 4,
+        "target": 7,
+        "cut": True,
+        "nars": False,
+        "turn_seconds": 300,
+        "reveal_seconds": 120,
+        "max_seconds": 86400,
+    }
     for bad_time in ({"turn_seconds": 0}, {"max_seconds": 400 * 86400}, {"reveal_seconds": "9"}):
         with pytest.raises(RulesetError):
             HokmEngine.parse_ruleset(bad_time)
         with pytest.raises(RulesetError, match="unknown"):
             HokmEngine.parse_ruleset(bad_time, protocol=fairness.PROTOCOL)
     assert HokmEngine.parse_ruleset({"target": 3, "cut": True})["cut"] is True
-    for bad in ({"target": 0}, {"target": 100}, {"cut": 1}, {"nars": "yes"}, {"x": 1},
-                {"target": True}):
+    for bad in (
+        {"target": 0},
+        {"target": 100},
+        {"cut": 1},
+        {"nars": "yes"},
+        {"x": 1},
+        {"target": True},
+    ):
         with pytest.raises(RulesetError):
             HokmEngine.parse_ruleset(bad)
     for n in (2, 3, 4):
@@ -80,6 +113,7 @@ def test_registry_and_ruleset() -> None:
 
 
 # -- known-answer deals -------------------------------------------------------------------
+
 
 def test_first_hakem_from_the_face_up_draw() -> None:
     e = make()
@@ -151,7 +185,8 @@ def test_known_answer_deal_with_cut() -> None:
     assert legal == [{"type": "tap"}] + [{"type": "cut", "k": k} for k in range(1, 52)]
     assert e.legal_actions(h) == []
     assert e.apply((h + 2) % 4, {"type": "cut", "k": 17}) == [  # the cut draws nothing
-        {"type": "action", "seat": (h + 2) % 4, "action": {"type": "cut", "k": 17}}]
+        {"type": "action", "seat": (h + 2) % 4, "action": {"type": "cut", "k": 17}}
+    ]
     assert e.phase == "trump" and e.turn == h and e.cut_k == 17
     e.apply(h, {"type": "trump", "suit": "D"})
     deal = next(d for d in VEC["deals"] if d["cut"] == 17)
@@ -161,12 +196,18 @@ def test_known_answer_deal_with_cut() -> None:
 
 # -- bad actions --------------------------------------------------------------------------
 
+
 def test_cut_rejections() -> None:
     e = make({"cut": True})
     c = (e.hakem + 2) % 4
-    for bad in ({"type": "cut"}, {"type": "cut", "k": 0}, {"type": "cut", "k": 52},
-                {"type": "cut", "k": "17"}, {"type": "cut", "k": True},
-                {"type": "cut", "k": 5, "x": 1}):
+    for bad in (
+        {"type": "cut"},
+        {"type": "cut", "k": 0},
+        {"type": "cut", "k": 52},
+        {"type": "cut", "k": "17"},
+        {"type": "cut", "k": True},
+        {"type": "cut", "k": 5, "x": 1},
+    ):
         rejects(e, c, bad, MalformedActionError)
     rejects(e, e.hakem, {"type": "cut", "k": 3}, NotYourTurnError)
     rejects(e, c, {"type": "play", "card": "AS"}, IllegalActionError, "cut")
@@ -180,9 +221,15 @@ def test_trump_rejections_and_legal_forms() -> None:
     h = e.hakem
     assert e.legal_actions(h) == [{"type": "trump", "suit": s} for s in "CDHS"]
     bads: list[Any] = [
-        {"type": "trump"}, {"type": "trump", "suit": "X"}, {"type": "trump", "suit": 1},
-        {"type": "trump", "suit": "SS"}, {"type": "trump", "suit": "S", "nars": 1},
-        {"type": "trump", "suit": "S", "extra": 0}, {"type": "bid", "n": 1}, [], "x",
+        {"type": "trump"},
+        {"type": "trump", "suit": "X"},
+        {"type": "trump", "suit": 1},
+        {"type": "trump", "suit": "SS"},
+        {"type": "trump", "suit": "S", "nars": 1},
+        {"type": "trump", "suit": "S", "extra": 0},
+        {"type": "bid", "n": 1},
+        [],
+        "x",
     ]
     for bad in bads:
         rejects(e, h, bad, MalformedActionError)
@@ -200,16 +247,24 @@ def test_play_rejections() -> None:
     e.apply(h, {"type": "trump", "suit": "S"})
     not_held = next(c for c in deck52() if c not in e.hands[h])
     rejects(e, h, {"type": "play", "card": not_held}, IllegalActionError, "not in")
-    for bad in ({"type": "play"}, {"type": "play", "card": "ZZ"}, {"type": "play", "card": "JB"},
-                {"type": "play", "card": 3}, {"type": "play", "card": "AS", "k": 1}):
+    for bad in (
+        {"type": "play"},
+        {"type": "play", "card": "ZZ"},
+        {"type": "play", "card": "JB"},
+        {"type": "play", "card": 3},
+        {"type": "play", "card": "AS", "k": 1},
+    ):
         rejects(e, h, bad, MalformedActionError)
 
 
 # -- trump, nars, follow suit ----------------------------------------------------------------
 
+
 def test_follow_suit_is_enforced_and_listed() -> None:
     e = make()
-    e = setup_play(e, [["5H", "2C"], ["AH", "KS", "2D"], ["AD", "2S"], ["3H", "4H", "AS"]], trump="S")
+    e = setup_play(
+        e, [["5H", "2C"], ["AH", "KS", "2D"], ["AD", "2S"], ["3H", "4H", "AS"]], trump="S"
+    )
     e.apply(0, {"type": "play", "card": "5H"})
     assert e.legal_actions(1) == [{"type": "play", "card": "AH"}]
     rejects(e, 1, {"type": "play", "card": "KS"}, IllegalActionError, "follow suit")
@@ -249,14 +304,28 @@ def test_nars_reverses_every_suit() -> None:
 
 # -- end of a hand: scoring and the next hakem -----------------------------------------------
 
-def finish_hand(e: HokmEngine, tricks_by_seat: list[int], winner_seat: int, *, hakem: int,
-                scores: list[int] | None = None) -> tuple[HokmEngine, list[dict[str, Any]]]:
+
+def finish_hand(
+    e: HokmEngine,
+    tricks_by_seat: list[int],
+    winner_seat: int,
+    *,
+    hakem: int,
+    scores: list[int] | None = None,
+) -> tuple[HokmEngine, list[dict[str, Any]]]:
     """Play one last trick that ``winner_seat`` wins with the trump ace; returns the engine
     and the chance events the trick's plays drew (the next hand's shuffle, if any)."""
     hands = [["2C"], ["3C"], ["4C"], ["5C"]]
     hands[winner_seat] = ["AS"]
-    e = HokmEngine.position(e.ruleset, Chance(e.chance.key), hands=hands, trump="S",
-                            hakem=hakem, tricks_by_seat=tricks_by_seat, scores=scores)
+    e = HokmEngine.position(
+        e.ruleset,
+        Chance(e.chance.key),
+        hands=hands,
+        trump="S",
+        hakem=hakem,
+        tricks_by_seat=tricks_by_seat,
+        scores=scores,
+    )
     drawn: list[dict[str, Any]] = []
     for i in range(4):
         s = (e.hakem + i) % 4
@@ -266,7 +335,9 @@ def finish_hand(e: HokmEngine, tricks_by_seat: list[int], winner_seat: int, *, h
 
 def test_plain_win_keeps_the_hakem() -> None:
     e = make()
-    e, drawn = finish_hand(e, [3, 2, 3, 3], winner_seat=2, hakem=0)  # side 0 reaches 7, side 1 has 5
+    e, drawn = finish_hand(
+        e, [3, 2, 3, 3], winner_seat=2, hakem=0
+    )  # side 0 reaches 7, side 1 has 5
     assert e.scores == [1, 0]
     assert e.history[-1]["points"] == 1 and e.history[-1]["kot"] is False
     assert e.hakem == 0 and e.hand_number == 1
@@ -308,7 +379,9 @@ def test_losing_hakem_passes_to_the_next_seat_and_wraps() -> None:
 def test_hand_ends_at_seven_tricks_with_cards_left() -> None:
     e = make()
     hands = [["2C", "3D"], ["AS", "4D"], ["4C", "5D"], ["5C", "6D"]]
-    e = HokmEngine.position(e.ruleset, Chance(K), hakem=1, hands=hands, trump="S", leader=1, tricks_by_seat=[4, 6, 1, 0])
+    e = HokmEngine.position(
+        e.ruleset, Chance(K), hakem=1, hands=hands, trump="S", leader=1, tricks_by_seat=[4, 6, 1, 0]
+    )
     for s, c in [(1, "AS"), (2, "4C"), (3, "5C"), (0, "2C")]:
         e.apply(s, {"type": "play", "card": c})
     assert e.history[-1]["tricks"] == [5, 7] and e.scores == [0, 1]
@@ -317,7 +390,9 @@ def test_hand_ends_at_seven_tricks_with_cards_left() -> None:
 
 def test_match_ends_at_target_and_kot_can_overshoot() -> None:
     e = make({"target": 3})
-    e, drawn = finish_hand(e, [0, 3, 0, 3], winner_seat=3, hakem=0, scores=[2, 1])  # hakem-kot: +3 to side 1
+    e, drawn = finish_hand(
+        e, [0, 3, 0, 3], winner_seat=3, hakem=0, scores=[2, 1]
+    )  # hakem-kot: +3 to side 1
     assert e.outcome is not None
     assert e.outcome.reason == "finished" and e.outcome.winners == (1, 3)
     assert e.outcome.scores == (2, 4)
@@ -354,6 +429,7 @@ def test_an_ended_match_shows_phase_over(cut: bool) -> None:
 
 
 # -- views and the public log ----------------------------------------------------------------
+
 
 def test_views_hide_other_hands() -> None:
     e = make({"cut": True})
@@ -415,8 +491,11 @@ def test_small_table_known_answers(players: int) -> None:
         h = deal["hakem"]
         # the packets, written out by position
         if players == 3:
-            want = {(h + i) % 3: h0[5 * i:5 * i + 5] + [c for r in range(3)
-                    for c in h0[15 + 12 * r + 4 * i:19 + 12 * r + 4 * i]] for i in range(3)}
+            want = {
+                (h + i) % 3: h0[5 * i : 5 * i + 5]
+                + [c for r in range(3) for c in h0[15 + 12 * r + 4 * i : 19 + 12 * r + 4 * i]]
+                for i in range(3)
+            }
             assert deal["stock"] == []
         else:
             want = {h: h0[0:5], 1 - h: h0[5:10]}
@@ -429,7 +508,8 @@ def test_small_table_known_answers(players: int) -> None:
     e.apply(e.cutter, {"type": "tap"})
     deal = next(d for d in vec["deals"] if d["hakem"] == e.hakem)
     assert {str(s): e.hands[s] for s in range(players)} == {
-        s: cards[:5] for s, cards in deal["hands"].items()}
+        s: cards[:5] for s, cards in deal["hands"].items()
+    }
     assert e.stock == deal["stock"]
     e.apply(e.hakem, {"type": "trump", "suit": "H"})
     if players == 3:
@@ -462,14 +542,20 @@ def test_two_player_draw_and_discard() -> None:
     rejects(e, h, {"type": "discard", "cards": e.hands[h][:2]}, IllegalActionError, "exactly 3")
     rejects(e, h, {"type": "discard", "cards": [e.hands[h][0]] * 3}, MalformedActionError)
     not_held = next(c for c in deck52() if c not in e.hands[h])
-    rejects(e, h, {"type": "discard", "cards": e.hands[h][:2] + [not_held]},
-            IllegalActionError, "not in your hand")
+    rejects(
+        e,
+        h,
+        {"type": "discard", "cards": e.hands[h][:2] + [not_held]},
+        IllegalActionError,
+        "not in your hand",
+    )
     e.apply(h, {"type": "discard", "cards": e.hands[h][:3]})
     assert e.turn == o and len(e.legal_actions(o)) == 105  # every 2 of 15
     e.apply(o, {"type": "discard", "cards": e.hands[o][-2:]})
     assert e.phase == "play" and e.turn == h and [len(x) for x in e.hands] == [13, 13]
-    red = HokmEngine.redact({"type": "action", "seat": o,
-                             "action": {"type": "discard", "cards": ["AS", "KS"]}})
+    red = HokmEngine.redact(
+        {"type": "action", "seat": o, "action": {"type": "discard", "cards": ["AS", "KS"]}}
+    )
     assert red["action"] == {"type": "discard", "count": 2} and red["hidden"] is True
     every = [c for x in e.hands for c in x] + [c for t in e.thrown for c in t]
     assert sorted(every) == sorted(deck52())
@@ -478,16 +564,29 @@ def test_two_player_draw_and_discard() -> None:
 def test_three_players_a_6_6_5_hand_is_void_and_kot_counts_every_loser() -> None:
     key = bytes.fromhex(SMALL["key"])
     rs = {"players": 3, "cut": False}
-    e = HokmEngine.position(rs, Chance(key), hands=[["2C"], ["AS"], ["3C"]], trump="S",
-                            hakem=0, tricks_by_seat=[6, 5, 5])
+    e = HokmEngine.position(
+        rs,
+        Chance(key),
+        hands=[["2C"], ["AS"], ["3C"]],
+        trump="S",
+        hakem=0,
+        tricks_by_seat=[6, 5, 5],
+    )
     for s, c in ((0, "2C"), (1, "AS"), (2, "3C")):
         e.apply(s, {"type": "play", "card": c})
     last = e.history[-1]
     assert last["tricks"] == [6, 6, 5] and last["winner_side"] is None and last["points"] == 0
     assert e.scores == [0, 0, 0] and e.hakem == 1 and e.hand_number == 1  # the hakem passes
     # kot: the winner took 7 and both others none; the hakem among them: +3
-    e = HokmEngine.position(rs, Chance(key), hands=[["2C"], ["AS"], ["3C"]], trump="S",
-                            hakem=0, leader=0, tricks_by_seat=[0, 6, 0])
+    e = HokmEngine.position(
+        rs,
+        Chance(key),
+        hands=[["2C"], ["AS"], ["3C"]],
+        trump="S",
+        hakem=0,
+        leader=0,
+        tricks_by_seat=[0, 6, 0],
+    )
     for s, c in ((0, "2C"), (1, "AS"), (2, "3C")):
         e.apply(s, {"type": "play", "card": c})
     assert e.history[-1]["hakem_kot"] is True and e.scores == [0, 3, 0] and e.hakem == 1

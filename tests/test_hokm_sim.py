@@ -97,23 +97,32 @@ def check_hokm_result(doc: dict[str, Any], engine: HokmEngine) -> None:
     # qahwa-fair/2 draws every cut (fairness-v2.md §5) right after its hand's shuffle
     drawn_cut = doc["protocol"] == PROTOCOL_V2 and engine.ruleset["cut"]
     per_hand = [["h{i}/shuffle", "h{i}/cut"] if drawn_cut else ["h{i}/shuffle"]]
-    assert labels == ["hakem"] + [lab.format(i=i) for i in range(len(engine.history))
-                                  for lab in per_hand[0]]
+    assert labels == ["hakem"] + [
+        lab.format(i=i) for i in range(len(engine.history)) for lab in per_hand[0]
+    ]
     for h in engine.history:
         if drawn_cut:  # k = 1 + the drawn uniform(len(deck) - 1)
             cut_ev = next(e for e in doc["events"] if e.get("label") == f"h{h['hand']}/cut")
-            assert cut_ev["kind"] == "uniform" and cut_ev["args"] == {"n": (51 if n == 3 else 52) - 1}
+            assert cut_ev["kind"] == "uniform" and cut_ev["args"] == {
+                "n": (51 if n == 3 else 52) - 1
+            }
             assert h["cut"] == 1 + cut_ev["result"] and h["tap"] is False
         else:
             assert h["cut"] is None
 
 
 @settings(max_examples=examples(40), deadline=None)
-@given(seed=st.integers(0, 10**9), cut=st.booleans(), nars=st.booleans(),
-       target=st.integers(1, 5), players=st.sampled_from([2, 3, 4]),
-       protocol=st.sampled_from([PROTOCOL, PROTOCOL_V2]))
-def test_random_full_matches(seed: int, cut: bool, nars: bool, target: int,
-                             players: int, protocol: str) -> None:
+@given(
+    seed=st.integers(0, 10**9),
+    cut=st.booleans(),
+    nars=st.booleans(),
+    target=st.integers(1, 5),
+    players=st.sampled_from([2, 3, 4]),
+    protocol=st.sampled_from([PROTOCOL, PROTOCOL_V2]),
+)
+def test_random_full_matches(
+    seed: int, cut: bool, nars: bool, target: int, players: int, protocol: str
+) -> None:
     ruleset = {"cut": cut, "nars": nars, "target": target, "players": players}
     doc, engine = simulate_match("hokm", ruleset, seed=seed, protocol=protocol)
     assert isinstance(engine, HokmEngine)
@@ -130,21 +139,32 @@ def test_default_ruleset_match_and_resignation_replay() -> None:
     doc, engine = simulate_match("hokm", seed=7, protocol=PROTOCOL)
     assert isinstance(engine, HokmEngine)
     assert doc["ruleset"] == '{"cut":true,"nars":false,"players":4,"target":7}'
-    cuts = [e["action"] for e in doc["events"] if e["type"] == "action"
-            and e["action"]["type"] in ("cut", "tap")]
+    cuts = [
+        e["action"]
+        for e in doc["events"]
+        if e["type"] == "action" and e["action"]["type"] in ("cut", "tap")
+    ]
     assert cuts and all(a == {"type": "tap"} for a in cuts)  # a v1 bot taps
     check_hokm_result(doc, engine)
     doc, engine = simulate_match("hokm", seed=7)  # qahwa-fair/2: the only cut is drawn
-    assert doc["ruleset"] == ('{"cut":true,"max_seconds":86400,"nars":false,"players":4,'
-                              '"reveal_seconds":120,"target":7,"turn_seconds":300}')
-    cuts = [e["action"] for e in doc["events"] if e["type"] == "action"
-            and e["action"]["type"] in ("cut", "tap")]
+    assert doc["ruleset"] == (
+        '{"cut":true,"max_seconds":86400,"nars":false,"players":4,'
+        '"reveal_seconds":120,"target":7,"turn_seconds":300}'
+    )
+    cuts = [
+        e["action"]
+        for e in doc["events"]
+        if e["type"] == "action" and e["action"]["type"] in ("cut", "tap")
+    ]
     assert cuts and all(a == {"type": "cut"} for a in cuts)
     check_hokm_result(doc, engine)  # type: ignore[arg-type]
     doc2, e2 = simulate_match("hokm", {"cut": True}, seed=3, resign_at=40, protocol=PROTOCOL)
     assert e2.outcome is not None and e2.outcome.reason == "resigned"
     assert e2.outcome.winners == (1, 3)
-    assert replay(HokmEngine, doc2["ruleset"], transcript_key(doc2), doc2["events"]).outcome == e2.outcome
+    assert (
+        replay(HokmEngine, doc2["ruleset"], transcript_key(doc2), doc2["events"]).outcome
+        == e2.outcome
+    )
     doc2, e2 = simulate_match("hokm", {"cut": True}, seed=3, resign_at=40)
     assert doc2["result"]["reason"] == "resigned" and doc2["result"]["forfeited"] == [0]
     assert e2.outcome is not None and e2.outcome.winners == (1, 3)
@@ -155,8 +175,9 @@ def test_replay_rejects_a_tampered_transcript() -> None:
     doc, _ = simulate_match("hokm", {"cut": True}, seed=11)
     key = transcript_key(doc)
     events = copy.deepcopy(doc["events"])
-    i = next(i for i, e in enumerate(events) if e["type"] == "action"
-             and e["action"]["type"] == "play")
+    i = next(
+        i for i, e in enumerate(events) if e["type"] == "action" and e["action"]["type"] == "play"
+    )
     seat = events[i]["seat"]
     e = replay(HokmEngine, doc["ruleset"], key, events[:i])
     held = set(e.view(seat)["hand"])

@@ -32,7 +32,9 @@ K = bytes.fromhex(VECTORS["key"])
 
 
 def new(players: int = 4, key: bytes = K, **rules: Any) -> IraqiDominoEngine:
-    return IraqiDominoEngine(IraqiDominoEngine.parse_ruleset({"players": players, **rules}), Chance(key))
+    return IraqiDominoEngine(
+        IraqiDominoEngine.parse_ruleset({"players": players, **rules}), Chance(key)
+    )
 
 
 def setup(
@@ -79,17 +81,33 @@ def key_where(players: int, pred: Any) -> bytes:
 
 # -- registry, ruleset -----------------------------------------------------------------------
 
+
 def test_registry_and_ruleset_defaults() -> None:
     assert engine_class("iraqi_domino") is IraqiDominoEngine
-    assert IraqiDominoEngine.parse_ruleset({}, protocol=PROTOCOL) == {"players": 4, "target": 151, "round_to": 5}
-    assert IraqiDominoEngine.parse_ruleset({}) == {**{"players": 4, "target": 151, "round_to": 5}, **V2_TIMING}
+    assert IraqiDominoEngine.parse_ruleset({}, protocol=PROTOCOL) == {
+        "players": 4,
+        "target": 151,
+        "round_to": 5,
+    }
+    assert IraqiDominoEngine.parse_ruleset({}) == {
+        **{"players": 4, "target": 151, "round_to": 5},
+        **V2_TIMING,
+    }
     assert IraqiDominoEngine.seat_count(IraqiDominoEngine.parse_ruleset({"players": 3})) == 3
 
 
-@pytest.mark.parametrize("raw", [
-    {"players": 1}, {"players": 5}, {"players": "4"}, {"target": 0}, {"round_to": 0},
-    {"round_to": True}, {"colour": "red"},
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"players": 1},
+        {"players": 5},
+        {"players": "4"},
+        {"target": 0},
+        {"round_to": 0},
+        {"round_to": True},
+        {"colour": "red"},
+    ],
+)
 def test_bad_rulesets(raw: dict[str, Any]) -> None:
     with pytest.raises(RulesetError):
         IraqiDominoEngine.parse_ruleset(raw)
@@ -103,6 +121,7 @@ def test_teams_only_with_four() -> None:
 
 
 # -- known-answer deals ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['ruleset']['players']}p")
 def test_vector_deal(case: dict[str, Any]) -> None:
@@ -120,7 +139,7 @@ def test_vector_deal(case: dict[str, Any]) -> None:
     assert view["hand_counts"] == [7] * case["ruleset"]["players"]
     # the pile is the rest of the shuffle, in order, drawn from the front
     n = case["ruleset"]["players"]
-    assert eng.pile == events[0]["result"][7 * n:]
+    assert eng.pile == events[0]["result"][7 * n :]
 
 
 def test_round0_opens_with_double_six() -> None:
@@ -175,9 +194,11 @@ def test_forced_opening_tile_rules() -> None:
 
 # -- play ------------------------------------------------------------------------------------
 
+
 def test_tiles_turn_to_fit_and_doubles_keep_the_end() -> None:
-    eng = setup(new(4), [["3-5", "5-5", "1-2"], ["0-1"], ["0-2"], ["0-6"]],
-                line=[(3, 6)], current=0)
+    eng = setup(
+        new(4), [["3-5", "5-5", "1-2"], ["0-1"], ["0-2"], ["0-6"]], line=[(3, 6)], current=0
+    )
     legal = eng.legal_actions(0)
     assert legal == [play("3-5", "left")]
     eng.apply(0, play("3-5", "left"))
@@ -211,8 +232,7 @@ def test_must_play_if_able() -> None:
 
 
 def test_draw_one_at_a_time_until_playable() -> None:
-    eng = setup(new(2), [["0-1"], ["3-4", "4-4"]], line=[(6, 6)],
-                pile=["0-2", "1-3", "2-6", "5-5"])
+    eng = setup(new(2), [["0-1"], ["3-4", "4-4"]], line=[(6, 6)], pile=["0-2", "1-3", "2-6", "5-5"])
     assert eng.legal_actions(0) == [{"type": "draw"}]
     with pytest.raises(IllegalActionError, match="draw from the pile first"):
         eng.apply(0, {"type": "pass"})
@@ -255,11 +275,15 @@ def test_four_seats_pass_without_pile() -> None:
 
 # -- round ends ------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("opponents", "points"), [
-    ([["6-6", "5-5"], ["0-0"]], 20),  # 22 → 20
-    ([["6-6", "5-6"], ["0-0"]], 25),  # 23 → 25
-    ([["6-6", "4-4"], ["0-0", "0-5"]], 25),  # 25 stays
-])
+
+@pytest.mark.parametrize(
+    ("opponents", "points"),
+    [
+        ([["6-6", "5-5"], ["0-0"]], 20),  # 22 → 20
+        ([["6-6", "5-6"], ["0-0"]], 25),  # 23 → 25
+        ([["6-6", "4-4"], ["0-0", "0-5"]], 25),  # 25 stays
+    ],
+)
 def test_domino_scores_both_opponents_rounded(opponents: list[list[str]], points: int) -> None:
     eng = new(4)
     setup(eng, [opponents[0], ["2-3"], opponents[1], ["2-6", "3-4"]], line=[(3, 4)], current=1)
@@ -286,8 +310,9 @@ def test_domino_three_seats_counts_every_other_seat_not_the_pile() -> None:
 
 
 def test_blocked_lower_side_wins_and_fewest_pips_opens() -> None:
-    eng = setup(new(4), [["0-1"], ["3-3", "6-6"], ["4-6", "0-3"], ["2-2", "0-6"]],
-                line=[(5, 6)], current=2)
+    eng = setup(
+        new(4), [["0-1"], ["3-3", "6-6"], ["4-6", "0-3"], ["2-2", "0-6"]], line=[(5, 6)], current=2
+    )
     eng.apply(2, play("4-6", "right"))  # ends 5 and 4: nobody holds either
     last = eng.history[-1]
     assert last["end"] == "blocked"
@@ -301,8 +326,9 @@ def test_blocked_lower_side_wins_and_fewest_pips_opens() -> None:
 
 
 def test_blocked_equal_pips_the_one_who_played_last_opens() -> None:
-    eng = setup(new(4), [["1-2"], ["3-3", "6-6"], ["4-6", "0-3"], ["2-2", "0-6"]],
-                line=[(5, 6)], current=2)
+    eng = setup(
+        new(4), [["1-2"], ["3-3", "6-6"], ["4-6", "0-3"], ["2-2", "0-6"]], line=[(5, 6)], current=2
+    )
     eng.apply(2, play("4-6", "right"))
     assert eng.history[-1]["pips"] == [3, 18, 3, 10]
     assert eng.history[-1]["winner_side"] == 0
@@ -363,27 +389,43 @@ def test_round_to_option() -> None:
     assert eng.scores == [12, 0, 0]
 
 
-@pytest.mark.parametrize(("raw", "step", "want"), [
-    (22, 5, 20), (23, 5, 25), (21, 5, 20), (24, 5, 25), (25, 5, 25), (0, 5, 0), (2, 5, 0),
-    (3, 5, 5), (7, 1, 7), (15, 10, 20), (14, 10, 10),
-])
+@pytest.mark.parametrize(
+    ("raw", "step", "want"),
+    [
+        (22, 5, 20),
+        (23, 5, 25),
+        (21, 5, 20),
+        (24, 5, 25),
+        (25, 5, 25),
+        (0, 5, 0),
+        (2, 5, 0),
+        (3, 5, 5),
+        (7, 1, 7),
+        (15, 10, 20),
+        (14, 10, 10),
+    ],
+)
 def test_round_to_nearest(raw: int, step: int, want: int) -> None:
     assert round_to_nearest(raw, step) == want
 
 
 # -- errors and views ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("action", [
-    {"type": "play"},
-    {"type": "play", "tile": 35, "end": "left"},
-    {"type": "play", "tile": "5-3", "end": "left"},
-    {"type": "play", "tile": "3-7", "end": "left"},
-    {"type": "play", "tile": "3-5", "end": "middle"},
-    {"type": "play", "tile": "3-5"},
-    {"type": "play", "tile": "3-5", "end": "left", "x": 1},
-    {"type": "knock"},
-    ["play"],
-])
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "play"},
+        {"type": "play", "tile": 35, "end": "left"},
+        {"type": "play", "tile": "5-3", "end": "left"},
+        {"type": "play", "tile": "3-7", "end": "left"},
+        {"type": "play", "tile": "3-5", "end": "middle"},
+        {"type": "play", "tile": "3-5"},
+        {"type": "play", "tile": "3-5", "end": "left", "x": 1},
+        {"type": "knock"},
+        ["play"],
+    ],
+)
 def test_malformed_actions_change_nothing(action: Any) -> None:
     eng = setup(new(4), [["3-5", "0-0"], ["1-1"], ["2-2"], ["4-4"]], line=[(3, 6)])
     before = snapshot(eng)
@@ -410,7 +452,9 @@ def test_views_hide_other_hands() -> None:
     for s in range(4):
         v = eng.view(s)
         assert v["hand"] == sorted(eng.hands[s], key=lambda t: (int(t[0]), int(t[2])))
-        text = json.dumps({k: v[k] for k in v if k not in ("hand", "legal_actions", "must_open_with")})
+        text = json.dumps(
+            {k: v[k] for k in v if k not in ("hand", "legal_actions", "must_open_with")}
+        )
         for other in range(4):
             if other != s:
                 # another seat's tiles appear nowhere in this seat's view
@@ -428,18 +472,39 @@ def test_resign_and_abandon() -> None:
     assert eng2.outcome is not None and eng2.outcome.winners == ()
 
 
-ODD_VALUES: list[Any] = [None, True, 0, 3.5, "", "left", "right", "3-5", "5-3", "6-6",
-                         " 3-5", "3-5 ", "3-05", [], ["3-5"], {}, {"a": 1}]
+ODD_VALUES: list[Any] = [
+    None,
+    True,
+    0,
+    3.5,
+    "",
+    "left",
+    "right",
+    "3-5",
+    "5-3",
+    "6-6",
+    " 3-5",
+    "3-5 ",
+    "3-05",
+    [],
+    ["3-5"],
+    {},
+    {"a": 1},
+]
 
 
-@pytest.mark.parametrize("players,line,pile", [
-    (4, [], []),            # any tile may open
-    (4, [(3, 6)], []),      # must play (3-5 fits the left end)
-    (3, [(1, 1)], ["4-4"]),  # cannot play: must draw
-    (2, [(1, 1)], []),      # cannot play, pile empty: must pass
-])
+@pytest.mark.parametrize(
+    "players,line,pile",
+    [
+        (4, [], []),  # any tile may open
+        (4, [(3, 6)], []),  # must play (3-5 fits the left end)
+        (3, [(1, 1)], ["4-4"]),  # cannot play: must draw
+        (2, [(1, 1)], []),  # cannot play, pile empty: must pass
+    ],
+)
 def test_odd_field_values_are_refused_and_change_nothing(
-        players: int, line: list[tuple[int, int]], pile: list[str]) -> None:
+    players: int, line: list[tuple[int, int]], pile: list[str]
+) -> None:
     """Every action type with odd field values: an error (never a crash) unless listed,
     compared type-strictly, and nothing changes (no draw, no chance)."""
     hands = [["3-5", "0-0"], ["2-2"], ["4-5"], ["4-6"]][:players]

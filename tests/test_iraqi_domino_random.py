@@ -20,8 +20,7 @@ ALL = Counter(tiles(6))
 
 
 def views(eng: IraqiDominoEngine) -> str:
-    return json.dumps([eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)],
-                      sort_keys=True)
+    return json.dumps([eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)], sort_keys=True)
 
 
 def check_invariants(eng: IraqiDominoEngine) -> None:
@@ -46,8 +45,10 @@ def check_invariants(eng: IraqiDominoEngine) -> None:
 
 def play_out(players: int, seed: int, target: int) -> IraqiDominoEngine:
     bots = random.Random(seed)
-    eng = IraqiDominoEngine(IraqiDominoEngine.parse_ruleset({"players": players, "target": target}),
-                      Chance(seed.to_bytes(32, "big")))
+    eng = IraqiDominoEngine(
+        IraqiDominoEngine.parse_ruleset({"players": players, "target": target}),
+        Chance(seed.to_bytes(32, "big")),
+    )
     steps = 0
     while eng.outcome is None:
         seat = eng.turn
@@ -78,8 +79,11 @@ def play_out(players: int, seed: int, target: int) -> IraqiDominoEngine:
 
 
 @settings(max_examples=examples(25), deadline=None)
-@given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32),
-       target=st.sampled_from([1, 60, 151]))
+@given(
+    players=st.sampled_from([2, 3, 4]),
+    seed=st.integers(0, 2**32),
+    target=st.sampled_from([1, 60, 151]),
+)
 def test_random_matches_keep_invariants(players: int, seed: int, target: int) -> None:
     play_out(players, seed, target)
 
@@ -96,15 +100,20 @@ def test_simulated_transcript_replays(players: int, seed: int) -> None:
     again = replay(IraqiDominoEngine, doc["ruleset"], key, doc["events"])
     assert again.outcome == eng.outcome
     assert views(again) == views(eng)  # type: ignore[arg-type]
-    assert doc["ruleset"] == canonical_ruleset(IraqiDominoEngine.parse_ruleset({"players": players}))
+    assert doc["ruleset"] == canonical_ruleset(
+        IraqiDominoEngine.parse_ruleset({"players": players})
+    )
 
 
 def test_replay_rejects_a_changed_action() -> None:
     doc, _ = simulate_match("iraqi_domino", {"players": 2}, seed=3)
     key = transcript_key(doc)
     events = [dict(e) for e in doc["events"]]
-    i = next(i for i, e in enumerate(events) if e["type"] == "action"
-             and e["action"].get("end") == "left")
+    i = next(
+        i
+        for i, e in enumerate(events)
+        if e["type"] == "action" and e["action"].get("end") == "left"
+    )
     events[i] = {**events[i], "action": {**events[i]["action"], "end": "middle"}}
     try:
         replay(IraqiDominoEngine, doc["ruleset"], key, events)

@@ -20,8 +20,17 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-FIRST_PARTY = {"fairness", "tlog", "games", "service", "verify_cli", "qahwa_client",
-               "qahwa_page", "qahwa_wire", "bench"}
+FIRST_PARTY = {
+    "fairness",
+    "tlog",
+    "games",
+    "service",
+    "verify_cli",
+    "qahwa_client",
+    "qahwa_page",
+    "qahwa_wire",
+    "bench",
+}
 
 
 def imports_of(path: Path, package: str) -> set[str]:
@@ -36,13 +45,23 @@ def imports_of(path: Path, package: str) -> set[str]:
                 out.add(package)  # a relative import stays inside the package
             elif node.module:
                 out.add(node.module.split(".")[0])
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and node.func.attr == "import_module" and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             out.add(node.args[0].value.split(".")[0])
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-              and node.func.id == "__import__" and node.args
-              and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "__import__"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+            and isinstance(node.args[0].value, str)
+        ):
             out.add(node.args[0].value.split(".")[0])
     return out
 
@@ -59,8 +78,16 @@ def test_scanner_sees_every_kind_of_import(tmp_path: Path) -> None:
         "def f():\n    import service.app\n    import importlib\n"
         "    importlib.import_module('verify_cli.main')\n    __import__('requests')\n"
     )
-    assert imports_of(f, "games") == {"os", "json", "collections", "games", "service",
-                                      "importlib", "verify_cli", "requests"}
+    assert imports_of(f, "games") == {
+        "os",
+        "json",
+        "collections",
+        "games",
+        "service",
+        "importlib",
+        "verify_cli",
+        "requests",
+    }
 
 
 @pytest.mark.parametrize("package", ["fairness", "tlog"])
@@ -72,20 +99,25 @@ def test_core_imports_only_stdlib_and_cryptography(package: str) -> None:
         assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
 
 
-@pytest.mark.parametrize(("package", "forbidden"), [
-    ("games", {"service", "verify_cli"}),
-    ("verify_cli", {"service"}),
-    ("fairness", {"games", "service", "verify_cli"}),
-    ("tlog", {"fairness", "games", "service", "verify_cli"}),
-    ("service", {"verify_cli"}),
-    ("qahwa_client", {"service", "games", "fairness"}),
-    ("qahwa_wire", {"service", "qahwa_client", "games", "fairness", "verify_cli", "tlog",
-                    "qahwa_page"}),
-    ("verify_cli", {"qahwa_client"}),
-    ("qahwa_page", {"fairness", "games", "service", "verify_cli", "qahwa_client"}),
-    ("fairness", {"qahwa_page"}),
-    ("games", {"qahwa_page"}),
-])
+@pytest.mark.parametrize(
+    ("package", "forbidden"),
+    [
+        ("games", {"service", "verify_cli"}),
+        ("verify_cli", {"service"}),
+        ("fairness", {"games", "service", "verify_cli"}),
+        ("tlog", {"fairness", "games", "service", "verify_cli"}),
+        ("service", {"verify_cli"}),
+        ("qahwa_client", {"service", "games", "fairness"}),
+        (
+            "qahwa_wire",
+            {"service", "qahwa_client", "games", "fairness", "verify_cli", "tlog", "qahwa_page"},
+        ),
+        ("verify_cli", {"qahwa_client"}),
+        ("qahwa_page", {"fairness", "games", "service", "verify_cli", "qahwa_client"}),
+        ("fairness", {"qahwa_page"}),
+        ("games", {"qahwa_page"}),
+    ],
+)
 def test_no_upward_imports(package: str, forbidden: set[str]) -> None:
     assert (ROOT / package).is_dir(), f"{package} is missing"
     for path, mods in package_imports(package).items():
@@ -110,11 +142,14 @@ def _first_party_loaded(modules: str) -> list[str]:
     """The first-party packages a fresh interpreter has loaded after ``import modules``."""
     import subprocess
 
-    code = (f"import sys, {modules}; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & "
-            f"{set(FIRST_PARTY)!r}))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
+    code = (
+        f"import sys, {modules}; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        f"{set(FIRST_PARTY)!r}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     loaded: list[str] = ast.literal_eval(out.stdout.strip())
     return loaded
 
@@ -125,8 +160,15 @@ def test_importing_a_core_package_loads_no_other_first_party_package(package: st
 
 
 def test_qahwa_client_imports_only_pydantic_httpx_and_verify_inside_verify() -> None:
-    base = set(sys.stdlib_module_names) | {"__future__", "pydantic", "pydantic_core", "httpx",
-                                          "cryptography", "qahwa_client", "qahwa_wire"}
+    base = set(sys.stdlib_module_names) | {
+        "__future__",
+        "pydantic",
+        "pydantic_core",
+        "httpx",
+        "cryptography",
+        "qahwa_client",
+        "qahwa_wire",
+    }
     found = package_imports("qahwa_client")
     assert "qahwa_client/verify.py" in found
     for path, mods in found.items():
@@ -149,8 +191,12 @@ def test_service_does_not_import_qahwa_client() -> None:
 
 
 def test_qahwa_wire_imports_only_pydantic() -> None:
-    allowed = set(sys.stdlib_module_names) | {"__future__", "pydantic", "pydantic_core",
-                                              "qahwa_wire"}
+    allowed = set(sys.stdlib_module_names) | {
+        "__future__",
+        "pydantic",
+        "pydantic_core",
+        "qahwa_wire",
+    }
     found = package_imports("qahwa_wire")
     assert "qahwa_wire/models.py" in found
     for path, mods in found.items():
@@ -184,7 +230,14 @@ def test_nothing_imports_service() -> None:
 def test_loading_the_service_and_its_cli_loads_no_verify_cli() -> None:
     """Transitively, too: the app, the CLI and the demo never load verify_cli."""
     assert _first_party_loaded("service.app, service.cli, service.demo, qahwa_client") == [
-        "fairness", "games", "qahwa_client", "qahwa_page", "qahwa_wire", "service", "tlog"]
+        "fairness",
+        "games",
+        "qahwa_client",
+        "qahwa_page",
+        "qahwa_wire",
+        "service",
+        "tlog",
+    ]
 
 
 def test_loading_the_app_loads_no_qahwa_client() -> None:

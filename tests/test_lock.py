@@ -57,7 +57,7 @@ def read_lock(name: str) -> list[Pin]:
         elif line.strip().startswith("#") and pins and "via" not in line:
             pins[-1].via.append(line.strip("# \t"))
         elif line.strip().startswith("# via ") and pins:
-            pins[-1].via.append(line.strip()[len("# via "):])
+            pins[-1].via.append(line.strip()[len("# via ") :])
     assert pins, f"requirements/{name} pins nothing"
     return pins
 
@@ -74,8 +74,11 @@ def direct(extras: tuple[str, ...], lock: str = "main.txt") -> list[Requirement]
     reqs = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
     for extra in extras:
         reqs += [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"][extra]]
-    reqs += [Requirement(line) for line in (REQ / "build.in").read_text("utf-8").splitlines()
-             if line.strip() and not line.startswith("#")]
+    reqs += [
+        Requirement(line)
+        for line in (REQ / "build.in").read_text("utf-8").splitlines()
+        if line.strip() and not line.startswith("#")
+    ]
     return reqs
 
 
@@ -84,28 +87,33 @@ LOCKS = {"main.txt": (), "dev.txt": ("dev", "reference", "certify"), "verify.txt
 
 @pytest.mark.parametrize(("lock", "extras"), LOCKS.items())
 def test_every_direct_dependency_is_pinned_within_its_range(
-        lock: str, extras: tuple[str, ...]) -> None:
+    lock: str, extras: tuple[str, ...]
+) -> None:
     pins = applicable(read_lock(lock))
     for req in direct(extras, lock):
         name = canonicalize_name(req.name)
         if name in LOCAL:
             assert name not in pins, f"requirements/{lock} pins {name}, which is built here"
             continue
-        assert name in pins, f"{req} is in pyproject.toml but not in requirements/{lock}: " \
-                             "run `make lock`"
+        assert name in pins, (
+            f"{req} is in pyproject.toml but not in requirements/{lock}: run `make lock`"
+        )
         assert req.specifier.contains(pins[name], prereleases=True), (
-            f"requirements/{lock} pins {name}=={pins[name]}, outside {req}: run `make lock`")
+            f"requirements/{lock} pins {name}=={pins[name]}, outside {req}: run `make lock`"
+        )
 
 
 @pytest.mark.parametrize(("lock", "extras"), LOCKS.items())
 def test_lock_has_no_direct_dependency_pyproject_dropped(
-        lock: str, extras: tuple[str, ...]) -> None:
+    lock: str, extras: tuple[str, ...]
+) -> None:
     wanted = {canonicalize_name(r.name) for r in direct(extras, lock)}
     for pin in read_lock(lock):
         if any("pyproject.toml" in v or "build.in" in v for v in pin.via):
             assert pin.name in wanted, (
                 f"requirements/{lock} still pins {pin.name} for pyproject.toml, which no "
-                "longer asks for it: run `make lock`")
+                "longer asks for it: run `make lock`"
+            )
 
 
 @pytest.mark.parametrize("lock", ["main.txt", "dev.txt", "tools.txt", "verify.txt"])
@@ -127,11 +135,14 @@ def test_lock_is_closed_under_dependencies(lock: str, extras: tuple[str, ...]) -
         if key in seen:
             continue
         seen.add(key)
-        assert name in pins or name in LOCAL, f"{name} is needed but not pinned in requirements/{lock}"
+        assert name in pins or name in LOCAL, (
+            f"{name} is needed but not pinned in requirements/{lock}"
+        )
         for text in md.requires(name) or []:
             sub = Requirement(text)
-            if sub.marker is None or any(sub.marker.evaluate({"extra": e})
-                                         for e in {"", *req.extras}):
+            if sub.marker is None or any(
+                sub.marker.evaluate({"extra": e}) for e in {"", *req.extras}
+            ):
                 todo.append(sub)
 
 

@@ -27,9 +27,16 @@ RECORD = {"type": "commitment", "note": "filler"}
 
 
 def make_app(tmp: Path) -> FastAPI:
-    return create_app(Settings(database_url=f"sqlite:///{tmp / 'q.db'}", data_dir=tmp,
-                               master_key=None, signing_key=None, signing_key_file=None,
-                               log_origin=ORIGIN))
+    return create_app(
+        Settings(
+            database_url=f"sqlite:///{tmp / 'q.db'}",
+            data_dir=tmp,
+            master_key=None,
+            signing_key=None,
+            signing_key_file=None,
+            log_origin=ORIGIN,
+        )
+    )
 
 
 def fill(app: FastAPI, n: int) -> None:
@@ -46,13 +53,15 @@ def v1_match(app: FastAPI, game: str = "tawla") -> str:
     creation (bench/v1_rows.py): one log entry, whose offline proof these tests ask for. (A
     v2 match logs nothing until every seat has committed.)"""
     spec = importlib.util.spec_from_file_location(
-        "qahwa_bench_v1_rows", Path(__file__).resolve().parent.parent / "bench" / "v1_rows.py")
+        "qahwa_bench_v1_rows", Path(__file__).resolve().parent.parent / "bench" / "v1_rows.py"
+    )
     assert spec is not None and spec.loader is not None
     rows = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(rows)
     settings = app.state.settings
-    mid, _ = rows.insert_v1_match(app.state.db, keys.signer(settings),
-                                  SecretBox(keys.master_key(settings)), game, {})
+    mid, _ = rows.insert_v1_match(
+        app.state.db, keys.signer(settings), SecretBox(keys.master_key(settings)), game, {}
+    )
     return str(mid)
 
 
@@ -100,6 +109,7 @@ def fetcher(client: httpx.Client) -> Any:
         r = client.get("/log/" + tile.path)
         assert r.status_code == 200, (tile.path, r.text)
         return r.content
+
     return fetch
 
 
@@ -137,8 +147,15 @@ def test_checkpoint_tiles_and_bundles(app: FastAPI, client: httpx.Client) -> Non
     assert "immutable" in client.get("/log/tile/0/000").headers["cache-control"]
     assert client.get("/log/checkpoint").headers["cache-control"] == "no-cache"
     # Beyond the checkpoint, or not a tile path: 404 in the error shape.
-    for path in ("tile/0/001", "tile/0/001.p/45", "tile/1/000.p/2", "tile/entries/002.p/1",
-                 "tile/0/1", "tile/x/000", "tile/0/000.p/256"):
+    for path in (
+        "tile/0/001",
+        "tile/0/001.p/45",
+        "tile/1/000.p/2",
+        "tile/entries/002.p/1",
+        "tile/0/1",
+        "tile/x/000",
+        "tile/0/000.p/256",
+    ):
         r = client.get("/log/" + path)
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found", path
     # The log grows: the partial tiles of size 300 are still served, and consistent.
@@ -146,7 +163,7 @@ def test_checkpoint_tiles_and_bundles(app: FastAPI, client: httpx.Client) -> Non
     c2sp(app).checkpoint_now()
     cp800 = open_checkpoint(client, v)
     assert cp800.size == 800
-    assert client.get("/log/tile/0/001.p/44").content == fetcher(client)(tlog.Tile(0, 1))[:44 * 32]
+    assert client.get("/log/tile/0/001.p/44").content == fetcher(client)(tlog.Tile(0, 1))[: 44 * 32]
     with app.state.db.read() as s:
         proof = translog.consistency_path(s, 300, 800)
     tlog.check_tree(proof, 800, cp800.root, 300, cp300.root)
@@ -178,14 +195,21 @@ def test_bad_witness_settings_are_refused() -> None:
     w = tlog.CosignatureSigner.from_seed("w.example", bytes(32))
     log_key = tlog.NoteSigner.from_seed("w.example", bytes(32))
     assert parse_witnesses(f" a {w.vkey} http://w/ ; ") == [
-        WitnessConfig("a", w.verifier, "http://w")]
-    for bad in [f"a {w.vkey}", f"a {log_key.vkey} http://w", f"a {w.vkey} ftp://w",
-                f"a {w.vkey} http://w;a {w.vkey} http://v", "a b+c+d http://w"]:
+        WitnessConfig("a", w.verifier, "http://w")
+    ]
+    for bad in [
+        f"a {w.vkey}",
+        f"a {log_key.vkey} http://w",
+        f"a {w.vkey} ftp://w",
+        f"a {w.vkey} http://w;a {w.vkey} http://v",
+        "a b+c+d http://w",
+    ]:
         with pytest.raises(ValueError, match="QAHWA_WITNESSES"):
             parse_witnesses(bad)
 
 
 # -- witnesses -------------------------------------------------------------------------------
+
 
 class WitnessServer:
     """A tlog.Witness behind an httpx transport, counting the answers it gave."""
@@ -219,8 +243,13 @@ def with_witnesses(app: FastAPI, servers: dict[str, WitnessServer]) -> LogC2SP:
         return servers[request.url.host.split(".")[0]].handle(request)
 
     old = c2sp(app)
-    new = LogC2SP(old.db, old.settings, _seed(app), [s.config(n) for n, s in servers.items()],
-                  http=httpx.Client(transport=httpx.MockTransport(route)))
+    new = LogC2SP(
+        old.db,
+        old.settings,
+        _seed(app),
+        [s.config(n) for n, s in servers.items()],
+        http=httpx.Client(transport=httpx.MockTransport(route)),
+    )
     app.state.log_c2sp = new
     return new
 
@@ -231,17 +260,22 @@ def _seed(app: FastAPI) -> bytes:
     return keys.log_note_seed(app.state.settings)
 
 
-def policy_for(client: httpx.Client, witnesses: dict[str, WitnessServer], quorum: str) -> tlog.Policy:
+def policy_for(
+    client: httpx.Client, witnesses: dict[str, WitnessServer], quorum: str
+) -> tlog.Policy:
     lines = [f"log {client.get('/v1/keys').json()['log']['vkey']}"]
     lines += [f"witness {n} {w.signer.vkey}" for n, w in witnesses.items()]
     return tlog.parse_policy("\n".join(lines + [f"quorum {quorum}", ""]))
 
 
-def test_witnesses_cosign_and_players_get_offline_proofs(app: FastAPI,
-                                                          client: httpx.Client) -> None:
+def test_witnesses_cosign_and_players_get_offline_proofs(
+    app: FastAPI, client: httpx.Client
+) -> None:
     v = vkey_of(client)
-    servers = {"alpha": WitnessServer("alpha.example/w", v.vkey, 7),
-               "beta": WitnessServer("beta.example/w", v.vkey, 8)}
+    servers = {
+        "alpha": WitnessServer("alpha.example/w", v.vkey, 7),
+        "beta": WitnessServer("beta.example/w", v.vkey, 8),
+    }
     log = with_witnesses(app, servers)
     before = log_size(app)
     match_id = v1_match(app)
@@ -273,8 +307,12 @@ def test_witnesses_cosign_and_players_get_offline_proofs(app: FastAPI,
     assert proof.verify(leaf, policy_for(client, servers, "alpha"))[0] == cp
     third = {**servers, "gamma": WitnessServer("gamma.example/w", v.vkey, 9)}
     policy = tlog.parse_policy(
-        "\n".join([f"log {v.vkey}"] + [f"witness {n} {w.signer.vkey}" for n, w in third.items()]
-                  + ["group all3 all alpha beta gamma", "quorum all3", ""]))
+        "\n".join(
+            [f"log {v.vkey}"]
+            + [f"witness {n} {w.signer.vkey}" for n, w in third.items()]
+            + ["group all3 all alpha beta gamma", "quorum all3", ""]
+        )
+    )
     with pytest.raises(tlog.PolicyError, match="quorum"):
         proof.verify(leaf, policy)
     # The next round: each witness goes on from the size it cosigned, no 409.
@@ -298,10 +336,13 @@ def _leaf_of(app: FastAPI, match_id: str) -> bytes:
 
 
 def test_a_refusing_a_down_and_a_forging_witness_give_no_cosignature(
-        app: FastAPI, client: httpx.Client, caplog: pytest.LogCaptureFixture) -> None:
+    app: FastAPI, client: httpx.Client, caplog: pytest.LogCaptureFixture
+) -> None:
     v = vkey_of(client)
-    servers = {n: WitnessServer(f"{n}.example/w", v.vkey, i)
-               for i, n in enumerate(["good", "refuses", "down", "forges"], 1)}
+    servers = {
+        n: WitnessServer(f"{n}.example/w", v.vkey, i)
+        for i, n in enumerate(["good", "refuses", "down", "forges"], 1)
+    }
     servers["refuses"].mode = "refuse"
     servers["down"].mode = "down"
     servers["forges"].mode = "forge"
@@ -311,8 +352,7 @@ def test_a_refusing_a_down_and_a_forging_witness_give_no_cosignature(
     size = log_size(app)
     assert log.checkpoint_now() is not None
     with caplog.at_level("WARNING", logger="qahwa.log"):
-        assert log.submit_all() == {"good": True, "refuses": False, "down": False,
-                                    "forges": False}
+        assert log.submit_all() == {"good": True, "refuses": False, "down": False, "forges": False}
     said = [r.getMessage() for r in caplog.records]
     assert f"witness refuses refused checkpoint {size}: 403 no" in said
     assert "witness down: ConnectError" in said
@@ -327,8 +367,7 @@ def test_a_refusing_a_down_and_a_forging_witness_give_no_cosignature(
 
 def test_a_witness_never_cosigns_a_fork() -> None:
     log = tlog.NoteSigner.from_seed("fork.example/log", bytes([3]) * 32)
-    w = tlog.Witness(tlog.CosignatureSigner.from_seed("w.example", bytes([4]) * 32),
-                     [log.verifier])
+    w = tlog.Witness(tlog.CosignatureSigner.from_seed("w.example", bytes([4]) * 32), [log.verifier])
     reader = tlog.ListHashReader.from_leaf_hashes([tlog.leaf_hash(b"%d" % i) for i in range(9)])
     forked = tlog.ListHashReader.from_leaf_hashes([tlog.leaf_hash(b"x%d" % i) for i in range(9)])
 
@@ -347,12 +386,32 @@ def test_a_witness_never_cosigns_a_fork() -> None:
     assert w.add_checkpoint((f"old 5\n{good}\n" + note(9, reader)).encode())[0] == 200
     # Unknown log 404, bad signature 403, old > size 400, stale old 409 with the size.
     other = tlog.NoteSigner.from_seed("other.example/log", bytes(32))
-    assert w.add_checkpoint(("old 0\n\n" + tlog.sign_note("other.example/log\n0\n"
-                             + tlog.note.b64(tlog.EMPTY_ROOT) + "\n", [other])).encode())[0] == 404
+    assert (
+        w.add_checkpoint(
+            (
+                "old 0\n\n"
+                + tlog.sign_note(
+                    "other.example/log\n0\n" + tlog.note.b64(tlog.EMPTY_ROOT) + "\n", [other]
+                )
+            ).encode()
+        )[0]
+        == 404
+    )
     stranger = tlog.NoteSigner.from_seed(log.name, bytes(32))
-    assert w.add_checkpoint(("old 9\n\n" + tlog.sign_note(
-        tlog.Checkpoint(log.name, 9, tlog.tree_hash(9, reader)).text, [stranger])).encode())[0] == 403
+    assert (
+        w.add_checkpoint(
+            (
+                "old 9\n\n"
+                + tlog.sign_note(
+                    tlog.Checkpoint(log.name, 9, tlog.tree_hash(9, reader)).text, [stranger]
+                )
+            ).encode()
+        )[0]
+        == 403
+    )
     assert w.add_checkpoint(("old 10\n\n" + note(9, reader)).encode())[0] == 400
     assert w.add_checkpoint(("old 5\n\n" + note(9, reader)).encode())[:2] == (
-        409, "text/x.tlog.size")
+        409,
+        "text/x.tlog.size",
+    )
     assert w.add_checkpoint(b"old x\n\n")[0] == 400

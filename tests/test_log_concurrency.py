@@ -29,8 +29,9 @@ def test_concurrent_appends_keep_the_tree_whole(tmp_path: Path, which: str) -> N
                 for i in range(EACH):
                     with db.write() as s:
                         idx = translog.next_index(db, s)
-                        rec = SIGNER.signed({"type": "commitment", "match_id": f"w{w}-{i}",
-                                             "log_index": idx})
+                        rec = SIGNER.signed(
+                            {"type": "commitment", "match_id": f"w{w}-{i}", "log_index": idx}
+                        )
                         translog.append(s, idx, f"w{w}-{i}", rec, "2026", SIGNER)
             except BaseException as exc:  # reported below
                 errors.append(exc)
@@ -45,8 +46,12 @@ def test_concurrent_appends_keep_the_tree_whole(tmp_path: Path, which: str) -> N
         entries = translog.entries(db, 0, 1000)["entries"]
         assert [e["index"] for e in entries] == list(range(n))
         assert all(e["leaf"]["log_index"] == e["index"] for e in entries)
-        leaves = [json.dumps(e["leaf"], sort_keys=True, separators=(",", ":"),
-                             ensure_ascii=False).encode() for e in entries]
+        leaves = [
+            json.dumps(
+                e["leaf"], sort_keys=True, separators=(",", ":"), ensure_ascii=False
+            ).encode()
+            for e in entries
+        ]
         for k in range(n + 1):
             head = translog.signed_head(db, SIGNER, k)
             verify_record(head, SIGNER.public_key)

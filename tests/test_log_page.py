@@ -47,8 +47,9 @@ def log_row(page: Any, base: str, url: str) -> tuple[str, str]:
     page.goto(f"{base}/verify?lang=en&url={url}")
     page.wait_for_selector("tr[data-check=log]:not([data-status=pending])", timeout=30_000)
     # the verdict is final once the rules replay (Pyodide, when installed) is done too
-    expect(page.locator("#verdict")).not_to_have_attribute("data-replay", "pending",
-                                                           timeout=120_000)
+    expect(page.locator("#verdict")).not_to_have_attribute(
+        "data-replay", "pending", timeout=120_000
+    )
     row = "tr[data-check=log]"
     return str(page.get_attribute(row, "data-status")), page.inner_text(row)
 
@@ -106,16 +107,24 @@ def test_the_page_core_and_merkle_js_follow_the_shared_vectors(page: Any) -> Non
     vectors = json.loads((Path(__file__).parent / "vectors" / "tlog_vectors.json").read_text())
     leaves = [bytes.fromhex(x) for x in vectors["rfc6962"]["leaves_hex"]]
     reader = tlog.ListHashReader.from_leaf_hashes([tlog.leaf_hash(x) for x in leaves])
-    cases = [{"n": n, "m": m, "leaf": leaves[m].hex(),
-              "path": [h.hex() for h in tlog.prove_record(n, m, reader)],
-              "root": vectors["rfc6962"]["roots_hex"][n - 1],
-              "old": vectors["rfc6962"]["roots_hex"][m],
-              "cproof": [h.hex() for h in tlog.prove_tree(n, m + 1, reader)]}
-             for n in range(1, 9) for m in range(n)]
+    cases = [
+        {
+            "n": n,
+            "m": m,
+            "leaf": leaves[m].hex(),
+            "path": [h.hex() for h in tlog.prove_record(n, m, reader)],
+            "root": vectors["rfc6962"]["roots_hex"][n - 1],
+            "old": vectors["rfc6962"]["roots_hex"][m],
+            "cproof": [h.hex() for h in tlog.prove_tree(n, m + 1, reader)],
+        }
+        for n in range(1, 9)
+        for m in range(n)
+    ]
     record = {"z": 1, "é": "x", "\U0001f600": [True, None], "ｚ": {"b": -3, "a": "ü"}}
     with LiveServer() as srv:
         page.goto(f"{srv.url}/verify?lang=en")
-        got = page.evaluate("""async ([cases, record]) => {
+        got = page.evaluate(
+            """async ([cases, record]) => {
           const L = window.qahwaLog, hex = (b) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
           const un = (h) => new Uint8Array(h.match(/../g).map((x) => parseInt(x, 16)));
           const out = [];
@@ -127,7 +136,9 @@ def test_the_page_core_and_merkle_js_follow_the_shared_vectors(page: Any) -> Non
           }
           return {out, page: window.qahwaFair.canonicalJson(JSON.stringify(record)),
                   log: L.canonicalJson(record)};
-        }""", [cases, record])
+        }""",
+            [cases, record],
+        )
         # Leave the page while its server is up: its background loads (the verifier's
         # Python, fetched once the page is open) would otherwise fail against a stopped
         # server and log "Failed to fetch".

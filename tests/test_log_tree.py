@@ -31,6 +31,7 @@ SIGNER = Signer.from_seed_b64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
 
 # -- the independent, straightforward RFC 6962 §2.1 implementation --------------------------
 
+
 def h_leaf(d: bytes) -> bytes:
     return hashlib.sha256(bytes([0]) + d).digest()
 
@@ -80,11 +81,20 @@ def proof(m: int, d: list[bytes]) -> list[bytes]:
 
 # -- fixtures ----------------------------------------------------------------------------------
 
+
 def record(i: int) -> dict[str, object]:
-    return SIGNER.signed({"type": "commitment", "protocol": "qahwa-fair/1",
-                          "match_id": f"m_{i:04d}", "game": "rng", "ruleset": "{}",
-                          "commitment": hashlib.sha256(b"%d" % i).hexdigest(),
-                          "created_at": "2026-12-02T00:00:00.000Z", "log_index": i})
+    return SIGNER.signed(
+        {
+            "type": "commitment",
+            "protocol": "qahwa-fair/1",
+            "match_id": f"m_{i:04d}",
+            "game": "rng",
+            "ruleset": "{}",
+            "commitment": hashlib.sha256(b"%d" % i).hexdigest(),
+            "created_at": "2026-12-02T00:00:00.000Z",
+            "log_index": i,
+        }
+    )
 
 
 def leaves(n: int) -> list[bytes]:
@@ -98,8 +108,7 @@ def fill(db: Database, n: int) -> None:
         with db.write() as s:
             idx = translog.next_index(db, s)
             assert idx == i
-            translog.append(s, idx, f"m_{i:04d}", record(i), "2026-12-02T00:00:00.000Z",
-                            SIGNER)
+            translog.append(s, idx, f"m_{i:04d}", record(i), "2026-12-02T00:00:00.000Z", SIGNER)
 
 
 @pytest.fixture(scope="module")
@@ -112,6 +121,7 @@ def tree_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
 
 
 # -- the stored tree ---------------------------------------------------------------------------
+
 
 def test_roots_and_cached_heads_match_the_naive_tree(tree_db: Database) -> None:
     d = leaves(N)
@@ -158,8 +168,7 @@ def test_consistency_proofs_for_every_pair(tree_db: Database) -> None:
                 assert consistent(m, n, roots[m], roots[n], got), (m, n)
                 if m < n:
                     # a different old root, a different new root, a changed proof: refused
-                    assert not consistent(m, n, roots[m - 1] if m > 1 else roots[n],
-                                          roots[n], got)
+                    assert not consistent(m, n, roots[m - 1] if m > 1 else roots[n], roots[n], got)
                     assert not consistent(m, n, roots[m], roots[n - 1], got)
                     for i in range(len(got)):
                         bad = [*got]
@@ -175,7 +184,7 @@ def test_compact_range_gives_every_root() -> None:
     assert rng.root() == mth([])
     for i, x in enumerate(d):
         rng.append(h_leaf(x))
-        assert rng.root() == mth(d[:i + 1])
+        assert rng.root() == mth(d[: i + 1])
         again = CompactRange(rng.size, rng.hashes)
         assert again.root() == rng.root()
     with pytest.raises(ValueError):
@@ -200,13 +209,13 @@ def test_a_read_touches_log_n_rows(tree_db: Database) -> None:
 # -- the migration -----------------------------------------------------------------------------
 
 
-
 def reset_pg(db: Database) -> None:
     """Drop every table in the PostgreSQL test database (whatever the migrations made: a
     table left behind would make the next migration fail)."""
     with db.write_engine.begin() as conn:
-        names = conn.execute(text(
-            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")).scalars()
+        names = conn.execute(
+            text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+        ).scalars()
         for t in list(names):
             conn.execute(text(f'DROP TABLE IF EXISTS "{t}" CASCADE'))
 
@@ -246,8 +255,15 @@ def test_migration_builds_the_same_tree(tmp_path: Path, which: str) -> None:
         d = leaves(n)
         with db.write() as s:
             for i, leaf in enumerate(d):
-                s.add(LogEntry(idx=i, match_id=f"m_{i:04d}", leaf=leaf.decode(),
-                               leaf_hash=h_leaf(leaf).hex(), created_at="2026"))
+                s.add(
+                    LogEntry(
+                        idx=i,
+                        match_id=f"m_{i:04d}",
+                        leaf=leaf.decode(),
+                        leaf_hash=h_leaf(leaf).hex(),
+                        created_at="2026",
+                    )
+                )
         migrate.upgrade(db)
         with db.read() as s:
             for k in range(n + 1):
@@ -280,8 +296,15 @@ def test_migration_refuses_a_log_with_a_gap(tmp_path: Path) -> None:
     d = leaves(3)
     with db.write() as s:
         for i in (0, 2):
-            s.add(LogEntry(idx=i, match_id=f"m_{i}", leaf=d[i].decode(),
-                           leaf_hash=h_leaf(d[i]).hex(), created_at="2026"))
+            s.add(
+                LogEntry(
+                    idx=i,
+                    match_id=f"m_{i}",
+                    leaf=d[i].decode(),
+                    leaf_hash=h_leaf(d[i]).hex(),
+                    created_at="2026",
+                )
+            )
     with pytest.raises(RuntimeError, match="entry 1 is missing"):
         migrate.upgrade(db)
     db.dispose()

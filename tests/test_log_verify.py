@@ -39,14 +39,20 @@ def run(*args: str) -> Result:
 
 def settings(tmp: Path) -> Settings:
     tmp.mkdir(parents=True, exist_ok=True)
-    return Settings(database_url=f"sqlite:///{tmp / 'q.db'}", data_dir=tmp, master_key=None,
-                    signing_key=KEY.private_b64(), signing_key_file=None)
+    return Settings(
+        database_url=f"sqlite:///{tmp / 'q.db'}",
+        data_dir=tmp,
+        master_key=None,
+        signing_key=KEY.private_b64(),
+        signing_key_file=None,
+    )
 
 
 def _v1_rows() -> Any:
     """bench/v1_rows.py (bench/ is not an installed package), loaded by its path."""
     spec = importlib.util.spec_from_file_location(
-        "qahwa_bench_v1_rows", Path(__file__).resolve().parent.parent / "bench" / "v1_rows.py")
+        "qahwa_bench_v1_rows", Path(__file__).resolve().parent.parent / "bench" / "v1_rows.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -64,18 +70,28 @@ def sessions(srv: LiveServer | ServerThread, n: int, tag: str) -> list[str]:
     rows = _v1_rows()
     db = Database(srv.settings.database_url)
     try:
-        made = [rows.insert_v1_match(db, KEY, SecretBox(keys.master_key(srv.settings)), "rng",
-                                     {}) for _ in range(n)]
+        made = [
+            rows.insert_v1_match(db, KEY, SecretBox(keys.master_key(srv.settings)), "rng", {})
+            for _ in range(n)
+        ]
     finally:
         db.dispose()
     out = []
     with httpx.Client(base_url=srv.url) as c:
         for i, (sid, (tok,)) in enumerate(made):
             h = {"Authorization": f"Bearer {tok}"}
-            assert c.post(f"/v1/rng/{sid}/seed", json={"client_seed": f"{tag}-{i}"},
-                          headers=h).status_code == 200
-            assert c.post(f"/v1/rng/{sid}/draws", json={"kind": "dice", "count": 2, "sides": 6},
-                          headers=h).status_code == 200
+            assert (
+                c.post(
+                    f"/v1/rng/{sid}/seed", json={"client_seed": f"{tag}-{i}"}, headers=h
+                ).status_code
+                == 200
+            )
+            assert (
+                c.post(
+                    f"/v1/rng/{sid}/draws", json={"kind": "dice", "count": 2, "sides": 6}, headers=h
+                ).status_code
+                == 200
+            )
             assert c.post(f"/v1/rng/{sid}/close", headers=h).status_code == 200
             out.append(f"{srv.url}/v1/rng/{sid}/transcript")
     return out
@@ -96,6 +112,7 @@ def tmp() -> Iterator[Path]:
 
 # -- the endpoint ----------------------------------------------------------------------------
 
+
 def test_consistency_endpoint(tmp: Path) -> None:
     with LiveServer(settings(tmp / "a")) as srv:
         sessions(srv, 5, "c")
@@ -110,15 +127,20 @@ def test_consistency_endpoint(tmp: Path) -> None:
                     assert body["first"] == m and body["second"] == n
                     assert body["first_head"]["root_hash"] == heads[m]["root_hash"]
                     assert body["second_head"]["root_hash"] == heads[n]["root_hash"]
-                    assert consistent(m, n, bytes.fromhex(heads[m]["root_hash"]),
-                                      bytes.fromhex(heads[n]["root_hash"]),
-                                      [bytes.fromhex(x) for x in body["proof"]])
-            for params, status, code in (({"first": 0, "second": 3}, 422, "validation_error"),
-                                         ({"first": 4, "second": 3}, 400, "bad_request"),
-                                         ({"first": 2, "second": 9}, 404, "not_found"),
-                                         ({"first": 2}, 422, "validation_error"),
-                                         ({"first": "x", "second": 3}, 422,
-                                          "validation_error")):
+                    assert consistent(
+                        m,
+                        n,
+                        bytes.fromhex(heads[m]["root_hash"]),
+                        bytes.fromhex(heads[n]["root_hash"]),
+                        [bytes.fromhex(x) for x in body["proof"]],
+                    )
+            for params, status, code in (
+                ({"first": 0, "second": 3}, 422, "validation_error"),
+                ({"first": 4, "second": 3}, 400, "bad_request"),
+                ({"first": 2, "second": 9}, 404, "not_found"),
+                ({"first": 2}, 422, "validation_error"),
+                ({"first": "x", "second": 3}, 422, "validation_error"),
+            ):
                 r = c.get("/v1/log/consistency", params=params)
                 assert r.status_code == status, (params, r.text)
                 err = r.json()["error"]
@@ -128,6 +150,7 @@ def test_consistency_endpoint(tmp: Path) -> None:
 
 
 # -- verify: inclusion and remembered heads --------------------------------------------------
+
 
 def test_verify_checks_inclusion_and_remembers_heads(tmp: Path) -> None:
     state = tmp / "state" / "heads.json"
@@ -145,8 +168,7 @@ def test_verify_checks_inclusion_and_remembers_heads(tmp: Path) -> None:
         assert res.exit_code == 0, res.output
         assert "log: included at index 0 of tree size 5" in res.stdout
         assert "consistent with the head of size 3 seen before" in res.stdout
-        assert next(iter(json.loads(state.read_text())["heads"].values()))["head"][
-            "tree_size"] == 5
+        assert next(iter(json.loads(state.read_text())["heads"].values()))["head"]["tree_size"] == 5
         # --log-proof: a transcript file with a saved proof of an older tree size
         with httpx.Client(base_url=srv.url) as c:
             doc = c.get(urls[2]).json()
@@ -157,36 +179,91 @@ def test_verify_checks_inclusion_and_remembers_heads(tmp: Path) -> None:
         (tmp / "p.json").write_text(json.dumps(proof))
         (tmp / "k.json").write_text(json.dumps(keys))
         # without a server, the consistency with the remembered head cannot be asked for
-        chk = log_check(run(str(tmp / "t.json"), "--key", str(tmp / "k.json"), "--log-proof",
-                            str(tmp / "p.json"), "--state", str(state), "--json"))
+        chk = log_check(
+            run(
+                str(tmp / "t.json"),
+                "--key",
+                str(tmp / "k.json"),
+                "--log-proof",
+                str(tmp / "p.json"),
+                "--state",
+                str(state),
+                "--json",
+            )
+        )
         assert chk["ok"] is None and chk["exit"] == 0
         assert "included at index 2 of tree size 4" in chk["detail"]
         assert "not checked" in chk["detail"]
         # with the server, the saved head of size 4 is proved to be a prefix of size 5
-        chk = log_check(run(str(tmp / "t.json"), "--server", srv.url, "--log-proof",
-                            str(tmp / "p.json"), "--state", str(state), "--json"))
+        chk = log_check(
+            run(
+                str(tmp / "t.json"),
+                "--server",
+                srv.url,
+                "--log-proof",
+                str(tmp / "p.json"),
+                "--state",
+                str(state),
+                "--json",
+            )
+        )
         assert chk["ok"] is True and "seen before is consistent with it" in chk["detail"]
         # a proof of another entry, a changed audit path, a tampered leaf: failures
         other["leaf"]["match_id"] = doc["match_id"]
         (tmp / "o.json").write_text(json.dumps(other))
-        chk = log_check(run(str(tmp / "t.json"), "--key", str(tmp / "k.json"), "--log-proof",
-                            str(tmp / "o.json"), "--no-state", "--json"))
+        chk = log_check(
+            run(
+                str(tmp / "t.json"),
+                "--key",
+                str(tmp / "k.json"),
+                "--log-proof",
+                str(tmp / "o.json"),
+                "--no-state",
+                "--json",
+            )
+        )
         assert chk["ok"] is False and chk["exit"] == 1 and "index 3" in chk["detail"]
         bad = json.loads(json.dumps(proof))
         bad["audit_path"][0] = hashlib.sha256(b"x").hexdigest()
         (tmp / "b.json").write_text(json.dumps(bad))
-        chk = log_check(run(str(tmp / "t.json"), "--key", str(tmp / "k.json"), "--log-proof",
-                            str(tmp / "b.json"), "--no-state", "--json"))
+        chk = log_check(
+            run(
+                str(tmp / "t.json"),
+                "--key",
+                str(tmp / "k.json"),
+                "--log-proof",
+                str(tmp / "b.json"),
+                "--no-state",
+                "--json",
+            )
+        )
         assert chk["ok"] is False and "leads to root" in chk["detail"]
         bad = json.loads(json.dumps(proof))
         bad["leaf"]["commitment"] = "0" * 64
         (tmp / "b.json").write_text(json.dumps(bad))
-        chk = log_check(run(str(tmp / "t.json"), "--key", str(tmp / "k.json"), "--log-proof",
-                            str(tmp / "b.json"), "--no-state", "--json"))
+        chk = log_check(
+            run(
+                str(tmp / "t.json"),
+                "--key",
+                str(tmp / "k.json"),
+                "--log-proof",
+                str(tmp / "b.json"),
+                "--no-state",
+                "--json",
+            )
+        )
         assert chk["ok"] is False and "another match" in chk["detail"]
         # a file without --server or --log-proof: the log is simply not checked
-        chk = log_check(run(str(tmp / "t.json"), "--key", str(tmp / "k.json"), "--json",
-                            "--state", str(tmp / "unused.json")))
+        chk = log_check(
+            run(
+                str(tmp / "t.json"),
+                "--key",
+                str(tmp / "k.json"),
+                "--json",
+                "--state",
+                str(tmp / "unused.json"),
+            )
+        )
         assert chk["ok"] is None and chk["status"] == "verified"
         assert not (tmp / "unused.json").exists()
         res = run(str(tmp / "t.json"), "--state", "x", "--no-state")
@@ -202,8 +279,10 @@ def _copy_without_last(src: Path, dst: Path) -> None:
         b.execute("DELETE FROM translog WHERE idx = ?", (n,))
         b.execute("DELETE FROM translog_heads WHERE tree_size > ?", (n,))
         for level in range(32):
-            b.execute("DELETE FROM translog_nodes WHERE level = ? AND (idx + 1) * ? > ?",
-                      (level, 1 << level, n))
+            b.execute(
+                "DELETE FROM translog_nodes WHERE level = ? AND (idx + 1) * ? > ?",
+                (level, 1 << level, n),
+            )
     (dst / "master.key").write_bytes((src / "master.key").read_bytes())
 
 
@@ -249,9 +328,13 @@ def mon_settings(tmp: Path) -> Settings:
     origin shared by every server of a test: a second server is the same log forked."""
     import base64
 
-    return settings(tmp).model_copy(update={
-        "log_origin": "monitor.test/log", "checkpoint_seconds": 3600,
-        "log_key": base64.b64encode(LOG_SEED).decode()})
+    return settings(tmp).model_copy(
+        update={
+            "log_origin": "monitor.test/log",
+            "checkpoint_seconds": 3600,
+            "log_key": base64.b64encode(LOG_SEED).decode(),
+        }
+    )
 
 
 def checkpoint(srv: LiveServer) -> None:
@@ -278,10 +361,10 @@ def test_monitor_audits_resumes_and_detects_forks(tmp: Path) -> None:
         checkpoint(a)
         code, out = monitor("--server", a.url, "--state", str(state))
         assert code == 0 and out["audited_from"] == 5 and out["audited"] == 3, out
-        assert out["tree_size"] == 8 and "consistent with the checkpoint of size 5" in \
-            " ".join(out["notes"])
-        code, out = monitor("--server", a.url, "--state", str(state), "--restart",
-                            "--jobs", "2")
+        assert out["tree_size"] == 8 and "consistent with the checkpoint of size 5" in " ".join(
+            out["notes"]
+        )
+        code, out = monitor("--server", a.url, "--state", str(state), "--restart", "--jobs", "2")
         assert code == 0 and out["audited_from"] == 0 and out["audited"] == 8
         res = run("log", "--server", a.url, "--state", str(state))
         assert res.exit_code == 0 and "LOG VERIFIED" in res.stdout
@@ -290,14 +373,16 @@ def test_monitor_audits_resumes_and_detects_forks(tmp: Path) -> None:
         checkpoint(b)
         code, out = monitor("--server", b.url, "--state", str(state))
         assert code == 1 and not out["ok"] and out["evidence"]
-        assert any("log fork: two checkpoints of size 8 with different roots" in f
-                   for f in out["failures"])
+        assert any(
+            "log fork: two checkpoints of size 8 with different roots" in f for f in out["failures"]
+        )
         # and a larger one that does not extend what was seen
         sessions(b, 2, "b2")
         checkpoint(b)
         code, out = monitor("--server", b.url, "--state", str(state))
-        assert code == 1 and any("does not extend the one of size 8" in f
-                                 for f in out["failures"]), out
+        assert code == 1 and any(
+            "does not extend the one of size 8" in f for f in out["failures"]
+        ), out
         code, out = monitor("--server", b.url, "--no-state")
         assert code == 0 and out["audited"] == 10
         # an entry changed in the database after the fact: named
@@ -305,14 +390,19 @@ def test_monitor_audits_resumes_and_detects_forks(tmp: Path) -> None:
             (leaf,) = db.execute("SELECT leaf FROM translog WHERE idx = 4").fetchone()
             doc = json.loads(leaf)
             doc["game"] = "tawla"
-            db.execute("UPDATE translog SET leaf = ? WHERE idx = 4", (canonical_json(doc).decode(),))
+            db.execute(
+                "UPDATE translog SET leaf = ? WHERE idx = 4", (canonical_json(doc).decode(),)
+            )
         code, out = monitor("--server", a.url, "--no-state")
         assert code == 1
-        assert any("entry 4: does not hash to its hash in tile/0/000 (the entry was rewritten)"
-                   in f for f in out["failures"]), out["failures"]
+        assert any(
+            "entry 4: does not hash to its hash in tile/0/000 (the entry was rewritten)" in f
+            for f in out["failures"]
+        ), out["failures"]
         assert any("entry 4" in f and "signature" in f for f in out["failures"])
-    res = run("log", "--server", a.url, "--no-state", "--log-key",
-              "monitor.test/log+00000000+AQ")  # the server is gone
+    res = run(
+        "log", "--server", a.url, "--no-state", "--log-key", "monitor.test/log+00000000+AQ"
+    )  # the server is gone
     assert res.exit_code == 2
     res = run("log", "--server", "ftp://x")
     assert res.exit_code == 2 and "http(s) URL" in res.stderr
@@ -325,27 +415,65 @@ def _iso(days: float) -> str:
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def lock(mid: str, seed: bytes, end_days: float, *, house: tuple[bool, ...] = (False, False),
-         game: str = "tawla") -> dict[str, Any]:
+def lock(
+    mid: str,
+    seed: bytes,
+    end_days: float,
+    *,
+    house: tuple[bool, ...] = (False, False),
+    game: str = "tawla",
+) -> dict[str, Any]:
     from fairness.v2 import PROTOCOL_V2, commitment_v2
 
-    return {"type": "lock", "protocol": PROTOCOL_V2, "match_id": mid, "game": game,
-            "ruleset": "{}", "commitment": commitment_v2(seed),
-            "seats": [{"seat": i, "name": f"p{i}", "house": h,
-                       "seed_commitment": hashlib.sha256(b"%d" % i).hexdigest(), "key": None,
-                       "roll_chain": None} for i, h in enumerate(house)],
-            "locked_at": _iso(0), "reveal_by": _iso(0.01), "end_by": _iso(end_days)}
+    return {
+        "type": "lock",
+        "protocol": PROTOCOL_V2,
+        "match_id": mid,
+        "game": game,
+        "ruleset": "{}",
+        "commitment": commitment_v2(seed),
+        "seats": [
+            {
+                "seat": i,
+                "name": f"p{i}",
+                "house": h,
+                "seed_commitment": hashlib.sha256(b"%d" % i).hexdigest(),
+                "key": None,
+                "roll_chain": None,
+            }
+            for i, h in enumerate(house)
+        ],
+        "locked_at": _iso(0),
+        "reveal_by": _iso(0.01),
+        "end_by": _iso(end_days),
+    }
 
 
-def reveal(mid: str, lock_index: int, seed: bytes, *, reason: str = "finished",
-           forfeited: tuple[int, ...] = (), house: tuple[int, ...] = ()) -> dict[str, Any]:
+def reveal(
+    mid: str,
+    lock_index: int,
+    seed: bytes,
+    *,
+    reason: str = "finished",
+    forfeited: tuple[int, ...] = (),
+    house: tuple[int, ...] = (),
+) -> dict[str, Any]:
     from fairness.v2 import PROTOCOL_V2
 
-    return {"type": "reveal", "protocol": PROTOCOL_V2, "match_id": mid,
-            "lock_index": lock_index, "server_seed": seed.hex(), "chain": "00" * 32,
-            "transcript_sha256": hashlib.sha256(mid.encode()).hexdigest(), "reason": reason,
-            "forfeited": list(forfeited), "house": list(house), "result": {},
-            "ended_at": _iso(0.5)}
+    return {
+        "type": "reveal",
+        "protocol": PROTOCOL_V2,
+        "match_id": mid,
+        "lock_index": lock_index,
+        "server_seed": seed.hex(),
+        "chain": "00" * 32,
+        "transcript_sha256": hashlib.sha256(mid.encode()).hexdigest(),
+        "reason": reason,
+        "forfeited": list(forfeited),
+        "house": list(house),
+        "result": {},
+        "ended_at": _iso(0.5),
+    }
 
 
 def append(srv: LiveServer, record: dict[str, Any]) -> int:
@@ -363,14 +491,17 @@ def test_monitor_checks_locks_and_reveals_and_finds_hidden_matches(tmp: Path) ->
     seeds = [bytes([i]) * 64 for i in range(6)]
     with LiveServer(mon_settings(tmp / "a")) as srv:
         with httpx.Client(base_url=srv.url) as c:
-            real = c.post("/v1/matches", json={"game": "tawla", "ruleset": {},
-                                                "seats": [{"name": "a"}, {"name": "b"}]}).json()
+            real = c.post(
+                "/v1/matches",
+                json={"game": "tawla", "ruleset": {}, "seats": [{"name": "a"}, {"name": "b"}]},
+            ).json()
         mid = real["match_id"]
         good = append(srv, lock("m_good", seeds[0], 1))
         append(srv, reveal("m_good", good, seeds[0], reason="timeout", forfeited=(1,)))
         house = append(srv, lock("m_house", seeds[1], 1, house=(True, False)))
-        append(srv, reveal("m_house", house, seeds[1], reason="timeout", forfeited=(0,),
-                           house=(0,)))
+        append(
+            srv, reveal("m_house", house, seeds[1], reason="timeout", forfeited=(0,), house=(0,))
+        )
         real_idx = append(srv, lock(mid, seeds[2], 36500))  # the real match, inside its end_by
         checkpoint(srv)
         code, out = monitor("--server", srv.url, "--no-state")
@@ -387,21 +518,32 @@ def test_monitor_checks_locks_and_reveals_and_finds_hidden_matches(tmp: Path) ->
         append(srv, reveal("m_good", good, seeds[5]))
         with sqlite3.connect(tmp / "a" / "q.db") as db:  # the operator deletes the match
             for table in ("events", "seats", "server_seeds", "matches"):
-                db.execute(f"DELETE FROM {table} WHERE " + (
-                    "id = ?" if table == "matches" else "match_id = ?"), (mid,))
+                db.execute(
+                    f"DELETE FROM {table} WHERE "
+                    + ("id = ?" if table == "matches" else "match_id = ?"),
+                    (mid,),
+                )
         checkpoint(srv)
         code, out = monitor("--server", srv.url, "--no-state")
         assert code == 1
         f = out["failures"]
         assert f"match m_good is locked twice: entries {good} and {twice}" in f
-        assert any(x.startswith(f"entry {wrong}: the reveal of m_unrevealed names lock_index "
-                                f"{twice}") for x in f)
+        assert any(
+            x.startswith(f"entry {wrong}: the reveal of m_unrevealed names lock_index {twice}")
+            for x in f
+        )
         assert any("match m_good is revealed twice" in x for x in f)
         assert any("the server seed revealed for m_good does not match" in x for x in f)
-        assert any(x.startswith(f"match m_unrevealed (locked at entry {unrevealed}) has no "
-                                "reveal though its end_by") for x in f), f
-        assert f"hidden match: {mid} is locked in the log (entry {real_idx}) but the server no " \
-            "longer shows it" in f, f
+        assert any(
+            x.startswith(
+                f"match m_unrevealed (locked at entry {unrevealed}) has no reveal though its end_by"
+            )
+            for x in f
+        ), f
+        assert (
+            f"hidden match: {mid} is locked in the log (entry {real_idx}) but the server no "
+            "longer shows it" in f
+        ), f
         res = run("log", "--server", srv.url, "--no-state")
         assert res.exit_code == 1 and "LOG FAILED" in res.stdout and mid in res.stdout
 
@@ -414,11 +556,16 @@ def rng_session(c: httpx.Client, tag: str) -> str:
     made = c.post("/v1/rng", json={})
     assert made.status_code == 201, made.text
     sid, h = made.json()["session_id"], {"Authorization": f"Bearer {made.json()['token']}"}
-    r = c.post(f"/v1/rng/{sid}/seed", json={"client_seed": tag, "nonce": new_nonce().hex()},
-               headers=h)
+    r = c.post(
+        f"/v1/rng/{sid}/seed", json={"client_seed": tag, "nonce": new_nonce().hex()}, headers=h
+    )
     assert r.status_code == 200, r.text
-    assert c.post(f"/v1/rng/{sid}/draws", json={"kind": "dice", "count": 2, "sides": 6},
-                  headers=h).status_code == 200
+    assert (
+        c.post(
+            f"/v1/rng/{sid}/draws", json={"kind": "dice", "count": 2, "sides": 6}, headers=h
+        ).status_code
+        == 200
+    )
     assert c.post(f"/v1/rng/{sid}/close", headers=h).status_code == 200
     return str(sid)
 
@@ -439,8 +586,9 @@ def test_monitor_checks_served_transcripts_against_their_reveals(tmp: Path) -> N
         # The operator rewrites what it serves for one match: its seat's client seed. The
         # log (and its reveal leaf) is unchanged, so only --transcripts can see it.
         with sqlite3.connect(tmp / "a" / "q.db") as db:
-            n = db.execute("UPDATE seats SET client_seed = 'rewritten' WHERE match_id = ?",
-                           (sids[1],)).rowcount
+            n = db.execute(
+                "UPDATE seats SET client_seed = 'rewritten' WHERE match_id = ?", (sids[1],)
+            ).rowcount
         assert n == 1
         with httpx.Client(base_url=srv.url) as c:
             again = c.get(f"/v1/rng/{sids[1]}/transcript").json()
@@ -451,7 +599,8 @@ def test_monitor_checks_served_transcripts_against_their_reveals(tmp: Path) -> N
         assert code == 1 and not out["ok"]
         assert out["failures"] == [
             f"the transcript the server serves for {sids[1]} does not hash to the "
-            "transcript_sha256 in its reveal"], out["failures"]
+            "transcript_sha256 in its reveal"
+        ], out["failures"]
         res = run("log", "--server", srv.url, "--no-state", "--transcripts")
         assert res.exit_code == 1 and "LOG FAILED" in res.stdout and sids[1] in res.stdout
 
@@ -472,7 +621,7 @@ class CosignedSource:
         if path != "/log/checkpoint" or status != 200:
             return int(status), bytes(body)
         text = body.decode()
-        cp_text = text[:text.index("\n\n") + 1]
+        cp_text = text[: text.index("\n\n") + 1]
         return 200, (text + self.witness.cosign(cp_text, self.at).line).encode()
 
 
@@ -511,16 +660,24 @@ def test_monitor_reports_locks_past_end_by_by_the_witness_clock(tmp: Path) -> No
 
         def at(t: int, trusted: bool = True) -> Any:
             src = CosignedSource(fetch, witness, t)
-            return audit(srv.url, keys, log_key, HeadState.load(None), src,
-                         witnesses=(witness.verifier,) if trusted else ())
+            return audit(
+                srv.url,
+                keys,
+                log_key,
+                HeadState.load(None),
+                src,
+                witnesses=(witness.verifier,) if trusted else (),
+            )
 
         try:
             # Cosigned at the end_by plus the grace: still inside it. The server still
             # shows nothing of m_late, so it is a hidden match — not a lock past end_by.
             res = at(end_by + int(GRACE))
             assert not any("has no reveal" in f for f in res.failures), res.failures
-            assert f"hidden match: m_late is locked in the log (entry {idx}) but the server " \
+            assert (
+                f"hidden match: m_late is locked in the log (entry {idx}) but the server "
                 "no longer shows it" in res.failures
+            )
             assert any("its newest witness cosignature" in n for n in res.notes), res.notes
             # One second later: the lock is evidence, named with its entry.
             res = at(end_by + int(GRACE) + 1)
@@ -528,13 +685,15 @@ def test_monitor_reports_locks_past_end_by_by_the_witness_clock(tmp: Path) -> No
             assert [f for f in res.failures if "m_late" in f] == [
                 f"match m_late (locked at entry {idx}) has no reveal though its end_by "
                 f"{iso(end_by)} is before the checkpoint (its newest witness cosignature, "
-                f"{iso(end_by + int(GRACE) + 1)})"], res.failures
+                f"{iso(end_by + int(GRACE) + 1)})"
+            ], res.failures
             assert not any(sid in f for f in res.failures)  # revealed: nothing to say
             # A cosignature by a witness the monitor does not trust gives no time: the
             # newest time the server wrote into the log (about now) counts.
             res = at(end_by + int(GRACE) + 1, trusted=False)
-            assert any("the newest time the server signed into the log" in n
-                       for n in res.notes), res.notes
+            assert any("the newest time the server signed into the log" in n for n in res.notes), (
+                res.notes
+            )
             assert not any("has no reveal" in f for f in res.failures)
         finally:
             fetch.close()
@@ -542,7 +701,8 @@ def test_monitor_reports_locks_past_end_by_by_the_witness_clock(tmp: Path) -> No
 
 def _bench_module(name: str) -> Any:
     spec = importlib.util.spec_from_file_location(
-        f"qahwa_bench_{name}", Path(__file__).resolve().parent.parent / "bench" / f"{name}.py")
+        f"qahwa_bench_{name}", Path(__file__).resolve().parent.parent / "bench" / f"{name}.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -575,8 +735,12 @@ def test_monitor_reads_a_tile_directory_as_it_reads_a_server(tmp: Path) -> None:
     res = audit("dir", keys, note.verifier, state, src, jobs=2)
     assert res.ok and (res.audited_from, res.audited) == (512, 88), res.failures
     assert any("consistent with the checkpoint of size 512" in n for n in res.notes)
-    for outside in ("/log/../state/heads.json", "/log//etc/passwd", "/log/tile/../../x",
-                    "/v1/keys"):
+    for outside in (
+        "/log/../state/heads.json",
+        "/log//etc/passwd",
+        "/log/tile/../../x",
+        "/v1/keys",
+    ):
         assert src.raw(outside) == (404, b""), outside
     assert src("/v1/matches/m_1", {})[0] == 0  # no API: unreachable, never a 404
     assert src.raw("/log/tile/0/999")[0] == 404
@@ -587,8 +751,10 @@ def test_monitor_reads_a_tile_directory_as_it_reads_a_server(tmp: Path) -> None:
     bundle.write_bytes(tlog.encode_bundle(entries))
     res = audit("dir", keys, note.verifier, HeadState.load(None), src, jobs=1)
     assert not res.ok
-    assert "entry 300: does not hash to its hash in tile/0/001 (the entry was rewritten)" in \
-        res.failures, res.failures
+    assert (
+        "entry 300: does not hash to its hash in tile/0/001 (the entry was rewritten)"
+        in res.failures
+    ), res.failures
     assert any(f.startswith("entry 300:") and "signature" in f for f in res.failures)
 
 

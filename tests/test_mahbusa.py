@@ -39,8 +39,7 @@ def make(**script: list[int]) -> MahbusaEngine:
 
 
 def snapshot(e: MahbusaEngine) -> str:
-    return json.dumps([e.view(0), e.view(1), e.view(None), sorted(e.chance.labels)],
-                      sort_keys=True)
+    return json.dumps([e.view(0), e.view(1), e.view(None), sorted(e.chance.labels)], sort_keys=True)
 
 
 def test_registered_with_tawlas_ruleset() -> None:
@@ -64,7 +63,9 @@ def test_start_position_and_opening() -> None:
     assert v["prisoners"] == [0] * 24 and v["bar"] == [0, 0] and v["pips"] == [360, 360]
     assert e.turn == 0 and e.phase == "move"
     assert sorted(a["steps"] for a in e.legal_actions(0)) == [
-        [[24, 19], [19, 13]], [[24, 19], [24, 18]]]
+        [[24, 19], [19, 13]],
+        [[24, 19], [24, 18]],
+    ]
 
 
 def test_imprisonment_closing_and_release_through_the_engine() -> None:
@@ -154,12 +155,18 @@ def checkers(view: dict[str, Any], seat: int) -> int:
 
 
 @settings(max_examples=examples(15), deadline=None)
-@given(seed=st.integers(0, 10**9), length=st.integers(1, 3), cube=st.booleans(),
-       protocol=st.sampled_from([PROTOCOL, PROTOCOL_V2]))
-def test_random_matches_conserve_checkers_and_replay(seed: int, length: int,
-                                                     cube: bool, protocol: str) -> None:
-    doc, engine = simulate_match("mahbusa", {"match_length": length, "cube": cube}, seed=seed,
-                                 protocol=protocol)
+@given(
+    seed=st.integers(0, 10**9),
+    length=st.integers(1, 3),
+    cube=st.booleans(),
+    protocol=st.sampled_from([PROTOCOL, PROTOCOL_V2]),
+)
+def test_random_matches_conserve_checkers_and_replay(
+    seed: int, length: int, cube: bool, protocol: str
+) -> None:
+    doc, engine = simulate_match(
+        "mahbusa", {"match_length": length, "cube": cube}, seed=seed, protocol=protocol
+    )
     assert engine.outcome is not None and max(engine.score) >= length
     labels = [e["label"] for e in doc["events"] if e["type"] == "chance"]
     assert all(lb.startswith("g") and ("/roll/" in lb or "/opening/" in lb) for lb in labels)

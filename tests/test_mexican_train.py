@@ -33,7 +33,9 @@ PASS = {"type": "pass"}
 
 
 def new(players: int = 4, key: bytes = K, **rules: Any) -> MexicanTrainEngine:
-    return MexicanTrainEngine(MexicanTrainEngine.parse_ruleset({"players": players, **rules}), Chance(key))
+    return MexicanTrainEngine(
+        MexicanTrainEngine.parse_ruleset({"players": players, **rules}), Chance(key)
+    )
 
 
 def setup(
@@ -75,16 +77,32 @@ def play(tile: str, train: int | str) -> dict[str, Any]:
 
 # -- registry, ruleset -----------------------------------------------------------------------
 
+
 def test_registry_and_ruleset_defaults() -> None:
     assert engine_class("mexican_train") is MexicanTrainEngine
-    assert MexicanTrainEngine.parse_ruleset({}, protocol=PROTOCOL) == {"players": 4, "rounds": 13, "blank_double": 0}
-    assert MexicanTrainEngine.parse_ruleset({}) == {**{"players": 4, "rounds": 13, "blank_double": 0}, **V2_TIMING}
+    assert MexicanTrainEngine.parse_ruleset({}, protocol=PROTOCOL) == {
+        "players": 4,
+        "rounds": 13,
+        "blank_double": 0,
+    }
+    assert MexicanTrainEngine.parse_ruleset({}) == {
+        **{"players": 4, "rounds": 13, "blank_double": 0},
+        **V2_TIMING,
+    }
 
 
-@pytest.mark.parametrize("raw", [
-    {"players": 1}, {"players": 9}, {"rounds": 0}, {"rounds": 14}, {"blank_double": -1},
-    {"blank_double": 5.0}, {"engine": 12},
-])
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"players": 1},
+        {"players": 9},
+        {"rounds": 0},
+        {"rounds": 14},
+        {"blank_double": -1},
+        {"blank_double": 5.0},
+        {"engine": 12},
+    ],
+)
 def test_bad_rulesets(raw: dict[str, Any]) -> None:
     with pytest.raises(RulesetError):
         MexicanTrainEngine.parse_ruleset(raw)
@@ -96,6 +114,7 @@ def test_engines_and_hand_sizes() -> None:
 
 
 # -- known-answer deals ----------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['ruleset']['players']}p")
 def test_vector_deal(case: dict[str, Any]) -> None:
@@ -112,12 +131,13 @@ def test_vector_deal(case: dict[str, Any]) -> None:
     assert sorted(view["hand"]) == sorted(case["hand"])
     assert view["hand_counts"] == [h] * n
     assert view["pile"] == case["pile"]
-    assert eng.boneyard == result[h * n:]
+    assert eng.boneyard == result[h * n :]
     assert view["engine"] == VECTORS["engine"] == "12-12"
     assert eng.turn == 0 and view["starter"] == 0
 
 
 # -- trains ----------------------------------------------------------------------------------
+
 
 def test_own_mexican_and_marked_trains_only() -> None:
     eng = setup(new(4), [["3-12", "0-1"], ["1-1"], ["2-2"], ["4-4"]], markers=[2])
@@ -132,8 +152,13 @@ def test_own_mexican_and_marked_trains_only() -> None:
     assert snapshot(eng) == before
     eng.apply(0, play("3-12", "mexican"))
     mex = eng.view(None)["trains"][4]
-    assert mex == {"train": "mexican", "tiles": [[12, 3]], "end": 3, "marker": False,
-                   "open_double": False}
+    assert mex == {
+        "train": "mexican",
+        "tiles": [[12, 3]],
+        "end": 3,
+        "marker": False,
+        "open_double": False,
+    }
     assert eng.turn == 1
 
 
@@ -156,9 +181,15 @@ def test_one_tile_a_turn() -> None:
 
 # -- drawing, passing, markers ---------------------------------------------------------------
 
+
 def test_drawn_tile_that_fits_must_be_played_at_once() -> None:
-    eng = setup(new(4), [["1-2", "0-5"], ["1-1"], ["2-2"], ["4-4"]],
-                boneyard=["3-12", "4-5"], markers=[3], trains={1: [(12, 5)]})
+    eng = setup(
+        new(4),
+        [["1-2", "0-5"], ["1-1"], ["2-2"], ["4-4"]],
+        boneyard=["3-12", "4-5"],
+        markers=[3],
+        trains={1: [(12, 5)]},
+    )
     assert eng.legal_actions(0) == [DRAW]
     with pytest.raises(IllegalActionError, match="draw from the boneyard first"):
         eng.apply(0, PASS)
@@ -197,9 +228,13 @@ def test_empty_boneyard_pass_at_once() -> None:
 
 
 def test_marker_kept_when_others_play_cleared_by_owner_on_own_train() -> None:
-    eng = setup(new(3), [["9-10", "6-12", "1-1"], ["4-5", "2-12", "2-3"],
-                         ["4-9", "0-12", "0-3"]],
-                markers=[0], trains={0: [(12, 5)]}, current=1)
+    eng = setup(
+        new(3),
+        [["9-10", "6-12", "1-1"], ["4-5", "2-12", "2-3"], ["4-9", "0-12", "0-3"]],
+        markers=[0],
+        trains={0: [(12, 5)]},
+        current=1,
+    )
     eng.apply(1, play("4-5", 0))  # seat 1 plays on seat 0's marked train
     assert eng.markers == {0}
     eng.apply(2, play("4-9", 0))
@@ -219,9 +254,11 @@ def test_marker_kept_when_others_play_cleared_by_owner_on_own_train() -> None:
 
 # -- doubles ---------------------------------------------------------------------------------
 
+
 def test_double_follow_up_may_go_elsewhere_then_next_seat_must_cover() -> None:
-    eng = setup(new(3), [["5-5", "3-12", "0-1"], ["5-9", "3-4"], ["0-0", "1-1"]],
-                trains={0: [(12, 5)]})
+    eng = setup(
+        new(3), [["5-5", "3-12", "0-1"], ["5-9", "3-4"], ["0-0", "1-1"]], trains={0: [(12, 5)]}
+    )
     eng.apply(0, play("5-5", 0))
     assert eng.turn == 0 and eng.view(None)["must_follow_double"] is True
     assert eng.view(None)["open_double"] is None  # the doubler's follow-up goes anywhere
@@ -248,8 +285,14 @@ def test_double_covered_by_own_follow_up() -> None:
 
 
 def test_cannot_cover_draws_then_passes_and_duty_moves_on() -> None:
-    eng = setup(new(3), [["0-1"], ["3-4"], ["7-8"]], trains={0: [(12, 5), (5, 5)]},
-                boneyard=["1-2", "5-6", "2-9"], open_doubles=[0], current=1)
+    eng = setup(
+        new(3),
+        [["0-1"], ["3-4"], ["7-8"]],
+        trains={0: [(12, 5), (5, 5)]},
+        boneyard=["1-2", "5-6", "2-9"],
+        open_doubles=[0],
+        current=1,
+    )
     assert eng.legal_actions(1) == [DRAW]
     eng.apply(1, DRAW)  # 1-2 does not fit the double
     assert eng.legal_actions(1) == [PASS]
@@ -264,8 +307,9 @@ def test_cannot_cover_draws_then_passes_and_duty_moves_on() -> None:
 
 
 def test_doubler_cannot_follow_up_draws_passes_with_marker() -> None:
-    eng = setup(new(2), [["5-5", "0-1"], ["5-7", "2-3"]], trains={0: [(12, 5)]},
-                boneyard=["2-2", "9-9"])
+    eng = setup(
+        new(2), [["5-5", "0-1"], ["5-7", "2-3"]], trains={0: [(12, 5)]}, boneyard=["2-2", "9-9"]
+    )
     eng.apply(0, play("5-5", 0))
     assert eng.legal_actions(0) == [DRAW]
     eng.apply(0, DRAW)
@@ -277,8 +321,11 @@ def test_doubler_cannot_follow_up_draws_passes_with_marker() -> None:
 
 
 def test_two_doubles_in_one_turn_are_covered_in_order() -> None:
-    eng = setup(new(2), [["5-5", "3-3", "3-12", "0-1"], ["5-6", "3-7"]],
-                trains={0: [(12, 5)], "mexican": [(12, 3)]})
+    eng = setup(
+        new(2),
+        [["5-5", "3-3", "3-12", "0-1"], ["5-6", "3-7"]],
+        trains={0: [(12, 5)], "mexican": [(12, 3)]},
+    )
     eng.apply(0, play("5-5", 0))
     eng.apply(0, play("3-3", "mexican"))  # a double as the follow-up: one more tile
     assert eng.turn == 0 and eng.view(None)["open_doubles"] == [0, "mexican"]
@@ -289,8 +336,9 @@ def test_two_doubles_in_one_turn_are_covered_in_order() -> None:
 
 
 def test_going_out_on_a_double() -> None:
-    eng = setup(new(3), [["5-5"], ["3-4", "6-6"], ["0-0", "1-2"]], trains={0: [(12, 5)]},
-                boneyard=["2-2"])
+    eng = setup(
+        new(3), [["5-5"], ["3-4", "6-6"], ["0-0", "1-2"]], trains={0: [(12, 5)]}, boneyard=["2-2"]
+    )
     events = eng.apply(0, play("5-5", 0))[1:]
     last = eng.history[-1]
     assert last["end"] == "out" and last["out"] == 0
@@ -306,6 +354,7 @@ def test_going_out_on_a_double() -> None:
 
 
 # -- round and match end ---------------------------------------------------------------------
+
 
 def test_all_pass_with_empty_boneyard_ends_round_blank_double_counts() -> None:
     eng = new(3, blank_double=50)
@@ -357,20 +406,24 @@ def test_shared_first_place() -> None:
 
 # -- errors and views ------------------------------------------------------------------------
 
-@pytest.mark.parametrize("action", [
-    {"type": "play", "tile": "3-12"},
-    {"type": "play", "tile": "3-12", "train": True},
-    {"type": "play", "tile": "3-12", "train": 4},
-    {"type": "play", "tile": "3-12", "train": "Mexican"},
-    {"type": "play", "tile": "3-12", "train": "0"},
-    {"type": "play", "tile": "12-3", "train": 0},
-    {"type": "play", "tile": "3-13", "train": 0},
-    {"type": "play", "tile": None, "train": 0},
-    {"type": "play", "tile": "3-12", "train": 0, "end": "left"},
-    {"type": "pass", "train": 0},
-    {"type": "draw", "n": 1},
-    {"type": "cover"},
-])
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        {"type": "play", "tile": "3-12"},
+        {"type": "play", "tile": "3-12", "train": True},
+        {"type": "play", "tile": "3-12", "train": 4},
+        {"type": "play", "tile": "3-12", "train": "Mexican"},
+        {"type": "play", "tile": "3-12", "train": "0"},
+        {"type": "play", "tile": "12-3", "train": 0},
+        {"type": "play", "tile": "3-13", "train": 0},
+        {"type": "play", "tile": None, "train": 0},
+        {"type": "play", "tile": "3-12", "train": 0, "end": "left"},
+        {"type": "pass", "train": 0},
+        {"type": "draw", "n": 1},
+        {"type": "cover"},
+    ],
+)
 def test_malformed_actions_change_nothing(action: Any) -> None:
     eng = setup(new(4), [["3-12"], ["1-1"], ["2-2"], ["4-4"]], boneyard=["5-5"])
     before = snapshot(eng)
@@ -403,8 +456,29 @@ def test_resign() -> None:
     assert eng.outcome is not None and eng.outcome.winners == (0, 1)
 
 
-ODD_VALUES: list[Any] = [None, True, False, 0, 1, 1.0, -1, 4, "", "mexican", "Mexican", "3-5",
-                         "5-3", "12-12", "0-13", "3-12", " 3-12", [], [0], {}, {"a": 1}]
+ODD_VALUES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    1.0,
+    -1,
+    4,
+    "",
+    "mexican",
+    "Mexican",
+    "3-5",
+    "5-3",
+    "12-12",
+    "0-13",
+    "3-12",
+    " 3-12",
+    [],
+    [0],
+    {},
+    {"a": 1},
+]
 
 
 @pytest.mark.parametrize("how", ["play", "draw", "pass", "drawn", "duty"])
@@ -422,8 +496,9 @@ def test_odd_field_values_are_refused_and_change_nothing(how: str) -> None:
         eng = setup(new(4), [["0-1"], *hands[1:]], boneyard=["3-12", "6-6"])
         eng.apply(0, DRAW)
     else:
-        eng = setup(new(4), hands, trains={1: [(12, 7), (7, 7)]}, open_doubles=[1],
-                    boneyard=["6-6"])
+        eng = setup(
+            new(4), hands, trains={1: [(12, 7), (7, 7)]}, open_doubles=[1], boneyard=["6-6"]
+        )
     listed = {json.dumps(a, sort_keys=True) for a in eng.legal_actions(0)}
     before = snapshot(eng)
     tried = 0

@@ -21,8 +21,7 @@ ALL = Counter(tiles(12))
 
 
 def views(eng: MexicanTrainEngine) -> str:
-    return json.dumps([eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)],
-                      sort_keys=True)
+    return json.dumps([eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)], sort_keys=True)
 
 
 def check_invariants(eng: MexicanTrainEngine) -> None:
@@ -52,7 +51,8 @@ def check_invariants(eng: MexicanTrainEngine) -> None:
 def play_out(players: int, rounds: int, blank: int, seed: int) -> MexicanTrainEngine:
     bots = random.Random(seed)
     ruleset = MexicanTrainEngine.parse_ruleset(
-        {"players": players, "rounds": rounds, "blank_double": blank})
+        {"players": players, "rounds": rounds, "blank_double": blank}
+    )
     eng = MexicanTrainEngine(ruleset, Chance(seed.to_bytes(32, "big")))
     steps = 0
     while eng.outcome is None:
@@ -62,8 +62,10 @@ def play_out(players: int, rounds: int, blank: int, seed: int) -> MexicanTrainEn
         assert legal, "no legal action while the match runs"
         if steps % 11 == 0:
             before = views(eng)
-            for bad in ({"type": "play", "tile": "12-12", "train": "mexican"},
-                        {"type": "pass"} if legal != [{"type": "pass"}] else {"type": "draw"}):
+            for bad in (
+                {"type": "play", "tile": "12-12", "train": "mexican"},
+                {"type": "pass"} if legal != [{"type": "pass"}] else {"type": "draw"},
+            ):
                 if bad in legal:
                     continue
                 with pytest.raises(ActionError):
@@ -81,10 +83,13 @@ def play_out(players: int, rounds: int, blank: int, seed: int) -> MexicanTrainEn
 
 
 @settings(max_examples=examples(20), deadline=None)
-@given(players=st.integers(2, 8), rounds=st.integers(1, 3), blank=st.sampled_from([0, 50]),
-       seed=st.integers(0, 2**32))
-def test_random_matches_keep_invariants(players: int, rounds: int, blank: int,
-                                        seed: int) -> None:
+@given(
+    players=st.integers(2, 8),
+    rounds=st.integers(1, 3),
+    blank=st.sampled_from([0, 50]),
+    seed=st.integers(0, 2**32),
+)
+def test_random_matches_keep_invariants(players: int, rounds: int, blank: int, seed: int) -> None:
     play_out(players, rounds, blank, seed)
 
 

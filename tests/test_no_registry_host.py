@@ -15,16 +15,20 @@ HOSTS = re.compile(
     r"py[p]i\.(org|io|python\.org)|[f]iles\.pythonhosted|pythonhoste[d]\.org"
     r"|np[m]js\.(org|com)|registry\.yarnp[k]g|[c]rates\.io|rubyg[e]ms\.org"
     r"|proxy\.golan[g]\.org|repo[1]\.maven|package[s]\.debian|anaconda\.(org|com)",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 # Settings that point pip or uv at an index (any index: the machine's configuration decides)
 INDEX_SETTINGS = re.compile(
     r"(PIP|UV)_(EXTRA_)?INDEX_URL|--(extra-)?index-url|\[\[tool\.uv\.inde[x]\]\]"
-    r"|npm_config_registr[y]|--registr[y]\b", re.IGNORECASE)
+    r"|npm_config_registr[y]|--registr[y]\b",
+    re.IGNORECASE,
+)
 
 
 def tracked_text_files() -> list[Path]:
-    out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
-                         check=True).stdout
+    out = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
     files = [ROOT / p for p in out.decode().split("\0") if p]
     return [f for f in files if f.is_file() and b"\0" not in f.read_bytes()[:4096]]
 
@@ -39,9 +43,11 @@ def offending(pattern: re.Pattern[str]) -> list[str]:
 
 
 def test_the_patterns_catch_what_they_are_for() -> None:
-    for text in ("PIP_EXTRA_" + "INDEX_URL=https://" + "pypi" + ".org/simple",
-                 "https://" + "files." + "pythonhosted" + ".org/packages/x.whl",
-                 "https://registry." + "npmjs" + ".org/pyodide"):
+    for text in (
+        "PIP_EXTRA_" + "INDEX_URL=https://" + "pypi" + ".org/simple",
+        "https://" + "files." + "pythonhosted" + ".org/packages/x.whl",
+        "https://registry." + "npmjs" + ".org/pyodide",
+    ):
         assert HOSTS.search(text) or INDEX_SETTINGS.search(text), text
     assert INDEX_SETTINGS.search("pip install --" + "index-url file:///x")
     assert not HOSTS.search("the npm registry and PyPI, by package name")

@@ -41,10 +41,14 @@ def _error(r: httpx.Response, status: int, code: str | None = None) -> dict[str,
 
 
 def _cli(settings: Settings, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "QAHWA_DATA_DIR": str(settings.data_dir),
-           "QAHWA_DATABASE_URL": settings.database_url}
-    return subprocess.run([str(QAHWA), *args], env=env, capture_output=True, text=True,
-                          timeout=120, check=False)
+    env = {
+        **os.environ,
+        "QAHWA_DATA_DIR": str(settings.data_dir),
+        "QAHWA_DATABASE_URL": settings.database_url,
+    }
+    return subprocess.run(
+        [str(QAHWA), *args], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def _session(qc: Client, client_seed: str) -> RngSession:
@@ -92,8 +96,9 @@ def test_creation_needs_a_valid_operator_key_and_revoke_is_immediate() -> None:
         err = _error(c.post("/v1/rng", json={}, headers=auth(alice)), 401, "unauthorized")
         assert "revoked" in err["message"]
         assert c.post("/v1/rng", json={}, headers=auth(key)).status_code == 201
-        assert re.search(r"^alice\t.*\trevoked ", _cli(srv.settings, "operators", "list").stdout,
-                         re.M)
+        assert re.search(
+            r"^alice\t.*\trevoked ", _cli(srv.settings, "operators", "list").stdout, re.M
+        )
         assert _cli(srv.settings, "operators", "revoke", "nobody").returncode == 1
         # stored hashed: neither key is anywhere in the database files
         stored = b"".join(p.read_bytes() for p in srv.settings.data_dir.glob("qahwa.db*"))
@@ -103,8 +108,10 @@ def test_creation_needs_a_valid_operator_key_and_revoke_is_immediate() -> None:
 
 def test_creation_rate_per_key_answers_429_with_retry_after() -> None:
     clock = FakeClock(1_000_020.0)  # 20 s into a minute: no minute ends mid-test
-    with LiveServer(create_rate_per_minute=3, clock=clock) as srv, \
-            httpx.Client(base_url=srv.url, timeout=30) as c:
+    with (
+        LiveServer(create_rate_per_minute=3, clock=clock) as srv,
+        httpx.Client(base_url=srv.url, timeout=30) as c,
+    ):
         for _ in range(3):
             assert c.post("/v1/rng", json={}).status_code == 201
         made = _made(srv)
@@ -147,8 +154,10 @@ def test_retry_after_is_when_the_sliding_window_lets_one_more_in() -> None:
 # -- limits ---------------------------------------------------------------------------------------
 def test_rate_per_address_answers_429_and_spares_health() -> None:
     clock = FakeClock()  # the bucket refills only as told
-    with LiveServer(rate_per_second_per_ip=5, clock=clock) as srv, \
-            httpx.Client(base_url=srv.url, timeout=30) as c:
+    with (
+        LiveServer(rate_per_second_per_ip=5, clock=clock) as srv,
+        httpx.Client(base_url=srv.url, timeout=30) as c,
+    ):
         codes = [c.get("/v1/keys").status_code for _ in range(5)]
         r = c.get("/v1/keys")
         assert codes == [200] * 5 and r.status_code == 429, (codes, r.text)
@@ -167,8 +176,11 @@ def test_session_draw_cap_is_409_session_full() -> None:
             sess.dice(2, 6)
         events = f"{srv.url}/v1/rng/{sess.session_id}/events"
         before = httpx.get(events).json()
-        r = httpx.post(f"{srv.url}/v1/rng/{sess.session_id}/draws", headers=auth(sess.token),
-                       json={"kind": "dice", "count": 2, "sides": 6})
+        r = httpx.post(
+            f"{srv.url}/v1/rng/{sess.session_id}/draws",
+            headers=auth(sess.token),
+            json={"kind": "dice", "count": 2, "sides": 6},
+        )
         _error(r, 409, "session_full")
         assert httpx.get(events).json() == before
         closed = sess.close()  # closing stays possible
@@ -183,15 +195,19 @@ def test_transcript_bytes_cap_refuses_the_draw_and_changes_nothing() -> None:
         big = {"kind": "shuffle", "n": 1000}  # about 3.9 kB of results
         sess.draw(big)
         before = httpx.get(srv.url + events).json()
-        r = httpx.post(f"{srv.url}/v1/rng/{sess.session_id}/draws", headers=auth(sess.token),
-                       json=big)
+        r = httpx.post(
+            f"{srv.url}/v1/rng/{sess.session_id}/draws", headers=auth(sess.token), json=big
+        )
         err = _error(r, 409, "session_full")
         assert "4096 bytes" in err["message"]
         assert httpx.get(srv.url + events).json() == before
         n = 0
         while True:
-            r = httpx.post(f"{srv.url}/v1/rng/{sess.session_id}/draws",
-                           headers=auth(sess.token), json={"kind": "shuffle", "n": 52})
+            r = httpx.post(
+                f"{srv.url}/v1/rng/{sess.session_id}/draws",
+                headers=auth(sess.token),
+                json={"kind": "shuffle", "n": 52},
+            )
             if r.status_code != 200:
                 break
             n += 1
@@ -225,9 +241,11 @@ def test_header_and_body_read_timeouts() -> None:
         with socket.create_connection((host, port), timeout=10) as silent:
             assert _recv_all(silent) == b""  # nothing sent: closed without an answer
         with socket.create_connection((host, port), timeout=10) as slow_body:
-            slow_body.sendall(b"POST /v1/matches/m_x/actions HTTP/1.1\r\nHost: x\r\n"
-                              b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
-                              b'{"action":')
+            slow_body.sendall(
+                b"POST /v1/matches/m_x/actions HTTP/1.1\r\nHost: x\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n"
+                b'{"action":'
+            )
             answer = _recv_all(slow_body)
             assert answer.startswith(b"HTTP/1.1 408 "), answer
             assert b"request_timeout" in answer
@@ -239,12 +257,14 @@ def _limit_fds() -> None:
 
 
 def test_300_slow_loris_sockets_do_not_stop_healthz_with_256_file_descriptors(
-        tmp_path: Path) -> None:
+    tmp_path: Path,
+) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if soft != resource.RLIM_INFINITY and soft < 512:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(1024, hard), hard))
-    srv = Serve(tmp_path, f"sqlite:///{tmp_path / 'q.db'}", args=("--no-access-log",),
-                preexec_fn=_limit_fds)
+    srv = Serve(
+        tmp_path, f"sqlite:///{tmp_path / 'q.db'}", args=("--no-access-log",), preexec_fn=_limit_fds
+    )
     url, port, proc = srv.url, srv.port, srv.proc
     socks: list[socket.socket] = []
     try:
@@ -262,8 +282,11 @@ def test_300_slow_loris_sockets_do_not_stop_healthz_with_256_file_descriptors(
             r = httpx.get(url + "/healthz", timeout=10)  # without the guard: no answer at all
             assert r.status_code == 200 and time.monotonic() - t0 < 10
         assert proc.poll() is None
-        m = {s.name: s.value for f in text_string_to_metric_families(
-            httpx.get(url + "/metrics", timeout=5).text) for s in f.samples}
+        m = {
+            s.name: s.value
+            for f in text_string_to_metric_families(httpx.get(url + "/metrics", timeout=5).text)
+            for s in f.samples
+        }
         assert m["qahwa_connections_dropped_total"] >= 300 - (256 - 64)
     finally:
         for s in socks:
@@ -279,20 +302,23 @@ def test_hostile_headers_get_4xx_never_5xx() -> None:
         r = c.get(stream, headers={"Last-Event-ID": "²".encode()})
         assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
         assert c.get(stream, headers={"Last-Event-ID": "1" * 40}).status_code == 422
-        r = c.post("/v1/matches", json={"game": "hokm"},
-                   headers={"Authorization": b"Bearer \xb2\xff"})
+        r = c.post(
+            "/v1/matches", json={"game": "hokm"}, headers={"Authorization": b"Bearer \xb2\xff"}
+        )
         _error(r, 401, "unauthorized")
         r = c.get("/v1/keys", headers={"X-Request-ID": "bad id ²".encode()})
         assert r.status_code == 200 and re.fullmatch(r"[0-9a-f]{16}", r.headers["x-request-id"])
         r = c.get("/v1/keys", headers={"X-Request-ID": "trace-1.a_b"})
         assert r.headers["x-request-id"] == "trace-1.a_b"
         host, port = "127.0.0.1", int(srv.url.rsplit(":", 1)[1])
-        for raw in (b"POST /v1/rng HTTP/1.1\r\nHost: x\r\nContent-Length: \xc2\xb2\r\n\r\n",
-                    b"POST /v1/rng HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
-                    b"POST /v1/rng HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
-                    b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
-                    b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n",
-                    b"GET /\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n"):
+        for raw in (
+            b"POST /v1/rng HTTP/1.1\r\nHost: x\r\nContent-Length: \xc2\xb2\r\n\r\n",
+            b"POST /v1/rng HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\n\r\n",
+            b"POST /v1/rng HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n",
+            b"GET /\xff\xfe HTTP/1.1\r\nHost: x\r\n\r\n",
+        ):
             with socket.create_connection((host, port), timeout=10) as s:
                 try:
                     s.sendall(raw)
@@ -304,12 +330,17 @@ def test_hostile_headers_get_4xx_never_5xx() -> None:
 
 
 # -- metrics ----------------------------------------------------------------------------------------
-def _metrics(url: str) -> tuple[dict[str, Any], dict[tuple[str, tuple[tuple[str, str], ...]], float]]:
+def _metrics(
+    url: str,
+) -> tuple[dict[str, Any], dict[tuple[str, tuple[tuple[str, str], ...]], float]]:
     r = httpx.get(url + "/metrics")
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/plain")
     families = {f.name: f for f in text_string_to_metric_families(r.text)}
-    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
-               for f in families.values() for s in f.samples}
+    samples = {
+        (s.name, tuple(sorted(s.labels.items()))): s.value
+        for f in families.values()
+        for s in f.samples
+    }
     return families, samples
 
 
@@ -323,15 +354,28 @@ def test_metrics_parse_with_prometheus_clients_own_parser() -> None:
         httpx.request("BREW", srv.url + "/pot")
         families, samples = _metrics(srv.url)
         assert families["qahwa_http_request_duration_seconds"].type == "histogram"
-        routes = {dict(labels).get("route") for (name, labels) in samples
-                  if name.startswith("qahwa_http_request")}
+        routes = {
+            dict(labels).get("route")
+            for (name, labels) in samples
+            if name.startswith("qahwa_http_request")
+        }
         assert {"/v1/rng/{session_id}/draws", "/v1/matches", "/v1/rng", "unmatched"} <= routes
         assert all("9" * 30 not in str(r) and "r_" not in str(r) for r in routes)
-        methods = {dict(labels).get("method") for (name, labels) in samples
-                   if name.startswith("qahwa_http_request")}
+        methods = {
+            dict(labels).get("method")
+            for (name, labels) in samples
+            if name.startswith("qahwa_http_request")
+        }
         assert "other" in methods and "BREW" not in methods
-        assert samples[("qahwa_http_request_duration_seconds_count",
-                        (("method", "POST"), ("route", "/v1/rng/{session_id}/draws")))] == 4
+        assert (
+            samples[
+                (
+                    "qahwa_http_request_duration_seconds_count",
+                    (("method", "POST"), ("route", "/v1/rng/{session_id}/draws")),
+                )
+            ]
+            == 4
+        )
         assert samples[("qahwa_actions_total", (("kind", "rng"),))] == 4
         assert samples[("qahwa_created_total", (("kind", "match"),))] == 1
         assert samples[("qahwa_matches", (("kind", "rng"), ("status", "playing")))] == 1
@@ -369,11 +413,15 @@ def test_json_logs_have_request_ids_and_no_secrets(tmp_path: Path) -> None:
             s = c.post("/v1/rng", json={}).json()
             nonce = new_nonce().hex()
             secrets += [s["token"], "dice-seed-secret-1234", nonce]
-            r = c.post(f"/v1/rng/{s['session_id']}/seed", headers=auth(s["token"]),
-                       json={"client_seed": "dice-seed-secret-1234", "nonce": nonce})
+            r = c.post(
+                f"/v1/rng/{s['session_id']}/seed",
+                headers=auth(s["token"]),
+                json={"client_seed": "dice-seed-secret-1234", "nonce": nonce},
+            )
             assert r.status_code == 200, r.text
-            c.post(f"/v1/rng/{s['session_id']}/draws", headers=auth(s["token"]),
-                   json={"kind": "dice"})
+            c.post(
+                f"/v1/rng/{s['session_id']}/draws", headers=auth(s["token"]), json={"kind": "dice"}
+            )
             closed = c.post(f"/v1/rng/{s['session_id']}/close", headers=auth(s["token"])).json()
             secrets.append(closed["server_seed"])
             c.get("/v1/keys", headers={"X-Request-ID": "trace-42"})
@@ -388,16 +436,23 @@ def test_json_logs_have_request_ids_and_no_secrets(tmp_path: Path) -> None:
     assert len(access) >= 10
     assert all(re.fullmatch(r"[0-9a-f]{16}|trace-42", rec["request_id"]) for rec in access)
     assert len({rec["request_id"] for rec in access}) == len(access)
-    assert any(rec["request_id"] == "trace-42" and rec["path"] == "/v1/keys"
-               and rec["status"] == 200 for rec in access)
+    assert any(
+        rec["request_id"] == "trace-42" and rec["path"] == "/v1/keys" and rec["status"] == 200
+        for rec in access
+    )
     for secret in secrets:
         assert secret not in text, secret
 
 
 # -- key rotation ------------------------------------------------------------------------------------
 def test_a_transcript_signed_before_a_rotation_verifies_after_it(tmp_path: Path) -> None:
-    settings = Settings(database_url=f"sqlite:///{tmp_path / 'q.db'}", data_dir=tmp_path,
-                        master_key=None, signing_key=None, signing_key_file=None)
+    settings = Settings(
+        database_url=f"sqlite:///{tmp_path / 'q.db'}",
+        data_dir=tmp_path,
+        master_key=None,
+        signing_key=None,
+        signing_key_file=None,
+    )
     with LiveServer(settings) as a, Client(a.url) as qc:
         sess = _session(qc, "before rotation")
         sess.shuffle(10)
@@ -421,9 +476,22 @@ def test_a_transcript_signed_before_a_rotation_verifies_after_it(tmp_path: Path)
         assert fresh.created.record["signature"]["key_id"] == new.key_id
         assert qc.verify(saved)["status"] == "verified"  # with the keys /v1/keys lists now
         check = subprocess.run(
-            [sys.executable, "-m", "verify_cli", "check", "--server", b.url, "--jobs", "1",
-             str(tmp_path / "saved.json")], capture_output=True, text=True, timeout=300,
-            check=False)
+            [
+                sys.executable,
+                "-m",
+                "verify_cli",
+                "check",
+                "--server",
+                b.url,
+                "--jobs",
+                "1",
+                str(tmp_path / "saved.json"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
         assert check.returncode == 0, check.stdout + check.stderr
     # a process started with the retired key refuses to run
     with pytest.raises(RetiredKeyError):

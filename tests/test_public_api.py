@@ -15,30 +15,96 @@ import games.errors
 import tlog
 
 FAIRNESS_ALL = {
-    "PROTOCOL", "DECK52", "DECK_QAHVE",
-    "ClientSeedError", "FairnessError", "ItemsError", "KeyFileError", "LabelError",
-    "RangeError", "SecretBox", "SecretBoxError", "SeedError", "SignatureError", "Signer",
+    "PROTOCOL",
+    "DECK52",
+    "DECK_QAHVE",
+    "ClientSeedError",
+    "FairnessError",
+    "ItemsError",
+    "KeyFileError",
+    "LabelError",
+    "RangeError",
+    "SecretBox",
+    "SecretBoxError",
+    "SeedError",
+    "SignatureError",
+    "Signer",
     "Stream",
     "StreamKey",
-    "canonical_json", "canonical_sort", "canonical_ruleset", "check_client_seed",
-    "check_entropy", "check_label", "commitment", "deck52", "deck_qahve", "dice",
-    "entropy_label", "key_id_of", "load_master_key", "load_public_key", "match_key",
-    "new_client_seed", "new_master_key", "new_server_seed", "parse_items",
-    "parse_server_seed", "parse_tile", "public_key_b64", "restrict", "shuffle", "tile_code",
-    "tiles", "uniform", "verify_record",
+    "canonical_json",
+    "canonical_sort",
+    "canonical_ruleset",
+    "check_client_seed",
+    "check_entropy",
+    "check_label",
+    "commitment",
+    "deck52",
+    "deck_qahve",
+    "dice",
+    "entropy_label",
+    "key_id_of",
+    "load_master_key",
+    "load_public_key",
+    "match_key",
+    "new_client_seed",
+    "new_master_key",
+    "new_server_seed",
+    "parse_items",
+    "parse_server_seed",
+    "parse_tile",
+    "public_key_b64",
+    "restrict",
+    "shuffle",
+    "tile_code",
+    "tiles",
+    "uniform",
+    "verify_record",
     # qahwa-fair/2 (fairness/v2.py; verify_bytes in signing.py)
-    "PROTOCOL_V2", "DuplicateKeyError", "chain_head", "chain_next", "chain_start",
-    "check_canonical_value", "check_roll_value", "commitment_v2", "fresh_label",
-    "loads_strict", "match_key_v2", "new_client_seed_v2", "new_nonce", "new_server_seed_v2",
-    "parse_hex", "parse_nonce", "parse_server_seed_v2", "roll_chain", "roll_chain_tip",
-    "roll_step", "seat_sig_message", "seed_commitment", "signed_event_body", "verify_bytes",
+    "PROTOCOL_V2",
+    "DuplicateKeyError",
+    "chain_head",
+    "chain_next",
+    "chain_start",
+    "check_canonical_value",
+    "check_roll_value",
+    "commitment_v2",
+    "fresh_label",
+    "loads_strict",
+    "match_key_v2",
+    "new_client_seed_v2",
+    "new_nonce",
+    "new_server_seed_v2",
+    "parse_hex",
+    "parse_nonce",
+    "parse_server_seed_v2",
+    "roll_chain",
+    "roll_chain_tip",
+    "roll_step",
+    "seat_sig_message",
+    "seed_commitment",
+    "signed_event_body",
+    "verify_bytes",
 }
 
 GAMES_ALL = {
-    "GAME_IDS", "Action", "ActionError", "Chance", "Engine", "Event", "GameError",
-    "IllegalActionError", "MalformedActionError", "MatchOverError", "NotYourTurnError",
-    "Outcome", "ReplayError", "RulesetError", "UnknownGameError", "available_games",
-    "engine_class", "replay",
+    "GAME_IDS",
+    "Action",
+    "ActionError",
+    "Chance",
+    "Engine",
+    "Event",
+    "GameError",
+    "IllegalActionError",
+    "MalformedActionError",
+    "MatchOverError",
+    "NotYourTurnError",
+    "Outcome",
+    "ReplayError",
+    "RulesetError",
+    "UnknownGameError",
+    "available_games",
+    "engine_class",
+    "replay",
 }
 
 
@@ -99,11 +165,14 @@ GAMES_TREE = {
 
 
 @pytest.mark.parametrize(
-    ("module", "tree"), [(fairness.errors, FAIRNESS_TREE), (games.errors, GAMES_TREE)])
+    ("module", "tree"), [(fairness.errors, FAIRNESS_TREE), (games.errors, GAMES_TREE)]
+)
 def test_error_trees(module: Any, tree: dict[str, Any]) -> None:
-    defined = {n for n, o in vars(module).items()
-               if inspect.isclass(o) and issubclass(o, Exception)
-               and o.__module__ == module.__name__}
+    defined = {
+        n
+        for n, o in vars(module).items()
+        if inspect.isclass(o) and issubclass(o, Exception) and o.__module__ == module.__name__
+    }
     assert defined == set(tree), "the errors module defines exactly the documented errors"
     for name, parent in tree.items():
         cls = getattr(module, name)
@@ -133,5 +202,13 @@ def test_replay_error_fields() -> None:
 def test_protocol_and_game_ids() -> None:
     assert fairness.PROTOCOL == "qahwa-fair/1"
     assert games.GAME_IDS == (
-        "iraqi_domino", "mexican_train", "qahve", "hokm", "shelem", "tawla", "mahbusa", "rng")
+        "iraqi_domino",
+        "mexican_train",
+        "qahve",
+        "hokm",
+        "shelem",
+        "tawla",
+        "mahbusa",
+        "rng",
+    )
     assert len(fairness.DECK52) == len(fairness.DECK_QAHVE) == 52

@@ -36,24 +36,40 @@ def snapshot(e: QahveEngine) -> Any:
     return state, sorted(e.chance.labels), list(e.chance._pending)
 
 
-def rejects(e: QahveEngine, seat: int, action: Any, exc: type[Exception],
-            match: str | None = None) -> None:
+def rejects(
+    e: QahveEngine, seat: int, action: Any, exc: type[Exception], match: str | None = None
+) -> None:
     before = snapshot(e)
     with pytest.raises(exc, match=match):
         e.apply(seat, action)
     assert snapshot(e) == before
 
 
-def setup_play(e: QahveEngine, hands: list[list[str]], *, leader: int = 0, tricks_done: int = 0,
-               jb_played: bool = False, bids: list[int] | None = None,
-               tricks_by_seat: list[int] | None = None, dealer: int | None = None,
-               scores: list[int] | None = None) -> QahveEngine:
+def setup_play(
+    e: QahveEngine,
+    hands: list[list[str]],
+    *,
+    leader: int = 0,
+    tricks_done: int = 0,
+    jb_played: bool = False,
+    bids: list[int] | None = None,
+    tricks_by_seat: list[int] | None = None,
+    dealer: int | None = None,
+    scores: list[int] | None = None,
+) -> QahveEngine:
     """A scripted situation in the play phase, through the engine's public constructor
     (``tricks_done`` tricks already taken, by seat 0 unless ``tricks_by_seat`` says)."""
     return QahveEngine.position(
-        e.ruleset, Chance(e.chance.key), hands=hands, bids=bids or [2, 2, 2, 2], leader=leader,
-        jb_played=jb_played, tricks_by_seat=tricks_by_seat or [tricks_done, 0, 0, 0],
-        dealer=dealer, scores=scores)
+        e.ruleset,
+        Chance(e.chance.key),
+        hands=hands,
+        bids=bids or [2, 2, 2, 2],
+        leader=leader,
+        jb_played=jb_played,
+        tricks_by_seat=tricks_by_seat or [tricks_done, 0, 0, 0],
+        dealer=dealer,
+        scores=scores,
+    )
 
 
 def cards(e: QahveEngine, seat: int) -> list[str]:
@@ -70,13 +86,20 @@ def play(e: QahveEngine, *plays: tuple[int, str]) -> list[dict[str, Any]]:
 
 # -- ruleset ------------------------------------------------------------------------------
 
+
 def test_registry_and_ruleset() -> None:
     assert engine_class("qahve") is QahveEngine
     assert QahveEngine.parse_ruleset({}, protocol=PROTOCOL) == {"target": 501, "min_bid": 2}
     assert QahveEngine.parse_ruleset({}) == {**{"target": 501, "min_bid": 2}, **V2_TIMING}
     assert QahveEngine.parse_ruleset({"target": 1001})["target"] == 1001
-    for bad in ({"target": 0}, {"min_bid": 0}, {"min_bid": 14}, {"target": "501"},
-                {"min_bid": 2.0}, {"nars": True}):
+    for bad in (
+        {"target": 0},
+        {"min_bid": 0},
+        {"min_bid": 14},
+        {"target": "501"},
+        {"min_bid": 2.0},
+        {"nars": True},
+    ):
         with pytest.raises(RulesetError):
             QahveEngine.parse_ruleset(bad)
 
@@ -97,6 +120,7 @@ def test_every_accepted_min_bid_leaves_a_makeable_contract(min_bid: int) -> None
 
 
 # -- known-answer deal ------------------------------------------------------------------------
+
 
 def test_known_answer_dealer_and_deal() -> None:
     e = make()
@@ -126,14 +150,20 @@ def test_known_answer_deal_for_every_dealer(dealer: int) -> None:
 
 # -- bidding ------------------------------------------------------------------------------
 
+
 def test_bidding_order_range_and_contracts() -> None:
     e = make({"min_bid": 3})
     assert e.legal_actions(1) == [{"type": "bid", "tricks": n} for n in range(3, 14)]
     assert e.legal_actions(2) == []
     rejects(e, 1, {"type": "bid", "tricks": 2}, IllegalActionError, "3 to 13")
     rejects(e, 1, {"type": "bid", "tricks": 14}, IllegalActionError, "3 to 13")
-    for bad in ({"type": "bid"}, {"type": "bid", "tricks": "4"}, {"type": "bid", "tricks": True},
-                {"type": "bid", "tricks": 4, "suit": "S"}, {"type": "trump", "suit": "S"}):
+    for bad in (
+        {"type": "bid"},
+        {"type": "bid", "tricks": "4"},
+        {"type": "bid", "tricks": True},
+        {"type": "bid", "tricks": 4, "suit": "S"},
+        {"type": "trump", "suit": "S"},
+    ):
         rejects(e, 1, bad, MalformedActionError)
     rejects(e, 2, {"type": "bid", "tricks": 4}, NotYourTurnError)
     rejects(e, 1, {"type": "play", "card": e.hands[1][0]}, IllegalActionError, "bid")
@@ -148,6 +178,7 @@ def test_bidding_order_range_and_contracts() -> None:
 
 
 # -- the joker rules ----------------------------------------------------------------------
+
 
 def test_a_joker_may_be_played_while_holding_the_led_suit() -> None:
     e = make()
@@ -181,8 +212,9 @@ def test_jr_waits_for_jb() -> None:
 
 def test_jr_after_jb_earlier_in_the_hand_and_a_led_joker_leads_no_suit() -> None:
     e = make()
-    e = setup_play(e, [["JR", "5C"], ["AH", "2C"], ["KS", "3C"], ["4C", "QD"]], jb_played=True,
-               tricks_done=3)
+    e = setup_play(
+        e, [["JR", "5C"], ["AH", "2C"], ["KS", "3C"], ["4C", "QD"]], jb_played=True, tricks_done=3
+    )
     assert sorted(cards(e, 0)) == ["5C", "JR"]
     play(e, (0, "JR"))
     # a led joker leads no suit: every card is playable, even with clubs in hand
@@ -204,8 +236,12 @@ def test_led_jb_wins_unless_jr_follows() -> None:
 
 def test_jb_must_be_played_at_trick_ten() -> None:
     e = make()
-    hands = [["JB", "AH", "KH", "QH"], ["2C", "3C", "4C", "5C"], ["6C", "7C", "8C", "9C"],
-             ["TC", "JC", "QC", "KC"]]
+    hands = [
+        ["JB", "AH", "KH", "QH"],
+        ["2C", "3C", "4C", "5C"],
+        ["6C", "7C", "8C", "9C"],
+        ["TC", "JC", "QC", "KC"],
+    ]
     e = setup_play(e, hands, leader=1, tricks_done=9)
     play(e, (1, "2C"))
     assert e.view(0)["trick_number"] == 9
@@ -219,8 +255,12 @@ def test_jb_must_be_played_at_trick_ten() -> None:
 
 def test_jb_holder_leading_trick_ten_must_lead_it_and_not_before() -> None:
     e = make()
-    hands = [["JB", "AH", "KH", "QH", "JH"], ["2C", "3C", "4C", "5C", "AC"],
-             ["6C", "7C", "8C", "9C", "3D"], ["TC", "JC", "QC", "KC", "4D"]]
+    hands = [
+        ["JB", "AH", "KH", "QH", "JH"],
+        ["2C", "3C", "4C", "5C", "AC"],
+        ["6C", "7C", "8C", "9C", "3D"],
+        ["TC", "JC", "QC", "KC", "4D"],
+    ]
     e = setup_play(e, hands, leader=0, tricks_done=8)
     assert sorted(cards(e, 0)) == ["AH", "JB", "JH", "KH", "QH"]  # trick 9: free choice
     play(e, (0, "AH"), (1, "2C"), (2, "6C"), (3, "TC"))
@@ -254,14 +294,20 @@ def test_trick_winner_order() -> None:
 def test_bad_card_codes() -> None:
     e = make()
     e = setup_play(e, [["5H"], ["AH"], ["KH"], ["QH"]])
-    for bad in ({"type": "play"}, {"type": "play", "card": "2D"}, {"type": "play", "card": "2H"},
-                {"type": "play", "card": "J"}, {"type": "play", "card": None},
-                {"type": "play", "card": "5H", "tricks": 2}):
+    for bad in (
+        {"type": "play"},
+        {"type": "play", "card": "2D"},
+        {"type": "play", "card": "2H"},
+        {"type": "play", "card": "J"},
+        {"type": "play", "card": None},
+        {"type": "play", "card": "5H", "tricks": 2},
+    ):
         rejects(e, 0, bad, MalformedActionError)
     rejects(e, 0, {"type": "play", "card": "AH"}, IllegalActionError, "not in")
 
 
 # -- scoring, dealer, end -------------------------------------------------------------------
+
 
 def test_hand_points_examples() -> None:
     assert hand_points(6, 8) == 62
@@ -270,15 +316,30 @@ def test_hand_points_examples() -> None:
     assert hand_points(14, 13) == -140
 
 
-def last_trick(e: QahveEngine, *, bids: list[int], tricks_by_seat: list[int],
-               winner: int, dealer: int | None = None,
-               scores: list[int] | None = None) -> tuple[QahveEngine, list[dict[str, Any]]]:
+def last_trick(
+    e: QahveEngine,
+    *,
+    bids: list[int],
+    tricks_by_seat: list[int],
+    winner: int,
+    dealer: int | None = None,
+    scores: list[int] | None = None,
+) -> tuple[QahveEngine, list[dict[str, Any]]]:
     """Play the 13th trick, won by ``winner`` with the ace of spades; returns the engine and
     the chance events drawn (the next hand's shuffle, if any)."""
     hands = [["2C"], ["3C"], ["4C"], ["5C"]]
     hands[winner] = ["AS"]
-    e = setup_play(e, hands, leader=0, tricks_done=12, jb_played=True, bids=bids,
-                   tricks_by_seat=tricks_by_seat, dealer=dealer, scores=scores)
+    e = setup_play(
+        e,
+        hands,
+        leader=0,
+        tricks_done=12,
+        jb_played=True,
+        bids=bids,
+        tricks_by_seat=tricks_by_seat,
+        dealer=dealer,
+        scores=scores,
+    )
     return e, play(e, *[(s, e.hands[s][0]) for s in range(4)])
 
 
@@ -305,10 +366,14 @@ def test_scoring_made_and_failed() -> None:
 
 def test_dealer_passes_only_when_strictly_ahead() -> None:
     e = make()
-    e, _ = last_trick(e, dealer=2, scores=[10, 14], bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0)
+    e, _ = last_trick(
+        e, dealer=2, scores=[10, 14], bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0
+    )
     assert e.scores == [10 + 41, 14 + 44] and e.dealer == 2  # behind: keeps the deal
     e = make()
-    e, _ = last_trick(e, dealer=2, scores=[3, 0], bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0)
+    e, _ = last_trick(
+        e, dealer=2, scores=[3, 0], bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=0
+    )
     assert e.scores == [44, 44] and e.dealer == 2  # level: keeps the deal
     e = make()
     e, _ = last_trick(e, dealer=3, bids=[2, 2, 2, 2], tricks_by_seat=[2, 4, 2, 4], winner=1)
@@ -319,7 +384,9 @@ def test_dealer_passes_only_when_strictly_ahead() -> None:
 
 def test_match_end_first_to_target() -> None:
     e = make({"target": 100})
-    e, drawn = last_trick(e, scores=[70, 30], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
+    e, drawn = last_trick(
+        e, scores=[70, 30], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0
+    )
     assert e.outcome is not None and e.outcome.winners == (0, 2)
     assert e.outcome.scores == (70 + 43, 30 + 42) and e.turn is None
     assert drawn == []
@@ -336,13 +403,16 @@ def test_match_end_both_reach_higher_wins() -> None:
 
 def test_match_end_both_reach_equal_plays_on() -> None:
     e = make({"target": 100})
-    e, drawn = last_trick(e, scores=[61, 62], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0)
+    e, drawn = last_trick(
+        e, scores=[61, 62], bids=[2, 2, 2, 2], tricks_by_seat=[4, 2, 2, 4], winner=0
+    )
     assert e.scores == [104, 104]
     assert e.outcome is None and e.phase == "bid" and e.hand_number == 1
     assert [ev["label"] for ev in drawn] == ["h1/shuffle"]
 
 
 # -- views --------------------------------------------------------------------------------
+
 
 def test_views() -> None:
     e = make()

@@ -23,8 +23,9 @@ from games.qahve import QahveEngine, hand_points
 from games.transcript import simulate_match, transcript_key
 
 #: the default ruleset as a qahwa-fair/2 transcript carries it: every rule, timing included
-QAHVE_V2_DEFAULT = ('{"max_seconds":86400,"min_bid":2,"reveal_seconds":120,"target":501,'
-                    '"turn_seconds":300}')
+QAHVE_V2_DEFAULT = (
+    '{"max_seconds":86400,"min_bid":2,"reveal_seconds":120,"target":501,"turn_seconds":300}'
+)
 
 
 def assert_no_leak(e: QahveEngine) -> None:
@@ -153,7 +154,9 @@ def test_a_full_match_to_the_default_501() -> None:
     assert doc["ruleset"] == QAHVE_V2_DEFAULT
     assert e.outcome is not None and max(e.scores) >= 501
     check_history(e, doc["events"][0]["result"])
-    assert replay(QahveEngine, doc["ruleset"], transcript_key(doc), doc["events"]).outcome == e.outcome
+    assert (
+        replay(QahveEngine, doc["ruleset"], transcript_key(doc), doc["events"]).outcome == e.outcome
+    )
 
 
 def test_bot_actions_are_legal_and_never_empty() -> None:

@@ -35,8 +35,13 @@ def test_rank_is_the_index_in_the_rank_letters() -> None:
             cards.rank(bad)
 
 
-def plain_trick_winner(plays: Sequence[tuple[int, str]], trump: str | None, *,
-                       reverse: bool = False, joker_order: Sequence[str] = ()) -> int:
+def plain_trick_winner(
+    plays: Sequence[tuple[int, str]],
+    trump: str | None,
+    *,
+    reverse: bool = False,
+    joker_order: Sequence[str] = (),
+) -> int:
     """``cards.trick_winner`` as it was before its rank-lookup path."""
     led = cards.suit(plays[0][1])
     if led is None:
@@ -74,8 +79,9 @@ def test_trick_winner_is_the_plain_one() -> None:
         plays = list(zip(rng.sample(range(8), n), rng.sample(deck, n), strict=True))
         trump = rng.choice([None, *cards.SUITS])
         reverse = rng.random() < 0.3
-        assert cards.trick_winner(plays, trump, reverse=reverse, joker_order=joker_order) \
-            == plain_trick_winner(plays, trump, reverse=reverse, joker_order=joker_order)
+        assert cards.trick_winner(
+            plays, trump, reverse=reverse, joker_order=joker_order
+        ) == plain_trick_winner(plays, trump, reverse=reverse, joker_order=joker_order)
 
 
 def test_pile_points_is_the_sum_of_card_points() -> None:
@@ -106,8 +112,10 @@ def test_card_plays_are_judged_as_by_follow_reason(players: int, seed: int) -> N
     allows it, and refused without a change otherwise."""
     rng = random.Random(seed)
     cls = shelem.ShelemEngine
-    eng = cls(cls.parse_ruleset({"players": players, "target": 200}),
-              Chance(hashlib.sha256(f"plays-{seed}-{players}".encode()).digest()))
+    eng = cls(
+        cls.parse_ruleset({"players": players, "target": 200}),
+        Chance(hashlib.sha256(f"plays-{seed}-{players}".encode()).digest()),
+    )
     plays = 0
     while eng.outcome is None and plays < 150:
         seat = eng.turn
@@ -136,7 +144,6 @@ def test_card_plays_are_judged_as_by_follow_reason(players: int, seed: int) -> N
     assert plays > 0
 
 
-
 class _OneByOne(Replayer):
     """The replay loop without its inline path for action events: each event through
     ``_one`` (the full checks), as before that path."""
@@ -150,21 +157,32 @@ class _OneByOne(Replayer):
 def _mutations(ev: dict[str, Any], rng: random.Random) -> list[Any]:
     action = ev.get("action")
     return [
-        {**ev, "seat": (ev["seat"] + 1) % 4}, {**ev, "seat": True}, {**ev, "seat": "0"},
-        {**ev, "seq": ev["seq"] + 1}, {**ev, "seq": float(ev["seq"])}, {**ev, "sig": 5},
-        {**ev, "sig": "x"}, {**ev, "extra": 1}, {**ev, "action": None},
+        {**ev, "seat": (ev["seat"] + 1) % 4},
+        {**ev, "seat": True},
+        {**ev, "seat": "0"},
+        {**ev, "seq": ev["seq"] + 1},
+        {**ev, "seq": float(ev["seq"])},
+        {**ev, "sig": 5},
+        {**ev, "sig": "x"},
+        {**ev, "extra": 1},
+        {**ev, "action": None},
         {**ev, "action": {**action, "type": "nope"}} if isinstance(action, dict) else ev,
         {**ev, "action": {**action, "junk": []}} if isinstance(action, dict) else ev,
-        {k: v for k, v in ev.items() if k != "seq"}, {**ev, "type": "chance"},
-        [ev], rng.choice([None, 3, "action"]),
+        {k: v for k, v in ev.items() if k != "seq"},
+        {**ev, "type": "chance"},
+        [ev],
+        rng.choice([None, 3, "action"]),
     ]
 
 
 def _run(cls: type[Replayer], doc: dict[str, Any], events: list[Any]) -> Any:
     seen: list[Any] = []
     eng = _engine(doc)
-    rep = cls(eng, pending=eng.chance.take_events(),
-              on_event=lambda ev, e: seen.append((ev.get("seq"), e.turn)))
+    rep = cls(
+        eng,
+        pending=eng.chance.take_events(),
+        on_event=lambda ev, e: seen.append((ev.get("seq"), e.turn)),
+    )
     try:
         rep.feed(events)
     except ReplayError as exc:
@@ -186,22 +204,29 @@ def test_the_inline_action_path_replays_as_the_full_checks(game: str, protocol: 
     """Genuine matches, cut at random action events that are then changed in ways the
     checks refuse (or accept): the replay loop gives the same error, the same events
     seen and the same engine state as feeding every event through the full checks."""
-    doc, _ = simulate_match(game, seed=2, protocol=protocol, resign_at=150,
-                            max_actions=20_000)
+    doc, _ = simulate_match(game, seed=2, protocol=protocol, resign_at=150, max_actions=20_000)
     events = doc["events"]
     assert _run(Replayer, doc, events) == _run(_OneByOne, doc, events)
     rng = random.Random(f"{game}{protocol}")
     actions = [i for i, e in enumerate(events) if e.get("type") == "action"]
     for i in rng.sample(actions, 8):
         for bad in _mutations(events[i], rng):
-            cut = [*events[:i], bad, *events[i + 1:i + 3]]
+            cut = [*events[:i], bad, *events[i + 1 : i + 3]]
             assert _run(Replayer, doc, cut) == _run(_OneByOne, doc, cut), (i, bad)
     chances = [i for i, e in enumerate(events) if e.get("type") == "chance" and i > 0]
     for i in rng.sample(chances, min(8, len(chances))):
         ev = events[i]
-        for bad in ({**ev, "seq": ev["seq"] + 1}, {**ev, "extra": 1}, {**ev, "result": None},
-                    {**ev, "label": "x"}, {k: v for k, v in ev.items() if k != "seq"},
-                    {k: v for k, v in ev.items() if k != "kind"}, {**ev, "type": "action"},
-                    [ev], None, events[i - 1]):
-            cut = [*events[:i], bad, *events[i + 1:i + 3]]
+        for bad in (
+            {**ev, "seq": ev["seq"] + 1},
+            {**ev, "extra": 1},
+            {**ev, "result": None},
+            {**ev, "label": "x"},
+            {k: v for k, v in ev.items() if k != "seq"},
+            {k: v for k, v in ev.items() if k != "kind"},
+            {**ev, "type": "action"},
+            [ev],
+            None,
+            events[i - 1],
+        ):
+            cut = [*events[:i], bad, *events[i + 1 : i + 3]]
             assert _run(Replayer, doc, cut) == _run(_OneByOne, doc, cut), (i, bad)

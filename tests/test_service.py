@@ -33,8 +33,9 @@ from service.matches import MatchService
 from tlog import root_from_inclusion
 
 
-def _started(client: httpx.Client, game: str,
-             keyed: bool = True) -> tuple[dict[str, Any], list[V2Seat]]:
+def _started(
+    client: httpx.Client, game: str, keyed: bool = True
+) -> tuple[dict[str, Any], list[V2Seat]]:
     created = create_match(client, game, short_ruleset(game))
     return created, seed_all(client, created, keyed=keyed)
 
@@ -55,15 +56,19 @@ def _proof_of(client: httpx.Client, leaf: dict[str, Any], index: int) -> None:
     verify_record(head, public_key(client))
     leaf_h = tlog.leaf_hash(canonical_json(leaf))
     assert leaf_h.hex() == proof["leaf_hash"]
-    root = root_from_inclusion(proof["index"], proof["tree_size"], leaf_h,
-                               [bytes.fromhex(h) for h in proof["audit_path"]])
+    root = root_from_inclusion(
+        proof["index"], proof["tree_size"], leaf_h, [bytes.fromhex(h) for h in proof["audit_path"]]
+    )
     assert root.hex() == head["root_hash"]
 
 
 def _reveal_record(client: httpx.Client, mid: str) -> tuple[int, dict[str, Any]]:
     entries = client.get("/v1/log/entries", params={"start": 0, "limit": 1000}).json()
-    found = [(e["index"], e["leaf"]) for e in entries["entries"]
-             if e["leaf"].get("match_id") == mid and e["leaf"]["type"] == "reveal"]
+    found = [
+        (e["index"], e["leaf"])
+        for e in entries["entries"]
+        if e["leaf"].get("match_id") == mid and e["leaf"]["type"] == "reveal"
+    ]
     assert len(found) == 1, found
     return found[0]
 
@@ -130,10 +135,16 @@ def test_v1_paths_are_gone_for_v2_and_resign(client: httpx.Client, game: str) ->
     mid, tokens = created["match_id"], [s["token"] for s in created["seats"]]
     # no path to a server-drawn seed: /start and /seed are 404 for a v2 match
     for i, tok in enumerate(tokens):
-        assert _error(client.post(f"/v1/matches/{mid}/start", headers=auth(tok)),
-                      404)["code"] == "not_found"
-        _error(client.post(f"/v1/matches/{mid}/seats/{i}/seed", json={"client_seed": "x"},
-                           headers=auth(tok)), 404)
+        assert (
+            _error(client.post(f"/v1/matches/{mid}/start", headers=auth(tok)), 404)["code"]
+            == "not_found"
+        )
+        _error(
+            client.post(
+                f"/v1/matches/{mid}/seats/{i}/seed", json={"client_seed": "x"}, headers=auth(tok)
+            ),
+            404,
+        )
     seats = seed_all(client, created)
     assert client.get(f"/v1/matches/{mid}/transcript").status_code == 409
     _error(client.post(f"/v1/matches/{mid}/start", headers=auth(tokens[0])), 404)
@@ -146,7 +157,11 @@ def test_v1_paths_are_gone_for_v2_and_resign(client: httpx.Client, game: str) ->
     assert "seed_source" not in doc["seats"][0]
     end = doc["events"][-1]
     assert {k: v for k, v in end.items() if k != "sig"} == {
-        "seq": len(doc["events"]) - 1, "type": "end", "reason": "resigned", "seat": 1}
+        "seq": len(doc["events"]) - 1,
+        "type": "end",
+        "reason": "resigned",
+        "seat": 1,
+    }
     engine = check_transcript(client, doc, seats[1].receipts)
     assert engine is not None and engine.outcome is not None
     assert 1 not in engine.outcome.winners
@@ -154,36 +169,64 @@ def test_v1_paths_are_gone_for_v2_and_resign(client: httpx.Client, game: str) ->
 
 # -- plain rng sessions ------------------------------------------------------------------
 
+
 def test_rng_session(client: httpx.Client) -> None:
     # the seed comes after the signed commit record, never with the creating request
-    assert _error(client.post("/v1/rng", json={"client_seed": "my dice"}),
-                  422)["code"] == "validation_error"
+    assert (
+        _error(client.post("/v1/rng", json={"client_seed": "my dice"}), 422)["code"]
+        == "validation_error"
+    )
     s = ok(client.post("/v1/rng", json={}), 201)
     sid, tok = s["session_id"], s["token"]
     verify_record(s["record"], public_key(client))
     assert s["record"]["type"] == "commit" and s["status"] == "seating"
-    assert _error(client.post(f"/v1/rng/{sid}/draws", json={"kind": "dice"}, headers=auth(tok)),
-                  409)["code"] == "not_started"
+    assert (
+        _error(client.post(f"/v1/rng/{sid}/draws", json={"kind": "dice"}, headers=auth(tok)), 409)[
+            "code"
+        ]
+        == "not_started"
+    )
     nonce = "ab" * 32
-    _error(client.post(f"/v1/rng/{sid}/seed", json={"client_seed": "my dice"},
-                       headers=auth(tok)), 422)
-    _error(client.post(f"/v1/rng/{sid}/seed", json={"client_seed": "", "nonce": nonce},
-                       headers=auth(tok)), 422)
-    _error(client.post(f"/v1/rng/{sid}/seed", json={"client_seed": "x", "nonce": "AB" * 32},
-                       headers=auth(tok)), 422)
+    _error(
+        client.post(f"/v1/rng/{sid}/seed", json={"client_seed": "my dice"}, headers=auth(tok)), 422
+    )
+    _error(
+        client.post(
+            f"/v1/rng/{sid}/seed", json={"client_seed": "", "nonce": nonce}, headers=auth(tok)
+        ),
+        422,
+    )
+    _error(
+        client.post(
+            f"/v1/rng/{sid}/seed", json={"client_seed": "x", "nonce": "AB" * 32}, headers=auth(tok)
+        ),
+        422,
+    )
     assert client.get(f"/v1/rng/{sid}").json()["lock"] is None  # refusals changed nothing
-    seeded = ok(client.post(f"/v1/rng/{sid}/seed", json={"client_seed": "my dice",
-                                                         "nonce": nonce}, headers=auth(tok)))
+    seeded = ok(
+        client.post(
+            f"/v1/rng/{sid}/seed",
+            json={"client_seed": "my dice", "nonce": nonce},
+            headers=auth(tok),
+        )
+    )
     lock = seeded["lock"]
     verify_record(lock, public_key(client))
     assert lock["reveal_by"] == lock["locked_at"] and seeded["status"] == "playing"
     assert seeded["receipt"]["seq"] == -1 and seeded["receipt"]["chain"] == chain_start(lock).hex()
     _proof_of(client, lock, seeded["log_index"])
-    _error(client.post(f"/v1/rng/{sid}/seed", json={"client_seed": "again", "nonce": nonce},
-                       headers=auth(tok)), 409)
-    draws: list[dict[str, Any]] = [{"kind": "dice", "count": 2, "sides": 6},
-                                   {"kind": "uniform", "n": 37}, {"kind": "shuffle", "n": 52},
-                                   {"kind": "dice"}]
+    _error(
+        client.post(
+            f"/v1/rng/{sid}/seed", json={"client_seed": "again", "nonce": nonce}, headers=auth(tok)
+        ),
+        409,
+    )
+    draws: list[dict[str, Any]] = [
+        {"kind": "dice", "count": 2, "sides": 6},
+        {"kind": "uniform", "n": 37},
+        {"kind": "shuffle", "n": 52},
+        {"kind": "dice"},
+    ]
     got: list[Any] = []
     receipts: list[dict[str, Any]] = [seeded["receipt"]]
     for i, d in enumerate(draws):
@@ -194,8 +237,10 @@ def test_rng_session(client: httpx.Client) -> None:
         receipts.append(r.json()["receipt"])
     assert len(got[0]) == 2 and all(1 <= x <= 6 for x in got[0])
     assert 0 <= got[1] < 37 and sorted(got[2]) == list(range(52)) and len(got[3]) == 1
-    _error(client.post(f"/v1/rng/{sid}/draws", json={"kind": "dice", "count": 0},
-                       headers=auth(tok)), 422)
+    _error(
+        client.post(f"/v1/rng/{sid}/draws", json={"kind": "dice", "count": 0}, headers=auth(tok)),
+        422,
+    )
     _error(client.post(f"/v1/rng/{sid}/draws", json={"kind": "coin"}, headers=auth(tok)), 422)
     _error(client.post(f"/v1/rng/{sid}/draws", json={"kind": "dice"}), 401)
     assert client.get(f"/v1/rng/{sid}/transcript").status_code == 409
@@ -216,6 +261,7 @@ def test_rng_session(client: httpx.Client) -> None:
 
 # -- concurrency -------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("game", GAMES[:2])
 def test_race_two_actions_one_version(server: LiveServer, game: str) -> None:
     with httpx.Client(base_url=server.url, timeout=30) as c:
@@ -230,8 +276,9 @@ def test_race_two_actions_one_version(server: LiveServer, game: str) -> None:
     def send(body: dict[str, Any]) -> None:
         with httpx.Client(base_url=server.url, timeout=30) as c:
             barrier.wait()
-            results.append(c.post(f"/v1/matches/{mid}/actions", json=body,
-                                  headers=auth(seats[seat].token)))
+            results.append(
+                c.post(f"/v1/matches/{mid}/actions", json=body, headers=auth(seats[seat].token))
+            )
 
     threads = [threading.Thread(target=send, args=(b,)) for b in bodies]
     for t in threads:
@@ -251,6 +298,7 @@ def test_race_two_actions_one_version(server: LiveServer, game: str) -> None:
 
 # -- bad input ---------------------------------------------------------------------------
 
+
 def test_bad_input_changes_nothing(client: httpx.Client, server: LiveServer) -> None:
     game = GAMES[0]
     created, seats = _started(client, game)
@@ -261,11 +309,20 @@ def test_bad_input_changes_nothing(client: httpx.Client, server: LiveServer) -> 
     url = f"/v1/matches/{mid}/actions"
     hdr = auth(tokens[seat])
     good = seats[seat].act_request(view, view["legal_actions"][0])
-    assert _error(client.post(url, content=b"{not json", headers={
-        **hdr, "Content-Type": "application/json"}), 400)["code"] == "malformed_json"
+    assert (
+        _error(
+            client.post(
+                url, content=b"{not json", headers={**hdr, "Content-Type": "application/json"}
+            ),
+            400,
+        )["code"]
+        == "malformed_json"
+    )
     assert _error(client.post(url, json=[1, 2], headers=hdr), 400)["code"] == "bad_request"
-    assert "unknown field" in _error(client.post(url, json={**good, "extra": 1}, headers=hdr),
-                                     422)["message"]
+    assert (
+        "unknown field"
+        in _error(client.post(url, json={**good, "extra": 1}, headers=hdr), 422)["message"]
+    )
     _error(client.post(url, json={"action": good["action"]}, headers=hdr), 422)
     _error(client.post(url, json={**good, "version": "1"}, headers=hdr), 422)
     big = {"action": {"type": "x" * (server.settings.max_body_bytes + 10)}, "version": 1}
@@ -274,34 +331,67 @@ def test_bad_input_changes_nothing(client: httpx.Client, server: LiveServer) -> 
     _error(client.post(url, json=good, headers=auth("not-a-token")), 401)
     other_match = create_match(client, game, short_ruleset(game))
     _error(client.post(url, json=good, headers=auth(other_match["seats"][0]["token"])), 401)
-    assert _error(client.post(url, json={**good, "version": view["version"] - 1}, headers=hdr),
-                  409)["code"] == "stale_version"
-    assert _error(client.post(url, json={**good, "version": view["version"] + 5}, headers=hdr),
-                  409)["code"] == "stale_version"
+    assert (
+        _error(client.post(url, json={**good, "version": view["version"] - 1}, headers=hdr), 409)[
+            "code"
+        ]
+        == "stale_version"
+    )
+    assert (
+        _error(client.post(url, json={**good, "version": view["version"] + 5}, headers=hdr), 409)[
+            "code"
+        ]
+        == "stale_version"
+    )
     other = next(i for i in range(len(tokens)) if i != seat)
-    assert _error(client.post(url, json=good, headers=auth(tokens[other])),
-                  422)["code"] == "bad_signature"  # the other seat's key did not sign it
-    assert _error(client.post(url, json=seats[other].act_request(view, good["action"]),
-                              headers=auth(tokens[other])), 409)["code"] == "not_your_turn"
-    assert _error(client.post(url, json=seats[seat].act_request(view, {"type": "no-such-move"}),
-                              headers=hdr), 422)
+    assert (
+        _error(client.post(url, json=good, headers=auth(tokens[other])), 422)["code"]
+        == "bad_signature"
+    )  # the other seat's key did not sign it
+    assert (
+        _error(
+            client.post(
+                url,
+                json=seats[other].act_request(view, good["action"]),
+                headers=auth(tokens[other]),
+            ),
+            409,
+        )["code"]
+        == "not_your_turn"
+    )
+    assert _error(
+        client.post(url, json=seats[seat].act_request(view, {"type": "no-such-move"}), headers=hdr),
+        422,
+    )
     bogus = {"type": view["legal_actions"][0]["type"], "bogus": [1]}
     assert _error(client.post(url, json=seats[seat].act_request(view, bogus), headers=hdr), 422)
     # fairness-v2 §1: a repeated key is refused on input
-    dup = (b'{"action": {"type": "x"}, "action": ' + json.dumps(good["action"]).encode()
-           + b', "version": %d}' % view["version"])
-    assert _error(client.post(url, content=dup, headers={**hdr, "Content-Type": "application/json"}),
-                  400)["code"] == "malformed_json"
-    _error(client.post(f"/v1/matches/{mid}/seats/0/seed", json={"client_seed": "x"},
-                       headers=auth(tokens[1])), 403)
+    dup = (
+        b'{"action": {"type": "x"}, "action": '
+        + json.dumps(good["action"]).encode()
+        + b', "version": %d}' % view["version"]
+    )
+    assert (
+        _error(
+            client.post(url, content=dup, headers={**hdr, "Content-Type": "application/json"}), 400
+        )["code"]
+        == "malformed_json"
+    )
+    _error(
+        client.post(
+            f"/v1/matches/{mid}/seats/0/seed", json={"client_seed": "x"}, headers=auth(tokens[1])
+        ),
+        403,
+    )
     _error(client.get("/v1/matches/m_nope/state", headers=hdr), 404)
     _error(client.get("/v1/matches/m_nope"), 404)
     _error(client.post("/v1/matches", json={"game": "chess"}), 422)
     _error(client.post("/v1/matches", json={"game": game, "ruleset": {"no_such_key": 1}}), 422)
     _error(client.post("/v1/matches", json={"game": game, "seats": [{"name": "solo"}]}), 422)
     _error(client.post("/v1/matches", json={"game": game, "colour": "red"}), 422)
-    _error(client.post("/v1/matches", content=b"", headers={"Content-Type": "application/json"}),
-           400)
+    _error(
+        client.post("/v1/matches", content=b"", headers={"Content-Type": "application/json"}), 400
+    )
     after = client.get(f"/v1/matches/{mid}/events").json()
     assert after == before
     # ... and the good action still goes through at the same version.
@@ -316,45 +406,77 @@ def test_commit_and_reveal_rules(client: httpx.Client) -> None:
     seats = [V2Seat(client, created, i) for i in range(2)]
     url = f"/v1/matches/{mid}/seats/0/commit"
     hdr = auth(seats[0].token)
-    good = {"seed_commitment": seats[0].seed_commitment, "key": seats[0].key,
-            "roll_chain": seats[0].tip}
+    good = {
+        "seed_commitment": seats[0].seed_commitment,
+        "key": seats[0].key,
+        "roll_chain": seats[0].tip,
+    }
     before = client.get(f"/v1/matches/{mid}").json()
-    for bad, code in (({"seed_commitment": "AB" * 32}, "bad_commitment"),
-                      ({"seed_commitment": "ab" * 31}, "bad_commitment"),
-                      ({"key": "not base64!"}, "bad_key"),
-                      ({"key": "AAAA"}, "bad_key"),
-                      ({"roll_chain": None}, "bad_roll_chain"),
-                      ({"roll_chain": "zz" * 32}, "bad_roll_chain")):
+    for bad, code in (
+        ({"seed_commitment": "AB" * 32}, "bad_commitment"),
+        ({"seed_commitment": "ab" * 31}, "bad_commitment"),
+        ({"key": "not base64!"}, "bad_key"),
+        ({"key": "AAAA"}, "bad_key"),
+        ({"roll_chain": None}, "bad_roll_chain"),
+        ({"roll_chain": "zz" * 32}, "bad_roll_chain"),
+    ):
         assert _error(client.post(url, json={**good, **bad}, headers=hdr), 422)["code"] == code
     _error(client.post(url, json={**good, "extra": 1}, headers=hdr), 422)
     _error(client.post(f"/v1/matches/{mid}/seats/9/commit", json=good, headers=hdr), 404)
     _error(client.post(f"/v1/matches/{mid}/seats/1/commit", json=good, headers=hdr), 403)
     # no reveal before the lock
-    assert _error(client.post(f"/v1/matches/{mid}/seats/0/reveal", headers=hdr, json={
-        "client_seed": seats[0].client_seed, "nonce": seats[0].nonce}), 409)["code"] == "not_locked"
+    assert (
+        _error(
+            client.post(
+                f"/v1/matches/{mid}/seats/0/reveal",
+                headers=hdr,
+                json={"client_seed": seats[0].client_seed, "nonce": seats[0].nonce},
+            ),
+            409,
+        )["code"]
+        == "not_locked"
+    )
     assert _error(client.get(f"/v1/matches/{mid}/lock"), 409)["code"] == "not_locked"
     assert client.get(f"/v1/matches/{mid}").json() == before  # every refusal changed nothing
     first = seats[0].commit()
     assert first["receipt"] is None and first["lock"] is None and first["status"] == "seating"
     # a second commit by a seat, and a copied commitment, are refused
     other_nonce = {**good, "seed_commitment": V2Seat(client, created, 0).seed_commitment}
-    assert _error(client.post(url, json=other_nonce, headers=hdr),
-                  409)["code"] == "already_committed"
-    assert _error(client.post(url, json={**good, "key": seats[1].key}, headers=hdr),
-                  409)["code"] == "already_committed"
+    assert (
+        _error(client.post(url, json=other_nonce, headers=hdr), 409)["code"] == "already_committed"
+    )
+    assert (
+        _error(client.post(url, json={**good, "key": seats[1].key}, headers=hdr), 409)["code"]
+        == "already_committed"
+    )
     # the identical request again (a resend after a lost answer) gets the same answer
     again = client.post(url, json=good, headers=hdr).json()
     assert again == {**first, "receipt": None}
-    copied = {"seed_commitment": seats[0].seed_commitment, "key": seats[1].key,
-              "roll_chain": seats[1].tip}
-    assert _error(client.post(f"/v1/matches/{mid}/seats/1/commit", json=copied,
-                              headers=auth(seats[1].token)), 409)["code"] == "duplicate_commitment"
+    copied = {
+        "seed_commitment": seats[0].seed_commitment,
+        "key": seats[1].key,
+        "roll_chain": seats[1].tip,
+    }
+    assert (
+        _error(
+            client.post(
+                f"/v1/matches/{mid}/seats/1/commit", json=copied, headers=auth(seats[1].token)
+            ),
+            409,
+        )["code"]
+        == "duplicate_commitment"
+    )
     view = seats[0].state()
     assert view["status"] == "seating" and view["legal_actions"] == [] and view["lock"] is None
     assert [s["committed"] for s in view["seats"]] == [True, False]
-    _error(client.post(f"/v1/matches/{mid}/actions", json={"action": {"type": "x"},
-                                                          "version": view["version"]},
-                       headers=hdr), 409)
+    _error(
+        client.post(
+            f"/v1/matches/{mid}/actions",
+            json={"action": {"type": "x"}, "version": view["version"]},
+            headers=hdr,
+        ),
+        409,
+    )
     last = seats[1].commit()
     assert last["receipt"]["seq"] == -1 and last["lock"] is not None
     lock = seats[0].check_lock()
@@ -366,10 +488,12 @@ def test_commit_and_reveal_rules(client: httpx.Client) -> None:
     # a reveal that does not match the commitment is refused and changes nothing
     before = client.get(f"/v1/matches/{mid}").json()
     rurl = f"/v1/matches/{mid}/seats/0/reveal"
-    for body in ({"client_seed": seats[0].client_seed + "x", "nonce": seats[0].nonce},
-                 {"client_seed": seats[0].client_seed, "nonce": seats[1].nonce},
-                 {"client_seed": seats[1].client_seed, "nonce": seats[1].nonce},
-                 {"client_seed": seats[0].client_seed, "nonce": "00"}):
+    for body in (
+        {"client_seed": seats[0].client_seed + "x", "nonce": seats[0].nonce},
+        {"client_seed": seats[0].client_seed, "nonce": seats[1].nonce},
+        {"client_seed": seats[1].client_seed, "nonce": seats[1].nonce},
+        {"client_seed": seats[0].client_seed, "nonce": "00"},
+    ):
         assert _error(client.post(rurl, json=body, headers=hdr), 422)["code"] == "bad_reveal"
     assert client.get(f"/v1/matches/{mid}").json() == before
     seats[0].reveal()
@@ -380,6 +504,7 @@ def test_commit_and_reveal_rules(client: httpx.Client) -> None:
 
 
 # -- secrecy -----------------------------------------------------------------------------
+
 
 def _hidden_items(view: dict[str, Any]) -> set[str]:
     """The codes of the cards or tiles in a seat's own hand."""
@@ -401,9 +526,12 @@ def test_no_leaks(server: LiveServer, game: str) -> None:
         if c_status.get(f"/v1/matches/{mid}").json()["status"] != "finished":
             before_end.append(r.text)
 
-    with httpx.Client(base_url=server.url, timeout=30,
-                      event_hooks={"response": [lambda r: r.read() and None]}) as c, \
-            httpx.Client(base_url=server.url, timeout=30) as c_status:
+    with (
+        httpx.Client(
+            base_url=server.url, timeout=30, event_hooks={"response": [lambda r: r.read() and None]}
+        ) as c,
+        httpx.Client(base_url=server.url, timeout=30) as c_status,
+    ):
         created = create_match(c, game, short_ruleset(game))
         mid = created["match_id"]
         seats = seed_all(c, created)
@@ -442,7 +570,7 @@ def test_no_leaks(server: LiveServer, game: str) -> None:
     # At each moment, no seat's view names a card or tile another seat holds.
     n = len(tokens)
     for i in range(0, len(hands_seen), n):
-        group = hands_seen[i:i + n]
+        group = hands_seen[i : i + n]
         for seat, text, _items in group:
             for other, _t, other_items in group:
                 if other != seat:
@@ -462,6 +590,7 @@ def test_no_leaks(server: LiveServer, game: str) -> None:
 
 
 # -- events, abandonment, pages ----------------------------------------------------------
+
 
 def test_events_redacted_and_long_poll(client: httpx.Client, server: LiveServer) -> None:
     game = next(g for g in GAMES if g not in ("tawla", "mahbusa"))
@@ -497,8 +626,9 @@ def test_events_redacted_and_long_poll(client: httpx.Client, server: LiveServer)
     # the long-poll answer carries the chain head; so does every server-sent event
     head = r.json()["chain"]
     assert head == seats[0].state()["chain"] == client.get(f"/v1/matches/{mid}").json()["chain"]
-    with client.stream("GET", f"/v1/matches/{mid}/events/stream",
-                       params={"after": -1, "timeout": 1}) as stream:
+    with client.stream(
+        "GET", f"/v1/matches/{mid}/events/stream", params={"after": -1, "timeout": 1}
+    ) as stream:
         text = "".join(stream.iter_text())
     assert text.count("data: ") == nxt + len(got)
     sent = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
@@ -521,8 +651,10 @@ def test_never_locked_match_closes_with_no_log_entry() -> None:
     on the app's clock."""
     game = GAMES[0]
     clock = FakeClock()
-    with LiveServer(sweep_interval_seconds=1000.0, clock=clock) as srv, \
-            httpx.Client(base_url=srv.url, timeout=30) as c:
+    with (
+        LiveServer(sweep_interval_seconds=1000.0, clock=clock) as srv,
+        httpx.Client(base_url=srv.url, timeout=30) as c,
+    ):
         svc: MatchService = srv.app.state.service
         swept = create_match(c, game, short_ruleset(game))["match_id"]
         lazy = create_match(c, game, short_ruleset(game))
@@ -531,8 +663,9 @@ def test_never_locked_match_closes_with_no_log_entry() -> None:
         clock.advance(srv.settings.idle_timeout_seconds - 1)
         assert svc.sweep() == 0  # not idle long enough yet
         clock.advance(2)
-        view = c.get(f"/v1/matches/{lazy['match_id']}/state",
-                     headers=auth(lazy["seats"][0]["token"])).json()
+        view = c.get(
+            f"/v1/matches/{lazy['match_id']}/state", headers=auth(lazy["seats"][0]["token"])
+        ).json()
         assert view["status"] == "finished" and view["result"]["reason"] == "not_locked"
         assert svc.sweep() == 1  # the other one (not read since the lazy one ended)
         assert c.get(f"/v1/matches/{swept}").json()["status"] == "finished"
@@ -551,8 +684,10 @@ def test_keys_log_and_pages(client: httpx.Client) -> None:
     entries = client.get("/v1/log/entries", params={"start": 0, "limit": 1000}).json()["entries"]
     assert len(entries) == head["tree_size"] >= 1
     hashes = [bytes.fromhex(e["leaf_hash"]) for e in entries]
-    assert tlog.tree_hash(len(hashes), tlog.ListHashReader.from_leaf_hashes(hashes)).hex() \
+    assert (
+        tlog.tree_hash(len(hashes), tlog.ListHashReader.from_leaf_hashes(hashes)).hex()
         == head["root_hash"]
+    )
     _error(client.get("/v1/log/proof", params={"index": head["tree_size"]}), 404)
     _error(client.get("/v1/log/proof", params={"index": -1}), 422)
     r = client.get("/verify")
@@ -601,8 +736,9 @@ def hidden_piles_check(r: httpx.Response) -> bool:
 
 
 @pytest.mark.parametrize(("game", "ruleset"), FORMS, ids=lambda x: str(x))
-def test_form_plays_to_the_end_and_verifies(client: httpx.Client, game: str,
-                                            ruleset: dict[str, Any]) -> None:
+def test_form_plays_to_the_end_and_verifies(
+    client: httpx.Client, game: str, ruleset: dict[str, Any]
+) -> None:
     created = create_match(client, game, ruleset)
     mid = created["match_id"]
     seats = seed_all(client, created, prefix="f")

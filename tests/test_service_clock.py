@@ -18,8 +18,13 @@ from service.store import iso_of
 
 
 def _settings(tmp_path: Path) -> Settings:
-    return Settings(database_url=f"sqlite:///{tmp_path / 'q.db'}", data_dir=tmp_path,
-                    master_key=None, signing_key=None, signing_key_file=None)
+    return Settings(
+        database_url=f"sqlite:///{tmp_path / 'q.db'}",
+        data_dir=tmp_path,
+        master_key=None,
+        signing_key=None,
+        signing_key_file=None,
+    )
 
 
 def test_the_system_clock_is_the_machines() -> None:
@@ -71,16 +76,26 @@ def test_deadlines_and_timestamps_are_the_clocks(tmp_path: Path) -> None:
     app = create_app(_settings(tmp_path), clock=clock)
     svc: MatchService = app.state.service
     try:
-        ruleset = {**short_ruleset("hokm"), "reveal_seconds": 30, "turn_seconds": 45,
-                   "max_seconds": 600}
+        ruleset = {
+            **short_ruleset("hokm"),
+            "reveal_seconds": 30,
+            "turn_seconds": 45,
+            "max_seconds": 600,
+        }
         created = svc.create_match("hokm", ruleset=ruleset, names=None)
         assert created["created_at"] == iso_of(clock.now()) == "2027-01-15T08:00:00.250Z"
         mid, tokens = created["match_id"], [s["token"] for s in created["seats"]]
         nonces = [new_nonce().hex() for _ in tokens]
         clock.advance(10)
         for seat, tok in enumerate(tokens):
-            svc.commit(mid, seat=seat, token=tok, key=None, roll_chain=None,
-                       seed_commitment=seed_commitment(mid, seat, nonces[seat], f"s{seat}"))
+            svc.commit(
+                mid,
+                seat=seat,
+                token=tok,
+                key=None,
+                roll_chain=None,
+                seed_commitment=seed_commitment(mid, seat, nonces[seat], f"s{seat}"),
+            )
         lock = svc.lock(mid)["lock"]
         locked = clock.now()
         assert lock["locked_at"] == iso_of(locked)
@@ -99,6 +114,8 @@ def test_deadlines_and_timestamps_are_the_clocks(tmp_path: Path) -> None:
         assert doc["result"]["reason"] == "timeout"
         assert doc["ended_at"] == iso_of(clock.now())
         assert {k: doc["events"][-1][k] for k in ("type", "reason")} == {
-            "type": "end", "reason": "timeout"}
+            "type": "end",
+            "reason": "timeout",
+        }
     finally:
         app.state.db.dispose()

@@ -47,9 +47,14 @@ def started(svc: MatchService) -> tuple[str, list[str], list[Signer]]:
     signers = [Signer.generate() for _ in tokens]
     nonces = [new_nonce().hex() for _ in tokens]
     for i, tok in enumerate(tokens):
-        svc.commit(mid, seat=i, token=tok, seed_commitment=seed_commitment(
-            mid, i, nonces[i], f"seed-{i}"), key=public_key_b64(signers[i].public_key),
-            roll_chain=None)
+        svc.commit(
+            mid,
+            seat=i,
+            token=tok,
+            seed_commitment=seed_commitment(mid, i, nonces[i], f"seed-{i}"),
+            key=public_key_b64(signers[i].public_key),
+            roll_chain=None,
+        )
     for i, tok in enumerate(tokens):
         svc.reveal(mid, seat=i, token=tok, client_seed=f"seed-{i}", nonce=nonces[i])
     return mid, tokens, signers
@@ -62,8 +67,14 @@ def row(svc: MatchService, mid: str) -> MatchRow:
 
 def test_view_json_is_the_same_json_value() -> None:
     signer = Signer.generate()
-    lock = signer.signed({"type": "lock", "match_id": "m_1", "seats": [
-        {"seat": 0, "name": "Zaïd \"z\"", "key": None}], "n": -1})
+    lock = signer.signed(
+        {
+            "type": "lock",
+            "match_id": "m_1",
+            "seats": [{"seat": 0, "name": 'Zaïd "z"', "key": None}],
+            "n": -1,
+        }
+    )
     record = LockRecord(dumps(lock))
     assert record == lock and record.text == dumps(lock)
     cases: list[dict[str, Any]] = [
@@ -113,8 +124,15 @@ def test_the_kept_start_receipt_is_the_one_signed_afresh(svc: MatchService) -> N
     mid, _, _ = started(svc)
     m = row(svc, mid)
     lock = json.loads(str(m.lock))
-    fresh = svc.signer.signed({"type": "receipt", "protocol": PROTOCOL_V2, "match_id": mid,
-                               "seq": -1, "chain": chain_start(lock).hex()})
+    fresh = svc.signer.signed(
+        {
+            "type": "receipt",
+            "protocol": PROTOCOL_V2,
+            "match_id": mid,
+            "seq": -1,
+            "chain": chain_start(lock).hex(),
+        }
+    )
     kept = svc._receipt(m, -1)
     assert dumps(kept) == dumps(fresh)
     kept["signature"]["value"] = "changed"  # a caller's copy: the kept one is untouched
@@ -141,8 +159,13 @@ def test_seat_signatures_are_checked_with_the_kept_key(svc: MatchService) -> Non
             svc.act(mid, token=tokens[seat], action=action, version=view["version"], sig=sig)
         assert err.value.code == "bad_signature" and why in err.value.message
         assert svc.state(mid, token=tokens[seat])["version"] == view["version"]  # unchanged
-    out = svc.act(mid, token=tokens[seat], action=action, version=view["version"],
-                  sig=signers[seat].sign_bytes(message))
+    out = svc.act(
+        mid,
+        token=tokens[seat],
+        action=action,
+        version=view["version"],
+        sig=signers[seat].sign_bytes(message),
+    )
     assert out["version"] == view["version"] + 1
     locked = svc._locked(row(svc, mid))
     assert seat in locked.keys
@@ -156,8 +179,9 @@ def test_row_updates_reuse_their_statements(svc: MatchService) -> None:
         seat = view["turn"]
         view = svc.state(mid, token=tokens[seat])
         action = view["legal_actions"][0]
-        sig = signers[seat].sign_bytes(seat_sig_message(
-            mid, view["chain"], {"type": "action", "seat": seat, "action": action}))
+        sig = signers[seat].sign_bytes(
+            seat_sig_message(mid, view["chain"], {"type": "action", "seat": seat, "action": action})
+        )
         svc.act(mid, token=tokens[seat], action=action, version=view["version"], sig=sig)
     kept = dict(store_module._UPDATES)
     assert kept, "no update statement was kept"
@@ -165,8 +189,9 @@ def test_row_updates_reuse_their_statements(svc: MatchService) -> None:
     seat = view["turn"]
     view = svc.state(mid, token=tokens[seat])
     action = view["legal_actions"][0]
-    sig = signers[seat].sign_bytes(seat_sig_message(
-        mid, view["chain"], {"type": "action", "seat": seat, "action": action}))
+    sig = signers[seat].sign_bytes(
+        seat_sig_message(mid, view["chain"], {"type": "action", "seat": seat, "action": action})
+    )
     svc.act(mid, token=tokens[seat], action=action, version=view["version"], sig=sig)
     assert all(store_module._UPDATES[k] is v for k, v in kept.items())
     after = row(svc, mid)

@@ -42,8 +42,9 @@ def test_members_are_their_strings_in_every_encoding(enum: type[StrEnum]) -> Non
 def test_the_old_constants_are_the_members() -> None:
     assert (SEATING, PLAYING, FINISHED) == tuple(kinds.Status)
     assert (KIND_MATCH, KIND_RNG) == tuple(kinds.Kind)
-    assert json.dumps(NOT_LOCKED) == ('{"status": "finished", "reason": "not_locked", '
-                                      '"forfeited": [], "winners": []}')
+    assert json.dumps(NOT_LOCKED) == (
+        '{"status": "finished", "reason": "not_locked", "forfeited": [], "winners": []}'
+    )
 
 
 @pytest.mark.skipif("hokm" not in GAMES, reason="needs the hokm engine")
@@ -53,29 +54,44 @@ def test_rows_written_with_members_hold_plain_text(tmp_path: Path) -> None:
     path = tmp_path / "q.db"
     db = Database(f"sqlite:///{path}")
     migrate.upgrade(db)
-    svc = MatchService(db, Settings(database_url=f"sqlite:///{path}", data_dir=tmp_path),
-                       Signer.generate(), SecretBox(bytes(range(32))))
+    svc = MatchService(
+        db,
+        Settings(database_url=f"sqlite:///{path}", data_dir=tmp_path),
+        Signer.generate(),
+        SecretBox(bytes(range(32))),
+    )
     created = svc.create_match("hokm", ruleset=short_ruleset("hokm"), names=None)
     mid, tokens = created["match_id"], [s["token"] for s in created["seats"]]
     nonces = [new_nonce().hex() for _ in tokens]
     for seat, tok in enumerate(tokens):
-        svc.commit(mid, seat=seat, token=tok, key=None, roll_chain=None,
-                   seed_commitment=seed_commitment(mid, seat, nonces[seat], f"seed-{seat}"))
+        svc.commit(
+            mid,
+            seat=seat,
+            token=tok,
+            key=None,
+            roll_chain=None,
+            seed_commitment=seed_commitment(mid, seat, nonces[seat], f"seed-{seat}"),
+        )
     for seat, tok in enumerate(tokens):
         svc.reveal(mid, seat=seat, token=tok, client_seed=f"seed-{seat}", nonce=nonces[seat])
     svc.resign(mid, token=tokens[1])
     db.dispose()
     with sqlite3.connect(path) as raw:
-        row = raw.execute("SELECT kind, typeof(kind), status, typeof(status), result "
-                          "FROM matches WHERE id = ?", (mid,)).fetchone()
+        row = raw.execute(
+            "SELECT kind, typeof(kind), status, typeof(status), result FROM matches WHERE id = ?",
+            (mid,),
+        ).fetchone()
         assert row[:4] == ("match", "text", "finished", "text")
         assert json.loads(row[4])["reason"] == "resigned"
-        seats = raw.execute("SELECT DISTINCT seed_source, typeof(seed_source) FROM seats "
-                            "WHERE match_id = ?", (mid,)).fetchall()
+        seats = raw.execute(
+            "SELECT DISTINCT seed_source, typeof(seed_source) FROM seats WHERE match_id = ?", (mid,)
+        ).fetchall()
         assert seats == [("player", "text")]
-        last = raw.execute("SELECT body FROM events WHERE match_id = ? ORDER BY seq DESC "
-                           "LIMIT 1", (mid,)).fetchone()[0]
+        last = raw.execute(
+            "SELECT body FROM events WHERE match_id = ? ORDER BY seq DESC LIMIT 1", (mid,)
+        ).fetchone()[0]
         assert last.startswith('{"seq":') and '"type":"end","reason":"resigned"' in last
-        records = [json.loads(r[0])["type"] for r in raw.execute(
-            "SELECT leaf FROM translog ORDER BY idx")]
+        records = [
+            json.loads(r[0])["type"] for r in raw.execute("SELECT leaf FROM translog ORDER BY idx")
+        ]
         assert records == ["lock", "reveal"]

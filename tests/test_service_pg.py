@@ -63,8 +63,10 @@ def test_two_processes_one_database(tmp_path: Path) -> None:
         a.kill()
         raise
     try:
-        with httpx.Client(base_url=a.url, timeout=30) as ca, \
-                httpx.Client(base_url=b.url, timeout=30) as cb:
+        with (
+            httpx.Client(base_url=a.url, timeout=30) as ca,
+            httpx.Client(base_url=b.url, timeout=30) as cb,
+        ):
             assert ca.get("/v1/keys").json() == cb.get("/v1/keys").json()
             # the default (long) ruleset: the match is still running for the race and resign
             created = create_match(ca, game, {})
@@ -78,8 +80,7 @@ def test_two_processes_one_database(tmp_path: Path) -> None:
                 if view["status"] != "playing":
                     break
                 body = seats[seat].act_request(view, rnd.choice(view["legal_actions"]))
-                r = c.post(f"/v1/matches/{mid}/actions", json=body,
-                           headers=auth(seats[seat].token))
+                r = c.post(f"/v1/matches/{mid}/actions", json=body, headers=auth(seats[seat].token))
                 assert r.status_code == 200, r.text
                 seats[seat].accepted(body)
                 other = (cb, ca)[i % 2]
@@ -95,11 +96,16 @@ def test_two_processes_one_database(tmp_path: Path) -> None:
                 body = seats[seat].act_request(view, action)
                 with httpx.Client(base_url=url, timeout=30) as c:
                     barrier.wait()
-                    results.append(c.post(f"/v1/matches/{mid}/actions", json=body,
-                                          headers=auth(seats[seat].token)))
+                    results.append(
+                        c.post(
+                            f"/v1/matches/{mid}/actions", json=body, headers=auth(seats[seat].token)
+                        )
+                    )
 
-            ts = [threading.Thread(target=send, args=(a.url, legal[0])),
-                  threading.Thread(target=send, args=(b.url, legal[-1]))]
+            ts = [
+                threading.Thread(target=send, args=(a.url, legal[0])),
+                threading.Thread(target=send, args=(b.url, legal[-1])),
+            ]
             for t in ts:
                 t.start()
             for t in ts:
@@ -116,8 +122,9 @@ def test_two_processes_one_database(tmp_path: Path) -> None:
                     for _ in range(3):
                         made = create_match(c, game, short_ruleset(game))
                         seed_all(c, made, keyed=False)
-                        idx.append(c.get(f"/v1/matches/{made['match_id']}/lock").json()[
-                            "log_index"])
+                        idx.append(
+                            c.get(f"/v1/matches/{made['match_id']}/lock").json()["log_index"]
+                        )
 
             ts = [threading.Thread(target=make, args=(u,)) for u in (a.url, b.url)]
             for t in ts:

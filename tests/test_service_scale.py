@@ -42,8 +42,13 @@ def _pair(tmp_path: Path, url: str) -> tuple[Serve, Serve]:
         raise
 
 
-def _play(clients: list[httpx.Client], mid: str, seats: list[V2Seat], rnd: random.Random,
-          limit: int = 3000) -> int:
+def _play(
+    clients: list[httpx.Client],
+    mid: str,
+    seats: list[V2Seat],
+    rnd: random.Random,
+    limit: int = 3000,
+) -> int:
     """Random legal play; request i goes to ``clients[i % len(clients)]``."""
     n = 0
     for _ in range(limit):
@@ -64,19 +69,26 @@ def _play(clients: list[httpx.Client], mid: str, seats: list[V2Seat], rnd: rando
         assert r.status_code == 200, r.text
         seats[seat].accepted(body)
         # the response's own view is the new state, as the other process also sees it
-        other = clients[n % len(clients)].get(f"/v1/matches/{mid}/state",
-                                                headers=auth(tokens[seat])).json()
+        other = (
+            clients[n % len(clients)]
+            .get(f"/v1/matches/{mid}/state", headers=auth(tokens[seat]))
+            .json()
+        )
         assert other == r.json()["state"]
     raise AssertionError("the match did not end")
 
 
-@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.mark.parametrize(
+    "backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
 def test_match_alternating_between_two_processes(tmp_path: Path, backend: str) -> None:
     assert GAME is not None
     a, b = _pair(tmp_path, _url(backend, tmp_path))
     try:
-        with httpx.Client(base_url=a.url, timeout=30) as ca, \
-                httpx.Client(base_url=b.url, timeout=30) as cb:
+        with (
+            httpx.Client(base_url=a.url, timeout=30) as ca,
+            httpx.Client(base_url=b.url, timeout=30) as cb,
+        ):
             created = create_match(ca, GAME, short_ruleset(GAME))
             seats = seed_all(cb, created)
             mid = created["match_id"]
@@ -84,8 +96,10 @@ def test_match_alternating_between_two_processes(tmp_path: Path, backend: str) -
             for c in (ca, cb):
                 doc = c.get(f"/v1/matches/{mid}/transcript").json()
                 check_transcript(c, doc)
-            assert ca.get(f"/v1/matches/{mid}/transcript").json()["events"] == \
-                cb.get(f"/v1/matches/{mid}/transcript").json()["events"]
+            assert (
+                ca.get(f"/v1/matches/{mid}/transcript").json()["events"]
+                == cb.get(f"/v1/matches/{mid}/transcript").json()["events"]
+            )
     finally:
         a.kill()
         b.kill()
@@ -103,9 +117,12 @@ def test_stream_on_one_process_sees_writes_on_the_other(tmp_path: Path) -> None:
             opened = threading.Event()
 
             def watch() -> None:
-                with httpx.Client(base_url=b.url, timeout=60) as cb, \
-                        cb.stream("GET", f"/v1/matches/{mid}/events/stream",
-                                  params={"timeout": 120}) as s:
+                with (
+                    httpx.Client(base_url=b.url, timeout=60) as cb,
+                    cb.stream(
+                        "GET", f"/v1/matches/{mid}/events/stream", params={"timeout": 120}
+                    ) as s,
+                ):
                     opened.set()
                     for line in s.iter_lines():
                         if line.startswith("data: "):

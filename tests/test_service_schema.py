@@ -15,19 +15,24 @@ from service.app import create_app
 from service.settings import Settings
 
 _tmp = tempfile.TemporaryDirectory(prefix="qahwa-schema-")
-_settings = Settings(database_url=f"sqlite:///{Path(_tmp.name) / 'q.db'}",
-                     data_dir=Path(_tmp.name), master_key=None, signing_key=None,
-                     signing_key_file=None, long_poll_max_seconds=0)
+_settings = Settings(
+    database_url=f"sqlite:///{Path(_tmp.name) / 'q.db'}",
+    data_dir=Path(_tmp.name),
+    master_key=None,
+    signing_key=None,
+    signing_key_file=None,
+    long_poll_max_seconds=0,
+)
 APP = create_app(_settings)
 OPERATOR_KEY = _settings.operator_key_path.read_text(encoding="ascii").strip()
 
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP).exclude(
-    path_regex=r".*/events/stream$")
+    path_regex=r".*/events/stream$"
+)
 
 
 @schema.parametrize()
-@settings(max_examples=12, deadline=None,
-          suppress_health_check=list(HealthCheck))
+@settings(max_examples=12, deadline=None, suppress_health_check=list(HealthCheck))
 def test_api_conforms(case: schemathesis.Case) -> None:
     # Every other default check applies (no 5xx, documented status codes and content
     # types, responses matching their schemas). "Valid data accepted" cannot hold here:
@@ -44,22 +49,33 @@ class LinkedCalls(schema.as_state_machine()):  # type: ignore[misc]
             return {"headers": {"Authorization": f"Bearer {OPERATOR_KEY}"}}
         return {}
 
-    def validate_response(self, response: Any, case: schemathesis.Case,
-                          additional_checks: Any = None, **kwargs: Any) -> None:
+    def validate_response(
+        self, response: Any, case: schemathesis.Case, additional_checks: Any = None, **kwargs: Any
+    ) -> None:
         case.validate_response(response, excluded_checks=[positive_data_acceptance])
 
 
 def test_links_are_in_the_schema() -> None:
     doc = APP.openapi()
     links = doc["paths"]["/v1/matches"]["post"]["responses"]["201"]["links"]
-    assert {"GetMatch", "Commit", "Lock", "Reveal", "State", "Act", "Resign", "Events",
-            "Transcript"} <= set(links)
+    assert {
+        "GetMatch",
+        "Commit",
+        "Lock",
+        "Reveal",
+        "State",
+        "Act",
+        "Resign",
+        "Events",
+        "Transcript",
+    } <= set(links)
     assert links["Act"]["parameters"]["header.Authorization"].startswith("Bearer {$response")
 
 
 TestLinkedCalls = LinkedCalls.TestCase
-TestLinkedCalls.settings = settings(max_examples=15, stateful_step_count=6, deadline=None,
-                                    suppress_health_check=list(HealthCheck))
+TestLinkedCalls.settings = settings(
+    max_examples=15, stateful_step_count=6, deadline=None, suppress_health_check=list(HealthCheck)
+)
 
 
 def test_routes_document_their_own_errors_in_the_error_shape() -> None:

@@ -31,9 +31,25 @@ from live_server import LiveServer
 
 JSON_LEAF = st.none() | st.booleans() | st.integers(-3, 60) | st.text(max_size=4)
 JUNK_ACTION = st.dictionaries(
-    st.sampled_from(["type", "card", "tile", "end", "steps", "k", "suit", "tricks", "amount",
-                     "cards", "train", "x"]),
-    JSON_LEAF | st.lists(JSON_LEAF, max_size=3), max_size=4)
+    st.sampled_from(
+        [
+            "type",
+            "card",
+            "tile",
+            "end",
+            "steps",
+            "k",
+            "suit",
+            "tricks",
+            "amount",
+            "cards",
+            "train",
+            "x",
+        ]
+    ),
+    JSON_LEAF | st.lists(JSON_LEAF, max_size=3),
+    max_size=4,
+)
 SEEDS = st.sampled_from(["", "ok seed", "a\x00b", "é" * 65, "x" * 128, "line\nbreak", "🎲"])
 HEXES = st.sampled_from(["", "00" * 32, "AB" * 32, "zz" * 32, "ab" * 31, "ab" * 33])
 
@@ -85,10 +101,12 @@ class ApiMachine(RuleBasedStateMachine):
             self.c.close()
 
     # -- plumbing ----------------------------------------------------------------------------
-    def call(self, m: M | None, method: str, path: str, *, token: str | None = None,
-             body: Any = None) -> httpx.Response:
-        r = self.c.request(method, path, json=body,
-                           headers=auth(token) if token is not None else None)
+    def call(
+        self, m: M | None, method: str, path: str, *, token: str | None = None, body: Any = None
+    ) -> httpx.Response:
+        r = self.c.request(
+            method, path, json=body, headers=auth(token) if token is not None else None
+        )
         assert r.status_code < 500, (method, path, r.status_code, r.text)
         if r.status_code >= 400:
             err = r.json()["error"]
@@ -103,8 +121,16 @@ class ApiMachine(RuleBasedStateMachine):
         log = self.c.get("/v1/log").json()["tree_size"]
         return pub["version"], pub["status"], ev["next_seq"], json.dumps(ev["events"]), log
 
-    def change(self, m: M, method: str, path: str, *, token: str | None,
-               body: Any = None, resend: bool = False) -> httpx.Response:
+    def change(
+        self,
+        m: M,
+        method: str,
+        path: str,
+        *,
+        token: str | None,
+        body: Any = None,
+        resend: bool = False,
+    ) -> httpx.Response:
         """A call that may change the match: 2xx raises the version, 4xx changes nothing.
         ``resend``: the request may repeat an accepted commit or reveal, which answers 200
         again and changes nothing."""
@@ -128,8 +154,7 @@ class ApiMachine(RuleBasedStateMachine):
         if view["status"] != "playing" or view["turn"] is None:
             return None
         seat = view["turn"]
-        view = self.call(m, "GET", f"/v1/matches/{m.match_id}/state",
-                         token=m.tokens[seat]).json()
+        view = self.call(m, "GET", f"/v1/matches/{m.match_id}/state", token=m.tokens[seat]).json()
         return seat, view
 
     # -- rules -------------------------------------------------------------------------------
@@ -137,14 +162,14 @@ class ApiMachine(RuleBasedStateMachine):
     def first_match(self, game: str) -> M:
         return self.new_match(game, seeded=True, keyed=True)
 
-    @rule(target=matches, game=st.sampled_from(GAMES), seeded=st.booleans(),
-          keyed=st.booleans())
+    @rule(target=matches, game=st.sampled_from(GAMES), seeded=st.booleans(), keyed=st.booleans())
     def create(self, game: str, seeded: bool, keyed: bool) -> M:
         return self.new_match(game, seeded=seeded, keyed=keyed)
 
     def new_match(self, game: str, *, seeded: bool, keyed: bool) -> M:
-        r = self.call(None, "POST", "/v1/matches",
-                      body={"game": game, "ruleset": short_ruleset(game)})
+        r = self.call(
+            None, "POST", "/v1/matches", body={"game": game, "ruleset": short_ruleset(game)}
+        )
         assert r.status_code == 201, r.text
         body = r.json()
         seats = [V2Seat(self.c, body, i, keyed=keyed) for i in range(len(body["seats"]))]
@@ -163,9 +188,14 @@ class ApiMachine(RuleBasedStateMachine):
     def commit(self, m: M, seat: int, who: int) -> None:
         token = m.tokens[who] if 0 <= who < len(m.tokens) else "not-a-token"
         st_ = m.seats[seat] if seat < len(m.seats) else m.seats[0]
-        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/seats/{seat}/commit", token=token,
-                        body={"seed_commitment": st_.seed_commitment, "key": st_.key,
-                              "roll_chain": st_.tip}, resend=True)
+        r = self.change(
+            m,
+            "POST",
+            f"/v1/matches/{m.match_id}/seats/{seat}/commit",
+            token=token,
+            body={"seed_commitment": st_.seed_commitment, "key": st_.key, "roll_chain": st_.tip},
+            resend=True,
+        )
         if r.status_code == 200:
             assert seat == who
         if who < 0:
@@ -174,8 +204,13 @@ class ApiMachine(RuleBasedStateMachine):
     @rule(m=matches, seat=st.integers(0, 4), junk=HEXES, key=st.sampled_from([None, "AAAA"]))
     def commit_junk(self, m: M, seat: int, junk: str, key: str | None) -> None:
         token = m.tokens[seat % len(m.tokens)]
-        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/seats/{seat}/commit", token=token,
-                        body={"seed_commitment": junk, "key": key, "roll_chain": junk})
+        r = self.change(
+            m,
+            "POST",
+            f"/v1/matches/{m.match_id}/seats/{seat}/commit",
+            token=token,
+            body={"seed_commitment": junk, "key": key, "roll_chain": junk},
+        )
         if junk != "00" * 32 or key is not None:
             assert r.status_code >= 400, r.text  # (a well-formed commitment may be taken)
 
@@ -184,17 +219,33 @@ class ApiMachine(RuleBasedStateMachine):
         token = m.tokens[who] if 0 <= who < len(m.tokens) else "not-a-token"
         st_ = m.seats[seat] if seat < len(m.seats) else m.seats[0]
         body = {"client_seed": st_.client_seed if seed is None else seed, "nonce": st_.nonce}
-        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/seats/{seat}/reveal", token=token,
-                        body=body, resend=True)
+        r = self.change(
+            m,
+            "POST",
+            f"/v1/matches/{m.match_id}/seats/{seat}/reveal",
+            token=token,
+            body=body,
+            resend=True,
+        )
         if r.status_code == 200:
             assert seat == who and body["client_seed"] == st_.client_seed
         if r.status_code == 422:
             assert r.json()["error"]["code"] in ("bad_reveal", "validation_error")
 
-    @rule(m=matches, body=st.sampled_from([
-        {"game": "chess"}, {"game": "hokm", "ruleset": {"nope": 1}},
-        {"game": "hokm", "seats": [{"name": "solo"}]}, {"game": "tawla", "extra": 1},
-        {"game": "rng"}, {}, {"game": "tawla", "seats": [{"name": " "}, {"name": "b"}]}]))
+    @rule(
+        m=matches,
+        body=st.sampled_from(
+            [
+                {"game": "chess"},
+                {"game": "hokm", "ruleset": {"nope": 1}},
+                {"game": "hokm", "seats": [{"name": "solo"}]},
+                {"game": "tawla", "extra": 1},
+                {"game": "rng"},
+                {},
+                {"game": "tawla", "seats": [{"name": " "}, {"name": "b"}]},
+            ]
+        ),
+    )
     def create_refused(self, m: M, body: dict[str, Any]) -> None:
         size = self.snapshot(m)[-1]
         r = self.call(None, "POST", "/v1/matches", body=body)
@@ -205,8 +256,13 @@ class ApiMachine(RuleBasedStateMachine):
     def give_seed(self, m: M, seat: int, who: int, seed: str) -> None:
         """qahwa-fair/1's path: refused for a v2 match, whoever asks."""
         token = m.tokens[who] if 0 <= who < len(m.tokens) else "not-a-token"
-        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/seats/{seat}/seed", token=token,
-                        body={"client_seed": seed})
+        r = self.change(
+            m,
+            "POST",
+            f"/v1/matches/{m.match_id}/seats/{seat}/seed",
+            token=token,
+            body={"client_seed": seed},
+        )
         assert r.status_code >= 400
 
     @rule(m=matches, who=st.integers(-1, 3))
@@ -225,8 +281,9 @@ class ApiMachine(RuleBasedStateMachine):
             seat, view = t
             choices = view.get("suggested_actions") or view["legal_actions"]
             body = m.seats[seat].act_request(view, choices[pick % len(choices)])
-            r = self.change(m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[seat],
-                            body=body)
+            r = self.change(
+                m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[seat], body=body
+            )
             assert r.status_code == 200, r.text
             m.seats[seat].accepted(body)
             assert r.json()["version"] == view["version"] + 1
@@ -239,8 +296,9 @@ class ApiMachine(RuleBasedStateMachine):
         seat, view = t
         body = m.seats[seat].act_request(view, view["legal_actions"][0])
         body["version"] = max(0, view["version"] + delta)
-        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[seat],
-                        body=body)
+        r = self.change(
+            m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[seat], body=body
+        )
         assert r.status_code == 409 and r.json()["error"]["code"] == "stale_version"
 
     @rule(m=matches)
@@ -250,8 +308,13 @@ class ApiMachine(RuleBasedStateMachine):
             return
         seat, view = t
         other = (seat + 1) % len(m.tokens)
-        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[other],
-                        body=m.seats[other].act_request(view, view["legal_actions"][0]))
+        r = self.change(
+            m,
+            "POST",
+            f"/v1/matches/{m.match_id}/actions",
+            token=m.tokens[other],
+            body=m.seats[other].act_request(view, view["legal_actions"][0]),
+        )
         assert r.status_code in (409, 422)
 
     @rule(m=matches, prev=st.sampled_from(["00" * 32, "x"]), signer=st.integers(0, 3))
@@ -264,15 +327,21 @@ class ApiMachine(RuleBasedStateMachine):
         body = m.seats[seat].act_request(view, view["legal_actions"][0])
         if signer % len(m.seats) != seat and m.seats[signer % len(m.seats)].signer is not None:
             body["sig"] = m.seats[signer % len(m.seats)].sign(
-                {"type": "action", "seat": seat, "action": body["action"]}, view["chain"])
+                {"type": "action", "seat": seat, "action": body["action"]}, view["chain"]
+            )
         else:
             body["prev"] = prev
-        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[seat],
-                        body=body)
+        r = self.change(
+            m, "POST", f"/v1/matches/{m.match_id}/actions", token=m.tokens[seat], body=body
+        )
         assert r.status_code in (409, 422), r.text
 
-    @rule(m=matches, action=JUNK_ACTION, who=st.integers(0, 3),
-          version=st.integers(-1, 40) | st.text(max_size=2))
+    @rule(
+        m=matches,
+        action=JUNK_ACTION,
+        who=st.integers(0, 3),
+        version=st.integers(-1, 40) | st.text(max_size=2),
+    )
     def play_junk(self, m: M, action: dict[str, Any], who: int, version: Any) -> None:
         t = self.turn(m)
         if t is not None and action in t[1]["legal_actions"]:
@@ -280,21 +349,29 @@ class ApiMachine(RuleBasedStateMachine):
         r = self.call(m, "GET", f"/v1/matches/{m.match_id}")
         if r.status_code != 200:
             return
-        self.change(m, "POST", f"/v1/matches/{m.match_id}/actions",
-                    token=m.tokens[who % len(m.tokens)],
-                    body={"action": action, "version": version})
+        self.change(
+            m,
+            "POST",
+            f"/v1/matches/{m.match_id}/actions",
+            token=m.tokens[who % len(m.tokens)],
+            body={"action": action, "version": version},
+        )
 
     @rule(m=consumes(matches), who=st.integers(0, 3))
     def resign(self, m: M, who: int) -> None:
         seat = who % len(m.tokens)
         view = self.call(m, "GET", f"/v1/matches/{m.match_id}/state", token=m.tokens[seat]).json()
         body: dict[str, Any] = {}
-        sig = m.seats[seat].sign({"type": "end", "reason": "resigned", "seat": seat},
-                                 view["chain"]) if view["chain"] else None
+        sig = (
+            m.seats[seat].sign({"type": "end", "reason": "resigned", "seat": seat}, view["chain"])
+            if view["chain"]
+            else None
+        )
         if sig is not None:
             body["sig"] = sig
-        r = self.change(m, "POST", f"/v1/matches/{m.match_id}/resign", token=m.tokens[seat],
-                        body=body)
+        r = self.change(
+            m, "POST", f"/v1/matches/{m.match_id}/resign", token=m.tokens[seat], body=body
+        )
         assert r.status_code in (200, 409)
         if view["status"] == "seating" and view["lock"] is not None:
             assert r.json()["error"]["code"] == "not_started"  # the reveal deadline decides
@@ -307,8 +384,10 @@ class ApiMachine(RuleBasedStateMachine):
         for m in self.all[-2:]:
             if m.status != "playing":
                 continue
-            views = [self.call(m, "GET", f"/v1/matches/{m.match_id}/state", token=t).json()
-                     for t in m.tokens]
+            views = [
+                self.call(m, "GET", f"/v1/matches/{m.match_id}/state", token=t).json()
+                for t in m.tokens
+            ]
             public = self.call(m, "GET", f"/v1/matches/{m.match_id}").json()
             if public["status"] != "playing":
                 continue
@@ -329,7 +408,10 @@ def test_api_state_machine(server: LiveServer) -> None:
     ApiMachine.server = server
     run = ApiMachine.TestCase
     thorough = os.environ.get("QAHWA_HYPOTHESIS_PROFILE") == "thorough"
-    run.settings = settings(max_examples=60 if thorough else 10,
-                            stateful_step_count=40 if thorough else 15, deadline=None,
-                            suppress_health_check=list(HealthCheck))
+    run.settings = settings(
+        max_examples=60 if thorough else 10,
+        stateful_step_count=40 if thorough else 15,
+        deadline=None,
+        suppress_health_check=list(HealthCheck),
+    )
     run().runTest()

@@ -23,8 +23,9 @@ from service.matches import MatchService
 from service.settings import Settings
 from service.store import catch_up
 
-pytestmark = pytest.mark.skipif(not {"hokm", "tawla"} <= set(GAMES),
-                                reason="needs the hokm and tawla engines")
+pytestmark = pytest.mark.skipif(
+    not {"hokm", "tawla"} <= set(GAMES), reason="needs the hokm and tawla engines"
+)
 
 
 def _services(tmp_path: Path, n: int, url: str | None = None) -> list[MatchService]:
@@ -54,15 +55,23 @@ def _play_one(svc: MatchService, mid: str, tokens: list[str], rnd: random.Random
 
 def _new_match(svc: MatchService, game: str) -> tuple[str, list[str]]:
     """A v2 match, committed and revealed by unkeyed seats (rolls not fresh: no chains)."""
-    ruleset = {**short_ruleset(game), **({"fresh_rolls": False}
-                                         if game in ("tawla", "mahbusa") else {})}
+    ruleset = {
+        **short_ruleset(game),
+        **({"fresh_rolls": False} if game in ("tawla", "mahbusa") else {}),
+    }
     created = svc.create_match(game, ruleset=ruleset, names=None)
     tokens = [s["token"] for s in created["seats"]]
     mid = created["match_id"]
     nonces = [new_nonce().hex() for _ in tokens]
     for seat, tok in enumerate(tokens):
-        svc.commit(mid, seat=seat, token=tok, key=None, roll_chain=None,
-                   seed_commitment=seed_commitment(mid, seat, nonces[seat], f"seed-{seat}"))
+        svc.commit(
+            mid,
+            seat=seat,
+            token=tok,
+            key=None,
+            roll_chain=None,
+            seed_commitment=seed_commitment(mid, seat, nonces[seat], f"seed-{seat}"),
+        )
     for seat, tok in enumerate(tokens):
         svc.reveal(mid, seat=seat, token=tok, client_seed=f"seed-{seat}", nonce=nonces[seat])
     return mid, tokens
@@ -137,8 +146,13 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
     ruleset = public["ruleset"]
     with svc.db.connect(write=False) as c, svc.store.read(mid, kind="match") as tx:
         events = svc.store.events_after(c, mid, before=2**31 - 1)
-        key = match_key_v2(svc.store.server_seed(c, mid), mid, "tawla", ruleset,
-                           [(str(st.client_seed), str(st.nonce)) for st in tx.seats()])
+        key = match_key_v2(
+            svc.store.server_seed(c, mid),
+            mid,
+            "tawla",
+            ruleset,
+            [(str(st.client_seed), str(st.nonce)) for st in tx.seats()],
+        )
     cls = engine_class("tawla")
 
     def rebuilt(evs: list[dict[str, Any]]) -> Any:
@@ -157,7 +171,7 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
     # a gap in seq is refused
     engine = rebuilt(events[:n0])
     with pytest.raises(ReplayError):
-        catch_up(engine, events[n0 + 1:], n0)
+        catch_up(engine, events[n0 + 1 :], n0)
 
 
 PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
@@ -193,9 +207,13 @@ def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: P
                     deadline = time.monotonic() + 30
                     while True:
                         c.rollback()  # pg_stat_activity is one snapshot per transaction
-                        if c.execute(text("SELECT count(*) FROM pg_stat_activity WHERE "
-                                          "datname = current_database() AND "
-                                          "wait_event_type = 'Lock'")).scalar():
+                        if c.execute(
+                            text(
+                                "SELECT count(*) FROM pg_stat_activity WHERE "
+                                "datname = current_database() AND "
+                                "wait_event_type = 'Lock'"
+                            )
+                        ).scalar():
                             break
                         assert time.monotonic() < deadline, "b never waited for the row lock"
                         time.sleep(0.01)
@@ -214,8 +232,11 @@ def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: P
         # ... and its engine is the one a fresh replay of the whole log gives
         fresh = a.state(mid, token=tokens[0])
         assert seen["next_seq"] == _next_seq(a, mid)
-        assert seen["view"] == {k: v for k, v in fresh.items() if k not in (
-            "version", "match_id", "protocol", "chain", "lock", "lock_index")}
+        assert seen["view"] == {
+            k: v
+            for k, v in fresh.items()
+            if k not in ("version", "match_id", "protocol", "chain", "lock", "lock_index")
+        }
     finally:
         a.db.dispose()
         b.db.dispose()

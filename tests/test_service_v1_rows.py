@@ -25,8 +25,9 @@ from verify_cli.keys import parse_keys
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_v1_rows_survive_the_migration_and_are_served(tmp_path: Path,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_v1_rows_survive_the_migration_and_are_served(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.syspath_prepend(str(ROOT))  # bench/ is not an installed package
     from bench.v1_rows import insert_v1_match
 
@@ -42,25 +43,38 @@ def test_v1_rows_survive_the_migration_and_are_served(tmp_path: Path,
     box = SecretBox(master)
     mid, tokens = insert_v1_match(db, signer, box, "hokm", {"target": 1})
     db.dispose()
-    settings = Settings(database_url=url, data_dir=tmp_path,
-                        master_key=base64.b64encode(master).decode(),
-                        signing_key=signer.private_b64())
+    settings = Settings(
+        database_url=url,
+        data_dir=tmp_path,
+        master_key=base64.b64encode(master).decode(),
+        signing_key=signer.private_b64(),
+    )
     with LiveServer(settings) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         public = ok(c.get(f"/v1/matches/{mid}"))
         assert public["protocol"] == PROTOCOL and public["status"] == "seating"
         assert public["record"]["type"] == "commitment"
         # the v2 paths are not this match's
         for path in ("seats/0/commit", "seats/0/reveal"):
-            r = c.post(f"/v1/matches/{mid}/{path}", headers=auth(tokens[0]),
-                       json={"seed_commitment": "ab" * 32} if "commit" in path else
-                       {"client_seed": "x", "nonce": "ab" * 32})
+            r = c.post(
+                f"/v1/matches/{mid}/{path}",
+                headers=auth(tokens[0]),
+                json={"seed_commitment": "ab" * 32}
+                if "commit" in path
+                else {"client_seed": "x", "nonce": "ab" * 32},
+            )
             assert r.status_code == 404, r.text
         assert c.get(f"/v1/matches/{mid}/lock").status_code == 404
         # v1's flow: a seed from seat 0, then /start draws the rest (v1 only)
-        ok(c.post(f"/v1/matches/{mid}/seats/0/seed", json={"client_seed": "old seed"},
-                  headers=auth(tokens[0])))
-        assert ok(c.post(f"/v1/matches/{mid}/start", headers=auth(tokens[1])))["status"] \
-            == "playing"
+        ok(
+            c.post(
+                f"/v1/matches/{mid}/seats/0/seed",
+                json={"client_seed": "old seed"},
+                headers=auth(tokens[0]),
+            )
+        )
+        assert (
+            ok(c.post(f"/v1/matches/{mid}/start", headers=auth(tokens[1])))["status"] == "playing"
+        )
         rnd = random.Random(9)
         for _ in range(3000):
             view = ok(c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[0])))
@@ -70,12 +84,19 @@ def test_v1_rows_survive_the_migration_and_are_served(tmp_path: Path,
             view = ok(c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[seat])))
             # a v1 match takes no signature
             action = rnd.choice(view["suggested_actions"])
-            r = c.post(f"/v1/matches/{mid}/actions", headers=auth(tokens[seat]),
-                       json={"action": action, "version": view["version"], "sig": "AAAA"})
+            r = c.post(
+                f"/v1/matches/{mid}/actions",
+                headers=auth(tokens[seat]),
+                json={"action": action, "version": view["version"], "sig": "AAAA"},
+            )
             assert r.status_code == 422 and r.json()["error"]["code"] == "bad_signature"
-            assert "receipt" not in ok(c.post(
-                f"/v1/matches/{mid}/actions", headers=auth(tokens[seat]),
-                json={"action": action, "version": view["version"]}))
+            assert "receipt" not in ok(
+                c.post(
+                    f"/v1/matches/{mid}/actions",
+                    headers=auth(tokens[seat]),
+                    json={"action": action, "version": view["version"]},
+                )
+            )
         doc = ok(c.get(f"/v1/matches/{mid}/transcript"))
         assert doc["protocol"] == PROTOCOL and doc["log_index"] == public["log_index"]
         assert doc["seats"][0]["client_seed"] == "old seed"
@@ -84,5 +105,4 @@ def test_v1_rows_survive_the_migration_and_are_served(tmp_path: Path,
         rep = verify_document(doc, keys)
         assert rep["status"] == VERIFIED, rep["checks"]
         # a new match on the same database is v2
-        assert ok(c.post("/v1/matches", json={"game": "hokm"}), 201)["protocol"] == \
-            "qahwa-fair/2"
+        assert ok(c.post("/v1/matches", json={"game": "hokm"}), 201)["protocol"] == "qahwa-fair/2"

@@ -49,11 +49,13 @@ def test_last_event_id_resumes_after_it(server: LiveServer) -> None:
         with c.stream("GET", url, params={"timeout": 0.3}) as s:
             assert _ids("".join(s.iter_text())) == list(range(n))
         # a reconnecting EventSource sends the last id it saw, with the original URL
-        with c.stream("GET", url, params={"timeout": 0.3, "after": -1},
-                      headers={"Last-Event-ID": "0"}) as s:
+        with c.stream(
+            "GET", url, params={"timeout": 0.3, "after": -1}, headers={"Last-Event-ID": "0"}
+        ) as s:
             assert _ids("".join(s.iter_text())) == list(range(1, n))
-        with c.stream("GET", url, params={"timeout": 0.3},
-                      headers={"Last-Event-ID": str(n - 1)}) as s:
+        with c.stream(
+            "GET", url, params={"timeout": 0.3}, headers={"Last-Event-ID": str(n - 1)}
+        ) as s:
             assert _ids("".join(s.iter_text())) == []
 
 
@@ -79,9 +81,14 @@ def test_idle_streams_and_long_polls_make_no_queries(server: LiveServer) -> None
             polls: list[dict[str, Any]] = []
 
             def stream() -> None:
-                with httpx.Client(base_url=server.url, timeout=30) as c2, \
-                        c2.stream("GET", f"/v1/matches/{mid}/events/stream",
-                                  params={"after": nxt - 1, "timeout": 20}) as s:
+                with (
+                    httpx.Client(base_url=server.url, timeout=30) as c2,
+                    c2.stream(
+                        "GET",
+                        f"/v1/matches/{mid}/events/stream",
+                        params={"after": nxt - 1, "timeout": 20},
+                    ) as s,
+                ):
                     text = ""
                     for chunk in s.iter_text():
                         text += chunk
@@ -91,8 +98,11 @@ def test_idle_streams_and_long_polls_make_no_queries(server: LiveServer) -> None
 
             def poll() -> None:
                 with httpx.Client(base_url=server.url, timeout=30) as c2:
-                    polls.append(c2.get(f"/v1/matches/{mid}/events",
-                                        params={"after": nxt - 1, "wait": 20}).json())
+                    polls.append(
+                        c2.get(
+                            f"/v1/matches/{mid}/events", params={"after": nxt - 1, "wait": 20}
+                        ).json()
+                    )
 
             base = hub.waiting
             threads = [threading.Thread(target=f) for f in [stream] * 10 + [poll] * 10]
@@ -117,8 +127,9 @@ async def _open_streams(host: str, port: int, path: str, n: int) -> list[tuple[A
     conns = []
     for _ in range(n):
         reader, writer = await asyncio.open_connection(host, port)
-        writer.write(f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n"
-                     "\r\n".encode())
+        writer.write(
+            f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
         conns.append((reader, writer))
     await asyncio.gather(*(w.drain() for _, w in conns))
     return conns

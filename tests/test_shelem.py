@@ -66,6 +66,7 @@ def new(players: int = 4, target: int = 1200, chance: Chance | None = None) -> S
 # Each trick is all four cards of one suit, so every seat always follows suit and the highest
 # card wins; the plan says which seat wins each trick and which point cards (5, T, A) it holds.
 
+
 def build_hand(
     dealer: int,
     hakem: int,
@@ -148,20 +149,30 @@ LOW_DISCARD = ["2S", "2H", "2D", "2C"]
 
 # -- ruleset -------------------------------------------------------------------------------
 
+
 def test_ruleset_defaults_and_errors() -> None:
     assert ShelemEngine.parse_ruleset({}, protocol=PROTOCOL) == {"players": 4, "target": 1200}
     assert ShelemEngine.parse_ruleset({}) == {**{"players": 4, "target": 1200}, **V2_TIMING}
     assert ShelemEngine.parse_ruleset({"players": 2, "target": 660}, protocol=PROTOCOL) == {
-        "players": 2, "target": 660}
+        "players": 2,
+        "target": 660,
+    }
     assert ShelemEngine.seat_count({"players": 2, "target": 330}) == 2
     assert engine_class("shelem") is ShelemEngine
-    for bad in ({"players": 3}, {"players": True}, {"target": "1200"}, {"target": 0},
-                {"colour": 1}, {"players": 4.0}):
+    for bad in (
+        {"players": 3},
+        {"players": True},
+        {"target": "1200"},
+        {"target": 0},
+        {"colour": 1},
+        {"players": 4.0},
+    ):
         with pytest.raises(RulesetError):
             ShelemEngine.parse_ruleset(bad)
 
 
 # -- known-answer deals ---------------------------------------------------------------------
+
 
 def test_vector_shuffle_matches_spec() -> None:
     deck = Stream(K, "h0/shuffle").shuffle(list(DECK52))
@@ -173,8 +184,13 @@ def test_vector_shuffle_matches_spec() -> None:
 def test_vector_deal(case: dict[str, Any]) -> None:
     e = new(case["players"])
     events = e.chance.take_events()
-    assert events[0] == {"type": "chance", "label": "dealer", "kind": "uniform",
-                         "args": {"n": case["players"]}, "result": case["dealer"]}
+    assert events[0] == {
+        "type": "chance",
+        "label": "dealer",
+        "kind": "uniform",
+        "args": {"n": case["players"]},
+        "result": case["dealer"],
+    }
     assert events[1]["label"] == "h0/shuffle" and events[1]["result"] == case["h0_shuffle"]
     assert e.dealer == case["dealer"]
     for seat, cards in case["hands"].items():
@@ -200,6 +216,7 @@ def test_vector_deal(case: dict[str, Any]) -> None:
 
 
 # -- the seed's worked example ---------------------------------------------------------------
+
 
 def test_worked_example_four_hands() -> None:
     # hand 1, dealer A: A hakem at 135; A/C take 130 (B/D: one 30-point trick + one 5).
@@ -258,9 +275,14 @@ def test_worked_example_four_hands() -> None:
 
 # -- scoring cases ---------------------------------------------------------------------------
 
+
 def scripted_hand(
-    winners: Sequence[int], hakem: int = 0, discard: Sequence[str] = LOW_DISCARD,
-    bid: int = 100, scores: tuple[int, int] = (0, 0), target: int = 1200,
+    winners: Sequence[int],
+    hakem: int = 0,
+    discard: Sequence[str] = LOW_DISCARD,
+    bid: int = 100,
+    scores: tuple[int, int] = (0, 0),
+    target: int = 1200,
     plan: Sequence[tuple[str, int, str]] | None = None,
 ) -> ShelemEngine:
     """One hand with dealer 3 (seat 0 bids first): ``hakem`` bids ``bid``, the rest pass."""
@@ -317,10 +339,20 @@ def test_all_tricks_but_not_shelem_when_one_is_lost() -> None:
 def test_discard_counts_as_a_trick_with_its_points() -> None:
     # the discard holds 5S, TH, AD and 2C = 25 points; the kitty dealt was other cards
     discard = ["5S", "TH", "AD", "2C"]
-    plan = [("S", 2, "TA"), ("S", 0, ""), ("S", 1, ""),
-            ("H", 1, "5A"), ("H", 3, ""), ("H", 3, ""),
-            ("D", 3, "5T"), ("D", 0, ""), ("D", 2, ""),
-            ("C", 2, "5TA"), ("C", 2, ""), ("C", 1, "")]
+    plan = [
+        ("S", 2, "TA"),
+        ("S", 0, ""),
+        ("S", 1, ""),
+        ("H", 1, "5A"),
+        ("H", 3, ""),
+        ("H", 3, ""),
+        ("D", 3, "5T"),
+        ("D", 0, ""),
+        ("D", 2, ""),
+        ("C", 2, "5TA"),
+        ("C", 2, ""),
+        ("C", 1, ""),
+    ]
     deck, tricks, hands = build_hand(3, 0, plan, discard, kitty_from_play=True)
     kitty = deck[36:40]
     assert not set(discard) & set(kitty) and set(discard) <= set(hands[0])
@@ -375,12 +407,12 @@ def test_match_end_both_reach_equal_plays_on() -> None:
 
 
 def test_negative_scores_do_not_end() -> None:
-    e = scripted_hand([0, 1, 0, 1, 0, 1, 0, 1, 1, 3, 2, 3], bid=100, scores=(-1100, 0),
-                      target=330)
+    e = scripted_hand([0, 1, 0, 1, 0, 1, 0, 1, 1, 3, 2, 3], bid=100, scores=(-1100, 0), target=330)
     assert e.scores == [-1265, 85] and e.outcome is None
 
 
 # -- auction ---------------------------------------------------------------------------------
+
 
 def test_void_hand_deals_again_and_counts() -> None:
     e = new()
@@ -440,8 +472,12 @@ def test_auction_rules_and_errors() -> None:
     e.apply(s1, {"type": "pass"})
     assert e.hakem == s3 and e.turn == s3 and e.view(None)["bid"] == 165
     assert e.view(None)["bids"] == [
-        {"seat": s1, "bid": 120}, {"seat": s2, "bid": "pass"}, {"seat": s3, "bid": 165},
-        {"seat": d, "bid": "pass"}, {"seat": s1, "bid": "pass"}]
+        {"seat": s1, "bid": 120},
+        {"seat": s2, "bid": "pass"},
+        {"seat": s3, "bid": 165},
+        {"seat": d, "bid": "pass"},
+        {"seat": s1, "bid": "pass"},
+    ]
 
 
 def test_last_seat_bidding_after_three_passes_becomes_hakem() -> None:
@@ -454,6 +490,7 @@ def test_last_seat_bidding_after_three_passes_becomes_hakem() -> None:
 
 
 # -- discard and play ----------------------------------------------------------------------
+
 
 def to_play(e: ShelemEngine, hakem_seat: int | None = None) -> int:
     """Auction won by the first bidder at 100; returns the hakem."""
@@ -576,6 +613,7 @@ def test_play_errors() -> None:
 
 # -- hidden information ----------------------------------------------------------------------
 
+
 def test_views_show_only_own_hand() -> None:
     e = new()
     for seat in range(4):
@@ -587,8 +625,21 @@ def test_views_show_only_own_hand() -> None:
         assert v["kitty_count"] == 4 and v["kitty"] is None
     assert json_cards(e.view(None)) == set()
     pub = e.view(None)
-    for key in ("hand", "trick", "trump", "tricks_taken", "points_taken", "bids", "auction",
-                "scores", "hakem", "dealer", "hand_number", "phase", "legal_actions"):
+    for key in (
+        "hand",
+        "trick",
+        "trump",
+        "tricks_taken",
+        "points_taken",
+        "bids",
+        "auction",
+        "scores",
+        "hakem",
+        "dealer",
+        "hand_number",
+        "phase",
+        "legal_actions",
+    ):
         assert key in pub
     assert pub["hand"] is None and pub["legal_actions"] == []
 
@@ -619,10 +670,15 @@ def test_replay_reproduces_a_scripted_start() -> None:
     e.apply(h, discard)
     lead = e.legal_actions(h)[5]
     e.apply(h, lead)
-    actions = [{"type": "action", "seat": s, "action": a} for s, a in [
-        (h, {"type": "bid", "amount": 100}),
-        *[((h + i) % 4, {"type": "pass"}) for i in (1, 2, 3)],
-        (h, discard), (h, lead)]]
+    actions = [
+        {"type": "action", "seat": s, "action": a}
+        for s, a in [
+            (h, {"type": "bid", "amount": 100}),
+            *[((h + i) % 4, {"type": "pass"}) for i in (1, 2, 3)],
+            (h, discard),
+            (h, lead),
+        ]
+    ]
     seq = [{"seq": i, **x} for i, x in enumerate(events + actions)]
     r = replay(ShelemEngine, '{"players":4,"target":1200}', K, seq)
     assert isinstance(r, ShelemEngine)

@@ -44,8 +44,9 @@ def check_hand_record(h: dict[str, Any], n: int) -> None:
 def assert_no_leak(e: ShelemEngine) -> None:
     """No view shows another seat's hand, the face-down kitty, a pile card under its top, or
     (to anyone but the hakem) the four cards laid down."""
-    face_down = set(e.kitty) | {c for ps in e.piles for p in ps
-                                for c in (p[:-1] if e.revealed else p)}
+    face_down = set(e.kitty) | {
+        c for ps in e.piles for p in ps for c in (p[:-1] if e.revealed else p)
+    }
     for s in (None, *range(e.n)):
         v = {k: x for k, x in e.view(s).items() if k != "history"}
         if v["last_trick"] and v["last_trick"]["hand"] != e.hand_number:
@@ -166,7 +167,6 @@ def test_random_matches_to_the_default_target(players: int) -> None:
 
 @pytest.mark.parametrize("players", [4, 2])
 def test_views_never_show_hidden_cards(players: int) -> None:
-    doc, e = simulate_match("shelem", {"players": players, "target": 330}, seed=11,
-                            resign_at=400)
+    doc, e = simulate_match("shelem", {"players": players, "target": 330}, seed=11, resign_at=400)
     assert e.outcome is not None and len(e.history) >= 2
     assert redrive(doc, leaks=True).outcome == e.outcome

@@ -83,8 +83,7 @@ def test_first_trick_pile_rules() -> None:
         own = set(e.hands[s]) if s is not None else set()
         if s == h:
             own |= set(e.discard) | set(e.kitty_taken)
-        assert not [c for ps in e.piles for p in ps for c in p if f'"{c}"' in text
-                    and c not in own]
+        assert not [c for ps in e.piles for p in ps for c in p if f'"{c}"' in text and c not in own]
     lead = e.hands[h][0]
     e.apply(h, {"type": "play", "card": lead})
     assert e.view(None)["trump"] == lead[1] and e.turn == other
@@ -96,7 +95,8 @@ def test_first_trick_pile_rules() -> None:
     pub = e.view(None)
     assert pub["piles_revealed"] is True
     assert [[p["top"] for p in ps] for ps in pub["piles"]] == [
-        [p[-1] for p in e.piles[s]] for s in (0, 1)]
+        [p[-1] for p in e.piles[s]] for s in (0, 1)
+    ]
     # third card: the leader's face-up pile card, of the led suit if it has one
     assert e.turn == h
     tops = [p[-1] for p in e.piles[h]]

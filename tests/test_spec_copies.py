@@ -19,8 +19,12 @@ SPEC = ROOT / "docs" / "spec"
 UPSTREAM = ROOT.parent / "shared" / "spec"
 CORRECTED = "Corrected in this repository"
 
-SUMS = {name: digest for digest, name in re.findall(
-    r"^([0-9a-f]{64})  (\S+)$", (SPEC / "README.md").read_text("utf-8"), re.M)}
+SUMS = {
+    name: digest
+    for digest, name in re.findall(
+        r"^([0-9a-f]{64})  (\S+)$", (SPEC / "README.md").read_text("utf-8"), re.M
+    )
+}
 FILES = sorted(str(p.relative_to(SPEC)) for p in SPEC.rglob("*.md") if p.name != "README.md")
 
 

@@ -57,8 +57,13 @@ class ScriptedChance(Chance):
         self.drawn.append(label)
         result = self.script.pop(label)
         self._pending.append(
-            {"type": "chance", "label": label, "kind": "dice",
-             "args": {"count": count, "sides": sides}, "result": list(result)}
+            {
+                "type": "chance",
+                "label": label,
+                "kind": "dice",
+                "args": {"count": count, "sides": sides},
+                "result": list(result),
+            }
         )
         return result
 
@@ -66,8 +71,10 @@ class ScriptedChance(Chance):
 def make(ruleset: Mapping[str, Any] | None = None, **script: Sequence[int]) -> TawlaEngine:
     """An engine with scripted dice; keyword ``g0_opening_0=[6, 1]`` is label g0/opening/0."""
     labels = {k.replace("_", "/"): v for k, v in script.items()}
-    return TawlaEngine(TawlaEngine.parse_ruleset(dict(ruleset or {}), protocol=fairness.PROTOCOL),
-                       ScriptedChance(labels))
+    return TawlaEngine(
+        TawlaEngine.parse_ruleset(dict(ruleset or {}), protocol=fairness.PROTOCOL),
+        ScriptedChance(labels),
+    )
 
 
 def script(eng: TawlaEngine, **more: Sequence[int]) -> None:
@@ -94,8 +101,9 @@ def position(seat0: Mapping[int, int], seat1: Mapping[int, int]) -> tuple[list[i
     return points, bar, off
 
 
-def load(eng: TawlaEngine, seat0: Mapping[int, int], seat1: Mapping[int, int],
-         on_roll: int) -> None:
+def load(
+    eng: TawlaEngine, seat0: Mapping[int, int], seat1: Mapping[int, int], on_roll: int
+) -> None:
     """Put ``on_roll`` to act before rolling in the given position (the public setter)."""
     eng.set_position(*position(seat0, seat1), on_roll=on_roll)
 
@@ -103,8 +111,14 @@ def load(eng: TawlaEngine, seat0: Mapping[int, int], seat1: Mapping[int, int],
 def snapshot(eng: TawlaEngine) -> str:
     chance = eng.chance
     return json.dumps(
-        [eng.view(0), eng.view(1), eng.view(None), sorted(chance.labels), chance._pending,
-         eng.outcome.to_json() if eng.outcome else None],
+        [
+            eng.view(0),
+            eng.view(1),
+            eng.view(None),
+            sorted(chance.labels),
+            chance._pending,
+            eng.outcome.to_json() if eng.outcome else None,
+        ],
         sort_keys=True,
     )
 
@@ -187,8 +201,11 @@ def test_known_answer_through_the_engine(vec: dict[str, Any], seat: int) -> None
         view = trial.view(None)
         assert checkers(view) == (15, 15)
         # the end position agrees with stepping through the turn by hand
-        end = play_steps(relative_board(eng.points, eng.bar, eng.off, seat), vec["dice"],
-                         [tuple(s) for s in action["steps"]])
+        end = play_steps(
+            relative_board(eng.points, eng.bar, eng.off, seat),
+            vec["dice"],
+            [tuple(s) for s in action["steps"]],
+        )
         if trial.game_number == eng.game_number:
             points, bar, off = absolute_board(end, seat, eng.off[1 - seat])
             assert (view["points"], view["bar"], view["off"]) == (points, bar, off)
@@ -237,12 +254,26 @@ def test_play_steps_explains_refusals() -> None:
 def test_ruleset_defaults_and_validation() -> None:
     assert engine_class("tawla") is ENGINE is TawlaEngine
     rs = TawlaEngine.parse_ruleset({}, protocol=fairness.PROTOCOL)
-    assert rs == {"match_length": 5, "cube": True, "cube_cap": 64, "crawford": True,
-                  "jacoby": False, "live_entropy": False}
+    assert rs == {
+        "match_length": 5,
+        "cube": True,
+        "cube_cap": 64,
+        "crawford": True,
+        "jacoby": False,
+        "live_entropy": False,
+    }
     # qahwa-fair/2 lists every rule: the timing rules and fresh rolls, no live entropy
     assert TawlaEngine.parse_ruleset({}) == {
-        "match_length": 5, "cube": True, "cube_cap": 64, "crawford": True, "jacoby": False,
-        "fresh_rolls": True, "turn_seconds": 300, "reveal_seconds": 120, "max_seconds": 86400}
+        "match_length": 5,
+        "cube": True,
+        "cube_cap": 64,
+        "crawford": True,
+        "jacoby": False,
+        "fresh_rolls": True,
+        "turn_seconds": 300,
+        "reveal_seconds": 120,
+        "max_seconds": 86400,
+    }
     with pytest.raises(RulesetError, match="qahwa-fair/1 only"):
         TawlaEngine.parse_ruleset({"live_entropy": False})
     with pytest.raises(RulesetError, match="fresh_rolls"):
@@ -251,10 +282,18 @@ def test_ruleset_defaults_and_validation() -> None:
     assert TawlaEngine.parse_ruleset({"match_length": 0, "jacoby": True})["jacoby"] is True
     assert TawlaEngine.parse_ruleset({"match_length": 25, "cube_cap": 1024})["cube_cap"] == 1024
     bad: list[dict[str, Any]] = [
-        {"match_length": 26}, {"match_length": -1}, {"match_length": True},
-        {"match_length": "5"}, {"cube": 1}, {"cube_cap": 48}, {"cube_cap": 1},
-        {"cube_cap": 2048}, {"jacoby": True}, {"jacoby": True, "match_length": 7},
-        {"live_entropy": "yes"}, {"beaver": True},
+        {"match_length": 26},
+        {"match_length": -1},
+        {"match_length": True},
+        {"match_length": "5"},
+        {"cube": 1},
+        {"cube_cap": 48},
+        {"cube_cap": 1},
+        {"cube_cap": 2048},
+        {"jacoby": True},
+        {"jacoby": True, "match_length": 7},
+        {"live_entropy": "yes"},
+        {"beaver": True},
     ]
     for raw in bad:
         with pytest.raises(RulesetError):
@@ -292,8 +331,12 @@ def test_opening_rerolls_ties_and_higher_die_moves_first() -> None:
     assert v["points"][11] == -3 and v["points"][13] == -1 and v["points"][16] == -4
     assert v["pips"] == [167, 160]
     assert v["turn"] == 0 and v["phase"] == "roll" and v["dice"] is None
-    assert v["last_turn"] == {"seat": 1, "dice": [2, 5], "steps": [[13, 8], [13, 11]],
-                              "passed": False}
+    assert v["last_turn"] == {
+        "seat": 1,
+        "dice": [2, 5],
+        "steps": [[13, 8], [13, 11]],
+        "passed": False,
+    }
     assert {a["type"] for a in eng.legal_actions(0)} == {"roll", "double", "resign"}
     eng.apply(0, {"type": "roll"})
     assert chance.drawn[-1] == "g0/roll/1" and eng.view(0)["dice"] == [6, 6]
@@ -372,8 +415,18 @@ def test_double_take_redouble_drop_and_next_game() -> None:
     eng.apply(1, {"type": "drop"})
     v = eng.view(None)
     assert v["score"] == [2, 0] and v["game_number"] == 1
-    assert v["games"] == [{"game": 0, "winner": 0, "how": "drop", "result": "single",
-                           "cube": 2, "points": 2, "score": [2, 0], "crawford": False}]
+    assert v["games"] == [
+        {
+            "game": 0,
+            "winner": 0,
+            "how": "drop",
+            "result": "single",
+            "cube": 2,
+            "points": 2,
+            "score": [2, 0],
+            "crawford": False,
+        }
+    ]
     # the next game started at once with its own opening roll and a fresh cube
     assert v["cube"] == {"value": 1, "owner": None} and v["opening"]["dice"] == [2, 5]
     assert v["turn"] == 1 and v["phase"] == "move" and v["points"] == initial_points()
@@ -474,8 +527,16 @@ def test_resign_offer_reject_then_accept() -> None:
     eng.apply(1, {"type": "resign", "points": 1})
     eng.apply(0, {"type": "accept"})
     assert eng.score == [2, 0]
-    assert eng.games[-1] == {"game": 0, "winner": 0, "how": "resign", "result": "single",
-                             "cube": 2, "points": 2, "score": [2, 0], "crawford": False}
+    assert eng.games[-1] == {
+        "game": 0,
+        "winner": 0,
+        "how": "resign",
+        "result": "single",
+        "cube": 2,
+        "points": 2,
+        "score": [2, 0],
+        "crawford": False,
+    }
     assert eng.game_number == 1
 
 
@@ -494,7 +555,10 @@ def test_resign_of_three_ends_a_short_match() -> None:
 def test_crawford_game_once_then_post_crawford() -> None:
     eng = make(
         {"match_length": 3},
-        g0_opening_0=[6, 1], g1_opening_0=[1, 6], g2_opening_0=[1, 6], g3_opening_0=[6, 1],
+        g0_opening_0=[6, 1],
+        g1_opening_0=[1, 6],
+        g2_opening_0=[1, 6],
+        g3_opening_0=[6, 1],
         g3_roll_1=[2, 1],
     )
     first_move(eng)
@@ -550,8 +614,7 @@ def test_single_game_match_and_drop() -> None:
 @pytest.mark.parametrize(
     "jacoby,cube,expected", [(False, 1, 2), (True, 1, 1), (True, 2, 4), (False, 2, 4)]
 )
-def test_money_play_gammon_with_and_without_jacoby(jacoby: bool, cube: int,
-                                                   expected: int) -> None:
+def test_money_play_gammon_with_and_without_jacoby(jacoby: bool, cube: int, expected: int) -> None:
     eng = make({"match_length": 0, "jacoby": jacoby}, g0_opening_0=[6, 1], g0_roll_1=[3, 1])
     first_move(eng)
     load(eng, {1: 1, 0: 14}, {13: 15}, 0)
@@ -646,8 +709,7 @@ def _in_resign_phase() -> TawlaEngine:
 
 
 def _crawford() -> TawlaEngine:
-    eng = make({"match_length": 2}, g0_opening_0=[6, 1], g1_opening_0=[6, 1],
-               g1_roll_1=[2, 1])
+    eng = make({"match_length": 2}, g0_opening_0=[6, 1], g1_opening_0=[6, 1], g1_roll_1=[2, 1])
     first_move(eng)
     eng.apply(1, {"type": "resign", "points": 1})
     eng.apply(0, {"type": "accept"})
@@ -688,18 +750,36 @@ ILLEGAL = [
     (_in_move_phase, 1, {"type": "move", "steps": [[26, 23]]}, MalformedActionError, "0 \\(off\\)"),
     (_in_move_phase, 1, {"type": "move", "steps": [[13, -1]]}, MalformedActionError, "0 \\(off\\)"),
     (_in_move_phase, 1, {"type": "move", "steps": [[13, 10]]}, IllegalActionError, "must play 2"),
-    (_in_move_phase, 1, {"type": "move", "steps": [[13, 9], [6, 5]]}, IllegalActionError,
-     "no unused die of 4"),
-    (_in_move_phase, 1, {"type": "move", "steps": [[6, 5], [8, 5]]}, IllegalActionError,
-     "exactly as listed"),
-    (_in_move_phase, 1, {"type": "move", "steps": [[12, 9], [6, 5]]}, IllegalActionError,
-     "no checker"),
-    (_in_move_phase, 1, {"type": "move", "steps": [[6, 3], [6, 7]]}, IllegalActionError,
-     "toward"),
-    (_in_move_phase, 1, {"type": "move", "steps": [[6, 3], [3, 0]]}, IllegalActionError,
-     "all 15"),
-    (_in_move_phase, 1, {"type": "move", "steps": [[8, 5], [8, 5], [8, 7]]}, IllegalActionError,
-     "no unused die"),
+    (
+        _in_move_phase,
+        1,
+        {"type": "move", "steps": [[13, 9], [6, 5]]},
+        IllegalActionError,
+        "no unused die of 4",
+    ),
+    (
+        _in_move_phase,
+        1,
+        {"type": "move", "steps": [[6, 5], [8, 5]]},
+        IllegalActionError,
+        "exactly as listed",
+    ),
+    (
+        _in_move_phase,
+        1,
+        {"type": "move", "steps": [[12, 9], [6, 5]]},
+        IllegalActionError,
+        "no checker",
+    ),
+    (_in_move_phase, 1, {"type": "move", "steps": [[6, 3], [6, 7]]}, IllegalActionError, "toward"),
+    (_in_move_phase, 1, {"type": "move", "steps": [[6, 3], [3, 0]]}, IllegalActionError, "all 15"),
+    (
+        _in_move_phase,
+        1,
+        {"type": "move", "steps": [[8, 5], [8, 5], [8, 7]]},
+        IllegalActionError,
+        "no unused die",
+    ),
     (_in_double_phase, 1, {"type": "roll"}, NotYourTurnError, "turn"),
     (_in_double_phase, 0, {"type": "roll"}, IllegalActionError, "take or drop"),
     (_in_double_phase, 0, {"type": "double"}, IllegalActionError, "before rolling|take or drop"),
@@ -713,11 +793,13 @@ ILLEGAL = [
 
 
 @pytest.mark.parametrize(
-    "setup,seat,action,error,words", ILLEGAL,
+    "setup,seat,action,error,words",
+    ILLEGAL,
     ids=[f"{s.__name__}-{i}" for i, (s, *_rest) in enumerate(ILLEGAL)],
 )
-def test_illegal_actions_change_nothing(setup: Any, seat: int, action: Any, error: type,
-                                        words: str) -> None:
+def test_illegal_actions_change_nothing(
+    setup: Any, seat: int, action: Any, error: type, words: str
+) -> None:
     eng = setup()
     before = snapshot(eng)
     with pytest.raises(error, match=words):
@@ -729,12 +811,27 @@ def test_illegal_actions_change_nothing(setup: Any, seat: int, action: Any, erro
     eng.apply(turn, eng.legal_actions(turn)[0])
 
 
-ODD_VALUES: list[Any] = [None, True, 0, 1.0, 2.0, -1, 99, "", "1", [], [1], [[13, 10.0]],
-                         {}, {"n": 1}]
+ODD_VALUES: list[Any] = [
+    None,
+    True,
+    0,
+    1.0,
+    2.0,
+    -1,
+    99,
+    "",
+    "1",
+    [],
+    [1],
+    [[13, 10.0]],
+    {},
+    {"n": 1},
+]
 
 
-@pytest.mark.parametrize("setup", [_in_roll_phase, _in_move_phase, _in_double_phase,
-                                   _in_resign_phase])
+@pytest.mark.parametrize(
+    "setup", [_in_roll_phase, _in_move_phase, _in_double_phase, _in_resign_phase]
+)
 def test_odd_field_values_are_refused_and_change_nothing(setup: Any) -> None:
     """Every action type with an odd-typed field: an ActionError (never a crash, never an
     acceptance of something unlisted, compared type-strictly: 1.0 is not 1)."""
@@ -773,13 +870,33 @@ def test_views_are_public_and_complete() -> None:
     eng = _in_move_phase()
     pub, s0, s1 = eng.view(None), eng.view(0), eng.view(1)
     for v in (pub, s0, s1):
-        for key in ("points", "bar", "off", "dice", "cube", "score", "game", "status", "turn",
-                    "seat", "legal_actions", "pips", "game_number", "crawford", "phase",
-                    "pending", "match_length", "opening", "last_turn", "games"):
+        for key in (
+            "points",
+            "bar",
+            "off",
+            "dice",
+            "cube",
+            "score",
+            "game",
+            "status",
+            "turn",
+            "seat",
+            "legal_actions",
+            "pips",
+            "game_number",
+            "crawford",
+            "phase",
+            "pending",
+            "match_length",
+            "opening",
+            "last_turn",
+            "games",
+        ):
             assert key in v
     strip = ("seat", "legal_actions", "suggested_actions")
-    assert {k: v for k, v in pub.items() if k not in strip} == \
-        {k: v for k, v in s0.items() if k not in strip}
+    assert {k: v for k, v in pub.items() if k not in strip} == {
+        k: v for k, v in s0.items() if k not in strip
+    }
     assert pub["legal_actions"] == [] and s0["legal_actions"] == []
     assert s1["legal_actions"] == eng.legal_actions(1) and s1["dice"] == [3, 1]
     assert s1["suggested_actions"] == s1["legal_actions"] and s0["suggested_actions"] == []

@@ -29,8 +29,16 @@ RULESETS: list[dict[str, Any]] = [
 ]
 
 # how often a biased bot picks each action type (resigning rarely, so games get played out)
-WEIGHTS = {"move": 30.0, "roll": 30.0, "double": 1.0, "take": 3.0, "drop": 1.0,
-           "resign": 0.05, "accept": 1.0, "reject": 1.0}
+WEIGHTS = {
+    "move": 30.0,
+    "roll": 30.0,
+    "double": 1.0,
+    "take": 3.0,
+    "drop": 1.0,
+    "resign": 0.05,
+    "accept": 1.0,
+    "reject": 1.0,
+}
 
 
 def pips_by_hand(view: dict[str, Any]) -> list[int]:
@@ -94,8 +102,9 @@ def check_invariants(eng: TawlaEngine) -> None:
             assert list(eng.outcome.scores) == v["score"]
 
 
-def play_biased(ruleset: dict[str, Any], seed: int, check_listed: bool = False
-                ) -> tuple[TawlaEngine, bytes, list[dict[str, Any]]]:
+def play_biased(
+    ruleset: dict[str, Any], seed: int, check_listed: bool = False
+) -> tuple[TawlaEngine, bytes, list[dict[str, Any]]]:
     """A random match with invariants checked after every action; returns the event log."""
     rng = random.Random(seed)
     parsed = TawlaEngine.parse_ruleset(ruleset, protocol=PROTOCOL)
@@ -167,16 +176,22 @@ def test_games_get_played_out_with_gammons() -> None:
             if g["how"] == "bear-off":
                 results[g["result"]] = results.get(g["result"], 0) + 1
     assert hows.get("bear-off", 0) >= 5
-    assert results.get("single", 0) > 0 and results.get("gammon", 0) + results.get(
-        "backgammon", 0) > 0
+    assert (
+        results.get("single", 0) > 0 and results.get("gammon", 0) + results.get("backgammon", 0) > 0
+    )
 
 
 def test_replay_rejects_a_tampered_move_and_roll() -> None:
     eng, key, events = play_biased({"match_length": 1}, 4)
     rs = canonical_ruleset(TawlaEngine.parse_ruleset({"match_length": 1}, protocol=PROTOCOL))
-    i = next(k for k, e in enumerate(events) if e["type"] == "action"
-             and e["action"]["type"] == "move" and len(e["action"]["steps"]) == 2
-             and e["action"]["steps"][0] != e["action"]["steps"][1])
+    i = next(
+        k
+        for k, e in enumerate(events)
+        if e["type"] == "action"
+        and e["action"]["type"] == "move"
+        and len(e["action"]["steps"]) == 2
+        and e["action"]["steps"][0] != e["action"]["steps"][1]
+    )
     bad = [dict(e) for e in events]
     steps = bad[i]["action"]["steps"]
     bad[i] = {**bad[i], "action": {"type": "move", "steps": steps[::-1]}}
@@ -195,7 +210,11 @@ def test_replay_rejects_a_tampered_move_and_roll() -> None:
 def test_simulate_match_with_resignation_end_event() -> None:
     doc, eng = simulate_match("tawla", {}, seed=3, resign_at=5)
     assert eng.outcome is not None and eng.outcome.reason == "resigned"
-    assert doc["events"][-1] == {"seq": len(doc["events"]) - 1, "type": "end",
-                                 "reason": "resigned", "seat": 0}
+    assert doc["events"][-1] == {
+        "seq": len(doc["events"]) - 1,
+        "type": "end",
+        "reason": "resigned",
+        "seat": 0,
+    }
     assert doc["result"]["forfeited"] == [0] and doc["result"]["winners"] == [1]
     assert replay_transcript(doc).outcome == eng.outcome

@@ -32,7 +32,7 @@ def decode(state: Any) -> tuple[list[int], list[int], list[int], list[int]]:
     def counts(base: int) -> list[int]:
         out = []
         for i in range(24):
-            a = t[base + 4 * i: base + 4 * i + 4]
+            a = t[base + 4 * i : base + 4 * i + 4]
             # one-hot for 1, 2, 3; the fourth slot holds count - 3 above three
             out.append(1 if a[0] else 2 if a[1] else 3 if a[2] else 3 + int(a[3]) if a[3] else 0)
         return out
@@ -41,8 +41,12 @@ def decode(state: Any) -> tuple[list[int], list[int], list[int], list[int]]:
     points = [0] * 24
     for i in range(24):
         points[23 - i] = x[i] - o[i]
-    return points, [int(t[192]), int(t[195])], [int(t[193]), int(t[196])], \
-        [int(t[198]), int(t[199])]
+    return (
+        points,
+        [int(t[192]), int(t[195])],
+        [int(t[193]), int(t[196])],
+        [int(t[198]), int(t[199])],
+    )
 
 
 def their_turns(state: Any, seat: int) -> set[Board]:
@@ -101,7 +105,10 @@ def test_legal_turns_agree_with_openspiel() -> None:
                 bearing_off += all(board[p] <= 0 for p in range(7, 26)) and board[0] < 15
                 passes += not mine
             state.apply_action(rng.choice(state.legal_actions()))
-            second_half = (not state.is_chance_node() and not state.is_terminal()
-                           and state.current_player() == seat)
+            second_half = (
+                not state.is_chance_node()
+                and not state.is_terminal()
+                and state.current_player() == seat
+            )
     # the sample covers the tricky rules
     assert checked > 500 and doubles > 50 and on_bar > 20 and bearing_off > 20 and passes > 0

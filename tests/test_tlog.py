@@ -29,6 +29,7 @@ VECTORS = json.loads((Path(__file__).parent / "vectors" / "tlog_vectors.json").r
 
 # -- a naive Merkle tree, straight from RFC 6962 §2.1 ----------------------------------------
 
+
 def naive_leaf(d: bytes) -> bytes:
     return hashlib.sha256(b"\x00" + d).digest()
 
@@ -87,7 +88,7 @@ def test_rfc6962_roots() -> None:
     for i, e in enumerate(leaves):
         reader.hashes.extend(tlog.stored_hashes(i, tlog.leaf_hash(e), reader))
         assert tlog.tree_hash(i + 1, reader).hex() == v["roots_hex"][i]
-        assert naive_mth(leaves[:i + 1]).hex() == v["roots_hex"][i]
+        assert naive_mth(leaves[: i + 1]).hex() == v["roots_hex"][i]
     assert tlog.tree_hash(0, reader) == hashlib.sha256(b"").digest()
 
 
@@ -130,7 +131,7 @@ def test_proofs_match_the_naive_tree(t: int, data: st.DataObject) -> None:
     tlog.check_tree(cproof, t, root, m, old)
     if m < t:
         with pytest.raises(ProofError):
-            tlog.check_tree(cproof, t, root, m, naive_mth(DATA[1:m + 1]))
+            tlog.check_tree(cproof, t, root, m, naive_mth(DATA[1 : m + 1]))
         with pytest.raises(ProofError):
             tlog.check_tree(cproof + [bytes(32)], t, root, m, old)
 
@@ -139,7 +140,7 @@ def test_compact_range_follows_the_tree() -> None:
     cr = CompactRange()
     for i, e in enumerate(DATA[:130]):
         cr.append(naive_leaf(e))
-        assert cr.root() == naive_mth(DATA[:i + 1])
+        assert cr.root() == naive_mth(DATA[: i + 1])
         assert len(cr.hashes) == (i + 1).bit_count()
     resumed = CompactRange(cr.size, cr.hashes)
     resumed.append(naive_leaf(DATA[130]))
@@ -163,15 +164,28 @@ def test_bad_arguments_are_refused() -> None:
 
 # -- tiles -----------------------------------------------------------------------------------
 
+
 def test_tile_paths() -> None:
     for n, path in VECTORS["tile_paths"]:
         assert tlog.encode_index(n) == path
         assert tlog.parse_path(f"tile/3/{path}") == Tile(3, n)
         assert tlog.parse_path(f"tile/entries/{path}.p/7") == Tile(0, n, 7, entries=True)
         assert Tile(0, n, 255, entries=True).path == f"tile/entries/{path}.p/255"
-    for bad in ["tile/0/1", "tile/0/x001", "tile/00/000", "tile/64/000", "tile/0/000.p/256",
-                "tile/0/000.p/0", "tile/0/000.p/07", "tile/0/x000/001", "tile/entries/000.p/",
-                "tile/0/000/", "/tile/0/000", "tile/-1/000", "tile/0/0001"]:
+    for bad in [
+        "tile/0/1",
+        "tile/0/x001",
+        "tile/00/000",
+        "tile/64/000",
+        "tile/0/000.p/256",
+        "tile/0/000.p/0",
+        "tile/0/000.p/07",
+        "tile/0/x000/001",
+        "tile/entries/000.p/",
+        "tile/0/000/",
+        "/tile/0/000",
+        "tile/-1/000",
+        "tile/0/0001",
+    ]:
         with pytest.raises(TileError):
             tlog.parse_path(bad)
 
@@ -244,6 +258,7 @@ def test_entry_bundles() -> None:
 
 # -- signed notes, checkpoints, cosignatures -------------------------------------------------
 
+
 def test_the_signed_note_example() -> None:
     v = VECTORS["signed_note"]
     verifier = tlog.parse_vkey(v["vkey"])
@@ -262,9 +277,15 @@ def test_the_signed_note_example() -> None:
 def test_vkeys_are_checked() -> None:
     good = VECTORS["signed_note"]["vkey"]
     name, kid, key = good.split("+")
-    for bad in [f"{name}+{kid}", f"{name}+00000000+{key}", f"a b+{kid}+{key}",
-                f"{name}+{kid}+{key[:-2]}", f"{name}+{kid}+Ag{key[2:]}", f"+{kid}+{key}",
-                f"{name}+{kid}x+{key}"]:
+    for bad in [
+        f"{name}+{kid}",
+        f"{name}+00000000+{key}",
+        f"a b+{kid}+{key}",
+        f"{name}+{kid}+{key[:-2]}",
+        f"{name}+{kid}+Ag{key[2:]}",
+        f"+{kid}+{key}",
+        f"{name}+{kid}x+{key}",
+    ]:
         with pytest.raises(tlog.NoteError):
             tlog.parse_vkey(bad)
 
@@ -273,8 +294,15 @@ def test_notes_are_parsed_strictly() -> None:
     s = NoteSigner.from_seed("example.com/k", bytes(range(32)))
     note = tlog.sign_note("hello\n", [s])
     assert tlog.open_note(note, [s.verifier]).text == "hello\n"
-    for bad in ["hello\n\n", "hello\n\u2014 example.com/k AAAA\n", note[:-1], note + "x\n",
-                note.replace("\u2014", "-"), "hel\tlo" + note[5:], note.encode()[:-3] + b"\xff\n"]:
+    for bad in [
+        "hello\n\n",
+        "hello\n\u2014 example.com/k AAAA\n",
+        note[:-1],
+        note + "x\n",
+        note.replace("\u2014", "-"),
+        "hel\tlo" + note[5:],
+        note.encode()[:-3] + b"\xff\n",
+    ]:
         with pytest.raises(tlog.NoteError):
             tlog.open_note(bad, [s.verifier])
     with pytest.raises(tlog.NoteError):
@@ -291,8 +319,9 @@ def test_checkpoint_and_cosignature_vectors() -> None:
     w = CosignatureSigner.from_seed("witness.example/w1", bytes.fromhex(v["witness_seed_hex"]))
     assert log.vkey == v["log_vkey"] and w.vkey == v["witness_vkey"]
     cp, note = tlog.open_checkpoint(v["note"], tlog.parse_vkey(v["log_vkey"]))
-    assert cp == Checkpoint("example.com/qahwa/log", 8,
-                            bytes.fromhex(VECTORS["rfc6962"]["roots_hex"][7]))
+    assert cp == Checkpoint(
+        "example.com/qahwa/log", 8, bytes.fromhex(VECTORS["rfc6962"]["roots_hex"][7])
+    )
     assert tlog.sign_note(cp.text, [log]) == v["note"]  # Ed25519 is deterministic
     line = w.cosign(cp.text, v["cosignature_time"]).line
     assert line == v["cosignature_line"]
@@ -315,8 +344,14 @@ def test_checkpoint_and_cosignature_vectors() -> None:
 def test_checkpoints_are_parsed_strictly() -> None:
     good = Checkpoint("o", 3, bytes(32), ("ext",)).text
     assert tlog.parse_checkpoint(good).extensions == ("ext",)
-    for bad in ["o\n3\n", "o\n03\n" + good.split("\n")[2] + "\n", "o\n-1\nAAAA\n",
-                "o\n3\n" + good.split("\n")[2] + "\n\n", "o\n3\nAAAA\n", good[:-1]]:
+    for bad in [
+        "o\n3\n",
+        "o\n03\n" + good.split("\n")[2] + "\n",
+        "o\n-1\nAAAA\n",
+        "o\n3\n" + good.split("\n")[2] + "\n\n",
+        "o\n3\nAAAA\n",
+        good[:-1],
+    ]:
         with pytest.raises(tlog.CheckpointError):
             tlog.parse_checkpoint(bad)
     other = NoteSigner.from_seed("not-o", bytes(32))
@@ -326,6 +361,7 @@ def test_checkpoints_are_parsed_strictly() -> None:
 
 # -- policies and proofs ---------------------------------------------------------------------
 
+
 def _keys() -> tuple[NoteSigner, list[CosignatureSigner]]:
     log = NoteSigner.from_seed("log.example/l", bytes([1]) * 32)
     ws = [CosignatureSigner.from_seed(f"w{i}.example", bytes([10 + i]) * 32) for i in range(5)]
@@ -334,12 +370,20 @@ def _keys() -> tuple[NoteSigner, list[CosignatureSigner]]:
 
 def test_policy_groups_and_quorum() -> None:
     log, ws = _keys()
-    text = "\n".join([
-        "# a comment", f"  log {log.vkey} https://log.example/",
-        *[f"witness X{i}\t{ws[i].vkey}" for i in range(3)],
-        "group X 2 X1 X0 X2",
-        f"witness Y0 {ws[3].vkey}", f"witness Y1 {ws[4].vkey}",
-        "group Y any Y0 Y1", "group XY all X Y", "quorum XY", ""])
+    text = "\n".join(
+        [
+            "# a comment",
+            f"  log {log.vkey} https://log.example/",
+            *[f"witness X{i}\t{ws[i].vkey}" for i in range(3)],
+            "group X 2 X1 X0 X2",
+            f"witness Y0 {ws[3].vkey}",
+            f"witness Y1 {ws[4].vkey}",
+            "group Y any Y0 Y1",
+            "group XY all X Y",
+            "quorum XY",
+            "",
+        ]
+    )
     p = tlog.parse_policy(text)
     assert p.satisfied({"X0", "X2", "Y1"})
     assert not p.satisfied({"X0", "Y1"})
@@ -357,22 +401,25 @@ def test_policy_groups_and_quorum() -> None:
     assert tlog.parse_policy(f"log {log.vkey}\nquorum none\n").satisfied(set())
 
 
-@pytest.mark.parametrize("bad", [
-    "log {lv}\n",                                  # no quorum
-    "log {lv}\nquorum W\n",                        # undefined
-    "quorum none\nquorum none\n",                  # two quorums
-    "witness A {wv}\nwitness A {wv2}\nquorum A\n",  # a name twice
-    "witness A {wv}\nwitness B {wv}\nquorum A\n",  # a key twice
-    "witness A {lv}\nquorum A\n",                  # a log key as a witness key
-    "log {wv}\nquorum none\n",                     # a witness key as a log key
-    "witness A {wv}\ngroup G 2 A\nquorum G\n",     # threshold above n
-    "witness A {wv}\ngroup G 0 A\nquorum G\n",
-    "witness A {wv}\ngroup G any A A\nquorum G\n",
-    "witness A {wv}\ngroup G any B\nquorum G\n",
-    "witness none {wv}\nquorum none\n",
-    "frobnicate\nquorum none\n",
-    "log {lv}\x01\nquorum none\n",
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "log {lv}\n",  # no quorum
+        "log {lv}\nquorum W\n",  # undefined
+        "quorum none\nquorum none\n",  # two quorums
+        "witness A {wv}\nwitness A {wv2}\nquorum A\n",  # a name twice
+        "witness A {wv}\nwitness B {wv}\nquorum A\n",  # a key twice
+        "witness A {lv}\nquorum A\n",  # a log key as a witness key
+        "log {wv}\nquorum none\n",  # a witness key as a log key
+        "witness A {wv}\ngroup G 2 A\nquorum G\n",  # threshold above n
+        "witness A {wv}\ngroup G 0 A\nquorum G\n",
+        "witness A {wv}\ngroup G any A A\nquorum G\n",
+        "witness A {wv}\ngroup G any B\nquorum G\n",
+        "witness none {wv}\nquorum none\n",
+        "frobnicate\nquorum none\n",
+        "log {lv}\x01\nquorum none\n",
+    ],
+)
 def test_bad_policies_are_refused(bad: str) -> None:
     log, ws = _keys()
     with pytest.raises(tlog.PolicyError):
@@ -397,7 +444,11 @@ def test_tlog_proof_round_trip_and_verification() -> None:
     strict = tlog.parse_policy(f"log {log.vkey}\nwitness W {ws[1].vkey}\nquorum W\n")
     with pytest.raises(tlog.PolicyError, match="quorum"):
         again.verify(naive_leaf(DATA[n]), strict)
-    for bad in [text.replace("index 123", "index 0123"), text.replace("@v1", "@v2"),
-                text.replace("\n\n", "\n"), text.replace("extra eA==", "extra e")]:
+    for bad in [
+        text.replace("index 123", "index 0123"),
+        text.replace("@v1", "@v2"),
+        text.replace("\n\n", "\n"),
+        text.replace("extra eA==", "extra e"),
+    ]:
         with pytest.raises(ProofError):
             tlog.parse_proof(bad)

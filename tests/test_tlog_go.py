@@ -42,10 +42,16 @@ class BulkLog:
             h = tlog.leaf_hash(leaf)
             hashes = tlog.stored_hashes(i, h, self.tree)
             self.tree.hashes.extend(hashes)
-            entries.append({"idx": i, "match_id": f"m_go{i}", "leaf": leaf.decode(),
-                            "leaf_hash": h.hex(), "created_at": "2026-12-03T00:00:00Z"})
-            nodes += [{"level": lv, "idx": i >> lv, "hash": x.hex()}
-                      for lv, x in enumerate(hashes)]
+            entries.append(
+                {
+                    "idx": i,
+                    "match_id": f"m_go{i}",
+                    "leaf": leaf.decode(),
+                    "leaf_hash": h.hex(),
+                    "created_at": "2026-12-03T00:00:00Z",
+                }
+            )
+            nodes += [{"level": lv, "idx": i >> lv, "hash": x.hex()} for lv, x in enumerate(hashes)]
         with self.db.write_engine.begin() as conn:
             conn.execute(insert(LogEntry), entries)
             conn.execute(insert(translog.TreeNode), nodes)
@@ -66,10 +72,13 @@ def save_tiles(client: httpx.Client, size: int, out: Path) -> None:
 
 @pytest.mark.skipif(GO is None, reason="go is not installed (apt: golang-go)")
 def test_go_sumdb_reads_our_log(tmp_path: Path) -> None:
-    assert (GOCODE / "src/golang.org/x/mod/sumdb/tlog").is_dir(), \
+    assert (GOCODE / "src/golang.org/x/mod/sumdb/tlog").is_dir(), (
         "go is installed but golang-golang-x-mod-dev is not"
-    with LiveServer(log_origin="interop.test/log", checkpoint_seconds=3600) as srv, \
-            httpx.Client(base_url=srv.url, timeout=30) as client:
+    )
+    with (
+        LiveServer(log_origin="interop.test/log", checkpoint_seconds=3600) as srv,
+        httpx.Client(base_url=srv.url, timeout=30) as client,
+    ):
         log = BulkLog(srv.app)
         log.fill(300)
         srv.app.state.log_c2sp.checkpoint_now()
@@ -83,22 +92,55 @@ def test_go_sumdb_reads_our_log(tmp_path: Path) -> None:
         save_tiles(client, size, tmp_path / "tiles")
     (tmp_path / "old").write_text(old)
     (tmp_path / "new").write_text(new)
-    env = {**os.environ, "GO111MODULE": "off", "GOPROXY": "off", "GOFLAGS": "",
-           "GOPATH": f"{tmp_path / 'gopath'}:{GOCODE}", "GOCACHE": str(tmp_path / "gocache"),
-           "CGO_ENABLED": "0"}
-    done = subprocess.run([GO, "run", str(PROGRAM), str(tmp_path / "tiles"), vkey,
-                           str(tmp_path / "old"), str(tmp_path / "new")],
-                          capture_output=True, text=True, env=env, timeout=600)
+    env = {
+        **os.environ,
+        "GO111MODULE": "off",
+        "GOPROXY": "off",
+        "GOFLAGS": "",
+        "GOPATH": f"{tmp_path / 'gopath'}:{GOCODE}",
+        "GOCACHE": str(tmp_path / "gocache"),
+        "CGO_ENABLED": "0",
+    }
+    done = subprocess.run(
+        [
+            GO,
+            "run",
+            str(PROGRAM),
+            str(tmp_path / "tiles"),
+            vkey,
+            str(tmp_path / "old"),
+            str(tmp_path / "new"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ok the root of size 65553 recomputes from the tiles" in done.stdout
-    assert "ok all 65553 entries hash to their tile hashes (every 251st proven in the tree)" in done.stdout
+    assert (
+        "ok all 65553 entries hash to their tile hashes (every 251st proven in the tree)"
+        in done.stdout
+    )
     assert "ok size 300 is consistent with size 65553" in done.stdout
     # The check can fail: one changed byte in an entry bundle is found.
     bundle = tmp_path / "tiles" / "tile/entries/001"
     raw = bytearray(bundle.read_bytes())
     raw[10] ^= 1
     bundle.write_bytes(bytes(raw))
-    bad = subprocess.run([GO, "run", str(PROGRAM), str(tmp_path / "tiles"), vkey,
-                          str(tmp_path / "old"), str(tmp_path / "new")],
-                         capture_output=True, text=True, env=env, timeout=600)
+    bad = subprocess.run(
+        [
+            GO,
+            "run",
+            str(PROGRAM),
+            str(tmp_path / "tiles"),
+            vkey,
+            str(tmp_path / "old"),
+            str(tmp_path / "new"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
     assert bad.returncode == 1 and "entry 256 does not hash to its tile hash" in bad.stdout

@@ -28,8 +28,9 @@ DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
 Check = Callable[[Board, tuple[int, int], Turn], Board | None]
 
 
-def wrong_variants(board: Board, dice: tuple[int, int], listed: dict[Turn, Board],
-                   rng: random.Random) -> set[Turn]:
+def wrong_variants(
+    board: Board, dice: tuple[int, int], listed: dict[Turn, Board], rng: random.Random
+) -> set[Turn]:
     """Step lists near the listed ones: reorderings, other routes, prefixes, random."""
     out: set[Turn] = set()
     some = rng.sample(sorted(listed.items()), min(8, len(listed)))
@@ -40,13 +41,18 @@ def wrong_variants(board: Board, dice: tuple[int, int], listed: dict[Turn, Board
         out.add(tuple((f, max(0, t - 1)) for f, t in steps))
     for _ in range(12):
         n = rng.randint(1, 4)
-        out.add(tuple((f, rng.randint(0, f - 1)) for f in
-                      (rng.randint(1, BAR) for _ in range(n))))
+        out.add(tuple((f, rng.randint(0, f - 1)) for f in (rng.randint(1, BAR) for _ in range(n))))
     return out
 
 
-def agree(board: Board, dice: tuple[int, int], generate: Any, check: Check,
-          can_move: Any, rng: random.Random) -> None:
+def agree(
+    board: Board,
+    dice: tuple[int, int],
+    generate: Any,
+    check: Check,
+    can_move: Any,
+    rng: random.Random,
+) -> None:
     listed = {steps: end for end, steps in generate(board, dice).items()}
     assert can_move(board, dice) == bool(listed)
     for steps, end in rng.sample(sorted(listed.items()), min(40, len(listed))):
@@ -61,8 +67,10 @@ def positions(game: str, seed: int, turns: int) -> list[Board]:
     """Boards of the side on roll met in a random match, one per roll."""
     rng = random.Random(seed)
     cls = {"tawla": tawla.TawlaEngine, "mahbusa": mahbusa.MahbusaEngine}[game]
-    eng = cls(cls.parse_ruleset({"match_length": 0, "cube": False}),
-              Chance(hashlib.sha256(f"turns-{seed}".encode()).digest()))
+    eng = cls(
+        cls.parse_ruleset({"match_length": 0, "cube": False}),
+        Chance(hashlib.sha256(f"turns-{seed}".encode()).digest()),
+    )
     seen: list[Board] = []
     while len(seen) < turns and eng.outcome is None:
         seat = eng.turn
@@ -167,14 +175,19 @@ def test_one_step_check_agrees_with_the_step_lists(seed: int, home_only: bool) -
                 for f in range(26):
                     for t in range(26):
                         assert tawla._step_ok(b, f, t, d, outside, max_from) == (
-                            (f, t) in listed), (board, f, t, d, max_from)
-    mboards = [random_mahbusa_board(rng, home_only),
-               *rng.sample(positions("mahbusa", seed, 40), 2)]
+                            (f, t) in listed
+                        ), (board, f, t, d, max_from)
+    mboards = [random_mahbusa_board(rng, home_only), *rng.sample(positions("mahbusa", seed, 40), 2)]
     for board in mboards:
         for d in range(1, 7):
             for max_from in (24, *rng.sample(range(1, 25), 3)):
                 listed = set(mahbusa._single_steps(board, d, max_from))
                 for f in range(26):
                     for t in range(26):
-                        assert mahbusa._step_ok(board, f, t, d, max_from) == (
-                            (f, t) in listed), (board, f, t, d, max_from)
+                        assert mahbusa._step_ok(board, f, t, d, max_from) == ((f, t) in listed), (
+                            board,
+                            f,
+                            t,
+                            d,
+                            max_from,
+                        )

@@ -26,10 +26,32 @@ VERIFIER = ROOT / "verifier"
 LOCK = ROOT / "requirements" / "verify.txt"
 # where the locked dependencies' files are kept between runs (git-ignored build/)
 WHEELHOUSE = ROOT / "build" / "verify-wheelhouse"
-SERVER_DISTS = {"fastapi", "starlette", "sqlalchemy", "sqlmodel", "alembic", "psycopg",
-                "psycopg-binary", "uvicorn", "pydantic", "pydantic-settings", "typer"}
-SERVER_MODULES = ["fastapi", "starlette", "sqlalchemy", "sqlmodel", "alembic", "psycopg",
-                  "uvicorn", "pydantic", "service", "qahwa_client", "qahwa_wire"]
+SERVER_DISTS = {
+    "fastapi",
+    "starlette",
+    "sqlalchemy",
+    "sqlmodel",
+    "alembic",
+    "psycopg",
+    "psycopg-binary",
+    "uvicorn",
+    "pydantic",
+    "pydantic-settings",
+    "typer",
+}
+SERVER_MODULES = [
+    "fastapi",
+    "starlette",
+    "sqlalchemy",
+    "sqlmodel",
+    "alembic",
+    "psycopg",
+    "uvicorn",
+    "pydantic",
+    "service",
+    "qahwa_client",
+    "qahwa_wire",
+]
 
 
 def _listed_packages() -> set[str]:
@@ -47,8 +69,13 @@ def _version() -> str:
 
 
 def _pip(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
-                          capture_output=True, text=True, check=False, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
 
 
 def _ok(proc: subprocess.CompletedProcess[str]) -> str:
@@ -75,20 +102,51 @@ def fresh(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A fresh venv with the wheel and its locked dependencies, installed with no index."""
     # the locked files, hash-checked, fetched once the way pip is configured on this machine
     WHEELHOUSE.mkdir(parents=True, exist_ok=True)
-    _ok(_pip("download", "-q", "--require-hashes", "--no-deps", "--only-binary", ":all:",
-             "-r", str(LOCK), "-d", str(WHEELHOUSE)))
+    _ok(
+        _pip(
+            "download",
+            "-q",
+            "--require-hashes",
+            "--no-deps",
+            "--only-binary",
+            ":all:",
+            "-r",
+            str(LOCK),
+            "-d",
+            str(WHEELHOUSE),
+        )
+    )
     env = tmp_path_factory.mktemp("venv") / "v"
     venv.create(env, with_pip=False)
     py = env / "bin" / "python"
-    _ok(_pip("--python", str(py), "install", "-q", "--no-index", "--find-links",
-             str(WHEELHOUSE), "--require-hashes", "-r", str(LOCK)))
+    _ok(
+        _pip(
+            "--python",
+            str(py),
+            "install",
+            "-q",
+            "--no-index",
+            "--find-links",
+            str(WHEELHOUSE),
+            "--require-hashes",
+            "-r",
+            str(LOCK),
+        )
+    )
     _ok(_pip("--python", str(py), "install", "-q", "--no-index", "--no-deps", str(wheel)))
     return env
 
 
 def _run(env: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(a) for a in args], capture_output=True, text=True, cwd=cwd,
-                          check=False, timeout=120, env={"PATH": f"{env / 'bin'}:/usr/bin:/bin"})
+    return subprocess.run(
+        [str(a) for a in args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+        timeout=120,
+        env={"PATH": f"{env / 'bin'}:/usr/bin:/bin"},
+    )
 
 
 def test_the_wheel_holds_the_verifier_and_the_pinned_runtime_and_no_server(wheel: Path) -> None:
@@ -103,33 +161,41 @@ def test_the_wheel_holds_the_verifier_and_the_pinned_runtime_and_no_server(wheel
         assert f"qahwa_page/static/{f}" in names
     for f in [*RUNTIME_FILES, ".pin"]:
         assert f"qahwa_page/static/pyodide/{f}" in names
-    meta = zipfile.ZipFile(wheel).read(
-        f"qahwa_verify-{_version()}.dist-info/METADATA").decode()
-    requires = {re.split(r"[ <>=;\[]", line.split(": ", 1)[1])[0].lower()
-                for line in meta.splitlines() if line.startswith("Requires-Dist: ")
-                and "extra ==" not in line}
+    meta = zipfile.ZipFile(wheel).read(f"qahwa_verify-{_version()}.dist-info/METADATA").decode()
+    requires = {
+        re.split(r"[ <>=;\[]", line.split(": ", 1)[1])[0].lower()
+        for line in meta.splitlines()
+        if line.startswith("Requires-Dist: ") and "extra ==" not in line
+    }
     assert requires == {"cryptography", "click", "rich", "httpx"}
     assert not requires & SERVER_DISTS
     assert "Provides-Extra: certify" in meta
-    entry = zipfile.ZipFile(wheel).read(
-        f"qahwa_verify-{_version()}.dist-info/entry_points.txt").decode()
+    entry = (
+        zipfile.ZipFile(wheel)
+        .read(f"qahwa_verify-{_version()}.dist-info/entry_points.txt")
+        .decode()
+    )
     assert "verify = verify_cli.main:app" in entry
 
 
 def test_a_fresh_venv_with_only_the_wheel_verifies_a_v1_transcript(
-        fresh: Path, tmp_path: Path) -> None:
-    listed = json.loads(_ok(_pip("--python", str(fresh / "bin" / "python"), "list",
-                                 "--format", "json")))
+    fresh: Path, tmp_path: Path
+) -> None:
+    listed = json.loads(
+        _ok(_pip("--python", str(fresh / "bin" / "python"), "list", "--format", "json"))
+    )
     dists = {d["name"].lower() for d in listed}
     assert "qahwa-verify" in dists and "qahwa" not in dists
     assert not dists & SERVER_DISTS, sorted(dists & SERVER_DISTS)
     _ok(_pip("--python", str(fresh / "bin" / "python"), "check"))
     # everything is imported from the venv, not from this checkout, and no server module
-    probe = ("import sys, json, fairness, games, qahwa_page, verify_cli.main\n"
-             "from qahwa_page.pyodide import check_runtime, source_zip\n"
-             "check_runtime(); source_zip()\n"
-             "print(json.dumps({'files': [fairness.__file__, qahwa_page.__file__],"
-             f" 'server': sorted(m for m in {SERVER_MODULES!r} if m in sys.modules)}}))")
+    probe = (
+        "import sys, json, fairness, games, qahwa_page, verify_cli.main\n"
+        "from qahwa_page.pyodide import check_runtime, source_zip\n"
+        "check_runtime(); source_zip()\n"
+        "print(json.dumps({'files': [fairness.__file__, qahwa_page.__file__],"
+        f" 'server': sorted(m for m in {SERVER_MODULES!r} if m in sys.modules)}}))"
+    )
     out = json.loads(_ok(_run(fresh, fresh / "bin" / "python", "-c", probe, cwd=tmp_path)))
     assert all(f.startswith(str(fresh)) for f in out["files"]), out
     assert out["server"] == []
@@ -144,10 +210,19 @@ def test_a_fresh_venv_with_only_the_wheel_verifies_a_v1_transcript(
     ok = _run(fresh, fresh / "bin" / "verify", path, "--key", key, "--jobs", "1", cwd=tmp_path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert "verified" in ok.stdout.lower()
-    doc["result"]["winners"] = [1 - doc["result"]["winners"][0]] if doc["result"][
-        "winners"] else [0]
-    bad = _run(fresh, fresh / "bin" / "verify", write(tmp_path / "bad.json", doc), "--key", key,
-               "--jobs", "1", cwd=tmp_path)
+    doc["result"]["winners"] = (
+        [1 - doc["result"]["winners"][0]] if doc["result"]["winners"] else [0]
+    )
+    bad = _run(
+        fresh,
+        fresh / "bin" / "verify",
+        write(tmp_path / "bad.json", doc),
+        "--key",
+        key,
+        "--jobs",
+        "1",
+        cwd=tmp_path,
+    )
     assert bad.returncode == 1, bad.stdout + bad.stderr
 
 
@@ -157,9 +232,14 @@ def test_the_fresh_install_serves_the_page_with_its_runtime(fresh: Path, tmp_pat
     import io
     import urllib.request
 
-    proc = subprocess.Popen([str(fresh / "bin" / "verify"), "page", "--port", "0"],
-                            stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                            cwd=tmp_path, env={"PATH": f"{fresh / 'bin'}:/usr/bin:/bin"})
+    proc = subprocess.Popen(
+        [str(fresh / "bin" / "verify"), "page", "--port", "0"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        cwd=tmp_path,
+        env={"PATH": f"{fresh / 'bin'}:/usr/bin:/bin"},
+    )
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
@@ -205,8 +285,14 @@ def test_a_listed_package_that_is_missing_fails_the_build(tmp_path: Path) -> Non
     for pkg in ("fairness", "tlog", "games", "verify_cli"):  # qahwa_page left out
         (copy / pkg).mkdir()
         (copy / pkg / "__init__.py").write_text("")
-    proc = _pip("wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path / "d"),
-                str(copy / "verifier"))
+    proc = _pip(
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "-w",
+        str(tmp_path / "d"),
+        str(copy / "verifier"),
+    )
     assert proc.returncode != 0
     assert "listed package(s) qahwa_page missing" in proc.stdout + proc.stderr
     assert not list((tmp_path / "d").glob("*.whl"))

@@ -54,13 +54,19 @@ def failed_check(doc: dict[str, Any]) -> dict[str, Any]:
 
 # -- genuine transcripts ---------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("game", games_and_rng())
 def test_full_match_of_every_game_verifies(game: str) -> None:
     doc = full_match(game)
     rep = verify_document(doc, KEYS)
     assert rep["status"] == VERIFIED, rep["failures"]
     assert [c["name"] for c in rep["checks"]] == [
-        "commitment", "match key", "replay", "result", "signature"]
+        "commitment",
+        "match key",
+        "replay",
+        "result",
+        "signature",
+    ]
     assert all(c["ok"] for c in rep["checks"])
     assert rep["counts"]["events"] == len(doc["events"])
     assert rep["draws_total"] == sum(1 for e in doc["events"] if e["type"] == "chance")
@@ -78,8 +84,7 @@ def test_resigned_match_of_every_game_verifies(game: str) -> None:
 
 
 @pytest.mark.parametrize("game", games_and_rng())
-def test_cli_report_shows_the_draws_in_human_form(game: str, key_file: str,
-                                                   tmp_path: Path) -> None:
+def test_cli_report_shows_the_draws_in_human_form(game: str, key_file: str, tmp_path: Path) -> None:
     doc = any_match(game)
     path = write(tmp_path / "t.json", doc)
     res = run(path, "--key", key_file, "--all-draws")
@@ -121,8 +126,9 @@ def test_hokm_first_hakem_and_hands_match_the_deal() -> None:
 
 # -- tampering: each kind is caught and named --------------------------------------------------
 
-TAMPER_GAMES = [g for g in ("tawla", "hokm", "iraqi_domino", "qahve", "rng")
-                if g in games_and_rng()]
+TAMPER_GAMES = [
+    g for g in ("tawla", "hokm", "iraqi_domino", "qahve", "rng") if g in games_and_rng()
+]
 
 
 def _chance_index(doc: dict[str, Any], nth: int = 1) -> int:
@@ -311,6 +317,7 @@ def test_non_hex_server_seed_fails() -> None:
 
 # -- the command line: exit codes, --json, keys ----------------------------------------------
 
+
 def test_exit_codes_and_failure_report(tmp_path: Path, key_file: str) -> None:
     good = write(tmp_path / "good.json", any_match("rng"))
     doc = any_match("rng")
@@ -337,13 +344,26 @@ def test_json_output_shape(tmp_path: Path, key_file: str) -> None:
     ra, rb = out["results"]
     assert (ra["source"], ra["status"], rb["source"], rb["status"]) == (a, VERIFIED, b, FAILED)
     for r in (ra, rb):
-        assert set(r) >= {"match_id", "game", "seats", "counts", "checks", "failures",
-                          "signature", "draws", "draws_total"}
+        assert set(r) >= {
+            "match_id",
+            "game",
+            "seats",
+            "counts",
+            "checks",
+            "failures",
+            "signature",
+            "draws",
+            "draws_total",
+        }
         assert all(set(c) == {"name", "ok", "detail"} for c in r["checks"])
     assert rb["failures"][0]["check"] == "result"
     assert rb["failures"][0]["found"]["scores"] == [99]
-    assert ra["signature"] == {"checked": True, "key_id": SIGNER.key_id, "key_source": "file",
-                               "key_origin": key_file}
+    assert ra["signature"] == {
+        "checked": True,
+        "key_id": SIGNER.key_id,
+        "key_source": "file",
+        "key_origin": key_file,
+    }
 
 
 def test_no_key_means_signature_not_checked(tmp_path: Path) -> None:
@@ -368,13 +388,16 @@ def test_key_file_may_be_the_keys_json(tmp_path: Path) -> None:
     assert res.exit_code == 1 and "signature" in res.stdout
 
 
-@pytest.mark.parametrize("content, reason", [
-    ("not json at all", "not JSON"),
-    (json.dumps({"protocol": "other/9"}), "unknown protocol"),
-    (json.dumps([1, 2]), "not a JSON object"),
-    (json.dumps({"match_id": "m1", "status": "playing"}), "no 'protocol' field"),
-    (json.dumps({"protocol": "qahwa-fair/1", "game": "tawla"}), "is missing"),
-])
+@pytest.mark.parametrize(
+    "content, reason",
+    [
+        ("not json at all", "not JSON"),
+        (json.dumps({"protocol": "other/9"}), "unknown protocol"),
+        (json.dumps([1, 2]), "not a JSON object"),
+        (json.dumps({"match_id": "m1", "status": "playing"}), "no 'protocol' field"),
+        (json.dumps({"protocol": "qahwa-fair/1", "game": "tawla"}), "is missing"),
+    ],
+)
 def test_unusable_files_exit_2(tmp_path: Path, content: str, reason: str) -> None:
     p = tmp_path / "x.json"
     p.write_text(content)
@@ -443,26 +466,57 @@ def test_help_explains_both_forms() -> None:
 # -- verify derive: the spec's vectors (fairness-v1.md §7) ------------------------------------
 
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-BASE = ["derive", "--server-seed", SEED, "--match-id", "m-0001", "--game", "tawla",
-        "--ruleset", '{"cube":true,"match_length":5}', "--client-seed", "alice-seed",
-        "--client-seed", "bob-seed"]
+BASE = [
+    "derive",
+    "--server-seed",
+    SEED,
+    "--match-id",
+    "m-0001",
+    "--game",
+    "tawla",
+    "--ruleset",
+    '{"cube":true,"match_length":5}',
+    "--client-seed",
+    "alice-seed",
+    "--client-seed",
+    "bob-seed",
+]
 K = "cf9eafb8f682735a4b8fe572db33a228af676e4a54ef202366ceaf8a3e4ef474"
 
 
-@pytest.mark.parametrize("args, kind, check", [
-    (["--label", "g0/opening/0", "--dice", "2"], "dice", lambda r: r == [1, 3]),
-    (["--label", "g0/roll/1", "--dice", "2", "--sides", "6"], "dice", lambda r: r == [2, 5]),
-    (["--label", "dealer", "--uniform", "4"], "uniform", lambda r: r == 0),
-    (["--label", "h0/shuffle", "--shuffle", "deck52"], "shuffle",
-     lambda r: r[:13] == "TD AH 8C TC 5C JH 5D JS 7C 9D 3H AS KD".split() and len(r) == 52),
-    (["--label", "h0/shuffle", "--shuffle", "deck_qahve"], "shuffle",
-     lambda r: r[:13] == "JD 3S 8C TC 5C KH 6D KS 7C TD 5H JR AD".split()),
-    (["--label", "r0/shuffle", "--shuffle", "tiles:6"], "shuffle",
-     lambda r: r[:7] == "1-5 0-5 1-2 5-6 0-4 1-6 2-2".split() and len(r) == 28),
-    (["--label", "r0/shuffle", "--shuffle", "tiles:12-without:12-12"], "shuffle",
-     lambda r: r[:15] == "3-6 7-9 9-10 0-12 8-8 1-8 0-10 6-10 9-9 6-12 2-7 5-7 4-12 3-3 0-6"
-     .split() and len(r) == 90 and "12-12" not in r),
-])
+@pytest.mark.parametrize(
+    "args, kind, check",
+    [
+        (["--label", "g0/opening/0", "--dice", "2"], "dice", lambda r: r == [1, 3]),
+        (["--label", "g0/roll/1", "--dice", "2", "--sides", "6"], "dice", lambda r: r == [2, 5]),
+        (["--label", "dealer", "--uniform", "4"], "uniform", lambda r: r == 0),
+        (
+            ["--label", "h0/shuffle", "--shuffle", "deck52"],
+            "shuffle",
+            lambda r: r[:13] == "TD AH 8C TC 5C JH 5D JS 7C 9D 3H AS KD".split() and len(r) == 52,
+        ),
+        (
+            ["--label", "h0/shuffle", "--shuffle", "deck_qahve"],
+            "shuffle",
+            lambda r: r[:13] == "JD 3S 8C TC 5C KH 6D KS 7C TD 5H JR AD".split(),
+        ),
+        (
+            ["--label", "r0/shuffle", "--shuffle", "tiles:6"],
+            "shuffle",
+            lambda r: r[:7] == "1-5 0-5 1-2 5-6 0-4 1-6 2-2".split() and len(r) == 28,
+        ),
+        (
+            ["--label", "r0/shuffle", "--shuffle", "tiles:12-without:12-12"],
+            "shuffle",
+            lambda r: (
+                r[:15]
+                == "3-6 7-9 9-10 0-12 8-8 1-8 0-10 6-10 9-9 6-12 2-7 5-7 4-12 3-3 0-6".split()
+                and len(r) == 90
+                and "12-12" not in r
+            ),
+        ),
+    ],
+)
 def test_derive_reproduces_the_spec_vectors(args: list[str], kind: str, check: Any) -> None:
     res = run(*BASE, *args)
     assert res.exit_code == 0, res.output
@@ -474,8 +528,12 @@ def test_derive_reproduces_the_spec_vectors(args: list[str], kind: str, check: A
 
 
 def test_derive_through_the_console_script() -> None:
-    proc = subprocess.run([VERIFY, *BASE, "--label", "g0/opening/0", "--dice", "2"],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [VERIFY, *BASE, "--label", "g0/opening/0", "--dice", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["result"] == [1, 3]
 
@@ -485,26 +543,42 @@ def test_derive_matches_a_transcript_draw() -> None:
     shuffles = [e for e in doc["events"] if e["type"] == "chance" and e["kind"] == "shuffle"]
     assert shuffles, "the rng session of seed 1 draws a shuffle"
     ev = shuffles[0]
-    res = run("derive", "--server-seed", doc["server_seed"], "--match-id", doc["match_id"],
-              "--game", "rng", "--ruleset", doc["ruleset"], "--client-seed",
-              doc["seats"][0]["client_seed"], "--label", ev["label"], "--shuffle",
-              f"range:{len(ev['result'])}")
+    res = run(
+        "derive",
+        "--server-seed",
+        doc["server_seed"],
+        "--match-id",
+        doc["match_id"],
+        "--game",
+        "rng",
+        "--ruleset",
+        doc["ruleset"],
+        "--client-seed",
+        doc["seats"][0]["client_seed"],
+        "--label",
+        ev["label"],
+        "--shuffle",
+        f"range:{len(ev['result'])}",
+    )
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["result"] == ev["result"]
 
 
-@pytest.mark.parametrize("change, needle", [
-    (["--server-seed", "zz" * 32], "not hexadecimal"),
-    (["--server-seed", "00" * 31], "64 hex characters"),
-    (["--server-seed", SEED.upper()], "lowercase"),
-    (["--client-seed", ""], "client seed is empty"),
-    (["--uniform", "0"], "uniform(n)"),
-    (["--dice", "0"], "dice count"),
-    (["--dice", "2", "--sides", "1"], "sides"),
-    (["--shuffle", "deck53"], "unknown items"),
-    (["--shuffle", "tiles:6-without:9-9"], "not in tiles"),
-    (["--label", ""], "label"),
-])
+@pytest.mark.parametrize(
+    "change, needle",
+    [
+        (["--server-seed", "zz" * 32], "not hexadecimal"),
+        (["--server-seed", "00" * 31], "64 hex characters"),
+        (["--server-seed", SEED.upper()], "lowercase"),
+        (["--client-seed", ""], "client seed is empty"),
+        (["--uniform", "0"], "uniform(n)"),
+        (["--dice", "0"], "dice count"),
+        (["--dice", "2", "--sides", "1"], "sides"),
+        (["--shuffle", "deck53"], "unknown items"),
+        (["--shuffle", "tiles:6-without:9-9"], "not in tiles"),
+        (["--label", ""], "label"),
+    ],
+)
 def test_derive_bad_input_exits_2_with_one_line(change: list[str], needle: str) -> None:
     args = list(BASE)
     if change[0] in ("--server-seed",):
@@ -532,12 +606,14 @@ def test_derive_needs_exactly_one_draw() -> None:
 
 # -- dependencies ----------------------------------------------------------------------------
 
+
 def test_verify_cli_never_imports_service() -> None:
-    code = ("import verify_cli.main, verify_cli.demo, verify_cli.core, sys; "
-            "bad = [m for m in sys.modules if m == 'service' or m.startswith('service.')]; "
-            "assert not bad, bad")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60)
+    code = (
+        "import verify_cli.main, verify_cli.demo, verify_cli.core, sys; "
+        "bad = [m for m in sys.modules if m == 'service' or m.startswith('service.')]; "
+        "assert not bad, bad"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -548,8 +624,10 @@ def test_unusable_report_shape() -> None:
 
 # -- more of the human form -------------------------------------------------------------------
 
-@pytest.mark.parametrize("game", [g for g in ("iraqi_domino", "mexican_train")
-                                  if g in games_and_rng()])
+
+@pytest.mark.parametrize(
+    "game", [g for g in ("iraqi_domino", "mexican_train") if g in games_and_rng()]
+)
 def test_domino_deal_shows_each_seats_tiles(game: str) -> None:
     doc = any_match(game)
     rep = verify_document(doc, KEYS, draws_limit=1)
@@ -558,9 +636,11 @@ def test_domino_deal_shows_each_seats_tiles(game: str) -> None:
     h = 7 if game == "iraqi_domino" else (15 if n <= 4 else 12 if n <= 6 else 10)
     lines = rep["draws"][0]["text"].splitlines()
     seat1 = next(ln for ln in lines if ln.strip().startswith("seat 1 "))
-    tiles = [t.replace("[", "").replace("]", "").replace("|", "-")
-             for t in seat1.split(": ", 1)[1].split()]
-    assert tiles == ev["result"][h:2 * h]
+    tiles = [
+        t.replace("[", "").replace("]", "").replace("|", "-")
+        for t in seat1.split(": ", 1)[1].split()
+    ]
+    assert tiles == ev["result"][h : 2 * h]
 
 
 def test_tawla_live_entropy_roll_is_shown() -> None:
@@ -581,8 +661,9 @@ def test_draws_option_limits_the_listing(tmp_path: Path, key_file: str) -> None:
     path = write(tmp_path / "t.json", doc)
     out = json.loads(run(path, "--key", key_file, "--json", "--draws", "1").stdout)
     assert len(out["results"][0]["draws"]) == 1
-    assert out["results"][0]["draws_total"] == sum(1 for e in doc["events"]
-                                                   if e["type"] == "chance")
+    assert out["results"][0]["draws_total"] == sum(
+        1 for e in doc["events"] if e["type"] == "chance"
+    )
     res = run(path, "--key", key_file, "--draws", "0")
     assert res.exit_code == 0 and "\n  draws" not in res.stdout
     assert "\n  draws (first 1 of" in run(path, "--key", key_file, "--draws", "1").stdout
@@ -590,8 +671,12 @@ def test_draws_option_limits_the_listing(tmp_path: Path, key_file: str) -> None:
 
 def test_python_dash_m_runs_the_same_command(tmp_path: Path, key_file: str) -> None:
     path = write(tmp_path / "t.json", any_match("rng"))
-    proc = subprocess.run([sys.executable, "-m", "verify_cli", path, "--key", key_file],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-m", "verify_cli", path, "--key", key_file],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "VERIFIED" in proc.stdout
 
@@ -600,8 +685,9 @@ def test_python_dash_m_runs_the_same_command(tmp_path: Path, key_file: str) -> N
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-3, 60) | st.text(max_size=6),
-    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
-                                                                   max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 

@@ -77,20 +77,41 @@ def keys_doc() -> dict[str, Any]:
 
 # -- qahwa-fair/2 ------------------------------------------------------------------------------
 
+
 @functools.cache
 def _v2(game: str, ruleset_json: str, seed: int, keyed: bool, extra: str) -> dict[str, Any]:
-    doc, _ = simulate_match(game, json.loads(ruleset_json), seed=seed, protocol=PROTOCOL_V2,
-                            signer=SIGNER, keyed=keyed, max_actions=FULL_MAX_ACTIONS,
-                            **json.loads(extra))
+    doc, _ = simulate_match(
+        game,
+        json.loads(ruleset_json),
+        seed=seed,
+        protocol=PROTOCOL_V2,
+        signer=SIGNER,
+        keyed=keyed,
+        max_actions=FULL_MAX_ACTIONS,
+        **json.loads(extra),
+    )
     return doc
 
 
-def v2_match(game: str, ruleset: dict[str, Any] | None = None, *, seed: int = 1,
-             keyed: bool = False, **extra: Any) -> dict[str, Any]:
+def v2_match(
+    game: str,
+    ruleset: dict[str, Any] | None = None,
+    *,
+    seed: int = 1,
+    keyed: bool = False,
+    **extra: Any,
+) -> dict[str, Any]:
     """A whole random-bot qahwa-fair/2 match, its lock and transcript signed by SIGNER
     (``extra``: simulate_match's resign_at, end_reason, no_reveal, house)."""
-    return copy.deepcopy(_v2(game, json.dumps(ruleset or {}, sort_keys=True), seed, keyed,
-                             json.dumps(extra, sort_keys=True)))
+    return copy.deepcopy(
+        _v2(
+            game,
+            json.dumps(ruleset or {}, sort_keys=True),
+            seed,
+            keyed,
+            json.dumps(extra, sort_keys=True),
+        )
+    )
 
 
 def rechain(doc: dict[str, Any]) -> dict[str, Any]:
@@ -106,11 +127,28 @@ def receipts_of(doc: dict[str, Any]) -> list[dict[str, Any]]:
     per event (fairness-v2.md §7), signed by SIGNER."""
     out = []
     h = chain_start(doc["lock"])
-    out.append(SIGNER.signed({"type": "receipt", "protocol": PROTOCOL_V2,
-                              "match_id": doc["match_id"], "seq": -1, "chain": h.hex()}))
+    out.append(
+        SIGNER.signed(
+            {
+                "type": "receipt",
+                "protocol": PROTOCOL_V2,
+                "match_id": doc["match_id"],
+                "seq": -1,
+                "chain": h.hex(),
+            }
+        )
+    )
     for ev in doc["events"]:
         h = chain_next(h, ev)
-        out.append(SIGNER.signed({"type": "receipt", "protocol": PROTOCOL_V2,
-                                  "match_id": doc["match_id"], "seq": ev["seq"],
-                                  "chain": h.hex()}))
+        out.append(
+            SIGNER.signed(
+                {
+                    "type": "receipt",
+                    "protocol": PROTOCOL_V2,
+                    "match_id": doc["match_id"],
+                    "seq": ev["seq"],
+                    "chain": h.hex(),
+                }
+            )
+        )
     return out

@@ -56,10 +56,20 @@ class FakeApi:
             raise GameError(f"{game} needs {n} seats")
         mid = secrets.token_hex(6)
         seed = new_server_seed()
-        m = {"id": mid, "game": game, "cls": cls, "parsed": parsed,
-             "ruleset": canonical_ruleset(parsed), "seed": seed, "names": names,
-             "tokens": [secrets.token_hex(8) for _ in range(n)], "seeds": [None] * n,
-             "engine": None, "events": [], "version": 0}
+        m = {
+            "id": mid,
+            "game": game,
+            "cls": cls,
+            "parsed": parsed,
+            "ruleset": canonical_ruleset(parsed),
+            "seed": seed,
+            "names": names,
+            "tokens": [secrets.token_hex(8) for _ in range(n)],
+            "seeds": [None] * n,
+            "engine": None,
+            "events": [],
+            "version": 0,
+        }
         self.matches[mid] = m
         if rng:
             m["seeds"] = [body.get("client_seed") or "server-seed"]
@@ -78,16 +88,29 @@ class FakeApi:
             m["events"].append({"seq": len(m["events"]), **e})
 
     def transcript(self, m: dict[str, Any]) -> dict[str, Any]:
-        seats = [{"seat": i, "name": m["names"][i], "client_seed": m["seeds"][i],
-                  "seed_source": "player"} for i in range(len(m["names"]))]
-        doc = build_transcript(match_id=m["id"], game=m["game"], ruleset=m["ruleset"],
-                               server_seed=m["seed"], seats=seats, events=m["events"],
-                               result=m["engine"].outcome.to_json())
+        seats = [
+            {
+                "seat": i,
+                "name": m["names"][i],
+                "client_seed": m["seeds"][i],
+                "seed_source": "player",
+            }
+            for i in range(len(m["names"]))
+        ]
+        doc = build_transcript(
+            match_id=m["id"],
+            game=m["game"],
+            ruleset=m["ruleset"],
+            server_seed=m["seed"],
+            seats=seats,
+            events=m["events"],
+            result=m["engine"].outcome.to_json(),
+        )
         return SIGNER.signed(doc)
 
     def seat_of(self, m: dict[str, Any], headers: Any) -> int | None:
         auth = headers.get("Authorization", "")
-        tok = auth[len("Bearer "):] if auth.startswith("Bearer ") else None
+        tok = auth[len("Bearer ") :] if auth.startswith("Bearer ") else None
         return m["tokens"].index(tok) if tok in m["tokens"] else None
 
     def handle(self, method: str, path: str, body: Any, headers: Any) -> tuple[int, Any]:
@@ -100,14 +123,24 @@ class FakeApi:
         with self.lock:
             if method == "POST" and path == "/v1/matches":
                 m = self.create(body)
-                return 201, {"match_id": m["id"], "game": m["game"], "ruleset": m["ruleset"],
-                             "commitment": commitment(m["seed"]), "status": "seating",
-                             "seats": [{"seat": i, "name": m["names"][i], "token": t}
-                                       for i, t in enumerate(m["tokens"])]}
+                return 201, {
+                    "match_id": m["id"],
+                    "game": m["game"],
+                    "ruleset": m["ruleset"],
+                    "commitment": commitment(m["seed"]),
+                    "status": "seating",
+                    "seats": [
+                        {"seat": i, "name": m["names"][i], "token": t}
+                        for i, t in enumerate(m["tokens"])
+                    ],
+                }
             if method == "POST" and path == "/v1/rng":
                 m = self.create(body, rng=True)
-                return 201, {"session_id": m["id"], "commitment": commitment(m["seed"]),
-                             "token": m["tokens"][0]}
+                return 201, {
+                    "session_id": m["id"],
+                    "commitment": commitment(m["seed"]),
+                    "token": m["tokens"][0],
+                }
             if len(parts) < 3 or parts[2] not in self.matches:
                 return 404, {"error": {"code": "not_found", "message": path}}
             m = self.matches[parts[2]]
@@ -144,8 +177,14 @@ class FakeApi:
                 return 200, {"result": m["events"][-1]}
             if tail == ["close"]:
                 eng.apply(0, {"type": "close"})
-                m["events"].append({"seq": len(m["events"]), "type": "action", "seat": 0,
-                                    "action": {"type": "close"}})
+                m["events"].append(
+                    {
+                        "seq": len(m["events"]),
+                        "type": "action",
+                        "seat": 0,
+                        "action": {"type": "close"},
+                    }
+                )
                 return 200, {"transcript": self.transcript(m)}
         return 404, {"error": {"code": "not_found", "message": path}}
 
@@ -192,6 +231,7 @@ def api() -> Iterator[tuple[FakeApi, str]]:
 
 # -- transcript URLs ---------------------------------------------------------------------------
 
+
 def test_transcript_url_verifies_with_keys_from_the_server(api: tuple[FakeApi, str]) -> None:
     fake, base = api
     doc = any_match("rng")
@@ -235,8 +275,9 @@ def test_unknown_match_and_missing_keys_exit_2(api: tuple[FakeApi, str]) -> None
     assert res.exit_code == 2 and "/v1/keys" in res.stderr
 
 
-def test_url_with_pinned_key_does_not_ask_the_server(api: tuple[FakeApi, str],
-                                                     tmp_path: Path) -> None:
+def test_url_with_pinned_key_does_not_ask_the_server(
+    api: tuple[FakeApi, str], tmp_path: Path
+) -> None:
     fake, base = api
     fake.docs["/v1/matches/abc/transcript"] = any_match("rng")
     kf = write(tmp_path / "keys.json", keys_doc())
@@ -247,6 +288,7 @@ def test_url_with_pinned_key_does_not_ask_the_server(api: tuple[FakeApi, str],
 
 
 # -- the demo ----------------------------------------------------------------------------------
+
 
 @functools.cache
 def _quick_game() -> str:
@@ -271,8 +313,9 @@ def test_demo_plays_and_verifies() -> None:
     buf = StringIO()
     console = Console(file=buf, width=120, emoji=False, highlight=False)
     with LiveServer() as srv:
-        code = run_demo(srv.url, [game, "rng"] if game != "rng" else ["rng"], console=console,
-                        seed=5)
+        code = run_demo(
+            srv.url, [game, "rng"] if game != "rng" else ["rng"], console=console, seed=5
+        )
     text = buf.getvalue()
     assert code == 0, text
     assert text.count("VERIFIED") >= (2 if game != "rng" else 1)
@@ -282,8 +325,9 @@ def test_demo_plays_and_verifies() -> None:
         assert "signed actions" in text
 
 
-def _lying(monkeypatch: pytest.MonkeyPatch, path_end: str,
-           lie: Callable[[Any], Any]) -> list[tuple[str, str]]:
+def _lying(
+    monkeypatch: pytest.MonkeyPatch, path_end: str, lie: Callable[[Any], Any]
+) -> list[tuple[str, str]]:
     """The demo's API calls, with the answers of paths ending ``path_end`` altered."""
     import verify_cli.demo as demo
 
@@ -317,7 +361,8 @@ def test_demo_reports_a_lying_server(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_demo_seats_do_not_reveal_against_a_lock_missing_from_the_log(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from live_server import LiveServer
 
     def elsewhere(proof: Any) -> Any:
@@ -351,12 +396,20 @@ def test_demo_command_sends_the_operator_key() -> None:
     demo = ("demo", "--game", "rng", "--seed", "1")
     with LiveServer(operator_key=False) as srv:
         key = srv.operator_key
-        keyless = CliRunner().invoke(app, [*demo, "--server", srv.url],
-                                     env={"QAHWA_OPERATOR_KEY": None}, catch_exceptions=False)
+        keyless = CliRunner().invoke(
+            app,
+            [*demo, "--server", srv.url],
+            env={"QAHWA_OPERATOR_KEY": None},
+            catch_exceptions=False,
+        )
         wrong = run(*demo, "--server", srv.url, "--operator-key", new_key())
         given = run(*demo, "--server", srv.url, "--operator-key", key)
-        from_env = CliRunner().invoke(app, [*demo, "--server", srv.url],
-                                      env={"QAHWA_OPERATOR_KEY": key}, catch_exceptions=False)
+        from_env = CliRunner().invoke(
+            app,
+            [*demo, "--server", srv.url],
+            env={"QAHWA_OPERATOR_KEY": key},
+            catch_exceptions=False,
+        )
     for refused in (keyless, wrong):
         assert refused.exit_code == 2, refused.output
         assert "POST /v1/rng answered HTTP 401" in refused.output

@@ -42,13 +42,18 @@ SIGNER = Signer.generate()
 KEYS = parse_keys(public_key_b64(SIGNER.public_key), source="file", origin="test")
 
 texts = st.text(max_size=6) | st.sampled_from(["", "a", "é", "\u2660", "\ud800", "3", "true"])
-scalars = (st.none() | st.booleans() | st.integers(-(2**60), 2**60)
-           | st.floats(allow_nan=True) | texts)
+scalars = (
+    st.none() | st.booleans() | st.integers(-(2**60), 2**60) | st.floats(allow_nan=True) | texts
+)
 values = st.recursive(
     scalars,
-    lambda inner: (st.lists(inner, max_size=4) | st.tuples(inner, inner)
-                   | st.dictionaries(texts | st.integers(0, 3), inner, max_size=4)),
-    max_leaves=12)
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(texts | st.integers(0, 3), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
 
 
 def canonical_same(a: Any, b: Any) -> bool:
@@ -61,6 +66,7 @@ def canonical_same(a: Any, b: Any) -> bool:
 
 def near(v: Any) -> st.SearchStrategy[Any]:
     """Values close to ``v``: itself, a copy, and a copy with one leaf retyped."""
+
     def retype(x: Any) -> Any:
         if isinstance(x, bool):
             return int(x)
@@ -71,6 +77,7 @@ def near(v: Any) -> st.SearchStrategy[Any]:
         if isinstance(x, dict):
             return {k: retype(y) for k, y in x.items()}
         return x
+
     return st.sampled_from([v, copy.deepcopy(v), retype(copy.deepcopy(v))])
 
 
@@ -97,16 +104,19 @@ def test_an_event_is_compared_as_its_canonical_json(data: st.DataObject) -> None
     assert _same_event(found, produced) == canonical_same(stripped, produced)
 
 
-@pytest.mark.parametrize(("a", "b", "same"), [
-    ({"result": [3, 5]}, {"result": [3, 5]}, True),
-    ({"result": [3, 5]}, {"result": [3.0, 5]}, False),
-    ({"result": [1]}, {"result": [True]}, False),
-    ({"r": "\ud800"}, {"r": "\ud800"}, False),  # no canonical JSON: never the same
-    ({"r": "é"}, {"r": "é"}, True),
-    ({1: "x"}, {"1": "x"}, True),  # equal once encoded, as before
-    ({"a": [1, 2]}, {"a": (1, 2)}, True),
-    ({"x": float("nan")}, {"x": float("nan")}, False),
-])
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ({"result": [3, 5]}, {"result": [3, 5]}, True),
+        ({"result": [3, 5]}, {"result": [3.0, 5]}, False),
+        ({"result": [1]}, {"result": [True]}, False),
+        ({"r": "\ud800"}, {"r": "\ud800"}, False),  # no canonical JSON: never the same
+        ({"r": "é"}, {"r": "é"}, True),
+        ({1: "x"}, {"1": "x"}, True),  # equal once encoded, as before
+        ({"a": [1, 2]}, {"a": (1, 2)}, True),
+        ({"x": float("nan")}, {"x": float("nan")}, False),
+    ],
+)
 def test_same_json_examples(a: Any, b: Any, same: bool) -> None:
     assert same_json(a, b) is same is canonical_same(a, b)
 
@@ -134,8 +144,15 @@ def test_json_copy_shares_nothing_and_copes_with_a_cycle() -> None:
 def v2_docs() -> list[dict[str, Any]]:
     out = []
     for i, game in enumerate([*available_games(), "rng"]):
-        doc, _ = simulate_match(game, seed=i, protocol=PROTOCOL_V2, signer=SIGNER,
-                                keyed=i % 2 == 0, resign_at=150, max_actions=20_000)
+        doc, _ = simulate_match(
+            game,
+            seed=i,
+            protocol=PROTOCOL_V2,
+            signer=SIGNER,
+            keyed=i % 2 == 0,
+            resign_at=150,
+            max_actions=20_000,
+        )
         out.append(SIGNER.signed(doc))
     return out
 
@@ -160,10 +177,14 @@ def test_chain_and_body_json_are_the_plain_ones(doc: dict[str, Any]) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.dictionaries(texts, values, max_size=5), st.lists(st.dictionaries(texts, values,
-       max_size=4), max_size=5), st.booleans())
-def test_body_json_of_any_document(extra: dict[str, Any], events: list[dict[str, Any]],
-                                   signed: bool) -> None:
+@given(
+    st.dictionaries(texts, values, max_size=5),
+    st.lists(st.dictionaries(texts, values, max_size=4), max_size=5),
+    st.booleans(),
+)
+def test_body_json_of_any_document(
+    extra: dict[str, Any], events: list[dict[str, Any]], signed: bool
+) -> None:
     doc = {**extra, "events": events}
     if signed:
         doc["signature"] = {"alg": "ed25519", "value": "x"}
@@ -193,9 +214,11 @@ def test_a_bad_seat_key_is_reported_at_its_first_signed_event() -> None:
     doc["lock"]["seats"][n]["key"] = doc["seats"][n]["key"] = "not base64!"
     rep = verify_document(SIGNER.signed(doc), KEYS)
     msgs = [f["message"] for f in rep["failures"] if f["check"] == "seat signatures"]
-    assert msgs == [f"event {first['seq']} (action by seat {n}): its signature is not seat "
-                    f"{n}'s over this event after chain[{first['seq'] - 1}] (not a base64 "
-                    "Ed25519 public key: Only base64 data is allowed)"]
+    assert msgs == [
+        f"event {first['seq']} (action by seat {n}): its signature is not seat "
+        f"{n}'s over this event after chain[{first['seq'] - 1}] (not a base64 "
+        "Ed25519 public key: Only base64 data is allowed)"
+    ]
 
 
 def _engine(doc: dict[str, Any]) -> Any:
@@ -219,8 +242,7 @@ def test_replay_action_is_apply_without_the_copy(game: str, protocol: str) -> No
     """Two engines in lockstep over a genuine match: ``replay_action`` on one, ``apply`` on
     the other; every action (and wrong ones before it) gives the same errors, the same
     draws and the same state."""
-    doc, _ = simulate_match(game, seed=5, protocol=protocol, resign_at=120,
-                            max_actions=20_000)
+    doc, _ = simulate_match(game, seed=5, protocol=protocol, resign_at=120, max_actions=20_000)
     a, b = _engine(doc), _engine(doc)
     a.chance.take_events()
     b.chance.take_events()
@@ -231,8 +253,14 @@ def test_replay_action_is_apply_without_the_copy(game: str, protocol: str) -> No
         if ev["type"] != "action":
             continue
         seat, action = ev["seat"], ev["action"]
-        wrong = [(seat, None), (seat, {"type": "nope"}), (True, action), (-1, action),
-                 (a.n_seats, action), (seat, {**action, "extra": 1})]
+        wrong = [
+            (seat, None),
+            (seat, {"type": "nope"}),
+            (True, action),
+            (-1, action),
+            (a.n_seats, action),
+            (seat, {**action, "extra": 1}),
+        ]
         if a.n_seats > 1:
             wrong.append(((seat + 1) % a.n_seats, action))
         for ws, wa in rnd.sample(wrong, 3):
@@ -249,12 +277,20 @@ def test_replay_action_is_apply_without_the_copy(game: str, protocol: str) -> No
 
 def test_counts_of_odd_events_are_the_plain_sums() -> None:
     doc = copy.deepcopy(DOCS[0])
-    doc["events"] += [{"type": ["action"]}, {"type": "action"}, "junk", {"type": {"a": 1}},
-                      {"type": "chance"}, {}]
+    doc["events"] += [
+        {"type": ["action"]},
+        {"type": "action"},
+        "junk",
+        {"type": {"a": 1}},
+        {"type": "chance"},
+        {},
+    ]
     rep = verify_document(doc, KEYS)
     events = doc["events"]
     assert rep["counts"]["events"] == len(events)
-    assert rep["counts"]["actions"] == sum(1 for e in events if isinstance(e, dict)
-                                           and e.get("type") == "action")
-    assert rep["counts"]["chance"] == sum(1 for e in events if isinstance(e, dict)
-                                          and e.get("type") == "chance")
+    assert rep["counts"]["actions"] == sum(
+        1 for e in events if isinstance(e, dict) and e.get("type") == "action"
+    )
+    assert rep["counts"]["chance"] == sum(
+        1 for e in events if isinstance(e, dict) and e.get("type") == "chance"
+    )

@@ -24,12 +24,18 @@ from verify_cli.replay_core import count_units
 
 def plain_count_units(events: list[Any], game: str) -> dict[str, int]:
     if game == "rng":
-        return {"draws": sum(1 for e in events if isinstance(e, dict)
-                             and e.get("type") == "chance")}
+        return {
+            "draws": sum(1 for e in events if isinstance(e, dict) and e.get("type") == "chance")
+        }
     out: dict[str, int] = {}
     for name, rx in (("games", r"^g(\d+)/"), ("hands", r"^h(\d+)/"), ("rounds", r"^r(\d+)/")):
-        seen = {int(m.group(1)) for e in events if isinstance(e, dict)
-                and isinstance(e.get("label"), str) and (m := re.match(rx, e["label"]))}
+        seen = {
+            int(m.group(1))
+            for e in events
+            if isinstance(e, dict)
+            and isinstance(e.get("label"), str)
+            and (m := re.match(rx, e["label"]))
+        }
         if seen:
             out[name] = len(seen)
     return out
@@ -43,8 +49,11 @@ class PlainContext(render.DrawContext):
             view = engine.view(None)
         except Exception:
             view = {}
-        return {k: view[k] for k in ("dealer", "hakem")
-                if isinstance(view.get(k), int) and not isinstance(view.get(k), bool)}
+        return {
+            k: view[k]
+            for k in ("dealer", "hakem")
+            if isinstance(view.get(k), int) and not isinstance(view.get(k), bool)
+        }
 
     def _note_reveal(self, ev: dict[str, Any], engine: Any) -> None:
         if self.game != "shelem":
@@ -59,8 +68,9 @@ class PlainContext(render.DrawContext):
             shown = " ".join(render.card_text(p.get("top")) for p in piles if p.get("top"))
             tops.append(f"{self.seat(s)} {shown}")
         text = f"hand {hand}: the pile tops turn up: " + "; ".join(tops)
-        self.entries.append(({"seq": ev.get("seq"), "label": f"h{hand}/reveal",
-                              "kind": "reveal"}, {"text": text}))
+        self.entries.append(
+            ({"seq": ev.get("seq"), "label": f"h{hand}/reveal", "kind": "reveal"}, {"text": text})
+        )
 
     def _note_game_end(self, ev: dict[str, Any], engine: Any) -> None:
         if self.game not in render.BOARD_GAMES:
@@ -76,26 +86,41 @@ class PlainContext(render.DrawContext):
         who = "nobody (a drawn game)" if g.get("winner") is None else self.seat(g["winner"])
         act = ev.get("action") if isinstance(ev.get("action"), dict) else {}
         last = f"; last move {render.short(act.get('steps'))}" if act.get("type") == "move" else ""
-        text = (f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
-                f"{last}" + (f", played on {before}" if before and last else ""))
-        self.entries.append(({"seq": ev.get("seq"), "label": f"g{g.get('game')}/end",
-                              "kind": "board"}, {"text": text}))
+        text = (
+            f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
+            f"{last}" + (f", played on {before}" if before and last else "")
+        )
+        self.entries.append(
+            (
+                {"seq": ev.get("seq"), "label": f"g{g.get('game')}/end", "kind": "board"},
+                {"text": text},
+            )
+        )
 
 
 def lines(ctx_cls: type[render.DrawContext], doc: dict[str, Any]) -> list[dict[str, Any]]:
     seeds = [s["client_seed"] for s in sorted(doc["seats"], key=lambda s: s["seat"])]
-    key = match_key(parse_server_seed(doc["server_seed"]), doc["match_id"], doc["game"],
-                    doc["ruleset"], seeds)
+    key = match_key(
+        parse_server_seed(doc["server_seed"]), doc["match_id"], doc["game"], doc["ruleset"], seeds
+    )
     ctx = ctx_cls(doc)
     replay(engine_class(doc["game"]), doc["ruleset"], key, doc["events"], on_event=ctx.observe)
-    return [{**line, "info": info} for line, (_, info) in zip(ctx.lines(None), ctx.entries,
-                                                               strict=True)]
+    return [
+        {**line, "info": info} for line, (_, info) in zip(ctx.lines(None), ctx.entries, strict=True)
+    ]
 
 
-@pytest.mark.parametrize(("game", "ruleset"), [
-    ("tawla", {"match_length": 3}), ("mahbusa", {"match_length": 3}),
-    ("shelem", {"players": 2, "target": 300}), ("shelem", {}), ("hokm", {}), ("qahve", {}),
-])
+@pytest.mark.parametrize(
+    ("game", "ruleset"),
+    [
+        ("tawla", {"match_length": 3}),
+        ("mahbusa", {"match_length": 3}),
+        ("shelem", {"players": 2, "target": 300}),
+        ("shelem", {}),
+        ("hokm", {}),
+        ("qahve", {}),
+    ],
+)
 def test_draw_lines_are_those_of_the_engines_view(game: str, ruleset: dict[str, Any]) -> None:
     for seed in (1, 2):
         doc, _ = simulate_match(game, ruleset, seed=seed, max_actions=20_000, protocol=PROTOCOL)
@@ -122,8 +147,10 @@ def test_units_of_random_labels_are_counted_as_by_three_passes() -> None:
     rng = random.Random(5)
     parts = ["g", "h", "r", "x", "1", "0", "12", "/", "//", "a", "\u0663", "\u00b2", " "]
     for _ in range(300):
-        labels = ["".join(rng.choice(parts) for _ in range(rng.randint(0, 5)))
-                  for _ in range(rng.randint(0, 20))]
+        labels = [
+            "".join(rng.choice(parts) for _ in range(rng.randint(0, 5)))
+            for _ in range(rng.randint(0, 20))
+        ]
         labels += rng.sample(labels, min(5, len(labels)))
         events: list[Any] = [{"label": lab} for lab in labels]
         for game in ("tawla", "rng"):

@@ -45,7 +45,9 @@ def test_a_hokm_cut_is_shown_as_dealt(monkeypatch: pytest.MonkeyPatch) -> None:
     rep, engine = verified("hokm", {"players": 3, "target": 1}, seed=5)
     deal0 = next(d["text"] for d in rep["draws"] if d["text"].startswith("hand 0"))
     hakem = engine.history[0]["hakem"]
-    assert f"hakem seat {hakem} (bot{hakem}), cut at 20:" in deal0 and engine.history[0]["cut"] == 20
+    assert (
+        f"hakem seat {hakem} (bot{hakem}), cut at 20:" in deal0 and engine.history[0]["cut"] == 20
+    )
     doc, _ = simulate_match("hokm", {"players": 3, "target": 1}, seed=5, protocol=PROTOCOL)
     shuffle = next(e for e in doc["events"] if e.get("label") == "h0/shuffle")
     dealt = hokm_deal(cut_deck(shuffle["result"], 20), hakem, 3)
@@ -55,7 +57,9 @@ def test_a_hokm_cut_is_shown_as_dealt(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_two_player_shelem_reports_the_reveal() -> None:
     rep, _ = verified("shelem", {"players": 2, "target": 200}, seed=4)
     reveals = [d for d in rep["draws"] if d["kind"] == "reveal"]
-    assert reveals and reveals[0]["text"].startswith("hand 0: the pile tops turn up: seat 0 (bot0) ")
+    assert reveals and reveals[0]["text"].startswith(
+        "hand 0: the pile tops turn up: seat 0 (bot0) "
+    )
     deal0 = next(d["text"] for d in rep["draws"] if d["text"].startswith("hand 0"))
     assert "piles (face down until the other player answers the first lead" in deal0
 

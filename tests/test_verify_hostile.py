@@ -56,9 +56,11 @@ def key_file(tmp_path: Path) -> str:
 
 # -- files that are not transcripts ----------------------------------------------------------
 
-@pytest.mark.parametrize("text", ["[" * 100_000 + "]" * 100_000,
-                                  '{"a":' * 50_000 + "1" + "}" * 50_000,
-                                  "[" * 70 + "]" * 70])
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 100_000 + "]" * 100_000, '{"a":' * 50_000 + "1" + "}" * 50_000, "[" * 70 + "]" * 70],
+)
 def test_deep_nesting_exits_2_with_one_line(tmp_path: Path, text: str) -> None:
     p = tmp_path / "deep.json"
     p.write_text(text)
@@ -71,8 +73,9 @@ def test_a_file_too_large_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
     assert "too large" in one_line_exit_2(run(p))
 
 
-@pytest.mark.parametrize("data", [b"\xff\xfe{}", "{\"protocol\": \"caf\xe9\"}".encode("latin-1"),
-                                  b'{"a": "\xed\xa0\x80"}'])
+@pytest.mark.parametrize(
+    "data", [b"\xff\xfe{}", '{"protocol": "caf\xe9"}'.encode("latin-1"), b'{"a": "\xed\xa0\x80"}']
+)
 def test_bytes_not_utf8_exit_2(tmp_path: Path, data: bytes) -> None:
     p = tmp_path / "bin.json"
     p.write_bytes(data)
@@ -106,7 +109,7 @@ def test_a_lone_surrogate_exits_2(tmp_path: Path) -> None:
 
 
 def test_a_v2_transcript_outside_canonical_json_exits_2(tmp_path: Path) -> None:
-    for path, value in ((("lock_index",), 2 ** 60), (("result", "x"), 1.5)):
+    for path, value in ((("lock_index",), 2**60), (("result", "x"), 1.5)):
         doc = v2_match("rng")
         target = doc
         for k in path[:-1]:
@@ -125,6 +128,7 @@ def test_parse_json_refuses_what_it_should() -> None:
 
 # -- chance results compare type-strictly ----------------------------------------------------
 
+
 def _first_dice(doc: dict[str, Any]) -> dict[str, Any]:
     return next(e for e in doc["events"] if e["type"] == "chance" and e["kind"] == "dice")
 
@@ -136,8 +140,11 @@ def test_a_v1_die_as_float_or_bool_fails(as_type: str) -> None:
     if as_type == "bool":
         i = ev["result"].index(1) if 1 in ev["result"] else None
         if i is None:  # find a die showing 1
-            ev = next(e for e in doc["events"] if e["type"] == "chance"
-                      and e["kind"] == "dice" and 1 in e["result"])
+            ev = next(
+                e
+                for e in doc["events"]
+                if e["type"] == "chance" and e["kind"] == "dice" and 1 in e["result"]
+            )
             i = ev["result"].index(1)
         ev["result"][i] = True
     else:
@@ -151,13 +158,17 @@ def test_a_v1_die_as_float_or_bool_fails(as_type: str) -> None:
 
 def test_a_v2_die_as_bool_fails() -> None:
     doc = v2_match("tawla", {"match_length": 1})
-    ev = next(e for e in doc["events"] if e["type"] == "chance" and e["kind"] == "dice"
-              and 1 in e["result"])
+    ev = next(
+        e
+        for e in doc["events"]
+        if e["type"] == "chance" and e["kind"] == "dice" and 1 in e["result"]
+    )
     ev["result"][ev["result"].index(1)] = True
     rep = verify_document(rechain(doc), KEYS)
     assert rep["status"] == FAILED
-    assert any(f["check"] == "replay" and "ints only" in f["message"]
-               for f in rep["failures"]), rep["failures"]
+    assert any(f["check"] == "replay" and "ints only" in f["message"] for f in rep["failures"]), (
+        rep["failures"]
+    )
 
 
 def test_a_v2_die_as_float_is_unusable(tmp_path: Path) -> None:
@@ -182,10 +193,20 @@ def test_a_uniform_as_bool_fails() -> None:
 
 # -- fuzz ------------------------------------------------------------------------------------
 
-_leaf = (st.none() | st.booleans() | st.integers(-(2 ** 63), 2 ** 63)
-         | st.floats(allow_nan=False) | st.text(max_size=20))
-_json = st.recursive(_leaf, lambda inner: st.lists(inner, max_size=4)
-                     | st.dictionaries(st.text(max_size=8), inner, max_size=4), max_leaves=20)
+_leaf = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=20)
+)
+_json = st.recursive(
+    _leaf,
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
 
 
 def _genuine() -> dict[str, Any]:
@@ -227,11 +248,13 @@ def _signed_part(doc: Any) -> str:
     return json.dumps({**doc, "signature": value}, sort_keys=True)
 
 
-@settings(max_examples=FUZZ_EXAMPLES, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
 @given(data=st.data())
-def test_fuzz_verify_on_generated_json(tmp_path: Path, key_file: str,
-                                       data: st.DataObject) -> None:
+def test_fuzz_verify_on_generated_json(tmp_path: Path, key_file: str, data: st.DataObject) -> None:
     """Whatever the file holds, ``verify`` judges it (0/1) or exits 2 with one line; a changed
     genuine transcript never verifies."""
     how = data.draw(st.sampled_from(["json", "mutant", "resigned mutant", "bytes"]))
@@ -245,9 +268,12 @@ def test_fuzz_verify_on_generated_json(tmp_path: Path, key_file: str,
     else:
         doc = _mutate(copy.deepcopy(original), data)
         changed = _signed_part(doc) != _signed_part(original)
-        if how == "resigned mutant" and isinstance(doc.get("events"), list) and all(
-                isinstance(e, dict) for e in doc["events"]) and isinstance(doc.get("lock"),
-                                                                           dict):
+        if (
+            how == "resigned mutant"
+            and isinstance(doc.get("events"), list)
+            and all(isinstance(e, dict) for e in doc["events"])
+            and isinstance(doc.get("lock"), dict)
+        ):
             try:
                 doc = rechain(doc)
             except (TypeError, ValueError):

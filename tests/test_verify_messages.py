@@ -19,9 +19,15 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def verify(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "80"}
-    return subprocess.run([sys.executable, "-m", "verify_cli", *args, "--jobs", "1"],
-                          capture_output=True, text=True, env=env, cwd=ROOT, timeout=120,
-                          check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "verify_cli", *args, "--jobs", "1"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
 
 
 def _doc(tmp_path: Path, drop: int | None = None) -> Path:
@@ -53,9 +59,20 @@ def test_unusable_files_are_named_once(tmp_path: Path) -> None:
 
 
 def test_a_report_fits_an_80_column_terminal(tmp_path: Path) -> None:
-    rc, shown = run_on_terminal([sys.executable, "-m", "verify_cli", "--no-signature",
-                                 str(_doc(tmp_path)), str(_doc(tmp_path, drop=3)), "--jobs",
-                                 "1"], cols=80, cwd=ROOT)
+    rc, shown = run_on_terminal(
+        [
+            sys.executable,
+            "-m",
+            "verify_cli",
+            "--no-signature",
+            str(_doc(tmp_path)),
+            str(_doc(tmp_path, drop=3)),
+            "--jobs",
+            "1",
+        ],
+        cols=80,
+        cwd=ROOT,
+    )
     assert rc == 1 and "VERIFIED" in shown and "FAILED" in shown
     long = [line for line in shown.splitlines() if len(line) > 80]
     assert not long, long

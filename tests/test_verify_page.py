@@ -55,8 +55,11 @@ PAGE = STATIC / "verify.html"
 pytestmark = NEEDS_CHROMIUM
 
 SIGNER = Signer.generate()
-KEYS = {"keys": [{"key_id": SIGNER.key_id, "alg": "ed25519",
-                  "public_key": public_key_b64(SIGNER.public_key)}]}
+KEYS = {
+    "keys": [
+        {"key_id": SIGNER.key_id, "alg": "ed25519", "public_key": public_key_b64(SIGNER.public_key)}
+    ]
+}
 
 
 # ---------------------------------------------------------------------------------------
@@ -82,8 +85,9 @@ class Site:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: bytes, ctype: str,
-                      headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None
+            ) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", ctype)
                 self.send_header("Content-Length", str(len(body)))
@@ -98,17 +102,23 @@ class Site:
 
             def do_GET(self) -> None:  # noqa: N802
                 path = urlsplit(self.path).path
-                found = (asset(path[len("/static/"):], site.runtime_dir)
-                         if site.runtime_dir is not None and path.startswith("/static/")
-                         else None)
+                found = (
+                    asset(path[len("/static/") :], site.runtime_dir)
+                    if site.runtime_dir is not None and path.startswith("/static/")
+                    else None
+                )
                 if found is not None:
                     body = found.body.read_bytes() if isinstance(found.body, Path) else found.body
                     if site.sources_override is not None and path.startswith("/static/qahwa-py-"):
                         body = site.sources_override
                     self._send(200, body, found.media_type, found.headers)
                 elif path == "/verify":
-                    self._send(200, PAGE.read_bytes(), "text/html; charset=utf-8",
-                               {"Content-Security-Policy": PAGE_CSP})
+                    self._send(
+                        200,
+                        PAGE.read_bytes(),
+                        "text/html; charset=utf-8",
+                        {"Content-Security-Policy": PAGE_CSP},
+                    )
                 elif path == "/v1/keys":
                     self._send(200, json.dumps(site.keys).encode(), "application/json")
                 elif path.startswith("/v1/matches/") and path.endswith("/transcript"):
@@ -160,8 +170,9 @@ def genuine(game: str, seed: int = 1) -> dict[str, Any]:
     n = cls.seat_count(cls.parse_ruleset({}))
     seeds = [SEEDS_UNICODE[s % 2] + f"/{s}" for s in range(n)]
     while True:  # a plain session's bot may close before drawing: take the next seed then
-        doc, _ = simulate_match(game, seed=seed, client_seeds=seeds,
-                                match_id=f"sim-{game}-ü-{seed}", protocol=PROTOCOL)
+        doc, _ = simulate_match(
+            game, seed=seed, client_seeds=seeds, match_id=f"sim-{game}-ü-{seed}", protocol=PROTOCOL
+        )
         if chance_seqs(doc):
             break
         seed += 1000
@@ -171,8 +182,14 @@ def genuine(game: str, seed: int = 1) -> dict[str, Any]:
     return SIGNER.signed(doc)
 
 
-def built(game: str, ruleset: dict[str, Any], draws: list[tuple[str, str, Any]],
-          *, n_seats: int, match_id: str | None = None) -> dict[str, Any]:
+def built(
+    game: str,
+    ruleset: dict[str, Any],
+    draws: list[tuple[str, str, Any]],
+    *,
+    n_seats: int,
+    match_id: str | None = None,
+) -> dict[str, Any]:
     """A signed transcript whose chance events are derived with `fairness` directly.
 
     `draws`: (label, kind, arg) with kind dice (arg = (count, sides)), uniform (arg = n) or
@@ -188,20 +205,37 @@ def built(game: str, ruleset: dict[str, Any], draws: list[tuple[str, str, Any]],
         st = Stream(key, label)
         ev: dict[str, Any]
         if kind == "dice":
-            ev = {"type": "chance", "label": label, "kind": "dice",
-                  "args": {"count": arg[0], "sides": arg[1]}, "result": st.dice(*arg)}
+            ev = {
+                "type": "chance",
+                "label": label,
+                "kind": "dice",
+                "args": {"count": arg[0], "sides": arg[1]},
+                "result": st.dice(*arg),
+            }
         elif kind == "uniform":
-            ev = {"type": "chance", "label": label, "kind": "uniform", "args": {"n": arg},
-                  "result": st.uniform(arg)}
+            ev = {
+                "type": "chance",
+                "label": label,
+                "kind": "uniform",
+                "args": {"n": arg},
+                "result": st.uniform(arg),
+            }
         else:
             ev = {"type": "chance", "label": label, "kind": "shuffle", "result": st.shuffle(arg)}
         events.append({"seq": len(events), **ev})
-    seats = [{"seat": s, "name": f"p{s}", "client_seed": cs, "seed_source": "player"}
-             for s, cs in enumerate(seeds)]
-    doc = build_transcript(match_id=mid, game=game, ruleset=rs, server_seed=server_seed,
-                           seats=seats, events=events,
-                           result={"reason": "finished", "winners": [0], "scores": [1, 0],
-                                   "detail": {}})
+    seats = [
+        {"seat": s, "name": f"p{s}", "client_seed": cs, "seed_source": "player"}
+        for s, cs in enumerate(seeds)
+    ]
+    doc = build_transcript(
+        match_id=mid,
+        game=game,
+        ruleset=rs,
+        server_seed=server_seed,
+        seats=seats,
+        events=events,
+        result={"reason": "finished", "winners": [0], "scores": [1, 0], "detail": {}},
+    )
     return SIGNER.signed(doc)
 
 
@@ -245,8 +279,7 @@ def new_page(browser: Any, shared_page: Any) -> Iterator[Callable[..., Any]]:
     """A page to drive: the shared one, or a fresh context for a locale / init script."""
     contexts: list[Any] = []
 
-    def make(locale: str | None = None, init_script: str | None = None,
-             fresh: bool = False) -> Any:
+    def make(locale: str | None = None, init_script: str | None = None, fresh: bool = False) -> Any:
         if locale is None and init_script is None and not fresh:
             shared_page.js_errors.clear()
             return shared_page
@@ -270,8 +303,7 @@ def run_verify(page: Any) -> str:
     """Check what the page was given; the verdict once final (the replay too, if any)."""
     page.click("#go")
     page.wait_for_selector("#verdict[data-verdict]", timeout=30_000)
-    expect(page.locator("#verdict")).not_to_have_attribute("data-replay", "pending",
-                                                           timeout=60_000)
+    expect(page.locator("#verdict")).not_to_have_attribute("data-replay", "pending", timeout=60_000)
     assert page.js_errors == []
     return str(page.get_attribute("#verdict", "data-verdict"))
 
@@ -285,7 +317,8 @@ def verify_match(page: Any, base: str, match_id: str) -> str:
 def statuses(page: Any) -> dict[int, str]:
     """seq -> ok/bad of every chance event row on the page."""
     got = page.eval_on_selector_all(
-        "li.ev", "els => els.map(e => [Number(e.dataset.seq), e.dataset.status])")
+        "li.ev", "els => els.map(e => [Number(e.dataset.seq), e.dataset.status])"
+    )
     return {int(s): str(st) for s, st in got}
 
 
@@ -310,16 +343,30 @@ def test_genuine_match_is_all_green(new_page: Any, site: Site, game: str) -> Non
     seqs = chance_seqs(doc)
     assert seqs, "a match draws something"
     assert statuses(page) == {s: "ok" for s in seqs}
-    for check in ("protocol", "seed", "commitment", "seats", "key", "seq", "labels", "chance",
-                  "signature"):
+    for check in (
+        "protocol",
+        "seed",
+        "commitment",
+        "seats",
+        "key",
+        "seq",
+        "labels",
+        "chance",
+        "signature",
+    ):
         assert check_status(page, check) == "ok", check
         assert check_ok(page, check) == "true", check
     # this stand-in serves no Python runtime: the rules rows say they were not replayed
     for check in ("replay", "result", "agree"):
         assert check_ok(page, check) == "unknown", check
         assert "not replayed" in page.inner_text(f"tr[data-check={check}]")
-    expected_k = match_key(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
-                           [s["client_seed"] for s in doc["seats"]]).hex()
+    expected_k = match_key(
+        doc["server_seed"],
+        doc["match_id"],
+        doc["game"],
+        doc["ruleset"],
+        [s["client_seed"] for s in doc["seats"]],
+    ).hex()
     assert expected_k in page.inner_text("tr[data-check=key]")
     assert f"verify --server {site.url} --match '{mid}'" in page.inner_text("#rules-note")
 
@@ -354,11 +401,20 @@ def _tamper_result(ev: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("resign", [True, False])
 def test_tampered_chance_result_is_red_at_that_event(
-        new_page: Any, site: Site, resign: bool) -> None:
-    base = built("tawla", {"cube": True}, [
-        ("g0/opening/0", "dice", (2, 6)), ("g0/roll/1", "dice", (2, 6)),
-        ("g0/roll/2", "dice", (2, 6)), ("g0/roll/3", "dice", (2, 6))], n_seats=2,
-        match_id=f"tamper-{resign}")
+    new_page: Any, site: Site, resign: bool
+) -> None:
+    base = built(
+        "tawla",
+        {"cube": True},
+        [
+            ("g0/opening/0", "dice", (2, 6)),
+            ("g0/roll/1", "dice", (2, 6)),
+            ("g0/roll/2", "dice", (2, 6)),
+            ("g0/roll/3", "dice", (2, 6)),
+        ],
+        n_seats=2,
+        match_id=f"tamper-{resign}",
+    )
     doc = copy.deepcopy(base)
     target = doc["events"][2]
     original = list(target["result"])
@@ -373,9 +429,11 @@ def test_tampered_chance_result_is_red_at_that_event(
     assert check_status(page, "signature") == ("ok" if resign else "bad")
     row = page.locator("li.ev[data-seq='2']")
     expected = row.locator(".expected [data-value]").evaluate_all(
-        "els => els.map(e => Number(e.dataset.value))")
+        "els => els.map(e => Number(e.dataset.value))"
+    )
     found = row.locator(".found [data-value]").evaluate_all(
-        "els => els.map(e => Number(e.dataset.value))")
+        "els => els.map(e => Number(e.dataset.value))"
+    )
     assert expected == original
     assert found == target["result"]
 
@@ -385,8 +443,11 @@ def test_tampered_result_in_genuine_match(new_page: Any, site: Site, game: str) 
     doc = genuine(game, seed=3)
     seqs = chance_seqs(doc)
     # A one-item shuffle cannot be tampered with by reordering: pick from the others.
-    open_to_tamper = [s for s in seqs if doc["events"][s]["kind"] != "shuffle"
-                      or len(doc["events"][s]["result"]) >= 2]
+    open_to_tamper = [
+        s
+        for s in seqs
+        if doc["events"][s]["kind"] != "shuffle" or len(doc["events"][s]["result"]) >= 2
+    ]
     target_seq = open_to_tamper[len(open_to_tamper) // 2]
     target = doc["events"][target_seq]
     _tamper_result(target)
@@ -398,8 +459,9 @@ def test_tampered_result_in_genuine_match(new_page: Any, site: Site, game: str) 
 
 
 def test_tampered_shuffle_shows_expected_and_found(new_page: Any, site: Site) -> None:
-    doc = built("iraqi_domino", {}, [("r0/shuffle", "shuffle", tiles(6))], n_seats=4,
-                match_id="tiles-t")
+    doc = built(
+        "iraqi_domino", {}, [("r0/shuffle", "shuffle", tiles(6))], n_seats=4, match_id="tiles-t"
+    )
     original = list(doc["events"][0]["result"])
     doc["events"][0]["result"][3], doc["events"][0]["result"][5] = original[5], original[3]
     doc = SIGNER.signed(doc)
@@ -427,7 +489,7 @@ def test_duplicate_item_in_shuffle_is_red(new_page: Any, site: Site) -> None:
 
 def test_tampered_seed_fails_commitment_and_events(new_page: Any, site: Site) -> None:
     doc = genuine("rng", seed=11)
-    doc["server_seed"] = ("%064x" % (int(doc["server_seed"], 16) ^ 1))
+    doc["server_seed"] = "%064x" % (int(doc["server_seed"], 16) ^ 1)
     doc = SIGNER.signed(doc)
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == "fail"
@@ -486,8 +548,13 @@ def test_transcript_of_another_match_is_red(new_page: Any, site: Site) -> None:
 
 
 def test_seq_gap_and_repeated_label(new_page: Any, site: Site) -> None:
-    doc = built("tawla", {}, [("g0/opening/0", "dice", (2, 6)), ("g0/roll/1", "dice", (2, 6))],
-                n_seats=2, match_id="labels-t")
+    doc = built(
+        "tawla",
+        {},
+        [("g0/opening/0", "dice", (2, 6)), ("g0/roll/1", "dice", (2, 6))],
+        n_seats=2,
+        match_id="labels-t",
+    )
     again = copy.deepcopy(doc["events"][1])
     again["seq"] = 5
     doc["events"].append(again)
@@ -533,8 +600,9 @@ def test_pasted_key_pins_the_signer(new_page: Any, site: Site) -> None:
     assert run_verify(page) == "fail"
     assert "base64" in page.inner_text("tr[data-check=signature]")
     page = new_page()
-    page.goto(f"{site.url}/verify?lang=en&key={quote(KEYS['keys'][0]['public_key'])}"
-              f"&match={quote(mid)}")
+    page.goto(
+        f"{site.url}/verify?lang=en&key={quote(KEYS['keys'][0]['public_key'])}&match={quote(mid)}"
+    )
     page.wait_for_selector("#verdict[data-verdict]")
     assert page.get_attribute("#verdict", "data-verdict") == NO_REPLAY
     assert "pasted key" in page.inner_text("tr[data-check=signature]")
@@ -648,8 +716,17 @@ def test_page_makes_no_third_party_requests(new_page: Any, site: Site) -> None:
 # What people see: dice faces, cards, tiles, groups; languages.
 # ---------------------------------------------------------------------------------------
 def test_tawla_dice_faces_and_groups(new_page: Any, site: Site) -> None:
-    doc = built("tawla", {}, [("g0/opening/0", "dice", (2, 6)), ("g0/roll/1", "dice", (2, 6)),
-                              ("g1/opening/0", "dice", (2, 6))], n_seats=2, match_id="faces")
+    doc = built(
+        "tawla",
+        {},
+        [
+            ("g0/opening/0", "dice", (2, 6)),
+            ("g0/roll/1", "dice", (2, 6)),
+            ("g1/opening/0", "dice", (2, 6)),
+        ],
+        n_seats=2,
+        match_id="faces",
+    )
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == NO_REPLAY
     faces = page.locator("li.ev[data-seq='1'] .die").all_inner_texts()
@@ -661,9 +738,13 @@ def test_tawla_dice_faces_and_groups(new_page: Any, site: Site) -> None:
 
 def test_hokm_hands_as_cards(new_page: Any, site: Site) -> None:
     # no cut (the deal waits for the cutter with the default ruleset; these events have no moves)
-    doc = built("hokm", {"cut": False},
-                [("hakem", "shuffle", deck52()), ("h0/shuffle", "shuffle", deck52())],
-                n_seats=4, match_id="cards")
+    doc = built(
+        "hokm",
+        {"cut": False},
+        [("hakem", "shuffle", deck52()), ("h0/shuffle", "shuffle", deck52())],
+        n_seats=4,
+        match_id="cards",
+    )
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == NO_REPLAY
     hakem_deck = doc["events"][0]["result"]
@@ -674,7 +755,8 @@ def test_hokm_hands_as_cards(new_page: Any, site: Site) -> None:
     hands = page.locator("li.ev[data-seq='1'] .hand")
     assert hands.count() == 4
     packets = [(0, 5, 0), (5, 10, 1), (10, 15, 2), (15, 20, 3)] + [
-        (i, i + 4, (i - 20) // 4 % 4) for i in range(20, 52, 4)]
+        (i, i + 4, (i - 20) // 4 % 4) for i in range(20, 52, 4)
+    ]
     for k in range(4):
         want = sorted(c for a, b, off in packets if off == k for c in deal[a:b])
         hand = hands.nth(k)
@@ -682,15 +764,21 @@ def test_hokm_hands_as_cards(new_page: Any, site: Site) -> None:
         got = hand.locator(".card").evaluate_all("els => els.map(e => e.dataset.code)")
         assert sorted(got) == want
     reds = page.locator("li.ev[data-seq='1'] .card.red").evaluate_all(
-        "els => els.map(e => e.dataset.code[1])")
+        "els => els.map(e => e.dataset.code[1])"
+    )
     assert reds and set(reds) <= {"H", "D"} and len(reds) == 26
     text = page.inner_text("li.ev[data-seq='1']")
     assert all(s in text for s in "♠♥♦♣")
 
 
 def test_qahve_jokers_and_domino_pips(new_page: Any, site: Site) -> None:
-    doc = built("qahve", {}, [("dealer", "uniform", 4), ("h0/shuffle", "shuffle", deck_qahve())],
-                n_seats=4, match_id="jokers")
+    doc = built(
+        "qahve",
+        {},
+        [("dealer", "uniform", 4), ("h0/shuffle", "shuffle", deck_qahve())],
+        n_seats=4,
+        match_id="jokers",
+    )
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == NO_REPLAY
     assert page.locator(".card.joker").count() == 2
@@ -699,9 +787,13 @@ def test_qahve_jokers_and_domino_pips(new_page: Any, site: Site) -> None:
     first = page.locator("li.ev[data-seq='1'] .hand .who").first.inner_text()
     assert first.startswith(f"seat {(dealer + 1) % 4}")
 
-    doc = built("mexican_train", {"players": 3},
-                [("r0/shuffle", "shuffle", [t for t in tiles(12) if t != "12-12"])],
-                n_seats=3, match_id="pips")
+    doc = built(
+        "mexican_train",
+        {"players": 3},
+        [("r0/shuffle", "shuffle", [t for t in tiles(12) if t != "12-12"])],
+        n_seats=3,
+        match_id="pips",
+    )
     page = new_page()
     assert verify_match(page, site.url, site.add(doc)) == NO_REPLAY
     tiles_shown = page.locator("li.ev .tile")
@@ -719,7 +811,9 @@ def test_languages_and_rtl(new_page: Any, site: Site) -> None:
     page = new_page(locale="ar-IQ")
     page.goto(f"{site.url}/verify")
     assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == [
-        "ar", "rtl"]
+        "ar",
+        "rtl",
+    ]
     page.fill("#in-id", mid)
     assert run_verify(page) == NO_REPLAY
     assert "تحقق غير كامل" in page.inner_text("#verdict")
@@ -733,7 +827,9 @@ def test_languages_and_rtl(new_page: Any, site: Site) -> None:
     page.goto(f"{site.url}/verify")
     assert page.evaluate("document.documentElement.lang") == "fa"
     # this site has no runtime: the first note says the page will not replay the rules
-    expect(page.locator("#rules-note")).to_contain_text("قواعد بازی را اینجا دوباره اجرا نخواهد کرد")
+    expect(page.locator("#rules-note")).to_contain_text(
+        "قواعد بازی را اینجا دوباره اجرا نخواهد کرد"
+    )
     page = new_page(locale="de-DE")
     page.goto(f"{site.url}/verify")
     assert page.evaluate("document.documentElement.lang") == "en"
@@ -746,7 +842,7 @@ def test_translation_tables_are_complete(new_page: Any) -> None:
     msg('…'), and the names it builds: deal recipients, the off_ reasons, the rows of
     verify_cli.v2_rules's checks, the statistics' tests and headings) is there."""
     src = PAGE.read_text(encoding="utf-8")
-    table = src[src.index("var LANGS = "):src.index("\nvar RTL = ")]
+    table = src[src.index("var LANGS = ") : src.index("\nvar RTL = ")]
     page = new_page()
     page.goto("about:blank")
     langs, tables = page.evaluate(f"() => {{ {table} return [LANGS, I18N]; }}")
@@ -754,21 +850,23 @@ def test_translation_tables_are_complete(new_page: Any) -> None:
     assert langs == buttons == ["en", "ar", "fa"]
     assert list(tables) == langs
     for lang in langs:
-        assert set(tables[lang]) == set(tables["en"]), (
-            lang, set(tables["en"]) ^ set(tables[lang]))
+        assert set(tables[lang]) == set(tables["en"]), (lang, set(tables["en"]) ^ set(tables[lang]))
     for key, text in tables["en"].items():
         params = set(re.findall(r"\{(\w+)\}", text))
         for lang in langs:
             assert tables[lang][key].strip(), (lang, key)
             assert set(re.findall(r"\{(\w+)\}", tables[lang][key])) == params, (lang, key)
-    script = src[src.index("var RTL = "):]
+    script = src[src.index("var RTL = ") :]
     used = set(re.findall(r"\b(?:t|msg)\('(\w+)'\s*[,)]", script)) - {"raw"}  # raw: untranslated
     used |= {"stock", "kitty", "pile", "boneyard", "role_hakem", "role_dealer"}
-    used |= {"off_" + k[len("replay_off_"):] for k in used if k.startswith("replay_off_")}
+    used |= {"off_" + k[len("replay_off_") :] for k in used if k.startswith("replay_off_")}
     used |= set(re.findall(r"'(st_\w+|stats_\w+)'", script))
     # the checks of verify_cli.v2_rules the page shows (a title and a verdict each)
-    v2_checks = set(re.findall(r'rep\.(?:ok|fail)\("([a-z ]+)"',
-                               (ROOT / "verify_cli" / "v2_rules.py").read_text()))
+    v2_checks = set(
+        re.findall(
+            r'rep\.(?:ok|fail)\("([a-z ]+)"', (ROOT / "verify_cli" / "v2_rules.py").read_text()
+        )
+    )
     assert {"lock", "reveals", "fresh rolls", "cut", "chain"} <= v2_checks
     for name in v2_checks - {"replay", "result"}:
         used |= {"py_t_" + name.replace(" ", "_"), "py_ok_" + name.replace(" ", "_")}
@@ -799,7 +897,9 @@ def test_spec_vectors_in_javascript(new_page: Any) -> None:
             else out.draws.push(await f.shuffle(out.K, d.label, items(d.items)));
           }
           return out;
-        }""", v)
+        }""",
+        v,
+    )
     assert got["commitment"] == v["commitment"]
     assert got["K"] == v["K"]
     for d, r in zip(v["draws"], got["draws"], strict=True):
@@ -816,33 +916,62 @@ def _random_text(rng: random.Random, lo: int, hi: int) -> str:
 
 def test_javascript_and_python_agree_on_random_inputs(new_page: Any) -> None:
     rng = random.Random(20261202)
-    near = [1 << 32, (1 << 32) - 1, (1 << 31) + 1, (1 << 31), 3 * (1 << 30) + 7,
-            (1 << 32) // 3 + 1, 2_863_311_531]
+    near = [
+        1 << 32,
+        (1 << 32) - 1,
+        (1 << 31) + 1,
+        (1 << 31),
+        3 * (1 << 30) + 7,
+        (1 << 32) // 3 + 1,
+        2_863_311_531,
+    ]
     cases: list[dict[str, Any]] = []
     expected: list[Any] = []
     for i in range(300):
         seed = rng.randbytes(32).hex()
         mid = _random_text(rng, 1, 24)
-        game = rng.choice(["tawla", "hokm", "qahve", "shelem", "iraqi_domino", "mexican_train",
-                           "rng", _random_text(rng, 1, 8)])
+        game = rng.choice(
+            [
+                "tawla",
+                "hokm",
+                "qahve",
+                "shelem",
+                "iraqi_domino",
+                "mexican_train",
+                "rng",
+                _random_text(rng, 1, 8),
+            ]
+        )
         rs = canonical_ruleset({"k": rng.randint(0, 9), "x": _random_text(rng, 0, 5)})
         seeds = [_random_text(rng, 1, 30) for _ in range(rng.randint(0, 4))]
         label = "".join(rng.choice("abcdefghgr0123456789/|-_ ") for _ in range(rng.randint(1, 20)))
         kind = ["uniform", "near", "dice", "shuffle", "words"][i % 5]
         k = match_key(seed, mid, game, rs, seeds)
         st = Stream(k, label)
-        case: dict[str, Any] = {"seed": seed, "mid": mid, "game": game, "rs": rs,
-                                "seeds": seeds, "label": label, "kind": kind}
+        case: dict[str, Any] = {
+            "seed": seed,
+            "mid": mid,
+            "game": game,
+            "rs": rs,
+            "seeds": seeds,
+            "label": label,
+            "kind": kind,
+        }
         if kind in ("uniform", "near"):
-            n = rng.randint(1, 1 << 32) if kind == "uniform" else rng.choice(near) - rng.randint(0, 3)
+            n = (
+                rng.randint(1, 1 << 32)
+                if kind == "uniform"
+                else rng.choice(near) - rng.randint(0, 3)
+            )
             case["n"] = n
             res: Any = st.uniform(n)
         elif kind == "dice":
             case["count"], case["sides"] = rng.randint(1, 12), rng.choice([2, 6, 20, 1000, 1 << 32])
             res = st.dice(case["count"], case["sides"])
         elif kind == "shuffle":
-            pool = rng.choice([deck52(), deck_qahve(), tiles(6), tiles(12),
-                               list(range(rng.randint(1, 200)))])
+            pool = rng.choice(
+                [deck52(), deck_qahve(), tiles(6), tiles(12), list(range(rng.randint(1, 200)))]
+            )
             picked = rng.sample(pool, rng.randint(1, len(pool)))
             case["items"] = picked
             canon = canonical_sort(picked)
@@ -852,7 +981,9 @@ def test_javascript_and_python_agree_on_random_inputs(new_page: Any) -> None:
             res = [st.word() for _ in range(20)]  # crosses block boundaries
         cases.append(case)
         expected.append({"c": commitment(seed), "K": k.hex(), "r": res})
-    got = new_page_eval(new_page, """async (cases) => {
+    got = new_page_eval(
+        new_page,
+        """async (cases) => {
       const f = window.qahwaFair, out = [];
       for (const c of cases) {
         const K = await f.matchKey(c.seed, c.mid, c.game, c.rs, c.seeds);
@@ -867,7 +998,9 @@ def test_javascript_and_python_agree_on_random_inputs(new_page: Any) -> None:
         out.push({c: await f.commitment(c.seed), K, r});
       }
       return out;
-    }""", cases)
+    }""",
+        cases,
+    )
     for i, (g, e) in enumerate(zip(got, expected, strict=True)):
         assert g == e, (i, cases[i])
     # Rejection sampling really happened for some of the near-2^32 cases.
@@ -889,15 +1022,39 @@ def new_page_eval(new_page: Any, script: str, arg: Any) -> Any:
 def _random_json(rng: random.Random, depth: int = 0) -> Any:
     r = rng.random()
     if depth > 3 or r < 0.35:
-        return rng.choice([
-            lambda: rng.randint(-10**30, 10**30), lambda: rng.randint(-5, 5),
-            lambda: rng.choice([0.0, -0.0, 1.0, 0.1, 1e16, 1e15, 123456789012345678.0, 1e-4,
-                                1e-5, 1.5e-7, 2.5, -3.75, 1e300, 5e-324, 1 / 3]),
-            lambda: rng.uniform(-1e6, 1e6) * 10 ** rng.randint(-12, 22),
-            lambda: _random_text(rng, 0, 10) + rng.choice(["", "\n", "\t\"\\", "\x00\x1f\x7f",
-                                                           "\u2028\u2029", "\ufeff", "\U00010000"]),
-            lambda: rng.choice([True, False, None]),
-        ])()
+        return rng.choice(
+            [
+                lambda: rng.randint(-(10**30), 10**30),
+                lambda: rng.randint(-5, 5),
+                lambda: rng.choice(
+                    [
+                        0.0,
+                        -0.0,
+                        1.0,
+                        0.1,
+                        1e16,
+                        1e15,
+                        123456789012345678.0,
+                        1e-4,
+                        1e-5,
+                        1.5e-7,
+                        2.5,
+                        -3.75,
+                        1e300,
+                        5e-324,
+                        1 / 3,
+                    ]
+                ),
+                lambda: rng.uniform(-1e6, 1e6) * 10 ** rng.randint(-12, 22),
+                lambda: (
+                    _random_text(rng, 0, 10)
+                    + rng.choice(
+                        ["", "\n", '\t"\\', "\x00\x1f\x7f", "\u2028\u2029", "\ufeff", "\U00010000"]
+                    )
+                ),
+                lambda: rng.choice([True, False, None]),
+            ]
+        )()
     if r < 0.65:
         return [_random_json(rng, depth + 1) for _ in range(rng.randint(0, 4))]
     keys = [_random_text(rng, 0, 6) for _ in range(rng.randint(0, 5))]
@@ -916,8 +1073,12 @@ def test_canonical_json_matches_python(new_page: Any) -> None:
             texts.append(json.dumps(obj, ensure_ascii=False))
         else:
             texts.append(json.dumps(obj, ensure_ascii=False, separators=(" ,", " : ")))
-    texts += ['{"a": 1, "a": 2}', '[1E2, 1e+2, 2.50, -0, -0.0, 0e0, 100000000000000000000]',
-              '"\\ud83c\\udfb2 \\u00e9"', '{"\\u0000": "\\/"}']
+    texts += [
+        '{"a": 1, "a": 2}',
+        "[1E2, 1e+2, 2.50, -0, -0.0, 0e0, 100000000000000000000]",
+        '"\\ud83c\\udfb2 \\u00e9"',
+        '{"\\u0000": "\\/"}',
+    ]
     got = new_page_eval(new_page, "(ts) => ts.map(t => window.qahwaFair.canonicalJson(t))", texts)
     for text, g in zip(texts, got, strict=True):
         assert g == canonical_json(json.loads(text)).decode("utf-8"), text
@@ -925,13 +1086,24 @@ def test_canonical_json_matches_python(new_page: Any) -> None:
 
 def test_page_verify_api_matches_python_signature(new_page: Any) -> None:
     doc = genuine("rng", seed=24)
-    got = new_page_eval(new_page, "([t, k]) => window.qahwaFair.verifyTranscript(t, k)",
-                        [json.dumps(doc), KEYS["keys"][0]["public_key"]])
+    got = new_page_eval(
+        new_page,
+        "([t, k]) => window.qahwaFair.verifyTranscript(t, k)",
+        [json.dumps(doc), KEYS["keys"][0]["public_key"]],
+    )
     # opened from a file the page cannot replay the rules: never "pass"
     assert (got["verdict"], got["replay"]) == ("incomplete", "unavailable")
     assert {c["id"]: c["ok"] for c in got["checks"]}["signature"] is True
-    assert got["K"] == match_key(doc["server_seed"], doc["match_id"], doc["game"],
-                                 doc["ruleset"], [s["client_seed"] for s in doc["seats"]]).hex()
+    assert (
+        got["K"]
+        == match_key(
+            doc["server_seed"],
+            doc["match_id"],
+            doc["game"],
+            doc["ruleset"],
+            [s["client_seed"] for s in doc["seats"]],
+        ).hex()
+    )
     assert [e["seq"] for e in got["events"]] == chance_seqs(doc)
 
 
@@ -981,8 +1153,9 @@ def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
             want = "true" if runtime_installed() else "unknown"
             assert [check_ok(page, c) for c in ("replay", "result")] == [want, want], game
             # the transparency log's row (merkle.js) carries data-ok too
-            expect(page.locator("tr[data-check=log]")).to_have_attribute("data-ok", "true",
-                                                                         timeout=30_000)
+            expect(page.locator("tr[data-check=log]")).to_have_attribute(
+                "data-ok", "true", timeout=30_000
+            )
 
 
 # ---------------------------------------------------------------------------------------
@@ -1007,19 +1180,24 @@ def take_screenshot(out: Path) -> None:
 
     def settle(page: Any, url: str) -> None:
         page.goto(url)
-        expect(page.locator("#verdict")).to_have_attribute("data-replay", "done",
-                                                           timeout=120_000)
+        expect(page.locator("#verdict")).to_have_attribute("data-replay", "done", timeout=120_000)
 
-    tawla, _ = simulate_match("tawla", {"match_length": 1}, seed=3, match_id="m-tawla", protocol=PROTOCOL)
+    tawla, _ = simulate_match(
+        "tawla", {"match_length": 1}, seed=3, match_id="m-tawla", protocol=PROTOCOL
+    )
     roll = next(e for e in tawla["events"] if e.get("label") == "g0/roll/1")
     _tamper_result(roll)
     site = Site(runtime_dir=RUNTIME_DIR)
     site.add(SIGNER.signed(tawla))
     try:
-        with LiveServer() as srv, httpx.Client(base_url=srv.url, timeout=30) as client, \
-                launch() as b:
-            created = create_match(client, "hokm", {"players": 3, "target": 1},
-                                   ["Layla", "Omid", "Sara"])
+        with (
+            LiveServer() as srv,
+            httpx.Client(base_url=srv.url, timeout=30) as client,
+            launch() as b,
+        ):
+            created = create_match(
+                client, "hokm", {"players": 3, "target": 1}, ["Layla", "Omid", "Sara"]
+            )
             seats = seed_all(client, created)
             mid = created["match_id"]
             cutter = seats[0].state()["turn"]
@@ -1028,17 +1206,20 @@ def take_screenshot(out: Path) -> None:
             play_actions(client, seats, random.Random(2))
             page = b.new_page(viewport={"width": 1100, "height": 900})
             settle(page, f"{srv.url}/verify?lang=en&match={mid}")
-            expect(page.locator("tr[data-check=log]")).to_have_attribute("data-ok", "true",
-                                                                         timeout=30_000)
+            expect(page.locator("tr[data-check=log]")).to_have_attribute(
+                "data-ok", "true", timeout=30_000
+            )
             assert page.get_attribute("#verdict", "data-verdict") == "pass"
             page.screenshot(path=str(out), full_page=True)
             settle(page, f"{site.url}/verify?lang=ar&match=m-tawla")
             assert page.get_attribute("#verdict", "data-verdict") == "fail"
             box = page.locator(f"li.ev[data-seq='{roll['seq']}']").bounding_box()
             assert box is not None
-            page.screenshot(path=str(out.with_name(out.stem + "-tampered-ar.png")),
-                            full_page=True,
-                            clip={"x": 0, "y": 0, "width": 1100, "height": box["y"] + box["height"] + 24})
+            page.screenshot(
+                path=str(out.with_name(out.stem + "-tampered-ar.png")),
+                full_page=True,
+                clip={"x": 0, "y": 0, "width": 1100, "height": box["y"] + box["height"] + 24},
+            )
     finally:
         site.close()
 

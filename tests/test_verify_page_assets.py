@@ -53,8 +53,9 @@ def test_browser_part_imports_no_cryptography() -> None:
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'cryptography', 'httpx', "
         "'rich', 'click', 'typer', 'service'}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True, cwd=ROOT)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
     assert out.stdout.strip() == "[]"
 
 
@@ -84,8 +85,13 @@ def test_source_zip_is_the_checkout_with_a_content_hash() -> None:
     assert a == b  # deterministic: the name is a content hash
     assert a.sha256 == hashlib.sha256(a.data).hexdigest()
     names = zipfile.ZipFile(io.BytesIO(a.data)).namelist()
-    for f in ("fairness/__init__.py", "fairness/derive.py", "games/registry.py",
-              "verify_cli/replay_core.py", "verify_cli/render.py"):
+    for f in (
+        "fairness/__init__.py",
+        "fairness/derive.py",
+        "games/registry.py",
+        "verify_cli/replay_core.py",
+        "verify_cli/render.py",
+    ):
         assert f in names
     assert all(n.endswith(".py") and "__pycache__" not in n for n in names)
     z = zipfile.ZipFile(io.BytesIO(a.data))
@@ -154,16 +160,23 @@ def test_runtime_route_serves_only_the_pinned_files(client: httpx.Client, tmp_pa
     _fake_runtime(rt)
     client.app.state.pyodide_dir = rt  # type: ignore[attr-defined]
     assert client.get("/static/qahwa-py.json").json()["runtime"] == {
-        "version": pyodide.PYODIDE_VERSION, "url": f"/static/pyodide/{pyodide.PYODIDE_VERSION}/"}
+        "version": pyodide.PYODIDE_VERSION,
+        "url": f"/static/pyodide/{pyodide.PYODIDE_VERSION}/",
+    }
     base = f"/static/pyodide/{pyodide.PYODIDE_VERSION}"
     r = client.get(f"{base}/pyodide.asm.wasm")
     assert r.status_code == 200 and r.headers["content-type"] == "application/wasm"
     assert r.content == b"xpyodide.asm.wasm"
     assert client.get(f"{base}/pyodide.mjs").headers["content-type"].startswith("text/javascript")
     (rt / "console.html").write_text("not served")
-    for path in (f"{base}/console.html", f"{base}/.pin", "/static/pyodide/0.1.0/pyodide.mjs",
-                 "/static/pyodide/pyodide.mjs", "/static/pyodide/.pin",
-                 f"{base}/..%2F.pin"):
+    for path in (
+        f"{base}/console.html",
+        f"{base}/.pin",
+        "/static/pyodide/0.1.0/pyodide.mjs",
+        "/static/pyodide/pyodide.mjs",
+        "/static/pyodide/.pin",
+        f"{base}/..%2F.pin",
+    ):
         assert client.get(path).status_code == 404, path
     # a pin of another release: not installed, nothing served
     (rt / pyodide.PIN_FILE).write_text("0.1.0 sha512-x\n")
@@ -186,11 +199,13 @@ def test_tarball_with_another_integrity_installs_nothing(tmp_path: Path) -> None
         pyodide.install_tarball(data, tmp_path / "rt")
     assert not (tmp_path / "rt").exists()
     assert pyodide.integrity_of(b"") == (
-        "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==")
+        "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg=="
+    )
 
 
 def test_fetch_is_quick_when_installed_and_says_why_when_npm_is_missing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
     rt = tmp_path / "rt"
     _fake_runtime(rt)
     assert "already" in pyodide.fetch(rt, npm="no-such-npm")

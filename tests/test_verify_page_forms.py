@@ -41,8 +41,11 @@ pytestmark = [pytest.mark.browser]
 # Every form the engines offer, with a target that gives a few hands. hokm "cut": the
 # cutter cuts or taps (_cut_or_tap); "tap": the engines' bots, which tap.
 FORMS: list[tuple[str, dict[str, Any], str]] = [
-    *(("hokm", {"players": p, "cut": c, "target": 3}, how)
-      for p in (4, 3, 2) for c, how in ((True, "cut"), (True, "tap"), (False, "plain"))),
+    *(
+        ("hokm", {"players": p, "cut": c, "target": 3}, how)
+        for p in (4, 3, 2)
+        for c, how in ((True, "cut"), (True, "tap"), (False, "plain"))
+    ),
     ("qahve", {"target": 100}, "plain"),
     ("shelem", {"players": 4, "target": 300}, "plain"),
     ("shelem", {"players": 2, "target": 300}, "plain"),
@@ -308,8 +311,7 @@ def test_the_matches_exercise_every_deal() -> None:
         if len({d.anchor for d in real.deals}) > 1:
             changed.add(game)
         if how == "cut":
-            assert any(d.cut for d in real.deals) and any(d.tapped for d in real.deals), \
-                FORM_IDS[i]
+            assert any(d.cut for d in real.deals) and any(d.tapped for d in real.deals), FORM_IDS[i]
         if how == "tap":
             assert all(d.tapped for d in real.deals)
     assert changed == set(ANCHOR)
@@ -317,7 +319,8 @@ def test_the_matches_exercise_every_deal() -> None:
 
 @pytest.mark.parametrize("i", range(len(FORMS)), ids=FORM_IDS)
 def test_without_the_replay_the_first_hand_by_seat_later_ones_by_role(
-        plain_page: Any, i: int) -> None:
+    plain_page: Any, i: int
+) -> None:
     doc = match(i)
     rows = show(plain_page, doc)
     assert rows["chance"] == rows["signature"] == "true" and rows["replay"] == "unknown"
@@ -333,12 +336,19 @@ def test_with_the_replay_every_hand_by_seat(replay_page: Any, i: int) -> None:
 
 
 @pytest.mark.parametrize("players", [4, 3, 2])
-def test_a_hokm_hand_ended_before_the_cut_is_not_dealt(plain_page: Any, replay_page: Any,
-                                                        players: int) -> None:
+def test_a_hokm_hand_ended_before_the_cut_is_not_dealt(
+    plain_page: Any, replay_page: Any, players: int
+) -> None:
     # seat 0 resigns at once: the first hand's deck was shuffled, but the cutter never
     # answered, so nobody holds a card of it
-    doc, engine = simulate_match("hokm", {"players": players}, seed=3, resign_at=0,
-                                 match_id=f"resigned-{players}", protocol=PROTOCOL)
+    doc, engine = simulate_match(
+        "hokm",
+        {"players": players},
+        seed=3,
+        resign_at=0,
+        match_id=f"resigned-{players}",
+        protocol=PROTOCOL,
+    )
     doc = SIGNER.signed(doc)
     assert isinstance(engine, HokmEngine) and engine.outcome is not None
     assert engine.hands == [[] for _ in range(players)]
@@ -351,16 +361,26 @@ def test_a_hokm_hand_ended_before_the_cut_is_not_dealt(plain_page: Any, replay_p
         assert any("not dealt" in note for note in ev["notes"])
 
 
-@pytest.mark.parametrize(("ruleset", "n_seats", "deck"), [
-    ({"players": 5, "cut": False}, 5, deck52()),                       # no such table
-    ({"players": 3, "cut": False}, 4, deck52()),                       # seats ≠ players
-    ({"players": 3, "cut": False}, 3, deck52()),                       # 2C is not dealt to 3
-    ({"players": 4, "cut": "yes"}, 4, deck52()),                       # not a ruleset value
-], ids=["five", "seats", "deck", "cut"])
+@pytest.mark.parametrize(
+    ("ruleset", "n_seats", "deck"),
+    [
+        ({"players": 5, "cut": False}, 5, deck52()),  # no such table
+        ({"players": 3, "cut": False}, 4, deck52()),  # seats ≠ players
+        ({"players": 3, "cut": False}, 3, deck52()),  # 2C is not dealt to 3
+        ({"players": 4, "cut": "yes"}, 4, deck52()),  # not a ruleset value
+    ],
+    ids=["five", "seats", "deck", "cut"],
+)
 def test_a_deal_the_page_does_not_know_names_nobody(
-        plain_page: Any, ruleset: dict[str, Any], n_seats: int, deck: list[str]) -> None:
-    doc = built("hokm", ruleset, [("hakem", "shuffle", deck), ("h0/shuffle", "shuffle", deck)],
-                n_seats=n_seats, match_id=f"unknown-{len(plain_page.site.transcripts)}")
+    plain_page: Any, ruleset: dict[str, Any], n_seats: int, deck: list[str]
+) -> None:
+    doc = built(
+        "hokm",
+        ruleset,
+        [("hakem", "shuffle", deck), ("h0/shuffle", "shuffle", deck)],
+        n_seats=n_seats,
+        match_id=f"unknown-{len(plain_page.site.transcripts)}",
+    )
     rows = show(plain_page, doc)
     assert rows["chance"] == "true"  # the draws are genuine; only the form is unknown
     for ev in shown(plain_page).values():

@@ -33,8 +33,12 @@ VERIFY = str(Path(sys.executable).with_name("verify"))
 @contextmanager
 def verify_page(*args: str) -> Iterator[str]:
     """``verify page --port 0 ARGS`` running; yields its URL (from its first line)."""
-    proc = subprocess.Popen([VERIFY, "page", "--port", "0", *args], stderr=subprocess.PIPE,
-                            stdout=subprocess.DEVNULL, text=True)
+    proc = subprocess.Popen(
+        [VERIFY, "page", "--port", "0", *args],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+    )
     try:
         assert proc.stderr is not None
         line = proc.stderr.readline()
@@ -73,8 +77,12 @@ def test_serves_what_the_service_serves() -> None:
         assert mine[0] == theirs[0] == 200
         assert mine[1] == theirs[1]
         assert mine[2]["content-security-policy"] == theirs[2]["content-security-policy"]
-        for path in ("/static/qahwa-py.json", "/static/verify-worker.js", "/static/merkle.js",
-                     f"/static/pyodide/{PYODIDE_VERSION}/pyodide.mjs"):
+        for path in (
+            "/static/qahwa-py.json",
+            "/static/verify-worker.js",
+            "/static/merkle.js",
+            f"/static/pyodide/{PYODIDE_VERSION}/pyodide.mjs",
+        ):
             a, b = get(base + path), get(srv.url + path)
             assert (a[0], a[1]) == (b[0], b[1]) == (200, b[1]), path
         manifest = json.loads(get(base + "/static/qahwa-py.json")[1])
@@ -99,11 +107,17 @@ def test_no_runtime_serves_the_page_without_pyodide() -> None:
 def test_a_port_in_use_is_one_line_and_exit_1() -> None:
     with verify_page("--no-runtime") as url:
         port = url.split(":")[2].split("/")[0]
-        proc = subprocess.run([VERIFY, "page", "--port", port], capture_output=True,
-                              text=True, timeout=30, check=False)
+        proc = subprocess.run(
+            [VERIFY, "page", "--port", port],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
     assert proc.returncode == 1
     assert proc.stderr.strip().splitlines() == [
-        f"verify: error: cannot listen on 127.0.0.1:{port}: Address already in use"]
+        f"verify: error: cannot listen on 127.0.0.1:{port}: Address already in use"
+    ]
 
 
 def _check(page: Any, doc: dict[str, Any]) -> dict[str, str]:
@@ -111,11 +125,13 @@ def _check(page: Any, doc: dict[str, Any]) -> dict[str, str]:
     page.fill("#in-key", public_key_b64(SIGNER.public_key))
     page.click("#go")
     page.wait_for_selector("#verdict[data-verdict]", timeout=30_000)
-    expect(page.locator("#verdict")).not_to_have_attribute("data-replay", "pending",
-                                                           timeout=120_000)
+    expect(page.locator("#verdict")).not_to_have_attribute(
+        "data-replay", "pending", timeout=120_000
+    )
     assert page.js_errors == []
     rows = page.eval_on_selector_all(
-        "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])")
+        "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])"
+    )
     return {str(k): str(v) for k, v in rows}
 
 
@@ -143,7 +159,9 @@ def test_the_local_page_replays_the_rules_and_rejects_a_forged_winner() -> None:
             assert page.get_attribute("#verdict", "data-verdict") == "incomplete"
         with open_page(browser, url + "?lang=en") as page:
             rows = _check(page, forged)  # a forged winner, re-signed: never "pass" unreplayed
-            assert (rows["replay"], rows["result"], rows["signature"]) == ("unknown",) * 2 + ("true",)
+            assert (rows["replay"], rows["result"], rows["signature"]) == ("unknown",) * 2 + (
+                "true",
+            )
             assert page.get_attribute("#verdict", "data-verdict") == "incomplete"
 
 
@@ -161,14 +179,19 @@ def test_the_verify_api_is_the_page_verdict(runtime: bool) -> None:
     for name, doc in docs.items():
         f = json.loads(json.dumps(doc))
         f["result"]["winners"] = [1 - f["result"]["winners"][0]]
-        forged[name] = rechain(f) if name == "v2" else SIGNER.signed(
-            {k: v for k, v in f.items() if k != "signature"})
+        forged[name] = (
+            rechain(f)
+            if name == "v2"
+            else SIGNER.signed({k: v for k, v in f.items() if k != "signature"})
+        )
     with verify_page(*([] if runtime else ["--no-runtime"])) as url, launch() as browser:
         with open_page(browser, url + "?lang=en") as page:
             for name in docs:
                 for doc, want in ((docs[name], "pass"), (forged[name], "fail")):
-                    got = page.evaluate("([t, k]) => window.qahwaFair.verify(t, k)",
-                                        [json.dumps(doc), public_key_b64(SIGNER.public_key)])
+                    got = page.evaluate(
+                        "([t, k]) => window.qahwaFair.verify(t, k)",
+                        [json.dumps(doc), public_key_b64(SIGNER.public_key)],
+                    )
                     if not runtime:
                         want = "incomplete"
                     assert got["verdict"] == want, (name, got["checks"])

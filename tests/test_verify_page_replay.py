@@ -74,13 +74,16 @@ def check(page: Any, mid: str) -> dict[str, str]:
     expect(verdict).not_to_have_attribute("data-replay", "pending", timeout=120_000)
     assert page.js_errors == []
     rows = page.eval_on_selector_all(
-        "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])")
+        "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])"
+    )
     return {str(k): str(v) for k, v in rows}
 
 
 def verdict(page: Any) -> tuple[str, str]:
-    return (str(page.get_attribute("#verdict", "data-verdict")),
-            str(page.get_attribute("#verdict", "data-replay")))
+    return (
+        str(page.get_attribute("#verdict", "data-verdict")),
+        str(page.get_attribute("#verdict", "data-replay")),
+    )
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -110,7 +113,8 @@ def _illegal(doc: dict[str, Any]) -> int:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_illegal_action_fails_the_replay_not_the_chance_events(
-        page: Any, site: Site, game: str) -> None:
+    page: Any, site: Site, game: str
+) -> None:
     doc = genuine(game, seed=6)
     doc = copy.deepcopy(doc)
     seq = _illegal(doc)
@@ -123,8 +127,9 @@ def test_illegal_action_fails_the_replay_not_the_chance_events(
     assert verdict(page) == ("fail", "done")
     text = page.inner_text("tr[data-check=replay]")
     assert f"event {seq}" in text and "rejected" in text
-    assert set(page.eval_on_selector_all("li.ev", "els => els.map(e => e.dataset.status)")) \
-        == {"ok"}
+    assert set(page.eval_on_selector_all("li.ev", "els => els.map(e => e.dataset.status)")) == {
+        "ok"
+    }
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -163,8 +168,13 @@ def _hakem_per_hand(doc: dict[str, Any]) -> dict[int, int]:
         if re.fullmatch(r"h\d+/shuffle", str(ev.get("label"))):
             out[ev["seq"]] = engine.view(None)["hakem"]
 
-    key = match_key(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
-                    [s["client_seed"] for s in doc["seats"]])
+    key = match_key(
+        doc["server_seed"],
+        doc["match_id"],
+        doc["game"],
+        doc["ruleset"],
+        [s["client_seed"] for s in doc["seats"]],
+    )
     replay(engine_class("hokm"), doc["ruleset"], key, doc["events"], on_event=seen)
     return out
 
@@ -225,7 +235,8 @@ def test_no_request_leaves_the_origin_and_reloads_are_warm(browser: Any, site: S
 
 @pytest.mark.parametrize("runtime", ["none", "empty"])
 def test_without_the_runtime_chance_is_still_verified(
-        browser: Any, tmp_path: Path, runtime: str) -> None:
+    browser: Any, tmp_path: Path, runtime: str
+) -> None:
     # "none": the server serves none of the page's Python (404); "empty": it serves the
     # manifest, which says there is no runtime (make pyodide could not fetch it).
     s = Site(runtime_dir=tmp_path if runtime == "empty" else None)
@@ -237,8 +248,9 @@ def test_without_the_runtime_chance_is_still_verified(
         errors: list[str] = []
         pg.on("pageerror", lambda e: errors.append(str(e)))
         pg.goto(f"{s.url}/verify?lang=en&match={mid}")
-        expect(pg.locator("#verdict")).to_have_attribute("data-replay", "unavailable",
-                                                         timeout=30_000)
+        expect(pg.locator("#verdict")).to_have_attribute(
+            "data-replay", "unavailable", timeout=30_000
+        )
         # the chance events check out, but without the replay the verdict is never "pass"
         assert pg.get_attribute("#verdict", "data-verdict") == "incomplete"
         for c in ("commitment", "chance", "signature"):
@@ -268,8 +280,9 @@ def test_sources_that_do_not_match_their_hash_are_not_run(browser: Any, tmp_path
         mid = s.add(genuine("tawla", seed=13))
         pg = ctx.new_page()
         pg.goto(f"{s.url}/verify?lang=en&match={mid}")
-        expect(pg.locator("#verdict")).to_have_attribute("data-replay", "unavailable",
-                                                         timeout=120_000)
+        expect(pg.locator("#verdict")).to_have_attribute(
+            "data-replay", "unavailable", timeout=120_000
+        )
         text = pg.inner_text("tr[data-check=replay]")
         assert "could not be started" in text and "SHA-256" in text
         assert pg.get_attribute("tr[data-check=replay]", "data-ok") == "unknown"

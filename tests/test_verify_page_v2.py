@@ -4,6 +4,7 @@ signature in JavaScript (Web Crypto), the commitments, draws and rules through t
 replay (``verify_cli.v2_rules`` on Pyodide). Without that replay the verdict is
 "incomplete", never "pass".
 """
+
 from __future__ import annotations
 
 import json
@@ -36,8 +37,9 @@ def _site(runtime: bool) -> Site:
     return s
 
 
-def check(browser: Any, site: Site, doc: dict[str, Any],
-          fields: dict[str, str] | None = None) -> tuple[str, dict[str, str], str]:
+def check(
+    browser: Any, site: Site, doc: dict[str, Any], fields: dict[str, str] | None = None
+) -> tuple[str, dict[str, str], str]:
     """(verdict, {row: data-ok}, the report's text) once final; ``fields``: more inputs."""
     mid = site.add(doc)
     with open_page(browser, f"{site.url}/verify?lang=en") as page:
@@ -50,9 +52,13 @@ def check(browser: Any, site: Site, doc: dict[str, Any],
         expect(verdict).not_to_have_attribute("data-replay", "pending", timeout=120_000)
         assert page.js_errors == []
         rows = page.eval_on_selector_all(
-            "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])")
-        return (str(page.get_attribute("#verdict", "data-verdict")),
-                {str(k): str(v) for k, v in rows}, page.inner_text("#report"))
+            "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])"
+        )
+        return (
+            str(page.get_attribute("#verdict", "data-verdict")),
+            {str(k): str(v) for k, v in rows},
+            page.inner_text("#report"),
+        )
 
 
 def keyed_tawla() -> dict[str, Any]:
@@ -71,8 +77,23 @@ def test_genuine_keyed_v2_transcript_passes(browser: Any) -> None:
     finally:
         site.close()
     assert verdict == "pass", "\n".join(ln for ln in text.splitlines()[:40] if "\u2718" in ln)
-    for row in ("protocol", "lock_sig", "seq", "chain", "seat_sigs", "seed", "commitment",
-                "seats", "key", "fresh", "chance", "signature", "replay", "result", "agree"):
+    for row in (
+        "protocol",
+        "lock_sig",
+        "seq",
+        "chain",
+        "seat_sigs",
+        "seed",
+        "commitment",
+        "seats",
+        "key",
+        "fresh",
+        "chance",
+        "signature",
+        "replay",
+        "result",
+        "agree",
+    ):
         assert rows[row] == "true", (row, rows)
     # the v2 rules checks of verify_cli.v2_rules have their own rows
     assert any(k.startswith("py_") for k in rows), rows
@@ -98,14 +119,17 @@ def test_forged_winner_without_runtime_is_incomplete(browser: Any) -> None:
     assert "not replayed" in text
 
 
-def test_keyed_move_edited_and_resigned_by_the_server_fails_seat_signatures(
-        browser: Any) -> None:
+def test_keyed_move_edited_and_resigned_by_the_server_fails_seat_signatures(browser: Any) -> None:
     doc = keyed_tawla()
     acts = [i for i, e in enumerate(doc["events"]) if e["type"] == "action" and "sig" in e]
     first = acts[0]
     seat = doc["events"][first]["seat"]
-    other = next(i for i in acts[1:] if doc["events"][i]["seat"] == seat
-                 and doc["events"][i]["action"] != doc["events"][first]["action"])
+    other = next(
+        i
+        for i in acts[1:]
+        if doc["events"][i]["seat"] == seat
+        and doc["events"][i]["action"] != doc["events"][first]["action"]
+    )
     doc["events"][first]["action"] = doc["events"][other]["action"]  # keeps the old sig
     forged = rechain(doc)
     site = _site(runtime=False)
@@ -119,8 +143,7 @@ def test_keyed_move_edited_and_resigned_by_the_server_fails_seat_signatures(
     assert f"event {first} (action by seat {seat})" in text
 
 
-def test_receipts_agree_with_the_genuine_transcript_and_catch_a_cut_short_one(
-        browser: Any) -> None:
+def test_receipts_agree_with_the_genuine_transcript_and_catch_a_cut_short_one(browser: Any) -> None:
     genuine = keyed_tawla()
     receipts = json.dumps(receipts_of(genuine))
     site = _site(runtime=False)
@@ -130,8 +153,9 @@ def test_receipts_agree_with_the_genuine_transcript_and_catch_a_cut_short_one(
         assert f"{len(genuine['events']) + 1} receipt(s)" in text
         # the server cuts the match short before event 40 and appends a resignation
         cut = keyed_tawla()
-        cut["events"] = cut["events"][:40] + [{"seq": 40, "type": "end", "reason": "resigned",
-                                              "seat": 1}]
+        cut["events"] = cut["events"][:40] + [
+            {"seq": 40, "type": "end", "reason": "resigned", "seat": 1}
+        ]
         cut["result"] = {**cut["result"], "reason": "resigned", "winners": [0]}
         verdict, rows, text = check(browser, site, rechain(cut), {"#in-receipts": receipts})
     finally:
@@ -146,13 +170,27 @@ def test_own_seed_field(browser: Any) -> None:
     seat = doc["seats"][1]
     site = _site(runtime=False)
     try:
-        _, rows, text = check(browser, site, doc, {
-            "#in-own-seat": "1", "#in-own-seed": seat["client_seed"],
-            "#in-own-nonce": seat["nonce"]})
+        _, rows, text = check(
+            browser,
+            site,
+            doc,
+            {
+                "#in-own-seat": "1",
+                "#in-own-seed": seat["client_seed"],
+                "#in-own-nonce": seat["nonce"],
+            },
+        )
         assert rows["own_seed"] == "true", text
-        verdict, rows, text = check(browser, site, doc, {
-            "#in-own-seat": "1", "#in-own-seed": seat["client_seed"] + "x",
-            "#in-own-nonce": seat["nonce"]})
+        verdict, rows, text = check(
+            browser,
+            site,
+            doc,
+            {
+                "#in-own-seat": "1",
+                "#in-own-seed": seat["client_seed"] + "x",
+                "#in-own-nonce": seat["nonce"],
+            },
+        )
     finally:
         site.close()
     assert verdict == "fail" and rows["own_seed"] == "false"
@@ -161,8 +199,9 @@ def test_own_seed_field(browser: Any) -> None:
 
 def test_a_roll_value_off_its_chain_fails_in_javascript(browser: Any) -> None:
     doc = keyed_tawla()
-    k = next(i for i, e in enumerate(doc["events"]) if e["type"] == "action"
-             and "value" in e["action"])
+    k = next(
+        i for i, e in enumerate(doc["events"]) if e["type"] == "action" and "value" in e["action"]
+    )
     doc["events"][k]["action"]["value"] = "00" * 32
     site = _site(runtime=False)
     try:
@@ -199,7 +238,9 @@ def test_v2_spec_vectors_in_javascript(browser: Any) -> None:
                 else out.draws.push(await f.shuffle(out.K, d.label, items(d.items)));
               }
               return out;
-            }""", v)
+            }""",
+            v,
+        )
     assert got["K"] == v["K"]
     assert got["commitments"] == [s["seed_commitment"] for s in v["seats"]]
     for d, r in zip(v["draws"], got["draws"], strict=True):

@@ -53,8 +53,13 @@ def genuine(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
         p = d / f"tawla-{i}.json"
         p.write_text(json.dumps(SIGNER.signed(tawla(100 + i))), encoding="utf-8")
         out.append(str(p))
-    for game, rs in (("hokm", {}), ("qahve", {}), ("iraqi_domino", {}),
-                     ("mexican_train", {"rounds": 1}), ("shelem", {})):
+    for game, rs in (
+        ("hokm", {}),
+        ("qahve", {}),
+        ("iraqi_domino", {}),
+        ("mexican_train", {"rounds": 1}),
+        ("shelem", {}),
+    ):
         doc = v1_match(game, rs, 7)
         p = d / f"{game}.json"
         p.write_text(json.dumps(SIGNER.signed(doc)), encoding="utf-8")
@@ -75,8 +80,13 @@ def test_genuine_transcripts_are_nothing_unusual(genuine: list[str]) -> None:
         assert "without a signature check" not in res.stdout
     out = json.loads(run("stats", "--seat", "0", "--key", keys, "--json", *files).stdout)
     names = [t["name"] for t in out["tests"]]
-    assert names == ["dice faces", "doubles", "pips", "first-hand strength (cards)",
-                     "first-hand strength (dominoes)"]
+    assert names == [
+        "dice faces",
+        "doubles",
+        "pips",
+        "first-hand strength (cards)",
+        "first-hand strength (dominoes)",
+    ]
     assert out["sentence"] == "nothing unusual" and out["unusual"] is False
     assert all(0 < t["p_value"] <= t["p_adjusted"] <= 1 for t in out["tests"])
 
@@ -128,8 +138,9 @@ def test_a_planted_run_of_doubles_is_flagged(tmp_path: Path) -> None:
 
 def test_rolls_are_attributed_to_the_roller() -> None:
     doc = tawla(101)
-    all_dice = sum(len(e["result"]) for e in doc["events"]
-                   if e["type"] == "chance" and e["kind"] == "dice")
+    all_dice = sum(
+        len(e["result"]) for e in doc["events"] if e["type"] == "chance" and e["kind"] == "dice"
+    )
     t0, t1 = tally([doc], 0, None), tally([doc], 1, None)
     both = tally([doc], None, None)
     assert sum(t0.faces.values()) + sum(t1.faces.values()) == all_dice
@@ -151,15 +162,30 @@ def _v2_shaped(doc: dict[str, Any]) -> dict[str, Any]:
             roller = ev["seat"]
             ev["action"] = {"type": "roll", "value": "11" * 32}
             events.append(ev)
-            events.append({"type": "action", "seat": 1 - roller,
-                           "action": {"type": "roll_value", "value": "22" * 32}})
+            events.append(
+                {
+                    "type": "action",
+                    "seat": 1 - roller,
+                    "action": {"type": "roll_value", "value": "22" * 32},
+                }
+            )
             continue
         if ev["type"] == "chance" and ev["kind"] == "dice":
             if "/opening/" in ev["label"]:
-                events.append({"type": "action", "seat": 0,
-                               "action": {"type": "roll_value", "value": "33" * 32}})
-                events.append({"type": "action", "seat": 1,
-                               "action": {"type": "roll_value", "value": "44" * 32}})
+                events.append(
+                    {
+                        "type": "action",
+                        "seat": 0,
+                        "action": {"type": "roll_value", "value": "33" * 32},
+                    }
+                )
+                events.append(
+                    {
+                        "type": "action",
+                        "seat": 1,
+                        "action": {"type": "roll_value", "value": "44" * 32},
+                    }
+                )
             ev["label"] += "|" + hashlib.sha256(ev["label"].encode()).hexdigest()
         events.append(ev)
     return {**doc, "protocol": "qahwa-fair/2", "events": events}
@@ -184,27 +210,45 @@ def _engine_first_hands(doc: dict[str, Any]) -> list[list[str]]:
     cls = engine_class(doc["game"])
     seats = doc["seats"]
     if doc["protocol"] == PROTOCOL_V2:
-        key = match_key_v2(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"],
-                           [(s["client_seed"], s["nonce"]) for s in seats])
+        key = match_key_v2(
+            doc["server_seed"],
+            doc["match_id"],
+            doc["game"],
+            doc["ruleset"],
+            [(s["client_seed"], s["nonce"]) for s in seats],
+        )
     else:
-        key = match_key(bytes.fromhex(doc["server_seed"]), doc["match_id"], doc["game"],
-                        doc["ruleset"], [s["client_seed"] for s in seats])
+        key = match_key(
+            bytes.fromhex(doc["server_seed"]),
+            doc["match_id"],
+            doc["game"],
+            doc["ruleset"],
+            [s["client_seed"] for s in seats],
+        )
     first: list[list[str]] = []
 
     def on_event(ev: Any, engine: Any) -> None:
         if not first and all(engine.hands[s] for s in range(len(seats))):
             first.extend(list(h) for h in engine.hands)
 
-    replay(cls, doc["ruleset"], key, doc["events"], protocol=doc["protocol"],
-           on_event=on_event)
+    replay(cls, doc["ruleset"], key, doc["events"], protocol=doc["protocol"], on_event=on_event)
     return first
 
 
 @pytest.mark.parametrize("protocol", [PROTOCOL, PROTOCOL_V2])
-@pytest.mark.parametrize("game,rs", [("hokm", {}), ("hokm", {"players": 3}),
-                                     ("hokm", {"players": 2}), ("qahve", {}), ("shelem", {}),
-                                     ("shelem", {"players": 2}), ("iraqi_domino", {}),
-                                     ("mexican_train", {"rounds": 1, "players": 6})])
+@pytest.mark.parametrize(
+    "game,rs",
+    [
+        ("hokm", {}),
+        ("hokm", {"players": 3}),
+        ("hokm", {"players": 2}),
+        ("qahve", {}),
+        ("shelem", {}),
+        ("shelem", {"players": 2}),
+        ("iraqi_domino", {}),
+        ("mexican_train", {"rounds": 1, "players": 6}),
+    ],
+)
 def test_first_hand_is_the_engines_deal(game: str, rs: dict[str, Any], protocol: str) -> None:
     """The hand stats reads from a transcript is the hand the engine dealt (v1's chosen
     cut or tap, v2's drawn cut)."""
@@ -228,8 +272,12 @@ def test_first_hand_is_the_engines_deal(game: str, rs: dict[str, Any], protocol:
 def test_v2_transcripts_count_every_die_once(tmp_path: Path) -> None:
     docs = [_sim("tawla", {"match_length": 3}, 200 + i, PROTOCOL_V2) for i in range(3)]
     assert all(d["protocol"] == PROTOCOL_V2 for d in docs)
-    all_dice = sum(len(e["result"]) for d in docs for e in d["events"]
-                   if e["type"] == "chance" and e["kind"] == "dice")
+    all_dice = sum(
+        len(e["result"])
+        for d in docs
+        for e in d["events"]
+        if e["type"] == "chance" and e["kind"] == "dice"
+    )
     t0, t1 = tally(docs, 0, None), tally(docs, 1, None)
     assert sum(t0.faces.values()) + sum(t1.faces.values()) == all_dice
     assert t0.rolls and t1.rolls
@@ -248,8 +296,9 @@ def test_v2_transcripts_count_every_die_once(tmp_path: Path) -> None:
 
 def test_sentences_and_moments() -> None:
     assert sentence(0.5) == "nothing unusual"
-    assert sentence(0.001) == ("unusual at p = 0.001, which happens by chance to about one "
-                               "player in 1,000")
+    assert sentence(0.001) == (
+        "unusual at p = 0.001, which happens by chance to about one player in 1,000"
+    )
     assert sentence(2e-12).endswith("one player in 10^12")
     assert sentence(None).startswith("nothing to test")
     assert PIPS_MEAN == pytest.approx(49 / 6)
@@ -259,8 +308,9 @@ def test_sentences_and_moments() -> None:
 
 @pytest.fixture
 def server(genuine: list[str]) -> Iterator[str]:
-    docs = {f"/v1/matches/m{i}/transcript": Path(f).read_bytes()
-            for i, f in enumerate(genuine[:-1])}
+    docs = {
+        f"/v1/matches/m{i}/transcript": Path(f).read_bytes() for i, f in enumerate(genuine[:-1])
+    }
     docs["/v1/keys"] = json.dumps(keys_doc()).encode()
 
     class Handler(BaseHTTPRequestHandler):
@@ -298,12 +348,15 @@ def test_from_a_server(server: str, genuine: list[str]) -> None:
     assert res.exit_code == 2
 
 
-@pytest.mark.parametrize("args,message", [
-    (["--seat", "0"], "give transcript files or URLs"),
-    (["--match", "x", "f.json"], "--match needs --server"),
-    (["--seat", "0", "--name", "a", "f.json"], "--seat or --name"),
-    (["/nonexistent.json"], "cannot read"),
-])
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["--seat", "0"], "give transcript files or URLs"),
+        (["--match", "x", "f.json"], "--match needs --server"),
+        (["--seat", "0", "--name", "a", "f.json"], "--seat or --name"),
+        (["/nonexistent.json"], "cannot read"),
+    ],
+)
 def test_unusable_input_is_exit_2(args: list[str], message: str) -> None:
     res = CliRunner().invoke(app, ["stats", *args])
     assert res.exit_code == 2
@@ -318,5 +371,7 @@ def test_browser_stats_is_the_cli_analysis_of_one_match() -> None:
     assert got["tests"] == json.loads(json.dumps(want["tests"]))
     assert got["sentence"] == want["sentence"]
     assert json.loads(browser_stats("[1, 2"))["status"] == "unusable"
-    assert json.loads(browser_stats("[1, 2]")) == {"status": "unusable",
-                                                   "reason": "not a transcript"}
+    assert json.loads(browser_stats("[1, 2]")) == {
+        "status": "unusable",
+        "reason": "not a transcript",
+    }

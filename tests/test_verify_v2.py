@@ -84,9 +84,11 @@ def first(doc: dict[str, Any], **kw: Any) -> dict[str, Any]:
 
 # -- genuine v2 transcripts ------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("keyed", [False, True], ids=["unkeyed", "keyed"])
-@pytest.mark.parametrize(("game", "ruleset"), FORMS,
-                         ids=[f"{g}-{json.dumps(r, sort_keys=True)}" for g, r in FORMS])
+@pytest.mark.parametrize(
+    ("game", "ruleset"), FORMS, ids=[f"{g}-{json.dumps(r, sort_keys=True)}" for g, r in FORMS]
+)
 def test_every_game_and_form_verifies(game: str, ruleset: dict[str, Any], keyed: bool) -> None:
     doc = v2_match(game, ruleset, keyed=keyed)
     assert doc["protocol"] == PROTOCOL_V2
@@ -108,8 +110,11 @@ def test_a_fresh_roll_match_really_rolls_fresh() -> None:
     doc = v2_match("tawla", {"match_length": 1})
     dice = [e for e in doc["events"] if e["type"] == "chance" and e["kind"] == "dice"]
     assert dice and all("|" in e["label"] for e in dice)
-    values = [e for e in doc["events"] if e["type"] == "action"
-              and e["action"]["type"] in ("roll", "roll_value")]
+    values = [
+        e
+        for e in doc["events"]
+        if e["type"] == "action" and e["action"]["type"] in ("roll", "roll_value")
+    ]
     assert len(values) == 2 * len(dice)
 
 
@@ -196,6 +201,7 @@ def test_a_no_reveal_naming_a_seat_that_revealed_fails() -> None:
 
 # -- the lock and the seats ------------------------------------------------------------------
 
+
 def test_seats_that_differ_from_the_lock_fail_even_re_signed() -> None:
     doc = v2_match("tawla", {"match_length": 1}, keyed=True)
     # the operator swaps in a key it holds, for seat 1, in the transcript's seats only
@@ -262,9 +268,15 @@ def test_a_forged_lock_commitment_for_a_chosen_seed_fails_the_lock_signature() -
 
 # -- fresh rolls -----------------------------------------------------------------------------
 
+
 def _value_events(doc: dict[str, Any], seat: int) -> list[int]:
-    return [i for i, e in enumerate(doc["events"]) if e["type"] == "action"
-            and e["seat"] == seat and e["action"]["type"] in ("roll", "roll_value")]
+    return [
+        i
+        for i, e in enumerate(doc["events"])
+        if e["type"] == "action"
+        and e["seat"] == seat
+        and e["action"]["type"] in ("roll", "roll_value")
+    ]
 
 
 def test_an_off_chain_roll_value_fails() -> None:
@@ -290,10 +302,11 @@ def test_roll_values_out_of_order_fail() -> None:
 def test_a_roll_drawn_without_fresh_values_fails() -> None:
     # the operator replaces a fresh roll by a plain v1-style one it can compute in advance
     doc = v2_match("tawla", {"match_length": 1})
-    i = next(i for i, e in enumerate(doc["events"]) if e["type"] == "chance"
-             and "/roll/" in e["label"])
+    i = next(
+        i for i, e in enumerate(doc["events"]) if e["type"] == "chance" and "/roll/" in e["label"]
+    )
     ev = doc["events"][i]
-    del doc["events"][i - 2:i]  # the two values
+    del doc["events"][i - 2 : i]  # the two values
     ev["label"] = ev["label"].split("|")[0]
     pairs = [(s["client_seed"], s["nonce"]) for s in doc["seats"]]
     key = match_key_v2(doc["server_seed"], doc["match_id"], "tawla", doc["ruleset"], pairs)
@@ -312,10 +325,14 @@ def test_values_from_the_wrong_seat_fail() -> None:
 
 # -- the hokm cut ----------------------------------------------------------------------------
 
+
 def test_a_chosen_cut_fails() -> None:
     doc = v2_match("hokm", {"target": 1})
-    i = next(i for i, e in enumerate(doc["events"]) if e["type"] == "action"
-             and e["action"]["type"] == "cut")
+    i = next(
+        i
+        for i, e in enumerate(doc["events"])
+        if e["type"] == "action" and e["action"]["type"] == "cut"
+    )
     assert doc["events"][i + 1]["label"].endswith("/cut")
     doc["events"][i]["action"]["k"] = 17
     del doc["events"][i + 1]
@@ -325,6 +342,7 @@ def test_a_chosen_cut_fails() -> None:
 
 
 # -- the chain and the seats' signatures -----------------------------------------------------
+
 
 def test_a_wrong_chain_fails() -> None:
     doc = v2_match("rng")
@@ -337,8 +355,7 @@ def _rng_with_dice(keyed: bool) -> dict[str, Any]:
     """A plain session (keyed or not) with a dice draw in it."""
     for seed in range(1, 50):
         doc = v2_match("rng", seed=seed, keyed=keyed)
-        if any(e["type"] == "action" and e["action"].get("kind") == "dice"
-               for e in doc["events"]):
+        if any(e["type"] == "action" and e["action"].get("kind") == "dice" for e in doc["events"]):
             return doc
     raise AssertionError("no plain session with a dice draw in 49 seeds")
 
@@ -346,8 +363,11 @@ def _rng_with_dice(keyed: bool) -> dict[str, Any]:
 def _other_rng_draw(doc: dict[str, Any]) -> int:
     """Edit a plain session's last draw into another legal one, its chance event recomputed
     from the revealed seeds (what an operator who knows K can do), and return its seq."""
-    i = max(i for i, e in enumerate(doc["events"]) if e["type"] == "action"
-            and e["action"]["type"] == "draw" and e["action"]["kind"] == "dice")
+    i = max(
+        i
+        for i, e in enumerate(doc["events"])
+        if e["type"] == "action" and e["action"]["type"] == "draw" and e["action"]["kind"] == "dice"
+    )
     act = doc["events"][i]["action"]
     act["sides"] = 7 if act.get("sides", 6) != 7 else 8
     ev = doc["events"][i + 1]
@@ -404,14 +424,14 @@ def test_a_sig_on_a_chance_event_fails() -> None:
 
 # -- receipts --------------------------------------------------------------------------------
 
+
 def _cut_short(doc: dict[str, Any]) -> dict[str, Any]:
     """A genuine tawla match cut before the end, ending in a timeout of the seat on turn,
     replayed to the new result, chained and re-signed with the server's genuine key."""
     return _ended(doc, len(doc["events"]) - 6, "timeout")
 
 
-def test_a_match_cut_short_is_caught_by_the_players_receipts(tmp_path: Path,
-                                                             key_file: str) -> None:
+def test_a_match_cut_short_is_caught_by_the_players_receipts(tmp_path: Path, key_file: str) -> None:
     genuine = v2_match("tawla", {"match_length": 1}, keyed=True)
     receipts = receipts_of(genuine)
     rfile = write(tmp_path / "receipts.json", receipts)
@@ -443,8 +463,13 @@ def test_one_receipt_file_of_a_single_receipt(tmp_path: Path, key_file: str) -> 
 def test_a_receipt_not_signed_by_a_listed_key_fails(tmp_path: Path, key_file: str) -> None:
     genuine = v2_match("rng")
     r = Signer.generate().signed(receipts_of(genuine)[-1])
-    res = run(write(tmp_path / "t.json", genuine), "--key", key_file, "--receipt",
-              write(tmp_path / "r.json", r))
+    res = run(
+        write(tmp_path / "t.json", genuine),
+        "--key",
+        key_file,
+        "--receipt",
+        write(tmp_path / "r.json", r),
+    )
     assert res.exit_code == 1 and "receipt for seq" in res.stdout
 
 
@@ -459,25 +484,41 @@ def test_a_receipt_file_that_is_no_receipt_is_unusable(tmp_path: Path, key_file:
 
 def test_a_receipt_for_another_match_is_unusable(tmp_path: Path, key_file: str) -> None:
     r = receipts_of(v2_match("rng", seed=5))
-    res = run(write(tmp_path / "t.json", v2_match("rng")), "--key", key_file, "--receipt",
-              write(tmp_path / "r.json", r))
+    res = run(
+        write(tmp_path / "t.json", v2_match("rng")),
+        "--key",
+        key_file,
+        "--receipt",
+        write(tmp_path / "r.json", r),
+    )
     assert res.exit_code == 2 and "none of the transcripts" in res.stderr
 
 
 # -- own seed --------------------------------------------------------------------------------
 
+
 def test_own_seed(tmp_path: Path, key_file: str) -> None:
     doc = v2_match("hokm", {"target": 1})
     t = write(tmp_path / "t.json", doc)
     s = doc["seats"][2]
-    res = run(t, "--key", key_file, "--seat", "2", "--client-seed", s["client_seed"],
-              "--nonce", s["nonce"])
+    res = run(
+        t,
+        "--key",
+        key_file,
+        "--seat",
+        "2",
+        "--client-seed",
+        s["client_seed"],
+        "--nonce",
+        s["nonce"],
+    )
     assert res.exit_code == 0, res.output
     assert "own seed: seat 2 holds exactly your client seed and nonce" in res.stdout
-    for args in (["--client-seed", s["client_seed"] + "x", "--nonce", s["nonce"]],
-                 ["--client-seed", s["client_seed"], "--nonce", "0" * 64],
-                 ["--client-seed", doc["seats"][1]["client_seed"], "--nonce",
-                  doc["seats"][1]["nonce"]]):
+    for args in (
+        ["--client-seed", s["client_seed"] + "x", "--nonce", s["nonce"]],
+        ["--client-seed", s["client_seed"], "--nonce", "0" * 64],
+        ["--client-seed", doc["seats"][1]["client_seed"], "--nonce", doc["seats"][1]["nonce"]],
+    ):
         res = run(t, "--key", key_file, "--seat", "2", *args)
         assert res.exit_code == 1, (args, res.output)
         assert "✘ own seed" in res.stdout
@@ -502,8 +543,10 @@ def test_own_seed_report_in_verify_document() -> None:
 
 # -- the log, the key, the output ------------------------------------------------------------
 
+
 def test_without_a_log_source_the_log_is_not_checked_and_the_verdict_stands(
-        tmp_path: Path, key_file: str) -> None:
+    tmp_path: Path, key_file: str
+) -> None:
     res = run(write(tmp_path / "t.json", v2_match("rng")), "--key", key_file, "--no-state")
     assert res.exit_code == 0, res.output
     assert "– log: not checked" in res.stdout
@@ -519,8 +562,12 @@ def test_without_a_key_nothing_signed_is_a_pass(tmp_path: Path) -> None:
 
 
 def test_json_output_names_the_v2_checks(tmp_path: Path, key_file: str) -> None:
-    res = run(write(tmp_path / "t.json", v2_match("tawla", {"match_length": 1})), "--key",
-              key_file, "--json")
+    res = run(
+        write(tmp_path / "t.json", v2_match("tawla", {"match_length": 1})),
+        "--key",
+        key_file,
+        "--json",
+    )
     out = json.loads(res.stdout)
     assert out["ok"] is True
     names = [c["name"] for c in out["results"][0]["checks"]]
@@ -528,8 +575,12 @@ def test_json_output_names_the_v2_checks(tmp_path: Path, key_file: str) -> None:
 
 
 def test_fresh_rolls_are_shown_as_fresh(tmp_path: Path, key_file: str) -> None:
-    res = run(write(tmp_path / "t.json", v2_match("tawla", {"match_length": 1})), "--key",
-              key_file, "--all-draws")
+    res = run(
+        write(tmp_path / "t.json", v2_match("tawla", {"match_length": 1})),
+        "--key",
+        key_file,
+        "--all-draws",
+    )
     assert "opening roll 0" in res.stdout and "fresh (from both seats' roll values)" in res.stdout
     assert "live entropy" not in res.stdout
 
@@ -556,10 +607,27 @@ NONCE_A = bytes(0xA0 + i % 16 for i in range(32)).hex()
 NONCE_B = bytes(0xB0 + i % 16 for i in range(32)).hex()
 V0_A = "45bba2e9c7bd9d91eff3ed896a901f8a9dd5ca8f01e005da2c26c24a73d8c267"
 V0_B = "bcaa14f3bf49355c0cc34e802c86851e87e753cd62f28efbcf777f8cfed78fb2"
-DERIVE_V2 = ["derive", "--protocol", PROTOCOL_V2, "--server-seed", SEED_V2, "--match-id",
-             "m-0002", "--game", "tawla", "--ruleset", '{"cube":true,"match_length":5}',
-             "--client-seed", "alice-seed", "--nonce", NONCE_A, "--client-seed", "bob-seed",
-             "--nonce", NONCE_B]
+DERIVE_V2 = [
+    "derive",
+    "--protocol",
+    PROTOCOL_V2,
+    "--server-seed",
+    SEED_V2,
+    "--match-id",
+    "m-0002",
+    "--game",
+    "tawla",
+    "--ruleset",
+    '{"cube":true,"match_length":5}',
+    "--client-seed",
+    "alice-seed",
+    "--nonce",
+    NONCE_A,
+    "--client-seed",
+    "bob-seed",
+    "--nonce",
+    NONCE_B,
+]
 
 
 def test_derive_v2_gives_the_specs_vectors() -> None:
@@ -571,14 +639,18 @@ def test_derive_v2_gives_the_specs_vectors() -> None:
     assert out["commitment"] == "fdeab9acf3710362bd2658cdc9a29e8f9c757fcf9811603a8c447cd1d9151108"
     assert out["seed_commitments"] == [
         "ed862e4e2373b5ad61bb038f4799631b9d122b49a9ccf6b842a4df3ae698eec4",
-        "14c3bf3c07c4d92c9404b4f4f19f98aba7ec9798895411f7064279c66f2ca597"]
+        "14c3bf3c07c4d92c9404b4f4f19f98aba7ec9798895411f7064279c66f2ca597",
+    ]
     assert out["match_key"] == (
         "3999c615a24c97f0baf7c1091cfa88d7ca8d6ba6c838b6b63e3fd8f27824f934"
-        "8e74dc7223feb2453861e2c13a214a262550553e27c281730e7c3af33639d260")
+        "8e74dc7223feb2453861e2c13a214a262550553e27c281730e7c3af33639d260"
+    )
     assert out["result"] == [1, 2]
-    for label, kind, want in (("g0/roll/1", ["--dice", "2"], [4, 5]),
-                              ("dealer", ["--uniform", "4"], 1),
-                              ("h0/cut", ["--uniform", "51"], 7)):
+    for label, kind, want in (
+        ("g0/roll/1", ["--dice", "2"], [4, 5]),
+        ("dealer", ["--uniform", "4"], 1),
+        ("h0/cut", ["--uniform", "51"], 7),
+    ):
         assert json.loads(run(*DERIVE_V2, "--label", label, *kind).stdout)["result"] == want
     deck = json.loads(run(*DERIVE_V2, "--label", "h0/shuffle", "--shuffle", "deck52").stdout)
     assert deck["result"][:13] == "7C AC 3S 8S 5H 2D 9H 8D QH AS JC AH 6H".split()
@@ -589,38 +661,86 @@ def test_derive_v2_fresh_roll_from_the_two_values() -> None:
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
     assert out["base_label"] == "g0/roll/1"
-    assert out["label"] == ("g0/roll/1|4406efb7f3fffc0db04b39d6542d1b187a75c7536d4d19896ef8c73"
-                            "48e7f8537")
+    assert out["label"] == (
+        "g0/roll/1|4406efb7f3fffc0db04b39d6542d1b187a75c7536d4d19896ef8c7348e7f8537"
+    )
     assert out["result"] == [1, 5]
 
 
-@pytest.mark.parametrize(("args", "why"), [
-    (["--nonce", NONCE_A], "--protocol qahwa-fair/2"),  # v2 inputs without --protocol
-    (["--protocol", PROTOCOL_V2, "--nonce", NONCE_A], "one --nonce per --client-seed"),
-    (["--protocol", PROTOCOL_V2, "--nonce", NONCE_A, "--nonce", "A" * 64], "lowercase"),
-    (["--protocol", PROTOCOL_V2, "--nonce", NONCE_A, "--nonce", NONCE_B, "--roll-values",
-      V0_A, "xyz"], "roll value"),
-])
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (["--nonce", NONCE_A], "--protocol qahwa-fair/2"),  # v2 inputs without --protocol
+        (["--protocol", PROTOCOL_V2, "--nonce", NONCE_A], "one --nonce per --client-seed"),
+        (["--protocol", PROTOCOL_V2, "--nonce", NONCE_A, "--nonce", "A" * 64], "lowercase"),
+        (
+            [
+                "--protocol",
+                PROTOCOL_V2,
+                "--nonce",
+                NONCE_A,
+                "--nonce",
+                NONCE_B,
+                "--roll-values",
+                V0_A,
+                "xyz",
+            ],
+            "roll value",
+        ),
+    ],
+)
 def test_derive_v2_bad_input_exits_2(args: list[str], why: str) -> None:
     seed = SEED_V2 if "--protocol" in args else bytes(range(32)).hex()
-    res = run("derive", "--server-seed", seed, "--match-id", "m", "--game", "tawla",
-              "--ruleset", "{}", "--client-seed", "a", "--client-seed", "b", "--label",
-              "g0/roll/1", "--dice", "2", *args)
+    res = run(
+        "derive",
+        "--server-seed",
+        seed,
+        "--match-id",
+        "m",
+        "--game",
+        "tawla",
+        "--ruleset",
+        "{}",
+        "--client-seed",
+        "a",
+        "--client-seed",
+        "b",
+        "--label",
+        "g0/roll/1",
+        "--dice",
+        "2",
+        *args,
+    )
     assert res.exit_code == 2, res.output
     assert why in res.stderr and not res.stdout
     assert len(res.stderr.strip().splitlines()) == 1
 
 
 def test_derive_a_v2_seed_without_protocol_gets_a_hint() -> None:
-    res = run("derive", "--server-seed", SEED_V2, "--match-id", "m", "--game", "tawla",
-              "--ruleset", "{}", "--client-seed", "a", "--label", "x", "--dice", "1")
+    res = run(
+        "derive",
+        "--server-seed",
+        SEED_V2,
+        "--match-id",
+        "m",
+        "--game",
+        "tawla",
+        "--ruleset",
+        "{}",
+        "--client-seed",
+        "a",
+        "--label",
+        "x",
+        "--dice",
+        "1",
+    )
     assert res.exit_code == 2 and "add --protocol qahwa-fair/2" in res.stderr
 
 
-@pytest.mark.parametrize(("game", "missing"), [("tawla", [0]), ("shelem", [1, 3]),
-                                               ("rng", [0])])
-def test_a_no_reveal_transcript_of_the_games_package_verifies(game: str,
-                                                              missing: list[int]) -> None:
+@pytest.mark.parametrize(("game", "missing"), [("tawla", [0]), ("shelem", [1, 3]), ("rng", [0])])
+def test_a_no_reveal_transcript_of_the_games_package_verifies(
+    game: str, missing: list[int]
+) -> None:
     doc = v2_match(game, no_reveal=missing)
     assert [s["seat"] for s in doc["seats"] if s["client_seed"] is None] == missing
     rep = verify_document(doc, KEYS)
@@ -655,8 +775,15 @@ def test_own_seed_and_receipts_on_a_v1_transcript(tmp_path: Path, key_file: str)
     assert run(t, "--key", key_file, "--seat", "0", "--client-seed", seed).exit_code == 0
     res = run(t, "--key", key_file, "--seat", "0", "--client-seed", seed, "--nonce", "00" * 32)
     assert res.exit_code == 1 and "has no nonce" in res.stdout
-    r = SIGNER.signed({"type": "receipt", "protocol": PROTOCOL_V2, "match_id": doc["match_id"],
-                       "seq": 0, "chain": "00" * 32})
+    r = SIGNER.signed(
+        {
+            "type": "receipt",
+            "protocol": PROTOCOL_V2,
+            "match_id": doc["match_id"],
+            "seq": 0,
+            "chain": "00" * 32,
+        }
+    )
     res = run(t, "--key", key_file, "--receipt", write(tmp_path / "r.json", r))
     assert res.exit_code == 1 and "qahwa-fair/1 transcript" in res.stdout
 

@@ -29,8 +29,13 @@ LOG = tlog.NoteSigner.from_seed(ORIGIN, LOG_SEED)
 
 @pytest.fixture()
 def witness(tmp_path: Path) -> Iterator[WitnessServer]:
-    srv = make_server([LOG.verifier], "127.0.0.1:0", tmp_path / "w" / "witness.key",
-                      "witness.test/w1", tmp_path / "w" / "witness.json")
+    srv = make_server(
+        [LOG.verifier],
+        "127.0.0.1:0",
+        tmp_path / "w" / "witness.key",
+        "witness.test/w1",
+        tmp_path / "w" / "witness.json",
+    )
     t = threading.Thread(target=srv.serve_forever, daemon=True)
     t.start()
     yield srv
@@ -51,11 +56,22 @@ def rng_session(c: httpx.Client) -> str:
     assert r.status_code == 201, r.text
     s = r.json()
     h = {"Authorization": f"Bearer {s['token']}"}
-    assert c.post(f"/v1/rng/{s['session_id']}/seed", json={"client_seed": "proof",
-                                                           "nonce": "ab" * 32},
-                  headers=h).status_code == 200
-    assert c.post(f"/v1/rng/{s['session_id']}/draws", json={"kind": "dice", "count": 2,
-                                                            "sides": 6}, headers=h).status_code == 200
+    assert (
+        c.post(
+            f"/v1/rng/{s['session_id']}/seed",
+            json={"client_seed": "proof", "nonce": "ab" * 32},
+            headers=h,
+        ).status_code
+        == 200
+    )
+    assert (
+        c.post(
+            f"/v1/rng/{s['session_id']}/draws",
+            json={"kind": "dice", "count": 2, "sides": 6},
+            headers=h,
+        ).status_code
+        == 200
+    )
     assert c.post(f"/v1/rng/{s['session_id']}/close", headers=h).status_code == 200
     return str(s["session_id"])
 
@@ -68,14 +84,18 @@ def verify_json(*args: str) -> dict[str, Any]:
     return {"exit": res.exit_code, "status": rep["status"], **chk}
 
 
-def test_offline_proof_with_a_witness_and_a_policy(witness: WitnessServer,
-                                                   tmp_path: Path) -> None:
+def test_offline_proof_with_a_witness_and_a_policy(witness: WitnessServer, tmp_path: Path) -> None:
     wv = witness.witness.signer.vkey
     assert httpx.get(url_of(witness) + "/").text == wv + "\n"
-    with LiveServer(log_origin=ORIGIN, log_key=base64.b64encode(LOG_SEED).decode(),
-                    checkpoint_seconds=3600,
-                    witnesses=f"w1 {wv} {url_of(witness)}") as srv, \
-            httpx.Client(base_url=srv.url) as c:
+    with (
+        LiveServer(
+            log_origin=ORIGIN,
+            log_key=base64.b64encode(LOG_SEED).decode(),
+            checkpoint_seconds=3600,
+            witnesses=f"w1 {wv} {url_of(witness)}",
+        ) as srv,
+        httpx.Client(base_url=srv.url) as c,
+    ):
         assert c.get("/v1/keys").json()["log"]["vkey"] == LOG.vkey
         sid = rng_session(c)
         log = srv.app.state.log_c2sp
@@ -89,15 +109,21 @@ def test_offline_proof_with_a_witness_and_a_policy(witness: WitnessServer,
     policy = tmp_path / "policy"
     policy.write_text(f"log {LOG.vkey}\nwitness w1 {wv}\nquorum w1\n")
     # The server is gone: the proof is checked offline.
-    files = [str(tmp_path / "t.json"), "--key", str(tmp_path / "k.json"),
-             "--log-proof", str(tmp_path / "p.tlog-proof")]
+    files = [
+        str(tmp_path / "t.json"),
+        "--key",
+        str(tmp_path / "k.json"),
+        "--log-proof",
+        str(tmp_path / "p.tlog-proof"),
+    ]
     chk = verify_json(*files, "--policy", str(policy))
     assert chk["ok"] is True and chk["exit"] == 0 and chk["status"] == "verified", chk
     assert f"of {ORIGIN}, cosigned by w1 (the policy's quorum is met)" in chk["detail"]
     # A quorum of two witnesses, only one of which cosigned: the proof fails.
     other = tlog.CosignatureSigner.from_seed("witness.test/w2", bytes(32)).vkey
-    policy.write_text(f"log {LOG.vkey}\nwitness w1 {wv}\nwitness w2 {other}\n"
-                      "group both all w1 w2\nquorum both\n")
+    policy.write_text(
+        f"log {LOG.vkey}\nwitness w1 {wv}\nwitness w2 {other}\ngroup both all w1 w2\nquorum both\n"
+    )
     chk = verify_json(*files, "--policy", str(policy))
     assert chk["ok"] is False and chk["exit"] == 1 and "quorum" in chk["detail"]
     # Without a policy the tlog-proof is not checked (and the verdict does not depend on it).
@@ -121,8 +147,9 @@ def test_the_witness_keeps_its_state_and_refuses_a_fork(tmp_path: Path) -> None:
         return f"old {old}\n{lines}\n{tlog.sign_note(cp.text, [LOG])}".encode()
 
     for round_ in range(2):
-        srv = make_server([LOG.verifier], "127.0.0.1:0", tmp_path / "w" / "witness.key",
-                          "witness.test/w1", state)
+        srv = make_server(
+            [LOG.verifier], "127.0.0.1:0", tmp_path / "w" / "witness.key", "witness.test/w1", state
+        )
         t = threading.Thread(target=srv.serve_forever, daemon=True)
         t.start()
         try:
@@ -135,7 +162,10 @@ def test_the_witness_keeps_its_state_and_refuses_a_fork(tmp_path: Path) -> None:
                 # Restarted: it remembers size 3, so old 0 is answered with 409 and the size.
                 r = httpx.post(post, content=body(0, 5, reader, []))
                 assert (r.status_code, r.headers["content-type"], r.text) == (
-                    409, "text/x.tlog.size", "3\n")
+                    409,
+                    "text/x.tlog.size",
+                    "3\n",
+                )
                 r = httpx.post(post, content=body(3, 5, forked, tlog.prove_tree(5, 3, forked)))
                 assert r.status_code == 422
                 assert list((tmp_path / "w" / "witness-evidence").glob("refused-*.json"))
@@ -150,16 +180,22 @@ def test_the_witness_keeps_its_state_and_refuses_a_fork(tmp_path: Path) -> None:
 
 
 def test_the_background_threads_checkpoint_commits_and_get_them_cosigned(
-        witness: WitnessServer) -> None:
+    witness: WitnessServer,
+) -> None:
     """No test hook: a commit wakes the checkpointer, whose new checkpoint wakes the witness
     thread; the served checkpoint soon carries the witness's verified cosignature."""
     import time
 
     wv = tlog.parse_vkey(witness.witness.signer.vkey)
-    with LiveServer(log_origin=ORIGIN, log_key=base64.b64encode(LOG_SEED).decode(),
-                    checkpoint_seconds=0.05,
-                    witnesses=f"w1 {wv.vkey} {url_of(witness)}") as srv, \
-            httpx.Client(base_url=srv.url) as c:
+    with (
+        LiveServer(
+            log_origin=ORIGIN,
+            log_key=base64.b64encode(LOG_SEED).decode(),
+            checkpoint_seconds=0.05,
+            witnesses=f"w1 {wv.vkey} {url_of(witness)}",
+        ) as srv,
+        httpx.Client(base_url=srv.url) as c,
+    ):
         rng_session(c)
         deadline = time.monotonic() + 60
         while True:
@@ -174,8 +210,10 @@ def test_the_background_threads_checkpoint_commits_and_get_them_cosigned(
 def test_a_match_not_yet_locked_has_no_log_proof() -> None:
     """A qahwa-fair/2 match logs nothing before its lock: its log-proof is 409 not_locked."""
     with LiveServer() as srv, httpx.Client(base_url=srv.url) as c:
-        r = c.post("/v1/matches", json={"game": "tawla", "ruleset": {},
-                                        "seats": [{"name": "a"}, {"name": "b"}]})
+        r = c.post(
+            "/v1/matches",
+            json={"game": "tawla", "ruleset": {}, "seats": [{"name": "a"}, {"name": "b"}]},
+        )
         assert r.status_code == 201
         p = c.get(f"/v1/matches/{r.json()['match_id']}/log-proof")
         assert p.status_code == 409 and p.json()["error"]["code"] == "not_locked"

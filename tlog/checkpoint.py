@@ -57,8 +57,9 @@ def parse_checkpoint(text: str) -> Checkpoint:
     return Checkpoint(origin, int(size), raw, tuple(ext))
 
 
-def open_checkpoint(msg: str | bytes, log: Verifier,
-                    others: Iterable[Verifier] = ()) -> tuple[Checkpoint, Note]:
+def open_checkpoint(
+    msg: str | bytes, log: Verifier, others: Iterable[Verifier] = ()
+) -> tuple[Checkpoint, Note]:
     """Verify a checkpoint note signed by ``log`` (whose key name must be its origin); the
     signatures by ``others`` (witnesses) that are present are verified too."""
     note = open_note(msg, [log, *others])
@@ -66,6 +67,7 @@ def open_checkpoint(msg: str | bytes, log: Verifier,
         raise CheckpointError(f"the checkpoint is not signed by the log key {log.name}")
     cp = parse_checkpoint(note.text)
     if cp.origin != log.name:
-        raise CheckpointError(f"the checkpoint's origin {cp.origin!r} is not the log "
-                              f"key's name {log.name!r}")
+        raise CheckpointError(
+            f"the checkpoint's origin {cp.origin!r} is not the log key's name {log.name!r}"
+        )
     return cp, note

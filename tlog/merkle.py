@@ -46,6 +46,7 @@ def split_point(n: int) -> int:
 
 # -- the stored-hash layout ------------------------------------------------------------------
 
+
 def _record_start(n: int) -> int:
     """The stored index of record n's leaf hash: n + ⌊n/2⌋ + ⌊n/4⌋ + … = 2n − popcount(n)."""
     return 2 * n - n.bit_count()
@@ -130,6 +131,7 @@ def stored_hashes(n: int, data_hash: bytes, reader: HashReader) -> list[bytes]:
 
 # -- which subtrees a root or proof needs ----------------------------------------------------
 
+
 def range_nodes(start: int, end: int) -> list[NodeKey]:
     """The complete aligned subtrees covering ``[start, end)``, left to right (greedy)."""
     out: list[NodeKey] = []
@@ -192,12 +194,14 @@ def range_hashes(ranges: Sequence[Range], reader: HashReader) -> list[bytes]:
     """The MTH of each range, from its complete subtrees, read in one call."""
     parts = [range_nodes(a, b) for a, b in ranges]
     keys = sorted({k for p in parts for k in p})
-    got = dict(zip(keys, reader.read_hashes([stored_hash_index(lv, k) for lv, k in keys]),
-                   strict=True))
+    got = dict(
+        zip(keys, reader.read_hashes([stored_hash_index(lv, k) for lv, k in keys]), strict=True)
+    )
     return [fold([got[k] for k in p]) for p in parts]
 
 
 # -- roots and proofs from storage -----------------------------------------------------------
+
 
 def tree_hash(n: int, reader: HashReader) -> bytes:
     """MTH(D[n]) from at most log₂ n stored hashes."""
@@ -226,8 +230,8 @@ def prove_tree(t: int, n: int, reader: HashReader) -> list[bytes]:
 
 # -- checking proofs (no storage needed) -----------------------------------------------------
 
-def root_from_inclusion(index: int, tree_size: int, leaf_h: bytes,
-                        path: Sequence[bytes]) -> bytes:
+
+def root_from_inclusion(index: int, tree_size: int, leaf_h: bytes, path: Sequence[bytes]) -> bytes:
     """The root an inclusion proof leads to (RFC 9162 §2.1.3.2)."""
     if not 0 <= index < tree_size:
         raise ProofError(f"index {index} is outside a tree of size {tree_size}")
@@ -254,12 +258,14 @@ def check_record(proof: Sequence[bytes], t: int, th: bytes, n: int, h: bytes) ->
     """Raise :class:`ProofError` unless ``proof`` shows record n (leaf hash h) is in the tree
     of size t with root th."""
     if root_from_inclusion(n, t, h, proof) != th:
-        raise ProofError(f"the inclusion proof of record {n} does not lead to the root of "
-                         f"the tree of size {t}")
+        raise ProofError(
+            f"the inclusion proof of record {n} does not lead to the root of the tree of size {t}"
+        )
 
 
-def consistent(first: int, second: int, first_root: bytes, second_root: bytes,
-               proof: Sequence[bytes]) -> bool:
+def consistent(
+    first: int, second: int, first_root: bytes, second_root: bytes, proof: Sequence[bytes]
+) -> bool:
     """Whether ``proof`` shows the tree of size ``second`` extends that of size ``first``
     (RFC 9162 §2.1.4.2). Size 0 is extended by every tree (with an empty proof)."""
     if first == 0:
@@ -298,11 +304,11 @@ def check_tree(proof: Sequence[bytes], t: int, th: bytes, n: int, h: bytes) -> N
     """Raise :class:`ProofError` unless ``proof`` shows the tree of size n (root h) is a
     prefix of the tree of size t (root th)."""
     if not consistent(n, t, h, th, proof):
-        raise ProofError(f"the tree of size {t} does not extend the tree of size {n} "
-                         f"by this proof")
+        raise ProofError(f"the tree of size {t} does not extend the tree of size {n} by this proof")
 
 
 # -- compact ranges --------------------------------------------------------------------------
+
 
 class CompactRange:
     """The right edge of a tree: the complete subtrees of its leaves (at most log₂ n hashes,
@@ -310,8 +316,10 @@ class CompactRange:
 
     def __init__(self, size: int = 0, hashes: Sequence[bytes] = ()) -> None:
         if size < 0 or len(hashes) != size.bit_count():
-            raise ValueError(f"a compact range of size {size} has {max(size, 0).bit_count()} "
-                             f"hashes, not {len(hashes)}")
+            raise ValueError(
+                f"a compact range of size {size} has {max(size, 0).bit_count()} "
+                f"hashes, not {len(hashes)}"
+            )
         self.size = size
         self.hashes = list(hashes)
 

@@ -176,7 +176,7 @@ def parse_signature_line(line: str) -> Signature:
     """One ``— <name> <base64>`` line (without its newline)."""
     if not line.startswith(SIG_PREFIX):
         raise NoteError(f"a signature line starts with an em dash and a space: {line[:40]!r}")
-    rest = line[len(SIG_PREFIX):]
+    rest = line[len(SIG_PREFIX) :]
     name, sep, data = rest.partition(" ")
     if not sep or " " in data:
         raise NoteError(f"a signature line is '— <name> <signature>': {line[:60]!r}")
@@ -204,7 +204,7 @@ def split_note(msg: str | bytes) -> tuple[str, list[Signature]]:
     cut = msg.rfind("\n\n")
     if cut < 0:
         raise NoteError("a signed note has a text, a blank line and signature lines")
-    text, block = msg[:cut + 1], msg[cut + 2:]
+    text, block = msg[: cut + 1], msg[cut + 2 :]
     if not block.endswith("\n"):
         raise NoteError("a signed note ends with a newline")
     lines = block[:-1].split("\n")

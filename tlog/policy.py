@@ -60,13 +60,17 @@ class Policy:
         except CheckpointError as exc:
             raise PolicyError(f"the checkpoint: {exc}") from None
         if all(v.name != cp.origin for v in logs):
-            raise PolicyError(f"the checkpoint's origin {cp.origin!r} is not the name of the "
-                              f"log key that signed it")
+            raise PolicyError(
+                f"the checkpoint's origin {cp.origin!r} is not the name of the "
+                f"log key that signed it"
+            )
         cosigned = [n for n, (v, _) in self.witnesses.items() if v in signers]
         if not self.satisfied(cosigned):
             have = ", ".join(cosigned) or "none"
-            raise PolicyError(f"the checkpoint's cosignatures do not meet the quorum "
-                              f"{self.quorum!r} (cosigned by: {have})")
+            raise PolicyError(
+                f"the checkpoint's cosignatures do not meet the quorum "
+                f"{self.quorum!r} (cosigned by: {have})"
+            )
         return cp, cosigned
 
 
@@ -101,8 +105,7 @@ def parse_policy(text: str | bytes) -> Policy:
                 name = f[1]
                 v = parse_vkey(f[2])
                 if v.alg != ALG_COSIGNATURE_V1:
-                    raise PolicyError(f"{where}: a witness key is a cosignature key "
-                                      f"(type 0x04)")
+                    raise PolicyError(f"{where}: a witness key is a cosignature key (type 0x04)")
                 if name in names or name == "none":
                     raise PolicyError(f"{where}: the name {name!r} is taken")
                 if v.public_key in pubkeys:
@@ -126,8 +129,9 @@ def parse_policy(text: str | bytes) -> Policy:
                 elif k.isdigit() and k == str(int(k)) and 1 <= int(k) <= len(members):
                     t = int(k)
                 else:
-                    raise PolicyError(f"{where}: the threshold is all, any or 1 to "
-                                      f"{len(members)}, not {k!r}")
+                    raise PolicyError(
+                        f"{where}: the threshold is all, any or 1 to {len(members)}, not {k!r}"
+                    )
                 names.add(name)
                 p.groups[name] = Group(name, t, members)
             elif f[0] == "quorum" and len(f) == 2:

@@ -61,8 +61,9 @@ def parse_proof(text: str | bytes) -> TlogProof:
         if pos >= len(lines) or not _INDEX.fullmatch(lines[pos]):
             raise ProofError("a tlog proof has an 'index N' line")
         index = int(lines[pos][6:])
-        hashes = tuple(unb64(line, f"proof hash {i + 1}")
-                       for i, line in enumerate(lines[pos + 1:]))
+        hashes = tuple(
+            unb64(line, f"proof hash {i + 1}") for i, line in enumerate(lines[pos + 1 :])
+        )
         split_note(checkpoint)
     except NoteError as exc:
         raise ProofError(str(exc)) from None

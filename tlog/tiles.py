@@ -73,11 +73,13 @@ def encode_index(n: int) -> str:
         raise TileError(f"no tile index {n}")
     digits = str(n)
     digits = "0" * (-len(digits) % 3) + digits
-    groups = [digits[i:i + 3] for i in range(0, len(digits), 3)]
+    groups = [digits[i : i + 3] for i in range(0, len(digits), 3)]
     return "/".join(["x" + g for g in groups[:-1]] + [groups[-1]])
 
 
-_PATH = re.compile(r"tile/(entries|0|[1-9][0-9]?)/((?:x[0-9]{3}/)*[0-9]{3})(?:\.p/([1-9][0-9]{0,2}))?")
+_PATH = re.compile(
+    r"tile/(entries|0|[1-9][0-9]?)/((?:x[0-9]{3}/)*[0-9]{3})(?:\.p/([1-9][0-9]{0,2}))?"
+)
 
 
 def parse_path(path: str) -> Tile:
@@ -135,7 +137,7 @@ def partial_tiles(size: int) -> list[Tile]:
 def split_hashes(data: bytes, tile: Tile) -> list[bytes]:
     if len(data) != HASH_SIZE * tile.width:
         raise TileError(f"{tile.path} has {len(data)} bytes, not {HASH_SIZE * tile.width}")
-    return [data[i:i + HASH_SIZE] for i in range(0, len(data), HASH_SIZE)]
+    return [data[i : i + HASH_SIZE] for i in range(0, len(data), HASH_SIZE)]
 
 
 def subtree_root(hashes: Sequence[bytes]) -> bytes:
@@ -147,6 +149,7 @@ def subtree_root(hashes: Sequence[bytes]) -> bytes:
 
 
 # -- entry bundles ---------------------------------------------------------------------------
+
 
 def encode_bundle(entries: Sequence[bytes]) -> bytes:
     """An entry bundle: each entry prefixed by its length (big-endian uint16)."""
@@ -163,10 +166,10 @@ def iter_bundle(data: bytes) -> Iterator[bytes]:
     while pos < len(data):
         if pos + 2 > len(data):
             raise TileError("an entry bundle ends inside a length prefix")
-        n = int.from_bytes(data[pos:pos + 2], "big")
+        n = int.from_bytes(data[pos : pos + 2], "big")
         if pos + 2 + n > len(data):
             raise TileError("an entry bundle ends inside an entry")
-        yield data[pos + 2:pos + 2 + n]
+        yield data[pos + 2 : pos + 2 + n]
         pos += 2 + n
 
 
@@ -184,6 +187,7 @@ def bundle_hashes(entries: Sequence[bytes]) -> bytes:
 
 
 # -- reading stored hashes from tiles --------------------------------------------------------
+
 
 class TileHashReader:
     """A :class:`tlog.merkle.HashReader` over the tiles of the tree of ``size`` with root
@@ -216,7 +220,7 @@ class TileHashReader:
         hashes = self._get(tile)
         off = first % TILE_WIDTH
         self._authenticate(tile)
-        return subtree_root(hashes[off:off + (1 << sub)])
+        return subtree_root(hashes[off : off + (1 << sub)])
 
     def _check_edge(self) -> None:
         if self._edge_checked:
@@ -228,7 +232,7 @@ class TileHashReader:
             tile = tile_for_size(t_level, first // TILE_WIDTH, self.size)
             assert tile is not None and not tile.full
             off = first % TILE_WIDTH
-            parts.append(subtree_root(self._get(tile)[off:off + (1 << sub)]))
+            parts.append(subtree_root(self._get(tile)[off : off + (1 << sub)]))
         if not parts or fold(parts) != self.root:
             raise ProofError(f"the partial tiles of size {self.size} do not hash to its root")
         self._authed.update(partial_tiles(self.size))

@@ -35,8 +35,9 @@ Answer = tuple[int, str, str]
 class Witness:
     """A tlog-witness for the logs whose note keys it is given (see the module)."""
 
-    def __init__(self, signer: CosignatureSigner, logs: Sequence[Verifier],
-                 state_file: Path | None = None) -> None:
+    def __init__(
+        self, signer: CosignatureSigner, logs: Sequence[Verifier], state_file: Path | None = None
+    ) -> None:
         self.signer = signer
         self.logs = {v.name: v for v in logs}
         self.state_file = state_file
@@ -52,8 +53,10 @@ class Witness:
     def _save(self) -> None:
         if self.state_file is None:
             return
-        doc = {"version": 1, "logs": {o: {"size": n, "root": b64(r)}
-                                      for o, (n, r) in sorted(self.state.items())}}
+        doc = {
+            "version": 1,
+            "logs": {o: {"size": n, "root": b64(r)} for o, (n, r) in sorted(self.state.items())},
+        }
         self.state_file.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.state_file.parent, prefix=".witness-")
         try:
@@ -114,10 +117,19 @@ class Witness:
             if old == 0 and proof:
                 return 422, TEXT_TYPE, "no proof is sent from size 0\n"
             if not consistent(old, cp.size, have_root, cp.root, proof):
-                self.refused.append({"origin": cp.origin, "old_size": old,
-                                     "old_root": b64(have_root), "checkpoint": note_text})
-                why = ("a different root for the same size" if old == cp.size
-                       else f"not consistent with the cosigned size {old}")
+                self.refused.append(
+                    {
+                        "origin": cp.origin,
+                        "old_size": old,
+                        "old_root": b64(have_root),
+                        "checkpoint": note_text,
+                    }
+                )
+                why = (
+                    "a different root for the same size"
+                    if old == cp.size
+                    else f"not consistent with the cosigned size {old}"
+                )
                 return 422, TEXT_TYPE, f"the checkpoint is {why}\n"
             self.state[cp.origin] = (cp.size, cp.root)
             try:

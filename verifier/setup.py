@@ -28,25 +28,38 @@ PACKAGE_DATA = {
     "games": ["py.typed"],
     "tlog": ["py.typed"],
     "verify_cli": ["py.typed"],
-    "qahwa_page": ["py.typed", "static/*.html", "static/*.js", "static/pyodide/*",
-                   "static/pyodide/.pin"],
+    "qahwa_page": [
+        "py.typed",
+        "static/*.html",
+        "static/*.js",
+        "static/pyodide/*",
+        "static/pyodide/.pin",
+    ],
 }
 
 
 def packages() -> list[str]:
     missing = [p for p in VERIFIER_PACKAGES if not (ROOT / p / "__init__.py").is_file()]
     if missing:
-        raise SystemExit(f"qahwa-verify: listed package(s) {', '.join(missing)} missing "
-                         f"from {ROOT} (verifier/setup.py VERIFIER_PACKAGES)")
-    found = find_packages(where=str(ROOT),
-                          include=[q for p in VERIFIER_PACKAGES for q in (p, f"{p}.*")])
+        raise SystemExit(
+            f"qahwa-verify: listed package(s) {', '.join(missing)} missing "
+            f"from {ROOT} (verifier/setup.py VERIFIER_PACKAGES)"
+        )
+    found = find_packages(
+        where=str(ROOT), include=[q for p in VERIFIER_PACKAGES for q in (p, f"{p}.*")]
+    )
     return sorted(found)
 
 
 def check_runtime() -> None:
     """A wheel carries the pinned Pyodide runtime: check it file by file before building."""
-    proc = subprocess.run([sys.executable, "-m", "qahwa_page.pyodide", "check"], cwd=ROOT,
-                          capture_output=True, text=True, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "qahwa_page.pyodide", "check"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if proc.returncode != 0:
         raise SystemExit(f"qahwa-verify: cannot build the wheel: {proc.stderr.strip()}")
 

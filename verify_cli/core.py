@@ -77,16 +77,23 @@ class OwnSeed:
 def _without_source(source: str, reason: str) -> str:
     """The reason without the file or URL in it: every report names its source already."""
     if reason.startswith(f"{source}: "):
-        return reason[len(source) + 2:]
+        return reason[len(source) + 2 :]
     if reason.startswith(f"{source} "):
-        return reason[len(source) + 1:]
+        return reason[len(source) + 1 :]
     return reason.replace(f" {source}", "", 1)
 
 
 def unusable(source: str, reason: str) -> dict[str, Any]:
     reason = _without_source(source, reason)
-    return {"source": source, "status": UNUSABLE, "reason": reason, "checks": [],
-            "failures": [], "draws": [], "draws_total": 0}
+    return {
+        "source": source,
+        "status": UNUSABLE,
+        "reason": reason,
+        "checks": [],
+        "failures": [],
+        "draws": [],
+        "draws_total": 0,
+    }
 
 
 def transcript_body_json(doc: dict[str, Any], event_json: list[bytes]) -> bytes:
@@ -98,19 +105,23 @@ def transcript_body_json(doc: dict[str, Any], event_json: list[bytes]) -> bytes:
         return canonical_json({k: v for k, v in doc.items() if k != "signature"})
     parts = []
     for k in sorted(k for k in doc if k != "signature"):
-        value = (b"[" + b",".join(event_json) + b"]" if k == "events"
-                 else canonical_json(doc[k]))
+        value = b"[" + b",".join(event_json) + b"]" if k == "events" else canonical_json(doc[k])
         parts.append(canonical_json(k) + b":" + value)
     return b"{" + b",".join(parts) + b"}"
 
 
-def check_signature(rep: Report, doc: dict[str, Any], keys: KeySet | None,
-                    state: V2State | None = None) -> dict[str, Any]:
+def check_signature(
+    rep: Report, doc: dict[str, Any], keys: KeySet | None, state: V2State | None = None
+) -> dict[str, Any]:
     """The transcript's server signature (and, for v2, the lock's) into ``rep``.
 
     ``state``: what the v2 rules checks found (its events' canonical JSON is reused)."""
-    sig_info: dict[str, Any] = {"checked": False, "key_id": None, "key_source": None,
-                                "key_origin": None}
+    sig_info: dict[str, Any] = {
+        "checked": False,
+        "key_id": None,
+        "key_source": None,
+        "key_origin": None,
+    }
     sig = doc.get("signature")
     if isinstance(sig, dict):
         sig_info["key_id"] = sig.get("key_id")
@@ -121,8 +132,11 @@ def check_signature(rep: Report, doc: dict[str, Any], keys: KeySet | None,
         rep.skip("signature", "signature not checked: no server key (use --key or --server)")
         return sig_info
     sig_info.update(key_source=keys.source, key_origin=keys.origin)
-    where = ("fetched from the server, so only as trustworthy as that server"
-             if keys.source == "server" else f"from {keys.origin}")
+    where = (
+        "fetched from the server, so only as trustworthy as that server"
+        if keys.source == "server"
+        else f"from {keys.origin}"
+    )
     if v2:
         ok, detail = signed_by(doc["lock"], keys)
         if ok:
@@ -147,8 +161,7 @@ def check_signature(rep: Report, doc: dict[str, Any], keys: KeySet | None,
     return sig_info
 
 
-def signed_by(record: Any, keys: KeySet, *,
-              body_json: bytes | None = None) -> tuple[bool, str]:
+def signed_by(record: Any, keys: KeySet, *, body_json: bytes | None = None) -> tuple[bool, str]:
     """(True, key id) when ``record`` carries a valid signature by a listed key, else
     (False, why). ``body_json``: the record's canonical JSON without its signature, when
     already made."""
@@ -170,8 +183,7 @@ def signed_by(record: Any, keys: KeySet, *,
 def causer(ev: dict[str, Any]) -> int | None:
     """The seat that caused an event (its signer, when keyed): an action's seat, a
     resignation's seat; None for chance events and the server's ends."""
-    if ev.get("type") == "action" or (ev.get("type") == "end"
-                                      and ev.get("reason") == "resigned"):
+    if ev.get("type") == "action" or (ev.get("type") == "end" and ev.get("reason") == "resigned"):
         seat = ev.get("seat")
         return seat if is_int(seat) else None
     return None
@@ -195,14 +207,20 @@ def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> N
         key = keyed.get(seat) if seat is not None else None
         if key is None:
             if "sig" in ev:
-                who = (f"seat {seat} registered no key in the lock" if seat is not None
-                       else "no seat caused it")
+                who = (
+                    f"seat {seat} registered no key in the lock"
+                    if seat is not None
+                    else "no seat caused it"
+                )
                 rep.fail("seat signatures", f"event {i} carries a sig, but {who}", seq=i)
                 return
             continue
         if "sig" not in ev:
-            rep.fail("seat signatures", f"event {i} ({ev.get('type')} by keyed seat {seat}) "
-                     "carries no signature", seq=i)
+            rep.fail(
+                "seat signatures",
+                f"event {i} ({ev.get('type')} by keyed seat {seat}) carries no signature",
+                seq=i,
+            )
             return
         pub = loaded.get(key)
         if pub is None:
@@ -213,14 +231,21 @@ def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> N
         try:
             verify_bytes(pub, ev["sig"], seat_sig_message(doc["match_id"], state.chain[i], ev))
         except (SignatureError, ValueError, TypeError) as exc:
-            rep.fail("seat signatures", f"event {i} ({ev.get('type')} by seat {seat}): its "
-                     f"signature is not seat {seat}'s over this event after chain[{i - 1}] "
-                     f"({exc})", seq=i)
+            rep.fail(
+                "seat signatures",
+                f"event {i} ({ev.get('type')} by seat {seat}): its "
+                f"signature is not seat {seat}'s over this event after chain[{i - 1}] "
+                f"({exc})",
+                seq=i,
+            )
             return
         signed += 1
     if keyed:
-        rep.ok("seat signatures", f"{signed} event(s) of keyed seat(s) {sorted(keyed)} "
-               "signed by their keys from the lock")
+        rep.ok(
+            "seat signatures",
+            f"{signed} event(s) of keyed seat(s) {sorted(keyed)} "
+            "signed by their keys from the lock",
+        )
     else:
         rep.ok("seat signatures", "no seat registered a key: no event is signed")
 
@@ -230,34 +255,44 @@ def receipt_problem(r: Any) -> str | None:
     if not isinstance(r, dict):
         return "a receipt is not a JSON object"
     if r.get("type") != "receipt" or r.get("protocol") != PROTOCOL_V2:
-        return (f"not a {PROTOCOL_V2} receipt (type {r.get('type')!r}, protocol "
-                f"{r.get('protocol')!r})")
+        return (
+            f"not a {PROTOCOL_V2} receipt (type {r.get('type')!r}, protocol {r.get('protocol')!r})"
+        )
     if not isinstance(r.get("match_id"), str):
         return "a receipt has no match_id"
     seq = r.get("seq")
     if not is_int(seq) or seq < -1:
         return f"a receipt's seq is not -1 or an event number: {seq!r}"
     ch = r.get("chain")
-    if not (isinstance(ch, str) and len(ch) == 64
-            and all(c in "0123456789abcdef" for c in ch)):
+    if not (isinstance(ch, str) and len(ch) == 64 and all(c in "0123456789abcdef" for c in ch)):
         return "a receipt's chain is not 64 lowercase hex"
     if not isinstance(r.get("signature"), dict):
         return "a receipt carries no signature"
     return None
 
 
-def check_receipts(rep: Report, doc: dict[str, Any], state: V2State | None,
-                   receipts: list[dict[str, Any]], keys: KeySet | None) -> None:
+def check_receipts(
+    rep: Report,
+    doc: dict[str, Any],
+    state: V2State | None,
+    receipts: list[dict[str, Any]],
+    keys: KeySet | None,
+) -> None:
     """Each receipt is signed by a listed key, and the transcript's chain agrees with it at
     its seq (seq -1: chain[-1]): a disagreement is signed proof the server rewrote the
     match."""
     if state is None:
-        rep.fail("receipts", f"{len(receipts)} receipt(s) for a qahwa-fair/1 transcript, "
-                 "which has no event chain to agree with")
+        rep.fail(
+            "receipts",
+            f"{len(receipts)} receipt(s) for a qahwa-fair/1 transcript, "
+            "which has no event chain to agree with",
+        )
         return
     if len(state.chain) != len(doc["events"]) + 1:
-        rep.fail("receipts", "the transcript's event chain cannot be computed, so no "
-                 "receipt can agree with it")
+        rep.fail(
+            "receipts",
+            "the transcript's event chain cannot be computed, so no receipt can agree with it",
+        )
         return
     n = len(doc["events"])
     unsigned = 0
@@ -268,23 +303,41 @@ def check_receipts(rep: Report, doc: dict[str, Any], state: V2State | None,
         else:
             ok, detail = signed_by(r, keys)
             if not ok:
-                rep.fail("receipts", f"the receipt for seq {seq}: its signature does not "
-                         f"check out ({detail}), so it proves nothing", seq=seq)
+                rep.fail(
+                    "receipts",
+                    f"the receipt for seq {seq}: its signature does not "
+                    f"check out ({detail}), so it proves nothing",
+                    seq=seq,
+                )
                 return
         if seq >= n:
-            rep.fail("receipts", f"the receipt for seq {seq} (chain {r['chain'][:16]}…) "
-                     f"names an event the transcript does not have (it ends at seq {n - 1}): "
-                     "signed proof the server cut the match short", seq=seq,
-                     expected=r["chain"], found=None)
+            rep.fail(
+                "receipts",
+                f"the receipt for seq {seq} (chain {r['chain'][:16]}…) "
+                f"names an event the transcript does not have (it ends at seq {n - 1}): "
+                "signed proof the server cut the match short",
+                seq=seq,
+                expected=r["chain"],
+                found=None,
+            )
             return
         have = state.chain[seq + 1].hex()
         if have != r["chain"]:
-            rep.fail("receipts", f"the receipt for seq {seq} says chain {r['chain'][:16]}…, "
-                     f"the transcript's chain at seq {seq} is {have[:16]}…: signed proof the "
-                     "server rewrote the match", seq=seq, expected=r["chain"], found=have)
+            rep.fail(
+                "receipts",
+                f"the receipt for seq {seq} says chain {r['chain'][:16]}…, "
+                f"the transcript's chain at seq {seq} is {have[:16]}…: signed proof the "
+                "server rewrote the match",
+                seq=seq,
+                expected=r["chain"],
+                found=have,
+            )
             return
-    note = (f"; {unsigned} receipt signature(s) not checked (no server key)" if unsigned
-            else ", each signed by a listed key")
+    note = (
+        f"; {unsigned} receipt signature(s) not checked (no server key)"
+        if unsigned
+        else ", each signed by a listed key"
+    )
     rep.ok("receipts", f"{len(receipts)} receipt(s) agree with the chain{note}")
 
 
@@ -301,9 +354,13 @@ def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:
         if own.nonce is not None:
             rep.fail("own seed", "--nonce given, but a qahwa-fair/1 seat has no nonce")
         elif seat.get("client_seed") != own.client_seed:
-            rep.fail("own seed", f"seat {n} does not hold the client seed you gave (it holds "
-                     f"{seat.get('client_seed')!r})", expected=own.client_seed,
-                     found=seat.get("client_seed"))
+            rep.fail(
+                "own seed",
+                f"seat {n} does not hold the client seed you gave (it holds "
+                f"{seat.get('client_seed')!r})",
+                expected=own.client_seed,
+                found=seat.get("client_seed"),
+            )
         else:
             rep.ok("own seed", f"seat {n} holds exactly the client seed you gave")
         return
@@ -311,39 +368,62 @@ def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:
         rep.fail("own seed", f"seat {n} never revealed a seed (no_reveal)")
         return
     if seat.get("client_seed") != own.client_seed:
-        rep.fail("own seed", f"seat {n} does not hold the client seed you gave (it holds "
-                 f"{seat.get('client_seed')!r})", expected=own.client_seed,
-                 found=seat.get("client_seed"))
+        rep.fail(
+            "own seed",
+            f"seat {n} does not hold the client seed you gave (it holds "
+            f"{seat.get('client_seed')!r})",
+            expected=own.client_seed,
+            found=seat.get("client_seed"),
+        )
         return
     if own.nonce is None:
-        rep.ok("own seed", f"seat {n} holds exactly the client seed you gave (nonce not "
-               "given, not compared)")
+        rep.ok(
+            "own seed",
+            f"seat {n} holds exactly the client seed you gave (nonce not given, not compared)",
+        )
         return
     if seat.get("nonce") != own.nonce:
-        rep.fail("own seed", f"seat {n} does not hold the nonce you gave",
-                 expected=own.nonce, found=seat.get("nonce"))
+        rep.fail(
+            "own seed",
+            f"seat {n} does not hold the nonce you gave",
+            expected=own.nonce,
+            found=seat.get("nonce"),
+        )
         return
     lock_seats = doc["lock"].get("seats")
-    want = (lock_seats[n].get("seed_commitment")
-            if isinstance(lock_seats, list) and 0 <= n < len(lock_seats)
-            and isinstance(lock_seats[n], dict) else None)
+    want = (
+        lock_seats[n].get("seed_commitment")
+        if isinstance(lock_seats, list)
+        and 0 <= n < len(lock_seats)
+        and isinstance(lock_seats[n], dict)
+        else None
+    )
     try:
         calc = seed_commitment(doc["match_id"], n, own.nonce, own.client_seed)
     except (FairnessError, ValueError, TypeError) as exc:
         rep.fail("own seed", f"the seed you gave is unusable: {exc}")
         return
     if calc != want:
-        rep.fail("own seed", f"your client seed and nonce do not give seat {n}'s "
-                 "seed_commitment in the lock", expected=calc, found=want)
+        rep.fail(
+            "own seed",
+            f"your client seed and nonce do not give seat {n}'s seed_commitment in the lock",
+            expected=calc,
+            found=want,
+        )
         return
-    rep.ok("own seed", f"seat {n} holds exactly your client seed and nonce, committed in "
-           "the lock")
+    rep.ok("own seed", f"seat {n} holds exactly your client seed and nonce, committed in the lock")
 
 
-def verify_document(doc: Any, keys: KeySet | None, *, source: str = "<transcript>",
-                    draws_limit: int | None = 12, allow_unsigned: bool = False,
-                    receipts: list[dict[str, Any]] | None = None,
-                    own: OwnSeed | None = None) -> dict[str, Any]:
+def verify_document(
+    doc: Any,
+    keys: KeySet | None,
+    *,
+    source: str = "<transcript>",
+    draws_limit: int | None = 12,
+    allow_unsigned: bool = False,
+    receipts: list[dict[str, Any]] | None = None,
+    own: OwnSeed | None = None,
+) -> dict[str, Any]:
     """Verify a parsed transcript; never raises for bad content (see the module doc).
 
     ``receipts``: the receipts given for this match (``--receipt``); ``own``: the seed a
@@ -372,10 +452,14 @@ def verify_document(doc: Any, keys: KeySet | None, *, source: str = "<transcript
     return assemble(rep, doc, ctx, status=status, signature=sig_info, draws_limit=draws_limit)
 
 
-def verify_item(item: tuple[str, Any, str], keys_b64: dict[str, Any] | None,
-                draws_limit: int | None, allow_unsigned: bool,
-                receipts: list[dict[str, Any]] | None = None,
-                own: OwnSeed | None = None) -> dict[str, Any]:
+def verify_item(
+    item: tuple[str, Any, str],
+    keys_b64: dict[str, Any] | None,
+    draws_limit: int | None,
+    allow_unsigned: bool,
+    receipts: list[dict[str, Any]] | None = None,
+    own: OwnSeed | None = None,
+) -> dict[str, Any]:
     """Worker entry point: ``item`` is ("file", path, source) or ("doc", document, source)."""
     kind, payload, source = item
     try:
@@ -384,9 +468,19 @@ def verify_item(item: tuple[str, Any, str], keys_b64: dict[str, Any] | None,
         return unusable(source, str(exc))
     keys = KeySet.from_b64(keys_b64) if keys_b64 is not None else None
     try:
-        mine = [r for r in receipts or () if isinstance(doc, dict)
-                and r.get("match_id") == doc.get("match_id")]
-        return verify_document(doc, keys, source=source, draws_limit=draws_limit,
-                               allow_unsigned=allow_unsigned, receipts=mine, own=own)
+        mine = [
+            r
+            for r in receipts or ()
+            if isinstance(doc, dict) and r.get("match_id") == doc.get("match_id")
+        ]
+        return verify_document(
+            doc,
+            keys,
+            source=source,
+            draws_limit=draws_limit,
+            allow_unsigned=allow_unsigned,
+            receipts=mine,
+            own=own,
+        )
     except Exception as exc:  # a bug must not turn into a traceback for the user
         return unusable(source, f"internal error while verifying: {exc.__class__.__name__}: {exc}")

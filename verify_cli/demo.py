@@ -53,9 +53,16 @@ class _Api:
     def close(self) -> None:
         self.http.close()
 
-    def call(self, method: str, path: str, *, token: str | None = None,
-             body: Any = None, ok: tuple[int, ...] = (200, 201),
-             params: dict[str, Any] | None = None) -> tuple[int, Any]:
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        token: str | None = None,
+        body: Any = None,
+        ok: tuple[int, ...] = (200, 201),
+        params: dict[str, Any] | None = None,
+    ) -> tuple[int, Any]:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         try:
             resp = self.http.request(method, path, json=body, headers=headers, params=params)
@@ -107,27 +114,38 @@ class _Seat:
         self.sent_values = 0
 
     def commit(self) -> None:
-        self.api.call("POST", f"/v1/matches/{self.mid}/seats/{self.seat}/commit",
-                      token=self.token,
-                      body={"seed_commitment": seed_commitment(self.mid, self.seat, self.nonce,
-                                                               self.client_seed),
-                            "key": self.key,
-                            "roll_chain": self.chain[0].hex() if self.chain else None})
+        self.api.call(
+            "POST",
+            f"/v1/matches/{self.mid}/seats/{self.seat}/commit",
+            token=self.token,
+            body={
+                "seed_commitment": seed_commitment(
+                    self.mid, self.seat, self.nonce, self.client_seed
+                ),
+                "key": self.key,
+                "roll_chain": self.chain[0].hex() if self.chain else None,
+            },
+        )
 
     def check_lock(self, record: dict[str, Any], keys: KeySet) -> dict[str, Any]:
         _, got = self.api.call("GET", f"/v1/matches/{self.mid}/lock")
         lock = _signed_by(got.get("lock"), keys, "lock", "lock")
         for k in ("match_id", "game", "ruleset", "commitment"):
             if lock.get(k) != record.get(k):
-                raise DemoError(f"match {self.mid} is not ours: the lock's {k} is not the "
-                                "commit record's")
+                raise DemoError(
+                    f"match {self.mid} is not ours: the lock's {k} is not the commit record's"
+                )
         mine = lock["seats"][self.seat]
-        own = {"seed_commitment": seed_commitment(self.mid, self.seat, self.nonce,
-                                                  self.client_seed),
-               "key": self.key, "roll_chain": self.chain[0].hex() if self.chain else None}
+        own = {
+            "seed_commitment": seed_commitment(self.mid, self.seat, self.nonce, self.client_seed),
+            "key": self.key,
+            "roll_chain": self.chain[0].hex() if self.chain else None,
+        }
         if any(mine.get(k) != v for k, v in own.items()):
-            raise DemoError(f"match {self.mid} is not ours: seat {self.seat} of the lock "
-                            "holds another commitment, key or roll chain")
+            raise DemoError(
+                f"match {self.mid} is not ours: seat {self.seat} of the lock "
+                "holds another commitment, key or roll chain"
+            )
         idx = got.get("log_index")
         _, proof = self.api.call("GET", "/v1/log/proof", params={"index": idx})
         head = proof.get("tree_head") if isinstance(proof, dict) else None
@@ -138,8 +156,12 @@ class _Seat:
             if pub is None:
                 raise SignatureError("the tree head's key is not listed")
             verify_record(head, pub)
-            root = root_from_inclusion(idx, head["tree_size"], leaf_hash(canonical_json(lock)),
-                                       [bytes.fromhex(h) for h in proof["audit_path"]])
+            root = root_from_inclusion(
+                idx,
+                head["tree_size"],
+                leaf_hash(canonical_json(lock)),
+                [bytes.fromhex(h) for h in proof["audit_path"]],
+            )
         except (SignatureError, ProofError, KeyError, TypeError, ValueError) as exc:
             raise DemoError(f"match {self.mid}: the lock's log inclusion: {exc}") from None
         if root.hex() != head.get("root_hash"):
@@ -147,35 +169,44 @@ class _Seat:
         return lock
 
     def reveal(self) -> None:
-        self.api.call("POST", f"/v1/matches/{self.mid}/seats/{self.seat}/reveal",
-                      token=self.token, body={"client_seed": self.client_seed,
-                                              "nonce": self.nonce})
+        self.api.call(
+            "POST",
+            f"/v1/matches/{self.mid}/seats/{self.seat}/reveal",
+            token=self.token,
+            body={"client_seed": self.client_seed, "nonce": self.nonce},
+        )
 
     def body(self, state: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
         act = dict(action)
         if self.chain is not None and act.get("type") in ("roll", "roll_value"):
             fresh = state.get("fresh_roll")
-            owed = (fresh is None if act["type"] == "roll"  # the roller's value goes with it
-                    else (fresh or {}).get("owes", [])[:1] == [self.seat])
+            owed = (
+                fresh is None
+                if act["type"] == "roll"  # the roller's value goes with it
+                else (fresh or {}).get("owes", [])[:1] == [self.seat]
+            )
             k = (state.get("values_used") or [])[self.seat]
             if not owed or state.get("turn") != self.seat or k != self.sent_values:
-                raise DemoError(f"seat {self.seat} asked for a roll-chain value it does not "
-                                "owe")
+                raise DemoError(f"seat {self.seat} asked for a roll-chain value it does not owe")
             act["value"] = self.chain[k + 1].hex()
         event = {"type": "action", "seat": self.seat, "action": act}
         sig = self.signer.sign_bytes(seat_sig_message(self.mid, state["chain"], event))
-        return {"action": act, "version": state.get("version"), "sig": sig,
-                "prev": state["chain"]}
+        return {"action": act, "version": state.get("version"), "sig": sig, "prev": state["chain"]}
 
 
-def _play_match(api: _Api, game: str, bots: random.Random, max_actions: int,
-                console: Console, keys: KeySet) -> str:
+def _play_match(
+    api: _Api, game: str, bots: random.Random, max_actions: int, console: Console, keys: KeySet
+) -> str:
     """Create and play one match with random legal bots; return its transcript path."""
     cls = engine_class(game)
     ruleset = DEMO_RULESETS.get(game, {})
     n = cls.seat_count(cls.parse_ruleset(ruleset))
-    _, created = api.call("POST", "/v1/matches", token=api.operator_key, body={
-        "game": game, "ruleset": ruleset, "seats": [{"name": f"bot-{i}"} for i in range(n)]})
+    _, created = api.call(
+        "POST",
+        "/v1/matches",
+        token=api.operator_key,
+        body={"game": game, "ruleset": ruleset, "seats": [{"name": f"bot-{i}"} for i in range(n)]},
+    )
     if not isinstance(created, dict) or "match_id" not in created:
         raise DemoError("POST /v1/matches: no match_id in the answer")
     mid = created["match_id"]
@@ -183,8 +214,10 @@ def _play_match(api: _Api, game: str, bots: random.Random, max_actions: int,
     tokens = {s["seat"]: s["token"] for s in created.get("seats", [])}
     if sorted(tokens) != list(range(n)):
         raise DemoError(f"POST /v1/matches: expected tokens for seats 0..{n - 1}")
-    console.print(f"[bold]{game}[/]: match {escape(str(mid))}, {n} seats, commitment "
-                  f"{str(created.get('commitment'))[:16]}…")
+    console.print(
+        f"[bold]{game}[/]: match {escape(str(mid))}, {n} seats, commitment "
+        f"{str(created.get('commitment'))[:16]}…"
+    )
     fresh = '"fresh_rolls":true' in str(record.get("ruleset"))
     seats = [_Seat(api, mid, s, tokens[s], fresh) for s in range(n)]
     for seat in seats:
@@ -193,8 +226,10 @@ def _play_match(api: _Api, game: str, bots: random.Random, max_actions: int,
     for seat in seats:
         locks.append(seat.check_lock(record, keys))  # nothing is revealed unless it holds
         seat.reveal()
-    console.print(f"  every seat checked the lock in the log and revealed "
-                  f"(chain[-1] {chain_start(locks[-1]).hex()[:16]}…)")
+    console.print(
+        f"  every seat checked the lock in the log and revealed "
+        f"(chain[-1] {chain_start(locks[-1]).hex()[:16]}…)"
+    )
     counters = [0]
     with console.status(f"{game}: playing…") as spinner:
         _bot_loop(api, game, seats, bots, max_actions, spinner, counters)
@@ -202,8 +237,15 @@ def _play_match(api: _Api, game: str, bots: random.Random, max_actions: int,
     return f"/v1/matches/{mid}/transcript"
 
 
-def _bot_loop(api: _Api, game: str, seats: list[_Seat], bots: random.Random,
-              max_actions: int, spinner: Any, counters: list[int]) -> None:
+def _bot_loop(
+    api: _Api,
+    game: str,
+    seats: list[_Seat],
+    bots: random.Random,
+    max_actions: int,
+    spinner: Any,
+    counters: list[int],
+) -> None:
     actions = 0
     polls = 0
     seat = 0
@@ -234,8 +276,13 @@ def _bot_loop(api: _Api, game: str, seats: list[_Seat], bots: random.Random,
         # contracts nobody can reach, and such a match never ends
         suggested = [a for a in state.get("suggested_actions") or [] if a in legal]
         body = seats[seat].body(state, bots.choice(suggested or legal))
-        code, _ = api.call("POST", f"/v1/matches/{mid}/actions", token=seats[seat].token,
-                           body=body, ok=(200, 201, 409))
+        code, _ = api.call(
+            "POST",
+            f"/v1/matches/{mid}/actions",
+            token=seats[seat].token,
+            body=body,
+            ok=(200, 201, 409),
+        )
         if code != 409:  # 409: stale version or head / not our turn any more: poll again
             if "value" in body["action"]:
                 seats[seat].sent_values += 1
@@ -250,13 +297,21 @@ def _rng_session(api: _Api, bots: random.Random, console: Console, keys: KeySet)
     sid, token = sess["session_id"], sess["token"]
     _signed_by(sess.get("record"), keys, "commit record", "commit")
     # the seed and nonce go only after the signed commit record (fairness-v2.md §3)
-    api.call("POST", f"/v1/rng/{sid}/seed", token=token,
-             body={"client_seed": f"demo-{secrets.token_hex(8)}", "nonce": new_nonce().hex()})
-    console.print(f"[bold]rng[/]: session {escape(str(sid))}, commitment "
-                  f"{str(sess.get('commitment'))[:16]}…")
-    draws = [{"kind": "dice", "count": 2, "sides": 6}, {"kind": "uniform", "n": 37},
-             {"kind": "shuffle", "n": 52}, {"kind": "dice", "count": bots.randint(1, 5),
-                                            "sides": 20}]
+    api.call(
+        "POST",
+        f"/v1/rng/{sid}/seed",
+        token=token,
+        body={"client_seed": f"demo-{secrets.token_hex(8)}", "nonce": new_nonce().hex()},
+    )
+    console.print(
+        f"[bold]rng[/]: session {escape(str(sid))}, commitment {str(sess.get('commitment'))[:16]}…"
+    )
+    draws = [
+        {"kind": "dice", "count": 2, "sides": 6},
+        {"kind": "uniform", "n": 37},
+        {"kind": "shuffle", "n": 52},
+        {"kind": "dice", "count": bots.randint(1, 5), "sides": 20},
+    ]
     for d in draws:
         api.call("POST", f"/v1/rng/{sid}/draws", token=token, body=d)
     _, closed = api.call("POST", f"/v1/rng/{sid}/close", token=token)
@@ -268,9 +323,16 @@ def _rng_session(api: _Api, bots: random.Random, console: Console, keys: KeySet)
     return doc
 
 
-def run_demo(base_url: str, games: list[str] | None = None, console: Console | None = None,
-             *, seed: int | None = None, max_actions: int = 20_000,
-             timeout: float = 30.0, operator_key: str | None = None) -> int:
+def run_demo(
+    base_url: str,
+    games: list[str] | None = None,
+    console: Console | None = None,
+    *,
+    seed: int | None = None,
+    max_actions: int = 20_000,
+    timeout: float = 30.0,
+    operator_key: str | None = None,
+) -> int:
     """Play and verify one match per game; 0 all verified, 1 one failed, 2 server trouble."""
     console = console or make_console()
     bots = random.Random(seed)
@@ -281,8 +343,10 @@ def run_demo(base_url: str, games: list[str] | None = None, console: Console | N
     except UnusableInput as exc:
         console.print(f"[red]demo: cannot get the server's keys:[/] {escape(str(exc))}")
         return 2
-    console.print(f"server {escape(base)}: {len(keys.keys)} signing key(s) "
-                  f"({', '.join(keys.keys)}), fetched from the server itself\n")
+    console.print(
+        f"server {escape(base)}: {len(keys.keys)} signing key(s) "
+        f"({', '.join(keys.keys)}), fetched from the server itself\n"
+    )
     api = _Api(base, timeout, operator_key)
     reports: list[dict[str, Any]] = []
     try:
@@ -310,8 +374,10 @@ def run_demo(base_url: str, games: list[str] | None = None, console: Console | N
     finally:
         api.close()
     print_summary(console, reports)
-    console.print("[dim]The public key was fetched from the server, so the signature check "
-                  "is only as trustworthy as that server; pin the key with `verify --key`.[/]")
+    console.print(
+        "[dim]The public key was fetched from the server, so the signature check "
+        "is only as trustworthy as that server; pin the key with `verify --key`.[/]"
+    )
     if any(r["status"] == UNUSABLE for r in reports):
         return 2
     if any(r["status"] in (FAILED, UNCHECKED) for r in reports):

@@ -70,8 +70,9 @@ def parse_json(data: bytes | str, *, limit: int | None = None) -> Any:
         try:
             check_canonical_value(doc)
         except ValueError as exc:
-            raise InputError(f"not canonical JSON (fairness-v2.md §1): "
-                             f"{_one_line(str(exc))}") from None
+            raise InputError(
+                f"not canonical JSON (fairness-v2.md §1): {_one_line(str(exc))}"
+            ) from None
     elif _has_lone_surrogate(doc):
         raise InputError("a string holds a lone surrogate (it has no UTF-8 form)")
     return doc

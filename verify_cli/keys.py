@@ -30,7 +30,7 @@ class KeySet:
         if isinstance(key_id, str) and key_id in self.keys:
             return self.keys[key_id], ""
         if len(self.keys) == 1:
-            (kid, pub), = self.keys.items()
+            ((kid, pub),) = self.keys.items()
             return pub, f"the transcript names key {key_id!r}, the only key given is {kid}"
         return None, f"key {key_id!r} is not among the keys ({', '.join(sorted(self.keys))})"
 

@@ -41,31 +41,39 @@ def check_inclusion(transcript: dict[str, Any], proof: Any, keys: KeySet) -> Hea
     if not isinstance(proof, dict):
         raise LogCheckFailed("the inclusion proof is not a JSON object")
     if proof.get("index") != idx:
-        raise LogCheckFailed(f"the inclusion proof is for index {proof.get('index')!r}, "
-                             f"the transcript's log_index is {idx}")
+        raise LogCheckFailed(
+            f"the inclusion proof is for index {proof.get('index')!r}, "
+            f"the transcript's log_index is {idx}"
+        )
     leaf = proof.get("leaf")
     if not isinstance(leaf, dict) or leaf.get("type") != "commitment":
         raise LogCheckFailed(f"log entry {idx} is not a commitment record")
     for name in ("protocol", "match_id", "game", "ruleset", "commitment", "log_index"):
         if leaf.get(name) != transcript.get(name):
-            raise LogCheckFailed(f"log entry {idx} is the commitment record of another match: "
-                                 f"its {name} is {leaf.get(name)!r}, the transcript's "
-                                 f"{transcript.get(name)!r}")
+            raise LogCheckFailed(
+                f"log entry {idx} is the commitment record of another match: "
+                f"its {name} is {leaf.get(name)!r}, the transcript's "
+                f"{transcript.get(name)!r}"
+            )
     _check_signed(leaf, keys, f"the commitment record at log index {idx}")
     head = parse_head(proof.get("tree_head"), keys)
     if proof.get("tree_size") != head.tree_size:
-        raise LogCheckFailed(f"the proof's tree_size {proof.get('tree_size')!r} is not its "
-                             f"head's {head.tree_size}")
+        raise LogCheckFailed(
+            f"the proof's tree_size {proof.get('tree_size')!r} is not its head's {head.tree_size}"
+        )
     path = _hex_list(proof.get("audit_path"), "the audit path")
     try:
-        got = tlog.root_from_inclusion(idx, head.tree_size,
-                                       tlog.leaf_hash(canonical_json(leaf)), path)
+        got = tlog.root_from_inclusion(
+            idx, head.tree_size, tlog.leaf_hash(canonical_json(leaf)), path
+        )
     except tlog.ProofError as exc:
         raise LogCheckFailed(f"the inclusion proof of index {idx}: {exc}") from None
     if got != head.root:
-        raise LogCheckFailed(f"the inclusion proof of index {idx} leads to root "
-                             f"{got.hex()[:16]}…, the signed head says "
-                             f"{head.root.hex()[:16]}…")
+        raise LogCheckFailed(
+            f"the inclusion proof of index {idx} leads to root "
+            f"{got.hex()[:16]}…, the signed head says "
+            f"{head.root.hex()[:16]}…"
+        )
     return head
 
 
@@ -88,21 +96,29 @@ def _leaf_matches(transcript: dict[str, Any], leaf: dict[str, Any], idx: int) ->
         raise LogCheckFailed(f"log entry {idx} is not a commitment or lock record")
     for name in names:
         if leaf.get(name) != transcript.get(name):
-            raise LogCheckFailed(f"log entry {idx} is the record of another match: its "
-                                 f"{name} is {leaf.get(name)!r}, the transcript's "
-                                 f"{transcript.get(name)!r}")
+            raise LogCheckFailed(
+                f"log entry {idx} is the record of another match: its "
+                f"{name} is {leaf.get(name)!r}, the transcript's "
+                f"{transcript.get(name)!r}"
+            )
 
 
-def check_offline(transcript: dict[str, Any], idx: int, keys: KeySet | None,
-                  off: OfflineProof, policy: tlog.Policy | None,
-                  state: HeadState) -> tuple[bool | None, str]:
+def check_offline(
+    transcript: dict[str, Any],
+    idx: int,
+    keys: KeySet | None,
+    off: OfflineProof,
+    policy: tlog.Policy | None,
+    state: HeadState,
+) -> tuple[bool | None, str]:
     """A tlog-proof checked against a policy, without the server."""
     if policy is None:
         return None, f"not checked: {off.source} is a tlog-proof; give --policy FILE"
     try:
         if off.proof.index != idx:
-            raise LogCheckFailed(f"the tlog-proof is for index {off.proof.index}, the "
-                                 f"transcript's entry is {idx}")
+            raise LogCheckFailed(
+                f"the tlog-proof is for index {off.proof.index}, the transcript's entry is {idx}"
+            )
         _leaf_matches(transcript, off.leaf, idx)
         if keys is not None:
             _check_signed(off.leaf, keys, f"the record at log index {idx}")
@@ -112,21 +128,29 @@ def check_offline(transcript: dict[str, Any], idx: int, keys: KeySet | None,
         if isinstance(seen, dict):
             old = tlog.parse_checkpoint(tlog.split_note(seen["note"])[0])
             if old.size == cp.size and old.root != cp.root:
-                raise LogCheckFailed(f"log fork: two checkpoints of size {cp.size} with "
-                                     "different roots")
+                raise LogCheckFailed(
+                    f"log fork: two checkpoints of size {cp.size} with different roots"
+                )
     except (tlog.PolicyError, tlog.ProofError) as exc:
         return False, f"the tlog-proof: {exc}"
     except LogCheckFailed as exc:
         return False, str(exc)
     who = ", ".join(cosigned) or "no witness"
-    return True, (f"included at index {idx} under the checkpoint of size {cp.size} of "
-                  f"{cp.origin}, cosigned by {who} (the policy's quorum is met)")
+    return True, (
+        f"included at index {idx} under the checkpoint of size {cp.size} of "
+        f"{cp.origin}, cosigned by {who} (the policy's quorum is met)"
+    )
 
 
-def check_transcript(transcript: dict[str, Any], keys: KeySet | None, proof: Any,
-                     fetch: Fetch | None, server: str | None,
-                     state: HeadState, policy: tlog.Policy | None = None
-                     ) -> tuple[bool | None, str]:
+def check_transcript(
+    transcript: dict[str, Any],
+    keys: KeySet | None,
+    proof: Any,
+    fetch: Fetch | None,
+    server: str | None,
+    state: HeadState,
+    policy: tlog.Policy | None = None,
+) -> tuple[bool | None, str]:
     """The ``log`` check: (ok, detail); ok None when it could not be made."""
     idx = transcript.get("log_index")
     if idx is None:
@@ -137,10 +161,14 @@ def check_transcript(transcript: dict[str, Any], keys: KeySet | None, proof: Any
         # fairness-v2.md §8-§9: the lock is in the C2SP log at lock_index; it is checked
         # from a tlog-proof (--log-proof FILE --policy FILE) or by `verify log`.
         if proof is None and fetch is None:
-            return None, ("not checked: no log source (give --server URL or --log-proof "
-                          "FILE); the verdict does not depend on it")
-        return None, ("not checked: a qahwa-fair/2 lock's inclusion is checked from its "
-                      "tlog-proof (--log-proof FILE.tlog-proof --policy FILE)")
+            return None, (
+                "not checked: no log source (give --server URL or --log-proof "
+                "FILE); the verdict does not depend on it"
+            )
+        return None, (
+            "not checked: a qahwa-fair/2 lock's inclusion is checked from its "
+            "tlog-proof (--log-proof FILE.tlog-proof --policy FILE)"
+        )
     if idx is None:
         return None, "not checked: the transcript has no log_index"
     if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
@@ -152,8 +180,9 @@ def check_transcript(transcript: dict[str, Any], keys: KeySet | None, proof: Any
             return None, "not checked: give --server URL or --log-proof FILE"
         status, proof = fetch("/v1/log/proof", {"index": idx})
         if status != 200:
-            return False, (f"the server gives no inclusion proof of log index {idx}: "
-                           f"{_why(status, proof)}")
+            return False, (
+                f"the server gives no inclusion proof of log index {idx}: {_why(status, proof)}"
+            )
     try:
         head = check_inclusion(transcript, proof, keys)
         ok, detail = reconcile(state, head, keys, fetch, server)
@@ -162,8 +191,8 @@ def check_transcript(transcript: dict[str, Any], keys: KeySet | None, proof: Any
     return ok, f"included at index {idx} of tree size {head.tree_size}; {detail}"
 
 
-
 # -- hooks for `verify check` ----------------------------------------------------------------
+
 
 def load_proofs(paths: Sequence[str]) -> dict[str, Any]:
     """``--log-proof`` files (the JSON of ``GET /v1/log/proof``) by their leaf's match id."""
@@ -180,8 +209,9 @@ def load_proofs(paths: Sequence[str]) -> dict[str, Any]:
                 tp = tlog.parse_proof(raw)
                 leaf = json.loads(tp.extra or b"")
             except (tlog.ProofError, ValueError) as exc:
-                raise UnusableInput(f"{p}: not a tlog-proof with its record in the extra "
-                                    f"line ({exc})") from None
+                raise UnusableInput(
+                    f"{p}: not a tlog-proof with its record in the extra line ({exc})"
+                ) from None
             if not isinstance(leaf, dict) or not isinstance(leaf.get("match_id"), str):
                 raise UnusableInput(f"{p}: the extra line holds no record of a match")
             out[leaf["match_id"]] = OfflineProof(tp, leaf, p)
@@ -192,16 +222,23 @@ def load_proofs(paths: Sequence[str]) -> dict[str, Any]:
             raise UnusableInput(f"cannot read the log proof {p}: {exc}") from None
         leaf = doc.get("leaf") if isinstance(doc, dict) else None
         if not isinstance(leaf, dict) or not isinstance(leaf.get("match_id"), str):
-            raise UnusableInput(f"{p} is not an inclusion proof (GET /v1/log/proof) "
-                                "with a commitment record as its leaf")
+            raise UnusableInput(
+                f"{p} is not an inclusion proof (GET /v1/log/proof) "
+                "with a commitment record as its leaf"
+            )
         out[leaf["match_id"]] = doc
     return out
 
 
-def apply_log_checks(reports: list[dict[str, Any]], docs: list[Any],
-                     keysets: list[KeySet | None], bases: list[str | None],
-                     proofs: dict[str, Any], state: HeadState,
-                     policy: tlog.Policy | None = None) -> None:
+def apply_log_checks(
+    reports: list[dict[str, Any]],
+    docs: list[Any],
+    keysets: list[KeySet | None],
+    bases: list[str | None],
+    proofs: dict[str, Any],
+    state: HeadState,
+    policy: tlog.Policy | None = None,
+) -> None:
     """Add the ``log`` check to each report (in place); a failure makes it ``failed``."""
     fetchers: dict[str, HttpFetch] = {}
     try:
@@ -215,8 +252,15 @@ def apply_log_checks(reports: list[dict[str, Any]], docs: list[Any],
             ok, detail = check_transcript(doc, keys, proof, fetch, base, state, policy)
             rep["checks"].append({"name": "log", "ok": ok, "detail": detail})
             if ok is False:
-                rep["failures"].append({"check": "log", "message": detail, "seq": None,
-                                        "expected": None, "found": None})
+                rep["failures"].append(
+                    {
+                        "check": "log",
+                        "message": detail,
+                        "seq": None,
+                        "expected": None,
+                        "found": None,
+                    }
+                )
                 rep["status"] = "failed"
     finally:
         for f in fetchers.values():
@@ -225,11 +269,15 @@ def apply_log_checks(reports: list[dict[str, Any]], docs: list[Any],
 
 
 def log_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    f = click.option("--no-state", is_flag=True,
-                     help="Neither read nor write the file of heads seen before.")(f)
-    f = click.option("--state", "state_file", metavar="FILE",
-                     help="The file of heads seen before (default: "
-                     "$XDG_STATE_HOME/qahwa/heads.json).")(f)
+    f = click.option(
+        "--no-state", is_flag=True, help="Neither read nor write the file of heads seen before."
+    )(f)
+    f = click.option(
+        "--state",
+        "state_file",
+        metavar="FILE",
+        help="The file of heads seen before (default: $XDG_STATE_HOME/qahwa/heads.json).",
+    )(f)
     return f
 
 
@@ -241,10 +289,15 @@ def open_state(state_file: str | None, no_state: bool) -> HeadState:
     return HeadState.load(Path(state_file) if state_file else default_state_path())
 
 
-def log_hook(reports: list[dict[str, Any]], items: list[tuple[str, Any, str]],
-             keys_b64: list[dict[str, Any] | None], server: str | None,
-             proofs: dict[str, Any], state: HeadState,
-             policy: tlog.Policy | None = None) -> None:
+def log_hook(
+    reports: list[dict[str, Any]],
+    items: list[tuple[str, Any, str]],
+    keys_b64: list[dict[str, Any] | None],
+    server: str | None,
+    proofs: dict[str, Any],
+    state: HeadState,
+    policy: tlog.Policy | None = None,
+) -> None:
     """``verify check``'s log step, after the transcripts themselves were checked."""
     from .core import load_document
     from .keys import UnusableInput, server_base
@@ -261,6 +314,7 @@ def log_hook(reports: list[dict[str, Any]], items: list[tuple[str, Any, str]],
                 doc = None
         docs.append(doc)
         keysets.append(KeySet.from_b64(kb) if kb is not None else None)
-        bases.append(server.rstrip("/") if server else server_base(label) if kind == "doc"
-                     else None)
+        bases.append(
+            server.rstrip("/") if server else server_base(label) if kind == "doc" else None
+        )
     apply_log_checks(reports, docs, keysets, bases, proofs, state, policy)

@@ -104,6 +104,7 @@ def _hex_list(value: Any, what: str) -> list[bytes]:
 
 # -- the state file ------------------------------------------------------------------------
 
+
 def default_state_path() -> Path:
     base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
     return Path(base) / "qahwa" / "heads.json"
@@ -159,8 +160,12 @@ class HeadState:
         if self.path is None or not self.dirty:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        doc = {"version": STATE_VERSION, "heads": self.heads, "audits": self.audits,
-               "checkpoints": self.checkpoints}
+        doc = {
+            "version": STATE_VERSION,
+            "heads": self.heads,
+            "audits": self.audits,
+            "checkpoints": self.checkpoints,
+        }
         tmp = self.path.with_name(self.path.name + ".tmp")
         tmp.write_text(json.dumps(doc, indent=1, sort_keys=True), encoding="utf-8")
         os.replace(tmp, self.path)
@@ -207,8 +212,9 @@ class HttpFetch:
             with self._lock:
                 resp = self._client.get(self.base + path, params=params)
         except httpx.HTTPError as exc:
-            return 0, {"error": {"code": "unreachable",
-                                 "message": f"{exc.__class__.__name__}: {exc}"}}
+            return 0, {
+                "error": {"code": "unreachable", "message": f"{exc.__class__.__name__}: {exc}"}
+            }
         try:
             return resp.status_code, resp.json()
         except ValueError:
@@ -238,17 +244,28 @@ def _why(status: int, body: Any) -> str:
 
 # -- consistency with what was seen before -------------------------------------------------
 
-def _fork(state: HeadState, server: str | None, reason: str, old: Head, new: Head,
-          consistency: Any = None) -> ForkDetected:
-    path = state.keep_evidence({
-        "kind": "fork", "detected_at": _now(), "server": server, "key_id": new.key_id,
-        "reason": reason, "remembered_head": old.doc, "new_head": new.doc,
-        "consistency": consistency})
+
+def _fork(
+    state: HeadState, server: str | None, reason: str, old: Head, new: Head, consistency: Any = None
+) -> ForkDetected:
+    path = state.keep_evidence(
+        {
+            "kind": "fork",
+            "detected_at": _now(),
+            "server": server,
+            "key_id": new.key_id,
+            "reason": reason,
+            "remembered_head": old.doc,
+            "new_head": new.doc,
+            "consistency": consistency,
+        }
+    )
     return ForkDetected(f"log fork: {reason}", path)
 
 
-def reconcile(state: HeadState, new: Head, keys: KeySet, fetch: Fetch | None,
-              server: str | None) -> tuple[bool | None, str]:
+def reconcile(
+    state: HeadState, new: Head, keys: KeySet, fetch: Fetch | None, server: str | None
+) -> tuple[bool | None, str]:
     """Check ``new`` against the head remembered for its key; remember it when newer.
 
     Returns (True, detail) when consistent, (None, detail) when it cannot be checked here
@@ -261,9 +278,15 @@ def reconcile(state: HeadState, new: Head, keys: KeySet, fetch: Fetch | None,
         return True, f"first head seen for key {new.key_id} (remembered)"
     if old.tree_size == new.tree_size:
         if old.root != new.root:
-            raise _fork(state, server, f"two signed heads of size {new.tree_size} with "
-                        f"different roots ({old.root.hex()[:16]}… seen before, "
-                        f"{new.root.hex()[:16]}… now)", old, new)
+            raise _fork(
+                state,
+                server,
+                f"two signed heads of size {new.tree_size} with "
+                f"different roots ({old.root.hex()[:16]}… seen before, "
+                f"{new.root.hex()[:16]}… now)",
+                old,
+                new,
+            )
         return True, f"the same head of size {new.tree_size} as seen before"
     small, big = (old, new) if old.tree_size < new.tree_size else (new, old)
     if small.tree_size == 0:
@@ -271,54 +294,81 @@ def reconcile(state: HeadState, new: Head, keys: KeySet, fetch: Fetch | None,
             state.remember(new, server)
         return True, "extends the empty head seen before"
     if fetch is None:
-        return None, (f"consistency with the head of size {old.tree_size} seen before not "
-                      "checked (no server to ask for the proof)")
-    status, body = fetch("/v1/log/consistency", {"first": small.tree_size,
-                                                  "second": big.tree_size})
+        return None, (
+            f"consistency with the head of size {old.tree_size} seen before not "
+            "checked (no server to ask for the proof)"
+        )
+    status, body = fetch("/v1/log/consistency", {"first": small.tree_size, "second": big.tree_size})
     if status in (400, 404):
-        raise _fork(state, server, f"the server cannot prove that its head of size "
-                    f"{big.tree_size} extends the one of size {small.tree_size} "
-                    f"({_why(status, body)})", old, new, body)
+        raise _fork(
+            state,
+            server,
+            f"the server cannot prove that its head of size "
+            f"{big.tree_size} extends the one of size {small.tree_size} "
+            f"({_why(status, body)})",
+            old,
+            new,
+            body,
+        )
     if status != 200 or not isinstance(body, dict):
-        raise LogCheckFailed(f"no consistency proof {small.tree_size}→{big.tree_size}: "
-                             f"{_why(status, body)}")
+        raise LogCheckFailed(
+            f"no consistency proof {small.tree_size}→{big.tree_size}: {_why(status, body)}"
+        )
     first = parse_head(body.get("first_head"), keys, "the consistency proof's first head")
     second = parse_head(body.get("second_head"), keys, "the consistency proof's second head")
     for mine, theirs in ((small, first), (big, second)):
         if theirs.tree_size != mine.tree_size:
-            raise LogCheckFailed(f"the consistency proof is for size {theirs.tree_size}, "
-                                 f"not {mine.tree_size}")
+            raise LogCheckFailed(
+                f"the consistency proof is for size {theirs.tree_size}, not {mine.tree_size}"
+            )
         if theirs.root != mine.root:
-            raise _fork(state, server, f"two signed heads of size {mine.tree_size} with "
-                        f"different roots", old, new, body)
+            raise _fork(
+                state,
+                server,
+                f"two signed heads of size {mine.tree_size} with different roots",
+                old,
+                new,
+                body,
+            )
     proof = _hex_list(body.get("proof"), "the consistency proof")
     if not tlog.consistent(small.tree_size, big.tree_size, small.root, big.root, proof):
-        raise _fork(state, server, f"the head of size {big.tree_size} is not an extension "
-                    f"of the head of size {small.tree_size} (the consistency proof fails)",
-                    old, new, body)
+        raise _fork(
+            state,
+            server,
+            f"the head of size {big.tree_size} is not an extension "
+            f"of the head of size {small.tree_size} (the consistency proof fails)",
+            old,
+            new,
+            body,
+        )
     if new.tree_size > old.tree_size:
         state.remember(new, server)
         return True, f"consistent with the head of size {old.tree_size} seen before"
     return True, f"the head of size {old.tree_size} seen before is consistent with it"
 
 
-
 # -- checkpoints (c2sp.org/tlog-checkpoint) --------------------------------------------------
+
 
 def tile_fetcher(fetch: Any, prefix: str = "/log/") -> Callable[[tlog.Tile], bytes]:
     """``fetch.raw`` as a tile source for :class:`tlog.TileHashReader` (TileError if a tile
     cannot be had)."""
+
     def get(tile: tlog.Tile) -> bytes:
         status, body = fetch.raw(prefix + tile.path)
         if status != 200:
-            raise tlog.TileError(f"no {tile.path} from the server: "
-                                 + ("unreachable" if status == 0 else f"HTTP {status}"))
+            raise tlog.TileError(
+                f"no {tile.path} from the server: "
+                + ("unreachable" if status == 0 else f"HTTP {status}")
+            )
         return bytes(body)
+
     return get
 
 
-def reconcile_checkpoint(state: HeadState, cp: tlog.Checkpoint, note: str, fetch: Any,
-                         server: str | None) -> str:
+def reconcile_checkpoint(
+    state: HeadState, cp: tlog.Checkpoint, note: str, fetch: Any, server: str | None
+) -> str:
     """Check a verified checkpoint against the one remembered for its origin — the newer of
     the two must extend the older, by a consistency proof computed from the server's tiles —
     and remember it when newer. ForkDetected (with evidence) when it does not."""
@@ -336,10 +386,18 @@ def reconcile_checkpoint(state: HeadState, cp: tlog.Checkpoint, note: str, fetch
 
     def fork(reason: str) -> ForkDetected:
         assert isinstance(entry, dict)
-        path = state.keep_evidence({
-            "kind": "fork", "detected_at": _now(), "server": server, "key_id": cp.origin,
-            "origin": cp.origin, "reason": reason, "remembered_checkpoint": entry.get("note"),
-            "new_checkpoint": note})
+        path = state.keep_evidence(
+            {
+                "kind": "fork",
+                "detected_at": _now(),
+                "server": server,
+                "key_id": cp.origin,
+                "origin": cp.origin,
+                "reason": reason,
+                "remembered_checkpoint": entry.get("note"),
+                "new_checkpoint": note,
+            }
+        )
         return ForkDetected(f"log fork: {reason}", path)
 
     if old is None:
@@ -347,8 +405,10 @@ def reconcile_checkpoint(state: HeadState, cp: tlog.Checkpoint, note: str, fetch
         return f"first checkpoint seen for {cp.origin} (remembered)"
     if old.size == cp.size:
         if old.root != cp.root:
-            raise fork(f"two checkpoints of size {cp.size} with different roots "
-                       f"({old.root.hex()[:16]}… seen before, {cp.root.hex()[:16]}… now)")
+            raise fork(
+                f"two checkpoints of size {cp.size} with different roots "
+                f"({old.root.hex()[:16]}… seen before, {cp.root.hex()[:16]}… now)"
+            )
         return f"the same checkpoint of size {cp.size} as seen before"
     small, big = (old, cp) if old.size < cp.size else (cp, old)
     if small.size == 0:
@@ -360,8 +420,10 @@ def reconcile_checkpoint(state: HeadState, cp: tlog.Checkpoint, note: str, fetch
         proof = tlog.prove_tree(big.size, small.size, reader)
         tlog.check_tree(proof, big.size, big.root, small.size, small.root)
     except tlog.ProofError as exc:
-        raise fork(f"the checkpoint of size {big.size} does not extend the one of size "
-                   f"{small.size} ({exc})") from None
+        raise fork(
+            f"the checkpoint of size {big.size} does not extend the one of size "
+            f"{small.size} ({exc})"
+        ) from None
     except tlog.TileError as exc:
         raise LogCheckFailed(f"no consistency proof {small.size}→{big.size}: {exc}") from None
     if cp.size > old.size:

@@ -104,8 +104,9 @@ unreachable URL), with one line on stderr.
 def one_line(text: str) -> str:
     """``text`` as one printable line: every character that is not printable (a newline,
     U+0085, U+2028, a control) is written as its escape, so an error is always one line."""
-    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
-                   for c in text)
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text
+    )
 
 
 class VerifyGroup(click.Group):
@@ -119,21 +120,34 @@ class VerifyGroup(click.Group):
     def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         super().format_help(ctx, formatter)
         check = self.commands["check"]
-        rows = [("FILE|URL ...", "transcript files, or transcript URLs "
-                 "(http://host/v1/matches/ID/transcript)")]
-        rows += [r for p in check.get_params(ctx)
-                 if not isinstance(p, click.Argument) and (r := p.get_help_record(ctx))]
+        rows = [
+            (
+                "FILE|URL ...",
+                "transcript files, or transcript URLs (http://host/v1/matches/ID/transcript)",
+            )
+        ]
+        rows += [
+            r
+            for p in check.get_params(ctx)
+            if not isinstance(p, click.Argument) and (r := p.get_help_record(ctx))
+        ]
         with formatter.section("Options of `verify FILE|URL ...` (= `verify check`)"):
             formatter.write_dl(rows)
         formatter.write_paragraph()
         formatter.write_text("`verify derive --help` and `verify demo --help` list theirs.")
 
-    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None,
-             complete_var: str | None = None, standalone_mode: bool = True,
-             **extra: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         try:
-            rv = super().main(args, prog_name or "verify", complete_var,
-                              standalone_mode=False, **extra)
+            rv = super().main(
+                args, prog_name or "verify", complete_var, standalone_mode=False, **extra
+            )
         except click.exceptions.Exit as exc:
             code = exc.exit_code
         except click.UsageError as exc:
@@ -166,8 +180,12 @@ class VerifyGroup(click.Group):
         sys.exit(code)
 
 
-@click.group(cls=VerifyGroup, help=HELP, no_args_is_help=True,
-             context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.group(
+    cls=VerifyGroup,
+    help=HELP,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 def app() -> None:
     pass
 
@@ -184,31 +202,46 @@ def exit_code(reports: list[dict[str, Any]]) -> int:
     return 0
 
 
-def verify_many(items: list[tuple[str, Any, str]], keys: list[dict[str, Any] | None], *,
-                draws_limit: int | None, allow_unsigned: bool, jobs: int | None,
-                progress: bool, receipts: list[dict[str, Any]] | None = None,
-                own: OwnSeed | None = None) -> list[dict[str, Any]]:
+def verify_many(
+    items: list[tuple[str, Any, str]],
+    keys: list[dict[str, Any] | None],
+    *,
+    draws_limit: int | None,
+    allow_unsigned: bool,
+    jobs: int | None,
+    progress: bool,
+    receipts: list[dict[str, Any]] | None = None,
+    own: OwnSeed | None = None,
+) -> list[dict[str, Any]]:
     """Verify items (see core.verify_item), on all cores when there are several."""
     results: list[dict[str, Any] | None] = [None] * len(items)
     workers = jobs if jobs else (os.cpu_count() or 1)
     workers = max(1, min(workers, len(items)))
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    bar = Progress("[progress.description]{task.description}", BarColumn(),
-                   MofNCompleteColumn(), TimeElapsedColumn(), console=make_console(stderr=True),
-                   disable=not progress, transient=False)
+    bar = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=make_console(stderr=True),
+        disable=not progress,
+        transient=False,
+    )
     with bar:
         task = bar.add_task("verifying", total=len(items))
         if workers == 1:
             for i, item in enumerate(items):
-                results[i] = verify_item(item, keys[i], draws_limit, allow_unsigned,
-                                         receipts, own)
+                results[i] = verify_item(item, keys[i], draws_limit, allow_unsigned, receipts, own)
                 bar.advance(task)
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                futures = {pool.submit(verify_item, item, keys[i], draws_limit,
-                                       allow_unsigned, receipts, own): i
-                           for i, item in enumerate(items)}
+                futures = {
+                    pool.submit(
+                        verify_item, item, keys[i], draws_limit, allow_unsigned, receipts, own
+                    ): i
+                    for i, item in enumerate(items)
+                }
                 for fut in as_completed(futures):
                     i = futures[fut]
                     try:
@@ -219,9 +252,9 @@ def verify_many(items: list[tuple[str, Any, str]], keys: list[dict[str, Any] | N
     return [r for r in results if r is not None]
 
 
-def collect(sources: Sequence[str], server: str | None, matches: Sequence[str],
-            key_file: str | None) -> tuple[list[tuple[str, Any, str]], list[dict[str, Any] | None],
-                                           list[dict[str, Any]]]:
+def collect(
+    sources: Sequence[str], server: str | None, matches: Sequence[str], key_file: str | None
+) -> tuple[list[tuple[str, Any, str]], list[dict[str, Any] | None], list[dict[str, Any]]]:
     """Items to verify with their key sets; reports of inputs already known unusable."""
     fixed: KeySet | None = load_key_file(key_file) if key_file else None
     cache: dict[str, KeySet | UnusableInput] = {}
@@ -247,8 +280,10 @@ def collect(sources: Sequence[str], server: str | None, matches: Sequence[str],
     urls = [(s, s) for s in sources if _is_url(s)]
     if server:
         base = server.rstrip("/")
-        urls += [(f"{base}/v1/matches/{m}/transcript", f"{base}/v1/matches/{m}/transcript")
-                 for m in matches]
+        urls += [
+            (f"{base}/v1/matches/{m}/transcript", f"{base}/v1/matches/{m}/transcript")
+            for m in matches
+        ]
     for s in sources:
         if _is_url(s):
             continue
@@ -273,54 +308,127 @@ def collect(sources: Sequence[str], server: str | None, matches: Sequence[str],
 
 @app.command("check", help="Verify transcripts (the default command: `verify FILE` runs this).")
 @click.argument("sources", nargs=-1, metavar="FILE|URL...")
-@click.option("--server", metavar="URL", help="Server base URL: fetch --match transcripts and "
-              "its /v1/keys from it.")
-@click.option("--match", "matches", multiple=True, metavar="ID", help="A match id to fetch "
-              "from --server (repeatable).")
-@click.option("--key", "key_file", metavar="FILE", help="The server's public key: base64 of "
-              "the raw 32 bytes, or the JSON of GET /v1/keys.")
+@click.option(
+    "--server",
+    metavar="URL",
+    help="Server base URL: fetch --match transcripts and its /v1/keys from it.",
+)
+@click.option(
+    "--match",
+    "matches",
+    multiple=True,
+    metavar="ID",
+    help="A match id to fetch from --server (repeatable).",
+)
+@click.option(
+    "--key",
+    "key_file",
+    metavar="FILE",
+    help="The server's public key: base64 of the raw 32 bytes, or the JSON of GET /v1/keys.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
-@click.option("--no-signature", "allow_unsigned", is_flag=True, help="Accept a transcript "
-              "whose signature cannot be checked (no key) as verified.")
+@click.option(
+    "--no-signature",
+    "allow_unsigned",
+    is_flag=True,
+    help="Accept a transcript whose signature cannot be checked (no key) as verified.",
+)
 @click.option("--all-draws", is_flag=True, help="List every draw in the report.")
-@click.option("--draws", "draws_n", type=click.IntRange(min=0), default=12, show_default=True,
-              help="How many draws to list per match.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes (default: all cores).")
+@click.option(
+    "--draws",
+    "draws_n",
+    type=click.IntRange(min=0),
+    default=12,
+    show_default=True,
+    help="How many draws to list per match.",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes (default: all cores).",
+)
 @log_options
-@click.option("--log-proof", "log_proofs", multiple=True, metavar="FILE",
-              help="An inclusion proof to check a transcript's log entry with, instead of "
-              "fetching it (repeatable): the JSON of GET /v1/log/proof, or the "
-              "c2sp.org/tlog-proof of GET /v1/matches/{id}/log-proof (with --policy).")
-@click.option("--policy", "policy_file", metavar="FILE",
-              help="A c2sp.org/tlog-policy file (the log's key, the witnesses' keys, the "
-              "quorum): tlog-proofs are checked offline against it, and fail when the "
-              "quorum is not met.")
-@click.option("--receipt", "receipt_files", multiple=True, metavar="FILE",
-              help="A file of receipts the server gave you (one receipt or a JSON list): each "
-              "must be signed by a listed key and agree with the transcript's chain at its "
-              "seq (repeatable).")
-@click.option("--seat", "own_seat", type=click.IntRange(min=0), default=None, metavar="N",
-              help="Check that seat N holds exactly your seed (with --client-seed, --nonce).")
-@click.option("--client-seed", "own_seed", default=None, metavar="S",
-              help="The client seed you sent for --seat N.")
-@click.option("--nonce", "own_nonce", default=None, metavar="HEX",
-              help="The nonce you sent for --seat N (qahwa-fair/2).")
-def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, ...],
-              key_file: str | None, as_json: bool, allow_unsigned: bool, all_draws: bool,
-              draws_n: int, jobs: int | None, state_file: str | None, no_state: bool,
-              log_proofs: tuple[str, ...], policy_file: str | None,
-              receipt_files: tuple[str, ...],
-              own_seat: int | None, own_seed: str | None, own_nonce: str | None) -> int:
+@click.option(
+    "--log-proof",
+    "log_proofs",
+    multiple=True,
+    metavar="FILE",
+    help="An inclusion proof to check a transcript's log entry with, instead of "
+    "fetching it (repeatable): the JSON of GET /v1/log/proof, or the "
+    "c2sp.org/tlog-proof of GET /v1/matches/{id}/log-proof (with --policy).",
+)
+@click.option(
+    "--policy",
+    "policy_file",
+    metavar="FILE",
+    help="A c2sp.org/tlog-policy file (the log's key, the witnesses' keys, the "
+    "quorum): tlog-proofs are checked offline against it, and fail when the "
+    "quorum is not met.",
+)
+@click.option(
+    "--receipt",
+    "receipt_files",
+    multiple=True,
+    metavar="FILE",
+    help="A file of receipts the server gave you (one receipt or a JSON list): each "
+    "must be signed by a listed key and agree with the transcript's chain at its "
+    "seq (repeatable).",
+)
+@click.option(
+    "--seat",
+    "own_seat",
+    type=click.IntRange(min=0),
+    default=None,
+    metavar="N",
+    help="Check that seat N holds exactly your seed (with --client-seed, --nonce).",
+)
+@click.option(
+    "--client-seed",
+    "own_seed",
+    default=None,
+    metavar="S",
+    help="The client seed you sent for --seat N.",
+)
+@click.option(
+    "--nonce",
+    "own_nonce",
+    default=None,
+    metavar="HEX",
+    help="The nonce you sent for --seat N (qahwa-fair/2).",
+)
+def check_cmd(
+    sources: tuple[str, ...],
+    server: str | None,
+    matches: tuple[str, ...],
+    key_file: str | None,
+    as_json: bool,
+    allow_unsigned: bool,
+    all_draws: bool,
+    draws_n: int,
+    jobs: int | None,
+    state_file: str | None,
+    no_state: bool,
+    log_proofs: tuple[str, ...],
+    policy_file: str | None,
+    receipt_files: tuple[str, ...],
+    own_seat: int | None,
+    own_seed: str | None,
+    own_nonce: str | None,
+) -> int:
     if matches and not server:
         raise click.UsageError("--match needs --server URL")
     if own_seat is None and (own_seed is not None or own_nonce is not None):
         raise click.UsageError("--client-seed and --nonce need --seat N")
     if own_seat is not None and own_seed is None:
-        raise click.UsageError("--seat N needs --client-seed S (and, for qahwa-fair/2, "
-                               "--nonce HEX)")
-    own = (OwnSeed(own_seat, own_seed, own_nonce)
-           if own_seat is not None and own_seed is not None else None)
+        raise click.UsageError(
+            "--seat N needs --client-seed S (and, for qahwa-fair/2, --nonce HEX)"
+        )
+    own = (
+        OwnSeed(own_seat, own_seed, own_nonce)
+        if own_seat is not None and own_seed is not None
+        else None
+    )
     receipts = load_receipts(receipt_files)
     if not sources and not matches:
         raise click.UsageError("give transcript files or URLs, or --server URL --match ID")
@@ -332,34 +440,56 @@ def check_cmd(sources: tuple[str, ...], server: str | None, matches: tuple[str, 
     items, keys, bad = collect(sources, server, matches, key_file)
     console = make_console()
     checked = verify_many(
-        items, keys, draws_limit=None if all_draws else draws_n,
-        allow_unsigned=allow_unsigned, jobs=jobs,
-        progress=len(items) > 1 and not as_json, receipts=receipts, own=own)
+        items,
+        keys,
+        draws_limit=None if all_draws else draws_n,
+        allow_unsigned=allow_unsigned,
+        jobs=jobs,
+        progress=len(items) > 1 and not as_json,
+        receipts=receipts,
+        own=own,
+    )
     seen = {str(r.get("match_id")) for r in checked if r["status"] != UNUSABLE}
     stray = sorted({str(r["match_id"]) for r in receipts} - seen)
     if stray and not any(r["status"] == UNUSABLE for r in checked):
-        bad.append(unusable("--receipt", f"receipt(s) for match {', '.join(stray)}, which "
-                            "none of the transcripts is"))
+        bad.append(
+            unusable(
+                "--receipt",
+                f"receipt(s) for match {', '.join(stray)}, which none of the transcripts is",
+            )
+        )
     log_hook(checked, items, keys, server, proofs, state, policy)
     reports = bad + checked
     # keep the order the inputs were given in
-    order = {s: i for i, s in enumerate(
-        list(sources) + [f"{(server or '').rstrip('/')}/v1/matches/{m}/transcript"
-                         for m in matches])}
+    order = {
+        s: i
+        for i, s in enumerate(
+            list(sources)
+            + [f"{(server or '').rstrip('/')}/v1/matches/{m}/transcript" for m in matches]
+        )
+    }
     reports.sort(key=lambda r: order.get(str(r.get("source")), len(order)))
     code = exit_code(reports)
     if as_json:
-        click.echo(json.dumps({"ok": code == 0, "exit_code": code, "results": reports},
-                              ensure_ascii=False, indent=2))
+        click.echo(
+            json.dumps(
+                {"ok": code == 0, "exit_code": code, "results": reports},
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
         return code
     for rep in reports:
         print_report(console, rep)
     if len(reports) > 1:
         print_summary(console, reports)
-    if any(r["status"] != UNUSABLE and r["signature"].get("key_source") == "server"
-           for r in reports):
-        console.print("[dim]note: the public key was fetched from the server, so the "
-                      "signature check is only as trustworthy as that server.[/]")
+    if any(
+        r["status"] != UNUSABLE and r["signature"].get("key_source") == "server" for r in reports
+    ):
+        console.print(
+            "[dim]note: the public key was fetched from the server, so the "
+            "signature check is only as trustworthy as that server.[/]"
+        )
     if code == 2:
         first = next(r for r in reports if r["status"] == UNUSABLE)
         click.echo(one_line(f"verify: error: {first['source']}: {first['reason']}"), err=True)
@@ -385,72 +515,140 @@ def load_receipts(paths: Sequence[str]) -> list[dict[str, Any]]:
                 raise UnusableInput(f"{p}: {why}")
             out.append(r)
     return out
+
+
 app.add_command(page_cmd)
 
 
 # -- derive ----------------------------------------------------------------------------------
 
+
 class DeriveError(click.UsageError):
     pass
 
 
-@app.command("derive", help="Recompute one draw from the seeds; prints JSON (commitment, "
-             "match key, label, kind, result).")
-@click.option("--protocol", type=click.Choice([PROTOCOL, PROTOCOL_V2]), default=PROTOCOL,
-              show_default=True, help="The transcript's protocol.")
-@click.option("--server-seed", required=True, metavar="HEX",
-              help="64 hex characters (qahwa-fair/1) or 128 (qahwa-fair/2).")
+@app.command(
+    "derive",
+    help="Recompute one draw from the seeds; prints JSON (commitment, "
+    "match key, label, kind, result).",
+)
+@click.option(
+    "--protocol",
+    type=click.Choice([PROTOCOL, PROTOCOL_V2]),
+    default=PROTOCOL,
+    show_default=True,
+    help="The transcript's protocol.",
+)
+@click.option(
+    "--server-seed",
+    required=True,
+    metavar="HEX",
+    help="64 hex characters (qahwa-fair/1) or 128 (qahwa-fair/2).",
+)
 @click.option("--match-id", required=True, metavar="ID")
 @click.option("--game", required=True, metavar="G")
-@click.option("--ruleset", required=True, metavar="STR",
-              help="The ruleset string exactly as the transcript carries it.")
-@click.option("--client-seed", "client_seeds", multiple=True, required=True, metavar="S",
-              help="Client seeds in seat order (repeat for every seat).")
-@click.option("--nonce", "nonces", multiple=True, metavar="HEX",
-              help="qahwa-fair/2: each seat's nonce (64 hex), in seat order, one per "
-              "--client-seed.")
-@click.option("--label", required=True, metavar="L",
-              help="The draw's label (with --roll-values: the v1 label, e.g. g0/roll/3).")
-@click.option("--roll-values", nargs=2, default=None, metavar="V_R V_O",
-              help="qahwa-fair/2 fresh roll: the roller's value then the opponent's (an "
-              "opening: seat 0's then seat 1's), 64 hex each; the draw is at "
-              "L|hex(SHA-256(V_R || V_O)).")
+@click.option(
+    "--ruleset",
+    required=True,
+    metavar="STR",
+    help="The ruleset string exactly as the transcript carries it.",
+)
+@click.option(
+    "--client-seed",
+    "client_seeds",
+    multiple=True,
+    required=True,
+    metavar="S",
+    help="Client seeds in seat order (repeat for every seat).",
+)
+@click.option(
+    "--nonce",
+    "nonces",
+    multiple=True,
+    metavar="HEX",
+    help="qahwa-fair/2: each seat's nonce (64 hex), in seat order, one per --client-seed.",
+)
+@click.option(
+    "--label",
+    required=True,
+    metavar="L",
+    help="The draw's label (with --roll-values: the v1 label, e.g. g0/roll/3).",
+)
+@click.option(
+    "--roll-values",
+    nargs=2,
+    default=None,
+    metavar="V_R V_O",
+    help="qahwa-fair/2 fresh roll: the roller's value then the opponent's (an "
+    "opening: seat 0's then seat 1's), 64 hex each; the draw is at "
+    "L|hex(SHA-256(V_R || V_O)).",
+)
 @click.option("--dice", type=int, default=None, metavar="N", help="Roll N dice.")
 @click.option("--sides", type=int, default=6, show_default=True, help="Sides per die.")
 @click.option("--uniform", type=int, default=None, metavar="N", help="An integer in 0…N-1.")
-@click.option("--shuffle", "shuffle_items", default=None, metavar="ITEMS",
-              help="deck52, deck_qahve, tiles:M, tiles:M-without:A-B[,C-D], range:N.")
-def derive_cmd(protocol: str, server_seed: str, match_id: str, game: str, ruleset: str,
-               client_seeds: tuple[str, ...], nonces: tuple[str, ...], label: str,
-               roll_values: tuple[str, str] | None, dice: int | None, sides: int,
-               uniform: int | None, shuffle_items: str | None) -> int:
-    chosen = [n for n, v in (("--dice", dice), ("--uniform", uniform),
-                             ("--shuffle", shuffle_items)) if v is not None]
+@click.option(
+    "--shuffle",
+    "shuffle_items",
+    default=None,
+    metavar="ITEMS",
+    help="deck52, deck_qahve, tiles:M, tiles:M-without:A-B[,C-D], range:N.",
+)
+def derive_cmd(
+    protocol: str,
+    server_seed: str,
+    match_id: str,
+    game: str,
+    ruleset: str,
+    client_seeds: tuple[str, ...],
+    nonces: tuple[str, ...],
+    label: str,
+    roll_values: tuple[str, str] | None,
+    dice: int | None,
+    sides: int,
+    uniform: int | None,
+    shuffle_items: str | None,
+) -> int:
+    chosen = [
+        n
+        for n, v in (("--dice", dice), ("--uniform", uniform), ("--shuffle", shuffle_items))
+        if v is not None
+    ]
     if len(chosen) != 1:
-        raise DeriveError("give exactly one of --dice N, --uniform N, --shuffle ITEMS"
-                          + (f" (got {', '.join(chosen)})" if chosen else ""))
+        raise DeriveError(
+            "give exactly one of --dice N, --uniform N, --shuffle ITEMS"
+            + (f" (got {', '.join(chosen)})" if chosen else "")
+        )
     v2 = protocol == PROTOCOL_V2
     if not v2 and (nonces or roll_values):
-        raise DeriveError(f"--nonce and --roll-values are {PROTOCOL_V2} inputs: add "
-                          f"--protocol {PROTOCOL_V2}")
+        raise DeriveError(
+            f"--nonce and --roll-values are {PROTOCOL_V2} inputs: add --protocol {PROTOCOL_V2}"
+        )
     if v2 and len(nonces) != len(client_seeds):
-        raise DeriveError(f"{PROTOCOL_V2} needs one --nonce per --client-seed (got "
-                          f"{len(client_seeds)} seeds, {len(nonces)} nonces)")
+        raise DeriveError(
+            f"{PROTOCOL_V2} needs one --nonce per --client-seed (got "
+            f"{len(client_seeds)} seeds, {len(nonces)} nonces)"
+        )
     out: dict[str, Any] = {"protocol": protocol}
     try:
         if v2:
             seed = parse_server_seed_v2(server_seed)
-            key = match_key_v2(seed, match_id, game, ruleset,
-                               list(zip(client_seeds, nonces, strict=True)))
+            key = match_key_v2(
+                seed, match_id, game, ruleset, list(zip(client_seeds, nonces, strict=True))
+            )
             out["commitment"] = commitment_v2(seed)
-            out["seed_commitments"] = [seed_commitment(match_id, i, n, cs) for i, (cs, n)
-                                       in enumerate(zip(client_seeds, nonces, strict=True))]
+            out["seed_commitments"] = [
+                seed_commitment(match_id, i, n, cs)
+                for i, (cs, n) in enumerate(zip(client_seeds, nonces, strict=True))
+            ]
         else:
             try:
                 seed = parse_server_seed(server_seed)
             except FairnessError as exc:
-                hint = (f" (a 128-hex seed is {PROTOCOL_V2}'s: add --protocol {PROTOCOL_V2})"
-                        if len(server_seed) == 128 else "")
+                hint = (
+                    f" (a 128-hex seed is {PROTOCOL_V2}'s: add --protocol {PROTOCOL_V2})"
+                    if len(server_seed) == 128
+                    else ""
+                )
                 raise DeriveError(f"{exc}{hint}") from None
             if server_seed != seed.hex():
                 raise DeriveError("server seed must be lowercase hex")
@@ -467,8 +665,9 @@ def derive_cmd(protocol: str, server_seed: str, match_id: str, game: str, rulese
         out["label"] = label
         stream = Stream(key, label)
         if dice is not None:
-            out.update(kind="dice", args={"count": dice, "sides": sides},
-                       result=stream.dice(dice, sides))
+            out.update(
+                kind="dice", args={"count": dice, "sides": sides}, result=stream.dice(dice, sides)
+            )
         elif uniform is not None:
             out.update(kind="uniform", args={"n": uniform}, result=stream.uniform(uniform))
         else:
@@ -476,8 +675,7 @@ def derive_cmd(protocol: str, server_seed: str, match_id: str, game: str, rulese
             items: list[Any] = parse_items(shuffle_items)
             if shuffle_items.startswith("range:"):
                 items = [int(x) for x in items]
-            out.update(kind="shuffle", args={"items": shuffle_items},
-                       result=stream.shuffle(items))
+            out.update(kind="shuffle", args={"items": shuffle_items}, result=stream.shuffle(items))
     except (FairnessError, ValueError, TypeError) as exc:
         raise DeriveError(str(exc)) from None
     click.echo(json.dumps(out, ensure_ascii=False))
@@ -486,23 +684,37 @@ def derive_cmd(protocol: str, server_seed: str, match_id: str, game: str, rulese
 
 # -- demo ------------------------------------------------------------------------------------
 
-@app.command("demo", help="Play one full match of each available game against a running "
-             "server with random legal bots, then verify every transcript.")
+
+@app.command(
+    "demo",
+    help="Play one full match of each available game against a running "
+    "server with random legal bots, then verify every transcript.",
+)
 @click.option("--server", required=True, metavar="URL", help="The server's base URL.")
-@click.option("--game", "game_list", multiple=True, metavar="G",
-              help="Only these games (repeatable; default: every available game and rng).")
+@click.option(
+    "--game",
+    "game_list",
+    multiple=True,
+    metavar="G",
+    help="Only these games (repeatable; default: every available game and rng).",
+)
 @click.option("--seed", type=int, default=None, help="Seed the bots' choices.")
-@click.option("--operator-key", metavar="KEY", envvar="QAHWA_OPERATOR_KEY", default=None,
-              help="The operator key the server requires to create matches and rng sessions "
-              "(`qahwa operators add NAME` prints one; a new server writes its first to "
-              "operator.key), sent as 'Authorization: Bearer KEY'. Default: "
-              "$QAHWA_OPERATOR_KEY, which keeps it out of the process list.")
-def demo_cmd(server: str, game_list: tuple[str, ...], seed: int | None,
-             operator_key: str | None) -> int:
+@click.option(
+    "--operator-key",
+    metavar="KEY",
+    envvar="QAHWA_OPERATOR_KEY",
+    default=None,
+    help="The operator key the server requires to create matches and rng sessions "
+    "(`qahwa operators add NAME` prints one; a new server writes its first to "
+    "operator.key), sent as 'Authorization: Bearer KEY'. Default: "
+    "$QAHWA_OPERATOR_KEY, which keeps it out of the process list.",
+)
+def demo_cmd(
+    server: str, game_list: tuple[str, ...], seed: int | None, operator_key: str | None
+) -> int:
     from .demo import run_demo
 
-    return run_demo(server, list(game_list) or None, seed=seed,
-                    operator_key=operator_key or None)
+    return run_demo(server, list(game_list) or None, seed=seed, operator_key=operator_key or None)
 
 
 def main() -> None:  # pragma: no cover - `python -m verify_cli`

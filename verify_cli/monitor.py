@@ -66,8 +66,9 @@ WINDOW = 4  # bundles fetched ahead
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX128 = re.compile(r"[0-9a-f]{128}")
 # fairness.canonical_json, with its encoder made once (this runs twice per leaf)
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                              allow_nan=False).encode
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
 
 
 class Source(Protocol):
@@ -92,13 +93,17 @@ class DirSource:
         self.root = root.resolve()
 
     def __call__(self, path: str, params: dict[str, Any]) -> tuple[int, Any]:
-        return 0, {"error": {"code": "unreachable",
-                             "message": f"{self.root} is a directory of tiles, not a server"}}
+        return 0, {
+            "error": {
+                "code": "unreachable",
+                "message": f"{self.root} is a directory of tiles, not a server",
+            }
+        }
 
     def raw(self, path: str) -> tuple[int, bytes]:
         if not path.startswith("/log/"):
             return 404, b""
-        target = (self.root / path[len("/log/"):].lstrip("/")).resolve()
+        target = (self.root / path[len("/log/") :].lstrip("/")).resolve()
         if not target.is_relative_to(self.root):
             return 404, b""
         try:
@@ -147,7 +152,8 @@ def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         if not isinstance(seat.get("name"), str) or not isinstance(seat.get("house"), bool):
             p.append(f"entry {pos}: the lock's seat {i} has no name or house flag")
         if not isinstance(seat.get("seed_commitment"), str) or not _HEX64.fullmatch(
-                seat["seed_commitment"]):
+            seat["seed_commitment"]
+        ):
             p.append(f"entry {pos}: the lock's seat {i} has no seed commitment")
         key, chain = seat.get("key"), seat.get("roll_chain")
         if key is not None and not (isinstance(key, str) and len(key) == 44):
@@ -165,8 +171,15 @@ def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         p.append(f"entry {pos}: the lock's locked_at, reveal_by or end_by is not a time")
     elif not times[0] <= times[1] <= times[2]:  # type: ignore[operator]
         p.append(f"entry {pos}: the lock's times are out of order")
-    return p, ("lock", _str(leaf.get("match_id")), _str(leaf.get("commitment")),
-               times[2] or 0.0, nonhouse, house, _str(leaf.get("game")))
+    return p, (
+        "lock",
+        _str(leaf.get("match_id")),
+        _str(leaf.get("commitment")),
+        times[2] or 0.0,
+        nonhouse,
+        house,
+        _str(leaf.get("game")),
+    )
 
 
 def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
@@ -189,8 +202,16 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
     if not isinstance(forfeited, list) or not isinstance(house, list):
         p.append(f"entry {pos}: the reveal's forfeited or house is not a list")
         forfeited, house = [], []
-    return p, ("reveal", _str(leaf.get("match_id")), li, seed_c, _str(ts), leaf.get("reason"),
-               [s for s in forfeited if isinstance(s, int)], [s for s in house if isinstance(s, int)])
+    return p, (
+        "reveal",
+        _str(leaf.get("match_id")),
+        li,
+        seed_c,
+        _str(ts),
+        leaf.get("reason"),
+        [s for s in forfeited if isinstance(s, int)],
+        [s for s in house if isinstance(s, int)],
+    )
 
 
 def _no_constant(name: str) -> Any:
@@ -218,10 +239,10 @@ def _signed_fast(raw: bytes, leaf: dict[str, Any], keys: KeySet) -> bool:
     if at < 0 or raw.find(member, at + 1) >= 0:
         return False
     end = at + len(member)
-    if raw[at - 1:at] == b",":
-        body = raw[:at - 1] + raw[end:]
-    elif raw[end:end + 1] == b",":
-        body = raw[:at] + raw[end + 1:]
+    if raw[at - 1 : at] == b",":
+        body = raw[: at - 1] + raw[end:]
+    elif raw[end : end + 1] == b",":
+        body = raw[:at] + raw[end + 1 :]
     else:
         body = raw[:at] + raw[end:]
     try:
@@ -270,8 +291,12 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
         probs += more
         when = _epoch(leaf.get("ended_at")) or 0.0
     else:
-        return probs + [f"entry {pos}: a {kind!r} record of {proto!r}, not a commitment, lock "
-                        "or reveal"], ("bad",), 0.0
+        return (
+            probs
+            + [f"entry {pos}: a {kind!r} record of {proto!r}, not a commitment, lock or reveal"],
+            ("bad",),
+            0.0,
+        )
     return probs, info, when
 
 
@@ -290,6 +315,7 @@ def check_bundle(entries: list[bytes], start: int, keys_b64: dict[str, Any]) -> 
 
 # -- the monitor's own store (bounded memory, resumable) -------------------------------------
 
+
 class Store:
     """Match ids, locks and counters in SQLite; committed with the audit position."""
 
@@ -306,7 +332,8 @@ class Store:
             " UNIQUE, commitment TEXT, end_by REAL, nonhouse INTEGER, game TEXT, "
             " revealed INTEGER NOT NULL DEFAULT 0, transcript TEXT, "
             " checked INTEGER NOT NULL DEFAULT 0);"
-            "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT);")
+            "CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT);"
+        )
         self.db.commit()
 
     def meta(self) -> dict[str, Any]:
@@ -340,10 +367,16 @@ class Stats:
 
     def rates(self) -> dict[str, Any]:
         n = self.nonhouse_seats
-        return {"commitments": self.commitments, "locks": self.locks, "reveals": self.reveals,
-                "non_house_seats": n, "forfeits": self.forfeits, "timeouts": self.timeouts,
-                "forfeit_rate": self.forfeits / n if n else 0.0,
-                "timeout_rate": self.timeouts / n if n else 0.0}
+        return {
+            "commitments": self.commitments,
+            "locks": self.locks,
+            "reveals": self.reveals,
+            "non_house_seats": n,
+            "forfeits": self.forfeits,
+            "timeouts": self.timeouts,
+            "forfeit_rate": self.forfeits / n if n else 0.0,
+            "timeout_rate": self.timeouts / n if n else 0.0,
+        }
 
 
 @dataclass
@@ -366,27 +399,48 @@ class MonitorResult:
             self.failures.append(message)
 
     def to_json(self) -> dict[str, Any]:
-        return {"server": self.server, "ok": self.ok, "origin": self.origin,
-                "tree_size": self.tree_size, "root_hash": self.root_hash,
-                "audited_from": self.audited_from, "audited": self.audited,
-                "witnesses": self.witnesses, "failures": self.failures, "notes": self.notes,
-                "evidence": self.evidence, "stats": self.stats}
+        return {
+            "server": self.server,
+            "ok": self.ok,
+            "origin": self.origin,
+            "tree_size": self.tree_size,
+            "root_hash": self.root_hash,
+            "audited_from": self.audited_from,
+            "audited": self.audited,
+            "witnesses": self.witnesses,
+            "failures": self.failures,
+            "notes": self.notes,
+            "evidence": self.evidence,
+            "stats": self.stats,
+        }
 
 
 # -- the audit -------------------------------------------------------------------------------
 
-def audit(server: str, keys: KeySet, log_key: tlog.Verifier, state: HeadState,
-          source: Source, *, witnesses: tuple[tlog.Verifier, ...] = (),
-          policy: tlog.Policy | None = None, restart: bool = False,
-          checkpoint_every: int = 50_000, transcripts: bool = False, jobs: int = 1,
-          grace: float = GRACE,
-          progress: Callable[[int, int], None] | None = None) -> MonitorResult:
+
+def audit(
+    server: str,
+    keys: KeySet,
+    log_key: tlog.Verifier,
+    state: HeadState,
+    source: Source,
+    *,
+    witnesses: tuple[tlog.Verifier, ...] = (),
+    policy: tlog.Policy | None = None,
+    restart: bool = False,
+    checkpoint_every: int = 50_000,
+    transcripts: bool = False,
+    jobs: int = 1,
+    grace: float = GRACE,
+    progress: Callable[[int, int], None] | None = None,
+) -> MonitorResult:
     """Audit the log of ``server`` (from the last saved position): see the module."""
     res = MonitorResult(server, ok=False)
     status, body = source.raw("/log/checkpoint")
     if status != 200:
-        res.failures.append("no checkpoint from the server: "
-                            + ("unreachable" if status == 0 else f"HTTP {status}"))
+        res.failures.append(
+            "no checkpoint from the server: " + ("unreachable" if status == 0 else f"HTTP {status}")
+        )
         return res
     try:
         note_text = body.decode("utf-8")
@@ -411,8 +465,9 @@ def audit(server: str, keys: KeySet, log_key: tlog.Verifier, state: HeadState,
         return res
     store = Store(_store_path(state, server))
     try:
-        stats = _audit_entries(res, server, cp, keys, state, source, store, restart,
-                               checkpoint_every, jobs, progress)
+        stats = _audit_entries(
+            res, server, cp, keys, state, source, store, restart, checkpoint_every, jobs, progress
+        )
         if stats is not None:  # every entry was read: the checks across entries
             _after(res, stats, times, source, store, transcripts, grace)
         res.ok = not res.failures
@@ -430,8 +485,9 @@ def _store_path(state: HeadState, server: str) -> Path | None:
 
 
 @contextmanager
-def _bundles(source: Source, start: int, end: int) -> Iterator[
-        Iterator[tuple[int, list[bytes] | str, bytes]]]:
+def _bundles(
+    source: Source, start: int, end: int
+) -> Iterator[Iterator[tuple[int, list[bytes] | str, bytes]]]:
     """(first index, entries or why not, level-0 tile) per bundle from the one holding
     ``start`` to ``end``, up to ``source.prefetch`` (default WINDOW) fetched ahead in
     threads."""
@@ -446,8 +502,14 @@ def _bundles(source: Source, start: int, end: int) -> Iterator[
         s2, tile = source.raw("/log/" + hashes.path)
         first = n * tlog.TILE_WIDTH
         if s1 != 200 or s2 != 200:
-            return first, (f"the server did not give {bundle.path if s1 != 200 else hashes.path}"
-                           f": HTTP {s1 if s1 != 200 else s2}"), b""
+            return (
+                first,
+                (
+                    f"the server did not give {bundle.path if s1 != 200 else hashes.path}"
+                    f": HTTP {s1 if s1 != 200 else s2}"
+                ),
+                b"",
+            )
         try:
             return first, tlog.parse_bundle(raw, bundle), tile
         except tlog.TileError as exc:
@@ -472,26 +534,40 @@ def _bundles(source: Source, start: int, end: int) -> Iterator[
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _audit_entries(res: MonitorResult, server: str, cp: tlog.Checkpoint, keys: KeySet,
-                   state: HeadState, source: Source, store: Store, restart: bool,
-                   checkpoint_every: int, jobs: int,
-                   progress: Callable[[int, int], None] | None) -> Stats | None:
+def _audit_entries(
+    res: MonitorResult,
+    server: str,
+    cp: tlog.Checkpoint,
+    keys: KeySet,
+    state: HeadState,
+    source: Source,
+    store: Store,
+    restart: bool,
+    checkpoint_every: int,
+    jobs: int,
+    progress: Callable[[int, int], None] | None,
+) -> Stats | None:
     """Read and check the entries; their stats once all were read (None otherwise)."""
     rng = tlog.CompactRange()
     stats = Stats()
     saved = None if restart else state.audits.get(server)
     meta = store.meta()
-    if (isinstance(saved, dict) and saved.get("origin") == cp.origin
-            and meta.get("size") == saved.get("tree_size")):
+    if (
+        isinstance(saved, dict)
+        and saved.get("origin") == cp.origin
+        and meta.get("size") == saved.get("tree_size")
+    ):
         try:
-            rng = tlog.CompactRange(int(saved["tree_size"]),
-                                    [bytes.fromhex(h) for h in saved["range"]])
+            rng = tlog.CompactRange(
+                int(saved["tree_size"]), [bytes.fromhex(h) for h in saved["range"]]
+            )
             stats = Stats(**meta.get("stats", {}))
         except (KeyError, TypeError, ValueError):
             rng, stats = tlog.CompactRange(), Stats()
     if rng.size > cp.size:
-        res.failures.append(f"log fork: the log was audited up to size {rng.size}, the "
-                            f"checkpoint now has {cp.size}")
+        res.failures.append(
+            f"log fork: the log was audited up to size {rng.size}, the checkpoint now has {cp.size}"
+        )
         return None
     if rng.size == 0:
         store.reset()
@@ -529,22 +605,26 @@ def _audit_entries(res: MonitorResult, server: str, cp: tlog.Checkpoint, keys: K
                     res.fail(entries)
                     break
                 skip = rng.size - first  # resuming inside a bundle
-                hashes = [tile[i:i + 32] for i in range(0, len(tile), 32)]
+                hashes = [tile[i : i + 32] for i in range(0, len(tile), 32)]
                 for off, e in enumerate(entries[skip:], skip):
                     h = sha256(b"\x00" + e).digest()  # tlog.leaf_hash
                     if h != hashes[off]:
-                        res.fail(f"entry {first + off}: does not hash to its hash in "
-                                 f"tile/0/{tlog.encode_index(first // tlog.TILE_WIDTH)} "
-                                 "(the entry was rewritten)")
+                        res.fail(
+                            f"entry {first + off}: does not hash to its hash in "
+                            f"tile/0/{tlog.encode_index(first // tlog.TILE_WIDTH)} "
+                            "(the entry was rewritten)"
+                        )
                     rng.append(h)
                 work = entries[skip:]
                 if pool is not None:
-                    pending.append((first + skip, pool.submit(check_bundle, work, first + skip,
-                                                              keys_b64)))
+                    pending.append(
+                        (first + skip, pool.submit(check_bundle, work, first + skip, keys_b64))
+                    )
                 else:
                     done: Future[list[Checked]] = Future()
-                    done.set_result([check_leaf(e, first + skip + i, keys)
-                                     for i, e in enumerate(work)])
+                    done.set_result(
+                        [check_leaf(e, first + skip + i, keys) for i, e in enumerate(work)]
+                    )
                     pending.append((first + skip, done))
                 while len(pending) > 2 * jobs:
                     consume(*pending.popleft())
@@ -559,8 +639,10 @@ def _audit_entries(res: MonitorResult, server: str, cp: tlog.Checkpoint, keys: K
         res.fail(f"audited {rng.size} entries, the checkpoint has {end}")
         return None
     if rng.root() != cp.root:
-        res.fail(f"the recomputed root of the {end} entries is {rng.root().hex()[:16]}…, the "
-                 f"checkpoint says {cp.root.hex()[:16]}…")
+        res.fail(
+            f"the recomputed root of the {end} entries is {rng.root().hex()[:16]}…, the "
+            f"checkpoint says {cp.root.hex()[:16]}…"
+        )
     elif not res.failures:
         _save(server, cp, rng, stats, state, store)
     return stats
@@ -588,8 +670,7 @@ class Sequencer:
             mid = info[1]
             first = self.seen.get(mid) if mid else None
             if first is None and mid:
-                row = self.db.execute("SELECT idx FROM seen WHERE match_id = ?",
-                                      (mid,)).fetchone()
+                row = self.db.execute("SELECT idx FROM seen WHERE match_id = ?", (mid,)).fetchone()
                 first = row[0] if row else None
             if first is not None:
                 self.res.fail(f"entry {pos}: match id {mid} is logged twice (first at {first})")
@@ -601,8 +682,7 @@ class Sequencer:
             lock = self.locks.get(mid) if mid else None
             first = lock[1] if lock else None
             if first is None and mid:
-                row = self.db.execute("SELECT idx FROM locks WHERE match_id = ?",
-                                      (mid,)).fetchone()
+                row = self.db.execute("SELECT idx FROM locks WHERE match_id = ?", (mid,)).fetchone()
                 first = row[0] if row else None
             if first is not None:
                 self.res.fail(f"match {mid} is locked twice: entries {first} and {pos}")
@@ -620,23 +700,27 @@ class Sequencer:
         lock = self.by_idx.get(li)
         stored = lock is None
         if stored:
-            row = self.db.execute("SELECT match_id, idx, commitment, end_by, nonhouse, game, "
-                                  "revealed, transcript FROM locks WHERE idx = ?",
-                                  (li,)).fetchone()
+            row = self.db.execute(
+                "SELECT match_id, idx, commitment, end_by, nonhouse, game, "
+                "revealed, transcript FROM locks WHERE idx = ?",
+                (li,),
+            ).fetchone()
             lock = list(row) if row else None
         if lock is None or lock[0] != mid:
-            self.res.fail(f"entry {pos}: the reveal of {mid} names lock_index {li}, which is "
-                          "not its lock")
+            self.res.fail(
+                f"entry {pos}: the reveal of {mid} names lock_index {li}, which is not its lock"
+            )
             return
         if lock[6]:
             self.res.fail(f"match {mid} is revealed twice (again at entry {pos})")
         if seed_c and seed_c != lock[2]:
-            self.res.fail(f"entry {pos}: the server seed revealed for {mid} does not match "
-                          f"the commitment in its lock (entry {li})")
+            self.res.fail(
+                f"entry {pos}: the server seed revealed for {mid} does not match "
+                f"the commitment in its lock (entry {li})"
+            )
         lock[6], lock[7] = 1, ts
         if stored:
-            self.db.execute("UPDATE locks SET revealed = 1, transcript = ? WHERE idx = ?",
-                            (ts, li))
+            self.db.execute("UPDATE locks SET revealed = 1, transcript = ? WHERE idx = ?", (ts, li))
         lost = [s for s in forfeited if s not in house]
         self.stats.nonhouse_seats += int(lock[4] or 0)
         self.stats.forfeits += len(lost)
@@ -648,20 +732,33 @@ class Sequencer:
         if self.seen:
             self.db.executemany("INSERT INTO seen VALUES (?, ?)", self.seen.items())
         if self.locks:
-            self.db.executemany("INSERT INTO locks (match_id, idx, commitment, end_by, "
-                                "nonhouse, game, revealed, transcript) VALUES "
-                                "(?, ?, ?, ?, ?, ?, ?, ?)", self.locks.values())
+            self.db.executemany(
+                "INSERT INTO locks (match_id, idx, commitment, end_by, "
+                "nonhouse, game, revealed, transcript) VALUES "
+                "(?, ?, ?, ?, ?, ?, ?, ?)",
+                self.locks.values(),
+            )
         self.seen.clear()
         self.locks.clear()
         self.by_idx.clear()
 
 
-def _save(server: str, cp: tlog.Checkpoint, rng: tlog.CompactRange, stats: Stats,
-          state: HeadState, store: Store) -> None:
+def _save(
+    server: str,
+    cp: tlog.Checkpoint,
+    rng: tlog.CompactRange,
+    stats: Stats,
+    state: HeadState,
+    store: Store,
+) -> None:
     store.commit({"size": rng.size, "stats": stats.__dict__})
-    state.audits[server] = {"origin": cp.origin, "tree_size": rng.size,
-                            "root_hash": rng.root().hex(), "range": [h.hex() for h in rng.hashes],
-                            "audited_at": _now()}
+    state.audits[server] = {
+        "origin": cp.origin,
+        "tree_size": rng.size,
+        "root_hash": rng.root().hex(),
+        "range": [h.hex() for h in rng.hashes],
+        "audited_at": _now(),
+    }
     state.dirty = True
     state.save()
 
@@ -676,33 +773,51 @@ def checkpoint_time(cosigned_at: list[int], log_clock: float) -> tuple[float, st
     witness = float(max(cosigned_at)) if cosigned_at else 0.0
     if witness >= log_clock and cosigned_at:
         return witness, f"its newest witness cosignature, {_iso(witness)}"
-    return log_clock, (f"the newest time the server signed into the log, {_iso(log_clock)}"
-                       + ("" if cosigned_at else "; no trusted witness cosigned it"))
+    return log_clock, (
+        f"the newest time the server signed into the log, {_iso(log_clock)}"
+        + ("" if cosigned_at else "; no trusted witness cosigned it")
+    )
 
 
-def _after(res: MonitorResult, stats: Stats, cosigned_at: list[int], source: Source,
-           store: Store, transcripts: bool, grace: float = GRACE) -> None:
+def _after(
+    res: MonitorResult,
+    stats: Stats,
+    cosigned_at: list[int],
+    source: Source,
+    store: Store,
+    transcripts: bool,
+    grace: float = GRACE,
+) -> None:
     """Locks without reveals, hidden matches, transcripts."""
     clock, source_of = checkpoint_time(cosigned_at, stats.clock)
-    res.notes.append(f"the checkpoint's time is {source_of}; a lock with no reveal is "
-                     f"reported {grace:g} s after its end_by")
+    res.notes.append(
+        f"the checkpoint's time is {source_of}; a lock with no reveal is "
+        f"reported {grace:g} s after its end_by"
+    )
     db = store.db
     for mid, idx, end_by in db.execute(
-            "SELECT match_id, idx, end_by FROM locks WHERE revealed = 0 AND end_by + ? < ? "
-            "ORDER BY idx", (grace, clock)):
-        res.fail(f"match {mid} (locked at entry {idx}) has no reveal though its end_by "
-                 f"{_iso(end_by)} is before the checkpoint ({source_of})")
-    open_locks = db.execute("SELECT match_id, idx, game FROM locks WHERE revealed = 0 "
-                            "AND end_by + ? >= ? ORDER BY idx", (grace, clock)).fetchall()
+        "SELECT match_id, idx, end_by FROM locks WHERE revealed = 0 AND end_by + ? < ? "
+        "ORDER BY idx",
+        (grace, clock),
+    ):
+        res.fail(
+            f"match {mid} (locked at entry {idx}) has no reveal though its end_by "
+            f"{_iso(end_by)} is before the checkpoint ({source_of})"
+        )
+    open_locks = db.execute(
+        "SELECT match_id, idx, game FROM locks WHERE revealed = 0 AND end_by + ? >= ? ORDER BY idx",
+        (grace, clock),
+    ).fetchall()
     for mid, idx, game in open_locks:
         path = f"/v1/rng/{mid}" if game == "rng" else f"/v1/matches/{mid}"
         status, _ = source(path, {})
         if status == 404:
-            res.fail(f"hidden match: {mid} is locked in the log (entry {idx}) but the server "
-                     "no longer shows it")
+            res.fail(
+                f"hidden match: {mid} is locked in the log (entry {idx}) but the server "
+                "no longer shows it"
+            )
         elif status != 200:
-            res.notes.append(f"could not ask the server about the open match {mid} "
-                             f"(HTTP {status})")
+            res.notes.append(f"could not ask the server about the open match {mid} (HTTP {status})")
     if open_locks:
         res.notes.append(f"{len(open_locks)} locked match(es) still inside their end_by")
     if transcripts:
@@ -713,19 +828,25 @@ def _check_transcripts(res: MonitorResult, source: Source, store: Store) -> None
     """Each revealed match's served transcript hashes to its reveal's transcript_sha256
     (each match once: marked checked in the store)."""
     db = store.db
-    rows = db.execute("SELECT match_id, game, transcript FROM locks WHERE revealed = 1 "
-                      "AND checked = 0 ORDER BY idx").fetchall()
+    rows = db.execute(
+        "SELECT match_id, game, transcript FROM locks WHERE revealed = 1 "
+        "AND checked = 0 ORDER BY idx"
+    ).fetchall()
 
     def one(row: tuple[str, str, str]) -> tuple[str, str | None]:
         mid, game, want = row
         path = f"/v1/rng/{mid}/transcript" if game == "rng" else f"/v1/matches/{mid}/transcript"
         status, doc = source(path, {})
         if status != 200 or not isinstance(doc, dict):
-            return mid, f"the server gives no transcript of the revealed match {mid} " \
-                        f"(HTTP {status})"
+            return (
+                mid,
+                f"the server gives no transcript of the revealed match {mid} (HTTP {status})",
+            )
         if hashlib.sha256(canonical_json(doc)).hexdigest() != want:
-            return mid, (f"the transcript the server serves for {mid} does not hash to the "
-                         "transcript_sha256 in its reveal")
+            return mid, (
+                f"the transcript the server serves for {mid} does not hash to the "
+                "transcript_sha256 in its reveal"
+            )
         return mid, None
 
     with ThreadPoolExecutor(max_workers=WINDOW) as pool:
@@ -744,6 +865,7 @@ def _iso(t: float) -> str:
 
 # -- the command -----------------------------------------------------------------------------
 
+
 def _log_key(base: str, log_vkey: str | None, policy: tlog.Policy | None) -> tlog.Verifier:
     from .keys import UnusableInput
 
@@ -760,8 +882,9 @@ def _log_key(base: str, log_vkey: str | None, policy: tlog.Policy | None) -> tlo
         doc = httpx.get(base + "/v1/keys", timeout=30).json()
         return tlog.parse_vkey(doc["log"]["vkey"])
     except (httpx.HTTPError, ValueError, KeyError, TypeError, tlog.NoteError) as exc:
-        raise UnusableInput(f"cannot fetch the log's key from {base}/v1/keys: "
-                            f"{type(exc).__name__}") from None
+        raise UnusableInput(
+            f"cannot fetch the log's key from {base}/v1/keys: {type(exc).__name__}"
+        ) from None
 
 
 def load_policy(path: str | None) -> tlog.Policy | None:
@@ -777,33 +900,78 @@ def load_policy(path: str | None) -> tlog.Policy | None:
         raise UnusableInput(f"{path}: {exc}") from None
 
 
-@click.command("log", help="Monitor a server's transparency log from its C2SP tiles: check "
-               "every entry (or those after the last audit), recompute the checkpoint's "
-               "root, check it extends every checkpoint seen before, and report locks "
-               "without reveals, matches locked twice and hidden matches.")
+@click.command(
+    "log",
+    help="Monitor a server's transparency log from its C2SP tiles: check "
+    "every entry (or those after the last audit), recompute the checkpoint's "
+    "root, check it extends every checkpoint seen before, and report locks "
+    "without reveals, matches locked twice and hidden matches.",
+)
 @click.option("--server", required=True, metavar="URL", help="The server's base URL.")
-@click.option("--key", "key_file", metavar="FILE", help="The server's record-signing "
-              "key(s) (default: fetched from its /v1/keys).")
-@click.option("--log-key", "log_vkey", metavar="VKEY", help="The log's note key (vkey text; "
-              "default: from --policy, else fetched from /v1/keys).")
-@click.option("--policy", "policy_file", metavar="FILE", help="A c2sp.org/tlog-policy file: "
-              "the checkpoint must meet its quorum of witness cosignatures.")
-@click.option("--transcripts", is_flag=True, help="Also fetch each revealed match's "
-              "transcript and check it against its reveal's transcript_sha256.")
+@click.option(
+    "--key",
+    "key_file",
+    metavar="FILE",
+    help="The server's record-signing key(s) (default: fetched from its /v1/keys).",
+)
+@click.option(
+    "--log-key",
+    "log_vkey",
+    metavar="VKEY",
+    help="The log's note key (vkey text; default: from --policy, else fetched from /v1/keys).",
+)
+@click.option(
+    "--policy",
+    "policy_file",
+    metavar="FILE",
+    help="A c2sp.org/tlog-policy file: "
+    "the checkpoint must meet its quorum of witness cosignatures.",
+)
+@click.option(
+    "--transcripts",
+    is_flag=True,
+    help="Also fetch each revealed match's "
+    "transcript and check it against its reveal's transcript_sha256.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
-@click.option("--no-state", is_flag=True,
-              help="Neither read nor write the file of heads seen before.")
-@click.option("--state", "state_file", metavar="FILE",
-              help="The file of heads seen before (default: $XDG_STATE_HOME/qahwa/heads.json).")
+@click.option(
+    "--no-state", is_flag=True, help="Neither read nor write the file of heads seen before."
+)
+@click.option(
+    "--state",
+    "state_file",
+    metavar="FILE",
+    help="The file of heads seen before (default: $XDG_STATE_HOME/qahwa/heads.json).",
+)
 @click.option("--restart", is_flag=True, help="Audit from entry 0, ignoring the saved position.")
-@click.option("--jobs", type=click.IntRange(min=1), default=None,
-              help="Worker processes checking signatures (default: all cores).")
-@click.option("--grace", type=click.FloatRange(min=0), default=GRACE, show_default=True,
-              metavar="SECONDS", help="How long after a lock's end_by its reveal may still "
-              "be missing from the log before the lock is reported.")
-def log_cmd(server: str, key_file: str | None, log_vkey: str | None, policy_file: str | None,
-            transcripts: bool, as_json: bool, state_file: str | None, no_state: bool,
-            restart: bool, jobs: int | None, grace: float) -> int:
+@click.option(
+    "--jobs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes checking signatures (default: all cores).",
+)
+@click.option(
+    "--grace",
+    type=click.FloatRange(min=0),
+    default=GRACE,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long after a lock's end_by its reveal may still "
+    "be missing from the log before the lock is reported.",
+)
+def log_cmd(
+    server: str,
+    key_file: str | None,
+    log_vkey: str | None,
+    policy_file: str | None,
+    transcripts: bool,
+    as_json: bool,
+    state_file: str | None,
+    no_state: bool,
+    restart: bool,
+    jobs: int | None,
+    grace: float,
+) -> int:
     from rich.markup import escape
     from rich.progress import (
         BarColumn,
@@ -826,9 +994,16 @@ def log_cmd(server: str, key_file: str | None, log_vkey: str | None, policy_file
     log_key = _log_key(base, log_vkey, policy)
     witnesses = tuple(v for v, _ in policy.witnesses.values()) if policy else ()
     fetch = HttpFetch(base)
-    bar = Progress("[progress.description]{task.description}", BarColumn(),
-                   MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
-                   console=make_console(stderr=True), disable=as_json, transient=False)
+    bar = Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=make_console(stderr=True),
+        disable=as_json,
+        transient=False,
+    )
     with bar:
         task = bar.add_task("auditing", total=None)
 
@@ -836,30 +1011,50 @@ def log_cmd(server: str, key_file: str | None, log_vkey: str | None, policy_file
             bar.update(task, completed=done, total=total)
 
         try:
-            res = audit(base, keys, log_key, state, fetch, witnesses=witnesses, policy=policy,
-                        restart=restart, transcripts=transcripts, progress=progress,
-                        grace=grace,
-                        jobs=jobs or os.cpu_count() or 1)
+            res = audit(
+                base,
+                keys,
+                log_key,
+                state,
+                fetch,
+                witnesses=witnesses,
+                policy=policy,
+                restart=restart,
+                transcripts=transcripts,
+                progress=progress,
+                grace=grace,
+                jobs=jobs or os.cpu_count() or 1,
+            )
         finally:
             fetch.close()
     state.save()
     unreachable = res.tree_size == 0 and any(
-        f.startswith("no checkpoint from the server") for f in res.failures)
+        f.startswith("no checkpoint from the server") for f in res.failures
+    )
     code = 0 if res.ok else 2 if unreachable else 1
     if as_json:
-        click.echo(json.dumps({"ok": res.ok, "exit_code": code, **res.to_json()}, indent=2,
-                              ensure_ascii=False))
+        click.echo(
+            json.dumps(
+                {"ok": res.ok, "exit_code": code, **res.to_json()}, indent=2, ensure_ascii=False
+            )
+        )
         return code
     console = make_console()
     if res.ok:
-        console.print(f"[bold green]LOG VERIFIED[/]  {escape(base)} ({escape(res.origin)}): "
-                      f"{res.tree_size} entries, root {res.root_hash[:16]}…")
-        console.print(f"  [green]✔[/] {res.audited} entries audited ({res.audited_from} → "
-                      f"{res.tree_size}): each hashes to its tile, each record signed and "
-                      "well-formed, no match locked or committed twice, every reveal matches "
-                      "its lock")
-        console.print("  [green]✔[/] the recomputed root equals the checkpoint's, which "
-                      "extends every checkpoint seen before")
+        console.print(
+            f"[bold green]LOG VERIFIED[/]  {escape(base)} ({escape(res.origin)}): "
+            f"{res.tree_size} entries, root {res.root_hash[:16]}…"
+        )
+        console.print(
+            f"  [green]✔[/] {res.audited} entries audited ({res.audited_from} → "
+            f"{res.tree_size}): each hashes to its tile, each record signed and "
+            "well-formed, no match locked or committed twice, every reveal matches "
+            "its lock"
+        )
+        console.print(
+            "  [green]✔[/] the recomputed root equals the checkpoint's, which "
+            "extends every checkpoint seen before"
+        )
         if res.witnesses:
             console.print(f"  [green]✔[/] cosigned by {escape(', '.join(res.witnesses))}")
     else:
@@ -869,15 +1064,19 @@ def log_cmd(server: str, key_file: str | None, log_vkey: str | None, policy_file
             console.print(f"  [red]✘[/] {escape(f)}")
     st = res.stats
     if st and st.get("reveals"):
-        console.print(f"  {escape(res.origin)}: {st['non_house_seats']} non-house seats in "
-                      f"{st['reveals']} revealed matches; forfeits {st['forfeits']} "
-                      f"({st['forfeit_rate']:.1%}), timeouts {st['timeouts']} "
-                      f"({st['timeout_rate']:.1%})")
+        console.print(
+            f"  {escape(res.origin)}: {st['non_house_seats']} non-house seats in "
+            f"{st['reveals']} revealed matches; forfeits {st['forfeits']} "
+            f"({st['forfeit_rate']:.1%}), timeouts {st['timeouts']} "
+            f"({st['timeout_rate']:.1%})"
+        )
     for n in res.notes:
         console.print(f"  [dim]{escape(n)}[/]")
     for e in res.evidence:
         console.print(f"  evidence kept in {escape(e)}")
     if key_file is None:
-        console.print("[dim]note: the record keys were fetched from the server, so the "
-                      "signatures are only as trustworthy as that server.[/]")
+        console.print(
+            "[dim]note: the record keys were fetched from the server, so the "
+            "signatures are only as trustworthy as that server.[/]"
+        )
     return code

@@ -29,10 +29,15 @@ def make_console(stderr: bool = False) -> Console:
 
 
 def counts_text(counts: dict[str, Any]) -> str:
-    parts = [f"{counts[k]} {k if counts[k] != 1 else k[:-1]}"
-             for k in ("games", "hands", "rounds", "draws") if k in counts]
-    parts.append(f"{counts.get('events', 0)} events ({counts.get('actions', 0)} actions, "
-                 f"{counts.get('chance', 0)} chance)")
+    parts = [
+        f"{counts[k]} {k if counts[k] != 1 else k[:-1]}"
+        for k in ("games", "hands", "rounds", "draws")
+        if k in counts
+    ]
+    parts.append(
+        f"{counts.get('events', 0)} events ({counts.get('actions', 0)} actions, "
+        f"{counts.get('chance', 0)} chance)"
+    )
     return ", ".join(parts)
 
 
@@ -41,13 +46,21 @@ def print_report(console: Console, rep: dict[str, Any]) -> None:
     if rep["status"] == UNUSABLE:
         console.print(f"{VERDICT[UNUSABLE]}  {src}: {escape(str(rep.get('reason')))}")
         return
-    console.print(f"{VERDICT[rep['status']]}  [bold]{escape(str(rep['game']))}[/] match "
-                  f"{escape(str(rep['match_id']))}  [dim]({src})[/]")
+    console.print(
+        f"{VERDICT[rep['status']]}  [bold]{escape(str(rep['game']))}[/] match "
+        f"{escape(str(rep['match_id']))}  [dim]({src})[/]"
+    )
     seats = ", ".join(
-        f"{s['seat']} {escape(str(s.get('name')))}" + (
-            f" ({escape(str(s.get('seed_source')))} seed)" if "seed_source" in s
-            else " (house)" if s.get("house") is True else "")
-        for s in rep["seats"])
+        f"{s['seat']} {escape(str(s.get('name')))}"
+        + (
+            f" ({escape(str(s.get('seed_source')))} seed)"
+            if "seed_source" in s
+            else " (house)"
+            if s.get("house") is True
+            else ""
+        )
+        for s in rep["seats"]
+    )
     console.print(f"  seats: {seats}")
     console.print(f"  ruleset: {escape(rep['ruleset'])}")
     console.print(f"  {counts_text(rep['counts'])}")
@@ -93,9 +106,14 @@ def print_summary(console: Console, reports: list[dict[str, Any]]) -> None:
         verdict = VERDICT[rep["status"]]
         if rep["status"] == UNCHECKED:
             verdict = verdict.split(" [yellow]")[0]
-        table.add_row(escape(str(rep.get("game", "?"))), escape(str(rep.get("match_id", "?"))),
-                      str(rep.get("counts", {}).get("events", "")), verdict, escape(problem),
-                      escape(str(rep.get("source"))))
+        table.add_row(
+            escape(str(rep.get("game", "?"))),
+            escape(str(rep.get("match_id", "?"))),
+            str(rep.get("counts", {}).get("events", "")),
+            verdict,
+            escape(problem),
+            escape(str(rep.get("source"))),
+        )
     console.print(table)
     n = len(reports)
     ok = sum(1 for r in reports if r["status"] == VERIFIED)

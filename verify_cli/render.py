@@ -40,8 +40,11 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def _type_note(a: Any, b: Any) -> str:
-    return (" (the same value as another JSON type: ints only, no floats, no true/false)"
-            if a == b else "")
+    return (
+        " (the same value as another JSON type: ints only, no floats, no true/false)"
+        if a == b
+        else ""
+    )
 
 
 def first_difference(expected: Any, found: Any) -> str:
@@ -49,8 +52,10 @@ def first_difference(expected: Any, found: Any) -> str:
     if isinstance(expected, list) and isinstance(found, list):
         for i, (a, b) in enumerate(zip(expected, found, strict=False)):
             if not _same(a, b):
-                return (f"first difference at position {i}: expected {short(a)}, found "
-                        f"{short(b)}{_type_note(a, b)}")
+                return (
+                    f"first difference at position {i}: expected {short(a)}, found "
+                    f"{short(b)}{_type_note(a, b)}"
+                )
         return f"expected {len(expected)} items, found {len(found)}"
     return f"expected {short(expected)}, found {short(found)}{_type_note(expected, found)}"
 
@@ -103,14 +108,20 @@ def board_text(view: dict[str, Any]) -> str:
             cells.append(f"{i + 1}:{n:+d}" + (f"({held:+d})" if held else ""))
     off = view.get("off") or [0, 0]
     bar = view.get("bar") or [0, 0]
-    return (" ".join(cells) or "empty") + f"; off {off[0]}-{off[1]}" + (
-        f"; bar {bar[0]}-{bar[1]}" if any(bar) else "")
+    return (
+        (" ".join(cells) or "empty")
+        + f"; off {off[0]}-{off[1]}"
+        + (f"; bar {bar[0]}-{bar[1]}" if any(bar) else "")
+    )
 
 
 def seat_names(doc: dict[str, Any]) -> dict[int, Any]:
     seats = doc.get("seats")
-    return {s["seat"]: s.get("name") for s in (seats if isinstance(seats, list) else [])
-            if isinstance(s, dict) and isinstance(s.get("seat"), int)}
+    return {
+        s["seat"]: s.get("name")
+        for s in (seats if isinstance(seats, list) else [])
+        if isinstance(s, dict) and isinstance(s.get("seat"), int)
+    }
 
 
 class DrawContext:
@@ -173,9 +184,14 @@ class DrawContext:
         # Most actions turn nothing up: settle those from the engine's own fields, without
         # building its whole view (the view shows the same fields).
         revealed = getattr(engine, "revealed", None)
-        if getattr(engine, "n", 2) != 2 or revealed is False or (
+        if (
+            getattr(engine, "n", 2) != 2
+            or revealed is False
+            or (
                 revealed is True
-                and getattr(engine, "hand_number", None) == getattr(self, "_revealed", None)):
+                and getattr(engine, "hand_number", None) == getattr(self, "_revealed", None)
+            )
+        ):
             return
         try:
             view = engine.view(None)
@@ -190,8 +206,9 @@ class DrawContext:
             shown = " ".join(card_text(p.get("top")) for p in piles if p.get("top"))
             tops.append(f"{self.seat(s)} {shown}")
         text = f"hand {hand}: the pile tops turn up: " + "; ".join(tops)
-        self.entries.append(({"seq": ev.get("seq"), "label": f"h{hand}/reveal",
-                              "kind": "reveal"}, {"text": text}))
+        self.entries.append(
+            ({"seq": ev.get("seq"), "label": f"h{hand}/reveal", "kind": "reveal"}, {"text": text})
+        )
 
     def _note_game_end(self, ev: dict[str, Any], engine: Any) -> None:
         """Tawla and mahbusa: each game's end, with the last move and the board it was
@@ -211,8 +228,11 @@ class DrawContext:
             ended = isinstance(games, list) and len(games) > getattr(self, "_games_seen", 0)
             before: dict[str, Any] | None = getattr(self, "_board_before", None)
             if before is None or ended or act.get("type") == "move":
-                board = {"points": list(engine.points), "off": list(engine.off),
-                         "bar": list(engine.bar)}
+                board = {
+                    "points": list(engine.points),
+                    "off": list(engine.off),
+                    "bar": list(engine.bar),
+                }
                 if hasattr(engine, "prisoners"):
                     board["prisoners"] = list(engine.prisoners)
                 self._board_before = board
@@ -225,10 +245,16 @@ class DrawContext:
         who = "nobody (a drawn game)" if g.get("winner") is None else self.seat(g["winner"])
         last = f"; last move {short(act.get('steps'))}" if act.get("type") == "move" else ""
         shown = board_text(before) if before is not None else ""
-        text = (f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
-                f"{last}" + (f", played on {shown}" if shown and last else ""))
-        self.entries.append(({"seq": ev.get("seq"), "label": f"g{g.get('game')}/end",
-                              "kind": "board"}, {"text": text}))
+        text = (
+            f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
+            f"{last}" + (f", played on {shown}" if shown and last else "")
+        )
+        self.entries.append(
+            (
+                {"seq": ev.get("seq"), "label": f"g{g.get('game')}/end", "kind": "board"},
+                {"text": text},
+            )
+        )
 
     def lines(self, limit: int | None) -> list[dict[str, Any]]:
         chosen = self.entries if limit is None else self.entries[:limit]
@@ -238,8 +264,14 @@ class DrawContext:
                 text = self.text(ev, info)
             except Exception:
                 text = short(ev.get("result"))
-            out.append({"seq": ev.get("seq"), "label": ev.get("label"), "kind": ev.get("kind"),
-                        "text": text})
+            out.append(
+                {
+                    "seq": ev.get("seq"),
+                    "label": ev.get("label"),
+                    "kind": ev.get("kind"),
+                    "text": text,
+                }
+            )
         return out
 
     # -- one draw --------------------------------------------------------------------------
@@ -254,17 +286,20 @@ class DrawContext:
             m = _OPENING.match(label)
             if m and self.game in BOARD_GAMES and len(result) == 2:
                 a, b = result
-                then = ("equal, roll again" if a == b
-                        else f"{self.seat(0 if a > b else 1)} starts")
-                return (f"game {m.group(1)} opening roll {m.group(2)}: {self.seat(0)} "
-                        f"{DIE_FACES[a - 1]} {a}, {self.seat(1)} {DIE_FACES[b - 1]} {b} → {then}")
+                then = "equal, roll again" if a == b else f"{self.seat(0 if a > b else 1)} starts"
+                return (
+                    f"game {m.group(1)} opening roll {m.group(2)}: {self.seat(0)} "
+                    f"{DIE_FACES[a - 1]} {a}, {self.seat(1)} {DIE_FACES[b - 1]} {b} → {then}"
+                )
             m = _ROLL.match(label)
             if m and self.game in BOARD_GAMES:
                 extra = ""
                 if m.group(3):
-                    extra = (", fresh (from both seats' roll values)"
-                             if self.doc.get("protocol") == PROTOCOL_V2
-                             else f", live entropy {m.group(3)!r}")
+                    extra = (
+                        ", fresh (from both seats' roll values)"
+                        if self.doc.get("protocol") == PROTOCOL_V2
+                        else f", live entropy {m.group(3)!r}"
+                    )
                 who = self.seat(info["actor"]) if info["actor"] is not None else "?"
                 return f"game {m.group(1)} roll {m.group(2)} for {who}: {faces}{extra}"
             return f"{label}: {faces}"
@@ -280,8 +315,9 @@ class DrawContext:
             return self.shuffle_text(ev, label, result, info)
         return f"{label}: {short(result)}"
 
-    def shuffle_text(self, ev: dict[str, Any], label: str, result: list[Any],
-                     info: dict[str, Any]) -> str:
+    def shuffle_text(
+        self, ev: dict[str, Any], label: str, result: list[Any], info: dict[str, Any]
+    ) -> str:
         if label == "hakem" and self.game == "hokm":
             try:
                 i = first_ace_index(result)
@@ -322,13 +358,16 @@ class DrawContext:
         events = self.doc.get("events", [])
         if not isinstance(seq, int):
             return None, False
-        for e in events[seq + 1:]:
+        for e in events[seq + 1 :]:
             if not isinstance(e, dict):
                 continue
             if e.get("type") == "chance" and _HAND.match(str(e.get("label"))):
                 break
-            if (e.get("type") == "chance" and _CUT.match(str(e.get("label")))
-                    and isinstance(e.get("result"), int)):
+            if (
+                e.get("type") == "chance"
+                and _CUT.match(str(e.get("label")))
+                and isinstance(e.get("result"), int)
+            ):
                 return int(e["result"]) + 1, False  # qahwa-fair/2: k = 1 + u, drawn
             act = e.get("action")
             if isinstance(act, dict) and act.get("type") == "tap":
@@ -337,8 +376,7 @@ class DrawContext:
                 return int(act["k"]), False
         return None, False
 
-    def card_deal(self, h: int, ev: dict[str, Any], deck: list[Any],
-                  info: dict[str, Any]) -> str:
+    def card_deal(self, h: int, ev: dict[str, Any], deck: list[Any], info: dict[str, Any]) -> str:
         """A hand's shuffle as the deal it became, through the engines' own deal functions
         (``games.deals``): nothing about a deal is derived here."""
         n = self.n or 4
@@ -355,8 +393,13 @@ class DrawContext:
             for s, piles in enumerate(layout.piles):
                 if piles:
                     shown = " | ".join(cards_text(p, sort=False) for p in piles)
-                    extra.append((f"{self.seat(s)} piles (face down until the other player "
-                                  f"answers the first lead; top last): {shown}", []))
+                    extra.append(
+                        (
+                            f"{self.seat(s)} piles (face down until the other player "
+                            f"answers the first lead; top last): {shown}",
+                            [],
+                        )
+                    )
             extra.append(("kitty", layout.kitty))
         elif self.game == "hokm":
             start = info.get("hakem")
@@ -391,9 +434,12 @@ class DrawContext:
 def result_text(result: dict[str, Any], doc: dict[str, Any]) -> str:
     names = seat_names(doc)
     winners = result.get("winners") or []
-    who = ", ".join(f"seat {w} ({names.get(w)})" if names.get(w) else f"seat {w}"
-                    for w in winners) or "nobody"
+    who = (
+        ", ".join(f"seat {w} ({names.get(w)})" if names.get(w) else f"seat {w}" for w in winners)
+        or "nobody"
+    )
     scores = result.get("scores") or []
     score = "–".join(map(str, scores))
     return f"result reached: {result.get('reason')}, won by {who}" + (
-        f", scores {score}" if scores else "")
+        f", scores {score}" if scores else ""
+    )

@@ -46,8 +46,11 @@ REQUIRED: dict[str, type | tuple[type, ...]] = {
     "events": list,
 }
 
-_COUNTERS = (("games", re.compile(r"^g(\d+)/")), ("hands", re.compile(r"^h(\d+)/")),
-             ("rounds", re.compile(r"^r(\d+)/")))
+_COUNTERS = (
+    ("games", re.compile(r"^g(\d+)/")),
+    ("hands", re.compile(r"^h(\d+)/")),
+    ("rounds", re.compile(r"^r(\d+)/")),
+)
 
 Progress = Callable[[int, int], Any]
 """``progress(done, total)``: events replayed so far, out of the transcript's events."""
@@ -75,8 +78,10 @@ def check_shape(doc: Any) -> type[Engine]:
             if not isinstance(doc[name], typ):
                 raise NotATranscript(f"not a transcript: field {name!r} has the wrong type")
     else:
-        raise NotATranscript(f"unknown protocol {render.short(proto, 40)} (this tool "
-                             f"verifies {PROTOCOL_V2!r} and {PROTOCOL!r})")
+        raise NotATranscript(
+            f"unknown protocol {render.short(proto, 40)} (this tool "
+            f"verifies {PROTOCOL_V2!r} and {PROTOCOL!r})"
+        )
     try:
         return engine_class(doc["game"])
     except UnknownGameError as exc:
@@ -100,11 +105,19 @@ class Report:
     def ok(self, name: str, detail: str) -> None:
         self.checks.append({"name": name, "ok": True, "detail": detail})
 
-    def fail(self, name: str, message: str, *, seq: int | None = None,
-             expected: Any = None, found: Any = None) -> None:
+    def fail(
+        self,
+        name: str,
+        message: str,
+        *,
+        seq: int | None = None,
+        expected: Any = None,
+        found: Any = None,
+    ) -> None:
         self.checks.append({"name": name, "ok": False, "detail": message})
-        self.failures.append({"check": name, "message": message, "seq": seq,
-                              "expected": expected, "found": found})
+        self.failures.append(
+            {"check": name, "message": message, "seq": seq, "expected": expected, "found": found}
+        )
 
     def skip(self, name: str, detail: str) -> None:
         self.checks.append({"name": name, "ok": None, "detail": detail})
@@ -117,8 +130,9 @@ def seat_seeds(rep: Report, doc: dict[str, Any]) -> list[str] | None:
         rep.fail("seats", "a seat entry is not an object")
         return None
     numbers = [s.get("seat") for s in seats]
-    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers) \
-            or sorted(numbers) != list(range(len(seats))):
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers) or sorted(
+        numbers
+    ) != list(range(len(seats))):
         rep.fail("seats", f"seats are not numbered 0..{len(seats) - 1}: {numbers}")
         return None
     ordered = sorted(seats, key=lambda s: s["seat"])
@@ -159,30 +173,36 @@ def describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
             what = f"event {seq} (action {atype!r} by seat {ev.get('seat')})"
         else:
             what = f"event {seq} ({ev.get('type')})"
-        if (exc.kind == "chance" and isinstance(exc.expected, dict)
-                and isinstance(exc.found, dict)):
+        if exc.kind == "chance" and isinstance(exc.expected, dict) and isinstance(exc.found, dict):
             if exc.expected.get("label") == exc.found.get("label"):
-                return (f"{what}: the result differs from its recomputation from the seeds "
-                        f"({render.first_difference(exc.expected.get('result'), exc.found.get('result'))})")
-            return (f"{what}: the rules draw {exc.expected.get('kind')} "
-                    f"{exc.expected.get('label')!r} here")
+                return (
+                    f"{what}: the result differs from its recomputation from the seeds "
+                    f"({render.first_difference(exc.expected.get('result'), exc.found.get('result'))})"
+                )
+            return (
+                f"{what}: the rules draw {exc.expected.get('kind')} "
+                f"{exc.expected.get('label')!r} here"
+            )
         return f"{what}: {msg}"
     return msg
 
 
-def check_rules(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
-                progress: Progress | None = None) -> render.DrawContext:
+def check_rules(
+    rep: Report, doc: dict[str, Any], cls: type[Engine], *, progress: Progress | None = None
+) -> render.DrawContext:
     """The rules checks of a transcript into ``rep``; the draws seen. qahwa-fair/2: see
     :mod:`verify_cli.v2_rules`; qahwa-fair/1: commitment, match key, replay, result."""
     if doc.get("protocol") == PROTOCOL_V2:
-        ctx, rep.v2 = check_rules_v2(rep, doc, cls, progress=progress,
-                                     describe=describe_replay_error)
+        ctx, rep.v2 = check_rules_v2(
+            rep, doc, cls, progress=progress, describe=describe_replay_error
+        )
         return ctx
     return check_rules_v1(rep, doc, cls, progress=progress)
 
 
-def check_rules_v1(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
-                   progress: Progress | None = None) -> render.DrawContext:
+def check_rules_v1(
+    rep: Report, doc: dict[str, Any], cls: type[Engine], *, progress: Progress | None = None
+) -> render.DrawContext:
     """Checks 1–4 (commitment, match key, replay, result) into ``rep``; the draws seen."""
     game, ruleset_str, match_id = doc["game"], doc["ruleset"], doc["match_id"]
     events: list[Any] = doc["events"]
@@ -202,8 +222,12 @@ def check_rules_v1(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
             if calc == doc["commitment"]:
                 rep.ok("commitment", f"SHA-256(server_seed) = {calc[:16]}… as committed")
             else:
-                rep.fail("commitment", "SHA-256(server_seed) is not the commitment",
-                         expected=calc, found=doc["commitment"])
+                rep.fail(
+                    "commitment",
+                    "SHA-256(server_seed) is not the commitment",
+                    expected=calc,
+                    found=doc["commitment"],
+                )
 
     # 2. the match key
     seeds = seat_seeds(rep, doc)
@@ -233,26 +257,38 @@ def check_rules_v1(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
                 progress(done, total)
 
         try:
-            engine = replay(cls, ruleset_str, key, events, protocol=PROTOCOL,
-                            on_event=on_event)
+            engine = replay(cls, ruleset_str, key, events, protocol=PROTOCOL, on_event=on_event)
         except ReplayError as exc:
-            if (exc.seq is not None and isinstance(exc.expected, dict)
-                    and isinstance(exc.found, dict)
-                    and exc.expected.get("label") == exc.found.get("label")):
+            if (
+                exc.seq is not None
+                and isinstance(exc.expected, dict)
+                and isinstance(exc.found, dict)
+                and exc.expected.get("label") == exc.found.get("label")
+            ):
                 rep.computed[exc.seq] = (exc.expected.get("result"), False)
-            rep.fail("replay", describe_replay_error(exc, events), seq=exc.seq,
-                     expected=exc.expected, found=exc.found)
+            rep.fail(
+                "replay",
+                describe_replay_error(exc, events),
+                seq=exc.seq,
+                expected=exc.expected,
+                found=exc.found,
+            )
         except Exception as exc:  # not a refused event: a bug in the engine itself
-            rep.fail("replay", f"the rules engine failed (a bug in qahwa, not a verdict on "
-                     f"the transcript): {exc.__class__.__name__}: {exc}")
+            rep.fail(
+                "replay",
+                f"the rules engine failed (a bug in qahwa, not a verdict on "
+                f"the transcript): {exc.__class__.__name__}: {exc}",
+            )
         if engine is not None:
             n_seats = engine.n_seats
             if seeds is not None and len(seeds) != n_seats:
-                rep.fail("seats", f"the ruleset has {n_seats} seats, the transcript "
-                         f"{len(seeds)}")
+                rep.fail("seats", f"the ruleset has {n_seats} seats, the transcript {len(seeds)}")
             n_chance = sum(1 for e in events if e.get("type") == "chance")
-            rep.ok("replay", f"{len(events)} events replayed: {n_chance} chance results "
-                   f"recomputed, every action legal")
+            rep.ok(
+                "replay",
+                f"{len(events)} events replayed: {n_chance} chance results "
+                f"recomputed, every action legal",
+            )
             # 4. the result
             if engine.outcome is None:
                 rep.fail("result", "the events end before the match is over")
@@ -262,8 +298,12 @@ def check_rules_v1(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
                 if strict_equal(calc_result, doc.get("result")):
                     rep.ok("result", render.result_text(calc_result, doc))
                 else:
-                    rep.fail("result", "the replayed result differs from the transcript's",
-                             expected=calc_result, found=doc.get("result"))
+                    rep.fail(
+                        "result",
+                        "the replayed result differs from the transcript's",
+                        expected=calc_result,
+                        found=doc.get("result"),
+                    )
     else:
         rep.skip("replay", "not replayed: no match key")
     if not any(c["name"] == "result" for c in rep.checks):
@@ -274,7 +314,9 @@ def check_rules_v1(rep: Report, doc: dict[str, Any], cls: type[Engine], *,
 def count_units(events: list[Any], game: str) -> dict[str, int]:
     """Rounds / hands / games dealt, from the chance labels (draws for a plain session)."""
     if game == "rng":
-        return {"draws": sum(1 for e in events if isinstance(e, dict) and e.get("type") == "chance")}
+        return {
+            "draws": sum(1 for e in events if isinstance(e, dict) and e.get("type") == "chance")
+        }
     seen: dict[str, set[int]] = {name: set() for name, _ in _COUNTERS}
     # one pass: a label starts with at most one of g/h/r (the counters' own patterns decide)
     patterns = {rx.pattern[1]: (name, rx) for name, rx in _COUNTERS}
@@ -283,7 +325,7 @@ def count_units(events: list[Any], game: str) -> dict[str, int]:
     for e in events:
         label = e.get("label") if isinstance(e, dict) else None
         if isinstance(label, str) and label[:1] in patterns:
-            head = label[:label.find("/") + 1]
+            head = label[: label.find("/") + 1]
             if head in heads:
                 found = heads[head]
             else:
@@ -295,11 +337,20 @@ def count_units(events: list[Any], game: str) -> dict[str, int]:
     return {name: len(seen[name]) for name, _ in _COUNTERS if seen[name]}
 
 
-def assemble(rep: Report, doc: dict[str, Any], ctx: render.DrawContext, *, status: str,
-             signature: dict[str, Any], draws_limit: int | None) -> dict[str, Any]:
+def assemble(
+    rep: Report,
+    doc: dict[str, Any],
+    ctx: render.DrawContext,
+    *,
+    status: str,
+    signature: dict[str, Any],
+    draws_limit: int | None,
+) -> dict[str, Any]:
     """The report dict of ``verify`` (see :mod:`verify_cli.core`)."""
     events: list[Any] = doc["events"]
-    types = Counter(t for e in events if isinstance(e, dict) and isinstance(t := e.get("type"), str))
+    types = Counter(
+        t for e in events if isinstance(e, dict) and isinstance(t := e.get("type"), str)
+    )
     counts = {"events": len(events), "actions": types["action"], "chance": types["chance"]}
     counts.update(count_units(events, doc["game"]))
     return {
@@ -308,10 +359,19 @@ def assemble(rep: Report, doc: dict[str, Any], ctx: render.DrawContext, *, statu
         "match_id": doc["match_id"],
         "game": doc["game"],
         "ruleset": doc["ruleset"],
-        "seats": [{"seat": s.get("seat"), "name": s.get("name"),
-                   **({"house": s.get("house")} if doc.get("protocol") == PROTOCOL_V2
-                      else {"seed_source": s.get("seed_source")})}
-                  for s in doc["seats"] if isinstance(s, dict)],
+        "seats": [
+            {
+                "seat": s.get("seat"),
+                "name": s.get("name"),
+                **(
+                    {"house": s.get("house")}
+                    if doc.get("protocol") == PROTOCOL_V2
+                    else {"seed_source": s.get("seed_source")}
+                ),
+            }
+            for s in doc["seats"]
+            if isinstance(s, dict)
+        ],
         "counts": counts,
         "checks": rep.checks,
         "failures": rep.failures,
@@ -349,8 +409,7 @@ def browser_report(text: str, progress: Progress | None = None) -> str:
         doc = parse_json(text)
     except InputError as exc:
         return json.dumps({"status": "unusable", "reason": str(exc)})
-    if (isinstance(doc, dict) and "protocol" not in doc
-            and isinstance(doc.get("transcript"), dict)):
+    if isinstance(doc, dict) and "protocol" not in doc and isinstance(doc.get("transcript"), dict):
         doc = doc["transcript"]  # the page accepts a {"transcript": {...}} wrapper too
     try:
         cls = check_shape(doc)
@@ -358,14 +417,17 @@ def browser_report(text: str, progress: Progress | None = None) -> str:
         return json.dumps({"status": "unusable", "reason": str(exc)})
     rep = Report("<page>", doc)
     ctx = check_rules(rep, doc, cls, progress=progress)
-    full = assemble(rep, doc, ctx, status="checked", signature={"checked": False},
-                    draws_limit=0)
-    return json.dumps({
-        "status": "checked",
-        "reason": None,
-        "checks": rep.checks,
-        "failures": rep.failures,
-        "computed": [[seq, value, same] for seq, (value, same) in sorted(rep.computed.items())],
-        "draws": draw_context(ctx),
-        "counts": full["counts"],
-    }, ensure_ascii=False, default=str)
+    full = assemble(rep, doc, ctx, status="checked", signature={"checked": False}, draws_limit=0)
+    return json.dumps(
+        {
+            "status": "checked",
+            "reason": None,
+            "checks": rep.checks,
+            "failures": rep.failures,
+            "computed": [[seq, value, same] for seq, (value, same) in sorted(rep.computed.items())],
+            "draws": draw_context(ctx),
+            "counts": full["counts"],
+        },
+        ensure_ascii=False,
+        default=str,
+    )

@@ -145,8 +145,9 @@ def _first_hand(doc: Mapping[str, Any], seat: int) -> Hand | None:
     return Hand(str(doc.get("game")), sum(value(c) for c in hand), mean, var)
 
 
-def _hokm_cut(events: Sequence[Mapping[str, Any]], shuffle_ev: Mapping[str, Any],
-              ruleset: Mapping[str, Any]) -> int | None:
+def _hokm_cut(
+    events: Sequence[Mapping[str, Any]], shuffle_ev: Mapping[str, Any], ruleset: Mapping[str, Any]
+) -> int | None:
     """Hand 0's cut: 0 for none or a tap, ``k`` of a v1 cut, ``1 + u`` of v2's drawn cut."""
     if ruleset.get("cut") is False:
         return 0
@@ -213,29 +214,48 @@ def analyse(t: Tally) -> dict[str, Any]:
     n_dice = sum(t.faces.values())
     if n_dice:
         observed = [t.faces.get(f, 0) for f in range(1, 7)]
-        test: dict[str, Any] = {"name": "dice faces", "n": n_dice, "observed": observed,
-                                "expected": [n_dice / 6] * 6}
+        test: dict[str, Any] = {
+            "name": "dice faces",
+            "n": n_dice,
+            "observed": observed,
+            "expected": [n_dice / 6] * 6,
+        }
         if n_dice >= 30:
             cs = chi_square(observed, [n_dice / 6] * 6)
-            test.update(statistic=cs.statistic, df=cs.df, p_value=cs.p_value,
-                        method="chi-square")
+            test.update(statistic=cs.statistic, df=cs.df, p_value=cs.p_value, method="chi-square")
         else:
             test.update(p_value=None, method=f"too few dice for a test ({n_dice}; 30 needed)")
         tests.append(test)
     if t.rolls:
         n = len(t.rolls)
         doubles = sum(1 for a, b in t.rolls if a == b)
-        tests.append({"name": "doubles", "n": n, "observed": doubles, "expected": n / 6,
-                      "p_value": binomial_two_sided(doubles, n, 1 / 6),
-                      "method": "exact binomial"})
+        tests.append(
+            {
+                "name": "doubles",
+                "n": n,
+                "observed": doubles,
+                "expected": n / 6,
+                "p_value": binomial_two_sided(doubles, n, 1 / 6),
+                "method": "exact binomial",
+            }
+        )
         pips = sum(4 * a if a == b else a + b for a, b in t.rolls)
         z = (pips - n * PIPS_MEAN) / math.sqrt(n * PIPS_VAR)
-        tests.append({"name": "pips", "n": n, "observed": pips / n, "expected": PIPS_MEAN,
-                      "statistic": z, "p_value": normal_two_sided(z),
-                      "method": "z-test of the mean pips per roll"})
-    for kind, games, what in (("cards", ("hokm", "qahve", "shelem"),
-                                "high-card points: A 4, K 3, Q 2, J 1, jokers 4"),
-                               ("dominoes", ("iraqi_domino", "mexican_train"), "doubles")):
+        tests.append(
+            {
+                "name": "pips",
+                "n": n,
+                "observed": pips / n,
+                "expected": PIPS_MEAN,
+                "statistic": z,
+                "p_value": normal_two_sided(z),
+                "method": "z-test of the mean pips per roll",
+            }
+        )
+    for kind, games, what in (
+        ("cards", ("hokm", "qahve", "shelem"), "high-card points: A 4, K 3, Q 2, J 1, jokers 4"),
+        ("dominoes", ("iraqi_domino", "mexican_train"), "doubles"),
+    ):
         hands = [h for h in t.hands if h.game in games]
         if not hands:
             continue
@@ -243,18 +263,29 @@ def analyse(t: Tally) -> dict[str, Any]:
         mean = sum(h.mean for h in hands)
         var = sum(h.var for h in hands)
         z = (score - mean) / math.sqrt(var) if var > 0 else 0.0
-        tests.append({"name": f"first-hand strength ({kind})", "n": len(hands),
-                      "observed": score / len(hands), "expected": mean / len(hands),
-                      "statistic": z, "p_value": normal_two_sided(z),
-                      "method": f"z-test of {what} per first hand"})
+        tests.append(
+            {
+                "name": f"first-hand strength ({kind})",
+                "n": len(hands),
+                "observed": score / len(hands),
+                "expected": mean / len(hands),
+                "statistic": z,
+                "p_value": normal_two_sided(z),
+                "method": f"z-test of {what} per first hand",
+            }
+        )
     ps = [x["p_value"] for x in tests if x.get("p_value") is not None]
     adjusted = iter(holm(ps))
     for x in tests:
         if x.get("p_value") is not None:
             x["p_adjusted"] = next(adjusted)
     worst = min((x["p_adjusted"] for x in tests if "p_adjusted" in x), default=None)
-    return {"tests": tests, "p_min_adjusted": worst, "sentence": sentence(worst),
-            "unusual": worst is not None and worst < ALPHA}
+    return {
+        "tests": tests,
+        "p_min_adjusted": worst,
+        "sentence": sentence(worst),
+        "unusual": worst is not None and worst < ALPHA,
+    }
 
 
 def one_in(p: float) -> str:
@@ -271,8 +302,7 @@ def sentence(p: float | None) -> str:
         return "nothing to test: no dice or dealt hands of this player in these transcripts"
     if p >= ALPHA:
         return "nothing unusual"
-    return (f"unusual at p = {p:.2g}, which happens by chance to about one player in "
-            f"{one_in(p)}")
+    return f"unusual at p = {p:.2g}, which happens by chance to about one player in {one_in(p)}"
 
 
 def browser_stats(text: str, seat: int | None = None) -> str:

@@ -121,6 +121,7 @@ def parse_ruleset_json(text: str) -> dict[str, Any] | None:
 
 # -- the lock and the seats ------------------------------------------------------------------
 
+
 def check_lock(rep: Any, doc: dict[str, Any], state: V2State) -> bool:
     """``lock``: a lock record of this match; the seats as the lock lists them."""
     lock = doc["lock"]
@@ -131,8 +132,10 @@ def check_lock(rep: Any, doc: dict[str, Any], state: V2State) -> bool:
         problems.append(f"its protocol is {lock.get('protocol')!r}, not {PROTOCOL_V2!r}")
     for name in LOCK_FIELDS:
         if lock.get(name) != doc[name]:
-            problems.append(f"its {name} is {render.short(lock.get(name), 40)}, the "
-                            f"transcript's {render.short(doc[name], 40)}")
+            problems.append(
+                f"its {name} is {render.short(lock.get(name), 40)}, the "
+                f"transcript's {render.short(doc[name], 40)}"
+            )
     seats = lock.get("seats")
     if not isinstance(seats, list) or not seats:
         problems.append("it lists no seats")
@@ -162,8 +165,11 @@ def check_lock(rep: Any, doc: dict[str, Any], state: V2State) -> bool:
         out.append(SeatLock(i, sc, key, tip))
     state.seats = out
     keyed = sum(1 for s in out if s.key)
-    rep.ok("lock", f"lock of this match (match_id, game, ruleset, commitment), "
-           f"{len(out)} seat(s), {keyed} keyed")
+    rep.ok(
+        "lock",
+        f"lock of this match (match_id, game, ruleset, commitment), "
+        f"{len(out)} seat(s), {keyed} keyed",
+    )
     return True
 
 
@@ -172,8 +178,7 @@ def check_seats(rep: Any, doc: dict[str, Any]) -> bool:
     lock_seats = doc["lock"]["seats"]
     seats = doc["seats"]
     if len(seats) != len(lock_seats):
-        rep.fail("seats", f"the transcript has {len(seats)} seats, its lock "
-                 f"{len(lock_seats)}")
+        rep.fail("seats", f"the transcript has {len(seats)} seats, its lock {len(lock_seats)}")
         return False
     for i, (s, ls) in enumerate(zip(seats, lock_seats, strict=True)):
         if not isinstance(s, dict):
@@ -181,10 +186,14 @@ def check_seats(rep: Any, doc: dict[str, Any]) -> bool:
             return False
         for name in SEAT_FIELDS:
             if not strict_equal(s.get(name), ls.get(name)):
-                rep.fail("seats", f"seat {i}'s {name} differs from its lock: the transcript "
-                         f"says {render.short(s.get(name), 50)}, the lock "
-                         f"{render.short(ls.get(name), 50)}", expected=ls.get(name),
-                         found=s.get(name))
+                rep.fail(
+                    "seats",
+                    f"seat {i}'s {name} differs from its lock: the transcript "
+                    f"says {render.short(s.get(name), 50)}, the lock "
+                    f"{render.short(ls.get(name), 50)}",
+                    expected=ls.get(name),
+                    found=s.get(name),
+                )
                 return False
     rep.ok("seats", "the transcript's seats are the lock's (names, house, keys, roll chains)")
     return True
@@ -200,13 +209,18 @@ def check_commitment(rep: Any, doc: dict[str, Any]) -> bytes | None:
     if calc == doc["commitment"]:
         rep.ok("commitment", f"SHA-256(server_seed) = {calc[:16]}… as committed")
     else:
-        rep.fail("commitment", "SHA-256(server_seed) is not the commitment",
-                 expected=calc, found=doc["commitment"])
+        rep.fail(
+            "commitment",
+            "SHA-256(server_seed) is not the commitment",
+            expected=calc,
+            found=doc["commitment"],
+        )
     return seed
 
 
-def revealed_seeds(rep: Any, doc: dict[str, Any],
-                   state: V2State) -> tuple[list[tuple[str, str]] | None, list[int]]:
+def revealed_seeds(
+    rep: Any, doc: dict[str, Any], state: V2State
+) -> tuple[list[tuple[str, str]] | None, list[int]]:
     """``reveals``: every revealed seat's client_seed and nonce match its seed_commitment in
     the lock. Returns ((client_seed, nonce) per seat, or None) and the seats that never
     revealed (null seed and nonce)."""
@@ -219,8 +233,7 @@ def revealed_seeds(rep: Any, doc: dict[str, Any],
             unrevealed.append(ls.seat)
             continue
         if not isinstance(cs, str) or not isinstance(nonce, str):
-            bad.append(f"seat {ls.seat} has a client_seed without a nonce (or one not a "
-                       f"string)")
+            bad.append(f"seat {ls.seat} has a client_seed without a nonce (or one not a string)")
             continue
         try:
             calc = seed_commitment(doc["match_id"], ls.seat, nonce, cs)
@@ -228,27 +241,34 @@ def revealed_seeds(rep: Any, doc: dict[str, Any],
             bad.append(f"seat {ls.seat}'s reveal is unusable: {exc}")
             continue
         if calc != ls.seed_commitment:
-            bad.append(f"seat {ls.seat}'s client_seed and nonce do not match its "
-                       f"seed_commitment in the lock (they give {calc[:16]}…, the lock "
-                       f"has {str(ls.seed_commitment)[:16]}…)")
+            bad.append(
+                f"seat {ls.seat}'s client_seed and nonce do not match its "
+                f"seed_commitment in the lock (they give {calc[:16]}…, the lock "
+                f"has {str(ls.seed_commitment)[:16]}…)"
+            )
             continue
         pairs.append((cs, nonce))
     if bad:
         rep.fail("reveals", "; ".join(bad))
         return None, unrevealed
     if unrevealed:
-        rep.ok("reveals", f"{len(pairs)} seat(s) revealed seeds matching their commitments; "
-               f"seat(s) {unrevealed} never revealed")
+        rep.ok(
+            "reveals",
+            f"{len(pairs)} seat(s) revealed seeds matching their commitments; "
+            f"seat(s) {unrevealed} never revealed",
+        )
         return None, unrevealed
-    rep.ok("reveals", f"all {len(pairs)} seats' client_seed and nonce match their "
-           f"seed_commitment in the lock")
+    rep.ok(
+        "reveals",
+        f"all {len(pairs)} seats' client_seed and nonce match their seed_commitment in the lock",
+    )
     return pairs, unrevealed
 
 
 # -- fresh rolls (§6) and the drawn cut (§5) -------------------------------------------------
 
-def _diagnose_value(match_id: str, seat: int, prev: bytes, raw: bytes,
-                    used: list[bytes]) -> str:
+
+def _diagnose_value(match_id: str, seat: int, prev: bytes, raw: bytes, used: list[bytes]) -> str:
     """Why ``raw`` is not the seat's next value: a repeat, a later value, or off its chain."""
     if raw in used:
         return f"repeats its value #{used.index(raw)}"
@@ -256,13 +276,16 @@ def _diagnose_value(match_id: str, seat: int, prev: bytes, raw: bytes,
     for i in range(1, ORDER_SEARCH + 2):
         h = roll_step(match_id, seat, h)
         if h == prev:
-            return (f"is its value #{len(used) + i - 1}, not #{len(used)}: out of order "
-                    f"({i - 1} value(s) skipped)")
+            return (
+                f"is its value #{len(used) + i - 1}, not #{len(used)}: out of order "
+                f"({i - 1} value(s) skipped)"
+            )
     return "does not hash back to its roll-chain tip in the lock"
 
 
-def check_fresh_rolls(rep: Any, doc: dict[str, Any], state: V2State,
-                      ruleset: dict[str, Any] | None) -> bool:
+def check_fresh_rolls(
+    rep: Any, doc: dict[str, Any], state: V2State, ruleset: dict[str, Any] | None
+) -> bool:
     """``fresh rolls``: every roll value chains to its seat's tip in §6's order, from the right
     seats, and every dice draw of a fresh-rolls match is drawn from the two values."""
     fresh = ruleset is not None and ruleset.get("fresh_rolls") is True
@@ -275,21 +298,30 @@ def check_fresh_rolls(rep: Any, doc: dict[str, Any], state: V2State,
         if not isinstance(ev, dict):
             continue  # the replay names it
         act = ev.get("action")
-        if ev.get("type") == "action" and isinstance(act, dict) \
-                and act.get("type") in ("roll", "roll_value"):
+        if (
+            ev.get("type") == "action"
+            and isinstance(act, dict)
+            and act.get("type") in ("roll", "roll_value")
+        ):
             seat = ev.get("seat")
             if not fresh:
                 if "value" in act:
-                    rep.fail("fresh rolls", f"event {i}: a roll value in a match without "
-                             "fresh rolls", seq=i)
+                    rep.fail(
+                        "fresh rolls",
+                        f"event {i}: a roll value in a match without fresh rolls",
+                        seq=i,
+                    )
                     return False
                 continue
             if not is_int(seat) or seat not in prev:
                 continue  # the replay names it
             tip = prev[seat]
             if tip is None:
-                rep.fail("fresh rolls", f"event {i}: seat {seat} sends a roll value but has "
-                         "no roll chain in the lock", seq=i)
+                rep.fail(
+                    "fresh rolls",
+                    f"event {i}: seat {seat} sends a roll value but has no roll chain in the lock",
+                    seq=i,
+                )
                 return False
             try:
                 raw = parse_hex(act.get("value"), 32, "roll value")
@@ -298,8 +330,11 @@ def check_fresh_rolls(rep: Any, doc: dict[str, Any], state: V2State,
                 return False
             if roll_step(match_id, seat, raw) != tip:
                 why = _diagnose_value(match_id, seat, tip, raw, used[seat])
-                rep.fail("fresh rolls", f"event {i}: seat {seat}'s roll value "
-                         f"{raw.hex()[:16]}… {why}", seq=i)
+                rep.fail(
+                    "fresh rolls",
+                    f"event {i}: seat {seat}'s roll value {raw.hex()[:16]}… {why}",
+                    seq=i,
+                )
                 return False
             used[seat].append(raw)
             prev[seat] = raw
@@ -315,8 +350,12 @@ def check_fresh_rolls(rep: Any, doc: dict[str, Any], state: V2State,
             continue
         if not fresh:
             if bar:
-                rep.fail("fresh rolls", f"event {i}: dice {label!r} carry a fresh-roll label "
-                         "in a match without fresh rolls", seq=i)
+                rep.fail(
+                    "fresh rolls",
+                    f"event {i}: dice {label!r} carry a fresh-roll label "
+                    "in a match without fresh rolls",
+                    seq=i,
+                )
                 return False
             continue
         opening = "/opening/" in base
@@ -325,26 +364,42 @@ def check_fresh_rolls(rep: Any, doc: dict[str, Any], state: V2State,
             ok = got == [(0, "roll_value"), (1, "roll_value")]
             want = "seat 0's then seat 1's roll_value"
         else:
-            ok = (len(got) == 2 and got[0][1] == "roll" and got[1][1] == "roll_value"
-                  and got[0][0] != got[1][0])
+            ok = (
+                len(got) == 2
+                and got[0][1] == "roll"
+                and got[1][1] == "roll_value"
+                and got[0][0] != got[1][0]
+            )
             want = "the roller's roll, then the opponent's roll_value"
         if not ok:
-            rep.fail("fresh rolls", f"event {i}: dice {base!r} are not drawn from {want} "
-                     f"(the values before it: {got or 'none'}); every roll of a fresh-rolls "
-                     "match must be fresh", seq=i)
+            rep.fail(
+                "fresh rolls",
+                f"event {i}: dice {base!r} are not drawn from {want} "
+                f"(the values before it: {got or 'none'}); every roll of a fresh-rolls "
+                "match must be fresh",
+                seq=i,
+            )
             return False
         expected = fresh_label(base, pending[0][3], pending[1][3])
         if label != expected:
-            rep.fail("fresh rolls", f"event {i}: dice {label!r} are not drawn at the label "
-                     f"of the two values sent ({expected!r})", seq=i, expected=expected,
-                     found=label)
+            rep.fail(
+                "fresh rolls",
+                f"event {i}: dice {label!r} are not drawn at the label "
+                f"of the two values sent ({expected!r})",
+                seq=i,
+                expected=expected,
+                found=label,
+            )
             return False
         rolls += 1
         pending = []
     if fresh:
         n = sum(len(v) for v in used.values())
-        rep.ok("fresh rolls", f"{rolls} fresh roll(s) from {n} values, each on its seat's "
-               f"roll chain in order, sent in §6's order")
+        rep.ok(
+            "fresh rolls",
+            f"{rolls} fresh roll(s) from {n} values, each on its seat's "
+            f"roll chain in order, sent in §6's order",
+        )
     return True
 
 
@@ -368,30 +423,44 @@ def check_cut(rep: Any, doc: dict[str, Any], ruleset: dict[str, Any] | None) -> 
                 prev = events[i - 1] if i else None
                 pact = prev.get("action") if isinstance(prev, dict) else None
                 if not (isinstance(pact, dict) and pact.get("type") == "cut"):
-                    rep.fail("cut", f"event {i}: cut draw {label!r} without a cut action "
-                             "before it", seq=i)
+                    rep.fail(
+                        "cut",
+                        f"event {i}: cut draw {label!r} without a cut action before it",
+                        seq=i,
+                    )
                     return False
             continue
         act = ev.get("action")
         if ev.get("type") != "action" or not isinstance(act, dict):
             continue
         if act.get("type") == "tap":
-            rep.fail("cut", f"event {i}: a tap (no cut); qahwa-fair/2 always draws the cut",
-                     seq=i)
+            rep.fail("cut", f"event {i}: a tap (no cut); qahwa-fair/2 always draws the cut", seq=i)
             return False
         if act.get("type") != "cut":
             continue
         if set(act) != {"type"}:
             extra = {k: v for k, v in act.items() if k != "type"}
-            rep.fail("cut", f"event {i}: a cut with a chosen k ({render.short(extra, 40)}); "
-                     "qahwa-fair/2 draws the cut, nobody chooses it", seq=i, found=act)
+            rep.fail(
+                "cut",
+                f"event {i}: a cut with a chosen k ({render.short(extra, 40)}); "
+                "qahwa-fair/2 draws the cut, nobody chooses it",
+                seq=i,
+                found=act,
+            )
             return False
         nxt = events[i + 1] if i + 1 < len(events) else None
         want = f"h{hand}/cut"
-        if not (isinstance(nxt, dict) and nxt.get("type") == "chance"
-                and nxt.get("kind") == "uniform" and nxt.get("label") == want):
-            rep.fail("cut", f"event {i}: the cut is not followed by its draw "
-                     f"(uniform at {want!r})", seq=i)
+        if not (
+            isinstance(nxt, dict)
+            and nxt.get("type") == "chance"
+            and nxt.get("kind") == "uniform"
+            and nxt.get("label") == want
+        ):
+            rep.fail(
+                "cut",
+                f"event {i}: the cut is not followed by its draw (uniform at {want!r})",
+                seq=i,
+            )
             return False
         cuts += 1
     rep.ok("cut", f"{cuts} cut(s), each drawn (uniform at h{{h}}/cut), none chosen")
@@ -399,6 +468,7 @@ def check_cut(rep: Any, doc: dict[str, Any], ruleset: dict[str, Any] | None) -> 
 
 
 # -- the event chain (§7) --------------------------------------------------------------------
+
 
 def check_chain(rep: Any, doc: dict[str, Any], state: V2State) -> None:
     """``chain``: chain[-1] = SHA-256(canonical lock), chain[n] over each event, to ``chain``."""
@@ -424,49 +494,74 @@ def check_chain(rep: Any, doc: dict[str, Any], state: V2State) -> None:
     state.event_json = encoded
     if h.hex() == doc["chain"]:
         state.chain_ok = True
-        rep.ok("chain", f"chain over the lock and {len(out) - 1} events = "
-               f"{doc['chain'][:16]}… as the transcript says")
+        rep.ok(
+            "chain",
+            f"chain over the lock and {len(out) - 1} events = "
+            f"{doc['chain'][:16]}… as the transcript says",
+        )
     else:
-        rep.fail("chain", "the event chain recomputed from the lock and the events is not "
-                 "the transcript's chain", expected=h.hex(), found=doc["chain"])
+        rep.fail(
+            "chain",
+            "the event chain recomputed from the lock and the events is not the transcript's chain",
+            expected=h.hex(),
+            found=doc["chain"],
+        )
 
 
 # -- replay ----------------------------------------------------------------------------------
 
-def check_no_reveal(rep: Any, doc: dict[str, Any], cls: type[Engine],
-                    unrevealed: list[int], ruleset: dict[str, Any] | None) -> None:
+
+def check_no_reveal(
+    rep: Any,
+    doc: dict[str, Any],
+    cls: type[Engine],
+    unrevealed: list[int],
+    ruleset: dict[str, Any] | None,
+) -> None:
     """A match some seat never revealed: one ``no_reveal`` end naming exactly those seats,
     no chance event, and the forfeit result of ``games.ends``."""
     events = doc["events"]
     want = {"seq": 0, "type": "end", "reason": "no_reveal", "seats": unrevealed}
     if len(events) != 1 or not strict_equal(events[0], want):
-        rep.fail("replay", f"seat(s) {unrevealed} never revealed, so the events must be the "
-                 f"one no_reveal end naming them and no chance event", expected=[want],
-                 found=render.short(events, 200))
+        rep.fail(
+            "replay",
+            f"seat(s) {unrevealed} never revealed, so the events must be the "
+            f"one no_reveal end naming them and no chance event",
+            expected=[want],
+            found=render.short(events, 200),
+        )
         rep.skip("result", "not checked: the events are not a no_reveal end")
         return
     rep.ok("replay", f"no_reveal: seat(s) {unrevealed} forfeit; no chance event was drawn")
     try:
-        parsed = cls.parse_ruleset(ruleset if ruleset is not None else {},
-                                   protocol=PROTOCOL_V2)
+        parsed = cls.parse_ruleset(ruleset if ruleset is not None else {}, protocol=PROTOCOL_V2)
         calc = json.loads(json.dumps(no_reveal_result(cls, parsed, unrevealed)))
     except GameError as exc:
         rep.fail("result", f"the ruleset is refused: {exc}")
         return
     if cls.seat_count(parsed) != len(doc["seats"]):
-        rep.fail("seats", f"the ruleset has {cls.seat_count(parsed)} seats, the lock "
-                 f"{len(doc['seats'])}")
+        rep.fail(
+            "seats", f"the ruleset has {cls.seat_count(parsed)} seats, the lock {len(doc['seats'])}"
+        )
     if strict_equal(calc, doc.get("result")):
         rep.ok("result", render.result_text(calc, doc))
     else:
-        rep.fail("result", "the no_reveal result differs from the transcript's",
-                 expected=calc, found=doc.get("result"))
+        rep.fail(
+            "result",
+            "the no_reveal result differs from the transcript's",
+            expected=calc,
+            found=doc.get("result"),
+        )
 
 
-def check_rules_v2(rep: Any, doc: dict[str, Any], cls: type[Engine], *,
-                   progress: Progress | None = None,
-                   describe: Callable[[ReplayError, list[Any]], str]) -> tuple[
-                       render.DrawContext, V2State]:
+def check_rules_v2(
+    rep: Any,
+    doc: dict[str, Any],
+    cls: type[Engine],
+    *,
+    progress: Progress | None = None,
+    describe: Callable[[ReplayError, list[Any]], str],
+) -> tuple[render.DrawContext, V2State]:
     """Every rules check of a v2 transcript into ``rep`` (see the module doc)."""
     state = V2State()
     ctx = render.DrawContext(doc)
@@ -489,8 +584,11 @@ def check_rules_v2(rep: Any, doc: dict[str, Any], cls: type[Engine], *,
     if seed is not None and pairs is not None:
         try:
             key = match_key_v2(seed, doc["match_id"], doc["game"], doc["ruleset"], pairs)
-            rep.ok("match key", f"K = {key.hex()[:16]}… (HMAC-SHA512) from {len(pairs)} "
-                   "seat(s)' client seeds and nonces")
+            rep.ok(
+                "match key",
+                f"K = {key.hex()[:16]}… (HMAC-SHA512) from {len(pairs)} "
+                "seat(s)' client seeds and nonces",
+            )
         except (FairnessError, TypeError) as exc:
             rep.fail("match key", f"cannot compute K: {exc}")
     if doc["game"] in BOARD_FRESH:
@@ -504,9 +602,16 @@ def check_rules_v2(rep: Any, doc: dict[str, Any], cls: type[Engine], *,
     return ctx, state
 
 
-def replay_v2(rep: Any, doc: dict[str, Any], cls: type[Engine], key: bytes, state: V2State,
-              ctx: render.DrawContext, progress: Progress | None,
-              describe: Callable[[ReplayError, list[Any]], str]) -> None:
+def replay_v2(
+    rep: Any,
+    doc: dict[str, Any],
+    cls: type[Engine],
+    key: bytes,
+    state: V2State,
+    ctx: render.DrawContext,
+    progress: Progress | None,
+    describe: Callable[[ReplayError, list[Any]], str],
+) -> None:
     events: list[Any] = doc["events"]
     total = len(events)
     step = max(1, total // 50)
@@ -524,31 +629,41 @@ def replay_v2(rep: Any, doc: dict[str, Any], cls: type[Engine], key: bytes, stat
         if progress is not None and done % step == 0:
             progress(done, total)
 
-    mctx = MatchContext(doc["match_id"], tuple(
-        s.tip.hex() if s.tip is not None else None for s in state.seats))
+    mctx = MatchContext(
+        doc["match_id"], tuple(s.tip.hex() if s.tip is not None else None for s in state.seats)
+    )
     try:
-        engine = replay(cls, doc["ruleset"], key, events, protocol=PROTOCOL_V2, ctx=mctx,
-                        on_event=on_event)
+        engine = replay(
+            cls, doc["ruleset"], key, events, protocol=PROTOCOL_V2, ctx=mctx, on_event=on_event
+        )
     except ReplayError as exc:
-        if (exc.seq is not None and isinstance(exc.expected, dict)
-                and isinstance(exc.found, dict)
-                and exc.expected.get("label") == exc.found.get("label")):
+        if (
+            exc.seq is not None
+            and isinstance(exc.expected, dict)
+            and isinstance(exc.found, dict)
+            and exc.expected.get("label") == exc.found.get("label")
+        ):
             rep.computed[exc.seq] = (exc.expected.get("result"), False)
-        rep.fail("replay", describe(exc, events), seq=exc.seq, expected=exc.expected,
-                 found=exc.found)
+        rep.fail(
+            "replay", describe(exc, events), seq=exc.seq, expected=exc.expected, found=exc.found
+        )
         rep.skip("result", "not checked: the events did not replay")
         return
     except Exception as exc:  # not a refused event: a bug in the engine itself
-        rep.fail("replay", f"the rules engine failed (a bug in qahwa, not a verdict on the "
-                 f"transcript): {exc.__class__.__name__}: {exc}")
+        rep.fail(
+            "replay",
+            f"the rules engine failed (a bug in qahwa, not a verdict on the "
+            f"transcript): {exc.__class__.__name__}: {exc}",
+        )
         rep.skip("result", "not checked: the events did not replay")
         return
     if engine.n_seats != len(state.seats):
-        rep.fail("seats", f"the ruleset has {engine.n_seats} seats, the lock "
-                 f"{len(state.seats)}")
+        rep.fail("seats", f"the ruleset has {engine.n_seats} seats, the lock {len(state.seats)}")
     n_chance = len(chance_seen)
-    rep.ok("replay", f"{total} events replayed: {n_chance} chance results recomputed, every "
-           "action legal")
+    rep.ok(
+        "replay",
+        f"{total} events replayed: {n_chance} chance results recomputed, every action legal",
+    )
     if engine.outcome is None:
         rep.fail("result", "the events end before the match is over")
         return
@@ -556,5 +671,9 @@ def replay_v2(rep: Any, doc: dict[str, Any], cls: type[Engine], key: bytes, stat
     if strict_equal(calc, doc.get("result")):
         rep.ok("result", render.result_text(calc, doc))
     else:
-        rep.fail("result", "the replayed result differs from the transcript's",
-                 expected=calc, found=doc.get("result"))
+        rep.fail(
+            "result",
+            "the replayed result differs from the transcript's",
+            expected=calc,
+            found=doc.get("result"),
+        )

@@ -43,8 +43,7 @@ def load_witness_key(path: Path, name: str) -> tlog.CosignatureSigner:
 class WitnessServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, addr: tuple[str, int], witness: tlog.Witness,
-                 evidence: Path | None) -> None:
+    def __init__(self, addr: tuple[str, int], witness: tlog.Witness, evidence: Path | None) -> None:
         super().__init__(addr, _Handler)
         self.witness = witness
         self.evidence = evidence
@@ -56,13 +55,14 @@ class WitnessServer(ThreadingHTTPServer):
         if self.evidence is None:
             return
         with self._lock:
-            new = self.witness.refused[self._kept:]
+            new = self.witness.refused[self._kept :]
             self._kept += len(new)
         for doc in new:
             self.evidence.mkdir(parents=True, exist_ok=True)
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
             (self.evidence / f"refused-{stamp}.json").write_text(
-                json.dumps(doc, indent=1), encoding="utf-8")
+                json.dumps(doc, indent=1), encoding="utf-8"
+            )
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -109,32 +109,68 @@ def _state_dir() -> Path:
     return Path(base) / "qahwa"
 
 
-def make_server(logs: list[tlog.Verifier], listen: str, key: Path, name: str,
-                state: Path) -> WitnessServer:
+def make_server(
+    logs: list[tlog.Verifier], listen: str, key: Path, name: str, state: Path
+) -> WitnessServer:
     host, sep, port = listen.rpartition(":")
     if not sep or not port.isdigit():
         raise click.UsageError(f"--listen is HOST:PORT, not {listen!r}")
     signer = load_witness_key(key, name)
     witness = tlog.Witness(signer, logs, state)
-    return WitnessServer((host or "127.0.0.1", int(port)), witness,
-                         state.parent / "witness-evidence")
+    return WitnessServer(
+        (host or "127.0.0.1", int(port)), witness, state.parent / "witness-evidence"
+    )
 
 
-@click.command("witness", help="Run a tlog-witness (c2sp.org/tlog-witness) for the given "
-               "logs: it cosigns each checkpoint consistent with the last one it cosigned, "
-               "and never a fork.")
-@click.option("--log", "log_vkeys", multiple=True, required=True, metavar="VKEY",
-              help="A log's note key (vkey text, as in /v1/keys \"log\"); repeatable.")
-@click.option("--listen", default="127.0.0.1:7380", show_default=True, metavar="HOST:PORT",
-              help="The address to serve on.")
-@click.option("--name", default=None, metavar="NAME", help="The witness's key name "
-              "(default: <host name>/witness).")
-@click.option("--key", "key_file", default=None, metavar="FILE", help="The witness's key "
-              "file (default: $XDG_STATE_HOME/qahwa/witness.key, created on first use).")
-@click.option("--state", "state_file", default=None, metavar="FILE", help="Its state "
-              "(default: $XDG_STATE_HOME/qahwa/witness.json).")
-def witness_cmd(log_vkeys: tuple[str, ...], listen: str, name: str | None,
-                key_file: str | None, state_file: str | None) -> int:
+@click.command(
+    "witness",
+    help="Run a tlog-witness (c2sp.org/tlog-witness) for the given "
+    "logs: it cosigns each checkpoint consistent with the last one it cosigned, "
+    "and never a fork.",
+)
+@click.option(
+    "--log",
+    "log_vkeys",
+    multiple=True,
+    required=True,
+    metavar="VKEY",
+    help='A log\'s note key (vkey text, as in /v1/keys "log"); repeatable.',
+)
+@click.option(
+    "--listen",
+    default="127.0.0.1:7380",
+    show_default=True,
+    metavar="HOST:PORT",
+    help="The address to serve on.",
+)
+@click.option(
+    "--name",
+    default=None,
+    metavar="NAME",
+    help="The witness's key name (default: <host name>/witness).",
+)
+@click.option(
+    "--key",
+    "key_file",
+    default=None,
+    metavar="FILE",
+    help="The witness's key "
+    "file (default: $XDG_STATE_HOME/qahwa/witness.key, created on first use).",
+)
+@click.option(
+    "--state",
+    "state_file",
+    default=None,
+    metavar="FILE",
+    help="Its state (default: $XDG_STATE_HOME/qahwa/witness.json).",
+)
+def witness_cmd(
+    log_vkeys: tuple[str, ...],
+    listen: str,
+    name: str | None,
+    key_file: str | None,
+    state_file: str | None,
+) -> int:
     logs = []
     for v in log_vkeys:
         try:
@@ -145,13 +181,19 @@ def witness_cmd(log_vkeys: tuple[str, ...], listen: str, name: str | None,
             raise click.UsageError(f"--log {verifier.name}: not an Ed25519 note key")
         logs.append(verifier)
     d = _state_dir()
-    server = make_server(logs, listen, Path(key_file) if key_file else d / "witness.key",
-                         name or f"{socket.gethostname()}/witness",
-                         Path(state_file) if state_file else d / "witness.json")
+    server = make_server(
+        logs,
+        listen,
+        Path(key_file) if key_file else d / "witness.key",
+        name or f"{socket.gethostname()}/witness",
+        Path(state_file) if state_file else d / "witness.json",
+    )
     host, port = server.server_address[:2]
     click.echo(f"witness {server.witness.signer.vkey}")
-    click.echo(f"serving http://{host!s}:{port}/add-checkpoint for "
-               + ", ".join(v.name for v in logs), err=True)
+    click.echo(
+        f"serving http://{host!s}:{port}/add-checkpoint for " + ", ".join(v.name for v in logs),
+        err=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -31,8 +31,9 @@ def _error(exc: C2SPError) -> Conflict | NotFound:
 
 @router.get("/log/checkpoint", include_in_schema=False)
 def checkpoint(request: Request) -> Response:
-    return Response(_log(request).checkpoint(), media_type=TEXT,
-                    headers={"Cache-Control": NO_CACHE})
+    return Response(
+        _log(request).checkpoint(), media_type=TEXT, headers={"Cache-Control": NO_CACHE}
+    )
 
 
 @router.get("/log/tile/{path:path}", include_in_schema=False)
@@ -49,17 +50,25 @@ def tile(request: Request, path: str) -> Response:
     return Response(body, media_type=served.media_type, headers=headers)
 
 
-@router.get("/v1/matches/{match_id}/log-proof", tags=["log"],
-            response_class=Response,
-            responses={200: {"content": {TEXT: {"schema": {"type": "string"}}},
-                             "description": "a c2sp.org/tlog-proof@v1 proof"},
-                       **errors(e404=("not_found",), e409=("not_cosigned", "not_locked"),
-                                e422=("validation_error",))},
-            summary="An offline proof (c2sp.org/tlog-proof) of the match's log entry under "
-                    "the newest checkpoint its witnesses cosigned")
-def log_proof(request: Request,
-              match_id: Annotated[str, Path(max_length=64, description="the match id")]
-              ) -> Response:
+@router.get(
+    "/v1/matches/{match_id}/log-proof",
+    tags=["log"],
+    response_class=Response,
+    responses={
+        200: {
+            "content": {TEXT: {"schema": {"type": "string"}}},
+            "description": "a c2sp.org/tlog-proof@v1 proof",
+        },
+        **errors(
+            e404=("not_found",), e409=("not_cosigned", "not_locked"), e422=("validation_error",)
+        ),
+    },
+    summary="An offline proof (c2sp.org/tlog-proof) of the match's log entry under "
+    "the newest checkpoint its witnesses cosigned",
+)
+def log_proof(
+    request: Request, match_id: Annotated[str, Path(max_length=64, description="the match id")]
+) -> Response:
     c2sp = _log(request)
     try:
         text = c2sp.proof(c2sp.match_index(match_id))

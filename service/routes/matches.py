@@ -38,8 +38,12 @@ Q = ("validation_error",)  # a path or query parameter out of range
 
 MatchId = Annotated[str, Path(max_length=64, description="the match id")]
 After = Annotated[int, Query(ge=-1, le=2**31 - 1, description="return events with seq > after")]
-LastEventId = Annotated[str | None, Header(
-    max_length=16, description="SSE reconnect: resume after this event id (overrides `after`)")]
+LastEventId = Annotated[
+    str | None,
+    Header(
+        max_length=16, description="SSE reconnect: resume after this event id (overrides `after`)"
+    ),
+]
 
 
 def json_response(obj: dict[str, Any], status_code: int = 200) -> Response:
@@ -52,25 +56,40 @@ def json_response(obj: dict[str, Any], status_code: int = 200) -> Response:
 
 def resume_after(after: int, last_event_id: str | None) -> int:
     """``Last-Event-ID`` (sent by a reconnecting EventSource) wins over ``after``."""
-    if last_event_id is not None and last_event_id.strip().isascii() \
-            and last_event_id.strip().isdigit():  # not "²": str.isdigit takes it, int() not
+    if (
+        last_event_id is not None
+        and last_event_id.strip().isascii()
+        and last_event_id.strip().isdigit()
+    ):  # not "²": str.isdigit takes it, int() not
         return max(after, min(int(last_event_id.strip()), 2**31 - 1))
     return after
 
 
-@router.post("", status_code=201, response_model=MatchCreatedOut, dependencies=[OperatorDep],
-             responses=errors(**BODY, e401=("unauthorized",), e429=("rate_limited",),
-                              e422=("validation_error", "unknown_game", "bad_ruleset",
-                                    "bad_seats")),
-             summary="Create a match; returns the signed commit record and the seat tokens")
+@router.post(
+    "",
+    status_code=201,
+    response_model=MatchCreatedOut,
+    dependencies=[OperatorDep],
+    responses=errors(
+        **BODY,
+        e401=("unauthorized",),
+        e429=("rate_limited",),
+        e422=("validation_error", "unknown_game", "bad_ruleset", "bad_seats"),
+    ),
+    summary="Create a match; returns the signed commit record and the seat tokens",
+)
 def create_match(body: CreateMatchIn, svc: ServiceDep) -> dict[str, Any]:
     names = [s.name for s in body.seats] if body.seats is not None else None
     house = [s.house for s in body.seats] if body.seats is not None else None
     return svc.create_match(body.game, ruleset=body.ruleset, names=names, house=house)
 
 
-@router.get("/{match_id}", response_model=AnyMatchOut, responses=errors(e404=("not_found",), e422=Q),
-            summary="The public view of a match")
+@router.get(
+    "/{match_id}",
+    response_model=AnyMatchOut,
+    responses=errors(e404=("not_found",), e422=Q),
+    summary="The public view of a match",
+)
 def get_match(match_id: MatchId, svc: ServiceDep) -> Response:
     return json_response(svc.public(match_id, kind=KIND_MATCH))
 
@@ -78,122 +97,215 @@ def get_match(match_id: MatchId, svc: ServiceDep) -> Response:
 Seat = Annotated[int, Path(ge=0, le=64, description="the seat number")]
 
 
-@router.post("/{match_id}/seats/{seat}/commit", response_model=SeatingOut,
-             responses=errors(**BODY, e401=("unauthorized",), e403=("forbidden",),
-                              e404=("not_found",),
-                              e409=("not_seating", "already_committed", "duplicate_commitment",
-                                    "match_over"),
-                              e422=("validation_error", "bad_commitment", "bad_key",
-                                    "bad_roll_chain")),
-             summary="qahwa-fair/2: this seat's commitment, key and roll-chain tip; the last "
-                     "commit locks the match")
-def commit(match_id: MatchId, seat: Seat, body: CommitIn, svc: ServiceDep,
-           token: TokenDep) -> Response:
-    return json_response(svc.commit(match_id, seat=seat, token=token,
-                                    seed_commitment=body.seed_commitment, key=body.key,
-                                    roll_chain=body.roll_chain))
+@router.post(
+    "/{match_id}/seats/{seat}/commit",
+    response_model=SeatingOut,
+    responses=errors(
+        **BODY,
+        e401=("unauthorized",),
+        e403=("forbidden",),
+        e404=("not_found",),
+        e409=("not_seating", "already_committed", "duplicate_commitment", "match_over"),
+        e422=("validation_error", "bad_commitment", "bad_key", "bad_roll_chain"),
+    ),
+    summary="qahwa-fair/2: this seat's commitment, key and roll-chain tip; the last "
+    "commit locks the match",
+)
+def commit(
+    match_id: MatchId, seat: Seat, body: CommitIn, svc: ServiceDep, token: TokenDep
+) -> Response:
+    return json_response(
+        svc.commit(
+            match_id,
+            seat=seat,
+            token=token,
+            seed_commitment=body.seed_commitment,
+            key=body.key,
+            roll_chain=body.roll_chain,
+        )
+    )
 
 
-@router.get("/{match_id}/lock", response_model=LockOut,
-            responses=errors(e404=("not_found",), e409=("not_locked",), e422=Q),
-            summary="qahwa-fair/2: the signed lock and its log index (409 before every seat "
-                    "committed)")
+@router.get(
+    "/{match_id}/lock",
+    response_model=LockOut,
+    responses=errors(e404=("not_found",), e409=("not_locked",), e422=Q),
+    summary="qahwa-fair/2: the signed lock and its log index (409 before every seat committed)",
+)
 def get_lock(match_id: MatchId, svc: ServiceDep) -> Response:
     return json_response(svc.lock(match_id, kind=KIND_MATCH))
 
 
-@router.post("/{match_id}/seats/{seat}/reveal", response_model=SeatingOut,
-             responses=errors(**BODY, e401=("unauthorized",), e403=("forbidden",),
-                              e404=("not_found",), e409=("not_locked", "match_over"),
-                              e422=("validation_error", "bad_reveal")),
-             summary="qahwa-fair/2: reveal this seat's client seed and nonce; the last "
-                     "reveal starts the match")
-def reveal(match_id: MatchId, seat: Seat, body: RevealIn, svc: ServiceDep,
-           token: TokenDep) -> Response:
-    return json_response(svc.reveal(match_id, kind=KIND_MATCH, seat=seat, token=token,
-                                    client_seed=body.client_seed, nonce=body.nonce))
+@router.post(
+    "/{match_id}/seats/{seat}/reveal",
+    response_model=SeatingOut,
+    responses=errors(
+        **BODY,
+        e401=("unauthorized",),
+        e403=("forbidden",),
+        e404=("not_found",),
+        e409=("not_locked", "match_over"),
+        e422=("validation_error", "bad_reveal"),
+    ),
+    summary="qahwa-fair/2: reveal this seat's client seed and nonce; the last "
+    "reveal starts the match",
+)
+def reveal(
+    match_id: MatchId, seat: Seat, body: RevealIn, svc: ServiceDep, token: TokenDep
+) -> Response:
+    return json_response(
+        svc.reveal(
+            match_id,
+            kind=KIND_MATCH,
+            seat=seat,
+            token=token,
+            client_seed=body.client_seed,
+            nonce=body.nonce,
+        )
+    )
 
 
-@router.post("/{match_id}/seats/{seat}/seed", response_model=SeatedOut, deprecated=True,
-             responses=errors(**BODY, e401=("unauthorized",), e403=("forbidden",),
-                              e404=("not_found",), e409=("not_seating", "seed_already_given"),
-                              e422=("validation_error", "bad_client_seed")),
-             summary="qahwa-fair/1 matches only: give this seat's client seed (404 for v2)")
-def give_seed(match_id: MatchId, seat: Seat, body: SeedIn,
-              svc: ServiceDep, token: TokenDep) -> dict[str, Any]:
-    return svc.give_seed(match_id, kind=KIND_MATCH, seat=seat, token=token,
-                         client_seed=body.client_seed)
+@router.post(
+    "/{match_id}/seats/{seat}/seed",
+    response_model=SeatedOut,
+    deprecated=True,
+    responses=errors(
+        **BODY,
+        e401=("unauthorized",),
+        e403=("forbidden",),
+        e404=("not_found",),
+        e409=("not_seating", "seed_already_given"),
+        e422=("validation_error", "bad_client_seed"),
+    ),
+    summary="qahwa-fair/1 matches only: give this seat's client seed (404 for v2)",
+)
+def give_seed(
+    match_id: MatchId, seat: Seat, body: SeedIn, svc: ServiceDep, token: TokenDep
+) -> dict[str, Any]:
+    return svc.give_seed(
+        match_id, kind=KIND_MATCH, seat=seat, token=token, client_seed=body.client_seed
+    )
 
 
-@router.post("/{match_id}/start", response_model=SeatedOut, deprecated=True,
-             responses=errors(e401=("unauthorized",), e404=("not_found",),
-                              e409=("not_seating",), e422=Q),
-             summary="qahwa-fair/1 matches only: start now (404 for v2: no seed is ever "
-                     "drawn by the server)")
+@router.post(
+    "/{match_id}/start",
+    response_model=SeatedOut,
+    deprecated=True,
+    responses=errors(e401=("unauthorized",), e404=("not_found",), e409=("not_seating",), e422=Q),
+    summary="qahwa-fair/1 matches only: start now (404 for v2: no seed is ever "
+    "drawn by the server)",
+)
 def start(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]:
     return svc.start(match_id, kind=KIND_MATCH, token=token)
 
 
-@router.get("/{match_id}/state", response_model=StateOut,
-            responses=errors(e401=("unauthorized",), e404=("not_found",), e422=Q),
-            summary="This seat's view (its own hand, legal actions)")
+@router.get(
+    "/{match_id}/state",
+    response_model=StateOut,
+    responses=errors(e401=("unauthorized",), e404=("not_found",), e422=Q),
+    summary="This seat's view (its own hand, legal actions)",
+)
 def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> Response:
     return json_response(svc.state(match_id, kind=KIND_MATCH, token=token))
 
 
-@router.post("/{match_id}/actions", response_model=ActionOut,
-             responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
-                              e409=("stale_version", "not_your_turn", "not_started",
-                                    "match_over", "stale_chain"),
-                              e422=("validation_error", "malformed_action", "illegal_action",
-                                    "bad_signature")),
-             summary="Apply one action at a version (keyed seats: with sig over the chain head)")
+@router.post(
+    "/{match_id}/actions",
+    response_model=ActionOut,
+    responses=errors(
+        **BODY,
+        e401=("unauthorized",),
+        e404=("not_found",),
+        e409=("stale_version", "not_your_turn", "not_started", "match_over", "stale_chain"),
+        e422=("validation_error", "malformed_action", "illegal_action", "bad_signature"),
+    ),
+    summary="Apply one action at a version (keyed seats: with sig over the chain head)",
+)
 def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
-    return json_response(svc.act(match_id, token=token, action=body.action,
-                                 version=body.version, sig=body.sig, prev=body.prev))
+    return json_response(
+        svc.act(
+            match_id,
+            token=token,
+            action=body.action,
+            version=body.version,
+            sig=body.sig,
+            prev=body.prev,
+        )
+    )
 
 
-@router.post("/{match_id}/resign", response_model=ResignOut,
-             responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
-                              e409=("match_over", "not_started", "stale_chain"),
-                              e422=("validation_error", "bad_signature")),
-             summary="Resign: the match ends (keyed seats: with sig over the chain head)")
-def resign(match_id: MatchId, svc: ServiceDep, token: TokenDep,
-           body: ResignIn | None = None) -> Response:
-    return json_response(svc.resign(match_id, token=token,
-                                    sig=body.sig if body is not None else None,
-                                    prev=body.prev if body is not None else None))
+@router.post(
+    "/{match_id}/resign",
+    response_model=ResignOut,
+    responses=errors(
+        **BODY,
+        e401=("unauthorized",),
+        e404=("not_found",),
+        e409=("match_over", "not_started", "stale_chain"),
+        e422=("validation_error", "bad_signature"),
+    ),
+    summary="Resign: the match ends (keyed seats: with sig over the chain head)",
+)
+def resign(
+    match_id: MatchId, svc: ServiceDep, token: TokenDep, body: ResignIn | None = None
+) -> Response:
+    return json_response(
+        svc.resign(
+            match_id,
+            token=token,
+            sig=body.sig if body is not None else None,
+            prev=body.prev if body is not None else None,
+        )
+    )
 
 
-@router.get("/{match_id}/events", response_model=AnyEventsOut,
-            responses=errors(e404=("not_found",), e422=Q),
-            summary="The public event log after `after`; `wait` long-polls for new events")
+@router.get(
+    "/{match_id}/events",
+    response_model=AnyEventsOut,
+    responses=errors(e404=("not_found",), e422=Q),
+    summary="The public event log after `after`; `wait` long-polls for new events",
+)
 async def events(
-    match_id: MatchId, watch: WatchDep, after: After = -1,
+    match_id: MatchId,
+    watch: WatchDep,
+    after: After = -1,
     wait: Annotated[float, Query(ge=0, le=60, description="seconds to wait for news")] = 0,
 ) -> Response:
     return json_response(await watch.poll(match_id, kind=KIND_MATCH, after=after, wait=wait))
 
 
-@router.get("/{match_id}/events/stream", summary="The public event log as server-sent events",
-            response_class=StreamingResponse,
-            responses={200: {"content": {"text/event-stream": {}}},
-                       **errors(e404=("not_found",), e422=Q)})
+@router.get(
+    "/{match_id}/events/stream",
+    summary="The public event log as server-sent events",
+    response_class=StreamingResponse,
+    responses={200: {"content": {"text/event-stream": {}}}, **errors(e404=("not_found",), e422=Q)},
+)
 async def events_stream(
-    match_id: MatchId, watch: WatchDep, after: After = -1,
+    match_id: MatchId,
+    watch: WatchDep,
+    after: After = -1,
     timeout: Annotated[float, Query(gt=0, le=600, description="close after this long")] = 60,
     last_event_id: LastEventId = None,
 ) -> StreamingResponse:
     after = resume_after(after, last_event_id)
-    first = await watch.read(match_id, kind=KIND_MATCH, after=after,  # 404 before streaming
-                             with_chains=True)
-    return StreamingResponse(watch.stream(first, kind=KIND_MATCH, after=after, timeout=timeout),
-                             media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store"})
+    first = await watch.read(
+        match_id,
+        kind=KIND_MATCH,
+        after=after,  # 404 before streaming
+        with_chains=True,
+    )
+    return StreamingResponse(
+        watch.stream(first, kind=KIND_MATCH, after=after, timeout=timeout),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store"},
+    )
 
 
-@router.get("/{match_id}/transcript", response_model=AnyTranscriptOut,
-            responses=errors(e404=("not_found",), e409=("not_finished",), e422=Q),
-            summary="The signed transcript (409 until the end)")
+@router.get(
+    "/{match_id}/transcript",
+    response_model=AnyTranscriptOut,
+    responses=errors(e404=("not_found",), e409=("not_finished",), e422=Q),
+    summary="The signed transcript (409 until the end)",
+)
 def transcript(match_id: MatchId, svc: ServiceDep) -> Response:
     return json_response(svc.transcript(match_id, kind=KIND_MATCH))

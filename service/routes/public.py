@@ -19,25 +19,40 @@ router = APIRouter()
 Q = ("validation_error",)  # a query parameter out of range
 
 
-@router.get("/v1/keys", response_model=KeysOut, tags=["keys"], responses=errors(),
-            summary="The Ed25519 public keys that sign commitments and transcripts")
+@router.get(
+    "/v1/keys",
+    response_model=KeysOut,
+    tags=["keys"],
+    responses=errors(),
+    summary="The Ed25519 public keys that sign commitments and transcripts",
+)
 def keys(public: PublicLogDep) -> dict[str, Any]:
     return public.keys()
 
 
-@router.get("/v1/log", response_model=TreeHeadOut, tags=["log"],
-            responses=errors(e404=("not_found",), e422=Q),
-            summary="The signed head of the transparency log")
+@router.get(
+    "/v1/log",
+    response_model=TreeHeadOut,
+    tags=["log"],
+    responses=errors(e404=("not_found",), e422=Q),
+    summary="The signed head of the transparency log",
+)
 def log_head(
     public: PublicLogDep,
-    tree_size: Annotated[int | None, Query(ge=0, le=2**31 - 1, description="an earlier size")] = None,
+    tree_size: Annotated[
+        int | None, Query(ge=0, le=2**31 - 1, description="an earlier size")
+    ] = None,
 ) -> dict[str, Any]:
     return public.tree_head(tree_size=tree_size)
 
 
-@router.get("/v1/log/proof", response_model=ProofOut, tags=["log"],
-            responses=errors(e404=("not_found",), e422=Q),
-            summary="An RFC 6962 inclusion proof of entry `index`")
+@router.get(
+    "/v1/log/proof",
+    response_model=ProofOut,
+    tags=["log"],
+    responses=errors(e404=("not_found",), e422=Q),
+    summary="An RFC 6962 inclusion proof of entry `index`",
+)
 def log_proof(
     public: PublicLogDep,
     index: Annotated[int, Query(ge=0, le=2**31 - 1)],
@@ -46,10 +61,13 @@ def log_proof(
     return public.proof(index, tree_size=tree_size)
 
 
-@router.get("/v1/log/consistency", response_model=ConsistencyOut, tags=["log"],
-            responses=errors(e400=("bad_request",), e404=("not_found",), e422=Q),
-            summary="An RFC 9162 consistency proof between the heads of sizes `first` "
-                    "and `second`")
+@router.get(
+    "/v1/log/consistency",
+    response_model=ConsistencyOut,
+    tags=["log"],
+    responses=errors(e400=("bad_request",), e404=("not_found",), e422=Q),
+    summary="An RFC 9162 consistency proof between the heads of sizes `first` and `second`",
+)
 def log_consistency(
     public: PublicLogDep,
     first: Annotated[int, Query(ge=1, le=2**31 - 1, description="the older tree size")],
@@ -58,9 +76,13 @@ def log_consistency(
     return public.consistency(first=first, second=second)
 
 
-@router.get("/v1/log/entries", response_model=LogEntriesOut, tags=["log"],
-            responses=errors(e422=Q),
-            summary="Log entries from `start` (at most `limit`)")
+@router.get(
+    "/v1/log/entries",
+    response_model=LogEntriesOut,
+    tags=["log"],
+    responses=errors(e422=Q),
+    summary="Log entries from `start` (at most `limit`)",
+)
 def log_entries(
     public: PublicLogDep,
     start: Annotated[int, Query(ge=0, le=2**31 - 1)] = 0,
@@ -73,10 +95,16 @@ def log_entries(
 def verify_page() -> FileResponse:
     page = STATIC_DIR / "verify.html"
     if not page.is_file():
-        raise HTTPException(404, "the verify page is not installed on this server "
-                                 "(qahwa_page/static/verify.html is missing)")
-    return FileResponse(page, media_type="text/html; charset=utf-8",
-                        headers={"Content-Security-Policy": pyodide.PAGE_CSP})
+        raise HTTPException(
+            404,
+            "the verify page is not installed on this server "
+            "(qahwa_page/static/verify.html is missing)",
+        )
+    return FileResponse(
+        page,
+        media_type="text/html; charset=utf-8",
+        headers={"Content-Security-Policy": pyodide.PAGE_CSP},
+    )
 
 
 def _page_asset(request: Request, path: str) -> Response:
@@ -84,9 +112,15 @@ def _page_asset(request: Request, path: str) -> Response:
     runtime_dir = getattr(request.app.state, "pyodide_dir", pyodide.RUNTIME_DIR)
     found = pyodide.asset(path, runtime_dir)
     if found is None:
-        raise HTTPException(404, f"no such file: /static/{path}" + (
-            " (the Pyodide runtime is not installed: make pyodide)"
-            if path.startswith("pyodide/") else ""))
+        raise HTTPException(
+            404,
+            f"no such file: /static/{path}"
+            + (
+                " (the Pyodide runtime is not installed: make pyodide)"
+                if path.startswith("pyodide/")
+                else ""
+            ),
+        )
     if isinstance(found.body, Path):
         return FileResponse(found.body, media_type=found.media_type, headers=found.headers)
     return Response(found.body, media_type=found.media_type, headers=found.headers)
@@ -118,7 +152,9 @@ def page_runtime_other(request: Request, rest: str) -> Response:
     return _page_asset(request, f"pyodide/{rest}")
 
 
-@router.get("/healthz", tags=["health"], responses=errors(), summary="Liveness: the database answers")
+@router.get(
+    "/healthz", tags=["health"], responses=errors(), summary="Liveness: the database answers"
+)
 def healthz(public: PublicLogDep) -> dict[str, str]:
     public.healthy()
     return {"status": "ok"}

@@ -32,61 +32,96 @@ Q = ("validation_error",)  # a path or query parameter out of range
 SessionId = Annotated[str, Path(max_length=64, description="the session id")]
 
 
-@router.post("", status_code=201, response_model=RngCreatedOut, dependencies=[OperatorDep],
-             responses=errors(**BODY, e401=("unauthorized",), e429=("rate_limited",),
-                              e422=("validation_error",)),
-             summary="Open a session; returns the signed commit record and the session token "
-                     "(a client_seed here is 422: it comes after the record, with /seed)")
+@router.post(
+    "",
+    status_code=201,
+    response_model=RngCreatedOut,
+    dependencies=[OperatorDep],
+    responses=errors(
+        **BODY, e401=("unauthorized",), e429=("rate_limited",), e422=("validation_error",)
+    ),
+    summary="Open a session; returns the signed commit record and the session token "
+    "(a client_seed here is 422: it comes after the record, with /seed)",
+)
 def create(rng: RngDep, body: RngCreateIn | None = None) -> dict[str, Any]:
     return rng.create()
 
 
-@router.get("/{session_id}", response_model=RngMatchOut,
-            responses=errors(e404=("not_found",), e422=Q), summary="The session's public record")
+@router.get(
+    "/{session_id}",
+    response_model=RngMatchOut,
+    responses=errors(e404=("not_found",), e422=Q),
+    summary="The session's public record",
+)
 def get_session(session_id: SessionId, svc: ServiceDep) -> dict[str, Any]:
     return svc.public(session_id, kind=KIND_RNG)
 
 
-@router.post("/{session_id}/seed", response_model=RngSeededOut | SeatedOut,
-             responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
-                              e409=("not_seating", "seed_already_given"),
-                              e422=("validation_error", "bad_client_seed", "bad_reveal")),
-             summary="Give the client seed and nonce (after the commit record): locks the "
-                     "session, logs the lock")
-def give_seed(session_id: SessionId, body: RngSeedIn, rng: RngDep,
-              token: TokenDep) -> dict[str, Any]:
+@router.post(
+    "/{session_id}/seed",
+    response_model=RngSeededOut | SeatedOut,
+    responses=errors(
+        **BODY,
+        e401=("unauthorized",),
+        e404=("not_found",),
+        e409=("not_seating", "seed_already_given"),
+        e422=("validation_error", "bad_client_seed", "bad_reveal"),
+    ),
+    summary="Give the client seed and nonce (after the commit record): locks the "
+    "session, logs the lock",
+)
+def give_seed(
+    session_id: SessionId, body: RngSeedIn, rng: RngDep, token: TokenDep
+) -> dict[str, Any]:
     return rng.seed(session_id, token=token, client_seed=body.client_seed, nonce=body.nonce)
 
 
-@router.post("/{session_id}/draws", response_model=DrawOut,
-             responses=errors(**BODY, e401=("unauthorized",), e404=("not_found",),
-                              e409=("match_over", "not_started", "session_full"),
-                              e422=("validation_error", "malformed_action", "illegal_action")),
-             summary="One draw, labelled d{k}")
+@router.post(
+    "/{session_id}/draws",
+    response_model=DrawOut,
+    responses=errors(
+        **BODY,
+        e401=("unauthorized",),
+        e404=("not_found",),
+        e409=("match_over", "not_started", "session_full"),
+        e422=("validation_error", "malformed_action", "illegal_action"),
+    ),
+    summary="One draw, labelled d{k}",
+)
 def draw(session_id: SessionId, body: DrawIn, rng: RngDep, token: TokenDep) -> dict[str, Any]:
     return rng.draw(session_id, token=token, action=body.to_action())
 
 
-@router.get("/{session_id}/events", response_model=RngEventsOut,
-            responses=errors(e404=("not_found",), e422=Q), summary="The session's draws")
+@router.get(
+    "/{session_id}/events",
+    response_model=RngEventsOut,
+    responses=errors(e404=("not_found",), e422=Q),
+    summary="The session's draws",
+)
 async def events(
-    session_id: SessionId, watch: WatchDep,
+    session_id: SessionId,
+    watch: WatchDep,
     after: Annotated[int, Query(ge=-1, le=2**31 - 1)] = -1,
     wait: Annotated[float, Query(ge=0, le=60)] = 0,
 ) -> dict[str, Any]:
     return await watch.poll(session_id, kind=KIND_RNG, after=after, wait=wait)
 
 
-@router.post("/{session_id}/close", response_model=RngClosedOut,
-             responses=errors(e401=("unauthorized",), e404=("not_found",),
-                              e409=("match_over",), e422=Q),
-             summary="Close: reveals the server seed and returns the signed transcript")
+@router.post(
+    "/{session_id}/close",
+    response_model=RngClosedOut,
+    responses=errors(e401=("unauthorized",), e404=("not_found",), e409=("match_over",), e422=Q),
+    summary="Close: reveals the server seed and returns the signed transcript",
+)
 def close(session_id: SessionId, rng: RngDep, token: TokenDep) -> dict[str, Any]:
     return rng.close(session_id, token=token)
 
 
-@router.get("/{session_id}/transcript", response_model=RngTranscriptOut,
-            responses=errors(e404=("not_found",), e409=("not_finished",), e422=Q),
-            summary="The signed transcript (409 until closed)")
+@router.get(
+    "/{session_id}/transcript",
+    response_model=RngTranscriptOut,
+    responses=errors(e404=("not_found",), e409=("not_finished",), e422=Q),
+    summary="The signed transcript (409 until closed)",
+)
 def transcript(session_id: SessionId, svc: ServiceDep) -> dict[str, Any]:
     return svc.transcript(session_id, kind=KIND_RNG)

@@ -12,6 +12,21 @@ from .cache import Cached, EngineCache, catch_up
 from .sql import KIND_MATCH, KIND_RNG, MatchRow, dumps, hash_token, iso_of, now_iso, what
 from .tx import FINISHED, PLAYING, SEATING, Store, Tx
 
-__all__ = ["FINISHED", "KIND_MATCH", "KIND_RNG", "PLAYING", "SEATING", "Cached", "EngineCache",
-           "MatchRow", "Store", "Tx", "catch_up", "dumps", "hash_token", "iso_of",
-           "now_iso", "what"]
+__all__ = [
+    "FINISHED",
+    "KIND_MATCH",
+    "KIND_RNG",
+    "PLAYING",
+    "SEATING",
+    "Cached",
+    "EngineCache",
+    "MatchRow",
+    "Store",
+    "Tx",
+    "catch_up",
+    "dumps",
+    "hash_token",
+    "iso_of",
+    "now_iso",
+    "what",
+]

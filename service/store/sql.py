@@ -34,8 +34,7 @@ def now_iso() -> str:
 
 def iso_of(ts: float) -> str:
     """Epoch seconds as RFC 3339 UTC with milliseconds, ending in ``Z``."""
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace(
-        "+00:00", "Z")
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def hash_token(token: str) -> str:
@@ -85,34 +84,62 @@ class MatchRow:
         return self.protocol == PROTOCOL_V2
 
     def changes(self, since: tuple[Any, ...]) -> dict[str, Any]:
-        return {k: getattr(self, k) for k, old in zip(MUTABLE, since, strict=True)
-                if getattr(self, k) != old}
+        return {
+            k: getattr(self, k)
+            for k, old in zip(MUTABLE, since, strict=True)
+            if getattr(self, k) != old
+        }
 
     def mutable(self) -> tuple[Any, ...]:
         return tuple(getattr(self, k) for k in MUTABLE)
 
 
-MUTABLE = ("status", "version", "next_seq", "result", "started_at", "ended_at",
-           "last_activity", "lock", "lock_index", "reveal_by", "end_by", "chain", "deadline",
-           "owes", "transcript_sig")
+MUTABLE = (
+    "status",
+    "version",
+    "next_seq",
+    "result",
+    "started_at",
+    "ended_at",
+    "last_activity",
+    "lock",
+    "lock_index",
+    "reveal_by",
+    "end_by",
+    "chain",
+    "deadline",
+    "owes",
+    "transcript_sig",
+)
 _MATCH_COLS = [_MATCHES.c[f] for f in MatchRow.__slots__]
 _GET = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
 _GET_LOCKED = _GET.with_for_update()
 # The row and, in the same round trip, the events a cached engine has not applied yet (a
 # LEFT JOIN: one row with a NULL body when there are none). Locks only the match row.
-_GET_WITH_NEW = (select(*_MATCH_COLS, _EVENTS.c.body)
-                 .select_from(_MATCHES.outerjoin(_EVENTS, and_(
-                     _EVENTS.c.match_id == _MATCHES.c.id,
-                     _EVENTS.c.seq >= bindparam("from_seq"))))
-                 .where(_MATCHES.c.id == bindparam("id"))
-                 .order_by(_EVENTS.c.seq))
+_GET_WITH_NEW = (
+    select(*_MATCH_COLS, _EVENTS.c.body)
+    .select_from(
+        _MATCHES.outerjoin(
+            _EVENTS,
+            and_(_EVENTS.c.match_id == _MATCHES.c.id, _EVENTS.c.seq >= bindparam("from_seq")),
+        )
+    )
+    .where(_MATCHES.c.id == bindparam("id"))
+    .order_by(_EVENTS.c.seq)
+)
 _GET_WITH_NEW_LOCKED = _GET_WITH_NEW.with_for_update(of=_MATCHES)
-_EVENTS_AFTER = (select(_EVENTS.c.body, _EVENTS.c.chain)
-                 .where(_EVENTS.c.match_id == bindparam("mid"), _EVENTS.c.seq > bindparam("after"),
-                        _EVENTS.c.seq < bindparam("before"))
-                 .order_by(_EVENTS.c.seq))
-_SEAT_OF_TOKEN = select(_SEATS.c.seat).where(_SEATS.c.match_id == bindparam("mid"),
-                                             _SEATS.c.token_hash == bindparam("h"))
+_EVENTS_AFTER = (
+    select(_EVENTS.c.body, _EVENTS.c.chain)
+    .where(
+        _EVENTS.c.match_id == bindparam("mid"),
+        _EVENTS.c.seq > bindparam("after"),
+        _EVENTS.c.seq < bindparam("before"),
+    )
+    .order_by(_EVENTS.c.seq)
+)
+_SEAT_OF_TOKEN = select(_SEATS.c.seat).where(
+    _SEATS.c.match_id == bindparam("mid"), _SEATS.c.token_hash == bindparam("h")
+)
 _INSERT_EVENTS = insert(_EVENTS)
 # The row's update after a write, one statement per set of changed columns, built once (a
 # statement built per write cost more than executing it).
@@ -122,8 +149,11 @@ _UPDATES: dict[tuple[str, ...], Any] = {}
 def _update_for(cols: tuple[str, ...], notify: bool) -> Any:
     stmt = _UPDATES.get((*cols, str(notify)))
     if stmt is None:
-        stmt = (update(_MATCHES).where(_MATCHES.c.id == bindparam("_mid"))
-                .values({k: bindparam(f"_v_{k}") for k in cols}))
+        stmt = (
+            update(_MATCHES)
+            .where(_MATCHES.c.id == bindparam("_mid"))
+            .values({k: bindparam(f"_v_{k}") for k in cols})
+        )
         if notify:
             stmt = stmt.returning(func.pg_notify(bindparam("_channel"), bindparam("_payload")))
         if len(_UPDATES) >= 1024:  # a few dozen sets occur; never grow without bound
@@ -133,7 +163,11 @@ def _update_for(cols: tuple[str, ...], notify: bool) -> Any:
 
 
 # built once: the ORM statement cost more to build than to run
-_SEATS_OF = (select(Seat).where(Seat.match_id == bindparam("mid"))  # type: ignore[arg-type]
-             .order_by(Seat.seat))  # type: ignore[arg-type]
+_SEATS_OF = (
+    select(Seat)
+    .where(Seat.match_id == bindparam("mid"))  # type: ignore[arg-type]
+    .order_by(Seat.seat)
+)  # type: ignore[arg-type]
 _SEALED = select(ServerSeed.__table__.c.sealed).where(  # type: ignore[attr-defined]
-    ServerSeed.__table__.c.match_id == bindparam("mid"))  # type: ignore[attr-defined]
+    ServerSeed.__table__.c.match_id == bindparam("mid")
+)  # type: ignore[attr-defined]

@@ -71,8 +71,9 @@ SEATING, PLAYING, FINISHED = Status.SEATING, Status.PLAYING, Status.FINISHED
 class Store:
     """The database, the sealing box and the engine cache of one process."""
 
-    def __init__(self, db: Database, box: SecretBox, cache_size: int = 512,
-                 clock: Clock = SYSTEM_CLOCK) -> None:
+    def __init__(
+        self, db: Database, box: SecretBox, cache_size: int = 512, clock: Clock = SYSTEM_CLOCK
+    ) -> None:
         self.db = db
         self.box = box
         self.cache = EngineCache(cache_size)
@@ -157,8 +158,9 @@ class Store:
                 tx = Tx(self, c, None)
                 try:
                     m = tx.m = make(tx.s)
-                    c.execute(insert(_MATCHES).values(
-                        **{k: getattr(m, k) for k in MatchRow.__slots__}))
+                    c.execute(
+                        insert(_MATCHES).values(**{k: getattr(m, k) for k in MatchRow.__slots__})
+                    )
                     before = m.mutable()
                     yield tx
                     tx.flush()
@@ -166,8 +168,7 @@ class Store:
                     tx.close()
                 changed = m.changes(before)
                 if changed:
-                    c.execute(
-                        update(_MATCHES).where(_MATCHES.c.id == m.id).values(**changed))
+                    c.execute(update(_MATCHES).where(_MATCHES.c.id == m.id).values(**changed))
             if tx.current is not None:
                 self.cache.put(m.id, Cached(m.version, m.next_seq, tx.current))
 
@@ -179,8 +180,10 @@ class Store:
         if entry is None:
             rows = c.execute(_GET_LOCKED if lock else _GET, {"id": match_id}).all()
         else:
-            rows = c.execute(_GET_WITH_NEW_LOCKED if lock else _GET_WITH_NEW,
-                             {"id": match_id, "from_seq": entry.next_seq}).all()
+            rows = c.execute(
+                _GET_WITH_NEW_LOCKED if lock else _GET_WITH_NEW,
+                {"id": match_id, "from_seq": entry.next_seq},
+            ).all()
         if not rows or rows[0].kind != kind:
             raise NotFound(f"no {what(kind)} with id {match_id!r}")
         if entry is None:
@@ -190,15 +193,17 @@ class Store:
         return tx
 
     # -- reads without a match transaction --------------------------------------------------
-    def events_after(self, c: Connection, match_id: str, after: int = -1, *,
-                     before: int) -> list[dict[str, Any]]:
+    def events_after(
+        self, c: Connection, match_id: str, after: int = -1, *, before: int
+    ) -> list[dict[str, Any]]:
         """The events with ``after < seq < before`` (``before``: the match row's
         ``next_seq`` as read, so a read outside a transaction sees what the row says)."""
         rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
         return [json.loads(r[0]) for r in rows]
 
-    def events_and_chains(self, c: Connection, match_id: str, after: int = -1, *,
-                          before: int) -> tuple[list[dict[str, Any]], list[str | None]]:
+    def events_and_chains(
+        self, c: Connection, match_id: str, after: int = -1, *, before: int
+    ) -> tuple[list[dict[str, Any]], list[str | None]]:
         """:meth:`events_after` with the chain head after each event (v2; None for v1)."""
         rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
         evs, chains = [], []
@@ -285,10 +290,20 @@ class Tx:
             raise RuntimeError(f"match {self.m.id} is missing client seeds")
         m = self.m
         if m.v2:
-            return match_key_v2(self.store.server_seed(self.c, m.id), m.id, m.game, m.ruleset,
-                                [(str(st.client_seed), str(st.nonce)) for st in seats])
-        return match_key(self.store.server_seed(self.c, m.id), m.id, m.game, m.ruleset,
-                         [str(st.client_seed) for st in seats])
+            return match_key_v2(
+                self.store.server_seed(self.c, m.id),
+                m.id,
+                m.game,
+                m.ruleset,
+                [(str(st.client_seed), str(st.nonce)) for st in seats],
+            )
+        return match_key(
+            self.store.server_seed(self.c, m.id),
+            m.id,
+            m.game,
+            m.ruleset,
+            [str(st.client_seed) for st in seats],
+        )
 
     def context(self) -> MatchContext | None:
         """v2: the match id and the roll-chain tips from the lock (None for v1)."""
@@ -311,13 +326,15 @@ class Tx:
                 # Complete only if it reaches the row's next_seq: on PostgreSQL a locking
                 # read that waited for another writer sees that writer's row but not the
                 # events it added (READ COMMITTED re-checks only the locked row).
-                if (pre is not None and pre[0] == entry.next_seq
-                        and len(pre[1]) == m.next_seq - entry.next_seq):
+                if (
+                    pre is not None
+                    and pre[0] == entry.next_seq
+                    and len(pre[1]) == m.next_seq - entry.next_seq
+                ):
                     events = pre[1]
                 else:
                     store.catch_up_queries += 1
-                    events = store.events_after(self.c, m.id, entry.next_seq - 1,
-                                                before=m.next_seq)
+                    events = store.events_after(self.c, m.id, entry.next_seq - 1, before=m.next_seq)
                 store.events_read += len(events)
                 try:
                     catch_up(entry.engine, events, entry.next_seq)
@@ -335,8 +352,14 @@ class Tx:
         events = store.events_after(self.c, m.id, before=m.next_seq)
         store.events_read += len(events)
         store.replays += 1
-        engine = replay(engine_class(m.game), m.ruleset, self.key(), events,
-                        protocol=m.protocol, ctx=self.context())
+        engine = replay(
+            engine_class(m.game),
+            m.ruleset,
+            self.key(),
+            events,
+            protocol=m.protocol,
+            ctx=self.context(),
+        )
         store.cache.put(m.id, Cached(m.version, m.next_seq, engine))
         self.current = engine
         return engine
@@ -370,8 +393,9 @@ class Tx:
         cls = engine_class(m.game)
         chance = Chance(self.key(seats))
         self.dirty = True
-        engine = cls(cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL_V2), chance,
-                     self.context())
+        engine = cls(
+            cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL_V2), chance, self.context()
+        )
         self.current = engine
         self.append(chance.take_events())
         m.status = PLAYING
@@ -400,8 +424,13 @@ class Tx:
         head = bytes.fromhex(m.chain) if m.v2 and m.chain is not None else None
         for ev in events:
             full = {"seq": m.next_seq, **ev}
-            row = {"match_id": m.id, "seq": m.next_seq, "body": dumps(full),
-                   "created_at": at, "chain": None}
+            row = {
+                "match_id": m.id,
+                "seq": m.next_seq,
+                "body": dumps(full),
+                "created_at": at,
+                "chain": None,
+            }
             if head is not None:
                 head = chain_next(head, full)
                 row["chain"] = head.hex()

@@ -25,5 +25,17 @@ def __getattr__(name: str) -> Any:
         return getattr(cli, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
-__all__ = ["ALPHA", "Battery", "DerivationSource", "FileSource", "Sizes", "SourceExhausted",
-           "TestResult", "WordStream", "certify", "run", "run_battery"]
+
+__all__ = [
+    "ALPHA",
+    "Battery",
+    "DerivationSource",
+    "FileSource",
+    "Sizes",
+    "SourceExhausted",
+    "TestResult",
+    "WordStream",
+    "certify",
+    "run",
+    "run_battery",
+]

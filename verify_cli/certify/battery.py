@@ -40,19 +40,32 @@ class Sizes:
     words: int = 1 << 20  # raw words for the bit and byte tests
 
     def __post_init__(self) -> None:
-        for name, low in (("dice", 4_000), ("decks", 1_000), ("tiles", 500), ("lots", 2_000),
-                          ("words", 4_096)):
+        for name, low in (
+            ("dice", 4_000),
+            ("decks", 1_000),
+            ("tiles", 500),
+            ("lots", 2_000),
+            ("words", 4_096),
+        ):
             value = getattr(self, name)
             if not isinstance(value, int) or value < low:
-                raise ValueError(f"--{name} must be at least {low:,} (every expected count "
-                                 f"of its tests ≥ 5), got {value!r}")
+                raise ValueError(
+                    f"--{name} must be at least {low:,} (every expected count "
+                    f"of its tests ≥ 5), got {value!r}"
+                )
         if self.dice % 4:
-            raise ValueError(f"--dice must be a multiple of 4 (rolls of two dice, paired), "
-                             f"got {self.dice:,}")
+            raise ValueError(
+                f"--dice must be a multiple of 4 (rolls of two dice, paired), got {self.dice:,}"
+            )
 
     def as_dict(self) -> dict[str, int]:
-        return {"dice": self.dice, "decks": self.decks, "tiles": self.tiles,
-                "lots": self.lots, "words": self.words}
+        return {
+            "dice": self.dice,
+            "decks": self.decks,
+            "tiles": self.tiles,
+            "lots": self.lots,
+            "words": self.words,
+        }
 
     def words_needed(self, samples: int = 2) -> int:
         """The words a file source needs for ``samples`` runs at these sizes (expected reads
@@ -87,11 +100,20 @@ class TestResult:
     passed: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "group": self.group, "statistic": round(self.statistic, 6),
-                "df": self.df, "p_value": self.p_value, "p_adjusted": self.p_adjusted,
-                "pass": self.passed, "n": self.n, "note": self.note,
-                "observed": self.observed, "expected": [round(e, 6) for e in self.expected],
-                "labels": self.labels}
+        return {
+            "name": self.name,
+            "group": self.group,
+            "statistic": round(self.statistic, 6),
+            "df": self.df,
+            "p_value": self.p_value,
+            "p_adjusted": self.p_adjusted,
+            "pass": self.passed,
+            "n": self.n,
+            "note": self.note,
+            "observed": self.observed,
+            "expected": [round(e, 6) for e in self.expected],
+            "labels": self.labels,
+        }
 
 
 @dataclass
@@ -110,10 +132,31 @@ class Battery:
     matrices: list[Matrix] = field(default_factory=list)
     timings: dict[str, float] = field(default_factory=dict)
 
-    def add(self, name: str, group: str, cs: ChiSquare, n: int, observed: Sequence[float],
-            expected: Sequence[float], labels: Sequence[str] = (), note: str = "") -> None:
-        self.results.append(TestResult(name, group, cs.statistic, cs.df, cs.p_value, n,
-                                       list(observed), list(expected), list(labels), note))
+    def add(
+        self,
+        name: str,
+        group: str,
+        cs: ChiSquare,
+        n: int,
+        observed: Sequence[float],
+        expected: Sequence[float],
+        labels: Sequence[str] = (),
+        note: str = "",
+    ) -> None:
+        self.results.append(
+            TestResult(
+                name,
+                group,
+                cs.statistic,
+                cs.df,
+                cs.p_value,
+                n,
+                list(observed),
+                list(expected),
+                list(labels),
+                note,
+            )
+        )
 
     def judge(self, alpha: float = ALPHA) -> bool:
         adjusted = holm([r.p_value for r in self.results])
@@ -123,22 +166,38 @@ class Battery:
         return all(r.passed for r in self.results)
 
 
-def _test(battery: Battery, name: str, group: str, counts: Sequence[float],
-          probs: Sequence[float], n: int, labels: Sequence[str], note: str = "") -> None:
+def _test(
+    battery: Battery,
+    name: str,
+    group: str,
+    counts: Sequence[float],
+    probs: Sequence[float],
+    n: int,
+    labels: Sequence[str],
+    note: str = "",
+) -> None:
     expected = [p * n for p in probs]
     battery.add(name, group, chi_square(counts, expected), n, counts, expected, labels, note)
 
 
 # -- raw words --------------------------------------------------------------------------------
 
+
 def raw_tests(b: Battery, data: bytes) -> None:
     """Byte frequencies (df 255) and each of the 32 bit positions' frequency of ones
     (Σ z², df 32) over the raw words."""
     nwords = len(data) // 4
     byte_counts = Counter(data)
-    _test(b, "raw.bytes", "raw", [byte_counts.get(v, 0) for v in range(256)],
-          [1 / 256] * 256, len(data), [str(v) for v in range(256)],
-          "frequency of each byte value")
+    _test(
+        b,
+        "raw.bytes",
+        "raw",
+        [byte_counts.get(v, 0) for v in range(256)],
+        [1 / 256] * 256,
+        len(data),
+        [str(v) for v in range(256)],
+        "frequency of each byte value",
+    )
     ones = []
     for lane in range(4):  # byte lane 0 holds bits 31..24 (big-endian)
         lane_counts = Counter(data[lane::4])
@@ -146,11 +205,20 @@ def raw_tests(b: Battery, data: bytes) -> None:
             ones.append(sum(c for v, c in lane_counts.items() if v >> bit & 1))
     z2 = sum((2 * k - nwords) ** 2 / nwords for k in ones)
     cs = ChiSquare(z2, 32, chi2_sf(z2, 32), nwords / 2)
-    b.add("raw.bits", "raw", cs, nwords, ones, [nwords / 2] * 32,
-          [f"bit {31 - i}" for i in range(32)], "ones per bit position (bit 31 first)")
+    b.add(
+        "raw.bits",
+        "raw",
+        cs,
+        nwords,
+        ones,
+        [nwords / 2] * 32,
+        [f"bit {31 - i}" for i in range(32)],
+        "ones per bit position (bit 31 first)",
+    )
 
 
 # -- dice -------------------------------------------------------------------------------------
+
 
 def dice_tests(b: Battery, source: Source, count: int) -> None:
     """Tawla's rolls: dice(2) at fresh-roll labels ``g0/roll/t|hex(SHA-256(v_R || v_O))``,
@@ -164,18 +232,40 @@ def dice_tests(b: Battery, source: Source, count: int) -> None:
         faces += bytes(source.stream("dice", "tawla", t, 64, label).dice(2))
     n = len(faces)
     fc = Counter(faces)
-    _test(b, "dice.faces", "dice", [fc.get(f, 0) for f in range(1, 7)], [1 / 6] * 6, n,
-          [str(f) for f in range(1, 7)], "faces of all dice")
+    _test(
+        b,
+        "dice.faces",
+        "dice",
+        [fc.get(f, 0) for f in range(1, 7)],
+        [1 / 6] * 6,
+        n,
+        [str(f) for f in range(1, 7)],
+        "faces of all dice",
+    )
     within = Counter(zip(faces[0::2], faces[1::2], strict=True))
     cells = [(x, y) for x in range(1, 7) for y in range(1, 7)]
-    _test(b, "dice.pairs.within_roll", "dice", [within.get(c, 0) for c in cells],
-          [1 / 36] * 36, n // 2, [f"{x}{y}" for x, y in cells],
-          "ordered pairs (die 0, die 1) of each roll")
+    _test(
+        b,
+        "dice.pairs.within_roll",
+        "dice",
+        [within.get(c, 0) for c in cells],
+        [1 / 36] * 36,
+        n // 2,
+        [f"{x}{y}" for x, y in cells],
+        "ordered pairs (die 0, die 1) of each roll",
+    )
     between = Counter(zip(faces[1::4], faces[2::4], strict=False))
     pairs = sum(between.values())
-    _test(b, "dice.pairs.between_rolls", "dice", [between.get(c, 0) for c in cells],
-          [1 / 36] * 36, pairs, [f"{x}{y}" for x, y in cells],
-          "ordered pairs (die 1 of roll 2k, die 0 of roll 2k+1), non-overlapping")
+    _test(
+        b,
+        "dice.pairs.between_rolls",
+        "dice",
+        [between.get(c, 0) for c in cells],
+        [1 / 36] * 36,
+        pairs,
+        [f"{x}{y}" for x, y in cells],
+        "ordered pairs (die 1 of roll 2k, die 0 of roll 2k+1), non-overlapping",
+    )
     # runs of one face: each complete run's length is geometric, P(L = k) = (1/6)^(k-1)·5/6
     # (lengths from 30 on pooled, then the tail pooled until every expected count is ≥ 5)
     cap = 30
@@ -190,16 +280,32 @@ def dice_tests(b: Battery, source: Source, count: int) -> None:
     runs = sum(lengths.values())
     probs = [(1 / 6) ** (k - 1) * 5 / 6 for k in range(1, cap)] + [(1 / 6) ** (cap - 1)]
     by_index: Counter[int] = Counter({k - 1: c for k, c in lengths.items()})
-    _pooled(b, "dice.runs", "dice", by_index, probs, runs,
-            "lengths of runs of one face (geometric; the longest pooled)", offset=1)
+    _pooled(
+        b,
+        "dice.runs",
+        "dice",
+        by_index,
+        probs,
+        runs,
+        "lengths of runs of one face (geometric; the longest pooled)",
+        offset=1,
+    )
     # lag-1 serial correlation: r·√n is standard normal; r² n ~ χ²(1)
     mean = sum(faces) / n
     dev = [f - mean for f in faces]
     var = sum(d * d for d in dev)
     r = sum(x * y for x, y in zip(dev, dev[1:], strict=False)) / var
     z2 = r * r * (n - 1)
-    b.add("dice.serial_correlation", "dice", ChiSquare(z2, 1, chi2_sf(z2, 1), float(n)), n,
-          [r], [0.0], ["r"], "lag-1 correlation of consecutive faces; statistic r²(n−1)")
+    b.add(
+        "dice.serial_correlation",
+        "dice",
+        ChiSquare(z2, 1, chi2_sf(z2, 1), float(n)),
+        n,
+        [r],
+        [0.0],
+        ["r"],
+        "lag-1 correlation of consecutive faces; statistic r²(n−1)",
+    )
 
 
 def _values(source: Source) -> Iterator[bytes]:
@@ -210,15 +316,26 @@ def _values(source: Source) -> Iterator[bytes]:
             yield run.bytes(32)
     else:
         import os
+
         while True:
             yield os.urandom(32)
 
 
 # -- shuffles ---------------------------------------------------------------------------------
 
-def position_tests(b: Battery, source: Source, name: str, game: str, n: int, draws: int,
-                   per_match: int, label_of: Callable[[int], str], item_names: Sequence[str],
-                   per_item: bool = True) -> None:
+
+def position_tests(
+    b: Battery,
+    source: Source,
+    name: str,
+    game: str,
+    n: int,
+    draws: int,
+    per_match: int,
+    label_of: Callable[[int], str],
+    item_names: Sequence[str],
+    per_item: bool = True,
+) -> None:
     """Each item's position over ``draws`` shuffles of ``n`` items: the whole matrix
     (df (n−1)²) and, with ``per_item``, each item's row (df n−1)."""
     buf = bytearray()
@@ -235,24 +352,58 @@ def position_tests(b: Battery, source: Source, name: str, game: str, n: int, dra
     df = (n - 1) ** 2
     scaled = x2 * (n - 1) / n
     flat = [c for row in counts for c in row]
-    b.add(f"{name}.positions", name, ChiSquare(scaled, df, chi2_sf(scaled, df), e), draws,
-          [], [], [], f"all {n}×{n} item/position counts ({len(flat)} cells, E = {e:,.1f}); "
-          "statistic X²·(n−1)/n")
+    b.add(
+        f"{name}.positions",
+        name,
+        ChiSquare(scaled, df, chi2_sf(scaled, df), e),
+        draws,
+        [],
+        [],
+        [],
+        f"all {n}×{n} item/position counts ({len(flat)} cells, E = {e:,.1f}); statistic X²·(n−1)/n",
+    )
     b.matrices.append(Matrix(name, n, draws, counts))
     if per_item:
         for item in range(n):
-            _test(b, f"{name}.item[{item_names[item]}]", name, counts[item], [1 / n] * n,
-                  draws, [str(p) for p in range(n)], f"positions of {item_names[item]}")
+            _test(
+                b,
+                f"{name}.item[{item_names[item]}]",
+                name,
+                counts[item],
+                [1 / n] * n,
+                draws,
+                [str(p) for p in range(n)],
+                f"positions of {item_names[item]}",
+            )
 
 
 def shuffle_tests(b: Battery, source: Source, sizes: Sizes) -> None:
     deck = [r + s for s in "CDHS" for r in "23456789TJQKA"]
-    position_tests(b, source, "deck52", "hokm", 52, sizes.decks, 16,
-                   lambda i: f"h{i % 16}/shuffle", deck)
-    position_tests(b, source, "tiles28", "iraqi_domino", 28, sizes.tiles, 8,
-                   lambda i: f"r{i % 8}/shuffle", tiles(6))
-    position_tests(b, source, "tiles91", "mexican_train", 91, sizes.tiles, 13,
-                   lambda i: f"r{i % 13}/shuffle", tiles(12))
+    position_tests(
+        b, source, "deck52", "hokm", 52, sizes.decks, 16, lambda i: f"h{i % 16}/shuffle", deck
+    )
+    position_tests(
+        b,
+        source,
+        "tiles28",
+        "iraqi_domino",
+        28,
+        sizes.tiles,
+        8,
+        lambda i: f"r{i % 8}/shuffle",
+        tiles(6),
+    )
+    position_tests(
+        b,
+        source,
+        "tiles91",
+        "mexican_train",
+        91,
+        sizes.tiles,
+        13,
+        lambda i: f"r{i % 13}/shuffle",
+        tiles(12),
+    )
 
 
 def mexican_tests(b: Battery, source: Source, deals: int) -> None:
@@ -271,10 +422,19 @@ def mexican_tests(b: Battery, source: Source, deals: int) -> None:
         doubles[sum(1 for t in hand if is_double(t))] += 1
         pip_totals[sum(pips(t) for t in hand)] += 1
     total = math.comb(len(deck), h)
-    probs = [math.comb(n_doubles, k) * math.comb(len(deck) - n_doubles, h - k) / total
-             for k in range(min(h, n_doubles) + 1)]
-    _pooled(b, "mexican.doubles", "mexican", doubles, probs, deals,
-            "doubles in a dealt hand of 15 (hypergeometric)")
+    probs = [
+        math.comb(n_doubles, k) * math.comb(len(deck) - n_doubles, h - k) / total
+        for k in range(min(h, n_doubles) + 1)
+    ]
+    _pooled(
+        b,
+        "mexican.doubles",
+        "mexican",
+        doubles,
+        probs,
+        deals,
+        "doubles in a dealt hand of 15 (hypergeometric)",
+    )
     # the exact distribution of a hand's pips: subsets of 15 of the 90 tiles by pip sum
     ways = [[0] * (24 * h + 1) for _ in range(h + 1)]
     ways[0][0] = 1
@@ -286,23 +446,42 @@ def mexican_tests(b: Battery, source: Source, deals: int) -> None:
                 if prev[s - p]:
                     row[s] += prev[s - p]
     probs = [w / total for w in ways[h]]
-    _pooled(b, "mexican.pips", "mexican", pip_totals, probs, deals,
-            "pips in a dealt hand of 15 (exact distribution, pooled to E ≥ 5)", min_expected=20)
+    _pooled(
+        b,
+        "mexican.pips",
+        "mexican",
+        pip_totals,
+        probs,
+        deals,
+        "pips in a dealt hand of 15 (exact distribution, pooled to E ≥ 5)",
+        min_expected=20,
+    )
 
 
-def _pooled(b: Battery, name: str, group: str, counts: Counter[int], probs: Sequence[float],
-            n: int, note: str, min_expected: float = 5.0, offset: int = 0) -> None:
+def _pooled(
+    b: Battery,
+    name: str,
+    group: str,
+    counts: Counter[int],
+    probs: Sequence[float],
+    n: int,
+    note: str,
+    min_expected: float = 5.0,
+    offset: int = 0,
+) -> None:
     """A chi-square over categories 0, 1, … (shown as offset + k), neighbours pooled until
     each bin expects at least ``min_expected``."""
     bins = pool_tail(probs, n, min_expected)
     obs = [sum(counts.get(k, 0) for k in range(lo, hi)) for lo, hi in bins]
     ps = [sum(probs[lo:hi]) for lo, hi in bins]
-    labels = [str(lo + offset) if hi == lo + 1 else f"{lo + offset}–{hi - 1 + offset}"
-              for lo, hi in bins]
+    labels = [
+        str(lo + offset) if hi == lo + 1 else f"{lo + offset}–{hi - 1 + offset}" for lo, hi in bins
+    ]
     _test(b, name, group, obs, ps, n, labels, note)
 
 
 # -- lots -------------------------------------------------------------------------------------
+
 
 def hakem_probs(cards: int, n_seats: int) -> list[float]:
     """P(first hakem = seat s): the first of 4 aces among ``cards`` dealt face up from seat
@@ -322,25 +501,50 @@ def lot_tests(b: Battery, source: Source, lots: int) -> None:
         deck = hokm_deck(n)
         seats: Counter[int] = Counter()
         for i in range(lots):
-            seats[first_ace_seat(source.stream(f"hakem{n}", "hokm", i, 1, "hakem")
-                                 .shuffle(deck), n)] += 1
-        _test(b, f"hokm.first_hakem.{n}p", "lots", [seats.get(s, 0) for s in range(n)],
-              hakem_probs(len(deck), n), lots, [f"seat {s}" for s in range(n)],
-              f"first hakem's seat, {n} players ({len(deck)} cards; exact, not uniform)")
+            seats[
+                first_ace_seat(source.stream(f"hakem{n}", "hokm", i, 1, "hakem").shuffle(deck), n)
+            ] += 1
+        _test(
+            b,
+            f"hokm.first_hakem.{n}p",
+            "lots",
+            [seats.get(s, 0) for s in range(n)],
+            hakem_probs(len(deck), n),
+            lots,
+            [f"seat {s}" for s in range(n)],
+            f"first hakem's seat, {n} players ({len(deck)} cards; exact, not uniform)",
+        )
     for n, game in ((4, "qahve"), (2, "shelem")):
         got: Counter[int] = Counter()
         for i in range(lots):
             got[source.stream(f"dealer{n}", game, i, 1, "dealer").uniform(n)] += 1
-        _test(b, f"lots.dealer.{n}", "lots", [got.get(s, 0) for s in range(n)], [1 / n] * n,
-              lots, [f"seat {s}" for s in range(n)], f"first dealer, uniform({n})")
+        _test(
+            b,
+            f"lots.dealer.{n}",
+            "lots",
+            [got.get(s, 0) for s in range(n)],
+            [1 / n] * n,
+            lots,
+            [f"seat {s}" for s in range(n)],
+            f"first dealer, uniform({n})",
+        )
     for n in UNIFORM_NS:
         per = 256
         if n <= UNIFORM_BINS:
             counts: Counter[int] = Counter(
                 source.stream(f"uniform{n}", "rng", i, per, f"d{i % per}").uniform(n)
-                for i in range(lots))
-            _test(b, f"uniform.{n}", "uniform", [counts.get(v, 0) for v in range(n)],
-                  [1 / n] * n, lots, [str(v) for v in range(n)], f"uniform({n}), every value")
+                for i in range(lots)
+            )
+            _test(
+                b,
+                f"uniform.{n}",
+                "uniform",
+                [counts.get(v, 0) for v in range(n)],
+                [1 / n] * n,
+                lots,
+                [str(v) for v in range(n)],
+                f"uniform({n}), every value",
+            )
             continue
         # v·B // n = k exactly when ⌈k·n/B⌉ ≤ v < ⌈(k+1)·n/B⌉
         edges = [-(-n * k // UNIFORM_BINS) for k in range(UNIFORM_BINS + 1)]
@@ -349,14 +553,22 @@ def lot_tests(b: Battery, source: Source, lots: int) -> None:
             v = source.stream(f"uniform{n}", "rng", i, per, f"d{i % per}").uniform(n)
             binned[v * UNIFORM_BINS // n] += 1
         probs = [(edges[k + 1] - edges[k]) / n for k in range(UNIFORM_BINS)]
-        _test(b, f"uniform.{n}", "uniform", [binned.get(k, 0) for k in range(UNIFORM_BINS)],
-              probs, lots, [str(e) for e in edges[:-1]],
-              f"uniform({n}) in {UNIFORM_BINS} equal ranges (rejection path: "
-              f"{(2**32 % n) / 2**32:.1%} of words rejected)")
+        _test(
+            b,
+            f"uniform.{n}",
+            "uniform",
+            [binned.get(k, 0) for k in range(UNIFORM_BINS)],
+            probs,
+            lots,
+            [str(e) for e in edges[:-1]],
+            f"uniform({n}) in {UNIFORM_BINS} equal ranges (rejection path: "
+            f"{(2**32 % n) / 2**32:.1%} of words rejected)",
+        )
 
 
-def run_battery(source: Source, sizes: Sizes,
-                progress: Callable[[str], None] | None = None) -> Battery:
+def run_battery(
+    source: Source, sizes: Sizes, progress: Callable[[str], None] | None = None
+) -> Battery:
     """Every test, in a fixed order (a file source is read in this order)."""
     import time
 

@@ -67,14 +67,22 @@ def _read_source(path: str, sizes: Sizes) -> bytes:
         raise Unusable(f"--source {path}: cannot read it ({exc.strerror or exc})") from None
     need = sizes.words_needed() * 4
     if len(data) < need:
-        raise Unusable(f"--source {path}: {len(data):,} bytes is too short for these sizes; "
-                       f"it needs at least {need:,} bytes ({need // 4:,} big-endian 32-bit "
-                       f"words), or give smaller --dice/--decks/--tiles/--lots/--words")
+        raise Unusable(
+            f"--source {path}: {len(data):,} bytes is too short for these sizes; "
+            f"it needs at least {need:,} bytes ({need // 4:,} big-endian 32-bit "
+            f"words), or give smaller --dice/--decks/--tiles/--lots/--words"
+        )
     return data
 
 
-def certify(out: Path, sizes: Sizes, seed: str | None, source_file: str | None,
-            quiet: bool = False, plot: bool = True) -> tuple[int, dict[str, Any]]:
+def certify(
+    out: Path,
+    sizes: Sizes,
+    seed: str | None,
+    source_file: str | None,
+    quiet: bool = False,
+    plot: bool = True,
+) -> tuple[int, dict[str, Any]]:
     """Run the kit and write the reports; (exit code 0/1, report)."""
     source: FileSource | DerivationSource
     if source_file is not None:
@@ -98,8 +106,9 @@ def certify(out: Path, sizes: Sizes, seed: str | None, source_file: str | None,
                 source.sample = 1
             second = run_battery(source, sizes, progress)
     except SourceExhausted as exc:
-        raise Unusable(f"--source {exc}; it needs about {sizes.words_needed() * 4:,} "
-                       f"bytes for these sizes") from None
+        raise Unusable(
+            f"--source {exc}; it needs about {sizes.words_needed() * 4:,} bytes for these sizes"
+        ) from None
     elapsed = time.perf_counter() - t0
     passed = second is None or all(r.passed for r in second.results)
     report = build(battery, sizes, source.describe(), elapsed, passed, second)
@@ -108,17 +117,23 @@ def certify(out: Path, sizes: Sizes, seed: str | None, source_file: str | None,
     except OSError as exc:
         raise Unusable(f"--out {out}: cannot write the report ({exc.strerror or exc})") from None
     if not quiet:
-        click.echo(f"qahwa-certify: {'PASS' if passed else 'FAIL'} — {len(battery.results)} "
-                   f"tests at family-wise α = {ALPHA} (Holm), {elapsed:.1f} s; "
-                   f"report: {out / 'report.json'}, {out / 'report.html'}")
+        click.echo(
+            f"qahwa-certify: {'PASS' if passed else 'FAIL'} — {len(battery.results)} "
+            f"tests at family-wise α = {ALPHA} (Holm), {elapsed:.1f} s; "
+            f"report: {out / 'report.json'}, {out / 'report.html'}"
+        )
         for label, b in (("first sample", battery), ("confirmation sample", second)):
-            for r in (b.results if b is not None else []):
+            for r in b.results if b is not None else []:
                 if not r.passed:
-                    click.echo(f"  {label}: failed {r.name}: statistic {r.statistic:.2f}, "
-                               f"df {r.df}, p = {r.p_value:.3g} (Holm {r.p_adjusted:.3g})")
+                    click.echo(
+                        f"  {label}: failed {r.name}: statistic {r.statistic:.2f}, "
+                        f"df {r.df}, p = {r.p_value:.3g} (Holm {r.p_adjusted:.3g})"
+                    )
         if second is not None and passed:
-            click.echo("  the first sample failed, the independent confirmation sample "
-                       "passed: a pass (docs/certification.md)")
+            click.echo(
+                "  the first sample failed, the independent confirmation sample "
+                "passed: a pass (docs/certification.md)"
+            )
         if plot and not plotted:
             click.echo(f"qahwa-certify: report.html has no plots: {EXTRA_HINT}", err=True)
     return (0 if passed else 1), report
@@ -126,17 +141,46 @@ def certify(out: Path, sizes: Sizes, seed: str | None, source_file: str | None,
 
 F = TypeVar("F", bound=Callable[..., Any])
 _SIZE_OPTIONS = [
-    click.option("--dice", type=int, default=Sizes.dice, show_default=True, metavar="N",
-                 help="Dice to roll (two per roll, a multiple of 4)."),
-    click.option("--decks", type=int, default=Sizes.decks, show_default=True, metavar="N",
-                 help="Decks of 52 to shuffle."),
-    click.option("--tiles", type=int, default=Sizes.tiles, show_default=True, metavar="N",
-                 help="Shuffles of 28 tiles and of 91 tiles, and Mexican Train deals (each)."),
-    click.option("--lots", type=int, default=Sizes.lots, show_default=True, metavar="N",
-                 help="Draws per lot test (first hakem per table size, dealer lots, "
-                 "uniform(n))."),
-    click.option("--words", type=int, default=Sizes.words, show_default=True, metavar="N",
-                 help="Raw 32-bit words for the bit and byte frequency tests."),
+    click.option(
+        "--dice",
+        type=int,
+        default=Sizes.dice,
+        show_default=True,
+        metavar="N",
+        help="Dice to roll (two per roll, a multiple of 4).",
+    ),
+    click.option(
+        "--decks",
+        type=int,
+        default=Sizes.decks,
+        show_default=True,
+        metavar="N",
+        help="Decks of 52 to shuffle.",
+    ),
+    click.option(
+        "--tiles",
+        type=int,
+        default=Sizes.tiles,
+        show_default=True,
+        metavar="N",
+        help="Shuffles of 28 tiles and of 91 tiles, and Mexican Train deals (each).",
+    ),
+    click.option(
+        "--lots",
+        type=int,
+        default=Sizes.lots,
+        show_default=True,
+        metavar="N",
+        help="Draws per lot test (first hakem per table size, dealer lots, uniform(n)).",
+    ),
+    click.option(
+        "--words",
+        type=int,
+        default=Sizes.words,
+        show_default=True,
+        metavar="N",
+        help="Raw 32-bit words for the bit and byte frequency tests.",
+    ),
 ]
 
 
@@ -164,23 +208,54 @@ Exit codes: 0 pass, 1 fail, 2 unusable input.
 """
 
 
-@click.command(help=HELP, context_settings={"help_option_names": ["-h", "--help"],
-                                            "max_content_width": 100})
-@click.option("--out", "out", default="certify-report", show_default=True, metavar="DIR",
-              help="Where report.json and report.html go.")
+@click.command(
+    help=HELP, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
+@click.option(
+    "--out",
+    "out",
+    default="certify-report",
+    show_default=True,
+    metavar="DIR",
+    help="Where report.json and report.html go.",
+)
 @size_options
-@click.option("--seed", default=None, metavar="S", help="Derive every seed of the run from S "
-              "(reproducible); default: fresh 64-byte server seeds from the OS CSPRNG.")
-@click.option("--source", "source_file", default=None, metavar="FILE",
-              help="Read big-endian 32-bit words from FILE instead of the derivation.")
-@click.option("--raw", "raw_out", default=None, metavar="OUT",
-              help="Only dump the raw derivation stream to OUT ('-' = stdout), with --bytes.")
-@click.option("--bytes", "raw_bytes", type=int, default=None, metavar="N",
-              help="How many bytes --raw writes.")
+@click.option(
+    "--seed",
+    default=None,
+    metavar="S",
+    help="Derive every seed of the run from S "
+    "(reproducible); default: fresh 64-byte server seeds from the OS CSPRNG.",
+)
+@click.option(
+    "--source",
+    "source_file",
+    default=None,
+    metavar="FILE",
+    help="Read big-endian 32-bit words from FILE instead of the derivation.",
+)
+@click.option(
+    "--raw",
+    "raw_out",
+    default=None,
+    metavar="OUT",
+    help="Only dump the raw derivation stream to OUT ('-' = stdout), with --bytes.",
+)
+@click.option(
+    "--bytes", "raw_bytes", type=int, default=None, metavar="N", help="How many bytes --raw writes."
+)
 @click.option("--no-plots", is_flag=True, help="Draw no plots (report.html has the tables).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
-def main(out: str, seed: str | None, source_file: str | None, raw_out: str | None,
-         raw_bytes: int | None, no_plots: bool, quiet: bool, **size_args: int) -> int:
+def main(
+    out: str,
+    seed: str | None,
+    source_file: str | None,
+    raw_out: str | None,
+    raw_bytes: int | None,
+    no_plots: bool,
+    quiet: bool,
+    **size_args: int,
+) -> int:
     if raw_out is not None or raw_bytes is not None:
         if raw_out is None or raw_bytes is None:
             raise Unusable("--raw OUT and --bytes N go together")
@@ -197,8 +272,7 @@ def main(out: str, seed: str | None, source_file: str | None, raw_out: str | Non
         return 0
     if seed is not None and source_file is not None:
         raise Unusable("--seed seeds the derivation; with --source the file is the stream")
-    code, _ = certify(Path(out), sizes_from(size_args), seed, source_file, quiet,
-                      plot=not no_plots)
+    code, _ = certify(Path(out), sizes_from(size_args), seed, source_file, quiet, plot=not no_plots)
     return code
 
 

@@ -50,34 +50,50 @@ def run_dieharder(dump: Path, tests: tuple[int, ...], out: Path) -> dict[str, An
             log.write(proc.stdout + proc.stderr + "\n")
             for verdict in counts:
                 counts[verdict] += len(re.findall(rf"\|\s*{verdict}\s*$", proc.stdout, re.M))
-    return {"tests": list(tests), "generator": "201 (file_input_raw)", **counts,
-            "output": out.name}
+    return {"tests": list(tests), "generator": "201 (file_input_raw)", **counts, "output": out.name}
 
 
 def run_ent(dump: Path, out: Path) -> dict[str, Any]:
     proc = subprocess.run(["ent", str(dump)], capture_output=True, text=True, check=False)
     out.write_text(f"$ ent {dump}\n{proc.stdout}{proc.stderr}", encoding="utf-8")
     found: dict[str, Any] = {"output": out.name}
-    for key, pattern in (("entropy_bits_per_byte", r"Entropy = ([\d.]+) bits per byte"),
-                         ("chi_square", r"Chi square distribution for \d+ samples is ([\d.]+)"),
-                         ("chi_square_exceeded_percent", r"would exceed this value\s+"
-                                                         r"(?:less than )?([\d.]+) percent"),
-                         ("mean", r"Arithmetic mean value of data bytes is ([\d.]+)"),
-                         ("pi_estimate", r"Monte Carlo value for Pi is ([\d.]+)"),
-                         ("serial_correlation", r"Serial correlation coefficient is (-?[\d.]+)")):
+    for key, pattern in (
+        ("entropy_bits_per_byte", r"Entropy = ([\d.]+) bits per byte"),
+        ("chi_square", r"Chi square distribution for \d+ samples is ([\d.]+)"),
+        (
+            "chi_square_exceeded_percent",
+            r"would exceed this value\s+"
+            r"(?:less than )?([\d.]+) percent",
+        ),
+        ("mean", r"Arithmetic mean value of data bytes is ([\d.]+)"),
+        ("pi_estimate", r"Monte Carlo value for Pi is ([\d.]+)"),
+        ("serial_correlation", r"Serial correlation coefficient is (-?[\d.]+)"),
+    ):
         m = re.search(pattern, proc.stdout)
         found[key] = float(m.group(1)) if m else None
     return found
 
 
-@click.command(help="Write the lab pack: the kit's report, a raw dump with its hash, and "
-               "dieharder's and ent's outputs on it.")
+@click.command(
+    help="Write the lab pack: the kit's report, a raw dump with its hash, and "
+    "dieharder's and ent's outputs on it."
+)
 @click.option("--out", required=True, metavar="DIR", help="The pack's directory.")
-@click.option("--bytes", "nbytes", type=int, default=DEFAULT_BYTES, show_default=True,
-              help="Bytes of raw derivation stream to dump for dieharder and ent.")
+@click.option(
+    "--bytes",
+    "nbytes",
+    type=int,
+    default=DEFAULT_BYTES,
+    show_default=True,
+    help="Bytes of raw derivation stream to dump for dieharder and ent.",
+)
 @click.option("--seed", default=None, metavar="S", help="Reproducible run (kit and dump).")
-@click.option("--dieharder-tests", default=",".join(map(str, DIEHARDER_TESTS)),
-              show_default=True, help="dieharder -d numbers, comma-separated.")
+@click.option(
+    "--dieharder-tests",
+    default=",".join(map(str, DIEHARDER_TESTS)),
+    show_default=True,
+    help="dieharder -d numbers, comma-separated.",
+)
 @size_options
 def main(out: str, nbytes: int, seed: str | None, dieharder_tests: str, **sizes: int) -> int:
     missing = [t for t in ("dieharder", "ent") if shutil.which(t) is None]
@@ -100,14 +116,19 @@ def main(out: str, nbytes: int, seed: str | None, dieharder_tests: str, **sizes:
     ent = run_ent(dump, pack / "ent.txt")
     click.echo(f"pack: dieharder -d {dieharder_tests} …", err=True)
     dh = run_dieharder(dump, tests, pack / "dieharder.txt")
-    files = {p.name: _hash(p) for p in sorted(pack.iterdir())
-             if p.is_file() and p.name != "pack.json"}
+    files = {
+        p.name: _hash(p) for p in sorted(pack.iterdir()) if p.is_file() and p.name != "pack.json"
+    }
     verdict = "pass" if code == 0 and dh["FAILED"] == 0 else "fail"
     manifest: dict[str, Any] = {
         "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "kit": {"verdict": report["verdict"], "report": "report.json",
-                "fingerprint": report["fingerprints"]["combined"],
-                "tests": report["tests_total"], "failed": report["tests_failed"]},
+        "kit": {
+            "verdict": report["verdict"],
+            "report": "report.json",
+            "fingerprint": report["fingerprints"]["combined"],
+            "tests": report["tests_total"],
+            "failed": report["tests_failed"],
+        },
         "raw": {**raw, "file": "raw.bin"},
         "ent": ent,
         "dieharder": dh,
@@ -115,16 +136,19 @@ def main(out: str, nbytes: int, seed: str | None, dieharder_tests: str, **sizes:
         "verdict": verdict,
     }
     (pack / "pack.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
-    click.echo(f"pack: {verdict.upper()} — kit {report['verdict']}, dieharder "
-               f"{dh['PASSED']} passed / {dh['WEAK']} weak / {dh['FAILED']} failed, ent "
-               f"entropy {ent['entropy_bits_per_byte']} bits/byte; {pack / 'pack.json'}")
+    click.echo(
+        f"pack: {verdict.upper()} — kit {report['verdict']}, dieharder "
+        f"{dh['PASSED']} passed / {dh['WEAK']} weak / {dh['FAILED']} failed, ent "
+        f"entropy {ent['entropy_bits_per_byte']} bits/byte; {pack / 'pack.json'}"
+    )
     return 0 if verdict == "pass" else 1
 
 
 def run(argv: list[str] | None = None) -> int:
     try:
-        rv = main.main(args=argv, prog_name="python -m verify_cli.certify.pack",
-                       standalone_mode=False)
+        rv = main.main(
+            args=argv, prog_name="python -m verify_cli.certify.pack", standalone_mode=False
+        )
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.UsageError as exc:

@@ -26,36 +26,50 @@ EXTRA_HINT = "plots need the certify extra (matplotlib): pip install 'qahwa[cert
 def fingerprints() -> dict[str, Any]:
     """SHA-256 of every source file of fairness/, games/ and the kit, and of them all."""
     kit = Path(__file__).parent
-    roots = {"fairness": Path(fairness.__file__).parent, "games": Path(games.__file__).parent,
-             "verify_cli/certify": kit}
+    roots = {
+        "fairness": Path(fairness.__file__).parent,
+        "games": Path(games.__file__).parent,
+        "verify_cli/certify": kit,
+    }
     files: dict[str, str] = {}
     for prefix, root in roots.items():
         for path in sorted(root.rglob("*.py")):
             rel = f"{prefix}/{path.relative_to(root).as_posix()}"
             files[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-    combined = hashlib.sha256("".join(f"{h}  {p}\n" for p, h in sorted(files.items()))
-                              .encode()).hexdigest()
-    return {"files": files, "combined": combined,
-            "combined_is": "SHA-256 of the lines '<sha256>  <path>\\n' sorted by path"}
+    combined = hashlib.sha256(
+        "".join(f"{h}  {p}\n" for p, h in sorted(files.items())).encode()
+    ).hexdigest()
+    return {
+        "files": files,
+        "combined": combined,
+        "combined_is": "SHA-256 of the lines '<sha256>  <path>\\n' sorted by path",
+    }
 
 
-def build(battery: Battery, sizes: Sizes, source: dict[str, Any], elapsed: float,
-          passed: bool, second: Battery | None = None) -> dict[str, Any]:
+def build(
+    battery: Battery,
+    sizes: Sizes,
+    source: dict[str, Any],
+    elapsed: float,
+    passed: bool,
+    second: Battery | None = None,
+) -> dict[str, Any]:
     failed = [r.name for r in battery.results if not r.passed]
     confirmation: dict[str, Any] | None = None
     if second is not None:
         confirmation = {
             "why": "the first sample failed; the run fails only if this independent sample "
-                   "fails too",
+            "fails too",
             "tests_failed": [r.name for r in second.results if not r.passed],
-            "tests": [r.to_json() for r in second.results]}
+            "tests": [r.to_json() for r in second.results],
+        }
     return {
         "kit": "qahwa-certify",
         "created_at": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "verdict": "pass" if passed else "fail",
         "alpha": ALPHA,
         "correction": "Holm–Bonferroni over every test (family-wise error ≤ α); a failing "
-                      "first sample is confirmed on a second, independent sample",
+        "first sample is confirmed on a second, independent sample",
         "tests_total": len(battery.results),
         "tests_failed": failed,
         "sizes": sizes.as_dict(),
@@ -71,6 +85,7 @@ def build(battery: Battery, sizes: Sizes, source: dict[str, Any], elapsed: float
 
 
 # -- HTML -------------------------------------------------------------------------------------
+
 
 def _plots(battery: Battery) -> list[tuple[str, str]] | None:
     """(title, base64 PNG) per plot, or None without matplotlib."""
@@ -93,8 +108,7 @@ def _plots(battery: Battery) -> list[tuple[str, str]] | None:
         fig, ax = plt.subplots(figsize=(min(9.0, max(4.0, 0.22 * len(r.observed) + 2)), 3))
         xs = range(len(r.observed))
         ax.bar(xs, r.observed, color="#4c78a8", label="observed")
-        ax.plot(xs, r.expected, "o-" if len(xs) < 40 else "-", color="#e45756",
-                label="expected")
+        ax.plot(xs, r.expected, "o-" if len(xs) < 40 else "-", color="#e45756", label="expected")
         step = max(1, len(xs) // 16)
         ax.set_xticks(list(xs)[::step], r.labels[::step], fontsize=7)
         lo = min(min(r.observed), min(r.expected))
@@ -122,8 +136,9 @@ def _plots(battery: Battery) -> list[tuple[str, str]] | None:
         ax.plot(range(m.n), per_pos, ".-", color="#4c78a8", label="observed")
         ax.axhline(e * (m.n // 4), color="#e45756", label="expected")
         ax.set_xlabel("position")
-        ax.set_title(f"{m.name}: how often the first {m.n // 4} items land at each position",
-                     fontsize=9)
+        ax.set_title(
+            f"{m.name}: how often the first {m.n // 4} items land at each position", fontsize=9
+        )
         ax.legend(fontsize=7)
         png(fig, f"{m.name}: observed vs expected per position")
     fig, ax = plt.subplots(figsize=(5, 3))
@@ -146,19 +161,33 @@ def write_html(path: Path, report: dict[str, Any], battery: Battery, plot: bool 
         f"<tr class={'ok' if t['pass'] else 'bad'}><td>{e(t['name'])}</td>"
         f"<td>{t['statistic']:.3f}</td><td>{t['df']}</td><td>{t['p_value']:.4g}</td>"
         f"<td>{t['p_adjusted']:.4g}</td><td>{'pass' if t['pass'] else 'FAIL'}</td>"
-        f"<td>{t['n']:,}</td><td>{e(t['note'])}</td></tr>" for t in report["tests"])
-    figs = ("<p class=note>" + e(hint) + "</p>" if plots is None else
-            "\n".join(f"<figure><img alt='{e(title)}' src='data:image/png;base64,{data}'>"
-                      f"<figcaption>{e(title)}</figcaption></figure>" for title, data in plots))
+        f"<td>{t['n']:,}</td><td>{e(t['note'])}</td></tr>"
+        for t in report["tests"]
+    )
+    figs = (
+        "<p class=note>" + e(hint) + "</p>"
+        if plots is None
+        else "\n".join(
+            f"<figure><img alt='{e(title)}' src='data:image/png;base64,{data}'>"
+            f"<figcaption>{e(title)}</figcaption></figure>"
+            for title, data in plots
+        )
+    )
     src = report["source"]
     sizes = ", ".join(f"{k} {v:,}" for k, v in report["sizes"].items())
     verdict = report["verdict"].upper()
     c = report.get("confirmation")
-    conf = "" if c is None else (
-        " The first sample failed, so a second, independent sample was drawn: it failed "
-        f"{e(', '.join(c['tests_failed']))}." if c["tests_failed"] else
-        " The first sample failed, so a second, independent sample was drawn: it passed "
-        "every test.")
+    conf = (
+        ""
+        if c is None
+        else (
+            " The first sample failed, so a second, independent sample was drawn: it failed "
+            f"{e(', '.join(c['tests_failed']))}."
+            if c["tests_failed"]
+            else " The first sample failed, so a second, independent sample was drawn: it passed "
+            "every test."
+        )
+    )
     doc = f"""<!doctype html>
 <html lang=en><head><meta charset=utf-8><title>qahwa-certify: {verdict}</title>
 <style>
@@ -170,12 +199,12 @@ img{{max-width:100%}} figcaption{{font-size:11px;max-width:520px}} .note{{backgr
 code{{font-size:11px}}
 </style></head><body>
 <h1>qahwa-certify report</h1>
-<p class="verdict {report['verdict']}">Verdict: {verdict}</p>
-<p>{len(report['tests'])} tests; family-wise α = {report['alpha']} ({e(report['correction'])});
-failed in the first sample: {e(', '.join(report['tests_failed']) or 'none')}.{conf}</p>
+<p class="verdict {report["verdict"]}">Verdict: {verdict}</p>
+<p>{len(report["tests"])} tests; family-wise α = {report["alpha"]} ({e(report["correction"])});
+failed in the first sample: {e(", ".join(report["tests_failed"]) or "none")}.{conf}</p>
 <p>Source: {e(json.dumps(src, ensure_ascii=False))}<br>Sizes: {e(sizes)}<br>
-Time: {report['seconds']} s; created {e(report['created_at'])}; Python {e(report['python'])}</p>
-<p>Code fingerprint (fairness/, games/, the kit): <code>{report['fingerprints']['combined']}</code>
+Time: {report["seconds"]} s; created {e(report["created_at"])}; Python {e(report["python"])}</p>
+<p>Code fingerprint (fairness/, games/, the kit): <code>{report["fingerprints"]["combined"]}</code>
 (per file in report.json)</p>
 <h2>Plots</h2>
 {figs}
@@ -192,8 +221,9 @@ Time: {report['seconds']} s; created {e(report['created_at'])}; Python {e(report
 
 def write(out: Path, report: dict[str, Any], battery: Battery, plot: bool = True) -> bool:
     out.mkdir(parents=True, exist_ok=True)
-    (out / "report.json").write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n",
-                                     encoding="utf-8")
+    (out / "report.json").write_text(
+        json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
+    )
     return write_html(out / "report.html", report, battery, plot)
 
 

@@ -91,7 +91,7 @@ class WordStream:
     def take(self, nwords: int) -> bytes:
         if self.i + nwords > len(self.words):
             raise self._exhausted()
-        chunk = self.words[self.i: self.i + nwords]
+        chunk = self.words[self.i : self.i + nwords]
         if sys.byteorder == "little":
             chunk.byteswap()
         self.i += nwords
@@ -118,8 +118,12 @@ class WordStream:
 class FileSource:
     """``--source FILE``: every draw of every test reads the next words of the file."""
 
-    def __init__(self, data: bytes | bytearray | memoryview, name: str,
-                 stream_class: type[WordStream] = WordStream) -> None:
+    def __init__(
+        self,
+        data: bytes | bytearray | memoryview,
+        name: str,
+        stream_class: type[WordStream] = WordStream,
+    ) -> None:
         self.name = name
         self.words = stream_class(data, name)
 
@@ -130,8 +134,12 @@ class FileSource:
         return self.words.take(nwords)
 
     def describe(self) -> dict[str, object]:
-        return {"kind": "file", "file": self.name, "bytes": self.words.nbytes,
-                "words_read": self.words.words_read}
+        return {
+            "kind": "file",
+            "file": self.name,
+            "bytes": self.words.nbytes,
+            "words_read": self.words.words_read,
+        }
 
 
 class _Run:
@@ -139,8 +147,11 @@ class _Run:
 
     def __init__(self, seed: str | None) -> None:
         self.seed = seed
-        material = (hashlib.sha512(b"qahwa-certify\x00" + seed.encode("utf-8")).digest()
-                    if seed is not None else os.urandom(64))
+        material = (
+            hashlib.sha512(b"qahwa-certify\x00" + seed.encode("utf-8")).digest()
+            if seed is not None
+            else os.urandom(64)
+        )
         self.rng = random.Random(material)
         self.run_id = hashlib.sha256(material).hexdigest()[:12]
 
@@ -178,8 +189,7 @@ class DerivationSource:
             return self._cache[2]
         ruleset, n = self._ruleset(game)
         raw = self.run.bytes(40 * n)  # per seat: an 8-byte client seed (as hex), a nonce
-        seats = [(raw[40 * s: 40 * s + 8].hex(), raw[40 * s + 8: 40 * s + 40])
-                 for s in range(n)]
+        seats = [(raw[40 * s : 40 * s + 8].hex(), raw[40 * s + 8 : 40 * s + 40]) for s in range(n)]
         match_id = f"certify-{self.run.run_id}-{test}-{match}"
         key = match_key_v2(self.run.server_seed(), match_id, game, ruleset, seats)
         self._cache = (test, match, key)
@@ -193,9 +203,14 @@ class DerivationSource:
         return raw_stream(self.key("raw", "rng", 0), nwords)
 
     def describe(self) -> dict[str, object]:
-        return {"kind": "derivation", "protocol": PROTOCOL_V2, "seed": self.run.seed,
-                "fresh": self.run.seed is None, "run_id": self.run.run_id,
-                "matches": self.matches}
+        return {
+            "kind": "derivation",
+            "protocol": PROTOCOL_V2,
+            "seed": self.run.seed,
+            "fresh": self.run.seed is None,
+            "run_id": self.run.run_id,
+            "matches": self.matches,
+        }
 
 
 RAW_LABEL = "raw"
@@ -219,9 +234,21 @@ def raw_key(seed: str | None) -> tuple[bytes, dict[str, object]]:
     """The key of a ``--raw`` dump: one match made like the kit's (``--seed`` reproducible)."""
     src = DerivationSource(seed)
     key = src.key("raw", "rng", 0)
-    return key, {"protocol": PROTOCOL_V2, "label": RAW_LABEL, "seed": seed,
-                 "run_id": src.run.run_id}
+    return key, {
+        "protocol": PROTOCOL_V2,
+        "label": RAW_LABEL,
+        "seed": seed,
+        "run_id": src.run.run_id,
+    }
 
 
-__all__ = ["DerivationSource", "Draws", "FileSource", "Source", "SourceExhausted",
-           "WordStream", "raw_key", "raw_stream"]
+__all__ = [
+    "DerivationSource",
+    "Draws",
+    "FileSource",
+    "Source",
+    "SourceExhausted",
+    "WordStream",
+    "raw_key",
+    "raw_stream",
+]

@@ -87,8 +87,9 @@ def binomial_two_sided(k: int, n: int, p: float) -> float:
     lp, lq = math.log(p), math.log1p(-p)
 
     def logpmf(i: int) -> float:
-        return (math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1)
-                + i * lp + (n - i) * lq)
+        return (
+            math.lgamma(n + 1) - math.lgamma(i + 1) - math.lgamma(n - i + 1) + i * lp + (n - i) * lq
+        )
 
     cut = logpmf(k) + 1e-9
     return min(1.0, sum(math.exp(v) for i in range(n + 1) if (v := logpmf(i)) <= cut))
@@ -102,8 +103,13 @@ class ChiSquare:
     min_expected: float
 
 
-def chi_square(observed: Sequence[float], expected: Sequence[float], *,
-               df: int | None = None, scale: float = 1.0) -> ChiSquare:
+def chi_square(
+    observed: Sequence[float],
+    expected: Sequence[float],
+    *,
+    df: int | None = None,
+    scale: float = 1.0,
+) -> ChiSquare:
     """Pearson's X² = Σ (O − E)² / E, times ``scale``, with ``df`` (default: cells − 1)."""
     if len(observed) != len(expected) or len(observed) < 2:
         raise ValueError("chi-square needs as many expected counts as observed, at least 2")
