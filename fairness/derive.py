@@ -202,7 +202,7 @@ class Stream:
     def _digest(self) -> bytes:
         """The next block's HMAC (block number ``_block``, then counted)."""
         h = self._inner.copy()
-        h.update(u32be(self._block))
+        h.update(self._block.to_bytes(4, "big"))  # u32be
         self._block += 1
         o = self._outer.copy()
         o.update(h.digest())
@@ -221,7 +221,9 @@ class Stream:
         """
         unread = self._words[self._pos :]
         missing = count - len(unread)
-        if missing > 0:
+        if 0 < missing <= self._per_block:  # one block more: its words as _refill reads them
+            unread += self._unpack(self._digest())
+        elif missing > 0:
             per = self._per_block
             nblocks = -(-missing // per)
             digests = [self._digest() for _ in range(nblocks)]

@@ -171,8 +171,11 @@ class Chance:
 
     def take_since(self, mark: int) -> list[Event]:
         """The draws made since ``mark``; earlier pending draws stay for ``take_events``."""
-        out = self._pending[mark:]
-        del self._pending[mark:]
+        pending = self._pending
+        if len(pending) == mark:  # nothing drawn
+            return []
+        out = pending[mark:]
+        del pending[mark:]
         return out
 
 
@@ -277,6 +280,8 @@ def action_type(action: Any, allowed: Iterable[str]) -> str:
     if not isinstance(action, dict):
         raise MalformedActionError("an action must be a JSON object")
     t = action.get("type")
+    if type(t) is str and type(allowed) is tuple and t in allowed:  # the usual case
+        return t
     allowed = tuple(allowed)
     if not isinstance(t, str):
         raise MalformedActionError("an action needs a string 'type'")
@@ -287,6 +292,11 @@ def action_type(action: Any, allowed: Iterable[str]) -> str:
 
 def only_keys(action: Mapping[str, Any], *keys: str) -> None:
     """Reject fields other than ``type`` and ``keys`` in an action."""
+    for k in action:
+        if k != "type" and k not in keys:
+            break
+    else:
+        return  # the usual case: nothing else
     extra = sorted(set(action) - {"type", *keys})
     if extra:
         raise MalformedActionError(
@@ -443,10 +453,20 @@ class Engine(ABC):
         """:meth:`apply` for an action a transcript already holds (:mod:`games.replay`):
         the same checks, errors and state change, but only the chance events drawn are
         returned (the action event is the transcript's own, so it is not copied)."""
-        self._check_action(seat, action)
-        mark = self.chance.mark()
+        t = action.get("type") if type(action) is dict else None
+        if not (
+            self.outcome is None
+            and type(seat) is int
+            and 0 <= seat < self.n_seats
+            and type(t) is str
+            and t in self.ACTION_TYPES
+            and self.turn == seat
+        ):
+            self._check_action(seat, action)  # raises the error (else every check held)
+        chance = self.chance
+        mark = chance.mark()
         self._apply(seat, action)
-        return self.chance.take_since(mark)
+        return chance.take_since(mark)
 
     def _check_action(self, seat: int, action: Action) -> None:
         """What :meth:`apply` checks before the game's own rules."""

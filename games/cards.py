@@ -29,11 +29,18 @@ def suit(card: str) -> str | None:
     return None if card in JOKERS else card[1]
 
 
+#: ``RANKS.index`` of each rank letter
+_RANK = {r: i for i, r in enumerate(RANKS)}
+
+
 def rank(card: str) -> int:
     """0 for a 2 ... 12 for an ace (jokers: ValueError)."""
     if card in JOKERS:
         raise ValueError("a joker has no rank")
-    return RANKS.index(card[0])
+    try:
+        return _RANK[card[0]]
+    except KeyError:
+        raise ValueError(f"{card[0]!r} is not a rank") from None
 
 
 def is_card(code: object) -> bool:
@@ -68,6 +75,26 @@ def trick_winner(
     """
     if not plays:
         raise ValueError("empty trick")
+    if not joker_order:
+        # no joker order: tricks without jokers (the 52-card games) by rank lookups alone,
+        # the same strengths as below; anything else takes the general way
+        first = plays[0][1]
+        led = first[1] if first not in JOKERS else None
+        best_seat, best_s, best_r = -1, -1, -1
+        for seat, card in plays:
+            r = _RANK.get(card[0]) if card not in JOKERS else None
+            if r is None or led is None:
+                break
+            if reverse:
+                r = 12 - r
+            s = card[1]
+            level = 2 if trump is not None and s == trump else 1 if s == led else 0
+            if level == 0:
+                r = 0
+            if (level, r) > (best_s, best_r):  # (the first card: level >= 0 > -1)
+                best_seat, best_s, best_r = seat, level, r
+        else:
+            return best_seat
     led = suit(plays[0][1])
     if led is None:
         led = next((suit(c) for _, c in plays if not is_joker(c)), None)

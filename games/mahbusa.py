@@ -65,6 +65,20 @@ def _single_steps(b: Sequence[int], d: int, max_from: int = 24) -> list[tuple[in
     return out
 
 
+def _step_ok(b: Sequence[int], f: int, t: int, d: int, max_from: int = 24) -> bool:
+    """Whether ``(f, t) in _single_steps(b, d, max_from)``, without listing them
+    (tests/test_turn_check.py holds the two together on random boards)."""
+    if not 1 <= f <= max_from or f > 24 or b[f] <= 0:
+        return False
+    if f > d:
+        return t == f - d and (b[t] >= 0 or (b[t] == -1 and b[PR + t] == 0))
+    return (
+        t == OFF
+        and _outside(b) == 0
+        and (f == d or not any(b[q] > 0 or b[PR + q] == 1 for q in range(f + 1, 7)))
+    )
+
+
 def _do(b: list[int], f: int, t: int) -> tuple[bool, bool]:
     """One step on ``b`` in place; (freed a prisoner at ``f``, imprisoned one at ``t``)."""
     b[f] -= 1
@@ -174,7 +188,7 @@ def _play_ordered(
     b = list(board)
     max_from = 24
     for (f, t), d in zip(steps, dice, strict=True):
-        if (f, t) not in _single_steps(b, d, max_from):
+        if not _step_ok(b, f, t, d, max_from):
             return None
         _do(b, f, t)
         if chained:

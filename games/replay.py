@@ -118,17 +118,32 @@ def _same_event(found: dict[str, Any], produced: Event) -> bool:
     are plainly those of ``produced`` (``seq`` aside)."""
     if len(found) - ("seq" in found) == len(produced):
         for k, v in produced.items():
-            if (
-                type(k) is not str
-                or k == "seq"
-                or not k.isascii()
-                or k not in found
-                or not _plainly_equal(found[k], v)
-            ):
+            if type(k) is not str or k == "seq" or not k.isascii() or k not in found:
+                break
+            x = found[k]
+            t = type(v)
+            # the scalar members inline (as _plain_leaf_equal compares them), else recurse
+            if t is str:
+                if type(x) is not str or x != v or not v.isascii():
+                    break
+            elif t is int:
+                if type(x) is not int or x != v:
+                    break
+            elif not _plainly_equal(x, v):
                 break
         else:
             return True
     return same_json(_strip(found), produced)
+
+
+def _rejected(exc: GameError, pos: int, seat: Any, ev: Mapping[str, Any]) -> ReplayError:
+    """The ReplayError for action event ``pos`` that the rules refused with ``exc``."""
+    return ReplayError(
+        f"event {pos}: action by seat {seat} rejected: {exc}",
+        kind=exc.kind if isinstance(exc, ActionError) else "action",
+        seq=pos,
+        found=_strip(ev),
+    )
 
 
 class Replayer:
@@ -155,7 +170,45 @@ class Replayer:
 
     def feed(self, events: Sequence[Any]) -> Replayer:
         """Check and apply ``events`` (the next ones of the match); returns self."""
+        keys = self.keys
+        on_event = self.on_event
+        engine = self.engine
         for ev in events:
+            pending = self.pending
+            if pending and type(ev) is dict:
+                # the usual chance event: equal to the draw owed, seq in place
+                pos = self.pos
+                seq = ev.get("seq", pos)
+                if type(seq) is int and seq == pos and _same_event(ev, pending[0]):
+                    del pending[0]
+                    if on_event is not None:
+                        on_event(ev, engine)
+                    self.pos = pos + 1
+                    continue
+                self._one(ev)  # not so: the full checks (and their error)
+                continue
+            # the usual action event (a dict of known fields, seq in place, no draw owed) is
+            # checked here as _one and _step would; everything else goes through them
+            if (
+                not self.pending
+                and type(ev) is dict
+                and ev.get("type") == "action"
+                and keys["action"].issuperset(ev)
+                and type(ev.get("sig", "")) is str
+            ):
+                pos = self.pos
+                seq = ev.get("seq", pos)
+                if type(seq) is int and seq == pos:
+                    seat = ev.get("seat")
+                    try:
+                        drawn = engine.replay_action(seat, ev.get("action"))  # type: ignore[arg-type]
+                    except GameError as exc:  # ActionError included
+                        raise _rejected(exc, pos, seat, ev) from None
+                    self.pending = drawn
+                    if on_event is not None:
+                        on_event(ev, engine)
+                    self.pos = pos + 1
+                    continue
             self._one(ev)
         return self
 
@@ -251,20 +304,8 @@ class Replayer:
             seat = ev.get("seat")
             try:
                 drawn = engine.replay_action(seat, ev.get("action"))  # type: ignore[arg-type]
-            except ActionError as exc:
-                raise ReplayError(
-                    f"event {pos}: action by seat {seat} rejected: {exc}",
-                    kind=exc.kind,
-                    seq=pos,
-                    found=_strip(ev),
-                ) from None
-            except GameError as exc:
-                raise ReplayError(
-                    f"event {pos}: action by seat {seat} rejected: {exc}",
-                    kind="action",
-                    seq=pos,
-                    found=_strip(ev),
-                ) from None
+            except GameError as exc:  # ActionError included
+                raise _rejected(exc, pos, seat, ev) from None
         else:
             if ev.get("reason") == "no_reveal":
                 raise ReplayError(

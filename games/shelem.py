@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import PROTOCOL_V2, deck52
+from fairness import DECK52, PROTOCOL_V2, deck52
 
 from .base import (
     JSON,
@@ -62,8 +62,14 @@ def card_points(card: str) -> int:
     return 0
 
 
+#: ``card_points`` by rank letter (the ranks not listed count 0)
+_RANK_POINTS = {"5": 5, "T": 10, "A": 10}
+
+
 def pile_points(cards: Iterable[str]) -> int:
-    return sum(card_points(c) for c in cards)
+    """The sum of ``card_points`` over ``cards``."""
+    get = _RANK_POINTS.get
+    return sum([get(c[0], 0) for c in cards])
 
 
 def hand_score(bid: int, points: int, shelem: bool) -> tuple[int, int, bool]:
@@ -79,8 +85,14 @@ def hand_score(bid: int, points: int, shelem: bool) -> tuple[int, int, bool]:
     return -bid, other, False
 
 
+#: the 52 card codes (no jokers)
+_DECK = frozenset(DECK52)
+
+
 def _card_field(action: Mapping[str, Any], key: str = "card") -> str:
     c = action.get(key)
+    if type(c) is str and c in _DECK:  # the usual case
+        return c
     if not isinstance(c, str):
         raise MalformedActionError(f"{key!r} must be a card code such as 'AS'")
     if not is_card(c) or c in ("JB", "JR"):
@@ -304,8 +316,9 @@ class ShelemEngine(Engine):
             raise self._wrong_phase("card play")
         only_keys(action, "card")
         card = _card_field(action)
-        led = self.trick.led
-        if self._pile_step():
+        plays = self.trick.plays
+        led = suit(plays[0][1]) if plays else None  # the trick's led suit
+        if self.n == 2 and len(plays) >= 2:  # _pile_step()
             tops = self._tops(seat)
             if card not in tops:
                 where = "in your hand" if card in self.hands[seat] else "not a face-up card"
@@ -320,9 +333,11 @@ class ShelemEngine(Engine):
         else:
             if card not in self.hands[seat]:
                 raise IllegalActionError(f"{card} is not in your hand")
-            reason = follow_reason(self.hands[seat], card, led)
-            if reason is not None:
-                raise IllegalActionError(reason)
+            # a card of the led suit (no jokers here) always follows
+            if led is not None and card[1] != led:
+                reason = follow_reason(self.hands[seat], card, led)
+                if reason is not None:
+                    raise IllegalActionError(reason)
             source = Trick.HAND
         # -- valid: mutate
         if source == Trick.PILE:

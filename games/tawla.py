@@ -94,6 +94,28 @@ def _single_steps(b: list[int], d: int, outside: int, max_from: int) -> list[Ste
     return out
 
 
+def _step_ok(b: Sequence[int], f: int, t: int, d: int, outside: int, max_from: int) -> bool:
+    """Whether ``(f, t) in _single_steps(b, d, outside, max_from)``, without listing them
+    (tests/test_turn_check.py holds the two together on random boards)."""
+    if b[BAR] > 0:
+        return f == BAR and max_from >= BAR and t == BAR - d and b[t] >= -1
+    if not 1 <= f <= max_from or f > 24 or b[f] <= 0:
+        return False
+    if outside:
+        return f > d and t == f - d and b[t] >= -1
+    # every checker is home: f must not be above the highest occupied home point
+    highest = 0
+    for q in range(6, 0, -1):
+        if b[q] > 0:
+            highest = q
+            break
+    if f > highest:
+        return False
+    if f > d:
+        return t == f - d and b[t] >= -1
+    return t == OFF and (f == d or f == highest)
+
+
 def _do(b: list[int], f: int, t: int) -> bool:
     """Play one step on ``b`` in place; True if it hit a blot."""
     b[f] -= 1
@@ -222,8 +244,7 @@ def two_step_plays(
     sources, those that arrived the sinks; an opposing checker on a point counts as none."""
     sources: list[int] = []
     sinks: list[int] = []
-    for p in range(26):
-        x, y = board[p], end[p]
+    for p, x, y in zip(range(26), board, end, strict=False):  # 26: tawla's part
         if x == y:
             continue
         if 1 <= p <= 24:
@@ -257,7 +278,7 @@ def _play_ordered(
     b = list(board)
     max_from = BAR
     for (f, t), d in zip(steps, dice, strict=True):
-        if (f, t) not in _single_steps(b, d, outside, max_from):
+        if not _step_ok(b, f, t, d, outside, max_from):
             return None
         _do(b, f, t)
         if f >= 7 and t <= 6:
@@ -471,6 +492,12 @@ def _parse_steps(raw: Any) -> Turn:
         raise MalformedActionError(f"'steps' must have 1 to 4 steps, got {len(raw)}")
     out: list[Step] = []
     for step in raw:
+        # the usual case: a list of two ints in range (exactly what the checks below pass)
+        if (type(step) is list or type(step) is tuple) and len(step) == 2:
+            f, t = step
+            if type(f) is int and type(t) is int and 0 <= f <= 25 and 0 <= t <= 25:
+                out.append((f, t))
+                continue
         if (
             not isinstance(step, (list, tuple))
             or len(step) != 2
@@ -885,19 +912,21 @@ class TawlaEngine(Engine):
         return self.legal_actions(seat)
 
     def _apply(self, seat: int, action: Action) -> None:
-        kind = action["type"]
-        handler = {
-            "roll": self._roll,
-            "roll_value": self._roll_value,
-            "double": self._double,
-            "take": self._take,
-            "drop": self._drop,
-            "move": self._move,
-            "resign": self._resign,
-            "accept": self._accept,
-            "reject": self._reject,
-        }[kind]
-        handler(seat, action)
+        getattr(self, self._HANDLERS[action["type"]])(seat, action)
+
+    #: the method that applies each action type (looked up by name: a subclass may
+    #: override one)
+    _HANDLERS: ClassVar[Mapping[str, str]] = {
+        "roll": "_roll",
+        "roll_value": "_roll_value",
+        "double": "_double",
+        "take": "_take",
+        "drop": "_drop",
+        "move": "_move",
+        "resign": "_resign",
+        "accept": "_accept",
+        "reject": "_reject",
+    }
 
     def _need_phase(self, phase: str, what: str) -> None:
         if self.phase == phase:

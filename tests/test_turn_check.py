@@ -136,3 +136,58 @@ def test_known_blocked_and_bear_off_rolls() -> None:
     b[19] = -2
     b[11] = b[9] = -2
     agree(tuple(b), (2, 2), tawla.legal_turns, tawla.check_turn, tawla.can_move, rng)
+
+
+def random_mahbusa_board(rng: random.Random, home_only: bool) -> Board:
+    """A mahbusa mover-relative board: free checkers, prisoners under single opposing
+    checkers (either side's), some borne off."""
+    b = [0] * mahbusa.SIZE
+    spots = list(range(0, 7)) if home_only else list(range(0, 25))
+    for _ in range(15):
+        p = rng.choice(spots)
+        b[p] += 1
+    for _ in range(rng.randint(0, 15)):
+        p = rng.randint(1, 24)
+        if b[p] <= 0:
+            b[p] -= 1
+    for p in range(1, 25):  # a prisoner under a lone checker, now and then
+        if rng.random() < 0.15 and b[p] == 1:
+            b[mahbusa.PR + p] = -1
+        elif rng.random() < 0.15 and b[p] == -1:
+            b[mahbusa.PR + p] = 1
+    return tuple(b)
+
+
+@settings(max_examples=examples(60))
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_one_step_check_agrees_with_the_step_lists(seed: int, home_only: bool) -> None:
+    """``_step_ok`` (what ``check_turn`` plays a step with) is exactly membership in
+    ``_single_steps``, for every step, die and from-point bound, on random boards and on
+    boards met in play."""
+    rng = random.Random(seed)
+    tboards = [random_tawla_board(rng, home_only), *rng.sample(positions("tawla", seed, 40), 2)]
+    for board in tboards:
+        b = list(board)
+        outside = tawla._outside(b)
+        for d in range(1, 7):
+            for max_from in (BAR, *rng.sample(range(1, 25), 3)):
+                listed = set(tawla._single_steps(b, d, outside, max_from))
+                for f in range(26):
+                    for t in range(26):
+                        assert tawla._step_ok(b, f, t, d, outside, max_from) == (
+                            (f, t) in listed
+                        ), (board, f, t, d, max_from)
+    mboards = [random_mahbusa_board(rng, home_only), *rng.sample(positions("mahbusa", seed, 40), 2)]
+    for board in mboards:
+        for d in range(1, 7):
+            for max_from in (24, *rng.sample(range(1, 25), 3)):
+                listed = set(mahbusa._single_steps(board, d, max_from))
+                for f in range(26):
+                    for t in range(26):
+                        assert mahbusa._step_ok(board, f, t, d, max_from) == ((f, t) in listed), (
+                            board,
+                            f,
+                            t,
+                            d,
+                            max_from,
+                        )

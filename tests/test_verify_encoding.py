@@ -31,7 +31,7 @@ from fairness import (
 from games.base import Chance, json_copy
 from games.errors import GameError
 from games.registry import available_games, engine_class
-from games.replay import parse_transcript_ruleset, same_json
+from games.replay import _same_event, parse_transcript_ruleset, same_json
 from games.transcript import simulate_match, transcript_context, transcript_key
 from verify_cli.core import VERIFIED, transcript_body_json, verify_document
 from verify_cli.keys import parse_keys
@@ -88,6 +88,20 @@ def test_same_json_is_the_canonical_comparison(data: st.DataObject) -> None:
     b = data.draw(near(a) | values)
     assert same_json(a, b) == canonical_same(a, b)
     assert same_json(b, a) == canonical_same(b, a)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.data())
+def test_an_event_is_compared_as_its_canonical_json(data: st.DataObject) -> None:
+    """The replay's chance-event comparison (its members inline) is the canonical
+    comparison of the event without ``seq``, on random events and near-equal ones."""
+    members = st.dictionaries(texts | st.integers(0, 3), values, max_size=5)
+    produced = data.draw(members)
+    found = data.draw(near(produced) | members)
+    if data.draw(st.booleans()):
+        found = {**found, "seq": data.draw(scalars)}
+    stripped = {k: v for k, v in found.items() if k != "seq"}
+    assert _same_event(found, produced) == canonical_same(stripped, produced)
 
 
 @pytest.mark.parametrize(

@@ -8,6 +8,7 @@ event, three passes over the labels) on genuine matches.
 
 from __future__ import annotations
 
+import random
 import re
 from typing import Any
 
@@ -138,3 +139,19 @@ def test_units_are_counted_as_by_three_passes(game: str) -> None:
     events: list[Any] = [*doc["events"], {"label": "g7/x"}, {"label": "h"}, "junk", {"label": 5}]
     assert count_units(events, game) == plain_count_units(events, game)
     assert count_units(doc["events"], game) == plain_count_units(doc["events"], game)
+
+
+def test_units_of_random_labels_are_counted_as_by_three_passes() -> None:
+    """Labels near the patterns (a head read once per distinct head): other digits,
+    missing or doubled slashes, letters among the digits, the same head repeated."""
+    rng = random.Random(5)
+    parts = ["g", "h", "r", "x", "1", "0", "12", "/", "//", "a", "\u0663", "\u00b2", " "]
+    for _ in range(300):
+        labels = [
+            "".join(rng.choice(parts) for _ in range(rng.randint(0, 5)))
+            for _ in range(rng.randint(0, 20))
+        ]
+        labels += rng.sample(labels, min(5, len(labels)))
+        events: list[Any] = [{"label": lab} for lab in labels]
+        for game in ("tawla", "rng"):
+            assert count_units(events, game) == plain_count_units(events, game), labels

@@ -147,12 +147,16 @@ class DrawContext:
 
     def observe(self, ev: dict[str, Any], engine: Any) -> None:
         """Note one replayed event; ``engine`` is the engine as that event left it."""
-        if ev.get("type") == "action":
+        etype = ev.get("type")
+        if etype == "action":
             self.last_actor = ev.get("seat")
-            self._note_reveal(ev, engine)
-            self._note_game_end(ev, engine)
+            # (each returns at once for the other games: skip the call)
+            if self.game == "shelem":
+                self._note_reveal(ev, engine)
+            elif self.game in BOARD_GAMES:
+                self._note_game_end(ev, engine)
             return
-        if ev.get("type") != "chance":
+        if etype != "chance":
             return
         self.total += 1
         info: dict[str, Any] = {"actor": self.last_actor}

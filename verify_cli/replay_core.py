@@ -320,13 +320,20 @@ def count_units(events: list[Any], game: str) -> dict[str, int]:
     seen: dict[str, set[int]] = {name: set() for name, _ in _COUNTERS}
     # one pass: a label starts with at most one of g/h/r (the counters' own patterns decide)
     patterns = {rx.pattern[1]: (name, rx) for name, rx in _COUNTERS}
+    # a pattern reads no further than the label's first "/": match that head once
+    heads: dict[str, tuple[str, int] | None] = {}
     for e in events:
         label = e.get("label") if isinstance(e, dict) else None
         if isinstance(label, str) and label[:1] in patterns:
-            name, rx = patterns[label[0]]
-            m = rx.match(label)
-            if m:
-                seen[name].add(int(m.group(1)))
+            head = label[: label.find("/") + 1]
+            if head in heads:
+                found = heads[head]
+            else:
+                name, rx = patterns[label[0]]
+                m = rx.match(head)
+                heads[head] = found = (name, int(m.group(1))) if m else None
+            if found is not None:
+                seen[found[0]].add(found[1])
     return {name: len(seen[name]) for name, _ in _COUNTERS if seen[name]}
 
 
