@@ -49,3 +49,29 @@ def walk_transcript(
             check(engine, ev["seat"], ev["action"])
         walker.feed([ev])
     return walker.finish()
+
+
+def commit_all(svc: Any, mid: str, tokens: list[str], seed: Callable[[int], str]) -> list[str]:
+    """Every seat of a v2 match commits to ``seed(seat)`` without a seat key or roll chain
+    (``svc`` a ``service.matches.MatchService``); returns the seats' nonces (hex)."""
+    from fairness import new_nonce, seed_commitment
+
+    nonces = [new_nonce().hex() for _ in tokens]
+    for seat, tok in enumerate(tokens):
+        svc.commit(
+            mid,
+            seat=seat,
+            token=tok,
+            key=None,
+            roll_chain=None,
+            seed_commitment=seed_commitment(mid, seat, nonces[seat], seed(seat)),
+        )
+    return nonces
+
+
+def reveal_all(
+    svc: Any, mid: str, tokens: list[str], nonces: list[str], seed: Callable[[int], str]
+) -> None:
+    """Every seat reveals what :func:`commit_all` committed it to."""
+    for seat, tok in enumerate(tokens):
+        svc.reveal(mid, seat=seat, token=tok, client_seed=seed(seat), nonce=nonces[seat])

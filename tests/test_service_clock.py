@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from fake_clock import FakeClock
 from http_play import GAMES, short_ruleset
+from support import commit_all
 
-from fairness import new_nonce, seed_commitment
 from service.app import create_app
 from service.clock import SYSTEM_CLOCK, Clock, SystemClock
 from service.matches import MatchService
@@ -85,17 +85,8 @@ def test_deadlines_and_timestamps_are_the_clocks(tmp_path: Path) -> None:
         created = svc.create_match("hokm", ruleset=ruleset, names=None)
         assert created["created_at"] == iso_of(clock.now()) == "2027-01-15T08:00:00.250Z"
         mid, tokens = created["match_id"], [s["token"] for s in created["seats"]]
-        nonces = [new_nonce().hex() for _ in tokens]
         clock.advance(10)
-        for seat, tok in enumerate(tokens):
-            svc.commit(
-                mid,
-                seat=seat,
-                token=tok,
-                key=None,
-                roll_chain=None,
-                seed_commitment=seed_commitment(mid, seat, nonces[seat], f"s{seat}"),
-            )
+        nonces = commit_all(svc, mid, tokens, lambda seat: f"s{seat}")
         lock = svc.lock(mid)["lock"]
         locked = clock.now()
         assert lock["locked_at"] == iso_of(locked)

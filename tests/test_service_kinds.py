@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 from http_play import GAMES, short_ruleset
+from support import commit_all, reveal_all
 
-from fairness import SecretBox, Signer, canonical_json, new_nonce, seed_commitment
+from fairness import SecretBox, Signer, canonical_json
 from service import kinds, migrate
 from service.db import Database
 from service.matches import NOT_LOCKED, MatchService
@@ -26,6 +27,10 @@ WIRE = {
     "RecordType": {"commitment", "commit", "lock", "reveal", "receipt", "tree_head"},
     "SeedSource": {"player", "server"},
 }
+
+
+def SEED(seat: int) -> str:
+    return f"seed-{seat}"
 
 
 @pytest.mark.parametrize("enum", ENUMS, ids=lambda e: e.__name__)
@@ -62,18 +67,8 @@ def test_rows_written_with_members_hold_plain_text(tmp_path: Path) -> None:
     )
     created = svc.create_match("hokm", ruleset=short_ruleset("hokm"), names=None)
     mid, tokens = created["match_id"], [s["token"] for s in created["seats"]]
-    nonces = [new_nonce().hex() for _ in tokens]
-    for seat, tok in enumerate(tokens):
-        svc.commit(
-            mid,
-            seat=seat,
-            token=tok,
-            key=None,
-            roll_chain=None,
-            seed_commitment=seed_commitment(mid, seat, nonces[seat], f"seed-{seat}"),
-        )
-    for seat, tok in enumerate(tokens):
-        svc.reveal(mid, seat=seat, token=tok, client_seed=f"seed-{seat}", nonce=nonces[seat])
+    nonces = commit_all(svc, mid, tokens, SEED)
+    reveal_all(svc, mid, tokens, nonces, SEED)
     svc.resign(mid, token=tokens[1])
     db.dispose()
     with sqlite3.connect(path) as raw:

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from http_play import GAMES, short_ruleset
 from sqlalchemy import text
+from support import commit_all, reveal_all
 
-from fairness import PROTOCOL_V2, SecretBox, Signer, match_key_v2, new_nonce, seed_commitment
+from fairness import PROTOCOL_V2, SecretBox, Signer, match_key_v2
 from games import ReplayError, engine_class
 from games.replay import replay
 from service import migrate
@@ -26,6 +27,10 @@ from service.store import catch_up
 pytestmark = pytest.mark.skipif(
     not {"hokm", "tawla"} <= set(GAMES), reason="needs the hokm and tawla engines"
 )
+
+
+def SEED(seat: int) -> str:
+    return f"seed-{seat}"
 
 
 def _services(tmp_path: Path, n: int, url: str | None = None) -> list[MatchService]:
@@ -62,18 +67,8 @@ def _new_match(svc: MatchService, game: str) -> tuple[str, list[str]]:
     created = svc.create_match(game, ruleset=ruleset, names=None)
     tokens = [s["token"] for s in created["seats"]]
     mid = created["match_id"]
-    nonces = [new_nonce().hex() for _ in tokens]
-    for seat, tok in enumerate(tokens):
-        svc.commit(
-            mid,
-            seat=seat,
-            token=tok,
-            key=None,
-            roll_chain=None,
-            seed_commitment=seed_commitment(mid, seat, nonces[seat], f"seed-{seat}"),
-        )
-    for seat, tok in enumerate(tokens):
-        svc.reveal(mid, seat=seat, token=tok, client_seed=f"seed-{seat}", nonce=nonces[seat])
+    nonces = commit_all(svc, mid, tokens, SEED)
+    reveal_all(svc, mid, tokens, nonces, SEED)
     return mid, tokens
 
 
