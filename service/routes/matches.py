@@ -8,7 +8,6 @@ from fastapi import APIRouter, Header, Path, Query
 from fastapi.responses import Response, StreamingResponse
 
 from ..deps import ServiceDep, TokenDep, WatchDep
-from ..matches import view_json
 from ..operators import OperatorDep
 from ..schemas import (
     BODY,
@@ -31,6 +30,7 @@ from ..schemas import (
     errors,
 )
 from ..store import KIND_MATCH
+from . import json_response
 
 router = APIRouter(prefix="/v1/matches", tags=["matches"])
 
@@ -44,14 +44,6 @@ LastEventId = Annotated[
         max_length=16, description="SSE reconnect: resume after this event id (overrides `after`)"
     ),
 ]
-
-
-def json_response(obj: dict[str, Any], status_code: int = 200) -> Response:
-    """The body encoded once, here: FastAPI's response_model validation and
-    ``jsonable_encoder`` walk would cost more than the action itself (docs/architecture.md).
-    The declared ``response_model`` still documents the shape in OpenAPI. A view's lock
-    record goes out as the text it was stored as (:func:`service.matches.view_json`)."""
-    return Response(view_json(obj), status_code=status_code, media_type="application/json")
 
 
 def resume_after(after: int, last_event_id: str | None) -> int:

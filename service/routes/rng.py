@@ -25,7 +25,7 @@ from ..schemas import (
     errors,
 )
 from ..store import KIND_RNG
-from .matches import json_response
+from . import json_response
 
 router = APIRouter(prefix="/v1/rng", tags=["rng"])
 
