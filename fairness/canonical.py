@@ -5,9 +5,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-#: the encoder ``json.dumps`` would build for these options on every call, built once
+#: the encoder ``json.dumps`` would build for these options on every call, built once.
+#: Without the check for circular references (its bookkeeping per object is a fifth of the
+#: encoding): what is encoded here is parsed JSON or records built of fresh values, never
+#: circular, and one that were would still raise (RecursionError) instead of looping.
 _ENCODE = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    sort_keys=True,
+    separators=(",", ":"),
+    ensure_ascii=False,
+    allow_nan=False,
+    check_circular=False,
 ).encode
 
 

@@ -165,6 +165,29 @@ class StreamKey:
         self._inner = new(padded.translate(_IPAD))
         self._outer = new(padded.translate(_OPAD))
 
+    def dice(self, label: str, count: int, sides: int = 6) -> list[int]:
+        """``Stream(self, label).dice(count, sides)``: the usual draw (a few dice from the
+        label's first block, no word rejected) is computed here without building a Stream;
+        anything else is left to the Stream."""
+        if (
+            type(count) is int
+            and type(sides) is int
+            and 1 <= count <= self._per_block
+            and 2 <= sides <= _TWO32
+            and type(label) is str
+            and 0 < len(label) <= 256
+            and label.isascii()
+            and label.isprintable()
+        ):
+            h = self._inner.copy()
+            h.update(label.encode("ascii") + b"\x00\x00\x00\x00\x00")  # label, 0x00, u32be(0)
+            o = self._outer.copy()
+            o.update(h.digest())
+            words = self._unpack(o.digest())[:count]
+            if max(words) < _TWO32 - (_TWO32 % sides):  # none rejected: die k is word k
+                return [1 + w % sides for w in words]
+        return Stream(self, label).dice(count, sides)
+
     # hash states cannot be pickled; they are never changed, so a copy may share them
     def __reduce__(self) -> tuple[type[StreamKey], tuple[bytes]]:
         return (StreamKey, (self.key,))

@@ -130,7 +130,12 @@ class Chance:
         self._pending.append(event)
 
     def dice(self, label: str, count: int, sides: int = 6) -> list[int]:
-        result = self._stream(label).dice(count, sides)
+        if label in self.labels:  # as _stream, without building a Stream for the usual draw
+            raise ReplayError(f"chance label {label!r} used twice")
+        keyed = self._keyed
+        if keyed is None:
+            keyed = self._keyed = StreamKey(self.key)
+        result = keyed.dice(label, count, sides)  # which checks the label (LabelError)
         self._record(
             {
                 "type": "chance",

@@ -25,6 +25,7 @@ opponent's bar is implied (15 minus its checkers on the board and off).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from operator import neg
 from typing import Any, ClassVar
 
 from fairness import PROTOCOL_V2, check_roll_value, entropy_label, fresh_label, parse_hex
@@ -269,12 +270,38 @@ def two_step_plays(
     return sorted(out)
 
 
+def _plays_of_steps(steps: Turn, dice: Sequence[int]) -> tuple[Turn, ...]:
+    """The plays of ``two_step_plays(board, end, dice)`` (unsorted, perhaps repeated) for
+    the ``end`` that playing the two ``steps`` on ``board`` reaches, from the steps alone:
+    each step takes one of the mover's checkers from its from-index to its to-index (a hit
+    blot counts as none of the mover's), so the sources and sinks are the steps' own, less
+    a point one checker passed through. tests/test_turn_check.py holds the two together."""
+    (a, x), (b, y) = steps
+    if x == b or y == a:  # one checker moving twice: from its first source to its last sink
+        if x == b:
+            x = y
+        else:
+            a = b
+        out: list[Turn] = []
+        for d in dice if dice[0] != dice[1] else dice[:1]:
+            m = a - d
+            if m >= 1:
+                out += (((a, m), (m, x)), ((m, x), (a, m)))
+        return tuple(out)
+    return ((a, x), (b, y)), ((b, y), (a, x)), ((a, y), (b, x)), ((b, x), (a, y))
+
+
 def _play_ordered(
     board: Sequence[int], steps: Turn, dice: Sequence[int], chained: bool, outside: int
 ) -> Board | None:
     """Play ``steps`` as the generator does, step i with die ``dice[i]`` (``chained``: each
     from-point at most the previous one, as for a double); None if it never plays them.
     ``outside``: ``_outside(board)``."""
+    for (f, t), d in zip(steps, dice, strict=True):
+        # what every step _step_ok allows has: a step to a point moves exactly its die, one
+        # off the board a die at least its point (settled here before copying the board)
+        if (f - t != d) if t else (f > d):
+            return None
     b = list(board)
     max_from = BAR
     for (f, t), d in zip(steps, dice, strict=True):
@@ -316,23 +343,22 @@ def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board 
         end = _play_ordered(board, steps, (lo, hi), False, outside)
         if end is None:
             return None
-    plays = two_step_plays(board, end, (hi, lo))
-    if plays is None or steps not in plays:
+    plays = _plays_of_steps(steps, (hi, lo))
+    if steps not in plays:
         return _from_full(board, dice, steps)
     # The generator lists the greatest play reaching ``end`` with the higher die first, or,
-    # if none does, the greatest with the lower die first. ``plays`` is sorted.
-    for p in reversed(plays):
-        if p == steps:
-            if high_first:
-                return end
-            break
-        if _play_ordered(board, p, (hi, lo), False, outside) == end:
-            return None  # a greater play (or a higher-die-first one) is the listed one
-        if not high_first and _play_ordered(board, p, (lo, hi), False, outside) == end:
-            return None
-    # a lower-die-first play: listed only if no play reaches ``end`` with the higher first
+    # if none does, the greatest with the lower die first: ``steps`` is that one unless
+    # another play reaching ``end`` is greater and played higher die first (or either way,
+    # when ``steps`` is lower die first), or is played higher die first while ``steps`` is not.
     for p in plays:
-        if p < steps and _play_ordered(board, p, (hi, lo), False, outside) == end:
+        if p == steps:
+            continue
+        if p > steps:
+            if _play_ordered(board, p, (hi, lo), False, outside) == end:
+                return None
+            if not high_first and _play_ordered(board, p, (lo, hi), False, outside) == end:
+                return None
+        elif not high_first and _play_ordered(board, p, (hi, lo), False, outside) == end:
             return None
     return end
 
@@ -360,7 +386,7 @@ class TurnTable(Mapping[Turn, Board]):
     def __init__(
         self, board: Board, dice: Sequence[int], generate: Any, check: Any, playable: bool
     ) -> None:
-        self._board, self._dice = board, tuple(int(d) for d in dice)
+        self._board, self._dice = board, (int(dice[0]), int(dice[1]))
         self._generate, self._check = generate, check
         self._playable = playable
         self._all: dict[Turn, Board] | None = None
@@ -465,16 +491,18 @@ def relative_board(
     """The mover-relative board of ``seat`` from the view's ``points``/``bar``/``off``."""
     if seat == 0:
         return (off[0], *points, bar[0])
-    return (off[1], *[-n for n in reversed(points)], bar[1])
+    return (off[1], *map(neg, reversed(points)), bar[1])
 
 
 def absolute_board(board: Board, seat: int, opp_off: int) -> tuple[list[int], list[int], list[int]]:
     """``(points, bar, off)`` in the view's form from ``seat``'s mover-relative board."""
-    opp_on_board = -sum([x for x in board[1:25] if x < 0])
+    on_board = board[1:25]
+    # the board's sum is the mover's checkers on it (15 less off and bar) less the opponent's
+    opp_on_board = CHECKERS - board[OFF] - board[BAR] - sum(on_board)
     opp_bar = CHECKERS - opp_off - opp_on_board
     if seat == 0:
-        return list(board[1:25]), [board[BAR], opp_bar], [board[OFF], opp_off]
-    points = [-n for n in reversed(board[1:25])]
+        return list(on_board), [board[BAR], opp_bar], [board[OFF], opp_off]
+    points = list(map(neg, reversed(on_board)))
     return points, [opp_bar, board[BAR]], [opp_off, board[OFF]]
 
 
@@ -1037,7 +1065,7 @@ class TawlaEngine(Engine):
         self.last_turn = {
             "seat": seat,
             "dice": list(self.dice or []),
-            "steps": [list(s) for s in steps],
+            "steps": list(map(list, steps)),
             "passed": False,
         }
         result = self._game_result(seat)

@@ -355,6 +355,47 @@ def test_dice_with_a_rejected_word_read_on() -> None:
     limit = 2**32 - (2**32 % n)
     want = [1 + w % n for w in words if w < limit][:3]
     assert Stream(K0, label).dice(3, n) == want
+    # StreamKey.dice, whose shortcut reads the first block only, reads on as the Stream
+    assert fairness.StreamKey(K0).dice(label, 3, n) == want
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    key=st.binary(min_size=32, max_size=32) | st.binary(min_size=64, max_size=64),
+    label=labels,
+    count=st.integers(1, 40),
+    sides=st.integers(2, 12) | st.integers(2**31, 2**32),
+)
+def test_stream_key_dice_are_the_streams(key: bytes, label: str, count: int, sides: int) -> None:
+    """``StreamKey.dice`` (the replay's draw, a shortcut for a few dice) is the Stream's."""
+    assert (
+        fairness.StreamKey(key).dice(label, count, sides) == ref_dice(key, label, count, sides)[0]
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "count", "sides", "error"),
+    [
+        ("", 2, 6, fairness.LabelError),
+        ("a\x00b", 2, 6, fairness.LabelError),
+        ("x" * 257, 2, 6, fairness.LabelError),
+        ("é", 2, 6, fairness.LabelError),
+        ("ok", 0, 6, fairness.RangeError),
+        ("ok", True, 6, fairness.RangeError),
+        ("ok", 2, 1, fairness.RangeError),
+        ("ok", 2, 6.0, fairness.RangeError),
+        ("ok", 2, 2**32 + 1, fairness.RangeError),
+    ],
+)
+def test_stream_key_dice_refuse_what_the_stream_refuses(
+    label: str, count: object, sides: object, error: type[Exception]
+) -> None:
+    for draw in (
+        lambda: fairness.StreamKey(K0).dice(label, count, sides),  # type: ignore[arg-type]
+        lambda: Stream(K0, label).dice(count, sides),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(error):
+            draw()
 
 
 def test_stream_key_is_checked_and_shared_by_copies() -> None:

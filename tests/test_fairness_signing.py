@@ -59,6 +59,18 @@ def test_canonical_json_rejects_nan() -> None:
         canonical_json({"x": float("nan")})
 
 
+def test_canonical_json_refuses_a_circular_value() -> None:
+    """The encoder skips the bookkeeping for circular references (nothing it encodes is
+    circular), so one is refused by the recursion limit instead: an error, never a hang."""
+    loop: list[object] = []
+    loop.append(loop)
+    nest: dict[str, object] = {}
+    nest["self"] = nest
+    for value in (loop, nest):
+        with pytest.raises(RecursionError):
+            canonical_json(value)
+
+
 def test_canonical_ruleset() -> None:
     assert fairness.canonical_ruleset({"match_length": 5, "cube": True}) == (
         '{"cube":true,"match_length":5}'

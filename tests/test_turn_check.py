@@ -191,3 +191,22 @@ def test_one_step_check_agrees_with_the_step_lists(seed: int, home_only: bool) -
                             d,
                             max_from,
                         )
+
+
+@settings(max_examples=examples(60))
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_plays_from_the_steps_are_those_from_the_boards(seed: int, home_only: bool) -> None:
+    """check_turn takes the plays that could reach a two-step turn's end from the steps
+    (``_plays_of_steps``); they are the plays ``two_step_plays`` finds by comparing the
+    boards, for every listed two-step turn of random placements and positions in play."""
+    rng = random.Random(seed)
+    boards = [random_tawla_board(rng, home_only), *rng.sample(positions("tawla", seed, 40), 2)]
+    for board in boards:
+        for dice in DICE:
+            if dice[0] == dice[1]:
+                continue
+            hi, lo = max(dice), min(dice)
+            for end, steps in tawla.legal_turns(board, dice).items():
+                if len(steps) == 2:
+                    plays = tawla._plays_of_steps(steps, (hi, lo))
+                    assert sorted(set(plays)) == two_step_plays(board, end, (hi, lo))
