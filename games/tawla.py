@@ -62,7 +62,7 @@ CHAIN_EXHAUSTED = "chain_exhausted"
 # -- legal turn generation -------------------------------------------------------------------
 
 
-def _single_steps(b: list[int], d: int, outside: int, max_from: int) -> list[Step]:
+def _single_steps(b: Sequence[int], d: int, outside: int, max_from: int) -> list[Step]:
     """The one-die steps with die ``d`` from board ``b`` (from-points at most ``max_from``).
 
     ``outside`` is the number of the mover's checkers outside its home board (bar included).
@@ -322,12 +322,15 @@ def _from_full(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board 
     return None
 
 
-def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
+def check_turn(
+    board: Sequence[int], dice: Sequence[int], steps: Turn, outside: int | None = None
+) -> Board | None:
     """The end position if ``steps`` is a turn ``legal_turns(board, dice)`` lists (with its
     canonical steps), else None; without generating every turn where the roll is played in
-    full."""
+    full. ``outside``: ``_outside(board)`` when the caller has it."""
     d1, d2 = int(dice[0]), int(dice[1])
-    outside = _outside(board)
+    if outside is None:
+        outside = _outside(board)
     if d1 == d2:
         if len(steps) != 4:
             return _from_full(board, dice, steps)
@@ -363,13 +366,16 @@ def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board 
     return end
 
 
-def can_move(board: Sequence[int], dice: Sequence[int]) -> bool:
-    """Whether ``legal_turns(board, dice)`` lists any turn (some die plays one step)."""
-    b = list(board)
+def can_move(board: Sequence[int], dice: Sequence[int], outside: int | None = None) -> bool:
+    """Whether ``legal_turns(board, dice)`` lists any turn (some die plays one step).
+    ``outside``: ``_outside(board)`` when the caller has it."""
+    b = board
     d1, d2 = int(dice[0]), int(dice[1])
     if b[BAR] > 0:  # entering is the only step there is
         return b[BAR - d1] >= -1 or b[BAR - d2] >= -1
-    if _outside(b):  # no bearing off: a step to an open point
+    if outside is None:
+        outside = _outside(b)
+    if outside:  # no bearing off: a step to an open point
         for p in range(24, 1, -1):
             if b[p] > 0 and ((p - d1 > 0 and b[p - d1] >= -1) or (p - d2 > 0 and b[p - d2] >= -1)):
                 return True
@@ -379,16 +385,26 @@ def can_move(board: Sequence[int], dice: Sequence[int]) -> bool:
 
 class TurnTable(Mapping[Turn, Board]):
     """The turns of one roll as ``legal_turns`` lists them (steps → end position), generated
-    only when all of them are asked for; looking up the one turn played checks it alone."""
+    only when all of them are asked for; looking up the one turn played checks it alone.
 
-    __slots__ = ("_all", "_board", "_check", "_dice", "_generate", "_playable")
+    ``check(board, dice, steps)`` checks one turn; with ``extra`` (a tuple) it is called
+    ``check(board, dice, steps, *extra)`` (what the engine already knew of the board)."""
+
+    __slots__ = ("_all", "_board", "_check", "_dice", "_extra", "_generate", "_playable")
 
     def __init__(
-        self, board: Board, dice: Sequence[int], generate: Any, check: Any, playable: bool
+        self,
+        board: Board,
+        dice: Sequence[int],
+        generate: Any,
+        check: Any,
+        playable: bool,
+        extra: tuple[Any, ...] = (),
     ) -> None:
         self._board, self._dice = board, (int(dice[0]), int(dice[1]))
         self._generate, self._check = generate, check
         self._playable = playable
+        self._extra = extra
         self._all: dict[Turn, Board] | None = None
 
     def _full(self) -> dict[Turn, Board]:
@@ -400,7 +416,9 @@ class TurnTable(Mapping[Turn, Board]):
     def __getitem__(self, steps: Turn) -> Board:
         if self._all is not None:
             return self._all[steps]
-        end: Board | None = self._check(self._board, self._dice, steps) if self._playable else None
+        end: Board | None = (
+            self._check(self._board, self._dice, steps, *self._extra) if self._playable else None
+        )
         if end is None:
             raise KeyError(steps)
         return end
@@ -408,7 +426,9 @@ class TurnTable(Mapping[Turn, Board]):
     def get(self, steps: Turn, default: Any = None) -> Any:  # Mapping.get, without a KeyError
         if self._all is not None:
             return self._all.get(steps, default)
-        end = self._check(self._board, self._dice, steps) if self._playable else None
+        if not self._playable:
+            return default
+        end = self._check(self._board, self._dice, steps, *self._extra)
         return default if end is None else end
 
     def __iter__(self) -> Any:
@@ -773,7 +793,10 @@ class TawlaEngine(Engine):
         return legal_turns(board, dice)
 
     def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
-        return TurnTable(board, dice, legal_turns, check_turn, can_move(board, dice))
+        outside = _outside(board)  # (once for both)
+        return TurnTable(
+            board, dice, legal_turns, check_turn, can_move(board, dice, outside), (outside,)
+        )
 
     def _set_board(self, end: Board, seat: int) -> None:
         self.points, self.bar, self.off = absolute_board(end, seat, self.off[1 - seat])

@@ -140,6 +140,12 @@ class DrawContext:
         self.entries: list[tuple[dict[str, Any], dict[str, Any]]] = []
         self.last_actor: int | None = None
         self.total = 0
+        self._cards = self.game in CARD_GAMES
+        self._board_game = self.game in BOARD_GAMES
+        #: board games: the games ended so far, and the board the last action left
+        #: (points, off, bar, prisoners or None), copied as _note_game_end says
+        self._games_seen = 0
+        self._before: tuple[list[Any], list[Any], list[Any], list[Any] | None] | None = None
 
     def seat(self, s: Any) -> str:
         name = self.names.get(s) if isinstance(s, int) else None
@@ -148,22 +154,19 @@ class DrawContext:
     def observe(self, ev: dict[str, Any], engine: Any) -> None:
         """Note one replayed event; ``engine`` is the engine as that event left it."""
         etype = ev.get("type")
-        if etype == "action":
+        if etype == "chance":
+            self.total += 1
+            info: dict[str, Any] = {"actor": self.last_actor}
+            if self._cards and engine is not None and _HAND.match(str(ev.get("label", ""))):
+                info.update(self.seat_roles(engine))
+            self.entries.append((ev, info))
+        elif etype == "action":
             self.last_actor = ev.get("seat")
             # (each returns at once for the other games: skip the call)
-            if self.game == "shelem":
-                self._note_reveal(ev, engine)
-            elif self.game in BOARD_GAMES:
+            if self._board_game:
                 self._note_game_end(ev, engine)
-            return
-        if etype != "chance":
-            return
-        self.total += 1
-        info: dict[str, Any] = {"actor": self.last_actor}
-        label = ev.get("label", "")
-        if self.game in CARD_GAMES and engine is not None and _HAND.match(str(label)):
-            info.update(self.seat_roles(engine))
-        self.entries.append((ev, info))
+            elif self.game == "shelem":
+                self._note_reveal(ev, engine)
 
     def seat_roles(self, engine: Any) -> dict[str, int]:
         """The ``dealer`` and ``hakem`` the engine's view shows now, read from the engine's
@@ -219,23 +222,22 @@ class DrawContext:
         shows) is copied after a move, after a game ends (the next game's board is set up)
         and after the first action: no other action moves a checker, so between those the
         last copy is the board. The text is made only when a game ends."""
-        if self.game not in BOARD_GAMES or engine is None:
+        if not self._board_game or engine is None:
             return
         raw = ev.get("action")
         act: dict[str, Any] = raw if isinstance(raw, dict) else {}
+        before = self._before
         try:
             games = engine.games
-            ended = isinstance(games, list) and len(games) > getattr(self, "_games_seen", 0)
-            before: dict[str, Any] | None = getattr(self, "_board_before", None)
+            ended = isinstance(games, list) and len(games) > self._games_seen
             if before is None or ended or act.get("type") == "move":
-                board = {
-                    "points": list(engine.points),
-                    "off": list(engine.off),
-                    "bar": list(engine.bar),
-                }
-                if hasattr(engine, "prisoners"):
-                    board["prisoners"] = list(engine.prisoners)
-                self._board_before = board
+                held = getattr(engine, "prisoners", None)
+                self._before = (
+                    list(engine.points),
+                    list(engine.off),
+                    list(engine.bar),
+                    None if held is None else list(held),
+                )
         except (AttributeError, TypeError):  # the display must never break a verification
             return
         if not ended:
@@ -244,7 +246,13 @@ class DrawContext:
         g = games[-1]
         who = "nobody (a drawn game)" if g.get("winner") is None else self.seat(g["winner"])
         last = f"; last move {short(act.get('steps'))}" if act.get("type") == "move" else ""
-        shown = board_text(before) if before is not None else ""
+        shown = ""
+        if before is not None:
+            points, off, bar, held = before
+            board = {"points": points, "off": off, "bar": bar}
+            if held is not None:
+                board["prisoners"] = held
+            shown = board_text(board)
         text = (
             f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
             f"{last}" + (f", played on {shown}" if shown and last else "")

@@ -246,18 +246,31 @@ def check_rules_v1(
         total = len(events)
         step = max(1, total // 50)
         done = 0
+        observe, computed = ctx.observe, rep.computed
 
         def on_event(ev: Event, live: Engine) -> None:
+            observe(ev, live)
+            if ev.get("type") == "chance":
+                seq = ev.get("seq")
+                if isinstance(seq, int):
+                    computed[seq] = (ev.get("result"), True)  # = its recomputation
+
+        def on_event_shown(ev: Event, live: Engine) -> None:
             nonlocal done
-            ctx.observe(ev, live)
-            if ev.get("type") == "chance" and isinstance(ev.get("seq"), int):
-                rep.computed[ev["seq"]] = (ev.get("result"), True)  # = its recomputation
+            on_event(ev, live)
             done += 1
             if progress is not None and done % step == 0:
                 progress(done, total)
 
         try:
-            engine = replay(cls, ruleset_str, key, events, protocol=PROTOCOL, on_event=on_event)
+            engine = replay(
+                cls,
+                ruleset_str,
+                key,
+                events,
+                protocol=PROTOCOL,
+                on_event=on_event if progress is None else on_event_shown,
+            )
         except ReplayError as exc:
             if (
                 exc.seq is not None
