@@ -1002,8 +1002,10 @@ class TawlaEngine(Engine):
             self.phase = ROLL_VALUE
             self._owe(label, [1 - seat], [raw])
             return
-        only_keys(action, "entropy")
-        self._need_phase(ROLL, "roll")
+        if len(action) != 1:  # (only its type: the usual roll)
+            only_keys(action, "entropy")
+        if self.phase != ROLL:
+            self._need_phase(ROLL, "roll")
         if "entropy" in action:
             if not self.ruleset.get("live_entropy", False):
                 raise MalformedActionError(
@@ -1076,11 +1078,13 @@ class TawlaEngine(Engine):
         self.resign_rejected = True
 
     def _move(self, seat: int, action: Action) -> None:
-        only_keys(action, "steps")
-        if "steps" not in action:
-            raise MalformedActionError("a move needs 'steps': [[from, to], …]")
+        if len(action) != 2 or "steps" not in action:  # (the usual move: type and steps)
+            only_keys(action, "steps")
+            if "steps" not in action:
+                raise MalformedActionError("a move needs 'steps': [[from, to], …]")
         steps = _parse_steps(action["steps"])
-        self._need_phase(MOVE, "move")
+        if self.phase != MOVE:
+            self._need_phase(MOVE, "move")
         end = self._turns.get(steps)
         if end is None:
             raise IllegalActionError(self._why_not(seat, steps))

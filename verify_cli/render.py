@@ -127,8 +127,13 @@ def seat_names(doc: dict[str, Any]) -> dict[int, Any]:
 class DrawContext:
     """Collects the chance events of a replay with what is needed to show them."""
 
-    def __init__(self, doc: dict[str, Any]) -> None:
+    def __init__(
+        self, doc: dict[str, Any], computed: dict[int, tuple[Any, bool]] | None = None
+    ) -> None:
+        """``computed``: a map where :meth:`observe` notes each chance event's result as
+        recomputed, by its seq (the replay calls it only for an event it has checked)."""
         self.doc = doc
+        self.computed = computed
         self.game = doc.get("game")
         try:
             rs = json.loads(doc.get("ruleset") or "{}")
@@ -160,6 +165,11 @@ class DrawContext:
             if self._cards and engine is not None and _HAND.match(str(ev.get("label", ""))):
                 info.update(self.seat_roles(engine))
             self.entries.append((ev, info))
+            computed = self.computed
+            if computed is not None:
+                seq = ev.get("seq")
+                if isinstance(seq, int):
+                    computed[seq] = (ev.get("result"), True)  # = its recomputation
         elif etype == "action":
             self.last_actor = ev.get("seat")
             # (each returns at once for the other games: skip the call)

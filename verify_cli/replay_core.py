@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -241,19 +240,12 @@ def check_rules_v1(
 
     # 3. replay every event through the rules
     engine: Engine | None = None
-    ctx = render.DrawContext(doc)
+    ctx = render.DrawContext(doc, rep.computed)
     if key is not None:
         total = len(events)
         step = max(1, total // 50)
         done = 0
-        observe, computed = ctx.observe, rep.computed
-
-        def on_event(ev: Event, live: Engine) -> None:
-            observe(ev, live)
-            if ev.get("type") == "chance":
-                seq = ev.get("seq")
-                if isinstance(seq, int):
-                    computed[seq] = (ev.get("result"), True)  # = its recomputation
+        on_event = ctx.observe  # which notes each chance result as recomputed
 
         def on_event_shown(ev: Event, live: Engine) -> None:
             nonlocal done
@@ -296,7 +288,7 @@ def check_rules_v1(
             n_seats = engine.n_seats
             if seeds is not None and len(seeds) != n_seats:
                 rep.fail("seats", f"the ruleset has {n_seats} seats, the transcript {len(seeds)}")
-            n_chance = sum(1 for e in events if e.get("type") == "chance")
+            n_chance = ctx.total  # every event was observed: the chance events
             rep.ok(
                 "replay",
                 f"{len(events)} events replayed: {n_chance} chance results "
@@ -361,10 +353,15 @@ def assemble(
 ) -> dict[str, Any]:
     """The report dict of ``verify`` (see :mod:`verify_cli.core`)."""
     events: list[Any] = doc["events"]
-    types = Counter(
-        t for e in events if isinstance(e, dict) and isinstance(t := e.get("type"), str)
-    )
-    counts = {"events": len(events), "actions": types["action"], "chance": types["chance"]}
+    actions = chance = 0
+    for e in events:
+        if isinstance(e, dict):
+            t = e.get("type")
+            if t == "chance":
+                chance += 1
+            elif t == "action":
+                actions += 1
+    counts = {"events": len(events), "actions": actions, "chance": chance}
     counts.update(count_units(events, doc["game"]))
     return {
         "source": rep.source,
