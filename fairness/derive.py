@@ -19,6 +19,7 @@ _TWO32 = 1 << 32
 _HEX_DIGITS = frozenset("0123456789abcdef")
 _WORDS = struct.Struct(">8I").unpack
 _WORDS16 = struct.Struct(">16I").unpack
+_PAIR = struct.Struct(">2I").unpack_from  # a block's first two words
 
 T = TypeVar("T")
 
@@ -183,9 +184,15 @@ class StreamKey:
             h.update(label.encode("ascii") + b"\x00\x00\x00\x00\x00")  # label, 0x00, u32be(0)
             o = self._outer.copy()
             o.update(h.digest())
-            words = self._unpack(o.digest())[:count]
-            if max(words) < _TWO32 - (_TWO32 % sides):  # none rejected: die k is word k
-                return [1 + w % sides for w in words]
+            limit = _TWO32 - (_TWO32 % sides)
+            if count == 2:  # a pair of dice: the block's first two words
+                w0, w1 = _PAIR(o.digest())
+                if w0 < limit and w1 < limit:  # none rejected: die k is word k
+                    return [1 + w0 % sides, 1 + w1 % sides]
+            else:
+                words = self._unpack(o.digest())[:count]
+                if max(words) < limit:
+                    return [1 + w % sides for w in words]
         return Stream(self, label).dice(count, sides)
 
     # hash states cannot be pickled; they are never changed, so a copy may share them

@@ -136,7 +136,9 @@ class Chance:
         if keyed is None:
             keyed = self._keyed = StreamKey(self.key)
         result = keyed.dice(label, count, sides)  # which checks the label (LabelError)
-        self._record(
+        # as _record, once the draw succeeded
+        self.labels.add(label)
+        self._pending.append(
             {
                 "type": "chance",
                 "label": label,
