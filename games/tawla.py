@@ -356,12 +356,17 @@ def check_turn(
     for p in plays:
         if p == steps:
             continue
+        # (_play_ordered's own first test, made here for each order before calling it: most
+        # of these plays move a checker by neither die in that order)
+        (f1, t1), (f2, t2) = p
+        hl = (f1 - t1 == hi if t1 else f1 <= hi) and (f2 - t2 == lo if t2 else f2 <= lo)
+        lh = (f1 - t1 == lo if t1 else f1 <= lo) and (f2 - t2 == hi if t2 else f2 <= hi)
         if p > steps:
-            if _play_ordered(board, p, (hi, lo), False, outside) == end:
+            if hl and _play_ordered(board, p, (hi, lo), False, outside) == end:
                 return None
-            if not high_first and _play_ordered(board, p, (lo, hi), False, outside) == end:
+            if lh and not high_first and _play_ordered(board, p, (lo, hi), False, outside) == end:
                 return None
-        elif not high_first and _play_ordered(board, p, (hi, lo), False, outside) == end:
+        elif hl and not high_first and _play_ordered(board, p, (hi, lo), False, outside) == end:
             return None
     return end
 

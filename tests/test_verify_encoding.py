@@ -294,3 +294,78 @@ def test_counts_of_odd_events_are_the_plain_sums() -> None:
     assert rep["counts"]["chance"] == sum(
         1 for e in events if isinstance(e, dict) and e.get("type") == "chance"
     )
+
+
+#: values a member may be replaced by: equal in Python but not in JSON (True == 1 == 1.0),
+#: other types, text that is not ASCII or cannot be encoded
+_ODD = [True, False, 1.0, 2.0, 6.0, 0, 1, 6, 7, "1", "6", None, [], {}, (1, 6), [1], "\ud800", "é"]
+
+
+def _near_misses(v: Any) -> list[Any]:
+    """``v`` with each member, at every depth, replaced by each odd value in turn, each key
+    dropped, a key added, and each list as a tuple, shortened and lengthened."""
+    out: list[Any] = []
+    if isinstance(v, dict):
+        for k in v:
+            out += [{**v, k: new} for new in [*_ODD, *_near_misses(v[k])]]
+            out.append({x: y for x, y in v.items() if x != k})
+        out += [{**v, "extra": 1}, {**v, 1: 1}, {**v, "\ud800": 1}]
+    elif isinstance(v, list):
+        out += [tuple(v), v[:-1], [*v, v[0]]]
+        for i, x in enumerate(v):
+            out += [[*v[:i], new, *v[i + 1 :]] for new in [*_ODD, *_near_misses(x)]]
+    return out
+
+
+@pytest.mark.parametrize("result", [[1, 6], [6, 1], [3], [1, 1, 6]])
+def test_a_dice_draw_is_compared_as_its_canonical_json(result: list[int]) -> None:
+    """The dice draw's own quick comparison (the backgammon games' usual chance event) is
+    the canonical comparison, for the draw as written and for every near miss of it."""
+    produced = {
+        "type": "chance",
+        "label": "g0/roll/1",
+        "kind": "dice",
+        "args": {"count": len(result), "sides": 6},
+        "result": result,
+    }
+    cases = [copy.deepcopy(produced), *_near_misses(copy.deepcopy(produced))]
+    assert len(cases) > 100
+    for found in cases:
+        for with_seq in ({}, {"seq": 4}):
+            event = {**with_seq, **found}
+            assert _same_event(event, produced) == canonical_same(found, produced), found
+    # a draw written otherwise by the rules (a key of its own instead of "type") is not
+    # taken for the dice draw it resembles
+    odd = {("typo" if k == "type" else k): v for k, v in produced.items()}
+    assert not _same_event({"seq": 4, **produced}, odd)
+    # a label that is not ASCII: the same on both sides, equal only if it can be encoded
+    for label, same in (("é", True), ("\ud800", False)):
+        draw = {**produced, "label": label}
+        assert _same_event({"seq": 4, **draw}, copy.deepcopy(draw)) is same
+    # and the other way round: the draw as written against rules' draws that differ
+    for other in _near_misses(copy.deepcopy(produced)):
+        if isinstance(other, dict):
+            assert _same_event({"seq": 4, **produced}, other) == canonical_same(produced, other)
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        list(range(1, 11)),
+        [f"{r}{s}" for s in "SHDC" for r in "A23456789TJQK"],
+        ["AS", "é", "KD", "QH", "2C"],
+        ["AS", "\ud800", "KD", "QH", "2C"],
+        [1, 2, 3, 4, True],
+        [1, 2, 3, 4, "5"],
+    ],
+)
+def test_long_lists_are_compared_as_their_canonical_json(items: list[Any]) -> None:
+    """Lists longer than four (a shuffle's result) are compared in one go when every member
+    is an int, or every one an ASCII string: the answer is the canonical comparison's, for
+    the list itself and for every near miss, alone and as a shuffle's result."""
+    shuffle = {"type": "chance", "label": "h1/shuffle", "kind": "shuffle", "result": items}
+    for b in [copy.deepcopy(items), *_near_misses(copy.deepcopy(items))]:
+        assert same_json(items, b) == canonical_same(items, b), b
+        assert same_json(b, items) == canonical_same(b, items), b
+        found = {"seq": 3, **shuffle, "result": b}
+        assert _same_event(found, shuffle) == canonical_same({**shuffle, "result": b}, shuffle)
