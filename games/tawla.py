@@ -149,6 +149,16 @@ def _outside(b: Sequence[int]) -> int:
     return n
 
 
+def _outside_of_15(b: Sequence[int]) -> int:
+    """``_outside(b)`` for a board with all 15 of the mover's checkers (an engine's): those
+    not off and not on points 1-6, from the six home points alone."""
+    home = 0
+    for x in b[1:7]:
+        if x > 0:
+            home += x
+    return CHECKERS - b[OFF] - home
+
+
 def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
     """Every distinct legal turn for the mover: end position → canonical steps.
 
@@ -798,7 +808,7 @@ class TawlaEngine(Engine):
         return legal_turns(board, dice)
 
     def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
-        outside = _outside(board)  # (once for both)
+        outside = _outside_of_15(board)  # (once for both)
         return TurnTable(
             board, dice, legal_turns, check_turn, can_move(board, dice, outside), (outside,)
         )

@@ -210,3 +210,15 @@ def test_plays_from_the_steps_are_those_from_the_boards(seed: int, home_only: bo
                 if len(steps) == 2:
                     plays = tawla._plays_of_steps(steps, (hi, lo))
                     assert sorted(set(plays)) == two_step_plays(board, end, (hi, lo))
+
+
+@settings(max_examples=examples(30))
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_the_engines_outside_count_is_the_plain_one(seed: int, home_only: bool) -> None:
+    """The engine counts the checkers outside home from its six home points
+    (``_outside_of_15``: all 15 of the mover's are on the board, the bar or off); the plain
+    count over the bar and points 7-24 gives the same on placements and boards in play."""
+    rng = random.Random(seed)
+    boards = [random_tawla_board(rng, home_only), *positions("tawla", seed, 30)]
+    for board in boards:
+        assert tawla._outside_of_15(board) == tawla._outside(board)
