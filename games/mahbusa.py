@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from .base import JSON
 from .errors import IllegalActionError
-from .tawla import CHECKERS, OFF, Board, TawlaEngine, Turn, TurnTable, two_step_plays
+from .tawla import CHECKERS, OFF, Board, TawlaEngine, Turn, TurnTable, _plays_of_steps
 
 PR = 25  # b[PR + p]: the prisoner under point p
 #: each seat's own 24-point as an index of the view's ``points`` (seat 0's numbering)
@@ -219,15 +219,23 @@ def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board 
     )
     if end is None:
         return None
-    plays = two_step_plays(board, end, (d1, d2))
-    if plays is None or steps not in plays:
+    plays = _plays_of_steps(steps, (d1, d2))  # two_step_plays(board, end, …), unsorted
+    if steps not in plays:
         return _from_full(board, dice, steps)
-    for p in reversed(plays):  # sorted: is a greater play reaching ``end`` the listed one?
-        if p == steps:
-            return end
+    for p in plays:  # is a greater play reaching ``end`` (in either order) the listed one?
+        if p <= steps:
+            continue
+        # each order's dice tested before playing it (what _step_ok needs first: a step to
+        # a point moves exactly its die, one off the board a die at least its point)
+        (f1, t1), (f2, t2) = p
         if (
-            _play_ordered(board, p, (d1, d2), chained=False) == end
-            or _play_ordered(board, p, (d2, d1), chained=False) == end
+            (f1 - t1 == d1 if t1 else f1 <= d1)
+            and (f2 - t2 == d2 if t2 else f2 <= d2)
+            and _play_ordered(board, p, (d1, d2), chained=False) == end
+        ) or (
+            (f1 - t1 == d2 if t1 else f1 <= d2)
+            and (f2 - t2 == d1 if t2 else f2 <= d1)
+            and _play_ordered(board, p, (d2, d1), chained=False) == end
         ):
             return None
     return end

@@ -114,6 +114,15 @@ def test_the_shortcut_agrees_on_random_tawla_placements(seed: int, home_only: bo
         agree(board, dice, tawla.legal_turns, tawla.check_turn, tawla.can_move, rng)
 
 
+@settings(max_examples=examples(60))
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_the_shortcut_agrees_on_random_mahbusa_placements(seed: int, home_only: bool) -> None:
+    rng = random.Random(seed)
+    board = random_mahbusa_board(rng, home_only)  # (below)
+    for dice in rng.sample(DICE, 8):
+        agree(board, dice, mahbusa.legal_turns, mahbusa.check_turn, mahbusa.can_move, rng)
+
+
 def test_known_blocked_and_bear_off_rolls() -> None:
     """Hand-picked corners: one die only (the higher must be played), bearing off with a
     higher die from the highest point, and a double that plays fewer than four."""
@@ -200,13 +209,18 @@ def test_plays_from_the_steps_are_those_from_the_boards(seed: int, home_only: bo
     (``_plays_of_steps``); they are the plays ``two_step_plays`` finds by comparing the
     boards, for every listed two-step turn of random placements and positions in play."""
     rng = random.Random(seed)
-    boards = [random_tawla_board(rng, home_only), *rng.sample(positions("tawla", seed, 40), 2)]
+    boards = [
+        random_tawla_board(rng, home_only),
+        *rng.sample(positions("tawla", seed, 40), 2),
+        *rng.sample(positions("mahbusa", seed, 40), 2),  # mahbusa's check uses them too
+    ]
     for board in boards:
+        game: Any = mahbusa if len(board) > 26 else tawla
         for dice in DICE:
             if dice[0] == dice[1]:
                 continue
             hi, lo = max(dice), min(dice)
-            for end, steps in tawla.legal_turns(board, dice).items():
+            for end, steps in game.legal_turns(board, dice).items():
                 if len(steps) == 2:
                     plays = tawla._plays_of_steps(steps, (hi, lo))
                     assert sorted(set(plays)) == two_step_plays(board, end, (hi, lo))
