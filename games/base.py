@@ -471,9 +471,14 @@ class Engine(ABC):
         ):
             self._check_action(seat, action)  # raises the error (else every check held)
         chance = self.chance
-        mark = chance.mark()
+        mark = len(chance._pending)  # chance.mark(), .take_since(mark) inline
         self._apply(seat, action)
-        return chance.take_since(mark)
+        pending = chance._pending
+        if len(pending) == mark:  # nothing drawn
+            return []
+        out = pending[mark:]
+        del pending[mark:]
+        return out
 
     def _check_action(self, seat: int, action: Action) -> None:
         """What :meth:`apply` checks before the game's own rules."""
