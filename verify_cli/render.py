@@ -241,7 +241,10 @@ class DrawContext:
             games = engine.games
             ended = isinstance(games, list) and len(games) > self._games_seen
             if before is None or ended or act.get("type") == "move":
-                held = getattr(engine, "prisoners", None)
+                # (read from the instance's own fields: a getattr that misses costs an
+                # exception inside, and tawla has no prisoners)
+                fields = vars(engine)
+                held = fields.get("prisoners")
                 self._before = (
                     list(engine.points),
                     list(engine.off),
