@@ -91,8 +91,7 @@ def hand_score(bid: int, points: int, shelem: bool) -> tuple[int, int, bool]:
 
 #: the 52 card codes (no jokers)
 _DECK = frozenset(DECK52)
-#: the fields of a card play
-_PLAY_KEYS = frozenset(("type", "card"))
+_HAND, _PILE = Trick.HAND, Trick.PILE
 _PLAY, _BID, _DISCARD = Phase.PLAY, Phase.BID, Phase.DISCARD
 
 
@@ -298,7 +297,10 @@ class ShelemEngine(Engine):
         cards = action.get("cards")
         if not isinstance(cards, list) or len(cards) != DISCARD_SIZE:
             raise MalformedActionError(f"'cards' must be a list of {DISCARD_SIZE} card codes")
-        codes = [_card_field({"discarded card": c}, "discarded card") for c in cards]
+        if all(type(c) is str and c in _DECK for c in cards):  # the usual case
+            codes = list(cards)
+        else:
+            codes = [_card_field({"discarded card": c}, "discarded card") for c in cards]
         if len(set(codes)) != DISCARD_SIZE:
             raise MalformedActionError("'cards' names the same card twice")
         missing = [c for c in codes if c not in self.hands[seat]]
@@ -321,7 +323,7 @@ class ShelemEngine(Engine):
         # a card play (the usual action: checked here, without a call of its own)
         if self.phase != _PLAY:
             raise self._wrong_phase("card play")
-        if action.keys() != _PLAY_KEYS:  # (the usual play has just these)
+        if len(action) != 2 or "card" not in action:  # (the usual play: type and card)
             only_keys(action, "card")
         card = action.get("card")
         if type(card) is not str or card not in _DECK:
@@ -330,7 +332,7 @@ class ShelemEngine(Engine):
         plays = trick.plays
         k = len(plays)
         # the trick's led suit is plays[0]'s: a card of the 52-card deck, its suit letter
-        if self.n == 2 and k >= 2:  # _pile_step()
+        if k >= 2 and self.n == 2:  # _pile_step()
             led = plays[0][1][1]
             tops = self._tops(seat)
             if card not in tops:
@@ -347,7 +349,7 @@ class ShelemEngine(Engine):
                 if p and p[-1] == card:
                     p.pop()  # the card under it is now face up
                     break
-            source = Trick.PILE
+            source = _PILE
         else:
             hand = self.hands[seat]
             try:
@@ -366,7 +368,7 @@ class ShelemEngine(Engine):
                         raise IllegalActionError(reason)
             # -- valid: mutate
             del hand[i]
-            source = Trick.HAND
+            source = _HAND
         if self.trump is None:
             self.trump = card[1]  # the hakem's first card names trump
         plays.append((seat, card))  # trick.add(seat, card, source)
