@@ -137,7 +137,9 @@ class ShelemEngine(Engine):
         self.history: list[dict[str, JSON]] = []
         self.hand_number = 0
         # the last trick completed, kept into the next hand so the table can show it
-        self.last_trick: dict[str, JSON] | None = None
+        # the last trick completed, kept into the next hand so the table can show it: the
+        # closed Trick, its hand, winner and points (last_trick's JSON is made from them)
+        self._closed: tuple[Trick, int, int, int] | None = None
         self.dealer = chance.uniform("dealer", self.n)
         self._deal()
 
@@ -194,6 +196,17 @@ class ShelemEngine(Engine):
         if leader is not None and k < 4:  # _trick_order()[k], without building the list
             return (leader + k) % 4 if self.n == 4 else (leader if k % 2 == 0 else 1 - leader)
         return self._trick_order()[k]
+
+    @property
+    def last_trick(self) -> dict[str, JSON] | None:
+        """The last trick completed (kept into the next hand so the table can show it), as
+        the views' ``last_trick``: ``Trick.to_json`` with its ``points`` (made anew at each
+        call, so that reading it changes nothing)."""
+        closed = self._closed
+        if closed is None:
+            return None
+        trick, hand, winner, points = closed
+        return trick.to_json(hand, winner, sources=self.n == 2, points=points)
 
     def _pile_step(self) -> bool:
         """True when the card due now comes from a face-up pile (two players, 3rd/4th card)."""
@@ -405,29 +418,15 @@ class ShelemEngine(Engine):
         tally = self.tally
         tally.tricks[winner] += 1
         tally.cards[winner] += (c0, c1, c2, c3)
-        if self.n == 2:
-            f0, f1, f2, f3 = trick.sources
-            plays: list[JSON] = [
-                {"seat": s0, "card": c0, "from": f0},
-                {"seat": s1, "card": c1, "from": f1},
-                {"seat": s2, "card": c2, "from": f2},
-                {"seat": s3, "card": c3, "from": f3},
-            ]
-        else:
-            plays = [
-                {"seat": s0, "card": c0},
-                {"seat": s1, "card": c1},
-                {"seat": s2, "card": c2},
-                {"seat": s3, "card": c3},
-            ]
         points = _CARD_POINTS
-        self.last_trick = {
-            "hand": self.hand_number,
-            "leader": trick.leader,
-            "plays": plays,
-            "winner": winner,
-            "points": TRICK_POINTS + points[c0] + points[c1] + points[c2] + points[c3],
-        }
+        # the trick stays as it is (the next one is a new Trick): last_trick's JSON is
+        # made from it when asked for
+        self._closed = (
+            trick,
+            self.hand_number,
+            winner,
+            TRICK_POINTS + points[c0] + points[c1] + points[c2] + points[c3],
+        )
         self.trick = Trick(winner, [], [])
         self.leader = winner
         if sum(tally.tricks) == TRICKS_PER_HAND:

@@ -2,8 +2,9 @@
 replaced did, and ``sort_hand`` by table lookup sorts (and fails) as its key function.
 
 :class:`PlainShelem` is the engine with its turn, its action dispatch, its card play, its
-trick closing (``close_trick``, ``Trick.winner``, ``pile_points``) and its hand scoring
-(``tricks_won``, ``_taken_points``) as they were before their quick paths. Random matches of
+trick closing (``close_trick``, ``Trick.winner``, ``pile_points``, ``last_trick`` made at
+once) and its hand scoring (``tricks_won``, ``_taken_points``) as they were before their
+quick paths. Random matches of
 four and of two players are played by both side by side; before each move every card code,
 malformed plays, wrong phases and wrong seats are tried on both: each must be refused with
 the same error or accepted with the same draws, the engines' whole state equal after each.
@@ -38,6 +39,9 @@ ALL_CODES = [*DECK52, "JB", "JR"]
 
 class PlainShelem(ShelemEngine):
     """The engine's play, trick and scoring code as it was before its quick paths."""
+
+    #: a plain field, set as each trick closes
+    last_trick: dict[str, Any] | None = None  # type: ignore[assignment]
 
     @property
     def turn(self) -> int | None:
@@ -155,7 +159,9 @@ class PlainShelem(ShelemEngine):
 
 def state(e: ShelemEngine) -> dict[str, Any]:
     """Everything the engine holds (its draws included) and what it shows."""
-    out = {k: v for k, v in vars(e).items() if k != "chance"}
+    skip = ("chance", "last_trick", "_closed")  # (last_trick: a field, or made from _closed)
+    out = {k: v for k, v in vars(e).items() if k not in skip}
+    out["last_trick"] = e.last_trick
     out["labels"] = sorted(e.chance.labels)
     out["pending"] = e.chance._pending
     out["turn"] = e.turn
