@@ -136,7 +136,6 @@ class ShelemEngine(Engine):
         self.scores: list[int] = [0, 0]
         self.history: list[dict[str, JSON]] = []
         self.hand_number = 0
-        # the last trick completed, kept into the next hand so the table can show it
         # the last trick completed, kept into the next hand so the table can show it: the
         # closed Trick, its hand, winner and points (last_trick's JSON is made from them)
         self._closed: tuple[Trick, int, int, int] | None = None
@@ -386,9 +385,8 @@ class ShelemEngine(Engine):
             self.trump = card[1]  # the hakem's first card names trump
         plays.append((seat, card))  # trick.add(seat, card, source)
         trick.sources.append(source)
-        if k == 1:
-            if self.n == 2:
-                self.revealed = True  # the other player has answered: the tops turn up
+        if k == 1 and self.n == 2:
+            self.revealed = True  # the other player has answered: the tops turn up
         elif k == 3:
             self._finish_trick()
 
@@ -461,7 +459,8 @@ class ShelemEngine(Engine):
         tricks, points = [0, 0], [0, 0]
         get = _CARD_POINTS.__getitem__
         tally = self.tally
-        for side, n, cards in zip(self._sides, tally.tricks, tally.cards, strict=True):
+        sides = map(self.side_of, range(self.n))
+        for side, n, cards in zip(sides, tally.tricks, tally.cards, strict=True):
             tricks[side] += n
             points[side] += TRICK_POINTS * n + sum(map(get, cards))
         return tricks, points
