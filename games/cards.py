@@ -31,6 +31,8 @@ def suit(card: str) -> str | None:
 
 #: ``RANKS.index`` of each rank letter
 _RANK = {r: i for i, r in enumerate(RANKS)}
+#: ``rank`` of each card of the 52-card deck
+_CARD_RANK = {c: _RANK[c[0]] for c in DECK52}
 
 
 def rank(card: str) -> int:
@@ -47,15 +49,24 @@ def is_card(code: object) -> bool:
     return isinstance(code, str) and code in _CARDS
 
 
+def _hand_order(c: str) -> tuple[int, int]:
+    """``sort_hand``'s key: jokers first (JR, JB), then suits C, D, H, S, high rank first."""
+    if is_joker(c):
+        return (-1, -JOKERS.index(c))
+    return (SUITS.index(c[1]), -rank(c))
+
+
+#: ``_hand_order`` of every card code
+_HAND_ORDER = {c: _hand_order(c) for c in _CARDS}
+
+
 def sort_hand(cards: Iterable[str]) -> list[str]:
     """A hand in display order: jokers first (JR, JB), then suits C, D, H, S, high rank first."""
-
-    def key(c: str) -> tuple[int, int]:
-        if is_joker(c):
-            return (-1, -JOKERS.index(c))
-        return (SUITS.index(c[1]), -rank(c))
-
-    return sorted(cards, key=key)
+    cards = list(cards)
+    try:
+        return sorted(cards, key=_HAND_ORDER.__getitem__)  # the usual case: card codes
+    except (KeyError, TypeError):  # not all card codes: the key says why (or copes)
+        return sorted(cards, key=_hand_order)
 
 
 def trick_winner(
@@ -76,25 +87,27 @@ def trick_winner(
     if not plays:
         raise ValueError("empty trick")
     if not joker_order:
-        # no joker order: tricks without jokers (the 52-card games) by rank lookups alone,
-        # the same strengths as below; anything else takes the general way
-        first = plays[0][1]
-        led = first[1] if first not in JOKERS else None
-        best_seat, best_s, best_r = -1, -1, -1
-        for seat, card in plays:
-            r = _RANK.get(card[0]) if card not in JOKERS else None
-            if r is None or led is None:
-                break
-            if reverse:
-                r = 12 - r
-            s = card[1]
-            level = 2 if trump is not None and s == trump else 1 if s == led else 0
-            if level == 0:
-                r = 0
-            if (level, r) > (best_s, best_r):  # (the first card: level >= 0 > -1)
-                best_seat, best_s, best_r = seat, level, r
-        else:
-            return best_seat
+        # no joker order: tricks of 52-deck cards alone by rank lookups, the same order as
+        # below (the best card so far is of the led suit or trump: a card beats it when it
+        # is of its suit and ranks above it, or is a trump and it is not); a trick with any
+        # other card takes the general way
+        get = _CARD_RANK.get
+        best_seat, best_card = plays[0]
+        best_r = get(best_card)
+        if best_r is not None:
+            best_s = best_card[1]
+            for seat, card in plays[1:]:
+                r = get(card)
+                if r is None:
+                    break
+                s = card[1]
+                if s == best_s:
+                    if r < best_r if reverse else r > best_r:
+                        best_seat, best_r = seat, r
+                elif s == trump:
+                    best_seat, best_s, best_r = seat, s, r
+            else:
+                return best_seat
     led = suit(plays[0][1])
     if led is None:
         led = next((suit(c) for _, c in plays if not is_joker(c)), None)

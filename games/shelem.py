@@ -36,10 +36,10 @@ from .base import (
     only_keys,
     target_winner,
 )
-from .cards import RANKS, is_card, sort_hand, suit
+from .cards import RANKS, is_card, rank, sort_hand
 from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
+from .tricks import Phase, Tally, Trick, follow_reason, playable, table_view
 
 MIN_BID = 100
 MAX_BID = 165
@@ -64,6 +64,10 @@ def card_points(card: str) -> int:
 
 #: ``card_points`` by rank letter (the ranks not listed count 0)
 _RANK_POINTS = {"5": 5, "T": 10, "A": 10}
+#: ``card_points`` of each card of the 52-card deck
+_CARD_POINTS = {c: card_points(c) for c in DECK52}
+#: ``rank`` of each card of the 52-card deck
+_CARD_RANK = {c: rank(c) for c in DECK52}
 
 
 def pile_points(cards: Iterable[str]) -> int:
@@ -87,6 +91,8 @@ def hand_score(bid: int, points: int, shelem: bool) -> tuple[int, int, bool]:
 
 #: the 52 card codes (no jokers)
 _DECK = frozenset(DECK52)
+_HAND, _PILE = Trick.HAND, Trick.PILE
+_PLAY, _BID, _DISCARD = Phase.PLAY, Phase.BID, Phase.DISCARD
 
 
 def _card_field(action: Mapping[str, Any], key: str = "card") -> str:
@@ -130,8 +136,9 @@ class ShelemEngine(Engine):
         self.scores: list[int] = [0, 0]
         self.history: list[dict[str, JSON]] = []
         self.hand_number = 0
-        # the last trick completed, kept into the next hand so the table can show it
-        self.last_trick: dict[str, JSON] | None = None
+        # the last trick completed, kept into the next hand so the table can show it: the
+        # closed Trick, its hand, winner and points (last_trick's JSON is made from them)
+        self._closed: tuple[Trick, int, int, int] | None = None
         self.dealer = chance.uniform("dealer", self.n)
         self._deal()
 
@@ -177,16 +184,28 @@ class ShelemEngine(Engine):
 
     @property
     def turn(self) -> int | None:
-        if self.outcome is not None:
+        if self._outcome is not None:  # (self.outcome)
             return None
-        if self.phase == Phase.BID:
+        phase = self.phase
+        if phase == _BID:
             return self.bid_turn
-        if self.phase == Phase.DISCARD:
+        if phase == _DISCARD:
             return self.hakem
         k, leader = len(self.trick.plays), self.leader
         if leader is not None and k < 4:  # _trick_order()[k], without building the list
             return (leader + k) % 4 if self.n == 4 else (leader if k % 2 == 0 else 1 - leader)
         return self._trick_order()[k]
+
+    @property
+    def last_trick(self) -> dict[str, JSON] | None:
+        """The last trick completed (kept into the next hand so the table can show it), as
+        the views' ``last_trick``: ``Trick.to_json`` with its ``points`` (made anew at each
+        call, so that reading it changes nothing)."""
+        closed = self._closed
+        if closed is None:
+            return None
+        trick, hand, winner, points = closed
+        return trick.to_json(hand, winner, sources=self.n == 2, points=points)
 
     def _pile_step(self) -> bool:
         """True when the card due now comes from a face-up pile (two players, 3rd/4th card)."""
@@ -235,15 +254,6 @@ class ShelemEngine(Engine):
         return [{"type": "discard", "cards": sort_hand(best[:DISCARD_SIZE])}]
 
     # -- actions ---------------------------------------------------------------------------
-    def _apply(self, seat: int, action: Action) -> None:
-        t = action["type"]
-        if t in ("bid", "pass"):
-            self._apply_bid(seat, action)
-        elif t == "discard":
-            self._apply_discard(seat, action)
-        else:
-            self._apply_play(seat, action)
-
     def _wrong_phase(self, what: str) -> IllegalActionError:
         return Phase.wrong(what, self.phase)
 
@@ -299,7 +309,10 @@ class ShelemEngine(Engine):
         cards = action.get("cards")
         if not isinstance(cards, list) or len(cards) != DISCARD_SIZE:
             raise MalformedActionError(f"'cards' must be a list of {DISCARD_SIZE} card codes")
-        codes = [_card_field({"discarded card": c}, "discarded card") for c in cards]
+        if all(type(c) is str and c in _DECK for c in cards):  # the usual case
+            codes = list(cards)
+        else:
+            codes = [_card_field({"discarded card": c}, "discarded card") for c in cards]
         if len(set(codes)) != DISCARD_SIZE:
             raise MalformedActionError("'cards' names the same card twice")
         missing = [c for c in codes if c not in self.hands[seat]]
@@ -311,14 +324,28 @@ class ShelemEngine(Engine):
         self.leader = seat
         self.trick = Trick(seat)
 
-    def _apply_play(self, seat: int, action: Action) -> None:
-        if self.phase != Phase.PLAY:
+    def _apply(self, seat: int, action: Action) -> None:
+        t = action["type"]  # (one of ACTION_TYPES)
+        if t != "play":
+            if t == "discard":
+                self._apply_discard(seat, action)
+            else:
+                self._apply_bid(seat, action)
+            return
+        # a card play (the usual action: checked here, without a call of its own)
+        if self.phase != _PLAY:
             raise self._wrong_phase("card play")
-        only_keys(action, "card")
-        card = _card_field(action)
-        plays = self.trick.plays
-        led = suit(plays[0][1]) if plays else None  # the trick's led suit
-        if self.n == 2 and len(plays) >= 2:  # _pile_step()
+        if len(action) != 2 or "card" not in action:  # (the usual play: type and card)
+            only_keys(action, "card")
+        card = action.get("card")
+        if type(card) is not str or card not in _DECK:
+            card = _card_field(action)  # (which says what is wrong)
+        trick = self.trick
+        plays = trick.plays
+        k = len(plays)
+        # the trick's led suit is plays[0]'s: a card of the 52-card deck, its suit letter
+        if k >= 2 and self.n == 2:  # _pile_step()
+            led = plays[0][1][1]
             tops = self._tops(seat)
             if card not in tops:
                 where = "in your hand" if card in self.hands[seat] else "not a face-up card"
@@ -329,44 +356,78 @@ class ShelemEngine(Engine):
                 raise IllegalActionError(
                     f"you have a face-up card of the led suit {led}: play it, not {card}"
                 )
-            source = Trick.PILE
-        else:
-            if card not in self.hands[seat]:
-                raise IllegalActionError(f"{card} is not in your hand")
-            # a card of the led suit (no jokers here) always follows
-            if led is not None and card[1] != led:
-                reason = follow_reason(self.hands[seat], card, led)
-                if reason is not None:
-                    raise IllegalActionError(reason)
-            source = Trick.HAND
-        # -- valid: mutate
-        if source == Trick.PILE:
+            # -- valid: mutate
             for p in self.piles[seat]:
                 if p and p[-1] == card:
                     p.pop()  # the card under it is now face up
                     break
+            source = _PILE
         else:
-            self.hands[seat].remove(card)
+            hand = self.hands[seat]
+            try:
+                i = hand.index(card)
+            except ValueError:
+                i = -1
+            if i < 0:
+                raise IllegalActionError(f"{card} is not in your hand")
+            # a card of the led suit always follows; another only when the hand holds none
+            # of the led suit (follow_reason, which says why, asked only then)
+            if k:
+                led = plays[0][1][1]
+                if card[1] != led and led in [c[1] for c in hand]:
+                    reason = follow_reason(hand, card, led)
+                    if reason is not None:
+                        raise IllegalActionError(reason)
+            # -- valid: mutate
+            del hand[i]
+            source = _HAND
         if self.trump is None:
-            self.trump = suit(card)  # the hakem's first card names trump
-        self.trick.add(seat, card, source)
-        if self.n == 2 and len(self.trick) == 2:
+            self.trump = card[1]  # the hakem's first card names trump
+        plays.append((seat, card))  # trick.add(seat, card, source)
+        trick.sources.append(source)
+        if k == 1 and self.n == 2:
             self.revealed = True  # the other player has answered: the tops turn up
-        if len(self.trick) == 4:
+        elif k == 3:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        winner, self.last_trick = close_trick(
-            self.trick,
-            self.tally,
+        # close_trick(self.trick, self.tally, self.hand_number, self.trump, sources=n == 2,
+        # points=TRICK_POINTS + pile_points(cards)), for the four 52-deck cards of a trick
+        # and without its calls
+        trick = self.trick
+        (s0, c0), (s1, c1), (s2, c2), (s3, c3) = trick.plays
+        # trick_winner(plays, trump): the first card of the highest strength, a card's
+        # strength being its rank, +26 for a trump, else +13 for the led suit (so a card of
+        # neither ranks below every card that can win)
+        trump, led, ranks = self.trump, c0[1], _CARD_RANK
+        winner, best = s0, ranks[c0] + (26 if led == trump else 13)
+        x = c1[1]
+        v = ranks[c1] + (26 if x == trump else 13 if x == led else 0)
+        if v > best:
+            winner, best = s1, v
+        x = c2[1]
+        v = ranks[c2] + (26 if x == trump else 13 if x == led else 0)
+        if v > best:
+            winner, best = s2, v
+        x = c3[1]
+        v = ranks[c3] + (26 if x == trump else 13 if x == led else 0)
+        if v > best:
+            winner = s3
+        tally = self.tally
+        tally.tricks[winner] += 1
+        tally.cards[winner] += (c0, c1, c2, c3)
+        points = _CARD_POINTS
+        # the trick stays as it is (the next one is a new Trick): last_trick's JSON is
+        # made from it when asked for
+        self._closed = (
+            trick,
             self.hand_number,
-            self.trump,
-            sources=self.n == 2,
-            points=TRICK_POINTS + pile_points(self.trick.cards()),
+            winner,
+            TRICK_POINTS + points[c0] + points[c1] + points[c2] + points[c3],
         )
-        self.trick = Trick(winner)
+        self.trick = Trick(winner, [], [])
         self.leader = winner
-        if self.tally.played == TRICKS_PER_HAND:
+        if sum(tally.tricks) == TRICKS_PER_HAND:
             self._score_hand()
 
     # -- hand ends -------------------------------------------------------------------------
@@ -392,12 +453,24 @@ class ShelemEngine(Engine):
         """Tricks taken this hand per side."""
         return self.tally.by_side(self.side_of, 2)
 
+    def _taken(self) -> tuple[list[int], list[int]]:
+        """(``tricks_won``, ``_taken_points()``) in one pass over the seats (the tally holds
+        only cards of the 52-card deck)."""
+        tricks, points = [0, 0], [0, 0]
+        get = _CARD_POINTS.__getitem__
+        tally = self.tally
+        sides = map(self.side_of, range(self.n))
+        for side, n, cards in zip(sides, tally.tricks, tally.cards, strict=True):
+            tricks[side] += n
+            points[side] += TRICK_POINTS * n + sum(map(get, cards))
+        return tricks, points
+
     def _score_hand(self) -> None:
         assert self.hakem is not None and self.high_bid is not None
         hs = self.side_of(self.hakem)
-        taken = self._taken_points()
+        tricks, taken = self._taken()
         points = taken[hs] + TRICK_POINTS + pile_points(self.discard)
-        shelem = self.tricks_won[hs] == TRICKS_PER_HAND
+        shelem = tricks[hs] == TRICKS_PER_HAND
         mine, theirs, yasa = hand_score(self.high_bid, points, shelem)
         delta = [0, 0]
         delta[hs], delta[1 - hs] = mine, theirs
