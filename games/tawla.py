@@ -356,6 +356,16 @@ def check_turn(
         end = _play_ordered(board, steps, (lo, hi), False, outside)
         if end is None:
             return None
+    (a, x), (b, y) = steps
+    if high_first and y != a:
+        # Played higher die first, and not onto the point the first step left: no greater
+        # play reaches ``end`` higher die first, so this one is listed. (The other plays
+        # through the same points either move a checker by the other die, which would make
+        # the dice equal, or, for one checker moving twice or a bear-off, start from a lower
+        # point, or bear off with a die above a point that is not the highest. The step back
+        # onto ``a`` is the exception: moving that checker from ``b`` through ``b - hi`` can
+        # be greater.) tests/test_turn_check.py holds this to ``legal_turns``.
+        return end
     plays = _plays_of_steps(steps, (hi, lo))
     if steps not in plays:
         return _from_full(board, dice, steps)
