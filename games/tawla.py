@@ -325,6 +325,24 @@ def _play_ordered(
     return tuple(b)
 
 
+def _play_two(board: Sequence[int], steps: Turn, d1: int, d2: int, outside: int) -> Board | None:
+    """``_play_ordered(board, steps, (d1, d2), False, outside)`` for two steps, unrolled
+    (the move check's usual case)."""
+    (f, t), (g, u) = steps
+    if ((f - t != d1) if t else (f > d1)) or ((g - u != d2) if u else (g > d2)):
+        return None
+    b = list(board)
+    if not _step_ok(b, f, t, d1, outside, BAR):
+        return None
+    _do(b, f, t)
+    if f >= 7 and t <= 6:
+        outside -= 1
+    if not _step_ok(b, g, u, d2, outside, BAR):
+        return None
+    _do(b, g, u)
+    return tuple(b)
+
+
 def _from_full(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
     for end, listed in legal_turns(board, dice).items():
         if listed == steps:
@@ -350,10 +368,10 @@ def check_turn(
     if len(steps) != 2:
         return _from_full(board, dice, steps)
     hi, lo = (d1, d2) if d1 > d2 else (d2, d1)
-    end = _play_ordered(board, steps, (hi, lo), False, outside)
+    end = _play_two(board, steps, hi, lo, outside)
     high_first = end is not None
     if end is None:
-        end = _play_ordered(board, steps, (lo, hi), False, outside)
+        end = _play_two(board, steps, lo, hi, outside)
         if end is None:
             return None
     (a, x), (b, y) = steps
@@ -382,11 +400,11 @@ def check_turn(
         hl = (f1 - t1 == hi if t1 else f1 <= hi) and (f2 - t2 == lo if t2 else f2 <= lo)
         lh = (f1 - t1 == lo if t1 else f1 <= lo) and (f2 - t2 == hi if t2 else f2 <= hi)
         if p > steps:
-            if hl and _play_ordered(board, p, (hi, lo), False, outside) == end:
+            if hl and _play_two(board, p, hi, lo, outside) == end:
                 return None
-            if lh and not high_first and _play_ordered(board, p, (lo, hi), False, outside) == end:
+            if lh and not high_first and _play_two(board, p, lo, hi, outside) == end:
                 return None
-        elif hl and not high_first and _play_ordered(board, p, (hi, lo), False, outside) == end:
+        elif hl and not high_first and _play_two(board, p, hi, lo, outside) == end:
             return None
     return end
 

@@ -236,3 +236,33 @@ def test_the_engines_outside_count_is_the_plain_one(seed: int, home_only: bool) 
     boards = [random_tawla_board(rng, home_only), *positions("tawla", seed, 30)]
     for board in boards:
         assert tawla._outside_of_15(board) == tawla._outside(board)
+
+
+@settings(max_examples=examples(40))
+@given(st.integers(0, 2**32 - 1), st.booleans())
+def test_two_steps_unrolled_are_played_as_the_loop_plays_them(seed: int, home_only: bool) -> None:
+    """``_play_two`` (check_turn's two-step play) is ``_play_ordered`` for two steps: the
+    same end or refusal, for legal, reordered and random steps with every pair of dice."""
+    rng = random.Random(seed)
+    # and a board with one checker left outside home: a first step that brings it in lets
+    # the second bear off
+    last = list(random_tawla_board(rng, True))
+    last[0 if last[0] else next(p for p in range(1, 7) if last[p] > 0)] -= 1
+    last[rng.randint(7, 12)] += 1
+    boards = [random_tawla_board(rng, home_only), tuple(last)]
+    for board in (*boards, *rng.sample(positions("tawla", seed, 30), 2)):
+        outside = tawla._outside(board)
+        cands: set[Turn] = set()
+        for dice in DICE:
+            for steps in tawla.legal_turns(board, dice).values():
+                if len(steps) == 2:
+                    cands.update((steps, steps[::-1]))
+        cands.update(
+            tuple((f, rng.randint(0, f - 1)) for f in (rng.randint(1, BAR) for _ in range(2)))
+            for _ in range(40)
+        )
+        for steps in cands:
+            for d1, d2 in DICE:
+                assert tawla._play_two(board, steps, d1, d2, outside) == tawla._play_ordered(
+                    board, steps, (d1, d2), False, outside
+                ), (board, steps, d1, d2)
