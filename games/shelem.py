@@ -36,7 +36,7 @@ from .base import (
     only_keys,
     target_winner,
 )
-from .cards import RANKS, is_card, rank, sort_hand
+from .cards import RANKS, is_card, sort_hand
 from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError
 from .tricks import Phase, Tally, Trick, follow_reason, playable, table_view
@@ -64,10 +64,6 @@ def card_points(card: str) -> int:
 
 #: ``card_points`` by rank letter (the ranks not listed count 0)
 _RANK_POINTS = {"5": 5, "T": 10, "A": 10}
-#: ``card_points`` of each card of the 52-card deck
-_CARD_POINTS = {c: card_points(c) for c in DECK52}
-#: ``rank`` of each card of the 52-card deck
-_CARD_RANK = {c: rank(c) for c in DECK52}
 
 
 def pile_points(cards: Iterable[str]) -> int:
@@ -391,43 +387,17 @@ class ShelemEngine(Engine):
             self._finish_trick()
 
     def _finish_trick(self) -> None:
-        # close_trick(self.trick, self.tally, self.hand_number, self.trump, sources=n == 2,
-        # points=TRICK_POINTS + pile_points(cards)), for the four 52-deck cards of a trick
-        # and without its calls
+        # close_trick(...), with last_trick's JSON made from the closed trick when a view
+        # reads it (the trick stays as it is: the next one is a new Trick)
         trick = self.trick
-        (s0, c0), (s1, c1), (s2, c2), (s3, c3) = trick.plays
-        # trick_winner(plays, trump): the first card of the highest strength, a card's
-        # strength being its rank, +26 for a trump, else +13 for the led suit (so a card of
-        # neither ranks below every card that can win)
-        trump, led, ranks = self.trump, c0[1], _CARD_RANK
-        winner, best = s0, ranks[c0] + (26 if led == trump else 13)
-        x = c1[1]
-        v = ranks[c1] + (26 if x == trump else 13 if x == led else 0)
-        if v > best:
-            winner, best = s1, v
-        x = c2[1]
-        v = ranks[c2] + (26 if x == trump else 13 if x == led else 0)
-        if v > best:
-            winner, best = s2, v
-        x = c3[1]
-        v = ranks[c3] + (26 if x == trump else 13 if x == led else 0)
-        if v > best:
-            winner = s3
+        winner = trick.winner(self.trump)
         tally = self.tally
-        tally.tricks[winner] += 1
-        tally.cards[winner] += (c0, c1, c2, c3)
-        points = _CARD_POINTS
-        # the trick stays as it is (the next one is a new Trick): last_trick's JSON is
-        # made from it when asked for
-        self._closed = (
-            trick,
-            self.hand_number,
-            winner,
-            TRICK_POINTS + points[c0] + points[c1] + points[c2] + points[c3],
-        )
+        tally.take(winner, trick)
+        points = TRICK_POINTS + pile_points(trick.cards())
+        self._closed = (trick, self.hand_number, winner, points)
         self.trick = Trick(winner, [], [])
         self.leader = winner
-        if sum(tally.tricks) == TRICKS_PER_HAND:
+        if tally.played == TRICKS_PER_HAND:
             self._score_hand()
 
     # -- hand ends -------------------------------------------------------------------------
@@ -453,24 +423,12 @@ class ShelemEngine(Engine):
         """Tricks taken this hand per side."""
         return self.tally.by_side(self.side_of, 2)
 
-    def _taken(self) -> tuple[list[int], list[int]]:
-        """(``tricks_won``, ``_taken_points()``) in one pass over the seats (the tally holds
-        only cards of the 52-card deck)."""
-        tricks, points = [0, 0], [0, 0]
-        get = _CARD_POINTS.__getitem__
-        tally = self.tally
-        sides = map(self.side_of, range(self.n))
-        for side, n, cards in zip(sides, tally.tricks, tally.cards, strict=True):
-            tricks[side] += n
-            points[side] += TRICK_POINTS * n + sum(map(get, cards))
-        return tricks, points
-
     def _score_hand(self) -> None:
         assert self.hakem is not None and self.high_bid is not None
         hs = self.side_of(self.hakem)
-        tricks, taken = self._taken()
+        taken = self._taken_points()
         points = taken[hs] + TRICK_POINTS + pile_points(self.discard)
-        shelem = tricks[hs] == TRICKS_PER_HAND
+        shelem = self.tricks_won[hs] == TRICKS_PER_HAND
         mine, theirs, yasa = hand_score(self.high_bid, points, shelem)
         delta = [0, 0]
         delta[hs], delta[1 - hs] = mine, theirs
