@@ -185,6 +185,11 @@ def _play_ordered(
 ) -> Board | None:
     """Play ``steps`` as the generator does, step i with die ``dice[i]`` (``chained``: each
     from-point at most the previous one, as for a double); None if it never plays them."""
+    for (f, t), d in zip(steps, dice, strict=True):
+        # what every step _step_ok allows has: a step to a point moves exactly its die, one
+        # off the board a die at least its point (settled here before copying the board)
+        if (f - t != d) if t else (f > d):
+            return None
     b = list(board)
     max_from = 24
     for (f, t), d in zip(steps, dice, strict=True):
@@ -219,23 +224,13 @@ def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board 
     )
     if end is None:
         return None
-    plays = _plays_of_steps(steps, (d1, d2))  # two_step_plays(board, end, …), unsorted
+    plays = _plays_of_steps(steps, (d1, d2))
     if steps not in plays:
         return _from_full(board, dice, steps)
     for p in plays:  # is a greater play reaching ``end`` (in either order) the listed one?
-        if p <= steps:
-            continue
-        # each order's dice tested before playing it (what _step_ok needs first: a step to
-        # a point moves exactly its die, one off the board a die at least its point)
-        (f1, t1), (f2, t2) = p
-        if (
-            (f1 - t1 == d1 if t1 else f1 <= d1)
-            and (f2 - t2 == d2 if t2 else f2 <= d2)
-            and _play_ordered(board, p, (d1, d2), chained=False) == end
-        ) or (
-            (f1 - t1 == d2 if t1 else f1 <= d2)
-            and (f2 - t2 == d1 if t2 else f2 <= d1)
-            and _play_ordered(board, p, (d2, d1), chained=False) == end
+        if p > steps and (
+            _play_ordered(board, p, (d1, d2), chained=False) == end
+            or _play_ordered(board, p, (d2, d1), chained=False) == end
         ):
             return None
     return end

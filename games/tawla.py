@@ -245,44 +245,10 @@ def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
 # tests/test_turn_check.py holds it to ``legal_turns`` on random positions.
 
 
-def two_step_plays(
-    board: Sequence[int], end: Sequence[int], dice: Sequence[int]
-) -> list[Turn] | None:
-    """Every two-step play that could lead from ``board`` to ``end`` (a superset: each must
-    still be played out); None when the change is not that of two steps.
-
-    The mover's checkers per index (0 off, 1-24 the points, 25 the bar) that left make the
-    sources, those that arrived the sinks; an opposing checker on a point counts as none."""
-    sources: list[int] = []
-    sinks: list[int] = []
-    for p, x, y in zip(range(26), board, end, strict=False):  # 26: tawla's part
-        if x == y:
-            continue
-        if 1 <= p <= 24:
-            x, y = (x if x > 0 else 0), (y if y > 0 else 0)
-        c = y - x
-        if c < 0:
-            sources += [p] * -c
-        elif c > 0:
-            sinks += [p] * c
-    out: set[Turn] = set()
-    if len(sources) == 2 and len(sinks) == 2:
-        (a, b), (x, y) = sources, sinks
-        out.update((((a, x), (b, y)), ((b, y), (a, x)), ((a, y), (b, x)), ((b, x), (a, y))))
-    elif len(sources) == 1 and len(sinks) == 1:
-        a, x = sources[0], sinks[0]
-        for d in set(dice):
-            m = a - d
-            if m >= 1:
-                out.update((((a, m), (m, x)), ((m, x), (a, m))))
-    else:
-        return None
-    return sorted(out)
-
-
 def _plays_of_steps(steps: Turn, dice: Sequence[int]) -> tuple[Turn, ...]:
-    """The plays of ``two_step_plays(board, end, dice)`` (unsorted, perhaps repeated) for
-    the ``end`` that playing the two ``steps`` on ``board`` reaches, from the steps alone:
+    """Every two-step play that could lead to the ``end`` that playing the two ``steps`` on
+    ``board`` reaches (a superset, unsorted, perhaps repeated: each must still be played
+    out), from the steps alone:
     each step takes one of the mover's checkers from its from-index to its to-index (a hit
     blot counts as none of the mover's), so the sources and sinks are the steps' own, less
     a point one checker passed through. tests/test_turn_check.py holds the two together."""
@@ -327,7 +293,8 @@ def _play_ordered(
 
 def _play_two(board: Sequence[int], steps: Turn, d1: int, d2: int, outside: int) -> Board | None:
     """``_play_ordered(board, steps, (d1, d2), False, outside)`` for two steps, unrolled
-    (the move check's usual case)."""
+    (the move check's usual case; most of the other plays it is asked about move a checker
+    by neither die in that order, settled before the board is copied)."""
     (f, t), (g, u) = steps
     if ((f - t != d1) if t else (f > d1)) or ((g - u != d2) if u else (g > d2)):
         return None
@@ -394,17 +361,12 @@ def check_turn(
     for p in plays:
         if p == steps:
             continue
-        # (_play_ordered's own first test, made here for each order before calling it: most
-        # of these plays move a checker by neither die in that order)
-        (f1, t1), (f2, t2) = p
-        hl = (f1 - t1 == hi if t1 else f1 <= hi) and (f2 - t2 == lo if t2 else f2 <= lo)
-        lh = (f1 - t1 == lo if t1 else f1 <= lo) and (f2 - t2 == hi if t2 else f2 <= hi)
         if p > steps:
-            if hl and _play_two(board, p, hi, lo, outside) == end:
+            if _play_two(board, p, hi, lo, outside) == end:
                 return None
-            if lh and not high_first and _play_two(board, p, lo, hi, outside) == end:
+            if not high_first and _play_two(board, p, lo, hi, outside) == end:
                 return None
-        elif hl and not high_first and _play_two(board, p, hi, lo, outside) == end:
+        elif not high_first and _play_two(board, p, hi, lo, outside) == end:
             return None
     return end
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import permutations
 from typing import Any
 
@@ -22,10 +22,46 @@ from support import examples
 
 from games import mahbusa, tawla
 from games.base import Chance
-from games.tawla import BAR, Board, Turn, TurnTable, two_step_plays
+from games.tawla import BAR, Board, Turn, TurnTable
 
 DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
 Check = Callable[[Board, tuple[int, int], Turn], Board | None]
+
+
+def two_step_plays(
+    board: Sequence[int], end: Sequence[int], dice: Sequence[int]
+) -> list[Turn] | None:
+    """Every two-step play that could lead from ``board`` to ``end`` (a superset: each must
+    still be played out); None when the change is not that of two steps. Found by comparing
+    the boards: the reference the move check's ``_plays_of_steps`` is held to.
+
+    The mover's checkers per index (0 off, 1-24 the points, 25 the bar) that left make the
+    sources, those that arrived the sinks; an opposing checker on a point counts as none."""
+    sources: list[int] = []
+    sinks: list[int] = []
+    for p, x, y in zip(range(26), board, end, strict=False):  # 26: tawla's part
+        if x == y:
+            continue
+        if 1 <= p <= 24:
+            x, y = (x if x > 0 else 0), (y if y > 0 else 0)
+        c = y - x
+        if c < 0:
+            sources += [p] * -c
+        elif c > 0:
+            sinks += [p] * c
+    out: set[Turn] = set()
+    if len(sources) == 2 and len(sinks) == 2:
+        (a, b), (x, y) = sources, sinks
+        out.update((((a, x), (b, y)), ((b, y), (a, x)), ((a, y), (b, x)), ((b, x), (a, y))))
+    elif len(sources) == 1 and len(sinks) == 1:
+        a, x = sources[0], sinks[0]
+        for d in set(dice):
+            m = a - d
+            if m >= 1:
+                out.update((((a, m), (m, x)), ((m, x), (a, m))))
+    else:
+        return None
+    return sorted(out)
 
 
 def wrong_variants(
