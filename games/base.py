@@ -117,12 +117,16 @@ class Chance:
         self._pending: list[Event] = []
         self._keyed: StreamKey | None = None  # made at the first draw
 
-    def _stream(self, label: str) -> Stream:
+    def _key(self, label: str) -> StreamKey:
+        """The match key's HMAC states for a draw at ``label``, not used before."""
         if label in self.labels:  # (a label is recorded only once it has drawn)
             raise ReplayError(f"chance label {label!r} used twice")
         if self._keyed is None:
             self._keyed = StreamKey(self.key)
-        return Stream(self._keyed, label)  # which checks the label (LabelError)
+        return self._keyed
+
+    def _stream(self, label: str) -> Stream:
+        return Stream(self._key(label), label)  # which checks the label (LabelError)
 
     def _record(self, event: Event) -> None:
         # only after the draw succeeded: a draw with bad arguments uses up no label
@@ -130,15 +134,9 @@ class Chance:
         self._pending.append(event)
 
     def dice(self, label: str, count: int, sides: int = 6) -> list[int]:
-        if label in self.labels:  # as _stream, without building a Stream for the usual draw
-            raise ReplayError(f"chance label {label!r} used twice")
-        keyed = self._keyed
-        if keyed is None:
-            keyed = self._keyed = StreamKey(self.key)
-        result = keyed.dice(label, count, sides)  # which checks the label (LabelError)
-        # as _record, once the draw succeeded
-        self.labels.add(label)
-        self._pending.append(
+        # StreamKey.dice: the usual draw without building a Stream (it checks the label)
+        result = self._key(label).dice(label, count, sides)
+        self._record(
             {
                 "type": "chance",
                 "label": label,
@@ -471,14 +469,9 @@ class Engine(ABC):
         ):
             self._check_action(seat, action)  # raises the error (else every check held)
         chance = self.chance
-        mark = len(chance._pending)  # chance.mark(), .take_since(mark) inline
+        mark = chance.mark()
         self._apply(seat, action)
-        pending = chance._pending
-        if len(pending) == mark:  # nothing drawn
-            return []
-        out = pending[mark:]
-        del pending[mark:]
-        return out
+        return chance.take_since(mark)
 
     def _check_action(self, seat: int, action: Action) -> None:
         """What :meth:`apply` checks before the game's own rules."""

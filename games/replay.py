@@ -182,27 +182,6 @@ def _same_event(found: dict[str, Any], produced: Event) -> bool:
             elif t is int:
                 if x != v:
                     break
-            elif t is list and len(v) <= 4:  # a short list of ints (a roll) inline
-                if len(x) != len(v):
-                    break
-                for a, b in zip(x, v, strict=True):
-                    if type(a) is not int or type(b) is not int or a != b:
-                        break
-                else:
-                    continue
-                if not _plainly_equal(x, v):
-                    break
-            elif t is dict:  # a dict of ints (a draw's args) inline, anything else likewise
-                if len(x) != len(v):
-                    break
-                for kk, b in v.items():
-                    a = x.get(kk) if type(kk) is str and kk.isascii() else None
-                    if type(a) is not int or type(b) is not int or a != b:
-                        break
-                else:
-                    continue
-                if not _plainly_equal(x, v):
-                    break
             elif not _plainly_equal(x, v):
                 break
         else:
