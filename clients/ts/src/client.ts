@@ -98,6 +98,8 @@ export interface SentRequest {
   /** The local time of every copy sent (ISO 8601). */
   sent_at: string[];
   receipt: Obj | null;
+  /** The local time the server's 2xx answer arrived (null: never answered). */
+  answered_at: string | null;
   /** The error code the server answered with, if it refused. */
   refused: string | null;
 }
@@ -318,6 +320,7 @@ export class Client {
       }
       const doc: unknown = await resp.json();
       if (!isObj(doc)) throw new ClientError(`${entry.method} ${entry.path}: the answer is not a JSON object`);
+      entry.answered_at = isoNow(this.now());
       return doc;
     }
     throw new Unanswered(`${entry.method} ${entry.path}: no answer after ${retries + 1} identical attempts (${problem})`);
@@ -685,6 +688,7 @@ export class Seat {
       body: canonical(body),
       sent_at: [],
       receipt: null,
+      answered_at: null,
       refused: null,
     };
     this.st.requests.push(entry);
@@ -696,7 +700,7 @@ export class Seat {
    * (§3a.6). Returns its answer, or null when there was none pending. */
   async resendPending(): Promise<Obj | null> {
     const entry = this.st.requests.at(-1);
-    if (entry === undefined || entry.receipt !== null || entry.refused !== null) return null;
+    if (entry === undefined || entry.answered_at !== null || entry.refused !== null) return null;
     let answer: Obj;
     try {
       answer = await this.client.send(entry, this.st.token, () => this.persist());
@@ -795,7 +799,7 @@ export class Seat {
       if (clientSeed !== undefined && clientSeed !== this.st.client_seed) {
         throw new ClientError("this seat has already made its commitment with another seed");
       }
-      if (last.receipt !== null) return null; // committed before a reload
+      if (last.answered_at !== null) return null; // committed before a reload
       return this.resendPending(); // sent before a reload, never answered
     }
     const record = this.st.record ?? (await this.client.match(this.st.match_id))["record"];
@@ -888,6 +892,7 @@ export class Seat {
     this.st.log_index = typeof logIndex === "number" ? logIndex : null;
     this.st.checkpoint = checkpoint;
     await this.persist();
+    await this.takeReceipt(got, null, { seq: -1 });
     return lock;
   }
 
@@ -979,7 +984,7 @@ export class Seat {
     if (this.st.revealed) return null;
     if (this.st.lock === null) await this.checkLock(wait);
     const last = this.st.requests.at(-1);
-    if (last !== undefined && last.path.endsWith("/reveal") && last.receipt === null && last.refused === null) {
+    if (last !== undefined && last.path.endsWith("/reveal") && last.answered_at === null && last.refused === null) {
       return this.resendPending();
     }
     const { answer, entry } = await this.post(`/seats/${this.st.seat}/reveal`, {
@@ -1229,7 +1234,7 @@ export class Seat {
     }
     if (seat === this.st.seat && !Number.isNaN(due)) {
       const held = this.st.requests.filter(
-        (r) => r.receipt === null && r.refused === null && r.sent_at.some((t) => Date.parse(t) < due),
+        (r) => r.answered_at === null && r.refused === null && r.sent_at.some((t) => Date.parse(t) < due),
       );
       if (held.length > 0) {
         throw await this.dispute(`the server timed this seat out while it held ${held.length} signed request(s) sent before the deadline`, {
