@@ -20,6 +20,7 @@ import {
   PROTOCOL_V2,
   RollChain,
   chainHeads,
+  chainNext,
   chainStart,
   checkClientSeed,
   checkConsistency,
@@ -1019,8 +1020,12 @@ export class Seat {
     }
   }
 
-  /** The action with this seat's next roll-chain value, only if the view shows it owes one. */
-  private withValue(action: Obj, view: Obj): Obj {
+  /** The action with this seat's next roll-chain value, only if the view shows it owes one:
+   * a ``roll`` when the seat is on turn and may roll (its value goes with its decision), a
+   * ``roll_value`` when the pending roll's ``owes`` names this seat first — and, after an
+   * opening, only once the event chain (recomputed from this seat's last receipt to the view's
+   * head) shows the roller's own ``roll`` as its newest event (§6, §3a.7). */
+  private async withValue(action: Obj, view: Obj): Promise<Obj> {
     const chain = this.chain!;
     const kind = action["type"];
     const turn = view["turn"];
@@ -1053,17 +1058,53 @@ export class Seat {
     if ("value" in action && action["value"] !== value) {
       throw new ClientError(`${JSON.stringify(action["value"])} is not this seat's roll-chain value ${k}: a conforming client never sends another value for a step`);
     }
+    if (kind === "roll_value" && !(isObj(fresh) && String(fresh["label"]).includes("/opening/"))) {
+      await this.rollerRolled(view);
+    }
     this.st.max_value_sent = Math.max(this.st.max_value_sent, k);
     return { ...action, value };
   }
 
-  private actionBody(action: Obj, view: Obj): Obj {
+  /** The newest event under the view's chain head is another seat's ``roll`` with its value:
+   * the events since this seat's last receipt are read and chained onto it up to the head. */
+  private async rollerRolled(view: Obj): Promise<void> {
+    const head = view["chain"];
+    let from = -1;
+    let prev: Uint8Array | null = null;
+    for (const r of this.st.receipts) {
+      const seq = Number(r["seq"]);
+      if (seq >= from && typeof r["chain"] === "string") {
+        from = seq;
+        prev = fromHex(r["chain"], 32, "a receipt's chain");
+      }
+    }
+    if (prev === null) prev = await chainStart(this.st.lock!);
+    const doc = await this.client.request("GET", this.path(`/events?after=${from}`));
+    const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"].filter(isObj) : [];
+    let last: Obj | null = null;
+    for (const ev of events) {
+      prev = await chainNext(prev, ev);
+      last = ev;
+      if (toHex(prev) === head) break;
+    }
+    if (toHex(prev) !== head) {
+      throw new ClientError("the public events do not chain to the view's head: this seat sends no roll-chain value");
+    }
+    const a = last !== null ? last["action"] : null;
+    if (last === null || last["type"] !== "action" || last["seat"] === this.st.seat || !isObj(a) || a["type"] !== "roll" || typeof a["value"] !== "string") {
+      throw new ClientError(
+        "a roll-chain value is asked for before the roller rolled (the newest event is not its roll): a conforming client sends none",
+      );
+    }
+  }
+
+  private async actionBody(action: Obj, view: Obj): Promise<Obj> {
     let act: Obj = { ...action };
     const chain = view["chain"];
     const version = view["version"];
     if (typeof chain !== "string") return { action: act, version };
     if (this.chain !== null && typeof act["type"] === "string" && FRESH_ROLL_TYPES.has(act["type"])) {
-      act = this.withValue(act, view);
+      act = await this.withValue(act, view);
     } else if ("value" in act && typeof act["type"] === "string" && FRESH_ROLL_TYPES.has(act["type"])) {
       throw new ClientError("this seat has no roll chain: it sends no roll-chain value");
     }
@@ -1077,14 +1118,14 @@ export class Seat {
   async act(action: Action | Obj, opts: { retryStale?: boolean } = {}): Promise<ActionOut> {
     const view = this.view ?? (await this.state());
     try {
-      return await this.postAction(this.actionBody({ ...action }, view as Obj));
+      return await this.postAction(await this.actionBody({ ...action }, view as Obj));
     } catch (exc) {
       if (!(opts.retryStale ?? false) || !(exc instanceof ApiError) || !["stale_version", "stale_chain"].includes(exc.code)) {
         throw exc;
       }
       const again = await this.state();
       if (!again.legal_actions.some((a) => canonical(a) === canonical(action))) throw exc;
-      return this.postAction(this.actionBody({ ...action }, again as Obj));
+      return this.postAction(await this.actionBody({ ...action }, again as Obj));
     }
   }
 
