@@ -521,16 +521,30 @@ export class Client {
   /** The match's public events as they happen (server-sent events), resuming after a dropped
    * connection from the last seq seen, until the match ends. */
   async *stream(matchId: string, after = -1, opts: { timeout?: number; signal?: AbortSignal } = {}): AsyncGenerator<Obj> {
+    for await (const { event } of this.pushed(matchId, after, opts)) yield event;
+  }
+
+  /** :meth:`stream`, each event marked ``live`` when the server accepted it after the stream
+   * was opened (its seq is at or past the log's ``next_seq`` read just before), so it was
+   * pushed as it was accepted. */
+  async *pushed(
+    matchId: string,
+    after = -1,
+    opts: { timeout?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<{ event: Obj; live: boolean }> {
     let last = after;
     const timeout = opts.timeout ?? 60;
     for (let broken = 0; broken <= (this.opts.retries ?? 3); ) {
       const init: RequestInit = { headers: { Accept: "text/event-stream" } };
       if (opts.signal !== undefined) init.signal = opts.signal;
       let resp: Response;
+      let boundary = Number.MAX_SAFE_INTEGER;
       try {
+        const page = await this.request("GET", `/v1/matches/${matchId}/events?after=${last}`);
+        if (isObj(page) && typeof page["next_seq"] === "number") boundary = page["next_seq"];
         this.requestCount++;
         resp = await this.doFetch(`${this.baseUrl}/v1/matches/${matchId}/events/stream?after=${last}&timeout=${timeout}`, init);
-      } catch (exc) {
+      } catch {
         if (opts.signal?.aborted === true) return;
         broken++;
         await this.pause(null, broken);
@@ -558,10 +572,10 @@ export class Client {
             if (ev["seq"] <= last) continue;
             last = ev["seq"];
             broken = 0;
-            yield ev;
+            yield { event: ev, live: ev["seq"] >= boundary };
           }
         }
-      } catch (exc) {
+      } catch {
         if (opts.signal?.aborted === true) return;
         broken++;
       } finally {
@@ -1243,15 +1257,8 @@ export class Seat {
    * every event pushed live is checked against this client's clock, and a timeout that ends
    * the match against its deadline and the requests this seat holds (§3a.8). */
   async *events(after = -1, opts: { timeout?: number; signal?: AbortSignal } = {}): AsyncGenerator<Obj> {
-    let live = false;
-    let lastAt: number | null = null;
-    for await (const ev of this.client.stream(this.st.match_id, after, opts)) {
-      const at = typeof ev["at"] === "string" ? Date.parse(ev["at"]) : NaN;
-      // The backlog is replayed first; an event is pushed live once the stream caught up:
-      // it arrives within a second of the previous one's time and near the local clock.
-      if (!live && !Number.isNaN(at) && Math.abs(this.client.now() - at) <= 1000) live = true;
-      if (live && lastAt !== null) await this.checkSkew(ev["at"], `event ${String(ev["seq"])}`, { event: ev });
-      lastAt = Number.isNaN(at) ? lastAt : at;
+    for await (const { event: ev, live } of this.client.pushed(this.st.match_id, after, opts)) {
+      if (live) await this.checkSkew(ev["at"], `event ${String(ev["seq"])}`, { event: ev });
       if (ev["type"] === "end" && ev["reason"] === "timeout") await this.checkTimeout(ev);
       yield ev;
     }

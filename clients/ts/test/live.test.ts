@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { mkdtemp, writeFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { Client, MemoryStorage, type Seat } from "../src/index.js";
+import { Client, Disputed, MemoryStorage, type Seat } from "../src/index.js";
 import { FileStorage } from "../src/node.js";
 import { playOut, prng } from "./play.js";
 
@@ -99,4 +99,37 @@ test("a seat that crashes in the middle of a tawla match resumes from its storag
   assert.equal(status, "finished");
   for (const s of seats) await s.checkTranscript();
   await keep("resumed-tawla", await seats[0]!.transcript(), seats);
+});
+
+test("events pushed live over SSE are checked against the local clock", async () => {
+  const qc = new Client(URL, { operatorKey: KEY });
+  const match = await qc.createMatch("tawla", { match_length: 1 }, ["Layla", "Omar"]);
+  await match.start();
+  const seat = match.seats[0]!;
+  let seen = 0;
+  const honest = (async () => {
+    for await (const ev of seat.events()) {
+      assert.equal(ev["seq"], seen++);
+    }
+  })();
+  // a watcher whose clock is two hours ahead of the server's
+  const ahead = new Client(URL, { now: () => Date.now() + 2 * 3600 * 1000 });
+  const watcher = await ahead.seat(match.matchId, 1, match.seats[1]!.token);
+  const skewed = (async () => {
+    for await (const ev of watcher.events()) void ev;
+  })();
+  await new Promise((r) => setTimeout(r, 500));
+  const { status } = await playOut(match.seats, prng(21));
+  assert.equal(status, "finished");
+  await honest;
+  assert.equal(seat.disputes.length, 0);
+  assert.equal(seen, ((await match.transcript())["events"] as unknown[]).length);
+  const events = (await match.transcript())["events"] as { at?: string }[];
+  if (events.some((e) => typeof e.at === "string")) {
+    await assert.rejects(skewed, (e: unknown) => e instanceof Disputed && /more than 30 s/.test(e.message));
+    assert.equal(watcher.disputes.length, 1);
+  } else {
+    await skewed; // a server before the 2026-12-03 revision: its events carry no time to check
+    assert.equal(watcher.disputes.length, 0);
+  }
 });
