@@ -32,7 +32,7 @@ from .shares import (
     unmask,
     verify_share,
 )
-from .shuffle import ShuffleProof, proof_size, shuffle, verify_shuffle
+from .shuffle_proof import ShuffleProof, proof_size, shuffle, verify_shuffle
 
 PROTOCOL = "qahwa-fair/3"
 

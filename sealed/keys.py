@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from .context import Context
 from .errors import SealedError
 from .group import (
-    G,
     IDENTITY,
+    G,
     add,
     base,
     hash_scalar,

@@ -54,9 +54,7 @@ class Share:
     proof: ShareProof
 
 
-def share_challenge(
-    ctx: Context, P: bytes, c: Ciphertext, D: bytes, R1: bytes, R2: bytes
-) -> bytes:
+def share_challenge(ctx: Context, P: bytes, c: Ciphertext, D: bytes, R1: bytes, R2: bytes) -> bytes:
     """e = Hs("qahwa-fair/3 share" || 0x00 || ctx || G || P || A || B || D || R1 || R2)."""
     return hash_scalar(SHARE_DOMAIN, ctx.encode(), G, P, c.A, c.B, D, R1, R2)
 
@@ -89,9 +87,7 @@ def unmask(c: Ciphertext, shares: list[bytes]) -> bytes:
     return acc
 
 
-def own_item(
-    c: Ciphertext, x: bytes, others: list[bytes], table: dict[bytes, str]
-) -> str:
+def own_item(c: Ciphertext, x: bytes, others: list[bytes], table: dict[bytes, str]) -> str:
     """What the owner learns: B − Σ others' shares − x·A, named through the item table."""
     m = sub(unmask(c, others), mul(x, c.A))
     code = table.get(m)
@@ -116,4 +112,3 @@ def check_opening(
         verify_share(ctx.for_seat(seat), P, c, sh)
     if unmask(c, [sh.D for sh in shares]) != item_point(game, code):
         raise SealedError(f"opening: the shares do not open this ciphertext to {code!r}")
-

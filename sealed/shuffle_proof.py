@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from .context import Context
 from .errors import SealedError
 from .group import (
-    G,
     IDENTITY,
+    G,
     L,
     add,
     base,
@@ -25,6 +25,7 @@ from .group import (
     hash_scalar,
     mul,
     point,
+    random_scalar,
     s_add,
     s_mul,
     s_muladd,
@@ -229,7 +230,6 @@ def shuffle(
     rbar = r[0]
     for j in range(1, n):
         rbar = s_add(rbar, r[j])
-    v = up[0]  # placeholder replaced below
     rhat_sum = rhat[n - 1]
     v = from_int(1)
     for i in range(n - 2, -1, -1):
@@ -279,32 +279,109 @@ def verify_shuffle(
     ctx: Context, P: bytes, deck_in: Deck, deck_out: Deck, proof: ShuffleProof
 ) -> None:
     """Refuse (SealedError naming the failed equation) unless ``proof`` shows that
-    ``deck_out`` is ``deck_in`` permuted and re-masked under ``P``."""
+    ``deck_out`` is ``deck_in`` permuted and re-masked under ``P``.
+
+    The five equations of §5.5 are checked at once, as one random linear combination (the
+    weights are this verifier's own random scalars: a false proof passes with probability
+    at most 1/ℓ); only when that fails are they checked one by one, to name the one that
+    fails."""
+    n, u, c = _prepare(ctx, P, deck_in, deck_out, proof)
+    if not _batch_holds(n, u, c, P, deck_in, deck_out, proof):
+        _name_failure(ctx, n, u, c, P, deck_in, deck_out, proof)
+        raise SealedError(f"shuffle proof of seat {ctx.seat}: the equations fail")
+
+
+def _prepare(
+    ctx: Context, P: bytes, deck_in: Deck, deck_out: Deck, proof: ShuffleProof
+) -> tuple[int, list[int], int]:
     n = _check_sizes(deck_in, len(deck_out))
-    if proof.n != n or len(proof.chat) != n or len(proof.that) != n:
-        raise SealedError(f"shuffle proof: made for {proof.n} items, the decks have {n}")
-    if len(proof.shat) != n or len(proof.sprime) != n:
+    sizes = (proof.n, len(proof.chat), len(proof.that), len(proof.shat), len(proof.sprime))
+    if any(k != n for k in sizes):
         raise SealedError(f"shuffle proof: made for {proof.n} items, the decks have {n}")
     point(P, "hand key")
-    gens = generators(n)
-    h, hs = gens[0], gens[1:]
     seed = statement_seed(ctx, P, deck_in, deck_out, proof.c)
     u = [to_int(x) for x in challenges(seed, n)]
     pr = proof
     c = to_int(main_challenge(seed, pr.chat, (pr.t1, pr.t2, pr.t3, pr.t4A, pr.t4B), pr.that))
+    return n, u, c
+
+
+def _weight() -> int:
+    return to_int(random_scalar())
+
+
+def _batch_holds(
+    n: int,
+    u: list[int],
+    c: int,
+    P: bytes,
+    deck_in: Deck,
+    deck_out: Deck,
+    pr: ShuffleProof,
+) -> bool:
+    """Σ over the five equations, each times a random weight (equation 5 one weight for
+    each i, equation 4 one for each half), is the identity; each distinct point is
+    multiplied once."""
+    gens = generators(n)
+    h, hs = gens[0], gens[1:]
+    d1, d2, d3, d4a, d4b = 1, _weight(), _weight(), _weight(), _weight()
+    d5 = [_weight() for _ in range(n)]
+    sp = [to_int(x) for x in pr.sprime]
+    U = 1
+    for uj in u:
+        U = U * uj % L
+    g = -d1 * to_int(pr.s1) - d2 * to_int(pr.s2) - d3 * to_int(pr.s3)
+    g += (d4a * to_int(pr.s4)) - sum(d5[i] * to_int(pr.shat[i]) for i in range(n))
+    terms: list[tuple[int, bytes]] = [
+        (d2, pr.t2),
+        (d3, pr.t3),
+        (d4a, pr.t4A),
+        (d4b, pr.t4B),
+        (d4b * to_int(pr.s4), P),
+        (-d2 * c * U - d5[0] * sp[0], h),
+    ]
+    for j in range(n):
+        terms.append((d1 * c + d3 * c * u[j], pr.c[j]))
+        terms.append((d4a * c * u[j], deck_in[j].A))
+        terms.append((d4b * c * u[j], deck_in[j].B))
+    for i in range(n):
+        terms.append((-d1 * c - d3 * sp[i], hs[i]))
+        terms.append((-d4a * sp[i], deck_out[i].A))
+        terms.append((-d4b * sp[i], deck_out[i].B))
+        terms.append((d5[i], pr.that[i]))
+        nxt = -d5[i + 1] * sp[i + 1] if i + 1 < n else d2 * c
+        terms.append((d5[i] * c + nxt, pr.chat[i]))
+    acc = add(base(from_int(g)), pr.t1)  # t1's weight d1 is 1
+    return add(acc, _lincomb(terms)) == IDENTITY
+
+
+def _name_failure(
+    ctx: Context,
+    n: int,
+    u: list[int],
+    c: int,
+    P: bytes,
+    deck_in: Deck,
+    deck_out: Deck,
+    pr: ShuffleProof,
+) -> None:
+    """The equations of §5.5 one by one: raise naming the first that fails."""
+    gens = generators(n)
+    h, hs = gens[0], gens[1:]
     cu = [(c * uj) % L for uj in u]
     sp = [to_int(x) for x in pr.sprime]
+    cs = from_int(c)
     who = f"shuffle proof of seat {ctx.seat}"
     # (1) Σ c_j − Σ h_i = r̄·G
     cbar = sub(_sum(pr.c), _sum(hs))
-    if base(pr.s1) != add(pr.t1, mul(from_int(c), cbar)):
+    if base(pr.s1) != add(pr.t1, mul(cs, cbar)):
         raise SealedError(f"{who}: equation 1 (the permutation commitment) fails")
     # (2) ĉ_{n-1} − (∏ u_j)·h = r̂·G
     U = 1
     for uj in u:
         U = U * uj % L
     chat_n = sub(pr.chat[n - 1], mul(from_int(U), h))
-    if base(pr.s2) != add(pr.t2, mul(from_int(c), chat_n)):
+    if base(pr.s2) != add(pr.t2, mul(cs, chat_n)):
         raise SealedError(f"{who}: equation 2 (the chain's end) fails")
     # (3) s3·G + Σ s'_i·h_i = t3 + Σ c·u_j·c_j
     lhs = add(base(pr.s3), _lincomb(list(zip(sp, hs, strict=True))))
@@ -320,7 +397,6 @@ def verify_shuffle(
     if lhsA != rhsA or lhsB != rhsB:
         raise SealedError(f"{who}: equation 4 (the re-masking) fails")
     # (5) ŝ_i·G + s'_i·ĉ_{i-1} = t̂_i + c·ĉ_i, ĉ_{-1} = h
-    cs = from_int(c)
     prev = h
     for i in range(n):
         if add(base(pr.shat[i]), mul(pr.sprime[i], prev)) != add(pr.that[i], mul(cs, pr.chat[i])):

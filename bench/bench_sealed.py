@@ -1,0 +1,121 @@
+"""Sealed deals (qahwa-fair/3, `sealed`): shuffle-and-prove and verify against the bare
+scalar multiplications they need (`make bench`).
+
+For 52 cards and 91 tiles: one seat's re-masking shuffle with its Terelius–Wikström proof,
+and its verification, each timed (process time, the best of a few runs) on a deck that is
+already masked (every seat after the first). The multiplications each one makes are counted
+in a counting run (variable-base s·Q and fixed-base s·G separately), and the same numbers of
+libsodium multiplications are timed in the same run on random points and scalars: the ratio
+is the cost of everything else (additions, hashing, Python). Prints the absolute times, the
+counts, the ratios and the proof size. The target (issue 34) is a ratio of at most 1.3.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import sealed.shuffle_proof as shuffle_mod
+from sealed import Context, hand_key, make_key, shuffle, starting_deck, verify_shuffle
+from sealed.group import base, mul, random_scalar
+from sealed.masking import Deck
+
+CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
+TILES = [f"{a}-{b}" for a in range(13) for b in range(a, 13)]
+REPEAT = 5
+
+
+def _best(fn: Callable[[], object], repeat: int = REPEAT) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t0)
+    return best
+
+
+@contextmanager
+def counting() -> Iterator[dict[str, int]]:
+    """Count the multiplications the shuffle module makes (variable- and fixed-base)."""
+    counts = {"var": 0, "base": 0}
+    real_mul, real_base = shuffle_mod.mul, shuffle_mod.base
+
+    def cmul(s: bytes, p: bytes) -> bytes:
+        counts["var"] += 1
+        return real_mul(s, p)
+
+    def cbase(s: bytes) -> bytes:
+        counts["base"] += 1
+        return real_base(s)
+
+    shuffle_mod.mul, shuffle_mod.base = cmul, cbase  # type: ignore[assignment]
+    try:
+        yield counts
+    finally:
+        shuffle_mod.mul, shuffle_mod.base = real_mul, real_base  # type: ignore[assignment]
+
+
+def bare(var: int, fixed: int) -> Callable[[], object]:
+    """``var`` libsodium s·Q and ``fixed`` s·G on random scalars and points."""
+    scalars = [random_scalar() for _ in range(max(var, fixed))]
+    points = [base(random_scalar()) for _ in range(var)]
+
+    def go() -> None:
+        for k in range(var):
+            mul(scalars[k], points[k])
+        for k in range(fixed):
+            base(scalars[k])
+
+    return go
+
+
+def measure(game: str, codes: list[str]) -> dict[str, float]:
+    ctx = Context("bench", 0, 1)
+    keys = [make_key(ctx.for_seat(s)) for s in range(4)]
+    P = hand_key([k.P for k in keys])
+    first, _ = shuffle(ctx.for_seat(0), P, starting_deck(game, codes))
+    deck: Deck = first
+    with counting() as prove_n:
+        out, proof = shuffle(ctx, P, deck)
+    with counting() as verify_n:
+        verify_shuffle(ctx, P, deck, out, proof)
+    t_prove = _best(lambda: shuffle(ctx, P, deck))
+    t_verify = _best(lambda: verify_shuffle(ctx, P, deck, out, proof))
+    t_bare_prove = _best(bare(prove_n["var"], prove_n["base"]))
+    t_bare_verify = _best(bare(verify_n["var"], verify_n["base"]))
+    return {
+        "n": len(codes),
+        "prove": t_prove,
+        "verify": t_verify,
+        "bare_prove": t_bare_prove,
+        "bare_verify": t_bare_verify,
+        "prove_var": prove_n["var"],
+        "prove_base": prove_n["base"],
+        "verify_var": verify_n["var"],
+        "verify_base": verify_n["base"],
+        "size": len(proof.encode()),
+    }
+
+
+def run() -> None:
+    one_var = _best(bare(200, 0)) / 200
+    one_base = _best(bare(0, 200)) / 200
+    print(f"one libsodium multiplication: s·Q {one_var * 1e6:.1f} µs, s·G {one_base * 1e6:.1f} µs")
+    for game, codes, what in (("hokm", CARDS, "52 cards"), ("iraqi_domino", TILES, "91 tiles")):
+        m = measure(game, codes)
+        print(
+            f"{what}: shuffle+prove {m['prove'] * 1e3:.1f} ms "
+            f"({m['prove_var']:.0f} s·Q + {m['prove_base']:.0f} s·G: "
+            f"{m['bare_prove'] * 1e3:.1f} ms bare), ratio {m['prove'] / m['bare_prove']:.2f}"
+        )
+        print(
+            f"{what}: verify        {m['verify'] * 1e3:.1f} ms "
+            f"({m['verify_var']:.0f} s·Q + {m['verify_base']:.0f} s·G: "
+            f"{m['bare_verify'] * 1e3:.1f} ms bare), ratio {m['verify'] / m['bare_verify']:.2f}"
+        )
+        print(f"{what}: proof {m['size']} bytes ({m['size'] / 1024:.1f} KiB)")
+
+
+if __name__ == "__main__":
+    run()
