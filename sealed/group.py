@@ -8,7 +8,9 @@ Which libsodium functions are used, and why through ``rbcl``'s library handle ra
 Python wrappers: the wrappers check each point again before every call (libsodium decodes and
 checks it anyway, and this package checks every point from outside once, where it is parsed)
 and refuse a product that is the identity, which a sealed deck needs (the starting deck's
-first halves are the identity). The functions are the same libsodium symbols.
+first halves are the identity). The functions are the same libsodium symbols. Every addition
+and multiplication still refuses an operand that does not decode (libsodium's return code),
+so a value that skipped parsing cannot pass as the identity.
 
 Limits, stated in docs/spec/fairness-v3.md §10: Python's own integers are not constant time,
 so this package uses them only for public values (challenges, verifier arithmetic, lengths);
@@ -75,6 +77,7 @@ _sneg = _lib.crypto_core_ristretto255_scalar_negate
 _mul = _lib.crypto_scalarmult_ristretto255
 _mul_base = _lib.crypto_scalarmult_ristretto255_base
 _buf = ctypes.create_string_buffer
+_UNWRITTEN = b"\xff" * 32  # no point encodes so (not canonical): shows libsodium wrote nothing
 
 #: the order of the group, ℓ = 2^252 + 27742317777372353535851937790883648493
 L = 2**252 + 27742317777372353535851937790883648493
@@ -114,9 +117,13 @@ def from_hash(h: bytes) -> bytes:
 
 
 def mul(s: bytes, p: bytes) -> bytes:
-    """s·p for a checked point p (the identity when s = 0 or p is the identity)."""
-    out = _buf(32)
-    _mul(out, s, p)  # -1 only for an identity product (its output is then 32 zero bytes)
+    """s·p (the identity when s = 0 or p is the identity); refuses a p that is no point."""
+    out = _buf(_UNWRITTEN, 32)
+    if _mul(out, s, p) != 0:
+        # -1 for an identity product (libsodium then wrote 32 zero bytes) or for a p that
+        # does not decode (then it wrote nothing)
+        if out.raw != IDENTITY:
+            raise SealedError("not a canonical ristretto255 point")
     return out.raw
 
 
@@ -128,14 +135,17 @@ def base(s: bytes) -> bytes:
 
 
 def add(p: bytes, q: bytes) -> bytes:
+    """p + q; refuses a p or q that is no point (libsodium's -1)."""
     out = _buf(32)
-    _add(out, p, q)
+    if _add(out, p, q) != 0:
+        raise SealedError("not a canonical ristretto255 point")
     return out.raw
 
 
 def sub(p: bytes, q: bytes) -> bytes:
     out = _buf(32)
-    _sub(out, p, q)
+    if _sub(out, p, q) != 0:
+        raise SealedError("not a canonical ristretto255 point")
     return out.raw
 
 
@@ -147,9 +157,7 @@ def total(points: Iterable[bytes]) -> bytes:
         if first:
             acc, first = p, False
         else:
-            out = _buf(32)
-            _add(out, acc, p)
-            acc = out.raw
+            acc = add(acc, p)
     return acc
 
 

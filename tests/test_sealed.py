@@ -536,3 +536,19 @@ def test_the_challenges_use_every_generator(monkeypatch: pytest.MonkeyPatch) -> 
 
         monkeypatch.setattr("sealed.shuffle_proof.generators", swapped)
         assert statement_seed(SH_CTX, SH_P, SH_IN, SH_OUT, SH_PROOF.c) != before
+
+
+def test_a_value_that_skipped_parsing_cannot_pass_as_the_identity() -> None:
+    """libsodium leaves its output unwritten for an operand that does not decode: the group
+    operations refuse it rather than read the zero buffer as the identity."""
+    bad = b"\xff" * 32
+    deck = list(SH_OUT)
+    deck[2] = Ciphertext(bad, deck[2].B)
+    with pytest.raises(SealedError, match="not a canonical"):
+        verify_shuffle(SH_CTX, SH_P, SH_IN, tuple(deck), SH_PROOF)
+    with pytest.raises(SealedError, match="not a canonical"):
+        mul(random_scalar(), bad)
+    with pytest.raises(SealedError, match="not a canonical"):
+        add(G, bad)
+    assert mul(random_scalar(), bytes(32)) == bytes(32)
+    assert mul(bytes(32), G) == bytes(32)
