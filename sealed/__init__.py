@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .context import Context
 from .errors import SealedError
+from .hand import VerifiedHand, verify_hand
 from .keys import KeyProof, SeatKey, check_revealed, hand_key, make_key, verify_key
 from .masking import (
     Ciphertext,
@@ -49,6 +50,7 @@ __all__ = [
     "Share",
     "ShareProof",
     "ShuffleProof",
+    "VerifiedHand",
     "SystemRandomness",
     "check_opening",
     "check_revealed",
@@ -72,5 +74,6 @@ __all__ = [
     "unmask",
     "verify_key",
     "verify_share",
+    "verify_hand",
     "verify_shuffle",
 ]

@@ -65,9 +65,9 @@ def make_key(ctx: Context, rng: Randomness | None = None) -> SeatKey:
 
 def verify_key(ctx: Context, P: bytes, proof: KeyProof) -> None:
     """Refuse (SealedError) unless ``proof`` shows knowledge of log_G(P) for this context."""
-    point(P, "key")
+    point(P, f"key of seat {ctx.seat}")
     if P == IDENTITY:
-        raise SealedError("key: the identity is not a key")
+        raise SealedError(f"key of seat {ctx.seat}: the identity is not a key")
     e = key_challenge(ctx, P, proof.R)
     if base(proof.s) != add(proof.R, mul(e, P)):
         raise SealedError(f"key of seat {ctx.seat}: the proof of knowledge does not verify")
