@@ -279,3 +279,40 @@ def test_random_cases_agree(node_run: Any, seed: int) -> None:
     assert py[half:] == [False] * half
     for case, p, j in zip(cases, py, js, strict=True):
         assert j["ok"] == p, (case["kind"], j)
+
+
+def test_a_whole_hand_agrees(node_run: Any) -> None:
+    """A hand's §9 record (tests/test_sealed_hand.py's) as made, before the keys are
+    revealed, and with each of its changes: the same verdict, the same deck opened."""
+    import copy
+
+    from test_sealed_hand import ENTRY, HOUSE, MATCH, SEATS, TAMPERS
+
+    from sealed import verify_hand
+
+    closed = copy.deepcopy(ENTRY)
+    closed["revealed"] = closed["revealed"][:3]
+    entries = [ENTRY, closed]
+    for _, change in TAMPERS.values():
+        e = copy.deepcopy(ENTRY)
+        change(e)
+        entries.append(e)
+    entries.append(ENTRY)  # for another match
+    matches = [MATCH] * (len(entries) - 1) + ["m-other"]
+    out = node_run(
+        [
+            {"kind": "hand", "match_id": m, "entry": e, "seats": SEATS, "house": list(HOUSE)}
+            for m, e in zip(matches, entries, strict=True)
+        ]
+    )
+    for m, e, j in zip(matches, entries, out, strict=True):
+        try:
+            v = verify_hand(m, e, SEATS, HOUSE)
+        except SealedError:
+            assert not j["ok"], j
+            continue
+        assert j["ok"], j
+        assert j["value"]["order"] == (list(v.order) if v.order is not None else None)
+        assert {int(k): c for k, c in j["value"]["opened"].items()} == v.opened
+    assert out[0]["ok"] and out[1]["ok"]
+    assert sum(1 for o in out if not o["ok"]) == len(TAMPERS) + 1

@@ -335,7 +335,135 @@ export function sealedVerifier(lib) {
     }
   }
 
+  function b64(text, what) {
+    if (typeof text !== "string") throw new SealedError(`${what}: a base64 string expected`);
+    let bin;
+    try {
+      bin = atob(text);
+    } catch {
+      throw new SealedError(`${what}: not base64`);
+    }
+    const out = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+    if (btoa(bin) !== text) throw new SealedError(`${what}: not canonical base64`);
+    return out;
+  }
+
+  function hexField(v, size, what) {
+    if (typeof v !== "string" || v.length !== 2 * size || /[^0-9a-f]/.test(v)) {
+      throw new SealedError(`${what}: ${size} bytes of lowercase hex expected`);
+    }
+    return hexToBytes(v);
+  }
+
+  function index(v, below, what) {
+    if (!Number.isInteger(v) || v < 0 || v >= below) throw new SealedError(`${what}: an integer in 0..${below - 1} expected`);
+    return v;
+  }
+
+  function list(entry, name) {
+    const v = entry[name];
+    if (!Array.isArray(v) || !v.every((x) => x !== null && typeof x === "object" && !Array.isArray(x))) {
+      throw new SealedError(`sealed hand: ${JSON.stringify(name)} must be a list of objects`);
+    }
+    return v;
+  }
+
+  const FIELDS = ["hand", "game", "items", "keys", "shuffles", "shares", "openings", "revealed"];
+
+  // §9–§10: one hand's "sealed" entry of a match with `seats` seats (`house`: the house
+  // seats). Returns {order, opened}: every item's code by final position once every key is
+  // revealed (else null), and the opened items (position → code).
+  function verifyHand(matchId, entry, seats, house = []) {
+    if (entry === null || typeof entry !== "object" || Object.keys(entry).sort().join() !== [...FIELDS].sort().join()) {
+      throw new SealedError(`sealed hand: exactly the fields ${FIELDS.join(", ")} expected`);
+    }
+    const hand = index(entry.hand, 2 ** 32, "sealed hand: hand");
+    const { game, items } = entry;
+    if (typeof game !== "string" || !Array.isArray(items) || items.length === 0 || !items.every((c) => typeof c === "string")) {
+      throw new SealedError("sealed hand: game must be a string and items a non-empty list of codes");
+    }
+    if (new Set(items).size !== items.length) throw new SealedError("starting deck: item codes repeat");
+    const n = items.length;
+    const ctx = (seat) => ({ match_id: matchId, hand, seat });
+    const keysIn = list(entry, "keys");
+    if (keysIn.length !== seats || keysIn.some((k, i) => k.seat !== i)) {
+      throw new SealedError(`sealed hand: one key per seat, seats 0..${seats - 1} in order`);
+    }
+    const keys = keysIn.map((k) => {
+      const P = hexField(k.key, 32, `key of seat ${k.seat}`);
+      verifyKey(ctx(k.seat), P, hexField(k.proof, 64, `key proof of seat ${k.seat}`));
+      return P;
+    });
+    const Pb = handKey(keys);
+    const houseSet = new Set(house);
+    const order = [...[...houseSet].sort((a, b) => a - b)];
+    for (let s = 0; s < seats; s++) if (!houseSet.has(s)) order.push(s);
+    const shuffles = list(entry, "shuffles");
+    if (shuffles.length !== order.length || shuffles.some((sh, i) => sh.seat !== order[i])) {
+      throw new SealedError(`sealed hand: shuffles by seats ${JSON.stringify(order)} in that order expected`);
+    }
+    let deck = new Uint8Array(64 * n);
+    items.forEach((code, i) => deck.set(itemPoint(game, code), 64 * i + 32));
+    for (const sh of shuffles) {
+      const out = b64(sh.deck, `deck of seat ${sh.seat}`);
+      parseDeck(out, n);
+      verifyShuffle(ctx(sh.seat), Pb, deck, out, b64(sh.proof, `shuffle proof of seat ${sh.seat}`));
+      deck = out;
+    }
+    const A = (i) => deck.subarray(64 * i, 64 * i + 32);
+    const B = (i) => deck.subarray(64 * i + 32, 64 * i + 64);
+    const shares = new Map();
+    for (const sh of list(entry, "shares")) {
+      const item = index(sh.item, n, "share item");
+      const s = index(sh.seat, seats, "share seat");
+      const key = `${item}/${s}`;
+      if (shares.has(key)) throw new SealedError(`sealed hand: a second share of item ${item} by seat ${s}`);
+      const D = hexField(sh.share, 32, `share of seat ${s}`);
+      const proof = hexField(sh.proof, 96, `share proof of seat ${s}`);
+      verifyShare(ctx(s), keys[s], A(item), B(item), D, proof);
+      shares.set(key, { D, proof });
+    }
+    const opened = {};
+    for (const op of list(entry, "openings")) {
+      const item = index(op.item, n, "opening item");
+      index(op.seat, seats, "opening seat");
+      if (typeof op.code !== "string" || item in opened) {
+        throw new SealedError(`sealed hand: opening of item ${item}: a code, once`);
+      }
+      const missing = [];
+      for (let s = 0; s < seats; s++) if (!shares.has(`${item}/${s}`)) missing.push(s);
+      if (missing.length) throw new SealedError(`opening of item ${item}: no share of seats ${JSON.stringify(missing)}`);
+      const all = [];
+      for (let s = 0; s < seats; s++) all.push(shares.get(`${item}/${s}`));
+      checkOpening(game, op.code, A(item), B(item), ctx(0), keys, all);
+      opened[item] = op.code;
+    }
+    const revealed = new Map();
+    for (const r of list(entry, "revealed")) {
+      const s = index(r.seat, seats, "revealed seat");
+      const x = hexField(r.secret, 32, `revealed key of seat ${s}`);
+      if (revealed.has(s)) throw new SealedError(`sealed hand: seat ${s} revealed twice`);
+      scalar(x, `revealed key of seat ${s}`);
+      checkRevealed(keys[s], x);
+      revealed.set(s, leToBigint(x));
+    }
+    if (revealed.size !== seats) return { order: null, opened };
+    let xAll = 0n;
+    for (const x of revealed.values()) xAll = mod(xAll + x);
+    const table = new Map(items.map((code) => [bytesToHex(itemPoint(game, code)), code]));
+    const codes = [];
+    for (let i = 0; i < n; i++) {
+      const m = point(B(i), "deck").subtract(point(A(i), "deck").multiplyUnsafe(xAll));
+      const code = table.get(bytesToHex(m.toBytes()));
+      if (code === undefined) throw new SealedError("sealed hand: the revealed keys do not open every item");
+      codes.push(code);
+    }
+    if (new Set(codes).size !== n) throw new SealedError("sealed hand: the final deck does not hold every item once");
+    return { order: codes, opened };
+  }
+
   return {
+    verifyHand,
     itemPoint,
     generator: (i) => generator(i).toBytes(),
     verifyKey,

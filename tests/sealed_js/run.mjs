@@ -39,6 +39,8 @@ function run(c) {
         c.keys.map(hex),
         c.shares.map((s) => ({ D: hex(s.D), proof: hex(s.proof) })),
       );
+    case "hand":
+      return v.verifyHand(c.match_id, c.entry, c.seats, c.house);
     default:
       throw new Error(`unknown case ${c.kind}`);
   }
