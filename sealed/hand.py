@@ -20,8 +20,8 @@ from .errors import SealedError
 from .group import mul, s_add, scalar, sub
 from .keys import KeyProof, check_revealed, hand_key, verify_key
 from .masking import Deck, decode_deck, starting_deck
-from .points import item_table
-from .shares import Share, ShareProof, check_opening, verify_share
+from .points import item_point, item_table
+from .shares import Share, ShareProof, unmask, verify_share
 from .shuffle_proof import ShuffleProof, verify_shuffle
 
 FIELDS = ("hand", "game", "items", "keys", "shuffles", "shares", "openings", "revealed")
@@ -136,7 +136,11 @@ def verify_hand(
         missing = [s for s in range(seats) if (item, s) not in shares]
         if missing:
             raise SealedError(f"opening of item {item}: no share of seats {missing}")
-        check_opening(game, code, deck[item], ctx, keys, [shares[(item, s)] for s in range(seats)])
+        # every share was verified above: what is left of §7 is what they open the item to
+        if unmask(deck[item], [shares[(item, s)].D for s in range(seats)]) != item_point(
+            game, code
+        ):
+            raise SealedError(f"opening: the shares do not open this ciphertext to {code!r}")
         opened[item] = code
     # §3: revealed keys; with all of them, the whole deck
     revealed: dict[int, bytes] = {}

@@ -10,19 +10,8 @@ from typing import Any
 
 import pytest
 
-from sealed import (
-    Context,
-    SealedError,
-    encode_deck,
-    hand_key,
-    item_table,
-    make_key,
-    make_share,
-    own_item,
-    shuffle,
-    starting_deck,
-    verify_hand,
-)
+from sealed import SealedError, verify_hand
+from sealed.demo import simulated_hand
 
 MATCH = "m-hand"
 ITEMS = [r + s for s in "SH" for r in "9TJQKA"]  # 12 cards
@@ -31,54 +20,9 @@ HOUSE = (1, 3)
 
 
 def build() -> tuple[dict[str, Any], list[str]]:
-    """A hand of four seats (1 and 3 the house's): the keys, the shuffles (house seats
-    first), every item dealt face down (item i to seat i mod 4, the other seats' shares),
-    items 0..3 opened by their owners, every key revealed. Returns the entry and what each
-    owner learnt."""
-    ctx = Context(MATCH, 3, 0)
-    keys = [make_key(ctx.for_seat(s)) for s in range(SEATS)]
-    P = hand_key([k.P for k in keys])
-    deck = starting_deck("hokm", ITEMS)
-    shuffles = []
-    for s in (1, 3, 0, 2):
-        deck, proof = shuffle(ctx.for_seat(s), P, deck)
-        shuffles.append(
-            {
-                "seat": s,
-                "deck": base64.b64encode(encode_deck(deck)).decode(),
-                "proof": base64.b64encode(proof.encode()).decode(),
-            }
-        )
-    shares, learnt = [], []
-    table = item_table("hokm", ITEMS)
-    for item, c in enumerate(deck):
-        owner = item % SEATS
-        made = {s: make_share(ctx.for_seat(s), keys[s].x, c) for s in range(SEATS)}
-        learnt.append(own_item(c, keys[owner].x, [made[s].D for s in made if s != owner], table))
-        for s in range(SEATS):
-            if s != owner or item < 4:  # the owner's own share only with an opening
-                shares.append(
-                    {
-                        "item": item,
-                        "seat": s,
-                        "share": made[s].D.hex(),
-                        "proof": made[s].proof.encode().hex(),
-                    }
-                )
-    entry = {
-        "hand": 3,
-        "game": "hokm",
-        "items": ITEMS,
-        "keys": [
-            {"seat": s, "key": k.P.hex(), "proof": k.proof.encode().hex()}
-            for s, k in enumerate(keys)
-        ],
-        "shuffles": shuffles,
-        "shares": shares,
-        "openings": [{"item": i, "seat": i % SEATS, "code": learnt[i]} for i in range(4)],
-        "revealed": [{"seat": s, "secret": k.x.hex()} for s, k in enumerate(keys)],
-    }
-    return entry, learnt
+    """A hand of four seats (1 and 3 the house's): item i dealt to seat i mod 4, items 0..3
+    opened by their owners, every key revealed."""
+    return simulated_hand(MATCH, 3, "hokm", ITEMS, SEATS, HOUSE, opened=4)
 
 
 ENTRY, LEARNT = build()
