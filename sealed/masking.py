@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import SealedError
@@ -21,7 +22,7 @@ class Ciphertext:
 Deck = tuple[Ciphertext, ...]
 
 
-def starting_deck(game: str, codes: list[str] | tuple[str, ...]) -> Deck:
+def starting_deck(game: str, codes: Sequence[str]) -> Deck:
     """The rules' canonical order, each item as (identity, M(code))."""
     if len(set(codes)) != len(codes):
         raise SealedError("starting deck: item codes repeat")

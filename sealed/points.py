@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from functools import lru_cache
 
 from .group import from_hash, lp, u32be
@@ -34,7 +35,7 @@ def generators(n: int) -> tuple[bytes, ...]:
     return tuple(generator(i) for i in range(n + 1))
 
 
-def item_table(game: str, codes: list[str] | tuple[str, ...]) -> dict[bytes, str]:
+def item_table(game: str, codes: Sequence[str]) -> dict[bytes, str]:
     """Point → code for the items of a game: how a seat names an item it opened."""
     table = {item_point(game, c): c for c in codes}
     if len(table) != len(codes):
