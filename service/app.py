@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import DuplicateKeyError, SecretBox, loads_strict
 
-from . import docs_ui, keys, migrate, operations
+from . import cors, docs_ui, keys, migrate, operations
 from .c2sp import LogC2SP
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
@@ -340,4 +340,5 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     operations.install(app, settings, db, clock)
+    cors.install(app)  # outermost: the cross-origin reads (service/cors.py)
     return app
