@@ -26,7 +26,7 @@
       consistent: 'consistent with the head of size {m} seen before',
       older: 'the head of size {m} seen before is consistent with it',
       no_index: 'not checked: the transcript has no log_index',
-      no_server: 'not checked: the page does not know the transcript\u2019s server (use a match id or a transcript URL)',
+      no_server: 'not checked: the page does not know the transcript\u2019s server (give the operator\u2019s URL under \u201cOperator\u2019s server\u201d)',
       no_key: 'not checked: no public key to check the log\u2019s signatures',
       unsupported: 'not checked: this browser cannot check Ed25519 signatures',
       fetch: 'the server gives no inclusion proof of log index {i}: {why}',
@@ -43,7 +43,7 @@
       consistent: 'متّسق مع الرأس ذي الحجم {m} الذي رُئي من قبل',
       older: 'الرأس ذو الحجم {m} الذي رُئي من قبل متّسق معه',
       no_index: 'لم يُفحص: ليس في السجل المنشور log_index',
-      no_server: 'لم يُفحص: الصفحة لا تعرف خادم السجل (استخدم معرّف المباراة أو رابط السجل)',
+      no_server: 'لم يُفحص: الصفحة لا تعرف خادم السجل (أدخل عنوان المشغّل في «خادم المشغّل»)',
       no_key: 'لم يُفحص: لا يوجد مفتاح عام لفحص توقيعات السجل',
       unsupported: 'لم يُفحص: هذا المتصفح لا يستطيع فحص توقيعات Ed25519',
       fetch: 'الخادم لا يعطي إثبات إدراج للموضع {i}: {why}',
@@ -60,7 +60,7 @@
       consistent: 'با سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد سازگار است',
       older: 'سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد با آن سازگار است',
       no_index: 'بررسی نشد: رونوشت log_index ندارد',
-      no_server: 'بررسی نشد: صفحه سرورِ رونوشت را نمی‌شناسد (شناسهٔ بازی یا نشانی رونوشت را بدهید)',
+      no_server: 'بررسی نشد: صفحه سرورِ رونوشت را نمی‌شناسد (نشانی گرداننده را در «سرور گرداننده» بدهید)',
       no_key: 'بررسی نشد: کلید عمومی‌ای برای بررسی امضاهای دفتر نیست',
       unsupported: 'بررسی نشد: این مرورگر نمی‌تواند امضای Ed25519 را بررسی کند',
       fetch: 'سرور اثبات ثبتِ جایگاه {i} را نمی‌دهد: {why}',
@@ -257,6 +257,8 @@
     if (!subtle) return { ok: null, key: 'unsupported' };
     try {
       var res = await getJson(new URL('/v1/log/proof?index=' + i, base).href);
+      // `verify page` (the player's own install) is no log: say what to give, do not fail
+      if (res.status === 404 && res.body && res.body.error && res.body.error.code === 'not_a_qahwa_server') return { ok: null, key: 'no_server' };
       if (res.status !== 200 || !res.body) return { ok: false, key: 'fetch', params: { i: i, why: why(res) } };
       var p = res.body, leaf = p.leaf;
       if (p.index !== i) throw new Error('the proof is for index ' + p.index + ', not ' + i);
