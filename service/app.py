@@ -36,6 +36,7 @@ from .routes import rng as rng_routes
 from .schemas import add_links
 from .settings import STATIC_DIR, Settings
 from .store import now_iso
+from .version import PROTOCOLS, VERSION
 from .watch import CHANNEL, Hub, PgListener, Watch
 
 log = logging.getLogger("qahwa.service")
@@ -264,8 +265,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 
     app = FastAPI(
         title="qahwa",
-        version="1.0.0",
-        summary="Provably fair dice and shuffles for café games (qahwa-fair/1)",
+        version=VERSION,
+        summary="Provably fair dice and shuffles for café games (" + ", ".join(PROTOCOLS) + ")",
         lifespan=lifespan,
         docs_url=None,  # served offline by docs_ui
         redoc_url=None,

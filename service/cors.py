@@ -26,6 +26,8 @@ PUBLIC_READS = re.compile(
 )
 READ_METHODS = frozenset({"GET", "HEAD"})
 ALLOW_ORIGIN = (b"access-control-allow-origin", b"*")
+#: the headers of ours a cross-origin page may read (``/v1/log``'s, service/version.py)
+EXPOSE = (b"access-control-expose-headers", b"Qahwa-Protocols, Qahwa-Version")
 #: how long a browser may keep a preflight's answer (seconds)
 MAX_AGE = "86400"
 
@@ -61,7 +63,7 @@ class CrossOriginReads:
                     for k, v in message.get("headers", [])
                     if k.lower() != b"access-control-allow-origin"
                 ]
-                message = {**message, "headers": [*raw, ALLOW_ORIGIN]}
+                message = {**message, "headers": [*raw, ALLOW_ORIGIN, EXPOSE]}
             await send(message)
 
         await self.app(scope, receive, send_with_origin)

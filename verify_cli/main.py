@@ -60,6 +60,7 @@ from .monitor import load_policy
 from .output import make_console, print_report, print_summary
 from .page import page_cmd
 from .stats_cli import stats_cmd
+from .version import PROTOCOLS, VERSION
 from .witness import witness_cmd
 
 HELP = """Verify qahwa-fair/2 and qahwa-fair/1 transcripts of café games and dice/shuffle
@@ -113,7 +114,7 @@ class VerifyGroup(click.Group):
     """A group whose default command is ``check`` (``verify FILE`` = ``verify check FILE``)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
@@ -185,6 +186,12 @@ class VerifyGroup(click.Group):
     help=HELP,
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(
+    VERSION,
+    "--version",
+    prog_name="verify",
+    message=f"%(prog)s %(version)s ({', '.join(PROTOCOLS)})",
 )
 def app() -> None:
     pass

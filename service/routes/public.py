@@ -13,6 +13,7 @@ from qahwa_page import pyodide
 from ..deps import PublicLogDep
 from ..schemas import ConsistencyOut, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut, errors
 from ..settings import STATIC_DIR
+from ..version import PROTOCOLS, VERSION
 
 router = APIRouter()
 
@@ -36,13 +37,19 @@ def keys(public: PublicLogDep) -> dict[str, Any]:
     tags=["log"],
     responses=errors(e404=("not_found",), e422=Q),
     summary="The signed head of the transparency log",
+    description="The head's `protocol` names the format of the signed head (docs/fairness.md "
+    "§8, kept for every verifier); the `Qahwa-Protocols` header lists the protocols whose records this log holds "
+    "and `Qahwa-Version` is this server's version.",
 )
 def log_head(
     public: PublicLogDep,
+    response: Response,
     tree_size: Annotated[
         int | None, Query(ge=0, le=2**31 - 1, description="an earlier size")
     ] = None,
 ) -> dict[str, Any]:
+    response.headers["Qahwa-Protocols"] = ", ".join(PROTOCOLS)
+    response.headers["Qahwa-Version"] = VERSION
     return public.tree_head(tree_size=tree_size)
 
 
