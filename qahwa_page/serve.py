@@ -124,8 +124,8 @@ class _Handler(BaseHTTPRequestHandler):
                 return
         if path.startswith(("/v1/", "/log/")):
             # the player's own page is no qahwa server: the page says to give the operator's
-            body = json.dumps({"error": {"code": NOT_A_SERVER, "message": NOT_A_SERVER_MESSAGE}})
-            self._send(404, body.encode(), "application/json", head=head)
+            answer = {"error": {"code": NOT_A_SERVER, "message": NOT_A_SERVER_MESSAGE}}
+            self._send(404, json.dumps(answer).encode(), "application/json", head=head)
             return
         message = f"no such file: {path}"
         if path.startswith("/static/pyodide/"):

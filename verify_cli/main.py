@@ -44,6 +44,7 @@ from fairness import (
     seed_commitment,
 )
 
+from .certify.cli import main as certify_cmd
 from .core import (
     FAILED,
     UNCHECKED,
@@ -79,6 +80,8 @@ Usage:
   verify demo --server URL [--operator-key KEY] [--game G ...]
   verify log --server URL [--policy FILE]  audit the server's whole transparency log
   verify witness --log VKEY [--listen HOST:PORT]   run a witness for a log
+  verify certify [--out DIR] [--source FILE] [...]  the RNG certification kit
+  verify page [--port N]                   the verify page from this install
 
 \b
 Checks, for every transcript: the protocol; SHA-256(server_seed) equals the commitment;
@@ -504,6 +507,7 @@ def check_cmd(
 
 
 app.add_command(log_cmd)
+app.add_command(certify_cmd, "certify")
 app.add_command(stats_cmd)
 app.add_command(witness_cmd)
 
