@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import STATIC_DIR
+from . import STATIC_DIR, page_html
 from .pyodide import PAGE_CSP, RUNTIME_DIR, asset
 
 #: the page's files served as they are (the service's /static mount serves the same)
@@ -94,7 +94,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/verify":
             self._send(
                 200,
-                (STATIC_DIR / "verify.html").read_bytes(),
+                page_html(),
                 PLAIN_FILES["verify.html"],
                 {"Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-cache"},
                 head=head,

@@ -11,6 +11,7 @@ import re
 import subprocess
 import sys
 import tomllib
+import urllib.request
 import venv
 import zipfile
 from collections.abc import Iterator
@@ -25,7 +26,6 @@ from http_play import play_to_end
 from live_server import LiveServer
 from test_verify_cli_helpers import full_match, key_b64, write
 
-from qahwa_page import PAGE
 from qahwa_page.pyodide import RUNTIME_FILES, check_runtime
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -237,7 +237,6 @@ def test_the_fresh_install_serves_the_page_with_its_runtime(fresh: Path, tmp_pat
     """`verify page` from the venv: the page, the runtime and the page's Python, all from
     the wheel (the sources zip holds the venv's own files)."""
     import io
-    import urllib.request
 
     proc = subprocess.Popen(
         [str(fresh / "bin" / "verify"), "page", "--port", "0"],
@@ -390,9 +389,11 @@ def test_the_players_own_page_verifies_a_real_match_from_the_operators_url(
             assert verdict == "error"
             text = page.inner_text("#verdict")
             assert "is not a qahwa server" in text and "Operator\u2019s server" in text, text
-        # a saved copy of the page (file://): keys and transcript still come from the operator
+        # a saved copy of the page (file://, the HTML as served): keys, transcript and log
+        # proof still come from the operator
         saved = tmp_path / "verify.html"
-        saved.write_bytes(PAGE.read_bytes())
+        with urllib.request.urlopen(url, timeout=30) as r:
+            saved.write_bytes(r.read())
         with open_page(browser, saved.as_uri() + "?lang=en") as page:
             verdict, rows = _verdict(page, {"#in-id": mid})
             assert verdict == "error"
@@ -402,3 +403,4 @@ def test_the_players_own_page_verifies_a_real_match_from_the_operators_url(
             # no rules replay from a file: never "pass", but everything fetched checks out
             assert verdict == "incomplete", rows
             assert rows["signature"] == rows["lock_sig"] == rows["chain"] == "true", rows
+            assert rows["log"] == "true", page.inner_text("tr[data-check=log]")

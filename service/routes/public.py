@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import FileResponse, Response
 
-from qahwa_page import pyodide
+from qahwa_page import page_html, pyodide
 
 from ..deps import PublicLogDep
 from ..schemas import ConsistencyOut, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut, errors
@@ -99,7 +99,7 @@ def log_entries(
 
 
 @router.get("/verify", include_in_schema=False)
-def verify_page() -> FileResponse:
+def verify_page() -> Response:
     page = STATIC_DIR / "verify.html"
     if not page.is_file():
         raise HTTPException(
@@ -107,10 +107,11 @@ def verify_page() -> FileResponse:
             "the verify page is not installed on this server "
             "(qahwa_page/static/verify.html is missing)",
         )
-    return FileResponse(
-        page,
+    # merkle.js inlined (qahwa_page.page_html): a copy saved from the browser keeps its log row
+    return Response(
+        page_html(),
         media_type="text/html; charset=utf-8",
-        headers={"Content-Security-Policy": pyodide.PAGE_CSP},
+        headers={"Content-Security-Policy": pyodide.PAGE_CSP, "Cache-Control": "no-cache"},
     )
 
 
