@@ -82,6 +82,8 @@ def direct(extras: tuple[str, ...], lock: str = "main.txt") -> list[Requirement]
             reqs += _extra(VERIFIER, extra)
         return reqs
     reqs = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
+    if "certify" in extras:  # dev.txt is compiled from verifier/pyproject.toml too
+        reqs += [Requirement(r) for r in VERIFIER["project"]["dependencies"]]
     for extra in extras:
         reqs += _extra(VERIFIER if extra == "certify" else PYPROJECT, extra)
     reqs += [
