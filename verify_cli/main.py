@@ -44,6 +44,7 @@ from fairness import (
     seed_commitment,
 )
 
+from .certify.cli import main as certify_cmd
 from .core import (
     FAILED,
     UNCHECKED,
@@ -60,6 +61,7 @@ from .monitor import load_policy
 from .output import make_console, print_report, print_summary
 from .page import page_cmd
 from .stats_cli import stats_cmd
+from .version import PROTOCOLS, VERSION
 from .witness import witness_cmd
 
 HELP = """Verify qahwa-fair/2 and qahwa-fair/1 transcripts of café games and dice/shuffle
@@ -78,6 +80,8 @@ Usage:
   verify demo --server URL [--operator-key KEY] [--game G ...]
   verify log --server URL [--policy FILE]  audit the server's whole transparency log
   verify witness --log VKEY [--listen HOST:PORT]   run a witness for a log
+  verify certify [--out DIR] [--source FILE] [...]  the RNG certification kit
+  verify page [--port N]                   the verify page from this install
 
 \b
 Checks, for every transcript: the protocol; SHA-256(server_seed) equals the commitment;
@@ -113,7 +117,7 @@ class VerifyGroup(click.Group):
     """A group whose default command is ``check`` (``verify FILE`` = ``verify check FILE``)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
@@ -185,6 +189,12 @@ class VerifyGroup(click.Group):
     help=HELP,
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(
+    VERSION,
+    "--version",
+    prog_name="verify",
+    message=f"%(prog)s %(version)s ({', '.join(PROTOCOLS)})",
 )
 def app() -> None:
     pass
@@ -497,6 +507,7 @@ def check_cmd(
 
 
 app.add_command(log_cmd)
+app.add_command(certify_cmd, "certify")
 app.add_command(stats_cmd)
 app.add_command(witness_cmd)
 
