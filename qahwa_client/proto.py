@@ -134,8 +134,8 @@ def chain_heads(lock: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) ->
 
 
 def sig_message(match_id: str, prev: str, event: Mapping[str, Any]) -> bytes:
-    """What a seat signs: canonical({"match_id", "prev", "event": E}), E without seq/sig."""
-    body = {k: v for k, v in event.items() if k not in ("seq", "sig")}
+    """What a seat signs: canonical({"match_id", "prev", "event": E}), E without seq/sig/at."""
+    body = {k: v for k, v in event.items() if k not in ("seq", "sig", "at")}
     return canonical({"match_id": match_id, "prev": prev, "event": body})
 
 
