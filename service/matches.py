@@ -339,9 +339,7 @@ class MatchService:
             seat = m.owes if m.owes is not None else engine.turn
             assert seat is not None
             # its `at` is never before the deadline (fairness-v2.md §7: verifiers check it)
-            tx.append(
-                _as_list(engine.end_match(EndReason.TIMEOUT, [seat])), not_before=m.deadline
-            )
+            tx.append(_as_list(engine.end_match(EndReason.TIMEOUT, [seat])), not_before=m.deadline)
             self._finish(tx)
         else:  # pragma: no cover - _due returns only the reasons above
             raise AssertionError(reason)
@@ -928,7 +926,9 @@ class MatchService:
         idx = translog.next_index(self.db, tx.s)
         translog.append(tx.s, idx, m.id, record, self.store.now_iso(), self.signer)
 
-    def _receipt(self, m: MatchRow, seq: int | None = None, *, tx: Tx | None = None) -> dict[str, Any]:
+    def _receipt(
+        self, m: MatchRow, seq: int | None = None, *, tx: Tx | None = None
+    ) -> dict[str, Any]:
         """The signed receipt for the head after a request, with the head's time ``at``
         (fairness-v2.md §7). seq -1: chain[-1], whose time is the lock's ``locked_at``, the
         same for every commit and reveal of a match (signed once per process); else the

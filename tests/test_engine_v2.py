@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+from support import untimed
 
 import fairness
 from fairness import (
@@ -478,7 +479,9 @@ def test_no_reveal_result() -> None:
 def test_no_reveal_transcript_replays_with_no_key() -> None:
     doc, eng = simulate_match("tawla", seed=4, no_reveal=[1])
     assert isinstance(eng, NoRevealMatch)
-    assert doc["events"] == [{"seq": 0, "type": "end", "reason": "no_reveal", "seats": [1]}]
+    assert [untimed(e) for e in doc["events"]] == [
+        {"seq": 0, "type": "end", "reason": "no_reveal", "seats": [1]}
+    ]
     assert doc["seats"][1]["client_seed"] is None and doc["seats"][1]["nonce"] is None
     assert doc["seats"][0]["client_seed"] is not None and transcript_key(doc) is None
     assert doc["result"] == no_reveal_result(TawlaEngine, TawlaEngine.parse_ruleset({}), [1])
@@ -705,13 +708,19 @@ def test_simulated_v2_transcript_is_complete_and_signed() -> None:
         else:
             assert "sig" not in ev  # chance events and a timeout are the server's
         prev = fairness.chain_next(prev, ev)
+    # the timeout is the seat's on turn, exactly at its deadline (a second after the last
+    # request, plus turn_seconds)
+    owing = replay_transcript({**doc, "events": doc["events"][:-1]}).turn
+    assert owing is not None
     assert doc["events"][-1] == {
         "seq": len(doc["events"]) - 1,
         "type": "end",
         "reason": "timeout",
-        "seat": 0,
+        "seat": owing,
+        "at": "2026-01-01T00:05:33.000Z",
     }
-    assert doc["result"]["forfeited"] == [0] and doc["result"]["winners"] == [1]
+    assert doc["events"][-2]["at"] == "2026-01-01T00:00:33.000Z"
+    assert doc["result"]["forfeited"] == [owing] and doc["result"]["winners"] == [1 - owing]
     # fresh-roll values are real roll-chain values of each seat
     tips = [bytes.fromhex(s["roll_chain"]) for s in lock["seats"]]
     for ev in doc["events"]:
