@@ -327,7 +327,9 @@ def check_transcript(
     idx = transcript.get("log_index")
     if idx is None:
         idx = transcript.get("lock_index")  # qahwa-fair/2: the lock's entry
-    if isinstance(proof, OfflineProof) and isinstance(idx, int) and not isinstance(idx, bool):
+    if isinstance(proof, OfflineProof):
+        if not isinstance(idx, int) or isinstance(idx, bool):
+            idx = proof.proof.index  # the match's entry, found by its match id (§9)
         ok, detail = check_offline(transcript, idx, keys, proof, policy, state)
         if ok:
             found["entry"] = (entry_protocol(proof.leaf), idx, proof.leaf.get("type"))
