@@ -147,7 +147,9 @@ def forge_timeout(doc: dict[str, Any], svc: MatchService, *, early_us: int) -> d
     engine = replay(cls, doc["ruleset"], key, events, protocol=PROTOCOL_V2, ctx=ctx)
     turn = json.loads(doc["ruleset"])["turn_seconds"]
     due = parse_time_us(events[-1]["at"]) + turn * 1_000_000
-    (end,) = engine.end_match("timeout", [engine.turn])
+    owing = engine.turn
+    assert owing is not None
+    (end,) = engine.end_match("timeout", [owing])
     forged = {k: v for k, v in doc.items() if k != "signature"}
     forged["events"] = [*events, {"seq": n, **end, "at": format_time_ms(due - early_us)}]
     assert engine.outcome is not None
