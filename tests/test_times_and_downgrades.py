@@ -315,3 +315,14 @@ def test_offline_tlog_proof_refuses_a_downgrade(
     res = run(str(tmp_path / "v1.json"), *common)
     assert res.exit_code == 1, res.output
     assert rows(res)["downgrade"]["ok"] is False
+
+
+def test_help_describes_v2_records_and_a_policy_without_witnesses() -> None:
+    res = run("--help")
+    assert res.exit_code == 0
+    text = " ".join(res.stdout.split())
+    assert "qahwa-fair/2 logs each match's lock and reveal records" in text
+    assert "quorum none" in text and "downgrade" in text
+    assert "fetches the match's tlog-proof from that server itself" in text
+    # the v1 commitment record is named as qahwa-fair/1's only
+    assert "match's commitment record is in the transparency log" not in text
