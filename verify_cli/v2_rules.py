@@ -516,6 +516,28 @@ def check_chain(rep: Any, doc: dict[str, Any], state: V2State) -> None:
 # -- times (§7) ------------------------------------------------------------------------------
 
 
+_EVENT_AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
+
+
+def _plain_event_time(a: Any, days: dict[str, bool]) -> bool:
+    """``a`` is an event time of §7's shape (``2026-12-03T21:30:00.123Z``) naming a real
+    instant (each date checked once, in ``days``); False says only "not plainly"."""
+    if type(a) is not str or len(a) != 24 or _EVENT_AT.fullmatch(a) is None:
+        return False
+    if not (a[11:13] <= "23" and a[14:16] <= "59" and a[17:19] <= "59"):
+        return False
+    day = a[:10]
+    ok = days.get(day)
+    if ok is None:
+        try:
+            parse_time_us(day + "T00:00:00.000Z", event=True)
+            ok = True
+        except ValueError:
+            ok = False
+        days[day] = ok
+    return ok
+
+
 def _when(us: int) -> str:
     """Microseconds since the epoch as §1's time with milliseconds (and microseconds, when
     it has them), for messages."""
@@ -552,13 +574,16 @@ def check_times(
         )
         return
     first = timed.index(True)
-    at: list[int | None] = [None] * len(events)
     try:
         locked = parse_time_us(doc["lock"].get("locked_at"))
     except ValueError as exc:
         rep.fail("times", f"the lock's locked_at is not a time: {exc}")
         return
-    prev, prev_name = locked, "the lock's locked_at"
+    # Event times have one fixed shape (milliseconds, Z), so they compare as text in time
+    # order: each is checked for its shape and compared with the one before as a string;
+    # only the few a check needs are turned into numbers.
+    days: dict[str, bool] = {}
+    prev_text: str | None = None
     for i in range(first, len(events)):
         ev = events[i]
         if not timed[i]:
@@ -568,23 +593,37 @@ def check_times(
                 seq=i,
             )
             return
-        try:
-            t = parse_time_us(ev["at"], event=True)
-        except ValueError as exc:
-            rep.fail("times", f"event {i}: at {exc}", seq=i, found=ev.get("at"))
-            return
-        if t < prev:
+        a = ev["at"]
+        if not _plain_event_time(a, days):
+            try:
+                parse_time_us(a, event=True)
+                raise ValueError(f"{a!r} is not a time")  # pragma: no cover - shape differs
+            except ValueError as exc:
+                rep.fail("times", f"event {i}: at {exc}", seq=i, found=a)
+                return
+        if prev_text is None:
+            t = parse_time_us(a, event=True)
+            if t < locked:
+                rep.fail(
+                    "times",
+                    f"event {i}'s at {a} is before the lock's locked_at {_when(locked)}: "
+                    "times never decrease along the chain",
+                    seq=i,
+                    expected=f"at or after {_when(locked)}",
+                    found=a,
+                )
+                return
+        elif a < prev_text:
             rep.fail(
                 "times",
-                f"event {i}'s at {_when(t)} is before {prev_name} {_when(prev)}: "
+                f"event {i}'s at {a} is before event {i - 1}'s at {prev_text}: "
                 "times never decrease along the chain",
                 seq=i,
-                expected=f"at or after {_when(prev)}",
-                found=ev["at"],
+                expected=f"at or after {prev_text}",
+                found=a,
             )
             return
-        at[i] = t
-        prev, prev_name = t, f"event {i}'s at"
+        prev_text = a
     ruleset = parse_ruleset_json(doc["ruleset"]) or {}
     turn_s = ruleset.get("turn_seconds", TURN_SECONDS)
     if not is_int(turn_s):
@@ -594,14 +633,13 @@ def check_times(
     unchecked: list[str] = []
     for n in timeouts:
         ev = events[n]
-        t_end = at[n]
-        assert t_end is not None
+        t_end = parse_time_us(ev["at"], event=True)
         acted = any(isinstance(e, dict) and e.get("type") == "action" for e in events[:n])
         if acted:
-            since = at[n - 1]
-            if since is None:
+            if not timed[n - 1]:
                 unchecked.append(f"event {n} (event {n - 1} carries no time)")
                 continue
+            since = parse_time_us(events[n - 1]["at"], event=True)
             from_what = f"event {n - 1}'s at {_when(since)}"
         else:
             since, from_what = locked, f"the lock's locked_at {_when(locked)}"
