@@ -326,3 +326,19 @@ def test_help_describes_v2_records_and_a_policy_without_witnesses() -> None:
     assert "fetches the match's tlog-proof from that server itself" in text
     # the v1 commitment record is named as qahwa-fair/1's only
     assert "match's commitment record is in the transparency log" not in text
+
+
+def test_receipts_carry_the_times_of_their_heads(client: httpx.Client, svc: MatchService) -> None:
+    doc, seats = timed_out_match(client, svc)
+    receipts = [r for st in seats for r in st.receipts]
+    keys = keys_of(client)
+    rep = verify_document(doc, keys, receipts=receipts)
+    assert rep["status"] == VERIFIED, rep["failures"]
+    # a receipt whose time is not its head's: the server signed two times for one head
+    r = next(r for r in receipts if r["seq"] >= 0)
+    body = {k: v for k, v in r.items() if k != "signature"}
+    odd = svc.signer.signed({**body, "at": format_time_ms(parse_time_us(r["at"]) + 1000)})
+    rep = verify_document(doc, keys, receipts=[odd])
+    assert rep["status"] == FAILED
+    (f,) = rep["failures"]
+    assert f["check"] == "receipts" and "two times for one head" in f["message"]
