@@ -237,7 +237,7 @@ def simulate_match(
     no_reveal: Sequence[int] = (),
     lock_index: int = 0,
     started: datetime | None = None,
-    timed: bool = True,
+    timed: bool = False,
 ) -> tuple[dict[str, Any], Engine]:
     """Play a whole match with random legal bots; return (transcript, engine).
 
@@ -253,10 +253,10 @@ def simulate_match(
     when ``keyed``, every seat's signature on the events it causes. With ``signer`` the lock
     and the transcript are signed, else both are left unsigned (a placeholder lock).
     ``no_reveal``: those seats never reveal; the transcript is the single no_reveal end.
-    ``timed`` (v2): every event carries its time ``at`` as a server writes it (§7: the
-    start two seconds after the lock, each later request a second after the one before, a
-    timeout exactly at its deadline); ``timed=False`` gives the transcripts made before the
-    2026-12-03 revision, without times.
+    ``timed`` (v2): every event carries its time ``at`` as a server writes it since the
+    2026-12-03 revision (§7: the start two seconds after the lock, each later request a
+    second after the one before, a timeout exactly at its deadline); without it, the
+    transcripts made before, with no times (the same bytes as earlier versions gave).
     ``protocol=PROTOCOL`` gives exactly the v1 transcript of earlier versions.
     """
     if protocol == PROTOCOL:

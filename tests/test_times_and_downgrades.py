@@ -213,7 +213,7 @@ def test_a_timeout_of_a_seat_not_on_turn_fails(client: httpx.Client, svc: MatchS
 
 def test_transcripts_without_times_report_their_timeouts_not_checked() -> None:
     doc, _ = simulate_match(
-        "tawla", {"match_length": 1}, seed=3, resign_at=12, end_reason="timeout", timed=False
+        "tawla", {"match_length": 1}, seed=3, resign_at=12, end_reason="timeout"
     )
     rep = verify_document(doc, None)
     (times,) = [c for c in rep["checks"] if c["name"] == "times"]

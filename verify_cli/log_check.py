@@ -299,7 +299,9 @@ def check_online(
         _leaf_matches(transcript, leaf, tp.index)
         if keys is not None:
             _check_signed(leaf, keys, f"the record at log index {tp.index}")
-        seen = reconcile_checkpoint(state, cp, tp.checkpoint, fetch, server)
+        signer = next((v for v, _ in policy.logs if v.name == cp.origin), None)
+        slot = f"{cp.origin}+{signer.key_id:08x}" if signer is not None else None
+        seen = reconcile_checkpoint(state, cp, tp.checkpoint, fetch, server, slot)
     except LogCheckFailed as exc:
         return False, str(exc)
     who = ", ".join(cosigned) or "no witness"
