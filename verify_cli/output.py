@@ -46,8 +46,13 @@ def print_report(console: Console, rep: dict[str, Any]) -> None:
     if rep["status"] == UNUSABLE:
         console.print(f"{VERDICT[UNUSABLE]}  {src}: {escape(str(rep.get('reason')))}")
         return
+    # fairness-v2.md §9: without a log, a verdict says that a downgrade was not excluded
+    open_downgrade = rep["status"] == VERIFIED and any(
+        c["name"] == "downgrade" and c["ok"] is None for c in rep["checks"]
+    )
+    note = " [yellow](no log: a downgrade not excluded)[/]" if open_downgrade else ""
     console.print(
-        f"{VERDICT[rep['status']]}  [bold]{escape(str(rep['game']))}[/] match "
+        f"{VERDICT[rep['status']]}{note}  [bold]{escape(str(rep['game']))}[/] match "
         f"{escape(str(rep['match_id']))}  [dim]({src})[/]"
     )
     seats = ", ".join(
