@@ -374,7 +374,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The signed head of the transparency log */
+        /**
+         * The signed head of the transparency log
+         * @description The head's `protocol` names the format of the signed head (docs/fairness.md §8, kept for every verifier); the `Qahwa-Protocols` header lists the protocols whose records this log holds and `Qahwa-Version` is this server's version.
+         */
         get: operations["log_head_v1_log_get"];
         put?: never;
         post?: never;
@@ -724,6 +727,29 @@ export interface components {
              */
             k?: number | null;
         };
+        /**
+         * Deadline
+         * @description The seat on turn owes the next step by ``due`` (fairness-v2 §7, times).
+         */
+        Deadline: {
+            /**
+             * Seat
+             * @description the seat that owes the next step
+             */
+            seat: number;
+            /**
+             * Seq
+             * @description the seq its step will take
+             */
+            seq: number;
+            /**
+             * Due
+             * @description its deadline: the `at` of the event that put it on turn (the lock's locked_at for the first step) plus turn_seconds; later only when extended after an outage. A timeout before it is signed proof against the server
+             */
+            due: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** DiceArgs */
         DiceArgs: {
             /** Count */
@@ -740,6 +766,11 @@ export interface components {
              * @description the event's place in the match's log (0, 1, …)
              */
             seq: number;
+            /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
             /**
              * Type
              * @constant
@@ -887,6 +918,11 @@ export interface components {
              */
             seq: number;
             /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
+            /**
              * Type
              * @constant
              */
@@ -953,6 +989,11 @@ export interface components {
              * @description the event's place in the match's log (0, 1, …)
              */
             seq: number;
+            /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
             /**
              * Type
              * @constant
@@ -1236,6 +1277,8 @@ export interface components {
              * @description v2: the lock's index in the log
              */
             lock_index?: number | null;
+            /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
+            deadline?: components["schemas"]["Deadline"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -1256,6 +1299,11 @@ export interface components {
              * @description the event's place in the match's log (0, 1, …)
              */
             seq: number;
+            /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
             /**
              * Type
              * @constant
@@ -1535,6 +1583,8 @@ export interface components {
              * @description v2: the lock's index in the log
              */
             lock_index?: number | null;
+            /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
+            deadline?: components["schemas"]["Deadline"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -2044,6 +2094,8 @@ export interface components {
              * @description v2: the lock's index in the log
              */
             lock_index?: number | null;
+            /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
+            deadline?: components["schemas"]["Deadline"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -2101,6 +2153,11 @@ export interface components {
              * @description the event's place in the match's log (0, 1, …)
              */
             seq: number;
+            /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
             /**
              * Type
              * @constant
@@ -2378,6 +2435,8 @@ export interface components {
              * @description v2: the lock's index in the log
              */
             lock_index?: number | null;
+            /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
+            deadline?: components["schemas"]["Deadline"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -2525,6 +2584,11 @@ export interface components {
              * @description the event's place in the match's log (0, 1, …)
              */
             seq: number;
+            /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
             /**
              * Type
              * @constant
@@ -2808,6 +2872,8 @@ export interface components {
              * @description v2: the lock's index in the log
              */
             lock_index?: number | null;
+            /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
+            deadline?: components["schemas"]["Deadline"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -2836,6 +2902,11 @@ export interface components {
             seq: number;
             /** Chain */
             chain: string;
+            /**
+             * At
+             * @description the time `at` of the head (seq -1: the lock's locked_at); receipts made before the 2026-12-03 revision have none
+             */
+            at?: string | null;
             signature: components["schemas"]["Signature"];
         } & {
             [key: string]: unknown;
@@ -2996,6 +3067,11 @@ export interface components {
              * @description the event's place in the match's log (0, 1, …)
              */
             seq: number;
+            /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
             /**
              * Type
              * @constant
@@ -3458,6 +3534,8 @@ export interface components {
              * @description v2: the lock's index in the log
              */
             lock_index?: number | null;
+            /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
+            deadline?: components["schemas"]["Deadline"] | null;
             /**
              * Status
              * @enum {string}
@@ -3497,6 +3575,11 @@ export interface components {
              * @description the event's place in the match's log (0, 1, …)
              */
             seq: number;
+            /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
             /**
              * Type
              * @constant
@@ -3796,6 +3879,8 @@ export interface components {
              * @description v2: the lock's index in the log
              */
             lock_index?: number | null;
+            /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
+            deadline?: components["schemas"]["Deadline"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -3816,6 +3901,11 @@ export interface components {
              * @description the event's place in the match's log (0, 1, …)
              */
             seq: number;
+            /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
             /**
              * Type
              * @constant
@@ -3878,6 +3968,11 @@ export interface components {
              * @description the event's place in the match's log (0, 1, …)
              */
             seq: number;
+            /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
             /**
              * Type
              * @constant
@@ -4215,6 +4310,8 @@ export interface components {
              * @description v2: the lock's index in the log
              */
             lock_index?: number | null;
+            /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
+            deadline?: components["schemas"]["Deadline"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -4313,6 +4410,11 @@ export interface components {
              * @description the event's place in the match's log (0, 1, …)
              */
             seq: number;
+            /**
+             * At
+             * @description qahwa-fair/2: the server's UTC time when it accepted or made the event, with milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not covered by a seat's signature (fairness-v2 §7, times)
+             */
+            at?: string | null;
             /**
              * Type
              * @constant
