@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-from fake_server import FakeServer, Sent, _split, audit_path, err, leaf_hash, root
+from fake_script_server import FakeServer, Sent, _split, audit_path, err, leaf_hash, root
 
 import tlog
 from fairness import PROTOCOL_V2, chain_next, chain_start
