@@ -106,7 +106,9 @@ server_url_db: dict[str, str] = {}  # a server's base URL → its database URL
 class Server:
     """One server process (``qahwa serve`` or the bare app) on a free loopback port."""
 
-    def __init__(self, kind: str, url: str, data_dir: Path, workers: int = 1) -> None:
+    def __init__(
+        self, kind: str, url: str, data_dir: Path, workers: int = 1, tree: str | None = None
+    ) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         server_url_db[self.url] = url
@@ -117,6 +119,8 @@ class Server:
             "QAHWA_DATABASE_URL": url,
             **QAHWA_ENV,
         }
+        if tree is not None:  # the server's code from another tree (BENCH_BASE)
+            env["PYTHONPATH"] = os.pathsep.join([tree, str(Path(tree) / "verifier")])
         if kind == "bare":
             cmd = [
                 str(BIN / "uvicorn"),
@@ -593,13 +597,15 @@ def _setup(tmp: Path, backend: str, name: str) -> str:
     return os.environ["QAHWA_TEST_PG_URL"]  # one database; every setup makes new matches
 
 
-def _servers(kind: str, url: str, tmp: Path, n: int, workers: int = 1) -> list[Server]:
+def _servers(
+    kind: str, url: str, tmp: Path, n: int, workers: int = 1, tree: str | None = None
+) -> list[Server]:
     data = tmp / "data"  # one key set, as replicas share them
     data.mkdir(exist_ok=True)
     out: list[Server] = []
     try:
         for _ in range(n):
-            out.append(Server(kind, url, data, workers))
+            out.append(Server(kind, url, data, workers, tree))
     except BaseException:
         for s in out:
             s.stop()
@@ -708,8 +714,10 @@ def run(parts: Sequence[str] = PARTS) -> None:
     )
     started: list[Server] = []
 
-    def servers(kind: str, backend: str, key: str, n: int = 1, workers: int = 1) -> list[Server]:
-        out = _servers(kind, _setup(tmp, backend, key), tmp, n, workers)
+    def servers(
+        kind: str, backend: str, key: str, n: int = 1, workers: int = 1, tree: str | None = None
+    ) -> list[Server]:
+        out = _servers(kind, _setup(tmp, backend, key), tmp, n, workers, tree)
         started.extend(out)
         return out
 
@@ -722,18 +730,25 @@ def run(parts: Sequence[str] = PARTS) -> None:
         if "sqlite" in parts:
             print("\n**Server CPU per action, SQLite, 1 process each**")
             print(HEADER)
-            res = interleaved(
-                {
-                    "bare": (servers("bare", "sqlite", "bare"), "bare"),
-                    "hokm": (servers("qahwa", "sqlite", "hokm"), "hokm"),
-                    "tawla": (servers("qahwa", "sqlite", "tawla"), "tawla"),
-                }
-            )
+            base = os.environ.get("BENCH_BASE")
+            first: dict[str, tuple[list[Server], str]] = {
+                "bare": (servers("bare", "sqlite", "bare"), "bare"),
+                "hokm": (servers("qahwa", "sqlite", "hokm"), "hokm"),
+                "tawla": (servers("qahwa", "sqlite", "tawla"), "tawla"),
+            }
+            if base:  # the same servers from another tree, taking turns with these
+                for g in ("hokm", "tawla"):
+                    first[f"{g}@base"] = (servers("qahwa", "sqlite", f"{g}_base", tree=base), g)
+            res = interleaved(first)
             stop_all()
             _row("bare FastAPI, SQLite", res["bare"])
             floor = _floor_rows(res["bare"], "SQLite")
             for g in ("hokm", "tawla"):
                 _row(f"qahwa SQLite, {g}", res[g], res["bare"], "bare", floor)
+                if base:
+                    _row(
+                        f"  … {g}, BENCH_BASE's code", res[f"{g}@base"], res["bare"], "bare", floor
+                    )
 
         if pg and "pg" in parts:
             # one table per game, so that at most six server processes (and their
