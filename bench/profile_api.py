@@ -248,9 +248,11 @@ def live(game: str, seconds: float, rate: int, out: Path, top: int) -> str:
 
 
 @contextmanager
-def _counting(counts: collections.Counter[str], client: threading.Thread) -> Iterator[None]:
+def _counting(
+    counts: collections.Counter[str], client: threading.Thread, on: threading.Event
+) -> Iterator[None]:
     """Count, on every thread but ``client``'s, the server's ``json`` calls and thread-pool
-    hand-offs while the block runs."""
+    hand-offs made while ``on`` is set."""
     import anyio.to_thread
 
     originals: dict[tuple[Any, str], Any] = {}
@@ -260,7 +262,7 @@ def _counting(counts: collections.Counter[str], client: threading.Thread) -> Ite
         originals[(obj, attr)] = orig
 
         def counted(*a: Any, **k: Any) -> Any:
-            if threading.current_thread() is not client:
+            if on.is_set() and threading.current_thread() is not client:
                 counts[key] += 1
             return orig(*a, **k)
 
@@ -326,7 +328,7 @@ def counts(game: str, actions: int) -> str:
             rnd = __import__("random").Random(3)
             done = 0
             try:
-                with _counting(got, threading.current_thread()):
+                with _counting(got, threading.current_thread(), on):
                     m = api._new_match(rot, game)
                     for _ in range(20):  # warm: the engine is cached, the key parsed
                         api._action(rot, m, rnd)
