@@ -41,8 +41,9 @@ fewer), so client CPU does not crowd the server's on a small machine.
 
 Benchmarks print figures and ratios and never pass or fail. ``BENCH_SECONDS`` (default 6)
 sets each setup's measured time, spread over ``ROUNDS`` windows that take turns with the
-other setups of its table; ``BENCH_PARTS`` (comma-separated: sqlite, pg, long, whole, keys,
-watchers; all by default) picks tables; ``BENCH_BASE=<a tree of the repository>`` adds the
+other setups of its table; ``BENCH_CLIENTS`` the number of clients (default 8);
+``BENCH_PARTS`` (comma-separated: sqlite, pg, long, whole, keys, watchers; all by default)
+picks tables; ``BENCH_BASE=<a tree of the repository>`` adds the
 SQLite table's qahwa servers run from that tree's code, taking turns with this one's (an
 A/B of two commits in one run: ``git archive <commit> | tar -x -C <dir>``).
 """
@@ -87,7 +88,7 @@ from service import keys
 from service.db import Database
 from service.settings import Settings
 
-CLIENTS = 8
+CLIENTS = int(os.environ.get("BENCH_CLIENTS", "8"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
 ROUNDS = 3
 WARMUP = 0.5
