@@ -18,9 +18,17 @@ Two parts, one command (``python -m bench.profile_api``; ``--help`` for the opti
 2. **the counts** — the same server in this process (``service.server.ServerThread``) and
    the same client, counting per action: SQL statements by verb, transactions, thread-pool
    hand-offs, and ``json`` encodes/decodes made by the server's threads.
+3. **the service without HTTP** — on that server, ``MatchService.state`` and ``.act`` and
+   the routes' encoding called in one thread under cProfile on the process CPU clock: every
+   call counted (how often each function runs per action), no sampling.
 
-Profiling adds its own cost (py-spy pauses the process to read each sample): the table's
-shares are the figures to read, and its ms are the measured CPU per action split by them.
+Reading part 1: py-spy counts a thread that is runnable as at work, including one woken
+from a wait or a system call and still waiting for a core, so on a busy machine frames
+right after system calls (a socket write, ``getrandom``, the event loop's self-pipe) and
+lock waits whose blocking call is in C get more samples than the CPU they use (innermost
+``Condition.wait``/``select`` samples are dropped as idle). Its ms are the measured CPU
+per action split by those shares; take them as approximate, and take the counts of parts
+2 and 3 as exact.
 """
 
 from __future__ import annotations
@@ -278,8 +286,25 @@ def _counting(
             setattr(obj, attr, orig)
 
 
-def counts(game: str, actions: int) -> str:
-    """Part 2: per action, SQL statements, transactions, hand-offs and JSON calls."""
+def _sql_counter(got: collections.Counter[str], on: threading.Event) -> Callable[..., None]:
+    def stmt(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if on.is_set():
+            got[f"SQL {statement.split(None, 1)[0].upper()}"] += 1
+
+    return stmt
+
+
+def _begin_counter(got: collections.Counter[str], on: threading.Event) -> Callable[..., None]:
+    def begin(conn: Any) -> None:
+        if on.is_set():
+            got["transactions (BEGIN)"] += 1
+
+    return begin
+
+
+def counts(game: str, actions: int, top: int) -> str:
+    """Part 2: per action, SQL statements, transactions, hand-offs and JSON calls; then
+    part 3 (:func:`_service_profile`) on the same server."""
     from sqlalchemy import event
 
     from service.server import ServerThread
@@ -292,22 +317,16 @@ def counts(game: str, actions: int) -> str:
     os.environ.update(env)
     try:
         settings = Settings(database_url=f"sqlite:///{tmp / 'q.db'}", data_dir=tmp / "data")
-        with ServerThread(settings) as srv:
-            db = srv.app.state.db
-            on = threading.Event()
-
-            def stmt(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
-                if on.is_set():
-                    got[f"SQL {statement.split(None, 1)[0].upper()}"] += 1
-
-            def begin(conn: Any) -> None:
-                if on.is_set():
-                    got["transactions (BEGIN)"] += 1
-
-            engines = {id(e): e for e in (db._read, db._write, db._read_rows)}.values()
-            for eng in engines:
-                event.listen(eng, "before_cursor_execute", stmt)
-                event.listen(eng, "begin", begin)
+        srv = ServerThread(settings)  # the app made, not serving yet
+        db = srv.app.state.db
+        on = threading.Event()
+        engines = {id(e): e for e in (db._read, db._write, db._read_rows)}.values()
+        listeners = [(eng, "before_cursor_execute", _sql_counter(got, on)) for eng in engines] + [
+            (eng, "begin", _begin_counter(got, on)) for eng in engines
+        ]
+        for eng, name, fn in listeners:  # before any thread of the server runs
+            event.listen(eng, name, fn)
+        with srv:
             key = (
                 subprocess.run(
                     [str(api.BIN / "qahwa"), "operators", "add", "profile"],
@@ -343,6 +362,9 @@ def counts(game: str, actions: int) -> str:
                                 api._action(rot, m, rnd)
                             on.set()
                     on.clear()
+                for eng, name, fn in listeners:  # the counters are not the service's cost
+                    event.remove(eng, name, fn)
+                service = _service_profile(srv.app.state.service, rot, game, actions, top)
             finally:
                 rot.close()
     finally:
@@ -360,7 +382,69 @@ def counts(game: str, actions: int) -> str:
         "|---|---|",
     ]
     lines += [f"| {k} | {n / max(1, done):.2f} |" for k, n in sorted(got.items())]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n\n" + service
+
+
+def _service_profile(svc: Any, rot: api.Rotation, game: str, actions: int, top: int) -> str:
+    """Part 3: the service without HTTP — ``MatchService.state`` and ``.act`` and the
+    routes' encoding (``json_response``) called in this thread on 8 matches in turn, under
+    cProfile timed by this process's CPU clock (the client's signing left out of the
+    profile). Deterministic: every call counted, no sampling."""
+    import cProfile
+    import io
+    import pstats
+    import random
+
+    from fairness import seat_sig_message
+    from service.routes import json_response
+
+    rnd = random.Random(5)
+    prof = cProfile.Profile(time.process_time)
+
+    def one(m: api.Play) -> str:
+        mover = m.mover
+        prof.enable()
+        view = svc.state(m.match_id, token=m.tokens[mover])
+        json_response(view)
+        prof.disable()
+        action = rnd.choice(view["suggested_actions"])
+        chain = m.chains[mover]
+        if chain is not None and action["type"] in ("roll", "roll_value"):
+            action = {**action, "value": chain[m.sent[mover] + 1].hex()}
+        signer = m.signers[mover]
+        assert signer is not None
+        event = {"type": "action", "seat": mover, "action": action}
+        sig = signer.sign_bytes(seat_sig_message(m.match_id, view["chain"], event))
+        prof.enable()
+        out = svc.act(
+            m.match_id, token=m.tokens[mover], action=action, version=view["version"], sig=sig
+        )
+        json_response(out)
+        prof.disable()
+        if "value" in action:
+            m.sent[mover] += 1
+        m.mover = out["state"]["turn"] if out["status"] == "playing" else mover
+        return str(out["status"])
+
+    plays = [api._new_match(rot, game) for _ in range(8)]
+    for m in plays:
+        for _ in range(5):
+            one(m)
+    prof = cProfile.Profile(time.process_time)  # the warm-up left out
+    for i in range(actions):
+        if one(plays[i % 8]) != "playing":
+            plays[i % 8] = api._new_match(rot, game)
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out)
+    total = stats.total_tt  # type: ignore[attr-defined]
+    out.write(
+        f"The service without HTTP ({game}, {actions} actions: state + act + the routes' "
+        f"encoding, in one thread; cProfile on the process CPU clock, which inflates "
+        f"call-heavy code): {1000 * total / actions:.2f} ms CPU per action.\n"
+    )
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+    return "```\n" + out.getvalue().replace(str(Path.cwd()) + "/", "") + "```\n"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -378,14 +462,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--out", type=Path, default=Path("profile-api"), help="output directory")
     p.add_argument("--top", type=int, default=30, help="functions listed (default 30)")
     p.add_argument("--actions", type=int, default=400, help="actions counted in part 2")
-    p.add_argument("--only", choices=["live", "counts"], help="run one part")
+    p.add_argument("--only", choices=["live", "counts"], help="run part 1 (live) or parts 2 and 3")
     args = p.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)
     text = f"# qahwa serve, {args.game}: where an action's server CPU goes\n\n"
     if args.only != "counts":
         text += live(args.game, args.seconds, args.rate, args.out, args.top) + "\n"
     if args.only != "live" and args.game != "bare":
-        text += counts(args.game, args.actions)
+        text += counts(args.game, args.actions, args.top)
     (args.out / "table.md").write_text(text)
     print(text)
     print(
