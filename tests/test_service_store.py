@@ -249,11 +249,10 @@ def test_sqlite_writers_of_one_process_queue_before_begin(tmp_path: Path) -> Non
             s.execute(text("CREATE TABLE t (n INTEGER)"))
         begins: list[str] = []
 
-        def before(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
-            if statement.startswith("BEGIN"):
-                begins.append(threading.current_thread().name)
+        def before(conn: Any) -> None:  # a transaction starts: just before BEGIN IMMEDIATE
+            begins.append(threading.current_thread().name)
 
-        event.listen(db.write_engine, "before_cursor_execute", before)
+        event.listen(db.write_engine, "begin", before)
         holding, done = threading.Event(), threading.Event()
 
         def second() -> None:
