@@ -23,7 +23,8 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 QUIET := 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
 HOST ?= 127.0.0.1
 PORT ?= 8000
-LOCKS := requirements/verify.txt requirements/main.txt requirements/dev.txt requirements/tools.txt
+LOCKS := requirements/verify.txt requirements/verify-certify.txt requirements/main.txt \
+	requirements/dev.txt requirements/tools.txt
 COMPILE = $(BIN)/uv pip compile --generate-hashes --python-version 3.11 --universal \
 	--custom-compile-command "make lock" -q $(UPGRADE)
 # The server's locks hold the verifier's pins (-c) and leave out qahwa-verify itself, which
@@ -115,7 +116,7 @@ lint: $(VENV)/.installed-dev
 demo: $(VENV)/.installed
 	$(BIN)/qahwa demo
 
-# The lab pack (docs/certification.md): qahwa-certify at lab sizes, a raw dump of the
+# The lab pack (docs/certification.md): verify certify at lab sizes, a raw dump of the
 # derivation with its SHA-256, and Debian's dieharder and ent run on it
 # (apt-get install dieharder ent). CERTIFY_ARGS adds options, e.g. --seed S.
 CERTIFY_DIR ?= certify-pack
@@ -129,7 +130,10 @@ lock: | $(BIN)/python
 	$(COMPILE) requirements/tools.in -o requirements/tools.txt
 	$(COMPILE) verifier/pyproject.toml -o requirements/verify.txt
 	$(SERVER_COMPILE) pyproject.toml requirements/build.in -o requirements/main.txt
-	$(SERVER_COMPILE) pyproject.toml requirements/build.in --extra dev --extra reference --extra certify -o requirements/dev.txt
+	$(SERVER_COMPILE) pyproject.toml verifier/pyproject.toml requirements/build.in --extra dev \
+		--extra reference --extra certify -o requirements/dev.txt
+	$(COMPILE) verifier/pyproject.toml --extra certify -c requirements/dev.txt \
+		-o requirements/verify-certify.txt
 
 lock-upgrade:
 	$(MAKE) lock UPGRADE=--upgrade

@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import DuplicateKeyError, SecretBox, loads_strict
 
-from . import docs_ui, keys, migrate, operations
+from . import cors, docs_ui, keys, migrate, operations
 from .c2sp import LogC2SP
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
@@ -36,6 +36,7 @@ from .routes import rng as rng_routes
 from .schemas import add_links
 from .settings import STATIC_DIR, Settings
 from .store import now_iso
+from .version import PROTOCOLS, VERSION
 from .watch import CHANNEL, Hub, PgListener, Watch
 
 log = logging.getLogger("qahwa.service")
@@ -267,8 +268,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 
     app = FastAPI(
         title="qahwa",
-        version="1.0.0",
-        summary="Provably fair dice and shuffles for café games (qahwa-fair/1)",
+        version=VERSION,
+        summary="Provably fair dice and shuffles for café games (" + ", ".join(PROTOCOLS) + ")",
         lifespan=lifespan,
         docs_url=None,  # served offline by docs_ui
         redoc_url=None,
@@ -343,4 +344,5 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     operations.install(app, settings, db, clock)
+    cors.install(app)  # outermost: the cross-origin reads (service/cors.py)
     return app

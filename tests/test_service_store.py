@@ -230,7 +230,8 @@ def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: P
         assert seen["view"] == {
             k: v
             for k, v in fresh.items()
-            if k not in ("version", "match_id", "protocol", "chain", "lock", "lock_index")
+            if k
+            not in ("version", "match_id", "protocol", "chain", "lock", "lock_index", "deadline")
         }
     finally:
         a.db.dispose()
