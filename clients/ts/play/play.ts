@@ -150,7 +150,7 @@ function render(view: Obj, mine: number, act: (a: Obj) => void): void {
   if (Array.isArray(view["hand"])) main.append(el("h3", {}, t("hand")), chips(view["hand"] as unknown[], "hand"));
   const rest = Object.fromEntries(Object.entries(view).filter(([k]) => !SHOWN.has(k)));
   main.append(el("pre", { class: "rest", dir: "ltr" }, JSON.stringify(rest)));
-  const legal = (turn === mine && Array.isArray(view["legal_actions"]) ? view["legal_actions"] : []) as Obj[];
+  const legal = (Array.isArray(view["legal_actions"]) ? view["legal_actions"] : []) as Obj[];
   const moves = el("div", { id: "moves" });
   for (const a of legal) {
     const b = el("button", { "data-testid": "legal-action", "data-action": JSON.stringify(a), dir: "ltr" }, label(a));
@@ -161,7 +161,7 @@ function render(view: Obj, mine: number, act: (a: Obj) => void): void {
     moves.append(b);
   }
   main.append(moves);
-  say(view["status"] !== "playing" ? t("waiting") : turn === mine ? t("yourmove") : t("theirs"));
+  say(view["status"] !== "playing" ? t("waiting") : legal.length ? t("yourmove") : t("theirs"));
 }
 
 // -- the end --------------------------------------------------------------------------------
@@ -216,32 +216,34 @@ async function play(matchId: string, mine: number, token: string, game: string, 
   await seat.resendPending();
   await seat.commit();
   await seat.reveal(120);
-  let busy = false;
-  const show = async (): Promise<boolean> => {
-    const view = (await seat.state()) as unknown as Obj;
-    if (view["status"] === "finished") {
-      render(view, mine, () => undefined);
-      await finish(seat, matchId);
-      return true;
-    }
-    render(view, mine, (a) => {
-      if (busy) return;
-      busy = true;
-      seat
-        .act(a, { retryStale: true })
-        .catch((e: unknown) => say(`${t("error")}: ${String(e)}`))
-        .finally(() => {
-          busy = false;
-          void show();
+  // the view, read again whenever the seat is not about to act (a light poll: every state
+  // answer is the seat's own signed-over view; the events stream only wakes it sooner)
+  let shown = "";
+  let acting = false;
+  for (;;) {
+    if (!acting) {
+      const view = (await seat.state()) as unknown as Obj;
+      const key = JSON.stringify(view);
+      if (view["status"] === "finished") {
+        render(view, mine, () => undefined);
+        await finish(seat, matchId);
+        return;
+      }
+      if (key !== shown) {
+        shown = key;
+        render(view, mine, (a) => {
+          acting = true;
+          seat
+            .act(a, { retryStale: true })
+            .catch((e: unknown) => say(`${t("error")}: ${String(e)}`))
+            .finally(() => {
+              shown = ""; // drawn again: a refused move leaves the buttons live
+              acting = false;
+            });
         });
-    });
-    return false;
-  };
-  if (await show()) return;
-  for await (const ev of seat.events()) {
-    void ev;
-    if (busy) continue;
-    if (await show()) return;
+      }
+    }
+    await new Promise((r) => setTimeout(r, 300));
   }
 }
 
