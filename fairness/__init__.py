@@ -84,6 +84,7 @@ if TYPE_CHECKING:
         key_id_of,
         load_public_key,
         public_key_b64,
+        signed_time,
         verify_bytes,
         verify_record,
     )
@@ -101,6 +102,7 @@ _LAZY = {
     "public_key_b64": "signing",
     "verify_record": "signing",
     "verify_bytes": "signing",
+    "signed_time": "signing",
 }
 
 
@@ -180,6 +182,7 @@ __all__ = [
     "shuffle",
     "tile_code",
     "tiles",
+    "signed_time",
     "uniform",
     "verify_record",
 ]

@@ -43,6 +43,7 @@ from fairness import (
     load_master_key,
     new_master_key,
     public_key_b64,
+    signed_time,
 )
 
 from .clock import SYSTEM_CLOCK, Clock
@@ -132,22 +133,6 @@ def iso_of(ts: float) -> str:
 
 def epoch_of(text: str) -> float:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-#: the fields that carry a signed record's own time, most specific first
-TIME_FIELDS = ("timestamp", "ended_at", "locked_at", "created_at")
-
-
-def record_time(record: dict[str, Any]) -> float | None:
-    """The time a record says it was made (:data:`TIME_FIELDS`), or None."""
-    for name in TIME_FIELDS:
-        value = record.get(name)
-        if isinstance(value, str):
-            try:
-                return epoch_of(value)
-            except ValueError:
-                return None
-    return None
 
 
 def _aad(key_id: str) -> str:
@@ -276,9 +261,9 @@ class KeyRing:
         """``record`` signed by the key in force at its own time or now, whichever is later
         (so never by a key at or after its ``retired_at``, by either clock)."""
         t = self.clock.now()
-        own = record_time(record)
-        if own is not None and own > t:
-            t = own
+        own = signed_time(record)
+        if own is not None and own[1] > t:
+            t = own[1]
         return self.at(t).signed(record)
 
     # -- the poller ------------------------------------------------------------------------
