@@ -37,6 +37,9 @@ class Settings(BaseSettings):
     # Operations (docs/deploy.md): limits, timeouts, connections.
     create_rate_per_minute: int = Field(default=600, ge=1)
     rate_per_second_per_ip: int = Field(default=2000, ge=0)  # 0: no per-address limit
+    #: requests a second per seat or session token (``Authorization: Bearer``): such a
+    #: request counts against its token instead of its address (0: no per-token limit)
+    rate_per_second_per_token: int = Field(default=2000, ge=0)
     max_session_draws: int = Field(default=10_000, ge=1)
     max_transcript_bytes: int = Field(default=4 * 1024 * 1024, ge=4096)
     header_timeout_seconds: float = Field(default=10.0, gt=0)
