@@ -184,3 +184,30 @@ def keys_list(database_url: str | None) -> None:
         else:
             state = f"retired {k['retired_at']}"
         click.echo(f"{k['key_id']}\t{k['alg']}\tcreated {k['created_at']}\t{state}")
+
+
+@keys_app.command("new-log")
+@click.argument("origin", help="the new log's origin, e.g. dice.example.org/log/2027")
+@db_url
+def keys_new_log(origin: str, database_url: str | None) -> None:
+    """Start a new log (docs/deploy.md §10): a new note key under ORIGIN becomes the
+    deployment's log; restart every process with QAHWA_LOG_ORIGIN set to it."""
+    import os as _os
+
+    from fairness import SecretBox
+
+    from . import keys
+    from .errors import ServiceError
+
+    with _database(database_url) as (settings, db):
+        box = SecretBox(keys.master_key(settings))
+        try:
+            vkey = keys.new_log(settings, db, box, origin, _os.urandom(32))
+        except (ServiceError, ValueError) as exc:
+            click.echo(f"qahwa: {getattr(exc, 'message', exc)}", err=True)
+            raise click.exceptions.Exit(1) from None
+    click.echo(
+        f"the deployment's log is now {origin!r}; restart every process with "
+        f"QAHWA_LOG_ORIGIN={origin} (and no other QAHWA_LOG_KEY). Its verifier key:"
+    )
+    click.echo(vkey)
