@@ -48,6 +48,8 @@ PG_MASTER_KEY = base64.b64encode(
 def deployment_env(database_url: str) -> dict[str, str]:
     """What a test server on ``database_url`` shares with the others on it."""
     return {"QAHWA_MASTER_KEY": PG_MASTER_KEY} if database_url.startswith("postgresql") else {}
+
+
 QAHWA = Path(sys.executable).with_name("qahwa")
 #: "host:port" of a running test server -> its operator key
 OPERATOR_KEYS: dict[str, str] = {}

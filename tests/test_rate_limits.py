@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -24,8 +25,6 @@ DEPLOY_LIMITS: dict[str, Any] = {
 
 
 def test_deploy_md_recommends_these_limits() -> None:
-    from pathlib import Path
-
     text = (Path(__file__).parent.parent / "docs" / "deploy.md").read_text(encoding="utf-8")
     for name, value in DEPLOY_LIMITS.items():
         assert f"QAHWA_{name.upper()}={value}" in text, name
@@ -175,10 +174,13 @@ def test_a_429_from_the_server_is_retried_after_retry_after_with_the_same_bytes(
 
 
 # -- the bot under deploy.md's limits ------------------------------------------------------------
-def _bot(monkeypatch: pytest.MonkeyPatch, limits: dict[str, Any]) -> tuple[str, int]:
+def _bot(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, limits: dict[str, Any]
+) -> tuple[str, int]:
     """docs/bot.md's bot, run as written against a server with ``limits``: its output and
     how many 429s it was answered."""
     (code,) = python_blocks("bot.md")
+    monkeypatch.chdir(tmp_path)  # it keeps transcript.json there
     refused = 0
     inner = httpx.HTTPTransport.handle_request
 
@@ -197,13 +199,18 @@ def _bot(monkeypatch: pytest.MonkeyPatch, limits: dict[str, Any]) -> tuple[str, 
 BOT_DONE = re.compile(r"iraqi_domino: \d+ moves, finished; transcript verified\n(.*\n)*")
 
 
-def test_the_bot_runs_to_the_end_under_deploy_md_limits(monkeypatch: pytest.MonkeyPatch) -> None:
-    out, _ = _bot(monkeypatch, DEPLOY_LIMITS)
+def test_the_bot_runs_to_the_end_under_deploy_md_limits(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out, _ = _bot(monkeypatch, tmp_path, DEPLOY_LIMITS)
     assert BOT_DONE.fullmatch(out), out
 
 
-def test_the_bot_runs_to_the_end_when_it_is_limited(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_bot_runs_to_the_end_when_it_is_limited(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
     """Limits tight enough that the bot is refused again and again: it waits them out."""
-    out, refused = _bot(monkeypatch, {"rate_per_second_per_ip": 10, "rate_per_second_per_token": 4})
+    limits = {"rate_per_second_per_ip": 10, "rate_per_second_per_token": 4}
+    out, refused = _bot(monkeypatch, tmp_path, limits)
     assert BOT_DONE.fullmatch(out), out
     assert refused >= 3, refused
