@@ -120,10 +120,10 @@ def operators_revoke(name: str, database_url: str | None) -> None:
 )
 @db_url
 def keys_rotate(delay: float, seal: bool, database_url: str | None) -> None:
-    """Stage a new signing key: listed at once in /v1/keys as next, it signs from its
-    activation time on and the keys in force now are retired at that moment.
+    """Stage a new signing key; every process switches to it without a restart.
 
-    Running processes load it from the database (QAHWA_KEY_POLL_SECONDS) and switch at
+    Listed at once in /v1/keys as next, it signs from its activation time (--in) on, and the
+    keys in force now are retired at that moment. Running processes load it from the database (QAHWA_KEY_POLL_SECONDS) and switch at
     the activation time: no restart."""
     import time
 
@@ -190,8 +190,10 @@ def keys_list(database_url: str | None) -> None:
 @click.argument("origin", help="the new log's origin, e.g. dice.example.org/log/2027")
 @db_url
 def keys_new_log(origin: str, database_url: str | None) -> None:
-    """Start a new log (docs/deploy.md §10): a new note key under ORIGIN becomes the
-    deployment's log; restart every process with QAHWA_LOG_ORIGIN set to it."""
+    """Start a new log: a new note key under ORIGIN (docs/deploy.md §10).
+
+    ORIGIN becomes the deployment's log; restart every process with QAHWA_LOG_ORIGIN set to
+    it."""
     import os as _os
 
     from fairness import SecretBox

@@ -84,6 +84,8 @@ FAIRNESS_ALL = {
     "seed_commitment",
     "signed_event_body",
     "verify_bytes",
+    # the time a signed record names (a key's retirement is checked against it)
+    "signed_time",
 }
 
 GAMES_ALL = {
