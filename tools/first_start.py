@@ -68,8 +68,8 @@ class StepFailed(Exception):
 class Screen:
     """One line per finished step; on a terminal, a status line redrawn in place."""
 
-    def __init__(self, stream: object = sys.stdout) -> None:
-        self.out = stream
+    def __init__(self, stream: object | None = None) -> None:
+        self.out = stream if stream is not None else sys.stdout
         self.tty = bool(getattr(stream, "isatty", lambda: False)())
         self.status: dict[str, str] = {}
         self.lock = threading.Lock()
@@ -108,7 +108,8 @@ def run(
     on_line: Callable[[str], None] | None = None,
 ) -> None:
     """Run ``cmd`` in the repository; its output is kept, and shown only if it fails."""
-    proc = subprocess.Popen(
+    kept: list[str] = []
+    with subprocess.Popen(
         cmd,
         cwd=ROOT,
         env={**os.environ, **(env or {})},
@@ -116,16 +117,15 @@ def run(
         stderr=subprocess.STDOUT,
         text=True,
         bufsize=1,
-    )
-    kept: list[str] = []
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if PIP_NOISE.search(line):
-            continue
-        kept.append(line)
-        if on_line is not None:
-            on_line(line)
-    if proc.wait() != 0:
+    ) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if PIP_NOISE.search(line):
+                continue
+            kept.append(line)
+            if on_line is not None:
+                on_line(line)
+    if proc.returncode != 0:
         raise StepFailed(step, "".join(kept))
 
 
