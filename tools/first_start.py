@@ -164,7 +164,19 @@ def install(screen: Screen) -> None:
                 stderr=subprocess.PIPE,
             )
         screen.done("install", f"venv .venv made ({time.monotonic() - t:.1f} s)")
+    # The build back end first (from the lock, hashes checked): the editable installs need
+    # only it, so they run beside the rest of the runtime's install.
     t = time.monotonic()
+    screen.set("install", "the build back end (setuptools, from the lock)")
+    backend = VENV / "build-backend.txt"
+    backend.write_text(locked_block("setuptools"), encoding="utf-8")
+    run(
+        "setuptools (requirements/main.txt)",
+        [*pip, "install", "-q", "--no-deps", "--require-hashes", "-r", str(backend)],
+    )
+    backend.unlink()
+    editables = threading.Thread(target=_editables, args=(screen, pip))
+    editables.start()
     total = locked_packages()
     seen = 0
 
@@ -177,30 +189,70 @@ def install(screen: Screen) -> None:
             screen.set("install", f"the locked runtime: installing {total} packages")
 
     screen.set("install", f"the locked runtime: 0/{total} packages")
-    run(
-        "the locked runtime (requirements/main.txt)",
-        [*pip, "install", "--no-compile", "--require-hashes", "-r", "requirements/main.txt"],
-        on_line=progress,
-    )
+    try:
+        run(
+            "the locked runtime (requirements/main.txt)",
+            [*pip, "install", "--no-compile", "--require-hashes", "-r", "requirements/main.txt"],
+            on_line=progress,
+        )
+    finally:
+        editables.join()
     screen.done(
         "install",
         f"the locked runtime installed: {total} packages, hashes checked "
         f"({time.monotonic() - t:.1f} s)",
     )
-    t = time.monotonic()
-    screen.set("install", "installing qahwa and qahwa-verify (editable)")
-    for where in (".", "./verifier"):  # the server first (see the Makefile)
-        run(
-            f"the editable install of {where}",
-            [*pip, "install", "-q", "--no-deps", "--no-build-isolation", "-e", where],
-            env=EDITABLE_ENV,
-        )
+    if EDITABLE_FAILED:
+        raise EDITABLE_FAILED[0]
     if own_pip is not None:
         _, err = own_pip.communicate()
         if own_pip.returncode != 0:
             raise StepFailed("pip in the venv", err.decode(errors="replace"))
     STAMP.touch()
-    screen.done("install", f"qahwa and qahwa-verify installed ({time.monotonic() - t:.1f} s)")
+
+
+EDITABLE_FAILED: list[StepFailed] = []
+
+
+def _editables(screen: Screen, pip: list[str]) -> None:
+    """qahwa and qahwa-verify, editable (one pip run), beside the runtime's install."""
+    t = time.monotonic()
+    screen.set("editable", "qahwa and qahwa-verify (editable)")
+    try:
+        run(
+            "the editable installs of qahwa and qahwa-verify",
+            [
+                *pip,
+                "install",
+                "-q",
+                "--no-deps",
+                "--no-build-isolation",
+                "-e",
+                ".",
+                "-e",
+                "./verifier",
+            ],
+            env=EDITABLE_ENV,
+        )
+    except StepFailed as exc:
+        EDITABLE_FAILED.append(exc)
+        screen.done("editable", "qahwa and qahwa-verify: the editable install failed")
+        return
+    screen.done("editable", f"qahwa and qahwa-verify installed ({time.monotonic() - t:.1f} s)")
+
+
+def locked_block(name: str) -> str:
+    """``name``'s pin with its hashes, as requirements/main.txt has it."""
+    lines = (ROOT / "requirements" / "main.txt").read_text(encoding="utf-8").splitlines()
+    out: list[str] = []
+    for line in lines:
+        if out and not line.startswith(" "):
+            break
+        if out or line.startswith(f"{name}=="):
+            out.append(line)
+    if not out:
+        raise StepFailed(f"{name} (requirements/main.txt)", f"no pin of {name} in the lock\n")
+    return "\n".join(x for x in out if not x.strip().startswith("#")) + "\n"
 
 
 def pyodide(screen: Screen) -> None:
