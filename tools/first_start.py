@@ -3,8 +3,8 @@ line per step, then ``qahwa serve``.
 
 Run by the machine's ``python3`` (the standard library only: nothing is installed yet).
 The steps overlap where they can: the Pyodide fetch (standard library too) runs beside the
-venv and the installs, which must follow one another (the editable installs build with the
-locked setuptools the runtime brings). On a terminal one status line says what is running
+venv and the installs; the editable installs, which build with the locked setuptools, run
+beside the rest of the runtime's install once setuptools is in. On a terminal one status line says what is running
 and how far the install is (packages collected / to install); every finished step prints
 one line with its time. Nothing else is shown unless a step fails: then its own output,
 without pip's one warning per index location that does not exist on this machine.
@@ -139,7 +139,7 @@ def bundled_pip() -> Path | None:
 
 def install(screen: Screen) -> None:
     """The venv, the locked runtime (requirements/main.txt, hashes checked) and the two
-    editable installs, one after the other.
+    editable installs (beside the runtime's install, once its build back end is in).
 
     A new venv is made without pip, and the installs run pip straight from the wheel this
     Python bundles while that same wheel installs pip into the venv beside them (for the
