@@ -129,40 +129,19 @@ def run(
         raise StepFailed(step, "".join(kept))
 
 
-def bundled_pip() -> Path | None:
-    """The pip wheel this Python bundles (what ``python -m venv`` installs), or None."""
-    import ensurepip
-
-    found = sorted((Path(ensurepip.__file__).parent / "_bundled").glob("pip-*.whl"))
-    return found[-1] if found else None
-
-
 def install(screen: Screen) -> None:
     """The venv, the locked runtime (requirements/main.txt, hashes checked) and the two
     editable installs (beside the runtime's install, once its build back end is in).
 
-    A new venv is made without pip, and the installs run pip straight from the wheel this
-    Python bundles while that same wheel installs pip into the venv beside them (for the
-    other make targets): ``python -m venv`` would install it first, seconds on the way.
     pip does not byte-compile the runtime (``--no-compile``): Python compiles each module
-    on its first import, so the server compiles what it uses and nothing else."""
+    on its first import, so the server compiles what it uses and nothing else. (Running pip
+    from the wheel Python bundles, to make the venv without pip first, was tried: pip from
+    a zip compiles its own modules on every run, which cost more than the venv's pip.)"""
     t = time.monotonic()
     pip = [str(BIN / "python"), *PIP]
-    own_pip: subprocess.Popen[bytes] | None = None
     if not (BIN / "python").exists():
         screen.set("install", "making the venv .venv")
-        wheel = bundled_pip()
-        if wheel is None:
-            run("the venv", [sys.executable, "-m", "venv", str(VENV)])
-        else:
-            run("the venv", [sys.executable, "-m", "venv", "--without-pip", str(VENV)])
-            pip = [str(BIN / "python"), f"{wheel}/pip", "--disable-pip-version-check"]
-            own_pip = subprocess.Popen(
-                [*pip, "install", "-q", "--no-index", "--no-deps", str(wheel)],
-                cwd=ROOT,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-            )
+        run("the venv", [sys.executable, "-m", "venv", str(VENV)])
         screen.done("install", f"venv .venv made ({time.monotonic() - t:.1f} s)")
     # The build back end first (from the lock, hashes checked): the editable installs need
     # only it, so they run beside the rest of the runtime's install.
@@ -204,10 +183,6 @@ def install(screen: Screen) -> None:
     )
     if EDITABLE_FAILED:
         raise EDITABLE_FAILED[0]
-    if own_pip is not None:
-        _, err = own_pip.communicate()
-        if own_pip.returncode != 0:
-            raise StepFailed("pip in the venv", err.decode(errors="replace"))
     STAMP.touch()
 
 
