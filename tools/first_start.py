@@ -129,19 +129,37 @@ def run(
         raise StepFailed(step, "".join(kept))
 
 
+def bundled_pip() -> Path | None:
+    """The pip wheel this Python bundles (what ``python -m venv`` installs), or None."""
+    import ensurepip
+
+    found = sorted((Path(ensurepip.__file__).parent / "_bundled").glob("pip-*.whl"))
+    return found[-1] if found else None
+
+
 def install(screen: Screen) -> None:
     """The venv, the locked runtime (requirements/main.txt, hashes checked) and the two
     editable installs (beside the runtime's install, once its build back end is in).
 
     pip does not byte-compile the runtime (``--no-compile``): Python compiles each module
-    on its first import, so the server compiles what it uses and nothing else. (Running pip
-    from the wheel Python bundles, to make the venv without pip first, was tried: pip from
-    a zip compiles its own modules on every run, which cost more than the venv's pip.)"""
+    on its first import, so the server compiles what it uses and nothing else. The venv gets
+    pip alone from the wheel this Python bundles, not ``ensurepip``'s setuptools too (the
+    lock's replaces it at once). (Running every install with pip straight from that wheel
+    was tried: pip from a zip compiles its own modules on every run, which cost more.)"""
     t = time.monotonic()
     pip = [str(BIN / "python"), *PIP]
     if not (BIN / "python").exists():
         screen.set("install", "making the venv .venv")
-        run("the venv", [sys.executable, "-m", "venv", str(VENV)])
+        wheel = bundled_pip()
+        if wheel is None:
+            run("the venv", [sys.executable, "-m", "venv", str(VENV)])
+        else:  # pip alone: ensurepip would install an old setuptools, replaced at once
+            run("the venv", [sys.executable, "-m", "venv", "--without-pip", str(VENV)])
+            run(
+                "pip in the venv",
+                [str(BIN / "python"), f"{wheel}/pip", *PIP[2:], "install", "-q"]
+                + ["--no-index", "--no-deps", str(wheel)],
+            )
         screen.done("install", f"venv .venv made ({time.monotonic() - t:.1f} s)")
     # The build back end first (from the lock, hashes checked): the editable installs need
     # only it, so they run beside the rest of the runtime's install.
