@@ -300,6 +300,7 @@ def _check_rotation(urls: list[str], rotate: Any, tmp_path: Path) -> None:
         rotate()
         with httpx.Client() as c:
             staged = {u: c.get(u + "/v1/keys").json()["keys"] for u in urls}
+        # (staged 15 s ahead: time enough for the command to exit on a loaded machine)
         [new] = [k for k in staged[urls[0]] if k["next"]]
         for u in urls:
             listed = {k["key_id"]: k for k in staged[u]}
@@ -351,7 +352,7 @@ def test_rotation_is_staged_then_switched_without_a_restart(tmp_path: Path) -> N
         env = {"QAHWA_DATA_DIR": str(srv.settings.data_dir)}
 
         def rotate() -> None:
-            out = _rotate(srv.settings.database_url, env, "--in", "2")
+            out = _rotate(srv.settings.database_url, env, "--in", "15")
             assert "staged" in out and "no restart" in out
 
         _check_rotation([srv.url], rotate, tmp_path)
@@ -374,7 +375,7 @@ def test_rotation_under_load_on_two_hosts(tmp_path: Path) -> None:
             pids = (a.proc.pid, b.proc.pid)
 
             def rotate() -> None:
-                out = _rotate(url, shared, "--in", "3")
+                out = _rotate(url, shared, "--in", "15")
                 assert out.splitlines()[-1].strip()  # the new private key for the store
 
             _check_rotation([a.url, b.url], rotate, tmp_path)
