@@ -167,7 +167,7 @@ def test_the_wheel_holds_the_verifier_and_the_pinned_runtime_and_no_server(wheel
         for line in meta.splitlines()
         if line.startswith("Requires-Dist: ") and "extra ==" not in line
     }
-    assert requires == {"cryptography", "click", "rich", "httpx"}
+    assert requires == {"cryptography", "click", "rich", "httpx", "rbcl"}
     assert not requires & SERVER_DISTS
     assert "Provides-Extra: certify" in meta
     entry = (
@@ -282,7 +282,7 @@ def test_a_listed_package_that_is_missing_fails_the_build(tmp_path: Path) -> Non
     (copy / "verifier").mkdir(parents=True)
     for name in ("pyproject.toml", "setup.py", "README.md"):
         (copy / "verifier" / name).write_text((VERIFIER / name).read_text())
-    for pkg in ("fairness", "tlog", "games", "verify_cli"):  # qahwa_page left out
+    for pkg in ("fairness", "sealed", "tlog", "games", "verify_cli"):  # qahwa_page left out
         (copy / pkg).mkdir()
         (copy / pkg / "__init__.py").write_text("")
     proc = _pip(

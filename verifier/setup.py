@@ -19,12 +19,14 @@ from setuptools import find_packages, setup
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: every top-level package of the verifier: the protocol, the rules, the verify page and
-#: the CLI, and the transparency-log package; never a package of the server.
-VERIFIER_PACKAGES = ("fairness", "tlog", "games", "qahwa_page", "verify_cli")
+#: every top-level package of the verifier: the protocol, sealed deals' cryptography, the
+#: rules, the verify page and the CLI, and the transparency-log package; never a package of
+#: the server.
+VERIFIER_PACKAGES = ("fairness", "sealed", "tlog", "games", "qahwa_page", "verify_cli")
 #: package data beside the modules
 PACKAGE_DATA = {
     "fairness": ["py.typed"],
+    "sealed": ["py.typed"],
     "games": ["py.typed"],
     "tlog": ["py.typed"],
     "verify_cli": ["py.typed"],

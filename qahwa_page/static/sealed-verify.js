@@ -1,0 +1,477 @@
+// The verifier of sealed deals (qahwa-fair/3), written from docs/spec/fairness-v3.md: a
+// second implementation beside the Python package `sealed`, for the verify page.
+//
+// It imports nothing itself: `sealedVerifier(lib)` takes the group and the hash from the
+// caller (the page passes its vendored copies; tests/test_sealed_js.py passes the locked
+// npm packages @noble/curves and @noble/hashes):
+//   lib.ristretto255        — @noble/curves/ed25519.js `ristretto255`
+//   lib.ristretto255_hasher — @noble/curves/ed25519.js `ristretto255_hasher` (deriveToCurve:
+//                             RFC 9496's one-way map of 64 bytes)
+//   lib.sha512              — @noble/hashes/sha2.js `sha512`
+//   lib.pippenger           — @noble/curves/abstract/curve.js `pippenger` (Σ k·Q)
+//
+// Every check throws a SealedError naming what failed; nothing here needs a secret.
+
+export class SealedError extends Error {}
+
+// ℓ, the group order (§1)
+export const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+
+const enc = new TextEncoder();
+
+export function hexToBytes(hex) {
+  if (typeof hex !== "string" || hex.length % 2 || /[^0-9a-f]/.test(hex)) {
+    throw new SealedError("not lowercase hex");
+  }
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+export function bytesToHex(b) {
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+function concat(...parts) {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+function u32be(n) {
+  return new Uint8Array([(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
+}
+
+function lp(b) {
+  return concat(u32be(b.length), b);
+}
+
+function leToBigint(b) {
+  let x = 0n;
+  for (let i = b.length - 1; i >= 0; i--) x = (x << 8n) | BigInt(b[i]);
+  return x;
+}
+
+function mod(x) {
+  const r = x % L;
+  return r < 0n ? r + L : r;
+}
+
+export function sealedVerifier(lib) {
+  const { ristretto255, ristretto255_hasher, sha512, pippenger } = lib;
+  const Point = ristretto255.Point;
+  const G = Point.BASE;
+  const ZERO = Point.ZERO;
+  const Gbytes = G.toBytes();
+
+  // Hs(x) = SHA-512(x) mod ℓ, little-endian (§1)
+  function Hs(...parts) {
+    return mod(leToBigint(sha512(concat(...parts))));
+  }
+
+  function fromHash(h) {
+    return ristretto255_hasher.deriveToCurve(h);
+  }
+
+  function point(bytes, what) {
+    if (!(bytes instanceof Uint8Array) || bytes.length !== 32) {
+      throw new SealedError(`${what}: not a canonical ristretto255 point`);
+    }
+    try {
+      return Point.fromBytes(bytes);
+    } catch {
+      throw new SealedError(`${what}: not a canonical ristretto255 point`);
+    }
+  }
+
+  function scalar(bytes, what) {
+    const x = bytes.length === 32 ? leToBigint(bytes) : L;
+    if (x >= L) throw new SealedError(`${what}: not a canonical scalar`);
+    return x;
+  }
+
+  // Σ k·Q == identity, over (k, Q) pairs (k any integer, taken mod ℓ)
+  function sumIsZero(pairs) {
+    const pts = [];
+    const ks = [];
+    for (const [k, Q] of pairs) {
+      const m = mod(k);
+      if (m === 0n || Q.is0()) continue;
+      pts.push(Q);
+      ks.push(m);
+    }
+    if (pts.length === 0) return true;
+    return pippenger(Point, pts, ks).is0();
+  }
+
+  // ctx = lp(match_id) || u32be(hand) || u32be(seat)  (§1)
+  function context(ctx) {
+    const { match_id, hand, seat } = ctx;
+    if (typeof match_id !== "string" || match_id === "") throw new SealedError("context: match_id");
+    for (const v of [hand, seat]) {
+      if (!Number.isInteger(v) || v < 0 || v >= 2 ** 32) throw new SealedError("context: hand or seat");
+    }
+    return concat(lp(enc.encode(match_id)), u32be(hand), u32be(seat));
+  }
+
+  // §2
+  function itemPoint(game, code) {
+    const h = sha512(
+      concat(enc.encode("qahwa-fair/3 item"), new Uint8Array([0]), lp(enc.encode(game)), lp(enc.encode(code))),
+    );
+    return fromHash(h).toBytes();
+  }
+
+  const genCache = new Map();
+  function generator(i) {
+    if (!genCache.has(i)) genCache.set(i, fromHash(sha512(concat(enc.encode("qahwa-fair/3 generator"), u32be(i)))));
+    return genCache.get(i);
+  }
+
+  // §3: proof = R || s; s·G = R + e·P, e = Hs("qahwa-fair/3 key" || 0x00 || ctx || G || P || R)
+  function verifyKey(ctx, Pb, proof) {
+    const P = point(Pb, "key");
+    if (P.is0()) throw new SealedError("key: the identity is not a key");
+    if (proof.length !== 64) throw new SealedError("key proof: 64 bytes expected");
+    const Rb = proof.subarray(0, 32);
+    const R = point(Rb, "key proof R");
+    const s = scalar(proof.subarray(32), "key proof s");
+    const e = Hs(enc.encode("qahwa-fair/3 key"), new Uint8Array([0]), context(ctx), Gbytes, Pb, Rb);
+    if (!sumIsZero([[s, G], [-1n, R], [-e, P]])) {
+      throw new SealedError(`key of seat ${ctx.seat}: the proof of knowledge does not verify`);
+    }
+  }
+
+  function checkRevealed(Pb, xb) {
+    const x = scalar(xb, "revealed key");
+    const P = point(Pb, "key");
+    if (!sumIsZero([[x, G], [-1n, P]])) throw new SealedError("revealed key does not match its public key");
+  }
+
+  function handKey(keys) {
+    let acc = ZERO;
+    for (const k of keys) acc = acc.add(point(k, "key"));
+    return acc.toBytes();
+  }
+
+  // §4
+  function parseDeck(bytes, n) {
+    if (!(bytes instanceof Uint8Array) || bytes.length === 0 || bytes.length % 64) {
+      throw new SealedError("deck: a non-empty multiple of 64 bytes expected");
+    }
+    const count = bytes.length / 64;
+    if (count > 1024) throw new SealedError("deck: at most 1024 items");
+    if (n !== undefined && count !== n) throw new SealedError(`deck: ${n} items expected, got ${count}`);
+    const out = [];
+    for (let i = 0; i < count; i++) {
+      out.push({
+        A: point(bytes.subarray(64 * i, 64 * i + 32), `deck item ${i} A`),
+        B: point(bytes.subarray(64 * i + 32, 64 * i + 64), `deck item ${i} B`),
+      });
+    }
+    return out;
+  }
+
+  // §5.5
+  function verifyShuffle(ctx, Pb, deckInBytes, deckOutBytes, proof) {
+    const deckIn = parseDeck(deckInBytes);
+    const n = deckIn.length;
+    const deckOut = parseDeck(deckOutBytes, n);
+    const P = point(Pb, "hand key");
+    if (proof.length !== 32 * (5 * n + 9)) {
+      throw new SealedError(`shuffle proof: ${32 * (5 * n + 9)} bytes expected for ${n} items`);
+    }
+    const word = (k) => proof.subarray(32 * k, 32 * k + 32);
+    const pts = [];
+    for (let k = 0; k < 3 * n + 5; k++) pts.push(point(word(k), `shuffle proof element ${k}`));
+    const scs = [];
+    for (let k = 3 * n + 5; k < 5 * n + 9; k++) scs.push(scalar(word(k), `shuffle proof element ${k}`));
+    const c = pts.slice(0, n);
+    const chat = pts.slice(n, 2 * n);
+    const [t1, t2, t3, t4A, t4B] = pts.slice(2 * n, 2 * n + 5);
+    const that = pts.slice(2 * n + 5, 3 * n + 5);
+    const [s1, s2, s3, s4] = scs.slice(0, 4);
+    const shat = scs.slice(4, 4 + n);
+    const sp = scs.slice(4 + n, 4 + 2 * n);
+    const gens = [];
+    for (let i = 0; i <= n; i++) gens.push(generator(i));
+    const h = gens[0];
+    const hs = gens.slice(1);
+    // σ = SHA-512("qahwa-fair/3 shuffle" || 0x00 || ctx || u32be(n) || G || H(0..n) || P
+    //             || deck_in || deck_out || c_0..c_{n-1})
+    const sigma = sha512(
+      concat(
+        enc.encode("qahwa-fair/3 shuffle"),
+        new Uint8Array([0]),
+        context(ctx),
+        u32be(n),
+        Gbytes,
+        ...gens.map((g) => g.toBytes()),
+        Pb,
+        deckInBytes,
+        deckOutBytes,
+        proof.subarray(0, 32 * n),
+      ),
+    );
+    const u = [];
+    for (let j = 0; j < n; j++) u.push(Hs(sigma, u32be(j)));
+    const ch = Hs(
+      enc.encode("qahwa-fair/3 shuffle challenge"),
+      new Uint8Array([0]),
+      sigma,
+      proof.subarray(32 * n, 32 * (3 * n + 5)),
+    );
+    const who = `shuffle proof of seat ${ctx.seat}`;
+    let U = 1n;
+    for (const x of u) U = (U * x) % L;
+    // The five equations at once, as one random linear combination (§5.5 allows it: a false
+    // proof passes with probability at most 1/ℓ); when it fails, one by one, to name it.
+    const w = () => mod(leToBigint(globalThis.crypto.getRandomValues(new Uint8Array(64))));
+    const [d2, d3, d4a, d4b] = [w(), w(), w(), w()];
+    const d5 = c.map(() => w());
+    let g = -s1 - d2 * s2 - d3 * s3 + d4a * s4;
+    for (let i = 0; i < n; i++) g -= d5[i] * shat[i];
+    const all = [
+      [g, G],
+      [1n, t1],
+      [d2, t2],
+      [d3, t3],
+      [d4a, t4A],
+      [d4b, t4B],
+      [d4b * s4, P],
+      [-d2 * ch * U - d5[0] * sp[0], h],
+    ];
+    for (let j = 0; j < n; j++) {
+      all.push([ch + d3 * ch * u[j], c[j]], [d4a * ch * u[j], deckIn[j].A], [d4b * ch * u[j], deckIn[j].B]);
+    }
+    for (let i = 0; i < n; i++) {
+      const next = i + 1 < n ? -d5[i + 1] * sp[i + 1] : d2 * ch;
+      all.push(
+        [-ch - d3 * sp[i], hs[i]],
+        [-d4a * sp[i], deckOut[i].A],
+        [-d4b * sp[i], deckOut[i].B],
+        [d5[i], that[i]],
+        [d5[i] * ch + next, chat[i]],
+      );
+    }
+    if (sumIsZero(all)) return;
+    // (1) s1·G = t1 + c·(Σ c_j − Σ h_i)
+    const e1 = [[s1, G], [-1n, t1]];
+    for (let j = 0; j < n; j++) e1.push([-ch, c[j]], [ch, hs[j]]);
+    if (!sumIsZero(e1)) throw new SealedError(`${who}: equation 1 (the permutation commitment) fails`);
+    // (2) s2·G = t2 + c·(ĉ_{n−1} − U·h)
+    if (!sumIsZero([[s2, G], [-1n, t2], [-ch, chat[n - 1]], [ch * U, h]])) {
+      throw new SealedError(`${who}: equation 2 (the chain's end) fails`);
+    }
+    // (3) s3·G + Σ s'_i·h_i = t3 + Σ (c·u_j)·c_j
+    const e3 = [[s3, G], [-1n, t3]];
+    for (let i = 0; i < n; i++) e3.push([sp[i], hs[i]], [-ch * u[i], c[i]]);
+    if (!sumIsZero(e3)) throw new SealedError(`${who}: equation 3 (the challenges under the permutation) fails`);
+    // (4) Σ s'_i·e'_i − s4·(G, P) = t4 + Σ (c·u_j)·e_j
+    const e4A = [[-s4, G], [-1n, t4A]];
+    const e4B = [[-s4, P], [-1n, t4B]];
+    for (let i = 0; i < n; i++) {
+      e4A.push([sp[i], deckOut[i].A], [-ch * u[i], deckIn[i].A]);
+      e4B.push([sp[i], deckOut[i].B], [-ch * u[i], deckIn[i].B]);
+    }
+    if (!sumIsZero(e4A) || !sumIsZero(e4B)) throw new SealedError(`${who}: equation 4 (the re-masking) fails`);
+    // (5) ŝ_i·G + s'_i·ĉ_{i−1} = t̂_i + c·ĉ_i
+    let prev = h;
+    for (let i = 0; i < n; i++) {
+      if (!sumIsZero([[shat[i], G], [sp[i], prev], [-1n, that[i]], [-ch, chat[i]]])) {
+        throw new SealedError(`${who}: equation 5 (the commitment chain) fails at ${i}`);
+      }
+      prev = chat[i];
+    }
+    throw new SealedError(`${who}: the equations fail`);
+  }
+
+  // §6: proof = R1 || R2 || s; s·G = R1 + e·P, s·A = R2 + e·D,
+  // e = Hs("qahwa-fair/3 share" || 0x00 || ctx || G || P || A || B || D || R1 || R2)
+  function verifyShare(ctx, Pb, Ab, Bb, Db, proof) {
+    const P = point(Pb, "share key");
+    const A = point(Ab, "ciphertext A");
+    point(Bb, "ciphertext B");
+    const D = point(Db, "share");
+    if (proof.length !== 96) throw new SealedError("share proof: 96 bytes expected");
+    const R1 = point(proof.subarray(0, 32), "share proof R1");
+    const R2 = point(proof.subarray(32, 64), "share proof R2");
+    const s = scalar(proof.subarray(64), "share proof s");
+    const e = Hs(
+      enc.encode("qahwa-fair/3 share"),
+      new Uint8Array([0]),
+      context(ctx),
+      Gbytes,
+      Pb,
+      Ab,
+      Bb,
+      Db,
+      proof.subarray(0, 64),
+    );
+    if (!sumIsZero([[s, G], [-1n, R1], [-e, P]]) || !sumIsZero([[s, A], [-1n, R2], [-e, D]])) {
+      throw new SealedError(`share of seat ${ctx.seat}: the proof does not verify`);
+    }
+  }
+
+  // §7: every seat's share verified, and B − Σ D = M(game, code)
+  function checkOpening(game, code, Ab, Bb, ctx, keys, shares) {
+    if (shares.length !== keys.length) {
+      throw new SealedError(`opening: ${keys.length} shares expected, got ${shares.length}`);
+    }
+    let acc = point(Bb, "ciphertext B");
+    for (let seat = 0; seat < keys.length; seat++) {
+      const { D, proof } = shares[seat];
+      verifyShare({ ...ctx, seat }, keys[seat], Ab, Bb, D, proof);
+      acc = acc.subtract(point(D, "share"));
+    }
+    if (!acc.equals(Point.fromBytes(itemPoint(game, code)))) {
+      throw new SealedError(`opening: the shares do not open this ciphertext to ${JSON.stringify(code)}`);
+    }
+  }
+
+  function b64(text, what) {
+    if (typeof text !== "string") throw new SealedError(`${what}: a base64 string expected`);
+    let bin;
+    try {
+      bin = atob(text);
+    } catch {
+      throw new SealedError(`${what}: not base64`);
+    }
+    const out = Uint8Array.from(bin, (ch) => ch.charCodeAt(0));
+    if (btoa(bin) !== text) throw new SealedError(`${what}: not canonical base64`);
+    return out;
+  }
+
+  function hexField(v, size, what) {
+    if (typeof v !== "string" || v.length !== 2 * size || /[^0-9a-f]/.test(v)) {
+      throw new SealedError(`${what}: ${size} bytes of lowercase hex expected`);
+    }
+    return hexToBytes(v);
+  }
+
+  function index(v, below, what) {
+    if (!Number.isInteger(v) || v < 0 || v >= below) throw new SealedError(`${what}: an integer in 0..${below - 1} expected`);
+    return v;
+  }
+
+  function list(entry, name) {
+    const v = entry[name];
+    if (!Array.isArray(v) || !v.every((x) => x !== null && typeof x === "object" && !Array.isArray(x))) {
+      throw new SealedError(`sealed hand: ${JSON.stringify(name)} must be a list of objects`);
+    }
+    return v;
+  }
+
+  const FIELDS = ["hand", "game", "items", "keys", "shuffles", "shares", "openings", "revealed"];
+
+  // §9–§10: one hand's "sealed" entry of a match with `seats` seats (`house`: the house
+  // seats). Returns {order, opened}: every item's code by final position once every key is
+  // revealed (else null), and the opened items (position → code).
+  function verifyHand(matchId, entry, seats, house = []) {
+    if (entry === null || typeof entry !== "object" || Object.keys(entry).sort().join() !== [...FIELDS].sort().join()) {
+      throw new SealedError(`sealed hand: exactly the fields ${FIELDS.join(", ")} expected`);
+    }
+    const hand = index(entry.hand, 2 ** 32, "sealed hand: hand");
+    const { game, items } = entry;
+    if (typeof game !== "string" || !Array.isArray(items) || items.length === 0 || !items.every((c) => typeof c === "string")) {
+      throw new SealedError("sealed hand: game must be a string and items a non-empty list of codes");
+    }
+    if (new Set(items).size !== items.length) throw new SealedError("starting deck: item codes repeat");
+    const n = items.length;
+    const ctx = (seat) => ({ match_id: matchId, hand, seat });
+    const keysIn = list(entry, "keys");
+    if (keysIn.length !== seats || keysIn.some((k, i) => k.seat !== i)) {
+      throw new SealedError(`sealed hand: one key per seat, seats 0..${seats - 1} in order`);
+    }
+    const keys = keysIn.map((k) => {
+      const P = hexField(k.key, 32, `key of seat ${k.seat}`);
+      verifyKey(ctx(k.seat), P, hexField(k.proof, 64, `key proof of seat ${k.seat}`));
+      return P;
+    });
+    const Pb = handKey(keys);
+    const houseSet = new Set(house);
+    const order = [...[...houseSet].sort((a, b) => a - b)];
+    for (let s = 0; s < seats; s++) if (!houseSet.has(s)) order.push(s);
+    const shuffles = list(entry, "shuffles");
+    if (shuffles.length !== order.length || shuffles.some((sh, i) => sh.seat !== order[i])) {
+      throw new SealedError(`sealed hand: shuffles by seats ${JSON.stringify(order)} in that order expected`);
+    }
+    let deck = new Uint8Array(64 * n);
+    items.forEach((code, i) => deck.set(itemPoint(game, code), 64 * i + 32));
+    for (const sh of shuffles) {
+      const out = b64(sh.deck, `deck of seat ${sh.seat}`);
+      parseDeck(out, n);
+      verifyShuffle(ctx(sh.seat), Pb, deck, out, b64(sh.proof, `shuffle proof of seat ${sh.seat}`));
+      deck = out;
+    }
+    const A = (i) => deck.subarray(64 * i, 64 * i + 32);
+    const B = (i) => deck.subarray(64 * i + 32, 64 * i + 64);
+    const shares = new Map();
+    for (const sh of list(entry, "shares")) {
+      const item = index(sh.item, n, "share item");
+      const s = index(sh.seat, seats, "share seat");
+      const key = `${item}/${s}`;
+      if (shares.has(key)) throw new SealedError(`sealed hand: a second share of item ${item} by seat ${s}`);
+      const D = hexField(sh.share, 32, `share of seat ${s}`);
+      const proof = hexField(sh.proof, 96, `share proof of seat ${s}`);
+      verifyShare(ctx(s), keys[s], A(item), B(item), D, proof);
+      shares.set(key, { D, proof });
+    }
+    const opened = {};
+    for (const op of list(entry, "openings")) {
+      const item = index(op.item, n, "opening item");
+      index(op.seat, seats, "opening seat");
+      if (typeof op.code !== "string" || item in opened) {
+        throw new SealedError(`sealed hand: opening of item ${item}: a code, once`);
+      }
+      const missing = [];
+      for (let s = 0; s < seats; s++) if (!shares.has(`${item}/${s}`)) missing.push(s);
+      if (missing.length) throw new SealedError(`opening of item ${item}: no share of seats ${JSON.stringify(missing)}`);
+      const all = [];
+      for (let s = 0; s < seats; s++) all.push(shares.get(`${item}/${s}`));
+      checkOpening(game, op.code, A(item), B(item), ctx(0), keys, all);
+      opened[item] = op.code;
+    }
+    const revealed = new Map();
+    for (const r of list(entry, "revealed")) {
+      const s = index(r.seat, seats, "revealed seat");
+      const x = hexField(r.secret, 32, `revealed key of seat ${s}`);
+      if (revealed.has(s)) throw new SealedError(`sealed hand: seat ${s} revealed twice`);
+      scalar(x, `revealed key of seat ${s}`);
+      checkRevealed(keys[s], x);
+      revealed.set(s, leToBigint(x));
+    }
+    if (revealed.size !== seats) return { order: null, opened };
+    let xAll = 0n;
+    for (const x of revealed.values()) xAll = mod(xAll + x);
+    const table = new Map(items.map((code) => [bytesToHex(itemPoint(game, code)), code]));
+    const codes = [];
+    for (let i = 0; i < n; i++) {
+      const m = point(B(i), "deck").subtract(point(A(i), "deck").multiplyUnsafe(xAll));
+      const code = table.get(bytesToHex(m.toBytes()));
+      if (code === undefined) throw new SealedError("sealed hand: the revealed keys do not open every item");
+      codes.push(code);
+    }
+    if (new Set(codes).size !== n) throw new SealedError("sealed hand: the final deck does not hold every item once");
+    return { order: codes, opened };
+  }
+
+  return {
+    verifyHand,
+    itemPoint,
+    generator: (i) => generator(i).toBytes(),
+    verifyKey,
+    checkRevealed,
+    handKey,
+    parseDeck,
+    verifyShuffle,
+    verifyShare,
+    checkOpening,
+  };
+}
