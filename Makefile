@@ -23,7 +23,8 @@ PIP := $(BIN)/python -m pip --disable-pip-version-check
 QUIET := 2> >(grep -v "is ignored: it is neither a file nor a directory" >&2)
 HOST ?= 127.0.0.1
 PORT ?= 8000
-LOCKS := requirements/verify.txt requirements/main.txt requirements/dev.txt requirements/tools.txt
+LOCKS := requirements/verify.txt requirements/verify-certify.txt requirements/main.txt \
+	requirements/dev.txt requirements/tools.txt
 COMPILE = $(BIN)/uv pip compile --generate-hashes --python-version 3.11 --universal \
 	--custom-compile-command "make lock" -q $(UPGRADE)
 # The server's locks hold the verifier's pins (-c) and leave out qahwa-verify itself, which
@@ -33,7 +34,7 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test test-all bench bench-api lint demo clean lock lock-upgrade pyodide \
+.PHONY: serve test test-all bench bench-api profile-api lint demo clean lock lock-upgrade pyodide \
 	verifier-dist certify
 
 $(BIN)/python:
@@ -91,9 +92,19 @@ bench: $(VENV)/.installed-dev pyodide
 	$(BIN)/python -m bench
 
 # The HTTP API under load against a bare FastAPI endpoint (PostgreSQL too when
-# QAHWA_TEST_PG_URL is set); prints rates and ratios (docs/performance.md).
+# QAHWA_TEST_PG_URL is set); prints server CPU per action and its ratio to the bare
+# endpoint's first, then rates and latency (docs/performance.md).
 bench-api: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.api
+
+# A CPU profile of a live `qahwa serve` under bench-api's load (py-spy, from the dev lock;
+# it needs ptrace: root, or kernel.yama.ptrace_scope 0): profile-api/table.md (server CPU
+# per action by part of the stack and by function, SQL statements and hand-offs per action),
+# profile-api/profile.txt (collapsed stacks) and profile-api/flamegraph.svg.
+# PROFILE_ARGS adds options (python -m bench.profile_api --help), e.g. --game tawla.
+PROFILE_ARGS ?=
+profile-api: $(VENV)/.installed-dev
+	$(BIN)/python -m bench.profile_api $(PROFILE_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
@@ -103,7 +114,7 @@ lint: $(VENV)/.installed-dev
 demo: $(VENV)/.installed
 	$(BIN)/qahwa demo
 
-# The lab pack (docs/certification.md): qahwa-certify at lab sizes, a raw dump of the
+# The lab pack (docs/certification.md): verify certify at lab sizes, a raw dump of the
 # derivation with its SHA-256, and Debian's dieharder and ent run on it
 # (apt-get install dieharder ent). CERTIFY_ARGS adds options, e.g. --seed S.
 CERTIFY_DIR ?= certify-pack
@@ -117,7 +128,10 @@ lock: | $(BIN)/python
 	$(COMPILE) requirements/tools.in -o requirements/tools.txt
 	$(COMPILE) verifier/pyproject.toml -o requirements/verify.txt
 	$(SERVER_COMPILE) pyproject.toml requirements/build.in -o requirements/main.txt
-	$(SERVER_COMPILE) pyproject.toml requirements/build.in --extra dev --extra reference --extra certify -o requirements/dev.txt
+	$(SERVER_COMPILE) pyproject.toml verifier/pyproject.toml requirements/build.in --extra dev \
+		--extra reference --extra certify -o requirements/dev.txt
+	$(COMPILE) verifier/pyproject.toml --extra certify -c requirements/dev.txt \
+		-o requirements/verify-certify.txt
 
 lock-upgrade:
 	$(MAKE) lock UPGRADE=--upgrade

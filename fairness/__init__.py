@@ -53,6 +53,7 @@ from .items import (
 )
 from .v2 import (
     PROTOCOL_V2,
+    UNSIGNED_EVENT_FIELDS,
     DuplicateKeyError,
     chain_head,
     chain_next,
@@ -60,6 +61,7 @@ from .v2 import (
     check_canonical_value,
     check_roll_value,
     commitment_v2,
+    format_time_ms,
     fresh_label,
     loads_strict,
     match_key_v2,
@@ -69,6 +71,7 @@ from .v2 import (
     parse_hex,
     parse_nonce,
     parse_server_seed_v2,
+    parse_time_us,
     roll_chain,
     roll_chain_tip,
     roll_step,
@@ -118,6 +121,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "PROTOCOL",
     "PROTOCOL_V2",
+    "UNSIGNED_EVENT_FIELDS",
     "DuplicateKeyError",
     "chain_head",
     "chain_next",
@@ -125,6 +129,7 @@ __all__ = [
     "check_canonical_value",
     "check_roll_value",
     "commitment_v2",
+    "format_time_ms",
     "fresh_label",
     "loads_strict",
     "match_key_v2",
@@ -134,6 +139,7 @@ __all__ = [
     "parse_hex",
     "parse_nonce",
     "parse_server_seed_v2",
+    "parse_time_us",
     "roll_chain",
     "roll_chain_tip",
     "roll_step",

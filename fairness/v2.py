@@ -8,10 +8,12 @@ the standard library; Ed25519 checks of seat signatures live in :mod:`fairness.s
 
 from __future__ import annotations
 
+import datetime
 import functools
 import hashlib
 import hmac
 import json
+import re
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -191,9 +193,13 @@ def chain_head(lock: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> 
     return h
 
 
+#: what a seat's signature leaves out of the event (fairness-v2.md §7): the server sets them
+UNSIGNED_EVENT_FIELDS = ("seq", "sig", "at")
+
+
 def signed_event_body(event: Mapping[str, Any]) -> dict[str, Any]:
-    """E: the event without ``seq`` and ``sig``."""
-    return {k: v for k, v in event.items() if k not in ("seq", "sig")}
+    """E: the event without ``seq``, ``sig`` and ``at``."""
+    return {k: v for k, v in event.items() if k not in UNSIGNED_EVENT_FIELDS}
 
 
 def seat_sig_message(match_id: str, prev: str | bytes, event: Mapping[str, Any]) -> bytes:
@@ -202,6 +208,43 @@ def seat_sig_message(match_id: str, prev: str | bytes, event: Mapping[str, Any])
     return canonical_json(
         {"match_id": match_id, "prev": prev_hex, "event": signed_event_body(event)}
     )
+
+
+# -- times (§1, §7) --------------------------------------------------------------------------
+
+_TIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?Z$")
+_EVENT_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
+
+
+def parse_time_us(value: Any, *, event: bool = False) -> int:
+    """An RFC 3339 UTC time ending in ``Z`` (§1) as integer microseconds since the epoch,
+    exactly (no float). ``event``: an event's ``at``, which has exactly milliseconds
+    (``2026-12-03T21:30:00.123Z``). ValueError when it is not such a time."""
+    if not isinstance(value, str):
+        raise ValueError(f"{value!r} is not a time string")
+    m = _TIME.match(value)
+    if m is None or (event and _EVENT_TIME.match(value) is None):
+        shape = "2026-12-03T21:30:00.123Z" if event else "2026-12-03T21:30:00Z"
+        raise ValueError(f"{value!r} is not an RFC 3339 UTC time like {shape}")
+    y, mo, d, h, mi, sec, frac = m.groups()
+    try:
+        day = datetime.date(int(y), int(mo), int(d)).toordinal() - _EPOCH_DAY
+        if int(h) > 23 or int(mi) > 59 or int(sec) > 59:
+            raise ValueError("hour, minute or second out of range")
+    except ValueError as exc:
+        raise ValueError(f"{value!r} is not a valid time ({exc})") from None
+    whole = ((day * 24 + int(h)) * 60 + int(mi)) * 60 + int(sec)
+    return whole * 1_000_000 + int((frac or "").ljust(6, "0"))
+
+
+def format_time_ms(us: int) -> str:
+    """Microseconds since the epoch as an event time (milliseconds, ``Z``), truncated."""
+    ms = us // 1000
+    t = datetime.datetime.fromtimestamp(ms // 1000, datetime.UTC)
+    return t.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
+
+
+_EPOCH_DAY = datetime.date(1970, 1, 1).toordinal()
 
 
 # -- strict JSON input (§1) ------------------------------------------------------------------
@@ -273,6 +316,7 @@ __all__ = [
     "PROTOCOL_V2",
     "ROLL_CHAIN_LENGTH",
     "SEED_BYTES_V2",
+    "UNSIGNED_EVENT_FIELDS",
     "ClientSeedError",
     "DuplicateKeyError",
     "chain_head",
@@ -281,6 +325,7 @@ __all__ = [
     "check_canonical_value",
     "check_roll_value",
     "commitment_v2",
+    "format_time_ms",
     "fresh_label",
     "loads_strict",
     "match_key_v2",
@@ -290,6 +335,7 @@ __all__ = [
     "parse_hex",
     "parse_nonce",
     "parse_server_seed_v2",
+    "parse_time_us",
     "roll_chain",
     "roll_chain_tip",
     "roll_step",

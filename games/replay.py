@@ -11,7 +11,8 @@ The live service's catch-up (an engine from the cache brought up to the log), ``
 Every chance event must equal, byte for byte as canonical JSON, the one the rules draw at
 that point (a die written ``3.0`` or ``true`` is not ``3``); every action must be accepted
 by the rules; an end event must be one the rules accept. v2 events may carry ``sig`` (a
-seat's signature, checked by the verifier, not here) and a ``no_reveal`` end its ``seats``.
+seat's signature) and ``at`` (the server's time, fairness-v2.md §7), both checked by the
+verifier, not here, and a ``no_reveal`` end its ``seats``.
 Failures raise :class:`games.errors.ReplayError` with a ``kind`` (see there).
 """
 
@@ -46,15 +47,18 @@ _EVENT_KEYS: dict[str, dict[str, frozenset[str]]] = {
         END_EVENT: frozenset({"seq", "type", "reason", "seat"}),
     },
     PROTOCOL_V2: {
-        "action": frozenset({"seq", "type", "seat", "action", "sig"}),
-        END_EVENT: frozenset({"seq", "type", "reason", "seat", "sig"}),
+        "action": frozenset({"seq", "type", "seat", "action", "sig", "at"}),
+        END_EVENT: frozenset({"seq", "type", "reason", "seat", "sig", "at"}),
     },
 }
 _NO_REVEAL_KEYS = frozenset({"seq", "type", "reason", "seats"})
+#: the fields of a v2 event that the server sets and the rules do not draw: ``at``
+_V2_TIME = "at"
 
 
-def _strip(ev: Mapping[str, Any]) -> Event:
-    return {k: v for k, v in ev.items() if k != "seq"}
+def _strip(ev: Mapping[str, Any], at_ok: bool = False) -> Event:
+    """The event without ``seq`` (and, ``at_ok``: a v2 event, without its time ``at``)."""
+    return {k: v for k, v in ev.items() if k != "seq" and not (at_ok and k == _V2_TIME)}
 
 
 def _plainly_equal(a: Any, b: Any) -> bool:
@@ -123,7 +127,7 @@ def same_json(a: Any, b: Any) -> bool:
 _DICE_KEYS = frozenset({"type", "label", "kind", "args", "result"})
 
 
-def _same_dice(found: dict[str, Any], produced: Event) -> bool:
+def _same_dice(found: dict[str, Any], produced: Event, at_ok: bool = False) -> bool:
     """True when ``found`` (``seq`` aside) is plainly the dice draw ``produced``, as
     :meth:`games.base.Chance.dice` writes it (False says nothing): the usual chance event
     of the backgammon games, compared member by member without a loop."""
@@ -158,16 +162,16 @@ def _same_dice(found: dict[str, Any], produced: Event) -> bool:
         and found.get("label") == label
         and found.get("type") == "chance"
         and found.get("kind") == "dice"
-        and len(found) - ("seq" in found) == 5
+        and len(found) - ("seq" in found) - (at_ok and _V2_TIME in found) == 5
     )
 
 
-def _same_event(found: dict[str, Any], produced: Event) -> bool:
-    """``same_json(_strip(found), produced)``, without copying ``found`` when its members
-    are plainly those of ``produced`` (``seq`` aside)."""
-    if produced.get("kind") == "dice" and _same_dice(found, produced):
+def _same_event(found: dict[str, Any], produced: Event, at_ok: bool = False) -> bool:
+    """``same_json(_strip(found, at_ok), produced)``, without copying ``found`` when its
+    members are plainly those of ``produced`` (``seq`` and, ``at_ok``, ``at`` aside)."""
+    if produced.get("kind") == "dice" and _same_dice(found, produced, at_ok):
         return True
-    if len(found) - ("seq" in found) == len(produced):
+    if len(found) - ("seq" in found) - (at_ok and _V2_TIME in found) == len(produced):
         for k, v in produced.items():
             if type(k) is not str or k == "seq" or k not in found or not k.isascii():
                 break
@@ -186,7 +190,7 @@ def _same_event(found: dict[str, Any], produced: Event) -> bool:
                 break
         else:
             return True
-    return same_json(_strip(found), produced)
+    return same_json(_strip(found, at_ok), produced)
 
 
 def _rejected(exc: GameError, pos: int, seat: Any, ev: Mapping[str, Any]) -> ReplayError:
@@ -220,6 +224,8 @@ class Replayer:
         self.pending: list[Event] = list(pending)
         self.on_event = on_event
         self.keys = _EVENT_KEYS[engine.protocol]
+        #: a v2 event may carry the server's time ``at`` (the verifier checks it)
+        self.at_ok = engine.protocol == PROTOCOL_V2
 
     def feed(self, events: Sequence[Any]) -> Replayer:
         """Check and apply ``events`` (the next ones of the match); returns self."""
@@ -232,7 +238,7 @@ class Replayer:
                 # the usual chance event: equal to the draw owed, seq in place
                 pos = self.pos
                 seq = ev.get("seq", pos)
-                if type(seq) is int and seq == pos and _same_event(ev, pending[0]):
+                if type(seq) is int and seq == pos and _same_event(ev, pending[0], self.at_ok):
                     del pending[0]
                     if on_event is not None:
                         on_event(ev, engine)
@@ -303,7 +309,7 @@ class Replayer:
 
     def _chance(self, found: dict[str, Any], pos: int) -> None:
         produced = self.pending.pop(0)
-        if not _same_event(found, produced):
+        if not _same_event(found, produced, self.at_ok):
             if found.get("type") != "chance":
                 what = f"chance event {produced['label']!r} is missing (the rules draw it here)"
             elif found.get("label") == produced.get("label"):
@@ -316,7 +322,7 @@ class Replayer:
                 kind="chance",
                 seq=pos,
                 expected=produced,
-                found=_strip(found),
+                found=_strip(found, self.at_ok),
             )
 
     def _step(self, ev: dict[str, Any], pos: int) -> None:
@@ -374,7 +380,7 @@ class Replayer:
                     f"event {pos}: end rejected: {exc}", kind="end", seq=pos, found=_strip(ev)
                 ) from None
             if engine.v2 and not same_json(
-                {k: v for k, v in ev.items() if k not in ("seq", "sig")}, produced[0]
+                {k: v for k, v in ev.items() if k not in ("seq", "sig", _V2_TIME)}, produced[0]
             ):
                 raise ReplayError(
                     f"event {pos}: the end event is not as the rules write it",
@@ -433,9 +439,9 @@ def _no_reveal(
             seq=0,
             found=first,
         )
-    if set(first) != _NO_REVEAL_KEYS or first.get("type") != END_EVENT:
+    if set(first) - {_V2_TIME} != _NO_REVEAL_KEYS or first.get("type") != END_EVENT:
         raise ReplayError(
-            "event 0: a no_reveal end is exactly {seq, type, reason, seats}",
+            "event 0: a no_reveal end is exactly {seq, type, reason, seats} (and its time at)",
             kind="event",
             seq=0,
             found=_strip(first),

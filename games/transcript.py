@@ -237,13 +237,15 @@ def simulate_match(
     no_reveal: Sequence[int] = (),
     lock_index: int = 0,
     started: datetime | None = None,
+    timed: bool = False,
 ) -> tuple[dict[str, Any], Engine]:
     """Play a whole match with random legal bots; return (transcript, engine).
 
     ``seed`` drives the bots' choices (a ``random.Random``) and, when not given, the server
     seed, nonces, roll-chain secrets and seat keys too, so the same arguments give the same
-    transcript. ``resign_at``: after that many actions seat 0 ends the match by
-    ``end_reason`` (``resigned``; in v2 also ``timeout``, or ``expired`` with no seat).
+    transcript. ``resign_at``: after that many actions the match ends by ``end_reason``
+    (``resigned`` by seat 0; in v2 also ``timeout`` of the seat on turn, or ``expired`` with
+    no seat).
 
     qahwa-fair/2 (the default): the lock record of §3 (seed commitments, seat keys when
     ``keyed``, roll-chain tips in tawla and mahbusa with fresh rolls; ``house`` lists house
@@ -251,6 +253,10 @@ def simulate_match(
     when ``keyed``, every seat's signature on the events it causes. With ``signer`` the lock
     and the transcript are signed, else both are left unsigned (a placeholder lock).
     ``no_reveal``: those seats never reveal; the transcript is the single no_reveal end.
+    ``timed`` (v2): every event carries its time ``at`` as a server writes it since the
+    2026-12-03 revision (§7: the start two seconds after the lock, each later request a
+    second after the one before, a timeout exactly at its deadline); without it, the
+    transcripts made before, with no times (the same bytes as earlier versions gave).
     ``protocol=PROTOCOL`` gives exactly the v1 transcript of earlier versions.
     """
     if protocol == PROTOCOL:
@@ -281,6 +287,7 @@ def simulate_match(
         house=house,
         lock_index=lock_index,
         started=started,
+        timed=timed,
     ).run(max_actions=max_actions, resign_at=resign_at, end_reason=end_reason, no_reveal=no_reveal)
 
 
@@ -385,8 +392,12 @@ class _Sim:
         house: Sequence[int],
         lock_index: int,
         started: datetime | None,
+        timed: bool = True,
     ) -> None:
         self.game = game
+        self.timed = timed
+        #: the time of the request being written, and the lock's (set by run)
+        self.now = self.locked_at = datetime(2026, 1, 1, tzinfo=UTC)
         self.seed = seed
         self.bots = random.Random(seed)
         if server_seed is None:
@@ -472,10 +483,17 @@ class _Sim:
             lock = self.signer.signed(lock)
         head = chain_start(lock)
         events: list[Event] = []
+        # the time of the request being written (§7): the reveals two seconds after the lock
+        self.locked_at = locked_at
+        self.now = locked_at + timedelta(seconds=2)
 
         def add(ev: Event, signer_seat: int | None = None) -> None:
             nonlocal head
             numbered: Event = {"seq": len(events), **ev}
+            if self.timed:
+                numbered["at"] = self.now.strftime("%Y-%m-%dT%H:%M:%S.") + (
+                    f"{self.now.microsecond // 1000:03d}Z"
+                )
             if signer_seat is not None and self.seat_signers is not None:
                 numbered["sig"] = self.seat_signers[signer_seat].sign_bytes(
                     seat_sig_message(self.match_id, head, numbered)
@@ -550,7 +568,18 @@ class _Sim:
             if actions >= max_actions:
                 raise RuntimeError(f"{self.game}: no end after {max_actions} actions")
             if resign_at is not None and actions >= resign_at:
-                seat0 = 0 if end_reason in ("resigned", "timeout") else None
+                seat0 = (
+                    0
+                    if end_reason == "resigned"
+                    else engine.turn
+                    if end_reason == "timeout"
+                    else None
+                )
+                if end_reason == "timeout":  # exactly at the deadline (§7)
+                    owed = self.now if actions else self.locked_at
+                    self.now = owed + timedelta(seconds=self.parsed.get("turn_seconds", 300))
+                else:
+                    self.now += timedelta(seconds=1)
                 for ev in engine.end_match(end_reason, seat0):
                     # a resignation is the seat's own request: it signs it; a timeout or an
                     # expiry is the server's
@@ -565,6 +594,7 @@ class _Sim:
                 engine, seat, self.bots.choice(choices), self.chains[seat] if self.chains else None
             )
             produced = engine.apply(seat, action)
+            self.now += timedelta(seconds=1)
             add(produced[0], seat)
             for ev in produced[1:]:
                 add(ev)

@@ -10,8 +10,15 @@ The models in :mod:`qahwa_client.models` are the ones the server publishes.
 
 from .aio import AsyncClient, AsyncMatch, AsyncRngSession, AsyncSeat
 from .client import Client, Match, RngSession, Seat, Unanswered
-from .conform import Terms
-from .errors import ApiError, ClientError, NotOurMatch, StaleVersion, TranscriptMismatch
+from .conform import Dispute, Terms
+from .errors import (
+    ApiError,
+    ClientError,
+    FreshRollsRefused,
+    NotOurMatch,
+    StaleVersion,
+    TranscriptMismatch,
+)
 
 __all__ = [
     "ApiError",
@@ -21,6 +28,8 @@ __all__ = [
     "AsyncSeat",
     "Client",
     "ClientError",
+    "Dispute",
+    "FreshRollsRefused",
     "Match",
     "NotOurMatch",
     "RngSession",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -37,8 +37,8 @@ from qahwa_wire.models import (
     StateOut,
 )
 
-from .client import RESEND_STATUS, STATE, Unanswered, _auth, create_body, rate_limit_delay
-from .conform import SeatProtocol, Terms, terms_for, trusted_keys
+from .client import LATEST, RESEND_STATUS, STATE, Unanswered, _auth, create_body, rate_limit_delay
+from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
 from .errors import ApiError, raise_for
 from .proto import canonical
 from .sse import aiter_sse
@@ -46,7 +46,7 @@ from .sse import aiter_sse
 
 class AsyncClient:
     """As :class:`qahwa_client.Client` (``keys``, ``operator_key``, ``retries``,
-    ``retry_delay``, ``rate_limit_wait``), awaitable."""
+    ``retry_delay``, ``rate_limit_wait``, ``clock``, ``max_skew``), awaitable."""
 
     def __init__(
         self,
@@ -59,7 +59,11 @@ class AsyncClient:
         retries: int = 3,
         retry_delay: float = 0.25,
         rate_limit_wait: float = 60.0,
+        clock: Callable[[], float] | None = None,
+        max_skew: float = MAX_SKEW,
     ) -> None:
+        self.clock: Callable[[], float] = clock or time.time
+        self.max_skew = max_skew
         self.base_url = base_url.rstrip("/")
         self.http = http or httpx.AsyncClient(timeout=timeout)
         self.rate_limit_wait = rate_limit_wait
@@ -315,7 +319,9 @@ class AsyncSeat:
         self.version: int | None = None
         self.view: StateOut | None = None
         self._record = dict(record) if record is not None else None
-        self.proto = SeatProtocol(match_id, seat, terms=terms)
+        self.proto = SeatProtocol(
+            match_id, seat, terms=terms, clock=client.clock, max_skew=client.max_skew
+        )
         if receipts_file is not None:
             self.proto.receipts_path = Path(receipts_file)
 
@@ -347,6 +353,21 @@ class AsyncSeat:
     def requests(self) -> list[dict[str, Any]]:
         return self.proto.requests
 
+    @property
+    def disputes(self) -> list[Dispute]:
+        """As :attr:`qahwa_client.Seat.disputes` (fairness-v2.md §3a.8)."""
+        return self.proto.disputes
+
+    @property
+    def disputed(self) -> bool:
+        return bool(self.proto.disputes)
+
+    @property
+    def unreceipted(self) -> list[dict[str, Any]]:
+        """The signed requests sent that neither a receipt nor a refusal answered, each with
+        its local ``sent_at`` (fairness-v2.md §3a.8)."""
+        return self.proto.unreceipted
+
     def save_receipts(self, path: str | Path) -> Path:
         return self.proto.save_receipts(path)
 
@@ -361,10 +382,27 @@ class AsyncSeat:
 
     async def _send(self, path: str, body: Any) -> tuple[Any, dict[str, Any]]:
         entry = self.proto.sent("POST", self._path(path), body)
-        answer, _ = await self.client.send(
-            "POST", self._path(path), body, token=self.token, entry=entry
-        )
+        try:
+            answer, _ = await self.client.send(
+                "POST", self._path(path), body, token=self.token, entry=entry
+            )
+        except ApiError as exc:
+            self.proto.refused(entry, exc.status, exc.code)
+            raise
         return answer, entry
+
+    async def _seen(self, view: Any) -> None:
+        deadline = getattr(view, "deadline", None)
+        if deadline is not None:
+            self.proto.last_deadline = deadline.model_dump(mode="json")
+        result = getattr(view, "result", None)
+        reason = result.get("reason") if isinstance(result, dict) else None
+        if view.status == "finished" and reason == "timeout" and self.proto.lock is not None:
+            await self.check_end()
+
+    async def check_end(self) -> list[Dispute]:
+        """As :meth:`qahwa_client.Seat.check_end`."""
+        return self.proto.check_end((await self.client.events(self.match_id)).events)
 
     async def commit(self, client_seed: str | None = None) -> SeatingOut | None:
         record = (
@@ -415,6 +453,7 @@ class AsyncSeat:
         view = STATE.validate_python(await self._call("GET", "/state"))
         self.version = view.version
         self.view = view
+        await self._seen(view)
         return view
 
     def _action_body(
@@ -467,6 +506,7 @@ class AsyncSeat:
         )
         self.version = out.state.version
         self.view = out.state
+        await self._seen(out.state)
         return out
 
     async def _accepted_earlier(self, sig: str) -> ActionOut | None:
@@ -499,10 +539,19 @@ class AsyncSeat:
     def check_transcript(self, doc: Mapping[str, Any]) -> dict[str, Any]:
         got = dict(doc)
         self.proto.check_transcript(got)
+        self.proto.check_end(got["events"])
         return got
 
-    def events(self, after: int = -1, timeout: float = 60) -> AsyncIterator[dict[str, Any]]:
-        return self.client.stream(self.match_id, after, timeout)
+    async def events(self, after: int = -1, timeout: float = 60) -> AsyncIterator[dict[str, Any]]:
+        """As :meth:`qahwa_client.Seat.events`: pushed events' times checked (§3a.8)."""
+        live_from = (await self.client.events(self.match_id, after=LATEST)).next_seq
+        async for ev in self.client.stream(self.match_id, after, timeout):
+            seq = ev.get("seq")
+            if isinstance(seq, int) and seq >= live_from:
+                self.proto.check_time(ev.get("at"), f"event {seq}", ev)
+            yield ev
+            if ev.get("type") == "end" and ev.get("reason") == "timeout":
+                await self.check_end()
 
 
 class AsyncRngSession:

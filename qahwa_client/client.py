@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -41,7 +41,7 @@ from qahwa_wire.models import (
     TreeHeadOut,
 )
 
-from .conform import SeatProtocol, Terms, terms_for, trusted_keys
+from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
 from .errors import ApiError, ClientError, StaleVersion, raise_for
 from .proto import canonical
 from .sse import iter_sse
@@ -51,6 +51,8 @@ STATE = TypeAdapter[StateOut](StateOut)
 # Answers after which a request is sent again, byte for byte (fairness-v2.md §3a.6): the
 # server may or may not have acted on it.
 RESEND_STATUS = frozenset({500, 502, 503, 504})
+#: an ``after`` no match reaches: the answer is where the log stands, with no events
+LATEST = 2**31 - 1
 
 
 def rate_limit_delay(resp: httpx.Response, waited: float, budget: float) -> float | None:
@@ -110,6 +112,8 @@ class Client:
     limit (429) is resent, identical, after its ``Retry-After`` with jitter, for at most
     ``rate_limit_wait`` seconds in all (then the 429 is raised as :class:`ApiError`). ``http`` may be an
     ``httpx.Client`` of your own (its base URL is then ignored in favour of ``base_url``).
+    ``clock`` (epoch seconds; the machine's by default) is what seats check the server's
+    times against, ``max_skew`` seconds apart at most (fairness-v2.md §3a.8).
     """
 
     def __init__(
@@ -123,7 +127,11 @@ class Client:
         retries: int = 3,
         retry_delay: float = 0.25,
         rate_limit_wait: float = 60.0,
+        clock: Callable[[], float] | None = None,
+        max_skew: float = MAX_SKEW,
     ) -> None:
+        self.clock: Callable[[], float] = clock or time.time
+        self.max_skew = max_skew
         self.base_url = base_url.rstrip("/")
         self.http = http or httpx.Client(timeout=timeout)
         self.rate_limit_wait = rate_limit_wait
@@ -423,7 +431,9 @@ class Seat:
         self.version: int | None = None
         self.view: StateOut | None = None
         self._record = dict(record) if record is not None else None
-        self.proto = SeatProtocol(match_id, seat, terms=terms)
+        self.proto = SeatProtocol(
+            match_id, seat, terms=terms, clock=client.clock, max_skew=client.max_skew
+        )
         if receipts_file is not None:
             self.proto.receipts_path = Path(receipts_file)
 
@@ -455,7 +465,25 @@ class Seat:
 
     @property
     def requests(self) -> list[dict[str, Any]]:
+        """Every request sent, with its local ``sent_at`` and its receipt (or None)."""
         return self.proto.requests
+
+    @property
+    def disputes(self) -> list[Dispute]:
+        """The disputes this seat reports (fairness-v2.md §3a.8): a timeout before its
+        deadline or while this seat held an unreceipted request sent in time, or the server's
+        clock off by more than ``max_skew``. Each keeps its evidence; ``save`` writes them."""
+        return self.proto.disputes
+
+    @property
+    def disputed(self) -> bool:
+        return bool(self.proto.disputes)
+
+    @property
+    def unreceipted(self) -> list[dict[str, Any]]:
+        """The signed requests sent that neither a receipt nor a refusal answered, each with
+        its local ``sent_at`` (fairness-v2.md §3a.8)."""
+        return self.proto.unreceipted
 
     def save_receipts(self, path: str | Path) -> Path:
         return self.proto.save_receipts(path)
@@ -471,10 +499,30 @@ class Seat:
 
     def _send(self, path: str, body: Any) -> tuple[Any, int, dict[str, Any]]:
         entry = self.proto.sent("POST", self._path(path), body)
-        answer, resent = self.client.send(
-            "POST", self._path(path), body, token=self.token, entry=entry
-        )
+        try:
+            answer, resent = self.client.send(
+                "POST", self._path(path), body, token=self.token, entry=entry
+            )
+        except ApiError as exc:
+            self.proto.refused(entry, exc.status, exc.code)
+            raise
         return answer, resent, entry
+
+    def _seen(self, view: Any) -> None:
+        """A view of this seat: its deadline kept; an end by timeout checked (§3a.8)."""
+        deadline = getattr(view, "deadline", None)
+        if deadline is not None:
+            self.proto.last_deadline = deadline.model_dump(mode="json")
+        result = getattr(view, "result", None)
+        reason = result.get("reason") if isinstance(result, dict) else None
+        if view.status == "finished" and reason == "timeout" and self.proto.lock is not None:
+            self.check_end()
+
+    def check_end(self) -> list[Dispute]:
+        """The match's events after its end, checked as §3a.8 says (a timeout's time against
+        its deadline, this client's clock and this seat's unreceipted requests); the
+        disputes found (also kept in :attr:`disputes`)."""
+        return self.proto.check_end(self.client.events(self.match_id).events)
 
     # -- seating ---------------------------------------------------------------------------------
     def commit(self, client_seed: str | None = None) -> SeatingOut | None:
@@ -536,6 +584,7 @@ class Seat:
         view = STATE.validate_python(self._call("GET", "/state"))
         self.version = view.version
         self.view = view
+        self._seen(view)
         return view
 
     def _action_body(
@@ -593,6 +642,7 @@ class Seat:
         self.proto.take_receipt(answer, self.client.trusted(), entry=entry, chain=out.state.chain)
         self.version = out.state.version
         self.view = out.state
+        self._seen(out.state)
         return out
 
     def _accepted_earlier(self, sig: str) -> ActionOut | None:
@@ -631,11 +681,22 @@ class Seat:
         :class:`TranscriptMismatch` otherwise. Returns the transcript."""
         got = dict(doc) if doc is not None else self.client.transcript(self.match_id)
         self.proto.check_transcript(got)
+        self.proto.check_end(got["events"])
         return got
 
     def events(self, after: int = -1, timeout: float = 60) -> Iterator[dict[str, Any]]:
-        """The match's public events as server-sent events, until the match ends."""
-        return self.client.stream(self.match_id, after, timeout)
+        """The match's public events as server-sent events, until the match ends. Each one
+        pushed as it happened (accepted after the stream began) has its time ``at`` checked
+        against this client's clock, and an end by timeout is checked (§3a.8)."""
+        # where the log stands now (no events asked for): later ones are pushed as they happen
+        live_from = self.client.events(self.match_id, after=LATEST).next_seq
+        for ev in self.client.stream(self.match_id, after, timeout):
+            seq = ev.get("seq")
+            if isinstance(seq, int) and seq >= live_from:
+                self.proto.check_time(ev.get("at"), f"event {seq}", ev)
+            yield ev
+            if ev.get("type") == "end" and ev.get("reason") == "timeout":
+                self.check_end()
 
 
 class RngSession:

@@ -7,6 +7,14 @@ lock (signature, type and protocol, equality with the commit record, its own com
 and tip at its seat, its inclusion in the log) before it allows a reveal, signs every event
 over the chain head, adds a fresh-roll value only when one is owed, keeps every request it
 sent and every receipt, and checks the transcript against the lock and the receipts.
+
+Since the 2026-12-03 revision it also refuses a tawla or mahbusa ruleset with ``"fresh_rolls":
+false`` unless the player asked for it (§3a.3), and checks the server's clock (§3a.8): the
+times ``at`` of the receipts and pushed events it gets are within ``max_skew`` of its own clock,
+and a timeout that ends the match obeys §7's rule and its own clock. It keeps each request with
+the local time it sent it; when the server ends the match by timeout of this seat while it
+holds a signed request of its own, sent before the deadline and never receipted, or a clock
+check fails, the seat reports the match as disputed: a :class:`Dispute` with its evidence.
 """
 
 from __future__ import annotations
@@ -15,12 +23,13 @@ import json
 import os
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ClientError, NotOurMatch, TranscriptMismatch
+from .errors import ClientError, FreshRollsRefused, NotOurMatch, TranscriptMismatch
 from .proto import (
     PROTOCOL_V2,
     ProtocolError,
@@ -31,18 +40,52 @@ from .proto import (
     chain_start,
     check_client_seed,
     check_signed_record,
+    format_time,
     hex_bytes,
     leaf_hash,
     new_chain_secret,
     new_client_seed,
     new_nonce,
+    parse_time_us,
     root_from_inclusion,
     seed_commitment,
     sig_message,
+    timeout_deadline,
 )
 
 PROTOCOL_V1 = "qahwa-fair/1"
 FRESH_ROLL_TYPES = ("roll", "roll_value")
+BOARD_GAMES = ("tawla", "mahbusa")  # the games with fresh rolls (fairness-v2.md §6)
+MAX_SKEW = 30.0  # seconds the server's clock may differ from this client's (§3a.8)
+
+
+@dataclass
+class Dispute:
+    """A match this seat reports as disputed (fairness-v2.md §3a.8), with its evidence.
+
+    ``kind``: ``early_timeout`` (the timeout's ``at`` is before its deadline: signed proof
+    against the server), ``censored`` (the server ended the match by this seat's timeout
+    while the seat holds its signed request, sent before the deadline, never receipted),
+    ``clock`` (a time of the server's is more than ``max_skew`` from this client's clock, or
+    a timeout disagrees with it). ``evidence``: ``requests`` (the unreceipted signed requests
+    with their local send times), ``events`` (the match's events as received), ``times``
+    (the deadline, the times compared, this client's clock when it checked)."""
+
+    match_id: str
+    seat: int
+    kind: str
+    message: str
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "match_id": self.match_id,
+            "seat": self.seat,
+            "kind": self.kind,
+            "message": self.message,
+            "evidence": self.evidence,
+        }
+
 
 # Every client seed, nonce and roll-chain secret this process has used: a conforming client
 # never uses one twice, in any match or session (§3a.1). Nonces and secrets are 32 fresh random
@@ -71,6 +114,14 @@ class Terms:
     ruleset: Mapping[str, Any] | None = None
     names: Sequence[str] | None = None
     house: Sequence[bool] | None = None
+    #: accept a tawla or mahbusa ruleset with ``"fresh_rolls": false`` (rolls the operator
+    #: could compute in advance); asking for that ruleset (``ruleset``) accepts it too
+    computable_rolls: bool = False
+
+    def allow_computable_rolls(self) -> bool:
+        return self.computable_rolls or (
+            self.ruleset is not None and self.ruleset.get("fresh_rolls") is False
+        )
 
 
 def trusted_keys(keys: Any) -> dict[str, str]:
@@ -101,9 +152,23 @@ class SeatProtocol:
     """One seat's side of qahwa-fair/2 (fairness-v2.md §3a)."""
 
     def __init__(
-        self, match_id: str, seat: int, *, terms: Terms | None = None, keyed: bool = True
+        self,
+        match_id: str,
+        seat: int,
+        *,
+        terms: Terms | None = None,
+        keyed: bool = True,
+        clock: Callable[[], float] = time.time,
+        max_skew: float = MAX_SKEW,
     ) -> None:
         self.match_id = match_id
+        #: this client's own clock (epoch seconds) and how far the server's may differ
+        self.clock = clock
+        self.max_skew = max_skew
+        #: the disputes this seat reports (§3a.8), each once
+        self.disputes: list[Dispute] = []
+        #: the last deadline a view of this seat showed ({"seat", "seq", "due"})
+        self.last_deadline: dict[str, Any] | None = None
         self.seat = seat
         self.terms = terms
         self.keyed = keyed
@@ -149,6 +214,12 @@ class SeatProtocol:
         if not isinstance(rules, dict):
             raise self.not_ours("the commit record's ruleset is not a JSON object")
         t = self.terms
+        if (
+            record.get("game") in BOARD_GAMES
+            and rules.get("fresh_rolls") is False
+            and not (t is not None and t.allow_computable_rolls())
+        ):
+            raise FreshRollsRefused(self.match_id, self.seat, str(record.get("game")))
         if t is not None:
             if t.game is not None and record.get("game") != t.game:
                 raise self.not_ours(
@@ -426,9 +497,151 @@ class SeatProtocol:
 
     # -- receipts and what was sent (§3a.5) ----------------------------------------------------
     def sent(self, method: str, path: str, body: Any) -> dict[str, Any]:
-        entry: dict[str, Any] = {"method": method, "path": path, "body": body, "receipt": None}
+        """Keep a request about to be sent, with this client's time (``sent_at``)."""
+        entry: dict[str, Any] = {
+            "method": method,
+            "path": path,
+            "body": body,
+            "sent_at": format_time(int(self.clock() * 1_000_000)),
+            "receipt": None,
+        }
         self.requests.append(entry)
         return entry
+
+    def refused(self, entry: dict[str, Any], status: int, code: str) -> None:
+        """The server answered the request with an error: refused, not lost."""
+        entry["refused"] = f"HTTP {status} {code}"
+
+    @property
+    def unreceipted(self) -> list[dict[str, Any]]:
+        """The signed requests this seat sent that no receipt and no refusal answered."""
+        return [
+            e
+            for e in self.requests
+            if e.get("receipt") is None
+            and not e.get("refused")
+            and isinstance(e.get("body"), dict)
+            and "sig" in e["body"]
+        ]
+
+    # -- the server's clock (§3a.8) -------------------------------------------------------------
+    def _dispute(self, kind: str, message: str, evidence: dict[str, Any]) -> Dispute:
+        for d in self.disputes:
+            if d.kind == kind and d.message == message:
+                return d
+        d = Dispute(self.match_id, self.seat, kind, message, evidence)
+        self.disputes.append(d)
+        return d
+
+    def check_time(self, at: Any, what: str, item: Any = None) -> Dispute | None:
+        """A time the server just sent (a receipt's, an event pushed as it happened) is within
+        ``max_skew`` of this client's clock; else a ``clock`` dispute."""
+        if at is None:
+            return None  # a server from before the revision
+        now = int(self.clock() * 1_000_000)
+        try:
+            t = parse_time_us(at)
+        except ProtocolError as exc:
+            return self._dispute(
+                "clock", f"match {self.match_id}: {what} has no usable time: {exc}", {"item": item}
+            )
+        off = (t - now) / 1e6
+        if abs(off) <= self.max_skew:
+            return None
+        return self._dispute(
+            "clock",
+            f"match {self.match_id}: {what} says {at}, {abs(off):g} s "
+            f"{'ahead of' if off > 0 else 'behind'} this client's clock "
+            f"({format_time(now)}; max_skew {self.max_skew:g} s)",
+            {"item": item, "times": {"server": at, "client": format_time(now)}},
+        )
+
+    def check_end(self, events: Sequence[Mapping[str, Any]]) -> list[Dispute]:
+        """The match's events once it ended: a final timeout obeys §7's rule (its ``at`` at
+        or after the deadline), agrees with this client's clock, and, when it is this seat's,
+        came while the seat held no signed request of its own sent before the deadline and
+        never receipted. The disputes found (each kept in :attr:`disputes`)."""
+        if not events or self.lock is None:
+            return []
+        end = events[-1]
+        if end.get("type") != "end" or end.get("reason") != "timeout":
+            return []
+        found: list[Dispute] = []
+        now = int(self.clock() * 1_000_000)
+        due = timeout_deadline(self.lock, events)
+        seat = end.get("seat")
+        n = len(events) - 1
+        if (
+            self.last_deadline is not None
+            and self.last_deadline.get("seq") == n
+            and self.last_deadline.get("seat") == seat
+        ):
+            try:  # a deadline extended after an outage is later than §7's
+                shown = parse_time_us(self.last_deadline.get("due"))
+                due = shown if due is None else max(due, shown)
+            except ProtocolError:
+                pass
+        at = end.get("at")
+        times = {
+            "timeout_at": at,
+            "deadline": format_time(due) if due is not None else None,
+            "client_now": format_time(now),
+            "max_skew": self.max_skew,
+        }
+        evidence = {"events": [dict(e) for e in events], "times": times}
+        if at is not None and due is not None:
+            try:
+                t = parse_time_us(at)
+            except ProtocolError:
+                t = None
+            if t is not None and t < due:
+                found.append(
+                    self._dispute(
+                        "early_timeout",
+                        f"match {self.match_id}: the timeout of seat {seat} at {at} is before "
+                        f"its deadline {format_time(due)}: signed proof against the server",
+                        evidence,
+                    )
+                )
+            if t is not None and t - now > self.max_skew * 1_000_000:
+                found.append(
+                    self._dispute(
+                        "clock",
+                        f"match {self.match_id}: the timeout's time {at} is ahead of this "
+                        f"client's clock {format_time(now)} by more than {self.max_skew:g} s",
+                        evidence,
+                    )
+                )
+        if due is not None and now < due - self.max_skew * 1_000_000:
+            found.append(
+                self._dispute(
+                    "clock",
+                    f"match {self.match_id}: the server ended the match by timeout of seat "
+                    f"{seat}, but by this client's clock ({format_time(now)}) the deadline "
+                    f"{format_time(due)} has not come",
+                    evidence,
+                )
+            )
+        if seat == self.seat and due is not None:
+            held = []
+            for e in self.unreceipted:
+                try:
+                    if parse_time_us(e.get("sent_at")) < due:
+                        held.append(e)
+                except ProtocolError:
+                    continue
+            if held:
+                found.append(
+                    self._dispute(
+                        "censored",
+                        f"match {self.match_id}: the server ended the match by seat "
+                        f"{self.seat}'s timeout at {at}, while the seat holds its signed "
+                        f"request sent at {held[0]['sent_at']}, before the deadline "
+                        f"{format_time(due)}, that no receipt answered",
+                        {**evidence, "requests": held},
+                    )
+                )
+        return found
 
     def take_receipt(
         self,
@@ -475,6 +688,8 @@ class SeatProtocol:
         self.receipts.append(receipt)
         if entry is not None:
             entry["receipt"] = receipt
+        if r_seq >= 0:  # seq -1's time is the lock's locked_at, not now
+            self.check_time(receipt.get("at"), f"the receipt for seq {r_seq}", receipt)
         if self.receipts_path is not None:
             self.save_receipts(self.receipts_path)
         return receipt
@@ -501,6 +716,7 @@ class SeatProtocol:
             "log_index": self.log_index,
             "requests": self.requests,
             "receipts": self.receipts,
+            "disputes": [d.to_json() for d in self.disputes],
         }
 
     def save(self, path: str | os.PathLike[str]) -> Path:
@@ -582,4 +798,4 @@ def terms_for(
     )
 
 
-__all__ = ["SeatProtocol", "Terms", "terms_for", "trusted_keys"]
+__all__ = ["Dispute", "SeatProtocol", "Terms", "terms_for", "trusted_keys"]

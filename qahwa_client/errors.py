@@ -54,6 +54,21 @@ class NotOurMatch(ClientError):
         self.reason = reason
 
 
+class FreshRollsRefused(NotOurMatch):
+    """A tawla or mahbusa ruleset with ``"fresh_rolls": false``: the operator could compute
+    every roll in advance. A conforming client refuses it unless the player asked for it
+    (fairness-v2.md §3a.3): ``computable_rolls=True``, or that ruleset in ``create_match``."""
+
+    def __init__(self, match_id: str, seat: int, game: str) -> None:
+        super().__init__(
+            match_id,
+            seat,
+            f'its {game} ruleset has "fresh_rolls": false, so the operator could compute '
+            "every roll in advance; a conforming client refuses it unless asked for "
+            "(computable_rolls=True, fairness-v2.md §3a.3)",
+        )
+
+
 class TranscriptMismatch(ClientError):
     """The transcript disagrees with what this seat holds: the lock it revealed against or a
     signed receipt. Keep the lock and the receipts: they are signed evidence."""

@@ -11,9 +11,11 @@ the tests hold the two to the same vectors.
 from __future__ import annotations
 
 import base64
+import datetime
 import functools
 import hashlib
 import json
+import re
 import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -134,8 +136,8 @@ def chain_heads(lock: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) ->
 
 
 def sig_message(match_id: str, prev: str, event: Mapping[str, Any]) -> bytes:
-    """What a seat signs: canonical({"match_id", "prev", "event": E}), E without seq/sig."""
-    body = {k: v for k, v in event.items() if k not in ("seq", "sig")}
+    """What a seat signs: canonical({"match_id", "prev", "event": E}), E without seq/sig/at."""
+    body = {k: v for k, v in event.items() if k not in ("seq", "sig", "at")}
     return canonical({"match_id": match_id, "prev": prev, "event": body})
 
 
@@ -246,6 +248,58 @@ def root_from_inclusion(index: int, tree_size: int, leaf_h: bytes, path: Sequenc
     if sn != 0:
         raise ProtocolError("the inclusion proof is too short")
     return r
+
+
+# -- times (§1, §7) --------------------------------------------------------------------------
+
+_TIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,6}))?Z$")
+TURN_SECONDS = 300  # the ruleset's default (fairness-v2.md §7)
+
+
+def parse_time_us(value: Any) -> int:
+    """An RFC 3339 UTC time ending in ``Z`` (§1) as integer microseconds since the epoch
+    (exactly: times are compared to the millisecond); ProtocolError if it is not one."""
+    m = _TIME.match(value) if isinstance(value, str) else None
+    if m is None:
+        raise ProtocolError(f"{value!r} is not an RFC 3339 UTC time ending in Z")
+    y, mo, d, h, mi, sec, frac = m.groups()
+    try:
+        t = datetime.datetime(
+            int(y), int(mo), int(d), int(h), int(mi), int(sec), tzinfo=datetime.UTC
+        )
+    except ValueError as exc:
+        raise ProtocolError(f"{value!r} is not a valid time ({exc})") from None
+    return int(t.timestamp()) * 1_000_000 + int((frac or "0").ljust(6, "0"))
+
+
+def format_time(us: int) -> str:
+    """Microseconds since the epoch as §1's time with milliseconds
+    (``2026-12-03T21:30:00.123Z``)."""
+    ms = us // 1000
+    t = datetime.datetime.fromtimestamp(ms // 1000, datetime.UTC)
+    return t.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
+
+
+def timeout_deadline(lock: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> int | None:
+    """The deadline (microseconds since the epoch) of the seat a final timeout event names (§7, times): the
+    ``at`` of the event before it (the lock's ``locked_at`` when no action came before) plus
+    the ruleset's ``turn_seconds``. None when the events carry no times to tell it."""
+    n = len(events) - 1
+    if n < 0:
+        return None
+    try:
+        rules = json.loads(lock.get("ruleset", "{}"))
+        turn = rules.get("turn_seconds", TURN_SECONDS) if isinstance(rules, dict) else None
+        if isinstance(turn, bool) or not isinstance(turn, int):
+            return None
+        if any(e.get("type") == "action" for e in events[:n]):
+            since = events[n - 1].get("at")
+            if since is None:
+                return None
+            return parse_time_us(since) + turn * 1_000_000
+        return parse_time_us(lock.get("locked_at")) + turn * 1_000_000
+    except ProtocolError:
+        return None
 
 
 def new_nonce() -> bytes:

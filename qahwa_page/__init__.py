@@ -23,5 +23,20 @@ from pathlib import Path
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 #: the page itself
 PAGE = STATIC_DIR / "verify.html"
+#: the page's tag for its log row's script, which :func:`page_html` inlines
+MERKLE_TAG = '<script src="/static/merkle.js"></script>'
 
-__all__ = ["PAGE", "STATIC_DIR"]
+
+def page_html() -> bytes:
+    """The page as served (``/verify`` of the service and of ``verify page``): verify.html
+    with merkle.js inlined in place of its ``<script src>``, so that a copy the player saves
+    from the browser (even "HTML only") still has its log row and can check a match's log
+    proof from the operator's server (a file:// page loads no /static/ script)."""
+    html = PAGE.read_text(encoding="utf-8")
+    js = (STATIC_DIR / "merkle.js").read_text(encoding="utf-8")
+    if MERKLE_TAG not in html or "</script" in js.lower():
+        raise ValueError("verify.html does not load merkle.js as expected")
+    return html.replace(MERKLE_TAG, "<script>\n" + js + "</script>", 1).encode("utf-8")
+
+
+__all__ = ["MERKLE_TAG", "PAGE", "STATIC_DIR", "page_html"]

@@ -5,7 +5,9 @@ The same page and the same assets as the service's ``/verify`` and ``/static/…
 Python zipped from the installed packages, and the pinned Pyodide runtime when it is
 installed beside them (a ``qahwa-verify`` wheel carries it). ``runtime_dir=None`` serves the
 page without the runtime, as a server without it does: the page then says it did not replay
-the rules. Anything else answers 404 in the service's error format.
+the rules. The API paths (``/v1/…``, ``/log/…``) answer 404 ``not_a_qahwa_server``: the
+page then asks for the operator's server. Anything else answers 404 in the service's error
+format.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from . import STATIC_DIR
+from . import STATIC_DIR, page_html
 from .pyodide import PAGE_CSP, RUNTIME_DIR, asset
 
 #: the page's files served as they are (the service's /static mount serves the same)
@@ -25,6 +27,12 @@ PLAIN_FILES: dict[str, str] = {
     "verify.html": "text/html; charset=utf-8",
     "merkle.js": "text/javascript; charset=utf-8",
 }
+#: the error code of an API path here (the page reads it: qahwa_page/static/verify.html)
+NOT_A_SERVER = "not_a_qahwa_server"
+NOT_A_SERVER_MESSAGE = (
+    "this is verify page, the verify page of your own install: it holds no matches, keys or "
+    "log; give the operator's server URL"
+)
 
 
 class PageServer(ThreadingHTTPServer):
@@ -86,7 +94,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/verify":
             self._send(
                 200,
-                (STATIC_DIR / "verify.html").read_bytes(),
+                page_html(),
                 PLAIN_FILES["verify.html"],
                 {"Content-Security-Policy": PAGE_CSP, "Cache-Control": "no-cache"},
                 head=head,
@@ -114,6 +122,11 @@ class _Handler(BaseHTTPRequestHandler):
                     head=head,
                 )
                 return
+        if path.startswith(("/v1/", "/log/")):
+            # the player's own page is no qahwa server: the page says to give the operator's
+            answer = {"error": {"code": NOT_A_SERVER, "message": NOT_A_SERVER_MESSAGE}}
+            self._send(404, json.dumps(answer).encode(), "application/json", head=head)
+            return
         message = f"no such file: {path}"
         if path.startswith("/static/pyodide/"):
             message += (

@@ -340,12 +340,24 @@ class RevealRecord(Wire):
     signature: Signature
 
 
+TIME_AT = (
+    "qahwa-fair/2: the server's UTC time when it accepted or made the event, with "
+    "milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not "
+    "covered by a seat's signature (fairness-v2 §7, times)"
+)
+
+
 class Receipt(Wire):
     type: Literal["receipt"]
     protocol: str
     match_id: str
     seq: int
     chain: str
+    at: str | None = Field(
+        default=None,
+        description="the time `at` of the head (seq -1: the lock's locked_at); receipts "
+        "made before the 2026-12-03 revision have none",
+    )
     signature: Signature
 
 
@@ -379,6 +391,7 @@ RESULT_OR_NULL = SchemaOf(Result | None)
 # -- events, per game (``type``: action, chance, end; chance events by ``kind``) ---------------
 class _Event(Wire):
     seq: int = Field(description="the event's place in the match's log (0, 1, …)")
+    at: str | None = Field(default=None, description=TIME_AT)
 
 
 class DiceArgs(Wire):
@@ -523,6 +536,18 @@ class _Public(Wire):
     )
 
 
+class Deadline(Wire):
+    """The seat on turn owes the next step by ``due`` (fairness-v2 §7, times)."""
+
+    seat: int = Field(description="the seat that owes the next step")
+    seq: int = Field(description="the seq its step will take")
+    due: str = Field(
+        description="its deadline: the `at` of the event that put it on turn (the lock's "
+        "locked_at for the first step) plus turn_seconds; later only when extended after an "
+        "outage. A timeout before it is signed proof against the server"
+    )
+
+
 class _Seat(Wire):
     """What a seat's view adds to the engine's: the match, its version and its chain."""
 
@@ -539,6 +564,11 @@ class _Seat(Wire):
         default=None, description="v2: the signed lock record, once locked"
     )
     lock_index: int | None = Field(default=None, description="v2: the lock's index in the log")
+    deadline: Deadline | None = Field(
+        default=None,
+        description="v2: who owes the next step and by when (fairness-v2 §7, times); null "
+        "when nobody owes a step",
+    )
 
 
 class SeatingView(_Seat):

@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import DuplicateKeyError, SecretBox, loads_strict
 
-from . import docs_ui, keys, migrate, operations
+from . import cors, docs_ui, keys, migrate, operations
 from .c2sp import LogC2SP
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
@@ -35,6 +35,7 @@ from .routes import public as public_routes
 from .routes import rng as rng_routes
 from .schemas import add_links
 from .settings import STATIC_DIR, Settings
+from .version import PROTOCOLS, VERSION
 from .watch import CHANNEL, Hub, PgListener, Watch
 
 log = logging.getLogger("qahwa.service")
@@ -108,13 +109,16 @@ class BodyLimit:
         self.app = app
         self.limit = limit
 
+    def too_big(self) -> JSONResponse:
+        """The 413 answer (made when it is sent, not for every request)."""
+        return error_response(
+            413, "body_too_large", f"the request body is larger than {self.limit} bytes"
+        )
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        too_big = error_response(
-            413, "body_too_large", f"the request body is larger than {self.limit} bytes"
-        )
         json_body = False
         for name, value in scope.get("headers", []):
             if name == b"content-length":
@@ -126,7 +130,7 @@ class BodyLimit:
                     )
                     return
                 if declared > self.limit:
-                    await too_big(scope, receive, send)
+                    await self.too_big()(scope, receive, send)
                     return
             elif name == b"content-type":
                 json_body = b"json" in value.lower()
@@ -141,7 +145,7 @@ class BodyLimit:
             chunk = message.get("body", b"")
             seen += len(chunk)
             if seen > self.limit:
-                await too_big(scope, receive, send)
+                await self.too_big()(scope, receive, send)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):
@@ -261,8 +265,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 
     app = FastAPI(
         title="qahwa",
-        version="1.0.0",
-        summary="Provably fair dice and shuffles for café games (qahwa-fair/1)",
+        version=VERSION,
+        summary="Provably fair dice and shuffles for café games (" + ", ".join(PROTOCOLS) + ")",
         lifespan=lifespan,
         docs_url=None,  # served offline by docs_ui
         redoc_url=None,
@@ -337,4 +341,5 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     operations.install(app, settings, db, clock)
+    cors.install(app)  # outermost: the cross-origin reads (service/cors.py)
     return app

@@ -10,9 +10,16 @@ import click
 
 from .cli_help import Group
 from .ops_cli import keys_app, operators_app
+from .version import PROTOCOLS, VERSION
 
 
 @click.group(cls=Group, help="qahwa: provably fair dice and shuffles for café games")
+@click.version_option(
+    VERSION,
+    "--version",
+    prog_name="qahwa",
+    message=f"%(prog)s %(version)s ({', '.join(PROTOCOLS)})",
+)
 def app() -> None:
     pass
 

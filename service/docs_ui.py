@@ -17,6 +17,8 @@ from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from .version import PROTOCOLS
+
 ASSETS_URL = "/static-docs"
 
 
@@ -30,7 +32,7 @@ LANDING = """<!doctype html>
 <style>body{{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:3em auto;padding:0 1em}}
 code{{background:#f3f3f3;padding:0 .2em}}</style></head>
 <body><h1>{title} <span lang="ar">قهوة</span></h1>
-<p>Provably fair dice and shuffles for café games (<code>qahwa-fair/1</code>).</p>
+<p>Provably fair dice and shuffles for café games ({protocols}).</p>
 <ul>
 <li><a href="/verify">/verify</a> — check a finished match in your browser</li>
 <li><a href="/docs">/docs</a> — the HTTP API, interactive (Swagger UI)</li>
@@ -46,7 +48,10 @@ def install(app: FastAPI) -> None:
     """Add ``/`` and ``/docs`` to an app built with ``docs_url=None, redoc_url=None``."""
     app.mount(ASSETS_URL, StaticFiles(directory=assets_dir()), name="static-docs")
     title = app.title
-    landing = LANDING.format(title=html.escape(title), version=html.escape(app.version))
+    protocols = ", ".join(f"<code>{html.escape(p)}</code>" for p in PROTOCOLS)
+    landing = LANDING.format(
+        title=html.escape(title), version=html.escape(app.version), protocols=protocols
+    )
 
     @app.get("/", include_in_schema=False)
     def home() -> HTMLResponse:

@@ -43,10 +43,12 @@ from fairness import (
     check_canonical_value,
     check_client_seed,
     commitment_v2,
+    format_time_ms,
     load_public_key,
     new_server_seed_v2,
     parse_hex,
     parse_nonce,
+    parse_time_us,
     seat_sig_message,
     seed_commitment,
 )
@@ -336,7 +338,8 @@ class MatchService:
             engine = tx.changing()
             seat = m.owes if m.owes is not None else engine.turn
             assert seat is not None
-            tx.append(_as_list(engine.end_match(EndReason.TIMEOUT, [seat])))
+            # its `at` is never before the deadline (fairness-v2.md §7: verifiers check it)
+            tx.append(_as_list(engine.end_match(EndReason.TIMEOUT, [seat])), not_before=m.deadline)
             self._finish(tx)
         else:  # pragma: no cover - _due returns only the reasons above
             raise AssertionError(reason)
@@ -726,7 +729,8 @@ class MatchService:
                 if engine.outcome is not None:
                     self._finish(tx)
                 else:
-                    self._arm(tx)
+                    # the first step after the reveals is owed from the lock's locked_at (§7)
+                    self._arm(tx, since_us=parse_time_us(self._lock_of(m)["locked_at"]))
             tx.touch()
             view = self._seat_view(tx, seat, seats)
             view["receipt"] = self._receipt(tx.m, -1)
@@ -872,8 +876,11 @@ class MatchService:
         tx.touch()
         return [ev for ev in logged if ev.get("type") == EventType.CHANCE]
 
-    def _arm(self, tx: Tx) -> None:
-        """v2 match: the seat that owes the next step has ``turn_seconds`` from now."""
+    def _arm(self, tx: Tx, since_us: int | None = None) -> None:
+        """v2 match: the seat that owes the next step owes it from the ``at`` of the event
+        that put it on turn (``since_us``: the lock's ``locked_at`` for the first step after
+        the reveals), and its deadline is that time plus ``turn_seconds`` (fairness-v2.md
+        §7, times): the rule every verifier checks a timeout against."""
         m = tx.m
         if not m.v2 or m.kind != KIND_MATCH:
             return
@@ -883,8 +890,11 @@ class MatchService:
         if engine.outcome is not None or turn is None:
             m.deadline, m.owes = None, None
             return
+        if since_us is None:
+            since_us = tx.head_at_us
+        since = self.store.clock.now() if since_us is None else since_us / 1_000_000
         m.owes = turn
-        m.deadline = self.store.clock.now() + int(engine.ruleset.get("turn_seconds", TURN_SECONDS))
+        m.deadline = since + int(engine.ruleset.get("turn_seconds", TURN_SECONDS))
 
     def _finish(self, tx: Tx, result: dict[str, Any] | None = None) -> None:
         """The match ended: store the result; v2: log the reveal record (§8)."""
@@ -916,9 +926,13 @@ class MatchService:
         idx = translog.next_index(self.db, tx.s)
         translog.append(tx.s, idx, m.id, record, self.store.now_iso(), self.signer)
 
-    def _receipt(self, m: MatchRow, seq: int | None = None) -> dict[str, Any]:
-        """The signed receipt for the head after a request (seq -1: chain[-1], the same for
-        every commit and reveal of a match: signed once per process)."""
+    def _receipt(
+        self, m: MatchRow, seq: int | None = None, *, tx: Tx | None = None
+    ) -> dict[str, Any]:
+        """The signed receipt for the head after a request, with the head's time ``at``
+        (fairness-v2.md §7). seq -1: chain[-1], whose time is the lock's ``locked_at``, the
+        same for every commit and reveal of a match (signed once per process); else the
+        last event ``tx`` appended."""
         if seq == -1:
             locked = self._locked(m)
             found = locked.start_receipt
@@ -930,9 +944,11 @@ class MatchService:
                         "match_id": m.id,
                         "seq": -1,
                         "chain": locked.start.hex(),
+                        "at": locked.record["locked_at"],
                     }
                 )
             return {**found, "signature": dict(found["signature"])}
+        assert tx is not None and tx.head_at_us is not None, "a receipt follows an append"
         return self.signer.signed(
             {
                 "type": RecordType.RECEIPT,
@@ -940,6 +956,7 @@ class MatchService:
                 "match_id": m.id,
                 "seq": m.next_seq - 1,
                 "chain": m.chain,
+                "at": format_time_ms(tx.head_at_us),
             }
         )
 
@@ -997,7 +1014,7 @@ class MatchService:
             }
             if m.v2:
                 out["chain"] = m.chain
-                out["receipt"] = self._receipt(m)
+                out["receipt"] = self._receipt(m, tx=tx)
             return out
 
         return self.write(match_id, kind=KIND_MATCH, fn=fn)
@@ -1046,7 +1063,7 @@ class MatchService:
             }
             if m.v2:
                 out["chain"] = m.chain
-                out["receipt"] = self._receipt(m)
+                out["receipt"] = self._receipt(m, tx=tx)
             return out
 
         return self.write(match_id, kind=KIND_MATCH, fn=fn)
@@ -1132,7 +1149,16 @@ class MatchService:
         view["match_id"] = m.id
         if m.v2:
             view.update(self._v2_fields(m))
+            view["deadline"] = self._deadline(m)
         return view
+
+    @staticmethod
+    def _deadline(m: MatchRow) -> dict[str, Any] | None:
+        """The seat on turn, the seq its step would take and when it is due (the §7
+        deadline, later only when extended after an outage); None when nobody owes a step."""
+        if m.deadline is None or m.owes is None or m.status != PLAYING:
+            return None
+        return {"seat": m.owes, "seq": m.next_seq, "due": iso_of(m.deadline)}
 
     def state(self, match_id: str, *, kind: str = KIND_MATCH, token: str | None) -> dict[str, Any]:
         """The token's seat's view, with ``version`` (v2: and ``chain``, ``lock``)."""

@@ -19,6 +19,8 @@ What is measured (docs/deploy.md "What to monitor"):
 - ``qahwa_witness_lag_entries{witness}``: how many log entries the newest checkpoint a
   witness cosigned is behind the log (set by the witness client through
   ``app.state.metrics.witness_lag``; no samples while no witness is configured);
+- ``qahwa_build_info{version,protocols}``: always 1, labelled with this server's version and
+  the protocols it serves (:mod:`service.version`);
 - ``process_*`` and ``python_*``: prometheus-client's process and platform collectors.
 
 Counters are per process: scrape each ``qahwa serve`` process on its own port (with
@@ -52,6 +54,7 @@ from .db import Database
 from .kinds import Kind
 from .models import LogEntry, Match
 from .operators import OperatorKey
+from .version import PROTOCOLS, VERSION
 
 CACHE_SECONDS = 5.0
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -162,6 +165,12 @@ class Metrics:
         )
         self.sweep_runs = Counter("qahwa_sweep_runs", "Abandonment sweeps", ["outcome"], registry=r)
         self.swept = Counter("qahwa_swept_matches", "Matches ended by the sweep", registry=r)
+        Gauge(
+            "qahwa_build_info",
+            "This server's version and the protocols it serves (always 1)",
+            ["version", "protocols"],
+            registry=r,
+        ).labels(version=VERSION, protocols=",".join(PROTOCOLS)).set(1)
         self.witness_lag = Gauge(
             "qahwa_witness_lag_entries",
             "Log entries between the newest checkpoint and the newest one each witness cosigned",

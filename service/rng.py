@@ -126,7 +126,7 @@ class RngSessions:
                 )
             if m.v2:
                 out["chain"] = m.chain
-                out["receipt"] = svc._receipt(m)
+                out["receipt"] = svc._receipt(m, tx=tx)
             return out
 
         return svc.write(session_id, kind=KIND_RNG, fn=fn)

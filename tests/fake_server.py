@@ -6,10 +6,16 @@ tree heads), the event chain, receipts and seat-signature checks, and a scripted
 fresh rolls: each step is owed by the seats it names, and a roll-chain value is checked
 against the seat's tip in the lock. ``tamper`` switches make it lie the ways a dishonest
 operator could; every request is recorded as sent (method, path, bytes).
+
+With a ``clock`` (tests/fake_clock.py) it writes the times of the 2026-12-03 revision
+(fairness-v2.md §7): every event and receipt carries ``at`` from that clock, views show the
+``deadline``, and :meth:`FakeServer.end_by_timeout` ends the match by the owing seat's timeout
+(at the deadline, or as early or as late as the test says).
 """
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -113,8 +119,13 @@ class FakeServer:
     # ("drop": raise ConnectError before acting, "lose": act, then raise ReadTimeout,
     #  "503": answer 503 before acting)
     faults: dict[str, list[str]] = field(default_factory=dict)
+    #: a clock with ``now()`` (epoch seconds): the server's times (None: a server from before
+    #: the revision, whose events and receipts carry none)
+    clock: Any = None
 
     def __post_init__(self) -> None:
+        self.ended: dict[str, Any] | None = None  # the result of an end other than by play
+        self.owed_since: float | None = None  # when the owing seat was put on turn
         self.signer = Signer.generate()
         self.other = Signer.generate()
         self.server_seed = new_server_seed_v2()
@@ -170,15 +181,47 @@ class FakeServer:
         return [s for s in self.sent if s.method == "POST" and s.path.endswith(tail)]
 
     def receipt(self, seq: int, chain: bytes) -> dict[str, Any]:
-        return self.signer.signed(
-            {
-                "type": "receipt",
-                "protocol": PROTOCOL_V2,
-                "match_id": self.match_id,
-                "seq": seq,
-                "chain": chain.hex(),
-            }
-        )
+        body = {
+            "type": "receipt",
+            "protocol": PROTOCOL_V2,
+            "match_id": self.match_id,
+            "seq": seq,
+            "chain": chain.hex(),
+        }
+        if self.clock is not None:
+            assert self.lock is not None
+            body["at"] = self.lock["locked_at"] if seq < 0 else self.events[seq]["at"]
+        return self.signer.signed(body)
+
+    @staticmethod
+    def iso(ts: float) -> str:
+        ms = round(ts * 1000)  # the times here are whole milliseconds, give or take a float
+        t = datetime.datetime.fromtimestamp(ms // 1000, datetime.UTC)
+        return t.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
+
+    def deadline(self) -> float | None:
+        """When the owing seat's step is due (§7): owed since the event that put it on turn
+        (the lock's locked_at for the first step) plus turn_seconds."""
+        if self.owed_since is None or self.owing() is None or self.ended is not None:
+            return None
+        return self.owed_since + float(self.ruleset["turn_seconds"])
+
+    def end_by_timeout(self, early: float = 0.0) -> dict[str, Any]:
+        """End the match by the owing seat's timeout, ``early`` seconds before its deadline
+        (0: exactly at it; negative: later), and return the end event."""
+        owing = self.owing()
+        due = self.deadline()
+        assert owing is not None and due is not None and self.clock is not None
+        seat = owing[1]
+        self._append({"type": "end", "reason": "timeout", "seat": seat}, at=due - early)
+        self.ended = {
+            "status": "finished",
+            "reason": "timeout",
+            "forfeited": [seat],
+            "winners": [1 - seat],
+        }
+        self.version += 1
+        return self.events[-1]
 
     def _seat(self, request: httpx.Request) -> int | None:
         auth = request.headers.get("authorization", "")
@@ -404,6 +447,12 @@ class FakeServer:
             "reveal_by": "2026-12-03T09:03:00Z",
             "end_by": "2026-12-04T09:01:00Z",
         }
+        if self.clock is not None:
+            now = self.clock.now()
+            record["locked_at"] = self.iso(now)
+            record["reveal_by"] = self.iso(now + self.ruleset["reveal_seconds"])
+            record["end_by"] = self.iso(now + self.ruleset["max_seconds"])
+            self.owed_since = round(now * 1000) / 1000
         if "lock_signer" in self.tamper:  # claims the server's key, signed by another
             lock = self.other.signed(record)
             lock["signature"]["key_id"] = self.signer.key_id
@@ -476,10 +525,12 @@ class FakeServer:
     def status(self) -> str:
         if not all(r is not None for r in self.revealed):
             return "seating"
+        if self.ended is not None:
+            return "finished"
         return "finished" if self.step >= len(SCRIPT) else "playing"
 
     def owing(self) -> tuple[str, int] | None:
-        if self.step >= len(SCRIPT):
+        if self.step >= len(SCRIPT) or self.ended is not None:
             return None
         kind, seats = SCRIPT[self.step]
         return kind, seats[self.owed_i]
@@ -529,6 +580,15 @@ class FakeServer:
             used = [u + 3 for u in self.values_used]
         else:
             used = list(self.values_used)
+        due = self.deadline()
+        if self.clock is not None:
+            base["deadline"] = (
+                {"seat": turn, "seq": len(self.events), "due": self.iso(due)}
+                if due is not None and turn is not None
+                else None
+            )
+        if self.ended is not None:
+            base["result"] = self.ended
         return {
             **base,
             "turn": turn,
@@ -616,9 +676,13 @@ class FakeServer:
             },
         )
 
-    def _append(self, ev: dict[str, Any]) -> None:
+    def _append(self, ev: dict[str, Any], at: float | None = None) -> None:
         assert self.chain is not None
         ev = {"seq": len(self.events), **ev}
+        if self.clock is not None:
+            when = self.clock.now() if at is None else at
+            ev["at"] = self.iso(when)
+            self.owed_since = round(when * 1000) / 1000
         self.events.append(ev)
         self.chain = chain_next(self.chain, ev)
 

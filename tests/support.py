@@ -21,6 +21,13 @@ def examples(n: int) -> int:
     return max(n, n * settings().max_examples // 100)
 
 
+def untimed(event: dict[str, Any]) -> dict[str, Any]:
+    """A v2 event without the server's time ``at`` (fairness-v2.md §7), which every event a
+    server makes carries; the rest is compared exactly."""
+    assert "at" in event, f"the server's event carries no time: {event}"
+    return {k: v for k, v in event.items() if k != "at"}
+
+
 def listed_form(action: dict[str, Any]) -> dict[str, Any]:
     """An action as ``legal_actions`` lists it: a fresh roll's ``value`` is the seat's own."""
     if action.get("type") in ("roll", "roll_value"):

@@ -9,6 +9,8 @@ import json
 import math
 import random
 import struct
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,7 @@ from verify_cli.certify.statistics import (
 )
 
 SMALL = Sizes(dice=20_000, decks=1_000, tiles=500, lots=2_000, words=16_384)
+VERIFY = str(Path(sys.executable).with_name("verify"))
 SMALL_ARGS = [
     "--dice",
     "20000",
@@ -341,8 +344,80 @@ def test_a_short_source_file_is_exit_2(
     path.write_bytes(bytes(4000))
     assert run(["--out", str(tmp_path / "out"), "--source", str(path), *SMALL_ARGS]) == 2
     err = capsys.readouterr().err
-    assert f"needs at least {SMALL.words_needed() * 4:,} bytes" in err
+    least = Sizes.smallest().words_needed() * 4
+    assert "even the smallest sizes (--dice 4000 --decks 1000 --tiles 500 --lots 2000 " in err
+    assert f"need at least {least:,} bytes" in err
+    assert f"these sizes need {SMALL.words_needed() * 4:,} bytes" in err
+    assert len(err.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
+
+
+def test_every_minimum_at_once(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """One run names every size under its minimum, and the smallest sizes (issue 30)."""
+    args = ["--dice", "100", "--decks", "10", "--tiles", "5", "--lots", "20", "--words", "40"]
+    assert run(["--out", str(tmp_path / "out"), *args]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1, err
+    for name, least in (
+        ("dice", "4,000"),
+        ("decks", "1,000"),
+        ("tiles", "500"),
+        ("lots", "2,000"),
+        ("words", "4,096"),
+    ):
+        assert f"--{name} must be at least {least}" in err, err
+    assert (
+        "the smallest sizes: --dice 4000 --decks 1000 --tiles 500 --lots 2000 --words 4096" in err
+    )
+
+
+def test_a_source_file_too_short_for_the_sizes_scales_them_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # between what the smallest sizes and what SMALL need
+    n = (SMALL.words_needed() * 4 + Sizes.smallest().words_needed() * 4) // 2
+    path = tmp_path / "half.bin"
+    path.write_bytes(bytes(_good_words(n // 4, 21)))
+    code = run(["--out", str(tmp_path / "out"), "--source", str(path), "--no-plots", *SMALL_ARGS])
+    assert code == 0
+    err = capsys.readouterr().err
+    fit = SMALL.scaled_to(n // 4 * 4)
+    assert fit is not None and fit != SMALL
+    assert f"sizes scaled to fit the file: {fit.args()}" in err
+    report = json.loads((tmp_path / "out" / "report.json").read_text("utf-8"))
+    assert report["sizes"] == fit.as_dict()
+    assert fit.words_needed() * 4 <= n
+    for k, v in fit.as_dict().items():
+        assert Sizes.smallest().as_dict()[k] <= v <= SMALL.as_dict()[k]
+
+
+def test_verify_certify_is_the_kit(tmp_path: Path) -> None:
+    """`verify certify` runs the kit (qahwa-certify stays as its alias), with the same
+    exit codes and reports."""
+    out = tmp_path / "out"
+    proc = subprocess.run(
+        [VERIFY, "certify", "--out", str(out), "--seed", "v", "--no-plots", *SMALL_ARGS[:-1]],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("verify certify: PASS")
+    assert json.loads((out / "report.json").read_text("utf-8"))["verdict"] == "pass"
+    bad = subprocess.run(
+        [VERIFY, "certify", "--dice", "10"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("verify: error: --dice must be at least 4,000")
+    alias = subprocess.run(
+        [str(Path(VERIFY).with_name("qahwa-certify")), "--dice", "10"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert alias.returncode == 2 and alias.stderr.startswith("qahwa-certify: error: --dice")
 
 
 @pytest.mark.parametrize(

@@ -655,6 +655,7 @@ def test_simulated_v2_transcript_is_complete_and_signed() -> None:
         house=[1],
         resign_at=30,
         end_reason="timeout",
+        timed=True,
     )
     assert list(doc) == [
         "protocol",
@@ -705,13 +706,19 @@ def test_simulated_v2_transcript_is_complete_and_signed() -> None:
         else:
             assert "sig" not in ev  # chance events and a timeout are the server's
         prev = fairness.chain_next(prev, ev)
+    # the timeout is the seat's on turn, exactly at its deadline (a second after the last
+    # request, plus turn_seconds)
+    owing = replay_transcript({**doc, "events": doc["events"][:-1]}).turn
+    assert owing is not None
     assert doc["events"][-1] == {
         "seq": len(doc["events"]) - 1,
         "type": "end",
         "reason": "timeout",
-        "seat": 0,
+        "seat": owing,
+        "at": "2026-01-01T00:05:33.000Z",
     }
-    assert doc["result"]["forfeited"] == [0] and doc["result"]["winners"] == [1]
+    assert doc["events"][-2]["at"] == "2026-01-01T00:00:33.000Z"
+    assert doc["result"]["forfeited"] == [owing] and doc["result"]["winners"] == [1 - owing]
     # fresh-roll values are real roll-chain values of each seat
     tips = [bytes.fromhex(s["roll_chain"]) for s in lock["seats"]]
     for ev in doc["events"]:
@@ -730,6 +737,7 @@ def test_simulated_v2_transcript_is_complete_and_signed() -> None:
         house=[1],
         resign_at=30,
         end_reason="timeout",
+        timed=True,
     )
     assert canonical_json(doc2) == canonical_json(doc)
 

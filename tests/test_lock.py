@@ -3,7 +3,8 @@
 `make serve` installs requirements/main.txt, `make test` requirements/dev.txt, both with
 ``pip --require-hashes``; `make lock` writes them from pyproject.toml, and
 requirements/verify.txt (the verifier's own distribution, qahwa-verify) from
-verifier/pyproject.toml. These tests fail when a pyproject.toml changed without `make lock`,
+verifier/pyproject.toml, and requirements/verify-certify.txt from it with its one extra,
+``certify`` (the plots of ``verify certify``; dev.txt has it too). These tests fail when a pyproject.toml changed without `make lock`,
 when a lock lost a hash or a transitive dependency, or when the environment running the
 tests is not the locked one. qahwa-verify itself is built from this repository: the server's
 locks hold its dependencies, not it.
@@ -16,6 +17,7 @@ import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 from packaging.markers import Marker
@@ -66,14 +68,24 @@ def applicable(pins: list[Pin]) -> dict[str, Version]:
     return {p.name: p.version for p in pins if p.applies()}
 
 
+def _extra(project: dict[str, Any], extra: str) -> list[Requirement]:
+    return [Requirement(r) for r in project["project"]["optional-dependencies"][extra]]
+
+
 def direct(extras: tuple[str, ...], lock: str = "main.txt") -> list[Requirement]:
-    """What a lock was compiled from: the verifier's dependencies for verify.txt; the
-    server's (with ``extras``) and the build back end for the others."""
-    if lock == "verify.txt":
-        return [Requirement(r) for r in VERIFIER["project"]["dependencies"]]
+    """What a lock was compiled from: the verifier's dependencies (and its ``extras``) for
+    verify*.txt; the server's (with ``extras``; ``certify`` is the verifier's) and the
+    build back end for the others."""
+    if lock.startswith("verify"):
+        reqs = [Requirement(r) for r in VERIFIER["project"]["dependencies"]]
+        for extra in extras:
+            reqs += _extra(VERIFIER, extra)
+        return reqs
     reqs = [Requirement(r) for r in PYPROJECT["project"]["dependencies"]]
+    if "certify" in extras:  # dev.txt is compiled from verifier/pyproject.toml too
+        reqs += [Requirement(r) for r in VERIFIER["project"]["dependencies"]]
     for extra in extras:
-        reqs += [Requirement(r) for r in PYPROJECT["project"]["optional-dependencies"][extra]]
+        reqs += _extra(VERIFIER if extra == "certify" else PYPROJECT, extra)
     reqs += [
         Requirement(line)
         for line in (REQ / "build.in").read_text("utf-8").splitlines()
@@ -82,7 +94,19 @@ def direct(extras: tuple[str, ...], lock: str = "main.txt") -> list[Requirement]
     return reqs
 
 
-LOCKS = {"main.txt": (), "dev.txt": ("dev", "reference", "certify"), "verify.txt": ()}
+LOCKS = {
+    "main.txt": (),
+    "dev.txt": ("dev", "reference", "certify"),
+    "verify.txt": (),
+    "verify-certify.txt": ("certify",),
+}
+
+
+def test_the_plots_extra_is_the_verifiers_only() -> None:
+    """One extra draws the plots: qahwa-verify[certify], locked in verify-certify.txt."""
+    assert "certify" in VERIFIER["project"]["optional-dependencies"]
+    assert "certify" not in PYPROJECT["project"].get("optional-dependencies", {})
+    assert "matplotlib" in applicable(read_lock("verify-certify.txt"))
 
 
 @pytest.mark.parametrize(("lock", "extras"), LOCKS.items())
@@ -116,7 +140,9 @@ def test_lock_has_no_direct_dependency_pyproject_dropped(
             )
 
 
-@pytest.mark.parametrize("lock", ["main.txt", "dev.txt", "tools.txt", "verify.txt"])
+@pytest.mark.parametrize(
+    "lock", ["main.txt", "dev.txt", "tools.txt", "verify.txt", "verify-certify.txt"]
+)
 def test_every_pin_is_hashed(lock: str) -> None:
     for pin in read_lock(lock):
         assert pin.hashes >= 1, f"requirements/{lock}: {pin.name} has no --hash"
@@ -158,7 +184,7 @@ def test_installed_environment_is_the_locked_one() -> None:
         assert got == version, f"{name}: installed {got}, locked {version}"
 
 
-@pytest.mark.parametrize("lock", ["main.txt", "verify.txt"])
+@pytest.mark.parametrize("lock", ["main.txt", "verify.txt", "verify-certify.txt"])
 def test_main_lock_agrees_with_dev_lock(lock: str) -> None:
     """The service and the verifier run on the same versions the tests ran on."""
     dev = applicable(read_lock("dev.txt"))

@@ -670,14 +670,23 @@ def test_monitor_reports_locks_past_end_by_by_the_witness_clock(tmp: Path) -> No
             )
 
         try:
-            # Cosigned at the end_by plus the grace: still inside it. The server still
-            # shows nothing of m_late, so it is a hidden match — not a lock past end_by.
-            res = at(end_by + int(GRACE))
-            assert not any("has no reveal" in f for f in res.failures), res.failures
+            # Before its end_by: the server shows nothing of m_late, a hidden match.
+            res = at(end_by - 1)
             assert (
                 f"hidden match: m_late is locked in the log (entry {idx}) but the server "
                 "no longer shows it" in res.failures
             )
+            # Cosigned at the end_by plus the grace: still inside the grace, but past its
+            # end_by: a lock without a reveal (the server shows nothing of it), not a
+            # hidden match (issue 30).
+            res = at(end_by + int(GRACE))
+            assert not any("hidden match" in f for f in res.failures), res.failures
+            assert [f for f in res.failures if "m_late" in f] == [
+                f"match m_late (locked at entry {idx}) has no reveal though its end_by "
+                f"{iso(end_by)} has passed (the checkpoint's time: its newest witness "
+                f"cosignature, {iso(end_by + int(GRACE))}, within the {int(GRACE)} s grace), "
+                "and the server no longer shows it"
+            ], res.failures
             assert any("its newest witness cosignature" in n for n in res.notes), res.notes
             # One second later: the lock is evidence, named with its entry.
             res = at(end_by + int(GRACE) + 1)

@@ -84,6 +84,10 @@ FAIRNESS_ALL = {
     "seed_commitment",
     "signed_event_body",
     "verify_bytes",
+    # the 2026-12-03 revision: event times (fairness-v2.md §7)
+    "UNSIGNED_EVENT_FIELDS",
+    "format_time_ms",
+    "parse_time_us",
     # the time a signed record names (a key's retirement is checked against it)
     "signed_time",
 }

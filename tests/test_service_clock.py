@@ -98,7 +98,8 @@ def test_deadlines_and_timestamps_are_the_clocks(tmp_path: Path) -> None:
         public = svc.public(mid, kind="match")
         assert public["status"] == "playing" and public["started_at"] == iso_of(clock.now())
         with svc.store.read(mid, kind="match") as tx:
-            assert tx.m.deadline == clock.now() + 45 and tx.m.last_activity == clock.now()
+            # the first step after the reveals is owed from locked_at (fairness-v2.md §7)
+            assert tx.m.deadline == locked + 45 and tx.m.last_activity == clock.now()
         clock.advance(46)
         assert svc.sweep() == 1  # the seat on turn missed its deadline
         doc = svc.transcript(mid, kind="match")

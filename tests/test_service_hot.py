@@ -131,6 +131,7 @@ def test_the_kept_start_receipt_is_the_one_signed_afresh(svc: MatchService) -> N
             "match_id": mid,
             "seq": -1,
             "chain": chain_start(lock).hex(),
+            "at": lock["locked_at"],  # seq -1's time (fairness-v2.md §7)
         }
     )
     kept = svc._receipt(m, -1)

@@ -22,6 +22,7 @@ from http_play import (
     short_ruleset,
 )
 from live_server import LiveServer
+from support import untimed
 
 from fairness import Signer, chain_head, match_key_v2, seat_sig_message, verify_record
 from games.base import MatchContext
@@ -108,7 +109,9 @@ def test_missing_reveal_is_a_no_reveal_forfeit(
     )
     doc = ok(client.get(f"/v1/matches/{mid}/transcript"))
     missing = [late.seat]
-    assert doc["events"] == [{"seq": 0, "type": "end", "reason": "no_reveal", "seats": missing}]
+    assert [untimed(e) for e in doc["events"]] == [
+        {"seq": 0, "type": "end", "reason": "no_reveal", "seats": missing}
+    ]
     assert not any(e["type"] == "chance" for e in doc["events"])
     for st in seats[:-1]:
         assert doc["seats"][st.seat]["client_seed"] == st.client_seed
@@ -338,7 +341,7 @@ def test_idle_seat_loses_by_timeout(client: httpx.Client, svc: MatchService, gam
     view = seats[0].state()  # lazily: the first access after the deadline ends it
     assert view["status"] == "finished"
     doc = ok(client.get(f"/v1/matches/{mid}/transcript"))
-    assert {k: v for k, v in doc["events"][-1].items() if k != "seq"} == {
+    assert {k: v for k, v in untimed(doc["events"][-1]).items() if k != "seq"} == {
         "type": "end",
         "reason": "timeout",
         "seat": staller,
@@ -384,7 +387,11 @@ def test_expired_at_end_by(client: httpx.Client, svc: MatchService) -> None:
     advance(svc, 86_400)
     svc.sweep()
     doc = ok(client.get(f"/v1/matches/{mid}/transcript"))
-    assert doc["events"][-1] == {"seq": len(doc["events"]) - 1, "type": "end", "reason": "expired"}
+    assert untimed(doc["events"][-1]) == {
+        "seq": len(doc["events"]) - 1,
+        "type": "end",
+        "reason": "expired",
+    }
     assert doc["result"]["reason"] == "expired"
     assert doc["result"]["winners"] == [] and doc["result"]["forfeited"] == []
     check_transcript(client, doc)
@@ -448,7 +455,11 @@ def test_session_ends_at_end_by_and_unseeded_closes(
     advance(svc, svc.settings.idle_timeout_seconds + 1)  # past end_by and the idle expiry
     svc.sweep()
     doc = ok(client.get(f"/v1/rng/{sid}/transcript"))
-    assert doc["events"][-1] == {"seq": len(doc["events"]) - 1, "type": "end", "reason": "expired"}
+    assert untimed(doc["events"][-1]) == {
+        "seq": len(doc["events"]) - 1,
+        "type": "end",
+        "reason": "expired",
+    }
     assert doc["lock"] == out["lock"] and doc["result"]["reason"] == "expired"
     check_transcript(client, doc, [out["receipt"]])
     # the expired session's reveal record is logged; the unseeded session closed with

@@ -11,12 +11,19 @@ import re
 import subprocess
 import sys
 import tomllib
+import urllib.request
 import venv
 import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
+from browser import launch, needs_chromium, open_page
+from http_play import play_to_end
+from live_server import LiveServer
 from test_verify_cli_helpers import full_match, key_b64, write
 
 from qahwa_page.pyodide import RUNTIME_FILES, check_runtime
@@ -230,7 +237,6 @@ def test_the_fresh_install_serves_the_page_with_its_runtime(fresh: Path, tmp_pat
     """`verify page` from the venv: the page, the runtime and the page's Python, all from
     the wheel (the sources zip holds the venv's own files)."""
     import io
-    import urllib.request
 
     proc = subprocess.Popen(
         [str(fresh / "bin" / "verify"), "page", "--port", "0"],
@@ -296,3 +302,105 @@ def test_a_listed_package_that_is_missing_fails_the_build(tmp_path: Path) -> Non
     assert proc.returncode != 0
     assert "listed package(s) qahwa_page missing" in proc.stdout + proc.stderr
     assert not list((tmp_path / "d").glob("*.whl"))
+
+
+@contextmanager
+def _own_page(env: Path, cwd: Path) -> Iterator[str]:
+    """``verify page --port 0`` from the venv ``env``; yields the page's URL."""
+    proc = subprocess.Popen(
+        [str(env / "bin" / "verify"), "page", "--port", "0"],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        text=True,
+        cwd=cwd,
+        env={"PATH": f"{env / 'bin'}:/usr/bin:/bin"},
+    )
+    try:
+        assert proc.stderr is not None
+        line = proc.stderr.readline()
+        assert "with Pyodide" in line, line
+        yield line.split()[2]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+        if proc.stderr is not None:
+            proc.stderr.close()
+
+
+def _verdict(page: Any, fields: dict[str, str], src: str = "id") -> tuple[str, dict[str, str]]:
+    """Fill ``fields``, pick the source ``src``, verify: (verdict, {row: data-ok}) once the
+    rules replay and the log row are done."""
+    from playwright.sync_api import expect
+
+    for sel, value in fields.items():
+        page.fill(sel, value)
+    page.check(f"input[name=src][value={src}]")
+    page.click("#go")
+    verdict = page.locator("#verdict")
+    expect(verdict).to_have_attribute("data-run", re.compile(r"\d"), timeout=60_000)
+    expect(verdict).not_to_have_attribute("data-replay", "pending", timeout=180_000)
+    if page.locator("tr[data-check=log]").count():
+        expect(page.locator("tr[data-check=log]")).not_to_have_attribute(
+            "data-status", "pending", timeout=60_000
+        )
+    rows = page.eval_on_selector_all(
+        "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])"
+    )
+    assert page.js_errors == []
+    return str(page.get_attribute("#verdict", "data-verdict")), {str(k): str(v) for k, v in rows}
+
+
+@needs_chromium
+def test_the_players_own_page_verifies_a_real_match_from_the_operators_url(
+    fresh: Path, server: LiveServer, tmp_path: Path
+) -> None:
+    """The player's path of issue 30: the wheel in a fresh venv, `verify page`, and the
+    operator's URL (or a match URL from it): the page fetches keys, transcript and log proof
+    across origins and says "verified" with every row green, the log's included; a forged
+    transcript never is; a match id without a server says what to give."""
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        mid = play_to_end(c, "tawla", {"match_length": 1}, seed=11)
+        doc = c.get(f"/v1/matches/{mid}/transcript").json()
+    assert doc["protocol"] == "qahwa-fair/2"
+    forged = json.loads(json.dumps(doc))
+    forged["result"]["winners"] = [1 - forged["result"]["winners"][0]]
+    with _own_page(fresh, tmp_path) as url, launch() as browser:
+        with open_page(browser, url + "?lang=en") as page:
+            verdict, rows = _verdict(page, {"#in-server": server.url, "#in-id": mid})
+            assert rows.get("log") == "true", (rows, page.inner_text("tr[data-check=log]"))
+            assert set(rows.values()) == {"true"}, rows
+            assert verdict == "pass", page.inner_text("#verdict")
+            assert f"verify --server {server.url} --match {mid}" in page.inner_text("#rules-note")
+        with open_page(browser, url + "?lang=en") as page:  # a match URL alone
+            verdict, rows = _verdict(page, {"#in-server": f"{server.url}/v1/matches/{mid}"})
+            assert (verdict, rows["log"]) == ("pass", "true"), rows
+        with open_page(browser, url + "?lang=en") as page:  # pasted, the server beside it
+            verdict, rows = _verdict(
+                page, {"#in-server": server.url, "#in-paste": json.dumps(doc)}, "paste"
+            )
+            assert (verdict, rows["log"]) == ("pass", "true"), rows
+        with open_page(browser, url + "?lang=en") as page:
+            verdict, rows = _verdict(
+                page, {"#in-server": server.url, "#in-paste": json.dumps(forged)}, "paste"
+            )
+            assert verdict == "fail" and "false" in rows.values(), rows
+        with open_page(browser, url + "?lang=en") as page:  # no server: say what to give
+            verdict, _ = _verdict(page, {"#in-id": mid})
+            assert verdict == "error"
+            text = page.inner_text("#verdict")
+            assert "is not a qahwa server" in text and "Operator\u2019s server" in text, text
+        # a saved copy of the page (file://, the HTML as served): keys, transcript and log
+        # proof still come from the operator
+        saved = tmp_path / "verify.html"
+        with urllib.request.urlopen(url, timeout=30) as r:
+            saved.write_bytes(r.read())
+        with open_page(browser, saved.as_uri() + "?lang=en") as page:
+            verdict, rows = _verdict(page, {"#in-id": mid})
+            assert verdict == "error"
+            assert "Operator\u2019s server" in page.inner_text("#verdict")
+        with open_page(browser, saved.as_uri() + "?lang=en") as page:
+            verdict, rows = _verdict(page, {"#in-server": server.url, "#in-id": mid})
+            # no rules replay from a file: never "pass", but everything fetched checks out
+            assert verdict == "incomplete", rows
+            assert rows["signature"] == rows["lock_sig"] == rows["chain"] == "true", rows
+            assert rows["log"] == "true", page.inner_text("tr[data-check=log]")

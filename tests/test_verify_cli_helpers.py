@@ -88,7 +88,7 @@ def _v2(game: str, ruleset_json: str, seed: int, keyed: bool, extra: str) -> dic
         signer=SIGNER,
         keyed=keyed,
         max_actions=FULL_MAX_ACTIONS,
-        **json.loads(extra),
+        **{"timed": True, **json.loads(extra)},
     )
     return doc
 
@@ -101,8 +101,9 @@ def v2_match(
     keyed: bool = False,
     **extra: Any,
 ) -> dict[str, Any]:
-    """A whole random-bot qahwa-fair/2 match, its lock and transcript signed by SIGNER
-    (``extra``: simulate_match's resign_at, end_reason, no_reveal, house)."""
+    """A whole random-bot qahwa-fair/2 match, its lock and transcript signed by SIGNER, with
+    the event times a server writes (``extra``: simulate_match's resign_at, end_reason,
+    no_reveal, house, timed)."""
     return copy.deepcopy(
         _v2(
             game,

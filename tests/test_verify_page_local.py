@@ -197,3 +197,74 @@ def test_the_verify_api_is_the_page_verdict(runtime: bool) -> None:
                     assert got["verdict"] == want, (name, got["checks"])
                     assert got["replay"] == ("done" if runtime else "unavailable")
             assert page.js_errors == []
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
+def test_a_saved_tlog_proof_checks_the_log_row_offline(tmp_path: Path) -> None:
+    """The player's own page with no server: the transcript pasted, the server's key and the
+    log's key (vkey) pasted, the tlog-proof saved from GET /v1/matches/{id}/log-proof: the
+    log row is green; a proof that does not lead to the checkpoint's root is red; without
+    the log's key the row says what to give."""
+    _needs_runtime()
+    import httpx
+    from http_play import play_to_end
+
+    with LiveServer() as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        mid = play_to_end(c, "tawla", {"match_length": 1}, seed=13)
+        doc = c.get(f"/v1/matches/{mid}/transcript").json()
+        keys = c.get("/v1/keys").json()
+        proof = c.get(f"/v1/matches/{mid}/log-proof")
+        assert proof.status_code == 200, proof.text
+    server_key, vkey = keys["keys"][0]["public_key"], keys["log"]["vkey"]
+    good = tmp_path / "match.tlog-proof"
+    good.write_text(proof.text)
+    head, _, note = proof.text.partition("\n\n")
+    lines = head.split("\n")
+    index = next(i for i, ln in enumerate(lines) if ln.startswith("index "))
+    # the entry claimed at another index: the same hashes cannot lead to the root
+    lines[index] = f"index {doc['lock_index'] + 1}"
+    moved = tmp_path / "moved.tlog-proof"
+    moved.write_text("\n".join(lines) + "\n\n" + note)
+    doc_moved = {**doc, "lock_index": doc["lock_index"] + 1}  # only to aim the page's check
+    assert doc_moved["lock_index"] != doc["lock_index"]
+    bad_root = tmp_path / "bad.tlog-proof"
+    cp = note.split("\n")
+    cp[2] = "A" * 43 + "="  # another root
+    bad_root.write_text(head + "\n\n" + "\n".join(cp))
+
+    def log_row(page: Any, proof_file: Path, log_key: str) -> tuple[str, str, str]:
+        page.check("input[name=src][value=paste]")
+        page.fill("#in-paste", json.dumps(doc))
+        page.fill("#in-key", server_key)
+        page.fill("#in-logkey", log_key)
+        page.set_input_files("#in-logproof", str(proof_file))
+        page.click("#go")
+        expect(page.locator("#verdict")).not_to_have_attribute(
+            "data-replay", "pending", timeout=120_000
+        )
+        row = page.locator("tr[data-check=log]")
+        expect(row).not_to_have_attribute("data-status", "pending", timeout=30_000)
+        assert page.js_errors == []
+        return (
+            str(row.get_attribute("data-ok")),
+            row.inner_text(),
+            str(page.get_attribute("#verdict", "data-verdict")),
+        )
+
+    with verify_page() as url, launch() as browser:
+        with open_page(browser, url + "?lang=en") as page:
+            ok, text, verdict = log_row(page, good, vkey)
+            assert (ok, verdict) == ("true", "pass"), text
+            assert f"included at index {doc['lock_index']}" in text
+        with open_page(browser, url + "?lang=en") as page:
+            ok, text, verdict = log_row(page, bad_root, vkey)
+            assert (ok, verdict) == ("false", "fail"), text
+            assert "signature by the log key does not check out" in text, text
+        with open_page(browser, url + "?lang=en") as page:
+            ok, text, verdict = log_row(page, moved, vkey)
+            assert (ok, verdict) == ("false", "fail"), text
+            assert "the tlog-proof is for index" in text, text
+        with open_page(browser, url + "?lang=en") as page:
+            ok, text, _ = log_row(page, good, "")
+            assert ok == "unknown" and "needs the log\u2019s key" in text, text

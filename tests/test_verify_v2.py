@@ -25,7 +25,9 @@ from fairness import (
     Signer,
     Stream,
     chain_head,
+    format_time_ms,
     match_key_v2,
+    parse_time_us,
     public_key_b64,
     seed_commitment,
 )
@@ -143,8 +145,12 @@ def _ended(doc: dict[str, Any], n_events: int, reason: str) -> dict[str, Any]:
     engine = replay(cls, doc["ruleset"], key, events, protocol=PROTOCOL_V2, ctx=ctx)
     seats = [engine.turn] if reason == "timeout" else []
     assert all(s is not None for s in seats)
-    ends = engine.end_match(reason, seats)
-    doc["events"] = events + [dict(e) for e in ends]
+    ends = [dict(e) for e in engine.end_match(reason, seats)]
+    if "at" in events[-1]:  # the server's time: a timeout exactly at its deadline (§7)
+        turn = json.loads(doc["ruleset"])["turn_seconds"]
+        last = parse_time_us(events[-1]["at"])
+        ends[0]["at"] = format_time_ms(last + (turn if reason == "timeout" else 1) * 1_000_000)
+    doc["events"] = events + ends
     assert engine.outcome is not None
     doc["result"] = json.loads(json.dumps(engine.outcome.to_json()))
     return rechain(doc)

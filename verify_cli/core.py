@@ -269,6 +269,8 @@ def receipt_problem(r: Any) -> str | None:
     ch = r.get("chain")
     if not (isinstance(ch, str) and len(ch) == 64 and all(c in "0123456789abcdef" for c in ch)):
         return "a receipt's chain is not 64 lowercase hex"
+    if "at" in r and not isinstance(r["at"], str):
+        return "a receipt's at is not a time string"
     if not isinstance(r.get("signature"), dict):
         return "a receipt carries no signature"
     return None
@@ -325,6 +327,19 @@ def check_receipts(
             )
             return
         have = state.chain[seq + 1].hex()
+        head = doc["events"][seq] if seq >= 0 else doc["lock"]
+        want_at = head.get("at" if seq >= 0 else "locked_at") if isinstance(head, dict) else None
+        if have == r["chain"] and "at" in r and want_at is not None and r["at"] != want_at:
+            where = f"event {seq}'s at" if seq >= 0 else "the lock's locked_at"
+            rep.fail(
+                "receipts",
+                f"the receipt for seq {seq} says at {r['at']}, the transcript's {where} is "
+                f"{want_at}: the server signed two times for one head",
+                seq=seq,
+                expected=r["at"],
+                found=want_at,
+            )
+            return
         if have != r["chain"]:
             rep.fail(
                 "receipts",

@@ -1,11 +1,18 @@
 """The ``log`` step of ``verify``: a transcript's record is in the log — by an inclusion
-proof from the server (``--server``) or a file (``--log-proof``: the JSON of
-``GET /v1/log/proof``, or a ``c2sp.org/tlog-proof@v1`` proof checked offline against
-``--policy``) — under a head consistent with every head seen before."""
+proof from the server (``--server``: the match's tlog-proof, found by its match id) or a file
+(``--log-proof``: the JSON of ``GET /v1/log/proof``, or a ``c2sp.org/tlog-proof@v1`` proof
+checked offline against ``--policy``) — under a head consistent with every head seen before.
+
+And the ``downgrade`` step (fairness-v2.md §9): with a log, the match's entry, found by its
+``match_id``, must be of the transcript's protocol (a qahwa-fair/1 transcript for a match
+locked under qahwa-fair/2 fails, and so does one whose match is not in the log); without a
+log the report says that a downgrade was not excluded."""
 
 from __future__ import annotations
 
 import json
+import time
+import urllib.parse
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +21,7 @@ from typing import Any
 import click
 
 import tlog
+from fairness import PROTOCOL as PROTOCOL_V1
 from fairness import canonical_json
 from fairness.v2 import PROTOCOL_V2
 
@@ -30,7 +38,38 @@ from .log_state import (
     default_state_path,
     parse_head,
     reconcile,
+    reconcile_checkpoint,
 )
+
+#: how often, and how many seconds apart, a match's log proof is asked for while the log
+#: has no (cosigned) checkpoint that includes it yet
+PENDING_TRIES, PENDING_WAIT = 6, 1.0
+
+#: the downgrade row when there is no log (the verdict does not depend on it)
+NOT_EXCLUDED = (
+    "not excluded: without a log (give --server URL, or --log-proof FILE.tlog-proof --policy "
+    "FILE) nothing shows which protocol this match was locked under, so a qahwa-fair/1 "
+    "transcript made up for a qahwa-fair/2 match would pass (fairness-v2.md §9)"
+)
+
+
+def entry_protocol(leaf: dict[str, Any]) -> str | None:
+    """The protocol a log entry was made under: a v2 lock's, a v1 commitment's."""
+    proto = leaf.get("protocol")
+    return proto if isinstance(proto, str) else None
+
+
+def downgrade_problem(transcript: dict[str, Any], leaf: dict[str, Any], idx: int) -> str | None:
+    """Why the match's log entry refuses this transcript (fairness-v2.md §9), or None."""
+    want, have = entry_protocol(leaf), transcript.get("protocol")
+    if want == have:
+        return None
+    what = {"lock": "lock", "commitment": "commitment record"}.get(str(leaf.get("type")), "entry")
+    return (
+        f"downgrade: the log's entry for match {transcript.get('match_id')!r} (index {idx}) is "
+        f"a {want} {what}, but the transcript is {have}: a transcript of another protocol "
+        "than its match's log entry is refused (fairness-v2.md §9)"
+    )
 
 
 def check_inclusion(transcript: dict[str, Any], proof: Any, keys: KeySet) -> Head:
@@ -119,6 +158,9 @@ def check_offline(
             raise LogCheckFailed(
                 f"the tlog-proof is for index {off.proof.index}, the transcript's entry is {idx}"
             )
+        why = downgrade_problem(transcript, off.leaf, idx)
+        if why is not None:
+            raise LogCheckFailed(why)
         _leaf_matches(transcript, off.leaf, idx)
         if keys is not None:
             _check_signed(off.leaf, keys, f"the record at log index {idx}")
@@ -142,6 +184,133 @@ def check_offline(
     )
 
 
+def _server_policy(fetch: Fetch) -> tuple[tlog.Policy | None, str]:
+    """A policy of the log the server publishes (its note key from ``/v1/keys``, quorum
+    none): only as trustworthy as that server, like keys fetched from it. (None, why) when
+    the server publishes no log key."""
+    status, doc = fetch("/v1/keys", {})
+    log = doc.get("log") if status == 200 and isinstance(doc, dict) else None
+    vkey = log.get("vkey") if isinstance(log, dict) else None
+    if not isinstance(vkey, str):
+        return None, (
+            "the server publishes no transparency log key (no log.vkey in /v1/keys)"
+            if status == 200
+            else f"the server's keys are not to be had ({_why(status, doc)})"
+        )
+    try:
+        return tlog.parse_policy(f"log {vkey}\nquorum none\n"), ""
+    except tlog.PolicyError as exc:
+        return None, f"the server's log key is unusable ({exc})"
+
+
+def check_online(
+    transcript: dict[str, Any],
+    keys: KeySet | None,
+    fetch: Any,
+    server: str | None,
+    state: HeadState,
+    policy: tlog.Policy | None,
+    found: dict[str, Any],
+) -> tuple[bool | None, str] | None:
+    """The match's entry in the server's log, found by its match id: its tlog-proof
+    (``GET /v1/matches/{id}/log-proof``) checked against ``policy`` (else the server's own
+    log key, quorum none) and against the checkpoints seen before, its record this
+    transcript's and of its protocol (§9). None when the server publishes no log (no log
+    key): the caller goes on as before. ``found["entry"]`` is set to the entry's protocol
+    and index once it is found."""
+    raw = getattr(fetch, "raw", None)
+    if raw is None:
+        return None
+    note = ""
+    if policy is None and keys is not None and keys.source != "server":
+        # pinned keys: the log's key is not taken from the server either (give --policy)
+        found["no_log"] = "the keys are pinned (--key); give the log's key with --policy FILE"
+        return None
+    if policy is None:
+        policy, why = _server_policy(fetch)
+        if policy is None:
+            found["no_log"] = why
+            return None
+        note = " (the log's key fetched from the server, so only as trustworthy as that server)"
+    mid = str(transcript.get("match_id"))
+    # a match that just ended waits for the log's next checkpoint (about a second) and its
+    # witnesses' cosignatures: a qahwa-fair/2 transcript asks again a few times
+    tries = PENDING_TRIES if transcript.get("protocol") == PROTOCOL_V2 else 1
+    for attempt in range(tries):
+        status, body = raw(f"/v1/matches/{urllib.parse.quote(mid, safe='')}/log-proof")
+        try:
+            err = json.loads(body) if status != 200 else None
+        except ValueError:
+            err = None
+        code = err.get("error", {}).get("code") if isinstance(err, dict) else None
+        if not (status == 409 and code == "not_cosigned") or attempt == tries - 1:
+            break
+        time.sleep(PENDING_WAIT)
+    if status == 409 and code == "not_cosigned":
+        found["pending"] = True
+        return None, (
+            f"not checked yet: no checkpoint that includes match {mid}'s entry is cosigned by "
+            "the server's witnesses yet; retry in a few seconds"
+        )
+    if status in (404, 409):
+        why = _why(status, err)
+        msg = (
+            f"match {mid} is not in the server's log ({why}): a transcript whose match is "
+            "not in the log is refused (fairness-v2.md §9)"
+        )
+        found["downgrade"] = msg
+        return False, msg
+    if status != 200:
+        why = f"the server gives no log proof of match {mid}: {_why(status, err)}"
+        if transcript.get("protocol") != PROTOCOL_V2:
+            found["no_log"] = why  # qahwa-fair/1: the v1 log's own check decides
+            return None
+        return False, why
+    try:
+        tp = tlog.parse_proof(body)
+        leaf = json.loads(tp.extra or b"")
+        if not isinstance(leaf, dict):
+            raise ValueError("its extra line holds no record")
+    except (tlog.ProofError, ValueError) as exc:
+        return False, f"the server's log proof of match {mid} is unusable: {exc}"
+    try:
+        cp, cosigned = tp.verify(tlog.leaf_hash(tp.extra or b""), policy)
+    except (tlog.PolicyError, tlog.ProofError) as exc:
+        return False, f"the server's log proof of match {mid}: {exc}"
+    if leaf.get("match_id") != mid:
+        return False, (
+            f"the server's log proof for match {mid} is of entry {tp.index}, the record of "
+            f"match {leaf.get('match_id')!r}"
+        )
+    found["entry"] = (entry_protocol(leaf), tp.index, leaf.get("type"))
+    problem = downgrade_problem(transcript, leaf, tp.index)
+    if problem is not None:
+        found["downgrade"] = problem
+        return False, problem
+    idx = transcript.get("log_index")
+    if idx is None:
+        idx = transcript.get("lock_index")
+    try:
+        if idx != tp.index:
+            raise LogCheckFailed(
+                f"the transcript says its entry is log index {idx!r}, the log has match "
+                f"{mid}'s at index {tp.index}"
+            )
+        _leaf_matches(transcript, leaf, tp.index)
+        if keys is not None:
+            _check_signed(leaf, keys, f"the record at log index {tp.index}")
+        signer = next((v for v, _ in policy.logs if v.name == cp.origin), None)
+        slot = f"{cp.origin}+{signer.key_id:08x}" if signer is not None else None
+        seen = reconcile_checkpoint(state, cp, tp.checkpoint, fetch, server, slot)
+    except LogCheckFailed as exc:
+        return False, str(exc)
+    who = ", ".join(cosigned) or "no witness"
+    return True, (
+        f"included at index {tp.index} under the checkpoint of size {cp.size} of {cp.origin}, "
+        f"cosigned by {who}{note}; {seen}"
+    )
+
+
 def check_transcript(
     transcript: dict[str, Any],
     keys: KeySet | None,
@@ -150,21 +319,46 @@ def check_transcript(
     server: str | None,
     state: HeadState,
     policy: tlog.Policy | None = None,
+    found: dict[str, Any] | None = None,
 ) -> tuple[bool | None, str]:
-    """The ``log`` check: (ok, detail); ok None when it could not be made."""
+    """The ``log`` check: (ok, detail); ok None when it could not be made. ``found``
+    (filled in): what the downgrade check needs — ``entry``: (protocol, index, type) of
+    the match's log entry, once found; ``downgrade``: why the entry refuses the transcript;
+    ``no_log``: why the server offers no log to look in."""
+    found = {} if found is None else found
     idx = transcript.get("log_index")
     if idx is None:
         idx = transcript.get("lock_index")  # qahwa-fair/2: the lock's entry
-    if isinstance(proof, OfflineProof) and isinstance(idx, int) and not isinstance(idx, bool):
-        return check_offline(transcript, idx, keys, proof, policy, state)
+    if isinstance(proof, OfflineProof):
+        if not isinstance(idx, int) or isinstance(idx, bool):
+            idx = proof.proof.index  # the match's entry, found by its match id (§9)
+        ok, detail = check_offline(transcript, idx, keys, proof, policy, state)
+        if ok:
+            found["entry"] = (entry_protocol(proof.leaf), idx, proof.leaf.get("type"))
+        elif ok is False and detail.startswith("downgrade:"):
+            found["downgrade"] = detail
+        return ok, detail
+    online: tuple[bool | None, str] | None = None
+    # qahwa-fair/1 with its log_index: the v1 log's own check below finds its commitment
+    # record at that index (this match's, of qahwa-fair/1), which excludes a downgrade too
+    v1_indexed = transcript.get("protocol") == PROTOCOL_V1 and idx is not None
+    if proof is None and fetch is not None and not v1_indexed:
+        online = check_online(transcript, keys, fetch, server, state, policy, found)
+        if online is not None and transcript.get("protocol") != PROTOCOL_V1:
+            return online
+        if online is not None and online[0] is False:
+            return online
+        # qahwa-fair/1: its entry found (or not to be had yet), the v1 log's own check too
     if transcript.get("protocol") == PROTOCOL_V2:
         # fairness-v2.md §8-§9: the lock is in the C2SP log at lock_index; it is checked
-        # from a tlog-proof (--log-proof FILE --policy FILE) or by `verify log`.
+        # from its tlog-proof, online (--server) or offline (--log-proof FILE --policy FILE)
         if proof is None and fetch is None:
             return None, (
                 "not checked: no log source (give --server URL or --log-proof "
                 "FILE); the verdict does not depend on it"
             )
+        if proof is None:
+            return None, f"not checked: {found.get('no_log', 'the server offers no log')}"
         return None, (
             "not checked: a qahwa-fair/2 lock's inclusion is checked from its "
             "tlog-proof (--log-proof FILE.tlog-proof --policy FILE)"
@@ -188,7 +382,27 @@ def check_transcript(
         ok, detail = reconcile(state, head, keys, fetch, server)
     except LogCheckFailed as exc:
         return False, str(exc)
+    found.setdefault("entry", (entry_protocol(proof["leaf"]), idx, "commitment"))
     return ok, f"included at index {idx} of tree size {head.tree_size}; {detail}"
+
+
+def downgrade_row(log_ok: bool | None, found: dict[str, Any]) -> tuple[bool | None, str]:
+    """The ``downgrade`` check (fairness-v2.md §9) from what the ``log`` check found."""
+    if "downgrade" in found:
+        return False, str(found["downgrade"])
+    entry = found.get("entry")
+    if entry is not None and log_ok is not False:
+        proto, idx, kind = entry
+        what = {"lock": "lock", "commitment": "commitment record"}.get(str(kind), "entry")
+        return True, (
+            f"excluded: the log's entry for this match (index {idx}) is a {proto} {what}, "
+            "the transcript's protocol"
+        )
+    if found.get("pending"):
+        return None, "not excluded yet: the match's log entry is not cosigned yet; retry"
+    if entry is not None:
+        return None, "not excluded: the log check failed"
+    return None, NOT_EXCLUDED
 
 
 # -- hooks for `verify check` ----------------------------------------------------------------
@@ -239,7 +453,8 @@ def apply_log_checks(
     state: HeadState,
     policy: tlog.Policy | None = None,
 ) -> None:
-    """Add the ``log`` check to each report (in place); a failure makes it ``failed``."""
+    """Add the ``log`` and ``downgrade`` checks to each report (in place); a failure makes
+    it ``failed``."""
     fetchers: dict[str, HttpFetch] = {}
     try:
         for rep, doc, keys, base in zip(reports, docs, keysets, bases, strict=True):
@@ -249,13 +464,19 @@ def apply_log_checks(
             if base is not None:
                 fetch = fetchers.get(base) or fetchers.setdefault(base, HttpFetch(base))
             proof = proofs.get(str(doc.get("match_id")))
-            ok, detail = check_transcript(doc, keys, proof, fetch, base, state, policy)
+            found: dict[str, Any] = {}
+            ok, detail = check_transcript(doc, keys, proof, fetch, base, state, policy, found)
             rep["checks"].append({"name": "log", "ok": ok, "detail": detail})
-            if ok is False:
+            d_ok, d_detail = downgrade_row(ok, found)
+            rep["checks"].append({"name": "downgrade", "ok": d_ok, "detail": d_detail})
+            failed = [("downgrade", d_detail)] if d_ok is False else []
+            if ok is False and d_ok is not False:
+                failed.append(("log", detail))
+            for name, message in failed:
                 rep["failures"].append(
                     {
-                        "check": "log",
-                        "message": detail,
+                        "check": name,
+                        "message": message,
                         "seq": None,
                         "expected": None,
                         "found": None,

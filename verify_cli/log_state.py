@@ -370,12 +370,20 @@ def tile_fetcher(fetch: Any, prefix: str = "/log/") -> Callable[[tlog.Tile], byt
 
 
 def reconcile_checkpoint(
-    state: HeadState, cp: tlog.Checkpoint, note: str, fetch: Any, server: str | None
+    state: HeadState,
+    cp: tlog.Checkpoint,
+    note: str,
+    fetch: Any,
+    server: str | None,
+    slot: str | None = None,
 ) -> str:
     """Check a verified checkpoint against the one remembered for its origin — the newer of
     the two must extend the older, by a consistency proof computed from the server's tiles —
-    and remember it when newer. ForkDetected (with evidence) when it does not."""
-    entry = state.checkpoints.get(cp.origin)
+    and remember it when newer. ForkDetected (with evidence) when it does not. ``slot``: the
+    name it is remembered under (default its origin; ``verify --server`` adds the log key's
+    id, so two logs that share an origin name but not a key are not taken for one)."""
+    slot = cp.origin if slot is None else slot
+    entry = state.checkpoints.get(slot)
     old: tlog.Checkpoint | None = None
     if isinstance(entry, dict):
         try:
@@ -384,7 +392,7 @@ def reconcile_checkpoint(
             old = None
 
     def remember() -> None:
-        state.checkpoints[cp.origin] = {"server": server, "seen_at": _now(), "note": note}
+        state.checkpoints[slot] = {"server": server, "seen_at": _now(), "note": note}
         state.dirty = True
 
     def fork(reason: str) -> ForkDetected:

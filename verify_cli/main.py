@@ -44,6 +44,7 @@ from fairness import (
     seed_commitment,
 )
 
+from .certify.cli import main as certify_cmd
 from .core import (
     FAILED,
     UNCHECKED,
@@ -60,6 +61,7 @@ from .monitor import load_policy
 from .output import make_console, print_report, print_summary
 from .page import page_cmd
 from .stats_cli import stats_cmd
+from .version import PROTOCOLS, VERSION
 from .witness import witness_cmd
 
 HELP = """Verify qahwa-fair/2 and qahwa-fair/1 transcripts of café games and dice/shuffle
@@ -78,20 +80,32 @@ Usage:
   verify demo --server URL [--operator-key KEY] [--game G ...]
   verify log --server URL [--policy FILE]  audit the server's whole transparency log
   verify witness --log VKEY [--listen HOST:PORT]   run a witness for a log
+  verify certify [--out DIR] [--source FILE] [...]  the RNG certification kit
+  verify page [--port N]                   the verify page from this install
 
 \b
 Checks, for every transcript: the protocol; SHA-256(server_seed) equals the commitment;
 qahwa-fair/2: the signed lock matches the transcript, the seats are the lock's, every
 revealed seed matches its commitment in the lock, fresh rolls chain to the seats' tips in
-order, the hokm cut is drawn, the event chain recomputes, keyed seats signed their events;
+order, the hokm cut is drawn, the event chain recomputes, keyed seats signed their events,
+the events' times never decrease and a timeout comes at or after its deadline (a
+transcript without times: timeouts not checked);
 the match key from the seeds; every chance event recomputed and every action replayed
 through the game's rules; the replayed result equals the transcript's; the Ed25519
 signatures against the server's key (--key FILE, or fetched from the server, which makes
-it only as trustworthy as that server); with a server or --log-proof FILE, that the
-match's commitment record is in the transparency log under a signed head consistent with
-the heads seen before (--state FILE, --no-state); with --log-proof FILE.tlog-proof and
---policy FILE, that it is in the log under a checkpoint the policy's witnesses cosigned,
-offline.
+it only as trustworthy as that server).
+
+\b
+The log: qahwa-fair/2 logs each match's lock and reveal records (qahwa-fair/1 logged a
+commitment record). With --server URL (or a transcript URL) verify fetches the match's
+tlog-proof from that server itself and checks that its lock is in the log at lock_index,
+under a checkpoint signed by the log's key (--policy FILE, else the server's own) and
+consistent with the checkpoints seen before (--state FILE, --no-state); offline, with
+--log-proof FILE.tlog-proof and --policy FILE (for a log without witnesses, a policy of
+"log VKEY" and "quorum none"). With a log, a transcript whose protocol is not its match's
+log entry's fails (a qahwa-fair/1 transcript for a qahwa-fair/2 match: a downgrade), and so
+does one whose match is not in the log; without a log the report says a downgrade was not
+excluded (the exit code does not depend on it).
 
 \b
 Exit codes: 0 all verified; 1 a transcript failed, its signature was not checked, a
@@ -113,7 +127,7 @@ class VerifyGroup(click.Group):
     """A group whose default command is ``check`` (``verify FILE`` = ``verify check FILE``)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h", "--version"):
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
@@ -185,6 +199,12 @@ class VerifyGroup(click.Group):
     help=HELP,
     no_args_is_help=True,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
+@click.version_option(
+    VERSION,
+    "--version",
+    prog_name="verify",
+    message=f"%(prog)s %(version)s ({', '.join(PROTOCOLS)})",
 )
 def app() -> None:
     pass
@@ -311,7 +331,8 @@ def collect(
 @click.option(
     "--server",
     metavar="URL",
-    help="Server base URL: fetch --match transcripts and its /v1/keys from it.",
+    help="Server base URL: fetch --match transcripts, its /v1/keys and each match's log "
+    "proof (GET /v1/matches/{id}/log-proof) from it.",
 )
 @click.option(
     "--match",
@@ -354,17 +375,18 @@ def collect(
     "log_proofs",
     multiple=True,
     metavar="FILE",
-    help="An inclusion proof to check a transcript's log entry with, instead of "
-    "fetching it (repeatable): the JSON of GET /v1/log/proof, or the "
-    "c2sp.org/tlog-proof of GET /v1/matches/{id}/log-proof (with --policy).",
+    help="A proof to check a transcript's log entry with, instead of fetching it "
+    "(repeatable): the c2sp.org/tlog-proof of GET /v1/matches/{id}/log-proof (with "
+    "--policy; a qahwa-fair/2 match's lock), or for a qahwa-fair/1 transcript the JSON of "
+    "GET /v1/log/proof (its commitment record).",
 )
 @click.option(
     "--policy",
     "policy_file",
     metavar="FILE",
     help="A c2sp.org/tlog-policy file (the log's key, the witnesses' keys, the "
-    "quorum): tlog-proofs are checked offline against it, and fail when the "
-    "quorum is not met.",
+    "quorum; 'quorum none' for a log without witnesses): tlog-proofs, offline or "
+    "fetched with --server, are checked against it, and fail when the quorum is not met.",
 )
 @click.option(
     "--receipt",
@@ -497,6 +519,7 @@ def check_cmd(
 
 
 app.add_command(log_cmd)
+app.add_command(certify_cmd, "certify")
 app.add_command(stats_cmd)
 app.add_command(witness_cmd)
 

@@ -805,16 +805,31 @@ def _after(
             f"{_iso(end_by)} is before the checkpoint ({source_of})"
         )
     open_locks = db.execute(
-        "SELECT match_id, idx, game FROM locks WHERE revealed = 0 AND end_by + ? >= ? ORDER BY idx",
+        "SELECT match_id, idx, game, end_by FROM locks WHERE revealed = 0 AND end_by + ? >= ? "
+        "ORDER BY idx",
         (grace, clock),
     ).fetchall()
-    for mid, idx, game in open_locks:
+    for mid, idx, game, end_by in open_locks:
         path = f"/v1/rng/{mid}" if game == "rng" else f"/v1/matches/{mid}"
         status, _ = source(path, {})
-        if status == 404:
+        past = end_by < clock  # its end_by has passed, the grace not yet
+        if status == 404 and past:
+            # not a hidden match: a lock whose end_by passed without a reveal, and the
+            # server shows nothing of it
+            res.fail(
+                f"match {mid} (locked at entry {idx}) has no reveal though its end_by "
+                f"{_iso(end_by)} has passed (the checkpoint's time: {source_of}, within the "
+                f"{grace:g} s grace), and the server no longer shows it"
+            )
+        elif status == 404:
             res.fail(
                 f"hidden match: {mid} is locked in the log (entry {idx}) but the server "
                 "no longer shows it"
+            )
+        elif status == 200 and past:
+            res.notes.append(
+                f"match {mid} (locked at entry {idx}) has no reveal yet though its end_by "
+                f"{_iso(end_by)} has passed; within the {grace:g} s grace"
             )
         elif status != 200:
             res.notes.append(f"could not ask the server about the open match {mid} (HTTP {status})")

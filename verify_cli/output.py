@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from .core import FAILED, UNCHECKED, UNUSABLE, VERIFIED
-from .render import short
+from .render import difference_line, with_differences
 
 _MARK = {True: "[green]✔[/]", False: "[red]✘[/]", None: "[yellow]–[/]"}
 VERDICT = {
@@ -46,8 +46,13 @@ def print_report(console: Console, rep: dict[str, Any]) -> None:
     if rep["status"] == UNUSABLE:
         console.print(f"{VERDICT[UNUSABLE]}  {src}: {escape(str(rep.get('reason')))}")
         return
+    # fairness-v2.md §9: without a log, a verdict says that a downgrade was not excluded
+    open_downgrade = rep["status"] == VERIFIED and any(
+        c["name"] == "downgrade" and c["ok"] is None for c in rep["checks"]
+    )
+    note = " [yellow](no log: a downgrade not excluded)[/]" if open_downgrade else ""
     console.print(
-        f"{VERDICT[rep['status']]}  [bold]{escape(str(rep['game']))}[/] match "
+        f"{VERDICT[rep['status']]}{note}  [bold]{escape(str(rep['game']))}[/] match "
         f"{escape(str(rep['match_id']))}  [dim]({src})[/]"
     )
     seats = ", ".join(
@@ -70,10 +75,9 @@ def print_report(console: Console, rep: dict[str, Any]) -> None:
         if f.get("expected") is not None or f.get("found") is not None:
             where = f" at event {f['seq']}" if f.get("seq") is not None else ""
             console.print(f"    [red]{f['check']}{where}[/]")
-            if f.get("expected") is not None:
-                console.print(f"      expected: {escape(short(f.get('expected'), 200))}")
-            if f.get("found") is not None:
-                console.print(f"      found:    {escape(short(f.get('found'), 200))}")
+            diffs = f.get("differences") or with_differences([f])[0]["differences"]
+            for d in diffs:  # each path that differs, both values whole (render.py)
+                console.print(f"      {escape(difference_line(d))}")
     draws = rep.get("draws") or []
     if draws:
         total = rep.get("draws_total", len(draws))

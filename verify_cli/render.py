@@ -47,6 +47,75 @@ def _type_note(a: Any, b: Any) -> str:
     )
 
 
+#: the transcript field a failure's ``expected``/``found`` stand for, by check
+_ROOTS = {"result": "result", "chain": "chain", "commitment": "commitment"}
+#: ``differences`` of a value that is not there (a key one side lacks)
+ABSENT = {"absent": True}
+
+
+def _whole(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+
+
+def differences(expected: Any, found: Any, root: str) -> list[dict[str, Any]]:
+    """Where ``found`` differs from ``expected``, field by field: ``[{"path", "expected",
+    "found"}]`` at the deepest path that differs (objects by key, lists of one length that
+    hold objects or lists by index; a list of plain values is one value), both values whole; a key one side lacks is :data:`ABSENT` there. Values equal
+    as Python but not as JSON types (``1``, ``1.0``, ``true``) differ."""
+    if _same(expected, found):
+        return []
+    if isinstance(expected, dict) and isinstance(found, dict):
+        out: list[dict[str, Any]] = []
+        for k in [*expected, *(k for k in found if k not in expected)]:
+            out += differences(expected.get(k, ABSENT), found.get(k, ABSENT), f"{root}.{k}")
+        return out
+    if (
+        isinstance(expected, list)
+        and isinstance(found, list)
+        and len(expected) == len(found)
+        and any(isinstance(x, dict | list) for x in [*expected, *found])
+    ):
+        out = []
+        for i, (a, b) in enumerate(zip(expected, found, strict=True)):
+            out += differences(a, b, f"{root}[{i}]")
+        return out
+    return [{"path": root, "expected": expected, "found": found}]
+
+
+def failure_root(failure: dict[str, Any]) -> str:
+    """The name a failure's differences start from: the transcript field it checked
+    (``result``, ``chain``, …), ``events[seq]`` for an event, else the check's name."""
+    check = str(failure.get("check"))
+    if check in _ROOTS:
+        return _ROOTS[check]
+    seq = failure.get("seq")
+    if isinstance(seq, int) and check in ("replay", "chance", "fresh rolls"):
+        return f"events[{seq}]"
+    return check
+
+
+def with_differences(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``failures`` with ``differences`` (:func:`differences`) where they carry values."""
+    out = []
+    for f in failures:
+        if f.get("expected") is None and f.get("found") is None:
+            out.append(f)
+        else:
+            root = failure_root(f)
+            diffs = differences(f.get("expected"), f.get("found"), root) or [
+                {"path": root, "expected": f.get("expected"), "found": f.get("found")}
+            ]
+            out.append({**f, "differences": diffs})
+    return out
+
+
+def difference_line(d: dict[str, Any]) -> str:
+    """``result.winners: expected [1], found [0]``: the path and both values whole."""
+    e = "(absent)" if d["expected"] == ABSENT else _whole(d["expected"])
+    f = "(absent)" if d["found"] == ABSENT else _whole(d["found"])
+    return f"{d['path']}: expected {e}, found {f}{_type_note(d['expected'], d['found'])}"
+
+
 def first_difference(expected: Any, found: Any) -> str:
     """Where two chance results differ, in words."""
     if isinstance(expected, list) and isinstance(found, list):

@@ -24,15 +24,17 @@ from fairness import (
     canonical_json,
     chain_start,
     commitment_v2,
+    format_time_ms,
     fresh_label,
     loads_strict,
     match_key_v2,
     parse_hex,
     parse_server_seed_v2,
+    parse_time_us,
     roll_step,
     seed_commitment,
 )
-from games.base import Engine, Event, MatchContext
+from games.base import Chance, Engine, Event, MatchContext
 from games.ends import no_reveal_result
 from games.errors import GameError, ReplayError
 from games.replay import replay
@@ -55,6 +57,9 @@ REQUIRED_V2: dict[str, type | tuple[type, ...]] = {
 LOCK_FIELDS = ("match_id", "game", "ruleset", "commitment")
 SEAT_FIELDS = ("seat", "name", "house", "key", "roll_chain")
 BOARD_FRESH = ("tawla", "mahbusa")
+TURN_SECONDS = 300  # the ruleset's default (fairness-v2.md §7)
+#: the revision that gave events their times (a transcript without them is older)
+TIMES_REVISION = "2026-12-03"
 _FRESH_BASE = re.compile(r"^g\d+/(opening|roll)/\d+$")
 _HAND_SHUFFLE = re.compile(r"^h(\d+)/shuffle$")
 #: how far along a seat's roll chain a value that does not follow is looked for (to say
@@ -508,6 +513,176 @@ def check_chain(rep: Any, doc: dict[str, Any], state: V2State) -> None:
         )
 
 
+# -- times (§7) ------------------------------------------------------------------------------
+
+
+_EVENT_AT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
+
+
+def _plain_event_time(a: Any, days: dict[str, bool]) -> bool:
+    """``a`` is an event time of §7's shape (``2026-12-03T21:30:00.123Z``) naming a real
+    instant (each date checked once, in ``days``); False says only "not plainly"."""
+    if type(a) is not str or len(a) != 24 or _EVENT_AT.fullmatch(a) is None:
+        return False
+    if not (a[11:13] <= "23" and a[14:16] <= "59" and a[17:19] <= "59"):
+        return False
+    day = a[:10]
+    ok = days.get(day)
+    if ok is None:
+        try:
+            parse_time_us(day + "T00:00:00.000Z", event=True)
+            ok = True
+        except ValueError:
+            ok = False
+        days[day] = ok
+    return ok
+
+
+def _when(us: int) -> str:
+    """Microseconds since the epoch as §1's time with milliseconds (and microseconds, when
+    it has them), for messages."""
+    text = format_time_ms(us)
+    return text if us % 1000 == 0 else text[:-1] + f"{us % 1000:03d}Z"
+
+
+def check_times(
+    rep: Any,
+    doc: dict[str, Any],
+    turns: tuple[list[int | None], Callable[[], int | None]] | None,
+) -> None:
+    """``times`` (fairness-v2.md §7, times): every event's ``at`` is a time, none before
+    the previous one's (nor the lock's ``locked_at``), and a timeout's ``at`` is at least
+    its deadline: the owing seat owes the step from the ``at`` of the event before the
+    timeout (the lock's ``locked_at`` when no action came before it) plus the ruleset's
+    ``turn_seconds``. The owing seat is the one on turn (``turns``: the seat on turn after
+    each event, and how to find the first; None when the events did not replay).
+
+    A transcript whose events carry no ``at`` was made before the revision: its times and
+    timeouts are reported as not checked, and nothing else changes."""
+    events = doc["events"]
+    timeouts = [
+        i
+        for i, ev in enumerate(events)
+        if isinstance(ev, dict) and ev.get("type") == "end" and ev.get("reason") == "timeout"
+    ]
+    timed = [isinstance(ev, dict) and "at" in ev for ev in events]
+    if not any(timed):
+        rep.skip(
+            "times",
+            "not checked: the events carry no times (a transcript made before the "
+            f"{TIMES_REVISION} revision)" + ("; its timeout is not checked" if timeouts else ""),
+        )
+        return
+    first = timed.index(True)
+    try:
+        locked = parse_time_us(doc["lock"].get("locked_at"))
+    except ValueError as exc:
+        rep.fail("times", f"the lock's locked_at is not a time: {exc}")
+        return
+    # Event times have one fixed shape (milliseconds, Z), so they compare as text in time
+    # order: each is checked for its shape and compared with the one before as a string;
+    # only the few a check needs are turned into numbers.
+    days: dict[str, bool] = {}
+    prev_text: str | None = None
+    for i in range(first, len(events)):
+        ev = events[i]
+        if not timed[i]:
+            rep.fail(
+                "times",
+                f"event {i} carries no time at, but event {first} and those after it do",
+                seq=i,
+            )
+            return
+        a = ev["at"]
+        if not _plain_event_time(a, days):
+            try:
+                parse_time_us(a, event=True)
+                raise ValueError(f"{a!r} is not a time")  # pragma: no cover - shape differs
+            except ValueError as exc:
+                rep.fail("times", f"event {i}: at {exc}", seq=i, found=a)
+                return
+        if prev_text is None:
+            t = parse_time_us(a, event=True)
+            if t < locked:
+                rep.fail(
+                    "times",
+                    f"event {i}'s at {a} is before the lock's locked_at {_when(locked)}: "
+                    "times never decrease along the chain",
+                    seq=i,
+                    expected=f"at or after {_when(locked)}",
+                    found=a,
+                )
+                return
+        elif a < prev_text:
+            rep.fail(
+                "times",
+                f"event {i}'s at {a} is before event {i - 1}'s at {prev_text}: "
+                "times never decrease along the chain",
+                seq=i,
+                expected=f"at or after {prev_text}",
+                found=a,
+            )
+            return
+        prev_text = a
+    ruleset = parse_ruleset_json(doc["ruleset"]) or {}
+    turn_s = ruleset.get("turn_seconds", TURN_SECONDS)
+    if not is_int(turn_s):
+        rep.fail("times", f"the ruleset's turn_seconds is not a whole number: {turn_s!r}")
+        return
+    notes: list[str] = []
+    unchecked: list[str] = []
+    for n in timeouts:
+        ev = events[n]
+        t_end = parse_time_us(ev["at"], event=True)
+        acted = any(isinstance(e, dict) and e.get("type") == "action" for e in events[:n])
+        if acted:
+            if not timed[n - 1]:
+                unchecked.append(f"event {n} (event {n - 1} carries no time)")
+                continue
+            since = parse_time_us(events[n - 1]["at"], event=True)
+            from_what = f"event {n - 1}'s at {_when(since)}"
+        else:
+            since, from_what = locked, f"the lock's locked_at {_when(locked)}"
+        seat = ev.get("seat")
+        if turns is not None:
+            after, start = turns
+            owing = after[n - 1] if 0 < n <= len(after) else start() if n == 0 else None
+            if owing is not None and seat != owing:
+                rep.fail(
+                    "times",
+                    f"event {n}: a timeout of seat {seat}, but seat {owing} owed the next step",
+                    seq=n,
+                    expected=owing,
+                    found=seat,
+                )
+                return
+        due = since + turn_s * 1_000_000
+        if t_end < due:
+            early = (due - t_end) / 1_000_000
+            rep.fail(
+                "times",
+                f"event {n}: seat {seat}'s timeout at {_when(t_end)} is {early:g} s before its "
+                f"deadline {_when(due)} ({from_what} + turn_seconds {turn_s} s): signed proof "
+                "that the server declared the timeout early",
+                seq=n,
+                expected=f"at or after {_when(due)}",
+                found=ev.get("at"),
+            )
+            return
+        notes.append(f"seat {seat}'s timeout at {_when(t_end)}, deadline {_when(due)}")
+    n_timed = len(events) - first
+    head = (
+        f"{n_timed} event time(s) in order from the lock's locked_at"
+        if first == 0
+        else f"events {first}-{len(events) - 1} carry times, in order (events before "
+        f"{first} none: made before the {TIMES_REVISION} revision)"
+    )
+    tail = "".join(f"; {x}: at or after it" for x in notes) + "".join(
+        f"; the timeout at {x} not checked" for x in unchecked
+    )
+    rep.ok("times", head + tail)
+
+
 # -- replay ----------------------------------------------------------------------------------
 
 
@@ -522,13 +697,16 @@ def check_no_reveal(
     no chance event, and the forfeit result of ``games.ends``."""
     events = doc["events"]
     want = {"seq": 0, "type": "end", "reason": "no_reveal", "seats": unrevealed}
-    if len(events) != 1 or not strict_equal(events[0], want):
+    if len(events) != 1 or not (
+        isinstance(events[0], dict)
+        and strict_equal({k: v for k, v in events[0].items() if k != "at"}, want)
+    ):
         rep.fail(
             "replay",
             f"seat(s) {unrevealed} never revealed, so the events must be the "
             f"one no_reveal end naming them and no chance event",
             expected=[want],
-            found=render.short(events, 200),
+            found=events,
         )
         rep.skip("result", "not checked: the events are not a no_reveal end")
         return
@@ -574,11 +752,13 @@ def check_rules_v2(
         rep.skip("replay", "not replayed: the seats do not stand as the lock lists them")
         rep.skip("result", "not checked: the events did not replay")
         check_chain(rep, doc, state)
+        check_times(rep, doc, None)
         return ctx, state
     pairs, unrevealed = revealed_seeds(rep, doc, state)
     check_chain(rep, doc, state)
     if unrevealed:
         check_no_reveal(rep, doc, cls, unrevealed, ruleset)
+        check_times(rep, doc, None)
         return ctx, state
     key: bytes | None = None
     if seed is not None and pairs is not None:
@@ -597,6 +777,7 @@ def check_rules_v2(
     if key is None:
         rep.skip("replay", "not replayed: no match key")
         rep.skip("result", "not checked: the events did not replay")
+        check_times(rep, doc, None)
         return ctx, state
     replay_v2(rep, doc, cls, key, state, ctx, progress, describe)
     return ctx, state
@@ -617,9 +798,11 @@ def replay_v2(
     step = max(1, total // 50)
     done = 0
     chance_seen: dict[int, Any] = {}
+    turns: list[int | None] = []  # the seat on turn after each event, as the rules say
 
     def on_event(ev: Event, live: Engine) -> None:
         nonlocal done
+        turns.append(live.turn)
         ctx.observe(ev, live)
         seq = ev.get("seq")
         if ev.get("type") == "chance" and is_int(seq):
@@ -648,6 +831,7 @@ def replay_v2(
             "replay", describe(exc, events), seq=exc.seq, expected=exc.expected, found=exc.found
         )
         rep.skip("result", "not checked: the events did not replay")
+        check_times(rep, doc, None)
         return
     except Exception as exc:  # not a refused event: a bug in the engine itself
         rep.fail(
@@ -659,6 +843,13 @@ def replay_v2(
         return
     if engine.n_seats != len(state.seats):
         rep.fail("seats", f"the ruleset has {engine.n_seats} seats, the lock {len(state.seats)}")
+
+    def first_turn() -> int | None:
+        """The seat on turn before any event (the rules' start, drawn again)."""
+        parsed = cls.parse_ruleset(loads_strict(doc["ruleset"]), protocol=PROTOCOL_V2)
+        return cls(parsed, Chance(key), mctx).turn
+
+    check_times(rep, doc, (turns, first_turn))
     n_chance = len(chance_seen)
     rep.ok(
         "replay",

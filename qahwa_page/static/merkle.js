@@ -26,10 +26,12 @@
       consistent: 'consistent with the head of size {m} seen before',
       older: 'the head of size {m} seen before is consistent with it',
       no_index: 'not checked: the transcript has no log_index',
-      no_server: 'not checked: the page does not know the transcript\u2019s server (use a match id or a transcript URL)',
+      no_server: 'not checked: the page does not know the transcript\u2019s server (give the operator\u2019s URL under \u201cOperator\u2019s server\u201d)',
       no_key: 'not checked: no public key to check the log\u2019s signatures',
       unsupported: 'not checked: this browser cannot check Ed25519 signatures',
       fetch: 'the server gives no inclusion proof of log index {i}: {why}',
+      tlog_ok: 'included at index {i} under the checkpoint of size {n} of {origin}, signed by the log key {kid} (from the saved tlog-proof; {w} other signature(s) on it, witnesses not checked here: verify --policy checks a quorum)',
+      tlog_no_key: 'not checked: the saved tlog-proof needs the log\u2019s key: give the operator\u2019s server, or paste the log key (vkey)',
       bad: '{why}',
       fork: 'LOG FORK: {why} (both heads kept in this browser as evidence)',
       verdict: 'NOT verified: the transparency log check failed \u2014 see the red item below.'
@@ -43,10 +45,12 @@
       consistent: 'متّسق مع الرأس ذي الحجم {m} الذي رُئي من قبل',
       older: 'الرأس ذو الحجم {m} الذي رُئي من قبل متّسق معه',
       no_index: 'لم يُفحص: ليس في السجل المنشور log_index',
-      no_server: 'لم يُفحص: الصفحة لا تعرف خادم السجل (استخدم معرّف المباراة أو رابط السجل)',
+      no_server: 'لم يُفحص: الصفحة لا تعرف خادم السجل (أدخل عنوان المشغّل في «خادم المشغّل»)',
       no_key: 'لم يُفحص: لا يوجد مفتاح عام لفحص توقيعات السجل',
       unsupported: 'لم يُفحص: هذا المتصفح لا يستطيع فحص توقيعات Ed25519',
       fetch: 'الخادم لا يعطي إثبات إدراج للموضع {i}: {why}',
+      tlog_ok: 'مُدرَج عند الموضع {i} تحت نقطة التحقق ذات الحجم {n} من {origin}، موقَّعة بمفتاح السجل {kid} (من ملف tlog-proof المحفوظ؛ {w} توقيع آخر عليها، الشهود لا يُفحصون هنا: verify --policy يفحص النصاب)',
+      tlog_no_key: 'لم يُفحص: ملف tlog-proof المحفوظ يحتاج مفتاح السجل: أدخل خادم المشغّل، أو ألصق مفتاح السجل (vkey)',
       bad: '{why}',
       fork: 'تفرّع في السجل: {why} (حُفظ الرأسان في هذا المتصفح دليلًا)',
       verdict: 'لم يتم التحقق: فشل فحص سجل الشفافية — انظر البند الأحمر أدناه.'
@@ -60,10 +64,12 @@
       consistent: 'با سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد سازگار است',
       older: 'سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد با آن سازگار است',
       no_index: 'بررسی نشد: رونوشت log_index ندارد',
-      no_server: 'بررسی نشد: صفحه سرورِ رونوشت را نمی‌شناسد (شناسهٔ بازی یا نشانی رونوشت را بدهید)',
+      no_server: 'بررسی نشد: صفحه سرورِ رونوشت را نمی‌شناسد (نشانی گرداننده را در «سرور گرداننده» بدهید)',
       no_key: 'بررسی نشد: کلید عمومی‌ای برای بررسی امضاهای دفتر نیست',
       unsupported: 'بررسی نشد: این مرورگر نمی‌تواند امضای Ed25519 را بررسی کند',
       fetch: 'سرور اثبات ثبتِ جایگاه {i} را نمی‌دهد: {why}',
+      tlog_ok: 'در جایگاه {i} زیر checkpoint به اندازهٔ {n} از {origin} ثبت شده، با کلید دفتر {kid} امضا شده (از tlog-proof ذخیره‌شده؛ {w} امضای دیگر روی آن، گواه‌ها اینجا بررسی نمی‌شوند: verify --policy حد نصاب را بررسی می‌کند)',
+      tlog_no_key: 'بررسی نشد: tlog-proof ذخیره‌شده به کلید دفتر نیاز دارد: سرور گرداننده را بدهید، یا کلید دفتر (vkey) را بچسبانید',
       bad: '{why}',
       fork: 'انشعاب در دفتر: {why} (هر دو سرِ درخت در این مرورگر به عنوان مدرک نگه داشته شد)',
       verdict: 'تأیید نشد: بررسی دفتر شفافیت ناموفق بود — مورد قرمز زیر را ببینید.'
@@ -247,8 +253,98 @@
     return { key: 'older', params: { m: old.size } };
   }
 
+  // -- a saved c2sp.org/tlog-proof@v1 (GET /v1/matches/{id}/log-proof), checked offline -----
+  // The proof's index is the transcript's entry, its extra line is this match's record (the
+  // v2 lock, or the v1 commitment record) signed by the server's key, the checkpoint is
+  // signed by the log's note key (a vkey: <origin>+<key id>+base64(0x01 || key), from the
+  // operator's /v1/keys or pasted), and the inclusion proof leads to the checkpoint's root
+  // (as tlog/proof.py, tlog/note.py and verify --log-proof do). Witness cosignatures are
+  // counted, not checked: a witness policy is `verify --log-proof FILE --policy FILE`'s.
+  var HEADER = 'c2sp.org/tlog-proof@v1';
+  function b64bytes(s, what) {
+    try { return fromB64(s); } catch (e) { throw new Error(what + ' is not base64'); }
+  }
+  function parseTlogProof(text) {
+    var cut = text.indexOf('\n\n');
+    if (cut < 0) throw new Error('the tlog-proof has no blank line before its checkpoint');
+    var lines = text.slice(0, cut).split('\n'), note = text.slice(cut + 2), pos = 1, extra = null;
+    if (lines[0] !== HEADER) throw new Error('the file is not a ' + HEADER);
+    if (pos < lines.length && lines[pos].indexOf('extra ') === 0) { extra = b64bytes(lines[pos].slice(6), 'the extra line'); pos++; }
+    var m = pos < lines.length ? /^index (0|[1-9][0-9]{0,15})$/.exec(lines[pos]) : null;
+    if (!m) throw new Error('the tlog-proof has no "index N" line');
+    var hashes = lines.slice(pos + 1).map(function (l, k) {
+      var h = b64bytes(l, 'proof hash ' + (k + 1));
+      if (h.length !== 32) throw new Error('proof hash ' + (k + 1) + ' is not 32 bytes');
+      return h;
+    });
+    return { index: Number(m[1]), hashes: hashes, extra: extra, note: note };
+  }
+  async function parseVkey(vkey) {
+    var s = String(vkey).trim(), a = s.indexOf('+'), b = a < 0 ? -1 : s.indexOf('+', a + 1);
+    var parts = b < 0 ? [] : [s.slice(0, a), s.slice(a + 1, b), s.slice(b + 1)];  // base64 may hold '+'
+    if (parts.length !== 3 || !/^[0-9a-fA-F]{8}$/.test(parts[1])) throw new Error('the log key is not a vkey (<name>+<key id>+<key>)');
+    var raw = b64bytes(parts[2], 'the log key');
+    if (raw.length !== 33 || raw[0] !== 1) throw new Error('the log key is not an Ed25519 note key');
+    var id = (await sha256(cat(enc.encode(parts[0] + '\n'), raw))).slice(0, 4);
+    if (toHex(id) !== parts[1].toLowerCase()) throw new Error('the log key\u2019s key id does not match its key');
+    return { name: parts[0], id: id, pub: raw.slice(1) };
+  }
+  async function checkTlog(doc, tlogText, keys) {
+    var v2 = doc.protocol === 'qahwa-fair/2', i = v2 ? doc.lock_index : doc.log_index;
+    if (!Number.isSafeInteger(i) || i < 0) return { ok: false, key: 'bad', params: { why: 'the transcript\u2019s log entry is not an index' } };
+    if (!keys || !keys.logVkey) return { ok: null, key: 'tlog_no_key' };
+    try {
+      var pf = parseTlogProof(tlogText), vk = await parseVkey(keys.logVkey);
+      if (pf.index !== i) throw new Error('the tlog-proof is for index ' + pf.index + ', the transcript\u2019s entry is ' + i);
+      if (!pf.extra) throw new Error('the tlog-proof carries no record (no extra line)');
+      var leaf;
+      try { leaf = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(pf.extra)); } catch (e) { throw new Error('the tlog-proof\u2019s record is not JSON'); }
+      if (v2) {
+        if (!leaf || leaf.type !== 'lock' || !doc.lock || canonicalJson(leaf) !== canonicalJson(doc.lock)) throw new Error('log entry ' + i + ' is not this transcript\u2019s lock');
+        await signedOrThrow(leaf, keys, 'the lock at index ' + i);
+      } else {
+        if (!leaf || leaf.type !== 'commitment') throw new Error('log entry ' + i + ' is not a commitment record');
+        ['protocol', 'match_id', 'game', 'ruleset', 'commitment', 'log_index'].forEach(function (k) {
+          if (leaf[k] !== doc[k]) throw new Error('log entry ' + i + ' is the commitment record of another match (its ' + k + ' differs)');
+        });
+        await signedOrThrow(leaf, keys, 'the commitment record at index ' + i);
+      }
+      // the checkpoint note: its text, then signature lines "— <name> base64(key id || sig)"
+      var cut = pf.note.lastIndexOf('\n\n');
+      if (cut < 0 || pf.note.slice(-1) !== '\n') throw new Error('the checkpoint is not a signed note');
+      var text = pf.note.slice(0, cut + 1), sigs = pf.note.slice(cut + 2, -1).split('\n');
+      var lines = text.slice(0, -1).split('\n');
+      if (lines.length < 3 || !/^[0-9]{1,16}$/.test(lines[1])) throw new Error('the checkpoint has no origin, size and root lines');
+      var origin = lines[0], size = Number(lines[1]), root = b64bytes(lines[2], 'the checkpoint\u2019s root');
+      if (origin !== vk.name) throw new Error('the checkpoint is of ' + origin + ', the log key is ' + vk.name + '\u2019s');
+      var signed = false, others = 0;
+      for (var k = 0; k < sigs.length; k++) {
+        var sm = /^\u2014 (\S+) (\S+)$/.exec(sigs[k]);
+        if (!sm) throw new Error('a checkpoint signature line is malformed');
+        var raw = b64bytes(sm[2], 'the signature by ' + sm[1]);
+        if (sm[1] === vk.name && raw.length === 68 && same(raw.slice(0, 4), vk.id)) {
+          var r = await core().verifyEd25519(vk.pub, raw.slice(4), enc.encode(text));
+          if (r === 'unsupported') throw new Skip('unsupported');
+          if (r !== 'valid') throw new Error('the checkpoint\u2019s signature by the log key does not check out');
+          signed = true;
+        } else {
+          others++;
+        }
+      }
+      if (!signed) throw new Error('the checkpoint is not signed by the log key ' + vk.name);
+      var got = await rootFromInclusion(i, size, await leafHash(pf.extra), pf.hashes);
+      if (!same(got, root)) throw new Error('the inclusion proof of index ' + i + ' does not lead to the checkpoint\u2019s root');
+      return { ok: true, key: 'tlog_ok', params: { i: i, n: size, origin: origin, kid: toHex(vk.id), w: others } };
+    } catch (e) {
+      if (e instanceof Skip) return { ok: null, key: e.key };
+      return { ok: false, key: 'bad', params: { why: 'the saved tlog-proof: ' + String(e && e.message || e) } };
+    }
+  }
+
   // {ok: true | false | null, key, params}: the message to show, by key (translated late).
-  async function checkLog(doc, base, keys) {
+  // tlogText: a saved tlog-proof the player gave, checked instead of asking the server.
+  async function checkLog(doc, base, keys, tlogText) {
+    if (doc && tlogText) return checkTlog(doc, tlogText, keys);
     var v2 = !!doc && doc.protocol === 'qahwa-fair/2';
     var i = doc && (v2 ? doc.lock_index : doc.log_index);  // qahwa-fair/2: the lock's entry (§8)
     if (i === undefined || i === null) return { ok: null, key: 'no_index' };
@@ -257,6 +353,8 @@
     if (!subtle) return { ok: null, key: 'unsupported' };
     try {
       var res = await getJson(new URL('/v1/log/proof?index=' + i, base).href);
+      // `verify page` (the player's own install) is no log: say what to give, do not fail
+      if (res.status === 404 && res.body && res.body.error && res.body.error.code === 'not_a_qahwa_server') return { ok: null, key: 'no_server' };
       if (res.status !== 200 || !res.body) return { ok: false, key: 'fetch', params: { i: i, why: why(res) } };
       var p = res.body, leaf = p.leaf;
       if (p.index !== i) throw new Error('the proof is for index ' + p.index + ', not ' + i);
@@ -300,7 +398,7 @@
       if (v) { v.setAttribute('data-verdict', 'fail'); v.textContent = t('verdict'); }
     }
   }
-  function attach(tbody, doc, base, keys) {
+  function attach(tbody, doc, base, keys, tlogText) {
     if (!tbody || !doc || tbody.querySelector('tr[data-check="log"]')) return null;
     var tr = document.createElement('tr');
     tr.setAttribute('data-check', 'log');
@@ -314,14 +412,16 @@
     show(tr, { ok: null, key: 'checking' });
     tr.setAttribute('data-status', 'pending');
     tbody.appendChild(tr);
-    var id = String(base) + '|' + String(doc.match_id) + '|' + String(doc.log_index) + '|' + String(doc.lock_index);
-    var p = cache[id] || (cache[id] = checkLog(doc, base, keys));
+    var id = String(base) + '|' + String(doc.match_id) + '|' + String(doc.log_index) + '|' + String(doc.lock_index) +
+      '|' + String(tlogText || '') + '|' + String(keys && keys.logVkey);
+    var p = cache[id] || (cache[id] = checkLog(doc, base, keys, tlogText));
     return p.then(function (res) { if (tr.isConnected) show(tr, res); return res; });
   }
 
   window.qahwaLog = {
     leafHash: leafHash, nodeHash: nodeHash, rootFromInclusion: rootFromInclusion,
     consistent: consistent, canonicalJson: canonicalJson, checkLog: checkLog, attach: attach,
+    parseTlogProof: parseTlogProof,
     toHex: toHex
   };
 })();

@@ -8,11 +8,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import FileResponse, Response
 
-from qahwa_page import pyodide
+from qahwa_page import page_html, pyodide
 
 from ..deps import PublicLogDep
 from ..schemas import ConsistencyOut, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut, errors
 from ..settings import STATIC_DIR
+from ..version import PROTOCOLS, VERSION
 
 router = APIRouter()
 
@@ -36,13 +37,19 @@ def keys(public: PublicLogDep, request: Request) -> dict[str, Any]:
     tags=["log"],
     responses=errors(e404=("not_found",), e422=Q),
     summary="The signed head of the transparency log",
+    description="The head's `protocol` names the format of the signed head (docs/fairness.md "
+    "§8, kept for every verifier); the `Qahwa-Protocols` header lists the protocols whose records this log holds "
+    "and `Qahwa-Version` is this server's version.",
 )
 def log_head(
     public: PublicLogDep,
+    response: Response,
     tree_size: Annotated[
         int | None, Query(ge=0, le=2**31 - 1, description="an earlier size")
     ] = None,
 ) -> dict[str, Any]:
+    response.headers["Qahwa-Protocols"] = ", ".join(PROTOCOLS)
+    response.headers["Qahwa-Version"] = VERSION
     return public.tree_head(tree_size=tree_size)
 
 
@@ -92,7 +99,7 @@ def log_entries(
 
 
 @router.get("/verify", include_in_schema=False)
-def verify_page() -> FileResponse:
+def verify_page() -> Response:
     page = STATIC_DIR / "verify.html"
     if not page.is_file():
         raise HTTPException(
@@ -100,10 +107,11 @@ def verify_page() -> FileResponse:
             "the verify page is not installed on this server "
             "(qahwa_page/static/verify.html is missing)",
         )
-    return FileResponse(
-        page,
+    # merkle.js inlined (qahwa_page.page_html): a copy saved from the browser keeps its log row
+    return Response(
+        page_html(),
         media_type="text/html; charset=utf-8",
-        headers={"Content-Security-Policy": pyodide.PAGE_CSP},
+        headers={"Content-Security-Policy": pyodide.PAGE_CSP, "Cache-Control": "no-cache"},
     )
 
 

@@ -30,6 +30,7 @@ from fairness import (
     PROTOCOL_V2,
     SecretBox,
     chain_next,
+    format_time_ms,
     match_key,
     match_key_v2,
     new_client_seed,
@@ -250,6 +251,9 @@ class Tx:
         self.appended = False
         #: ``(from_seq, events)``: the events with seq >= from_seq, read with the row
         self.prefetched: tuple[int, list[dict[str, Any]]] | None = None
+        #: v2: the time ``at`` (microseconds, a whole millisecond) of the events this
+        #: transaction appended last (None before it appends)
+        self.head_at_us: int | None = None
 
     @property
     def m(self) -> MatchRow:
@@ -409,11 +413,25 @@ class Tx:
         return engine
 
     # -- writes ---------------------------------------------------------------------------
-    def append(self, events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    def event_time_us(self, not_before: float | None = None) -> int:
+        """v2: the ``at`` of events appended now, in whole milliseconds (as microseconds):
+        the clock's time, but never before the match's last activity (which is at or after
+        every earlier event's ``at``), so ``at`` never decreases along the chain; and never
+        before ``not_before`` (epoch seconds; a timeout's deadline: fairness-v2.md §7)."""
+        now = max(self.store.clock.now(), self.m.last_activity)
+        ms = int(now * 1000)
+        if not_before is not None:
+            ms = max(ms, round(not_before * 1000))  # the deadline's millisecond, or after
+        return ms * 1000
+
+    def append(
+        self, events: Sequence[dict[str, Any]], *, not_before: float | None = None
+    ) -> list[dict[str, Any]]:
         """Append events (without ``seq``) to the log; returns them with their ``seq``.
 
-        v2: each event extends the chain (fairness-v2.md §7); the row keeps the head after
-        it and the match row the newest head.
+        v2: each event carries the server's time ``at`` (:meth:`event_time_us`, not before
+        ``not_before``) and extends the chain (fairness-v2.md §7); the row keeps the head
+        after it and the match row the newest head.
         """
         if not events:
             return []
@@ -422,8 +440,14 @@ class Tx:
         rows = []
         out = []
         head = bytes.fromhex(m.chain) if m.v2 and m.chain is not None else None
+        ev_at: str | None = None
+        if head is not None:
+            self.head_at_us = self.event_time_us(not_before)
+            ev_at = format_time_ms(self.head_at_us)
         for ev in events:
             full = {"seq": m.next_seq, **ev}
+            if ev_at is not None:
+                full["at"] = ev_at
             row = {
                 "match_id": m.id,
                 "seq": m.next_seq,

@@ -31,6 +31,14 @@ HOKM_TABLES = (4, 3, 2)
 MEXICAN_PLAYERS = 4
 
 
+#: the smallest sample sizes: every expected count of their tests is at least 5
+MINIMUM = {"dice": 4_000, "decks": 1_000, "tiles": 500, "lots": 2_000, "words": 4_096}
+
+
+def smallest_args() -> str:
+    return " ".join(f"--{k} {v}" for k, v in MINIMUM.items())
+
+
 @dataclass(frozen=True)
 class Sizes:
     dice: int = 1_000_000
@@ -40,23 +48,45 @@ class Sizes:
     words: int = 1 << 20  # raw words for the bit and byte tests
 
     def __post_init__(self) -> None:
-        for name, low in (
-            ("dice", 4_000),
-            ("decks", 1_000),
-            ("tiles", 500),
-            ("lots", 2_000),
-            ("words", 4_096),
-        ):
-            value = getattr(self, name)
-            if not isinstance(value, int) or value < low:
-                raise ValueError(
-                    f"--{name} must be at least {low:,} (every expected count "
-                    f"of its tests ≥ 5), got {value!r}"
-                )
-        if self.dice % 4:
-            raise ValueError(
+        # every problem at once, so one run says every minimum
+        low = [
+            f"--{name} must be at least {least:,}, got {getattr(self, name)!r}"
+            for name, least in MINIMUM.items()
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < least
+        ]
+        problems = ["; ".join(low) + " (every expected count of their tests ≥ 5)"] if low else []
+        if isinstance(self.dice, int) and self.dice % 4:
+            problems.append(
                 f"--dice must be a multiple of 4 (rolls of two dice, paired), got {self.dice:,}"
             )
+        if problems:
+            raise ValueError("; ".join(problems) + f"; the smallest sizes: {smallest_args()}")
+
+    @classmethod
+    def smallest(cls) -> Sizes:
+        return cls(**MINIMUM)
+
+    def scaled_to(self, nbytes: int) -> Sizes | None:
+        """The largest sizes, each at most this one and none under its minimum, scaled by
+        one factor, whose file source fits in ``nbytes`` (None: not even the smallest)."""
+        if self.words_needed() * 4 <= nbytes:
+            return self
+        if Sizes.smallest().words_needed() * 4 > nbytes:
+            return None
+
+        def at(f: float) -> Sizes:
+            n = {k: max(MINIMUM[k], min(v, int(v * f))) for k, v in self.as_dict().items()}
+            n["dice"] = max(MINIMUM["dice"], n["dice"] - n["dice"] % 4)
+            return Sizes(**n)
+
+        lo, hi = 0.0, 1.0  # at(lo) fits, at(hi) does not
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if at(mid).words_needed() * 4 <= nbytes else (lo, mid)
+        return at(lo)
+
+    def args(self) -> str:
+        return " ".join(f"--{k} {v}" for k, v in self.as_dict().items())
 
     def as_dict(self) -> dict[str, int]:
         return {

@@ -1,8 +1,9 @@
-"""``qahwa-certify``: the RNG certification kit (docs/certification.md).
+"""``verify certify`` (alias ``qahwa-certify``): the RNG certification kit
+(docs/certification.md).
 
-    qahwa-certify [--out DIR] [--dice N] [--decks N] [--tiles N] [--lots N] [--words N]
+    verify certify [--out DIR] [--dice N] [--decks N] [--tiles N] [--lots N] [--words N]
                   [--seed S] [--source FILE] [--no-plots] [--quiet]
-    qahwa-certify --raw OUT --bytes N [--seed S]
+    verify certify --raw OUT --bytes N [--seed S]
 
 Exit codes: 0 every test passed; 1 a test failed (the generator is not fit); 2 unusable
 input (bad option, unreadable or too short --source file), with a one-line reason.
@@ -20,7 +21,7 @@ from typing import Any, TypeVar
 
 import click
 
-from .battery import ALPHA, Battery, Sizes, run_battery
+from .battery import ALPHA, Battery, Sizes, run_battery, smallest_args
 from .report import EXTRA_HINT, build, write
 from .sources import DerivationSource, FileSource, SourceExhausted, raw_key
 
@@ -28,8 +29,16 @@ MAX_RAW_BYTES = 1 << 40
 _CHUNK_WORDS = 1 << 18
 
 
-class Unusable(Exception):
-    """Input the kit cannot use: exit 2."""
+def _me() -> str:
+    """How the kit was called: ``verify certify``, or its alias ``qahwa-certify``."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.command_path if ctx is not None else "qahwa-certify"
+
+
+class Unusable(click.ClickException):
+    """Input the kit cannot use: exit 2 (``verify certify`` prints it as its other errors)."""
+
+    exit_code = 2
 
 
 def dump_raw(out: str, nbytes: int, seed: str | None) -> dict[str, Any]:
@@ -58,7 +67,9 @@ def dump_raw(out: str, nbytes: int, seed: str | None) -> dict[str, Any]:
     return {**info, "bytes": nbytes, "sha256": sha.hexdigest(), "file": out}
 
 
-def _read_source(path: str, sizes: Sizes) -> bytes:
+def _read_source(path: str, sizes: Sizes) -> tuple[bytes, Sizes]:
+    """The file's bytes and the sizes to run: ``sizes``, or scaled down to fit the file
+    (said on stderr); a file too short for even the smallest sizes is unusable."""
     try:
         data = Path(path).read_bytes()
     except IsADirectoryError:
@@ -66,13 +77,21 @@ def _read_source(path: str, sizes: Sizes) -> bytes:
     except OSError as exc:
         raise Unusable(f"--source {path}: cannot read it ({exc.strerror or exc})") from None
     need = sizes.words_needed() * 4
-    if len(data) < need:
+    fit = sizes.scaled_to(len(data))
+    if fit is None:
+        least = Sizes.smallest().words_needed() * 4
         raise Unusable(
-            f"--source {path}: {len(data):,} bytes is too short for these sizes; "
-            f"it needs at least {need:,} bytes ({need // 4:,} big-endian 32-bit "
-            f"words), or give smaller --dice/--decks/--tiles/--lots/--words"
+            f"--source {path}: {len(data):,} bytes is too short: even the smallest sizes "
+            f"({smallest_args()}) need at least {least:,} bytes ({least // 4:,} big-endian "
+            f"32-bit words); these sizes need {need:,} bytes"
         )
-    return data
+    if fit != sizes:
+        click.echo(
+            f"{_me()}: --source {path} holds {len(data):,} bytes, these sizes need "
+            f"{need:,}: sizes scaled to fit the file: {fit.args()}",
+            err=True,
+        )
+    return data, fit
 
 
 def certify(
@@ -86,13 +105,14 @@ def certify(
     """Run the kit and write the reports; (exit code 0/1, report)."""
     source: FileSource | DerivationSource
     if source_file is not None:
-        source = FileSource(_read_source(source_file, sizes), source_file)
+        data, sizes = _read_source(source_file, sizes)
+        source = FileSource(data, source_file)
     else:
         source = DerivationSource(seed)
 
     def progress(step: str) -> None:
         if not quiet:
-            click.echo(f"qahwa-certify: {step} …", err=True)
+            click.echo(f"{_me()}: {step} …", err=True)
 
     t0 = time.perf_counter()
     try:
@@ -118,7 +138,7 @@ def certify(
         raise Unusable(f"--out {out}: cannot write the report ({exc.strerror or exc})") from None
     if not quiet:
         click.echo(
-            f"qahwa-certify: {'PASS' if passed else 'FAIL'} — {len(battery.results)} "
+            f"{_me()}: {'PASS' if passed else 'FAIL'} — {len(battery.results)} "
             f"tests at family-wise α = {ALPHA} (Holm), {elapsed:.1f} s; "
             f"report: {out / 'report.json'}, {out / 'report.html'}"
         )
@@ -135,7 +155,7 @@ def certify(
                 "passed: a pass (docs/certification.md)"
             )
         if plot and not plotted:
-            click.echo(f"qahwa-certify: report.html has no plots: {EXTRA_HINT}", err=True)
+            click.echo(f"{_me()}: report.html has no plots: {EXTRA_HINT}", err=True)
     return (0 if passed else 1), report
 
 

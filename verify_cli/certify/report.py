@@ -20,7 +20,10 @@ import games
 
 from .battery import ALPHA, Battery, Matrix, Sizes, TestResult
 
-EXTRA_HINT = "plots need the certify extra (matplotlib): pip install 'qahwa[certify]'"
+EXTRA_HINT = (
+    "plots need the certify extra (matplotlib): pip install --require-hashes "
+    "-r requirements/verify-certify.txt, or pip install 'qahwa-verify[certify]'"
+)
 
 
 def fingerprints() -> dict[str, Any]:
