@@ -182,6 +182,7 @@ def test_two_hosts_serve_one_log_that_the_witness_cosigns_and_the_monitor_audits
         "QAHWA_SIGNING_KEY": Signer.generate().private_b64(),
         "QAHWA_WITNESSES": f"w1 {wv} {url_of(witness)}",
         "QAHWA_CHECKPOINT_SECONDS": "0.2",
+        "QAHWA_CREATE_RATE_PER_MINUTE": "100000",  # the load creates sessions fast
     }
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
@@ -348,7 +349,7 @@ def _in_force(url: str, key_id: str) -> bool:
 
 
 def test_rotation_is_staged_then_switched_without_a_restart(tmp_path: Path) -> None:
-    with LiveServer(key_poll_seconds=0.2) as srv:
+    with LiveServer(key_poll_seconds=0.2, create_rate_per_minute=100_000) as srv:
         env = {"QAHWA_DATA_DIR": str(srv.settings.data_dir)}
 
         def rotate() -> None:
@@ -365,6 +366,7 @@ def test_rotation_under_load_on_two_hosts(tmp_path: Path) -> None:
         **deployment_env(url),
         "QAHWA_SIGNING_KEY": Signer.generate().private_b64(),
         "QAHWA_KEY_POLL_SECONDS": "0.3",
+        "QAHWA_CREATE_RATE_PER_MINUTE": "100000",  # the load creates sessions fast
     }
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
