@@ -130,7 +130,7 @@ function label(a: Obj): string {
   return rest.length ? `${String(a["type"])} ${rest.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ")}` : String(a["type"]);
 }
 
-const SHOWN = new Set(["points", "hand", "trick", "line", "legal_actions", "suggested_actions", "dice", "deadline", "turn", "status", "seat", "trump"]);
+const SHOWN = new Set(["points", "hand", "trick", "line", "trains", "legal_actions", "suggested_actions", "dice", "deadline", "turn", "status", "seat", "trump"]);
 
 function render(view: Obj, mine: number, act: (a: Obj) => void): void {
   main.replaceChildren();
@@ -146,7 +146,14 @@ function render(view: Obj, mine: number, act: (a: Obj) => void): void {
   if (Array.isArray(view["trick"])) {
     main.append(el("h3", {}, t("trick")), chips((view["trick"] as Obj[]).map((x) => `${String(x["seat"])}: ${String(x["card"] ?? x["tile"] ?? "")}`), "trick"));
   }
-  if (Array.isArray(view["line"])) main.append(el("h3", {}, t("line")), chips(view["line"] as unknown[], "line"));
+  const tile = (p: unknown): string => (Array.isArray(p) ? `[${p.join("|")}]` : String(p));
+  if (Array.isArray(view["line"])) main.append(el("h3", {}, t("line")), chips((view["line"] as unknown[]).map(tile), "line"));
+  if (Array.isArray(view["trains"])) {
+    for (const tr of view["trains"] as Obj[]) {
+      const tiles = Array.isArray(tr["tiles"]) ? (tr["tiles"] as unknown[]).map(tile) : [];
+      main.append(el("h3", {}, `${t("line")} ${String(tr["train"])}${tr["marker"] ? " ●" : ""}`), chips(tiles, "line"));
+    }
+  }
   if (Array.isArray(view["hand"])) main.append(el("h3", {}, t("hand")), chips(view["hand"] as unknown[], "hand"));
   const rest = Object.fromEntries(Object.entries(view).filter(([k]) => !SHOWN.has(k)));
   main.append(el("pre", { class: "rest", dir: "ltr" }, JSON.stringify(rest)));
