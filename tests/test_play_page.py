@@ -91,6 +91,8 @@ def test_in_arabic_the_table_is_right_to_left(browser: Any, server: Any) -> None
         assert pg.get_attribute("html", "dir") == "rtl"
         assert pg.get_attribute("html", "lang") == "ar"
         assert pg.evaluate("getComputedStyle(document.getElementById('table')).direction") == "rtl"
+        pg.wait_for_selector("#deadline", timeout=30_000)  # the turn's deadline, from the view
+        assert (pg.get_attribute("#deadline", "data-due") or "").startswith("20")
 
 
 def test_the_lobby_refuses_bad_tables_clearly(server: Any) -> None:

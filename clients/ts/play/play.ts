@@ -138,7 +138,11 @@ function render(view: Obj, mine: number, act: (a: Obj) => void): void {
   const info = el("div", { class: "info" });
   info.append(el("span", { id: "turn", "data-turn": String(turn ?? "") }, `${t("turn")}: ${turn === mine ? t("you") : `${t("seat")} ${String(turn ?? "–")}`}`));
   const dl = view["deadline"] as Obj | undefined;
-  if (dl && typeof dl === "object") info.append(el("span", { id: "deadline" }, `${t("deadline")}: ${String(dl["at"] ?? "")}`));
+  if (dl && typeof dl === "object" && typeof dl["due"] === "string") {
+    const due = new Date(dl["due"]);
+    const who = dl["seat"] === mine ? t("you") : `${t("seat")} ${String(dl["seat"])}`;
+    info.append(el("span", { id: "deadline", "data-due": dl["due"] }, `${t("deadline")}: ${who} ${due.toLocaleTimeString(lang)}`));
+  }
   if (view["dice"] !== undefined && view["dice"] !== null) info.append(el("span", { id: "dice" }, `${t("dice")}: ${JSON.stringify(view["dice"])}`));
   if (typeof view["trump"] === "string") info.append(el("span", { id: "trump" }, `${t("trump")}: ${view["trump"]}`));
   main.append(info);
