@@ -125,3 +125,26 @@ def test_the_committed_bundle_is_a_fresh_build(tmp_path: Path) -> None:
         "qahwa_page/static/play.js is stale: run make play-js and commit it"
     )
     assert len(gzip.compress(BUNDLE.read_bytes(), 9)) <= 80_000
+
+
+@pytest.mark.browser
+def test_a_friend_sits_down_from_the_seat_link(browser: Any, server: Any) -> None:
+    with open_page(browser, f"{server.url}/play?game=tawla&friend=1") as me:
+        link = me.locator('[data-testid="seat-link"]')
+        link.wait_for(timeout=30_000)
+        url = str(link.get_attribute("href"))
+        assert "seat=1" in url and "token=" in url
+        with open_page(browser, url) as friend:
+            # both seats commit and reveal: the match starts, and someone may roll
+            for pg in (me, friend):
+                pg.wait_for_selector('[data-testid="board"]', timeout=60_000)
+            offered = 0
+            for _ in range(600):  # the opening roll is offered to one of them (or both)
+                offered = sum(
+                    pg.locator('[data-testid="legal-action"]').count() for pg in (me, friend)
+                )
+                if offered:
+                    break
+                me.wait_for_timeout(100)
+            assert offered > 0
+            assert me.js_errors == [] and friend.js_errors == []
