@@ -34,7 +34,7 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test test-all bench bench-api profile-api lint ts-types demo clean lock lock-upgrade \
+.PHONY: serve test test-all bench bench-api profile-api lint play-js ts-types demo clean lock lock-upgrade \
 	pyodide \
 	verifier-dist certify
 
@@ -100,6 +100,12 @@ bench-api: $(VENV)/.installed-dev
 
 # clients/ts/src/api.d.ts, the TypeScript client's types, from the app's OpenAPI document
 # (tests/test_clients_ts.py fails when they are stale); npm installs from the lock only.
+# qahwa_page/static/play.js, the web table's script (/play), from clients/ts/play with the
+# locked esbuild; committed, so `make serve` needs no node (tests/test_play_page.py fails when
+# it differs from a fresh build).
+play-js:
+	cd clients/ts && npm ci --no-audit --no-fund && npm run build:play
+
 ts-types: $(VENV)/.installed-dev
 	cd clients/ts && npm ci --no-audit --no-fund
 	$(BIN)/python -c "import json, pathlib, sys, tempfile; sys.path.insert(0, 'tests'); \

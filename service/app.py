@@ -21,7 +21,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import DuplicateKeyError, SecretBox, loads_strict
 
-from . import cors, docs_ui, keys, migrate, operations
+from . import cors, docs_ui, keys, migrate, operations, play
 from .c2sp import LogC2SP
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
@@ -338,6 +338,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.include_router(public_routes.router)
     app.include_router(log_c2sp_routes.router)
     docs_ui.install(app)
+    play.install(app)  # /play, the web table (service/play.py)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
     operations.install(app, settings, db, clock)

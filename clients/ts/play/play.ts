@@ -1,0 +1,302 @@
+// The web table at /play (issue 32): one person's seat, played through the conforming client
+// (../src), with house bots or a friend in the other seats. Built by `npm run build:play` into
+// qahwa_page/static/play.js (committed; tests/test_play_page.py checks it is a fresh build).
+import { Client, IndexedDBStorage, MemoryStorage } from "../src/index.js";
+import type { Seat } from "../src/index.js";
+
+type Obj = Record<string, unknown>;
+
+const T: Record<string, Record<string, string>> = {
+  en: {
+    title: "Play", game: "Game", rules: "Rules (JSON, optional)", friend: "Leave a seat for a friend",
+    start: "Sit down", turn: "Turn", you: "you", seat: "Seat", deadline: "Deadline", dice: "Dice",
+    waiting: "Waiting for the other seats…", yourmove: "Your move", theirs: "Their move",
+    finished: "The match is over", verdict: "Checking the match in your browser…",
+    transcript: "Download the transcript", export: "Download the seat file", link: "Seat link for your friend",
+    hand: "Your hand", trick: "Trick", line: "Line", trump: "Trump", error: "Error", scores: "Scores",
+    pass: "Verified", fail: "Verification FAILED", incomplete: "Incomplete",
+  },
+  ar: {
+    title: "العب", game: "اللعبة", rules: "القواعد (JSON، اختياري)", friend: "اترك مقعدًا لصديق",
+    start: "اجلس", turn: "الدور", you: "أنت", seat: "المقعد", deadline: "المهلة", dice: "النرد",
+    waiting: "بانتظار المقاعد الأخرى…", yourmove: "دورك", theirs: "دورهم",
+    finished: "انتهت المباراة", verdict: "جارٍ التحقق من المباراة في متصفحك…",
+    transcript: "نزّل السجل", export: "نزّل ملف المقعد", link: "رابط المقعد لصديقك",
+    hand: "يدك", trick: "الأكلة", line: "الخط", trump: "الحكم", error: "خطأ", scores: "النقاط",
+    pass: "تم التحقق", fail: "فشل التحقق", incomplete: "غير مكتمل",
+  },
+  fa: {
+    title: "بازی", game: "بازی", rules: "قوانین (JSON، اختیاری)", friend: "یک صندلی برای دوست",
+    start: "بنشین", turn: "نوبت", you: "شما", seat: "صندلی", deadline: "مهلت", dice: "تاس",
+    waiting: "در انتظار صندلی‌های دیگر…", yourmove: "نوبت شما", theirs: "نوبت آنها",
+    finished: "بازی تمام شد", verdict: "بررسی بازی در مرورگر شما…",
+    transcript: "دریافت رونوشت", export: "دریافت فایل صندلی", link: "پیوند صندلی برای دوست",
+    hand: "دست شما", trick: "دست", line: "ردیف", trump: "حکم", error: "خطا", scores: "امتیاز",
+    pass: "تأیید شد", fail: "تأیید نشد", incomplete: "ناقص",
+  },
+};
+const GAMES = ["tawla", "mahbusa", "hokm", "shelem", "qahve", "iraqi_domino", "mexican_train"];
+
+const params = new URLSearchParams(location.search);
+const lang = ((): string => {
+  const l = params.get("lang") ?? "";
+  return l in T ? l : "en";
+})();
+const t = (k: string): string => T[lang]?.[k] ?? T["en"]![k] ?? k;
+document.documentElement.lang = lang;
+document.documentElement.dir = lang === "ar" || lang === "fa" ? "rtl" : "ltr";
+
+function el(tag: string, attrs: Record<string, string> = {}, ...kids: (Node | string)[]): HTMLElement {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const k of kids) e.append(k);
+  return e;
+}
+const SVG = "http://www.w3.org/2000/svg";
+function svg(tag: string, attrs: Record<string, string | number>): SVGElement {
+  const e = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+}
+const main = document.getElementById("table")!;
+const status = document.getElementById("status")!;
+function say(text: string): void {
+  status.textContent = text;
+}
+
+// -- the lobby ---------------------------------------------------------------------------
+function lobby(): void {
+  const sel = el("select", { id: "game" });
+  for (const g of GAMES) sel.append(el("option", { value: g }, g));
+  const rules = el("textarea", { id: "ruleset", dir: "ltr", placeholder: '{"match_length": 1}' });
+  const friend = el("input", { type: "checkbox", id: "friend" });
+  const go = el("button", { id: "start" }, t("start"));
+  go.addEventListener("click", () => {
+    const r = (rules as HTMLTextAreaElement).value.trim();
+    const q = new URLSearchParams({ game: (sel as HTMLSelectElement).value, lang });
+    if (r) q.set("ruleset", r);
+    if ((friend as HTMLInputElement).checked) q.set("friend", "1");
+    location.search = q.toString();
+  });
+  main.append(
+    el("label", {}, t("game"), " ", sel),
+    el("label", {}, t("rules"), rules),
+    el("label", {}, friend, " ", t("friend")),
+    go,
+  );
+}
+
+// -- drawing -------------------------------------------------------------------------------
+function board(view: Obj): Node {
+  const pts = (view["points"] as number[] | undefined) ?? [];
+  const W = 26 * 24, H = 300;
+  const s = svg("svg", { viewBox: `0 0 ${W + 40} ${H}`, width: "100%", role: "img", "data-testid": "board" });
+  s.append(svg("rect", { x: 0, y: 0, width: W + 40, height: H, fill: "#d9b98a" }));
+  for (let i = 0; i < 24; i++) {
+    const top = i >= 12;
+    const col = top ? i - 12 : 11 - i;
+    const x = col * 26 + (col >= 6 ? 40 : 0);
+    const y0 = top ? 0 : H, y1 = top ? 120 : H - 120;
+    s.append(svg("polygon", { points: `${x},${y0} ${x + 26},${y0} ${x + 13},${y1}`, fill: i % 2 ? "#7a3e1d" : "#efe3c8" }));
+    const n = pts[i] ?? 0;
+    for (let k = 0; k < Math.min(Math.abs(n), 5); k++) {
+      const cy = top ? 13 + k * 24 : H - 13 - k * 24;
+      s.append(svg("circle", { cx: x + 13, cy, r: 11, fill: n > 0 ? "#fff" : "#222", stroke: "#555" }));
+    }
+    if (Math.abs(n) > 5) {
+      const lab = svg("text", { x: x + 13, y: top ? 140 : H - 130, "text-anchor": "middle", "font-size": 12 });
+      lab.textContent = String(Math.abs(n));
+      s.append(lab);
+    }
+    const num = svg("text", { x: x + 13, y: top ? 150 + 10 : H - 150, "text-anchor": "middle", "font-size": 9, fill: "#333" });
+    num.textContent = String(i + 1);
+    s.append(num);
+  }
+  s.append(svg("rect", { x: 6 * 26, y: 0, width: 40, height: H, fill: "#5a3210" }));
+  return s;
+}
+
+function chips(items: unknown[], cls: string): HTMLElement {
+  const d = el("div", { class: cls });
+  for (const c of items) d.append(el("span", { class: "chip" }, typeof c === "string" ? c : JSON.stringify(c)));
+  return d;
+}
+
+function label(a: Obj): string {
+  if (typeof a["card"] === "string") return a["card"];
+  if (typeof a["tile"] === "string") return `${a["tile"]}${a["end"] !== undefined ? " → " + String(a["end"]) : ""}`;
+  if (Array.isArray(a["steps"])) return (a["steps"] as number[][]).map((st) => `${st[0]}→${st[1]}`).join("  ");
+  const rest = Object.entries(a).filter(([k]) => k !== "type");
+  return rest.length ? `${String(a["type"])} ${rest.map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(" ")}` : String(a["type"]);
+}
+
+const SHOWN = new Set(["points", "hand", "trick", "line", "trains", "legal_actions", "suggested_actions", "dice", "deadline", "turn", "status", "seat", "trump"]);
+
+function render(view: Obj, mine: number, act: (a: Obj) => void): void {
+  main.replaceChildren();
+  const turn = view["turn"];
+  const info = el("div", { class: "info" });
+  info.append(el("span", { id: "turn", "data-turn": String(turn ?? "") }, `${t("turn")}: ${turn === mine ? t("you") : `${t("seat")} ${String(turn ?? "–")}`}`));
+  const dl = view["deadline"] as Obj | undefined;
+  if (dl && typeof dl === "object" && typeof dl["due"] === "string") {
+    const due = new Date(dl["due"]);
+    const who = dl["seat"] === mine ? t("you") : `${t("seat")} ${String(dl["seat"])}`;
+    info.append(el("span", { id: "deadline", "data-due": dl["due"] }, `${t("deadline")}: ${who} ${due.toLocaleTimeString(lang)}`));
+  }
+  if (view["dice"] !== undefined && view["dice"] !== null) info.append(el("span", { id: "dice" }, `${t("dice")}: ${JSON.stringify(view["dice"])}`));
+  if (typeof view["trump"] === "string") info.append(el("span", { id: "trump" }, `${t("trump")}: ${view["trump"]}`));
+  main.append(info);
+  if (Array.isArray(view["points"])) main.append(board(view));
+  if (Array.isArray(view["trick"])) {
+    main.append(el("h3", {}, t("trick")), chips((view["trick"] as Obj[]).map((x) => `${String(x["seat"])}: ${String(x["card"] ?? x["tile"] ?? "")}`), "trick"));
+  }
+  const tile = (p: unknown): string => (Array.isArray(p) ? `[${p.join("|")}]` : String(p));
+  if (Array.isArray(view["line"])) main.append(el("h3", {}, t("line")), chips((view["line"] as unknown[]).map(tile), "line"));
+  if (Array.isArray(view["trains"])) {
+    for (const tr of view["trains"] as Obj[]) {
+      const tiles = Array.isArray(tr["tiles"]) ? (tr["tiles"] as unknown[]).map(tile) : [];
+      main.append(el("h3", {}, `${t("line")} ${String(tr["train"])}${tr["marker"] ? " ●" : ""}`), chips(tiles, "line"));
+    }
+  }
+  if (Array.isArray(view["hand"])) main.append(el("h3", {}, t("hand")), chips(view["hand"] as unknown[], "hand"));
+  const rest = Object.fromEntries(Object.entries(view).filter(([k]) => !SHOWN.has(k)));
+  main.append(el("pre", { class: "rest", dir: "ltr" }, JSON.stringify(rest)));
+  const legal = (Array.isArray(view["legal_actions"]) ? view["legal_actions"] : []) as Obj[];
+  const moves = el("div", { id: "moves" });
+  for (const a of legal) {
+    const b = el("button", { "data-testid": "legal-action", "data-action": JSON.stringify(a), dir: "ltr" }, label(a));
+    b.addEventListener("click", () => {
+      moves.querySelectorAll("button").forEach((x) => ((x as HTMLButtonElement).disabled = true));
+      act(a);
+    });
+    moves.append(b);
+  }
+  main.append(moves);
+  say(view["status"] !== "playing" ? t("waiting") : legal.length ? t("yourmove") : t("theirs"));
+}
+
+// -- the end --------------------------------------------------------------------------------
+function download(name: string, doc: unknown): HTMLElement {
+  const url = URL.createObjectURL(new Blob([JSON.stringify(doc, null, 1)], { type: "application/json" }));
+  return el("a", { href: url, download: name, "data-testid": `download-${name.split(".")[0]!}` }, name);
+}
+
+async function finish(seat: Seat, matchId: string): Promise<void> {
+  say(t("finished"));
+  const verdict = el("div", { id: "verdict", "data-verdict": "pending", role: "status" }, t("verdict"));
+  const end = el("section", { id: "end" }, verdict);
+  main.append(end);
+  let doc: Obj;
+  try {
+    doc = (await seat.checkTranscript()) as Obj;
+  } catch (e) {
+    verdict.setAttribute("data-verdict", "fail");
+    verdict.textContent = `${t("fail")}: ${String(e)}`;
+    doc = (await seat.transcript()) as Obj;
+  }
+  end.append(el("p", {}, download("transcript.json", doc), " · ", download("seat.json", seat.export())));
+  // the verify page's own verdict, computed in this browser (its worker runs the rules under Pyodide)
+  const frame = el("iframe", { id: "verify", src: `/verify?match=${encodeURIComponent(matchId)}&lang=${lang}`, title: "verify" }) as HTMLIFrameElement;
+  end.append(frame);
+  if (verdict.getAttribute("data-verdict") === "fail") return;
+  const timer = setInterval(() => {
+    const v = frame.contentDocument?.getElementById("verdict");
+    const got = v?.getAttribute("data-verdict");
+    if (!v || v.hidden || !got || got === "pending" || v.getAttribute("data-replay") === "pending") return;
+    clearInterval(timer);
+    const mapped = got === "pass" ? "pass" : got === "fail" ? "fail" : "incomplete";
+    verdict.setAttribute("data-verdict", mapped);
+    verdict.textContent = `${t(mapped)} — ${v.textContent ?? ""}`;
+  }, 500);
+}
+
+// -- a seat ---------------------------------------------------------------------------------
+async function play(matchId: string, mine: number, token: string, game: string, ruleset?: Obj): Promise<void> {
+  let storage;
+  try {
+    storage = new IndexedDBStorage();
+  } catch {
+    storage = new MemoryStorage();
+  }
+  const qc = new Client(location.origin, { storage });
+  const terms: { game?: string; ruleset?: Obj } = {};
+  if (game) terms.game = game;
+  if (ruleset) terms.ruleset = ruleset;
+  const seat = await qc.seat(matchId, mine, token, { terms });
+  say(t("waiting"));
+  await seat.resendPending();
+  await seat.commit();
+  await seat.reveal(120);
+  // the view, read again whenever the seat is not about to act (a light poll: every state
+  // answer is the seat's own signed-over view; the events stream only wakes it sooner)
+  let shown = "";
+  let acting = false;
+  for (;;) {
+    if (!acting) {
+      const view = (await seat.state()) as unknown as Obj;
+      const key = JSON.stringify(view);
+      if (view["status"] === "finished") {
+        render(view, mine, () => undefined);
+        await finish(seat, matchId);
+        return;
+      }
+      if (key !== shown) {
+        shown = key;
+        render(view, mine, (a) => {
+          acting = true;
+          seat
+            .act(a, { retryStale: true })
+            .catch((e: unknown) => say(`${t("error")}: ${String(e)}`))
+            .finally(() => {
+              shown = ""; // drawn again: a refused move leaves the buttons live
+              acting = false;
+            });
+        });
+      }
+    }
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+async function newTable(game: string, ruleset: string | null, friend: boolean): Promise<void> {
+  let rules: unknown = undefined;
+  if (ruleset) rules = JSON.parse(ruleset);
+  if (rules !== undefined && (typeof rules !== "object" || rules === null || Array.isArray(rules))) {
+    throw new Error("the ruleset is not a JSON object");
+  }
+  const r = await fetch("/play/tables", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ game, ruleset: rules ?? null, friend }),
+  });
+  const doc = (await r.json()) as Obj;
+  if (!r.ok) throw new Error(String((doc["error"] as Obj | undefined)?.["message"] ?? r.status));
+  const seats = doc["people"] as { seat: number; token: string }[];
+  const me = seats[0]!;
+  const q = new URLSearchParams({ match: String(doc["match_id"]), seat: String(me.seat), token: me.token, game, lang });
+  history.replaceState(null, "", `/play?${q.toString()}`);
+  for (const other of seats.slice(1)) {
+    const fq = new URLSearchParams({ match: String(doc["match_id"]), seat: String(other.seat), token: other.token, game, lang });
+    const url = `${location.origin}/play?${fq.toString()}`;
+    document.getElementById("links")!.append(el("p", {}, `${t("link")}: `, el("a", { href: url, "data-testid": "seat-link" }, url)));
+  }
+  await play(String(doc["match_id"]), me.seat, me.token, game, rules as Obj | undefined);
+}
+
+async function boot(): Promise<void> {
+  document.title = `qahwa — ${t("title")}`;
+  const game = params.get("game");
+  const match = params.get("match");
+  if (match && params.get("token")) {
+    await play(match, Number(params.get("seat") ?? "0"), params.get("token")!, game ?? "");
+  } else if (game) {
+    await newTable(game, params.get("ruleset"), params.get("friend") === "1");
+  } else {
+    lobby();
+  }
+}
+
+boot().catch((e: unknown) => {
+  say(`${t("error")}: ${e instanceof Error ? e.message : String(e)}`);
+  status.setAttribute("data-error", "1");
+});
