@@ -34,7 +34,7 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test test-all bench bench-api lint demo clean lock lock-upgrade pyodide \
+.PHONY: serve test test-all bench bench-api lint unasync demo clean lock lock-upgrade pyodide \
 	verifier-dist certify
 
 $(BIN)/python:
@@ -102,6 +102,11 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/python scripts/unasync.py --check
+
+# The sync client (qahwa_client/client.py) is generated from the async one (aio.py).
+unasync: $(VENV)/.installed-dev
+	$(BIN)/python scripts/unasync.py
 
 demo: $(VENV)/.installed
 	$(BIN)/qahwa demo

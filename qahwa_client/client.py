@@ -1,4 +1,7 @@
-"""The synchronous client: ``Client(base_url)`` → matches → seats; rng sessions; verify.
+# Generated from qahwa_client/aio.py by scripts/unasync.py: do not edit.
+"""The client, written once: ``qahwa_client/aio.py`` (asynchronous) is the source, and the
+synchronous ``qahwa_client/client.py`` is generated from it by ``scripts/unasync.py``
+(``make unasync``; ``make lint`` and a test check it is up to date). Edit aio.py only.
 
 Every seat is a conforming client of qahwa-fair/2 (fairness-v2.md §3a):
 
@@ -6,7 +9,7 @@ Every seat is a conforming client of qahwa-fair/2 (fairness-v2.md §3a):
 with Client("http://127.0.0.1:8000", operator_key=KEY) as qc:
     match = qc.create_match("tawla", {"match_length": 1}, names=["Layla", "Omar"])
     match.start()            # every seat: commit, check the lock, reveal
-    ...                      # seat.state(), seat.act(action): signed, values added when owed
+    ...                            # seat.state(), seat.act(action): signed, values added when owed
     match.check_transcript() # the lock and every receipt against the transcript
 ```
 """
@@ -21,7 +24,6 @@ from types import TracebackType
 from typing import Any
 
 import httpx
-from pydantic import TypeAdapter
 
 from qahwa_wire.models import (
     ActionOut,
@@ -40,46 +42,19 @@ from qahwa_wire.models import (
     TreeHeadOut,
 )
 
+from ._shared import (
+    LATEST,
+    RESEND_STATUS,
+    STATE,
+    Unanswered,
+    accepted_out,
+    auth,
+    create_body,
+)
 from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
-from .errors import ApiError, ClientError, StaleVersion, raise_for
+from .errors import ApiError, StaleVersion, raise_for
 from .proto import canonical
 from .sse import iter_sse
-
-STATE = TypeAdapter[StateOut](StateOut)
-
-# Answers after which a request is sent again, byte for byte (fairness-v2.md §3a.6): the
-# server may or may not have acted on it.
-RESEND_STATUS = frozenset({500, 502, 503, 504})
-#: an ``after`` no match reaches: the answer is where the log stands, with no events
-LATEST = 2**31 - 1
-
-
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def create_body(
-    game: str,
-    ruleset: Mapping[str, Any] | None,
-    names: Sequence[str] | None,
-    house: Sequence[bool] | None = None,
-) -> dict[str, Any]:
-    body: dict[str, Any] = {"game": game}
-    if ruleset is not None:
-        body["ruleset"] = dict(ruleset)
-    if house is not None and names is None:
-        raise ClientError("house seats are declared with their names")
-    if names is not None:
-        flags = list(house) if house is not None else [False] * len(names)
-        if len(flags) != len(names):
-            raise ClientError(f"{len(names)} names but {len(flags)} house flags")
-        body["seats"] = [{"name": n, "house": h} for n, h in zip(names, flags, strict=True)]
-    return body
-
-
-class Unanswered(ClientError):
-    """A request got no answer (or only 5xx) however often it was resent; it is kept in the
-    seat's ``requests`` without a receipt."""
 
 
 class Client:
@@ -131,11 +106,7 @@ class Client:
     ) -> Any:
         """One call; the parsed JSON answer, or :class:`ApiError` for any 4xx/5xx."""
         resp = self.http.request(
-            method,
-            self.base_url + path,
-            headers=_auth(token) if token else None,
-            json=json_body,
-            params=params,
+            method, self.base_url + path, headers=auth(token), json=json_body, params=params
         )
         raise_for(resp)
         return resp.json()
@@ -153,8 +124,8 @@ class Client:
         identical bytes again (up to ``retries`` times). Returns (answer, attempts - 1);
         ``entry["attempts"]`` counts the copies sent."""
         content = canonical(body)
-        headers = {"Content-Type": "application/json", **(_auth(token) if token else {})}
-        problem: str = ""
+        headers = {"Content-Type": "application/json", **auth(token)}
+        problem = ""
         for attempt in range(self.retries + 1):
             if attempt and self.retry_delay:
                 time.sleep(self.retry_delay * attempt)
@@ -209,8 +180,8 @@ class Client:
         operator_key: str | None = None,
     ) -> Match:
         """Create a match (with ``operator_key``, default the client's); the handle holds the
-        signed commit record and one conforming :class:`Seat` per seat, each checking the
-        record against what was asked for here before it commits."""
+        signed commit record and one conforming seat per seat, each checking the record
+        against what was asked for here before it commits."""
         created = MatchCreatedOut.model_validate(
             self.request(
                 "POST",
@@ -303,8 +274,7 @@ class Client:
     # -- plain randomness ---------------------------------------------------------------------
     def rng(self, *, operator_key: str | None = None) -> RngSession:
         """Open a plain dice/shuffle session (with ``operator_key``, default the client's);
-        give its seed with :meth:`RngSession.send_seed` once the signed commit record is
-        held."""
+        give its seed with ``send_seed`` once the signed commit record is held."""
         created = RngCreatedOut.model_validate(
             self.request("POST", "/v1/rng", token=operator_key or self.operator_key, json_body={})
         )
@@ -312,7 +282,7 @@ class Client:
 
 
 class Match:
-    """A match created by this client: its commit record, and one :class:`Seat` per seat."""
+    """A match created by this client: its commit record, and one seat per seat."""
 
     def __init__(
         self, client: Client, created: MatchCreatedOut, terms: Terms | None = None
@@ -351,7 +321,7 @@ class Match:
 
     def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Every seat that revealed through this client checks the transcript against its
-        lock and receipts (:meth:`Seat.check_transcript`); returns the transcript."""
+        lock and receipts (the seat's ``check_transcript``); returns the transcript."""
         got = dict(doc) if doc is not None else self.transcript()
         for seat in self.seats:
             if seat.lock is not None:
@@ -457,16 +427,19 @@ class Seat:
     def _call(self, method: str, path: str, body: Any = None) -> Any:
         return self.client.request(method, self._path(path), token=self.token, json_body=body)
 
-    def _send(self, path: str, body: Any) -> tuple[Any, int, dict[str, Any]]:
+    def _send(self, path: str, body: Any) -> tuple[Any, dict[str, Any]]:
+        """Send a signed request (resent byte for byte when unanswered); the answer and the
+        request's entry in ``requests`` (``entry["attempts"]`` counts the copies sent). A
+        refusal is recorded in the entry before it is raised."""
         entry = self.proto.sent("POST", self._path(path), body)
         try:
-            answer, resent = self.client.send(
+            answer, _ = self.client.send(
                 "POST", self._path(path), body, token=self.token, entry=entry
             )
         except ApiError as exc:
             self.proto.refused(entry, exc.status, exc.code)
             raise
-        return answer, resent, entry
+        return answer, entry
 
     def _seen(self, view: Any) -> None:
         """A view of this seat: its deadline kept; an end by timeout checked (§3a.8)."""
@@ -482,7 +455,7 @@ class Seat:
         """The match's events after its end, checked as §3a.8 says (a timeout's time against
         its deadline, this client's clock and this seat's unreceipted requests); the
         disputes found (also kept in :attr:`disputes`)."""
-        return self.proto.check_end(self.client.events(self.match_id).events)
+        return self.proto.check_end((self.client.events(self.match_id)).events)
 
     # -- seating ---------------------------------------------------------------------------------
     def commit(self, client_seed: str | None = None) -> SeatingOut | None:
@@ -493,18 +466,19 @@ class Seat:
         may have landed: the lock check settles it).
         """
         record = (
-            self._record if self._record is not None else self.client.match(self.match_id).record
+            self._record if self._record is not None else (self.client.match(self.match_id)).record
         )
-        self.proto.accept_record(record, self.client.trusted())
+        keys = self.client.trusted()
+        self.proto.accept_record(record, keys)
         body = self.proto.commit_body(client_seed)
         try:
-            answer, resent, entry = self._send(f"/seats/{self.seat}/commit", body)
+            answer, entry = self._send(f"/seats/{self.seat}/commit", body)
         except ApiError as exc:
             if self.proto.requests[-1].get("attempts", 1) > 1:
                 return None
             self.proto.commit_refused = f"{exc.code}: {exc.message}"
             raise
-        self.proto.take_receipt(answer, self.client.trusted(), entry=entry, seq=-1)
+        self.proto.take_receipt(answer, keys, entry=entry, seq=-1)
         return SeatingOut.model_validate(answer)
 
     def check_lock(self, wait: float = 0.0, poll: float = 0.25) -> dict[str, Any]:
@@ -522,17 +496,16 @@ class Seat:
                 time.sleep(poll)
         lock_out = LockOut.model_validate(raw)
         proof = self.client.log_proof(lock_out.log_index)
-        lock = self.proto.check_lock(
-            raw.get("lock"), raw.get("log_index"), proof, self.client.trusted()
-        )
-        self.proto.take_receipt(raw, self.client.trusted(), seq=-1)
+        keys = self.client.trusted()
+        lock = self.proto.check_lock(raw.get("lock"), raw.get("log_index"), proof, keys)
+        self.proto.take_receipt(raw, keys, seq=-1)
         return lock
 
     def reveal(self, wait: float = 0.0) -> SeatingOut:
         """Check the lock, then reveal this seat's seed and nonce (§3)."""
         if self.proto.lock is None:
             self.check_lock(wait)
-        answer, _, entry = self._send(f"/seats/{self.seat}/reveal", self.proto.reveal_body())
+        answer, entry = self._send(f"/seats/{self.seat}/reveal", self.proto.reveal_body())
         self.proto.revealed = True
         self.proto.take_receipt(answer, self.client.trusted(), entry=entry, seq=-1)
         return SeatingOut.model_validate(answer)
@@ -590,7 +563,7 @@ class Seat:
 
     def _post_action(self, body: dict[str, Any]) -> ActionOut:
         try:
-            answer, _, entry = self._send("/actions", body)
+            answer, entry = self._send("/actions", body)
         except ApiError as exc:
             entry = self.proto.requests[-1]
             if exc.status == 409 and entry.get("attempts", 1) > 1 and body.get("sig"):
@@ -608,19 +581,11 @@ class Seat:
     def _accepted_earlier(self, sig: str) -> ActionOut | None:
         """After a resend met 409: the first copy may have been accepted (its answer lost).
         The public log tells: an action event of this seat with this signature."""
-        for ev in self.client.events(self.match_id).events:
+        for ev in (self.client.events(self.match_id)).events:
             if ev.get("type") == "action" and ev.get("seat") == self.seat and ev.get("sig") == sig:
                 view = self.state()
                 return ActionOut.model_validate(
-                    {
-                        "match_id": self.match_id,
-                        "seat": self.seat,
-                        "version": view.version,
-                        "status": view.status,
-                        "first_seq": ev["seq"],
-                        "state": view.model_dump(mode="json"),
-                        "chain": view.chain,
-                    }
+                    accepted_out(self.match_id, self.seat, ev["seq"], view)
                 )
         return None
 
@@ -628,7 +593,7 @@ class Seat:
         """Resign, signed over the current chain head (v2)."""
         view = self.state()
         body = self.proto.resign_body(chain=view.chain, view_lock=view.lock)
-        answer, _, entry = self._send("/resign", body)
+        answer, entry = self._send("/resign", body)
         out = ResignOut.model_validate(answer)
         self.proto.take_receipt(
             answer, self.client.trusted(), entry=entry, chain=answer.get("chain")
@@ -636,9 +601,9 @@ class Seat:
         return out
 
     def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """After the match: the transcript's lock is byte-identical to the one this seat
-        revealed against, and every receipt agrees with its chain (§3a.5);
-        :class:`TranscriptMismatch` otherwise. Returns the transcript."""
+        """After the match: the transcript (default: fetched now) has the lock byte-identical
+        to the one this seat revealed against, and every receipt agrees with its chain
+        (§3a.5); :class:`TranscriptMismatch` otherwise. Returns the transcript."""
         got = dict(doc) if doc is not None else self.client.transcript(self.match_id)
         self.proto.check_transcript(got)
         self.proto.check_end(got["events"])
@@ -649,7 +614,7 @@ class Seat:
         pushed as it happened (accepted after the stream began) has its time ``at`` checked
         against this client's clock, and an end by timeout is checked (§3a.8)."""
         # where the log stands now (no events asked for): later ones are pushed as they happen
-        live_from = self.client.events(self.match_id, after=LATEST).next_seq
+        live_from = (self.client.events(self.match_id, after=LATEST)).next_seq
         for ev in self.client.stream(self.match_id, after, timeout):
             seq = ev.get("seq")
             if isinstance(seq, int) and seq >= live_from:
@@ -694,7 +659,8 @@ class RngSession:
     def send_seed(self, client_seed: str | None = None) -> RngSeededOut:
         """Check the commit record, then send the seed (default: a fresh one) and a fresh
         nonce; the answer's lock is checked, with its inclusion in the log."""
-        self.proto.accept_record(self.created.record, self.client.trusted())
+        keys = self.client.trusted()
+        self.proto.accept_record(self.created.record, keys)
         self.proto.commit_body(client_seed)
         path = f"/v1/rng/{self.session_id}/seed"
         body = {"client_seed": self.proto.client_seed, "nonce": self.proto.nonce}
@@ -702,13 +668,10 @@ class RngSession:
         answer, _ = self.client.send("POST", path, body, token=self.token, entry=entry)
         out = RngSeededOut.model_validate(answer)
         self.proto.check_lock(
-            answer["lock"],
-            answer["log_index"],
-            self.client.log_proof(out.log_index),
-            self.client.trusted(),
+            answer["lock"], answer["log_index"], self.client.log_proof(out.log_index), keys
         )
         self.proto.revealed = True
-        self.proto.take_receipt(answer, self.client.trusted(), entry=entry, seq=-1)
+        self.proto.take_receipt(answer, keys, entry=entry, seq=-1)
         return out
 
     def dice(self, count: int = 1, sides: int = 6) -> DrawOut:
@@ -739,9 +702,18 @@ class RngSession:
         return doc
 
     def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The transcript (default: fetched now) against this session's lock and receipts."""
         got = dict(doc) if doc is not None else self.transcript()
         self.proto.check_transcript(got)
         return got
 
 
-__all__ = ["ApiError", "Client", "Match", "RngSession", "Seat", "StaleVersion", "Unanswered"]
+__all__ = [
+    "ApiError",
+    "Client",
+    "Match",
+    "RngSession",
+    "Seat",
+    "StaleVersion",
+    "Unanswered",
+]
