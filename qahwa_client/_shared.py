@@ -5,12 +5,14 @@ the resend rule and the :class:`Unanswered` error."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
 
 from qahwa_wire.models import StateOut
 
+from .conform import Dispute, SeatProtocol
 from .errors import ClientError
 
 STATE = TypeAdapter[StateOut](StateOut)
@@ -61,3 +63,87 @@ def accepted_out(match_id: str, seat: int, seq: int, view: StateOut) -> dict[str
 class Unanswered(ClientError):
     """A request got no answer (or only 5xx) however often it was resent; it is kept in the
     seat's ``requests`` without a receipt."""
+
+
+class Keeps:
+    """What a player keeps of a seat or a session, read from its :class:`SeatProtocol`
+    (the same in the sync and the async handles: nothing here waits)."""
+
+    proto: SeatProtocol
+
+    @property
+    def client_seed(self) -> str | None:
+        return self.proto.client_seed
+
+    @property
+    def nonce(self) -> str | None:
+        return self.proto.nonce
+
+    @property
+    def lock(self) -> dict[str, Any] | None:
+        return self.proto.lock
+
+    @property
+    def receipts(self) -> list[dict[str, Any]]:
+        return self.proto.receipts
+
+
+class SeatKeeps(Keeps):
+    """A seat's: also its log index, key, requests and disputes; ``save`` and
+    ``save_receipts`` write them."""
+
+    match_id: str
+
+    @property
+    def log_index(self) -> int | None:
+        return self.proto.log_index
+
+    @property
+    def key(self) -> str | None:
+        """The seat's Ed25519 public key (base64), once committed."""
+        return self.proto.key.public_b64 if self.proto.key is not None else None
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request sent, with its local ``sent_at`` and its receipt (or None)."""
+        return self.proto.requests
+
+    @property
+    def disputes(self) -> list[Dispute]:
+        """The disputes this seat reports (fairness-v2.md §3a.8): a timeout before its
+        deadline or while this seat held an unreceipted request sent in time, or the server's
+        clock off by more than ``max_skew``. Each keeps its evidence; ``save`` writes them."""
+        return self.proto.disputes
+
+    @property
+    def disputed(self) -> bool:
+        return bool(self.proto.disputes)
+
+    @property
+    def unreceipted(self) -> list[dict[str, Any]]:
+        """The signed requests sent that neither a receipt nor a refusal answered, each with
+        its local ``sent_at`` (fairness-v2.md §3a.8)."""
+        return self.proto.unreceipted
+
+    def save_receipts(self, path: str | Path) -> Path:
+        return self.proto.save_receipts(path)
+
+    def save(self, path: str | Path) -> Path:
+        return self.proto.save(path)
+
+    def _path(self, tail: str) -> str:
+        return f"/v1/matches/{self.match_id}{tail}"
+
+    def _action_body(
+        self, action: Mapping[str, Any], view: StateOut, version: int
+    ) -> dict[str, Any]:
+        return self.proto.action_body(
+            action,
+            version=version,
+            chain=view.chain,
+            view_lock=view.lock,
+            turn=view.turn,
+            legal=view.legal_actions,
+            fresh_roll=getattr(view, "fresh_roll", None),
+            values_used=getattr(view, "values_used", None),
+        )

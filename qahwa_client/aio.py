@@ -46,13 +46,15 @@ from ._shared import (
     LATEST,
     RESEND_STATUS,
     STATE,
+    Keeps,
+    SeatKeeps,
     Unanswered,
     accepted_out,
     auth,
     create_body,
 )
 from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
-from .errors import ApiError, StaleVersion, raise_for
+from .errors import ApiError, raise_for
 from .proto import canonical
 from .sse import aiter_sse
 
@@ -336,7 +338,7 @@ class AsyncMatch:
         return self.client.stream(self.match_id, after, timeout)
 
 
-class AsyncSeat:
+class AsyncSeat(SeatKeeps):
     """One seat of a match, played as a conforming client (fairness-v2.md §3a).
 
     It keeps what a player keeps: ``client_seed``, ``nonce``, ``lock`` (and ``log_index``),
@@ -370,63 +372,6 @@ class AsyncSeat:
         )
         if receipts_file is not None:
             self.proto.receipts_path = Path(receipts_file)
-
-    # what the player keeps
-    @property
-    def client_seed(self) -> str | None:
-        return self.proto.client_seed
-
-    @property
-    def nonce(self) -> str | None:
-        return self.proto.nonce
-
-    @property
-    def lock(self) -> dict[str, Any] | None:
-        return self.proto.lock
-
-    @property
-    def log_index(self) -> int | None:
-        return self.proto.log_index
-
-    @property
-    def key(self) -> str | None:
-        """The seat's Ed25519 public key (base64), once committed."""
-        return self.proto.key.public_b64 if self.proto.key is not None else None
-
-    @property
-    def receipts(self) -> list[dict[str, Any]]:
-        return self.proto.receipts
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """Every request sent, with its local ``sent_at`` and its receipt (or None)."""
-        return self.proto.requests
-
-    @property
-    def disputes(self) -> list[Dispute]:
-        """The disputes this seat reports (fairness-v2.md §3a.8): a timeout before its
-        deadline or while this seat held an unreceipted request sent in time, or the server's
-        clock off by more than ``max_skew``. Each keeps its evidence; ``save`` writes them."""
-        return self.proto.disputes
-
-    @property
-    def disputed(self) -> bool:
-        return bool(self.proto.disputes)
-
-    @property
-    def unreceipted(self) -> list[dict[str, Any]]:
-        """The signed requests sent that neither a receipt nor a refusal answered, each with
-        its local ``sent_at`` (fairness-v2.md §3a.8)."""
-        return self.proto.unreceipted
-
-    def save_receipts(self, path: str | Path) -> Path:
-        return self.proto.save_receipts(path)
-
-    def save(self, path: str | Path) -> Path:
-        return self.proto.save(path)
-
-    def _path(self, tail: str) -> str:
-        return f"/v1/matches/{self.match_id}{tail}"
 
     async def _call(self, method: str, path: str, body: Any = None) -> Any:
         return await self.client.request(method, self._path(path), token=self.token, json_body=body)
@@ -526,20 +471,6 @@ class AsyncSeat:
         await self._seen(view)
         return view
 
-    def _action_body(
-        self, action: Mapping[str, Any], view: StateOut, version: int
-    ) -> dict[str, Any]:
-        return self.proto.action_body(
-            action,
-            version=version,
-            chain=view.chain,
-            view_lock=view.lock,
-            turn=view.turn,
-            legal=view.legal_actions,
-            fresh_roll=getattr(view, "fresh_roll", None),
-            values_used=getattr(view, "values_used", None),
-        )
-
     async def act(
         self, action: Mapping[str, Any], *, version: int | None = None, retry_stale: bool = False
     ) -> ActionOut:
@@ -632,7 +563,7 @@ class AsyncSeat:
                 await self.check_end()
 
 
-class AsyncRngSession:
+class AsyncRngSession(Keeps):
     """A plain provably fair dice/shuffle session (fairness-v2.md §3: the seed goes only
     after the signed commit record is held; the lock is then checked like a seat's)."""
 
@@ -642,22 +573,6 @@ class AsyncRngSession:
         self.session_id = created.session_id
         self.token = created.token
         self.proto = SeatProtocol(self.session_id, 0, keyed=False)
-
-    @property
-    def client_seed(self) -> str | None:
-        return self.proto.client_seed
-
-    @property
-    def nonce(self) -> str | None:
-        return self.proto.nonce
-
-    @property
-    def lock(self) -> dict[str, Any] | None:
-        return self.proto.lock
-
-    @property
-    def receipts(self) -> list[dict[str, Any]]:
-        return self.proto.receipts
 
     async def _call(self, method: str, path: str, body: Any = None) -> Any:
         return await self.client.request(
@@ -714,14 +629,3 @@ class AsyncRngSession:
         got = dict(doc) if doc is not None else await self.transcript()
         self.proto.check_transcript(got)
         return got
-
-
-__all__ = [
-    "ApiError",
-    "AsyncClient",
-    "AsyncMatch",
-    "AsyncRngSession",
-    "AsyncSeat",
-    "StaleVersion",
-    "Unanswered",
-]

@@ -46,13 +46,15 @@ from ._shared import (
     LATEST,
     RESEND_STATUS,
     STATE,
+    Keeps,
+    SeatKeeps,
     Unanswered,
     accepted_out,
     auth,
     create_body,
 )
 from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
-from .errors import ApiError, StaleVersion, raise_for
+from .errors import ApiError, raise_for
 from .proto import canonical
 from .sse import iter_sse
 
@@ -332,7 +334,7 @@ class Match:
         return self.client.stream(self.match_id, after, timeout)
 
 
-class Seat:
+class Seat(SeatKeeps):
     """One seat of a match, played as a conforming client (fairness-v2.md §3a).
 
     It keeps what a player keeps: ``client_seed``, ``nonce``, ``lock`` (and ``log_index``),
@@ -366,63 +368,6 @@ class Seat:
         )
         if receipts_file is not None:
             self.proto.receipts_path = Path(receipts_file)
-
-    # what the player keeps
-    @property
-    def client_seed(self) -> str | None:
-        return self.proto.client_seed
-
-    @property
-    def nonce(self) -> str | None:
-        return self.proto.nonce
-
-    @property
-    def lock(self) -> dict[str, Any] | None:
-        return self.proto.lock
-
-    @property
-    def log_index(self) -> int | None:
-        return self.proto.log_index
-
-    @property
-    def key(self) -> str | None:
-        """The seat's Ed25519 public key (base64), once committed."""
-        return self.proto.key.public_b64 if self.proto.key is not None else None
-
-    @property
-    def receipts(self) -> list[dict[str, Any]]:
-        return self.proto.receipts
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """Every request sent, with its local ``sent_at`` and its receipt (or None)."""
-        return self.proto.requests
-
-    @property
-    def disputes(self) -> list[Dispute]:
-        """The disputes this seat reports (fairness-v2.md §3a.8): a timeout before its
-        deadline or while this seat held an unreceipted request sent in time, or the server's
-        clock off by more than ``max_skew``. Each keeps its evidence; ``save`` writes them."""
-        return self.proto.disputes
-
-    @property
-    def disputed(self) -> bool:
-        return bool(self.proto.disputes)
-
-    @property
-    def unreceipted(self) -> list[dict[str, Any]]:
-        """The signed requests sent that neither a receipt nor a refusal answered, each with
-        its local ``sent_at`` (fairness-v2.md §3a.8)."""
-        return self.proto.unreceipted
-
-    def save_receipts(self, path: str | Path) -> Path:
-        return self.proto.save_receipts(path)
-
-    def save(self, path: str | Path) -> Path:
-        return self.proto.save(path)
-
-    def _path(self, tail: str) -> str:
-        return f"/v1/matches/{self.match_id}{tail}"
 
     def _call(self, method: str, path: str, body: Any = None) -> Any:
         return self.client.request(method, self._path(path), token=self.token, json_body=body)
@@ -520,20 +465,6 @@ class Seat:
         self._seen(view)
         return view
 
-    def _action_body(
-        self, action: Mapping[str, Any], view: StateOut, version: int
-    ) -> dict[str, Any]:
-        return self.proto.action_body(
-            action,
-            version=version,
-            chain=view.chain,
-            view_lock=view.lock,
-            turn=view.turn,
-            legal=view.legal_actions,
-            fresh_roll=getattr(view, "fresh_roll", None),
-            values_used=getattr(view, "values_used", None),
-        )
-
     def act(
         self, action: Mapping[str, Any], *, version: int | None = None, retry_stale: bool = False
     ) -> ActionOut:
@@ -624,7 +555,7 @@ class Seat:
                 self.check_end()
 
 
-class RngSession:
+class RngSession(Keeps):
     """A plain provably fair dice/shuffle session (fairness-v2.md §3: the seed goes only
     after the signed commit record is held; the lock is then checked like a seat's)."""
 
@@ -634,22 +565,6 @@ class RngSession:
         self.session_id = created.session_id
         self.token = created.token
         self.proto = SeatProtocol(self.session_id, 0, keyed=False)
-
-    @property
-    def client_seed(self) -> str | None:
-        return self.proto.client_seed
-
-    @property
-    def nonce(self) -> str | None:
-        return self.proto.nonce
-
-    @property
-    def lock(self) -> dict[str, Any] | None:
-        return self.proto.lock
-
-    @property
-    def receipts(self) -> list[dict[str, Any]]:
-        return self.proto.receipts
 
     def _call(self, method: str, path: str, body: Any = None) -> Any:
         return self.client.request(
@@ -706,14 +621,3 @@ class RngSession:
         got = dict(doc) if doc is not None else self.transcript()
         self.proto.check_transcript(got)
         return got
-
-
-__all__ = [
-    "ApiError",
-    "Client",
-    "Match",
-    "RngSession",
-    "Seat",
-    "StaleVersion",
-    "Unanswered",
-]

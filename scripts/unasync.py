@@ -61,13 +61,8 @@ def unasync(source: str) -> str:
 
 
 def _ruff(args: list[str], text: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "ruff", *args, "--stdin-filename", str(AS_FILE), "-"],
-        input=text,
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
+    cmd = [sys.executable, "-m", "ruff", *args, "--stdin-filename", str(AS_FILE), "-"]
+    done = subprocess.run(cmd, input=text, capture_output=True, text=True, cwd=ROOT)
     if done.returncode != 0:
         raise SystemExit(f"unasync: ruff {' '.join(args)} failed:\n{done.stderr}{done.stdout}")
     return done.stdout
