@@ -4,10 +4,12 @@ the resend rule and the :class:`Unanswered` error."""
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import httpx
 from pydantic import TypeAdapter
 
 from qahwa_wire.models import StateOut
@@ -22,6 +24,24 @@ STATE = TypeAdapter[StateOut](StateOut)
 RESEND_STATUS = frozenset({500, 502, 503, 504})
 #: an ``after`` no match reaches: the answer is where the log stands, with no events
 LATEST = 2**31 - 1
+
+
+def rate_limit_delay(resp: httpx.Response, waited: float, budget: float) -> float | None:
+    """After a 429 answer: how long to wait before sending the identical request again —
+    its ``Retry-After`` seconds (1 if absent or not a number) plus a random jitter of up to
+    a quarter of that, so that clients refused together do not return together — or None
+    (not a 429, or the wait would take the request's total past ``budget`` seconds: the
+    429 is then raised). A 429 changed nothing on the server (docs/deploy.md §5)."""
+    if resp.status_code != 429:
+        return None
+    try:
+        after = float(resp.headers.get("retry-after", "1"))
+    except ValueError:
+        after = 1.0
+    if not after >= 0:  # NaN, negative
+        after = 1.0
+    delay = after + random.uniform(0.0, max(after, 0.2) / 4)
+    return delay if waited + delay <= budget else None
 
 
 def auth(token: str | None) -> dict[str, str]:

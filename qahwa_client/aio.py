@@ -52,6 +52,7 @@ from ._shared import (
     accepted_out,
     auth,
     create_body,
+    rate_limit_delay,
 )
 from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
 from .errors import ApiError, raise_for
@@ -66,7 +67,10 @@ class AsyncClient:
     obtained elsewhere, or ``{key_id: base64 public key}``); without them the client takes
     ``/v1/keys`` from the server itself. ``operator_key`` is sent when creating matches and
     sessions. A request that fails or is not answered is resent with identical bytes up to
-    ``retries`` times, ``retry_delay`` × attempt seconds apart. ``http`` may be an
+    ``retries`` times, ``retry_delay`` × attempt seconds apart. A request refused by a rate
+    limit (429) is resent, identical, after its ``Retry-After`` with jitter, for at most
+    ``rate_limit_wait`` seconds in all (then the 429 is raised as :class:`ApiError`). ``http``
+    may be an
     ``httpx.AsyncClient`` of your own (its base URL is then ignored in favour of ``base_url``).
     ``clock`` (epoch seconds; the machine's by default) is what seats check the server's
     times against, ``max_skew`` seconds apart at most (fairness-v2.md §3a.8).
@@ -84,7 +88,9 @@ class AsyncClient:
         retry_delay: float = 0.25,
         clock: Callable[[], float] | None = None,
         max_skew: float = MAX_SKEW,
+        rate_limit_wait: float = 60.0,
     ) -> None:
+        self.rate_limit_wait = rate_limit_wait
         self.clock: Callable[[], float] = clock or time.time
         self.max_skew = max_skew
         self.base_url = base_url.rstrip("/")
@@ -107,11 +113,26 @@ class AsyncClient:
         params: Mapping[str, Any] | None = None,
     ) -> Any:
         """One call; the parsed JSON answer, or :class:`ApiError` for any 4xx/5xx."""
-        resp = await self.http.request(
-            method, self.base_url + path, headers=auth(token), json=json_body, params=params
+        resp = await self._exchange(
+            self.http.build_request(
+                method, self.base_url + path, headers=auth(token), json=json_body, params=params
+            )
         )
         raise_for(resp)
         return resp.json()
+
+    async def _exchange(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request``, and send it again (the same bytes) after each 429's
+        ``Retry-After`` (``rate_limit_delay``) while the waits stay within
+        ``rate_limit_wait``."""
+        waited = 0.0
+        while True:
+            resp = await self.http.send(request)
+            delay = rate_limit_delay(resp, waited, self.rate_limit_wait)
+            if delay is None:
+                return resp
+            waited += delay
+            await asyncio.sleep(delay)
 
     async def send(
         self,
@@ -134,8 +155,10 @@ class AsyncClient:
             if entry is not None:
                 entry["attempts"] = attempt + 1
             try:
-                resp = await self.http.request(
-                    method, self.base_url + path, content=content, headers=headers
+                resp = await self._exchange(
+                    self.http.build_request(
+                        method, self.base_url + path, content=content, headers=headers
+                    )
                 )
             except httpx.TransportError as exc:
                 problem = f"{type(exc).__name__}: {exc}"
