@@ -34,19 +34,17 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test test-all bench bench-api profile-api lint unasync demo clean lock lock-upgrade pyodide \
+.PHONY: serve test test-all bench bench-api profile-api lint unasync ts-types demo clean lock \
+	lock-upgrade pyodide \
 	verifier-dist certify
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
-# Runtime only (make serve). The editable install silences only setuptools' generic
-# "Editable installation" hint, so `make serve` prints no warning.
-$(VENV)/.installed: requirements/main.txt pyproject.toml verifier/pyproject.toml verifier/setup.py | $(BIN)/python
-	$(PIP) install -q --require-hashes -r requirements/main.txt $(QUIET)
-	$(EDITABLE) -e . $(QUIET)
-	$(EDITABLE) -e ./verifier $(QUIET)
-	touch $@
+# Runtime only (make serve): the venv, requirements/main.txt and the two editable installs,
+# one line per step (tools/first_start.py; pip's output only if it fails).
+$(VENV)/.installed: requirements/main.txt pyproject.toml verifier/pyproject.toml verifier/setup.py
+	@$(PY) tools/first_start.py --install-only --no-pyodide
 
 # Runtime, dev tools and the optional OpenSpiel reference (make test).
 $(VENV)/.installed-dev: requirements/dev.txt pyproject.toml verifier/pyproject.toml verifier/setup.py | $(BIN)/python
@@ -77,8 +75,9 @@ verifier-dist: $(VENV)/.installed
 	rm -rf verifier/build
 	@ls dist/qahwa_verify-*-py3-none-any.whl
 
-serve: $(VENV)/.installed pyodide
-	$(BIN)/qahwa serve --host $(HOST) --port $(PORT)
+# The install and the Pyodide fetch overlap; one line per step, then the server.
+serve:
+	@$(PY) tools/first_start.py --host $(HOST) --port $(PORT)
 
 # The tests on TEST_WORKERS processes (pytest-xdist), a whole file to a process (module
 # fixtures start once; test_verifier_dist builds in verifier/); each process has a PostgreSQL
@@ -98,6 +97,16 @@ bench: $(VENV)/.installed-dev pyodide
 # endpoint's first, then rates and latency (docs/performance.md).
 bench-api: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.api
+
+# clients/ts/src/api.d.ts, the TypeScript client's types, from the app's OpenAPI document
+# (tests/test_clients_ts.py fails when they are stale); npm installs from the lock only.
+ts-types: $(VENV)/.installed-dev
+	cd clients/ts && npm ci --no-audit --no-fund
+	$(BIN)/python -c "import json, pathlib, sys, tempfile; sys.path.insert(0, 'tests'); \
+	from test_openapi_ts import openapi_document; \
+	print(json.dumps(openapi_document(pathlib.Path(tempfile.mkdtemp()))))" > clients/ts/openapi.json
+	cd clients/ts && node node_modules/openapi-typescript/bin/cli.js openapi.json -o src/api.d.ts
+	rm clients/ts/openapi.json
 
 # A CPU profile of a live `qahwa serve` under bench-api's load (py-spy, from the dev lock;
 # it needs ptrace: root, or kernel.yama.ptrace_scope 0): profile-api/table.md (server CPU
