@@ -34,8 +34,8 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test test-all bench bench-api profile-api lint play-js ts-types demo clean lock lock-upgrade \
-	pyodide \
+.PHONY: serve test test-all bench bench-api profile-api lint unasync play-js ts-types demo clean \
+	lock lock-upgrade pyodide \
 	verifier-dist certify
 
 $(BIN)/python:
@@ -127,6 +127,11 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/python scripts/unasync.py --check
+
+# The sync client (qahwa_client/client.py) is generated from the async one (aio.py).
+unasync: $(VENV)/.installed-dev
+	$(BIN)/python scripts/unasync.py
 
 demo: $(VENV)/.installed
 	$(BIN)/qahwa demo

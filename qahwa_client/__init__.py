@@ -8,8 +8,9 @@ signed with the seat's own key; ``Client.verify()`` checks a transcript locally 
 The models in :mod:`qahwa_client.models` are the ones the server publishes.
 """
 
+from ._shared import Unanswered
 from .aio import AsyncClient, AsyncMatch, AsyncRngSession, AsyncSeat
-from .client import Client, Match, RngSession, Seat, Unanswered
+from .client import Client, Match, RngSession, Seat
 from .conform import Dispute, Terms
 from .errors import (
     ApiError,

@@ -1,11 +1,15 @@
-"""The asynchronous client: the same handles as :mod:`qahwa_client.client`, awaitable, and
-as conforming (fairness-v2.md §3a): both drive :class:`qahwa_client.conform.SeatProtocol`.
+"""The client, written once: ``qahwa_client/aio.py`` (asynchronous) is the source, and the
+synchronous ``qahwa_client/client.py`` is generated from it by ``scripts/unasync.py``
+(``make unasync``; ``make lint`` and a test check it is up to date). Edit aio.py only.
+
+Every seat is a conforming client of qahwa-fair/2 (fairness-v2.md §3a):
 
 ```python
 async with AsyncClient("http://127.0.0.1:8000", operator_key=KEY) as qc:
-    match = await qc.create_match("hokm")
-    await match.start()
-    view = await match.seats[0].state()
+    match = await qc.create_match("tawla", {"match_length": 1}, names=["Layla", "Omar"])
+    await match.start()            # every seat: commit, check the lock, reveal
+    ...                            # seat.state(), seat.act(action): signed, values added when owed
+    await match.check_transcript() # the lock and every receipt against the transcript
 ```
 """
 
@@ -35,9 +39,21 @@ from qahwa_wire.models import (
     RngSeededOut,
     SeatingOut,
     StateOut,
+    TreeHeadOut,
 )
 
-from .client import LATEST, RESEND_STATUS, STATE, Unanswered, _auth, create_body, rate_limit_delay
+from ._shared import (
+    LATEST,
+    RESEND_STATUS,
+    STATE,
+    Keeps,
+    SeatKeeps,
+    Unanswered,
+    accepted_out,
+    auth,
+    create_body,
+    rate_limit_delay,
+)
 from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
 from .errors import ApiError, raise_for
 from .proto import canonical
@@ -45,8 +61,20 @@ from .sse import aiter_sse
 
 
 class AsyncClient:
-    """As :class:`qahwa_client.Client` (``keys``, ``operator_key``, ``retries``,
-    ``retry_delay``, ``rate_limit_wait``, ``clock``, ``max_skew``), awaitable."""
+    """One qahwa server.
+
+    ``keys``: the server's signing keys from a source you trust (``GET /v1/keys``'s answer
+    obtained elsewhere, or ``{key_id: base64 public key}``); without them the client takes
+    ``/v1/keys`` from the server itself. ``operator_key`` is sent when creating matches and
+    sessions. A request that fails or is not answered is resent with identical bytes up to
+    ``retries`` times, ``retry_delay`` × attempt seconds apart. A request refused by a rate
+    limit (429) is resent, identical, after its ``Retry-After`` with jitter, for at most
+    ``rate_limit_wait`` seconds in all (then the 429 is raised as :class:`ApiError`). ``http``
+    may be an
+    ``httpx.AsyncClient`` of your own (its base URL is then ignored in favour of ``base_url``).
+    ``clock`` (epoch seconds; the machine's by default) is what seats check the server's
+    times against, ``max_skew`` seconds apart at most (fairness-v2.md §3a.8).
+    """
 
     def __init__(
         self,
@@ -58,15 +86,15 @@ class AsyncClient:
         operator_key: str | None = None,
         retries: int = 3,
         retry_delay: float = 0.25,
-        rate_limit_wait: float = 60.0,
         clock: Callable[[], float] | None = None,
         max_skew: float = MAX_SKEW,
+        rate_limit_wait: float = 60.0,
     ) -> None:
+        self.rate_limit_wait = rate_limit_wait
         self.clock: Callable[[], float] = clock or time.time
         self.max_skew = max_skew
         self.base_url = base_url.rstrip("/")
         self.http = http or httpx.AsyncClient(timeout=timeout)
-        self.rate_limit_wait = rate_limit_wait
         self._own = http is None
         self.pinned = trusted_keys(keys) if keys is not None else None
         self._fetched: dict[str, str] | None = None
@@ -74,6 +102,7 @@ class AsyncClient:
         self.retries = retries
         self.retry_delay = retry_delay
 
+    # -- plumbing ----------------------------------------------------------------------------
     async def request(
         self,
         method: str,
@@ -83,21 +112,19 @@ class AsyncClient:
         json_body: Any = None,
         params: Mapping[str, Any] | None = None,
     ) -> Any:
+        """One call; the parsed JSON answer, or :class:`ApiError` for any 4xx/5xx."""
         resp = await self._exchange(
             self.http.build_request(
-                method,
-                self.base_url + path,
-                headers=_auth(token) if token else None,
-                json=json_body,
-                params=params,
+                method, self.base_url + path, headers=auth(token), json=json_body, params=params
             )
         )
         raise_for(resp)
         return resp.json()
 
     async def _exchange(self, request: httpx.Request) -> httpx.Response:
-        """As :meth:`qahwa_client.Client._exchange`: the same bytes again after each 429's
-        ``Retry-After`` with jitter, within ``rate_limit_wait`` seconds in all."""
+        """Send ``request``, and send it again (the same bytes) after each 429's
+        ``Retry-After`` (``rate_limit_delay``) while the waits stay within
+        ``rate_limit_wait``."""
         waited = 0.0
         while True:
             resp = await self.http.send(request)
@@ -116,9 +143,11 @@ class AsyncClient:
         token: str | None = None,
         entry: dict[str, Any] | None = None,
     ) -> tuple[Any, int]:
-        """As :meth:`qahwa_client.Client.send`: identical bytes on every resend."""
+        """Send ``body`` as canonical JSON; on a transport error or a 5xx answer send the
+        identical bytes again (up to ``retries`` times). Returns (answer, attempts - 1);
+        ``entry["attempts"]`` counts the copies sent."""
         content = canonical(body)
-        headers = {"Content-Type": "application/json", **(_auth(token) if token else {})}
+        headers = {"Content-Type": "application/json", **auth(token)}
         problem = ""
         for attempt in range(self.retries + 1):
             if attempt and self.retry_delay:
@@ -146,6 +175,7 @@ class AsyncClient:
         )
 
     async def trusted(self) -> dict[str, str]:
+        """The server keys records are checked with: pinned, else ``/v1/keys`` (once)."""
         if self.pinned is not None:
             return self.pinned
         if self._fetched is None:
@@ -164,6 +194,7 @@ class AsyncClient:
     ) -> None:
         await self.aclose()
 
+    # -- matches -----------------------------------------------------------------------------
     async def create_match(
         self,
         game: str,
@@ -173,6 +204,9 @@ class AsyncClient:
         *,
         operator_key: str | None = None,
     ) -> AsyncMatch:
+        """Create a match (with ``operator_key``, default the client's); the handle holds the
+        signed commit record and one conforming seat per seat, each checking the record
+        against what was asked for here before it commits."""
         created = MatchCreatedOut.model_validate(
             await self.request(
                 "POST",
@@ -184,12 +218,16 @@ class AsyncClient:
         return AsyncMatch(self, created, terms_for(game, ruleset, names, house))
 
     async def match(self, match_id: str) -> MatchOut:
+        """The public record and view of a match."""
         return MatchOut.model_validate(await self.request("GET", f"/v1/matches/{match_id}"))
 
     async def lock(self, match_id: str) -> LockOut:
+        """The signed lock and its log index (409 ``not_locked`` before every seat
+        committed)."""
         return LockOut.model_validate(await self.request("GET", f"/v1/matches/{match_id}/lock"))
 
     async def log_proof(self, index: int, tree_size: int | None = None) -> dict[str, Any]:
+        """An inclusion proof of log entry ``index`` under a signed tree head."""
         params: dict[str, Any] = {"index": index}
         if tree_size is not None:
             params["tree_size"] = tree_size
@@ -197,10 +235,12 @@ class AsyncClient:
         return proof
 
     async def transcript(self, match_id: str) -> dict[str, Any]:
+        """The signed transcript, exactly as served (409 ``not_finished`` before the end)."""
         doc: dict[str, Any] = await self.request("GET", f"/v1/matches/{match_id}/transcript")
         return doc
 
     async def events(self, match_id: str, after: int = -1, wait: float = 0) -> EventsOut:
+        """The public event log after ``after`` (long-polling up to ``wait`` seconds)."""
         return EventsOut.model_validate(
             await self.request(
                 "GET", f"/v1/matches/{match_id}/events", params={"after": after, "wait": wait}
@@ -210,6 +250,7 @@ class AsyncClient:
     async def stream(
         self, match_id: str, after: int = -1, timeout: float = 60
     ) -> AsyncIterator[dict[str, Any]]:
+        """The public events as they happen (server-sent events), until the match ends."""
         last = after
         while True:
             async with self.http.stream(
@@ -228,8 +269,13 @@ class AsyncClient:
                     last = event["seq"]
                     yield event
 
+    # -- keys, log, verify --------------------------------------------------------------------
     async def keys(self) -> KeysOut:
         return KeysOut.model_validate(await self.request("GET", "/v1/keys"))
+
+    async def tree_head(self, tree_size: int | None = None) -> TreeHeadOut:
+        params = {"tree_size": tree_size} if tree_size is not None else None
+        return TreeHeadOut.model_validate(await self.request("GET", "/v1/log", params=params))
 
     async def verify(
         self,
@@ -238,7 +284,13 @@ class AsyncClient:
         keys: KeysOut | None = None,
         receipts: Sequence[dict[str, Any]] = (),
     ) -> dict[str, Any]:
-        """As :meth:`qahwa_client.Client.verify` (the checks run here, in this process)."""
+        """Check a transcript (or a match id) here, with ``verify``'s own core.
+
+        Recomputes the key, every draw, replays every action and checks the signature with
+        ``keys`` (default: the server's ``/v1/keys`` — pin them for a server you distrust).
+        ``receipts`` (qahwa-fair/2) are checked against the chain, as ``verify --receipt``.
+        Returns verify's report: ``report["status"] == "verified"`` when all holds.
+        """
         from .verify import verify_transcript
 
         doc = await self.transcript(transcript) if isinstance(transcript, str) else dict(transcript)
@@ -246,7 +298,10 @@ class AsyncClient:
             doc, keys or await self.keys(), source=self.base_url, receipts=receipts
         )
 
+    # -- plain randomness ---------------------------------------------------------------------
     async def rng(self, *, operator_key: str | None = None) -> AsyncRngSession:
+        """Open a plain dice/shuffle session (with ``operator_key``, default the client's);
+        give its seed with ``send_seed`` once the signed commit record is held."""
         created = RngCreatedOut.model_validate(
             await self.request(
                 "POST", "/v1/rng", token=operator_key or self.operator_key, json_body={}
@@ -256,6 +311,8 @@ class AsyncClient:
 
 
 class AsyncMatch:
+    """A match created by this client: its commit record, and one seat per seat."""
+
     def __init__(
         self, client: AsyncClient, created: MatchCreatedOut, terms: Terms | None = None
     ) -> None:
@@ -267,8 +324,12 @@ class AsyncMatch:
             for s in created.seats
         ]
 
+    def seat(self, n: int) -> AsyncSeat:
+        return self.seats[n]
+
     async def start(self, client_seeds: Sequence[str | None] | None = None) -> None:
-        """Every seat commits, then each checks the lock and reveals."""
+        """Every seat commits (with its seed from ``client_seeds``, else a fresh one), then
+        each checks the lock and reveals: the last reveal starts the match."""
         seeds = list(client_seeds) if client_seeds is not None else [None] * len(self.seats)
         for seat, seed in zip(self.seats, seeds, strict=True):
             await seat.commit(seed)
@@ -288,18 +349,28 @@ class AsyncMatch:
         )
 
     async def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Every seat that revealed through this client checks the transcript against its
+        lock and receipts (the seat's ``check_transcript``); returns the transcript."""
         got = dict(doc) if doc is not None else await self.transcript()
         for seat in self.seats:
             if seat.lock is not None:
-                seat.check_transcript(got)
+                await seat.check_transcript(got)
         return got
 
     def events(self, after: int = -1, timeout: float = 60) -> AsyncIterator[dict[str, Any]]:
         return self.client.stream(self.match_id, after, timeout)
 
 
-class AsyncSeat:
-    """As :class:`qahwa_client.Seat`, awaitable."""
+class AsyncSeat(SeatKeeps):
+    """One seat of a match, played as a conforming client (fairness-v2.md §3a).
+
+    It keeps what a player keeps: ``client_seed``, ``nonce``, ``lock`` (and ``log_index``),
+    ``receipts`` and ``requests`` (every request it sent, with its receipt); ``save(path)``
+    and ``save_receipts(path)`` write them (``receipts_file=`` rewrites that file at every
+    receipt). ``record`` is the signed commit record (default: the match's public one) and
+    ``terms`` what the player asked for. It remembers its last view, so ``act(action)`` is
+    signed over that view's chain head at that view's version.
+    """
 
     def __init__(
         self,
@@ -325,62 +396,13 @@ class AsyncSeat:
         if receipts_file is not None:
             self.proto.receipts_path = Path(receipts_file)
 
-    @property
-    def client_seed(self) -> str | None:
-        return self.proto.client_seed
-
-    @property
-    def nonce(self) -> str | None:
-        return self.proto.nonce
-
-    @property
-    def lock(self) -> dict[str, Any] | None:
-        return self.proto.lock
-
-    @property
-    def log_index(self) -> int | None:
-        return self.proto.log_index
-
-    @property
-    def key(self) -> str | None:
-        return self.proto.key.public_b64 if self.proto.key is not None else None
-
-    @property
-    def receipts(self) -> list[dict[str, Any]]:
-        return self.proto.receipts
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        return self.proto.requests
-
-    @property
-    def disputes(self) -> list[Dispute]:
-        """As :attr:`qahwa_client.Seat.disputes` (fairness-v2.md §3a.8)."""
-        return self.proto.disputes
-
-    @property
-    def disputed(self) -> bool:
-        return bool(self.proto.disputes)
-
-    @property
-    def unreceipted(self) -> list[dict[str, Any]]:
-        """The signed requests sent that neither a receipt nor a refusal answered, each with
-        its local ``sent_at`` (fairness-v2.md §3a.8)."""
-        return self.proto.unreceipted
-
-    def save_receipts(self, path: str | Path) -> Path:
-        return self.proto.save_receipts(path)
-
-    def save(self, path: str | Path) -> Path:
-        return self.proto.save(path)
-
-    def _path(self, tail: str) -> str:
-        return f"/v1/matches/{self.match_id}{tail}"
-
     async def _call(self, method: str, path: str, body: Any = None) -> Any:
         return await self.client.request(method, self._path(path), token=self.token, json_body=body)
 
     async def _send(self, path: str, body: Any) -> tuple[Any, dict[str, Any]]:
+        """Send a signed request (resent byte for byte when unanswered); the answer and the
+        request's entry in ``requests`` (``entry["attempts"]`` counts the copies sent). A
+        refusal is recorded in the entry before it is raised."""
         entry = self.proto.sent("POST", self._path(path), body)
         try:
             answer, _ = await self.client.send(
@@ -392,6 +414,7 @@ class AsyncSeat:
         return answer, entry
 
     async def _seen(self, view: Any) -> None:
+        """A view of this seat: its deadline kept; an end by timeout checked (§3a.8)."""
         deadline = getattr(view, "deadline", None)
         if deadline is not None:
             self.proto.last_deadline = deadline.model_dump(mode="json")
@@ -401,10 +424,19 @@ class AsyncSeat:
             await self.check_end()
 
     async def check_end(self) -> list[Dispute]:
-        """As :meth:`qahwa_client.Seat.check_end`."""
+        """The match's events after its end, checked as §3a.8 says (a timeout's time against
+        its deadline, this client's clock and this seat's unreceipted requests); the
+        disputes found (also kept in :attr:`disputes`)."""
         return self.proto.check_end((await self.client.events(self.match_id)).events)
 
+    # -- seating ---------------------------------------------------------------------------------
     async def commit(self, client_seed: str | None = None) -> SeatingOut | None:
+        """Check the signed commit record against what the player asked for, make this
+        seat's seed (unless given), nonce, roll-chain secret and key, and commit (§2).
+
+        Returns the seat's view with its receipt; None when a resent commit met 409 (the first
+        may have landed: the lock check settles it).
+        """
         record = (
             self._record
             if self._record is not None
@@ -424,6 +456,8 @@ class AsyncSeat:
         return SeatingOut.model_validate(answer)
 
     async def check_lock(self, wait: float = 0.0, poll: float = 0.25) -> dict[str, Any]:
+        """Fetch the lock (waiting up to ``wait`` seconds for the other seats' commits) and
+        its inclusion proof, and check them (§3a.4); :class:`NotOurMatch` if anything fails."""
         self.proto.may_check_lock()
         deadline = time.monotonic() + wait
         while True:
@@ -442,6 +476,7 @@ class AsyncSeat:
         return lock
 
     async def reveal(self, wait: float = 0.0) -> SeatingOut:
+        """Check the lock, then reveal this seat's seed and nonce (§3)."""
         if self.proto.lock is None:
             await self.check_lock(wait)
         answer, entry = await self._send(f"/seats/{self.seat}/reveal", self.proto.reveal_body())
@@ -449,30 +484,26 @@ class AsyncSeat:
         self.proto.take_receipt(answer, await self.client.trusted(), entry=entry, seq=-1)
         return SeatingOut.model_validate(answer)
 
+    # -- playing ---------------------------------------------------------------------------------
     async def state(self) -> StateOut:
+        """This seat's view (its own hand, whose turn, ``legal_actions``, ``version``,
+        ``chain``)."""
         view = STATE.validate_python(await self._call("GET", "/state"))
         self.version = view.version
         self.view = view
         await self._seen(view)
         return view
 
-    def _action_body(
-        self, action: Mapping[str, Any], view: StateOut, version: int
-    ) -> dict[str, Any]:
-        return self.proto.action_body(
-            action,
-            version=version,
-            chain=view.chain,
-            view_lock=view.lock,
-            turn=view.turn,
-            legal=view.legal_actions,
-            fresh_roll=getattr(view, "fresh_roll", None),
-            values_used=getattr(view, "values_used", None),
-        )
-
     async def act(
         self, action: Mapping[str, Any], *, version: int | None = None, retry_stale: bool = False
     ) -> ActionOut:
+        """Send one action chosen from this seat's last view (default: read it now), signed
+        over its chain head, with this seat's roll-chain value added when one is owed.
+
+        409 ``stale_version``/``stale_chain`` raises :class:`StaleVersion` / :class:`ApiError`
+        unless ``retry_stale``: then the view is read again and, if the action is still legal
+        there, sent once more over the new head.
+        """
         view = (
             self.view
             if self.view is not None
@@ -510,23 +541,18 @@ class AsyncSeat:
         return out
 
     async def _accepted_earlier(self, sig: str) -> ActionOut | None:
+        """After a resend met 409: the first copy may have been accepted (its answer lost).
+        The public log tells: an action event of this seat with this signature."""
         for ev in (await self.client.events(self.match_id)).events:
             if ev.get("type") == "action" and ev.get("seat") == self.seat and ev.get("sig") == sig:
                 view = await self.state()
                 return ActionOut.model_validate(
-                    {
-                        "match_id": self.match_id,
-                        "seat": self.seat,
-                        "version": view.version,
-                        "status": view.status,
-                        "first_seq": ev["seq"],
-                        "state": view.model_dump(mode="json"),
-                        "chain": view.chain,
-                    }
+                    accepted_out(self.match_id, self.seat, ev["seq"], view)
                 )
         return None
 
     async def resign(self) -> ResignOut:
+        """Resign, signed over the current chain head (v2)."""
         view = await self.state()
         body = self.proto.resign_body(chain=view.chain, view_lock=view.lock)
         answer, entry = await self._send("/resign", body)
@@ -536,14 +562,20 @@ class AsyncSeat:
         )
         return out
 
-    def check_transcript(self, doc: Mapping[str, Any]) -> dict[str, Any]:
-        got = dict(doc)
+    async def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """After the match: the transcript (default: fetched now) has the lock byte-identical
+        to the one this seat revealed against, and every receipt agrees with its chain
+        (§3a.5); :class:`TranscriptMismatch` otherwise. Returns the transcript."""
+        got = dict(doc) if doc is not None else await self.client.transcript(self.match_id)
         self.proto.check_transcript(got)
         self.proto.check_end(got["events"])
         return got
 
     async def events(self, after: int = -1, timeout: float = 60) -> AsyncIterator[dict[str, Any]]:
-        """As :meth:`qahwa_client.Seat.events`: pushed events' times checked (§3a.8)."""
+        """The match's public events as server-sent events, until the match ends. Each one
+        pushed as it happened (accepted after the stream began) has its time ``at`` checked
+        against this client's clock, and an end by timeout is checked (§3a.8)."""
+        # where the log stands now (no events asked for): later ones are pushed as they happen
         live_from = (await self.client.events(self.match_id, after=LATEST)).next_seq
         async for ev in self.client.stream(self.match_id, after, timeout):
             seq = ev.get("seq")
@@ -554,7 +586,10 @@ class AsyncSeat:
                 await self.check_end()
 
 
-class AsyncRngSession:
+class AsyncRngSession(Keeps):
+    """A plain provably fair dice/shuffle session (fairness-v2.md §3: the seed goes only
+    after the signed commit record is held; the lock is then checked like a seat's)."""
+
     def __init__(self, client: AsyncClient, created: RngCreatedOut) -> None:
         self.client = client
         self.created = created
@@ -562,28 +597,14 @@ class AsyncRngSession:
         self.token = created.token
         self.proto = SeatProtocol(self.session_id, 0, keyed=False)
 
-    @property
-    def client_seed(self) -> str | None:
-        return self.proto.client_seed
-
-    @property
-    def nonce(self) -> str | None:
-        return self.proto.nonce
-
-    @property
-    def lock(self) -> dict[str, Any] | None:
-        return self.proto.lock
-
-    @property
-    def receipts(self) -> list[dict[str, Any]]:
-        return self.proto.receipts
-
     async def _call(self, method: str, path: str, body: Any = None) -> Any:
         return await self.client.request(
             method, f"/v1/rng/{self.session_id}{path}", token=self.token, json_body=body
         )
 
     async def send_seed(self, client_seed: str | None = None) -> RngSeededOut:
+        """Check the commit record, then send the seed (default: a fresh one) and a fresh
+        nonce; the answer's lock is checked, with its inclusion in the log."""
         keys = await self.client.trusted()
         self.proto.accept_record(self.created.record, keys)
         self.proto.commit_body(client_seed)
@@ -616,6 +637,8 @@ class AsyncRngSession:
         return DrawOut.model_validate(answer)
 
     async def close(self) -> RngClosedOut:
+        """Close: the server seed is revealed and the signed transcript returned (with a
+        receipt, kept)."""
         answer = await self._call("POST", "/close")
         self.proto.take_receipt(answer, await self.client.trusted())
         return RngClosedOut.model_validate(answer)
@@ -624,7 +647,8 @@ class AsyncRngSession:
         doc: dict[str, Any] = await self._call("GET", "/transcript")
         return doc
 
-    def check_transcript(self, doc: Mapping[str, Any]) -> dict[str, Any]:
-        got = dict(doc)
+    async def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The transcript (default: fetched now) against this session's lock and receipts."""
+        got = dict(doc) if doc is not None else await self.transcript()
         self.proto.check_transcript(got)
         return got

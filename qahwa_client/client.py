@@ -1,4 +1,7 @@
-"""The synchronous client: ``Client(base_url)`` → matches → seats; rng sessions; verify.
+# Generated from qahwa_client/aio.py by scripts/unasync.py: do not edit.
+"""The client, written once: ``qahwa_client/aio.py`` (asynchronous) is the source, and the
+synchronous ``qahwa_client/client.py`` is generated from it by ``scripts/unasync.py``
+(``make unasync``; ``make lint`` and a test check it is up to date). Edit aio.py only.
 
 Every seat is a conforming client of qahwa-fair/2 (fairness-v2.md §3a):
 
@@ -6,7 +9,7 @@ Every seat is a conforming client of qahwa-fair/2 (fairness-v2.md §3a):
 with Client("http://127.0.0.1:8000", operator_key=KEY) as qc:
     match = qc.create_match("tawla", {"match_length": 1}, names=["Layla", "Omar"])
     match.start()            # every seat: commit, check the lock, reveal
-    ...                      # seat.state(), seat.act(action): signed, values added when owed
+    ...                            # seat.state(), seat.act(action): signed, values added when owed
     match.check_transcript() # the lock and every receipt against the transcript
 ```
 """
@@ -14,7 +17,6 @@ with Client("http://127.0.0.1:8000", operator_key=KEY) as qc:
 from __future__ import annotations
 
 import json
-import random
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -22,7 +24,6 @@ from types import TracebackType
 from typing import Any
 
 import httpx
-from pydantic import TypeAdapter
 
 from qahwa_wire.models import (
     ActionOut,
@@ -41,64 +42,22 @@ from qahwa_wire.models import (
     TreeHeadOut,
 )
 
+from ._shared import (
+    LATEST,
+    RESEND_STATUS,
+    STATE,
+    Keeps,
+    SeatKeeps,
+    Unanswered,
+    accepted_out,
+    auth,
+    create_body,
+    rate_limit_delay,
+)
 from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
-from .errors import ApiError, ClientError, StaleVersion, raise_for
+from .errors import ApiError, raise_for
 from .proto import canonical
 from .sse import iter_sse
-
-STATE = TypeAdapter[StateOut](StateOut)
-
-# Answers after which a request is sent again, byte for byte (fairness-v2.md §3a.6): the
-# server may or may not have acted on it.
-RESEND_STATUS = frozenset({500, 502, 503, 504})
-#: an ``after`` no match reaches: the answer is where the log stands, with no events
-LATEST = 2**31 - 1
-
-
-def rate_limit_delay(resp: httpx.Response, waited: float, budget: float) -> float | None:
-    """After a 429 answer: how long to wait before sending the identical request again —
-    its ``Retry-After`` seconds (1 if absent or not a number) plus a random jitter of up to
-    a quarter of that, so that clients refused together do not return together — or None
-    (not a 429, or the wait would take the request's total past ``budget`` seconds: the
-    429 is then raised). A 429 changed nothing on the server (docs/deploy.md §5)."""
-    if resp.status_code != 429:
-        return None
-    try:
-        after = float(resp.headers.get("retry-after", "1"))
-    except ValueError:
-        after = 1.0
-    if not after >= 0:  # NaN, negative
-        after = 1.0
-    delay = after + random.uniform(0.0, max(after, 0.2) / 4)
-    return delay if waited + delay <= budget else None
-
-
-def _auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def create_body(
-    game: str,
-    ruleset: Mapping[str, Any] | None,
-    names: Sequence[str] | None,
-    house: Sequence[bool] | None = None,
-) -> dict[str, Any]:
-    body: dict[str, Any] = {"game": game}
-    if ruleset is not None:
-        body["ruleset"] = dict(ruleset)
-    if house is not None and names is None:
-        raise ClientError("house seats are declared with their names")
-    if names is not None:
-        flags = list(house) if house is not None else [False] * len(names)
-        if len(flags) != len(names):
-            raise ClientError(f"{len(names)} names but {len(flags)} house flags")
-        body["seats"] = [{"name": n, "house": h} for n, h in zip(names, flags, strict=True)]
-    return body
-
-
-class Unanswered(ClientError):
-    """A request got no answer (or only 5xx) however often it was resent; it is kept in the
-    seat's ``requests`` without a receipt."""
 
 
 class Client:
@@ -110,7 +69,8 @@ class Client:
     sessions. A request that fails or is not answered is resent with identical bytes up to
     ``retries`` times, ``retry_delay`` × attempt seconds apart. A request refused by a rate
     limit (429) is resent, identical, after its ``Retry-After`` with jitter, for at most
-    ``rate_limit_wait`` seconds in all (then the 429 is raised as :class:`ApiError`). ``http`` may be an
+    ``rate_limit_wait`` seconds in all (then the 429 is raised as :class:`ApiError`). ``http``
+    may be an
     ``httpx.Client`` of your own (its base URL is then ignored in favour of ``base_url``).
     ``clock`` (epoch seconds; the machine's by default) is what seats check the server's
     times against, ``max_skew`` seconds apart at most (fairness-v2.md §3a.8).
@@ -126,15 +86,15 @@ class Client:
         operator_key: str | None = None,
         retries: int = 3,
         retry_delay: float = 0.25,
-        rate_limit_wait: float = 60.0,
         clock: Callable[[], float] | None = None,
         max_skew: float = MAX_SKEW,
+        rate_limit_wait: float = 60.0,
     ) -> None:
+        self.rate_limit_wait = rate_limit_wait
         self.clock: Callable[[], float] = clock or time.time
         self.max_skew = max_skew
         self.base_url = base_url.rstrip("/")
         self.http = http or httpx.Client(timeout=timeout)
-        self.rate_limit_wait = rate_limit_wait
         self._own = http is None
         self.pinned = trusted_keys(keys) if keys is not None else None
         self._fetched: dict[str, str] | None = None
@@ -155,11 +115,7 @@ class Client:
         """One call; the parsed JSON answer, or :class:`ApiError` for any 4xx/5xx."""
         resp = self._exchange(
             self.http.build_request(
-                method,
-                self.base_url + path,
-                headers=_auth(token) if token else None,
-                json=json_body,
-                params=params,
+                method, self.base_url + path, headers=auth(token), json=json_body, params=params
             )
         )
         raise_for(resp)
@@ -167,7 +123,7 @@ class Client:
 
     def _exchange(self, request: httpx.Request) -> httpx.Response:
         """Send ``request``, and send it again (the same bytes) after each 429's
-        ``Retry-After`` (:func:`rate_limit_delay`) while the waits stay within
+        ``Retry-After`` (``rate_limit_delay``) while the waits stay within
         ``rate_limit_wait``."""
         waited = 0.0
         while True:
@@ -191,8 +147,8 @@ class Client:
         identical bytes again (up to ``retries`` times). Returns (answer, attempts - 1);
         ``entry["attempts"]`` counts the copies sent."""
         content = canonical(body)
-        headers = {"Content-Type": "application/json", **(_auth(token) if token else {})}
-        problem: str = ""
+        headers = {"Content-Type": "application/json", **auth(token)}
+        problem = ""
         for attempt in range(self.retries + 1):
             if attempt and self.retry_delay:
                 time.sleep(self.retry_delay * attempt)
@@ -249,8 +205,8 @@ class Client:
         operator_key: str | None = None,
     ) -> Match:
         """Create a match (with ``operator_key``, default the client's); the handle holds the
-        signed commit record and one conforming :class:`Seat` per seat, each checking the
-        record against what was asked for here before it commits."""
+        signed commit record and one conforming seat per seat, each checking the record
+        against what was asked for here before it commits."""
         created = MatchCreatedOut.model_validate(
             self.request(
                 "POST",
@@ -343,8 +299,7 @@ class Client:
     # -- plain randomness ---------------------------------------------------------------------
     def rng(self, *, operator_key: str | None = None) -> RngSession:
         """Open a plain dice/shuffle session (with ``operator_key``, default the client's);
-        give its seed with :meth:`RngSession.send_seed` once the signed commit record is
-        held."""
+        give its seed with ``send_seed`` once the signed commit record is held."""
         created = RngCreatedOut.model_validate(
             self.request("POST", "/v1/rng", token=operator_key or self.operator_key, json_body={})
         )
@@ -352,7 +307,7 @@ class Client:
 
 
 class Match:
-    """A match created by this client: its commit record, and one :class:`Seat` per seat."""
+    """A match created by this client: its commit record, and one seat per seat."""
 
     def __init__(
         self, client: Client, created: MatchCreatedOut, terms: Terms | None = None
@@ -391,7 +346,7 @@ class Match:
 
     def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Every seat that revealed through this client checks the transcript against its
-        lock and receipts (:meth:`Seat.check_transcript`); returns the transcript."""
+        lock and receipts (the seat's ``check_transcript``); returns the transcript."""
         got = dict(doc) if doc is not None else self.transcript()
         for seat in self.seats:
             if seat.lock is not None:
@@ -402,7 +357,7 @@ class Match:
         return self.client.stream(self.match_id, after, timeout)
 
 
-class Seat:
+class Seat(SeatKeeps):
     """One seat of a match, played as a conforming client (fairness-v2.md §3a).
 
     It keeps what a player keeps: ``client_seed``, ``nonce``, ``lock`` (and ``log_index``),
@@ -437,76 +392,22 @@ class Seat:
         if receipts_file is not None:
             self.proto.receipts_path = Path(receipts_file)
 
-    # what the player keeps
-    @property
-    def client_seed(self) -> str | None:
-        return self.proto.client_seed
-
-    @property
-    def nonce(self) -> str | None:
-        return self.proto.nonce
-
-    @property
-    def lock(self) -> dict[str, Any] | None:
-        return self.proto.lock
-
-    @property
-    def log_index(self) -> int | None:
-        return self.proto.log_index
-
-    @property
-    def key(self) -> str | None:
-        """The seat's Ed25519 public key (base64), once committed."""
-        return self.proto.key.public_b64 if self.proto.key is not None else None
-
-    @property
-    def receipts(self) -> list[dict[str, Any]]:
-        return self.proto.receipts
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """Every request sent, with its local ``sent_at`` and its receipt (or None)."""
-        return self.proto.requests
-
-    @property
-    def disputes(self) -> list[Dispute]:
-        """The disputes this seat reports (fairness-v2.md §3a.8): a timeout before its
-        deadline or while this seat held an unreceipted request sent in time, or the server's
-        clock off by more than ``max_skew``. Each keeps its evidence; ``save`` writes them."""
-        return self.proto.disputes
-
-    @property
-    def disputed(self) -> bool:
-        return bool(self.proto.disputes)
-
-    @property
-    def unreceipted(self) -> list[dict[str, Any]]:
-        """The signed requests sent that neither a receipt nor a refusal answered, each with
-        its local ``sent_at`` (fairness-v2.md §3a.8)."""
-        return self.proto.unreceipted
-
-    def save_receipts(self, path: str | Path) -> Path:
-        return self.proto.save_receipts(path)
-
-    def save(self, path: str | Path) -> Path:
-        return self.proto.save(path)
-
-    def _path(self, tail: str) -> str:
-        return f"/v1/matches/{self.match_id}{tail}"
-
     def _call(self, method: str, path: str, body: Any = None) -> Any:
         return self.client.request(method, self._path(path), token=self.token, json_body=body)
 
-    def _send(self, path: str, body: Any) -> tuple[Any, int, dict[str, Any]]:
+    def _send(self, path: str, body: Any) -> tuple[Any, dict[str, Any]]:
+        """Send a signed request (resent byte for byte when unanswered); the answer and the
+        request's entry in ``requests`` (``entry["attempts"]`` counts the copies sent). A
+        refusal is recorded in the entry before it is raised."""
         entry = self.proto.sent("POST", self._path(path), body)
         try:
-            answer, resent = self.client.send(
+            answer, _ = self.client.send(
                 "POST", self._path(path), body, token=self.token, entry=entry
             )
         except ApiError as exc:
             self.proto.refused(entry, exc.status, exc.code)
             raise
-        return answer, resent, entry
+        return answer, entry
 
     def _seen(self, view: Any) -> None:
         """A view of this seat: its deadline kept; an end by timeout checked (§3a.8)."""
@@ -522,7 +423,7 @@ class Seat:
         """The match's events after its end, checked as §3a.8 says (a timeout's time against
         its deadline, this client's clock and this seat's unreceipted requests); the
         disputes found (also kept in :attr:`disputes`)."""
-        return self.proto.check_end(self.client.events(self.match_id).events)
+        return self.proto.check_end((self.client.events(self.match_id)).events)
 
     # -- seating ---------------------------------------------------------------------------------
     def commit(self, client_seed: str | None = None) -> SeatingOut | None:
@@ -533,18 +434,19 @@ class Seat:
         may have landed: the lock check settles it).
         """
         record = (
-            self._record if self._record is not None else self.client.match(self.match_id).record
+            self._record if self._record is not None else (self.client.match(self.match_id)).record
         )
-        self.proto.accept_record(record, self.client.trusted())
+        keys = self.client.trusted()
+        self.proto.accept_record(record, keys)
         body = self.proto.commit_body(client_seed)
         try:
-            answer, resent, entry = self._send(f"/seats/{self.seat}/commit", body)
+            answer, entry = self._send(f"/seats/{self.seat}/commit", body)
         except ApiError as exc:
             if self.proto.requests[-1].get("attempts", 1) > 1:
                 return None
             self.proto.commit_refused = f"{exc.code}: {exc.message}"
             raise
-        self.proto.take_receipt(answer, self.client.trusted(), entry=entry, seq=-1)
+        self.proto.take_receipt(answer, keys, entry=entry, seq=-1)
         return SeatingOut.model_validate(answer)
 
     def check_lock(self, wait: float = 0.0, poll: float = 0.25) -> dict[str, Any]:
@@ -562,17 +464,16 @@ class Seat:
                 time.sleep(poll)
         lock_out = LockOut.model_validate(raw)
         proof = self.client.log_proof(lock_out.log_index)
-        lock = self.proto.check_lock(
-            raw.get("lock"), raw.get("log_index"), proof, self.client.trusted()
-        )
-        self.proto.take_receipt(raw, self.client.trusted(), seq=-1)
+        keys = self.client.trusted()
+        lock = self.proto.check_lock(raw.get("lock"), raw.get("log_index"), proof, keys)
+        self.proto.take_receipt(raw, keys, seq=-1)
         return lock
 
     def reveal(self, wait: float = 0.0) -> SeatingOut:
         """Check the lock, then reveal this seat's seed and nonce (§3)."""
         if self.proto.lock is None:
             self.check_lock(wait)
-        answer, _, entry = self._send(f"/seats/{self.seat}/reveal", self.proto.reveal_body())
+        answer, entry = self._send(f"/seats/{self.seat}/reveal", self.proto.reveal_body())
         self.proto.revealed = True
         self.proto.take_receipt(answer, self.client.trusted(), entry=entry, seq=-1)
         return SeatingOut.model_validate(answer)
@@ -586,20 +487,6 @@ class Seat:
         self.view = view
         self._seen(view)
         return view
-
-    def _action_body(
-        self, action: Mapping[str, Any], view: StateOut, version: int
-    ) -> dict[str, Any]:
-        return self.proto.action_body(
-            action,
-            version=version,
-            chain=view.chain,
-            view_lock=view.lock,
-            turn=view.turn,
-            legal=view.legal_actions,
-            fresh_roll=getattr(view, "fresh_roll", None),
-            values_used=getattr(view, "values_used", None),
-        )
 
     def act(
         self, action: Mapping[str, Any], *, version: int | None = None, retry_stale: bool = False
@@ -630,7 +517,7 @@ class Seat:
 
     def _post_action(self, body: dict[str, Any]) -> ActionOut:
         try:
-            answer, _, entry = self._send("/actions", body)
+            answer, entry = self._send("/actions", body)
         except ApiError as exc:
             entry = self.proto.requests[-1]
             if exc.status == 409 and entry.get("attempts", 1) > 1 and body.get("sig"):
@@ -648,19 +535,11 @@ class Seat:
     def _accepted_earlier(self, sig: str) -> ActionOut | None:
         """After a resend met 409: the first copy may have been accepted (its answer lost).
         The public log tells: an action event of this seat with this signature."""
-        for ev in self.client.events(self.match_id).events:
+        for ev in (self.client.events(self.match_id)).events:
             if ev.get("type") == "action" and ev.get("seat") == self.seat and ev.get("sig") == sig:
                 view = self.state()
                 return ActionOut.model_validate(
-                    {
-                        "match_id": self.match_id,
-                        "seat": self.seat,
-                        "version": view.version,
-                        "status": view.status,
-                        "first_seq": ev["seq"],
-                        "state": view.model_dump(mode="json"),
-                        "chain": view.chain,
-                    }
+                    accepted_out(self.match_id, self.seat, ev["seq"], view)
                 )
         return None
 
@@ -668,7 +547,7 @@ class Seat:
         """Resign, signed over the current chain head (v2)."""
         view = self.state()
         body = self.proto.resign_body(chain=view.chain, view_lock=view.lock)
-        answer, _, entry = self._send("/resign", body)
+        answer, entry = self._send("/resign", body)
         out = ResignOut.model_validate(answer)
         self.proto.take_receipt(
             answer, self.client.trusted(), entry=entry, chain=answer.get("chain")
@@ -676,9 +555,9 @@ class Seat:
         return out
 
     def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """After the match: the transcript's lock is byte-identical to the one this seat
-        revealed against, and every receipt agrees with its chain (§3a.5);
-        :class:`TranscriptMismatch` otherwise. Returns the transcript."""
+        """After the match: the transcript (default: fetched now) has the lock byte-identical
+        to the one this seat revealed against, and every receipt agrees with its chain
+        (§3a.5); :class:`TranscriptMismatch` otherwise. Returns the transcript."""
         got = dict(doc) if doc is not None else self.client.transcript(self.match_id)
         self.proto.check_transcript(got)
         self.proto.check_end(got["events"])
@@ -689,7 +568,7 @@ class Seat:
         pushed as it happened (accepted after the stream began) has its time ``at`` checked
         against this client's clock, and an end by timeout is checked (§3a.8)."""
         # where the log stands now (no events asked for): later ones are pushed as they happen
-        live_from = self.client.events(self.match_id, after=LATEST).next_seq
+        live_from = (self.client.events(self.match_id, after=LATEST)).next_seq
         for ev in self.client.stream(self.match_id, after, timeout):
             seq = ev.get("seq")
             if isinstance(seq, int) and seq >= live_from:
@@ -699,7 +578,7 @@ class Seat:
                 self.check_end()
 
 
-class RngSession:
+class RngSession(Keeps):
     """A plain provably fair dice/shuffle session (fairness-v2.md §3: the seed goes only
     after the signed commit record is held; the lock is then checked like a seat's)."""
 
@@ -710,22 +589,6 @@ class RngSession:
         self.token = created.token
         self.proto = SeatProtocol(self.session_id, 0, keyed=False)
 
-    @property
-    def client_seed(self) -> str | None:
-        return self.proto.client_seed
-
-    @property
-    def nonce(self) -> str | None:
-        return self.proto.nonce
-
-    @property
-    def lock(self) -> dict[str, Any] | None:
-        return self.proto.lock
-
-    @property
-    def receipts(self) -> list[dict[str, Any]]:
-        return self.proto.receipts
-
     def _call(self, method: str, path: str, body: Any = None) -> Any:
         return self.client.request(
             method, f"/v1/rng/{self.session_id}{path}", token=self.token, json_body=body
@@ -734,7 +597,8 @@ class RngSession:
     def send_seed(self, client_seed: str | None = None) -> RngSeededOut:
         """Check the commit record, then send the seed (default: a fresh one) and a fresh
         nonce; the answer's lock is checked, with its inclusion in the log."""
-        self.proto.accept_record(self.created.record, self.client.trusted())
+        keys = self.client.trusted()
+        self.proto.accept_record(self.created.record, keys)
         self.proto.commit_body(client_seed)
         path = f"/v1/rng/{self.session_id}/seed"
         body = {"client_seed": self.proto.client_seed, "nonce": self.proto.nonce}
@@ -742,13 +606,10 @@ class RngSession:
         answer, _ = self.client.send("POST", path, body, token=self.token, entry=entry)
         out = RngSeededOut.model_validate(answer)
         self.proto.check_lock(
-            answer["lock"],
-            answer["log_index"],
-            self.client.log_proof(out.log_index),
-            self.client.trusted(),
+            answer["lock"], answer["log_index"], self.client.log_proof(out.log_index), keys
         )
         self.proto.revealed = True
-        self.proto.take_receipt(answer, self.client.trusted(), entry=entry, seq=-1)
+        self.proto.take_receipt(answer, keys, entry=entry, seq=-1)
         return out
 
     def dice(self, count: int = 1, sides: int = 6) -> DrawOut:
@@ -779,9 +640,7 @@ class RngSession:
         return doc
 
     def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The transcript (default: fetched now) against this session's lock and receipts."""
         got = dict(doc) if doc is not None else self.transcript()
         self.proto.check_transcript(got)
         return got
-
-
-__all__ = ["ApiError", "Client", "Match", "RngSession", "Seat", "StaleVersion", "Unanswered"]

@@ -287,7 +287,7 @@ def test_async_client_plays_and_verifies(server: LiveServer) -> None:
             assert (await sess.dice(2, 6)).label == "d0"
             assert (await sess.shuffle(5)).label == "d1"
             await sess.close()
-            sess.check_transcript(await sess.transcript())
+            await sess.check_transcript(await sess.transcript())
             assert (await ac.verify(await sess.transcript()))["status"] == "verified"
             return played, report["status"], seqs
 

@@ -21,7 +21,6 @@ from rich.markup import escape
 
 from fairness import (
     PROTOCOL_V2,
-    SignatureError,
     Signer,
     canonical_json,
     chain_start,
@@ -30,13 +29,13 @@ from fairness import (
     roll_chain,
     seat_sig_message,
     seed_commitment,
-    verify_record,
 )
 from games.registry import available_games, engine_class
 
-from .core import FAILED, UNCHECKED, UNUSABLE, VERIFIED, unusable, verify_document
+from .core import FAILED, UNCHECKED, UNUSABLE, VERIFIED, signed_by, unusable, verify_document
 from .keys import KeySet, UnusableInput, fetch_keys
 from .log import ProofError, leaf_hash, root_from_inclusion
+from .log_state import LogCheckFailed, _hex_list, parse_head
 from .output import make_console, print_report, print_summary
 
 
@@ -87,18 +86,12 @@ DEMO_RULESETS: dict[str, dict[str, Any]] = {"shelem": {"target": 330}}
 
 def _signed_by(record: Any, keys: KeySet, what: str, rtype: str) -> dict[str, Any]:
     """``record`` is a ``rtype`` record of qahwa-fair/2 signed by one of ``keys``."""
-    if not isinstance(record, dict) or not isinstance(record.get("signature"), dict):
-        raise DemoError(f"the {what} is not a signed record")
-    pub, _ = keys.pick(record["signature"].get("key_id"))
-    if pub is None or record["signature"].get("key_id") not in keys.keys:
-        raise DemoError(f"the {what} is signed by a key the server does not list")
-    try:
-        verify_record(record, pub)
-    except SignatureError as exc:
-        raise DemoError(f"the {what}: {exc}") from None
+    good, why = signed_by(record, keys)
+    if not good:
+        raise DemoError(f"the {what}: {why}")
     if record.get("type") != rtype or record.get("protocol") != PROTOCOL_V2:
         raise DemoError(f"the {what} is not a {PROTOCOL_V2} {rtype} record")
-    return record
+    return dict(record)
 
 
 class _Seat:
@@ -148,23 +141,15 @@ class _Seat:
             )
         idx = got.get("log_index")
         _, proof = self.api.call("GET", "/v1/log/proof", params={"index": idx})
-        head = proof.get("tree_head") if isinstance(proof, dict) else None
-        if not isinstance(head, dict) or proof.get("leaf") != lock:
+        if not isinstance(proof, dict) or proof.get("leaf") != lock:
             raise DemoError(f"match {self.mid}: log entry {idx} is not its lock")
-        pub, _ = keys.pick((head.get("signature") or {}).get("key_id"))
-        try:
-            if pub is None:
-                raise SignatureError("the tree head's key is not listed")
-            verify_record(head, pub)
-            root = root_from_inclusion(
-                idx,
-                head["tree_size"],
-                leaf_hash(canonical_json(lock)),
-                [bytes.fromhex(h) for h in proof["audit_path"]],
-            )
-        except (SignatureError, ProofError, KeyError, TypeError, ValueError) as exc:
+        try:  # the head signed by a listed key, the lock under its root
+            head = parse_head(proof.get("tree_head"), keys)
+            path = _hex_list(proof.get("audit_path"), "the audit path")
+            root = root_from_inclusion(idx, head.tree_size, leaf_hash(canonical_json(lock)), path)
+        except (LogCheckFailed, ProofError, TypeError) as exc:
             raise DemoError(f"match {self.mid}: the lock's log inclusion: {exc}") from None
-        if root.hex() != head.get("root_hash"):
+        if root != head.root:
             raise DemoError(f"match {self.mid}: the lock is not in the log at index {idx}")
         return lock
 

@@ -1,0 +1,169 @@
+"""What the async client (:mod:`qahwa_client.aio`, the source) and the sync one generated
+from it (:mod:`qahwa_client.client`) share without an ``await``: request bodies, headers,
+the resend rule and the :class:`Unanswered` error."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+from pydantic import TypeAdapter
+
+from qahwa_wire.models import StateOut
+
+from .conform import Dispute, SeatProtocol
+from .errors import ClientError
+
+STATE = TypeAdapter[StateOut](StateOut)
+
+# Answers after which a request is sent again, byte for byte (fairness-v2.md §3a.6): the
+# server may or may not have acted on it.
+RESEND_STATUS = frozenset({500, 502, 503, 504})
+#: an ``after`` no match reaches: the answer is where the log stands, with no events
+LATEST = 2**31 - 1
+
+
+def rate_limit_delay(resp: httpx.Response, waited: float, budget: float) -> float | None:
+    """After a 429 answer: how long to wait before sending the identical request again —
+    its ``Retry-After`` seconds (1 if absent or not a number) plus a random jitter of up to
+    a quarter of that, so that clients refused together do not return together — or None
+    (not a 429, or the wait would take the request's total past ``budget`` seconds: the
+    429 is then raised). A 429 changed nothing on the server (docs/deploy.md §5)."""
+    if resp.status_code != 429:
+        return None
+    try:
+        after = float(resp.headers.get("retry-after", "1"))
+    except ValueError:
+        after = 1.0
+    if not after >= 0:  # NaN, negative
+        after = 1.0
+    delay = after + random.uniform(0.0, max(after, 0.2) / 4)
+    return delay if waited + delay <= budget else None
+
+
+def auth(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def create_body(
+    game: str,
+    ruleset: Mapping[str, Any] | None,
+    names: Sequence[str] | None,
+    house: Sequence[bool] | None = None,
+) -> dict[str, Any]:
+    body: dict[str, Any] = {"game": game}
+    if ruleset is not None:
+        body["ruleset"] = dict(ruleset)
+    if house is not None and names is None:
+        raise ClientError("house seats are declared with their names")
+    if names is not None:
+        flags = list(house) if house is not None else [False] * len(names)
+        if len(flags) != len(names):
+            raise ClientError(f"{len(names)} names but {len(flags)} house flags")
+        body["seats"] = [{"name": n, "house": h} for n, h in zip(names, flags, strict=True)]
+    return body
+
+
+def accepted_out(match_id: str, seat: int, seq: int, view: StateOut) -> dict[str, Any]:
+    """An action's answer rebuilt from the log and a fresh view (its first answer lost)."""
+    return {
+        "match_id": match_id,
+        "seat": seat,
+        "version": view.version,
+        "status": view.status,
+        "first_seq": seq,
+        "state": view.model_dump(mode="json"),
+        "chain": view.chain,
+    }
+
+
+class Unanswered(ClientError):
+    """A request got no answer (or only 5xx) however often it was resent; it is kept in the
+    seat's ``requests`` without a receipt."""
+
+
+class Keeps:
+    """What a player keeps of a seat or a session, read from its :class:`SeatProtocol`
+    (the same in the sync and the async handles: nothing here waits)."""
+
+    proto: SeatProtocol
+
+    @property
+    def client_seed(self) -> str | None:
+        return self.proto.client_seed
+
+    @property
+    def nonce(self) -> str | None:
+        return self.proto.nonce
+
+    @property
+    def lock(self) -> dict[str, Any] | None:
+        return self.proto.lock
+
+    @property
+    def receipts(self) -> list[dict[str, Any]]:
+        return self.proto.receipts
+
+
+class SeatKeeps(Keeps):
+    """A seat's: also its log index, key, requests and disputes; ``save`` and
+    ``save_receipts`` write them."""
+
+    match_id: str
+
+    @property
+    def log_index(self) -> int | None:
+        return self.proto.log_index
+
+    @property
+    def key(self) -> str | None:
+        """The seat's Ed25519 public key (base64), once committed."""
+        return self.proto.key.public_b64 if self.proto.key is not None else None
+
+    @property
+    def requests(self) -> list[dict[str, Any]]:
+        """Every request sent, with its local ``sent_at`` and its receipt (or None)."""
+        return self.proto.requests
+
+    @property
+    def disputes(self) -> list[Dispute]:
+        """The disputes this seat reports (fairness-v2.md §3a.8): a timeout before its
+        deadline or while this seat held an unreceipted request sent in time, or the server's
+        clock off by more than ``max_skew``. Each keeps its evidence; ``save`` writes them."""
+        return self.proto.disputes
+
+    @property
+    def disputed(self) -> bool:
+        return bool(self.proto.disputes)
+
+    @property
+    def unreceipted(self) -> list[dict[str, Any]]:
+        """The signed requests sent that neither a receipt nor a refusal answered, each with
+        its local ``sent_at`` (fairness-v2.md §3a.8)."""
+        return self.proto.unreceipted
+
+    def save_receipts(self, path: str | Path) -> Path:
+        return self.proto.save_receipts(path)
+
+    def save(self, path: str | Path) -> Path:
+        return self.proto.save(path)
+
+    def _path(self, tail: str) -> str:
+        return f"/v1/matches/{self.match_id}{tail}"
+
+    def _action_body(
+        self, action: Mapping[str, Any], view: StateOut, version: int
+    ) -> dict[str, Any]:
+        return self.proto.action_body(
+            action,
+            version=version,
+            chain=view.chain,
+            view_lock=view.lock,
+            turn=view.turn,
+            legal=view.legal_actions,
+            fresh_roll=getattr(view, "fresh_roll", None),
+            values_used=getattr(view, "values_used", None),
+        )
