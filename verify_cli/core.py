@@ -37,7 +37,7 @@ from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
 from .replay_core import NotATranscript, Report, assemble, check_rules, check_shape
 from .replay_core import count_units as count_units
-from .v2_rules import V2State, is_int
+from .rules import V2State, is_int
 
 #: the checks only the CLI makes (Ed25519 and the player's own inputs); every other check
 #: is :mod:`verify_cli.replay_core`'s, which the verify page runs too
