@@ -16,13 +16,13 @@ import json
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
 from sqlalchemy.engine import make_url
 from starlette.concurrency import run_in_threadpool
 
+from .lru import LRU
 from .matches import MatchService
 from .store import FINISHED
 
@@ -38,8 +38,7 @@ class Hub:
     def __init__(self, remember: int = 65_536) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: dict[str, set[asyncio.Future[None]]] = {}
-        self._latest: OrderedDict[str, int] = OrderedDict()  # the highest next_seq heard of
-        self._remember = remember
+        self._latest: LRU[str, int] = LRU(remember)  # the highest next_seq heard of
 
     def bind(self, loop: asyncio.AbstractEventLoop | None) -> None:
         self._loop = loop
@@ -64,11 +63,7 @@ class Hub:
                 loop.call_soon_threadsafe(self._wake_all)
 
     def _wake(self, match_id: str, next_seq: int) -> None:
-        if next_seq > self._latest.get(match_id, -1):
-            self._latest[match_id] = next_seq
-        self._latest.move_to_end(match_id)
-        while len(self._latest) > self._remember:
-            self._latest.popitem(last=False)
+        self._latest.put(match_id, max(next_seq, self._latest.get(match_id, -1)))
         for fut in self._waiters.pop(match_id, ()):
             if not fut.done():
                 fut.set_result(None)
@@ -86,7 +81,7 @@ class Hub:
         Call it right after reading the match at ``seen_next_seq``: a publish that came in
         between is remembered and returns at once.
         """
-        if self._latest.get(match_id, -1) > seen_next_seq:
+        if self._latest.get(match_id, -1, touch=False) > seen_next_seq:
             return True
         if timeout <= 0:
             return False

@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from fairness import PROTOCOL, PROTOCOL_V2
+from fairness import PROTOCOL_V2
 from games.base import Engine
 from games.errors import UnknownGameError
 from games.registry import engine_class
@@ -26,17 +26,7 @@ from games.registry import engine_class
 from . import render
 from .inputs import InputError, parse_json
 from .render import describe_replay_error as describe_replay_error
-from .rules import Progress, V2State, check_rules_v1, check_rules_v2, check_shape_v2
-
-REQUIRED: dict[str, type | tuple[type, ...]] = {
-    "match_id": str,
-    "game": str,
-    "ruleset": str,
-    "commitment": str,
-    "server_seed": str,
-    "seats": list,
-    "events": list,
-}
+from .rules import RULES, Progress, V2State, missing_field
 
 _COUNTERS = (
     ("games", re.compile(r"^g(\d+)/")),
@@ -56,21 +46,15 @@ def check_shape(doc: Any) -> type[Engine]:
     proto = doc.get("protocol")
     if proto is None:
         raise NotATranscript("not a transcript: it has no 'protocol' field")
-    if proto == PROTOCOL_V2:
-        why = check_shape_v2(doc)
-        if why is not None:
-            raise NotATranscript(why)
-    elif proto == PROTOCOL:
-        for name, typ in REQUIRED.items():
-            if name not in doc:
-                raise NotATranscript(f"not a transcript: field {name!r} is missing")
-            if not isinstance(doc[name], typ):
-                raise NotATranscript(f"not a transcript: field {name!r} has the wrong type")
-    else:
+    rules = RULES.get(proto) if isinstance(proto, str) else None
+    if rules is None:
         raise NotATranscript(
             f"unknown protocol {render.short(proto, 40)} (this tool "
-            f"verifies {PROTOCOL_V2!r} and {PROTOCOL!r})"
+            f"verifies {' and '.join(map(repr, RULES))})"
         )
+    why = missing_field(doc, rules.required)
+    if why is not None:
+        raise NotATranscript(why)
     try:
         return engine_class(doc["game"])
     except UnknownGameError as exc:
@@ -115,12 +99,10 @@ class Report:
 def check_rules(
     rep: Report, doc: dict[str, Any], cls: type[Engine], *, progress: Progress | None = None
 ) -> render.DrawContext:
-    """The rules checks of a transcript into ``rep``; the draws seen. qahwa-fair/2: see
-    :mod:`verify_cli.rules`; qahwa-fair/1: commitment, match key, replay, result."""
-    if doc.get("protocol") == PROTOCOL_V2:
-        ctx, rep.v2 = check_rules_v2(rep, doc, cls, progress=progress)
-        return ctx
-    return check_rules_v1(rep, doc, cls, progress=progress)
+    """The rules checks of a transcript (its protocol's, :data:`verify_cli.rules.RULES`) into
+    ``rep``; the draws seen."""
+    ctx, rep.v2 = RULES[doc["protocol"]].check(rep, doc, cls, progress=progress)
+    return ctx
 
 
 def count_units(events: list[Any], game: str) -> dict[str, int]:

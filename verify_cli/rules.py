@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
@@ -47,7 +47,16 @@ from games.replay import replay
 
 from . import render
 
-# The fields of a v2 transcript and their JSON types (§9).
+# The fields of a transcript and their JSON types: qahwa-fair/1 (fairness-v1.md), then /2 (§9).
+REQUIRED_V1: dict[str, type | tuple[type, ...]] = {
+    "match_id": str,
+    "game": str,
+    "ruleset": str,
+    "commitment": str,
+    "server_seed": str,
+    "seats": list,
+    "events": list,
+}
 REQUIRED_V2: dict[str, type | tuple[type, ...]] = {
     "match_id": str,
     "game": str,
@@ -102,9 +111,11 @@ def is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def check_shape_v2(doc: dict[str, Any]) -> str | None:
-    """Why a v2 document is not a transcript (None when its fields are all there)."""
-    for name, typ in REQUIRED_V2.items():
+def missing_field(
+    doc: dict[str, Any], required: Mapping[str, type | tuple[type, ...]]
+) -> str | None:
+    """Why a document is not a transcript (None when its ``required`` fields are all there)."""
+    for name, typ in required.items():
         if name not in doc:
             return f"not a transcript: field {name!r} is missing"
         if not isinstance(doc[name], typ) or (typ is int and isinstance(doc[name], bool)):
@@ -772,7 +783,7 @@ def check_no_reveal(
 
 def check_rules_v1(
     rep: Any, doc: dict[str, Any], cls: type[Engine], *, progress: Progress | None = None
-) -> render.DrawContext:
+) -> tuple[render.DrawContext, None]:
     """qahwa-fair/1: commitment, match key, replay, result into ``rep``; the draws seen."""
     ctx = render.DrawContext(doc, rep.computed)
     seed = check_commitment(rep, doc, parse_server_seed, commitment)
@@ -791,7 +802,7 @@ def check_rules_v1(
         replay_and_check(rep, doc, cls, key, ctx, PROTOCOL, progress=progress, seats=seats)
     if not any(c["name"] == "result" for c in rep.checks):
         rep.skip("result", "not checked: the events did not replay")
-    return ctx
+    return ctx, None
 
 
 def check_rules_v2(
@@ -972,3 +983,19 @@ def replay_and_check(
             expected=calc,
             found=doc.get("result"),
         )
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One protocol's part of ``verify``: its transcript's fields and its rules checks (which
+    return the draws seen and, for v2, what the signature checks need)."""
+
+    required: Mapping[str, type | tuple[type, ...]]
+    check: Callable[..., tuple[render.DrawContext, V2State | None]]
+
+
+#: every protocol ``verify`` knows, newest first
+RULES: dict[str, Rules] = {
+    PROTOCOL_V2: Rules(REQUIRED_V2, check_rules_v2),
+    PROTOCOL: Rules(REQUIRED_V1, check_rules_v1),
+}
