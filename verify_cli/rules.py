@@ -770,15 +770,7 @@ def check_no_reveal(
         rep.fail(
             "seats", f"the ruleset has {cls.seat_count(parsed)} seats, the lock {len(doc['seats'])}"
         )
-    if strict_equal(calc, doc.get("result")):
-        rep.ok("result", render.result_text(calc, doc))
-    else:
-        rep.fail(
-            "result",
-            "the no_reveal result differs from the transcript's",
-            expected=calc,
-            found=doc.get("result"),
-        )
+    check_result(rep, doc, calc, "the no_reveal result")
 
 
 def check_rules_v1(
@@ -974,12 +966,17 @@ def replay_and_check(
         return
     # as JSON (tuples in an outcome's detail are lists in the transcript)
     calc = json.loads(json.dumps(engine.outcome.to_json()))
+    check_result(rep, doc, calc, "the replayed result")
+
+
+def check_result(rep: Any, doc: dict[str, Any], calc: Any, what: str) -> None:
+    """``result``: ``calc`` (the result the rules give, as JSON) is the transcript's."""
     if strict_equal(calc, doc.get("result")):
         rep.ok("result", render.result_text(calc, doc))
     else:
         rep.fail(
             "result",
-            "the replayed result differs from the transcript's",
+            f"{what} differs from the transcript's",
             expected=calc,
             found=doc.get("result"),
         )
