@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from service.lru import LRU
@@ -38,10 +40,15 @@ def test_defaults_pop_and_size() -> None:
 
 
 def test_the_hub_remembers_only_the_newest_matches() -> None:
-    hub = Hub(remember=2)
-    hub._wake("m1", 3)
-    hub._wake("m2", 1)
-    hub._wake("m1", 2)  # not newer: m1 keeps 3, and is the most recent again
-    hub._wake("m3", 1)  # m2 is forgotten
-    assert hub._latest.get("m1", touch=False) == 3
-    assert "m2" not in hub._latest and "m3" in hub._latest
+    loop = asyncio.new_event_loop()
+    try:
+        hub = Hub(remember=2)
+        hub.bind(loop)
+        hub.publish("m1", 3)
+        hub.publish("m2", 1)
+        hub.publish("m1", 2)  # not newer: m1 keeps 3, and is the most recent again
+        hub.publish("m3", 1)  # m2 is forgotten
+        assert hub._latest.get("m1", touch=False) == 3
+        assert "m2" not in hub._latest and "m3" in hub._latest
+    finally:
+        loop.close()
