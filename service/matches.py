@@ -37,7 +37,6 @@ from fairness import (
     SecretBox,
     SeedError,
     SignatureError,
-    Signer,
     canonical_json,
     canonical_ruleset,
     chain_start,
@@ -61,6 +60,7 @@ from . import translog
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
 from .errors import Conflict, Forbidden, Invalid, NotFound, user_errors
+from .keys import RecordSigner
 from .kinds import EndReason, EventType, RecordType, SeedSource, Status
 from .models import Heartbeat, Match, Seat, ServerSeed
 from .settings import Settings
@@ -226,7 +226,7 @@ class MatchService:
         self,
         db: Database,
         settings: Settings,
-        signer: Signer,
+        signer: RecordSigner,
         box: SecretBox,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
@@ -938,7 +938,7 @@ class MatchService:
         if seq == -1:
             locked = self._locked(m)
             found = locked.start_receipt
-            if found is None:
+            if found is None or found["signature"]["key_id"] != self.signer.key_id:
                 found = locked.start_receipt = self.signer.signed(
                     {
                         "type": RecordType.RECEIPT,
