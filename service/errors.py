@@ -23,7 +23,18 @@ from games import (
     UnknownGameError,
 )
 
-from .translog import BadLogRequest, LogError, NotInLog
+
+class LogError(Exception):
+    """A request the log cannot answer (:data:`service.errors.USER_ERRORS` maps each kind to
+    the service's error)."""
+
+
+class NotInLog(LogError):
+    """The entry or tree size asked for is not in the log (yet)."""
+
+
+class BadLogRequest(LogError):
+    """A request no log can answer (a consistency proof from 0, or backwards)."""
 
 
 class ServiceError(Exception):

@@ -35,6 +35,10 @@ import tlog
 from fairness import PROTOCOL, canonical_json
 
 from .db import Database
+from .errors import BadLogRequest as BadLogRequest
+from .errors import LogError as LogError
+from .errors import NotInLog as NotInLog
+from .errors import user_errors
 from .keys import RecordSigner
 from .kinds import RecordType
 from .models import LogEntry
@@ -86,19 +90,6 @@ class CosignatureRow(SQLModel, table=True):
     witness: str = Field(sa_column=Column(String(255), primary_key=True))
     line: str = Field(sa_column=Column(Text, nullable=False))
     created_at: str = Field(sa_column=Column(String(40), nullable=False))
-
-
-class LogError(Exception):
-    """A request the log cannot answer (:data:`service.errors.USER_ERRORS` maps each kind to
-    the service's error)."""
-
-
-class NotInLog(LogError):
-    """The entry or tree size asked for is not in the log (yet)."""
-
-
-class BadLogRequest(LogError):
-    """A request no log can answer (a consistency proof from 0, or backwards)."""
 
 
 # -- the stored tree -----------------------------------------------------------------------
@@ -267,8 +258,6 @@ P = ParamSpec("P")
 
 def api(fn: Callable[P, dict[str, Any]], *args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
     """Call a read below, reporting a :class:`LogError` as the service's error."""
-    from .errors import user_errors  # the service's errors (imported late: no cycle)
-
     with user_errors():
         return fn(*args, **kwargs)
 
