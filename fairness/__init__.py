@@ -1,8 +1,9 @@
-"""qahwa-fair/1: the derivation of every roll, shuffle and lot (see docs/fairness.md).
+"""The derivation of every roll, shuffle and lot, for qahwa-fair/1 and qahwa-fair/2
+(docs/spec/fairness-v1.md, docs/spec/fairness-v2.md; see docs/fairness.md).
 
-This package knows no game's rules: it holds the derivation, the canonical item lists,
-signing and the
-secret box (these two load lazily, on first use). Errors: see :mod:`fairness.errors`.
+This package knows no game's rules: it holds the derivation, the canonical item lists, v2's
+commitments, match key, roll chains, canonical JSON and event chain, signing and the secret
+box (these two load lazily, on first use). Errors: see :mod:`fairness.errors`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
 """The rules engines of qahwa's games, all on one interface (:mod:`games.base`).
 
-Errors: see :mod:`games.errors`.
+Errors: see :mod:`games.errors`. ``games.replay`` is the replay loop's module (its
+function is :func:`games.replay.replay`).
 """
 
+from . import replay
 from .base import Action, Chance, Engine, Event, Outcome
 from .errors import (
     ActionError,
@@ -16,7 +18,6 @@ from .errors import (
     UnknownGameError,
 )
 from .registry import GAME_IDS, available_games, engine_class
-from .replay import replay  # the function; the module is games.replay via sys.modules
 
 __all__ = [
     "GAME_IDS",

@@ -28,7 +28,7 @@ An engine is a state machine for one match:
 
 :mod:`games.replay` rebuilds a match from a transcript's events and checks that every
 chance event recomputes and every action is legal: the service, ``verify`` and the tests
-share it (``replay`` here is a thin alias).
+share it.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from fairness import PROTOCOL, PROTOCOL_V2, Stream, StreamKey
 
@@ -50,9 +50,6 @@ from .errors import (
     ReplayError,
     RulesetError,
 )
-
-if TYPE_CHECKING:
-    from .replay import OnEvent
 
 JSON = Any
 Action = dict[str, Any]
@@ -625,28 +622,3 @@ class Engine(ABC):
             out["hidden"] = True
             return out
         return event
-
-
-def replay(
-    engine_cls: type[Engine],
-    ruleset: str | Mapping[str, Any],
-    key: bytes,
-    events: Sequence[Event],
-    *,
-    protocol: str | None = None,
-    ctx: MatchContext | None = None,
-    on_event: OnEvent | None = None,
-) -> Engine:
-    """:func:`games.replay.replay`, with the protocol taken from the key's length when not
-    given (a thin alias kept for older callers)."""
-    from .replay import replay as _replay
-
-    return _replay(
-        engine_cls,
-        ruleset,
-        key,
-        events,
-        protocol=protocol or protocol_of_key(key),
-        ctx=ctx,
-        on_event=on_event,
-    )

@@ -32,7 +32,7 @@ from fairness import (
     parse_hex,
 )
 
-from .base import Chance, Engine, Event, MatchContext, check_protocol
+from .base import Chance, Engine, Event, MatchContext, check_protocol, protocol_of_key
 from .ends import NoRevealMatch
 from .errors import ActionError, GameError, ReplayError, RulesetError
 
@@ -487,7 +487,7 @@ def replay(
     key: bytes | None,
     events: Sequence[Any],
     *,
-    protocol: str,
+    protocol: str | None = None,
     ctx: MatchContext | None = None,
     on_event: OnEvent | None = None,
 ) -> Engine:
@@ -500,9 +500,15 @@ def replay(
     events and at most one final end event. Raises ReplayError naming the first event that
     differs; ``on_event(event, engine)`` is called for every event once it is checked.
 
+    ``protocol``: the transcript's; when None, the key's length says it (a key is needed then).
+
     Only the games' own errors become a ReplayError; anything else an engine raises is a
     bug in the engine and propagates.
     """
+    if protocol is None:
+        if key is None:
+            raise ValueError("replay without a protocol needs the match key")
+        protocol = protocol_of_key(key)
     check_protocol(protocol)
     parsed = parse_transcript_ruleset(engine_cls, ruleset, protocol)
     if key is None:

@@ -28,6 +28,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     TypeAdapter,
+    create_model,
     field_validator,
 )
 from pydantic.json_schema import JsonSchemaValue
@@ -1101,160 +1102,60 @@ class TranscriptOut(Wire):
 
 
 # -- per game: the public view, the event page and the transcript of each game ----------
-class TawlaMatchOut(MatchOut):
-    game: Literal["tawla"]
-    public_state: Annotated[dict[str, Any] | None, SchemaOf(TawlaPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating"
+_PUBLIC_STATE = "the engine's public view (no hidden cards or tiles); null while seating"
+_EVENT_PAGE = "events with seq > after; redacted by the game while the match runs"
+
+
+def _outs(game: str, public: Any, events: Any) -> tuple[Any, Any, Any]:
+    """``<Game>MatchOut``, ``<Game>EventsOut`` and ``<Game>TranscriptOut`` of one game: the
+    shared shapes with ``game`` fixed and the game's public view and events typed."""
+    name = "".join(part.capitalize() for part in game.split("_"))
+    fixed: Any = Literal[game]
+    listed = Annotated[list[dict[str, Any]], SchemaOf(list[events])]
+    match_out = create_model(
+        f"{name}MatchOut",
+        __base__=MatchOut,
+        __module__=__name__,
+        game=(fixed, ...),
+        public_state=(
+            Annotated[dict[str, Any] | None, SchemaOf(public | None)],
+            Field(description=_PUBLIC_STATE),
+        ),
     )
-
-
-class TawlaEventsOut(EventsOut):
-    game: Literal["tawla"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs"
+    events_out = create_model(
+        f"{name}EventsOut",
+        __base__=EventsOut,
+        __module__=__name__,
+        game=(fixed, ...),
+        events=(listed, Field(description=_EVENT_PAGE)),
     )
-
-
-class TawlaTranscriptOut(TranscriptOut):
-    game: Literal["tawla"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaEvent])]
-
-
-class MahbusaMatchOut(MatchOut):
-    game: Literal["mahbusa"]
-    public_state: Annotated[dict[str, Any] | None, SchemaOf(MahbusaPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating"
+    transcript_out = create_model(
+        f"{name}TranscriptOut",
+        __base__=TranscriptOut,
+        __module__=__name__,
+        game=(fixed, ...),
+        events=(listed, ...),
     )
+    return match_out, events_out, transcript_out
 
 
-class MahbusaEventsOut(EventsOut):
-    game: Literal["mahbusa"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[MahbusaEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs"
-    )
-
-
-class MahbusaTranscriptOut(TranscriptOut):
-    game: Literal["mahbusa"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[MahbusaEvent])]
-
-
-class IraqiDominoMatchOut(MatchOut):
-    game: Literal["iraqi_domino"]
-    public_state: Annotated[dict[str, Any] | None, SchemaOf(IraqiDominoPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating"
-    )
-
-
-class IraqiDominoEventsOut(EventsOut):
-    game: Literal["iraqi_domino"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs"
-    )
-
-
-class IraqiDominoTranscriptOut(TranscriptOut):
-    game: Literal["iraqi_domino"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoEvent])]
-
-
-class MexicanTrainMatchOut(MatchOut):
-    game: Literal["mexican_train"]
-    public_state: Annotated[dict[str, Any] | None, SchemaOf(MexicanTrainPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating"
-    )
-
-
-class MexicanTrainEventsOut(EventsOut):
-    game: Literal["mexican_train"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs"
-    )
-
-
-class MexicanTrainTranscriptOut(TranscriptOut):
-    game: Literal["mexican_train"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainEvent])]
-
-
-class QahveMatchOut(MatchOut):
-    game: Literal["qahve"]
-    public_state: Annotated[dict[str, Any] | None, SchemaOf(QahvePublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating"
-    )
-
-
-class QahveEventsOut(EventsOut):
-    game: Literal["qahve"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[QahveEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs"
-    )
-
-
-class QahveTranscriptOut(TranscriptOut):
-    game: Literal["qahve"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[QahveEvent])]
-
-
-class HokmMatchOut(MatchOut):
-    game: Literal["hokm"]
-    public_state: Annotated[dict[str, Any] | None, SchemaOf(HokmPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating"
-    )
-
-
-class HokmEventsOut(EventsOut):
-    game: Literal["hokm"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[HokmEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs"
-    )
-
-
-class HokmTranscriptOut(TranscriptOut):
-    game: Literal["hokm"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[HokmEvent])]
-
-
-class ShelemMatchOut(MatchOut):
-    game: Literal["shelem"]
-    public_state: Annotated[dict[str, Any] | None, SchemaOf(ShelemPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating"
-    )
-
-
-class ShelemEventsOut(EventsOut):
-    game: Literal["shelem"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs"
-    )
-
-
-class ShelemTranscriptOut(TranscriptOut):
-    game: Literal["shelem"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemEvent])]
-
-
-class RngMatchOut(MatchOut):
-    game: Literal["rng"]
-    public_state: Annotated[dict[str, Any] | None, SchemaOf(RngPublic | None)] = Field(
-        description="the engine's public view (no hidden cards or tiles); null while seating"
-    )
-
-
-class RngEventsOut(EventsOut):
-    game: Literal["rng"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[RngEvent])] = Field(
-        description="events with seq > after; redacted by the game while the match runs"
-    )
-
-
-class RngTranscriptOut(TranscriptOut):
-    game: Literal["rng"]
-    events: Annotated[list[dict[str, Any]], SchemaOf(list[RngEvent])]
-
+TawlaMatchOut, TawlaEventsOut, TawlaTranscriptOut = _outs("tawla", TawlaPublic, TawlaEvent)
+MahbusaMatchOut, MahbusaEventsOut, MahbusaTranscriptOut = _outs(
+    "mahbusa", MahbusaPublic, MahbusaEvent
+)
+IraqiDominoMatchOut, IraqiDominoEventsOut, IraqiDominoTranscriptOut = _outs(
+    "iraqi_domino", IraqiDominoPublic, IraqiDominoEvent
+)
+MexicanTrainMatchOut, MexicanTrainEventsOut, MexicanTrainTranscriptOut = _outs(
+    "mexican_train", MexicanTrainPublic, MexicanTrainEvent
+)
+QahveMatchOut, QahveEventsOut, QahveTranscriptOut = _outs("qahve", QahvePublic, QahveEvent)
+HokmMatchOut, HokmEventsOut, HokmTranscriptOut = _outs("hokm", HokmPublic, HokmEvent)
+ShelemMatchOut, ShelemEventsOut, ShelemTranscriptOut = _outs("shelem", ShelemPublic, ShelemEvent)
+RngMatchOut, RngEventsOut, RngTranscriptOut = _outs("rng", RngPublic, RngEvent)
 
 _GAME = Field(discriminator="game")
-AnyMatchOut = Annotated[
+AnyMatchOut: Any = Annotated[
     TawlaMatchOut
     | MahbusaMatchOut
     | IraqiDominoMatchOut
@@ -1265,7 +1166,7 @@ AnyMatchOut = Annotated[
     | RngMatchOut,
     _GAME,
 ]
-AnyEventsOut = Annotated[
+AnyEventsOut: Any = Annotated[
     TawlaEventsOut
     | MahbusaEventsOut
     | IraqiDominoEventsOut
@@ -1276,7 +1177,7 @@ AnyEventsOut = Annotated[
     | RngEventsOut,
     _GAME,
 ]
-AnyTranscriptOut = Annotated[
+AnyTranscriptOut: Any = Annotated[
     TawlaTranscriptOut
     | MahbusaTranscriptOut
     | IraqiDominoTranscriptOut
@@ -1317,7 +1218,7 @@ class RngClosedOut(Wire):
     session_id: str
     status: Status
     server_seed: str
-    transcript: RngTranscriptOut
+    transcript: RngTranscriptOut  # type: ignore[valid-type]
 
 
 class KeyOut(Wire):

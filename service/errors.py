@@ -24,6 +24,19 @@ from games import (
 )
 
 
+class LogError(Exception):
+    """A request the log cannot answer (:data:`service.errors.USER_ERRORS` maps each kind to
+    the service's error)."""
+
+
+class NotInLog(LogError):
+    """The entry or tree size asked for is not in the log (yet)."""
+
+
+class BadLogRequest(LogError):
+    """A request no log can answer (a consistency proof from 0, or backwards)."""
+
+
 class ServiceError(Exception):
     """A request the service refuses; ``code`` is stable, ``message`` is for people."""
 
@@ -83,7 +96,7 @@ STATUS: dict[type[ServiceError], int] = {
     Unavailable: 503,
 }
 
-#: The games' and fairness' errors caused by a client's input: the service error and code
+#: The games', fairness' and the log's errors caused by a client's input: the service error and code
 #: each becomes (looked up along the exception's MRO, most specific first).
 USER_ERRORS: dict[type[Exception], tuple[type[ServiceError], str]] = {
     NotYourTurnError: (Conflict, "not_your_turn"),
@@ -94,6 +107,8 @@ USER_ERRORS: dict[type[Exception], tuple[type[ServiceError], str]] = {
     RulesetError: (Invalid, "bad_ruleset"),
     UnknownGameError: (Invalid, "unknown_game"),
     ClientSeedError: (Invalid, "bad_client_seed"),
+    NotInLog: (NotFound, "not_found"),
+    BadLogRequest: (BadRequest, "bad_request"),
 }
 
 #: Codes for HTTP-level errors raised by the framework (no route ran).
@@ -131,10 +146,10 @@ def translate(exc: Exception) -> ServiceError | None:
 
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn the games' and fairness' input errors raised in the block into ServiceErrors."""
+    """Turn the games', fairness' and the log's input errors raised in the block into ServiceErrors."""
     try:
         yield
-    except (ActionError, RulesetError, UnknownGameError, ClientSeedError) as exc:
+    except (ActionError, RulesetError, UnknownGameError, ClientSeedError, LogError) as exc:
         mapped = translate(exc)
         assert mapped is not None
         raise mapped from None

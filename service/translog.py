@@ -35,6 +35,10 @@ import tlog
 from fairness import PROTOCOL, canonical_json
 
 from .db import Database
+from .errors import BadLogRequest as BadLogRequest
+from .errors import LogError as LogError
+from .errors import NotInLog as NotInLog
+from .errors import user_errors
 from .keys import RecordSigner
 from .kinds import RecordType
 from .models import LogEntry
@@ -86,16 +90,6 @@ class CosignatureRow(SQLModel, table=True):
     witness: str = Field(sa_column=Column(String(255), primary_key=True))
     line: str = Field(sa_column=Column(Text, nullable=False))
     created_at: str = Field(sa_column=Column(String(40), nullable=False))
-
-
-class LogError(Exception):
-    """A request the log cannot answer: ``status`` 400 (bad request) or 404 (not there)."""
-
-    def __init__(self, status: int, code: str, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
 
 
 # -- the stored tree -----------------------------------------------------------------------
@@ -264,17 +258,13 @@ P = ParamSpec("P")
 
 def api(fn: Callable[P, dict[str, Any]], *args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
     """Call a read below, reporting a :class:`LogError` as the service's error."""
-    from .errors import BadRequest, NotFound  # the service's errors (imported late: no cycle)
-
-    try:
+    with user_errors():
         return fn(*args, **kwargs)
-    except LogError as exc:
-        raise (NotFound if exc.status == 404 else BadRequest)(exc.message, exc.code) from None
 
 
 def _check_size(n: int, tree_size: int) -> None:
     if tree_size > n:
-        raise LogError(404, "not_found", f"the log has {n} entries, fewer than {tree_size}")
+        raise NotInLog(f"the log has {n} entries, fewer than {tree_size}")
 
 
 def _cached_head(session: Session, tree_size: int) -> dict[str, Any] | None:
@@ -347,10 +337,10 @@ def inclusion(
         want = n if tree_size is None else tree_size
         _check_size(n, want)
         if not 0 <= index < want:
-            raise LogError(404, "not_found", f"no log entry {index} in a tree of size {want}")
+            raise NotInLog(f"no log entry {index} in a tree of size {want}")
         entry = s.get(LogEntry, index)
         if entry is None:
-            raise LogError(404, "not_found", f"no log entry {index}")
+            raise NotInLog(f"no log entry {index}")
         path = inclusion_path(s, index, want)
         head = _head_in(s, want, late)
     head = head or _fill(db, signer, late)[want]
@@ -367,13 +357,9 @@ def inclusion(
 def consistency(db: Database, signer: RecordSigner, first: int, second: int) -> dict[str, Any]:
     """PROOF(first, D[second]) of RFC 9162 §2.1.4 with both signed heads."""
     if first < 1:
-        raise LogError(
-            400, "bad_request", "first must be at least 1 (every log extends the empty one)"
-        )
+        raise BadLogRequest("first must be at least 1 (every log extends the empty one)")
     if first > second:
-        raise LogError(
-            400, "bad_request", f"first ({first}) must not be larger than second ({second})"
-        )
+        raise BadLogRequest(f"first ({first}) must not be larger than second ({second})")
     late: list[int] = []
     with db.read() as s:
         n = size(s)

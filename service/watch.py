@@ -16,13 +16,13 @@ import json
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import Any
 
 from sqlalchemy.engine import make_url
 from starlette.concurrency import run_in_threadpool
 
+from .lru import LRU
 from .matches import MatchService
 from .store import FINISHED
 
@@ -44,8 +44,7 @@ class Hub:
     def __init__(self, remember: int = 65_536) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: dict[str, set[asyncio.Future[None]]] = {}
-        self._latest: OrderedDict[str, int] = OrderedDict()  # the highest next_seq heard of
-        self._remember = remember
+        self._latest: LRU[str, int] = LRU(remember)  # the highest next_seq heard of
         self._guard = threading.Lock()
 
     def bind(self, loop: asyncio.AbstractEventLoop | None) -> None:
@@ -62,11 +61,7 @@ class Hub:
         if loop is None or loop.is_closed():
             return
         with self._guard:
-            if next_seq > self._latest.get(match_id, -1):
-                self._latest[match_id] = next_seq
-            self._latest.move_to_end(match_id)
-            while len(self._latest) > self._remember:
-                self._latest.popitem(last=False)
+            self._latest.put(match_id, max(next_seq, self._latest.get(match_id, -1)))
             if match_id not in self._waiters:
                 return
         with contextlib.suppress(RuntimeError):  # the loop stopped meanwhile
@@ -102,7 +97,7 @@ class Hub:
         """
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         with self._guard:
-            if self._latest.get(match_id, -1) > seen_next_seq:
+            if self._latest.get(match_id, -1, touch=False) > seen_next_seq:
                 return True
             if timeout <= 0:
                 return False

@@ -24,8 +24,8 @@ from games import (
     RulesetError,
     engine_class,
 )
-from games import replay as replay_v2
 from games.base import MatchContext, check_keys, int_in, one_of, only_keys
+from games.replay import replay as replay_v2
 from games.rng import RngEngine
 from games.transcript import build_transcript, transcript_key
 from games.transcript import simulate_match as simulate_any

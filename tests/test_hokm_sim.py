@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 from support import examples, walk_transcript
 
 from fairness import DECK52, PROTOCOL, PROTOCOL_V2
-from games.base import Chance, replay
+from games.base import Chance
 from games.cards import suit
 from games.deals import hokm_deck
 from games.errors import ReplayError
 from games.hokm import HokmEngine
+from games.replay import replay
 from games.transcript import replay_transcript, simulate_match, transcript_key
 
 

@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from support import examples
 
 from fairness import canonical_ruleset, tiles
-from games.base import Chance, replay
+from games.base import Chance
 from games.errors import ActionError
 from games.iraqi_domino import IraqiDominoEngine, round_to_nearest
+from games.replay import replay
 from games.transcript import simulate_match, transcript_key
 
 ALL = Counter(tiles(6))

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from support import examples
 
 from fairness import tile_code, tiles
-from games.base import Chance, replay
+from games.base import Chance
 from games.errors import ActionError
 from games.mexican_train import MexicanTrainEngine
+from games.replay import replay
 from games.transcript import simulate_match, transcript_key
 
 ALL = Counter(tiles(12))

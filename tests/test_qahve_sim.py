@@ -16,10 +16,11 @@ from hypothesis import strategies as st
 from support import examples, walk_transcript
 
 from fairness import DECK_QAHVE
-from games.base import Chance, replay
+from games.base import Chance
 from games.cards import is_joker, suit
 from games.errors import ReplayError
 from games.qahve import QahveEngine, hand_points
+from games.replay import replay
 from games.transcript import simulate_match, transcript_key
 
 #: the default ruleset as a qahwa-fair/2 transcript carries it: every rule, timing included

@@ -13,7 +13,7 @@ import pytest
 
 from fairness import DECK52, PROTOCOL, Stream
 from games.base import V2_RULESET_DEFAULTS as V2_TIMING
-from games.base import Chance, replay
+from games.base import Chance
 from games.errors import (
     IllegalActionError,
     MalformedActionError,
@@ -21,6 +21,7 @@ from games.errors import (
     RulesetError,
 )
 from games.registry import engine_class
+from games.replay import replay
 from games.shelem import ShelemEngine, card_points
 
 VECTORS = json.loads((Path(__file__).parent / "vectors" / "shelem_deal.json").read_text())

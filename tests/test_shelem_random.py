@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 from support import examples
 
 from fairness import DECK52
-from games.base import Chance, replay
+from games.base import Chance
+from games.replay import replay
 from games.shelem import HAND_POINTS, ShelemEngine, hand_score
 from games.transcript import simulate_match, transcript_key
 

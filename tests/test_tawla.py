@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 import fairness
-from games.base import Chance, replay
+from games.base import Chance
 from games.errors import (
     ActionError,
     IllegalActionError,
@@ -21,6 +21,7 @@ from games.errors import (
     RulesetError,
 )
 from games.registry import engine_class
+from games.replay import replay
 from games.tawla import (
     ENGINE,
     TawlaEngine,

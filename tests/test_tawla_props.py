@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 from support import examples
 
 from fairness import PROTOCOL, PROTOCOL_V2, canonical_ruleset
-from games.base import Chance, replay
+from games.base import Chance
 from games.errors import ReplayError
+from games.replay import replay
 from games.tawla import TawlaEngine, legal_turns, relative_board
 from games.transcript import replay_transcript, simulate_match
 

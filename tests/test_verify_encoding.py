@@ -36,7 +36,7 @@ from games.transcript import simulate_match, transcript_context, transcript_key
 from verify_cli.core import VERIFIED, transcript_body_json, verify_document
 from verify_cli.keys import parse_keys
 from verify_cli.replay_core import Report
-from verify_cli.v2_rules import V2State, check_chain
+from verify_cli.rules import V2State, check_chain
 
 SIGNER = Signer.generate()
 KEYS = parse_keys(public_key_b64(SIGNER.public_key), source="file", origin="test")

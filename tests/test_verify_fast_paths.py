@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from fairness import PROTOCOL, match_key, parse_server_seed
-from games.base import replay
 from games.registry import available_games, engine_class
+from games.replay import replay
 from games.transcript import simulate_match
 from verify_cli import render
 from verify_cli.replay_core import count_units

@@ -840,7 +840,7 @@ def test_translation_tables_are_complete(new_page: Any) -> None:
     """Every language the page offers (a button each, LANGS) has every key, with the same
     {parameters} as English and no empty text; every key the page's script names (t('…'),
     msg('…'), and the names it builds: deal recipients, the off_ reasons, the rows of
-    verify_cli.v2_rules's checks, the statistics' tests and headings) is there."""
+    verify_cli.rules's checks, the statistics' tests and headings) is there."""
     src = PAGE.read_text(encoding="utf-8")
     table = src[src.index("var LANGS = ") : src.index("\nvar RTL = ")]
     page = new_page()
@@ -861,11 +861,9 @@ def test_translation_tables_are_complete(new_page: Any) -> None:
     used |= {"stock", "kitty", "pile", "boneyard", "role_hakem", "role_dealer"}
     used |= {"off_" + k[len("replay_off_") :] for k in used if k.startswith("replay_off_")}
     used |= set(re.findall(r"'(st_\w+|stats_\w+)'", script))
-    # the checks of verify_cli.v2_rules the page shows (a title and a verdict each)
+    # the checks of verify_cli.rules the page shows (a title and a verdict each)
     v2_checks = set(
-        re.findall(
-            r'rep\.(?:ok|fail)\("([a-z ]+)"', (ROOT / "verify_cli" / "v2_rules.py").read_text()
-        )
+        re.findall(r'rep\.(?:ok|fail)\("([a-z ]+)"', (ROOT / "verify_cli" / "rules.py").read_text())
     )
     assert {"lock", "reveals", "fresh rolls", "cut", "chain"} <= v2_checks
     for name in v2_checks - {"replay", "result"}:

@@ -3,7 +3,7 @@
 For a real match of each form (played here by the engines with seeded random bots; hokm's
 cutters cut or tap), the hands the page shows for each deal — ``.hand[data-who]`` with the
 codes of its cards or tiles — are compared with the hands the engine really dealt: its own
-state at the start of each hand, taken from ``games.base.replay(on_event=…)``, never from a
+state at the start of each hand, taken from ``games.replay.replay(on_event=…)``, never from a
 second copy of the deal rules. Dice games (tawla, mahbusa): whose die is whose in the
 opening, who starts, and whose roll each roll is, against the engine's turn.
 
@@ -30,9 +30,10 @@ from test_verify_page import SIGNER, Site, built
 from test_verify_page_replay import check
 
 from fairness import PROTOCOL, deck52
-from games.base import Engine, Event, replay
+from games.base import Engine, Event
 from games.hokm import HokmEngine
 from games.registry import engine_class
+from games.replay import replay
 from games.transcript import simulate_match, transcript_key
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
 

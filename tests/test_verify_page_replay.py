@@ -25,8 +25,8 @@ from playwright.sync_api import expect
 from test_verify_page import SIGNER, Site, chance_seqs, genuine
 
 from fairness import match_key
-from games.base import replay
 from games.registry import GAME_IDS, engine_class
+from games.replay import replay
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed, source_zip
 
 pytestmark = [pytest.mark.browser]

@@ -1,7 +1,7 @@
 """The verify page checks qahwa-fair/2 transcripts (issues 20, 21, 23), in Chromium with
 playwright: the lock's and the transcript's signatures, the event chain and every keyed seat's
 signature in JavaScript (Web Crypto), the commitments, draws and rules through the Python
-replay (``verify_cli.v2_rules`` on Pyodide). Without that replay the verdict is
+replay (``verify_cli.rules`` on Pyodide). Without that replay the verdict is
 "incomplete", never "pass".
 """
 
@@ -95,7 +95,7 @@ def test_genuine_keyed_v2_transcript_passes(browser: Any) -> None:
         "agree",
     ):
         assert rows[row] == "true", (row, rows)
-    # the v2 rules checks of verify_cli.v2_rules have their own rows
+    # the v2 rules checks of verify_cli.rules have their own rows
     assert any(k.startswith("py_") for k in rows), rows
     assert "false" not in rows.values()
 

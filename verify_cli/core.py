@@ -37,7 +37,7 @@ from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
 from .replay_core import NotATranscript, Report, assemble, check_rules, check_shape
 from .replay_core import count_units as count_units
-from .v2_rules import V2State, is_int
+from .rules import V2State, is_int
 
 #: the checks only the CLI makes (Ed25519 and the player's own inputs); every other check
 #: is :mod:`verify_cli.replay_core`'s, which the verify page runs too
@@ -368,21 +368,10 @@ def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:
         return
     seat = seats[0]
     v2 = doc.get("protocol") == PROTOCOL_V2
-    if not v2:
-        if own.nonce is not None:
-            rep.fail("own seed", "--nonce given, but a qahwa-fair/1 seat has no nonce")
-        elif seat.get("client_seed") != own.client_seed:
-            rep.fail(
-                "own seed",
-                f"seat {n} does not hold the client seed you gave (it holds "
-                f"{seat.get('client_seed')!r})",
-                expected=own.client_seed,
-                found=seat.get("client_seed"),
-            )
-        else:
-            rep.ok("own seed", f"seat {n} holds exactly the client seed you gave")
+    if not v2 and own.nonce is not None:
+        rep.fail("own seed", "--nonce given, but a qahwa-fair/1 seat has no nonce")
         return
-    if seat.get("client_seed") is None:
+    if v2 and seat.get("client_seed") is None:
         rep.fail("own seed", f"seat {n} never revealed a seed (no_reveal)")
         return
     if seat.get("client_seed") != own.client_seed:
@@ -393,6 +382,9 @@ def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:
             expected=own.client_seed,
             found=seat.get("client_seed"),
         )
+        return
+    if not v2:
+        rep.ok("own seed", f"seat {n} holds exactly the client seed you gave")
         return
     if own.nonce is None:
         rep.ok(

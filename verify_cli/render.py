@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 from fairness import PROTOCOL_V2
 from games.cards import SUIT_SYMBOLS, sort_hand
@@ -16,6 +16,7 @@ from games.deals import (
     qahve_deal,
     shelem_layout,
 )
+from games.errors import ReplayError
 from games.iraqi_domino import HAND as IRAQI_HAND
 from games.mexican_train import hand_size as train_hand_size
 
@@ -533,3 +534,47 @@ def result_text(result: dict[str, Any], doc: dict[str, Any]) -> str:
     return f"result reached: {result.get('reason')}, won by {who}" + (
         f", scores {score}" if scores else ""
     )
+
+
+def _is_int(v: Any) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
+    """A replay failure as one line naming the event, from the error's ``kind`` and fields
+    (never by parsing its message)."""
+    seq = exc.seq
+    msg = str(exc)
+    if seq is not None:
+        msg = msg.removeprefix(f"event {seq}: ")
+    if exc.kind == "seq" and _is_int(seq) and 0 <= seq < len(events):
+        ev = events[seq]
+        got = ev.get("seq") if isinstance(ev, dict) else None
+        if _is_int(got) and got > seq:
+            n = got - seq
+            missing = f"event {seq}" if n == 1 else f"events {seq}-{seq + n - 1}"
+            return f"{missing} missing (the next event has seq {got})"
+    if exc.kind == "truncated":
+        return msg
+    if seq is not None and 0 <= seq < len(events) and isinstance(events[seq], dict):
+        ev = events[seq]
+        if ev.get("type") == "chance":
+            what = f"chance event {seq} ({ev.get('kind')} {ev.get('label')!r})"
+        elif ev.get("type") == "action":
+            act = ev.get("action")
+            atype = act.get("type") if isinstance(act, dict) else act
+            what = f"event {seq} (action {atype!r} by seat {ev.get('seat')})"
+        else:
+            what = f"event {seq} ({ev.get('type')})"
+        if exc.kind == "chance" and isinstance(exc.expected, dict) and isinstance(exc.found, dict):
+            if exc.expected.get("label") == exc.found.get("label"):
+                return (
+                    f"{what}: the result differs from its recomputation from the seeds "
+                    f"({first_difference(exc.expected.get('result'), exc.found.get('result'))})"
+                )
+            return (
+                f"{what}: the rules draw {exc.expected.get('kind')} "
+                f"{exc.expected.get('label')!r} here"
+            )
+        return f"{what}: {msg}"
+    return msg

@@ -1,8 +1,9 @@
-"""The rules part of ``verify``: shape, commitment, match key, replay and result.
+"""The entry of ``verify``'s rules part: shape, the report, the draws and the browser's JSON.
 
-A transcript's ``protocol`` picks the checks: qahwa-fair/1's here, qahwa-fair/2's in
-:mod:`verify_cli.v2_rules` (lock, seats from the lock, reveals, chain, fresh rolls, the drawn
-cut, replay, result). Replay failures are described from ``ReplayError.kind`` and its fields.
+A transcript's ``protocol`` picks the checks in :mod:`verify_cli.rules` (one module for every
+protocol: qahwa-fair/1's commitment, match key, replay, result; qahwa-fair/2's lock, seats
+from the lock, reveals, chain, fresh rolls, the drawn cut, replay, result). The wording of a
+replay failure is :mod:`verify_cli.render`'s.
 
 This is every check of :func:`verify_cli.core.verify_document` except the signatures, and it
 needs only ``fairness`` and ``games`` (no ``cryptography``, no network, no ``rich``): the
@@ -15,44 +16,23 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
-from fairness import (
-    PROTOCOL,
-    PROTOCOL_V2,
-    FairnessError,
-    commitment,
-    match_key,
-    parse_server_seed,
-)
-from games.base import Engine, Event
-from games.errors import ReplayError, UnknownGameError
+from fairness import PROTOCOL_V2
+from games.base import Engine
+from games.errors import UnknownGameError
 from games.registry import engine_class
-from games.replay import replay
 
 from . import render
 from .inputs import InputError, parse_json
-from .v2_rules import V2State, check_rules_v2, check_shape_v2, is_int, strict_equal
-
-REQUIRED: dict[str, type | tuple[type, ...]] = {
-    "match_id": str,
-    "game": str,
-    "ruleset": str,
-    "commitment": str,
-    "server_seed": str,
-    "seats": list,
-    "events": list,
-}
+from .render import describe_replay_error as describe_replay_error
+from .rules import RULES, Progress, V2State, missing_field
 
 _COUNTERS = (
     ("games", re.compile(r"^g(\d+)/")),
     ("hands", re.compile(r"^h(\d+)/")),
     ("rounds", re.compile(r"^r(\d+)/")),
 )
-
-Progress = Callable[[int, int], Any]
-"""``progress(done, total)``: events replayed so far, out of the transcript's events."""
 
 
 class NotATranscript(Exception):
@@ -66,21 +46,15 @@ def check_shape(doc: Any) -> type[Engine]:
     proto = doc.get("protocol")
     if proto is None:
         raise NotATranscript("not a transcript: it has no 'protocol' field")
-    if proto == PROTOCOL_V2:
-        why = check_shape_v2(doc)
-        if why is not None:
-            raise NotATranscript(why)
-    elif proto == PROTOCOL:
-        for name, typ in REQUIRED.items():
-            if name not in doc:
-                raise NotATranscript(f"not a transcript: field {name!r} is missing")
-            if not isinstance(doc[name], typ):
-                raise NotATranscript(f"not a transcript: field {name!r} has the wrong type")
-    else:
+    rules = RULES.get(proto) if isinstance(proto, str) else None
+    if rules is None:
         raise NotATranscript(
             f"unknown protocol {render.short(proto, 40)} (this tool "
-            f"verifies {PROTOCOL_V2!r} and {PROTOCOL!r})"
+            f"verifies {' and '.join(map(repr, RULES))})"
         )
+    why = missing_field(doc, rules.required)
+    if why is not None:
+        raise NotATranscript(why)
     try:
         return engine_class(doc["game"])
     except UnknownGameError as exc:
@@ -122,197 +96,12 @@ class Report:
         self.checks.append({"name": name, "ok": None, "detail": detail})
 
 
-def seat_seeds(rep: Report, doc: dict[str, Any]) -> list[str] | None:
-    """The client seeds in seat order (None and a failure when the seat list is bad)."""
-    seats = doc["seats"]
-    if not all(isinstance(s, dict) for s in seats):
-        rep.fail("seats", "a seat entry is not an object")
-        return None
-    numbers = [s.get("seat") for s in seats]
-    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers) or sorted(
-        numbers
-    ) != list(range(len(seats))):
-        rep.fail("seats", f"seats are not numbered 0..{len(seats) - 1}: {numbers}")
-        return None
-    ordered = sorted(seats, key=lambda s: s["seat"])
-    seeds = [s.get("client_seed") for s in ordered]
-    if not all(isinstance(c, str) for c in seeds):
-        rep.fail("seats", "a seat has no client seed")
-        return None
-    bad_src = [s["seat"] for s in ordered if s.get("seed_source") not in ("player", "server")]
-    if bad_src:
-        rep.fail("seats", f"seat(s) {bad_src}: seed_source must be 'player' or 'server'")
-        return None
-    return seeds
-
-
-def describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
-    """A replay failure as one line naming the event, from the error's ``kind`` and fields
-    (never by parsing its message)."""
-    seq = exc.seq
-    msg = str(exc)
-    if seq is not None:
-        msg = msg.removeprefix(f"event {seq}: ")
-    if exc.kind == "seq" and is_int(seq) and 0 <= seq < len(events):
-        ev = events[seq]
-        got = ev.get("seq") if isinstance(ev, dict) else None
-        if is_int(got) and got > seq:
-            n = got - seq
-            missing = f"event {seq}" if n == 1 else f"events {seq}-{seq + n - 1}"
-            return f"{missing} missing (the next event has seq {got})"
-    if exc.kind == "truncated":
-        return msg
-    if seq is not None and 0 <= seq < len(events) and isinstance(events[seq], dict):
-        ev = events[seq]
-        if ev.get("type") == "chance":
-            what = f"chance event {seq} ({ev.get('kind')} {ev.get('label')!r})"
-        elif ev.get("type") == "action":
-            act = ev.get("action")
-            atype = act.get("type") if isinstance(act, dict) else act
-            what = f"event {seq} (action {atype!r} by seat {ev.get('seat')})"
-        else:
-            what = f"event {seq} ({ev.get('type')})"
-        if exc.kind == "chance" and isinstance(exc.expected, dict) and isinstance(exc.found, dict):
-            if exc.expected.get("label") == exc.found.get("label"):
-                return (
-                    f"{what}: the result differs from its recomputation from the seeds "
-                    f"({render.first_difference(exc.expected.get('result'), exc.found.get('result'))})"
-                )
-            return (
-                f"{what}: the rules draw {exc.expected.get('kind')} "
-                f"{exc.expected.get('label')!r} here"
-            )
-        return f"{what}: {msg}"
-    return msg
-
-
 def check_rules(
     rep: Report, doc: dict[str, Any], cls: type[Engine], *, progress: Progress | None = None
 ) -> render.DrawContext:
-    """The rules checks of a transcript into ``rep``; the draws seen. qahwa-fair/2: see
-    :mod:`verify_cli.v2_rules`; qahwa-fair/1: commitment, match key, replay, result."""
-    if doc.get("protocol") == PROTOCOL_V2:
-        ctx, rep.v2 = check_rules_v2(
-            rep, doc, cls, progress=progress, describe=describe_replay_error
-        )
-        return ctx
-    return check_rules_v1(rep, doc, cls, progress=progress)
-
-
-def check_rules_v1(
-    rep: Report, doc: dict[str, Any], cls: type[Engine], *, progress: Progress | None = None
-) -> render.DrawContext:
-    """Checks 1–4 (commitment, match key, replay, result) into ``rep``; the draws seen."""
-    game, ruleset_str, match_id = doc["game"], doc["ruleset"], doc["match_id"]
-    events: list[Any] = doc["events"]
-
-    # 1. commitment = SHA-256(server_seed)
-    seed: bytes | None
-    try:
-        seed = parse_server_seed(doc["server_seed"])
-    except FairnessError as exc:
-        seed = None
-        rep.fail("commitment", f"server_seed is unusable: {exc}")
-    if seed is not None:
-        if doc["server_seed"] != seed.hex():
-            rep.fail("commitment", "server_seed must be lowercase hex")
-        else:
-            calc = commitment(seed)
-            if calc == doc["commitment"]:
-                rep.ok("commitment", f"SHA-256(server_seed) = {calc[:16]}… as committed")
-            else:
-                rep.fail(
-                    "commitment",
-                    "SHA-256(server_seed) is not the commitment",
-                    expected=calc,
-                    found=doc["commitment"],
-                )
-
-    # 2. the match key
-    seeds = seat_seeds(rep, doc)
-    key: bytes | None = None
-    if seed is not None and seeds is not None:
-        try:
-            key = match_key(seed, match_id, game, ruleset_str, seeds)
-            rep.ok("match key", f"K = {key.hex()[:16]}… from {len(seeds)} client seed(s)")
-        except FairnessError as exc:
-            rep.fail("match key", f"cannot compute K: {exc}")
-
-    # 3. replay every event through the rules
-    engine: Engine | None = None
-    ctx = render.DrawContext(doc, rep.computed)
-    if key is not None:
-        total = len(events)
-        step = max(1, total // 50)
-        done = 0
-        on_event = ctx.observe  # which notes each chance result as recomputed
-
-        def on_event_shown(ev: Event, live: Engine) -> None:
-            nonlocal done
-            on_event(ev, live)
-            done += 1
-            if progress is not None and done % step == 0:
-                progress(done, total)
-
-        try:
-            engine = replay(
-                cls,
-                ruleset_str,
-                key,
-                events,
-                protocol=PROTOCOL,
-                on_event=on_event if progress is None else on_event_shown,
-            )
-        except ReplayError as exc:
-            if (
-                exc.seq is not None
-                and isinstance(exc.expected, dict)
-                and isinstance(exc.found, dict)
-                and exc.expected.get("label") == exc.found.get("label")
-            ):
-                rep.computed[exc.seq] = (exc.expected.get("result"), False)
-            rep.fail(
-                "replay",
-                describe_replay_error(exc, events),
-                seq=exc.seq,
-                expected=exc.expected,
-                found=exc.found,
-            )
-        except Exception as exc:  # not a refused event: a bug in the engine itself
-            rep.fail(
-                "replay",
-                f"the rules engine failed (a bug in qahwa, not a verdict on "
-                f"the transcript): {exc.__class__.__name__}: {exc}",
-            )
-        if engine is not None:
-            n_seats = engine.n_seats
-            if seeds is not None and len(seeds) != n_seats:
-                rep.fail("seats", f"the ruleset has {n_seats} seats, the transcript {len(seeds)}")
-            n_chance = ctx.total  # every event was observed: the chance events
-            rep.ok(
-                "replay",
-                f"{len(events)} events replayed: {n_chance} chance results "
-                f"recomputed, every action legal",
-            )
-            # 4. the result
-            if engine.outcome is None:
-                rep.fail("result", "the events end before the match is over")
-            else:
-                # as JSON (tuples in an outcome's detail are lists in the transcript)
-                calc_result = json.loads(json.dumps(engine.outcome.to_json()))
-                if strict_equal(calc_result, doc.get("result")):
-                    rep.ok("result", render.result_text(calc_result, doc))
-                else:
-                    rep.fail(
-                        "result",
-                        "the replayed result differs from the transcript's",
-                        expected=calc_result,
-                        found=doc.get("result"),
-                    )
-    else:
-        rep.skip("replay", "not replayed: no match key")
-    if not any(c["name"] == "result" for c in rep.checks):
-        rep.skip("result", "not checked: the events did not replay")
+    """The rules checks of a transcript (its protocol's, :data:`verify_cli.rules.RULES`) into
+    ``rep``; the draws seen."""
+    ctx, rep.v2 = RULES[doc["protocol"]].check(rep, doc, cls, progress=progress)
     return ctx
 
 

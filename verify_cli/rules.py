@@ -1,4 +1,6 @@
-"""The rules part of ``verify`` for qahwa-fair/2 transcripts (fairness-v2.md §9).
+"""The rules of ``verify`` for every protocol: qahwa-fair/1 (fairness-v1.md) and
+qahwa-fair/2 (fairness-v2.md §9), with one replay-and-result check
+(:func:`replay_and_check`) that each protocol calls with its own hooks.
 
 Everything here needs only ``fairness`` and ``games`` (no ``cryptography``), like
 :mod:`verify_cli.replay_core`, so the verify page can run it too. The checks that need
@@ -14,21 +16,25 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from fairness import (
+    PROTOCOL,
     PROTOCOL_V2,
     FairnessError,
     canonical_json,
     chain_start,
+    commitment,
     commitment_v2,
     format_time_ms,
     fresh_label,
     loads_strict,
+    match_key,
     match_key_v2,
     parse_hex,
+    parse_server_seed,
     parse_server_seed_v2,
     parse_time_us,
     roll_step,
@@ -41,7 +47,16 @@ from games.replay import replay
 
 from . import render
 
-# The fields of a v2 transcript and their JSON types (§9).
+# The fields of a transcript and their JSON types: qahwa-fair/1 (fairness-v1.md), then /2 (§9).
+REQUIRED_V1: dict[str, type | tuple[type, ...]] = {
+    "match_id": str,
+    "game": str,
+    "ruleset": str,
+    "commitment": str,
+    "server_seed": str,
+    "seats": list,
+    "events": list,
+}
 REQUIRED_V2: dict[str, type | tuple[type, ...]] = {
     "match_id": str,
     "game": str,
@@ -67,6 +82,7 @@ _HAND_SHUFFLE = re.compile(r"^h(\d+)/shuffle$")
 ORDER_SEARCH = 256
 
 Progress = Callable[[int, int], Any]
+"""``progress(done, total)``: events replayed so far, out of the transcript's events."""
 
 
 @dataclass
@@ -95,9 +111,11 @@ def is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def check_shape_v2(doc: dict[str, Any]) -> str | None:
-    """Why a v2 document is not a transcript (None when its fields are all there)."""
-    for name, typ in REQUIRED_V2.items():
+def missing_field(
+    doc: dict[str, Any], required: Mapping[str, type | tuple[type, ...]]
+) -> str | None:
+    """Why a document is not a transcript (None when its ``required`` fields are all there)."""
+    for name, typ in required.items():
         if name not in doc:
             return f"not a transcript: field {name!r} is missing"
         if not isinstance(doc[name], typ) or (typ is int and isinstance(doc[name], bool)):
@@ -204,13 +222,20 @@ def check_seats(rep: Any, doc: dict[str, Any]) -> bool:
     return True
 
 
-def check_commitment(rep: Any, doc: dict[str, Any]) -> bytes | None:
+def check_commitment(
+    rep: Any,
+    doc: dict[str, Any],
+    parse: Callable[[str], bytes] = parse_server_seed_v2,
+    commit: Callable[[bytes], str] = commitment_v2,
+) -> bytes | None:
+    """``commitment``: SHA-256(server_seed) is the commitment (``parse``/``commit``: the
+    protocol's seed form); the seed, or None when it is unusable."""
     try:
-        seed = parse_server_seed_v2(doc["server_seed"])
+        seed = parse(doc["server_seed"])
     except FairnessError as exc:
         rep.fail("commitment", f"server_seed is unusable: {exc}")
         return None
-    calc = commitment_v2(seed)
+    calc = commit(seed)
     if calc == doc["commitment"]:
         rep.ok("commitment", f"SHA-256(server_seed) = {calc[:16]}… as committed")
     else:
@@ -221,6 +246,30 @@ def check_commitment(rep: Any, doc: dict[str, Any]) -> bytes | None:
             found=doc["commitment"],
         )
     return seed
+
+
+def seat_seeds(rep: Any, doc: dict[str, Any]) -> list[str] | None:
+    """The client seeds in seat order (None and a failure when the seat list is bad)."""
+    seats = doc["seats"]
+    if not all(isinstance(s, dict) for s in seats):
+        rep.fail("seats", "a seat entry is not an object")
+        return None
+    numbers = [s.get("seat") for s in seats]
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers) or sorted(
+        numbers
+    ) != list(range(len(seats))):
+        rep.fail("seats", f"seats are not numbered 0..{len(seats) - 1}: {numbers}")
+        return None
+    ordered = sorted(seats, key=lambda s: s["seat"])
+    seeds = [s.get("client_seed") for s in ordered]
+    if not all(isinstance(c, str) for c in seeds):
+        rep.fail("seats", "a seat has no client seed")
+        return None
+    bad_src = [s["seat"] for s in ordered if s.get("seed_source") not in ("player", "server")]
+    if bad_src:
+        rep.fail("seats", f"seat(s) {bad_src}: seed_source must be 'player' or 'server'")
+        return None
+    return seeds
 
 
 def revealed_seeds(
@@ -721,15 +770,31 @@ def check_no_reveal(
         rep.fail(
             "seats", f"the ruleset has {cls.seat_count(parsed)} seats, the lock {len(doc['seats'])}"
         )
-    if strict_equal(calc, doc.get("result")):
-        rep.ok("result", render.result_text(calc, doc))
+    check_result(rep, doc, calc, "the no_reveal result")
+
+
+def check_rules_v1(
+    rep: Any, doc: dict[str, Any], cls: type[Engine], *, progress: Progress | None = None
+) -> tuple[render.DrawContext, None]:
+    """qahwa-fair/1: commitment, match key, replay, result into ``rep``; the draws seen."""
+    ctx = render.DrawContext(doc, rep.computed)
+    seed = check_commitment(rep, doc, parse_server_seed, commitment)
+    seeds = seat_seeds(rep, doc)
+    key: bytes | None = None
+    if seed is not None and seeds is not None:
+        try:
+            key = match_key(seed, doc["match_id"], doc["game"], doc["ruleset"], seeds)
+            rep.ok("match key", f"K = {key.hex()[:16]}… from {len(seeds)} client seed(s)")
+        except FairnessError as exc:
+            rep.fail("match key", f"cannot compute K: {exc}")
+    if key is None:
+        rep.skip("replay", "not replayed: no match key")
     else:
-        rep.fail(
-            "result",
-            "the no_reveal result differs from the transcript's",
-            expected=calc,
-            found=doc.get("result"),
-        )
+        seats = None if seeds is None else (len(seeds), "the transcript")
+        replay_and_check(rep, doc, cls, key, ctx, PROTOCOL, progress=progress, seats=seats)
+    if not any(c["name"] == "result" for c in rep.checks):
+        rep.skip("result", "not checked: the events did not replay")
+    return ctx, None
 
 
 def check_rules_v2(
@@ -738,7 +803,6 @@ def check_rules_v2(
     cls: type[Engine],
     *,
     progress: Progress | None = None,
-    describe: Callable[[ReplayError, list[Any]], str],
 ) -> tuple[render.DrawContext, V2State]:
     """Every rules check of a v2 transcript into ``rep`` (see the module doc)."""
     state = V2State()
@@ -779,45 +843,87 @@ def check_rules_v2(
         rep.skip("result", "not checked: the events did not replay")
         check_times(rep, doc, None)
         return ctx, state
-    replay_v2(rep, doc, cls, key, state, ctx, progress, describe)
-    return ctx, state
-
-
-def replay_v2(
-    rep: Any,
-    doc: dict[str, Any],
-    cls: type[Engine],
-    key: bytes,
-    state: V2State,
-    ctx: render.DrawContext,
-    progress: Progress | None,
-    describe: Callable[[ReplayError, list[Any]], str],
-) -> None:
-    events: list[Any] = doc["events"]
-    total = len(events)
-    step = max(1, total // 50)
-    done = 0
-    chance_seen: dict[int, Any] = {}
+    mctx = MatchContext(
+        doc["match_id"], tuple(s.tip.hex() if s.tip is not None else None for s in state.seats)
+    )
     turns: list[int | None] = []  # the seat on turn after each event, as the rules say
+    chance_seen: dict[int, Any] = {}
 
-    def on_event(ev: Event, live: Engine) -> None:
-        nonlocal done
+    def observe(ev: Event, live: Engine) -> None:
         turns.append(live.turn)
-        ctx.observe(ev, live)
         seq = ev.get("seq")
         if ev.get("type") == "chance" and is_int(seq):
             rep.computed[seq] = (ev.get("result"), True)
             chance_seen[seq] = ev.get("result")
-        done += 1
-        if progress is not None and done % step == 0:
-            progress(done, total)
 
-    mctx = MatchContext(
-        doc["match_id"], tuple(s.tip.hex() if s.tip is not None else None for s in state.seats)
+    def first_turn() -> int | None:
+        """The seat on turn before any event (the rules' start, drawn again)."""
+        parsed = cls.parse_ruleset(loads_strict(doc["ruleset"]), protocol=PROTOCOL_V2)
+        return cls(parsed, Chance(key), mctx).turn
+
+    def replayed(engine: Engine | None) -> None:
+        if engine is None:
+            rep.skip("result", "not checked: the events did not replay")
+            check_times(rep, doc, None)
+        else:
+            check_times(rep, doc, (turns, first_turn))
+
+    replay_and_check(
+        rep,
+        doc,
+        cls,
+        key,
+        ctx,
+        PROTOCOL_V2,
+        progress=progress,
+        mctx=mctx,
+        seats=(len(state.seats), "the lock"),
+        observe=observe,
+        replayed=replayed,
+        chance_count=lambda: len(chance_seen),
     )
+    return ctx, state
+
+
+def replay_and_check(
+    rep: Any,
+    doc: dict[str, Any],
+    cls: type[Engine],
+    key: bytes,
+    ctx: render.DrawContext,
+    protocol: str,
+    *,
+    progress: Progress | None,
+    mctx: MatchContext | None = None,
+    seats: tuple[int, str] | None = None,
+    observe: Callable[[Event, Engine], None] | None = None,
+    replayed: Callable[[Engine | None], None] | None = None,
+    chance_count: Callable[[], int] | None = None,
+) -> None:
+    """``replay`` and ``result``, the same for every protocol: every event through the rules
+    from ``key``, then the outcome against the transcript's. The protocol's hooks: ``seats``
+    (how many seats, and where that number comes from), ``observe`` (each event as replayed),
+    ``replayed`` (the engine once the events replayed, None when they were refused) and
+    ``chance_count`` (the chance results recomputed; by default the draws ``ctx`` saw). An
+    error in the engine itself is a failed replay with neither a result nor ``replayed``."""
+    events: list[Any] = doc["events"]
+    total = len(events)
+    step = max(1, total // 50)
+    done = 0
+
+    def on_event(ev: Event, live: Engine) -> None:
+        nonlocal done
+        if observe is not None:
+            observe(ev, live)
+        ctx.observe(ev, live)
+        if progress is not None:
+            done += 1
+            if done % step == 0:
+                progress(done, total)
+
     try:
         engine = replay(
-            cls, doc["ruleset"], key, events, protocol=PROTOCOL_V2, ctx=mctx, on_event=on_event
+            cls, doc["ruleset"], key, events, protocol=protocol, ctx=mctx, on_event=on_event
         )
     except ReplayError as exc:
         if (
@@ -828,10 +934,14 @@ def replay_v2(
         ):
             rep.computed[exc.seq] = (exc.expected.get("result"), False)
         rep.fail(
-            "replay", describe(exc, events), seq=exc.seq, expected=exc.expected, found=exc.found
+            "replay",
+            render.describe_replay_error(exc, events),
+            seq=exc.seq,
+            expected=exc.expected,
+            found=exc.found,
         )
-        rep.skip("result", "not checked: the events did not replay")
-        check_times(rep, doc, None)
+        if replayed is not None:
+            replayed(None)
         return
     except Exception as exc:  # not a refused event: a bug in the engine itself
         rep.fail(
@@ -839,18 +949,14 @@ def replay_v2(
             f"the rules engine failed (a bug in qahwa, not a verdict on the "
             f"transcript): {exc.__class__.__name__}: {exc}",
         )
-        rep.skip("result", "not checked: the events did not replay")
+        if replayed is not None:
+            rep.skip("result", "not checked: the events did not replay")
         return
-    if engine.n_seats != len(state.seats):
-        rep.fail("seats", f"the ruleset has {engine.n_seats} seats, the lock {len(state.seats)}")
-
-    def first_turn() -> int | None:
-        """The seat on turn before any event (the rules' start, drawn again)."""
-        parsed = cls.parse_ruleset(loads_strict(doc["ruleset"]), protocol=PROTOCOL_V2)
-        return cls(parsed, Chance(key), mctx).turn
-
-    check_times(rep, doc, (turns, first_turn))
-    n_chance = len(chance_seen)
+    if seats is not None and engine.n_seats != seats[0]:
+        rep.fail("seats", f"the ruleset has {engine.n_seats} seats, {seats[1]} {seats[0]}")
+    if replayed is not None:
+        replayed(engine)
+    n_chance = ctx.total if chance_count is None else chance_count()
     rep.ok(
         "replay",
         f"{total} events replayed: {n_chance} chance results recomputed, every action legal",
@@ -858,13 +964,35 @@ def replay_v2(
     if engine.outcome is None:
         rep.fail("result", "the events end before the match is over")
         return
+    # as JSON (tuples in an outcome's detail are lists in the transcript)
     calc = json.loads(json.dumps(engine.outcome.to_json()))
+    check_result(rep, doc, calc, "the replayed result")
+
+
+def check_result(rep: Any, doc: dict[str, Any], calc: Any, what: str) -> None:
+    """``result``: ``calc`` (the result the rules give, as JSON) is the transcript's."""
     if strict_equal(calc, doc.get("result")):
         rep.ok("result", render.result_text(calc, doc))
     else:
         rep.fail(
             "result",
-            "the replayed result differs from the transcript's",
+            f"{what} differs from the transcript's",
             expected=calc,
             found=doc.get("result"),
         )
+
+
+@dataclass(frozen=True)
+class Rules:
+    """One protocol's part of ``verify``: its transcript's fields and its rules checks (which
+    return the draws seen and, for v2, what the signature checks need)."""
+
+    required: Mapping[str, type | tuple[type, ...]]
+    check: Callable[..., tuple[render.DrawContext, V2State | None]]
+
+
+#: every protocol ``verify`` knows, newest first
+RULES: dict[str, Rules] = {
+    PROTOCOL_V2: Rules(REQUIRED_V2, check_rules_v2),
+    PROTOCOL: Rules(REQUIRED_V1, check_rules_v1),
+}
