@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import secrets
 import threading
@@ -38,7 +37,6 @@ from fairness import (
     SeedError,
     SignatureError,
     Signer,
-    canonical_json,
     canonical_ruleset,
     chain_start,
     check_canonical_value,
@@ -53,6 +51,7 @@ from fairness import (
     seat_sig_message,
     seed_commitment,
 )
+from fairness.records import LOCK_SEAT_FIELDS, Commit, Lock, Receipt, Reveal, lock_seats
 from games import engine_class
 from games.ends import no_reveal_result
 from games.transcript import build_transcript, build_transcript_v2
@@ -61,7 +60,7 @@ from . import translog
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
 from .errors import Conflict, Forbidden, Invalid, NotFound, user_errors
-from .kinds import EndReason, EventType, RecordType, SeedSource, Status
+from .kinds import EndReason, EventType, SeedSource, Status
 from .models import Heartbeat, Match, Seat, ServerSeed
 from .settings import Settings
 from .store import (
@@ -410,21 +409,7 @@ class MatchService:
         com = commitment_v2(seed)
         tokens = [secrets.token_urlsafe(32) for _ in seats]
         at = self.store.now_iso()
-        record = self.signer.signed(
-            {
-                "type": RecordType.COMMIT,
-                "protocol": PROTOCOL_V2,
-                "match_id": match_id,
-                "game": game,
-                "ruleset": ruleset,
-                "commitment": com,
-                "seats": [
-                    {"seat": i, "name": name, "house": house}
-                    for i, (name, house) in enumerate(seats)
-                ],
-                "created_at": at,
-            }
-        )
+        record = Commit(match_id, game, ruleset, com, tuple(seats), at).sign(self.signer)
 
         def make(s: Session) -> MatchRow:
             return MatchRow(
@@ -626,30 +611,16 @@ class MatchService:
         else:
             reveal_by = now + int(parsed.get("reveal_seconds", REVEAL_SECONDS))
             end_by = now + int(parsed.get("max_seconds", MAX_SECONDS))
-        lock = self.signer.signed(
-            {
-                "type": RecordType.LOCK,
-                "protocol": PROTOCOL_V2,
-                "match_id": m.id,
-                "game": m.game,
-                "ruleset": m.ruleset,
-                "commitment": m.commitment,
-                "seats": [
-                    {
-                        "seat": st.seat,
-                        "name": st.name,
-                        "house": st.house,
-                        "seed_commitment": st.seed_commitment,
-                        "key": st.key,
-                        "roll_chain": st.roll_chain,
-                    }
-                    for st in seats
-                ],
-                "locked_at": iso_of(now),
-                "reveal_by": iso_of(reveal_by),
-                "end_by": iso_of(end_by),
-            }
-        )
+        lock = Lock(
+            m.id,
+            m.game,
+            m.ruleset,
+            m.commitment,
+            lock_seats([{k: getattr(st, k) for k in LOCK_SEAT_FIELDS} for st in seats]),
+            locked_at=iso_of(now),
+            reveal_by=iso_of(reveal_by),
+            end_by=iso_of(end_by),
+        ).sign(self.signer)
         idx = translog.next_index(self.db, tx.s)
         translog.append(tx.s, idx, m.id, lock, iso_of(now), self.signer)
         m.lock, m.lock_index = dumps(lock), idx
@@ -907,22 +878,9 @@ class MatchService:
         signed = self.signer.signed(self._transcript_doc(tx))
         m.transcript_sig = dumps(signed["signature"])
         result = json.loads(m.result) if m.result else {}
-        record = self.signer.signed(
-            {
-                "type": RecordType.REVEAL,
-                "protocol": PROTOCOL_V2,
-                "match_id": m.id,
-                "lock_index": m.lock_index,
-                "server_seed": signed["server_seed"],
-                "chain": m.chain,
-                "transcript_sha256": hashlib.sha256(canonical_json(signed)).hexdigest(),
-                "reason": result.get("reason"),
-                "forfeited": result.get("forfeited", []),
-                "house": [st["seat"] for st in signed["seats"] if st["house"]],
-                "result": result,
-                "ended_at": m.ended_at,
-            }
-        )
+        record = Reveal.of_transcript(
+            signed, lock_index=m.lock_index, chain=m.chain, result=result, ended_at=m.ended_at
+        ).sign(self.signer)
         idx = translog.next_index(self.db, tx.s)
         translog.append(tx.s, idx, m.id, record, self.store.now_iso(), self.signer)
 
@@ -937,27 +895,14 @@ class MatchService:
             locked = self._locked(m)
             found = locked.start_receipt
             if found is None:
-                found = locked.start_receipt = self.signer.signed(
-                    {
-                        "type": RecordType.RECEIPT,
-                        "protocol": PROTOCOL_V2,
-                        "match_id": m.id,
-                        "seq": -1,
-                        "chain": locked.start.hex(),
-                        "at": locked.record["locked_at"],
-                    }
-                )
+                found = locked.start_receipt = Receipt(
+                    m.id, -1, locked.start.hex(), locked.record["locked_at"]
+                ).sign(self.signer)
             return {**found, "signature": dict(found["signature"])}
         assert tx is not None and tx.head_at_us is not None, "a receipt follows an append"
-        return self.signer.signed(
-            {
-                "type": RecordType.RECEIPT,
-                "protocol": PROTOCOL_V2,
-                "match_id": m.id,
-                "seq": m.next_seq - 1,
-                "chain": m.chain,
-                "at": format_time_ms(tx.head_at_us),
-            }
+        assert m.chain is not None
+        return Receipt(m.id, m.next_seq - 1, m.chain, format_time_ms(tx.head_at_us)).sign(
+            self.signer
         )
 
     @staticmethod
