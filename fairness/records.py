@@ -5,6 +5,8 @@ A record is an immutable value. ``to_json()`` is the unsigned record in the key 
 service has always written it (canonical JSON sorts the keys, so the signed bytes never
 depend on it); ``sign(signer)`` adds the ``signature`` object; ``Lock.check(record, keys)``
 parses a signed lock and raises :class:`RecordError` (with a ``kind``) when it is not one.
+Only signing and checking a signature need ``cryptography`` (imported then): the verify
+page's Python parses records without it.
 """
 
 from __future__ import annotations
@@ -12,12 +14,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .canonical import canonical_json
 from .errors import FairnessError, SignatureError
-from .signing import Signer, load_public_key, verify_record
 from .v2 import PROTOCOL_V2, chain_start, parse_hex
+
+if TYPE_CHECKING:  # signing needs ``cryptography``, which the page's Python never imports
+    from .signing import Signer
 
 #: the seat fields a lock fixes per seat (§3), in the order it lists them
 LOCK_SEAT_FIELDS = ("seat", "name", "house", "seed_commitment", "key", "roll_chain")
@@ -80,7 +84,9 @@ class LockSeat:
 
     @classmethod
     def of(cls, entry: Mapping[str, Any]) -> LockSeat:
-        return cls(*(entry[k] for k in LOCK_SEAT_FIELDS))
+        """The seat a lock's entry (or a seat row's fields) states; a missing field is None."""
+        values: list[Any] = [entry.get(k) for k in LOCK_SEAT_FIELDS]
+        return cls(*values)
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in LOCK_SEAT_FIELDS}
@@ -143,17 +149,15 @@ class Lock:
             raise RecordError("the lock lists no seats", kind="shape")
         parsed = []
         for i, s in enumerate(seats):
-            if not isinstance(s, Mapping) or set(s) != set(LOCK_SEAT_FIELDS):
-                raise RecordError(f"the lock's seat entry {i} is not a seat", kind="shape")
-            if s["seat"] != i or isinstance(s["seat"], bool):
+            if not isinstance(s, Mapping) or s.get("seat") != i or isinstance(s["seat"], bool):
                 raise RecordError(f"the lock's seat entry {i} is not seat {i}", kind="shape")
             try:
                 for name in ("seed_commitment", "roll_chain"):
-                    if s[name] is not None:
+                    if s.get(name) is not None:
                         parse_hex(s[name], 32, name)
             except FairnessError as exc:
                 raise RecordError(f"the lock's seat {i}: {exc}", kind="shape") from None
-            if s["key"] is not None and not isinstance(s["key"], str):
+            if s.get("key") is not None and not isinstance(s["key"], str):
                 raise RecordError(f"the lock's seat {i}: key is not a base64 string", kind="shape")
             parsed.append(LockSeat.of(s))
         return cls(
@@ -180,6 +184,8 @@ class Lock:
                 f"the lock is signed by key {key_id!r}, which is not a trusted server key",
                 kind="signature",
             )
+        from .signing import load_public_key, verify_record
+
         try:
             verify_record(dict(record), load_public_key(keys[key_id]))
         except SignatureError as exc:

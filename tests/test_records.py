@@ -102,7 +102,7 @@ def _resigned(signer: Signer, **changes: Any) -> dict[str, Any]:
             "lowercase hex",
         ),
         ({"seats": [{**SPEC_LOCK["seats"][0], "key": 5}]}, "shape", "key is not a base64"),
-        ({"seats": [{"seat": 0}]}, "shape", "entry 0 is not a seat"),
+        ({"seats": ["seat 0"]}, "shape", "entry 0 is not seat 0"),
     ],
 )
 def test_a_wrong_lock_names_what_is_wrong(

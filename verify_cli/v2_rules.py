@@ -34,6 +34,7 @@ from fairness import (
     roll_step,
     seed_commitment,
 )
+from fairness.records import Lock, RecordError
 from games.base import Chance, Engine, Event, MatchContext
 from games.ends import no_reveal_result
 from games.errors import GameError, ReplayError
@@ -147,27 +148,18 @@ def check_lock(rep: Any, doc: dict[str, Any], state: V2State) -> bool:
     if problems:
         rep.fail("lock", "the lock does not match the transcript: " + "; ".join(problems))
         return False
-    assert isinstance(seats, list)
+    try:
+        parsed = Lock.parse(lock)
+    except RecordError as exc:
+        rep.fail("lock", str(exc))
+        return False
     out: list[SeatLock] = []
-    for i, s in enumerate(seats):
-        if not isinstance(s, dict) or s.get("seat") != i or not is_int(s.get("seat")):
-            rep.fail("lock", f"the lock's seat entry {i} is not seat {i}")
+    for s in parsed.seats:
+        if s.seed_commitment is None:
+            rep.fail("lock", f"the lock's seat {s.seat} has no seed_commitment")
             return False
-        sc, key, tip_hex = s.get("seed_commitment"), s.get("key"), s.get("roll_chain")
-        try:
-            if sc is not None:
-                parse_hex(sc, 32, "seed_commitment")
-            tip = parse_hex(tip_hex, 32, "roll_chain") if tip_hex is not None else None
-        except FairnessError as exc:
-            rep.fail("lock", f"the lock's seat {i}: {exc}")
-            return False
-        if key is not None and not isinstance(key, str):
-            rep.fail("lock", f"the lock's seat {i}: key is not a base64 string")
-            return False
-        if sc is None:
-            rep.fail("lock", f"the lock's seat {i} has no seed_commitment")
-            return False
-        out.append(SeatLock(i, sc, key, tip))
+        tip = bytes.fromhex(s.roll_chain) if s.roll_chain is not None else None
+        out.append(SeatLock(s.seat, s.seed_commitment, s.key, tip))
     state.seats = out
     keyed = sum(1 for s in out if s.key)
     rep.ok(
