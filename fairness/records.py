@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .canonical import canonical_json
 from .errors import FairnessError, SignatureError
-from .v2 import PROTOCOL_V2, chain_start, parse_hex
+from .v2 import PROTOCOL_V2, chain_start, match_key_v2, parse_hex
 
 if TYPE_CHECKING:  # signing needs ``cryptography``, which the page's Python never imports
     from .signing import Signer
@@ -122,6 +122,18 @@ class Lock:
     def sign(self, signer: Signer | None) -> dict[str, Any]:
         """The signed record (unsigned when ``signer`` is None: a test's placeholder)."""
         return _signed(self.to_json(), signer)
+
+    @property
+    def roll_tips(self) -> tuple[str | None, ...]:
+        """Each seat's roll-chain tip c[0] (hex; None for a seat without a chain), §6."""
+        return tuple(s.roll_chain for s in self.seats)
+
+    def match_key(
+        self, server_seed: str | bytes, reveals: Sequence[tuple[str, str | bytes]]
+    ) -> bytes:
+        """K (§4) of this lock's match: the revealed server seed and each seat's
+        (client_seed, nonce), in seat order."""
+        return match_key_v2(server_seed, self.match_id, self.game, self.ruleset, reveals)
 
     @staticmethod
     def chain_start(record: Mapping[str, Any]) -> bytes:

@@ -52,6 +52,8 @@ from .errors import (
 )
 
 if TYPE_CHECKING:
+    from fairness.records import Lock
+
     from .replay import OnEvent
 
 JSON = Any
@@ -103,6 +105,11 @@ class MatchContext:
 
     match_id: str
     roll_tips: tuple[str | None, ...] = ()
+
+    @classmethod
+    def of_lock(cls, lock: Lock) -> MatchContext:
+        """The context a lock fixes: its match id and its seats' roll-chain tips."""
+        return cls(lock.match_id, lock.roll_tips)
 
 
 class Chance:

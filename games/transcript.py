@@ -103,8 +103,7 @@ def transcript_context(doc: Mapping[str, Any]) -> MatchContext | None:
     seats (never of its ``seats``: fairness-v2.md §3a). None for a v1 transcript."""
     if doc.get("protocol") != PROTOCOL_V2:
         return None
-    lock_seats = sorted(doc["lock"]["seats"], key=lambda s: s["seat"])
-    return MatchContext(doc["match_id"], tuple(s.get("roll_chain") for s in lock_seats))
+    return MatchContext.of_lock(Lock.parse(doc["lock"]))
 
 
 def replay_transcript(doc: Mapping[str, Any], *, on_event: OnEvent | None = None) -> Engine:
@@ -433,7 +432,7 @@ class _Sim:
         ]
         rs = self.parsed
         locked_at = self.t0 + timedelta(seconds=1)
-        lock = Lock(
+        fixed = Lock(
             self.match_id,
             self.game,
             self.ruleset_str,
@@ -442,7 +441,8 @@ class _Sim:
             locked_at=rfc3339(locked_at),
             reveal_by=rfc3339(locked_at + timedelta(seconds=rs.get("reveal_seconds", 0))),
             end_by=rfc3339(locked_at + timedelta(seconds=rs.get("max_seconds", 0))),
-        ).sign(self.signer)
+        )
+        lock = fixed.sign(self.signer)
         head = chain_start(lock)
         events: list[Event] = []
         # the time of the request being written (§7): the reveals two seconds after the lock
@@ -473,17 +473,10 @@ class _Sim:
             hidden = set(no_reveal)
         else:
             hidden = set()
-            key = match_key_v2(
-                self.server_seed,
-                self.match_id,
-                self.game,
-                self.ruleset_str,
-                list(zip(self.client_seeds, self.nonces, strict=True)),
+            key = fixed.match_key(
+                self.server_seed, list(zip(self.client_seeds, self.nonces, strict=True))
             )
-            tips: tuple[str | None, ...] = tuple(
-                c[0].hex() if c else None for c in (self.chains or [()] * n)
-            )
-            ctx = MatchContext(self.match_id, tips)
+            ctx = MatchContext.of_lock(fixed)
             chance = Chance(key)
             engine = self.cls(rs, chance, ctx)
             for ev in chance.take_events():

@@ -137,7 +137,7 @@ def _parse_key(key: str | None) -> str | None:
     return key
 
 
-class LockRecord(dict[str, Any]):
+class StoredLock(dict[str, Any]):
     """A parsed lock record that keeps the JSON text it was stored as (``dumps`` of the
     signed record): a response carries that text as it is (:func:`view_json`) instead of
     serializing the record again on every view."""
@@ -150,18 +150,18 @@ class LockRecord(dict[str, Any]):
 
 
 def view_json(obj: dict[str, Any]) -> str:
-    """``dumps(obj)`` with each :class:`LockRecord` (at the top or in a nested ``state``
+    """``dumps(obj)`` with each :class:`StoredLock` (at the top or in a nested ``state``
     view) written as its stored text: the same JSON value; the spliced keys come last."""
     spliced = {
         k: v
         for k, v in obj.items()
-        if isinstance(v, LockRecord) or (k == "state" and isinstance(v, dict))
+        if isinstance(v, StoredLock) or (k == "state" and isinstance(v, dict))
     }
     if not spliced:
         return dumps(obj)
     rest = dumps({k: v for k, v in obj.items() if k not in spliced})
     parts = [
-        f"{dumps(k)}:{v.text if isinstance(v, LockRecord) else view_json(v)}"
+        f"{dumps(k)}:{v.text if isinstance(v, StoredLock) else view_json(v)}"
         for k, v in spliced.items()
     ]
     return rest[:-1] + ("," if rest != "{}" else "") + ",".join(parts) + "}"
@@ -175,7 +175,7 @@ class _Locked:
     __slots__ = ("keys", "record", "start", "start_receipt")
 
     def __init__(self, text: str) -> None:
-        self.record = LockRecord(text)
+        self.record = StoredLock(text)
         self.start = chain_start(self.record)
         self.keys: dict[int, Ed25519PublicKey] = {}
         self.start_receipt: dict[str, Any] | None = None
@@ -781,7 +781,7 @@ class MatchService:
         return found
 
     def _lock_of(self, m: MatchRow) -> dict[str, Any]:
-        """The match's parsed lock record (a :class:`LockRecord`)."""
+        """The match's parsed lock record (a :class:`StoredLock`)."""
         return self._locked(m).record
 
     def _seat_sig(

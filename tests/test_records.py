@@ -8,12 +8,15 @@ protocol and shape, and its continuity with the commit record, each failure nami
 from __future__ import annotations
 
 import hashlib
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from fairness import Signer, canonical_json, chain_start, public_key_b64
 from fairness.records import Commit, Lock, LockSeat, Receipt, RecordError, Reveal
+from games.base import MatchContext
 
 SC0, SC1 = "aa" * 32, "bb" * 32
 TIP = "cc" * 32
@@ -183,3 +186,24 @@ def test_receipt_and_reveal_are_the_spec_records(signer: Signer) -> None:
         "result": result,
         "ended_at": "2026-12-03T10:00:00Z",
     }
+
+
+def test_the_lock_fixes_the_match_key_and_context_of_the_vector() -> None:
+    vec = json.loads((Path(__file__).parent / "vectors" / "fairness_v2.json").read_text("utf-8"))
+    lock = Lock(
+        vec["match_id"],
+        vec["game"],
+        vec["ruleset"],
+        vec["commitment"],
+        tuple(
+            LockSeat(s["seat"], f"Seat {s['seat']}", False, s["seed_commitment"], None, tip)
+            for s, tip in zip(vec["seats"], (TIP, None), strict=True)
+        ),
+        locked_at="2026-12-03T09:01:00Z",
+        reveal_by="2026-12-03T09:03:00Z",
+        end_by="2026-12-04T09:01:00Z",
+    )
+    reveals = [(s["client_seed"], s["nonce"]) for s in vec["seats"]]
+    assert lock.match_key(vec["server_seed"], reveals).hex() == vec["K"]
+    ctx = MatchContext.of_lock(lock)
+    assert ctx == MatchContext(vec["match_id"], (TIP, None))
