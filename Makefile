@@ -34,7 +34,7 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test test-all bench bench-api lint demo clean lock lock-upgrade pyodide \
+.PHONY: serve test test-all bench bench-api profile-api lint demo clean lock lock-upgrade pyodide \
 	verifier-dist certify
 
 $(BIN)/python:
@@ -94,9 +94,19 @@ bench: $(VENV)/.installed-dev pyodide
 	$(BIN)/python -m bench
 
 # The HTTP API under load against a bare FastAPI endpoint (PostgreSQL too when
-# QAHWA_TEST_PG_URL is set); prints rates and ratios (docs/performance.md).
+# QAHWA_TEST_PG_URL is set); prints server CPU per action and its ratio to the bare
+# endpoint's first, then rates and latency (docs/performance.md).
 bench-api: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.api
+
+# A CPU profile of a live `qahwa serve` under bench-api's load (py-spy, from the dev lock;
+# it needs ptrace: root, or kernel.yama.ptrace_scope 0): profile-api/table.md (server CPU
+# per action by part of the stack and by function, SQL statements and hand-offs per action),
+# profile-api/profile.txt (collapsed stacks) and profile-api/flamegraph.svg.
+# PROFILE_ARGS adds options (python -m bench.profile_api --help), e.g. --game tawla.
+PROFILE_ARGS ?=
+profile-api: $(VENV)/.installed-dev
+	$(BIN)/python -m bench.profile_api $(PROFILE_ARGS)
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

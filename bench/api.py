@@ -1,38 +1,57 @@
 """``make bench-api``: the HTTP API under load, against a bare FastAPI endpoint.
 
+The headline is **server CPU per action**: each server's process tree's CPU (user + system,
+read from /proc; the load client's apart) over the actions of its windows, and the ratio of
+the bare endpoint's to it, measured in the same run, taking turns (an operator pays for
+server cores; throughput on a machine the load client shares is diluted by the client's own
+CPU). Beside it the **floor**: the bare endpoint's CPU plus the protocol's own crypto per
+action (one Ed25519 verification, one SHA-256 chain step over canonical JSON, one Ed25519
+signing of the receipt: :func:`crypto_ms`, timed in this process between windows of the
+same run); throughput and latency p50/p99 after them.
+
 In one run, on loopback, each setup is a fresh set of server processes on a fresh database:
 
 - ``bare``: :mod:`bench.bare_app`, one read + one durable write per action, same database
-  settings as the service; both run without uvicorn's access log (``--no-access-log``);
-- ``qahwa`` on SQLite with one process, and on PostgreSQL with one process and with two
-  when ``QAHWA_TEST_PG_URL`` is set: two ``qahwa serve`` processes with every request going
-  to the next one (a per-request round-robin balancer, the worst case: every read catches
-  up on the other process's write), and one ``qahwa serve --workers 2`` (two processes on
-  one port; the kernel hands each connection to one of them, so a client's keep-alive
-  connection, and with it its match, stays on one process).
+  settings as the service; both run without uvicorn's access log (``--no-access-log``, as
+  docs/deploy.md runs qahwa);
+- ``qahwa`` on SQLite with one process, and on PostgreSQL (against a bare endpoint on
+  PostgreSQL) with one process and with two when ``QAHWA_TEST_PG_URL`` is set: two ``qahwa
+  serve`` processes with every request going to the next one (a per-request round-robin
+  balancer, the worst case: every read catches up on the other process's write), and one
+  ``qahwa serve --workers 2`` (two processes on one port; the kernel hands each connection
+  to one of them, so a client's keep-alive connection, and with it its match, stays on one
+  process).
 
 The load: ``CLIENTS`` threads, each playing whole qahwa-fair/2 matches from creation (hokm
 and tawla; create, every seat commits, the lock is read, every seat reveals, then play, every
 seat keyed and signing as a conforming client does); an action = GET the mover's state + POST
 the action. Each client goes on with its match from one of its windows to the next (a
 match is played whole, its setup requests as often as in play, not at every window).
-Printed: actions/s, p50/p99 of an action, and ratios. Then whole matches, v2
-beside qahwa-fair/1 rows of the same games in one run (requests/s over every request of the
-flow, and tawla turns/s: a fresh roll costs one request more than a v1 roll); then v2 with
-every seat keyed against no seat keyed. v1 matches cannot be created any more: their rows
-are written into the server's database as v1's service made them (:mod:`bench.v1_rows`),
-then seeded with ``/seed`` and played over HTTP. The bench's seats use roll chains of
-``BENCH_CHAIN`` values instead of 65,536 (the server checks each value against the previous
-one only; a 1-point tawla match needs far fewer), so client CPU does not crowd the server's
-on a small machine. Then the cost of one action late in a long match (mexican_train, shelem
-to 1000) against one early, through one process and through two in rotation; and player
-throughput with 200 idle SSE watchers open against none. Benchmarks print ratios and
-never pass or fail. ``BENCH_SECONDS`` (default 6) sets each setup's measured time, spread
-over ``ROUNDS`` windows that take turns with the other setups of its table.
+Then the cost of an action late in a long match (mexican_train, shelem to 1000; ``LONG_AT``
+actions in) against one in the first ``LONG_SPAN`` of a fresh match, through one process and
+through two in rotation (server CPU per action and p50). Then whole matches, v2 beside
+qahwa-fair/1 rows of the same games (requests/s over every request of the flow, and tawla
+turns/s: a fresh roll costs one request more than a v1 roll); then v2 with every seat keyed
+against no seat keyed; and player throughput with 200 idle SSE watchers open against none.
+v1 matches cannot be created any more: their rows are written into the server's database as
+v1's service made them (:mod:`bench.v1_rows`), then seeded with ``/seed`` and played over
+HTTP. The bench's seats use roll chains of ``BENCH_CHAIN`` values instead of 65,536 (the
+server checks each value against the previous one only; a 1-point tawla match needs far
+fewer), so client CPU does not crowd the server's on a small machine.
+
+Benchmarks print figures and ratios and never pass or fail. ``BENCH_SECONDS`` (default 6)
+sets each setup's measured time, spread over ``ROUNDS`` windows that take turns with the
+other setups of its table; ``BENCH_CLIENTS`` the number of clients (default 8);
+``BENCH_PARTS`` (comma-separated: sqlite, pg, long, whole, keys, watchers; all by default)
+picks tables; ``BENCH_BASE=<a tree of the repository>`` adds the
+SQLite table's qahwa servers run from that tree's code, taking turns with this one's (an
+A/B of two commits in one run: ``git archive <commit> | tar -x -C <dir>``).
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import queue
 import random
@@ -55,8 +74,10 @@ import httpx
 from bench.lite_http import LiteClient
 from bench.v1_rows import insert_v1_match
 from fairness import (
+    PROTOCOL_V2,
     SecretBox,
     Signer,
+    chain_next,
     new_nonce,
     public_key_b64,
     roll_chain,
@@ -67,12 +88,12 @@ from service import keys
 from service.db import Database
 from service.settings import Settings
 
-CLIENTS = 8
+CLIENTS = int(os.environ.get("BENCH_CLIENTS", "8"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
 ROUNDS = 3
 WARMUP = 0.5
 WATCHERS, WATCHED_MATCHES = 200, 50
-LONG_AT, LONG_SPAN = 1200, 60
+LONG_AT, LONG_SPAN, LONG_BLOCK = 1200, 50, 5
 RULESETS: dict[str, dict[str, Any]] = {
     "hokm": {},
     "tawla": {"match_length": 1},
@@ -102,7 +123,9 @@ server_url_db: dict[str, str] = {}  # a server's base URL → its database URL
 class Server:
     """One server process (``qahwa serve`` or the bare app) on a free loopback port."""
 
-    def __init__(self, kind: str, url: str, data_dir: Path, workers: int = 1) -> None:
+    def __init__(
+        self, kind: str, url: str, data_dir: Path, workers: int = 1, tree: str | None = None
+    ) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         server_url_db[self.url] = url
@@ -113,6 +136,8 @@ class Server:
             "QAHWA_DATABASE_URL": url,
             **QAHWA_ENV,
         }
+        if tree is not None:  # the server's code from another tree (BENCH_BASE)
+            env["PYTHONPATH"] = os.pathsep.join([tree, str(Path(tree) / "verifier")])
         if kind == "bare":
             cmd = [
                 str(BIN / "uvicorn"),
@@ -191,6 +216,24 @@ class Server:
                 if pid == self.proc.pid:
                     return float("nan")
         return total / os.sysconf("SC_CLK_TCK")
+
+    def cpu_ns(self) -> int:
+        """CPU nanoseconds the live threads of this server's process tree have run
+        (/proc/<pid>/task/<tid>/schedstat): finer than :meth:`cpu`'s clock ticks, for short
+        spans; a thread that has exited is not counted."""
+        total, todo, seen = 0, [self.proc.pid], set()
+        while todo:
+            pid = todo.pop()
+            if pid in seen:
+                continue
+            seen.add(pid)
+            try:
+                for task in Path(f"/proc/{pid}/task").iterdir():
+                    total += int((task / "schedstat").read_text().split()[0])
+                    todo.extend(int(c) for c in (task / "children").read_text().split())
+            except OSError:
+                pass
+        return total
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -439,24 +482,62 @@ def load(servers: Sequence[Server], game: str, tally: Tally, seconds: float) -> 
     tally.lat.extend(lat)
 
 
+def crypto_ms(n: int = 300) -> float:
+    """CPU ms (this thread's) of what qahwa-fair/2 itself asks of a server per keyed action:
+    one Ed25519 verification of a seat's signature, one SHA-256 chain step over the
+    canonical JSON of the event, one Ed25519 signing of the receipt (a five-key record over
+    its canonical JSON) — with ``cryptography``'s OpenSSL, as the server does."""
+    server, seat = Signer.generate(), Signer.generate()
+    pub = seat.public_key
+    mid = "m_" + secrets.token_hex(10)
+    head = hashlib.sha256(b"qahwa bench").digest()
+    event = {"type": "action", "seat": 1, "action": {"type": "play", "card": "QH"}}
+    msg = seat_sig_message(mid, head, event)
+    sig_b64 = seat.sign_bytes(msg)
+    sig = base64.b64decode(sig_b64)
+    full = {"seq": 40, **event, "sig": sig_b64}
+    t0 = time.thread_time()
+    for _ in range(n):
+        pub.verify(sig, msg)
+        nxt = chain_next(head, full)
+        server.signed(
+            {
+                "type": "receipt",
+                "protocol": PROTOCOL_V2,
+                "match_id": mid,
+                "seq": 40,
+                "chain": nxt.hex(),
+            }
+        )
+    return 1000 * (time.thread_time() - t0) / n
+
+
+#: the protocol's crypto (:func:`crypto_ms`) of each round of the last :func:`interleaved`
+CRYPTO: list[float] = []
+
+
 def interleaved(setups: dict[str, tuple[list[Server], str]]) -> dict[str, dict[str, float]]:
     """Each setup in ``ROUNDS`` windows, taking turns, so load from elsewhere on a shared
-    machine falls on all of them alike."""
+    machine falls on all of them alike; after each round (the clients idle) the protocol's
+    crypto is timed (:data:`CRYPTO`)."""
     FAILURES.clear()
     OPEN.clear()  # matches of servers that are gone (their ports may be reused)
+    CRYPTO.clear()
     tallies = {key: Tally() for key in setups}
     for _ in range(ROUNDS):
         for key, (servers, game) in setups.items():
             load(servers, game, tallies[key], SECONDS / ROUNDS)
+        CRYPTO.append(crypto_ms())
     return {key: t.summary() for key, t in tallies.items()}
 
 
-def long_match(urls: Sequence[str], game: str) -> tuple[float, float, int]:
-    """Median cost (ms) of an action early in a match and late in a long one, measured at
-    the same time: match L is played to ``LONG_AT`` actions (or near its end if shorter),
-    then a new match E is played 10 actions, then L and E take turns for ``LONG_SPAN``
-    actions each. Returns (early, late, where the late actions start)."""
-    rot = Rotation(urls)
+def long_match(servers: Sequence[Server], game: str) -> tuple[Tally, Tally, int]:
+    """The cost of an action late in a long match against one in the first ``LONG_SPAN``
+    of a fresh match, measured at the same time: match L is played to ``LONG_AT`` actions
+    (or near its end if shorter), then a new match E is started and the two take turns in
+    blocks of ``LONG_BLOCK`` actions, ``LONG_SPAN`` each (one client: the servers' CPU over
+    a block is that block's). Returns (early, late, where the late actions start)."""
+    rot = Rotation([s.url for s in servers])
     rnd = random.Random(7)
     try:
         # match L up to LONG_AT actions; a match that ends sooner is replaced by a new one
@@ -477,18 +558,21 @@ def long_match(urls: Sequence[str], game: str) -> tuple[float, float, int]:
             raise RuntimeError(f"no {game} match lasted {target} actions")
         at = played
         em = _new_match(rot, game)
-        for _ in range(10):
-            _action(rot, em, rnd)
-        early: list[float] = []
-        late: list[float] = []
-        for _ in range(LONG_SPAN):
-            for which in ("late", "early"):
-                t0 = time.monotonic()
-                out = _action(rot, lm if which == "late" else em, rnd)
-                (late if which == "late" else early).append(time.monotonic() - t0)
+        early, late = Tally(), Tally()
+        for _ in range(LONG_SPAN // LONG_BLOCK):
+            for m, tally in ((lm, late), (em, early)):
+                cpu0 = sum(s.cpu_ns() for s in servers)
+                for _ in range(LONG_BLOCK):
+                    t0 = time.monotonic()
+                    out = _action(rot, m, rnd)
+                    tally.lat.append(time.monotonic() - t0)
+                    tally.actions += 1
+                    if out["status"] != "playing":
+                        break
+                tally.cpu += (sum(s.cpu_ns() for s in servers) - cpu0) / 1e9
                 if out["status"] != "playing":
-                    return 1000 * statistics.median(early), 1000 * statistics.median(late), at
-        return 1000 * statistics.median(early), 1000 * statistics.median(late), at
+                    return early, late, at
+        return early, late, at
     finally:
         rot.close()
 
@@ -530,13 +614,15 @@ def _setup(tmp: Path, backend: str, name: str) -> str:
     return os.environ["QAHWA_TEST_PG_URL"]  # one database; every setup makes new matches
 
 
-def _servers(kind: str, url: str, tmp: Path, n: int, workers: int = 1) -> list[Server]:
+def _servers(
+    kind: str, url: str, tmp: Path, n: int, workers: int = 1, tree: str | None = None
+) -> list[Server]:
     data = tmp / "data"  # one key set, as replicas share them
     data.mkdir(exist_ok=True)
     out: list[Server] = []
     try:
         for _ in range(n):
-            out.append(Server(kind, url, data, workers))
+            out.append(Server(kind, url, data, workers, tree))
     except BaseException:
         for s in out:
             s.stop()
@@ -544,19 +630,55 @@ def _servers(kind: str, url: str, tmp: Path, n: int, workers: int = 1) -> list[S
     return out
 
 
-def _row(label: str, r: dict[str, float], base: float | None, base_name: str) -> None:
-    ratio = f"{r['rate'] / base:.2f}× {base_name}" if base else ""
+HEADER = (
+    "| setup | server CPU ms/action | base / this (CPU) | floor / this (CPU) | act/s "
+    "| p50 ms | p99 ms | act/s this / base | p99 this / base |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def _row(
+    label: str,
+    r: dict[str, float],
+    base: dict[str, float] | None = None,
+    base_name: str = "",
+    floor: float | None = None,
+) -> None:
+    """One setup: its server CPU per action first, then the ratios of the base's CPU and of
+    the floor (the base's CPU + the protocol's crypto) to it (1.0 = as cheap; higher is
+    better), then throughput and latency beside."""
+    on = f" {base_name}" if base_name else ""
+    cpu_ratio = f"{base['cpu'] / r['cpu']:.2f}×{on}" if base else ""
+    floor_ratio = f"{floor / r['cpu']:.2f}×" if floor else ""
+    rate_ratio = f"{r['rate'] / base['rate']:.2f}×" if base else ""
+    p99_ratio = f"{r['p99'] / base['p99']:.2f}×" if base else ""
     print(
-        f"| {label:<34} | {r['rate']:7.1f} | {r['p50']:7.1f} | {r['p99']:7.1f} "
-        f"| {r['cpu']:6.2f} | {ratio} |",
+        f"| {label} | **{r['cpu']:.2f}** | {cpu_ratio} | {floor_ratio} | {r['rate']:.1f} "
+        f"| {r['p50']:.1f} | {r['p99']:.1f} | {rate_ratio} | {p99_ratio} |",
         flush=True,
     )
+    _failures()
+
+
+def _failures() -> None:
     if FAILURES:
         print(
             f"  !! {len(FAILURES)} client(s) failed during this table; its figures are "
             f"not comparable. First: {FAILURES[0]}",
             flush=True,
         )
+
+
+def _floor_rows(bare: dict[str, float], backend: str) -> float:
+    """The protocol's crypto and the floor (bare + crypto) as rows; returns the floor."""
+    crypto = statistics.median(CRYPTO)
+    print(
+        f"| the protocol's crypto per action (verify + chain step + receipt signing; "
+        f"median of {len(CRYPTO)}, between windows) | {crypto:.2f} | | | | | | | |"
+    )
+    floor = bare["cpu"] + crypto
+    print(f"| **floor** = bare {backend} + crypto | {floor:.2f} | | | | | | | |", flush=True)
+    return floor
 
 
 def _v1_pool(server: Server, game: str, data: Path, n: int = 400) -> None:
@@ -591,21 +713,28 @@ def _whole_row(label: str, r: dict[str, float], v1_requests: float | None) -> No
         )
 
 
-def run() -> None:
+PARTS = ("sqlite", "pg", "long", "whole", "keys", "watchers")
+
+
+def run(parts: Sequence[str] = PARTS) -> None:
+    """The tables of ``parts`` (``BENCH_PARTS``, comma-separated; all by default)."""
     pg = bool(os.environ.get("QAHWA_TEST_PG_URL"))
     tmp = Path(tempfile.mkdtemp(prefix="qahwa-bench-api-"))
     print(
         f"{CLIENTS} clients; each setup {SECONDS:.0f} s in {ROUNDS} windows taking turns with "
-        f"the others (each after {WARMUP:.1f} s warm-up); an action = GET state + POST action; "
-        "CPU ms = server CPU per action",
+        f"the others (each after {WARMUP:.1f} s warm-up); an action = GET state + POST action "
+        "(qahwa: keyed qahwa-fair/2, whole matches). Server CPU ms/action = the server "
+        "process tree's CPU (user + system, /proc; the load client apart) over the actions "
+        "of its windows; base / this = the base's CPU per action over this one's (1.0: as "
+        "cheap as the base; higher is better)",
         flush=True,
     )
-    print("| setup                              | act/s   | p50 ms  | p99 ms  | CPU ms | ratio |")
-    print("|---|---|---|---|---|---|")
     started: list[Server] = []
 
-    def servers(kind: str, backend: str, key: str, n: int = 1, workers: int = 1) -> list[Server]:
-        out = _servers(kind, _setup(tmp, backend, key), tmp, n, workers)
+    def servers(
+        kind: str, backend: str, key: str, n: int = 1, workers: int = 1, tree: str | None = None
+    ) -> list[Server]:
+        out = _servers(kind, _setup(tmp, backend, key), tmp, n, workers, tree)
         started.extend(out)
         return out
 
@@ -615,63 +744,38 @@ def run() -> None:
         started.clear()
 
     try:
-        res = interleaved(
-            {
+        if "sqlite" in parts:
+            print("\n**Server CPU per action, SQLite, 1 process each**")
+            print(HEADER)
+            base = os.environ.get("BENCH_BASE")
+            first: dict[str, tuple[list[Server], str]] = {
                 "bare": (servers("bare", "sqlite", "bare"), "bare"),
                 "hokm": (servers("qahwa", "sqlite", "hokm"), "hokm"),
                 "tawla": (servers("qahwa", "sqlite", "tawla"), "tawla"),
             }
-        )
-        stop_all()
-        _row("bare FastAPI, SQLite", res["bare"], None, "")
-        _row("qahwa SQLite 1 proc, hokm", res["hokm"], res["bare"]["rate"], "bare")
-        _row("qahwa SQLite 1 proc, tawla", res["tawla"], res["bare"]["rate"], "bare")
+            if base:  # the same servers from another tree, taking turns with these
+                for g in ("hokm", "tawla"):
+                    first[f"{g}@base"] = (servers("qahwa", "sqlite", f"{g}_base", tree=base), g)
+            res = interleaved(first)
+            stop_all()
+            _row("bare FastAPI, SQLite", res["bare"])
+            floor = _floor_rows(res["bare"], "SQLite")
+            for g in ("hokm", "tawla"):
+                _row(f"qahwa SQLite, {g}", res[g], res["bare"], "bare", floor)
+                if base:
+                    _row(
+                        f"  … {g}, BENCH_BASE's code", res[f"{g}@base"], res["bare"], "bare", floor
+                    )
 
-        print(
-            "\nwhole matches, qahwa SQLite 1 proc: v2 (commit, lock, reveal, play; every seat "
-            "keyed) beside v1 rows of the same games (seed, play); req/s counts every "
-            "request of the flow; tawla turns/s = rolls/s (v2: roll + the opponent's value)"
-        )
-        print("| setup | req/s | act/s | matches/s | turns/s | p50 ms | CPU ms | v2/v1 req/s |")
-        print("|---|---|---|---|---|---|---|---|")
-        setups: dict[str, tuple[list[Server], str]] = {}
-        for game in ("hokm", "tawla"):
-            for variant in ("v1", "v2"):
-                g = f"{game}/v1" if variant == "v1" else game
-                srv = servers("qahwa", "sqlite", f"whole_{game}_{variant}")
-                if variant == "v1":
-                    _v1_pool(srv[0], g, tmp / "data")
-                setups[g] = (srv, g)
-        res = interleaved(setups)
-        stop_all()
-        for game in ("hokm", "tawla"):
-            v1, v2 = res[f"{game}/v1"], res[game]
-            _whole_row(f"{game}, qahwa-fair/1", v1, None)
-            _whole_row(f"{game}, qahwa-fair/2", v2, v1["requests"])
-
-        print(
-            "\nseat keys, qahwa SQLite 1 proc, v2: every seat keyed (signatures, receipts and "
-            "their checks) against no seat keyed"
-        )
-        print(
-            "| setup                              | act/s   | p50 ms  | p99 ms  | CPU ms | ratio |"
-        )
-        print("|---|---|---|---|---|---|")
-        res = interleaved(
-            {
-                f"{g}{v}": (servers("qahwa", "sqlite", f"keys_{g}{v.strip('/')}"), g + v)
-                for g in ("hokm", "tawla")
-                for v in ("/unkeyed", "")
-            }
-        )
-        stop_all()
-        for g in ("hokm", "tawla"):
-            _row(f"{g}, no seat keyed", res[f"{g}/unkeyed"], None, "")
-            _row(f"{g}, every seat keyed", res[g], res[f"{g}/unkeyed"]["rate"], "unkeyed")
-        if pg:
+        if pg and "pg" in parts:
             # one table per game, so that at most six server processes (and their
             # connection pools) are up on the database at a time
             for game in ("hokm", "tawla"):
+                print(
+                    f"\n**Server CPU per action, PostgreSQL, {game}** (the database's own "
+                    "processes are charged to no setup)"
+                )
+                print(HEADER)
                 res = interleaved(
                     {
                         "bare": (servers("bare", "postgres", "bare"), "bare"),
@@ -681,53 +785,111 @@ def run() -> None:
                     }
                 )
                 stop_all()
-                _row(f"bare FastAPI, PostgreSQL ({game} run)", res["bare"], None, "")
-                _row(f"qahwa PostgreSQL 1 proc, {game}", res["1"], res["bare"]["rate"], "bare")
-                _row(f"qahwa PostgreSQL 2 procs, {game}", res["2"], res["1"]["rate"], "1 proc")
-                _row(f"  … as --workers 2, {game}", res["w"], res["1"]["rate"], "1 proc")
+                _row("bare FastAPI, PostgreSQL", res["bare"])
+                floor = _floor_rows(res["bare"], "PostgreSQL")
+                _row(f"qahwa PostgreSQL 1 proc, {game}", res["1"], res["bare"], "bare", floor)
+                _row(f"qahwa PostgreSQL 2 procs, {game}", res["2"], res["1"], "1 proc")
+                _row(f"  … as --workers 2, {game}", res["w"], res["1"], "1 proc")
 
-        backend = "postgres" if pg else "sqlite"
-        print(
-            f"\nlong matches on {backend}: median ms of an action early in a match (from "
-            f"action 10) vs late in another ({LONG_AT} actions in, or near the end of a "
-            f"shorter one), {LONG_SPAN} each, taking turns; 2 procs: every request goes "
-            "to the other one"
-        )
-        print("| game, processes | early ms | late ms (from) | late/early |")
-        print("|---|---|---|---|")
-        for game in ("mexican_train", "shelem"):
-            for n in (1, 2):
-                pair = servers("qahwa", backend, f"long_{game}_{n}", n)
-                try:
-                    early, late, at = long_match([s.url for s in pair], game)
-                finally:
-                    stop_all()
-                print(
-                    f"| {game}, {n} proc{'s' if n > 1 else ''} | {early:.1f} | {late:.1f} "
-                    f"({at}) | {late / early:.2f}× |",
-                    flush=True,
-                )
+        if "long" in parts:
+            backend = "postgres" if pg else "sqlite"
+            print(
+                f"\n**Long matches on {backend}**: an action late in a match ({LONG_AT} actions "
+                f"in, or near the end of a shorter one) against one in the first {LONG_SPAN} of "
+                f"a fresh match, {LONG_SPAN} each, taking turns in blocks of {LONG_BLOCK}; one "
+                "client; server CPU from /proc/<pid>/task/*/schedstat; 2 procs: every request "
+                "goes to the other one"
+            )
+            print(
+                "| game, processes | CPU ms early | CPU ms late (from) | late / early (CPU) "
+                "| p50 ms early | p50 ms late | late / early (p50) |"
+            )
+            print("|---|---|---|---|---|---|---|")
+            for game in ("mexican_train", "shelem"):
+                for n in (1, 2):
+                    pair = servers("qahwa", backend, f"long_{game}_{n}", n)
+                    try:
+                        early_t, late_t, at = long_match(pair, game)
+                    finally:
+                        stop_all()
+                    early, late = early_t.summary(), late_t.summary()
+                    print(
+                        f"| {game}, {n} proc{'s' if n > 1 else ''} | {early['cpu']:.2f} "
+                        f"| {late['cpu']:.2f} ({at}) | **{late['cpu'] / early['cpu']:.2f}×** "
+                        f"| {early['p50']:.1f} | {late['p50']:.1f} "
+                        f"| {late['p50'] / early['p50']:.2f}× |",
+                        flush=True,
+                    )
 
-        print(
-            f"\nidle watchers: qahwa SQLite 1 proc, hokm; one server with {WATCHERS} idle SSE "
-            f"streams open on {WATCHED_MATCHES} other matches, one without, taking turns"
-        )
-        print("| setup | act/s | p50 ms | p99 ms | CPU ms | ratio |")
-        print("|---|---|---|---|---|---|")
-        quiet = servers("qahwa", "sqlite", "quiet")
-        watched = servers("qahwa", "sqlite", "watched")
-        w = Watchers(watched[0].url)
-        try:
-            res = interleaved({"none": (quiet, "hokm"), "watched": (watched, "hokm")})
-        finally:
-            w.close()
+        if "whole" in parts:
+            print(
+                "\nwhole matches, qahwa SQLite 1 proc: v2 (commit, lock, reveal, play; every "
+                "seat keyed) beside v1 rows of the same games (seed, play); req/s counts every "
+                "request of the flow; tawla turns/s = rolls/s (v2: roll + the opponent's value)"
+            )
+            print("| setup | req/s | act/s | matches/s | turns/s | p50 ms | CPU ms | v2/v1 req/s |")
+            print("|---|---|---|---|---|---|---|---|")
+            setups: dict[str, tuple[list[Server], str]] = {}
+            for game in ("hokm", "tawla"):
+                for variant in ("v1", "v2"):
+                    g = f"{game}/v1" if variant == "v1" else game
+                    srv = servers("qahwa", "sqlite", f"whole_{game}_{variant}")
+                    if variant == "v1":
+                        _v1_pool(srv[0], g, tmp / "data")
+                    setups[g] = (srv, g)
+            res = interleaved(setups)
             stop_all()
-        _row("no watchers", res["none"], None, "")
-        _row(f"{WATCHERS} idle SSE watchers", res["watched"], res["none"]["rate"], "none")
+            for game in ("hokm", "tawla"):
+                v1, v2 = res[f"{game}/v1"], res[game]
+                _whole_row(f"{game}, qahwa-fair/1", v1, None)
+                _whole_row(f"{game}, qahwa-fair/2", v2, v1["requests"])
+
+        if "keys" in parts:
+            print(
+                "\nseat keys, qahwa SQLite 1 proc, v2: every seat keyed (signatures, receipts "
+                "and their checks) against no seat keyed"
+            )
+            print(HEADER)
+            res = interleaved(
+                {
+                    f"{g}{v}": (servers("qahwa", "sqlite", f"keys_{g}{v.strip('/')}"), g + v)
+                    for g in ("hokm", "tawla")
+                    for v in ("/unkeyed", "")
+                }
+            )
+            stop_all()
+            for g in ("hokm", "tawla"):
+                _row(f"{g}, no seat keyed", res[f"{g}/unkeyed"])
+                _row(f"{g}, every seat keyed", res[g], res[f"{g}/unkeyed"], "unkeyed")
+
+        if "watchers" in parts:
+            print(
+                f"\nidle watchers: qahwa SQLite 1 proc, hokm; one server with {WATCHERS} idle "
+                f"SSE streams open on {WATCHED_MATCHES} other matches, one without, taking turns"
+            )
+            print(HEADER)
+            quiet = servers("qahwa", "sqlite", "quiet")
+            watched = servers("qahwa", "sqlite", "watched")
+            w = Watchers(watched[0].url)
+            try:
+                res = interleaved({"none": (quiet, "hokm"), "watched": (watched, "hokm")})
+            finally:
+                w.close()
+                stop_all()
+            _row("no watchers", res["none"])
+            _row(f"{WATCHERS} idle SSE watchers", res["watched"], res["none"], "none")
     finally:
         stop_all()
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def main() -> None:
+    wanted = [p.strip() for p in os.environ.get("BENCH_PARTS", ",".join(PARTS)).split(",")]
+    unknown = [p for p in wanted if p not in PARTS]
+    if unknown:
+        sys.exit(f"BENCH_PARTS: unknown part(s) {', '.join(unknown)}; known: {', '.join(PARTS)}")
+    run(wanted)
+
+
 if __name__ == "__main__":
-    run()
+    main()

@@ -110,13 +110,16 @@ class BodyLimit:
         self.app = app
         self.limit = limit
 
+    def too_big(self) -> JSONResponse:
+        """The 413 answer (made when it is sent, not for every request)."""
+        return error_response(
+            413, "body_too_large", f"the request body is larger than {self.limit} bytes"
+        )
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        too_big = error_response(
-            413, "body_too_large", f"the request body is larger than {self.limit} bytes"
-        )
         json_body = False
         for name, value in scope.get("headers", []):
             if name == b"content-length":
@@ -128,7 +131,7 @@ class BodyLimit:
                     )
                     return
                 if declared > self.limit:
-                    await too_big(scope, receive, send)
+                    await self.too_big()(scope, receive, send)
                     return
             elif name == b"content-type":
                 json_body = b"json" in value.lower()
@@ -143,7 +146,7 @@ class BodyLimit:
             chunk = message.get("body", b"")
             seen += len(chunk)
             if seen > self.limit:
-                await too_big(scope, receive, send)
+                await self.too_big()(scope, receive, send)
                 return
             chunks.append(chunk)
             if not message.get("more_body", False):

@@ -33,13 +33,20 @@ KEEPALIVE_SECONDS = 15.0
 
 
 class Hub:
-    """Per-match wake-ups on one event loop; :meth:`publish` may be called from any thread."""
+    """Per-match wake-ups on one event loop; :meth:`publish` may be called from any thread.
+
+    A publish records the match's newest ``next_seq`` at once (under a lock, from the
+    publishing thread) and wakes the event loop only when a waiter of that match is parked:
+    a write nobody watches costs the loop nothing. A waiter checks what was recorded and
+    parks under the same lock, so no publish falls between the two.
+    """
 
     def __init__(self, remember: int = 65_536) -> None:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: dict[str, set[asyncio.Future[None]]] = {}
         self._latest: OrderedDict[str, int] = OrderedDict()  # the highest next_seq heard of
         self._remember = remember
+        self._guard = threading.Lock()
 
     def bind(self, loop: asyncio.AbstractEventLoop | None) -> None:
         self._loop = loop
@@ -47,14 +54,23 @@ class Hub:
     @property
     def waiting(self) -> int:
         """How many waiters are parked now (tests)."""
-        return sum(len(w) for w in self._waiters.values())
+        with self._guard:
+            return sum(len(w) for w in self._waiters.values())
 
     def publish(self, match_id: str, next_seq: int) -> None:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
+        with self._guard:
+            if next_seq > self._latest.get(match_id, -1):
+                self._latest[match_id] = next_seq
+            self._latest.move_to_end(match_id)
+            while len(self._latest) > self._remember:
+                self._latest.popitem(last=False)
+            if match_id not in self._waiters:
+                return
         with contextlib.suppress(RuntimeError):  # the loop stopped meanwhile
-            loop.call_soon_threadsafe(self._wake, match_id, next_seq)
+            loop.call_soon_threadsafe(self._wake, match_id)
 
     def publish_all(self) -> None:
         """Wake every waiter to look again (after a lost notification channel)."""
@@ -63,18 +79,16 @@ class Hub:
             with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self._wake_all)
 
-    def _wake(self, match_id: str, next_seq: int) -> None:
-        if next_seq > self._latest.get(match_id, -1):
-            self._latest[match_id] = next_seq
-        self._latest.move_to_end(match_id)
-        while len(self._latest) > self._remember:
-            self._latest.popitem(last=False)
-        for fut in self._waiters.pop(match_id, ()):
+    def _wake(self, match_id: str) -> None:
+        with self._guard:
+            futs = self._waiters.pop(match_id, ())
+        for fut in futs:
             if not fut.done():
                 fut.set_result(None)
 
     def _wake_all(self) -> None:
-        waiters, self._waiters = self._waiters, {}
+        with self._guard:
+            waiters, self._waiters = self._waiters, {}
         for futs in waiters.values():
             for fut in futs:
                 if not fut.done():
@@ -86,23 +100,25 @@ class Hub:
         Call it right after reading the match at ``seen_next_seq``: a publish that came in
         between is remembered and returns at once.
         """
-        if self._latest.get(match_id, -1) > seen_next_seq:
-            return True
-        if timeout <= 0:
-            return False
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.setdefault(match_id, set()).add(fut)
+        with self._guard:
+            if self._latest.get(match_id, -1) > seen_next_seq:
+                return True
+            if timeout <= 0:
+                return False
+            self._waiters.setdefault(match_id, set()).add(fut)
         try:
             await asyncio.wait_for(fut, timeout)
             return True
         except TimeoutError:
             return False
         finally:
-            futs = self._waiters.get(match_id)
-            if futs is not None:
-                futs.discard(fut)
-                if not futs:
-                    del self._waiters[match_id]
+            with self._guard:
+                futs = self._waiters.get(match_id)
+                if futs is not None:
+                    futs.discard(fut)
+                    if not futs:
+                        del self._waiters[match_id]
 
 
 class PgListener:

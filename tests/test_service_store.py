@@ -236,3 +236,41 @@ def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: P
     finally:
         a.db.dispose()
         b.db.dispose()
+
+
+def test_sqlite_writers_of_one_process_queue_before_begin(tmp_path: Path) -> None:
+    """On SQLite a second write transaction of the same process waits in the process (the
+    write gate) until the first commits: it sends no ``BEGIN IMMEDIATE`` into SQLite's busy
+    handler meanwhile, and both writes land."""
+    from sqlalchemy import event
+
+    db = Database(f"sqlite:///{tmp_path / 'gate.db'}")
+    try:
+        with db.write() as s:
+            s.execute(text("CREATE TABLE t (n INTEGER)"))
+        begins: list[str] = []
+
+        def before(conn: Any) -> None:  # a transaction starts: just before BEGIN IMMEDIATE
+            begins.append(threading.current_thread().name)
+
+        event.listen(db.write_engine, "begin", before)
+        holding, done = threading.Event(), threading.Event()
+
+        def second() -> None:
+            with db.connect(write=True) as c:
+                c.execute(text("INSERT INTO t VALUES (2)"))
+            done.set()
+
+        with db.connect(write=True) as c:
+            c.execute(text("INSERT INTO t VALUES (1)"))
+            t = threading.Thread(target=second, name="second")
+            t.start()
+            holding.wait(0.3)  # the second writer has had time to reach BEGIN
+            assert begins == ["MainThread"], begins
+            assert not done.is_set()
+        t.join(10)
+        assert done.is_set() and begins == ["MainThread", "second"]
+        with db.connect(write=False) as c:
+            assert c.execute(text("SELECT n FROM t ORDER BY n")).scalars().all() == [1, 2]
+    finally:
+        db.dispose()

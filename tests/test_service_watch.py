@@ -181,3 +181,42 @@ def test_a_thousand_open_streams(server: LiveServer) -> None:
             loop.run_until_complete(_close_all(conns))
             loop.close()
         _wait_for(lambda: hub.waiting == base, "the closed streams to go", 120)
+
+
+def test_hub_wakes_the_loop_only_for_a_parked_waiter() -> None:
+    """A publish for a match nobody waits on schedules nothing on the event loop (a write
+    nobody watches costs the loop no wake-up), yet is remembered: a waiter that read the
+    match before it returns at once; a parked waiter is woken by the next publish."""
+    from service.watch import Hub
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        hub = Hub()
+        hub.bind(loop)
+        scheduled: list[Any] = []
+        real = loop.call_soon_threadsafe
+
+        def counting(cb: Any, *args: Any) -> Any:
+            if getattr(cb, "__self__", None) is hub:  # not to_thread's own completions
+                scheduled.append(cb)
+            return real(cb, *args)
+
+        loop.call_soon_threadsafe = counting  # type: ignore[method-assign]
+        try:
+            await asyncio.to_thread(hub.publish, "m1", 5)  # from a worker thread, as writes do
+            assert scheduled == []
+            # read at next_seq 4, the publish of 5 came in between: no waiting
+            assert await hub.wait("m1", seen_next_seq=4, timeout=5) is True
+            assert await hub.wait("m1", seen_next_seq=5, timeout=0.05) is False
+            parked = asyncio.ensure_future(hub.wait("m1", seen_next_seq=5, timeout=5))
+            while hub.waiting == 0:
+                await asyncio.sleep(0.001)
+            await asyncio.to_thread(hub.publish, "m2", 1)  # another match: no wake-up
+            assert len(scheduled) == 0 and not parked.done()
+            await asyncio.to_thread(hub.publish, "m1", 6)
+            assert await asyncio.wait_for(parked, 5) is True
+            assert len(scheduled) == 1 and hub.waiting == 0
+        finally:
+            del loop.call_soon_threadsafe
+
+    asyncio.run(main())

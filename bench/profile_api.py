@@ -1,0 +1,486 @@
+"""``make profile-api``: where a live ``qahwa serve`` spends its CPU on an action.
+
+Two parts, one command (``python -m bench.profile_api``; ``--help`` for the options):
+
+1. **the live profile** — one ``qahwa serve`` on SQLite, run as ``make bench-api`` runs it
+   (operator keys, the per-address limit, metrics, JSON logs, no access log), under the
+   bench's load (8 clients playing whole keyed qahwa-fair/2 matches of ``--game``; an
+   action = GET the mover's state + POST the action), sampled by py-spy (``py-spy record
+   --pid``; idle threads left out, so the samples are of threads on the CPU). The server's
+   CPU per action is read from /proc over the same span, and the samples are scaled to it.
+   Written to ``--out``: ``profile.txt`` (py-spy's collapsed stacks: load it into
+   speedscope or flamegraph.pl for a flame graph), ``flamegraph.svg`` (a second, shorter
+   recording as py-spy's own flame graph) and ``table.md``: ms of server CPU per action by
+   part of the stack (HTTP server, ASGI framework, each middleware, pydantic, SQL, thread
+   hand-offs, JSON, the engine, the protocol's crypto, the service's own code), then the
+   functions by self and by inclusive time. py-spy needs ptrace (root, or
+   ``kernel.yama.ptrace_scope`` 0).
+2. **the counts** — the same server in this process (``service.server.ServerThread``) and
+   the same client, counting per action: SQL statements by verb, transactions, thread-pool
+   hand-offs, and ``json`` encodes/decodes made by the server's threads.
+3. **the service without HTTP** — on that server, ``MatchService.state`` and ``.act`` and
+   the routes' encoding called in one thread under cProfile on the process CPU clock: every
+   call counted (how often each function runs per action), no sampling.
+
+Reading part 1: py-spy counts a thread that is runnable as at work, including one woken
+from a wait or a system call and still waiting for a core, so on a busy machine frames
+right after system calls (a socket write, ``getrandom``, the event loop's self-pipe) and
+lock waits whose blocking call is in C get more samples than the CPU they use (innermost
+``Condition.wait``/``select`` samples are dropped as idle). Its ms are the measured CPU
+per action split by those shares; take them as approximate, and take the counts of parts
+2 and 3 as exact.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bench import api
+
+PY_SPY = Path(sys.executable).parent / "py-spy"
+EXTRA = os.environ.get("PYSPY_EXTRA", "").split()
+
+#: (part, test on one frame "function (file:line)"): a sample goes to the first part, in
+#: this order, that any frame of its stack matches (the protocol's crypto claims its
+#: canonical JSON and SHA-256; the SQL driver's time is SQL's wherever it is called from)
+OWNERS: list[tuple[str, Callable[[str], bool]]] = [
+    (
+        "protocol crypto (Ed25519 verify and sign, SHA-256 chain step, their canonical JSON)",
+        lambda f: (
+            "cryptography/" in f
+            or "fairness/signing.py" in f
+            or f.startswith(("chain_next ", "seat_sig_message ", "_verify_seat_sig "))
+        ),
+    ),
+    ("SQL (SQLAlchemy Core, the sqlite3 driver)", lambda f: "sqlalchemy/" in f or "sqlite3" in f),
+    ("engine (apply, legal moves, seat view, catch-up)", lambda f: "games/" in f),
+    ("pydantic (request models)", lambda f: "pydantic" in f),
+    ("middleware: metrics (prometheus-client)", lambda f: "prometheus_client/" in f),
+    (
+        "middleware: body limit and duplicate-key check",
+        lambda f: f.startswith("json_body_problem "),
+    ),
+]
+#: parts of the innermost frame, for the samples no owner claimed
+INNERMOST: list[tuple[str, Callable[[str], bool]]] = [
+    ("JSON encode/decode (views, events, bodies)", lambda f: "json/" in f),
+    (
+        "middleware: Front (request id, address limit, metrics call) and body limit",
+        lambda f: (
+            "service/operations.py" in f
+            or "service/limits.py" in f
+            or "service/logging_json.py" in f
+            or "service/metrics.py" in f
+            or "BodyLimit" in f
+            or "replay " in f
+        ),
+    ),
+    (
+        "thread hand-offs (anyio worker threads, queues, locks)",
+        lambda f: "anyio/" in f or "threading.py" in f or "queue.py" in f or "concurrent/" in f,
+    ),
+    (
+        "ASGI framework (Starlette, FastAPI: routing, dependencies)",
+        lambda f: "starlette/" in f or "fastapi/" in f,
+    ),
+    (
+        "HTTP server and event loop (uvicorn, h11, asyncio)",
+        lambda f: "uvicorn/" in f or "h11/" in f or "asyncio/" in f or "selectors.py" in f,
+    ),
+    ("service code (matches, store, routes)", lambda f: "service/" in f),
+]
+
+
+def part_of(stack: list[str]) -> str:
+    for name, test in OWNERS:
+        if any(test(f) for f in stack):
+            return name
+    for f in reversed(stack):  # innermost first
+        for name, test in INNERMOST:
+            if test(f):
+                return name
+    return "other (stdlib, ...)"
+
+
+#: innermost frames of a thread that waits (blocked in C): py-spy counts a thread that is
+#: runnable but not running (waiting for a core, or woken and waiting for the GIL) as
+#: active, so on a busy machine these show up; they are dropped as idle
+IDLE_LEAVES = ("Condition.wait ", "EpollSelector.select ", "Event.wait ", "Thread.join ")
+
+
+def read_collapsed(path: Path) -> tuple[list[tuple[list[str], int]], int]:
+    """py-spy's raw output (one ``frame;frame;… count`` line a stack, outermost first):
+    the stacks of threads at work, and the count of samples dropped as idle waits."""
+    out, idle = [], 0
+    for line in path.read_text().splitlines():
+        stack, _, n = line.rpartition(" ")
+        if stack and n.isdigit():
+            frames = [f for f in stack.split(";") if not f.startswith(("process ", "thread "))]
+            if frames and frames[-1].startswith(IDLE_LEAVES):
+                idle += int(n)
+                continue
+            out.append((frames, int(n)))
+    return out, idle
+
+
+def table(
+    stacks: list[tuple[list[str], int]], idle: int, cpu_ms: float, actions: int, top: int
+) -> str:
+    """Markdown: ms of server CPU per action by part, then by function (self, inclusive)."""
+    total = sum(n for _, n in stacks) or 1
+    per = cpu_ms / total  # ms per action that one sample stands for
+
+    def fn_of(frame: str) -> str:
+        name, _, where = frame.partition(" (")
+        file = where.rsplit(":", 1)[0]
+        return f"{name} ({file})"
+
+    parts: collections.Counter[str] = collections.Counter()
+    own: collections.Counter[str] = collections.Counter()
+    incl: collections.Counter[str] = collections.Counter()
+    for frames, n in stacks:
+        parts[part_of(frames)] += n
+        if frames:
+            own[fn_of(frames[-1])] += n
+        for f in {fn_of(f) for f in frames}:
+            incl[f] += n
+    lines = [
+        f"Server CPU per action (from /proc over the recording): **{cpu_ms:.2f} ms**, "
+        f"{actions} actions, {total} samples of threads at work ({idle} more of threads "
+        "blocked in a wait, dropped); each row is its share of the samples times that CPU.",
+        "",
+        "| part of the stack | ms / action | share |",
+        "|---|---|---|",
+    ]
+    for name, n in parts.most_common():
+        lines.append(f"| {name} | {n * per:.3f} | {100 * n / total:.1f}% |")
+    for title, counter in (("self", own), ("inclusive", incl)):
+        lines += ["", f"| function ({title}) | ms / action | share |", "|---|---|---|"]
+        for name, n in counter.most_common(top):
+            lines.append(f"| `{name}` | {n * per:.3f} | {100 * n / total:.1f}% |")
+    return "\n".join(lines) + "\n"
+
+
+def _load_in_background(
+    servers: list[api.Server], game: str, seconds: float, tally: api.Tally
+) -> threading.Thread:
+    t = threading.Thread(target=api.load, args=(servers, game, tally, seconds), daemon=True)
+    t.start()
+    return t
+
+
+def live(game: str, seconds: float, rate: int, out: Path, top: int) -> str:
+    """Part 1: py-spy on a live ``qahwa serve`` under the bench's load."""
+    if not PY_SPY.exists():
+        raise SystemExit(f"{PY_SPY} is missing: make .venv/.installed-dev (the dev lock has it)")
+    tmp = Path(tempfile.mkdtemp(prefix="qahwa-profile-"))
+    try:
+        (tmp / "db").mkdir()
+        (tmp / "data").mkdir()
+        kind = "bare" if game == "bare" else "qahwa"
+        server = api.Server(kind, f"sqlite:///{tmp / 'db' / 'q.db'}", tmp / "data")
+        try:
+            api.load([server], game, api.Tally(), 2.0)  # warm: caches, pools, threads
+            raw = out / "profile.txt"
+            tally = api.Tally()
+            loader = _load_in_background([server], game, seconds + 1.0, tally)
+            time.sleep(api.WARMUP)
+            spy = subprocess.run(
+                [
+                    str(PY_SPY),
+                    "record",
+                    "--pid",
+                    str(server.proc.pid),
+                    "--format",
+                    "raw",
+                    "--rate",
+                    str(rate),
+                    "--duration",
+                    str(int(seconds)),
+                    "--output",
+                    str(raw),
+                    "--full-filenames",
+                    "--nonblocking",
+                    *EXTRA,
+                ],
+                capture_output=True,
+                text=True,
+            )
+            loader.join()
+            if spy.returncode != 0 or not raw.exists():
+                raise SystemExit(f"py-spy failed ({spy.returncode}): {spy.stderr.strip()[-500:]}")
+            # a second, shorter recording as py-spy's own flame graph
+            loader = _load_in_background([server], game, 6.0, api.Tally())
+            time.sleep(api.WARMUP)
+            subprocess.run(
+                [
+                    str(PY_SPY),
+                    "record",
+                    "--pid",
+                    str(server.proc.pid),
+                    "--rate",
+                    str(rate),
+                    "--duration",
+                    "5",
+                    "--output",
+                    str(out / "flamegraph.svg"),
+                    "--nonblocking",
+                    *EXTRA,
+                ],
+                capture_output=True,
+                text=True,
+            )
+            loader.join()
+        finally:
+            server.stop()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    summary = tally.summary()
+    if api.FAILURES:
+        raise SystemExit(f"a client failed: {api.FAILURES[0]}")
+    stacks, idle = read_collapsed(raw)
+    return table(stacks, idle, summary["cpu"], tally.actions, top)
+
+
+@contextmanager
+def _counting(
+    counts: collections.Counter[str], client: threading.Thread, on: threading.Event
+) -> Iterator[None]:
+    """Count, on every thread but ``client``'s, the server's ``json`` calls and thread-pool
+    hand-offs made while ``on`` is set."""
+    import anyio.to_thread
+
+    originals: dict[tuple[Any, str], Any] = {}
+
+    def wrap(obj: Any, attr: str, key: str) -> None:
+        orig = getattr(obj, attr)
+        originals[(obj, attr)] = orig
+
+        def counted(*a: Any, **k: Any) -> Any:
+            if on.is_set() and threading.current_thread() is not client:
+                counts[key] += 1
+            return orig(*a, **k)
+
+        setattr(obj, attr, counted)
+
+    wrap(anyio.to_thread, "run_sync", "thread-pool hand-offs (anyio.to_thread.run_sync)")
+    wrap(json, "loads", "json.loads")
+    wrap(json.JSONEncoder, "encode", "json.dumps (JSONEncoder.encode; canonical JSON not counted)")
+    try:
+        yield
+    finally:
+        for (obj, attr), orig in originals.items():
+            setattr(obj, attr, orig)
+
+
+def _sql_counter(got: collections.Counter[str], on: threading.Event) -> Callable[..., None]:
+    def stmt(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if on.is_set():
+            got[f"SQL {statement.split(None, 1)[0].upper()}"] += 1
+
+    return stmt
+
+
+def _begin_counter(got: collections.Counter[str], on: threading.Event) -> Callable[..., None]:
+    def begin(conn: Any) -> None:
+        if on.is_set():
+            got["transactions (BEGIN)"] += 1
+
+    return begin
+
+
+def counts(game: str, actions: int, top: int) -> str:
+    """Part 2: per action, SQL statements, transactions, hand-offs and JSON calls; then
+    part 3 (:func:`_service_profile`) on the same server."""
+    from sqlalchemy import event
+
+    from service.server import ServerThread
+    from service.settings import Settings
+
+    tmp = Path(tempfile.mkdtemp(prefix="qahwa-profile-counts-"))
+    got: collections.Counter[str] = collections.Counter()
+    env = {k: v for k, v in api.QAHWA_ENV.items()}
+    old_env = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        settings = Settings(database_url=f"sqlite:///{tmp / 'q.db'}", data_dir=tmp / "data")
+        srv = ServerThread(settings)  # the app made, not serving yet
+        db = srv.app.state.db
+        on = threading.Event()
+        engines = {id(e): e for e in (db._read, db._write, db._read_rows)}.values()
+        listeners = [(eng, "before_cursor_execute", _sql_counter(got, on)) for eng in engines] + [
+            (eng, "begin", _begin_counter(got, on)) for eng in engines
+        ]
+        for eng, name, fn in listeners:  # before any thread of the server runs
+            event.listen(eng, name, fn)
+        with srv:
+            key = (
+                subprocess.run(
+                    [str(api.BIN / "qahwa"), "operators", "add", "profile"],
+                    env={
+                        **os.environ,
+                        "QAHWA_DATABASE_URL": settings.database_url,
+                        "QAHWA_DATA_DIR": str(settings.data_dir),
+                    },
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                .stdout.strip()
+                .splitlines()[-1]
+            )
+            api.OPERATOR_KEYS[f"127.0.0.1:{srv.port}"] = key
+            rot = api.Rotation([srv.url])
+            rnd = __import__("random").Random(3)
+            done = 0
+            try:
+                with _counting(got, threading.current_thread(), on):
+                    m = api._new_match(rot, game)
+                    for _ in range(20):  # warm: the engine is cached, the key parsed
+                        api._action(rot, m, rnd)
+                    on.set()
+                    while done < actions:
+                        out = api._action(rot, m, rnd)
+                        done += 1
+                        if out["status"] != "playing":
+                            on.clear()
+                            m = api._new_match(rot, game)
+                            for _ in range(20):
+                                api._action(rot, m, rnd)
+                            on.set()
+                    on.clear()
+                for eng, name, fn in listeners:  # the counters are not the service's cost
+                    event.remove(eng, name, fn)
+                service = _service_profile(srv.app.state.service, rot, game, actions, top)
+            finally:
+                rot.close()
+    finally:
+        for k, v in old_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        shutil.rmtree(tmp, ignore_errors=True)
+    lines = [
+        f"Per action ({game}, {done} actions after 20 warm ones per match; GET state + POST "
+        "action), counted in the server's threads:",
+        "",
+        "| what | per action |",
+        "|---|---|",
+    ]
+    lines += [f"| {k} | {n / max(1, done):.2f} |" for k, n in sorted(got.items())]
+    return "\n".join(lines) + "\n\n" + service
+
+
+def _service_profile(svc: Any, rot: api.Rotation, game: str, actions: int, top: int) -> str:
+    """Part 3: the service without HTTP — ``MatchService.state`` and ``.act`` and the
+    routes' encoding (``json_response``) called in this thread on 8 matches in turn, under
+    cProfile timed by this process's CPU clock (the client's signing left out of the
+    profile). Deterministic: every call counted, no sampling."""
+    import cProfile
+    import io
+    import pstats
+    import random
+
+    from fairness import seat_sig_message
+    from service.routes import json_response
+
+    rnd = random.Random(5)
+    prof = cProfile.Profile(time.process_time)
+
+    def one(m: api.Play) -> str:
+        mover = m.mover
+        prof.enable()
+        view = svc.state(m.match_id, token=m.tokens[mover])
+        json_response(view)
+        prof.disable()
+        action = rnd.choice(view["suggested_actions"])
+        chain = m.chains[mover]
+        if chain is not None and action["type"] in ("roll", "roll_value"):
+            action = {**action, "value": chain[m.sent[mover] + 1].hex()}
+        signer = m.signers[mover]
+        assert signer is not None
+        event = {"type": "action", "seat": mover, "action": action}
+        sig = signer.sign_bytes(seat_sig_message(m.match_id, view["chain"], event))
+        prof.enable()
+        out = svc.act(
+            m.match_id, token=m.tokens[mover], action=action, version=view["version"], sig=sig
+        )
+        json_response(out)
+        prof.disable()
+        if "value" in action:
+            m.sent[mover] += 1
+        m.mover = out["state"]["turn"] if out["status"] == "playing" else mover
+        return str(out["status"])
+
+    plays = [api._new_match(rot, game) for _ in range(8)]
+    for m in plays:
+        for _ in range(5):
+            one(m)
+    prof = cProfile.Profile(time.process_time)  # the warm-up left out
+    for i in range(actions):
+        if one(plays[i % 8]) != "playing":
+            plays[i % 8] = api._new_match(rot, game)
+    out = io.StringIO()
+    stats = pstats.Stats(prof, stream=out)
+    total = stats.total_tt  # type: ignore[attr-defined]
+    out.write(
+        f"The service without HTTP ({game}, {actions} actions: state + act + the routes' "
+        f"encoding, in one thread; cProfile on the process CPU clock, which inflates "
+        f"call-heavy code): {1000 * total / actions:.2f} ms CPU per action.\n"
+    )
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+    return "```\n" + out.getvalue().replace(str(Path.cwd()) + "/", "") + "```\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(
+        prog="python -m bench.profile_api", description=__doc__.split("\n")[0]
+    )
+    p.add_argument(
+        "--game",
+        default="hokm",
+        choices=["hokm", "tawla", "bare"],
+        help="bare: the bench's bare endpoint instead of qahwa, for comparison (live only)",
+    )
+    p.add_argument("--seconds", type=float, default=15.0, help="recording length (default 15)")
+    p.add_argument("--rate", type=int, default=250, help="samples a second (default 250)")
+    p.add_argument("--out", type=Path, default=Path("profile-api"), help="output directory")
+    p.add_argument("--top", type=int, default=30, help="functions listed (default 30)")
+    p.add_argument("--actions", type=int, default=400, help="actions counted in part 2")
+    p.add_argument("--only", choices=["live", "counts"], help="run part 1 (live) or parts 2 and 3")
+    args = p.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    text = f"# qahwa serve, {args.game}: where an action's server CPU goes\n\n"
+    if args.only != "counts":
+        text += live(args.game, args.seconds, args.rate, args.out, args.top) + "\n"
+    if args.only != "live" and args.game != "bare":
+        text += counts(args.game, args.actions, args.top)
+    (args.out / "table.md").write_text(text)
+    print(text)
+    print(
+        f"written: {args.out}/table.md"
+        + (
+            ""
+            if args.only == "counts"
+            else f", {args.out}/profile.txt (collapsed stacks), {args.out}/flamegraph.svg"
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
