@@ -27,7 +27,6 @@ from fairness import (
     format_time_ms,
     fresh_label,
     loads_strict,
-    match_key_v2,
     parse_hex,
     parse_server_seed_v2,
     parse_time_us,
@@ -84,6 +83,8 @@ class SeatLock:
 class V2State:
     """What the v2 rules checks found, for the checks ``core`` adds (signatures, receipts)."""
 
+    #: the lock as :meth:`fairness.records.Lock.parse` read it (set once ``lock`` passed)
+    lock: Lock | None = None
     seats: list[SeatLock] = field(default_factory=list)
     #: chain[n] for n = -1, 0, 1, …: ``chain[0]`` here is chain[-1] (the lock's hash)
     chain: list[bytes] = field(default_factory=list)
@@ -160,7 +161,7 @@ def check_lock(rep: Any, doc: dict[str, Any], state: V2State) -> bool:
             return False
         tip = bytes.fromhex(s.roll_chain) if s.roll_chain is not None else None
         out.append(SeatLock(s.seat, s.seed_commitment, s.key, tip))
-    state.seats = out
+    state.lock, state.seats = parsed, out
     keyed = sum(1 for s in out if s.key)
     rep.ok(
         "lock",
@@ -753,9 +754,9 @@ def check_rules_v2(
         check_times(rep, doc, None)
         return ctx, state
     key: bytes | None = None
-    if seed is not None and pairs is not None:
+    if seed is not None and pairs is not None and state.lock is not None:
         try:
-            key = match_key_v2(seed, doc["match_id"], doc["game"], doc["ruleset"], pairs)
+            key = state.lock.match_key(seed, pairs)
             rep.ok(
                 "match key",
                 f"K = {key.hex()[:16]}… (HMAC-SHA512) from {len(pairs)} "
@@ -804,9 +805,8 @@ def replay_v2(
         if progress is not None and done % step == 0:
             progress(done, total)
 
-    mctx = MatchContext(
-        doc["match_id"], tuple(s.tip.hex() if s.tip is not None else None for s in state.seats)
-    )
+    assert state.lock is not None, "the events replay only under a lock that passed"
+    mctx = MatchContext.of_lock(state.lock)
     try:
         engine = replay(
             cls, doc["ruleset"], key, events, protocol=PROTOCOL_V2, ctx=mctx, on_event=on_event
