@@ -34,7 +34,8 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test test-all bench bench-api profile-api lint demo clean lock lock-upgrade pyodide \
+.PHONY: serve test test-all bench bench-api profile-api lint ts-types demo clean lock lock-upgrade \
+	pyodide \
 	verifier-dist certify
 
 $(BIN)/python:
@@ -98,6 +99,16 @@ bench: $(VENV)/.installed-dev pyodide
 # endpoint's first, then rates and latency (docs/performance.md).
 bench-api: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.api
+
+# clients/ts/src/api.d.ts, the TypeScript client's types, from the app's OpenAPI document
+# (tests/test_clients_ts.py fails when they are stale); npm installs from the lock only.
+ts-types: $(VENV)/.installed-dev
+	cd clients/ts && npm ci --no-audit --no-fund
+	$(BIN)/python -c "import json, pathlib, sys, tempfile; sys.path.insert(0, 'tests'); \
+	from test_openapi_ts import openapi_document; \
+	print(json.dumps(openapi_document(pathlib.Path(tempfile.mkdtemp()))))" > clients/ts/openapi.json
+	cd clients/ts && node node_modules/openapi-typescript/bin/cli.js openapi.json -o src/api.d.ts
+	rm clients/ts/openapi.json
 
 # A CPU profile of a live `qahwa serve` under bench-api's load (py-spy, from the dev lock;
 # it needs ptrace: root, or kernel.yama.ptrace_scope 0): profile-api/table.md (server CPU

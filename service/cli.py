@@ -127,6 +127,43 @@ def demo(game: tuple[str, ...], seed: int | None) -> None:
     raise click.exceptions.Exit(rc)
 
 
+@app.command()
+@click.option(
+    "--server",
+    default="http://127.0.0.1:8000",
+    show_default=True,
+    help="the qahwa service the house seats are at",
+)
+@click.option(
+    "--inbox",
+    type=click.Path(file_okay=False, path_type=Path),
+    required=True,
+    help="a folder your backend drops house seats into: *.json files, each "
+    '{"match_id", "seat", "token"} or a list of them (moved to taken/ once taken)',
+)
+@click.option("--once", is_flag=True, help="play the seats there now to the end, then exit")
+@click.option(
+    "--keys",
+    "keys_file",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="the server's /v1/keys answer, pinned (default: fetched from --server)",
+)
+@click.option("--seed", type=int, help="seed the bots' choices")
+def house(server: str, inbox: Path, once: bool, keys_file: Path | None, seed: int | None) -> None:
+    """Play an operator's house seats (declared "house": true) as conforming clients."""
+    import json
+
+    from .house import run_inbox
+
+    keys = json.loads(keys_file.read_text(encoding="utf-8")) if keys_file else None
+    click.echo(f"qahwa house: playing the house seats dropped into {inbox} at {server}")
+    h = run_inbox(server, inbox, once=once, keys=keys, seed=seed)
+    for e in h.errors:
+        click.echo(f"error: {e}", err=True)
+    click.echo(f"{len(h.done)} house seat(s) played to the end")
+    raise click.exceptions.Exit(1 if h.errors else 0)
+
+
 app.add_command(operators_app, "operators")
 app.add_command(keys_app, "keys")
 

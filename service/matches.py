@@ -623,6 +623,7 @@ class MatchService:
         ).sign(self.signer)
         idx = translog.next_index(self.db, tx.s)
         translog.append(tx.s, idx, m.id, lock, iso_of(now), self.signer)
+        tx.logged = True
         m.lock, m.lock_index = dumps(lock), idx
         m.reveal_by, m.end_by = reveal_by, end_by
         m.chain = chain_start(lock).hex()
@@ -883,6 +884,7 @@ class MatchService:
         ).sign(self.signer)
         idx = translog.next_index(self.db, tx.s)
         translog.append(tx.s, idx, m.id, record, self.store.now_iso(), self.signer)
+        tx.logged = True
 
     def _receipt(
         self, m: MatchRow, seq: int | None = None, *, tx: Tx | None = None

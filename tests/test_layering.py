@@ -178,15 +178,18 @@ def test_qahwa_client_imports_only_pydantic_httpx_and_verify_inside_verify() -> 
 
 # `qahwa demo` plays a server through the client: a client of the service, shipped with it
 DEMO = "service/demo.py"
+HOUSE = "service/house.py"
 
 
 def test_service_does_not_import_qahwa_client() -> None:
     """The service takes its wire models from qahwa_wire, not from the client; only the demo
-    command, itself a client of the service, drives it through ``qahwa_client``."""
+    command and the house bots, themselves clients of the service, drive it through
+    ``qahwa_client``."""
     found = package_imports("service")
     assert DEMO in found and "qahwa_client" in found[DEMO]
+    assert HOUSE in found and "qahwa_client" in found[HOUSE]
     for path, mods in found.items():
-        if path != DEMO:
+        if path not in (DEMO, HOUSE):
             assert "qahwa_client" not in mods, f"{path} imports qahwa_client"
 
 

@@ -135,7 +135,7 @@ class Store:
                 self.cache.put(match_id, Cached(tx.m.version, tx.m.next_seq, tx.current))
             elif tx.dirty:
                 self.cache.discard(match_id)
-        if tx.appended:
+        if tx.appended or tx.logged:  # events, or a log entry (a lock) to checkpoint
             for cb in self.on_commit:
                 cb(match_id, tx.m.next_seq)
 
@@ -249,6 +249,9 @@ class Tx:
         self.current: Engine | None = None
         self.dirty = False  # the engine may differ from the committed log
         self.appended = False
+        #: the write appended a log entry (a lock, a reveal record): on_commit runs, so the
+        #: checkpointer signs a checkpoint that includes it
+        self.logged = False
         #: ``(from_seq, events)``: the events with seq >= from_seq, read with the row
         self.prefetched: tuple[int, list[dict[str, Any]]] | None = None
         #: v2: the time ``at`` (microseconds, a whole millisecond) of the events this

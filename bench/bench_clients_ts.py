@@ -1,0 +1,153 @@
+"""The TypeScript client (clients/ts) against the Python one (qahwa_client): whole tawla
+matches (match_length 1) played by conforming seats of each against the same ``qahwa serve``
+process, in turn, with the same loop (read the view of the seat on turn, send a random
+suggested action, check the transcript at the end). Prints each client's requests per
+second of wall time and their ratio (target: TS ≥ 0.8 × Python), and the size of the
+client's script (its compiled modules, gzipped).
+
+The server runs with ``QAHWA_CHECKPOINT_SECONDS=0.1``: the TS client proves the lock's
+inclusion under a C2SP checkpoint, which the server signs at most that often, while the
+Python client reads a JSON tree head signed on request. Skipped without node and npm.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from qahwa_client import Client
+
+ROOT = Path(__file__).resolve().parent.parent
+TS = ROOT / "clients" / "ts"
+MATCHES = 6
+
+
+def _built(node: str, npm: str) -> Path:
+    stamp = TS / "node_modules" / ".qahwa-lock-sha256"
+    digest = hashlib.sha256(
+        (TS / "package-lock.json").read_bytes() + (TS / "package.json").read_bytes()
+    ).hexdigest()
+    if not stamp.is_file() or stamp.read_text() != digest:
+        subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=TS, check=True)
+        stamp.write_text(digest)
+    tsc = TS / "node_modules" / "typescript" / "bin" / "tsc"
+    subprocess.run([node, str(tsc), "-p", "tsconfig.test.json"], cwd=TS, check=True)
+    return TS / "build"
+
+
+def _serve(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {
+        **os.environ,
+        "QAHWA_DATA_DIR": str(tmp),
+        "QAHWA_DATABASE_URL": f"sqlite:///{tmp / 'bench.db'}",
+        "QAHWA_CHECKPOINT_SECONDS": "0.1",
+    }
+    qahwa = str(Path(sys.executable).with_name("qahwa"))
+    proc = subprocess.Popen(
+        [qahwa, "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        try:
+            if httpx.get(url + "/healthz").status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    proc.kill()
+    raise RuntimeError("qahwa serve did not start")
+
+
+def _python_matches(url: str, key: str, n: int) -> tuple[int, float]:
+    count = [0]
+
+    def hook(_req: httpx.Request) -> None:
+        count[0] += 1
+
+    rng = random.Random(11)
+    http = httpx.Client(timeout=30, event_hooks={"request": [hook]})
+    t0 = time.perf_counter()
+    with Client(url, operator_key=key, http=http) as qc:
+        for _ in range(n):
+            m = qc.create_match("tawla", {"match_length": 1}, ["a", "b"])
+            m.start()
+            view = m.seats[0].state()
+            while view.status == "playing":
+                assert view.turn is not None
+                me = m.seats[view.turn]
+                mine = (
+                    me.view
+                    if me.view is not None and me.view.version == view.version
+                    else me.state()
+                )
+                if mine.status != "playing":
+                    break
+                d = mine.model_dump(mode="json")
+                choices = d.get("suggested_actions") or d["legal_actions"]
+                view = me.act(rng.choice(choices)).state
+            m.check_transcript()
+    http.close()
+    return count[0], time.perf_counter() - t0
+
+
+def script_size() -> tuple[int, int]:
+    """The client's compiled modules (dist-like: build/src), raw and gzipped together."""
+    raw = b"".join(p.read_bytes() for p in sorted((TS / "build" / "src").glob("*.js")))
+    return len(raw), len(gzip.compress(raw, 9))
+
+
+def run() -> None:
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        print("clients_ts: skipped (no node/npm)")
+        return
+    build = _built(node, npm)
+    with tempfile.TemporaryDirectory(prefix="qahwa-bench-ts-") as tmp:
+        proc, url = _serve(Path(tmp))
+        try:
+            key = (Path(tmp) / "operator.key").read_text().strip()
+            _python_matches(url, key, 1)  # warm the server
+            py_req, py_s = _python_matches(url, key, MATCHES)
+            out = subprocess.run(
+                [node, str(build / "test" / "bench.js"), url, key, str(MATCHES)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            ts = json.loads(out.stdout)
+        finally:
+            proc.kill()
+            proc.wait()
+    py_rate = py_req / py_s
+    ts_rate = ts["requests"] / ts["seconds"]
+    print(f"tawla matches, {MATCHES} each, one qahwa serve process (checkpoints every 0.1 s)")
+    print(f"  python client  {py_req:6d} requests in {py_s:6.2f} s  {py_rate:8.1f} req/s")
+    print(
+        f"  ts client      {ts['requests']:6d} requests in {ts['seconds']:6.2f} s  "
+        f"{ts_rate:8.1f} req/s"
+    )
+    print(f"  ratio ts/python requests/s: {ts_rate / py_rate:.2f}  (target ≥ 0.8)")
+    print(
+        f"  ratio ts/python matches/s:  {py_s / ts['seconds']:.2f}  (the TS seats also read the "
+        "log proof and, before a roll value, the events since their last receipt)"
+    )
+    raw, gz = script_size()
+    print(f"  client script (build/src/*.js): {raw / 1024:.1f} kB, {gz / 1024:.1f} kB gzipped")

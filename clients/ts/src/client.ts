@@ -1,0 +1,1373 @@
+/** The conforming client (fairness-v2.md §3a): ``new Client(baseUrl)`` → matches → seats.
+ *
+ * ```ts
+ * const qc = new Client("https://qahwa.example", { operatorKey, storage: new MemoryStorage() });
+ * const match = await qc.createMatch("tawla", { match_length: 1 }, ["Layla", "Omar"]);
+ * await match.start();                  // every seat: commit, check the lock and its log proof, reveal
+ * const view = await match.seats[0]!.state();
+ * await match.seats[0]!.act(view.legal_actions[0]!);   // signed over the chain head, value added when owed
+ * await match.checkTranscript();        // the lock and every receipt against the transcript
+ * ```
+ */
+
+import type { components } from "./api.js";
+import { ProtocolError, fromHex, toHex } from "./bytes.js";
+import { canonical, canonicalBytes } from "./canonical.js";
+import { SeatKey, randomBytes } from "./crypto.js";
+import { ApiError, ClientError, Disputed, NotOurMatch, TranscriptMismatch, Unanswered } from "./errors.js";
+import {
+  type Obj,
+  PROTOCOL_V2,
+  RollChain,
+  chainHeads,
+  chainNext,
+  chainStart,
+  checkClientSeed,
+  checkConsistency,
+  checkSignedRecord,
+  isObj,
+  leafHash,
+  rootFromInclusion,
+  seedCommitment,
+  sigMessage,
+} from "./fair.js";
+import { type Checkpoint, type Verifier, openCheckpoint, parseTlogProof, parseVkey } from "./note.js";
+import { MemoryStorage, type SeatStorage } from "./storage.js";
+import { SseParser } from "./sse.js";
+
+type S = components["schemas"];
+/** A seat's view, per game (typed from the server's OpenAPI document). */
+export type View = S["ActionOut"]["state"];
+/** Any action a view lists in ``legal_actions``. */
+export type Action = View["legal_actions"][number];
+export type KeysOut = S["KeysOut"];
+export type MatchCreatedOut = S["MatchCreatedOut"];
+export type ActionOut = S["ActionOut"];
+export type Receipt = S["Receipt"];
+
+/** Answers after which a request is sent again, byte for byte (§3a.6). */
+const RESEND_STATUS = new Set([429, 500, 502, 503, 504]);
+const FRESH_ROLL_TYPES = new Set(["roll", "roll_value"]);
+const FRESH_ROLL_GAMES = new Set(["tawla", "mahbusa"]);
+
+/** What the player asked for, checked against the signed commit record before committing. */
+export interface Terms {
+  game?: string;
+  ruleset?: Obj;
+  names?: string[];
+  house?: boolean[];
+  /** The player asked for rolls without fresh values (§3a.3): otherwise refused. */
+  allowPrecomputedRolls?: boolean;
+}
+
+export interface ClientOptions {
+  /** Sent when creating matches (``Authorization: Bearer``). */
+  operatorKey?: string;
+  /** The server's record keys from a source you trust: ``GET /v1/keys``'s answer obtained
+   * elsewhere, or ``{key_id: base64}``; default: the server's own ``/v1/keys``. */
+  keys?: KeysOut | Record<string, string>;
+  /** The log's note key (vkey text) from a source you trust; default: ``/v1/keys``'s ``log``. */
+  logKey?: string;
+  /** Witness cosignature keys (vkeys) you trust; when given, a checkpoint needs
+   * ``witnessQuorum`` (default 1) of their cosignatures. */
+  witnesses?: string[];
+  witnessQuorum?: number;
+  /** Where seats keep their secrets and receipts (default: memory). */
+  storage?: SeatStorage;
+  fetch?: typeof fetch;
+  /** Identical resends after a transport error, 5xx or 429 (default 3). */
+  retries?: number;
+  /** Milliseconds × attempt between resends when the server gave no Retry-After (250). */
+  retryDelay?: number;
+  /** The longest Retry-After honoured, seconds (60); a longer one fails the request. */
+  maxRetryAfter?: number;
+  /** Seconds the server's clock may differ from this one's (§3a.8, default 30). */
+  maxSkew?: number;
+  /** Seconds to wait for a checkpoint (cosigned when witnesses are trusted) that includes the
+   * lock (default 30). */
+  proofWait?: number;
+  /** The local clock, ms since the epoch (tests). */
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export interface SentRequest {
+  method: string;
+  path: string;
+  /** The exact bytes sent (canonical JSON), resent identically. */
+  body: string;
+  /** The local time of every copy sent (ISO 8601). */
+  sent_at: string[];
+  receipt: Obj | null;
+  /** The local time the server's 2xx answer arrived (null: never answered). */
+  answered_at: string | null;
+  /** The error code the server answered with, if it refused. */
+  refused: string | null;
+}
+
+export interface Dispute {
+  reason: string;
+  at: string;
+  evidence: Obj;
+}
+
+/** What a seat keeps in storage (secrets included). */
+interface SeatState {
+  format: "qahwa-seat-state/1";
+  base_url: string;
+  match_id: string;
+  seat: number;
+  token: string;
+  record: Obj | null;
+  terms: Terms | null;
+  client_seed: string | null;
+  nonce: string | null;
+  seed_commitment: string | null;
+  key_seed: string | null;
+  chain_secret: string | null;
+  commit_refused: string | null;
+  lock: Obj | null;
+  log_index: number | null;
+  checkpoint: string | null;
+  revealed: boolean;
+  max_value_sent: number;
+  receipts: Obj[];
+  requests: SentRequest[];
+  disputes: Dispute[];
+  deadlines: Obj[];
+}
+
+/** The seat export a player keeps and gives ``verify`` (``--seat N --client-seed S --nonce HEX
+ * --receipt FILE``) and the verify page: the Python client's ``Seat.save`` format. No secret
+ * key or roll-chain secret is in it. */
+export interface SeatExport {
+  match_id: string;
+  seat: number;
+  client_seed: string | null;
+  nonce: string | null;
+  seed_commitment: string | null;
+  key: string | null;
+  roll_chain: string | null;
+  lock: Obj | null;
+  log_index: number | null;
+  checkpoint: string | null;
+  requests: SentRequest[];
+  receipts: Obj[];
+  disputes: Dispute[];
+}
+
+// A conforming client never uses a client seed twice (§3a.1); nonces and secrets are 32
+// fresh CSPRNG bytes each.
+const usedSeeds = new Set<string>();
+
+function defaultSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+function isoNow(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function parseRetryAfter(value: string | null, nowMs: number): number | null {
+  if (value === null) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? null : Math.max(0, (t - nowMs) / 1000);
+}
+
+function keyMap(keys: unknown): Record<string, string> {
+  if (isObj(keys) && Array.isArray(keys["keys"])) {
+    const out: Record<string, string> = {};
+    for (const k of keys["keys"]) {
+      if (isObj(k) && typeof k["key_id"] === "string" && typeof k["public_key"] === "string") {
+        out[k["key_id"]] = k["public_key"];
+      }
+    }
+    return out;
+  }
+  if (isObj(keys) && Object.values(keys).every((v) => typeof v === "string")) {
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(keys)) if (typeof v === "string") out[k] = v;
+    return out;
+  }
+  throw new ClientError("trusted keys are GET /v1/keys's answer or a mapping key_id → base64 public key");
+}
+
+export class Client {
+  readonly baseUrl: string;
+  readonly storage: SeatStorage;
+  readonly opts: ClientOptions;
+  private pinned: Record<string, string> | null;
+  private fetched: Record<string, string> | null = null;
+  private keysDoc: Obj | null = null;
+  private logV: Verifier | null = null;
+  private witnessV: Verifier[] | null = null;
+  private readonly doFetch: typeof fetch;
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+  /** Every request sent (method, path, status): for counting. */
+  requestCount = 0;
+
+  constructor(baseUrl: string, opts: ClientOptions = {}) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.opts = opts;
+    this.storage = opts.storage ?? new MemoryStorage();
+    this.pinned = opts.keys !== undefined ? keyMap(opts.keys) : null;
+    this.doFetch = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+    this.now = opts.now ?? (() => Date.now());
+    this.sleep = opts.sleep ?? defaultSleep;
+  }
+
+  // -- plumbing -------------------------------------------------------------------------
+
+  private async raw(method: string, path: string, init: { token?: string | undefined; body?: string }): Promise<Response> {
+    const headers: Record<string, string> = {};
+    if (init.token !== undefined) headers["Authorization"] = `Bearer ${init.token}`;
+    if (init.body !== undefined) headers["Content-Type"] = "application/json";
+    this.requestCount++;
+    const req: RequestInit = { method, headers };
+    if (init.body !== undefined) req.body = init.body;
+    return this.doFetch(this.baseUrl + path, req);
+  }
+
+  private async fail(resp: Response): Promise<never> {
+    let code = `http_${resp.status}`;
+    let message = resp.statusText || "error";
+    try {
+      const doc: unknown = await resp.json();
+      if (isObj(doc) && isObj(doc["error"])) {
+        const e = doc["error"];
+        if (typeof e["code"] === "string") code = e["code"];
+        if (typeof e["message"] === "string") message = e["message"];
+      }
+    } catch {
+      /* not JSON */
+    }
+    throw new ApiError(resp.status, code, message, parseRetryAfter(resp.headers.get("Retry-After"), this.now()));
+  }
+
+  /** How long to wait before copy ``attempt`` + 1, honouring Retry-After (§3a.6). */
+  private async pause(resp: Response | null, attempt: number): Promise<void> {
+    const after = resp === null ? null : parseRetryAfter(resp.headers.get("Retry-After"), this.now());
+    if (after !== null) {
+      const most = this.opts.maxRetryAfter ?? 60;
+      if (after > most) {
+        throw new Unanswered(`the server asks to retry after ${after} s, more than the ${most} s this client waits`);
+      }
+      await this.sleep(after * 1000);
+    } else {
+      await this.sleep((this.opts.retryDelay ?? 250) * attempt);
+    }
+  }
+
+  /** A read (GET) or an idempotent call; resent after a transport error, 5xx or 429. */
+  async request(method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<unknown> {
+    const body = opts.body === undefined ? undefined : canonical(opts.body);
+    const retries = this.opts.retries ?? 3;
+    let problem = "";
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      let resp: Response;
+      try {
+        resp = await this.raw(method, path, body === undefined ? { token: opts.token } : { token: opts.token, body });
+      } catch (exc) {
+        problem = String(exc);
+        if (attempt < retries) await this.pause(null, attempt + 1);
+        continue;
+      }
+      if (RESEND_STATUS.has(resp.status) && attempt < retries) {
+        problem = `HTTP ${resp.status}`;
+        await resp.body?.cancel();
+        await this.pause(resp, attempt + 1);
+        continue;
+      }
+      if (!resp.ok) return this.fail(resp);
+      const type = resp.headers.get("content-type") ?? "";
+      return type.includes("json") ? resp.json() : resp.text();
+    }
+    throw new Unanswered(`${method} ${path}: no answer after ${retries + 1} attempts (${problem})`);
+  }
+
+  /** Send ``entry.body`` (exact bytes); on a transport error, 5xx or 429 send the identical
+   * bytes again, after Retry-After when the server gives one (§3a.6). ``persist`` runs before
+   * every copy leaves, so a crash between them loses nothing. */
+  async send(entry: SentRequest, token: string | undefined, persist: () => Promise<void>): Promise<Obj> {
+    const retries = this.opts.retries ?? 3;
+    let problem = "";
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      entry.sent_at.push(isoNow(this.now()));
+      await persist();
+      let resp: Response;
+      try {
+        resp = await this.raw(entry.method, entry.path, { token, body: entry.body });
+      } catch (exc) {
+        problem = String(exc);
+        if (attempt < retries) await this.pause(null, attempt + 1);
+        continue;
+      }
+      if (RESEND_STATUS.has(resp.status) && attempt < retries) {
+        problem = `HTTP ${resp.status}`;
+        await resp.body?.cancel();
+        await this.pause(resp, attempt + 1);
+        continue;
+      }
+      if (!resp.ok) {
+        try {
+          return await this.fail(resp);
+        } catch (exc) {
+          if (exc instanceof ApiError) entry.refused = exc.code;
+          await persist();
+          throw exc;
+        }
+      }
+      const doc: unknown = await resp.json();
+      if (!isObj(doc)) throw new ClientError(`${entry.method} ${entry.path}: the answer is not a JSON object`);
+      entry.answered_at = isoNow(this.now());
+      return doc;
+    }
+    throw new Unanswered(`${entry.method} ${entry.path}: no answer after ${retries + 1} identical attempts (${problem})`);
+  }
+
+  /** The record keys: pinned, else ``/v1/keys`` (once). */
+  async trusted(): Promise<Record<string, string>> {
+    if (this.pinned !== null) return this.pinned;
+    if (this.fetched === null) this.fetched = keyMap(await this.keys());
+    return this.fetched;
+  }
+
+  async keys(): Promise<KeysOut> {
+    if (this.keysDoc === null) {
+      const doc = await this.request("GET", "/v1/keys");
+      if (!isObj(doc)) throw new ClientError("GET /v1/keys did not answer a JSON object");
+      this.keysDoc = doc;
+    }
+    return this.keysDoc as KeysOut;
+  }
+
+  /** The log's note key (pinned, else ``/v1/keys``'s ``log.vkey``) and trusted witnesses. */
+  async logKeys(): Promise<{ log: Verifier; witnesses: Verifier[] }> {
+    if (this.logV === null) {
+      let vkey = this.opts.logKey;
+      if (vkey === undefined) {
+        const doc: unknown = await this.keys();
+        const log = isObj(doc) ? doc["log"] : null;
+        if (!isObj(log) || typeof log["vkey"] !== "string") {
+          throw new ClientError("the server publishes no log key (GET /v1/keys has no log.vkey)");
+        }
+        vkey = log["vkey"];
+      }
+      this.logV = await parseVkey(vkey);
+      this.witnessV = await Promise.all((this.opts.witnesses ?? []).map(parseVkey));
+    }
+    return { log: this.logV, witnesses: this.witnessV ?? [] };
+  }
+
+  /** Check a checkpoint against the newest one this client has seen for its log (kept in
+   * storage): same size, same root; a larger one extends it (RFC 9162 consistency proof).
+   * Anything else is a fork — the log showed two histories — and is refused. */
+  async witnessCheckpoint(cp: Checkpoint): Promise<void> {
+    const key = `checkpoint/${cp.origin}`;
+    const stored = await this.storage.get(key);
+    if (stored !== null) {
+      const old: unknown = JSON.parse(stored);
+      if (!isObj(old) || typeof old["size"] !== "number" || typeof old["root"] !== "string") {
+        throw new ClientError(`storage holds a malformed checkpoint under ${key}`);
+      }
+      const oldRoot = fromHex(old["root"], 32, "a stored root");
+      const [small, big, r1, r2] =
+        old["size"] <= cp.size ? [old["size"], cp.size, oldRoot, cp.root] : [cp.size, old["size"], cp.root, oldRoot];
+      try {
+        if (small === big || small === 0) {
+          if (small === big && toHex(r1) !== toHex(r2)) {
+            throw new ProtocolError(`two checkpoints of size ${small} with different roots: the log equivocates`);
+          }
+        } else {
+          const doc = await this.request("GET", `/v1/log/consistency?first=${small}&second=${big}`);
+          const proof = isObj(doc) && Array.isArray(doc["proof"]) ? doc["proof"] : null;
+          if (proof === null) throw new ProtocolError("the log gave no consistency proof");
+          await checkConsistency(
+            small,
+            big,
+            r1,
+            r2,
+            proof.map((h) => fromHex(String(h), 32, "a consistency proof hash")),
+          );
+        }
+      } catch (exc) {
+        if (exc instanceof ProtocolError) {
+          throw new ProtocolError(`${exc.message} (checkpoint seen before: size ${old["size"]}; now: size ${cp.size})`);
+        }
+        throw exc;
+      }
+      if (old["size"] >= cp.size) return;
+    }
+    await this.storage.set(key, JSON.stringify({ size: cp.size, root: toHex(cp.root), note: cp.note }));
+  }
+
+  /** Read the log's newest checkpoint (``GET /log/checkpoint``), check its signatures (log
+   * key, trusted witnesses' quorum) and that it is consistent with every one seen before. */
+  async observeCheckpoint(): Promise<Checkpoint> {
+    const text = await this.request("GET", "/log/checkpoint");
+    if (typeof text !== "string") throw new ClientError("GET /log/checkpoint: not a note");
+    const { log, witnesses } = await this.logKeys();
+    const quorum = witnesses.length > 0 ? (this.opts.witnessQuorum ?? 1) : 0;
+    const cp = await openCheckpoint(text, log, witnesses, quorum);
+    await this.witnessCheckpoint(cp);
+    return cp;
+  }
+
+  // -- matches ---------------------------------------------------------------------------
+
+  /** Create a match (with the operator key); one conforming :class:`Seat` per seat. */
+  async createMatch(
+    game: string,
+    ruleset?: Obj,
+    names?: string[],
+    house?: boolean[],
+    opts: { operatorKey?: string; allowPrecomputedRolls?: boolean } = {},
+  ): Promise<Match> {
+    const body: Obj = { game };
+    if (ruleset !== undefined) body["ruleset"] = ruleset;
+    if (names !== undefined) {
+      const flags = house ?? names.map(() => false);
+      if (flags.length !== names.length) throw new ClientError(`${names.length} names but ${flags.length} house flags`);
+      body["seats"] = names.map((n, i) => ({ name: n, house: flags[i] }));
+    }
+    const token = opts.operatorKey ?? this.opts.operatorKey;
+    const created = await this.request("POST", "/v1/matches", token === undefined ? { body } : { token, body });
+    if (!isObj(created) || typeof created["match_id"] !== "string" || !Array.isArray(created["seats"])) {
+      throw new ClientError("POST /v1/matches answered no match");
+    }
+    const terms: Terms = { game };
+    if (ruleset !== undefined) terms.ruleset = ruleset;
+    if (names !== undefined) terms.names = names;
+    if (house !== undefined) terms.house = house;
+    if (opts.allowPrecomputedRolls === true) terms.allowPrecomputedRolls = true;
+    const seats: Seat[] = [];
+    for (const s of created["seats"]) {
+      if (!isObj(s) || typeof s["seat"] !== "number" || typeof s["token"] !== "string") {
+        throw new ClientError("POST /v1/matches answered a seat without its token");
+      }
+      seats.push(
+        await this.seat(created["match_id"], s["seat"], s["token"], {
+          record: isObj(created["record"]) ? created["record"] : null,
+          terms,
+        }),
+      );
+    }
+    return new Match(this, created as MatchCreatedOut, seats);
+  }
+
+  /** One seat of a match, from its seat token (a seat link): resumed from storage when this
+   * storage already holds it, else a new conforming seat. */
+  async seat(
+    matchId: string,
+    seat: number,
+    token: string,
+    opts: { record?: Obj | null; terms?: Terms | null } = {},
+  ): Promise<Seat> {
+    const found = await Seat.load(this, matchId, seat);
+    if (found !== null) return found;
+    const st: SeatState = {
+      format: "qahwa-seat-state/1",
+      base_url: this.baseUrl,
+      match_id: matchId,
+      seat,
+      token,
+      record: opts.record ?? null,
+      terms: opts.terms ?? null,
+      client_seed: null,
+      nonce: null,
+      seed_commitment: null,
+      key_seed: null,
+      chain_secret: null,
+      commit_refused: null,
+      lock: null,
+      log_index: null,
+      checkpoint: null,
+      revealed: false,
+      max_value_sent: -1,
+      receipts: [],
+      requests: [],
+      disputes: [],
+      deadlines: [],
+    };
+    const out = new Seat(this, st);
+    await out.persist();
+    return out;
+  }
+
+  /** The seats this client's storage holds (to resume after a reload). */
+  async storedSeats(): Promise<{ matchId: string; seat: number }[]> {
+    const out: { matchId: string; seat: number }[] = [];
+    for (const k of await this.storage.keys("seat/")) {
+      const m = /^seat\/(.+)\/(\d+)$/.exec(k);
+      if (m !== null) out.push({ matchId: m[1]!, seat: Number(m[2]) });
+    }
+    return out;
+  }
+
+  async match(matchId: string): Promise<Obj> {
+    const doc = await this.request("GET", `/v1/matches/${matchId}`);
+    if (!isObj(doc)) throw new ClientError(`GET /v1/matches/${matchId}: not a JSON object`);
+    return doc;
+  }
+
+  async transcript(matchId: string): Promise<Obj> {
+    const doc = await this.request("GET", `/v1/matches/${matchId}/transcript`);
+    if (!isObj(doc)) throw new ClientError(`GET /v1/matches/${matchId}/transcript: not a JSON object`);
+    return doc;
+  }
+
+  /** The match's public events as they happen (server-sent events), resuming after a dropped
+   * connection from the last seq seen, until the match ends. */
+  async *stream(matchId: string, after = -1, opts: { timeout?: number; signal?: AbortSignal } = {}): AsyncGenerator<Obj> {
+    for await (const { event } of this.pushed(matchId, after, opts)) yield event;
+  }
+
+  /** :meth:`stream`, each event marked ``live`` when the server accepted it after the stream
+   * was opened (its seq is at or past the log's ``next_seq`` read just before), so it was
+   * pushed as it was accepted. */
+  async *pushed(
+    matchId: string,
+    after = -1,
+    opts: { timeout?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<{ event: Obj; live: boolean }> {
+    let last = after;
+    const timeout = opts.timeout ?? 60;
+    for (let broken = 0; broken <= (this.opts.retries ?? 3); ) {
+      const init: RequestInit = { headers: { Accept: "text/event-stream" } };
+      if (opts.signal !== undefined) init.signal = opts.signal;
+      let resp: Response;
+      let boundary = Number.MAX_SAFE_INTEGER;
+      try {
+        const page = await this.request("GET", `/v1/matches/${matchId}/events?after=${last}`);
+        if (isObj(page) && typeof page["next_seq"] === "number") boundary = page["next_seq"];
+        this.requestCount++;
+        resp = await this.doFetch(`${this.baseUrl}/v1/matches/${matchId}/events/stream?after=${last}&timeout=${timeout}`, init);
+      } catch {
+        if (opts.signal?.aborted === true) return;
+        broken++;
+        await this.pause(null, broken);
+        continue;
+      }
+      if (!resp.ok) {
+        if (RESEND_STATUS.has(resp.status)) {
+          broken++;
+          await this.pause(resp, broken);
+          continue;
+        }
+        return this.fail(resp);
+      }
+      if (resp.body === null) return;
+      const parser = new SseParser();
+      const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+      try {
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          for (const msg of parser.feed(value)) {
+            if (msg.event === "finished") return;
+            const ev: unknown = JSON.parse(msg.data);
+            if (!isObj(ev) || typeof ev["seq"] !== "number") continue;
+            if (ev["seq"] <= last) continue;
+            last = ev["seq"];
+            broken = 0;
+            yield { event: ev, live: ev["seq"] >= boundary };
+          }
+        }
+      } catch {
+        if (opts.signal?.aborted === true) return;
+        broken++;
+      } finally {
+        reader.releaseLock();
+      }
+    }
+    throw new Unanswered(`the event stream of match ${matchId} kept breaking`);
+  }
+}
+
+export class Match {
+  readonly matchId: string;
+  constructor(
+    readonly client: Client,
+    readonly created: MatchCreatedOut,
+    readonly seats: Seat[],
+  ) {
+    this.matchId = created.match_id;
+  }
+
+  /** Every seat commits, then each checks the lock and reveals: the last reveal starts it. */
+  async start(clientSeeds?: (string | undefined)[]): Promise<void> {
+    for (const [i, seat] of this.seats.entries()) await seat.commit(clientSeeds?.[i]);
+    for (const seat of this.seats) await seat.reveal();
+  }
+
+  transcript(): Promise<Obj> {
+    return this.client.transcript(this.matchId);
+  }
+
+  /** Every seat that revealed through this client checks the transcript. */
+  async checkTranscript(doc?: Obj): Promise<Obj> {
+    const got = doc ?? (await this.transcript());
+    for (const seat of this.seats) if (seat.lock !== null) await seat.checkTranscript(got);
+    return got;
+  }
+}
+
+/** One seat, played as a conforming client (fairness-v2.md §3a). Everything it holds is kept
+ * in the client's storage under ``seat/<match id>/<seat>`` before anything that depends on it
+ * is sent: after a reload, ``client.seat(matchId, seat, token)`` resumes it. */
+export class Seat {
+  private key: SeatKey | null = null;
+  private chain: RollChain | null = null;
+  view: View | null = null;
+
+  constructor(
+    readonly client: Client,
+    private readonly st: SeatState,
+  ) {
+    if (st.key_seed !== null) this.key = new SeatKey(fromHex(st.key_seed, 32, "a stored key seed"));
+    if (st.chain_secret !== null) {
+      this.chain = new RollChain(st.match_id, st.seat, fromHex(st.chain_secret, 32, "a stored chain secret"));
+    }
+  }
+
+  static storageKey(matchId: string, seat: number): string {
+    return `seat/${matchId}/${seat}`;
+  }
+
+  static async load(client: Client, matchId: string, seat: number): Promise<Seat | null> {
+    const text = await client.storage.get(Seat.storageKey(matchId, seat));
+    if (text === null) return null;
+    const st: unknown = JSON.parse(text);
+    if (!isObj(st) || st["format"] !== "qahwa-seat-state/1" || st["match_id"] !== matchId || st["seat"] !== seat) {
+      throw new ClientError(`storage holds no usable seat state for match ${matchId} seat ${seat}`);
+    }
+    return new Seat(client, st as unknown as SeatState);
+  }
+
+  get matchId(): string {
+    return this.st.match_id;
+  }
+  get seat(): number {
+    return this.st.seat;
+  }
+  get token(): string {
+    return this.st.token;
+  }
+  get clientSeed(): string | null {
+    return this.st.client_seed;
+  }
+  get nonce(): string | null {
+    return this.st.nonce;
+  }
+  get lock(): Obj | null {
+    return this.st.lock;
+  }
+  get logIndex(): number | null {
+    return this.st.log_index;
+  }
+  get receipts(): readonly Obj[] {
+    return this.st.receipts;
+  }
+  get requests(): readonly SentRequest[] {
+    return this.st.requests;
+  }
+  get disputes(): readonly Dispute[] {
+    return this.st.disputes;
+  }
+  get revealed(): boolean {
+    return this.st.revealed;
+  }
+  /** The seat's Ed25519 public key (base64), once committed. */
+  get publicKey(): string | null {
+    return this.key?.publicB64 ?? null;
+  }
+
+  async persist(): Promise<void> {
+    await this.client.storage.set(Seat.storageKey(this.st.match_id, this.st.seat), JSON.stringify(this.st));
+  }
+
+  private notOurs(reason: string): NotOurMatch {
+    return new NotOurMatch(this.st.match_id, this.st.seat, reason);
+  }
+
+  private path(tail: string): string {
+    return `/v1/matches/${this.st.match_id}${tail}`;
+  }
+
+  private async post(tail: string, body: Obj): Promise<{ answer: Obj; entry: SentRequest }> {
+    const entry: SentRequest = {
+      method: "POST",
+      path: this.path(tail),
+      body: canonical(body),
+      sent_at: [],
+      receipt: null,
+      answered_at: null,
+      refused: null,
+    };
+    this.st.requests.push(entry);
+    const answer = await this.client.send(entry, this.st.token, () => this.persist());
+    return { answer, entry };
+  }
+
+  /** After a reload: the last request sent and never answered, sent again byte for byte
+   * (§3a.6). Returns its answer, or null when there was none pending. */
+  async resendPending(): Promise<Obj | null> {
+    const entry = this.st.requests.at(-1);
+    if (entry === undefined || entry.answered_at !== null || entry.refused !== null) return null;
+    let answer: Obj;
+    try {
+      answer = await this.client.send(entry, this.st.token, () => this.persist());
+    } catch (exc) {
+      // 409 after a resend: the first copy may have landed (its answer lost); the public
+      // events or the seat's state settle it.
+      if (exc instanceof ApiError && exc.status === 409) return null;
+      throw exc;
+    }
+    const chain = isObj(answer["state"]) ? answer["chain"] : undefined;
+    await this.takeReceipt(answer, entry, typeof chain === "string" ? { chain } : {});
+    if (entry.path.endsWith("/reveal")) {
+      this.st.revealed = true;
+      await this.persist();
+    }
+    return answer;
+  }
+
+  // -- before committing (§3a.1, §3a.3) ---------------------------------------------------
+
+  private async acceptRecord(record: unknown): Promise<Obj> {
+    let rec: Obj;
+    try {
+      rec = await checkSignedRecord(record, await this.client.trusted(), "commit record", "commit");
+    } catch (exc) {
+      if (exc instanceof ProtocolError) throw this.notOurs(exc.message);
+      throw exc;
+    }
+    if (rec["match_id"] !== this.st.match_id) {
+      throw this.notOurs(`the commit record is for match ${JSON.stringify(rec["match_id"])}`);
+    }
+    const seats = rec["seats"];
+    if (
+      !Array.isArray(seats) ||
+      this.st.seat >= seats.length ||
+      seats.some((s, i) => !isObj(s) || s["seat"] !== i)
+    ) {
+      throw this.notOurs(`the commit record's seats do not list seat ${this.st.seat}`);
+    }
+    let rules: unknown = null;
+    try {
+      rules = typeof rec["ruleset"] === "string" ? JSON.parse(rec["ruleset"]) : null;
+    } catch {
+      rules = null;
+    }
+    if (!isObj(rules)) throw this.notOurs("the commit record's ruleset is not a JSON object");
+    const t = this.st.terms;
+    if (t !== null) {
+      if (t.game !== undefined && rec["game"] !== t.game) {
+        throw this.notOurs(`the commit record is for game ${JSON.stringify(rec["game"])}, not ${JSON.stringify(t.game)}`);
+      }
+      for (const [k, v] of Object.entries(t.ruleset ?? {})) {
+        if (!(k in rules) || canonical(rules[k]) !== canonical(v)) {
+          throw this.notOurs(
+            `the commit record's ruleset has ${k}=${JSON.stringify(rules[k])}, not the ${JSON.stringify(v)} asked for`,
+          );
+        }
+      }
+      const names = seats.map((s) => (isObj(s) ? s["name"] : null));
+      if (t.names !== undefined && canonical(names) !== canonical(t.names)) {
+        throw this.notOurs(`the commit record's seats are ${JSON.stringify(names)}, not ${JSON.stringify(t.names)}`);
+      }
+      const house = t.house ?? (t.names !== undefined ? t.names.map(() => false) : undefined);
+      const got = seats.map((s) => (isObj(s) ? s["house"] : null));
+      if (house !== undefined && canonical(got) !== canonical(house)) {
+        throw this.notOurs(`the commit record's house seats are ${JSON.stringify(got)}, not ${JSON.stringify(house)}`);
+      }
+    }
+    if (
+      typeof rec["game"] === "string" &&
+      FRESH_ROLL_GAMES.has(rec["game"]) &&
+      rules["fresh_rolls"] === false &&
+      t?.allowPrecomputedRolls !== true
+    ) {
+      throw this.notOurs(
+        'the ruleset has "fresh_rolls": false — rolls the operator could compute in advance — and the player did not ask for it',
+      );
+    }
+    return rec;
+  }
+
+  private freshRolls(): boolean {
+    const rec = this.st.record;
+    if (rec === null || typeof rec["ruleset"] !== "string") return false;
+    const rules: unknown = JSON.parse(rec["ruleset"]);
+    return isObj(rules) && rules["fresh_rolls"] === true;
+  }
+
+  /** Check the signed commit record against what the player asked for, make this seat's
+   * secrets (seed unless given, nonce, roll-chain secret, seat key) from the CSPRNG, keep them
+   * in storage, then commit (§2). */
+  async commit(clientSeed?: string): Promise<Obj | null> {
+    if (this.st.revealed || this.st.lock !== null) return null;
+    const last = this.st.requests.at(-1);
+    if (this.st.seed_commitment !== null && last !== undefined && last.path.endsWith("/commit")) {
+      if (clientSeed !== undefined && clientSeed !== this.st.client_seed) {
+        throw new ClientError("this seat has already made its commitment with another seed");
+      }
+      if (last.answered_at !== null) return null; // committed before a reload
+      return this.resendPending(); // sent before a reload, never answered
+    }
+    const record = this.st.record ?? (await this.client.match(this.st.match_id))["record"];
+    this.st.record = await this.acceptRecord(record);
+    if (this.st.seed_commitment === null) {
+      let seed: string;
+      if (clientSeed !== undefined) {
+        try {
+          seed = checkClientSeed(clientSeed);
+        } catch (exc) {
+          throw new ClientError(exc instanceof Error ? exc.message : String(exc));
+        }
+        if (usedSeeds.has(seed)) {
+          throw new ClientError("this client seed was already used by this client: a conforming client never uses a seed twice");
+        }
+        usedSeeds.add(seed);
+      } else {
+        seed = toHex(randomBytes(16));
+      }
+      const nonce = randomBytes(32);
+      this.st.client_seed = seed;
+      this.st.nonce = toHex(nonce);
+      this.st.seed_commitment = await seedCommitment(this.st.match_id, this.st.seat, nonce, seed);
+      const keySeed = randomBytes(32);
+      this.key = new SeatKey(keySeed);
+      this.st.key_seed = toHex(keySeed);
+      if (this.freshRolls()) {
+        const secret = randomBytes(32);
+        this.chain = new RollChain(this.st.match_id, this.st.seat, secret);
+        this.st.chain_secret = toHex(secret);
+      }
+      await this.persist(); // the secrets are kept before the commitment leaves
+    }
+    const body = {
+      seed_commitment: this.st.seed_commitment,
+      key: this.key?.publicB64 ?? null,
+      roll_chain: this.chain?.tip ?? null,
+    };
+    let answer: Obj;
+    let entry: SentRequest;
+    try {
+      ({ answer, entry } = await this.post(`/seats/${this.st.seat}/commit`, body));
+    } catch (exc) {
+      const sent = this.st.requests.at(-1);
+      if (exc instanceof ApiError) {
+        if (sent !== undefined && sent.sent_at.length > 1) return null; // the first copy may have landed
+        this.st.commit_refused = `${exc.code}: ${exc.message}`;
+        await this.persist();
+      }
+      throw exc;
+    }
+    await this.takeReceipt(answer, entry, { seq: -1 });
+    return answer;
+  }
+
+  // -- before revealing (§3a.4) ------------------------------------------------------------
+
+  /** Fetch the lock (waiting up to ``wait`` seconds for the other seats' commits) and its
+   * inclusion in the log, and check them all; NotOurMatch names the first that fails. */
+  async checkLock(wait = 30): Promise<Obj> {
+    if (this.st.lock !== null) return this.st.lock;
+    if (this.st.commit_refused !== null) throw this.notOurs(`its own commit was refused (${this.st.commit_refused})`);
+    if (this.st.record === null || this.st.seed_commitment === null) {
+      throw new ClientError("this seat has not committed through this client");
+    }
+    const deadline = this.client.now() + wait * 1000;
+    let got: Obj;
+    for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
+      try {
+        const doc = await this.client.request("GET", this.path("/lock"));
+        if (!isObj(doc)) throw new ClientError("GET /lock: not a JSON object");
+        got = doc;
+        break;
+      } catch (exc) {
+        if (!(exc instanceof ApiError) || exc.code !== "not_locked" || this.client.now() >= deadline) throw exc;
+        await this.client.sleep(pause);
+      }
+    }
+    const lock = got["lock"];
+    const logIndex = got["log_index"];
+    try {
+      await this.checkLockRecord(lock);
+    } catch (exc) {
+      if (exc instanceof ProtocolError) throw this.notOurs(exc.message);
+      throw exc;
+    }
+    if (!isObj(lock)) throw this.notOurs("the lock is not a JSON object");
+    const checkpoint = await this.checkInclusion(lock, logIndex);
+    this.st.lock = lock;
+    this.st.log_index = typeof logIndex === "number" ? logIndex : null;
+    this.st.checkpoint = checkpoint;
+    await this.persist();
+    await this.takeReceipt(got, null, { seq: -1 });
+    return lock;
+  }
+
+  private async checkLockRecord(lockIn: unknown): Promise<void> {
+    const rec = this.st.record!;
+    const lock = await checkSignedRecord(lockIn, await this.client.trusted(), "lock", "lock");
+    for (const k of ["match_id", "game", "ruleset", "commitment"]) {
+      if (lock[k] !== rec[k]) {
+        throw new ProtocolError(`the lock's ${k} ${JSON.stringify(lock[k])} is not the commit record's ${JSON.stringify(rec[k])}`);
+      }
+    }
+    const seats = lock["seats"];
+    const want = (rec["seats"] as unknown[]).map((s) => (isObj(s) ? [s["seat"], s["name"], s["house"]] : null));
+    if (
+      !Array.isArray(seats) ||
+      !seats.every(isObj) ||
+      canonical(seats.map((s) => [s["seat"], s["name"], s["house"]])) !== canonical(want)
+    ) {
+      throw new ProtocolError("the lock's seats are not the commit record's");
+    }
+    const mine = seats[this.st.seat]!;
+    const own: Obj = {
+      seed_commitment: this.st.seed_commitment,
+      key: this.key?.publicB64 ?? null,
+      roll_chain: this.chain?.tip ?? null,
+    };
+    for (const [k, v] of Object.entries(own)) {
+      if (mine[k] !== v) {
+        throw new ProtocolError(
+          `the lock's ${k} at seat ${this.st.seat} is ${JSON.stringify(mine[k])}, not this seat's ${JSON.stringify(v)}`,
+        );
+      }
+    }
+  }
+
+  /** The lock is entry ``logIndex`` of the log under a checkpoint signed by the log's note
+   * key (C2SP signed-note), cosigned by the trusted witnesses' quorum, consistent with every
+   * checkpoint seen before (RFC 9162 inclusion and consistency proofs). Returns the note. */
+  private async checkInclusion(lock: Obj, logIndex: unknown): Promise<string> {
+    if (typeof logIndex !== "number" || !Number.isSafeInteger(logIndex) || logIndex < 0) {
+      throw this.notOurs(`the lock has no log index (${JSON.stringify(logIndex)})`);
+    }
+    const { log, witnesses } = await this.client.logKeys();
+    const deadline = this.client.now() + (this.client.opts.proofWait ?? 30) * 1000;
+    let text: string;
+    for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
+      try {
+        const got = await this.client.request("GET", this.path("/log-proof"));
+        if (typeof got !== "string") throw new ClientError("the log proof is not text");
+        text = got;
+        break;
+      } catch (exc) {
+        if (!(exc instanceof ApiError) || exc.code !== "not_cosigned" || this.client.now() >= deadline) {
+          if (exc instanceof ApiError) throw this.notOurs(`no proof of the lock in the log (${exc.message})`);
+          throw exc;
+        }
+        await this.client.sleep(exc.retryAfter !== null ? exc.retryAfter * 1000 : pause);
+      }
+    }
+    try {
+      const proof = parseTlogProof(text);
+      if (proof.index !== logIndex) {
+        throw new ProtocolError(`the log proof is for index ${proof.index}, not the lock's ${logIndex}`);
+      }
+      const leaf = canonicalBytes(lock);
+      if (proof.extra !== null && canonical(JSON.parse(new TextDecoder().decode(proof.extra))) !== canonical(lock)) {
+        throw new ProtocolError(`log entry ${logIndex} is not this lock`);
+      }
+      const quorum = witnesses.length > 0 ? (this.client.opts.witnessQuorum ?? 1) : 0;
+      const cp = await openCheckpoint(proof.checkpoint, log, witnesses, quorum);
+      const root = await rootFromInclusion(logIndex, cp.size, await leafHash(leaf), proof.hashes);
+      if (toHex(root) !== toHex(cp.root)) {
+        throw new ProtocolError(
+          `the inclusion proof of index ${logIndex} leads to root ${toHex(root).slice(0, 16)}…, the checkpoint says ${toHex(cp.root).slice(0, 16)}…`,
+        );
+      }
+      await this.client.witnessCheckpoint(cp);
+      return proof.checkpoint;
+    } catch (exc) {
+      if (exc instanceof ProtocolError || exc instanceof SyntaxError) {
+        throw this.notOurs(`the lock is not shown in the log: ${exc.message}`);
+      }
+      throw exc;
+    }
+  }
+
+  /** Check the lock (and its place in the log), then reveal this seat's seed and nonce. */
+  async reveal(wait = 30): Promise<Obj | null> {
+    if (this.st.revealed) return null;
+    if (this.st.lock === null) await this.checkLock(wait);
+    const last = this.st.requests.at(-1);
+    if (last !== undefined && last.path.endsWith("/reveal") && last.answered_at === null && last.refused === null) {
+      return this.resendPending();
+    }
+    const { answer, entry } = await this.post(`/seats/${this.st.seat}/reveal`, {
+      client_seed: this.st.client_seed,
+      nonce: this.st.nonce,
+    });
+    this.st.revealed = true;
+    await this.takeReceipt(answer, entry, { seq: -1 });
+    return answer;
+  }
+
+  // -- playing (§3a.6, §3a.7, §7) -----------------------------------------------------------
+
+  /** This seat's view (its own hand, whose turn, ``legal_actions``, ``version``, ``chain``). */
+  async state(): Promise<View> {
+    const doc = await this.client.request("GET", this.path("/state"), { token: this.st.token });
+    if (!isObj(doc)) throw new ClientError("GET /state: not a JSON object");
+    const view = doc as View;
+    await this.noteView(view);
+    this.view = view;
+    return view;
+  }
+
+  private async noteView(view: View): Promise<void> {
+    const d = (view as Obj)["deadline"];
+    if (isObj(d)) {
+      const last = this.st.deadlines.at(-1);
+      if (last === undefined || canonical(last) !== canonical(d)) {
+        this.st.deadlines.push(d);
+        if (this.st.deadlines.length > 8) this.st.deadlines.shift();
+      }
+    }
+  }
+
+  /** The action with this seat's next roll-chain value, only if the view shows it owes one:
+   * a ``roll`` when the seat is on turn and may roll (its value goes with its decision), a
+   * ``roll_value`` when the pending roll's ``owes`` names this seat first — and, after an
+   * opening, only once the event chain (recomputed from this seat's last receipt to the view's
+   * head) shows the roller's own ``roll`` as its newest event (§6, §3a.7). */
+  private async withValue(action: Obj, view: Obj): Promise<Obj> {
+    const chain = this.chain!;
+    const kind = action["type"];
+    const turn = view["turn"];
+    const fresh = view["fresh_roll"];
+    const legal = view["legal_actions"];
+    const owes = isObj(fresh) ? fresh["owes"] : null;
+    const owed =
+      kind === "roll"
+        ? turn === this.st.seat &&
+          (fresh === null || fresh === undefined) &&
+          Array.isArray(legal) &&
+          legal.some((a) => canonical(a) === canonical({ type: "roll" }))
+        : turn === this.st.seat && Array.isArray(owes) && owes[0] === this.st.seat;
+    if (!owed) {
+      throw new ClientError(
+        `seat ${this.st.seat} owes no roll-chain value now (turn ${JSON.stringify(turn)}, fresh_roll ${JSON.stringify(fresh)}): a conforming client sends none`,
+      );
+    }
+    const used = view["values_used"];
+    const k = Array.isArray(used) ? used[this.st.seat] : undefined;
+    if (typeof k !== "number" || !Number.isInteger(k)) {
+      throw new ClientError(`the view's values_used (${JSON.stringify(used)}) does not say which value seat ${this.st.seat} owes`);
+    }
+    if (k < 0 || k > this.st.max_value_sent + 1) {
+      throw new ClientError(
+        `the view says seat ${this.st.seat} has used ${k} roll-chain values, but this client sent only ${this.st.max_value_sent + 1}: it does not skip ahead on its chain`,
+      );
+    }
+    const value = chain.value(k);
+    if ("value" in action && action["value"] !== value) {
+      throw new ClientError(`${JSON.stringify(action["value"])} is not this seat's roll-chain value ${k}: a conforming client never sends another value for a step`);
+    }
+    if (kind === "roll_value" && !(isObj(fresh) && String(fresh["label"]).includes("/opening/"))) {
+      await this.rollerRolled(view);
+    }
+    this.st.max_value_sent = Math.max(this.st.max_value_sent, k);
+    return { ...action, value };
+  }
+
+  /** The newest event under the view's chain head is another seat's ``roll`` with its value:
+   * the events since this seat's last receipt are read and chained onto it up to the head. */
+  private async rollerRolled(view: Obj): Promise<void> {
+    const head = view["chain"];
+    let from = -1;
+    let prev: Uint8Array | null = null;
+    for (const r of this.st.receipts) {
+      const seq = Number(r["seq"]);
+      if (seq >= from && typeof r["chain"] === "string") {
+        from = seq;
+        prev = fromHex(r["chain"], 32, "a receipt's chain");
+      }
+    }
+    if (prev === null) prev = await chainStart(this.st.lock!);
+    const doc = await this.client.request("GET", this.path(`/events?after=${from}`));
+    const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"].filter(isObj) : [];
+    let last: Obj | null = null;
+    for (const ev of events) {
+      prev = await chainNext(prev, ev);
+      last = ev;
+      if (toHex(prev) === head) break;
+    }
+    if (toHex(prev) !== head) {
+      throw new ClientError("the public events do not chain to the view's head: this seat sends no roll-chain value");
+    }
+    const a = last !== null ? last["action"] : null;
+    if (last === null || last["type"] !== "action" || last["seat"] === this.st.seat || !isObj(a) || a["type"] !== "roll" || typeof a["value"] !== "string") {
+      throw new ClientError(
+        "a roll-chain value is asked for before the roller rolled (the newest event is not its roll): a conforming client sends none",
+      );
+    }
+  }
+
+  private async actionBody(action: Obj, view: Obj): Promise<Obj> {
+    let act: Obj = { ...action };
+    const chain = view["chain"];
+    const version = view["version"];
+    if (typeof chain !== "string") return { action: act, version };
+    if (this.chain !== null && typeof act["type"] === "string" && FRESH_ROLL_TYPES.has(act["type"])) {
+      act = await this.withValue(act, view);
+    } else if ("value" in act && typeof act["type"] === "string" && FRESH_ROLL_TYPES.has(act["type"])) {
+      throw new ClientError("this seat has no roll chain: it sends no roll-chain value");
+    }
+    if (this.key === null) throw new ClientError(`seat ${this.st.seat} holds no key: act through the seat that committed`);
+    const sig = this.key.sign(sigMessage(this.st.match_id, chain, { type: "action", seat: this.st.seat, action: act }));
+    return { action: act, version, prev: chain, sig };
+  }
+
+  /** Send one action chosen from this seat's last view (default: read now), signed over its
+   * chain head, with this seat's roll-chain value added when one is owed. */
+  async act(action: Action | Obj, opts: { retryStale?: boolean } = {}): Promise<ActionOut> {
+    const view = this.view ?? (await this.state());
+    try {
+      return await this.postAction(await this.actionBody({ ...action }, view as Obj));
+    } catch (exc) {
+      if (!(opts.retryStale ?? false) || !(exc instanceof ApiError) || !["stale_version", "stale_chain"].includes(exc.code)) {
+        throw exc;
+      }
+      const again = await this.state();
+      if (!again.legal_actions.some((a) => canonical(a) === canonical(action))) throw exc;
+      return this.postAction(await this.actionBody({ ...action }, again as Obj));
+    }
+  }
+
+  private async postAction(body: Obj): Promise<ActionOut> {
+    let answer: Obj;
+    let entry: SentRequest;
+    try {
+      ({ answer, entry } = await this.post("/actions", body));
+    } catch (exc) {
+      this.view = null;
+      const sent = this.st.requests.at(-1);
+      if (exc instanceof ApiError && exc.status === 409 && sent !== undefined && sent.sent_at.length > 1 && typeof body["sig"] === "string") {
+        const found = await this.acceptedEarlier(body["sig"]);
+        if (found !== null) return found;
+      }
+      throw exc;
+    }
+    const out = answer as ActionOut;
+    const state = answer["state"];
+    await this.takeReceipt(answer, entry, isObj(state) && typeof state["chain"] === "string" ? { chain: state["chain"] } : {});
+    if (isObj(state)) {
+      this.view = state as View;
+      await this.noteView(this.view);
+    }
+    return out;
+  }
+
+  /** After a resend met 409, the first copy may have been accepted: the public log tells. */
+  private async acceptedEarlier(sig: string): Promise<ActionOut | null> {
+    const doc = await this.client.request("GET", this.path("/events?after=-1"));
+    const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"] : [];
+    for (const ev of events) {
+      if (isObj(ev) && ev["type"] === "action" && ev["seat"] === this.st.seat && ev["sig"] === sig) {
+        const view = await this.state();
+        return {
+          match_id: this.st.match_id,
+          seat: this.st.seat,
+          version: view.version,
+          status: view.status,
+          first_seq: Number(ev["seq"]),
+          state: view,
+          chain: typeof (view as Obj)["chain"] === "string" ? String((view as Obj)["chain"]) : null,
+        };
+      }
+    }
+    return null;
+  }
+
+  /** Resign, signed over the current chain head. */
+  async resign(): Promise<Obj> {
+    const view = (await this.state()) as Obj;
+    const chain = view["chain"];
+    const body: Obj = {};
+    if (typeof chain === "string") {
+      if (this.key === null) throw new ClientError(`seat ${this.st.seat} holds no key`);
+      body["prev"] = chain;
+      body["sig"] = this.key.sign(sigMessage(this.st.match_id, chain, { type: "end", reason: "resigned", seat: this.st.seat }));
+    }
+    const { answer, entry } = await this.post("/resign", body);
+    await this.takeReceipt(answer, entry, typeof answer["chain"] === "string" ? { chain: answer["chain"] } : {});
+    return answer;
+  }
+
+  // -- receipts, clocks (§3a.5, §3a.8) ------------------------------------------------------
+
+  private async dispute(reason: string, evidence: Obj): Promise<Disputed> {
+    this.st.disputes.push({ reason, at: isoNow(this.client.now()), evidence });
+    await this.persist();
+    return new Disputed(`match ${this.st.match_id}, seat ${this.st.seat}: disputed — ${reason}`);
+  }
+
+  /** A server time within ``maxSkew`` of this client's clock (§3a.8), else a dispute. */
+  private async checkSkew(at: unknown, what: string, evidence: Obj): Promise<void> {
+    if (typeof at !== "string") return; // made before the revision: no time to check
+    const t = Date.parse(at);
+    const skew = this.client.opts.maxSkew ?? 30;
+    const now = this.client.now();
+    if (Number.isNaN(t) || Math.abs(now - t) > skew * 1000) {
+      throw await this.dispute(`the server's time on ${what} (${at}) is more than ${skew} s from this client's (${isoNow(now)})`, evidence);
+    }
+  }
+
+  private async takeReceipt(answer: Obj, entry: SentRequest | null, want: { seq?: number; chain?: string }): Promise<Obj | null> {
+    const receipt = answer["receipt"];
+    if (receipt === undefined || receipt === null) return null;
+    const mid = this.st.match_id;
+    let r: Obj;
+    try {
+      r = await checkSignedRecord(receipt, await this.client.trusted(), "receipt", "receipt");
+    } catch (exc) {
+      if (exc instanceof ProtocolError) throw new ClientError(`match ${mid}: ${exc.message}`);
+      throw exc;
+    }
+    if (r["match_id"] !== mid) throw new ClientError(`a receipt for match ${JSON.stringify(r["match_id"])} came with a request of match ${mid}`);
+    const seq = r["seq"];
+    const chain = r["chain"];
+    if (typeof seq !== "number" || !Number.isInteger(seq) || seq < -1 || typeof chain !== "string") {
+      throw new ClientError(`match ${mid}: a receipt without seq and chain`);
+    }
+    if (want.seq !== undefined && seq !== want.seq) throw new ClientError(`match ${mid}: the receipt is for seq ${seq}, not ${want.seq}`);
+    if (want.chain !== undefined && chain !== want.chain) {
+      throw new ClientError(`match ${mid}: the receipt's chain ${chain.slice(0, 16)}… is not the head ${want.chain.slice(0, 16)}… the answer shows`);
+    }
+    if (seq === -1 && this.st.lock !== null && chain !== toHex(await chainStart(this.st.lock))) {
+      throw new ClientError(`match ${mid}: the receipt for seq -1 is not the lock's chain[-1]`);
+    }
+    this.st.receipts.push(r);
+    if (entry !== null) entry.receipt = r;
+    await this.persist();
+    await this.checkSkew(r["at"], `receipt ${seq}`, { receipt: r });
+    return r;
+  }
+
+  /** The match's public events as they happen (SSE, resumed after a dropped connection);
+   * every event pushed live is checked against this client's clock, and a timeout that ends
+   * the match against its deadline and the requests this seat holds (§3a.8). */
+  async *events(after = -1, opts: { timeout?: number; signal?: AbortSignal } = {}): AsyncGenerator<Obj> {
+    for await (const { event: ev, live } of this.client.pushed(this.st.match_id, after, opts)) {
+      if (live) await this.checkSkew(ev["at"], `event ${String(ev["seq"])}`, { event: ev });
+      if (ev["type"] === "end" && ev["reason"] === "timeout") await this.checkTimeout(ev);
+      yield ev;
+    }
+  }
+
+  /** A timeout that ends the match obeys §7's rule: its ``at`` is at or after the deadline the
+   * server showed, agrees with this client's clock, and this seat holds no request it sent
+   * before that deadline without an answer (that would be censorship). */
+  async checkTimeout(ev: Obj): Promise<void> {
+    const seat = ev["seat"];
+    const at = typeof ev["at"] === "string" ? Date.parse(ev["at"]) : NaN;
+    const seq = ev["seq"];
+    const dl = [...this.st.deadlines].reverse().find((d) => d["seat"] === seat && (typeof seq !== "number" || Number(d["seq"]) <= seq));
+    const due = dl !== undefined && typeof dl["due"] === "string" ? Date.parse(dl["due"]) : NaN;
+    const skew = (this.client.opts.maxSkew ?? 30) * 1000;
+    if (!Number.isNaN(due) && !Number.isNaN(at) && at < due) {
+      throw await this.dispute(`the server declared seat ${String(seat)} timed out at ${String(ev["at"])}, before its deadline ${String(dl?.["due"])}: signed proof against the server`, { event: ev, deadline: dl ?? null });
+    }
+    if (!Number.isNaN(due) && this.client.now() + skew < due) {
+      throw await this.dispute(`the server declared seat ${String(seat)} timed out while this client's clock says its deadline ${String(dl?.["due"])} is still ahead`, { event: ev, deadline: dl ?? null, local: isoNow(this.client.now()) });
+    }
+    if (seat === this.st.seat && !Number.isNaN(due)) {
+      const held = this.st.requests.filter(
+        (r) => r.answered_at === null && r.refused === null && r.sent_at.some((t) => Date.parse(t) < due),
+      );
+      if (held.length > 0) {
+        throw await this.dispute(`the server timed this seat out while it held ${held.length} signed request(s) sent before the deadline`, {
+          event: ev,
+          deadline: dl ?? null,
+          requests: held.map((r) => ({ ...r })),
+        });
+      }
+    }
+  }
+
+  // -- after the match (§3a.5) -------------------------------------------------------------
+
+  async transcript(): Promise<Obj> {
+    return this.client.transcript(this.st.match_id);
+  }
+
+  /** The transcript's lock is byte-identical to the one this seat revealed against, its
+   * chain recomputes, every receipt agrees with it, this seat's seed and nonce are the ones
+   * it sent, and a timeout in it obeys §7 (§3a.8). TranscriptMismatch names what disagrees. */
+  async checkTranscript(doc?: Obj): Promise<Obj> {
+    const got = doc ?? (await this.transcript());
+    const mid = this.st.match_id;
+    if (got["protocol"] !== PROTOCOL_V2) throw new TranscriptMismatch(`match ${mid}: not a qahwa-fair/2 transcript`);
+    const lock = this.st.lock;
+    if (lock === null) throw new ClientError(`match ${mid}: this seat never revealed against a lock`);
+    if (!isObj(got["lock"]) || canonical(got["lock"]) !== canonical(lock)) {
+      throw new TranscriptMismatch(`match ${mid}: the transcript's lock is not the lock seat ${this.st.seat} revealed against`);
+    }
+    const events = got["events"];
+    if (!Array.isArray(events) || !events.every(isObj)) throw new TranscriptMismatch(`match ${mid}: the transcript's events are not a list`);
+    const heads = await chainHeads(lock, events);
+    if (got["chain"] !== toHex(heads[heads.length - 1]!)) {
+      throw new TranscriptMismatch(`match ${mid}: the transcript's chain does not recompute from its lock and events`);
+    }
+    for (const r of this.st.receipts) {
+      const seq = Number(r["seq"]);
+      if (seq + 1 >= heads.length) {
+        throw new TranscriptMismatch(`match ${mid}: receipt for seq ${seq} is beyond the transcript's ${events.length} events: signed proof the server cut the match short`);
+      }
+      if (toHex(heads[seq + 1]!) !== r["chain"]) {
+        throw new TranscriptMismatch(`match ${mid}: receipt for seq ${seq} disagrees with the transcript's chain there: signed proof the server rewrote the match`);
+      }
+    }
+    const seats = got["seats"];
+    const mine = Array.isArray(seats) ? seats[this.st.seat] : undefined;
+    if (this.st.revealed && (!isObj(mine) || mine["client_seed"] !== this.st.client_seed || mine["nonce"] !== this.st.nonce)) {
+      throw new TranscriptMismatch(`match ${mid}: seat ${this.st.seat}'s client seed and nonce in the transcript are not the ones it sent`);
+    }
+    let prevAt = "";
+    for (const ev of events) {
+      const at = ev["at"];
+      if (typeof at === "string") {
+        if (at < prevAt) throw new TranscriptMismatch(`match ${mid}: event ${String(ev["seq"])}'s time goes back`);
+        prevAt = at;
+      }
+    }
+    const end = events.at(-1);
+    if (end !== undefined && end["type"] === "end" && end["reason"] === "timeout") await this.checkTimeout(end);
+    return got;
+  }
+
+  /** What this seat holds, for the player to keep and give ``verify``: the Python client's
+   * ``Seat.save`` format (no secret key, no roll-chain secret). */
+  export(): SeatExport {
+    return {
+      match_id: this.st.match_id,
+      seat: this.st.seat,
+      client_seed: this.st.client_seed,
+      nonce: this.st.nonce,
+      seed_commitment: this.st.seed_commitment,
+      key: this.key?.publicB64 ?? null,
+      roll_chain: this.chain?.tip ?? null,
+      lock: this.st.lock,
+      log_index: this.st.log_index,
+      checkpoint: this.st.checkpoint,
+      requests: this.st.requests.map((r) => ({ ...r })),
+      receipts: [...this.st.receipts],
+      disputes: [...this.st.disputes],
+    };
+  }
+
+  /** Forget this seat's secrets (after the match is verified and exported). */
+  async forget(): Promise<void> {
+    await this.client.storage.delete(Seat.storageKey(this.st.match_id, this.st.seat));
+  }
+}
+

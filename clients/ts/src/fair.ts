@@ -1,0 +1,307 @@
+/** qahwa-fair/2 as a client computes it (fairness-v2.md §1, §2, §4, §6, §7) and RFC 9162's
+ * proofs — written from the spec, held to the spec's vectors (test/vectors.test.ts) and to
+ * the Python implementation byte for byte. */
+
+import { ProtocolError, concat, equalBytes, fromHex, lp, toHex, u32be, utf8 } from "./bytes.js";
+import { canonical, canonicalBytes } from "./canonical.js";
+import { hmacSha512, sha256, sha256Sync, verifyEd25519 } from "./crypto.js";
+
+export const PROTOCOL_V1 = "qahwa-fair/1";
+export const PROTOCOL_V2 = "qahwa-fair/2";
+export const NONCE_BYTES = 32;
+export const CHAIN_SECRET_BYTES = 32;
+export const ROLL_CHAIN_LENGTH = 65536;
+export const MAX_SEED_BYTES = 128;
+const SEAT_TAG = utf8("qahwa-fair/2 seat\x00");
+const ROLL_TAG = utf8("qahwa-fair/2 roll\x00");
+
+/** A JSON object as parsed (records, views, events). */
+export type Obj = { [key: string]: unknown };
+
+export function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+// Python's str.isprintable(): no character of the Unicode categories Cc, Cf, Cs, Co, Cn, Zl,
+// Zp, Zs other than the ASCII space.
+const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|(?! )\p{Zs}/u;
+
+/** A client seed is 1–128 UTF-8 bytes and printable (v1 §2, v2 §2). */
+export function checkClientSeed(seed: unknown): string {
+  if (typeof seed !== "string") throw new ProtocolError("a client seed must be a string");
+  const n = utf8(seed).length;
+  if (n < 1 || n > MAX_SEED_BYTES || NOT_PRINTABLE.test(seed)) {
+    throw new ProtocolError(`a client seed is 1-${MAX_SEED_BYTES} UTF-8 bytes, printable (got ${n} bytes)`);
+  }
+  return seed;
+}
+
+/** SHA-256("qahwa-fair/2 seat" || 0x00 || lp(match_id) || u32be(seat) || nonce || lp(client_seed)). */
+export async function seedCommitment(
+  matchId: string,
+  seat: number,
+  nonce: Uint8Array,
+  clientSeed: string,
+): Promise<string> {
+  if (nonce.length !== NONCE_BYTES) throw new ProtocolError(`a nonce is ${NONCE_BYTES} bytes`);
+  const seed = utf8(checkClientSeed(clientSeed));
+  return toHex(await sha256(concat(SEAT_TAG, lp(utf8(matchId)), u32be(seat), nonce, lp(seed))));
+}
+
+/** A seat's roll chain (§6): c[65536] = secret, c[j-1] = SHA-256(tag || lp(match_id) ||
+ * u32be(seat) || c[j]); the tip is c[0], value k is c[k+1]. */
+export class RollChain {
+  readonly tip: string;
+  readonly length: number;
+  private readonly values: Uint8Array[];
+
+  constructor(matchId: string, seat: number, secret: Uint8Array, length = ROLL_CHAIN_LENGTH) {
+    if (secret.length !== CHAIN_SECRET_BYTES) {
+      throw new ProtocolError(`a roll-chain secret is ${CHAIN_SECRET_BYTES} bytes`);
+    }
+    const prefix = concat(ROLL_TAG, lp(utf8(matchId)), u32be(seat));
+    const buf = new Uint8Array(prefix.length + 32);
+    buf.set(prefix);
+    const values: Uint8Array[] = new Array<Uint8Array>(length + 1);
+    let v = secret;
+    values[length] = v;
+    for (let j = length - 1; j >= 0; j--) {
+      buf.set(v, prefix.length);
+      v = sha256Sync(buf);
+      values[j] = v;
+    }
+    this.values = values;
+    this.length = length;
+    this.tip = toHex(values[0]!);
+  }
+
+  /** The seat's k-th value (k = 0, 1, …), hex. */
+  value(k: number): string {
+    if (!Number.isInteger(k) || k < 0 || k >= this.length) {
+      throw new ProtocolError(`value ${k} is beyond the roll chain's ${this.length} values`);
+    }
+    return toHex(this.values[k + 1]!);
+  }
+}
+
+/** chain[-1] = SHA-256(canonical(lock record, signature included)). */
+export function chainStart(lock: Obj): Promise<Uint8Array> {
+  return sha256(canonicalBytes(lock));
+}
+
+/** chain[n] = SHA-256(chain[n-1] || canonical(event[n])). */
+export function chainNext(prev: Uint8Array, event: Obj): Promise<Uint8Array> {
+  return sha256(concat(prev, canonicalBytes(event)));
+}
+
+/** [chain[-1], chain[0], …, chain[len(events)-1]]. */
+export async function chainHeads(lock: Obj, events: Obj[]): Promise<Uint8Array[]> {
+  const heads = [await chainStart(lock)];
+  for (const ev of events) heads.push(await chainNext(heads[heads.length - 1]!, ev));
+  return heads;
+}
+
+/** What a seat signs (§7): canonical({"match_id", "prev", "event": E}), E without seq, sig, at. */
+export function sigMessage(matchId: string, prev: string, event: Obj): Uint8Array {
+  const body: Obj = {};
+  for (const [k, v] of Object.entries(event)) if (k !== "seq" && k !== "sig" && k !== "at") body[k] = v;
+  return canonicalBytes({ match_id: matchId, prev, event: body });
+}
+
+/** ``record`` is a JSON object of type ``rtype`` and one of ``protocols``, signed by one of
+ * ``keys`` (key_id → base64 public key) over its canonical form without ``signature``. */
+export async function checkSignedRecord(
+  record: unknown,
+  keys: Readonly<Record<string, string>>,
+  what: string,
+  rtype: string,
+  protocols: readonly string[] = [PROTOCOL_V2],
+): Promise<Obj> {
+  if (!isObj(record)) throw new ProtocolError(`the ${what} is not a JSON object`);
+  const sig = record["signature"];
+  if (!isObj(sig) || sig["alg"] !== "ed25519") {
+    throw new ProtocolError(`the ${what} carries no Ed25519 signature`);
+  }
+  const keyId = sig["key_id"];
+  const value = sig["value"];
+  if (typeof keyId !== "string" || !Object.hasOwn(keys, keyId)) {
+    throw new ProtocolError(
+      `the ${what} is signed by key ${JSON.stringify(keyId)}, which is not one of the server keys this client trusts`,
+    );
+  }
+  if (typeof value !== "string") throw new ProtocolError(`the ${what}'s signature has no value`);
+  const body: Obj = {};
+  for (const [k, v] of Object.entries(record)) if (k !== "signature") body[k] = v;
+  if (!(await verifyEd25519(keys[keyId]!, value, canonicalBytes(body)))) {
+    throw new ProtocolError(`the ${what}'s signature does not match it (key ${keyId})`);
+  }
+  if (record["type"] !== rtype) {
+    throw new ProtocolError(`the ${what} has type ${JSON.stringify(record["type"])}, not "${rtype}"`);
+  }
+  if (typeof record["protocol"] !== "string" || !protocols.includes(record["protocol"])) {
+    throw new ProtocolError(
+      `the ${what} has protocol ${JSON.stringify(record["protocol"])}, not ${protocols.join(" or ")}`,
+    );
+  }
+  return record;
+}
+
+// -- the log: RFC 9162 -------------------------------------------------------------------
+
+export function leafHash(leaf: Uint8Array): Promise<Uint8Array> {
+  return sha256(concat(new Uint8Array([0]), leaf));
+}
+
+function node(left: Uint8Array, right: Uint8Array): Promise<Uint8Array> {
+  return sha256(concat(new Uint8Array([1]), left, right));
+}
+
+/** The root an inclusion proof leads to (RFC 9162 §2.1.3.2), else ProtocolError. */
+export async function rootFromInclusion(
+  index: number,
+  treeSize: number,
+  leaf: Uint8Array,
+  path: readonly Uint8Array[],
+): Promise<Uint8Array> {
+  if (!(Number.isSafeInteger(index) && Number.isSafeInteger(treeSize) && 0 <= index && index < treeSize)) {
+    throw new ProtocolError(`index ${index} is outside a tree of size ${treeSize}`);
+  }
+  let fn = index;
+  let sn = treeSize - 1;
+  let r = leaf;
+  for (const p of path) {
+    if (sn === 0) throw new ProtocolError("the inclusion proof is too long");
+    if (fn % 2 === 1 || fn === sn) {
+      r = await node(p, r);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      r = await node(r, p);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  if (sn !== 0) throw new ProtocolError("the inclusion proof is too short");
+  return r;
+}
+
+/** RFC 9162 §2.1.4.2: ``proof`` shows the tree of ``second`` (root ``root2``) extends the
+ * tree of ``first`` (root ``root1``); ProtocolError otherwise. */
+export async function checkConsistency(
+  first: number,
+  second: number,
+  root1: Uint8Array,
+  root2: Uint8Array,
+  proof: readonly Uint8Array[],
+): Promise<void> {
+  if (first > second || first < 1) throw new ProtocolError(`no consistency proof from ${first} to ${second}`);
+  if (first === second) {
+    if (proof.length !== 0 || !equalBytes(root1, root2)) {
+      throw new ProtocolError(`two different roots for one tree size ${first}`);
+    }
+    return;
+  }
+  if (proof.length === 0) throw new ProtocolError("an empty consistency proof");
+  let path = [...proof];
+  if ((first & (first - 1)) === 0) path = [root1, ...path];
+  let fn = first - 1;
+  let sn = second - 1;
+  while (fn % 2 === 1) {
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  let fr = path[0]!;
+  let sr = path[0]!;
+  for (const c of path.slice(1)) {
+    if (sn === 0) throw new ProtocolError("the consistency proof is too long");
+    if (fn % 2 === 1 || fn === sn) {
+      fr = await node(c, fr);
+      sr = await node(c, sr);
+      while (fn % 2 === 0 && fn !== 0) {
+        fn = Math.floor(fn / 2);
+        sn = Math.floor(sn / 2);
+      }
+    } else {
+      sr = await node(sr, c);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  if (sn !== 0 || !equalBytes(fr, root1) || !equalBytes(sr, root2)) {
+    throw new ProtocolError(`the log of size ${second} does not extend the log of size ${first}: a fork`);
+  }
+}
+
+// -- the match key and its draws (§4, v1 §3) ---------------------------------------------
+
+/** K = HMAC-SHA512(server_seed, "qahwa-fair/2" || 0x00 || lp(match_id) || lp(game) ||
+ * lp(ruleset) || u32be(n) || lp(seed_i) || nonce_i …). */
+export function matchKey(
+  serverSeed: Uint8Array,
+  matchId: string,
+  game: string,
+  ruleset: string,
+  seats: readonly { clientSeed: string; nonce: Uint8Array }[],
+): Promise<Uint8Array> {
+  const parts = [utf8("qahwa-fair/2\x00"), lp(utf8(matchId)), lp(utf8(game)), lp(utf8(ruleset)), u32be(seats.length)];
+  for (const s of seats) parts.push(lp(utf8(s.clientSeed)), s.nonce);
+  return hmacSha512(serverSeed, concat(...parts));
+}
+
+/** One label's stream of words: block(label, b) = HMAC-SHA512(K, label || 0x00 || u32be(b)). */
+export class Stream {
+  private block = 0;
+  private words: number[] = [];
+  constructor(
+    private readonly key: Uint8Array,
+    private readonly label: string,
+  ) {}
+
+  async word(): Promise<number> {
+    if (this.words.length === 0) {
+      const b = await hmacSha512(this.key, concat(utf8(this.label), new Uint8Array([0]), u32be(this.block++)));
+      const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      for (let i = 0; i < b.length; i += 4) this.words.push(view.getUint32(i));
+    }
+    return this.words.shift()!;
+  }
+
+  /** uniform(n), 1 ≤ n ≤ 2^32, by rejection sampling. */
+  async uniform(n: number): Promise<number> {
+    const limit = 2 ** 32 - (2 ** 32 % n);
+    for (;;) {
+      const w = await this.word();
+      if (w < limit) return w % n;
+    }
+  }
+}
+
+export async function dice(key: Uint8Array, label: string, count: number, sides = 6): Promise<number[]> {
+  const s = new Stream(key, label);
+  const out: number[] = [];
+  for (let i = 0; i < count; i++) out.push(1 + (await s.uniform(sides)));
+  return out;
+}
+
+export async function uniform(key: Uint8Array, label: string, n: number): Promise<number> {
+  return new Stream(key, label).uniform(n);
+}
+
+export async function shuffle<T>(key: Uint8Array, label: string, items: readonly T[]): Promise<T[]> {
+  const s = new Stream(key, label);
+  const a = [...items];
+  for (let i = a.length - 1; i >= 1; i--) {
+    const j = await s.uniform(i + 1);
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a;
+}
+
+/** The label of a fresh roll's dice (§6): L || "|" || hex(SHA-256(v_R || v_O)). */
+export async function freshLabel(label: string, first: string, second: string): Promise<string> {
+  return `${label}|${toHex(await sha256(concat(fromHex(first, 32), fromHex(second, 32))))}`;
+}
+
+export { canonical, canonicalBytes };
