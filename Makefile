@@ -41,13 +41,10 @@ EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
 
-# Runtime only (make serve). The editable install silences only setuptools' generic
-# "Editable installation" hint, so `make serve` prints no warning.
-$(VENV)/.installed: requirements/main.txt pyproject.toml verifier/pyproject.toml verifier/setup.py | $(BIN)/python
-	$(PIP) install -q --require-hashes -r requirements/main.txt $(QUIET)
-	$(EDITABLE) -e . $(QUIET)
-	$(EDITABLE) -e ./verifier $(QUIET)
-	touch $@
+# Runtime only (make serve): the venv, requirements/main.txt and the two editable installs,
+# one line per step (tools/first_start.py; pip's output only if it fails).
+$(VENV)/.installed: requirements/main.txt pyproject.toml verifier/pyproject.toml verifier/setup.py
+	@$(PY) tools/first_start.py --install-only --no-pyodide
 
 # Runtime, dev tools and the optional OpenSpiel reference (make test).
 $(VENV)/.installed-dev: requirements/dev.txt pyproject.toml verifier/pyproject.toml verifier/setup.py | $(BIN)/python
@@ -78,8 +75,9 @@ verifier-dist: $(VENV)/.installed
 	rm -rf verifier/build
 	@ls dist/qahwa_verify-*-py3-none-any.whl
 
-serve: $(VENV)/.installed pyodide
-	$(BIN)/qahwa serve --host $(HOST) --port $(PORT)
+# The install and the Pyodide fetch overlap; one line per step, then the server.
+serve:
+	@$(PY) tools/first_start.py --host $(HOST) --port $(PORT)
 
 # The tests on TEST_WORKERS processes (pytest-xdist), a whole file to a process (module
 # fixtures start once; test_verifier_dist builds in verifier/); each process has a PostgreSQL

@@ -87,6 +87,7 @@ if TYPE_CHECKING:
         key_id_of,
         load_public_key,
         public_key_b64,
+        signed_time,
         verify_bytes,
         verify_record,
     )
@@ -104,6 +105,7 @@ _LAZY = {
     "public_key_b64": "signing",
     "verify_record": "signing",
     "verify_bytes": "signing",
+    "signed_time": "signing",
 }
 
 
@@ -186,6 +188,7 @@ __all__ = [
     "shuffle",
     "tile_code",
     "tiles",
+    "signed_time",
     "uniform",
     "verify_record",
 ]

@@ -14,14 +14,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .canonical import canonical_json
 from .errors import FairnessError, SignatureError
 from .v2 import PROTOCOL_V2, chain_start, match_key_v2, parse_hex
 
-if TYPE_CHECKING:  # signing needs ``cryptography``, which the page's Python never imports
-    from .signing import Signer
+
+class Signer(Protocol):
+    """What signs a record: :class:`fairness.Signer`, or the service's key ring."""
+
+    def signed(self, record: dict[str, Any]) -> dict[str, Any]: ...
+
 
 #: the seat fields a lock fixes per seat (§3), in the order it lists them
 LOCK_SEAT_FIELDS = ("seat", "name", "house", "seed_commitment", "key", "roll_chain")

@@ -111,6 +111,30 @@ class Signer:
         return out
 
 
+#: the fields that carry a signed record's own time, most specific first: a tree head's
+#: ``timestamp``, a reveal's or transcript's ``ended_at``, a lock's ``locked_at``, a commit
+#: record's ``created_at`` (receipts carry none)
+TIME_FIELDS = ("timestamp", "ended_at", "locked_at", "created_at")
+
+
+def signed_time(record: dict[str, Any]) -> tuple[str, float] | None:
+    """``(field, epoch seconds)`` of the time a record says it was signed
+    (:data:`TIME_FIELDS`), or None when it names none (or not as RFC 3339)."""
+    from datetime import datetime
+
+    for name in TIME_FIELDS:
+        value = record.get(name)
+        if isinstance(value, str):
+            try:
+                when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                return None
+            if when.tzinfo is None:
+                return None
+            return name, when.timestamp()
+    return None
+
+
 def verify_record(
     record: dict[str, Any], public_key: Ed25519PublicKey, *, body_json: bytes | None = None
 ) -> None:

@@ -37,7 +37,7 @@ from qahwa_wire.models import (
     StateOut,
 )
 
-from .client import LATEST, RESEND_STATUS, STATE, Unanswered, _auth, create_body
+from .client import LATEST, RESEND_STATUS, STATE, Unanswered, _auth, create_body, rate_limit_delay
 from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
 from .errors import ApiError, raise_for
 from .proto import canonical
@@ -46,7 +46,7 @@ from .sse import aiter_sse
 
 class AsyncClient:
     """As :class:`qahwa_client.Client` (``keys``, ``operator_key``, ``retries``,
-    ``retry_delay``, ``clock``, ``max_skew``), awaitable."""
+    ``retry_delay``, ``rate_limit_wait``, ``clock``, ``max_skew``), awaitable."""
 
     def __init__(
         self,
@@ -58,6 +58,7 @@ class AsyncClient:
         operator_key: str | None = None,
         retries: int = 3,
         retry_delay: float = 0.25,
+        rate_limit_wait: float = 60.0,
         clock: Callable[[], float] | None = None,
         max_skew: float = MAX_SKEW,
     ) -> None:
@@ -65,6 +66,7 @@ class AsyncClient:
         self.max_skew = max_skew
         self.base_url = base_url.rstrip("/")
         self.http = http or httpx.AsyncClient(timeout=timeout)
+        self.rate_limit_wait = rate_limit_wait
         self._own = http is None
         self.pinned = trusted_keys(keys) if keys is not None else None
         self._fetched: dict[str, str] | None = None
@@ -81,15 +83,29 @@ class AsyncClient:
         json_body: Any = None,
         params: Mapping[str, Any] | None = None,
     ) -> Any:
-        resp = await self.http.request(
-            method,
-            self.base_url + path,
-            headers=_auth(token) if token else None,
-            json=json_body,
-            params=params,
+        resp = await self._exchange(
+            self.http.build_request(
+                method,
+                self.base_url + path,
+                headers=_auth(token) if token else None,
+                json=json_body,
+                params=params,
+            )
         )
         raise_for(resp)
         return resp.json()
+
+    async def _exchange(self, request: httpx.Request) -> httpx.Response:
+        """As :meth:`qahwa_client.Client._exchange`: the same bytes again after each 429's
+        ``Retry-After`` with jitter, within ``rate_limit_wait`` seconds in all."""
+        waited = 0.0
+        while True:
+            resp = await self.http.send(request)
+            delay = rate_limit_delay(resp, waited, self.rate_limit_wait)
+            if delay is None:
+                return resp
+            waited += delay
+            await asyncio.sleep(delay)
 
     async def send(
         self,
@@ -110,8 +126,10 @@ class AsyncClient:
             if entry is not None:
                 entry["attempts"] = attempt + 1
             try:
-                resp = await self.http.request(
-                    method, self.base_url + path, content=content, headers=headers
+                resp = await self._exchange(
+                    self.http.build_request(
+                        method, self.base_url + path, content=content, headers=headers
+                    )
                 )
             except httpx.TransportError as exc:
                 problem = f"{type(exc).__name__}: {exc}"

@@ -14,6 +14,7 @@ with Client("http://127.0.0.1:8000", operator_key=KEY) as qc:
 from __future__ import annotations
 
 import json
+import random
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -54,6 +55,24 @@ RESEND_STATUS = frozenset({500, 502, 503, 504})
 LATEST = 2**31 - 1
 
 
+def rate_limit_delay(resp: httpx.Response, waited: float, budget: float) -> float | None:
+    """After a 429 answer: how long to wait before sending the identical request again —
+    its ``Retry-After`` seconds (1 if absent or not a number) plus a random jitter of up to
+    a quarter of that, so that clients refused together do not return together — or None
+    (not a 429, or the wait would take the request's total past ``budget`` seconds: the
+    429 is then raised). A 429 changed nothing on the server (docs/deploy.md §5)."""
+    if resp.status_code != 429:
+        return None
+    try:
+        after = float(resp.headers.get("retry-after", "1"))
+    except ValueError:
+        after = 1.0
+    if not after >= 0:  # NaN, negative
+        after = 1.0
+    delay = after + random.uniform(0.0, max(after, 0.2) / 4)
+    return delay if waited + delay <= budget else None
+
+
 def _auth(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -89,7 +108,9 @@ class Client:
     obtained elsewhere, or ``{key_id: base64 public key}``); without them the client takes
     ``/v1/keys`` from the server itself. ``operator_key`` is sent when creating matches and
     sessions. A request that fails or is not answered is resent with identical bytes up to
-    ``retries`` times, ``retry_delay`` × attempt seconds apart. ``http`` may be an
+    ``retries`` times, ``retry_delay`` × attempt seconds apart. A request refused by a rate
+    limit (429) is resent, identical, after its ``Retry-After`` with jitter, for at most
+    ``rate_limit_wait`` seconds in all (then the 429 is raised as :class:`ApiError`). ``http`` may be an
     ``httpx.Client`` of your own (its base URL is then ignored in favour of ``base_url``).
     ``clock`` (epoch seconds; the machine's by default) is what seats check the server's
     times against, ``max_skew`` seconds apart at most (fairness-v2.md §3a.8).
@@ -105,6 +126,7 @@ class Client:
         operator_key: str | None = None,
         retries: int = 3,
         retry_delay: float = 0.25,
+        rate_limit_wait: float = 60.0,
         clock: Callable[[], float] | None = None,
         max_skew: float = MAX_SKEW,
     ) -> None:
@@ -112,6 +134,7 @@ class Client:
         self.max_skew = max_skew
         self.base_url = base_url.rstrip("/")
         self.http = http or httpx.Client(timeout=timeout)
+        self.rate_limit_wait = rate_limit_wait
         self._own = http is None
         self.pinned = trusted_keys(keys) if keys is not None else None
         self._fetched: dict[str, str] | None = None
@@ -130,15 +153,30 @@ class Client:
         params: Mapping[str, Any] | None = None,
     ) -> Any:
         """One call; the parsed JSON answer, or :class:`ApiError` for any 4xx/5xx."""
-        resp = self.http.request(
-            method,
-            self.base_url + path,
-            headers=_auth(token) if token else None,
-            json=json_body,
-            params=params,
+        resp = self._exchange(
+            self.http.build_request(
+                method,
+                self.base_url + path,
+                headers=_auth(token) if token else None,
+                json=json_body,
+                params=params,
+            )
         )
         raise_for(resp)
         return resp.json()
+
+    def _exchange(self, request: httpx.Request) -> httpx.Response:
+        """Send ``request``, and send it again (the same bytes) after each 429's
+        ``Retry-After`` (:func:`rate_limit_delay`) while the waits stay within
+        ``rate_limit_wait``."""
+        waited = 0.0
+        while True:
+            resp = self.http.send(request)
+            delay = rate_limit_delay(resp, waited, self.rate_limit_wait)
+            if delay is None:
+                return resp
+            waited += delay
+            time.sleep(delay)
 
     def send(
         self,
@@ -161,8 +199,10 @@ class Client:
             if entry is not None:
                 entry["attempts"] = attempt + 1
             try:
-                resp = self.http.request(
-                    method, self.base_url + path, content=content, headers=headers
+                resp = self._exchange(
+                    self.http.build_request(
+                        method, self.base_url + path, content=content, headers=headers
+                    )
                 )
             except httpx.TransportError as exc:
                 problem = f"{type(exc).__name__}: {exc}"

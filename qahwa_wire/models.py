@@ -1325,12 +1325,22 @@ class KeyOut(Wire):
     alg: Literal["ed25519"]
     public_key: str = Field(description="base64 of the raw 32-byte Ed25519 public key")
     created_at: str
-    current: bool
+    activates_at: str | None = Field(
+        default=None,
+        description="when it starts signing (a key staged by `qahwa keys rotate`: later "
+        "than now while it is `next`)",
+    )
+    current: bool = Field(description="in force now: activated and not retired")
+    next: bool = Field(
+        default=False,
+        description="staged by `qahwa keys rotate`: it signs from `activates_at`, nothing "
+        "before; pin it now",
+    )
     retired_at: str | None = Field(
         default=None,
         description="when `qahwa keys rotate` "
-        "replaced it (null while current); what it signed before "
-        "stays verifiable",
+        "replaced it, or will (null while nothing replaces it); nothing is signed by it "
+        "at or after this time, and what it signed before stays verifiable",
     )
 
 

@@ -14,7 +14,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
-from sqlalchemy.exc import DisconnectionError, IntegrityError, InterfaceError, OperationalError
+from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -35,7 +35,6 @@ from .routes import public as public_routes
 from .routes import rng as rng_routes
 from .schemas import add_links
 from .settings import STATIC_DIR, Settings
-from .store import now_iso
 from .version import PROTOCOLS, VERSION
 from .watch import CHANNEL, Hub, PgListener, Watch
 
@@ -215,15 +214,11 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     db = Database(settings.database_url)
     if settings.run_migrations:
         migrate.upgrade(db)
-    signer = keys.signer(settings)
     box = SecretBox(keys.master_key(settings))
-    try:
-        with db.write() as s:
-            keys.register(s, signer, now_iso())
-    except IntegrityError:  # another process registered it at the same moment
-        pass
+    signer = keys.open_ring(settings, db, box, clock)  # RetiredKeyError: none in force
+    origin, note_seed = keys.log_identity(settings, db, box)  # LogIdentityError
     service = MatchService(db, settings, signer, box, clock)
-    log_c2sp = LogC2SP(db, settings, keys.log_note_seed(settings))
+    log_c2sp = LogC2SP(db, settings, note_seed, origin=origin)
     hub = Hub()
     service.store.on_commit.append(hub.publish)
     service.store.on_commit.append(lambda _mid, _seq: log_c2sp.poke())
@@ -254,12 +249,14 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 
         thread = threading.Thread(target=sweeper, name="qahwa-sweep", daemon=True)
         thread.start()
+        signer.start()
         log_c2sp.start()
         try:
             yield
         finally:
             stop.set()
             log_c2sp.stop()
+            signer.stop()
             thread.join(timeout=5)
             if listener is not None:
                 listener.stop()

@@ -101,10 +101,14 @@ class LogC2SP:
         note_seed: bytes,
         witnesses: list[WitnessConfig] | None = None,
         http: httpx.Client | None = None,
+        *,
+        origin: str | None = None,
     ) -> None:
         self.db = db
         self.settings = settings
-        self.origin = settings.origin
+        self.note_seed = note_seed
+        #: the deployment's origin (service.keys.log_identity), the same on every host
+        self.origin = origin or settings.origin
         self.signer = tlog.NoteSigner.from_seed(self.origin, note_seed)
         self.witnesses = parse_witnesses(settings.witnesses) if witnesses is None else witnesses
         self._http = http

@@ -69,9 +69,13 @@ def serve(
     db = Database(settings.database_url)
     migrate.upgrade(db)
     made = ensure_first_key(db, settings.operator_key_path)
-    db.dispose()
-    keys.signer(settings)
-    keys.master_key(settings)
+    try:  # a retired signing key, another log's key or origin: one line, no traceback
+        keys.preflight(settings, db)
+    except keys.StartupError as exc:
+        click.echo(f"qahwa: not serving: {exc}", err=True)
+        raise click.exceptions.Exit(1) from None
+    finally:
+        db.dispose()
     if made:
         click.echo(
             f"qahwa: operator key 'default' written to {settings.operator_key_path}: "

@@ -1,24 +1,58 @@
-"""The server's secrets on disk: the master key (seals seeds) and the Ed25519 signing key.
+"""The server's secrets: the master key (seals seeds), the Ed25519 signing keys and the
+transparency log's note key, and what every process of a deployment shares of them.
 
-``qahwa keys rotate`` (:func:`rotate`) makes a new signing key current: the keys it replaces
-get ``retired_at`` and stay listed in ``/v1/keys``, so everything they signed stays
-verifiable; a process refuses to start with a retired key.
+- **Signing keys** rotate in two phases without a restart (docs/deploy.md §10). ``qahwa keys
+  rotate`` (:func:`rotate`) *stages* a new key: it is listed in ``/v1/keys`` as ``next``
+  with its ``activates_at``, and the keys it replaces get that same moment as their
+  ``retired_at``. Every key is kept in ``signing_keys`` sealed under the master key (as the
+  server seeds are), so each process's :class:`KeyRing` loads the staged key from the
+  database (it looks every ``QAHWA_KEY_POLL_SECONDS``) and switches at ``activates_at``.
+  Nothing is signed by a key at or after its ``retired_at``: a record is signed by the key
+  in force at its own time (``created_at``, ``locked_at``, ``ended_at``, ``timestamp``) or
+  now, whichever is later; with no key in force (a staged key this process cannot open)
+  signing answers 503 rather than use a retired key. A process that holds no key in force
+  refuses to start (:class:`RetiredKeyError`, one line).
+- **The log's note key and origin** (:func:`log_identity`) are the deployment's, not a
+  host's: the first process to start records them in ``log_identity`` (the seed sealed
+  under the master key); every other process signs checkpoints with that key under that
+  origin, and one configured with another key or origin refuses to start
+  (:class:`LogIdentityError`, one line).
 """
 
 from __future__ import annotations
 
 import base64
+import logging
 import os
+import threading
 import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, Protocol
 
-from sqlalchemy import update
-from sqlmodel import Session, col
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, select
 
-from fairness import Signer, load_master_key, new_master_key, public_key_b64
+import tlog
+from fairness import (
+    SecretBox,
+    SecretBoxError,
+    Signer,
+    load_master_key,
+    new_master_key,
+    public_key_b64,
+    signed_time,
+)
 
-from .models import SigningKey
+from .clock import SYSTEM_CLOCK, Clock
+from .db import Database
+from .errors import Conflict, Unavailable
+from .models import LogIdentity, SigningKey
 from .settings import Settings
+
+log = logging.getLogger("qahwa.keys")
 
 
 def _create_exclusive(path: Path, content: str) -> bool:
@@ -62,10 +96,6 @@ def signer(settings: Settings) -> Signer:
     return Signer.load(path)
 
 
-class RetiredKeyError(RuntimeError):
-    """The configured signing key was retired by ``qahwa keys rotate``."""
-
-
 def log_note_seed(settings: Settings) -> bytes:
     """The 32-byte seed of the log's own Ed25519 note key (it signs checkpoints only):
     ``QAHWA_LOG_KEY``, or the key file beside the signing key, generated on first start."""
@@ -84,57 +114,377 @@ def log_note_seed(settings: Settings) -> bytes:
     return seed
 
 
-def register(session: Session, s: Signer, created_at: str) -> None:
-    """Record the signing key's public half (every key ever used stays listed)."""
-    row = session.get(SigningKey, s.key_id)
-    if row is None:
-        session.add(
-            SigningKey(
-                key_id=s.key_id,
-                alg="ed25519",
-                public_key=public_key_b64(s.public_key),
-                created_at=created_at,
+class StartupError(RuntimeError):
+    """A process must not serve with this configuration: the message is one line."""
+
+
+class RetiredKeyError(StartupError):
+    """The process holds no signing key in force: only keys retired by ``qahwa keys rotate``."""
+
+
+class LogIdentityError(StartupError):
+    """The process's log note key or origin is not the deployment's (``log_identity``)."""
+
+
+def iso_of(ts: float) -> str:
+    """Epoch seconds as RFC 3339 UTC with milliseconds (as the service's timestamps)."""
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def epoch_of(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def _aad(key_id: str) -> str:
+    return f"signing-key {key_id}"
+
+
+def _seal_signer(box: SecretBox, s: Signer) -> str:
+    return box.seal(base64.b64decode(s.private_b64()), _aad(s.key_id))
+
+
+def _open_signer(box: SecretBox, row: SigningKey) -> Signer | None:
+    if row.sealed is None:
+        return None
+    try:
+        raw = box.open(row.sealed, _aad(row.key_id))
+    except SecretBoxError:
+        return None
+    s = Signer.from_seed_b64(base64.b64encode(raw).decode("ascii"))
+    return s if s.key_id == row.key_id else None
+
+
+class RecordSigner(Protocol):
+    """What signs the service's records: a :class:`fairness.Signer` or a :class:`KeyRing`."""
+
+    @property
+    def key_id(self) -> str: ...
+
+    @property
+    def public_key(self) -> Ed25519PublicKey: ...
+
+    def signed(self, record: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class Held:
+    signer: Signer
+    activates: float
+    retires: float | None
+
+    def in_force(self, t: float) -> bool:
+        return self.activates <= t and (self.retires is None or t < self.retires)
+
+
+class KeyRing:
+    """The signing keys one process holds, each in force from its ``activates_at`` until its
+    ``retired_at``; re-read from the database every ``poll_seconds`` by a thread (and at
+    once when a record's time is past every key it holds)."""
+
+    def __init__(
+        self,
+        db: Database,
+        box: SecretBox,
+        configured: Signer,
+        clock: Clock = SYSTEM_CLOCK,
+        poll_seconds: float = 5.0,
+    ) -> None:
+        self.db = db
+        self.box = box
+        self.configured = configured
+        self.clock = clock
+        self.poll_seconds = poll_seconds
+        self._held: tuple[Held, ...] = ()
+        self._opened: dict[str, Signer] = {configured.key_id: configured}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._refresh_lock = threading.Lock()
+
+    # -- loading ---------------------------------------------------------------------------
+    def refresh(self) -> None:
+        """Read ``signing_keys`` again: the keys this process can open, with their times."""
+        with self._refresh_lock:
+            with self.db.read() as s:
+                rows = s.exec(select(SigningKey)).all()
+            held = []
+            for r in rows:
+                signer = self._opened.get(r.key_id)
+                if signer is None:
+                    signer = _open_signer(self.box, r)
+                    if signer is None:
+                        continue
+                    self._opened[r.key_id] = signer
+                start = epoch_of(r.activates_at or r.created_at)
+                end = epoch_of(r.retired_at) if r.retired_at else None
+                held.append(Held(signer, start, end))
+            self._held = tuple(sorted(held, key=lambda h: h.activates))
+
+    def _pick(self, t: float) -> Signer | None:
+        best: Held | None = None
+        for h in self._held:
+            if h.in_force(t):
+                if h.signer is self.configured:
+                    return h.signer
+                if best is None or h.activates >= best.activates:
+                    best = h
+        return None if best is None else best.signer
+
+    def at(self, t: float) -> Signer:
+        """The key in force at ``t`` (epoch seconds); 503 when this process holds none."""
+        found = self._pick(t)
+        if found is None:
+            self.refresh()
+            found = self._pick(t)
+        if found is None:
+            raise Unavailable(
+                "no signing key this process holds is in force now (a key staged by "
+                "qahwa keys rotate that it cannot open?); nothing was signed, retry later"
             )
-        )
-    elif row.retired_at is not None:
+        return found
+
+    def in_force_now(self) -> Signer | None:
+        return self._pick(self.clock.now())
+
+    # -- signing ---------------------------------------------------------------------------
+    def current(self) -> Signer:
+        return self.at(self.clock.now())
+
+    @property
+    def key_id(self) -> str:
+        return self.current().key_id
+
+    @property
+    def public_key(self) -> Ed25519PublicKey:
+        return self.current().public_key
+
+    def signed(self, record: dict[str, Any]) -> dict[str, Any]:
+        """``record`` signed by the key in force at its own time or now, whichever is later
+        (so never by a key at or after its ``retired_at``, by either clock)."""
+        t = self.clock.now()
+        own = signed_time(record)
+        if own is not None and own[1] > t:
+            t = own[1]
+        return self.at(t).signed(record)
+
+    # -- the poller ------------------------------------------------------------------------
+    def start(self) -> None:
+        if self._thread is not None:
+            return
+
+        def poll() -> None:
+            while not self._stop.wait(self.poll_seconds):
+                try:
+                    self.refresh()
+                except Exception:  # the database may be away for a moment: try again
+                    log.warning("could not re-read the signing keys; trying again")
+
+        self._thread = threading.Thread(target=poll, name="qahwa-keys", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+
+def open_ring(
+    settings: Settings, db: Database, box: SecretBox, clock: Clock = SYSTEM_CLOCK
+) -> KeyRing:
+    """Register this process's configured key (public half, and sealed), load every key it
+    can open; :class:`RetiredKeyError` when none is in force now."""
+    configured = signer(settings)
+    for attempt in range(2):
+        try:
+            with db.write() as s:
+                row = s.get(SigningKey, configured.key_id)
+                if row is None:
+                    s.add(
+                        SigningKey(
+                            key_id=configured.key_id,
+                            alg="ed25519",
+                            public_key=public_key_b64(configured.public_key),
+                            created_at=iso_of(clock.now()),
+                            sealed=_seal_signer(box, configured),
+                        )
+                    )
+                elif row.sealed is None:
+                    row.sealed = _seal_signer(box, configured)
+                    s.add(row)
+            break
+        except IntegrityError:  # another process registered it at the same moment
+            if attempt:
+                raise
+    ring = KeyRing(db, box, configured, clock, settings.key_poll_seconds)
+    ring.refresh()
+    if ring.in_force_now() is None:
+        with db.read() as s:
+            row = s.get(SigningKey, configured.key_id)
+        when = row.retired_at if row is not None else None
         raise RetiredKeyError(
-            f"the signing key {s.key_id} was retired at {row.retired_at} (qahwa keys rotate); "
-            "install the current key (QAHWA_SIGNING_KEY or the key file) and start again"
+            f"the signing key {configured.key_id} was retired at {when} (qahwa keys rotate) "
+            "and no key in force is open to this process (none sealed in the database opens "
+            "with its master key): install the current key as QAHWA_SIGNING_KEY or the key "
+            "file and start again"
         )
+    return ring
 
 
-def rotate(settings: Settings, session: Session, created_at: str) -> tuple[Signer, str | None]:
-    """Make a new signing key current and retire every other one.
+def rotate(
+    settings: Settings,
+    session: Session,
+    box: SecretBox,
+    now: float,
+    delay: float,
+    *,
+    seal: bool = True,
+) -> tuple[Signer, str | None, str]:
+    """Stage a new signing key that activates ``delay`` seconds from ``now``; every key in
+    force until then is retired at that moment. Returns ``(new signer, private key or
+    None, activates_at)``.
 
-    With a key file (no ``QAHWA_SIGNING_KEY``) the new key replaces it and the old one is
-    kept beside it as ``<file>.retired-<key_id>`` (0600) until the operator deletes it;
-    returns ``(new signer, None)``. With ``QAHWA_SIGNING_KEY`` nothing is written: returns
-    the new private key (base64) for the operator to install. Running processes sign with
-    the key they started with until they are restarted.
+    The new key is sealed under the master key into the database (unless ``seal`` is false),
+    which is how running processes switch to it without a restart. With a key file (no
+    ``QAHWA_SIGNING_KEY``) it also replaces the file, the old one kept beside it as
+    ``<file>.retired-<key_id>`` (0600); with ``QAHWA_SIGNING_KEY`` nothing is written and
+    the new private key (base64) is returned for the secret store. Refused (409) while an
+    earlier rotation is still staged.
     """
+    rows = session.exec(select(SigningKey)).all()
+    staged = [r for r in rows if r.activates_at is not None and epoch_of(r.activates_at) > now]
+    if staged:
+        raise Conflict(
+            f"the signing key {staged[0].key_id} is already staged to activate at "
+            f"{staged[0].activates_at}; rotate again after that",
+            "rotation_staged",
+        )
     new = Signer.generate()
+    at = iso_of(now + delay)
     private: str | None = None
     if settings.signing_key:
         private = new.private_b64()
     else:
         path = settings.signing_key_path
-        staged = path.with_name(path.name + ".new")
-        staged.unlink(missing_ok=True)
-        if not _create_exclusive(staged, new.private_b64() + "\n"):
-            raise RuntimeError(f"could not create {staged}")
+        staged_path = path.with_name(path.name + ".new")
+        staged_path.unlink(missing_ok=True)
+        if not _create_exclusive(staged_path, new.private_b64() + "\n"):
+            raise RuntimeError(f"could not create {staged_path}")
         if path.exists():
             old = Signer.load(path)
             os.replace(path, path.with_name(f"{path.name}.retired-{old.key_id}"))
-        os.replace(staged, path)
-    session.exec(
-        update(SigningKey).where(col(SigningKey.retired_at).is_(None)).values(retired_at=created_at)
-    )
+        os.replace(staged_path, path)
+    for r in rows:
+        if r.retired_at is None or epoch_of(r.retired_at) > now + delay:
+            r.retired_at = at
+            session.add(r)
     session.add(
         SigningKey(
             key_id=new.key_id,
             alg="ed25519",
             public_key=public_key_b64(new.public_key),
-            created_at=created_at,
+            created_at=iso_of(now),
+            activates_at=at,
+            sealed=_seal_signer(box, new) if seal else None,
         )
     )
-    return new, private
+    return new, private, at
+
+
+# -- the log's identity -------------------------------------------------------------------------
+def _decode_seed(text: str) -> bytes:
+    try:
+        seed = base64.b64decode(text.strip(), validate=True)
+    except ValueError:
+        seed = b""
+    if len(seed) != 32:
+        raise LogIdentityError("the log note key is not base64 of a 32-byte Ed25519 seed")
+    return seed
+
+
+def _configured_log_seed(settings: Settings) -> bytes | None:
+    if settings.log_key:
+        return _decode_seed(settings.log_key)
+    path = settings.log_key_path
+    if path.exists():
+        return _decode_seed(_read_nonempty(path))
+    return None
+
+
+def log_identity(settings: Settings, db: Database, box: SecretBox) -> tuple[str, bytes]:
+    """The deployment's log: ``(origin, note key seed)``.
+
+    The first process on a database records its own (``QAHWA_LOG_ORIGIN`` or
+    ``<host name>/log``; ``QAHWA_LOG_KEY``, the key file, or a new key written to the key
+    file); every later process takes them from the database, and refuses to start
+    (:class:`LogIdentityError`) if its configured origin or key is another.
+    """
+    configured = _configured_log_seed(settings)
+    with db.write() as s:
+        db.lock_table(s, "log_identity")
+        current = s.exec(select(LogIdentity).order_by(col(LogIdentity.id).desc()).limit(1)).first()
+        if current is None:
+            origin = settings.origin
+            if configured is None:
+                configured = log_note_seed(settings)
+            vkey = tlog.NoteSigner.from_seed(origin, configured).vkey
+            s.add(
+                LogIdentity(
+                    origin=origin,
+                    vkey=vkey,
+                    sealed=box.seal(configured, f"log-note-key {origin}"),
+                    created_at=iso_of(time.time()),
+                )
+            )
+            return origin, configured
+        origin, vkey = current.origin, current.vkey
+        if settings.log_origin is not None and settings.log_origin != origin:
+            raise LogIdentityError(
+                f"QAHWA_LOG_ORIGIN is {settings.log_origin!r} but this deployment's log "
+                f"(in the database) is {origin!r}: every host serves one log; unset it or "
+                "set it to the database's (a new log: docs/deploy.md §10)"
+            )
+        if configured is not None:
+            mine = tlog.NoteSigner.from_seed(origin, configured).vkey
+            if mine != vkey:
+                where = "QAHWA_LOG_KEY" if settings.log_key else str(settings.log_key_path)
+                raise LogIdentityError(
+                    f"the log note key in {where} ({mine}) is not this deployment's log key "
+                    f"({vkey}, in the database): remove it (the key is taken from the "
+                    "database) or install the deployment's"
+                )
+            return origin, configured
+        try:
+            seed = box.open(current.sealed, f"log-note-key {origin}")
+        except SecretBoxError:
+            raise LogIdentityError(
+                f"the log note key of {origin!r} in the database does not open with this "
+                "host's master key: every host needs the same QAHWA_MASTER_KEY"
+            ) from None
+        return origin, seed
+
+
+def new_log(settings: Settings, db: Database, box: SecretBox, origin: str, seed: bytes) -> str:
+    """Start a new log (docs/deploy.md §10): ``origin`` with the note key ``seed`` becomes
+    the deployment's log; its vkey."""
+    vkey = tlog.NoteSigner.from_seed(origin, seed).vkey
+    with db.write() as s:
+        db.lock_table(s, "log_identity")
+        if s.exec(select(LogIdentity).where(col(LogIdentity.origin) == origin)).first():
+            raise Conflict(f"the log {origin!r} exists already: pick a new origin", "exists")
+        s.add(
+            LogIdentity(
+                origin=origin,
+                vkey=vkey,
+                sealed=box.seal(seed, f"log-note-key {origin}"),
+                created_at=iso_of(time.time()),
+            )
+        )
+    return vkey
+
+
+def preflight(settings: Settings, db: Database) -> None:
+    """What ``qahwa serve`` checks before it listens: :class:`StartupError` (one line) if
+    this process would sign with a retired key or another log's key."""
+    box = SecretBox(master_key(settings))
+    open_ring(settings, db, box)
+    log_identity(settings, db, box)

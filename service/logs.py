@@ -7,15 +7,16 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from fairness import Signer
-
 from . import translog
 from .db import Database
+from .keys import RecordSigner, epoch_of
 from .models import SigningKey
 
 
 class PublicLog:
-    def __init__(self, db: Database, signer: Signer, log_key: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, db: Database, signer: RecordSigner, log_key: dict[str, str] | None = None
+    ) -> None:
         self.db = db
         self.signer = signer
         self.log_key = log_key  # {"origin", "vkey"} of the C2SP log
@@ -32,24 +33,11 @@ class PublicLog:
     def entries(self, *, start: int, limit: int) -> dict[str, Any]:
         return translog.entries(self.db, start, limit)
 
-    def keys(self) -> dict[str, Any]:
-        """Every key this server has signed with; ``current``: not retired by ``qahwa keys
-        rotate`` (``retired_at`` says when it was)."""
-        with self.db.read() as s:
-            rows = s.exec(select(SigningKey).order_by(col(SigningKey.created_at))).all()
-        out: dict[str, Any] = {
-            "keys": [
-                {
-                    "key_id": r.key_id,
-                    "alg": r.alg,
-                    "public_key": r.public_key,
-                    "created_at": r.created_at,
-                    "current": r.retired_at is None,
-                    "retired_at": r.retired_at,
-                }
-                for r in rows
-            ]
-        }
+    def keys(self, now: float) -> dict[str, Any]:
+        """Every key this server has signed with or will: ``current`` while in force (from
+        ``activates_at``, or ``created_at``, until ``retired_at``), ``next`` while staged
+        by ``qahwa keys rotate`` (before ``activates_at``: nothing is signed with it yet)."""
+        out: dict[str, Any] = {"keys": key_listing(self.db, now)}
         if self.log_key is not None:
             out["log"] = dict(self.log_key)
         return out
@@ -59,3 +47,25 @@ class PublicLog:
         with self.db.read() as s:
             s.exec(select(SigningKey.key_id).limit(1)).all()
         return True
+
+
+def _key(r: SigningKey, now: float) -> dict[str, Any]:
+    start = epoch_of(r.activates_at or r.created_at)
+    retired = r.retired_at is not None and epoch_of(r.retired_at) <= now
+    return {
+        "key_id": r.key_id,
+        "alg": r.alg,
+        "public_key": r.public_key,
+        "created_at": r.created_at,
+        "activates_at": r.activates_at or r.created_at,
+        "current": start <= now and not retired,
+        "next": start > now,
+        "retired_at": r.retired_at,
+    }
+
+
+def key_listing(db: Database, now: float) -> list[dict[str, Any]]:
+    """Every signing key as ``/v1/keys`` lists it at ``now``."""
+    with db.read() as s:
+        rows = s.exec(select(SigningKey).order_by(col(SigningKey.created_at))).all()
+    return [_key(r, now) for r in rows]

@@ -36,7 +36,6 @@ from fairness import (
     SecretBox,
     SeedError,
     SignatureError,
-    Signer,
     canonical_ruleset,
     chain_start,
     check_canonical_value,
@@ -60,6 +59,7 @@ from . import translog
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
 from .errors import Conflict, Forbidden, Invalid, NotFound, user_errors
+from .keys import RecordSigner
 from .kinds import EndReason, EventType, SeedSource, Status
 from .models import Heartbeat, Match, Seat, ServerSeed
 from .settings import Settings
@@ -225,7 +225,7 @@ class MatchService:
         self,
         db: Database,
         settings: Settings,
-        signer: Signer,
+        signer: RecordSigner,
         box: SecretBox,
         clock: Clock = SYSTEM_CLOCK,
     ) -> None:
@@ -896,7 +896,7 @@ class MatchService:
         if seq == -1:
             locked = self._locked(m)
             found = locked.start_receipt
-            if found is None:
+            if found is None or found["signature"]["key_id"] != self.signer.key_id:
                 found = locked.start_receipt = Receipt(
                     m.id, -1, locked.start.hex(), locked.record["locked_at"]
                 ).sign(self.signer)

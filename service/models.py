@@ -5,7 +5,8 @@
 - ``server_seeds``: each match's server seed sealed with ``fairness.SecretBox``.
 - ``events``: the append-only event log (the transcript's events, JSON).
 - ``translog``: the append-only transparency log of commitment records.
-- ``signing_keys``: every public key the server has signed with.
+- ``signing_keys``: every public key the server has signed with (or will: a staged key).
+- ``log_identity``: the transparency log's origin and note key, shared by every process.
 - ``service_heartbeat``: when the service last swept (turn deadlines that passed while
   nothing was serving are extended, fairness-v2.md §7).
 
@@ -104,6 +105,25 @@ class SigningKey(SQLModel, table=True):
     public_key: str = Field(max_length=64)
     created_at: str = Field(max_length=40)
     retired_at: str | None = Field(default=None, max_length=40)  # set by `qahwa keys rotate`
+    #: when it signs from (null: from ``created_at``); later than now: staged, "next"
+    activates_at: str | None = Field(default=None, max_length=40)
+    #: the private key sealed under the master key (aad ``signing-key <key_id>``), so that
+    #: every process of the deployment can switch to it without a restart
+    sealed: str | None = Field(default=None, sa_column=Column(Text, nullable=True))
+
+
+class LogIdentity(SQLModel, table=True):
+    """The deployment's transparency log: its origin and note key (one row per log; the
+    newest is the one appended to). Every process on the database signs checkpoints with
+    this key under this origin, whatever host it runs on."""
+
+    __tablename__ = "log_identity"
+
+    id: int | None = Field(default=None, primary_key=True)
+    origin: str = Field(max_length=255, unique=True)
+    vkey: str = Field(sa_column=Column(Text, nullable=False))
+    sealed: str = Field(sa_column=Column(Text, nullable=False))  # the note key's seed
+    created_at: str = Field(max_length=40)
 
 
 class Heartbeat(SQLModel, table=True):

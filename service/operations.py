@@ -10,7 +10,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
-from .limits import AddressLimit, client_address
+from .limits import RequestLimit
 from .logging_json import incoming_request_id, request_id
 from .metrics import Metrics, route_of
 from .operators import Operators, ensure_first_key
@@ -20,10 +20,10 @@ from .settings import Settings
 
 class Front:
     """The outermost middleware, one layer for what every request needs (each layer costs
-    per request): its id (``X-Request-ID``, set for its log lines), the per-address limit,
-    and its latency and status in /metrics (429s and 413s included)."""
+    per request): its id (``X-Request-ID``, set for its log lines), the per-credential and
+    per-address limit, and its latency and status in /metrics (429s and 413s included)."""
 
-    def __init__(self, app: ASGIApp, metrics: Metrics, limit: AddressLimit) -> None:
+    def __init__(self, app: ASGIApp, metrics: Metrics, limit: RequestLimit) -> None:
         self.app = app
         self.metrics = metrics
         self.limit = limit
@@ -46,14 +46,16 @@ class Front:
             await send(message)
 
         try:
-            wait = 0.0
-            if not self.limit.exempt(scope):
-                who = client_address(scope)
-                wait = self.limit.take(who)
+            wait, who, cred = 0.0, "", None
+            limited = not self.limit.exempt(scope)
+            if limited:
+                wait, who, cred = self.limit.check(scope)
             if wait == 0.0:
                 await self.app(scope, receive, send_out)
+                if limited and cred is not None and status == 401:
+                    self.limit.refused_credential(who)
             else:
-                status, headers, body = self.limit.refusal(who, wait)
+                status, headers, body = self.limit.refusal(who, cred, wait)
                 await send_out(
                     {"type": "http.response.start", "status": status, "headers": headers}
                 )
@@ -70,6 +72,8 @@ def install(app: FastAPI, settings: Settings, db: Database, clock: Clock = SYSTE
     ensure_first_key(db, settings.operator_key_path)
     app.state.operators = Operators(db, settings, clock)
     app.state.metrics = Metrics(db)
-    app.state.address_limit = AddressLimit(settings.rate_per_second_per_ip, clock)
+    app.state.address_limit = RequestLimit(
+        settings.rate_per_second_per_ip, settings.rate_per_second_per_token, clock
+    )
     app.include_router(ops_routes.router)
     app.add_middleware(Front, metrics=app.state.metrics, limit=app.state.address_limit)

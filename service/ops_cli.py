@@ -103,30 +103,65 @@ def operators_revoke(name: str, database_url: str | None) -> None:
 
 
 @keys_app.command("rotate")
+@click.option(
+    "--in",
+    "delay",
+    type=click.FloatRange(min=0),
+    default=60.0,
+    show_default=True,
+    help="seconds until the new key signs (every process picks it up before then)",
+)
+@click.option(
+    "--seal/--no-seal",
+    default=True,
+    show_default=True,
+    help="keep the new key in the database sealed under the master key, so that running "
+    "processes switch to it without a restart",
+)
 @db_url
-def keys_rotate(database_url: str | None) -> None:
-    """Make a new signing key current; the old ones stay listed in /v1/keys as retired.
+def keys_rotate(delay: float, seal: bool, database_url: str | None) -> None:
+    """Stage a new signing key; every process switches to it without a restart.
 
-    Restart every server process afterwards: each signs with the key it started with."""
+    Listed at once in /v1/keys as next, it signs from its activation time (--in) on, and the
+    keys in force now are retired at that moment. Running processes load it from the database (QAHWA_KEY_POLL_SECONDS) and switch at
+    the activation time: no restart."""
+    import time
+
+    from fairness import SecretBox
+
     from . import keys
-    from .store import now_iso
+    from .errors import ServiceError
 
     with _database(database_url) as (settings, db):
-        with db.write() as s:
-            new, private = keys.rotate(settings, s, now_iso())
+        box = SecretBox(keys.master_key(settings))
+        try:
+            with db.write() as s:
+                new, private, at = keys.rotate(settings, s, box, time.time(), delay, seal=seal)
+        except ServiceError as exc:
+            raise _fail(exc) from None
     click.echo(
-        f"signing key {new.key_id} is now current; the others are retired "
-        "(still listed in /v1/keys). Restart every server process."
+        f"signing key {new.key_id} is staged: /v1/keys lists it as next now, it signs from "
+        f"{at}, and the keys in force now are retired then (still listed in /v1/keys)."
     )
-    if private is None:
+    if seal:
         click.echo(
-            f"written to {settings.signing_key_path}; the old key file was kept "
-            "beside it as .retired-<key_id>: delete it once every process has restarted"
+            "Running processes pick it up from the database and switch at that time; "
+            "no restart is needed."
         )
     else:
         click.echo(
-            "QAHWA_SIGNING_KEY is set, so nothing was written: install this private "
-            "key (base64) as QAHWA_SIGNING_KEY on every host, then restart:"
+            "Not sealed into the database: install it on every host and restart every "
+            f"process before {at} (processes without it answer 503 from then on)."
+        )
+    if private is None:
+        click.echo(
+            f"written to {settings.signing_key_path} (what a restarted process loads); the "
+            "old key file was kept beside it as .retired-<key_id>"
+        )
+    else:
+        click.echo(
+            "QAHWA_SIGNING_KEY is set, so no file was written: put this private key "
+            "(base64) into your secret store as QAHWA_SIGNING_KEY for the next restarts:"
         )
         click.echo(private)
 
@@ -134,14 +169,47 @@ def keys_rotate(database_url: str | None) -> None:
 @keys_app.command("list")
 @db_url
 def keys_list(database_url: str | None) -> None:
-    """Every signing key: id, created, current or retired."""
-    from sqlmodel import col, select
+    """Every signing key: id, created, and next, current or retired (with the time)."""
+    import time
 
-    from .models import SigningKey
+    from .logs import key_listing
 
     with _database(database_url) as (_, db):
-        with db.read() as s:
-            rows = s.exec(select(SigningKey).order_by(col(SigningKey.created_at))).all()
-    for r in rows:
-        state = f"retired {r.retired_at}" if r.retired_at else "current"
-        click.echo(f"{r.key_id}\t{r.alg}\tcreated {r.created_at}\t{state}")
+        listed = key_listing(db, time.time())
+    for k in listed:
+        if k["next"]:
+            state = f"next: signs from {k['activates_at']}"
+        elif k["current"]:
+            state = "current" + (f", retired at {k['retired_at']}" if k["retired_at"] else "")
+        else:
+            state = f"retired {k['retired_at']}"
+        click.echo(f"{k['key_id']}\t{k['alg']}\tcreated {k['created_at']}\t{state}")
+
+
+@keys_app.command("new-log")
+@click.argument("origin", help="the new log's origin, e.g. dice.example.org/log/2027")
+@db_url
+def keys_new_log(origin: str, database_url: str | None) -> None:
+    """Start a new log: a new note key under ORIGIN (docs/deploy.md §10).
+
+    ORIGIN becomes the deployment's log; restart every process with QAHWA_LOG_ORIGIN set to
+    it."""
+    import os as _os
+
+    from fairness import SecretBox
+
+    from . import keys
+    from .errors import ServiceError
+
+    with _database(database_url) as (settings, db):
+        box = SecretBox(keys.master_key(settings))
+        try:
+            vkey = keys.new_log(settings, db, box, origin, _os.urandom(32))
+        except (ServiceError, ValueError) as exc:
+            click.echo(f"qahwa: {getattr(exc, 'message', exc)}", err=True)
+            raise click.exceptions.Exit(1) from None
+    click.echo(
+        f"the deployment's log is now {origin!r}; restart every process with "
+        f"QAHWA_LOG_ORIGIN={origin} (and no other QAHWA_LOG_KEY). Its verifier key:"
+    )
+    click.echo(vkey)

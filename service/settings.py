@@ -37,16 +37,22 @@ class Settings(BaseSettings):
     # Operations (docs/deploy.md): limits, timeouts, connections.
     create_rate_per_minute: int = Field(default=600, ge=1)
     rate_per_second_per_ip: int = Field(default=2000, ge=0)  # 0: no per-address limit
+    #: requests a second per seat or session token (``Authorization: Bearer``): such a
+    #: request counts against its token instead of its address (0: no per-token limit)
+    rate_per_second_per_token: int = Field(default=2000, ge=0)
     max_session_draws: int = Field(default=10_000, ge=1)
     max_transcript_bytes: int = Field(default=4 * 1024 * 1024, ge=4096)
     header_timeout_seconds: float = Field(default=10.0, gt=0)
     body_timeout_seconds: float = Field(default=15.0, gt=0)
     max_connections: int = Field(default=10_000, ge=8)  # and at most the file limit - 64
-    #: the log's origin line and note key name (default ``<host name>/log``)
+    #: the log's origin line and note key name (default: the database's, or on the first
+    #: start ``<host name>/log``)
     log_origin: str | None = None
     #: the log's Ed25519 note key (base64 seed); else ``log_key_file`` beside the signing key
     log_key: str | None = None
     log_key_file: Path | None = None
+    #: how often a process re-reads the signing keys (a key staged by ``qahwa keys rotate``)
+    key_poll_seconds: float = Field(default=5.0, gt=0)
     #: a new checkpoint at most this often (seconds)
     checkpoint_seconds: float = Field(default=1.0, gt=0)
     #: witnesses, ``;``-separated, each ``name vkey url``

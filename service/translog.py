@@ -32,9 +32,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, func, select
 
 import tlog
-from fairness import PROTOCOL, Signer, canonical_json
+from fairness import PROTOCOL, canonical_json
 
 from .db import Database
+from .keys import RecordSigner
 from .kinds import RecordType
 from .models import LogEntry
 
@@ -193,7 +194,7 @@ def _now_iso() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def _head(signer: Signer, tree_size: int, root_h: bytes) -> dict[str, Any]:
+def _head(signer: RecordSigner, tree_size: int, root_h: bytes) -> dict[str, Any]:
     return signer.signed(
         {
             "type": RecordType.TREE_HEAD,
@@ -211,7 +212,7 @@ def append(
     match_id: str,
     record: dict[str, object],
     at: str,
-    signer: Signer | None = None,
+    signer: RecordSigner | None = None,
 ) -> None:
     """Add leaf ``idx`` (the caller holds the append lock) and its completed subtrees in the
     caller's transaction. Nothing is signed here: heads are signed on request and checkpoints
@@ -284,7 +285,9 @@ def _cached_head(session: Session, tree_size: int) -> dict[str, Any] | None:
     return head
 
 
-def _sign_and_cache(db: Database, signer: Signer, tree_size: int, root_h: bytes) -> dict[str, Any]:
+def _sign_and_cache(
+    db: Database, signer: RecordSigner, tree_size: int, root_h: bytes
+) -> dict[str, Any]:
     """Sign the head of ``tree_size``, cache it, return the cached one (first signer wins)."""
     head = _head(signer, tree_size, root_h)
     try:
@@ -312,7 +315,7 @@ def _head_in(s: Session, tree_size: int, late: list[int]) -> dict[str, Any] | No
     return head
 
 
-def _fill(db: Database, signer: Signer, late: list[int]) -> dict[int, dict[str, Any]]:
+def _fill(db: Database, signer: RecordSigner, late: list[int]) -> dict[int, dict[str, Any]]:
     out = {}
     for n in late:
         with db.read() as s:
@@ -321,7 +324,7 @@ def _fill(db: Database, signer: Signer, late: list[int]) -> dict[int, dict[str, 
     return out
 
 
-def signed_head(db: Database, signer: Signer, tree_size: int | None = None) -> dict[str, Any]:
+def signed_head(db: Database, signer: RecordSigner, tree_size: int | None = None) -> dict[str, Any]:
     """The signed head of ``tree_size`` (default: the whole log), cached per size."""
     with db.read() as s:
         n = size(s)
@@ -335,7 +338,7 @@ def signed_head(db: Database, signer: Signer, tree_size: int | None = None) -> d
 
 
 def inclusion(
-    db: Database, signer: Signer, index: int, tree_size: int | None = None
+    db: Database, signer: RecordSigner, index: int, tree_size: int | None = None
 ) -> dict[str, Any]:
     """Entry ``index`` with its audit path to the signed head of ``tree_size``."""
     late: list[int] = []
@@ -361,7 +364,7 @@ def inclusion(
     }
 
 
-def consistency(db: Database, signer: Signer, first: int, second: int) -> dict[str, Any]:
+def consistency(db: Database, signer: RecordSigner, first: int, second: int) -> dict[str, Any]:
     """PROOF(first, D[second]) of RFC 9162 §2.1.4 with both signed heads."""
     if first < 1:
         raise LogError(

@@ -12,6 +12,8 @@ nothing (the operator tests).
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import os
 import secrets
 import shutil
@@ -35,6 +37,19 @@ from service.server import ServerThread
 from service.settings import Settings
 
 CREATING = {"/v1/matches", "/v1/rng"}
+#: the master key of every test server on a PostgreSQL database (QAHWA_TEST_PG_URL): the
+#: test database is one deployment, and every host of a deployment shares its master key
+#: (docs/deploy.md §4) — the log's note key is sealed under it in the database
+PG_MASTER_KEY = base64.b64encode(
+    hashlib.sha256(b"qahwa tests: the shared PostgreSQL test database").digest()
+).decode("ascii")
+
+
+def deployment_env(database_url: str) -> dict[str, str]:
+    """What a test server on ``database_url`` shares with the others on it."""
+    return {"QAHWA_MASTER_KEY": PG_MASTER_KEY} if database_url.startswith("postgresql") else {}
+
+
 QAHWA = Path(sys.executable).with_name("qahwa")
 #: "host:port" of a running test server -> its operator key
 OPERATOR_KEYS: dict[str, str] = {}
@@ -120,6 +135,8 @@ class LiveServer:
                 "signing_key": None,
                 "signing_key_file": None,
             }
+            if str(overrides.get("database_url", "")).startswith("postgresql"):
+                base["master_key"] = PG_MASTER_KEY
             base.update(overrides)
             settings = Settings(**base)
         elif overrides:
@@ -186,7 +203,12 @@ class Serve:
         args: tuple[str, ...] = (),
         preexec_fn: Callable[[], Any] | None = None,
     ) -> None:
-        env = {**os.environ, "QAHWA_DATA_DIR": str(data_dir), **(extra_env or {})}
+        env = {
+            **os.environ,
+            "QAHWA_DATA_DIR": str(data_dir),
+            **deployment_env(database_url),
+            **(extra_env or {}),
+        }
         with reserve_port() as held:
             self.port = int(held.getsockname()[1])
             self.url = f"http://127.0.0.1:{self.port}"

@@ -7,11 +7,12 @@ from typing import Any
 
 from hypothesis import settings
 
-from fairness import PROTOCOL_V2
+from fairness import PROTOCOL, PROTOCOL_V2
 from games.base import Chance, Engine
 from games.registry import engine_class
 from games.replay import Replayer, parse_transcript_ruleset
-from games.transcript import transcript_context, transcript_key
+from games.transcript import simulate_match, transcript_context, transcript_key
+from verify_cli.core import VERIFIED, verify_document
 
 
 def examples(n: int) -> int:
@@ -82,3 +83,20 @@ def reveal_all(
     """Every seat reveals what :func:`commit_all` committed it to."""
     for seat, tok in enumerate(tokens):
         svc.reveal(mid, seat=seat, token=tok, client_seed=seed(seat), nonce=nonces[seat])
+
+
+def made_up_v1(svc: Any, match_id: str) -> dict[str, Any]:
+    """A qahwa-fair/1 transcript made up for ``match_id``, signed with the operator's key
+    (``svc``: the server's MatchService), sound by itself: the downgrade of fairness-v2 §9."""
+    doc, _ = simulate_match("tawla", {"match_length": 1}, seed=5, protocol=PROTOCOL)
+    doc = {k: v for k, v in doc.items() if k != "signature"}
+    doc["match_id"] = match_id
+    # the match key binds the id: draw the events again for it
+    doc2, _ = simulate_match(
+        "tawla", {"match_length": 1}, seed=5, protocol=PROTOCOL, match_id=match_id
+    )
+    doc.update({k: doc2[k] for k in ("events", "result")})
+    signed = svc.signer.signed(doc)
+    rep = verify_document(signed, None, allow_unsigned=True)
+    assert rep["status"] == VERIFIED, rep["failures"]  # a sound v1 transcript by itself
+    return signed

@@ -249,15 +249,14 @@ def with_witnesses(app: FastAPI, servers: dict[str, WitnessServer]) -> LogC2SP:
         _seed(app),
         [s.config(n) for n, s in servers.items()],
         http=httpx.Client(transport=httpx.MockTransport(route)),
+        origin=old.origin,
     )
     app.state.log_c2sp = new
     return new
 
 
 def _seed(app: FastAPI) -> bytes:
-    from service import keys
-
-    return keys.log_note_seed(app.state.settings)
+    return c2sp(app).note_seed
 
 
 def policy_for(

@@ -3,6 +3,7 @@ hostile headers, /metrics, JSON logs and signing-key rotation."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import random
@@ -461,7 +462,7 @@ def test_a_transcript_signed_before_a_rotation_verifies_after_it(tmp_path: Path)
         [old] = qc.keys().keys
     assert saved["signature"]["key_id"] == old.key_id
     (tmp_path / "saved.json").write_text(json.dumps(saved))
-    out = _cli(settings, "keys", "rotate")
+    out = _cli(settings, "keys", "rotate", "--in", "0")
     assert out.returncode == 0, out.stderr
     retired_file = tmp_path / f"signing.key.retired-{old.key_id}"
     assert retired_file.stat().st_mode & 0o777 == 0o600
@@ -493,6 +494,12 @@ def test_a_transcript_signed_before_a_rotation_verifies_after_it(tmp_path: Path)
             check=False,
         )
         assert check.returncode == 0, check.stdout + check.stderr
-    # a process started with the retired key refuses to run
+    # a process started with the retired key and a master key that opens no key in force
+    # in the database refuses to run
+    other_master = base64.b64encode(bytes(32)).decode()
     with pytest.raises(RetiredKeyError):
-        create_app(settings.model_copy(update={"signing_key_file": retired_file}))
+        create_app(
+            settings.model_copy(
+                update={"signing_key_file": retired_file, "master_key": other_master}
+            )
+        )

@@ -61,15 +61,20 @@ SURFACE: dict[str, list[str]] = {
     "operators revoke": ["NAME", "the operator to revoke", "--database-url", DB_HELP],
     "keys": [
         "rotate",
-        "Make a new signing key current; the old ones stay listed in /v1/keys as retired.",
+        "Stage a new signing key; every process switches to it without a restart.",
         "list",
-        "Every signing key: id, created, current or retired.",
+        "Every signing key: id, created, and next, current or retired (with the time).",
+        "new-log",
+        "Start a new log: a new note key under ORIGIN (docs/deploy.md §10).",
     ],
     "keys rotate": [
-        "Restart every server process afterwards: each signs with the key it started with.",
+        "Running processes load it from the database (QAHWA_KEY_POLL_SECONDS) and switch at",
+        "--in",
+        "--no-seal",
         "--database-url",
         DB_HELP,
     ],
+    "keys new-log": ["ORIGIN", "--database-url", DB_HELP],
     "keys list": ["--database-url", DB_HELP],
 }
 

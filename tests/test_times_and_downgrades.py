@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 from fake_clock import FakeClock
 from http_play import V2Seat, create_match, ok, seed_all
+from support import made_up_v1
 
 from fairness import (
-    PROTOCOL,
     PROTOCOL_V2,
     chain_head,
     format_time_ms,
@@ -226,22 +226,6 @@ def test_transcripts_without_times_report_their_timeouts_not_checked() -> None:
 
 def run(*args: str) -> Any:
     return CliRunner().invoke(app, list(args), catch_exceptions=False)
-
-
-def made_up_v1(svc: MatchService, match_id: str) -> dict[str, Any]:
-    """A qahwa-fair/1 transcript made up for ``match_id``, signed with the operator's key."""
-    doc, _ = simulate_match("tawla", {"match_length": 1}, seed=5, protocol=PROTOCOL)
-    doc = {k: v for k, v in doc.items() if k != "signature"}
-    doc["match_id"] = match_id
-    # the match key binds the id: draw the events again for it
-    doc2, _ = simulate_match(
-        "tawla", {"match_length": 1}, seed=5, protocol=PROTOCOL, match_id=match_id
-    )
-    doc.update({k: doc2[k] for k in ("events", "result")})
-    signed = svc.signer.signed(doc)
-    rep = verify_document(signed, None, allow_unsigned=True)
-    assert rep["status"] == VERIFIED, rep["failures"]  # a sound v1 transcript by itself
-    return signed
 
 
 def rows(res: Any) -> dict[str, dict[str, Any]]:

@@ -24,6 +24,7 @@ import pytest
 from browser import launch, needs_chromium, open_page
 from http_play import play_to_end
 from live_server import LiveServer
+from support import made_up_v1
 from test_verify_cli_helpers import full_match, key_b64, write
 
 from qahwa_page.pyodide import RUNTIME_FILES, check_runtime
@@ -384,6 +385,16 @@ def test_the_players_own_page_verifies_a_real_match_from_the_operators_url(
                 page, {"#in-server": server.url, "#in-paste": json.dumps(forged)}, "paste"
             )
             assert verdict == "fail" and "false" in rows.values(), rows
+        # the operator's made-up qahwa-fair/1 transcript for this v2 match's id, signed with
+        # its own key: sound by itself, refused by the log (fairness-v2 §9, downgrades)
+        v1 = made_up_v1(server.app.state.service, mid)
+        with open_page(browser, url + "?lang=en") as page:
+            verdict, rows = _verdict(
+                page, {"#in-server": server.url, "#in-paste": json.dumps(v1)}, "paste"
+            )
+            log = page.inner_text("tr[data-check=log]")
+            assert verdict == "fail" and rows["log"] == "false", (rows, log)
+            assert "DOWNGRADE" in log and "qahwa-fair/2 lock" in log, log
         with open_page(browser, url + "?lang=en") as page:  # no server: say what to give
             verdict, _ = _verdict(page, {"#in-id": mid})
             assert verdict == "error"

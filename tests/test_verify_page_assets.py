@@ -220,6 +220,9 @@ def test_fetch_is_quick_when_installed_and_says_why_when_npm_is_missing(
 
 def test_make_pyodide_target_is_wired_into_serve_and_test() -> None:
     mk = (ROOT / "Makefile").read_text()
-    assert "serve: $(VENV)/.installed pyodide" in mk
+    # make serve: tools/first_start.py fetches the runtime beside the installs
+    assert "serve:\n\t@$(PY) tools/first_start.py --host $(HOST) --port $(PORT)" in mk
+    first_start = (ROOT / "tools" / "first_start.py").read_text()
+    assert '"-m", "qahwa_page.pyodide", "fetch"' in first_start
     assert "test: $(VENV)/.installed-dev pyodide" in mk
     assert "qahwa_page/static/pyodide/" in (ROOT / ".gitignore").read_text().splitlines()

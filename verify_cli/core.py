@@ -177,6 +177,9 @@ def signed_by(record: Any, keys: KeySet, *, body_json: bytes | None = None) -> t
         return False, f"{exc}" + (f" ({note})" if note else "")
     except (ValueError, TypeError) as exc:  # e.g. a lone surrogate: no canonical JSON
         return False, f"the record has no canonical JSON to check ({exc})"
+    late = keys.retired_problem(kid, record)
+    if late is not None:
+        return False, late
     return True, str(kid)
 
 

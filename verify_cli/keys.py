@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from fairness import KeyFileError, key_id_of, load_public_key, public_key_b64
+from fairness import KeyFileError, key_id_of, load_public_key, public_key_b64, signed_time
 
 
 class UnusableInput(Exception):
@@ -24,6 +25,27 @@ class KeySet:
     keys: dict[str, Ed25519PublicKey] = field(default_factory=dict)
     source: str = "file"  # "file" or "server"
     origin: str = ""  # the file path or the keys URL
+    #: key id -> when it was retired (``/v1/keys``'s ``retired_at``): nothing it signed at
+    #: or after that time is valid
+    retired: dict[str, str] = field(default_factory=dict)
+
+    def retired_problem(self, key_id: Any, record: dict[str, Any]) -> str | None:
+        """Why ``record``, signed by ``key_id``, was signed by a retired key (its own time
+        at or after the key's ``retired_at``), or None."""
+        at = self.retired.get(key_id) if isinstance(key_id, str) else None
+        if at is None:
+            return None
+        own = signed_time(record)
+        try:
+            retired = datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+        if own is None or own[1] < retired:
+            return None
+        return (
+            f"it was signed by key {key_id} at {record[own[0]]} ({own[0]}), at or after "
+            f"that key was retired ({at})"
+        )
 
     def pick(self, key_id: Any) -> tuple[Ed25519PublicKey | None, str]:
         """The key for ``key_id`` and a note; a single key is used whatever id it is given."""
@@ -40,6 +62,7 @@ class KeySet:
             "keys": {k: public_key_b64(v) for k, v in self.keys.items()},
             "source": self.source,
             "origin": self.origin,
+            "retired": dict(self.retired),
         }
 
     @classmethod
@@ -48,6 +71,7 @@ class KeySet:
             {k: load_public_key(v) for k, v in data["keys"].items()},
             data["source"],
             data["origin"],
+            dict(data.get("retired", {})),
         )
 
 
@@ -75,7 +99,10 @@ def parse_keys(text: str, *, source: str, origin: str) -> KeySet:
             except KeyFileError as exc:
                 raise UnusableInput(f"{origin}: {exc}") from None
             kid = entry.get("key_id")
-            out.keys[kid if isinstance(kid, str) else key_id_of(pub)] = pub
+            kid = kid if isinstance(kid, str) else key_id_of(pub)
+            out.keys[kid] = pub
+            if isinstance(entry.get("retired_at"), str):
+                out.retired[kid] = entry["retired_at"]
         if not out.keys:
             raise UnusableInput(f"{origin}: no ed25519 key listed")
         return out

@@ -86,6 +86,9 @@ def _check_signed(doc: dict[str, Any], keys: KeySet, what: str) -> None:
         verify_record(doc, pub)
     except SignatureError as exc:
         raise LogCheckFailed(f"{what}: {exc}") from None
+    late = keys.retired_problem(kid, doc)
+    if late is not None:
+        raise LogCheckFailed(f"{what}: {late}")
 
 
 def _hex_list(value: Any, what: str) -> list[bytes]:

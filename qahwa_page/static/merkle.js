@@ -26,6 +26,8 @@
       consistent: 'consistent with the head of size {m} seen before',
       older: 'the head of size {m} seen before is consistent with it',
       no_index: 'not checked: the transcript has no log_index',
+      downgrade: 'DOWNGRADE: the server\u2019s log holds match {id} as a {found} {type} (index {i}), but the transcript is {given} (fairness-v2 \u00a79)',
+      absent: 'DOWNGRADE: match {id} is not in the server\u2019s log (fairness-v2 \u00a79)',
       no_server: 'not checked: the page does not know the transcript\u2019s server (give the operator\u2019s URL under \u201cOperator\u2019s server\u201d)',
       no_key: 'not checked: no public key to check the log\u2019s signatures',
       unsupported: 'not checked: this browser cannot check Ed25519 signatures',
@@ -45,6 +47,8 @@
       consistent: 'متّسق مع الرأس ذي الحجم {m} الذي رُئي من قبل',
       older: 'الرأس ذو الحجم {m} الذي رُئي من قبل متّسق معه',
       no_index: 'لم يُفحص: ليس في السجل المنشور log_index',
+      downgrade: 'خفض البروتوكول: سجل الخادم يحمل المباراة {id} بصفتها {type} من {found} (الموضع {i})، أما السجل المقدَّم فهو {given} (fairness-v2 \u00a79)',
+      absent: 'خفض البروتوكول: المباراة {id} ليست في سجل الخادم (fairness-v2 \u00a79)',
       no_server: 'لم يُفحص: الصفحة لا تعرف خادم السجل (أدخل عنوان المشغّل في «خادم المشغّل»)',
       no_key: 'لم يُفحص: لا يوجد مفتاح عام لفحص توقيعات السجل',
       unsupported: 'لم يُفحص: هذا المتصفح لا يستطيع فحص توقيعات Ed25519',
@@ -64,6 +68,8 @@
       consistent: 'با سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد سازگار است',
       older: 'سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد با آن سازگار است',
       no_index: 'بررسی نشد: رونوشت log_index ندارد',
+      downgrade: 'تنزل پروتکل: دفتر سرور بازی {id} را به صورت {type} از {found} نگه می‌دارد (جایگاه {i})، اما رونوشت {given} است (fairness-v2 \u00a79)',
+      absent: 'تنزل پروتکل: بازی {id} در دفتر سرور نیست (fairness-v2 \u00a79)',
       no_server: 'بررسی نشد: صفحه سرورِ رونوشت را نمی‌شناسد (نشانی گرداننده را در «سرور گرداننده» بدهید)',
       no_key: 'بررسی نشد: کلید عمومی‌ای برای بررسی امضاهای دفتر نیست',
       unsupported: 'بررسی نشد: این مرورگر نمی‌تواند امضای Ed25519 را بررسی کند',
@@ -341,13 +347,44 @@
     }
   }
 
+  // The downgrade rule (fairness-v2 §9) for a transcript that names no log entry: the
+  // server's log is asked for the match's entry by match id. A match the log does not hold,
+  // or holds under another protocol (a qahwa-fair/1 transcript made up for a qahwa-fair/2
+  // match), fails; the same protocol without an index stays "not checked".
+  async function entryOfMatch(doc, base) {
+    if (!doc || typeof doc.match_id !== 'string' || !doc.match_id) return { ok: null, key: 'no_index' };
+    try {
+      var r = await fetch(new URL('/v1/matches/' + encodeURIComponent(doc.match_id) + '/log-proof', base).href,
+        { credentials: 'omit', cache: 'no-store' });
+      var text = await r.text(), body = null;
+      if (r.status === 404) {
+        try { body = JSON.parse(text); } catch (e) { body = null; }
+        var code = body && body.error && body.error.code;
+        if (code === 'not_a_qahwa_server') return { ok: null, key: 'no_server' };
+        if (code === 'not_found') return { ok: false, key: 'absent', params: { id: doc.match_id } };
+        return { ok: null, key: 'no_index' };
+      }
+      if (r.status !== 200) return { ok: null, key: 'no_index' };
+      var pf = parseTlogProof(text), leaf = null;
+      if (pf.extra) {
+        try { leaf = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(pf.extra)); } catch (e) { leaf = null; }
+      }
+      if (leaf && typeof leaf === 'object' && leaf.match_id === doc.match_id && leaf.protocol !== doc.protocol) {
+        return { ok: false, key: 'downgrade', params: { id: doc.match_id, found: String(leaf.protocol), type: String(leaf.type), i: pf.index, given: String(doc.protocol) } };
+      }
+      return { ok: null, key: 'no_index' };
+    } catch (e) {
+      return { ok: null, key: 'no_index' };
+    }
+  }
+
   // {ok: true | false | null, key, params}: the message to show, by key (translated late).
   // tlogText: a saved tlog-proof the player gave, checked instead of asking the server.
   async function checkLog(doc, base, keys, tlogText) {
     if (doc && tlogText) return checkTlog(doc, tlogText, keys);
     var v2 = !!doc && doc.protocol === 'qahwa-fair/2';
     var i = doc && (v2 ? doc.lock_index : doc.log_index);  // qahwa-fair/2: the lock's entry (§8)
-    if (i === undefined || i === null) return { ok: null, key: 'no_index' };
+    if (i === undefined || i === null) return base ? entryOfMatch(doc, base) : { ok: null, key: 'no_index' };
     if (!Number.isSafeInteger(i) || i < 0) return { ok: false, key: 'bad', params: { why: 'the transcript\u2019s log_index is not an index' } };
     if (!base) return { ok: null, key: 'no_server' };
     if (!subtle) return { ok: null, key: 'unsupported' };

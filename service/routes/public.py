@@ -27,8 +27,8 @@ Q = ("validation_error",)  # a query parameter out of range
     responses=errors(),
     summary="The Ed25519 public keys that sign commitments and transcripts",
 )
-def keys(public: PublicLogDep) -> dict[str, Any]:
-    return public.keys()
+def keys(public: PublicLogDep, request: Request) -> dict[str, Any]:
+    return public.keys(request.app.state.clock.now())
 
 
 @router.get(

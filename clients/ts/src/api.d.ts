@@ -1614,11 +1614,25 @@ export interface components {
             public_key: string;
             /** Created At */
             created_at: string;
-            /** Current */
+            /**
+             * Activates At
+             * @description when it starts signing (a key staged by `qahwa keys rotate`: later than now while it is `next`)
+             */
+            activates_at?: string | null;
+            /**
+             * Current
+             * @description in force now: activated and not retired
+             */
             current: boolean;
             /**
+             * Next
+             * @description staged by `qahwa keys rotate`: it signs from `activates_at`, nothing before; pin it now
+             * @default false
+             */
+            next: boolean;
+            /**
              * Retired At
-             * @description when `qahwa keys rotate` replaced it (null while current); what it signed before stays verifiable
+             * @description when `qahwa keys rotate` replaced it, or will (null while nothing replaces it); nothing is signed by it at or after this time, and what it signed before stays verifiable
              */
             retired_at?: string | null;
         } & {
