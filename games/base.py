@@ -38,7 +38,7 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from fairness import PROTOCOL, PROTOCOL_V2, Stream, StreamKey
 
@@ -50,6 +50,9 @@ from .errors import (
     ReplayError,
     RulesetError,
 )
+
+if TYPE_CHECKING:
+    from fairness.records import Lock
 
 JSON = Any
 Action = dict[str, Any]
@@ -100,6 +103,11 @@ class MatchContext:
 
     match_id: str
     roll_tips: tuple[str | None, ...] = ()
+
+    @classmethod
+    def of_lock(cls, lock: Lock) -> MatchContext:
+        """The context a lock fixes: its match id and its seats' roll-chain tips."""
+        return cls(lock.match_id, lock.roll_tips)
 
 
 class Chance:

@@ -1,7 +1,7 @@
 """Transcript documents and random-bot matches for tests and demos.
 
 qahwa-fair/1 (fairness-v1.md §6): :func:`build_transcript`; qahwa-fair/2 (fairness-v2.md
-§9): :func:`build_transcript_v2`, with the lock record of §3 (:func:`lock_record`). Tests,
+§9): :func:`build_transcript_v2`, with the lock record of §3 (:class:`fairness.records.Lock`). Tests,
 benches and the demo make genuine transcripts offline with :func:`simulate_match` (the same
 engines, the same derivation, random legal bots; v2 by default, with real roll chains,
 seat commitments, the event chain and, when asked, seat signatures).
@@ -34,6 +34,7 @@ from fairness import (
     seat_sig_message,
     seed_commitment,
 )
+from fairness.records import Lock, lock_seats
 
 from .base import Chance, Engine, Event, MatchContext
 from .ends import NoRevealMatch, no_reveal_event, no_reveal_outcome
@@ -102,8 +103,7 @@ def transcript_context(doc: Mapping[str, Any]) -> MatchContext | None:
     seats (never of its ``seats``: fairness-v2.md §3a). None for a v1 transcript."""
     if doc.get("protocol") != PROTOCOL_V2:
         return None
-    lock_seats = sorted(doc["lock"]["seats"], key=lambda s: s["seat"])
-    return MatchContext(doc["match_id"], tuple(s.get("roll_chain") for s in lock_seats))
+    return MatchContext.of_lock(Lock.parse(doc["lock"]))
 
 
 def replay_transcript(doc: Mapping[str, Any], *, on_event: OnEvent | None = None) -> Engine:
@@ -127,43 +127,6 @@ def replay_transcript(doc: Mapping[str, Any], *, on_event: OnEvent | None = None
 def rfc3339(t: datetime) -> str:
     """A UTC time as RFC 3339 ending in ``Z`` (whole seconds)."""
     return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def lock_record(
-    *,
-    match_id: str,
-    game: str,
-    ruleset: str,
-    commitment: str,
-    seats: Sequence[Mapping[str, Any]],
-    locked_at: str,
-    reveal_by: str,
-    end_by: str,
-) -> dict[str, Any]:
-    """The unsigned lock record of fairness-v2.md §3; ``seats``: ``{"seat", "name",
-    "house", "seed_commitment", "key", "roll_chain"}`` each."""
-    return {
-        "type": "lock",
-        "protocol": PROTOCOL_V2,
-        "match_id": match_id,
-        "game": game,
-        "ruleset": ruleset,
-        "commitment": commitment,
-        "seats": [
-            {
-                "seat": s["seat"],
-                "name": s["name"],
-                "house": s["house"],
-                "seed_commitment": s["seed_commitment"],
-                "key": s["key"],
-                "roll_chain": s["roll_chain"],
-            }
-            for s in seats
-        ],
-        "locked_at": locked_at,
-        "reveal_by": reveal_by,
-        "end_by": end_by,
-    }
 
 
 def build_transcript_v2(
@@ -469,18 +432,17 @@ class _Sim:
         ]
         rs = self.parsed
         locked_at = self.t0 + timedelta(seconds=1)
-        lock = lock_record(
-            match_id=self.match_id,
-            game=self.game,
-            ruleset=self.ruleset_str,
-            commitment=commitment_v2(self.server_seed),
-            seats=seat_rows,
+        fixed = Lock(
+            self.match_id,
+            self.game,
+            self.ruleset_str,
+            commitment_v2(self.server_seed),
+            lock_seats(seat_rows),
             locked_at=rfc3339(locked_at),
             reveal_by=rfc3339(locked_at + timedelta(seconds=rs.get("reveal_seconds", 0))),
             end_by=rfc3339(locked_at + timedelta(seconds=rs.get("max_seconds", 0))),
         )
-        if self.signer is not None:
-            lock = self.signer.signed(lock)
+        lock = fixed.sign(self.signer)
         head = chain_start(lock)
         events: list[Event] = []
         # the time of the request being written (§7): the reveals two seconds after the lock
@@ -511,17 +473,10 @@ class _Sim:
             hidden = set(no_reveal)
         else:
             hidden = set()
-            key = match_key_v2(
-                self.server_seed,
-                self.match_id,
-                self.game,
-                self.ruleset_str,
-                list(zip(self.client_seeds, self.nonces, strict=True)),
+            key = fixed.match_key(
+                self.server_seed, list(zip(self.client_seeds, self.nonces, strict=True))
             )
-            tips: tuple[str | None, ...] = tuple(
-                c[0].hex() if c else None for c in (self.chains or [()] * n)
-            )
-            ctx = MatchContext(self.match_id, tips)
+            ctx = MatchContext.of_lock(fixed)
             chance = Chance(key)
             engine = self.cls(rs, chance, ctx)
             for ev in chance.take_events():

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import hashlib
 import json
 import secrets
 import threading
@@ -37,7 +36,6 @@ from fairness import (
     SecretBox,
     SeedError,
     SignatureError,
-    canonical_json,
     canonical_ruleset,
     chain_start,
     check_canonical_value,
@@ -52,6 +50,7 @@ from fairness import (
     seat_sig_message,
     seed_commitment,
 )
+from fairness.records import LOCK_SEAT_FIELDS, Commit, Lock, Receipt, Reveal, lock_seats
 from games import engine_class
 from games.ends import no_reveal_result
 from games.transcript import build_transcript, build_transcript_v2
@@ -61,7 +60,7 @@ from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
 from .errors import Conflict, Forbidden, Invalid, NotFound, user_errors
 from .keys import RecordSigner
-from .kinds import EndReason, EventType, RecordType, SeedSource, Status
+from .kinds import EndReason, EventType, SeedSource, Status
 from .models import Heartbeat, Match, Seat, ServerSeed
 from .settings import Settings
 from .store import (
@@ -138,7 +137,7 @@ def _parse_key(key: str | None) -> str | None:
     return key
 
 
-class LockRecord(dict[str, Any]):
+class StoredLock(dict[str, Any]):
     """A parsed lock record that keeps the JSON text it was stored as (``dumps`` of the
     signed record): a response carries that text as it is (:func:`view_json`) instead of
     serializing the record again on every view."""
@@ -151,18 +150,18 @@ class LockRecord(dict[str, Any]):
 
 
 def view_json(obj: dict[str, Any]) -> str:
-    """``dumps(obj)`` with each :class:`LockRecord` (at the top or in a nested ``state``
+    """``dumps(obj)`` with each :class:`StoredLock` (at the top or in a nested ``state``
     view) written as its stored text: the same JSON value; the spliced keys come last."""
     spliced = {
         k: v
         for k, v in obj.items()
-        if isinstance(v, LockRecord) or (k == "state" and isinstance(v, dict))
+        if isinstance(v, StoredLock) or (k == "state" and isinstance(v, dict))
     }
     if not spliced:
         return dumps(obj)
     rest = dumps({k: v for k, v in obj.items() if k not in spliced})
     parts = [
-        f"{dumps(k)}:{v.text if isinstance(v, LockRecord) else view_json(v)}"
+        f"{dumps(k)}:{v.text if isinstance(v, StoredLock) else view_json(v)}"
         for k, v in spliced.items()
     ]
     return rest[:-1] + ("," if rest != "{}" else "") + ",".join(parts) + "}"
@@ -176,7 +175,7 @@ class _Locked:
     __slots__ = ("keys", "record", "start", "start_receipt")
 
     def __init__(self, text: str) -> None:
-        self.record = LockRecord(text)
+        self.record = StoredLock(text)
         self.start = chain_start(self.record)
         self.keys: dict[int, Ed25519PublicKey] = {}
         self.start_receipt: dict[str, Any] | None = None
@@ -410,21 +409,7 @@ class MatchService:
         com = commitment_v2(seed)
         tokens = [secrets.token_urlsafe(32) for _ in seats]
         at = self.store.now_iso()
-        record = self.signer.signed(
-            {
-                "type": RecordType.COMMIT,
-                "protocol": PROTOCOL_V2,
-                "match_id": match_id,
-                "game": game,
-                "ruleset": ruleset,
-                "commitment": com,
-                "seats": [
-                    {"seat": i, "name": name, "house": house}
-                    for i, (name, house) in enumerate(seats)
-                ],
-                "created_at": at,
-            }
-        )
+        record = Commit(match_id, game, ruleset, com, tuple(seats), at).sign(self.signer)
 
         def make(s: Session) -> MatchRow:
             return MatchRow(
@@ -626,30 +611,16 @@ class MatchService:
         else:
             reveal_by = now + int(parsed.get("reveal_seconds", REVEAL_SECONDS))
             end_by = now + int(parsed.get("max_seconds", MAX_SECONDS))
-        lock = self.signer.signed(
-            {
-                "type": RecordType.LOCK,
-                "protocol": PROTOCOL_V2,
-                "match_id": m.id,
-                "game": m.game,
-                "ruleset": m.ruleset,
-                "commitment": m.commitment,
-                "seats": [
-                    {
-                        "seat": st.seat,
-                        "name": st.name,
-                        "house": st.house,
-                        "seed_commitment": st.seed_commitment,
-                        "key": st.key,
-                        "roll_chain": st.roll_chain,
-                    }
-                    for st in seats
-                ],
-                "locked_at": iso_of(now),
-                "reveal_by": iso_of(reveal_by),
-                "end_by": iso_of(end_by),
-            }
-        )
+        lock = Lock(
+            m.id,
+            m.game,
+            m.ruleset,
+            m.commitment,
+            lock_seats([{k: getattr(st, k) for k in LOCK_SEAT_FIELDS} for st in seats]),
+            locked_at=iso_of(now),
+            reveal_by=iso_of(reveal_by),
+            end_by=iso_of(end_by),
+        ).sign(self.signer)
         idx = translog.next_index(self.db, tx.s)
         translog.append(tx.s, idx, m.id, lock, iso_of(now), self.signer)
         tx.logged = True
@@ -811,7 +782,7 @@ class MatchService:
         return found
 
     def _lock_of(self, m: MatchRow) -> dict[str, Any]:
-        """The match's parsed lock record (a :class:`LockRecord`)."""
+        """The match's parsed lock record (a :class:`StoredLock`)."""
         return self._locked(m).record
 
     def _seat_sig(
@@ -908,22 +879,9 @@ class MatchService:
         signed = self.signer.signed(self._transcript_doc(tx))
         m.transcript_sig = dumps(signed["signature"])
         result = json.loads(m.result) if m.result else {}
-        record = self.signer.signed(
-            {
-                "type": RecordType.REVEAL,
-                "protocol": PROTOCOL_V2,
-                "match_id": m.id,
-                "lock_index": m.lock_index,
-                "server_seed": signed["server_seed"],
-                "chain": m.chain,
-                "transcript_sha256": hashlib.sha256(canonical_json(signed)).hexdigest(),
-                "reason": result.get("reason"),
-                "forfeited": result.get("forfeited", []),
-                "house": [st["seat"] for st in signed["seats"] if st["house"]],
-                "result": result,
-                "ended_at": m.ended_at,
-            }
-        )
+        record = Reveal.of_transcript(
+            signed, lock_index=m.lock_index, chain=m.chain, result=result, ended_at=m.ended_at
+        ).sign(self.signer)
         idx = translog.next_index(self.db, tx.s)
         translog.append(tx.s, idx, m.id, record, self.store.now_iso(), self.signer)
         tx.logged = True
@@ -939,27 +897,14 @@ class MatchService:
             locked = self._locked(m)
             found = locked.start_receipt
             if found is None or found["signature"]["key_id"] != self.signer.key_id:
-                found = locked.start_receipt = self.signer.signed(
-                    {
-                        "type": RecordType.RECEIPT,
-                        "protocol": PROTOCOL_V2,
-                        "match_id": m.id,
-                        "seq": -1,
-                        "chain": locked.start.hex(),
-                        "at": locked.record["locked_at"],
-                    }
-                )
+                found = locked.start_receipt = Receipt(
+                    m.id, -1, locked.start.hex(), locked.record["locked_at"]
+                ).sign(self.signer)
             return {**found, "signature": dict(found["signature"])}
         assert tx is not None and tx.head_at_us is not None, "a receipt follows an append"
-        return self.signer.signed(
-            {
-                "type": RecordType.RECEIPT,
-                "protocol": PROTOCOL_V2,
-                "match_id": m.id,
-                "seq": m.next_seq - 1,
-                "chain": m.chain,
-                "at": format_time_ms(tx.head_at_us),
-            }
+        assert m.chain is not None
+        return Receipt(m.id, m.next_seq - 1, m.chain, format_time_ms(tx.head_at_us)).sign(
+            self.signer
         )
 
     @staticmethod

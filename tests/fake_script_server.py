@@ -34,6 +34,7 @@ from fairness import (
 )
 from fairness.canonical import canonical_json
 from fairness.errors import SignatureError
+from fairness.records import Lock, lock_seats
 
 
 # The log's Merkle tree (RFC 6962 §2.1), written out here: the client's proof checks are
@@ -393,18 +394,16 @@ class FakeServer:
             ruleset = canonical_json({**self.ruleset, "match_length": 7}).decode()
         if "lock_commitment" in self.tamper and len(seats) > 1:  # seat 0 holds seat 1's, turned
             seats[0]["seed_commitment"] = seats[1]["seed_commitment"][::-1]
-        record = {
-            "type": "lock",
-            "protocol": PROTOCOL_V2,
-            "match_id": self.match_id,
-            "game": self.game,
-            "ruleset": ruleset,
-            "commitment": self.record["commitment"],
-            "seats": seats,
-            "locked_at": "2026-12-03T09:01:00Z",
-            "reveal_by": "2026-12-03T09:03:00Z",
-            "end_by": "2026-12-04T09:01:00Z",
-        }
+        record = Lock(
+            self.match_id,
+            self.game,
+            ruleset,
+            self.record["commitment"],
+            lock_seats(seats),
+            locked_at="2026-12-03T09:01:00Z",
+            reveal_by="2026-12-03T09:03:00Z",
+            end_by="2026-12-04T09:01:00Z",
+        ).to_json()
         if "lock_signer" in self.tamper:  # claims the server's key, signed by another
             lock = self.other.signed(record)
             lock["signature"]["key_id"] = self.signer.key_id

@@ -39,6 +39,7 @@ from fairness import (
 )
 from fairness.canonical import canonical_json
 from fairness.errors import SignatureError
+from fairness.records import Lock, lock_seats
 
 
 # The log's Merkle tree (RFC 6962 §2.1), written out here: the client's proof checks are
@@ -435,24 +436,23 @@ class FakeServer:
             ruleset = canonical_json({**self.ruleset, "match_length": 7}).decode()
         if "lock_commitment" in self.tamper and len(seats) > 1:  # seat 0 holds seat 1's, turned
             seats[0]["seed_commitment"] = seats[1]["seed_commitment"][::-1]
-        record = {
-            "type": "lock",
-            "protocol": PROTOCOL_V2,
-            "match_id": self.match_id,
-            "game": self.game,
-            "ruleset": ruleset,
-            "commitment": self.record["commitment"],
-            "seats": seats,
-            "locked_at": "2026-12-03T09:01:00Z",
-            "reveal_by": "2026-12-03T09:03:00Z",
-            "end_by": "2026-12-04T09:01:00Z",
-        }
+        times = ("2026-12-03T09:01:00Z", "2026-12-03T09:03:00Z", "2026-12-04T09:01:00Z")
         if self.clock is not None:
             now = self.clock.now()
-            record["locked_at"] = self.iso(now)
-            record["reveal_by"] = self.iso(now + self.ruleset["reveal_seconds"])
-            record["end_by"] = self.iso(now + self.ruleset["max_seconds"])
+            times = (
+                self.iso(now),
+                self.iso(now + self.ruleset["reveal_seconds"]),
+                self.iso(now + self.ruleset["max_seconds"]),
+            )
             self.owed_since = round(now * 1000) / 1000
+        record = Lock(
+            self.match_id,
+            self.game,
+            ruleset,
+            self.record["commitment"],
+            lock_seats(seats),
+            *times,
+        ).to_json()
         if "lock_signer" in self.tamper:  # claims the server's key, signed by another
             lock = self.other.signed(record)
             lock["signature"]["key_id"] = self.signer.key_id

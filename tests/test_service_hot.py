@@ -23,7 +23,7 @@ from fairness import (
 )
 from service.app import create_app
 from service.errors import Invalid
-from service.matches import LockRecord, MatchService, view_json
+from service.matches import MatchService, StoredLock, view_json
 from service.settings import Settings
 from service.store import KIND_MATCH, MatchRow, dumps
 from service.store import sql as store_module
@@ -75,7 +75,7 @@ def test_view_json_is_the_same_json_value() -> None:
             "n": -1,
         }
     )
-    record = LockRecord(dumps(lock))
+    record = StoredLock(dumps(lock))
     assert record == lock and record.text == dumps(lock)
     cases: list[dict[str, Any]] = [
         {},
@@ -98,7 +98,7 @@ def test_views_carry_the_lock_as_stored(svc: MatchService) -> None:
     m = row(svc, mid)
     assert m.lock is not None
     view = svc.state(mid, token=tokens[0])
-    assert isinstance(view["lock"], LockRecord) and view["lock"] == json.loads(m.lock)
+    assert isinstance(view["lock"], StoredLock) and view["lock"] == json.loads(m.lock)
     text = view_json(view)
     assert f'"lock":{m.lock}' in text
     assert json.loads(text)["lock"] == json.loads(m.lock)

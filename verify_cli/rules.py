@@ -32,7 +32,6 @@ from fairness import (
     fresh_label,
     loads_strict,
     match_key,
-    match_key_v2,
     parse_hex,
     parse_server_seed,
     parse_server_seed_v2,
@@ -40,6 +39,7 @@ from fairness import (
     roll_step,
     seed_commitment,
 )
+from fairness.records import Lock, RecordError
 from games.base import Chance, Engine, Event, MatchContext
 from games.ends import no_reveal_result
 from games.errors import GameError, ReplayError
@@ -99,6 +99,8 @@ class SeatLock:
 class V2State:
     """What the v2 rules checks found, for the checks ``core`` adds (signatures, receipts)."""
 
+    #: the lock as :meth:`fairness.records.Lock.parse` read it (set once ``lock`` passed)
+    lock: Lock | None = None
     seats: list[SeatLock] = field(default_factory=list)
     #: chain[n] for n = -1, 0, 1, …: ``chain[0]`` here is chain[-1] (the lock's hash)
     chain: list[bytes] = field(default_factory=list)
@@ -165,28 +167,19 @@ def check_lock(rep: Any, doc: dict[str, Any], state: V2State) -> bool:
     if problems:
         rep.fail("lock", "the lock does not match the transcript: " + "; ".join(problems))
         return False
-    assert isinstance(seats, list)
+    try:
+        parsed = Lock.parse(lock)
+    except RecordError as exc:
+        rep.fail("lock", str(exc))
+        return False
     out: list[SeatLock] = []
-    for i, s in enumerate(seats):
-        if not isinstance(s, dict) or s.get("seat") != i or not is_int(s.get("seat")):
-            rep.fail("lock", f"the lock's seat entry {i} is not seat {i}")
+    for s in parsed.seats:
+        if s.seed_commitment is None:
+            rep.fail("lock", f"the lock's seat {s.seat} has no seed_commitment")
             return False
-        sc, key, tip_hex = s.get("seed_commitment"), s.get("key"), s.get("roll_chain")
-        try:
-            if sc is not None:
-                parse_hex(sc, 32, "seed_commitment")
-            tip = parse_hex(tip_hex, 32, "roll_chain") if tip_hex is not None else None
-        except FairnessError as exc:
-            rep.fail("lock", f"the lock's seat {i}: {exc}")
-            return False
-        if key is not None and not isinstance(key, str):
-            rep.fail("lock", f"the lock's seat {i}: key is not a base64 string")
-            return False
-        if sc is None:
-            rep.fail("lock", f"the lock's seat {i} has no seed_commitment")
-            return False
-        out.append(SeatLock(i, sc, key, tip))
-    state.seats = out
+        tip = bytes.fromhex(s.roll_chain) if s.roll_chain is not None else None
+        out.append(SeatLock(s.seat, s.seed_commitment, s.key, tip))
+    state.lock, state.seats = parsed, out
     keyed = sum(1 for s in out if s.key)
     rep.ok(
         "lock",
@@ -825,9 +818,9 @@ def check_rules_v2(
         check_times(rep, doc, None)
         return ctx, state
     key: bytes | None = None
-    if seed is not None and pairs is not None:
+    if seed is not None and pairs is not None and state.lock is not None:
         try:
-            key = match_key_v2(seed, doc["match_id"], doc["game"], doc["ruleset"], pairs)
+            key = state.lock.match_key(seed, pairs)
             rep.ok(
                 "match key",
                 f"K = {key.hex()[:16]}… (HMAC-SHA512) from {len(pairs)} "

@@ -32,9 +32,9 @@ from fairness import (
     chain_next,
     format_time_ms,
     match_key,
-    match_key_v2,
     new_client_seed,
 )
+from fairness.records import Lock
 from games import Chance, Engine, ReplayError, engine_class
 from games.base import MatchContext
 from games.replay import replay
@@ -297,11 +297,9 @@ class Tx:
             raise RuntimeError(f"match {self.m.id} is missing client seeds")
         m = self.m
         if m.v2:
-            return match_key_v2(
+            assert m.lock is not None, "a v2 match's seeds are revealed after its lock"
+            return Lock.parse(json.loads(m.lock)).match_key(
                 self.store.server_seed(self.c, m.id),
-                m.id,
-                m.game,
-                m.ruleset,
                 [(str(st.client_seed), str(st.nonce)) for st in seats],
             )
         return match_key(
@@ -317,8 +315,7 @@ class Tx:
         m = self.m
         if not m.v2 or m.lock is None:
             return None
-        lock = json.loads(m.lock)
-        return MatchContext(m.id, tuple(st["roll_chain"] for st in lock["seats"]))
+        return MatchContext.of_lock(Lock.parse(json.loads(m.lock)))
 
     # -- the engine -----------------------------------------------------------------------
     def engine(self) -> Engine:
