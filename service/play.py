@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
 from fastapi.responses import Response
@@ -22,8 +22,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from games.registry import engine_class
 from qahwa_wire.models import GAMES
 
-from .house import House
 from .settings import STATIC_DIR
+
+if TYPE_CHECKING:
+    from .house import House
 
 router = APIRouter(include_in_schema=False)
 
@@ -50,6 +52,10 @@ def _house(request: Request) -> House:
     with _lock:
         house: House | None = getattr(app.state, "play_house", None)
         if house is None:
+            # the bots are clients (qahwa_client): loaded with the first table, so serving
+            # the app alone never loads the client (tests/test_layering.py)
+            from .house import House
+
             server = request.scope.get("server") or ("127.0.0.1", 8000)
             host, port = str(server[0]), int(server[1])
             if host in ("0.0.0.0", "::", ""):
