@@ -189,11 +189,13 @@ class TableWriter:
             self.edge.append(h)
             self.size += 1
         self.db.executemany(
-            "INSERT INTO translog (idx, match_id, leaf, leaf_hash, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO translog (log_id, idx, match_id, leaf, leaf_hash, created_at) "
+            "VALUES (1, ?, ?, ?, ?, ?)",
             rows,
         )
-        self.db.executemany("INSERT INTO translog_nodes (level, idx, hash) VALUES (?, ?, ?)", nodes)
+        self.db.executemany(
+            "INSERT INTO translog_nodes (log_id, level, idx, hash) VALUES (1, ?, ?, ?)", nodes
+        )
 
     def close(self) -> None:
         self.db.commit()

@@ -11,11 +11,22 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import inspect, text
+from sqlmodel import Session
 
-from fairness import PROTOCOL, SecretBox, Signer, canonical_ruleset, commitment, new_server_seed
+import tlog
+from fairness import (
+    PROTOCOL,
+    SecretBox,
+    Signer,
+    canonical_json,
+    canonical_ruleset,
+    commitment,
+    new_server_seed,
+)
 from games import engine_class
 from service import translog
 from service.db import Database
@@ -27,6 +38,11 @@ _MATCH = text(
     "VALUES (:id, :kind, :game, :ruleset, :com, 'seating', 0, :n, 0, :idx, :record, NULL, "
     ":at, NULL, NULL, :t)"
 )
+_ENTRY_0002 = text(
+    "INSERT INTO translog (idx, match_id, leaf, leaf_hash, created_at) "
+    "VALUES (:idx, :m, :leaf, :h, :at)"
+)
+_NODE_0002 = text("INSERT INTO translog_nodes (level, idx, hash) VALUES (:lv, :idx, :h)")
 _SEED = text("INSERT INTO server_seeds (match_id, sealed) VALUES (:m, :s)")
 _SEAT = text("INSERT INTO seats (match_id, seat, name, token_hash) VALUES (:m, :i, :name, :h)")
 
@@ -36,7 +52,7 @@ def insert_v1_match(
 ) -> tuple[str, list[str]]:
     """Write one v1 match waiting for its seeds (``game`` "rng": a plain session); returns
     its id and seat tokens. Works on the 0002 schema and on later ones (the columns 0003
-    adds default to v1)."""
+    adds default to v1; from 0007 the entry goes to the active log)."""
     cls = engine_class(game)
     parsed = cls.parse_ruleset(raw, protocol=PROTOCOL)
     ruleset, n = canonical_ruleset(parsed), cls.seat_count(parsed)
@@ -46,7 +62,8 @@ def insert_v1_match(
     at = now_iso()
     tokens = [secrets.token_urlsafe(32) for _ in range(n)]
     with db.write() as s:
-        idx = translog.next_index(db, s)
+        sharded = _sharded(s)
+        idx = translog.next_index(db, s) if sharded else _next_index_0002(db, s)
         record = signer.signed(
             {
                 "type": "commitment",
@@ -59,7 +76,10 @@ def insert_v1_match(
                 "log_index": idx,
             }
         )
-        translog.append(s, idx, mid, record, at, signer)
+        if sharded:
+            translog.append(s, idx, mid, record, at, signer)
+        else:
+            _append_0002(s, idx, mid, record, at)
         s.execute(
             _MATCH,
             {
@@ -89,3 +109,45 @@ def insert_v1_match(
             ],
         )
     return mid, tokens
+
+
+# -- the log before migration 0007 (one log, no log_id) -----------------------------------------
+def _sharded(s: Session) -> bool:
+    """Whether the schema has log shards (migration 0007): ``translog.log_id``."""
+    cols = inspect(s.connection()).get_columns("translog")
+    return any(c["name"] == "log_id" for c in cols)
+
+
+def _next_index_0002(db: Database, s: Session) -> int:
+    db.lock_table(s, "translog")
+    top = s.execute(text("SELECT MAX(idx) FROM translog")).scalar()
+    return 0 if top is None else int(top) + 1
+
+
+class _Nodes0002:
+    """The stored tree of the 0002..0006 schema as a :class:`tlog.HashReader`."""
+
+    def __init__(self, s: Session) -> None:
+        self.s = s
+
+    def read_hashes(self, indexes: Sequence[int]) -> list[bytes]:
+        out = []
+        for i in indexes:
+            level, idx = tlog.split_stored_hash_index(i)
+            h = self.s.execute(
+                text("SELECT hash FROM translog_nodes WHERE level = :lv AND idx = :idx"),
+                {"lv": level, "idx": idx},
+            ).scalar_one()
+            out.append(bytes.fromhex(h))
+        return out
+
+
+def _append_0002(s: Session, idx: int, mid: str, record: dict[str, Any], at: str) -> None:
+    leaf = canonical_json(record)
+    h = tlog.leaf_hash(leaf)
+    s.execute(_ENTRY_0002, {"idx": idx, "m": mid, "leaf": leaf.decode(), "h": h.hex(), "at": at})
+    hashes = tlog.stored_hashes(idx, h, _Nodes0002(s))
+    s.execute(
+        _NODE_0002,
+        [{"lv": lv, "idx": idx >> lv, "h": x.hex()} for lv, x in enumerate(hashes)],
+    )
