@@ -18,8 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import tlog
-from fairness import Signer, canonical_json
-from fairness.v2 import PROTOCOL_V2, commitment_v2
+from fairness import V2, Signer, canonical_json
 from tlog.tiles import subtree_root
 
 CHUNK = 256 * 64  # leaves a worker signs at once (whole tiles)
@@ -31,11 +30,11 @@ def _pair(signer: Signer, i: int) -> tuple[bytes, bytes]:
     seed = hashlib.sha512(b"bench seed %d" % i).digest()
     lock = {
         "type": "lock",
-        "protocol": PROTOCOL_V2,
+        "protocol": V2.name,
         "match_id": mid,
         "game": "tawla",
         "ruleset": "{}",
-        "commitment": commitment_v2(seed),
+        "commitment": V2.commitment(seed),
         "seats": [
             {
                 "seat": s,
@@ -53,7 +52,7 @@ def _pair(signer: Signer, i: int) -> tuple[bytes, bytes]:
     }
     reveal = {
         "type": "reveal",
-        "protocol": PROTOCOL_V2,
+        "protocol": V2.name,
         "match_id": mid,
         "lock_index": 2 * i,
         "server_seed": seed.hex(),

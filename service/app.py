@@ -213,7 +213,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     clock = clock or SYSTEM_CLOCK
     db = Database(settings.database_url)
     if settings.run_migrations:
-        migrate.upgrade(db)
+        migrate.upgrade(db, master_key=lambda: keys.master_key(settings))
     box = SecretBox(keys.master_key(settings))
     signer = keys.open_ring(settings, db, box, clock)  # RetiredKeyError: none in force
     log_id, origin, note_seed = keys.log_identity(settings, db, box)  # LogIdentityError

@@ -31,7 +31,7 @@ db_url = click.option(
 
 @contextmanager
 def _database(database_url: str | None) -> Iterator[tuple[Settings, Database]]:
-    from . import migrate
+    from . import keys, migrate
     from .db import Database
     from .settings import Settings
 
@@ -40,7 +40,7 @@ def _database(database_url: str | None) -> Iterator[tuple[Settings, Database]]:
     settings = Settings()
     db = Database(settings.database_url)
     try:
-        migrate.upgrade(db)
+        migrate.upgrade(db, master_key=lambda: keys.master_key(settings))
         yield settings, db
     finally:
         db.dispose()

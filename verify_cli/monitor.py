@@ -45,9 +45,8 @@ import click
 from cryptography.exceptions import InvalidSignature
 
 import tlog
-from fairness import PROTOCOL, canonical_json
+from fairness import PROTOCOL, canonical_json, signed_protocol
 from fairness.signing import ALG
-from fairness.v2 import PROTOCOL_V2
 
 from .keys import KeySet
 from .log_state import (
@@ -208,7 +207,7 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         p.append(f"entry {pos}: the reveal's lock_index {li!r} is not an earlier entry")
         li = -1
     seed = leaf.get("server_seed")
-    if isinstance(seed, str) and _HEX128.fullmatch(seed):  # what commitment_v2 takes
+    if isinstance(seed, str) and _HEX128.fullmatch(seed):  # what V2.commitment takes
         seed_c = hashlib.sha256(bytes.fromhex(seed)).hexdigest()
     else:
         p.append(f"entry {pos}: the reveal's server_seed is not a 64-byte seed")
@@ -301,11 +300,11 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
             probs.append(f"entry {pos}: its log_index is {leaf.get('log_index')!r}")
         info = ("commitment", _str(mid))
         when = _epoch(leaf.get("created_at")) or 0.0
-    elif kind == "lock" and proto == PROTOCOL_V2:
+    elif kind == "lock" and signed_protocol(proto):
         more, info = _lock_problems(leaf, pos)
         probs += more
         when = _epoch(leaf.get("locked_at")) or 0.0
-    elif kind == "reveal" and proto == PROTOCOL_V2:
+    elif kind == "reveal" and signed_protocol(proto):
         more, info = _reveal_problems(leaf, pos)
         probs += more
         when = _epoch(leaf.get("ended_at")) or 0.0

@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from fairness import PROTOCOL_V2
+from fairness import signed_protocol
 from games.base import Engine
 from games.errors import UnknownGameError
 from games.registry import engine_class
@@ -73,7 +73,7 @@ class Report:
         # whether the transcript holds that result)
         self.computed: dict[int, tuple[Any, bool]] = {}
         #: what the qahwa-fair/2 checks found (None for a qahwa-fair/1 transcript)
-        self.v2: V2State | None = None
+        self.locked: V2State | None = None
 
     def ok(self, name: str, detail: str) -> None:
         self.checks.append({"name": name, "ok": True, "detail": detail})
@@ -101,7 +101,7 @@ def check_rules(
 ) -> render.DrawContext:
     """The rules checks of a transcript (its protocol's, :data:`verify_cli.rules.RULES`) into
     ``rep``; the draws seen."""
-    ctx, rep.v2 = RULES[doc["protocol"]].check(rep, doc, cls, progress=progress)
+    ctx, rep.locked = RULES[doc["protocol"]].check(rep, doc, cls, progress=progress)
     return ctx
 
 
@@ -164,7 +164,7 @@ def assemble(
                 "name": s.get("name"),
                 **(
                     {"house": s.get("house")}
-                    if doc.get("protocol") == PROTOCOL_V2
+                    if signed_protocol(doc)
                     else {"seed_source": s.get("seed_source")}
                 ),
             }
