@@ -165,6 +165,8 @@ class SimSeat:
             return self._hokm(view, sv, legal)
         if game == "iraqi_domino":
             return self._domino(view, sv, legal)
+        if game == "mexican_train":
+            return self._mexican(view, sv, legal)
         raise ValueError(f"no simulated seat for sealed {game}")
 
     def _domino(
@@ -200,6 +202,31 @@ class SimSeat:
             i, e = self.rnd.choice(fits)
             return self._lay(sv, i, e)
         return dict(other[0])
+
+    def _mexican(
+        self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]
+    ) -> Action:
+        ends = {t["train"]: t["end"] for t in view["trains"]}
+        plays = [a for a in legal if a["type"] == "play"]
+        other = [a for a in legal if a["type"] != "play"]
+        codes = {a["item"]: self.code_of(sv, a["item"]) for a in plays}
+
+        def fits(a: Action) -> bool:
+            return str(ends[a["train"]]) in codes[a["item"]].split("-")
+
+        good = [a for a in plays if fits(a)]
+        bad = [a for a in plays if not fits(a)]
+        if bad and self._cheat_now("illegal_tile"):
+            choice = self.rnd.choice(bad)
+        elif good and other and self._cheat_now("revoke"):
+            return dict(other[0])
+        elif good:
+            choice = self.rnd.choice(good)
+        else:
+            return dict(other[0])
+        opening = self.opening(sv, choice["item"])
+        tile = opening.pop("code")
+        return {"type": "play", "tile": tile, "train": choice["train"], **opening}
 
     def _lay(self, sv: Mapping[str, Any], item: int, end: str | None) -> Action:
         opening = self.opening(sv, item)

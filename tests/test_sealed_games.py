@@ -265,3 +265,20 @@ def test_an_illegal_tile_is_refused_at_once() -> None:
     assert [s for s, _, _ in r.refused] == [0]
     assert "does not match" in str(r.refused[0][2])
     assert r.engine.outcome is not None and r.engine.outcome.reason == "finished"
+
+
+# -- Mexican Train ---------------------------------------------------------------------------
+@pytest.mark.parametrize("players", [2, 4])
+def test_an_honest_sealed_mexican_train_match_plays_and_replays(players: int) -> None:
+    r = play_match("mexican_train", {"players": players, "rounds": 1}, seed=f"mt{players}")
+    out = r.engine.outcome
+    assert out is not None and out.reason == "finished" and not r.refused
+    assert replayed(r).outcome == out
+    assert isinstance(r.engine, SealedGame) and len(r.engine.sealed_hands[0]["items"]) == 90
+
+
+def test_a_mexican_train_draw_while_able_to_play_forfeits_at_the_rounds_end() -> None:
+    r = play_match("mexican_train", {"players": 2, "rounds": 1}, seed="m2", cheats={1: "revoke"})
+    out = r.engine.outcome
+    assert out is not None and out.reason == "rule" and out.forfeited == (1,)
+    assert replayed(r).outcome == out
