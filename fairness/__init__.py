@@ -56,9 +56,11 @@ from .items import (
 )
 from .protocol import (
     CURRENT,
+    PROTOCOL_V3,
     PROTOCOLS,
     V1,
     V2,
+    V3,
     FairProtocol,
     UnknownProtocolError,
     protocol_for,
@@ -140,6 +142,8 @@ __all__ = [
     "PROTOCOLS",
     "V1",
     "V2",
+    "V3",
+    "PROTOCOL_V3",
     "FairProtocol",
     "UnknownProtocolError",
     "protocol_for",

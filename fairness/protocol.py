@@ -37,6 +37,9 @@ from .derive import parse_server_seed as _parse_seed_v1
 from .errors import FairnessError
 from .v2 import PROTOCOL_V2, loads_strict, parse_hex, parse_nonce
 
+#: sealed deals (docs/spec/fairness-v3.md)
+PROTOCOL_V3 = "qahwa-fair/3"
+
 #: a seat's input to K: its client seed (v1), or its (client seed, nonce) pair (v2 and later)
 SeatInput = str | tuple[str, str | bytes]
 
@@ -60,6 +63,8 @@ class FairProtocol:
     timed: ClassVar[bool]
     #: the reasons an ``end`` event (or ``Engine.end_match``) may give
     end_reasons: ClassVar[tuple[str, ...]]
+    #: the items are dealt sealed (qahwa-fair/3): hands hidden even from the operator
+    sealed: ClassVar[bool] = False
 
     def __repr__(self) -> str:
         return f"<{self.name}>"
@@ -173,6 +178,8 @@ class ProtocolV2(FairProtocol):
     signed = True
     timed = True
     end_reasons = ("resigned", "timeout", "expired")
+    #: the name K's derivation binds (§4); a later protocol that keeps v2's records keeps it
+    derivation: ClassVar[str] = PROTOCOL_V2
 
     def match_key(
         self,
@@ -188,7 +195,7 @@ class ProtocolV2(FairProtocol):
             if not isinstance(value, str):
                 raise TypeError(f"{what} must be a string")
         parts = [
-            self.name.encode("ascii"),
+            self.derivation.encode("ascii"),
             b"\x00",
             lp(match_id.encode("utf-8")),
             lp(game.encode("utf-8")),
@@ -210,10 +217,21 @@ class ProtocolV2(FairProtocol):
         return loads_strict(text)
 
 
+class ProtocolV3(ProtocolV2):
+    """qahwa-fair/3 (docs/spec/fairness-v3.md §9a): a qahwa-fair/2 match (its commit, lock,
+    reveals and K unchanged) whose items are dealt sealed, every deal step a seat action; the
+    transcript names this protocol, its ruleset ``"deal": "sealed"``."""
+
+    name = PROTOCOL_V3
+    version = 3
+    sealed = True
+
+
 V1 = ProtocolV1()
 V2 = ProtocolV2()
+V3 = ProtocolV3()
 #: every protocol this code knows, by name, oldest first
-PROTOCOLS: dict[str, FairProtocol] = {V1.name: V1, V2.name: V2}
+PROTOCOLS: dict[str, FairProtocol] = {V1.name: V1, V2.name: V2, V3.name: V3}
 #: the protocol of every new match
 CURRENT = V2
 
@@ -264,9 +282,11 @@ __all__ = [
     "PROTOCOLS",
     "V1",
     "V2",
+    "V3",
     "FairProtocol",
     "ProtocolV1",
     "ProtocolV2",
+    "ProtocolV3",
     "SeatInput",
     "UnknownProtocolError",
     "protocol_for",
