@@ -396,6 +396,11 @@ class Engine(ABC):
         (``live_entropy``); qahwa-fair/1 parses exactly as v1 did.
         """
         proto = check_protocol(protocol)
+        if proto.sealed and not getattr(cls, "SEALED", False):
+            raise RulesetError(
+                f"protocol {proto.name} deals sealed (ruleset 'deal': 'sealed'); "
+                f"this engine deals from the seeds (qahwa-fair/2)"
+            )
         defaults = cls.ruleset_defaults(proto)
         if (
             proto is not V1
