@@ -185,6 +185,14 @@ def test_every_game_and_form_against_a_real_server(built: Path, tmp_path: Path) 
                 other = "0" * 64 if seat["nonce"] != "0" * 64 else "1" * 64
                 res = verify(*args[:-3], other, "--receipt", str(receipts))
                 assert res.exit_code == 1, res.output
+                # the export as it is: --seat FILE takes the seat, seed, nonce and receipts
+                res = verify(str(transcript), "--server", srv.url, "--seat", str(seat_file))
+                assert res.exit_code == 0, (d.name, seat_file.name, res.output)
+                assert "holds exactly your client seed" in res.output
+                changed = tmp_path / f"{d.name}-{seat_file.stem}-changed.json"
+                changed.write_text(json.dumps({**seat, "nonce": other}))
+                res = verify(str(transcript), "--server", srv.url, "--seat", str(changed))
+                assert res.exit_code == 1, res.output
 
 
 def test_a_cheating_server_is_refused_and_learns_no_secret(built: Path) -> None:
