@@ -210,6 +210,10 @@ export class Client {
   readonly sleep: (ms: number) => Promise<void>;
   /** Every request sent (method, path, status): for counting. */
   requestCount = 0;
+  /** Locks this client has seen proven in the log (canonical lock + index → the checkpoint
+   * note it was proven under): a second seat of the same match played through this client
+   * takes the proof its first seat fetched and checked, instead of fetching it again. */
+  readonly provenLocks = new Map<string, string>();
 
   constructor(baseUrl: string, opts: ClientOptions = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
@@ -989,6 +993,9 @@ export class Seat {
     if (typeof logIndex !== "number" || !Number.isSafeInteger(logIndex) || logIndex < 0) {
       throw this.notOurs(`the lock has no log index (${JSON.stringify(logIndex)})`);
     }
+    const proven = `${logIndex} ${canonical(lock)}`;
+    const known = this.client.provenLocks.get(proven);
+    if (known !== undefined) return known; // checked by this client for another seat
     const { log, witnesses } = await this.client.logKeys();
     const deadline = this.client.now() + (this.client.opts.proofWait ?? 30) * 1000;
     let text: string;
@@ -1024,6 +1031,8 @@ export class Seat {
         );
       }
       await this.client.witnessCheckpoint(cp);
+      this.client.provenLocks.set(proven, proof.checkpoint);
+      if (this.client.provenLocks.size > 64) this.client.provenLocks.delete(this.client.provenLocks.keys().next().value!);
       return proof.checkpoint;
     } catch (exc) {
       if (exc instanceof ProtocolError || exc instanceof SyntaxError) {
