@@ -171,6 +171,30 @@ def test_a_bot_move_redraws_the_page_without_polling(browser: Any, server: Any) 
 
 
 @pytest.mark.browser
+def test_without_the_event_stream_a_poll_stands_in(browser: Any, server: Any) -> None:
+    """Where the event stream cannot be had (here: every attempt refused), the page falls
+    back to reading its view on a timer, and the match still plays to a verdict."""
+    rules = quote(json.dumps({"target": 1}))
+    ctx = browser.new_context()
+    try:
+        ctx.route("**/events/stream*", lambda route: route.abort())
+        pg = ctx.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(f"{server.url}/play?game=hokm&ruleset={rules}")
+        pg.wait_for_selector('#status[data-stream="poll"]', timeout=60_000)
+        play_to_the_end(pg)
+        pg.wait_for_function(
+            "() => document.getElementById('verdict')?.dataset.verdict !== 'pending'",
+            timeout=180_000,
+        )
+        assert pg.get_attribute("#verdict", "data-verdict") == "pass"
+        assert errors == []
+    finally:
+        ctx.close()
+
+
+@pytest.mark.browser
 def test_a_reload_mid_match_resumes_the_seat_from_indexeddb(
     browser: Any, server: Any, tmp_path: Path
 ) -> None:
