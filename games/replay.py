@@ -18,21 +18,19 @@ Failures raise :class:`games.errors.ReplayError` with a ``kind`` (see there).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fairness import (
-    PROTOCOL,
-    PROTOCOL_V2,
+    FairProtocol,
     SeedError,
     canonical_json,
     canonical_ruleset,
-    loads_strict,
     parse_hex,
+    protocol_of_key,
 )
 
-from .base import Chance, Engine, Event, MatchContext, check_protocol, protocol_of_key
+from .base import Chance, Engine, Event, MatchContext, check_protocol
 from .ends import NoRevealMatch
 from .errors import ActionError, GameError, ReplayError, RulesetError
 
@@ -41,12 +39,13 @@ OnEvent = Callable[[Event, Engine], object]
 as that event left it."""
 
 END_EVENT = "end"
-_EVENT_KEYS: dict[str, dict[str, frozenset[str]]] = {
-    PROTOCOL: {
+#: an event's fields, by whether the protocol signs events (``FairProtocol.signed``)
+_EVENT_KEYS: dict[bool, dict[str, frozenset[str]]] = {
+    False: {
         "action": frozenset({"seq", "type", "seat", "action"}),
         END_EVENT: frozenset({"seq", "type", "reason", "seat"}),
     },
-    PROTOCOL_V2: {
+    True: {
         "action": frozenset({"seq", "type", "seat", "action", "sig", "at"}),
         END_EVENT: frozenset({"seq", "type", "reason", "seat", "sig", "at"}),
     },
@@ -193,6 +192,14 @@ def _same_event(found: dict[str, Any], produced: Event, at_ok: bool = False) -> 
     return same_json(_strip(found, at_ok), produced)
 
 
+def _what(produced: Event) -> str:
+    """What a produced event that the transcript must hold next is, for messages: a chance
+    event, or the end a sealed hand's rule check writes (fairness-v3 §9a)."""
+    if produced.get("type") == END_EVENT:
+        return f"the end event (reason {produced.get('reason')!r}, seat {produced.get('seat')})"
+    return f"chance event {produced.get('label')!r}"
+
+
 def _rejected(exc: GameError, pos: int, seat: Any, ev: Mapping[str, Any]) -> ReplayError:
     """The ReplayError for action event ``pos`` that the rules refused with ``exc``."""
     return ReplayError(
@@ -223,9 +230,9 @@ class Replayer:
         self.pos = next_seq
         self.pending: list[Event] = list(pending)
         self.on_event = on_event
-        self.keys = _EVENT_KEYS[engine.protocol]
+        self.keys = _EVENT_KEYS[engine.proto.signed]
         #: a v2 event may carry the server's time ``at`` (the verifier checks it)
-        self.at_ok = engine.protocol == PROTOCOL_V2
+        self.at_ok = engine.proto.signed
 
     def feed(self, events: Sequence[Any]) -> Replayer:
         """Check and apply ``events`` (the next ones of the match); returns self."""
@@ -276,7 +283,7 @@ class Replayer:
         if self.pending:
             produced = self.pending[0]
             raise ReplayError(
-                f"transcript ends where chance event {produced['label']!r} is needed",
+                f"transcript ends where {_what(produced)} is needed",
                 kind="truncated",
                 seq=None,
                 expected=produced,
@@ -310,7 +317,9 @@ class Replayer:
     def _chance(self, found: dict[str, Any], pos: int) -> None:
         produced = self.pending.pop(0)
         if not _same_event(found, produced, self.at_ok):
-            if found.get("type") != "chance":
+            if produced.get("type") == END_EVENT:
+                what = f"{_what(produced)} is missing (the rules end the match here)"
+            elif found.get("type") != "chance":
                 what = f"chance event {produced['label']!r} is missing (the rules draw it here)"
             elif found.get("label") == produced.get("label"):
                 what = "chance result differs"
@@ -379,7 +388,7 @@ class Replayer:
                 raise ReplayError(
                     f"event {pos}: end rejected: {exc}", kind="end", seq=pos, found=_strip(ev)
                 ) from None
-            if engine.v2 and not same_json(
+            if engine.proto.signed and not same_json(
                 {k: v for k, v in ev.items() if k not in ("seq", "sig", _V2_TIME)}, produced[0]
             ):
                 raise ReplayError(
@@ -394,25 +403,26 @@ class Replayer:
 
 
 def parse_transcript_ruleset(
-    engine_cls: type[Engine], ruleset: str | Mapping[str, Any], protocol: str
+    engine_cls: type[Engine], ruleset: str | Mapping[str, Any], protocol: str | FairProtocol
 ) -> dict[str, Any]:
     """The parsed ruleset of a transcript (ReplayError kind ``ruleset`` when unusable).
 
     v2: the string must be strict JSON and exactly ``canonical_ruleset`` of its parse, so
     that it lists every rule with its effective value (fairness-v2.md §1).
     """
+    proto = check_protocol(protocol)
     if isinstance(ruleset, str):
         try:
-            raw = loads_strict(ruleset) if protocol == PROTOCOL_V2 else json.loads(ruleset)
+            raw = proto.loads(ruleset)
         except ValueError as exc:
             raise ReplayError(f"ruleset is not JSON: {exc}", kind="ruleset") from None
     else:
         raw = dict(ruleset)
     try:
-        parsed = engine_cls.parse_ruleset(raw, protocol=protocol)
+        parsed = engine_cls.parse_ruleset(raw, protocol=proto)
     except RulesetError as exc:
         raise ReplayError(f"ruleset rejected: {exc}", kind="ruleset") from None
-    if protocol == PROTOCOL_V2 and isinstance(ruleset, str):
+    if proto.signed and isinstance(ruleset, str):
         canon = canonical_ruleset(parsed)
         if canon != ruleset:
             raise ReplayError(
@@ -487,7 +497,7 @@ def replay(
     key: bytes | None,
     events: Sequence[Any],
     *,
-    protocol: str | None = None,
+    protocol: str | FairProtocol | None = None,
     ctx: MatchContext | None = None,
     on_event: OnEvent | None = None,
 ) -> Engine:
@@ -509,16 +519,15 @@ def replay(
         if key is None:
             raise ValueError("replay without a protocol needs the match key")
         protocol = protocol_of_key(key)
-    check_protocol(protocol)
-    parsed = parse_transcript_ruleset(engine_cls, ruleset, protocol)
+    proto = check_protocol(protocol)
+    parsed = parse_transcript_ruleset(engine_cls, ruleset, proto)
     if key is None:
-        if protocol != PROTOCOL_V2:
+        if not proto.signed:
             raise ValueError("only a qahwa-fair/2 no_reveal transcript has no match key")
         return _no_reveal(engine_cls, parsed, events, on_event)
-    want = 64 if protocol == PROTOCOL_V2 else 32
-    if len(key) != want:
-        raise ValueError(f"a {protocol} match key is {want} bytes, got {len(key)}")
-    if protocol == PROTOCOL_V2 and parsed.get("fresh_rolls"):
+    if len(key) != proto.key_bytes:
+        raise ValueError(f"a {proto} match key is {proto.key_bytes} bytes, got {len(key)}")
+    if proto.signed and parsed.get("fresh_rolls"):
         _check_tips(engine_cls, parsed, ctx)
     chance = Chance(key)
     try:

@@ -1,7 +1,7 @@
 """Transcript documents and random-bot matches for tests and demos.
 
 qahwa-fair/1 (fairness-v1.md §6): :func:`build_transcript`; qahwa-fair/2 (fairness-v2.md
-§9): :func:`build_transcript_v2`, with the lock record of §3 (:class:`fairness.records.Lock`). Tests,
+§9): :func:`build_locked_transcript`, with the lock record of §3 (:class:`fairness.records.Lock`). Tests,
 benches and the demo make genuine transcripts offline with :func:`simulate_match` (the same
 engines, the same derivation, random legal bots; v2 by default, with real roll chains,
 seat commitments, the event chain and, when asked, seat signatures).
@@ -19,17 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import fairness
 from fairness import (
-    PROTOCOL,
-    PROTOCOL_V2,
+    CURRENT,
+    V1,
+    V2,
+    V3,
+    FairProtocol,
     canonical_ruleset,
     chain_next,
     chain_start,
-    commitment,
-    commitment_v2,
-    match_key,
-    match_key_v2,
-    new_server_seed,
-    new_server_seed_v2,
+    protocol_for,
     roll_chain,
     seat_sig_message,
     seed_commitment,
@@ -38,7 +36,7 @@ from fairness.records import Lock, lock_seats
 
 from .base import Chance, Engine, Event, MatchContext
 from .ends import NoRevealMatch, no_reveal_event, no_reveal_outcome
-from .registry import engine_class
+from .registry import engine_class, engine_for
 from .replay import OnEvent, replay
 
 if TYPE_CHECKING:
@@ -58,11 +56,11 @@ def build_transcript(
 ) -> dict[str, Any]:
     """The unsigned transcript; sign it with ``fairness.Signer.signed``."""
     doc: dict[str, Any] = {
-        "protocol": PROTOCOL,
+        "protocol": V1.name,
         "match_id": match_id,
         "game": game,
         "ruleset": ruleset,
-        "commitment": commitment(server_seed),
+        "commitment": V1.commitment(server_seed),
         "server_seed": server_seed.hex(),
         "seats": [dict(s) for s in seats],
         "events": [dict(e) for e in events],
@@ -78,30 +76,13 @@ def transcript_key(doc: Mapping[str, Any]) -> bytes | None:
     """The match key K of a transcript: its revealed seed, ids, ruleset string as given and
     the seats' client seeds (v2: and nonces) in seat order. None for a v2 transcript in
     which a seat never revealed (a ``no_reveal`` end: there is no K)."""
-    seats = sorted(doc["seats"], key=lambda s: s["seat"])
-    if doc.get("protocol") == PROTOCOL_V2:
-        if any(s.get("client_seed") is None or s.get("nonce") is None for s in seats):
-            return None
-        return match_key_v2(
-            doc["server_seed"],
-            doc["match_id"],
-            doc["game"],
-            doc["ruleset"],
-            [(s["client_seed"], s["nonce"]) for s in seats],
-        )
-    return match_key(
-        bytes.fromhex(doc["server_seed"]),
-        doc["match_id"],
-        doc["game"],
-        doc["ruleset"],
-        [s["client_seed"] for s in seats],
-    )
+    return protocol_for(doc).transcript_key(doc)
 
 
 def transcript_context(doc: Mapping[str, Any]) -> MatchContext | None:
     """A v2 transcript's match context: its match id and the roll-chain tips of its lock's
     seats (never of its ``seats``: fairness-v2.md §3a). None for a v1 transcript."""
-    if doc.get("protocol") != PROTOCOL_V2:
+    if not protocol_for(doc).signed:
         return None
     return MatchContext.of_lock(Lock.parse(doc["lock"]))
 
@@ -110,15 +91,16 @@ def replay_transcript(doc: Mapping[str, Any], *, on_event: OnEvent | None = None
     """Replay a transcript's events (:func:`games.replay.replay`) with its own protocol,
     key and context. It checks the rules only: signatures, the lock, commitments and the
     chain are the verifier's."""
-    protocol = doc.get("protocol")
-    if protocol not in (PROTOCOL, PROTOCOL_V2):
-        raise ValueError(f"unknown protocol {protocol!r}")
+    protocol = protocol_for(doc)
+    cls = engine_class(doc["game"])
+    if protocol.sealed:  # a sealed match (fairness-v3 §9a): its ruleset names the deal
+        cls = engine_for(doc["game"], protocol.loads(doc["ruleset"]))
     return replay(
-        engine_class(doc["game"]),
+        cls,
         doc["ruleset"],
         transcript_key(doc),
         doc["events"],
-        protocol=protocol,
+        protocol=V2 if protocol.sealed else protocol,
         ctx=transcript_context(doc),
         on_event=on_event,
     )
@@ -129,7 +111,7 @@ def rfc3339(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def build_transcript_v2(
+def build_locked_transcript(
     *,
     match_id: str,
     game: str,
@@ -144,17 +126,19 @@ def build_transcript_v2(
     created_at: str,
     ended_at: str | None,
     extra: Mapping[str, Any] | None = None,
+    protocol: str = V2.name,
 ) -> dict[str, Any]:
-    """The unsigned qahwa-fair/2 transcript (fairness-v2.md §9); sign it with
+    """The unsigned qahwa-fair/2 transcript (fairness-v2.md §9; ``protocol`` qahwa-fair/3
+    for a sealed match, fairness-v3 §9a, the same shape); sign it with
     ``fairness.Signer.signed``. ``seats``: ``{"seat", "name", "house", "client_seed",
     "nonce", "key", "roll_chain"}`` each (``client_seed``/``nonce`` None for a seat that
     never revealed); ``events`` numbered; ``chain`` the hex head after the last event."""
     doc: dict[str, Any] = {
-        "protocol": PROTOCOL_V2,
+        "protocol": protocol,
         "match_id": match_id,
         "game": game,
         "ruleset": ruleset,
-        "commitment": commitment_v2(server_seed),
+        "commitment": V2.commitment(server_seed),
         "server_seed": server_seed.hex(),
         "lock": dict(lock),
         "lock_index": lock_index,
@@ -187,7 +171,7 @@ def simulate_match(
     ruleset: Mapping[str, Any] | None = None,
     *,
     seed: int = 0,
-    protocol: str = PROTOCOL_V2,
+    protocol: str | FairProtocol = CURRENT,
     server_seed: bytes | None = None,
     match_id: str | None = None,
     client_seeds: Sequence[str] | None = None,
@@ -201,8 +185,13 @@ def simulate_match(
     lock_index: int = 0,
     started: datetime | None = None,
     timed: bool = False,
+    cheats: Mapping[int, str] | None = None,
 ) -> tuple[dict[str, Any], Engine]:
     """Play a whole match with random legal bots; return (transcript, engine).
+
+    A ruleset with ``"deal": "sealed"`` gives a qahwa-fair/3 transcript played by the
+    simulated sealed seats of :mod:`games.sealed_sim` (``cheats``: seat → one of its cheats
+    that the rules let through until the hand's end, e.g. ``revoke``).
 
     ``seed`` drives the bots' choices (a ``random.Random``) and, when not given, the server
     seed, nonces, roll-chain secrets and seat keys too, so the same arguments give the same
@@ -220,9 +209,10 @@ def simulate_match(
     2026-12-03 revision (§7: the start two seconds after the lock, each later request a
     second after the one before, a timeout exactly at its deadline); without it, the
     transcripts made before, with no times (the same bytes as earlier versions gave).
-    ``protocol=PROTOCOL`` gives exactly the v1 transcript of earlier versions.
+    ``protocol=V1`` (or its name) gives exactly the v1 transcript of earlier versions.
     """
-    if protocol == PROTOCOL:
+    proto = protocol_for(protocol)
+    if proto is V1:
         if signer is not None or keyed or house or no_reveal:
             raise ValueError("signer, keyed, house and no_reveal are qahwa-fair/2 options")
         return _simulate_v1(
@@ -236,8 +226,8 @@ def simulate_match(
             resign_at=resign_at,
             end_reason=end_reason,
         )
-    if protocol != PROTOCOL_V2:
-        raise ValueError(f"unknown protocol {protocol!r}")
+    if proto is not V2:
+        raise ValueError(f"simulate_match makes no {proto} transcripts")
     return _Sim(
         game,
         ruleset,
@@ -251,6 +241,7 @@ def simulate_match(
         lock_index=lock_index,
         started=started,
         timed=timed,
+        cheats=cheats,
     ).run(max_actions=max_actions, resign_at=resign_at, end_reason=end_reason, no_reveal=no_reveal)
 
 
@@ -269,16 +260,16 @@ def _simulate_v1(
     bots = random.Random(seed)
     if server_seed is None:
         server_seed = (
-            random.Random(f"server-{seed}").randbytes(32) if seed >= 0 else new_server_seed()
+            random.Random(f"server-{seed}").randbytes(32) if seed >= 0 else V1.new_server_seed()
         )
     cls = engine_class(game)
-    parsed = cls.parse_ruleset(dict(ruleset or {}), protocol=PROTOCOL)
+    parsed = cls.parse_ruleset(dict(ruleset or {}), protocol=V1)
     ruleset_str = canonical_ruleset(parsed)
     n = cls.seat_count(parsed)
     match_id = match_id or f"sim-{game}-{seed}"
     if client_seeds is None:
         client_seeds = [f"seat{s}-seed{seed}" for s in range(n)]
-    key = match_key(server_seed, match_id, game, ruleset_str, list(client_seeds))
+    key = V1.match_key(server_seed, match_id, game, ruleset_str, list(client_seeds))
     chance = Chance(key)
     engine = cls(parsed, chance)
     events: list[Event] = list(chance.take_events())
@@ -356,8 +347,10 @@ class _Sim:
         lock_index: int,
         started: datetime | None,
         timed: bool = True,
+        cheats: Mapping[int, str] | None = None,
     ) -> None:
         self.game = game
+        self.cheats = dict(cheats or {})
         self.timed = timed
         #: the time of the request being written, and the lock's (set by run)
         self.now = self.locked_at = datetime(2026, 1, 1, tzinfo=UTC)
@@ -367,11 +360,12 @@ class _Sim:
             server_seed = (
                 random.Random(f"server2-{seed}").randbytes(64)
                 if seed >= 0
-                else new_server_seed_v2()
+                else V2.new_server_seed()
             )
         self.server_seed = server_seed
-        self.cls = engine_class(game)
-        self.parsed = self.cls.parse_ruleset(dict(ruleset or {}), protocol=PROTOCOL_V2)
+        self.cls = engine_for(game, ruleset)
+        self.sealed = bool(getattr(self.cls, "SEALED", False))
+        self.parsed = self.cls.parse_ruleset(dict(ruleset or {}), protocol=V2)
         self.ruleset_str = canonical_ruleset(self.parsed)
         n = self.n = self.cls.seat_count(self.parsed)
         self.match_id = match_id or f"sim2-{game}-{seed}"
@@ -436,7 +430,7 @@ class _Sim:
             self.match_id,
             self.game,
             self.ruleset_str,
-            commitment_v2(self.server_seed),
+            V2.commitment(self.server_seed),
             lock_seats(seat_rows),
             locked_at=rfc3339(locked_at),
             reveal_by=rfc3339(locked_at + timedelta(seconds=rs.get("reveal_seconds", 0))),
@@ -497,7 +491,7 @@ class _Sim:
             }
             for s in range(n)
         ]
-        doc = build_transcript_v2(
+        doc = build_locked_transcript(
             match_id=self.match_id,
             game=self.game,
             ruleset=self.ruleset_str,
@@ -510,6 +504,7 @@ class _Sim:
             result=engine.outcome.to_json(),
             created_at=rfc3339(self.t0),
             ended_at=rfc3339(locked_at),
+            protocol=V3.name if self.sealed else V2.name,
         )
         if self.signer is not None:
             doc = self.signer.signed(doc)
@@ -519,6 +514,13 @@ class _Sim:
         self, engine: Engine, add: Any, *, max_actions: int, resign_at: int | None, end_reason: str
     ) -> None:
         actions = 0
+        sim_seats: list[Any] = []
+        if self.sealed:  # a sealed match's seats make their own keys, shuffles and shares
+            from .sealed_sim import SimSeat
+
+            sim_seats = [
+                SimSeat(s, f"transcript-{self.seed}", self.cheats.get(s)) for s in range(self.n)
+            ]
         while engine.outcome is None:
             if actions >= max_actions:
                 raise RuntimeError(f"{self.game}: no end after {max_actions} actions")
@@ -545,9 +547,17 @@ class _Sim:
             choices = engine.bot_actions(seat)
             if not choices:
                 raise RuntimeError(f"{self.game}: seat {seat} to act with no legal action")
-            action = with_roll_value(
-                engine, seat, self.bots.choice(choices), self.chains[seat] if self.chains else None
-            )
+            if sim_seats:
+                made = sim_seats[seat].act(engine.view(seat))
+                assert made is not None
+                action = made
+            else:
+                action = with_roll_value(
+                    engine,
+                    seat,
+                    self.bots.choice(choices),
+                    self.chains[seat] if self.chains else None,
+                )
             produced = engine.apply(seat, action)
             self.now += timedelta(seconds=1)
             add(produced[0], seat)

@@ -18,15 +18,15 @@ import json
 import re
 from typing import Any
 
-from fairness import PROTOCOL_V2
+from fairness import PROTOCOL_V3, signed_protocol
 from games.base import Engine
-from games.errors import UnknownGameError
-from games.registry import engine_class
+from games.errors import GameError, UnknownGameError
+from games.registry import engine_class, engine_for
 
 from . import render
 from .inputs import InputError, parse_json
 from .render import describe_replay_error as describe_replay_error
-from .rules import RULES, Progress, V2State, missing_field
+from .rules import RULES, Progress, V2State, missing_field, parse_ruleset_json
 
 _COUNTERS = (
     ("games", re.compile(r"^g(\d+)/")),
@@ -56,8 +56,30 @@ def check_shape(doc: Any) -> type[Engine]:
     if why is not None:
         raise NotATranscript(why)
     try:
-        return engine_class(doc["game"])
+        cls = engine_class(doc["game"])
     except UnknownGameError as exc:
+        raise NotATranscript(str(exc)) from None
+    return sealed_engine(doc, cls)
+
+
+def sealed_engine(doc: dict[str, Any], cls: type[Engine]) -> type[Engine]:
+    """A qahwa-fair/3 transcript's engine: the sealed one its ruleset names (fairness-v3
+    §9a); a sealed ruleset under another protocol is no transcript either."""
+    ruleset = parse_ruleset_json(doc["ruleset"])
+    sealed = ruleset is not None and ruleset.get("deal") == "sealed"
+    if doc["protocol"] != PROTOCOL_V3:
+        if sealed:
+            raise NotATranscript(
+                f"a sealed deal ('deal': 'sealed') is {PROTOCOL_V3}, not {doc['protocol']}"
+            )
+        return cls
+    if not sealed:
+        raise NotATranscript(
+            f"a {PROTOCOL_V3} transcript is a sealed match: its ruleset must say 'deal': 'sealed'"
+        )
+    try:
+        return engine_for(doc["game"], ruleset)
+    except GameError as exc:
         raise NotATranscript(str(exc)) from None
 
 
@@ -73,7 +95,7 @@ class Report:
         # whether the transcript holds that result)
         self.computed: dict[int, tuple[Any, bool]] = {}
         #: what the qahwa-fair/2 checks found (None for a qahwa-fair/1 transcript)
-        self.v2: V2State | None = None
+        self.locked: V2State | None = None
 
     def ok(self, name: str, detail: str) -> None:
         self.checks.append({"name": name, "ok": True, "detail": detail})
@@ -101,7 +123,7 @@ def check_rules(
 ) -> render.DrawContext:
     """The rules checks of a transcript (its protocol's, :data:`verify_cli.rules.RULES`) into
     ``rep``; the draws seen."""
-    ctx, rep.v2 = RULES[doc["protocol"]].check(rep, doc, cls, progress=progress)
+    ctx, rep.locked = RULES[doc["protocol"]].check(rep, doc, cls, progress=progress)
     return ctx
 
 
@@ -164,7 +186,7 @@ def assemble(
                 "name": s.get("name"),
                 **(
                     {"house": s.get("house")}
-                    if doc.get("protocol") == PROTOCOL_V2
+                    if signed_protocol(doc)
                     else {"seed_source": s.get("seed_source")}
                 ),
             }
