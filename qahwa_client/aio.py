@@ -265,6 +265,8 @@ class AsyncClient:
                 async for kind, data in aiter_sse(resp.aiter_lines()):
                     if kind == "finished":
                         return
+                    if kind == "status":  # the match's status changed without an event
+                        continue
                     event = json.loads(data)
                     last = event["seq"]
                     yield event

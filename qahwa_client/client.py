@@ -265,6 +265,8 @@ class Client:
                 for kind, data in iter_sse(resp.iter_lines()):
                     if kind == "finished":
                         return
+                    if kind == "status":  # the match's status changed without an event
+                        continue
                     event = json.loads(data)
                     last = event["seq"]
                     yield event

@@ -165,7 +165,8 @@ def play_seat(
             continue
         if time.monotonic() > deadline:
             break
-        page = client.events(match_id, after=after, wait=20)
+        # a start draws no event in tawla: while seating, look again soon
+        page = client.events(match_id, after=after, wait=20 if view.status == "playing" else 1)
         if page.events:
             after = int(page.events[-1]["seq"])
     if s.lock is not None and s.state().status == "finished":

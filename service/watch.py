@@ -45,6 +45,9 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: dict[str, set[asyncio.Future[None]]] = {}
         self._latest: LRU[str, int] = LRU(remember)  # the highest next_seq heard of
+        # how many publishes of the match were heard: a write that changed the match's status
+        # without appending an event (tawla's start: the last reveal) is news too
+        self._news: LRU[str, int] = LRU(remember)
         self._guard = threading.Lock()
 
     def bind(self, loop: asyncio.AbstractEventLoop | None) -> None:
@@ -62,6 +65,7 @@ class Hub:
             return
         with self._guard:
             self._latest.put(match_id, max(next_seq, self._latest.get(match_id, -1)))
+            self._news.put(match_id, self._news.get(match_id, 0) + 1)
             if match_id not in self._waiters:
                 return
         with contextlib.suppress(RuntimeError):  # the loop stopped meanwhile
@@ -89,15 +93,25 @@ class Hub:
                 if not fut.done():
                     fut.set_result(None)
 
-    async def wait(self, match_id: str, *, seen_next_seq: int, timeout: float) -> bool:
+    def news(self, match_id: str) -> int:
+        """How many publishes of ``match_id`` were heard (a mark for :meth:`wait`)."""
+        with self._guard:
+            return self._news.get(match_id, 0, touch=False)
+
+    async def wait(
+        self, match_id: str, *, seen_next_seq: int, timeout: float, seen_news: int | None = None
+    ) -> bool:
         """Wait until news past ``seen_next_seq`` is published (True) or ``timeout`` (False).
 
         Call it right after reading the match at ``seen_next_seq``: a publish that came in
-        between is remembered and returns at once.
+        between is remembered and returns at once. With ``seen_news`` (:meth:`news` taken
+        before that read) any publish since counts, one that appended no event too.
         """
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         with self._guard:
             if self._latest.get(match_id, -1, touch=False) > seen_next_seq:
+                return True
+            if seen_news is not None and self._news.get(match_id, 0, touch=False) > seen_news:
                 return True
             if timeout <= 0:
                 return False
@@ -170,23 +184,40 @@ class Watch:
         )
 
     async def poll(self, match_id: str, *, kind: str, after: int, wait: float) -> dict[str, Any]:
-        """Events after ``after``; with none yet, wait up to ``wait`` seconds for some."""
+        """Events after ``after``; with none yet, wait up to ``wait`` seconds for some (or
+        for a new status: a v2 match that started without an event)."""
         deadline = time.monotonic() + min(wait, self.svc.settings.long_poll_max_seconds)
+        status: str | None = None
         while True:
+            news = self.hub.news(match_id)
             out = await self.read(match_id, kind=kind, after=after)
             left = deadline - time.monotonic()
-            if out["events"] or out["status"] == FINISHED or left <= 0:
+            if status is None:
+                status = out["status"]
+            if out["events"] or out["status"] == FINISHED or out["status"] != status or left <= 0:
                 return out
-            await self.hub.wait(match_id, seen_next_seq=out["next_seq"], timeout=left)
+            await self.hub.wait(
+                match_id, seen_next_seq=out["next_seq"], timeout=left, seen_news=news
+            )
 
     async def stream(
-        self, first: dict[str, Any], *, kind: str, after: int, timeout: float
+        self,
+        first: dict[str, Any],
+        *,
+        kind: str,
+        after: int,
+        timeout: float,
+        news: int | None = None,
     ) -> AsyncIterator[str]:
         """Server-sent events from ``first`` (a :meth:`read` ``with_chains`` result) on;
         ``id:`` is seq. v2: each message's data is the event with ``chain``, the chain head
-        after it, added beside its fields (it is not part of the event)."""
+        after it, added beside its fields (it is not part of the event). When the match's
+        status changes without an event (a v2 match starts at its last reveal, and tawla's
+        start draws nothing) a ``status`` message (no ``id``) says so: ``{"status",
+        "next_seq"}``. ``news``: :meth:`Hub.news` taken before ``first`` was read."""
         match_id = first["match_id"]
         out, last = first, after
+        status = first["status"]
         deadline = time.monotonic() + timeout
         while True:
             for ev, chain in zip(out["events"], out["chains"], strict=True):
@@ -196,15 +227,23 @@ class Watch:
             if out["status"] == FINISHED:
                 yield f"event: finished\ndata: {json.dumps({'status': FINISHED})}\n\n"
                 return
+            if out["status"] != status:
+                status = out["status"]
+                news_doc = {"status": status, "next_seq": out["next_seq"]}
+                yield f"event: status\ndata: {json.dumps(news_doc)}\n\n"
             seen = out["next_seq"]
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return
                 if await self.hub.wait(
-                    match_id, seen_next_seq=seen, timeout=min(left, KEEPALIVE_SECONDS)
+                    match_id,
+                    seen_next_seq=seen,
+                    timeout=min(left, KEEPALIVE_SECONDS),
+                    seen_news=news,
                 ):
                     break
                 if deadline - time.monotonic() > 0:
                     yield ": keep-alive\n\n"
+            news = self.hub.news(match_id)
             out = await self.read(match_id, kind=kind, after=last, with_chains=True)

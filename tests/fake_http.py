@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-from fake_script_server import FakeServer, Sent, _split, audit_path, err, leaf_hash, root
+from fake_server import FakeServer, Sent, _split, audit_path, err, leaf_hash, root
 
 import tlog
 from fairness import PROTOCOL_V2, chain_next, chain_start
@@ -90,7 +90,7 @@ class FakeC2SP(FakeServer):
                 "skew",
             }
         )
-        self.ended = False
+        self.timed_out = False  # the early_timeout tamper ended the match
         self.retry_after_at: float | None = None
 
     def handle(self, request: httpx.Request) -> httpx.Response:
@@ -128,8 +128,8 @@ class FakeC2SP(FakeServer):
             }
         )
 
-    def _append(self, ev: dict[str, Any]) -> None:
-        assert self.chain is not None
+    def _append(self, ev: dict[str, Any], at: float | None = None) -> None:
+        assert self.chain is not None and at is None
         ev = {"seq": len(self.events), **ev, "at": iso(self.now())}
         self.events.append(ev)
         self.chain = chain_next(self.chain, ev)
@@ -146,7 +146,7 @@ class FakeC2SP(FakeServer):
         return out
 
     def status(self) -> str:
-        return "finished" if self.ended else super().status()
+        return "finished" if self.timed_out else super().status()
 
     def view(self, seat: int) -> dict[str, Any]:
         out = super().view(seat)
@@ -158,19 +158,19 @@ class FakeC2SP(FakeServer):
             out["turn"] = 1
             out["legal_actions"] = [{"type": "roll_value"}]
             out["fresh_roll"] = {"label": f"g0/roll/{self.step}", "owes": [1]}
-        if self.ended:
+        if self.timed_out:
             out["turn"] = None
             out["legal_actions"] = []
             out.pop("deadline", None)
         return out
 
     def act(self, seat: int, body: dict[str, Any]) -> httpx.Response:
-        if self.ended:
+        if self.timed_out:
             return err(409, "match_over")
         if "early_timeout" in self.tamper and self.owing() == ("move", 0) and self.step > 1:
             # it read the move, ignores it and times the seat out long before its deadline
             self._append({"type": "end", "reason": "timeout", "seat": seat})
-            self.ended = True
+            self.timed_out = True
             return err(409, "match_over", "the match ended")
         return super().act(seat, body)
 

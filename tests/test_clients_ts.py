@@ -185,6 +185,14 @@ def test_every_game_and_form_against_a_real_server(built: Path, tmp_path: Path) 
                 other = "0" * 64 if seat["nonce"] != "0" * 64 else "1" * 64
                 res = verify(*args[:-3], other, "--receipt", str(receipts))
                 assert res.exit_code == 1, res.output
+                # the export as it is: --seat FILE takes the seat, seed, nonce and receipts
+                res = verify(str(transcript), "--server", srv.url, "--seat", str(seat_file))
+                assert res.exit_code == 0, (d.name, seat_file.name, res.output)
+                assert "holds exactly your client seed" in res.output
+                changed = tmp_path / f"{d.name}-{seat_file.stem}-changed.json"
+                changed.write_text(json.dumps({**seat, "nonce": other}))
+                res = verify(str(transcript), "--server", srv.url, "--seat", str(changed))
+                assert res.exit_code == 1, res.output
 
 
 def test_a_cheating_server_is_refused_and_learns_no_secret(built: Path) -> None:
@@ -200,3 +208,29 @@ def test_a_cheating_server_is_refused_and_learns_no_secret(built: Path) -> None:
                 body = sent.json()
                 if isinstance(body, dict):
                     assert "client_seed" not in body and "nonce" not in body, (name, sent)
+
+
+def test_the_readmes_node_example_plays_a_match(tmp_path: Path) -> None:
+    """clients/ts/README.md as an operator's web developer follows it: the package built
+    (``npm run build``), ``npm install`` of the folder in a new project (offline: it links
+    the folder), the README's ``play.mjs`` run with ``node`` against a real server."""
+    modules = node_modules()
+    assert NODE is not None and NPM is not None
+    proc = run(NODE, str(modules / "typescript" / "bin" / "tsc"), "-p", "tsconfig.json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    readme = (TS / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"## Play a match from Node\n.*?```sh\n(.*?)```.*?```js\n(.*?)```", readme, re.S)
+    assert m is not None, "the README's Node section has an install command and a play.mjs"
+    assert m.group(1).strip() == "npm install /path/to/qahwa/clients/ts"
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"name": "app", "private": true, "type": "module"}')
+    proc = run(NPM, "install", str(TS), "--offline", "--no-audit", "--no-fund", cwd=app)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with LiveServer(checkpoint_seconds=0.05) as srv:
+        assert "http://127.0.0.1:8000" in m.group(2)
+        (app / "play.mjs").write_text(m.group(2).replace("http://127.0.0.1:8000", srv.url))
+        proc = run(NODE, "play.mjs", cwd=app, env={"QAHWA_OPERATOR_KEY": srv.operator_key})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "finished, the transcript checked by both seats" in proc.stdout
+    assert len(list((app / "seats").iterdir())) >= 2  # both seats kept in FileStorage

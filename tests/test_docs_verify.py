@@ -68,6 +68,14 @@ def test_every_example_runs(server: object, tmp_path: Path) -> None:
     (tmp_path / "transcript.json").write_text(transcript.text, encoding="utf-8")
     (tmp_path / "server.pub").write_text(keys[0]["public_key"] + "\n", encoding="ascii")
     (tmp_path / "my-receipts.json").write_text(json.dumps(seats[0].receipts), encoding="utf-8")
+    seat_file = {  # a client's seat export (clients/ts Seat.export, the web table's seat.json)
+        "match_id": mid,
+        "seat": 0,
+        "client_seed": seats[0].client_seed,
+        "nonce": seats[0].nonce,
+        "receipts": seats[0].receipts,
+    }
+    (tmp_path / "seat.json").write_text(json.dumps(seat_file), encoding="utf-8")
     env = {
         "PATH": f"{BIN}:/usr/bin:/bin",
         "HOME": str(tmp_path),

@@ -220,3 +220,51 @@ def test_hub_wakes_the_loop_only_for_a_parked_waiter() -> None:
             del loop.call_soon_threadsafe
 
     asyncio.run(main())
+
+
+@pytest.mark.skipif("tawla" not in GAMES, reason="needs tawla")
+def test_a_start_without_an_event_is_pushed(server: LiveServer) -> None:
+    """tawla's start (the last reveal) draws nothing, so no event says the match began: an
+    open stream gets a ``status`` message, and a waiting long poll answers at once."""
+    from http_play import seats_of
+
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        created = create_match(c, "tawla", short_ruleset("tawla"))
+        mid = created["match_id"]
+        seats = seats_of(c, created)
+        for st in seats:
+            st.commit()
+        for st in seats:
+            st.check_lock()
+        seats[0].reveal()
+        got: dict[str, Any] = {}
+
+        def stream() -> None:
+            with (
+                httpx.Client(base_url=server.url, timeout=30) as c2,
+                c2.stream("GET", f"/v1/matches/{mid}/events/stream", params={"timeout": 20}) as s,
+            ):
+                for line in s.iter_lines():
+                    if line.startswith("event: status"):
+                        got["stream"] = time.monotonic()
+                        return
+
+        def poll() -> None:
+            with httpx.Client(base_url=server.url, timeout=30) as c2:
+                page = c2.get(f"/v1/matches/{mid}/events", params={"wait": 20}).json()
+                got["poll"] = (time.monotonic(), page["status"], page["events"])
+
+        hub = server.app.state.watch.hub
+        base = hub.waiting
+        threads = [threading.Thread(target=f) for f in (stream, poll)]
+        for th in threads:
+            th.start()
+        _wait_for(lambda: hub.waiting == base + 2, "the stream and the poll parked")
+        started = time.monotonic()
+        seats[1].reveal()
+        for th in threads:
+            th.join(30)
+        assert c.get(f"/v1/matches/{mid}/events").json()["next_seq"] == 0  # no event drawn
+        assert got["stream"] - started < 5
+        at, status, events = got["poll"]
+        assert at - started < 5 and status == "playing" and events == []

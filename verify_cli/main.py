@@ -398,10 +398,11 @@ def collect(
 @click.option(
     "--seat",
     "own_seat",
-    type=click.IntRange(min=0),
     default=None,
-    metavar="N",
-    help="Check that seat N holds exactly your seed (with --client-seed, --nonce).",
+    metavar="N|FILE",
+    help="Check that seat N holds exactly your seed (with --client-seed, --nonce); or a "
+    "seat file (a conforming client's export, e.g. the web table's seat.json), which gives "
+    "the seat, its seed, its nonce and its receipts.",
 )
 @click.option(
     "--client-seed",
@@ -432,24 +433,34 @@ def check_cmd(
     log_proofs: tuple[str, ...],
     policy_file: str | None,
     receipt_files: tuple[str, ...],
-    own_seat: int | None,
+    own_seat: str | None,
     own_seed: str | None,
     own_nonce: str | None,
 ) -> int:
     if matches and not server:
         raise click.UsageError("--match needs --server URL")
-    if own_seat is None and (own_seed is not None or own_nonce is not None):
+    seat_receipts: list[dict[str, Any]] = []
+    seat_no: int | None = None
+    if own_seat is not None and own_seat.isdigit():
+        seat_no = int(own_seat)
+    elif own_seat is not None:
+        if own_seed is not None or own_nonce is not None:
+            raise click.UsageError(
+                "--seat FILE gives the seed and nonce: no --client-seed, --nonce"
+            )
+        seat_no, own_seed, own_nonce, seat_receipts = load_seat_file(own_seat)
+    if seat_no is None and (own_seed is not None or own_nonce is not None):
         raise click.UsageError("--client-seed and --nonce need --seat N")
-    if own_seat is not None and own_seed is None:
+    if seat_no is not None and own_seed is None:
         raise click.UsageError(
             "--seat N needs --client-seed S (and, for qahwa-fair/2, --nonce HEX)"
         )
     own = (
-        OwnSeed(own_seat, own_seed, own_nonce)
-        if own_seat is not None and own_seed is not None
+        OwnSeed(seat_no, own_seed, own_nonce)
+        if seat_no is not None and own_seed is not None
         else None
     )
-    receipts = load_receipts(receipt_files)
+    receipts = load_receipts(receipt_files) + seat_receipts
     if not sources and not matches:
         raise click.UsageError("give transcript files or URLs, or --server URL --match ID")
     if server and not _is_url(server):
@@ -520,6 +531,29 @@ app.add_command(log_cmd)
 app.add_command(certify_cmd, "certify")
 app.add_command(stats_cmd)
 app.add_command(witness_cmd)
+
+
+def load_seat_file(path: str) -> tuple[int, str, str | None, list[dict[str, Any]]]:
+    """``--seat FILE``: a seat export (``seat``, ``client_seed``, ``nonce``, ``receipts``;
+    clients/ts ``Seat.export``, qahwa_client ``Seat.save``) → seat, seed, nonce, receipts."""
+    doc = load_document(path)
+    if not isinstance(doc, dict):
+        raise UnusableInput(f"{path}: a seat file is a JSON object (seat, client_seed, nonce)")
+    seat, seed, nonce = doc.get("seat"), doc.get("client_seed"), doc.get("nonce")
+    if not isinstance(seat, int) or isinstance(seat, bool) or seat < 0:
+        raise UnusableInput(f'{path}: no seat number ("seat") in the seat file')
+    if not isinstance(seed, str):
+        raise UnusableInput(f'{path}: no client seed ("client_seed") in the seat file')
+    if nonce is not None and not isinstance(nonce, str):
+        raise UnusableInput(f"{path}: the seat file's nonce is not a string")
+    receipts = doc.get("receipts", [])
+    if not isinstance(receipts, list):
+        raise UnusableInput(f"{path}: the seat file's receipts are not a list")
+    for r in receipts:
+        why = receipt_problem(r)
+        if why is not None:
+            raise UnusableInput(f"{path}: {why}")
+    return seat, seed, nonce, receipts
 
 
 def load_receipts(paths: Sequence[str]) -> list[dict[str, Any]]:

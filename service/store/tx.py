@@ -113,10 +113,13 @@ class Store:
                     finally:
                         tx.close()
                     changed = tx.m.changes(before)
+                    # a new status is news even without an event (a v2 start at the last
+                    # reveal: tawla's draws nothing) — event streams say so (service/watch.py)
+                    restated = "status" in changed
                     if changed:
                         params = {f"_v_{k}": v for k, v in changed.items()}
                         params["_mid"] = match_id
-                        if tx.appended and self.notify_channel:
+                        if (tx.appended or restated) and self.notify_channel:
                             # one round trip: the update returns pg_notify's (empty) result
                             params["_channel"] = self.notify_channel
                             params["_payload"] = f"{match_id} {tx.m.next_seq}"
@@ -131,7 +134,7 @@ class Store:
                 self.cache.put(match_id, Cached(tx.m.version, tx.m.next_seq, tx.current))
             elif tx.dirty:
                 self.cache.discard(match_id)
-        if tx.appended or tx.logged:  # events, or a log entry (a lock) to checkpoint
+        if tx.appended or tx.logged or restated:  # events, a log entry (a lock), a status
             for cb in self.on_commit:
                 cb(match_id, tx.m.next_seq)
 

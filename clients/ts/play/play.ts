@@ -176,41 +176,68 @@ function render(view: Obj, mine: number, act: (a: Obj) => void): void {
 }
 
 // -- the end --------------------------------------------------------------------------------
-function download(name: string, doc: unknown): HTMLElement {
-  const url = URL.createObjectURL(new Blob([JSON.stringify(doc, null, 1)], { type: "application/json" }));
+function download(name: string, text: string): HTMLElement {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
   return el("a", { href: url, download: name, "data-testid": `download-${name.split(".")[0]!}` }, name);
 }
 
-async function finish(seat: Seat, matchId: string): Promise<void> {
+function setField(doc: Document, id: string, value: string): void {
+  const f = doc.getElementById(id) as HTMLInputElement | HTMLTextAreaElement | null;
+  if (f === null) throw new Error(`the verify page has no #${id}`);
+  f.value = value;
+}
+
+/** The verify page (in a frame, computed in this browser) on this browser's own copy: the
+ * transcript bytes the seat's client checked against its lock, receipts and the history the
+ * stream showed, with the seat's receipts and its own seed and nonce. */
+function verifyHere(end: HTMLElement, verdict: HTMLElement, text: string, seat: Seat): void {
+  const frame = el("iframe", { id: "verify", src: `/verify?lang=${lang}`, title: "verify" }) as HTMLIFrameElement;
+  frame.addEventListener("load", () => {
+    const doc = frame.contentDocument;
+    if (doc === null) return;
+    setField(doc, "in-paste", text);
+    (doc.querySelector("input[name=src][value=paste]") as HTMLInputElement).checked = true;
+    setField(doc, "in-receipts", JSON.stringify(seat.receipts));
+    setField(doc, "in-own-seat", String(seat.seat));
+    setField(doc, "in-own-seed", seat.clientSeed ?? "");
+    setField(doc, "in-own-nonce", seat.nonce ?? "");
+    (doc.getElementById("form") as HTMLFormElement).requestSubmit();
+    const timer = setInterval(() => {
+      const v = doc.getElementById("verdict");
+      const got = v?.getAttribute("data-verdict");
+      if (!v || v.hidden || !got || got === "pending" || v.getAttribute("data-replay") === "pending") return;
+      clearInterval(timer);
+      const mapped = got === "pass" ? "pass" : got === "fail" ? "fail" : "incomplete";
+      verdict.setAttribute("data-verdict", mapped);
+      verdict.textContent = `${t(mapped)} — ${v.textContent ?? ""}`;
+    }, 500);
+  });
+  end.append(frame);
+}
+
+async function finish(seat: Seat): Promise<void> {
   say(t("finished"));
   const verdict = el("div", { id: "verdict", "data-verdict": "pending", role: "status" }, t("verdict"));
   const end = el("section", { id: "end" }, verdict);
   main.append(end);
-  let doc: Obj;
+  // the transcript's bytes, kept as they came: the download and the verify page get these
+  const text = await seat.transcriptText();
+  let ok = true;
   try {
-    doc = (await seat.checkTranscript()) as Obj;
+    await seat.checkTranscript(JSON.parse(text) as Obj);
   } catch (e) {
+    ok = false;
     verdict.setAttribute("data-verdict", "fail");
     verdict.textContent = `${t("fail")}: ${String(e)}`;
-    doc = (await seat.transcript()) as Obj;
   }
-  end.append(el("p", {}, download("transcript.json", doc), " · ", download("seat.json", seat.export())));
-  // the verify page's own verdict, computed in this browser (its worker runs the rules under Pyodide)
-  const frame = el("iframe", { id: "verify", src: `/verify?match=${encodeURIComponent(matchId)}&lang=${lang}`, title: "verify" }) as HTMLIFrameElement;
-  end.append(frame);
-  if (verdict.getAttribute("data-verdict") === "fail") return;
-  const timer = setInterval(() => {
-    const v = frame.contentDocument?.getElementById("verdict");
-    const got = v?.getAttribute("data-verdict");
-    if (!v || v.hidden || !got || got === "pending" || v.getAttribute("data-replay") === "pending") return;
-    clearInterval(timer);
-    const mapped = got === "pass" ? "pass" : got === "fail" ? "fail" : "incomplete";
-    verdict.setAttribute("data-verdict", mapped);
-    verdict.textContent = `${t(mapped)} — ${v.textContent ?? ""}`;
-  }, 500);
+  end.append(el("p", {}, download("transcript.json", text), " · ", download("seat.json", JSON.stringify(seat.export(), null, 1))));
+  if (ok) verifyHere(end, verdict, text, seat);
 }
 
 // -- a seat ---------------------------------------------------------------------------------
+/** The seat's view, drawn again whenever the match's event stream brings news (an event whose
+ * chain head is not the one drawn, the start, a reconnection); while the stream is down, a
+ * poll stands in for it until it is back. */
 async function play(matchId: string, mine: number, token: string, game: string, ruleset?: Obj): Promise<void> {
   let storage;
   try {
@@ -227,34 +254,84 @@ async function play(matchId: string, mine: number, token: string, game: string, 
   await seat.resendPending();
   await seat.commit();
   await seat.reveal(120);
-  // the view, read again whenever the seat is not about to act (a light poll: every state
-  // answer is the seat's own signed-over view; the events stream only wakes it sooner)
-  let shown = "";
+
+  let force = true; // read the view again whatever the events say
+  let maxSeq = -1; // the newest event streamed
+  let drawnNext: number | null = null; // the seq the drawn view's next step takes
+  let drawnMax = -1; // maxSeq when the view was drawn
   let acting = false;
-  for (;;) {
-    if (!acting) {
-      const view = (await seat.state()) as unknown as Obj;
-      const key = JSON.stringify(view);
-      if (view["status"] === "finished") {
-        render(view, mine, () => undefined);
-        await finish(seat, matchId);
-        return;
-      }
-      if (key !== shown) {
-        shown = key;
-        render(view, mine, (a) => {
-          acting = true;
-          seat
-            .act(a, { retryStale: true })
-            .catch((e: unknown) => say(`${t("error")}: ${String(e)}`))
-            .finally(() => {
-              shown = ""; // drawn again: a refused move leaves the buttons live
-              acting = false;
-            });
+  let over = false;
+  let wake: (() => void) | null = null;
+  const news = (): boolean => force || (drawnNext !== null ? maxSeq >= drawnNext : maxSeq > drawnMax);
+  const poke = (): void => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
+  const draw = (view: Obj): void => {
+    const dl = view["deadline"];
+    drawnNext = dl !== null && typeof dl === "object" && typeof (dl as Obj)["seq"] === "number" ? ((dl as Obj)["seq"] as number) : null;
+    drawnMax = maxSeq;
+    render(view, mine, (a) => {
+      acting = true;
+      seat
+        .act(a, { retryStale: true })
+        .then((out) => {
+          const v = out.state as unknown as Obj;
+          if (v["status"] === "finished") force = true;
+          else draw(v);
+        })
+        .catch((e: unknown) => {
+          say(`${t("error")}: ${String(e)}`);
+          force = true; // drawn again: a refused move leaves the buttons live
+        })
+        .finally(() => {
+          acting = false;
+          poke();
         });
+    });
+  };
+  const status = document.getElementById("status")!;
+  void (async () => {
+    for (let after = -1; !over; ) {
+      try {
+        status.setAttribute("data-stream", "open");
+        for await (const n of seat.watch(after)) {
+          if (n.kind === "event") {
+            after = Number(n.event["seq"]);
+            maxSeq = Math.max(maxSeq, after);
+          } else {
+            force = true; // (re)connected, or the match started without an event
+          }
+          poke();
+        }
+        return; // the match ended
+      } catch {
+        if (over) return;
+        // the stream keeps dropping: poll the view for a while, then try the stream again
+        status.setAttribute("data-stream", "poll");
+        for (let i = 0; i < 10 && !over; i++) {
+          await new Promise((r) => setTimeout(r, 1000));
+          force = true;
+          poke();
+        }
       }
     }
-    await new Promise((r) => setTimeout(r, 300));
+  })();
+
+  for (;;) {
+    while (!news() || acting) await new Promise<void>((r) => (wake = r));
+    await new Promise((r) => setTimeout(r, 0)); // the rest of a burst of events first
+    if (!news() || acting) continue;
+    force = false;
+    const view = (await seat.state()) as unknown as Obj;
+    if (view["status"] === "finished") {
+      over = true;
+      render(view, mine, () => undefined);
+      await finish(seat);
+      return;
+    }
+    draw(view);
   }
 }
 

@@ -193,6 +193,9 @@ function keyMap(keys: unknown): Record<string, string> {
   throw new ClientError("trusted keys are GET /v1/keys's answer or a mapping key_id → base64 public key");
 }
 
+/** An ``after`` past every event: the events page then carries only where the log stands. */
+const LATEST = 2 ** 31 - 1;
+
 export class Client {
   readonly baseUrl: string;
   readonly storage: SeatStorage;
@@ -207,6 +210,10 @@ export class Client {
   readonly sleep: (ms: number) => Promise<void>;
   /** Every request sent (method, path, status): for counting. */
   requestCount = 0;
+  /** Locks this client has seen proven in the log (canonical lock + index → the checkpoint
+   * note it was proven under): a second seat of the same match played through this client
+   * takes the proof its first seat fetched and checked, instead of fetching it again. */
+  readonly provenLocks = new Map<string, string>();
 
   constructor(baseUrl: string, opts: ClientOptions = {}) {
     this.baseUrl = baseUrl.replace(/\/+$/, "");
@@ -261,7 +268,7 @@ export class Client {
   }
 
   /** A read (GET) or an idempotent call; resent after a transport error, 5xx or 429. */
-  async request(method: string, path: string, opts: { token?: string; body?: unknown } = {}): Promise<unknown> {
+  async request(method: string, path: string, opts: { token?: string; body?: unknown; text?: boolean } = {}): Promise<unknown> {
     const body = opts.body === undefined ? undefined : canonical(opts.body);
     const retries = this.opts.retries ?? 3;
     let problem = "";
@@ -282,7 +289,7 @@ export class Client {
       }
       if (!resp.ok) return this.fail(resp);
       const type = resp.headers.get("content-type") ?? "";
-      return type.includes("json") ? resp.json() : resp.text();
+      return type.includes("json") && opts.text !== true ? resp.json() : resp.text();
     }
     throw new Unanswered(`${method} ${path}: no answer after ${retries + 1} attempts (${problem})`);
   }
@@ -518,6 +525,13 @@ export class Client {
     return doc;
   }
 
+  /** The transcript's bytes as the server sent them (to keep, or to hand to ``verify``). */
+  async transcriptText(matchId: string): Promise<string> {
+    const text = await this.request("GET", `/v1/matches/${matchId}/transcript`, { text: true });
+    if (typeof text !== "string") throw new ClientError(`GET /v1/matches/${matchId}/transcript: no text`);
+    return text;
+  }
+
   /** The match's public events as they happen (server-sent events), resuming after a dropped
    * connection from the last seq seen, until the match ends. */
   async *stream(matchId: string, after = -1, opts: { timeout?: number; signal?: AbortSignal } = {}): AsyncGenerator<Obj> {
@@ -532,6 +546,20 @@ export class Client {
     after = -1,
     opts: { timeout?: number; signal?: AbortSignal } = {},
   ): AsyncGenerator<{ event: Obj; live: boolean }> {
+    for await (const n of this.watch(matchId, after, opts)) if (n.kind === "event") yield { event: n.event, live: n.live };
+  }
+
+  /** The match's news as it happens, over server-sent events resumed after a dropped
+   * connection from the last seq seen: ``open`` each time the stream is (re)connected (what
+   * happened before it is in the seat's view), ``event`` for each public event (``live`` as
+   * in :meth:`pushed`), ``status`` when the status changed without an event (a v2 match
+   * starts at its last reveal; tawla's start draws nothing). Ends when the match ends;
+   * Unanswered when the stream keeps breaking. */
+  async *watch(
+    matchId: string,
+    after = -1,
+    opts: { timeout?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<Notice> {
     let last = after;
     const timeout = opts.timeout ?? 60;
     for (let broken = 0; broken <= (this.opts.retries ?? 3); ) {
@@ -540,7 +568,8 @@ export class Client {
       let resp: Response;
       let boundary = Number.MAX_SAFE_INTEGER;
       try {
-        const page = await this.request("GET", `/v1/matches/${matchId}/events?after=${last}`);
+        // where the log stands (no events asked for): later ones are pushed as they happen
+        const page = await this.request("GET", `/v1/matches/${matchId}/events?after=${LATEST}`);
         if (isObj(page) && typeof page["next_seq"] === "number") boundary = page["next_seq"];
         this.requestCount++;
         resp = await this.doFetch(`${this.baseUrl}/v1/matches/${matchId}/events/stream?after=${last}&timeout=${timeout}`, init);
@@ -559,6 +588,7 @@ export class Client {
         return this.fail(resp);
       }
       if (resp.body === null) return;
+      yield { kind: "open" };
       const parser = new SseParser();
       const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
       try {
@@ -567,12 +597,16 @@ export class Client {
           if (done) break;
           for (const msg of parser.feed(value)) {
             if (msg.event === "finished") return;
-            const ev: unknown = JSON.parse(msg.data);
-            if (!isObj(ev) || typeof ev["seq"] !== "number") continue;
-            if (ev["seq"] <= last) continue;
-            last = ev["seq"];
+            const doc: unknown = JSON.parse(msg.data);
+            if (!isObj(doc)) continue;
+            if (msg.event === "status") {
+              if (typeof doc["status"] === "string") yield { kind: "status", status: doc["status"] };
+              continue;
+            }
+            if (typeof doc["seq"] !== "number" || doc["seq"] <= last) continue;
+            last = doc["seq"];
             broken = 0;
-            yield { event: ev, live: ev["seq"] >= boundary };
+            yield { kind: "event", event: doc, live: doc["seq"] >= boundary };
           }
         }
       } catch {
@@ -585,6 +619,12 @@ export class Client {
     throw new Unanswered(`the event stream of match ${matchId} kept breaking`);
   }
 }
+
+/** What :meth:`Client.watch` yields. */
+export type Notice =
+  | { kind: "open" }
+  | { kind: "status"; status: string }
+  | { kind: "event"; event: Obj; live: boolean };
 
 export class Match {
   readonly matchId: string;
@@ -621,6 +661,9 @@ export class Seat {
   private key: SeatKey | null = null;
   private chain: RollChain | null = null;
   view: View | null = null;
+  /** The chain heads this seat's :meth:`watch` was shown, by seq: :meth:`checkTranscript`
+   * holds the transcript to them (the history it was shown while playing). */
+  readonly shown = new Map<number, string>();
 
   constructor(
     readonly client: Client,
@@ -950,6 +993,9 @@ export class Seat {
     if (typeof logIndex !== "number" || !Number.isSafeInteger(logIndex) || logIndex < 0) {
       throw this.notOurs(`the lock has no log index (${JSON.stringify(logIndex)})`);
     }
+    const proven = `${logIndex} ${canonical(lock)}`;
+    const known = this.client.provenLocks.get(proven);
+    if (known !== undefined) return known; // checked by this client for another seat
     const { log, witnesses } = await this.client.logKeys();
     const deadline = this.client.now() + (this.client.opts.proofWait ?? 30) * 1000;
     let text: string;
@@ -985,6 +1031,8 @@ export class Seat {
         );
       }
       await this.client.witnessCheckpoint(cp);
+      this.client.provenLocks.set(proven, proof.checkpoint);
+      if (this.client.provenLocks.size > 64) this.client.provenLocks.delete(this.client.provenLocks.keys().next().value!);
       return proof.checkpoint;
     } catch (exc) {
       if (exc instanceof ProtocolError || exc instanceof SyntaxError) {
@@ -1257,10 +1305,20 @@ export class Seat {
    * every event pushed live is checked against this client's clock, and a timeout that ends
    * the match against its deadline and the requests this seat holds (§3a.8). */
   async *events(after = -1, opts: { timeout?: number; signal?: AbortSignal } = {}): AsyncGenerator<Obj> {
-    for await (const { event: ev, live } of this.client.pushed(this.st.match_id, after, opts)) {
-      if (live) await this.checkSkew(ev["at"], `event ${String(ev["seq"])}`, { event: ev });
-      if (ev["type"] === "end" && ev["reason"] === "timeout") await this.checkTimeout(ev);
-      yield ev;
+    for await (const n of this.watch(after, opts)) if (n.kind === "event") yield n.event;
+  }
+
+  /** :meth:`Client.watch` for this seat's match, each event checked as :meth:`events` says:
+   * for a table that redraws on news instead of polling. */
+  async *watch(after = -1, opts: { timeout?: number; signal?: AbortSignal } = {}): AsyncGenerator<Notice> {
+    for await (const n of this.client.watch(this.st.match_id, after, opts)) {
+      if (n.kind === "event") {
+        const ev = n.event;
+        if (typeof ev["chain"] === "string") this.shown.set(Number(ev["seq"]), ev["chain"]);
+        if (n.live) await this.checkSkew(ev["at"], `event ${String(ev["seq"])}`, { event: ev });
+        if (ev["type"] === "end" && ev["reason"] === "timeout") await this.checkTimeout(ev);
+      }
+      yield n;
     }
   }
 
@@ -1300,6 +1358,10 @@ export class Seat {
     return this.client.transcript(this.st.match_id);
   }
 
+  transcriptText(): Promise<string> {
+    return this.client.transcriptText(this.st.match_id);
+  }
+
   /** The transcript's lock is byte-identical to the one this seat revealed against, its
    * chain recomputes, every receipt agrees with it, this seat's seed and nonce are the ones
    * it sent, and a timeout in it obeys §7 (§3a.8). TranscriptMismatch names what disagrees. */
@@ -1325,6 +1387,11 @@ export class Seat {
       }
       if (toHex(heads[seq + 1]!) !== r["chain"]) {
         throw new TranscriptMismatch(`match ${mid}: receipt for seq ${seq} disagrees with the transcript's chain there: signed proof the server rewrote the match`);
+      }
+    }
+    for (const [seq, chain] of this.shown) {
+      if (seq + 1 >= heads.length || toHex(heads[seq + 1]!) !== chain) {
+        throw new TranscriptMismatch(`match ${mid}: the event stream showed chain ${chain.slice(0, 16)}… after seq ${seq}, the transcript another history`);
       }
     }
     const seats = got["seats"];

@@ -15,6 +15,7 @@ export type {
   Dispute,
   KeysOut,
   MatchCreatedOut,
+  Notice,
   Receipt,
   SeatExport,
   SentRequest,

@@ -137,3 +137,31 @@ test("events pushed live over SSE are checked against the local clock", async ()
     assert.equal(watcher.disputes.length, 0);
   }
 });
+
+test("watch() tells the start of a tawla match, which draws no event, and what it showed holds the transcript", async () => {
+  const qc = new Client(URL, { operatorKey: KEY });
+  const match = await qc.createMatch("tawla", { match_length: 1 }, ["Layla", "Omar"]);
+  for (const s of match.seats) await s.commit();
+  const [first, last] = [match.seats[0]!, match.seats[1]!];
+  await first.reveal();
+  const notices: string[] = [];
+  let opened!: () => void;
+  const open = new Promise<void>((r) => (opened = r));
+  const watching = (async () => {
+    for await (const n of first.watch()) {
+      notices.push(n.kind === "status" ? `status ${n.status}` : n.kind);
+      if (n.kind === "open") opened();
+    }
+  })();
+  await open;
+  await last.reveal(); // the match starts: no event, a status notice
+  const { status } = await playOut(match.seats, prng(5));
+  assert.equal(status, "finished");
+  await watching;
+  assert.equal(notices[0], "open");
+  assert.equal(notices[1], "status playing");
+  const events = ((await match.transcript())["events"] as unknown[]).length;
+  assert.equal(notices.filter((n) => n === "event").length, events);
+  assert.equal(first.shown.size, events);
+  await first.checkTranscript();
+});
