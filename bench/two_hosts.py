@@ -2,6 +2,7 @@
 "Two hosts").
 
     QAHWA_TEST_PG_URL=postgresql+psycopg://… python -m bench.two_hosts
+    BENCH_BASE=<dir> …  # the hosts run that tree's code (git archive <commit> | tar -x -C <dir>)
 
 A "host" is one ``qahwa serve`` process with a data dir of its own, as docs/deploy.md §4 has
 it (the same master and signing keys in the environment; the log's key and origin from the
@@ -178,7 +179,7 @@ def hosts(url: str, tmp: Path, n: int, tag: str) -> tuple[list[Server], bool]:
     for i in range(n):
         data = tmp / f"{tag}-host{i}"  # a data dir per host
         data.mkdir()
-        out.append(Server("qahwa", url, data))
+        out.append(Server("qahwa", url, data, tree=os.environ.get("BENCH_BASE") or None))
         pinned = pin(out[-1], i) and pinned
     return out, pinned
 

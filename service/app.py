@@ -36,7 +36,7 @@ from .routes import rng as rng_routes
 from .schemas import add_links
 from .settings import STATIC_DIR, Settings
 from .version import PROTOCOLS, VERSION
-from .watch import CHANNEL, Hub, PgListener, Watch
+from .watch import CHANNEL, Hub, PgListener, Watch, WatchersFlag
 
 log = logging.getLogger("qahwa.service")
 
@@ -225,6 +225,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     listener: PgListener | None = None
     if db.dialect == "postgresql":
         service.store.notify_channel = CHANNEL
+        service.store.notify_wanted = WatchersFlag(db)  # NOTIFY only while someone waits
         listener = PgListener(settings.database_url, hub)
         log_c2sp.poll_seconds = 5.0  # other processes append too
 

@@ -6,6 +6,16 @@ no thread and makes no database query. Across processes on PostgreSQL each write
 ``NOTIFY qahwa_events, '<match_id> <next_seq>'`` inside its transaction (PostgreSQL delivers
 it at the commit) and a :class:`PgListener` thread per process turns the notifications into
 local publishes. SQLite has no such channel: one process, in-process wake-ups only.
+
+Notifications only while somebody watches. A NOTIFYing commit takes a database-wide lock in
+PostgreSQL (to queue notifications in commit order) and wakes every listening process, so
+with several hosts every write would be paid for by all of them. Instead a listener that has
+waiters (long polls, SSE streams; and for ``LINGER_SECONDS`` after the last) marks its
+connection ``application_name = qahwa-watching``, and writers NOTIFY only while
+``pg_stat_activity`` shows such a connection on the database (:class:`WatchersFlag`, read
+at most every ``FLAG_SECONDS`` per process). Until every writer can have seen the mark
+(``FLAG_SECONDS`` + ``MARGIN_SECONDS`` after it is set) the hub does not trust silence: its
+waiters look again every ``BLIND_POLL_SECONDS`` (:meth:`Hub.wait`), so no wake-up is lost.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from typing import Any
 from sqlalchemy.engine import make_url
 from starlette.concurrency import run_in_threadpool
 
+from .db import Database
 from .lru import LRU
 from .matches import MatchService
 from .store import FINISHED
@@ -30,6 +41,12 @@ log = logging.getLogger("qahwa.service")
 
 CHANNEL = "qahwa_events"
 KEEPALIVE_SECONDS = 15.0
+WATCHING = "qahwa-watching"  # a listener's application_name while it has waiters
+LISTENING = "qahwa-listening"  # ... while it has none (writers need not NOTIFY for it)
+FLAG_SECONDS = 1.0  # how long a writer trusts its last look at pg_stat_activity
+MARGIN_SECONDS = 1.0  # and a transaction's time from that look to its commit
+BLIND_POLL_SECONDS = 0.25  # how often a waiter looks while notifications may be missing
+LINGER_SECONDS = 30.0  # a listener stays marked this long after its last waiter
 
 
 class Hub:
@@ -49,6 +66,9 @@ class Hub:
         # without appending an event (tawla's start: the last reveal) is news too
         self._news: LRU[str, int] = LRU(remember)
         self._guard = threading.Lock()
+        #: time.monotonic() until which notifications from other processes may be missing
+        #: (0: never — one process, or one that listens for every write; see the module)
+        self.blind_until = 0.0
 
     def bind(self, loop: asyncio.AbstractEventLoop | None) -> None:
         self._loop = loop
@@ -106,8 +126,11 @@ class Hub:
         Call it right after reading the match at ``seen_next_seq``: a publish that came in
         between is remembered and returns at once. With ``seen_news`` (:meth:`news` taken
         before that read) any publish since counts, one that appended no event too.
+        Until notifications from the other processes can be trusted (:attr:`blind_until`)
+        it waits at most ``BLIND_POLL_SECONDS`` and then answers True: look again.
         """
         fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        blind = time.monotonic() < self.blind_until
         with self._guard:
             if self._latest.get(match_id, -1, touch=False) > seen_next_seq:
                 return True
@@ -117,10 +140,10 @@ class Hub:
                 return False
             self._waiters.setdefault(match_id, set()).add(fut)
         try:
-            await asyncio.wait_for(fut, timeout)
+            await asyncio.wait_for(fut, min(timeout, BLIND_POLL_SECONDS) if blind else timeout)
             return True
         except TimeoutError:
-            return False
+            return blind
         finally:
             with self._guard:
                 futs = self._waiters.get(match_id)
@@ -140,6 +163,8 @@ class PgListener:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="qahwa-listen", daemon=True)
         self.ready = threading.Event()
+        self.watching = False  # marked qahwa-watching (tests)
+        hub.blind_until = float("inf")  # until the mark is set and seen (see the module)
 
     def start(self) -> None:
         self._thread.start()
@@ -153,20 +178,74 @@ class PgListener:
 
         while not self._stop.is_set():
             try:
-                with psycopg.connect(self.conninfo, autocommit=True) as conn:
+                with psycopg.connect(
+                    self.conninfo, autocommit=True, application_name=LISTENING
+                ) as conn:
+                    self.watching, self.hub.blind_until = False, float("inf")
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.ready.set()
                     # anything sent while we were not listening: every waiter looks again
                     self.hub.publish_all()
+                    last_waiter = float("-inf")
                     while not self._stop.is_set():
-                        for n in conn.notifies(timeout=1.0):
+                        now = time.monotonic()
+                        if self.hub.waiting:
+                            last_waiter = now
+                        want = now - last_waiter < LINGER_SECONDS
+                        if want != self.watching:
+                            conn.execute(
+                                "SELECT set_config('application_name', %s, false)",
+                                (WATCHING if want else LISTENING,),
+                            )
+                            self.watching = want
+                            self.hub.blind_until = (
+                                time.monotonic() + FLAG_SECONDS + MARGIN_SECONDS
+                                if want
+                                else float("inf")
+                            )
+                        for n in conn.notifies(timeout=BLIND_POLL_SECONDS):
                             mid, _, seq = n.payload.partition(" ")
                             if seq.isdigit():
                                 self.hub.publish(mid, int(seq))
             except Exception as exc:  # the database went away: retry, waiters re-check
                 log.warning("LISTEN %s failed (%s); reconnecting", CHANNEL, type(exc).__name__)
                 self.ready.clear()
+                self.watching, self.hub.blind_until = False, float("inf")
                 self._stop.wait(1.0)
+
+
+class WatchersFlag:
+    """Whether any process on the database has waiters (a ``qahwa-watching`` listener), as
+    the writers ask before they NOTIFY: looked up at most every ``FLAG_SECONDS``; True when
+    the lookup fails (a notification too many costs less than a lost one)."""
+
+    SQL = (
+        "SELECT EXISTS (SELECT 1 FROM pg_stat_activity "
+        f"WHERE datname = current_database() AND application_name = '{WATCHING}')"
+    )
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._value = True
+        self._at = float("-inf")
+        self._lock = threading.Lock()
+        self.lookups = 0
+
+    def __call__(self) -> bool:
+        now = time.monotonic()
+        if now - self._at < FLAG_SECONDS:
+            return self._value
+        with self._lock:
+            if time.monotonic() - self._at < FLAG_SECONDS:
+                return self._value
+            try:
+                with self.db.connect(write=False) as c:
+                    value = bool(c.exec_driver_sql(self.SQL).scalar())
+            except Exception:
+                value = True
+            self._value, self._at = value, time.monotonic()
+            self.lookups += 1
+            return value
 
 
 class Watch:

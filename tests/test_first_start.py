@@ -87,3 +87,26 @@ def test_a_failing_step_shows_its_own_output_without_pip_noise(
     got = capsys.readouterr()
     assert got.out == "qahwa: the locked runtime failed:\n"
     assert got.err == "ERROR: THESE PACKAGES DO NOT MATCH\n"
+
+
+def test_the_runtime_shares_are_the_lock_split_whole() -> None:
+    """The pip runs side by side install every pin of requirements/main.txt once, each with
+    all its hashes (setuptools, installed first, in none of them)."""
+    import re
+
+    lock = (ROOT / "requirements" / "main.txt").read_text(encoding="utf-8")
+    pins = re.findall(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==", lock, flags=re.M)
+    blocks = fs.locked_blocks()
+    assert [name for name, _ in blocks] == [p.lower() for p in pins]
+    assert len(blocks) == fs.locked_packages()
+    for name, block in blocks:
+        assert block == fs.locked_block(name), name
+        assert block.count("--hash=sha256:") >= 1 and block.endswith("\n"), name
+    shares = fs.runtime_shares()
+    assert len(shares) == fs.INSTALL_PARTS >= 2
+    dealt = "".join(shares)
+    for name, block in blocks:
+        assert dealt.count(block) == (name != "setuptools"), name
+    whole = sum(len(b) for _, b in blocks) - len(fs.locked_block("setuptools"))
+    assert len(dealt) == whole  # nothing else in them
+    assert all(s.count("==") >= (len(blocks) - 1) // fs.INSTALL_PARTS for s in shares)

@@ -4,7 +4,10 @@ line per step, then ``qahwa serve``.
 Run by the machine's ``python3`` (the standard library only: nothing is installed yet).
 The steps overlap where they can: the Pyodide fetch (standard library too) runs beside the
 venv and the installs; the editable installs, which build with the locked setuptools, run
-beside the rest of the runtime's install once setuptools is in. On a terminal one status line says what is running
+beside the rest of the runtime's install once setuptools is in; and the runtime's install
+is split in ``INSTALL_PARTS`` pip runs side by side (``--no-deps``: the lock pins every
+package with its hashes, so each run installs its share and nothing else), which overlaps
+one run's downloads and hash checks with another's unpacking. On a terminal one status line says what is running
 and how far the install is (packages collected / to install); every finished step prints
 one line with its time. Nothing else is shown unless a step fails: then its own output,
 without pip's one warning per index location that does not exist on this machine.
@@ -43,6 +46,7 @@ PYODIDE_INPUT = ROOT / "qahwa_page" / "pyodide.py"
 PIP_NOISE = re.compile(r"is ignored: it is neither a file nor a directory")
 PIP = ["-m", "pip", "--disable-pip-version-check"]
 EDITABLE_ENV = {"PYTHONWARNINGS": "ignore:Editable installation"}
+INSTALL_PARTS = 2
 
 
 def newer(target: Path, inputs: list[Path]) -> bool:
@@ -186,14 +190,40 @@ def install(screen: Screen) -> None:
             screen.set("install", f"the locked runtime: installing {total} packages")
 
     screen.set("install", f"the locked runtime: 0/{total} packages")
+    lock = threading.Lock()
+
+    def counted(line: str) -> None:
+        with lock:
+            progress(line)
+
+    shares = [VENV / f"runtime-{i}.txt" for i in range(INSTALL_PARTS)]
+    for path, text in zip(shares, runtime_shares(), strict=True):
+        path.write_text(text, encoding="utf-8")
+    failed: list[StepFailed] = []
+
+    def share(path: Path) -> None:
+        try:
+            run(
+                "the locked runtime (requirements/main.txt)",
+                [*pip, "install", "--no-compile", "--no-deps", "--require-hashes"]
+                + ["-r", str(path)],
+                on_line=counted,
+            )
+        except StepFailed as exc:
+            failed.append(exc)
+
+    runs = [threading.Thread(target=share, args=(p,)) for p in shares]
     try:
-        run(
-            "the locked runtime (requirements/main.txt)",
-            [*pip, "install", "--no-compile", "--require-hashes", "-r", "requirements/main.txt"],
-            on_line=progress,
-        )
+        for th in runs:
+            th.start()
     finally:
+        for th in runs:
+            th.join()
         editables.join()
+        for path in shares:
+            path.unlink(missing_ok=True)
+    if failed:
+        raise failed[0]
     screen.done(
         "install",
         f"the locked runtime installed: {total} packages, hashes checked "
@@ -232,6 +262,26 @@ def _editables(screen: Screen, pip: list[str]) -> None:
         screen.done("editable", "qahwa and qahwa-verify: the editable install failed")
         return
     screen.done("editable", f"qahwa and qahwa-verify installed ({time.monotonic() - t:.1f} s)")
+
+
+def locked_blocks() -> list[tuple[str, str]]:
+    """Every pin of requirements/main.txt with its hash lines: ``(name, block)``."""
+    text = (ROOT / "requirements" / "main.txt").read_text(encoding="utf-8")
+    out: list[tuple[str, list[str]]] = []
+    for line in text.splitlines():
+        m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==", line)
+        if m:
+            out.append((m.group(1).lower(), [line]))
+        elif out and line.startswith(" ") and not line.strip().startswith("#"):
+            out[-1][1].append(line)
+    return [(name, "\n".join(lines) + "\n") for name, lines in out]
+
+
+def runtime_shares() -> list[str]:
+    """The lock's pins but setuptools (installed first), dealt into ``INSTALL_PARTS``
+    requirement files' texts."""
+    blocks = [b for name, b in locked_blocks() if name != "setuptools"]
+    return ["".join(blocks[i::INSTALL_PARTS]) for i in range(INSTALL_PARTS)]
 
 
 def locked_block(name: str) -> str:

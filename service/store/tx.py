@@ -86,6 +86,9 @@ class Store:
         #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
         #: with ``"<match_id> <next_seq>"``, sent by the row update itself
         self.notify_channel: str | None = None
+        #: PostgreSQL: whether any process waits for notifications now (service.watch.
+        #: WatchersFlag); none: every write that appended events NOTIFYs
+        self.notify_wanted: Callable[[], bool] | None = None
         #: the time deadlines are measured with (the app's; tests move theirs)
         self.clock = clock
         self._tokens: OrderedDict[tuple[str, str], int] = OrderedDict()
@@ -119,7 +122,11 @@ class Store:
                     if changed:
                         params = {f"_v_{k}": v for k, v in changed.items()}
                         params["_mid"] = match_id
-                        if (tx.appended or restated) and self.notify_channel:
+                        if (
+                            (tx.appended or restated)
+                            and self.notify_channel
+                            and (self.notify_wanted is None or self.notify_wanted())
+                        ):
                             # one round trip: the update returns pg_notify's (empty) result
                             params["_channel"] = self.notify_channel
                             params["_payload"] = f"{match_id} {tx.m.next_seq}"
