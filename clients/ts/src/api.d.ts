@@ -1053,6 +1053,13 @@ export interface components {
             game: "hokm";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -1260,6 +1267,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -1363,6 +1377,13 @@ export interface components {
             game: "iraqi_domino";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -1566,6 +1587,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -1825,6 +1853,13 @@ export interface components {
             game: "mahbusa";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -2091,6 +2126,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -2136,6 +2178,13 @@ export interface components {
              * @description the canonical ruleset string (every rule listed)
              */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /**
              * Commitment
              * @description hex SHA-256 of the server seed
@@ -2231,6 +2280,13 @@ export interface components {
             game: "mexican_train";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -2432,6 +2488,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -2662,6 +2725,13 @@ export interface components {
             game: "qahve";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -2869,6 +2939,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -3228,6 +3305,13 @@ export interface components {
             game: "rng";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -3531,6 +3615,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -3653,6 +3744,13 @@ export interface components {
             game: "shelem";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -3876,6 +3974,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -4046,6 +4151,13 @@ export interface components {
             game: "tawla";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -4307,6 +4419,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
