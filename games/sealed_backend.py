@@ -1,0 +1,154 @@
+"""The cryptography a sealed engine needs to check a deal step (fairness-v3 §3–§7), behind a
+small interface so that the engines run where ``rbcl`` does not: in CPython the backend is
+:class:`RbclBackend` (the ``sealed`` package, libsodium through ``rbcl``); the verify page
+(Pyodide) installs its own with :func:`set_backend` (the JavaScript verifier over
+@noble/curves). Nothing here imports ``sealed`` at import time.
+
+Every value is bytes as fairness-v3 encodes it: a point or scalar 32 bytes, a ciphertext
+``A || B`` 64 bytes, a deck the concatenation of its ciphertexts. A ``ctx`` is
+``(match_id, hand, seat)``. A refused value raises :class:`SealedStepError` naming it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+from .errors import IllegalActionError
+
+Ctx = tuple[str, int, int]
+
+
+class SealedStepError(IllegalActionError):
+    """A sealed deal step whose proof, share, opening or key does not verify."""
+
+
+class SealedBackend(Protocol):
+    def verify_key(self, ctx: Ctx, key: bytes, proof: bytes) -> None:
+        """§3: the key is a point other than the identity with a valid proof of knowledge."""
+
+    def hand_key(self, keys: Sequence[bytes]) -> bytes:
+        """§3: the sum of the seats' keys."""
+
+    def starting_deck(self, game: str, items: Sequence[str]) -> bytes:
+        """§4: every item as (identity, M(game, code)), in the given order."""
+
+    def verify_shuffle(
+        self, ctx: Ctx, hand_key: bytes, deck_in: bytes, deck_out: bytes, proof: bytes
+    ) -> None:
+        """§5.5: the output deck is the input deck permuted and re-masked under the hand key."""
+
+    def verify_share(self, ctx: Ctx, key: bytes, item: bytes, share: bytes, proof: bytes) -> None:
+        """§6: ``share`` is x·A of ``item`` for the x of ``key``, with its proof."""
+
+    def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
+        """§7: B − Σ shares = M(game, code)."""
+
+    def check_revealed(self, key: bytes, secret: bytes, seat: int) -> None:
+        """§3: a revealed secret is canonical and secret·G = key."""
+
+    def open_deck(
+        self, game: str, items: Sequence[str], deck: bytes, secrets: Sequence[bytes]
+    ) -> list[str]:
+        """§10: every item of ``deck`` opened with the sum of ``secrets``, as codes (each
+        item of ``items`` once)."""
+
+
+class RbclBackend:
+    """The backend of CPython: the ``sealed`` package (libsodium through ``rbcl``)."""
+
+    def verify_key(self, ctx: Ctx, key: bytes, proof: bytes) -> None:
+        import sealed
+
+        try:
+            sealed.verify_key(sealed.Context(*ctx), key, sealed.KeyProof.decode(proof))
+        except sealed.SealedError as exc:
+            raise SealedStepError(str(exc)) from None
+
+    def hand_key(self, keys: Sequence[bytes]) -> bytes:
+        import sealed
+
+        return sealed.hand_key(list(keys))
+
+    def starting_deck(self, game: str, items: Sequence[str]) -> bytes:
+        import sealed
+
+        return sealed.encode_deck(sealed.starting_deck(game, items))
+
+    def verify_shuffle(
+        self, ctx: Ctx, hand_key: bytes, deck_in: bytes, deck_out: bytes, proof: bytes
+    ) -> None:
+        import sealed
+
+        try:
+            n = len(deck_in) // 64
+            d_in = sealed.decode_deck(deck_in, n)
+            d_out = sealed.decode_deck(deck_out, n)
+            pr = sealed.ShuffleProof.decode(proof, n)
+            sealed.verify_shuffle(sealed.Context(*ctx), hand_key, d_in, d_out, pr)
+        except sealed.SealedError as exc:
+            raise SealedStepError(f"shuffle of seat {ctx[2]}: {exc}") from None
+
+    def verify_share(self, ctx: Ctx, key: bytes, item: bytes, share: bytes, proof: bytes) -> None:
+        import sealed
+
+        try:
+            c = sealed.decode_deck(item, 1)[0]
+            sh = sealed.Share(share, sealed.ShareProof.decode(proof))
+            sealed.verify_share(sealed.Context(*ctx), key, c, sh)
+        except sealed.SealedError as exc:
+            raise SealedStepError(str(exc)) from None
+
+    def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
+        import sealed
+
+        c = sealed.decode_deck(item, 1)[0]
+        return sealed.unmask(c, list(shares)) == sealed.item_point(game, code)
+
+    def check_revealed(self, key: bytes, secret: bytes, seat: int) -> None:
+        import sealed
+
+        try:
+            sealed.check_revealed(key, secret, seat)
+        except sealed.SealedError as exc:
+            raise SealedStepError(str(exc)) from None
+
+    def open_deck(
+        self, game: str, items: Sequence[str], deck: bytes, secrets: Sequence[bytes]
+    ) -> list[str]:
+        import sealed
+        from sealed.group import mul, s_add, sub
+
+        x = secrets[0]
+        for s in secrets[1:]:
+            x = s_add(x, s)
+        table = sealed.item_table(game, items)
+        out: list[str] = []
+        for c in sealed.decode_deck(deck):
+            code = table.get(sub(c.B, mul(x, c.A)))
+            if code is None:
+                raise SealedStepError("the revealed keys do not open every item of the deck")
+            out.append(code)
+        if sorted(out) != sorted(items):
+            raise SealedStepError("the final deck does not hold every item once")
+        return out
+
+
+_backend: SealedBackend | None = None
+
+
+def get_backend() -> SealedBackend:
+    """The backend installed by :func:`set_backend`, else :class:`RbclBackend`."""
+    global _backend
+    if _backend is None:
+        _backend = RbclBackend()
+    return _backend
+
+
+def set_backend(backend: SealedBackend | None) -> None:
+    """Install the backend every sealed engine uses (None: back to the default)."""
+    global _backend
+    _backend = backend
+
+
+__all__ = ["Ctx", "RbclBackend", "SealedBackend", "SealedStepError", "get_backend", "set_backend"]
