@@ -167,6 +167,8 @@ class SimSeat:
             return self._domino(view, sv, legal)
         if game == "mexican_train":
             return self._mexican(view, sv, legal)
+        if game == "qahve":
+            return self._qahve(view, sv, legal)
         raise ValueError(f"no simulated seat for sealed {game}")
 
     def _domino(
@@ -202,6 +204,33 @@ class SimSeat:
             i, e = self.rnd.choice(fits)
             return self._lay(sv, i, e)
         return dict(other[0])
+
+    def _qahve(self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]) -> Action:
+        if legal[0]["type"] != "play":
+            return dict(self.rnd.choice(view.get("suggested_actions") or legal))
+        led = view.get("led")
+        items = [a["item"] for a in legal]
+        cards = {i: self.code_of(sv, i) for i in items}
+        hand = list(cards.values())
+        if "JB" in hand and view.get("trick_number") == 9:
+            allowed = [i for i in items if cards[i] == "JB"]
+        else:
+            allowed = [
+                i
+                for i in items
+                if (cards[i] != "JR" or view.get("jb_played"))
+                and (
+                    led is None
+                    or cards[i] in ("JB", "JR")
+                    or suit(cards[i]) == led
+                    or not any(c not in ("JB", "JR") and suit(c) == led for c in hand)
+                )
+            ]
+        off = [i for i in items if i not in allowed and (cards[i] != "JR" or view.get("jb_played"))]
+        item = self.rnd.choice(off if off and self._cheat_now("revoke") else allowed)
+        opening = self.opening(sv, item)
+        card = opening.pop("code")
+        return {"type": "play", "card": card, **opening}
 
     def _mexican(
         self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]

@@ -527,6 +527,10 @@ LEGAL = "every action this seat may send now, exactly as it would be sent"
 SUGGESTED = "a subset of legal_actions for simple random bots"
 
 
+#: the kind of table (issue 34): hands hidden from the operator, or qahwa-fair/2's deals
+Deal = Literal["sealed", "seeded"]
+
+
 class _Public(Wire):
     """The engine's view of the table: what everyone may see (a seat view adds its own)."""
 
@@ -555,6 +559,12 @@ class _Seat(Wire):
     match_id: str
     version: int = Field(description="send it with an action chosen from this view")
     seat: int = Field(description="the seat this view is for")
+    deal: Deal = Field(
+        default="seeded",
+        description='the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: '
+        "no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) "
+        'or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)',
+    )
     protocol: str | None = None
     chain: str | None = Field(
         default=None,
@@ -938,6 +948,12 @@ class MatchCreatedOut(Wire):
     protocol: str
     game: str
     ruleset: str = Field(description="the canonical ruleset string (every rule listed)")
+    deal: Deal = Field(
+        default="seeded",
+        description='the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: '
+        "no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) "
+        'or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)',
+    )
     commitment: str = Field(description="hex SHA-256 of the server seed")
     created_at: str
     status: Status
@@ -1021,6 +1037,12 @@ class MatchOut(Wire):
     match_id: str
     game: str
     ruleset: str
+    deal: Deal = Field(
+        default="seeded",
+        description='the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: '
+        "no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) "
+        'or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)',
+    )
     commitment: str
     status: Status
     version: int

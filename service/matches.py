@@ -61,6 +61,7 @@ from .errors import Conflict, Forbidden, Invalid, NotFound, user_errors
 from .keys import RecordSigner
 from .kinds import EndReason, EventType, SeedSource, Status
 from .models import Heartbeat, Match, Seat, ServerSeed
+from .sealed import deal_of
 from .settings import Settings
 from .store import (
     FINISHED,
@@ -457,6 +458,7 @@ class MatchService:
             "protocol": CURRENT.name,
             "game": game,
             "ruleset": ruleset,
+            "deal": deal_of(ruleset),
             "commitment": com,
             "created_at": at,
             "status": status,
@@ -1017,6 +1019,7 @@ class MatchService:
                 "protocol": m.protocol,
                 "game": m.game,
                 "ruleset": m.ruleset,
+                "deal": deal_of(m.ruleset),
                 "commitment": m.commitment,
                 "status": m.status,
                 "version": m.version,
@@ -1053,6 +1056,7 @@ class MatchService:
             view = tx.engine().view(seat)
         view["version"] = m.version
         view["match_id"] = m.id
+        view["deal"] = deal_of(m.ruleset)
         if m.proto.signed:
             view.update(self._v2_fields(m))
             view["deadline"] = self._deadline(m)

@@ -86,6 +86,15 @@ def new_table(body: TableIn, request: Request) -> dict[str, Any]:
         raise HTTPException(404, "the built-in lobby is off on this server (QAHWA_PLAY_LOBBY=0)")
     if body.game not in GAMES:
         raise HTTPException(422, f"unknown game {body.game!r}; one of: {', '.join(GAMES)}")
+    if (body.ruleset or {}).get("deal", "seeded") != "seeded":
+        # its house bots would run in this process, beside the keys of the server: a sealed
+        # table's house seats are played by `qahwa house` (docs/api.md, sealed tables)
+        raise HTTPException(
+            422,
+            "the built-in lobby seats only seeded tables for now: create a sealed table "
+            '({"deal": "sealed"}) with POST /v1/matches and play its house seats with '
+            "`qahwa house`",
+        )
     try:
         cls = engine_class(body.game)
         n = cls.seat_count(cls.parse_ruleset(body.ruleset or {}))

@@ -282,3 +282,18 @@ def test_a_mexican_train_draw_while_able_to_play_forfeits_at_the_rounds_end() ->
     out = r.engine.outcome
     assert out is not None and out.reason == "rule" and out.forfeited == (1,)
     assert replayed(r).outcome == out
+
+
+# -- qahve -----------------------------------------------------------------------------------
+def test_an_honest_sealed_qahve_match_plays_and_replays() -> None:
+    r = play_match("qahve", {"target": 30}, seed="qahve", house=(0, 2))
+    out = r.engine.outcome
+    assert out is not None and out.reason == "finished" and not r.refused
+    assert replayed(r).outcome == out
+
+
+def test_a_qahve_revoke_forfeits_at_the_hands_end() -> None:
+    r = play_match("qahve", {"target": 30}, seed="q", cheats={1: "revoke"})
+    out = r.engine.outcome
+    assert out is not None and out.reason == "rule" and out.forfeited == (1,)
+    assert replayed(r).outcome == out

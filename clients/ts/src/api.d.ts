@@ -1053,6 +1053,13 @@ export interface components {
             game: "hokm";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -1260,6 +1267,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -1363,6 +1377,13 @@ export interface components {
             game: "iraqi_domino";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -1566,6 +1587,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -1861,6 +1889,13 @@ export interface components {
             game: "mahbusa";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -2127,6 +2162,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -2172,6 +2214,13 @@ export interface components {
              * @description the canonical ruleset string (every rule listed)
              */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /**
              * Commitment
              * @description hex SHA-256 of the server seed
@@ -2267,6 +2316,13 @@ export interface components {
             game: "mexican_train";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -2468,6 +2524,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -2698,6 +2761,13 @@ export interface components {
             game: "qahve";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -2905,6 +2975,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -3264,6 +3341,13 @@ export interface components {
             game: "rng";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -3567,6 +3651,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -3689,6 +3780,13 @@ export interface components {
             game: "shelem";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -3912,6 +4010,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
@@ -4082,6 +4187,13 @@ export interface components {
             game: "tawla";
             /** Ruleset */
             ruleset: string;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Commitment */
             commitment: string;
             /**
@@ -4343,6 +4455,13 @@ export interface components {
              * @description the seat this view is for
              */
             seat: number;
+            /**
+             * Deal
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @default seeded
+             * @enum {string}
+             */
+            deal: "sealed" | "seeded";
             /** Protocol */
             protocol?: string | null;
             /**
