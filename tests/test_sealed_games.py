@@ -297,3 +297,22 @@ def test_a_qahve_revoke_forfeits_at_the_hands_end() -> None:
     out = r.engine.outcome
     assert out is not None and out.reason == "rule" and out.forfeited == (1,)
     assert replayed(r).outcome == out
+
+
+# -- shelem ----------------------------------------------------------------------------------
+def test_an_honest_sealed_shelem_match_plays_and_replays() -> None:
+    r = play_match("shelem", {"target": 100}, seed="shelem", house=(3,))
+    out = r.engine.outcome
+    assert out is not None and out.reason == "finished" and not r.refused
+    assert replayed(r).outcome == out
+    # the widow goes to the bid winner alone: one share step by each of the three others
+    kitty = [e for e in r.events if e["type"] == "action" and e["action"].get("step") == "share"]
+    assert any(len(e["action"]["shares"]) == 4 for e in kitty)
+
+
+def test_a_shelem_revoke_forfeits_and_two_player_shelem_has_no_sealed_form() -> None:
+    r = play_match("shelem", {"target": 100}, seed="s", cheats={1: "revoke"})
+    out = r.engine.outcome
+    assert out is not None and out.reason == "rule" and out.forfeited == (1,)
+    with pytest.raises(RulesetError, match="four players"):
+        engine_for("shelem", {"deal": "sealed"}).parse_ruleset({"deal": "sealed", "players": 2})
