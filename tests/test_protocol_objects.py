@@ -9,9 +9,11 @@ import pytest
 from fairness import (
     PROTOCOL,
     PROTOCOL_V2,
+    PROTOCOL_V3,
     PROTOCOLS,
     V1,
     V2,
+    V3,
     UnknownProtocolError,
     commitment,
     match_key,
@@ -24,8 +26,8 @@ from games.transcript import simulate_match, transcript_key
 
 
 def test_one_object_per_version_chosen_from_any_form() -> None:
-    assert PROTOCOLS == {PROTOCOL: V1, PROTOCOL_V2: V2}
-    for proto in (V1, V2):
+    assert PROTOCOLS == {PROTOCOL: V1, PROTOCOL_V2: V2, PROTOCOL_V3: V3}
+    for proto in (V1, V2, V3):
         assert protocol_for(proto.name) is proto
         assert protocol_for(proto) is proto
         assert protocol_for({"protocol": proto.name, "events": []}) is proto
