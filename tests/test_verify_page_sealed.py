@@ -1,0 +1,473 @@
+"""The verify page's sealed-deal verification (qahwa-fair/3): the crypto backend interface
+(games/sealed_backend.py), its JavaScript implementation for Pyodide (verify_cli/sealed_js.py →
+qahwa_page/static/sealed-verify.js over the vendored qahwa_page/static/sealed-lib.js), and the
+page's worker loading it.
+
+- The vendored bundle is a fresh build of clients/ts/page/sealed-lib.js by the locked esbuild,
+  from @noble/curves and @noble/hashes locked with integrity hashes (the versions
+  tests/test_sealed_js.py cross-checks against ``sealed``).
+- Under node, the JavaScript backend (through the very Python class the page uses) and the
+  rbcl one give the same verdict and the same words, call by call and for whole hands, on a
+  genuine hand and on hands with one byte or field changed.
+- In Chromium, Pyodide runs the project's Python from the page's sources zip with the
+  JavaScript backend installed as the worker does it: a genuine sealed hokm hand verifies (and
+  opens to the cards its owners learnt), one changed proof byte fails with the CLI's words.
+
+Skips only without node/npm or chromium or the Pyodide runtime (failures under CI=true).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import gzip
+import json
+import random
+import re
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from browser import launch, needs_chromium
+
+from games.sealed_backend import (
+    RbclBackend,
+    SealedBackend,
+    SealedCheckError,
+    backend,
+    starting_deck,
+    use,
+)
+from qahwa_page.pyodide import runtime_installed
+from qahwa_page.serve import PageServer
+from sealed import FixedRandomness
+from sealed.demo import simulated_hand
+from verify_cli.sealed_js import JsBackend, install
+
+ROOT = Path(__file__).resolve().parent.parent
+TS = ROOT / "clients" / "ts"
+STATIC = ROOT / "qahwa_page" / "static"
+BUNDLE = STATIC / "sealed-lib.js"
+VERIFIER = STATIC / "sealed-verify.js"
+NPM = shutil.which("npm")
+NODE = shutil.which("node")
+CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
+
+# -- the vendored bundle -----------------------------------------------------------------------
+
+
+def test_the_bundle_is_built_from_the_packages_the_cross_check_uses() -> None:
+    pkg = json.loads((TS / "package.json").read_text("utf-8"))
+    lock = json.loads((TS / "package-lock.json").read_text("utf-8"))
+    checked = json.loads((ROOT / "tests" / "sealed_js" / "package.json").read_text("utf-8"))
+    assert "build:sealed" in pkg["scripts"]
+    for name in ("@noble/curves", "@noble/hashes"):
+        version = {**pkg["dependencies"], **pkg["devDependencies"]}[name]
+        assert version == checked["dependencies"][name]
+        entry = lock["packages"][f"node_modules/{name}"]
+        assert entry["version"] == version and entry["integrity"].startswith("sha512-")
+    text = BUNDLE.read_text("utf-8")
+    assert not re.search(r"^\s*import\b", text, re.M) and "import(" not in text
+    assert "noble-curves - MIT License" in text  # the licence travels with the copy
+    assert len(gzip.compress(BUNDLE.read_bytes(), 9)) <= 40_000
+
+
+@pytest.mark.skipif(NPM is None, reason="npm (and node) not installed")
+def test_the_committed_bundle_is_a_fresh_build(tmp_path: Path) -> None:
+    from tests.test_clients_ts import node_modules
+
+    node_modules()
+    out = tmp_path / "sealed-lib.js"
+    subprocess.run(
+        [str(NPM), "run", "--silent", "build:sealed", "--", f"--outfile={out}"],
+        cwd=TS,
+        check=True,
+        capture_output=True,
+    )
+    assert out.read_bytes() == BUNDLE.read_bytes(), (
+        "qahwa_page/static/sealed-lib.js is stale: run make sealed-js and commit it"
+    )
+
+
+# -- hands --------------------------------------------------------------------------------------
+
+
+def hand(
+    seed: str, seats: int, n: int, house: tuple[int, ...] = (), opened: int = 0
+) -> tuple[str, dict[str, Any], list[str]]:
+    match = f"m-page-{seed}"
+    entry, learnt = simulated_hand(
+        match, 2, "hokm", CARDS[:n], seats, house, opened, FixedRandomness(seed.encode())
+    )
+    return match, entry, learnt
+
+
+def flip_b64(text: str, pos: int, bit: int = 0) -> str:
+    raw = bytearray(base64.b64decode(text))
+    raw[pos % len(raw)] ^= 1 << bit
+    return base64.b64encode(bytes(raw)).decode("ascii")
+
+
+def flip_hex(text: str, pos: int, bit: int = 0) -> str:
+    raw = bytearray(bytes.fromhex(text))
+    raw[pos % len(raw)] ^= 1 << bit
+    return raw.hex()
+
+
+def tampered(entry: dict[str, Any], rng: random.Random) -> tuple[str, dict[str, Any]]:
+    """One byte (or field) of the record changed, at a random place."""
+    e = copy.deepcopy(entry)
+    kind = rng.choice(["shuffle proof", "deck", "key", "key proof", "share", "revealed", "code"])
+    pos, bit = rng.randrange(1 << 16), rng.randrange(8)
+    if kind == "shuffle proof":
+        sh = rng.choice(e["shuffles"])
+        sh["proof"] = flip_b64(sh["proof"], pos, bit)
+    elif kind == "deck":
+        sh = rng.choice(e["shuffles"])
+        sh["deck"] = flip_b64(sh["deck"], pos, bit)
+    elif kind in ("key", "key proof"):
+        k = rng.choice(e["keys"])
+        field = "key" if kind == "key" else "proof"
+        k[field] = flip_hex(k[field], pos, bit)
+    elif kind == "share":
+        s = rng.choice(e["shares"])
+        field = rng.choice(["share", "proof"])
+        s[field] = flip_hex(s[field], pos, bit)
+    elif kind == "revealed":
+        r = rng.choice(e["revealed"])
+        r["secret"] = flip_hex(r["secret"], pos % 31, bit)  # the last byte could leave ℓ
+    elif e["openings"]:
+        op = rng.choice(e["openings"])
+        op["code"] = rng.choice([c for c in e["items"] if c != op["code"]])
+    else:
+        e["revealed"][0]["secret"] = e["revealed"][1]["secret"]
+    return kind, e
+
+
+# Step by step, as an engine checks a sealed hand while it is played: every call of the backend
+# interface. The same source runs in CPython and in Pyodide (in the page, below).
+STEPS = """
+import base64, json
+from games.sealed_backend import SealedCheckError, backend, starting_deck
+
+def steps(args):
+    match_id, entry, seats, house = json.loads(args)
+    b = backend()
+    out = {"backend": b.name}
+    try:
+        hand, game, items = entry["hand"], entry["game"], entry["items"]
+        keys = [bytes.fromhex(k["key"]) for k in entry["keys"]]
+        for s, k in enumerate(entry["keys"]):
+            b.verify_key(match_id, hand, s, keys[s], bytes.fromhex(k["proof"]))
+        P = b.hand_key(keys)
+        deck = starting_deck(b, game, items)
+        for sh in entry["shuffles"]:
+            out_deck = base64.b64decode(sh["deck"])
+            b.verify_shuffle(
+                match_id, hand, sh["seat"], P, deck, out_deck, base64.b64decode(sh["proof"])
+            )
+            deck = out_deck
+        got = {}
+        for sh in entry["shares"]:
+            i = sh["item"]
+            A, B = deck[64 * i : 64 * i + 32], deck[64 * i + 32 : 64 * i + 64]
+            D, proof = bytes.fromhex(sh["share"]), bytes.fromhex(sh["proof"])
+            b.verify_share(match_id, hand, sh["seat"], keys[sh["seat"]], A, B, D, proof)
+            got[(i, sh["seat"])] = (D, proof)
+        for op in entry["openings"]:
+            i = op["item"]
+            A, B = deck[64 * i : 64 * i + 32], deck[64 * i + 32 : 64 * i + 64]
+            b.check_opening(
+                game, op["code"], A, B, match_id, hand, keys, [got[(i, s)] for s in range(seats)]
+            )
+        secrets = []
+        for r in entry["revealed"]:
+            x = bytes.fromhex(r["secret"])
+            b.check_revealed(keys[r["seat"]], x, r["seat"])
+            secrets.append(x)
+        out["order"] = list(b.open_deck(game, items, deck, secrets))
+        out["deck"] = deck.hex()
+        whole = b.verify_hand(match_id, entry, seats, house)
+        out["whole"] = {
+            "order": list(whole.order or ()),
+            "opened": {str(k): v for k, v in sorted(whole.opened.items())},
+            "deck": whole.deck.hex(),
+            "hand_key": whole.hand_key.hex(),
+        }
+    except SealedCheckError as exc:
+        out["error"] = str(exc)
+    return json.dumps(out, sort_keys=True)
+"""
+
+
+def run_steps(b: SealedBackend, match: str, entry: dict[str, Any], seats: int, house: Any) -> Any:
+    ns: dict[str, Any] = {}
+    exec(STEPS, ns)  # noqa: S102 - the test's own source, shared with the page
+    before = use(b)
+    try:
+        return json.loads(ns["steps"](json.dumps([match, entry, seats, list(house)])))
+    finally:
+        use(before)
+
+
+def whole(b: SealedBackend, match: str, entry: dict[str, Any], seats: int, house: Any) -> Any:
+    try:
+        v = b.verify_hand(match, entry, seats, house)
+    except SealedCheckError as exc:
+        return {"error": str(exc)}
+    return {"order": v.order, "opened": v.opened, "deck": v.deck, "key": v.hand_key}
+
+
+def test_the_default_backend_is_rbcl_and_use_swaps_it() -> None:
+    assert isinstance(backend(), RbclBackend)
+    fake = RbclBackend()
+    before = use(fake)
+    try:
+        assert backend() is fake
+    finally:
+        use(before)
+    assert backend() is not fake
+
+
+def test_importing_the_rules_loads_no_rbcl() -> None:
+    """The page's Python imports games.sealed_backend and verify_cli.sealed_js: neither may
+    load rbcl (it does not exist in Pyodide) until the rbcl backend is used."""
+    code = (
+        "import sys, games.sealed_backend, verify_cli.sealed_js, verify_cli.replay_core; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rbcl', 'sealed')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_the_js_backend_says_where_it_is_missing() -> None:
+    with pytest.raises((RuntimeError, ImportError)):
+        JsBackend()
+
+
+# -- under node: the JavaScript backend against the rbcl one -----------------------------------
+
+NODE_RUNNER = """
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+const [, , libPath, verifierPath] = process.argv;
+const lib = await import(pathToFileURL(libPath).href);
+const sv = await import(pathToFileURL(verifierPath).href);
+const b = sv.jsonBackend(sv.sealedVerifier(lib));
+for await (const line of createInterface({ input: process.stdin })) {
+  const { kind, args } = JSON.parse(line);
+  process.stdout.write(b.run(kind, args) + "\\n");
+}
+"""
+
+
+class NodeRunner:
+    """``qahwaSealed`` as the worker publishes it, in one node process: ``run(kind, args)``."""
+
+    def __init__(self, script: Path) -> None:
+        assert NODE is not None
+        self.proc = subprocess.Popen(
+            [NODE, str(script), str(BUNDLE), str(VERIFIER)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        self.lock = threading.Lock()
+
+    def run(self, kind: str, args: str) -> str:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        with self.lock:
+            self.proc.stdin.write(json.dumps({"kind": kind, "args": args}) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        assert line, "the node runner stopped"
+        return line
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+        self.proc.stdout.close()
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[NodeRunner]:
+    if NODE is None:
+        pytest.skip("node not installed")
+    script = tmp_path_factory.mktemp("sealed-page") / "runner.mjs"
+    script.write_text(NODE_RUNNER)
+    r = NodeRunner(script)
+    try:
+        yield r
+    finally:
+        r.close()
+
+
+@pytest.fixture(scope="module")
+def js(runner: NodeRunner) -> JsBackend:
+    return JsBackend(runner)
+
+
+def test_a_genuine_hand_agrees_call_by_call_and_whole(js: JsBackend) -> None:
+    rb = RbclBackend()
+    match, entry, learnt = hand("genuine", 3, 9, house=(1,), opened=3)
+    a = run_steps(rb, match, entry, 3, (1,))
+    b = run_steps(js, match, entry, 3, (1,))
+    assert "error" not in a, a
+    assert a["order"] == learnt and a["whole"]["order"] == learnt
+    assert a["whole"]["opened"] == {str(i): learnt[i] for i in range(3)}
+    assert {**a, "backend": "js"} == b
+    assert js.item_point("hokm", "AS") == rb.item_point("hokm", "AS")
+    assert starting_deck(js, "hokm", CARDS[:5]) == starting_deck(rb, "hokm", CARDS[:5])
+    with pytest.raises(SealedCheckError, match="repeat"):
+        starting_deck(js, "hokm", ["AS", "AS"])
+    # before every key is revealed the deck stays closed, in both
+    closed = copy.deepcopy(entry)
+    closed["revealed"] = closed["revealed"][:2]
+    assert whole(rb, match, closed, 3, (1,)) == {**whole(js, match, closed, 3, (1,))}
+    assert whole(js, match, closed, 3, (1,))["order"] is None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_every_changed_hand_is_refused_alike(js: JsBackend, seed: int) -> None:
+    """One random change at a time: both refuse, with the same words; step by step too."""
+    rb = RbclBackend()
+    seats = 2 + seed % 3
+    house = (0,) if seed % 2 else ()
+    match, entry, _ = hand(f"t{seed}", seats, 4 + seed, house, opened=seed % 3)
+    rng = random.Random(seed)
+    for _ in range(8):
+        kind, e = tampered(entry, rng)
+        a, b = whole(rb, match, e, seats, house), whole(js, match, e, seats, house)
+        assert "error" in a, (kind, a)
+        assert a == b, kind
+        sa, sb = run_steps(rb, match, e, seats, house), run_steps(js, match, e, seats, house)
+        assert "error" in sa, (kind, sa)
+        assert sa["error"] == sb["error"], kind
+
+
+def test_call_by_call_refusals_agree(js: JsBackend) -> None:
+    rb = RbclBackend()
+    match, entry, _ = hand("calls", 2, 4, opened=1)
+    keys = [bytes.fromhex(k["key"]) for k in entry["keys"]]
+    P = rb.hand_key(keys)
+    d0 = starting_deck(rb, "hokm", CARDS[:4])
+    d1 = base64.b64decode(entry["shuffles"][0]["deck"])
+    proof = base64.b64decode(entry["shuffles"][0]["proof"])
+    secret = bytes.fromhex(entry["revealed"][0]["secret"])
+    calls: list[Callable[[SealedBackend], Any]] = [
+        lambda b: b.verify_key(match, 2, 1, keys[0], bytes.fromhex(entry["keys"][0]["proof"])),
+        lambda b: b.verify_key(match, 2, 0, bytes(32), bytes(64)),
+        lambda b: b.verify_shuffle(match, 2, 0, P, d0, d1, proof[:-32]),
+        lambda b: b.verify_shuffle(match, 2, 1, P, d0, d1, proof),  # another seat's context
+        lambda b: b.verify_shuffle(match, 2, 0, P, d0, d1[:-64], proof),
+        lambda b: b.check_revealed(keys[1], secret, 1),
+        lambda b: b.check_revealed(keys[0], b"\xff" * 32, 0),
+        lambda b: b.open_deck("hokm", CARDS[:4], d1, [secret]),
+        lambda b: b.open_deck("hokm", CARDS[:4], d1, []),
+        lambda b: b.hand_key([keys[0], b"\x01" * 32]),
+        lambda b: b.hand_key([]),
+    ]
+    for i, call in enumerate(calls):
+        got = []
+        for b in (rb, js):
+            with pytest.raises(SealedCheckError) as exc:
+                call(b)
+            got.append(str(exc.value))
+        assert got[0] == got[1], i
+
+
+def test_install_makes_the_js_backend_current(runner: NodeRunner) -> None:
+    before = use(None)
+    try:
+        b = install(runner)  # as the worker installs its global qahwaSealed
+        assert backend() is b and b.name == "js"
+    finally:
+        use(before)
+
+
+# -- in Chromium: Pyodide, the page's sources and the JavaScript backend -----------------------
+
+# What the worker does for a qahwa-fair/3 transcript (verify-worker.js, loadSealed), on a page
+# of the same origin: Pyodide with the page's sources zip, the vendored libraries and the
+# verifier, qahwaSealed published, verify_cli.sealed_js.install().
+BOOT = """async () => {
+  const man = await (await fetch('/static/qahwa-py.json')).json();
+  const base = new URL(man.runtime.url, location.href).href;
+  const mod = await import(base + 'pyodide.mjs');
+  const py = await mod.loadPyodide({ indexURL: base, stdout: () => {}, stderr: () => {} });
+  const buf = await (await fetch(man.sources.url)).arrayBuffer();
+  py.unpackArchive(buf, 'zip', { extractDir: '/home/pyodide/qahwa' });
+  py.runPython("import sys\\nsys.path.insert(0, '/home/pyodide/qahwa')");
+  const [lib, sv] = await Promise.all([import('/static/sealed-lib.js'), import('/static/sealed-verify.js')]);
+  self.qahwaSealed = sv.jsonBackend(sv.sealedVerifier(lib));
+  py.pyimport('verify_cli.sealed_js').install();
+  self.__py = py;
+  return py.runPython("import sys; sys.platform + ' ' + ('rbcl' in sys.modules and 'rbcl' or '-')");
+}"""
+
+RUN = """([src, args]) => {
+  const py = self.__py;
+  py.runPython(src);
+  const t0 = performance.now();
+  const out = py.globals.get('steps')(...args);
+  return [out, performance.now() - t0];
+}"""
+
+
+@pytest.fixture(scope="module")
+def pyodide_page() -> Iterator[Any]:
+    if not runtime_installed():
+        pytest.skip("the Pyodide runtime is not installed (make pyodide)")  # fails under CI
+    server = PageServer("127.0.0.1", 0)
+    server.start()
+    try:
+        with launch() as browser:
+            # the page's own CSP allows no WebAssembly on the page itself (only its worker);
+            # this harness runs Pyodide on the page, so it bypasses it
+            ctx = browser.new_context(bypass_csp=True)
+            try:
+                pg = ctx.new_page()
+                errors: list[str] = []
+                pg.on("pageerror", lambda e: errors.append(str(e)))
+                pg.goto(server.url)
+                platform = pg.evaluate(BOOT)
+                assert platform == "emscripten -", platform
+                yield pg
+                assert errors == []
+            finally:
+                ctx.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@needs_chromium
+def test_pyodide_verifies_a_sealed_hokm_hand_through_the_js_backend(pyodide_page: Any) -> None:
+    house = (1, 3)
+    match, entry, learnt = hand("chromium", 4, 52, house, opened=4)
+    args = json.dumps([match, entry, 4, list(house)])
+    out, _ = pyodide_page.evaluate(RUN, [STEPS, [args]])
+    got = json.loads(out)
+    want = run_steps(RbclBackend(), match, entry, 4, house)
+    assert "error" not in want, want
+    assert got == {**want, "backend": "js"}
+    assert got["order"] == learnt
+
+    # one changed byte of a shuffle proof's response: refused with the CLI's words
+    bad = copy.deepcopy(entry)
+    raw = bytearray(base64.b64decode(bad["shuffles"][2]["proof"]))
+    raw[-40] ^= 4
+    bad["shuffles"][2]["proof"] = base64.b64encode(bytes(raw)).decode("ascii")
+    out, _ = pyodide_page.evaluate(RUN, [STEPS, [json.dumps([match, bad, 4, list(house)])]])
+    got = json.loads(out)
+    want = run_steps(RbclBackend(), match, bad, 4, house)
+    assert want["error"].startswith("shuffle proof of seat 0: equation")
+    assert got["error"] == want["error"]
