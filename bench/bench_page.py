@@ -13,6 +13,12 @@ in the worker, ``data-replay="done"``). Measured in one run, each the median of 
   navigation to the full verdict; against a blank page on the same origin that loads the same
   Pyodide runtime (``loadPyodide``) and runs nothing. Target: cold ≤ 2× the blank page.
 
+Then a sealed hokm hand (qahwa-fair/3): its §9 record (four seats, two of them the house's,
+52 cards, every card opened as a played hand opens them, every key revealed) verified by the
+page's way (Pyodide calling games.sealed_backend's JavaScript backend, sealed-verify.js over
+the vendored @noble/curves, warm) against the CLI's (the same call on the rbcl backend, in
+CPython). Target (issue 34): the page within 4× the CLI.
+
 Absolute times are printed beside the ratios. Numbers only: a benchmark never fails on time,
 and they depend on how busy the machine is (the load average is printed too).
 """
@@ -132,6 +138,104 @@ def blank_page(browser: Any, base: str) -> float:
         ctx.close()
 
 
+# What the page's worker does for a qahwa-fair/3 transcript (verify-worker.js, loadSealed) on a
+# page of the same origin (its CSP bypassed: the page's own allows WebAssembly only in its
+# worker): Pyodide with the page's sources, the vendored libraries, the JavaScript backend.
+SEALED_BOOT = """async () => {
+  const man = await (await fetch('/static/qahwa-py.json')).json();
+  const base = new URL(man.runtime.url, location.href).href;
+  const mod = await import(base + 'pyodide.mjs');
+  const py = await mod.loadPyodide({ indexURL: base, stdout: () => {}, stderr: () => {} });
+  const buf = await (await fetch(man.sources.url)).arrayBuffer();
+  py.unpackArchive(buf, 'zip', { extractDir: '/home/pyodide/qahwa' });
+  py.runPython("import sys\\nsys.path.insert(0, '/home/pyodide/qahwa')");
+  const [lib, sv] = await Promise.all([import('/static/sealed-lib.js'), import('/static/sealed-verify.js')]);
+  self.qahwaSealed = sv.jsonBackend(sv.sealedVerifier(lib));
+  py.pyimport('verify_cli.sealed_js').install();
+  py.runPython(`
+import json
+from games.sealed_backend import backend
+def sealed_hand(args):
+    match_id, entry, seats, house = json.loads(args)
+    v = backend().verify_hand(match_id, entry, seats, house)
+    return json.dumps([backend().name, list(v.order or ())])
+`);
+  self.__py = py;
+}"""
+SEALED_RUN = """(args) => {
+  const t0 = performance.now();
+  const out = self.__py.globals.get('sealed_hand')(args);
+  return [out, (performance.now() - t0) / 1000];
+}"""
+
+
+def sealed_hand() -> tuple[str, dict[str, Any], int, list[int]]:
+    """A sealed hokm hand's §9 record: 4 seats (1 and 3 the house's), 52 cards, all opened."""
+    from games.cards import DECK52
+    from sealed.demo import simulated_hand
+
+    match, house = "m-bench-sealed", [1, 3]
+    entry, _ = simulated_hand(match, 0, "hokm", list(DECK52), 4, house, opened=52)
+    return match, entry, 4, house
+
+
+def run_sealed(browser: Any | None = None) -> None:
+    """The sealed hokm hand row: the page's way (warm) against the CLI's, same record."""
+    from games.sealed_backend import RbclBackend
+
+    if browser is None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            try:
+                run_sealed(b)
+            finally:
+                b.close()
+        return
+    match, entry, seats, house = sealed_hand()
+    args = json.dumps([match, entry, seats, house])
+    size = len(json.dumps(entry))
+    rb = RbclBackend()
+    want = list(rb.verify_hand(match, entry, seats, house).order or ())
+    cli: list[float] = []
+    for _ in range(RUNS):
+        t0 = time.perf_counter()
+        rb.verify_hand(match, entry, seats, house)
+        cli.append(time.perf_counter() - t0)
+    server = PageServer("127.0.0.1", 0, RUNTIME_DIR)
+    server.start()
+    page_s: list[float] = []
+    try:
+        ctx = browser.new_context(bypass_csp=True)
+        try:
+            pg = ctx.new_page()
+            pg.goto(server.url)
+            pg.evaluate(SEALED_BOOT)
+            for i in range(RUNS + 1):
+                out, took = pg.evaluate(SEALED_RUN, args)
+                name, order = json.loads(out)
+                if name != "js" or order != want:
+                    raise RuntimeError(f"the page's sealed backend disagrees: {name} {order}")
+                if i:  # the first call loads and compiles: warm figures only
+                    page_s.append(took)
+        finally:
+            ctx.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    med = statistics.median
+    print(
+        f"sealed hokm hand (4 seats, 2 house, 52 cards all opened; record {size / 1e3:.0f} kB), "
+        f"medians of {RUNS}"
+    )
+    print(f"CLI's backend (rbcl)    {med(cli):6.3f} s   ({', '.join(f'{x:.3f}' for x in cli)})")
+    print(
+        f"page's backend (js)     {med(page_s):6.3f} s   ({', '.join(f'{x:.3f}' for x in page_s)})"
+    )
+    print(f"page / CLI   = {med(page_s) / med(cli):.2f}x  (target <= 4x)")
+
+
 def run() -> None:
     if not CHROMIUM.exists():
         print("skipped: needs Debian's /usr/bin/chromium")
@@ -169,11 +273,18 @@ def run() -> None:
                     cold.append(c)
                     warm.append(w)
                     verdicts.add(v)
+                report_tawla(cli, warm, blank, cold, verdicts)
+                run_sealed(browser)
             finally:
                 browser.close()
     finally:
         server.shutdown()
         server.server_close()
+
+
+def report_tawla(
+    cli: list[float], warm: list[float], blank: list[float], cold: list[float], verdicts: set[str]
+) -> None:
     med = statistics.median
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {RUNS}")
     print(f"verify CLI        {med(cli):6.2f} s   ({', '.join(f'{x:.2f}' for x in cli)})")

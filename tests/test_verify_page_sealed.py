@@ -423,30 +423,40 @@ RUN = """([src, args]) => {
 
 
 @pytest.fixture(scope="module")
-def pyodide_page() -> Iterator[Any]:
+def page_server() -> Iterator[PageServer]:
     if not runtime_installed():
         pytest.skip("the Pyodide runtime is not installed (make pyodide)")  # fails under CI
     server = PageServer("127.0.0.1", 0)
     server.start()
     try:
-        with launch() as browser:
-            # the page's own CSP allows no WebAssembly on the page itself (only its worker);
-            # this harness runs Pyodide on the page, so it bypasses it
-            ctx = browser.new_context(bypass_csp=True)
-            try:
-                pg = ctx.new_page()
-                errors: list[str] = []
-                pg.on("pageerror", lambda e: errors.append(str(e)))
-                pg.goto(server.url)
-                platform = pg.evaluate(BOOT)
-                assert platform == "emscripten -", platform
-                yield pg
-                assert errors == []
-            finally:
-                ctx.close()
+        yield server
     finally:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with launch() as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def pyodide_page(page_server: PageServer, browser: Any) -> Iterator[Any]:
+    # the page's own CSP allows no WebAssembly on the page itself (only its worker); this
+    # harness runs Pyodide on the page, so it bypasses it
+    ctx = browser.new_context(bypass_csp=True)
+    try:
+        pg = ctx.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(page_server.url)
+        platform = pg.evaluate(BOOT)
+        assert platform == "emscripten -", platform
+        yield pg
+        assert errors == []
+    finally:
+        ctx.close()
 
 
 @needs_chromium
@@ -471,3 +481,63 @@ def test_pyodide_verifies_a_sealed_hokm_hand_through_the_js_backend(pyodide_page
     want = run_steps(RbclBackend(), match, bad, 4, house)
     assert want["error"].startswith("shuffle proof of seat 0: equation")
     assert got["error"] == want["error"]
+
+
+# -- the page: the worker loads the sealed verifier for qahwa-fair/3 only ---------------------
+
+
+def paste_and_verify(pg: Any, doc: dict[str, Any], key: str) -> tuple[str, dict[str, str]]:
+    """Paste ``doc`` with the server's key, verify, wait for the full verdict: (verdict,
+    {row: data-ok})."""
+    from playwright.sync_api import expect
+
+    run = int(pg.get_attribute("#verdict", "data-run") or 0) + 1
+    pg.evaluate(
+        """([text, key]) => {
+          document.querySelector('input[name=src][value=paste]').checked = true;
+          document.getElementById('in-paste').value = text;
+          document.getElementById('in-key').value = key;
+        }""",
+        [json.dumps(doc), key],
+    )
+    pg.click("#go")
+    verdict = pg.locator("#verdict")
+    expect(verdict).to_have_attribute("data-run", str(run), timeout=60_000)
+    expect(verdict).not_to_have_attribute("data-replay", "pending", timeout=240_000)
+    rows = pg.eval_on_selector_all(
+        "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])"
+    )
+    return str(verdict.get_attribute("data-verdict")), {str(k): str(v) for k, v in rows}
+
+
+@needs_chromium
+def test_the_worker_loads_the_sealed_verifier_for_qahwa_fair_3_only(
+    page_server: PageServer, browser: Any
+) -> None:
+    from test_verify_cli_helpers import SIGNER, v2_match
+
+    from fairness import public_key_b64
+
+    key = public_key_b64(SIGNER.public_key)
+    v2 = v2_match("hokm", keyed=True, seed=2)
+    ctx = browser.new_context(locale="en-US")
+    try:
+        pg = ctx.new_page()
+        errors: list[str] = []
+        fetched: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        ctx.on("request", lambda r: fetched.append(r.url.rsplit("/", 1)[-1]))
+        pg.goto(page_server.url + "?lang=en")
+        verdict, rows = paste_and_verify(pg, v2, key)
+        assert verdict == "pass", rows
+        assert "sealed" not in rows
+        assert not {"sealed-lib.js", "sealed-verify.js"} & set(fetched)
+        # the same document claiming qahwa-fair/3: the worker loads the verifier first
+        v3 = SIGNER.signed({**v2, "protocol": "qahwa-fair/3"})
+        verdict, rows = paste_and_verify(pg, v3, key)
+        assert {"sealed-lib.js", "sealed-verify.js"} <= set(fetched)
+        assert rows["protocol"] == "true" and rows["sealed"] == "true"
+        assert verdict == "fail", rows
+        assert errors == []
+    finally:
+        ctx.close()
