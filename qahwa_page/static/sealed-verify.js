@@ -481,9 +481,41 @@ export function sealedVerifier(lib) {
     return codes;
   }
 
+  // §7 without the shares' proofs: B − Σ D = M(game, code)
+  function opensTo(game, code, Ab, Bb, shares) {
+    point(Ab, "ciphertext A");
+    let acc = point(Bb, "ciphertext B");
+    for (const D of shares) acc = acc.subtract(point(D, "share"));
+    return acc.equals(Point.fromBytes(itemPoint(game, code)));
+  }
+
+  // §4: every item as (identity, M(game, code)), in the given order
+  function startingDeck(game, items) {
+    if (new Set(items).size !== items.length) throw new SealedError("starting deck: item codes repeat");
+    const out = new Uint8Array(64 * items.length);
+    items.forEach((code, i) => out.set(itemPoint(game, code), 64 * i + 32));
+    return out;
+  }
+
+  // The item lookup: each item's code with the sum of the secrets (null where none opens)
+  function lookup(game, items, deckBytes, secrets) {
+    const deck = parseDeck(deckBytes);
+    let x = 0n;
+    for (const s of secrets) x = mod(x + scalar(s, "revealed key"));
+    const table = new Map(items.map((code) => [bytesToHex(itemPoint(game, code)), code]));
+    return deck.map(({ A, B }) => {
+      const m = x === 0n ? B : B.subtract(A.multiplyUnsafe(x));
+      const code = table.get(bytesToHex(m.toBytes()));
+      return code === undefined ? null : code;
+    });
+  }
+
   return {
     verifyHand,
     openDeck,
+    opensTo,
+    startingDeck,
+    lookup,
     itemPoint,
     generator: (i) => generator(i).toBytes(),
     verifyKey,
@@ -512,6 +544,9 @@ export function jsonBackend(v) {
     check_opening: (a) =>
       v.checkOpening(a.game, a.code, h(a.A), h(a.B), a.ctx, a.keys.map(h), a.shares.map(([D, proof]) => ({ D: h(D), proof: h(proof) }))),
     open_deck: (a) => v.openDeck(a.game, a.items, h(a.deck), a.secrets.map(h)),
+    opens_to: (a) => v.opensTo(a.game, a.code, h(a.A), h(a.B), a.shares.map(h)),
+    starting_deck: (a) => bytesToHex(v.startingDeck(a.game, a.items)),
+    lookup: (a) => v.lookup(a.game, a.items, h(a.deck), a.secrets.map(h)),
     verify_hand: (a) => {
       const r = v.verifyHand(a.match_id, a.entry, a.seats, a.house);
       return { order: r.order, opened: r.opened, hand_key: bytesToHex(r.handKey), deck: bytesToHex(r.deck) };
