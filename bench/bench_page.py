@@ -13,11 +13,11 @@ in the worker, ``data-replay="done"``). Measured in one run, each the median of 
   navigation to the full verdict; against a blank page on the same origin that loads the same
   Pyodide runtime (``loadPyodide``) and runs nothing. Target: cold ≤ 2× the blank page.
 
-Then a sealed hokm hand (qahwa-fair/3): its §9 record (four seats, two of them the house's,
-52 cards, every card opened as a played hand opens them, every key revealed) verified by the
-page's way (Pyodide calling games.sealed_backend's JavaScript backend, sealed-verify.js over
-the vendored @noble/curves, warm) against the CLI's (the same call on the rbcl backend, in
-CPython). Target (issue 34): the page within 4× the CLI.
+Then a sealed hokm match for four (qahwa-fair/3, two house seats, played by games.sealed_sim):
+the rules' replay of its events, which checks every key, shuffle proof, share, opening and
+revealed key (what ``verify`` runs for it), in the page's way (Pyodide, the sealed engines
+calling the JavaScript backend: sealed-verify.js over the vendored @noble/curves; warm)
+against CPython's (the rbcl backend). Target (issue 34): the page within 4× the CLI.
 
 Absolute times are printed beside the ratios. Numbers only: a benchmark never fails on time,
 and they depend on how busy the machine is (the load average is printed too).
@@ -152,37 +152,47 @@ SEALED_BOOT = """async () => {
   const [lib, sv] = await Promise.all([import('/static/sealed-lib.js'), import('/static/sealed-verify.js')]);
   self.qahwaSealed = sv.jsonBackend(sv.sealedVerifier(lib));
   py.pyimport('verify_cli.sealed_js').install();
-  py.runPython(`
-import json
-from games.sealed_backend import backend
-def sealed_hand(args):
-    match_id, entry, seats, house = json.loads(args)
-    v = backend().verify_hand(match_id, entry, seats, house)
-    return json.dumps([backend().name, list(v.order or ())])
-`);
+  py.runPython(self.__replaySource);
   self.__py = py;
 }"""
 SEALED_RUN = """(args) => {
   const t0 = performance.now();
-  const out = self.__py.globals.get('sealed_hand')(args);
+  const out = self.__py.globals.get('sealed_replay')(args);
   return [out, (performance.now() - t0) / 1000];
 }"""
+#: the rules' replay of a sealed match (what verify_cli.rules runs), in CPython and the page
+SEALED_REPLAY = """
+import json
+from fairness import canonical_ruleset
+from games.base import MatchContext
+from games.registry import engine_for
+from games.replay import replay
+from games.sealed_backend import get_backend
+
+def sealed_replay(args):
+    game, ruleset, key, events, match_id, house = json.loads(args)
+    e = replay(
+        engine_for(game, ruleset), canonical_ruleset(ruleset), bytes.fromhex(key), events,
+        ctx=MatchContext(match_id, house=tuple(house)),
+    )
+    return json.dumps([type(get_backend()).__name__, repr(e.outcome)])
+"""
 
 
-def sealed_hand() -> tuple[str, dict[str, Any], int, list[int]]:
-    """A sealed hokm hand's §9 record: 4 seats (1 and 3 the house's), 52 cards, all opened."""
-    from games.cards import DECK52
-    from sealed.demo import simulated_hand
+def sealed_match() -> tuple[str, str, int, int]:
+    """A whole sealed hokm match for 4 (seats 1 and 3 the house's), played by
+    games.sealed_sim: (the replay's arguments as JSON, its outcome, events, hands)."""
+    from games.sealed_sim import play_match
 
-    match, house = "m-bench-sealed", [1, 3]
-    entry, _ = simulated_hand(match, 0, "hokm", list(DECK52), 4, house, opened=52)
-    return match, entry, 4, house
+    r = play_match("hokm", {}, seed="bench", house=(1, 3))
+    assert r.ctx is not None and r.engine.outcome is not None
+    args = json.dumps(["hokm", r.ruleset, r.key.hex(), r.events, r.ctx.match_id, [1, 3]])
+    hands = len(getattr(r.engine, "sealed_hands", ()))
+    return args, repr(r.engine.outcome), len(r.events), hands
 
 
 def run_sealed(browser: Any | None = None) -> None:
-    """The sealed hokm hand row: the page's way (warm) against the CLI's, same record."""
-    from games.sealed_backend import RbclBackend
-
+    """The sealed hokm row: the page's replay (warm) against CPython's, same match."""
     if browser is None:
         from playwright.sync_api import sync_playwright
 
@@ -193,16 +203,16 @@ def run_sealed(browser: Any | None = None) -> None:
             finally:
                 b.close()
         return
-    match, entry, seats, house = sealed_hand()
-    args = json.dumps([match, entry, seats, house])
-    size = len(json.dumps(entry))
-    rb = RbclBackend()
-    want = list(rb.verify_hand(match, entry, seats, house).order or ())
-    cli: list[float] = []
+    args, outcome, n_events, hands = sealed_match()
+    ns: dict[str, Any] = {}
+    exec(SEALED_REPLAY, ns)  # noqa: S102 - this module's own source, shared with the page
+    cpython: list[float] = []
     for _ in range(RUNS):
         t0 = time.perf_counter()
-        rb.verify_hand(match, entry, seats, house)
-        cli.append(time.perf_counter() - t0)
+        name, got = json.loads(ns["sealed_replay"](args))
+        cpython.append(time.perf_counter() - t0)
+        if (name, got) != ("RbclBackend", outcome):
+            raise RuntimeError(f"CPython's replay disagrees: {name} {got}")
     server = PageServer("127.0.0.1", 0, RUNTIME_DIR)
     server.start()
     page_s: list[float] = []
@@ -211,13 +221,13 @@ def run_sealed(browser: Any | None = None) -> None:
         try:
             pg = ctx.new_page()
             pg.goto(server.url)
+            pg.evaluate("(src) => { self.__replaySource = src; }", SEALED_REPLAY)
             pg.evaluate(SEALED_BOOT)
             for i in range(RUNS + 1):
                 out, took = pg.evaluate(SEALED_RUN, args)
-                name, order = json.loads(out)
-                if name != "js" or order != want:
-                    raise RuntimeError(f"the page's sealed backend disagrees: {name} {order}")
-                if i:  # the first call loads and compiles: warm figures only
+                if tuple(json.loads(out)) != ("JsBackend", outcome):
+                    raise RuntimeError(f"the page's replay disagrees: {out}")
+                if i:  # the first run compiles and warms up: warm figures only
                     page_s.append(took)
         finally:
             ctx.close()
@@ -226,14 +236,13 @@ def run_sealed(browser: Any | None = None) -> None:
         server.server_close()
     med = statistics.median
     print(
-        f"sealed hokm hand (4 seats, 2 house, 52 cards all opened; record {size / 1e3:.0f} kB), "
+        f"sealed hokm for 4 (2 house seats), qahwa-fair/3: {hands} hands, {n_events} events, "
+        f"{len(args) / 1e6:.2f} MB of events; the rules' replay, every proof checked; "
         f"medians of {RUNS}"
     )
-    print(f"CLI's backend (rbcl)    {med(cli):6.3f} s   ({', '.join(f'{x:.3f}' for x in cli)})")
-    print(
-        f"page's backend (js)     {med(page_s):6.3f} s   ({', '.join(f'{x:.3f}' for x in page_s)})"
-    )
-    print(f"page / CLI   = {med(page_s) / med(cli):.2f}x  (target <= 4x)")
+    print(f"CPython (rbcl)    {med(cpython):6.2f} s   ({', '.join(f'{x:.2f}' for x in cpython)})")
+    print(f"page (js, warm)   {med(page_s):6.2f} s   ({', '.join(f'{x:.2f}' for x in page_s)})")
+    print(f"page / CPython = {med(page_s) / med(cpython):.2f}x  (target <= 4x)")
 
 
 def run() -> None:

@@ -97,17 +97,21 @@ def check_protocol(protocol: str) -> str:
 class MatchContext:
     """What an engine knows about its match beyond the ruleset and the key (v2).
 
-    ``match_id``: the match's id (roll-chain values hash it in); ``roll_tips``: each seat's
-    roll-chain tip ``c[0]`` from the lock, as hex (None for a seat without a chain).
+    ``match_id``: the match's id (roll-chain values hash it in, sealed proofs are bound to
+    it); ``roll_tips``: each seat's roll-chain tip ``c[0]`` from the lock, as hex (None for a
+    seat without a chain); ``house``: the house seats (a sealed deal's shuffle order,
+    fairness-v3 §5 and §9a).
     """
 
     match_id: str
     roll_tips: tuple[str | None, ...] = ()
+    house: tuple[int, ...] = ()
 
     @classmethod
     def of_lock(cls, lock: Lock) -> MatchContext:
-        """The context a lock fixes: its match id and its seats' roll-chain tips."""
-        return cls(lock.match_id, lock.roll_tips)
+        """The context a lock fixes: its match id, its seats' roll-chain tips and its house
+        seats."""
+        return cls(lock.match_id, lock.roll_tips, tuple(s.seat for s in lock.seats if s.house))
 
 
 class Chance:
@@ -385,6 +389,14 @@ class Engine(ABC):
         (``live_entropy``); qahwa-fair/1 parses exactly as v1 did.
         """
         defaults = cls.ruleset_defaults(protocol)
+        if (
+            protocol == PROTOCOL_V2
+            and isinstance(raw, Mapping)
+            and "deal" not in defaults
+            and raw.get("deal") == "seeded"
+        ):
+            # the default deal (fairness-v3 §9a) is not listed: seeded rulesets stay as they were
+            raw = {k: v for k, v in raw.items() if k != "deal"}
         if protocol == PROTOCOL_V2 and isinstance(raw, Mapping):
             old = sorted(k for k in raw if k in cls.RULESET_V1_ONLY)
             if old:

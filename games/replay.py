@@ -193,6 +193,14 @@ def _same_event(found: dict[str, Any], produced: Event, at_ok: bool = False) -> 
     return same_json(_strip(found, at_ok), produced)
 
 
+def _what(produced: Event) -> str:
+    """What a produced event that the transcript must hold next is, for messages: a chance
+    event, or the end a sealed hand's rule check writes (fairness-v3 §9a)."""
+    if produced.get("type") == END_EVENT:
+        return f"the end event (reason {produced.get('reason')!r}, seat {produced.get('seat')})"
+    return f"chance event {produced.get('label')!r}"
+
+
 def _rejected(exc: GameError, pos: int, seat: Any, ev: Mapping[str, Any]) -> ReplayError:
     """The ReplayError for action event ``pos`` that the rules refused with ``exc``."""
     return ReplayError(
@@ -276,7 +284,7 @@ class Replayer:
         if self.pending:
             produced = self.pending[0]
             raise ReplayError(
-                f"transcript ends where chance event {produced['label']!r} is needed",
+                f"transcript ends where {_what(produced)} is needed",
                 kind="truncated",
                 seq=None,
                 expected=produced,
@@ -310,7 +318,9 @@ class Replayer:
     def _chance(self, found: dict[str, Any], pos: int) -> None:
         produced = self.pending.pop(0)
         if not _same_event(found, produced, self.at_ok):
-            if found.get("type") != "chance":
+            if produced.get("type") == END_EVENT:
+                what = f"{_what(produced)} is missing (the rules end the match here)"
+            elif found.get("type") != "chance":
                 what = f"chance event {produced['label']!r} is missing (the rules draw it here)"
             elif found.get("label") == produced.get("label"):
                 what = "chance result differs"

@@ -35,17 +35,17 @@ from typing import Any
 import pytest
 from browser import launch, needs_chromium
 
+import sealed
 from games.sealed_backend import (
     RbclBackend,
     SealedBackend,
-    SealedCheckError,
-    backend,
-    starting_deck,
-    use,
+    SealedStepError,
+    get_backend,
+    set_backend,
 )
+from games.sealed_sim import play_match
 from qahwa_page.pyodide import runtime_installed
 from qahwa_page.serve import PageServer
-from sealed import FixedRandomness
 from sealed.demo import simulated_hand
 from verify_cli.sealed_js import JsBackend, install
 
@@ -102,7 +102,7 @@ def hand(
 ) -> tuple[str, dict[str, Any], list[str]]:
     match = f"m-page-{seed}"
     entry, learnt = simulated_hand(
-        match, 2, "hokm", CARDS[:n], seats, house, opened, FixedRandomness(seed.encode())
+        match, 2, "hokm", CARDS[:n], seats, house, opened, sealed.FixedRandomness(seed.encode())
     )
     return match, entry, learnt
 
@@ -149,42 +149,41 @@ def tampered(entry: dict[str, Any], rng: random.Random) -> tuple[str, dict[str, 
     return kind, e
 
 
-# Step by step, as an engine checks a sealed hand while it is played: every call of the backend
+# Step by step, as a sealed engine checks a hand while it is played: every call of the backend
 # interface. The same source runs in CPython and in Pyodide (in the page, below).
 STEPS = """
 import base64, json
-from games.sealed_backend import SealedCheckError, backend, starting_deck
+from games.sealed_backend import SealedStepError, get_backend
 
 def steps(args):
     match_id, entry, seats, house = json.loads(args)
-    b = backend()
-    out = {"backend": b.name}
+    b = get_backend()
+    out = {"backend": type(b).__name__}
     try:
         hand, game, items = entry["hand"], entry["game"], entry["items"]
+        ctx = lambda s: (match_id, hand, s)
         keys = [bytes.fromhex(k["key"]) for k in entry["keys"]]
         for s, k in enumerate(entry["keys"]):
-            b.verify_key(match_id, hand, s, keys[s], bytes.fromhex(k["proof"]))
+            b.verify_key(ctx(s), keys[s], bytes.fromhex(k["proof"]))
         P = b.hand_key(keys)
-        deck = starting_deck(b, game, items)
+        deck = b.starting_deck(game, items)
         for sh in entry["shuffles"]:
             out_deck = base64.b64decode(sh["deck"])
-            b.verify_shuffle(
-                match_id, hand, sh["seat"], P, deck, out_deck, base64.b64decode(sh["proof"])
-            )
+            b.verify_shuffle(ctx(sh["seat"]), P, deck, out_deck, base64.b64decode(sh["proof"]))
             deck = out_deck
         got = {}
         for sh in entry["shares"]:
             i = sh["item"]
-            A, B = deck[64 * i : 64 * i + 32], deck[64 * i + 32 : 64 * i + 64]
-            D, proof = bytes.fromhex(sh["share"]), bytes.fromhex(sh["proof"])
-            b.verify_share(match_id, hand, sh["seat"], keys[sh["seat"]], A, B, D, proof)
-            got[(i, sh["seat"])] = (D, proof)
+            D = bytes.fromhex(sh["share"])
+            item = deck[64 * i : 64 * i + 64]
+            b.verify_share(ctx(sh["seat"]), keys[sh["seat"]], item, D, bytes.fromhex(sh["proof"]))
+            got[(i, sh["seat"])] = D
+        opened = []
         for op in entry["openings"]:
             i = op["item"]
-            A, B = deck[64 * i : 64 * i + 32], deck[64 * i + 32 : 64 * i + 64]
-            b.check_opening(
-                game, op["code"], A, B, match_id, hand, keys, [got[(i, s)] for s in range(seats)]
-            )
+            shares = [got[(i, s)] for s in range(seats)]
+            opened.append(b.opens_to(game, op["code"], deck[64 * i : 64 * i + 64], shares))
+        out["opened"] = opened
         secrets = []
         for r in entry["revealed"]:
             x = bytes.fromhex(r["secret"])
@@ -192,14 +191,7 @@ def steps(args):
             secrets.append(x)
         out["order"] = list(b.open_deck(game, items, deck, secrets))
         out["deck"] = deck.hex()
-        whole = b.verify_hand(match_id, entry, seats, house)
-        out["whole"] = {
-            "order": list(whole.order or ()),
-            "opened": {str(k): v for k, v in sorted(whole.opened.items())},
-            "deck": whole.deck.hex(),
-            "hand_key": whole.hand_key.hex(),
-        }
-    except SealedCheckError as exc:
+    except SealedStepError as exc:
         out["error"] = str(exc)
     return json.dumps(out, sort_keys=True)
 """
@@ -208,37 +200,39 @@ def steps(args):
 def run_steps(b: SealedBackend, match: str, entry: dict[str, Any], seats: int, house: Any) -> Any:
     ns: dict[str, Any] = {}
     exec(STEPS, ns)  # noqa: S102 - the test's own source, shared with the page
-    before = use(b)
+    before = get_backend()
+    set_backend(b)
     try:
-        return json.loads(ns["steps"](json.dumps([match, entry, seats, list(house)])))
+        out = json.loads(ns["steps"](json.dumps([match, entry, seats, list(house)])))
     finally:
-        use(before)
+        set_backend(before)
+    out.pop("backend")
+    return out
 
 
-def whole(b: SealedBackend, match: str, entry: dict[str, Any], seats: int, house: Any) -> Any:
+def whole_py(match: str, entry: dict[str, Any], seats: int, house: Any) -> Any:
+    """sealed.verify_hand (the CLI's library) on a whole §9 entry."""
     try:
-        v = b.verify_hand(match, entry, seats, house)
-    except SealedCheckError as exc:
+        v = sealed.verify_hand(match, entry, seats, house)
+    except sealed.SealedError as exc:
         return {"error": str(exc)}
-    return {"order": v.order, "opened": v.opened, "deck": v.deck, "key": v.hand_key}
+    return {"order": v.order, "opened": v.opened}
 
 
-def test_the_default_backend_is_rbcl_and_use_swaps_it() -> None:
-    assert isinstance(backend(), RbclBackend)
-    fake = RbclBackend()
-    before = use(fake)
+def whole_js(js: JsBackend, match: str, entry: dict[str, Any], seats: int, house: Any) -> Any:
     try:
-        assert backend() is fake
-    finally:
-        use(before)
-    assert backend() is not fake
+        order, opened = js.verify_hand(match, entry, seats, house)
+    except SealedStepError as exc:
+        return {"error": str(exc)}
+    return {"order": order, "opened": opened}
 
 
 def test_importing_the_rules_loads_no_rbcl() -> None:
-    """The page's Python imports games.sealed_backend and verify_cli.sealed_js: neither may
-    load rbcl (it does not exist in Pyodide) until the rbcl backend is used."""
+    """The page's Python imports the sealed engines and verify_cli.sealed_js: none may load
+    rbcl (it does not exist in Pyodide) until the rbcl backend is used."""
     code = (
-        "import sys, games.sealed_backend, verify_cli.sealed_js, verify_cli.replay_core; "
+        "import sys, games.sealed_backend, games.sealed_hokm, verify_cli.sealed_js, "
+        "verify_cli.replay_core; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rbcl', 'sealed')))"
     )
     out = subprocess.run(
@@ -319,20 +313,21 @@ def test_a_genuine_hand_agrees_call_by_call_and_whole(js: JsBackend) -> None:
     rb = RbclBackend()
     match, entry, learnt = hand("genuine", 3, 9, house=(1,), opened=3)
     a = run_steps(rb, match, entry, 3, (1,))
-    b = run_steps(js, match, entry, 3, (1,))
     assert "error" not in a, a
-    assert a["order"] == learnt and a["whole"]["order"] == learnt
-    assert a["whole"]["opened"] == {str(i): learnt[i] for i in range(3)}
-    assert {**a, "backend": "js"} == b
-    assert js.item_point("hokm", "AS") == rb.item_point("hokm", "AS")
-    assert starting_deck(js, "hokm", CARDS[:5]) == starting_deck(rb, "hokm", CARDS[:5])
-    with pytest.raises(SealedCheckError, match="repeat"):
-        starting_deck(js, "hokm", ["AS", "AS"])
+    assert a["order"] == learnt and a["opened"] == [True] * 3
+    assert run_steps(js, match, entry, 3, (1,)) == a
+    assert whole_js(js, match, entry, 3, (1,)) == whole_py(match, entry, 3, (1,))
+    assert whole_js(js, match, entry, 3, (1,))["order"] == tuple(learnt)
+    # an opening to another code does not open, in both
+    other = copy.deepcopy(entry)
+    other["openings"][1]["code"] = learnt[0]
+    assert run_steps(js, match, other, 3, (1,))["opened"] == [True, False, True]
+    assert run_steps(rb, match, other, 3, (1,))["opened"] == [True, False, True]
     # before every key is revealed the deck stays closed, in both
     closed = copy.deepcopy(entry)
     closed["revealed"] = closed["revealed"][:2]
-    assert whole(rb, match, closed, 3, (1,)) == {**whole(js, match, closed, 3, (1,))}
-    assert whole(js, match, closed, 3, (1,))["order"] is None
+    assert whole_js(js, match, closed, 3, (1,)) == whole_py(match, closed, 3, (1,))
+    assert whole_js(js, match, closed, 3, (1,))["order"] is None
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -345,12 +340,12 @@ def test_every_changed_hand_is_refused_alike(js: JsBackend, seed: int) -> None:
     rng = random.Random(seed)
     for _ in range(8):
         kind, e = tampered(entry, rng)
-        a, b = whole(rb, match, e, seats, house), whole(js, match, e, seats, house)
+        a, b = whole_py(match, e, seats, house), whole_js(js, match, e, seats, house)
         assert "error" in a, (kind, a)
         assert a == b, kind
         sa, sb = run_steps(rb, match, e, seats, house), run_steps(js, match, e, seats, house)
-        assert "error" in sa, (kind, sa)
-        assert sa["error"] == sb["error"], kind
+        assert sa == sb, kind
+        assert "error" in sa or False in sa["opened"], (kind, sa)
 
 
 def test_call_by_call_refusals_agree(js: JsBackend) -> None:
@@ -358,39 +353,44 @@ def test_call_by_call_refusals_agree(js: JsBackend) -> None:
     match, entry, _ = hand("calls", 2, 4, opened=1)
     keys = [bytes.fromhex(k["key"]) for k in entry["keys"]]
     P = rb.hand_key(keys)
-    d0 = starting_deck(rb, "hokm", CARDS[:4])
+    d0 = rb.starting_deck("hokm", CARDS[:4])
+    assert js.starting_deck("hokm", CARDS[:4]) == d0 and js.hand_key(keys) == P
     d1 = base64.b64decode(entry["shuffles"][0]["deck"])
     proof = base64.b64decode(entry["shuffles"][0]["proof"])
     secret = bytes.fromhex(entry["revealed"][0]["secret"])
+    share = entry["shares"][0]
+    item = d1[64 * share["item"] : 64 * share["item"] + 64]
+    D, sp = bytes.fromhex(share["share"]), bytes.fromhex(share["proof"])
     calls: list[Callable[[SealedBackend], Any]] = [
-        lambda b: b.verify_key(match, 2, 1, keys[0], bytes.fromhex(entry["keys"][0]["proof"])),
-        lambda b: b.verify_key(match, 2, 0, bytes(32), bytes(64)),
-        lambda b: b.verify_shuffle(match, 2, 0, P, d0, d1, proof[:-32]),
-        lambda b: b.verify_shuffle(match, 2, 1, P, d0, d1, proof),  # another seat's context
-        lambda b: b.verify_shuffle(match, 2, 0, P, d0, d1[:-64], proof),
+        lambda b: b.verify_key((match, 2, 1), keys[0], bytes.fromhex(entry["keys"][0]["proof"])),
+        lambda b: b.verify_key((match, 2, 0), bytes(32), bytes(64)),
+        lambda b: b.verify_shuffle((match, 2, 0), P, d0, d1, proof[:-32]),
+        lambda b: b.verify_shuffle((match, 2, 1), P, d0, d1, proof),  # another seat's context
+        lambda b: b.verify_shuffle((match, 2, 0), P, d0, d1[:-64], proof),
+        lambda b: b.verify_shuffle((match + "x", 2, 0), P, d0, d1, proof),
+        lambda b: b.verify_share((match, 2, 1 - share["seat"]), keys[share["seat"]], item, D, sp),
+        lambda b: b.verify_share((match, 2, share["seat"]), keys[share["seat"]], item, D, sp[::-1]),
         lambda b: b.check_revealed(keys[1], secret, 1),
         lambda b: b.check_revealed(keys[0], b"\xff" * 32, 0),
         lambda b: b.open_deck("hokm", CARDS[:4], d1, [secret]),
-        lambda b: b.open_deck("hokm", CARDS[:4], d1, []),
-        lambda b: b.hand_key([keys[0], b"\x01" * 32]),
-        lambda b: b.hand_key([]),
     ]
     for i, call in enumerate(calls):
         got = []
         for b in (rb, js):
-            with pytest.raises(SealedCheckError) as exc:
+            with pytest.raises(SealedStepError) as exc:
                 call(b)
             got.append(str(exc.value))
         assert got[0] == got[1], i
 
 
 def test_install_makes_the_js_backend_current(runner: NodeRunner) -> None:
-    before = use(None)
+    before = get_backend()
     try:
         b = install(runner)  # as the worker installs its global qahwaSealed
-        assert backend() is b and b.name == "js"
+        assert get_backend() is b and b.name == "js"
     finally:
-        use(before)
+        set_backend(before)
+    assert get_backend() is before
 
 
 # -- in Chromium: Pyodide, the page's sources and the JavaScript backend -----------------------
@@ -468,8 +468,8 @@ def test_pyodide_verifies_a_sealed_hokm_hand_through_the_js_backend(pyodide_page
     got = json.loads(out)
     want = run_steps(RbclBackend(), match, entry, 4, house)
     assert "error" not in want, want
-    assert got == {**want, "backend": "js"}
-    assert got["order"] == learnt
+    assert got == {**want, "backend": "JsBackend"}
+    assert got["order"] == learnt and got["opened"] == [True] * 4
 
     # one changed byte of a shuffle proof's response: refused with the CLI's words
     bad = copy.deepcopy(entry)
@@ -479,8 +479,69 @@ def test_pyodide_verifies_a_sealed_hokm_hand_through_the_js_backend(pyodide_page
     out, _ = pyodide_page.evaluate(RUN, [STEPS, [json.dumps([match, bad, 4, list(house)])]])
     got = json.loads(out)
     want = run_steps(RbclBackend(), match, bad, 4, house)
-    assert want["error"].startswith("shuffle proof of seat 0: equation")
+    assert want["error"].startswith("shuffle of seat 0: shuffle proof of seat 0: equation")
     assert got["error"] == want["error"]
+
+
+# A whole sealed match replayed by the rules (games.replay over the sealed engine), as
+# verify_cli.rules does: in the page through the JavaScript backend, in CPython through rbcl.
+REPLAY = """
+import json
+from fairness import canonical_ruleset
+from games.base import MatchContext
+from games.errors import ReplayError
+from games.registry import engine_for
+from games.replay import replay
+from games.sealed_backend import get_backend
+
+def steps(args):
+    game, ruleset, key, events, match_id, house = json.loads(args)
+    out = {"backend": type(get_backend()).__name__}
+    try:
+        e = replay(
+            engine_for(game, ruleset), canonical_ruleset(ruleset), bytes.fromhex(key), events,
+            ctx=MatchContext(match_id, house=tuple(house)),
+        )
+    except ReplayError as exc:
+        out["error"] = str(exc)
+        return json.dumps(out)
+    out["outcome"] = repr(e.outcome)
+    out["hands"] = e.sealed_hands
+    return json.dumps(out)
+"""
+
+
+def replay_here(args: str) -> Any:
+    ns: dict[str, Any] = {}
+    exec(REPLAY, ns)  # noqa: S102 - the test's own source, shared with the page
+    return json.loads(ns["steps"](args))
+
+
+@needs_chromium
+def test_pyodide_replays_a_sealed_hokm_match_as_cpython_does(pyodide_page: Any) -> None:
+    r = play_match("hokm", {"target": 1}, seed="page", house=(2,))
+    assert r.engine.outcome is not None and r.engine.outcome.reason == "finished"
+    assert r.ctx is not None
+
+    def args(events: list[Any]) -> str:
+        assert r.ctx is not None
+        return json.dumps(["hokm", r.ruleset, r.key.hex(), events, r.ctx.match_id, [2]])
+
+    want = replay_here(args(r.events))
+    assert want["backend"] == "RbclBackend" and "error" not in want, want
+    out, _ = pyodide_page.evaluate(RUN, [REPLAY, [args(r.events)]])
+    got = json.loads(out)
+    assert got == {**want, "backend": "JsBackend"}
+    assert got["outcome"] == repr(r.engine.outcome)
+
+    # one changed proof byte (the third shuffle's): the same ReplayError, word for word
+    events = copy.deepcopy(r.events)
+    shuffle = [e for e in events if e["type"] == "action" and e["action"].get("step") == "shuffle"]
+    shuffle[2]["action"]["proof"] = flip_b64(shuffle[2]["action"]["proof"], 100)
+    want = replay_here(args(events))
+    assert "shuffle" in want["error"], want
+    out, _ = pyodide_page.evaluate(RUN, [REPLAY, [args(events)]])
+    assert json.loads(out) == {**want, "backend": "JsBackend"}
 
 
 # -- the page: the worker loads the sealed verifier for qahwa-fair/3 only ---------------------

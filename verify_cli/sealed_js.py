@@ -1,13 +1,16 @@
-"""The verify page's backend for sealed deals (games.sealed_backend): the checks of
-``qahwa_page/static/sealed-verify.js`` (over the vendored @noble/curves), called from Pyodide.
+"""The verify page's backend for sealed deals (``games.sealed_backend``): the checks of
+``qahwa_page/static/sealed-verify.js`` (over the vendored @noble/curves), called from Pyodide,
+where ``rbcl`` (the CLI's backend, libsodium) does not exist.
 
 The page's worker (``qahwa_page/static/verify-worker.js``) loads the vendored libraries and the
 verifier only for qahwa-fair/3 transcripts, publishes ``jsonBackend(sealedVerifier(lib))`` as
 the worker's global ``qahwaSealed`` and then calls :func:`install`. Every call crosses as JSON
 (bytes as lowercase hex): ``qahwaSealed.run(kind, args)`` answers ``{"ok": true, "value"}`` or
-``{"ok": false, "error"}``, the JavaScript verifier's SealedError message, which becomes a
-:class:`games.sealed_backend.SealedCheckError` here. Outside Pyodide there is no ``js`` module:
-:class:`JsBackend` takes any object with that ``run`` (tests use it so).
+``{"ok": false, "error"}`` (the JavaScript verifier's SealedError message, which is the
+``sealed`` package's, word for word), which becomes a
+:class:`games.sealed_backend.SealedStepError` worded as :class:`~games.sealed_backend.RbclBackend`
+words it. Outside Pyodide there is no ``js`` module: :class:`JsBackend` takes any object with
+that ``run`` (the tests pass one that runs node).
 """
 
 from __future__ import annotations
@@ -16,17 +19,18 @@ import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from games.sealed_backend import HandResult, SealedCheckError, use
+from games.sealed_backend import Ctx, SealedStepError, set_backend
 
 GLOBAL = "qahwaSealed"
 
 
-def _ctx(match_id: str, hand: int, seat: int) -> dict[str, Any]:
+def _ctx(ctx: Ctx) -> dict[str, Any]:
+    match_id, hand, seat = ctx
     return {"match_id": match_id, "hand": hand, "seat": seat}
 
 
 class JsBackend:
-    """games.sealed_backend.SealedBackend through the JavaScript verifier."""
+    """:class:`games.sealed_backend.SealedBackend` through the JavaScript verifier."""
 
     name = "js"
 
@@ -44,112 +48,91 @@ class JsBackend:
     def _call(self, kind: str, **args: Any) -> Any:
         out = json.loads(str(self._run(kind, json.dumps(args, separators=(",", ":")))))
         if not out["ok"]:
-            raise SealedCheckError(out["error"])
+            raise SealedStepError(out["error"])
         return out["value"]
 
-    def item_point(self, game: str, code: str) -> bytes:
-        return bytes.fromhex(self._call("item_point", game=game, code=code))
+    def verify_key(self, ctx: Ctx, key: bytes, proof: bytes) -> None:
+        self._call("verify_key", ctx=_ctx(ctx), key=key.hex(), proof=proof.hex())
 
     def hand_key(self, keys: Sequence[bytes]) -> bytes:
         return bytes.fromhex(self._call("hand_key", keys=[k.hex() for k in keys]))
 
-    def verify_key(self, match_id: str, hand: int, seat: int, key: bytes, proof: bytes) -> None:
-        self._call("verify_key", ctx=_ctx(match_id, hand, seat), key=key.hex(), proof=proof.hex())
-
-    def check_revealed(self, key: bytes, secret: bytes, seat: int) -> None:
-        self._call("check_revealed", key=key.hex(), secret=secret.hex(), seat=seat)
+    def starting_deck(self, game: str, items: Sequence[str]) -> bytes:
+        return bytes.fromhex(self._call("starting_deck", game=game, items=list(items)))
 
     def verify_shuffle(
-        self,
-        match_id: str,
-        hand: int,
-        seat: int,
-        hand_key: bytes,
-        deck_in: bytes,
-        deck_out: bytes,
-        proof: bytes,
+        self, ctx: Ctx, hand_key: bytes, deck_in: bytes, deck_out: bytes, proof: bytes
     ) -> None:
-        self._call(
-            "verify_shuffle",
-            ctx=_ctx(match_id, hand, seat),
-            hand_key=hand_key.hex(),
-            deck_in=deck_in.hex(),
-            deck_out=deck_out.hex(),
-            proof=proof.hex(),
-        )
+        try:
+            self._call(
+                "verify_shuffle",
+                ctx=_ctx(ctx),
+                hand_key=hand_key.hex(),
+                deck_in=deck_in.hex(),
+                deck_out=deck_out.hex(),
+                proof=proof.hex(),
+            )
+        except SealedStepError as exc:
+            raise SealedStepError(f"shuffle of seat {ctx[2]}: {exc}") from None
 
-    def verify_share(
-        self,
-        match_id: str,
-        hand: int,
-        seat: int,
-        key: bytes,
-        A: bytes,
-        B: bytes,
-        share: bytes,
-        proof: bytes,
-    ) -> None:
+    def verify_share(self, ctx: Ctx, key: bytes, item: bytes, share: bytes, proof: bytes) -> None:
         self._call(
             "verify_share",
-            ctx=_ctx(match_id, hand, seat),
+            ctx=_ctx(ctx),
             key=key.hex(),
-            A=A.hex(),
-            B=B.hex(),
+            A=item[:32].hex(),
+            B=item[32:].hex(),
             share=share.hex(),
             proof=proof.hex(),
         )
 
-    def check_opening(
-        self,
-        game: str,
-        code: str,
-        A: bytes,
-        B: bytes,
-        match_id: str,
-        hand: int,
-        keys: Sequence[bytes],
-        shares: Sequence[tuple[bytes, bytes]],
-    ) -> None:
-        self._call(
-            "check_opening",
-            game=game,
-            code=code,
-            A=A.hex(),
-            B=B.hex(),
-            ctx=_ctx(match_id, hand, 0),
-            keys=[k.hex() for k in keys],
-            shares=[[D.hex(), p.hex()] for D, p in shares],
+    def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
+        return bool(
+            self._call(
+                "opens_to",
+                game=game,
+                code=code,
+                A=item[:32].hex(),
+                B=item[32:].hex(),
+                shares=[D.hex() for D in shares],
+            )
         )
+
+    def check_revealed(self, key: bytes, secret: bytes, seat: int) -> None:
+        self._call("check_revealed", key=key.hex(), secret=secret.hex(), seat=seat)
 
     def open_deck(
         self, game: str, items: Sequence[str], deck: bytes, secrets: Sequence[bytes]
-    ) -> tuple[str, ...]:
-        codes = self._call(
-            "open_deck",
+    ) -> list[str]:
+        found: list[str | None] = self._call(
+            "lookup",
             game=game,
             items=list(items),
             deck=deck.hex(),
             secrets=[x.hex() for x in secrets],
         )
-        return tuple(codes)
+        out = [c for c in found if c is not None]
+        if len(out) != len(found):
+            raise SealedStepError("the revealed keys do not open every item of the deck")
+        if sorted(out) != sorted(items):
+            raise SealedStepError("the final deck does not hold every item once")
+        return out
 
     def verify_hand(
         self, match_id: str, entry: Mapping[str, Any], seats: int, house: Collection[int] = ()
-    ) -> HandResult:
+    ) -> tuple[tuple[str, ...] | None, dict[int, str]]:
+        """A hand's whole §9 entry (sealed.verify_hand's checks): (every item's code by
+        position once every key is revealed, else None; the opened items)."""
         v = self._call(
             "verify_hand", match_id=match_id, entry=entry, seats=seats, house=sorted(house)
         )
-        return HandResult(
-            bytes.fromhex(v["hand_key"]),
-            bytes.fromhex(v["deck"]),
-            {int(k): c for k, c in v["opened"].items()},
-            None if v["order"] is None else tuple(v["order"]),
-        )
+        order = None if v["order"] is None else tuple(v["order"])
+        return order, {int(k): c for k, c in v["opened"].items()}
 
 
 def install(runner: Any = None) -> JsBackend:
-    """Make the JavaScript verifier the backend of games.sealed_backend (the page's worker
+    """Make the JavaScript verifier the backend of every sealed engine (the page's worker
     calls this once it has loaded it)."""
     b = JsBackend(runner)
-    use(b)
+    set_backend(b)
     return b

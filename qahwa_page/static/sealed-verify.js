@@ -28,8 +28,12 @@ export function hexToBytes(hex) {
   return out;
 }
 
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
 export function bytesToHex(b) {
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  let out = "";
+  for (let i = 0; i < b.length; i++) out += HEX[b[i]];
+  return out;
 }
 
 function concat(...parts) {
@@ -85,15 +89,27 @@ export function sealedVerifier(lib) {
     return ristretto255_hasher.deriveToCurve(h);
   }
 
+  // Decoded points by encoding (a match passes the same keys and deck items many times, and a
+  // decoding costs a square root); null for an encoding that is no point. Bounded.
+  const decoded = new Map();
+
   function point(bytes, what) {
     if (!(bytes instanceof Uint8Array) || bytes.length !== 32) {
       throw new SealedError(`${what}: not a canonical ristretto255 point`);
     }
-    try {
-      return Point.fromBytes(bytes);
-    } catch {
-      throw new SealedError(`${what}: not a canonical ristretto255 point`);
+    const key = bytesToHex(bytes);
+    let p = decoded.get(key);
+    if (p === undefined) {
+      try {
+        p = Point.fromBytes(bytes);
+      } catch {
+        p = null;
+      }
+      if (decoded.size >= 16384) decoded.clear();
+      decoded.set(key, p);
     }
+    if (p === null) throw new SealedError(`${what}: not a canonical ristretto255 point`);
+    return p;
   }
 
   function scalar(bytes, what) {
@@ -102,8 +118,26 @@ export function sealedVerifier(lib) {
     return x;
   }
 
+  // k·Q for a public k (any integer, taken mod ℓ): G's multiples from noble's precomputed table
+  function mulPublic(k, Q) {
+    const m = mod(k);
+    if (m === 0n || Q.is0()) return ZERO;
+    if (m === 1n) return Q;
+    if (m === L - 1n) return Q.negate();
+    return Q === G ? G.multiplyUnsafe(m) : Q.multiplyUnsafe(m);
+  }
+
+  // Σ k·Q == identity for a few pairs: one multiplication each (Pippenger's buckets cost more
+  // than they save below a few dozen points)
+  function fewAreZero(pairs) {
+    let acc = ZERO;
+    for (const [k, Q] of pairs) acc = acc.add(mulPublic(k, Q));
+    return acc.is0();
+  }
+
   // Σ k·Q == identity, over (k, Q) pairs (k any integer, taken mod ℓ)
   function sumIsZero(pairs) {
+    if (pairs.length <= 8) return fewAreZero(pairs);
     const pts = [];
     const ks = [];
     for (const [k, Q] of pairs) {
@@ -127,11 +161,19 @@ export function sealedVerifier(lib) {
   }
 
   // §2
+  const itemCache = new Map();
   function itemPoint(game, code) {
-    const h = sha512(
-      concat(enc.encode("qahwa-fair/3 item"), new Uint8Array([0]), lp(enc.encode(game)), lp(enc.encode(code))),
-    );
-    return fromHash(h).toBytes();
+    const key = JSON.stringify([game, code]);
+    let out = itemCache.get(key);
+    if (out === undefined) {
+      const h = sha512(
+        concat(enc.encode("qahwa-fair/3 item"), new Uint8Array([0]), lp(enc.encode(game)), lp(enc.encode(code))),
+      );
+      out = fromHash(h).toBytes();
+      if (itemCache.size >= 4096) itemCache.clear();
+      itemCache.set(key, out);
+    }
+    return out.slice();
   }
 
   const genCache = new Map();

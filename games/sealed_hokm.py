@@ -1,0 +1,194 @@
+"""Sealed hokm for 4, 3 or 2 players (fairness-v3 §9a; the rules of :mod:`games.hokm`).
+
+The first hakem is drawn face up from the match key as in seeded hokm (``hakem``); nothing
+else is drawn from it: there is no cut (every seat shuffles the deck itself). Each hand:
+every seat's ``key``, then the ``shuffle`` chain, then the deal of the final deck by
+:func:`games.deals.hokm_deal` over its positions: the first five of each seat (shares owed),
+the hakem's ``trump``, then the rest of each hand (shares owed; two players: each draw's top
+card is dealt to the drawer, and the next one too when the drawer throws the first away).
+
+Actions beyond the steps: ``{"type": "trump", "suit": "S"}`` (``"nars": true`` with ruleset
+``nars``); ``{"type": "play", "item": i, "card": "QH", "share": "<hex>", "proof": "<hex>"}``
+(the card's opening: the player's own share of item ``i`` and its proof); two players
+``{"type": "draw", "keep": true|false}`` and ``{"type": "discard", "items": [i, …]}``.
+``legal_actions`` lists plays as ``{"type": "play", "item": i}`` for every unopened item the
+seat holds: the server cannot know which follow suit; the seat's client adds the card and
+its opening. Following suit is checked when the hand's keys are revealed
+(:meth:`SealedHokmEngine._breach`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import Any, ClassVar
+
+from .base import JSON, Action, Chance, MatchContext, only_keys
+from .cards import is_card, is_joker
+from .deals import hokm_deal, hokm_deck
+from .errors import IllegalActionError, MalformedActionError
+from .hokm import HAND_SIZE, HokmEngine
+from .sealed_base import SealedGame, parse_item
+from .tricks import Phase, Tally, Trick, follow_reason
+
+
+class SealedHokmEngine(SealedGame, HokmEngine):
+    RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 7, "nars": False}
+    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("sealed", "trump", "draw", "discard", "play")
+
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
+        #: (seat, item, led suit, the items the seat held then) of every play of the hand
+        self.plays: list[tuple[int, int, str | None, tuple[int, ...]]] = []
+        self._scored: tuple[list[int], int | None] | None = None
+        super().__init__({**ruleset, "cut": False}, chance, ctx)
+
+    # -- hands -----------------------------------------------------------------------------
+    def _start_hand(self) -> None:
+        if self.hand_number < 0:  # the match starts (HokmEngine.__init__)
+            self._sealed_init(self.ctx)
+        self.hand_number += 1
+        items = hokm_deck(self.n)
+        self._begin_hand(items)
+        self.deck = [str(i) for i in range(len(items))]
+        self.cut_k = None
+        self.tapped = False
+        self.thrown = [[] for _ in range(self.n)]
+        self.trump = None
+        self.nars = False
+        self.trick = Trick(self.hakem)
+        self.tally = Tally(self.n)
+        self.plays = []
+        self._scored = None
+        deal = hokm_deal(self.deck, self.hakem, self.n)
+        self.hands = deal.first
+        self.rest = deal.rest
+        self.stock = deal.stock
+        self._deal({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
+        self.phase = Phase.TRUMP
+
+    def _apply_trump(self, action: Action) -> None:
+        rest = [[int(p) for p in r] for r in self.rest]
+        super()._apply_trump(action)
+        if any(rest):
+            self._deal(dict(enumerate(rest)))
+        if self.phase == Phase.DRAW:
+            self._deal({self._draw_seat(): [int(self.stock[0])]})
+
+    def _apply_draw(self, seat: int, action: Action) -> None:
+        only_keys(action, "keep")
+        keep = action.get("keep")
+        if not isinstance(keep, bool):
+            raise MalformedActionError("a draw needs 'keep': true or false")
+        if self.phase != Phase.DRAW:
+            raise self._wrong_phase("draw")
+        first, second = self.stock[0], self.stock[1]
+        taken, thrown = (first, second) if keep else (second, first)
+        del self.stock[:2]
+        self.hands[seat].append(taken)
+        self.thrown[seat].append(thrown)
+        if not keep:
+            self._deal({seat: [int(second)]})
+        if self.stock:
+            self._deal({self._draw_seat(): [int(self.stock[0])]})
+        else:
+            self.phase = Phase.DISCARD
+
+    def _apply_discard(self, seat: int, action: Action) -> None:
+        only_keys(action, "items")
+        raw = action.get("items")
+        n_items = len(self._hand().items)
+        if not isinstance(raw, list):
+            raise MalformedActionError("'items' must be a list of item positions")
+        items = [parse_item(i, n_items, "an item of 'items'") for i in raw]
+        if len(set(items)) != len(items):
+            raise MalformedActionError("'items' names the same item twice")
+        if self.phase != Phase.DISCARD:
+            raise self._wrong_phase("discard")
+        size = self._discard_size(seat)
+        if len(items) != size:
+            raise IllegalActionError(f"lay away exactly {size} items, got {len(items)}")
+        missing = [i for i in items if str(i) not in self.hands[seat]]
+        if missing:
+            raise IllegalActionError(f"not in your hand: items {missing}")
+        gone = {str(i) for i in items}
+        self.hands[seat] = [c for c in self.hands[seat] if c not in gone]
+        self.thrown[seat].extend(str(i) for i in items)
+        if all(len(h) == HAND_SIZE[2] for h in self.hands):
+            self.phase = Phase.PLAY
+            self.trick = Trick(self.hakem)
+
+    def _apply_play(self, seat: int, action: Action) -> None:
+        only_keys(action, "item", "card", "share", "proof")
+        card = action.get("card")
+        if not isinstance(card, str) or not is_card(card) or is_joker(card):
+            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
+        if card not in self._hand().items:
+            raise MalformedActionError(f"{card} is not in this deck")
+        if self.phase != Phase.PLAY:
+            raise self._wrong_phase("card play")
+        item, share = self._check_open(seat, action, card)
+        if str(item) not in self.hands[seat]:
+            raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
+        held = tuple(sorted(int(p) for p in self.hands[seat]))
+        self._commit_open(seat, item, card, share, bytes.fromhex(action["proof"]))
+        self.plays.append((seat, item, self.trick.led, held))
+        self.hands[seat].remove(str(item))
+        self.trick.add(seat, card)
+        if len(self.trick) == self.n:
+            self._finish_trick()
+
+    def _finish_hand(self, tricks: list[int], winner: int | None) -> None:
+        """The hand's tricks are decided: the keys are revealed before it is scored."""
+        self._scored = (list(tricks), winner)
+        self.phase = Phase.PLAY
+        self._hand_over()
+
+    def _after_reveal(self) -> None:
+        assert self._scored is not None
+        tricks, winner = self._scored
+        self._scored = None
+        HokmEngine._finish_hand(self, tricks, winner)
+
+    def _breach(self, codes: Sequence[str]) -> int | None:
+        """The first play that did not follow suit when the seat held the suit led."""
+        for seat, item, led, held in self.plays:
+            hand = [codes[i] for i in held]
+            if follow_reason(hand, codes[item], led) is not None:
+                return seat
+        return None
+
+    # -- legal actions and views -------------------------------------------------------------
+    def _play_legal(self, seat: int) -> list[Action]:
+        if self.phase == Phase.PLAY:
+            opened = self._hand().opened
+            items = sorted(int(p) for p in self.hands[seat])
+            return [{"type": "play", "item": i} for i in items if i not in opened]
+        if self.phase == Phase.DISCARD:
+            items = sorted(int(p) for p in self.hands[seat])
+            return [
+                {"type": "discard", "items": list(c)}
+                for c in combinations(items, self._discard_size(seat))
+            ]
+        return HokmEngine.legal_actions(self, seat)
+
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        out = super()._view(None)
+        out["cutter"] = None
+        out["led"] = self.trick.led
+        if seat is not None:
+            out["hand"] = sorted(int(p) for p in self.hands[seat])
+            if self.n == 2:
+                if (
+                    self.phase == Phase.DRAW
+                    and self.outcome is None
+                    and seat == self.turn
+                    and not self.owed
+                ):
+                    out["drawn"] = int(self.stock[0])
+                out["discard"] = sorted(int(p) for p in self.thrown[seat])
+        return out
+
+
+ENGINE = SealedHokmEngine

@@ -1,0 +1,212 @@
+"""Sealed matches (qahwa-fair/3, docs/spec/fairness-v3.md §9a) played whole by simulated
+seats (games/sealed_sim.py): honest matches end as the rules say and replay; every cheat is
+refused with nothing changed, or caught at the hand's end and forfeited."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from fairness import canonical_ruleset
+from games.base import Chance, MatchContext
+from games.errors import ActionError, IllegalActionError, ReplayError, RulesetError
+from games.registry import deal_of, engine_class, engine_for
+from games.replay import replay
+from games.sealed_base import SealedGame
+from games.sealed_hokm import SealedHokmEngine
+from games.sealed_sim import SimResult, SimSeat, play_match
+
+
+def sealed_engine(r: SimResult) -> SealedHokmEngine:
+    assert isinstance(r.engine, SealedHokmEngine)
+    return r.engine
+
+
+def replayed(r: SimResult) -> Any:
+    return replay(type(r.engine), canonical_ruleset(r.ruleset), r.key, r.events, ctx=r.ctx)
+
+
+def steps(r: SimResult, step: str) -> list[dict[str, Any]]:
+    return [
+        e
+        for e in r.events
+        if e["type"] == "action" and e["action"]["type"] == "sealed" and e["action"]["step"] == step
+    ]
+
+
+# -- the registry and the ruleset ------------------------------------------------------------
+def test_the_ruleset_selects_the_sealed_engine() -> None:
+    assert engine_for("hokm", {"deal": "sealed"}) is SealedHokmEngine
+    assert engine_for("hokm", {}) is engine_class("hokm")
+    assert engine_for("hokm", {"deal": "seeded"}) is engine_class("hokm")
+    assert deal_of(None) == "seeded"
+    with pytest.raises(RulesetError, match="'deal' must be one of"):
+        deal_of({"deal": "secret"})
+
+
+@pytest.mark.parametrize("game", ["tawla", "mahbusa"])
+def test_dice_games_refuse_a_sealed_deal(game: str) -> None:
+    with pytest.raises(RulesetError, match=f"{game} has no sealed deal"):
+        engine_for(game, {"deal": "sealed"})
+
+
+def test_a_seeded_ruleset_stays_as_it_was() -> None:
+    plain = engine_class("hokm").parse_ruleset({})
+    assert engine_class("hokm").parse_ruleset({"deal": "seeded"}) == plain
+    assert "deal" not in plain
+    sealed = SealedHokmEngine.parse_ruleset({"deal": "sealed"})
+    assert sealed["deal"] == "sealed" and "cut" not in sealed
+    assert '"deal":"sealed"' in canonical_ruleset(sealed)
+
+
+def test_a_sealed_match_needs_its_match_id() -> None:
+    rs = SealedHokmEngine.parse_ruleset({"deal": "sealed"})
+    with pytest.raises(RulesetError, match="match context"):
+        SealedHokmEngine(rs, Chance(bytes(64)))
+    with pytest.raises(RulesetError, match="qahwa-fair/2 match key"):
+        SealedHokmEngine(rs, Chance(bytes(32)), MatchContext("m"))
+
+
+# -- honest matches --------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("ruleset", "house"),
+    [({"target": 1}, ()), ({"target": 1}, (1, 3)), ({"players": 3, "target": 1}, (0,))],
+)
+def test_an_honest_sealed_hokm_match_plays_and_replays(
+    ruleset: dict[str, Any], house: tuple[int, ...]
+) -> None:
+    r = play_match("hokm", ruleset, seed=f"honest{house}", house=house)
+    out = r.engine.outcome
+    assert out is not None and out.reason == "finished" and not r.refused
+    n = r.engine.n_seats
+    # the shuffles: house seats first, then the others
+    assert [e["seat"] for e in steps(r, "shuffle")][:n] == [*house] + [
+        s for s in range(n) if s not in house
+    ]
+    assert len(steps(r, "key")) == len(steps(r, "reveal_key")) == n * len(sealed_engine(r).history)
+    again = replayed(r)
+    assert again.outcome == out
+    assert again.sealed_hands == sealed_engine(r).sealed_hands
+
+
+def test_two_player_sealed_hokm_draws_and_discards() -> None:
+    r = play_match("hokm", {"players": 2, "target": 1}, seed="two")
+    assert r.engine.outcome is not None and r.engine.outcome.reason == "finished"
+    kinds = {e["action"]["type"] for e in r.events if e["type"] == "action"}
+    assert {"draw", "discard", "play", "sealed", "trump"} <= kinds
+    assert replayed(r).outcome == r.engine.outcome
+
+
+def test_the_whole_record_verifies_with_the_sealed_library() -> None:
+    import sealed
+
+    r = play_match("hokm", {"target": 1}, seed="record", house=(2,))
+    for entry in sealed_engine(r).sealed_hands:
+        v = sealed.verify_hand(r.ctx.match_id, entry, 4, house=(2,))  # type: ignore[union-attr]
+        assert v.order is not None
+        for item, code in v.opened.items():
+            assert v.order[item] == code
+
+
+def test_a_seat_learns_only_its_own_items_from_the_view() -> None:
+    """The public view and another seat's view carry nothing that opens a seat's items: the
+    codes the seat learns are not derivable without its secret (the shares lack its own)."""
+    r = play_match("hokm", {"target": 1}, seed="views")
+    e = r.engine
+    public = e.view(None)["sealed"]
+    assert public["revealed"] == [True] * 4  # the hand is over: everything is public now
+    assert all(isinstance(i, int) for i in e.view(0)["hand"])
+
+
+# -- cheats ----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("cheat", "message"),
+    [
+        ("bad_key", "proof of knowledge does not verify"),
+        ("bad_shuffle", "shuffle proof of seat 1"),
+        ("bad_share", "share of seat 1: the proof does not verify"),
+        ("bad_open", "the shares do not open item"),
+        ("bad_reveal", "revealed key of seat 1 does not match"),
+    ],
+)
+def test_a_bad_step_is_refused_and_changes_nothing(cheat: str, message: str) -> None:
+    r = play_match("hokm", {"target": 1}, seed=f"cheat-{cheat}", cheats={1: cheat})
+    assert [(s, type(e)) for s, _, e in r.refused] == [(1, type(r.refused[0][2]))]
+    seat, _action, exc = r.refused[0]
+    assert isinstance(exc, IllegalActionError) and message in str(exc)
+    assert r.engine.outcome is not None and r.engine.outcome.reason == "finished"
+    assert replayed(r).outcome == r.engine.outcome
+
+
+def test_a_refused_step_leaves_the_engine_unchanged() -> None:
+    cls = engine_for("hokm", {"deal": "sealed"})
+    e = cls(cls.parse_ruleset({"deal": "sealed"}), Chance(bytes(range(64))), MatchContext("m1"))
+    seats = [SimSeat(s, "unchanged") for s in range(4)]
+    for _ in range(4):  # the keys
+        e.apply(e.turn, seats[e.turn].act(e.view(e.turn)))  # type: ignore[arg-type,index]
+    seat = e.turn
+    assert seat == 0 and e.view(0)["legal_actions"] == [{"type": "sealed", "step": "shuffle"}]
+    good = seats[0].act(e.view(0))
+    assert good is not None
+
+    def state() -> Any:
+        return copy.deepcopy(
+            (
+                {k: v for k, v in e.__dict__.items() if k != "chance"},
+                e.chance.labels,
+                e.chance._pending,
+            )
+        )
+
+    before = state()
+    bad_deck = {**good, "deck": e.view(None)["sealed"]["deck"]}  # the input deck, unshuffled
+    for bad in (
+        bad_deck,
+        {**good, "proof": good["proof"][:-4]},
+        {**good, "step": "key"},
+        {**good, "extra": 1},
+        {"type": "play", "item": 0},
+    ):
+        with pytest.raises(ActionError):
+            e.apply(0, bad)
+        assert state() == before
+    with pytest.raises(ActionError):
+        e.apply(1, good)  # not seat 1's step
+    e.apply(0, good)
+    assert e.turn == 1
+
+
+def test_a_revoke_is_caught_at_the_hands_end_and_forfeits() -> None:
+    r = play_match("hokm", {"target": 1}, seed="revoke", cheats={2: "revoke"})
+    out = r.engine.outcome
+    assert out is not None and out.reason == "rule" and out.forfeited == (2,)
+    assert out.winners == (1, 3)
+    assert r.events[-1] == {"seq": len(r.events) - 1, "type": "end", "reason": "rule", "seat": 2}
+    assert r.events[-2]["action"]["step"] == "reveal_key"
+    assert replayed(r).outcome == out
+    # a transcript without the rule's end, or with another seat in it, does not replay
+    with pytest.raises(ReplayError, match="the end event"):
+        replay(type(r.engine), canonical_ruleset(r.ruleset), r.key, r.events[:-1], ctx=r.ctx)
+    wrong = [*r.events[:-1], {**r.events[-1], "seat": 0}]
+    with pytest.raises(ReplayError):
+        replay(type(r.engine), canonical_ruleset(r.ruleset), r.key, wrong, ctx=r.ctx)
+
+
+def test_a_stalled_deal_is_a_timeout_of_the_seat_that_owes_the_step() -> None:
+    r = play_match("hokm", {"target": 1}, seed="stall", cheats={3: "stall"})
+    out = r.engine.outcome
+    assert out is not None and out.reason == "timeout" and out.forfeited == (3,)
+    assert r.events[-1]["type"] == "end" and r.events[-1]["seat"] == 3
+
+
+def test_the_owed_step_is_visible_to_every_seat() -> None:
+    cls = engine_for("hokm", {"deal": "sealed"})
+    e = cls(
+        cls.parse_ruleset({"deal": "sealed"}), Chance(bytes(64)), MatchContext("m2", house=(1,))
+    )
+    assert isinstance(e, SealedGame)
+    assert e.view(None)["sealed"]["owed"] == {"seat": 0, "step": "key"}
+    assert e.view(2)["sealed"]["owed"] == {"seat": 0, "step": "key"}
+    assert e.view(2)["legal_actions"] == [] and e.turn == 0
