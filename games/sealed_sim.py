@@ -163,7 +163,51 @@ class SimSeat:
         game = view["game"]
         if game == "hokm":
             return self._hokm(view, sv, legal)
+        if game == "iraqi_domino":
+            return self._domino(view, sv, legal)
         raise ValueError(f"no simulated seat for sealed {game}")
+
+    def _domino(
+        self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]
+    ) -> Action:
+        items = sorted({a["item"] for a in legal if a["type"] == "play"})
+        codes = {i: self.code_of(sv, i) for i in items}
+        other = [a for a in legal if a["type"] != "play"]
+        calling = view.get("calling")
+        ends = view.get("ends")
+        if calling is not None:
+            mine = [i for i in items if codes[i] == calling]
+            if mine and not self._cheat_now("revoke"):
+                return self._lay(sv, mine[0], None)
+            return dict(other[0])
+        if ends is None:
+            return self._lay(sv, self.rnd.choice(items), None)
+        fits = [
+            (i, e) for i in items for e in ("left", "right") if str(ends[e]) in codes[i].split("-")
+        ]
+        misfits = [
+            (i, e)
+            for i in items
+            for e in ("left", "right")
+            if str(ends[e]) not in codes[i].split("-")
+        ]
+        if misfits and self._cheat_now("illegal_tile"):
+            i, e = self.rnd.choice(misfits)
+            return self._lay(sv, i, e)
+        if fits and other and self._cheat_now("revoke"):
+            return dict(other[0])
+        if fits:
+            i, e = self.rnd.choice(fits)
+            return self._lay(sv, i, e)
+        return dict(other[0])
+
+    def _lay(self, sv: Mapping[str, Any], item: int, end: str | None) -> Action:
+        opening = self.opening(sv, item)
+        tile = opening.pop("code")
+        out: Action = {"type": "play", "tile": tile, **opening}
+        if end is not None:
+            out["end"] = end
+        return out
 
     def _hokm(self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]) -> Action:
         kind = legal[0]["type"]

@@ -26,6 +26,7 @@ from fairness import (
     chain_start,
     commitment,
     commitment_v2,
+    loads_strict,
     match_key,
     match_key_v2,
     new_server_seed,
@@ -38,8 +39,9 @@ from fairness.records import Lock, lock_seats
 
 from .base import Chance, Engine, Event, MatchContext
 from .ends import NoRevealMatch, no_reveal_event, no_reveal_outcome
-from .registry import engine_class
+from .registry import engine_class, engine_for
 from .replay import OnEvent, replay
+from .sealed_base import PROTOCOL_V3
 
 if TYPE_CHECKING:
     from fairness.signing import Signer
@@ -79,7 +81,7 @@ def transcript_key(doc: Mapping[str, Any]) -> bytes | None:
     the seats' client seeds (v2: and nonces) in seat order. None for a v2 transcript in
     which a seat never revealed (a ``no_reveal`` end: there is no K)."""
     seats = sorted(doc["seats"], key=lambda s: s["seat"])
-    if doc.get("protocol") == PROTOCOL_V2:
+    if doc.get("protocol") in (PROTOCOL_V2, PROTOCOL_V3):
         if any(s.get("client_seed") is None or s.get("nonce") is None for s in seats):
             return None
         return match_key_v2(
@@ -101,7 +103,7 @@ def transcript_key(doc: Mapping[str, Any]) -> bytes | None:
 def transcript_context(doc: Mapping[str, Any]) -> MatchContext | None:
     """A v2 transcript's match context: its match id and the roll-chain tips of its lock's
     seats (never of its ``seats``: fairness-v2.md §3a). None for a v1 transcript."""
-    if doc.get("protocol") != PROTOCOL_V2:
+    if doc.get("protocol") not in (PROTOCOL_V2, PROTOCOL_V3):
         return None
     return MatchContext.of_lock(Lock.parse(doc["lock"]))
 
@@ -111,14 +113,17 @@ def replay_transcript(doc: Mapping[str, Any], *, on_event: OnEvent | None = None
     key and context. It checks the rules only: signatures, the lock, commitments and the
     chain are the verifier's."""
     protocol = doc.get("protocol")
-    if protocol not in (PROTOCOL, PROTOCOL_V2):
+    if protocol not in (PROTOCOL, PROTOCOL_V2, PROTOCOL_V3):
         raise ValueError(f"unknown protocol {protocol!r}")
+    cls = engine_class(doc["game"])
+    if protocol == PROTOCOL_V3:  # a sealed match (fairness-v3 §9a): its ruleset names the deal
+        cls = engine_for(doc["game"], loads_strict(doc["ruleset"]))
     return replay(
-        engine_class(doc["game"]),
+        cls,
         doc["ruleset"],
         transcript_key(doc),
         doc["events"],
-        protocol=protocol,
+        protocol=PROTOCOL_V2 if protocol == PROTOCOL_V3 else protocol,
         ctx=transcript_context(doc),
         on_event=on_event,
     )
@@ -144,13 +149,15 @@ def build_transcript_v2(
     created_at: str,
     ended_at: str | None,
     extra: Mapping[str, Any] | None = None,
+    protocol: str = PROTOCOL_V2,
 ) -> dict[str, Any]:
-    """The unsigned qahwa-fair/2 transcript (fairness-v2.md §9); sign it with
+    """The unsigned qahwa-fair/2 transcript (fairness-v2.md §9; ``protocol`` qahwa-fair/3
+    for a sealed match, fairness-v3 §9a, the same shape); sign it with
     ``fairness.Signer.signed``. ``seats``: ``{"seat", "name", "house", "client_seed",
     "nonce", "key", "roll_chain"}`` each (``client_seed``/``nonce`` None for a seat that
     never revealed); ``events`` numbered; ``chain`` the hex head after the last event."""
     doc: dict[str, Any] = {
-        "protocol": PROTOCOL_V2,
+        "protocol": protocol,
         "match_id": match_id,
         "game": game,
         "ruleset": ruleset,
@@ -201,8 +208,13 @@ def simulate_match(
     lock_index: int = 0,
     started: datetime | None = None,
     timed: bool = False,
+    cheats: Mapping[int, str] | None = None,
 ) -> tuple[dict[str, Any], Engine]:
     """Play a whole match with random legal bots; return (transcript, engine).
+
+    A ruleset with ``"deal": "sealed"`` gives a qahwa-fair/3 transcript played by the
+    simulated sealed seats of :mod:`games.sealed_sim` (``cheats``: seat → one of its cheats
+    that the rules let through until the hand's end, e.g. ``revoke``).
 
     ``seed`` drives the bots' choices (a ``random.Random``) and, when not given, the server
     seed, nonces, roll-chain secrets and seat keys too, so the same arguments give the same
@@ -251,6 +263,7 @@ def simulate_match(
         lock_index=lock_index,
         started=started,
         timed=timed,
+        cheats=cheats,
     ).run(max_actions=max_actions, resign_at=resign_at, end_reason=end_reason, no_reveal=no_reveal)
 
 
@@ -356,8 +369,10 @@ class _Sim:
         lock_index: int,
         started: datetime | None,
         timed: bool = True,
+        cheats: Mapping[int, str] | None = None,
     ) -> None:
         self.game = game
+        self.cheats = dict(cheats or {})
         self.timed = timed
         #: the time of the request being written, and the lock's (set by run)
         self.now = self.locked_at = datetime(2026, 1, 1, tzinfo=UTC)
@@ -370,7 +385,8 @@ class _Sim:
                 else new_server_seed_v2()
             )
         self.server_seed = server_seed
-        self.cls = engine_class(game)
+        self.cls = engine_for(game, ruleset)
+        self.sealed = bool(getattr(self.cls, "SEALED", False))
         self.parsed = self.cls.parse_ruleset(dict(ruleset or {}), protocol=PROTOCOL_V2)
         self.ruleset_str = canonical_ruleset(self.parsed)
         n = self.n = self.cls.seat_count(self.parsed)
@@ -510,6 +526,7 @@ class _Sim:
             result=engine.outcome.to_json(),
             created_at=rfc3339(self.t0),
             ended_at=rfc3339(locked_at),
+            protocol=PROTOCOL_V3 if self.sealed else PROTOCOL_V2,
         )
         if self.signer is not None:
             doc = self.signer.signed(doc)
@@ -519,6 +536,13 @@ class _Sim:
         self, engine: Engine, add: Any, *, max_actions: int, resign_at: int | None, end_reason: str
     ) -> None:
         actions = 0
+        sim_seats: list[Any] = []
+        if self.sealed:  # a sealed match's seats make their own keys, shuffles and shares
+            from .sealed_sim import SimSeat
+
+            sim_seats = [
+                SimSeat(s, f"transcript-{self.seed}", self.cheats.get(s)) for s in range(self.n)
+            ]
         while engine.outcome is None:
             if actions >= max_actions:
                 raise RuntimeError(f"{self.game}: no end after {max_actions} actions")
@@ -545,9 +569,17 @@ class _Sim:
             choices = engine.bot_actions(seat)
             if not choices:
                 raise RuntimeError(f"{self.game}: seat {seat} to act with no legal action")
-            action = with_roll_value(
-                engine, seat, self.bots.choice(choices), self.chains[seat] if self.chains else None
-            )
+            if sim_seats:
+                made = sim_seats[seat].act(engine.view(seat))
+                assert made is not None
+                action = made
+            else:
+                action = with_roll_value(
+                    engine,
+                    seat,
+                    self.bots.choice(choices),
+                    self.chains[seat] if self.chains else None,
+                )
             produced = engine.apply(seat, action)
             self.now += timedelta(seconds=1)
             add(produced[0], seat)

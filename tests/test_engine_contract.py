@@ -283,3 +283,101 @@ def test_random_matches_keep_the_contract(
     game: str, protocol: str, variant: int, seed: int
 ) -> None:
     play(game, ruleset_of(game, protocol, variant), seed, protocol)
+
+
+# -- sealed forms (fairness-v3 §9a) ------------------------------------------------------------
+# A sealed engine's legal actions for a deal step or a play are plain forms (the values are
+# the seat's secrets to make): the simulated sealed seats of games.sealed_sim play, and the
+# contract is checked on what they send. Every sealed step and opening with one field
+# changed (a flipped hex digit too) or dropped is refused and changes nothing.
+SEALED_CASES: list[tuple[str, dict[str, Any]]] = [
+    ("hokm", {"target": 1}),
+    ("hokm", {"players": 3, "target": 1}),
+    ("hokm", {"players": 2, "target": 1}),
+    ("iraqi_domino", {"players": 2, "target": 20}),
+    ("iraqi_domino", {"players": 4, "target": 20}),
+]
+
+
+def _altered(value: Any) -> Any:
+    """The value with its last character changed (a hex digit flipped), or None."""
+    if isinstance(value, str) and value:
+        last = value[-1]
+        return value[:-1] + ("1" if last == "0" else "0")
+    return None
+
+
+def sealed_wrongs(action: dict[str, Any], rnd: random.Random) -> Iterator[dict[str, Any]]:
+    for field, value in action.items():
+        if field == "type":
+            continue
+        for wrong in [*rnd.sample(WRONG_VALUES, 2), _altered(value)]:
+            if wrong is not None and wrong != value:
+                yield {**action, field: wrong}
+        yield {k: v for k, v in action.items() if k != field}
+    shares = action.get("shares")
+    if isinstance(shares, list) and shares:
+        first = dict(shares[0])
+        first["proof"] = _altered(first["proof"])
+        yield {**action, "shares": [first, *shares[1:]]}
+        yield {**action, "shares": shares[1:]}
+
+
+@pytest.mark.parametrize(("game", "ruleset"), SEALED_CASES)
+def test_sealed_matches_keep_the_contract(game: str, ruleset: dict[str, Any]) -> None:
+    from games.registry import engine_for
+    from games.sealed_sim import SimSeat
+
+    raw = {**ruleset, "deal": "sealed"}
+    cls = engine_for(game, raw)
+    parsed = cls.parse_ruleset(raw)
+    n = cls.seat_count(parsed)
+    ctx = MatchContext(f"contract-sealed-{game}", house=(n - 1,))
+    key = match_key_v2(
+        bytes(64),
+        ctx.match_id,
+        game,
+        canonical_ruleset(parsed),
+        [(f"c{s}", bytes(32)) for s in range(n)],
+    )
+    chance = Chance(key)
+    e = cls(parsed, chance, ctx)
+    seats = [SimSeat(s, f"contract-{game}") for s in range(n)]
+    events: list[dict[str, Any]] = [*chance.take_events()]
+    rnd = random.Random(game)
+    steps = 0
+    while e.outcome is None:
+        assert steps < MAX_ACTIONS
+        seat = e.turn
+        assert seat is not None
+        legal = e.legal_actions(seat)
+        action = seats[seat].act(e.view(seat))
+        assert action is not None
+        # what is sent has a listed shape: a listed action, or one completed with the
+        # seat's own values (a sealed step's, an opening's)
+        assert any(
+            a["type"] == action["type"] and all(action.get(k) == v for k, v in a.items())
+            for a in legal
+        ) or any(a["type"] == action["type"] and set(a) <= set(action) for a in legal), action
+        if steps < 12 or rnd.random() < 0.03:
+            check_views(e)
+            before = snapshot(e)
+            for other in [s for s in range(n) if s != seat]:
+                with pytest.raises(NotYourTurnError):
+                    copy.deepcopy(e).apply(other, action)
+            if action["type"] == "sealed" or "share" in action:
+                for wrong in sealed_wrongs(action, rnd):
+                    trial = copy.deepcopy(e)
+                    with pytest.raises(GameError):
+                        trial.apply(seat, wrong)
+                    assert snapshot(trial) == before, f"refused {wrong!r} changed the engine"
+        produced = e.apply(seat, action)
+        assert produced[0] == {"type": "action", "seat": seat, "action": action}
+        events.extend(produced)
+        steps += 1
+    check_views(e)
+    result = e.view(None)["result"]
+    assert result["status"] == "finished" and result["forfeited"] == []
+    numbered = [{"seq": i, **ev} for i, ev in enumerate(events)]
+    replayed = replay(cls, canonical_ruleset(parsed), key, numbered, protocol=PROTOCOL_V2, ctx=ctx)
+    assert snapshot(replayed) == snapshot(e), "replay does not rebuild the live engine"

@@ -16,6 +16,7 @@ from games.registry import deal_of, engine_class, engine_for
 from games.replay import replay
 from games.sealed_base import SealedGame
 from games.sealed_hokm import SealedHokmEngine
+from games.sealed_iraqi_domino import CALL_ORDER
 from games.sealed_sim import SimResult, SimSeat, play_match
 
 
@@ -210,3 +211,57 @@ def test_the_owed_step_is_visible_to_every_seat() -> None:
     assert e.view(None)["sealed"]["owed"] == {"seat": 0, "step": "key"}
     assert e.view(2)["sealed"]["owed"] == {"seat": 0, "step": "key"}
     assert e.view(2)["legal_actions"] == [] and e.turn == 0
+
+
+# -- Iraqi dominoes --------------------------------------------------------------------------
+@pytest.mark.parametrize("players", [2, 4])
+def test_an_honest_sealed_domino_match_plays_and_replays(players: int) -> None:
+    r = play_match("iraqi_domino", {"players": players, "target": 30}, seed=f"dom{players}")
+    out = r.engine.outcome
+    assert out is not None and out.reason == "finished" and not r.refused
+    assert replayed(r).outcome == out
+    # the first round opens by the call: the first tile laid is the highest tile dealt
+    import sealed
+
+    first = next(e for e in r.events if e["type"] == "action" and e["action"]["type"] == "play")
+    assert isinstance(r.engine, SealedGame) and r.ctx is not None
+    order = sealed.verify_hand(r.ctx.match_id, r.engine.sealed_hands[0], players).order
+    assert order is not None
+    dealt = set(order[: 7 * players])
+    assert first["action"]["tile"] == next(t for t in CALL_ORDER if t in dealt)
+    if players == 4:
+        assert not any(e["type"] == "action" and e["action"]["type"] == "draw" for e in r.events)
+
+
+def test_a_boneyard_draw_is_opened_to_the_drawer_alone() -> None:
+    r = play_match("iraqi_domino", {"players": 2, "target": 30}, seed="boneyard")
+    draws = [
+        i for i, e in enumerate(r.events) if e["type"] == "action" and e["action"]["type"] == "draw"
+    ]
+    assert draws, "this seed's match draws from the boneyard"
+    for i in draws:
+        drawer = r.events[i]["seat"]
+        share = r.events[i + 1]
+        # the next event is the other seat's share of the drawn tile, and only that
+        assert share["seat"] != drawer and share["action"]["step"] == "share"
+        assert len(share["action"]["shares"]) == 1
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_domino_seat_that_draws_or_passes_when_it_could_play_forfeits(players: int) -> None:
+    r = play_match(
+        "iraqi_domino", {"players": players, "target": 30}, seed="lie", cheats={1: "revoke"}
+    )
+    out = r.engine.outcome
+    assert out is not None and out.reason == "rule" and out.forfeited == (1,)
+    assert r.events[-1]["type"] == "end" and r.events[-1]["reason"] == "rule"
+    assert replayed(r).outcome == out
+
+
+def test_an_illegal_tile_is_refused_at_once() -> None:
+    r = play_match(
+        "iraqi_domino", {"players": 2, "target": 30}, seed="misfit", cheats={0: "illegal_tile"}
+    )
+    assert [s for s, _, _ in r.refused] == [0]
+    assert "does not match" in str(r.refused[0][2])
+    assert r.engine.outcome is not None and r.engine.outcome.reason == "finished"

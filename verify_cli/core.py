@@ -37,7 +37,7 @@ from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
 from .replay_core import NotATranscript, Report, assemble, check_rules, check_shape
 from .replay_core import count_units as count_units
-from .rules import V2State, is_int
+from .rules import V2_FAMILY, V2State, is_int
 
 #: the checks only the CLI makes (Ed25519 and the player's own inputs); every other check
 #: is :mod:`verify_cli.replay_core`'s, which the verify page runs too
@@ -125,7 +125,7 @@ def check_signature(
     sig = doc.get("signature")
     if isinstance(sig, dict):
         sig_info["key_id"] = sig.get("key_id")
-    v2 = doc.get("protocol") == PROTOCOL_V2
+    v2 = doc.get("protocol") in V2_FAMILY
     if keys is None:
         if v2:
             rep.skip("lock signature", "not checked: no server key (use --key or --server)")
@@ -367,7 +367,7 @@ def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:
         rep.fail("own seed", f"the transcript has no seat {n}")
         return
     seat = seats[0]
-    v2 = doc.get("protocol") == PROTOCOL_V2
+    v2 = doc.get("protocol") in V2_FAMILY
     if not v2 and own.nonce is not None:
         rep.fail("own seed", "--nonce given, but a qahwa-fair/1 seat has no nonce")
         return

@@ -18,15 +18,15 @@ import json
 import re
 from typing import Any
 
-from fairness import PROTOCOL_V2
 from games.base import Engine
-from games.errors import UnknownGameError
-from games.registry import engine_class
+from games.errors import GameError, UnknownGameError
+from games.registry import engine_class, engine_for
+from games.sealed_base import PROTOCOL_V3
 
 from . import render
 from .inputs import InputError, parse_json
 from .render import describe_replay_error as describe_replay_error
-from .rules import RULES, Progress, V2State, missing_field
+from .rules import RULES, V2_FAMILY, Progress, V2State, missing_field, parse_ruleset_json
 
 _COUNTERS = (
     ("games", re.compile(r"^g(\d+)/")),
@@ -56,8 +56,30 @@ def check_shape(doc: Any) -> type[Engine]:
     if why is not None:
         raise NotATranscript(why)
     try:
-        return engine_class(doc["game"])
+        cls = engine_class(doc["game"])
     except UnknownGameError as exc:
+        raise NotATranscript(str(exc)) from None
+    return sealed_engine(doc, cls)
+
+
+def sealed_engine(doc: dict[str, Any], cls: type[Engine]) -> type[Engine]:
+    """A qahwa-fair/3 transcript's engine: the sealed one its ruleset names (fairness-v3
+    §9a); a sealed ruleset under another protocol is no transcript either."""
+    ruleset = parse_ruleset_json(doc["ruleset"])
+    sealed = ruleset is not None and ruleset.get("deal") == "sealed"
+    if doc["protocol"] != PROTOCOL_V3:
+        if sealed:
+            raise NotATranscript(
+                f"a sealed deal ('deal': 'sealed') is {PROTOCOL_V3}, not {doc['protocol']}"
+            )
+        return cls
+    if not sealed:
+        raise NotATranscript(
+            f"a {PROTOCOL_V3} transcript is a sealed match: its ruleset must say 'deal': 'sealed'"
+        )
+    try:
+        return engine_for(doc["game"], ruleset)
+    except GameError as exc:
         raise NotATranscript(str(exc)) from None
 
 
@@ -164,7 +186,7 @@ def assemble(
                 "name": s.get("name"),
                 **(
                     {"house": s.get("house")}
-                    if doc.get("protocol") == PROTOCOL_V2
+                    if doc.get("protocol") in V2_FAMILY
                     else {"seed_source": s.get("seed_source")}
                 ),
             }

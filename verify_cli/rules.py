@@ -44,6 +44,7 @@ from games.base import Chance, Engine, Event, MatchContext
 from games.ends import no_reveal_result
 from games.errors import GameError, ReplayError
 from games.replay import replay
+from games.sealed_base import PROTOCOL_V3, SealedGame
 
 from . import render
 
@@ -69,6 +70,9 @@ REQUIRED_V2: dict[str, type | tuple[type, ...]] = {
     "events": list,
     "chain": str,
 }
+#: the protocols with qahwa-fair/2's records (lock, reveals, chain, receipts, signatures):
+#: qahwa-fair/3 is qahwa-fair/2 with a sealed deal (fairness-v3 §9a)
+V2_FAMILY = (PROTOCOL_V2, PROTOCOL_V3)
 LOCK_FIELDS = ("match_id", "game", "ruleset", "commitment")
 SEAT_FIELDS = ("seat", "name", "house", "key", "roll_chain")
 BOARD_FRESH = ("tawla", "mahbusa")
@@ -796,8 +800,10 @@ def check_rules_v2(
     cls: type[Engine],
     *,
     progress: Progress | None = None,
+    sealed: bool = False,
 ) -> tuple[render.DrawContext, V2State]:
-    """Every rules check of a v2 transcript into ``rep`` (see the module doc)."""
+    """Every rules check of a v2 transcript into ``rep`` (see the module doc); ``sealed``:
+    a qahwa-fair/3 transcript's too (:func:`check_sealed`)."""
     state = V2State()
     ctx = render.DrawContext(doc)
     ruleset = parse_ruleset_json(doc["ruleset"])
@@ -808,6 +814,8 @@ def check_rules_v2(
         rep.skip("reveals", "not checked: the seats do not stand as the lock lists them")
         rep.skip("replay", "not replayed: the seats do not stand as the lock lists them")
         rep.skip("result", "not checked: the events did not replay")
+        if sealed:
+            rep.skip("sealed", "not checked: the seats do not stand as the lock lists them")
         check_chain(rep, doc, state)
         check_times(rep, doc, None)
         return ctx, state
@@ -815,6 +823,8 @@ def check_rules_v2(
     check_chain(rep, doc, state)
     if unrevealed:
         check_no_reveal(rep, doc, cls, unrevealed, ruleset)
+        if sealed:
+            rep.skip("sealed", "not checked: the match never started (nothing was dealt)")
         check_times(rep, doc, None)
         return ctx, state
     key: bytes | None = None
@@ -834,10 +844,14 @@ def check_rules_v2(
     if key is None:
         rep.skip("replay", "not replayed: no match key")
         rep.skip("result", "not checked: the events did not replay")
+        if sealed:
+            rep.skip("sealed", "not checked: the events did not replay")
         check_times(rep, doc, None)
         return ctx, state
     mctx = MatchContext(
-        doc["match_id"], tuple(s.tip.hex() if s.tip is not None else None for s in state.seats)
+        doc["match_id"],
+        tuple(s.tip.hex() if s.tip is not None else None for s in state.seats),
+        tuple(s.seat for s in state.lock.seats if s.house) if state.lock is not None else (),
     )
     turns: list[int | None] = []  # the seat on turn after each event, as the rules say
     chance_seen: dict[int, Any] = {}
@@ -855,6 +869,8 @@ def check_rules_v2(
         return cls(parsed, Chance(key), mctx).turn
 
     def replayed(engine: Engine | None) -> None:
+        if sealed:
+            check_sealed(rep, doc, engine)
         if engine is None:
             rep.skip("result", "not checked: the events did not replay")
             check_times(rep, doc, None)
@@ -876,6 +892,75 @@ def check_rules_v2(
         chance_count=lambda: len(chance_seen),
     )
     return ctx, state
+
+
+def check_rules_v3(
+    rep: Any,
+    doc: dict[str, Any],
+    cls: type[Engine],
+    *,
+    progress: Progress | None = None,
+) -> tuple[render.DrawContext, V2State]:
+    """qahwa-fair/3 (fairness-v3 §9a, §10): every check of qahwa-fair/2, the sealed deal's
+    steps verified as the replay applies them (the engine refuses a step whose proof, share,
+    opening or revealed key does not verify), then :func:`check_sealed`."""
+    return check_rules_v2(rep, doc, cls, progress=progress, sealed=True)
+
+
+#: the actions of a sealed match that carry a proof (a deal step, or a play with its opening)
+def _sealed_action(ev: Any) -> dict[str, Any] | None:
+    act = ev.get("action") if isinstance(ev, dict) and ev.get("type") == "action" else None
+    if isinstance(act, dict) and (act.get("type") == "sealed" or "share" in act):
+        return act
+    return None
+
+
+def check_sealed(rep: Any, doc: dict[str, Any], engine: Engine | None) -> None:
+    """``sealed``: every key, shuffle, share, opening and revealed key of every hand verified
+    (by the replay, through the engine), every hand whose keys were all revealed opened whole,
+    its deal recomputed and its rules over hidden hands checked. When the replay stopped at a
+    sealed step, this row says which proof failed."""
+    if engine is None:
+        failed = next((f for f in reversed(rep.failures) if f["check"] == "replay"), None)
+        seq = failed["seq"] if failed is not None else None
+        events = doc["events"]
+        ev = events[seq] if is_int(seq) and 0 <= seq < len(events) else None
+        act = _sealed_action(ev)
+        if failed is not None and act is not None and isinstance(ev, dict):
+            what = (
+                f"its sealed {act.get('step')!r} step"
+                if act.get("type") == "sealed"
+                else f"the opening its {act.get('type')!r} carries"
+            )
+            why = str(failed["message"]).rpartition("rejected: ")[2]
+            rep.fail(
+                "sealed",
+                f"event {seq}: seat {ev.get('seat')}: {what} is refused: {why}",
+                seq=seq,
+                found=act,
+            )
+        else:
+            rep.skip("sealed", "not checked: the events did not replay")
+        return
+    if not isinstance(engine, SealedGame):
+        rep.fail("sealed", "the engine of this transcript deals no sealed hands")
+        return
+    hands = engine.sealed_hands
+    count = {name: sum(len(h[name]) for h in hands) for name in ("keys", "shuffles", "shares")}
+    opened = sum(len(h["openings"]) for h in hands)
+    whole = sum(1 for h in hands if len(h["revealed"]) == engine.n_seats)
+    cut = len(hands) - whole
+    rep.ok(
+        "sealed",
+        f"{len(hands)} hand(s): {count['keys']} keys, {count['shuffles']} shuffle proofs, "
+        f"{count['shares']} shares and {opened} openings verified; {whole} hand(s) opened "
+        "whole with the revealed keys, the deal and the rules over hidden hands rechecked"
+        + (
+            f" ({cut} hand cut short by the match's end before its keys were revealed)"
+            if cut
+            else ""
+        ),
+    )
 
 
 def replay_and_check(
@@ -986,6 +1071,7 @@ class Rules:
 
 #: every protocol ``verify`` knows, newest first
 RULES: dict[str, Rules] = {
+    PROTOCOL_V3: Rules(REQUIRED_V2, check_rules_v3),
     PROTOCOL_V2: Rules(REQUIRED_V2, check_rules_v2),
     PROTOCOL: Rules(REQUIRED_V1, check_rules_v1),
 }
