@@ -602,3 +602,84 @@ def test_the_worker_loads_the_sealed_verifier_for_qahwa_fair_3_only(
         assert errors == []
     finally:
         ctx.close()
+
+
+# -- the page, end to end: a sealed hokm match's transcript ------------------------------------
+
+
+def sealed_hokm(seed: int) -> dict[str, Any]:
+    from test_verify_cli_helpers import SIGNER
+
+    from games.transcript import simulate_match
+
+    doc, _ = simulate_match(
+        "hokm",
+        {"target": 1, "deal": "sealed"},
+        seed=seed,
+        keyed=True,
+        timed=True,
+        signer=SIGNER,
+        house=(1,),
+    )
+    assert doc["protocol"] == "qahwa-fair/3"
+    return doc
+
+
+def row_detail(pg: Any, row: str) -> str:
+    return str(pg.eval_on_selector(f"tr[data-check={row}] td.msg", "td => td.innerText"))
+
+
+@needs_chromium
+def test_a_sealed_hokm_transcript_passes_and_a_changed_proof_byte_fails_as_in_the_cli(
+    page_server: PageServer, browser: Any
+) -> None:
+    from test_verify_cli_helpers import SIGNER, key_b64
+
+    from verify_cli.core import FAILED, VERIFIED, verify_document
+    from verify_cli.keys import parse_keys
+
+    keys = parse_keys(key_b64(), source="file", origin="test-key")
+    doc = sealed_hokm(11)
+    cli = verify_document(doc, keys, draws_limit=None)
+    assert cli["status"] == VERIFIED
+    bad = copy.deepcopy(doc)
+    shuffles = [e for e in bad["events"] if (e.get("action") or {}).get("step") == "shuffle"]
+    raw = bytearray(base64.b64decode(shuffles[1]["action"]["proof"]))
+    raw[-40] ^= 1  # a scalar of the proof: still canonical, no longer a proof
+    shuffles[1]["action"]["proof"] = base64.b64encode(bytes(raw)).decode("ascii")
+    bad = SIGNER.signed(bad)
+    cli_bad = verify_document(bad, keys, draws_limit=None)
+    assert cli_bad["status"] == FAILED
+    cli_sealed = next(c for c in cli_bad["checks"] if c["name"] == "sealed")
+    assert (
+        cli_sealed["ok"] is False
+        and "its sealed 'shuffle' step is refused" in (cli_sealed["detail"])
+    )
+    cli_failed = {c["name"] for c in cli_bad["checks"] if c["ok"] is False}
+
+    ctx = browser.new_context(locale="en-US")
+    try:
+        pg = ctx.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(page_server.url + "?lang=en")
+        key = key_b64()
+        verdict, rows = paste_and_verify(pg, doc, key)
+        assert verdict == "pass", {k: v for k, v in rows.items() if v != "true"}
+        for row in ("protocol", "lock_sig", "chain", "seat_sigs", "py_sealed", "replay"):
+            assert rows[row] == "true", row
+        assert rows["sealed"] == "true" and rows["result"] == "true"
+        assert "sealed-verify.js" in row_detail(pg, "sealed")
+
+        verdict, rows = paste_and_verify(pg, bad, key)
+        assert verdict == "fail"
+        assert rows["py_sealed"] == "false" and rows["replay"] == "false"
+        # the CLI's row, in the CLI's words
+        assert cli_sealed["detail"] in row_detail(pg, "py_sealed")
+        page_failed = {k[3:].replace("_", " ") for k, v in rows.items() if k.startswith("py_")}
+        assert {n for n in cli_failed if n in page_failed} == {
+            k[3:].replace("_", " ") for k, v in rows.items() if k.startswith("py_") and v == "false"
+        }
+        assert errors == []
+    finally:
+        ctx.close()
