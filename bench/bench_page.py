@@ -13,11 +13,11 @@ in the worker, ``data-replay="done"``). Measured in one run, each the median of 
   navigation to the full verdict; against a blank page on the same origin that loads the same
   Pyodide runtime (``loadPyodide``) and runs nothing. Target: cold ≤ 2× the blank page.
 
-Then a sealed hokm match for four (qahwa-fair/3, two house seats, played by games.sealed_sim):
-the rules' replay of its events, which checks every key, shuffle proof, share, opening and
-revealed key (what ``verify`` runs for it), in the page's way (Pyodide, the sealed engines
-calling the JavaScript backend: sealed-verify.js over the vendored @noble/curves; warm)
-against CPython's (the rbcl backend). Target (issue 34): the page within 4× the CLI.
+Then a sealed hokm match for four (qahwa-fair/3, two house seats, played by the simulated
+sealed seats, keyed and signed): the warm page's full verdict (the sealed engines checking
+every key, shuffle proof, share, opening and revealed key through the page's own
+sealed-verify.js over the vendored @noble/curves) against the ``verify`` CLI's (rbcl) on the
+same transcript. Target (issue 34): the page within 4× the CLI.
 
 Absolute times are printed beside the ratios. Numbers only: a benchmark never fails on time,
 and they depend on how busy the machine is (the load average is printed too).
@@ -138,61 +138,27 @@ def blank_page(browser: Any, base: str) -> float:
         ctx.close()
 
 
-# What the page's worker does for a qahwa-fair/3 transcript (verify-worker.js, loadSealed) on a
-# page of the same origin (its CSP bypassed: the page's own allows WebAssembly only in its
-# worker): Pyodide with the page's sources, the vendored libraries, the JavaScript backend.
-SEALED_BOOT = """async () => {
-  const man = await (await fetch('/static/qahwa-py.json')).json();
-  const base = new URL(man.runtime.url, location.href).href;
-  const mod = await import(base + 'pyodide.mjs');
-  const py = await mod.loadPyodide({ indexURL: base, stdout: () => {}, stderr: () => {} });
-  const buf = await (await fetch(man.sources.url)).arrayBuffer();
-  py.unpackArchive(buf, 'zip', { extractDir: '/home/pyodide/qahwa' });
-  py.runPython("import sys\\nsys.path.insert(0, '/home/pyodide/qahwa')");
-  const [lib, sv] = await Promise.all([import('/static/sealed-lib.js'), import('/static/sealed-verify.js')]);
-  self.qahwaSealed = sv.jsonBackend(sv.sealedVerifier(lib));
-  py.pyimport('verify_cli.sealed_js').install();
-  py.runPython(self.__replaySource);
-  self.__py = py;
-}"""
-SEALED_RUN = """(args) => {
-  const t0 = performance.now();
-  const out = self.__py.globals.get('sealed_replay')(args);
-  return [out, (performance.now() - t0) / 1000];
-}"""
-#: the rules' replay of a sealed match (what verify_cli.rules runs), in CPython and the page
-SEALED_REPLAY = """
-import json
-from fairness import canonical_ruleset
-from games.base import MatchContext
-from games.registry import engine_for
-from games.replay import replay
-from games.sealed_backend import get_backend
-
-def sealed_replay(args):
-    game, ruleset, key, events, match_id, house = json.loads(args)
-    e = replay(
-        engine_for(game, ruleset), canonical_ruleset(ruleset), bytes.fromhex(key), events,
-        ctx=MatchContext(match_id, house=tuple(house)),
+def sealed_transcript() -> tuple[dict[str, Any], str]:
+    """(a keyed, timed qahwa-fair/3 transcript of a whole sealed hokm match for four, seats 1
+    and 3 the house's, signed by a new key; that key in base64)."""
+    signer = Signer.generate()
+    doc, _ = simulate_match(
+        "hokm",
+        {"deal": "sealed"},
+        seed=34,
+        protocol=PROTOCOL_V2,
+        signer=signer,
+        keyed=True,
+        timed=True,
+        house=(1, 3),
     )
-    return json.dumps([type(get_backend()).__name__, repr(e.outcome)])
-"""
-
-
-def sealed_match() -> tuple[str, str, int, int]:
-    """A whole sealed hokm match for 4 (seats 1 and 3 the house's), played by
-    games.sealed_sim: (the replay's arguments as JSON, its outcome, events, hands)."""
-    from games.sealed_sim import play_match
-
-    r = play_match("hokm", {}, seed="bench", house=(1, 3))
-    assert r.ctx is not None and r.engine.outcome is not None
-    args = json.dumps(["hokm", r.ruleset, r.key.hex(), r.events, r.ctx.match_id, [1, 3]])
-    hands = len(getattr(r.engine, "sealed_hands", ()))
-    return args, repr(r.engine.outcome), len(r.events), hands
+    assert doc["protocol"] == "qahwa-fair/3"
+    return doc, public_key_b64(signer.public_key)
 
 
 def run_sealed(browser: Any | None = None) -> None:
-    """The sealed hokm row: the page's replay (warm) against CPython's, same match."""
+    """The sealed hokm row: the warm page's full verdict against the ``verify`` CLI's, on the
+    same transcript."""
     if browser is None:
         from playwright.sync_api import sync_playwright
 
@@ -203,32 +169,34 @@ def run_sealed(browser: Any | None = None) -> None:
             finally:
                 b.close()
         return
-    args, outcome, n_events, hands = sealed_match()
-    ns: dict[str, Any] = {}
-    exec(SEALED_REPLAY, ns)  # noqa: S102 - this module's own source, shared with the page
-    cpython: list[float] = []
-    for _ in range(RUNS):
-        t0 = time.perf_counter()
-        name, got = json.loads(ns["sealed_replay"](args))
-        cpython.append(time.perf_counter() - t0)
-        if (name, got) != ("RbclBackend", outcome):
-            raise RuntimeError(f"CPython's replay disagrees: {name} {got}")
+    doc, key = sealed_transcript()
+    text = json.dumps(doc)
+    hands = sum(
+        1
+        for e in doc["events"]
+        if e.get("type") == "action"
+        and (e.get("action") or {}).get("step") == "key"
+        and e.get("seat") == 0
+    )
+    with tempfile.TemporaryDirectory(prefix="qahwa-bench-page-") as tmp:
+        path, key_file = Path(tmp) / "t.json", Path(tmp) / "server.pub"
+        path.write_text(text, encoding="utf-8")
+        key_file.write_text(key + "\n", encoding="ascii")
+        cli = [cli_seconds(path, key_file) for _ in range(RUNS)]
     server = PageServer("127.0.0.1", 0, RUNTIME_DIR)
     server.start()
-    page_s: list[float] = []
+    warm: list[float] = []
+    verdicts: set[str] = set()
     try:
-        ctx = browser.new_context(bypass_csp=True)
+        ctx = browser.new_context()
         try:
-            pg = ctx.new_page()
-            pg.goto(server.url)
-            pg.evaluate("(src) => { self.__replaySource = src; }", SEALED_REPLAY)
-            pg.evaluate(SEALED_BOOT)
+            page = ctx.new_page()
+            page.goto(server.url + "?lang=en")
             for i in range(RUNS + 1):
-                out, took = pg.evaluate(SEALED_RUN, args)
-                if tuple(json.loads(out)) != ("JsBackend", outcome):
-                    raise RuntimeError(f"the page's replay disagrees: {out}")
-                if i:  # the first run compiles and warms up: warm figures only
-                    page_s.append(took)
+                took, verdict = _verdict(page, text, key)
+                verdicts.add(verdict)
+                if i:  # the first check starts Python and loads the verifier: warm only
+                    warm.append(took)
         finally:
             ctx.close()
     finally:
@@ -236,13 +204,13 @@ def run_sealed(browser: Any | None = None) -> None:
         server.server_close()
     med = statistics.median
     print(
-        f"sealed hokm for 4 (2 house seats), qahwa-fair/3: {hands} hands, {n_events} events, "
-        f"{len(args) / 1e6:.2f} MB of events; the rules' replay, every proof checked; "
-        f"medians of {RUNS}"
+        f"sealed hokm for 4 (2 house seats), qahwa-fair/3: {hands} hands, "
+        f"{len(doc['events'])} events, {len(text) / 1e6:.2f} MB; medians of {RUNS}"
     )
-    print(f"CPython (rbcl)    {med(cpython):6.2f} s   ({', '.join(f'{x:.2f}' for x in cpython)})")
-    print(f"page (js, warm)   {med(page_s):6.2f} s   ({', '.join(f'{x:.2f}' for x in page_s)})")
-    print(f"page / CPython = {med(page_s) / med(cpython):.2f}x  (target <= 4x)")
+    print(f"verify CLI        {med(cli):6.2f} s   ({', '.join(f'{x:.2f}' for x in cli)})")
+    print(f"warm page         {med(warm):6.2f} s   ({', '.join(f'{x:.2f}' for x in warm)})")
+    print(f"page verdict: {', '.join(sorted(verdicts))}")
+    print(f"warm / CLI   = {med(warm) / med(cli):.2f}x  (target <= 4x)")
 
 
 def run() -> None:
