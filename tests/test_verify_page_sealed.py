@@ -683,3 +683,55 @@ def test_a_sealed_hokm_transcript_passes_and_a_changed_proof_byte_fails_as_in_th
         assert errors == []
     finally:
         ctx.close()
+
+
+@needs_chromium
+def test_a_sealed_two_player_dominoes_transcript_with_its_boneyard_passes(
+    page_server: PageServer, browser: Any
+) -> None:
+    from test_verify_cli_helpers import SIGNER, key_b64
+
+    from games.transcript import simulate_match
+
+    doc, _ = simulate_match(
+        "iraqi_domino",
+        {"players": 2, "target": 20, "deal": "sealed"},
+        seed=5,
+        keyed=True,
+        timed=True,
+        signer=SIGNER,
+    )
+    assert doc["protocol"] == "qahwa-fair/3"
+    assert any((e.get("action") or {}).get("type") == "draw" for e in doc["events"])
+    ctx = browser.new_context(locale="en-US")
+    try:
+        pg = ctx.new_page()
+        pg.goto(page_server.url + "?lang=en")
+        verdict, rows = paste_and_verify(pg, doc, key_b64())
+        assert verdict == "pass", {k: v for k, v in rows.items() if v != "true"}
+        assert rows["py_sealed"] == rows["sealed"] == rows["replay"] == "true"
+    finally:
+        ctx.close()
+
+
+def test_the_service_and_verify_page_serve_the_sealed_verifier_alike() -> None:
+    import urllib.request
+
+    from live_server import LiveServer
+
+    def get(url: str) -> tuple[int, bytes, str]:
+        with urllib.request.urlopen(url, timeout=30) as r:
+            return r.status, r.read(), str(r.headers["content-type"])
+
+    mine = PageServer("127.0.0.1", 0, None)
+    mine.start()
+    try:
+        base = mine.url.removesuffix("/verify")
+        with LiveServer() as srv:
+            for name in ("sealed-lib.js", "sealed-verify.js"):
+                a, b = get(f"{base}/static/{name}"), get(f"{srv.url}/static/{name}")
+                assert a[0] == b[0] == 200 and a[1] == b[1] == (STATIC / name).read_bytes()
+                assert a[2].startswith("text/javascript") and b[2].startswith("text/javascript")
+    finally:
+        mine.shutdown()
+        mine.server_close()
