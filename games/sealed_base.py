@@ -13,7 +13,7 @@ whole deck with the revealed keys and checks the rules over hidden hands
 "seat": s}``.
 
 The game's subclass calls :meth:`SealedGame._begin_hand` with the hand's items,
-:meth:`SealedGame._deal` whenever items are dealt face down (positions of the final deck),
+:meth:`SealedGame._deal_items` whenever items are dealt face down (positions of the final deck),
 :meth:`SealedGame._check_open` / :meth:`SealedGame._commit_open` when an item is played, and
 :meth:`SealedGame._hand_over` when the hand's play is over; it implements ``_breach`` and
 ``_after_reveal`` (score the hand, start the next one).
@@ -179,7 +179,7 @@ class SealedGame(Engine):
         self.owed = [Owed(s, "key") for s in range(n)]
         self.owed += [Owed(s, "shuffle") for s in self.shuffle_order()]
 
-    def _deal(self, dealt: Mapping[int, Sequence[int]]) -> None:
+    def _deal_items(self, dealt: Mapping[int, Sequence[int]]) -> None:
         """Items (final-deck positions) dealt face down, seat → items: every other seat owes
         its shares of them, one share step a seat, in seat order."""
         hand = self._hand()

@@ -161,10 +161,14 @@ class SimSeat:
             return self.step(sv, owed["step"], owed.get("items", []))
         legal = view["legal_actions"]
         game = view["game"]
-        if game == "hokm":
+        if game in ("hokm", "shelem"):
             return self._hokm(view, sv, legal)
         if game == "iraqi_domino":
             return self._domino(view, sv, legal)
+        if game == "mexican_train":
+            return self._mexican(view, sv, legal)
+        if game == "qahve":
+            return self._qahve(view, sv, legal)
         raise ValueError(f"no simulated seat for sealed {game}")
 
     def _domino(
@@ -201,6 +205,58 @@ class SimSeat:
             return self._lay(sv, i, e)
         return dict(other[0])
 
+    def _qahve(self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]) -> Action:
+        if legal[0]["type"] != "play":
+            return dict(self.rnd.choice(view.get("suggested_actions") or legal))
+        led = view.get("led")
+        items = [a["item"] for a in legal]
+        cards = {i: self.code_of(sv, i) for i in items}
+        hand = list(cards.values())
+        if "JB" in hand and view.get("trick_number") == 9:
+            allowed = [i for i in items if cards[i] == "JB"]
+        else:
+            allowed = [
+                i
+                for i in items
+                if (cards[i] != "JR" or view.get("jb_played"))
+                and (
+                    led is None
+                    or cards[i] in ("JB", "JR")
+                    or suit(cards[i]) == led
+                    or not any(c not in ("JB", "JR") and suit(c) == led for c in hand)
+                )
+            ]
+        off = [i for i in items if i not in allowed and (cards[i] != "JR" or view.get("jb_played"))]
+        item = self.rnd.choice(off if off and self._cheat_now("revoke") else allowed)
+        opening = self.opening(sv, item)
+        card = opening.pop("code")
+        return {"type": "play", "card": card, **opening}
+
+    def _mexican(
+        self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]
+    ) -> Action:
+        ends = {t["train"]: t["end"] for t in view["trains"]}
+        plays = [a for a in legal if a["type"] == "play"]
+        other = [a for a in legal if a["type"] != "play"]
+        codes = {a["item"]: self.code_of(sv, a["item"]) for a in plays}
+
+        def fits(a: Action) -> bool:
+            return str(ends[a["train"]]) in codes[a["item"]].split("-")
+
+        good = [a for a in plays if fits(a)]
+        bad = [a for a in plays if not fits(a)]
+        if bad and self._cheat_now("illegal_tile"):
+            choice = self.rnd.choice(bad)
+        elif good and other and self._cheat_now("revoke"):
+            return dict(other[0])
+        elif good:
+            choice = self.rnd.choice(good)
+        else:
+            return dict(other[0])
+        opening = self.opening(sv, choice["item"])
+        tile = opening.pop("code")
+        return {"type": "play", "tile": tile, "train": choice["train"], **opening}
+
     def _lay(self, sv: Mapping[str, Any], item: int, end: str | None) -> Action:
         opening = self.opening(sv, item)
         tile = opening.pop("code")
@@ -212,7 +268,7 @@ class SimSeat:
     def _hokm(self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]) -> Action:
         kind = legal[0]["type"]
         if kind != "play":
-            return dict(self.rnd.choice(legal))
+            return dict(self.rnd.choice(view.get("suggested_actions") or legal))
         led = view.get("led")
         items = [a["item"] for a in legal]
         cards = {i: self.code_of(sv, i) for i in items}

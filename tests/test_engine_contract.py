@@ -296,6 +296,9 @@ SEALED_CASES: list[tuple[str, dict[str, Any]]] = [
     ("hokm", {"players": 2, "target": 1}),
     ("iraqi_domino", {"players": 2, "target": 20}),
     ("iraqi_domino", {"players": 4, "target": 20}),
+    ("mexican_train", {"players": 3, "rounds": 1}),
+    ("qahve", {"target": 30}),
+    ("shelem", {"target": 100}),
 ]
 
 

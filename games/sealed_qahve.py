@@ -1,0 +1,113 @@
+"""Sealed qahve (fairness-v3 §9a; the rules of :mod:`games.qahve`).
+
+The first dealer is drawn from the match key as in seeded qahve (``dealer``); nothing else
+is. Each hand: every seat's ``key``, the ``shuffle`` chain over ``deck_qahve``, then the deal
+of the final deck's positions by :func:`games.deals.qahve_deal` (packets 5-4-4 from
+dealer+1; every seat owes its shares of the others' cards), the bids, the tricks.
+
+Actions beyond the steps: ``{"type": "bid", "tricks": n}`` and ``{"type": "play", "item": i,
+"card": "JR", "share": "<hex>", "proof": "<hex>"}``. ``JR`` before ``JB`` is refused at once
+(both are public once played); following suit and playing ``JB`` at trick 10 when still
+holding it are checked when the hand's keys are revealed
+(:meth:`SealedQahveEngine._breach`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from fairness import deck_qahve
+
+from .base import JSON, Action, Chance, MatchContext, only_keys
+from .cards import is_card
+from .deals import qahve_deal
+from .errors import IllegalActionError, MalformedActionError
+from .qahve import JB, JB_DEADLINE, JR, SEATS, QahveEngine
+from .sealed_base import SealedGame
+from .tricks import Phase, Tally, Trick, follow_reason
+
+
+class SealedQahveEngine(SealedGame, QahveEngine):
+    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("sealed", "bid", "play")
+
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
+        #: (seat, item, led suit, the items it held then, tricks done then) of every play
+        self.plays: list[tuple[int, int, str | None, tuple[int, ...], int]] = []
+        super().__init__(ruleset, chance, ctx)
+
+    def _start_hand(self) -> None:
+        if self.hand_number < 0:
+            self._sealed_init(self.ctx)
+        self.hand_number += 1
+        items = deck_qahve()
+        self._begin_hand(items)
+        self.hands = qahve_deal([str(i) for i in range(len(items))], self.dealer)
+        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
+        self.bids = [None] * SEATS
+        self.trick = Trick(self.first_seat)
+        self.tally = Tally(SEATS)
+        self.jb_played = False
+        self.phase = Phase.BID
+        self.plays = []
+
+    def _finish_hand(self) -> None:
+        """Thirteen tricks are played: the keys are revealed before the hand is scored
+        (:meth:`_after_reveal`)."""
+        self._hand_over()
+
+    def _after_reveal(self) -> None:
+        QahveEngine._finish_hand(self)
+
+    def _breach(self, codes: Sequence[str]) -> int | None:
+        for seat, item, led, held, done in self.plays:
+            hand = [codes[i] for i in held]
+            card = codes[item]
+            if JB in hand and done == JB_DEADLINE and card != JB:
+                return seat
+            if follow_reason(hand, card, led) is not None:
+                return seat
+        return None
+
+    def _play_legal(self, seat: int) -> list[Action]:
+        if self.phase == Phase.BID:
+            return QahveEngine.legal_actions(self, seat)
+        opened = self._hand().opened
+        items = sorted(int(p) for p in self.hands[seat])
+        return [{"type": "play", "item": i} for i in items if i not in opened]
+
+    def _apply_play(self, seat: int, action: Action) -> None:
+        only_keys(action, "item", "card", "share", "proof")
+        card = action.get("card")
+        if not isinstance(card, str) or not is_card(card) or card in ("2D", "2H"):
+            raise MalformedActionError(
+                f"'card' must be a card code of the qahve deck such as 'AS' or 'JB', got {card!r}"
+            )
+        if self.phase == Phase.BID:
+            raise IllegalActionError("every seat must bid before the first trick")
+        if card == JR and not self.jb_played:
+            raise IllegalActionError("JR may not be played until JB has been played")
+        item, share = self._check_open(seat, action, card)
+        if str(item) not in self.hands[seat]:
+            raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
+        held = tuple(sorted(int(p) for p in self.hands[seat]))
+        self._commit_open(seat, item, card, share, bytes.fromhex(action["proof"]))
+        self.plays.append((seat, item, self.trick.led, held, self.tricks_done))
+        self.hands[seat].remove(str(item))
+        self.trick.add(seat, card)
+        if card == JB:
+            self.jb_played = True
+        if len(self.trick) == SEATS:
+            self._finish_trick()
+
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        out = super()._view(None)
+        out["led"] = self.trick.led
+        if seat is not None:
+            out["hand"] = sorted(int(p) for p in self.hands[seat])
+        return out
+
+
+ENGINE = SealedQahveEngine
