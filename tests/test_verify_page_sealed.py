@@ -686,23 +686,34 @@ def test_a_sealed_hokm_transcript_passes_and_a_changed_proof_byte_fails_as_in_th
 
 
 @needs_chromium
-def test_a_sealed_two_player_dominoes_transcript_with_its_boneyard_passes(
-    page_server: PageServer, browser: Any
+@pytest.mark.parametrize(
+    ("game", "ruleset"),
+    [
+        ("iraqi_domino", {"players": 2, "target": 20}),  # with boneyard draws
+        ("qahve", {"target": 50}),
+        ("shelem", {"target": 100}),
+        ("mexican_train", {"players": 2, "rounds": 1}),
+    ],
+)
+def test_every_sealed_game_passes_on_the_page_as_in_the_cli(
+    page_server: PageServer, browser: Any, game: str, ruleset: dict[str, Any]
 ) -> None:
     from test_verify_cli_helpers import SIGNER, key_b64
 
+    from games.registry import SEALED_GAMES
     from games.transcript import simulate_match
+    from verify_cli.core import VERIFIED, verify_document
+    from verify_cli.keys import parse_keys
 
+    assert game in SEALED_GAMES
     doc, _ = simulate_match(
-        "iraqi_domino",
-        {"players": 2, "target": 20, "deal": "sealed"},
-        seed=5,
-        keyed=True,
-        timed=True,
-        signer=SIGNER,
+        game, {**ruleset, "deal": "sealed"}, seed=5, keyed=True, timed=True, signer=SIGNER
     )
     assert doc["protocol"] == "qahwa-fair/3"
-    assert any((e.get("action") or {}).get("type") == "draw" for e in doc["events"])
+    if game == "iraqi_domino":
+        assert any((e.get("action") or {}).get("type") == "draw" for e in doc["events"])
+    keys = parse_keys(key_b64(), source="file", origin="test-key")
+    assert verify_document(doc, keys, draws_limit=None)["status"] == VERIFIED
     ctx = browser.new_context(locale="en-US")
     try:
         pg = ctx.new_page()
