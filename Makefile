@@ -34,7 +34,7 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test test-all bench bench-api profile-api lint unasync play-js ts-types demo clean \
+.PHONY: serve test test-all bench bench-api profile-api lint unasync play-js sealed-js ts-types demo clean \
 	lock lock-upgrade pyodide \
 	verifier-dist certify
 
@@ -105,6 +105,12 @@ bench-api: $(VENV)/.installed-dev
 # it differs from a fresh build).
 play-js:
 	cd clients/ts && npm ci --no-audit --no-fund && npm run build:play
+
+# qahwa_page/static/sealed-lib.js, the verify page's @noble/curves + @noble/hashes for sealed
+# (qahwa-fair/3) transcripts, bundled from clients/ts/page/sealed-lib.js by the locked esbuild;
+# committed (tests/test_verify_page_sealed.py fails when it differs from a fresh build).
+sealed-js:
+	cd clients/ts && npm ci --no-audit --no-fund && npm run build:sealed
 
 ts-types: $(VENV)/.installed-dev
 	cd clients/ts && npm ci --no-audit --no-fund

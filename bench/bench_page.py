@@ -13,6 +13,12 @@ in the worker, ``data-replay="done"``). Measured in one run, each the median of 
   navigation to the full verdict; against a blank page on the same origin that loads the same
   Pyodide runtime (``loadPyodide``) and runs nothing. Target: cold ≤ 2× the blank page.
 
+Then a sealed hokm match for four (qahwa-fair/3, two house seats, played by the simulated
+sealed seats, keyed and signed): the warm page's full verdict (the sealed engines checking
+every key, shuffle proof, share, opening and revealed key through the page's own
+sealed-verify.js over the vendored @noble/curves) against the ``verify`` CLI's (rbcl) on the
+same transcript. Target (issue 34): the page within 4× the CLI.
+
 Absolute times are printed beside the ratios. Numbers only: a benchmark never fails on time,
 and they depend on how busy the machine is (the load average is printed too).
 """
@@ -131,6 +137,81 @@ def blank_page(browser: Any, base: str) -> float:
         ctx.close()
 
 
+def sealed_transcript() -> tuple[dict[str, Any], str]:
+    """(a keyed, timed qahwa-fair/3 transcript of a whole sealed hokm match for four, seats 1
+    and 3 the house's, signed by a new key; that key in base64)."""
+    signer = Signer.generate()
+    doc, _ = simulate_match(
+        "hokm",
+        {"deal": "sealed"},
+        seed=34,
+        protocol=PROTOCOL_V2,
+        signer=signer,
+        keyed=True,
+        timed=True,
+        house=(1, 3),
+    )
+    assert doc["protocol"] == "qahwa-fair/3"
+    return doc, public_key_b64(signer.public_key)
+
+
+def run_sealed(browser: Any | None = None) -> None:
+    """The sealed hokm row: the warm page's full verdict against the ``verify`` CLI's, on the
+    same transcript."""
+    if browser is None:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            try:
+                run_sealed(b)
+            finally:
+                b.close()
+        return
+    doc, key = sealed_transcript()
+    text = json.dumps(doc)
+    hands = sum(
+        1
+        for e in doc["events"]
+        if e.get("type") == "action"
+        and (e.get("action") or {}).get("step") == "key"
+        and e.get("seat") == 0
+    )
+    with tempfile.TemporaryDirectory(prefix="qahwa-bench-page-") as tmp:
+        path, key_file = Path(tmp) / "t.json", Path(tmp) / "server.pub"
+        path.write_text(text, encoding="utf-8")
+        key_file.write_text(key + "\n", encoding="ascii")
+        cli = [cli_seconds(path, key_file) for _ in range(RUNS)]
+    server = PageServer("127.0.0.1", 0, RUNTIME_DIR)
+    server.start()
+    warm: list[float] = []
+    verdicts: set[str] = set()
+    try:
+        ctx = browser.new_context()
+        try:
+            page = ctx.new_page()
+            page.goto(server.url + "?lang=en")
+            for i in range(RUNS + 1):
+                took, verdict = _verdict(page, text, key)
+                verdicts.add(verdict)
+                if i:  # the first check starts Python and loads the verifier: warm only
+                    warm.append(took)
+        finally:
+            ctx.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+    med = statistics.median
+    print(
+        f"sealed hokm for 4 (2 house seats), qahwa-fair/3: {hands} hands, "
+        f"{len(doc['events'])} events, {len(text) / 1e6:.2f} MB; medians of {RUNS}"
+    )
+    print(f"verify CLI        {med(cli):6.2f} s   ({', '.join(f'{x:.2f}' for x in cli)})")
+    print(f"warm page         {med(warm):6.2f} s   ({', '.join(f'{x:.2f}' for x in warm)})")
+    print(f"page verdict: {', '.join(sorted(verdicts))}")
+    print(f"warm / CLI   = {med(warm) / med(cli):.2f}x  (target <= 4x)")
+
+
 def run() -> None:
     if not CHROMIUM.exists():
         print("skipped: needs Debian's /usr/bin/chromium")
@@ -168,11 +249,18 @@ def run() -> None:
                     cold.append(c)
                     warm.append(w)
                     verdicts.add(v)
+                report_tawla(cli, warm, blank, cold, verdicts)
+                run_sealed(browser)
             finally:
                 browser.close()
     finally:
         server.shutdown()
         server.server_close()
+
+
+def report_tawla(
+    cli: list[float], warm: list[float], blank: list[float], cold: list[float], verdicts: set[str]
+) -> None:
     med = statistics.median
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {RUNS}")
     print(f"verify CLI        {med(cli):6.2f} s   ({', '.join(f'{x:.2f}' for x in cli)})")

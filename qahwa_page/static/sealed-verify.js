@@ -28,8 +28,12 @@ export function hexToBytes(hex) {
   return out;
 }
 
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+
 export function bytesToHex(b) {
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  let out = "";
+  for (let i = 0; i < b.length; i++) out += HEX[b[i]];
+  return out;
 }
 
 function concat(...parts) {
@@ -58,6 +62,12 @@ function leToBigint(b) {
   return x;
 }
 
+// a code as Python's repr() writes it: the messages are the Python verifier's, word for word
+function pyRepr(text) {
+  const q = text.includes("'") && !text.includes('"') ? '"' : "'";
+  return q + text.replaceAll("\\", "\\\\").replaceAll(q, "\\" + q) + q;
+}
+
 function mod(x) {
   const r = x % L;
   return r < 0n ? r + L : r;
@@ -79,25 +89,55 @@ export function sealedVerifier(lib) {
     return ristretto255_hasher.deriveToCurve(h);
   }
 
+  // Decoded points by encoding (a match passes the same keys and deck items many times, and a
+  // decoding costs a square root); null for an encoding that is no point. Bounded.
+  const decoded = new Map();
+
   function point(bytes, what) {
     if (!(bytes instanceof Uint8Array) || bytes.length !== 32) {
       throw new SealedError(`${what}: not a canonical ristretto255 point`);
     }
-    try {
-      return Point.fromBytes(bytes);
-    } catch {
-      throw new SealedError(`${what}: not a canonical ristretto255 point`);
+    const key = bytesToHex(bytes);
+    let p = decoded.get(key);
+    if (p === undefined) {
+      try {
+        p = Point.fromBytes(bytes);
+      } catch {
+        p = null;
+      }
+      if (decoded.size >= 16384) decoded.clear();
+      decoded.set(key, p);
     }
+    if (p === null) throw new SealedError(`${what}: not a canonical ristretto255 point`);
+    return p;
   }
 
   function scalar(bytes, what) {
     const x = bytes.length === 32 ? leToBigint(bytes) : L;
-    if (x >= L) throw new SealedError(`${what}: not a canonical scalar`);
+    if (x >= L) throw new SealedError(`${what}: not a canonical scalar (32 bytes little-endian below ℓ)`);
     return x;
+  }
+
+  // k·Q for a public k (any integer, taken mod ℓ): G's multiples from noble's precomputed table
+  function mulPublic(k, Q) {
+    const m = mod(k);
+    if (m === 0n || Q.is0()) return ZERO;
+    if (m === 1n) return Q;
+    if (m === L - 1n) return Q.negate();
+    return Q === G ? G.multiplyUnsafe(m) : Q.multiplyUnsafe(m);
+  }
+
+  // Σ k·Q == identity for a few pairs: one multiplication each (Pippenger's buckets cost more
+  // than they save below a few dozen points)
+  function fewAreZero(pairs) {
+    let acc = ZERO;
+    for (const [k, Q] of pairs) acc = acc.add(mulPublic(k, Q));
+    return acc.is0();
   }
 
   // Σ k·Q == identity, over (k, Q) pairs (k any integer, taken mod ℓ)
   function sumIsZero(pairs) {
+    if (pairs.length <= 8) return fewAreZero(pairs);
     const pts = [];
     const ks = [];
     for (const [k, Q] of pairs) {
@@ -121,11 +161,19 @@ export function sealedVerifier(lib) {
   }
 
   // §2
+  const itemCache = new Map();
   function itemPoint(game, code) {
-    const h = sha512(
-      concat(enc.encode("qahwa-fair/3 item"), new Uint8Array([0]), lp(enc.encode(game)), lp(enc.encode(code))),
-    );
-    return fromHash(h).toBytes();
+    const key = JSON.stringify([game, code]);
+    let out = itemCache.get(key);
+    if (out === undefined) {
+      const h = sha512(
+        concat(enc.encode("qahwa-fair/3 item"), new Uint8Array([0]), lp(enc.encode(game)), lp(enc.encode(code))),
+      );
+      out = fromHash(h).toBytes();
+      if (itemCache.size >= 4096) itemCache.clear();
+      itemCache.set(key, out);
+    }
+    return out.slice();
   }
 
   const genCache = new Map();
@@ -136,8 +184,8 @@ export function sealedVerifier(lib) {
 
   // §3: proof = R || s; s·G = R + e·P, e = Hs("qahwa-fair/3 key" || 0x00 || ctx || G || P || R)
   function verifyKey(ctx, Pb, proof) {
-    const P = point(Pb, "key");
-    if (P.is0()) throw new SealedError("key: the identity is not a key");
+    const P = point(Pb, `key of seat ${ctx.seat}`);
+    if (P.is0()) throw new SealedError(`key of seat ${ctx.seat}: the identity is not a key`);
     if (proof.length !== 64) throw new SealedError("key proof: 64 bytes expected");
     const Rb = proof.subarray(0, 32);
     const R = point(Rb, "key proof R");
@@ -148,13 +196,14 @@ export function sealedVerifier(lib) {
     }
   }
 
-  function checkRevealed(Pb, xb) {
-    const x = scalar(xb, "revealed key");
-    const P = point(Pb, "key");
-    if (!sumIsZero([[x, G], [-1n, P]])) throw new SealedError("revealed key does not match its public key");
+  function checkRevealed(Pb, xb, seat = 0) {
+    const x = scalar(xb, `revealed key of seat ${seat}`);
+    const P = point(Pb, `key of seat ${seat}`);
+    if (!sumIsZero([[x, G], [-1n, P]])) throw new SealedError(`revealed key of seat ${seat} does not match its public key`);
   }
 
   function handKey(keys) {
+    if (keys.length === 0) throw new SealedError("hand key: no seat keys");
     let acc = ZERO;
     for (const k of keys) acc = acc.add(point(k, "key"));
     return acc.toBytes();
@@ -331,7 +380,7 @@ export function sealedVerifier(lib) {
       acc = acc.subtract(point(D, "share"));
     }
     if (!acc.equals(Point.fromBytes(itemPoint(game, code)))) {
-      throw new SealedError(`opening: the shares do not open this ciphertext to ${JSON.stringify(code)}`);
+      throw new SealedError(`opening: the shares do not open this ciphertext to ${pyRepr(code)}`);
     }
   }
 
@@ -444,26 +493,71 @@ export function sealedVerifier(lib) {
       const x = hexField(r.secret, 32, `revealed key of seat ${s}`);
       if (revealed.has(s)) throw new SealedError(`sealed hand: seat ${s} revealed twice`);
       scalar(x, `revealed key of seat ${s}`);
-      checkRevealed(keys[s], x);
+      checkRevealed(keys[s], x, s);
       revealed.set(s, leToBigint(x));
     }
-    if (revealed.size !== seats) return { order: null, opened };
+    if (revealed.size !== seats) return { order: null, opened, handKey: Pb, deck };
+    return { order: openDeck(game, items, deck, [...revealed.values()]), opened, handKey: Pb, deck };
+  }
+
+  // The item lookup (§10): with every seat's revealed secret (bigints, or 32-byte scalars),
+  // every item's code by position: B − (Σ x)·A named through the items' points.
+  function openDeck(game, items, deckBytes, secrets) {
+    if (new Set(items).size !== items.length) throw new SealedError("starting deck: item codes repeat");
+    const n = items.length;
+    parseDeck(deckBytes, n);
+    if (secrets.length === 0) throw new SealedError("open deck: no revealed key");
     let xAll = 0n;
-    for (const x of revealed.values()) xAll = mod(xAll + x);
+    for (const x of secrets) xAll = mod(xAll + (typeof x === "bigint" ? x : scalar(x, "revealed key")));
     const table = new Map(items.map((code) => [bytesToHex(itemPoint(game, code)), code]));
     const codes = [];
     for (let i = 0; i < n; i++) {
-      const m = point(B(i), "deck").subtract(point(A(i), "deck").multiplyUnsafe(xAll));
+      const A = point(deckBytes.subarray(64 * i, 64 * i + 32), "deck");
+      const B = point(deckBytes.subarray(64 * i + 32, 64 * i + 64), "deck");
+      const m = xAll === 0n ? B : B.subtract(A.multiplyUnsafe(xAll));
       const code = table.get(bytesToHex(m.toBytes()));
       if (code === undefined) throw new SealedError("sealed hand: the revealed keys do not open every item");
       codes.push(code);
     }
     if (new Set(codes).size !== n) throw new SealedError("sealed hand: the final deck does not hold every item once");
-    return { order: codes, opened };
+    return codes;
+  }
+
+  // §7 without the shares' proofs: B − Σ D = M(game, code)
+  function opensTo(game, code, Ab, Bb, shares) {
+    point(Ab, "ciphertext A");
+    let acc = point(Bb, "ciphertext B");
+    for (const D of shares) acc = acc.subtract(point(D, "share"));
+    return acc.equals(Point.fromBytes(itemPoint(game, code)));
+  }
+
+  // §4: every item as (identity, M(game, code)), in the given order
+  function startingDeck(game, items) {
+    if (new Set(items).size !== items.length) throw new SealedError("starting deck: item codes repeat");
+    const out = new Uint8Array(64 * items.length);
+    items.forEach((code, i) => out.set(itemPoint(game, code), 64 * i + 32));
+    return out;
+  }
+
+  // The item lookup: each item's code with the sum of the secrets (null where none opens)
+  function lookup(game, items, deckBytes, secrets) {
+    const deck = parseDeck(deckBytes);
+    let x = 0n;
+    for (const s of secrets) x = mod(x + scalar(s, "revealed key"));
+    const table = new Map(items.map((code) => [bytesToHex(itemPoint(game, code)), code]));
+    return deck.map(({ A, B }) => {
+      const m = x === 0n ? B : B.subtract(A.multiplyUnsafe(x));
+      const code = table.get(bytesToHex(m.toBytes()));
+      return code === undefined ? null : code;
+    });
   }
 
   return {
     verifyHand,
+    openDeck,
+    opensTo,
+    startingDeck,
+    lookup,
     itemPoint,
     generator: (i) => generator(i).toBytes(),
     verifyKey,
@@ -473,5 +567,44 @@ export function sealedVerifier(lib) {
     verifyShuffle,
     verifyShare,
     checkOpening,
+  };
+}
+
+// The verify page's Python calls the verifier through this (verify_cli/sealed_js.py, Pyodide's
+// `js` module): run(kind, JSON of the arguments, bytes as lowercase hex) → JSON of
+// {ok: true, value} or {ok: false, error: the SealedError's message}. Anything else thrown is
+// a bug, and propagates.
+export function jsonBackend(v) {
+  const h = hexToBytes;
+  const kinds = {
+    item_point: (a) => bytesToHex(v.itemPoint(a.game, a.code)),
+    hand_key: (a) => bytesToHex(v.handKey(a.keys.map(h))),
+    verify_key: (a) => v.verifyKey(a.ctx, h(a.key), h(a.proof)),
+    check_revealed: (a) => v.checkRevealed(h(a.key), h(a.secret), a.seat),
+    verify_shuffle: (a) => v.verifyShuffle(a.ctx, h(a.hand_key), h(a.deck_in), h(a.deck_out), h(a.proof)),
+    verify_share: (a) => v.verifyShare(a.ctx, h(a.key), h(a.A), h(a.B), h(a.share), h(a.proof)),
+    check_opening: (a) =>
+      v.checkOpening(a.game, a.code, h(a.A), h(a.B), a.ctx, a.keys.map(h), a.shares.map(([D, proof]) => ({ D: h(D), proof: h(proof) }))),
+    open_deck: (a) => v.openDeck(a.game, a.items, h(a.deck), a.secrets.map(h)),
+    opens_to: (a) => v.opensTo(a.game, a.code, h(a.A), h(a.B), a.shares.map(h)),
+    starting_deck: (a) => bytesToHex(v.startingDeck(a.game, a.items)),
+    lookup: (a) => v.lookup(a.game, a.items, h(a.deck), a.secrets.map(h)),
+    verify_hand: (a) => {
+      const r = v.verifyHand(a.match_id, a.entry, a.seats, a.house);
+      return { order: r.order, opened: r.opened, hand_key: bytesToHex(r.handKey), deck: bytesToHex(r.deck) };
+    },
+  };
+  return {
+    run(kind, argsJson) {
+      const f = kinds[kind];
+      if (f === undefined) throw new Error(`sealed backend: unknown call ${kind}`);
+      try {
+        const value = f(JSON.parse(argsJson));
+        return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+      } catch (e) {
+        if (!(e instanceof SealedError)) throw e;
+        return JSON.stringify({ ok: false, error: e.message });
+      }
+    },
   };
 }

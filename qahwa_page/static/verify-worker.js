@@ -4,12 +4,17 @@
 // sources zip named in /static/qahwa-py.json (its SHA-256 is checked before use). Served with
 // the CSP "script-src 'self' 'wasm-unsafe-eval'" (service/pyodide.py): no eval of any kind.
 //
+// Sealed deals (qahwa-fair/3): for such a transcript only, the worker first loads the vendored
+// @noble/curves + @noble/hashes (/static/sealed-lib.js) and the page's verifier
+// (/static/sealed-verify.js), publishes jsonBackend(sealedVerifier(lib)) as qahwaSealed and
+// makes it the Python's sealed backend (verify_cli/sealed_js.py): rbcl does not exist here.
+//
 // Messages in:  {type: 'init', manifest}  then  {type: 'verify', id, text}
 //               {type: 'stats', id, text, seat?}: verify_cli.stats.browser_stats (verify stats)
 // Messages out: {type: 'progress', id?, stage: 'runtime'|'sources'|'replay', done, total}
 //               {type: 'ready', python, pyodide, cryptography, ms: {runtime, sources}}
 //               {type: 'failed', error}
-//               {type: 'result', id, report, ms}  {type: 'stats', id, stats}
+//               {type: 'result', id, report, ms, sealed?: {backend, ms}}  {type: 'stats', id, stats}
 //               {type: 'error', id, error}
 'use strict';
 
@@ -95,11 +100,33 @@ async function init(manifest) {
     ms: ms, snapshot: snapshotUsed });
 }
 
+// qahwa-fair/3's verifier, loaded once, the first time a sealed transcript comes (a
+// transcript that only mentions the protocol somewhere loads it too: harmless).
+const SEALED = /"protocol"\s*:\s*"qahwa-fair\/3"/;
+let sealedReady = null;
+let sealedMs = 0;
+
+function loadSealed() {
+  if (!sealedReady) {
+    sealedReady = (async () => {
+      const t0 = performance.now();
+      const at = (name) => new URL('/static/' + name, self.location.href).href;
+      const [lib, sv] = await Promise.all([import(at('sealed-lib.js')), import(at('sealed-verify.js'))]);
+      self.qahwaSealed = sv.jsonBackend(sv.sealedVerifier(lib));
+      py.pyimport('verify_cli.sealed_js').install();
+      sealedMs = performance.now() - t0;
+    })();
+    sealedReady.catch(() => { sealedReady = null; });
+  }
+  return sealedReady;
+}
+
 // Once Python is ready: post what work() returns, or {type: 'error'} for message m.
 async function answer(m, work) {
   try {
     if (!ready) throw new Error('not initialised');
     await ready;
+    if (typeof m.text === 'string' && SEALED.test(m.text)) await loadSealed();
     post(work());
   } catch (err) {
     post({ type: 'error', id: m.id, error: String((err && err.message) || err) });
@@ -121,7 +148,9 @@ self.onmessage = async (e) => {
       const out = report(m.text, (done, total) => {
         post({ type: 'progress', id: m.id, stage: 'replay', done: done, total: total });
       });
-      return { type: 'result', id: m.id, report: JSON.parse(out), ms: performance.now() - t0 };
+      const res = { type: 'result', id: m.id, report: JSON.parse(out), ms: performance.now() - t0 };
+      if (sealedReady) res.sealed = { backend: 'sealed-verify.js', ms: sealedMs };
+      return res;
     });
   }
   if (m.type === 'stats') {
