@@ -133,22 +133,12 @@ class ProtocolV1(FairProtocol):
     timed = False
     end_reasons = ("resigned", "abandoned")
 
-    def new_server_seed(self) -> bytes:
-        return _new_seed_v1()
-
-    def parse_server_seed(self, seed: str | bytes) -> bytes:
-        return _parse_seed_v1(seed)
-
-    def commitment(self, seed: str | bytes) -> str:
-        return _commitment_v1(seed)
+    new_server_seed = staticmethod(_new_seed_v1)
+    parse_server_seed = staticmethod(_parse_seed_v1)
+    commitment = staticmethod(_commitment_v1)
 
     def match_key(
-        self,
-        server_seed: str | bytes,
-        match_id: str,
-        game: str,
-        ruleset: str,
-        seats: Sequence[Any],
+        self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
     ) -> bytes:
         return _match_key_v1(server_seed, match_id, game, ruleset, seats)
 

@@ -518,6 +518,13 @@ class MatchService:
             )
 
     @staticmethod
+    def _writable(m: MatchRow) -> None:
+        """Only a signed protocol's match changes (qahwa-fair/1 is read-only: 409; migration
+        0008 ended every v1 match, so none is running)."""
+        if not m.proto.signed:
+            raise Conflict("qahwa-fair/1 matches are read-only: this one has ended", "match_over")
+
+    @staticmethod
     def read_only_v1(m: MatchRow, what: str) -> NoReturn:
         """qahwa-fair/1's seating (``/seed``, ``/start``): 404 for a v2 match, whose seats
         commit and reveal; 409 for a v1 match, which is read-only (migration 0008 ended every
@@ -754,10 +761,6 @@ class MatchService:
         """Check a seat's request against the chain head and its key (fairness-v2.md §7):
         409 ``stale_chain`` when ``prev`` is not the head, 422 ``bad_signature`` when a keyed
         seat's signature is missing or wrong (or an unkeyed seat sends one)."""
-        if not m.proto.signed:
-            if sig is not None or prev is not None:
-                raise Invalid("a qahwa-fair/1 match takes no sig or prev", "bad_signature")
-            return None
         if prev is not None and prev != m.chain:
             raise Conflict(
                 f"prev is not the chain head {m.chain}: fetch /state and retry", "stale_chain"
@@ -817,7 +820,7 @@ class MatchService:
         the reveals), and its deadline is that time plus ``turn_seconds`` (fairness-v2.md
         §7, times): the rule every verifier checks a timeout against."""
         m = tx.m
-        if not m.proto.signed or m.kind != KIND_MATCH:
+        if m.kind != KIND_MATCH:
             return
         engine = tx.current
         assert engine is not None
@@ -832,10 +835,9 @@ class MatchService:
         m.deadline = since + int(engine.ruleset.get("turn_seconds", TURN_SECONDS))
 
     def _finish(self, tx: Tx, result: dict[str, Any] | None = None) -> None:
-        """The match ended: store the result; v2: log the reveal record (§8)."""
+        """The match ended: store the result and log the reveal record (§8)."""
         tx.finish(result)
-        if tx.m.proto.signed:
-            self._log_reveal(tx)
+        self._log_reveal(tx)
 
     def _log_reveal(self, tx: Tx) -> None:
         m = tx.m
@@ -870,8 +872,8 @@ class MatchService:
             self.signer
         )
 
-    @staticmethod
-    def _require_playing(m: MatchRow) -> None:
+    @classmethod
+    def _require_playing(cls, m: MatchRow) -> None:
         if m.status == SEATING:
             raise Conflict(
                 "the match has not started: every seat commits, then reveals after the lock",
@@ -879,6 +881,7 @@ class MatchService:
             )
         if m.status == FINISHED:
             raise Conflict("the match has ended", "match_over")
+        cls._writable(m)
 
     def act(
         self,
@@ -901,11 +904,10 @@ class MatchService:
                     f"{m.version}; fetch /state and retry",
                     "stale_version",
                 )
-            if m.proto.signed:
-                try:
-                    check_canonical_value(action)
-                except ValueError as exc:
-                    raise Invalid(f"action: {exc}", "malformed_action") from None
+            try:
+                check_canonical_value(action)
+            except ValueError as exc:
+                raise Invalid(f"action: {exc}", "malformed_action") from None
             sig_ok = self._seat_sig(
                 m, seat, {"type": EventType.ACTION, "seat": seat, "action": action}, sig, prev
             )
@@ -919,10 +921,9 @@ class MatchService:
                 "status": m.status,
                 "first_seq": first_seq,
                 "state": self._seat_view(tx, seat),
+                "chain": m.chain,
+                "receipt": self._receipt(m, tx=tx),
             }
-            if m.proto.signed:
-                out["chain"] = m.chain
-                out["receipt"] = self._receipt(m, tx=tx)
             return out
 
         return self.write(match_id, kind=KIND_MATCH, fn=fn)
@@ -936,7 +937,8 @@ class MatchService:
             m = tx.m
             if m.status == FINISHED:
                 raise Conflict("the match has ended", "match_over")
-            if m.proto.signed and m.status == SEATING:
+            self._writable(m)
+            if m.status == SEATING:
                 if m.lock is not None:
                     raise Conflict(
                         "the match is locked: a seat that does not reveal by "
@@ -968,10 +970,9 @@ class MatchService:
                 "status": m.status,
                 "version": m.version,
                 "result": engine.outcome.to_json(),
+                "chain": m.chain,
+                "receipt": self._receipt(m, tx=tx),
             }
-            if m.proto.signed:
-                out["chain"] = m.chain
-                out["receipt"] = self._receipt(m, tx=tx)
             return out
 
         return self.write(match_id, kind=KIND_MATCH, fn=fn)

@@ -99,6 +99,7 @@ class RngSessions:
                 )
             if m.status == FINISHED:
                 raise Conflict("the session is closed", "match_over")
+            svc._writable(m)
             settings = svc.settings
             draws: list[Any] = getattr(tx.engine(), "draws", [])
             is_draw = action.get("type") == "draw"
@@ -120,9 +121,8 @@ class RngSessions:
                         "result": ev["result"],
                     }
                 )
-            if m.proto.signed:
-                out["chain"] = m.chain
-                out["receipt"] = svc._receipt(m, tx=tx)
+            out["chain"] = m.chain
+            out["receipt"] = svc._receipt(m, tx=tx)
             return out
 
         return svc.write(session_id, kind=KIND_RNG, fn=fn)

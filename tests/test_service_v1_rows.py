@@ -125,6 +125,23 @@ def test_v1_rows_end_at_the_migration_and_are_served_read_only(
         for mid, doc in docs.items():
             kind = "rng" if mid == session else "matches"
             assert ok(c.get(f"/v1/{kind}/{mid}/transcript"))["events"] == doc["events"]
+        # a v1 row written after the migration (as a restored backup would bring one) is
+        # read-only too: nothing seeds, starts, plays or resigns it
+        db = Database(url)
+        late, late_tokens = insert_v1_match(db, signer, box, "hokm", {"target": 1})
+        db.dispose()
+        for path, body in (("seats/0/seed", {"client_seed": "s"}), ("start", None)):
+            r = c.post(f"/v1/matches/{late}/{path}", json=body, headers=auth(late_tokens[0]))
+            assert r.status_code == 409 and r.json()["error"]["code"] == "not_seating", r.text
+        r = c.post(f"/v1/matches/{late}/resign", headers=auth(late_tokens[0]))
+        assert r.status_code == 409 and "read-only" in r.json()["error"]["message"], r.text
+        r = c.post(
+            f"/v1/matches/{late}/actions",
+            headers=auth(late_tokens[0]),
+            json={"action": {"type": "tap"}, "version": 0},
+        )
+        assert r.status_code == 409, r.text
+        assert ok(c.get(f"/v1/matches/{late}"))["status"] == "seating"
         # a new match on the same database is v2
         assert ok(c.post("/v1/matches", json={"game": "hokm"}), 201)["protocol"] == "qahwa-fair/2"
 

@@ -22,20 +22,18 @@ from typing import Any, TypeGuard
 
 from fairness import (
     PROTOCOL,
-    PROTOCOL_V2,
-    PROTOCOL_V3,
+    V2,
+    V3,
     FairnessError,
     canonical_json,
     chain_start,
     commitment,
-    commitment_v2,
     format_time_ms,
     fresh_label,
     loads_strict,
     match_key,
     parse_hex,
     parse_server_seed,
-    parse_server_seed_v2,
     parse_time_us,
     roll_step,
     seed_commitment,
@@ -157,8 +155,8 @@ def check_lock(rep: Any, doc: dict[str, Any], state: V2State) -> bool:
     problems = []
     if lock.get("type") != "lock":
         problems.append(f"its type is {lock.get('type')!r}, not 'lock'")
-    if lock.get("protocol") != PROTOCOL_V2:
-        problems.append(f"its protocol is {lock.get('protocol')!r}, not {PROTOCOL_V2!r}")
+    if lock.get("protocol") != V2.name:
+        problems.append(f"its protocol is {lock.get('protocol')!r}, not {V2.name!r}")
     for name in LOCK_FIELDS:
         if lock.get(name) != doc[name]:
             problems.append(
@@ -222,8 +220,8 @@ def check_seats(rep: Any, doc: dict[str, Any]) -> bool:
 def check_commitment(
     rep: Any,
     doc: dict[str, Any],
-    parse: Callable[[str], bytes] = parse_server_seed_v2,
-    commit: Callable[[bytes], str] = commitment_v2,
+    parse: Callable[[str], bytes] = V2.parse_server_seed,
+    commit: Callable[[bytes], str] = V2.commitment,
 ) -> bytes | None:
     """``commitment``: SHA-256(server_seed) is the commitment (``parse``/``commit``: the
     protocol's seed form); the seed, or None when it is unusable."""
@@ -758,7 +756,7 @@ def check_no_reveal(
         return
     rep.ok("replay", f"no_reveal: seat(s) {unrevealed} forfeit; no chance event was drawn")
     try:
-        parsed = cls.parse_ruleset(ruleset if ruleset is not None else {}, protocol=PROTOCOL_V2)
+        parsed = cls.parse_ruleset(ruleset if ruleset is not None else {}, protocol=V2)
         calc = json.loads(json.dumps(no_reveal_result(cls, parsed, unrevealed)))
     except GameError as exc:
         rep.fail("result", f"the ruleset is refused: {exc}")
@@ -865,7 +863,7 @@ def check_rules_v2(
 
     def first_turn() -> int | None:
         """The seat on turn before any event (the rules' start, drawn again)."""
-        parsed = cls.parse_ruleset(loads_strict(doc["ruleset"]), protocol=PROTOCOL_V2)
+        parsed = cls.parse_ruleset(loads_strict(doc["ruleset"]), protocol=V2)
         return cls(parsed, Chance(key), mctx).turn
 
     def replayed(engine: Engine | None) -> None:
@@ -883,7 +881,7 @@ def check_rules_v2(
         cls,
         key,
         ctx,
-        PROTOCOL_V2,
+        V2.name,
         progress=progress,
         mctx=mctx,
         seats=(len(state.seats), "the lock"),
@@ -1071,7 +1069,7 @@ class Rules:
 
 #: every protocol ``verify`` knows, newest first
 RULES: dict[str, Rules] = {
-    PROTOCOL_V3: Rules(REQUIRED_V2, check_rules_v3),
-    PROTOCOL_V2: Rules(REQUIRED_V2, check_rules_v2),
+    V3.name: Rules(REQUIRED_V2, check_rules_v3),
+    V2.name: Rules(REQUIRED_V2, check_rules_v2),
     PROTOCOL: Rules(REQUIRED_V1, check_rules_v1),
 }
