@@ -44,6 +44,7 @@ from ..db import Database
 from ..errors import NotFound, Unauthorized
 from ..kinds import SeedSource, Status
 from ..models import Seat
+from ..sealed import engine_of
 from .cache import Cached, EngineCache, catch_up
 from .sql import (
     _EVENTS_AFTER,
@@ -357,7 +358,7 @@ class Tx:
         store.events_read += len(events)
         store.replays += 1
         engine = replay(
-            engine_class(m.game),
+            engine_of(m.game, m.ruleset),
             m.ruleset,
             self.key(),
             events,
@@ -394,7 +395,7 @@ class Tx:
         """qahwa-fair/2: every seat revealed; K from their seeds and nonces, deal. The
         caller checks the outcome (an engine may end at once) and sets the deadline."""
         m = self.m
-        cls = engine_class(m.game)
+        cls = engine_of(m.game, m.ruleset)
         chance = Chance(self.key(seats))
         self.dirty = True
         engine = cls(
