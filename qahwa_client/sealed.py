@@ -100,6 +100,7 @@ class _Hand:
         self.shuffled: list[int] = []
         self.shares: dict[int, dict[int, bytes]] = {}  # item -> seat -> D (verified)
         self.own: dict[int, str] = {}  # item -> code: this seat's items, as it learnt them
+        self.checked = 0  # how many of the hand's steps in the log are verified
 
 
 class SealedSeat:
@@ -114,7 +115,8 @@ class SealedSeat:
         self.hands: dict[int, _Hand] = {}
         self._hand_no = -1  # the hand the log's sealed steps have reached
         self._last_step: str | None = None
-        self._pending: list[tuple[int, dict[str, Any]]] = []
+        #: per hand, its sealed steps and openings from the log: (seat, action)
+        self._log: dict[int, list[tuple[int, dict[str, Any]]]] = {}
 
     def ctx(self, hand: int, seat: int | None = None) -> Context:
         return Context(self.match_id, hand, self.seat if seat is None else seat)
@@ -130,8 +132,8 @@ class SealedSeat:
 
     # -- the event log ------------------------------------------------------------------------
     def take_events(self, events: Sequence[Mapping[str, Any]], sv: Mapping[str, Any]) -> None:
-        """Read the log's events after :attr:`seen`: every sealed step of the view's hand
-        ``sv`` (the view's ``sealed`` part) is verified here, in order."""
+        """Read the log's events after :attr:`seen` (kept by hand) and verify every sealed
+        step of the view's hand ``sv`` (the view's ``sealed`` part) not checked yet, in order."""
         for ev in events:
             seq = ev.get("seq")
             if isinstance(seq, int):
@@ -146,9 +148,14 @@ class SealedSeat:
                 self._hand_no += 1
             if step is not None:
                 self._last_step = str(step)
-            if self._hand_no != sv.get("hand"):
-                continue  # an earlier hand's (checked while it ran, or by verify)
-            self._check(int(ev["seat"]), action, sv)
+            if step is not None or ("share" in action and "item" in action):
+                self._log.setdefault(self._hand_no, []).append((int(ev["seat"]), dict(action)))
+        h = self._hand(sv)
+        steps = self._log.get(h.number, [])
+        while h.checked < len(steps):
+            seat, action = steps[h.checked]
+            self._check(seat, action, sv)
+            h.checked += 1
 
     def _hand(self, sv: Mapping[str, Any]) -> _Hand:
         n = int(sv["hand"])
@@ -238,10 +245,22 @@ class SealedSeat:
     def _player_form(
         self, a: Mapping[str, Any], raw: Mapping[str, Any], h: _Hand, opened: set[int]
     ) -> dict[str, Any] | None:
-        if a.get("type") == "play" and "item" in a and "card" not in a:
-            code = h.own.get(int(a["item"]))
-            return None if code is None else {"type": "play", "card": code}
-        return dict(a)
+        """A listed action as the player sees it: a play of an item by its code (None for
+        an item the seat cannot name, or a tile that does not match the end it names)."""
+        if a.get("type") != "play" or "item" not in a:
+            return dict(a)
+        code = h.own.get(int(a["item"]))
+        if code is None:
+            return None
+        if not _is_card(code):
+            out: dict[str, Any] = {"type": "play", "tile": code}
+            if "end" in a:
+                ends = raw.get("ends") or {}
+                if not _matches(code, ends.get(a["end"])):
+                    return None
+                out["end"] = a["end"]
+            return out
+        return {"type": "play", "card": code}
 
     def wire(self, action: Mapping[str, Any], raw: Mapping[str, Any]) -> dict[str, Any]:
         """What is sent for a player-form ``action`` chosen from the view ``raw`` (as the
@@ -332,9 +351,23 @@ def _is_card(code: str) -> bool:
     return "-" not in code
 
 
+def _matches(tile: str, end: Any) -> bool:
+    return isinstance(end, int) and str(end) in tile.split("-")
+
+
 def _follow(legal: list[dict[str, Any]], raw: Mapping[str, Any], h: _Hand) -> list[dict[str, Any]]:
     """The public constraint applied to the seat's own hand: a card of the suit led when the
-    seat holds one (every trick game's rule over a hidden hand)."""
+    seat holds one (every trick game's rule over a hidden hand); in dominoes the tile called
+    when the seat holds it (else a pass), and a draw or a pass only when no tile fits."""
+    if any(a.get("type") == "sealed" for a in legal):
+        return legal  # a deal step owed: nothing to choose
+    tiles = [a for a in legal if a.get("type") == "play" and "tile" in a]
+    calling = raw.get("calling")
+    if isinstance(calling, str):
+        mine = [a for a in tiles if a["tile"] == calling]
+        return mine or [a for a in legal if a.get("type") == "pass"]
+    if tiles:
+        return [a for a in legal if a.get("type") not in ("draw", "pass")]
     led = raw.get("led")
     plays = [a for a in legal if a.get("type") == "play" and "card" in a]
     if not isinstance(led, str) or not plays:

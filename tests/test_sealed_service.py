@@ -246,6 +246,60 @@ def test_a_revoke_is_caught_at_the_hands_end_and_forfeits(server: LiveServer) ->
         assert m.check_transcript()["protocol"] == "qahwa-fair/3"
 
 
+SEALED_IRAQI = {"players": 2, "target": 20, "deal": "sealed"}
+
+
+def test_a_sealed_two_player_iraqi_match_with_its_boneyard() -> None:
+    rnd = random.Random(3)
+    with LiveServer() as srv, Client(srv.url) as qc:
+        m = qc.create_match("iraqi_domino", SEALED_IRAQI)
+        m.start()
+        drawn: list[tuple[int, int]] = []  # (seat, item) of every tile drawn from the boneyard
+
+        def watch(seat: Seat, view: Any) -> dict[str, Any] | None:
+            if {"type": "draw"} in view.legal_actions:
+                assert seat._raw is not None
+                drawn.append((seat.seat, seat._raw["sealed"]["dealt"][seat.seat][-1]))
+            return None
+
+        view = play(m, rnd, override=watch)
+        assert view.status == "finished" and view.result["reason"] == "finished"
+        assert drawn, "no tile was drawn from the boneyard"
+        events = qc.events(m.match_id).events
+        draws = [e for e in events if e["type"] == "action" and e["action"]["type"] == "draw"]
+        assert len(draws) == len(drawn)
+        # every tile drawn was opened to its drawer, from the other seat's share alone
+        for seat_no, item in drawn:
+            mine = m.seats[seat_no].sealed
+            assert mine is not None
+            assert any(item in h.own for h in mine.hands.values())
+        doc = m.check_transcript()
+        assert doc["protocol"] == "qahwa-fair/3"
+        report = m.verify()
+        assert report["status"] == "verified", [c for c in report["checks"] if c["ok"] is False]
+
+
+def test_a_draw_while_a_tile_fits_is_caught_at_the_rounds_end() -> None:
+    rnd = random.Random(4)
+    cheated: list[int] = []
+
+    def draw_instead(seat: Seat, view: Any) -> dict[str, Any] | None:
+        raw = seat._raw or {}
+        could_play = any(a.get("type") == "play" for a in view.legal_actions)
+        if not cheated and could_play and {"type": "draw"} in raw.get("legal_actions", []):
+            cheated.append(seat.seat)
+            return {"type": "draw"}
+        return None
+
+    with LiveServer() as srv, Client(srv.url) as qc:
+        m = qc.create_match("iraqi_domino", SEALED_IRAQI)
+        m.start()
+        view = play(m, rnd, override=draw_instead)
+        assert len(cheated) == 1
+        assert view.result["reason"] == "rule" and view.result["forfeited"] == cheated
+        assert m.verify()["status"] == "verified"  # the rules' forfeit, recomputed
+
+
 def _flip_b64(text: str, at: int) -> str:
     raw = bytearray(base64.b64decode(text))
     raw[at % len(raw)] ^= 1
