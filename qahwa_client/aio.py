@@ -21,7 +21,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -58,6 +58,9 @@ from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_
 from .errors import ApiError, raise_for
 from .proto import canonical
 from .sse import aiter_sse
+
+if TYPE_CHECKING:
+    from .sealed import SealedKeys, SealedSeat
 
 
 class AsyncClient:
@@ -372,6 +375,13 @@ class AsyncSeat(SeatKeeps):
     receipt). ``record`` is the signed commit record (default: the match's public one) and
     ``terms`` what the player asked for. It remembers its last view, so ``act(action)`` is
     signed over that view's chain head at that view's version.
+
+    At a sealed table (``view.deal == "sealed"``, qahwa-fair/3) the seat is a conforming
+    sealed client too (qahwa_client/sealed.py): its view shows its own hand by code and the
+    legal actions of that hand; the deal steps it owes are listed as ``{"type": "sealed",
+    "step": …}`` and ``act`` makes them (its key, kept in ``sealed_keys``, default this
+    process's memory; its shuffle, shares and openings, with their proofs), after checking
+    every other seat's steps in the public log.
     """
 
     def __init__(
@@ -384,6 +394,7 @@ class AsyncSeat(SeatKeeps):
         record: Mapping[str, Any] | None = None,
         terms: Terms | None = None,
         receipts_file: str | Path | None = None,
+        sealed_keys: SealedKeys | None = None,
     ) -> None:
         self.client = client
         self.match_id = match_id
@@ -391,6 +402,10 @@ class AsyncSeat(SeatKeeps):
         self.token = token
         self.version: int | None = None
         self.view: StateOut | None = None
+        #: a sealed table's side of this seat (made at its first sealed view)
+        self.sealed: SealedSeat | None = None
+        self._sealed_keys = sealed_keys
+        self._raw: dict[str, Any] | None = None  # the last view as the server sent it
         self._record = dict(record) if record is not None else None
         self.proto = SeatProtocol(
             match_id, seat, terms=terms, clock=client.clock, max_skew=client.max_skew
@@ -490,7 +505,7 @@ class AsyncSeat(SeatKeeps):
     async def state(self) -> StateOut:
         """This seat's view (its own hand, whose turn, ``legal_actions``, ``version``,
         ``chain``)."""
-        view = STATE.validate_python(await self._call("GET", "/state"))
+        view = STATE.validate_python(await self._sealed_view(await self._call("GET", "/state")))
         self.version = view.version
         self.view = view
         await self._seen(view)
@@ -512,7 +527,9 @@ class AsyncSeat(SeatKeeps):
             and self.view.version == (version if version is not None else self.view.version)
             else await self.state()
         )
-        body = self._action_body(action, view, view.version if version is None else version)
+        body = self._action_body(
+            self._wire(action), view, view.version if version is None else version
+        )
         try:
             return await self._post_action(body)
         except ApiError as exc:
@@ -521,7 +538,30 @@ class AsyncSeat(SeatKeeps):
             view = await self.state()
             if dict(action) not in view.legal_actions:
                 raise
-            return await self._post_action(self._action_body(action, view, view.version))
+            return await self._post_action(
+                self._action_body(self._wire(action), view, view.version)
+            )
+
+    async def _sealed_view(self, raw: Any) -> Any:
+        """A sealed table's view as the seat shows it (its hand by code, the legal actions in
+        player form), after checking the log's new deal steps; any other view as it is."""
+        if not isinstance(raw, dict) or raw.get("deal") != "sealed":
+            return raw
+        if self.sealed is None:
+            from .sealed import SealedSeat
+
+            self.sealed = SealedSeat(self.match_id, self.seat, self._sealed_keys)
+        self._raw = raw
+        if raw.get("sealed"):
+            page = await self.client.events(self.match_id, after=self.sealed.seen)
+            self.sealed.take_events(page.events, raw["sealed"])
+        return self.sealed.view(raw)
+
+    def _wire(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
+        """What is sent for ``action``: at a sealed table, its deal step or opening added."""
+        if self.sealed is None or self._raw is None:
+            return action
+        return self.sealed.wire(action, self._raw)
 
     async def _post_action(self, body: dict[str, Any]) -> ActionOut:
         try:
@@ -533,6 +573,8 @@ class AsyncSeat(SeatKeeps):
                 if found is not None:
                     return found
             raise
+        if isinstance(answer, dict) and isinstance(answer.get("state"), dict):
+            answer = {**answer, "state": await self._sealed_view(answer["state"])}
         out = ActionOut.model_validate(answer)
         self.proto.take_receipt(
             answer, await self.client.trusted(), entry=entry, chain=out.state.chain

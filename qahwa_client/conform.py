@@ -54,6 +54,8 @@ from .proto import (
 )
 
 PROTOCOL_V1 = "qahwa-fair/1"
+#: a sealed match's transcript (fairness-v3 §9a): qahwa-fair/2's records, the deal in its events
+PROTOCOL_V3 = "qahwa-fair/3"
 FRESH_ROLL_TYPES = ("roll", "roll_value")
 BOARD_GAMES = ("tawla", "mahbusa")  # the games with fresh rolls (fairness-v2.md §6)
 MAX_SKEW = 30.0  # seconds the server's clock may differ from this client's (§3a.8)
@@ -728,8 +730,8 @@ class SeatProtocol:
         chain recomputes, every receipt agrees with it, and this seat's seed and nonce are the
         ones it sent. TranscriptMismatch names what disagrees."""
         mid = self.match_id
-        if not isinstance(doc, dict) or doc.get("protocol") != PROTOCOL_V2:
-            raise TranscriptMismatch(f"match {mid}: not a qahwa-fair/2 transcript")
+        if not isinstance(doc, dict) or doc.get("protocol") not in (PROTOCOL_V2, PROTOCOL_V3):
+            raise TranscriptMismatch(f"match {mid}: not a qahwa-fair/2 or /3 transcript")
         if self.lock is None:
             raise ClientError(f"match {mid}: this seat never revealed against a lock")
         if not isinstance(doc.get("lock"), dict) or canonical(doc["lock"]) != canonical(self.lock):

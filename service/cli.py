@@ -153,15 +153,39 @@ def demo(game: tuple[str, ...], seed: int | None) -> None:
     help="the server's /v1/keys answer, pinned (default: fetched from --server)",
 )
 @click.option("--seed", type=int, help="seed the bots' choices")
-def house(server: str, inbox: Path, once: bool, keys_file: Path | None, seed: int | None) -> None:
+@click.option(
+    "--sealed-keys",
+    "sealed_keys",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="keep the house seats' keys of sealed tables in this folder, each sealed under the "
+    "master key (QAHWA_MASTER_KEY, or master.key in QAHWA_DATA_DIR), so a restarted bot "
+    "goes on with its hand (default: in memory only)",
+)
+def house(
+    server: str,
+    inbox: Path,
+    once: bool,
+    keys_file: Path | None,
+    seed: int | None,
+    sealed_keys: Path | None,
+) -> None:
     """Play an operator's house seats (declared "house": true) as conforming clients."""
     import json
 
     from .house import run_inbox
 
     keys = json.loads(keys_file.read_text(encoding="utf-8")) if keys_file else None
+    store = None
+    if sealed_keys is not None:
+        from fairness import SecretBox
+
+        from . import keys as server_keys
+        from .house import SealedKeyDir
+        from .settings import Settings
+
+        store = SealedKeyDir(sealed_keys, SecretBox(server_keys.master_key(Settings())))
     click.echo(f"qahwa house: playing the house seats dropped into {inbox} at {server}")
-    h = run_inbox(server, inbox, once=once, keys=keys, seed=seed)
+    h = run_inbox(server, inbox, once=once, keys=keys, seed=seed, sealed_keys=store)
     for e in h.errors:
         click.echo(f"error: {e}", err=True)
     click.echo(f"{len(h.done)} house seat(s) played to the end")

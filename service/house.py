@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import random
+import re
 import threading
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from fairness import SecretBox
 from qahwa_client import Client
 from qahwa_client.client import Seat
 
@@ -131,6 +134,47 @@ def choose(view: Mapping[str, Any], rng: random.Random | None = None) -> dict[st
     return rng.choice(suggested or calm or legal)
 
 
+# -- sealed tables: the house seats' keys ---------------------------------------------------
+_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+
+
+class SealedKeyDir:
+    """The house seats' per-hand keys of sealed tables (qahwa-fair/3), one file a key in
+    ``path``, each sealed under the operator's master key (AES-256-GCM, bound to its match,
+    seat and hand), so a house bot that restarts goes on with its hand. They open only the
+    house seats' own items (what the operator is entitled to see); no other seat's key is
+    ever here, nor anywhere on the server."""
+
+    def __init__(self, path: Path, box: SecretBox) -> None:
+        self.path = path
+        self.box = box
+        path.mkdir(parents=True, exist_ok=True)
+        os.chmod(path, 0o700)
+
+    def _file(self, match_id: str, seat: int, hand: int) -> Path:
+        if not _NAME.fullmatch(match_id):
+            raise ValueError(f"not a match id: {match_id!r}")
+        return self.path / f"{match_id}.{int(seat)}.{int(hand)}.key"
+
+    @staticmethod
+    def _aad(match_id: str, seat: int, hand: int) -> str:
+        return f"qahwa sealed house key {match_id} {seat} {hand}"
+
+    def put(self, match_id: str, seat: int, hand: int, secret: bytes) -> None:
+        f = self._file(match_id, seat, hand)
+        tmp = f.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
+            out.write(self.box.seal(secret, aad=self._aad(match_id, seat, hand)) + "\n")
+        tmp.replace(f)
+
+    def get(self, match_id: str, seat: int, hand: int) -> bytes | None:
+        f = self._file(match_id, seat, hand)
+        if not f.exists():
+            return None
+        return self.box.open(f.read_text(encoding="ascii").strip(), self._aad(match_id, seat, hand))
+
+
 # -- playing ---------------------------------------------------------------------------------
 
 
@@ -143,11 +187,12 @@ def play_seat(
     wait: float = 600.0,
     rng: random.Random | None = None,
     stop: threading.Event | None = None,
+    sealed_keys: SealedKeyDir | None = None,
 ) -> Seat:
     """Play one house seat to the end as a conforming client: commit, wait for the lock,
     check it (and its place in the log), reveal, then act whenever it is on turn."""
     rng = rng or random.Random()
-    s = Seat(client, match_id, seat, token)
+    s = Seat(client, match_id, seat, token, sealed_keys=sealed_keys)
     s.commit()
     s.reveal(wait=wait)
     after = -1
@@ -186,9 +231,17 @@ def client_match_seconds(client: Client, match_id: str) -> float:
 class House:
     """House seats played in threads, one per seat, against ``base_url``."""
 
-    def __init__(self, base_url: str, *, keys: Any = None, seed: int | None = None) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        keys: Any = None,
+        seed: int | None = None,
+        sealed_keys: SealedKeyDir | None = None,
+    ) -> None:
         self.base_url = base_url
         self.keys = keys
+        self.sealed_keys = sealed_keys
         self.rng = random.Random(seed)
         self.stop = threading.Event()
         self.threads: list[threading.Thread] = []
@@ -201,7 +254,15 @@ class House:
         def run() -> None:
             try:
                 with Client(self.base_url, keys=self.keys, timeout=60) as qc:
-                    play_seat(qc, match_id, seat, token, rng=rng, stop=self.stop)
+                    play_seat(
+                        qc,
+                        match_id,
+                        seat,
+                        token,
+                        rng=rng,
+                        stop=self.stop,
+                        sealed_keys=self.sealed_keys,
+                    )
                 self.done.append((match_id, seat))
             except Exception as exc:
                 self.errors.append(f"{match_id}/{seat}: {type(exc).__name__}: {exc}")
@@ -244,11 +305,12 @@ def run_inbox(
     poll: float = 1.0,
     keys: Any = None,
     seed: int | None = None,
+    sealed_keys: SealedKeyDir | None = None,
 ) -> House:
     """Play every house seat the operator's backend drops into ``inbox`` as a ``*.json``
     file (moved to ``inbox/taken/`` when taken, ``inbox/bad/`` when unreadable); with
     ``once``, only those there now, waiting for their matches to end."""
-    house = House(base_url, keys=keys, seed=seed)
+    house = House(base_url, keys=keys, seed=seed, sealed_keys=sealed_keys)
     (inbox / "taken").mkdir(parents=True, exist_ok=True)
     try:
         while True:

@@ -50,7 +50,6 @@ from fairness import (
     seed_commitment,
 )
 from fairness.records import LOCK_SEAT_FIELDS, Commit, Lock, Receipt, Reveal, lock_seats
-from games import engine_class
 from games.ends import no_reveal_result
 from games.transcript import build_locked_transcript, build_transcript
 
@@ -61,7 +60,7 @@ from .errors import Conflict, Forbidden, Invalid, NotFound, user_errors
 from .keys import RecordSigner
 from .kinds import EndReason, EventType, SeedSource, Status
 from .models import Heartbeat, Match, Seat, ServerSeed
-from .sealed import deal_of
+from .sealed import deal_of, engine_of, transcript_protocol
 from .settings import Settings
 from .store import (
     FINISHED,
@@ -317,8 +316,8 @@ class MatchService:
         elif reason == EndReason.NO_REVEAL:
             seats = tx.seats()
             missing = [st.seat for st in seats if not st.revealed]
-            cls = engine_class(m.game)
             with user_errors():
+                cls = engine_of(m.game, m.ruleset)
                 parsed = cls.parse_ruleset(json.loads(m.ruleset), protocol=m.proto)
             result = no_reveal_result(cls, parsed, missing)
             tx.append([{"type": EventType.END, "reason": EndReason.NO_REVEAL, "seats": missing}])
@@ -478,7 +477,7 @@ class MatchService:
         if game == "rng":
             raise Invalid("plain randomness sessions use POST /v1/rng", "unknown_game")
         with user_errors():
-            cls = engine_class(game)
+            cls = engine_of(game, ruleset)
             parsed = cls.parse_ruleset(ruleset or {}, protocol=CURRENT)
         n = cls.seat_count(parsed)
         if names is None:
@@ -1092,7 +1091,7 @@ class MatchService:
             if after < m.next_seq - 1:
                 evs, chains = self.store.events_and_chains(tx.c, m.id, after, before=m.next_seq)
             if m.status != FINISHED:
-                cls = engine_class(m.game)
+                cls = engine_of(m.game, m.ruleset)
                 evs = [cls.redact(e) for e in evs]
             out: dict[str, Any] = {
                 "match_id": m.id,
@@ -1138,6 +1137,7 @@ class MatchService:
             result=json.loads(m.result) if m.result else None,
             created_at=m.created_at,
             ended_at=m.ended_at,
+            protocol=transcript_protocol(m.ruleset),
         )
 
     def transcript(self, match_id: str, *, kind: str) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 or ``verify_cli``; ``verify_cli`` never imports ``service``; ``service`` never imports
 ``verify_cli`` (``qahwa demo`` runs the ``verify`` command); nothing imports ``service``;
 ``qahwa_client`` needs only pydantic, httpx, ``cryptography`` (its seat keys) and
-``qahwa_wire``, and ``verify_cli`` inside ``verify()``; ``qahwa_wire`` (the wire models the
+``qahwa_wire``, ``verify_cli`` inside ``verify()`` and ``sealed`` for a sealed table's seat; ``qahwa_wire`` (the wire models the
 service publishes and the client is typed with) needs only pydantic, and neither ``service``
 nor ``qahwa_client`` imports the other (the
 ``qahwa demo`` command aside: it drives a server through the client);
@@ -160,14 +160,15 @@ def test_a_sealed_engine_loads_no_rbcl_until_it_checks_a_proof() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def _first_party_loaded(modules: str) -> list[str]:
-    """The first-party packages a fresh interpreter has loaded after ``import modules``."""
+def _first_party_loaded(modules: str, also: set[str] | None = None) -> list[str]:
+    """The first-party packages (and ``also``) a fresh interpreter has loaded after
+    ``import modules``."""
     import subprocess
 
     code = (
         f"import sys, {modules}; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
-        f"{set(FIRST_PARTY)!r}))"
+        f"{set(FIRST_PARTY) | (also or set())!r}))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
@@ -193,9 +194,17 @@ def test_qahwa_client_imports_only_pydantic_httpx_and_verify_inside_verify() -> 
     }
     found = package_imports("qahwa_client")
     assert "qahwa_client/verify.py" in found
+    assert "qahwa_client/sealed.py" in found
     for path, mods in found.items():
         allowed = base | ({"verify_cli"} if path == "qahwa_client/verify.py" else set())
+        # a sealed table's seat makes its key, shuffle, shares and openings with the crypto
+        # core (stdlib and rbcl only), loaded at the seat's first sealed view
+        allowed |= {"sealed"} if path == "qahwa_client/sealed.py" else set()
         assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
+
+
+def test_importing_qahwa_client_loads_no_sealed_crypto() -> None:
+    assert "sealed" not in _first_party_loaded("qahwa_client", also={"sealed"})
 
 
 # `qahwa demo` plays a server through the client: a client of the service, shipped with it

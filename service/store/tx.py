@@ -31,7 +31,7 @@ from fairness import (
     format_time_ms,
 )
 from fairness.records import Lock
-from games import Chance, Engine, ReplayError, engine_class
+from games import Chance, Engine, ReplayError
 from games.base import MatchContext
 from games.replay import replay
 
@@ -40,6 +40,7 @@ from ..db import Database
 from ..errors import NotFound, Unauthorized
 from ..kinds import Status
 from ..models import Seat
+from ..sealed import engine_of
 from .cache import Cached, EngineCache, catch_up
 from .sql import (
     _EVENTS_AFTER,
@@ -358,7 +359,7 @@ class Tx:
         store.events_read += len(events)
         store.replays += 1
         engine = replay(
-            engine_class(m.game),
+            engine_of(m.game, m.ruleset),
             m.ruleset,
             self.key(),
             events,
@@ -374,7 +375,7 @@ class Tx:
         outcome (an engine may end at once) and sets the deadline. (Only a signed protocol's
         match starts here: qahwa-fair/1 is read-only.)"""
         m = self.m
-        cls = engine_class(m.game)
+        cls = engine_of(m.game, m.ruleset)
         chance = Chance(self.key(seats))
         self.dirty = True
         engine = cls(
