@@ -1119,6 +1119,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -1218,6 +1225,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -1300,9 +1314,9 @@ export interface components {
             suggested_actions?: (components["schemas"]["Cut"] | components["schemas"]["Tap"] | components["schemas"]["Trump"] | components["schemas"]["DrawCard"] | components["schemas"]["Discard"] | components["schemas"]["PlayCard"])[];
             /**
              * Hand
-             * @description this seat's card codes
+             * @description this seat's card codes; at a sealed table (deal sealed) the positions of its items in the hand's final deck, whose codes the seat's client learns itself
              */
-            hand: string[];
+            hand: string[] | number[];
         } & {
             [key: string]: unknown;
         };
@@ -1443,6 +1457,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -1540,6 +1561,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -1620,9 +1648,9 @@ export interface components {
             suggested_actions?: (components["schemas"]["PlayTile"] | components["schemas"]["DrawTile"] | components["schemas"]["Pass"])[];
             /**
              * Hand
-             * @description this seat's tile codes
+             * @description this seat's tile codes; at a sealed table (deal sealed) the positions of its items in the hand's final deck, whose codes the seat's client learns itself
              */
-            hand: string[];
+            hand: string[] | number[];
         } & {
             [key: string]: unknown;
         };
@@ -1919,6 +1947,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -2049,6 +2084,13 @@ export interface components {
              * @description the seat to act, or null
              */
             turn: number | null;
+            /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Result
              * @description once finished
@@ -2346,6 +2388,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -2442,6 +2491,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -2521,9 +2577,9 @@ export interface components {
             suggested_actions?: (components["schemas"]["PlayTrainTile"] | components["schemas"]["DrawTile"] | components["schemas"]["Pass"])[];
             /**
              * Hand
-             * @description this seat's tile codes
+             * @description this seat's tile codes; at a sealed table (deal sealed) the positions of its items in the hand's final deck, whose codes the seat's client learns itself
              */
-            hand: string[];
+            hand: string[] | number[];
         } & {
             [key: string]: unknown;
         };
@@ -2791,6 +2847,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -2890,6 +2953,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -2972,9 +3042,9 @@ export interface components {
             suggested_actions?: (components["schemas"]["BidTricks"] | components["schemas"]["PlayCard"])[];
             /**
              * Hand
-             * @description this seat's card codes
+             * @description this seat's card codes; at a sealed table (deal sealed) the positions of its items in the hand's final deck, whose codes the seat's client learns itself
              */
-            hand: string[];
+            hand: string[] | number[];
         } & {
             [key: string]: unknown;
         };
@@ -3370,6 +3440,13 @@ export interface components {
              * @description the seat to act, or null
              */
             turn: number | null;
+            /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Result
              * @description once finished
@@ -3810,6 +3887,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -3917,6 +4001,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -4007,9 +4098,9 @@ export interface components {
             suggested_actions?: (components["schemas"]["BidPoints"] | components["schemas"]["Pass"] | components["schemas"]["Discard"] | components["schemas"]["PlayCard"])[];
             /**
              * Hand
-             * @description this seat's card codes
+             * @description this seat's card codes; at a sealed table (deal sealed) the positions of its items in the hand's final deck, whose codes the seat's client learns itself
              */
-            hand: string[];
+            hand: string[] | number[];
         } & {
             [key: string]: unknown;
         };
@@ -4217,6 +4308,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -4342,6 +4440,13 @@ export interface components {
              * @description the seat to act, or null
              */
             turn: number | null;
+            /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Result
              * @description once finished
