@@ -38,7 +38,7 @@ def engine_class(game: str) -> type[Engine]:
 #: the deals a ruleset may name (``"deal"``, fairness-v3 §9a); seeded is the default
 DEALS: tuple[str, ...] = ("seeded", "sealed")
 #: the games with a sealed engine (``games.sealed_<game>``)
-SEALED_GAMES: tuple[str, ...] = ("hokm", "iraqi_domino", "mexican_train", "qahve")
+SEALED_GAMES: tuple[str, ...] = ("hokm", "iraqi_domino", "mexican_train", "qahve", "shelem")
 #: the games whose chance is public (dice): a sealed deal means nothing for them
 NO_SEALED_DEAL: tuple[str, ...] = ("tawla", "mahbusa", "rng")
 

@@ -65,16 +65,16 @@ class SealedHokmEngine(SealedGame, HokmEngine):
         self.hands = deal.first
         self.rest = deal.rest
         self.stock = deal.stock
-        self._deal({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
+        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
         self.phase = Phase.TRUMP
 
     def _apply_trump(self, action: Action) -> None:
         rest = [[int(p) for p in r] for r in self.rest]
         super()._apply_trump(action)
         if any(rest):
-            self._deal(dict(enumerate(rest)))
+            self._deal_items(dict(enumerate(rest)))
         if self.phase == Phase.DRAW:
-            self._deal({self._draw_seat(): [int(self.stock[0])]})
+            self._deal_items({self._draw_seat(): [int(self.stock[0])]})
 
     def _apply_draw(self, seat: int, action: Action) -> None:
         only_keys(action, "keep")
@@ -89,9 +89,9 @@ class SealedHokmEngine(SealedGame, HokmEngine):
         self.hands[seat].append(taken)
         self.thrown[seat].append(thrown)
         if not keep:
-            self._deal({seat: [int(second)]})
+            self._deal_items({seat: [int(second)]})
         if self.stock:
-            self._deal({self._draw_seat(): [int(self.stock[0])]})
+            self._deal_items({self._draw_seat(): [int(self.stock[0])]})
         else:
             self.phase = Phase.DISCARD
 

@@ -74,7 +74,7 @@ class SealedIraqiDominoEngine(SealedGame, IraqiDominoEngine):
         n = self.n_seats
         self.hands = [[str(p) for p in range(HAND * s, HAND * s + HAND)] for s in range(n)]
         self.pile = [str(p) for p in range(HAND * n, len(items))]
-        self._deal({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
+        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
         self.line = []
         self.left = self.right = -1
         self.plays = 0
@@ -149,7 +149,7 @@ class SealedIraqiDominoEngine(SealedGame, IraqiDominoEngine):
             taken = self.pile.pop(0)
             self.hands[seat].append(taken)
             self.passes = 0
-            self._deal({seat: [int(taken)]})
+            self._deal_items({seat: [int(taken)]})
         else:
             only_keys(action)
             if self.call is not None:

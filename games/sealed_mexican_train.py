@@ -52,7 +52,7 @@ class SealedMexicanTrainEngine(SealedGame, MexicanTrainEngine):
         h = hand_size(n)
         self.hands = [[str(p) for p in range(h * s, h * s + h)] for s in range(n)]
         self.boneyard = [str(p) for p in range(h * n, len(items))]
-        self._deal({s: [int(p) for p in hand] for s, hand in enumerate(self.hands)})
+        self._deal_items({s: [int(p) for p in hand] for s, hand in enumerate(self.hands)})
         self.trains = [[] for _ in range(n + 1)]
         self.markers = set()
         self.open_doubles = []
@@ -123,7 +123,7 @@ class SealedMexicanTrainEngine(SealedGame, MexicanTrainEngine):
             self.checks.append((seat, self._candidates(seat), self._open_ends(seat)))
             self.drawn = self.boneyard.pop(0)
             self.hands[seat].append(self.drawn)
-            self._deal({seat: [int(self.drawn)]})
+            self._deal_items({seat: [int(self.drawn)]})
             return
         if self.drawn is None and self.boneyard:
             raise IllegalActionError("you cannot play: draw from the boneyard first")

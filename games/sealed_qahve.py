@@ -45,7 +45,7 @@ class SealedQahveEngine(SealedGame, QahveEngine):
         items = deck_qahve()
         self._begin_hand(items)
         self.hands = qahve_deal([str(i) for i in range(len(items))], self.dealer)
-        self._deal({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
+        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
         self.bids = [None] * SEATS
         self.trick = Trick(self.first_seat)
         self.tally = Tally(SEATS)

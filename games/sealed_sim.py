@@ -161,7 +161,7 @@ class SimSeat:
             return self.step(sv, owed["step"], owed.get("items", []))
         legal = view["legal_actions"]
         game = view["game"]
-        if game == "hokm":
+        if game in ("hokm", "shelem"):
             return self._hokm(view, sv, legal)
         if game == "iraqi_domino":
             return self._domino(view, sv, legal)
@@ -268,7 +268,7 @@ class SimSeat:
     def _hokm(self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]) -> Action:
         kind = legal[0]["type"]
         if kind != "play":
-            return dict(self.rnd.choice(legal))
+            return dict(self.rnd.choice(view.get("suggested_actions") or legal))
         led = view.get("led")
         items = [a["item"] for a in legal]
         cards = {i: self.code_of(sv, i) for i in items}

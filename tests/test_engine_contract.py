@@ -298,6 +298,7 @@ SEALED_CASES: list[tuple[str, dict[str, Any]]] = [
     ("iraqi_domino", {"players": 4, "target": 20}),
     ("mexican_train", {"players": 3, "rounds": 1}),
     ("qahve", {"target": 30}),
+    ("shelem", {"target": 100}),
 ]
 
 

@@ -4,10 +4,15 @@ refused with nothing changed, or caught at the hand's end and forfeited."""
 
 from __future__ import annotations
 
+import base64
 import copy
+import functools
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from support import examples
 
 from fairness import canonical_ruleset
 from games.base import Chance, MatchContext
@@ -297,3 +302,83 @@ def test_a_qahve_revoke_forfeits_at_the_hands_end() -> None:
     out = r.engine.outcome
     assert out is not None and out.reason == "rule" and out.forfeited == (1,)
     assert replayed(r).outcome == out
+
+
+# -- shelem ----------------------------------------------------------------------------------
+def test_an_honest_sealed_shelem_match_plays_and_replays() -> None:
+    r = play_match("shelem", {"target": 100}, seed="shelem", house=(3,))
+    out = r.engine.outcome
+    assert out is not None and out.reason == "finished" and not r.refused
+    assert replayed(r).outcome == out
+    # the widow goes to the bid winner alone: one share step by each of the three others
+    kitty = [e for e in r.events if e["type"] == "action" and e["action"].get("step") == "share"]
+    assert any(len(e["action"]["shares"]) == 4 for e in kitty)
+
+
+def test_a_shelem_revoke_forfeits_and_two_player_shelem_has_no_sealed_form() -> None:
+    r = play_match("shelem", {"target": 100}, seed="s", cheats={1: "revoke"})
+    out = r.engine.outcome
+    assert out is not None and out.reason == "rule" and out.forfeited == (1,)
+    with pytest.raises(RulesetError, match="four players"):
+        engine_for("shelem", {"deal": "sealed"}).parse_ruleset({"deal": "sealed", "players": 2})
+
+
+# -- tampering, property-tested --------------------------------------------------------------
+@functools.cache
+def _at_step(step: str) -> tuple[Any, SimSeat, dict[str, Any]]:
+    """A sealed hokm engine at the first ``step`` owed, the seat owing it and its honest step."""
+    cls = engine_for("hokm", {"deal": "sealed"})
+    e = cls(cls.parse_ruleset({"deal": "sealed"}), Chance(bytes(range(64))), MatchContext("tp"))
+    seats = [SimSeat(s, "tamper") for s in range(4)]
+    while True:
+        seat = e.turn
+        action = seats[seat].act(e.view(seat))
+        assert action is not None
+        if action.get("step") == step:
+            return e, seats[seat], action
+        e.apply(seat, action)
+
+
+def _flip_field(action: dict[str, Any], field: str, at: int, bit: int) -> dict[str, Any]:
+    if field in ("deck", "proof") and action.get("step") == "shuffle":
+        raw = bytearray(base64.b64decode(action[field]))
+        raw[at % len(raw)] ^= 1 << bit
+        return {**action, field: base64.b64encode(bytes(raw)).decode("ascii")}
+    shares = [dict(x) for x in action["shares"]]
+    which = shares[at % len(shares)]
+    raw = bytearray(bytes.fromhex(which[field]))
+    raw[(at // len(shares)) % len(raw)] ^= 1 << bit
+    which[field] = raw.hex()
+    return {**action, "shares": shares}
+
+
+@settings(max_examples=examples(12), deadline=None, derandomize=True)
+@given(
+    field=st.sampled_from(["deck", "proof"]),
+    at=st.integers(min_value=0, max_value=20_000),
+    bit=st.integers(min_value=0, max_value=7),
+)
+def test_any_flipped_bit_of_a_shuffle_is_refused(field: str, at: int, bit: int) -> None:
+    e, _seat, action = _at_step("shuffle")
+    seat = e.turn
+    bad = _flip_field(action, field, at, bit)
+    trial = copy.deepcopy(e)
+    with pytest.raises(ActionError):
+        trial.apply(seat, bad)
+    assert trial.sealed.deck == e.sealed.deck and trial.owed == e.owed
+
+
+@settings(max_examples=examples(20), deadline=None, derandomize=True)
+@given(
+    field=st.sampled_from(["share", "proof"]),
+    at=st.integers(min_value=0, max_value=10_000),
+    bit=st.integers(min_value=0, max_value=7),
+)
+def test_any_flipped_bit_of_a_share_is_refused(field: str, at: int, bit: int) -> None:
+    e, _seat, action = _at_step("share")
+    seat = e.turn
+    bad = _flip_field(action, field, at, bit)
+    trial = copy.deepcopy(e)
+    with pytest.raises(ActionError):
+        trial.apply(seat, bad)
+    assert trial.sealed.shares == e.sealed.shares and trial.owed == e.owed

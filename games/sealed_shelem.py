@@ -1,0 +1,199 @@
+"""Sealed shelem for four players (fairness-v3 §9a; the rules of :mod:`games.shelem`).
+
+The first dealer is drawn from the match key as in seeded shelem (``dealer``). Each hand:
+every seat's ``key``, the ``shuffle`` chain over deck52, then the deal of the final deck's
+positions by :func:`games.deals.shelem_layout` (twelve a seat; every seat owes its shares of
+the others' cards); the auction; the widow (the kitty, four positions) dealt to the bid
+winner alone (the others owe their shares); its discard; the tricks. The two-player game
+(face-up piles) has no sealed form yet.
+
+Actions beyond the steps: ``{"type": "bid", "amount": 120}``, ``{"type": "pass"}``,
+``{"type": "discard", "items": [4 item positions]}`` (what the hakem lays away stays sealed
+until the hand's keys are revealed; its points count then) and ``{"type": "play", "item": i,
+"card": "AS", "share": "<hex>", "proof": "<hex>"}``. Following suit is checked when the
+hand's keys are revealed (:meth:`SealedShelemEngine._breach`); a hand is scored then, and a
+hand every seat passed is revealed before the next one is dealt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from itertools import combinations
+from typing import Any, ClassVar
+
+from fairness import V2, FairProtocol, deck52
+
+from .base import JSON, Action, Chance, MatchContext, only_keys
+from .cards import is_card, is_joker
+from .deals import shelem_layout
+from .errors import IllegalActionError, MalformedActionError, RulesetError
+from .sealed_base import SealedGame, parse_item
+from .shelem import DISCARD_SIZE, ShelemEngine
+from .tricks import Phase, Tally, Trick, follow_reason
+
+
+class SealedShelemEngine(SealedGame, ShelemEngine):
+    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("sealed", "bid", "pass", "discard", "play")
+
+    @classmethod
+    def parse_ruleset(
+        cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = V2
+    ) -> dict[str, Any]:
+        out = super().parse_ruleset(raw, protocol=protocol)
+        if out["players"] != 4:
+            raise RulesetError("sealed shelem is for four players (two-player piles lie face up)")
+        return out
+
+    def __init__(
+        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
+    ) -> None:
+        #: (seat, item, led suit, the items it held then) of every play of the hand
+        self.plays: list[tuple[int, int, str | None, tuple[int, ...]]] = []
+        self._void = False
+        super().__init__(ruleset, chance, ctx)
+
+    def _deal(self) -> None:
+        if not hasattr(self, "owed"):  # the match starts (ShelemEngine.__init__)
+            self._sealed_init(self.ctx)
+        items = deck52()
+        self._begin_hand(items)
+        layout = shelem_layout([str(i) for i in range(len(items))], self.dealer, self.n)
+        self.hands = layout.hands
+        self.piles = layout.piles
+        self.kitty = layout.kitty
+        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
+        self.revealed = False
+        self.phase = Phase.BID
+        self.bids = []
+        self.passed = set()
+        self.high_bid = None
+        self.high_bidder = None
+        self.bid_turn = (self.dealer + 1) % self.n
+        self.hakem = None
+        self.kitty_taken = []
+        self.discard = []
+        self.trump = None
+        self.leader = None
+        self.trick = Trick((self.dealer + 1) % self.n)
+        self.tally = Tally(self.n)
+        self.plays = []
+        self._void = False
+
+    # -- hand ends: keys first -----------------------------------------------------------------
+    def _void_hand(self) -> None:
+        self._void = True
+        self._hand_over()
+
+    def _score_hand(self) -> None:
+        self._hand_over()
+
+    def _after_reveal(self) -> None:
+        codes = self._hand().codes
+        assert codes is not None
+        if self._void:
+            self._void = False
+            ShelemEngine._void_hand(self)
+            return
+        self.discard = [codes[int(p)] for p in self.discard]
+        ShelemEngine._score_hand(self)
+
+    def _breach(self, codes: Sequence[str]) -> int | None:
+        for seat, item, led, held in self.plays:
+            if follow_reason([codes[i] for i in held], codes[item], led) is not None:
+                return seat
+        return None
+
+    def _take_kitty(self, hakem: int) -> None:
+        kitty = [int(p) for p in self.kitty]
+        ShelemEngine._take_kitty(self, hakem)
+        self._deal_items({hakem: kitty})
+
+    # -- actions ---------------------------------------------------------------------------
+    def _play_legal(self, seat: int) -> list[Action]:
+        items = sorted(int(p) for p in self.hands[seat])
+        if self.phase == Phase.BID:
+            return ShelemEngine.legal_actions(self, seat)
+        if self.phase == Phase.DISCARD:
+            return [
+                {"type": "discard", "items": list(c)} for c in combinations(items, DISCARD_SIZE)
+            ]
+        opened = self._hand().opened
+        return [{"type": "play", "item": i} for i in items if i not in opened]
+
+    def bot_actions(self, seat: int) -> list[Action]:
+        legal = self.legal_actions(seat)
+        if self.phase == Phase.BID and not self.owed and len(legal) > 1:
+            return [legal[0], legal[-1]]
+        return legal[:1] if self.phase == Phase.DISCARD and not self.owed else legal
+
+    def _apply(self, seat: int, action: Action) -> None:
+        t = action["type"]
+        if t == "sealed" or self.owed:
+            SealedGame._apply(self, seat, action)
+        elif t == "discard":
+            self._sealed_discard(seat, action)
+        elif t == "play":
+            self._sealed_play(seat, action)
+        else:
+            self._apply_bid(seat, action)
+
+    def _sealed_discard(self, seat: int, action: Action) -> None:
+        if self.phase != Phase.DISCARD:
+            raise self._wrong_phase("discard")
+        only_keys(action, "items")
+        raw = action.get("items")
+        if not isinstance(raw, list) or len(raw) != DISCARD_SIZE:
+            raise MalformedActionError(f"'items' must be a list of {DISCARD_SIZE} item positions")
+        items = [parse_item(i, 52, "an item of 'items'") for i in raw]
+        if len(set(items)) != DISCARD_SIZE:
+            raise MalformedActionError("'items' names the same item twice")
+        missing = [i for i in items if str(i) not in self.hands[seat]]
+        if missing:
+            raise IllegalActionError(f"not in your hand: items {missing}")
+        gone = {str(i) for i in items}
+        self.hands[seat] = [p for p in self.hands[seat] if p not in gone]
+        self.discard = [str(i) for i in items]
+        self.phase = Phase.PLAY
+        self.leader = seat
+        self.trick = Trick(seat)
+
+    def _sealed_play(self, seat: int, action: Action) -> None:
+        if self.phase != Phase.PLAY:
+            raise self._wrong_phase("card play")
+        only_keys(action, "item", "card", "share", "proof")
+        card = action.get("card")
+        if not isinstance(card, str) or not is_card(card) or is_joker(card):
+            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
+        item, share = self._check_open(seat, action, card)
+        if str(item) not in self.hands[seat]:
+            raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
+        held = tuple(sorted(int(p) for p in self.hands[seat]))
+        self._commit_open(seat, item, card, share, bytes.fromhex(action["proof"]))
+        self.plays.append((seat, item, self.trick.led, held))
+        self.hands[seat].remove(str(item))
+        if self.trump is None:
+            self.trump = card[1]  # the hakem's first card names trump
+        self.trick.add(seat, card)
+        if len(self.trick) == 4:
+            self._finish_trick()
+
+    # -- views -----------------------------------------------------------------------------
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        held, kitty, discard = self.hands, self.kitty_taken, self.discard
+        self.hands, self.kitty_taken, self.discard = [[] for _ in held], [], []
+        try:
+            out = super()._view(None)
+        finally:
+            self.hands, self.kitty_taken, self.discard = held, kitty, discard
+        sealed = self.outcome is None and self._hand().codes is None
+        out["hand_counts"] = [len(h) for h in held]
+        out["discard_count"] = len(discard)
+        out["led"] = self.trick.led
+        out["kitty_items"] = [int(p) for p in kitty] if sealed else None
+        out["discard_items"] = [int(p) for p in discard] if sealed else None
+        if seat is not None:
+            out["hand"] = sorted(int(p) for p in held[seat]) if sealed else []
+        return out
+
+
+ENGINE = SealedShelemEngine
