@@ -372,16 +372,16 @@ def _follow(legal: list[dict[str, Any]], raw: Mapping[str, Any], h: _Hand) -> li
     plays = [a for a in legal if a.get("type") == "play" and "card" in a]
     if not plays:
         return legal
-    mine = [str(a["card"]) for a in plays]
+    held = [str(a["card"]) for a in plays]
     opened = set((raw.get("sealed") or {}).get("opened", {}).values())
     keep = list(plays)
     if raw.get("game") == "qahve":  # the jokers: JR only after JB; JB by trick 10
-        if "JB" in mine and sum(raw.get("tricks_by_seat") or []) == 9:
+        if "JB" in held and sum(raw.get("tricks_by_seat") or []) == 9:
             keep = [a for a in keep if a["card"] == "JB"]
         elif "JB" not in opened:
             keep = [a for a in keep if a["card"] != "JR"]
     led = raw.get("led")
-    if isinstance(led, str) and any(_suit(c) == led for c in mine if not _joker(c)):
+    if isinstance(led, str) and any(_suit(c) == led for c in held if not _joker(c)):
         keep = [a for a in keep if _joker(str(a["card"])) or _suit(str(a["card"])) == led]
     return [a for a in legal if a.get("type") != "play" or a in keep]
 
