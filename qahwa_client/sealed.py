@@ -252,15 +252,16 @@ class SealedSeat:
         code = h.own.get(int(a["item"]))
         if code is None:
             return None
-        if not _is_card(code):
-            out: dict[str, Any] = {"type": "play", "tile": code}
-            if "end" in a:
-                ends = raw.get("ends") or {}
-                if not _matches(code, ends.get(a["end"])):
-                    return None
-                out["end"] = a["end"]
-            return out
-        return {"type": "play", "card": code}
+        out: dict[str, Any] = {"type": "play", "card" if _is_card(code) else "tile": code}
+        out.update((k, v) for k, v in a.items() if k not in ("type", "item"))
+        ends = raw.get("ends")
+        if "end" in a and isinstance(ends, Mapping) and not _matches(code, ends.get(a["end"])):
+            return None
+        if "train" in a:  # Mexican Train: the tile must match the train's open end
+            trains = [t for t in raw.get("trains") or [] if t.get("train") == a["train"]]
+            if not trains or not _matches(code, trains[0].get("end")):
+                return None
+        return out
 
     def wire(self, action: Mapping[str, Any], raw: Mapping[str, Any]) -> dict[str, Any]:
         """What is sent for a player-form ``action`` chosen from the view ``raw`` (as the
@@ -368,14 +369,25 @@ def _follow(legal: list[dict[str, Any]], raw: Mapping[str, Any], h: _Hand) -> li
         return mine or [a for a in legal if a.get("type") == "pass"]
     if tiles:
         return [a for a in legal if a.get("type") not in ("draw", "pass")]
-    led = raw.get("led")
     plays = [a for a in legal if a.get("type") == "play" and "card" in a]
-    if not isinstance(led, str) or not plays:
+    if not plays:
         return legal
-    follow = [a for a in plays if _suit(str(a["card"])) == led]
-    if not follow:
-        return legal
-    return [a for a in legal if a.get("type") != "play" or a in follow]
+    held = [str(a["card"]) for a in plays]
+    opened = set((raw.get("sealed") or {}).get("opened", {}).values())
+    keep = list(plays)
+    if raw.get("game") == "qahve":  # the jokers: JR only after JB; JB by trick 10
+        if "JB" in held and sum(raw.get("tricks_by_seat") or []) == 9:
+            keep = [a for a in keep if a["card"] == "JB"]
+        elif "JB" not in opened:
+            keep = [a for a in keep if a["card"] != "JR"]
+    led = raw.get("led")
+    if isinstance(led, str) and any(_suit(c) == led for c in held if not _joker(c)):
+        keep = [a for a in keep if _joker(str(a["card"])) or _suit(str(a["card"])) == led]
+    return [a for a in legal if a.get("type") != "play" or a in keep]
+
+
+def _joker(card: str) -> bool:
+    return card in ("JB", "JR")
 
 
 def _suit(card: str) -> str:

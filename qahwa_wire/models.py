@@ -536,6 +536,14 @@ class _Public(Wire):
 
     status: Literal["playing", "finished"]
     turn: int | None = Field(description="the seat to act, or null")
+    sealed: dict[str, Any] | None = Field(
+        default=None,
+        description="at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal "
+        "state — protocol, match_id, hand, game, items (the starting order), house, keys, "
+        "hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions "
+        "per seat), shares (item → seat → hex), opened (item → code), revealed, owed "
+        "({seat, step, items} or null)",
+    )
     result: Annotated[dict[str, Any] | None, RESULT_OR_NULL] = Field(
         default=None, description="once finished"
     )
@@ -669,7 +677,10 @@ class IraqiDominoView(_Seat, IraqiDominoPublic):
     suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoAction])] = Field(
         default_factory=list, description=SUGGESTED
     )
-    hand: list[str] = Field(description="this seat's tile codes")
+    hand: list[str] | list[int] = Field(
+        description="this seat's tile codes; at a sealed table (deal sealed) the positions of "
+        "its items in the hand's final deck, whose codes the seat's client learns itself"
+    )
 
 
 class MexicanTrainPublic(_Public):
@@ -692,7 +703,10 @@ class MexicanTrainView(_Seat, MexicanTrainPublic):
     suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainAction])] = Field(
         default_factory=list, description=SUGGESTED
     )
-    hand: list[str] = Field(description="this seat's tile codes")
+    hand: list[str] | list[int] = Field(
+        description="this seat's tile codes; at a sealed table (deal sealed) the positions of "
+        "its items in the hand's final deck, whose codes the seat's client learns itself"
+    )
 
 
 class _CardPublic(_Public):
@@ -720,7 +734,10 @@ class QahveView(_Seat, QahvePublic):
     suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[QahveAction])] = Field(
         default_factory=list, description=SUGGESTED
     )
-    hand: list[str] = Field(description="this seat's card codes")
+    hand: list[str] | list[int] = Field(
+        description="this seat's card codes; at a sealed table (deal sealed) the positions of "
+        "its items in the hand's final deck, whose codes the seat's client learns itself"
+    )
 
 
 class HokmPublic(_CardPublic):
@@ -737,7 +754,10 @@ class HokmView(_Seat, HokmPublic):
     suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[HokmAction])] = Field(
         default_factory=list, description=SUGGESTED
     )
-    hand: list[str] = Field(description="this seat's card codes")
+    hand: list[str] | list[int] = Field(
+        description="this seat's card codes; at a sealed table (deal sealed) the positions of "
+        "its items in the hand's final deck, whose codes the seat's client learns itself"
+    )
 
 
 class ShelemPublic(_CardPublic):
@@ -757,7 +777,10 @@ class ShelemView(_Seat, ShelemPublic):
     suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemAction])] = Field(
         default_factory=list, description=SUGGESTED
     )
-    hand: list[str] = Field(description="this seat's card codes")
+    hand: list[str] | list[int] = Field(
+        description="this seat's card codes; at a sealed table (deal sealed) the positions of "
+        "its items in the hand's final deck, whose codes the seat's client learns itself"
+    )
 
 
 class RngPublic(_Public):

@@ -17,10 +17,9 @@ import json
 from collections.abc import Mapping
 from typing import Any, Final, Literal
 
-from fairness import PROTOCOL_V2
+from fairness import PROTOCOL_V2, PROTOCOL_V3
 from games import Engine, engine_class
 from games.registry import engine_for
-from games.sealed_base import PROTOCOL_V3
 
 SEALED: Final = "sealed"
 SEEDED: Final = "seeded"

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import os
 import re
 import subprocess
@@ -67,7 +68,8 @@ def blocks(page: str) -> list[Block]:
 
 
 def python_blocks(name: str) -> list[str]:
-    return [b.code for b in blocks(f"docs/{name}") if b.lang == "python"]
+    """The page's python blocks that run (not those marked ``<!-- not run: why -->``)."""
+    return [b.code for b in blocks(f"docs/{name}") if b.lang == "python" and b.not_run is None]
 
 
 def _address(url: str) -> str:
@@ -176,3 +178,20 @@ def test_bot_is_30_lines_and_plays_to_a_verified_end(
         out = run(code, srv.url, monkeypatch)
     assert re.fullmatch(r"iraqi_domino: \d+ moves, finished; transcript verified\n", out), out
     assert (tmp_path / "transcript.json").stat().st_size > 1000  # kept
+
+
+def test_the_bot_plays_a_sealed_match_with_only_its_ruleset_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (code,) = python_blocks("bot.md")
+    sealed = [b for b in blocks("docs/bot.md") if b.not_run and "deal" in b.code]
+    (line,) = sealed[0].code.strip("\n").splitlines()
+    old = next(x for x in code.splitlines() if "create_match(" in x)
+    assert line.split("#")[0].split("=")[0] == old.split("=")[0]  # the same statement
+    monkeypatch.chdir(tmp_path)
+    with LiveServer() as srv:
+        out = run(code.replace(old, line), srv.url, monkeypatch)
+    assert re.fullmatch(r"iraqi_domino: \d+ moves, finished; transcript verified\n", out), out
+    doc = json.loads((tmp_path / "transcript.json").read_text())
+    assert doc["protocol"] == "qahwa-fair/3"
+    assert any(e.get("action", {}).get("type") == "sealed" for e in doc["events"])

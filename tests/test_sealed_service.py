@@ -100,7 +100,8 @@ def test_the_play_lobby_refuses_a_sealed_table_clearly(server: LiveServer) -> No
 def test_dice_games_refuse_a_sealed_deal(server: LiveServer, game: str) -> None:
     with Client(server.url) as qc, pytest.raises(ApiError) as err:
         qc.create_match(game, {"deal": "sealed"})
-    assert err.value.status == 422 and "sealed" in err.value.message
+    assert (err.value.status, err.value.code) == (422, "bad_ruleset")
+    assert "sealed" in err.value.message
 
 
 # -- the operator's attempt -------------------------------------------------------------------

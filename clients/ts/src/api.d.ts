@@ -1119,6 +1119,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -1218,6 +1225,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -1300,9 +1314,9 @@ export interface components {
             suggested_actions?: (components["schemas"]["Cut"] | components["schemas"]["Tap"] | components["schemas"]["Trump"] | components["schemas"]["DrawCard"] | components["schemas"]["Discard"] | components["schemas"]["PlayCard"])[];
             /**
              * Hand
-             * @description this seat's card codes
+             * @description this seat's card codes; at a sealed table (deal sealed) the positions of its items in the hand's final deck, whose codes the seat's client learns itself
              */
-            hand: string[];
+            hand: string[] | number[];
         } & {
             [key: string]: unknown;
         };
@@ -1443,6 +1457,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -1540,6 +1561,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -1620,9 +1648,9 @@ export interface components {
             suggested_actions?: (components["schemas"]["PlayTile"] | components["schemas"]["DrawTile"] | components["schemas"]["Pass"])[];
             /**
              * Hand
-             * @description this seat's tile codes
+             * @description this seat's tile codes; at a sealed table (deal sealed) the positions of its items in the hand's final deck, whose codes the seat's client learns itself
              */
-            hand: string[];
+            hand: string[] | number[];
         } & {
             [key: string]: unknown;
         };
@@ -1955,6 +1983,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -2085,6 +2120,13 @@ export interface components {
              * @description the seat to act, or null
              */
             turn: number | null;
+            /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Result
              * @description once finished
@@ -2382,6 +2424,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -2478,6 +2527,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -2557,9 +2613,9 @@ export interface components {
             suggested_actions?: (components["schemas"]["PlayTrainTile"] | components["schemas"]["DrawTile"] | components["schemas"]["Pass"])[];
             /**
              * Hand
-             * @description this seat's tile codes
+             * @description this seat's tile codes; at a sealed table (deal sealed) the positions of its items in the hand's final deck, whose codes the seat's client learns itself
              */
-            hand: string[];
+            hand: string[] | number[];
         } & {
             [key: string]: unknown;
         };
@@ -2827,6 +2883,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -2926,6 +2989,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -3008,9 +3078,9 @@ export interface components {
             suggested_actions?: (components["schemas"]["BidTricks"] | components["schemas"]["PlayCard"])[];
             /**
              * Hand
-             * @description this seat's card codes
+             * @description this seat's card codes; at a sealed table (deal sealed) the positions of its items in the hand's final deck, whose codes the seat's client learns itself
              */
-            hand: string[];
+            hand: string[] | number[];
         } & {
             [key: string]: unknown;
         };
@@ -3406,6 +3476,13 @@ export interface components {
              * @description the seat to act, or null
              */
             turn: number | null;
+            /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Result
              * @description once finished
@@ -3846,6 +3923,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -3953,6 +4037,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -4043,9 +4134,9 @@ export interface components {
             suggested_actions?: (components["schemas"]["BidPoints"] | components["schemas"]["Pass"] | components["schemas"]["Discard"] | components["schemas"]["PlayCard"])[];
             /**
              * Hand
-             * @description this seat's card codes
+             * @description this seat's card codes; at a sealed table (deal sealed) the positions of its items in the hand's final deck, whose codes the seat's client learns itself
              */
-            hand: string[];
+            hand: string[] | number[];
         } & {
             [key: string]: unknown;
         };
@@ -4253,6 +4344,13 @@ export interface components {
              */
             turn: number | null;
             /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
+            /**
              * Result
              * @description once finished
              */
@@ -4378,6 +4476,13 @@ export interface components {
              * @description the seat to act, or null
              */
             turn: number | null;
+            /**
+             * Sealed
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
             /**
              * Result
              * @description once finished

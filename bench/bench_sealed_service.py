@@ -1,0 +1,131 @@
+"""Sealed tables over HTTP (``python -m bench sealed_service``; issue 34).
+
+A ``qahwa serve`` process on SQLite plays whole four-seat hokm matches of one hand (target 1),
+sealed (``{"deal": "sealed"}``, qahwa-fair/3) and seeded, alternately, every seat a
+conforming ``qahwa_client`` seat in this process (a sealed seat makes its key, shuffle,
+shares and openings with their proofs and checks the others' in the log; house bots do the
+same for house seats). Printed, from one run:
+
+- the server's CPU per sealed hand (every proof checked before a step is accepted) beside a
+  seeded hand's, and their ratio;
+- the seats' CPU per sealed hand (what the four clients, or house bots, spend);
+- requests per match and whole matches per second over HTTP, sealed / seeded (the cost of
+  the promise for capacity planning: server-bound, with the seats on the same 2 cores);
+- the transcript's size, sealed beside seeded (canonical JSON, and gzipped).
+
+Figures are measured, never judged: nothing here passes or fails on time.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from qahwa_client import Client
+
+from .api import OPERATOR_KEYS, Server
+
+RULES = {"players": 4, "target": 1}
+MATCHES = 3  # of each kind
+
+
+def _play(url: str, key: str, sealed: bool, rnd: random.Random) -> dict[str, Any]:
+    """One whole match; its server CPU is measured by the caller."""
+    count = {"requests": 0}
+
+    def hook(_: httpx.Request) -> None:
+        count["requests"] += 1
+
+    http = httpx.Client(timeout=60, event_hooks={"request": [hook]})
+    rules = {**RULES, "deal": "sealed"} if sealed else dict(RULES)
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    with Client(url, operator_key=key, http=http) as qc:
+        m = qc.create_match("hokm", rules)
+        m.start()
+        turn = 0
+        while (view := m.seats[turn].state()).status == "playing":
+            if view.turn != view.seat:
+                turn = view.turn or 0
+                continue
+            m.seats[turn].act(rnd.choice(view.suggested_actions or view.legal_actions))
+        doc = m.check_transcript()
+    http.close()
+    text = json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+    return {
+        "wall": time.perf_counter() - t0,
+        "client_cpu": time.process_time() - cpu0,
+        "requests": count["requests"],
+        "hands": int((view.result or {}).get("hands", 1)),
+        "size": len(text),
+        "gz": len(gzip.compress(text, 9)),
+        "protocol": doc["protocol"],
+    }
+
+
+def _mean(rows: list[dict[str, Any]], k: str) -> float:
+    return sum(float(r[k]) for r in rows) / len(rows)
+
+
+def run() -> None:
+    rnd = random.Random(34)
+    with tempfile.TemporaryDirectory(prefix="qahwa-bench-sealed-") as tmp:
+        data = Path(tmp) / "data"
+        data.mkdir()
+        srv = Server("qahwa", f"sqlite:///{Path(tmp) / 'q.db'}", data)
+        try:
+            key = OPERATOR_KEYS[f"127.0.0.1:{srv.port}"]
+            rows: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
+            _play(srv.url, key, True, rnd)  # warm both paths (imports, caches)
+            _play(srv.url, key, False, rnd)
+            for _ in range(MATCHES):
+                for sealed in (True, False):
+                    cpu0 = srv.cpu_ns()
+                    row = _play(srv.url, key, sealed, rnd)
+                    row["server_cpu"] = (srv.cpu_ns() - cpu0) / 1e9
+                    rows[sealed].append(row)
+        finally:
+            srv.stop()
+    s, p = rows[True], rows[False]
+    assert all(r["protocol"] == "qahwa-fair/3" for r in s)
+    per_hand = {k: _mean(v, "server_cpu") / _mean(v, "hands") for k, v in rows.items()}
+    print(f"hokm, four seats, target 1: {MATCHES} sealed and {MATCHES} seeded matches, alternated")
+    print(
+        f"server CPU per hand: sealed {1000 * per_hand[True]:.0f} ms "
+        f"(every key, shuffle, share and opening proof checked), "
+        f"seeded {1000 * per_hand[False]:.1f} ms; sealed / seeded {per_hand[True] / per_hand[False]:.1f}x"
+    )
+    print(
+        f"seats' CPU per sealed hand (four conforming clients or house bots: keys, shuffles "
+        f"with proofs, shares, openings, every other seat's proofs checked): "
+        f"{1000 * _mean(s, 'client_cpu') / _mean(s, 'hands'):.0f} ms "
+        f"(seeded {1000 * _mean(p, 'client_cpu') / _mean(p, 'hands'):.0f} ms)"
+    )
+    rps = {k: _mean(v, "requests") / _mean(v, "wall") for k, v in rows.items()}
+    mps = {k: 1 / _mean(v, "wall") for k, v in rows.items()}
+    print(
+        f"requests per match: sealed {_mean(s, 'requests'):.0f}, seeded {_mean(p, 'requests'):.0f}; "
+        f"requests/s: sealed {rps[True]:.0f}, seeded {rps[False]:.0f} "
+        f"(sealed / seeded {rps[True] / rps[False]:.2f}x)"
+    )
+    print(
+        f"whole matches/s over HTTP (seats in this process): sealed {mps[True]:.2f}, "
+        f"seeded {mps[False]:.2f} (sealed / seeded {mps[True] / mps[False]:.2f}x); "
+        f"per server CPU second: sealed {1 / _mean(s, 'server_cpu'):.2f}, "
+        f"seeded {1 / _mean(p, 'server_cpu'):.1f}"
+    )
+    print(
+        f"transcript: sealed {_mean(s, 'size') / 1024:.0f} KiB ({_mean(s, 'gz') / 1024:.0f} KiB "
+        f"gzipped), seeded {_mean(p, 'size') / 1024:.1f} KiB ({_mean(p, 'gz') / 1024:.1f} KiB); "
+        f"sealed / seeded {_mean(s, 'size') / _mean(p, 'size'):.0f}x"
+    )
+
+
+if __name__ == "__main__":
+    run()
