@@ -266,19 +266,18 @@ class LogC2SP:
 
     def match_index(self, match_id: str) -> tuple[int, int]:
         """The log and the index of a match's entry (its commitment; for v2, its lock)."""
-        with self.db.read() as s:
+        with self.db.read() as s:  # one read: the match, then the log holding its entry
             m = s.get(Match, match_id)
-        if m is None:
-            raise C2SPError(404, f"no match {match_id}")
-        if m.log_index is not None and m.log_index >= 0:  # qahwa-fair/1: its commitment
-            index = int(m.log_index)
-        elif m.lock_index is None:  # qahwa-fair/2: its lock, once it is locked
-            raise C2SPError(
-                409, f"match {match_id} is not locked yet: nothing is logged", "not_locked"
-            )
-        else:
-            index = int(m.lock_index)
-        with self.db.read() as s:
+            if m is None:
+                raise C2SPError(404, f"no match {match_id}")
+            if m.log_index is not None and m.log_index >= 0:  # qahwa-fair/1: its commitment
+                index = int(m.log_index)
+            elif m.lock_index is None:  # qahwa-fair/2: its lock, once it is locked
+                raise C2SPError(
+                    409, f"match {match_id} is not locked yet: nothing is logged", "not_locked"
+                )
+            else:
+                index = int(m.lock_index)
             log_id = translog.log_of_entry(s, match_id, index)
         if log_id is None:
             raise C2SPError(404, f"match {match_id}'s entry {index} is in no log")
