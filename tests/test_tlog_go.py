@@ -32,6 +32,8 @@ class BulkLog:
 
     def __init__(self, app: object) -> None:
         self.db = app.state.db  # type: ignore[attr-defined]
+        with self.db.read() as s:
+            self.log_id = translog.active_log(s)  # entries and nodes belong to one log
         self.tree = tlog.ListHashReader()
         self.size = 0
 
@@ -44,6 +46,7 @@ class BulkLog:
             self.tree.hashes.extend(hashes)
             entries.append(
                 {
+                    "log_id": self.log_id,
                     "idx": i,
                     "match_id": f"m_go{i}",
                     "leaf": leaf.decode(),
@@ -51,7 +54,10 @@ class BulkLog:
                     "created_at": "2026-12-03T00:00:00Z",
                 }
             )
-            nodes += [{"level": lv, "idx": i >> lv, "hash": x.hex()} for lv, x in enumerate(hashes)]
+            nodes += [
+                {"log_id": self.log_id, "level": lv, "idx": i >> lv, "hash": x.hex()}
+                for lv, x in enumerate(hashes)
+            ]
         with self.db.write_engine.begin() as conn:
             conn.execute(insert(LogEntry), entries)
             conn.execute(insert(translog.TreeNode), nodes)
