@@ -221,6 +221,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     log_c2sp = LogC2SP(db, settings, note_seed, origin=origin, log_id=log_id)
     hub = Hub()
     service.store.on_commit.append(hub.publish)
+    service.store.on_status.append(hub.publish)  # a status change without an event too
     service.store.on_commit.append(lambda _mid, _seq: log_c2sp.poke())
     listener: PgListener | None = None
     if db.dialect == "postgresql":

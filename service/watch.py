@@ -62,9 +62,9 @@ class Hub:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._waiters: dict[str, set[asyncio.Future[None]]] = {}
         self._latest: LRU[str, int] = LRU(remember)  # the highest next_seq heard of
-        # how many publishes of the match were heard: a write that changed the match's status
-        # without appending an event (tawla's start: the last reveal) is news too
-        self._news: LRU[str, int] = LRU(remember)
+        # the newest status heard of: a write that changed the match's status without an
+        # event (tawla's start: the last reveal) publishes it
+        self._status: LRU[str, str] = LRU(remember)
         self._guard = threading.Lock()
         #: time.monotonic() until which notifications from other processes may be missing
         #: (0: never — one process, or one that listens for every write; see the module)
@@ -79,13 +79,14 @@ class Hub:
         with self._guard:
             return sum(len(w) for w in self._waiters.values())
 
-    def publish(self, match_id: str, next_seq: int) -> None:
+    def publish(self, match_id: str, next_seq: int, status: str | None = None) -> None:
         loop = self._loop
         if loop is None or loop.is_closed():
             return
         with self._guard:
             self._latest.put(match_id, max(next_seq, self._latest.get(match_id, -1)))
-            self._news.put(match_id, self._news.get(match_id, 0) + 1)
+            if status is not None:
+                self._status.put(match_id, status)
             if match_id not in self._waiters:
                 return
         with contextlib.suppress(RuntimeError):  # the loop stopped meanwhile
@@ -113,19 +114,14 @@ class Hub:
                 if not fut.done():
                     fut.set_result(None)
 
-    def news(self, match_id: str) -> int:
-        """How many publishes of ``match_id`` were heard (a mark for :meth:`wait`)."""
-        with self._guard:
-            return self._news.get(match_id, 0, touch=False)
-
     async def wait(
-        self, match_id: str, *, seen_next_seq: int, timeout: float, seen_news: int | None = None
+        self, match_id: str, *, seen_next_seq: int, timeout: float, seen_status: str | None = None
     ) -> bool:
         """Wait until news past ``seen_next_seq`` is published (True) or ``timeout`` (False).
 
         Call it right after reading the match at ``seen_next_seq``: a publish that came in
-        between is remembered and returns at once. With ``seen_news`` (:meth:`news` taken
-        before that read) any publish since counts, one that appended no event too.
+        between is remembered and returns at once. With ``seen_status`` (the status read) a
+        newer status published since counts too, one that came without an event.
         Until notifications from the other processes can be trusted (:attr:`blind_until`)
         it waits at most ``BLIND_POLL_SECONDS`` and then answers True: look again.
         """
@@ -134,7 +130,8 @@ class Hub:
         with self._guard:
             if self._latest.get(match_id, -1, touch=False) > seen_next_seq:
                 return True
-            if seen_news is not None and self._news.get(match_id, 0, touch=False) > seen_news:
+            heard = self._status.get(match_id, touch=False)
+            if seen_status is not None and heard is not None and heard != seen_status:
                 return True
             if timeout <= 0:
                 return False
@@ -204,9 +201,10 @@ class PgListener:
                                 else float("inf")
                             )
                         for n in conn.notifies(timeout=BLIND_POLL_SECONDS):
-                            mid, _, seq = n.payload.partition(" ")
+                            mid, _, rest = n.payload.partition(" ")
+                            seq, _, status = rest.partition(" ")
                             if seq.isdigit():
-                                self.hub.publish(mid, int(seq))
+                                self.hub.publish(mid, int(seq), status or None)
             except Exception as exc:  # the database went away: retry, waiters re-check
                 log.warning("LISTEN %s failed (%s); reconnecting", CHANNEL, type(exc).__name__)
                 self.ready.clear()
@@ -268,7 +266,6 @@ class Watch:
         deadline = time.monotonic() + min(wait, self.svc.settings.long_poll_max_seconds)
         status: str | None = None
         while True:
-            news = self.hub.news(match_id)
             out = await self.read(match_id, kind=kind, after=after)
             left = deadline - time.monotonic()
             if status is None:
@@ -276,7 +273,7 @@ class Watch:
             if out["events"] or out["status"] == FINISHED or out["status"] != status or left <= 0:
                 return out
             await self.hub.wait(
-                match_id, seen_next_seq=out["next_seq"], timeout=left, seen_news=news
+                match_id, seen_next_seq=out["next_seq"], timeout=left, seen_status=out["status"]
             )
 
     async def stream(
@@ -286,14 +283,13 @@ class Watch:
         kind: str,
         after: int,
         timeout: float,
-        news: int | None = None,
     ) -> AsyncIterator[str]:
         """Server-sent events from ``first`` (a :meth:`read` ``with_chains`` result) on;
         ``id:`` is seq. v2: each message's data is the event with ``chain``, the chain head
         after it, added beside its fields (it is not part of the event). When the match's
         status changes without an event (a v2 match starts at its last reveal, and tawla's
         start draws nothing) a ``status`` message (no ``id``) says so: ``{"status",
-        "next_seq"}``. ``news``: :meth:`Hub.news` taken before ``first`` was read."""
+        "next_seq"}``."""
         match_id = first["match_id"]
         out, last = first, after
         status = first["status"]
@@ -319,10 +315,9 @@ class Watch:
                     match_id,
                     seen_next_seq=seen,
                     timeout=min(left, KEEPALIVE_SECONDS),
-                    seen_news=news,
+                    seen_status=status,
                 ):
                     break
                 if deadline - time.monotonic() > 0:
                     yield ": keep-alive\n\n"
-            news = self.hub.news(match_id)
             out = await self.read(match_id, kind=kind, after=last, with_chains=True)

@@ -100,8 +100,6 @@ FAIRNESS_ALL = {
     "V3",
     "FairProtocol",
     # qahwa-fair/3: sealed deals (docs/spec/fairness-v3.md §9a)
-    "V3",
-    "PROTOCOL_V3",
     "UnknownProtocolError",
     "protocol_for",
     "protocol_of_key",

@@ -279,7 +279,6 @@ async def events_stream(
     last_event_id: LastEventId = None,
 ) -> StreamingResponse:
     after = resume_after(after, last_event_id)
-    news = watch.hub.news(match_id)  # before the read: a start after it is streamed
     first = await watch.read(
         match_id,
         kind=KIND_MATCH,
@@ -287,7 +286,7 @@ async def events_stream(
         with_chains=True,
     )
     return StreamingResponse(
-        watch.stream(first, kind=KIND_MATCH, after=after, timeout=timeout, news=news),
+        watch.stream(first, kind=KIND_MATCH, after=after, timeout=timeout),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-store"},
     )

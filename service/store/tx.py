@@ -84,6 +84,8 @@ class Store:
         self.catch_up_queries = 0
         #: called with ``(match_id, next_seq)`` after a write committed
         self.on_commit: list[Callable[[str, int], None]] = []
+        #: called with ``(match_id, next_seq, status)`` after a write that changed the status
+        self.on_status: list[Callable[[str, int, str], None]] = []
         #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
         #: with ``"<match_id> <next_seq>"``, sent by the row update itself
         self.notify_channel: str | None = None
@@ -130,7 +132,9 @@ class Store:
                         ):
                             # one round trip: the update returns pg_notify's (empty) result
                             params["_channel"] = self.notify_channel
-                            params["_payload"] = f"{match_id} {tx.m.next_seq}"
+                            params["_payload"] = f"{match_id} {tx.m.next_seq}" + (
+                                f" {tx.m.status}" if restated else ""
+                            )
                             c.execute(_update_for(tuple(changed), True), params).all()
                         else:
                             c.execute(_update_for(tuple(changed), False), params)
@@ -145,6 +149,9 @@ class Store:
         if tx.appended or tx.logged or restated:  # events, a log entry (a lock), a status
             for cb in self.on_commit:
                 cb(match_id, tx.m.next_seq)
+            if restated:
+                for scb in self.on_status:
+                    scb(match_id, tx.m.next_seq, tx.m.status)
 
     @contextmanager
     def read(self, match_id: str, *, kind: str) -> Iterator[Tx]:

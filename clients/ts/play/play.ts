@@ -1,7 +1,7 @@
 // The web table at /play (issue 32): one person's seat, played through the conforming client
 // (../src), with house bots or a friend in the other seats. Built by `npm run build:play` into
 // qahwa_page/static/play.js (committed; tests/test_play_page.py checks it is a fresh build).
-import { Client, IndexedDBStorage, MemoryStorage } from "../src/index.js";
+import { Client, Disputed, IndexedDBStorage, MemoryStorage } from "../src/index.js";
 import type { Seat } from "../src/index.js";
 
 type Obj = Record<string, unknown>;
@@ -295,19 +295,24 @@ async function play(matchId: string, mine: number, token: string, game: string, 
   void (async () => {
     for (let after = -1; !over; ) {
       try {
-        status.setAttribute("data-stream", "open");
         for await (const n of seat.watch(after)) {
           if (n.kind === "event") {
             after = Number(n.event["seq"]);
             maxSeq = Math.max(maxSeq, after);
           } else {
+            if (n.kind === "open") status.setAttribute("data-stream", "open");
             force = true; // (re)connected, or the match started without an event
           }
           poke();
         }
         return; // the match ended
-      } catch {
+      } catch (e) {
         if (over) return;
+        if (e instanceof Disputed) {
+          // a pushed event failed the clock checks: the evidence is in the seat (its export)
+          status.setAttribute("data-dispute", "1");
+          document.getElementById("links")!.append(el("p", { class: "dispute" }, `${t("error")}: ${e.message}`));
+        }
         // the stream keeps dropping: poll the view for a while, then try the stream again
         status.setAttribute("data-stream", "poll");
         for (let i = 0; i < 10 && !over; i++) {
