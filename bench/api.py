@@ -29,13 +29,11 @@ the action. Each client goes on with its match from one of its windows to the ne
 match is played whole, its setup requests as often as in play, not at every window).
 Then the cost of an action late in a long match (mexican_train, shelem to 1000; ``LONG_AT``
 actions in) against one in the first ``LONG_SPAN`` of a fresh match, through one process and
-through two in rotation (server CPU per action and p50). Then whole matches, v2 beside
-qahwa-fair/1 rows of the same games (requests/s over every request of the flow, and tawla
-turns/s: a fresh roll costs one request more than a v1 roll); then v2 with every seat keyed
-against no seat keyed; and player throughput with 200 idle SSE watchers open against none.
-v1 matches cannot be created any more: their rows are written into the server's database as
-v1's service made them (:mod:`bench.v1_rows`), then seeded with ``/seed`` and played over
-HTTP. The bench's seats use roll chains of ``BENCH_CHAIN`` values instead of 65,536 (the
+through two in rotation (server CPU per action and p50). Then whole matches (requests/s
+over every request of the flow, and tawla turns/s: a fresh roll is a roll and the
+opponent's value); then v2 with every seat keyed against no seat keyed; and player
+throughput with 200 idle SSE watchers open against none. (qahwa-fair/1 matches are
+read-only in the service since migration 0008: no v1 flow to measure.) The bench's seats use roll chains of ``BENCH_CHAIN`` values instead of 65,536 (the
 server checks each value against the previous one only; a 1-point tawla match needs far
 fewer), so client CPU does not crowd the server's on a small machine.
 
@@ -53,7 +51,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import queue
 import random
 import secrets
 import shutil
@@ -72,10 +69,8 @@ from typing import Any
 import httpx
 
 from bench.lite_http import LiteClient
-from bench.v1_rows import insert_v1_match
 from fairness import (
-    PROTOCOL_V2,
-    SecretBox,
+    V2,
     Signer,
     chain_next,
     new_nonce,
@@ -84,9 +79,6 @@ from fairness import (
     seat_sig_message,
     seed_commitment,
 )
-from service import keys
-from service.db import Database
-from service.settings import Settings
 
 CLIENTS = int(os.environ.get("BENCH_CLIENTS", "8"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "6"))
@@ -272,43 +264,31 @@ def _auth(token: str) -> dict[str, str]:
 
 
 # A setup's game is "<game>" (qahwa-fair/2, every seat keyed, as a conforming client
-# plays), "<game>/unkeyed" (v2, no seat keys) or "<game>/v1" (qahwa-fair/1 matches: rows
-# written into the server's database as v1's service made them, seeded with /seed).
-V1_POOLS: dict[str, queue.SimpleQueue[tuple[str, list[str]]]] = {}
+# plays) or "<game>/unkeyed" (v2, no seat keys).
 BENCH_CHAIN = 1024  # roll-chain length the bench's seats use (the spec's clients: 65,536)
 
 
 @dataclass
 class Play:
-    """One match a bench client plays: its seats' tokens, and for v2 their secrets."""
+    """One match a bench client plays: its seats' tokens, and (``committed``: seated by
+    commit and reveal) their secrets."""
 
     match_id: str
     tokens: list[str]
     mover: int
-    v2: bool = False
+    committed: bool = False
     signers: list[Signer | None] = field(default_factory=list)
     chains: list[list[bytes] | None] = field(default_factory=list)
     sent: list[int] = field(default_factory=list)
 
 
 def _new_match(rot: Rotation, game: str) -> Play:
-    """Create and start a match (v2: every seat commits, the lock is read, every seat
-    reveals; v1: a pooled v1 row, every seat gives its seed); the seat on turn."""
+    """Create and start a match (every seat commits, the lock is read, every seat
+    reveals); the seat on turn."""
     name, _, variant = game.partition("/")
     if name == "bare":
         created = rot.next().post("/v1/matches", json={"game": "bare"}).json()
         return Play(created["match_id"], [s["token"] for s in created["seats"]], 0)
-    if variant == "v1":
-        mid, tokens = V1_POOLS[game].get_nowait()
-        for i, tok in enumerate(tokens):
-            r = rot.next().post(
-                f"/v1/matches/{mid}/seats/{i}/seed",
-                json={"client_seed": f"bench-{i}"},
-                headers=_auth(tok),
-            )
-            assert r.status_code == 200, r.text
-        view = rot.next().get(f"/v1/matches/{mid}/state", headers=_auth(tokens[0])).json()
-        return Play(mid, tokens, int(view["turn"]))
     client = rot.next()
     key = OPERATOR_KEYS.get(f"{client.host}:{client.port}")
     created = client.post(
@@ -319,7 +299,7 @@ def _new_match(rot: Rotation, game: str) -> Play:
     mid = created["match_id"]
     tokens = [s["token"] for s in created["seats"]]
     fresh = '"fresh_rolls":true' in created["ruleset"]
-    play = Play(mid, tokens, 0, v2=True)
+    play = Play(mid, tokens, 0, committed=True)
     nonces = []
     for i, tok in enumerate(tokens):
         signer = Signer.generate() if variant != "unkeyed" else None
@@ -359,7 +339,7 @@ def _action(rot: Rotation, m: Play, rnd: random.Random) -> dict[str, Any]:
     view = rot.next().get(f"/v1/matches/{m.match_id}/state", headers=_auth(m.tokens[mover])).json()
     action = rnd.choice(view["suggested_actions"])
     body: dict[str, Any] = {"action": action, "version": view["version"]}
-    if m.v2:
+    if m.committed:
         chain = m.chains[mover]
         if chain is not None and action["type"] in ("roll", "roll_value"):
             action = body["action"] = {**action, "value": chain[m.sent[mover] + 1].hex()}
@@ -503,7 +483,7 @@ def crypto_ms(n: int = 300) -> float:
         server.signed(
             {
                 "type": "receipt",
-                "protocol": PROTOCOL_V2,
+                "protocol": V2.name,
                 "match_id": mid,
                 "seq": 40,
                 "chain": nxt.hex(),
@@ -681,28 +661,10 @@ def _floor_rows(bare: dict[str, float], backend: str) -> float:
     return floor
 
 
-def _v1_pool(server: Server, game: str, data: Path, n: int = 400) -> None:
-    """``n`` v1 matches written into ``server``'s database with its keys (the server made
-    them before it was upgraded, as far as it can tell)."""
-    url = server_url_db[server.url]
-    settings = Settings(database_url=url, data_dir=data)
-    db = Database(url)
-    try:
-        signer, box = keys.signer(settings), SecretBox(keys.master_key(settings))
-        pool: queue.SimpleQueue[tuple[str, list[str]]] = queue.SimpleQueue()
-        name = game.partition("/")[0]
-        for _ in range(n):
-            pool.put(insert_v1_match(db, signer, box, name, RULESETS[name]))
-        V1_POOLS[game] = pool
-    finally:
-        db.dispose()
-
-
-def _whole_row(label: str, r: dict[str, float], v1_requests: float | None) -> None:
-    ratio = f"{r['requests'] / v1_requests:.2f}×" if v1_requests else ""
+def _whole_row(label: str, r: dict[str, float]) -> None:
     print(
         f"| {label} | {r['requests']:.1f} | {r['rate']:.1f} | {r['matches']:.2f} "
-        f"| {r['rolls']:.1f} | {r['p50']:.1f} | {r['cpu']:.2f} | {ratio} |",
+        f"| {r['rolls']:.1f} | {r['p50']:.1f} | {r['cpu']:.2f} |",
         flush=True,
     )
     if FAILURES:
@@ -823,26 +785,18 @@ def run(parts: Sequence[str] = PARTS) -> None:
 
         if "whole" in parts:
             print(
-                "\nwhole matches, qahwa SQLite 1 proc: v2 (commit, lock, reveal, play; every "
-                "seat keyed) beside v1 rows of the same games (seed, play); req/s counts every "
-                "request of the flow; tawla turns/s = rolls/s (v2: roll + the opponent's value)"
+                "\nwhole matches, qahwa SQLite 1 proc: commit, lock, reveal, play, every seat "
+                "keyed; req/s counts every request of the flow; tawla turns/s = rolls/s (a "
+                "roll + the opponent's value)"
             )
-            print("| setup | req/s | act/s | matches/s | turns/s | p50 ms | CPU ms | v2/v1 req/s |")
-            print("|---|---|---|---|---|---|---|---|")
-            setups: dict[str, tuple[list[Server], str]] = {}
-            for game in ("hokm", "tawla"):
-                for variant in ("v1", "v2"):
-                    g = f"{game}/v1" if variant == "v1" else game
-                    srv = servers("qahwa", "sqlite", f"whole_{game}_{variant}")
-                    if variant == "v1":
-                        _v1_pool(srv[0], g, tmp / "data")
-                    setups[g] = (srv, g)
-            res = interleaved(setups)
+            print("| setup | req/s | act/s | matches/s | turns/s | p50 ms | CPU ms |")
+            print("|---|---|---|---|---|---|---|")
+            res = interleaved(
+                {g: (servers("qahwa", "sqlite", f"whole_{g}"), g) for g in ("hokm", "tawla")}
+            )
             stop_all()
             for game in ("hokm", "tawla"):
-                v1, v2 = res[f"{game}/v1"], res[game]
-                _whole_row(f"{game}, qahwa-fair/1", v1, None)
-                _whole_row(f"{game}, qahwa-fair/2", v2, v1["requests"])
+                _whole_row(f"{game}, qahwa-fair/2", res[game])
 
         if "keys" in parts:
             print(

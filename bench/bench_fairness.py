@@ -63,7 +63,7 @@ def measure(number: int = 2000) -> Measurement:
     probe = fairness.Stream(key, label)
     probe.shuffle(deck)
     blocks = probe.blocks_used
-    key2 = fairness.match_key_v2(
+    key2 = fairness.V2.match_key(
         "ab" * 64, "bench", "hokm", "{}", [(c, bytes([i]) * 32) for i, c in enumerate("abcd")]
     )
     probe2 = fairness.Stream(key2, label)

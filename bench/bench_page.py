@@ -35,8 +35,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fairness import Signer, public_key_b64
-from fairness.v2 import PROTOCOL_V2
+from fairness import V2, Signer, public_key_b64
 from games.transcript import simulate_match
 from qahwa_page.pyodide import PYODIDE_VERSION, RUNTIME_DIR, runtime_installed
 from qahwa_page.serve import PageServer
@@ -67,7 +66,7 @@ def transcript() -> tuple[dict[str, Any], str]:
     """(a keyed v2 five-point tawla transcript signed by a new key, that key in base64)."""
     signer = Signer.generate()
     doc, _ = simulate_match(
-        "tawla", {"match_length": 5}, seed=5, protocol=PROTOCOL_V2, signer=signer, keyed=True
+        "tawla", {"match_length": 5}, seed=5, protocol=V2, signer=signer, keyed=True
     )
     return doc, public_key_b64(signer.public_key)
 

@@ -20,7 +20,7 @@ import os
 import time
 from typing import Any
 
-from fairness import PROTOCOL, PROTOCOL_V2, Signer, public_key_b64
+from fairness import V1, V2, FairProtocol, Signer, public_key_b64
 from games.registry import available_games
 from games.transcript import simulate_match
 from verify_cli.core import VERIFIED, verify_document
@@ -33,15 +33,15 @@ REPEATS = 3
 
 #: (protocol, seats keyed): a conforming qahwa-fair/2 client is keyed, so every action carries
 #: a seat signature to check; unkeyed v2 and v1 show what that costs
-FORMS = ((PROTOCOL_V2, True), (PROTOCOL_V2, False), (PROTOCOL, False))
+FORMS = ((V2, True), (V2, False), (V1, False))
 
 
 def _transcripts(
-    game: str, signer: Signer, protocol: str, keyed: bool
+    game: str, signer: Signer, protocol: FairProtocol, keyed: bool
 ) -> tuple[list[dict[str, Any]], str]:
     docs = []
     how = "full matches"
-    kw: dict[str, Any] = {"signer": signer, "keyed": keyed} if protocol == PROTOCOL_V2 else {}
+    kw: dict[str, Any] = {"signer": signer, "keyed": keyed} if protocol.signed else {}
     for seed in range(MATCHES):
         try:
             doc, _ = simulate_match(game, seed=seed, max_actions=20_000, protocol=protocol, **kw)
@@ -92,7 +92,7 @@ def run() -> None:
         docs, how = _transcripts(game, signer, protocol, keyed)
         done, elapsed, cpu = max((_window(game, docs, keys) for _ in range(REPEATS)), key=_rate)
         events = sum(len(d["events"]) for d in docs) / len(docs)
-        form = protocol + (" keyed" if keyed else "")
+        form = protocol.name + (" keyed" if keyed else "")
         print(
             f"{game:<14} {form:<19} {done / elapsed:>10.1f} {done * events / elapsed:>10.0f} "
             f"{done / cpu:>14.1f} {done * events / cpu:>13.0f} {events:>13.0f}  {how}"

@@ -18,8 +18,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import tlog
-from fairness import Signer, canonical_json
-from fairness.v2 import PROTOCOL_V2, commitment_v2
+from fairness import V2, Signer, canonical_json
 from tlog.tiles import subtree_root
 
 CHUNK = 256 * 64  # leaves a worker signs at once (whole tiles)
@@ -31,11 +30,11 @@ def _pair(signer: Signer, i: int) -> tuple[bytes, bytes]:
     seed = hashlib.sha512(b"bench seed %d" % i).digest()
     lock = {
         "type": "lock",
-        "protocol": PROTOCOL_V2,
+        "protocol": V2.name,
         "match_id": mid,
         "game": "tawla",
         "ruleset": "{}",
-        "commitment": commitment_v2(seed),
+        "commitment": V2.commitment(seed),
         "seats": [
             {
                 "seat": s,
@@ -53,7 +52,7 @@ def _pair(signer: Signer, i: int) -> tuple[bytes, bytes]:
     }
     reveal = {
         "type": "reveal",
-        "protocol": PROTOCOL_V2,
+        "protocol": V2.name,
         "match_id": mid,
         "lock_index": 2 * i,
         "server_seed": seed.hex(),
@@ -189,11 +188,13 @@ class TableWriter:
             self.edge.append(h)
             self.size += 1
         self.db.executemany(
-            "INSERT INTO translog (idx, match_id, leaf, leaf_hash, created_at) "
-            "VALUES (?, ?, ?, ?, ?)",
+            "INSERT INTO translog (log_id, idx, match_id, leaf, leaf_hash, created_at) "
+            "VALUES (1, ?, ?, ?, ?, ?)",
             rows,
         )
-        self.db.executemany("INSERT INTO translog_nodes (level, idx, hash) VALUES (?, ?, ?)", nodes)
+        self.db.executemany(
+            "INSERT INTO translog_nodes (log_id, level, idx, hash) VALUES (1, ?, ?, ?)", nodes
+        )
 
     def close(self) -> None:
         self.db.commit()

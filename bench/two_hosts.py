@@ -15,6 +15,12 @@ requests/s over every request of the flow, actions/s, server CPU ms per action, 
 ratio of two hosts to one. The clients run on the same machine, unpinned: with two hosts
 they compete with the servers for both cores, which one host leaves them (said below the
 table). Nothing passes or fails.
+
+Where the CPU goes, per action, in a second table: the hosts (their process trees), the
+PostgreSQL backends serving this run's database (pg_stat_activity, /proc), the clients
+(this process) and everything else on the machine (other users of the cores: the rest of
+/proc/stat's busy time), with the cores' busy share — so that the ceiling on a machine of
+few cores is visible.
 """
 
 from __future__ import annotations
@@ -53,7 +59,70 @@ def pin(server: Server, cpu: int) -> bool:
     return done.returncode == 0
 
 
-def load_sticky(hosts: list[Server], game: str, tally: Tally, seconds: float) -> None:
+def _ticks(pid: int) -> int:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
+def _machine_busy() -> int:
+    """Clock ticks the machine's cores were busy (/proc/stat: all but idle and iowait)."""
+    with open("/proc/stat") as fh:
+        cpu = [int(x) for x in fh.readline().split()[1:]]
+    return sum(cpu) - cpu[3] - cpu[4]
+
+
+class Parts:
+    """CPU seconds per part over one window: hosts, PostgreSQL (the backends of
+    ``database``), clients (this process), the rest of the machine."""
+
+    TICK = os.sysconf("SC_CLK_TCK")
+
+    def __init__(self, database_url: str) -> None:
+        from sqlalchemy.engine import make_url
+
+        url = make_url(database_url)
+        self.database = url.database
+        self.conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self.hosts = self.pg = self.clients = self.other = self.wall = 0.0
+
+    def _backends(self) -> dict[int, int]:
+        import psycopg
+
+        with psycopg.connect(self.conninfo, autocommit=True) as conn:
+            me = conn.info.backend_pid
+            rows = conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s", (self.database,)
+            ).fetchall()
+        return {pid: _ticks(pid) for (pid,) in rows if pid != me}
+
+    def start(self, servers: list[Server]) -> None:
+        self._t0 = time.monotonic()
+        self._pg0 = self._backends()
+        self._h0 = sum(s.cpu() for s in servers)
+        t = os.times()
+        self._c0 = t.user + t.system
+        self._m0 = _machine_busy()
+
+    def stop(self, servers: list[Server]) -> None:
+        busy = (_machine_busy() - self._m0) / self.TICK
+        t = os.times()
+        clients = t.user + t.system - self._c0
+        hosts = sum(s.cpu() for s in servers) - self._h0
+        pg1 = self._backends()
+        pg = sum(v - self._pg0.get(pid, 0) for pid, v in pg1.items()) / self.TICK
+        self.hosts += hosts
+        self.pg += pg
+        self.clients += clients
+        self.other += max(0.0, busy - hosts - pg - clients)
+        self.wall += time.monotonic() - self._t0
+
+
+def load_sticky(
+    hosts: list[Server], game: str, tally: Tally, seconds: float, parts: Parts | None = None
+) -> None:
     """``CLIENTS`` players, player i on host i mod len(hosts), for ``seconds``."""
     lat: list[float] = []
     done = [0, 0, 0, 0]
@@ -70,8 +139,12 @@ def load_sticky(hosts: list[Server], game: str, tally: Tally, seconds: float) ->
         t.start()
     time.sleep(max(0.0, t_start - time.monotonic()))
     cpu0 = sum(s.cpu() for s in hosts)
+    if parts is not None:
+        parts.start(hosts)
     for t in threads:
         t.join()
+    if parts is not None:
+        parts.stop(hosts)
     tally.cpu += sum(s.cpu() for s in hosts) - cpu0
     tally.actions += done[0]
     tally.requests += done[1]
@@ -79,6 +152,24 @@ def load_sticky(hosts: list[Server], game: str, tally: Tally, seconds: float) ->
     tally.matches += done[3]
     tally.seconds += seconds
     tally.lat.extend(lat)
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
+
+
+def _cpu_row(label: str, p: Parts, actions: int) -> str:
+    per = 1000 / max(1, actions)
+    total = p.hosts + p.pg + p.clients + p.other
+    cores = os.cpu_count() or 1
+    busy = total / (p.wall * cores) if p.wall else float("nan")
+    return (
+        f"| {label} | {p.hosts * per:.2f} | {p.pg * per:.2f} | {p.clients * per:.2f} "
+        f"| {p.other * per:.2f} | {total * per:.2f} | {busy:.0%} |"
+    )
 
 
 def hosts(url: str, tmp: Path, n: int, tag: str) -> tuple[list[Server], bool]:
@@ -127,8 +218,10 @@ def run() -> None:
         f"two hosts on one PostgreSQL against one: {CLIENTS} clients playing whole matches, "
         f"each keeping to one host; {SECONDS:.0f} s per setup in {ROUNDS} windows taking turns"
     )
+    print(f"load average before: {_loadavg()}")
     print("| game, hosts | req/s | act/s | matches/s | p50 ms | CPU ms/act | 2 hosts / 1 |")
     print("|---|---|---|---|---|---|---|")
+    cpu_rows: list[str] = []
     try:
         for game in ("hokm", "tawla"):
             one, p1 = hosts(url, tmp, 1, f"{game}-1")
@@ -137,9 +230,10 @@ def run() -> None:
                 FAILURES.clear()
                 OPEN.clear()
                 tallies = {1: Tally(), 2: Tally()}
+                parts = {1: Parts(url), 2: Parts(url)}
                 for _ in range(ROUNDS):
-                    load_sticky(one, game, tallies[1], SECONDS / ROUNDS)
-                    load_sticky(two, game, tallies[2], SECONDS / ROUNDS)
+                    load_sticky(one, game, tallies[1], SECONDS / ROUNDS, parts[1])
+                    load_sticky(two, game, tallies[2], SECONDS / ROUNDS, parts[2])
             finally:
                 for s in one + two:
                     s.stop()
@@ -151,11 +245,22 @@ def run() -> None:
                     f"| {r['matches']:.2f} | {r['p50']:.1f} | {r['cpu']:.2f} | {ratio} |",
                     flush=True,
                 )
+            for n in (1, 2):
+                cpu_rows.append(_cpu_row(f"{game}, {n}", parts[n], tallies[n].actions))
             if FAILURES:
                 print(f"  !! {len(FAILURES)} client(s) failed: {FAILURES[0]}")
             if not (p1 and p2):
                 print("  (not pinned: no taskset, or fewer than two cores)")
-        cores = os.cpu_count()
+        cores = os.cpu_count() or 1
+        print(
+            "\nCPU per action by part (ms; busy: the share of all cores busy with anything "
+            "during the windows)"
+        )
+        print("| game, hosts | hosts | PostgreSQL | clients | other | total | busy |")
+        print("|---|---|---|---|---|---|---|")
+        for row in cpu_rows:
+            print(row)
+        print(f"load average after: {_loadavg()}")
         print(
             f"\n{cores} core(s) on this machine; the clients share them with the hosts "
             "(unpinned), so two hosts leave the clients less CPU than one host does."

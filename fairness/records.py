@@ -18,7 +18,8 @@ from typing import Any, Protocol
 
 from .canonical import canonical_json
 from .errors import FairnessError, SignatureError
-from .v2 import PROTOCOL_V2, chain_start, match_key_v2, parse_hex
+from .protocol import V2, FairProtocol, UnknownProtocolError, protocol_for
+from .v2 import chain_start, parse_hex
 
 
 class Signer(Protocol):
@@ -59,7 +60,7 @@ class Commit:
     def to_json(self) -> dict[str, Any]:
         return {
             "type": "commit",
-            "protocol": PROTOCOL_V2,
+            "protocol": V2.name,
             "match_id": self.match_id,
             "game": self.game,
             "ruleset": self.ruleset,
@@ -108,11 +109,13 @@ class Lock:
     locked_at: str
     reveal_by: str
     end_by: str
+    #: the match's protocol (any with seat commitments: ``signed``)
+    protocol: FairProtocol = V2
 
     def to_json(self) -> dict[str, Any]:
         return {
             "type": "lock",
-            "protocol": PROTOCOL_V2,
+            "protocol": self.protocol.name,
             "match_id": self.match_id,
             "game": self.game,
             "ruleset": self.ruleset,
@@ -137,7 +140,7 @@ class Lock:
     ) -> bytes:
         """K (§4) of this lock's match: the revealed server seed and each seat's
         (client_seed, nonce), in seat order."""
-        return match_key_v2(server_seed, self.match_id, self.game, self.ruleset, reveals)
+        return self.protocol.match_key(server_seed, self.match_id, self.game, self.ruleset, reveals)
 
     @staticmethod
     def chain_start(record: Mapping[str, Any]) -> bytes:
@@ -151,9 +154,13 @@ class Lock:
             raise RecordError("the lock is not a JSON object", kind="shape")
         if record.get("type") != "lock":
             raise RecordError(f"the lock has type {record.get('type')!r}, not 'lock'", kind="type")
-        if record.get("protocol") != PROTOCOL_V2:
+        try:
+            protocol = protocol_for(record)
+        except UnknownProtocolError:
+            protocol = None
+        if protocol is None or not protocol.signed:
             raise RecordError(
-                f"the lock has protocol {record.get('protocol')!r}, not {PROTOCOL_V2!r}",
+                f"the lock has protocol {record.get('protocol')!r}, not one with a lock",
                 kind="protocol",
             )
         fields = ("match_id", "game", "ruleset", "commitment", "locked_at", "reveal_by", "end_by")
@@ -185,6 +192,7 @@ class Lock:
             locked_at=record["locked_at"],
             reveal_by=record["reveal_by"],
             end_by=record["end_by"],
+            protocol=protocol,
         )
 
     @classmethod
@@ -235,7 +243,7 @@ class Receipt:
     def to_json(self) -> dict[str, Any]:
         return {
             "type": "receipt",
-            "protocol": PROTOCOL_V2,
+            "protocol": V2.name,
             "match_id": self.match_id,
             "seq": self.seq,
             "chain": self.chain,
@@ -285,7 +293,7 @@ class Reveal:
     def to_json(self) -> dict[str, Any]:
         return {
             "type": "reveal",
-            "protocol": PROTOCOL_V2,
+            "protocol": V2.name,
             "match_id": self.match_id,
             "lock_index": self.lock_index,
             "server_seed": self.server_seed,

@@ -1,8 +1,9 @@
-"""qahwa-fair/2 (fairness-v2.md): seeds, seat commitments, the match key, roll chains, the
-event chain and seat-signature messages, byte for byte.
+"""qahwa-fair/2 (fairness-v2.md): nonces, seat commitments, roll chains, the event chain and
+seat-signature messages, byte for byte. The seed, its commitment and the match key are the
+protocol object's (:data:`fairness.protocol.V2`).
 
 The word stream, uniform, dice and shuffle are v1's (:class:`fairness.Stream`), keyed with the
-64-byte K of :func:`match_key_v2` (HMAC-SHA512, 16 words per block). This module needs only
+64-byte K of ``V2.match_key`` (HMAC-SHA512, 16 words per block). This module needs only
 the standard library; Ed25519 checks of seat signatures live in :mod:`fairness.signing`.
 """
 
@@ -11,7 +12,6 @@ from __future__ import annotations
 import datetime
 import functools
 import hashlib
-import hmac
 import json
 import re
 import secrets
@@ -23,7 +23,6 @@ from .derive import check_client_seed, lp, u32be
 from .errors import ClientSeedError, SeedError
 
 PROTOCOL_V2 = "qahwa-fair/2"
-SEED_BYTES_V2 = 64
 NONCE_BYTES = 32
 CHAIN_SECRET_BYTES = 32
 ROLL_CHAIN_LENGTH = 65536
@@ -53,31 +52,12 @@ def parse_hex(value: Any, nbytes: int, what: str) -> bytes:
     return bytes.fromhex(value)
 
 
-def new_server_seed_v2() -> bytes:
-    """64 fresh bytes from the operating system's CSPRNG (fairness-v2.md §1)."""
-    return secrets.token_bytes(SEED_BYTES_V2)
-
-
-def parse_server_seed_v2(seed: str | bytes) -> bytes:
-    return parse_hex(seed, SEED_BYTES_V2, "server seed")
-
-
-def commitment_v2(seed: str | bytes) -> str:
-    """SHA-256 of the 64 raw seed bytes, as 64 lowercase hex."""
-    return hashlib.sha256(parse_server_seed_v2(seed)).hexdigest()
-
-
 def new_nonce() -> bytes:
     return secrets.token_bytes(NONCE_BYTES)
 
 
 def parse_nonce(nonce: str | bytes) -> bytes:
     return parse_hex(nonce, NONCE_BYTES, "nonce")
-
-
-def new_client_seed_v2() -> str:
-    """A random client seed a conforming client makes for a player who gave none."""
-    return secrets.token_hex(16)
 
 
 # -- seat commitments (§2) -------------------------------------------------------------------
@@ -95,35 +75,6 @@ def seed_commitment(match_id: str, seat: int, nonce: str | bytes, client_seed: s
     return hashlib.sha256(
         _SEAT_TAG + lp(match_id.encode("utf-8")) + u32be(seat) + n + lp(cs)
     ).hexdigest()
-
-
-# -- the match key (§4) ----------------------------------------------------------------------
-
-
-def match_key_v2(
-    server_seed: str | bytes,
-    match_id: str,
-    game: str,
-    ruleset: str,
-    seats: Sequence[tuple[str, str | bytes]],
-) -> bytes:
-    """K = HMAC-SHA512(server_seed, T), 64 bytes; ``seats`` = (client_seed, nonce) per seat."""
-    seed = parse_server_seed_v2(server_seed)
-    for name, value in (("match_id", match_id), ("game", game), ("ruleset", ruleset)):
-        if not isinstance(value, str):
-            raise TypeError(f"{name} must be a string")
-    parts = [
-        PROTOCOL_V2.encode("ascii"),
-        b"\x00",
-        lp(match_id.encode("utf-8")),
-        lp(game.encode("utf-8")),
-        lp(ruleset.encode("utf-8")),
-        u32be(len(seats)),
-    ]
-    for cs, nonce in seats:
-        parts.append(lp(check_client_seed(cs).encode("utf-8")))
-        parts.append(parse_nonce(nonce))
-    return hmac.new(seed, b"".join(parts), hashlib.sha512).digest()
 
 
 # -- roll chains (§6) ------------------------------------------------------------------------
@@ -315,7 +266,6 @@ __all__ = [
     "NONCE_BYTES",
     "PROTOCOL_V2",
     "ROLL_CHAIN_LENGTH",
-    "SEED_BYTES_V2",
     "UNSIGNED_EVENT_FIELDS",
     "ClientSeedError",
     "DuplicateKeyError",
@@ -324,17 +274,12 @@ __all__ = [
     "chain_start",
     "check_canonical_value",
     "check_roll_value",
-    "commitment_v2",
     "format_time_ms",
     "fresh_label",
     "loads_strict",
-    "match_key_v2",
-    "new_client_seed_v2",
     "new_nonce",
-    "new_server_seed_v2",
     "parse_hex",
     "parse_nonce",
-    "parse_server_seed_v2",
     "parse_time_us",
     "roll_chain",
     "roll_chain_tip",

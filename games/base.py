@@ -2,15 +2,16 @@
 
 An engine is a state machine for one match:
 
-- ``Engine.parse_ruleset(raw, protocol=PROTOCOL_V2)`` validates a ruleset dict, fills
+- ``Engine.parse_ruleset(raw, protocol=CURRENT)`` validates a ruleset dict, fills
   defaults and returns the normalized dict (``RulesetError`` on unknown keys or bad values);
-  ``protocol=PROTOCOL`` parses a qahwa-fair/1 ruleset exactly as v1 did. The transcript's
+  ``protocol=V1`` (or its name) parses a qahwa-fair/1 ruleset exactly as v1 did. The transcript's
   ruleset string is ``fairness.canonical_ruleset(normalized)``.
 - ``Engine.seat_count(ruleset)`` is the number of seats the ruleset implies.
 - ``Engine(ruleset, chance, ctx=None)`` starts the match; every chance event is drawn
   through ``chance`` (a :class:`Chance`), with the labels of fairness-v1.md §5, at the
-  moment the rules need it (never ahead of time). The protocol is the key's: a 64-byte
-  key is qahwa-fair/2, a 32-byte one qahwa-fair/1. ``ctx`` (a :class:`MatchContext`)
+  moment the rules need it (never ahead of time). The protocol (``engine.proto``, a
+  :class:`fairness.FairProtocol`) is the key's: a 64-byte key is qahwa-fair/2, a 32-byte
+  one qahwa-fair/1. ``ctx`` (a :class:`MatchContext`)
   carries what v2's fresh rolls check values against.
 - ``legal_actions(seat)`` is the complete list of actions that seat may send now, each
   exactly as it would be sent (JSON-ready dicts). Actions whose free parameter cannot be
@@ -40,7 +41,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-from fairness import PROTOCOL, PROTOCOL_V2, Stream, StreamKey
+from fairness import CURRENT, V1, FairProtocol, Stream, StreamKey, protocol_for
+from fairness import PROTOCOLS as _PROTOCOLS
+from fairness import protocol_of_key as _protocol_of_key
 
 from .errors import (
     IllegalActionError,
@@ -61,7 +64,7 @@ T = TypeVar("T")
 
 PLAYING = "playing"
 FINISHED = "finished"
-PROTOCOLS = (PROTOCOL, PROTOCOL_V2)
+PROTOCOLS = tuple(_PROTOCOLS)
 
 #: the rules every v2 ruleset lists (fairness-v2.md §1, §3, §7), with their defaults and
 #: bounds in seconds: a seat's time to act, the time to reveal after the lock, the longest
@@ -76,21 +79,23 @@ V2_RULESET_RANGES: Mapping[str, tuple[int, int]] = {
     "reveal_seconds": (1, 7 * 86_400),
     "max_seconds": (1, 366 * 86_400),
 }
-#: the end reasons of each protocol that ``end_match`` takes (v2: fairness-v2.md §7)
-END_REASONS = {PROTOCOL: ("resigned", "abandoned"), PROTOCOL_V2: ("resigned", "timeout", "expired")}
 #: the end reasons in which one seat forfeits
 ONE_SEAT_ENDS = ("resigned", "timeout")
 
 
 def protocol_of_key(key: bytes) -> str:
     """The protocol a match key belongs to: 64 bytes qahwa-fair/2, else qahwa-fair/1."""
-    return PROTOCOL_V2 if len(key) == 64 else PROTOCOL
+    return _protocol_of_key(key).name
 
 
-def check_protocol(protocol: str) -> str:
-    if protocol not in PROTOCOLS:
-        raise RulesetError(f"unknown protocol {protocol!r}; known: {', '.join(PROTOCOLS)}")
-    return protocol
+def check_protocol(protocol: str | FairProtocol) -> FairProtocol:
+    """The protocol ``protocol`` names, else RulesetError."""
+    try:
+        return protocol_for(protocol)
+    except ValueError:
+        raise RulesetError(
+            f"unknown protocol {protocol!r}; known: {', '.join(_PROTOCOLS)}"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -346,13 +351,14 @@ class Engine(ABC):
         self._outcome: Outcome | None = None
 
     @property
-    def protocol(self) -> str:
-        """qahwa-fair/2 when the match key is 64 bytes, else qahwa-fair/1."""
-        return protocol_of_key(self.chance.key)
+    def proto(self) -> FairProtocol:
+        """The match's protocol: qahwa-fair/2 when the match key is 64 bytes, else /1."""
+        return _protocol_of_key(self.chance.key)
 
     @property
-    def v2(self) -> bool:
-        return len(self.chance.key) == 64
+    def protocol(self) -> str:
+        """The name of :attr:`proto`."""
+        return self.proto.name
 
     @property
     def outcome(self) -> Outcome | None:
@@ -362,25 +368,26 @@ class Engine(ABC):
     @outcome.setter
     def outcome(self, value: Outcome | None) -> None:
         # every v2 result has v2's shape (status, forfeited), however the rules ended it
-        if value is not None and value.forfeited is None and self.v2:
+        if value is not None and value.forfeited is None and self.proto.signed:
             value = dataclasses.replace(value, forfeited=())
         self._outcome = value
 
     # -- ruleset ---------------------------------------------------------------------------
     @classmethod
-    def ruleset_defaults(cls, protocol: str = PROTOCOL_V2) -> dict[str, Any]:
+    def ruleset_defaults(cls, protocol: str | FairProtocol = CURRENT) -> dict[str, Any]:
         """Every rule of a ruleset of ``protocol`` with its default value."""
-        if check_protocol(protocol) == PROTOCOL:
+        proto = check_protocol(protocol)
+        if proto is V1:
             return dict(cls.RULESET_DEFAULTS)
         out = {k: v for k, v in cls.RULESET_DEFAULTS.items() if k not in cls.RULESET_V1_ONLY}
         out.update(cls.RULESET_V2_EXTRA)
-        if cls.V2_TIMING:
+        if cls.V2_TIMING and proto.timed:
             out.update(V2_RULESET_DEFAULTS)
         return out
 
     @classmethod
     def parse_ruleset(
-        cls, raw: Mapping[str, Any] | None, *, protocol: str = PROTOCOL_V2
+        cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = CURRENT
     ) -> dict[str, Any]:
         """Validate, fill defaults and check ``RULESET_RANGES``; subclasses add other checks.
 
@@ -388,16 +395,17 @@ class Engine(ABC):
         ``reveal_seconds`` and ``max_seconds`` included, and refuses v1-only keys
         (``live_entropy``); qahwa-fair/1 parses exactly as v1 did.
         """
-        defaults = cls.ruleset_defaults(protocol)
+        proto = check_protocol(protocol)
+        defaults = cls.ruleset_defaults(proto)
         if (
-            protocol == PROTOCOL_V2
+            proto is not V1
             and isinstance(raw, Mapping)
             and "deal" not in defaults
             and raw.get("deal") == "seeded"
         ):
             # the default deal (fairness-v3 §9a) is not listed: seeded rulesets stay as they were
             raw = {k: v for k, v in raw.items() if k != "deal"}
-        if protocol == PROTOCOL_V2 and isinstance(raw, Mapping):
+        if proto is not V1 and isinstance(raw, Mapping):
             old = sorted(k for k in raw if k in cls.RULESET_V1_ONLY)
             if old:
                 raise RulesetError(
@@ -407,7 +415,7 @@ class Engine(ABC):
         out = check_keys(raw, defaults)
         for key, (lo, hi) in cls.RULESET_RANGES.items():
             int_in(out, key, lo, hi)
-        if protocol == PROTOCOL_V2 and cls.V2_TIMING:
+        if proto.timed and cls.V2_TIMING:
             for key, (lo, hi) in V2_RULESET_RANGES.items():
                 int_in(out, key, lo, hi)
         return out
@@ -567,11 +575,12 @@ class Engine(ABC):
         """
         if self.outcome is not None:
             raise MatchOverError("the match has ended")
-        if not self.v2:
+        reasons = self.proto.end_reasons
+        if not self.proto.signed:
             return self._end_v1(reason, seats)
-        if not isinstance(reason, str) or reason not in END_REASONS[PROTOCOL_V2]:
+        if not isinstance(reason, str) or reason not in reasons:
             raise IllegalActionError(
-                f"unknown end reason {reason!r}; expected one of {list(END_REASONS[PROTOCOL_V2])}"
+                f"unknown end reason {reason!r}; expected one of {list(reasons)}"
             )
         listed = self._seat_list(reason, seats)
         event: Event = {"type": "end", "reason": reason}

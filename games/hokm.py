@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import PROTOCOL_V2
+from fairness import CURRENT, FairProtocol
 
 from .base import (
     JSON,
@@ -61,7 +61,7 @@ class HokmEngine(Engine):
 
     @classmethod
     def parse_ruleset(
-        cls, raw: Mapping[str, Any] | None, *, protocol: str = PROTOCOL_V2
+        cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = CURRENT
     ) -> dict[str, Any]:
         out = super().parse_ruleset(raw, protocol=protocol)
         one_of(out, "players", (2, 3, 4))
@@ -209,7 +209,7 @@ class HokmEngine(Engine):
         if self.outcome is not None or seat != self.turn:
             return []
         if self.phase == Phase.CUT:
-            if self.v2:
+            if self.proto.signed:
                 return [{"type": "cut"}]
             return [{"type": "tap"}] + [{"type": "cut", "k": k} for k in range(1, len(self.deck))]
         if self.phase == Phase.TRUMP:
@@ -229,7 +229,7 @@ class HokmEngine(Engine):
     def bot_actions(self, seat: int) -> list[Action]:
         """Every legal action, except that a bot taps the deck rather than cutting it."""
         legal = self.legal_actions(seat)
-        if self.phase == Phase.CUT and legal and not self.v2:
+        if self.phase == Phase.CUT and legal and not self.proto.signed:
             return [{"type": "tap"}]
         return legal
 
@@ -251,7 +251,7 @@ class HokmEngine(Engine):
         return Phase.wrong(what, self.phase)
 
     def _apply_cut(self, action: Action) -> None:
-        if self.v2:
+        if self.proto.signed:
             self._drawn_cut(action)
             return
         k: int | None = None

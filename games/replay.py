@@ -18,21 +18,19 @@ Failures raise :class:`games.errors.ReplayError` with a ``kind`` (see there).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from fairness import (
-    PROTOCOL,
-    PROTOCOL_V2,
+    FairProtocol,
     SeedError,
     canonical_json,
     canonical_ruleset,
-    loads_strict,
     parse_hex,
+    protocol_of_key,
 )
 
-from .base import Chance, Engine, Event, MatchContext, check_protocol, protocol_of_key
+from .base import Chance, Engine, Event, MatchContext, check_protocol
 from .ends import NoRevealMatch
 from .errors import ActionError, GameError, ReplayError, RulesetError
 
@@ -41,12 +39,13 @@ OnEvent = Callable[[Event, Engine], object]
 as that event left it."""
 
 END_EVENT = "end"
-_EVENT_KEYS: dict[str, dict[str, frozenset[str]]] = {
-    PROTOCOL: {
+#: an event's fields, by whether the protocol signs events (``FairProtocol.signed``)
+_EVENT_KEYS: dict[bool, dict[str, frozenset[str]]] = {
+    False: {
         "action": frozenset({"seq", "type", "seat", "action"}),
         END_EVENT: frozenset({"seq", "type", "reason", "seat"}),
     },
-    PROTOCOL_V2: {
+    True: {
         "action": frozenset({"seq", "type", "seat", "action", "sig", "at"}),
         END_EVENT: frozenset({"seq", "type", "reason", "seat", "sig", "at"}),
     },
@@ -231,9 +230,9 @@ class Replayer:
         self.pos = next_seq
         self.pending: list[Event] = list(pending)
         self.on_event = on_event
-        self.keys = _EVENT_KEYS[engine.protocol]
+        self.keys = _EVENT_KEYS[engine.proto.signed]
         #: a v2 event may carry the server's time ``at`` (the verifier checks it)
-        self.at_ok = engine.protocol == PROTOCOL_V2
+        self.at_ok = engine.proto.signed
 
     def feed(self, events: Sequence[Any]) -> Replayer:
         """Check and apply ``events`` (the next ones of the match); returns self."""
@@ -389,7 +388,7 @@ class Replayer:
                 raise ReplayError(
                     f"event {pos}: end rejected: {exc}", kind="end", seq=pos, found=_strip(ev)
                 ) from None
-            if engine.v2 and not same_json(
+            if engine.proto.signed and not same_json(
                 {k: v for k, v in ev.items() if k not in ("seq", "sig", _V2_TIME)}, produced[0]
             ):
                 raise ReplayError(
@@ -404,25 +403,26 @@ class Replayer:
 
 
 def parse_transcript_ruleset(
-    engine_cls: type[Engine], ruleset: str | Mapping[str, Any], protocol: str
+    engine_cls: type[Engine], ruleset: str | Mapping[str, Any], protocol: str | FairProtocol
 ) -> dict[str, Any]:
     """The parsed ruleset of a transcript (ReplayError kind ``ruleset`` when unusable).
 
     v2: the string must be strict JSON and exactly ``canonical_ruleset`` of its parse, so
     that it lists every rule with its effective value (fairness-v2.md §1).
     """
+    proto = check_protocol(protocol)
     if isinstance(ruleset, str):
         try:
-            raw = loads_strict(ruleset) if protocol == PROTOCOL_V2 else json.loads(ruleset)
+            raw = proto.loads(ruleset)
         except ValueError as exc:
             raise ReplayError(f"ruleset is not JSON: {exc}", kind="ruleset") from None
     else:
         raw = dict(ruleset)
     try:
-        parsed = engine_cls.parse_ruleset(raw, protocol=protocol)
+        parsed = engine_cls.parse_ruleset(raw, protocol=proto)
     except RulesetError as exc:
         raise ReplayError(f"ruleset rejected: {exc}", kind="ruleset") from None
-    if protocol == PROTOCOL_V2 and isinstance(ruleset, str):
+    if proto.signed and isinstance(ruleset, str):
         canon = canonical_ruleset(parsed)
         if canon != ruleset:
             raise ReplayError(
@@ -497,7 +497,7 @@ def replay(
     key: bytes | None,
     events: Sequence[Any],
     *,
-    protocol: str | None = None,
+    protocol: str | FairProtocol | None = None,
     ctx: MatchContext | None = None,
     on_event: OnEvent | None = None,
 ) -> Engine:
@@ -519,16 +519,15 @@ def replay(
         if key is None:
             raise ValueError("replay without a protocol needs the match key")
         protocol = protocol_of_key(key)
-    check_protocol(protocol)
-    parsed = parse_transcript_ruleset(engine_cls, ruleset, protocol)
+    proto = check_protocol(protocol)
+    parsed = parse_transcript_ruleset(engine_cls, ruleset, proto)
     if key is None:
-        if protocol != PROTOCOL_V2:
+        if not proto.signed:
             raise ValueError("only a qahwa-fair/2 no_reveal transcript has no match key")
         return _no_reveal(engine_cls, parsed, events, on_event)
-    want = 64 if protocol == PROTOCOL_V2 else 32
-    if len(key) != want:
-        raise ValueError(f"a {protocol} match key is {want} bytes, got {len(key)}")
-    if protocol == PROTOCOL_V2 and parsed.get("fresh_rolls"):
+    if len(key) != proto.key_bytes:
+        raise ValueError(f"a {proto} match key is {proto.key_bytes} bytes, got {len(key)}")
+    if proto.signed and parsed.get("fresh_rolls"):
         _check_tips(engine_cls, parsed, ctx)
     chance = Chance(key)
     try:

@@ -27,14 +27,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from fairness import PROTOCOL_V2
+from fairness import PROTOCOL_V3, V2, FairProtocol
 
-from .base import JSON, Action, Engine, Event, MatchContext, only_keys
+from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_backend import SealedStepError, get_backend
 
-#: the transcript protocol of a sealed match
-PROTOCOL_V3 = "qahwa-fair/3"
+#: the deal steps a seat owes (fairness-v3 §9a)
 STEPS = ("key", "shuffle", "share", "open", "reveal_key")
 #: the end reason of a breach of a rule over hidden hands found at the hand's end
 RULE_END = "rule"
@@ -123,9 +122,9 @@ class SealedGame(Engine):
 
     @classmethod
     def parse_ruleset(
-        cls, raw: Mapping[str, Any] | None, *, protocol: str = PROTOCOL_V2
+        cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = V2
     ) -> dict[str, Any]:
-        if protocol != PROTOCOL_V2:
+        if not check_protocol(protocol).signed:
             raise RulesetError("a sealed deal is qahwa-fair/3: it has no qahwa-fair/1 form")
         out = super().parse_ruleset(raw, protocol=protocol)
         if out.get("deal") != "sealed":
@@ -133,7 +132,7 @@ class SealedGame(Engine):
         return out
 
     def _sealed_init(self, ctx: MatchContext | None) -> None:
-        if not self.v2:
+        if not self.proto.signed:
             raise RulesetError("a sealed match needs a qahwa-fair/2 match key (64 bytes)")
         if ctx is None or not ctx.match_id:
             raise RulesetError("a sealed match needs its match context (the match id)")

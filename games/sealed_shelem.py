@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import PROTOCOL_V2, deck52
+from fairness import V2, FairProtocol, deck52
 
 from .base import JSON, Action, Chance, MatchContext, only_keys
 from .cards import is_card, is_joker
@@ -37,7 +37,7 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
 
     @classmethod
     def parse_ruleset(
-        cls, raw: Mapping[str, Any] | None, *, protocol: str = PROTOCOL_V2
+        cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = V2
     ) -> dict[str, Any]:
         out = super().parse_ruleset(raw, protocol=protocol)
         if out["players"] != 4:

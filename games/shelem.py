@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import DECK52, PROTOCOL_V2, deck52
+from fairness import CURRENT, DECK52, FairProtocol, deck52
 
 from .base import (
     JSON,
@@ -111,7 +111,7 @@ class ShelemEngine(Engine):
     # -- ruleset ---------------------------------------------------------------------------
     @classmethod
     def parse_ruleset(
-        cls, raw: Mapping[str, Any] | None, *, protocol: str = PROTOCOL_V2
+        cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = CURRENT
     ) -> dict[str, Any]:
         out = super().parse_ruleset(raw, protocol=protocol)
         one_of(out, "players", (4, 2))

@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from operator import neg
 from typing import Any, ClassVar
 
-from fairness import PROTOCOL_V2, check_roll_value, entropy_label, fresh_label, parse_hex
+from fairness import CURRENT, FairProtocol, check_roll_value, entropy_label, fresh_label, parse_hex
 from fairness.errors import LabelError, SeedError
 from fairness.v2 import ROLL_CHAIN_LENGTH
 
@@ -601,7 +601,7 @@ class TawlaEngine(Engine):
 
     @classmethod
     def parse_ruleset(
-        cls, raw: Mapping[str, Any] | None, *, protocol: str = PROTOCOL_V2
+        cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = CURRENT
     ) -> dict[str, Any]:
         rs = super().parse_ruleset(raw, protocol=protocol)
         one_of(rs, "cube_cap", CUBE_CAPS)
@@ -614,7 +614,7 @@ class TawlaEngine(Engine):
     ) -> None:
         super().__init__(ruleset, chance, ctx)
         #: fresh rolls (fairness-v2.md §6): v2 with ruleset ``fresh_rolls``
-        self.fresh: bool = self.v2 and bool(self.ruleset.get("fresh_rolls", False))
+        self.fresh: bool = self.proto.signed and bool(self.ruleset.get("fresh_rolls", False))
         #: per seat: the last value it sent (its tip before any), and how many it sent
         self._chain_prev: list[bytes] = []
         self.values_used = [0, 0]
@@ -1143,7 +1143,7 @@ class TawlaEngine(Engine):
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
         out = self._board_view()
-        if self.v2:
+        if self.proto.signed:
             pending = self.fresh_pending if self.outcome is None else None
             out["fresh_roll"] = (
                 {"label": pending["label"], "owes": list(pending["owes"])}

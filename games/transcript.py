@@ -1,7 +1,7 @@
 """Transcript documents and random-bot matches for tests and demos.
 
 qahwa-fair/1 (fairness-v1.md §6): :func:`build_transcript`; qahwa-fair/2 (fairness-v2.md
-§9): :func:`build_transcript_v2`, with the lock record of §3 (:class:`fairness.records.Lock`). Tests,
+§9): :func:`build_locked_transcript`, with the lock record of §3 (:class:`fairness.records.Lock`). Tests,
 benches and the demo make genuine transcripts offline with :func:`simulate_match` (the same
 engines, the same derivation, random legal bots; v2 by default, with real roll chains,
 seat commitments, the event chain and, when asked, seat signatures).
@@ -19,18 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import fairness
 from fairness import (
-    PROTOCOL,
-    PROTOCOL_V2,
+    CURRENT,
+    V1,
+    V2,
+    V3,
+    FairProtocol,
     canonical_ruleset,
     chain_next,
     chain_start,
-    commitment,
-    commitment_v2,
-    loads_strict,
-    match_key,
-    match_key_v2,
-    new_server_seed,
-    new_server_seed_v2,
+    protocol_for,
     roll_chain,
     seat_sig_message,
     seed_commitment,
@@ -41,7 +38,6 @@ from .base import Chance, Engine, Event, MatchContext
 from .ends import NoRevealMatch, no_reveal_event, no_reveal_outcome
 from .registry import engine_class, engine_for
 from .replay import OnEvent, replay
-from .sealed_base import PROTOCOL_V3
 
 if TYPE_CHECKING:
     from fairness.signing import Signer
@@ -60,11 +56,11 @@ def build_transcript(
 ) -> dict[str, Any]:
     """The unsigned transcript; sign it with ``fairness.Signer.signed``."""
     doc: dict[str, Any] = {
-        "protocol": PROTOCOL,
+        "protocol": V1.name,
         "match_id": match_id,
         "game": game,
         "ruleset": ruleset,
-        "commitment": commitment(server_seed),
+        "commitment": V1.commitment(server_seed),
         "server_seed": server_seed.hex(),
         "seats": [dict(s) for s in seats],
         "events": [dict(e) for e in events],
@@ -80,30 +76,13 @@ def transcript_key(doc: Mapping[str, Any]) -> bytes | None:
     """The match key K of a transcript: its revealed seed, ids, ruleset string as given and
     the seats' client seeds (v2: and nonces) in seat order. None for a v2 transcript in
     which a seat never revealed (a ``no_reveal`` end: there is no K)."""
-    seats = sorted(doc["seats"], key=lambda s: s["seat"])
-    if doc.get("protocol") in (PROTOCOL_V2, PROTOCOL_V3):
-        if any(s.get("client_seed") is None or s.get("nonce") is None for s in seats):
-            return None
-        return match_key_v2(
-            doc["server_seed"],
-            doc["match_id"],
-            doc["game"],
-            doc["ruleset"],
-            [(s["client_seed"], s["nonce"]) for s in seats],
-        )
-    return match_key(
-        bytes.fromhex(doc["server_seed"]),
-        doc["match_id"],
-        doc["game"],
-        doc["ruleset"],
-        [s["client_seed"] for s in seats],
-    )
+    return protocol_for(doc).transcript_key(doc)
 
 
 def transcript_context(doc: Mapping[str, Any]) -> MatchContext | None:
     """A v2 transcript's match context: its match id and the roll-chain tips of its lock's
     seats (never of its ``seats``: fairness-v2.md §3a). None for a v1 transcript."""
-    if doc.get("protocol") not in (PROTOCOL_V2, PROTOCOL_V3):
+    if not protocol_for(doc).signed:
         return None
     return MatchContext.of_lock(Lock.parse(doc["lock"]))
 
@@ -112,18 +91,16 @@ def replay_transcript(doc: Mapping[str, Any], *, on_event: OnEvent | None = None
     """Replay a transcript's events (:func:`games.replay.replay`) with its own protocol,
     key and context. It checks the rules only: signatures, the lock, commitments and the
     chain are the verifier's."""
-    protocol = doc.get("protocol")
-    if protocol not in (PROTOCOL, PROTOCOL_V2, PROTOCOL_V3):
-        raise ValueError(f"unknown protocol {protocol!r}")
+    protocol = protocol_for(doc)
     cls = engine_class(doc["game"])
-    if protocol == PROTOCOL_V3:  # a sealed match (fairness-v3 §9a): its ruleset names the deal
-        cls = engine_for(doc["game"], loads_strict(doc["ruleset"]))
+    if protocol.sealed:  # a sealed match (fairness-v3 §9a): its ruleset names the deal
+        cls = engine_for(doc["game"], protocol.loads(doc["ruleset"]))
     return replay(
         cls,
         doc["ruleset"],
         transcript_key(doc),
         doc["events"],
-        protocol=PROTOCOL_V2 if protocol == PROTOCOL_V3 else protocol,
+        protocol=V2 if protocol.sealed else protocol,
         ctx=transcript_context(doc),
         on_event=on_event,
     )
@@ -134,7 +111,7 @@ def rfc3339(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def build_transcript_v2(
+def build_locked_transcript(
     *,
     match_id: str,
     game: str,
@@ -149,7 +126,7 @@ def build_transcript_v2(
     created_at: str,
     ended_at: str | None,
     extra: Mapping[str, Any] | None = None,
-    protocol: str = PROTOCOL_V2,
+    protocol: str = V2.name,
 ) -> dict[str, Any]:
     """The unsigned qahwa-fair/2 transcript (fairness-v2.md §9; ``protocol`` qahwa-fair/3
     for a sealed match, fairness-v3 §9a, the same shape); sign it with
@@ -161,7 +138,7 @@ def build_transcript_v2(
         "match_id": match_id,
         "game": game,
         "ruleset": ruleset,
-        "commitment": commitment_v2(server_seed),
+        "commitment": V2.commitment(server_seed),
         "server_seed": server_seed.hex(),
         "lock": dict(lock),
         "lock_index": lock_index,
@@ -194,7 +171,7 @@ def simulate_match(
     ruleset: Mapping[str, Any] | None = None,
     *,
     seed: int = 0,
-    protocol: str = PROTOCOL_V2,
+    protocol: str | FairProtocol = CURRENT,
     server_seed: bytes | None = None,
     match_id: str | None = None,
     client_seeds: Sequence[str] | None = None,
@@ -232,9 +209,10 @@ def simulate_match(
     2026-12-03 revision (§7: the start two seconds after the lock, each later request a
     second after the one before, a timeout exactly at its deadline); without it, the
     transcripts made before, with no times (the same bytes as earlier versions gave).
-    ``protocol=PROTOCOL`` gives exactly the v1 transcript of earlier versions.
+    ``protocol=V1`` (or its name) gives exactly the v1 transcript of earlier versions.
     """
-    if protocol == PROTOCOL:
+    proto = protocol_for(protocol)
+    if proto is V1:
         if signer is not None or keyed or house or no_reveal:
             raise ValueError("signer, keyed, house and no_reveal are qahwa-fair/2 options")
         return _simulate_v1(
@@ -248,8 +226,8 @@ def simulate_match(
             resign_at=resign_at,
             end_reason=end_reason,
         )
-    if protocol != PROTOCOL_V2:
-        raise ValueError(f"unknown protocol {protocol!r}")
+    if proto is not V2:
+        raise ValueError(f"simulate_match makes no {proto} transcripts")
     return _Sim(
         game,
         ruleset,
@@ -282,16 +260,16 @@ def _simulate_v1(
     bots = random.Random(seed)
     if server_seed is None:
         server_seed = (
-            random.Random(f"server-{seed}").randbytes(32) if seed >= 0 else new_server_seed()
+            random.Random(f"server-{seed}").randbytes(32) if seed >= 0 else V1.new_server_seed()
         )
     cls = engine_class(game)
-    parsed = cls.parse_ruleset(dict(ruleset or {}), protocol=PROTOCOL)
+    parsed = cls.parse_ruleset(dict(ruleset or {}), protocol=V1)
     ruleset_str = canonical_ruleset(parsed)
     n = cls.seat_count(parsed)
     match_id = match_id or f"sim-{game}-{seed}"
     if client_seeds is None:
         client_seeds = [f"seat{s}-seed{seed}" for s in range(n)]
-    key = match_key(server_seed, match_id, game, ruleset_str, list(client_seeds))
+    key = V1.match_key(server_seed, match_id, game, ruleset_str, list(client_seeds))
     chance = Chance(key)
     engine = cls(parsed, chance)
     events: list[Event] = list(chance.take_events())
@@ -382,12 +360,12 @@ class _Sim:
             server_seed = (
                 random.Random(f"server2-{seed}").randbytes(64)
                 if seed >= 0
-                else new_server_seed_v2()
+                else V2.new_server_seed()
             )
         self.server_seed = server_seed
         self.cls = engine_for(game, ruleset)
         self.sealed = bool(getattr(self.cls, "SEALED", False))
-        self.parsed = self.cls.parse_ruleset(dict(ruleset or {}), protocol=PROTOCOL_V2)
+        self.parsed = self.cls.parse_ruleset(dict(ruleset or {}), protocol=V2)
         self.ruleset_str = canonical_ruleset(self.parsed)
         n = self.n = self.cls.seat_count(self.parsed)
         self.match_id = match_id or f"sim2-{game}-{seed}"
@@ -452,7 +430,7 @@ class _Sim:
             self.match_id,
             self.game,
             self.ruleset_str,
-            commitment_v2(self.server_seed),
+            V2.commitment(self.server_seed),
             lock_seats(seat_rows),
             locked_at=rfc3339(locked_at),
             reveal_by=rfc3339(locked_at + timedelta(seconds=rs.get("reveal_seconds", 0))),
@@ -513,7 +491,7 @@ class _Sim:
             }
             for s in range(n)
         ]
-        doc = build_transcript_v2(
+        doc = build_locked_transcript(
             match_id=self.match_id,
             game=self.game,
             ruleset=self.ruleset_str,
@@ -526,7 +504,7 @@ class _Sim:
             result=engine.outcome.to_json(),
             created_at=rfc3339(self.t0),
             ended_at=rfc3339(locked_at),
-            protocol=PROTOCOL_V3 if self.sealed else PROTOCOL_V2,
+            protocol=V3.name if self.sealed else V2.name,
         )
         if self.signer is not None:
             doc = self.signer.signed(doc)

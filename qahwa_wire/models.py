@@ -1250,10 +1250,26 @@ class LogKeyOut(Wire):
     vkey: str = Field(description="the log's note key, in signed-note vkey text form")
 
 
+class LogShardOut(Wire):
+    id: int = Field(description="the log's number: it is served under `/logs/<id>/log/`")
+    origin: str = Field(description="the log's origin: its checkpoints' first line")
+    vkey: str = Field(description="the log's note key, in signed-note vkey text form")
+    state: Literal["active", "frozen"] = Field(
+        description="`active`: new entries go to it; `frozen`: an older log (`qahwa keys "
+        "new-log`), served read-only at its final checkpoint"
+    )
+    path: str = Field(description="where its checkpoint and tiles are served")
+
+
 class KeysOut(Wire):
     keys: list[KeyOut]
     log: LogKeyOut | None = Field(
         default=None, description="the transparency log's checkpoint key (c2sp.org/tlog-checkpoint)"
+    )
+    logs: list[LogShardOut] | None = Field(
+        default=None,
+        description="every log of the deployment, oldest first: the active one and the "
+        "older ones that `qahwa keys new-log` froze (docs/deploy.md §10)",
     )
 
 

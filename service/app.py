@@ -22,7 +22,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from fairness import DuplicateKeyError, SecretBox, loads_strict
 
 from . import cors, docs_ui, keys, migrate, operations, play
-from .c2sp import LogC2SP
+from .c2sp import LogC2SP, LogShelf
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
 from .errors import HTTP_CODES, ServiceError, error_body, status_of
@@ -213,12 +213,12 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     clock = clock or SYSTEM_CLOCK
     db = Database(settings.database_url)
     if settings.run_migrations:
-        migrate.upgrade(db)
+        migrate.upgrade(db, master_key=lambda: keys.master_key(settings))
     box = SecretBox(keys.master_key(settings))
     signer = keys.open_ring(settings, db, box, clock)  # RetiredKeyError: none in force
-    origin, note_seed = keys.log_identity(settings, db, box)  # LogIdentityError
+    log_id, origin, note_seed = keys.log_identity(settings, db, box)  # LogIdentityError
     service = MatchService(db, settings, signer, box, clock)
-    log_c2sp = LogC2SP(db, settings, note_seed, origin=origin)
+    log_c2sp = LogC2SP(db, settings, note_seed, origin=origin, log_id=log_id)
     hub = Hub()
     service.store.on_commit.append(hub.publish)
     service.store.on_commit.append(lambda _mid, _seq: log_c2sp.poke())
@@ -279,7 +279,14 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.state.rng = RngSessions(service)
     app.state.watch = Watch(service, hub)
     app.state.log_c2sp = log_c2sp
-    app.state.public_log = PublicLog(db, signer, {"origin": log_c2sp.origin, "vkey": log_c2sp.vkey})
+    app.state.logs = LogShelf(db, settings, box, log_c2sp)
+    app.state.public_log = PublicLog(
+        db,
+        signer,
+        {"origin": log_c2sp.origin, "vkey": log_c2sp.vkey},
+        log_id=log_id,
+        logs=app.state.logs.listing,
+    )
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:

@@ -13,6 +13,11 @@
   returns and stores it. A slow or down witness holds up only its own thread.
 - **Proofs** (c2sp.org/tlog-proof) of an entry under the newest checkpoint that every
   configured witness cosigned.
+- **Older logs** (``qahwa keys new-log``, docs/deploy.md §10) are served read-only under
+  ``/logs/<id>/log/`` by a *frozen* :class:`LogC2SP` (:meth:`LogC2SP.frozen`): no
+  background thread, no witness submissions; its checkpoint is the final one (signed once
+  with the old log's own key, taken sealed from ``log_identity``, if the log grew after the
+  last one) with every cosignature stored for it.
 """
 
 from __future__ import annotations
@@ -27,10 +32,12 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 import tlog
+from fairness import SecretBox
 
 from . import translog
 from .db import Database
-from .models import Match
+from .keys import open_log_seed
+from .models import LogIdentity, Match
 from .settings import Settings
 
 log = logging.getLogger("qahwa.log")
@@ -103,8 +110,13 @@ class LogC2SP:
         http: httpx.Client | None = None,
         *,
         origin: str | None = None,
+        log_id: int = 1,
     ) -> None:
         self.db = db
+        #: the log served (``log_identity.id``): entries, tiles and proofs are of this log
+        self.log_id = log_id
+        #: an older log, served read-only (see :meth:`frozen`)
+        self.is_frozen = False
         self.settings = settings
         self.note_seed = note_seed
         #: the deployment's origin (service.keys.log_identity), the same on every host
@@ -122,6 +134,17 @@ class LogC2SP:
         #: poked — a single process, or processes that each checkpoint their own appends)
         self.poll_seconds: float | None = None
 
+    @classmethod
+    def frozen(
+        cls, db: Database, settings: Settings, note_seed: bytes, origin: str, log_id: int
+    ) -> LogC2SP:
+        """An older log, read-only: its final checkpoint (signed now if the log grew after
+        the newest one), tiles and proofs, with every witness cosignature stored for it."""
+        out = cls(db, settings, note_seed, witnesses=[], origin=origin, log_id=log_id)
+        out.is_frozen = True
+        out.checkpoint_now()
+        return out
+
     @property
     def http(self) -> httpx.Client:
         if self._http is None:
@@ -138,11 +161,11 @@ class LogC2SP:
         """Sign a checkpoint of the whole log if it grew since the newest one (or none
         exists); the new row, or None. Concurrent signers: the first to store a size wins."""
         with self.db.read() as s:
-            n = translog.size(s)
+            n = translog.size(s, log=self.log_id)
             newest = translog.latest_checkpoint(s, self.origin)
             if newest is not None and newest.tree_size >= n:
                 return None
-            root = translog.stored_root(s, n)
+            root = translog.stored_root(s, n, log=self.log_id)
         note = tlog.sign_note(tlog.Checkpoint(self.origin, n, root).text, [self.signer])
         row = translog.CheckpointRow(
             origin=self.origin, tree_size=n, note=note, created_at=_now_iso()
@@ -170,6 +193,8 @@ class LogC2SP:
     def _with_cosignatures(self, s: Session, row: translog.CheckpointRow) -> str:
         assert row.id is not None
         lines = translog.cosignatures(s, row.id)
+        if self.is_frozen:  # whoever cosigned it then (the witnesses may have changed)
+            return row.note + "".join(lines[name] for name in sorted(lines))
         return row.note + "".join(lines[w.name] for w in self.witnesses if w.name in lines)
 
     def checkpoint(self) -> str:
@@ -204,9 +229,13 @@ class LogC2SP:
         if first + t.width > have:
             raise C2SPError(404, f"{t.path} is beyond the newest checkpoint (size {size})")
         if t.entries:
-            body = tlog.encode_bundle(translog.leaves_between(s, first, first + t.width))
+            body = tlog.encode_bundle(
+                translog.leaves_between(s, first, first + t.width, log=self.log_id)
+            )
         else:
-            body = b"".join(translog.tile_hashes(s, tlog.TILE_HEIGHT * t.level, first, t.width))
+            body = b"".join(
+                translog.tile_hashes(s, tlog.TILE_HEIGHT * t.level, first, t.width, log=self.log_id)
+            )
         # A partial tile is a prefix of its full tile: it never changes either.
         return Served(body, "application/octet-stream", IMMUTABLE)
 
@@ -235,29 +264,35 @@ class LogC2SP:
             "configured witnesses yet; retry in a few seconds",
         )
 
-    def match_index(self, match_id: str) -> int:
-        """The log index of a match's entry (its commitment; for v2, its lock)."""
+    def match_index(self, match_id: str) -> tuple[int, int]:
+        """The log and the index of a match's entry (its commitment; for v2, its lock)."""
         with self.db.read() as s:
             m = s.get(Match, match_id)
         if m is None:
             raise C2SPError(404, f"no match {match_id}")
         if m.log_index is not None and m.log_index >= 0:  # qahwa-fair/1: its commitment
-            return int(m.log_index)
-        if m.lock_index is None:  # qahwa-fair/2: its lock, once it is locked
+            index = int(m.log_index)
+        elif m.lock_index is None:  # qahwa-fair/2: its lock, once it is locked
             raise C2SPError(
                 409, f"match {match_id} is not locked yet: nothing is logged", "not_locked"
             )
-        return int(m.lock_index)
+        else:
+            index = int(m.lock_index)
+        with self.db.read() as s:
+            log_id = translog.log_of_entry(s, match_id, index)
+        if log_id is None:
+            raise C2SPError(404, f"match {match_id}'s entry {index} is in no log")
+        return log_id, index
 
     def proof(self, index: int) -> str:
         """The tlog-proof of entry ``index``, the entry in its ``extra`` line."""
         self.newest()
         with self.db.read() as s:
-            if index >= translog.size(s):
+            if index >= translog.size(s, log=self.log_id):
                 raise C2SPError(404, f"no log entry {index}")
             row, note = self._witnessed(s, index + 1)
-            hashes = translog.inclusion_path(s, index, row.tree_size)
-            leaf = translog.leaves_between(s, index, index + 1)[0]
+            hashes = translog.inclusion_path(s, index, row.tree_size, log=self.log_id)
+            leaf = translog.leaves_between(s, index, index + 1, log=self.log_id)[0]
         # The entry itself rides in the extra line: a player holding only the transcript
         # needs it to recompute the leaf hash (the proof authenticates it).
         return tlog.TlogProof(index, tuple(hashes), note, extra=leaf).text
@@ -279,7 +314,11 @@ class LogC2SP:
                 )
                 return False
             with self.db.read() as s:
-                proof = translog.consistency_path(s, old, row.tree_size) if 0 < old else []
+                proof = (
+                    translog.consistency_path(s, old, row.tree_size, log=self.log_id)
+                    if 0 < old
+                    else []
+                )
             body = (
                 f"old {old}\n" + "".join(tlog.note.b64(h) + "\n" for h in proof) + "\n" + row.note
             )
@@ -364,6 +403,8 @@ class LogC2SP:
     # -- the background threads ----------------------------------------------------------
 
     def start(self) -> None:
+        if self.is_frozen:
+            return  # nothing to checkpoint or submit: the log no longer grows
         self._stop.clear()
         self._threads = [
             threading.Thread(target=self._checkpointer, name="qahwa-checkpoint", daemon=True)
@@ -436,3 +477,69 @@ class LogC2SP:
             fails = 0 if ok else fails + 1
             if fails and self._stop.wait(min(60.0, 2.0**fails)):
                 return  # a witness that keeps failing is asked less often
+
+
+class LogShelf:
+    """Every log of the deployment (``log_identity``): the one this process signs
+    checkpoints for, and the older ones, each opened read-only (:meth:`LogC2SP.frozen`) on
+    its first request and kept. Its paths: ``/log/`` (the active log) and
+    ``/logs/<id>/log/`` (any log, by its ``id``)."""
+
+    def __init__(self, db: Database, settings: Settings, box: SecretBox, active: LogC2SP) -> None:
+        self.db = db
+        self.settings = settings
+        self.box = box
+        self.active = active
+        self._open: dict[int, LogC2SP] = {}  # the older logs opened so far
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def open_frozen(db: Database, settings: Settings, box: SecretBox, log_id: int) -> LogC2SP:
+        """Log ``log_id`` read-only (its final checkpoint signed if missing); a 404
+        :class:`C2SPError` when there is none."""
+        with db.read() as s:
+            row = s.get(LogIdentity, log_id)
+        if row is None:
+            raise C2SPError(404, f"no log {log_id} (GET /v1/keys lists the logs)")
+        seed = open_log_seed(box, row.origin, row.sealed)
+        return LogC2SP.frozen(db, settings, seed, row.origin, log_id)
+
+    def get(self, log_id: int) -> LogC2SP:
+        """Log ``log_id``; a 404 :class:`C2SPError` when there is none."""
+        if log_id == self.active.log_id:
+            return self.active
+        found = self._open.get(log_id)
+        if found is not None:
+            return found
+        with self._lock:
+            found = self._open.get(log_id)
+            if found is None:
+                found = self.open_frozen(self.db, self.settings, self.box, log_id)
+                with self.db.read() as s:
+                    if log_id < translog.active_log(s):
+                        self._open[log_id] = found
+                # else: the active log of the processes restarted after qahwa keys new-log
+                # (this one was not): opened again per request, checkpointed as it grows
+        return found
+
+    def match_proof(self, match_id: str) -> str:
+        """The tlog-proof of a match's entry, from the log that holds it."""
+        log_id, index = self.active.match_index(match_id)
+        return self.get(log_id).proof(index)
+
+    def listing(self) -> list[dict[str, object]]:
+        """Every log, oldest first: ``id``, ``origin``, ``vkey``, ``state`` (``active``:
+        appended to; ``frozen``: read-only) and the ``path`` it is served under."""
+        with self.db.read() as s:
+            rows = s.exec(select(LogIdentity).order_by(col(LogIdentity.id))).all()
+        newest = rows[-1].id if rows else None
+        return [
+            {
+                "id": r.id,
+                "origin": r.origin,
+                "vkey": r.vkey,
+                "state": "active" if r.id == newest else "frozen",
+                "path": f"/logs/{r.id}/log/",
+            }
+            for r in rows
+        ]

@@ -67,7 +67,7 @@ def serve(
     settings = Settings()
     # Migrations and key files happen once here, before any worker process starts.
     db = Database(settings.database_url)
-    migrate.upgrade(db)
+    migrate.upgrade(db, master_key=lambda: keys.master_key(settings))
     made = ensure_first_key(db, settings.operator_key_path)
     try:  # a retired signing key, another log's key or origin: one line, no traceback
         keys.preflight(settings, db)

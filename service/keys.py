@@ -33,7 +33,7 @@ from typing import Any, Protocol
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 import tlog
 from fairness import (
@@ -410,8 +410,19 @@ def _configured_log_seed(settings: Settings) -> bytes | None:
     return None
 
 
-def log_identity(settings: Settings, db: Database, box: SecretBox) -> tuple[str, bytes]:
-    """The deployment's log: ``(origin, note key seed)``.
+def open_log_seed(box: SecretBox, origin: str, sealed: str) -> bytes:
+    """The note key seed of the log ``origin``, sealed in ``log_identity``."""
+    try:
+        return box.open(sealed, f"log-note-key {origin}")
+    except SecretBoxError:
+        raise LogIdentityError(
+            f"the log note key of {origin!r} in the database does not open with this "
+            "host's master key: every host needs the same QAHWA_MASTER_KEY"
+        ) from None
+
+
+def log_identity(settings: Settings, db: Database, box: SecretBox) -> tuple[int, str, bytes]:
+    """The deployment's log: ``(log id, origin, note key seed)``.
 
     The first process on a database records its own (``QAHWA_LOG_ORIGIN`` or
     ``<host name>/log``; ``QAHWA_LOG_KEY``, the key file, or a new key written to the key
@@ -429,14 +440,16 @@ def log_identity(settings: Settings, db: Database, box: SecretBox) -> tuple[str,
             vkey = tlog.NoteSigner.from_seed(origin, configured).vkey
             s.add(
                 LogIdentity(
+                    id=1,  # the log of any entry stored before the first was recorded
                     origin=origin,
                     vkey=vkey,
                     sealed=box.seal(configured, f"log-note-key {origin}"),
                     created_at=iso_of(time.time()),
                 )
             )
-            return origin, configured
-        origin, vkey = current.origin, current.vkey
+            return 1, origin, configured
+        assert current.id is not None
+        log_id, origin, vkey = current.id, current.origin, current.vkey
         if settings.log_origin is not None and settings.log_origin != origin:
             raise LogIdentityError(
                 f"QAHWA_LOG_ORIGIN is {settings.log_origin!r} but this deployment's log "
@@ -452,34 +465,34 @@ def log_identity(settings: Settings, db: Database, box: SecretBox) -> tuple[str,
                     f"({vkey}, in the database): remove it (the key is taken from the "
                     "database) or install the deployment's"
                 )
-            return origin, configured
-        try:
-            seed = box.open(current.sealed, f"log-note-key {origin}")
-        except SecretBoxError:
-            raise LogIdentityError(
-                f"the log note key of {origin!r} in the database does not open with this "
-                "host's master key: every host needs the same QAHWA_MASTER_KEY"
-            ) from None
-        return origin, seed
+            return log_id, origin, configured
+        return log_id, origin, open_log_seed(box, origin, current.sealed)
 
 
-def new_log(settings: Settings, db: Database, box: SecretBox, origin: str, seed: bytes) -> str:
+def new_log(
+    settings: Settings, db: Database, box: SecretBox, origin: str, seed: bytes
+) -> tuple[int, str]:
     """Start a new log (docs/deploy.md §10): ``origin`` with the note key ``seed`` becomes
-    the deployment's log; its vkey."""
+    the deployment's log, appended to from index 0 from this commit on (it takes the log's
+    append lock, so no entry lands in the old log after it); ``(its id, its vkey)``."""
     vkey = tlog.NoteSigner.from_seed(origin, seed).vkey
     with db.write() as s:
+        db.lock_table(s, "translog")  # appends wait, then go to the new log
         db.lock_table(s, "log_identity")
         if s.exec(select(LogIdentity).where(col(LogIdentity.origin) == origin)).first():
             raise Conflict(f"the log {origin!r} exists already: pick a new origin", "exists")
+        top = s.exec(select(func.max(col(LogIdentity.id)))).one()
+        log_id = 1 if top is None else int(top) + 1
         s.add(
             LogIdentity(
+                id=log_id,
                 origin=origin,
                 vkey=vkey,
                 sealed=box.seal(seed, f"log-note-key {origin}"),
                 created_at=iso_of(time.time()),
             )
         )
-    return vkey
+    return log_id, vkey
 
 
 def preflight(settings: Settings, db: Database) -> None:

@@ -3,6 +3,8 @@ signing keys and the health check, so that no route queries the database itself.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from typing import Any
 
 from sqlmodel import col, select
@@ -12,26 +14,52 @@ from .db import Database
 from .keys import RecordSigner, epoch_of
 from .models import SigningKey
 
+ACTIVE_LOG_TTL = 1.0  # seconds
+
 
 class PublicLog:
     def __init__(
-        self, db: Database, signer: RecordSigner, log_key: dict[str, str] | None = None
+        self,
+        db: Database,
+        signer: RecordSigner,
+        log_key: dict[str, str] | None = None,
+        *,
+        log_id: int = 1,
+        logs: Callable[[], list[dict[str, Any]]] | None = None,
     ) -> None:
         self.db = db
         self.signer = signer
         self.log_key = log_key  # {"origin", "vkey"} of the C2SP log
+        self._log_id = log_id  # the active log as last read (log_identity.id)
+        self._log_read = time.monotonic()
+        self.logs = logs  # every log of the deployment (service.c2sp.LogShelf.listing)
+
+    @property
+    def log_id(self) -> int:
+        """The active log, the one appended to (re-read at most every second: after ``qahwa
+        keys new-log`` the JSON reads follow the appends before this process restarts)."""
+        now = time.monotonic()
+        if now - self._log_read >= ACTIVE_LOG_TTL:
+            with self.db.read() as s:
+                self._log_id = translog.active_log(s)
+            self._log_read = now
+        return self._log_id
 
     def tree_head(self, *, tree_size: int | None = None) -> dict[str, Any]:
-        return translog.api(translog.signed_head, self.db, self.signer, tree_size)
+        return translog.api(translog.signed_head, self.db, self.signer, tree_size, log=self.log_id)
 
     def proof(self, index: int, *, tree_size: int | None) -> dict[str, Any]:
-        return translog.api(translog.inclusion, self.db, self.signer, index, tree_size)
+        return translog.api(
+            translog.inclusion, self.db, self.signer, index, tree_size, log=self.log_id
+        )
 
     def consistency(self, *, first: int, second: int) -> dict[str, Any]:
-        return translog.api(translog.consistency, self.db, self.signer, first, second)
+        return translog.api(
+            translog.consistency, self.db, self.signer, first, second, log=self.log_id
+        )
 
     def entries(self, *, start: int, limit: int) -> dict[str, Any]:
-        return translog.entries(self.db, start, limit)
+        return translog.entries(self.db, start, limit, log=self.log_id)
 
     def keys(self, now: float) -> dict[str, Any]:
         """Every key this server has signed with or will: ``current`` while in force (from
@@ -40,6 +68,8 @@ class PublicLog:
         out: dict[str, Any] = {"keys": key_listing(self.db, now)}
         if self.log_key is not None:
             out["log"] = dict(self.log_key)
+        if self.logs is not None:
+            out["logs"] = self.logs()
         return out
 
     def healthy(self) -> bool:

@@ -21,7 +21,7 @@ import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -30,7 +30,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 
 from fairness import (
-    PROTOCOL_V2,
+    CURRENT,
     ClientSeedError,
     KeyFileError,
     SecretBox,
@@ -40,20 +40,19 @@ from fairness import (
     chain_start,
     check_canonical_value,
     check_client_seed,
-    commitment_v2,
     format_time_ms,
     load_public_key,
-    new_server_seed_v2,
     parse_hex,
     parse_nonce,
     parse_time_us,
+    protocol_for,
     seat_sig_message,
     seed_commitment,
 )
 from fairness.records import LOCK_SEAT_FIELDS, Commit, Lock, Receipt, Reveal, lock_seats
 from games import engine_class
 from games.ends import no_reveal_result
-from games.transcript import build_transcript, build_transcript_v2
+from games.transcript import build_locked_transcript, build_transcript
 
 from . import translog
 from .clock import SYSTEM_CLOCK, Clock
@@ -246,13 +245,12 @@ class MatchService:
 
     # -- deadlines -------------------------------------------------------------------------
     def _due(self, m: Match | MatchRow) -> EndReason | None:
-        """Why the match must end now (``abandoned`` for v1; §3/§7 reasons for v2), or None."""
-        if m.status not in (SEATING, PLAYING):
+        """Why the match must end now (§3/§7), or None. (No qahwa-fair/1 match is running:
+        migration 0008 ended them all, and the service never writes v1 again.)"""
+        if m.status not in (SEATING, PLAYING) or not protocol_for(m.protocol).signed:
             return None
         now = self.store.clock.now()
         idle = now - m.last_activity > self.settings.idle_timeout_seconds
-        if m.protocol != PROTOCOL_V2:
-            return EndReason.ABANDONED if idle else None
         if m.status == SEATING:
             if m.lock is None:
                 return EndReason.NOT_LOCKED if idle else None
@@ -313,19 +311,14 @@ class MatchService:
 
     def _end_due(self, tx: Tx, reason: EndReason) -> None:
         m = tx.m
-        if reason == EndReason.ABANDONED:  # qahwa-fair/1 only
-            engine = tx.start() if m.status == SEATING else tx.changing()
-            if engine.outcome is None:
-                tx.append(_as_list(engine.end_match(EndReason.ABANDONED, [])))
-                tx.finish()
-        elif reason == EndReason.NOT_LOCKED:
+        if reason == EndReason.NOT_LOCKED:
             tx.finish(NOT_LOCKED)
         elif reason == EndReason.NO_REVEAL:
             seats = tx.seats()
             missing = [st.seat for st in seats if not st.revealed]
             cls = engine_class(m.game)
             with user_errors():
-                parsed = cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL_V2)
+                parsed = cls.parse_ruleset(json.loads(m.ruleset), protocol=m.proto)
             result = no_reveal_result(cls, parsed, missing)
             tx.append([{"type": EventType.END, "reason": EndReason.NO_REVEAL, "seats": missing}])
             self._finish(tx, result)
@@ -355,7 +348,6 @@ class MatchService:
             if beat is not None and now - beat.at > self.outage_seconds:
                 rows = s.execute(
                     select(_MATCHES.c.id, _MATCHES.c.ruleset).where(
-                        _MATCHES.c.protocol == PROTOCOL_V2,
                         _MATCHES.c.status == PLAYING,
                         _MATCHES.c.deadline > beat.at,
                         _MATCHES.c.deadline <= now,
@@ -382,17 +374,16 @@ class MatchService:
         now = self.store.clock.now()
         self.resume(now)
         cutoff = now - self.settings.idle_timeout_seconds
-        v2 = _MATCHES.c.protocol == PROTOCOL_V2
+        # every running match is qahwa-fair/2 or later (migration 0008 ended the v1 ones)
         with self.db.read() as s:
             rows = s.execute(
                 select(_MATCHES.c.id, _MATCHES.c.kind).where(
                     _MATCHES.c.status.in_([SEATING, PLAYING]),
                     or_(
-                        and_(~v2, _MATCHES.c.last_activity < cutoff),
-                        and_(v2, _MATCHES.c.lock.is_(None), _MATCHES.c.last_activity < cutoff),
-                        and_(v2, _MATCHES.c.status == SEATING, _MATCHES.c.reveal_by < now),
-                        and_(v2, _MATCHES.c.end_by <= now),
-                        and_(v2, _MATCHES.c.deadline < now),
+                        and_(_MATCHES.c.lock.is_(None), _MATCHES.c.last_activity < cutoff),
+                        and_(_MATCHES.c.status == SEATING, _MATCHES.c.reveal_by < now),
+                        _MATCHES.c.end_by <= now,
+                        _MATCHES.c.deadline < now,
                     ),
                 )
             ).all()
@@ -402,11 +393,11 @@ class MatchService:
     def create(
         self, *, kind: str, game: str, ruleset: str, seats: list[tuple[str, bool]]
     ) -> tuple[dict[str, Any], list[str]]:
-        """Create a v2 match (or rng session) and sign its commit record (not logged: the
-        lock is, fairness-v2.md §1)."""
+        """Create a match (or rng session) of the current protocol and sign its commit record
+        (not logged: the lock is, fairness-v2.md §1)."""
         match_id = ("m_" if kind == KIND_MATCH else "r_") + secrets.token_hex(10)
-        seed = new_server_seed_v2()
-        com = commitment_v2(seed)
+        seed = CURRENT.new_server_seed()
+        com = CURRENT.commitment(seed)
         tokens = [secrets.token_urlsafe(32) for _ in seats]
         at = self.store.now_iso()
         record = Commit(match_id, game, ruleset, com, tuple(seats), at).sign(self.signer)
@@ -429,7 +420,7 @@ class MatchService:
                 started_at=None,
                 ended_at=None,
                 last_activity=self.store.clock.now(),
-                protocol=PROTOCOL_V2,
+                protocol=CURRENT.name,
                 lock=None,
                 lock_index=None,
                 reveal_by=None,
@@ -463,7 +454,7 @@ class MatchService:
             version, status = m.version, m.status
         out = {
             "match_id": match_id,
-            "protocol": PROTOCOL_V2,
+            "protocol": CURRENT.name,
             "game": game,
             "ruleset": ruleset,
             "commitment": com,
@@ -486,7 +477,7 @@ class MatchService:
             raise Invalid("plain randomness sessions use POST /v1/rng", "unknown_game")
         with user_errors():
             cls = engine_class(game)
-            parsed = cls.parse_ruleset(ruleset or {}, protocol=PROTOCOL_V2)
+            parsed = cls.parse_ruleset(ruleset or {}, protocol=CURRENT)
         n = cls.seat_count(parsed)
         if names is None:
             names = [f"Seat {i}" for i in range(n)]
@@ -519,18 +510,24 @@ class MatchService:
 
     @staticmethod
     def _v2_only(m: MatchRow, what: str) -> None:
-        if not m.v2:
+        if not m.proto.signed:
             raise NotFound(
                 f"{what} is qahwa-fair/2's; this is a qahwa-fair/1 match (give seeds with .../seed)"
             )
 
     @staticmethod
-    def _v1_only(m: MatchRow, what: str) -> None:
-        if m.v2:
+    def read_only_v1(m: MatchRow, what: str) -> NoReturn:
+        """qahwa-fair/1's seating (``/seed``, ``/start``): 404 for a v2 match, whose seats
+        commit and reveal; 409 for a v1 match, which is read-only (migration 0008 ended every
+        v1 match that was still running; the service never writes v1 again)."""
+        if m.proto.signed:
             raise NotFound(
                 f"{what} does not exist for qahwa-fair/2 matches: seats commit, "
                 "then reveal after the lock (docs/api.md)"
             )
+        raise Conflict(
+            f"{what}: qahwa-fair/1 matches are read-only; this one has ended", "not_seating"
+        )
 
     def commit(
         self,
@@ -697,7 +694,7 @@ class MatchService:
                 seed_source=SeedSource.PLAYER,
             )
             if all(st.revealed for st in seats):
-                engine = tx.start_v2(seats)
+                engine = tx.start(seats)
                 if engine.outcome is not None:
                     self._finish(tx)
                 else:
@@ -710,58 +707,22 @@ class MatchService:
 
         return self.write(match_id, kind=kind, fn=fn)
 
-    # -- seating: v1 ---------------------------------------------------------------------------
-    def give_seed(
-        self, match_id: str, *, kind: str, seat: int, token: str | None, client_seed: str
-    ) -> dict[str, Any]:
-        """qahwa-fair/1 only (matches made before v2)."""
+    # -- seating: v1 (read-only) ---------------------------------------------------------------
+    def v1_seating(
+        self, match_id: str, *, kind: str, token: str | None, seat: int | None = None
+    ) -> NoReturn:
+        """``POST .../seed`` (``seat``) and ``POST .../start``: qahwa-fair/1's seating, which
+        no match can be in any more (:meth:`read_only_v1`)."""
 
-        def fn(tx: Tx) -> dict[str, Any]:
-            self._own_seat(tx, token, seat)
-            self._v1_only(tx.m, "POST .../seed")
-            return self.give_seed_in(tx, seat=seat, client_seed=client_seed)
+        def fn(tx: Tx) -> NoReturn:
+            if seat is None:
+                tx.auth(token)
+            else:
+                self._own_seat(tx, token, seat)
+            self.read_only_v1(tx.m, "POST .../seed" if seat is not None else "POST .../start")
 
-        return self.write(match_id, kind=kind, fn=fn)
-
-    @staticmethod
-    def give_seed_in(tx: Tx, *, seat: int, client_seed: str) -> dict[str, Any]:
-        """qahwa-fair/1's seed in ``tx``: the last seed starts the match."""
-        if tx.m.status != SEATING:
-            raise Conflict("the match has already started", "not_seating")
-        with user_errors():
-            check_client_seed(client_seed)
-        seats = tx.seats()
-        row = seats[seat]
-        if row.client_seed is not None:
-            raise Conflict(f"seat {seat} has already given its seed", "seed_already_given")
-        row.client_seed = client_seed
-        row.seed_source = SeedSource.PLAYER
-        tx.s.add(row)
-        tx.s.flush()
-        if all(st.client_seed is not None for st in seats):
-            tx.start()
-        tx.touch()
-        return {
-            "match_id": tx.m.id,
-            "session_id": tx.m.id,
-            "seat": seat,
-            "status": tx.m.status,
-            "version": tx.m.version,
-        }
-
-    def start(self, match_id: str, *, kind: str, token: str | None) -> dict[str, Any]:
-        """qahwa-fair/1 only: start now, the server drawing missing seeds (404 for v2)."""
-
-        def fn(tx: Tx) -> dict[str, Any]:
-            tx.auth(token)
-            self._v1_only(tx.m, "POST .../start")
-            if tx.m.status != SEATING:
-                raise Conflict("the match has already started", "not_seating")
-            tx.start()
-            tx.touch()
-            return {"match_id": tx.m.id, "status": tx.m.status, "version": tx.m.version}
-
-        return self.write(match_id, kind=kind, fn=fn)
+        self._read(match_id, kind=kind, fn=fn)
+        raise AssertionError("unreachable")  # pragma: no cover
 
     # -- play ------------------------------------------------------------------------------
     def _locked(self, m: MatchRow) -> _Locked:
@@ -791,7 +752,7 @@ class MatchService:
         """Check a seat's request against the chain head and its key (fairness-v2.md §7):
         409 ``stale_chain`` when ``prev`` is not the head, 422 ``bad_signature`` when a keyed
         seat's signature is missing or wrong (or an unkeyed seat sends one)."""
-        if not m.v2:
+        if not m.proto.signed:
             if sig is not None or prev is not None:
                 raise Invalid("a qahwa-fair/1 match takes no sig or prev", "bad_signature")
             return None
@@ -854,7 +815,7 @@ class MatchService:
         the reveals), and its deadline is that time plus ``turn_seconds`` (fairness-v2.md
         §7, times): the rule every verifier checks a timeout against."""
         m = tx.m
-        if not m.v2 or m.kind != KIND_MATCH:
+        if not m.proto.signed or m.kind != KIND_MATCH:
             return
         engine = tx.current
         assert engine is not None
@@ -871,7 +832,7 @@ class MatchService:
     def _finish(self, tx: Tx, result: dict[str, Any] | None = None) -> None:
         """The match ended: store the result; v2: log the reveal record (§8)."""
         tx.finish(result)
-        if tx.m.v2:
+        if tx.m.proto.signed:
             self._log_reveal(tx)
 
     def _log_reveal(self, tx: Tx) -> None:
@@ -911,9 +872,7 @@ class MatchService:
     def _require_playing(m: MatchRow) -> None:
         if m.status == SEATING:
             raise Conflict(
-                "the match has not started: every seat commits, then reveals after the lock"
-                if m.v2
-                else "the match has not started: every seat gives a seed, or POST .../start",
+                "the match has not started: every seat commits, then reveals after the lock",
                 "not_started",
             )
         if m.status == FINISHED:
@@ -940,7 +899,7 @@ class MatchService:
                     f"{m.version}; fetch /state and retry",
                     "stale_version",
                 )
-            if m.v2:
+            if m.proto.signed:
                 try:
                     check_canonical_value(action)
                 except ValueError as exc:
@@ -959,7 +918,7 @@ class MatchService:
                 "first_seq": first_seq,
                 "state": self._seat_view(tx, seat),
             }
-            if m.v2:
+            if m.proto.signed:
                 out["chain"] = m.chain
                 out["receipt"] = self._receipt(m, tx=tx)
             return out
@@ -975,7 +934,7 @@ class MatchService:
             m = tx.m
             if m.status == FINISHED:
                 raise Conflict("the match has ended", "match_over")
-            if m.v2 and m.status == SEATING:
+            if m.proto.signed and m.status == SEATING:
                 if m.lock is not None:
                     raise Conflict(
                         "the match is locked: a seat that does not reveal by "
@@ -994,7 +953,7 @@ class MatchService:
                 }
             end = {"type": EventType.END, "reason": EndReason.RESIGNED, "seat": seat}
             sig_ok = self._seat_sig(m, seat, end, sig, prev)
-            engine = tx.start() if m.status == SEATING else tx.changing()
+            engine = tx.changing()
             produced = _as_list(engine.end_match(EndReason.RESIGNED, [seat]))
             if sig_ok is not None:
                 produced[0] = {**produced[0], "sig": sig_ok}
@@ -1008,7 +967,7 @@ class MatchService:
                 "version": m.version,
                 "result": engine.outcome.to_json(),
             }
-            if m.v2:
+            if m.proto.signed:
                 out["chain"] = m.chain
                 out["receipt"] = self._receipt(m, tx=tx)
             return out
@@ -1020,7 +979,7 @@ class MatchService:
     def _seats_public(m: MatchRow, seats: list[Seat]) -> list[dict[str, Any]]:
         out = []
         for st in seats:
-            if m.v2:
+            if m.proto.signed:
                 d: dict[str, Any] = {
                     "seat": st.seat,
                     "name": st.name,
@@ -1041,7 +1000,7 @@ class MatchService:
 
     def _v2_fields(self, m: MatchRow) -> dict[str, Any]:
         return {
-            "protocol": PROTOCOL_V2,
+            "protocol": m.protocol,
             "chain": m.chain,
             "lock": self._lock_of(m) if m.lock is not None else None,
             "lock_index": m.lock_index,
@@ -1065,12 +1024,12 @@ class MatchService:
                 "created_at": m.created_at,
                 "started_at": m.started_at,
                 "ended_at": m.ended_at,
-                "log_index": m.lock_index if m.v2 else m.log_index,
+                "log_index": m.lock_index if m.proto.signed else m.log_index,
                 "record": json.loads(m.record),
                 "result": json.loads(m.result) if m.result else None,
                 "public_state": None if m.started_at is None else tx.engine().view(None),
             }
-            if m.v2:
+            if m.proto.signed:
                 out.update(self._v2_fields(m))
             return out
 
@@ -1094,7 +1053,7 @@ class MatchService:
             view = tx.engine().view(seat)
         view["version"] = m.version
         view["match_id"] = m.id
-        if m.v2:
+        if m.proto.signed:
             view.update(self._v2_fields(m))
             view["deadline"] = self._deadline(m)
         return view
@@ -1138,7 +1097,7 @@ class MatchService:
                 "next_seq": m.next_seq,
                 "events": evs,
             }
-            if m.v2:
+            if m.proto.signed:
                 out["chain"] = m.chain
             if with_chains:
                 out["chains"] = chains
@@ -1150,7 +1109,7 @@ class MatchService:
         """The unsigned v2 transcript (fairness-v2.md §9)."""
         m = tx.m
         assert m.lock is not None and m.lock_index is not None and m.chain is not None
-        return build_transcript_v2(
+        return build_locked_transcript(
             match_id=m.id,
             game=m.game,
             ruleset=m.ruleset,
@@ -1186,7 +1145,7 @@ class MatchService:
                     "the transcript (and the server seed) is published when the match has ended",
                     "not_finished",
                 )
-            if m.v2:
+            if m.proto.signed:
                 if m.lock is None:
                     raise Conflict(
                         "the match never locked: nothing was committed to, so nothing is revealed",

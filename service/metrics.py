@@ -52,7 +52,7 @@ from starlette.types import Scope
 from . import serving
 from .db import Database
 from .kinds import Kind
-from .models import LogEntry, Match
+from .models import LogEntry, LogIdentity, Match
 from .operators import OperatorKey
 from .version import PROTOCOLS, VERSION
 
@@ -99,7 +99,12 @@ class DatabaseCollector(Collector):
                         table.c.kind, table.c.status
                     )
                 ).all()
-                size = c.execute(select(func.coalesce(func.max(LogEntry.idx) + 1, 0))).scalar()
+                size = c.execute(  # the active log's (qahwa keys new-log starts another)
+                    select(func.coalesce(func.max(LogEntry.idx) + 1, 0)).where(
+                        LogEntry.log_id  # type: ignore[arg-type]
+                        == select(func.coalesce(func.max(LogIdentity.id), 1)).scalar_subquery()
+                    )
+                ).scalar()
                 ops = c.execute(
                     select(keys.c.revoked_at.is_(None), func.count()).group_by(
                         keys.c.revoked_at.is_(None)

@@ -90,6 +90,8 @@ class EventRow(SQLModel, table=True):
 class LogEntry(SQLModel, table=True):
     __tablename__ = "translog"
 
+    #: the log it belongs to (``log_identity.id``): each log counts from index 0
+    log_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
     idx: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
     match_id: str = Field(max_length=64)
     leaf: str = Field(sa_column=Column(Text, nullable=False))  # canonical JSON of the record
@@ -114,8 +116,9 @@ class SigningKey(SQLModel, table=True):
 
 class LogIdentity(SQLModel, table=True):
     """The deployment's transparency log: its origin and note key (one row per log; the
-    newest is the one appended to). Every process on the database signs checkpoints with
-    this key under this origin, whatever host it runs on."""
+    newest is the one appended to, the older ones are frozen and served read-only). Every
+    process on the database signs checkpoints with this key under this origin, whatever
+    host it runs on. ``id`` is the ``log_id`` of its entries, nodes and heads."""
 
     __tablename__ = "log_identity"
 

@@ -31,7 +31,7 @@ db_url = click.option(
 
 @contextmanager
 def _database(database_url: str | None) -> Iterator[tuple[Settings, Database]]:
-    from . import migrate
+    from . import keys, migrate
     from .db import Database
     from .settings import Settings
 
@@ -40,7 +40,7 @@ def _database(database_url: str | None) -> Iterator[tuple[Settings, Database]]:
     settings = Settings()
     db = Database(settings.database_url)
     try:
-        migrate.upgrade(db)
+        migrate.upgrade(db, master_key=lambda: keys.master_key(settings))
         yield settings, db
     finally:
         db.dispose()
@@ -192,24 +192,35 @@ def keys_list(database_url: str | None) -> None:
 def keys_new_log(origin: str, database_url: str | None) -> None:
     """Start a new log: a new note key under ORIGIN (docs/deploy.md §10).
 
-    ORIGIN becomes the deployment's log; restart every process with QAHWA_LOG_ORIGIN set to
-    it."""
+    ORIGIN becomes the deployment's log, appended to from index 0; the old log is frozen
+    (its final checkpoint signed) and served read-only under /logs/<id>/log/. Restart every
+    process with QAHWA_LOG_ORIGIN set to it."""
     import os as _os
 
     from fairness import SecretBox
 
     from . import keys
+    from .c2sp import LogShelf
     from .errors import ServiceError
 
     with _database(database_url) as (settings, db):
         box = SecretBox(keys.master_key(settings))
         try:
-            vkey = keys.new_log(settings, db, box, origin, _os.urandom(32))
+            log_id, vkey = keys.new_log(settings, db, box, origin, _os.urandom(32))
+            if log_id > 1:  # the old log's final checkpoint: nothing is appended to it now
+                old = LogShelf.open_frozen(db, settings, box, log_id - 1)
         except (ServiceError, ValueError) as exc:
             click.echo(f"qahwa: {getattr(exc, 'message', exc)}", err=True)
             raise click.exceptions.Exit(1) from None
+    if log_id > 1:
+        final = old.newest()
+        click.echo(
+            f"the log {old.origin!r} is frozen at {final.tree_size} entries (its final "
+            f"checkpoint), served read-only under /logs/{log_id - 1}/log/"
+        )
     click.echo(
-        f"the deployment's log is now {origin!r}; restart every process with "
-        f"QAHWA_LOG_ORIGIN={origin} (and no other QAHWA_LOG_KEY). Its verifier key:"
+        f"the deployment's log is now {origin!r} (log {log_id}, new entries from index 0); "
+        f"restart every process with QAHWA_LOG_ORIGIN={origin} (and no other QAHWA_LOG_KEY). "
+        "Its verifier key:"
     )
     click.echo(vkey)

@@ -39,17 +39,15 @@ class RngSessions:
         self, session_id: str, *, token: str | None, client_seed: str, nonce: str | None
     ) -> dict[str, Any]:
         """Lock the session with the client's seed and nonce (the server computes the
-        seat's commitment); the session then draws. A qahwa-fair/1 session made before v2
-        takes its seed alone, as v1 did."""
+        seat's commitment); the session then draws. A qahwa-fair/1 session is read-only
+        (409: migration 0008 ended every one still open)."""
         svc = self.matches
 
         def fn(tx: Tx) -> dict[str, Any]:
             tx.auth(token)
             m = tx.m
-            if not m.v2:
-                if nonce is not None:
-                    raise Invalid("a qahwa-fair/1 session takes no nonce", "validation_error")
-                return svc.give_seed_in(tx, seat=0, client_seed=client_seed)
+            if not m.proto.signed:
+                svc.read_only_v1(m, "POST .../seed")
             if m.status != SEATING or m.lock is not None:
                 raise Conflict("the session already has its seed", "not_seating")
             if nonce is None:
@@ -71,7 +69,7 @@ class RngSessions:
             tx.s.add(row)
             tx.s.flush()
             svc._lock(tx, seats)
-            tx.start_v2(seats)
+            tx.start(seats)
             tx.touch()
             return {
                 "session_id": m.id,
@@ -94,13 +92,11 @@ class RngSessions:
             tx.auth(token)
             m = tx.m
             if m.status == SEATING:
-                if m.v2:
-                    raise Conflict(
-                        "the session has no seed yet: POST .../seed with your "
-                        "client_seed and nonce first",
-                        "not_started",
-                    )
-                tx.start()  # a qahwa-fair/1 session made before v2
+                raise Conflict(
+                    "the session has no seed yet: POST .../seed with your "
+                    "client_seed and nonce first",
+                    "not_started",
+                )
             if m.status == FINISHED:
                 raise Conflict("the session is closed", "match_over")
             settings = svc.settings
@@ -124,7 +120,7 @@ class RngSessions:
                         "result": ev["result"],
                     }
                 )
-            if m.v2:
+            if m.proto.signed:
                 out["chain"] = m.chain
                 out["receipt"] = svc._receipt(m, tx=tx)
             return out

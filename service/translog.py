@@ -1,7 +1,11 @@
 """The transparency log's storage: its tables, their SQL, and the signing of its heads.
 
 Leaf i is the canonical JSON of the i-th signed record (v1 commitments; v2 locks and
-reveals). The tree math — RFC 6962 hashing, roots and proofs from stored hashes — is
+reveals) of its log. The deployment has one log at a time (the newest row of
+``log_identity``); ``qahwa keys new-log`` starts another from index 0, and the older ones
+stay stored and served read-only. Every row of the tables below carries its ``log_id``
+(``log_identity.id``, migration 0007) first in its key, and every function below reads or
+writes one log, named by ``log``. The tree math — RFC 6962 hashing, roots and proofs from stored hashes — is
 :mod:`tlog`; this module stores what it needs and reads it back through
 :class:`StoredTree`, a :class:`tlog.HashReader` over SQL.
 
@@ -41,7 +45,7 @@ from .errors import NotInLog as NotInLog
 from .errors import user_errors
 from .keys import RecordSigner
 from .kinds import RecordType
-from .models import LogEntry
+from .models import LogEntry, LogIdentity
 
 EMPTY_ROOT = tlog.EMPTY_ROOT
 NodeKey = tuple[int, int]  # (level, idx)
@@ -52,6 +56,7 @@ class TreeNode(SQLModel, table=True):
 
     __tablename__ = "translog_nodes"
 
+    log_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     level: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     idx: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     hash: str = Field(sa_column=Column(String(64), nullable=False))
@@ -62,6 +67,7 @@ class TreeHead(SQLModel, table=True):
 
     __tablename__ = "translog_heads"
 
+    log_id: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     tree_size: int = Field(sa_column=Column(Integer, primary_key=True, autoincrement=False))
     head: str = Field(sa_column=Column(Text, nullable=False))
 
@@ -95,7 +101,7 @@ class CosignatureRow(SQLModel, table=True):
 # -- the stored tree -----------------------------------------------------------------------
 
 
-def _fetch_nodes(session: Session, keys: Iterable[NodeKey]) -> dict[NodeKey, bytes]:
+def _fetch_nodes(session: Session, log: int, keys: Iterable[NodeKey]) -> dict[NodeKey, bytes]:
     wanted = sorted(set(keys))
     out: dict[NodeKey, bytes] = {}
     session.flush()  # driver-level SQL below: let it see this transaction's own nodes
@@ -108,7 +114,7 @@ def _fetch_nodes(session: Session, keys: Iterable[NodeKey]) -> dict[NodeKey, byt
             f"(level = {int(lv):d} AND idx = {int(ix):d})" for lv, ix in wanted[i : i + 100]
         )
         rows = conn.exec_driver_sql(
-            f"SELECT level, idx, hash FROM translog_nodes WHERE {where}"
+            f"SELECT level, idx, hash FROM translog_nodes WHERE log_id = {int(log):d} AND ({where})"
         ).all()
         out.update({(lv, ix): bytes.fromhex(h) for lv, ix, h in rows})
     missing = [k for k in wanted if k not in out]
@@ -118,42 +124,61 @@ def _fetch_nodes(session: Session, keys: Iterable[NodeKey]) -> dict[NodeKey, byt
 
 
 class StoredTree:
-    """The stored hashes of ``translog_nodes`` as a :class:`tlog.HashReader`."""
+    """The stored hashes of one log's ``translog_nodes`` as a :class:`tlog.HashReader`."""
 
-    def __init__(self, session: Session) -> None:
+    def __init__(self, session: Session, log: int) -> None:
         self.session = session
+        self.log = log
 
     def read_hashes(self, indexes: Sequence[int]) -> list[bytes]:
         keys = [tlog.split_stored_hash_index(i) for i in indexes]
-        got = _fetch_nodes(self.session, keys)
+        got = _fetch_nodes(self.session, self.log, keys)
         return [got[k] for k in keys]
 
 
-def size(session: Session) -> int:
-    top = session.exec(select(func.max(col(LogEntry.idx)))).one()
+def size(session: Session, *, log: int) -> int:
+    top = session.exec(select(func.max(col(LogEntry.idx))).where(col(LogEntry.log_id) == log)).one()
     return 0 if top is None else int(top) + 1
 
 
-def stored_root(session: Session, tree_size: int) -> bytes:
+def active_log(session: Session) -> int:
+    """The log appended to: the newest of ``log_identity`` (1 before any is recorded)."""
+    top = session.exec(select(func.max(col(LogIdentity.id)))).one()
+    return 1 if top is None else int(top)
+
+
+def log_of_entry(session: Session, match_id: str, index: int) -> int | None:
+    """The log whose entry ``index`` is ``match_id``'s (None: no such entry)."""
+    found = session.exec(
+        select(LogEntry.log_id)
+        .where(col(LogEntry.match_id) == match_id, col(LogEntry.idx) == index)
+        .order_by(col(LogEntry.log_id).desc())
+        .limit(1)
+    ).first()
+    return None if found is None else int(found)
+
+
+def stored_root(session: Session, tree_size: int, *, log: int) -> bytes:
     """MTH(D[tree_size]) from O(log n) stored nodes."""
-    return tlog.tree_hash(tree_size, StoredTree(session))
+    return tlog.tree_hash(tree_size, StoredTree(session, log))
 
 
-def inclusion_path(session: Session, index: int, tree_size: int) -> list[bytes]:
-    return tlog.prove_record(tree_size, index, StoredTree(session))
+def inclusion_path(session: Session, index: int, tree_size: int, *, log: int) -> list[bytes]:
+    return tlog.prove_record(tree_size, index, StoredTree(session, log))
 
 
-def consistency_path(session: Session, first: int, second: int) -> list[bytes]:
-    return tlog.prove_tree(second, first, StoredTree(session))
+def consistency_path(session: Session, first: int, second: int, *, log: int) -> list[bytes]:
+    return tlog.prove_tree(second, first, StoredTree(session, log))
 
 
-def tile_hashes(session: Session, level: int, first: int, count: int) -> list[bytes]:
+def tile_hashes(session: Session, level: int, first: int, count: int, *, log: int) -> list[bytes]:
     """``count`` stored hashes of tree level ``level`` from index ``first``: a hash tile's
     body, in one range query (all must exist)."""
     rows = (
         session.connection()
         .exec_driver_sql(
-            f"SELECT idx, hash FROM translog_nodes WHERE level = {int(level):d} "
+            f"SELECT idx, hash FROM translog_nodes WHERE log_id = {int(log):d} "
+            f"AND level = {int(level):d} "
             f"AND idx >= {int(first):d} AND idx < {int(first + count):d} ORDER BY idx"
         )
         .all()
@@ -163,13 +188,13 @@ def tile_hashes(session: Session, level: int, first: int, count: int) -> list[by
     return [bytes.fromhex(h) for _, h in rows]
 
 
-def leaves_between(session: Session, start: int, end: int) -> list[bytes]:
+def leaves_between(session: Session, start: int, end: int, *, log: int) -> list[bytes]:
     """The leaves ``[start, end)`` (an entry bundle's), in one range query."""
     rows = (
         session.connection()
         .exec_driver_sql(
-            f"SELECT idx, leaf FROM translog WHERE idx >= {int(start):d} AND idx < {int(end):d} "
-            "ORDER BY idx"
+            f"SELECT idx, leaf FROM translog WHERE log_id = {int(log):d} "
+            f"AND idx >= {int(start):d} AND idx < {int(end):d} ORDER BY idx"
         )
         .all()
     )
@@ -178,10 +203,24 @@ def leaves_between(session: Session, start: int, end: int) -> list[bytes]:
     return [leaf.encode("utf-8") for _, leaf in rows]
 
 
+# The active log and its size in one statement (no parameters: the same text on every
+# driver, so it is sent as it is).
+_NEXT = (
+    "SELECT a.l, (SELECT MAX(idx) FROM translog WHERE log_id = a.l) "
+    "FROM (SELECT COALESCE(MAX(id), 1) AS l FROM log_identity) a"
+)
+_LOG_KEY = "qahwa.translog.log"
+
+
 def next_index(db: Database, session: Session) -> int:
-    """The index the next entry gets; takes the log's append lock for this transaction."""
+    """The index the next entry gets in the active log (the newest of ``log_identity``);
+    takes the log's append lock for this transaction, which ``qahwa keys new-log`` takes
+    too, so an entry never lands in a log that is no longer the active one. The log is
+    remembered in the session for :func:`append`."""
     db.lock_table(session, "translog")
-    return size(session)
+    log, top = session.connection().exec_driver_sql(_NEXT).one()
+    session.info[_LOG_KEY] = int(log)
+    return 0 if top is None else int(top) + 1
 
 
 def _now_iso() -> str:
@@ -208,22 +247,32 @@ def append(
     at: str,
     signer: RecordSigner | None = None,
 ) -> None:
-    """Add leaf ``idx`` (the caller holds the append lock) and its completed subtrees in the
-    caller's transaction. Nothing is signed here: heads are signed on request and checkpoints
-    by :mod:`service.c2sp` off this path (``signer`` is accepted for the callers' sake)."""
+    """Add leaf ``idx`` of the active log (the caller took the append lock and the log with
+    :func:`next_index` in this session) and its completed subtrees in the caller's
+    transaction. Nothing is signed here: heads are signed on request and checkpoints by
+    :mod:`service.c2sp` off this path (``signer`` is accepted for the callers' sake)."""
     del signer
+    log = session.info.get(_LOG_KEY)
+    if log is None:
+        raise RuntimeError("translog.append without translog.next_index in this transaction")
     leaf = canonical_json(record)
     if len(leaf) > tlog.MAX_ENTRY:
         raise ValueError(f"a log entry of {len(leaf)} bytes does not fit an entry bundle")
     h = tlog.leaf_hash(leaf)
     session.add(
         LogEntry(
-            idx=idx, match_id=match_id, leaf=leaf.decode("utf-8"), leaf_hash=h.hex(), created_at=at
+            log_id=log,
+            idx=idx,
+            match_id=match_id,
+            leaf=leaf.decode("utf-8"),
+            leaf_hash=h.hex(),
+            created_at=at,
         )
     )
-    hashes = tlog.stored_hashes(idx, h, StoredTree(session))
+    hashes = tlog.stored_hashes(idx, h, StoredTree(session, log))
     session.add_all(
-        TreeNode(level=level, idx=idx >> level, hash=x.hex()) for level, x in enumerate(hashes)
+        TreeNode(log_id=log, level=level, idx=idx >> level, hash=x.hex())
+        for level, x in enumerate(hashes)
     )
 
 
@@ -243,8 +292,12 @@ def cosignatures(session: Session, checkpoint_id: int) -> dict[str, str]:
     return {r.witness: r.line for r in rows}
 
 
-def leaf_hashes(session: Session, tree_size: int | None = None) -> list[bytes]:
-    q = select(LogEntry.idx, LogEntry.leaf_hash).order_by(col(LogEntry.idx))
+def leaf_hashes(session: Session, tree_size: int | None = None, *, log: int) -> list[bytes]:
+    q = (
+        select(LogEntry.idx, LogEntry.leaf_hash)
+        .where(col(LogEntry.log_id) == log)
+        .order_by(col(LogEntry.idx))
+    )
     if tree_size is not None:
         q = q.where(col(LogEntry.idx) < tree_size)
     rows = session.exec(q).all()
@@ -267,8 +320,8 @@ def _check_size(n: int, tree_size: int) -> None:
         raise NotInLog(f"the log has {n} entries, fewer than {tree_size}")
 
 
-def _cached_head(session: Session, tree_size: int) -> dict[str, Any] | None:
-    row = session.get(TreeHead, tree_size)
+def _cached_head(session: Session, tree_size: int, log: int) -> dict[str, Any] | None:
+    row = session.get(TreeHead, (log, tree_size))
     if row is None:
         return None
     head: dict[str, Any] = json.loads(row.head)
@@ -276,15 +329,16 @@ def _cached_head(session: Session, tree_size: int) -> dict[str, Any] | None:
 
 
 def _sign_and_cache(
-    db: Database, signer: RecordSigner, tree_size: int, root_h: bytes
+    db: Database, signer: RecordSigner, tree_size: int, root_h: bytes, log: int
 ) -> dict[str, Any]:
     """Sign the head of ``tree_size``, cache it, return the cached one (first signer wins)."""
     head = _head(signer, tree_size, root_h)
     try:
         with db.write() as w:
-            if w.get(TreeHead, tree_size) is None:
+            if w.get(TreeHead, (log, tree_size)) is None:
                 w.add(
                     TreeHead(
+                        log_id=log,
                         tree_size=tree_size,
                         head=json.dumps(head, separators=(",", ":"), ensure_ascii=False),
                     )
@@ -292,58 +346,62 @@ def _sign_and_cache(
     except IntegrityError:
         pass  # another process cached this size first: serve that one
     with db.read() as s:
-        cached = _cached_head(s, tree_size)
+        cached = _cached_head(s, tree_size, log)
     assert cached is not None
     return cached
 
 
-def _head_in(s: Session, tree_size: int, late: list[int]) -> dict[str, Any] | None:
+def _head_in(s: Session, tree_size: int, late: list[int], log: int) -> dict[str, Any] | None:
     """The cached head of ``tree_size`` from session ``s``, or None (noted in ``late``)."""
-    head = _cached_head(s, tree_size)
+    head = _cached_head(s, tree_size, log)
     if head is None:
         late.append(tree_size)
     return head
 
 
-def _fill(db: Database, signer: RecordSigner, late: list[int]) -> dict[int, dict[str, Any]]:
+def _fill(
+    db: Database, signer: RecordSigner, late: list[int], log: int
+) -> dict[int, dict[str, Any]]:
     out = {}
     for n in late:
         with db.read() as s:
-            root_h = stored_root(s, n)
-        out[n] = _sign_and_cache(db, signer, n, root_h)
+            root_h = stored_root(s, n, log=log)
+        out[n] = _sign_and_cache(db, signer, n, root_h, log)
     return out
 
 
-def signed_head(db: Database, signer: RecordSigner, tree_size: int | None = None) -> dict[str, Any]:
+def signed_head(
+    db: Database, signer: RecordSigner, tree_size: int | None = None, *, log: int
+) -> dict[str, Any]:
     """The signed head of ``tree_size`` (default: the whole log), cached per size."""
     with db.read() as s:
-        n = size(s)
+        n = size(s, log=log)
         want = n if tree_size is None else tree_size
         _check_size(n, want)
-        head = _cached_head(s, want)
+        head = _cached_head(s, want, log)
         if head is not None:
             return head
-        root_h = stored_root(s, want)
-    return _sign_and_cache(db, signer, want, root_h)
+        root_h = stored_root(s, want, log=log)
+    return _sign_and_cache(db, signer, want, root_h, log)
 
 
 def inclusion(
-    db: Database, signer: RecordSigner, index: int, tree_size: int | None = None
+    db: Database, signer: RecordSigner, index: int, tree_size: int | None = None, *, log: int
 ) -> dict[str, Any]:
     """Entry ``index`` with its audit path to the signed head of ``tree_size``."""
     late: list[int] = []
     with db.read() as s:
-        n = size(s)
+        n = size(s, log=log)
         want = n if tree_size is None else tree_size
         _check_size(n, want)
         if not 0 <= index < want:
             raise NotInLog(f"no log entry {index} in a tree of size {want}")
-        entry = s.get(LogEntry, index)
+        entry = s.get(LogEntry, (log, index))
         if entry is None:
             raise NotInLog(f"no log entry {index}")
-        path = inclusion_path(s, index, want)
-        head = _head_in(s, want, late)
-    head = head or _fill(db, signer, late)[want]
+        path = inclusion_path(s, index, want, log=log)
+        head = _head_in(s, want, late, log)
+    head = head or _fill(db, signer, late, log)[want]
     return {
         "index": index,
         "tree_size": want,
@@ -354,7 +412,9 @@ def inclusion(
     }
 
 
-def consistency(db: Database, signer: RecordSigner, first: int, second: int) -> dict[str, Any]:
+def consistency(
+    db: Database, signer: RecordSigner, first: int, second: int, *, log: int
+) -> dict[str, Any]:
     """PROOF(first, D[second]) of RFC 9162 §2.1.4 with both signed heads."""
     if first < 1:
         raise BadLogRequest("first must be at least 1 (every log extends the empty one)")
@@ -362,11 +422,11 @@ def consistency(db: Database, signer: RecordSigner, first: int, second: int) -> 
         raise BadLogRequest(f"first ({first}) must not be larger than second ({second})")
     late: list[int] = []
     with db.read() as s:
-        n = size(s)
+        n = size(s, log=log)
         _check_size(n, second)
-        proof = consistency_path(s, first, second)
-        heads = {k: _head_in(s, k, late) for k in (first, second)}
-    filled = _fill(db, signer, sorted(set(late)))
+        proof = consistency_path(s, first, second, log=log)
+        heads = {k: _head_in(s, k, late, log) for k in (first, second)}
+    filled = _fill(db, signer, sorted(set(late)), log)
     return {
         "first": first,
         "second": second,
@@ -376,11 +436,11 @@ def consistency(db: Database, signer: RecordSigner, first: int, second: int) -> 
     }
 
 
-def entries(db: Database, start: int, limit: int) -> dict[str, Any]:
+def entries(db: Database, start: int, limit: int, *, log: int) -> dict[str, Any]:
     with db.read() as s:
         rows = s.exec(
             select(LogEntry)
-            .where(col(LogEntry.idx) >= start)
+            .where(col(LogEntry.log_id) == log, col(LogEntry.idx) >= start)
             .order_by(col(LogEntry.idx))
             .limit(limit)
         ).all()

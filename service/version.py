@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from fairness import PROTOCOL
-from fairness.v2 import PROTOCOL_V2
+from fairness import PROTOCOLS as _PROTOCOLS
 
 
 def _version() -> str:
@@ -24,4 +23,4 @@ def _version() -> str:
 VERSION = _version()
 #: the protocols this server serves: new matches are qahwa-fair/2; qahwa-fair/1 matches made
 #: before keep being served and verified
-PROTOCOLS: tuple[str, ...] = (PROTOCOL, PROTOCOL_V2)
+PROTOCOLS: tuple[str, ...] = tuple(_PROTOCOLS)

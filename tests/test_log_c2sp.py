@@ -67,7 +67,7 @@ def v1_match(app: FastAPI, game: str = "tawla") -> str:
 
 def log_size(app: FastAPI) -> int:
     with app.state.db.read() as s:
-        return int(translog.size(s))
+        return int(translog.size(s, log=1))
 
 
 def c2sp(app: FastAPI) -> LogC2SP:
@@ -122,17 +122,17 @@ def test_checkpoint_tiles_and_bundles(app: FastAPI, client: httpx.Client) -> Non
     assert open_checkpoint(client, v).size == 0  # not checkpointed yet: the same
     # Appends sign nothing: no cached JSON head appeared.
     with app.state.db.read() as s:
-        assert s.get(translog.TreeHead, 300) is None
+        assert s.get(translog.TreeHead, (1, 300)) is None
     assert c2sp(app).checkpoint_now() is not None
     assert c2sp(app).checkpoint_now() is None  # no growth, no new checkpoint
     cp300 = open_checkpoint(client, v)
     with app.state.db.read() as s:
-        assert cp300.size == 300 and cp300.root == translog.stored_root(s, 300)
+        assert cp300.size == 300 and cp300.root == translog.stored_root(s, 300, log=1)
     reader = tlog.TileHashReader(300, cp300.root, fetcher(client))
     assert tlog.tree_hash(300, reader) == cp300.root
     with app.state.db.read() as s:
         for n in (0, 255, 256, 299):
-            assert tlog.prove_record(300, n, reader) == translog.inclusion_path(s, n, 300)
+            assert tlog.prove_record(300, n, reader) == translog.inclusion_path(s, n, 300, log=1)
     # Entry bundles hash to the level-0 tiles; gzip only when asked for.
     r = client.get("/log/tile/entries/001.p/44", headers={"Accept-Encoding": "gzip"})
     assert r.headers["content-encoding"] == "gzip"
@@ -165,7 +165,7 @@ def test_checkpoint_tiles_and_bundles(app: FastAPI, client: httpx.Client) -> Non
     assert cp800.size == 800
     assert client.get("/log/tile/0/001.p/44").content == fetcher(client)(tlog.Tile(0, 1))[: 44 * 32]
     with app.state.db.read() as s:
-        proof = translog.consistency_path(s, 300, 800)
+        proof = translog.consistency_path(s, 300, 800, log=1)
     tlog.check_tree(proof, 800, cp800.root, 300, cp300.root)
     reader800 = tlog.TileHashReader(800, cp800.root, fetcher(client))
     assert tlog.prove_tree(800, 300, reader800) == proof
@@ -250,8 +250,10 @@ def with_witnesses(app: FastAPI, servers: dict[str, WitnessServer]) -> LogC2SP:
         [s.config(n) for n, s in servers.items()],
         http=httpx.Client(transport=httpx.MockTransport(route)),
         origin=old.origin,
+        log_id=old.log_id,
     )
     app.state.log_c2sp = new
+    app.state.logs.active = new
     return new
 
 
@@ -329,7 +331,7 @@ def _leaf_of(app: FastAPI, match_id: str) -> bytes:
     with app.state.db.read() as s:
         m = s.get(Match, match_id)
         assert m is not None
-        e = s.get(LogEntry, m.log_index)
+        e = s.get(LogEntry, (1, m.log_index))
         assert e is not None
         return e.leaf.encode()
 

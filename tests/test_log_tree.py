@@ -22,7 +22,6 @@ import tlog
 from fairness import Signer, verify_record
 from service import migrate, translog
 from service.db import Database
-from service.models import LogEntry
 from tlog import CompactRange, consistent, merkle, root_from_inclusion
 
 N = 64
@@ -126,17 +125,17 @@ def tree_db(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Database]:
 def test_roots_and_cached_heads_match_the_naive_tree(tree_db: Database) -> None:
     d = leaves(N)
     with tree_db.read() as s:
-        assert translog.size(s) == N
+        assert translog.size(s, log=1) == N
         for n in range(N + 1):
-            assert translog.stored_root(s, n) == mth(d[:n]), n
+            assert translog.stored_root(s, n, log=1) == mth(d[:n]), n
     for n in range(1, N + 1):
-        head = translog.signed_head(tree_db, SIGNER, n)
+        head = translog.signed_head(tree_db, SIGNER, n, log=1)
         assert head["tree_size"] == n and head["root_hash"] == mth(d[:n]).hex()
         verify_record(head, SIGNER.public_key)
     # the head of size 0 is not cached at append time: signed on request, then cached
-    h0 = translog.signed_head(tree_db, SIGNER, 0)
+    h0 = translog.signed_head(tree_db, SIGNER, 0, log=1)
     assert h0["root_hash"] == hashlib.sha256(b"").hexdigest()
-    assert translog.signed_head(tree_db, SIGNER, 0) == h0
+    assert translog.signed_head(tree_db, SIGNER, 0, log=1) == h0
 
 
 def test_inclusion_proofs_for_every_pair(tree_db: Database) -> None:
@@ -145,7 +144,7 @@ def test_inclusion_proofs_for_every_pair(tree_db: Database) -> None:
         for n in range(1, N + 1):
             root = mth(d[:n])
             for m in range(n):
-                got = translog.inclusion_path(s, m, n)
+                got = translog.inclusion_path(s, m, n, log=1)
                 assert got == path(m, d[:n]), (m, n)
                 assert root_from_inclusion(m, n, h_leaf(d[m]), got) == root
                 # the in-memory reader over the same leaves agrees too
@@ -163,7 +162,7 @@ def test_consistency_proofs_for_every_pair(tree_db: Database) -> None:
     with tree_db.read() as s:
         for n in range(1, N + 1):
             for m in range(1, n + 1):
-                got = translog.consistency_path(s, m, n)
+                got = translog.consistency_path(s, m, n, log=1)
                 assert got == proof(m, d[:n]), (m, n)
                 assert consistent(m, n, roots[m], roots[n], got), (m, n)
                 if m < n:
@@ -242,6 +241,22 @@ def fresh_db(tmp_path: Path, which: str) -> Iterator[Database]:
         db.dispose()
 
 
+INSERT_0001 = text(
+    "INSERT INTO translog (idx, match_id, leaf, leaf_hash, created_at) "
+    "VALUES (:idx, :match_id, :leaf, :leaf_hash, :created_at)"
+)
+
+
+def row_0001(i: int, match_id: str, leaf: bytes) -> dict[str, object]:
+    return {
+        "idx": i,
+        "match_id": match_id,
+        "leaf": leaf.decode(),
+        "leaf_hash": h_leaf(leaf).hex(),
+        "created_at": "2026",
+    }
+
+
 @pytest.mark.parametrize("which", ["sqlite", "postgresql"])
 def test_migration_builds_the_same_tree(tmp_path: Path, which: str) -> None:
     with fresh_db(tmp_path, which) as db:
@@ -253,36 +268,28 @@ def test_migration_builds_the_same_tree(tmp_path: Path, which: str) -> None:
             command.upgrade(cfg, "0001")
             conn.commit()
         d = leaves(n)
-        with db.write() as s:
+        with db.write() as s:  # the table as revision 0001 made it (no log_id)
             for i, leaf in enumerate(d):
-                s.add(
-                    LogEntry(
-                        idx=i,
-                        match_id=f"m_{i:04d}",
-                        leaf=leaf.decode(),
-                        leaf_hash=h_leaf(leaf).hex(),
-                        created_at="2026",
-                    )
-                )
+                s.execute(INSERT_0001, row_0001(i, f"m_{i:04d}", leaf))
         migrate.upgrade(db)
         with db.read() as s:
             for k in range(n + 1):
-                assert translog.stored_root(s, k) == mth(d[:k]), k
-            assert translog.consistency_path(s, 7, n) == proof(7, d)
-        heads = [translog.signed_head(db, SIGNER, k)["root_hash"] for k in range(n + 1)]
+                assert translog.stored_root(s, k, log=1) == mth(d[:k]), k
+            assert translog.consistency_path(s, 7, n, log=1) == proof(7, d)
+        heads = [translog.signed_head(db, SIGNER, k, log=1)["root_hash"] for k in range(n + 1)]
         # Appending after the migration continues the same tree.
         with db.write() as s:
             idx = translog.next_index(db, s)
             translog.append(s, idx, "m_x", record(idx), "2026", SIGNER)
         d.append(leaves(n + 1)[-1])
-        assert translog.signed_head(db, SIGNER)["root_hash"] == mth(d).hex()
+        assert translog.signed_head(db, SIGNER, log=1)["root_hash"] == mth(d).hex()
         # Down to 0001 and up again (the populated log now built by the migration): same.
         with db.write_engine.connect() as conn:
             cfg.attributes["connection"] = conn
             command.downgrade(cfg, "0001")
             conn.commit()
         migrate.upgrade(db)
-        again = [translog.signed_head(db, SIGNER, k)["root_hash"] for k in range(n + 1)]
+        again = [translog.signed_head(db, SIGNER, k, log=1)["root_hash"] for k in range(n + 1)]
         assert again == heads == [mth(d[:k]).hex() for k in range(n + 1)]
 
 
@@ -296,15 +303,7 @@ def test_migration_refuses_a_log_with_a_gap(tmp_path: Path) -> None:
     d = leaves(3)
     with db.write() as s:
         for i in (0, 2):
-            s.add(
-                LogEntry(
-                    idx=i,
-                    match_id=f"m_{i}",
-                    leaf=d[i].decode(),
-                    leaf_hash=h_leaf(d[i]).hex(),
-                    created_at="2026",
-                )
-            )
+            s.execute(INSERT_0001, row_0001(i, f"m_{i}", d[i]))
     with pytest.raises(RuntimeError, match="entry 1 is missing"):
         migrate.upgrade(db)
     db.dispose()
@@ -315,9 +314,12 @@ def test_several_appends_in_one_transaction(tmp_path: Path) -> None:
     migrate.upgrade(db)
     d = leaves(11)
     with db.write() as s:
+        assert translog.next_index(db, s) == 0
         for i in range(11):
             translog.append(s, i, f"m_{i:04d}", record(i), "2026", SIGNER)
     with db.read() as s:
-        assert [translog.stored_root(s, k) for k in range(12)] == [mth(d[:k]) for k in range(12)]
-    assert translog.signed_head(db, SIGNER, 6)["root_hash"] == mth(d[:6]).hex()
+        assert [translog.stored_root(s, k, log=1) for k in range(12)] == [
+            mth(d[:k]) for k in range(12)
+        ]
+    assert translog.signed_head(db, SIGNER, 6, log=1)["root_hash"] == mth(d[:6]).hex()
     db.dispose()

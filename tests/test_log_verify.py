@@ -63,36 +63,24 @@ def sessions(srv: LiveServer | ServerThread, n: int, tag: str) -> list[str]:
     """n closed qahwa-fair/1 rng sessions; their transcript URLs.
 
     One log leaf each (the commitment record at index i), which these tests of the
-    verifier's v1 log check count on: the rows are written as v1's service made them (new
-    sessions are qahwa-fair/2, with a lock and a reveal record in the log), then seeded,
-    drawn from and closed over HTTP.
+    verifier's v1 log check count on: the rows are written as v1's service made them, seeded,
+    drawn from and closed (new sessions are qahwa-fair/2, with a lock and a reveal record in
+    the log; the service writes no v1 row any more).
     """
     rows = _v1_rows()
     db = Database(srv.settings.database_url)
+    box = SecretBox(keys.master_key(srv.settings))
     try:
         made = [
-            rows.insert_v1_match(db, KEY, SecretBox(keys.master_key(srv.settings)), "rng", {})
-            for _ in range(n)
+            rows.insert_v1_match(db, KEY, box, "rng", {}, client_seeds=[f"{tag}-{i}"], bots=i)
+            for i in range(n)
         ]
     finally:
         db.dispose()
     out = []
     with httpx.Client(base_url=srv.url) as c:
-        for i, (sid, (tok,)) in enumerate(made):
-            h = {"Authorization": f"Bearer {tok}"}
-            assert (
-                c.post(
-                    f"/v1/rng/{sid}/seed", json={"client_seed": f"{tag}-{i}"}, headers=h
-                ).status_code
-                == 200
-            )
-            assert (
-                c.post(
-                    f"/v1/rng/{sid}/draws", json={"kind": "dice", "count": 2, "sides": 6}, headers=h
-                ).status_code
-                == 200
-            )
-            assert c.post(f"/v1/rng/{sid}/close", headers=h).status_code == 200
+        for sid, _ in made:
+            assert c.get(f"/v1/rng/{sid}").json()["status"] == "finished"
             out.append(f"{srv.url}/v1/rng/{sid}/transcript")
     return out
 
@@ -423,7 +411,7 @@ def lock(
     house: tuple[bool, ...] = (False, False),
     game: str = "tawla",
 ) -> dict[str, Any]:
-    from fairness.v2 import PROTOCOL_V2, commitment_v2
+    from fairness import PROTOCOL_V2, commitment_v2
 
     return {
         "type": "lock",

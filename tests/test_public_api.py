@@ -90,6 +90,16 @@ FAIRNESS_ALL = {
     "parse_time_us",
     # the time a signed record names (a key's retirement is checked against it)
     "signed_time",
+    # one protocol object per version (fairness/protocol.py), chosen once per match
+    "CURRENT",
+    "PROTOCOLS",
+    "V1",
+    "V2",
+    "FairProtocol",
+    "UnknownProtocolError",
+    "protocol_for",
+    "protocol_of_key",
+    "signed_protocol",
 }
 
 GAMES_ALL = {

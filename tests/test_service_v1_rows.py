@@ -1,13 +1,14 @@
-"""qahwa-fair/1 matches already in a database when it is migrated to 0003 keep working:
-seeded with /seed (and /start), played, ended, served and verified as v1; the v2 paths
-answer 404 for them."""
+"""qahwa-fair/1 matches already in a database when it is migrated: 0008 ends every one still
+seating or playing (``abandoned``, as v1's service ended an idle one, the missing seeds drawn
+by the server), after which v1 is read-only: served and verified as v1, never written (the
+v1 seeding routes answer 409, the v2 paths 404)."""
 
 from __future__ import annotations
 
 import base64
-import random
 import secrets
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -25,14 +26,7 @@ from verify_cli.keys import parse_keys
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def test_v1_rows_survive_the_migration_and_are_served(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.syspath_prepend(str(ROOT))  # bench/ is not an installed package
-    from bench.v1_rows import insert_v1_match
-
-    signer = Signer.generate()
-    master = secrets.token_bytes(32)
+def _at_0002(tmp_path: Path) -> tuple[str, Database]:
     url = f"sqlite:///{tmp_path / 'q.db'}"
     db = Database(url)
     cfg = migrate.alembic_config()
@@ -40,8 +34,27 @@ def test_v1_rows_survive_the_migration_and_are_served(
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "0002")
         conn.commit()
+    return url, db
+
+
+def test_v1_rows_end_at_the_migration_and_are_served_read_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(ROOT))  # bench/ is not an installed package
+    from bench.v1_rows import insert_v1_match
+
+    signer = Signer.generate()
+    master = secrets.token_bytes(32)
+    url, db = _at_0002(tmp_path)
     box = SecretBox(master)
-    mid, tokens = insert_v1_match(db, signer, box, "hokm", {"target": 1})
+    seating, tokens = insert_v1_match(db, signer, box, "hokm", {"target": 1})
+    playing, _ = insert_v1_match(
+        db, signer, box, "hokm", {"target": 1}, client_seeds=["a", "b", "c", "d"], actions=9
+    )
+    ended, _ = insert_v1_match(
+        db, signer, box, "tawla", {"match_length": 1}, client_seeds=["x", "y"], bots=3
+    )
+    session, (rng_token,) = insert_v1_match(db, signer, box, "rng", {})
     db.dispose()
     settings = Settings(
         database_url=url,
@@ -50,59 +63,82 @@ def test_v1_rows_survive_the_migration_and_are_served(
         signing_key=signer.private_b64(),
     )
     with LiveServer(settings) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
-        public = ok(c.get(f"/v1/matches/{mid}"))
-        assert public["protocol"] == PROTOCOL and public["status"] == "seating"
-        assert public["record"]["type"] == "commitment"
-        # the v2 paths are not this match's
+        keys = parse_keys(c.get("/v1/keys").text, source="server", origin="test server")
+        docs: dict[str, dict[str, Any]] = {}
+        for mid, kind in ((seating, "matches"), (playing, "matches"), (ended, "matches")):
+            public = ok(c.get(f"/v1/{kind}/{mid}"))
+            assert public["protocol"] == PROTOCOL and public["status"] == "finished"
+            assert public["record"]["type"] == "commitment"
+            doc = docs[mid] = ok(c.get(f"/v1/{kind}/{mid}/transcript"))
+            assert doc["protocol"] == PROTOCOL and doc["log_index"] == public["log_index"]
+            rep = verify_document(doc, keys)
+            assert rep["status"] == VERIFIED, rep["checks"]
+        docs[session] = ok(c.get(f"/v1/rng/{session}/transcript"))
+        assert verify_document(docs[session], keys)["status"] == VERIFIED
+        # the unfinished ones ended as v1's service ended an idle match
+        for mid in (seating, playing, session):
+            assert docs[mid]["events"][-1] == {
+                "seq": len(docs[mid]["events"]) - 1,
+                "type": "end",
+                "reason": "abandoned",
+            }
+            assert docs[mid]["result"]["reason"] == "abandoned"
+        assert {s["seed_source"] for s in docs[seating]["seats"]} == {"server"}
+        assert [s["client_seed"] for s in docs[playing]["seats"]] == ["a", "b", "c", "d"]
+        assert docs[ended]["result"]["reason"] == "finished"
+        # v1 is read-only: its seeding answers 409, play and resignation too
+        r = c.post(
+            f"/v1/matches/{seating}/seats/0/seed",
+            json={"client_seed": "late seed"},
+            headers=auth(tokens[0]),
+        )
+        assert r.status_code == 409 and r.json()["error"]["code"] == "not_seating", r.text
+        r = c.post(f"/v1/matches/{seating}/start", headers=auth(tokens[1]))
+        assert r.status_code == 409 and r.json()["error"]["code"] == "not_seating", r.text
+        r = c.post(
+            f"/v1/matches/{seating}/actions",
+            headers=auth(tokens[0]),
+            json={"action": {"type": "tap"}, "version": 1},
+        )
+        assert r.status_code == 409 and r.json()["error"]["code"] == "match_over", r.text
+        assert c.post(f"/v1/matches/{seating}/resign", headers=auth(tokens[0])).status_code == 409
+        r = c.post(f"/v1/rng/{session}/seed", json={"client_seed": "s"}, headers=auth(rng_token))
+        assert r.status_code == 409, r.text
+        r = c.post(
+            f"/v1/rng/{session}/draws",
+            json={"kind": "dice", "count": 2, "sides": 6},
+            headers=auth(rng_token),
+        )
+        assert r.status_code == 409 and r.json()["error"]["code"] == "match_over", r.text
+        # the v2 paths are not a v1 match's
         for path in ("seats/0/commit", "seats/0/reveal"):
             r = c.post(
-                f"/v1/matches/{mid}/{path}",
+                f"/v1/matches/{seating}/{path}",
                 headers=auth(tokens[0]),
                 json={"seed_commitment": "ab" * 32}
                 if "commit" in path
                 else {"client_seed": "x", "nonce": "ab" * 32},
             )
             assert r.status_code == 404, r.text
-        assert c.get(f"/v1/matches/{mid}/lock").status_code == 404
-        # v1's flow: a seed from seat 0, then /start draws the rest (v1 only)
-        ok(
-            c.post(
-                f"/v1/matches/{mid}/seats/0/seed",
-                json={"client_seed": "old seed"},
-                headers=auth(tokens[0]),
-            )
-        )
-        assert (
-            ok(c.post(f"/v1/matches/{mid}/start", headers=auth(tokens[1])))["status"] == "playing"
-        )
-        rnd = random.Random(9)
-        for _ in range(3000):
-            view = ok(c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[0])))
-            if view["status"] != "playing":
-                break
-            seat = view["turn"]
-            view = ok(c.get(f"/v1/matches/{mid}/state", headers=auth(tokens[seat])))
-            # a v1 match takes no signature
-            action = rnd.choice(view["suggested_actions"])
-            r = c.post(
-                f"/v1/matches/{mid}/actions",
-                headers=auth(tokens[seat]),
-                json={"action": action, "version": view["version"], "sig": "AAAA"},
-            )
-            assert r.status_code == 422 and r.json()["error"]["code"] == "bad_signature"
-            assert "receipt" not in ok(
-                c.post(
-                    f"/v1/matches/{mid}/actions",
-                    headers=auth(tokens[seat]),
-                    json={"action": action, "version": view["version"]},
-                )
-            )
-        doc = ok(c.get(f"/v1/matches/{mid}/transcript"))
-        assert doc["protocol"] == PROTOCOL and doc["log_index"] == public["log_index"]
-        assert doc["seats"][0]["client_seed"] == "old seed"
-        assert doc["seats"][1]["seed_source"] == "server"
-        keys = parse_keys(c.get("/v1/keys").text, source="server", origin="test server")
-        rep = verify_document(doc, keys)
-        assert rep["status"] == VERIFIED, rep["checks"]
+        assert c.get(f"/v1/matches/{seating}/lock").status_code == 404
+        # the transcripts stay as they were: nothing writes v1 rows
+        for mid, doc in docs.items():
+            kind = "rng" if mid == session else "matches"
+            assert ok(c.get(f"/v1/{kind}/{mid}/transcript"))["events"] == doc["events"]
         # a new match on the same database is v2
         assert ok(c.post("/v1/matches", json={"game": "hokm"}), 201)["protocol"] == "qahwa-fair/2"
+
+
+def test_the_migration_asks_for_the_master_key_when_v1_matches_are_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.syspath_prepend(str(ROOT))
+    from bench.v1_rows import insert_v1_match
+
+    _, db = _at_0002(tmp_path)
+    insert_v1_match(db, Signer.generate(), SecretBox(secrets.token_bytes(32)), "rng", {})
+    try:
+        with pytest.raises(RuntimeError, match="needs the master key"):
+            migrate.upgrade(db)
+    finally:
+        db.dispose()

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairness import (
-    PROTOCOL_V2,
+    V2,
     FairnessError,
     KeyFileError,
     SignatureError,
@@ -29,6 +29,7 @@ from fairness import (
     load_public_key,
     seat_sig_message,
     seed_commitment,
+    signed_protocol,
     verify_bytes,
     verify_record,
 )
@@ -37,7 +38,7 @@ from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
 from .replay_core import NotATranscript, Report, assemble, check_rules, check_shape
 from .replay_core import count_units as count_units
-from .rules import V2_FAMILY, V2State, is_int
+from .rules import V2State, is_int
 
 #: the checks only the CLI makes (Ed25519 and the player's own inputs); every other check
 #: is :mod:`verify_cli.replay_core`'s, which the verify page runs too
@@ -125,7 +126,7 @@ def check_signature(
     sig = doc.get("signature")
     if isinstance(sig, dict):
         sig_info["key_id"] = sig.get("key_id")
-    v2 = doc.get("protocol") in V2_FAMILY
+    v2 = signed_protocol(doc)
     if keys is None:
         if v2:
             rep.skip("lock signature", "not checked: no server key (use --key or --server)")
@@ -257,10 +258,8 @@ def receipt_problem(r: Any) -> str | None:
     """Why ``r`` is not a receipt (fairness-v2.md §7), or None."""
     if not isinstance(r, dict):
         return "a receipt is not a JSON object"
-    if r.get("type") != "receipt" or r.get("protocol") != PROTOCOL_V2:
-        return (
-            f"not a {PROTOCOL_V2} receipt (type {r.get('type')!r}, protocol {r.get('protocol')!r})"
-        )
+    if r.get("type") != "receipt" or not signed_protocol(r):
+        return f"not a {V2} receipt (type {r.get('type')!r}, protocol {r.get('protocol')!r})"
     if not isinstance(r.get("match_id"), str):
         return "a receipt has no match_id"
     seq = r.get("seq")
@@ -367,7 +366,7 @@ def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:
         rep.fail("own seed", f"the transcript has no seat {n}")
         return
     seat = seats[0]
-    v2 = doc.get("protocol") in V2_FAMILY
+    v2 = signed_protocol(doc)
     if not v2 and own.nonce is not None:
         rep.fail("own seed", "--nonce given, but a qahwa-fair/1 seat has no nonce")
         return
@@ -445,11 +444,11 @@ def verify_document(
         return unusable(source, str(exc))
     rep = Report(source, doc)
     ctx = check_rules(rep, doc, cls)  # the commitment, seeds, chain, replay and result
-    if rep.v2 is not None:
-        check_seat_signatures(rep, doc, rep.v2)
-    sig_info = check_signature(rep, doc, keys, rep.v2)
+    if rep.locked is not None:
+        check_seat_signatures(rep, doc, rep.locked)
+    sig_info = check_signature(rep, doc, keys, rep.locked)
     if receipts:
-        check_receipts(rep, doc, rep.v2, receipts, keys)
+        check_receipts(rep, doc, rep.locked, receipts, keys)
     if own is not None:
         check_own_seed(rep, doc, own)
 

@@ -20,7 +20,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from fairness import (
-    PROTOCOL_V2,
+    V2,
     Signer,
     canonical_json,
     chain_start,
@@ -29,6 +29,7 @@ from fairness import (
     roll_chain,
     seat_sig_message,
     seed_commitment,
+    signed_protocol,
 )
 from games.registry import available_games, engine_class
 
@@ -89,8 +90,8 @@ def _signed_by(record: Any, keys: KeySet, what: str, rtype: str) -> dict[str, An
     good, why = signed_by(record, keys)
     if not good:
         raise DemoError(f"the {what}: {why}")
-    if record.get("type") != rtype or record.get("protocol") != PROTOCOL_V2:
-        raise DemoError(f"the {what} is not a {PROTOCOL_V2} {rtype} record")
+    if record.get("type") != rtype or not signed_protocol(record):
+        raise DemoError(f"the {what} is not a {V2} {rtype} record")
     return dict(record)
 
 

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairness import PROTOCOL_V2, check_canonical_value, loads_strict
-from games.sealed_base import PROTOCOL_V3
+from fairness import check_canonical_value, loads_strict, signed_protocol
 
 #: the largest document read (a long Mexican Train match is a few MB)
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -67,7 +66,7 @@ def parse_json(data: bytes | str, *, limit: int | None = None) -> Any:
         raise InputError(f"not JSON ({_one_line(str(exc))})") from None
     if depth_of(doc) > MAX_DEPTH:
         raise InputError(f"nested too deeply (more than {MAX_DEPTH} levels)")
-    if isinstance(doc, dict) and doc.get("protocol") in (PROTOCOL_V2, PROTOCOL_V3):
+    if isinstance(doc, dict) and signed_protocol(doc):
         try:
             check_canonical_value(doc)
         except ValueError as exc:

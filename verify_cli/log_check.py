@@ -22,9 +22,7 @@ import click
 
 import tlog
 from fairness import PROTOCOL as PROTOCOL_V1
-from fairness import canonical_json
-from fairness.v2 import PROTOCOL_V2
-from games.sealed_base import PROTOCOL_V3
+from fairness import canonical_json, signed_protocol
 
 from .keys import KeySet
 from .log_state import (
@@ -43,7 +41,6 @@ from .log_state import (
 )
 
 #: the protocols whose lock is in the C2SP log (qahwa-fair/3 keeps qahwa-fair/2's records)
-V2_FAMILY = (PROTOCOL_V2, PROTOCOL_V3)
 #: how often, and how many seconds apart, a match's log proof is asked for while the log
 #: has no (cosigned) checkpoint that includes it yet
 PENDING_TRIES, PENDING_WAIT = 6, 1.0
@@ -238,7 +235,7 @@ def check_online(
     mid = str(transcript.get("match_id"))
     # a match that just ended waits for the log's next checkpoint (about a second) and its
     # witnesses' cosignatures: a qahwa-fair/2 transcript asks again a few times
-    tries = PENDING_TRIES if transcript.get("protocol") in V2_FAMILY else 1
+    tries = PENDING_TRIES if signed_protocol(transcript) else 1
     for attempt in range(tries):
         status, body = raw(f"/v1/matches/{urllib.parse.quote(mid, safe='')}/log-proof")
         try:
@@ -265,7 +262,7 @@ def check_online(
         return False, msg
     if status != 200:
         why = f"the server gives no log proof of match {mid}: {_why(status, err)}"
-        if transcript.get("protocol") not in V2_FAMILY:
+        if not signed_protocol(transcript):
             found["no_log"] = why  # qahwa-fair/1: the v1 log's own check decides
             return None
         return False, why
@@ -352,7 +349,7 @@ def check_transcript(
         if online is not None and online[0] is False:
             return online
         # qahwa-fair/1: its entry found (or not to be had yet), the v1 log's own check too
-    if transcript.get("protocol") in V2_FAMILY:
+    if signed_protocol(transcript):
         # fairness-v2.md §8-§9: the lock is in the C2SP log at lock_index; it is checked
         # from its tlog-proof, online (--server) or offline (--log-proof FILE --policy FILE)
         if proof is None and fetch is None:

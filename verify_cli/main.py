@@ -28,19 +28,17 @@ import click
 
 from fairness import (
     PROTOCOL,
-    PROTOCOL_V2,
+    V2,
     FairnessError,
     Stream,
     check_label,
     commitment,
-    commitment_v2,
     fresh_label,
     match_key,
-    match_key_v2,
     parse_hex,
     parse_items,
     parse_server_seed,
-    parse_server_seed_v2,
+    protocol_for,
     seed_commitment,
 )
 
@@ -557,7 +555,7 @@ class DeriveError(click.UsageError):
 )
 @click.option(
     "--protocol",
-    type=click.Choice([PROTOCOL, PROTOCOL_V2]),
+    type=click.Choice(list(PROTOCOLS)),
     default=PROTOCOL,
     show_default=True,
     help="The transcript's protocol.",
@@ -641,24 +639,22 @@ def derive_cmd(
             "give exactly one of --dice N, --uniform N, --shuffle ITEMS"
             + (f" (got {', '.join(chosen)})" if chosen else "")
         )
-    v2 = protocol == PROTOCOL_V2
+    v2 = protocol_for(protocol).signed
     if not v2 and (nonces or roll_values):
-        raise DeriveError(
-            f"--nonce and --roll-values are {PROTOCOL_V2} inputs: add --protocol {PROTOCOL_V2}"
-        )
+        raise DeriveError(f"--nonce and --roll-values are {V2} inputs: add --protocol {V2}")
     if v2 and len(nonces) != len(client_seeds):
         raise DeriveError(
-            f"{PROTOCOL_V2} needs one --nonce per --client-seed (got "
+            f"{V2} needs one --nonce per --client-seed (got "
             f"{len(client_seeds)} seeds, {len(nonces)} nonces)"
         )
     out: dict[str, Any] = {"protocol": protocol}
     try:
         if v2:
-            seed = parse_server_seed_v2(server_seed)
-            key = match_key_v2(
+            seed = V2.parse_server_seed(server_seed)
+            key = V2.match_key(
                 seed, match_id, game, ruleset, list(zip(client_seeds, nonces, strict=True))
             )
-            out["commitment"] = commitment_v2(seed)
+            out["commitment"] = V2.commitment(seed)
             out["seed_commitments"] = [
                 seed_commitment(match_id, i, n, cs)
                 for i, (cs, n) in enumerate(zip(client_seeds, nonces, strict=True))
@@ -668,7 +664,7 @@ def derive_cmd(
                 seed = parse_server_seed(server_seed)
             except FairnessError as exc:
                 hint = (
-                    f" (a 128-hex seed is {PROTOCOL_V2}'s: add --protocol {PROTOCOL_V2})"
+                    f" (a 128-hex seed is {V2}'s: add --protocol {V2})"
                     if len(server_seed) == 128
                     else ""
                 )

@@ -45,9 +45,8 @@ import click
 from cryptography.exceptions import InvalidSignature
 
 import tlog
-from fairness import PROTOCOL, canonical_json
+from fairness import PROTOCOL, canonical_json, signed_protocol
 from fairness.signing import ALG
-from fairness.v2 import PROTOCOL_V2
 
 from .keys import KeySet
 from .log_state import (
@@ -112,6 +111,25 @@ class DirSource:
             return 404, b""
         except OSError as exc:
             return 0, str(exc).encode()
+
+
+class ShardSource:
+    """Another log of the same server: its ``/log/`` paths read from ``prefix`` (an older
+    log frozen by ``qahwa keys new-log``: ``/logs/<id>/log/``, as ``/v1/keys`` lists it);
+    the JSON API is the server's."""
+
+    def __init__(self, inner: Source, prefix: str) -> None:
+        self.inner = inner
+        self.prefix = prefix.rstrip("/") + "/"
+        self.prefetch = getattr(inner, "prefetch", WINDOW)
+
+    def __call__(self, path: str, params: dict[str, Any]) -> tuple[int, Any]:
+        return self.inner(path, params)
+
+    def raw(self, path: str) -> tuple[int, bytes]:
+        if path.startswith("/log/"):
+            path = self.prefix + path[len("/log/") :]
+        return self.inner.raw(path)
 
 
 def _epoch(value: Any) -> float | None:
@@ -189,7 +207,7 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         p.append(f"entry {pos}: the reveal's lock_index {li!r} is not an earlier entry")
         li = -1
     seed = leaf.get("server_seed")
-    if isinstance(seed, str) and _HEX128.fullmatch(seed):  # what commitment_v2 takes
+    if isinstance(seed, str) and _HEX128.fullmatch(seed):  # what V2.commitment takes
         seed_c = hashlib.sha256(bytes.fromhex(seed)).hexdigest()
     else:
         p.append(f"entry {pos}: the reveal's server_seed is not a 64-byte seed")
@@ -282,11 +300,11 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
             probs.append(f"entry {pos}: its log_index is {leaf.get('log_index')!r}")
         info = ("commitment", _str(mid))
         when = _epoch(leaf.get("created_at")) or 0.0
-    elif kind == "lock" and proto == PROTOCOL_V2:
+    elif kind == "lock" and signed_protocol(proto):
         more, info = _lock_problems(leaf, pos)
         probs += more
         when = _epoch(leaf.get("locked_at")) or 0.0
-    elif kind == "reveal" and proto == PROTOCOL_V2:
+    elif kind == "reveal" and signed_protocol(proto):
         more, info = _reveal_problems(leaf, pos)
         probs += more
         when = _epoch(leaf.get("ended_at")) or 0.0
@@ -881,6 +899,26 @@ def _iso(t: float) -> str:
 # -- the command -----------------------------------------------------------------------------
 
 
+def _shard(base: str, origin: str) -> tuple[str, str]:
+    """``(path, vkey)`` of the server's log ``origin``, from the ``logs`` of its /v1/keys."""
+    import httpx
+
+    from .keys import UnusableInput
+
+    try:
+        doc = httpx.get(base + "/v1/keys", timeout=30).json()
+        logs = [(str(x["origin"]), str(x["path"]), str(x["vkey"])) for x in doc.get("logs") or []]
+    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UnusableInput(
+            f"cannot fetch the server's logs from {base}/v1/keys: {type(exc).__name__}"
+        ) from None
+    for name, path, vkey in logs:
+        if name == origin:
+            return path, vkey
+    known = ", ".join(repr(name) for name, _, _ in logs) or "none listed"
+    raise UnusableInput(f"{base} serves no log {origin!r} (its logs: {known})")
+
+
 def _log_key(base: str, log_vkey: str | None, policy: tlog.Policy | None) -> tlog.Verifier:
     from .keys import UnusableInput
 
@@ -923,6 +961,13 @@ def load_policy(path: str | None) -> tlog.Policy | None:
     "without reveals, matches locked twice and hidden matches.",
 )
 @click.option("--server", required=True, metavar="URL", help="The server's base URL.")
+@click.option(
+    "--origin",
+    metavar="ORIGIN",
+    default=None,
+    help="Audit this log of the server (an older one, frozen by qahwa keys new-log, as "
+    "its /v1/keys lists it; default: the log it appends to).",
+)
 @click.option(
     "--key",
     "key_file",
@@ -976,6 +1021,7 @@ def load_policy(path: str | None) -> tlog.Policy | None:
 )
 def log_cmd(
     server: str,
+    origin: str | None,
     key_file: str | None,
     log_vkey: str | None,
     policy_file: str | None,
@@ -1006,9 +1052,15 @@ def log_cmd(
     state = open_state(state_file, no_state)
     policy = load_policy(policy_file)
     keys = load_key_file(key_file) if key_file else fetch_keys(base)
+    fetch = HttpFetch(base)
+    source: Source = fetch
+    audited = base  # what the saved position is kept under
+    if origin is not None:
+        path, vkey = _shard(base, origin)
+        log_vkey = log_vkey or vkey
+        source, audited = ShardSource(fetch, path), f"{base} {origin}"
     log_key = _log_key(base, log_vkey, policy)
     witnesses = tuple(v for v, _ in policy.witnesses.values()) if policy else ()
-    fetch = HttpFetch(base)
     bar = Progress(
         "[progress.description]{task.description}",
         BarColumn(),
@@ -1027,11 +1079,11 @@ def log_cmd(
 
         try:
             res = audit(
-                base,
+                audited,
                 keys,
                 log_key,
                 state,
-                fetch,
+                source,
                 witnesses=witnesses,
                 policy=policy,
                 restart=restart,

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any, TypeGuard
 
-from fairness import PROTOCOL_V2
+from fairness import signed_protocol
 from games.cards import SUIT_SYMBOLS, sort_hand
 from games.deals import (
     cut_deck,
@@ -388,7 +388,7 @@ class DrawContext:
                 if m.group(3):
                     extra = (
                         ", fresh (from both seats' roll values)"
-                        if self.doc.get("protocol") == PROTOCOL_V2
+                        if signed_protocol(self.doc)
                         else f", live entropy {m.group(3)!r}"
                     )
                 who = self.seat(info["actor"]) if info["actor"] is not None else "?"

@@ -18,15 +18,15 @@ import json
 import re
 from typing import Any
 
+from fairness import PROTOCOL_V3, signed_protocol
 from games.base import Engine
 from games.errors import GameError, UnknownGameError
 from games.registry import engine_class, engine_for
-from games.sealed_base import PROTOCOL_V3
 
 from . import render
 from .inputs import InputError, parse_json
 from .render import describe_replay_error as describe_replay_error
-from .rules import RULES, V2_FAMILY, Progress, V2State, missing_field, parse_ruleset_json
+from .rules import RULES, Progress, V2State, missing_field, parse_ruleset_json
 
 _COUNTERS = (
     ("games", re.compile(r"^g(\d+)/")),
@@ -95,7 +95,7 @@ class Report:
         # whether the transcript holds that result)
         self.computed: dict[int, tuple[Any, bool]] = {}
         #: what the qahwa-fair/2 checks found (None for a qahwa-fair/1 transcript)
-        self.v2: V2State | None = None
+        self.locked: V2State | None = None
 
     def ok(self, name: str, detail: str) -> None:
         self.checks.append({"name": name, "ok": True, "detail": detail})
@@ -123,7 +123,7 @@ def check_rules(
 ) -> render.DrawContext:
     """The rules checks of a transcript (its protocol's, :data:`verify_cli.rules.RULES`) into
     ``rep``; the draws seen."""
-    ctx, rep.v2 = RULES[doc["protocol"]].check(rep, doc, cls, progress=progress)
+    ctx, rep.locked = RULES[doc["protocol"]].check(rep, doc, cls, progress=progress)
     return ctx
 
 
@@ -186,7 +186,7 @@ def assemble(
                 "name": s.get("name"),
                 **(
                     {"house": s.get("house")}
-                    if doc.get("protocol") in V2_FAMILY
+                    if signed_protocol(doc)
                     else {"seed_source": s.get("seed_source")}
                 ),
             }

@@ -23,6 +23,7 @@ from typing import Any, TypeGuard
 from fairness import (
     PROTOCOL,
     PROTOCOL_V2,
+    PROTOCOL_V3,
     FairnessError,
     canonical_json,
     chain_start,
@@ -44,7 +45,7 @@ from games.base import Chance, Engine, Event, MatchContext
 from games.ends import no_reveal_result
 from games.errors import GameError, ReplayError
 from games.replay import replay
-from games.sealed_base import PROTOCOL_V3, SealedGame
+from games.sealed_base import SealedGame
 
 from . import render
 
@@ -72,7 +73,6 @@ REQUIRED_V2: dict[str, type | tuple[type, ...]] = {
 }
 #: the protocols with qahwa-fair/2's records (lock, reveals, chain, receipts, signatures):
 #: qahwa-fair/3 is qahwa-fair/2 with a sealed deal (fairness-v3 §9a)
-V2_FAMILY = (PROTOCOL_V2, PROTOCOL_V3)
 LOCK_FIELDS = ("match_id", "game", "ruleset", "commitment")
 SEAT_FIELDS = ("seat", "name", "house", "key", "roll_chain")
 BOARD_FRESH = ("tawla", "mahbusa")

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from fairness import PROTOCOL
-from fairness.v2 import PROTOCOL_V2
+from fairness import PROTOCOLS as _PROTOCOLS
 
 
 def _version() -> str:
@@ -17,4 +16,4 @@ def _version() -> str:
 
 
 VERSION = _version()
-PROTOCOLS: tuple[str, ...] = (PROTOCOL, PROTOCOL_V2)
+PROTOCOLS: tuple[str, ...] = tuple(_PROTOCOLS)

@@ -1,5 +1,7 @@
 """The log in the C2SP formats (api.md "The log as a C2SP transparency log"): the
-checkpoint, hash tiles, entry bundles, and a match's offline proof."""
+checkpoint, hash tiles, entry bundles, and a match's offline proof. ``/log/`` is the log
+this process appends to; ``/logs/<id>/log/`` any log of the deployment, the older ones
+read-only (``qahwa keys new-log``, docs/deploy.md §10)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
-from ..c2sp import NO_CACHE, C2SPError, LogC2SP
+from ..c2sp import NO_CACHE, C2SPError, LogC2SP, LogShelf
 from ..errors import Conflict, NotFound
 from ..schemas import errors
 
@@ -23,23 +25,24 @@ def _log(request: Request) -> LogC2SP:
     return c2sp
 
 
+def _shelf(request: Request) -> LogShelf:
+    shelf: LogShelf = request.app.state.logs
+    return shelf
+
+
 def _error(exc: C2SPError) -> Conflict | NotFound:
     if exc.status == 409:
         return Conflict(exc.message, exc.code)
     return NotFound(exc.message)
 
 
-@router.get("/log/checkpoint", include_in_schema=False)
-def checkpoint(request: Request) -> Response:
-    return Response(
-        _log(request).checkpoint(), media_type=TEXT, headers={"Cache-Control": NO_CACHE}
-    )
+def _checkpoint(log: LogC2SP) -> Response:
+    return Response(log.checkpoint(), media_type=TEXT, headers={"Cache-Control": NO_CACHE})
 
 
-@router.get("/log/tile/{path:path}", include_in_schema=False)
-def tile(request: Request, path: str) -> Response:
+def _tile(request: Request, log: LogC2SP, path: str) -> Response:
     try:
-        served = _log(request).tile("tile/" + path)
+        served = log.tile("tile/" + path)
     except C2SPError as exc:
         raise _error(exc) from None
     headers = {"Cache-Control": served.cache, "Vary": "Accept-Encoding"}
@@ -48,6 +51,37 @@ def tile(request: Request, path: str) -> Response:
         body = gzip.compress(body, compresslevel=6, mtime=0)
         headers["Content-Encoding"] = "gzip"
     return Response(body, media_type=served.media_type, headers=headers)
+
+
+def _numbered(request: Request, log_id: int) -> LogC2SP:
+    try:
+        return _shelf(request).get(log_id)
+    except C2SPError as exc:
+        raise _error(exc) from None
+
+
+@router.get("/log/checkpoint", include_in_schema=False)
+def checkpoint(request: Request) -> Response:
+    return _checkpoint(_log(request))
+
+
+@router.get("/log/tile/{path:path}", include_in_schema=False)
+def tile(request: Request, path: str) -> Response:
+    return _tile(request, _log(request), path)
+
+
+@router.get("/logs/{log_id}/log/checkpoint", include_in_schema=False)
+def numbered_checkpoint(
+    request: Request, log_id: Annotated[int, Path(ge=1, le=2**31 - 1)]
+) -> Response:
+    return _checkpoint(_numbered(request, log_id))
+
+
+@router.get("/logs/{log_id}/log/tile/{path:path}", include_in_schema=False)
+def numbered_tile(
+    request: Request, log_id: Annotated[int, Path(ge=1, le=2**31 - 1)], path: str
+) -> Response:
+    return _tile(request, _numbered(request, log_id), path)
 
 
 @router.get(
@@ -69,9 +103,8 @@ def tile(request: Request, path: str) -> Response:
 def log_proof(
     request: Request, match_id: Annotated[str, Path(max_length=64, description="the match id")]
 ) -> Response:
-    c2sp = _log(request)
     try:
-        text = c2sp.proof(c2sp.match_index(match_id))
+        text = _shelf(request).match_proof(match_id)
     except C2SPError as exc:
         raise _error(exc) from None
     return Response(text, media_type=TEXT, headers={"Cache-Control": NO_CACHE})

@@ -174,9 +174,8 @@ def reveal(
 def give_seed(
     match_id: MatchId, seat: Seat, body: SeedIn, svc: ServiceDep, token: TokenDep
 ) -> dict[str, Any]:
-    return svc.give_seed(
-        match_id, kind=KIND_MATCH, seat=seat, token=token, client_seed=body.client_seed
-    )
+    # qahwa-fair/1 is read-only (migration 0008): 404 for a v2 match, else 409
+    svc.v1_seating(match_id, kind=KIND_MATCH, token=token, seat=seat)
 
 
 @router.post(
@@ -188,7 +187,7 @@ def give_seed(
     "drawn by the server)",
 )
 def start(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]:
-    return svc.start(match_id, kind=KIND_MATCH, token=token)
+    svc.v1_seating(match_id, kind=KIND_MATCH, token=token)
 
 
 @router.get(

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, select, update
 
-from fairness import PROTOCOL_V2
+from fairness import FairProtocol, protocol_for
 
 from ..kinds import Kind
 from ..models import EventRow, Match, Seat, ServerSeed
@@ -80,8 +80,9 @@ class MatchRow:
     transcript_sig: str | None
 
     @property
-    def v2(self) -> bool:
-        return self.protocol == PROTOCOL_V2
+    def proto(self) -> FairProtocol:
+        """The match's protocol object (its ``signed``: a v2 match, with a lock)."""
+        return protocol_for(self.protocol)
 
     def changes(self, since: tuple[Any, ...]) -> dict[str, Any]:
         return {

@@ -26,13 +26,9 @@ from sqlalchemy import Connection, insert, update
 from sqlmodel import Session
 
 from fairness import (
-    PROTOCOL,
-    PROTOCOL_V2,
     SecretBox,
     chain_next,
     format_time_ms,
-    match_key,
-    new_client_seed,
 )
 from fairness.records import Lock
 from games import Chance, Engine, ReplayError, engine_class
@@ -42,7 +38,7 @@ from games.replay import replay
 from ..clock import SYSTEM_CLOCK, Clock
 from ..db import Database
 from ..errors import NotFound, Unauthorized
-from ..kinds import SeedSource, Status
+from ..kinds import Status
 from ..models import Seat
 from .cache import Cached, EngineCache, catch_up
 from .sql import (
@@ -296,24 +292,19 @@ class Tx:
         if any(st.client_seed is None for st in seats):
             raise RuntimeError(f"match {self.m.id} is missing client seeds")
         m = self.m
-        if m.v2:
-            assert m.lock is not None, "a v2 match's seeds are revealed after its lock"
-            return Lock.parse(json.loads(m.lock)).match_key(
-                self.store.server_seed(self.c, m.id),
-                [(str(st.client_seed), str(st.nonce)) for st in seats],
-            )
-        return match_key(
-            self.store.server_seed(self.c, m.id),
-            m.id,
-            m.game,
-            m.ruleset,
-            [str(st.client_seed) for st in seats],
+        proto = m.proto
+        assert m.lock is not None or not proto.signed, "seeds are revealed after the lock"
+        inputs = [
+            proto.seat_input({"client_seed": st.client_seed, "nonce": st.nonce}) for st in seats
+        ]
+        return proto.match_key(
+            self.store.server_seed(self.c, m.id), m.id, m.game, m.ruleset, inputs
         )
 
     def context(self) -> MatchContext | None:
         """v2: the match id and the roll-chain tips from the lock (None for v1)."""
         m = self.m
-        if not m.v2 or m.lock is None:
+        if not m.proto.signed or m.lock is None:
             return None
         return MatchContext.of_lock(Lock.parse(json.loads(m.lock)))
 
@@ -368,37 +359,16 @@ class Tx:
         self.current = engine
         return engine
 
-    def start(self) -> Engine:
-        """qahwa-fair/1 only: fill missing client seeds from the server, derive K, deal."""
-        m = self.m
-        assert not m.v2, "a qahwa-fair/2 match starts with start_v2: no seed is drawn"
-        seats = self.seats()
-        for st in seats:
-            if st.client_seed is None:
-                st.client_seed = new_client_seed()
-                st.seed_source = SeedSource.SERVER
-                self.s.add(st)
-        cls = engine_class(m.game)
-        chance = Chance(self.key(seats))
-        self.dirty = True
-        engine = cls(cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL), chance)
-        self.current = engine
-        self.append(chance.take_events())
-        m.status = PLAYING
-        m.started_at = self.store.now_iso()
-        if engine.outcome is not None:
-            self.finish()
-        return engine
-
-    def start_v2(self, seats: list[Seat]) -> Engine:
-        """qahwa-fair/2: every seat revealed; K from their seeds and nonces, deal. The
-        caller checks the outcome (an engine may end at once) and sets the deadline."""
+    def start(self, seats: list[Seat]) -> Engine:
+        """Every seat revealed: K from their seeds and nonces, deal. The caller checks the
+        outcome (an engine may end at once) and sets the deadline. (Only a signed protocol's
+        match starts here: qahwa-fair/1 is read-only.)"""
         m = self.m
         cls = engine_class(m.game)
         chance = Chance(self.key(seats))
         self.dirty = True
         engine = cls(
-            cls.parse_ruleset(json.loads(m.ruleset), protocol=PROTOCOL_V2), chance, self.context()
+            cls.parse_ruleset(json.loads(m.ruleset), protocol=m.proto), chance, self.context()
         )
         self.current = engine
         self.append(chance.take_events())
@@ -439,7 +409,7 @@ class Tx:
         at = self.store.now_iso()
         rows = []
         out = []
-        head = bytes.fromhex(m.chain) if m.v2 and m.chain is not None else None
+        head = bytes.fromhex(m.chain) if m.chain is not None else None
         ev_at: str | None = None
         if head is not None:
             self.head_at_us = self.event_time_us(not_before)

@@ -2,7 +2,7 @@
 
 A *source* hands out draw streams (``uniform``, ``dice``, ``shuffle``, ``word``). The
 derivation source makes matches as the server does — a fresh 64-byte server seed, a match
-id, one (client seed, nonce) per seat, ``K = match_key_v2(…)`` — and returns
+id, one (client seed, nonce) per seat, ``K = V2.match_key(…)`` — and returns
 ``fairness.Stream(K, label)`` with the labels the games use. A :class:`WordStream` reads
 big-endian 32-bit words from bytes (``--source FILE``) and maps them with the spec's
 algorithms (fairness-v1.md §3: rejection sampling, Durstenfeld Fisher–Yates), so a lab can
@@ -20,7 +20,7 @@ from array import array
 from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
-from fairness import PROTOCOL_V2, Stream, canonical_ruleset, match_key_v2
+from fairness import V2, Stream, canonical_ruleset
 from games.registry import engine_class
 
 T = TypeVar("T")
@@ -179,7 +179,7 @@ class DerivationSource:
     def _ruleset(self, game: str) -> tuple[str, int]:
         if game not in self._rulesets:
             cls = engine_class(game)
-            parsed = cls.parse_ruleset({}, protocol=PROTOCOL_V2)
+            parsed = cls.parse_ruleset({}, protocol=V2)
             self._rulesets[game] = (canonical_ruleset(parsed), cls.seat_count(parsed))
         return self._rulesets[game]
 
@@ -191,7 +191,7 @@ class DerivationSource:
         raw = self.run.bytes(40 * n)  # per seat: an 8-byte client seed (as hex), a nonce
         seats = [(raw[40 * s : 40 * s + 8].hex(), raw[40 * s + 8 : 40 * s + 40]) for s in range(n)]
         match_id = f"certify-{self.run.run_id}-{test}-{match}"
-        key = match_key_v2(self.run.server_seed(), match_id, game, ruleset, seats)
+        key = V2.match_key(self.run.server_seed(), match_id, game, ruleset, seats)
         self._cache = (test, match, key)
         self.matches += 1
         return key
@@ -205,7 +205,7 @@ class DerivationSource:
     def describe(self) -> dict[str, object]:
         return {
             "kind": "derivation",
-            "protocol": PROTOCOL_V2,
+            "protocol": V2.name,
             "seed": self.run.seed,
             "fresh": self.run.seed is None,
             "run_id": self.run.run_id,
@@ -235,7 +235,7 @@ def raw_key(seed: str | None) -> tuple[bytes, dict[str, object]]:
     src = DerivationSource(seed)
     key = src.key("raw", "rng", 0)
     return key, {
-        "protocol": PROTOCOL_V2,
+        "protocol": V2.name,
         "label": RAW_LABEL,
         "seed": seed,
         "run_id": src.run.run_id,

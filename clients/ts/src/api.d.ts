@@ -1644,6 +1644,11 @@ export interface components {
             keys: components["schemas"]["KeyOut"][];
             /** @description the transparency log's checkpoint key (c2sp.org/tlog-checkpoint) */
             log?: components["schemas"]["LogKeyOut"] | null;
+            /**
+             * Logs
+             * @description every log of the deployment, oldest first: the active one and the older ones that `qahwa keys new-log` froze (docs/deploy.md §10)
+             */
+            logs?: components["schemas"]["LogShardOut"][] | null;
         } & {
             [key: string]: unknown;
         };
@@ -1780,6 +1785,37 @@ export interface components {
              * @description the log's note key, in signed-note vkey text form
              */
             vkey: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** LogShardOut */
+        LogShardOut: {
+            /**
+             * Id
+             * @description the log's number: it is served under `/logs/<id>/log/`
+             */
+            id: number;
+            /**
+             * Origin
+             * @description the log's origin: its checkpoints' first line
+             */
+            origin: string;
+            /**
+             * Vkey
+             * @description the log's note key, in signed-note vkey text form
+             */
+            vkey: string;
+            /**
+             * State
+             * @description `active`: new entries go to it; `frozen`: an older log (`qahwa keys new-log`), served read-only at its final checkpoint
+             * @enum {string}
+             */
+            state: "active" | "frozen";
+            /**
+             * Path
+             * @description where its checkpoint and tiles are served
+             */
+            path: string;
         } & {
             [key: string]: unknown;
         };
