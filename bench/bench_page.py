@@ -145,7 +145,7 @@ def sealed_transcript() -> tuple[dict[str, Any], str]:
         "hokm",
         {"deal": "sealed"},
         seed=34,
-        protocol=PROTOCOL_V2,
+        protocol=V2,
         signer=signer,
         keyed=True,
         timed=True,
