@@ -98,7 +98,7 @@ def test_v2_refuses_live_entropy(game: str) -> None:
             cls.parse_ruleset({"live_entropy": value})
     assert cls.parse_ruleset({"live_entropy": True}, protocol=PROTOCOL)["live_entropy"] is True
     with pytest.raises(RulesetError, match="protocol"):
-        cls.parse_ruleset({}, protocol="qahwa-fair/3")
+        cls.parse_ruleset({}, protocol="qahwa-fair/9")
 
 
 def test_engine_protocol_follows_the_key() -> None:

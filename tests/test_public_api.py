@@ -95,6 +95,9 @@ FAIRNESS_ALL = {
     "PROTOCOLS",
     "V1",
     "V2",
+    # qahwa-fair/3 (sealed deals, docs/spec/fairness-v3.md): K and records as qahwa-fair/2
+    "PROTOCOL_V3",
+    "V3",
     "FairProtocol",
     "UnknownProtocolError",
     "protocol_for",

@@ -15,7 +15,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
-PROTOCOLS = "qahwa-fair/1, qahwa-fair/2"
+PROTOCOLS = "qahwa-fair/1, qahwa-fair/2, qahwa-fair/3"
 
 
 def _project_version(path: Path) -> str:
@@ -49,7 +49,7 @@ def test_the_server_says_its_version_everywhere(client: httpx.Client) -> None:
     assert metrics.status_code == 200
     build = {f.name: f for f in text_string_to_metric_families(metrics.text)}["qahwa_build_info"]
     assert [(s.labels, s.value) for s in build.samples] == [
-        ({"version": want, "protocols": "qahwa-fair/1,qahwa-fair/2"}, 1.0)
+        ({"version": want, "protocols": "qahwa-fair/1,qahwa-fair/2,qahwa-fair/3"}, 1.0)
     ]
 
 
