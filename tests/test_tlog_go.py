@@ -44,6 +44,7 @@ class BulkLog:
             self.tree.hashes.extend(hashes)
             entries.append(
                 {
+                    "log_id": 1,  # the first log (the server's own, recorded at its start)
                     "idx": i,
                     "match_id": f"m_go{i}",
                     "leaf": leaf.decode(),
@@ -51,7 +52,10 @@ class BulkLog:
                     "created_at": "2026-12-03T00:00:00Z",
                 }
             )
-            nodes += [{"level": lv, "idx": i >> lv, "hash": x.hex()} for lv, x in enumerate(hashes)]
+            nodes += [
+                {"log_id": 1, "level": lv, "idx": i >> lv, "hash": x.hex()}
+                for lv, x in enumerate(hashes)
+            ]
         with self.db.write_engine.begin() as conn:
             conn.execute(insert(LogEntry), entries)
             conn.execute(insert(translog.TreeNode), nodes)
