@@ -32,8 +32,6 @@ class BulkLog:
 
     def __init__(self, app: object) -> None:
         self.db = app.state.db  # type: ignore[attr-defined]
-        with self.db.read() as s:
-            self.log_id = translog.active_log(s)  # entries and nodes belong to one log
         self.tree = tlog.ListHashReader()
         self.size = 0
 
@@ -46,7 +44,7 @@ class BulkLog:
             self.tree.hashes.extend(hashes)
             entries.append(
                 {
-                    "log_id": self.log_id,
+                    "log_id": 1,  # the first log (the server's own, recorded at its start)
                     "idx": i,
                     "match_id": f"m_go{i}",
                     "leaf": leaf.decode(),
@@ -55,7 +53,7 @@ class BulkLog:
                 }
             )
             nodes += [
-                {"log_id": self.log_id, "level": lv, "idx": i >> lv, "hash": x.hex()}
+                {"log_id": 1, "level": lv, "idx": i >> lv, "hash": x.hex()}
                 for lv, x in enumerate(hashes)
             ]
         with self.db.write_engine.begin() as conn:
