@@ -231,7 +231,16 @@ def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: P
             k: v
             for k, v in fresh.items()
             if k
-            not in ("version", "match_id", "protocol", "chain", "lock", "lock_index", "deadline")
+            not in (
+                "version",
+                "match_id",
+                "protocol",
+                "deal",
+                "chain",
+                "lock",
+                "lock_index",
+                "deadline",
+            )
         }
     finally:
         a.db.dispose()
