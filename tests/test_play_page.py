@@ -246,6 +246,10 @@ def test_a_reload_mid_match_resumes_the_seat_from_indexeddb(
 def test_a_person_plays_hokm_with_three_house_bots(browser: Any, server: Any) -> None:
     rules = quote(json.dumps({"target": 1}))
     with open_page(browser, f"{server.url}/play?game=hokm&ruleset={rules}") as pg:
+        # the kind of table the person sits at (issue 34): a seeded deal, said in words
+        pg.wait_for_selector("#deal", timeout=60_000)
+        assert pg.get_attribute("#deal", "data-deal") == "seeded"
+        assert "operator" in (pg.text_content("#deal") or "")
         play_to_the_end(pg)
         see_the_verdict(pg)
 

@@ -15,6 +15,8 @@ const T: Record<string, Record<string, string>> = {
     transcript: "Download the transcript", export: "Download the seat file", link: "Seat link for your friend",
     hand: "Your hand", trick: "Trick", line: "Line", trump: "Trump", error: "Error", scores: "Scores",
     pass: "Verified", fail: "Verification FAILED", incomplete: "Incomplete",
+    deal_seeded: "Seeded deal: the operator can work out every hand once the seeds are revealed",
+    deal_sealed: "Sealed deal: the hands are hidden even from the operator",
   },
   ar: {
     title: "العب", game: "اللعبة", rules: "القواعد (JSON، اختياري)", friend: "اترك مقعدًا لصديق",
@@ -24,6 +26,8 @@ const T: Record<string, Record<string, string>> = {
     transcript: "نزّل السجل", export: "نزّل ملف المقعد", link: "رابط المقعد لصديقك",
     hand: "يدك", trick: "الأكلة", line: "الخط", trump: "الحكم", error: "خطأ", scores: "النقاط",
     pass: "تم التحقق", fail: "فشل التحقق", incomplete: "غير مكتمل",
+    deal_seeded: "توزيع من البذور: يستطيع المشغّل معرفة كل يد بعد كشف البذور",
+    deal_sealed: "توزيع مختوم: الأيدي مخفية حتى عن المشغّل",
   },
   fa: {
     title: "بازی", game: "بازی", rules: "قوانین (JSON، اختیاری)", friend: "یک صندلی برای دوست",
@@ -33,6 +37,8 @@ const T: Record<string, Record<string, string>> = {
     transcript: "دریافت رونوشت", export: "دریافت فایل صندلی", link: "پیوند صندلی برای دوست",
     hand: "دست شما", trick: "دست", line: "ردیف", trump: "حکم", error: "خطا", scores: "امتیاز",
     pass: "تأیید شد", fail: "تأیید نشد", incomplete: "ناقص",
+    deal_seeded: "پخش از بذرها: گرداننده پس از آشکار شدن بذرها همهٔ دست‌ها را می‌تواند بداند",
+    deal_sealed: "پخش مهروموم‌شده: دست‌ها حتی از گرداننده پنهان است",
   },
 };
 const GAMES = ["tawla", "mahbusa", "hokm", "shelem", "qahve", "iraqi_domino", "mexican_train"];
@@ -145,6 +151,11 @@ function render(view: Obj, mine: number, act: (a: Obj) => void): void {
   }
   if (view["dice"] !== undefined && view["dice"] !== null) info.append(el("span", { id: "dice" }, `${t("dice")}: ${JSON.stringify(view["dice"])}`));
   if (typeof view["trump"] === "string") info.append(el("span", { id: "trump" }, `${t("trump")}: ${view["trump"]}`));
+  // the kind of table (docs/fairness.md): shown where there are hands to hide
+  const deal = view["deal"];
+  if ((deal === "seeded" || deal === "sealed") && view["hand"] !== undefined) {
+    info.append(el("span", { id: "deal", "data-deal": deal }, t(`deal_${deal}`)));
+  }
   main.append(info);
   if (Array.isArray(view["points"])) main.append(board(view));
   if (Array.isArray(view["trick"])) {
