@@ -56,8 +56,10 @@ HEXES = st.sampled_from(["", "00" * 32, "AB" * 32, "zz" * 32, "ab" * 31, "ab" * 
 
 # Fields that show cards or tiles face up by the rules: Iraqi dominoes announce the double
 # that must open; Hokm deals face up to find the first hakem (the deck is then shuffled
-# again, so those codes may sit in anyone's hand afterwards).
-ANNOUNCED = {"must_open_with", "first_hakem_deal"}
+# again, so those codes may sit in anyone's hand afterwards); the domino games show the
+# hands left at the end of the last round (``last_round``), counted in the open — the next
+# round deals all the tiles again, so the same codes may sit in anyone's hand then.
+ANNOUNCED = {"must_open_with", "first_hakem_deal", "last_round"}
 
 
 def _hidden_part(view: dict[str, Any] | None) -> dict[str, Any]:
