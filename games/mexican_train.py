@@ -229,8 +229,13 @@ class MexicanTrainEngine(Engine):
         if not has_number(tile, end):
             raise IllegalActionError(f"{tile} does not match {name}'s open end ({end})")
         # valid: apply
-        self.trains[index].append(orient(tile, end))
         self.hands[seat].remove(tile)
+        self._lay(seat, index, tile, end)
+
+    def _lay(self, seat: int, index: int, tile: str, end: int) -> None:
+        """``tile`` (already out of ``seat``'s hand) laid on train ``index`` at ``end``: the
+        markers, open doubles, the round's end and the next seat follow from it."""
+        self.trains[index].append(orient(tile, end))
         self.passes_in_row = 0
         self.drawn = None
         if index == seat:

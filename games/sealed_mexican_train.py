@@ -25,7 +25,7 @@ from .base import JSON, Action, Chance, MatchContext, only_keys
 from .errors import IllegalActionError, MalformedActionError
 from .mexican_train import TOP, MexicanTrainEngine, engine_number, hand_size
 from .sealed_base import SealedGame
-from .tiles import check_tile_code, has_number, is_double, orient
+from .tiles import check_tile_code, has_number
 
 
 class SealedMexicanTrainEngine(SealedGame, MexicanTrainEngine):
@@ -167,22 +167,8 @@ class SealedMexicanTrainEngine(SealedGame, MexicanTrainEngine):
         if str(item) not in self.hands[seat]:
             raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
         self._commit_open(seat, item, tile, share, bytes.fromhex(action["proof"]))
-        self.trains[index].append(orient(tile, end))
         self.hands[seat].remove(str(item))
-        self.passes_in_row = 0
-        self.drawn = None
-        if index == seat:
-            self.markers.discard(seat)
-        if index in self.open_doubles:
-            self.open_doubles.remove(index)
-        if is_double(tile):
-            self.open_doubles.append(index)
-        if not self.hands[seat]:
-            self._end_round("out", seat)
-        elif is_double(tile):
-            self.followup = True
-        else:
-            self._next_seat(seat)
+        self._lay(seat, index, tile, end)
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
