@@ -1,7 +1,7 @@
 """tests/fake_server.py's scripted qahwa-fair/2 server over real HTTP, with the C2SP log a
 client checks (a checkpoint signed by the log's note key, a tlog-proof of the lock, the
 consistency proofs between checkpoints), event times and deadlines, for clients that are not
-Python (clients/ts, tests/test_clients_ts.py).
+Python (clients/ts, tests/client/test_clients_ts.py).
 
 ``with FakeHub() as hub``: ``POST {hub.url}/new?tamper=a,b`` makes a fresh fake and answers
 ``{"base": URL}``; that fake answers under it. ``GET {base}/_sent`` lists what it received.
