@@ -15,61 +15,23 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import json
-import os
-import subprocess
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from click.testing import CliRunner
-from live_server import QAHWA, Serve, deployment_env
-from test_deployment import fresh_pg, rng_session
+from deploy_support import fresh_pg, needs_pg, qahwa_keys, rng_session, running_witness, verify
+from live_server import Serve, deployment_env
 
 import tlog
 from fairness import Signer
 from verify_cli.main import app as verify_app
-from verify_cli.witness import WitnessServer, make_server
-
-PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
-needs_pg = pytest.mark.skipif(not PG_URL, reason="QAHWA_TEST_PG_URL is not set")
 
 OLD = "shards.test/log/2026"
 NEW = "shards.test/log/2027"
 OLD_SEED = hashlib.sha256(b"the shard tests' first log note key").digest()
 OLD_LOG = tlog.NoteSigner.from_seed(OLD, OLD_SEED)
-
-
-@contextmanager
-def witness(tmp_path: Path, name: str, vkey: str) -> Iterator[tuple[WitnessServer, str]]:
-    """A witness for the log ``vkey``: the server and its QAHWA_WITNESSES entry."""
-    srv = make_server(
-        [tlog.parse_vkey(vkey)],
-        "127.0.0.1:0",
-        tmp_path / name / "witness.key",
-        f"witness.test/{name}",
-        tmp_path / name / "witness.json",
-    )
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    host, port = srv.server_address[:2]
-    try:
-        yield srv, f"{name} {srv.witness.signer.vkey} http://{host!s}:{port}"
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        t.join(timeout=5)
-
-
-def verify(*args: str) -> tuple[int, dict[str, Any]]:
-    res = CliRunner().invoke(verify_app, [*args, "--json"], catch_exceptions=False)
-    assert res.stdout, res.stderr
-    return res.exit_code, json.loads(res.stdout)
 
 
 def cosigned(url: str, path: str, log: tlog.Verifier, w: tlog.Verifier, size: int) -> str:
@@ -112,19 +74,6 @@ def check_offline(
     assert code == 0 and out["results"][0]["status"] == "verified", out
 
 
-def new_log(database_url: str, env: dict[str, str]) -> str:
-    out = subprocess.run(
-        [str(QAHWA), "keys", "new-log", NEW, "--database-url", database_url],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    return out.stdout
-
-
 def scenario(tmp_path: Path, url: str, hosts: int) -> None:
     shared = {
         **deployment_env(url),
@@ -136,7 +85,7 @@ def scenario(tmp_path: Path, url: str, hosts: int) -> None:
     for d in dirs:
         d.mkdir()
     first = {"QAHWA_LOG_ORIGIN": OLD, "QAHWA_LOG_KEY": base64.b64encode(OLD_SEED).decode()}
-    with witness(tmp_path, "w1", OLD_LOG.vkey) as (w1, w1_entry):
+    with running_witness(tmp_path / "w1", "w1", OLD_LOG.verifier) as (w1, w1_entry):
         w1v = w1.witness.signer.verifier
         w1_vkey = str(w1.witness.signer.vkey)
         env1 = {**shared, "QAHWA_WITNESSES": w1_entry}
@@ -153,14 +102,16 @@ def scenario(tmp_path: Path, url: str, hosts: int) -> None:
                 for u, sid, _ in old_sessions[:2]
             }
             # docs/deploy.md §10 step 3, the hosts still running
-            out = new_log(url, {"QAHWA_DATA_DIR": str(dirs[0]), **deployment_env(url)})
+            out = qahwa_keys(
+                url, {"QAHWA_DATA_DIR": str(dirs[0]), **deployment_env(url)}, "new-log", NEW
+            )
             assert f"frozen at {old_size} entries" in out and "/logs/1/log/" in out, out
             new_vkey = out.splitlines()[-1]
             new_log_v = tlog.parse_vkey(new_vkey)
             assert new_log_v.name == NEW
             # Appends go to the new log at once, from index 0, though no host restarted.
             ((_, sid0, _),) = play(urls[:1], 1, "between")
-            with witness(tmp_path, "w2", new_vkey) as (w2, w2_entry):
+            with running_witness(tmp_path / "w2", "w2", new_log_v) as (w2, w2_entry):
                 w2v = w2.witness.signer.verifier
                 w2_vkey = str(w2.witness.signer.vkey)
                 for p in procs:

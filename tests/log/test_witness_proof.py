@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,12 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
+from deploy_support import rng_session, running_witness, url_of
 from live_server import LiveServer
 
 import tlog
 from verify_cli.main import app
-from verify_cli.witness import WitnessServer, make_server
+from verify_cli.witness import WitnessServer
 
 LOG_SEED = hashlib.sha256(b"the log key of the witness tests").digest()
 ORIGIN = "proof.test/log"
@@ -29,51 +29,8 @@ LOG = tlog.NoteSigner.from_seed(ORIGIN, LOG_SEED)
 
 @pytest.fixture()
 def witness(tmp_path: Path) -> Iterator[WitnessServer]:
-    srv = make_server(
-        [LOG.verifier],
-        "127.0.0.1:0",
-        tmp_path / "w" / "witness.key",
-        "witness.test/w1",
-        tmp_path / "w" / "witness.json",
-    )
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
-    t.join(timeout=5)
-
-
-def url_of(srv: WitnessServer) -> str:
-    host, port = srv.server_address[:2]
-    return f"http://{host!s}:{port}"
-
-
-def rng_session(c: httpx.Client) -> str:
-    """A closed qahwa-fair/2 rng session: created, locked by its seed (the lock is its log
-    entry, the one its tlog-proof proves), drawn from and closed (the reveal is logged)."""
-    r = c.post("/v1/rng", json={})
-    assert r.status_code == 201, r.text
-    s = r.json()
-    h = {"Authorization": f"Bearer {s['token']}"}
-    assert (
-        c.post(
-            f"/v1/rng/{s['session_id']}/seed",
-            json={"client_seed": "proof", "nonce": "ab" * 32},
-            headers=h,
-        ).status_code
-        == 200
-    )
-    assert (
-        c.post(
-            f"/v1/rng/{s['session_id']}/draws",
-            json={"kind": "dice", "count": 2, "sides": 6},
-            headers=h,
-        ).status_code
-        == 200
-    )
-    assert c.post(f"/v1/rng/{s['session_id']}/close", headers=h).status_code == 200
-    return str(s["session_id"])
+    with running_witness(tmp_path / "w", "w1", LOG.verifier) as (srv, _):
+        yield srv
 
 
 def verify_json(*args: str) -> dict[str, Any]:
@@ -97,7 +54,7 @@ def test_offline_proof_with_a_witness_and_a_policy(witness: WitnessServer, tmp_p
         httpx.Client(base_url=srv.url) as c,
     ):
         assert c.get("/v1/keys").json()["log"]["vkey"] == LOG.vkey
-        sid = rng_session(c)
+        sid, _ = rng_session(c, "proof")
         log = srv.app.state.log_c2sp
         log.checkpoint_now()
         assert log.submit_all() == {"w1": True}
@@ -147,12 +104,7 @@ def test_the_witness_keeps_its_state_and_refuses_a_fork(tmp_path: Path) -> None:
         return f"old {old}\n{lines}\n{tlog.sign_note(cp.text, [LOG])}".encode()
 
     for round_ in range(2):
-        srv = make_server(
-            [LOG.verifier], "127.0.0.1:0", tmp_path / "w" / "witness.key", "witness.test/w1", state
-        )
-        t = threading.Thread(target=srv.serve_forever, daemon=True)
-        t.start()
-        try:
+        with running_witness(tmp_path / "w", "w1", LOG.verifier) as (srv, _):
             post = url_of(srv) + "/add-checkpoint"
             if round_ == 0:
                 r = httpx.post(post, content=body(0, 3, reader, []))
@@ -172,10 +124,6 @@ def test_the_witness_keeps_its_state_and_refuses_a_fork(tmp_path: Path) -> None:
                 r = httpx.post(post, content=body(3, 5, reader, tlog.prove_tree(5, 3, reader)))
                 assert r.status_code == 200
                 assert json.loads(state.read_text())["logs"][ORIGIN]["size"] == 5
-        finally:
-            srv.shutdown()
-            srv.server_close()
-            t.join(timeout=5)
     assert oct(state.stat().st_mode & 0o777) and not list(state.parent.glob(".witness-*"))
 
 
@@ -196,7 +144,7 @@ def test_the_background_threads_checkpoint_commits_and_get_them_cosigned(
         ) as srv,
         httpx.Client(base_url=srv.url) as c,
     ):
-        rng_session(c)
+        rng_session(c, "proof")
         deadline = time.monotonic() + 60
         while True:
             cp, note = tlog.open_checkpoint(c.get("/log/checkpoint").text, LOG.verifier, [wv])

@@ -29,86 +29,30 @@ from typing import Any
 
 import httpx
 import pytest
-from click.testing import CliRunner
+from deploy_support import (
+    fresh_pg,
+    needs_pg,
+    qahwa_keys,
+    rng_session,
+    running_witness,
+    url_of,
+    verify,
+)
 from live_server import QAHWA, LiveServer, Serve, deployment_env, reserve_port
 
 import tlog
 from fairness import Signer, signed_time
-from verify_cli.main import app as verify_app
-from verify_cli.witness import WitnessServer, make_server
-
-PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
-needs_pg = pytest.mark.skipif(not PG_URL, reason="QAHWA_TEST_PG_URL is not set")
+from verify_cli.witness import WitnessServer
 
 LOG_SEED = hashlib.sha256(b"the deployment tests' log note key").digest()
 ORIGIN = "deploy.test/log"
 LOG = tlog.NoteSigner.from_seed(ORIGIN, LOG_SEED)
 
 
-def fresh_pg(name: str) -> str:
-    """A new empty PostgreSQL database beside QAHWA_TEST_PG_URL's (dropped first): one
-    deployment of its own, with no log recorded yet."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    assert PG_URL is not None
-    base = make_url(PG_URL)
-    db = f"{base.database}_{name}"
-    engine = create_engine(base, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)'))
-            conn.execute(text(f'CREATE DATABASE "{db}"'))
-    finally:
-        engine.dispose()
-    return base.set(database=db).render_as_string(hide_password=False)
-
-
 @pytest.fixture()
 def witness(tmp_path: Path) -> Iterator[WitnessServer]:
-    srv = make_server(
-        [LOG.verifier],
-        "127.0.0.1:0",
-        tmp_path / "w" / "witness.key",
-        "witness.test/w1",
-        tmp_path / "w" / "witness.json",
-    )
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
-    t.join(timeout=5)
-
-
-def url_of(srv: WitnessServer) -> str:
-    host, port = srv.server_address[:2]
-    return f"http://{host!s}:{port}"
-
-
-def rng_session(c: httpx.Client, seed: str) -> tuple[str, list[dict[str, Any]]]:
-    """A closed qahwa-fair/2 rng session; its id and every signed record it was given."""
-    r = c.post("/v1/rng", json={})
-    assert r.status_code == 201, r.text
-    s = r.json()
-    h = {"Authorization": f"Bearer {s['token']}"}
-    sid = s["session_id"]
-    seeded = c.post(
-        f"/v1/rng/{sid}/seed", json={"client_seed": seed, "nonce": "ab" * 32}, headers=h
-    )
-    assert seeded.status_code == 200, seeded.text
-    drawn = c.post(f"/v1/rng/{sid}/draws", json={"kind": "dice", "count": 2, "sides": 6}, headers=h)
-    assert drawn.status_code == 200, drawn.text
-    closed = c.post(f"/v1/rng/{sid}/close", headers=h)
-    assert closed.status_code == 200, closed.text
-    transcript = closed.json()["transcript"]
-    return str(sid), [s["record"], transcript["lock"], transcript]
-
-
-def verify(*args: str) -> tuple[int, dict[str, Any]]:
-    res = CliRunner().invoke(verify_app, [*args, "--json"], catch_exceptions=False)
-    assert res.stdout, res.stderr
-    return res.exit_code, json.loads(res.stdout)
+    with running_witness(tmp_path / "w", "w1", LOG.verifier) as (srv, _):
+        yield srv
 
 
 def serve_refusal(data_dir: Path, database_url: str, env: dict[str, str]) -> str:
@@ -269,19 +213,6 @@ def test_two_hosts_serve_one_log_that_the_witness_cosigns_and_the_monitor_audits
 
 
 # -- rotation in two phases ----------------------------------------------------------------------
-def _rotate(database_url: str, env: dict[str, str], *args: str) -> str:
-    out = subprocess.run(
-        [str(QAHWA), "keys", "rotate", "--database-url", database_url, *args],
-        env={**os.environ, **env},
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert out.returncode == 0, out.stdout + out.stderr
-    return out.stdout
-
-
 def _signed_by(records: list[dict[str, Any]]) -> dict[str, int]:
     out: dict[str, int] = {}
     for r in records:
@@ -353,7 +284,7 @@ def test_rotation_is_staged_then_switched_without_a_restart(tmp_path: Path) -> N
         env = {"QAHWA_DATA_DIR": str(srv.settings.data_dir)}
 
         def rotate() -> None:
-            out = _rotate(srv.settings.database_url, env, "--in", "15")
+            out = qahwa_keys(srv.settings.database_url, env, "rotate", "--in", "15")
             assert "staged" in out and "no restart" in out
 
         _check_rotation([srv.url], rotate, tmp_path)
@@ -377,7 +308,7 @@ def test_rotation_under_load_on_two_hosts(tmp_path: Path) -> None:
             pids = (a.proc.pid, b.proc.pid)
 
             def rotate() -> None:
-                out = _rotate(url, shared, "--in", "15")
+                out = qahwa_keys(url, shared, "rotate", "--in", "15")
                 assert out.splitlines()[-1].strip()  # the new private key for the store
 
             _check_rotation([a.url, b.url], rotate, tmp_path)
@@ -421,7 +352,7 @@ def test_a_process_holding_only_a_retired_key_refuses_to_start(tmp_path: Path) -
     srv = Serve(tmp_path, url, {"QAHWA_SIGNING_KEY": old})
     srv.kill()
     # rotated at once, the new key kept out of the database: only the secret store has it
-    out = _rotate(url, env, "--in", "0", "--no-seal")
+    out = qahwa_keys(url, env, "rotate", "--in", "0", "--no-seal")
     new = out.splitlines()[-1]
     line = serve_refusal(tmp_path, url, {"QAHWA_SIGNING_KEY": old})
     assert "was retired at" in line and "QAHWA_SIGNING_KEY" in line
