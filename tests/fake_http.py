@@ -20,7 +20,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-from fake_server import FakeServer, Sent, _split, audit_path, err, leaf_hash, root
+from fake_server import FakeServer, Sent, err
+from rfc6962 import audit_path, consistency_proof, leaf_hash, root
 
 import tlog
 from fairness import PROTOCOL_V2, chain_next, chain_start
@@ -43,21 +44,6 @@ TAMPERS = {
     "skew": "the server's times are an hour behind",
     "precomputed": 'the ruleset has "fresh_rolls": false',
 }
-
-
-def consistency_proof(m: int, hashes: list[bytes]) -> list[bytes]:
-    """PROOF(m, D[n]) of RFC 6962 §2.1.2, written out."""
-
-    def sub(m: int, d: list[bytes], b: bool) -> list[bytes]:
-        n = len(d)
-        if m == n:
-            return [] if b else [root(d)]
-        k = _split(n)
-        if m <= k:
-            return sub(m, d[:k], b) + [root(d[k:])]
-        return sub(m - k, d[k:], False) + [root(d[:k])]
-
-    return sub(m, hashes, True)
 
 
 def iso(t: datetime) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from alembic import command
+from rfc6962 import leaf_hash, mth, path, proof
 from sqlalchemy import text
 
 import tlog
@@ -26,56 +27,6 @@ from tlog import CompactRange, consistent, merkle, root_from_inclusion
 
 N = 64
 SIGNER = Signer.from_seed_b64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=")
-
-
-# -- the independent, straightforward RFC 6962 §2.1 implementation --------------------------
-
-
-def h_leaf(d: bytes) -> bytes:
-    return hashlib.sha256(bytes([0]) + d).digest()
-
-
-def h_node(a: bytes, b: bytes) -> bytes:
-    return hashlib.sha256(bytes([1]) + a + b).digest()
-
-
-def k_of(n: int) -> int:
-    k = 1
-    while k * 2 < n:
-        k *= 2
-    return k
-
-
-def mth(d: list[bytes]) -> bytes:
-    if not d:
-        return hashlib.sha256(b"").digest()
-    if len(d) == 1:
-        return h_leaf(d[0])
-    k = k_of(len(d))
-    return h_node(mth(d[:k]), mth(d[k:]))
-
-
-def path(m: int, d: list[bytes]) -> list[bytes]:
-    if len(d) == 1:
-        return []
-    k = k_of(len(d))
-    if m < k:
-        return path(m, d[:k]) + [mth(d[k:])]
-    return path(m - k, d[k:]) + [mth(d[:k])]
-
-
-def subproof(m: int, d: list[bytes], b: bool) -> list[bytes]:
-    n = len(d)
-    if m == n:
-        return [] if b else [mth(d)]
-    k = k_of(n)
-    if m <= k:
-        return subproof(m, d[:k], b) + [mth(d[k:])]
-    return subproof(m - k, d[k:], False) + [mth(d[:k])]
-
-
-def proof(m: int, d: list[bytes]) -> list[bytes]:
-    return [] if m == len(d) else subproof(m, d, True)
 
 
 # -- fixtures ----------------------------------------------------------------------------------
@@ -146,14 +97,14 @@ def test_inclusion_proofs_for_every_pair(tree_db: Database) -> None:
             for m in range(n):
                 got = translog.inclusion_path(s, m, n, log=1)
                 assert got == path(m, d[:n]), (m, n)
-                assert root_from_inclusion(m, n, h_leaf(d[m]), got) == root
+                assert root_from_inclusion(m, n, leaf_hash(d[m]), got) == root
                 # the in-memory reader over the same leaves agrees too
-                mem = tlog.ListHashReader.from_leaf_hashes([h_leaf(x) for x in d[:n]])
+                mem = tlog.ListHashReader.from_leaf_hashes([leaf_hash(x) for x in d[:n]])
                 assert tlog.prove_record(n, m, mem) == got
                 if got:
                     bad = [*got]
                     bad[-1] = bytes([bad[-1][0] ^ 1]) + bad[-1][1:]
-                    assert root_from_inclusion(m, n, h_leaf(d[m]), bad) != root
+                    assert root_from_inclusion(m, n, leaf_hash(d[m]), bad) != root
 
 
 def test_consistency_proofs_for_every_pair(tree_db: Database) -> None:
@@ -182,7 +133,7 @@ def test_compact_range_gives_every_root() -> None:
     rng = CompactRange()
     assert rng.root() == mth([])
     for i, x in enumerate(d):
-        rng.append(h_leaf(x))
+        rng.append(leaf_hash(x))
         assert rng.root() == mth(d[: i + 1])
         again = CompactRange(rng.size, rng.hashes)
         assert again.root() == rng.root()
@@ -252,7 +203,7 @@ def row_0001(i: int, match_id: str, leaf: bytes) -> dict[str, object]:
         "idx": i,
         "match_id": match_id,
         "leaf": leaf.decode(),
-        "leaf_hash": h_leaf(leaf).hex(),
+        "leaf_hash": leaf_hash(leaf).hex(),
         "created_at": "2026",
     }
 

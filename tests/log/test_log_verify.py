@@ -166,80 +166,36 @@ def test_verify_checks_inclusion_and_remembers_heads(tmp: Path) -> None:
         (tmp / "t.json").write_text(json.dumps(doc))
         (tmp / "p.json").write_text(json.dumps(proof))
         (tmp / "k.json").write_text(json.dumps(keys))
-        # without a server, the consistency with the remembered head cannot be asked for
-        chk = log_check(
-            run(
-                str(tmp / "t.json"),
-                "--key",
-                str(tmp / "k.json"),
-                "--log-proof",
-                str(tmp / "p.json"),
-                "--state",
-                str(state),
-                "--json",
+
+        def proof_check(proof: str, *how: str) -> dict[str, Any]:
+            """The log check of t.json with the saved proof ``proof``, ``how`` the key or
+            server and the state."""
+            return log_check(
+                run(str(tmp / "t.json"), *how, "--log-proof", str(tmp / proof), "--json")
             )
-        )
+
+        # without a server, the consistency with the remembered head cannot be asked for
+        chk = proof_check("p.json", "--key", str(tmp / "k.json"), "--state", str(state))
         assert chk["ok"] is None and chk["exit"] == 0
         assert "included at index 2 of tree size 4" in chk["detail"]
         assert "not checked" in chk["detail"]
         # with the server, the saved head of size 4 is proved to be a prefix of size 5
-        chk = log_check(
-            run(
-                str(tmp / "t.json"),
-                "--server",
-                srv.url,
-                "--log-proof",
-                str(tmp / "p.json"),
-                "--state",
-                str(state),
-                "--json",
-            )
-        )
+        chk = proof_check("p.json", "--server", srv.url, "--state", str(state))
         assert chk["ok"] is True and "seen before is consistent with it" in chk["detail"]
         # a proof of another entry, a changed audit path, a tampered leaf: failures
         other["leaf"]["match_id"] = doc["match_id"]
         (tmp / "o.json").write_text(json.dumps(other))
-        chk = log_check(
-            run(
-                str(tmp / "t.json"),
-                "--key",
-                str(tmp / "k.json"),
-                "--log-proof",
-                str(tmp / "o.json"),
-                "--no-state",
-                "--json",
-            )
-        )
+        chk = proof_check("o.json", "--key", str(tmp / "k.json"), "--no-state")
         assert chk["ok"] is False and chk["exit"] == 1 and "index 3" in chk["detail"]
         bad = json.loads(json.dumps(proof))
         bad["audit_path"][0] = hashlib.sha256(b"x").hexdigest()
         (tmp / "b.json").write_text(json.dumps(bad))
-        chk = log_check(
-            run(
-                str(tmp / "t.json"),
-                "--key",
-                str(tmp / "k.json"),
-                "--log-proof",
-                str(tmp / "b.json"),
-                "--no-state",
-                "--json",
-            )
-        )
+        chk = proof_check("b.json", "--key", str(tmp / "k.json"), "--no-state")
         assert chk["ok"] is False and "leads to root" in chk["detail"]
         bad = json.loads(json.dumps(proof))
         bad["leaf"]["commitment"] = "0" * 64
         (tmp / "b.json").write_text(json.dumps(bad))
-        chk = log_check(
-            run(
-                str(tmp / "t.json"),
-                "--key",
-                str(tmp / "k.json"),
-                "--log-proof",
-                str(tmp / "b.json"),
-                "--no-state",
-                "--json",
-            )
-        )
+        chk = proof_check("b.json", "--key", str(tmp / "k.json"), "--no-state")
         assert chk["ok"] is False and "another match" in chk["detail"]
         # a file without --server or --log-proof: the log is simply not checked
         chk = log_check(

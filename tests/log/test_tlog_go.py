@@ -105,21 +105,14 @@ def test_go_sumdb_reads_our_log(tmp_path: Path) -> None:
         "GOCACHE": str(tmp_path / "gocache"),
         "CGO_ENABLED": "0",
     }
-    done = subprocess.run(
-        [
-            GO,
-            "run",
-            str(PROGRAM),
-            str(tmp_path / "tiles"),
-            vkey,
-            str(tmp_path / "old"),
-            str(tmp_path / "new"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    program = [GO, "run", str(PROGRAM), str(tmp_path / "tiles"), vkey]
+    program += [str(tmp_path / "old"), str(tmp_path / "new")]
+
+    def interop() -> subprocess.CompletedProcess[str]:
+        """The Go program on the tiles written, the log's vkey and two checkpoints."""
+        return subprocess.run(program, capture_output=True, text=True, env=env, timeout=600)
+
+    done = interop()
     assert done.returncode == 0, done.stdout + done.stderr
     assert "ok the root of size 65553 recomputes from the tiles" in done.stdout
     assert (
@@ -132,19 +125,5 @@ def test_go_sumdb_reads_our_log(tmp_path: Path) -> None:
     raw = bytearray(bundle.read_bytes())
     raw[10] ^= 1
     bundle.write_bytes(bytes(raw))
-    bad = subprocess.run(
-        [
-            GO,
-            "run",
-            str(PROGRAM),
-            str(tmp_path / "tiles"),
-            vkey,
-            str(tmp_path / "old"),
-            str(tmp_path / "new"),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=600,
-    )
+    bad = interop()
     assert bad.returncode == 1 and "entry 256 does not hash to its tile hash" in bad.stdout
