@@ -25,6 +25,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from ref_draws import RefDraws
 
 import fairness
 
@@ -81,28 +82,9 @@ def r_words(key: bytes, label: str) -> Iterator[int]:
         b += 1
 
 
-class RefStream:
+class RefStream(RefDraws):
     def __init__(self, key: bytes, label: str) -> None:
-        self.words = r_words(key, label)
-        self.read = 0
-
-    def uniform(self, n: int) -> int:
-        limit = 2**32 - (2**32 % n)
-        while True:
-            w = next(self.words)
-            self.read += 1
-            if w < limit:
-                return w % n
-
-    def dice(self, count: int, sides: int = 6) -> list[int]:
-        return [1 + self.uniform(sides) for _ in range(count)]
-
-    def shuffle(self, items: list[Any]) -> list[Any]:
-        a = list(items)
-        for i in range(len(a) - 1, 0, -1):
-            j = self.uniform(i + 1)
-            a[i], a[j] = a[j], a[i]
-        return a
+        super().__init__(r_words(key, label))
 
 
 def r_items(spec: str) -> list[str]:
