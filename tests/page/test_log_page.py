@@ -15,18 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import NEEDS_CHROMIUM, launch
+from browser import NEEDS_CHROMIUM
 from live_server import LiveServer, reserve_port
 from playwright.sync_api import expect
 from test_log_verify import _copy_without_last, sessions, settings
 
 pytestmark = NEEDS_CHROMIUM
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch() as b:
-        yield b
 
 
 @pytest.fixture

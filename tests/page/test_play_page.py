@@ -7,30 +7,17 @@ from __future__ import annotations
 
 import gzip
 import json
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 import httpx
 import pytest
-
-from tests.browser import CHROMIUM, launch, open_page
+from browser import open_page
+from page_support import NPM, npm_build
 
 ROOT = Path(__file__).resolve().parents[2]
-TS = ROOT / "clients" / "ts"
 BUNDLE = ROOT / "qahwa_page" / "static" / "play.js"
-NPM = shutil.which("npm")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("needs Debian's /usr/bin/chromium")  # a failure under CI=true
-    with launch() as b:
-        yield b
 
 
 def play_to_the_end(pg: Any, limit: int = 400) -> None:
@@ -281,17 +268,7 @@ def test_the_lobby_refuses_bad_tables_clearly(server: Any) -> None:
 
 @pytest.mark.skipif(NPM is None, reason="npm (and node) not installed")
 def test_the_committed_bundle_is_a_fresh_build(tmp_path: Path) -> None:
-    from test_clients_ts import node_modules
-
-    node_modules()
-    out = tmp_path / "play.js"
-    subprocess.run(
-        [str(NPM), "run", "--silent", "build:play", "--", f"--outfile={out}"],
-        cwd=TS,
-        check=True,
-        capture_output=True,
-    )
-    assert out.read_bytes() == BUNDLE.read_bytes(), (
+    assert npm_build("play", tmp_path / "play.js") == BUNDLE.read_bytes(), (
         "qahwa_page/static/play.js is stale: run make play-js and commit it"
     )
     assert len(gzip.compress(BUNDLE.read_bytes(), 9)) <= 80_000

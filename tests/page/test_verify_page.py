@@ -247,12 +247,6 @@ def chance_seqs(doc: dict[str, Any]) -> list[int]:
 # Browser plumbing.
 # ---------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch() as b:
-        yield b
-
-
-@pytest.fixture(scope="module")
 def site() -> Iterator[Site]:
     s = Site()
     try:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, launch, open_page
+from browser import open_page
 from test_verify_page import SIGNER, Site, built
 from test_verify_page_replay import check
 
@@ -263,13 +263,6 @@ def compare_all(doc: dict[str, Any], page: Any, *, replayed: bool) -> Truth:
 # ---------------------------------------------------------------------------------------
 # Browser plumbing: one warm page per server.
 # ---------------------------------------------------------------------------------------
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    _require(CHROMIUM.exists(), "needs Debian's /usr/bin/chromium")
-    with launch() as b:
-        yield b
-
-
 def _page(browser: Any, site: Site) -> Iterator[Any]:
     try:
         with open_page(browser, f"{site.url}/verify?lang=en") as pg:

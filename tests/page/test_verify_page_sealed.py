@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import launch, needs_chromium
+from browser import needs_chromium
+from page_support import NPM, TS, npm_build
 
 import sealed
 from games.sealed_backend import (
@@ -50,11 +51,9 @@ from sealed.demo import simulated_hand
 from verify_cli.sealed_js import JsBackend, install
 
 ROOT = Path(__file__).resolve().parents[2]
-TS = ROOT / "clients" / "ts"
 STATIC = ROOT / "qahwa_page" / "static"
 BUNDLE = STATIC / "sealed-lib.js"
 VERIFIER = STATIC / "sealed-verify.js"
-NPM = shutil.which("npm")
 NODE = shutil.which("node")
 CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
 
@@ -79,17 +78,7 @@ def test_the_bundle_is_built_from_the_packages_the_cross_check_uses() -> None:
 
 @pytest.mark.skipif(NPM is None, reason="npm (and node) not installed")
 def test_the_committed_bundle_is_a_fresh_build(tmp_path: Path) -> None:
-    from test_clients_ts import node_modules
-
-    node_modules()
-    out = tmp_path / "sealed-lib.js"
-    subprocess.run(
-        [str(NPM), "run", "--silent", "build:sealed", "--", f"--outfile={out}"],
-        cwd=TS,
-        check=True,
-        capture_output=True,
-    )
-    assert out.read_bytes() == BUNDLE.read_bytes(), (
+    assert npm_build("sealed", tmp_path / "sealed-lib.js") == BUNDLE.read_bytes(), (
         "qahwa_page/static/sealed-lib.js is stale: run make sealed-js and commit it"
     )
 
@@ -433,12 +422,6 @@ def page_server() -> Iterator[PageServer]:
     finally:
         server.shutdown()
         server.server_close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

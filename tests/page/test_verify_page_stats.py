@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import NEEDS_CHROMIUM, launch, open_page
+from browser import NEEDS_CHROMIUM, open_page
 from playwright.sync_api import expect
 from test_verify_cli_helpers import SIGNER, full_match, keys_doc, rechain, v2_match
 from test_verify_page import PAGE, Site
@@ -47,12 +47,6 @@ FORMS: list[tuple[str, dict[str, Any]]] = [
     *(("iraqi_domino", {"players": p, "target": 40}) for p in (2, 3, 4)),
     *(("mexican_train", {"players": p, "rounds": 1}) for p in (2, 5, 8)),
 ]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with launch() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

@@ -8,12 +8,11 @@ replay (``verify_cli.rules`` on Pyodide). Without that replay the verdict is
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, launch, open_page
+from browser import open_page
 from playwright.sync_api import expect
 from test_verify_cli_helpers import keys_doc, receipts_of, rechain, v2_match
 from test_verify_page import PAGE, Site
@@ -21,14 +20,6 @@ from test_verify_page import PAGE, Site
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
 
 pytestmark = [pytest.mark.browser]
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        pytest.skip("needs Debian's /usr/bin/chromium")  # a failure under CI=true
-    with launch() as b:
-        yield b
 
 
 def _site(runtime: bool) -> Site:
