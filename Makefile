@@ -99,16 +99,16 @@ bench-api: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.api
 
 # clients/ts/src/api.d.ts, the TypeScript client's types, from the app's OpenAPI document
-# (tests/test_clients_ts.py fails when they are stale); npm installs from the lock only.
+# (tests/client/test_clients_ts.py fails when they are stale); npm installs from the lock only.
 # qahwa_page/static/play.js, the web table's script (/play), from clients/ts/play with the
-# locked esbuild; committed, so `make serve` needs no node (tests/test_play_page.py fails when
+# locked esbuild; committed, so `make serve` needs no node (tests/page/test_play_page.py fails when
 # it differs from a fresh build).
 play-js:
 	cd clients/ts && npm ci --no-audit --no-fund && npm run build:play
 
 # qahwa_page/static/sealed-lib.js, the verify page's @noble/curves + @noble/hashes for sealed
 # (qahwa-fair/3) transcripts, bundled from clients/ts/page/sealed-lib.js by the locked esbuild;
-# committed (tests/test_verify_page_sealed.py fails when it differs from a fresh build).
+# committed (tests/page/test_verify_page_sealed.py fails when it differs from a fresh build).
 sealed-js:
 	cd clients/ts && npm ci --no-audit --no-fund && npm run build:sealed
 

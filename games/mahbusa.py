@@ -67,7 +67,7 @@ def _single_steps(b: Sequence[int], d: int, max_from: int = 24) -> list[tuple[in
 
 def _step_ok(b: Sequence[int], f: int, t: int, d: int, max_from: int = 24) -> bool:
     """Whether ``(f, t) in _single_steps(b, d, max_from)``, without listing them
-    (tests/test_turn_check.py holds the two together on random boards)."""
+    (tests/games/test_turn_check.py holds the two together on random boards)."""
     if not 1 <= f <= max_from or f > 24 or b[f] <= 0:
         return False
     if f > d:

@@ -97,7 +97,7 @@ def _single_steps(b: Sequence[int], d: int, outside: int, max_from: int) -> list
 
 def _step_ok(b: Sequence[int], f: int, t: int, d: int, outside: int, max_from: int) -> bool:
     """Whether ``(f, t) in _single_steps(b, d, outside, max_from)``, without listing them
-    (tests/test_turn_check.py holds the two together on random boards)."""
+    (tests/games/test_turn_check.py holds the two together on random boards)."""
     if b[BAR] > 0:
         return f == BAR and max_from >= BAR and t == BAR - d and b[t] >= -1
     if not 1 <= f <= max_from or f > 24 or b[f] <= 0:
@@ -242,7 +242,7 @@ def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
 # one checker moving twice through either intermediate point) to find the one the generator
 # would list for that position. Turns that use fewer dice than the roll has (a blocked board)
 # are checked against the full generation, as is anything the shortcut cannot place.
-# tests/test_turn_check.py holds it to ``legal_turns`` on random positions.
+# tests/games/test_turn_check.py holds it to ``legal_turns`` on random positions.
 
 
 def _plays_of_steps(steps: Turn, dice: Sequence[int]) -> tuple[Turn, ...]:
@@ -251,7 +251,7 @@ def _plays_of_steps(steps: Turn, dice: Sequence[int]) -> tuple[Turn, ...]:
     out), from the steps alone:
     each step takes one of the mover's checkers from its from-index to its to-index (a hit
     blot counts as none of the mover's), so the sources and sinks are the steps' own, less
-    a point one checker passed through. tests/test_turn_check.py holds the two together."""
+    a point one checker passed through. tests/games/test_turn_check.py holds the two together."""
     (a, x), (b, y) = steps
     if x == b or y == a:  # one checker moving twice: from its first source to its last sink
         if x == b:
@@ -349,7 +349,7 @@ def check_turn(
         # the dice equal, or, for one checker moving twice or a bear-off, start from a lower
         # point, or bear off with a die above a point that is not the highest. The step back
         # onto ``a`` is the exception: moving that checker from ``b`` through ``b - hi`` can
-        # be greater.) tests/test_turn_check.py holds this to ``legal_turns``.
+        # be greater.) tests/games/test_turn_check.py holds this to ``legal_turns``.
         return end
     plays = _plays_of_steps(steps, (hi, lo))
     if steps not in plays:

@@ -11,7 +11,7 @@ discriminated unions on ``type`` (actions, events, signed records), ``kind`` (ch
 and ``game`` (seat views, public views, event pages, transcripts). Where the Python value
 must stay exactly as received -- an action is sent back byte for byte, a record's signature
 is checked over its canonical JSON -- the field holds the JSON as a dict while its schema is
-the typed one (:class:`SchemaOf`); ``tests/test_wire_schema.py`` holds what the server sends
+the typed one (:class:`SchemaOf`); ``tests/client/test_wire_schema.py`` holds what the server sends
 to those schemas.
 """
 

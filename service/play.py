@@ -53,7 +53,7 @@ def _house(request: Request) -> House:
         house: House | None = getattr(app.state, "play_house", None)
         if house is None:
             # the bots are clients (qahwa_client): loaded with the first table, so serving
-            # the app alone never loads the client (tests/test_layering.py)
+            # the app alone never loads the client (tests/repo/test_layering.py)
             from .house import House
 
             server = request.scope.get("server") or ("127.0.0.1", 8000)

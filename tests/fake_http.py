@@ -1,7 +1,7 @@
 """tests/fake_server.py's scripted qahwa-fair/2 server over real HTTP, with the C2SP log a
 client checks (a checkpoint signed by the log's note key, a tlog-proof of the lock, the
 consistency proofs between checkpoints), event times and deadlines, for clients that are not
-Python (clients/ts, tests/test_clients_ts.py).
+Python (clients/ts, tests/client/test_clients_ts.py).
 
 ``with FakeHub() as hub``: ``POST {hub.url}/new?tamper=a,b`` makes a fresh fake and answers
 ``{"base": URL}``; that fake answers under it. ``GET {base}/_sent`` lists what it received.
@@ -20,7 +20,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-from fake_server import FakeServer, Sent, _split, audit_path, err, leaf_hash, root
+from fake_server import FakeServer, Sent, err
+from rfc6962 import audit_path, consistency_proof, leaf_hash, root
 
 import tlog
 from fairness import PROTOCOL_V2, chain_next, chain_start
@@ -43,21 +44,6 @@ TAMPERS = {
     "skew": "the server's times are an hour behind",
     "precomputed": 'the ruleset has "fresh_rolls": false',
 }
-
-
-def consistency_proof(m: int, hashes: list[bytes]) -> list[bytes]:
-    """PROOF(m, D[n]) of RFC 6962 §2.1.2, written out."""
-
-    def sub(m: int, d: list[bytes], b: bool) -> list[bytes]:
-        n = len(d)
-        if m == n:
-            return [] if b else [root(d)]
-        k = _split(n)
-        if m <= k:
-            return sub(m, d[:k], b) + [root(d[k:])]
-        return sub(m - k, d[k:], False) + [root(d[:k])]
-
-    return sub(m, hashes, True)
 
 
 def iso(t: datetime) -> str:

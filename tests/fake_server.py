@@ -16,12 +16,12 @@ With a ``clock`` (tests/fake_clock.py) it writes the times of the 2026-12-03 rev
 from __future__ import annotations
 
 import datetime
-import hashlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+from rfc6962 import audit_path, leaf_hash, root
 
 from fairness import (
     PROTOCOL_V2,
@@ -40,38 +40,6 @@ from fairness import (
 from fairness.canonical import canonical_json
 from fairness.errors import SignatureError
 from fairness.records import Lock, lock_seats
-
-
-# The log's Merkle tree (RFC 6962 §2.1), written out here: the client's proof checks are
-# held to this reference, not to the server's own tree code.
-def leaf_hash(leaf: bytes) -> bytes:
-    return hashlib.sha256(b"\x00" + leaf).digest()
-
-
-def _node(left: bytes, right: bytes) -> bytes:
-    return hashlib.sha256(b"\x01" + left + right).digest()
-
-
-def _split(n: int) -> int:
-    return 1 << ((n - 1).bit_length() - 1)
-
-
-def root(hashes: list[bytes]) -> bytes:
-    if len(hashes) == 1:
-        return hashes[0]
-    k = _split(len(hashes))
-    return _node(root(hashes[:k]), root(hashes[k:]))
-
-
-def audit_path(m: int, hashes: list[bytes]) -> list[bytes]:
-    """PATH(m, D[n]) of RFC 6962 §2.1.1."""
-    if len(hashes) == 1:
-        return []
-    k = _split(len(hashes))
-    if m < k:
-        return audit_path(m, hashes[:k]) + [root(hashes[k:])]
-    return audit_path(m - k, hashes[k:]) + [root(hashes[:k])]
-
 
 RULESET = {
     "cube": True,

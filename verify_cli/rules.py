@@ -531,7 +531,7 @@ def check_chain(rep: Any, doc: dict[str, Any], state: V2State) -> None:
                 rep.fail("chain", "an event is not an object: the chain cannot be computed")
                 return
             # fairness.chain_next(h, ev), keeping the event's canonical JSON for the
-            # transcript's signature (tests/test_verify_fast_paths.py holds them equal)
+            # transcript's signature (tests/verify/test_verify_fast_paths.py holds them equal)
             data = canonical_json(ev)
             h = sha256(h + data).digest()
             out.append(h)

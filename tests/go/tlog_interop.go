@@ -1,6 +1,6 @@
 // Command tlog_interop checks a qahwa log, as served, with Go's golang.org/x/mod
 // sumdb/note and sumdb/tlog: an independent implementation of signed notes, RFC 6962
-// trees and tiles. Run by tests/test_tlog_go.py in GOPATH mode (no module proxy).
+// trees and tiles. Run by tests/log/test_tlog_go.py in GOPATH mode (no module proxy).
 //
 // Usage: tlog_interop DIR VKEY OLD_CHECKPOINT NEW_CHECKPOINT
 //

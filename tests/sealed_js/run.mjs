@@ -1,4 +1,4 @@
-// Runs qahwa_page/static/sealed-verify.js on cases from tests/test_sealed_js.py:
+// Runs qahwa_page/static/sealed-verify.js on cases from tests/sealed/test_sealed_js.py:
 //   node run.mjs <path of sealed-verify.js> <cases.json>  → one JSON result per case on stdout
 // (installed beside the locked node_modules, so the imports below resolve there)
 import { readFileSync } from "node:fs";

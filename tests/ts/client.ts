@@ -1,5 +1,5 @@
 // A small qahwa client typed only by the types openapi-typescript generates from the app's
-// /openapi.json (./api.d.ts, written by tests/test_openapi_ts.py): it seats every seat of a
+// /openapi.json (./api.d.ts, written by tests/client/test_openapi_ts.py): it seats every seat of a
 // match of each of the seven games (qahwa-fair/2: commit, check the lock, reveal), plays
 // random legal actions (adding roll-chain values to tawla's and mahbusa's fresh rolls), reads
 // the public log and the transcript, and runs a plain rng session. Every action, event and

@@ -1,4 +1,4 @@
-// A cheating server (tests/fake_http.py, run by tests/test_clients_ts.py) is refused before
+// A cheating server (tests/fake_http.py, run by tests/client/test_clients_ts.py) is refused before
 // it learns what it lies for: no seed or nonce after a bad lock or log proof, no roll-chain
 // value asked for early, a receipt or transcript that disagrees caught, an early timeout
 // disputed; and an honest fake's whole match passes every check, with resends of identical
@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { Client, Disputed, MemoryStorage, NotOurMatch, TranscriptMismatch, ClientError, type Seat, type Match } from "../src/index.js";
 
 const HUB = process.env["QAHWA_FAKE_HUB"];
-if (HUB === undefined) throw new Error("run by tests/test_clients_ts.py: QAHWA_FAKE_HUB");
+if (HUB === undefined) throw new Error("run by tests/client/test_clients_ts.py: QAHWA_FAKE_HUB");
 
 interface Sent {
   method: string;

@@ -1,4 +1,4 @@
-// The client against a real server (tests/test_clients_ts.py starts it and verifies what this
+// The client against a real server (tests/client/test_clients_ts.py starts it and verifies what this
 // writes): every game and form played to the end by conforming seats, the transcripts checked
 // against each seat's lock and receipts, the seat exports written for `verify --seat`; and a
 // seat that crashes in the middle of a match resumed from its file storage.
@@ -15,7 +15,7 @@ const URL = process.env["QAHWA_TEST_URL"];
 const KEY = process.env["QAHWA_TEST_OPERATOR_KEY"];
 const OUT = process.env["QAHWA_TEST_OUT"];
 if (URL === undefined || KEY === undefined || OUT === undefined) {
-  throw new Error("run by tests/test_clients_ts.py: QAHWA_TEST_URL, QAHWA_TEST_OPERATOR_KEY and QAHWA_TEST_OUT");
+  throw new Error("run by tests/client/test_clients_ts.py: QAHWA_TEST_URL, QAHWA_TEST_OPERATOR_KEY and QAHWA_TEST_OUT");
 }
 
 export const FORMS: [string, Record<string, unknown>][] = [

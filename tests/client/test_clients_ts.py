@@ -1,0 +1,236 @@
+"""clients/ts, the TypeScript conforming client (fairness-v2.md §3a), built and run by
+``node --test``: the spec's vectors; every game and form played against a real server, each
+transcript then passing ``verify`` and each seat's export passing ``verify --seat``; a seat
+resumed from its file storage after a crash mid-match; a cheating server (tests/fake_http.py)
+refused before it learns any secret; its types generated from the app's ``/openapi.json``
+and not stale.
+
+The npm packages are locked (clients/ts/package-lock.json, integrity hashes) and installed
+with ``npm ci`` into clients/ts/node_modules (git-ignored), again only when the lock changes.
+Skips only without node and npm (under CI=true conftest makes that a failure)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from fake_http import FakeHub
+from live_server import LiveServer
+from test_openapi_ts import openapi_document
+
+from verify_cli.main import app as verify_app
+
+ROOT = Path(__file__).resolve().parents[2]
+TS = ROOT / "clients" / "ts"
+NPM = shutil.which("npm")
+NODE = shutil.which("node")
+
+pytestmark = pytest.mark.skipif(NPM is None or NODE is None, reason="npm (and node) not installed")
+
+
+def run(
+    *cmd: str, cwd: Path = TS, env: dict[str, str] | None = None, timeout: float = 600
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        list(cmd),
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def node_modules() -> Path:
+    """``npm ci`` of the locked packages, unless node_modules already has this lock."""
+    lock = (TS / "package-lock.json").read_bytes()
+    stamp = TS / "node_modules" / ".qahwa-lock-sha256"
+    digest = hashlib.sha256(lock + (TS / "package.json").read_bytes()).hexdigest()
+    if not stamp.is_file() or stamp.read_text() != digest:
+        assert NPM is not None
+        proc = run(NPM, "ci", "--no-audit", "--no-fund")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        stamp.write_text(digest)
+    return TS / "node_modules"
+
+
+@pytest.fixture(scope="module")
+def built() -> Path:
+    """clients/ts and its tests compiled under tsc --strict into clients/ts/build."""
+    modules = node_modules()
+    assert NODE is not None
+    shutil.rmtree(TS / "build", ignore_errors=True)
+    proc = run(NODE, str(modules / "typescript" / "bin" / "tsc"), "-p", "tsconfig.test.json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return TS / "build"
+
+
+def node_test(built: Path, name: str, env: dict[str, str] | None = None) -> str:
+    assert NODE is not None
+    proc = run(NODE, "--test", str(built / "test" / name), env=env)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-6000:]
+    m = re.search(r"^# pass (\d+)$", proc.stdout, re.M)
+    assert m is not None and int(m.group(1)) > 0, out[-2000:]
+    assert re.search(r"^# fail 0$", proc.stdout, re.M), out[-2000:]
+    assert re.search(r"^# skipped 0$", proc.stdout, re.M), out[-2000:]
+    return proc.stdout
+
+
+def test_the_package_is_locked_with_integrity_and_few_dependencies() -> None:
+    pkg = json.loads((TS / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((TS / "package-lock.json").read_text(encoding="utf-8"))
+    assert pkg["type"] == "module" and pkg["engines"]["node"] == ">=20"
+    assert set(pkg["dependencies"]) == {"@noble/ed25519", "@noble/hashes"}
+    for name, version in {**pkg["dependencies"], **pkg["devDependencies"]}.items():
+        assert re.fullmatch(r"\d+\.\d+\.\d+", version), (name, version)
+        assert lock["packages"][f"node_modules/{name}"]["version"] == version
+    runtime = [p for p, e in lock["packages"].items() if p and not e.get("dev")]
+    assert sorted(runtime) == ["node_modules/@noble/ed25519", "node_modules/@noble/hashes"]
+    for path, entry in lock["packages"].items():
+        if path:
+            assert entry.get("integrity", "").startswith("sha512-"), path
+    config = json.loads((TS / "tsconfig.json").read_text(encoding="utf-8"))
+    assert config["compilerOptions"]["strict"] is True
+
+
+def test_the_types_are_the_apps_openapi_document(tmp_path: Path) -> None:
+    """src/api.d.ts is what openapi-typescript makes of the app's /openapi.json now
+    (regenerate: ``make ts-types``)."""
+    modules = node_modules()
+    doc = tmp_path / "openapi.json"
+    doc.write_text(json.dumps(openapi_document(tmp_path)))
+    assert NODE is not None
+    out = tmp_path / "api.d.ts"
+    proc = run(
+        NODE, str(modules / "openapi-typescript" / "bin" / "cli.js"), str(doc), "-o", str(out)
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert out.read_text() == (TS / "src" / "api.d.ts").read_text(), (
+        "clients/ts/src/api.d.ts is stale: run `make ts-types`"
+    )
+
+
+def test_the_spec_vectors_in_typescript(built: Path) -> None:
+    out = node_test(built, "vectors.test.js")
+    assert "the match key K and its draws" in out
+
+
+def verify(*args: str) -> Any:
+    return CliRunner().invoke(verify_app, list(args), catch_exceptions=False)
+
+
+def test_every_game_and_form_against_a_real_server(built: Path, tmp_path: Path) -> None:
+    """Every transcript passes ``verify`` (with the server as log source: the lock is in its
+    log) and every seat's export passes ``verify --seat N --client-seed S --nonce HEX
+    --receipt``."""
+    out = tmp_path / "out"
+    with LiveServer(checkpoint_seconds=0.05) as srv:
+        node_test(
+            built,
+            "live.test.js",
+            {
+                "QAHWA_TEST_URL": srv.url,
+                "QAHWA_TEST_OPERATOR_KEY": srv.operator_key,
+                "QAHWA_TEST_OUT": str(out),
+            },
+        )
+        dirs = sorted(p for p in out.iterdir() if p.is_dir())
+        games = {d.name.split("-", 1)[1] for d in dirs}
+        assert games >= {
+            "tawla",
+            "mahbusa",
+            "iraqi_domino",
+            "mexican_train",
+            "qahve",
+            "hokm",
+            "shelem",
+        }
+        assert len(dirs) == 13
+        for d in dirs:
+            transcript = d / "transcript.json"
+            res = verify(str(transcript), "--server", srv.url)
+            assert res.exit_code == 0, (d.name, res.output)
+            assert "verified" in res.output.lower()
+            for seat_file in sorted(d.glob("seat-*.json")):
+                seat = json.loads(seat_file.read_text())
+                assert set(seat) >= {"match_id", "seat", "client_seed", "nonce", "lock", "receipts"}
+                assert "key_seed" not in seat and "chain_secret" not in seat
+                receipts = tmp_path / f"{d.name}-{seat_file.stem}-receipts.json"
+                receipts.write_text(json.dumps(seat["receipts"]))
+                args = [
+                    str(transcript),
+                    "--server",
+                    srv.url,
+                    "--seat",
+                    str(seat["seat"]),
+                    "--client-seed",
+                    seat["client_seed"],
+                    "--nonce",
+                    seat["nonce"],
+                    "--receipt",
+                    str(receipts),
+                ]
+                res = verify(*args)
+                assert res.exit_code == 0, (d.name, seat_file.name, res.output)
+                # the same export with another seat's seed fails: --seat checks something
+                other = "0" * 64 if seat["nonce"] != "0" * 64 else "1" * 64
+                res = verify(*args[:-3], other, "--receipt", str(receipts))
+                assert res.exit_code == 1, res.output
+                # the export as it is: --seat FILE takes the seat, seed, nonce and receipts
+                res = verify(str(transcript), "--server", srv.url, "--seat", str(seat_file))
+                assert res.exit_code == 0, (d.name, seat_file.name, res.output)
+                assert "holds exactly your client seed" in res.output
+                changed = tmp_path / f"{d.name}-{seat_file.stem}-changed.json"
+                changed.write_text(json.dumps({**seat, "nonce": other}))
+                res = verify(str(transcript), "--server", srv.url, "--seat", str(changed))
+                assert res.exit_code == 1, res.output
+
+
+def test_a_cheating_server_is_refused_and_learns_no_secret(built: Path) -> None:
+    with FakeHub() as hub:
+        out = node_test(built, "cheat.test.js", {"QAHWA_FAKE_HUB": hub.url})
+        # every fake the tests made: no seed, nonce or roll-chain value reached a cheating one
+        assert hub.fakes, out
+        assert sum(f.before_reveal for f in hub.fakes.values()) >= 9
+        for name, fake in hub.fakes.items():
+            if not fake.before_reveal:
+                continue
+            for sent in fake.sent:
+                body = sent.json()
+                if isinstance(body, dict):
+                    assert "client_seed" not in body and "nonce" not in body, (name, sent)
+
+
+def test_the_readmes_node_example_plays_a_match(tmp_path: Path) -> None:
+    """clients/ts/README.md as an operator's web developer follows it: the package built
+    (``npm run build``), ``npm install`` of the folder in a new project (offline: it links
+    the folder), the README's ``play.mjs`` run with ``node`` against a real server."""
+    modules = node_modules()
+    assert NODE is not None and NPM is not None
+    proc = run(NODE, str(modules / "typescript" / "bin" / "tsc"), "-p", "tsconfig.json")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    readme = (TS / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"## Play a match from Node\n.*?```sh\n(.*?)```.*?```js\n(.*?)```", readme, re.S)
+    assert m is not None, "the README's Node section has an install command and a play.mjs"
+    assert m.group(1).strip() == "npm install /path/to/qahwa/clients/ts"
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "package.json").write_text('{"name": "app", "private": true, "type": "module"}')
+    proc = run(NPM, "install", str(TS), "--offline", "--no-audit", "--no-fund", cwd=app)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    with LiveServer(checkpoint_seconds=0.05) as srv:
+        assert "http://127.0.0.1:8000" in m.group(2)
+        (app / "play.mjs").write_text(m.group(2).replace("http://127.0.0.1:8000", srv.url))
+        proc = run(NODE, "play.mjs", cwd=app, env={"QAHWA_OPERATOR_KEY": srv.operator_key})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "finished, the transcript checked by both seats" in proc.stdout
+    assert len(list((app / "seats").iterdir())) >= 2  # both seats kept in FileStorage

@@ -1,0 +1,297 @@
+"""The web table at /play (issue 32): a person plays whole matches in Chromium by clicking
+the legal actions, against house bots in the server's process, and sees the verify page's
+verdict computed in the browser; Arabic lays out right to left; the committed script is a
+fresh build of clients/ts/play (esbuild, locked in clients/ts/package-lock.json)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+from browser import open_page
+from page_support import NPM, npm_build
+
+ROOT = Path(__file__).resolve().parents[2]
+BUNDLE = ROOT / "qahwa_page" / "static" / "play.js"
+
+
+def play_to_the_end(pg: Any, limit: int = 400) -> None:
+    """Click a legal action whenever one is offered, until the verdict shows."""
+    for _ in range(limit * 10):
+        if pg.locator("#verdict").count():
+            return
+        buttons = pg.locator('[data-testid="legal-action"]:enabled')
+        if buttons.count():
+            try:
+                buttons.first.click(timeout=2_000)
+            except Exception:  # the table re-rendered under the click: look again
+                pass
+        else:
+            pg.wait_for_timeout(100)
+        assert pg.get_attribute("#status", "data-error") is None, pg.text_content("#status")
+    raise AssertionError("the match did not end")
+
+
+def see_the_verdict(pg: Any) -> None:
+    verdict = pg.locator("#verdict")
+    pg.wait_for_function(
+        "() => document.getElementById('verdict')?.dataset.verdict !== 'pending'",
+        timeout=180_000,
+    )
+    assert verdict.get_attribute("data-verdict") == "pass", verdict.text_content()
+    assert pg.locator('[data-testid="download-transcript"]').count() == 1
+    assert pg.locator('[data-testid="download-seat"]').count() == 1
+    assert pg.js_errors == []
+
+
+def downloaded(pg: Any, which: str, into: Path) -> Path:
+    """Click the page's download link ``which`` and keep the file in ``into``."""
+    with pg.expect_download() as dl:
+        pg.click(f'[data-testid="download-{which}"]')
+    path = into / f"{which}.json"
+    dl.value.save_as(path)
+    return path
+
+
+def verify_cli(*args: str) -> Any:
+    from click.testing import CliRunner
+
+    from verify_cli.main import app
+
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def count_requests(pg: Any, tail: str) -> list[str]:
+    """The URLs of the page's requests (its frames' too) whose path ends with ``tail``."""
+    seen: list[str] = []
+    pg.on("request", lambda r: seen.append(r.url) if r.url.split("?")[0].endswith(tail) else None)
+    return seen
+
+
+@pytest.mark.browser
+def test_a_person_plays_tawla_and_verify_passes_the_downloads(
+    browser: Any, server: Any, tmp_path: Path
+) -> None:
+    """A whole tawla match by clicking; the page's transcript.json and seat.json, downloaded,
+    pass ``verify --seat`` (the CLI, the server's log checked); one changed byte fails."""
+    rules = quote(json.dumps({"match_length": 1}))
+    with open_page(browser, f"{server.url}/play?game=tawla&ruleset={rules}") as pg:
+        transcripts = count_requests(pg, "/transcript")
+        pg.wait_for_selector('[data-testid="board"]', timeout=60_000)
+        play_to_the_end(pg)
+        see_the_verdict(pg)
+        transcript = downloaded(pg, "transcript", tmp_path)
+        seat_file = downloaded(pg, "seat", tmp_path)
+        # the verify page checked this browser's own copy (the seat's client fetched the
+        # transcript once and checked it against its lock and receipts): the same bytes,
+        # with the seat's receipts and its own seed, and no copy of its own
+        frame = pg.frame_locator("#verify")
+        assert frame.locator("#in-paste").input_value() == transcript.read_text("utf-8")
+        for check in ("receipts", "own_seed"):
+            row = frame.locator(f'#report tr[data-check="{check}"]')
+            assert row.get_attribute("data-status") == "ok", row.text_content()
+        assert len(transcripts) == 1, transcripts
+    seat = json.loads(seat_file.read_text(encoding="utf-8"))
+    assert seat["seat"] == 0 and seat["client_seed"] and seat["receipts"]
+    res = verify_cli(str(transcript), "--server", server.url, "--seat", str(seat_file))
+    assert res.exit_code == 0, res.output
+    assert "holds exactly your client seed" in res.output
+    # one changed byte: a hex digit of this seat's revealed nonce in the transcript, then in
+    # the seat file
+    text = transcript.read_text("utf-8")
+    at = text.index(seat["nonce"])
+    flip = "0" if text[at] != "0" else "1"
+    changed = tmp_path / "changed-transcript.json"
+    changed.write_text(text[:at] + flip + text[at + 1 :], "utf-8")
+    res = verify_cli(str(changed), "--server", server.url, "--seat", str(seat_file))
+    assert res.exit_code == 1, res.output
+    raw = seat_file.read_text("utf-8")
+    at = raw.index(seat["nonce"])
+    changed_seat = tmp_path / "changed-seat.json"
+    changed_seat.write_text(raw[:at] + flip + raw[at + 1 :], "utf-8")
+    res = verify_cli(str(transcript), "--server", server.url, "--seat", str(changed_seat))
+    assert res.exit_code == 1, res.output
+
+
+@pytest.mark.browser
+def test_a_bot_move_redraws_the_page_without_polling(browser: Any, server: Any) -> None:
+    """The page reads its view when the event stream brings news, never on a timer: while it
+    waits for the person nothing is read, and the house bots' moves redraw it."""
+    rules = quote(json.dumps({"target": 1}))
+    with open_page(browser, f"{server.url}/play?game=hokm&ruleset={rules}") as pg:
+        views = count_requests(pg, "/state")
+        streams = count_requests(pg, "/events/stream")
+        buttons = '[data-testid="legal-action"]:enabled'
+        pg.wait_for_selector(buttons, timeout=60_000)
+        assert pg.get_attribute("#status", "data-stream") == "open"
+        version = "JSON.parse(document.querySelector('pre.rest').textContent).version"
+        bot_moves = 0
+        for _ in range(8):  # the person's moves, until the bots have answered two of them
+            if bot_moves >= 2 or pg.locator("#verdict").count():
+                break
+            pg.wait_for_selector(buttons, timeout=60_000)
+            idle = len(views)
+            pg.wait_for_timeout(2_500)  # the person thinks: a poll would read the view now
+            assert len(views) == idle, views[idle:]
+            before = pg.evaluate(version)
+            pg.locator(buttons).first.click()
+            # the person's turn again (or the end), the view drawn on from the stream's news
+            pg.wait_for_function(
+                f"() => !!document.getElementById('verdict') || "
+                f"(!!document.querySelector('{buttons}') && {version} > {before})",
+                timeout=60_000,
+            )
+            if pg.locator("#verdict").count():
+                break
+            after = pg.evaluate(version)
+            if after >= before + 2:  # a house bot moved in between: the page was redrawn
+                bot_moves += 1
+            assert len(views) - idle <= after - before + 2, (after - before, views[idle:])
+        assert bot_moves >= 1
+        assert len(streams) == 1, streams  # one stream, never dropped
+        assert pg.js_errors == []
+
+
+@pytest.mark.browser
+def test_without_the_event_stream_a_poll_stands_in(browser: Any, server: Any) -> None:
+    """Where the event stream cannot be had (here: every attempt refused), the page falls
+    back to reading its view on a timer, and the match still plays to a verdict."""
+    rules = quote(json.dumps({"target": 1}))
+    ctx = browser.new_context()
+    try:
+        ctx.route("**/events/stream*", lambda route: route.abort())
+        pg = ctx.new_page()
+        errors: list[str] = []
+        pg.on("pageerror", lambda e: errors.append(str(e)))
+        pg.goto(f"{server.url}/play?game=hokm&ruleset={rules}")
+        pg.wait_for_selector('#status[data-stream="poll"]', timeout=60_000)
+        play_to_the_end(pg)
+        pg.wait_for_function(
+            "() => document.getElementById('verdict')?.dataset.verdict !== 'pending'",
+            timeout=180_000,
+        )
+        assert pg.get_attribute("#verdict", "data-verdict") == "pass"
+        assert errors == []
+    finally:
+        ctx.close()
+
+
+@pytest.mark.browser
+def test_a_reload_mid_match_resumes_the_seat_from_indexeddb(
+    browser: Any, server: Any, tmp_path: Path
+) -> None:
+    """The seat's secrets are in IndexedDB: after a reload in the middle of a tawla match the
+    same seat (same seed, no second commit) plays on, and the match verifies."""
+    rules = quote(json.dumps({"match_length": 1}))
+    stored = """async () => {
+      const db = await new Promise((ok, no) => {
+        const r = indexedDB.open("qahwa-seats", 1); r.onsuccess = () => ok(r.result);
+        r.onerror = () => no(r.error);
+      });
+      const st = db.transaction("seats").objectStore("seats");
+      const keys = await new Promise((ok) => { const r = st.getAllKeys(); r.onsuccess = () => ok(r.result); });
+      const k = keys.find((x) => String(x).startsWith("seat/"));
+      const v = await new Promise((ok) => { const r = st.get(k); r.onsuccess = () => ok(r.result); });
+      db.close();
+      return JSON.parse(v);
+    }"""
+    with open_page(browser, f"{server.url}/play?game=tawla&ruleset={rules}") as pg:
+        pg.wait_for_selector('[data-testid="board"]', timeout=60_000)
+        clicks = 0
+        while clicks < 4:  # a few of the person's moves
+            buttons = pg.locator('[data-testid="legal-action"]:enabled')
+            if buttons.count():
+                try:
+                    buttons.first.click(timeout=2_000)
+                    clicks += 1
+                except Exception:
+                    pass
+            else:
+                pg.wait_for_timeout(100)
+            assert not pg.locator("#verdict").count(), "the match ended before the reload"
+        url = pg.url
+        assert "match=" in url and "token=" in url  # the seat link, kept in the address
+        before = pg.evaluate(stored)
+        assert before["revealed"] and before["key_seed"] and len(before["receipts"]) >= 2
+        pg.reload()
+        pg.wait_for_selector('[data-testid="board"]', timeout=60_000)
+        play_to_the_end(pg)
+        see_the_verdict(pg)
+        seat = json.loads(downloaded(pg, "seat", tmp_path).read_text("utf-8"))
+    assert seat["client_seed"] == before["client_seed"] and seat["nonce"] == before["nonce"]
+    commits = [r for r in seat["requests"] if r["path"].endswith("/commit")]
+    assert len(commits) == 1  # the reloaded page did not commit again
+    assert len(seat["receipts"]) > len(before["receipts"])  # it played on
+
+
+@pytest.mark.browser
+def test_a_person_plays_hokm_with_three_house_bots(browser: Any, server: Any) -> None:
+    rules = quote(json.dumps({"target": 1}))
+    with open_page(browser, f"{server.url}/play?game=hokm&ruleset={rules}") as pg:
+        # the kind of table the person sits at (issue 34): a seeded deal, said in words
+        pg.wait_for_selector("#deal", timeout=60_000)
+        assert pg.get_attribute("#deal", "data-deal") == "seeded"
+        assert "operator" in (pg.text_content("#deal") or "")
+        play_to_the_end(pg)
+        see_the_verdict(pg)
+
+
+@pytest.mark.browser
+def test_in_arabic_the_table_is_right_to_left(browser: Any, server: Any) -> None:
+    with open_page(browser, f"{server.url}/play?game=hokm&lang=ar") as pg:
+        pg.wait_for_selector("#turn", timeout=60_000)
+        assert pg.get_attribute("html", "dir") == "rtl"
+        assert pg.get_attribute("html", "lang") == "ar"
+        assert pg.evaluate("getComputedStyle(document.getElementById('table')).direction") == "rtl"
+        pg.wait_for_selector("#deadline", timeout=30_000)  # the turn's deadline, from the view
+        assert (pg.get_attribute("#deadline", "data-due") or "").startswith("20")
+
+
+def test_the_lobby_refuses_bad_tables_clearly(server: Any) -> None:
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        r = c.post("/play/tables", json={"game": "chess"})
+        assert r.status_code == 422 and "unknown game" in r.json()["error"]["message"]
+        r = c.post("/play/tables", json={"game": "tawla", "ruleset": {"match_length": 99}})
+        assert r.status_code == 422 and "bad ruleset" in r.json()["error"]["message"]
+        r = c.post("/play/tables", json={"game": "tawla", "friend": True})
+        assert r.status_code == 201
+        people = r.json()["people"]
+        assert [p["seat"] for p in people] == [0, 1]
+        page = c.get("/play")
+        assert page.status_code == 200 and "/static/play.js" in page.text
+
+
+@pytest.mark.skipif(NPM is None, reason="npm (and node) not installed")
+def test_the_committed_bundle_is_a_fresh_build(tmp_path: Path) -> None:
+    assert npm_build("play", tmp_path / "play.js") == BUNDLE.read_bytes(), (
+        "qahwa_page/static/play.js is stale: run make play-js and commit it"
+    )
+    assert len(gzip.compress(BUNDLE.read_bytes(), 9)) <= 80_000
+
+
+@pytest.mark.browser
+def test_a_friend_sits_down_from_the_seat_link(browser: Any, server: Any) -> None:
+    with open_page(browser, f"{server.url}/play?game=tawla&friend=1") as me:
+        link = me.locator('[data-testid="seat-link"]')
+        link.wait_for(timeout=30_000)
+        url = str(link.get_attribute("href"))
+        assert "seat=1" in url and "token=" in url
+        with open_page(browser, url) as friend:
+            # both seats commit and reveal: the match starts, and someone may roll
+            for pg in (me, friend):
+                pg.wait_for_selector('[data-testid="board"]', timeout=60_000)
+            offered = 0
+            for _ in range(600):  # the opening roll is offered to one of them (or both)
+                offered = sum(
+                    pg.locator('[data-testid="legal-action"]').count() for pg in (me, friend)
+                )
+                if offered:
+                    break
+                me.wait_for_timeout(100)
+            assert offered > 0
+            assert me.js_errors == [] and friend.js_errors == []

@@ -1,0 +1,109 @@
+"""The project's habits: pre-commit runs local tools only, the changelog keeps its form,
+every package of the verifier is typed."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import tomllib
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_pre_commit_hooks_are_local_and_run_this_venvs_tools() -> None:
+    config = yaml.safe_load((ROOT / ".pre-commit-config.yaml").read_text())
+    assert [r["repo"] for r in config["repos"]] == ["local"]  # nothing fetched
+    hooks = {h["id"]: h for h in config["repos"][0]["hooks"]}
+    assert {"ruff", "ruff-format", "mypy", "no-registry-host"} <= set(hooks)
+    for hook in hooks.values():
+        assert hook["language"] == "system"
+        tool = hook["entry"].split()[0]
+        assert tool.startswith(".venv/bin/"), hook
+    assert hooks["ruff"]["entry"].startswith(".venv/bin/ruff check")
+    assert hooks["ruff-format"]["entry"].startswith(".venv/bin/ruff format --check")
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"][
+        "dev"
+    ]
+    assert any(d.startswith("pre-commit") for d in dev)
+
+
+def test_make_test_checks_the_format_and_the_tree_is_formatted() -> None:
+    """`make test` (so CI) runs `ruff format --check`, and the tree passes it."""
+    import subprocess
+    import sys
+
+    make = (ROOT / "Makefile").read_text()
+    recipe = make.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+    assert "ruff format --check ." in recipe, recipe
+    ruff = Path(sys.executable).parent / "ruff"
+    out = subprocess.run(
+        [str(ruff), "format", "--check", "."], cwd=ROOT, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_changelog_keeps_a_changelog() -> None:
+    text = (ROOT / "CHANGELOG.md").read_text()
+    heads = re.findall(r"^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$", text, re.M)
+    assert heads[0] == ("Unreleased", "")
+    released = [v for v, _ in heads[1:]]
+    assert released and all(d for _, d in heads[1:])
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    assert version in released
+    unreleased = text.split("## [Unreleased]")[1].split("\n## [")[0]
+    sections = re.findall(r"^### (\w+)$", unreleased, re.M)
+    assert sections and set(sections) <= {
+        "Added",
+        "Changed",
+        "Deprecated",
+        "Removed",
+        "Fixed",
+        "Security",
+    }
+    assert "qahwa-verify" in unreleased
+
+
+def test_every_verifier_package_is_typed() -> None:
+    spec = importlib.util.spec_from_file_location("verifier_setup", ROOT / "verifier" / "setup.py")
+    assert spec is not None and spec.loader is not None
+    setup = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(setup)  # the lists only: setup() runs as __main__
+    assert set(setup.VERIFIER_PACKAGES) >= {"fairness", "games", "qahwa_page", "verify_cli"}
+    for pkg in setup.VERIFIER_PACKAGES:
+        assert (ROOT / pkg / "py.typed").is_file(), f"{pkg} has no py.typed"
+        assert "py.typed" in setup.PACKAGE_DATA[pkg], f"{pkg}'s py.typed is not in the wheel"
+
+
+def test_one_cli_framework_click_and_no_typer() -> None:
+    """Both commands, ``verify`` and ``qahwa``, are click groups (issue 23); nothing of the
+    project imports typer, depends on it or loads it."""
+    import subprocess
+    import sys
+
+    import click
+    from test_layering import FIRST_PARTY, imports_of
+
+    from service.cli import app as qahwa
+    from verify_cli.main import app as verify
+
+    assert isinstance(qahwa, click.Group) and isinstance(verify, click.Group)
+    scanned = 0
+    for folder in [*sorted(FIRST_PARTY), "tests", "verifier"]:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "build" in path.relative_to(ROOT).parts:  # a wheel being built (test_verifier_dist)
+                continue
+            scanned += 1
+            assert "typer" not in imports_of(path, folder), f"{path} imports typer"
+    assert scanned > 100
+    for project in (ROOT / "pyproject.toml", ROOT / "verifier" / "pyproject.toml"):
+        meta = tomllib.loads(project.read_text())["project"]
+        deps = [*meta["dependencies"], *sum(meta.get("optional-dependencies", {}).values(), [])]
+        assert not [d for d in deps if re.match(r"typer\b", d)], project
+    code = "import sys, service.cli, verify_cli.main; print('typer' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    assert out.stdout.strip() == "False"

@@ -1,0 +1,318 @@
+"""A second verifier of qahwa-fair/3, written from docs/spec/fairness-v3.md in JavaScript
+(qahwa_page/static/sealed-verify.js, over the locked @noble/curves and @noble/hashes), agrees
+with the Python package ``sealed`` on the spec's vectors and on random cases: keys, shuffles,
+shares and openings, each as made and with one random field or byte changed, accepted or
+refused alike.
+
+The npm packages are locked (tests/sealed_js/package.json and package-lock.json, with
+integrity hashes) and installed with ``npm ci`` into build/sealed-js (git-ignored), again
+only when the lock changes. Skips only without node and npm (under CI=true conftest makes
+that a failure)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sealed import (
+    Context,
+    FixedRandomness,
+    SealedError,
+    Share,
+    ShareProof,
+    ShuffleProof,
+    check_opening,
+    check_revealed,
+    decode_deck,
+    encode_deck,
+    generator,
+    hand_key,
+    item_point,
+    make_key,
+    make_share,
+    shuffle,
+    starting_deck,
+    verify_key,
+    verify_share,
+    verify_shuffle,
+)
+from sealed.group import mul, s_add, sub
+from sealed.keys import KeyProof
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "tests" / "sealed_js"
+CACHE = ROOT / "build" / "sealed-js"
+MODULE = ROOT / "qahwa_page" / "static" / "sealed-verify.js"
+NPM = shutil.which("npm")
+NODE = shutil.which("node")
+VECTORS = json.loads((ROOT / "tests" / "vectors" / "fairness_v3.json").read_text("utf-8"))
+CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
+
+
+def test_the_npm_packages_are_locked_with_integrity_hashes() -> None:
+    pkg = json.loads((SRC / "package.json").read_text("utf-8"))
+    lock = json.loads((SRC / "package-lock.json").read_text("utf-8"))
+    wanted = pkg["dependencies"]
+    assert set(wanted) == {"@noble/curves", "@noble/hashes"}
+    for name, version in wanted.items():
+        assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
+        entry = lock["packages"][f"node_modules/{name}"]
+        assert entry["version"] == version
+        assert entry["integrity"].startswith("sha512-")
+    assert not any("resolved" in e for e in lock["packages"].values())
+
+
+def test_the_verifier_module_imports_nothing() -> None:
+    """The page hands it its vendored libraries: no import of its own to resolve."""
+    text = MODULE.read_text("utf-8")
+    assert not re.search(r"^\s*import\b", text, re.M)
+    assert "import(" not in text
+
+
+@pytest.fixture(scope="module")
+def node_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    if NPM is None or NODE is None:
+        pytest.skip("npm (and node) not installed")
+    digest = hashlib.sha256(
+        (SRC / "package-lock.json").read_bytes() + (SRC / "package.json").read_bytes()
+    ).hexdigest()
+    stamp = CACHE / "node_modules" / ".qahwa-lock-sha256"
+    if not stamp.is_file() or stamp.read_text() != digest:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json", ".npmrc"):
+            shutil.copyfile(SRC / name, CACHE / name)
+        proc = subprocess.run(
+            [NPM, "ci", "--no-audit", "--no-fund"],
+            cwd=CACHE,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        stamp.write_text(digest)
+    shutil.copyfile(SRC / "run.mjs", CACHE / "run.mjs")
+    work = tmp_path_factory.mktemp("sealed-js")
+
+    def run(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        path = work / "cases.json"
+        path.write_text(json.dumps(cases))
+        assert NODE is not None
+        proc = subprocess.run(
+            [NODE, str(CACHE / "run.mjs"), str(MODULE), str(path)],
+            cwd=CACHE,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert proc.returncode == 0, proc.stderr
+        out: list[dict[str, Any]] = json.loads(proc.stdout)
+        assert len(out) == len(cases)
+        return out
+
+    return run
+
+
+def _ctx(c: Context) -> dict[str, Any]:
+    return {"match_id": c.match_id, "hand": c.hand, "seat": c.seat}
+
+
+# -- the Python side's verdict on each case --------------------------------------------------
+
+
+def python_verdict(case: dict[str, Any]) -> bool:
+    h = bytes.fromhex
+    ctx = Context(**case["ctx"]) if "ctx" in case else None
+    try:
+        if case["kind"] == "key":
+            assert ctx is not None
+            verify_key(ctx, h(case["P"]), KeyProof.decode(h(case["proof"])))
+        elif case["kind"] == "revealed":
+            check_revealed(h(case["P"]), h(case["x"]), 0)
+        elif case["kind"] == "shuffle":
+            assert ctx is not None
+            d_in = decode_deck(h(case["deck_in"]))
+            d_out = decode_deck(h(case["deck_out"]), len(d_in))
+            verify_shuffle(
+                ctx, h(case["P"]), d_in, d_out, ShuffleProof.decode(h(case["proof"]), len(d_in))
+            )
+        elif case["kind"] == "share":
+            assert ctx is not None
+            c = decode_deck(h(case["A"]) + h(case["B"]))[0]
+            verify_share(
+                ctx, h(case["P"]), c, Share(h(case["D"]), ShareProof.decode(h(case["proof"])))
+            )
+        elif case["kind"] == "opening":
+            assert ctx is not None
+            c = decode_deck(h(case["A"]) + h(case["B"]))[0]
+            shares = [Share(h(s["D"]), ShareProof.decode(h(s["proof"]))) for s in case["shares"]]
+            check_opening(case["game"], case["code"], c, ctx, [h(k) for k in case["keys"]], shares)
+        else:
+            raise AssertionError(case["kind"])
+    except SealedError:
+        return False
+    return True
+
+
+# -- random cases ---------------------------------------------------------------------------
+
+
+def _flip(hexstr: str, rng: random.Random) -> str:
+    b = bytearray(bytes.fromhex(hexstr))
+    b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+    return b.hex()
+
+
+def random_cases(seed: int) -> list[dict[str, Any]]:
+    """One table: keys, a chain of shuffles, shares and openings; each case as made and once
+    with one random field (a byte of a value, or a context field) changed."""
+    rng = random.Random(seed)
+    seats = rng.randint(2, 4)
+    n = rng.randint(1, 9)
+    game = rng.choice(["hokm", "iraqi_domino"])
+    codes = rng.sample(CARDS, n)
+    ctx = Context(f"m-js-{seed}", rng.randrange(5), 0)
+    fr = lambda tag: FixedRandomness(f"{seed}/{tag}".encode())  # noqa: E731
+    keys = [make_key(ctx.for_seat(s), fr(f"key{s}")) for s in range(seats)]
+    P = hand_key([k.P for k in keys])
+    made: list[dict[str, Any]] = []
+    for s, k in enumerate(keys):
+        made.append(
+            {
+                "kind": "key",
+                "ctx": _ctx(ctx.for_seat(s)),
+                "P": k.P.hex(),
+                "proof": k.proof.encode().hex(),
+            }
+        )
+        made.append({"kind": "revealed", "P": k.P.hex(), "x": k.x.hex()})
+    deck = starting_deck(game, codes)
+    for s in range(seats):
+        out, proof = shuffle(ctx.for_seat(s), P, deck, fr(f"shuffle{s}"))
+        made.append(
+            {
+                "kind": "shuffle",
+                "ctx": _ctx(ctx.for_seat(s)),
+                "P": P.hex(),
+                "deck_in": encode_deck(deck).hex(),
+                "deck_out": encode_deck(out).hex(),
+                "proof": proof.encode().hex(),
+            }
+        )
+        deck = out
+    item = rng.randrange(n)
+    c = deck[item]
+    shares = [make_share(ctx.for_seat(s), keys[s].x, c, fr(f"share{s}")) for s in range(seats)]
+    for s, sh in enumerate(shares):
+        made.append(
+            {
+                "kind": "share",
+                "ctx": _ctx(ctx.for_seat(s)),
+                "P": keys[s].P.hex(),
+                "A": c.A.hex(),
+                "B": c.B.hex(),
+                "D": sh.D.hex(),
+                "proof": sh.proof.encode().hex(),
+            }
+        )
+    x = keys[0].x
+    for k in keys[1:]:
+        x = s_add(x, k.x)
+    m = sub(c.B, mul(x, c.A))
+    code = next(cd for cd in codes if item_point(game, cd) == m)
+    opening = {
+        "kind": "opening",
+        "game": game,
+        "code": code,
+        "A": c.A.hex(),
+        "B": c.B.hex(),
+        "ctx": _ctx(ctx),
+        "keys": [k.P.hex() for k in keys],
+        "shares": [{"D": s.D.hex(), "proof": s.proof.encode().hex()} for s in shares],
+    }
+    made.append(opening)
+    made.append({**opening, "code": rng.choice([cd for cd in CARDS if cd != code])})
+    cases = list(made)
+    for case in made:
+        t = json.loads(json.dumps(case))
+        fields = [f for f in t if f not in ("kind", "game", "code", "keys", "shares")]
+        field = rng.choice(fields)
+        if field == "ctx":
+            which = rng.choice(["match_id", "hand", "seat"])
+            t["ctx"][which] = t["ctx"][which] + "x" if which == "match_id" else t["ctx"][which] + 1
+        else:
+            t[field] = _flip(t[field], rng)
+        cases.append(t)
+    return cases
+
+
+def test_the_spec_vectors_agree(node_run: Any) -> None:
+    cases: list[dict[str, Any]] = [
+        {"kind": "item", "game": p["game"], "code": p["code"]} for p in VECTORS["item_points"]
+    ]
+    cases += [{"kind": "generator", "i": g["i"]} for g in VECTORS["generators"]]
+    cases.append({"kind": "hand_key", "keys": [k["P"] for k in VECTORS["keys"]]})
+    out = node_run(cases)
+    want = [p["point"] for p in VECTORS["item_points"]] + [
+        g["point"] for g in VECTORS["generators"]
+    ]
+    want.append(VECTORS["hand_key"])
+    assert [o["value"] for o in out] == want
+    assert generator(0).hex() == want[4]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_cases_agree(node_run: Any, seed: int) -> None:
+    cases = random_cases(seed)
+    py = [python_verdict(c) for c in cases]
+    js = node_run(cases)
+    half = len(cases) // 2
+    # as made: all accepted but the opening to another code; changed: all refused
+    assert py[:half] == [True] * (half - 1) + [False]
+    assert py[half:] == [False] * half
+    for case, p, j in zip(cases, py, js, strict=True):
+        assert j["ok"] == p, (case["kind"], j)
+
+
+def test_a_whole_hand_agrees(node_run: Any) -> None:
+    """A hand's §9 record (tests/sealed/test_sealed_hand.py's) as made, before the keys are
+    revealed, and with each of its changes: the same verdict, the same deck opened."""
+    import copy
+
+    from test_sealed_hand import ENTRY, HOUSE, MATCH, SEATS, TAMPERS
+
+    from sealed import verify_hand
+
+    closed = copy.deepcopy(ENTRY)
+    closed["revealed"] = closed["revealed"][:3]
+    entries = [ENTRY, closed]
+    for _, change in TAMPERS.values():
+        e = copy.deepcopy(ENTRY)
+        change(e)
+        entries.append(e)
+    entries.append(ENTRY)  # for another match
+    matches = [MATCH] * (len(entries) - 1) + ["m-other"]
+    out = node_run(
+        [
+            {"kind": "hand", "match_id": m, "entry": e, "seats": SEATS, "house": list(HOUSE)}
+            for m, e in zip(matches, entries, strict=True)
+        ]
+    )
+    for m, e, j in zip(matches, entries, out, strict=True):
+        try:
+            v = verify_hand(m, e, SEATS, HOUSE)
+        except SealedError:
+            assert not j["ok"], j
+            continue
+        assert j["ok"], j
+        assert j["value"]["order"] == (list(v.order) if v.order is not None else None)
+        assert {int(k): c for k, c in j["value"]["opened"].items()} == v.opened
+    assert out[0]["ok"] and out[1]["ok"]
+    assert sum(1 for o in out if not o["ok"]) == len(TAMPERS) + 1
