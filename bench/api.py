@@ -281,6 +281,27 @@ class Play:
     chains: list[list[bytes] | None] = field(default_factory=list)
     sent: list[int] = field(default_factory=list)
 
+    def complete(
+        self, view: dict[str, Any], action: dict[str, Any]
+    ) -> tuple[dict[str, Any], str | None]:
+        """The mover's ``action`` at ``view`` as its seat sends it (v2): with the seat's next
+        roll-chain value where one is owed, and its signature over the chain head when keyed."""
+        mover = self.mover
+        chain = self.chains[mover] if self.committed else None
+        if chain is not None and action["type"] in ("roll", "roll_value"):
+            action = {**action, "value": chain[self.sent[mover] + 1].hex()}
+        signer = self.signers[mover] if self.committed else None
+        if signer is None:
+            return action, None
+        event = {"type": "action", "seat": mover, "action": action}
+        return action, signer.sign_bytes(seat_sig_message(self.match_id, view["chain"], event))
+
+    def acted(self, action: dict[str, Any], out: dict[str, Any]) -> None:
+        """The mover's ``action`` was accepted with answer ``out``: its value is used up."""
+        if "value" in action:
+            self.sent[self.mover] += 1
+        self.mover = out["state"]["turn"] if out["status"] == "playing" else self.mover
+
 
 def _new_match(rot: Rotation, game: str) -> Play:
     """Create and start a match (every seat commits, the lock is read, every seat
@@ -337,27 +358,16 @@ def _action(rot: Rotation, m: Play, rnd: random.Random) -> dict[str, Any]:
     seat's next roll-chain value where one is owed, signed over the chain head if keyed)."""
     mover = m.mover
     view = rot.next().get(f"/v1/matches/{m.match_id}/state", headers=_auth(m.tokens[mover])).json()
-    action = rnd.choice(view["suggested_actions"])
+    action, sig = m.complete(view, rnd.choice(view["suggested_actions"]))
     body: dict[str, Any] = {"action": action, "version": view["version"]}
-    if m.committed:
-        chain = m.chains[mover]
-        if chain is not None and action["type"] in ("roll", "roll_value"):
-            action = body["action"] = {**action, "value": chain[m.sent[mover] + 1].hex()}
-        signer = m.signers[mover]
-        if signer is not None:
-            body["sig"] = signer.sign_bytes(
-                seat_sig_message(
-                    m.match_id, view["chain"], {"type": "action", "seat": mover, "action": action}
-                )
-            )
+    if sig is not None:
+        body["sig"] = sig
     r = rot.next().post(
         f"/v1/matches/{m.match_id}/actions", json=body, headers=_auth(m.tokens[mover])
     )
     assert r.status_code == 200, r.text
-    if "value" in action:
-        m.sent[mover] += 1
     out: dict[str, Any] = r.json()
-    m.mover = out["state"]["turn"] if out["status"] == "playing" else mover
+    m.acted(action, out)
     out["rolled"] = action["type"] == "roll"
     return out
 

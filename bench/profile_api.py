@@ -395,7 +395,6 @@ def _service_profile(svc: Any, rot: api.Rotation, game: str, actions: int, top: 
     import pstats
     import random
 
-    from fairness import seat_sig_message
     from service.routes import json_response
 
     rnd = random.Random(5)
@@ -407,23 +406,15 @@ def _service_profile(svc: Any, rot: api.Rotation, game: str, actions: int, top: 
         view = svc.state(m.match_id, token=m.tokens[mover])
         json_response(view)
         prof.disable()
-        action = rnd.choice(view["suggested_actions"])
-        chain = m.chains[mover]
-        if chain is not None and action["type"] in ("roll", "roll_value"):
-            action = {**action, "value": chain[m.sent[mover] + 1].hex()}
-        signer = m.signers[mover]
-        assert signer is not None
-        event = {"type": "action", "seat": mover, "action": action}
-        sig = signer.sign_bytes(seat_sig_message(m.match_id, view["chain"], event))
+        action, sig = m.complete(view, rnd.choice(view["suggested_actions"]))
+        assert sig is not None
         prof.enable()
         out = svc.act(
             m.match_id, token=m.tokens[mover], action=action, version=view["version"], sig=sig
         )
         json_response(out)
         prof.disable()
-        if "value" in action:
-            m.sent[mover] += 1
-        m.mover = out["state"]["turn"] if out["status"] == "playing" else mover
+        m.acted(action, out)
         return str(out["status"])
 
     plays = [api._new_match(rot, game) for _ in range(8)]

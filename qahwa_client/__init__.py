@@ -8,10 +8,11 @@ signed with the seat's own key; ``Client.verify()`` checks a transcript locally 
 The models in :mod:`qahwa_client.models` are the ones the server publishes.
 """
 
+from fairness.seat import Dispute, Terms
+
 from ._shared import Unanswered
 from .aio import AsyncClient, AsyncMatch, AsyncRngSession, AsyncSeat
 from .client import Client, Match, RngSession, Seat
-from .conform import Dispute, Terms
 from .errors import (
     ApiError,
     ClientError,

@@ -12,10 +12,8 @@ from typing import Any
 import httpx
 from pydantic import TypeAdapter
 
+from fairness.seat import ClientError, Dispute, SeatProtocol
 from qahwa_wire.models import StateOut
-
-from .conform import Dispute, SeatProtocol
-from .errors import ClientError
 
 STATE = TypeAdapter[StateOut](StateOut)
 
@@ -121,7 +119,7 @@ class SeatKeeps(Keeps):
     @property
     def key(self) -> str | None:
         """The seat's Ed25519 public key (base64), once committed."""
-        return self.proto.key.public_b64 if self.proto.key is not None else None
+        return self.proto.key
 
     @property
     def requests(self) -> list[dict[str, Any]]:

@@ -25,6 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from fairness.canonical import canonical_json
+from fairness.seat import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
 from qahwa_wire.models import (
     ActionOut,
     DrawOut,
@@ -41,6 +43,7 @@ from qahwa_wire.models import (
     StateOut,
     TreeHeadOut,
 )
+from tlog import root_from_inclusion
 
 from ._shared import (
     LATEST,
@@ -54,9 +57,7 @@ from ._shared import (
     create_body,
     rate_limit_delay,
 )
-from .conform import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
 from .errors import ApiError, raise_for
-from .proto import canonical
 from .sse import aiter_sse
 
 if TYPE_CHECKING:
@@ -149,7 +150,7 @@ class AsyncClient:
         """Send ``body`` as canonical JSON; on a transport error or a 5xx answer send the
         identical bytes again (up to ``retries`` times). Returns (answer, attempts - 1);
         ``entry["attempts"]`` counts the copies sent."""
-        content = canonical(body)
+        content = canonical_json(body)
         headers = {"Content-Type": "application/json", **auth(token)}
         problem = ""
         for attempt in range(self.retries + 1):
@@ -408,7 +409,12 @@ class AsyncSeat(SeatKeeps):
         self._raw: dict[str, Any] | None = None  # the last view as the server sent it
         self._record = dict(record) if record is not None else None
         self.proto = SeatProtocol(
-            match_id, seat, terms=terms, clock=client.clock, max_skew=client.max_skew
+            match_id,
+            seat,
+            root_from_inclusion=root_from_inclusion,
+            terms=terms,
+            clock=client.clock,
+            max_skew=client.max_skew,
         )
         if receipts_file is not None:
             self.proto.receipts_path = Path(receipts_file)
@@ -639,7 +645,9 @@ class AsyncRngSession(Keeps):
         self.created = created
         self.session_id = created.session_id
         self.token = created.token
-        self.proto = SeatProtocol(self.session_id, 0, keyed=False)
+        self.proto = SeatProtocol(
+            self.session_id, 0, root_from_inclusion=root_from_inclusion, keyed=False
+        )
 
     async def _call(self, method: str, path: str, body: Any = None) -> Any:
         return await self.client.request(

@@ -1,8 +1,12 @@
-"""Errors the server answered: ``ApiError(status, code, message)``; 409 stale is its own."""
+"""Errors the server answered: ``ApiError(status, code, message)``; 409 stale is its own.
+The seat's own refusals (:class:`ClientError` and its kinds) are the conforming seat's,
+:mod:`fairness.seat`."""
 
 from __future__ import annotations
 
 import httpx
+
+from fairness.seat import ClientError, FreshRollsRefused, NotOurMatch, TranscriptMismatch
 
 
 class ApiError(Exception):
@@ -35,40 +39,12 @@ def raise_for(resp: httpx.Response) -> None:
     raise cls(resp.status_code, code, message)
 
 
-class ClientError(Exception):
-    """The client refused to go on: what the server sent fails a check of fairness-v2.md §3a
-    (or the player asked for something a conforming client does not do)."""
-
-
-class NotOurMatch(ClientError):
-    """The lock (or the commit record) is not what this seat agreed to: the seat does not
-    reveal, and the match is not its own (fairness-v2.md §3a.4)."""
-
-    def __init__(self, match_id: str, seat: int, reason: str) -> None:
-        super().__init__(
-            f"match {match_id} is not this seat's own (seat {seat}): {reason}; "
-            f"the seat did not reveal"
-        )
-        self.match_id = match_id
-        self.seat = seat
-        self.reason = reason
-
-
-class FreshRollsRefused(NotOurMatch):
-    """A tawla or mahbusa ruleset with ``"fresh_rolls": false``: the operator could compute
-    every roll in advance. A conforming client refuses it unless the player asked for it
-    (fairness-v2.md §3a.3): ``computable_rolls=True``, or that ruleset in ``create_match``."""
-
-    def __init__(self, match_id: str, seat: int, game: str) -> None:
-        super().__init__(
-            match_id,
-            seat,
-            f'its {game} ruleset has "fresh_rolls": false, so the operator could compute '
-            "every roll in advance; a conforming client refuses it unless asked for "
-            "(computable_rolls=True, fairness-v2.md §3a.3)",
-        )
-
-
-class TranscriptMismatch(ClientError):
-    """The transcript disagrees with what this seat holds: the lock it revealed against or a
-    signed receipt. Keep the lock and the receipts: they are signed evidence."""
+__all__ = [
+    "ApiError",
+    "ClientError",
+    "FreshRollsRefused",
+    "NotOurMatch",
+    "StaleVersion",
+    "TranscriptMismatch",
+    "raise_for",
+]

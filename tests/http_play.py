@@ -30,6 +30,8 @@ from fairness import (
     verify_bytes,
     verify_record,
 )
+from fairness.records import Lock
+from fairness.seat import check_signed_record, trusted_keys
 from games import GAME_IDS
 from games.base import Engine, MatchContext
 from games.errors import RulesetError
@@ -109,11 +111,14 @@ class V2Seat:
     def url(self, tail: str) -> str:
         return f"/v1/matches/{self.match_id}/{tail}"
 
+    def keys(self) -> dict[str, str]:
+        """The server's keys as the conforming seat trusts them (GET /v1/keys)."""
+        return trusted_keys(self.client.get("/v1/keys").json())
+
     def _receipt(self, body: dict[str, Any]) -> dict[str, Any] | None:
         receipt: dict[str, Any] | None = body.get("receipt")
         if receipt is not None:
-            verify_record(receipt, public_key(self.client, receipt))
-            assert receipt["type"] == "receipt" and receipt["protocol"] == PROTOCOL_V2
+            check_signed_record(receipt, self.keys(), what="receipt", rtype="receipt")
             assert receipt["match_id"] == self.match_id
             self.receipts.append(receipt)
         return receipt
@@ -137,17 +142,10 @@ class V2Seat:
         """§3a.4: the lock is signed, of the right type, equal to the commit record, with
         this seat's commitment, key and tip; and it is in the log at its index."""
         got = ok(self.client.get(self.url("lock")))
-        lock: dict[str, Any] = got["lock"]
-        record = self.created["record"]
-        pub = public_key(self.client, lock)
-        verify_record(lock, pub)
-        verify_record(record, pub)
-        assert lock["type"] == "lock" and lock["protocol"] == PROTOCOL_V2
-        for k in ("match_id", "game", "ruleset", "commitment"):
-            assert lock[k] == record[k], k
-        assert [(s["seat"], s["name"], s["house"]) for s in lock["seats"]] == [
-            (s["seat"], s["name"], s["house"]) for s in record["seats"]
-        ]
+        keys = self.keys()
+        lock = check_signed_record(got["lock"], keys, what="lock", rtype="lock")
+        record = check_signed_record(self.created["record"], keys, what="record", rtype="commit")
+        Lock.parse(lock).check_commit(record)
         mine = lock["seats"][self.seat]
         assert (mine["seed_commitment"], mine["key"], mine["roll_chain"]) == (
             self.seed_commitment,

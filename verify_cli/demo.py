@@ -2,11 +2,13 @@
 API, each seat as a conforming client does (fairness-v2.md §3a), then every transcript is
 verified with the same code as ``verify`` (keys fetched from the server).
 
-``verify`` stands alone (it never imports ``qahwa_client``), so the demo's seats are built
-here on ``fairness``: each makes its own seed, nonce, Ed25519 key and roll chain, commits,
-checks the signed lock (signature, the commit record, its own commitment, key and tip, the
-lock's inclusion in the log) before it reveals, signs every action over the chain head and
-sends a roll-chain value only when the view says it is owed.
+``verify`` stands alone (it never imports ``qahwa_client``), so the demo's seats drive the
+conforming seat itself (:class:`fairness.seat.SeatProtocol`, the one ``qahwa_client``'s seats
+drive) over the demo's own HTTP calls: each makes its own seed, nonce, Ed25519 key and roll
+chain, checks the signed commit record, commits, checks the signed lock (signature, the commit
+record, its own commitment, key and tip, the lock's inclusion in the log) before it reveals,
+signs every action over the chain head, sends a roll-chain value only when the view says it is
+owed, and checks and keeps every receipt.
 """
 
 from __future__ import annotations
@@ -19,24 +21,13 @@ import httpx
 from rich.console import Console
 from rich.markup import escape
 
-from fairness import (
-    V2,
-    Signer,
-    canonical_json,
-    chain_start,
-    new_nonce,
-    public_key_b64,
-    roll_chain,
-    seat_sig_message,
-    seed_commitment,
-    signed_protocol,
-)
+from fairness import chain_start, public_key_b64
+from fairness.seat import ClientError, SeatProtocol, Terms
 from games.registry import available_games, engine_class
 
-from .core import FAILED, UNCHECKED, UNUSABLE, VERIFIED, signed_by, unusable, verify_document
+from .core import FAILED, UNCHECKED, UNUSABLE, VERIFIED, unusable, verify_document
 from .keys import KeySet, UnusableInput, fetch_keys
-from .log import ProofError, leaf_hash, root_from_inclusion
-from .log_state import LogCheckFailed, _hex_list, parse_head
+from .log import root_from_inclusion
 from .output import make_console, print_report, print_summary
 
 
@@ -85,99 +76,56 @@ class _Api:
 DEMO_RULESETS: dict[str, dict[str, Any]] = {"shelem": {"target": 330}}
 
 
-def _signed_by(record: Any, keys: KeySet, what: str, rtype: str) -> dict[str, Any]:
-    """``record`` is a ``rtype`` record of qahwa-fair/2 signed by one of ``keys``."""
-    good, why = signed_by(record, keys)
-    if not good:
-        raise DemoError(f"the {what}: {why}")
-    if record.get("type") != rtype or not signed_protocol(record):
-        raise DemoError(f"the {what} is not a {V2} {rtype} record")
-    return dict(record)
+def _trusted(keys: KeySet) -> dict[str, str]:
+    """key_id → base64 public key, as the conforming seat takes the server's keys."""
+    return {kid: public_key_b64(pub) for kid, pub in keys.keys.items()}
 
 
 class _Seat:
-    """One seat, played as fairness-v2.md §3a says."""
+    """One seat, played as fairness-v2.md §3a says: the conforming seat over the demo's HTTP."""
 
-    def __init__(self, api: _Api, mid: str, seat: int, token: str, fresh: bool) -> None:
-        self.api, self.mid, self.seat, self.token = api, mid, seat, token
-        self.client_seed = f"demo-bot{seat}-{secrets.token_hex(8)}"
-        self.nonce = new_nonce().hex()
-        self.signer = Signer.generate()
-        self.key = public_key_b64(self.signer.public_key)
-        self.chain = roll_chain(mid, seat, secrets.token_bytes(32)) if fresh else None
-        self.sent_values = 0
+    def __init__(self, api: _Api, mid: str, seat: int, token: str, keys: dict[str, str]) -> None:
+        self.api, self.mid, self.seat, self.token, self.keys = api, mid, seat, token, keys
+        self.proto = SeatProtocol(mid, seat, root_from_inclusion=root_from_inclusion)
 
-    def commit(self) -> None:
-        self.api.call(
-            "POST",
-            f"/v1/matches/{self.mid}/seats/{self.seat}/commit",
-            token=self.token,
-            body={
-                "seed_commitment": seed_commitment(
-                    self.mid, self.seat, self.nonce, self.client_seed
-                ),
-                "key": self.key,
-                "roll_chain": self.chain[0].hex() if self.chain else None,
-            },
-        )
+    def _post(self, tail: str, body: Any, seq: int | None = None) -> int:
+        """POST ``body`` and check and keep the answer's receipt (``seq`` when it is known);
+        the HTTP status (409: stale, the bot polls again)."""
+        code, answer = self.api.call("POST", tail, token=self.token, body=body, ok=(200, 201, 409))
+        if code != 409:
+            self.proto.take_receipt(answer, self.keys, seq=seq)
+        return code
 
-    def check_lock(self, record: dict[str, Any], keys: KeySet) -> dict[str, Any]:
+    def commit(self, record: Any, terms: Terms) -> None:
+        self.proto.terms = terms
+        self.proto.accept_record(record, self.keys)
+        body = self.proto.commit_body(f"demo-bot{self.seat}-{secrets.token_hex(8)}")
+        self._post(f"/v1/matches/{self.mid}/seats/{self.seat}/commit", body, seq=-1)
+
+    def check_lock(self) -> dict[str, Any]:
         _, got = self.api.call("GET", f"/v1/matches/{self.mid}/lock")
-        lock = _signed_by(got.get("lock"), keys, "lock", "lock")
-        for k in ("match_id", "game", "ruleset", "commitment"):
-            if lock.get(k) != record.get(k):
-                raise DemoError(
-                    f"match {self.mid} is not ours: the lock's {k} is not the commit record's"
-                )
-        mine = lock["seats"][self.seat]
-        own = {
-            "seed_commitment": seed_commitment(self.mid, self.seat, self.nonce, self.client_seed),
-            "key": self.key,
-            "roll_chain": self.chain[0].hex() if self.chain else None,
-        }
-        if any(mine.get(k) != v for k, v in own.items()):
-            raise DemoError(
-                f"match {self.mid} is not ours: seat {self.seat} of the lock "
-                "holds another commitment, key or roll chain"
-            )
         idx = got.get("log_index")
         _, proof = self.api.call("GET", "/v1/log/proof", params={"index": idx})
-        if not isinstance(proof, dict) or proof.get("leaf") != lock:
-            raise DemoError(f"match {self.mid}: log entry {idx} is not its lock")
-        try:  # the head signed by a listed key, the lock under its root
-            head = parse_head(proof.get("tree_head"), keys)
-            path = _hex_list(proof.get("audit_path"), "the audit path")
-            root = root_from_inclusion(idx, head.tree_size, leaf_hash(canonical_json(lock)), path)
-        except (LogCheckFailed, ProofError, TypeError) as exc:
-            raise DemoError(f"match {self.mid}: the lock's log inclusion: {exc}") from None
-        if root != head.root:
-            raise DemoError(f"match {self.mid}: the lock is not in the log at index {idx}")
+        lock = self.proto.check_lock(got.get("lock"), idx, proof, self.keys)
+        self.proto.take_receipt(got, self.keys, seq=-1)
         return lock
 
     def reveal(self) -> None:
-        self.api.call(
-            "POST",
-            f"/v1/matches/{self.mid}/seats/{self.seat}/reveal",
-            token=self.token,
-            body={"client_seed": self.client_seed, "nonce": self.nonce},
-        )
+        self._post(f"/v1/matches/{self.mid}/seats/{self.seat}/reveal", self.proto.reveal_body(), -1)
+        self.proto.revealed = True
 
-    def body(self, state: dict[str, Any], action: dict[str, Any]) -> dict[str, Any]:
-        act = dict(action)
-        if self.chain is not None and act.get("type") in ("roll", "roll_value"):
-            fresh = state.get("fresh_roll")
-            owed = (
-                fresh is None
-                if act["type"] == "roll"  # the roller's value goes with it
-                else (fresh or {}).get("owes", [])[:1] == [self.seat]
-            )
-            k = (state.get("values_used") or [])[self.seat]
-            if not owed or state.get("turn") != self.seat or k != self.sent_values:
-                raise DemoError(f"seat {self.seat} asked for a roll-chain value it does not owe")
-            act["value"] = self.chain[k + 1].hex()
-        event = {"type": "action", "seat": self.seat, "action": act}
-        sig = self.signer.sign_bytes(seat_sig_message(self.mid, state["chain"], event))
-        return {"action": act, "version": state.get("version"), "sig": sig, "prev": state["chain"]}
+    def act(self, state: dict[str, Any], action: dict[str, Any]) -> int:
+        body = self.proto.action_body(
+            action,
+            version=state["version"],
+            chain=state["chain"],
+            view_lock=state.get("lock"),
+            turn=state.get("turn"),
+            legal=state.get("legal_actions"),
+            fresh_roll=state.get("fresh_roll"),
+            values_used=state.get("values_used"),
+        )
+        return self._post(f"/v1/matches/{self.mid}/actions", body)
 
 
 def _play_match(
@@ -196,7 +144,6 @@ def _play_match(
     if not isinstance(created, dict) or "match_id" not in created:
         raise DemoError("POST /v1/matches: no match_id in the answer")
     mid = created["match_id"]
-    record = _signed_by(created.get("record"), keys, "commit record", "commit")
     tokens = {s["seat"]: s["token"] for s in created.get("seats", [])}
     if sorted(tokens) != list(range(n)):
         raise DemoError(f"POST /v1/matches: expected tokens for seats 0..{n - 1}")
@@ -204,13 +151,14 @@ def _play_match(
         f"[bold]{game}[/]: match {escape(str(mid))}, {n} seats, commitment "
         f"{str(created.get('commitment'))[:16]}…"
     )
-    fresh = '"fresh_rolls":true' in str(record.get("ruleset"))
-    seats = [_Seat(api, mid, s, tokens[s], fresh) for s in range(n)]
+    trusted = _trusted(keys)
+    terms = Terms(game=game, ruleset=ruleset, names=[f"bot-{i}" for i in range(n)])
+    seats = [_Seat(api, mid, s, tokens[s], trusted) for s in range(n)]
     for seat in seats:
-        seat.commit()
+        seat.commit(created.get("record"), terms)
     locks = []
     for seat in seats:
-        locks.append(seat.check_lock(record, keys))  # nothing is revealed unless it holds
+        locks.append(seat.check_lock())  # nothing is revealed unless it holds
         seat.reveal()
     console.print(
         f"  every seat checked the lock in the log and revealed "
@@ -261,17 +209,8 @@ def _bot_loop(
         # bot should pick from, e.g. qahve's two lowest bids: uniformly random bids make
         # contracts nobody can reach, and such a match never ends
         suggested = [a for a in state.get("suggested_actions") or [] if a in legal]
-        body = seats[seat].body(state, bots.choice(suggested or legal))
-        code, _ = api.call(
-            "POST",
-            f"/v1/matches/{mid}/actions",
-            token=seats[seat].token,
-            body=body,
-            ok=(200, 201, 409),
-        )
+        code = seats[seat].act(state, bots.choice(suggested or legal))
         if code != 409:  # 409: stale version or head / not our turn any more: poll again
-            if "value" in body["action"]:
-                seats[seat].sent_values += 1
             actions += 1
             counters[0] = actions
             if actions % 10 == 0:
@@ -281,14 +220,16 @@ def _bot_loop(
 def _rng_session(api: _Api, bots: random.Random, console: Console, keys: KeySet) -> Any:
     _, sess = api.call("POST", "/v1/rng", token=api.operator_key, body={})
     sid, token = sess["session_id"], sess["token"]
-    _signed_by(sess.get("record"), keys, "commit record", "commit")
+    trusted = _trusted(keys)
+    proto = SeatProtocol(sid, 0, root_from_inclusion=root_from_inclusion, keyed=False)
+    proto.accept_record(sess.get("record"), trusted)
     # the seed and nonce go only after the signed commit record (fairness-v2.md §3)
-    api.call(
-        "POST",
-        f"/v1/rng/{sid}/seed",
-        token=token,
-        body={"client_seed": f"demo-{secrets.token_hex(8)}", "nonce": new_nonce().hex()},
-    )
+    proto.commit_body(f"demo-{secrets.token_hex(8)}")
+    body = {"client_seed": proto.client_seed, "nonce": proto.nonce}
+    _, seeded = api.call("POST", f"/v1/rng/{sid}/seed", token=token, body=body)
+    _, proof = api.call("GET", "/v1/log/proof", params={"index": seeded.get("log_index")})
+    proto.check_lock(seeded.get("lock"), seeded.get("log_index"), proof, trusted)
+    proto.take_receipt(seeded, trusted, seq=-1)
     console.print(
         f"[bold]rng[/]: session {escape(str(sid))}, commitment {str(sess.get('commitment'))[:16]}…"
     )
@@ -299,7 +240,9 @@ def _rng_session(api: _Api, bots: random.Random, console: Console, keys: KeySet)
         {"kind": "dice", "count": bots.randint(1, 5), "sides": 20},
     ]
     for d in draws:
-        api.call("POST", f"/v1/rng/{sid}/draws", token=token, body=d)
+        proto.take_receipt(
+            api.call("POST", f"/v1/rng/{sid}/draws", token=token, body=d)[1], trusted
+        )
     _, closed = api.call("POST", f"/v1/rng/{sid}/close", token=token)
     if isinstance(closed, dict) and isinstance(closed.get("transcript"), dict):
         return closed["transcript"]
@@ -345,8 +288,12 @@ def run_demo(
                     path = _play_match(api, game, bots, max_actions, console, keys)
                     _, doc = api.call("GET", path)
                     source = base + path
-            except (DemoError, KeyError, TypeError, AttributeError) as exc:
-                msg = str(exc) if isinstance(exc, DemoError) else f"unexpected answer: {exc!r}"
+            except (DemoError, ClientError, KeyError, TypeError, AttributeError) as exc:
+                msg = (
+                    str(exc)
+                    if isinstance(exc, DemoError | ClientError)
+                    else f"unexpected answer: {exc!r}"
+                )
                 console.print(f"  [red]{escape(game)}: {escape(msg)}[/]")
                 reports.append(unusable(game, msg) | {"game": game})
                 continue

@@ -2,13 +2,12 @@
 v2 server behind httpx.MockTransport (tests/fake_server.py) that can lie as an operator would:
 the lock checks that refuse to reveal, signing over the chain head, fresh-roll values only when
 owed, identical resends, receipts kept and written, and the transcript held to the lock and the
-receipts. The client's own formulas are checked against the spec's vectors and ``fairness``."""
+receipts. The formulas the seat computes (``fairness``'s) are checked against the spec's vectors."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -16,11 +15,10 @@ from typing import Any
 import httpx
 import pytest
 from fake_server import FakeServer, audit_path, leaf_hash, root
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import fairness
 from fairness.canonical import canonical_json
+from fairness.seat import chain_heads
 from qahwa_client import (
     AsyncClient,
     Client,
@@ -28,9 +26,9 @@ from qahwa_client import (
     NotOurMatch,
     TranscriptMismatch,
     Unanswered,
-    proto,
 )
 from qahwa_client.client import Match, Seat
+from tlog import root_from_inclusion
 
 ASKED = {"match_length": 1}
 
@@ -48,28 +46,27 @@ def committed(fake: FakeServer) -> tuple[Client, Match]:
     return qc, match
 
 
-# -- the client's own formulas, against the spec's vectors and the server's package -----------
+# -- the seat's formulas, against the spec's vectors -------------------------------------------
 
 VEC_NONCE0 = bytes(0xA0 + i % 16 for i in range(32))
 
 
 def test_seed_commitment_matches_the_spec_vector() -> None:
-    assert proto.seed_commitment("m-0002", 0, VEC_NONCE0, "alice-seed") == (
+    assert fairness.seed_commitment("m-0002", 0, VEC_NONCE0, "alice-seed") == (
         "ed862e4e2373b5ad61bb038f4799631b9d122b49a9ccf6b842a4df3ae698eec4"
     )
 
 
 def test_roll_chain_matches_the_spec_vector() -> None:
-    chain = proto.RollChain("m-0002", 0, bytes(0xC0 + i % 16 for i in range(32)))
-    assert chain.tip == "b7e641e487a7845194cb36ba29946eb6ad08888763bcb3e29fa500e52c34227f"
-    assert chain.value(0) == "45bba2e9c7bd9d91eff3ed896a901f8a9dd5ca8f01e005da2c26c24a73d8c267"
-    with pytest.raises(proto.ProtocolError):
-        chain.value(65536)
+    chain = fairness.roll_chain("m-0002", 0, bytes(0xC0 + i % 16 for i in range(32)))
+    assert chain[0].hex() == "b7e641e487a7845194cb36ba29946eb6ad08888763bcb3e29fa500e52c34227f"
+    assert chain[1].hex() == "45bba2e9c7bd9d91eff3ed896a901f8a9dd5ca8f01e005da2c26c24a73d8c267"
+    assert len(chain) == 65537  # the tip, then values 0 .. 65535
 
 
 def test_event_chain_and_seat_signature_match_the_spec_vectors() -> None:
     lock = {"match_id": "m-0002", "type": "lock"}
-    start = proto.chain_start(lock)
+    start = fairness.chain_start(lock)
     assert start.hex() == "47a90014f0a305e5322606bc8d90723a5bdd3d194af6bb49be4a61c9c52b1030"
     ev0 = {"kind": "dice", "label": "g0/opening/0", "result": [1, 2], "seq": 0, "type": "chance"}
     ev1 = {
@@ -78,48 +75,16 @@ def test_event_chain_and_seat_signature_match_the_spec_vectors() -> None:
         "seq": 1,
         "type": "action",
     }
-    heads = proto.chain_heads(lock, [ev0, ev1])
+    heads = chain_heads(lock, [ev0, ev1])
     assert [h.hex() for h in heads[1:]] == [
         "ee898cbcc5ea2fb4c30524677adc3be75759367c55c495d26b5393bd52999350",
         "73beb466eb11a39fbfa834f85ca5fb87648ae79ddecc666036be4597c9f5abbf",
     ]
-    key = proto.SeatKey.from_seed(bytes([0x42]) * 32)
-    assert key.public_b64 == "IVL40Zt5HSRFMkLhXy6rbLfP+ntqXtMAl5YOBpiB2xI="
-    msg = proto.sig_message("m-0002", heads[1].hex(), ev1)
-    assert key.sign(msg) == (
+    key = fairness.Signer.from_seed_b64(base64.b64encode(bytes([0x42]) * 32).decode())
+    assert fairness.public_key_b64(key.public_key) == "IVL40Zt5HSRFMkLhXy6rbLfP+ntqXtMAl5YOBpiB2xI="
+    msg = fairness.seat_sig_message("m-0002", heads[1].hex(), ev1)
+    assert key.sign_bytes(msg) == (
         "k5OmszCOBzVOgTxvGsLBDecDFGCn2X6+4hCZw8h8Cqm3VxR+JDaFVJmIKy93jzCkN6xPbkJyvlY3VIwC8z8TCw=="
-    )
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    match_id=st.text(min_size=1, max_size=20),
-    seat=st.integers(0, 15),
-    nonce=st.binary(min_size=32, max_size=32),
-    seed=st.text(max_size=70),
-    event=st.dictionaries(st.text(max_size=5), st.integers(-(10**6), 10**6), max_size=4),
-)
-def test_client_formulas_equal_the_servers(
-    match_id: str, seat: int, nonce: bytes, seed: str, event: dict[str, int]
-) -> None:
-    try:
-        want: str | None = fairness.seed_commitment(match_id, seat, nonce, seed)
-    except fairness.ClientSeedError:
-        want = None  # the server's package refuses the seed: so does the client
-    if want is None:
-        with pytest.raises(proto.ProtocolError):
-            proto.seed_commitment(match_id, seat, nonce, seed)
-    else:
-        assert proto.seed_commitment(match_id, seat, nonce, seed) == want
-    prev = hashlib.sha256(nonce).digest()
-    assert proto.chain_next(prev, event) == fairness.chain_next(prev, event)
-    assert proto.sig_message(match_id, prev.hex(), event) == fairness.seat_sig_message(
-        match_id, prev, event
-    )
-    chain = proto.RollChain(match_id, seat, nonce, length=8)
-    assert chain.tip == fairness.roll_chain_tip(match_id, seat, nonce, length=8)
-    assert bytes.fromhex(chain.value(0)) == fairness.check_roll_value(
-        match_id, seat, bytes.fromhex(chain.tip), chain.value(0)
     )
 
 
@@ -128,11 +93,11 @@ def test_inclusion_proofs_of_the_servers_log_lead_to_its_root(n: int) -> None:
     leaves = [canonical_json({"i": i}) for i in range(n)]
     hashes = [leaf_hash(x) for x in leaves]
     for i in range(n):
-        got = proto.root_from_inclusion(i, n, proto.leaf_hash(leaves[i]), audit_path(i, hashes))
+        got = root_from_inclusion(i, n, hashes[i], audit_path(i, hashes))
         assert got == root(hashes)
         if n > 1:  # the neighbour's leaf does not lead there
             j = (i + 1) % n
-            assert proto.root_from_inclusion(i, n, hashes[j], audit_path(i, hashes)) != got
+            assert root_from_inclusion(i, n, hashes[j], audit_path(i, hashes)) != got
 
 
 # -- the commit record ------------------------------------------------------------------------
@@ -312,7 +277,7 @@ def test_a_whole_scripted_match_is_signed_valued_and_receipted(tmp_path: Path) -
             if s.json()["action"]["type"] in ("roll", "roll_value")
             and _seat_of(fake, s) == seat.seat
         ]
-        assert values == [seat.proto.roll_chain.value(k) for k in range(3)]  # type: ignore[union-attr]
+        assert values == [seat.proto.roll_value(k) for k in range(3)]  # type: ignore[union-attr]
     doc = match.check_transcript()
     assert doc["chain"] == fake.chain.hex()  # type: ignore[union-attr]
     # the receipts file holds every receipt of seat 1, for verify --receipt
@@ -373,7 +338,7 @@ def test_a_value_is_sent_only_when_the_view_shows_it_owed() -> None:
     assert len(fake.posts("/actions")) == before
     match.seats[0].act({"type": "roll_value"})
     assert fake.posts("/actions")[-1].json()["action"]["value"] == (
-        match.seats[0].proto.roll_chain.value(0)
+        match.seats[0].proto.roll_value(0)
     )  # type: ignore[union-attr]
 
 
@@ -395,7 +360,7 @@ def test_a_failed_action_is_resent_as_identical_bytes(fault: str) -> None:
     out = match.seats[0].act(match.seats[0].state().legal_actions[0])
     sent = fake.posts("/actions")
     assert len(sent) == 2 and sent[0].content == sent[1].content
-    assert sent[0].json()["action"]["value"] == match.seats[0].proto.roll_chain.value(0)  # type: ignore[union-attr]
+    assert sent[0].json()["action"]["value"] == match.seats[0].proto.roll_value(0)  # type: ignore[union-attr]
     assert fake.values_used[0] == 1 and len(fake.events) == 1
     assert match.seats[0].requests[-1]["attempts"] == 2
     if fault == "lose":  # the first copy landed; its answer was lost: found in the log

@@ -19,6 +19,7 @@ import pytest
 from fake_clock import FakeClock
 from fake_server import RULESET, FakeServer
 
+from fairness.v2 import parse_time_us
 from qahwa_client import (
     AsyncClient,
     Client,
@@ -29,7 +30,6 @@ from qahwa_client import (
     Unanswered,
 )
 from qahwa_client.aio import AsyncSeat
-from qahwa_client.proto import parse_time_us
 
 ASKED = {"match_length": 1}
 START = 1_800_000_000.0

@@ -373,7 +373,7 @@ def test_demo_seats_do_not_reveal_against_a_lock_missing_from_the_log(
     buf = StringIO()
     with LiveServer() as srv:
         code = run_demo(srv.url, ["tawla"], console=Console(file=buf, width=120), seed=1)
-    assert code == 2 and "is not its lock" in buf.getvalue()
+    assert code == 2 and "is not this lock" in buf.getvalue()
     assert not [p for m, p in calls if p.endswith("/reveal")]
     assert len([p for m, p in calls if p.endswith("/commit")]) == 2
 

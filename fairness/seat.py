@@ -1,5 +1,6 @@
-"""What makes a seat's client conforming (fairness-v2.md §3a), without any I/O: the sync and
-async seats both drive one :class:`SeatProtocol`.
+"""What makes a seat's client conforming (fairness-v2.md §3a), without any I/O: one
+:class:`SeatProtocol` that every seat drives — ``qahwa_client``'s sync and async seats,
+``verify demo``'s bots and the tests' raw-HTTP seats.
 
 It makes and keeps the seat's secrets (client seed unless given, nonce, roll-chain secret, seat
 key), checks the commit record against what the player asked for, builds the commit, checks the
@@ -15,12 +16,18 @@ and a timeout that ends the match obeys §7's rule and its own clock. It keeps e
 the local time it sent it; when the server ends the match by timeout of this seat while it
 holds a signed request of its own, sent before the deadline and never receipted, or a clock
 check fails, the seat reports the match as disputed: a :class:`Dispute` with its evidence.
+
+The log's inclusion proof is checked with the RFC 9162 function the caller passes
+(``tlog.root_from_inclusion``): ``tlog`` sits beside ``fairness``, which does not import it.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import os
+import secrets
 import tempfile
 import threading
 import time
@@ -29,36 +36,156 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ClientError, FreshRollsRefused, NotOurMatch, TranscriptMismatch
-from .proto import (
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from .canonical import canonical_json
+from .derive import PROTOCOL as PROTOCOL_V1
+from .derive import check_client_seed, new_client_seed
+from .errors import FairnessError
+from .protocol import PROTOCOL_V3
+from .records import Lock, RecordError
+from .signing import Signer, load_public_key, public_key_b64, verify_record
+from .v2 import (
+    CHAIN_SECRET_BYTES,
     PROTOCOL_V2,
-    ProtocolError,
-    RollChain,
-    SeatKey,
-    canonical,
-    chain_heads,
+    chain_next,
     chain_start,
-    check_client_seed,
-    check_signed_record,
-    format_time,
-    hex_bytes,
-    leaf_hash,
-    new_chain_secret,
-    new_client_seed,
+    format_time_ms,
     new_nonce,
+    parse_hex,
     parse_time_us,
-    root_from_inclusion,
+    roll_chain,
+    seat_sig_message,
     seed_commitment,
-    sig_message,
-    timeout_deadline,
 )
 
-PROTOCOL_V1 = "qahwa-fair/1"
-#: a sealed match's transcript (fairness-v3 §9a): qahwa-fair/2's records, the deal in its events
-PROTOCOL_V3 = "qahwa-fair/3"
+#: the root an RFC 9162 inclusion proof leads to: (index, tree size, leaf hash, audit path)
+RootFromInclusion = Callable[[int, int, bytes, Sequence[bytes]], bytes]
+
+
+class ClientError(Exception):
+    """The client refused to go on: what the server sent fails a check of fairness-v2.md §3a
+    (or the player asked for something a conforming client does not do)."""
+
+
+class NotOurMatch(ClientError):
+    """The lock (or the commit record) is not what this seat agreed to: the seat does not
+    reveal, and the match is not its own (fairness-v2.md §3a.4)."""
+
+    def __init__(self, match_id: str, seat: int, reason: str) -> None:
+        super().__init__(
+            f"match {match_id} is not this seat's own (seat {seat}): {reason}; "
+            f"the seat did not reveal"
+        )
+        self.match_id = match_id
+        self.seat = seat
+        self.reason = reason
+
+
+class FreshRollsRefused(NotOurMatch):
+    """A tawla or mahbusa ruleset with ``"fresh_rolls": false``: the operator could compute
+    every roll in advance. A conforming client refuses it unless the player asked for it
+    (fairness-v2.md §3a.3): ``computable_rolls=True``, or that ruleset in ``create_match``."""
+
+    def __init__(self, match_id: str, seat: int, game: str) -> None:
+        super().__init__(
+            match_id,
+            seat,
+            f'its {game} ruleset has "fresh_rolls": false, so the operator could compute '
+            "every roll in advance; a conforming client refuses it unless asked for "
+            "(computable_rolls=True, fairness-v2.md §3a.3)",
+        )
+
+
+class TranscriptMismatch(ClientError):
+    """The transcript disagrees with what this seat holds: the lock it revealed against or a
+    signed receipt. Keep the lock and the receipts: they are signed evidence."""
+
+
 FRESH_ROLL_TYPES = ("roll", "roll_value")
 BOARD_GAMES = ("tawla", "mahbusa")  # the games with fresh rolls (fairness-v2.md §6)
 MAX_SKEW = 30.0  # seconds the server's clock may differ from this client's (§3a.8)
+
+
+TURN_SECONDS = 300  # the ruleset's default (fairness-v2.md §7)
+
+
+@functools.lru_cache(maxsize=256)
+def _public_key(b64: str) -> Ed25519PublicKey:
+    """The parsed key, kept: every receipt is checked with one of a few server keys, and
+    parsing a key costs about as much as the check itself."""
+    return load_public_key(b64)
+
+
+def check_signed_record(
+    record: Any,
+    keys: Mapping[str, str],
+    *,
+    what: str,
+    rtype: str,
+    protocols: Sequence[str] = (PROTOCOL_V2,),
+) -> dict[str, Any]:
+    """``record`` is a JSON object of ``type`` ``rtype`` and one of ``protocols``, signed by
+    one of ``keys`` (key_id → base64 public key) over its canonical form without
+    ``signature``; else RecordError (``kind``: shape, signature, type, protocol)."""
+    if not isinstance(record, dict):
+        raise RecordError(f"the {what} is not a JSON object", kind="shape")
+    sig = record.get("signature")
+    if not isinstance(sig, dict) or sig.get("alg") != "ed25519":
+        raise RecordError(f"the {what} carries no Ed25519 signature", kind="signature")
+    key_id = sig.get("key_id")
+    if not isinstance(key_id, str) or key_id not in keys:
+        raise RecordError(
+            f"the {what} is signed by key {key_id!r}, which is not one of the "
+            f"server keys this client trusts",
+            kind="signature",
+        )
+    try:
+        verify_record(record, _public_key(keys[key_id]))
+    except FairnessError:
+        raise RecordError(
+            f"the {what}'s signature does not match it (key {key_id})", kind="signature"
+        ) from None
+    if record.get("type") != rtype:
+        raise RecordError(f"the {what} has type {record.get('type')!r}, not {rtype!r}", kind="type")
+    if record.get("protocol") not in protocols:
+        raise RecordError(
+            f"the {what} has protocol {record.get('protocol')!r}, not "
+            f"{' or '.join(map(repr, protocols))}",
+            kind="protocol",
+        )
+    return record
+
+
+def chain_heads(lock: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> list[bytes]:
+    """[chain[-1], chain[0], …, chain[len(events)-1]] (§7)."""
+    heads = [chain_start(lock)]
+    for ev in events:
+        heads.append(chain_next(heads[-1], ev))
+    return heads
+
+
+def timeout_deadline(lock: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> int | None:
+    """The deadline (microseconds since the epoch) of the seat a final timeout event names
+    (§7, times): the ``at`` of the event before it (the lock's ``locked_at`` when no action
+    came before) plus the ruleset's ``turn_seconds``. None when the events carry no times to
+    tell it."""
+    n = len(events) - 1
+    if n < 0:
+        return None
+    try:
+        rules = json.loads(lock.get("ruleset", "{}"))
+        turn = rules.get("turn_seconds", TURN_SECONDS) if isinstance(rules, dict) else None
+        if isinstance(turn, bool) or not isinstance(turn, int):
+            return None
+        if any(e.get("type") == "action" for e in events[:n]):
+            since = events[n - 1].get("at")
+            if since is None:
+                return None
+            return parse_time_us(since) + turn * 1_000_000
+        return parse_time_us(lock.get("locked_at")) + turn * 1_000_000
+    except ValueError:
+        return None
 
 
 @dataclass
@@ -151,19 +278,22 @@ def trusted_keys(keys: Any) -> dict[str, str]:
 
 
 class SeatProtocol:
-    """One seat's side of qahwa-fair/2 (fairness-v2.md §3a)."""
+    """One seat's side of qahwa-fair/2 (fairness-v2.md §3a). ``root_from_inclusion`` checks
+    the lock's log inclusion proof (``tlog.root_from_inclusion``)."""
 
     def __init__(
         self,
         match_id: str,
         seat: int,
         *,
+        root_from_inclusion: RootFromInclusion,
         terms: Terms | None = None,
         keyed: bool = True,
         clock: Callable[[], float] = time.time,
         max_skew: float = MAX_SKEW,
     ) -> None:
         self.match_id = match_id
+        self.root_from_inclusion = root_from_inclusion
         #: this client's own clock (epoch seconds) and how far the server's may differ
         self.clock = clock
         self.max_skew = max_skew
@@ -178,8 +308,10 @@ class SeatProtocol:
         self.client_seed: str | None = None
         self.nonce: str | None = None
         self.seed_commitment: str | None = None
-        self.key: SeatKey | None = None
-        self.roll_chain: RollChain | None = None
+        self.signer: Signer | None = None
+        #: the seat key (base64 Ed25519 public key) and roll chain (c[0] .. c[65536]) it made
+        self.key: str | None = None
+        self.roll_chain: list[bytes] | None = None
         self.commit_refused: str | None = None
         self.lock: dict[str, Any] | None = None
         self.log_index: int | None = None
@@ -197,7 +329,7 @@ class SeatProtocol:
         """Check the signed commit record and what it says against the player's terms."""
         try:
             check_signed_record(record, keys, what="commit record", rtype="commit")
-        except ProtocolError as exc:
+        except ValueError as exc:
             raise self.not_ours(str(exc)) from None
         assert isinstance(record, dict)
         if record.get("match_id") != self.match_id:
@@ -228,7 +360,7 @@ class SeatProtocol:
                     f"the commit record is for game {record.get('game')!r}, not {t.game!r}"
                 )
             for k, v in (t.ruleset or {}).items():
-                if k not in rules or canonical(rules[k]) != canonical(v):
+                if k not in rules or canonical_json(rules[k]) != canonical_json(v):
                     raise self.not_ours(
                         f"the commit record's ruleset has {k}="
                         f"{json.dumps(rules.get(k))}, not the "
@@ -266,24 +398,42 @@ class SeatProtocol:
             if client_seed is not None:
                 try:
                     seed = check_client_seed(client_seed)
-                except ProtocolError as exc:
-                    raise ClientError(str(exc)) from None
+                except ValueError as exc:
+                    raise ClientError(
+                        f"a client seed is 1-128 UTF-8 bytes, printable: {exc}"
+                    ) from None
                 _use_once("client seed", seed)
             else:
                 seed = new_client_seed()
             nonce = new_nonce()
             self.client_seed, self.nonce = seed, nonce.hex()
             self.seed_commitment = seed_commitment(self.match_id, self.seat, nonce, seed)
-            self.key = SeatKey() if self.keyed else None
+            if self.keyed:
+                self.signer = Signer.generate()
+                self.key = public_key_b64(self.signer.public_key)
             if self.fresh_rolls:
-                self.roll_chain = RollChain(self.match_id, self.seat, new_chain_secret())
+                secret = secrets.token_bytes(CHAIN_SECRET_BYTES)
+                self.roll_chain = roll_chain(self.match_id, self.seat, secret)
         elif client_seed is not None and client_seed != self.client_seed:
             raise ClientError("this seat has already made its commitment with another seed")
+        return self.commitments()
+
+    def commitments(self) -> dict[str, Any]:
+        """What this seat committed (the commit request's body, its entry in the lock)."""
         return {
             "seed_commitment": self.seed_commitment,
-            "key": self.key.public_b64 if self.key is not None else None,
-            "roll_chain": self.roll_chain.tip if self.roll_chain is not None else None,
+            "key": self.key,
+            "roll_chain": self.roll_chain[0].hex() if self.roll_chain is not None else None,
         }
+
+    def roll_value(self, k: int) -> str:
+        """This seat's ``k``-th roll-chain value (k = 0, 1, …): c[k+1], hex (§6)."""
+        assert self.roll_chain is not None
+        if not 0 <= k < len(self.roll_chain) - 1:
+            raise ClientError(
+                f"value {k} is beyond the roll chain's {len(self.roll_chain) - 1} values"
+            )
+        return self.roll_chain[k + 1].hex()
 
     # -- before revealing (§3a.4) ------------------------------------------------------------
     def may_check_lock(self) -> None:
@@ -301,38 +451,19 @@ class SeatProtocol:
         self.may_check_lock()
         assert self.record is not None
         try:
-            check_signed_record(lock, keys, what="lock", rtype="lock")
-        except ProtocolError as exc:
+            signed = check_signed_record(lock, keys, what="lock", rtype="lock")
+            Lock.parse(signed).check_commit(self.record)
+        except ValueError as exc:
             raise self.not_ours(str(exc)) from None
-        assert isinstance(lock, dict)
-        for k in ("match_id", "game", "ruleset", "commitment"):
-            if lock.get(k) != self.record.get(k):
-                raise self.not_ours(
-                    f"the lock's {k} {lock.get(k)!r} is not the commit "
-                    f"record's {self.record.get(k)!r}"
-                )
-        seats = lock.get("seats")
-        want = [(s.get("seat"), s.get("name"), s.get("house")) for s in self.record["seats"]]
-        if (
-            not isinstance(seats, list)
-            or not all(isinstance(s, dict) for s in seats)
-            or [(s.get("seat"), s.get("name"), s.get("house")) for s in seats] != want
-        ):
-            raise self.not_ours("the lock's seats are not the commit record's")
-        mine = seats[self.seat]
-        own = {
-            "seed_commitment": self.seed_commitment,
-            "key": self.key.public_b64 if self.key is not None else None,
-            "roll_chain": self.roll_chain.tip if self.roll_chain is not None else None,
-        }
-        for k, v in own.items():
+        mine = signed["seats"][self.seat]
+        for k, v in self.commitments().items():
             if mine.get(k) != v:
                 raise self.not_ours(
                     f"the lock's {k} at seat {self.seat} is {mine.get(k)!r}, not this seat's {v!r}"
                 )
-        self._check_inclusion(lock, log_index, proof, keys)
-        self.lock, self.log_index = lock, log_index
-        return lock
+        self._check_inclusion(signed, log_index, proof, keys)
+        self.lock, self.log_index = signed, log_index
+        return signed
 
     def _check_inclusion(
         self, lock: dict[str, Any], log_index: Any, proof: Any, keys: Mapping[str, str]
@@ -349,7 +480,7 @@ class SeatProtocol:
                 f"not the lock's {log_index}"
             )
         leaf = proof.get("leaf")
-        if not isinstance(leaf, dict) or canonical(leaf) != canonical(lock):
+        if not isinstance(leaf, dict) or canonical_json(leaf) != canonical_json(lock):
             raise self.not_ours(f"log entry {log_index} is not this lock")
         head = proof.get("tree_head")
         try:
@@ -368,20 +499,20 @@ class SeatProtocol:
                 or not isinstance(path, list)
                 or proof.get("tree_size") != size
             ):
-                raise ProtocolError("the inclusion proof is malformed")
-            got = root_from_inclusion(
+                raise ValueError("the inclusion proof is malformed")
+            got = self.root_from_inclusion(
                 log_index,
                 size,
-                leaf_hash(canonical(lock)),
-                [hex_bytes(p, 32, "an audit path hash") for p in path],
+                hashlib.sha256(b"\x00" + canonical_json(lock)).digest(),  # RFC 9162 leaf
+                [parse_hex(p, 32, "an audit path hash") for p in path],
             )
             if got.hex() != head.get("root_hash"):
-                raise ProtocolError(
+                raise ValueError(
                     f"the inclusion proof of index {log_index} leads to root "
                     f"{got.hex()[:16]}…, the signed tree head says "
                     f"{str(head.get('root_hash'))[:16]}…"
                 )
-        except ProtocolError as exc:
+        except ValueError as exc:
             raise self.not_ours(f"the lock is not shown in the log: {exc}") from None
 
     def reveal_body(self) -> dict[str, Any]:
@@ -441,7 +572,7 @@ class SeatProtocol:
                 f"values, but this client sent only {self.max_value_sent + 1}: "
                 "it does not skip ahead on its chain"
             )
-        value = self.roll_chain.value(k)
+        value = self.roll_value(k)
         if "value" in action and action["value"] != value:
             raise ClientError(
                 f"{action['value']!r} is not this seat's roll-chain value {k}: "
@@ -488,14 +619,14 @@ class SeatProtocol:
         return body
 
     def _sign(self, chain: str, event: dict[str, Any], view_lock: Any) -> str | None:
-        if self.key is None:
+        if self.signer is None:
             if self._keyed_at(view_lock):
                 raise ClientError(
                     f"seat {self.seat} is keyed and this handle does not hold "
                     "its key: act through the handle that committed"
                 )
             return None
-        return self.key.sign(sig_message(self.match_id, chain, event))
+        return self.signer.sign_bytes(seat_sig_message(self.match_id, chain, event))
 
     # -- receipts and what was sent (§3a.5) ----------------------------------------------------
     def sent(self, method: str, path: str, body: Any) -> dict[str, Any]:
@@ -504,7 +635,7 @@ class SeatProtocol:
             "method": method,
             "path": path,
             "body": body,
-            "sent_at": format_time(int(self.clock() * 1_000_000)),
+            "sent_at": format_time_ms(int(self.clock() * 1_000_000)),
             "receipt": None,
         }
         self.requests.append(entry)
@@ -543,7 +674,7 @@ class SeatProtocol:
         now = int(self.clock() * 1_000_000)
         try:
             t = parse_time_us(at)
-        except ProtocolError as exc:
+        except ValueError as exc:
             return self._dispute(
                 "clock", f"match {self.match_id}: {what} has no usable time: {exc}", {"item": item}
             )
@@ -554,8 +685,8 @@ class SeatProtocol:
             "clock",
             f"match {self.match_id}: {what} says {at}, {abs(off):g} s "
             f"{'ahead of' if off > 0 else 'behind'} this client's clock "
-            f"({format_time(now)}; max_skew {self.max_skew:g} s)",
-            {"item": item, "times": {"server": at, "client": format_time(now)}},
+            f"({format_time_ms(now)}; max_skew {self.max_skew:g} s)",
+            {"item": item, "times": {"server": at, "client": format_time_ms(now)}},
         )
 
     def check_end(self, events: Sequence[Mapping[str, Any]]) -> list[Dispute]:
@@ -581,27 +712,27 @@ class SeatProtocol:
             try:  # a deadline extended after an outage is later than §7's
                 shown = parse_time_us(self.last_deadline.get("due"))
                 due = shown if due is None else max(due, shown)
-            except ProtocolError:
+            except ValueError:
                 pass
         at = end.get("at")
         times = {
             "timeout_at": at,
-            "deadline": format_time(due) if due is not None else None,
-            "client_now": format_time(now),
+            "deadline": format_time_ms(due) if due is not None else None,
+            "client_now": format_time_ms(now),
             "max_skew": self.max_skew,
         }
         evidence = {"events": [dict(e) for e in events], "times": times}
         if at is not None and due is not None:
             try:
                 t = parse_time_us(at)
-            except ProtocolError:
+            except ValueError:
                 t = None
             if t is not None and t < due:
                 found.append(
                     self._dispute(
                         "early_timeout",
                         f"match {self.match_id}: the timeout of seat {seat} at {at} is before "
-                        f"its deadline {format_time(due)}: signed proof against the server",
+                        f"its deadline {format_time_ms(due)}: signed proof against the server",
                         evidence,
                     )
                 )
@@ -610,7 +741,7 @@ class SeatProtocol:
                     self._dispute(
                         "clock",
                         f"match {self.match_id}: the timeout's time {at} is ahead of this "
-                        f"client's clock {format_time(now)} by more than {self.max_skew:g} s",
+                        f"client's clock {format_time_ms(now)} by more than {self.max_skew:g} s",
                         evidence,
                     )
                 )
@@ -619,8 +750,8 @@ class SeatProtocol:
                 self._dispute(
                     "clock",
                     f"match {self.match_id}: the server ended the match by timeout of seat "
-                    f"{seat}, but by this client's clock ({format_time(now)}) the deadline "
-                    f"{format_time(due)} has not come",
+                    f"{seat}, but by this client's clock ({format_time_ms(now)}) the deadline "
+                    f"{format_time_ms(due)} has not come",
                     evidence,
                 )
             )
@@ -630,7 +761,7 @@ class SeatProtocol:
                 try:
                     if parse_time_us(e.get("sent_at")) < due:
                         held.append(e)
-                except ProtocolError:
+                except ValueError:
                     continue
             if held:
                 found.append(
@@ -639,7 +770,7 @@ class SeatProtocol:
                         f"match {self.match_id}: the server ended the match by seat "
                         f"{self.seat}'s timeout at {at}, while the seat holds its signed "
                         f"request sent at {held[0]['sent_at']}, before the deadline "
-                        f"{format_time(due)}, that no receipt answered",
+                        f"{format_time_ms(due)}, that no receipt answered",
                         {**evidence, "requests": held},
                     )
                 )
@@ -660,7 +791,7 @@ class SeatProtocol:
             return None
         try:
             check_signed_record(receipt, keys, what="receipt", rtype="receipt")
-        except ProtocolError as exc:
+        except ValueError as exc:
             raise ClientError(f"match {self.match_id}: {exc}") from None
         if receipt.get("match_id") != self.match_id:
             raise ClientError(
@@ -711,9 +842,7 @@ class SeatProtocol:
             "seat": self.seat,
             "client_seed": self.client_seed,
             "nonce": self.nonce,
-            "seed_commitment": self.seed_commitment,
-            "key": self.key.public_b64 if self.key is not None else None,
-            "roll_chain": self.roll_chain.tip if self.roll_chain is not None else None,
+            **self.commitments(),
             "lock": self.lock,
             "log_index": self.log_index,
             "requests": self.requests,
@@ -734,7 +863,9 @@ class SeatProtocol:
             raise TranscriptMismatch(f"match {mid}: not a qahwa-fair/2 or /3 transcript")
         if self.lock is None:
             raise ClientError(f"match {mid}: this seat never revealed against a lock")
-        if not isinstance(doc.get("lock"), dict) or canonical(doc["lock"]) != canonical(self.lock):
+        if not isinstance(doc.get("lock"), dict) or canonical_json(doc["lock"]) != canonical_json(
+            self.lock
+        ):
             raise TranscriptMismatch(
                 f"match {mid}: the transcript's lock is not the lock seat "
                 f"{self.seat} revealed against"
@@ -800,4 +931,17 @@ def terms_for(
     )
 
 
-__all__ = ["Dispute", "SeatProtocol", "Terms", "terms_for", "trusted_keys"]
+__all__ = [
+    "ClientError",
+    "Dispute",
+    "FreshRollsRefused",
+    "NotOurMatch",
+    "RootFromInclusion",
+    "SeatProtocol",
+    "Terms",
+    "TranscriptMismatch",
+    "check_signed_record",
+    "terms_for",
+    "timeout_deadline",
+    "trusted_keys",
+]
