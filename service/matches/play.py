@@ -10,13 +10,9 @@ step is owed (:func:`arm`), and the receipt is signed for the new head.
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-from fairness import SignatureError, check_canonical_value, seat_sig_message
+from fairness import SignatureError, check_canonical_value, seat_sig_message, verify_bytes
 
 from ..errors import Conflict, Invalid, user_errors
 from ..kinds import EndReason, EventType
@@ -24,21 +20,6 @@ from ..store import FINISHED, KIND_MATCH, SEATING, MatchRow, Tx
 from .core import NOT_LOCKED
 from .deadlines import arm
 from .reads import Reads
-
-
-def _verify_seat_sig(pub: Ed25519PublicKey, sig: str, message: bytes) -> None:
-    """:func:`fairness.verify_bytes` with the key already parsed (same checks, same
-    errors)."""
-    if not isinstance(sig, str):
-        raise SignatureError("signature must be a base64 string")
-    try:
-        raw = base64.b64decode(sig, validate=True)
-    except ValueError:
-        raise SignatureError("signature is not base64") from None
-    try:
-        pub.verify(raw, message)
-    except InvalidSignature:
-        raise SignatureError("signature does not match") from None
 
 
 class Play(Reads):
@@ -64,9 +45,7 @@ class Play(Reads):
             )
         assert m.chain is not None
         try:
-            _verify_seat_sig(
-                locked.public_key(seat, key), sig, seat_sig_message(m.id, m.chain, event)
-            )
+            verify_bytes(locked.public_key(seat, key), sig, seat_sig_message(m.id, m.chain, event))
         except SignatureError as exc:
             raise Invalid(
                 f"seat {seat}'s signature does not verify over the chain head "

@@ -208,13 +208,22 @@ class Seating(Reads):
 
     # -- commit, lock, reveal (qahwa-fair/2) -------------------------------------------------
     @staticmethod
-    def _own_seat(tx: Tx, token: str | None, seat: int) -> int:
+    def _own_seat(tx: Tx, token: str | None, seat: int) -> None:
         mine = tx.auth(token)
         if not 0 <= seat < tx.m.n_seats:
             raise NotFound(f"no seat {seat} in this match")
         if mine != seat:
             raise Forbidden(f"this token is seat {mine}'s, not seat {seat}'s")
-        return seat
+
+    def _seat_request(self, tx: Tx, token: str | None, seat: int, what: str) -> MatchRow:
+        """What a commit and a reveal check first: the token is the seat's, the match is
+        qahwa-fair/2's and has not ended."""
+        self._own_seat(tx, token, seat)
+        m = tx.m
+        self._v2_only(m, what)
+        if m.status == FINISHED:
+            raise Conflict("the match has ended", "match_over")
+        return m
 
     def _seated(self, tx: Tx, seat: int, seats: list[Seat]) -> dict[str, Any]:
         """The answer to a commit or a reveal: the seat's view with the receipt for
@@ -235,11 +244,7 @@ class Seating(Reads):
     ) -> dict[str, Any]:
         """A seat's commitment (fairness-v2.md §2); the last one locks the match (§3)."""
         with self.writing(match_id, kind=KIND_MATCH) as tx:
-            self._own_seat(tx, token, seat)
-            m = tx.m
-            self._v2_only(m, "commit")
-            if m.status == FINISHED:
-                raise Conflict("the match has ended", "match_over")
+            m = self._seat_request(tx, token, seat, "commit")
             if m.status != SEATING:
                 raise Conflict("every seat has committed: the match is locked", "not_seating")
             com = _hex32(seed_commitment, "seed_commitment", "bad_commitment")
@@ -319,11 +324,7 @@ class Seating(Reads):
         """A seat's seed and nonce, checked against its commitment; the last reveal starts
         the match (fairness-v2.md §3)."""
         with self.writing(match_id, kind=kind) as tx:
-            self._own_seat(tx, token, seat)
-            m = tx.m
-            self._v2_only(m, "reveal")
-            if m.status == FINISHED:
-                raise Conflict("the match has ended", "match_over")
+            m = self._seat_request(tx, token, seat, "reveal")
             if m.lock is None:
                 raise Conflict(
                     "no reveal before the lock: not every seat has committed", "not_locked"
