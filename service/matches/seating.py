@@ -14,7 +14,6 @@ from typing import Any, NoReturn
 
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.orm.attributes import set_committed_value
-from sqlmodel import Session
 
 from fairness import (
     CURRENT,
@@ -108,38 +107,34 @@ class Seating(Reads):
         tokens = [secrets.token_urlsafe(32) for _ in seats]
         at = self.store.now_iso()
         record = Commit(match_id, game, ruleset, com, tuple(seats), at).sign(self.signer)
-
-        def make(s: Session) -> MatchRow:
-            return MatchRow(
-                id=match_id,
-                kind=kind,
-                game=game,
-                ruleset=ruleset,
-                commitment=com,
-                status=SEATING,
-                version=0,
-                n_seats=len(seats),
-                next_seq=0,
-                log_index=-1,
-                record=dumps(record),
-                result=None,
-                created_at=at,
-                started_at=None,
-                ended_at=None,
-                last_activity=self.store.clock.now(),
-                protocol=CURRENT.name,
-                lock=None,
-                lock_index=None,
-                reveal_by=None,
-                end_by=None,
-                chain=None,
-                deadline=None,
-                owes=None,
-                transcript_sig=None,
-            )
-
-        with self.store.create(match_id, make) as tx:
-            m = tx.m
+        row = MatchRow(
+            id=match_id,
+            kind=kind,
+            game=game,
+            ruleset=ruleset,
+            commitment=com,
+            status=SEATING,
+            version=0,
+            n_seats=len(seats),
+            next_seq=0,
+            log_index=-1,
+            record=dumps(record),
+            result=None,
+            created_at=at,
+            started_at=None,
+            ended_at=None,
+            last_activity=self.store.clock.now(),
+            protocol=CURRENT.name,
+            lock=None,
+            lock_index=None,
+            reveal_by=None,
+            end_by=None,
+            chain=None,
+            deadline=None,
+            owes=None,
+            transcript_sig=None,
+        )
+        with self.store.create(row) as tx:
             # plain inserts (the ORM's unit of work cost more than the statements)
             tx.c.execute(
                 _INSERT_SEED,
@@ -158,7 +153,6 @@ class Seating(Reads):
                     for i, ((name, house), tok) in enumerate(zip(seats, tokens, strict=True))
                 ],
             )
-            version, status = m.version, m.status
         out = {
             "match_id": match_id,
             "protocol": CURRENT.name,
@@ -167,8 +161,8 @@ class Seating(Reads):
             "deal": deal_of(ruleset),
             "commitment": com,
             "created_at": at,
-            "status": status,
-            "version": version,
+            "status": row.status,
+            "version": row.version,
             "record": record,
         }
         return out, tokens
