@@ -473,16 +473,19 @@ class Engine(ABC):
         """
         return self.legal_actions(seat)
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: int, action: Action, sig: str | None = None) -> list[Event]:
         """Apply one action; return the events it produced, without ``seq``: the action
-        event ``{"type": "action", "seat", "action"}`` (the action exactly as sent), then
-        the chance events drawn, in order. ActionError subclasses leave the state unchanged.
+        event ``{"type": "action", "seat", "action"}`` (the action exactly as sent; with the
+        seat's ``sig`` when given), then the chance events drawn, in order. ActionError
+        subclasses leave the state unchanged.
         """
         self._check_action(seat, action)
-        sent = json_copy(action)
+        event: Event = {"type": "action", "seat": seat, "action": json_copy(action)}
+        if sig is not None:
+            event["sig"] = sig
         mark = self.chance.mark()
         self._apply(seat, action)
-        return [{"type": "action", "seat": seat, "action": sent}, *self.chance.take_since(mark)]
+        return [event, *self.chance.take_since(mark)]
 
     def replay_action(self, seat: int, action: Action) -> list[Event]:
         """:meth:`apply` for an action a transcript already holds (:mod:`games.replay`):
@@ -569,8 +572,11 @@ class Engine(ABC):
             )
         return out
 
-    def end_match(self, reason: str, seats: int | Sequence[int] | None = None) -> list[Event]:
-        """End a running match other than by play; return the end event (without ``seq``).
+    def end_match(
+        self, reason: str, seats: int | Sequence[int] | None = None, sig: str | None = None
+    ) -> list[Event]:
+        """End a running match other than by play; return the end event (without ``seq``;
+        with the resigning seat's ``sig`` when given).
 
         qahwa-fair/2 (fairness-v2.md §7): ``resigned`` or ``timeout`` by one seat, which
         forfeits — its side gets the worst result the rules allow now (:meth:`forfeit_scores`)
@@ -591,6 +597,8 @@ class Engine(ABC):
         event: Event = {"type": "end", "reason": reason}
         if listed:
             event["seat"] = listed[0]
+        if sig is not None:
+            event["sig"] = sig
         self._forfeit(reason, listed)
         return [event]
 

@@ -96,7 +96,7 @@ class NoRevealMatch(Engine):
     def legal_actions(self, seat: int) -> list[Action]:
         return []
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
+    def apply(self, seat: int, action: Action, sig: str | None = None) -> list[Event]:
         raise MatchOverError("the match has ended: it never started (no_reveal)")
 
     def replay_action(self, seat: int, action: Action) -> list[Event]:
@@ -105,7 +105,9 @@ class NoRevealMatch(Engine):
     def _apply(self, seat: int, action: Action) -> None:  # pragma: no cover - apply refuses
         raise MatchOverError("the match has ended")
 
-    def end_match(self, reason: str, seats: int | Sequence[int] | None = None) -> list[Event]:
+    def end_match(
+        self, reason: str, seats: int | Sequence[int] | None = None, sig: str | None = None
+    ) -> list[Event]:
         raise MatchOverError("the match has ended: it never started (no_reveal)")
 
     def _view(self, seat: int | None) -> dict[str, JSON]:

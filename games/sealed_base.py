@@ -284,8 +284,8 @@ class SealedGame(Engine):
             return [{"type": "sealed", "step": self.owed[0].step}]
         return self._play_legal(seat)
 
-    def apply(self, seat: int, action: Action) -> list[Event]:
-        events = super().apply(seat, action)
+    def apply(self, seat: int, action: Action, sig: str | None = None) -> list[Event]:
+        events = super().apply(seat, action, sig)
         return events + self._take_ends()
 
     def replay_action(self, seat: int, action: Action) -> list[Event]:

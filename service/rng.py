@@ -14,10 +14,10 @@ from typing import Any
 from fairness import ClientSeedError, SeedError, check_client_seed, parse_nonce, seed_commitment
 
 from .errors import Conflict, Invalid
-from .kinds import SeedSource
+from .kinds import EventType, SeedSource
 from .limits import ResultBytes, check_session_room
 from .matches import MatchService
-from .store import FINISHED, KIND_RNG, SEATING, Tx
+from .store import FINISHED, KIND_RNG, SEATING
 
 
 class RngSessions:
@@ -42,8 +42,7 @@ class RngSessions:
         seat's commitment); the session then draws. A qahwa-fair/1 session is read-only
         (409: migration 0008 ended every one still open)."""
         svc = self.matches
-
-        def fn(tx: Tx) -> dict[str, Any]:
+        with svc.writing(session_id, kind=KIND_RNG) as tx:
             tx.auth(token)
             m = tx.m
             if not m.proto.signed:
@@ -80,15 +79,12 @@ class RngSessions:
                 "chain": m.chain,
                 "lock": svc._lock_of(m),
                 "log_index": m.lock_index,
-                "receipt": svc._receipt(m, -1),
+                "receipt": svc._start_receipt(m),
             }
-
-        return svc.write(session_id, kind=KIND_RNG, fn=fn)
 
     def draw(self, session_id: str, *, token: str | None, action: dict[str, Any]) -> dict[str, Any]:
         svc = self.matches
-
-        def fn(tx: Tx) -> dict[str, Any]:
+        with svc.writing(session_id, kind=KIND_RNG) as tx:
             tx.auth(token)
             m = tx.m
             if m.status == SEATING:
@@ -106,10 +102,11 @@ class RngSessions:
             if is_draw:
                 check_session_room(draws, max_draws=settings.max_session_draws)
                 before = self.result_bytes.total(m.id, draws)
-            drawn = svc.apply(tx, seat=0, action=action)
+            logged, receipt = svc.move(tx, 0, action)
             if is_draw:
                 self.result_bytes.add(m.id, draws, before, max_bytes=settings.max_transcript_bytes)
             out: dict[str, Any] = {"session_id": m.id, "version": m.version, "status": m.status}
+            drawn = [ev for ev in logged if ev.get("type") == EventType.CHANCE]
             if drawn:
                 ev = drawn[0]
                 out.update(
@@ -122,10 +119,8 @@ class RngSessions:
                     }
                 )
             out["chain"] = m.chain
-            out["receipt"] = svc._receipt(m, tx=tx)
+            out["receipt"] = receipt
             return out
-
-        return svc.write(session_id, kind=KIND_RNG, fn=fn)
 
     def close(self, session_id: str, *, token: str | None) -> dict[str, Any]:
         out = self.draw(session_id, token=token, action={"type": "close"})

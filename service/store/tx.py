@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from sqlalchemy import Connection, insert, update
+from sqlalchemy import Connection, insert
 from sqlmodel import Session
 
 from fairness import (
@@ -165,27 +165,17 @@ class Store:
                 tx.close()
 
     @contextmanager
-    def create(self, match_id: str, make: Callable[[Session], MatchRow]) -> Iterator[Tx]:
-        """A write transaction that inserts the row ``make(session)`` builds; the caller
-        adds the rest (seats, sealed seed) and may start the match."""
-        with self.cache.lock_for(match_id):
-            with self.db.connect(write=True) as c:
-                tx = Tx(self, c, None)
-                try:
-                    m = tx.m = make(tx.s)
-                    c.execute(
-                        insert(_MATCHES).values(**{k: getattr(m, k) for k in MatchRow.__slots__})
-                    )
-                    before = m.mutable()
-                    yield tx
-                    tx.flush()
-                finally:
-                    tx.close()
-                changed = m.changes(before)
-                if changed:
-                    c.execute(update(_MATCHES).where(_MATCHES.c.id == m.id).values(**changed))
-            if tx.current is not None:
-                self.cache.put(m.id, Cached(m.version, m.next_seq, tx.current))
+    def create(self, m: MatchRow) -> Iterator[Tx]:
+        """A write transaction that inserts the new match row ``m``; the caller adds the
+        rest (seats, sealed seed)."""
+        with self.cache.lock_for(m.id), self.db.connect(write=True) as c:
+            tx = Tx(self, c, m)
+            try:
+                c.execute(insert(_MATCHES).values(**{k: getattr(m, k) for k in MatchRow.__slots__}))
+                yield tx
+                tx.flush()
+            finally:
+                tx.close()
 
     def _open(self, c: Connection, match_id: str, *, kind: str, lock: bool) -> Tx:
         """The transaction object on the (locked) match row. With an engine cached, the same
@@ -255,10 +245,10 @@ class Store:
 class Tx:
     """One transaction on one match: its session, its row, and the engine it uses."""
 
-    def __init__(self, store: Store, c: Connection, m: MatchRow | None) -> None:
+    def __init__(self, store: Store, c: Connection, m: MatchRow) -> None:
         self.store = store
         self.c = c
-        self._m = m
+        self.m = m
         self._s: Session | None = None
         self.current: Engine | None = None
         self.dirty = False  # the engine may differ from the committed log
@@ -271,15 +261,6 @@ class Tx:
         #: v2: the time ``at`` (microseconds, a whole millisecond) of the events this
         #: transaction appended last (None before it appends)
         self.head_at_us: int | None = None
-
-    @property
-    def m(self) -> MatchRow:
-        assert self._m is not None
-        return self._m
-
-    @m.setter
-    def m(self, row: MatchRow) -> None:
-        self._m = row
 
     @property
     def s(self) -> Session:

@@ -117,7 +117,7 @@ def test_a_lock_that_differs_from_the_cached_one_is_parsed_again(svc: MatchServi
     moved = dataclasses.replace(m, lock=dumps(other))
     again = svc._lock_of(moved)
     assert again is not first and again["locked_at"] == "2000-01-01T00:00:00.000Z"
-    assert svc._receipt(moved, -1)["chain"] == chain_start(other).hex()
+    assert svc._start_receipt(moved)["chain"] == chain_start(other).hex()
 
 
 def test_the_kept_start_receipt_is_the_one_signed_afresh(svc: MatchService) -> None:
@@ -134,11 +134,11 @@ def test_the_kept_start_receipt_is_the_one_signed_afresh(svc: MatchService) -> N
             "at": lock["locked_at"],  # seq -1's time (fairness-v2.md §7)
         }
     )
-    kept = svc._receipt(m, -1)
+    kept = svc._start_receipt(m)
     assert dumps(kept) == dumps(fresh)
     kept["signature"]["value"] = "changed"  # a caller's copy: the kept one is untouched
     kept["seq"] = 7
-    assert dumps(svc._receipt(m, -1)) == dumps(fresh)
+    assert dumps(svc._start_receipt(m)) == dumps(fresh)
     assert svc.lock(mid)["receipt"] == fresh
 
 

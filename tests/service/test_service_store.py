@@ -195,7 +195,7 @@ def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: P
             seat = view["turn"]
             action = rnd.choice(a.state(mid, token=tokens[seat])["suggested_actions"])
             with a.store.write(mid, kind="match") as tx:
-                a.apply(tx, seat=seat, action=action)
+                a.move(tx, seat, action)
                 locked.set()
                 # commit only once b's locking read is waiting for this row
                 with a.db.write_engine.connect() as c:
