@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from hypothesis import settings
 
@@ -13,6 +13,65 @@ from games.registry import engine_class
 from games.replay import Replayer, parse_transcript_ruleset
 from games.transcript import simulate_match, transcript_context, transcript_key
 from verify_cli.core import VERIFIED, verify_document
+
+T = TypeVar("T")
+
+
+class ScriptedChance(Chance):
+    """A Chance whose scripted labels ``{label: result}`` return their result, recorded as
+    the stream's own draw would be. Without ``key`` every draw must be scripted; with one, an
+    unscripted label draws from that key's stream. ``drawn`` lists the scripted labels drawn."""
+
+    def __init__(self, script: Mapping[str, Any], key: bytes | None = None) -> None:
+        super().__init__(bytes(range(32)) if key is None else key)
+        self.script = dict(script)
+        self.streamed = key is not None
+        self.drawn: list[str] = []
+
+    def _take(self, label: str) -> Any:
+        """The scripted result at ``label`` (a label not drawn before), or None: draw it from
+        the stream."""
+        if label not in self.script:
+            if self.streamed:
+                return None
+            raise AssertionError(f"unscripted draw {label}")
+        self._key(label)  # checks the label is new
+        self.drawn.append(label)
+        return self.script.pop(label)
+
+    def dice(self, label: str, count: int, sides: int = 6) -> list[int]:
+        r = self._take(label)
+        if r is None:
+            return super().dice(label, count, sides)
+        args = {"count": count, "sides": sides}
+        self._record(
+            {"type": "chance", "label": label, "kind": "dice", "args": args, "result": list(r)}
+        )
+        return list(r)
+
+    def uniform(self, label: str, n: int) -> int:
+        r = self._take(label)
+        if r is None:
+            return super().uniform(label, n)
+        assert 0 <= int(r) < n
+        self._record(
+            {
+                "type": "chance",
+                "label": label,
+                "kind": "uniform",
+                "args": {"n": n},
+                "result": int(r),
+            }
+        )
+        return int(r)
+
+    def shuffle(self, label: str, items: Sequence[T]) -> list[T]:
+        r = self._take(label)
+        if r is None:
+            return super().shuffle(label, items)
+        assert sorted(r) == sorted(items)  # type: ignore[type-var]
+        self._record({"type": "chance", "label": label, "kind": "shuffle", "result": list(r)})
+        return list(r)
 
 
 def examples(n: int) -> int:
