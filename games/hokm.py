@@ -350,8 +350,13 @@ class HokmEngine(Engine):
         missing = [c for c in cards if c not in self.hands[seat]]
         if missing:
             raise IllegalActionError(f"not in your hand: {', '.join(missing)}")
-        self.hands[seat] = [c for c in self.hands[seat] if c not in cards]
-        self.thrown[seat].extend(cards)
+        self._lay_away(seat, cards)
+
+    def _lay_away(self, seat: int, codes: list[str]) -> None:
+        """``codes`` (checked: the seat's, as many as it must lay away) leave the seat's hand;
+        the tricks start once both seats have laid away."""
+        self.hands[seat] = [c for c in self.hands[seat] if c not in codes]
+        self.thrown[seat].extend(codes)
         if all(len(h) == HAND_SIZE[2] for h in self.hands):
             self.phase = Phase.PLAY
             self.trick = Trick(self.hakem)

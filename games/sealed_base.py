@@ -119,6 +119,8 @@ class SealedGame(Engine):
     RULESET_V2_EXTRA: ClassVar[Mapping[str, Any]] = {"deal": "sealed"}
     SEALED: ClassVar[bool] = True
     TRANSCRIPT_PROTOCOL: ClassVar[str] = PROTOCOL_V3
+    #: the game's hands: while sealed, item positions (``str(i)``) rather than codes
+    hands: list[list[str]]
 
     @classmethod
     def parse_ruleset(
@@ -247,6 +249,27 @@ class SealedGame(Engine):
         item, share = self._check_open(seat, action, code)
         self._commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
         return item
+
+    def _held(self, seat: int) -> tuple[int, ...]:
+        """The items in the seat's hand (``self.hands`` holds item positions), in order."""
+        return tuple(sorted(int(p) for p in self.hands[seat]))
+
+    def _unopened(self, seat: int) -> list[int]:
+        """The items in the seat's hand not opened yet, in order."""
+        opened = self._hand().opened
+        return [i for i in self._held(seat) if i not in opened]
+
+    def _play_item(self, seat: int, action: Action, code: str) -> tuple[int, tuple[int, ...]]:
+        """A play from the seat's hand of the item the action opens to ``code``: the opening is
+        checked, then committed, and the item leaves the hand. Returns (the item, the items the
+        seat held before), for the checks at the hand's end."""
+        item, share = self._check_open(seat, action, code)
+        if str(item) not in self.hands[seat]:
+            raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
+        held = self._held(seat)
+        self._commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
+        self.hands[seat].remove(str(item))
+        return item, held
 
     def _keys(self) -> list[bytes]:
         keys = self._hand().keys

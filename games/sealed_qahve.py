@@ -74,9 +74,7 @@ class SealedQahveEngine(SealedGame, QahveEngine):
     def _play_legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.BID:
             return QahveEngine.legal_actions(self, seat)
-        opened = self._hand().opened
-        items = sorted(int(p) for p in self.hands[seat])
-        return [{"type": "play", "item": i} for i in items if i not in opened]
+        return [{"type": "play", "item": i} for i in self._unopened(seat)]
 
     def _apply_play(self, seat: int, action: Action) -> None:
         only_keys(action, "item", "card", "share", "proof")
@@ -89,13 +87,8 @@ class SealedQahveEngine(SealedGame, QahveEngine):
             raise IllegalActionError("every seat must bid before the first trick")
         if card == JR and not self.jb_played:
             raise IllegalActionError("JR may not be played until JB has been played")
-        item, share = self._check_open(seat, action, card)
-        if str(item) not in self.hands[seat]:
-            raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
-        held = tuple(sorted(int(p) for p in self.hands[seat]))
-        self._commit_open(seat, item, card, share, bytes.fromhex(action["proof"]))
+        item, held = self._play_item(seat, action, card)
         self.plays.append((seat, item, self.trick.led, held, self.tricks_done))
-        self.hands[seat].remove(str(item))
         self.trick.add(seat, card)
         if card == JB:
             self.jb_played = True

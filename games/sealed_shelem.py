@@ -110,15 +110,14 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
 
     # -- actions ---------------------------------------------------------------------------
     def _play_legal(self, seat: int) -> list[Action]:
-        items = sorted(int(p) for p in self.hands[seat])
         if self.phase == Phase.BID:
             return ShelemEngine.legal_actions(self, seat)
         if self.phase == Phase.DISCARD:
             return [
-                {"type": "discard", "items": list(c)} for c in combinations(items, DISCARD_SIZE)
+                {"type": "discard", "items": list(c)}
+                for c in combinations(self._held(seat), DISCARD_SIZE)
             ]
-        opened = self._hand().opened
-        return [{"type": "play", "item": i} for i in items if i not in opened]
+        return [{"type": "play", "item": i} for i in self._unopened(seat)]
 
     def bot_actions(self, seat: int) -> list[Action]:
         legal = self.legal_actions(seat)
@@ -164,13 +163,8 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
         card = action.get("card")
         if not isinstance(card, str) or not is_card(card) or is_joker(card):
             raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
-        item, share = self._check_open(seat, action, card)
-        if str(item) not in self.hands[seat]:
-            raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
-        held = tuple(sorted(int(p) for p in self.hands[seat]))
-        self._commit_open(seat, item, card, share, bytes.fromhex(action["proof"]))
+        item, held = self._play_item(seat, action, card)
         self.plays.append((seat, item, self.trick.led, held))
-        self.hands[seat].remove(str(item))
         if self.trump is None:
             self.trump = card[1]  # the hakem's first card names trump
         self.trick.add(seat, card)
