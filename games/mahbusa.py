@@ -109,10 +109,6 @@ def _undo(b: list[int], f: int, t: int, info: tuple[bool, bool]) -> None:
     b[f] += 1
 
 
-def _die_of(f: int, t: int) -> int:
-    return f - t
-
-
 def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
     """Every distinct legal turn for the mover: end position → canonical steps.
 
@@ -319,9 +315,6 @@ class MahbusaEngine(TawlaEngine):
 
     def _board(self, seat: int) -> Board:
         return relative_board(self.points, self.prisoners, self.off, seat)
-
-    def _legal_turns(self, board: Board, dice: Sequence[int]) -> dict[Board, Turn]:
-        return legal_turns(board, dice)
 
     def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
         return TurnTable(board, dice, legal_turns, check_turn, can_move(board, dice))

@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 from fairness import PROTOCOL_V3, V2, FairProtocol
 
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
+from .deals import deal_tiles
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_backend import SealedStepError, get_backend
 
@@ -473,6 +474,66 @@ class SealedGame(Engine):
         return super().redact(event)
 
 
+class SealedTiles(SealedGame):
+    """The deal of a sealed domino game (``games/sealed_<game>.py`` for iraqi_domino and
+    mexican_train), mixed in before the game's engine: each round's tiles are dealt as
+    positions of the final deck, a tile drawn is dealt to the drawer alone, and the round is
+    scored by the game's own ``_end_round`` once every key is revealed."""
+
+    round: int
+    #: the draws and passes to check at the round's end (the game's own records)
+    checks: list[Any]
+    _ended: tuple[str, int | None] | None  #: how the round's play ended, until it is scored
+
+    def _deal(self, items: list[str], hand: int) -> tuple[list[list[str]], list[str]]:
+        """The round's hands and pile: positions of the final deck, seat s getting
+        ``[hand·s, hand·s + hand)`` (the other seats owe their shares)."""
+        if self.round == 0:  # the match starts (the game's __init__)
+            self._sealed_init(self.ctx)
+        self._begin_hand(items)
+        hands, pile = deal_tiles([str(p) for p in range(len(items))], self.n_seats, hand)
+        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(hands)})
+        self.checks = []
+        self._ended = None
+        return hands, pile
+
+    def _draw_item(self, seat: int, pile: list[str]) -> str:
+        """The pile's first item, drawn: dealt to ``seat`` alone."""
+        taken = pile.pop(0)
+        self.hands[seat].append(taken)
+        self._deal_items({seat: [int(taken)]})
+        return taken
+
+    def _end_round(self, how: str, seat: int | None) -> None:
+        """The round's play is over: the keys are revealed before it is scored
+        (:meth:`_after_reveal`)."""
+        self._ended = (how, seat)
+        self._hand_over()
+
+    def _after_reveal(self) -> None:
+        assert self._ended is not None
+        codes = self._hand().codes
+        assert codes is not None
+        how, seat = self._ended
+        self._ended = None
+        self.hands = [[codes[int(p)] for p in h] for h in self.hands]
+        super()._end_round(how, seat)  # type: ignore[misc]
+
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        held = self.hands
+        self.hands = [[] for _ in held]
+        try:
+            out = super()._view(None)  # type: ignore[safe-super]
+        finally:
+            self.hands = held
+        out["hand_counts"] = [len(h) for h in held]
+        if seat is not None:
+            # positions while the match runs; once it is over the last round's tiles are
+            # known to all (its history shows them)
+            out["hand"] = [] if self.outcome is not None else list(self._held(seat))
+        return out
+
+
 __all__ = [
     "PROTOCOL_V3",
     "RULE_END",
@@ -480,6 +541,7 @@ __all__ = [
     "Owed",
     "SealedGame",
     "SealedHand",
+    "SealedTiles",
     "b64",
     "parse_b64",
     "parse_hex",

@@ -794,9 +794,6 @@ class TawlaEngine(Engine):
     def _board(self, seat: int) -> Board:
         return relative_board(self.points, self.bar, self.off, seat)
 
-    def _legal_turns(self, board: Board, dice: Sequence[int]) -> dict[Board, Turn]:
-        return legal_turns(board, dice)
-
     def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
         outside = _outside_of_15(board)  # (once for both)
         return TurnTable(

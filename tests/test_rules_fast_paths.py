@@ -35,40 +35,6 @@ def test_rank_is_the_index_in_the_rank_letters() -> None:
             cards.rank(bad)
 
 
-def plain_trick_winner(
-    plays: Sequence[tuple[int, str]],
-    trump: str | None,
-    *,
-    reverse: bool = False,
-    joker_order: Sequence[str] = (),
-) -> int:
-    """``cards.trick_winner`` as it was before its rank-lookup path."""
-    led = cards.suit(plays[0][1])
-    if led is None:
-        led = next((cards.suit(c) for _, c in plays if not cards.is_joker(c)), None)
-
-    def strength(card: str) -> tuple[int, int]:
-        if cards.is_joker(card):
-            return (3, list(joker_order).index(card))
-        r = cards.RANKS.index(card[0])
-        if reverse:
-            r = 12 - r
-        s = cards.suit(card)
-        if trump is not None and s == trump:
-            return (2, r)
-        if s == led:
-            return (1, r)
-        return (0, 0)
-
-    best_seat, best_card = plays[0]
-    best = strength(best_card)
-    for seat, card in plays[1:]:
-        st = strength(card)
-        if st > best:
-            best_seat, best = seat, st
-    return best_seat
-
-
 def test_trick_winner_is_the_plain_one() -> None:
     """Random tricks of 2 to 6 cards, with and without jokers, trump and reversed ranks."""
     rng = random.Random(11)
@@ -81,7 +47,7 @@ def test_trick_winner_is_the_plain_one() -> None:
         reverse = rng.random() < 0.3
         assert cards.trick_winner(
             plays, trump, reverse=reverse, joker_order=joker_order
-        ) == plain_trick_winner(plays, trump, reverse=reverse, joker_order=joker_order)
+        ) == cards.plain_trick_winner(plays, trump, reverse=reverse, joker_order=joker_order)
 
 
 def test_pile_points_is_the_sum_of_card_points() -> None:
