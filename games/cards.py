@@ -108,15 +108,11 @@ def trick_winner(
                     best_seat, best_s, best_r = seat, s, r
             else:
                 return best_seat
-    return plain_trick_winner(plays, trump, reverse=reverse, joker_order=joker_order)
+    return plain_trick_winner(plays, trump, reverse, joker_order)
 
 
 def plain_trick_winner(
-    plays: Sequence[tuple[int, str]],
-    trump: str | None,
-    *,
-    reverse: bool = False,
-    joker_order: Sequence[str] = (),
+    plays: Sequence[tuple[int, str]], trump: str | None, reverse: bool, joker_order: Sequence[str]
 ) -> int:
     """:func:`trick_winner` the general way, by each card's strength (what its rank lookups
     compute for tricks of 52-deck cards alone)."""

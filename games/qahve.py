@@ -226,7 +226,16 @@ class QahveEngine(Engine):
             self.trick = Trick(self.first_seat)
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        only_keys(action, "card")
+        card = self._card(action, "card")
+        reason = self.why_not(seat, card)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        self.hands[seat].remove(card)
+        self._add_to_trick(seat, card)
+
+    def _card(self, action: Action, *keys: str) -> str:
+        """The card a play names, checked, and that the tricks are on (``keys``: the play's)."""
+        only_keys(action, *keys)
         card = action.get("card")
         if not isinstance(card, str) or not is_card(card) or card in ("2D", "2H"):
             raise MalformedActionError(
@@ -234,10 +243,9 @@ class QahveEngine(Engine):
             )
         if self.phase == Phase.BID:
             raise IllegalActionError("every seat must bid before the first trick")
-        reason = self.why_not(seat, card)
-        if reason is not None:
-            raise IllegalActionError(reason)
-        self.hands[seat].remove(card)
+        return card
+
+    def _add_to_trick(self, seat: int, card: str) -> None:
         self.trick.add(seat, card)
         if card == JB:
             self.jb_played = True

@@ -504,6 +504,23 @@ class SealedTiles(SealedGame):
         self._deal_items({seat: [int(taken)]})
         return taken
 
+    def _apply(self, seat: int, action: Action) -> None:
+        if action["type"] == "sealed" or self.owed:
+            super()._apply(seat, action)
+        elif action["type"] == "play":
+            self._sealed_play(seat, action)
+        else:
+            only_keys(action)
+            self._draw_or_pass(seat, action["type"])
+
+    def _sealed_play(self, seat: int, action: Action) -> None:
+        """A play: the tile opened and laid."""
+        raise NotImplementedError
+
+    def _draw_or_pass(self, seat: int, kind: str) -> None:
+        """A ``draw`` or a ``pass`` (``kind``): what it owes the checks at the round's end."""
+        raise NotImplementedError
+
     def _end_round(self, how: str, seat: int | None) -> None:
         """The round's play is over: the keys are revealed before it is scored
         (:meth:`_after_reveal`)."""

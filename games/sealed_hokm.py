@@ -153,7 +153,7 @@ class SealedHokmEngine(SealedGame, HokmEngine):
         out["cutter"] = None
         out["led"] = self.trick.led
         if seat is not None:
-            out["hand"] = sorted(int(p) for p in self.hands[seat])
+            out["hand"] = list(self._held(seat))
             if self.n == 2:
                 if (
                     self.phase == Phase.DRAW

@@ -98,15 +98,8 @@ class SealedIraqiDominoEngine(SealedTiles, IraqiDominoEngine):
         plays: list[Action] = [{"type": "play", "item": i, "end": e} for i in mine for e in ENDS]
         return plays + [{"type": "draw"} if self.pile else {"type": "pass"}]
 
-    def _apply(self, seat: int, action: Action) -> None:
-        if action["type"] == "sealed" or self.owed:
-            super()._apply(seat, action)
-            return
-        kind = action["type"]
-        if kind == "play":
-            self._sealed_play(seat, action)
-        elif kind == "draw":
-            only_keys(action)
+    def _draw_or_pass(self, seat: int, kind: str) -> None:
+        if kind == "draw":
             if self.call is not None or not self.line:
                 raise IllegalActionError("no draw now: the round is being opened")
             if not self.pile:
@@ -115,7 +108,6 @@ class SealedIraqiDominoEngine(SealedTiles, IraqiDominoEngine):
             self._draw_item(seat, self.pile)
             self.passes = 0
         else:
-            only_keys(action)
             if self.call is not None:
                 nxt = (seat + 1) % self.n_seats
                 if nxt == 0 and self.call + 1 >= len(CALL_ORDER):

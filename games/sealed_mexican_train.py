@@ -64,15 +64,7 @@ class SealedMexicanTrainEngine(SealedTiles, MexicanTrainEngine):
         )
         return [*plays, extra]
 
-    def _apply(self, seat: int, action: Action) -> None:
-        if action["type"] == "sealed" or self.owed:
-            super()._apply(seat, action)
-            return
-        kind = action["type"]
-        if kind == "play":
-            self._sealed_play(seat, action)
-            return
-        only_keys(action)
+    def _draw_or_pass(self, seat: int, kind: str) -> None:
         if kind == "draw":
             if self.drawn is not None:
                 raise IllegalActionError("you have already drawn: play the drawn tile or pass")

@@ -19,10 +19,9 @@ from typing import Any, ClassVar
 
 from fairness import deck_qahve
 
-from .base import JSON, Action, Chance, MatchContext, only_keys
-from .cards import is_card
+from .base import JSON, Action, Chance, MatchContext
 from .deals import qahve_deal
-from .errors import IllegalActionError, MalformedActionError
+from .errors import IllegalActionError
 from .qahve import JB, JB_DEADLINE, JR, SEATS, QahveEngine
 from .sealed_base import SealedGame
 from .tricks import Phase, Tally, Trick, follow_reason
@@ -77,29 +76,18 @@ class SealedQahveEngine(SealedGame, QahveEngine):
         return [{"type": "play", "item": i} for i in self._unopened(seat)]
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        only_keys(action, "item", "card", "share", "proof")
-        card = action.get("card")
-        if not isinstance(card, str) or not is_card(card) or card in ("2D", "2H"):
-            raise MalformedActionError(
-                f"'card' must be a card code of the qahve deck such as 'AS' or 'JB', got {card!r}"
-            )
-        if self.phase == Phase.BID:
-            raise IllegalActionError("every seat must bid before the first trick")
+        card = self._card(action, "item", "card", "share", "proof")
         if card == JR and not self.jb_played:
             raise IllegalActionError("JR may not be played until JB has been played")
         item, held = self._play_item(seat, action, card)
         self.plays.append((seat, item, self.trick.led, held, self.tricks_done))
-        self.trick.add(seat, card)
-        if card == JB:
-            self.jb_played = True
-        if len(self.trick) == SEATS:
-            self._finish_trick()
+        self._add_to_trick(seat, card)
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
         out = super()._view(None)
         out["led"] = self.trick.led
         if seat is not None:
-            out["hand"] = sorted(int(p) for p in self.hands[seat])
+            out["hand"] = list(self._held(seat))
         return out
 
 

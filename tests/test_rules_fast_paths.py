@@ -47,7 +47,7 @@ def test_trick_winner_is_the_plain_one() -> None:
         reverse = rng.random() < 0.3
         assert cards.trick_winner(
             plays, trump, reverse=reverse, joker_order=joker_order
-        ) == cards.plain_trick_winner(plays, trump, reverse=reverse, joker_order=joker_order)
+        ) == cards.plain_trick_winner(plays, trump, reverse, joker_order)
 
 
 def test_pile_points_is_the_sum_of_card_points() -> None:
