@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+import pytest
 from hypothesis import settings
 
 from fairness import PROTOCOL, PROTOCOL_V2
@@ -72,6 +74,22 @@ class ScriptedChance(Chance):
         assert sorted(r) == sorted(items)  # type: ignore[type-var]
         self._record({"type": "chance", "label": label, "kind": "shuffle", "result": list(r)})
         return list(r)
+
+
+def engine_state(e: Engine) -> Any:
+    """The engine's whole state, copied: its fields, and its chance's labels and pending draws."""
+    state = {k: copy.deepcopy(v) for k, v in vars(e).items() if k != "chance"}
+    return state, sorted(e.chance.labels), list(e.chance._pending)
+
+
+def rejects(
+    e: Engine, seat: int, action: Any, exc: type[Exception], match: str | None = None
+) -> None:
+    """``action`` by ``seat`` is refused with ``exc`` (matching ``match``), changing nothing."""
+    before = engine_state(e)
+    with pytest.raises(exc, match=match):
+        e.apply(seat, action)
+    assert engine_state(e) == before
 
 
 def examples(n: int) -> int:

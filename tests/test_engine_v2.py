@@ -646,17 +646,9 @@ def test_catch_up_matches_a_full_replay() -> None:
 
 def test_simulated_v2_transcript_is_complete_and_signed() -> None:
     signer = Signer.generate()
-    doc, engine = simulate_match(
-        "tawla",
-        {"match_length": 1},
-        seed=8,
-        keyed=True,
-        signer=signer,
-        house=[1],
-        resign_at=30,
-        end_reason="timeout",
-        timed=True,
-    )
+    args: dict[str, Any] = {"seed": 8, "keyed": True, "signer": signer, "house": [1]}
+    args |= {"resign_at": 30, "end_reason": "timeout", "timed": True}
+    doc, engine = simulate_match("tawla", {"match_length": 1}, **args)
     assert list(doc) == [
         "protocol",
         "match_id",
@@ -728,17 +720,7 @@ def test_simulated_v2_transcript_is_complete_and_signed() -> None:
     again = replay_transcript(doc)
     assert again.outcome == engine.outcome
     # deterministic: the same arguments give the same transcript
-    doc2, _ = simulate_match(
-        "tawla",
-        {"match_length": 1},
-        seed=8,
-        keyed=True,
-        signer=signer,
-        house=[1],
-        resign_at=30,
-        end_reason="timeout",
-        timed=True,
-    )
+    doc2, _ = simulate_match("tawla", {"match_length": 1}, **args)
     assert canonical_json(doc2) == canonical_json(doc)
 
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import rejects
 
 import fairness
 from fairness import Stream, deck52
@@ -31,20 +31,6 @@ def make(ruleset: dict[str, Any] | None = None, key: bytes = K) -> HokmEngine:
     """The vectors' deals are uncut: their ruleset is ``"cut": false`` unless a test says
     otherwise (the default ``"cut": true`` with a tap deals the very same cards)."""
     return HokmEngine(HokmEngine.parse_ruleset({"cut": False, **(ruleset or {})}), Chance(key))
-
-
-def snapshot(e: HokmEngine) -> Any:
-    state = {k: copy.deepcopy(v) for k, v in vars(e).items() if k != "chance"}
-    return state, sorted(e.chance.labels), list(e.chance._pending)
-
-
-def rejects(
-    e: HokmEngine, seat: int, action: Any, exc: type[Exception], match: str | None = None
-) -> None:
-    before = snapshot(e)
-    with pytest.raises(exc, match=match):
-        e.apply(seat, action)
-    assert snapshot(e) == before
 
 
 def setup_play(
