@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 import pytest
 from hypothesis import settings
 
-from fairness import PROTOCOL, PROTOCOL_V2
+from fairness import PROTOCOL
 from games.base import Chance, Engine
 from games.registry import engine_class
 from games.replay import Replayer, parse_transcript_ruleset
@@ -113,6 +113,16 @@ def listed_form(action: dict[str, Any]) -> dict[str, Any]:
     return action
 
 
+def transcript_engine(doc: dict[str, Any]) -> Any:
+    """A fresh engine of a started match's transcript: its game, ruleset, key and context."""
+    cls = engine_class(doc["game"])
+    parsed = parse_transcript_ruleset(cls, doc["ruleset"], doc["protocol"])
+    key = transcript_key(doc)
+    assert key is not None, "a started match has a key"
+    ctx = transcript_context(doc)
+    return cls(parsed, Chance(key), ctx) if ctx is not None else cls(parsed, Chance(key))
+
+
 def walk_transcript(
     doc: dict[str, Any], cls: type[Engine], check: Callable[[Any, int, dict[str, Any]], None]
 ) -> Engine:
@@ -120,14 +130,8 @@ def walk_transcript(
     calling ``check(engine, seat, action)`` before each action, which must be listed in
     ``legal_actions``; every chance event is compared with what the engine draws."""
     assert engine_class(doc["game"]) is cls
-    protocol = doc["protocol"]
-    parsed = parse_transcript_ruleset(cls, doc["ruleset"], protocol)
-    key = transcript_key(doc)
-    assert key is not None, "walk_transcript needs a started match"
-    chance = Chance(key)
-    ctx = transcript_context(doc) if protocol == PROTOCOL_V2 else None
-    engine = cls(parsed, chance, ctx) if ctx is not None else cls(parsed, chance)
-    walker = Replayer(engine, pending=chance.take_events())
+    engine = transcript_engine(doc)
+    walker = Replayer(engine, pending=engine.chance.take_events())
     for ev in doc["events"]:
         if ev["type"] == "action" and not walker.pending:
             assert listed_form(ev["action"]) in engine.legal_actions(ev["seat"])

@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from support import transcript_engine
 
 from fairness import DECK52, PROTOCOL, PROTOCOL_V2, canonical_json
 from games import cards, shelem
 from games.base import Chance
 from games.errors import IllegalActionError, MalformedActionError, ReplayError
-from games.registry import engine_class
-from games.replay import Replayer, parse_transcript_ruleset
-from games.transcript import simulate_match, transcript_context, transcript_key
+from games.replay import Replayer
+from games.transcript import simulate_match
 from games.tricks import follow_reason
 
 ALL_CODES = [*DECK52, "JB", "JR"]
@@ -143,7 +143,7 @@ def _mutations(ev: dict[str, Any], rng: random.Random) -> list[Any]:
 
 def _run(cls: type[Replayer], doc: dict[str, Any], events: list[Any]) -> Any:
     seen: list[Any] = []
-    eng = _engine(doc)
+    eng = transcript_engine(doc)
     rep = cls(
         eng,
         pending=eng.chance.take_events(),
@@ -154,14 +154,6 @@ def _run(cls: type[Replayer], doc: dict[str, Any], events: list[Any]) -> Any:
     except ReplayError as exc:
         return ("error", str(exc), exc.kind, exc.seq, exc.expected, exc.found, seen)
     return ("ok", canonical_json(eng.view(None)), rep.pos, rep.pending, seen)
-
-
-def _engine(doc: dict[str, Any]) -> Any:
-    cls = engine_class(doc["game"])
-    parsed = parse_transcript_ruleset(cls, doc["ruleset"], doc["protocol"])
-    ctx = transcript_context(doc)
-    chance = Chance(transcript_key(doc))  # type: ignore[arg-type]
-    return cls(parsed, chance, ctx) if ctx is not None else cls(parsed, chance)
 
 
 @pytest.mark.parametrize("protocol", [PROTOCOL, PROTOCOL_V2])
