@@ -58,6 +58,7 @@ class HokmEngine(Engine):
     }
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (1, MAX_TARGET)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("cut", "tap", "trump", "draw", "discard", "play")
+    PARTNERS: ClassVar[bool] = True
 
     @classmethod
     def parse_ruleset(
@@ -66,11 +67,6 @@ class HokmEngine(Engine):
         out = super().parse_ruleset(raw, protocol=protocol)
         one_of(out, "players", (2, 3, 4))
         return out
-
-    @classmethod
-    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
-        n = cls.seat_count(ruleset)
-        return tuple(s % 2 if n == 4 else s for s in range(n))
 
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None

@@ -49,11 +49,7 @@ class IraqiDominoEngine(Engine):
         "round_to": (1, 50),
     }
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
-
-    @classmethod
-    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
-        n = cls.seat_count(ruleset)
-        return tuple(s % 2 if n == 4 else s for s in range(n))
+    PARTNERS: ClassVar[bool] = True
 
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None

@@ -64,6 +64,7 @@ class QahveEngine(Engine):
     }
     SEATS: ClassVar[int | None] = SEATS
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "play")
+    PARTNERS: ClassVar[bool] = True
 
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
@@ -127,10 +128,6 @@ class QahveEngine(Engine):
         return e
 
     # -- ruleset ---------------------------------------------------------------------------
-    @classmethod
-    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
-        return tuple(s % 2 for s in range(cls.seat_count(ruleset)))
-
     # -- hands -----------------------------------------------------------------------------
     @property
     def first_seat(self) -> int:

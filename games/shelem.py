@@ -107,6 +107,7 @@ class ShelemEngine(Engine):
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 1200}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (5, 100_000)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "pass", "discard", "play")
+    PARTNERS: ClassVar[bool] = True
 
     # -- ruleset ---------------------------------------------------------------------------
     @classmethod
@@ -116,11 +117,6 @@ class ShelemEngine(Engine):
         out = super().parse_ruleset(raw, protocol=protocol)
         one_of(out, "players", (4, 2))
         return out
-
-    @classmethod
-    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
-        # four players: teams {0, 2} and {1, 3}; two players: each seat is its side.
-        return tuple(s % 2 for s in range(cls.seat_count(ruleset)))
 
     # -- start -----------------------------------------------------------------------------
     def __init__(
