@@ -149,12 +149,7 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
         missing = [i for i in items if str(i) not in self.hands[seat]]
         if missing:
             raise IllegalActionError(f"not in your hand: items {missing}")
-        gone = {str(i) for i in items}
-        self.hands[seat] = [p for p in self.hands[seat] if p not in gone]
-        self.discard = [str(i) for i in items]
-        self.phase = Phase.PLAY
-        self.leader = seat
-        self.trick = Trick(seat)
+        self._lay_away(seat, [str(i) for i in items])
 
     def _sealed_play(self, seat: int, action: Action) -> None:
         if self.phase != Phase.PLAY:

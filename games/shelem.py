@@ -310,6 +310,10 @@ class ShelemEngine(Engine):
         missing = [c for c in codes if c not in self.hands[seat]]
         if missing:
             raise IllegalActionError(f"not in your hand: {', '.join(missing)}")
+        self._lay_away(seat, codes)
+
+    def _lay_away(self, seat: int, codes: list[str]) -> None:
+        """The hakem's discard (checked) leaves its hand; it leads the first trick."""
         self.hands[seat] = [c for c in self.hands[seat] if c not in codes]
         self.discard = codes
         self.phase = Phase.PLAY

@@ -555,26 +555,16 @@ def test_replay_error_kinds() -> None:
     assert kind_of(doc, changed(move_at, extra=1)) == "event"
     assert kind_of(doc, changed(move_at, sig=7)) == "event"
     assert kind_of(doc, ev[:dice_at]) == "truncated"
+
+    def replay_in(ctx: MatchContext) -> None:
+        replay(TawlaEngine, doc["ruleset"], transcript_key(doc), ev, protocol=PROTOCOL_V2, ctx=ctx)
+
     for tips in [(), (None, None), (ev[0]["action"]["value"], "zz" * 32)]:
         with pytest.raises(ReplayError) as info:
-            replay(
-                TawlaEngine,
-                doc["ruleset"],
-                transcript_key(doc),
-                ev,
-                protocol=PROTOCOL_V2,
-                ctx=MatchContext(doc["match_id"], tips),
-            )
+            replay_in(MatchContext(doc["match_id"], tips))
         assert info.value.kind == "roll_chain"
     with pytest.raises(ReplayError) as info:  # another match's id: every value is off-chain
-        replay(
-            TawlaEngine,
-            doc["ruleset"],
-            transcript_key(doc),
-            ev,
-            protocol=PROTOCOL_V2,
-            ctx=MatchContext("another", transcript_context(doc).roll_tips),
-        )  # type: ignore[union-attr]
+        replay_in(MatchContext("another", transcript_context(doc).roll_tips))  # type: ignore[union-attr]
     assert (info.value.kind, info.value.seq) == ("roll_chain", 0)
     bad_value = {"type": "roll_value", "value": "00" * 32}
     assert kind_of(doc, changed(value_at, action=bad_value)) == "roll_chain"
