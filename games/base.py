@@ -434,6 +434,11 @@ class Engine(ABC):
             return cls.SEATS
         return int(ruleset["players"])
 
+    def _shuffled(self, label: str, items: list[str]) -> list[str]:
+        """A hand's or round's deck: ``items`` shuffled at ``label`` (a sealed engine deals
+        positions of the seats' own shuffle instead, games.sealed_base)."""
+        return self.chance.shuffle(label, items)
+
     # -- sides -----------------------------------------------------------------------------
     @classmethod
     def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:

@@ -134,9 +134,7 @@ class HokmEngine(Engine):
     # -- hands -----------------------------------------------------------------------------
     def _start_hand(self) -> None:
         self.hand_number += 1
-        self.deck: list[str] = self.chance.shuffle(
-            f"h{self.hand_number}/shuffle", hokm_deck(self.n)
-        )
+        self.deck: list[str] = self._shuffled(f"h{self.hand_number}/shuffle", hokm_deck(self.n))
         self.cut_k: int | None = None
         self.tapped = False
         self.hands: list[list[str]] = [[] for _ in range(self.n)]

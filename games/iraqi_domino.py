@@ -84,7 +84,7 @@ class IraqiDominoEngine(Engine):
 
     def _deal(self, items: list[str], hand: int) -> tuple[list[list[str]], list[str]]:
         """The round's hands and draw pile: its tiles (``items``) shuffled, then dealt."""
-        deck = self.chance.shuffle(f"r{self.round}/shuffle", items)
+        deck = self._shuffled(f"r{self.round}/shuffle", items)
         return deal_tiles(deck, self.n_seats, hand)
 
     def _opener(self, opener: int | None) -> int:

@@ -90,7 +90,7 @@ class MexicanTrainEngine(Engine):
 
     def _deal(self, items: list[str], hand: int) -> tuple[list[list[str]], list[str]]:
         """The round's hands and boneyard: its tiles (``items``) shuffled, then dealt."""
-        deck = self.chance.shuffle(f"r{self.round}/shuffle", items)
+        deck = self._shuffled(f"r{self.round}/shuffle", items)
         return deal_tiles(deck, self.n_seats, hand)
 
     def penalty(self, hand: list[str]) -> int:

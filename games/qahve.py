@@ -136,7 +136,7 @@ class QahveEngine(Engine):
 
     def _start_hand(self) -> None:
         self.hand_number += 1
-        deck = self.chance.shuffle(f"h{self.hand_number}/shuffle", deck_qahve())
+        deck = self._shuffled(f"h{self.hand_number}/shuffle", deck_qahve())
         self.hands = qahve_deal(deck, self.dealer)
         self.bids = [None] * SEATS
         self.trick = Trick(self.first_seat)

@@ -30,7 +30,6 @@ from typing import Any, ClassVar
 from fairness import PROTOCOL_V3, V2, FairProtocol
 
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
-from .deals import deal_tiles
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_backend import SealedStepError, get_backend
 
@@ -180,6 +179,18 @@ class SealedGame(Engine):
         self.sealed_hands.append(hand.record)
         self.owed = [Owed(s, "key") for s in range(n)]
         self.owed += [Owed(s, "shuffle") for s in self.shuffle_order()]
+
+    def _shuffled(self, label: str, items: list[str]) -> list[str]:
+        """A new hand over ``items``, dealt as the positions of its final deck: the seeded
+        engine deals them as it deals a shuffled deck (nothing is drawn at ``label``)."""
+        if not hasattr(self, "owed"):  # the match starts (the game's __init__)
+            self._sealed_init(self.ctx)
+        self._begin_hand(items)
+        return [str(p) for p in range(len(items))]
+
+    def _dealt(self, hands: Sequence[Sequence[str]]) -> None:
+        """Every seat's hand (positions) dealt face down."""
+        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(hands)})
 
     def _deal_items(self, dealt: Mapping[int, Sequence[int]]) -> None:
         """Items (final-deck positions) dealt face down, seat → items: every other seat owes
@@ -486,13 +497,8 @@ class SealedTiles(SealedGame):
     _ended: tuple[str, int | None] | None  #: how the round's play ended, until it is scored
 
     def _deal(self, items: list[str], hand: int) -> tuple[list[list[str]], list[str]]:
-        """The round's hands and pile: positions of the final deck, seat s getting
-        ``[hand·s, hand·s + hand)`` (the other seats owe their shares)."""
-        if self.round == 0:  # the match starts (the game's __init__)
-            self._sealed_init(self.ctx)
-        self._begin_hand(items)
-        hands, pile = deal_tiles([str(p) for p in range(len(items))], self.n_seats, hand)
-        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(hands)})
+        hands, pile = super()._deal(items, hand)  # type: ignore[misc]
+        self._dealt(hands)
         self.checks = []
         self._ended = None
         return hands, pile

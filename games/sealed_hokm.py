@@ -25,11 +25,10 @@ from typing import Any, ClassVar
 
 from .base import JSON, Action, Chance, MatchContext, only_keys
 from .cards import is_card, is_joker
-from .deals import hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
 from .hokm import HokmEngine
 from .sealed_base import SealedGame, parse_item
-from .tricks import Phase, Tally, Trick, follow_reason
+from .tricks import Phase, follow_reason
 
 
 class SealedHokmEngine(SealedGame, HokmEngine):
@@ -46,27 +45,10 @@ class SealedHokmEngine(SealedGame, HokmEngine):
 
     # -- hands -----------------------------------------------------------------------------
     def _start_hand(self) -> None:
-        if self.hand_number < 0:  # the match starts (HokmEngine.__init__)
-            self._sealed_init(self.ctx)
-        self.hand_number += 1
-        items = hokm_deck(self.n)
-        self._begin_hand(items)
-        self.deck = [str(i) for i in range(len(items))]
-        self.cut_k = None
-        self.tapped = False
-        self.thrown = [[] for _ in range(self.n)]
-        self.trump = None
-        self.nars = False
-        self.trick = Trick(self.hakem)
-        self.tally = Tally(self.n)
         self.plays = []
         self._scored = None
-        deal = hokm_deal(self.deck, self.hakem, self.n)
-        self.hands = deal.first
-        self.rest = deal.rest
-        self.stock = deal.stock
-        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
-        self.phase = Phase.TRUMP
+        super()._start_hand()  # no cut: the first five of each seat are dealt at once
+        self._dealt(self.hands)
 
     def _apply_trump(self, action: Action) -> None:
         rest = [[int(p) for p in r] for r in self.rest]

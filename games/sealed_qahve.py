@@ -17,14 +17,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from fairness import deck_qahve
-
 from .base import JSON, Action, Chance, MatchContext
-from .deals import qahve_deal
 from .errors import IllegalActionError
-from .qahve import JB, JB_DEADLINE, JR, SEATS, QahveEngine
+from .qahve import JB, JB_DEADLINE, JR, QahveEngine
 from .sealed_base import SealedGame
-from .tricks import Phase, Tally, Trick, follow_reason
+from .tricks import Phase, follow_reason
 
 
 class SealedQahveEngine(SealedGame, QahveEngine):
@@ -38,19 +35,9 @@ class SealedQahveEngine(SealedGame, QahveEngine):
         super().__init__(ruleset, chance, ctx)
 
     def _start_hand(self) -> None:
-        if self.hand_number < 0:
-            self._sealed_init(self.ctx)
-        self.hand_number += 1
-        items = deck_qahve()
-        self._begin_hand(items)
-        self.hands = qahve_deal([str(i) for i in range(len(items))], self.dealer)
-        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
-        self.bids = [None] * SEATS
-        self.trick = Trick(self.first_seat)
-        self.tally = Tally(SEATS)
-        self.jb_played = False
-        self.phase = Phase.BID
         self.plays = []
+        super()._start_hand()
+        self._dealt(self.hands)
 
     def _finish_hand(self) -> None:
         """Thirteen tricks are played: the keys are revealed before the hand is scored

@@ -21,15 +21,14 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import V2, FairProtocol, deck52
+from fairness import V2, FairProtocol
 
 from .base import JSON, Action, Chance, MatchContext, only_keys
 from .cards import is_card, is_joker
-from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_base import SealedGame, parse_item
 from .shelem import DISCARD_SIZE, ShelemEngine
-from .tricks import Phase, Tally, Trick, follow_reason
+from .tricks import Phase, follow_reason
 
 
 class SealedShelemEngine(SealedGame, ShelemEngine):
@@ -53,31 +52,10 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
         super().__init__(ruleset, chance, ctx)
 
     def _deal(self) -> None:
-        if not hasattr(self, "owed"):  # the match starts (ShelemEngine.__init__)
-            self._sealed_init(self.ctx)
-        items = deck52()
-        self._begin_hand(items)
-        layout = shelem_layout([str(i) for i in range(len(items))], self.dealer, self.n)
-        self.hands = layout.hands
-        self.piles = layout.piles
-        self.kitty = layout.kitty
-        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
-        self.revealed = False
-        self.phase = Phase.BID
-        self.bids = []
-        self.passed = set()
-        self.high_bid = None
-        self.high_bidder = None
-        self.bid_turn = (self.dealer + 1) % self.n
-        self.hakem = None
-        self.kitty_taken = []
-        self.discard = []
-        self.trump = None
-        self.leader = None
-        self.trick = Trick((self.dealer + 1) % self.n)
-        self.tally = Tally(self.n)
         self.plays = []
         self._void = False
+        super()._deal()
+        self._dealt(self.hands)
 
     # -- hand ends: keys first -----------------------------------------------------------------
     def _void_hand(self) -> None:

@@ -143,7 +143,7 @@ class ShelemEngine(Engine):
 
     def _deal(self) -> None:
         n, d = self.n, self.dealer
-        deck = self.chance.shuffle(f"h{self.hand_number}/shuffle", deck52())
+        deck = self._shuffled(f"h{self.hand_number}/shuffle", deck52())
         layout = shelem_layout(deck, d, n)
         self.hands: list[list[str]] = layout.hands
         # piles[seat][i]: bottom first, so pile[-1] is its top card (two players)
