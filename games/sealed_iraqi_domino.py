@@ -23,12 +23,12 @@ passed in a row); it is scored once every key is revealed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import ClassVar
 
 from fairness import tiles
 
-from .base import JSON, Action, Chance, MatchContext, only_keys
+from .base import JSON, Action, only_keys
 from .errors import IllegalActionError
 from .iraqi_domino import ENDS, IraqiDominoEngine
 from .sealed_base import SealedTiles
@@ -53,15 +53,11 @@ CALL_ORDER = _call_order()
 class SealedIraqiDominoEngine(SealedTiles, IraqiDominoEngine):
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("sealed", "play", "draw", "pass")
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        #: the rules to check at the round's end, in play order: (what, seat, the items the
-        #: seat held then, the line's ends or the tile called)
-        self.checks: list[tuple[str, int, tuple[int, ...], tuple[int, int] | str]] = []
-        self.call: int | None = None  #: index in CALL_ORDER while the opening call runs
-        self.passes = 0
-        super().__init__(ruleset, chance, ctx)
+    #: the rules to check at the round's end, in play order: (what, seat, the items the
+    #: seat held then, the line's ends or the tile called)
+    checks: list[tuple[str, int, tuple[int, ...], tuple[int, int] | str]]
+    call: int | None  #: index in CALL_ORDER while the opening call runs
+    passes: int  #: the passes in a row since the last tile laid or drawn
 
     # -- rounds ----------------------------------------------------------------------------
     def _opener(self, opener: int | None) -> int:

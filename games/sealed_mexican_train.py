@@ -16,10 +16,10 @@ round is scored once every key is revealed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import ClassVar
 
-from .base import JSON, Action, Chance, MatchContext, only_keys
+from .base import JSON, Action, only_keys
 from .errors import IllegalActionError, MalformedActionError
 from .mexican_train import TOP, MexicanTrainEngine
 from .sealed_base import SealedTiles
@@ -29,13 +29,9 @@ from .tiles import action_tile, has_number
 class SealedMexicanTrainEngine(SealedTiles, MexicanTrainEngine):
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("sealed", "play", "draw", "pass")
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        #: (seat, the items it could have played, the open ends it could have played on) of
-        #: every draw and pass, checked at the round's end
-        self.checks: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
-        super().__init__(ruleset, chance, ctx)
+    #: (seat, the items it could have played, the open ends it could have played on) of
+    #: every draw and pass, checked at the round's end
+    checks: list[tuple[int, tuple[int, ...], tuple[int, ...]]]
 
     def _breach(self, codes: Sequence[str]) -> int | None:
         for seat, items, ends in self.checks:

@@ -14,10 +14,10 @@ holding it are checked when the hand's keys are revealed
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import ClassVar
 
-from .base import JSON, Action, Chance, MatchContext
+from .base import JSON, Action
 from .errors import IllegalActionError
 from .qahve import JB, JB_DEADLINE, JR, QahveEngine
 from .sealed_base import SealedGame
@@ -27,12 +27,8 @@ from .tricks import Phase, follow_reason
 class SealedQahveEngine(SealedGame, QahveEngine):
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("sealed", "bid", "play")
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        #: (seat, item, led suit, the items it held then, tricks done then) of every play
-        self.plays: list[tuple[int, int, str | None, tuple[int, ...], int]] = []
-        super().__init__(ruleset, chance, ctx)
+    #: (seat, item, led suit, the items it held then, tricks done then) of every play
+    plays: list[tuple[int, int, str | None, tuple[int, ...], int]]
 
     def _start_hand(self) -> None:
         self.plays = []

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from fairness import V2, FairProtocol
 
-from .base import JSON, Action, Chance, MatchContext, only_keys
+from .base import JSON, Action, only_keys
 from .cards import is_card, is_joker
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_base import SealedGame, parse_item
@@ -43,13 +43,9 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
             raise RulesetError("sealed shelem is for four players (two-player piles lie face up)")
         return out
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        #: (seat, item, led suit, the items it held then) of every play of the hand
-        self.plays: list[tuple[int, int, str | None, tuple[int, ...]]] = []
-        self._void = False
-        super().__init__(ruleset, chance, ctx)
+    #: (seat, item, led suit, the items it held then) of every play of the hand
+    plays: list[tuple[int, int, str | None, tuple[int, ...]]]
+    _void: bool  #: the hand every seat passed, revealed before the next one is dealt
 
     def _deal(self) -> None:
         self.plays = []
