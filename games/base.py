@@ -338,6 +338,8 @@ class Engine(ABC):
     V2_TIMING: ClassVar[bool] = True
     #: the number of seats when the ruleset has no ``players`` key
     SEATS: ClassVar[int | None] = None
+    #: four seats play as two sides of partners, seats 0 & 2 and 1 & 3 (:meth:`seat_sides`)
+    PARTNERS: ClassVar[bool] = False
     ACTION_TYPES: ClassVar[tuple[str, ...]]
 
     def __init__(
@@ -432,12 +434,18 @@ class Engine(ABC):
             return cls.SEATS
         return int(ruleset["players"])
 
+    def _shuffled(self, label: str, items: list[str]) -> list[str]:
+        """A hand's or round's deck: ``items`` shuffled at ``label`` (a sealed engine deals
+        positions of the seats' own shuffle instead, games.sealed_base)."""
+        return self.chance.shuffle(label, items)
+
     # -- sides -----------------------------------------------------------------------------
     @classmethod
     def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
-        """The side (team) of each seat for this ruleset; every seat is its own side unless
-        a game overrides it (partners in four-seat games)."""
-        return tuple(range(cls.seat_count(ruleset)))
+        """The side (team) of each seat for this ruleset: every seat is its own side, but
+        for four seats of a game with :attr:`PARTNERS`."""
+        n = cls.seat_count(ruleset)
+        return tuple(s % 2 if cls.PARTNERS and n == 4 else s for s in range(n))
 
     def side_of(self, seat: int) -> int:
         """The side (team) a seat plays for: :meth:`seat_sides` (a game with teams overrides

@@ -108,6 +108,14 @@ def trick_winner(
                     best_seat, best_s, best_r = seat, s, r
             else:
                 return best_seat
+    return plain_trick_winner(plays, trump, reverse, joker_order)
+
+
+def plain_trick_winner(
+    plays: Sequence[tuple[int, str]], trump: str | None, reverse: bool, joker_order: Sequence[str]
+) -> int:
+    """:func:`trick_winner` the general way, by each card's strength (what its rank lookups
+    compute for tricks of 52-deck cards alone)."""
     led = suit(plays[0][1])
     if led is None:
         led = next((suit(c) for _, c in plays if not is_joker(c)), None)

@@ -33,10 +33,6 @@ def packets(n_seats: int, rounds: Sequence[int]) -> list[tuple[int, int, int]]:
     return out
 
 
-#: The packets of a 52-card deal to four: ``[0,5)``→F, ``[5,10)``→F+1, …, ``[48,52)``→F+3.
-PACKETS: tuple[tuple[int, int, int], ...] = tuple(packets(4, HOKM_ROUNDS[4]))
-
-
 def deal_packets(
     deck: Sequence[str], first: int, n_seats: int = 4, rounds: Sequence[int] | None = None
 ) -> list[list[str]]:

@@ -58,6 +58,7 @@ class HokmEngine(Engine):
     }
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (1, MAX_TARGET)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("cut", "tap", "trump", "draw", "discard", "play")
+    PARTNERS: ClassVar[bool] = True
 
     @classmethod
     def parse_ruleset(
@@ -66,11 +67,6 @@ class HokmEngine(Engine):
         out = super().parse_ruleset(raw, protocol=protocol)
         one_of(out, "players", (2, 3, 4))
         return out
-
-    @classmethod
-    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
-        n = cls.seat_count(ruleset)
-        return tuple(s % 2 if n == 4 else s for s in range(n))
 
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
@@ -138,9 +134,7 @@ class HokmEngine(Engine):
     # -- hands -----------------------------------------------------------------------------
     def _start_hand(self) -> None:
         self.hand_number += 1
-        self.deck: list[str] = self.chance.shuffle(
-            f"h{self.hand_number}/shuffle", hokm_deck(self.n)
-        )
+        self.deck: list[str] = self._shuffled(f"h{self.hand_number}/shuffle", hokm_deck(self.n))
         self.cut_k: int | None = None
         self.tapped = False
         self.hands: list[list[str]] = [[] for _ in range(self.n)]
@@ -350,8 +344,13 @@ class HokmEngine(Engine):
         missing = [c for c in cards if c not in self.hands[seat]]
         if missing:
             raise IllegalActionError(f"not in your hand: {', '.join(missing)}")
-        self.hands[seat] = [c for c in self.hands[seat] if c not in cards]
-        self.thrown[seat].extend(cards)
+        self._lay_away(seat, cards)
+
+    def _lay_away(self, seat: int, codes: list[str]) -> None:
+        """``codes`` (checked: the seat's, as many as it must lay away) leave the seat's hand;
+        the tricks start once both seats have laid away."""
+        self.hands[seat] = [c for c in self.hands[seat] if c not in codes]
+        self.thrown[seat].extend(codes)
         if all(len(h) == HAND_SIZE[2] for h in self.hands):
             self.phase = Phase.PLAY
             self.trick = Trick(self.hakem)

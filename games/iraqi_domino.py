@@ -25,7 +25,7 @@ from fairness import tiles
 from .base import JSON, Action, Chance, Engine, MatchContext, Outcome, only_keys
 from .deals import deal_tiles
 from .errors import IllegalActionError, MalformedActionError
-from .tiles import check_tile_code, has_number, heaviest, is_double, orient, sort_tiles, total_pips
+from .tiles import action_tile, has_number, heaviest, is_double, orient, sort_tiles, total_pips
 
 HAND = 7
 ENDS = ("left", "right")
@@ -49,11 +49,7 @@ class IraqiDominoEngine(Engine):
         "round_to": (1, 50),
     }
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
-
-    @classmethod
-    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
-        n = cls.seat_count(ruleset)
-        return tuple(s % 2 if n == 4 else s for s in range(n))
+    PARTNERS: ClassVar[bool] = True
 
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
@@ -79,21 +75,25 @@ class IraqiDominoEngine(Engine):
     def _start_round(self, opener: int | None) -> None:
         """Deal round ``self.round + 1``; ``opener`` None: the forced opening of round 0."""
         self.round += 1
-        deck = self.chance.shuffle(f"r{self.round}/shuffle", tiles(6))
-        n = self.n_seats
-        self.hands, self.pile = deal_tiles(deck, n, HAND)
+        self.hands, self.pile = self._deal(tiles(6), HAND)
         self.line = []
         self.left = self.right = -1
         self.plays = 0
-        self.last_play = [-1] * n
-        if opener is None:
-            tile = self.forced_opening_tile(self.hands)
-            self.opening_tile = tile
-            opener = next(s for s in range(n) if tile in self.hands[s])
-        else:
+        self.last_play = [-1] * self.n_seats
+        self.opener = self.current = self._opener(opener)
+
+    def _deal(self, items: list[str], hand: int) -> tuple[list[list[str]], list[str]]:
+        """The round's hands and draw pile: its tiles (``items``) shuffled, then dealt."""
+        deck = self._shuffled(f"r{self.round}/shuffle", items)
+        return deal_tiles(deck, self.n_seats, hand)
+
+    def _opener(self, opener: int | None) -> int:
+        """The round's opener; None: the forced opening (round 0, or after a tie)."""
+        if opener is not None:
             self.opening_tile = None
-        self.opener = opener
-        self.current = opener
+            return opener
+        tile = self.opening_tile = self.forced_opening_tile(self.hands)
+        return next(s for s in range(self.n_seats) if tile in self.hands[s])
 
     @staticmethod
     def forced_opening_tile(hands: list[list[str]]) -> str:
@@ -215,41 +215,53 @@ class IraqiDominoEngine(Engine):
 
     def _play(self, seat: int, action: Action) -> None:
         only_keys(action, "tile", "end")
-        try:
-            tile = check_tile_code(action.get("tile"), 6)
-        except ValueError as exc:
-            raise MalformedActionError(str(exc)) from None
+        tile = action_tile(action, 6)
+        end = self._action_end(action)
+        hand = self.hands[seat]
+        if tile not in hand:
+            raise IllegalActionError(f"you do not hold {tile}")
+        if end is None:
+            if self.opening_tile is not None and tile != self.opening_tile:
+                raise IllegalActionError(f"this round must open with {self.opening_tile}")
+        else:
+            self._check_end(tile, end)
+        hand.remove(tile)
+        self._lay(seat, tile, end)
+
+    def _action_end(self, action: Action) -> str | None:
+        """The play's ``end``, checked (None: the round's first tile, which takes none)."""
         end = action.get("end")
         if not self.line:
             if "end" in action:
                 raise MalformedActionError("the first tile of a round takes no 'end'")
-        elif end not in ENDS:
+            return None
+        if end not in ENDS:
             raise MalformedActionError('\'end\' must be "left" or "right"')
-        hand = self.hands[seat]
-        if tile not in hand:
-            raise IllegalActionError(f"you do not hold {tile}")
-        if not self.line:
-            if self.opening_tile is not None and tile != self.opening_tile:
-                raise IllegalActionError(f"this round must open with {self.opening_tile}")
+        return str(end)
+
+    def _check_end(self, tile: str, end: str) -> None:
+        number = self._end_number(end)
+        if not has_number(tile, number):
+            raise IllegalActionError(f"{tile} does not match the {end} end ({number})")
+
+    def _lay(self, seat: int, tile: str, end: str | None) -> None:
+        """``tile`` (checked, already out of ``seat``'s hand) laid at ``end`` (None: the
+        round's first tile); the round's end or the next seat follows from it."""
+        if end is None:
             a, b = (int(x) for x in tile.split("-"))
             self.line = [(a, b)]
             self.left, self.right = a, b
         else:
-            assert isinstance(end, str)
-            number = self._end_number(end)
-            if not has_number(tile, number):
-                raise IllegalActionError(f"{tile} does not match the {end} end ({number})")
-            inner, outer = orient(tile, number)
+            inner, outer = orient(tile, self._end_number(end))
             if end == "left":
                 self.line.insert(0, (outer, inner))
                 self.left = outer
             else:
                 self.line.append((inner, outer))
                 self.right = outer
-        hand.remove(tile)
         self.last_play[seat] = self.plays
         self.plays += 1
-        if not hand:
+        if not self.hands[seat]:
             self._end_round("domino", seat)
         elif self._blocked():
             self._end_round("blocked", None)

@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 
 from .base import JSON
 from .errors import IllegalActionError
-from .tawla import CHECKERS, OFF, Board, TawlaEngine, Turn, TurnTable, _plays_of_steps
+from .tawla import CHECKERS, OFF, Board, TawlaEngine, Turn, TurnTable, _plays_of_steps, listed_end
 
 PR = 25  # b[PR + p]: the prisoner under point p
 #: each seat's own 24-point as an index of the view's ``points`` (seat 0's numbering)
@@ -107,10 +107,6 @@ def _undo(b: list[int], f: int, t: int, info: tuple[bool, bool]) -> None:
     if freed:
         b[f], b[PR + f] = 0, -1
     b[f] += 1
-
-
-def _die_of(f: int, t: int) -> int:
-    return f - t
 
 
 def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
@@ -201,13 +197,6 @@ def _play_ordered(
     return tuple(b)
 
 
-def _from_full(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
-    for end, listed in legal_turns(board, dice).items():
-        if listed == steps:
-            return end
-    return None
-
-
 def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
     """The end position if ``steps`` is a turn ``legal_turns(board, dice)`` lists (with its
     canonical steps), else None: as tawla's ``check_turn``, with mahbusa's rule that the
@@ -215,10 +204,10 @@ def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board 
     d1, d2 = int(dice[0]), int(dice[1])
     if d1 == d2:
         if len(steps) != 4:
-            return _from_full(board, dice, steps)
+            return listed_end(legal_turns(board, dice), steps)
         return _play_ordered(board, steps, (d1,) * 4, chained=True)
     if len(steps) != 2:
-        return _from_full(board, dice, steps)
+        return listed_end(legal_turns(board, dice), steps)
     end = _play_ordered(board, steps, (d1, d2), chained=False) or _play_ordered(
         board, steps, (d2, d1), chained=False
     )
@@ -226,7 +215,7 @@ def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board 
         return None
     plays = _plays_of_steps(steps, (d1, d2))
     if steps not in plays:
-        return _from_full(board, dice, steps)
+        return listed_end(legal_turns(board, dice), steps)
     for p in plays:  # is a greater play reaching ``end`` (in either order) the listed one?
         if p > steps and (
             _play_ordered(board, p, (d1, d2), chained=False) == end
@@ -319,9 +308,6 @@ class MahbusaEngine(TawlaEngine):
 
     def _board(self, seat: int) -> Board:
         return relative_board(self.points, self.prisoners, self.off, seat)
-
-    def _legal_turns(self, board: Board, dice: Sequence[int]) -> dict[Board, Turn]:
-        return legal_turns(board, dice)
 
     def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
         return TurnTable(board, dice, legal_turns, check_turn, can_move(board, dice))

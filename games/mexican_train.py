@@ -25,7 +25,7 @@ from fairness import tile_code, tiles
 from .base import JSON, Action, Chance, Engine, MatchContext, Outcome, only_keys
 from .deals import deal_tiles
 from .errors import IllegalActionError, MalformedActionError
-from .tiles import check_tile_code, has_number, is_double, orient, pips, sort_tiles
+from .tiles import action_tile, has_number, is_double, orient, pips, sort_tiles
 
 MEXICAN = "mexican"
 TOP = 12
@@ -79,8 +79,7 @@ class MexicanTrainEngine(Engine):
         n = self.n_seats
         self.engine_n = engine_number(self.round)
         engine = tile_code(self.engine_n, self.engine_n)
-        deck = self.chance.shuffle(f"r{self.round}/shuffle", [t for t in tiles(TOP) if t != engine])
-        self.hands, self.boneyard = deal_tiles(deck, n, hand_size(n))
+        self.hands, self.boneyard = self._deal([t for t in tiles(TOP) if t != engine], hand_size(n))
         self.trains = [[] for _ in range(n + 1)]
         self.markers = set()
         self.open_doubles = []
@@ -88,6 +87,11 @@ class MexicanTrainEngine(Engine):
         self.drawn = None
         self.passes_in_row = 0
         self.current = self.round % n
+
+    def _deal(self, items: list[str], hand: int) -> tuple[list[list[str]], list[str]]:
+        """The round's hands and boneyard: its tiles (``items``) shuffled, then dealt."""
+        deck = self._shuffled(f"r{self.round}/shuffle", items)
+        return deal_tiles(deck, self.n_seats, hand)
 
     def penalty(self, hand: list[str]) -> int:
         return sum(self.blank_double if t == "0-0" else pips(t) for t in hand)
@@ -120,7 +124,11 @@ class MexicanTrainEngine(Engine):
     def train_id(self, index: int) -> int | str:
         return MEXICAN if index == self.n_seats else index
 
-    def _index(self, train: object) -> int:
+    def _index(self, action: Action) -> int:
+        """The train a play names (``train``): its index in :attr:`trains`."""
+        if "train" not in action:
+            raise MalformedActionError("a play needs 'train': a seat number or \"mexican\"")
+        train = action["train"]
         if train == MEXICAN:
             return self.n_seats
         if isinstance(train, bool) or not isinstance(train, int):
@@ -187,6 +195,10 @@ class MexicanTrainEngine(Engine):
             self.drawn = self.boneyard.pop(0)
             self.hands[seat].append(self.drawn)
             return
+        self._pass(seat)
+
+    def _pass(self, seat: int) -> None:
+        """A pass (the seat cannot play, checked): a marker on its train."""
         if self.drawn is None and self.boneyard:
             raise IllegalActionError("you cannot play: draw from the boneyard first")
         self.markers.add(seat)
@@ -202,18 +214,20 @@ class MexicanTrainEngine(Engine):
 
     def _play(self, seat: int, action: Action) -> None:
         only_keys(action, "tile", "train")
-        try:
-            tile = check_tile_code(action.get("tile"), TOP)
-        except ValueError as exc:
-            raise MalformedActionError(str(exc)) from None
-        if "train" not in action:
-            raise MalformedActionError("a play needs 'train': a seat number or \"mexican\"")
-        index = self._index(action["train"])
-        name = f"train {self.train_id(index)}"
+        tile = action_tile(action, TOP)
+        index = self._index(action)
         if tile not in self.hands[seat]:
             raise IllegalActionError(f"you do not hold {tile}")
         if self.drawn is not None and tile != self.drawn:
             raise IllegalActionError(f"you drew {self.drawn}: only it may be played now")
+        end = self._check_train(seat, index, tile)
+        self.hands[seat].remove(tile)
+        self._lay(seat, index, tile, end)
+
+    def _check_train(self, seat: int, index: int, tile: str) -> int:
+        """That ``seat`` may lay ``tile`` on train ``index`` now: the open double to cover
+        first, a marker on another's train, the train's open end (returned)."""
+        name = f"train {self.train_id(index)}"
         duty = self.cover_duty
         if duty is not None and index != duty:
             d = self.open_end(duty)
@@ -228,9 +242,7 @@ class MexicanTrainEngine(Engine):
         end = self.open_end(index)
         if not has_number(tile, end):
             raise IllegalActionError(f"{tile} does not match {name}'s open end ({end})")
-        # valid: apply
-        self.hands[seat].remove(tile)
-        self._lay(seat, index, tile, end)
+        return end
 
     def _lay(self, seat: int, index: int, tile: str, end: int) -> None:
         """``tile`` (already out of ``seat``'s hand) laid on train ``index`` at ``end``: the

@@ -64,6 +64,7 @@ class QahveEngine(Engine):
     }
     SEATS: ClassVar[int | None] = SEATS
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "play")
+    PARTNERS: ClassVar[bool] = True
 
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
@@ -127,10 +128,6 @@ class QahveEngine(Engine):
         return e
 
     # -- ruleset ---------------------------------------------------------------------------
-    @classmethod
-    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
-        return tuple(s % 2 for s in range(cls.seat_count(ruleset)))
-
     # -- hands -----------------------------------------------------------------------------
     @property
     def first_seat(self) -> int:
@@ -139,7 +136,7 @@ class QahveEngine(Engine):
 
     def _start_hand(self) -> None:
         self.hand_number += 1
-        deck = self.chance.shuffle(f"h{self.hand_number}/shuffle", deck_qahve())
+        deck = self._shuffled(f"h{self.hand_number}/shuffle", deck_qahve())
         self.hands = qahve_deal(deck, self.dealer)
         self.bids = [None] * SEATS
         self.trick = Trick(self.first_seat)
@@ -226,7 +223,16 @@ class QahveEngine(Engine):
             self.trick = Trick(self.first_seat)
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        only_keys(action, "card")
+        card = self._card(action, "card")
+        reason = self.why_not(seat, card)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        self.hands[seat].remove(card)
+        self._add_to_trick(seat, card)
+
+    def _card(self, action: Action, *keys: str) -> str:
+        """The card a play names, checked, and that the tricks are on (``keys``: the play's)."""
+        only_keys(action, *keys)
         card = action.get("card")
         if not isinstance(card, str) or not is_card(card) or card in ("2D", "2H"):
             raise MalformedActionError(
@@ -234,10 +240,9 @@ class QahveEngine(Engine):
             )
         if self.phase == Phase.BID:
             raise IllegalActionError("every seat must bid before the first trick")
-        reason = self.why_not(seat, card)
-        if reason is not None:
-            raise IllegalActionError(reason)
-        self.hands[seat].remove(card)
+        return card
+
+    def _add_to_trick(self, seat: int, card: str) -> None:
         self.trick.add(seat, card)
         if card == JB:
             self.jb_played = True

@@ -119,6 +119,8 @@ class SealedGame(Engine):
     RULESET_V2_EXTRA: ClassVar[Mapping[str, Any]] = {"deal": "sealed"}
     SEALED: ClassVar[bool] = True
     TRANSCRIPT_PROTOCOL: ClassVar[str] = PROTOCOL_V3
+    #: the game's hands: while sealed, item positions (``str(i)``) rather than codes
+    hands: list[list[str]]
 
     @classmethod
     def parse_ruleset(
@@ -177,6 +179,18 @@ class SealedGame(Engine):
         self.sealed_hands.append(hand.record)
         self.owed = [Owed(s, "key") for s in range(n)]
         self.owed += [Owed(s, "shuffle") for s in self.shuffle_order()]
+
+    def _shuffled(self, label: str, items: list[str]) -> list[str]:
+        """A new hand over ``items``, dealt as the positions of its final deck: the seeded
+        engine deals them as it deals a shuffled deck (nothing is drawn at ``label``)."""
+        if not hasattr(self, "owed"):  # the match starts (the game's __init__)
+            self._sealed_init(self.ctx)
+        self._begin_hand(items)
+        return [str(p) for p in range(len(items))]
+
+    def _dealt(self, hands: Sequence[Sequence[str]]) -> None:
+        """Every seat's hand (positions) dealt face down."""
+        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(hands)})
 
     def _deal_items(self, dealt: Mapping[int, Sequence[int]]) -> None:
         """Items (final-deck positions) dealt face down, seat → items: every other seat owes
@@ -247,6 +261,27 @@ class SealedGame(Engine):
         item, share = self._check_open(seat, action, code)
         self._commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
         return item
+
+    def _held(self, seat: int) -> tuple[int, ...]:
+        """The items in the seat's hand (``self.hands`` holds item positions), in order."""
+        return tuple(sorted(int(p) for p in self.hands[seat]))
+
+    def _unopened(self, seat: int) -> list[int]:
+        """The items in the seat's hand not opened yet, in order."""
+        opened = self._hand().opened
+        return [i for i in self._held(seat) if i not in opened]
+
+    def _play_item(self, seat: int, action: Action, code: str) -> tuple[int, tuple[int, ...]]:
+        """A play from the seat's hand of the item the action opens to ``code``: the opening is
+        checked, then committed, and the item leaves the hand. Returns (the item, the items the
+        seat held before), for the checks at the hand's end."""
+        item, share = self._check_open(seat, action, code)
+        if str(item) not in self.hands[seat]:
+            raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
+        held = self._held(seat)
+        self._commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
+        self.hands[seat].remove(str(item))
+        return item, held
 
     def _keys(self) -> list[bytes]:
         keys = self._hand().keys
@@ -450,6 +485,78 @@ class SealedGame(Engine):
         return super().redact(event)
 
 
+class SealedTiles(SealedGame):
+    """The deal of a sealed domino game (``games/sealed_<game>.py`` for iraqi_domino and
+    mexican_train), mixed in before the game's engine: each round's tiles are dealt as
+    positions of the final deck, a tile drawn is dealt to the drawer alone, and the round is
+    scored by the game's own ``_end_round`` once every key is revealed."""
+
+    round: int
+    #: the draws and passes to check at the round's end (the game's own records)
+    checks: list[Any]
+    _ended: tuple[str, int | None] | None  #: how the round's play ended, until it is scored
+
+    def _deal(self, items: list[str], hand: int) -> tuple[list[list[str]], list[str]]:
+        hands, pile = super()._deal(items, hand)  # type: ignore[misc]
+        self._dealt(hands)
+        self.checks = []
+        self._ended = None
+        return hands, pile
+
+    def _draw_item(self, seat: int, pile: list[str]) -> str:
+        """The pile's first item, drawn: dealt to ``seat`` alone."""
+        taken = pile.pop(0)
+        self.hands[seat].append(taken)
+        self._deal_items({seat: [int(taken)]})
+        return taken
+
+    def _apply(self, seat: int, action: Action) -> None:
+        if action["type"] == "sealed" or self.owed:
+            super()._apply(seat, action)
+        elif action["type"] == "play":
+            self._sealed_play(seat, action)
+        else:
+            only_keys(action)
+            self._draw_or_pass(seat, action["type"])
+
+    def _sealed_play(self, seat: int, action: Action) -> None:
+        """A play: the tile opened and laid."""
+        raise NotImplementedError
+
+    def _draw_or_pass(self, seat: int, kind: str) -> None:
+        """A ``draw`` or a ``pass`` (``kind``): what it owes the checks at the round's end."""
+        raise NotImplementedError
+
+    def _end_round(self, how: str, seat: int | None) -> None:
+        """The round's play is over: the keys are revealed before it is scored
+        (:meth:`_after_reveal`)."""
+        self._ended = (how, seat)
+        self._hand_over()
+
+    def _after_reveal(self) -> None:
+        assert self._ended is not None
+        codes = self._hand().codes
+        assert codes is not None
+        how, seat = self._ended
+        self._ended = None
+        self.hands = [[codes[int(p)] for p in h] for h in self.hands]
+        super()._end_round(how, seat)  # type: ignore[misc]
+
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        held = self.hands
+        self.hands = [[] for _ in held]
+        try:
+            out = super()._view(None)  # type: ignore[safe-super]
+        finally:
+            self.hands = held
+        out["hand_counts"] = [len(h) for h in held]
+        if seat is not None:
+            # positions while the match runs; once it is over the last round's tiles are
+            # known to all (its history shows them)
+            out["hand"] = [] if self.outcome is not None else list(self._held(seat))
+        return out
+
+
 __all__ = [
     "PROTOCOL_V3",
     "RULE_END",
@@ -457,6 +564,7 @@ __all__ = [
     "Owed",
     "SealedGame",
     "SealedHand",
+    "SealedTiles",
     "b64",
     "parse_b64",
     "parse_hex",

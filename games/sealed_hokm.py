@@ -25,11 +25,10 @@ from typing import Any, ClassVar
 
 from .base import JSON, Action, Chance, MatchContext, only_keys
 from .cards import is_card, is_joker
-from .deals import hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
-from .hokm import HAND_SIZE, HokmEngine
+from .hokm import HokmEngine
 from .sealed_base import SealedGame, parse_item
-from .tricks import Phase, Tally, Trick, follow_reason
+from .tricks import Phase, follow_reason
 
 
 class SealedHokmEngine(SealedGame, HokmEngine):
@@ -46,27 +45,10 @@ class SealedHokmEngine(SealedGame, HokmEngine):
 
     # -- hands -----------------------------------------------------------------------------
     def _start_hand(self) -> None:
-        if self.hand_number < 0:  # the match starts (HokmEngine.__init__)
-            self._sealed_init(self.ctx)
-        self.hand_number += 1
-        items = hokm_deck(self.n)
-        self._begin_hand(items)
-        self.deck = [str(i) for i in range(len(items))]
-        self.cut_k = None
-        self.tapped = False
-        self.thrown = [[] for _ in range(self.n)]
-        self.trump = None
-        self.nars = False
-        self.trick = Trick(self.hakem)
-        self.tally = Tally(self.n)
         self.plays = []
         self._scored = None
-        deal = hokm_deal(self.deck, self.hakem, self.n)
-        self.hands = deal.first
-        self.rest = deal.rest
-        self.stock = deal.stock
-        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
-        self.phase = Phase.TRUMP
+        super()._start_hand()  # no cut: the first five of each seat are dealt at once
+        self._dealt(self.hands)
 
     def _apply_trump(self, action: Action) -> None:
         rest = [[int(p) for p in r] for r in self.rest]
@@ -77,23 +59,11 @@ class SealedHokmEngine(SealedGame, HokmEngine):
             self._deal_items({self._draw_seat(): [int(self.stock[0])]})
 
     def _apply_draw(self, seat: int, action: Action) -> None:
-        only_keys(action, "keep")
-        keep = action.get("keep")
-        if not isinstance(keep, bool):
-            raise MalformedActionError("a draw needs 'keep': true or false")
-        if self.phase != Phase.DRAW:
-            raise self._wrong_phase("draw")
-        first, second = self.stock[0], self.stock[1]
-        taken, thrown = (first, second) if keep else (second, first)
-        del self.stock[:2]
-        self.hands[seat].append(taken)
-        self.thrown[seat].append(thrown)
-        if not keep:
-            self._deal_items({seat: [int(second)]})
+        super()._apply_draw(seat, action)
+        if not action["keep"]:  # the second card, taken: it is dealt to the drawer
+            self._deal_items({seat: [int(self.hands[seat][-1])]})
         if self.stock:
             self._deal_items({self._draw_seat(): [int(self.stock[0])]})
-        else:
-            self.phase = Phase.DISCARD
 
     def _apply_discard(self, seat: int, action: Action) -> None:
         only_keys(action, "items")
@@ -112,12 +82,7 @@ class SealedHokmEngine(SealedGame, HokmEngine):
         missing = [i for i in items if str(i) not in self.hands[seat]]
         if missing:
             raise IllegalActionError(f"not in your hand: items {missing}")
-        gone = {str(i) for i in items}
-        self.hands[seat] = [c for c in self.hands[seat] if c not in gone]
-        self.thrown[seat].extend(str(i) for i in items)
-        if all(len(h) == HAND_SIZE[2] for h in self.hands):
-            self.phase = Phase.PLAY
-            self.trick = Trick(self.hakem)
+        self._lay_away(seat, [str(i) for i in items])
 
     def _apply_play(self, seat: int, action: Action) -> None:
         only_keys(action, "item", "card", "share", "proof")
@@ -128,13 +93,8 @@ class SealedHokmEngine(SealedGame, HokmEngine):
             raise MalformedActionError(f"{card} is not in this deck")
         if self.phase != Phase.PLAY:
             raise self._wrong_phase("card play")
-        item, share = self._check_open(seat, action, card)
-        if str(item) not in self.hands[seat]:
-            raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
-        held = tuple(sorted(int(p) for p in self.hands[seat]))
-        self._commit_open(seat, item, card, share, bytes.fromhex(action["proof"]))
+        item, held = self._play_item(seat, action, card)
         self.plays.append((seat, item, self.trick.led, held))
-        self.hands[seat].remove(str(item))
         self.trick.add(seat, card)
         if len(self.trick) == self.n:
             self._finish_trick()
@@ -162,14 +122,11 @@ class SealedHokmEngine(SealedGame, HokmEngine):
     # -- legal actions and views -------------------------------------------------------------
     def _play_legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.PLAY:
-            opened = self._hand().opened
-            items = sorted(int(p) for p in self.hands[seat])
-            return [{"type": "play", "item": i} for i in items if i not in opened]
+            return [{"type": "play", "item": i} for i in self._unopened(seat)]
         if self.phase == Phase.DISCARD:
-            items = sorted(int(p) for p in self.hands[seat])
             return [
                 {"type": "discard", "items": list(c)}
-                for c in combinations(items, self._discard_size(seat))
+                for c in combinations(self._held(seat), self._discard_size(seat))
             ]
         return HokmEngine.legal_actions(self, seat)
 
@@ -178,7 +135,7 @@ class SealedHokmEngine(SealedGame, HokmEngine):
         out["cutter"] = None
         out["led"] = self.trick.led
         if seat is not None:
-            out["hand"] = sorted(int(p) for p in self.hands[seat])
+            out["hand"] = list(self._held(seat))
             if self.n == 2:
                 if (
                     self.phase == Phase.DRAW

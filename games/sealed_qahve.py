@@ -14,44 +14,26 @@ holding it are checked when the hand's keys are revealed
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from typing import ClassVar
 
-from fairness import deck_qahve
-
-from .base import JSON, Action, Chance, MatchContext, only_keys
-from .cards import is_card
-from .deals import qahve_deal
-from .errors import IllegalActionError, MalformedActionError
-from .qahve import JB, JB_DEADLINE, JR, SEATS, QahveEngine
+from .base import JSON, Action
+from .errors import IllegalActionError
+from .qahve import JB, JB_DEADLINE, JR, QahveEngine
 from .sealed_base import SealedGame
-from .tricks import Phase, Tally, Trick, follow_reason
+from .tricks import Phase, follow_reason
 
 
 class SealedQahveEngine(SealedGame, QahveEngine):
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("sealed", "bid", "play")
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        #: (seat, item, led suit, the items it held then, tricks done then) of every play
-        self.plays: list[tuple[int, int, str | None, tuple[int, ...], int]] = []
-        super().__init__(ruleset, chance, ctx)
+    #: (seat, item, led suit, the items it held then, tricks done then) of every play
+    plays: list[tuple[int, int, str | None, tuple[int, ...], int]]
 
     def _start_hand(self) -> None:
-        if self.hand_number < 0:
-            self._sealed_init(self.ctx)
-        self.hand_number += 1
-        items = deck_qahve()
-        self._begin_hand(items)
-        self.hands = qahve_deal([str(i) for i in range(len(items))], self.dealer)
-        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
-        self.bids = [None] * SEATS
-        self.trick = Trick(self.first_seat)
-        self.tally = Tally(SEATS)
-        self.jb_played = False
-        self.phase = Phase.BID
         self.plays = []
+        super()._start_hand()
+        self._dealt(self.hands)
 
     def _finish_hand(self) -> None:
         """Thirteen tricks are played: the keys are revealed before the hand is scored
@@ -74,39 +56,21 @@ class SealedQahveEngine(SealedGame, QahveEngine):
     def _play_legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.BID:
             return QahveEngine.legal_actions(self, seat)
-        opened = self._hand().opened
-        items = sorted(int(p) for p in self.hands[seat])
-        return [{"type": "play", "item": i} for i in items if i not in opened]
+        return [{"type": "play", "item": i} for i in self._unopened(seat)]
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        only_keys(action, "item", "card", "share", "proof")
-        card = action.get("card")
-        if not isinstance(card, str) or not is_card(card) or card in ("2D", "2H"):
-            raise MalformedActionError(
-                f"'card' must be a card code of the qahve deck such as 'AS' or 'JB', got {card!r}"
-            )
-        if self.phase == Phase.BID:
-            raise IllegalActionError("every seat must bid before the first trick")
+        card = self._card(action, "item", "card", "share", "proof")
         if card == JR and not self.jb_played:
             raise IllegalActionError("JR may not be played until JB has been played")
-        item, share = self._check_open(seat, action, card)
-        if str(item) not in self.hands[seat]:
-            raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
-        held = tuple(sorted(int(p) for p in self.hands[seat]))
-        self._commit_open(seat, item, card, share, bytes.fromhex(action["proof"]))
+        item, held = self._play_item(seat, action, card)
         self.plays.append((seat, item, self.trick.led, held, self.tricks_done))
-        self.hands[seat].remove(str(item))
-        self.trick.add(seat, card)
-        if card == JB:
-            self.jb_played = True
-        if len(self.trick) == SEATS:
-            self._finish_trick()
+        self._add_to_trick(seat, card)
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
         out = super()._view(None)
         out["led"] = self.trick.led
         if seat is not None:
-            out["hand"] = sorted(int(p) for p in self.hands[seat])
+            out["hand"] = list(self._held(seat))
         return out
 
 

@@ -21,15 +21,14 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import V2, FairProtocol, deck52
+from fairness import V2, FairProtocol
 
-from .base import JSON, Action, Chance, MatchContext, only_keys
+from .base import JSON, Action, only_keys
 from .cards import is_card, is_joker
-from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_base import SealedGame, parse_item
 from .shelem import DISCARD_SIZE, ShelemEngine
-from .tricks import Phase, Tally, Trick, follow_reason
+from .tricks import Phase, follow_reason
 
 
 class SealedShelemEngine(SealedGame, ShelemEngine):
@@ -44,40 +43,15 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
             raise RulesetError("sealed shelem is for four players (two-player piles lie face up)")
         return out
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        #: (seat, item, led suit, the items it held then) of every play of the hand
-        self.plays: list[tuple[int, int, str | None, tuple[int, ...]]] = []
-        self._void = False
-        super().__init__(ruleset, chance, ctx)
+    #: (seat, item, led suit, the items it held then) of every play of the hand
+    plays: list[tuple[int, int, str | None, tuple[int, ...]]]
+    _void: bool  #: the hand every seat passed, revealed before the next one is dealt
 
     def _deal(self) -> None:
-        if not hasattr(self, "owed"):  # the match starts (ShelemEngine.__init__)
-            self._sealed_init(self.ctx)
-        items = deck52()
-        self._begin_hand(items)
-        layout = shelem_layout([str(i) for i in range(len(items))], self.dealer, self.n)
-        self.hands = layout.hands
-        self.piles = layout.piles
-        self.kitty = layout.kitty
-        self._deal_items({s: [int(p) for p in h] for s, h in enumerate(self.hands)})
-        self.revealed = False
-        self.phase = Phase.BID
-        self.bids = []
-        self.passed = set()
-        self.high_bid = None
-        self.high_bidder = None
-        self.bid_turn = (self.dealer + 1) % self.n
-        self.hakem = None
-        self.kitty_taken = []
-        self.discard = []
-        self.trump = None
-        self.leader = None
-        self.trick = Trick((self.dealer + 1) % self.n)
-        self.tally = Tally(self.n)
         self.plays = []
         self._void = False
+        super()._deal()
+        self._dealt(self.hands)
 
     # -- hand ends: keys first -----------------------------------------------------------------
     def _void_hand(self) -> None:
@@ -110,15 +84,14 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
 
     # -- actions ---------------------------------------------------------------------------
     def _play_legal(self, seat: int) -> list[Action]:
-        items = sorted(int(p) for p in self.hands[seat])
         if self.phase == Phase.BID:
             return ShelemEngine.legal_actions(self, seat)
         if self.phase == Phase.DISCARD:
             return [
-                {"type": "discard", "items": list(c)} for c in combinations(items, DISCARD_SIZE)
+                {"type": "discard", "items": list(c)}
+                for c in combinations(self._held(seat), DISCARD_SIZE)
             ]
-        opened = self._hand().opened
-        return [{"type": "play", "item": i} for i in items if i not in opened]
+        return [{"type": "play", "item": i} for i in self._unopened(seat)]
 
     def bot_actions(self, seat: int) -> list[Action]:
         legal = self.legal_actions(seat)
@@ -150,12 +123,7 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
         missing = [i for i in items if str(i) not in self.hands[seat]]
         if missing:
             raise IllegalActionError(f"not in your hand: items {missing}")
-        gone = {str(i) for i in items}
-        self.hands[seat] = [p for p in self.hands[seat] if p not in gone]
-        self.discard = [str(i) for i in items]
-        self.phase = Phase.PLAY
-        self.leader = seat
-        self.trick = Trick(seat)
+        self._lay_away(seat, [str(i) for i in items])
 
     def _sealed_play(self, seat: int, action: Action) -> None:
         if self.phase != Phase.PLAY:
@@ -164,13 +132,8 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
         card = action.get("card")
         if not isinstance(card, str) or not is_card(card) or is_joker(card):
             raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
-        item, share = self._check_open(seat, action, card)
-        if str(item) not in self.hands[seat]:
-            raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
-        held = tuple(sorted(int(p) for p in self.hands[seat]))
-        self._commit_open(seat, item, card, share, bytes.fromhex(action["proof"]))
+        item, held = self._play_item(seat, action, card)
         self.plays.append((seat, item, self.trick.led, held))
-        self.hands[seat].remove(str(item))
         if self.trump is None:
             self.trump = card[1]  # the hakem's first card names trump
         self.trick.add(seat, card)

@@ -107,6 +107,7 @@ class ShelemEngine(Engine):
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 1200}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (5, 100_000)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "pass", "discard", "play")
+    PARTNERS: ClassVar[bool] = True
 
     # -- ruleset ---------------------------------------------------------------------------
     @classmethod
@@ -116,11 +117,6 @@ class ShelemEngine(Engine):
         out = super().parse_ruleset(raw, protocol=protocol)
         one_of(out, "players", (4, 2))
         return out
-
-    @classmethod
-    def seat_sides(cls, ruleset: Mapping[str, Any]) -> tuple[int, ...]:
-        # four players: teams {0, 2} and {1, 3}; two players: each seat is its side.
-        return tuple(s % 2 for s in range(cls.seat_count(ruleset)))
 
     # -- start -----------------------------------------------------------------------------
     def __init__(
@@ -147,7 +143,7 @@ class ShelemEngine(Engine):
 
     def _deal(self) -> None:
         n, d = self.n, self.dealer
-        deck = self.chance.shuffle(f"h{self.hand_number}/shuffle", deck52())
+        deck = self._shuffled(f"h{self.hand_number}/shuffle", deck52())
         layout = shelem_layout(deck, d, n)
         self.hands: list[list[str]] = layout.hands
         # piles[seat][i]: bottom first, so pile[-1] is its top card (two players)
@@ -314,6 +310,10 @@ class ShelemEngine(Engine):
         missing = [c for c in codes if c not in self.hands[seat]]
         if missing:
             raise IllegalActionError(f"not in your hand: {', '.join(missing)}")
+        self._lay_away(seat, codes)
+
+    def _lay_away(self, seat: int, codes: list[str]) -> None:
+        """The hakem's discard (checked) leaves its hand; it leads the first trick."""
         self.hands[seat] = [c for c in self.hands[seat] if c not in codes]
         self.discard = codes
         self.phase = Phase.PLAY

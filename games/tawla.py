@@ -310,8 +310,9 @@ def _play_two(board: Sequence[int], steps: Turn, d1: int, d2: int, outside: int)
     return tuple(b)
 
 
-def _from_full(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
-    for end, listed in legal_turns(board, dice).items():
+def listed_end(turns: Mapping[Board, Turn], steps: Turn) -> Board | None:
+    """The end position ``turns`` (end → canonical steps) lists ``steps`` for, or None."""
+    for end, listed in turns.items():
         if listed == steps:
             return end
     return None
@@ -328,12 +329,12 @@ def check_turn(
         outside = _outside(board)
     if d1 == d2:
         if len(steps) != 4:
-            return _from_full(board, dice, steps)
+            return listed_end(legal_turns(board, dice), steps)
         # four steps are the most there are; for a double one step list reaches an end
         # position (the from-points it moves are fixed by it), so a play is its canonical one
         return _play_ordered(board, steps, (d1,) * 4, True, outside)
     if len(steps) != 2:
-        return _from_full(board, dice, steps)
+        return listed_end(legal_turns(board, dice), steps)
     hi, lo = (d1, d2) if d1 > d2 else (d2, d1)
     end = _play_two(board, steps, hi, lo, outside)
     high_first = end is not None
@@ -353,7 +354,7 @@ def check_turn(
         return end
     plays = _plays_of_steps(steps, (hi, lo))
     if steps not in plays:
-        return _from_full(board, dice, steps)
+        return listed_end(legal_turns(board, dice), steps)
     # The generator lists the greatest play reaching ``end`` with the higher die first, or,
     # if none does, the greatest with the lower die first: ``steps`` is that one unless
     # another play reaching ``end`` is greater and played higher die first (or either way,
@@ -793,9 +794,6 @@ class TawlaEngine(Engine):
 
     def _board(self, seat: int) -> Board:
         return relative_board(self.points, self.bar, self.off, seat)
-
-    def _legal_turns(self, board: Board, dice: Sequence[int]) -> dict[Board, Turn]:
-        return legal_turns(board, dice)
 
     def _turn_table(self, board: Board, dice: Sequence[int]) -> TurnTable:
         outside = _outside_of_15(board)  # (once for both)

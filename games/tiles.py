@@ -7,9 +7,12 @@ its own number open, so laying it never changes an end's number.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from fairness import parse_tile, tile_code
+
+from .errors import MalformedActionError
 
 __all__ = [
     "is_double",
@@ -22,6 +25,7 @@ __all__ = [
     "orient",
     "sort_tiles",
     "check_tile_code",
+    "action_tile",
     "heaviest",
 ]
 
@@ -72,6 +76,14 @@ def check_tile_code(value: object, max_pip: int) -> str:
     if b > max_pip:
         raise ValueError(f"no tile {value} in a double-{max_pip} set")
     return value
+
+
+def action_tile(action: Mapping[str, Any], max_pip: int) -> str:
+    """The action's ``tile``, checked as :func:`check_tile_code` (MalformedActionError)."""
+    try:
+        return check_tile_code(action.get("tile"), max_pip)
+    except ValueError as exc:
+        raise MalformedActionError(str(exc)) from None
 
 
 def heaviest(tiles: Iterable[str]) -> str:

@@ -56,7 +56,6 @@ for _name in (
     "crypto_core_ristretto255_scalar_random",
     "crypto_core_ristretto255_scalar_reduce",
     "crypto_core_ristretto255_scalar_add",
-    "crypto_core_ristretto255_scalar_sub",
     "crypto_core_ristretto255_scalar_mul",
     "crypto_core_ristretto255_scalar_negate",
     "crypto_scalarmult_ristretto255",
@@ -71,7 +70,6 @@ _sub = _lib.crypto_core_ristretto255_sub
 _srandom = _lib.crypto_core_ristretto255_scalar_random
 _sreduce = _lib.crypto_core_ristretto255_scalar_reduce
 _sadd = _lib.crypto_core_ristretto255_scalar_add
-_ssub = _lib.crypto_core_ristretto255_scalar_sub
 _smul = _lib.crypto_core_ristretto255_scalar_mul
 _sneg = _lib.crypto_core_ristretto255_scalar_negate
 _mul = _lib.crypto_scalarmult_ristretto255
@@ -180,12 +178,6 @@ def reduce64(h: bytes) -> bytes:
 def s_add(a: bytes, b: bytes) -> bytes:
     out = _buf(32)
     _sadd(out, a, b)
-    return out.raw
-
-
-def s_sub(a: bytes, b: bytes) -> bytes:
-    out = _buf(32)
-    _ssub(out, a, b)
     return out.raw
 
 

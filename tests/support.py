@@ -2,17 +2,94 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import copy
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
+import pytest
 from hypothesis import settings
 
-from fairness import PROTOCOL, PROTOCOL_V2
+from fairness import PROTOCOL
 from games.base import Chance, Engine
 from games.registry import engine_class
 from games.replay import Replayer, parse_transcript_ruleset
 from games.transcript import simulate_match, transcript_context, transcript_key
 from verify_cli.core import VERIFIED, verify_document
+
+T = TypeVar("T")
+
+
+class ScriptedChance(Chance):
+    """A Chance whose scripted labels ``{label: result}`` return their result, recorded as
+    the stream's own draw would be. Without ``key`` every draw must be scripted; with one, an
+    unscripted label draws from that key's stream. ``drawn`` lists the scripted labels drawn."""
+
+    def __init__(self, script: Mapping[str, Any], key: bytes | None = None) -> None:
+        super().__init__(bytes(range(32)) if key is None else key)
+        self.script = dict(script)
+        self.streamed = key is not None
+        self.drawn: list[str] = []
+
+    def _take(self, label: str) -> Any:
+        """The scripted result at ``label`` (a label not drawn before), or None: draw it from
+        the stream."""
+        if label not in self.script:
+            if self.streamed:
+                return None
+            raise AssertionError(f"unscripted draw {label}")
+        self._key(label)  # checks the label is new
+        self.drawn.append(label)
+        return self.script.pop(label)
+
+    def dice(self, label: str, count: int, sides: int = 6) -> list[int]:
+        r = self._take(label)
+        if r is None:
+            return super().dice(label, count, sides)
+        args = {"count": count, "sides": sides}
+        self._record(
+            {"type": "chance", "label": label, "kind": "dice", "args": args, "result": list(r)}
+        )
+        return list(r)
+
+    def uniform(self, label: str, n: int) -> int:
+        r = self._take(label)
+        if r is None:
+            return super().uniform(label, n)
+        assert 0 <= int(r) < n
+        self._record(
+            {
+                "type": "chance",
+                "label": label,
+                "kind": "uniform",
+                "args": {"n": n},
+                "result": int(r),
+            }
+        )
+        return int(r)
+
+    def shuffle(self, label: str, items: Sequence[T]) -> list[T]:
+        r = self._take(label)
+        if r is None:
+            return super().shuffle(label, items)
+        assert sorted(r) == sorted(items)  # type: ignore[type-var]
+        self._record({"type": "chance", "label": label, "kind": "shuffle", "result": list(r)})
+        return list(r)
+
+
+def engine_state(e: Engine) -> Any:
+    """The engine's whole state, copied: its fields, and its chance's labels and pending draws."""
+    state = {k: copy.deepcopy(v) for k, v in vars(e).items() if k != "chance"}
+    return state, sorted(e.chance.labels), list(e.chance._pending)
+
+
+def rejects(
+    e: Engine, seat: int, action: Any, exc: type[Exception], match: str | None = None
+) -> None:
+    """``action`` by ``seat`` is refused with ``exc`` (matching ``match``), changing nothing."""
+    before = engine_state(e)
+    with pytest.raises(exc, match=match):
+        e.apply(seat, action)
+    assert engine_state(e) == before
 
 
 def examples(n: int) -> int:
@@ -36,6 +113,16 @@ def listed_form(action: dict[str, Any]) -> dict[str, Any]:
     return action
 
 
+def transcript_engine(doc: dict[str, Any]) -> Any:
+    """A fresh engine of a started match's transcript: its game, ruleset, key and context."""
+    cls = engine_class(doc["game"])
+    parsed = parse_transcript_ruleset(cls, doc["ruleset"], doc["protocol"])
+    key = transcript_key(doc)
+    assert key is not None, "a started match has a key"
+    ctx = transcript_context(doc)
+    return cls(parsed, Chance(key), ctx) if ctx is not None else cls(parsed, Chance(key))
+
+
 def walk_transcript(
     doc: dict[str, Any], cls: type[Engine], check: Callable[[Any, int, dict[str, Any]], None]
 ) -> Engine:
@@ -43,14 +130,8 @@ def walk_transcript(
     calling ``check(engine, seat, action)`` before each action, which must be listed in
     ``legal_actions``; every chance event is compared with what the engine draws."""
     assert engine_class(doc["game"]) is cls
-    protocol = doc["protocol"]
-    parsed = parse_transcript_ruleset(cls, doc["ruleset"], protocol)
-    key = transcript_key(doc)
-    assert key is not None, "walk_transcript needs a started match"
-    chance = Chance(key)
-    ctx = transcript_context(doc) if protocol == PROTOCOL_V2 else None
-    engine = cls(parsed, chance, ctx) if ctx is not None else cls(parsed, chance)
-    walker = Replayer(engine, pending=chance.take_events())
+    engine = transcript_engine(doc)
+    walker = Replayer(engine, pending=engine.chance.take_events())
     for ev in doc["events"]:
         if ev["type"] == "action" and not walker.pending:
             assert listed_form(ev["action"]) in engine.legal_actions(ev["seat"])

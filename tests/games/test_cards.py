@@ -16,7 +16,7 @@ from games.cards import (
     suit,
     trick_winner,
 )
-from games.deals import PACKETS, cut_deck, deal_packets, first_ace_seat, packets
+from games.deals import HOKM_ROUNDS, cut_deck, deal_packets, first_ace_seat, packets
 from games.tricks import Tally, Trick, follow_reason, playable
 
 VECTORS = Path(__file__).parents[1] / "vectors"
@@ -70,6 +70,8 @@ def test_trick_winner_jokers() -> None:
 
 
 def test_packets_cover_the_deck_once() -> None:
+    """The packets of a 52-card deal to four: ``[0,5)``→F, ``[5,10)``→F+1, …, ``[48,52)``→F+3."""
+    PACKETS = packets(4, HOKM_ROUNDS[4])
     covered = [i for start, stop, _ in PACKETS for i in range(start, stop)]
     assert covered == list(range(52))
     counts = [sum(stop - start for start, stop, o in PACKETS if o == s) for s in range(4)]

@@ -555,26 +555,16 @@ def test_replay_error_kinds() -> None:
     assert kind_of(doc, changed(move_at, extra=1)) == "event"
     assert kind_of(doc, changed(move_at, sig=7)) == "event"
     assert kind_of(doc, ev[:dice_at]) == "truncated"
+
+    def replay_in(ctx: MatchContext) -> None:
+        replay(TawlaEngine, doc["ruleset"], transcript_key(doc), ev, protocol=PROTOCOL_V2, ctx=ctx)
+
     for tips in [(), (None, None), (ev[0]["action"]["value"], "zz" * 32)]:
         with pytest.raises(ReplayError) as info:
-            replay(
-                TawlaEngine,
-                doc["ruleset"],
-                transcript_key(doc),
-                ev,
-                protocol=PROTOCOL_V2,
-                ctx=MatchContext(doc["match_id"], tips),
-            )
+            replay_in(MatchContext(doc["match_id"], tips))
         assert info.value.kind == "roll_chain"
     with pytest.raises(ReplayError) as info:  # another match's id: every value is off-chain
-        replay(
-            TawlaEngine,
-            doc["ruleset"],
-            transcript_key(doc),
-            ev,
-            protocol=PROTOCOL_V2,
-            ctx=MatchContext("another", transcript_context(doc).roll_tips),
-        )  # type: ignore[union-attr]
+        replay_in(MatchContext("another", transcript_context(doc).roll_tips))  # type: ignore[union-attr]
     assert (info.value.kind, info.value.seq) == ("roll_chain", 0)
     bad_value = {"type": "roll_value", "value": "00" * 32}
     assert kind_of(doc, changed(value_at, action=bad_value)) == "roll_chain"
@@ -646,17 +636,9 @@ def test_catch_up_matches_a_full_replay() -> None:
 
 def test_simulated_v2_transcript_is_complete_and_signed() -> None:
     signer = Signer.generate()
-    doc, engine = simulate_match(
-        "tawla",
-        {"match_length": 1},
-        seed=8,
-        keyed=True,
-        signer=signer,
-        house=[1],
-        resign_at=30,
-        end_reason="timeout",
-        timed=True,
-    )
+    args: dict[str, Any] = {"seed": 8, "keyed": True, "signer": signer, "house": [1]}
+    args |= {"resign_at": 30, "end_reason": "timeout", "timed": True}
+    doc, engine = simulate_match("tawla", {"match_length": 1}, **args)
     assert list(doc) == [
         "protocol",
         "match_id",
@@ -728,17 +710,7 @@ def test_simulated_v2_transcript_is_complete_and_signed() -> None:
     again = replay_transcript(doc)
     assert again.outcome == engine.outcome
     # deterministic: the same arguments give the same transcript
-    doc2, _ = simulate_match(
-        "tawla",
-        {"match_length": 1},
-        seed=8,
-        keyed=True,
-        signer=signer,
-        house=[1],
-        resign_at=30,
-        end_reason="timeout",
-        timed=True,
-    )
+    doc2, _ = simulate_match("tawla", {"match_length": 1}, **args)
     assert canonical_json(doc2) == canonical_json(doc)
 
 

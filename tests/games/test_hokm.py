@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import rejects
 
 import fairness
 from fairness import Stream, deck52
@@ -31,20 +31,6 @@ def make(ruleset: dict[str, Any] | None = None, key: bytes = K) -> HokmEngine:
     """The vectors' deals are uncut: their ruleset is ``"cut": false`` unless a test says
     otherwise (the default ``"cut": true`` with a tap deals the very same cards)."""
     return HokmEngine(HokmEngine.parse_ruleset({"cut": False, **(ruleset or {})}), Chance(key))
-
-
-def snapshot(e: HokmEngine) -> Any:
-    state = {k: copy.deepcopy(v) for k, v in vars(e).items() if k != "chance"}
-    return state, sorted(e.chance.labels), list(e.chance._pending)
-
-
-def rejects(
-    e: HokmEngine, seat: int, action: Any, exc: type[Exception], match: str | None = None
-) -> None:
-    before = snapshot(e)
-    with pytest.raises(exc, match=match):
-        e.apply(seat, action)
-    assert snapshot(e) == before
 
 
 def setup_play(
@@ -564,30 +550,22 @@ def test_two_player_draw_and_discard() -> None:
 def test_three_players_a_6_6_5_hand_is_void_and_kot_counts_every_loser() -> None:
     key = bytes.fromhex(SMALL["key"])
     rs = {"players": 3, "cut": False}
-    e = HokmEngine.position(
-        rs,
-        Chance(key),
-        hands=[["2C"], ["AS"], ["3C"]],
-        trump="S",
-        hakem=0,
-        tricks_by_seat=[6, 5, 5],
-    )
-    for s, c in ((0, "2C"), (1, "AS"), (2, "3C")):
-        e.apply(s, {"type": "play", "card": c})
+
+    def last_trick(tricks_by_seat: list[int]) -> HokmEngine:
+        """Seat 0 (the hakem) leads 2C, 1 takes the trick with AS, 2 plays 3C."""
+        hands = [["2C"], ["AS"], ["3C"]]
+        e = HokmEngine.position(
+            rs, Chance(key), hands=hands, trump="S", hakem=0, tricks_by_seat=tricks_by_seat
+        )
+        for s, c in ((0, "2C"), (1, "AS"), (2, "3C")):
+            e.apply(s, {"type": "play", "card": c})
+        return e
+
+    e = last_trick([6, 5, 5])
     last = e.history[-1]
     assert last["tricks"] == [6, 6, 5] and last["winner_side"] is None and last["points"] == 0
     assert e.scores == [0, 0, 0] and e.hakem == 1 and e.hand_number == 1  # the hakem passes
     # kot: the winner took 7 and both others none; the hakem among them: +3
-    e = HokmEngine.position(
-        rs,
-        Chance(key),
-        hands=[["2C"], ["AS"], ["3C"]],
-        trump="S",
-        hakem=0,
-        leader=0,
-        tricks_by_seat=[0, 6, 0],
-    )
-    for s, c in ((0, "2C"), (1, "AS"), (2, "3C")):
-        e.apply(s, {"type": "play", "card": c})
+    e = last_trick([0, 6, 0])
     assert e.history[-1]["hakem_kot"] is True and e.scores == [0, 3, 0] and e.hakem == 1
     assert e.n_sides == 3 and e.side_of(2) == 2

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
-from test_tawla import ScriptedChance
+from support import ScriptedChance, examples
 
 from fairness import PROTOCOL, PROTOCOL_V2
 from games.errors import IllegalActionError, MalformedActionError, RulesetError

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import rejects
 
 from fairness import DECK_QAHVE, PROTOCOL
 from games.base import V2_RULESET_DEFAULTS as V2_TIMING
@@ -29,20 +29,6 @@ K = bytes.fromhex(VEC["key"])
 
 def make(ruleset: dict[str, Any] | None = None, key: bytes = K) -> QahveEngine:
     return QahveEngine(QahveEngine.parse_ruleset(ruleset or {}), Chance(key))
-
-
-def snapshot(e: QahveEngine) -> Any:
-    state = {k: copy.deepcopy(v) for k, v in vars(e).items() if k != "chance"}
-    return state, sorted(e.chance.labels), list(e.chance._pending)
-
-
-def rejects(
-    e: QahveEngine, seat: int, action: Any, exc: type[Exception], match: str | None = None
-) -> None:
-    before = snapshot(e)
-    with pytest.raises(exc, match=match):
-        e.apply(seat, action)
-    assert snapshot(e) == before
 
 
 def setup_play(

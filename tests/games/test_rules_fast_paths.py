@@ -14,14 +14,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from support import transcript_engine
 
 from fairness import DECK52, PROTOCOL, PROTOCOL_V2, canonical_json
 from games import cards, shelem
 from games.base import Chance
 from games.errors import IllegalActionError, MalformedActionError, ReplayError
-from games.registry import engine_class
-from games.replay import Replayer, parse_transcript_ruleset
-from games.transcript import simulate_match, transcript_context, transcript_key
+from games.replay import Replayer
+from games.transcript import simulate_match
 from games.tricks import follow_reason
 
 ALL_CODES = [*DECK52, "JB", "JR"]
@@ -33,40 +33,6 @@ def test_rank_is_the_index_in_the_rank_letters() -> None:
     for bad in ("JB", "JR", "1S", "XS"):
         with pytest.raises(ValueError):
             cards.rank(bad)
-
-
-def plain_trick_winner(
-    plays: Sequence[tuple[int, str]],
-    trump: str | None,
-    *,
-    reverse: bool = False,
-    joker_order: Sequence[str] = (),
-) -> int:
-    """``cards.trick_winner`` as it was before its rank-lookup path."""
-    led = cards.suit(plays[0][1])
-    if led is None:
-        led = next((cards.suit(c) for _, c in plays if not cards.is_joker(c)), None)
-
-    def strength(card: str) -> tuple[int, int]:
-        if cards.is_joker(card):
-            return (3, list(joker_order).index(card))
-        r = cards.RANKS.index(card[0])
-        if reverse:
-            r = 12 - r
-        s = cards.suit(card)
-        if trump is not None and s == trump:
-            return (2, r)
-        if s == led:
-            return (1, r)
-        return (0, 0)
-
-    best_seat, best_card = plays[0]
-    best = strength(best_card)
-    for seat, card in plays[1:]:
-        st = strength(card)
-        if st > best:
-            best_seat, best = seat, st
-    return best_seat
 
 
 def test_trick_winner_is_the_plain_one() -> None:
@@ -81,7 +47,7 @@ def test_trick_winner_is_the_plain_one() -> None:
         reverse = rng.random() < 0.3
         assert cards.trick_winner(
             plays, trump, reverse=reverse, joker_order=joker_order
-        ) == plain_trick_winner(plays, trump, reverse=reverse, joker_order=joker_order)
+        ) == cards.plain_trick_winner(plays, trump, reverse, joker_order)
 
 
 def test_pile_points_is_the_sum_of_card_points() -> None:
@@ -177,7 +143,7 @@ def _mutations(ev: dict[str, Any], rng: random.Random) -> list[Any]:
 
 def _run(cls: type[Replayer], doc: dict[str, Any], events: list[Any]) -> Any:
     seen: list[Any] = []
-    eng = _engine(doc)
+    eng = transcript_engine(doc)
     rep = cls(
         eng,
         pending=eng.chance.take_events(),
@@ -188,14 +154,6 @@ def _run(cls: type[Replayer], doc: dict[str, Any], events: list[Any]) -> Any:
     except ReplayError as exc:
         return ("error", str(exc), exc.kind, exc.seq, exc.expected, exc.found, seen)
     return ("ok", canonical_json(eng.view(None)), rep.pos, rep.pending, seen)
-
-
-def _engine(doc: dict[str, Any]) -> Any:
-    cls = engine_class(doc["game"])
-    parsed = parse_transcript_ruleset(cls, doc["ruleset"], doc["protocol"])
-    ctx = transcript_context(doc)
-    chance = Chance(transcript_key(doc))  # type: ignore[arg-type]
-    return cls(parsed, chance, ctx) if ctx is not None else cls(parsed, chance)
 
 
 @pytest.mark.parametrize("protocol", [PROTOCOL, PROTOCOL_V2])

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import ScriptedChance
 
 from fairness import DECK52, PROTOCOL, Stream
 from games.base import V2_RULESET_DEFAULTS as V2_TIMING
@@ -26,36 +27,6 @@ from games.shelem import ShelemEngine, card_points
 
 VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "shelem_deal.json").read_text())
 K = bytes.fromhex(VECTORS["K"])
-
-
-class ScriptedChance(Chance):
-    """A Chance whose listed labels return scripted results (everything else: the stream)."""
-
-    def __init__(self, key: bytes, scripted: dict[str, Any]) -> None:
-        super().__init__(key)
-        self.scripted = scripted
-
-    def uniform(self, label: str, n: int) -> int:
-        if label not in self.scripted:
-            return super().uniform(label, n)
-        self._stream(label)  # checks the label is new
-        self.labels.add(label)
-        r = int(self.scripted[label])
-        assert 0 <= r < n
-        self._pending.append(
-            {"type": "chance", "label": label, "kind": "uniform", "args": {"n": n}, "result": r}
-        )
-        return r
-
-    def shuffle(self, label: str, items: Sequence[Any]) -> list[Any]:
-        if label not in self.scripted:
-            return super().shuffle(label, items)
-        self._stream(label)
-        self.labels.add(label)
-        r = list(self.scripted[label])
-        assert sorted(r) == sorted(items)
-        self._pending.append({"type": "chance", "label": label, "kind": "shuffle", "result": r})
-        return r
 
 
 def new(players: int = 4, target: int = 1200, chance: Chance | None = None) -> ShelemEngine:
@@ -234,7 +205,7 @@ def test_worked_example_four_hands() -> None:
         deck, tricks, _ = build_hand(dealer, hakem, plan, LOW_DISCARD)
         decks.append((f"h{h}/shuffle", deck))
         built.append(tricks)
-    e = new(chance=ScriptedChance(K, {"dealer": 0, **dict(decks)}))
+    e = new(chance=ScriptedChance({"dealer": 0, **dict(decks)}, K))
 
     assert e.dealer == 0 and e.turn == 1
     bids(e, "B 110, C 115, D pass, A 125, B 130, C pass, A 135, B pass")
@@ -288,7 +259,7 @@ def scripted_hand(
 ) -> ShelemEngine:
     """One hand with dealer 3 (seat 0 bids first): ``hakem`` bids ``bid``, the rest pass."""
     deck, tricks, _ = build_hand(3, hakem, plan or plan_of(winners), discard)
-    e = new(target=target, chance=ScriptedChance(K, {"dealer": 3, "h0/shuffle": deck}))
+    e = new(target=target, chance=ScriptedChance({"dealer": 3, "h0/shuffle": deck}, K))
     e.set_scores(scores)
     for seat in (0, 1, 2, 3):
         if seat == hakem:
@@ -357,7 +328,7 @@ def test_discard_counts_as_a_trick_with_its_points() -> None:
     deck, tricks, hands = build_hand(3, 0, plan, discard, kitty_from_play=True)
     kitty = deck[36:40]
     assert not set(discard) & set(kitty) and set(discard) <= set(hands[0])
-    e = new(chance=ScriptedChance(K, {"dealer": 3, "h0/shuffle": deck}))
+    e = new(chance=ScriptedChance({"dealer": 3, "h0/shuffle": deck}, K))
     e.apply(0, {"type": "bid", "amount": 100})
     for s in (1, 2, 3):
         e.apply(s, {"type": "pass"})

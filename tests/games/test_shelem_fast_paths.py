@@ -20,16 +20,14 @@ import pytest
 
 from fairness import DECK52
 from games import cards
-from games.base import Action, Chance, only_keys, target_winner
+from games.base import Action, Chance, only_keys
 from games.cards import sort_hand, suit
 from games.errors import GameError, IllegalActionError
 from games.shelem import (
-    HAND_POINTS,
     TRICK_POINTS,
     TRICKS_PER_HAND,
     ShelemEngine,
     _card_field,
-    hand_score,
     pile_points,
 )
 from games.tricks import Phase, Trick, close_trick, follow_reason
@@ -122,39 +120,6 @@ class PlainShelem(ShelemEngine):
         self.leader = winner
         if self.tally.played == TRICKS_PER_HAND:
             self._score_hand()
-
-    def _score_hand(self) -> None:
-        assert self.hakem is not None and self.high_bid is not None
-        hs = self.side_of(self.hakem)
-        taken = self._taken_points()
-        points = taken[hs] + TRICK_POINTS + pile_points(self.discard)
-        shelem = self.tricks_won[hs] == TRICKS_PER_HAND
-        mine, theirs, yasa = hand_score(self.high_bid, points, shelem)
-        delta = [0, 0]
-        delta[hs], delta[1 - hs] = mine, theirs
-        pts = [0, 0]
-        pts[hs], pts[1 - hs] = points, HAND_POINTS - points
-        for s in (0, 1):
-            self.scores[s] += delta[s]
-        self._record(
-            {
-                "void": False,
-                "hakem": self.hakem,
-                "bid": self.high_bid,
-                "trump": self.trump,
-                "discard": sort_hand(self.discard),
-                "points": pts,
-                "delta": delta,
-                "shelem": shelem,
-                "yasa": yasa,
-                "made": points >= self.high_bid,
-            }
-        )
-        win = target_winner(self.scores, self.target)
-        if win is not None:
-            self.finish(win, {"hands": self.hand_number + 1, "target": self.target})
-            return
-        self._next_hand()
 
 
 def state(e: ShelemEngine) -> dict[str, Any]:

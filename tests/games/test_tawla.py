@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import ScriptedChance
 
 import fairness
 from games.base import Chance
@@ -40,33 +41,6 @@ KEY = bytes(range(32))
 
 
 # -- helpers ---------------------------------------------------------------------------------
-
-
-class ScriptedChance(Chance):
-    """A Chance whose dice come from a script {label: result} (every draw must be scripted)."""
-
-    def __init__(self, script: Mapping[str, Sequence[int]]) -> None:
-        super().__init__(KEY)
-        self.script = {k: list(v) for k, v in script.items()}
-        self.drawn: list[str] = []
-
-    def dice(self, label: str, count: int, sides: int = 6) -> list[int]:
-        assert label not in self.labels, f"label {label} drawn twice"
-        if label not in self.script:
-            raise AssertionError(f"unscripted draw {label}")
-        self.labels.add(label)
-        self.drawn.append(label)
-        result = self.script.pop(label)
-        self._pending.append(
-            {
-                "type": "chance",
-                "label": label,
-                "kind": "dice",
-                "args": {"count": count, "sides": sides},
-                "result": list(result),
-            }
-        )
-        return result
 
 
 def make(ruleset: Mapping[str, Any] | None = None, **script: Sequence[int]) -> TawlaEngine:

@@ -352,6 +352,17 @@ def _flip_field(action: dict[str, Any], field: str, at: int, bit: int) -> dict[s
     return {**action, "shares": shares}
 
 
+def _refused_unchanged(step: str, field: str, at: int, bit: int) -> None:
+    """The first ``step`` owed with one bit of its ``field`` flipped is refused, changing
+    neither the deck, the shares nor the steps owed."""
+    e, _seat, action = _at_step(step)
+    trial = copy.deepcopy(e)
+    with pytest.raises(ActionError):
+        trial.apply(e.turn, _flip_field(action, field, at, bit))
+    assert trial.sealed.deck == e.sealed.deck and trial.sealed.shares == e.sealed.shares
+    assert trial.owed == e.owed
+
+
 @settings(max_examples=examples(12), deadline=None, derandomize=True)
 @given(
     field=st.sampled_from(["deck", "proof"]),
@@ -359,13 +370,7 @@ def _flip_field(action: dict[str, Any], field: str, at: int, bit: int) -> dict[s
     bit=st.integers(min_value=0, max_value=7),
 )
 def test_any_flipped_bit_of_a_shuffle_is_refused(field: str, at: int, bit: int) -> None:
-    e, _seat, action = _at_step("shuffle")
-    seat = e.turn
-    bad = _flip_field(action, field, at, bit)
-    trial = copy.deepcopy(e)
-    with pytest.raises(ActionError):
-        trial.apply(seat, bad)
-    assert trial.sealed.deck == e.sealed.deck and trial.owed == e.owed
+    _refused_unchanged("shuffle", field, at, bit)
 
 
 @settings(max_examples=examples(20), deadline=None, derandomize=True)
@@ -375,10 +380,4 @@ def test_any_flipped_bit_of_a_shuffle_is_refused(field: str, at: int, bit: int) 
     bit=st.integers(min_value=0, max_value=7),
 )
 def test_any_flipped_bit_of_a_share_is_refused(field: str, at: int, bit: int) -> None:
-    e, _seat, action = _at_step("share")
-    seat = e.turn
-    bad = _flip_field(action, field, at, bit)
-    trial = copy.deepcopy(e)
-    with pytest.raises(ActionError):
-        trial.apply(seat, bad)
-    assert trial.sealed.shares == e.sealed.shares and trial.owed == e.owed
+    _refused_unchanged("share", field, at, bit)

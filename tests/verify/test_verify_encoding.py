@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support import transcript_engine
 
 from fairness import (
     PROTOCOL,
@@ -28,11 +29,11 @@ from fairness import (
     chain_start,
     public_key_b64,
 )
-from games.base import Chance, json_copy
+from games.base import json_copy
 from games.errors import GameError
-from games.registry import available_games, engine_class
-from games.replay import _same_event, parse_transcript_ruleset, same_json
-from games.transcript import simulate_match, transcript_context, transcript_key
+from games.registry import available_games
+from games.replay import _same_event, same_json
+from games.transcript import simulate_match
 from verify_cli.core import VERIFIED, transcript_body_json, verify_document
 from verify_cli.keys import parse_keys
 from verify_cli.replay_core import Report
@@ -221,14 +222,6 @@ def test_a_bad_seat_key_is_reported_at_its_first_signed_event() -> None:
     ]
 
 
-def _engine(doc: dict[str, Any]) -> Any:
-    cls = engine_class(doc["game"])
-    parsed = parse_transcript_ruleset(cls, doc["ruleset"], doc["protocol"])
-    ctx = transcript_context(doc)
-    chance = Chance(transcript_key(doc))  # type: ignore[arg-type]
-    return cls(parsed, chance, ctx) if ctx is not None else cls(parsed, chance)
-
-
 def _outcome(f: Any, *args: Any) -> tuple[str, str, Any]:
     try:
         return ("ok", "", f(*args))
@@ -243,7 +236,7 @@ def test_replay_action_is_apply_without_the_copy(game: str, protocol: str) -> No
     the other; every action (and wrong ones before it) gives the same errors, the same
     draws and the same state."""
     doc, _ = simulate_match(game, seed=5, protocol=protocol, resign_at=120, max_actions=20_000)
-    a, b = _engine(doc), _engine(doc)
+    a, b = transcript_engine(doc), transcript_engine(doc)
     a.chance.take_events()
     b.chance.take_events()
     rnd = random.Random(game)
