@@ -803,28 +803,6 @@ GameView = Annotated[
 # outer union is told apart by ``status``: "seating" here, "playing"/"finished" there.)
 StateOut = SeatingView | GameView
 
-PublicState = Annotated[
-    TawlaPublic
-    | MahbusaPublic
-    | IraqiDominoPublic
-    | MexicanTrainPublic
-    | QahvePublic
-    | HokmPublic
-    | ShelemPublic
-    | RngPublic,
-    Field(discriminator="game"),
-]
-PUBLIC_STATES: dict[str, type[_Public]] = {
-    "tawla": TawlaPublic,
-    "mahbusa": MahbusaPublic,
-    "iraqi_domino": IraqiDominoPublic,
-    "mexican_train": MexicanTrainPublic,
-    "qahve": QahvePublic,
-    "hokm": HokmPublic,
-    "shelem": ShelemPublic,
-    "rng": RngPublic,
-}
-
 
 # -- requests -----------------------------------------------------------------------------------
 class SeatIn(Strict):

@@ -437,12 +437,6 @@ class DrawContext:
             return f"{label}: {tiles_text(result)}"
         return f"{label}: {cards_text(result, sort=False)}"
 
-    def _first(self, label: str) -> dict[str, Any] | None:
-        for ev, _ in self.entries:
-            if ev.get("label") == label:
-                return ev
-        return None
-
     def _cut_for(self, seq: Any) -> tuple[int | None, bool]:
         """The cut k of the hand whose shuffle is event ``seq`` and whether it was tapped
         (hokm with ``cut``): the first cut or tap action after that shuffle."""
