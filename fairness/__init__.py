@@ -91,14 +91,6 @@ from .v2 import (
     signed_event_body,
 )
 
-# The paired names of before the protocol objects, for the tests that check the bytes of
-# each: new code asks the match's protocol (``protocol_for(doc).commitment(seed)``).
-commitment_v2 = V2.commitment
-match_key_v2 = V2.match_key
-new_client_seed_v2 = V2.new_client_seed
-new_server_seed_v2 = V2.new_server_seed
-parse_server_seed_v2 = V2.parse_server_seed
-
 if TYPE_CHECKING:
     from .secretbox import SecretBox, load_master_key, new_master_key
     from .signing import (
@@ -158,17 +150,12 @@ __all__ = [
     "chain_start",
     "check_canonical_value",
     "check_roll_value",
-    "commitment_v2",
     "format_time_ms",
     "fresh_label",
     "loads_strict",
-    "match_key_v2",
-    "new_client_seed_v2",
     "new_nonce",
-    "new_server_seed_v2",
     "parse_hex",
     "parse_nonce",
-    "parse_server_seed_v2",
     "parse_time_us",
     "roll_chain",
     "roll_chain_tip",

@@ -85,11 +85,6 @@ class Signer:
             return cls(key)
         return cls.from_seed_b64(data.decode("ascii", "replace"))
 
-    @classmethod
-    def from_env(cls, var: str = "QAHWA_SIGNING_KEY") -> Signer | None:
-        value = os.environ.get(var)
-        return cls.from_seed_b64(value) if value else None
-
     def save(self, path: str | os.PathLike[str]) -> None:
         p = Path(path)
         p.parent.mkdir(parents=True, exist_ok=True)

@@ -525,6 +525,16 @@ class PublicSeat(Wire):
 
 LEGAL = "every action this seat may send now, exactly as it would be sent"
 SUGGESTED = "a subset of legal_actions for simple random bots"
+#: the fields every game's views share (each names its own action schema)
+_Acts = list[dict[str, Any]]
+_LEGAL = Field(description=LEGAL)
+_SUGGESTED: Any = Field(default_factory=list, description=SUGGESTED)
+_HAND = (
+    "this seat's {} codes; at a sealed table (deal sealed) the positions of its items in the "
+    "hand's final deck, whose codes the seat's client learns itself"
+)
+_CARD_HAND = Field(description=_HAND.format("card"))
+_TILE_HAND = Field(description=_HAND.format("tile"))
 
 
 #: the kind of table (issue 34): hands hidden from the operator, or qahwa-fair/2's deals
@@ -611,9 +621,7 @@ class FreshRoll(Wire):
 
 class TawlaPublic(_Public):
     game: Literal["tawla"]
-    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaAction])] = Field(
-        description=LEGAL
-    )
+    legal_actions: Annotated[_Acts, SchemaOf(list[TawlaAction])] = _LEGAL
     points: list[int] = Field(description="24 points from seat 0's side; + seat 0, - seat 1")
     bar: list[int]
     off: list[int]
@@ -639,30 +647,27 @@ class TawlaPublic(_Public):
 
 
 class TawlaView(_Seat, TawlaPublic):
-    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[TawlaAction])] = Field(
-        default_factory=list, description=SUGGESTED
-    )
+    suggested_actions: Annotated[_Acts, SchemaOf(list[TawlaAction])] = _SUGGESTED
+
+
+_PRISONERS: Any = Field(
+    default_factory=list, description="checkers held under a blocker, per point"
+)
 
 
 class MahbusaPublic(TawlaPublic):
     game: Literal["mahbusa"]  # type: ignore[assignment]
-    prisoners: list[int] = Field(
-        default_factory=list, description="checkers held under a blocker, per point"
-    )
+    prisoners: list[int] = _PRISONERS
 
 
 class MahbusaView(TawlaView):
     game: Literal["mahbusa"]  # type: ignore[assignment]
-    prisoners: list[int] = Field(
-        default_factory=list, description="checkers held under a blocker, per point"
-    )
+    prisoners: list[int] = _PRISONERS
 
 
 class IraqiDominoPublic(_Public):
     game: Literal["iraqi_domino"]
-    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoAction])] = Field(
-        description=LEGAL
-    )
+    legal_actions: Annotated[_Acts, SchemaOf(list[IraqiDominoAction])] = _LEGAL
     line: list[list[int]] = Field(description="the tiles on the table, left to right")
     ends: dict[str, Any] | None
     pile: int
@@ -674,20 +679,13 @@ class IraqiDominoPublic(_Public):
 
 
 class IraqiDominoView(_Seat, IraqiDominoPublic):
-    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[IraqiDominoAction])] = Field(
-        default_factory=list, description=SUGGESTED
-    )
-    hand: list[str] | list[int] = Field(
-        description="this seat's tile codes; at a sealed table (deal sealed) the positions of "
-        "its items in the hand's final deck, whose codes the seat's client learns itself"
-    )
+    suggested_actions: Annotated[_Acts, SchemaOf(list[IraqiDominoAction])] = _SUGGESTED
+    hand: list[str] | list[int] = _TILE_HAND
 
 
 class MexicanTrainPublic(_Public):
     game: Literal["mexican_train"]
-    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainAction])] = Field(
-        description=LEGAL
-    )
+    legal_actions: Annotated[_Acts, SchemaOf(list[MexicanTrainAction])] = _LEGAL
     trains: list[dict[str, Any]]
     engine: str
     pile: int
@@ -700,13 +698,8 @@ class MexicanTrainPublic(_Public):
 
 
 class MexicanTrainView(_Seat, MexicanTrainPublic):
-    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[MexicanTrainAction])] = Field(
-        default_factory=list, description=SUGGESTED
-    )
-    hand: list[str] | list[int] = Field(
-        description="this seat's tile codes; at a sealed table (deal sealed) the positions of "
-        "its items in the hand's final deck, whose codes the seat's client learns itself"
-    )
+    suggested_actions: Annotated[_Acts, SchemaOf(list[MexicanTrainAction])] = _SUGGESTED
+    hand: list[str] | list[int] = _TILE_HAND
 
 
 class _CardPublic(_Public):
@@ -722,49 +715,33 @@ class _CardPublic(_Public):
 
 class QahvePublic(_CardPublic):
     game: Literal["qahve"]
-    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[QahveAction])] = Field(
-        description=LEGAL
-    )
+    legal_actions: Annotated[_Acts, SchemaOf(list[QahveAction])] = _LEGAL
     bids: list[int | None]
     tricks_by_seat: list[int]
     hand_sizes: list[int]
 
 
 class QahveView(_Seat, QahvePublic):
-    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[QahveAction])] = Field(
-        default_factory=list, description=SUGGESTED
-    )
-    hand: list[str] | list[int] = Field(
-        description="this seat's card codes; at a sealed table (deal sealed) the positions of "
-        "its items in the hand's final deck, whose codes the seat's client learns itself"
-    )
+    suggested_actions: Annotated[_Acts, SchemaOf(list[QahveAction])] = _SUGGESTED
+    hand: list[str] | list[int] = _CARD_HAND
 
 
 class HokmPublic(_CardPublic):
     game: Literal["hokm"]
-    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[HokmAction])] = Field(
-        description=LEGAL
-    )
+    legal_actions: Annotated[_Acts, SchemaOf(list[HokmAction])] = _LEGAL
     hakem: int
     tricks_by_seat: list[int]
     hand_sizes: list[int]
 
 
 class HokmView(_Seat, HokmPublic):
-    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[HokmAction])] = Field(
-        default_factory=list, description=SUGGESTED
-    )
-    hand: list[str] | list[int] = Field(
-        description="this seat's card codes; at a sealed table (deal sealed) the positions of "
-        "its items in the hand's final deck, whose codes the seat's client learns itself"
-    )
+    suggested_actions: Annotated[_Acts, SchemaOf(list[HokmAction])] = _SUGGESTED
+    hand: list[str] | list[int] = _CARD_HAND
 
 
 class ShelemPublic(_CardPublic):
     game: Literal["shelem"]
-    legal_actions: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemAction])] = Field(
-        description=LEGAL
-    )
+    legal_actions: Annotated[_Acts, SchemaOf(list[ShelemAction])] = _LEGAL
     bids: list[dict[str, Any]]
     bid: int | None
     hakem: int | None
@@ -774,13 +751,8 @@ class ShelemPublic(_CardPublic):
 
 
 class ShelemView(_Seat, ShelemPublic):
-    suggested_actions: Annotated[list[dict[str, Any]], SchemaOf(list[ShelemAction])] = Field(
-        default_factory=list, description=SUGGESTED
-    )
-    hand: list[str] | list[int] = Field(
-        description="this seat's card codes; at a sealed table (deal sealed) the positions of "
-        "its items in the hand's final deck, whose codes the seat's client learns itself"
-    )
+    suggested_actions: Annotated[_Acts, SchemaOf(list[ShelemAction])] = _SUGGESTED
+    hand: list[str] | list[int] = _CARD_HAND
 
 
 class RngPublic(_Public):
@@ -802,28 +774,6 @@ GameView = Annotated[
 # While seating every game's view is the same; after the start it is the game's own. (The
 # outer union is told apart by ``status``: "seating" here, "playing"/"finished" there.)
 StateOut = SeatingView | GameView
-
-PublicState = Annotated[
-    TawlaPublic
-    | MahbusaPublic
-    | IraqiDominoPublic
-    | MexicanTrainPublic
-    | QahvePublic
-    | HokmPublic
-    | ShelemPublic
-    | RngPublic,
-    Field(discriminator="game"),
-]
-PUBLIC_STATES: dict[str, type[_Public]] = {
-    "tawla": TawlaPublic,
-    "mahbusa": MahbusaPublic,
-    "iraqi_domino": IraqiDominoPublic,
-    "mexican_train": MexicanTrainPublic,
-    "qahve": QahvePublic,
-    "hokm": HokmPublic,
-    "shelem": ShelemPublic,
-    "rng": RngPublic,
-}
 
 
 # -- requests -----------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from . import cors, docs_ui, keys, migrate, operations, play
 from .c2sp import LogC2SP, LogShelf
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
-from .errors import HTTP_CODES, ServiceError, error_body, status_of
+from .errors import HTTP_CODES, ServiceError, error_body
 from .logs import PublicLog
 from .matches import MatchService
 from .rng import RngSessions
@@ -292,7 +292,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
 
     @app.exception_handler(ServiceError)
     async def _service_error(request: Request, exc: ServiceError) -> JSONResponse:
-        return error_response(status_of(exc), exc.code, exc.message)
+        return error_response(exc.status, exc.code, exc.message)
 
     @app.exception_handler(StarletteHTTPException)
     async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:

@@ -6,7 +6,7 @@ They are ``async def`` on purpose: they only read attributes, and FastAPI runs a
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
@@ -19,24 +19,13 @@ from .watch import Watch
 _bearer = HTTPBearer(auto_error=False, description="a seat (or session) token")
 
 
-async def get_service(request: Request) -> MatchService:
-    svc: MatchService = request.app.state.service
-    return svc
+def _state(name: str) -> Any:
+    """A dependency that is ``app.state.<name>`` (a service built at start-up)."""
 
+    async def get(request: Request) -> Any:
+        return getattr(request.app.state, name)
 
-async def get_rng(request: Request) -> RngSessions:
-    rng: RngSessions = request.app.state.rng
-    return rng
-
-
-async def get_watch(request: Request) -> Watch:
-    watch: Watch = request.app.state.watch
-    return watch
-
-
-async def get_public_log(request: Request) -> PublicLog:
-    public: PublicLog = request.app.state.public_log
-    return public
+    return Depends(get)
 
 
 async def get_token(
@@ -45,8 +34,8 @@ async def get_token(
     return creds.credentials if creds is not None else None
 
 
-ServiceDep = Annotated[MatchService, Depends(get_service)]
-RngDep = Annotated[RngSessions, Depends(get_rng)]
-WatchDep = Annotated[Watch, Depends(get_watch)]
-PublicLogDep = Annotated[PublicLog, Depends(get_public_log)]
+ServiceDep = Annotated[MatchService, _state("service")]
+RngDep = Annotated[RngSessions, _state("rng")]
+WatchDep = Annotated[Watch, _state("watch")]
+PublicLogDep = Annotated[PublicLog, _state("public_log")]
 TokenDep = Annotated[str | None, Depends(get_token)]

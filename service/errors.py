@@ -1,8 +1,8 @@
 """The service's errors, and the one table that turns them into HTTP responses.
 
 The service layer knows no HTTP: it raises :class:`ServiceError` subclasses (and lets the
-games' and fairness' input errors through :func:`user_errors`). :data:`STATUS` is the only
-place that maps an error class to a status; :func:`error_body` is the documented shape
+games' and fairness' input errors through :func:`user_errors`). Each class's ``status`` is the
+only place that maps it to a status; :func:`error_body` is the documented shape
 ``{"error": {"code", "message"}}``.
 """
 
@@ -41,6 +41,8 @@ class ServiceError(Exception):
     """A request the service refuses; ``code`` is stable, ``message`` is for people."""
 
     default_code: ClassVar[str] = "error"
+    #: the HTTP status it answers (each class's own, in this one module)
+    status: ClassVar[int] = 500
 
     def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(message)
@@ -49,52 +51,40 @@ class ServiceError(Exception):
 
 
 class BadRequest(ServiceError):
-    default_code = "bad_request"
+    default_code, status = "bad_request", 400
 
 
 class Unauthorized(ServiceError):
-    default_code = "unauthorized"
+    default_code, status = "unauthorized", 401
 
 
 class Forbidden(ServiceError):
-    default_code = "forbidden"
+    default_code, status = "forbidden", 403
 
 
 class NotFound(ServiceError):
-    default_code = "not_found"
+    default_code, status = "not_found", 404
 
 
 class Conflict(ServiceError):
     """The request conflicts with the match's state (``code``: stale_version, …)."""
 
-    default_code = "conflict"
+    default_code, status = "conflict", 409
 
 
 class TooLarge(ServiceError):
-    default_code = "body_too_large"
+    default_code, status = "body_too_large", 413
 
 
 class Invalid(ServiceError):
     """A bad value or an action the rules forbid (``code``: illegal_action, …)."""
 
-    default_code = "validation_error"
+    default_code, status = "validation_error", 422
 
 
 class Unavailable(ServiceError):
-    default_code = "unavailable"
+    default_code, status = "unavailable", 503
 
-
-#: The one table: every ServiceError class and its HTTP status.
-STATUS: dict[type[ServiceError], int] = {
-    BadRequest: 400,
-    Unauthorized: 401,
-    Forbidden: 403,
-    NotFound: 404,
-    Conflict: 409,
-    TooLarge: 413,
-    Invalid: 422,
-    Unavailable: 503,
-}
 
 #: The games', fairness' and the log's errors caused by a client's input: the service error and code
 #: each becomes (looked up along the exception's MRO, most specific first).
@@ -125,13 +115,6 @@ HTTP_CODES: dict[int, str] = {
     429: "rate_limited",
     503: "unavailable",
 }
-
-
-def status_of(exc: ServiceError) -> int:
-    for cls in type(exc).__mro__:
-        if cls in STATUS:
-            return STATUS[cls]
-    return 500
 
 
 def translate(exc: Exception) -> ServiceError | None:

@@ -99,18 +99,12 @@ def signer(settings: Settings) -> Signer:
 def log_note_seed(settings: Settings) -> bytes:
     """The 32-byte seed of the log's own Ed25519 note key (it signs checkpoints only):
     ``QAHWA_LOG_KEY``, or the key file beside the signing key, generated on first start."""
-    text = settings.log_key
-    if not text:
-        path = settings.log_key_path
-        if not path.exists():
-            _create_exclusive(path, base64.b64encode(os.urandom(32)).decode("ascii") + "\n")
-        text = _read_nonempty(path)
-    try:
-        seed = base64.b64decode(text.strip(), validate=True)
-    except ValueError:
-        seed = b""
-    if len(seed) != 32:
-        raise RuntimeError("the log note key is not base64 of a 32-byte Ed25519 seed")
+    if not settings.log_key and not settings.log_key_path.exists():
+        _create_exclusive(
+            settings.log_key_path, base64.b64encode(os.urandom(32)).decode("ascii") + "\n"
+        )
+    seed = _configured_log_seed(settings)
+    assert seed is not None  # the key, or the file just made
     return seed
 
 

@@ -17,7 +17,6 @@ from .cli_help import Group
 
 if TYPE_CHECKING:  # imported where used: `qahwa --help` stays quick
     from .db import Database
-    from .errors import ServiceError
     from .settings import Settings
 
 operators_app = Group("operators", help="Operator keys: who may create matches and rng sessions.")
@@ -37,18 +36,18 @@ def _database(database_url: str | None) -> Iterator[tuple[Settings, Database]]:
 
     if database_url:
         os.environ["QAHWA_DATABASE_URL"] = database_url
+    from .errors import ServiceError
+
     settings = Settings()
     db = Database(settings.database_url)
     try:
         migrate.upgrade(db, master_key=lambda: keys.master_key(settings))
         yield settings, db
+    except ServiceError as exc:  # refused: said in one line, exit 1
+        click.echo(f"qahwa: {exc.message}", err=True)
+        raise click.exceptions.Exit(1) from None
     finally:
         db.dispose()
-
-
-def _fail(exc: ServiceError) -> click.exceptions.Exit:
-    click.echo(f"qahwa: {exc.message}", err=True)
-    return click.exceptions.Exit(1)
 
 
 @operators_app.command("add")
@@ -57,13 +56,9 @@ def _fail(exc: ServiceError) -> click.exceptions.Exit:
 def operators_add(name: str, database_url: str | None) -> None:
     """Make a key for NAME; it is printed once, alone on the last line (stored hashed)."""
     from . import operators
-    from .errors import ServiceError
 
     with _database(database_url) as (_, db):
-        try:
-            key = operators.add(db, name)
-        except ServiceError as exc:
-            raise _fail(exc) from None
+        key = operators.add(db, name)
     click.echo(
         f"operator {name!r} added; its key (shown only now, send it as "
         "'Authorization: Bearer <key>'):"
@@ -92,13 +87,9 @@ def operators_list(database_url: str | None) -> None:
 def operators_revoke(name: str, database_url: str | None) -> None:
     """Revoke NAME's key: refused at once by every process on this database."""
     from . import operators
-    from .errors import ServiceError
 
     with _database(database_url) as (_, db):
-        try:
-            operators.revoke(db, name)
-        except ServiceError as exc:
-            raise _fail(exc) from None
+        operators.revoke(db, name)
     click.echo(f"operator {name!r} revoked")
 
 
@@ -130,15 +121,11 @@ def keys_rotate(delay: float, seal: bool, database_url: str | None) -> None:
     from fairness import SecretBox
 
     from . import keys
-    from .errors import ServiceError
 
     with _database(database_url) as (settings, db):
         box = SecretBox(keys.master_key(settings))
-        try:
-            with db.write() as s:
-                new, private, at = keys.rotate(settings, s, box, time.time(), delay, seal=seal)
-        except ServiceError as exc:
-            raise _fail(exc) from None
+        with db.write() as s:
+            new, private, at = keys.rotate(settings, s, box, time.time(), delay, seal=seal)
     click.echo(
         f"signing key {new.key_id} is staged: /v1/keys lists it as next now, it signs from "
         f"{at}, and the keys in force now are retired then (still listed in /v1/keys)."

@@ -25,13 +25,12 @@ from rfc6962 import audit_path, leaf_hash, root
 
 from fairness import (
     PROTOCOL_V2,
+    V2,
     SeedError,
     Signer,
     chain_next,
     chain_start,
     check_roll_value,
-    commitment_v2,
-    new_server_seed_v2,
     public_key_b64,
     seat_sig_message,
     seed_commitment,
@@ -97,7 +96,7 @@ class FakeServer:
         self.owed_since: float | None = None  # when the owing seat was put on turn
         self.signer = Signer.generate()
         self.other = Signer.generate()
-        self.server_seed = new_server_seed_v2()
+        self.server_seed = V2.new_server_seed()
         self.match_id = "m-fake"
         self.sent: list[Sent] = []
         self.leaves: list[bytes] = [canonical_json({"type": "filler", "i": i}) for i in range(5)]
@@ -120,7 +119,7 @@ class FakeServer:
                 "match_id": self.match_id,
                 "game": self.game,
                 "ruleset": canonical_json(self.ruleset).decode(),
-                "commitment": commitment_v2(self.server_seed),
+                "commitment": V2.commitment(self.server_seed),
                 "seats": [{"seat": i, "name": n, "house": False} for i, n in enumerate(self.names)],
                 "created_at": "2026-12-03T09:00:00Z",
             }

@@ -16,12 +16,11 @@ import httpx
 
 from fairness import (
     PROTOCOL_V2,
+    V2,
     Signer,
     chain_next,
     chain_start,
-    commitment_v2,
     load_public_key,
-    match_key_v2,
     new_nonce,
     public_key_b64,
     roll_chain,
@@ -419,7 +418,7 @@ def check_transcript(
     pub = public_key(client, doc)
     verify_record(doc, pub)
     assert doc["protocol"] == PROTOCOL_V2
-    assert commitment_v2(doc["server_seed"]) == doc["commitment"]
+    assert V2.commitment(doc["server_seed"]) == doc["commitment"]
     lock = doc["lock"]
     verify_record(lock, pub)
     for k in ("match_id", "game", "ruleset", "commitment"):
@@ -451,7 +450,7 @@ def check_transcript(
         assert [e["type"] for e in doc["events"]] == ["end"]
         assert doc["events"][0]["reason"] == "no_reveal"
         return None
-    key = match_key_v2(
+    key = V2.match_key(
         doc["server_seed"],
         doc["match_id"],
         doc["game"],

@@ -12,7 +12,6 @@ a new one extends them (a fork otherwise, kept as evidence).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -185,12 +184,6 @@ class HeadState:
         out = d / f"fork-{stamp}-{tag}.json"
         out.write_text(json.dumps(doc, indent=1, sort_keys=True), encoding="utf-8")
         return out
-
-    def seen_db_path(self, server: str) -> Path | None:
-        if self.path is None:
-            return None
-        tag = hashlib.sha256(server.encode()).hexdigest()[:16]
-        return self.path.parent / f"monitor-{tag}.sqlite"
 
 
 # -- talking to a server -------------------------------------------------------------------

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any, TypeGuard
 
-from fairness import signed_protocol
+from fairness import format_time_ms, signed_protocol
 from games.cards import SUIT_SYMBOLS, sort_hand
 from games.deals import (
     cut_deck,
@@ -28,6 +28,18 @@ _ROUND = re.compile(r"^r(\d+)/shuffle$")
 _OPENING = re.compile(r"^g(\d+)/opening/(\d+)(?:\|[0-9a-f]{64})?$")
 _CUT = re.compile(r"^h(\d+)/cut$")
 _ROLL = re.compile(r"^g(\d+)/roll/(\d+)(?:\|(.*))?$")
+
+
+def is_int(v: Any) -> TypeGuard[int]:
+    """A JSON integer (not a bool)."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def when(us: int) -> str:
+    """Microseconds since the epoch as §1's time with milliseconds (and microseconds, when
+    it has them), for messages."""
+    text = format_time_ms(us)
+    return text if us % 1000 == 0 else text[:-1] + f"{us % 1000:03d}Z"
 
 
 def short(value: Any, limit: int = 90) -> str:
@@ -255,7 +267,7 @@ class DrawContext:
         out = {}
         for k in ("dealer", "hakem"):
             v = getattr(engine, k, None)
-            if isinstance(v, int) and not isinstance(v, bool):
+            if is_int(v):
                 out[k] = v
         return out
 
@@ -437,12 +449,6 @@ class DrawContext:
             return f"{label}: {tiles_text(result)}"
         return f"{label}: {cards_text(result, sort=False)}"
 
-    def _first(self, label: str) -> dict[str, Any] | None:
-        for ev, _ in self.entries:
-            if ev.get("label") == label:
-                return ev
-        return None
-
     def _cut_for(self, seq: Any) -> tuple[int | None, bool]:
         """The cut k of the hand whose shuffle is event ``seq`` and whether it was tapped
         (hokm with ``cut``): the first cut or tap action after that shuffle."""
@@ -536,10 +542,6 @@ def result_text(result: dict[str, Any], doc: dict[str, Any]) -> str:
     )
 
 
-def _is_int(v: Any) -> TypeGuard[int]:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 def describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
     """A replay failure as one line naming the event, from the error's ``kind`` and fields
     (never by parsing its message)."""
@@ -547,10 +549,10 @@ def describe_replay_error(exc: ReplayError, events: list[Any]) -> str:
     msg = str(exc)
     if seq is not None:
         msg = msg.removeprefix(f"event {seq}: ")
-    if exc.kind == "seq" and _is_int(seq) and 0 <= seq < len(events):
+    if exc.kind == "seq" and is_int(seq) and 0 <= seq < len(events):
         ev = events[seq]
         got = ev.get("seq") if isinstance(ev, dict) else None
-        if _is_int(got) and got > seq:
+        if is_int(got) and got > seq:
             n = got - seq
             missing = f"event {seq}" if n == 1 else f"events {seq}-{seq + n - 1}"
             return f"{missing} missing (the next event has seq {got})"

@@ -18,7 +18,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeGuard
+from typing import Any
 
 from fairness import (
     PROTOCOL,
@@ -28,7 +28,6 @@ from fairness import (
     canonical_json,
     chain_start,
     commitment,
-    format_time_ms,
     fresh_label,
     loads_strict,
     match_key,
@@ -46,6 +45,7 @@ from games.replay import replay
 from games.sealed_base import SealedGame
 
 from . import render
+from .render import is_int
 
 # The fields of a transcript and their JSON types: qahwa-fair/1 (fairness-v1.md), then /2 (§9).
 REQUIRED_V1: dict[str, type | tuple[type, ...]] = {
@@ -109,10 +109,6 @@ class V2State:
     chain_ok: bool = False
     #: each event's canonical JSON, as the chain hashed it (empty when it was not computed)
     event_json: list[bytes] = field(default_factory=list)
-
-
-def is_int(v: Any) -> TypeGuard[int]:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def missing_field(
@@ -582,13 +578,6 @@ def _plain_event_time(a: Any, days: dict[str, bool]) -> bool:
     return ok
 
 
-def _when(us: int) -> str:
-    """Microseconds since the epoch as §1's time with milliseconds (and microseconds, when
-    it has them), for messages."""
-    text = format_time_ms(us)
-    return text if us % 1000 == 0 else text[:-1] + f"{us % 1000:03d}Z"
-
-
 def check_times(
     rep: Any,
     doc: dict[str, Any],
@@ -650,10 +639,10 @@ def check_times(
             if t < locked:
                 rep.fail(
                     "times",
-                    f"event {i}'s at {a} is before the lock's locked_at {_when(locked)}: "
+                    f"event {i}'s at {a} is before the lock's locked_at {render.when(locked)}: "
                     "times never decrease along the chain",
                     seq=i,
-                    expected=f"at or after {_when(locked)}",
+                    expected=f"at or after {render.when(locked)}",
                     found=a,
                 )
                 return
@@ -684,9 +673,9 @@ def check_times(
                 unchecked.append(f"event {n} (event {n - 1} carries no time)")
                 continue
             since = parse_time_us(events[n - 1]["at"], event=True)
-            from_what = f"event {n - 1}'s at {_when(since)}"
+            from_what = f"event {n - 1}'s at {render.when(since)}"
         else:
-            since, from_what = locked, f"the lock's locked_at {_when(locked)}"
+            since, from_what = locked, f"the lock's locked_at {render.when(locked)}"
         seat = ev.get("seat")
         if turns is not None:
             after, start = turns
@@ -705,15 +694,15 @@ def check_times(
             early = (due - t_end) / 1_000_000
             rep.fail(
                 "times",
-                f"event {n}: seat {seat}'s timeout at {_when(t_end)} is {early:g} s before its "
-                f"deadline {_when(due)} ({from_what} + turn_seconds {turn_s} s): signed proof "
+                f"event {n}: seat {seat}'s timeout at {render.when(t_end)} is {early:g} s before its "
+                f"deadline {render.when(due)} ({from_what} + turn_seconds {turn_s} s): signed proof "
                 "that the server declared the timeout early",
                 seq=n,
-                expected=f"at or after {_when(due)}",
+                expected=f"at or after {render.when(due)}",
                 found=ev.get("at"),
             )
             return
-        notes.append(f"seat {seat}'s timeout at {_when(t_end)}, deadline {_when(due)}")
+        notes.append(f"seat {seat}'s timeout at {render.when(t_end)}, deadline {render.when(due)}")
     n_timed = len(events) - first
     head = (
         f"{n_timed} event time(s) in order from the lock's locked_at"

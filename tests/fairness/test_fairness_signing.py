@@ -6,7 +6,6 @@ import base64
 import copy
 import hashlib
 import json
-import os
 import stat
 from pathlib import Path
 from typing import Any
@@ -209,22 +208,6 @@ def test_load_errors(tmp_path: Path) -> None:
         Signer.load(tmp_path / "x25519.pem")
     with pytest.raises(KeyFileError):
         Signer.load(tmp_path)  # a directory
-
-
-def test_from_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    signer = Signer.generate()
-    monkeypatch.delenv("QAHWA_SIGNING_KEY", raising=False)
-    assert Signer.from_env() is None
-    monkeypatch.setenv("QAHWA_SIGNING_KEY", signer.private_b64())
-    loaded = Signer.from_env()
-    assert loaded is not None and loaded.key_id == signer.key_id
-    monkeypatch.setenv("OTHER_KEY", " " + signer.private_b64() + "\n")
-    other = Signer.from_env("OTHER_KEY")
-    assert other is not None and other.key_id == signer.key_id
-    monkeypatch.setenv("QAHWA_SIGNING_KEY", "not-a-key")
-    with pytest.raises(KeyFileError):
-        Signer.from_env()
-    assert os.environ["QAHWA_SIGNING_KEY"] == "not-a-key"
 
 
 # -- secret box ------------------------------------------------------------------------------

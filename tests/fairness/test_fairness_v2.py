@@ -165,8 +165,8 @@ def test_vector_file_is_the_spec_page() -> None:
 @pytest.mark.parametrize("impl", IMPLS)
 def test_commitments(impl: str) -> None:
     if impl == "ours":
-        assert fairness.commitment_v2(SEED) == V["commitment"]
-        assert fairness.commitment_v2(V["server_seed"]) == V["commitment"]
+        assert fairness.V2.commitment(SEED) == V["commitment"]
+        assert fairness.V2.commitment(V["server_seed"]) == V["commitment"]
     else:
         assert r_commitment(SEED) == V["commitment"]
     for s in V["seats"]:
@@ -181,7 +181,7 @@ def test_commitments(impl: str) -> None:
 
 def _key(impl: str) -> bytes:
     if impl == "ours":
-        return fairness.match_key_v2(
+        return fairness.V2.match_key(
             V["server_seed"],
             V["match_id"],
             V["game"],
@@ -344,9 +344,9 @@ def test_seed_commitment_matches_reference(match_id: str, seat: int, nonce: byte
 def test_match_key_matches_reference(
     seed: bytes, match_id: str, game: str, ruleset: str, seats: list[tuple[str, bytes]]
 ) -> None:
-    ours = fairness.match_key_v2(seed, match_id, game, ruleset, seats)
+    ours = fairness.V2.match_key(seed, match_id, game, ruleset, seats)
     assert ours == r_key(seed, match_id, game, ruleset, seats)
-    assert fairness.commitment_v2(seed) == r_commitment(seed)
+    assert fairness.V2.commitment(seed) == r_commitment(seed)
 
 
 @settings(max_examples=60, deadline=None)

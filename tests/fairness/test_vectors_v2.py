@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fairness import fresh_label, match_key_v2, roll_chain
+from fairness import V2, fresh_label, roll_chain
 from games.base import Chance, Engine, MatchContext
 from games.registry import engine_class
 
@@ -38,7 +38,7 @@ SOURCE = (
 
 
 def spec_key() -> bytes:
-    k = match_key_v2(SPEC_SEED, "m-0002", "tawla", '{"cube":true,"match_length":5}', SPEC_SEATS)
+    k = V2.match_key(SPEC_SEED, "m-0002", "tawla", '{"cube":true,"match_length":5}', SPEC_SEATS)
     assert k.hex() == SPEC_K
     return k
 

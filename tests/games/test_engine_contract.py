@@ -37,10 +37,10 @@ from support import examples
 from fairness import (
     PROTOCOL,
     PROTOCOL_V2,
+    V2,
     StreamKey,
     canonical_ruleset,
     match_key,
-    match_key_v2,
     roll_chain,
 )
 from games import GAME_IDS
@@ -193,7 +193,7 @@ def play(game: str, ruleset: dict[str, Any], seed: int, protocol: str = PROTOCOL
             [f"c{s}-{seed}" for s in range(n)],
         )
     else:
-        key = match_key_v2(
+        key = V2.match_key(
             random.Random(seed).randbytes(64),
             match_id,
             game,
@@ -336,7 +336,7 @@ def test_sealed_matches_keep_the_contract(game: str, ruleset: dict[str, Any]) ->
     parsed = cls.parse_ruleset(raw)
     n = cls.seat_count(parsed)
     ctx = MatchContext(f"contract-sealed-{game}", house=(n - 1,))
-    key = match_key_v2(
+    key = V2.match_key(
         bytes(64),
         ctx.match_id,
         game,

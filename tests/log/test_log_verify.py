@@ -367,7 +367,7 @@ def lock(
     house: tuple[bool, ...] = (False, False),
     game: str = "tawla",
 ) -> dict[str, Any]:
-    from fairness import PROTOCOL_V2, commitment_v2
+    from fairness import PROTOCOL_V2, V2
 
     return {
         "type": "lock",
@@ -375,7 +375,7 @@ def lock(
         "match_id": mid,
         "game": game,
         "ruleset": "{}",
-        "commitment": commitment_v2(seed),
+        "commitment": V2.commitment(seed),
         "seats": [
             {
                 "seat": i,

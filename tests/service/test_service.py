@@ -27,7 +27,7 @@ from http_play import (
 from live_server import LiveServer
 
 import tlog
-from fairness import canonical_json, chain_start, commitment_v2, verify_record
+from fairness import V2, canonical_json, chain_start, verify_record
 from games.registry import engine_class
 from service.matches import MatchService
 from tlog import root_from_inclusion
@@ -99,7 +99,7 @@ def test_full_match_over_http(client: httpx.Client, game: str) -> None:
     assert r.status_code == 200
     doc = r.json()
     assert doc["match_id"] == mid and doc["game"] == game
-    assert doc["commitment"] == info["commitment"] == commitment_v2(doc["server_seed"])
+    assert doc["commitment"] == info["commitment"] == V2.commitment(doc["server_seed"])
     assert len(doc["server_seed"]) == 128
     assert [s["client_seed"] for s in doc["seats"]] == [f"s3-{i}" for i in range(len(doc["seats"]))]
     assert doc["lock"] == seats[0].lock and doc["lock_index"] == info["lock_index"]

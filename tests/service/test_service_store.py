@@ -14,7 +14,7 @@ from http_play import GAMES, short_ruleset
 from sqlalchemy import text
 from support import commit_all, reveal_all
 
-from fairness import PROTOCOL_V2, SecretBox, Signer, match_key_v2
+from fairness import PROTOCOL_V2, V2, SecretBox, Signer
 from games import ReplayError, engine_class
 from games.replay import replay
 from service import migrate
@@ -141,7 +141,7 @@ def test_catch_up_refuses_a_log_that_disagrees(tmp_path: Path) -> None:
     ruleset = public["ruleset"]
     with svc.db.connect(write=False) as c, svc.store.read(mid, kind="match") as tx:
         events = svc.store.events_after(c, mid, before=2**31 - 1)
-        key = match_key_v2(
+        key = V2.match_key(
             svc.store.server_seed(c, mid),
             mid,
             "tawla",

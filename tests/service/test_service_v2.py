@@ -24,7 +24,7 @@ from http_play import (
 from live_server import LiveServer
 from support import untimed
 
-from fairness import Signer, chain_head, match_key_v2, seat_sig_message, verify_record
+from fairness import V2, Signer, chain_head, seat_sig_message, verify_record
 from games.base import MatchContext
 from games.registry import engine_class
 from games.replay import replay
@@ -497,7 +497,7 @@ def test_receipts_catch_a_rewritten_match(
     forged["events"] = doc["events"][:cut] + [
         {"seq": cut, "type": "end", "reason": "resigned", "seat": 1}
     ]
-    key = match_key_v2(
+    key = V2.match_key(
         doc["server_seed"],
         doc["match_id"],
         "tawla",

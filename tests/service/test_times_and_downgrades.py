@@ -22,9 +22,9 @@ from support import made_up_v1
 
 from fairness import (
     PROTOCOL_V2,
+    V2,
     chain_head,
     format_time_ms,
-    match_key_v2,
     parse_time_us,
 )
 from games.base import MatchContext
@@ -138,7 +138,7 @@ def forge_timeout(doc: dict[str, Any], svc: MatchService, *, early_us: int) -> d
     it), the result replayed, chained and re-signed with the operator's key."""
     cls = engine_class(doc["game"])
     pairs = [(s["client_seed"], s["nonce"]) for s in doc["seats"]]
-    key = match_key_v2(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"], pairs)
+    key = V2.match_key(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"], pairs)
     ctx = MatchContext(doc["match_id"], tuple(s["roll_chain"] for s in doc["lock"]["seats"]))
     n = len(doc["events"]) // 2
     while doc["events"][n]["type"] != "action":

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner, Result
 from test_verify_cli_helpers import SIGNER, full_match, keys_doc
 
-from fairness import PROTOCOL, PROTOCOL_V2, match_key, match_key_v2
+from fairness import PROTOCOL, PROTOCOL_V2, V2, match_key
 from games.registry import engine_class
 from games.replay import replay
 from games.transcript import simulate_match
@@ -210,7 +210,7 @@ def _engine_first_hands(doc: dict[str, Any]) -> list[list[str]]:
     cls = engine_class(doc["game"])
     seats = doc["seats"]
     if doc["protocol"] == PROTOCOL_V2:
-        key = match_key_v2(
+        key = V2.match_key(
             doc["server_seed"],
             doc["match_id"],
             doc["game"],

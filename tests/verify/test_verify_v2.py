@@ -22,11 +22,11 @@ from test_verify_cli_helpers import (
 
 from fairness import (
     PROTOCOL_V2,
+    V2,
     Signer,
     Stream,
     chain_head,
     format_time_ms,
-    match_key_v2,
     parse_time_us,
     public_key_b64,
     seed_commitment,
@@ -135,7 +135,7 @@ def _ended(doc: dict[str, Any], n_events: int, reason: str) -> dict[str, Any]:
     timeout of the seat that owes the next step, or expiry), chained and signed."""
     cls = engine_class(doc["game"])
     pairs = [(s["client_seed"], s["nonce"]) for s in doc["seats"]]
-    key = match_key_v2(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"], pairs)
+    key = V2.match_key(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"], pairs)
     from games.base import MatchContext
 
     ctx = MatchContext(doc["match_id"], tuple(s["roll_chain"] for s in doc["lock"]["seats"]))
@@ -315,7 +315,7 @@ def test_a_roll_drawn_without_fresh_values_fails() -> None:
     del doc["events"][i - 2 : i]  # the two values
     ev["label"] = ev["label"].split("|")[0]
     pairs = [(s["client_seed"], s["nonce"]) for s in doc["seats"]]
-    key = match_key_v2(doc["server_seed"], doc["match_id"], "tawla", doc["ruleset"], pairs)
+    key = V2.match_key(doc["server_seed"], doc["match_id"], "tawla", doc["ruleset"], pairs)
     ev["result"] = Stream(key, ev["label"]).dice(2, 6)
     f = first(rechain(doc))
     assert f["check"] == "fresh rolls" and "must be fresh" in f["message"]
@@ -378,7 +378,7 @@ def _other_rng_draw(doc: dict[str, Any]) -> int:
     act["sides"] = 7 if act.get("sides", 6) != 7 else 8
     ev = doc["events"][i + 1]
     pairs = [(s["client_seed"], s["nonce"]) for s in doc["seats"]]
-    key = match_key_v2(doc["server_seed"], doc["match_id"], "rng", doc["ruleset"], pairs)
+    key = V2.match_key(doc["server_seed"], doc["match_id"], "rng", doc["ruleset"], pairs)
     ev["args"] = {"count": act.get("count", 1), "sides": act["sides"]}
     ev["result"] = Stream(key, ev["label"]).dice(act.get("count", 1), act["sides"])
     return i

@@ -160,47 +160,23 @@ def certify(
 
 
 F = TypeVar("F", bound=Callable[..., Any])
+_SIZE_HELP = {
+    "dice": "Dice to roll (two per roll, a multiple of 4).",
+    "decks": "Decks of 52 to shuffle.",
+    "tiles": "Shuffles of 28 tiles and of 91 tiles, and Mexican Train deals (each).",
+    "lots": "Draws per lot test (first hakem per table size, dealer lots, uniform(n)).",
+    "words": "Raw 32-bit words for the bit and byte frequency tests.",
+}
 _SIZE_OPTIONS = [
     click.option(
-        "--dice",
+        f"--{name}",
         type=int,
-        default=Sizes.dice,
+        default=getattr(Sizes, name),
         show_default=True,
         metavar="N",
-        help="Dice to roll (two per roll, a multiple of 4).",
-    ),
-    click.option(
-        "--decks",
-        type=int,
-        default=Sizes.decks,
-        show_default=True,
-        metavar="N",
-        help="Decks of 52 to shuffle.",
-    ),
-    click.option(
-        "--tiles",
-        type=int,
-        default=Sizes.tiles,
-        show_default=True,
-        metavar="N",
-        help="Shuffles of 28 tiles and of 91 tiles, and Mexican Train deals (each).",
-    ),
-    click.option(
-        "--lots",
-        type=int,
-        default=Sizes.lots,
-        show_default=True,
-        metavar="N",
-        help="Draws per lot test (first hakem per table size, dealer lots, uniform(n)).",
-    ),
-    click.option(
-        "--words",
-        type=int,
-        default=Sizes.words,
-        show_default=True,
-        metavar="N",
-        help="Raw 32-bit words for the bit and byte frequency tests.",
-    ),
+        help=text,
+    )
+    for name, text in _SIZE_HELP.items()
 ]
 
 
@@ -298,18 +274,24 @@ def main(
 
 def run(argv: list[str] | None = None) -> int:
     """The console script: click's parsing, with exit 2 for every unusable input."""
+    return run_command(main, argv, "qahwa-certify", "qahwa-certify")
+
+
+def run_command(command: click.Command, argv: list[str] | None, prog: str, me: str) -> int:
+    """Run ``command`` as a console script named ``prog``: its exit code, 2 for every
+    unusable input (a usage error or :class:`Unusable`, said as ``me: error: …``)."""
     try:
-        rv = main.main(args=argv, prog_name="qahwa-certify", standalone_mode=False)
+        rv = command.main(args=argv, prog_name=prog, standalone_mode=False)
     except click.exceptions.Exit as exc:
         return exc.exit_code
     except click.UsageError as exc:
-        click.echo(f"qahwa-certify: error: {exc.format_message()}", err=True)
+        click.echo(f"{me}: error: {exc.format_message()}", err=True)
         return 2
     except Unusable as exc:
-        click.echo(f"qahwa-certify: error: {exc}", err=True)
+        click.echo(f"{me}: error: {exc}", err=True)
         return 2
     except click.Abort:
-        click.echo("qahwa-certify: aborted", err=True)
+        click.echo(f"{me}: aborted", err=True)
         return 130
     return rv if isinstance(rv, int) else 0
 

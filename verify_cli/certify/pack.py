@@ -24,7 +24,7 @@ from typing import Any
 
 import click
 
-from .cli import Unusable, certify, dump_raw, size_options, sizes_from
+from .cli import Unusable, certify, dump_raw, run_command, size_options, sizes_from
 
 #: dieharder tests that run in seconds to a minute each on a file (dieharder -l lists all)
 DIEHARDER_TESTS = (0, 1, 2, 3, 4, 8, 9, 10, 11, 12, 13, 15, 16, 100, 101, 102)
@@ -145,19 +145,7 @@ def main(out: str, nbytes: int, seed: str | None, dieharder_tests: str, **sizes:
 
 
 def run(argv: list[str] | None = None) -> int:
-    try:
-        rv = main.main(
-            args=argv, prog_name="python -m verify_cli.certify.pack", standalone_mode=False
-        )
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except click.UsageError as exc:
-        click.echo(f"pack: error: {exc.format_message()}", err=True)
-        return 2
-    except Unusable as exc:
-        click.echo(f"pack: error: {exc}", err=True)
-        return 2
-    return rv if isinstance(rv, int) else 0
+    return run_command(main, argv, "python -m verify_cli.certify.pack", "pack")
 
 
 if __name__ == "__main__":

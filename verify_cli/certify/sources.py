@@ -69,10 +69,6 @@ class WordStream:
         self.i = 0
 
     @property
-    def words_left(self) -> int:
-        return len(self.words) - self.i
-
-    @property
     def words_read(self) -> int:
         return self.i
 
