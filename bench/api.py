@@ -476,21 +476,15 @@ def load(
     done = [0, 0, 0, 0]
     t_start = time.monotonic() + WARMUP
     t_end = t_start + seconds
-    threads = [
-        threading.Thread(
-            target=_player,
-            args=(
-                [urls[i % len(urls)]] if sticky else urls,
-                game,
-                (3000 if sticky else 1000) + i,
-                t_start,
-                t_end,
-                lat,
-                done,
-            ),
+    seed0 = 3000 if sticky else 1000
+
+    def player(i: int) -> threading.Thread:
+        mine = [urls[i % len(urls)]] if sticky else urls
+        return threading.Thread(
+            target=_player, args=(mine, game, seed0 + i, t_start, t_end, lat, done)
         )
-        for i in range(CLIENTS)
-    ]
+
+    threads = [player(i) for i in range(CLIENTS)]
     for t in threads:
         t.start()
     time.sleep(max(0.0, t_start - time.monotonic()))

@@ -12,7 +12,6 @@ from support import all_views, assert_defaults, fresh_engine, refuses_unlisted, 
 
 from fairness import Stream, tiles
 from games import errors
-from games.base import Chance
 from games.iraqi_domino import IraqiDominoEngine, round_to_nearest
 from games.tiles import check_tile_code
 
@@ -98,9 +97,8 @@ def test_teams_only_with_four() -> None:
 
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['ruleset']['players']}p")
 def test_vector_deal(case: dict[str, Any]) -> None:
-    chance = Chance(K)
-    eng = IraqiDominoEngine(IraqiDominoEngine.parse_ruleset(case["ruleset"]), chance)
-    events = chance.take_events()
+    eng = fresh_engine(IraqiDominoEngine, K, **case["ruleset"])
+    events = eng.chance.take_events()
     assert [e["label"] for e in events] == [VECTORS["label"]]
     assert events[0]["kind"] == "shuffle"
     assert events[0]["result"][:7] == VECTORS["shuffle_first"]

@@ -11,7 +11,6 @@ from support import all_views, assert_defaults, fresh_engine, refuses_unlisted, 
 
 from fairness import parse_items, tiles
 from games import errors
-from games.base import Chance
 from games.mexican_train import MexicanTrainEngine, engine_number, hand_size
 from games.tiles import check_tile_code
 
@@ -93,9 +92,8 @@ def test_engines_and_hand_sizes() -> None:
 
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['ruleset']['players']}p")
 def test_vector_deal(case: dict[str, Any]) -> None:
-    chance = Chance(K)
-    eng = MexicanTrainEngine(MexicanTrainEngine.parse_ruleset(case["ruleset"]), chance)
-    events = chance.take_events()
+    eng = fresh_engine(MexicanTrainEngine, K, **case["ruleset"])
+    events = eng.chance.take_events()
     assert [e["label"] for e in events] == [VECTORS["label"]]
     result = events[0]["result"]
     assert result[:15] == VECTORS["shuffle_first"]
