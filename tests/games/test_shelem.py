@@ -101,12 +101,15 @@ def play_tricks(e: ShelemEngine, tricks: list[list[tuple[int, str]]]) -> None:
             e.apply(seat, {"type": "play", "card": card})
 
 
-# The four-suit plan: trump spades (first lead), each suit's first trick holds its 5, T and A.
-def plan_of(winners: Sequence[int]) -> list[tuple[str, int, str]]:
+# The four-suit plan: trump spades (first lead), each suit's first trick holds its 5, T and A
+# (or the point ranks ``firsts`` names, suit by suit).
+def plan_of(
+    winners: Sequence[int], firsts: Sequence[str] = ("5TA",) * 4
+) -> list[tuple[str, int, str]]:
     out = []
     for i, w in enumerate(winners):
         s = "SHDC"[i // 3]
-        out.append((s, w, "5TA" if i % 3 == 0 else ""))
+        out.append((s, w, firsts[i // 3] if i % 3 == 0 else ""))
     return out
 
 
@@ -305,20 +308,7 @@ def test_all_tricks_but_not_shelem_when_one_is_lost() -> None:
 def test_discard_counts_as_a_trick_with_its_points() -> None:
     # the discard holds 5S, TH, AD and 2C = 25 points; the kitty dealt was other cards
     discard = ["5S", "TH", "AD", "2C"]
-    plan = [
-        ("S", 2, "TA"),
-        ("S", 0, ""),
-        ("S", 1, ""),
-        ("H", 1, "5A"),
-        ("H", 3, ""),
-        ("H", 3, ""),
-        ("D", 3, "5T"),
-        ("D", 0, ""),
-        ("D", 2, ""),
-        ("C", 2, "5TA"),
-        ("C", 2, ""),
-        ("C", 1, ""),
-    ]
+    plan = plan_of([2, 0, 1, 1, 3, 3, 3, 0, 2, 2, 2, 1], firsts=("TA", "5A", "5T", "5TA"))
     deck, tricks, hands = build_hand(3, 0, plan, discard, kitty_from_play=True)
     kitty = deck[36:40]
     assert not set(discard) & set(kitty) and set(discard) <= set(hands[0])
