@@ -32,6 +32,7 @@ from fairness import PROTOCOL_V3, V2, FairProtocol
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_backend import SealedStepError, get_backend
+from .tricks import Trick, follow_reason
 
 #: the deal steps a seat owes (fairness-v3 §9a)
 STEPS = ("key", "shuffle", "share", "open", "reveal_key")
@@ -485,6 +486,64 @@ class SealedGame(Engine):
         return super().redact(event)
 
 
+class SealedTricks(SealedGame):
+    """The deal of a sealed trick game (``games/sealed_<game>.py`` for hokm, shelem and
+    qahve), mixed in before the game's engine: every play is recorded with the items its seat
+    held, and following suit (with the game's own rules over a hand, :meth:`_broke`) is
+    checked once the hand's keys are revealed."""
+
+    trick: Trick
+    #: (seat, item, led suit, the items the seat held then, the tricks done then) of every
+    #: play of the hand
+    plays: list[tuple[int, int, str | None, tuple[int, ...], int]]
+
+    def _play_card(self, seat: int, action: Action, card: str) -> None:
+        """The play of the item the action opens to ``card``: checked, committed, recorded."""
+        done = len(self.plays) // self.n_seats
+        item, held = self._play_item(seat, action, card)
+        self.plays.append((seat, item, self.trick.led, held, done))
+
+    def _breach(self, codes: Sequence[str]) -> int | None:
+        """The first play that did not follow suit when the seat held the suit led."""
+        for seat, item, led, held, done in self.plays:
+            hand = [codes[i] for i in held]
+            if self._broke(hand, codes[item], done) or follow_reason(hand, codes[item], led):
+                return seat
+        return None
+
+    def _broke(self, hand: list[str], card: str, done: int) -> bool:
+        """Whether playing ``card`` from ``hand`` after ``done`` tricks broke a rule of the
+        game's own over a hidden hand (beyond following suit)."""
+        return False
+
+    def _discarded(self, action: Action, size: int | None) -> list[int]:
+        """The items a ``{"type": "discard", "items": […]}`` lays away, checked as item
+        positions, each once (``size``: how many the list must name, if the game says)."""
+        only_keys(action, "items")
+        raw = action.get("items")
+        if not isinstance(raw, list) or (size is not None and len(raw) != size):
+            count = "" if size is None else f"{size} "
+            raise MalformedActionError(f"'items' must be a list of {count}item positions")
+        items = [parse_item(i, len(self._hand().items), "an item of 'items'") for i in raw]
+        if len(set(items)) != len(items):
+            raise MalformedActionError("'items' names the same item twice")
+        return items
+
+    def _lay_away_items(self, seat: int, items: list[int]) -> None:
+        """The discarded items (checked) leave the seat's hand, still sealed."""
+        missing = [i for i in items if str(i) not in self.hands[seat]]
+        if missing:
+            raise IllegalActionError(f"not in your hand: items {missing}")
+        self._lay_away(seat, [str(i) for i in items])  # type: ignore[attr-defined]
+
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        out = super()._view(None)  # type: ignore[safe-super]
+        out["led"] = self.trick.led
+        if seat is not None:
+            out["hand"] = list(self._held(seat))
+        return out
+
+
 class SealedTiles(SealedGame):
     """The deal of a sealed domino game (``games/sealed_<game>.py`` for iraqi_domino and
     mexican_train), mixed in before the game's engine: each round's tiles are dealt as
@@ -565,6 +624,7 @@ __all__ = [
     "SealedGame",
     "SealedHand",
     "SealedTiles",
+    "SealedTricks",
     "b64",
     "parse_b64",
     "parse_hex",
