@@ -59,7 +59,6 @@ for _name in (
     "crypto_core_ristretto255_scalar_reduce",
     "crypto_core_ristretto255_scalar_add",
     "crypto_core_ristretto255_scalar_mul",
-    "crypto_core_ristretto255_scalar_negate",
     "crypto_scalarmult_ristretto255",
     "crypto_scalarmult_ristretto255_base",
 ):
@@ -73,7 +72,6 @@ _srandom = _lib.crypto_core_ristretto255_scalar_random
 _sreduce = _lib.crypto_core_ristretto255_scalar_reduce
 _sadd = _lib.crypto_core_ristretto255_scalar_add
 _smul = _lib.crypto_core_ristretto255_scalar_mul
-_sneg = _lib.crypto_core_ristretto255_scalar_negate
 _mul = _lib.crypto_scalarmult_ristretto255
 _mul_base = _lib.crypto_scalarmult_ristretto255_base
 _buf = ctypes.create_string_buffer
@@ -215,10 +213,6 @@ def s_add(a: bytes, b: bytes) -> bytes:
 
 def s_mul(a: bytes, b: bytes) -> bytes:
     return _call(_smul, a, b)
-
-
-def s_neg(a: bytes) -> bytes:
-    return _call(_sneg, a)
 
 
 def s_muladd(a: bytes, b: bytes, c: bytes) -> bytes:

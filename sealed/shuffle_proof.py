@@ -29,7 +29,6 @@ from .group import (
     s_add,
     s_mul,
     s_muladd,
-    s_neg,
     scalar,
     sub,
     to_int,
@@ -215,9 +214,8 @@ def shuffle(
     t3 = base(w3)
     for i in range(n):
         t3 = add(t3, mul(wp[i], hs[i]))
-    negw4 = s_neg(w4)
-    t4A = base(negw4)
-    t4B = mul(negw4, P)
+    t4A = sub(IDENTITY, base(w4))  # −ω4·G
+    t4B = sub(IDENTITY, mul(w4, P))  # −ω4·P
     for i in range(n):
         t4A = add(t4A, mul(wp[i], deck_out[i].A))
         t4B = add(t4B, mul(wp[i], deck_out[i].B))
