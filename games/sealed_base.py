@@ -78,6 +78,13 @@ class SealedHand:
     def item(self, i: int) -> bytes:
         return self.deck[64 * i : 64 * i + 64]
 
+    def add_share(self, item: int, seat: int, share: bytes, proof: bytes) -> None:
+        """A share (verified) of ``item`` by ``seat``, kept and recorded."""
+        self.shares.setdefault(item, {})[seat] = share
+        self.record["shares"].append(
+            {"item": item, "seat": seat, "share": share.hex(), "proof": proof.hex()}
+        )
+
 
 def parse_hex(v: Any, size: int, what: str) -> bytes:
     if not isinstance(v, str):
@@ -249,19 +256,9 @@ class SealedGame(Engine):
 
     def _commit_open(self, seat: int, item: int, code: str, share: bytes, proof: bytes) -> None:
         hand = self._hand()
-        hand.shares.setdefault(item, {})[seat] = share
+        hand.add_share(item, seat, share, proof)
         hand.opened[item] = code
-        hand.record["shares"].append(
-            {"item": item, "seat": seat, "share": share.hex(), "proof": proof.hex()}
-        )
         hand.record["openings"].append({"item": item, "seat": seat, "code": code})
-
-    def _open_action(self, seat: int, action: Action, code: str) -> int:
-        """Check and commit the opening an action carries; returns the item (the caller has
-        checked everything else the action needs before)."""
-        item, share = self._check_open(seat, action, code)
-        self._commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
-        return item
 
     def _held(self, seat: int) -> tuple[int, ...]:
         """The items in the seat's hand (``self.hands`` holds item positions), in order."""
@@ -398,10 +395,7 @@ class SealedGame(Engine):
                 be.verify_share(ctx, self._keys()[seat], hand.item(i), d, p)
                 parsed.append((i, d, p))
             for i, d, p in parsed:
-                hand.shares.setdefault(i, {})[seat] = d
-                hand.record["shares"].append(
-                    {"item": i, "seat": seat, "share": d.hex(), "proof": p.hex()}
-                )
+                hand.add_share(i, seat, d, p)
         elif step == "open":
             only_keys(action, "step", "item", "code", "share", "proof")
             code = action.get("code")
@@ -411,7 +405,8 @@ class SealedGame(Engine):
                 raise IllegalActionError(
                     f"seat {seat} owes the opening of items {list(owed.items)}"
                 )
-            item = self._open_action(seat, action, code)
+            item, share = self._check_open(seat, action, code)
+            self._commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
             self._opened(seat, item, code)
         else:  # reveal_key
             only_keys(action, "step", "secret")
