@@ -369,3 +369,43 @@ def test_any_flipped_bit_of_a_shuffle_or_a_share_is_refused(
     """One bit of the shuffle's deck or proof, or of a share or its proof."""
     field = "proof" if proof else ("deck" if step == "shuffle" else "share")
     _refused_unchanged(step, field, at, bit)
+
+
+# -- the seat's own checks (sealed/seat.py) ----------------------------------------------------
+def test_a_seat_learns_its_hand_from_the_log_and_refuses_a_forged_step() -> None:
+    """The client's seat (sealed.seat.SealedSeat with the client's errors) checks every key,
+    shuffle and share in the log before it relies on them: from an honest log it learns the
+    same hand as the simulated seat that holds its key; a log with one shuffle proof changed
+    is refused, and so is a view whose deck is not the log's."""
+    from qahwa_client.errors import ClientError
+    from qahwa_client.sealed import SealedSeat, SealedStepRefused
+
+    cls = engine_for("hokm", {"deal": "sealed"})
+    e = cls(cls.parse_ruleset({"deal": "sealed"}), Chance(bytes(range(64))), MatchContext("log"))
+    seats = [SimSeat(s, "log") for s in range(4)]
+    events: list[dict[str, Any]] = []
+    while e.owed:  # keys, shuffles and the shares of the first five cards of every seat
+        seat = e.turn
+        assert seat is not None
+        action = seats[seat].act(e.view(seat))
+        events += [{"seq": len(events), **ev} for ev in e.apply(seat, action)]  # type: ignore[arg-type]
+    raw = e.view(0)
+    side = seats[0].side
+    assert side is not None
+    honest = SealedSeat("log", 0, side.keys)
+    honest.take_events(events, raw["sealed"])
+    hand = honest.view(dict(raw))["hand"]
+    side.adopt(raw["sealed"])  # the simulated seat takes the engine's state as it is
+    assert len(hand) == 5 and hand == side.view(dict(raw))["hand"]
+    forged = copy.deepcopy(events)
+    shuffle = next(ev for ev in forged if ev["action"].get("step") == "shuffle")
+    proof = bytearray(base64.b64decode(shuffle["action"]["proof"]))
+    proof[-40] ^= 1
+    shuffle["action"]["proof"] = base64.b64encode(bytes(proof)).decode("ascii")
+    with pytest.raises(SealedStepRefused, match="shuffle step in the log does not verify"):
+        SealedSeat("log", 0, side.keys).take_events(forged, raw["sealed"])
+    other = copy.deepcopy(raw)
+    other["sealed"]["deck"] = e.view(None)["sealed"]["deck"][::-1]
+    with pytest.raises(SealedStepRefused, match="the view's deck is not the log's"):
+        honest.view(other)
+    assert issubclass(SealedStepRefused, ClientError)
