@@ -301,6 +301,13 @@ export class Client {
     throw new Unanswered(`${method} ${path}: no answer after ${retries + 1} ${copies} (${problem})`);
   }
 
+  /** ``GET path``'s answer, a JSON object. */
+  async getObject(path: string, token?: string): Promise<Obj> {
+    const doc = await this.request("GET", path, token === undefined ? {} : { token });
+    if (!isObj(doc)) throw new ClientError(`GET ${path}: not a JSON object`);
+    return doc;
+  }
+
   /** A read (GET) or an idempotent call; resent after a transport error, 5xx or 429. */
   async request(method: string, path: string, opts: { token?: string; body?: unknown; text?: boolean } = {}): Promise<unknown> {
     const body = opts.body === undefined ? undefined : canonical(opts.body);
@@ -341,11 +348,7 @@ export class Client {
   }
 
   async keys(): Promise<KeysOut> {
-    if (this.keysDoc === null) {
-      const doc = await this.request("GET", "/v1/keys");
-      if (!isObj(doc)) throw new ClientError("GET /v1/keys did not answer a JSON object");
-      this.keysDoc = doc;
-    }
+    if (this.keysDoc === null) this.keysDoc = await this.getObject("/v1/keys");
     return this.keysDoc as KeysOut;
   }
 
@@ -513,15 +516,11 @@ export class Client {
   }
 
   async match(matchId: string): Promise<Obj> {
-    const doc = await this.request("GET", `/v1/matches/${matchId}`);
-    if (!isObj(doc)) throw new ClientError(`GET /v1/matches/${matchId}: not a JSON object`);
-    return doc;
+    return this.getObject(`/v1/matches/${matchId}`);
   }
 
   async transcript(matchId: string): Promise<Obj> {
-    const doc = await this.request("GET", `/v1/matches/${matchId}/transcript`);
-    if (!isObj(doc)) throw new ClientError(`GET /v1/matches/${matchId}/transcript: not a JSON object`);
-    return doc;
+    return this.getObject(`/v1/matches/${matchId}/transcript`);
   }
 
   /** The transcript's bytes as the server sent them (to keep, or to hand to ``verify``). */
@@ -926,9 +925,7 @@ export class Seat {
     let got: Obj;
     for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
       try {
-        const doc = await this.client.request("GET", this.path("/lock"));
-        if (!isObj(doc)) throw new ClientError("GET /lock: not a JSON object");
-        got = doc;
+        got = await this.client.getObject(this.path("/lock"));
         break;
       } catch (exc) {
         if (!(exc instanceof ApiError) || exc.code !== "not_locked" || this.client.now() >= deadline) throw exc;
@@ -1062,9 +1059,7 @@ export class Seat {
 
   /** This seat's view (its own hand, whose turn, ``legal_actions``, ``version``, ``chain``). */
   async state(): Promise<View> {
-    const doc = await this.client.request("GET", this.path("/state"), { token: this.st.token });
-    if (!isObj(doc)) throw new ClientError("GET /state: not a JSON object");
-    const view = doc as View;
+    const view = (await this.client.getObject(this.path("/state"), this.st.token)) as View;
     await this.noteView(view);
     this.view = view;
     return view;
