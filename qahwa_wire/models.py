@@ -904,14 +904,6 @@ class SeatOut(Wire):
     token: str = Field(description="the seat's secret bearer token, shown only here")
 
 
-class CommitmentOut(CommitmentRecord):
-    status: Status
-    version: int
-    record: Annotated[dict[str, Any], SchemaOf(CommitmentRecord)] = Field(
-        description="the signed commitment record, exactly as logged"
-    )
-
-
 class CreatedSeat(SeatOut):
     house: bool = False
 

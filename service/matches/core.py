@@ -119,18 +119,15 @@ class Core:
         self._locks_guard = threading.Lock()
 
     @staticmethod
-    def _writable(m: MatchRow) -> None:
-        """Only a signed protocol's match changes (qahwa-fair/1 is read-only: 409; migration
-        0008 ended every v1 match, so none is running)."""
-        if not m.proto.signed:
-            raise Conflict("qahwa-fair/1 matches are read-only: this one has ended", "match_over")
-
-    @staticmethod
-    def _v2_only(m: MatchRow, what: str) -> None:
-        if not m.proto.signed:
-            raise NotFound(
-                f"{what} is qahwa-fair/2's; this is a qahwa-fair/1 match (give seeds with .../seed)"
-            )
+    def _signed_only(m: MatchRow, what: str | None = None) -> None:
+        """Only a signed protocol's match is written: qahwa-fair/1 is read-only (migration
+        0008 ended every v1 match, so none is running). ``what`` names a qahwa-fair/2 path a
+        v1 match does not have (commit, reveal, the lock): 404; a write otherwise 409."""
+        if m.proto.signed:
+            return
+        if what is not None:
+            raise NotFound(f"{what} is qahwa-fair/2's; this is a read-only qahwa-fair/1 match")
+        raise Conflict("qahwa-fair/1 matches are read-only: this one has ended", "match_over")
 
     # -- the lock --------------------------------------------------------------------------
     def _locked(self, m: MatchRow) -> _Locked:

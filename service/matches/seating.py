@@ -214,7 +214,7 @@ class Seating(Reads):
         qahwa-fair/2's and has not ended."""
         self._own_seat(tx, token, seat)
         m = tx.m
-        self._v2_only(m, what)
+        self._signed_only(m, what)
         if m.status == FINISHED:
             raise Conflict("the match has ended", "match_over")
         return m
