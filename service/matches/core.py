@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -28,6 +27,7 @@ from ..db import Database
 from ..errors import Conflict, NotFound
 from ..keys import RecordSigner
 from ..kinds import EndReason, Status
+from ..lru import LRU
 from ..sealed import transcript_protocol
 from ..settings import Settings
 from ..store import MatchRow, Store, Tx, dumps
@@ -115,7 +115,7 @@ class Core:
         #: when this process last swept (its heartbeat); None before its first sweep
         self.last_beat: float | None = None
         #: per match, what its lock fixes (:class:`_Locked`), most recently used last
-        self._locks: OrderedDict[str, _Locked] = OrderedDict()
+        self._locks = LRU[str, _Locked](4096)
         self._locks_guard = threading.Lock()
 
     @staticmethod
@@ -137,14 +137,11 @@ class Core:
         assert m.lock is not None
         with self._locks_guard:
             found = self._locks.get(m.id)
-            if found is not None and found.record.text == m.lock:
-                self._locks.move_to_end(m.id)
-                return found
+        if found is not None and found.record.text == m.lock:
+            return found
         found = _Locked(m.lock)
         with self._locks_guard:
-            self._locks[m.id] = found
-            while len(self._locks) > 4096:
-                self._locks.popitem(last=False)
+            self._locks.put(m.id, found)
         return found
 
     def _lock_of(self, m: MatchRow) -> dict[str, Any]:

@@ -51,7 +51,8 @@ def what(kind: str) -> str:
 
 @dataclass(slots=True)
 class MatchRow:
-    """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM)."""
+    """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM).
+    A new match sets the columns without a default; the rest start as a new match has them."""
 
     id: str
     kind: str
@@ -59,25 +60,25 @@ class MatchRow:
     ruleset: str
     commitment: str
     status: str
-    version: int
     n_seats: int
-    next_seq: int
     log_index: int
     record: str
-    result: str | None
     created_at: str
-    started_at: str | None
-    ended_at: str | None
     last_activity: float
     protocol: str
-    lock: str | None
-    lock_index: int | None
-    reveal_by: float | None
-    end_by: float | None
-    chain: str | None
-    deadline: float | None
-    owes: int | None
-    transcript_sig: str | None
+    version: int = 0
+    next_seq: int = 0
+    result: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    lock: str | None = None
+    lock_index: int | None = None
+    reveal_by: float | None = None
+    end_by: float | None = None
+    chain: str | None = None
+    deadline: float | None = None
+    owes: int | None = None
+    transcript_sig: str | None = None
 
     @property
     def proto(self) -> FairProtocol:

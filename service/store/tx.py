@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -39,6 +38,7 @@ from ..clock import SYSTEM_CLOCK, Clock
 from ..db import Database
 from ..errors import NotFound, Unauthorized
 from ..kinds import Status
+from ..lru import LRU
 from ..models import Seat
 from ..sealed import engine_of
 from .cache import Cached, EngineCache, catch_up
@@ -94,7 +94,7 @@ class Store:
         self.notify_wanted: Callable[[], bool] | None = None
         #: the time deadlines are measured with (the app's; tests move theirs)
         self.clock = clock
-        self._tokens: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._tokens = LRU[tuple[str, str], int](8192)  # a token's seat never changes
         self._tokens_guard = threading.Lock()
 
     def now_iso(self) -> str:
@@ -235,10 +235,8 @@ class Store:
         found = c.execute(_SEAT_OF_TOKEN, {"mid": match_id, "h": h}).scalar()
         if found is None:
             raise Unauthorized("the token is not a seat token of this match")
-        with self._tokens_guard:  # a token's seat never changes
-            self._tokens[key] = int(found)
-            while len(self._tokens) > 8192:
-                self._tokens.popitem(last=False)
+        with self._tokens_guard:
+            self._tokens.put(key, int(found))
         return int(found)
 
 
