@@ -1,4 +1,5 @@
-"""/v1/matches: create, seat, play, watch, resign, transcript."""
+"""/v1/matches: create, seat, play, watch, resign, transcript. A request body's fields are the
+service call's keywords (``**dict(body)``)."""
 
 from __future__ import annotations
 
@@ -98,16 +99,7 @@ Seat = Annotated[int, Path(ge=0, le=64, description="the seat number")]
 def commit(
     match_id: MatchId, seat: Seat, body: CommitIn, svc: ServiceDep, token: TokenDep
 ) -> Response:
-    return json_response(
-        svc.commit(
-            match_id,
-            seat=seat,
-            token=token,
-            seed_commitment=body.seed_commitment,
-            key=body.key,
-            roll_chain=body.roll_chain,
-        )
-    )
+    return json_response(svc.commit(match_id, seat=seat, token=token, **dict(body)))
 
 
 @router.get(
@@ -131,14 +123,7 @@ def reveal(
     match_id: MatchId, seat: Seat, body: RevealIn, svc: ServiceDep, token: TokenDep
 ) -> Response:
     return json_response(
-        svc.reveal(
-            match_id,
-            kind=KIND_MATCH,
-            seat=seat,
-            token=token,
-            client_seed=body.client_seed,
-            nonce=body.nonce,
-        )
+        svc.reveal(match_id, kind=KIND_MATCH, seat=seat, token=token, **dict(body))
     )
 
 
@@ -191,16 +176,7 @@ def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> Response:
     summary="Apply one action at a version (keyed seats: with sig over the chain head)",
 )
 def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
-    return json_response(
-        svc.act(
-            match_id,
-            token=token,
-            action=body.action,
-            version=body.version,
-            sig=body.sig,
-            prev=body.prev,
-        )
-    )
+    return json_response(svc.act(match_id, token=token, **dict(body)))
 
 
 @router.post(
@@ -214,14 +190,7 @@ def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> 
 def resign(
     match_id: MatchId, svc: ServiceDep, token: TokenDep, body: ResignIn | None = None
 ) -> Response:
-    return json_response(
-        svc.resign(
-            match_id,
-            token=token,
-            sig=body.sig if body is not None else None,
-            prev=body.prev if body is not None else None,
-        )
-    )
+    return json_response(svc.resign(match_id, token=token, **dict(body or {})))
 
 
 @router.get(

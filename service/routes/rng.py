@@ -72,9 +72,7 @@ def get_session(session_id: SessionId, svc: ServiceDep) -> Response:
     "session, logs the lock",
 )
 def give_seed(session_id: SessionId, body: RngSeedIn, rng: RngDep, token: TokenDep) -> Response:
-    return json_response(
-        rng.seed(session_id, token=token, client_seed=body.client_seed, nonce=body.nonce)
-    )
+    return json_response(rng.seed(session_id, token=token, **dict(body)))
 
 
 @router.post(
