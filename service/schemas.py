@@ -90,35 +90,36 @@ _SEAT = {
 _SESSION = {"path.session_id": "$response.body#/session_id"}
 _TOKEN = {**_SESSION, "header.Authorization": "Bearer {$response.body#/token}"}
 
-#: (the path, method and status of an answer, the link's name): the operation it leads to
-#: (method and path) and the parameters it takes from the answer
-LINKS: dict[tuple[str, str, str, str], tuple[str, str, dict[str, str]]] = {
-    ("/v1/matches", "post", "201", "GetMatch"): ("get", _M, _MATCH),
-    ("/v1/matches", "post", "201", "Commit"): ("post", _M + "/seats/{seat}/commit", _SEAT),
-    ("/v1/matches", "post", "201", "Lock"): ("get", _M + "/lock", _MATCH),
-    ("/v1/matches", "post", "201", "Reveal"): ("post", _M + "/seats/{seat}/reveal", _SEAT),
-    ("/v1/matches", "post", "201", "State"): ("get", _M + "/state", _SEAT0),
-    ("/v1/matches", "post", "201", "Act"): ("post", _M + "/actions", _SEAT0),
-    ("/v1/matches", "post", "201", "Resign"): ("post", _M + "/resign", _SEAT0),
-    ("/v1/matches", "post", "201", "Events"): ("get", _M + "/events", _MATCH),
-    ("/v1/matches", "post", "201", "Transcript"): ("get", _M + "/transcript", _MATCH),
-    (_M + "/resign", "post", "200", "Transcript"): ("get", _M + "/transcript", _MATCH),
-    ("/v1/rng", "post", "201", "GetSession"): ("get", _R, _SESSION),
-    ("/v1/rng", "post", "201", "Seed"): ("post", _R + "/seed", _TOKEN),
-    ("/v1/rng", "post", "201", "Draw"): ("post", _R + "/draws", _TOKEN),
-    ("/v1/rng", "post", "201", "Events"): ("get", _R + "/events", _SESSION),
-    ("/v1/rng", "post", "201", "Close"): ("post", _R + "/close", _TOKEN),
-    ("/v1/rng", "post", "201", "Transcript"): ("get", _R + "/transcript", _SESSION),
-    (_R + "/close", "post", "200", "Transcript"): ("get", _R + "/transcript", _SESSION),
+#: (the path and status of a POST's answer, the link's name): the operation it leads to (its
+#: method, and its path: a match's or session's own plus a tail) and the parameters it takes
+#: from the answer
+LINKS: dict[tuple[str, str, str], tuple[str, str, str, dict[str, str]]] = {
+    ("/v1/matches", "201", "GetMatch"): ("get", _M, "", _MATCH),
+    ("/v1/matches", "201", "Commit"): ("post", _M, "/seats/{seat}/commit", _SEAT),
+    ("/v1/matches", "201", "Lock"): ("get", _M, "/lock", _MATCH),
+    ("/v1/matches", "201", "Reveal"): ("post", _M, "/seats/{seat}/reveal", _SEAT),
+    ("/v1/matches", "201", "State"): ("get", _M, "/state", _SEAT0),
+    ("/v1/matches", "201", "Act"): ("post", _M, "/actions", _SEAT0),
+    ("/v1/matches", "201", "Resign"): ("post", _M, "/resign", _SEAT0),
+    ("/v1/matches", "201", "Events"): ("get", _M, "/events", _MATCH),
+    ("/v1/matches", "201", "Transcript"): ("get", _M, "/transcript", _MATCH),
+    ("/v1/matches/{match_id}/resign", "200", "Transcript"): ("get", _M, "/transcript", _MATCH),
+    ("/v1/rng", "201", "GetSession"): ("get", _R, "", _SESSION),
+    ("/v1/rng", "201", "Seed"): ("post", _R, "/seed", _TOKEN),
+    ("/v1/rng", "201", "Draw"): ("post", _R, "/draws", _TOKEN),
+    ("/v1/rng", "201", "Events"): ("get", _R, "/events", _SESSION),
+    ("/v1/rng", "201", "Close"): ("post", _R, "/close", _TOKEN),
+    ("/v1/rng", "201", "Transcript"): ("get", _R, "/transcript", _SESSION),
+    ("/v1/rng/{session_id}/close", "200", "Transcript"): ("get", _R, "/transcript", _SESSION),
 }
 
 
 def add_links(doc: dict[str, Any]) -> dict[str, Any]:
     """Put :data:`LINKS` into a generated OpenAPI document (every target must exist: its
     operationId is the document's own)."""
-    for (path, method, status, name), (to_method, to_path, params) in LINKS.items():
-        answer = doc["paths"][path][method]["responses"][status]
-        target = doc["paths"][to_path][to_method]["operationId"]
+    for (path, status, name), (method, resource, tail, params) in LINKS.items():
+        answer = doc["paths"][path]["post"]["responses"][status]
+        target = doc["paths"][resource + tail][method]["operationId"]
         links = answer.setdefault("links", {})
         links[name] = {"operationId": target, "parameters": dict(params)}
     return doc
