@@ -16,7 +16,6 @@ from .version import PROTOCOLS, VERSION
 @click.group(cls=Group, help="qahwa: provably fair dice and shuffles for café games")
 @click.version_option(
     VERSION,
-    "--version",
     prog_name="qahwa",
     message=f"%(prog)s %(version)s ({', '.join(PROTOCOLS)})",
 )

@@ -13,14 +13,18 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .cli_help import DATABASE_URL, Group
+from .cli_help import CONTEXT, DATABASE_URL, Group
 
 if TYPE_CHECKING:  # imported where used: `qahwa --help` stays quick
     from .db import Database
     from .settings import Settings
 
 operators_app = Group("operators", help="Operator keys: who may create matches and rng sessions.")
-keys_app = Group("keys", help="The Ed25519 signing keys of records and transcripts.")
+keys_app = Group(
+    "keys",
+    help="The Ed25519 signing keys of records and transcripts.",
+    context_settings={**CONTEXT, "show_default": True},  # its commands show their defaults
+)
 
 
 def _on_database(command: Callable[..., None]) -> Callable[..., None]:
@@ -98,13 +102,11 @@ def operators_revoke(settings: Settings, db: Database, name: str) -> None:
     "delay",
     type=click.FloatRange(min=0),
     default=60.0,
-    show_default=True,
     help="seconds until the new key signs (every process picks it up before then)",
 )
 @click.option(
     "--seal/--no-seal",
     default=True,
-    show_default=True,
     help="keep the new key in the database sealed under the master key, so that running "
     "processes switch to it without a restart",
 )

@@ -113,7 +113,6 @@ class Seating(Reads):
             game=game,
             ruleset=ruleset,
             commitment=com,
-            status=SEATING,
             n_seats=len(seats),
             log_index=-1,  # qahwa-fair/1's commitment index; the lock's is lock_index
             record=dumps(record),

@@ -11,14 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, select, update
 
 from fairness import FairProtocol, protocol_for
 
-from ..kinds import Kind
+from ..kinds import Kind, Status
 from ..models import EventRow, Match, Seat, ServerSeed
 
 KIND_MATCH, KIND_RNG = Kind.MATCH, Kind.RNG
@@ -26,15 +25,6 @@ KIND_MATCH, KIND_RNG = Kind.MATCH, Kind.RNG
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = Match.__table__  # type: ignore[attr-defined]
 _SEATS = Seat.__table__  # type: ignore[attr-defined]
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def iso_of(ts: float) -> str:
-    """Epoch seconds as RFC 3339 UTC with milliseconds, ending in ``Z``."""
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def hash_token(token: str) -> str:
@@ -59,13 +49,13 @@ class MatchRow:
     game: str
     ruleset: str
     commitment: str
-    status: str
     n_seats: int
     log_index: int
     record: str
     created_at: str
     last_activity: float
     protocol: str
+    status: str = Status.SEATING
     version: int = 0
     next_seq: int = 0
     result: str | None = None

@@ -34,7 +34,7 @@ from games import Chance, Engine, ReplayError
 from games.base import MatchContext
 from games.replay import replay
 
-from ..clock import SYSTEM_CLOCK, Clock
+from ..clock import SYSTEM_CLOCK, Clock, iso_of
 from ..db import Database
 from ..errors import NotFound, Unauthorized
 from ..kinds import Status
@@ -57,7 +57,6 @@ from .sql import (
     _update_for,
     dumps,
     hash_token,
-    iso_of,
     what,
 )
 
