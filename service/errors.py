@@ -13,15 +13,7 @@ from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from fairness import ClientSeedError
-from games import (
-    ActionError,
-    IllegalActionError,
-    MalformedActionError,
-    MatchOverError,
-    NotYourTurnError,
-    RulesetError,
-    UnknownGameError,
-)
+from games import errors as game
 
 
 class LogError(Exception):
@@ -82,13 +74,13 @@ class Unavailable(ServiceError, status=503): ...
 #: The games', fairness' and the log's errors caused by a client's input: the service error and code
 #: each becomes (looked up along the exception's MRO, most specific first).
 USER_ERRORS: dict[type[Exception], tuple[type[ServiceError], str]] = {
-    NotYourTurnError: (Conflict, "not_your_turn"),
-    MatchOverError: (Conflict, "match_over"),
-    IllegalActionError: (Invalid, "illegal_action"),
-    MalformedActionError: (Invalid, "malformed_action"),
-    ActionError: (Invalid, "malformed_action"),
-    RulesetError: (Invalid, "bad_ruleset"),
-    UnknownGameError: (Invalid, "unknown_game"),
+    game.NotYourTurnError: (Conflict, "not_your_turn"),
+    game.MatchOverError: (Conflict, "match_over"),
+    game.IllegalActionError: (Invalid, "illegal_action"),
+    game.MalformedActionError: (Invalid, "malformed_action"),
+    game.ActionError: (Invalid, "malformed_action"),
+    game.RulesetError: (Invalid, "bad_ruleset"),
+    game.UnknownGameError: (Invalid, "unknown_game"),
     ClientSeedError: (Invalid, "bad_client_seed"),
     NotInLog: (NotFound, "not_found"),
     BadLogRequest: (BadRequest, "bad_request"),
@@ -117,7 +109,7 @@ def user_errors() -> Iterator[None]:
     ServiceErrors (:data:`USER_ERRORS`, looked up along the exception's MRO)."""
     try:
         yield
-    except (ActionError, RulesetError, UnknownGameError, ClientSeedError, LogError) as exc:
+    except tuple(USER_ERRORS) as exc:
         kind, code = next(USER_ERRORS[c] for c in type(exc).__mro__ if c in USER_ERRORS)
         raise kind(str(exc), code) from None
 
