@@ -26,7 +26,6 @@ from fairness import (
     SeedError,
     canonical_json,
     canonical_ruleset,
-    parse_hex,
     protocol_of_key,
 )
 
@@ -478,17 +477,12 @@ def _check_tips(
     engine_cls: type[Engine], parsed: Mapping[str, Any], ctx: MatchContext | None
 ) -> None:
     """A fresh-rolls match needs every seat's roll-chain tip (from the lock) as 64 hex."""
-    n = engine_cls.seat_count(parsed)
-    if ctx is None or len(ctx.roll_tips) != n:
-        raise ReplayError(
-            "a match with fresh rolls needs every seat's roll-chain tip from the lock",
-            kind="roll_chain",
-        )
-    for seat, tip in enumerate(ctx.roll_tips):
-        try:
-            parse_hex(tip, 32, f"seat {seat}'s roll-chain tip")
-        except SeedError as exc:
-            raise ReplayError(f"the lock's roll chains: {exc}", kind="roll_chain") from None
+    try:
+        (ctx or MatchContext("")).roll_chain_tips(engine_cls.seat_count(parsed))
+    except SeedError as exc:
+        raise ReplayError(f"the lock's roll chains: {exc}", kind="roll_chain") from None
+    except ValueError as exc:
+        raise ReplayError(str(exc), kind="roll_chain") from None
 
 
 def replay(
