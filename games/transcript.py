@@ -301,6 +301,12 @@ class _Sim:
         self.ruleset_str = canonical_ruleset(self.parsed)
         n = self.n = self.cls.seat_count(self.parsed)
         self.match_id = match_id or f"sim{tag}-{game}-{seed}"
+        #: what every transcript of the match names first (with its server seed)
+        self.ids: dict[str, Any] = {
+            "match_id": self.match_id,
+            "game": game,
+            "ruleset": self.ruleset_str,
+        }
         self.client_seeds = (
             list(client_seeds)
             if client_seeds is not None
@@ -424,9 +430,7 @@ class _Sim:
             for s in range(n)
         ]
         doc = build_locked_transcript(
-            match_id=self.match_id,
-            game=self.game,
-            ruleset=self.ruleset_str,
+            **self.ids,
             server_seed=self.server_seed,
             lock=lock,
             lock_index=self.lock_index,
@@ -460,9 +464,7 @@ class _Sim:
             for s, cs in enumerate(self.client_seeds)
         ]
         doc = build_transcript(
-            match_id=self.match_id,
-            game=self.game,
-            ruleset=self.ruleset_str,
+            **self.ids,
             server_seed=self.server_seed,
             seats=seats,
             events=events,
