@@ -211,6 +211,13 @@ class HokmEngine(Engine):
     def _wrong_phase(self, what: str) -> IllegalActionError:
         return Phase.wrong(what, self.phase)
 
+    def _need_cut(self, what: str) -> None:
+        """That the deck waits for the cut (IllegalActionError naming ``what`` if not)."""
+        if self.phase != Phase.CUT:
+            if not self.ruleset["cut"]:
+                raise IllegalActionError("no cut now: this ruleset has no cut")
+            raise self._wrong_phase(what)
+
     def _apply_cut(self, action: Action) -> None:
         if self.proto.signed:
             self._drawn_cut(action)
@@ -227,10 +234,7 @@ class HokmEngine(Engine):
             k = raw
         else:
             only_keys(action)
-        if self.phase != Phase.CUT:
-            if not self.ruleset["cut"]:
-                raise IllegalActionError("no cut now: this ruleset has no cut")
-            raise self._wrong_phase("cut or tap")
+        self._need_cut("cut or tap")
         if k is None:
             self.tapped = True
         else:
@@ -249,10 +253,7 @@ class HokmEngine(Engine):
                 'in qahwa-fair/2 the cut is drawn: send {"type": "cut"} without \'k\''
             )
         only_keys(action)
-        if self.phase != Phase.CUT:
-            if not self.ruleset["cut"]:
-                raise IllegalActionError("no cut now: this ruleset has no cut")
-            raise self._wrong_phase("cut")
+        self._need_cut("cut")
         u = self.chance.uniform(f"h{self.hand_number}/cut", len(self.deck) - 1)
         self.cut_k = 1 + u
         self.deck = cut_deck(self.deck, self.cut_k)

@@ -66,9 +66,13 @@ def build_transcript(
         "events": [dict(e) for e in events],
         "result": dict(result) if result is not None else None,
     }
-    if extra:
-        for k, v in extra.items():
-            doc.setdefault(k, v)
+    return _with_extra(doc, extra)
+
+
+def _with_extra(doc: dict[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``doc`` with the fields of ``extra`` it does not have already."""
+    for k, v in (extra or {}).items():
+        doc.setdefault(k, v)
     return doc
 
 
@@ -160,10 +164,7 @@ def build_locked_transcript(
         "created_at": created_at,
         "ended_at": ended_at,
     }
-    if extra:
-        for k, v in extra.items():
-            doc.setdefault(k, v)
-    return doc
+    return _with_extra(doc, extra)
 
 
 def simulate_match(
@@ -239,11 +240,6 @@ def _chain(match_id: str, seat: int, secret: bytes) -> tuple[bytes, ...]:
     return tuple(roll_chain(match_id, seat, secret))
 
 
-def seat_value(chain: Sequence[bytes], used: int) -> str:
-    """A seat's next fresh-roll value as hex: ``c[used + 1]`` of its roll chain."""
-    return chain[used + 1].hex()
-
-
 def with_roll_value(
     engine: Engine, seat: int, action: dict[str, Any], chain: Sequence[bytes] | None
 ) -> dict[str, Any]:
@@ -254,7 +250,7 @@ def with_roll_value(
     if action.get("type") not in ("roll", "roll_value") or "value" in action:
         return action
     used: list[int] = getattr(engine, "values_used")  # noqa: B009 - tawla's and mahbusa's
-    return {**action, "value": seat_value(chain, used[seat])}
+    return {**action, "value": chain[used[seat] + 1].hex()}  # the seat's next: c[used + 1]
 
 
 class _Sim:
@@ -417,17 +413,12 @@ class _Sim:
             )
             engine = self._play(key, MatchContext.of_lock(fixed), add, **play)
         assert engine.outcome is not None
+        # the lock's seats with their reveals (build_locked_transcript keeps a seat's fields)
         seats = [
-            {
-                "seat": s,
-                "name": f"bot{s}",
-                "house": s in self.house,
-                "client_seed": None if s in hidden else self.client_seeds[s],
-                "nonce": None if s in hidden else self.nonces[s].hex(),
-                "key": seat_rows[s]["key"],
-                "roll_chain": seat_rows[s]["roll_chain"],
-            }
-            for s in range(n)
+            {**row, "client_seed": self.client_seeds[s], "nonce": self.nonces[s].hex()}
+            if s not in hidden
+            else {**row, "client_seed": None, "nonce": None}
+            for s, row in enumerate(seat_rows)
         ]
         doc = build_locked_transcript(
             **self.ids,
