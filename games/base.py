@@ -39,9 +39,9 @@ import dataclasses
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
-from fairness import CURRENT, V1, FairProtocol, Stream, StreamKey, protocol_for
+from fairness import CURRENT, V1, FairProtocol, Stream, StreamKey, parse_hex, protocol_for
 from fairness import PROTOCOLS as _PROTOCOLS
 from fairness import protocol_of_key as _protocol_of_key
 
@@ -60,11 +60,11 @@ if TYPE_CHECKING:
 JSON = Any
 Action = dict[str, Any]
 Event = dict[str, Any]
+Hands = Sequence[Sequence[str]]
 T = TypeVar("T")
 
 PLAYING = "playing"
 FINISHED = "finished"
-PROTOCOLS = tuple(_PROTOCOLS)
 
 #: the rules every v2 ruleset lists (fairness-v2.md §1, §3, §7), with their defaults and
 #: bounds in seconds: a seat's time to act, the time to reveal after the lock, the longest
@@ -81,11 +81,6 @@ V2_RULESET_RANGES: Mapping[str, tuple[int, int]] = {
 }
 #: the end reasons in which one seat forfeits
 ONE_SEAT_ENDS = ("resigned", "timeout")
-
-
-def protocol_of_key(key: bytes) -> str:
-    """The protocol a match key belongs to: 64 bytes qahwa-fair/2, else qahwa-fair/1."""
-    return _protocol_of_key(key).name
 
 
 def check_protocol(protocol: str | FairProtocol) -> FairProtocol:
@@ -117,6 +112,18 @@ class MatchContext:
         """The context a lock fixes: its match id, its seats' roll-chain tips and its house
         seats."""
         return cls(lock.match_id, lock.roll_tips, tuple(s.seat for s in lock.seats if s.house))
+
+    def roll_chain_tips(self, n: int) -> list[bytes]:
+        """The ``n`` seats' roll-chain tips, which a match with fresh rolls checks values
+        against (ValueError when the context has not one for each seat, SeedError when one
+        is not 64 hex)."""
+        if len(self.roll_tips) != n:
+            raise ValueError(
+                "a match with fresh rolls needs every seat's roll-chain tip from the lock"
+            )
+        return [
+            parse_hex(t, 32, f"seat {s}'s roll-chain tip") for s, t in enumerate(self.roll_tips)
+        ]
 
 
 class Chance:
@@ -294,6 +301,13 @@ def _json_copy(v: Any) -> Any:
     return copy.deepcopy(v)
 
 
+def check_seat(seat: Any, n_seats: int) -> int:
+    """``seat`` when it is a seat of a match of ``n_seats`` seats, else NotYourTurnError."""
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < n_seats:
+        raise NotYourTurnError(f"no seat {seat!r} in this match")
+    return seat
+
+
 def action_type(action: Any, allowed: Iterable[str]) -> str:
     """The action's type after checking it is an object with a known string ``type``."""
     if not isinstance(action, dict):
@@ -330,6 +344,8 @@ class Engine(ABC):
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]]
     #: inclusive (lo, hi) bounds of integer ruleset keys, checked by ``parse_ruleset``
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {}
+    #: ruleset keys limited to the values listed, checked by ``parse_ruleset`` after the ranges
+    RULESET_CHOICES: ClassVar[Mapping[str, tuple[Any, ...]]] = {}
     #: ruleset keys only qahwa-fair/1 has (a v2 ruleset naming one is refused)
     RULESET_V1_ONLY: ClassVar[tuple[str, ...]] = ()
     #: ruleset keys only qahwa-fair/2 has beyond :data:`V2_RULESET_DEFAULTS`, with defaults
@@ -341,6 +357,10 @@ class Engine(ABC):
     #: four seats play as two sides of partners, seats 0 & 2 and 1 & 3 (:meth:`seat_sides`)
     PARTNERS: ClassVar[bool] = False
     ACTION_TYPES: ClassVar[tuple[str, ...]]
+    #: the match score per side, in the games that keep it so (:meth:`side_scores`)
+    scores: list[int]
+    #: the cards a test position (:meth:`position`) may deal: a card game's deck
+    DECK: ClassVar[frozenset[str]] = frozenset()
 
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
@@ -351,6 +371,11 @@ class Engine(ABC):
         self.n_seats = self.seat_count(self.ruleset)
         self._sides = self.seat_sides(self.ruleset)
         self._outcome: Outcome | None = None
+        self._start_match()
+
+    def _start_match(self) -> None:  # noqa: B027 - optional: rng and NoRevealMatch start bare
+        """The game's own state and the match's first draws, as its rules start it (called
+        once, at the end of ``__init__``; by default nothing)."""
 
     @property
     def proto(self) -> FairProtocol:
@@ -425,6 +450,8 @@ class Engine(ABC):
         if proto.timed and cls.V2_TIMING:
             for key, (lo, hi) in V2_RULESET_RANGES.items():
                 int_in(out, key, lo, hi)
+        for key, allowed in cls.RULESET_CHOICES.items():
+            one_of(out, key, allowed)
         return out
 
     @classmethod
@@ -433,6 +460,32 @@ class Engine(ABC):
         if cls.SEATS is not None:
             return cls.SEATS
         return int(ruleset["players"])
+
+    @classmethod
+    def position(
+        cls, ruleset: Mapping[str, Any] | None, chance: Chance, *, hands: Hands, **setup: Any
+    ) -> Self:
+        """A hand at the start of a trick in the play phase of a card game (a test or puzzle
+        position, as python-chess builds a ``Board`` from a FEN): the match starts as usual
+        from ``chance``, then the hand in play is replaced by ``hands`` (one per seat,
+        distinct cards of :attr:`DECK`) and the game's ``setup`` (its :meth:`_place`). Its
+        draws are dropped, so the position is not a replayable transcript."""
+        e = cls(cls.parse_ruleset(ruleset), chance)
+        chance.take_events()
+        every = [c for h in hands for c in h]
+        if (
+            len(hands) != e.n_seats
+            or len(set(every)) != len(every)
+            or not all(isinstance(c, str) and c in cls.DECK for c in every)
+        ):
+            raise ValueError(f"a position needs {e.n_seats} hands of distinct {cls.game} cards")
+        e._place([list(h) for h in hands], **setup)
+        return e
+
+    def _place(self, hands: list[list[str]], *args: Any, **setup: Any) -> None:
+        """:meth:`position`'s part that is the game's own: ``hands`` (checked) in play, with
+        the game's ``setup`` (its keyword arguments)."""
+        raise NotImplementedError(f"{self.game} has no test positions")
 
     def _shuffled(self, label: str, items: list[str]) -> list[str]:
         """A hand's or round's deck: ``items`` shuffled at ``label`` (a sealed engine deals
@@ -518,10 +571,7 @@ class Engine(ABC):
         """What :meth:`apply` checks before the game's own rules."""
         if self.outcome is not None:
             raise MatchOverError("the match has ended")
-        if type(seat) is not int and (isinstance(seat, bool) or not isinstance(seat, int)):
-            raise NotYourTurnError(f"no seat {seat!r} in this match")
-        if not 0 <= seat < self.n_seats:
-            raise NotYourTurnError(f"no seat {seat!r} in this match")
+        check_seat(seat, self.n_seats)
         action_type(action, self.ACTION_TYPES)
         turn = self.turn
         if turn != seat:
@@ -560,6 +610,14 @@ class Engine(ABC):
             "finished", self.seats_of(side), self.side_scores(), dict(detail or {})
         )
 
+    def finish_at_target(self, target: int, detail: Mapping[str, JSON]) -> bool:
+        """End the match played out once a side has won it by reaching ``target``
+        (:func:`target_winner` of :meth:`side_scores`, with ``detail``); whether it has."""
+        side = target_winner(self.side_scores(), target)
+        if side is not None:
+            self.finish(side, detail)
+        return side is not None
+
     # -- ends other than play ----------------------------------------------------------------
     def _seat_list(self, reason: str, seats: int | Sequence[int] | None) -> tuple[int, ...]:
         if seats is None:
@@ -571,8 +629,7 @@ class Engine(ABC):
         else:
             raise NotYourTurnError(f"no seat {seats!r} in this match")
         for s in out:
-            if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < self.n_seats:
-                raise NotYourTurnError(f"no seat {s!r} in this match")
+            check_seat(s, self.n_seats)
         want = 1 if reason in ONE_SEAT_ENDS else 0
         if len(out) != want:
             raise IllegalActionError(
@@ -614,8 +671,7 @@ class Engine(ABC):
         """qahwa-fair/1's ends, exactly as v1 had them (v1 transcripts replay unchanged)."""
         seat = seats[0] if isinstance(seats, (list, tuple)) and len(seats) == 1 else seats
         if reason == "resigned":
-            if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self.n_seats:
-                raise NotYourTurnError(f"no seat {seat!r} in this match")
+            seat = check_seat(seat, self.n_seats)
             loser = self.side_of(seat)
             winners = tuple(s for s in range(self.n_seats) if self.side_of(s) != loser)
             self.outcome = Outcome("resigned", winners, self.side_scores(), {"resigned": seat})
@@ -656,19 +712,32 @@ class Engine(ABC):
         (``games.ends.no_reveal_result``): zero for every side unless a game overrides it."""
         return (0,) * len(set(cls.seat_sides(ruleset)))
 
-    @abstractmethod
     def side_scores(self) -> tuple[int, ...]:
-        """The match score per side now (used in the outcome of a resignation)."""
+        """The match score per side now (used in the outcome of a resignation): by default
+        the game's ``scores``, one per side."""
+        return tuple(self.scores)
 
     # -- public log ------------------------------------------------------------------------
     @classmethod
     def redact(cls, event: Event) -> Event:
         """The event as the public log shows it before the reveal.
 
-        Default: dice and uniform draws are public; shuffles hide their result.
+        Default: dice and uniform draws are public; shuffles hide their result; a
+        ``discard`` action (cards laid away face down, in hokm and shelem) shows only how
+        many cards it lays away.
         """
         if event.get("type") == "chance" and event.get("kind") == "shuffle":
             out = {k: v for k, v in event.items() if k != "result"}
             out["hidden"] = True
             return out
+        action = event.get("action")
+        if (
+            event.get("type") == "action"
+            and isinstance(action, dict)
+            and action.get("type") == "discard"
+            and "discard" in cls.ACTION_TYPES
+        ):
+            cards = action.get("cards")
+            count = len(cards) if isinstance(cards, list) else 0
+            return {**event, "action": {"type": "discard", "count": count}, "hidden": True}
         return event

@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .base import JSON, Action, Chance, Engine, Event, Outcome
-from .errors import IllegalActionError, MatchOverError, NotYourTurnError
+from .base import JSON, Action, Chance, Engine, Event, Outcome, check_seat
+from .errors import IllegalActionError, MatchOverError
 
 NO_REVEAL = "no_reveal"
 
@@ -22,8 +22,7 @@ def _check_seats(n_seats: int, seats: Any) -> tuple[int, ...]:
     if not isinstance(seats, (list, tuple)) or not seats:
         raise IllegalActionError("a no_reveal end names the seats that did not reveal")
     for s in seats:
-        if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s < n_seats:
-            raise NotYourTurnError(f"no seat {s!r} in this match")
+        check_seat(s, n_seats)
     if list(seats) != sorted(set(seats)):
         raise IllegalActionError(
             f"a no_reveal end lists each seat once, in seat order, got {list(seats)}"

@@ -25,18 +25,9 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import CURRENT, FairProtocol
+from fairness import DECK52
 
-from .base import (
-    JSON,
-    Action,
-    Chance,
-    Engine,
-    Event,
-    MatchContext,
-    one_of,
-    only_keys,
-)
+from .base import JSON, Action, Engine, Event, only_keys
 from .cards import SUITS, is_card, is_joker, sort_hand
 from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
@@ -58,20 +49,11 @@ class HokmEngine(Engine):
     }
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (1, MAX_TARGET)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("cut", "tap", "trump", "draw", "discard", "play")
+    RULESET_CHOICES: ClassVar[Mapping[str, tuple[Any, ...]]] = {"players": (2, 3, 4)}
     PARTNERS: ClassVar[bool] = True
+    DECK: ClassVar[frozenset[str]] = frozenset(DECK52)
 
-    @classmethod
-    def parse_ruleset(
-        cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = CURRENT
-    ) -> dict[str, Any]:
-        out = super().parse_ruleset(raw, protocol=protocol)
-        one_of(out, "players", (2, 3, 4))
-        return out
-
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        super().__init__(ruleset, chance, ctx)
+    def _start_match(self) -> None:
         self.n = self.n_seats
         self.target: int = self.ruleset["target"]
         self.scores: list[int] = [0] * self.n_sides
@@ -84,52 +66,6 @@ class HokmEngine(Engine):
         self.hand_number: int = -1
         self.last_trick: dict[str, JSON] | None = None
         self._start_hand()
-
-    @classmethod
-    def position(
-        cls,
-        ruleset: Mapping[str, Any] | None,
-        chance: Chance,
-        *,
-        hands: Sequence[Sequence[str]],
-        trump: str,
-        hakem: int = 0,
-        leader: int | None = None,
-        nars: bool = False,
-        tricks_by_seat: Sequence[int] | None = None,
-        scores: Sequence[int] | None = None,
-    ) -> HokmEngine:
-        """A hand at the start of a trick in the play phase (a test or puzzle position, as
-        python-chess builds a ``Board`` from a FEN): the match starts as usual from
-        ``chance``, then the hand in play is replaced by this one. Its draws are dropped, so
-        the position is not a replayable transcript."""
-        e = cls(cls.parse_ruleset(ruleset), chance)
-        chance.take_events()
-        cards = [list(h) for h in hands]
-        every = [c for h in cards for c in h]
-        if (
-            len(cards) != e.n
-            or len(set(every)) != len(every)
-            or not all(is_card(c) and not is_joker(c) for c in every)
-        ):
-            raise ValueError(f"a position needs {e.n} hands of distinct cards")
-        if trump not in SUITS or not 0 <= hakem < e.n:
-            raise ValueError("bad trump or hakem")
-        if (tricks_by_seat is not None and len(tricks_by_seat) != e.n) or (
-            scores is not None and len(scores) != e.n_sides
-        ):
-            raise ValueError("tricks_by_seat needs one entry per seat, scores one per side")
-        e.hakem = hakem
-        e.hands = cards
-        e.rest = [[] for _ in range(e.n)]
-        e.stock = []
-        e.trump, e.nars, e.phase = trump, nars, Phase.PLAY
-        e.trick = Trick(hakem if leader is None else leader)
-        e.tally = Tally(e.n)
-        e.tally.tricks = list(tricks_by_seat or [0] * e.n)
-        if scores is not None:
-            e.scores = list(scores)
-        return e
 
     # -- hands -----------------------------------------------------------------------------
     def _start_hand(self) -> None:
@@ -149,6 +85,37 @@ class HokmEngine(Engine):
             self.phase = Phase.CUT
         else:
             self._deal_first()
+
+    def _place(
+        self,
+        hands: list[list[str]],
+        *,
+        trump: str,
+        hakem: int = 0,
+        leader: int | None = None,
+        nars: bool = False,
+        tricks_by_seat: Sequence[int] | None = None,
+        scores: Sequence[int] | None = None,
+    ) -> None:
+        """:meth:`position` in hokm: ``trump`` named by ``hakem``, ``leader`` (the hakem by
+        default) to lead."""
+        n = self.n
+        if trump not in SUITS or not 0 <= hakem < n:
+            raise ValueError("bad trump or hakem")
+        if (tricks_by_seat is not None and len(tricks_by_seat) != n) or (
+            scores is not None and len(scores) != self.n_sides
+        ):
+            raise ValueError("tricks_by_seat needs one entry per seat, scores one per side")
+        self.hakem = hakem
+        self.hands = hands
+        self.rest = [[] for _ in range(n)]
+        self.stock = []
+        self.trump, self.nars, self.phase = trump, nars, Phase.PLAY
+        self.trick = Trick(hakem if leader is None else leader)
+        self.tally = Tally(n)
+        self.tally.tricks = list(tricks_by_seat or [0] * n)
+        if scores is not None:
+            self.scores = list(scores)
 
     def _deal_first(self) -> None:
         deal = hokm_deal(self.deck, self.hakem, self.n)
@@ -244,6 +211,13 @@ class HokmEngine(Engine):
     def _wrong_phase(self, what: str) -> IllegalActionError:
         return Phase.wrong(what, self.phase)
 
+    def _need_cut(self, what: str) -> None:
+        """That the deck waits for the cut (IllegalActionError naming ``what`` if not)."""
+        if self.phase != Phase.CUT:
+            if not self.ruleset["cut"]:
+                raise IllegalActionError("no cut now: this ruleset has no cut")
+            raise self._wrong_phase(what)
+
     def _apply_cut(self, action: Action) -> None:
         if self.proto.signed:
             self._drawn_cut(action)
@@ -260,10 +234,7 @@ class HokmEngine(Engine):
             k = raw
         else:
             only_keys(action)
-        if self.phase != Phase.CUT:
-            if not self.ruleset["cut"]:
-                raise IllegalActionError("no cut now: this ruleset has no cut")
-            raise self._wrong_phase("cut or tap")
+        self._need_cut("cut or tap")
         if k is None:
             self.tapped = True
         else:
@@ -282,10 +253,7 @@ class HokmEngine(Engine):
                 'in qahwa-fair/2 the cut is drawn: send {"type": "cut"} without \'k\''
             )
         only_keys(action)
-        if self.phase != Phase.CUT:
-            if not self.ruleset["cut"]:
-                raise IllegalActionError("no cut now: this ruleset has no cut")
-            raise self._wrong_phase("cut")
+        self._need_cut("cut")
         u = self.chance.uniform(f"h{self.hand_number}/cut", len(self.deck) - 1)
         self.cut_k = 1 + u
         self.deck = cut_deck(self.deck, self.cut_k)
@@ -413,10 +381,8 @@ class HokmEngine(Engine):
         )
         if winner != hakem_side:
             self.hakem = (self.hakem + 1) % self.n
-        if winner is not None and self.scores[winner] >= self.target:
-            self.finish(winner, {"hands": len(self.history)})
-            return
-        self._start_hand()
+        if not self.finish_at_target(self.target, {"hands": len(self.history)}):
+            self._start_hand()
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
@@ -451,30 +417,12 @@ class HokmEngine(Engine):
                 out["discard"] = sort_hand(self.thrown[seat])
         return out
 
-    def side_scores(self) -> tuple[int, ...]:
-        return tuple(self.scores)
-
     @classmethod
     def redact(cls, event: Event) -> Event:
-        """The ``hakem`` draw is dealt face up: it stays public. A two-player discard shows
-        only how many cards were laid away."""
+        """The ``hakem`` draw is dealt face up: it stays public (a two-player discard shows
+        only how many cards were laid away, as Engine.redact has it)."""
         if event.get("type") == "chance" and event.get("label") == "hakem":
             return event
-        action = event.get("action")
-        if (
-            event.get("type") == "action"
-            and isinstance(action, dict)
-            and action.get("type") == "discard"
-        ):
-            cards = action.get("cards")
-            return {
-                **event,
-                "action": {
-                    "type": "discard",
-                    "count": len(cards) if isinstance(cards, list) else 0,
-                },
-                "hidden": True,
-            }
         return super().redact(event)
 
 

@@ -22,10 +22,18 @@ from typing import Any, ClassVar
 
 from fairness import tiles
 
-from .base import JSON, Action, Chance, Engine, MatchContext, Outcome, only_keys
-from .deals import deal_tiles
+from .base import JSON, Action, only_keys
 from .errors import IllegalActionError, MalformedActionError
-from .tiles import action_tile, has_number, heaviest, is_double, orient, sort_tiles, total_pips
+from .tiles import (
+    DominoEngine,
+    action_tile,
+    has_number,
+    heaviest,
+    is_double,
+    orient,
+    sort_tiles,
+    total_pips,
+)
 
 HAND = 7
 ENDS = ("left", "right")
@@ -40,7 +48,7 @@ def round_to_nearest(points: int, step: int) -> int:
     return low + step if 2 * (points % step) >= step else low
 
 
-class IraqiDominoEngine(Engine):
+class IraqiDominoEngine(DominoEngine):
     game: ClassVar[str] = "iraqi_domino"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 151, "round_to": 5}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {
@@ -48,13 +56,9 @@ class IraqiDominoEngine(Engine):
         "target": (1, 10_000),
         "round_to": (1, 50),
     }
-    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
     PARTNERS: ClassVar[bool] = True
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        super().__init__(ruleset, chance, ctx)
+    def _start_match(self) -> None:
         self.target: int = self.ruleset["target"]
         self.round_to: int = self.ruleset["round_to"]
         self.scores: list[int] = [0] * self.n_sides
@@ -81,11 +85,6 @@ class IraqiDominoEngine(Engine):
         self.plays = 0
         self.last_play = [-1] * self.n_seats
         self.opener = self.current = self._opener(opener)
-
-    def _deal(self, items: list[str], hand: int) -> tuple[list[list[str]], list[str]]:
-        """The round's hands and draw pile: its tiles (``items``) shuffled, then dealt."""
-        deck = self._shuffled(f"r{self.round}/shuffle", items)
-        return deal_tiles(deck, self.n_seats, hand)
 
     def _opener(self, opener: int | None) -> int:
         """The round's opener; None: the forced opening (round 0, or after a tie)."""
@@ -146,13 +145,8 @@ class IraqiDominoEngine(Engine):
                 "scores": list(self.scores),
             }
         )
-        if win_side is not None and self.scores[win_side] >= self.target:
-            winners = self.seats_of(win_side)
-            self.outcome = Outcome(
-                "finished", winners, tuple(self.scores), {"rounds": self.round + 1}
-            )
-            return
-        self._start_round(next_opener)
+        if not self.finish_at_target(self.target, {"rounds": self.round + 1}):
+            self._start_round(next_opener)
 
     # -- helpers ---------------------------------------------------------------------------
     def _end_number(self, end: str) -> int:
@@ -179,19 +173,10 @@ class IraqiDominoEngine(Engine):
     def _blocked(self) -> bool:
         return not self.pile and not any(self._can_play(s) for s in range(self.n_seats))
 
+    def _may_draw(self) -> bool:
+        return bool(self.pile)
+
     # -- interface -------------------------------------------------------------------------
-    @property
-    def turn(self) -> int | None:
-        return None if self.outcome is not None else self.current
-
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.current:
-            return []
-        plays = self._plays(seat)
-        if plays:
-            return plays
-        return [{"type": "draw"}] if self.pile else [{"type": "pass"}]
-
     def _apply(self, seat: int, action: Action) -> None:
         kind = action["type"]
         if kind == "play":
@@ -288,9 +273,6 @@ class IraqiDominoEngine(Engine):
         if seat is not None:
             out["hand"] = sort_tiles(self.hands[seat])
         return out
-
-    def side_scores(self) -> tuple[int, ...]:
-        return tuple(self.scores)
 
 
 ENGINE = IraqiDominoEngine

@@ -22,10 +22,9 @@ from typing import Any, ClassVar
 
 from fairness import tile_code, tiles
 
-from .base import JSON, Action, Chance, Engine, MatchContext, Outcome, only_keys
-from .deals import deal_tiles
+from .base import JSON, Action, Outcome, only_keys
 from .errors import IllegalActionError, MalformedActionError
-from .tiles import action_tile, has_number, is_double, orient, pips, sort_tiles
+from .tiles import DominoEngine, action_tile, has_number, is_double, orient, pips, sort_tiles
 
 MEXICAN = "mexican"
 TOP = 12
@@ -40,7 +39,7 @@ def engine_number(round_index: int) -> int:
     return TOP - round_index % (TOP + 1)
 
 
-class MexicanTrainEngine(Engine):
+class MexicanTrainEngine(DominoEngine):
     game: ClassVar[str] = "mexican_train"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "rounds": 13, "blank_double": 0}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {
@@ -48,12 +47,8 @@ class MexicanTrainEngine(Engine):
         "rounds": (1, 13),
         "blank_double": (0, 100),
     }
-    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        super().__init__(ruleset, chance, ctx)
+    def _start_match(self) -> None:
         self.rounds: int = self.ruleset["rounds"]
         self.blank_double: int = self.ruleset["blank_double"]
         self.totals: list[int] = [0] * self.n_seats
@@ -87,11 +82,6 @@ class MexicanTrainEngine(Engine):
         self.drawn = None
         self.passes_in_row = 0
         self.current = self.round % n
-
-    def _deal(self, items: list[str], hand: int) -> tuple[list[list[str]], list[str]]:
-        """The round's hands and boneyard: its tiles (``items``) shuffled, then dealt."""
-        deck = self._shuffled(f"r{self.round}/shuffle", items)
-        return deal_tiles(deck, self.n_seats, hand)
 
     def penalty(self, hand: list[str]) -> int:
         return sum(self.blank_double if t == "0-0" else pips(t) for t in hand)
@@ -164,21 +154,11 @@ class MexicanTrainEngine(Engine):
             if has_number(t, self.open_end(i))
         ]
 
+    def _may_draw(self) -> bool:
+        """Once per obligation, while the boneyard lasts."""
+        return self.drawn is None and bool(self.boneyard)
+
     # -- interface -------------------------------------------------------------------------
-    @property
-    def turn(self) -> int | None:
-        return None if self.outcome is not None else self.current
-
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.current:
-            return []
-        plays = self._plays(seat)
-        if plays:
-            return plays
-        if self.drawn is None and self.boneyard:
-            return [{"type": "draw"}]
-        return [{"type": "pass"}]
-
     def _apply(self, seat: int, action: Action) -> None:
         kind = action["type"]
         if kind == "play":

@@ -19,15 +19,7 @@ from typing import Any, ClassVar
 
 from fairness import deck_qahve
 
-from .base import (
-    JSON,
-    Action,
-    Chance,
-    Engine,
-    MatchContext,
-    only_keys,
-    target_winner,
-)
+from .base import JSON, Action, Engine, only_keys
 from .cards import is_card, sort_hand
 from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
@@ -65,11 +57,9 @@ class QahveEngine(Engine):
     SEATS: ClassVar[int | None] = SEATS
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "play")
     PARTNERS: ClassVar[bool] = True
+    DECK: ClassVar[frozenset[str]] = frozenset(deck_qahve())
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        super().__init__(ruleset, chance, ctx)
+    def _start_match(self) -> None:
         self.target: int = self.ruleset["target"]
         self.min_bid: int = self.ruleset["min_bid"]
         self.scores: list[int] = [0, 0]
@@ -85,47 +75,31 @@ class QahveEngine(Engine):
         self.last_trick: dict[str, JSON] | None = None
         self._start_hand()
 
-    @classmethod
-    def position(
-        cls,
-        ruleset: Mapping[str, Any] | None,
-        chance: Chance,
+    def _place(
+        self,
+        hands: list[list[str]],
         *,
-        hands: Sequence[Sequence[str]],
         bids: Sequence[int] = (2, 2, 2, 2),
         leader: int = 0,
         jb_played: bool = False,
         tricks_by_seat: Sequence[int] = (0, 0, 0, 0),
         dealer: int | None = None,
         scores: Sequence[int] | None = None,
-    ) -> QahveEngine:
-        """A hand at the start of a trick in the play phase (a test position, as
-        python-chess builds a ``Board`` from a FEN): the match starts as usual from
-        ``chance``, then this hand replaces the one dealt; its draws are dropped, so the
-        position is not a replayable transcript."""
-        e = cls(cls.parse_ruleset(ruleset), chance)
-        chance.take_events()
-        every = [c for h in hands for c in h]
-        if (
-            len(hands) != SEATS
-            or len(set(every)) != len(every)
-            or not all(is_card(c) and c not in ("2D", "2H") for c in every)
-        ):
-            raise ValueError("a position needs 4 hands of distinct qahve cards")
+    ) -> None:
+        """:meth:`position` in qahve: after ``bids``, ``leader`` to lead."""
         if len(bids) != SEATS or len(tricks_by_seat) != SEATS or not 0 <= leader < SEATS:
             raise ValueError("bids and tricks_by_seat need one entry per seat")
-        e.hands = [list(h) for h in hands]
-        e.bids = list(bids)
-        e.phase = Phase.PLAY
-        e.trick = Trick(leader)
-        e.tally = Tally(SEATS)
-        e.tally.tricks = list(tricks_by_seat)
-        e.jb_played = jb_played
+        self.hands = hands
+        self.bids = list(bids)
+        self.phase = Phase.PLAY
+        self.trick = Trick(leader)
+        self.tally = Tally(SEATS)
+        self.tally.tricks = list(tricks_by_seat)
+        self.jb_played = jb_played
         if dealer is not None:
-            e.dealer = dealer
+            self.dealer = dealer
         if scores is not None:
-            e.scores = list(scores)
-        return e
+            self.scores = list(scores)
 
     # -- ruleset ---------------------------------------------------------------------------
     # -- hands -----------------------------------------------------------------------------
@@ -283,11 +257,8 @@ class QahveEngine(Engine):
                 "next_dealer": self.dealer,
             }
         )
-        winner = target_winner(self.scores, self.target)
-        if winner is not None:
-            self.finish(winner, {"hands": len(self.history)})
-            return
-        self._start_hand()
+        if not self.finish_at_target(self.target, {"hands": len(self.history)}):
+            self._start_hand()
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
@@ -312,9 +283,6 @@ class QahveEngine(Engine):
         if seat is not None:
             out["hand"] = sort_hand(self.hands[seat])
         return out
-
-    def side_scores(self) -> tuple[int, ...]:
-        return (self.scores[0], self.scores[1])
 
 
 ENGINE = QahveEngine

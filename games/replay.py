@@ -26,7 +26,6 @@ from fairness import (
     SeedError,
     canonical_json,
     canonical_ruleset,
-    parse_hex,
     protocol_of_key,
 )
 
@@ -200,14 +199,15 @@ def _what(produced: Event) -> str:
     return f"chance event {produced.get('label')!r}"
 
 
+def _bad(ev: Mapping[str, Any], pos: int, what: str, kind: str = "event", **kw: Any) -> ReplayError:
+    """The ReplayError "event ``pos``: ``what``" for event ``ev`` (``seq`` aside)."""
+    return ReplayError(f"event {pos}: {what}", kind=kind, seq=pos, found=_strip(ev), **kw)
+
+
 def _rejected(exc: GameError, pos: int, seat: Any, ev: Mapping[str, Any]) -> ReplayError:
     """The ReplayError for action event ``pos`` that the rules refused with ``exc``."""
-    return ReplayError(
-        f"event {pos}: action by seat {seat} rejected: {exc}",
-        kind=exc.kind if isinstance(exc, ActionError) else "action",
-        seq=pos,
-        found=_strip(ev),
-    )
+    kind = exc.kind if isinstance(exc, ActionError) else "action"
+    return _bad(ev, pos, f"action by seat {seat} rejected: {exc}", kind)
 
 
 class Replayer:
@@ -303,9 +303,7 @@ class Replayer:
             )
         seq = ev.get("seq", pos)
         if type(seq) is not int or seq != pos:
-            raise ReplayError(
-                f"event {pos}: seq is {ev.get('seq')!r}", kind="seq", seq=pos, found=_strip(ev)
-            )
+            raise _bad(ev, pos, f"seq is {ev.get('seq')!r}", "seq")
         if self.pending:
             self._chance(ev, pos)
         else:
@@ -338,36 +336,16 @@ class Replayer:
         engine = self.engine
         etype = ev.get("type")
         if etype == "chance":
-            raise ReplayError(
-                f"event {pos}: chance event {ev.get('label')!r} that the rules did not draw",
-                kind="chance",
-                seq=pos,
-                expected=None,
-                found=_strip(ev),
-            )
+            what = f"chance event {ev.get('label')!r} that the rules did not draw"
+            raise _bad(ev, pos, what, "chance")
         allowed = self.keys.get(etype) if isinstance(etype, str) else None
         if allowed is None:
-            raise ReplayError(
-                f"event {pos}: unknown event type {etype!r}",
-                kind="event",
-                seq=pos,
-                found=_strip(ev),
-            )
+            raise _bad(ev, pos, f"unknown event type {etype!r}")
         if not allowed.issuperset(ev):
             extra = sorted(map(str, set(ev) - allowed))
-            raise ReplayError(
-                f"event {pos}: unexpected field(s) {', '.join(extra)} on a {etype} event",
-                kind="event",
-                seq=pos,
-                found=_strip(ev),
-            )
+            raise _bad(ev, pos, f"unexpected field(s) {', '.join(extra)} on a {etype} event")
         if "sig" in ev and not isinstance(ev["sig"], str):
-            raise ReplayError(
-                f"event {pos}: 'sig' must be a base64 string",
-                kind="event",
-                seq=pos,
-                found=_strip(ev),
-            )
+            raise _bad(ev, pos, "'sig' must be a base64 string")
         if etype == "action":
             seat = ev.get("seat")
             try:
@@ -376,28 +354,17 @@ class Replayer:
                 raise _rejected(exc, pos, seat, ev) from None
         else:
             if ev.get("reason") == "no_reveal":
-                raise ReplayError(
-                    f"event {pos}: a no_reveal end is the only event of a match that never started",
-                    kind="end",
-                    seq=pos,
-                    found=_strip(ev),
-                )
+                what = "a no_reveal end is the only event of a match that never started"
+                raise _bad(ev, pos, what, "end")
             try:
                 produced = engine.end_match(ev.get("reason"), ev.get("seat"))  # type: ignore[arg-type]
             except GameError as exc:
-                raise ReplayError(
-                    f"event {pos}: end rejected: {exc}", kind="end", seq=pos, found=_strip(ev)
-                ) from None
+                raise _bad(ev, pos, f"end rejected: {exc}", "end") from None
             if engine.proto.signed and not same_json(
                 {k: v for k, v in ev.items() if k not in ("seq", "sig", _V2_TIME)}, produced[0]
             ):
-                raise ReplayError(
-                    f"event {pos}: the end event is not as the rules write it",
-                    kind="end",
-                    seq=pos,
-                    expected=produced[0],
-                    found=_strip(ev),
-                )
+                what = "the end event is not as the rules write it"
+                raise _bad(ev, pos, what, "end", expected=produced[0])
             drawn = produced[1:]
         self.pending = drawn
 
@@ -450,21 +417,15 @@ def _no_reveal(
             found=first,
         )
     if set(first) - {_V2_TIME} != _NO_REVEAL_KEYS or first.get("type") != END_EVENT:
-        raise ReplayError(
-            "event 0: a no_reveal end is exactly {seq, type, reason, seats} (and its time at)",
-            kind="event",
-            seq=0,
-            found=_strip(first),
-        )
+        what = "a no_reveal end is exactly {seq, type, reason, seats} (and its time at)"
+        raise _bad(first, 0, what)
     seq = first.get("seq")
     if type(seq) is not int or seq != 0:
-        raise ReplayError(f"event 0: seq is {seq!r}", kind="seq", seq=0, found=_strip(first))
+        raise _bad(first, 0, f"seq is {seq!r}", "seq")
     try:
         match = NoRevealMatch(engine_cls, parsed, first.get("seats"))
     except GameError as exc:
-        raise ReplayError(
-            f"event 0: end rejected: {exc}", kind="end", seq=0, found=_strip(first)
-        ) from None
+        raise _bad(first, 0, f"end rejected: {exc}", "end") from None
     if on_event is not None:
         on_event(first, match)
     if len(events) > 1:
@@ -478,17 +439,12 @@ def _check_tips(
     engine_cls: type[Engine], parsed: Mapping[str, Any], ctx: MatchContext | None
 ) -> None:
     """A fresh-rolls match needs every seat's roll-chain tip (from the lock) as 64 hex."""
-    n = engine_cls.seat_count(parsed)
-    if ctx is None or len(ctx.roll_tips) != n:
-        raise ReplayError(
-            "a match with fresh rolls needs every seat's roll-chain tip from the lock",
-            kind="roll_chain",
-        )
-    for seat, tip in enumerate(ctx.roll_tips):
-        try:
-            parse_hex(tip, 32, f"seat {seat}'s roll-chain tip")
-        except SeedError as exc:
-            raise ReplayError(f"the lock's roll chains: {exc}", kind="roll_chain") from None
+    try:
+        (ctx or MatchContext("")).roll_chain_tips(engine_cls.seat_count(parsed))
+    except SeedError as exc:
+        raise ReplayError(f"the lock's roll chains: {exc}", kind="roll_chain") from None
+    except ValueError as exc:
+        raise ReplayError(str(exc), kind="roll_chain") from None
 
 
 def replay(

@@ -23,19 +23,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import CURRENT, DECK52, FairProtocol, deck52
+from fairness import DECK52, deck52
 
-from .base import (
-    JSON,
-    Action,
-    Chance,
-    Engine,
-    Event,
-    MatchContext,
-    one_of,
-    only_keys,
-    target_winner,
-)
+from .base import JSON, Action, Engine, only_keys
 from .cards import RANKS, is_card, sort_hand
 from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError
@@ -107,22 +97,11 @@ class ShelemEngine(Engine):
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 1200}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (5, 100_000)}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "pass", "discard", "play")
+    RULESET_CHOICES: ClassVar[Mapping[str, tuple[Any, ...]]] = {"players": (4, 2)}
     PARTNERS: ClassVar[bool] = True
 
-    # -- ruleset ---------------------------------------------------------------------------
-    @classmethod
-    def parse_ruleset(
-        cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = CURRENT
-    ) -> dict[str, Any]:
-        out = super().parse_ruleset(raw, protocol=protocol)
-        one_of(out, "players", (4, 2))
-        return out
-
     # -- start -----------------------------------------------------------------------------
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        super().__init__(ruleset, chance, ctx)
+    def _start_match(self) -> None:
         self.n = self.n_seats
         self.target: int = int(self.ruleset["target"])
         self.scores: list[int] = [0, 0]
@@ -131,7 +110,7 @@ class ShelemEngine(Engine):
         # the last trick completed, kept into the next hand so the table can show it: the
         # closed Trick, its hand, winner and points (last_trick's JSON is made from them)
         self._closed: tuple[Trick, int, int, int] | None = None
-        self.dealer = chance.uniform("dealer", self.n)
+        self.dealer = self.chance.uniform("dealer", self.n)
         self._deal()
 
     def set_scores(self, scores: Sequence[int]) -> None:
@@ -450,11 +429,10 @@ class ShelemEngine(Engine):
                 "made": points >= self.high_bid,
             }
         )
-        win = target_winner(self.scores, self.target)
-        if win is not None:
-            self.finish(win, {"hands": self.hand_number + 1, "target": self.target})
-            return
-        self._next_hand()
+        if not self.finish_at_target(
+            self.target, {"hands": self.hand_number + 1, "target": self.target}
+        ):
+            self._next_hand()
 
     def _next_hand(self) -> None:
         self.dealer = (self.dealer + 1) % self.n
@@ -513,28 +491,8 @@ class ShelemEngine(Engine):
             ]
         return out
 
-    def side_scores(self) -> tuple[int, ...]:
-        return tuple(self.scores)
-
-    # -- public log ------------------------------------------------------------------------
-    @classmethod
-    def redact(cls, event: Event) -> Event:
-        """The hakem's 4 laid-down cards stay hidden in the public log until the reveal."""
-        action = event.get("action")
-        if (
-            event.get("type") == "action"
-            and isinstance(action, dict)
-            and action.get("type") == "discard"
-        ):
-            out = dict(event)
-            cards = action.get("cards")
-            out["action"] = {
-                "type": "discard",
-                "count": len(cards) if isinstance(cards, list) else 0,
-            }
-            out["hidden"] = True
-            return out
-        return super().redact(event)
+    # the hakem's 4 laid-down cards stay hidden in the public log until the reveal: the
+    # ``discard`` of Engine.redact
 
 
 ENGINE = ShelemEngine

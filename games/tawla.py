@@ -32,7 +32,7 @@ from fairness import CURRENT, FairProtocol, check_roll_value, entropy_label, fre
 from fairness.errors import LabelError, SeedError
 from fairness.v2 import ROLL_CHAIN_LENGTH
 
-from .base import JSON, Action, Chance, Engine, MatchContext, Outcome, one_of, only_keys
+from .base import JSON, Action, Engine, Outcome, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 
 CHECKERS = 15
@@ -581,6 +581,7 @@ class TawlaEngine(Engine):
         "live_entropy": False,
     }
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"match_length": (0, 25)}
+    RULESET_CHOICES: ClassVar[Mapping[str, tuple[Any, ...]]] = {"cube_cap": CUBE_CAPS}
     RULESET_V1_ONLY: ClassVar[tuple[str, ...]] = ("live_entropy",)
     RULESET_V2_EXTRA: ClassVar[Mapping[str, Any]] = {"fresh_rolls": True}
     SEATS: ClassVar[int | None] = 2
@@ -605,15 +606,11 @@ class TawlaEngine(Engine):
         cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = CURRENT
     ) -> dict[str, Any]:
         rs = super().parse_ruleset(raw, protocol=protocol)
-        one_of(rs, "cube_cap", CUBE_CAPS)
         if rs["jacoby"] and rs["match_length"] != 0:
             raise RulesetError("ruleset key 'jacoby' applies only to money play (match_length 0)")
         return rs
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        super().__init__(ruleset, chance, ctx)
+    def _start_match(self) -> None:
         #: fresh rolls (fairness-v2.md §6): v2 with ruleset ``fresh_rolls``
         self.fresh: bool = self.proto.signed and bool(self.ruleset.get("fresh_rolls", False))
         #: per seat: the last value it sent (its tip before any), and how many it sent
@@ -623,7 +620,12 @@ class TawlaEngine(Engine):
         self.fresh_pending: dict[str, Any] | None = None
         self.opening_attempt = 0
         if self.fresh:
-            self._chain_prev = self._roll_tips(ctx)
+            if self.ctx is None or len(self.ctx.roll_tips) != 2:
+                raise ValueError(
+                    "fresh rolls need the match context: the match id and both "
+                    "seats' roll-chain tips from the lock"
+                )
+            self._chain_prev = self.ctx.roll_chain_tips(2)
         self.match_length: int = self.ruleset["match_length"]
         self.score = [0, 0]
         self.games: list[dict[str, JSON]] = []
@@ -645,21 +647,6 @@ class TawlaEngine(Engine):
         self.last_turn: dict[str, JSON] | None = None
         self._turns: Mapping[Turn, Board] = {}
         self._begin_game()
-
-    @staticmethod
-    def _roll_tips(ctx: MatchContext | None) -> list[bytes]:
-        if ctx is None or len(ctx.roll_tips) != 2:
-            raise ValueError(
-                "fresh rolls need the match context: the match id and both "
-                "seats' roll-chain tips from the lock"
-            )
-        tips = []
-        for seat, tip in enumerate(ctx.roll_tips):
-            try:
-                tips.append(parse_hex(tip, 32, f"seat {seat}'s roll-chain tip"))
-            except SeedError as exc:
-                raise ValueError(str(exc)) from None
-        return tips
 
     # -- fresh rolls -------------------------------------------------------------------------
     def _owe(self, label: str, owes: list[int], values: list[bytes]) -> None:

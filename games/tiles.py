@@ -1,4 +1,5 @@
-"""Domino tile primitives shared by iraqi_domino and mexican_train (codes "a-b", a <= b).
+"""Domino tile primitives shared by iraqi_domino and mexican_train (codes "a-b", a <= b),
+and :class:`DominoEngine`, what their engines share.
 
 A tile laid in a line or a train is an oriented pair ``(inner, outer)``: ``inner`` touches
 the number it was laid against, ``outer`` is the number it leaves open. A double leaves
@@ -7,11 +8,14 @@ its own number open, so laying it never changes an end's number.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from fairness import parse_tile, tile_code
 
+from .base import Action, Engine
+from .deals import deal_tiles
 from .errors import MalformedActionError
 
 __all__ = [
@@ -27,6 +31,7 @@ __all__ = [
     "check_tile_code",
     "action_tile",
     "heaviest",
+    "DominoEngine",
 ]
 
 
@@ -90,3 +95,36 @@ def heaviest(tiles: Iterable[str]) -> str:
     """The tile with the most pips; equal pips → the one with the higher end."""
     best = max(tiles, key=lambda t: (pips(t), max(parse_tile(t))))
     return best
+
+
+class DominoEngine(Engine):
+    """What the domino engines share: the seat to act (``current``), a round's deal, and
+    the legal actions (the seat's plays; without one, a draw when it may draw, else a
+    pass)."""
+
+    ACTION_TYPES: ClassVar[tuple[str, ...]] = ("play", "draw", "pass")
+    round: int
+    current: int
+
+    @property
+    def turn(self) -> int | None:
+        return None if self.outcome is not None else self.current
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        if self.outcome is not None or seat != self.current:
+            return []
+        return self._plays(seat) or [{"type": "draw" if self._may_draw() else "pass"}]
+
+    @abstractmethod
+    def _plays(self, seat: int) -> list[Action]:
+        """The plays ``seat`` may make now."""
+
+    @abstractmethod
+    def _may_draw(self) -> bool:
+        """Whether the seat to act, if it cannot play, draws (else it passes)."""
+
+    def _deal(self, items: list[str], hand: int) -> tuple[list[list[str]], list[str]]:
+        """The round's hands and draw pile (boneyard): its tiles (``items``) shuffled at
+        ``r{round}/shuffle``, then dealt."""
+        deck = self._shuffled(f"r{self.round}/shuffle", items)
+        return deal_tiles(deck, self.n_seats, hand)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import functools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -66,9 +66,13 @@ def build_transcript(
         "events": [dict(e) for e in events],
         "result": dict(result) if result is not None else None,
     }
-    if extra:
-        for k, v in extra.items():
-            doc.setdefault(k, v)
+    return _with_extra(doc, extra)
+
+
+def _with_extra(doc: dict[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``doc`` with the fields of ``extra`` it does not have already."""
+    for k, v in (extra or {}).items():
+        doc.setdefault(k, v)
     return doc
 
 
@@ -160,10 +164,7 @@ def build_locked_transcript(
         "created_at": created_at,
         "ended_at": ended_at,
     }
-    if extra:
-        for k, v in extra.items():
-            doc.setdefault(k, v)
-    return doc
+    return _with_extra(doc, extra)
 
 
 def simulate_match(
@@ -212,25 +213,14 @@ def simulate_match(
     ``protocol=V1`` (or its name) gives exactly the v1 transcript of earlier versions.
     """
     proto = protocol_for(protocol)
-    if proto is V1:
-        if signer is not None or keyed or house or no_reveal:
-            raise ValueError("signer, keyed, house and no_reveal are qahwa-fair/2 options")
-        return _simulate_v1(
-            game,
-            ruleset,
-            seed=seed,
-            server_seed=server_seed,
-            match_id=match_id,
-            client_seeds=client_seeds,
-            max_actions=max_actions,
-            resign_at=resign_at,
-            end_reason=end_reason,
-        )
-    if proto is not V2:
+    if proto is V1 and (signer is not None or keyed or house or no_reveal):
+        raise ValueError("signer, keyed, house and no_reveal are qahwa-fair/2 options")
+    if proto is not V1 and proto is not V2:
         raise ValueError(f"simulate_match makes no {proto} transcripts")
     return _Sim(
         game,
         ruleset,
+        proto=proto,
         seed=seed,
         server_seed=server_seed,
         match_id=match_id,
@@ -245,75 +235,9 @@ def simulate_match(
     ).run(max_actions=max_actions, resign_at=resign_at, end_reason=end_reason, no_reveal=no_reveal)
 
 
-def _simulate_v1(
-    game: str,
-    ruleset: Mapping[str, Any] | None,
-    *,
-    seed: int,
-    server_seed: bytes | None,
-    match_id: str | None,
-    client_seeds: Sequence[str] | None,
-    max_actions: int,
-    resign_at: int | None,
-    end_reason: str,
-) -> tuple[dict[str, Any], Engine]:
-    bots = random.Random(seed)
-    if server_seed is None:
-        server_seed = (
-            random.Random(f"server-{seed}").randbytes(32) if seed >= 0 else V1.new_server_seed()
-        )
-    cls = engine_class(game)
-    parsed = cls.parse_ruleset(dict(ruleset or {}), protocol=V1)
-    ruleset_str = canonical_ruleset(parsed)
-    n = cls.seat_count(parsed)
-    match_id = match_id or f"sim-{game}-{seed}"
-    if client_seeds is None:
-        client_seeds = [f"seat{s}-seed{seed}" for s in range(n)]
-    key = V1.match_key(server_seed, match_id, game, ruleset_str, list(client_seeds))
-    chance = Chance(key)
-    engine = cls(parsed, chance)
-    events: list[Event] = list(chance.take_events())
-    actions = 0
-    while engine.outcome is None:
-        if actions >= max_actions:
-            raise RuntimeError(f"{game}: no end after {max_actions} actions")
-        if resign_at is not None and actions >= resign_at:
-            events.extend(engine.end_match(end_reason, 0 if end_reason == "resigned" else None))
-            break
-        seat = engine.turn
-        assert seat is not None
-        legal = engine.legal_actions(seat)
-        if not legal:
-            raise RuntimeError(f"{game}: seat {seat} to act with no legal action")
-        action = bots.choice(engine.bot_actions(seat))
-        events.extend(engine.apply(seat, action))
-        actions += 1
-    numbered = [{"seq": i, **e} for i, e in enumerate(events)]
-    seats = [
-        {"seat": s, "name": f"bot{s}", "client_seed": cs, "seed_source": "player"}
-        for s, cs in enumerate(client_seeds)
-    ]
-    assert engine.outcome is not None
-    doc = build_transcript(
-        match_id=match_id,
-        game=game,
-        ruleset=ruleset_str,
-        server_seed=server_seed,
-        seats=seats,
-        events=numbered,
-        result=engine.outcome.to_json(),
-    )
-    return doc, engine
-
-
 @functools.lru_cache(maxsize=64)
 def _chain(match_id: str, seat: int, secret: bytes) -> tuple[bytes, ...]:
     return tuple(roll_chain(match_id, seat, secret))
-
-
-def seat_value(chain: Sequence[bytes], used: int) -> str:
-    """A seat's next fresh-roll value as hex: ``c[used + 1]`` of its roll chain."""
-    return chain[used + 1].hex()
 
 
 def with_roll_value(
@@ -326,17 +250,18 @@ def with_roll_value(
     if action.get("type") not in ("roll", "roll_value") or "value" in action:
         return action
     used: list[int] = getattr(engine, "values_used")  # noqa: B009 - tawla's and mahbusa's
-    return {**action, "value": seat_value(chain, used[seat])}
+    return {**action, "value": chain[used[seat] + 1].hex()}  # the seat's next: c[used + 1]
 
 
 class _Sim:
-    """One simulated qahwa-fair/2 match (see :func:`simulate_match`)."""
+    """One simulated match, qahwa-fair/2 or /1 (see :func:`simulate_match`)."""
 
     def __init__(
         self,
         game: str,
         ruleset: Mapping[str, Any] | None,
         *,
+        proto: FairProtocol,
         seed: int,
         server_seed: bytes | None,
         match_id: str | None,
@@ -350,6 +275,9 @@ class _Sim:
         cheats: Mapping[int, str] | None = None,
     ) -> None:
         self.game = game
+        self.proto = proto
+        # v1's seeds and ids as v1 simulations made them; v2's are named apart ("server2-")
+        tag = "" if proto is V1 else "2"
         self.cheats = dict(cheats or {})
         self.timed = timed
         #: the time of the request being written, and the lock's (set by run)
@@ -358,17 +286,23 @@ class _Sim:
         self.bots = random.Random(seed)
         if server_seed is None:
             server_seed = (
-                random.Random(f"server2-{seed}").randbytes(64)
+                random.Random(f"server{tag}-{seed}").randbytes(proto.seed_bytes)
                 if seed >= 0
-                else V2.new_server_seed()
+                else proto.new_server_seed()
             )
         self.server_seed = server_seed
-        self.cls = engine_for(game, ruleset)
+        self.cls = engine_class(game) if proto is V1 else engine_for(game, ruleset)
         self.sealed = bool(getattr(self.cls, "SEALED", False))
-        self.parsed = self.cls.parse_ruleset(dict(ruleset or {}), protocol=V2)
+        self.parsed = self.cls.parse_ruleset(dict(ruleset or {}), protocol=proto)
         self.ruleset_str = canonical_ruleset(self.parsed)
         n = self.n = self.cls.seat_count(self.parsed)
-        self.match_id = match_id or f"sim2-{game}-{seed}"
+        self.match_id = match_id or f"sim{tag}-{game}-{seed}"
+        #: what every transcript of the match names first (with its server seed)
+        self.ids: dict[str, Any] = {
+            "match_id": self.match_id,
+            "game": game,
+            "ruleset": self.ruleset_str,
+        }
         self.client_seeds = (
             list(client_seeds)
             if client_seeds is not None
@@ -410,6 +344,13 @@ class _Sim:
     def run(
         self, *, max_actions: int, resign_at: int | None, end_reason: str, no_reveal: Sequence[int]
     ) -> tuple[dict[str, Any], Engine]:
+        play: dict[str, Any] = {
+            "max_actions": max_actions,
+            "resign_at": resign_at,
+            "end_reason": end_reason,
+        }
+        if self.proto is V1:
+            return self._run_v1(**play)
         n = self.n
         seat_rows = [
             {
@@ -470,31 +411,17 @@ class _Sim:
             key = fixed.match_key(
                 self.server_seed, list(zip(self.client_seeds, self.nonces, strict=True))
             )
-            ctx = MatchContext.of_lock(fixed)
-            chance = Chance(key)
-            engine = self.cls(rs, chance, ctx)
-            for ev in chance.take_events():
-                add(ev)
-            self._play(
-                engine, add, max_actions=max_actions, resign_at=resign_at, end_reason=end_reason
-            )
+            engine = self._play(key, MatchContext.of_lock(fixed), add, **play)
         assert engine.outcome is not None
+        # the lock's seats with their reveals (build_locked_transcript keeps a seat's fields)
         seats = [
-            {
-                "seat": s,
-                "name": f"bot{s}",
-                "house": s in self.house,
-                "client_seed": None if s in hidden else self.client_seeds[s],
-                "nonce": None if s in hidden else self.nonces[s].hex(),
-                "key": seat_rows[s]["key"],
-                "roll_chain": seat_rows[s]["roll_chain"],
-            }
-            for s in range(n)
+            {**row, "client_seed": self.client_seeds[s], "nonce": self.nonces[s].hex()}
+            if s not in hidden
+            else {**row, "client_seed": None, "nonce": None}
+            for s, row in enumerate(seat_rows)
         ]
         doc = build_locked_transcript(
-            match_id=self.match_id,
-            game=self.game,
-            ruleset=self.ruleset_str,
+            **self.ids,
             server_seed=self.server_seed,
             lock=lock,
             lock_index=self.lock_index,
@@ -510,9 +437,48 @@ class _Sim:
             doc = self.signer.signed(doc)
         return doc, engine
 
+    def _run_v1(self, **play: Any) -> tuple[dict[str, Any], Engine]:
+        """The qahwa-fair/1 transcript of earlier versions: no lock, chain, times or
+        signatures."""
+        key = V1.match_key(
+            self.server_seed, self.match_id, self.game, self.ruleset_str, self.client_seeds
+        )
+        events: list[Event] = []
+
+        def add(ev: Event, signer_seat: int | None = None) -> None:
+            events.append({"seq": len(events), **ev})
+
+        engine = self._play(key, None, add, **play)
+        assert engine.outcome is not None
+        seats = [
+            {"seat": s, "name": f"bot{s}", "client_seed": cs, "seed_source": "player"}
+            for s, cs in enumerate(self.client_seeds)
+        ]
+        doc = build_transcript(
+            **self.ids,
+            server_seed=self.server_seed,
+            seats=seats,
+            events=events,
+            result=engine.outcome.to_json(),
+        )
+        return doc, engine
+
     def _play(
-        self, engine: Engine, add: Any, *, max_actions: int, resign_at: int | None, end_reason: str
-    ) -> None:
+        self,
+        key: bytes,
+        ctx: MatchContext | None,
+        add: Callable[..., None],
+        *,
+        max_actions: int,
+        resign_at: int | None,
+        end_reason: str,
+    ) -> Engine:
+        """Start the match with ``key`` and ``ctx`` and play it with the bots to its end
+        (or to ``resign_at``), passing every event to ``add(event, signing_seat)``."""
+        chance = Chance(key)
+        engine = self.cls(self.parsed, chance, ctx)
+        for ev in chance.take_events():
+            add(ev)
         actions = 0
         sim_seats: list[Any] = []
         if self.sealed:  # a sealed match's seats make their own keys, shuffles and shares
@@ -564,3 +530,4 @@ class _Sim:
             for ev in produced[1:]:
                 add(ev)
             actions += 1
+        return engine
