@@ -91,12 +91,7 @@ class FairProtocol:
 
     # -- the match key ----------------------------------------------------------------------
     def match_key(
-        self,
-        server_seed: str | bytes,
-        match_id: str,
-        game: str,
-        ruleset: str,
-        seats: Sequence[Any],
+        self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
     ) -> bytes:
         """K of a match: ``seats`` are each seat's :data:`SeatInput` in seat order."""
         raise NotImplementedError
@@ -172,12 +167,7 @@ class ProtocolV2(FairProtocol):
     derivation: ClassVar[str] = PROTOCOL_V2
 
     def match_key(
-        self,
-        server_seed: str | bytes,
-        match_id: str,
-        game: str,
-        ruleset: str,
-        seats: Sequence[Any],
+        self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
     ) -> bytes:
         """K = HMAC-SHA512(server_seed, T), 64 bytes; ``seats`` = (client_seed, nonce)."""
         seed = self.parse_server_seed(server_seed)
@@ -265,22 +255,3 @@ def signed_protocol(what: Any) -> bool:
 def protocol_of_key(key: bytes) -> FairProtocol:
     """The protocol of a match key by its length: 64 bytes v2, else v1."""
     return V2 if len(key) == V2.key_bytes else V1
-
-
-__all__ = [
-    "CURRENT",
-    "PROTOCOLS",
-    "V1",
-    "V2",
-    "V3",
-    "FairProtocol",
-    "ProtocolV1",
-    "ProtocolV2",
-    "ProtocolV3",
-    "SeatInput",
-    "UnknownProtocolError",
-    "protocol_for",
-    "protocol_of_key",
-    "register",
-    "signed_protocol",
-]

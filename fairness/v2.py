@@ -20,7 +20,7 @@ from typing import Any
 
 from .canonical import canonical_json
 from .derive import check_client_seed, lp, u32be
-from .errors import ClientSeedError, SeedError
+from .errors import SeedError
 
 PROTOCOL_V2 = "qahwa-fair/2"
 NONCE_BYTES = 32
@@ -259,32 +259,3 @@ def check_canonical_value(obj: Any, path: str = "$") -> None:
             check_canonical_value(v, f"{path}.{k}")
         return
     raise ValueError(f"{path}: {type(obj).__name__} is not JSON")
-
-
-__all__ = [
-    "CHAIN_SECRET_BYTES",
-    "NONCE_BYTES",
-    "PROTOCOL_V2",
-    "ROLL_CHAIN_LENGTH",
-    "UNSIGNED_EVENT_FIELDS",
-    "ClientSeedError",
-    "DuplicateKeyError",
-    "chain_head",
-    "chain_next",
-    "chain_start",
-    "check_canonical_value",
-    "check_roll_value",
-    "format_time_ms",
-    "fresh_label",
-    "loads_strict",
-    "new_nonce",
-    "parse_hex",
-    "parse_nonce",
-    "parse_time_us",
-    "roll_chain",
-    "roll_chain_tip",
-    "roll_step",
-    "seat_sig_message",
-    "seed_commitment",
-    "signed_event_body",
-]
