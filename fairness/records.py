@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from .canonical import canonical_json
@@ -241,14 +241,7 @@ class Receipt:
     at: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "receipt",
-            "protocol": V2.name,
-            "match_id": self.match_id,
-            "seq": self.seq,
-            "chain": self.chain,
-            "at": self.at,
-        }
+        return {"type": "receipt", "protocol": V2.name, **asdict(self)}
 
     def sign(self, signer: Signer) -> dict[str, Any]:
         return signer.signed(self.to_json())

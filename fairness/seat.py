@@ -32,7 +32,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -207,13 +207,7 @@ class Dispute:
     evidence: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "match_id": self.match_id,
-            "seat": self.seat,
-            "kind": self.kind,
-            "message": self.message,
-            "evidence": self.evidence,
-        }
+        return asdict(self)
 
 
 # Every client seed, nonce and roll-chain secret this process has used: a conforming client

@@ -54,8 +54,16 @@ from .core import (
     verify_item,
 )
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
-from .log import load_proofs, log_cmd, log_hook, log_options, open_state
+from .log import load_proofs, log_cmd, log_hook, open_state
 from .monitor import load_policy
+from .options import (
+    jobs_option,
+    json_option,
+    match_option,
+    no_state_option,
+    required_option,
+    state_option,
+)
 from .output import make_console, print_report, print_summary
 from .page import page_cmd
 from .stats_cli import stats_cmd
@@ -332,20 +340,14 @@ def collect(
     help="Server base URL: fetch --match transcripts, its /v1/keys and each match's log "
     "proof (GET /v1/matches/{id}/log-proof) from it.",
 )
-@click.option(
-    "--match",
-    "matches",
-    multiple=True,
-    metavar="ID",
-    help="A match id to fetch from --server (repeatable).",
-)
+@match_option
 @click.option(
     "--key",
     "key_file",
     metavar="FILE",
     help="The server's public key: base64 of the raw 32 bytes, or the JSON of GET /v1/keys.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
+@json_option
 @click.option(
     "--no-signature",
     "allow_unsigned",
@@ -361,13 +363,9 @@ def collect(
     show_default=True,
     help="How many draws to list per match.",
 )
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: all cores).",
-)
-@log_options
+@jobs_option("Worker processes (default: all cores).")
+@state_option
+@no_state_option
 @click.option(
     "--log-proof",
     "log_proofs",
@@ -594,20 +592,10 @@ class DeriveError(click.UsageError):
     show_default=True,
     help="The transcript's protocol.",
 )
-@click.option(
-    "--server-seed",
-    required=True,
-    metavar="HEX",
-    help="64 hex characters (qahwa-fair/1) or 128 (qahwa-fair/2).",
-)
-@click.option("--match-id", required=True, metavar="ID")
-@click.option("--game", required=True, metavar="G")
-@click.option(
-    "--ruleset",
-    required=True,
-    metavar="STR",
-    help="The ruleset string exactly as the transcript carries it.",
-)
+@required_option("--server-seed", "HEX", "64 hex characters (qahwa-fair/1) or 128 (qahwa-fair/2).")
+@required_option("--match-id", "ID")
+@required_option("--game", "G")
+@required_option("--ruleset", "STR", "The ruleset string exactly as the transcript carries it.")
 @click.option(
     "--client-seed",
     "client_seeds",
@@ -623,11 +611,8 @@ class DeriveError(click.UsageError):
     metavar="HEX",
     help="qahwa-fair/2: each seat's nonce (64 hex), in seat order, one per --client-seed.",
 )
-@click.option(
-    "--label",
-    required=True,
-    metavar="L",
-    help="The draw's label (with --roll-values: the v1 label, e.g. g0/roll/3).",
+@required_option(
+    "--label", "L", "The draw's label (with --roll-values: the v1 label, e.g. g0/roll/3)."
 )
 @click.option(
     "--roll-values",
@@ -743,7 +728,7 @@ def derive_cmd(
     help="Play one full match of each available game against a running "
     "server with random legal bots, then verify every transcript.",
 )
-@click.option("--server", required=True, metavar="URL", help="The server's base URL.")
+@required_option("--server", "URL", "The server's base URL.")
 @click.option(
     "--game",
     "game_list",

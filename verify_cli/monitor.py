@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
@@ -57,6 +57,13 @@ from .log_state import (
     _check_signed,
     _now,
     reconcile_checkpoint,
+)
+from .options import (
+    jobs_option,
+    json_option,
+    no_state_option,
+    required_option,
+    state_option,
 )
 
 MAX_FAILURES = 50
@@ -417,20 +424,7 @@ class MonitorResult:
             self.failures.append(message)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "server": self.server,
-            "ok": self.ok,
-            "origin": self.origin,
-            "tree_size": self.tree_size,
-            "root_hash": self.root_hash,
-            "audited_from": self.audited_from,
-            "audited": self.audited,
-            "witnesses": self.witnesses,
-            "failures": self.failures,
-            "notes": self.notes,
-            "evidence": self.evidence,
-            "stats": self.stats,
-        }
+        return asdict(self)
 
 
 # -- the audit -------------------------------------------------------------------------------
@@ -686,10 +680,7 @@ class Sequencer:
         if kind == "commitment":
             self.stats.commitments += 1
             mid = info[1]
-            first = self.seen.get(mid) if mid else None
-            if first is None and mid:
-                row = self.db.execute("SELECT idx FROM seen WHERE match_id = ?", (mid,)).fetchone()
-                first = row[0] if row else None
+            first = self._first("seen", mid, self.seen.get(mid) if mid else None)
             if first is not None:
                 self.res.fail(f"entry {pos}: match id {mid} is logged twice (first at {first})")
             elif mid:
@@ -698,10 +689,7 @@ class Sequencer:
             self.stats.locks += 1
             _, mid, com, end_by, nonhouse, _house, game = info
             lock = self.locks.get(mid) if mid else None
-            first = lock[1] if lock else None
-            if first is None and mid:
-                row = self.db.execute("SELECT idx FROM locks WHERE match_id = ?", (mid,)).fetchone()
-                first = row[0] if row else None
+            first = self._first("locks", mid, lock[1] if lock else None)
             if first is not None:
                 self.res.fail(f"match {mid} is locked twice: entries {first} and {pos}")
             elif mid:
@@ -712,6 +700,14 @@ class Sequencer:
             self._reveal(pos, info)
         if len(self.locks) + len(self.seen) >= BATCH:
             self.flush()
+
+    def _first(self, table: str, mid: str, waiting: int | None) -> int | None:
+        """The entry that logged ``mid`` first: still ``waiting`` in memory, else in the
+        store's ``table`` (``seen`` or ``locks``); None for a new match id."""
+        if waiting is not None or not mid:
+            return waiting
+        row = self.db.execute(f"SELECT idx FROM {table} WHERE match_id = ?", (mid,)).fetchone()
+        return row[0] if row else None
 
     def _reveal(self, pos: int, info: Info) -> None:
         _, mid, li, seed_c, ts, reason, forfeited, house = info
@@ -960,7 +956,7 @@ def load_policy(path: str | None) -> tlog.Policy | None:
     "root, check it extends every checkpoint seen before, and report locks "
     "without reveals, matches locked twice and hidden matches.",
 )
-@click.option("--server", required=True, metavar="URL", help="The server's base URL.")
+@required_option("--server", "URL", "The server's base URL.")
 @click.option(
     "--origin",
     metavar="ORIGIN",
@@ -993,23 +989,11 @@ def load_policy(path: str | None) -> tlog.Policy | None:
     help="Also fetch each revealed match's "
     "transcript and check it against its reveal's transcript_sha256.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
-@click.option(
-    "--no-state", is_flag=True, help="Neither read nor write the file of heads seen before."
-)
-@click.option(
-    "--state",
-    "state_file",
-    metavar="FILE",
-    help="The file of heads seen before (default: $XDG_STATE_HOME/qahwa/heads.json).",
-)
+@json_option
+@no_state_option
+@state_option
 @click.option("--restart", is_flag=True, help="Audit from entry 0, ignoring the saved position.")
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes checking signatures (default: all cores).",
-)
+@jobs_option("Worker processes checking signatures (default: all cores).")
 @click.option(
     "--grace",
     type=click.FloatRange(min=0),

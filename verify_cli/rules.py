@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from fairness import (
@@ -881,19 +882,6 @@ def check_rules_v2(
     return ctx, state
 
 
-def check_rules_v3(
-    rep: Any,
-    doc: dict[str, Any],
-    cls: type[Engine],
-    *,
-    progress: Progress | None = None,
-) -> tuple[render.DrawContext, V2State]:
-    """qahwa-fair/3 (fairness-v3 §9a, §10): every check of qahwa-fair/2, the sealed deal's
-    steps verified as the replay applies them (the engine refuses a step whose proof, share,
-    opening or revealed key does not verify), then :func:`check_sealed`."""
-    return check_rules_v2(rep, doc, cls, progress=progress, sealed=True)
-
-
 #: the actions of a sealed match that carry a proof (a deal step, or a play with its opening)
 def _sealed_action(ev: Any) -> dict[str, Any] | None:
     act = ev.get("action") if isinstance(ev, dict) and ev.get("type") == "action" else None
@@ -1056,9 +1044,12 @@ class Rules:
     check: Callable[..., tuple[render.DrawContext, V2State | None]]
 
 
-#: every protocol ``verify`` knows, newest first
+#: every protocol ``verify`` knows, newest first. qahwa-fair/3 (fairness-v3 §9a, §10): every
+#: check of qahwa-fair/2, the sealed deal's steps verified as the replay applies them (the
+#: engine refuses a step whose proof, share, opening or revealed key does not verify), then
+#: :func:`check_sealed`.
 RULES: dict[str, Rules] = {
-    V3.name: Rules(REQUIRED_V2, check_rules_v3),
+    V3.name: Rules(REQUIRED_V2, partial(check_rules_v2, sealed=True)),
     V2.name: Rules(REQUIRED_V2, check_rules_v2),
     PROTOCOL: Rules(REQUIRED_V1, check_rules_v1),
 }

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from fairness import fresh_label, tiles
@@ -89,13 +89,7 @@ class Sizes:
         return " ".join(f"--{k} {v}" for k, v in self.as_dict().items())
 
     def as_dict(self) -> dict[str, int]:
-        return {
-            "dice": self.dice,
-            "decks": self.decks,
-            "tiles": self.tiles,
-            "lots": self.lots,
-            "words": self.words,
-        }
+        return asdict(self)
 
     def words_needed(self, samples: int = 2) -> int:
         """The words a file source needs for ``samples`` runs at these sizes (expected reads
