@@ -51,6 +51,15 @@ UNCHECKED = "unchecked"
 UNUSABLE = "unusable"
 
 
+def exit_code(reports: list[dict[str, Any]]) -> int:
+    """``verify``'s exit code for these reports (see :mod:`verify_cli.main`)."""
+    if any(r["status"] == UNUSABLE for r in reports):
+        return 2
+    if any(r["status"] in (FAILED, UNCHECKED) for r in reports):
+        return 1
+    return 0
+
+
 def load_document(path: str) -> Any:
     """Read and parse a transcript file (UnusableInput when unreadable, too large, not UTF-8,
     not JSON, nested too deeply or with a duplicate key: see :mod:`verify_cli.inputs`)."""

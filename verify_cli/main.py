@@ -44,10 +44,9 @@ from fairness import (
 
 from .certify.cli import main as certify_cmd
 from .core import (
-    FAILED,
-    UNCHECKED,
     UNUSABLE,
     OwnSeed,
+    exit_code,
     load_document,
     receipt_problem,
     unusable,
@@ -64,7 +63,7 @@ from .options import (
     required_option,
     state_option,
 )
-from .output import make_console, print_report, print_summary
+from .output import make_console, print_report, print_summary, progress_bar
 from .page import page_cmd
 from .stats_cli import stats_cmd
 from .version import PROTOCOLS, VERSION
@@ -220,14 +219,6 @@ def _is_url(arg: str) -> bool:
     return arg.startswith(("http://", "https://"))
 
 
-def exit_code(reports: list[dict[str, Any]]) -> int:
-    if any(r["status"] == UNUSABLE for r in reports):
-        return 2
-    if any(r["status"] in (FAILED, UNCHECKED) for r in reports):
-        return 1
-    return 0
-
-
 def verify_many(
     items: list[tuple[str, Any, str]],
     keys: list[dict[str, Any] | None],
@@ -243,17 +234,7 @@ def verify_many(
     results: list[dict[str, Any] | None] = [None] * len(items)
     workers = jobs if jobs else (os.cpu_count() or 1)
     workers = max(1, min(workers, len(items)))
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    bar = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=make_console(stderr=True),
-        disable=not progress,
-        transient=False,
-    )
+    bar = progress_bar(disable=not progress)
     with bar:
         task = bar.add_task("verifying", total=len(items))
         if workers == 1:
@@ -396,7 +377,6 @@ def collect(
 @click.option(
     "--seat",
     "own_seat",
-    default=None,
     metavar="N|FILE",
     help="Check that seat N holds exactly your seed (with --client-seed, --nonce); or a "
     "seat file (a conforming client's export, e.g. the web table's seat.json), which gives "
@@ -405,14 +385,12 @@ def collect(
 @click.option(
     "--client-seed",
     "own_seed",
-    default=None,
     metavar="S",
     help="The client seed you sent for --seat N.",
 )
 @click.option(
     "--nonce",
     "own_nonce",
-    default=None,
     metavar="HEX",
     help="The nonce you sent for --seat N (qahwa-fair/2).",
 )
@@ -623,13 +601,12 @@ class DeriveError(click.UsageError):
     "opening: seat 0's then seat 1's), 64 hex each; the draw is at "
     "L|hex(SHA-256(V_R || V_O)).",
 )
-@click.option("--dice", type=int, default=None, metavar="N", help="Roll N dice.")
+@click.option("--dice", type=int, metavar="N", help="Roll N dice.")
 @click.option("--sides", type=int, default=6, show_default=True, help="Sides per die.")
-@click.option("--uniform", type=int, default=None, metavar="N", help="An integer in 0…N-1.")
+@click.option("--uniform", type=int, metavar="N", help="An integer in 0…N-1.")
 @click.option(
     "--shuffle",
     "shuffle_items",
-    default=None,
     metavar="ITEMS",
     help="deck52, deck_qahve, tiles:M, tiles:M-without:A-B[,C-D], range:N.",
 )
@@ -736,12 +713,11 @@ def derive_cmd(
     metavar="G",
     help="Only these games (repeatable; default: every available game and rng).",
 )
-@click.option("--seed", type=int, default=None, help="Seed the bots' choices.")
+@click.option("--seed", type=int, help="Seed the bots' choices.")
 @click.option(
     "--operator-key",
     metavar="KEY",
     envvar="QAHWA_OPERATOR_KEY",
-    default=None,
     help="The operator key the server requires to create matches and rng sessions "
     "(`qahwa operators add NAME` prints one; a new server writes its first to "
     "operator.key), sent as 'Authorization: Bearer KEY'. Default: "

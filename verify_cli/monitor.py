@@ -960,7 +960,6 @@ def load_policy(path: str | None) -> tlog.Policy | None:
 @click.option(
     "--origin",
     metavar="ORIGIN",
-    default=None,
     help="Audit this log of the server (an older one, frozen by qahwa keys new-log, as "
     "its /v1/keys lists it; default: the log it appends to).",
 )
@@ -1018,17 +1017,10 @@ def log_cmd(
     grace: float,
 ) -> int:
     from rich.markup import escape
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
     from .keys import fetch_keys, load_key_file
     from .log_check import open_state
-    from .output import make_console
+    from .output import make_console, progress_bar
 
     if not server.startswith(("http://", "https://")):
         raise click.UsageError(f"--server must be an http(s) URL, got {server!r}")
@@ -1045,16 +1037,7 @@ def log_cmd(
         source, audited = ShardSource(fetch, path), f"{base} {origin}"
     log_key = _log_key(base, log_vkey, policy)
     witnesses = tuple(v for v, _ in policy.witnesses.values()) if policy else ()
-    bar = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=make_console(stderr=True),
-        disable=as_json,
-        transient=False,
-    )
+    bar = progress_bar(disable=as_json, remaining=True)
     with bar:
         task = bar.add_task("auditing", total=None)
 

@@ -49,12 +49,10 @@ def _load(
 @click.option(
     "--seat",
     type=click.IntRange(0, 7),
-    default=None,
     help="Your seat in every transcript (default: every seat).",
 )
 @click.option(
     "--name",
-    default=None,
     metavar="NAME",
     help="Your seat is the one with this name (instead of --seat).",
 )

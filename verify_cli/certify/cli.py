@@ -218,7 +218,6 @@ Exit codes: 0 pass, 1 fail, 2 unusable input.
 @size_options
 @click.option(
     "--seed",
-    default=None,
     metavar="S",
     help="Derive every seed of the run from S "
     "(reproducible); default: fresh 64-byte server seeds from the OS CSPRNG.",
@@ -226,20 +225,16 @@ Exit codes: 0 pass, 1 fail, 2 unusable input.
 @click.option(
     "--source",
     "source_file",
-    default=None,
     metavar="FILE",
     help="Read big-endian 32-bit words from FILE instead of the derivation.",
 )
 @click.option(
     "--raw",
     "raw_out",
-    default=None,
     metavar="OUT",
     help="Only dump the raw derivation stream to OUT ('-' = stdout), with --bytes.",
 )
-@click.option(
-    "--bytes", "raw_bytes", type=int, default=None, metavar="N", help="How many bytes --raw writes."
-)
+@click.option("--bytes", "raw_bytes", type=int, metavar="N", help="How many bytes --raw writes.")
 @click.option("--no-plots", is_flag=True, help="Draw no plots (report.html has the tables).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def main(

@@ -87,7 +87,7 @@ def run_ent(dump: Path, out: Path) -> dict[str, Any]:
     show_default=True,
     help="Bytes of raw derivation stream to dump for dieharder and ent.",
 )
-@click.option("--seed", default=None, metavar="S", help="Reproducible run (kit and dump).")
+@click.option("--seed", metavar="S", help="Reproducible run (kit and dump).")
 @click.option(
     "--dieharder-tests",
     default=",".join(map(str, DIEHARDER_TESTS)),
