@@ -1,17 +1,10 @@
-"""initial schema: matches, seats, server seeds, events, transparency log, keys
-
-Revision ID: 0001
-Revises:
-Create Date: 2026-12-02
-"""
+"""initial schema: matches, seats, server seeds, events, transparency log, keys"""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

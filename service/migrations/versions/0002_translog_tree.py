@@ -4,10 +4,6 @@ Builds ``translog_nodes`` (the hash of every complete subtree, RFC 6962 §2.1) f
 entries already in ``translog``, streaming them in index order with a stack of at most
 log₂ n pending hashes. Tree heads are signed by the service (the migration has no key):
 ``translog_heads`` starts empty and fills per size on first request.
-
-Revision ID: 0002
-Revises: 0001
-Create Date: 2026-12-02
 """
 
 import hashlib
@@ -17,8 +13,6 @@ from alembic import op
 
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 BATCH = 5000
 

@@ -8,10 +8,6 @@ reveal record logged (``transcript_sig``). Per seat: ``house``, ``seed_commitmen
 ``nonce``, ``key``, ``roll_chain`` (the tip) and ``revealed``. Per event: ``chain`` (the
 head after it). ``service_heartbeat`` remembers when the service last swept, so a turn
 deadline that passed while nothing was serving is extended (fairness-v2.md §7).
-
-Revision ID: 0003
-Revises: 0002
-Create Date: 2026-12-03
 """
 
 import sqlalchemy as sa
@@ -19,8 +15,6 @@ from alembic import op
 
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
 
 _MATCH_COLS = (
     ("lock", sa.Text), ("lock_index", sa.Integer), ("reveal_by", sa.Float),

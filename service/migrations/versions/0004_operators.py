@@ -4,10 +4,6 @@
 the key). ``operator_rate``: creations per operator and minute, shared by every process on
 the database. ``signing_keys.retired_at``: set by ``qahwa keys rotate`` on the keys it
 replaces (they stay listed; what they signed stays verifiable).
-
-Revision ID: 0004
-Revises: 0003
-Create Date: 2026-12-03
 """
 
 import sqlalchemy as sa
@@ -15,8 +11,6 @@ from alembic import op
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

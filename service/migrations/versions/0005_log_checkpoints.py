@@ -1,17 +1,10 @@
-"""checkpoints of the transparency log (c2sp.org/tlog-checkpoint) and witness cosignatures
-
-Revision ID: 0003
-Revises: 0002
-Create Date: 2026-12-03
-"""
+"""checkpoints of the transparency log (c2sp.org/tlog-checkpoint) and witness cosignatures"""
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0005"
 down_revision = "0004"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -5,10 +5,6 @@
 sealed under the master key, so that every process switches without a restart.
 ``log_identity``: the transparency log's origin and note key (sealed), one row per log,
 so that every host signs the same checkpoints.
-
-Revision ID: 0006
-Revises: 0005
-Create Date: 2026-12-04
 """
 
 import sqlalchemy as sa
@@ -16,8 +12,6 @@ from alembic import op
 
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 
 def upgrade() -> None:

@@ -10,10 +10,6 @@ The entries already stored belong to the newest log of ``log_identity`` (the one
 checkpoints are signed under), or to log 1 when no process has recorded a log yet (the
 first one it records gets id 1). Each table is copied into a new one with the new key (the
 same statements on SQLite and PostgreSQL).
-
-Revision ID: 0007
-Revises: 0006
-Create Date: 2026-12-05
 """
 
 from typing import Any
@@ -23,8 +19,6 @@ from alembic import op
 
 revision = "0007"
 down_revision = "0006"
-branch_labels = None
-depends_on = None
 
 Table = tuple[str, tuple["sa.Column[Any]", ...], tuple[str, ...]]
 

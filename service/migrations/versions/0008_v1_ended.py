@@ -10,10 +10,6 @@ transcript is signed when served, so its ``verify`` passes like any other.
 
 The seeds are sealed under the master key: ``service.migrate.upgrade(db, master_key=...)``
 passes a function that gives it. A database with no unfinished v1 match needs none.
-
-Revision ID: 0008
-Revises: 0007
-Create Date: 2026-12-05
 """
 
 import json
@@ -26,8 +22,6 @@ from alembic import context, op
 
 revision = "0008"
 down_revision = "0007"
-branch_labels = None
-depends_on = None
 
 V1 = "qahwa-fair/1"
 
