@@ -42,6 +42,11 @@ class RecordError(FairnessError):
         self.kind = kind
 
 
+def _head(rtype: str, match_id: str, protocol: FairProtocol = V2) -> dict[str, Any]:
+    """The fields every record starts with: its type, protocol and match."""
+    return {"type": rtype, "protocol": protocol.name, "match_id": match_id}
+
+
 def _signed(record: dict[str, Any], signer: Signer | None) -> dict[str, Any]:
     return record if signer is None else signer.signed(record)
 
@@ -59,9 +64,7 @@ class Commit:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "type": "commit",
-            "protocol": V2.name,
-            "match_id": self.match_id,
+            **_head("commit", self.match_id),
             "game": self.game,
             "ruleset": self.ruleset,
             "commitment": self.commitment,
@@ -114,9 +117,7 @@ class Lock:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "type": "lock",
-            "protocol": self.protocol.name,
-            "match_id": self.match_id,
+            **_head("lock", self.match_id, self.protocol),
             "game": self.game,
             "ruleset": self.ruleset,
             "commitment": self.commitment,
@@ -241,7 +242,7 @@ class Receipt:
     at: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": "receipt", "protocol": V2.name, **asdict(self)}
+        return {**_head("receipt", self.match_id), **asdict(self)}
 
     def sign(self, signer: Signer) -> dict[str, Any]:
         return signer.signed(self.to_json())
@@ -285,9 +286,7 @@ class Reveal:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "type": "reveal",
-            "protocol": V2.name,
-            "match_id": self.match_id,
+            **_head("reveal", self.match_id),
             "lock_index": self.lock_index,
             "server_seed": self.server_seed,
             "chain": self.chain,

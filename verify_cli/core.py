@@ -38,7 +38,6 @@ from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
 from .render import is_int
 from .replay_core import NotATranscript, Report, assemble, check_rules, check_shape
-from .replay_core import count_units as count_units
 from .rules import V2State
 
 #: the checks only the CLI makes (Ed25519 and the player's own inputs); every other check
