@@ -7,7 +7,7 @@ import hmac
 import secrets
 import struct
 from collections.abc import Sequence
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from .errors import ClientSeedError, LabelError, RangeError, SeedError
 
@@ -37,6 +37,23 @@ def new_server_seed() -> bytes:
     return secrets.token_bytes(SEED_BYTES)
 
 
+def parse_hex(value: Any, nbytes: int, what: str) -> bytes:
+    """``nbytes`` bytes written as exactly ``2 * nbytes`` lowercase hex, else SeedError."""
+    if isinstance(value, bytes):
+        if len(value) != nbytes:
+            raise SeedError(f"{what} must be {nbytes} bytes, got {len(value)}")
+        return value
+    if not isinstance(value, str):
+        raise SeedError(f"{what} must be a hex string")
+    if len(value) != 2 * nbytes:
+        raise SeedError(f"{what} must be {2 * nbytes} hex characters, got {len(value)}")
+    if not _HEX_DIGITS.issuperset(value):
+        if _HEX_DIGITS.issuperset(value.lower()):
+            raise SeedError(f"{what} must be lowercase hex (0-9, a-f), not uppercase")
+        raise SeedError(f"{what} is not hexadecimal ({2 * nbytes} characters 0-9, a-f)")
+    return bytes.fromhex(value)
+
+
 def parse_server_seed(seed: str | bytes) -> bytes:
     """Accept a seed as 32 raw bytes or 64 lowercase hex characters; return the raw bytes.
 
@@ -44,20 +61,7 @@ def parse_server_seed(seed: str | bytes) -> bytes:
     verifier reads a transcript the same way: uppercase hex, spaces, a ``0x`` prefix, other
     characters or another length are a :class:`SeedError`.
     """
-    if isinstance(seed, bytes):
-        if len(seed) != SEED_BYTES:
-            raise SeedError(f"server seed must be {SEED_BYTES} bytes, got {len(seed)}")
-        return seed
-    if not isinstance(seed, str):
-        raise SeedError("server seed must be a hex string")
-    if len(seed) != 2 * SEED_BYTES:
-        raise SeedError(f"server seed must be 64 hex characters, got {len(seed)}")
-    if not all(c in _HEX_DIGITS for c in seed):
-        # (bytes.fromhex alone would also accept spaces, and so fewer than 32 bytes)
-        if all(c in _HEX_DIGITS for c in seed.lower()):
-            raise SeedError("server seed must be lowercase hex (0-9, a-f), not uppercase")
-        raise SeedError("server seed is not hexadecimal (64 characters 0-9, a-f)")
-    return bytes.fromhex(seed)
+    return parse_hex(seed, SEED_BYTES, "server seed")
 
 
 def commitment(seed: str | bytes) -> str:

@@ -29,13 +29,10 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .derive import PROTOCOL, check_client_seed, lp, u32be
-from .derive import commitment as _commitment_v1
+from .derive import PROTOCOL, check_client_seed, lp, parse_hex, u32be
 from .derive import match_key as _match_key_v1
-from .derive import new_server_seed as _new_seed_v1
-from .derive import parse_server_seed as _parse_seed_v1
 from .errors import FairnessError
-from .v2 import PROTOCOL_V2, loads_strict, parse_hex, parse_nonce
+from .v2 import PROTOCOL_V2, loads_strict, parse_nonce
 
 #: sealed deals (docs/spec/fairness-v3.md)
 PROTOCOL_V3 = "qahwa-fair/3"
@@ -127,10 +124,6 @@ class ProtocolV1(FairProtocol):
     signed = False
     timed = False
     end_reasons = ("resigned", "abandoned")
-
-    new_server_seed = staticmethod(_new_seed_v1)
-    parse_server_seed = staticmethod(_parse_seed_v1)
-    commitment = staticmethod(_commitment_v1)
 
     def match_key(
         self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]

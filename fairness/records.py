@@ -17,9 +17,10 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from .canonical import canonical_json
+from .derive import parse_hex
 from .errors import FairnessError, SignatureError
 from .protocol import V2, FairProtocol, UnknownProtocolError, protocol_for
-from .v2 import chain_start, parse_hex
+from .v2 import chain_start
 
 
 class Signer(Protocol):

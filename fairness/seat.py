@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from .canonical import canonical_json
 from .derive import PROTOCOL as PROTOCOL_V1
-from .derive import check_client_seed, new_client_seed
+from .derive import check_client_seed, new_client_seed, parse_hex
 from .errors import FairnessError
 from .protocol import PROTOCOL_V3
 from .records import Lock, RecordError
@@ -52,7 +52,6 @@ from .v2 import (
     chain_start,
     format_time_ms,
     new_nonce,
-    parse_hex,
     parse_time_us,
     roll_chain,
     seat_sig_message,

@@ -19,37 +19,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .canonical import canonical_json
-from .derive import check_client_seed, lp, u32be
+from .derive import check_client_seed, lp, parse_hex, u32be
 from .errors import SeedError
 
 PROTOCOL_V2 = "qahwa-fair/2"
 NONCE_BYTES = 32
 CHAIN_SECRET_BYTES = 32
 ROLL_CHAIN_LENGTH = 65536
-_HEX = frozenset("0123456789abcdef")
 _SEAT_TAG = b"qahwa-fair/2 seat\x00"
 _ROLL_TAG = b"qahwa-fair/2 roll\x00"
 MAX_SAFE_INT = (1 << 53) - 1
 
 
-# -- hex and seeds ---------------------------------------------------------------------------
-
-
-def parse_hex(value: Any, nbytes: int, what: str) -> bytes:
-    """``nbytes`` bytes written as exactly ``2 * nbytes`` lowercase hex, else SeedError."""
-    if isinstance(value, bytes):
-        if len(value) != nbytes:
-            raise SeedError(f"{what} must be {nbytes} bytes, got {len(value)}")
-        return value
-    if not isinstance(value, str):
-        raise SeedError(f"{what} must be a hex string")
-    if len(value) != 2 * nbytes:
-        raise SeedError(f"{what} must be {2 * nbytes} hex characters, got {len(value)}")
-    if not _HEX.issuperset(value):
-        if _HEX.issuperset(value.lower()):
-            raise SeedError(f"{what} must be lowercase hex (0-9, a-f), not uppercase")
-        raise SeedError(f"{what} is not hexadecimal ({2 * nbytes} characters 0-9, a-f)")
-    return bytes.fromhex(value)
+# -- nonces ----------------------------------------------------------------------------------------
 
 
 def new_nonce() -> bytes:
@@ -96,7 +78,7 @@ def roll_chain(
     """The whole chain c[0] .. c[length] (c[length] = secret, c[0] = the tip)."""
     if not isinstance(secret, bytes) or len(secret) != CHAIN_SECRET_BYTES:
         raise SeedError(f"a roll-chain secret is {CHAIN_SECRET_BYTES} bytes")
-    prefix = _ROLL_TAG + lp(match_id.encode("utf-8")) + u32be(seat)
+    prefix = _roll_prefix(match_id, seat)
     out = [secret]
     sha = hashlib.sha256
     v = secret
