@@ -29,7 +29,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .derive import PROTOCOL, check_client_seed, lp, parse_hex, u32be
+from .derive import PROTOCOL, client_seed_part, key_input, parse_hex
 from .derive import match_key as _match_key_v1
 from .errors import FairnessError
 from .v2 import PROTOCOL_V2, loads_strict, parse_nonce
@@ -164,21 +164,13 @@ class ProtocolV2(FairProtocol):
     ) -> bytes:
         """K = HMAC-SHA512(server_seed, T), 64 bytes; ``seats`` = (client_seed, nonce)."""
         seed = self.parse_server_seed(server_seed)
-        for what, value in (("match_id", match_id), ("game", game), ("ruleset", ruleset)):
-            if not isinstance(value, str):
-                raise TypeError(f"{what} must be a string")
-        parts = [
-            self.derivation.encode("ascii"),
-            b"\x00",
-            lp(match_id.encode("utf-8")),
-            lp(game.encode("utf-8")),
-            lp(ruleset.encode("utf-8")),
-            u32be(len(seats)),
-        ]
-        for cs, nonce in seats:
-            parts.append(lp(check_client_seed(cs).encode("utf-8")))
-            parts.append(parse_nonce(nonce))
-        return hmac.new(seed, b"".join(parts), hashlib.sha512).digest()
+
+        def part(seat: Any) -> bytes:
+            client_seed, nonce = seat
+            return client_seed_part(client_seed) + parse_nonce(nonce)
+
+        t = key_input(self.derivation, match_id, game, ruleset, seats, part)
+        return hmac.new(seed, t, hashlib.sha512).digest()
 
     def seat_input(self, seat: Mapping[str, Any]) -> SeatInput | None:
         cs, nonce = seat.get("client_seed"), seat.get("nonce")

@@ -782,6 +782,14 @@ def check_rules_v1(
     return ctx, None
 
 
+def _not_replayed(rep: Any, why: str, sealed_why: str | None) -> None:
+    """``replay`` and ``result`` (and, with ``sealed_why``, ``sealed``) skipped: ``why``."""
+    rep.skip("replay", f"not replayed: {why}")
+    rep.skip("result", "not checked: the events did not replay")
+    if sealed_why:
+        rep.skip("sealed", f"not checked: {sealed_why}")
+
+
 def check_rules_v2(
     rep: Any,
     doc: dict[str, Any],
@@ -799,11 +807,9 @@ def check_rules_v2(
     seats_ok = lock_ok and check_seats(rep, doc)
     seed = check_commitment(rep, doc)
     if not seats_ok:
-        rep.skip("reveals", "not checked: the seats do not stand as the lock lists them")
-        rep.skip("replay", "not replayed: the seats do not stand as the lock lists them")
-        rep.skip("result", "not checked: the events did not replay")
-        if sealed:
-            rep.skip("sealed", "not checked: the seats do not stand as the lock lists them")
+        why = "the seats do not stand as the lock lists them"
+        rep.skip("reveals", f"not checked: {why}")
+        _not_replayed(rep, why, why if sealed else None)
         check_chain(rep, doc, state)
         check_times(rep, doc, None)
         return ctx, state
@@ -830,10 +836,7 @@ def check_rules_v2(
         check_fresh_rolls(rep, doc, state, ruleset)
     check_cut(rep, doc, ruleset)
     if key is None:
-        rep.skip("replay", "not replayed: no match key")
-        rep.skip("result", "not checked: the events did not replay")
-        if sealed:
-            rep.skip("sealed", "not checked: the events did not replay")
+        _not_replayed(rep, "no match key", "the events did not replay" if sealed else None)
         check_times(rep, doc, None)
         return ctx, state
     mctx = MatchContext(
