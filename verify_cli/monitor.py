@@ -56,6 +56,7 @@ from .log_state import (
     LogCheckFailed,
     _check_signed,
     _now,
+    _why,
     reconcile_checkpoint,
 )
 from .options import (
@@ -450,9 +451,7 @@ def audit(
     res = MonitorResult(server, ok=False)
     status, body = source.raw("/log/checkpoint")
     if status != 200:
-        res.failures.append(
-            "no checkpoint from the server: " + ("unreachable" if status == 0 else f"HTTP {status}")
-        )
+        res.failures.append(f"no checkpoint from the server: {_why(status, None)}")
         return res
     try:
         note_text = body.decode("utf-8")
