@@ -39,7 +39,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import click
 from cryptography.exceptions import InvalidSignature
@@ -67,6 +67,7 @@ from .options import (
     state_option,
 )
 
+T = TypeVar("T")
 MAX_FAILURES = 50
 GRACE = 300.0  # seconds a reveal may land after its end_by (the server's sweep, checkpoints)
 WINDOW = 4  # bundles fetched ahead
@@ -894,19 +895,39 @@ def _iso(t: float) -> str:
 # -- the command -----------------------------------------------------------------------------
 
 
-def _shard(base: str, origin: str) -> tuple[str, str]:
-    """``(path, vkey)`` of the server's log ``origin``, from the ``logs`` of its /v1/keys."""
+def _from_keys(base: str, what: str, read: Callable[[Any], T]) -> T:
+    """``read`` of the server's ``/v1/keys`` (UnusableInput naming ``what`` when it cannot
+    be fetched or read)."""
     import httpx
 
     from .keys import UnusableInput
 
     try:
-        doc = httpx.get(base + "/v1/keys", timeout=30).json()
-        logs = [(str(x["origin"]), str(x["path"]), str(x["vkey"])) for x in doc.get("logs") or []]
-    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        return read(httpx.get(base + "/v1/keys", timeout=30).json())
+    except (
+        httpx.HTTPError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        tlog.NoteError,
+    ) as exc:
         raise UnusableInput(
-            f"cannot fetch the server's logs from {base}/v1/keys: {type(exc).__name__}"
+            f"cannot fetch {what} from {base}/v1/keys: {type(exc).__name__}"
         ) from None
+
+
+def _shard(base: str, origin: str) -> tuple[str, str]:
+    """``(path, vkey)`` of the server's log ``origin``, from the ``logs`` of its /v1/keys."""
+    from .keys import UnusableInput
+
+    logs = _from_keys(
+        base,
+        "the server's logs",
+        lambda doc: [
+            (str(x["origin"]), str(x["path"]), str(x["vkey"])) for x in doc.get("logs") or []
+        ],
+    )
     for name, path, vkey in logs:
         if name == origin:
             return path, vkey
@@ -924,15 +945,7 @@ def _log_key(base: str, log_vkey: str | None, policy: tlog.Policy | None) -> tlo
             raise UnusableInput(f"--log-key: {exc}") from None
     if policy is not None and len(policy.logs) == 1:
         return policy.logs[0][0]
-    import httpx
-
-    try:
-        doc = httpx.get(base + "/v1/keys", timeout=30).json()
-        return tlog.parse_vkey(doc["log"]["vkey"])
-    except (httpx.HTTPError, ValueError, KeyError, TypeError, tlog.NoteError) as exc:
-        raise UnusableInput(
-            f"cannot fetch the log's key from {base}/v1/keys: {type(exc).__name__}"
-        ) from None
+    return _from_keys(base, "the log's key", lambda doc: tlog.parse_vkey(doc["log"]["vkey"]))
 
 
 def load_policy(path: str | None) -> tlog.Policy | None:
