@@ -15,7 +15,7 @@ import hashlib
 import os
 import random
 import struct
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol, TypeVar
 
 from fairness import V2, Stream, canonical_ruleset
@@ -197,18 +197,20 @@ class DerivationSource:
 RAW_LABEL = "raw"
 
 
+def raw_chunks(key: bytes, label: str = RAW_LABEL, words: int = 1024) -> Iterator[bytes]:
+    """The words of ``Stream(key, label)`` as big-endian bytes, ``words`` words a chunk,
+    without end: the derivation's block function, block 0, 1, 2, … (HMAC-SHA512 under a
+    v2 key)."""
+    w = Stream(key, label).word
+    pack = struct.Struct(f">{words}I").pack
+    while True:
+        yield pack(*[w() for _ in range(words)])
+
+
 def raw_stream(key: bytes, nwords: int, label: str = RAW_LABEL) -> bytes:
-    """The first ``nwords`` words of ``Stream(key, label)`` as big-endian bytes: the
-    derivation's block function, block 0, 1, 2, … (HMAC-SHA512 under a v2 key)."""
-    s = Stream(key, label)
-    pack = struct.Struct(">1024I").pack
-    out = bytearray()
-    full, rest = divmod(nwords, 1024)
-    w = s.word
-    for _ in range(full):
-        out += pack(*[w() for _ in range(1024)])
-    out += struct.pack(f">{rest}I", *[w() for _ in range(rest)])
-    return bytes(out)
+    """The first ``nwords`` words of ``Stream(key, label)`` as big-endian bytes."""
+    chunks = raw_chunks(key, label)
+    return b"".join(next(chunks) for _ in range(-(-nwords // 1024)))[: 4 * nwords]
 
 
 def raw_key(seed: str | None) -> tuple[bytes, dict[str, object]]:
