@@ -32,6 +32,7 @@ from fairness import PROTOCOL_V3, V2, FairProtocol
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_backend import SealedStepError, get_backend
+from .tricks import Trick, follow_reason
 
 #: the deal steps a seat owes (fairness-v3 §9a)
 STEPS = ("key", "shuffle", "share", "open", "reveal_key")
@@ -76,6 +77,13 @@ class SealedHand:
 
     def item(self, i: int) -> bytes:
         return self.deck[64 * i : 64 * i + 64]
+
+    def add_share(self, item: int, seat: int, share: bytes, proof: bytes) -> None:
+        """A share (verified) of ``item`` by ``seat``, kept and recorded."""
+        self.shares.setdefault(item, {})[seat] = share
+        self.record["shares"].append(
+            {"item": item, "seat": seat, "share": share.hex(), "proof": proof.hex()}
+        )
 
 
 def parse_hex(v: Any, size: int, what: str) -> bytes:
@@ -248,19 +256,9 @@ class SealedGame(Engine):
 
     def _commit_open(self, seat: int, item: int, code: str, share: bytes, proof: bytes) -> None:
         hand = self._hand()
-        hand.shares.setdefault(item, {})[seat] = share
+        hand.add_share(item, seat, share, proof)
         hand.opened[item] = code
-        hand.record["shares"].append(
-            {"item": item, "seat": seat, "share": share.hex(), "proof": proof.hex()}
-        )
         hand.record["openings"].append({"item": item, "seat": seat, "code": code})
-
-    def _open_action(self, seat: int, action: Action, code: str) -> int:
-        """Check and commit the opening an action carries; returns the item (the caller has
-        checked everything else the action needs before)."""
-        item, share = self._check_open(seat, action, code)
-        self._commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
-        return item
 
     def _held(self, seat: int) -> tuple[int, ...]:
         """The items in the seat's hand (``self.hands`` holds item positions), in order."""
@@ -397,10 +395,7 @@ class SealedGame(Engine):
                 be.verify_share(ctx, self._keys()[seat], hand.item(i), d, p)
                 parsed.append((i, d, p))
             for i, d, p in parsed:
-                hand.shares.setdefault(i, {})[seat] = d
-                hand.record["shares"].append(
-                    {"item": i, "seat": seat, "share": d.hex(), "proof": p.hex()}
-                )
+                hand.add_share(i, seat, d, p)
         elif step == "open":
             only_keys(action, "step", "item", "code", "share", "proof")
             code = action.get("code")
@@ -410,7 +405,8 @@ class SealedGame(Engine):
                 raise IllegalActionError(
                     f"seat {seat} owes the opening of items {list(owed.items)}"
                 )
-            item = self._open_action(seat, action, code)
+            item, share = self._check_open(seat, action, code)
+            self._commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
             self._opened(seat, item, code)
         else:  # reveal_key
             only_keys(action, "step", "secret")
@@ -483,6 +479,64 @@ class SealedGame(Engine):
             if action.get("type") in ("sealed", "play", "discard", "draw"):
                 return event
         return super().redact(event)
+
+
+class SealedTricks(SealedGame):
+    """The deal of a sealed trick game (``games/sealed_<game>.py`` for hokm, shelem and
+    qahve), mixed in before the game's engine: every play is recorded with the items its seat
+    held, and following suit (with the game's own rules over a hand, :meth:`_broke`) is
+    checked once the hand's keys are revealed."""
+
+    trick: Trick
+    #: (seat, item, led suit, the items the seat held then, the tricks done then) of every
+    #: play of the hand
+    plays: list[tuple[int, int, str | None, tuple[int, ...], int]]
+
+    def _play_card(self, seat: int, action: Action, card: str) -> None:
+        """The play of the item the action opens to ``card``: checked, committed, recorded."""
+        done = len(self.plays) // self.n_seats
+        item, held = self._play_item(seat, action, card)
+        self.plays.append((seat, item, self.trick.led, held, done))
+
+    def _breach(self, codes: Sequence[str]) -> int | None:
+        """The first play that did not follow suit when the seat held the suit led."""
+        for seat, item, led, held, done in self.plays:
+            hand = [codes[i] for i in held]
+            if self._broke(hand, codes[item], done) or follow_reason(hand, codes[item], led):
+                return seat
+        return None
+
+    def _broke(self, hand: list[str], card: str, done: int) -> bool:
+        """Whether playing ``card`` from ``hand`` after ``done`` tricks broke a rule of the
+        game's own over a hidden hand (beyond following suit)."""
+        return False
+
+    def _discarded(self, action: Action, size: int | None) -> list[int]:
+        """The items a ``{"type": "discard", "items": […]}`` lays away, checked as item
+        positions, each once (``size``: how many the list must name, if the game says)."""
+        only_keys(action, "items")
+        raw = action.get("items")
+        if not isinstance(raw, list) or (size is not None and len(raw) != size):
+            count = "" if size is None else f"{size} "
+            raise MalformedActionError(f"'items' must be a list of {count}item positions")
+        items = [parse_item(i, len(self._hand().items), "an item of 'items'") for i in raw]
+        if len(set(items)) != len(items):
+            raise MalformedActionError("'items' names the same item twice")
+        return items
+
+    def _lay_away_items(self, seat: int, items: list[int]) -> None:
+        """The discarded items (checked) leave the seat's hand, still sealed."""
+        missing = [i for i in items if str(i) not in self.hands[seat]]
+        if missing:
+            raise IllegalActionError(f"not in your hand: items {missing}")
+        self._lay_away(seat, [str(i) for i in items])  # type: ignore[attr-defined]
+
+    def _view(self, seat: int | None) -> dict[str, JSON]:
+        out = super()._view(None)  # type: ignore[safe-super]
+        out["led"] = self.trick.led
+        if seat is not None:
+            out["hand"] = list(self._held(seat))
+        return out
 
 
 class SealedTiles(SealedGame):
@@ -565,6 +619,7 @@ __all__ = [
     "SealedGame",
     "SealedHand",
     "SealedTiles",
+    "SealedTricks",
     "b64",
     "parse_b64",
     "parse_hex",

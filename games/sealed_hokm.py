@@ -19,7 +19,7 @@ its opening. Following suit is checked when the hand's keys are revealed
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -27,19 +27,18 @@ from .base import JSON, Action, Chance, MatchContext, only_keys
 from .cards import is_card, is_joker
 from .errors import IllegalActionError, MalformedActionError
 from .hokm import HokmEngine
-from .sealed_base import SealedGame, parse_item
-from .tricks import Phase, follow_reason
+from .sealed_base import SealedTricks
+from .tricks import Phase
 
 
-class SealedHokmEngine(SealedGame, HokmEngine):
+class SealedHokmEngine(SealedTricks, HokmEngine):
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 7, "nars": False}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("sealed", "trump", "draw", "discard", "play")
 
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
     ) -> None:
-        #: (seat, item, led suit, the items the seat held then) of every play of the hand
-        self.plays: list[tuple[int, int, str | None, tuple[int, ...]]] = []
+        self.plays = []
         self._scored: tuple[list[int], int | None] | None = None
         super().__init__({**ruleset, "cut": False}, chance, ctx)
 
@@ -66,23 +65,13 @@ class SealedHokmEngine(SealedGame, HokmEngine):
             self._deal_items({self._draw_seat(): [int(self.stock[0])]})
 
     def _apply_discard(self, seat: int, action: Action) -> None:
-        only_keys(action, "items")
-        raw = action.get("items")
-        n_items = len(self._hand().items)
-        if not isinstance(raw, list):
-            raise MalformedActionError("'items' must be a list of item positions")
-        items = [parse_item(i, n_items, "an item of 'items'") for i in raw]
-        if len(set(items)) != len(items):
-            raise MalformedActionError("'items' names the same item twice")
+        items = self._discarded(action, None)
         if self.phase != Phase.DISCARD:
             raise self._wrong_phase("discard")
         size = self._discard_size(seat)
         if len(items) != size:
             raise IllegalActionError(f"lay away exactly {size} items, got {len(items)}")
-        missing = [i for i in items if str(i) not in self.hands[seat]]
-        if missing:
-            raise IllegalActionError(f"not in your hand: items {missing}")
-        self._lay_away(seat, [str(i) for i in items])
+        self._lay_away_items(seat, items)
 
     def _apply_play(self, seat: int, action: Action) -> None:
         only_keys(action, "item", "card", "share", "proof")
@@ -93,8 +82,7 @@ class SealedHokmEngine(SealedGame, HokmEngine):
             raise MalformedActionError(f"{card} is not in this deck")
         if self.phase != Phase.PLAY:
             raise self._wrong_phase("card play")
-        item, held = self._play_item(seat, action, card)
-        self.plays.append((seat, item, self.trick.led, held))
+        self._play_card(seat, action, card)
         self.trick.add(seat, card)
         if len(self.trick) == self.n:
             self._finish_trick()
@@ -111,14 +99,6 @@ class SealedHokmEngine(SealedGame, HokmEngine):
         self._scored = None
         HokmEngine._finish_hand(self, tricks, winner)
 
-    def _breach(self, codes: Sequence[str]) -> int | None:
-        """The first play that did not follow suit when the seat held the suit led."""
-        for seat, item, led, held in self.plays:
-            hand = [codes[i] for i in held]
-            if follow_reason(hand, codes[item], led) is not None:
-                return seat
-        return None
-
     # -- legal actions and views -------------------------------------------------------------
     def _play_legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.PLAY:
@@ -131,11 +111,9 @@ class SealedHokmEngine(SealedGame, HokmEngine):
         return HokmEngine.legal_actions(self, seat)
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out = super()._view(None)
+        out = super()._view(seat)
         out["cutter"] = None
-        out["led"] = self.trick.led
         if seat is not None:
-            out["hand"] = list(self._held(seat))
             if self.n == 2:
                 if (
                     self.phase == Phase.DRAW

@@ -14,21 +14,17 @@ holding it are checked when the hand's keys are revealed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import ClassVar
 
-from .base import JSON, Action
+from .base import Action
 from .errors import IllegalActionError
 from .qahve import JB, JB_DEADLINE, JR, QahveEngine
-from .sealed_base import SealedGame
-from .tricks import Phase, follow_reason
+from .sealed_base import SealedTricks
+from .tricks import Phase
 
 
-class SealedQahveEngine(SealedGame, QahveEngine):
+class SealedQahveEngine(SealedTricks, QahveEngine):
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("sealed", "bid", "play")
-
-    #: (seat, item, led suit, the items it held then, tricks done then) of every play
-    plays: list[tuple[int, int, str | None, tuple[int, ...], int]]
 
     def _start_hand(self) -> None:
         self.plays = []
@@ -43,15 +39,9 @@ class SealedQahveEngine(SealedGame, QahveEngine):
     def _after_reveal(self) -> None:
         QahveEngine._finish_hand(self)
 
-    def _breach(self, codes: Sequence[str]) -> int | None:
-        for seat, item, led, held, done in self.plays:
-            hand = [codes[i] for i in held]
-            card = codes[item]
-            if JB in hand and done == JB_DEADLINE and card != JB:
-                return seat
-            if follow_reason(hand, card, led) is not None:
-                return seat
-        return None
+    def _broke(self, hand: list[str], card: str, done: int) -> bool:
+        """JB not played at trick 10 while the seat held it."""
+        return JB in hand and done == JB_DEADLINE and card != JB
 
     def _play_legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.BID:
@@ -62,16 +52,8 @@ class SealedQahveEngine(SealedGame, QahveEngine):
         card = self._card(action, "item", "card", "share", "proof")
         if card == JR and not self.jb_played:
             raise IllegalActionError("JR may not be played until JB has been played")
-        item, held = self._play_item(seat, action, card)
-        self.plays.append((seat, item, self.trick.led, held, self.tricks_done))
+        self._play_card(seat, action, card)
         self._add_to_trick(seat, card)
-
-    def _view(self, seat: int | None) -> dict[str, JSON]:
-        out = super()._view(None)
-        out["led"] = self.trick.led
-        if seat is not None:
-            out["hand"] = list(self._held(seat))
-        return out
 
 
 ENGINE = SealedQahveEngine

@@ -17,7 +17,7 @@ hand every seat passed is revealed before the next one is dealt.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from itertools import combinations
 from typing import Any, ClassVar
 
@@ -25,13 +25,13 @@ from fairness import V2, FairProtocol
 
 from .base import JSON, Action, only_keys
 from .cards import is_card, is_joker
-from .errors import IllegalActionError, MalformedActionError, RulesetError
-from .sealed_base import SealedGame, parse_item
+from .errors import MalformedActionError, RulesetError
+from .sealed_base import SealedTricks
 from .shelem import DISCARD_SIZE, ShelemEngine
-from .tricks import Phase, follow_reason
+from .tricks import Phase
 
 
-class SealedShelemEngine(SealedGame, ShelemEngine):
+class SealedShelemEngine(SealedTricks, ShelemEngine):
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("sealed", "bid", "pass", "discard", "play")
 
     @classmethod
@@ -43,8 +43,6 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
             raise RulesetError("sealed shelem is for four players (two-player piles lie face up)")
         return out
 
-    #: (seat, item, led suit, the items it held then) of every play of the hand
-    plays: list[tuple[int, int, str | None, tuple[int, ...]]]
     _void: bool  #: the hand every seat passed, revealed before the next one is dealt
 
     def _deal(self) -> None:
@@ -71,12 +69,6 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
         self.discard = [codes[int(p)] for p in self.discard]
         ShelemEngine._score_hand(self)
 
-    def _breach(self, codes: Sequence[str]) -> int | None:
-        for seat, item, led, held in self.plays:
-            if follow_reason([codes[i] for i in held], codes[item], led) is not None:
-                return seat
-        return None
-
     def _take_kitty(self, hakem: int) -> None:
         kitty = [int(p) for p in self.kitty]
         ShelemEngine._take_kitty(self, hakem)
@@ -100,30 +92,15 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
         return legal[:1] if self.phase == Phase.DISCARD and not self.owed else legal
 
     def _apply(self, seat: int, action: Action) -> None:
-        t = action["type"]
-        if t == "sealed" or self.owed:
-            SealedGame._apply(self, seat, action)
-        elif t == "discard":
-            self._sealed_discard(seat, action)
-        elif t == "play":
+        if action["type"] == "play" and not self.owed:
             self._sealed_play(seat, action)
-        else:
-            self._apply_bid(seat, action)
+        else:  # the deal's steps, then shelem's own dispatch (a discard: by items, below)
+            super()._apply(seat, action)
 
-    def _sealed_discard(self, seat: int, action: Action) -> None:
+    def _apply_discard(self, seat: int, action: Action) -> None:
         if self.phase != Phase.DISCARD:
             raise self._wrong_phase("discard")
-        only_keys(action, "items")
-        raw = action.get("items")
-        if not isinstance(raw, list) or len(raw) != DISCARD_SIZE:
-            raise MalformedActionError(f"'items' must be a list of {DISCARD_SIZE} item positions")
-        items = [parse_item(i, 52, "an item of 'items'") for i in raw]
-        if len(set(items)) != DISCARD_SIZE:
-            raise MalformedActionError("'items' names the same item twice")
-        missing = [i for i in items if str(i) not in self.hands[seat]]
-        if missing:
-            raise IllegalActionError(f"not in your hand: items {missing}")
-        self._lay_away(seat, [str(i) for i in items])
+        self._lay_away_items(seat, self._discarded(action, DISCARD_SIZE))
 
     def _sealed_play(self, seat: int, action: Action) -> None:
         if self.phase != Phase.PLAY:
@@ -132,8 +109,7 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
         card = action.get("card")
         if not isinstance(card, str) or not is_card(card) or is_joker(card):
             raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
-        item, held = self._play_item(seat, action, card)
-        self.plays.append((seat, item, self.trick.led, held))
+        self._play_card(seat, action, card)
         if self.trump is None:
             self.trump = card[1]  # the hakem's first card names trump
         self.trick.add(seat, card)
@@ -151,7 +127,6 @@ class SealedShelemEngine(SealedGame, ShelemEngine):
         sealed = self.outcome is None and self._hand().codes is None
         out["hand_counts"] = [len(h) for h in held]
         out["discard_count"] = len(discard)
-        out["led"] = self.trick.led
         out["kitty_items"] = [int(p) for p in kitty] if sealed else None
         out["discard_items"] = [int(p) for p in discard] if sealed else None
         if seat is not None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sealed
+from sealed.seat import SealedSeat, fits
 
 from .base import Action, Chance, Engine, Event, MatchContext
 from .cards import suit
@@ -57,40 +58,56 @@ def _flip_b64(text: str, at: int = 0) -> str:
     return base64.b64encode(bytes(b)).decode("ascii")
 
 
+def _bad_step(step: str, action: Action) -> Action:
+    """A deal step with one byte of its proof (or of the revealed key) changed."""
+    if step == "shuffle":
+        return {**action, "proof": _flip_b64(action["proof"], 100)}
+    if step == "share":
+        shares = [*action["shares"][:-1], dict(action["shares"][-1])]
+        shares[-1]["proof"] = _flip(shares[-1]["proof"], 70)
+        return {**action, "shares": shares}
+    if step == "reveal_key":
+        return {**action, "secret": _flip(action["secret"], 3)}
+    return {**action, "proof": _flip(action["proof"], 40)}
+
+
+#: the cheat of each deal step that sends it with one byte changed
+BAD_STEPS = {
+    "key": "bad_key",
+    "shuffle": "bad_shuffle",
+    "share": "bad_share",
+    "reveal_key": "bad_reveal",
+}
+
+
+def _revokes(action: Action, view: Mapping[str, Any]) -> bool:
+    """A listed action the rules over a hidden hand forbid, caught only at the hand's end: a
+    draw or a pass while a tile fits, a card off the suit led (a joker is never one)."""
+    led, card = view.get("led"), action.get("card")
+    if action["type"] in ("draw", "pass"):
+        return True
+    return (
+        isinstance(led, str)
+        and isinstance(card, str)
+        and card not in ("JB", "JR")
+        and (suit(card) != led)
+    )
+
+
 class SimSeat:
-    """A sealed client for one seat, with its own secrets and random choices."""
+    """A sealed client for one seat, with its own secrets and random choices: the seat's
+    protocol side is :class:`sealed.seat.SealedSeat`, given the engine's view as it is."""
 
     def __init__(self, seat: int, seed: str = "sim", cheat: str | None = None) -> None:
         if cheat is not None and cheat not in CHEATS:
             raise ValueError(f"unknown cheat {cheat!r}; known: {', '.join(CHEATS)}")
         self.seat = seat
+        self.seed = seed
         self.cheat = cheat
         self.cheated = False
         self.rnd = random.Random(f"{seed}/choices/{seat}")
-        self.rng = sealed.FixedRandomness(f"{seed}/seat/{seat}".encode())
-        self.secrets: dict[int, bytes] = {}
-        self.known: dict[tuple[int, int], str] = {}  #: (hand, item) → code, as learnt
-
-    # -- what the seat knows -----------------------------------------------------------
-    def _ctx(self, sv: Mapping[str, Any]) -> sealed.Context:
-        return sealed.Context(sv["match_id"], sv["hand"], self.seat)
-
-    def _deck(self, sv: Mapping[str, Any]) -> sealed.Deck:
-        return sealed.deck_from_b64(sv["deck"])
-
-    def code_of(self, sv: Mapping[str, Any], item: int) -> str:
-        """The code of an item dealt to this seat (learnt from the others' shares)."""
-        hand = sv["hand"]
-        if (hand, item) not in self.known:
-            opened = sv["opened"].get(str(item))
-            if opened is not None:
-                self.known[(hand, item)] = opened
-            else:
-                c = self._deck(sv)[item]
-                others = [bytes.fromhex(d) for s, d in sv["shares"][str(item)].items()]
-                table = sealed.item_table(sv["game"], sv["items"])
-                self.known[(hand, item)] = sealed.own_item(c, self.secrets[hand], others, table)
-        return self.known[(hand, item)]
+        self.side: SealedSeat | None = None
+        self._retry: Action | None = None  # the honest step after a bad one was refused
 
     def _cheat_now(self, kind: str) -> bool:
         if self.cheat == kind and not self.cheated:
@@ -98,192 +115,46 @@ class SimSeat:
             return True
         return False
 
-    # -- steps -------------------------------------------------------------------------
-    def step(self, sv: Mapping[str, Any], step: str, items: Sequence[int]) -> Action | None:
-        ctx = self._ctx(sv)
-        hand = sv["hand"]
-        if step == "key":
-            k = sealed.make_key(ctx, self.rng)
-            self.secrets[hand] = k.x
-            proof = k.proof.encode().hex()
-            if self._cheat_now("bad_key"):
-                proof = _flip(proof, 40)
-            return {"type": "sealed", "step": "key", "key": k.P.hex(), "proof": proof}
-        if step == "shuffle":
-            if self._cheat_now("stall"):
-                return None
-            P = bytes.fromhex(sv["hand_key"])
-            out, pr = sealed.shuffle(ctx, P, self._deck(sv), self.rng)
-            proof = base64.b64encode(pr.encode()).decode("ascii")
-            if self._cheat_now("bad_shuffle"):
-                proof = _flip_b64(proof, 100)
-            return {
-                "type": "sealed",
-                "step": "shuffle",
-                "deck": sealed.deck_b64(out),
-                "proof": proof,
-            }
-        if step == "share":
-            deck = self._deck(sv)
-            shares: list[dict[str, Any]] = []
-            for i in items:
-                sh = sealed.make_share(ctx, self.secrets[hand], deck[i], self.rng)
-                shares.append({"item": i, "share": sh.D.hex(), "proof": sh.proof.encode().hex()})
-            if self._cheat_now("bad_share"):
-                shares[-1]["proof"] = _flip(shares[-1]["proof"], 70)
-            return {"type": "sealed", "step": "share", "shares": shares}
-        if step == "open":
-            item = items[0]
-            return {"type": "sealed", "step": "open", **self.opening(sv, item)}
-        if step == "reveal_key":
-            secret = self.secrets[hand].hex()
-            if self._cheat_now("bad_reveal"):
-                secret = _flip(secret, 3)
-            return {"type": "sealed", "step": "reveal_key", "secret": secret}
-        raise ValueError(f"unknown step {step!r}")
-
-    def opening(self, sv: Mapping[str, Any], item: int) -> dict[str, Any]:
-        """An item's opening: its code, this seat's share and proof."""
-        c = self._deck(sv)[item]
-        sh = sealed.make_share(self._ctx(sv), self.secrets[sv["hand"]], c, self.rng)
-        return {
-            "item": item,
-            "code": self.code_of(sv, item),
-            "share": sh.D.hex(),
-            "proof": sh.proof.encode().hex(),
-        }
-
-    # -- the game's own actions --------------------------------------------------------
     def act(self, view: Mapping[str, Any]) -> Action | None:
+        """The seat's action in the view (None: it stalls)."""
         sv = view["sealed"]
+        if self.side is None:
+            rng = sealed.FixedRandomness(f"{self.seed}/seat/{self.seat}".encode())
+            self.side = SealedSeat(sv["match_id"], self.seat, rng=rng)
+        side = self.side
+        side.adopt(sv)
         owed = sv.get("owed")
         if owed is not None:
-            return self.step(sv, owed["step"], owed.get("items", []))
-        legal = view["legal_actions"]
-        game = view["game"]
-        if game in ("hokm", "shelem"):
-            return self._hokm(view, sv, legal)
-        if game == "iraqi_domino":
-            return self._domino(view, sv, legal)
-        if game == "mexican_train":
-            return self._mexican(view, sv, legal)
-        if game == "qahve":
-            return self._qahve(view, sv, legal)
-        raise ValueError(f"no simulated seat for sealed {game}")
-
-    def _domino(
-        self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]
-    ) -> Action:
-        items = sorted({a["item"] for a in legal if a["type"] == "play"})
-        codes = {i: self.code_of(sv, i) for i in items}
-        other = [a for a in legal if a["type"] != "play"]
-        calling = view.get("calling")
-        ends = view.get("ends")
-        if calling is not None:
-            mine = [i for i in items if codes[i] == calling]
-            if mine and not self._cheat_now("revoke"):
-                return self._lay(sv, mine[0], None)
-            return dict(other[0])
-        if ends is None:
-            return self._lay(sv, self.rnd.choice(items), None)
-        fits = [
-            (i, e) for i in items for e in ("left", "right") if str(ends[e]) in codes[i].split("-")
-        ]
-        misfits = [
-            (i, e)
-            for i in items
-            for e in ("left", "right")
-            if str(ends[e]) not in codes[i].split("-")
-        ]
+            return self._step(side, view, owed["step"])
+        raw: list[Action] = view["legal_actions"]
+        if not any(a["type"] == "play" for a in raw):  # bids, trumps, discards
+            return dict(self.rnd.choice(view.get("suggested_actions") or raw))
+        legal = side.view(dict(view))["legal_actions"]  # its own items learnt first
+        listed = side.listed(view)
+        misfits = [a for a in listed if not fits(a, view)]
+        off = [a for a in listed if a not in legal and _revokes(a, view)]
         if misfits and self._cheat_now("illegal_tile"):
-            i, e = self.rnd.choice(misfits)
-            return self._lay(sv, i, e)
-        if fits and other and self._cheat_now("revoke"):
-            return dict(other[0])
-        if fits:
-            i, e = self.rnd.choice(fits)
-            return self._lay(sv, i, e)
-        return dict(other[0])
-
-    def _qahve(self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]) -> Action:
-        if legal[0]["type"] != "play":
-            return dict(self.rnd.choice(view.get("suggested_actions") or legal))
-        led = view.get("led")
-        items = [a["item"] for a in legal]
-        cards = {i: self.code_of(sv, i) for i in items}
-        hand = list(cards.values())
-        if "JB" in hand and view.get("trick_number") == 9:
-            allowed = [i for i in items if cards[i] == "JB"]
+            choice = self.rnd.choice(misfits)
+        elif off and self._cheat_now("revoke"):
+            choice = self.rnd.choice(off)
         else:
-            allowed = [
-                i
-                for i in items
-                if (cards[i] != "JR" or view.get("jb_played"))
-                and (
-                    led is None
-                    or cards[i] in ("JB", "JR")
-                    or suit(cards[i]) == led
-                    or not any(c not in ("JB", "JR") and suit(c) == led for c in hand)
-                )
-            ]
-        off = [i for i in items if i not in allowed and (cards[i] != "JR" or view.get("jb_played"))]
-        item = self.rnd.choice(off if off and self._cheat_now("revoke") else allowed)
-        opening = self.opening(sv, item)
-        card = opening.pop("code")
-        return {"type": "play", "card": card, **opening}
+            choice = self.rnd.choice(legal)
+        action = side.wire(choice, view)
+        if "card" in action and self._cheat_now("bad_open"):
+            action["card"] = self.rnd.choice([c for c in sv["items"] if c != action["card"]])
+        return action
 
-    def _mexican(
-        self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]
-    ) -> Action:
-        ends = {t["train"]: t["end"] for t in view["trains"]}
-        plays = [a for a in legal if a["type"] == "play"]
-        other = [a for a in legal if a["type"] != "play"]
-        codes = {a["item"]: self.code_of(sv, a["item"]) for a in plays}
-
-        def fits(a: Action) -> bool:
-            return str(ends[a["train"]]) in codes[a["item"]].split("-")
-
-        good = [a for a in plays if fits(a)]
-        bad = [a for a in plays if not fits(a)]
-        if bad and self._cheat_now("illegal_tile"):
-            choice = self.rnd.choice(bad)
-        elif good and other and self._cheat_now("revoke"):
-            return dict(other[0])
-        elif good:
-            choice = self.rnd.choice(good)
-        else:
-            return dict(other[0])
-        opening = self.opening(sv, choice["item"])
-        tile = opening.pop("code")
-        return {"type": "play", "tile": tile, "train": choice["train"], **opening}
-
-    def _lay(self, sv: Mapping[str, Any], item: int, end: str | None) -> Action:
-        opening = self.opening(sv, item)
-        tile = opening.pop("code")
-        out: Action = {"type": "play", "tile": tile, **opening}
-        if end is not None:
-            out["end"] = end
-        return out
-
-    def _hokm(self, view: Mapping[str, Any], sv: Mapping[str, Any], legal: list[Action]) -> Action:
-        kind = legal[0]["type"]
-        if kind != "play":
-            return dict(self.rnd.choice(view.get("suggested_actions") or legal))
-        led = view.get("led")
-        items = [a["item"] for a in legal]
-        cards = {i: self.code_of(sv, i) for i in items}
-        follow = [i for i in items if led is None or suit(cards[i]) == led]
-        off = [i for i in items if led is not None and suit(cards[i]) != led]
-        if follow and off and self._cheat_now("revoke"):
-            item = self.rnd.choice(off)
-        else:
-            item = self.rnd.choice(follow or items)
-        opening = self.opening(sv, item)
-        card = opening.pop("code")
-        if self._cheat_now("bad_open"):
-            others = [c for c in sv["items"] if c != card]
-            card = self.rnd.choice(others)
-        return {"type": "play", "card": card, **opening}
+    def _step(self, side: SealedSeat, view: Mapping[str, Any], step: str) -> Action | None:
+        if self._retry is not None:
+            action, self._retry = self._retry, None
+            return action
+        if step == "shuffle" and self._cheat_now("stall"):
+            return None
+        action = side.wire({"type": "sealed", "step": step}, view)
+        if step in BAD_STEPS and self._cheat_now(BAD_STEPS[step]):
+            self._retry = action
+            return _bad_step(step, action)
+        return action
 
 
 @dataclass

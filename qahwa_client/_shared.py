@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import httpx
 from pydantic import TypeAdapter
@@ -16,6 +16,7 @@ from fairness.seat import ClientError, Dispute, SeatProtocol
 from qahwa_wire.models import StateOut
 
 STATE = TypeAdapter[StateOut](StateOut)
+T = TypeVar("T")
 
 # Answers after which a request is sent again, byte for byte (fairness-v2.md §3a.6): the
 # server may or may not have acted on it.
@@ -83,27 +84,26 @@ class Unanswered(ClientError):
     seat's ``requests`` without a receipt."""
 
 
+class _Kept(property, Generic[T]):
+    """A read-only property a handle reads from its seat protocol: ``self.proto.<its
+    name>``."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> T:  # type: ignore[override]
+        return self if obj is None else getattr(obj.proto, self.name)  # type: ignore[return-value]
+
+
 class Keeps:
     """What a player keeps of a seat or a session, read from its :class:`SeatProtocol`
     (the same in the sync and the async handles: nothing here waits)."""
 
     proto: SeatProtocol
-
-    @property
-    def client_seed(self) -> str | None:
-        return self.proto.client_seed
-
-    @property
-    def nonce(self) -> str | None:
-        return self.proto.nonce
-
-    @property
-    def lock(self) -> dict[str, Any] | None:
-        return self.proto.lock
-
-    @property
-    def receipts(self) -> list[dict[str, Any]]:
-        return self.proto.receipts
+    client_seed = _Kept[str | None]()
+    nonce = _Kept[str | None]()
+    lock = _Kept[dict[str, Any] | None]()
+    receipts = _Kept[list[dict[str, Any]]]()
 
 
 class SeatKeeps(Keeps):
@@ -111,37 +111,22 @@ class SeatKeeps(Keeps):
     ``save_receipts`` write them."""
 
     match_id: str
-
-    @property
-    def log_index(self) -> int | None:
-        return self.proto.log_index
-
-    @property
-    def key(self) -> str | None:
-        """The seat's Ed25519 public key (base64), once committed."""
-        return self.proto.key
-
-    @property
-    def requests(self) -> list[dict[str, Any]]:
-        """Every request sent, with its local ``sent_at`` and its receipt (or None)."""
-        return self.proto.requests
-
-    @property
-    def disputes(self) -> list[Dispute]:
-        """The disputes this seat reports (fairness-v2.md §3a.8): a timeout before its
-        deadline or while this seat held an unreceipted request sent in time, or the server's
-        clock off by more than ``max_skew``. Each keeps its evidence; ``save`` writes them."""
-        return self.proto.disputes
+    log_index = _Kept[int | None]()
+    #: the seat's Ed25519 public key (base64), once committed
+    key = _Kept[str | None]()
+    #: every request sent, with its local ``sent_at`` and its receipt (or None)
+    requests = _Kept[list[dict[str, Any]]]()
+    #: the disputes this seat reports (fairness-v2.md §3a.8): a timeout before its deadline
+    #: or while this seat held an unreceipted request sent in time, or the server's clock
+    #: off by more than ``max_skew``. Each keeps its evidence; ``save`` writes them.
+    disputes = _Kept[list[Dispute]]()
+    #: the signed requests sent that neither a receipt nor a refusal answered, each with its
+    #: local ``sent_at`` (fairness-v2.md §3a.8)
+    unreceipted = _Kept[list[dict[str, Any]]]()
 
     @property
     def disputed(self) -> bool:
         return bool(self.proto.disputes)
-
-    @property
-    def unreceipted(self) -> list[dict[str, Any]]:
-        """The signed requests sent that neither a receipt nor a refusal answered, each with
-        its local ``sent_at`` (fairness-v2.md §3a.8)."""
-        return self.proto.unreceipted
 
     def save_receipts(self, path: str | Path) -> Path:
         return self.proto.save_receipts(path)

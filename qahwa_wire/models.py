@@ -539,6 +539,12 @@ _TILE_HAND = Field(description=_HAND.format("tile"))
 
 #: the kind of table (issue 34): hands hidden from the operator, or qahwa-fair/2's deals
 Deal = Literal["sealed", "seeded"]
+_DEAL: Any = Field(
+    default="seeded",
+    description='the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: '
+    "no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) "
+    'or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)',
+)
 
 
 class _Public(Wire):
@@ -577,12 +583,7 @@ class _Seat(Wire):
     match_id: str
     version: int = Field(description="send it with an action chosen from this view")
     seat: int = Field(description="the seat this view is for")
-    deal: Deal = Field(
-        default="seeded",
-        description='the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: '
-        "no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) "
-        'or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)',
-    )
+    deal: Deal = _DEAL
     protocol: str | None = None
     chain: str | None = Field(
         default=None,
@@ -904,14 +905,6 @@ class SeatOut(Wire):
     token: str = Field(description="the seat's secret bearer token, shown only here")
 
 
-class CommitmentOut(CommitmentRecord):
-    status: Status
-    version: int
-    record: Annotated[dict[str, Any], SchemaOf(CommitmentRecord)] = Field(
-        description="the signed commitment record, exactly as logged"
-    )
-
-
 class CreatedSeat(SeatOut):
     house: bool = False
 
@@ -921,12 +914,7 @@ class MatchCreatedOut(Wire):
     protocol: str
     game: str
     ruleset: str = Field(description="the canonical ruleset string (every rule listed)")
-    deal: Deal = Field(
-        default="seeded",
-        description='the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: '
-        "no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) "
-        'or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)',
-    )
+    deal: Deal = _DEAL
     commitment: str = Field(description="hex SHA-256 of the server seed")
     created_at: str
     status: Status
@@ -1010,12 +998,7 @@ class MatchOut(Wire):
     match_id: str
     game: str
     ruleset: str
-    deal: Deal = Field(
-        default="seeded",
-        description='the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: '
-        "no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) "
-        'or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)',
-    )
+    deal: Deal = _DEAL
     commitment: str
     status: Status
     version: int

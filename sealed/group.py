@@ -26,6 +26,8 @@ import hashlib
 import os
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, ClassVar, Self
 
 import rbcl
 
@@ -57,7 +59,6 @@ for _name in (
     "crypto_core_ristretto255_scalar_reduce",
     "crypto_core_ristretto255_scalar_add",
     "crypto_core_ristretto255_scalar_mul",
-    "crypto_core_ristretto255_scalar_negate",
     "crypto_scalarmult_ristretto255",
     "crypto_scalarmult_ristretto255_base",
 ):
@@ -71,7 +72,6 @@ _srandom = _lib.crypto_core_ristretto255_scalar_random
 _sreduce = _lib.crypto_core_ristretto255_scalar_reduce
 _sadd = _lib.crypto_core_ristretto255_scalar_add
 _smul = _lib.crypto_core_ristretto255_scalar_mul
-_sneg = _lib.crypto_core_ristretto255_scalar_negate
 _mul = _lib.crypto_scalarmult_ristretto255
 _mul_base = _lib.crypto_scalarmult_ristretto255_base
 _buf = ctypes.create_string_buffer
@@ -107,11 +107,54 @@ def scalar(s: bytes, what: str) -> bytes:
     return s
 
 
+@dataclass(frozen=True, slots=True)
+class Proof:
+    """A proof as fairness-v3 encodes it: its commitments (points), then its response (a
+    scalar), 32 bytes each, concatenated. ``LABEL`` names its kind: the proof is "``LABEL``
+    proof" in a refusal and its challenge's domain is "qahwa-fair/3 ``LABEL``"."""
+
+    LABEL: ClassVar[str]
+
+    @classmethod
+    def challenge(cls, ctx: bytes, *parts: bytes) -> bytes:
+        """e = Hs("qahwa-fair/3 " || LABEL || 0x00 || ctx || G || parts…) (Fiat–Shamir)."""
+        return hash_scalar(f"qahwa-fair/3 {cls.LABEL}\x00".encode(), ctx, G, *parts)
+
+    def encode(self) -> bytes:
+        names: tuple[str, ...] = self.__match_args__
+        return b"".join([getattr(self, name) for name in names])
+
+    @classmethod
+    def decode(cls, b: bytes) -> Self:
+        names: tuple[str, ...] = cls.__match_args__
+        what = f"{cls.LABEL} proof"
+        if not isinstance(b, bytes) or len(b) != 32 * len(names):
+            parts = " || ".join(names)
+            raise SealedError(f"{what}: {32 * len(names)} bytes expected ({parts})")
+        values = [point(b[32 * i : 32 * i + 32], f"{what} {n}") for i, n in enumerate(names[:-1])]
+        values.append(scalar(b[-32:], f"{what} {names[-1]}"))
+        return cls(*values)
+
+
+def _call(fn: Any, *args: bytes) -> bytes:
+    """The 32 bytes libsodium's ``fn`` writes (a function that cannot fail)."""
+    out = _buf(32)
+    fn(out, *args)
+    return out.raw
+
+
+def _point_op(fn: Any, p: bytes, q: bytes) -> bytes:
+    """The point libsodium's ``fn`` makes of p and q; refuses a p or q that is no point
+    (libsodium's -1)."""
+    out = _buf(32)
+    if fn(out, p, q) != 0:
+        raise SealedError("not a canonical ristretto255 point")
+    return out.raw
+
+
 def from_hash(h: bytes) -> bytes:
     """ristretto255 from a 64-byte uniform string (RFC 9496 §4.3.4, libsodium's from_hash)."""
-    out = _buf(32)
-    _from_hash(out, h)
-    return out.raw
+    return _call(_from_hash, h)
 
 
 def mul(s: bytes, p: bytes) -> bytes:
@@ -127,24 +170,17 @@ def mul(s: bytes, p: bytes) -> bytes:
 
 def base(s: bytes) -> bytes:
     """s·G."""
-    out = _buf(32)
-    _mul_base(out, s)
-    return out.raw
+    return _call(_mul_base, s)
 
 
 def add(p: bytes, q: bytes) -> bytes:
-    """p + q; refuses a p or q that is no point (libsodium's -1)."""
-    out = _buf(32)
-    if _add(out, p, q) != 0:
-        raise SealedError("not a canonical ristretto255 point")
-    return out.raw
+    """p + q; refuses a p or q that is no point."""
+    return _point_op(_add, p, q)
 
 
 def sub(p: bytes, q: bytes) -> bytes:
-    out = _buf(32)
-    if _sub(out, p, q) != 0:
-        raise SealedError("not a canonical ristretto255 point")
-    return out.raw
+    """p − q; refuses a p or q that is no point."""
+    return _point_op(_sub, p, q)
 
 
 def total(points: Iterable[bytes]) -> bytes:
@@ -163,34 +199,20 @@ def total(points: Iterable[bytes]) -> bytes:
 
 
 def random_scalar() -> bytes:
-    out = _buf(32)
-    _srandom(out)
-    return out.raw
+    return _call(_srandom)
 
 
 def reduce64(h: bytes) -> bytes:
     """A 64-byte string mod ℓ."""
-    out = _buf(32)
-    _sreduce(out, h)
-    return out.raw
+    return _call(_sreduce, h)
 
 
 def s_add(a: bytes, b: bytes) -> bytes:
-    out = _buf(32)
-    _sadd(out, a, b)
-    return out.raw
+    return _call(_sadd, a, b)
 
 
 def s_mul(a: bytes, b: bytes) -> bytes:
-    out = _buf(32)
-    _smul(out, a, b)
-    return out.raw
-
-
-def s_neg(a: bytes) -> bytes:
-    out = _buf(32)
-    _sneg(out, a)
-    return out.raw
+    return _call(_smul, a, b)
 
 
 def s_muladd(a: bytes, b: bytes, c: bytes) -> bytes:

@@ -6,42 +6,18 @@ from dataclasses import dataclass
 
 from .context import Context
 from .errors import SealedError
-from .group import (
-    IDENTITY,
-    G,
-    add,
-    base,
-    hash_scalar,
-    mul,
-    point,
-    s_muladd,
-    scalar,
-)
+from .group import IDENTITY, Proof, add, base, mul, point, s_muladd, scalar, total
 from .randomness import Randomness, SystemRandomness
-
-KEY_DOMAIN = b"qahwa-fair/3 key\x00"
 
 
 @dataclass(frozen=True, slots=True)
-class KeyProof:
-    """R || s (64 bytes)."""
+class KeyProof(Proof):
+    """R || s (64 bytes); its challenge e = Hs("qahwa-fair/3 key" || 0x00 || ctx || G || P ||
+    R)."""
 
+    LABEL = "key"
     R: bytes
     s: bytes
-
-    def encode(self) -> bytes:
-        return self.R + self.s
-
-    @classmethod
-    def decode(cls, b: bytes) -> KeyProof:
-        if not isinstance(b, bytes) or len(b) != 64:
-            raise SealedError("key proof: 64 bytes expected (R || s)")
-        return cls(point(b[:32], "key proof R"), scalar(b[32:], "key proof s"))
-
-
-def key_challenge(ctx: Context, P: bytes, R: bytes) -> bytes:
-    """e = Hs("qahwa-fair/3 key" || 0x00 || ctx || G || P || R)."""
-    return hash_scalar(KEY_DOMAIN, ctx.encode(), G, P, R)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +35,7 @@ def make_key(ctx: Context, rng: Randomness | None = None) -> SeatKey:
     P = base(x)
     k = rng.scalar()
     R = base(k)
-    e = key_challenge(ctx, P, R)
+    e = KeyProof.challenge(ctx.encode(), P, R)
     return SeatKey(x, P, KeyProof(R, s_muladd(e, x, k)))
 
 
@@ -68,7 +44,7 @@ def verify_key(ctx: Context, P: bytes, proof: KeyProof) -> None:
     point(P, f"key of seat {ctx.seat}")
     if P == IDENTITY:
         raise SealedError(f"key of seat {ctx.seat}: the identity is not a key")
-    e = key_challenge(ctx, P, proof.R)
+    e = KeyProof.challenge(ctx.encode(), P, proof.R)
     if base(proof.s) != add(proof.R, mul(e, P)):
         raise SealedError(f"key of seat {ctx.seat}: the proof of knowledge does not verify")
 
@@ -77,10 +53,7 @@ def hand_key(keys: list[bytes]) -> bytes:
     """The hand key: the sum of every seat's key, in seat order."""
     if not keys:
         raise SealedError("hand key: no seat keys")
-    acc = keys[0]
-    for P in keys[1:]:
-        acc = add(acc, P)
-    return acc
+    return total(keys)
 
 
 def check_revealed(P: bytes, x: bytes, seat: int) -> None:

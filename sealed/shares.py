@@ -6,44 +6,21 @@ from dataclasses import dataclass
 
 from .context import Context
 from .errors import SealedError
-from .group import (
-    G,
-    add,
-    base,
-    hash_scalar,
-    mul,
-    point,
-    s_muladd,
-    scalar,
-    sub,
-)
+from .group import Proof, add, base, mul, point, s_muladd, sub
 from .masking import Ciphertext
 from .points import item_point
 from .randomness import Randomness, SystemRandomness
 
-SHARE_DOMAIN = b"qahwa-fair/3 share\x00"
-
 
 @dataclass(frozen=True, slots=True)
-class ShareProof:
-    """R1 || R2 || s (96 bytes): log_G(P) = log_A(D)."""
+class ShareProof(Proof):
+    """R1 || R2 || s (96 bytes): log_G(P) = log_A(D); its challenge e = Hs("qahwa-fair/3
+    share" || 0x00 || ctx || G || P || A || B || D || R1 || R2)."""
 
+    LABEL = "share"
     R1: bytes
     R2: bytes
     s: bytes
-
-    def encode(self) -> bytes:
-        return self.R1 + self.R2 + self.s
-
-    @classmethod
-    def decode(cls, b: bytes) -> ShareProof:
-        if not isinstance(b, bytes) or len(b) != 96:
-            raise SealedError("share proof: 96 bytes expected (R1 || R2 || s)")
-        return cls(
-            point(b[:32], "share proof R1"),
-            point(b[32:64], "share proof R2"),
-            scalar(b[64:], "share proof s"),
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,18 +31,13 @@ class Share:
     proof: ShareProof
 
 
-def share_challenge(ctx: Context, P: bytes, c: Ciphertext, D: bytes, R1: bytes, R2: bytes) -> bytes:
-    """e = Hs("qahwa-fair/3 share" || 0x00 || ctx || G || P || A || B || D || R1 || R2)."""
-    return hash_scalar(SHARE_DOMAIN, ctx.encode(), G, P, c.A, c.B, D, R1, R2)
-
-
 def make_share(ctx: Context, x: bytes, c: Ciphertext, rng: Randomness | None = None) -> Share:
     rng = rng or SystemRandomness()
     P = base(x)
     D = mul(x, c.A)
     k = rng.scalar()
     R1, R2 = base(k), mul(k, c.A)
-    e = share_challenge(ctx, P, c, D, R1, R2)
+    e = ShareProof.challenge(ctx.encode(), P, c.A, c.B, D, R1, R2)
     return Share(D, ShareProof(R1, R2, s_muladd(e, x, k)))
 
 
@@ -74,7 +46,7 @@ def verify_share(ctx: Context, P: bytes, c: Ciphertext, share: Share) -> None:
     point(P, "share key")
     point(share.D, "share")
     pr = share.proof
-    e = share_challenge(ctx, P, c, share.D, pr.R1, pr.R2)
+    e = ShareProof.challenge(ctx.encode(), P, c.A, c.B, share.D, pr.R1, pr.R2)
     if base(pr.s) != add(pr.R1, mul(e, P)) or mul(pr.s, c.A) != add(pr.R2, mul(e, share.D)):
         raise SealedError(f"share of seat {ctx.seat}: the proof does not verify")
 

@@ -29,10 +29,10 @@ from .group import (
     s_add,
     s_mul,
     s_muladd,
-    s_neg,
     scalar,
     sub,
     to_int,
+    total,
     u32be,
 )
 from .masking import Ciphertext, Deck, encode_deck
@@ -214,9 +214,8 @@ def shuffle(
     t3 = base(w3)
     for i in range(n):
         t3 = add(t3, mul(wp[i], hs[i]))
-    negw4 = s_neg(w4)
-    t4A = base(negw4)
-    t4B = mul(negw4, P)
+    t4A = sub(IDENTITY, base(w4))  # −ω4·G
+    t4B = sub(IDENTITY, mul(w4, P))  # −ω4·P
     for i in range(n):
         t4A = add(t4A, mul(wp[i], deck_out[i].A))
         t4B = add(t4B, mul(wp[i], deck_out[i].B))
@@ -262,17 +261,7 @@ def shuffle(
 
 def _lincomb(terms: list[tuple[int, bytes]]) -> bytes:
     """Σ k·Q over public scalars k (ints); identity points and zero scalars skipped."""
-    acc = IDENTITY
-    first = True
-    for k, Q in terms:
-        if Q == IDENTITY or k % L == 0:
-            continue
-        term = mul(from_int(k), Q)
-        if first:
-            acc, first = term, False
-        else:
-            acc = add(acc, term)
-    return acc
+    return total(mul(from_int(k), Q) for k, Q in terms if Q != IDENTITY and k % L)
 
 
 def verify_shuffle(
@@ -285,51 +274,60 @@ def verify_shuffle(
     weights are this verifier's own random scalars: a false proof passes with probability
     at most 1/ℓ); only when that fails are they checked one by one, to name the one that
     fails."""
-    n, u, c = _prepare(ctx, P, deck_in, deck_out, proof)
-    if not _batch_holds(n, u, c, P, deck_in, deck_out, proof):
-        _name_failure(ctx, n, u, c, P, deck_in, deck_out, proof)
+    st = _Statement.of(ctx, P, deck_in, deck_out, proof)
+    if not _batch_holds(st):
+        _name_failure(st)
         raise SealedError(f"shuffle proof of seat {ctx.seat}: the equations fail")
 
 
-def _prepare(
-    ctx: Context, P: bytes, deck_in: Deck, deck_out: Deck, proof: ShuffleProof
-) -> tuple[int, list[int], int]:
-    n = _check_sizes(deck_in, len(deck_out))
-    sizes = (proof.n, len(proof.chat), len(proof.that), len(proof.shat), len(proof.sprime))
-    if any(k != n for k in sizes):
-        raise SealedError(f"shuffle proof: made for {proof.n} items, the decks have {n}")
-    point(P, "hand key")
-    seed = statement_seed(ctx, P, deck_in, deck_out, proof.c)
-    u = [to_int(x) for x in challenges(seed, n)]
-    pr = proof
-    c = to_int(main_challenge(seed, pr.chat, (pr.t1, pr.t2, pr.t3, pr.t4A, pr.t4B), pr.that))
-    return n, u, c
+@dataclass(frozen=True, slots=True)
+class _Statement:
+    """What a shuffle proof is checked over: the statement, the proof and its challenges
+    (``u`` and ``c`` as integers, ``U`` = ∏ u_j mod ℓ)."""
+
+    ctx: Context
+    n: int
+    u: list[int]
+    c: int
+    U: int
+    P: bytes
+    deck_in: Deck
+    deck_out: Deck
+    pr: ShuffleProof
+
+    @classmethod
+    def of(
+        cls, ctx: Context, P: bytes, deck_in: Deck, deck_out: Deck, proof: ShuffleProof
+    ) -> _Statement:
+        n = _check_sizes(deck_in, len(deck_out))
+        sizes = (proof.n, len(proof.chat), len(proof.that), len(proof.shat), len(proof.sprime))
+        if any(k != n for k in sizes):
+            raise SealedError(f"shuffle proof: made for {proof.n} items, the decks have {n}")
+        point(P, "hand key")
+        seed = statement_seed(ctx, P, deck_in, deck_out, proof.c)
+        u = [to_int(x) for x in challenges(seed, n)]
+        pr = proof
+        c = to_int(main_challenge(seed, pr.chat, (pr.t1, pr.t2, pr.t3, pr.t4A, pr.t4B), pr.that))
+        U = 1
+        for uj in u:
+            U = U * uj % L
+        return cls(ctx, n, u, c, U, P, deck_in, deck_out, proof)
 
 
 def _weight() -> int:
     return to_int(random_scalar())
 
 
-def _batch_holds(
-    n: int,
-    u: list[int],
-    c: int,
-    P: bytes,
-    deck_in: Deck,
-    deck_out: Deck,
-    pr: ShuffleProof,
-) -> bool:
+def _batch_holds(st: _Statement) -> bool:
     """Σ over the five equations, each times a random weight (equation 5 one weight for
     each i, equation 4 one for each half), is the identity; each distinct point is
     multiplied once."""
+    n, u, c, P, deck_in, deck_out, pr = st.n, st.u, st.c, st.P, st.deck_in, st.deck_out, st.pr
     gens = generators(n)
     h, hs = gens[0], gens[1:]
     d1, d2, d3, d4a, d4b = 1, _weight(), _weight(), _weight(), _weight()
     d5 = [_weight() for _ in range(n)]
     sp = [to_int(x) for x in pr.sprime]
-    U = 1
-    for uj in u:
-        U = U * uj % L
     g = -d1 * to_int(pr.s1) - d2 * to_int(pr.s2) - d3 * to_int(pr.s3)
     g += (d4a * to_int(pr.s4)) - sum(d5[i] * to_int(pr.shat[i]) for i in range(n))
     terms: list[tuple[int, bytes]] = [
@@ -338,7 +336,7 @@ def _batch_holds(
         (d4a, pr.t4A),
         (d4b, pr.t4B),
         (d4b * to_int(pr.s4), P),
-        (-d2 * c * U - d5[0] * sp[0], h),
+        (-d2 * c * st.U - d5[0] * sp[0], h),
     ]
     for j in range(n):
         terms.append((d1 * c + d3 * c * u[j], pr.c[j]))
@@ -355,32 +353,21 @@ def _batch_holds(
     return add(acc, _lincomb(terms)) == IDENTITY
 
 
-def _name_failure(
-    ctx: Context,
-    n: int,
-    u: list[int],
-    c: int,
-    P: bytes,
-    deck_in: Deck,
-    deck_out: Deck,
-    pr: ShuffleProof,
-) -> None:
+def _name_failure(st: _Statement) -> None:
     """The equations of §5.5 one by one: raise naming the first that fails."""
+    n, u, c, P, deck_in, deck_out, pr = st.n, st.u, st.c, st.P, st.deck_in, st.deck_out, st.pr
     gens = generators(n)
     h, hs = gens[0], gens[1:]
     cu = [(c * uj) % L for uj in u]
     sp = [to_int(x) for x in pr.sprime]
     cs = from_int(c)
-    who = f"shuffle proof of seat {ctx.seat}"
+    who = f"shuffle proof of seat {st.ctx.seat}"
     # (1) Σ c_j − Σ h_i = r̄·G
-    cbar = sub(_sum(pr.c), _sum(hs))
+    cbar = sub(total(pr.c), total(hs))
     if base(pr.s1) != add(pr.t1, mul(cs, cbar)):
         raise SealedError(f"{who}: equation 1 (the permutation commitment) fails")
     # (2) ĉ_{n-1} − (∏ u_j)·h = r̂·G
-    U = 1
-    for uj in u:
-        U = U * uj % L
-    chat_n = sub(pr.chat[n - 1], mul(from_int(U), h))
+    chat_n = sub(pr.chat[n - 1], mul(from_int(st.U), h))
     if base(pr.s2) != add(pr.t2, mul(cs, chat_n)):
         raise SealedError(f"{who}: equation 2 (the chain's end) fails")
     # (3) s3·G + Σ s'_i·h_i = t3 + Σ c·u_j·c_j
@@ -402,10 +389,3 @@ def _name_failure(
         if add(base(pr.shat[i]), mul(pr.sprime[i], prev)) != add(pr.that[i], mul(cs, pr.chat[i])):
             raise SealedError(f"{who}: equation 5 (the commitment chain) fails at {i}")
         prev = pr.chat[i]
-
-
-def _sum(points: tuple[bytes, ...] | list[bytes]) -> bytes:
-    acc = points[0]
-    for p in points[1:]:
-        acc = add(acc, p)
-    return acc

@@ -25,7 +25,6 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 import httpx
 from sqlalchemy.exc import IntegrityError
@@ -35,6 +34,7 @@ import tlog
 from fairness import SecretBox
 
 from . import translog
+from .clock import now_iso
 from .db import Database
 from .keys import open_log_seed
 from .models import LogIdentity, Match
@@ -87,10 +87,6 @@ def parse_witnesses(text: str) -> list[WitnessConfig]:
             raise ValueError(f"QAHWA_WITNESSES: the witness name {name!r} is used twice")
         out.append(WitnessConfig(name, v, url.rstrip("/")))
     return out
-
-
-def _now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 @dataclass(frozen=True)
@@ -168,7 +164,7 @@ class LogC2SP:
             root = translog.stored_root(s, n, log=self.log_id)
         note = tlog.sign_note(tlog.Checkpoint(self.origin, n, root).text, [self.signer])
         row = translog.CheckpointRow(
-            origin=self.origin, tree_size=n, note=note, created_at=_now_iso()
+            origin=self.origin, tree_size=n, note=note, created_at=now_iso()
         )
         try:
             with self.db.write() as w:
@@ -363,7 +359,7 @@ class LogC2SP:
                                 checkpoint_id=row.id,
                                 witness=w.name,
                                 line=line,
-                                created_at=_now_iso(),
+                                created_at=now_iso(),
                             )
                         )
             except IntegrityError:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from .cli_help import Group
+from .cli_help import DATABASE_URL, Group
 from .ops_cli import keys_app, operators_app
 from .version import PROTOCOLS, VERSION
 
@@ -16,7 +16,6 @@ from .version import PROTOCOLS, VERSION
 @click.group(cls=Group, help="qahwa: provably fair dice and shuffles for café games")
 @click.version_option(
     VERSION,
-    "--version",
     prog_name="qahwa",
     message=f"%(prog)s %(version)s ({', '.join(PROTOCOLS)})",
 )
@@ -24,13 +23,10 @@ def app() -> None:
     pass
 
 
-DB_URL_HELP = "SQLAlchemy URL (default: $QAHWA_DATABASE_URL or sqlite:///./data/qahwa.db)"
-
-
 @app.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="address to listen on")
 @click.option("--port", type=int, default=8000, show_default=True, help="port to listen on")
-@click.option("--database-url", help=DB_URL_HELP)
+@DATABASE_URL
 @click.option(
     "--workers", type=click.IntRange(min=1), default=1, show_default=True, help="server processes"
 )

@@ -9,6 +9,11 @@ import click
 
 #: the context of every ``qahwa`` command: help as wide as ``verify``'s
 CONTEXT = {"max_content_width": 100}
+#: ``--database-url`` of ``qahwa serve`` and the operations commands
+DATABASE_URL = click.option(
+    "--database-url",
+    help="SQLAlchemy URL (default: $QAHWA_DATABASE_URL or sqlite:///./data/qahwa.db)",
+)
 
 
 def _first_line(cmd: click.Command) -> None:

@@ -15,6 +15,7 @@ waits for events, the checkpoint and witness timers, the metrics' cache, request
 from __future__ import annotations
 
 import time
+from datetime import UTC, datetime
 from typing import Protocol, runtime_checkable
 
 
@@ -41,4 +42,21 @@ class SystemClock:
 
 SYSTEM_CLOCK: Clock = SystemClock()
 
-__all__ = ["SYSTEM_CLOCK", "Clock", "SystemClock"]
+
+def iso_of(ts: float) -> str:
+    """Epoch seconds as RFC 3339 UTC with milliseconds, ending in ``Z`` (the service's
+    timestamps)."""
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def now_iso() -> str:
+    """The machine's time as :func:`iso_of` writes it."""
+    return iso_of(time.time())
+
+
+def epoch_of(text: str) -> float:
+    """An :func:`iso_of` time as epoch seconds."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+__all__ = ["SYSTEM_CLOCK", "Clock", "SystemClock", "epoch_of", "iso_of", "now_iso"]

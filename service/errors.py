@@ -13,15 +13,7 @@ from contextlib import contextmanager
 from typing import Any, ClassVar
 
 from fairness import ClientSeedError
-from games import (
-    ActionError,
-    IllegalActionError,
-    MalformedActionError,
-    MatchOverError,
-    NotYourTurnError,
-    RulesetError,
-    UnknownGameError,
-)
+from games import errors as game
 
 
 class LogError(Exception):
@@ -38,70 +30,64 @@ class BadLogRequest(LogError):
 
 
 class ServiceError(Exception):
-    """A request the service refuses; ``code`` is stable, ``message`` is for people."""
+    """A request the service refuses; ``code`` is stable, ``message`` is for people. Each
+    subclass names the HTTP status it answers (``class NotFound(ServiceError, status=404)``,
+    in this one module); its default ``code`` is that status's in :data:`HTTP_CODES`."""
 
-    default_code: ClassVar[str] = "error"
-    #: the HTTP status it answers (each class's own, in this one module)
+    #: the HTTP status it answers
     status: ClassVar[int] = 500
+
+    def __init_subclass__(cls, status: int | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status = status
 
     def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(message)
-        self.code = code or self.default_code
+        self.code = code or HTTP_CODES.get(self.status, "error")
         self.message = message
 
 
-class BadRequest(ServiceError):
-    default_code, status = "bad_request", 400
+class BadRequest(ServiceError, status=400): ...
 
 
-class Unauthorized(ServiceError):
-    default_code, status = "unauthorized", 401
+class Unauthorized(ServiceError, status=401): ...
 
 
-class Forbidden(ServiceError):
-    default_code, status = "forbidden", 403
+class Forbidden(ServiceError, status=403): ...
 
 
-class NotFound(ServiceError):
-    default_code, status = "not_found", 404
+class NotFound(ServiceError, status=404): ...
 
 
-class Conflict(ServiceError):
+class Conflict(ServiceError, status=409):
     """The request conflicts with the match's state (``code``: stale_version, …)."""
 
-    default_code, status = "conflict", 409
 
-
-class TooLarge(ServiceError):
-    default_code, status = "body_too_large", 413
-
-
-class Invalid(ServiceError):
+class Invalid(ServiceError, status=422):
     """A bad value or an action the rules forbid (``code``: illegal_action, …)."""
 
-    default_code, status = "validation_error", 422
 
-
-class Unavailable(ServiceError):
-    default_code, status = "unavailable", 503
+class Unavailable(ServiceError, status=503): ...
 
 
 #: The games', fairness' and the log's errors caused by a client's input: the service error and code
 #: each becomes (looked up along the exception's MRO, most specific first).
 USER_ERRORS: dict[type[Exception], tuple[type[ServiceError], str]] = {
-    NotYourTurnError: (Conflict, "not_your_turn"),
-    MatchOverError: (Conflict, "match_over"),
-    IllegalActionError: (Invalid, "illegal_action"),
-    MalformedActionError: (Invalid, "malformed_action"),
-    ActionError: (Invalid, "malformed_action"),
-    RulesetError: (Invalid, "bad_ruleset"),
-    UnknownGameError: (Invalid, "unknown_game"),
+    game.NotYourTurnError: (Conflict, "not_your_turn"),
+    game.MatchOverError: (Conflict, "match_over"),
+    game.IllegalActionError: (Invalid, "illegal_action"),
+    game.MalformedActionError: (Invalid, "malformed_action"),
+    game.ActionError: (Invalid, "malformed_action"),
+    game.RulesetError: (Invalid, "bad_ruleset"),
+    game.UnknownGameError: (Invalid, "unknown_game"),
     ClientSeedError: (Invalid, "bad_client_seed"),
     NotInLog: (NotFound, "not_found"),
     BadLogRequest: (BadRequest, "bad_request"),
 }
 
-#: Codes for HTTP-level errors raised by the framework (no route ran).
+#: The code of each status: a :class:`ServiceError`'s default, and the code of an HTTP-level
+#: error the framework raises (no route ran).
 HTTP_CODES: dict[int, str] = {
     400: "bad_request",
     401: "unauthorized",
@@ -117,25 +103,15 @@ HTTP_CODES: dict[int, str] = {
 }
 
 
-def translate(exc: Exception) -> ServiceError | None:
-    """The ServiceError a game/fairness input error stands for (None: not a user error)."""
-    for cls in type(exc).__mro__:
-        hit = USER_ERRORS.get(cls)
-        if hit is not None:
-            kind, code = hit
-            return kind(str(exc), code)
-    return None
-
-
 @contextmanager
 def user_errors() -> Iterator[None]:
-    """Turn the games', fairness' and the log's input errors raised in the block into ServiceErrors."""
+    """Turn the games', fairness' and the log's input errors raised in the block into
+    ServiceErrors (:data:`USER_ERRORS`, looked up along the exception's MRO)."""
     try:
         yield
-    except (ActionError, RulesetError, UnknownGameError, ClientSeedError, LogError) as exc:
-        mapped = translate(exc)
-        assert mapped is not None
-        raise mapped from None
+    except tuple(USER_ERRORS) as exc:
+        kind, code = next(USER_ERRORS[c] for c in type(exc).__mro__ if c in USER_ERRORS)
+        raise kind(str(exc), code) from None
 
 
 def error_body(code: str, message: str) -> dict[str, Any]:

@@ -27,7 +27,6 @@ import os
 import threading
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -46,7 +45,7 @@ from fairness import (
     signed_time,
 )
 
-from .clock import SYSTEM_CLOCK, Clock
+from .clock import SYSTEM_CLOCK, Clock, epoch_of, iso_of
 from .db import Database
 from .errors import Conflict, Unavailable
 from .models import LogIdentity, SigningKey
@@ -118,15 +117,6 @@ class RetiredKeyError(StartupError):
 
 class LogIdentityError(StartupError):
     """The process's log note key or origin is not the deployment's (``log_identity``)."""
-
-
-def iso_of(ts: float) -> str:
-    """Epoch seconds as RFC 3339 UTC with milliseconds (as the service's timestamps)."""
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def epoch_of(text: str) -> float:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
 
 
 def _aad(key_id: str) -> str:

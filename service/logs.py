@@ -10,8 +10,9 @@ from typing import Any
 from sqlmodel import col, select
 
 from . import translog
+from .clock import epoch_of
 from .db import Database
-from .keys import RecordSigner, epoch_of
+from .keys import RecordSigner
 from .models import SigningKey
 
 ACTIVE_LOG_TTL = 1.0  # seconds

@@ -6,59 +6,64 @@ the database first, as ``qahwa serve`` does.
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from .cli_help import Group
+from .cli_help import CONTEXT, DATABASE_URL, Group
 
 if TYPE_CHECKING:  # imported where used: `qahwa --help` stays quick
     from .db import Database
     from .settings import Settings
 
 operators_app = Group("operators", help="Operator keys: who may create matches and rng sessions.")
-keys_app = Group("keys", help="The Ed25519 signing keys of records and transcripts.")
-
-db_url = click.option(
-    "--database-url",
-    help="SQLAlchemy URL (default: $QAHWA_DATABASE_URL or sqlite:///./data/qahwa.db)",
+keys_app = Group(
+    "keys",
+    help="The Ed25519 signing keys of records and transcripts.",
+    context_settings={**CONTEXT, "show_default": True},  # its commands show their defaults
 )
 
 
-@contextmanager
-def _database(database_url: str | None) -> Iterator[tuple[Settings, Database]]:
-    from . import keys, migrate
-    from .db import Database
-    from .settings import Settings
+def _on_database(command: Callable[..., None]) -> Callable[..., None]:
+    """The command with ``--database-url``, run on that database, migrated first as ``qahwa
+    serve`` does, and handed ``(settings, db, …)``; a refusal (a ServiceError) is said in
+    one line, exit 1."""
 
-    if database_url:
-        os.environ["QAHWA_DATABASE_URL"] = database_url
-    from .errors import ServiceError
+    @DATABASE_URL
+    @functools.wraps(command)
+    def run(database_url: str | None, **kwargs: Any) -> None:
+        from . import keys, migrate
+        from .db import Database
+        from .errors import ServiceError
+        from .settings import Settings
 
-    settings = Settings()
-    db = Database(settings.database_url)
-    try:
-        migrate.upgrade(db, master_key=lambda: keys.master_key(settings))
-        yield settings, db
-    except ServiceError as exc:  # refused: said in one line, exit 1
-        click.echo(f"qahwa: {exc.message}", err=True)
-        raise click.exceptions.Exit(1) from None
-    finally:
-        db.dispose()
+        if database_url:
+            os.environ["QAHWA_DATABASE_URL"] = database_url
+        settings = Settings()
+        db = Database(settings.database_url)
+        try:
+            migrate.upgrade(db, master_key=lambda: keys.master_key(settings))
+            command(settings, db, **kwargs)
+        except ServiceError as exc:  # refused: said in one line, exit 1
+            click.echo(f"qahwa: {exc.message}", err=True)
+            raise click.exceptions.Exit(1) from None
+        finally:
+            db.dispose()
+
+    return run
 
 
 @operators_app.command("add")
 @click.argument("name", help="a name for the key's holder")
-@db_url
-def operators_add(name: str, database_url: str | None) -> None:
+@_on_database
+def operators_add(settings: Settings, db: Database, name: str) -> None:
     """Make a key for NAME; it is printed once, alone on the last line (stored hashed)."""
     from . import operators
 
-    with _database(database_url) as (_, db):
-        key = operators.add(db, name)
+    key = operators.add(db, name)
     click.echo(
         f"operator {name!r} added; its key (shown only now, send it as "
         "'Authorization: Bearer <key>'):"
@@ -67,13 +72,12 @@ def operators_add(name: str, database_url: str | None) -> None:
 
 
 @operators_app.command("list")
-@db_url
-def operators_list(database_url: str | None) -> None:
+@_on_database
+def operators_list(settings: Settings, db: Database) -> None:
     """Every operator: name, created, revoked (never the key)."""
     from . import operators
 
-    with _database(database_url) as (_, db):
-        rows = operators.listing(db)
+    rows = operators.listing(db)
     if not rows:
         click.echo("no operators (qahwa operators add NAME)")
     for r in rows:
@@ -83,13 +87,12 @@ def operators_list(database_url: str | None) -> None:
 
 @operators_app.command("revoke")
 @click.argument("name", help="the operator to revoke")
-@db_url
-def operators_revoke(name: str, database_url: str | None) -> None:
+@_on_database
+def operators_revoke(settings: Settings, db: Database, name: str) -> None:
     """Revoke NAME's key: refused at once by every process on this database."""
     from . import operators
 
-    with _database(database_url) as (_, db):
-        operators.revoke(db, name)
+    operators.revoke(db, name)
     click.echo(f"operator {name!r} revoked")
 
 
@@ -99,18 +102,16 @@ def operators_revoke(name: str, database_url: str | None) -> None:
     "delay",
     type=click.FloatRange(min=0),
     default=60.0,
-    show_default=True,
     help="seconds until the new key signs (every process picks it up before then)",
 )
 @click.option(
     "--seal/--no-seal",
     default=True,
-    show_default=True,
     help="keep the new key in the database sealed under the master key, so that running "
     "processes switch to it without a restart",
 )
-@db_url
-def keys_rotate(delay: float, seal: bool, database_url: str | None) -> None:
+@_on_database
+def keys_rotate(settings: Settings, db: Database, delay: float, seal: bool) -> None:
     """Stage a new signing key; every process switches to it without a restart.
 
     Listed at once in /v1/keys as next, it signs from its activation time (--in) on, and the
@@ -122,10 +123,9 @@ def keys_rotate(delay: float, seal: bool, database_url: str | None) -> None:
 
     from . import keys
 
-    with _database(database_url) as (settings, db):
-        box = SecretBox(keys.master_key(settings))
-        with db.write() as s:
-            new, private, at = keys.rotate(settings, s, box, time.time(), delay, seal=seal)
+    box = SecretBox(keys.master_key(settings))
+    with db.write() as s:
+        new, private, at = keys.rotate(settings, s, box, time.time(), delay, seal=seal)
     click.echo(
         f"signing key {new.key_id} is staged: /v1/keys lists it as next now, it signs from "
         f"{at}, and the keys in force now are retired then (still listed in /v1/keys)."
@@ -154,16 +154,14 @@ def keys_rotate(delay: float, seal: bool, database_url: str | None) -> None:
 
 
 @keys_app.command("list")
-@db_url
-def keys_list(database_url: str | None) -> None:
+@_on_database
+def keys_list(settings: Settings, db: Database) -> None:
     """Every signing key: id, created, and next, current or retired (with the time)."""
     import time
 
     from .logs import key_listing
 
-    with _database(database_url) as (_, db):
-        listed = key_listing(db, time.time())
-    for k in listed:
+    for k in key_listing(db, time.time()):
         if k["next"]:
             state = f"next: signs from {k['activates_at']}"
         elif k["current"]:
@@ -175,30 +173,26 @@ def keys_list(database_url: str | None) -> None:
 
 @keys_app.command("new-log")
 @click.argument("origin", help="the new log's origin, e.g. dice.example.org/log/2027")
-@db_url
-def keys_new_log(origin: str, database_url: str | None) -> None:
+@_on_database
+def keys_new_log(settings: Settings, db: Database, origin: str) -> None:
     """Start a new log: a new note key under ORIGIN (docs/deploy.md §10).
 
     ORIGIN becomes the deployment's log, appended to from index 0; the old log is frozen
     (its final checkpoint signed) and served read-only under /logs/<id>/log/. Restart every
     process with QAHWA_LOG_ORIGIN set to it."""
-    import os as _os
-
     from fairness import SecretBox
 
     from . import keys
     from .c2sp import LogShelf
-    from .errors import ServiceError
 
-    with _database(database_url) as (settings, db):
-        box = SecretBox(keys.master_key(settings))
-        try:
-            log_id, vkey = keys.new_log(settings, db, box, origin, _os.urandom(32))
-            if log_id > 1:  # the old log's final checkpoint: nothing is appended to it now
-                old = LogShelf.open_frozen(db, settings, box, log_id - 1)
-        except (ServiceError, ValueError) as exc:
-            click.echo(f"qahwa: {getattr(exc, 'message', exc)}", err=True)
-            raise click.exceptions.Exit(1) from None
+    box = SecretBox(keys.master_key(settings))
+    try:
+        log_id, vkey = keys.new_log(settings, db, box, origin, os.urandom(32))
+        if log_id > 1:  # the old log's final checkpoint: nothing is appended to it now
+            old = LogShelf.open_frozen(db, settings, box, log_id - 1)
+    except ValueError as exc:  # a refusal (ServiceError) is _on_database's
+        click.echo(f"qahwa: {exc}", err=True)
+        raise click.exceptions.Exit(1) from None
     if log_id > 1:
         final = old.newest()
         click.echo(

@@ -95,7 +95,7 @@ class RngSessions:
                 )
             if m.status == FINISHED:
                 raise Conflict("the session is closed", "match_over")
-            svc._writable(m)
+            svc._signed_only(m)
             settings = svc.settings
             draws: list[Any] = getattr(tx.engine(), "draws", [])
             is_draw = action.get("type") == "draw"

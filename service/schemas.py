@@ -53,173 +53,73 @@ _WHY: dict[int, tuple[str, ...]] = {
 }
 
 
-def errors(**codes: tuple[str, ...]) -> dict[int | str, dict[str, Any]]:
-    """The ``responses=`` of a route: ``errors(e404=("not_found",), e409=(...))``.
-
-    Every route can also answer 503 ``unavailable`` (the database does not answer).
-    """
-    out: dict[int | str, dict[str, Any]] = {}
-    wanted = {int(k[1:]): v for k, v in codes.items()}
-    wanted.setdefault(503, ("unavailable",))
-    for status in sorted(wanted):
-        names = wanted[status]
-        unknown = set(names) - set(_WHY[status])
-        assert not unknown, f"{status}: codes {sorted(unknown)} are not documented"
-        out[status] = {
-            "model": ErrorOut,
-            "description": "error codes: " + ", ".join(f"`{n}`" for n in names),
-        }
-    return out
-
-
-BODY = {"e400": _WHY[400], "e413": _WHY[413]}
-
-
-# -- OpenAPI links: how one answer's ids and tokens feed the next call (clients, schemathesis)
-def _op(name: str, path: str, method: str) -> str:
-    """FastAPI's operationId for a route function ``name`` at ``method path``."""
-    return (
-        name
-        + "_"
-        + path.strip("/").replace("/", "_").replace("{", "_").replace("}", "_")
-        + "_"
-        + method
-    )
-
-
-_MATCH = "$response.body#/match_id"
-_SEAT0 = "Bearer {$response.body#/seats/0/token}"
-_SESSION = "$response.body#/session_id"
-_TOKEN = "Bearer {$response.body#/token}"
-
-
-def _links(pairs: dict[str, tuple[str, str, str, dict[str, str]]]) -> dict[str, Any]:
+def errors(*codes: str) -> dict[int | str, dict[str, Any]]:
+    """The ``responses=`` of a route: the error codes it can answer, space-separated
+    (``errors(BODY, "unauthorized not_found stale_version")``), each documented under the
+    status :data:`_WHY` lists it under, in the order given. Every route can also answer 503
+    ``unavailable`` (the database does not answer)."""
+    status_of = {code: status for status, names in _WHY.items() for code in names}
+    wanted: dict[int, list[str]] = {}
+    for code in dict.fromkeys(" ".join((*codes, "unavailable")).split()):
+        assert code in status_of, f"code {code!r} is not documented"
+        wanted.setdefault(status_of[code], []).append(code)
     return {
-        name: {"operationId": _op(fn, path, method), "parameters": params}
-        for name, (fn, path, method, params) in pairs.items()
+        status: {
+            "model": ErrorOut,
+            "description": "error codes: " + ", ".join(f"`{n}`" for n in wanted[status]),
+        }
+        for status in sorted(wanted)
     }
 
 
-LINKS: dict[tuple[str, str, str], dict[str, Any]] = {
-    ("/v1/matches", "post", "201"): _links(
-        {
-            "GetMatch": ("get_match", "/v1/matches/{match_id}", "get", {"path.match_id": _MATCH}),
-            "Commit": (
-                "commit",
-                "/v1/matches/{match_id}/seats/{seat}/commit",
-                "post",
-                {
-                    "path.match_id": _MATCH,
-                    "path.seat": "$response.body#/seats/0/seat",
-                    "header.Authorization": _SEAT0,
-                },
-            ),
-            "Lock": ("get_lock", "/v1/matches/{match_id}/lock", "get", {"path.match_id": _MATCH}),
-            "Reveal": (
-                "reveal",
-                "/v1/matches/{match_id}/seats/{seat}/reveal",
-                "post",
-                {
-                    "path.match_id": _MATCH,
-                    "path.seat": "$response.body#/seats/0/seat",
-                    "header.Authorization": _SEAT0,
-                },
-            ),
-            "State": (
-                "state",
-                "/v1/matches/{match_id}/state",
-                "get",
-                {"path.match_id": _MATCH, "header.Authorization": _SEAT0},
-            ),
-            "Act": (
-                "act",
-                "/v1/matches/{match_id}/actions",
-                "post",
-                {"path.match_id": _MATCH, "header.Authorization": _SEAT0},
-            ),
-            "Resign": (
-                "resign",
-                "/v1/matches/{match_id}/resign",
-                "post",
-                {"path.match_id": _MATCH, "header.Authorization": _SEAT0},
-            ),
-            "Events": ("events", "/v1/matches/{match_id}/events", "get", {"path.match_id": _MATCH}),
-            "Transcript": (
-                "transcript",
-                "/v1/matches/{match_id}/transcript",
-                "get",
-                {"path.match_id": _MATCH},
-            ),
-        }
-    ),
-    ("/v1/matches/{match_id}/resign", "post", "200"): _links(
-        {
-            "Transcript": (
-                "transcript",
-                "/v1/matches/{match_id}/transcript",
-                "get",
-                {"path.match_id": _MATCH},
-            ),
-        }
-    ),
-    ("/v1/rng", "post", "201"): _links(
-        {
-            "GetSession": (
-                "get_session",
-                "/v1/rng/{session_id}",
-                "get",
-                {"path.session_id": _SESSION},
-            ),
-            "Seed": (
-                "give_seed",
-                "/v1/rng/{session_id}/seed",
-                "post",
-                {"path.session_id": _SESSION, "header.Authorization": _TOKEN},
-            ),
-            "Draw": (
-                "draw",
-                "/v1/rng/{session_id}/draws",
-                "post",
-                {"path.session_id": _SESSION, "header.Authorization": _TOKEN},
-            ),
-            "Events": (
-                "events",
-                "/v1/rng/{session_id}/events",
-                "get",
-                {"path.session_id": _SESSION},
-            ),
-            "Close": (
-                "close",
-                "/v1/rng/{session_id}/close",
-                "post",
-                {"path.session_id": _SESSION, "header.Authorization": _TOKEN},
-            ),
-            "Transcript": (
-                "transcript",
-                "/v1/rng/{session_id}/transcript",
-                "get",
-                {"path.session_id": _SESSION},
-            ),
-        }
-    ),
-    ("/v1/rng/{session_id}/close", "post", "200"): _links(
-        {
-            "Transcript": (
-                "transcript",
-                "/v1/rng/{session_id}/transcript",
-                "get",
-                {"path.session_id": _SESSION},
-            ),
-        }
-    ),
+#: what a route with a JSON body can answer about the body
+BODY = "malformed_json missing_body bad_request body_too_large validation_error"
+Q = "validation_error"  # a path or query parameter out of range
+
+
+# -- OpenAPI links: how one answer's ids and tokens feed the next call (clients, schemathesis)
+_M = "/v1/matches/{match_id}"
+_R = "/v1/rng/{session_id}"
+_MATCH = {"path.match_id": "$response.body#/match_id"}
+_SEAT0 = {**_MATCH, "header.Authorization": "Bearer {$response.body#/seats/0/token}"}
+_SEAT = {
+    **_MATCH,
+    "path.seat": "$response.body#/seats/0/seat",
+    "header.Authorization": _SEAT0["header.Authorization"],
+}
+_SESSION = {"path.session_id": "$response.body#/session_id"}
+_TOKEN = {**_SESSION, "header.Authorization": "Bearer {$response.body#/token}"}
+
+#: (the path and status of a POST's answer, the link's name): the operation it leads to (its
+#: method, and its path: a match's or session's own plus a tail) and the parameters it takes
+#: from the answer
+LINKS: dict[tuple[str, str, str], tuple[str, str, str, dict[str, str]]] = {
+    ("/v1/matches", "201", "GetMatch"): ("get", _M, "", _MATCH),
+    ("/v1/matches", "201", "Commit"): ("post", _M, "/seats/{seat}/commit", _SEAT),
+    ("/v1/matches", "201", "Lock"): ("get", _M, "/lock", _MATCH),
+    ("/v1/matches", "201", "Reveal"): ("post", _M, "/seats/{seat}/reveal", _SEAT),
+    ("/v1/matches", "201", "State"): ("get", _M, "/state", _SEAT0),
+    ("/v1/matches", "201", "Act"): ("post", _M, "/actions", _SEAT0),
+    ("/v1/matches", "201", "Resign"): ("post", _M, "/resign", _SEAT0),
+    ("/v1/matches", "201", "Events"): ("get", _M, "/events", _MATCH),
+    ("/v1/matches", "201", "Transcript"): ("get", _M, "/transcript", _MATCH),
+    ("/v1/matches/{match_id}/resign", "200", "Transcript"): ("get", _M, "/transcript", _MATCH),
+    ("/v1/rng", "201", "GetSession"): ("get", _R, "", _SESSION),
+    ("/v1/rng", "201", "Seed"): ("post", _R, "/seed", _TOKEN),
+    ("/v1/rng", "201", "Draw"): ("post", _R, "/draws", _TOKEN),
+    ("/v1/rng", "201", "Events"): ("get", _R, "/events", _SESSION),
+    ("/v1/rng", "201", "Close"): ("post", _R, "/close", _TOKEN),
+    ("/v1/rng", "201", "Transcript"): ("get", _R, "/transcript", _SESSION),
+    ("/v1/rng/{session_id}/close", "200", "Transcript"): ("get", _R, "/transcript", _SESSION),
 }
 
 
 def add_links(doc: dict[str, Any]) -> dict[str, Any]:
-    """Put :data:`LINKS` into a generated OpenAPI document (every target must exist)."""
-    ids = {op["operationId"] for ops in doc["paths"].values() for op in ops.values()}
-    for (path, method, status), links in LINKS.items():
-        missing = {link["operationId"] for link in links.values()} - ids
-        assert not missing, f"links to unknown operations {sorted(missing)}"
-        doc["paths"][path][method]["responses"][status]["links"] = links
+    """Put :data:`LINKS` into a generated OpenAPI document (every target must exist: its
+    operationId is the document's own)."""
+    for (path, status, name), (method, resource, tail, params) in LINKS.items():
+        answer = doc["paths"][path]["post"]["responses"][status]
+        target = doc["paths"][resource + tail][method]["operationId"]
+        links = answer.setdefault("links", {})
+        links[name] = {"operationId": target, "parameters": dict(params)}
     return doc

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
 from typing import Any, ParamSpec
 
 from sqlalchemy import Column, Integer, String, Text, UniqueConstraint
@@ -38,6 +37,7 @@ from sqlmodel import Field, Session, SQLModel, col, func, select
 import tlog
 from fairness import PROTOCOL, canonical_json
 
+from .clock import now_iso
 from .db import Database
 from .errors import BadLogRequest as BadLogRequest
 from .errors import LogError as LogError
@@ -223,10 +223,6 @@ def next_index(db: Database, session: Session) -> int:
     return 0 if top is None else int(top) + 1
 
 
-def _now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def _head(signer: RecordSigner, tree_size: int, root_h: bytes) -> dict[str, Any]:
     return signer.signed(
         {
@@ -234,7 +230,7 @@ def _head(signer: RecordSigner, tree_size: int, root_h: bytes) -> dict[str, Any]
             "protocol": PROTOCOL,
             "tree_size": tree_size,
             "root_hash": root_h.hex(),
-            "timestamp": _now_iso(),
+            "timestamp": now_iso(),
         }
     )
 

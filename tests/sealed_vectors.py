@@ -9,19 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from sealed import (
-    Context,
-    FixedRandomness,
-    generator,
-    hand_key,
-    item_point,
-    make_key,
-    make_share,
-    shuffle,
-    starting_deck,
-)
-from sealed.masking import encode_deck
-from sealed.randomness import permutation
+import sealed
 
 OUT = Path(__file__).resolve().parent / "vectors" / "fairness_v3.json"
 MATCH = "m-0003"
@@ -31,22 +19,32 @@ CODES = ["AS", "KH", "QD"]
 
 def compute() -> dict[str, Any]:
     items = [("hokm", "AS"), ("hokm", "2C"), ("iraqi_domino", "6-6"), ("mexican_train", "12-12")]
-    keys = [make_key(Context(MATCH, 0, s), FixedRandomness(f"key{s}".encode())) for s in (0, 1)]
-    P = hand_key([k.P for k in keys])
-    ctx0 = Context(MATCH, 0, 0)
-    deck_in = starting_deck(GAME, CODES)
-    psi = permutation(len(CODES), FixedRandomness(b"shuffle"))
-    deck_out, proof = shuffle(ctx0, P, deck_in, FixedRandomness(b"shuffle"))
+    keys = [
+        sealed.make_key(sealed.Context(MATCH, 0, s), sealed.FixedRandomness(f"key{s}".encode()))
+        for s in (0, 1)
+    ]
+    P = sealed.hand_key([k.P for k in keys])
+    ctx0 = sealed.Context(MATCH, 0, 0)
+    deck_in = sealed.starting_deck(GAME, CODES)
+    psi = sealed.permutation(len(CODES), sealed.FixedRandomness(b"shuffle"))
+    deck_out, proof = sealed.shuffle(ctx0, P, deck_in, sealed.FixedRandomness(b"shuffle"))
     target = deck_out[0]
     shares = [
-        make_share(Context(MATCH, 0, s), keys[s].x, target, FixedRandomness(f"share{s}".encode()))
+        sealed.make_share(
+            sealed.Context(MATCH, 0, s),
+            keys[s].x,
+            target,
+            sealed.FixedRandomness(f"share{s}".encode()),
+        )
         for s in (0, 1)
     ]
     opened = CODES[psi[0]]
     return {
         "spec": "docs/spec/fairness-v3.md §11",
-        "item_points": [{"game": g, "code": c, "point": item_point(g, c).hex()} for g, c in items],
-        "generators": [{"i": i, "point": generator(i).hex()} for i in range(4)],
+        "item_points": [
+            {"game": g, "code": c, "point": sealed.item_point(g, c).hex()} for g, c in items
+        ],
+        "generators": [{"i": i, "point": sealed.generator(i).hex()} for i in range(4)],
         "match_id": MATCH,
         "hand": 0,
         "keys": [
@@ -66,8 +64,8 @@ def compute() -> dict[str, Any]:
             "codes": CODES,
             "randomness": "shuffle",
             "psi": psi,
-            "deck_in": encode_deck(deck_in).hex(),
-            "deck_out": encode_deck(deck_out).hex(),
+            "deck_in": sealed.encode_deck(deck_in).hex(),
+            "deck_out": sealed.encode_deck(deck_out).hex(),
             "proof": proof.encode().hex(),
         },
         "shares": [
@@ -80,7 +78,7 @@ def compute() -> dict[str, Any]:
             }
             for s in (0, 1)
         ],
-        "opening": {"item": 0, "code": opened, "point": item_point(GAME, opened).hex()},
+        "opening": {"item": 0, "code": opened, "point": sealed.item_point(GAME, opened).hex()},
     }
 
 

@@ -116,20 +116,27 @@
   function leafHash(bytes) { return sha256(cat(new Uint8Array([0]), bytes)); }
   function nodeHash(l, r) { return sha256(cat(new Uint8Array([1]), l, r)); }
 
+  // RFC 9162's climb up a proof path from node fn of a level whose last node is sn: step(c,
+  // true) where the sibling c is on the left (then up through the levels where the node is a
+  // right child), step(c, false) where it is on the right. The sn reached (0: the path ends
+  // at the root), or null when the path is longer than the tree is high.
+  async function climb(fn, sn, path, step) {
+    for (var i = 0; i < path.length; i++) {
+      if (sn === 0) return null;
+      var left = fn % 2 === 1 || fn === sn;
+      await step(path[i], left);
+      while (left && fn % 2 === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
+      fn = Math.floor(fn / 2); sn = Math.floor(sn / 2);
+    }
+    return sn;
+  }
+
   // RFC 9162 §2.1.3.2: the root an inclusion proof leads to (throws on a malformed proof).
   async function rootFromInclusion(index, size, leafH, path) {
     if (!(index >= 0 && index < size)) throw new Error('index ' + index + ' is outside a tree of size ' + size);
-    var fn = index, sn = size - 1, r = leafH;
-    for (var i = 0; i < path.length; i++) {
-      if (sn === 0) throw new Error('the audit path is too long');
-      if (fn % 2 === 1 || fn === sn) {
-        r = await nodeHash(path[i], r);
-        while (fn % 2 === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
-      } else {
-        r = await nodeHash(r, path[i]);
-      }
-      fn = Math.floor(fn / 2); sn = Math.floor(sn / 2);
-    }
+    var r = leafH;
+    var sn = await climb(index, size - 1, path, async function (c, left) { r = left ? await nodeHash(c, r) : await nodeHash(r, c); });
+    if (sn === null) throw new Error('the audit path is too long');
     if (sn !== 0) throw new Error('the audit path is too short');
     return r;
   }
@@ -144,17 +151,10 @@
     var fn = first - 1, sn = second - 1;
     while (fn % 2 === 1) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
     var fr = path[0], sr = path[0];
-    for (var i = 1; i < path.length; i++) {
-      var c = path[i];
-      if (sn === 0) return false;
-      if (fn % 2 === 1 || fn === sn) {
-        fr = await nodeHash(c, fr); sr = await nodeHash(c, sr);
-        while (fn % 2 === 0 && fn !== 0) { fn = Math.floor(fn / 2); sn = Math.floor(sn / 2); }
-      } else {
-        sr = await nodeHash(sr, c);
-      }
-      fn = Math.floor(fn / 2); sn = Math.floor(sn / 2);
-    }
+    sn = await climb(fn, sn, path.slice(1), async function (c, left) {
+      if (left) fr = await nodeHash(c, fr);
+      sr = left ? await nodeHash(c, sr) : await nodeHash(sr, c);
+    });
     return sn === 0 && same(fr, firstRoot) && same(sr, secondRoot);
   }
 
@@ -259,6 +259,23 @@
     return { key: 'older', params: { m: old.size } };
   }
 
+  // Log entry i is the transcript's own record, signed by the server's key: its lock
+  // (qahwa-fair/2), else its commitment record.
+  async function checkRecord(doc, leaf, keys, i) {
+    if (doc.protocol === 'qahwa-fair/2') {
+      if (!leaf || leaf.type !== 'lock') throw new Error('log entry ' + i + ' is not a lock record');
+      if (!doc.lock || typeof doc.lock !== 'object' || canonicalJson(leaf) !== canonicalJson(doc.lock)) {
+        throw new Error('log entry ' + i + ' is not this transcript\u2019s lock');
+      }
+      return signedOrThrow(leaf, keys, 'the lock at index ' + i);
+    }
+    if (!leaf || leaf.type !== 'commitment') throw new Error('log entry ' + i + ' is not a commitment record');
+    ['protocol', 'match_id', 'game', 'ruleset', 'commitment', 'log_index'].forEach(function (k) {
+      if (leaf[k] !== doc[k]) throw new Error('log entry ' + i + ' is the commitment record of another match (its ' + k + ' differs)');
+    });
+    return signedOrThrow(leaf, keys, 'the commitment record at index ' + i);
+  }
+
   // -- a saved c2sp.org/tlog-proof@v1 (GET /v1/matches/{id}/log-proof), checked offline -----
   // The proof's index is the transcript's entry, its extra line is this match's record (the
   // v2 lock, or the v1 commitment record) signed by the server's key, the checkpoint is
@@ -296,7 +313,7 @@
     return { name: parts[0], id: id, pub: raw.slice(1) };
   }
   async function checkTlog(doc, tlogText, keys) {
-    var v2 = doc.protocol === 'qahwa-fair/2', i = v2 ? doc.lock_index : doc.log_index;
+    var i = doc.protocol === 'qahwa-fair/2' ? doc.lock_index : doc.log_index;
     if (!Number.isSafeInteger(i) || i < 0) return { ok: false, key: 'bad', params: { why: 'the transcript\u2019s log entry is not an index' } };
     if (!keys || !keys.logVkey) return { ok: null, key: 'tlog_no_key' };
     try {
@@ -305,16 +322,7 @@
       if (!pf.extra) throw new Error('the tlog-proof carries no record (no extra line)');
       var leaf;
       try { leaf = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(pf.extra)); } catch (e) { throw new Error('the tlog-proof\u2019s record is not JSON'); }
-      if (v2) {
-        if (!leaf || leaf.type !== 'lock' || !doc.lock || canonicalJson(leaf) !== canonicalJson(doc.lock)) throw new Error('log entry ' + i + ' is not this transcript\u2019s lock');
-        await signedOrThrow(leaf, keys, 'the lock at index ' + i);
-      } else {
-        if (!leaf || leaf.type !== 'commitment') throw new Error('log entry ' + i + ' is not a commitment record');
-        ['protocol', 'match_id', 'game', 'ruleset', 'commitment', 'log_index'].forEach(function (k) {
-          if (leaf[k] !== doc[k]) throw new Error('log entry ' + i + ' is the commitment record of another match (its ' + k + ' differs)');
-        });
-        await signedOrThrow(leaf, keys, 'the commitment record at index ' + i);
-      }
+      await checkRecord(doc, leaf, keys, i);
       // the checkpoint note: its text, then signature lines "— <name> base64(key id || sig)"
       var cut = pf.note.lastIndexOf('\n\n');
       if (cut < 0 || pf.note.slice(-1) !== '\n') throw new Error('the checkpoint is not a signed note');
@@ -382,8 +390,7 @@
   // tlogText: a saved tlog-proof the player gave, checked instead of asking the server.
   async function checkLog(doc, base, keys, tlogText) {
     if (doc && tlogText) return checkTlog(doc, tlogText, keys);
-    var v2 = !!doc && doc.protocol === 'qahwa-fair/2';
-    var i = doc && (v2 ? doc.lock_index : doc.log_index);  // qahwa-fair/2: the lock's entry (§8)
+    var i = doc && (doc.protocol === 'qahwa-fair/2' ? doc.lock_index : doc.log_index);  // qahwa-fair/2: the lock's entry (§8)
     if (i === undefined || i === null) return base ? entryOfMatch(doc, base) : { ok: null, key: 'no_index' };
     if (!Number.isSafeInteger(i) || i < 0) return { ok: false, key: 'bad', params: { why: 'the transcript\u2019s log_index is not an index' } };
     if (!base) return { ok: null, key: 'no_server' };
@@ -395,19 +402,7 @@
       if (res.status !== 200 || !res.body) return { ok: false, key: 'fetch', params: { i: i, why: why(res) } };
       var p = res.body, leaf = p.leaf;
       if (p.index !== i) throw new Error('the proof is for index ' + p.index + ', not ' + i);
-      if (v2) {
-        if (!leaf || leaf.type !== 'lock') throw new Error('log entry ' + i + ' is not a lock record');
-        if (!doc.lock || typeof doc.lock !== 'object' || canonicalJson(leaf) !== canonicalJson(doc.lock)) {
-          throw new Error('log entry ' + i + ' is not this transcript\u2019s lock');
-        }
-        await signedOrThrow(leaf, keys, 'the lock at index ' + i);
-      } else {
-        if (!leaf || leaf.type !== 'commitment') throw new Error('log entry ' + i + ' is not a commitment record');
-        ['protocol', 'match_id', 'game', 'ruleset', 'commitment', 'log_index'].forEach(function (k) {
-          if (leaf[k] !== doc[k]) throw new Error('log entry ' + i + ' is the commitment record of another match (its ' + k + ' differs)');
-        });
-        await signedOrThrow(leaf, keys, 'the commitment record at index ' + i);
-      }
+      await checkRecord(doc, leaf, keys, i);
       var head = parseHead(p.tree_head, 'the tree head');
       await signedOrThrow(head.doc, keys, 'the tree head');
       if (p.tree_size !== head.size) throw new Error('the proof\u2019s tree_size is not its head\u2019s');

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -28,6 +27,7 @@ from ..db import Database
 from ..errors import Conflict, NotFound
 from ..keys import RecordSigner
 from ..kinds import EndReason, Status
+from ..lru import LRU
 from ..sealed import transcript_protocol
 from ..settings import Settings
 from ..store import MatchRow, Store, Tx, dumps
@@ -115,22 +115,19 @@ class Core:
         #: when this process last swept (its heartbeat); None before its first sweep
         self.last_beat: float | None = None
         #: per match, what its lock fixes (:class:`_Locked`), most recently used last
-        self._locks: OrderedDict[str, _Locked] = OrderedDict()
+        self._locks = LRU[str, _Locked](4096)
         self._locks_guard = threading.Lock()
 
     @staticmethod
-    def _writable(m: MatchRow) -> None:
-        """Only a signed protocol's match changes (qahwa-fair/1 is read-only: 409; migration
-        0008 ended every v1 match, so none is running)."""
-        if not m.proto.signed:
-            raise Conflict("qahwa-fair/1 matches are read-only: this one has ended", "match_over")
-
-    @staticmethod
-    def _v2_only(m: MatchRow, what: str) -> None:
-        if not m.proto.signed:
-            raise NotFound(
-                f"{what} is qahwa-fair/2's; this is a qahwa-fair/1 match (give seeds with .../seed)"
-            )
+    def _signed_only(m: MatchRow, what: str | None = None) -> None:
+        """Only a signed protocol's match is written: qahwa-fair/1 is read-only (migration
+        0008 ended every v1 match, so none is running). ``what`` names a qahwa-fair/2 path a
+        v1 match does not have (commit, reveal, the lock): 404; a write otherwise 409."""
+        if m.proto.signed:
+            return
+        if what is not None:
+            raise NotFound(f"{what} is qahwa-fair/2's; this is a read-only qahwa-fair/1 match")
+        raise Conflict("qahwa-fair/1 matches are read-only: this one has ended", "match_over")
 
     # -- the lock --------------------------------------------------------------------------
     def _locked(self, m: MatchRow) -> _Locked:
@@ -140,14 +137,11 @@ class Core:
         assert m.lock is not None
         with self._locks_guard:
             found = self._locks.get(m.id)
-            if found is not None and found.record.text == m.lock:
-                self._locks.move_to_end(m.id)
-                return found
+        if found is not None and found.record.text == m.lock:
+            return found
         found = _Locked(m.lock)
         with self._locks_guard:
-            self._locks[m.id] = found
-            while len(self._locks) > 4096:
-                self._locks.popitem(last=False)
+            self._locks.put(m.id, found)
         return found
 
     def _lock_of(self, m: MatchRow) -> dict[str, Any]:

@@ -101,7 +101,7 @@ class Play(Reads):
                 )
             if m.status == FINISHED:
                 raise Conflict("the match has ended", "match_over")
-            self._writable(m)
+            self._signed_only(m)
             if version != m.version:
                 raise Conflict(
                     f"version {version} is stale: the match is at version "
@@ -139,7 +139,7 @@ class Play(Reads):
             m = tx.m
             if m.status == FINISHED:
                 raise Conflict("the match has ended", "match_over")
-            self._writable(m)
+            self._signed_only(m)
             if m.status == SEATING:
                 if m.lock is not None:
                     raise Conflict(

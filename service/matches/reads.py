@@ -118,7 +118,7 @@ class Reads(Deadlines):
         """The signed lock and its log index, with a receipt for chain[-1] (409 before)."""
         with self.reading(match_id, kind=kind) as tx:
             m = tx.m
-            self._v2_only(m, "the lock")
+            self._signed_only(m, "the lock")
             if m.lock is None:
                 raise Conflict(
                     "not every seat has committed yet: the match is not locked", "not_locked"

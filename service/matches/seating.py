@@ -113,26 +113,12 @@ class Seating(Reads):
             game=game,
             ruleset=ruleset,
             commitment=com,
-            status=SEATING,
-            version=0,
             n_seats=len(seats),
-            next_seq=0,
-            log_index=-1,
+            log_index=-1,  # qahwa-fair/1's commitment index; the lock's is lock_index
             record=dumps(record),
-            result=None,
             created_at=at,
-            started_at=None,
-            ended_at=None,
             last_activity=self.store.clock.now(),
             protocol=CURRENT.name,
-            lock=None,
-            lock_index=None,
-            reveal_by=None,
-            end_by=None,
-            chain=None,
-            deadline=None,
-            owes=None,
-            transcript_sig=None,
         )
         with self.store.create(row) as tx:
             # plain inserts (the ORM's unit of work cost more than the statements)
@@ -214,7 +200,7 @@ class Seating(Reads):
         qahwa-fair/2's and has not ended."""
         self._own_seat(tx, token, seat)
         m = tx.m
-        self._v2_only(m, what)
+        self._signed_only(m, what)
         if m.status == FINISHED:
             raise Conflict("the match has ended", "match_over")
         return m

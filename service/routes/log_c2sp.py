@@ -13,7 +13,7 @@ from fastapi.responses import Response
 
 from ..c2sp import NO_CACHE, C2SPError, LogC2SP, LogShelf
 from ..errors import Conflict, NotFound
-from ..schemas import errors
+from ..schemas import Q, errors
 
 router = APIRouter()
 
@@ -93,9 +93,7 @@ def numbered_tile(
             "content": {TEXT: {"schema": {"type": "string"}}},
             "description": "a c2sp.org/tlog-proof@v1 proof",
         },
-        **errors(
-            e404=("not_found",), e409=("not_cosigned", "not_locked"), e422=("validation_error",)
-        ),
+        **errors("not_found not_cosigned not_locked", Q),
     },
     summary="An offline proof (c2sp.org/tlog-proof) of the match's log entry under "
     "the newest checkpoint its witnesses cosigned",

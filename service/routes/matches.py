@@ -1,4 +1,5 @@
-"""/v1/matches: create, seat, play, watch, resign, transcript."""
+"""/v1/matches: create, seat, play, watch, resign, transcript. A request body's fields are the
+service call's keywords (``**dict(body)``)."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from ..schemas import (
     CreateMatchIn,
     LockOut,
     MatchCreatedOut,
+    Q,
     ResignIn,
     ResignOut,
     RevealIn,
@@ -34,7 +36,6 @@ from . import json_response
 
 router = APIRouter(prefix="/v1/matches", tags=["matches"])
 
-Q = ("validation_error",)  # a path or query parameter out of range
 
 MatchId = Annotated[str, Path(max_length=64, description="the match id")]
 After = Annotated[int, Query(ge=-1, le=2**31 - 1, description="return events with seq > after")]
@@ -62,12 +63,7 @@ def resume_after(after: int, last_event_id: str | None) -> int:
     status_code=201,
     response_model=MatchCreatedOut,
     dependencies=[OperatorDep],
-    responses=errors(
-        **BODY,
-        e401=("unauthorized",),
-        e429=("rate_limited",),
-        e422=("validation_error", "unknown_game", "bad_ruleset", "bad_seats"),
-    ),
+    responses=errors(BODY, "unauthorized unknown_game bad_ruleset bad_seats rate_limited"),
     summary="Create a match; returns the signed commit record and the seat tokens",
 )
 def create_match(body: CreateMatchIn, svc: ServiceDep) -> dict[str, Any]:
@@ -79,7 +75,7 @@ def create_match(body: CreateMatchIn, svc: ServiceDep) -> dict[str, Any]:
 @router.get(
     "/{match_id}",
     response_model=AnyMatchOut,
-    responses=errors(e404=("not_found",), e422=Q),
+    responses=errors("not_found", Q),
     summary="The public view of a match",
 )
 def get_match(match_id: MatchId, svc: ServiceDep) -> Response:
@@ -93,12 +89,9 @@ Seat = Annotated[int, Path(ge=0, le=64, description="the seat number")]
     "/{match_id}/seats/{seat}/commit",
     response_model=SeatingOut,
     responses=errors(
-        **BODY,
-        e401=("unauthorized",),
-        e403=("forbidden",),
-        e404=("not_found",),
-        e409=("not_seating", "already_committed", "duplicate_commitment", "match_over"),
-        e422=("validation_error", "bad_commitment", "bad_key", "bad_roll_chain"),
+        BODY,
+        "unauthorized forbidden not_found not_seating already_committed duplicate_commitment "
+        "match_over bad_commitment bad_key bad_roll_chain",
     ),
     summary="qahwa-fair/2: this seat's commitment, key and roll-chain tip; the last "
     "commit locks the match",
@@ -106,22 +99,13 @@ Seat = Annotated[int, Path(ge=0, le=64, description="the seat number")]
 def commit(
     match_id: MatchId, seat: Seat, body: CommitIn, svc: ServiceDep, token: TokenDep
 ) -> Response:
-    return json_response(
-        svc.commit(
-            match_id,
-            seat=seat,
-            token=token,
-            seed_commitment=body.seed_commitment,
-            key=body.key,
-            roll_chain=body.roll_chain,
-        )
-    )
+    return json_response(svc.commit(match_id, seat=seat, token=token, **dict(body)))
 
 
 @router.get(
     "/{match_id}/lock",
     response_model=LockOut,
-    responses=errors(e404=("not_found",), e409=("not_locked",), e422=Q),
+    responses=errors("not_found not_locked", Q),
     summary="qahwa-fair/2: the signed lock and its log index (409 before every seat committed)",
 )
 def get_lock(match_id: MatchId, svc: ServiceDep) -> Response:
@@ -131,14 +115,7 @@ def get_lock(match_id: MatchId, svc: ServiceDep) -> Response:
 @router.post(
     "/{match_id}/seats/{seat}/reveal",
     response_model=SeatingOut,
-    responses=errors(
-        **BODY,
-        e401=("unauthorized",),
-        e403=("forbidden",),
-        e404=("not_found",),
-        e409=("not_locked", "match_over"),
-        e422=("validation_error", "bad_reveal"),
-    ),
+    responses=errors(BODY, "unauthorized forbidden not_found not_locked match_over bad_reveal"),
     summary="qahwa-fair/2: reveal this seat's client seed and nonce; the last "
     "reveal starts the match",
 )
@@ -146,14 +123,7 @@ def reveal(
     match_id: MatchId, seat: Seat, body: RevealIn, svc: ServiceDep, token: TokenDep
 ) -> Response:
     return json_response(
-        svc.reveal(
-            match_id,
-            kind=KIND_MATCH,
-            seat=seat,
-            token=token,
-            client_seed=body.client_seed,
-            nonce=body.nonce,
-        )
+        svc.reveal(match_id, kind=KIND_MATCH, seat=seat, token=token, **dict(body))
     )
 
 
@@ -162,12 +132,7 @@ def reveal(
     response_model=SeatedOut,
     deprecated=True,
     responses=errors(
-        **BODY,
-        e401=("unauthorized",),
-        e403=("forbidden",),
-        e404=("not_found",),
-        e409=("not_seating", "seed_already_given"),
-        e422=("validation_error", "bad_client_seed"),
+        BODY, "unauthorized forbidden not_found not_seating seed_already_given bad_client_seed"
     ),
     summary="qahwa-fair/1 matches only: give this seat's client seed (404 for v2)",
 )
@@ -182,7 +147,7 @@ def give_seed(
     "/{match_id}/start",
     response_model=SeatedOut,
     deprecated=True,
-    responses=errors(e401=("unauthorized",), e404=("not_found",), e409=("not_seating",), e422=Q),
+    responses=errors("unauthorized not_found not_seating", Q),
     summary="qahwa-fair/1 matches only: start now (404 for v2: no seed is ever "
     "drawn by the server)",
 )
@@ -193,7 +158,7 @@ def start(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]
 @router.get(
     "/{match_id}/state",
     response_model=StateOut,
-    responses=errors(e401=("unauthorized",), e404=("not_found",), e422=Q),
+    responses=errors("unauthorized not_found", Q),
     summary="This seat's view (its own hand, legal actions)",
 )
 def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> Response:
@@ -204,56 +169,34 @@ def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> Response:
     "/{match_id}/actions",
     response_model=ActionOut,
     responses=errors(
-        **BODY,
-        e401=("unauthorized",),
-        e404=("not_found",),
-        e409=("stale_version", "not_your_turn", "not_started", "match_over", "stale_chain"),
-        e422=("validation_error", "malformed_action", "illegal_action", "bad_signature"),
+        BODY,
+        "unauthorized not_found stale_version not_your_turn not_started match_over stale_chain "
+        "malformed_action illegal_action bad_signature",
     ),
     summary="Apply one action at a version (keyed seats: with sig over the chain head)",
 )
 def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
-    return json_response(
-        svc.act(
-            match_id,
-            token=token,
-            action=body.action,
-            version=body.version,
-            sig=body.sig,
-            prev=body.prev,
-        )
-    )
+    return json_response(svc.act(match_id, token=token, **dict(body)))
 
 
 @router.post(
     "/{match_id}/resign",
     response_model=ResignOut,
     responses=errors(
-        **BODY,
-        e401=("unauthorized",),
-        e404=("not_found",),
-        e409=("match_over", "not_started", "stale_chain"),
-        e422=("validation_error", "bad_signature"),
+        BODY, "unauthorized not_found match_over not_started stale_chain bad_signature"
     ),
     summary="Resign: the match ends (keyed seats: with sig over the chain head)",
 )
 def resign(
     match_id: MatchId, svc: ServiceDep, token: TokenDep, body: ResignIn | None = None
 ) -> Response:
-    return json_response(
-        svc.resign(
-            match_id,
-            token=token,
-            sig=body.sig if body is not None else None,
-            prev=body.prev if body is not None else None,
-        )
-    )
+    return json_response(svc.resign(match_id, token=token, **dict(body or {})))
 
 
 @router.get(
     "/{match_id}/events",
     response_model=AnyEventsOut,
-    responses=errors(e404=("not_found",), e422=Q),
+    responses=errors("not_found", Q),
     summary="The public event log after `after`; `wait` long-polls for new events",
 )
 async def events(
@@ -269,7 +212,7 @@ async def events(
     "/{match_id}/events/stream",
     summary="The public event log as server-sent events",
     response_class=StreamingResponse,
-    responses={200: {"content": {"text/event-stream": {}}}, **errors(e404=("not_found",), e422=Q)},
+    responses={200: {"content": {"text/event-stream": {}}}, **errors("not_found", Q)},
 )
 async def events_stream(
     match_id: MatchId,
@@ -295,7 +238,7 @@ async def events_stream(
 @router.get(
     "/{match_id}/transcript",
     response_model=AnyTranscriptOut,
-    responses=errors(e404=("not_found",), e409=("not_finished",), e422=Q),
+    responses=errors("not_found not_finished", Q),
     summary="The signed transcript (409 until the end)",
 )
 def transcript(match_id: MatchId, svc: ServiceDep) -> Response:

@@ -11,13 +11,11 @@ from fastapi.responses import FileResponse, Response
 from qahwa_page import page_html, pyodide
 
 from ..deps import PublicLogDep
-from ..schemas import ConsistencyOut, KeysOut, LogEntriesOut, ProofOut, TreeHeadOut, errors
+from ..schemas import ConsistencyOut, KeysOut, LogEntriesOut, ProofOut, Q, TreeHeadOut, errors
 from ..settings import STATIC_DIR
 from ..version import PROTOCOLS, VERSION
 
 router = APIRouter()
-
-Q = ("validation_error",)  # a query parameter out of range
 
 
 @router.get(
@@ -35,7 +33,7 @@ def keys(public: PublicLogDep, request: Request) -> dict[str, Any]:
     "/v1/log",
     response_model=TreeHeadOut,
     tags=["log"],
-    responses=errors(e404=("not_found",), e422=Q),
+    responses=errors("not_found", Q),
     summary="The signed head of the transparency log",
     description="The head's `protocol` names the format of the signed head (docs/fairness.md "
     "§8, kept for every verifier); the `Qahwa-Protocols` header lists the protocols whose records this log holds "
@@ -57,7 +55,7 @@ def log_head(
     "/v1/log/proof",
     response_model=ProofOut,
     tags=["log"],
-    responses=errors(e404=("not_found",), e422=Q),
+    responses=errors("not_found", Q),
     summary="An RFC 6962 inclusion proof of entry `index`",
 )
 def log_proof(
@@ -72,7 +70,7 @@ def log_proof(
     "/v1/log/consistency",
     response_model=ConsistencyOut,
     tags=["log"],
-    responses=errors(e400=("bad_request",), e404=("not_found",), e422=Q),
+    responses=errors("bad_request not_found", Q),
     summary="An RFC 9162 consistency proof between the heads of sizes `first` and `second`",
 )
 def log_consistency(
@@ -87,7 +85,7 @@ def log_consistency(
     "/v1/log/entries",
     response_model=LogEntriesOut,
     tags=["log"],
-    responses=errors(e422=Q),
+    responses=errors(Q),
     summary="Log entries from `start` (at most `limit`)",
 )
 def log_entries(

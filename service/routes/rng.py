@@ -13,6 +13,7 @@ from ..schemas import (
     BODY,
     DrawIn,
     DrawOut,
+    Q,
     RngClosedOut,
     RngCreatedOut,
     RngCreateIn,
@@ -34,7 +35,6 @@ router = APIRouter(prefix="/v1/rng", tags=["rng"])
 # defaulted a field (an old session's row, a field the model does not list) would break the
 # signature the client checks. The response models document the shape in OpenAPI.
 
-Q = ("validation_error",)  # a path or query parameter out of range
 
 SessionId = Annotated[str, Path(max_length=64, description="the session id")]
 
@@ -44,9 +44,7 @@ SessionId = Annotated[str, Path(max_length=64, description="the session id")]
     status_code=201,
     response_model=RngCreatedOut,
     dependencies=[OperatorDep],
-    responses=errors(
-        **BODY, e401=("unauthorized",), e429=("rate_limited",), e422=("validation_error",)
-    ),
+    responses=errors(BODY, "unauthorized rate_limited"),
     summary="Open a session; returns the signed commit record and the session token "
     "(a client_seed here is 422: it comes after the record, with /seed)",
 )
@@ -57,7 +55,7 @@ def create(rng: RngDep, body: RngCreateIn | None = None) -> Response:
 @router.get(
     "/{session_id}",
     response_model=RngMatchOut,
-    responses=errors(e404=("not_found",), e422=Q),
+    responses=errors("not_found", Q),
     summary="The session's public record",
 )
 def get_session(session_id: SessionId, svc: ServiceDep) -> Response:
@@ -68,30 +66,22 @@ def get_session(session_id: SessionId, svc: ServiceDep) -> Response:
     "/{session_id}/seed",
     response_model=RngSeededOut | SeatedOut,
     responses=errors(
-        **BODY,
-        e401=("unauthorized",),
-        e404=("not_found",),
-        e409=("not_seating", "seed_already_given"),
-        e422=("validation_error", "bad_client_seed", "bad_reveal"),
+        BODY, "unauthorized not_found not_seating seed_already_given bad_client_seed bad_reveal"
     ),
     summary="Give the client seed and nonce (after the commit record): locks the "
     "session, logs the lock",
 )
 def give_seed(session_id: SessionId, body: RngSeedIn, rng: RngDep, token: TokenDep) -> Response:
-    return json_response(
-        rng.seed(session_id, token=token, client_seed=body.client_seed, nonce=body.nonce)
-    )
+    return json_response(rng.seed(session_id, token=token, **dict(body)))
 
 
 @router.post(
     "/{session_id}/draws",
     response_model=DrawOut,
     responses=errors(
-        **BODY,
-        e401=("unauthorized",),
-        e404=("not_found",),
-        e409=("match_over", "not_started", "session_full"),
-        e422=("validation_error", "malformed_action", "illegal_action"),
+        BODY,
+        "unauthorized not_found match_over not_started session_full malformed_action "
+        "illegal_action",
     ),
     summary="One draw, labelled d{k}",
 )
@@ -102,7 +92,7 @@ def draw(session_id: SessionId, body: DrawIn, rng: RngDep, token: TokenDep) -> R
 @router.get(
     "/{session_id}/events",
     response_model=RngEventsOut,
-    responses=errors(e404=("not_found",), e422=Q),
+    responses=errors("not_found", Q),
     summary="The session's draws",
 )
 async def events(
@@ -117,7 +107,7 @@ async def events(
 @router.post(
     "/{session_id}/close",
     response_model=RngClosedOut,
-    responses=errors(e401=("unauthorized",), e404=("not_found",), e409=("match_over",), e422=Q),
+    responses=errors("unauthorized not_found match_over", Q),
     summary="Close: reveals the server seed and returns the signed transcript",
 )
 def close(session_id: SessionId, rng: RngDep, token: TokenDep) -> Response:
@@ -127,7 +117,7 @@ def close(session_id: SessionId, rng: RngDep, token: TokenDep) -> Response:
 @router.get(
     "/{session_id}/transcript",
     response_model=RngTranscriptOut,
-    responses=errors(e404=("not_found",), e409=("not_finished",), e422=Q),
+    responses=errors("not_found not_finished", Q),
     summary="The signed transcript (409 until closed)",
 )
 def transcript(session_id: SessionId, svc: ServiceDep) -> Response:

@@ -8,8 +8,9 @@
 The rest of the service imports from here.
 """
 
+from ..clock import iso_of, now_iso
 from .cache import Cached, EngineCache, catch_up
-from .sql import KIND_MATCH, KIND_RNG, MatchRow, dumps, hash_token, iso_of, now_iso, what
+from .sql import KIND_MATCH, KIND_RNG, MatchRow, dumps, hash_token, what
 from .tx import FINISHED, PLAYING, SEATING, Store, Tx
 
 __all__ = [

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from games import Engine
 from games.replay import Replayer
+
+from ..lru import LRU
 
 
 @dataclass
@@ -32,8 +33,7 @@ class EngineCache:
     """Engines by match id (least recently used dropped first); per-match thread locks."""
 
     def __init__(self, size: int = 512) -> None:
-        self.size = size
-        self._entries: OrderedDict[str, Cached] = OrderedDict()
+        self._entries = LRU[str, Cached](size)
         self._guard = threading.Lock()
         self._locks = [threading.RLock() for _ in range(128)]
 
@@ -42,21 +42,15 @@ class EngineCache:
 
     def get(self, match_id: str) -> Cached | None:
         with self._guard:
-            entry = self._entries.get(match_id)
-            if entry is not None:
-                self._entries.move_to_end(match_id)
-            return entry
+            return self._entries.get(match_id)
 
     def put(self, match_id: str, entry: Cached) -> None:
         with self._guard:
-            self._entries[match_id] = entry
-            self._entries.move_to_end(match_id)
-            while len(self._entries) > self.size:
-                self._entries.popitem(last=False)
+            self._entries.put(match_id, entry)
 
     def discard(self, match_id: str) -> None:
         with self._guard:
-            self._entries.pop(match_id, None)
+            self._entries.pop(match_id)
 
 
 def catch_up(engine: Engine, events: Sequence[dict[str, Any]], first_seq: int) -> None:

@@ -11,14 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import and_, bindparam, func, insert, select, update
 
 from fairness import FairProtocol, protocol_for
 
-from ..kinds import Kind
+from ..kinds import Kind, Status
 from ..models import EventRow, Match, Seat, ServerSeed
 
 KIND_MATCH, KIND_RNG = Kind.MATCH, Kind.RNG
@@ -26,15 +25,6 @@ KIND_MATCH, KIND_RNG = Kind.MATCH, Kind.RNG
 _EVENTS = EventRow.__table__  # type: ignore[attr-defined]
 _MATCHES = Match.__table__  # type: ignore[attr-defined]
 _SEATS = Seat.__table__  # type: ignore[attr-defined]
-
-
-def now_iso() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
-def iso_of(ts: float) -> str:
-    """Epoch seconds as RFC 3339 UTC with milliseconds, ending in ``Z``."""
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 def hash_token(token: str) -> str:
@@ -51,33 +41,34 @@ def what(kind: str) -> str:
 
 @dataclass(slots=True)
 class MatchRow:
-    """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM)."""
+    """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM).
+    A new match sets the columns without a default; the rest start as a new match has them."""
 
     id: str
     kind: str
     game: str
     ruleset: str
     commitment: str
-    status: str
-    version: int
     n_seats: int
-    next_seq: int
     log_index: int
     record: str
-    result: str | None
     created_at: str
-    started_at: str | None
-    ended_at: str | None
     last_activity: float
     protocol: str
-    lock: str | None
-    lock_index: int | None
-    reveal_by: float | None
-    end_by: float | None
-    chain: str | None
-    deadline: float | None
-    owes: int | None
-    transcript_sig: str | None
+    status: str = Status.SEATING
+    version: int = 0
+    next_seq: int = 0
+    result: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    lock: str | None = None
+    lock_index: int | None = None
+    reveal_by: float | None = None
+    end_by: float | None = None
+    chain: str | None = None
+    deadline: float | None = None
+    owes: int | None = None
+    transcript_sig: str | None = None
 
     @property
     def proto(self) -> FairProtocol:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -35,10 +34,11 @@ from games import Chance, Engine, ReplayError
 from games.base import MatchContext
 from games.replay import replay
 
-from ..clock import SYSTEM_CLOCK, Clock
+from ..clock import SYSTEM_CLOCK, Clock, iso_of
 from ..db import Database
 from ..errors import NotFound, Unauthorized
 from ..kinds import Status
+from ..lru import LRU
 from ..models import Seat
 from ..sealed import engine_of
 from .cache import Cached, EngineCache, catch_up
@@ -57,7 +57,6 @@ from .sql import (
     _update_for,
     dumps,
     hash_token,
-    iso_of,
     what,
 )
 
@@ -94,7 +93,7 @@ class Store:
         self.notify_wanted: Callable[[], bool] | None = None
         #: the time deadlines are measured with (the app's; tests move theirs)
         self.clock = clock
-        self._tokens: OrderedDict[tuple[str, str], int] = OrderedDict()
+        self._tokens = LRU[tuple[str, str], int](8192)  # a token's seat never changes
         self._tokens_guard = threading.Lock()
 
     def now_iso(self) -> str:
@@ -235,10 +234,8 @@ class Store:
         found = c.execute(_SEAT_OF_TOKEN, {"mid": match_id, "h": h}).scalar()
         if found is None:
             raise Unauthorized("the token is not a seat token of this match")
-        with self._tokens_guard:  # a token's seat never changes
-            self._tokens[key] = int(found)
-            while len(self._tokens) > 8192:
-                self._tokens.popitem(last=False)
+        with self._tokens_guard:
+            self._tokens.put(key, int(found))
         return int(found)
 
 

@@ -8,6 +8,7 @@ serves it without Pyodide (the page then does not replay them).
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -240,10 +241,12 @@ def test_a_saved_tlog_proof_checks_the_log_row_offline(tmp_path: Path) -> None:
         page.fill("#in-logkey", log_key)
         page.set_input_files("#in-logproof", str(proof_file))
         page.click("#go")
-        expect(page.locator("#verdict")).not_to_have_attribute(
-            "data-replay", "pending", timeout=120_000
+        # the replay settled (not merely not started: before the run there is no attribute)
+        expect(page.locator("#verdict")).to_have_attribute(
+            "data-replay", re.compile(r"^(done|error|unavailable)$"), timeout=120_000
         )
         row = page.locator("tr[data-check=log]")
+        expect(row).to_have_count(1, timeout=30_000)
         expect(row).not_to_have_attribute("data-status", "pending", timeout=30_000)
         assert page.js_errors == []
         return (

@@ -34,6 +34,25 @@ def replayed(r: SimResult) -> Any:
     return replay(type(r.engine), canonical_ruleset(r.ruleset), r.key, r.events, ctx=r.ctx)
 
 
+def honest(game: str, ruleset: dict[str, Any], seed: str, house: tuple[int, ...] = ()) -> SimResult:
+    """A match of honest seats: it ends as the rules say, nothing refused, and replays."""
+    r = play_match(game, ruleset, seed=seed, house=house)
+    out = r.engine.outcome
+    assert out is not None and out.reason == "finished" and not r.refused
+    assert replayed(r).outcome == out
+    return r
+
+
+def forfeits(game: str, ruleset: dict[str, Any], seed: str, seat: int, cheat: str) -> SimResult:
+    """``seat`` cheats once (``cheat``): the rules catch it at the hand's end, it forfeits,
+    and the match replays to the same outcome."""
+    r = play_match(game, ruleset, seed=seed, cheats={seat: cheat})
+    out = r.engine.outcome
+    assert out is not None and out.reason == "rule" and out.forfeited == (seat,)
+    assert replayed(r).outcome == out
+    return r
+
+
 def steps(r: SimResult, step: str) -> list[dict[str, Any]]:
     return [
         e
@@ -83,9 +102,8 @@ def test_a_sealed_match_needs_its_match_id() -> None:
 def test_an_honest_sealed_hokm_match_plays_and_replays(
     ruleset: dict[str, Any], house: tuple[int, ...]
 ) -> None:
-    r = play_match("hokm", ruleset, seed=f"honest{house}", house=house)
+    r = honest("hokm", ruleset, seed=f"honest{house}", house=house)
     out = r.engine.outcome
-    assert out is not None and out.reason == "finished" and not r.refused
     n = r.engine.n_seats
     # the shuffles: house seats first, then the others
     assert [e["seat"] for e in steps(r, "shuffle")][:n] == [*house] + [
@@ -221,10 +239,7 @@ def test_the_owed_step_is_visible_to_every_seat() -> None:
 # -- Iraqi dominoes --------------------------------------------------------------------------
 @pytest.mark.parametrize("players", [2, 4])
 def test_an_honest_sealed_domino_match_plays_and_replays(players: int) -> None:
-    r = play_match("iraqi_domino", {"players": players, "target": 30}, seed=f"dom{players}")
-    out = r.engine.outcome
-    assert out is not None and out.reason == "finished" and not r.refused
-    assert replayed(r).outcome == out
+    r = honest("iraqi_domino", {"players": players, "target": 30}, seed=f"dom{players}")
     # the first round opens by the call: the first tile laid is the highest tile dealt
     import sealed
 
@@ -254,13 +269,8 @@ def test_a_boneyard_draw_is_opened_to_the_drawer_alone() -> None:
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_a_domino_seat_that_draws_or_passes_when_it_could_play_forfeits(players: int) -> None:
-    r = play_match(
-        "iraqi_domino", {"players": players, "target": 30}, seed="lie", cheats={1: "revoke"}
-    )
-    out = r.engine.outcome
-    assert out is not None and out.reason == "rule" and out.forfeited == (1,)
+    r = forfeits("iraqi_domino", {"players": players, "target": 30}, "lie", 1, "revoke")
     assert r.events[-1]["type"] == "end" and r.events[-1]["reason"] == "rule"
-    assert replayed(r).outcome == out
 
 
 def test_an_illegal_tile_is_refused_at_once() -> None:
@@ -275,50 +285,33 @@ def test_an_illegal_tile_is_refused_at_once() -> None:
 # -- Mexican Train ---------------------------------------------------------------------------
 @pytest.mark.parametrize("players", [2, 4])
 def test_an_honest_sealed_mexican_train_match_plays_and_replays(players: int) -> None:
-    r = play_match("mexican_train", {"players": players, "rounds": 1}, seed=f"mt{players}")
-    out = r.engine.outcome
-    assert out is not None and out.reason == "finished" and not r.refused
-    assert replayed(r).outcome == out
+    r = honest("mexican_train", {"players": players, "rounds": 1}, seed=f"mt{players}")
     assert isinstance(r.engine, SealedGame) and len(r.engine.sealed_hands[0]["items"]) == 90
 
 
 def test_a_mexican_train_draw_while_able_to_play_forfeits_at_the_rounds_end() -> None:
-    r = play_match("mexican_train", {"players": 2, "rounds": 1}, seed="m2", cheats={1: "revoke"})
-    out = r.engine.outcome
-    assert out is not None and out.reason == "rule" and out.forfeited == (1,)
-    assert replayed(r).outcome == out
+    forfeits("mexican_train", {"players": 2, "rounds": 1}, "m2", 1, "revoke")
 
 
 # -- qahve -----------------------------------------------------------------------------------
 def test_an_honest_sealed_qahve_match_plays_and_replays() -> None:
-    r = play_match("qahve", {"target": 30}, seed="qahve", house=(0, 2))
-    out = r.engine.outcome
-    assert out is not None and out.reason == "finished" and not r.refused
-    assert replayed(r).outcome == out
+    honest("qahve", {"target": 30}, seed="qahve", house=(0, 2))
 
 
 def test_a_qahve_revoke_forfeits_at_the_hands_end() -> None:
-    r = play_match("qahve", {"target": 30}, seed="q", cheats={1: "revoke"})
-    out = r.engine.outcome
-    assert out is not None and out.reason == "rule" and out.forfeited == (1,)
-    assert replayed(r).outcome == out
+    forfeits("qahve", {"target": 30}, "q", 1, "revoke")
 
 
 # -- shelem ----------------------------------------------------------------------------------
 def test_an_honest_sealed_shelem_match_plays_and_replays() -> None:
-    r = play_match("shelem", {"target": 100}, seed="shelem", house=(3,))
-    out = r.engine.outcome
-    assert out is not None and out.reason == "finished" and not r.refused
-    assert replayed(r).outcome == out
+    r = honest("shelem", {"target": 100}, seed="shelem", house=(3,))
     # the widow goes to the bid winner alone: one share step by each of the three others
     kitty = [e for e in r.events if e["type"] == "action" and e["action"].get("step") == "share"]
     assert any(len(e["action"]["shares"]) == 4 for e in kitty)
 
 
 def test_a_shelem_revoke_forfeits_and_two_player_shelem_has_no_sealed_form() -> None:
-    r = play_match("shelem", {"target": 100}, seed="s", cheats={1: "revoke"})
-    out = r.engine.outcome
-    assert out is not None and out.reason == "rule" and out.forfeited == (1,)
+    forfeits("shelem", {"target": 100}, "s", 1, "revoke")
     with pytest.raises(RulesetError, match="four players"):
         engine_for("shelem", {"deal": "sealed"}).parse_ruleset({"deal": "sealed", "players": 2})
 
@@ -363,21 +356,56 @@ def _refused_unchanged(step: str, field: str, at: int, bit: int) -> None:
     assert trial.owed == e.owed
 
 
-@settings(max_examples=examples(12), deadline=None, derandomize=True)
+@pytest.mark.parametrize("step", ["shuffle", "share"])
+@settings(max_examples=examples(20), deadline=None, derandomize=True)
 @given(
-    field=st.sampled_from(["deck", "proof"]),
+    proof=st.booleans(),
     at=st.integers(min_value=0, max_value=20_000),
     bit=st.integers(min_value=0, max_value=7),
 )
-def test_any_flipped_bit_of_a_shuffle_is_refused(field: str, at: int, bit: int) -> None:
-    _refused_unchanged("shuffle", field, at, bit)
+def test_any_flipped_bit_of_a_shuffle_or_a_share_is_refused(
+    step: str, proof: bool, at: int, bit: int
+) -> None:
+    """One bit of the shuffle's deck or proof, or of a share or its proof."""
+    field = "proof" if proof else ("deck" if step == "shuffle" else "share")
+    _refused_unchanged(step, field, at, bit)
 
 
-@settings(max_examples=examples(20), deadline=None, derandomize=True)
-@given(
-    field=st.sampled_from(["share", "proof"]),
-    at=st.integers(min_value=0, max_value=10_000),
-    bit=st.integers(min_value=0, max_value=7),
-)
-def test_any_flipped_bit_of_a_share_is_refused(field: str, at: int, bit: int) -> None:
-    _refused_unchanged("share", field, at, bit)
+# -- the seat's own checks (sealed/seat.py) ----------------------------------------------------
+def test_a_seat_learns_its_hand_from_the_log_and_refuses_a_forged_step() -> None:
+    """The client's seat (sealed.seat.SealedSeat with the client's errors) checks every key,
+    shuffle and share in the log before it relies on them: from an honest log it learns the
+    same hand as the simulated seat that holds its key; a log with one shuffle proof changed
+    is refused, and so is a view whose deck is not the log's."""
+    from qahwa_client.errors import ClientError
+    from qahwa_client.sealed import SealedSeat, SealedStepRefused
+
+    cls = engine_for("hokm", {"deal": "sealed"})
+    e = cls(cls.parse_ruleset({"deal": "sealed"}), Chance(bytes(range(64))), MatchContext("log"))
+    seats = [SimSeat(s, "log") for s in range(4)]
+    events: list[dict[str, Any]] = []
+    while e.owed:  # keys, shuffles and the shares of the first five cards of every seat
+        seat = e.turn
+        assert seat is not None
+        action = seats[seat].act(e.view(seat))
+        events += [{"seq": len(events), **ev} for ev in e.apply(seat, action)]  # type: ignore[arg-type]
+    raw = e.view(0)
+    side = seats[0].side
+    assert side is not None
+    honest = SealedSeat("log", 0, side.keys)
+    honest.take_events(events, raw["sealed"])
+    hand = honest.view(dict(raw))["hand"]
+    side.adopt(raw["sealed"])  # the simulated seat takes the engine's state as it is
+    assert len(hand) == 5 and hand == side.view(dict(raw))["hand"]
+    forged = copy.deepcopy(events)
+    shuffle = next(ev for ev in forged if ev["action"].get("step") == "shuffle")
+    proof = bytearray(base64.b64decode(shuffle["action"]["proof"]))
+    proof[-40] ^= 1
+    shuffle["action"]["proof"] = base64.b64encode(bytes(proof)).decode("ascii")
+    with pytest.raises(SealedStepRefused, match="shuffle step in the log does not verify"):
+        SealedSeat("log", 0, side.keys).take_events(forged, raw["sealed"])
+    other = copy.deepcopy(raw)
+    other["sealed"]["deck"] = e.view(None)["sealed"]["deck"][::-1]
+    with pytest.raises(SealedStepRefused, match="the view's deck is not the log's"):
+        honest.view(other)
+    assert issubclass(SealedStepRefused, ClientError)

@@ -22,30 +22,8 @@ from typing import Any
 
 import pytest
 
-from sealed import (
-    Context,
-    FixedRandomness,
-    SealedError,
-    Share,
-    ShareProof,
-    ShuffleProof,
-    check_opening,
-    check_revealed,
-    decode_deck,
-    encode_deck,
-    generator,
-    hand_key,
-    item_point,
-    make_key,
-    make_share,
-    shuffle,
-    starting_deck,
-    verify_key,
-    verify_share,
-    verify_shuffle,
-)
+import sealed
 from sealed.group import mul, s_add, sub
-from sealed.keys import KeyProof
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "tests" / "sealed_js"
@@ -120,7 +98,7 @@ def node_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return run
 
 
-def _ctx(c: Context) -> dict[str, Any]:
+def _ctx(c: sealed.Context) -> dict[str, Any]:
     return {"match_id": c.match_id, "hand": c.hand, "seat": c.seat}
 
 
@@ -129,34 +107,46 @@ def _ctx(c: Context) -> dict[str, Any]:
 
 def python_verdict(case: dict[str, Any]) -> bool:
     h = bytes.fromhex
-    ctx = Context(**case["ctx"]) if "ctx" in case else None
+    ctx = sealed.Context(**case["ctx"]) if "ctx" in case else None
     try:
         if case["kind"] == "key":
             assert ctx is not None
-            verify_key(ctx, h(case["P"]), KeyProof.decode(h(case["proof"])))
+            sealed.verify_key(ctx, h(case["P"]), sealed.KeyProof.decode(h(case["proof"])))
         elif case["kind"] == "revealed":
-            check_revealed(h(case["P"]), h(case["x"]), 0)
+            sealed.check_revealed(h(case["P"]), h(case["x"]), 0)
         elif case["kind"] == "shuffle":
             assert ctx is not None
-            d_in = decode_deck(h(case["deck_in"]))
-            d_out = decode_deck(h(case["deck_out"]), len(d_in))
-            verify_shuffle(
-                ctx, h(case["P"]), d_in, d_out, ShuffleProof.decode(h(case["proof"]), len(d_in))
+            d_in = sealed.decode_deck(h(case["deck_in"]))
+            d_out = sealed.decode_deck(h(case["deck_out"]), len(d_in))
+            sealed.verify_shuffle(
+                ctx,
+                h(case["P"]),
+                d_in,
+                d_out,
+                sealed.ShuffleProof.decode(h(case["proof"]), len(d_in)),
             )
         elif case["kind"] == "share":
             assert ctx is not None
-            c = decode_deck(h(case["A"]) + h(case["B"]))[0]
-            verify_share(
-                ctx, h(case["P"]), c, Share(h(case["D"]), ShareProof.decode(h(case["proof"])))
+            c = sealed.decode_deck(h(case["A"]) + h(case["B"]))[0]
+            sealed.verify_share(
+                ctx,
+                h(case["P"]),
+                c,
+                sealed.Share(h(case["D"]), sealed.ShareProof.decode(h(case["proof"]))),
             )
         elif case["kind"] == "opening":
             assert ctx is not None
-            c = decode_deck(h(case["A"]) + h(case["B"]))[0]
-            shares = [Share(h(s["D"]), ShareProof.decode(h(s["proof"]))) for s in case["shares"]]
-            check_opening(case["game"], case["code"], c, ctx, [h(k) for k in case["keys"]], shares)
+            c = sealed.decode_deck(h(case["A"]) + h(case["B"]))[0]
+            shares = [
+                sealed.Share(h(s["D"]), sealed.ShareProof.decode(h(s["proof"])))
+                for s in case["shares"]
+            ]
+            sealed.check_opening(
+                case["game"], case["code"], c, ctx, [h(k) for k in case["keys"]], shares
+            )
         else:
             raise AssertionError(case["kind"])
-    except SealedError:
+    except sealed.SealedError:
         return False
     return True
 
@@ -178,10 +168,10 @@ def random_cases(seed: int) -> list[dict[str, Any]]:
     n = rng.randint(1, 9)
     game = rng.choice(["hokm", "iraqi_domino"])
     codes = rng.sample(CARDS, n)
-    ctx = Context(f"m-js-{seed}", rng.randrange(5), 0)
-    fr = lambda tag: FixedRandomness(f"{seed}/{tag}".encode())  # noqa: E731
-    keys = [make_key(ctx.for_seat(s), fr(f"key{s}")) for s in range(seats)]
-    P = hand_key([k.P for k in keys])
+    ctx = sealed.Context(f"m-js-{seed}", rng.randrange(5), 0)
+    fr = lambda tag: sealed.FixedRandomness(f"{seed}/{tag}".encode())  # noqa: E731
+    keys = [sealed.make_key(ctx.for_seat(s), fr(f"key{s}")) for s in range(seats)]
+    P = sealed.hand_key([k.P for k in keys])
     made: list[dict[str, Any]] = []
     for s, k in enumerate(keys):
         made.append(
@@ -193,23 +183,25 @@ def random_cases(seed: int) -> list[dict[str, Any]]:
             }
         )
         made.append({"kind": "revealed", "P": k.P.hex(), "x": k.x.hex()})
-    deck = starting_deck(game, codes)
+    deck = sealed.starting_deck(game, codes)
     for s in range(seats):
-        out, proof = shuffle(ctx.for_seat(s), P, deck, fr(f"shuffle{s}"))
+        out, proof = sealed.shuffle(ctx.for_seat(s), P, deck, fr(f"shuffle{s}"))
         made.append(
             {
                 "kind": "shuffle",
                 "ctx": _ctx(ctx.for_seat(s)),
                 "P": P.hex(),
-                "deck_in": encode_deck(deck).hex(),
-                "deck_out": encode_deck(out).hex(),
+                "deck_in": sealed.encode_deck(deck).hex(),
+                "deck_out": sealed.encode_deck(out).hex(),
                 "proof": proof.encode().hex(),
             }
         )
         deck = out
     item = rng.randrange(n)
     c = deck[item]
-    shares = [make_share(ctx.for_seat(s), keys[s].x, c, fr(f"share{s}")) for s in range(seats)]
+    shares = [
+        sealed.make_share(ctx.for_seat(s), keys[s].x, c, fr(f"share{s}")) for s in range(seats)
+    ]
     for s, sh in enumerate(shares):
         made.append(
             {
@@ -226,7 +218,7 @@ def random_cases(seed: int) -> list[dict[str, Any]]:
     for k in keys[1:]:
         x = s_add(x, k.x)
     m = sub(c.B, mul(x, c.A))
-    code = next(cd for cd in codes if item_point(game, cd) == m)
+    code = next(cd for cd in codes if sealed.item_point(game, cd) == m)
     opening = {
         "kind": "opening",
         "game": game,
@@ -265,7 +257,7 @@ def test_the_spec_vectors_agree(node_run: Any) -> None:
     ]
     want.append(VECTORS["hand_key"])
     assert [o["value"] for o in out] == want
-    assert generator(0).hex() == want[4]
+    assert sealed.generator(0).hex() == want[4]
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -308,7 +300,7 @@ def test_a_whole_hand_agrees(node_run: Any) -> None:
     for m, e, j in zip(matches, entries, out, strict=True):
         try:
             v = verify_hand(m, e, SEATS, HOUSE)
-        except SealedError:
+        except sealed.SealedError:
             assert not j["ok"], j
             continue
         assert j["ok"], j

@@ -6,49 +6,52 @@ import type { Seat } from "../src/index.js";
 
 type Obj = Record<string, unknown>;
 
-const T: Record<string, Record<string, string>> = {
-  en: {
-    title: "Play", game: "Game", rules: "Rules (JSON, optional)", friend: "Leave a seat for a friend",
-    start: "Sit down", turn: "Turn", you: "you", seat: "Seat", deadline: "Deadline", dice: "Dice",
-    waiting: "Waiting for the other seats…", yourmove: "Your move", theirs: "Their move",
-    finished: "The match is over", verdict: "Checking the match in your browser…",
-    transcript: "Download the transcript", export: "Download the seat file", link: "Seat link for your friend",
-    hand: "Your hand", trick: "Trick", line: "Line", trump: "Trump", error: "Error", scores: "Scores",
-    pass: "Verified", fail: "Verification FAILED", incomplete: "Incomplete",
-    deal_seeded: "Seeded deal: the operator can work out every hand once the seeds are revealed",
-    deal_sealed: "Sealed deal: the hands are hidden even from the operator",
-  },
-  ar: {
-    title: "العب", game: "اللعبة", rules: "القواعد (JSON، اختياري)", friend: "اترك مقعدًا لصديق",
-    start: "اجلس", turn: "الدور", you: "أنت", seat: "المقعد", deadline: "المهلة", dice: "النرد",
-    waiting: "بانتظار المقاعد الأخرى…", yourmove: "دورك", theirs: "دورهم",
-    finished: "انتهت المباراة", verdict: "جارٍ التحقق من المباراة في متصفحك…",
-    transcript: "نزّل السجل", export: "نزّل ملف المقعد", link: "رابط المقعد لصديقك",
-    hand: "يدك", trick: "الأكلة", line: "الخط", trump: "الحكم", error: "خطأ", scores: "النقاط",
-    pass: "تم التحقق", fail: "فشل التحقق", incomplete: "غير مكتمل",
-    deal_seeded: "توزيع من البذور: يستطيع المشغّل معرفة كل يد بعد كشف البذور",
-    deal_sealed: "توزيع مختوم: الأيدي مخفية حتى عن المشغّل",
-  },
-  fa: {
-    title: "بازی", game: "بازی", rules: "قوانین (JSON، اختیاری)", friend: "یک صندلی برای دوست",
-    start: "بنشین", turn: "نوبت", you: "شما", seat: "صندلی", deadline: "مهلت", dice: "تاس",
-    waiting: "در انتظار صندلی‌های دیگر…", yourmove: "نوبت شما", theirs: "نوبت آنها",
-    finished: "بازی تمام شد", verdict: "بررسی بازی در مرورگر شما…",
-    transcript: "دریافت رونوشت", export: "دریافت فایل صندلی", link: "پیوند صندلی برای دوست",
-    hand: "دست شما", trick: "دست", line: "ردیف", trump: "حکم", error: "خطا", scores: "امتیاز",
-    pass: "تأیید شد", fail: "تأیید نشد", incomplete: "ناقص",
-    deal_seeded: "پخش از بذرها: گرداننده پس از آشکار شدن بذرها همهٔ دست‌ها را می‌تواند بداند",
-    deal_sealed: "پخش مهروموم‌شده: دست‌ها حتی از گرداننده پنهان است",
-  },
+// key: [English, Arabic, Persian]
+const T: Record<string, string[]> = {
+  title: ["Play", "العب", "بازی"],
+  game: ["Game", "اللعبة", "بازی"],
+  rules: ["Rules (JSON, optional)", "القواعد (JSON، اختياري)", "قوانین (JSON، اختیاری)"],
+  friend: ["Leave a seat for a friend", "اترك مقعدًا لصديق", "یک صندلی برای دوست"],
+  start: ["Sit down", "اجلس", "بنشین"],
+  turn: ["Turn", "الدور", "نوبت"],
+  you: ["you", "أنت", "شما"],
+  seat: ["Seat", "المقعد", "صندلی"],
+  deadline: ["Deadline", "المهلة", "مهلت"],
+  dice: ["Dice", "النرد", "تاس"],
+  waiting: ["Waiting for the other seats…", "بانتظار المقاعد الأخرى…", "در انتظار صندلی‌های دیگر…"],
+  yourmove: ["Your move", "دورك", "نوبت شما"],
+  theirs: ["Their move", "دورهم", "نوبت آنها"],
+  finished: ["The match is over", "انتهت المباراة", "بازی تمام شد"],
+  verdict: ["Checking the match in your browser…", "جارٍ التحقق من المباراة في متصفحك…", "بررسی بازی در مرورگر شما…"],
+  transcript: ["Download the transcript", "نزّل السجل", "دریافت رونوشت"],
+  export: ["Download the seat file", "نزّل ملف المقعد", "دریافت فایل صندلی"],
+  link: ["Seat link for your friend", "رابط المقعد لصديقك", "پیوند صندلی برای دوست"],
+  hand: ["Your hand", "يدك", "دست شما"],
+  trick: ["Trick", "الأكلة", "دست"],
+  line: ["Line", "الخط", "ردیف"],
+  trump: ["Trump", "الحكم", "حکم"],
+  error: ["Error", "خطأ", "خطا"],
+  scores: ["Scores", "النقاط", "امتیاز"],
+  pass: ["Verified", "تم التحقق", "تأیید شد"],
+  fail: ["Verification FAILED", "فشل التحقق", "تأیید نشد"],
+  incomplete: ["Incomplete", "غير مكتمل", "ناقص"],
+  deal_seeded: [
+    "Seeded deal: the operator can work out every hand once the seeds are revealed",
+    "توزيع من البذور: يستطيع المشغّل معرفة كل يد بعد كشف البذور",
+    "پخش از بذرها: گرداننده پس از آشکار شدن بذرها همهٔ دست‌ها را می‌تواند بداند",
+  ],
+  deal_sealed: [
+    "Sealed deal: the hands are hidden even from the operator",
+    "توزيع مختوم: الأيدي مخفية حتى عن المشغّل",
+    "پخش مهروموم‌شده: دست‌ها حتی از گرداننده پنهان است",
+  ],
 };
 const GAMES = ["tawla", "mahbusa", "hokm", "shelem", "qahve", "iraqi_domino", "mexican_train"];
 
 const params = new URLSearchParams(location.search);
-const lang = ((): string => {
-  const l = params.get("lang") ?? "";
-  return l in T ? l : "en";
-})();
-const t = (k: string): string => T[lang]?.[k] ?? T["en"]![k] ?? k;
+const LANGS = ["en", "ar", "fa"];
+const lang = LANGS.find((l) => l === params.get("lang")) ?? "en";
+const t = (k: string): string => T[k]?.[LANGS.indexOf(lang)] ?? k;
 document.documentElement.lang = lang;
 document.documentElement.dir = lang === "ar" || lang === "fa" ? "rtl" : "ltr";
 

@@ -1,6 +1,9 @@
-/** Bytes, hex, base64 and UTF-8 helpers (no dependency; the same in browsers and Node). */
+/** Bytes, hex, base64 and UTF-8 helpers (the same in browsers and Node). */
 
-const HEX = "0123456789abcdef";
+import { concatBytes } from "@noble/hashes/utils.js";
+
+export { bytesToHex as toHex, concatBytes as concat } from "@noble/hashes/utils.js";
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
@@ -10,12 +13,6 @@ export function utf8(text: string): Uint8Array {
 
 export function fromUtf8(data: Uint8Array): string {
   return decoder.decode(data);
-}
-
-export function toHex(data: Uint8Array): string {
-  let out = "";
-  for (const b of data) out += HEX[b >> 4]! + HEX[b & 15]!;
-  return out;
 }
 
 /** ``nbytes`` bytes written as lowercase hex (any length when ``nbytes`` is undefined). */
@@ -76,18 +73,6 @@ export function fromBase64(text: string, what = "a value"): Uint8Array {
   return out;
 }
 
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
 export function u32be(n: number): Uint8Array {
   if (!Number.isInteger(n) || n < 0 || n > 0xffffffff) throw new ProtocolError(`${n} is not a u32`);
   return new Uint8Array([(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
@@ -95,7 +80,7 @@ export function u32be(n: number): Uint8Array {
 
 /** u32be(len(data)) || data. */
 export function lp(data: Uint8Array): Uint8Array {
-  return concat(u32be(data.length), data);
+  return concatBytes(u32be(data.length), data);
 }
 
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -267,71 +267,77 @@ export class Client {
     }
   }
 
+  /** ``method path`` sent until an answer other than 5xx/429 (the last copy's answer is
+   * taken as it is): after a transport error, 5xx or 429 the identical bytes again, after
+   * Retry-After when the server gives one (§3a.6). ``before`` runs before every copy leaves;
+   * Unanswered (after ``retries`` + 1 ``copies``) when none got an answer. */
+  private async resend(
+    method: string,
+    path: string,
+    init: { token?: string | undefined; body?: string },
+    copies: string,
+    before: () => Promise<void> = async () => {},
+  ): Promise<Response> {
+    const retries = this.opts.retries ?? 3;
+    let problem = "";
+    for (let attempt = 0; attempt <= retries; attempt++) {
+      await before();
+      let resp: Response;
+      try {
+        resp = await this.raw(method, path, init);
+      } catch (exc) {
+        problem = String(exc);
+        if (attempt < retries) await this.pause(null, attempt + 1);
+        continue;
+      }
+      if (RESEND_STATUS.has(resp.status) && attempt < retries) {
+        problem = `HTTP ${resp.status}`;
+        await resp.body?.cancel();
+        await this.pause(resp, attempt + 1);
+        continue;
+      }
+      return resp;
+    }
+    throw new Unanswered(`${method} ${path}: no answer after ${retries + 1} ${copies} (${problem})`);
+  }
+
+  /** ``GET path``'s answer, a JSON object. */
+  async getObject(path: string, token?: string): Promise<Obj> {
+    const doc = await this.request("GET", path, token === undefined ? {} : { token });
+    if (!isObj(doc)) throw new ClientError(`GET ${path}: not a JSON object`);
+    return doc;
+  }
+
   /** A read (GET) or an idempotent call; resent after a transport error, 5xx or 429. */
   async request(method: string, path: string, opts: { token?: string; body?: unknown; text?: boolean } = {}): Promise<unknown> {
     const body = opts.body === undefined ? undefined : canonical(opts.body);
-    const retries = this.opts.retries ?? 3;
-    let problem = "";
-    for (let attempt = 0; attempt <= retries; attempt++) {
-      let resp: Response;
-      try {
-        resp = await this.raw(method, path, body === undefined ? { token: opts.token } : { token: opts.token, body });
-      } catch (exc) {
-        problem = String(exc);
-        if (attempt < retries) await this.pause(null, attempt + 1);
-        continue;
-      }
-      if (RESEND_STATUS.has(resp.status) && attempt < retries) {
-        problem = `HTTP ${resp.status}`;
-        await resp.body?.cancel();
-        await this.pause(resp, attempt + 1);
-        continue;
-      }
-      if (!resp.ok) return this.fail(resp);
-      const type = resp.headers.get("content-type") ?? "";
-      return type.includes("json") && opts.text !== true ? resp.json() : resp.text();
-    }
-    throw new Unanswered(`${method} ${path}: no answer after ${retries + 1} attempts (${problem})`);
+    const init = body === undefined ? { token: opts.token } : { token: opts.token, body };
+    const resp = await this.resend(method, path, init, "attempts");
+    if (!resp.ok) return this.fail(resp);
+    const type = resp.headers.get("content-type") ?? "";
+    return type.includes("json") && opts.text !== true ? resp.json() : resp.text();
   }
 
-  /** Send ``entry.body`` (exact bytes); on a transport error, 5xx or 429 send the identical
-   * bytes again, after Retry-After when the server gives one (§3a.6). ``persist`` runs before
-   * every copy leaves, so a crash between them loses nothing. */
+  /** Send ``entry.body`` (exact bytes) as ``resend`` does; ``persist`` runs before every copy
+   * leaves, so a crash between them loses nothing. */
   async send(entry: SentRequest, token: string | undefined, persist: () => Promise<void>): Promise<Obj> {
-    const retries = this.opts.retries ?? 3;
-    let problem = "";
-    for (let attempt = 0; attempt <= retries; attempt++) {
+    const resp = await this.resend(entry.method, entry.path, { token, body: entry.body }, "identical attempts", async () => {
       entry.sent_at.push(isoNow(this.now()));
       await persist();
-      let resp: Response;
+    });
+    if (!resp.ok) {
       try {
-        resp = await this.raw(entry.method, entry.path, { token, body: entry.body });
+        return await this.fail(resp);
       } catch (exc) {
-        problem = String(exc);
-        if (attempt < retries) await this.pause(null, attempt + 1);
-        continue;
+        if (exc instanceof ApiError) entry.refused = exc.code;
+        await persist();
+        throw exc;
       }
-      if (RESEND_STATUS.has(resp.status) && attempt < retries) {
-        problem = `HTTP ${resp.status}`;
-        await resp.body?.cancel();
-        await this.pause(resp, attempt + 1);
-        continue;
-      }
-      if (!resp.ok) {
-        try {
-          return await this.fail(resp);
-        } catch (exc) {
-          if (exc instanceof ApiError) entry.refused = exc.code;
-          await persist();
-          throw exc;
-        }
-      }
-      const doc: unknown = await resp.json();
-      if (!isObj(doc)) throw new ClientError(`${entry.method} ${entry.path}: the answer is not a JSON object`);
-      entry.answered_at = isoNow(this.now());
-      return doc;
     }
-    throw new Unanswered(`${entry.method} ${entry.path}: no answer after ${retries + 1} identical attempts (${problem})`);
+    const doc: unknown = await resp.json();
+    if (!isObj(doc)) throw new ClientError(`${entry.method} ${entry.path}: the answer is not a JSON object`);
+    entry.answered_at = isoNow(this.now());
+    return doc;
   }
 
   /** The record keys: pinned, else ``/v1/keys`` (once). */
@@ -342,11 +348,7 @@ export class Client {
   }
 
   async keys(): Promise<KeysOut> {
-    if (this.keysDoc === null) {
-      const doc = await this.request("GET", "/v1/keys");
-      if (!isObj(doc)) throw new ClientError("GET /v1/keys did not answer a JSON object");
-      this.keysDoc = doc;
-    }
+    if (this.keysDoc === null) this.keysDoc = await this.getObject("/v1/keys");
     return this.keysDoc as KeysOut;
   }
 
@@ -514,15 +516,11 @@ export class Client {
   }
 
   async match(matchId: string): Promise<Obj> {
-    const doc = await this.request("GET", `/v1/matches/${matchId}`);
-    if (!isObj(doc)) throw new ClientError(`GET /v1/matches/${matchId}: not a JSON object`);
-    return doc;
+    return this.getObject(`/v1/matches/${matchId}`);
   }
 
   async transcript(matchId: string): Promise<Obj> {
-    const doc = await this.request("GET", `/v1/matches/${matchId}/transcript`);
-    if (!isObj(doc)) throw new ClientError(`GET /v1/matches/${matchId}/transcript: not a JSON object`);
-    return doc;
+    return this.getObject(`/v1/matches/${matchId}/transcript`);
   }
 
   /** The transcript's bytes as the server sent them (to keep, or to hand to ``verify``). */
@@ -927,9 +925,7 @@ export class Seat {
     let got: Obj;
     for (let pause = 50; ; pause = Math.min(pause * 2, 500)) {
       try {
-        const doc = await this.client.request("GET", this.path("/lock"));
-        if (!isObj(doc)) throw new ClientError("GET /lock: not a JSON object");
-        got = doc;
+        got = await this.client.getObject(this.path("/lock"));
         break;
       } catch (exc) {
         if (!(exc instanceof ApiError) || exc.code !== "not_locked" || this.client.now() >= deadline) throw exc;
@@ -1063,9 +1059,7 @@ export class Seat {
 
   /** This seat's view (its own hand, whose turn, ``legal_actions``, ``version``, ``chain``). */
   async state(): Promise<View> {
-    const doc = await this.client.request("GET", this.path("/state"), { token: this.st.token });
-    if (!isObj(doc)) throw new ClientError("GET /state: not a JSON object");
-    const view = doc as View;
+    const view = (await this.client.getObject(this.path("/state"), this.st.token)) as View;
     await this.noteView(view);
     this.view = view;
     return view;

@@ -1,12 +1,9 @@
 /** The client's errors: each says in one line what happened and what it means. */
 
-export class ClientError extends Error {
-  override name = "ClientError";
-}
+export class ClientError extends Error {}
 
 /** The server answered 4xx/5xx with ``{"error": {"code", "message"}}``. */
 export class ApiError extends ClientError {
-  override name = "ApiError";
   constructor(
     readonly status: number,
     readonly code: string,
@@ -19,13 +16,10 @@ export class ApiError extends ClientError {
 
 /** A request got no answer (or only 5xx/429) however often it was resent; it is kept in the
  * seat's requests without a receipt. */
-export class Unanswered extends ClientError {
-  override name = "Unanswered";
-}
+export class Unanswered extends ClientError {}
 
 /** A check of §3a.3/§3a.4 failed: this seat does not reveal, and the match is not its own. */
 export class NotOurMatch extends ClientError {
-  override name = "NotOurMatch";
   constructor(
     readonly matchId: string,
     readonly seat: number,
@@ -36,12 +30,13 @@ export class NotOurMatch extends ClientError {
 }
 
 /** The transcript disagrees with the lock or a receipt this seat holds (§3a.5). */
-export class TranscriptMismatch extends ClientError {
-  override name = "TranscriptMismatch";
-}
+export class TranscriptMismatch extends ClientError {}
 
 /** A clock check of §3a.8 failed, or the server ended the match by timeout while this seat
  * held a request it sent before the deadline: the match is disputed, the evidence kept. */
-export class Disputed extends ClientError {
-  override name = "Disputed";
+export class Disputed extends ClientError {}
+
+// each error's name, as String(error) shows it (a minifier keeps these strings, not the class names)
+for (const [name, cls] of Object.entries({ ClientError, ApiError, Unanswered, NotOurMatch, TranscriptMismatch, Disputed })) {
+  Object.defineProperty(cls.prototype, "name", { value: name, writable: true, configurable: true });
 }

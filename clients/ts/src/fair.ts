@@ -156,6 +156,27 @@ function node(left: Uint8Array, right: Uint8Array): Promise<Uint8Array> {
   return sha256(concat(new Uint8Array([1]), left, right));
 }
 
+/** RFC 9162's climb up a proof ``path`` from node ``fn`` of a level whose last node is
+ * ``sn``: ``step(c, true)`` where the sibling ``c`` is on the left (then up through the levels
+ * where the node is a right child), ``step(c, false)`` where it is on the right. ProtocolError
+ * when the path is longer than the tree is high; the ``sn`` reached, 0 when the path ends at
+ * the root. */
+async function climb(fn: number, sn: number, path: readonly Uint8Array[], what: string, step: Step): Promise<number> {
+  for (const c of path) {
+    if (sn === 0) throw new ProtocolError(`the ${what} proof is too long`);
+    const left = fn % 2 === 1 || fn === sn;
+    await step(c, left);
+    while (left && fn % 2 === 0 && fn !== 0) {
+      fn = Math.floor(fn / 2);
+      sn = Math.floor(sn / 2);
+    }
+    fn = Math.floor(fn / 2);
+    sn = Math.floor(sn / 2);
+  }
+  return sn;
+}
+type Step = (c: Uint8Array, left: boolean) => Promise<void>;
+
 /** The root an inclusion proof leads to (RFC 9162 §2.1.3.2), else ProtocolError. */
 export async function rootFromInclusion(
   index: number,
@@ -166,23 +187,10 @@ export async function rootFromInclusion(
   if (!(Number.isSafeInteger(index) && Number.isSafeInteger(treeSize) && 0 <= index && index < treeSize)) {
     throw new ProtocolError(`index ${index} is outside a tree of size ${treeSize}`);
   }
-  let fn = index;
-  let sn = treeSize - 1;
   let r = leaf;
-  for (const p of path) {
-    if (sn === 0) throw new ProtocolError("the inclusion proof is too long");
-    if (fn % 2 === 1 || fn === sn) {
-      r = await node(p, r);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      r = await node(r, p);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
+  const sn = await climb(index, treeSize - 1, path, "inclusion", async (c, left) => {
+    r = left ? await node(c, r) : await node(r, c);
+  });
   if (sn !== 0) throw new ProtocolError("the inclusion proof is too short");
   return r;
 }
@@ -214,22 +222,11 @@ export async function checkConsistency(
   }
   let fr = path[0]!;
   let sr = path[0]!;
-  for (const c of path.slice(1)) {
-    if (sn === 0) throw new ProtocolError("the consistency proof is too long");
-    if (fn % 2 === 1 || fn === sn) {
-      fr = await node(c, fr);
-      sr = await node(c, sr);
-      while (fn % 2 === 0 && fn !== 0) {
-        fn = Math.floor(fn / 2);
-        sn = Math.floor(sn / 2);
-      }
-    } else {
-      sr = await node(sr, c);
-    }
-    fn = Math.floor(fn / 2);
-    sn = Math.floor(sn / 2);
-  }
-  if (sn !== 0 || !equalBytes(fr, root1) || !equalBytes(sr, root2)) {
+  const end = await climb(fn, sn, path.slice(1), "consistency", async (c, left) => {
+    if (left) fr = await node(c, fr);
+    sr = left ? await node(c, sr) : await node(sr, c);
+  });
+  if (end !== 0 || !equalBytes(fr, root1) || !equalBytes(sr, root2)) {
     throw new ProtocolError(`the log of size ${second} does not extend the log of size ${first}: a fork`);
   }
 }

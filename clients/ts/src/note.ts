@@ -1,7 +1,7 @@
 /** C2SP signed notes, checkpoints, cosignatures and tlog-proofs (c2sp.org/signed-note,
  * tlog-checkpoint, tlog-cosignature, tlog-proof), as far as a client checks them. */
 
-import { ProtocolError, concat, fromBase64, toHex, utf8 } from "./bytes.js";
+import { ProtocolError, concat, fromBase64, utf8 } from "./bytes.js";
 import { sha256, verifyEd25519 } from "./crypto.js";
 
 export const ALG_ED25519 = 0x01;
@@ -171,8 +171,4 @@ export function parseTlogProof(text: string): TlogProof {
     throw new ProtocolError("a proof line is a 32-byte hash, and there are at most 63");
   }
   return { index: Number(m[1]), hashes, checkpoint, extra };
-}
-
-export function rootHex(cp: Checkpoint): string {
-  return toHex(cp.root);
 }
