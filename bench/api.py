@@ -61,7 +61,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,6 +109,41 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def serve_command(qahwa: Path, port: int, database_url: str, workers: int, *args: str) -> list[str]:
+    """``qahwa serve`` on 127.0.0.1:``port`` over ``database_url`` with ``workers`` worker
+    processes and ``args`` (tests/live_server.py starts it the same way)."""
+    return [
+        str(qahwa),
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--database-url",
+        database_url,
+        "--workers",
+        str(workers),
+        *args,
+    ]
+
+
+def _process_tree(root: int) -> Iterator[int]:
+    """``root`` and every process below it, each once (Linux /proc, read as it goes: a
+    process that has gone meanwhile has no children)."""
+    todo, seen = [root], set()
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        yield pid
+        try:
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                todo.extend(int(c) for c in (task / "children").read_text().split())
+        except OSError:
+            pass
+
+
 server_url_db: dict[str, str] = {}  # a server's base URL → its database URL
 
 
@@ -145,21 +180,9 @@ class Server:
             ]
             probe = "/docs"
         else:
-            cmd = [
-                str(BIN / "qahwa"),
-                "serve",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--database-url",
-                url,
-                "--workers",
-                str(workers),
-                "--no-access-log",
-                "--log-format",
-                "json",
-            ]
+            cmd = serve_command(
+                BIN / "qahwa", self.port, url, workers, "--no-access-log", "--log-format", "json"
+            )
             probe = "/healthz"
             added = subprocess.run(
                 [str(BIN / "qahwa"), "operators", "add", f"bench-{self.port}-{os.getpid()}"],
@@ -193,17 +216,11 @@ class Server:
     def cpu(self) -> float:
         """CPU seconds this server process and its worker processes have used (user +
         system; Linux /proc)."""
-        total, todo, seen = 0, [self.proc.pid], set()
-        while todo:
-            pid = todo.pop()
-            if pid in seen:
-                continue
-            seen.add(pid)
+        total = 0
+        for pid in _process_tree(self.proc.pid):
             try:
                 fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
                 total += int(fields[11]) + int(fields[12])
-                for task in Path(f"/proc/{pid}/task").iterdir():
-                    todo.extend(int(c) for c in (task / "children").read_text().split())
             except OSError:
                 if pid == self.proc.pid:
                     return float("nan")
@@ -213,16 +230,11 @@ class Server:
         """CPU nanoseconds the live threads of this server's process tree have run
         (/proc/<pid>/task/<tid>/schedstat): finer than :meth:`cpu`'s clock ticks, for short
         spans; a thread that has exited is not counted."""
-        total, todo, seen = 0, [self.proc.pid], set()
-        while todo:
-            pid = todo.pop()
-            if pid in seen:
-                continue
-            seen.add(pid)
+        total = 0
+        for pid in _process_tree(self.proc.pid):
             try:
                 for task in Path(f"/proc/{pid}/task").iterdir():
                     total += int((task / "schedstat").read_text().split()[0])
-                    todo.extend(int(c) for c in (task / "children").read_text().split())
             except OSError:
                 pass
         return total
@@ -445,24 +457,44 @@ class Tally:
         }
 
 
-def load(servers: Sequence[Server], game: str, tally: Tally, seconds: float) -> None:
+def load(
+    servers: Sequence[Server],
+    game: str,
+    tally: Tally,
+    seconds: float,
+    *,
+    sticky: bool = False,
+    parts: Any = None,
+) -> None:
     """``CLIENTS`` players for ``seconds`` (after a warm-up), added to ``tally``: actions,
-    latencies, and the servers' CPU (less sensitive to other load on a shared machine)."""
+    latencies, and the servers' CPU (less sensitive to other load on a shared machine).
+    Each player uses every server in turn, or with ``sticky`` player i keeps to server
+    i mod len(servers); ``parts`` (bench.two_hosts.Parts) times the CPU by part over the
+    window."""
     urls = [s.url for s in servers]
     lat: list[float] = []
     done = [0, 0, 0, 0]
     t_start = time.monotonic() + WARMUP
     t_end = t_start + seconds
-    threads = [
-        threading.Thread(target=_player, args=(urls, game, 1000 + i, t_start, t_end, lat, done))
-        for i in range(CLIENTS)
-    ]
+    seed0 = 3000 if sticky else 1000
+
+    def player(i: int) -> threading.Thread:
+        mine = [urls[i % len(urls)]] if sticky else urls
+        return threading.Thread(
+            target=_player, args=(mine, game, seed0 + i, t_start, t_end, lat, done)
+        )
+
+    threads = [player(i) for i in range(CLIENTS)]
     for t in threads:
         t.start()
     time.sleep(max(0.0, t_start - time.monotonic()))
     cpu0 = sum(s.cpu() for s in servers)
+    if parts is not None:
+        parts.start(servers)
     for t in threads:
         t.join()
+    if parts is not None:
+        parts.stop(servers)
     tally.cpu += sum(s.cpu() for s in servers) - cpu0
     tally.actions += done[0]
     tally.requests += done[1]

@@ -35,21 +35,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.browser import CHROMIUM, launch, paste_and_verify
 from fairness import V2, Signer, public_key_b64
 from games.transcript import simulate_match
 from qahwa_page.pyodide import PYODIDE_VERSION, RUNTIME_DIR, runtime_installed
 from qahwa_page.serve import PageServer
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 RUNS = 3
 VERIFY = str(Path(sys.executable).with_name("verify"))
 #: a page on the page's origin that loads the same runtime the same way and runs nothing
@@ -87,23 +78,17 @@ def cli_seconds(path: Path, key_file: Path) -> float:
 
 def _verdict(page: Any, text: str, key: str) -> tuple[float, str]:
     """Paste, verify, wait for the full verdict: (seconds from the click, verdict)."""
-    from playwright.sync_api import expect
+    return paste_and_verify(page, text, key, replay_ms=180_000)
 
-    run = int(page.get_attribute("#verdict", "data-run") or 0) + 1
-    page.evaluate(
-        """([text, key]) => {
-          document.querySelector('input[name=src][value=paste]').checked = true;
-          document.getElementById('in-paste').value = text;
-          document.getElementById('in-key').value = key;
-        }""",
-        [text, key],
-    )
-    t0 = time.perf_counter()
-    page.click("#go")
-    verdict = page.locator("#verdict")
-    expect(verdict).to_have_attribute("data-run", str(run), timeout=60_000)
-    expect(verdict).not_to_have_attribute("data-replay", "pending", timeout=180_000)
-    return time.perf_counter() - t0, str(verdict.get_attribute("data-verdict"))
+
+def cli_runs(text: str, key: str) -> list[float]:
+    """The ``verify`` CLI on the transcript ``text`` with the server's ``key``, both read from
+    files as a player passes them: seconds for each of ``RUNS`` runs."""
+    with tempfile.TemporaryDirectory(prefix="qahwa-bench-page-") as tmp:
+        path, key_file = Path(tmp) / "t.json", Path(tmp) / "server.pub"
+        path.write_text(text, encoding="utf-8")
+        key_file.write_text(key + "\n", encoding="ascii")
+        return [cli_seconds(path, key_file) for _ in range(RUNS)]
 
 
 def cold_page(browser: Any, url: str, text: str, key: str) -> tuple[float, float, str]:
@@ -159,14 +144,8 @@ def run_sealed(browser: Any | None = None) -> None:
     """The sealed hokm row: the warm page's full verdict against the ``verify`` CLI's, on the
     same transcript."""
     if browser is None:
-        from playwright.sync_api import sync_playwright
-
-        with sync_playwright() as pw:
-            b = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            try:
-                run_sealed(b)
-            finally:
-                b.close()
+        with launch() as b:
+            run_sealed(b)
         return
     doc, key = sealed_transcript()
     text = json.dumps(doc)
@@ -177,11 +156,7 @@ def run_sealed(browser: Any | None = None) -> None:
         and (e.get("action") or {}).get("step") == "key"
         and e.get("seat") == 0
     )
-    with tempfile.TemporaryDirectory(prefix="qahwa-bench-page-") as tmp:
-        path, key_file = Path(tmp) / "t.json", Path(tmp) / "server.pub"
-        path.write_text(text, encoding="utf-8")
-        key_file.write_text(key + "\n", encoding="ascii")
-        cli = [cli_seconds(path, key_file) for _ in range(RUNS)]
+    cli = cli_runs(text, key)
     server = PageServer("127.0.0.1", 0, RUNTIME_DIR)
     server.start()
     warm: list[float] = []
@@ -219,19 +194,13 @@ def run() -> None:
     if not runtime_installed():
         print("skipped: the Pyodide runtime is not installed (make pyodide)")
         return
-    from playwright.sync_api import sync_playwright
-
     doc, key = transcript()
     text = json.dumps(doc)
     print(
         f"keyed five-point tawla, qahwa-fair/2: {len(doc['events'])} events, "
         f"{len(text) / 1e6:.2f} MB, scores {doc['result']['scores']}"
     )
-    with tempfile.TemporaryDirectory(prefix="qahwa-bench-page-") as tmp:
-        path, key_file = Path(tmp) / "t.json", Path(tmp) / "server.pub"
-        path.write_text(text, encoding="utf-8")
-        key_file.write_text(key + "\n", encoding="ascii")
-        cli = [cli_seconds(path, key_file) for _ in range(RUNS)]
+    cli = cli_runs(text, key)
     server = PageServer("127.0.0.1", 0, RUNTIME_DIR)
     server.start()
     cold: list[float] = []
@@ -240,19 +209,15 @@ def run() -> None:
     verdicts: set[str] = set()
     try:
         base = server.url.removesuffix("/verify")
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            try:
-                for _ in range(RUNS):  # interleaved, so a busy moment hits both alike
-                    blank.append(blank_page(browser, base))
-                    c, w, v = cold_page(browser, server.url + "?lang=en", text, key)
-                    cold.append(c)
-                    warm.append(w)
-                    verdicts.add(v)
-                report_tawla(cli, warm, blank, cold, verdicts)
-                run_sealed(browser)
-            finally:
-                browser.close()
+        with launch() as browser:
+            for _ in range(RUNS):  # interleaved, so a busy moment hits both alike
+                blank.append(blank_page(browser, base))
+                c, w, v = cold_page(browser, server.url + "?lang=en", text, key)
+                cold.append(c)
+                warm.append(w)
+                verdicts.add(v)
+            report_tawla(cli, warm, blank, cold, verdicts)
+            run_sealed(browser)
     finally:
         server.shutdown()
         server.server_close()

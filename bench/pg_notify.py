@@ -18,6 +18,8 @@ import os
 import threading
 import time
 
+from bench.pg import loadavg, pg_url
+
 WRITERS = int(os.environ.get("BENCH_WRITERS", "8"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "3"))
 ROUNDS = 3
@@ -62,9 +64,8 @@ def commits_per_second(info: str, notify: bool) -> float:
 
 
 def run() -> None:
-    url = os.environ.get("QAHWA_TEST_PG_URL")
-    if not url:
-        print("pg_notify: QAHWA_TEST_PG_URL is not set")
+    url = pg_url("pg_notify")
+    if url is None:
         return
     import psycopg
 
@@ -95,11 +96,7 @@ def run() -> None:
         listener.close()
         with psycopg.connect(info, autocommit=True) as conn:
             conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
-    load = (
-        " ".join(open("/proc/loadavg").read().split()[:3])
-        if os.path.exists("/proc/loadavg")
-        else "?"
-    )
+    load = loadavg()
     plain, notified = (sum(rates[k]) / ROUNDS for k in (False, True))
     print(f"{WRITERS} writers, one-row updates, {SECONDS:g} s × {ROUNDS} in turns (load {load})")
     print(f"  without NOTIFY: {plain:8.0f} commits/s  {[round(x) for x in rates[False]]}")

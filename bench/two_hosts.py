@@ -30,7 +30,6 @@ import os
 import shutil
 import subprocess
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -40,11 +39,11 @@ from bench.api import (
     OPEN,
     ROUNDS,
     SECONDS,
-    WARMUP,
     Server,
     Tally,
-    _player,
+    load,
 )
+from bench.pg import fresh_database, loadavg, pg_url
 from fairness import Signer
 
 
@@ -121,47 +120,6 @@ class Parts:
         self.wall += time.monotonic() - self._t0
 
 
-def load_sticky(
-    hosts: list[Server], game: str, tally: Tally, seconds: float, parts: Parts | None = None
-) -> None:
-    """``CLIENTS`` players, player i on host i mod len(hosts), for ``seconds``."""
-    lat: list[float] = []
-    done = [0, 0, 0, 0]
-    t_start = time.monotonic() + WARMUP
-    t_end = t_start + seconds
-    threads = [
-        threading.Thread(
-            target=_player,
-            args=([hosts[i % len(hosts)].url], game, 3000 + i, t_start, t_end, lat, done),
-        )
-        for i in range(CLIENTS)
-    ]
-    for t in threads:
-        t.start()
-    time.sleep(max(0.0, t_start - time.monotonic()))
-    cpu0 = sum(s.cpu() for s in hosts)
-    if parts is not None:
-        parts.start(hosts)
-    for t in threads:
-        t.join()
-    if parts is not None:
-        parts.stop(hosts)
-    tally.cpu += sum(s.cpu() for s in hosts) - cpu0
-    tally.actions += done[0]
-    tally.requests += done[1]
-    tally.rolls += done[2]
-    tally.matches += done[3]
-    tally.seconds += seconds
-    tally.lat.extend(lat)
-
-
-def _loadavg() -> str:
-    try:
-        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
-    except OSError:
-        return "?"
-
-
 def _cpu_row(label: str, p: Parts, actions: int) -> str:
     per = 1000 / max(1, actions)
     total = p.hosts + p.pg + p.clients + p.other
@@ -184,30 +142,11 @@ def hosts(url: str, tmp: Path, n: int, tag: str) -> tuple[list[Server], bool]:
     return out, pinned
 
 
-def fresh_database(base_url: str) -> str:
-    """A new empty database beside ``base_url``'s: a deployment of its own (its log is
-    recorded by the first host, under this run's master key)."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    base = make_url(base_url)
-    name = f"{base.database}_bench_hosts"
-    engine = create_engine(base, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-    finally:
-        engine.dispose()
-    return base.set(database=name).render_as_string(hide_password=False)
-
-
 def run() -> None:
-    base_url = os.environ.get("QAHWA_TEST_PG_URL")
-    if not base_url:
-        print("two hosts: QAHWA_TEST_PG_URL is not set (one PostgreSQL for both hosts)")
+    base_url = pg_url("two hosts", " (one PostgreSQL for both hosts)")
+    if base_url is None:
         return
-    url = fresh_database(base_url)
+    url = fresh_database(base_url, "bench_hosts")
     # the deployment's secrets, the same on every host (docs/deploy.md §4)
     os.environ.setdefault("QAHWA_SIGNING_KEY", Signer.generate().private_b64())
     if "QAHWA_MASTER_KEY" not in os.environ:
@@ -219,7 +158,7 @@ def run() -> None:
         f"two hosts on one PostgreSQL against one: {CLIENTS} clients playing whole matches, "
         f"each keeping to one host; {SECONDS:.0f} s per setup in {ROUNDS} windows taking turns"
     )
-    print(f"load average before: {_loadavg()}")
+    print(f"load average before: {loadavg()}")
     print("| game, hosts | req/s | act/s | matches/s | p50 ms | CPU ms/act | 2 hosts / 1 |")
     print("|---|---|---|---|---|---|---|")
     cpu_rows: list[str] = []
@@ -233,8 +172,8 @@ def run() -> None:
                 tallies = {1: Tally(), 2: Tally()}
                 parts = {1: Parts(url), 2: Parts(url)}
                 for _ in range(ROUNDS):
-                    load_sticky(one, game, tallies[1], SECONDS / ROUNDS, parts[1])
-                    load_sticky(two, game, tallies[2], SECONDS / ROUNDS, parts[2])
+                    load(one, game, tallies[1], SECONDS / ROUNDS, sticky=True, parts=parts[1])
+                    load(two, game, tallies[2], SECONDS / ROUNDS, sticky=True, parts=parts[2])
             finally:
                 for s in one + two:
                     s.stop()
@@ -261,7 +200,7 @@ def run() -> None:
         print("|---|---|---|---|---|---|---|")
         for row in cpu_rows:
             print(row)
-        print(f"load average after: {_loadavg()}")
+        print(f"load average after: {loadavg()}")
         print(
             f"\n{cores} core(s) on this machine; the clients share them with the hosts "
             "(unpinned), so two hosts leave the clients less CPU than one host does."

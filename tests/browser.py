@@ -1,23 +1,22 @@
-"""Debian's chromium under the plain playwright package, as every browser test drives it."""
+"""Debian's chromium as every browser test drives it (bench.browser) and the marks of a browser
+test."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
+from bench.browser import CHROMIUM, launch
+
+__all__ = [
+    "CHROMIUM",
+    "NEEDS_CHROMIUM",
+    "launch",
+    "needs_chromium",
+    "open_page",
 ]
 
 # The marks of a browser test: it skips only where chromium is missing (a failure under
@@ -26,19 +25,6 @@ NEEDS_CHROMIUM = [
     pytest.mark.browser,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium"),
 ]
-
-
-@contextmanager
-def launch() -> Iterator[Any]:
-    """A running chromium browser, closed afterwards."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 def needs_chromium(test: Any) -> Any:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,8 +16,10 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from live_server import QAHWA
+from support import serving
 
 import tlog
+from bench.pg import fresh_database
 from verify_cli.main import app as verify_app
 from verify_cli.witness import WitnessServer, make_server
 
@@ -29,20 +30,8 @@ needs_pg = pytest.mark.skipif(not PG_URL, reason="QAHWA_TEST_PG_URL is not set")
 def fresh_pg(name: str) -> str:
     """A new empty PostgreSQL database beside QAHWA_TEST_PG_URL's (dropped first): one
     deployment of its own, with no log recorded yet."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
     assert PG_URL is not None
-    base = make_url(PG_URL)
-    db = f"{base.database}_{name}"
-    engine = create_engine(base, isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)'))
-            conn.execute(text(f'CREATE DATABASE "{db}"'))
-    finally:
-        engine.dispose()
-    return base.set(database=db).render_as_string(hide_password=False)
+    return fresh_database(PG_URL, name)
 
 
 def url_of(srv: WitnessServer) -> str:
@@ -64,14 +53,20 @@ def running_witness(
         f"witness.test/{name}",
         folder / "witness.json",
     )
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
-    try:
-        yield srv, f"{name} {srv.witness.signer.vkey} {url_of(srv)}"
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        t.join(timeout=5)
+    with serving(srv) as url:
+        yield srv, f"{name} {srv.witness.signer.vkey} {url}"
+
+
+def witness_fixture(log: tlog.NoteSigner) -> Any:
+    """A ``witness`` fixture: :func:`running_witness` ``w1`` for ``log``, in the test's
+    tmp_path (a module binds it as ``witness = witness_fixture(LOG)``)."""
+
+    @pytest.fixture(name="witness")
+    def witness(tmp_path: Path) -> Iterator[WitnessServer]:
+        with running_witness(tmp_path / "w", "w1", log.verifier) as (srv, _):
+            yield srv
+
+    return witness
 
 
 def rng_session(c: httpx.Client, seed: str) -> tuple[str, list[dict[str, Any]]]:

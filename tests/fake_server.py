@@ -475,16 +475,23 @@ class FakeServer:
         self.revealed[n] = body
         if all(r is not None for r in self.revealed):
             self.version += 1
+        return self.seat_answer(
+            n,
+            chain=self.chain.hex(),
+            lock=self.lock,
+            receipt=self.receipt(-1, chain_start(self.lock)),
+        )
+
+    def seat_answer(self, seat: int, **fields: Any) -> httpx.Response:
+        """200 to ``seat``: the match, the seat, the version and status, then ``fields``."""
         return httpx.Response(
             200,
             json={
                 "match_id": self.match_id,
-                "seat": n,
+                "seat": seat,
                 "version": self.version,
                 "status": self.status(),
-                "chain": self.chain.hex(),
-                "lock": self.lock,
-                "receipt": self.receipt(-1, chain_start(self.lock)),
+                **fields,
             },
         )
 
@@ -629,18 +636,12 @@ class FakeServer:
         receipt_chain = self.chain
         if "receipt_lies" in self.tamper:
             receipt_chain = bytes(32)
-        return httpx.Response(
-            200,
-            json={
-                "match_id": self.match_id,
-                "seat": seat,
-                "version": self.version,
-                "status": self.status(),
-                "first_seq": first_seq,
-                "state": self.view(seat),
-                "chain": self.chain.hex(),
-                "receipt": self.receipt(seq, receipt_chain),
-            },
+        return self.seat_answer(
+            seat,
+            first_seq=first_seq,
+            state=self.view(seat),
+            chain=self.chain.hex(),
+            receipt=self.receipt(seq, receipt_chain),
         )
 
     def _append(self, ev: dict[str, Any], at: float | None = None) -> None:

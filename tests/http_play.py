@@ -261,6 +261,17 @@ def seats_of(
     ]
 
 
+def locked_seats(client: httpx.Client, created: dict[str, Any], **kw: Any) -> list[V2Seat]:
+    """Every seat (:func:`seats_of` with ``kw``) commits, then checks the lock: the match
+    waits for the reveals."""
+    seats = seats_of(client, created, **kw)
+    for st in seats:
+        st.commit()
+    for st in seats:
+        st.check_lock()
+    return seats
+
+
 def seed_all(
     client: httpx.Client,
     created: dict[str, Any],
@@ -269,15 +280,18 @@ def seed_all(
     keyed: bool | Sequence[bool] = True,
 ) -> list[V2Seat]:
     """Every seat commits, checks the lock and reveals: the match is playing."""
-    seats = seats_of(client, created, keyed=keyed, prefix=prefix)
-    for st in seats:
-        st.commit()
-    for st in seats:
-        st.check_lock()
+    seats = locked_seats(client, created, keyed=keyed, prefix=prefix)
     for st in seats:
         st.reveal()
     assert seats[0].state()["status"] in ("playing", "finished")
     return seats
+
+
+def started(client: httpx.Client, game: str, **kw: Any) -> tuple[dict[str, Any], list[V2Seat]]:
+    """A match of ``game`` under :func:`short_ruleset`, every seat seeded (:func:`seed_all`
+    with ``kw``): its creation answer and its seats."""
+    created = create_match(client, game, short_ruleset(game))
+    return created, seed_all(client, created, **kw)
 
 
 def seat_moves(

@@ -30,6 +30,7 @@ from typing import Any
 
 import httpx
 
+from bench.api import serve_command
 from service import operators
 from service.clock import Clock
 from service.db import Database
@@ -215,19 +216,7 @@ class Serve:
             self.log_path = data_dir / f"serve-{self.port}.log"
             self.log = open(self.log_path, "wb")  # noqa: SIM115
             self.proc = subprocess.Popen(
-                [
-                    str(QAHWA),
-                    "serve",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                    "--database-url",
-                    database_url,
-                    "--workers",
-                    str(workers),
-                    *args,
-                ],
+                serve_command(QAHWA, self.port, database_url, workers, *args),
                 env=env,
                 stdout=self.log,
                 stderr=subprocess.STDOUT,

@@ -3,20 +3,37 @@
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
+import json
+import random
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from socketserver import BaseServer
 from typing import Any, TypeVar
 
 import pytest
 from hypothesis import settings
 
 from fairness import PROTOCOL
-from games.base import Chance, Engine
+from games.base import V2_RULESET_DEFAULTS, Chance, Engine
+from games.errors import ActionError
 from games.registry import engine_class
 from games.replay import Replayer, parse_transcript_ruleset
 from games.transcript import simulate_match, transcript_context, transcript_key
 from verify_cli.core import VERIFIED, verify_document
 
 T = TypeVar("T")
+E = TypeVar("E", bound=Engine)
+ROOT = Path(__file__).resolve().parents[1]
+VECTORS = ROOT / "tests" / "vectors"
+
+
+def vector(name: str) -> Any:
+    """The JSON of the test vector file tests/vectors/``name``."""
+    return json.loads((VECTORS / name).read_text("utf-8"))
 
 
 class ScriptedChance(Chance):
@@ -76,6 +93,24 @@ class ScriptedChance(Chance):
         return list(r)
 
 
+def assert_defaults(game: str, cls: type[Engine], defaults: dict[str, Any]) -> None:
+    """``game`` is ``cls`` in the registry, whose empty ruleset parses to ``defaults`` under
+    qahwa-fair/1, and to them with the v2 timing rules under qahwa-fair/2."""
+    assert engine_class(game) is cls
+    assert cls.parse_ruleset({}, protocol=PROTOCOL) == defaults
+    assert cls.parse_ruleset({}) == {**defaults, **V2_RULESET_DEFAULTS}
+
+
+def fresh_engine(cls: type[E], key: bytes, **ruleset: Any) -> E:
+    """A new ``cls`` engine of ``ruleset`` (parsed), drawing under ``key``."""
+    return cls(cls.parse_ruleset(ruleset), Chance(key))
+
+
+def all_views(e: Engine) -> str:
+    """The public view and every seat's, as one JSON text (to compare before and after)."""
+    return json.dumps([e.view(None)] + [e.view(s) for s in range(e.n_seats)], sort_keys=True)
+
+
 def engine_state(e: Engine) -> Any:
     """The engine's whole state, copied: its fields, and its chance's labels and pending draws."""
     state = {k: copy.deepcopy(v) for k, v in vars(e).items() if k != "chance"}
@@ -90,6 +125,56 @@ def rejects(
     with pytest.raises(exc, match=match):
         e.apply(seat, action)
     assert engine_state(e) == before
+
+
+def refuses_unlisted(
+    e: Engine, field: str, pairs: list[tuple[Any, Any]], state: Callable[[Engine], Any]
+) -> int:
+    """Seat 0's ``play``, ``draw`` and ``pass`` with each (``tile``, ``field``) value of
+    ``pairs`` ("absent": no such field) that ``legal_actions`` does not list (compared
+    type-strictly) is refused with an ActionError and changes nothing (``state(e)``): how
+    many were tried."""
+    listed = {json.dumps(a, sort_keys=True) for a in e.legal_actions(0)}
+    before = state(e)
+    tried = 0
+    for kind in ("play", "draw", "pass"):
+        for tile, other in pairs:
+            action: dict[str, Any] = {"type": kind}
+            if tile != "absent":
+                action["tile"] = tile
+            if other != "absent":
+                action[field] = other
+            if json.dumps(action, sort_keys=True) in listed:
+                continue
+            with pytest.raises(ActionError):
+                e.apply(0, action)
+            assert state(e) == before, action
+            tried += 1
+    return tried
+
+
+def play_randomly(
+    e: Engine,
+    seed: int,
+    limit: int,
+    before: Callable[[int, list[Any], int], None],
+    after: Callable[[], None],
+) -> None:
+    """Random legal bots (``random.Random(seed)``) play ``e`` to its end, in fewer than
+    ``limit`` actions; some action is listed for the seat to move while the match runs.
+    ``before(seat, legal, step)`` runs before each action, ``after()`` after it."""
+    bots = random.Random(seed)
+    steps = 0
+    while e.outcome is None:
+        seat = e.turn
+        assert seat is not None
+        legal = e.legal_actions(seat)
+        assert legal, "no legal action while the match runs"
+        before(seat, legal, steps)
+        e.apply(seat, bots.choice(legal))
+        after()
+        steps += 1
+        assert steps < limit
 
 
 def examples(n: int) -> int:
@@ -140,9 +225,16 @@ def walk_transcript(
     return walker.finish()
 
 
-def commit_all(svc: Any, mid: str, tokens: list[str], seed: Callable[[int], str]) -> list[str]:
-    """Every seat of a v2 match commits to ``seed(seat)`` without a seat key or roll chain
-    (``svc`` a ``service.matches.MatchService``); returns the seats' nonces (hex)."""
+def commit_all(
+    svc: Any,
+    mid: str,
+    tokens: list[str],
+    seed: Callable[[int], str],
+    keys: Sequence[str | None] | None = None,
+) -> list[str]:
+    """Every seat of a v2 match commits to ``seed(seat)`` with its seat key from ``keys``
+    (none without) and no roll chain (``svc`` a ``service.matches.MatchService``); returns
+    the seats' nonces (hex)."""
     from fairness import new_nonce, seed_commitment
 
     nonces = [new_nonce().hex() for _ in tokens]
@@ -151,11 +243,68 @@ def commit_all(svc: Any, mid: str, tokens: list[str], seed: Callable[[int], str]
             mid,
             seat=seat,
             token=tok,
-            key=None,
+            key=None if keys is None else keys[seat],
             roll_chain=None,
             seed_commitment=seed_commitment(mid, seat, nonces[seat], seed(seat)),
         )
     return nonces
+
+
+@contextmanager
+def serving(server: BaseServer) -> Iterator[str]:
+    """``server`` answering on a thread of its own until the block ends: its
+    ``http://host:port`` URL."""
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        host, port = server.server_address[:2]
+        yield f"http://{host!s}:{port}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+def sqlite_settings(folder: Path, **fields: Any) -> Any:
+    """The service's settings over a new SQLite database in ``folder`` (its data dir too),
+    with no key from the environment: no master key, the signing key made in ``folder``;
+    ``fields`` set more (or another signing key)."""
+    from service.settings import Settings
+
+    return Settings(
+        **{
+            "database_url": f"sqlite:///{folder / 'q.db'}",
+            "data_dir": folder,
+            "master_key": None,
+            "signing_key": None,
+            "signing_key_file": None,
+            **fields,
+        }
+    )
+
+
+def fresh_python(code: str) -> str:
+    """What ``python -c code`` prints (stripped) in a new interpreter at the repository's
+    root; it must succeed."""
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return out.stdout.strip()
+
+
+def captured(args: Sequence[str], **kw: Any) -> subprocess.CompletedProcess[str]:
+    """``args`` run to their end (``kw``: cwd, env, timeout), the output captured as text;
+    the exit code is the caller's to check."""
+    return subprocess.run(list(args), capture_output=True, text=True, check=False, **kw)
+
+
+def bash_ok(
+    script: str, what: str, cwd: Path, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """``bash -euo pipefail -c script``, which must succeed (else ``what`` and its output)."""
+    proc = captured(["bash", "-euo", "pipefail", "-c", script], cwd=cwd, env=env, timeout=timeout)
+    assert proc.returncode == 0, f"{what}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+    return proc
 
 
 def reveal_all(

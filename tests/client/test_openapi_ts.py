@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 from live_server import LiveServer
+from support import sqlite_settings
 
 from service.app import create_app
-from service.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "tests" / "ts"
@@ -54,13 +54,7 @@ def node_modules() -> Path:
 
 
 def openapi_document(tmp: Path) -> dict[str, object]:
-    settings = Settings(
-        database_url=f"sqlite:///{tmp / 'q.db'}",
-        data_dir=tmp,
-        master_key=None,
-        signing_key=None,
-        signing_key_file=None,
-    )
+    settings = sqlite_settings(tmp)
     return create_app(settings).openapi()
 
 

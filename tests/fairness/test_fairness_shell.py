@@ -10,11 +10,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from support import vector
 
 import fairness
 
 ROOT = Path(__file__).resolve().parents[2]
-VECTORS = json.loads((ROOT / "tests" / "vectors" / "fairness_v1.json").read_text("utf-8"))
+VECTORS = vector("fairness_v1.json")
 DOC = (ROOT / "docs" / "fairness.md").read_text("utf-8")
 
 needs_tools = pytest.mark.skipif(

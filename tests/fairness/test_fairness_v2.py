@@ -16,7 +16,6 @@ import hashlib
 import hmac
 import json
 import struct
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +24,12 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ref_draws import RefDraws
+from ref_draws import KEY_TEXTS, SHUFFLED, HmacDraws, any_text, label, printable
+from support import vector
 
 import fairness
 
-V = json.loads((Path(__file__).parents[1] / "vectors" / "fairness_v2.json").read_text("utf-8"))
+V = vector("fairness_v2.json")
 
 # -- the reference implementation (fairness-v2.md §1-§7, nothing imported from fairness) ----
 
@@ -74,17 +74,8 @@ def r_key(
     return hmac.new(seed, t, hashlib.sha512).digest()
 
 
-def r_words(key: bytes, label: str) -> Iterator[int]:
-    b = 0
-    while True:
-        block = hmac.new(key, label.encode("ascii") + b"\x00" + r_u32(b), hashlib.sha512).digest()
-        yield from struct.unpack(">16I", block)
-        b += 1
-
-
-class RefStream(RefDraws):
-    def __init__(self, key: bytes, label: str) -> None:
-        super().__init__(r_words(key, label))
+class RefStream(HmacDraws):
+    digest = "sha512"
 
 
 def r_items(spec: str) -> list[str]:
@@ -315,12 +306,9 @@ def test_seat_signature(impl: str) -> None:
 
 # -- random cross-check ----------------------------------------------------------------------
 
-printable = st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zs", "Zl", "Zp"))
 client_seed = st.text(printable | st.just(" "), min_size=1, max_size=30).filter(
     lambda s: len(s.encode("utf-8")) <= 128
 )
-any_text = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
-label = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=40)
 key64 = st.binary(min_size=64, max_size=64)
 b32 = st.binary(min_size=32, max_size=32)
 
@@ -336,9 +324,7 @@ def test_seed_commitment_matches_reference(match_id: str, seat: int, nonce: byte
 @settings(max_examples=60, deadline=None)
 @given(
     seed=st.binary(min_size=64, max_size=64),
-    match_id=any_text,
-    game=any_text,
-    ruleset=any_text,
+    **KEY_TEXTS,
     seats=st.lists(st.tuples(client_seed, b32), max_size=8),
 )
 def test_match_key_matches_reference(
@@ -353,7 +339,7 @@ def test_match_key_matches_reference(
 @given(key=key64, lab=label, count=st.integers(0, 70))
 def test_block_words_match_reference(key: bytes, lab: str, count: int) -> None:
     ours = fairness.Stream(key, lab)
-    ref = r_words(key, lab)
+    ref = RefStream(key, lab).words
     assert [ours.word() for _ in range(count)] == [next(ref) for _ in range(count)]
     assert ours.blocks_used == -(-count // 16)
 
@@ -386,16 +372,7 @@ def test_dice_match_reference(key: bytes, lab: str, count: int, sides: int) -> N
 @given(
     key=key64,
     lab=label,
-    items=st.sampled_from(
-        [
-            "deck52",
-            "deck_qahve",
-            "tiles:6",
-            "tiles:12",
-            "tiles:12-without:12-12",
-            "tiles:12-without:3-3",
-        ]
-    ),
+    items=st.sampled_from(SHUFFLED),
     after=st.integers(0, 20),
 )
 def test_shuffles_match_reference(key: bytes, lab: str, items: str, after: int) -> None:

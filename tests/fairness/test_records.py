@@ -8,11 +8,10 @@ protocol and shape, and its continuity with the commit record, each failure nami
 from __future__ import annotations
 
 import hashlib
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support import vector
 
 from fairness import Signer, canonical_json, chain_start, public_key_b64
 from fairness.records import Commit, Lock, LockSeat, Receipt, RecordError, Reveal
@@ -189,9 +188,7 @@ def test_receipt_and_reveal_are_the_spec_records(signer: Signer) -> None:
 
 
 def test_the_lock_fixes_the_match_key_and_context_of_the_vector() -> None:
-    vec = json.loads(
-        (Path(__file__).parents[1] / "vectors" / "fairness_v2.json").read_text("utf-8")
-    )
+    vec = vector("fairness_v2.json")
     lock = Lock(
         vec["match_id"],
         vec["game"],

@@ -24,17 +24,9 @@ from fairness import (
     seed_commitment,
     verify_bytes,
 )
+from games import errors
 from games.base import Chance, Engine, MatchContext
 from games.ends import NoRevealMatch, no_reveal_event, no_reveal_result
-from games.errors import (
-    GameError,
-    IllegalActionError,
-    MalformedActionError,
-    MatchOverError,
-    NotYourTurnError,
-    ReplayError,
-    RulesetError,
-)
 from games.hokm import HokmEngine
 from games.mahbusa import MahbusaEngine
 from games.qahve import QahveEngine
@@ -79,14 +71,14 @@ def test_v2_rulesets_list_every_rule(game: str) -> None:
     assert set(v2) - set(v1) <= {"turn_seconds", "reveal_seconds", "max_seconds", "fresh_rolls"}
     assert cls.parse_ruleset({"turn_seconds": 5, "max_seconds": 60})["turn_seconds"] == 5
     for bad in ({"turn_seconds": 0}, {"reveal_seconds": True}, {"max_seconds": -1}):
-        with pytest.raises(RulesetError):
+        with pytest.raises(errors.RulesetError):
             cls.parse_ruleset(bad)
 
 
 def test_plain_sessions_keep_an_empty_ruleset() -> None:
     rng = engine_class("rng")
     assert rng.parse_ruleset({}) == {} == rng.parse_ruleset({}, protocol=PROTOCOL)
-    with pytest.raises(RulesetError):
+    with pytest.raises(errors.RulesetError):
         rng.parse_ruleset({"turn_seconds": 300})
 
 
@@ -94,10 +86,10 @@ def test_plain_sessions_keep_an_empty_ruleset() -> None:
 def test_v2_refuses_live_entropy(game: str) -> None:
     cls = engine_class(game)
     for value in (True, False):
-        with pytest.raises(RulesetError, match="live_entropy"):
+        with pytest.raises(errors.RulesetError, match="live_entropy"):
             cls.parse_ruleset({"live_entropy": value})
     assert cls.parse_ruleset({"live_entropy": True}, protocol=PROTOCOL)["live_entropy"] is True
-    with pytest.raises(RulesetError, match="protocol"):
+    with pytest.raises(errors.RulesetError, match="protocol"):
         cls.parse_ruleset({}, protocol="qahwa-fair/9")
 
 
@@ -123,17 +115,17 @@ def test_drawn_cut_for_every_table(players: int) -> None:
     assert e.phase == "cut" and e.turn == cutter
     assert e.legal_actions(cutter) == [{"type": "cut"}] == e.bot_actions(cutter)
     before = snapshot(e)
-    refused: list[tuple[Any, type[GameError]]] = [
-        ({"type": "cut", "k": 8}, MalformedActionError),  # no chosen k
-        ({"type": "cut", "k": None}, MalformedActionError),
-        ({"type": "tap"}, IllegalActionError),  # no tap
-        ({"type": "cut", "x": 1}, MalformedActionError),
+    refused: list[tuple[Any, type[errors.GameError]]] = [
+        ({"type": "cut", "k": 8}, errors.MalformedActionError),  # no chosen k
+        ({"type": "cut", "k": None}, errors.MalformedActionError),
+        ({"type": "tap"}, errors.IllegalActionError),  # no tap
+        ({"type": "cut", "x": 1}, errors.MalformedActionError),
     ]
     for action, err in refused:
         with pytest.raises(err):
             e.apply(cutter, action)
         assert snapshot(e) == before, action
-    with pytest.raises(NotYourTurnError):
+    with pytest.raises(errors.NotYourTurnError):
         e.apply((cutter + 1) % players, {"type": "cut"})
     produced = e.apply(cutter, {"type": "cut"})
     n = len(deck) - 1
@@ -151,7 +143,7 @@ def test_v1_cut_is_unchanged() -> None:
     e = HokmEngine(HokmEngine.parse_ruleset({}, protocol=PROTOCOL), Chance(K1))
     assert e.legal_actions(e.cutter)[:2] == [{"type": "tap"}, {"type": "cut", "k": 1}]
     assert e.bot_actions(e.cutter) == [{"type": "tap"}]
-    with pytest.raises(MalformedActionError):
+    with pytest.raises(errors.MalformedActionError):
         e.apply(e.cutter, {"type": "cut"})  # v1: a cut names its k
     assert e.apply(e.cutter, {"type": "cut", "k": 17})[1:] == []  # v1's cut draws nothing
     assert e.cut_k == 17
@@ -160,7 +152,7 @@ def test_v1_cut_is_unchanged() -> None:
 def test_drawn_cut_without_cut_rule_deals_at_once() -> None:
     e = HokmEngine(HokmEngine.parse_ruleset({"cut": False}), Chance(K2))
     assert e.phase == "trump" and e.cutter not in (None,) and e.view(None)["cutter"] is None
-    with pytest.raises(IllegalActionError, match="no cut"):
+    with pytest.raises(errors.IllegalActionError, match="no cut"):
         e.apply(e.turn, {"type": "cut"})  # type: ignore[arg-type]
 
 
@@ -206,9 +198,9 @@ def test_fresh_opening_takes_seat_0_then_seat_1(cls: type[TawlaEngine]) -> None:
     assert v["values_used"] == [0, 0]
     assert e.legal_actions(0) == [{"type": "roll_value"}] and e.legal_actions(1) == []
     before = snapshot(e)
-    with pytest.raises(NotYourTurnError):  # seat 1's value before seat 0's
+    with pytest.raises(errors.NotYourTurnError):  # seat 1's value before seat 0's
         e.apply(1, {"type": "roll_value", "value": cs[1][1].hex()})
-    with pytest.raises(IllegalActionError, match="roll chain") as info:
+    with pytest.raises(errors.IllegalActionError, match="roll chain") as info:
         e.apply(0, {"type": "roll_value", "value": cs[0][2].hex()})  # skips a value
     assert info.value.kind == "roll_chain"
     for bad in (
@@ -219,7 +211,7 @@ def test_fresh_opening_takes_seat_0_then_seat_1(cls: type[TawlaEngine]) -> None:
         {"type": "roll_value", "value": cs[0][1].hex(), "x": 1},
         {"type": "roll", "value": cs[0][1].hex()},
     ):
-        with pytest.raises((MalformedActionError, IllegalActionError)):
+        with pytest.raises((errors.MalformedActionError, errors.IllegalActionError)):
             e.apply(0, bad)
     assert snapshot(e) == before, "a refused value changed the match"
     v0, v1 = cs[0][1], cs[1][1]
@@ -256,13 +248,13 @@ def test_fresh_roll_order_roller_then_opponent() -> None:
     assert {"type": "roll"} in e.legal_actions(roller)  # listed without its value
     assert e.view(None)["fresh_roll"] is None
     before = snapshot(e)
-    with pytest.raises(NotYourTurnError):  # the opponent's value before the roll: 409
+    with pytest.raises(errors.NotYourTurnError):  # the opponent's value before the roll: 409
         e.apply(other, {"type": "roll_value", "value": value(cs, e, other)})
-    with pytest.raises(IllegalActionError):  # the roller sends roll, not roll_value
+    with pytest.raises(errors.IllegalActionError):  # the roller sends roll, not roll_value
         e.apply(roller, {"type": "roll_value", "value": value(cs, e, roller)})
-    with pytest.raises(MalformedActionError):
+    with pytest.raises(errors.MalformedActionError):
         e.apply(roller, {"type": "roll"})  # a fresh roll carries the roller's value
-    with pytest.raises(IllegalActionError) as info:
+    with pytest.raises(errors.IllegalActionError) as info:
         e.apply(roller, {"type": "roll", "value": value(cs, e, other)})  # another's chain
     assert info.value.kind == "roll_chain"
     assert snapshot(e) == before
@@ -277,7 +269,7 @@ def test_fresh_roll_order_roller_then_opponent() -> None:
     assert e.view(roller)["fresh_roll"] == {"label": f"g0/roll/{t}", "owes": [other]}
     assert e.legal_actions(other) == [{"type": "roll_value"}]
     assert e.legal_actions(roller) == []
-    with pytest.raises(IllegalActionError):  # no double once the roll is under way
+    with pytest.raises(errors.IllegalActionError):  # no double once the roll is under way
         e.apply(other, {"type": "double"})
     v_o = value(cs, e, other)
     produced = e.apply(other, {"type": "roll_value", "value": v_o})
@@ -297,7 +289,7 @@ def test_fresh_rolls_need_the_context() -> None:
     e = TawlaEngine(TawlaEngine.parse_ruleset({"fresh_rolls": False}), Chance(K2))
     assert not e.fresh and e.phase == "move"
     assert e.view(None)["fresh_roll"] is None and e.view(None)["values_used"] == [0, 0]
-    with pytest.raises(IllegalActionError, match="no fresh rolls"):
+    with pytest.raises(errors.IllegalActionError, match="no fresh rolls"):
         e.apply(e.turn, {"type": "roll_value", "value": "00" * 32})  # type: ignore[arg-type]
 
 
@@ -346,13 +338,13 @@ def test_timeout_in_tawla_match_play_loses_the_match() -> None:
     assert seat is not None
     before = snapshot(e)
     for reason, seats, err in [
-        ("abandoned", None, IllegalActionError),
-        ("timeout", None, IllegalActionError),
-        ("expired", 0, IllegalActionError),
-        ("timeout", [0, 1], IllegalActionError),
-        ("timeout", 2, NotYourTurnError),
-        ("timeout", True, NotYourTurnError),
-        ("no_reveal", [0], IllegalActionError),
+        ("abandoned", None, errors.IllegalActionError),
+        ("timeout", None, errors.IllegalActionError),
+        ("expired", 0, errors.IllegalActionError),
+        ("timeout", [0, 1], errors.IllegalActionError),
+        ("timeout", 2, errors.NotYourTurnError),
+        ("timeout", True, errors.NotYourTurnError),
+        ("no_reveal", [0], errors.IllegalActionError),
     ]:
         with pytest.raises(err):
             e.end_match(reason, seats)
@@ -363,7 +355,7 @@ def test_timeout_in_tawla_match_play_loses_the_match() -> None:
     assert result["forfeited"] == [seat] and result["winners"] == [1 - seat]
     assert result["scores"][1 - seat] == 7 and result["scores"][seat] == 0
     assert e.turn is None and e.legal_actions(1 - seat) == []
-    with pytest.raises(MatchOverError):
+    with pytest.raises(errors.MatchOverError):
         e.end_match("resigned", 1 - seat)
 
 
@@ -422,7 +414,7 @@ def test_played_out_v2_results_have_the_v2_shape_and_v1_keeps_its_own() -> None:
     doc1, e1 = simulate_match("rng", seed=1, protocol=PROTOCOL)
     assert "status" not in doc1["result"] and "forfeited" not in doc1["result"]
     v1 = HokmEngine(HokmEngine.parse_ruleset({}, protocol=PROTOCOL), Chance(K1))
-    with pytest.raises(IllegalActionError):
+    with pytest.raises(errors.IllegalActionError):
         v1.end_match("timeout", 0)  # v2's ends are not v1's
     v1.end_match("resigned", 1)
     assert v1.view(None)["result"] == {
@@ -458,12 +450,12 @@ def test_no_reveal_result() -> None:
         0,
     ]
     for bad, err in [
-        ([], IllegalActionError),
-        ([1, 0], IllegalActionError),
-        ([1, 1], IllegalActionError),
-        ([4], NotYourTurnError),
-        ([True], NotYourTurnError),
-        (None, IllegalActionError),
+        ([], errors.IllegalActionError),
+        ([1, 0], errors.IllegalActionError),
+        ([1, 1], errors.IllegalActionError),
+        ([4], errors.NotYourTurnError),
+        ([True], errors.NotYourTurnError),
+        (None, errors.IllegalActionError),
     ]:
         with pytest.raises(err):
             no_reveal_result(hokm, rs, bad)  # type: ignore[arg-type]
@@ -485,7 +477,7 @@ def test_no_reveal_transcript_replays_with_no_key() -> None:
     again = replay_transcript(doc)
     assert again.outcome is not None and again.outcome.to_json() == doc["result"]
     assert again.view(0)["game"] == "tawla" and again.turn is None
-    with pytest.raises(MatchOverError):
+    with pytest.raises(errors.MatchOverError):
         again.apply(0, {"type": "roll"})
     cls, rs = TawlaEngine, doc["ruleset"]
     cases: list[tuple[list[Any], str]] = [
@@ -497,7 +489,7 @@ def test_no_reveal_transcript_replays_with_no_key() -> None:
         ([], "end"),
     ]
     for events, kind in cases:
-        with pytest.raises(ReplayError) as info:
+        with pytest.raises(errors.ReplayError) as info:
             replay(cls, rs, None, events, protocol=PROTOCOL_V2)
         assert info.value.kind == kind, events
     with pytest.raises(ValueError):
@@ -515,7 +507,7 @@ def fresh_doc(**kw: Any) -> dict[str, Any]:
 def kind_of(
     doc: dict[str, Any], events: list[Any] | None = None, ruleset: str | None = None
 ) -> str:
-    with pytest.raises(ReplayError) as info:
+    with pytest.raises(errors.ReplayError) as info:
         replay(
             TawlaEngine,
             doc["ruleset"] if ruleset is None else ruleset,
@@ -560,10 +552,10 @@ def test_replay_error_kinds() -> None:
         replay(TawlaEngine, doc["ruleset"], transcript_key(doc), ev, protocol=PROTOCOL_V2, ctx=ctx)
 
     for tips in [(), (None, None), (ev[0]["action"]["value"], "zz" * 32)]:
-        with pytest.raises(ReplayError) as info:
+        with pytest.raises(errors.ReplayError) as info:
             replay_in(MatchContext(doc["match_id"], tips))
         assert info.value.kind == "roll_chain"
-    with pytest.raises(ReplayError) as info:  # another match's id: every value is off-chain
+    with pytest.raises(errors.ReplayError) as info:  # another match's id: every value is off-chain
         replay_in(MatchContext("another", transcript_context(doc).roll_tips))  # type: ignore[union-attr]
     assert (info.value.kind, info.value.seq) == ("roll_chain", 0)
     bad_value = {"type": "roll_value", "value": "00" * 32}
@@ -598,7 +590,7 @@ def test_chance_results_compare_type_strictly() -> None:
     j = next(k for k, e in enumerate(h["events"]) if e.get("kind") == "uniform")
     out = copy.deepcopy(h["events"])
     out[j]["result"] = float(out[j]["result"])
-    with pytest.raises(ReplayError) as info:
+    with pytest.raises(errors.ReplayError) as info:
         replay(HokmEngine, h["ruleset"], transcript_key(h), out, protocol=PROTOCOL_V2)
     assert info.value.kind == "chance" and info.value.seq == j
 
@@ -612,7 +604,7 @@ def test_sig_is_accepted_on_v2_action_and_end_events_only() -> None:
     out = copy.deepcopy(v1["events"])
     i = next(k for k, e in enumerate(out) if e["type"] == "action")
     out[i]["sig"] = "AAAA"
-    with pytest.raises(ReplayError) as info:
+    with pytest.raises(errors.ReplayError) as info:
         replay(TawlaEngine, v1["ruleset"], transcript_key(v1), out, protocol=PROTOCOL)
     assert info.value.kind == "event"
 

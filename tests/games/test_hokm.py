@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-from support import rejects
+from support import rejects, vector
 
 import fairness
 from fairness import Stream, deck52
+from games import errors
 from games.base import Chance
 from games.deals import deal_packets, hokm_deal
-from games.errors import (
-    IllegalActionError,
-    MalformedActionError,
-    MatchOverError,
-    NotYourTurnError,
-    RulesetError,
-)
 from games.hokm import HokmEngine
 from games.registry import engine_class
 
-VEC = json.loads((Path(__file__).parents[1] / "vectors" / "hokm_deals.json").read_text())
+VEC = vector("hokm_deals.json")
 K = bytes.fromhex(VEC["key"])
 
 
@@ -76,9 +69,9 @@ def test_registry_and_ruleset() -> None:
         "max_seconds": 86400,
     }
     for bad_time in ({"turn_seconds": 0}, {"max_seconds": 400 * 86400}, {"reveal_seconds": "9"}):
-        with pytest.raises(RulesetError):
+        with pytest.raises(errors.RulesetError):
             HokmEngine.parse_ruleset(bad_time)
-        with pytest.raises(RulesetError, match="unknown"):
+        with pytest.raises(errors.RulesetError, match="unknown"):
             HokmEngine.parse_ruleset(bad_time, protocol=fairness.PROTOCOL)
     assert HokmEngine.parse_ruleset({"target": 3, "cut": True})["cut"] is True
     for bad in (
@@ -89,12 +82,12 @@ def test_registry_and_ruleset() -> None:
         {"x": 1},
         {"target": True},
     ):
-        with pytest.raises(RulesetError):
+        with pytest.raises(errors.RulesetError):
             HokmEngine.parse_ruleset(bad)
     for n in (2, 3, 4):
         assert HokmEngine.seat_count(HokmEngine.parse_ruleset({"players": n})) == n
     for bad in ({"players": 1}, {"players": 5}, {"players": "4"}):
-        with pytest.raises(RulesetError):
+        with pytest.raises(errors.RulesetError):
             HokmEngine.parse_ruleset(bad)
 
 
@@ -194,12 +187,12 @@ def test_cut_rejections() -> None:
         {"type": "cut", "k": True},
         {"type": "cut", "k": 5, "x": 1},
     ):
-        rejects(e, c, bad, MalformedActionError)
-    rejects(e, e.hakem, {"type": "cut", "k": 3}, NotYourTurnError)
-    rejects(e, c, {"type": "play", "card": "AS"}, IllegalActionError, "cut")
-    rejects(e, c, {"type": "trump", "suit": "S"}, IllegalActionError, "cut")
+        rejects(e, c, bad, errors.MalformedActionError)
+    rejects(e, e.hakem, {"type": "cut", "k": 3}, errors.NotYourTurnError)
+    rejects(e, c, {"type": "play", "card": "AS"}, errors.IllegalActionError, "cut")
+    rejects(e, c, {"type": "trump", "suit": "S"}, errors.IllegalActionError, "cut")
     no_cut = make()
-    rejects(no_cut, no_cut.hakem, {"type": "cut", "k": 3}, IllegalActionError, "no cut")
+    rejects(no_cut, no_cut.hakem, {"type": "cut", "k": 3}, errors.IllegalActionError, "no cut")
 
 
 def test_trump_rejections_and_legal_forms() -> None:
@@ -218,13 +211,13 @@ def test_trump_rejections_and_legal_forms() -> None:
         "x",
     ]
     for bad in bads:
-        rejects(e, h, bad, MalformedActionError)
-    rejects(e, h, {"type": "trump", "suit": "S", "nars": True}, IllegalActionError, "nars")
-    rejects(e, h, {"type": "play", "card": e.hands[h][0]}, IllegalActionError, "trump")
-    rejects(e, (h + 1) % 4, {"type": "trump", "suit": "S"}, NotYourTurnError)
+        rejects(e, h, bad, errors.MalformedActionError)
+    rejects(e, h, {"type": "trump", "suit": "S", "nars": True}, errors.IllegalActionError, "nars")
+    rejects(e, h, {"type": "play", "card": e.hands[h][0]}, errors.IllegalActionError, "trump")
+    rejects(e, (h + 1) % 4, {"type": "trump", "suit": "S"}, errors.NotYourTurnError)
     e.apply(h, {"type": "trump", "suit": "S", "nars": False})
     assert e.nars is False
-    rejects(e, h, {"type": "trump", "suit": "H"}, IllegalActionError, "already")
+    rejects(e, h, {"type": "trump", "suit": "H"}, errors.IllegalActionError, "already")
 
 
 def test_play_rejections() -> None:
@@ -232,7 +225,7 @@ def test_play_rejections() -> None:
     h = e.hakem
     e.apply(h, {"type": "trump", "suit": "S"})
     not_held = next(c for c in deck52() if c not in e.hands[h])
-    rejects(e, h, {"type": "play", "card": not_held}, IllegalActionError, "not in")
+    rejects(e, h, {"type": "play", "card": not_held}, errors.IllegalActionError, "not in")
     for bad in (
         {"type": "play"},
         {"type": "play", "card": "ZZ"},
@@ -240,7 +233,7 @@ def test_play_rejections() -> None:
         {"type": "play", "card": 3},
         {"type": "play", "card": "AS", "k": 1},
     ):
-        rejects(e, h, bad, MalformedActionError)
+        rejects(e, h, bad, errors.MalformedActionError)
 
 
 # -- trump, nars, follow suit ----------------------------------------------------------------
@@ -253,7 +246,7 @@ def test_follow_suit_is_enforced_and_listed() -> None:
     )
     e.apply(0, {"type": "play", "card": "5H"})
     assert e.legal_actions(1) == [{"type": "play", "card": "AH"}]
-    rejects(e, 1, {"type": "play", "card": "KS"}, IllegalActionError, "follow suit")
+    rejects(e, 1, {"type": "play", "card": "KS"}, errors.IllegalActionError, "follow suit")
     e.apply(1, {"type": "play", "card": "AH"})
     # no heart: anything goes, and a trump cuts
     assert {a["card"] for a in e.legal_actions(2)} == {"AD", "2S"}
@@ -385,7 +378,7 @@ def test_match_ends_at_target_and_kot_can_overshoot() -> None:
     assert e.turn is None and e.legal_actions(1) == []
     assert drawn == []  # no next hand is dealt
     assert e.view(None)["result"]["winners"] == [1, 3]
-    with pytest.raises(MatchOverError):
+    with pytest.raises(errors.MatchOverError):
         e.apply(0, {"type": "play", "card": "2C"})
 
 
@@ -460,7 +453,7 @@ def test_same_key_same_match_different_key_different_draws() -> None:
 
 # -- three and two players: known answers ------------------------------------------------------
 
-SMALL = json.loads((Path(__file__).parents[1] / "vectors" / "hokm_small_tables.json").read_text())
+SMALL = vector("hokm_small_tables.json")
 
 
 @pytest.mark.parametrize("players", [3, 2])
@@ -512,10 +505,10 @@ def test_two_player_draw_and_discard() -> None:
     e.apply(h, {"type": "trump", "suit": "S"})
     top, nxt = e.stock[0], e.stock[1]
     assert e.view(o).get("drawn") is None and e.view(None).get("drawn") is None
-    rejects(e, h, {"type": "draw"}, MalformedActionError)
-    rejects(e, h, {"type": "draw", "keep": 1}, MalformedActionError)
-    rejects(e, o, {"type": "draw", "keep": True}, NotYourTurnError)
-    rejects(e, h, {"type": "play", "card": e.hands[h][0]}, IllegalActionError, "draw")
+    rejects(e, h, {"type": "draw"}, errors.MalformedActionError)
+    rejects(e, h, {"type": "draw", "keep": 1}, errors.MalformedActionError)
+    rejects(e, o, {"type": "draw", "keep": True}, errors.NotYourTurnError)
+    rejects(e, h, {"type": "play", "card": e.hands[h][0]}, errors.IllegalActionError, "draw")
     e.apply(h, {"type": "draw", "keep": True})
     assert top in e.hands[h] and e.thrown[h] == [nxt] and e.turn == o
     top, nxt = e.stock[0], e.stock[1]
@@ -525,14 +518,16 @@ def test_two_player_draw_and_discard() -> None:
         e.apply(e.turn, {"type": "draw", "keep": True})  # type: ignore[arg-type]
     assert (len(e.hands[h]), len(e.hands[o])) == (16, 15) and e.turn == h
     assert len(e.legal_actions(h)) == 560  # every 3 of 16
-    rejects(e, h, {"type": "discard", "cards": e.hands[h][:2]}, IllegalActionError, "exactly 3")
-    rejects(e, h, {"type": "discard", "cards": [e.hands[h][0]] * 3}, MalformedActionError)
+    rejects(
+        e, h, {"type": "discard", "cards": e.hands[h][:2]}, errors.IllegalActionError, "exactly 3"
+    )
+    rejects(e, h, {"type": "discard", "cards": [e.hands[h][0]] * 3}, errors.MalformedActionError)
     not_held = next(c for c in deck52() if c not in e.hands[h])
     rejects(
         e,
         h,
         {"type": "discard", "cards": e.hands[h][:2] + [not_held]},
-        IllegalActionError,
+        errors.IllegalActionError,
         "not in your hand",
     )
     e.apply(h, {"type": "discard", "cards": e.hands[h][:3]})

@@ -5,36 +5,22 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support import all_views, assert_defaults, fresh_engine, refuses_unlisted, vector
 
-from fairness import PROTOCOL, Stream, tiles
-from games.base import V2_RULESET_DEFAULTS as V2_TIMING
-from games.base import Chance
-from games.errors import (
-    ActionError,
-    IllegalActionError,
-    MalformedActionError,
-    MatchOverError,
-    NotYourTurnError,
-    RulesetError,
-)
+from fairness import Stream, tiles
+from games import errors
 from games.iraqi_domino import IraqiDominoEngine, round_to_nearest
-from games.registry import engine_class
 from games.tiles import check_tile_code
 
-VECTORS = json.loads(
-    (Path(__file__).parents[1] / "vectors" / "iraqi_domino_deal_v1.json").read_text("utf-8")
-)
+VECTORS = vector("iraqi_domino_deal_v1.json")
 K = bytes.fromhex(VECTORS["key"])
 
 
 def new(players: int = 4, key: bytes = K, **rules: Any) -> IraqiDominoEngine:
-    return IraqiDominoEngine(
-        IraqiDominoEngine.parse_ruleset({"players": players, **rules}), Chance(key)
-    )
+    return fresh_engine(IraqiDominoEngine, key, players=players, **rules)
 
 
 def setup(
@@ -55,11 +41,6 @@ def setup(
     eng.current = current
     eng.chance.take_events()
     return eng
-
-
-def snapshot(eng: IraqiDominoEngine) -> str:
-    views = [eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)]
-    return json.dumps(views, sort_keys=True)
 
 
 def play(tile: str, end: str | None = None) -> dict[str, Any]:
@@ -83,16 +64,7 @@ def key_where(players: int, pred: Any) -> bytes:
 
 
 def test_registry_and_ruleset_defaults() -> None:
-    assert engine_class("iraqi_domino") is IraqiDominoEngine
-    assert IraqiDominoEngine.parse_ruleset({}, protocol=PROTOCOL) == {
-        "players": 4,
-        "target": 151,
-        "round_to": 5,
-    }
-    assert IraqiDominoEngine.parse_ruleset({}) == {
-        **{"players": 4, "target": 151, "round_to": 5},
-        **V2_TIMING,
-    }
+    assert_defaults("iraqi_domino", IraqiDominoEngine, {"players": 4, "target": 151, "round_to": 5})
     assert IraqiDominoEngine.seat_count(IraqiDominoEngine.parse_ruleset({"players": 3})) == 3
 
 
@@ -109,7 +81,7 @@ def test_registry_and_ruleset_defaults() -> None:
     ],
 )
 def test_bad_rulesets(raw: dict[str, Any]) -> None:
-    with pytest.raises(RulesetError):
+    with pytest.raises(errors.RulesetError):
         IraqiDominoEngine.parse_ruleset(raw)
 
 
@@ -125,9 +97,8 @@ def test_teams_only_with_four() -> None:
 
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['ruleset']['players']}p")
 def test_vector_deal(case: dict[str, Any]) -> None:
-    chance = Chance(K)
-    eng = IraqiDominoEngine(IraqiDominoEngine.parse_ruleset(case["ruleset"]), chance)
-    events = chance.take_events()
+    eng = fresh_engine(IraqiDominoEngine, K, **case["ruleset"])
+    events = eng.chance.take_events()
     assert [e["label"] for e in events] == [VECTORS["label"]]
     assert events[0]["kind"] == "shuffle"
     assert events[0]["result"][:7] == VECTORS["shuffle_first"]
@@ -149,12 +120,12 @@ def test_round0_opens_with_double_six() -> None:
     assert eng.legal_actions(holder) == [play("6-6")]
     assert eng.view(None)["must_open_with"] == "6-6"
     other = next(t for t in eng.hands[holder] if t != "6-6")
-    before = snapshot(eng)
-    with pytest.raises(IllegalActionError, match="must open with 6-6"):
+    before = all_views(eng)
+    with pytest.raises(errors.IllegalActionError, match="must open with 6-6"):
         eng.apply(holder, play(other))
-    with pytest.raises(MalformedActionError, match="no 'end'"):
+    with pytest.raises(errors.MalformedActionError, match="no 'end'"):
         eng.apply(holder, play("6-6", "left"))
-    assert snapshot(eng) == before
+    assert all_views(eng) == before
     eng.apply(holder, play("6-6"))
     assert eng.view(None)["line"] == [[6, 6]]
     assert eng.view(None)["ends"] == {"left": 6, "right": 6}
@@ -219,22 +190,22 @@ def test_tile_matching_both_ends_lists_both() -> None:
 
 def test_must_play_if_able() -> None:
     eng = setup(new(2), [["2-6", "0-1"], ["4-4"]], line=[(6, 6)], pile=["1-1"])
-    before = snapshot(eng)
-    with pytest.raises(IllegalActionError, match="may not draw"):
+    before = all_views(eng)
+    with pytest.raises(errors.IllegalActionError, match="may not draw"):
         eng.apply(0, {"type": "draw"})
-    with pytest.raises(IllegalActionError, match="may not pass"):
+    with pytest.raises(errors.IllegalActionError, match="may not pass"):
         eng.apply(0, {"type": "pass"})
-    with pytest.raises(IllegalActionError, match="0-1 does not match the left end"):
+    with pytest.raises(errors.IllegalActionError, match="0-1 does not match the left end"):
         eng.apply(0, play("0-1", "left"))
-    with pytest.raises(IllegalActionError, match="do not hold 3-3"):
+    with pytest.raises(errors.IllegalActionError, match="do not hold 3-3"):
         eng.apply(0, play("3-3", "left"))
-    assert snapshot(eng) == before
+    assert all_views(eng) == before
 
 
 def test_draw_one_at_a_time_until_playable() -> None:
     eng = setup(new(2), [["0-1"], ["3-4", "4-4"]], line=[(6, 6)], pile=["0-2", "1-3", "2-6", "5-5"])
     assert eng.legal_actions(0) == [{"type": "draw"}]
-    with pytest.raises(IllegalActionError, match="draw from the pile first"):
+    with pytest.raises(errors.IllegalActionError, match="draw from the pile first"):
         eng.apply(0, {"type": "pass"})
     eng.apply(0, {"type": "draw"})
     assert eng.view(0)["hand"] == ["0-1", "0-2"] and eng.turn == 0
@@ -251,7 +222,7 @@ def test_draw_one_at_a_time_until_playable() -> None:
 
 def test_draw_with_extra_field_is_malformed() -> None:
     eng = setup(new(2), [["0-1"], ["3-4"]], line=[(6, 6)], pile=["5-5", "4-6"])
-    with pytest.raises(MalformedActionError, match="unexpected field"):
+    with pytest.raises(errors.MalformedActionError, match="unexpected field"):
         eng.apply(0, {"type": "draw", "tile": "5-5"})
     assert eng.pile == ["5-5", "4-6"]
 
@@ -259,7 +230,7 @@ def test_draw_with_extra_field_is_malformed() -> None:
 def test_pass_when_pile_empty() -> None:
     eng = setup(new(3), [["0-1", "0-2"], ["3-6"], ["4-4"]], line=[(6, 6)])
     assert eng.legal_actions(0) == [{"type": "pass"}]
-    with pytest.raises(IllegalActionError, match="pile is empty"):
+    with pytest.raises(errors.IllegalActionError, match="pile is empty"):
         eng.apply(0, {"type": "draw"})
     eng.apply(0, {"type": "pass"})
     assert eng.turn == 1 and eng.view(0)["hand"] == ["0-1", "0-2"]
@@ -377,7 +348,7 @@ def test_match_ends_at_target() -> None:
     assert eng.outcome.scores == (0, 160)
     assert eng.chance.take_events() == []  # no further deal
     assert eng.turn is None and eng.legal_actions(1) == []
-    with pytest.raises(MatchOverError):
+    with pytest.raises(errors.MatchOverError):
         eng.apply(1, {"type": "pass"})
     assert eng.view(None)["result"]["winners"] == [1, 3]
 
@@ -428,19 +399,19 @@ def test_round_to_nearest(raw: int, step: int, want: int) -> None:
 )
 def test_malformed_actions_change_nothing(action: Any) -> None:
     eng = setup(new(4), [["3-5", "0-0"], ["1-1"], ["2-2"], ["4-4"]], line=[(3, 6)])
-    before = snapshot(eng)
-    with pytest.raises(MalformedActionError):
+    before = all_views(eng)
+    with pytest.raises(errors.MalformedActionError):
         eng.apply(0, action)
-    assert snapshot(eng) == before
+    assert all_views(eng) == before
     assert eng.chance.take_events() == []
 
 
 def test_not_your_turn() -> None:
     eng = new(4)
     other = (eng.turn + 1) % 4  # type: ignore[operator]
-    with pytest.raises(NotYourTurnError):
+    with pytest.raises(errors.NotYourTurnError):
         eng.apply(other, {"type": "pass"})
-    with pytest.raises(NotYourTurnError):
+    with pytest.raises(errors.NotYourTurnError):
         eng.apply(7, {"type": "pass"})
     assert eng.legal_actions(other) == []
 
@@ -509,22 +480,7 @@ def test_odd_field_values_are_refused_and_change_nothing(
     compared type-strictly, and nothing changes (no draw, no chance)."""
     hands = [["3-5", "0-0"], ["2-2"], ["4-5"], ["4-6"]][:players]
     eng = setup(new(players), hands, line=line, pile=pile)
-    listed = {json.dumps(a, sort_keys=True) for a in eng.legal_actions(0)}
-    before = snapshot(eng)
-    tried = 0
     pairs = [(t, e) for t in ODD_VALUES + ["absent"] for e in ("left", "right", "absent")]
     pairs += [(t, e) for e in ODD_VALUES for t in ("3-5", "0-0", "2-2", "absent")]
-    for kind in ("play", "draw", "pass"):
-        for tile, end in pairs:
-            action: dict[str, Any] = {"type": kind}
-            if tile != "absent":
-                action["tile"] = tile
-            if end != "absent":
-                action["end"] = end
-            if json.dumps(action, sort_keys=True) in listed:
-                continue
-            with pytest.raises(ActionError):
-                eng.apply(0, action)
-            assert snapshot(eng) == before, action
-            tried += 1
+    tried = refuses_unlisted(eng, "end", pairs, all_views)
     assert eng.chance.take_events() == [] and tried > 300

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import random
 from collections import Counter
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
+from support import all_views, examples, play_randomly
 
 from fairness import canonical_ruleset, tiles
 from games.base import Chance
@@ -18,10 +17,6 @@ from games.replay import replay
 from games.transcript import simulate_match, transcript_key
 
 ALL = Counter(tiles(6))
-
-
-def views(eng: IraqiDominoEngine) -> str:
-    return json.dumps([eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)], sort_keys=True)
 
 
 def check_invariants(eng: IraqiDominoEngine) -> None:
@@ -45,33 +40,27 @@ def check_invariants(eng: IraqiDominoEngine) -> None:
 
 
 def play_out(players: int, seed: int, target: int) -> IraqiDominoEngine:
-    bots = random.Random(seed)
     eng = IraqiDominoEngine(
         IraqiDominoEngine.parse_ruleset({"players": players, "target": target}),
         Chance(seed.to_bytes(32, "big")),
     )
-    steps = 0
-    while eng.outcome is None:
-        seat = eng.turn
-        assert seat is not None
-        legal = eng.legal_actions(seat)
-        assert legal, "no legal action while the match runs"
+
+    def before(seat: int, legal: list[Any], step: int) -> None:
         for other in range(players):
             if other != seat:
                 assert eng.legal_actions(other) == []
-        if steps % 7 == 0:  # something not listed is refused and changes nothing
-            before = views(eng)
+        if step % 7 == 0:  # something not listed is refused and changes nothing
+            seen = all_views(eng)
             try:
                 eng.apply(seat, {"type": "play", "tile": "0-0", "end": "up"})
             except ActionError:
                 pass
             else:
                 raise AssertionError("an unlisted action was accepted")
-            assert views(eng) == before
-        eng.apply(seat, bots.choice(legal))
-        check_invariants(eng)
-        steps += 1
-        assert steps < 20_000
+            assert all_views(eng) == seen
+
+    play_randomly(eng, seed, 20_000, before, lambda: check_invariants(eng))
+    assert eng.outcome is not None
     assert eng.outcome.reason == "finished"
     win_side = eng.side_of(eng.outcome.winners[0])
     assert eng.scores[win_side] >= target
@@ -100,7 +89,7 @@ def test_simulated_transcript_replays(players: int, seed: int) -> None:
     key = transcript_key(doc)
     again = replay(IraqiDominoEngine, doc["ruleset"], key, doc["events"])
     assert again.outcome == eng.outcome
-    assert views(again) == views(eng)  # type: ignore[arg-type]
+    assert all_views(again) == all_views(eng)  # type: ignore[arg-type]
     assert doc["ruleset"] == canonical_ruleset(
         IraqiDominoEngine.parse_ruleset({"players": players})
     )

@@ -4,13 +4,12 @@ random matches (conservation of checkers, replay reproduces every view)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import ScriptedChance, examples
+from support import ScriptedChance, examples, vector
 
 from fairness import PROTOCOL, PROTOCOL_V2
 from games.errors import IllegalActionError, MalformedActionError, RulesetError
@@ -18,7 +17,7 @@ from games.mahbusa import PR, MahbusaEngine, legal_turns
 from games.registry import GAME_IDS, engine_class
 from games.transcript import replay_transcript, simulate_match
 
-VEC = json.loads((Path(__file__).parents[1] / "vectors" / "mahbusa_turns.json").read_text("utf-8"))
+VEC = vector("mahbusa_turns.json")
 
 
 def board(case: dict[str, Any]) -> list[int]:

@@ -4,38 +4,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
+from support import all_views, assert_defaults, fresh_engine, refuses_unlisted, vector
 
-from fairness import PROTOCOL, parse_items, tiles
-from games.base import V2_RULESET_DEFAULTS as V2_TIMING
-from games.base import Chance
-from games.errors import (
-    ActionError,
-    IllegalActionError,
-    MalformedActionError,
-    MatchOverError,
-    NotYourTurnError,
-    RulesetError,
-)
+from fairness import parse_items, tiles
+from games import errors
 from games.mexican_train import MexicanTrainEngine, engine_number, hand_size
-from games.registry import engine_class
 from games.tiles import check_tile_code
 
-VECTORS = json.loads(
-    (Path(__file__).parents[1] / "vectors" / "mexican_train_deal_v1.json").read_text("utf-8")
-)
+VECTORS = vector("mexican_train_deal_v1.json")
 K = bytes.fromhex(VECTORS["key"])
 DRAW = {"type": "draw"}
 PASS = {"type": "pass"}
 
 
 def new(players: int = 4, key: bytes = K, **rules: Any) -> MexicanTrainEngine:
-    return MexicanTrainEngine(
-        MexicanTrainEngine.parse_ruleset({"players": players, **rules}), Chance(key)
-    )
+    return fresh_engine(MexicanTrainEngine, key, players=players, **rules)
 
 
 def setup(
@@ -66,11 +52,6 @@ def setup(
     return eng
 
 
-def snapshot(eng: MexicanTrainEngine) -> str:
-    views = [eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)]
-    return json.dumps(views, sort_keys=True)
-
-
 def play(tile: str, train: int | str) -> dict[str, Any]:
     return {"type": "play", "tile": tile, "train": train}
 
@@ -79,16 +60,9 @@ def play(tile: str, train: int | str) -> dict[str, Any]:
 
 
 def test_registry_and_ruleset_defaults() -> None:
-    assert engine_class("mexican_train") is MexicanTrainEngine
-    assert MexicanTrainEngine.parse_ruleset({}, protocol=PROTOCOL) == {
-        "players": 4,
-        "rounds": 13,
-        "blank_double": 0,
-    }
-    assert MexicanTrainEngine.parse_ruleset({}) == {
-        **{"players": 4, "rounds": 13, "blank_double": 0},
-        **V2_TIMING,
-    }
+    assert_defaults(
+        "mexican_train", MexicanTrainEngine, {"players": 4, "rounds": 13, "blank_double": 0}
+    )
 
 
 @pytest.mark.parametrize(
@@ -104,7 +78,7 @@ def test_registry_and_ruleset_defaults() -> None:
     ],
 )
 def test_bad_rulesets(raw: dict[str, Any]) -> None:
-    with pytest.raises(RulesetError):
+    with pytest.raises(errors.RulesetError):
         MexicanTrainEngine.parse_ruleset(raw)
 
 
@@ -118,9 +92,8 @@ def test_engines_and_hand_sizes() -> None:
 
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['ruleset']['players']}p")
 def test_vector_deal(case: dict[str, Any]) -> None:
-    chance = Chance(K)
-    eng = MexicanTrainEngine(MexicanTrainEngine.parse_ruleset(case["ruleset"]), chance)
-    events = chance.take_events()
+    eng = fresh_engine(MexicanTrainEngine, K, **case["ruleset"])
+    events = eng.chance.take_events()
     assert [e["label"] for e in events] == [VECTORS["label"]]
     result = events[0]["result"]
     assert result[:15] == VECTORS["shuffle_first"]
@@ -142,14 +115,14 @@ def test_vector_deal(case: dict[str, Any]) -> None:
 def test_own_mexican_and_marked_trains_only() -> None:
     eng = setup(new(4), [["3-12", "0-1"], ["1-1"], ["2-2"], ["4-4"]], markers=[2])
     assert eng.legal_actions(0) == [play("3-12", 0), play("3-12", 2), play("3-12", "mexican")]
-    before = snapshot(eng)
-    with pytest.raises(IllegalActionError, match="train 1 carries no marker"):
+    before = all_views(eng)
+    with pytest.raises(errors.IllegalActionError, match="train 1 carries no marker"):
         eng.apply(0, play("3-12", 1))
-    with pytest.raises(IllegalActionError, match="0-1 does not match train 0's open end"):
+    with pytest.raises(errors.IllegalActionError, match="0-1 does not match train 0's open end"):
         eng.apply(0, play("0-1", 0))
-    with pytest.raises(IllegalActionError, match="do not hold 5-12"):
+    with pytest.raises(errors.IllegalActionError, match="do not hold 5-12"):
         eng.apply(0, play("5-12", 0))
-    assert snapshot(eng) == before
+    assert all_views(eng) == before
     eng.apply(0, play("3-12", "mexican"))
     mex = eng.view(None)["trains"][4]
     assert mex == {
@@ -175,7 +148,7 @@ def test_one_tile_a_turn() -> None:
     eng = setup(new(2), [["3-12", "4-12"], ["1-1"]])
     eng.apply(0, play("3-12", 0))
     assert eng.turn == 1
-    with pytest.raises(NotYourTurnError):
+    with pytest.raises(errors.NotYourTurnError):
         eng.apply(0, play("4-12", "mexican"))
 
 
@@ -191,15 +164,15 @@ def test_drawn_tile_that_fits_must_be_played_at_once() -> None:
         trains={1: [(12, 5)]},
     )
     assert eng.legal_actions(0) == [DRAW]
-    with pytest.raises(IllegalActionError, match="draw from the boneyard first"):
+    with pytest.raises(errors.IllegalActionError, match="draw from the boneyard first"):
         eng.apply(0, PASS)
     eng.apply(0, DRAW)
     assert eng.turn == 0 and eng.view(0)["drawn"] == "3-12"
     assert eng.view(1)["drawn"] is None and eng.view(None)["has_drawn"] is True
     assert eng.legal_actions(0) == [play("3-12", 0), play("3-12", 3), play("3-12", "mexican")]
-    with pytest.raises(IllegalActionError, match="may not pass"):
+    with pytest.raises(errors.IllegalActionError, match="may not pass"):
         eng.apply(0, PASS)
-    with pytest.raises(IllegalActionError, match="may not draw"):
+    with pytest.raises(errors.IllegalActionError, match="may not draw"):
         eng.apply(0, DRAW)
     eng.apply(0, play("3-12", 3))
     assert eng.turn == 1 and eng.markers == {3}  # another seat's tile leaves the marker
@@ -209,7 +182,7 @@ def test_drawn_tile_that_does_not_fit_pass_and_marker() -> None:
     eng = setup(new(3), [["1-2"], ["1-1"], ["2-2"]], boneyard=["4-5", "3-12"])
     eng.apply(0, DRAW)
     assert eng.legal_actions(0) == [PASS]
-    with pytest.raises(IllegalActionError, match="already drawn"):
+    with pytest.raises(errors.IllegalActionError, match="already drawn"):
         eng.apply(0, DRAW)
     eng.apply(0, PASS)
     assert eng.markers == {0} and eng.turn == 1
@@ -221,7 +194,7 @@ def test_drawn_tile_that_does_not_fit_pass_and_marker() -> None:
 def test_empty_boneyard_pass_at_once() -> None:
     eng = setup(new(3), [["1-2"], ["1-12"], ["2-2"]])
     assert eng.legal_actions(0) == [PASS]
-    with pytest.raises(IllegalActionError, match="boneyard is empty"):
+    with pytest.raises(errors.IllegalActionError, match="boneyard is empty"):
         eng.apply(0, DRAW)
     eng.apply(0, PASS)
     assert eng.markers == {0} and eng.passes_in_row == 1
@@ -268,7 +241,7 @@ def test_double_follow_up_may_go_elsewhere_then_next_seat_must_cover() -> None:
     assert eng.view(None)["open_double"] == {"train": 0, "tile": "5-5"}
     # 3-4 would fit the Mexican train, but the open double comes first
     assert eng.legal_actions(1) == [play("5-9", 0)]
-    with pytest.raises(IllegalActionError, match="open double 5-5 on train 0"):
+    with pytest.raises(errors.IllegalActionError, match="open double 5-5 on train 0"):
         eng.apply(1, play("3-4", "mexican"))
     eng.apply(1, play("5-9", 0))
     assert eng.view(None)["open_double"] is None and eng.open_doubles == []
@@ -380,7 +353,7 @@ def test_last_round_lowest_total_wins() -> None:
     assert eng.outcome.winners == (0,) and eng.outcome.scores == (0, 3)
     assert eng.chance.take_events() == []
     assert eng.turn is None and eng.legal_actions(0) == []
-    with pytest.raises(MatchOverError):
+    with pytest.raises(errors.MatchOverError):
         eng.apply(1, PASS)
 
 
@@ -426,10 +399,10 @@ def test_shared_first_place() -> None:
 )
 def test_malformed_actions_change_nothing(action: Any) -> None:
     eng = setup(new(4), [["3-12"], ["1-1"], ["2-2"], ["4-4"]], boneyard=["5-5"])
-    before = snapshot(eng)
-    with pytest.raises(MalformedActionError):
+    before = all_views(eng)
+    with pytest.raises(errors.MalformedActionError):
         eng.apply(0, action)
-    assert snapshot(eng) == before
+    assert all_views(eng) == before
 
 
 def test_views() -> None:
@@ -499,22 +472,6 @@ def test_odd_field_values_are_refused_and_change_nothing(how: str) -> None:
         eng = setup(
             new(4), hands, trains={1: [(12, 7), (7, 7)]}, open_doubles=[1], boneyard=["6-6"]
         )
-    listed = {json.dumps(a, sort_keys=True) for a in eng.legal_actions(0)}
-    before = snapshot(eng)
-    tried = 0
     pairs = [(t, r) for t in ODD_VALUES + ["absent"] for r in ("3-12", 0, 1, "mexican", "absent")]
     pairs += [(t, r) for r in ODD_VALUES for t in ("3-12", "0-1", "7-12", "absent")]
-    for kind in ("play", "draw", "pass"):
-        for tile, train in pairs:
-            action: dict[str, Any] = {"type": kind}
-            if tile != "absent":
-                action["tile"] = tile
-            if train != "absent":
-                action["train"] = train
-            if json.dumps(action, sort_keys=True) in listed:
-                continue
-            with pytest.raises(ActionError):
-                eng.apply(0, action)
-            assert snapshot(eng) == before, action
-            tried += 1
-    assert tried > 500
+    assert refuses_unlisted(eng, "train", pairs, all_views) > 500

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
-import random
 from collections import Counter
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
+from support import all_views, examples, play_randomly
 
 from fairness import tile_code, tiles
 from games.base import Chance
@@ -19,10 +18,6 @@ from games.replay import replay
 from games.transcript import simulate_match, transcript_key
 
 ALL = Counter(tiles(12))
-
-
-def views(eng: MexicanTrainEngine) -> str:
-    return json.dumps([eng.view(None)] + [eng.view(s) for s in range(eng.n_seats)], sort_keys=True)
 
 
 def check_invariants(eng: MexicanTrainEngine) -> None:
@@ -50,19 +45,14 @@ def check_invariants(eng: MexicanTrainEngine) -> None:
 
 
 def play_out(players: int, rounds: int, blank: int, seed: int) -> MexicanTrainEngine:
-    bots = random.Random(seed)
     ruleset = MexicanTrainEngine.parse_ruleset(
         {"players": players, "rounds": rounds, "blank_double": blank}
     )
     eng = MexicanTrainEngine(ruleset, Chance(seed.to_bytes(32, "big")))
-    steps = 0
-    while eng.outcome is None:
-        seat = eng.turn
-        assert seat is not None
-        legal = eng.legal_actions(seat)
-        assert legal, "no legal action while the match runs"
-        if steps % 11 == 0:
-            before = views(eng)
+
+    def before(seat: int, legal: list[Any], step: int) -> None:
+        if step % 11 == 0:
+            seen = all_views(eng)
             for bad in (
                 {"type": "play", "tile": "12-12", "train": "mexican"},
                 {"type": "pass"} if legal != [{"type": "pass"}] else {"type": "draw"},
@@ -71,11 +61,10 @@ def play_out(players: int, rounds: int, blank: int, seed: int) -> MexicanTrainEn
                     continue
                 with pytest.raises(ActionError):
                     eng.apply(seat, bad)
-            assert views(eng) == before
-        eng.apply(seat, bots.choice(legal))
-        check_invariants(eng)
-        steps += 1
-        assert steps < 50_000
+            assert all_views(eng) == seen
+
+    play_randomly(eng, seed, 50_000, before, lambda: check_invariants(eng))
+    assert eng.outcome is not None
     assert len(eng.history) == rounds
     low = min(eng.totals)
     assert eng.outcome.winners == tuple(s for s in range(players) if eng.totals[s] == low)
@@ -109,7 +98,7 @@ def test_simulated_transcript_replays(players: int, seed: int) -> None:
     key = transcript_key(doc)
     again = replay(MexicanTrainEngine, doc["ruleset"], key, doc["events"])
     assert again.outcome == eng.outcome
-    assert views(again) == views(eng)  # type: ignore[arg-type]
+    assert all_views(again) == all_views(eng)  # type: ignore[arg-type]
     # the public log hides the deals
     public = [MexicanTrainEngine.redact(e) for e in doc["events"]]
     assert all("result" not in e for e in public if e["type"] == "chance")

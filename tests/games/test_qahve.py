@@ -3,27 +3,18 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
-from support import rejects
+from support import assert_defaults, rejects, vector
 
-from fairness import DECK_QAHVE, PROTOCOL
-from games.base import V2_RULESET_DEFAULTS as V2_TIMING
+from fairness import DECK_QAHVE
+from games import errors
 from games.base import Chance
 from games.deals import deal_packets, qahve_deal
-from games.errors import (
-    IllegalActionError,
-    MalformedActionError,
-    MatchOverError,
-    NotYourTurnError,
-    RulesetError,
-)
 from games.qahve import QahveEngine, hand_points
-from games.registry import engine_class
 
-VEC = json.loads((Path(__file__).parents[1] / "vectors" / "qahve_deals.json").read_text())
+VEC = vector("qahve_deals.json")
 K = bytes.fromhex(VEC["key"])
 
 
@@ -74,9 +65,7 @@ def play(e: QahveEngine, *plays: tuple[int, str]) -> list[dict[str, Any]]:
 
 
 def test_registry_and_ruleset() -> None:
-    assert engine_class("qahve") is QahveEngine
-    assert QahveEngine.parse_ruleset({}, protocol=PROTOCOL) == {"target": 501, "min_bid": 2}
-    assert QahveEngine.parse_ruleset({}) == {**{"target": 501, "min_bid": 2}, **V2_TIMING}
+    assert_defaults("qahve", QahveEngine, {"target": 501, "min_bid": 2})
     assert QahveEngine.parse_ruleset({"target": 1001})["target"] == 1001
     for bad in (
         {"target": 0},
@@ -86,7 +75,7 @@ def test_registry_and_ruleset() -> None:
         {"min_bid": 2.0},
         {"nars": True},
     ):
-        with pytest.raises(RulesetError):
+        with pytest.raises(errors.RulesetError):
             QahveEngine.parse_ruleset(bad)
 
 
@@ -95,7 +84,7 @@ def test_a_min_bid_no_side_could_ever_make_is_refused(min_bid: int) -> None:
     # Two bids of at least 7 make a contract of 14 or more: with 13 tricks no side can ever
     # make it, every hand scores negative for both sides and the match could never end.
     assert hand_points(2 * min_bid, 13) < 0
-    with pytest.raises(RulesetError, match="min_bid"):
+    with pytest.raises(errors.RulesetError, match="min_bid"):
         QahveEngine.parse_ruleset({"min_bid": min_bid})
 
 
@@ -141,8 +130,8 @@ def test_bidding_order_range_and_contracts() -> None:
     e = make({"min_bid": 3})
     assert e.legal_actions(1) == [{"type": "bid", "tricks": n} for n in range(3, 14)]
     assert e.legal_actions(2) == []
-    rejects(e, 1, {"type": "bid", "tricks": 2}, IllegalActionError, "3 to 13")
-    rejects(e, 1, {"type": "bid", "tricks": 14}, IllegalActionError, "3 to 13")
+    rejects(e, 1, {"type": "bid", "tricks": 2}, errors.IllegalActionError, "3 to 13")
+    rejects(e, 1, {"type": "bid", "tricks": 14}, errors.IllegalActionError, "3 to 13")
     for bad in (
         {"type": "bid"},
         {"type": "bid", "tricks": "4"},
@@ -150,9 +139,9 @@ def test_bidding_order_range_and_contracts() -> None:
         {"type": "bid", "tricks": 4, "suit": "S"},
         {"type": "trump", "suit": "S"},
     ):
-        rejects(e, 1, bad, MalformedActionError)
-    rejects(e, 2, {"type": "bid", "tricks": 4}, NotYourTurnError)
-    rejects(e, 1, {"type": "play", "card": e.hands[1][0]}, IllegalActionError, "bid")
+        rejects(e, 1, bad, errors.MalformedActionError)
+    rejects(e, 2, {"type": "bid", "tricks": 4}, errors.NotYourTurnError)
+    rejects(e, 1, {"type": "play", "card": e.hands[1][0]}, errors.IllegalActionError, "bid")
     for s, n in [(1, 4), (2, 3), (3, 5), (0, 6)]:
         assert e.turn == s and e.contracts() is None
         e.apply(s, {"type": "bid", "tricks": n})
@@ -160,7 +149,7 @@ def test_bidding_order_range_and_contracts() -> None:
     assert e.phase == "play" and e.turn == 1 and e.trick.leader == 1
     v = e.view(None)
     assert v["bids"] == [6, 4, 3, 5] and v["contracts"] == [9, 9]
-    rejects(e, 1, {"type": "bid", "tricks": 4}, IllegalActionError, "over")
+    rejects(e, 1, {"type": "bid", "tricks": 4}, errors.IllegalActionError, "over")
 
 
 # -- the joker rules ----------------------------------------------------------------------
@@ -171,7 +160,7 @@ def test_a_joker_may_be_played_while_holding_the_led_suit() -> None:
     e = setup_play(e, [["5H", "2C"], ["AH", "JB", "3D"], ["KH", "JR"], ["4H", "AS"]])
     play(e, (0, "5H"))
     assert sorted(cards(e, 1)) == ["AH", "JB"]
-    rejects(e, 1, {"type": "play", "card": "3D"}, IllegalActionError, "follow suit")
+    rejects(e, 1, {"type": "play", "card": "3D"}, errors.IllegalActionError, "follow suit")
     play(e, (1, "JB"))
     assert e.jb_played
     # JB played earlier in the same trick: JR may now be played, even holding hearts
@@ -185,7 +174,7 @@ def test_jr_waits_for_jb() -> None:
     e = make()
     e = setup_play(e, [["JR", "5C", "6D"], ["JB", "2C"], ["3C"], ["4C"]])
     assert sorted(cards(e, 0)) == ["5C", "6D"]  # JR cannot lead before JB is out
-    rejects(e, 0, {"type": "play", "card": "JR"}, IllegalActionError, "JR may not")
+    rejects(e, 0, {"type": "play", "card": "JR"}, errors.IllegalActionError, "JR may not")
     play(e, (0, "6D"))
     # seat 1 has no diamond: anything but (no JR here) — JB any time
     assert sorted(cards(e, 1)) == ["2C", "JB"]
@@ -234,7 +223,7 @@ def test_jb_must_be_played_at_trick_ten() -> None:
     play(e, (2, "6C"), (3, "TC"))
     # seat 0 holds no club, and still holds JB at trick 10: JB is its only legal card
     assert cards(e, 0) == ["JB"]
-    rejects(e, 0, {"type": "play", "card": "AH"}, IllegalActionError, "trick 10")
+    rejects(e, 0, {"type": "play", "card": "AH"}, errors.IllegalActionError, "trick 10")
     play(e, (0, "JB"))
     assert e.last_trick is not None and e.last_trick["winner"] == 0
 
@@ -288,8 +277,8 @@ def test_bad_card_codes() -> None:
         {"type": "play", "card": None},
         {"type": "play", "card": "5H", "tricks": 2},
     ):
-        rejects(e, 0, bad, MalformedActionError)
-    rejects(e, 0, {"type": "play", "card": "AH"}, IllegalActionError, "not in")
+        rejects(e, 0, bad, errors.MalformedActionError)
+    rejects(e, 0, {"type": "play", "card": "AH"}, errors.IllegalActionError, "not in")
 
 
 # -- scoring, dealer, end -------------------------------------------------------------------
@@ -376,7 +365,7 @@ def test_match_end_first_to_target() -> None:
     assert e.outcome is not None and e.outcome.winners == (0, 2)
     assert e.outcome.scores == (70 + 43, 30 + 42) and e.turn is None
     assert drawn == []
-    with pytest.raises(MatchOverError):
+    with pytest.raises(errors.MatchOverError):
         e.apply(0, {"type": "bid", "tricks": 2})
 
 

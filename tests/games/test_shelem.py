@@ -6,26 +6,20 @@ import copy
 import json
 import random
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
-from support import ScriptedChance
+from support import ScriptedChance, vector
 
 from fairness import DECK52, PROTOCOL, Stream
+from games import errors
 from games.base import V2_RULESET_DEFAULTS as V2_TIMING
 from games.base import Chance
-from games.errors import (
-    IllegalActionError,
-    MalformedActionError,
-    NotYourTurnError,
-    RulesetError,
-)
 from games.registry import engine_class
 from games.replay import replay
 from games.shelem import ShelemEngine, card_points
 
-VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "shelem_deal.json").read_text())
+VECTORS = vector("shelem_deal.json")
 K = bytes.fromhex(VECTORS["K"])
 
 
@@ -107,12 +101,15 @@ def play_tricks(e: ShelemEngine, tricks: list[list[tuple[int, str]]]) -> None:
             e.apply(seat, {"type": "play", "card": card})
 
 
-# The four-suit plan: trump spades (first lead), each suit's first trick holds its 5, T and A.
-def plan_of(winners: Sequence[int]) -> list[tuple[str, int, str]]:
+# The four-suit plan: trump spades (first lead), each suit's first trick holds its 5, T and A
+# (or the point ranks ``firsts`` names, suit by suit).
+def plan_of(
+    winners: Sequence[int], firsts: Sequence[str] = ("5TA",) * 4
+) -> list[tuple[str, int, str]]:
     out = []
     for i, w in enumerate(winners):
         s = "SHDC"[i // 3]
-        out.append((s, w, "5TA" if i % 3 == 0 else ""))
+        out.append((s, w, firsts[i // 3] if i % 3 == 0 else ""))
     return out
 
 
@@ -139,7 +136,7 @@ def test_ruleset_defaults_and_errors() -> None:
         {"colour": 1},
         {"players": 4.0},
     ):
-        with pytest.raises(RulesetError):
+        with pytest.raises(errors.RulesetError):
             ShelemEngine.parse_ruleset(bad)
 
 
@@ -311,20 +308,7 @@ def test_all_tricks_but_not_shelem_when_one_is_lost() -> None:
 def test_discard_counts_as_a_trick_with_its_points() -> None:
     # the discard holds 5S, TH, AD and 2C = 25 points; the kitty dealt was other cards
     discard = ["5S", "TH", "AD", "2C"]
-    plan = [
-        ("S", 2, "TA"),
-        ("S", 0, ""),
-        ("S", 1, ""),
-        ("H", 1, "5A"),
-        ("H", 3, ""),
-        ("H", 3, ""),
-        ("D", 3, "5T"),
-        ("D", 0, ""),
-        ("D", 2, ""),
-        ("C", 2, "5TA"),
-        ("C", 2, ""),
-        ("C", 1, ""),
-    ]
+    plan = plan_of([2, 0, 1, 1, 3, 3, 3, 0, 2, 2, 2, 1], firsts=("TA", "5A", "5T", "5TA"))
     deck, tricks, hands = build_hand(3, 0, plan, discard, kitty_from_play=True)
     kitty = deck[36:40]
     assert not set(discard) & set(kitty) and set(discard) <= set(hands[0])
@@ -414,26 +398,26 @@ def test_auction_rules_and_errors() -> None:
     assert e.legal_actions(s2) == []
     before = e.view(s1)
     cases: list[tuple[dict[str, Any], type[Exception]]] = [
-        ({"type": "bid", "amount": 95}, IllegalActionError),
-        ({"type": "bid", "amount": 170}, IllegalActionError),
-        ({"type": "bid", "amount": 102}, IllegalActionError),
-        ({"type": "bid", "amount": "110"}, MalformedActionError),
-        ({"type": "bid", "amount": True}, MalformedActionError),
-        ({"type": "bid"}, MalformedActionError),
-        ({"type": "bid", "amount": 110, "x": 1}, MalformedActionError),
-        ({"type": "pass", "amount": 110}, MalformedActionError),
-        ({"type": "discard", "cards": []}, IllegalActionError),
-        ({"type": "play", "card": e.hands[s1][0]}, IllegalActionError),
-        ({"type": "double"}, MalformedActionError),
+        ({"type": "bid", "amount": 95}, errors.IllegalActionError),
+        ({"type": "bid", "amount": 170}, errors.IllegalActionError),
+        ({"type": "bid", "amount": 102}, errors.IllegalActionError),
+        ({"type": "bid", "amount": "110"}, errors.MalformedActionError),
+        ({"type": "bid", "amount": True}, errors.MalformedActionError),
+        ({"type": "bid"}, errors.MalformedActionError),
+        ({"type": "bid", "amount": 110, "x": 1}, errors.MalformedActionError),
+        ({"type": "pass", "amount": 110}, errors.MalformedActionError),
+        ({"type": "discard", "cards": []}, errors.IllegalActionError),
+        ({"type": "play", "card": e.hands[s1][0]}, errors.IllegalActionError),
+        ({"type": "double"}, errors.MalformedActionError),
     ]
     for bad, err in cases:
         with pytest.raises(err):
             e.apply(s1, bad)
-    with pytest.raises(NotYourTurnError):
+    with pytest.raises(errors.NotYourTurnError):
         e.apply(s2, {"type": "bid", "amount": 100})
     assert e.view(s1) == before and e.chance.take_events()[-1]["label"] == "h0/shuffle"
     e.apply(s1, {"type": "bid", "amount": 120})
-    with pytest.raises(IllegalActionError, match="higher"):
+    with pytest.raises(errors.IllegalActionError, match="higher"):
         e.apply(s2, {"type": "bid", "amount": 120})
     assert e.legal_actions(s2)[0] == {"type": "bid", "amount": 125}
     e.apply(s2, {"type": "pass"})
@@ -484,15 +468,15 @@ def test_discard_errors_change_nothing() -> None:
     other = next(c for c in DECK52 if c not in hand)
     before = copy.deepcopy(e.view(h))
     cases: list[tuple[dict[str, Any], type[Exception]]] = [
-        ({"type": "discard", "cards": hand[:3]}, MalformedActionError),
-        ({"type": "discard", "cards": hand[:5]}, MalformedActionError),
-        ({"type": "discard", "cards": [hand[0]] * 4}, MalformedActionError),
-        ({"type": "discard", "cards": hand[:3] + ["JR"]}, MalformedActionError),
-        ({"type": "discard", "cards": hand[:3] + ["XX"]}, MalformedActionError),
-        ({"type": "discard", "cards": "".join(hand[:4])}, MalformedActionError),
-        ({"type": "discard", "cards": hand[:3] + [other]}, IllegalActionError),
-        ({"type": "play", "card": hand[0]}, IllegalActionError),
-        ({"type": "pass"}, IllegalActionError),
+        ({"type": "discard", "cards": hand[:3]}, errors.MalformedActionError),
+        ({"type": "discard", "cards": hand[:5]}, errors.MalformedActionError),
+        ({"type": "discard", "cards": [hand[0]] * 4}, errors.MalformedActionError),
+        ({"type": "discard", "cards": hand[:3] + ["JR"]}, errors.MalformedActionError),
+        ({"type": "discard", "cards": hand[:3] + ["XX"]}, errors.MalformedActionError),
+        ({"type": "discard", "cards": "".join(hand[:4])}, errors.MalformedActionError),
+        ({"type": "discard", "cards": hand[:3] + [other]}, errors.IllegalActionError),
+        ({"type": "play", "card": hand[0]}, errors.IllegalActionError),
+        ({"type": "pass"}, errors.IllegalActionError),
     ]
     for bad, err in cases:
         with pytest.raises(err):
@@ -529,7 +513,7 @@ def test_trump_by_first_lead_and_follow_suit() -> None:
                 assert all(c[1] == led for c in legal)
                 off = [c for c in hand if c[1] != led]
                 if off:
-                    with pytest.raises(IllegalActionError, match="follow"):
+                    with pytest.raises(errors.IllegalActionError, match="follow"):
                         e.apply(seat, {"type": "play", "card": off[0]})
             else:
                 assert sorted(legal) == sorted(hand)
@@ -564,18 +548,18 @@ def test_play_errors() -> None:
     h = to_play(e)
     e.apply(h, e.legal_actions(h)[0])
     nxt = (h + 1) % 4
-    with pytest.raises(NotYourTurnError):
+    with pytest.raises(errors.NotYourTurnError):
         e.apply(nxt, {"type": "play", "card": e.hands[nxt][0]})
     not_mine = e.hands[nxt][0]
     before = e.view(h)
     cases: list[tuple[dict[str, Any], type[Exception]]] = [
-        ({"type": "play", "card": not_mine}, IllegalActionError),
-        ({"type": "play", "card": e.discard[0]}, IllegalActionError),
-        ({"type": "play", "card": "ZZ"}, MalformedActionError),
-        ({"type": "play", "card": 5}, MalformedActionError),
-        ({"type": "play"}, MalformedActionError),
-        ({"type": "play", "card": e.hands[h][0], "from": "pile"}, MalformedActionError),
-        ({"type": "bid", "amount": 120}, IllegalActionError),
+        ({"type": "play", "card": not_mine}, errors.IllegalActionError),
+        ({"type": "play", "card": e.discard[0]}, errors.IllegalActionError),
+        ({"type": "play", "card": "ZZ"}, errors.MalformedActionError),
+        ({"type": "play", "card": 5}, errors.MalformedActionError),
+        ({"type": "play"}, errors.MalformedActionError),
+        ({"type": "play", "card": e.hands[h][0], "from": "pile"}, errors.MalformedActionError),
+        ({"type": "bid", "amount": 120}, errors.IllegalActionError),
     ]
     for bad, err in cases:
         with pytest.raises(err):

@@ -5,11 +5,10 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import pytest
-from support import ScriptedChance
+from support import ScriptedChance, vector
 
 import fairness
 from games.base import Chance
@@ -34,9 +33,7 @@ from games.tawla import (
     relative_board,
 )
 
-VECTORS = json.loads(
-    (Path(__file__).parents[1] / "vectors" / "tawla_positions.json").read_text(encoding="utf-8")
-)["positions"]
+VECTORS = vector("tawla_positions.json")["positions"]
 KEY = bytes(range(32))
 
 

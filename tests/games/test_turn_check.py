@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from itertools import permutations
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
@@ -141,22 +142,16 @@ def test_the_shortcut_agrees_with_every_legal_turn_in_play(seed: int, game: str)
             agree(board, dice, mod.legal_turns, mod.check_turn, mod.can_move, rng)
 
 
+@pytest.mark.parametrize("game", ["tawla", "mahbusa"])
 @settings(max_examples=examples(60))
 @given(st.integers(0, 2**32 - 1), st.booleans())
-def test_the_shortcut_agrees_on_random_tawla_placements(seed: int, home_only: bool) -> None:
+def test_the_shortcut_agrees_on_random_placements(game: str, seed: int, home_only: bool) -> None:
+    mod: Any = tawla if game == "tawla" else mahbusa
+    placed = random_tawla_board if game == "tawla" else random_mahbusa_board  # (below)
     rng = random.Random(seed)
-    board = random_tawla_board(rng, home_only)
+    board = placed(rng, home_only)
     for dice in rng.sample(DICE, 8):
-        agree(board, dice, tawla.legal_turns, tawla.check_turn, tawla.can_move, rng)
-
-
-@settings(max_examples=examples(60))
-@given(st.integers(0, 2**32 - 1), st.booleans())
-def test_the_shortcut_agrees_on_random_mahbusa_placements(seed: int, home_only: bool) -> None:
-    rng = random.Random(seed)
-    board = random_mahbusa_board(rng, home_only)  # (below)
-    for dice in rng.sample(DICE, 8):
-        agree(board, dice, mahbusa.legal_turns, mahbusa.check_turn, mahbusa.can_move, rng)
+        agree(board, dice, mod.legal_turns, mod.check_turn, mod.can_move, rng)
 
 
 def test_known_blocked_and_bear_off_rolls() -> None:

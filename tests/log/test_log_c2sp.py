@@ -14,6 +14,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from live_server import LiveServer
+from support import sqlite_settings
 
 import tlog
 from fairness import SecretBox
@@ -27,16 +28,7 @@ RECORD = {"type": "commitment", "note": "filler"}
 
 
 def make_app(tmp: Path) -> FastAPI:
-    return create_app(
-        Settings(
-            database_url=f"sqlite:///{tmp / 'q.db'}",
-            data_dir=tmp,
-            master_key=None,
-            signing_key=None,
-            signing_key_file=None,
-            log_origin=ORIGIN,
-        )
-    )
+    return create_app(sqlite_settings(tmp, log_origin=ORIGIN))
 
 
 def fill(app: FastAPI, n: int) -> None:

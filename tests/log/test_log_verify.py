@@ -21,6 +21,7 @@ import httpx
 import pytest
 from click.testing import CliRunner, Result
 from live_server import LiveServer
+from support import sqlite_settings
 
 from fairness import SecretBox, Signer, canonical_json
 from service import keys
@@ -39,13 +40,7 @@ def run(*args: str) -> Result:
 
 def settings(tmp: Path) -> Settings:
     tmp.mkdir(parents=True, exist_ok=True)
-    return Settings(
-        database_url=f"sqlite:///{tmp / 'q.db'}",
-        data_dir=tmp,
-        master_key=None,
-        signing_key=KEY.private_b64(),
-        signing_key_file=None,
-    )
+    return sqlite_settings(tmp, signing_key=KEY.private_b64())
 
 
 def _v1_rows() -> Any:
@@ -359,6 +354,13 @@ def _iso(days: float) -> str:
     return t.isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
+def _record(rtype: str, mid: str) -> dict[str, Any]:
+    """The head of a qahwa-fair/2 record of ``rtype`` for match ``mid``."""
+    from fairness import PROTOCOL_V2
+
+    return {"type": rtype, "protocol": PROTOCOL_V2, "match_id": mid}
+
+
 def lock(
     mid: str,
     seed: bytes,
@@ -367,12 +369,10 @@ def lock(
     house: tuple[bool, ...] = (False, False),
     game: str = "tawla",
 ) -> dict[str, Any]:
-    from fairness import PROTOCOL_V2, V2
+    from fairness import V2
 
     return {
-        "type": "lock",
-        "protocol": PROTOCOL_V2,
-        "match_id": mid,
+        **_record("lock", mid),
         "game": game,
         "ruleset": "{}",
         "commitment": V2.commitment(seed),
@@ -402,12 +402,8 @@ def reveal(
     forfeited: tuple[int, ...] = (),
     house: tuple[int, ...] = (),
 ) -> dict[str, Any]:
-    from fairness.v2 import PROTOCOL_V2
-
     return {
-        "type": "reveal",
-        "protocol": PROTOCOL_V2,
-        "match_id": mid,
+        **_record("reveal", mid),
         "lock_index": lock_index,
         "server_seed": seed.hex(),
         "chain": "00" * 32,

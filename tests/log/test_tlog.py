@@ -4,8 +4,6 @@ examples of the C2SP specs (tests/vectors/tlog_vectors.json), and its own round 
 from __future__ import annotations
 
 import hashlib
-import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +12,7 @@ from rfc6962 import leaf_hash as naive_leaf
 from rfc6962 import mth as naive_mth
 from rfc6962 import path as naive_path
 from rfc6962 import proof as naive_proof
+from support import vector
 
 import tlog
 from tlog import (
@@ -28,7 +27,7 @@ from tlog import (
     TileHashReader,
 )
 
-VECTORS = json.loads((Path(__file__).parents[1] / "vectors" / "tlog_vectors.json").read_text())
+VECTORS = vector("tlog_vectors.json")
 
 
 def build(n: int) -> tuple[list[bytes], ListHashReader]:

@@ -8,14 +8,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from click.testing import CliRunner
-from deploy_support import rng_session, running_witness, url_of
+from deploy_support import rng_session, running_witness, url_of, witness_fixture
 from live_server import LiveServer
 
 import tlog
@@ -26,11 +24,18 @@ LOG_SEED = hashlib.sha256(b"the log key of the witness tests").digest()
 ORIGIN = "proof.test/log"
 LOG = tlog.NoteSigner.from_seed(ORIGIN, LOG_SEED)
 
+witness = witness_fixture(LOG)
 
-@pytest.fixture()
-def witness(tmp_path: Path) -> Iterator[WitnessServer]:
-    with running_witness(tmp_path / "w", "w1", LOG.verifier) as (srv, _):
-        yield srv
+
+def logging_server(witness: WitnessServer, checkpoint_seconds: float) -> LiveServer:
+    """A server logging as ORIGIN under LOG's key, a checkpoint every ``checkpoint_seconds``,
+    cosigned by ``witness`` as w1."""
+    return LiveServer(
+        log_origin=ORIGIN,
+        log_key=base64.b64encode(LOG_SEED).decode(),
+        checkpoint_seconds=checkpoint_seconds,
+        witnesses=f"w1 {witness.witness.signer.vkey} {url_of(witness)}",
+    )
 
 
 def verify_json(*args: str) -> dict[str, Any]:
@@ -44,15 +49,7 @@ def verify_json(*args: str) -> dict[str, Any]:
 def test_offline_proof_with_a_witness_and_a_policy(witness: WitnessServer, tmp_path: Path) -> None:
     wv = witness.witness.signer.vkey
     assert httpx.get(url_of(witness) + "/").text == wv + "\n"
-    with (
-        LiveServer(
-            log_origin=ORIGIN,
-            log_key=base64.b64encode(LOG_SEED).decode(),
-            checkpoint_seconds=3600,
-            witnesses=f"w1 {wv} {url_of(witness)}",
-        ) as srv,
-        httpx.Client(base_url=srv.url) as c,
-    ):
+    with logging_server(witness, 3600) as srv, httpx.Client(base_url=srv.url) as c:
         assert c.get("/v1/keys").json()["log"]["vkey"] == LOG.vkey
         sid, _ = rng_session(c, "proof")
         log = srv.app.state.log_c2sp
@@ -135,15 +132,7 @@ def test_the_background_threads_checkpoint_commits_and_get_them_cosigned(
     import time
 
     wv = tlog.parse_vkey(witness.witness.signer.vkey)
-    with (
-        LiveServer(
-            log_origin=ORIGIN,
-            log_key=base64.b64encode(LOG_SEED).decode(),
-            checkpoint_seconds=0.05,
-            witnesses=f"w1 {wv.vkey} {url_of(witness)}",
-        ) as srv,
-        httpx.Client(base_url=srv.url) as c,
-    ):
+    with logging_server(witness, 0.05) as srv, httpx.Client(base_url=srv.url) as c:
         rng_session(c, "proof")
         deadline = time.monotonic() + 60
         while True:

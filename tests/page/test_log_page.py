@@ -18,6 +18,7 @@ import pytest
 from browser import NEEDS_CHROMIUM
 from live_server import LiveServer, reserve_port
 from playwright.sync_api import expect
+from support import vector
 from test_log_verify import _copy_without_last, sessions, settings
 
 pytestmark = NEEDS_CHROMIUM
@@ -98,7 +99,7 @@ def test_the_page_core_and_merkle_js_follow_the_shared_vectors(page: Any) -> Non
     import tlog
     from fairness import canonical_json
 
-    vectors = json.loads((Path(__file__).parents[1] / "vectors" / "tlog_vectors.json").read_text())
+    vectors = vector("tlog_vectors.json")
     leaves = [bytes.fromhex(x) for x in vectors["rfc6962"]["leaves_hex"]]
     reader = tlog.ListHashReader.from_leaf_hashes([tlog.leaf_hash(x) for x in leaves])
     cases = [

@@ -20,7 +20,7 @@ import random
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,9 @@ from urllib.parse import quote, unquote, urlsplit
 
 import pytest
 from browser import NEEDS_CHROMIUM, launch
+from page_support import PAGE, ROOT, VECTOR_DRAWS_JS, assert_vector_draws
 from playwright.sync_api import expect
+from support import vector
 
 from fairness import (
     PROTOCOL,
@@ -49,9 +51,6 @@ from games.registry import engine_class
 from games.transcript import build_transcript, simulate_match
 from qahwa_page.pyodide import PAGE_CSP, RUNTIME_DIR, asset, runtime_installed
 
-ROOT = Path(__file__).resolve().parents[2]
-STATIC = ROOT / "qahwa_page" / "static"
-PAGE = STATIC / "verify.html"
 pytestmark = NEEDS_CHROMIUM
 
 SIGNER = Signer.generate()
@@ -320,6 +319,26 @@ def check_status(page: Any, check: str) -> str:
     return str(page.get_attribute(f"tr[data-check={check}]", "data-status"))
 
 
+def v1_key(doc: dict[str, Any]) -> bytes:
+    """K of a qahwa-fair/1 transcript, from its fields (fairness-v1.md §3)."""
+    seeds = [s["client_seed"] for s in doc["seats"]]
+    return match_key(doc["server_seed"], doc["match_id"], doc["game"], doc["ruleset"], seeds)
+
+
+def red(
+    new_page: Any, site: Site, doc: dict[str, Any], bad: Sequence[str], ok: Sequence[str] = ()
+) -> Any:
+    """``doc``, published and verified by its id on a new page, fails: its checks ``bad``
+    are bad, ``ok`` ok. The page."""
+    page = new_page()
+    assert verify_match(page, site.url, site.add(doc)) == "fail"
+    for check in bad:
+        assert check_status(page, check) == "bad", check
+    for check in ok:
+        assert check_status(page, check) == "ok", check
+    return page
+
+
 def check_ok(page: Any, check: str) -> str:
     """The row's ``data-ok``: true / false / unknown."""
     return str(page.get_attribute(f"tr[data-check={check}]", "data-ok"))
@@ -354,14 +373,7 @@ def test_genuine_match_is_all_green(new_page: Any, site: Site, game: str) -> Non
     for check in ("replay", "result", "agree"):
         assert check_ok(page, check) == "unknown", check
         assert "not replayed" in page.inner_text(f"tr[data-check={check}]")
-    expected_k = match_key(
-        doc["server_seed"],
-        doc["match_id"],
-        doc["game"],
-        doc["ruleset"],
-        [s["client_seed"] for s in doc["seats"]],
-    ).hex()
-    assert expected_k in page.inner_text("tr[data-check=key]")
+    assert v1_key(doc).hex() in page.inner_text("tr[data-check=key]")
     assert f"verify --server {site.url} --match '{mid}'" in page.inner_text("#rules-note")
 
 
@@ -459,8 +471,7 @@ def test_tampered_shuffle_shows_expected_and_found(new_page: Any, site: Site) ->
     original = list(doc["events"][0]["result"])
     doc["events"][0]["result"][3], doc["events"][0]["result"][5] = original[5], original[3]
     doc = SIGNER.signed(doc)
-    page = new_page()
-    assert verify_match(page, site.url, site.add(doc)) == "fail"
+    page = red(new_page, site, doc, [])
     row = page.locator("li.ev[data-seq='0']")
     assert row.get_attribute("data-status") == "bad"
     assert "position 3" in row.inner_text()
@@ -474,8 +485,7 @@ def test_duplicate_item_in_shuffle_is_red(new_page: Any, site: Site) -> None:
     doc = built("hokm", {}, [("hakem", "shuffle", deck52())], n_seats=4, match_id="dup")
     doc["events"][0]["result"][10] = doc["events"][0]["result"][11]
     doc = SIGNER.signed(doc)
-    page = new_page()
-    assert verify_match(page, site.url, site.add(doc)) == "fail"
+    page = red(new_page, site, doc, [])
     row = page.locator("li.ev[data-seq='0']")
     assert row.get_attribute("data-status") == "bad"
     assert "twice" in row.inner_text()
@@ -485,10 +495,7 @@ def test_tampered_seed_fails_commitment_and_events(new_page: Any, site: Site) ->
     doc = genuine("rng", seed=11)
     doc["server_seed"] = "%064x" % (int(doc["server_seed"], 16) ^ 1)
     doc = SIGNER.signed(doc)
-    page = new_page()
-    assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "commitment") == "bad"
-    assert check_status(page, "signature") == "ok"
+    page = red(new_page, site, doc, ["commitment"], ok=["signature"])
     seqs = chance_seqs(doc)
     # Another seed gives another K: what is recomputed no longer matches the transcript.
     assert statuses(page) == {s: "bad" for s in seqs}
@@ -498,9 +505,7 @@ def test_tampered_seed_fails_commitment_and_events(new_page: Any, site: Site) ->
 def test_tampered_commitment_only(new_page: Any, site: Site) -> None:
     doc = genuine("rng", seed=12)
     doc = SIGNER.signed({**doc, "commitment": "0" * 64})
-    page = new_page()
-    assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "commitment") == "bad"
+    page = red(new_page, site, doc, ["commitment"])
     assert set(statuses(page).values()) == {"ok"}
 
 
@@ -510,9 +515,7 @@ def test_tampered_signature_is_red(new_page: Any, site: Site) -> None:
     raw = bytearray(base64.b64decode(doc["signature"]["value"]))
     raw[5] ^= 0x40
     doc["signature"]["value"] = base64.b64encode(bytes(raw)).decode()
-    page = new_page()
-    assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "signature") == "bad"
+    page = red(new_page, site, doc, ["signature"])
     assert set(statuses(page).values()) == {"ok"}
     assert [check_status(page, c) for c in ("commitment", "chance")] == ["ok", "ok"]
 
@@ -521,10 +524,7 @@ def test_edit_after_signing_breaks_signature(new_page: Any, site: Site) -> None:
     doc = genuine("rng", seed=14)
     doc = SIGNER.signed(doc)
     doc["seats"][0]["name"] = "someone else"  # not a chance result: only the signature sees it
-    page = new_page()
-    assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "signature") == "bad"
-    assert check_status(page, "chance") == "ok"
+    red(new_page, site, doc, ["signature"], ok=["chance"])
 
 
 def test_transcript_of_another_match_is_red(new_page: Any, site: Site) -> None:
@@ -553,26 +553,18 @@ def test_seq_gap_and_repeated_label(new_page: Any, site: Site) -> None:
     again["seq"] = 5
     doc["events"].append(again)
     doc = SIGNER.signed(doc)
-    page = new_page()
-    assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "seq") == "bad"
-    assert check_status(page, "labels") == "bad"
+    page = red(new_page, site, doc, ["seq", "labels"])
     assert statuses(page) == {0: "ok", 1: "ok", 5: "bad"}
 
 
 def test_wrong_protocol_and_bad_client_seed(new_page: Any, site: Site) -> None:
     doc = genuine("rng", seed=15)
     doc = SIGNER.signed({**doc, "protocol": "qahwa-fair/0"})
-    page = new_page()
-    assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "protocol") == "bad"
+    red(new_page, site, doc, ["protocol"])
     doc = genuine("rng", seed=16)
     doc["seats"][0]["client_seed"] = "tab\there"
     doc = SIGNER.signed(doc)
-    page = new_page()
-    assert verify_match(page, site.url, site.add(doc)) == "fail"
-    assert check_status(page, "seats") == "bad"
-    assert check_status(page, "key") == "bad"
+    red(new_page, site, doc, ["seats", "key"])
 
 
 # ---------------------------------------------------------------------------------------
@@ -868,7 +860,7 @@ def test_translation_tables_are_complete(new_page: Any) -> None:
 # ---------------------------------------------------------------------------------------
 # The JavaScript derivation agrees with the Python one.
 # ---------------------------------------------------------------------------------------
-VECTORS = json.loads((ROOT / "tests" / "vectors" / "fairness_v1.json").read_text())["spec"]
+VECTORS = vector("fairness_v1.json")["spec"]
 
 
 def test_spec_vectors_in_javascript(new_page: Any) -> None:
@@ -877,28 +869,16 @@ def test_spec_vectors_in_javascript(new_page: Any) -> None:
     v = VECTORS
     got = page.evaluate(
         """async (v) => {
-          const f = window.qahwaFair, items = (s) => s === 'deck52' ? f.deck52()
-            : s === 'deck_qahve' ? f.deckQahve() : s === 'tiles:6' ? f.tiles(6)
-            : f.tiles(12).filter(t => t !== '12-12');
+          const f = window.qahwaFair;
           const out = {commitment: await f.commitment(v.server_seed),
                        K: await f.matchKey(v.server_seed, v.match_id, v.game, v.ruleset,
-                                           v.client_seeds), draws: []};
-          for (const d of v.draws) {
-            if (d.kind === 'dice') out.draws.push(await f.dice(out.K, d.label, d.count, d.sides));
-            else if (d.kind === 'uniform') out.draws.push(await f.uniform(out.K, d.label, d.n));
-            else out.draws.push(await f.shuffle(out.K, d.label, items(d.items)));
-          }
-          return out;
-        }""",
+                                           v.client_seeds), draws: []};"""
+        + VECTOR_DRAWS_JS,
         v,
     )
     assert got["commitment"] == v["commitment"]
     assert got["K"] == v["K"]
-    for d, r in zip(v["draws"], got["draws"], strict=True):
-        if "result" in d:
-            assert r == d["result"], d["label"]
-        else:
-            assert r[: len(d["result_prefix"])] == d["result_prefix"], d["label"]
+    assert_vector_draws(v, got["draws"])
 
 
 def _random_text(rng: random.Random, lo: int, hi: int) -> str:

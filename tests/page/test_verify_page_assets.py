@@ -8,8 +8,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import subprocess
-import sys
 import tarfile
 import zipfile
 from collections.abc import Iterator
@@ -19,14 +17,14 @@ from typing import Any
 import httpx
 import pytest
 from live_server import LiveServer
+from page_support import ROOT
+from support import fresh_python
 
 from fairness import PROTOCOL
 from games.transcript import simulate_match
 from qahwa_page import pyodide
 from verify_cli.core import CLI_ONLY_CHECKS, verify_document
 from verify_cli.replay_core import browser_report
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -53,10 +51,7 @@ def test_browser_part_imports_no_cryptography() -> None:
         "print(sorted({m.split('.')[0] for m in sys.modules} & {'cryptography', 'httpx', "
         "'rich', 'click', 'typer', 'service'}))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert out.stdout.strip() == "[]"
+    assert fresh_python(code) == "[]"
 
 
 def test_signing_still_loads_on_first_use() -> None:

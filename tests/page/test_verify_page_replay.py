@@ -22,9 +22,8 @@ from typing import Any
 import pytest
 from browser import CHROMIUM, launch, open_page
 from playwright.sync_api import expect
-from test_verify_page import SIGNER, Site, chance_seqs, genuine
+from test_verify_page import SIGNER, Site, chance_seqs, genuine, v1_key
 
-from fairness import match_key
 from games.registry import GAME_IDS, engine_class
 from games.replay import replay
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed, source_zip
@@ -168,14 +167,7 @@ def _hakem_per_hand(doc: dict[str, Any]) -> dict[int, int]:
         if re.fullmatch(r"h\d+/shuffle", str(ev.get("label"))):
             out[ev["seq"]] = engine.view(None)["hakem"]
 
-    key = match_key(
-        doc["server_seed"],
-        doc["match_id"],
-        doc["game"],
-        doc["ruleset"],
-        [s["client_seed"] for s in doc["seats"]],
-    )
-    replay(engine_class("hokm"), doc["ruleset"], key, doc["events"], on_event=seen)
+    replay(engine_class("hokm"), doc["ruleset"], v1_key(doc), doc["events"], on_event=seen)
     return out
 
 

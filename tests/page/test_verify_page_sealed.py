@@ -26,7 +26,6 @@ import random
 import re
 import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -34,8 +33,10 @@ from typing import Any
 
 import pytest
 from browser import needs_chromium
-from page_support import NPM, TS, npm_build
+from page_support import NPM, ROOT, STATIC, TS, npm_build
+from support import fresh_python
 
+import bench.browser
 import sealed
 from games.sealed_backend import (
     RbclBackend,
@@ -50,8 +51,6 @@ from qahwa_page.serve import PageServer
 from sealed.demo import simulated_hand
 from verify_cli.sealed_js import JsBackend, install
 
-ROOT = Path(__file__).resolve().parents[2]
-STATIC = ROOT / "qahwa_page" / "static"
 BUNDLE = STATIC / "sealed-lib.js"
 VERIFIER = STATIC / "sealed-verify.js"
 NODE = shutil.which("node")
@@ -224,10 +223,7 @@ def test_importing_the_rules_loads_no_rbcl() -> None:
         "verify_cli.replay_core; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('rbcl', 'sealed')))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert out.stdout.strip() == "[]"
+    assert fresh_python(code) == "[]"
 
 
 def test_the_js_backend_says_where_it_is_missing() -> None:
@@ -533,25 +529,11 @@ def test_pyodide_replays_a_sealed_hokm_match_as_cpython_does(pyodide_page: Any) 
 def paste_and_verify(pg: Any, doc: dict[str, Any], key: str) -> tuple[str, dict[str, str]]:
     """Paste ``doc`` with the server's key, verify, wait for the full verdict: (verdict,
     {row: data-ok})."""
-    from playwright.sync_api import expect
-
-    run = int(pg.get_attribute("#verdict", "data-run") or 0) + 1
-    pg.evaluate(
-        """([text, key]) => {
-          document.querySelector('input[name=src][value=paste]').checked = true;
-          document.getElementById('in-paste').value = text;
-          document.getElementById('in-key').value = key;
-        }""",
-        [json.dumps(doc), key],
-    )
-    pg.click("#go")
-    verdict = pg.locator("#verdict")
-    expect(verdict).to_have_attribute("data-run", str(run), timeout=60_000)
-    expect(verdict).not_to_have_attribute("data-replay", "pending", timeout=240_000)
+    _, verdict = bench.browser.paste_and_verify(pg, json.dumps(doc), key, replay_ms=240_000)
     rows = pg.eval_on_selector_all(
         "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])"
     )
-    return str(verdict.get_attribute("data-verdict")), {str(k): str(v) for k, v in rows}
+    return verdict, {str(k): str(v) for k, v in rows}
 
 
 @needs_chromium

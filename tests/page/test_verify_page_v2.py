@@ -8,12 +8,15 @@ replay (``verify_cli.rules`` on Pyodide). Without that replay the verdict is
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
 from browser import open_page
+from page_support import VECTOR_DRAWS_JS, assert_vector_draws
 from playwright.sync_api import expect
+from support import vector
 from test_verify_cli_helpers import keys_doc, receipts_of, rechain, v2_match
 from test_verify_page import PAGE, Site
 
@@ -22,10 +25,22 @@ from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
 pytestmark = [pytest.mark.browser]
 
 
-def _site(runtime: bool) -> Site:
+@contextmanager
+def _site(runtime: bool) -> Iterator[Site]:
     s = Site(runtime_dir=RUNTIME_DIR if runtime else None)
     s.keys = keys_doc()  # the signer of test_verify_cli_helpers' v2 transcripts
-    return s
+    try:
+        yield s
+    finally:
+        s.close()
+
+
+def check_alone(
+    browser: Any, doc: dict[str, Any], runtime: bool = False
+) -> tuple[str, dict[str, str], str]:
+    """:func:`check` on a site of its own."""
+    with _site(runtime) as site:
+        return check(browser, site, doc)
 
 
 def check(
@@ -62,11 +77,7 @@ def keyed_tawla() -> dict[str, Any]:
 def test_genuine_keyed_v2_transcript_passes(browser: Any) -> None:
     if not runtime_installed():
         pytest.skip("the Pyodide runtime is not installed (make pyodide)")
-    site = _site(runtime=True)
-    try:
-        verdict, rows, text = check(browser, site, keyed_tawla())
-    finally:
-        site.close()
+    verdict, rows, text = check_alone(browser, keyed_tawla(), runtime=True)
     assert verdict == "pass", "\n".join(ln for ln in text.splitlines()[:40] if "\u2718" in ln)
     for row in (
         "protocol",
@@ -95,11 +106,7 @@ def test_forged_winner_without_runtime_is_incomplete(browser: Any) -> None:
     doc = keyed_tawla()
     doc["result"]["winners"] = [1 - doc["result"]["winners"][0]]
     forged = rechain(doc)  # the server re-signs its forgery
-    site = _site(runtime=False)
-    try:
-        verdict, rows, text = check(browser, site, forged)
-    finally:
-        site.close()
+    verdict, rows, text = check_alone(browser, forged)
     assert verdict == "incomplete"
     assert rows["signature"] == "true" and rows["lock_sig"] == "true"
     assert rows["seat_sigs"] == "true"  # the moves are genuine; only the result is forged
@@ -123,11 +130,7 @@ def test_keyed_move_edited_and_resigned_by_the_server_fails_seat_signatures(brow
     )
     doc["events"][first]["action"] = doc["events"][other]["action"]  # keeps the old sig
     forged = rechain(doc)
-    site = _site(runtime=False)
-    try:
-        verdict, rows, text = check(browser, site, forged)
-    finally:
-        site.close()
+    verdict, rows, text = check_alone(browser, forged)
     assert verdict == "fail"
     assert rows["seat_sigs"] == "false"
     assert rows["chain"] == "true" and rows["signature"] == "true"
@@ -137,8 +140,7 @@ def test_keyed_move_edited_and_resigned_by_the_server_fails_seat_signatures(brow
 def test_receipts_agree_with_the_genuine_transcript_and_catch_a_cut_short_one(browser: Any) -> None:
     genuine = keyed_tawla()
     receipts = json.dumps(receipts_of(genuine))
-    site = _site(runtime=False)
-    try:
+    with _site(runtime=False) as site:
         _, rows, text = check(browser, site, genuine, {"#in-receipts": receipts})
         assert rows["receipts"] == "true", text
         assert f"{len(genuine['events']) + 1} receipt(s)" in text
@@ -149,8 +151,6 @@ def test_receipts_agree_with_the_genuine_transcript_and_catch_a_cut_short_one(br
         ]
         cut["result"] = {**cut["result"], "reason": "resigned", "winners": [0]}
         verdict, rows, text = check(browser, site, rechain(cut), {"#in-receipts": receipts})
-    finally:
-        site.close()
     assert verdict == "fail"
     assert rows["receipts"] == "false"
     assert "receipt for seq 40 disagrees" in text
@@ -159,8 +159,7 @@ def test_receipts_agree_with_the_genuine_transcript_and_catch_a_cut_short_one(br
 def test_own_seed_field(browser: Any) -> None:
     doc = keyed_tawla()
     seat = doc["seats"][1]
-    site = _site(runtime=False)
-    try:
+    with _site(runtime=False) as site:
         _, rows, text = check(
             browser,
             site,
@@ -182,8 +181,6 @@ def test_own_seed_field(browser: Any) -> None:
                 "#in-own-nonce": seat["nonce"],
             },
         )
-    finally:
-        site.close()
     assert verdict == "fail" and rows["own_seed"] == "false"
     assert "seat 1\u2019s seed commitment in the lock" in text
 
@@ -194,16 +191,12 @@ def test_a_roll_value_off_its_chain_fails_in_javascript(browser: Any) -> None:
         i for i, e in enumerate(doc["events"]) if e["type"] == "action" and "value" in e["action"]
     )
     doc["events"][k]["action"]["value"] = "00" * 32
-    site = _site(runtime=False)
-    try:
-        verdict, rows, text = check(browser, site, rechain(doc))
-    finally:
-        site.close()
+    verdict, rows, text = check_alone(browser, rechain(doc))
     assert verdict == "fail" and rows["fresh"] == "false"
     assert f"event {k}: roll value {'00' * 32} is not seat" in text
 
 
-VECTORS_V2 = json.loads((Path(__file__).parents[1] / "vectors" / "fairness_v2.json").read_text())
+VECTORS_V2 = vector("fairness_v2.json")
 
 
 def test_v2_spec_vectors_in_javascript(browser: Any) -> None:
@@ -213,29 +206,17 @@ def test_v2_spec_vectors_in_javascript(browser: Any) -> None:
     with open_page(browser, PAGE.as_uri()) as page:
         got = page.evaluate(
             """async (v) => {
-              const f = window.qahwaFair, items = (s) => s === 'deck52' ? f.deck52()
-                : s === 'deck_qahve' ? f.deckQahve() : s === 'tiles:6' ? f.tiles(6)
-                : f.tiles(12).filter(t => t !== '12-12');
+              const f = window.qahwaFair;
               const out = {commitments: [], draws: [],
                            K: await f.matchKeyV2(v.server_seed, v.match_id, v.game, v.ruleset,
                                                  v.seats.map(s => [s.client_seed, s.nonce]))};
               for (const s of v.seats) {
                 out.commitments.push(await f.seedCommitmentV2(v.match_id, s.seat, s.nonce,
                                                               s.client_seed));
-              }
-              for (const d of v.draws) {
-                if (d.kind === 'dice') out.draws.push(await f.dice(out.K, d.label, d.count, d.sides));
-                else if (d.kind === 'uniform') out.draws.push(await f.uniform(out.K, d.label, d.n));
-                else out.draws.push(await f.shuffle(out.K, d.label, items(d.items)));
-              }
-              return out;
-            }""",
+              }"""
+            + VECTOR_DRAWS_JS,
             v,
         )
     assert got["K"] == v["K"]
     assert got["commitments"] == [s["seed_commitment"] for s in v["seats"]]
-    for d, r in zip(v["draws"], got["draws"], strict=True):
-        if "result" in d:
-            assert r == d["result"], d["label"]
-        else:
-            assert r[: len(d["result_prefix"])] == d["result_prefix"], d["label"]
+    assert_vector_draws(v, got["draws"])

@@ -22,21 +22,19 @@ import sqlite3
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from deploy_support import (
     fresh_pg,
     needs_pg,
     qahwa_keys,
     rng_session,
-    running_witness,
     url_of,
     verify,
+    witness_fixture,
 )
 from live_server import QAHWA, LiveServer, Serve, deployment_env, reserve_port
 
@@ -48,11 +46,7 @@ LOG_SEED = hashlib.sha256(b"the deployment tests' log note key").digest()
 ORIGIN = "deploy.test/log"
 LOG = tlog.NoteSigner.from_seed(ORIGIN, LOG_SEED)
 
-
-@pytest.fixture()
-def witness(tmp_path: Path) -> Iterator[WitnessServer]:
-    with running_witness(tmp_path / "w", "w1", LOG.verifier) as (srv, _):
-        yield srv
+witness = witness_fixture(LOG)
 
 
 def serve_refusal(data_dir: Path, database_url: str, env: dict[str, str]) -> str:

@@ -24,7 +24,6 @@ import io
 import json
 import os
 import re
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import Any
 
 import pytest
 from live_server import OPERATOR_KEYS, LiveServer
+from support import bash_ok
 
 from qahwa_client import Client
 
@@ -154,16 +154,7 @@ def test_the_page_runs_as_written(
                     except Exception as exc:
                         raise AssertionError(f"{b} fails: {type(exc).__name__}: {exc}") from exc
                     continue
-                done = subprocess.run(
-                    ["bash", "-euo", "pipefail", "-c", _localize(b.code, srv.url)],
-                    cwd=tmp_path,
-                    env=env,
-                    capture_output=True,
-                    text=True,
-                    timeout=300,
-                    check=False,
-                )
-                assert done.returncode == 0, f"{b} fails:\n{done.stdout}\n{done.stderr}"
+                bash_ok(_localize(b.code, srv.url), f"{b} fails:", tmp_path, env, timeout=300)
         finally:
             _close(namespace)
 

@@ -10,12 +10,12 @@ import json
 import os
 import random
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import httpx
 from http_play import create_match, play_actions, seed_all
+from support import bash_ok
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verify.md"
 BIN = Path(sys.executable).parent
@@ -88,16 +88,7 @@ def test_every_example_runs(server: object, tmp_path: Path) -> None:
     }
     ran = 0
     for body, printed in examples():
-        proc = subprocess.run(
-            ["bash", "-euo", "pipefail", "-c", body],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
-        assert proc.returncode == 0, f"{body}\n--- stdout\n{proc.stdout}\n--- stderr\n{proc.stderr}"
+        proc = bash_ok(body, body, tmp_path, env, timeout=600)
         if printed is not None:
             assert _printed(printed).fullmatch(proc.stdout.strip()), (printed, proc.stdout)
         ran += body.count("verify ")

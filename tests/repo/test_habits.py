@@ -9,6 +9,7 @@ import tomllib
 from pathlib import Path
 
 import yaml
+from support import fresh_python
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -80,8 +81,6 @@ def test_every_verifier_package_is_typed() -> None:
 def test_one_cli_framework_click_and_no_typer() -> None:
     """Both commands, ``verify`` and ``qahwa``, are click groups (issue 23); nothing of the
     project imports typer, depends on it or loads it."""
-    import subprocess
-    import sys
 
     import click
     from test_layering import FIRST_PARTY, imports_of
@@ -103,7 +102,4 @@ def test_one_cli_framework_click_and_no_typer() -> None:
         deps = [*meta["dependencies"], *sum(meta.get("optional-dependencies", {}).values(), [])]
         assert not [d for d in deps if re.match(r"typer\b", d)], project
     code = "import sys, service.cli, verify_cli.main; print('typer' in sys.modules)"
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert out.stdout.strip() == "False"
+    assert fresh_python(code) == "False"

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import fresh_python
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_PARTY = {
@@ -142,32 +143,24 @@ def test_games_imports_only_stdlib_and_fairness() -> None:
 def test_a_sealed_engine_loads_no_rbcl_until_it_checks_a_proof() -> None:
     """The verify page runs the sealed engines in Pyodide with its own crypto backend: the
     engines, the registry and the replay load neither ``sealed`` nor ``rbcl``."""
-    import subprocess
 
     code = (
         "import sys, games.sealed_hokm, games.registry, games.replay, verify_cli.replay_core; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sealed', 'rbcl')))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    assert out.stdout.strip() == "[]"
+    assert fresh_python(code) == "[]"
 
 
 def _first_party_loaded(modules: str, also: set[str] | None = None) -> list[str]:
     """The first-party packages (and ``also``) a fresh interpreter has loaded after
     ``import modules``."""
-    import subprocess
 
     code = (
         f"import sys, {modules}; "
         "print(sorted({m.split('.')[0] for m in sys.modules} & "
         f"{set(FIRST_PARTY) | (also or set())!r}))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    )
-    loaded: list[str] = ast.literal_eval(out.stdout.strip())
+    loaded: list[str] = ast.literal_eval(fresh_python(code))
     return loaded
 
 
@@ -176,18 +169,17 @@ def test_importing_a_core_package_loads_no_other_first_party_package(package: st
     assert _first_party_loaded(package) == [package]
 
 
+#: what qahwa_wire may import (and so qahwa_client, which adds its own)
+WIRE_IMPORTS = set(sys.stdlib_module_names) | {
+    "__future__",
+    "pydantic",
+    "pydantic_core",
+    "qahwa_wire",
+}
+
+
 def test_qahwa_client_imports_only_pydantic_httpx_and_verify_inside_verify() -> None:
-    base = set(sys.stdlib_module_names) | {
-        "__future__",
-        "pydantic",
-        "pydantic_core",
-        "httpx",
-        "cryptography",
-        "fairness",
-        "tlog",
-        "qahwa_client",
-        "qahwa_wire",
-    }
+    base = WIRE_IMPORTS | {"httpx", "cryptography", "fairness", "tlog", "qahwa_client"}
     found = package_imports("qahwa_client")
     assert "qahwa_client/verify.py" in found
     assert "qahwa_client/sealed.py" in found
@@ -221,12 +213,7 @@ def test_service_does_not_import_qahwa_client() -> None:
 
 
 def test_qahwa_wire_imports_only_pydantic() -> None:
-    allowed = set(sys.stdlib_module_names) | {
-        "__future__",
-        "pydantic",
-        "pydantic_core",
-        "qahwa_wire",
-    }
+    allowed = WIRE_IMPORTS
     found = package_imports("qahwa_wire")
     assert "qahwa_wire/models.py" in found
     for path, mods in found.items():

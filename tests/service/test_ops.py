@@ -24,6 +24,7 @@ from http_play import auth, create_match, play_actions, seed_all
 from live_server import QAHWA, LiveServer, Serve
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
+from support import sqlite_settings
 
 from fairness import new_nonce
 from qahwa_client import Client, RngSession
@@ -447,13 +448,7 @@ def test_json_logs_have_request_ids_and_no_secrets(tmp_path: Path) -> None:
 
 # -- key rotation ------------------------------------------------------------------------------------
 def test_a_transcript_signed_before_a_rotation_verifies_after_it(tmp_path: Path) -> None:
-    settings = Settings(
-        database_url=f"sqlite:///{tmp_path / 'q.db'}",
-        data_dir=tmp_path,
-        master_key=None,
-        signing_key=None,
-        signing_key_file=None,
-    )
+    settings = sqlite_settings(tmp_path)
     with LiveServer(settings) as a, Client(a.url) as qc:
         sess = _session(qc, "before rotation")
         sess.shuffle(10)

@@ -23,6 +23,7 @@ from http_play import (
     public_key,
     seed_all,
     short_ruleset,
+    started,
 )
 from live_server import LiveServer
 
@@ -36,8 +37,7 @@ from tlog import root_from_inclusion
 def _started(
     client: httpx.Client, game: str, keyed: bool = True
 ) -> tuple[dict[str, Any], list[V2Seat]]:
-    created = create_match(client, game, short_ruleset(game))
-    return created, seed_all(client, created, keyed=keyed)
+    return started(client, game, keyed=keyed)
 
 
 def _turn_state(seats: list[V2Seat]) -> tuple[int, dict[str, Any]]:

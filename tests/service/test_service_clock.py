@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fake_clock import FakeClock
 from http_play import GAMES, short_ruleset
-from support import commit_all
+from support import commit_all, sqlite_settings
 
 from service.app import create_app
 from service.clock import SYSTEM_CLOCK, Clock, SystemClock
@@ -18,13 +18,7 @@ from service.store import iso_of
 
 
 def _settings(tmp_path: Path) -> Settings:
-    return Settings(
-        database_url=f"sqlite:///{tmp_path / 'q.db'}",
-        data_dir=tmp_path,
-        master_key=None,
-        signing_key=None,
-        signing_key_file=None,
-    )
+    return sqlite_settings(tmp_path)
 
 
 def test_the_system_clock_is_the_machines() -> None:

@@ -11,15 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support import commit_all, reveal_all
 
 from fairness import (
     PROTOCOL_V2,
     Signer,
     chain_start,
-    new_nonce,
     public_key_b64,
     seat_sig_message,
-    seed_commitment,
 )
 from service.app import create_app
 from service.errors import Invalid
@@ -45,19 +44,29 @@ def started(svc: MatchService) -> tuple[str, list[str], list[Signer]]:
     mid = created["match_id"]
     tokens = [s["token"] for s in created["seats"]]
     signers = [Signer.generate() for _ in tokens]
-    nonces = [new_nonce().hex() for _ in tokens]
-    for i, tok in enumerate(tokens):
-        svc.commit(
-            mid,
-            seat=i,
-            token=tok,
-            seed_commitment=seed_commitment(mid, i, nonces[i], f"seed-{i}"),
-            key=public_key_b64(signers[i].public_key),
-            roll_chain=None,
-        )
-    for i, tok in enumerate(tokens):
-        svc.reveal(mid, seat=i, token=tok, client_seed=f"seed-{i}", nonce=nonces[i])
+    keys = [public_key_b64(s.public_key) for s in signers]
+    nonces = commit_all(svc, mid, tokens, seed_of, keys)
+    reveal_all(svc, mid, tokens, nonces, seed_of)
     return mid, tokens, signers
+
+
+def seed_of(seat: int) -> str:
+    return f"seed-{seat}"
+
+
+def play_first_legal(
+    svc: MatchService, mid: str, tokens: list[str], signers: list[Signer]
+) -> dict[str, Any]:
+    """The seat to move plays its first legal action, signed: the view it played from."""
+    view = svc.state(mid, token=tokens[0])
+    seat = view["turn"]
+    view = svc.state(mid, token=tokens[seat])
+    action = view["legal_actions"][0]
+    sig = signers[seat].sign_bytes(
+        seat_sig_message(mid, view["chain"], {"type": "action", "seat": seat, "action": action})
+    )
+    svc.act(mid, token=tokens[seat], action=action, version=view["version"], sig=sig)
+    return view
 
 
 def row(svc: MatchService, mid: str) -> MatchRow:
@@ -176,24 +185,10 @@ def test_seat_signatures_are_checked_with_the_kept_key(svc: MatchService) -> Non
 def test_row_updates_reuse_their_statements(svc: MatchService) -> None:
     mid, tokens, signers = started(svc)
     for _ in range(6):
-        view = svc.state(mid, token=tokens[0])
-        seat = view["turn"]
-        view = svc.state(mid, token=tokens[seat])
-        action = view["legal_actions"][0]
-        sig = signers[seat].sign_bytes(
-            seat_sig_message(mid, view["chain"], {"type": "action", "seat": seat, "action": action})
-        )
-        svc.act(mid, token=tokens[seat], action=action, version=view["version"], sig=sig)
+        play_first_legal(svc, mid, tokens, signers)
     kept = dict(store_module._UPDATES)
     assert kept, "no update statement was kept"
-    view = svc.state(mid, token=tokens[0])
-    seat = view["turn"]
-    view = svc.state(mid, token=tokens[seat])
-    action = view["legal_actions"][0]
-    sig = signers[seat].sign_bytes(
-        seat_sig_message(mid, view["chain"], {"type": "action", "seat": seat, "action": action})
-    )
-    svc.act(mid, token=tokens[seat], action=action, version=view["version"], sig=sig)
+    view = play_first_legal(svc, mid, tokens, signers)
     assert all(store_module._UPDATES[k] is v for k, v in kept.items())
     after = row(svc, mid)
     assert after.version == view["version"] + 1 and after.owes is not None

@@ -18,7 +18,7 @@ from http_play import (
     create_match,
     play_actions,
     seed_all,
-    short_ruleset,
+    started,
 )
 from live_server import LiveServer, Serve
 
@@ -34,8 +34,7 @@ def test_match_on_postgres() -> None:
     assert PG_URL is not None
     with LiveServer(database_url=PG_URL) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         game = GAMES[0]
-        created = create_match(c, game, short_ruleset(game))
-        seats = seed_all(c, created)
+        created, seats = started(c, game)
         play_actions(c, seats, random.Random(4), limit=200)
         if c.get(f"/v1/matches/{created['match_id']}").json()["status"] != "finished":
             seats[0].resign()
@@ -120,8 +119,7 @@ def test_two_processes_one_database(tmp_path: Path) -> None:
             def make(url: str) -> None:
                 with httpx.Client(base_url=url, timeout=30) as c:
                     for _ in range(3):
-                        made = create_match(c, game, short_ruleset(game))
-                        seed_all(c, made, keyed=False)
+                        made, _ = started(c, game, keyed=False)
                         idx.append(
                             c.get(f"/v1/matches/{made['match_id']}/lock").json()["log_index"]
                         )

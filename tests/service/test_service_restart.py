@@ -9,15 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import (
-    GAMES,
-    auth,
-    check_transcript,
-    create_match,
-    play_actions,
-    seed_all,
-    short_ruleset,
-)
+from http_play import GAMES, auth, check_transcript, play_actions, started
 from live_server import Serve
 
 
@@ -32,9 +24,8 @@ def test_kill_and_restart_continues(tmp_path: Path) -> None:
     try:
         with httpx.Client(base_url=srv.url, timeout=30) as c:
             key_before = c.get("/v1/keys").json()
-            created = create_match(c, game, short_ruleset(game))
+            created, seats = started(c, game)
             mid = created["match_id"]
-            seats = seed_all(c, created)
             tokens = [st.token for st in seats]
             assert play_actions(c, seats, random.Random(1), limit=5) == 5
             before = _state(c, mid, tokens)

@@ -10,19 +10,12 @@ import schemathesis
 from hypothesis import HealthCheck, settings
 from live_server import CREATING
 from schemathesis.checks import positive_data_acceptance
+from support import sqlite_settings
 
 from service.app import create_app
-from service.settings import Settings
 
 _tmp = tempfile.TemporaryDirectory(prefix="qahwa-schema-")
-_settings = Settings(
-    database_url=f"sqlite:///{Path(_tmp.name) / 'q.db'}",
-    data_dir=Path(_tmp.name),
-    master_key=None,
-    signing_key=None,
-    signing_key_file=None,
-    long_poll_max_seconds=0,
-)
+_settings = sqlite_settings(Path(_tmp.name), long_poll_max_seconds=0)
 APP = create_app(_settings)
 OPERATOR_KEY = _settings.operator_key_path.read_text(encoding="ascii").strip()
 

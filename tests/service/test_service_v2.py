@@ -15,6 +15,7 @@ from http_play import (
     auth,
     check_transcript,
     create_match,
+    locked_seats,
     ok,
     public_key,
     seats_of,
@@ -88,11 +89,7 @@ def test_missing_reveal_is_a_no_reveal_forfeit(
 ) -> None:
     created = create_match(client, game, short_ruleset(game))
     mid = created["match_id"]
-    seats = seats_of(client, created)
-    for st in seats:
-        st.commit()
-    for st in seats:
-        st.check_lock()
+    seats = locked_seats(client, created)
     for st in seats[:-1]:
         st.reveal()
     late = seats[-1]
@@ -372,6 +369,18 @@ def test_deadline_passed_while_not_serving_is_extended(
     assert doc["result"]["reason"] == "timeout"
 
 
+def swept_expired(client: httpx.Client, svc: MatchService, path: str) -> dict[str, Any]:
+    """A sweep; then the transcript at ``path`` ends with its ``expired`` end event."""
+    svc.sweep()
+    doc = ok(client.get(path))
+    assert untimed(doc["events"][-1]) == {
+        "seq": len(doc["events"]) - 1,
+        "type": "end",
+        "reason": "expired",
+    }
+    return doc
+
+
 def test_expired_at_end_by(client: httpx.Client, svc: MatchService) -> None:
     created = create_match(client, "hokm", {"target": 1})
     mid = created["match_id"]
@@ -385,13 +394,7 @@ def test_expired_at_end_by(client: httpx.Client, svc: MatchService) -> None:
         advance(svc, 250)
         svc.sweep()
     advance(svc, 86_400)
-    svc.sweep()
-    doc = ok(client.get(f"/v1/matches/{mid}/transcript"))
-    assert untimed(doc["events"][-1]) == {
-        "seq": len(doc["events"]) - 1,
-        "type": "end",
-        "reason": "expired",
-    }
+    doc = swept_expired(client, svc, f"/v1/matches/{mid}/transcript")
     assert doc["result"]["reason"] == "expired"
     assert doc["result"]["winners"] == [] and doc["result"]["forfeited"] == []
     check_transcript(client, doc)
@@ -453,13 +456,7 @@ def test_session_ends_at_end_by_and_unseeded_closes(
     unseeded = ok(client.post("/v1/rng", json={}), 201)
     size = client.get("/v1/log").json()["tree_size"]
     advance(svc, svc.settings.idle_timeout_seconds + 1)  # past end_by and the idle expiry
-    svc.sweep()
-    doc = ok(client.get(f"/v1/rng/{sid}/transcript"))
-    assert untimed(doc["events"][-1]) == {
-        "seq": len(doc["events"]) - 1,
-        "type": "end",
-        "reason": "expired",
-    }
+    doc = swept_expired(client, svc, f"/v1/rng/{sid}/transcript")
     assert doc["lock"] == out["lock"] and doc["result"]["reason"] == "expired"
     check_transcript(client, doc, [out["receipt"]])
     # the expired session's reveal record is logged; the unseeded session closed with

@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, V2Seat, create_match, seed_all, short_ruleset
+from http_play import GAMES, V2Seat, create_match, short_ruleset, started
 from live_server import LiveServer
 from sqlalchemy import event
 
@@ -19,8 +19,8 @@ pytestmark = pytest.mark.skipif(GAME is None, reason="no game engine available y
 
 def _started(c: httpx.Client) -> tuple[str, list[V2Seat]]:
     assert GAME is not None
-    created = create_match(c, GAME, short_ruleset(GAME))
-    return created["match_id"], seed_all(c, created)
+    created, seats = started(c, GAME)
+    return created["match_id"], seats
 
 
 def _act(c: httpx.Client, mid: str, seats: list[V2Seat]) -> dict[str, Any]:
@@ -229,16 +229,12 @@ def test_hub_wakes_the_loop_only_for_a_parked_waiter() -> None:
 def test_a_start_without_an_event_is_pushed(server: LiveServer) -> None:
     """tawla's start (the last reveal) draws nothing, so no event says the match began: an
     open stream gets a ``status`` message, and a waiting long poll answers at once."""
-    from http_play import seats_of
+    from http_play import locked_seats
 
     with httpx.Client(base_url=server.url, timeout=30) as c:
         created = create_match(c, "tawla", short_ruleset("tawla"))
         mid = created["match_id"]
-        seats = seats_of(c, created)
-        for st in seats:
-            st.commit()
-        for st in seats:
-            st.check_lock()
+        seats = locked_seats(c, created)
         seats[0].reveal()
         got: dict[str, Any] = {}
 

@@ -11,39 +11,26 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_verify_cli_helpers import (
+    KEYS,
     SIGNER,
     any_match,
+    derive_args,
     full_match,
     games_and_rng,
-    key_b64,
     keys_doc,
     resign,
     resigned_match,
+    run,
     write,
 )
 
 from fairness import PROTOCOL, Signer, commitment, public_key_b64
 from verify_cli.core import FAILED, UNCHECKED, UNUSABLE, VERIFIED, verify_document
-from verify_cli.keys import parse_keys
-from verify_cli.main import app
 
 VERIFY = str(Path(sys.executable).with_name("verify"))
-KEYS = parse_keys(key_b64(), source="file", origin="test-key")
-
-
-def run(*args: str) -> Any:
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
-
-
-@pytest.fixture
-def key_file(tmp_path: Path) -> str:
-    p = tmp_path / "server.pub"
-    p.write_text(key_b64() + "\n")
-    return str(p)
 
 
 def failed_check(doc: dict[str, Any]) -> dict[str, Any]:
@@ -467,21 +454,7 @@ def test_help_explains_both_forms() -> None:
 # -- verify derive: the spec's vectors (fairness-v1.md §7) ------------------------------------
 
 SEED = "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
-BASE = [
-    "derive",
-    "--server-seed",
-    SEED,
-    "--match-id",
-    "m-0001",
-    "--game",
-    "tawla",
-    "--ruleset",
-    '{"cube":true,"match_length":5}',
-    "--client-seed",
-    "alice-seed",
-    "--client-seed",
-    "bob-seed",
-]
+BASE = derive_args(SEED, "m-0001", '{"cube":true,"match_length":5}', ["alice-seed", "bob-seed"])
 K = "cf9eafb8f682735a4b8fe572db33a228af676e4a54ef202366ceaf8a3e4ef474"
 
 

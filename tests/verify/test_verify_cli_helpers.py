@@ -6,8 +6,11 @@ from __future__ import annotations
 import copy
 import functools
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from click.testing import CliRunner, Result
 
 from fairness import (
     PROTOCOL,
@@ -20,6 +23,8 @@ from fairness import (
 )
 from games import GAME_IDS
 from games.transcript import simulate_match
+from verify_cli.keys import parse_keys
+from verify_cli.main import app
 
 SIGNER = Signer.generate()
 FULL_MAX_ACTIONS = 5000
@@ -69,6 +74,32 @@ def write(path: Path, doc: Any) -> str:
 
 def key_b64() -> str:
     return public_key_b64(SIGNER.public_key)
+
+
+#: the tests' server key, as ``verify --key`` parses it
+KEYS = parse_keys(key_b64(), source="file", origin="test-key")
+
+
+def derive_args(
+    seed: str,
+    match_id: str,
+    ruleset: str,
+    seeds: Sequence[str],
+    nonces: Sequence[str] = (),
+    protocol: str | None = None,
+) -> list[str]:
+    """``verify derive``'s options for a tawla match: the server seed, the match id, the
+    ruleset, each seat's client seed (with its nonce, when ``nonces`` has one)."""
+    args = ["derive", *(["--protocol", protocol] if protocol else []), "--server-seed", seed]
+    args += ["--match-id", match_id, "--game", "tawla", "--ruleset", ruleset]
+    for i, client_seed in enumerate(seeds):
+        args += ["--client-seed", client_seed, *(["--nonce", nonces[i]] if i < len(nonces) else [])]
+    return args
+
+
+def run(*args: str) -> Result:
+    """``verify ARGS`` in this process."""
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
 def keys_doc() -> dict[str, Any]:

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
-from test_verify_cli_helpers import SIGNER, any_match, games_and_rng, keys_doc, resign, write
+from support import serving
+from test_verify_cli_helpers import SIGNER, any_match, games_and_rng, keys_doc, resign, run, write
 
 from fairness import PROTOCOL, canonical_ruleset, commitment, match_key, new_server_seed
 from games.base import Chance
@@ -29,10 +30,6 @@ from games.registry import engine_class
 from games.transcript import build_transcript, simulate_match
 from verify_cli.demo import run_demo
 from verify_cli.main import app
-
-
-def run(*args: str) -> Any:
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
 class FakeApi:
@@ -218,15 +215,8 @@ def api() -> Iterator[tuple[FakeApi, str]]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield fake, f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as url:
+        yield fake, url
 
 
 # -- transcript URLs ---------------------------------------------------------------------------

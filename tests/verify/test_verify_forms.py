@@ -6,17 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_verify_cli_helpers import SIGNER, key_b64
+from test_verify_cli_helpers import KEYS, SIGNER
 
 from fairness import PROTOCOL
 from games.deals import cut_deck, hokm_deal
 from games.hokm import HokmEngine
 from games.transcript import simulate_match
 from verify_cli.core import VERIFIED, verify_document
-from verify_cli.keys import parse_keys
 from verify_cli.render import cards_text
-
-KEYS = parse_keys(key_b64(), source="file", origin="test-key")
 
 
 def verified(game: str, ruleset: dict[str, Any], seed: int) -> tuple[dict[str, Any], Any]:

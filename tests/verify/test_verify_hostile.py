@@ -18,25 +18,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_verify_cli_helpers import SIGNER, full_match, key_b64, rechain, v2_match, write
+from test_verify_cli_helpers import KEYS, SIGNER, full_match, rechain, run, v2_match, write
 
 from fairness import PROTOCOL
 from games.transcript import simulate_match
 from verify_cli import inputs
 from verify_cli.core import FAILED, UNUSABLE, VERIFIED, verify_document
 from verify_cli.inputs import InputError, parse_json
-from verify_cli.keys import parse_keys
-from verify_cli.main import app
 
-KEYS = parse_keys(key_b64(), source="file", origin="test-key")
 FUZZ_EXAMPLES = int(os.environ.get("QAHWA_FUZZ_EXAMPLES", "60"))
-
-
-def run(*args: str) -> Any:
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
 def one_line_exit_2(res: Any) -> str:
@@ -45,13 +37,6 @@ def one_line_exit_2(res: Any) -> str:
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
     return str(lines[0])
-
-
-@pytest.fixture
-def key_file(tmp_path: Path) -> str:
-    p = tmp_path / "server.pub"
-    p.write_text(key_b64() + "\n")
-    return str(p)
 
 
 # -- files that are not transcripts ----------------------------------------------------------

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from pty_run import run_on_terminal
+from support import captured
 
 from fairness import PROTOCOL
 from games.transcript import simulate_match
@@ -19,14 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def verify(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "80"}
-    return subprocess.run(
-        [sys.executable, "-m", "verify_cli", *args, "--jobs", "1"],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=120,
-        check=False,
+    return captured(
+        [sys.executable, "-m", "verify_cli", *args, "--jobs", "1"], env=env, cwd=ROOT, timeout=120
     )
 
 

@@ -10,14 +10,11 @@ import copy
 from typing import Any
 
 import pytest
-from test_verify_cli_helpers import SIGNER, key_b64
+from test_verify_cli_helpers import KEYS, SIGNER
 
 from fairness import PROTOCOL_V2
 from games.transcript import simulate_match
 from verify_cli.core import FAILED, UNUSABLE, VERIFIED, verify_document
-from verify_cli.keys import parse_keys
-
-KEYS = parse_keys(key_b64(), source="file", origin="test-key")
 
 
 def check(rep: dict[str, Any], name: str) -> dict[str, Any]:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner, Result
-from test_verify_cli_helpers import SIGNER, full_match, keys_doc
+from click.testing import CliRunner
+from support import serving
+from test_verify_cli_helpers import SIGNER, full_match, keys_doc, run
 
 from fairness import PROTOCOL, PROTOCOL_V2, V2, match_key
 from games.registry import engine_class
@@ -35,10 +35,6 @@ def v1_match(game: str, ruleset: dict[str, Any], seed: int) -> dict[str, Any]:
     """A genuine qahwa-fair/1 transcript (v1 transcripts verify forever)."""
     doc, _ = simulate_match(game, ruleset, seed=seed, protocol=PROTOCOL)
     return doc
-
-
-def run(*args: str) -> Result:
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
 
 
 def tawla(seed: int) -> dict[str, Any]:
@@ -326,15 +322,8 @@ def server(genuine: list[str]) -> Iterator[str]:
         def log_message(self, *args: Any) -> None:
             pass
 
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
-        thread.join(5)
+    with serving(ThreadingHTTPServer(("127.0.0.1", 0), Handler)) as url:
+        yield url
 
 
 def test_from_a_server(server: str, genuine: list[str]) -> None:

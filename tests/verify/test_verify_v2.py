@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from click.testing import CliRunner
 from test_verify_cli_helpers import (
+    KEYS,
     SIGNER,
-    key_b64,
+    derive_args,
     receipts_of,
     rechain,
+    run,
     v2_match,
     write,
 )
@@ -35,17 +36,11 @@ from games.ends import no_reveal_result
 from games.registry import engine_class
 from games.replay import replay
 from verify_cli.core import FAILED, UNCHECKED, VERIFIED, OwnSeed, verify_document
-from verify_cli.keys import parse_keys
-from verify_cli.main import app
-
-KEYS = parse_keys(key_b64(), source="file", origin="test-key")
 
 # every game and form, with short targets so random bots finish quickly
+NO_FRESH = {"fresh_rolls": False}
 FORMS: list[tuple[str, dict[str, Any]]] = [
-    ("tawla", {"match_length": 1}),
-    ("tawla", {"match_length": 1, "fresh_rolls": False}),
-    ("mahbusa", {"match_length": 1}),
-    ("mahbusa", {"match_length": 1, "fresh_rolls": False}),
+    *((g, {"match_length": 1, **fr}) for g in ("tawla", "mahbusa") for fr in ({}, NO_FRESH)),
     ("hokm", {"target": 1}),
     ("hokm", {"target": 1, "cut": False}),
     ("hokm", {"players": 2, "target": 1}),
@@ -53,25 +48,11 @@ FORMS: list[tuple[str, dict[str, Any]]] = [
     ("qahve", {"target": 30}),
     ("shelem", {"target": 200}),
     ("shelem", {"players": 2, "target": 200}),
-    ("iraqi_domino", {"players": 2, "target": 30}),
-    ("iraqi_domino", {"players": 3, "target": 30}),
-    ("iraqi_domino", {"players": 4, "target": 30}),
-    ("mexican_train", {"players": 2, "rounds": 1}),
-    ("mexican_train", {"players": 8, "rounds": 1}),
+    *(("iraqi_domino", {"players": p, "target": 30}) for p in (2, 3, 4)),
+    *(("mexican_train", {"players": p, "rounds": 1}) for p in (2, 8)),
     ("rng", {}),
 ]
 V2_CHECKS = ["lock", "seats", "commitment", "reveals", "chain", "match key"]
-
-
-def run(*args: str) -> Any:
-    return CliRunner().invoke(app, list(args), catch_exceptions=False)
-
-
-@pytest.fixture
-def key_file(tmp_path: Path) -> str:
-    p = tmp_path / "server.pub"
-    p.write_text(key_b64() + "\n")
-    return str(p)
 
 
 def failures(doc: dict[str, Any], **kw: Any) -> list[dict[str, Any]]:
@@ -466,16 +447,16 @@ def test_one_receipt_file_of_a_single_receipt(tmp_path: Path, key_file: str) -> 
     assert f"receipt for seq {last['seq']}" in res.stdout and "cut the match short" in res.stdout
 
 
+def with_receipts(tmp_path: Path, key_file: str, doc: Any, receipts: Any) -> Any:
+    """``verify`` on ``doc`` with the server's key and ``receipts``, each from a file."""
+    t, r = write(tmp_path / "t.json", doc), write(tmp_path / "r.json", receipts)
+    return run(t, "--key", key_file, "--receipt", r)
+
+
 def test_a_receipt_not_signed_by_a_listed_key_fails(tmp_path: Path, key_file: str) -> None:
     genuine = v2_match("rng")
     r = Signer.generate().signed(receipts_of(genuine)[-1])
-    res = run(
-        write(tmp_path / "t.json", genuine),
-        "--key",
-        key_file,
-        "--receipt",
-        write(tmp_path / "r.json", r),
-    )
+    res = with_receipts(tmp_path, key_file, genuine, r)
     assert res.exit_code == 1 and "receipt for seq" in res.stdout
 
 
@@ -490,13 +471,7 @@ def test_a_receipt_file_that_is_no_receipt_is_unusable(tmp_path: Path, key_file:
 
 def test_a_receipt_for_another_match_is_unusable(tmp_path: Path, key_file: str) -> None:
     r = receipts_of(v2_match("rng", seed=5))
-    res = run(
-        write(tmp_path / "t.json", v2_match("rng")),
-        "--key",
-        key_file,
-        "--receipt",
-        write(tmp_path / "r.json", r),
-    )
+    res = with_receipts(tmp_path, key_file, v2_match("rng"), r)
     assert res.exit_code == 2 and "none of the transcripts" in res.stderr
 
 
@@ -567,13 +542,14 @@ def test_without_a_key_nothing_signed_is_a_pass(tmp_path: Path) -> None:
     assert run(write(tmp_path / "t.json", doc)).exit_code == 1
 
 
+def verify_tawla(tmp_path: Path, key_file: str, *options: str) -> Any:
+    """``verify`` with the server's key and ``options`` on a one-point tawla match."""
+    doc = v2_match("tawla", {"match_length": 1})
+    return run(write(tmp_path / "t.json", doc), "--key", key_file, *options)
+
+
 def test_json_output_names_the_v2_checks(tmp_path: Path, key_file: str) -> None:
-    res = run(
-        write(tmp_path / "t.json", v2_match("tawla", {"match_length": 1})),
-        "--key",
-        key_file,
-        "--json",
-    )
+    res = verify_tawla(tmp_path, key_file, "--json")
     out = json.loads(res.stdout)
     assert out["ok"] is True
     names = [c["name"] for c in out["results"][0]["checks"]]
@@ -581,12 +557,7 @@ def test_json_output_names_the_v2_checks(tmp_path: Path, key_file: str) -> None:
 
 
 def test_fresh_rolls_are_shown_as_fresh(tmp_path: Path, key_file: str) -> None:
-    res = run(
-        write(tmp_path / "t.json", v2_match("tawla", {"match_length": 1})),
-        "--key",
-        key_file,
-        "--all-draws",
-    )
+    res = verify_tawla(tmp_path, key_file, "--all-draws")
     assert "opening roll 0" in res.stdout and "fresh (from both seats' roll values)" in res.stdout
     assert "live entropy" not in res.stdout
 
@@ -613,27 +584,14 @@ NONCE_A = bytes(0xA0 + i % 16 for i in range(32)).hex()
 NONCE_B = bytes(0xB0 + i % 16 for i in range(32)).hex()
 V0_A = "45bba2e9c7bd9d91eff3ed896a901f8a9dd5ca8f01e005da2c26c24a73d8c267"
 V0_B = "bcaa14f3bf49355c0cc34e802c86851e87e753cd62f28efbcf777f8cfed78fb2"
-DERIVE_V2 = [
-    "derive",
-    "--protocol",
-    PROTOCOL_V2,
-    "--server-seed",
+DERIVE_V2 = derive_args(
     SEED_V2,
-    "--match-id",
     "m-0002",
-    "--game",
-    "tawla",
-    "--ruleset",
     '{"cube":true,"match_length":5}',
-    "--client-seed",
-    "alice-seed",
-    "--nonce",
-    NONCE_A,
-    "--client-seed",
-    "bob-seed",
-    "--nonce",
-    NONCE_B,
-]
+    ["alice-seed", "bob-seed"],
+    [NONCE_A, NONCE_B],
+    protocol=PROTOCOL_V2,
+)
 
 
 def test_derive_v2_gives_the_specs_vectors() -> None:
@@ -698,24 +656,7 @@ def test_derive_v2_fresh_roll_from_the_two_values() -> None:
 def test_derive_v2_bad_input_exits_2(args: list[str], why: str) -> None:
     seed = SEED_V2 if "--protocol" in args else bytes(range(32)).hex()
     res = run(
-        "derive",
-        "--server-seed",
-        seed,
-        "--match-id",
-        "m",
-        "--game",
-        "tawla",
-        "--ruleset",
-        "{}",
-        "--client-seed",
-        "a",
-        "--client-seed",
-        "b",
-        "--label",
-        "g0/roll/1",
-        "--dice",
-        "2",
-        *args,
+        *derive_args(seed, "m", "{}", ["a", "b"]), "--label", "g0/roll/1", "--dice", "2", *args
     )
     assert res.exit_code == 2, res.output
     assert why in res.stderr and not res.stdout
@@ -723,23 +664,7 @@ def test_derive_v2_bad_input_exits_2(args: list[str], why: str) -> None:
 
 
 def test_derive_a_v2_seed_without_protocol_gets_a_hint() -> None:
-    res = run(
-        "derive",
-        "--server-seed",
-        SEED_V2,
-        "--match-id",
-        "m",
-        "--game",
-        "tawla",
-        "--ruleset",
-        "{}",
-        "--client-seed",
-        "a",
-        "--label",
-        "x",
-        "--dice",
-        "1",
-    )
+    res = run(*derive_args(SEED_V2, "m", "{}", ["a"]), "--label", "x", "--dice", "1")
     assert res.exit_code == 2 and "add --protocol qahwa-fair/2" in res.stderr
 
 
