@@ -6,8 +6,8 @@ import hashlib
 import hmac
 import secrets
 import struct
-from collections.abc import Sequence
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from .errors import ClientSeedError, LabelError, RangeError, SeedError
 
@@ -22,6 +22,7 @@ _WORDS16 = struct.Struct(">16I").unpack
 _PAIR = struct.Struct(">2I").unpack_from  # a block's first two words
 
 T = TypeVar("T")
+S = TypeVar("S")
 
 
 def u32be(x: int) -> bytes:
@@ -37,6 +38,23 @@ def new_server_seed() -> bytes:
     return secrets.token_bytes(SEED_BYTES)
 
 
+def parse_hex(value: Any, nbytes: int, what: str) -> bytes:
+    """``nbytes`` bytes written as exactly ``2 * nbytes`` lowercase hex, else SeedError."""
+    if isinstance(value, bytes):
+        if len(value) != nbytes:
+            raise SeedError(f"{what} must be {nbytes} bytes, got {len(value)}")
+        return value
+    if not isinstance(value, str):
+        raise SeedError(f"{what} must be a hex string")
+    if len(value) != 2 * nbytes:
+        raise SeedError(f"{what} must be {2 * nbytes} hex characters, got {len(value)}")
+    if not _HEX_DIGITS.issuperset(value):
+        if _HEX_DIGITS.issuperset(value.lower()):
+            raise SeedError(f"{what} must be lowercase hex (0-9, a-f), not uppercase")
+        raise SeedError(f"{what} is not hexadecimal ({2 * nbytes} characters 0-9, a-f)")
+    return bytes.fromhex(value)
+
+
 def parse_server_seed(seed: str | bytes) -> bytes:
     """Accept a seed as 32 raw bytes or 64 lowercase hex characters; return the raw bytes.
 
@@ -44,20 +62,7 @@ def parse_server_seed(seed: str | bytes) -> bytes:
     verifier reads a transcript the same way: uppercase hex, spaces, a ``0x`` prefix, other
     characters or another length are a :class:`SeedError`.
     """
-    if isinstance(seed, bytes):
-        if len(seed) != SEED_BYTES:
-            raise SeedError(f"server seed must be {SEED_BYTES} bytes, got {len(seed)}")
-        return seed
-    if not isinstance(seed, str):
-        raise SeedError("server seed must be a hex string")
-    if len(seed) != 2 * SEED_BYTES:
-        raise SeedError(f"server seed must be 64 hex characters, got {len(seed)}")
-    if not all(c in _HEX_DIGITS for c in seed):
-        # (bytes.fromhex alone would also accept spaces, and so fewer than 32 bytes)
-        if all(c in _HEX_DIGITS for c in seed.lower()):
-            raise SeedError("server seed must be lowercase hex (0-9, a-f), not uppercase")
-        raise SeedError("server seed is not hexadecimal (64 characters 0-9, a-f)")
-    return bytes.fromhex(seed)
+    return parse_hex(seed, SEED_BYTES, "server seed")
 
 
 def commitment(seed: str | bytes) -> str:
@@ -122,20 +127,39 @@ def match_key(
 ) -> bytes:
     """K = HMAC-SHA256(server_seed, T) (fairness-v1.md §2)."""
     seed = parse_server_seed(server_seed)
+    t = key_input(PROTOCOL, match_id, game, ruleset, client_seeds, client_seed_part)
+    return hmac.new(seed, t, hashlib.sha256).digest()
+
+
+def client_seed_part(client_seed: str) -> bytes:
+    """A seat's client seed as T holds it: ``lp(client_seed)``."""
+    return lp(check_client_seed(client_seed).encode("utf-8"))
+
+
+def key_input(
+    derivation: str,
+    match_id: str,
+    game: str,
+    ruleset: str,
+    seats: Sequence[S],
+    seat_part: Callable[[S], bytes],
+) -> bytes:
+    """T, what K's HMAC is over (fairness-v1.md §2, fairness-v2.md §4): the derivation's
+    name, 0x00, lp(match_id), lp(game), lp(ruleset), u32be(seat count), then each seat's
+    ``seat_part`` in seat order."""
     for name, value in (("match_id", match_id), ("game", game), ("ruleset", ruleset)):
         if not isinstance(value, str):
             raise TypeError(f"{name} must be a string")
     parts = [
-        PROTOCOL.encode("ascii"),
+        derivation.encode("ascii"),
         b"\x00",
         lp(match_id.encode("utf-8")),
         lp(game.encode("utf-8")),
         lp(ruleset.encode("utf-8")),
-        u32be(len(client_seeds)),
+        u32be(len(seats)),
     ]
-    for cs in client_seeds:
-        parts.append(lp(check_client_seed(cs).encode("utf-8")))
-    return hmac.new(seed, b"".join(parts), hashlib.sha256).digest()
+    parts += [seat_part(s) for s in seats]
+    return b"".join(parts)
 
 
 #: HMAC's inner and outer pads (RFC 2104) as ``bytes.translate`` tables: byte x -> x ^ pad

@@ -29,13 +29,10 @@ import secrets
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from .derive import PROTOCOL, check_client_seed, lp, u32be
-from .derive import commitment as _commitment_v1
+from .derive import PROTOCOL, client_seed_part, key_input, parse_hex
 from .derive import match_key as _match_key_v1
-from .derive import new_server_seed as _new_seed_v1
-from .derive import parse_server_seed as _parse_seed_v1
 from .errors import FairnessError
-from .v2 import PROTOCOL_V2, loads_strict, parse_hex, parse_nonce
+from .v2 import PROTOCOL_V2, loads_strict, parse_nonce
 
 #: sealed deals (docs/spec/fairness-v3.md)
 PROTOCOL_V3 = "qahwa-fair/3"
@@ -91,12 +88,7 @@ class FairProtocol:
 
     # -- the match key ----------------------------------------------------------------------
     def match_key(
-        self,
-        server_seed: str | bytes,
-        match_id: str,
-        game: str,
-        ruleset: str,
-        seats: Sequence[Any],
+        self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
     ) -> bytes:
         """K of a match: ``seats`` are each seat's :data:`SeatInput` in seat order."""
         raise NotImplementedError
@@ -133,10 +125,6 @@ class ProtocolV1(FairProtocol):
     timed = False
     end_reasons = ("resigned", "abandoned")
 
-    new_server_seed = staticmethod(_new_seed_v1)
-    parse_server_seed = staticmethod(_parse_seed_v1)
-    commitment = staticmethod(_commitment_v1)
-
     def match_key(
         self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
     ) -> bytes:
@@ -172,30 +160,17 @@ class ProtocolV2(FairProtocol):
     derivation: ClassVar[str] = PROTOCOL_V2
 
     def match_key(
-        self,
-        server_seed: str | bytes,
-        match_id: str,
-        game: str,
-        ruleset: str,
-        seats: Sequence[Any],
+        self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
     ) -> bytes:
         """K = HMAC-SHA512(server_seed, T), 64 bytes; ``seats`` = (client_seed, nonce)."""
         seed = self.parse_server_seed(server_seed)
-        for what, value in (("match_id", match_id), ("game", game), ("ruleset", ruleset)):
-            if not isinstance(value, str):
-                raise TypeError(f"{what} must be a string")
-        parts = [
-            self.derivation.encode("ascii"),
-            b"\x00",
-            lp(match_id.encode("utf-8")),
-            lp(game.encode("utf-8")),
-            lp(ruleset.encode("utf-8")),
-            u32be(len(seats)),
-        ]
-        for cs, nonce in seats:
-            parts.append(lp(check_client_seed(cs).encode("utf-8")))
-            parts.append(parse_nonce(nonce))
-        return hmac.new(seed, b"".join(parts), hashlib.sha512).digest()
+
+        def part(seat: Any) -> bytes:
+            client_seed, nonce = seat
+            return client_seed_part(client_seed) + parse_nonce(nonce)
+
+        t = key_input(self.derivation, match_id, game, ruleset, seats, part)
+        return hmac.new(seed, t, hashlib.sha512).digest()
 
     def seat_input(self, seat: Mapping[str, Any]) -> SeatInput | None:
         cs, nonce = seat.get("client_seed"), seat.get("nonce")
@@ -265,22 +240,3 @@ def signed_protocol(what: Any) -> bool:
 def protocol_of_key(key: bytes) -> FairProtocol:
     """The protocol of a match key by its length: 64 bytes v2, else v1."""
     return V2 if len(key) == V2.key_bytes else V1
-
-
-__all__ = [
-    "CURRENT",
-    "PROTOCOLS",
-    "V1",
-    "V2",
-    "V3",
-    "FairProtocol",
-    "ProtocolV1",
-    "ProtocolV2",
-    "ProtocolV3",
-    "SeatInput",
-    "UnknownProtocolError",
-    "protocol_for",
-    "protocol_of_key",
-    "register",
-    "signed_protocol",
-]

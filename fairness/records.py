@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from .canonical import canonical_json
+from .derive import parse_hex
 from .errors import FairnessError, SignatureError
 from .protocol import V2, FairProtocol, UnknownProtocolError, protocol_for
-from .v2 import chain_start, parse_hex
+from .v2 import chain_start
 
 
 class Signer(Protocol):
@@ -42,6 +43,11 @@ class RecordError(FairnessError):
         self.kind = kind
 
 
+def _head(rtype: str, match_id: str, protocol: FairProtocol = V2) -> dict[str, Any]:
+    """The fields every record starts with: its type, protocol and match."""
+    return {"type": rtype, "protocol": protocol.name, "match_id": match_id}
+
+
 def _signed(record: dict[str, Any], signer: Signer | None) -> dict[str, Any]:
     return record if signer is None else signer.signed(record)
 
@@ -59,9 +65,7 @@ class Commit:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "type": "commit",
-            "protocol": V2.name,
-            "match_id": self.match_id,
+            **_head("commit", self.match_id),
             "game": self.game,
             "ruleset": self.ruleset,
             "commitment": self.commitment,
@@ -114,9 +118,7 @@ class Lock:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "type": "lock",
-            "protocol": self.protocol.name,
-            "match_id": self.match_id,
+            **_head("lock", self.match_id, self.protocol),
             "game": self.game,
             "ruleset": self.ruleset,
             "commitment": self.commitment,
@@ -241,14 +243,7 @@ class Receipt:
     at: str
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "type": "receipt",
-            "protocol": V2.name,
-            "match_id": self.match_id,
-            "seq": self.seq,
-            "chain": self.chain,
-            "at": self.at,
-        }
+        return {**_head("receipt", self.match_id), **asdict(self)}
 
     def sign(self, signer: Signer) -> dict[str, Any]:
         return signer.signed(self.to_json())
@@ -292,9 +287,7 @@ class Reveal:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "type": "reveal",
-            "protocol": V2.name,
-            "match_id": self.match_id,
+            **_head("reveal", self.match_id),
             "lock_index": self.lock_index,
             "server_seed": self.server_seed,
             "chain": self.chain,

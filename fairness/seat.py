@@ -32,7 +32,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from .canonical import canonical_json
 from .derive import PROTOCOL as PROTOCOL_V1
-from .derive import check_client_seed, new_client_seed
+from .derive import check_client_seed, new_client_seed, parse_hex
 from .errors import FairnessError
 from .protocol import PROTOCOL_V3
 from .records import Lock, RecordError
@@ -52,7 +52,6 @@ from .v2 import (
     chain_start,
     format_time_ms,
     new_nonce,
-    parse_hex,
     parse_time_us,
     roll_chain,
     seat_sig_message,
@@ -207,13 +206,7 @@ class Dispute:
     evidence: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "match_id": self.match_id,
-            "seat": self.seat,
-            "kind": self.kind,
-            "message": self.message,
-            "evidence": self.evidence,
-        }
+        return asdict(self)
 
 
 # Every client seed, nonce and roll-chain secret this process has used: a conforming client
@@ -603,30 +596,29 @@ class SeatProtocol:
             )
         elif "value" in act and act.get("type") in FRESH_ROLL_TYPES:
             raise ClientError("this seat has no roll chain: it sends no roll-chain value")
-        body: dict[str, Any] = {"action": act, "version": version, "prev": chain}
-        sig = self._sign(chain, {"type": "action", "seat": self.seat, "action": act}, view_lock)
-        if sig is not None:
-            body["sig"] = sig
-        return body
+        body = {"action": act, "version": version, "prev": chain}
+        return self._signed(body, {"type": "action", "seat": self.seat, "action": act}, view_lock)
 
     def resign_body(self, *, chain: str | None, view_lock: Any) -> dict[str, Any]:
         if chain is None:
             return {}
-        body: dict[str, Any] = {"prev": chain}
-        sig = self._sign(chain, {"type": "end", "reason": "resigned", "seat": self.seat}, view_lock)
-        if sig is not None:
-            body["sig"] = sig
-        return body
+        event = {"type": "end", "reason": "resigned", "seat": self.seat}
+        return self._signed({"prev": chain}, event, view_lock)
 
-    def _sign(self, chain: str, event: dict[str, Any], view_lock: Any) -> str | None:
+    def _signed(
+        self, body: dict[str, Any], event: dict[str, Any], view_lock: Any
+    ) -> dict[str, Any]:
+        """``body`` (its ``prev``: the chain head ``event`` follows) with this seat's ``sig``
+        over ``event``; unsigned for a seat without a key."""
         if self.signer is None:
             if self._keyed_at(view_lock):
                 raise ClientError(
                     f"seat {self.seat} is keyed and this handle does not hold "
                     "its key: act through the handle that committed"
                 )
-            return None
-        return self.signer.sign_bytes(seat_sig_message(self.match_id, chain, event))
+            return body
+        message = seat_sig_message(self.match_id, body["prev"], event)
+        return {**body, "sig": self.signer.sign_bytes(message)}
 
     # -- receipts and what was sent (§3a.5) ----------------------------------------------------
     def sent(self, method: str, path: str, body: Any) -> dict[str, Any]:

@@ -130,6 +130,17 @@ def signed_time(record: dict[str, Any]) -> tuple[str, float] | None:
     return None
 
 
+def _signature_bytes(value: Any, what: str, missing: str) -> bytes:
+    """The raw bytes of a base64 signature ``value`` (SignatureError ``missing`` when it is
+    no string, or ``what`` is not base64)."""
+    if not isinstance(value, str):
+        raise SignatureError(missing)
+    try:
+        return base64.b64decode(value, validate=True)
+    except ValueError:
+        raise SignatureError(f"{what} is not base64") from None
+
+
 def verify_record(
     record: dict[str, Any], public_key: Ed25519PublicKey, *, body_json: bytes | None = None
 ) -> None:
@@ -146,13 +157,7 @@ def verify_record(
         raise SignatureError("record has no signature object")
     if sig.get("alg") != ALG:
         raise SignatureError(f"unsupported signature algorithm {sig.get('alg')!r}")
-    value = sig.get("value")
-    if not isinstance(value, str):
-        raise SignatureError("signature value missing")
-    try:
-        raw = base64.b64decode(value, validate=True)
-    except ValueError:
-        raise SignatureError("signature value is not base64") from None
+    raw = _signature_bytes(sig.get("value"), "signature value", "signature value missing")
     if body_json is None:
         body_json = canonical_json({k: v for k, v in record.items() if k != "signature"})
     try:
@@ -167,12 +172,7 @@ def verify_bytes(
     """Raise SignatureError unless ``signature_b64`` is a valid Ed25519 signature of
     ``message`` by the base64 raw public key (a v2 seat key, fairness-v2.md §7); the key
     may also be given loaded (``load_public_key``), to check many messages of one key."""
-    if not isinstance(signature_b64, str):
-        raise SignatureError("signature must be a base64 string")
-    try:
-        raw = base64.b64decode(signature_b64, validate=True)
-    except ValueError:
-        raise SignatureError("signature is not base64") from None
+    raw = _signature_bytes(signature_b64, "signature", "signature must be a base64 string")
     if isinstance(public_key_b64, Ed25519PublicKey):
         pub = public_key_b64
     else:

@@ -19,37 +19,19 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .canonical import canonical_json
-from .derive import check_client_seed, lp, u32be
-from .errors import ClientSeedError, SeedError
+from .derive import check_client_seed, lp, parse_hex, u32be
+from .errors import SeedError
 
 PROTOCOL_V2 = "qahwa-fair/2"
 NONCE_BYTES = 32
 CHAIN_SECRET_BYTES = 32
 ROLL_CHAIN_LENGTH = 65536
-_HEX = frozenset("0123456789abcdef")
 _SEAT_TAG = b"qahwa-fair/2 seat\x00"
 _ROLL_TAG = b"qahwa-fair/2 roll\x00"
 MAX_SAFE_INT = (1 << 53) - 1
 
 
-# -- hex and seeds ---------------------------------------------------------------------------
-
-
-def parse_hex(value: Any, nbytes: int, what: str) -> bytes:
-    """``nbytes`` bytes written as exactly ``2 * nbytes`` lowercase hex, else SeedError."""
-    if isinstance(value, bytes):
-        if len(value) != nbytes:
-            raise SeedError(f"{what} must be {nbytes} bytes, got {len(value)}")
-        return value
-    if not isinstance(value, str):
-        raise SeedError(f"{what} must be a hex string")
-    if len(value) != 2 * nbytes:
-        raise SeedError(f"{what} must be {2 * nbytes} hex characters, got {len(value)}")
-    if not _HEX.issuperset(value):
-        if _HEX.issuperset(value.lower()):
-            raise SeedError(f"{what} must be lowercase hex (0-9, a-f), not uppercase")
-        raise SeedError(f"{what} is not hexadecimal ({2 * nbytes} characters 0-9, a-f)")
-    return bytes.fromhex(value)
+# -- nonces ----------------------------------------------------------------------------------------
 
 
 def new_nonce() -> bytes:
@@ -96,7 +78,7 @@ def roll_chain(
     """The whole chain c[0] .. c[length] (c[length] = secret, c[0] = the tip)."""
     if not isinstance(secret, bytes) or len(secret) != CHAIN_SECRET_BYTES:
         raise SeedError(f"a roll-chain secret is {CHAIN_SECRET_BYTES} bytes")
-    prefix = _ROLL_TAG + lp(match_id.encode("utf-8")) + u32be(seat)
+    prefix = _roll_prefix(match_id, seat)
     out = [secret]
     sha = hashlib.sha256
     v = secret
@@ -259,32 +241,3 @@ def check_canonical_value(obj: Any, path: str = "$") -> None:
             check_canonical_value(v, f"{path}.{k}")
         return
     raise ValueError(f"{path}: {type(obj).__name__} is not JSON")
-
-
-__all__ = [
-    "CHAIN_SECRET_BYTES",
-    "NONCE_BYTES",
-    "PROTOCOL_V2",
-    "ROLL_CHAIN_LENGTH",
-    "UNSIGNED_EVENT_FIELDS",
-    "ClientSeedError",
-    "DuplicateKeyError",
-    "chain_head",
-    "chain_next",
-    "chain_start",
-    "check_canonical_value",
-    "check_roll_value",
-    "format_time_ms",
-    "fresh_label",
-    "loads_strict",
-    "new_nonce",
-    "parse_hex",
-    "parse_nonce",
-    "parse_time_us",
-    "roll_chain",
-    "roll_chain_tip",
-    "roll_step",
-    "seat_sig_message",
-    "seed_commitment",
-    "signed_event_body",
-]

@@ -23,13 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 #: rules, the verify page and the CLI, and the transparency-log package; never a package of
 #: the server.
 VERIFIER_PACKAGES = ("fairness", "sealed", "tlog", "games", "qahwa_page", "verify_cli")
-#: package data beside the modules
-PACKAGE_DATA = {
-    "fairness": ["py.typed"],
-    "sealed": ["py.typed"],
-    "games": ["py.typed"],
-    "tlog": ["py.typed"],
-    "verify_cli": ["py.typed"],
+#: package data beside the modules: every package is typed; the page has its static files
+PACKAGE_DATA = {p: ["py.typed"] for p in VERIFIER_PACKAGES} | {
     "qahwa_page": [
         "py.typed",
         "static/*.html",

@@ -38,7 +38,6 @@ from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
 from .render import is_int
 from .replay_core import NotATranscript, Report, assemble, check_rules, check_shape
-from .replay_core import count_units as count_units
 from .rules import V2State
 
 #: the checks only the CLI makes (Ed25519 and the player's own inputs); every other check
@@ -49,6 +48,15 @@ VERIFIED = "verified"
 FAILED = "failed"
 UNCHECKED = "unchecked"
 UNUSABLE = "unusable"
+
+
+def exit_code(reports: list[dict[str, Any]]) -> int:
+    """``verify``'s exit code for these reports (see :mod:`verify_cli.main`)."""
+    if any(r["status"] == UNUSABLE for r in reports):
+        return 2
+    if any(r["status"] in (FAILED, UNCHECKED) for r in reports):
+        return 1
+    return 0
 
 
 def load_document(path: str) -> Any:

@@ -25,7 +25,7 @@ from fairness import chain_start, public_key_b64
 from fairness.seat import ClientError, SeatProtocol, Terms
 from games.registry import available_games, engine_class
 
-from .core import FAILED, UNCHECKED, UNUSABLE, VERIFIED, unusable, verify_document
+from .core import exit_code, unusable, verify_document
 from .keys import KeySet, UnusableInput, fetch_keys
 from .log import root_from_inclusion
 from .output import make_console, print_report, print_summary
@@ -311,8 +311,4 @@ def run_demo(
         "[dim]The public key was fetched from the server, so the signature check "
         "is only as trustworthy as that server; pin the key with `verify --key`.[/]"
     )
-    if any(r["status"] == UNUSABLE for r in reports):
-        return 2
-    if any(r["status"] in (FAILED, UNCHECKED) for r in reports):
-        return 1
-    return 0 if all(r["status"] == VERIFIED for r in reports) else 1
+    return exit_code(reports)

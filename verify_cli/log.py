@@ -18,7 +18,6 @@ from .log_check import (
     check_transcript,
     load_proofs,
     log_hook,
-    log_options,
     open_state,
 )
 from .log_state import (
@@ -56,7 +55,6 @@ __all__ = [
     "load_proofs",
     "log_cmd",
     "log_hook",
-    "log_options",
     "node_hash",
     "open_state",
     "parse_head",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import time
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -125,8 +125,11 @@ class OfflineProof:
     source: str
 
 
-def _leaf_matches(transcript: dict[str, Any], leaf: dict[str, Any], idx: int) -> None:
-    """The logged record is this transcript's (a v1 commitment or a v2 lock)."""
+def _leaf_matches(
+    transcript: dict[str, Any], leaf: dict[str, Any], idx: int, keys: KeySet | None
+) -> None:
+    """The logged record is this transcript's (a v1 commitment or a v2 lock), signed by one
+    of ``keys`` when there are keys."""
     if leaf.get("type") == "lock":
         names: tuple[str, ...] = ("protocol", "match_id", "game", "ruleset", "commitment")
     elif leaf.get("type") == "commitment":
@@ -140,6 +143,16 @@ def _leaf_matches(transcript: dict[str, Any], leaf: dict[str, Any], idx: int) ->
                 f"{name} is {leaf.get(name)!r}, the transcript's "
                 f"{transcript.get(name)!r}"
             )
+    if keys is not None:
+        _check_signed(leaf, keys, f"the record at log index {idx}")
+
+
+def _included(idx: int, cp: tlog.Checkpoint, cosigned: Sequence[str], tail: str) -> str:
+    who = ", ".join(cosigned) or "no witness"
+    return (
+        f"included at index {idx} under the checkpoint of size {cp.size} of {cp.origin}, "
+        f"cosigned by {who}{tail}"
+    )
 
 
 def check_offline(
@@ -161,9 +174,7 @@ def check_offline(
         why = downgrade_problem(transcript, off.leaf, idx)
         if why is not None:
             raise LogCheckFailed(why)
-        _leaf_matches(transcript, off.leaf, idx)
-        if keys is not None:
-            _check_signed(off.leaf, keys, f"the record at log index {idx}")
+        _leaf_matches(transcript, off.leaf, idx, keys)
         assert off.proof.extra is not None
         cp, cosigned = off.proof.verify(tlog.leaf_hash(off.proof.extra), policy)
         seen = state.checkpoints.get(cp.origin)
@@ -177,11 +188,7 @@ def check_offline(
         return False, f"the tlog-proof: {exc}"
     except LogCheckFailed as exc:
         return False, str(exc)
-    who = ", ".join(cosigned) or "no witness"
-    return True, (
-        f"included at index {idx} under the checkpoint of size {cp.size} of "
-        f"{cp.origin}, cosigned by {who} (the policy's quorum is met)"
-    )
+    return True, _included(idx, cp, cosigned, " (the policy's quorum is met)")
 
 
 def _server_policy(fetch: Fetch) -> tuple[tlog.Policy | None, str]:
@@ -296,19 +303,13 @@ def check_online(
                 f"the transcript says its entry is log index {idx!r}, the log has match "
                 f"{mid}'s at index {tp.index}"
             )
-        _leaf_matches(transcript, leaf, tp.index)
-        if keys is not None:
-            _check_signed(leaf, keys, f"the record at log index {tp.index}")
+        _leaf_matches(transcript, leaf, tp.index, keys)
         signer = next((v for v, _ in policy.logs if v.name == cp.origin), None)
         slot = f"{cp.origin}+{signer.key_id:08x}" if signer is not None else None
         seen = reconcile_checkpoint(state, cp, tp.checkpoint, fetch, server, slot)
     except LogCheckFailed as exc:
         return False, str(exc)
-    who = ", ".join(cosigned) or "no witness"
-    return True, (
-        f"included at index {tp.index} under the checkpoint of size {cp.size} of {cp.origin}, "
-        f"cosigned by {who}{note}; {seen}"
-    )
+    return True, _included(tp.index, cp, cosigned, f"{note}; {seen}")
 
 
 def check_transcript(
@@ -487,19 +488,6 @@ def apply_log_checks(
         for f in fetchers.values():
             f.close()
     state.save()
-
-
-def log_options(f: Callable[..., Any]) -> Callable[..., Any]:
-    f = click.option(
-        "--no-state", is_flag=True, help="Neither read nor write the file of heads seen before."
-    )(f)
-    f = click.option(
-        "--state",
-        "state_file",
-        metavar="FILE",
-        help="The file of heads seen before (default: $XDG_STATE_HOME/qahwa/heads.json).",
-    )(f)
-    return f
 
 
 def open_state(state_file: str | None, no_state: bool) -> HeadState:

@@ -353,10 +353,7 @@ def tile_fetcher(fetch: Any, prefix: str = "/log/") -> Callable[[tlog.Tile], byt
     def get(tile: tlog.Tile) -> bytes:
         status, body = fetch.raw(prefix + tile.path)
         if status != 200:
-            raise tlog.TileError(
-                f"no {tile.path} from the server: "
-                + ("unreachable" if status == 0 else f"HTTP {status}")
-            )
+            raise tlog.TileError(f"no {tile.path} from the server: {_why(status, None)}")
         return bytes(body)
 
     return get

@@ -44,19 +44,26 @@ from fairness import (
 
 from .certify.cli import main as certify_cmd
 from .core import (
-    FAILED,
-    UNCHECKED,
     UNUSABLE,
     OwnSeed,
+    exit_code,
     load_document,
     receipt_problem,
     unusable,
     verify_item,
 )
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
-from .log import load_proofs, log_cmd, log_hook, log_options, open_state
+from .log import load_proofs, log_cmd, log_hook, open_state
 from .monitor import load_policy
-from .output import make_console, print_report, print_summary
+from .options import (
+    jobs_option,
+    json_option,
+    match_option,
+    no_state_option,
+    required_option,
+    state_option,
+)
+from .output import make_console, print_report, print_summary, progress_bar
 from .page import page_cmd
 from .stats_cli import stats_cmd
 from .version import PROTOCOLS, VERSION
@@ -212,14 +219,6 @@ def _is_url(arg: str) -> bool:
     return arg.startswith(("http://", "https://"))
 
 
-def exit_code(reports: list[dict[str, Any]]) -> int:
-    if any(r["status"] == UNUSABLE for r in reports):
-        return 2
-    if any(r["status"] in (FAILED, UNCHECKED) for r in reports):
-        return 1
-    return 0
-
-
 def verify_many(
     items: list[tuple[str, Any, str]],
     keys: list[dict[str, Any] | None],
@@ -235,17 +234,7 @@ def verify_many(
     results: list[dict[str, Any] | None] = [None] * len(items)
     workers = jobs if jobs else (os.cpu_count() or 1)
     workers = max(1, min(workers, len(items)))
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
-
-    bar = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=make_console(stderr=True),
-        disable=not progress,
-        transient=False,
-    )
+    bar = progress_bar(disable=not progress)
     with bar:
         task = bar.add_task("verifying", total=len(items))
         if workers == 1:
@@ -332,20 +321,14 @@ def collect(
     help="Server base URL: fetch --match transcripts, its /v1/keys and each match's log "
     "proof (GET /v1/matches/{id}/log-proof) from it.",
 )
-@click.option(
-    "--match",
-    "matches",
-    multiple=True,
-    metavar="ID",
-    help="A match id to fetch from --server (repeatable).",
-)
+@match_option
 @click.option(
     "--key",
     "key_file",
     metavar="FILE",
     help="The server's public key: base64 of the raw 32 bytes, or the JSON of GET /v1/keys.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
+@json_option
 @click.option(
     "--no-signature",
     "allow_unsigned",
@@ -361,13 +344,9 @@ def collect(
     show_default=True,
     help="How many draws to list per match.",
 )
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes (default: all cores).",
-)
-@log_options
+@jobs_option("Worker processes (default: all cores).")
+@state_option
+@no_state_option
 @click.option(
     "--log-proof",
     "log_proofs",
@@ -398,7 +377,6 @@ def collect(
 @click.option(
     "--seat",
     "own_seat",
-    default=None,
     metavar="N|FILE",
     help="Check that seat N holds exactly your seed (with --client-seed, --nonce); or a "
     "seat file (a conforming client's export, e.g. the web table's seat.json), which gives "
@@ -407,14 +385,12 @@ def collect(
 @click.option(
     "--client-seed",
     "own_seed",
-    default=None,
     metavar="S",
     help="The client seed you sent for --seat N.",
 )
 @click.option(
     "--nonce",
     "own_nonce",
-    default=None,
     metavar="HEX",
     help="The nonce you sent for --seat N (qahwa-fair/2).",
 )
@@ -594,20 +570,10 @@ class DeriveError(click.UsageError):
     show_default=True,
     help="The transcript's protocol.",
 )
-@click.option(
-    "--server-seed",
-    required=True,
-    metavar="HEX",
-    help="64 hex characters (qahwa-fair/1) or 128 (qahwa-fair/2).",
-)
-@click.option("--match-id", required=True, metavar="ID")
-@click.option("--game", required=True, metavar="G")
-@click.option(
-    "--ruleset",
-    required=True,
-    metavar="STR",
-    help="The ruleset string exactly as the transcript carries it.",
-)
+@required_option("--server-seed", "HEX", "64 hex characters (qahwa-fair/1) or 128 (qahwa-fair/2).")
+@required_option("--match-id", "ID")
+@required_option("--game", "G")
+@required_option("--ruleset", "STR", "The ruleset string exactly as the transcript carries it.")
 @click.option(
     "--client-seed",
     "client_seeds",
@@ -623,11 +589,8 @@ class DeriveError(click.UsageError):
     metavar="HEX",
     help="qahwa-fair/2: each seat's nonce (64 hex), in seat order, one per --client-seed.",
 )
-@click.option(
-    "--label",
-    required=True,
-    metavar="L",
-    help="The draw's label (with --roll-values: the v1 label, e.g. g0/roll/3).",
+@required_option(
+    "--label", "L", "The draw's label (with --roll-values: the v1 label, e.g. g0/roll/3)."
 )
 @click.option(
     "--roll-values",
@@ -638,13 +601,12 @@ class DeriveError(click.UsageError):
     "opening: seat 0's then seat 1's), 64 hex each; the draw is at "
     "L|hex(SHA-256(V_R || V_O)).",
 )
-@click.option("--dice", type=int, default=None, metavar="N", help="Roll N dice.")
+@click.option("--dice", type=int, metavar="N", help="Roll N dice.")
 @click.option("--sides", type=int, default=6, show_default=True, help="Sides per die.")
-@click.option("--uniform", type=int, default=None, metavar="N", help="An integer in 0…N-1.")
+@click.option("--uniform", type=int, metavar="N", help="An integer in 0…N-1.")
 @click.option(
     "--shuffle",
     "shuffle_items",
-    default=None,
     metavar="ITEMS",
     help="deck52, deck_qahve, tiles:M, tiles:M-without:A-B[,C-D], range:N.",
 )
@@ -743,7 +705,7 @@ def derive_cmd(
     help="Play one full match of each available game against a running "
     "server with random legal bots, then verify every transcript.",
 )
-@click.option("--server", required=True, metavar="URL", help="The server's base URL.")
+@required_option("--server", "URL", "The server's base URL.")
 @click.option(
     "--game",
     "game_list",
@@ -751,12 +713,11 @@ def derive_cmd(
     metavar="G",
     help="Only these games (repeatable; default: every available game and rng).",
 )
-@click.option("--seed", type=int, default=None, help="Seed the bots' choices.")
+@click.option("--seed", type=int, help="Seed the bots' choices.")
 @click.option(
     "--operator-key",
     metavar="KEY",
     envvar="QAHWA_OPERATOR_KEY",
-    default=None,
     help="The operator key the server requires to create matches and rng sessions "
     "(`qahwa operators add NAME` prints one; a new server writes its first to "
     "operator.key), sent as 'Authorization: Bearer KEY'. Default: "

@@ -35,11 +35,11 @@ from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from hashlib import sha256
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import click
 from cryptography.exceptions import InvalidSignature
@@ -56,9 +56,18 @@ from .log_state import (
     LogCheckFailed,
     _check_signed,
     _now,
+    _why,
     reconcile_checkpoint,
 )
+from .options import (
+    jobs_option,
+    json_option,
+    no_state_option,
+    required_option,
+    state_option,
+)
 
+T = TypeVar("T")
 MAX_FAILURES = 50
 GRACE = 300.0  # seconds a reveal may land after its end_by (the server's sweep, checkpoints)
 WINDOW = 4  # bundles fetched ahead
@@ -417,20 +426,7 @@ class MonitorResult:
             self.failures.append(message)
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "server": self.server,
-            "ok": self.ok,
-            "origin": self.origin,
-            "tree_size": self.tree_size,
-            "root_hash": self.root_hash,
-            "audited_from": self.audited_from,
-            "audited": self.audited,
-            "witnesses": self.witnesses,
-            "failures": self.failures,
-            "notes": self.notes,
-            "evidence": self.evidence,
-            "stats": self.stats,
-        }
+        return asdict(self)
 
 
 # -- the audit -------------------------------------------------------------------------------
@@ -456,9 +452,7 @@ def audit(
     res = MonitorResult(server, ok=False)
     status, body = source.raw("/log/checkpoint")
     if status != 200:
-        res.failures.append(
-            "no checkpoint from the server: " + ("unreachable" if status == 0 else f"HTTP {status}")
-        )
+        res.failures.append(f"no checkpoint from the server: {_why(status, None)}")
         return res
     try:
         note_text = body.decode("utf-8")
@@ -686,10 +680,7 @@ class Sequencer:
         if kind == "commitment":
             self.stats.commitments += 1
             mid = info[1]
-            first = self.seen.get(mid) if mid else None
-            if first is None and mid:
-                row = self.db.execute("SELECT idx FROM seen WHERE match_id = ?", (mid,)).fetchone()
-                first = row[0] if row else None
+            first = self._first("seen", mid, self.seen.get(mid) if mid else None)
             if first is not None:
                 self.res.fail(f"entry {pos}: match id {mid} is logged twice (first at {first})")
             elif mid:
@@ -698,10 +689,7 @@ class Sequencer:
             self.stats.locks += 1
             _, mid, com, end_by, nonhouse, _house, game = info
             lock = self.locks.get(mid) if mid else None
-            first = lock[1] if lock else None
-            if first is None and mid:
-                row = self.db.execute("SELECT idx FROM locks WHERE match_id = ?", (mid,)).fetchone()
-                first = row[0] if row else None
+            first = self._first("locks", mid, lock[1] if lock else None)
             if first is not None:
                 self.res.fail(f"match {mid} is locked twice: entries {first} and {pos}")
             elif mid:
@@ -712,6 +700,14 @@ class Sequencer:
             self._reveal(pos, info)
         if len(self.locks) + len(self.seen) >= BATCH:
             self.flush()
+
+    def _first(self, table: str, mid: str, waiting: int | None) -> int | None:
+        """The entry that logged ``mid`` first: still ``waiting`` in memory, else in the
+        store's ``table`` (``seen`` or ``locks``); None for a new match id."""
+        if waiting is not None or not mid:
+            return waiting
+        row = self.db.execute(f"SELECT idx FROM {table} WHERE match_id = ?", (mid,)).fetchone()
+        return row[0] if row else None
 
     def _reveal(self, pos: int, info: Info) -> None:
         _, mid, li, seed_c, ts, reason, forfeited, house = info
@@ -899,19 +895,39 @@ def _iso(t: float) -> str:
 # -- the command -----------------------------------------------------------------------------
 
 
-def _shard(base: str, origin: str) -> tuple[str, str]:
-    """``(path, vkey)`` of the server's log ``origin``, from the ``logs`` of its /v1/keys."""
+def _from_keys(base: str, what: str, read: Callable[[Any], T]) -> T:
+    """``read`` of the server's ``/v1/keys`` (UnusableInput naming ``what`` when it cannot
+    be fetched or read)."""
     import httpx
 
     from .keys import UnusableInput
 
     try:
-        doc = httpx.get(base + "/v1/keys", timeout=30).json()
-        logs = [(str(x["origin"]), str(x["path"]), str(x["vkey"])) for x in doc.get("logs") or []]
-    except (httpx.HTTPError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        return read(httpx.get(base + "/v1/keys", timeout=30).json())
+    except (
+        httpx.HTTPError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+        tlog.NoteError,
+    ) as exc:
         raise UnusableInput(
-            f"cannot fetch the server's logs from {base}/v1/keys: {type(exc).__name__}"
+            f"cannot fetch {what} from {base}/v1/keys: {type(exc).__name__}"
         ) from None
+
+
+def _shard(base: str, origin: str) -> tuple[str, str]:
+    """``(path, vkey)`` of the server's log ``origin``, from the ``logs`` of its /v1/keys."""
+    from .keys import UnusableInput
+
+    logs = _from_keys(
+        base,
+        "the server's logs",
+        lambda doc: [
+            (str(x["origin"]), str(x["path"]), str(x["vkey"])) for x in doc.get("logs") or []
+        ],
+    )
     for name, path, vkey in logs:
         if name == origin:
             return path, vkey
@@ -929,15 +945,7 @@ def _log_key(base: str, log_vkey: str | None, policy: tlog.Policy | None) -> tlo
             raise UnusableInput(f"--log-key: {exc}") from None
     if policy is not None and len(policy.logs) == 1:
         return policy.logs[0][0]
-    import httpx
-
-    try:
-        doc = httpx.get(base + "/v1/keys", timeout=30).json()
-        return tlog.parse_vkey(doc["log"]["vkey"])
-    except (httpx.HTTPError, ValueError, KeyError, TypeError, tlog.NoteError) as exc:
-        raise UnusableInput(
-            f"cannot fetch the log's key from {base}/v1/keys: {type(exc).__name__}"
-        ) from None
+    return _from_keys(base, "the log's key", lambda doc: tlog.parse_vkey(doc["log"]["vkey"]))
 
 
 def load_policy(path: str | None) -> tlog.Policy | None:
@@ -960,11 +968,10 @@ def load_policy(path: str | None) -> tlog.Policy | None:
     "root, check it extends every checkpoint seen before, and report locks "
     "without reveals, matches locked twice and hidden matches.",
 )
-@click.option("--server", required=True, metavar="URL", help="The server's base URL.")
+@required_option("--server", "URL", "The server's base URL.")
 @click.option(
     "--origin",
     metavar="ORIGIN",
-    default=None,
     help="Audit this log of the server (an older one, frozen by qahwa keys new-log, as "
     "its /v1/keys lists it; default: the log it appends to).",
 )
@@ -993,23 +1000,11 @@ def load_policy(path: str | None) -> tlog.Policy | None:
     help="Also fetch each revealed match's "
     "transcript and check it against its reveal's transcript_sha256.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON document for machines.")
-@click.option(
-    "--no-state", is_flag=True, help="Neither read nor write the file of heads seen before."
-)
-@click.option(
-    "--state",
-    "state_file",
-    metavar="FILE",
-    help="The file of heads seen before (default: $XDG_STATE_HOME/qahwa/heads.json).",
-)
+@json_option
+@no_state_option
+@state_option
 @click.option("--restart", is_flag=True, help="Audit from entry 0, ignoring the saved position.")
-@click.option(
-    "--jobs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Worker processes checking signatures (default: all cores).",
-)
+@jobs_option("Worker processes checking signatures (default: all cores).")
 @click.option(
     "--grace",
     type=click.FloatRange(min=0),
@@ -1034,17 +1029,10 @@ def log_cmd(
     grace: float,
 ) -> int:
     from rich.markup import escape
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
     from .keys import fetch_keys, load_key_file
     from .log_check import open_state
-    from .output import make_console
+    from .output import make_console, progress_bar
 
     if not server.startswith(("http://", "https://")):
         raise click.UsageError(f"--server must be an http(s) URL, got {server!r}")
@@ -1061,16 +1049,7 @@ def log_cmd(
         source, audited = ShardSource(fetch, path), f"{base} {origin}"
     log_key = _log_key(base, log_vkey, policy)
     witnesses = tuple(v for v, _ in policy.witnesses.values()) if policy else ()
-    bar = Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=make_console(stderr=True),
-        disable=as_json,
-        transient=False,
-    )
+    bar = progress_bar(disable=as_json, remaining=True)
     with bar:
         task = bar.add_task("auditing", total=None)
 

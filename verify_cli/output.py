@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -10,6 +10,9 @@ from rich.table import Table
 
 from .core import FAILED, UNCHECKED, UNUSABLE, VERIFIED
 from .render import difference_line, with_differences
+
+if TYPE_CHECKING:
+    from rich.progress import Progress
 
 _MARK = {True: "[green]✔[/]", False: "[red]✘[/]", None: "[yellow]–[/]"}
 VERDICT = {
@@ -26,6 +29,22 @@ def make_console(stderr: bool = False) -> Console:
     console = Console(stderr=stderr, emoji=False, highlight=False)
     console.soft_wrap = not console.is_terminal
     return console
+
+
+def progress_bar(*, disable: bool, remaining: bool = False) -> Progress:
+    """A progress bar on stderr (steps done of all, time taken, with ``remaining`` the time
+    left), kept on screen when done. (``rich.progress`` loads on first use.)"""
+    from rich import progress as p
+
+    columns: list[Any] = [
+        "[progress.description]{task.description}",
+        p.BarColumn(),
+        p.MofNCompleteColumn(),
+        p.TimeElapsedColumn(),
+    ]
+    if remaining:
+        columns.append(p.TimeRemainingColumn())
+    return p.Progress(*columns, console=make_console(stderr=True), disable=disable, transient=False)
 
 
 def counts_text(counts: dict[str, Any]) -> str:

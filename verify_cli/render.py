@@ -296,6 +296,10 @@ class DrawContext:
         if not view.get("piles_revealed") or hand == getattr(self, "_revealed", None):
             return
         self._revealed = hand
+        self._reveal_line(ev, hand, view)
+
+    def _reveal_line(self, ev: dict[str, Any], hand: Any, view: dict[str, Any]) -> None:
+        """Shelem's pile tops, turned up in hand ``hand``, as a line among the draws."""
         tops = []
         for s, piles in enumerate(view.get("piles") or []):
             shown = " ".join(card_text(p.get("top")) for p in piles if p.get("top"))
@@ -338,9 +342,6 @@ class DrawContext:
         if not ended:
             return
         self._games_seen = len(games)
-        g = games[-1]
-        who = "nobody (a drawn game)" if g.get("winner") is None else self.seat(g["winner"])
-        last = f"; last move {short(act.get('steps'))}" if act.get("type") == "move" else ""
         shown = ""
         if before is not None:
             points, off, bar, held = before
@@ -348,6 +349,15 @@ class DrawContext:
             if held is not None:
                 board["prisoners"] = held
             shown = board_text(board)
+        self._game_end_line(ev, games[-1], act, shown)
+
+    def _game_end_line(
+        self, ev: dict[str, Any], g: dict[str, Any], act: dict[str, Any], shown: str
+    ) -> None:
+        """Game ``g``'s end (the last of the engine's ``games``), ended by ``act``, played
+        on the board ``shown``, as a line among the draws."""
+        who = "nobody (a drawn game)" if g.get("winner") is None else self.seat(g["winner"])
+        last = f"; last move {short(act.get('steps'))}" if act.get("type") == "move" else ""
         text = (
             f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
             f"{last}" + (f", played on {shown}" if shown and last else "")

@@ -25,7 +25,6 @@ from games.registry import engine_class, engine_for
 
 from . import render
 from .inputs import InputError, parse_json
-from .render import describe_replay_error as describe_replay_error
 from .rules import RULES, Progress, V2State, missing_field, parse_ruleset_json
 
 _COUNTERS = (

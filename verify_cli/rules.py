@@ -18,6 +18,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from fairness import (
@@ -781,6 +782,14 @@ def check_rules_v1(
     return ctx, None
 
 
+def _not_replayed(rep: Any, why: str, sealed_why: str | None) -> None:
+    """``replay`` and ``result`` (and, with ``sealed_why``, ``sealed``) skipped: ``why``."""
+    rep.skip("replay", f"not replayed: {why}")
+    rep.skip("result", "not checked: the events did not replay")
+    if sealed_why:
+        rep.skip("sealed", f"not checked: {sealed_why}")
+
+
 def check_rules_v2(
     rep: Any,
     doc: dict[str, Any],
@@ -798,11 +807,9 @@ def check_rules_v2(
     seats_ok = lock_ok and check_seats(rep, doc)
     seed = check_commitment(rep, doc)
     if not seats_ok:
-        rep.skip("reveals", "not checked: the seats do not stand as the lock lists them")
-        rep.skip("replay", "not replayed: the seats do not stand as the lock lists them")
-        rep.skip("result", "not checked: the events did not replay")
-        if sealed:
-            rep.skip("sealed", "not checked: the seats do not stand as the lock lists them")
+        why = "the seats do not stand as the lock lists them"
+        rep.skip("reveals", f"not checked: {why}")
+        _not_replayed(rep, why, why if sealed else None)
         check_chain(rep, doc, state)
         check_times(rep, doc, None)
         return ctx, state
@@ -829,10 +836,7 @@ def check_rules_v2(
         check_fresh_rolls(rep, doc, state, ruleset)
     check_cut(rep, doc, ruleset)
     if key is None:
-        rep.skip("replay", "not replayed: no match key")
-        rep.skip("result", "not checked: the events did not replay")
-        if sealed:
-            rep.skip("sealed", "not checked: the events did not replay")
+        _not_replayed(rep, "no match key", "the events did not replay" if sealed else None)
         check_times(rep, doc, None)
         return ctx, state
     mctx = MatchContext(
@@ -879,19 +883,6 @@ def check_rules_v2(
         chance_count=lambda: len(chance_seen),
     )
     return ctx, state
-
-
-def check_rules_v3(
-    rep: Any,
-    doc: dict[str, Any],
-    cls: type[Engine],
-    *,
-    progress: Progress | None = None,
-) -> tuple[render.DrawContext, V2State]:
-    """qahwa-fair/3 (fairness-v3 §9a, §10): every check of qahwa-fair/2, the sealed deal's
-    steps verified as the replay applies them (the engine refuses a step whose proof, share,
-    opening or revealed key does not verify), then :func:`check_sealed`."""
-    return check_rules_v2(rep, doc, cls, progress=progress, sealed=True)
 
 
 #: the actions of a sealed match that carry a proof (a deal step, or a play with its opening)
@@ -1056,9 +1047,12 @@ class Rules:
     check: Callable[..., tuple[render.DrawContext, V2State | None]]
 
 
-#: every protocol ``verify`` knows, newest first
+#: every protocol ``verify`` knows, newest first. qahwa-fair/3 (fairness-v3 §9a, §10): every
+#: check of qahwa-fair/2, the sealed deal's steps verified as the replay applies them (the
+#: engine refuses a step whose proof, share, opening or revealed key does not verify), then
+#: :func:`check_sealed`.
 RULES: dict[str, Rules] = {
-    V3.name: Rules(REQUIRED_V2, check_rules_v3),
+    V3.name: Rules(REQUIRED_V2, partial(check_rules_v2, sealed=True)),
     V2.name: Rules(REQUIRED_V2, check_rules_v2),
     PROTOCOL: Rules(REQUIRED_V1, check_rules_v1),
 }

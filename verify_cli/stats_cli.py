@@ -11,6 +11,7 @@ import click
 
 from .core import FAILED, UNCHECKED, UNUSABLE, VERIFIED, load_document, verify_document
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file
+from .options import match_option
 from .stats import analyse, tally
 
 
@@ -44,22 +45,14 @@ def _load(
 @click.option(
     "--server", metavar="URL", help="Fetch --match transcripts (and /v1/keys) from this server."
 )
-@click.option(
-    "--match",
-    "matches",
-    multiple=True,
-    metavar="ID",
-    help="A match id to fetch from --server (repeatable).",
-)
+@match_option
 @click.option(
     "--seat",
     type=click.IntRange(0, 7),
-    default=None,
     help="Your seat in every transcript (default: every seat).",
 )
 @click.option(
     "--name",
-    default=None,
     metavar="NAME",
     help="Your seat is the one with this name (instead of --seat).",
 )

@@ -23,6 +23,8 @@ import click
 
 import tlog
 
+from .log_state import default_state_path
+
 
 def load_witness_key(path: Path, name: str) -> tlog.CosignatureSigner:
     """The witness's Ed25519 key (base64 seed in ``path``, created 0600 on first use)."""
@@ -104,11 +106,6 @@ class _Handler(BaseHTTPRequestHandler):
         click.echo(f"witness: {self.address_string()} {format % args}", err=True)
 
 
-def _state_dir() -> Path:
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "qahwa"
-
-
 def make_server(
     logs: list[tlog.Verifier], listen: str, key: Path, name: str, state: Path
 ) -> WitnessServer:
@@ -145,14 +142,12 @@ def make_server(
 )
 @click.option(
     "--name",
-    default=None,
     metavar="NAME",
     help="The witness's key name (default: <host name>/witness).",
 )
 @click.option(
     "--key",
     "key_file",
-    default=None,
     metavar="FILE",
     help="The witness's key "
     "file (default: $XDG_STATE_HOME/qahwa/witness.key, created on first use).",
@@ -160,7 +155,6 @@ def make_server(
 @click.option(
     "--state",
     "state_file",
-    default=None,
     metavar="FILE",
     help="Its state (default: $XDG_STATE_HOME/qahwa/witness.json).",
 )
@@ -180,7 +174,7 @@ def witness_cmd(
         if verifier.alg != tlog.ALG_ED25519:
             raise click.UsageError(f"--log {verifier.name}: not an Ed25519 note key")
         logs.append(verifier)
-    d = _state_dir()
+    d = default_state_path().parent  # $XDG_STATE_HOME/qahwa
     server = make_server(
         logs,
         listen,

@@ -63,14 +63,7 @@ class PlainContext(render.DrawContext):
         if not view.get("piles_revealed") or hand == getattr(self, "_seen_reveal", None):
             return
         self._seen_reveal = hand
-        tops = []
-        for s, piles in enumerate(view.get("piles") or []):
-            shown = " ".join(render.card_text(p.get("top")) for p in piles if p.get("top"))
-            tops.append(f"{self.seat(s)} {shown}")
-        text = f"hand {hand}: the pile tops turn up: " + "; ".join(tops)
-        self.entries.append(
-            ({"seq": ev.get("seq"), "label": f"h{hand}/reveal", "kind": "reveal"}, {"text": text})
-        )
+        self._reveal_line(ev, hand, view)
 
     def _note_game_end(self, ev: dict[str, Any], engine: Any) -> None:
         if self.game not in render.BOARD_GAMES:
@@ -82,20 +75,8 @@ class PlainContext(render.DrawContext):
         if len(games) <= getattr(self, "_plain_games", 0):
             return
         self._plain_games = len(games)
-        g = games[-1]
-        who = "nobody (a drawn game)" if g.get("winner") is None else self.seat(g["winner"])
-        act = ev.get("action") if isinstance(ev.get("action"), dict) else {}
-        last = f"; last move {render.short(act.get('steps'))}" if act.get("type") == "move" else ""
-        text = (
-            f"game {g.get('game')} ends: {who}, {g.get('how')}, {g.get('points')} point(s)"
-            f"{last}" + (f", played on {before}" if before and last else "")
-        )
-        self.entries.append(
-            (
-                {"seq": ev.get("seq"), "label": f"g{g.get('game')}/end", "kind": "board"},
-                {"text": text},
-            )
-        )
+        raw = ev.get("action")
+        self._game_end_line(ev, games[-1], raw if isinstance(raw, dict) else {}, before or "")
 
 
 def lines(ctx_cls: type[render.DrawContext], doc: dict[str, Any]) -> list[dict[str, Any]]:

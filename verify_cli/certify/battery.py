@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from fairness import fresh_label, tiles
@@ -89,13 +89,7 @@ class Sizes:
         return " ".join(f"--{k} {v}" for k, v in self.as_dict().items())
 
     def as_dict(self) -> dict[str, int]:
-        return {
-            "dice": self.dice,
-            "decks": self.decks,
-            "tiles": self.tiles,
-            "lots": self.lots,
-            "words": self.words,
-        }
+        return asdict(self)
 
     def words_needed(self, samples: int = 2) -> int:
         """The words a file source needs for ``samples`` runs at these sizes (expected reads
@@ -210,6 +204,23 @@ def _test(
     battery.add(name, group, chi_square(counts, expected), n, counts, expected, labels, note)
 
 
+def _flat_test(
+    battery: Battery,
+    name: str,
+    group: str,
+    counts: Mapping[Any, int],
+    keys: Sequence[Any],
+    n: int,
+    note: str,
+    labels: Sequence[str] | None = None,
+) -> None:
+    """:func:`_test` of ``counts`` of ``keys`` (labelled ``str(key)`` by default) against
+    equal probabilities."""
+    probs = [1 / len(keys)] * len(keys)
+    labels = [str(k) for k in keys] if labels is None else labels
+    _test(battery, name, group, [counts.get(k, 0) for k in keys], probs, n, labels, note)
+
+
 # -- raw words --------------------------------------------------------------------------------
 
 
@@ -218,14 +229,13 @@ def raw_tests(b: Battery, data: bytes) -> None:
     (Σ z², df 32) over the raw words."""
     nwords = len(data) // 4
     byte_counts = Counter(data)
-    _test(
+    _flat_test(
         b,
         "raw.bytes",
         "raw",
-        [byte_counts.get(v, 0) for v in range(256)],
-        [1 / 256] * 256,
+        byte_counts,
+        range(256),
         len(data),
-        [str(v) for v in range(256)],
         "frequency of each byte value",
     )
     ones = []
@@ -262,39 +272,31 @@ def dice_tests(b: Battery, source: Source, count: int) -> None:
         faces += bytes(source.stream("dice", "tawla", t, 64, label).dice(2))
     n = len(faces)
     fc = Counter(faces)
-    _test(
-        b,
-        "dice.faces",
-        "dice",
-        [fc.get(f, 0) for f in range(1, 7)],
-        [1 / 6] * 6,
-        n,
-        [str(f) for f in range(1, 7)],
-        "faces of all dice",
-    )
+    _flat_test(b, "dice.faces", "dice", fc, range(1, 7), n, "faces of all dice")
     within = Counter(zip(faces[0::2], faces[1::2], strict=True))
     cells = [(x, y) for x in range(1, 7) for y in range(1, 7)]
-    _test(
+    labels = [f"{x}{y}" for x, y in cells]
+    _flat_test(
         b,
         "dice.pairs.within_roll",
         "dice",
-        [within.get(c, 0) for c in cells],
-        [1 / 36] * 36,
+        within,
+        cells,
         n // 2,
-        [f"{x}{y}" for x, y in cells],
         "ordered pairs (die 0, die 1) of each roll",
+        labels,
     )
     between = Counter(zip(faces[1::4], faces[2::4], strict=False))
     pairs = sum(between.values())
-    _test(
+    _flat_test(
         b,
         "dice.pairs.between_rolls",
         "dice",
-        [between.get(c, 0) for c in cells],
-        [1 / 36] * 36,
+        between,
+        cells,
         pairs,
-        [f"{x}{y}" for x, y in cells],
         "ordered pairs (die 1 of roll 2k, die 0 of roll 2k+1), non-overlapping",
+        labels,
     )
     # runs of one face: each complete run's length is geometric, P(L = k) = (1/6)^(k-1)·5/6
     # (lengths from 30 on pooled, then the tail pooled until every expected count is ≥ 5)
@@ -548,16 +550,9 @@ def lot_tests(b: Battery, source: Source, lots: int) -> None:
         got: Counter[int] = Counter()
         for i in range(lots):
             got[source.stream(f"dealer{n}", game, i, 1, "dealer").uniform(n)] += 1
-        _test(
-            b,
-            f"lots.dealer.{n}",
-            "lots",
-            [got.get(s, 0) for s in range(n)],
-            [1 / n] * n,
-            lots,
-            [f"seat {s}" for s in range(n)],
-            f"first dealer, uniform({n})",
-        )
+        seat_labels = [f"seat {s}" for s in range(n)]
+        note = f"first dealer, uniform({n})"
+        _flat_test(b, f"lots.dealer.{n}", "lots", got, range(n), lots, note, seat_labels)
     for n in UNIFORM_NS:
         per = 256
         if n <= UNIFORM_BINS:
@@ -565,15 +560,8 @@ def lot_tests(b: Battery, source: Source, lots: int) -> None:
                 source.stream(f"uniform{n}", "rng", i, per, f"d{i % per}").uniform(n)
                 for i in range(lots)
             )
-            _test(
-                b,
-                f"uniform.{n}",
-                "uniform",
-                [counts.get(v, 0) for v in range(n)],
-                [1 / n] * n,
-                lots,
-                [str(v) for v in range(n)],
-                f"uniform({n}), every value",
+            _flat_test(
+                b, f"uniform.{n}", "uniform", counts, range(n), lots, f"uniform({n}), every value"
             )
             continue
         # v·B // n = k exactly when ⌈k·n/B⌉ ≤ v < ⌈(k+1)·n/B⌉

@@ -23,7 +23,7 @@ import click
 
 from .battery import ALPHA, Battery, Sizes, run_battery, smallest_args
 from .report import EXTRA_HINT, build, write
-from .sources import DerivationSource, FileSource, SourceExhausted, raw_key
+from .sources import DerivationSource, FileSource, SourceExhausted, raw_chunks, raw_key
 
 MAX_RAW_BYTES = 1 << 40
 _CHUNK_WORDS = 1 << 18
@@ -46,18 +46,12 @@ def dump_raw(out: str, nbytes: int, seed: str | None) -> dict[str, Any]:
     key, info = raw_key(seed)
     sha = hashlib.sha256()
     # one stream, read in chunks: Stream(K, "raw") words 0, 1, 2, …
-    from fairness import Stream
-
-    stream = Stream(key, str(info["label"]))
-    import struct
-
-    pack = struct.Struct(f">{_CHUNK_WORDS}I").pack
+    chunks = raw_chunks(key, str(info["label"]), _CHUNK_WORDS)
     left = nbytes
     sink = sys.stdout.buffer if out == "-" else open(out, "wb")  # noqa: SIM115
     try:
-        w = stream.word
         while left > 0:
-            chunk = pack(*[w() for _ in range(_CHUNK_WORDS)])[:left]
+            chunk = next(chunks)[:left]
             sink.write(chunk)
             sha.update(chunk)
             left -= len(chunk)
@@ -218,7 +212,6 @@ Exit codes: 0 pass, 1 fail, 2 unusable input.
 @size_options
 @click.option(
     "--seed",
-    default=None,
     metavar="S",
     help="Derive every seed of the run from S "
     "(reproducible); default: fresh 64-byte server seeds from the OS CSPRNG.",
@@ -226,20 +219,16 @@ Exit codes: 0 pass, 1 fail, 2 unusable input.
 @click.option(
     "--source",
     "source_file",
-    default=None,
     metavar="FILE",
     help="Read big-endian 32-bit words from FILE instead of the derivation.",
 )
 @click.option(
     "--raw",
     "raw_out",
-    default=None,
     metavar="OUT",
     help="Only dump the raw derivation stream to OUT ('-' = stdout), with --bytes.",
 )
-@click.option(
-    "--bytes", "raw_bytes", type=int, default=None, metavar="N", help="How many bytes --raw writes."
-)
+@click.option("--bytes", "raw_bytes", type=int, metavar="N", help="How many bytes --raw writes.")
 @click.option("--no-plots", is_flag=True, help="Draw no plots (report.html has the tables).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing but errors.")
 def main(

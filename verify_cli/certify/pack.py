@@ -32,11 +32,8 @@ DEFAULT_BYTES = 256 << 20
 
 
 def _hash(path: Path) -> str:
-    h = hashlib.sha256()
     with path.open("rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def run_dieharder(dump: Path, tests: tuple[int, ...], out: Path) -> dict[str, Any]:
@@ -87,7 +84,7 @@ def run_ent(dump: Path, out: Path) -> dict[str, Any]:
     show_default=True,
     help="Bytes of raw derivation stream to dump for dieharder and ent.",
 )
-@click.option("--seed", default=None, metavar="S", help="Reproducible run (kit and dump).")
+@click.option("--seed", metavar="S", help="Reproducible run (kit and dump).")
 @click.option(
     "--dieharder-tests",
     default=",".join(map(str, DIEHARDER_TESTS)),

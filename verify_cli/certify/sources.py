@@ -4,7 +4,7 @@ A *source* hands out draw streams (``uniform``, ``dice``, ``shuffle``, ``word``)
 derivation source makes matches as the server does — a fresh 64-byte server seed, a match
 id, one (client seed, nonce) per seat, ``K = V2.match_key(…)`` — and returns
 ``fairness.Stream(K, label)`` with the labels the games use. A :class:`WordStream` reads
-big-endian 32-bit words from bytes (``--source FILE``) and maps them with the spec's
+big-endian 32-bit words from bytes (``--source FILE``) and maps them with ``fairness.Stream``'s
 algorithms (fairness-v1.md §3: rejection sampling, Durstenfeld Fisher–Yates), so a lab can
 feed the kit a stream it knows and see what the kit makes of it.
 """
@@ -15,16 +15,13 @@ import hashlib
 import os
 import random
 import struct
-import sys
-from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Protocol, TypeVar
 
 from fairness import V2, Stream, canonical_ruleset
 from games.registry import engine_class
 
 T = TypeVar("T")
-_TWO32 = 1 << 32
 
 
 class Draws(Protocol):
@@ -52,63 +49,51 @@ class Source(Protocol):
     def describe(self) -> dict[str, object]: ...
 
 
-class WordStream:
-    """The spec's mappings over a word supply (bytes); subclasses may change a mapping
-    (the kit's own tests use one with a modulo-biased ``uniform``)."""
+class WordStream(Stream):
+    """:class:`fairness.Stream`'s mappings over a word supply (bytes) instead of HMAC
+    blocks; a subclass may change ``uniform`` (the kit's own tests use a modulo-biased one)."""
 
     def __init__(self, data: bytes | bytearray | memoryview, name: str = "words") -> None:
+        # no key and no label: the words are the data's, read a block of 16 at a time
         self.name = name
         self.nbytes = len(data)
-        self.words = array("I")
-        if self.words.itemsize != 4:  # pragma: no cover - every platform qahwa runs on
-            self.words = array("L")
-        usable = len(data) - len(data) % 4
-        self.words.frombytes(bytes(memoryview(data)[:usable]))
-        if sys.byteorder == "little":
-            self.words.byteswap()  # the file's words are big-endian
-        self.i = 0
+        self.data = bytes(memoryview(data)[: len(data) - len(data) % 4])
+        self.taken = 0  # words moved from the data into the stream's buffer
+        self._words: tuple[int, ...] = ()
+        self._pos = 0
+        self._block = 0
 
     @property
     def words_read(self) -> int:
-        return self.i
+        return self.taken - (len(self._words) - self._pos)
 
-    def _exhausted(self) -> SourceExhausted:
-        return SourceExhausted(f"{self.name}: ran out after {self.i:,} words")
+    def _more(self, nwords: int) -> tuple[int, ...]:
+        """The data's next ``nwords`` words, each certainly read: all there, or none."""
+        if 4 * (self.taken + nwords) > len(self.data):
+            raise SourceExhausted(f"{self.name}: ran out after {len(self.data) // 4:,} words")
+        words = struct.unpack_from(f">{nwords}I", self.data, 4 * self.taken)
+        self.taken += nwords
+        return words
 
-    def word(self) -> int:
-        i = self.i
-        try:
-            w = self.words[i]
-        except IndexError:
-            raise self._exhausted() from None
-        self.i = i + 1
-        return w
+    def _refill(self) -> tuple[int, ...]:
+        self._words = words = self._more(max(1, min(16, len(self.data) // 4 - self.taken)))
+        self._pos = 0
+        return words
+
+    def _prefetch(self, count: int) -> tuple[int, ...]:
+        unread = self._words[self._pos :]
+        if count > len(unread):
+            unread += self._more(count - len(unread))
+        self._words, self._pos = unread, 0
+        return unread
 
     def take(self, nwords: int) -> bytes:
-        if self.i + nwords > len(self.words):
-            raise self._exhausted()
-        chunk = self.words[self.i : self.i + nwords]
-        if sys.byteorder == "little":
-            chunk.byteswap()
-        self.i += nwords
-        return chunk.tobytes()
-
-    def uniform(self, n: int) -> int:
-        limit = _TWO32 - (_TWO32 % n)
-        while True:
-            w = self.word()
-            if w < limit:
-                return w % n
-
-    def dice(self, count: int, sides: int = 6) -> list[int]:
-        return [1 + self.uniform(sides) for _ in range(count)]
-
-    def shuffle(self, items: Sequence[T]) -> list[T]:
-        a = list(items)
-        for i in range(len(a) - 1, 0, -1):
-            j = self.uniform(i + 1)
-            a[i], a[j] = a[j], a[i]
-        return a
+        """The next ``nwords`` words as the data has them (big-endian)."""
+        start = self.words_read
+        if 4 * (start + nwords) > len(self.data):
+            raise SourceExhausted(f"{self.name}: ran out after {start:,} words")
+        self.taken, self._words, self._pos = start + nwords, (), 0
+        return self.data[4 * start : 4 * (start + nwords)]
 
 
 class FileSource:
@@ -212,18 +197,20 @@ class DerivationSource:
 RAW_LABEL = "raw"
 
 
+def raw_chunks(key: bytes, label: str = RAW_LABEL, words: int = 1024) -> Iterator[bytes]:
+    """The words of ``Stream(key, label)`` as big-endian bytes, ``words`` words a chunk,
+    without end: the derivation's block function, block 0, 1, 2, … (HMAC-SHA512 under a
+    v2 key)."""
+    w = Stream(key, label).word
+    pack = struct.Struct(f">{words}I").pack
+    while True:
+        yield pack(*[w() for _ in range(words)])
+
+
 def raw_stream(key: bytes, nwords: int, label: str = RAW_LABEL) -> bytes:
-    """The first ``nwords`` words of ``Stream(key, label)`` as big-endian bytes: the
-    derivation's block function, block 0, 1, 2, … (HMAC-SHA512 under a v2 key)."""
-    s = Stream(key, label)
-    pack = struct.Struct(">1024I").pack
-    out = bytearray()
-    full, rest = divmod(nwords, 1024)
-    w = s.word
-    for _ in range(full):
-        out += pack(*[w() for _ in range(1024)])
-    out += struct.pack(f">{rest}I", *[w() for _ in range(rest)])
-    return bytes(out)
+    """The first ``nwords`` words of ``Stream(key, label)`` as big-endian bytes."""
+    chunks = raw_chunks(key, label)
+    return b"".join(next(chunks) for _ in range(-(-nwords // 1024)))[: 4 * nwords]
 
 
 def raw_key(seed: str | None) -> tuple[bytes, dict[str, object]]:
