@@ -94,6 +94,7 @@ RULESETS: dict[str, dict[str, Any]] = {
     "shelem": {"target": 1000},
 }
 BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parent.parent
 FAILURES: list[str] = []  # clients that stopped on an error (printed under the table row)
 #: "host:port" of a qahwa server -> an operator key made for the run (``qahwa operators add``)
 OPERATOR_KEYS: dict[str, str] = {}
@@ -127,6 +128,15 @@ def serve_command(qahwa: Path, port: int, database_url: str, workers: int, *args
     ]
 
 
+def proc_ticks(pid: int) -> int:
+    """Clock ticks of CPU (user + system) process ``pid`` has used (/proc; 0 once gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
 def _process_tree(root: int) -> Iterator[int]:
     """``root`` and every process below it, each once (Linux /proc, read as it goes: a
     process that has gone meanwhile has no children)."""
@@ -144,24 +154,42 @@ def _process_tree(root: int) -> Iterator[int]:
             pass
 
 
-server_url_db: dict[str, str] = {}  # a server's base URL → its database URL
+def add_operator(env: dict[str, str], name: str) -> str:
+    """A new operator key (``qahwa operators add``) for the deployment ``env`` names."""
+    added = subprocess.run(
+        [str(BIN / "qahwa"), "operators", "add", name],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    return added.stdout.strip().splitlines()[-1]
 
 
 class Server:
-    """One server process (``qahwa serve`` or the bare app) on a free loopback port."""
+    """One server process (``qahwa serve`` or the bare app) on a free loopback port;
+    ``env`` adds to its environment."""
 
     def __init__(
-        self, kind: str, url: str, data_dir: Path, workers: int = 1, tree: str | None = None
+        self,
+        kind: str,
+        url: str,
+        data_dir: Path,
+        workers: int = 1,
+        tree: str | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        server_url_db[self.url] = url
+        self.key: str | None = None  # qahwa's: an operator key made for the run
         env = {
             **os.environ,
             "QAHWA_DATA_DIR": str(data_dir),
             "BARE_DATABASE_URL": url,
             "QAHWA_DATABASE_URL": url,
             **QAHWA_ENV,
+            **(env or {}),
         }
         if tree is not None:  # the server's code from another tree (BENCH_BASE)
             env["PYTHONPATH"] = os.pathsep.join([tree, str(Path(tree) / "verifier")])
@@ -184,22 +212,15 @@ class Server:
                 BIN / "qahwa", self.port, url, workers, "--no-access-log", "--log-format", "json"
             )
             probe = "/healthz"
-            added = subprocess.run(
-                [str(BIN / "qahwa"), "operators", "add", f"bench-{self.port}-{os.getpid()}"],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-                cwd=Path(__file__).resolve().parent.parent,
-            )
-            OPERATOR_KEYS[f"127.0.0.1:{self.port}"] = added.stdout.strip().splitlines()[-1]
+            self.key = add_operator(env, f"bench-{self.port}-{os.getpid()}")
+            OPERATOR_KEYS[f"127.0.0.1:{self.port}"] = self.key
         self.proc = subprocess.Popen(
             cmd,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
-            cwd=Path(__file__).resolve().parent.parent,
+            cwd=ROOT,
         )
         deadline = time.monotonic() + 60
         while True:
@@ -216,15 +237,9 @@ class Server:
     def cpu(self) -> float:
         """CPU seconds this server process and its worker processes have used (user +
         system; Linux /proc)."""
-        total = 0
-        for pid in _process_tree(self.proc.pid):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])
-            except OSError:
-                if pid == self.proc.pid:
-                    return float("nan")
-        return total / os.sysconf("SC_CLK_TCK")
+        if not Path(f"/proc/{self.proc.pid}").exists():
+            return float("nan")
+        return sum(map(proc_ticks, _process_tree(self.proc.pid))) / os.sysconf("SC_CLK_TCK")
 
     def cpu_ns(self) -> int:
         """CPU nanoseconds the live threads of this server's process tree have run
@@ -282,13 +297,12 @@ BENCH_CHAIN = 1024  # roll-chain length the bench's seats use (the spec's client
 
 @dataclass
 class Play:
-    """One match a bench client plays: its seats' tokens, and (``committed``: seated by
-    commit and reveal) their secrets."""
+    """One match a bench client plays: its seats' tokens and secrets (none for the bare
+    endpoint's one seat)."""
 
     match_id: str
     tokens: list[str]
     mover: int
-    committed: bool = False
     signers: list[Signer | None] = field(default_factory=list)
     chains: list[list[bytes] | None] = field(default_factory=list)
     sent: list[int] = field(default_factory=list)
@@ -298,11 +312,9 @@ class Play:
     ) -> tuple[dict[str, Any], str | None]:
         """The mover's ``action`` at ``view`` as its seat sends it (v2): with the seat's next
         roll-chain value where one is owed, and its signature over the chain head when keyed."""
-        mover = self.mover
-        chain = self.chains[mover] if self.committed else None
+        mover, chain, signer = self.mover, self.chains[self.mover], self.signers[self.mover]
         if chain is not None and action["type"] in ("roll", "roll_value"):
             action = {**action, "value": chain[self.sent[mover] + 1].hex()}
-        signer = self.signers[mover] if self.committed else None
         if signer is None:
             return action, None
         event = {"type": "action", "seat": mover, "action": action}
@@ -321,7 +333,8 @@ def _new_match(rot: Rotation, game: str) -> Play:
     name, _, variant = game.partition("/")
     if name == "bare":
         created = rot.next().post("/v1/matches", json={"game": "bare"}).json()
-        return Play(created["match_id"], [s["token"] for s in created["seats"]], 0)
+        tokens = [s["token"] for s in created["seats"]]
+        return Play(created["match_id"], tokens, 0, [None], [None], [0])
     client = rot.next()
     key = OPERATOR_KEYS.get(f"{client.host}:{client.port}")
     created = client.post(
@@ -332,7 +345,7 @@ def _new_match(rot: Rotation, game: str) -> Play:
     mid = created["match_id"]
     tokens = [s["token"] for s in created["seats"]]
     fresh = '"fresh_rolls":true' in created["ruleset"]
-    play = Play(mid, tokens, 0, committed=True)
+    play = Play(mid, tokens, 0)
     nonces = []
     for i, tok in enumerate(tokens):
         signer = Signer.generate() if variant != "unkeyed" else None
@@ -396,11 +409,10 @@ def _player(
     seed: int,
     t_start: float,
     t_end: float,
-    lat: list[float],
-    done: list[int],
+    tally: Tally,
 ) -> None:
     """Plays whole matches, going on with the one it left at the end of its last window;
-    ``done``: [actions, requests, rolls, matches ended] in the measured window."""
+    adds its actions, requests, rolls and matches ended in the measured window to ``tally``."""
     rot = Rotation(urls, t_start)
     rot.i = seed  # spread the clients' first requests over the servers
     key = (tuple(urls), game, seed)
@@ -414,11 +426,11 @@ def _player(
                 out = _action(rot, m, rnd)
                 t1 = time.monotonic()
                 if t0 >= t_start:
-                    lat.append(t1 - t0)
-                    done[0] += 1
-                    done[2] += out["rolled"]
+                    tally.lat.append(t1 - t0)
+                    tally.actions += 1
+                    tally.rolls += out["rolled"]
                 if out["status"] != "playing":
-                    done[3] += t0 >= t_start
+                    tally.matches += t0 >= t_start
                     m = None
                     break
         if m is not None:
@@ -426,7 +438,7 @@ def _player(
     except Exception as exc:  # a failed client would skew the figures: say so, loudly
         FAILURES.append(f"client {seed}: {type(exc).__name__}: {exc}"[:300])
     finally:
-        done[1] += rot.requests
+        tally.requests += rot.requests
         rot.close()
 
 
@@ -472,17 +484,13 @@ def load(
     i mod len(servers); ``parts`` (bench.two_hosts.Parts) times the CPU by part over the
     window."""
     urls = [s.url for s in servers]
-    lat: list[float] = []
-    done = [0, 0, 0, 0]
     t_start = time.monotonic() + WARMUP
     t_end = t_start + seconds
     seed0 = 3000 if sticky else 1000
 
     def player(i: int) -> threading.Thread:
         mine = [urls[i % len(urls)]] if sticky else urls
-        return threading.Thread(
-            target=_player, args=(mine, game, seed0 + i, t_start, t_end, lat, done)
-        )
+        return threading.Thread(target=_player, args=(mine, game, seed0 + i, t_start, t_end, tally))
 
     threads = [player(i) for i in range(CLIENTS)]
     for t in threads:
@@ -496,12 +504,7 @@ def load(
     if parts is not None:
         parts.stop(servers)
     tally.cpu += sum(s.cpu() for s in servers) - cpu0
-    tally.actions += done[0]
-    tally.requests += done[1]
-    tally.rolls += done[2]
-    tally.matches += done[3]
     tally.seconds += seconds
-    tally.lat.extend(lat)
 
 
 def crypto_ms(n: int = 300) -> float:
@@ -538,7 +541,11 @@ def crypto_ms(n: int = 300) -> float:
 CRYPTO: list[float] = []
 
 
-def interleaved(setups: dict[str, tuple[list[Server], str]]) -> dict[str, dict[str, float]]:
+#: setups taking turns: a name -> (its servers, the game its clients play)
+Setups = dict[str, tuple[list[Server], str]]
+
+
+def interleaved(setups: Setups) -> dict[str, dict[str, float]]:
     """Each setup in ``ROUNDS`` windows, taking turns, so load from elsewhere on a shared
     machine falls on all of them alike; after each round (the clients idle) the protocol's
     crypto is timed (:data:`CRYPTO`)."""
@@ -628,30 +635,6 @@ class Watchers:
             s.close()
 
 
-def _setup(tmp: Path, backend: str, name: str) -> str:
-    if backend == "sqlite":
-        d = tmp / name
-        d.mkdir()
-        return f"sqlite:///{d / 'q.db'}"
-    return os.environ["QAHWA_TEST_PG_URL"]  # one database; every setup makes new matches
-
-
-def _servers(
-    kind: str, url: str, tmp: Path, n: int, workers: int = 1, tree: str | None = None
-) -> list[Server]:
-    data = tmp / "data"  # one key set, as replicas share them
-    data.mkdir(exist_ok=True)
-    out: list[Server] = []
-    try:
-        for _ in range(n):
-            out.append(Server(kind, url, data, workers, tree))
-    except BaseException:
-        for s in out:
-            s.stop()
-        raise
-    return out
-
-
 HEADER = (
     "| setup | server CPU ms/action | base / this (CPU) | floor / this (CPU) | act/s "
     "| p50 ms | p99 ms | act/s this / base | p99 this / base |\n"
@@ -709,12 +692,7 @@ def _whole_row(label: str, r: dict[str, float]) -> None:
         f"| {r['rolls']:.1f} | {r['p50']:.1f} | {r['cpu']:.2f} |",
         flush=True,
     )
-    if FAILURES:
-        print(
-            f"  !! {len(FAILURES)} client(s) failed during this table; its figures are "
-            f"not comparable. First: {FAILURES[0]}",
-            flush=True,
-        )
+    _failures()
 
 
 PARTS = ("sqlite", "pg", "long", "whole", "keys", "watchers")
@@ -724,6 +702,7 @@ def run(parts: Sequence[str] = PARTS) -> None:
     """The tables of ``parts`` (``BENCH_PARTS``, comma-separated; all by default)."""
     pg = bool(os.environ.get("QAHWA_TEST_PG_URL"))
     tmp = Path(tempfile.mkdtemp(prefix="qahwa-bench-api-"))
+    (tmp / "data").mkdir()  # one key set, as replicas share them
     print(
         f"{CLIENTS} clients; each setup {SECONDS:.0f} s in {ROUNDS} windows taking turns with "
         f"the others (each after {WARMUP:.1f} s warm-up); an action = GET state + POST action "
@@ -738,21 +717,32 @@ def run(parts: Sequence[str] = PARTS) -> None:
     def servers(
         kind: str, backend: str, key: str, n: int = 1, workers: int = 1, tree: str | None = None
     ) -> list[Server]:
-        out = _servers(kind, _setup(tmp, backend, key), tmp, n, workers, tree)
-        started.extend(out)
-        return out
+        if backend == "sqlite":
+            (tmp / key).mkdir()
+            url = f"sqlite:///{tmp / key / 'q.db'}"
+        else:  # one database; every setup makes new matches
+            url = os.environ["QAHWA_TEST_PG_URL"]
+        for _ in range(n):
+            started.append(Server(kind, url, tmp / "data", workers, tree))
+        return started[-n:]
 
     def stop_all() -> None:
         for s in started:
             s.stop()
         started.clear()
 
+    def table(title: str, header: str, setups: Setups) -> dict[str, dict[str, float]]:
+        print(title)
+        print(header)
+        try:
+            return interleaved(setups)
+        finally:
+            stop_all()
+
     try:
         if "sqlite" in parts:
-            print("\n**Server CPU per action, SQLite, 1 process each**")
-            print(HEADER)
             base = os.environ.get("BENCH_BASE")
-            first: dict[str, tuple[list[Server], str]] = {
+            first: Setups = {
                 "bare": (servers("bare", "sqlite", "bare"), "bare"),
                 "hokm": (servers("qahwa", "sqlite", "hokm"), "hokm"),
                 "tawla": (servers("qahwa", "sqlite", "tawla"), "tawla"),
@@ -760,8 +750,7 @@ def run(parts: Sequence[str] = PARTS) -> None:
             if base:  # the same servers from another tree, taking turns with these
                 for g in ("hokm", "tawla"):
                     first[f"{g}@base"] = (servers("qahwa", "sqlite", f"{g}_base", tree=base), g)
-            res = interleaved(first)
-            stop_all()
+            res = table("\n**Server CPU per action, SQLite, 1 process each**", HEADER, first)
             _row("bare FastAPI, SQLite", res["bare"])
             floor = _floor_rows(res["bare"], "SQLite")
             for g in ("hokm", "tawla"):
@@ -775,20 +764,17 @@ def run(parts: Sequence[str] = PARTS) -> None:
             # one table per game, so that at most six server processes (and their
             # connection pools) are up on the database at a time
             for game in ("hokm", "tawla"):
-                print(
+                res = table(
                     f"\n**Server CPU per action, PostgreSQL, {game}** (the database's own "
-                    "processes are charged to no setup)"
-                )
-                print(HEADER)
-                res = interleaved(
+                    "processes are charged to no setup)",
+                    HEADER,
                     {
                         "bare": (servers("bare", "postgres", "bare"), "bare"),
                         "1": (servers("qahwa", "postgres", game), game),
                         "2": (servers("qahwa", "postgres", game, 2), game),
                         "w": (servers("qahwa", "postgres", game, 1, 2), game),
-                    }
+                    },
                 )
-                stop_all()
                 _row("bare FastAPI, PostgreSQL", res["bare"])
                 floor = _floor_rows(res["bare"], "PostgreSQL")
                 _row(f"qahwa PostgreSQL 1 proc, {game}", res["1"], res["bare"], "bare", floor)
@@ -811,9 +797,10 @@ def run(parts: Sequence[str] = PARTS) -> None:
             print("|---|---|---|---|---|---|---|")
             for game in ("mexican_train", "shelem"):
                 for n in (1, 2):
-                    pair = servers("qahwa", backend, f"long_{game}_{n}", n)
                     try:
-                        early_t, late_t, at = long_match(pair, game)
+                        early_t, late_t, at = long_match(
+                            servers("qahwa", backend, f"long_{game}_{n}", n), game
+                        )
                     finally:
                         stop_all()
                     early, late = early_t.summary(), late_t.summary()
@@ -826,52 +813,46 @@ def run(parts: Sequence[str] = PARTS) -> None:
                     )
 
         if "whole" in parts:
-            print(
+            res = table(
                 "\nwhole matches, qahwa SQLite 1 proc: commit, lock, reveal, play, every seat "
                 "keyed; req/s counts every request of the flow; tawla turns/s = rolls/s (a "
-                "roll + the opponent's value)"
+                "roll + the opponent's value)",
+                "| setup | req/s | act/s | matches/s | turns/s | p50 ms | CPU ms |\n"
+                "|---|---|---|---|---|---|---|",
+                {g: (servers("qahwa", "sqlite", f"whole_{g}"), g) for g in ("hokm", "tawla")},
             )
-            print("| setup | req/s | act/s | matches/s | turns/s | p50 ms | CPU ms |")
-            print("|---|---|---|---|---|---|---|")
-            res = interleaved(
-                {g: (servers("qahwa", "sqlite", f"whole_{g}"), g) for g in ("hokm", "tawla")}
-            )
-            stop_all()
             for game in ("hokm", "tawla"):
                 _whole_row(f"{game}, qahwa-fair/2", res[game])
 
         if "keys" in parts:
-            print(
+            res = table(
                 "\nseat keys, qahwa SQLite 1 proc, v2: every seat keyed (signatures, receipts "
-                "and their checks) against no seat keyed"
-            )
-            print(HEADER)
-            res = interleaved(
+                "and their checks) against no seat keyed",
+                HEADER,
                 {
                     f"{g}{v}": (servers("qahwa", "sqlite", f"keys_{g}{v.strip('/')}"), g + v)
                     for g in ("hokm", "tawla")
                     for v in ("/unkeyed", "")
-                }
+                },
             )
-            stop_all()
             for g in ("hokm", "tawla"):
                 _row(f"{g}, no seat keyed", res[f"{g}/unkeyed"])
                 _row(f"{g}, every seat keyed", res[g], res[f"{g}/unkeyed"], "unkeyed")
 
         if "watchers" in parts:
-            print(
-                f"\nidle watchers: qahwa SQLite 1 proc, hokm; one server with {WATCHERS} idle "
-                f"SSE streams open on {WATCHED_MATCHES} other matches, one without, taking turns"
-            )
-            print(HEADER)
             quiet = servers("qahwa", "sqlite", "quiet")
             watched = servers("qahwa", "sqlite", "watched")
             w = Watchers(watched[0].url)
             try:
-                res = interleaved({"none": (quiet, "hokm"), "watched": (watched, "hokm")})
+                res = table(
+                    f"\nidle watchers: qahwa SQLite 1 proc, hokm; one server with {WATCHERS} "
+                    f"idle SSE streams open on {WATCHED_MATCHES} other matches, one without, "
+                    "taking turns",
+                    HEADER,
+                    {"none": (quiet, "hokm"), "watched": (watched, "hokm")},
+                )
             finally:
                 w.close()
-                stop_all()
             _row("no watchers", res["none"])
             _row(f"{WATCHERS} idle SSE watchers", res["watched"], res["none"], "none")
     finally:

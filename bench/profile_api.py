@@ -37,16 +37,17 @@ import argparse
 import collections
 import json
 import os
-import shutil
+import random
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from bench import api
 
@@ -174,85 +175,49 @@ def table(
     return "\n".join(lines) + "\n"
 
 
-def _load_in_background(
-    servers: list[api.Server], game: str, seconds: float, tally: api.Tally
-) -> threading.Thread:
-    t = threading.Thread(target=api.load, args=(servers, game, tally, seconds), daemon=True)
-    t.start()
-    return t
+def _record(server: api.Server, game: str, seconds: int, *args: str) -> api.Tally:
+    """py-spy on ``server`` for ``seconds`` (``args``: its options) under the bench's load,
+    which starts a warm-up before and ends a second after it; the load's tally."""
+    tally = api.Tally()
+    loader = threading.Thread(
+        target=api.load, args=([server], game, tally, seconds + 1.0), daemon=True
+    )
+    loader.start()
+    time.sleep(api.WARMUP)
+    spy = subprocess.run(
+        [str(PY_SPY), "record", "--pid", str(server.proc.pid), "--duration", str(seconds)]
+        + [*args, "--nonblocking", *EXTRA],
+        capture_output=True,
+        text=True,
+    )
+    loader.join()
+    if spy.returncode != 0:
+        raise SystemExit(f"py-spy failed ({spy.returncode}): {spy.stderr.strip()[-500:]}")
+    return tally
 
 
 def live(game: str, seconds: float, rate: int, out: Path, top: int) -> str:
     """Part 1: py-spy on a live ``qahwa serve`` under the bench's load."""
     if not PY_SPY.exists():
         raise SystemExit(f"{PY_SPY} is missing: make .venv/.installed-dev (the dev lock has it)")
-    tmp = Path(tempfile.mkdtemp(prefix="qahwa-profile-"))
-    try:
-        (tmp / "db").mkdir()
-        (tmp / "data").mkdir()
+    raw = out / "profile.txt"
+    with tempfile.TemporaryDirectory(prefix="qahwa-profile-") as tmp:
         kind = "bare" if game == "bare" else "qahwa"
-        server = api.Server(kind, f"sqlite:///{tmp / 'db' / 'q.db'}", tmp / "data")
+        server = api.Server(kind, f"sqlite:///{tmp}/q.db", Path(tmp))
         try:
             api.load([server], game, api.Tally(), 2.0)  # warm: caches, pools, threads
-            raw = out / "profile.txt"
-            tally = api.Tally()
-            loader = _load_in_background([server], game, seconds + 1.0, tally)
-            time.sleep(api.WARMUP)
-            spy = subprocess.run(
-                [
-                    str(PY_SPY),
-                    "record",
-                    "--pid",
-                    str(server.proc.pid),
-                    "--format",
-                    "raw",
-                    "--rate",
-                    str(rate),
-                    "--duration",
-                    str(int(seconds)),
-                    "--output",
-                    str(raw),
-                    "--full-filenames",
-                    "--nonblocking",
-                    *EXTRA,
-                ],
-                capture_output=True,
-                text=True,
+            rec = ("--rate", str(rate), "--output")
+            tally = _record(
+                server, game, int(seconds), "--format", "raw", "--full-filenames", *rec, str(raw)
             )
-            loader.join()
-            if spy.returncode != 0 or not raw.exists():
-                raise SystemExit(f"py-spy failed ({spy.returncode}): {spy.stderr.strip()[-500:]}")
             # a second, shorter recording as py-spy's own flame graph
-            loader = _load_in_background([server], game, 6.0, api.Tally())
-            time.sleep(api.WARMUP)
-            subprocess.run(
-                [
-                    str(PY_SPY),
-                    "record",
-                    "--pid",
-                    str(server.proc.pid),
-                    "--rate",
-                    str(rate),
-                    "--duration",
-                    "5",
-                    "--output",
-                    str(out / "flamegraph.svg"),
-                    "--nonblocking",
-                    *EXTRA,
-                ],
-                capture_output=True,
-                text=True,
-            )
-            loader.join()
+            _record(server, game, 5, *rec, str(out / "flamegraph.svg"))
         finally:
             server.stop()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    summary = tally.summary()
     if api.FAILURES:
         raise SystemExit(f"a client failed: {api.FAILURES[0]}")
     stacks, idle = read_collapsed(raw)
-    return table(stacks, idle, summary["cpu"], tally.actions, top)
+    return table(stacks, idle, tally.summary()["cpu"], tally.actions, top)
 
 
 @contextmanager
@@ -263,43 +228,26 @@ def _counting(
     hand-offs made while ``on`` is set."""
     import anyio.to_thread
 
-    originals: dict[tuple[Any, str], Any] = {}
-
-    def wrap(obj: Any, attr: str, key: str) -> None:
-        orig = getattr(obj, attr)
-        originals[(obj, attr)] = orig
-
-        def counted(*a: Any, **k: Any) -> Any:
+    def counted(orig: Callable[..., Any], key: str) -> Callable[..., Any]:
+        def call(*a: Any, **k: Any) -> Any:
             if on.is_set() and threading.current_thread() is not client:
                 counts[key] += 1
             return orig(*a, **k)
 
-        setattr(obj, attr, counted)
+        return call
 
-    wrap(anyio.to_thread, "run_sync", "thread-pool hand-offs (anyio.to_thread.run_sync)")
-    wrap(json, "loads", "json.loads")
-    wrap(json.JSONEncoder, "encode", "json.dumps (JSONEncoder.encode; canonical JSON not counted)")
-    try:
+    with ExitStack() as stack:
+        for obj, attr, key in (
+            (anyio.to_thread, "run_sync", "thread-pool hand-offs (anyio.to_thread.run_sync)"),
+            (json, "loads", "json.loads"),
+            (
+                json.JSONEncoder,
+                "encode",
+                "json.dumps (JSONEncoder.encode; canonical JSON not counted)",
+            ),
+        ):
+            stack.enter_context(mock.patch.object(obj, attr, counted(getattr(obj, attr), key)))
         yield
-    finally:
-        for (obj, attr), orig in originals.items():
-            setattr(obj, attr, orig)
-
-
-def _sql_counter(got: collections.Counter[str], on: threading.Event) -> Callable[..., None]:
-    def stmt(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
-        if on.is_set():
-            got[f"SQL {statement.split(None, 1)[0].upper()}"] += 1
-
-    return stmt
-
-
-def _begin_counter(got: collections.Counter[str], on: threading.Event) -> Callable[..., None]:
-    def begin(conn: Any) -> None:
-        if on.is_set():
-            got["transactions (BEGIN)"] += 1
-
-    return begin
 
 
 def counts(game: str, actions: int, top: int) -> str:
@@ -310,70 +258,58 @@ def counts(game: str, actions: int, top: int) -> str:
     from service.server import ServerThread
     from service.settings import Settings
 
-    tmp = Path(tempfile.mkdtemp(prefix="qahwa-profile-counts-"))
     got: collections.Counter[str] = collections.Counter()
-    env = {k: v for k, v in api.QAHWA_ENV.items()}
-    old_env = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        settings = Settings(database_url=f"sqlite:///{tmp / 'q.db'}", data_dir=tmp / "data")
+    on = threading.Event()
+
+    def statement(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if on.is_set():
+            got[f"SQL {statement.split(None, 1)[0].upper()}"] += 1
+
+    def begin(conn: Any) -> None:
+        if on.is_set():
+            got["transactions (BEGIN)"] += 1
+
+    with (
+        tempfile.TemporaryDirectory(prefix="qahwa-profile-counts-") as tmp,
+        mock.patch.dict(os.environ, api.QAHWA_ENV),
+    ):
+        settings = Settings(database_url=f"sqlite:///{tmp}/q.db", data_dir=Path(tmp) / "data")
         srv = ServerThread(settings)  # the app made, not serving yet
         db = srv.app.state.db
-        on = threading.Event()
-        engines = {id(e): e for e in (db._read, db._write, db._read_rows)}.values()
-        listeners = [(eng, "before_cursor_execute", _sql_counter(got, on)) for eng in engines] + [
-            (eng, "begin", _begin_counter(got, on)) for eng in engines
+        listeners = [
+            (eng, name, fn)
+            for eng in {id(e): e for e in (db._read, db._write, db._read_rows)}.values()
+            for name, fn in (("before_cursor_execute", statement), ("begin", begin))
         ]
         for eng, name, fn in listeners:  # before any thread of the server runs
             event.listen(eng, name, fn)
         with srv:
-            key = (
-                subprocess.run(
-                    [str(api.BIN / "qahwa"), "operators", "add", "profile"],
-                    env={
-                        **os.environ,
-                        "QAHWA_DATABASE_URL": settings.database_url,
-                        "QAHWA_DATA_DIR": str(settings.data_dir),
-                    },
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                )
-                .stdout.strip()
-                .splitlines()[-1]
-            )
-            api.OPERATOR_KEYS[f"127.0.0.1:{srv.port}"] = key
+            env = {
+                **os.environ,
+                "QAHWA_DATABASE_URL": settings.database_url,
+                "QAHWA_DATA_DIR": str(settings.data_dir),
+            }
+            api.OPERATOR_KEYS[f"127.0.0.1:{srv.port}"] = api.add_operator(env, "profile")
             rot = api.Rotation([srv.url])
-            rnd = __import__("random").Random(3)
+            rnd = random.Random(3)
             done = 0
             try:
                 with _counting(got, threading.current_thread(), on):
-                    m = api._new_match(rot, game)
-                    for _ in range(20):  # warm: the engine is cached, the key parsed
-                        api._action(rot, m, rnd)
-                    on.set()
                     while done < actions:
-                        out = api._action(rot, m, rnd)
-                        done += 1
-                        if out["status"] != "playing":
-                            on.clear()
-                            m = api._new_match(rot, game)
-                            for _ in range(20):
-                                api._action(rot, m, rnd)
-                            on.set()
-                    on.clear()
+                        m = api._new_match(rot, game)
+                        for _ in range(20):  # warm: the engine is cached, the key parsed
+                            api._action(rot, m, rnd)
+                        on.set()
+                        status = "playing"
+                        while done < actions and status == "playing":
+                            status = api._action(rot, m, rnd)["status"]
+                            done += 1
+                        on.clear()
                 for eng, name, fn in listeners:  # the counters are not the service's cost
                     event.remove(eng, name, fn)
                 service = _service_profile(srv.app.state.service, rot, game, actions, top)
             finally:
                 rot.close()
-    finally:
-        for k, v in old_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        shutil.rmtree(tmp, ignore_errors=True)
     lines = [
         f"Per action ({game}, {done} actions after 20 warm ones per match; GET state + POST "
         "action), counted in the server's threads:",
@@ -393,7 +329,6 @@ def _service_profile(svc: Any, rot: api.Rotation, game: str, actions: int, top: 
     import cProfile
     import io
     import pstats
-    import random
 
     from service.routes import json_response
 
