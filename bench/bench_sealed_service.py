@@ -30,7 +30,7 @@ import httpx
 
 from qahwa_client import Client
 
-from .api import OPERATOR_KEYS, Server
+from .api import Server
 
 RULES = {"players": 4, "target": 1}
 MATCHES = 3  # of each kind
@@ -80,7 +80,7 @@ def run() -> None:
         data.mkdir()
         srv = Server("qahwa", f"sqlite:///{Path(tmp) / 'q.db'}", data)
         try:
-            key = OPERATOR_KEYS[f"127.0.0.1:{srv.port}"]
+            key = str(srv.key)
             rows: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
             _play(srv.url, key, True, rnd)  # warm both paths (imports, caches)
             _play(srv.url, key, False, rnd)

@@ -42,8 +42,9 @@ from bench.api import (
     Server,
     Tally,
     load,
+    proc_ticks,
 )
-from bench.pg import fresh_database, loadavg, pg_url
+from bench.pg import conninfo, fresh_database, loadavg, pg_url
 from fairness import Signer
 
 
@@ -57,14 +58,6 @@ def pin(server: Server, cpu: int) -> bool:
         check=False,
     )
     return done.returncode == 0
-
-
-def _ticks(pid: int) -> int:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0
-    return int(fields[11]) + int(fields[12])
 
 
 def _machine_busy() -> int:
@@ -83,9 +76,8 @@ class Parts:
     def __init__(self, database_url: str) -> None:
         from sqlalchemy.engine import make_url
 
-        url = make_url(database_url)
-        self.database = url.database
-        self.conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self.database = make_url(database_url).database
+        self.conninfo = conninfo(database_url)
         self.hosts = self.pg = self.clients = self.other = self.wall = 0.0
 
     def _backends(self) -> dict[int, int]:
@@ -96,7 +88,7 @@ class Parts:
             rows = conn.execute(
                 "SELECT pid FROM pg_stat_activity WHERE datname = %s", (self.database,)
             ).fetchall()
-        return {pid: _ticks(pid) for (pid,) in rows if pid != me}
+        return {pid: proc_ticks(pid) for (pid,) in rows if pid != me}
 
     def start(self, servers: list[Server]) -> None:
         self._t0 = time.monotonic()
