@@ -1,49 +1,25 @@
-"""``make bench-api``: the HTTP API under load, against a bare FastAPI endpoint.
+"""``make bench-api``: the HTTP API under load, against a bare FastAPI endpoint
+(docs/performance.md tells what each table measures, how, and what it found).
 
-The headline is **server CPU per action**: each server's process tree's CPU (user + system,
-read from /proc; the load client's apart) over the actions of its windows, and the ratio of
-the bare endpoint's to it, measured in the same run, taking turns (an operator pays for
-server cores; throughput on a machine the load client shares is diluted by the client's own
-CPU). Beside it the **floor**: the bare endpoint's CPU plus the protocol's own crypto per
-action (one Ed25519 verification, one SHA-256 chain step over canonical JSON, one Ed25519
-signing of the receipt: :func:`crypto_ms`, timed in this process between windows of the
-same run); throughput and latency p50/p99 after them.
-
-In one run, on loopback, each setup is a fresh set of server processes on a fresh database:
-
-- ``bare``: :mod:`bench.bare_app`, one read + one durable write per action, same database
-  settings as the service; both run without uvicorn's access log (``--no-access-log``, as
-  docs/deploy.md runs qahwa);
-- ``qahwa`` on SQLite with one process, and on PostgreSQL (against a bare endpoint on
-  PostgreSQL) with one process and with two when ``QAHWA_TEST_PG_URL`` is set: two ``qahwa
-  serve`` processes with every request going to the next one (a per-request round-robin
-  balancer, the worst case: every read catches up on the other process's write), and one
-  ``qahwa serve --workers 2`` (two processes on one port; the kernel hands each connection
-  to one of them, so a client's keep-alive connection, and with it its match, stays on one
-  process).
-
-The load: ``CLIENTS`` threads, each playing whole qahwa-fair/2 matches from creation (hokm
-and tawla; create, every seat commits, the lock is read, every seat reveals, then play, every
-seat keyed and signing as a conforming client does); an action = GET the mover's state + POST
-the action. Each client goes on with its match from one of its windows to the next (a
-match is played whole, its setup requests as often as in play, not at every window).
-Then the cost of an action late in a long match (mexican_train, shelem to 1000; ``LONG_AT``
-actions in) against one in the first ``LONG_SPAN`` of a fresh match, through one process and
-through two in rotation (server CPU per action and p50). Then whole matches (requests/s
-over every request of the flow, and tawla turns/s: a fresh roll is a roll and the
-opponent's value); then v2 with every seat keyed against no seat keyed; and player
-throughput with 200 idle SSE watchers open against none. (qahwa-fair/1 matches are
-read-only in the service since migration 0008: no v1 flow to measure.) The bench's seats use roll chains of ``BENCH_CHAIN`` values instead of 65,536 (the
-server checks each value against the previous one only; a 1-point tawla match needs far
-fewer), so client CPU does not crowd the server's on a small machine.
+The headline is **server CPU per action** (each server's process tree from /proc, the load
+client's apart: an operator pays for server cores), its ratio to the bare endpoint's
+(:mod:`bench.bare_app`) measured in the same run, taking turns, and to the **floor**: the
+bare endpoint's CPU plus the protocol's own crypto per action (:func:`crypto_ms`). Each
+setup is a fresh set of server processes on a fresh database, on loopback; ``CLIENTS``
+threads play whole keyed qahwa-fair/2 matches from creation (an action = GET the mover's
+state + POST the action). qahwa-fair/1 matches are read-only in the service since migration
+0008: no v1 flow to measure. The bench's seats use roll chains of ``BENCH_CHAIN`` values
+instead of 65,536 (the server checks each value against the previous one only), so client
+CPU does not crowd the server's on a small machine.
 
 Benchmarks print figures and ratios and never pass or fail. ``BENCH_SECONDS`` (default 6)
 sets each setup's measured time, spread over ``ROUNDS`` windows that take turns with the
 other setups of its table; ``BENCH_CLIENTS`` the number of clients (default 8);
 ``BENCH_PARTS`` (comma-separated: sqlite, pg, long, whole, keys, watchers; all by default)
-picks tables; ``BENCH_BASE=<a tree of the repository>`` adds the
-SQLite table's qahwa servers run from that tree's code, taking turns with this one's (an
-A/B of two commits in one run: ``git archive <commit> | tar -x -C <dir>``).
+picks tables (pg when ``QAHWA_TEST_PG_URL`` is set); ``BENCH_BASE=<a tree of the
+repository>`` adds the SQLite table's qahwa servers run from that tree's code, taking turns
+with this one's (an A/B of two commits in one run: ``git archive <commit> | tar -x -C
+<dir>``).
 """
 
 from __future__ import annotations

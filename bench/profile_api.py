@@ -1,34 +1,24 @@
 """``make profile-api``: where a live ``qahwa serve`` spends its CPU on an action.
 
-Two parts, one command (``python -m bench.profile_api``; ``--help`` for the options):
+Three parts, one command (``python -m bench.profile_api``; ``--help`` for the options;
+docs/performance.md "Where an action's server CPU goes" reads their output):
 
-1. **the live profile** — one ``qahwa serve`` on SQLite, run as ``make bench-api`` runs it
-   (operator keys, the per-address limit, metrics, JSON logs, no access log), under the
-   bench's load (8 clients playing whole keyed qahwa-fair/2 matches of ``--game``; an
-   action = GET the mover's state + POST the action), sampled by py-spy (``py-spy record
-   --pid``; idle threads left out, so the samples are of threads on the CPU). The server's
-   CPU per action is read from /proc over the same span, and the samples are scaled to it.
-   Written to ``--out``: ``profile.txt`` (py-spy's collapsed stacks: load it into
-   speedscope or flamegraph.pl for a flame graph), ``flamegraph.svg`` (a second, shorter
-   recording as py-spy's own flame graph) and ``table.md``: ms of server CPU per action by
-   part of the stack (HTTP server, ASGI framework, each middleware, pydantic, SQL, thread
-   hand-offs, JSON, the engine, the protocol's crypto, the service's own code), then the
-   functions by self and by inclusive time. py-spy needs ptrace (root, or
-   ``kernel.yama.ptrace_scope`` 0).
+1. **the live profile** — one ``qahwa serve`` on SQLite, run as ``make bench-api`` runs it,
+   under the bench's load (8 clients playing whole keyed qahwa-fair/2 matches of
+   ``--game``), sampled by py-spy (it needs ptrace: root, or ``kernel.yama.ptrace_scope``
+   0), the samples split by part of the stack and scaled to the server's CPU per action
+   read from /proc over the same span. Written to ``--out``: ``profile.txt`` (collapsed
+   stacks), ``flamegraph.svg`` (a second, shorter recording) and ``table.md``.
 2. **the counts** — the same server in this process (``service.server.ServerThread``) and
    the same client, counting per action: SQL statements by verb, transactions, thread-pool
    hand-offs, and ``json`` encodes/decodes made by the server's threads.
 3. **the service without HTTP** — on that server, ``MatchService.state`` and ``.act`` and
-   the routes' encoding called in one thread under cProfile on the process CPU clock: every
-   call counted (how often each function runs per action), no sampling.
+   the routes' encoding called in one thread under cProfile on the process CPU clock.
 
-Reading part 1: py-spy counts a thread that is runnable as at work, including one woken
-from a wait or a system call and still waiting for a core, so on a busy machine frames
-right after system calls (a socket write, ``getrandom``, the event loop's self-pipe) and
-lock waits whose blocking call is in C get more samples than the CPU they use (innermost
-``Condition.wait``/``select`` samples are dropped as idle). Its ms are the measured CPU
-per action split by those shares; take them as approximate, and take the counts of parts
-2 and 3 as exact.
+py-spy counts a runnable thread as at work, including one woken from a wait and still
+waiting for a core, so on a busy machine frames right after system calls and lock waits in
+C get more samples than the CPU they use: part 1's ms are approximate shares; the counts of
+parts 2 and 3 are exact.
 """
 
 from __future__ import annotations
@@ -38,6 +28,7 @@ import collections
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -54,64 +45,52 @@ from bench import api
 PY_SPY = Path(sys.executable).parent / "py-spy"
 EXTRA = os.environ.get("PYSPY_EXTRA", "").split()
 
-#: (part, test on one frame "function (file:line)"): a sample goes to the first part, in
-#: this order, that any frame of its stack matches (the protocol's crypto claims its
-#: canonical JSON and SHA-256; the SQL driver's time is SQL's wherever it is called from)
-OWNERS: list[tuple[str, Callable[[str], bool]]] = [
+#: (part, pattern searched in one frame "function (file:line)"): a sample goes to the first
+#: part, in this order, that any frame of its stack matches (the protocol's crypto claims
+#: its canonical JSON and SHA-256; the SQL driver's time is SQL's wherever it is called from)
+OWNERS: list[tuple[str, re.Pattern[str]]] = [
     (
         "protocol crypto (Ed25519 verify and sign, SHA-256 chain step, their canonical JSON)",
-        lambda f: (
-            "cryptography/" in f
-            or "fairness/signing.py" in f
-            or f.startswith(("chain_next ", "seat_sig_message ", "_verify_seat_sig "))
+        re.compile(
+            r"cryptography/|fairness/signing\.py|^(chain_next|seat_sig_message|_verify_seat_sig) "
         ),
     ),
-    ("SQL (SQLAlchemy Core, the sqlite3 driver)", lambda f: "sqlalchemy/" in f or "sqlite3" in f),
-    ("engine (apply, legal moves, seat view, catch-up)", lambda f: "games/" in f),
-    ("pydantic (request models)", lambda f: "pydantic" in f),
-    ("middleware: metrics (prometheus-client)", lambda f: "prometheus_client/" in f),
-    (
-        "middleware: body limit and duplicate-key check",
-        lambda f: f.startswith("json_body_problem "),
-    ),
+    ("SQL (SQLAlchemy Core, the sqlite3 driver)", re.compile("sqlalchemy/|sqlite3")),
+    ("engine (apply, legal moves, seat view, catch-up)", re.compile("games/")),
+    ("pydantic (request models)", re.compile("pydantic")),
+    ("middleware: metrics (prometheus-client)", re.compile("prometheus_client/")),
+    ("middleware: body limit and duplicate-key check", re.compile("^json_body_problem ")),
 ]
 #: parts of the innermost frame, for the samples no owner claimed
-INNERMOST: list[tuple[str, Callable[[str], bool]]] = [
-    ("JSON encode/decode (views, events, bodies)", lambda f: "json/" in f),
+INNERMOST: list[tuple[str, re.Pattern[str]]] = [
+    ("JSON encode/decode (views, events, bodies)", re.compile("json/")),
     (
         "middleware: Front (request id, address limit, metrics call) and body limit",
-        lambda f: (
-            "service/operations.py" in f
-            or "service/limits.py" in f
-            or "service/logging_json.py" in f
-            or "service/metrics.py" in f
-            or "BodyLimit" in f
-            or "replay " in f
-        ),
+        re.compile(r"service/(operations|limits|logging_json|metrics)\.py|BodyLimit|replay "),
     ),
     (
         "thread hand-offs (anyio worker threads, queues, locks)",
-        lambda f: "anyio/" in f or "threading.py" in f or "queue.py" in f or "concurrent/" in f,
+        re.compile(r"anyio/|threading\.py|queue\.py|concurrent/"),
     ),
     (
         "ASGI framework (Starlette, FastAPI: routing, dependencies)",
-        lambda f: "starlette/" in f or "fastapi/" in f,
+        re.compile("starlette/|fastapi/"),
     ),
     (
         "HTTP server and event loop (uvicorn, h11, asyncio)",
-        lambda f: "uvicorn/" in f or "h11/" in f or "asyncio/" in f or "selectors.py" in f,
+        re.compile(r"uvicorn/|h11/|asyncio/|selectors\.py"),
     ),
-    ("service code (matches, store, routes)", lambda f: "service/" in f),
+    ("service code (matches, store, routes)", re.compile("service/")),
 ]
 
 
 def part_of(stack: list[str]) -> str:
-    for name, test in OWNERS:
-        if any(test(f) for f in stack):
+    for name, pattern in OWNERS:
+        if any(pattern.search(f) for f in stack):
             return name
     for f in reversed(stack):  # innermost first
-        for name, test in INNERMOST:
-            if test(f):
+        for name, pattern in INNERMOST:
+            if pattern.search(f):
                 return name
     return "other (stdlib, ...)"
 
