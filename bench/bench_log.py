@@ -74,14 +74,6 @@ ORIGIN = "bench.qahwa.test/log"
 NOTE_SEED = b"\x07" * 32
 
 
-def _make_db(path: Path) -> tuple[str, log_fixture.TableWriter]:
-    url = f"sqlite:///{path}"
-    db = Database(url)
-    migrate.upgrade(db)
-    db.dispose()
-    return url, log_fixture.TableWriter(path)
-
-
 def _tile(n: int, rng: random.Random, entries: bool) -> str:
     return "/log/" + tlog.Tile(0, rng.randrange(n // 256), entries=entries).path
 
@@ -234,11 +226,13 @@ def run() -> None:
     keys = KeySet({signer.key_id: signer.public_key}, source="file", origin="bench")
     with tempfile.TemporaryDirectory(prefix="qahwa-bench-log-") as tmp_s:
         tmp = Path(tmp_s)
-        urls: dict[int, str] = {}
-        tables: dict[int, log_fixture.TableWriter] = {}
-        for n in (SMALL, MID, BIG):
+        urls = {n: f"sqlite:///{tmp}/{n}/q.db" for n in (SMALL, MID, BIG)}
+        for n, url in urls.items():
             (tmp / str(n)).mkdir()
-            urls[n], tables[n] = _make_db(tmp / str(n) / "q.db")
+            db = Database(url)
+            migrate.upgrade(db)
+            db.dispose()
+        tables = {n: log_fixture.TableWriter(tmp / str(n) / "q.db") for n in urls}
         dirs = {MID: tmp / "tiles-mid", BIG: tmp / "tiles-big"}
         writers = {n: log_fixture.TileWriter(d) for n, d in dirs.items()}
         # the checkpoints a monitor of the growing log sees: every SEGMENT entries

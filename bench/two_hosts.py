@@ -26,6 +26,7 @@ few cores is visible.
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import subprocess
@@ -141,10 +142,7 @@ def run() -> None:
     url = fresh_database(base_url, "bench_hosts")
     # the deployment's secrets, the same on every host (docs/deploy.md §4)
     os.environ.setdefault("QAHWA_SIGNING_KEY", Signer.generate().private_b64())
-    if "QAHWA_MASTER_KEY" not in os.environ:
-        import base64
-
-        os.environ["QAHWA_MASTER_KEY"] = base64.b64encode(os.urandom(32)).decode()
+    os.environ.setdefault("QAHWA_MASTER_KEY", base64.b64encode(os.urandom(32)).decode())
     tmp = Path(tempfile.mkdtemp(prefix="qahwa-bench-hosts-"))
     print(
         f"two hosts on one PostgreSQL against one: {CLIENTS} clients playing whole matches, "
