@@ -65,7 +65,6 @@ LONG_AT, LONG_SPAN, LONG_BLOCK = 1200, 50, 5
 RULESETS: dict[str, dict[str, Any]] = {
     "hokm": {},
     "tawla": {"match_length": 1},
-    "bare": {},
     "mexican_train": {},
     "shelem": {"target": 1000},
 }
@@ -395,20 +394,17 @@ def _player(
     m, rnd = OPEN.pop(key, (None, random.Random(seed)))
     try:
         while time.monotonic() < t_end:
-            if m is None:
-                m = _new_match(rot, game)
-            while time.monotonic() < t_end:
-                t0 = time.monotonic()
-                out = _action(rot, m, rnd)
-                t1 = time.monotonic()
-                if t0 >= t_start:
-                    tally.lat.append(t1 - t0)
-                    tally.actions += 1
-                    tally.rolls += out["rolled"]
-                if out["status"] != "playing":
-                    tally.matches += t0 >= t_start
-                    m = None
-                    break
+            m = m or _new_match(rot, game)
+            t0 = time.monotonic()
+            out = _action(rot, m, rnd)
+            t1 = time.monotonic()
+            if t0 >= t_start:
+                tally.lat.append(t1 - t0)
+                tally.actions += 1
+                tally.rolls += out["rolled"]
+            if out["status"] != "playing":
+                tally.matches += t0 >= t_start
+                m = None
         if m is not None:
             OPEN[key] = (m, rnd)
     except Exception as exc:  # a failed client would skew the figures: say so, loudly

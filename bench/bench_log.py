@@ -109,12 +109,12 @@ def _time_ms(client: httpx.Client, n: int, rng: random.Random, what: str) -> flo
 
 def _inproc_ms(srv: ServerThread, n: int, rng: random.Random, what: str) -> float:
     """One C2SP read inside the server's process (no HTTP)."""
-    c2sp = srv.app.state.log_c2sp
+    c2sp, (path, _) = srv.app.state.log_c2sp, READS[what][1](n, rng)
     t0 = time.perf_counter()
     if what == "checkpoint":
         c2sp.checkpoint()
     else:
-        c2sp.tile(tlog.Tile(0, rng.randrange(n // 256), entries=what == "bundle").path)
+        c2sp.tile(path.removeprefix("/log/"))
     return (time.perf_counter() - t0) * 1000
 
 
@@ -261,11 +261,10 @@ def run() -> None:
             f"directories in {time.perf_counter() - t0:.1f} s"
         )
 
-        servers: dict[int, ServerThread] = {}
-        for n in (SMALL, MID, BIG):
-            servers[n] = ServerThread(
+        servers = {
+            n: ServerThread(
                 Settings(
-                    database_url=urls[n],
+                    database_url=url,
                     data_dir=tmp / str(n),
                     master_key=None,
                     signing_key=signer.private_b64(),
@@ -275,6 +274,8 @@ def run() -> None:
                     checkpoint_seconds=3600,
                 )
             ).start()
+            for n, url in urls.items()
+        }
         clients = {n: httpx.Client(base_url=servers[n].url) for n in (SMALL, BIG)}
         for n, c in clients.items():
             assert c.get("/v1/log").json()["tree_size"] == n  # first request: signs, caches

@@ -154,32 +154,34 @@ def run() -> None:
     cpu_rows: list[str] = []
     try:
         for game in ("hokm", "tawla"):
-            one, p1 = hosts(url, tmp, 1, f"{game}-1")
-            two, p2 = hosts(url, tmp, 2, f"{game}-2")
+            FAILURES.clear()
+            OPEN.clear()
+            setups = {n: hosts(url, tmp, n, f"{game}-{n}") for n in (1, 2)}
+            tallies = {n: Tally() for n in setups}
+            parts = {n: Parts(url) for n in setups}
             try:
-                FAILURES.clear()
-                OPEN.clear()
-                tallies = {1: Tally(), 2: Tally()}
-                parts = {1: Parts(url), 2: Parts(url)}
                 for _ in range(ROUNDS):
-                    load(one, game, tallies[1], SECONDS / ROUNDS, sticky=True, parts=parts[1])
-                    load(two, game, tallies[2], SECONDS / ROUNDS, sticky=True, parts=parts[2])
+                    for n, (servers, _) in setups.items():
+                        load(
+                            servers, game, tallies[n], SECONDS / ROUNDS, sticky=True, parts=parts[n]
+                        )
             finally:
-                for s in one + two:
-                    s.stop()
-            r1, r2 = tallies[1].summary(), tallies[2].summary()
-            for n, r in ((1, r1), (2, r2)):
+                for servers, _ in setups.values():
+                    for s in servers:
+                        s.stop()
+            r1 = tallies[1].summary()
+            for n, tally in tallies.items():
+                r = tally.summary()
                 ratio = f"{r['requests'] / r1['requests']:.2f}×" if n == 2 else ""
                 print(
                     f"| {game}, {n} | {r['requests']:.1f} | {r['rate']:.1f} "
                     f"| {r['matches']:.2f} | {r['p50']:.1f} | {r['cpu']:.2f} | {ratio} |",
                     flush=True,
                 )
-            for n in (1, 2):
-                cpu_rows.append(_cpu_row(f"{game}, {n}", parts[n], tallies[n].actions))
+                cpu_rows.append(_cpu_row(f"{game}, {n}", parts[n], tally.actions))
             if FAILURES:
                 print(f"  !! {len(FAILURES)} client(s) failed: {FAILURES[0]}")
-            if not (p1 and p2):
+            if not all(pinned for _, pinned in setups.values()):
                 print("  (not pinned: no taskset, or fewer than two cores)")
         cores = os.cpu_count() or 1
         print(
