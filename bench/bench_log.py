@@ -1,39 +1,19 @@
-"""The transparency log at 1k and at 1M entries (`make bench`, `python -m bench log`).
+"""The transparency log at 1k and at 1M entries (`make bench`, `python -m bench log`;
+docs/performance.md "The transparency log" tells what is measured and what it found).
 
-One stream of signed leaves (qahwa-fair/2 locks and their reveals, signed in worker
-processes: :mod:`bench.log_fixture`) is written, without the service, as
-
-- the service's tables of three SQLite databases — the first 1,000 entries, the first
-  ``QAHWA_BENCH_LOG_HTTP`` (default 51,200) and all ``QAHWA_BENCH_LOG_BIG`` (default
-  1,000,000) — the leaves and their stored tree, as the service's appends write them;
-- C2SP tile directories (checkpoint, hash tiles of every level, entry bundles) of the first
-  ``QAHWA_BENCH_LOG_HTTP`` and of all the entries, through :mod:`tlog`.
-
-**Reads, flat in size.** A server (uvicorn in a thread) per database of 1k and of the big
-size answers the C2SP reads (``GET /log/checkpoint``, a random full hash tile, a random full
-entry bundle; target ≤ 1.2×) and the JSON reads (``GET /v1/log``, ``/v1/log/proof``,
-``/v1/log/consistency``; target ≤ 1.5×): the medians of ``QAHWA_BENCH_LOG_REQUESTS`` (600)
-requests each, alternating between the sizes request by request so that load on a shared
-machine falls on both alike, and their ratio (big / 1k). The same C2SP reads are also timed
-inside the server's process (``LogC2SP.checkpoint`` / ``.tile``, no HTTP), interleaved the
-same way. For comparison, the old way (read every leaf hash, recompute the root) is timed
-once at each size.
-
-**The monitor.** ``verify log``'s audit (:func:`verify_cli.monitor.audit`, every leaf's
-signature and fields checked, every entry hashed to its tile, the root recomputed) runs
-
-- over HTTP against the server of the middle size (the path a monitor of a live log takes);
-- from the tile directory of the middle size, one process;
-- from the tile directory of the big size, all cores (``--jobs``, default ``os.cpu_count()``)
-  — the 1M run: its time is printed.
-
-The directory reader (:class:`verify_cli.monitor.DirSource`) stands behind the same
-``Source`` interface as the HTTP reader, so the audit runs the same code either way. Beside
-each run, a bare loop of Ed25519 verifications — ``Ed25519PublicKey.verify(sig, message)``
-over ``BARE`` of the same leaves, their signatures and signed bytes prepared beforehand, one
-process — is timed in slices before, between and after its audits; the monitor's rate over
-the bare loop's is the ratio (target ≥ 0.6). The bare loop is single-threaded; a monitor
-run with more than one job is reported as such.
+One stream of signed leaves (:mod:`bench.log_fixture`) is written, without the service, as
+the service's tables of three SQLite databases — the first 1,000 entries, the first
+``QAHWA_BENCH_LOG_HTTP`` (default 51,200) and all ``QAHWA_BENCH_LOG_BIG`` (default
+1,000,000) — and as C2SP tile directories of the middle and the big size, through
+:mod:`tlog`. Then **reads, flat in size**: a server (uvicorn in a thread) per database of 1k
+and of the big size answers each read of :data:`READS` ``QAHWA_BENCH_LOG_REQUESTS`` (600)
+times, the sizes alternating request by request so that load on a shared machine falls on
+both alike (the C2SP reads also in the server's process, no HTTP; the old way, every leaf
+hash read and the root recomputed, once). Then **the monitor**: ``verify log``'s audit over
+HTTP at the middle size, and from the tile directories, followed as a log that grows (one
+audit per checkpoint), with one job and with ``QAHWA_BENCH_LOG_JOBS`` (default all cores);
+beside each, a bare single-threaded loop of Ed25519 verifications over ``BARE`` of the same
+leaves, timed in slices between its audits, and the monitor's rate over the bare loop's.
 """
 
 from __future__ import annotations

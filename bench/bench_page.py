@@ -1,26 +1,17 @@
 """The player's own verify page against the CLI and against Pyodide itself (``python -m bench
-page``; part of ``make bench``).
+page``; part of ``make bench``; docs/performance.md "the player's own verify page" tells more
+and what it found).
 
-A keyed qahwa-fair/2 five-point tawla transcript (random bots, every seat's events signed) is
-checked on ``verify page`` — the page served from this install on 127.0.0.1, as a player runs
-it — by pasting it with the server's key, to the full verdict (the rules replayed by Pyodide
-in the worker, ``data-replay="done"``). Measured in one run, each the median of ``RUNS``:
-
-- **warm**: the page with Python already running, the transcript checked again; against the
-  ``verify`` CLI on the same transcript (a new process each time, as a player runs it).
-  Target (issue 30): warm ≤ 4× the CLI.
-- **cold**: a new browser context (empty HTTP cache, code cache and CacheStorage) from
-  navigation to the full verdict; against a blank page on the same origin that loads the same
-  Pyodide runtime (``loadPyodide``) and runs nothing. Target: cold ≤ 2× the blank page.
-
-Then a sealed hokm match for four (qahwa-fair/3, two house seats, played by the simulated
-sealed seats, keyed and signed): the warm page's full verdict (the sealed engines checking
-every key, shuffle proof, share, opening and revealed key through the page's own
-sealed-verify.js over the vendored @noble/curves) against the ``verify`` CLI's (rbcl) on the
-same transcript. Target (issue 34): the page within 4× the CLI.
-
-Absolute times are printed beside the ratios. Numbers only: a benchmark never fails on time,
-and they depend on how busy the machine is (the load average is printed too).
+A keyed qahwa-fair/2 five-point tawla transcript is pasted with the server's key into
+``verify page`` (served from this install on 127.0.0.1, as a player runs it), to the full
+verdict (the rules replayed by Pyodide in the worker). Each the median of ``RUNS``, in one
+run: **warm** (Python already running, the transcript checked again) against the ``verify``
+CLI on the same transcript (target, issue 30: ≤ 4×); **cold** (a new browser context, from
+navigation to the full verdict) against a blank page on the same origin that loads the same
+Pyodide runtime and runs nothing (target ≤ 2×). Then a sealed hokm match for four
+(qahwa-fair/3, two house seats): the warm page's full verdict (the page's sealed-verify.js)
+against the CLI's (rbcl) on the same transcript (target, issue 34: ≤ 4×). Absolute times
+are printed beside the ratios; a benchmark never fails on time.
 """
 
 from __future__ import annotations

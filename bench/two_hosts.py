@@ -1,27 +1,17 @@
 """Two hosts on one PostgreSQL against one host: whole-match requests/s (docs/performance.md
-"Two hosts").
+"Two hosts" tells the setup and what it found).
 
     QAHWA_TEST_PG_URL=postgresql+psycopg://… python -m bench.two_hosts
     BENCH_BASE=<dir> …  # the hosts run that tree's code (git archive <commit> | tar -x -C <dir>)
 
 A "host" is one ``qahwa serve`` process with a data dir of its own, as docs/deploy.md §4 has
-it (the same master and signing keys in the environment; the log's key and origin from the
-database), pinned to a core of its own with ``taskset`` when the machine has it: one host on
-core 0, two hosts on cores 0 and 1. The load is bench.api's: ``CLIENTS`` players each
-playing whole qahwa-fair/2 matches (creation, every seat commits, the lock, every seat
-reveals, play, every seat keyed); each player keeps to one host (as a balancer with
-affinity does; half of them on each of the two), and the setups take turns in ``ROUNDS``
-windows, so load from elsewhere on a shared machine falls on both alike. Printed per game:
-requests/s over every request of the flow, actions/s, server CPU ms per action, and the
-ratio of two hosts to one. The clients run on the same machine, unpinned: with two hosts
-they compete with the servers for both cores, which one host leaves them (said below the
-table). Nothing passes or fails.
-
-Where the CPU goes, per action, in a second table: the hosts (their process trees), the
-PostgreSQL backends serving this run's database (pg_stat_activity, /proc), the clients
-(this process) and everything else on the machine (other users of the cores: the rest of
-/proc/stat's busy time), with the cores' busy share — so that the ceiling on a machine of
-few cores is visible.
+it, pinned to a core of its own with ``taskset`` when the machine has it. The load is
+bench.api's, each player keeping to one host (as a balancer with affinity does), the setups
+taking turns in ``ROUNDS`` windows. Printed per game: requests/s over every request of the
+flow, actions/s, server CPU ms per action, and the ratio of two hosts to one; then where
+the CPU goes per action (:class:`Parts`), with the cores' busy share, so that the ceiling
+on a machine of few cores is visible. The clients run on the same machine, unpinned.
+Nothing passes or fails.
 """
 
 from __future__ import annotations
