@@ -325,8 +325,7 @@ def _new_match(rot: Rotation, game: str) -> Play:
     for i, tok in enumerate(tokens):
         signer = Signer.generate() if variant != "unkeyed" else None
         chain = roll_chain(mid, i, secrets.token_bytes(32), BENCH_CHAIN) if fresh else None
-        nonce = new_nonce().hex()
-        nonces.append(nonce)
+        nonces.append(new_nonce().hex())
         play.signers.append(signer)
         play.chains.append(chain)
         play.sent.append(0)
@@ -334,7 +333,7 @@ def _new_match(rot: Rotation, game: str) -> Play:
             f"/v1/matches/{mid}/seats/{i}/commit",
             headers=_auth(tok),
             json={
-                "seed_commitment": seed_commitment(mid, i, nonce, f"bench-{i}"),
+                "seed_commitment": seed_commitment(mid, i, nonces[i], f"bench-{i}"),
                 "key": public_key_b64(signer.public_key) if signer else None,
                 "roll_chain": chain[0].hex() if chain else None,
             },

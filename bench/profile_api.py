@@ -141,16 +141,15 @@ def table(
         f"Server CPU per action (from /proc over the recording): **{cpu_ms:.2f} ms**, "
         f"{actions} actions, {total} samples of threads at work ({idle} more of threads "
         "blocked in a wait, dropped); each row is its share of the samples times that CPU.",
-        "",
-        "| part of the stack | ms / action | share |",
-        "|---|---|---|",
     ]
-    for name, n in parts.most_common():
-        lines.append(f"| {name} | {n * per:.3f} | {100 * n / total:.1f}% |")
-    for title, counter in (("self", own), ("inclusive", incl)):
-        lines += ["", f"| function ({title}) | ms / action | share |", "|---|---|---|"]
-        for name, n in counter.most_common(top):
-            lines.append(f"| `{name}` | {n * per:.3f} | {100 * n / total:.1f}% |")
+    for title, counter, most, shown in (
+        ("part of the stack", parts, None, "{}"),
+        ("function (self)", own, top, "`{}`"),
+        ("function (inclusive)", incl, top, "`{}`"),
+    ):
+        lines += ["", f"| {title} | ms / action | share |", "|---|---|---|"]
+        for name, n in counter.most_common(most):
+            lines.append(f"| {shown.format(name)} | {n * per:.3f} | {100 * n / total:.1f}% |")
     return "\n".join(lines) + "\n"
 
 
