@@ -80,14 +80,13 @@ def cli_runs(text: str, key: str) -> list[float]:
 
 @contextmanager
 def _page_server() -> Iterator[PageServer]:
-    """The verify page served from this install on 127.0.0.1."""
-    server = PageServer("127.0.0.1", 0, RUNTIME_DIR)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.shutdown()
-        server.server_close()
+    """The verify page served from this install on 127.0.0.1, stopped afterwards."""
+    with PageServer("127.0.0.1", 0, RUNTIME_DIR) as server:  # server_close() at the end
+        server.start()
+        try:
+            yield server
+        finally:
+            server.shutdown()
 
 
 def cold_page(browser: Any, url: str, text: str, key: str) -> tuple[float, float, str]:
