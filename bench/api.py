@@ -1,49 +1,25 @@
-"""``make bench-api``: the HTTP API under load, against a bare FastAPI endpoint.
+"""``make bench-api``: the HTTP API under load, against a bare FastAPI endpoint
+(docs/performance.md tells what each table measures, how, and what it found).
 
-The headline is **server CPU per action**: each server's process tree's CPU (user + system,
-read from /proc; the load client's apart) over the actions of its windows, and the ratio of
-the bare endpoint's to it, measured in the same run, taking turns (an operator pays for
-server cores; throughput on a machine the load client shares is diluted by the client's own
-CPU). Beside it the **floor**: the bare endpoint's CPU plus the protocol's own crypto per
-action (one Ed25519 verification, one SHA-256 chain step over canonical JSON, one Ed25519
-signing of the receipt: :func:`crypto_ms`, timed in this process between windows of the
-same run); throughput and latency p50/p99 after them.
-
-In one run, on loopback, each setup is a fresh set of server processes on a fresh database:
-
-- ``bare``: :mod:`bench.bare_app`, one read + one durable write per action, same database
-  settings as the service; both run without uvicorn's access log (``--no-access-log``, as
-  docs/deploy.md runs qahwa);
-- ``qahwa`` on SQLite with one process, and on PostgreSQL (against a bare endpoint on
-  PostgreSQL) with one process and with two when ``QAHWA_TEST_PG_URL`` is set: two ``qahwa
-  serve`` processes with every request going to the next one (a per-request round-robin
-  balancer, the worst case: every read catches up on the other process's write), and one
-  ``qahwa serve --workers 2`` (two processes on one port; the kernel hands each connection
-  to one of them, so a client's keep-alive connection, and with it its match, stays on one
-  process).
-
-The load: ``CLIENTS`` threads, each playing whole qahwa-fair/2 matches from creation (hokm
-and tawla; create, every seat commits, the lock is read, every seat reveals, then play, every
-seat keyed and signing as a conforming client does); an action = GET the mover's state + POST
-the action. Each client goes on with its match from one of its windows to the next (a
-match is played whole, its setup requests as often as in play, not at every window).
-Then the cost of an action late in a long match (mexican_train, shelem to 1000; ``LONG_AT``
-actions in) against one in the first ``LONG_SPAN`` of a fresh match, through one process and
-through two in rotation (server CPU per action and p50). Then whole matches (requests/s
-over every request of the flow, and tawla turns/s: a fresh roll is a roll and the
-opponent's value); then v2 with every seat keyed against no seat keyed; and player
-throughput with 200 idle SSE watchers open against none. (qahwa-fair/1 matches are
-read-only in the service since migration 0008: no v1 flow to measure.) The bench's seats use roll chains of ``BENCH_CHAIN`` values instead of 65,536 (the
-server checks each value against the previous one only; a 1-point tawla match needs far
-fewer), so client CPU does not crowd the server's on a small machine.
+The headline is **server CPU per action** (each server's process tree from /proc, the load
+client's apart: an operator pays for server cores), its ratio to the bare endpoint's
+(:mod:`bench.bare_app`) measured in the same run, taking turns, and to the **floor**: the
+bare endpoint's CPU plus the protocol's own crypto per action (:func:`crypto_ms`). Each
+setup is a fresh set of server processes on a fresh database, on loopback; ``CLIENTS``
+threads play whole keyed qahwa-fair/2 matches from creation (an action = GET the mover's
+state + POST the action). qahwa-fair/1 matches are read-only in the service since migration
+0008: no v1 flow to measure. The bench's seats use roll chains of ``BENCH_CHAIN`` values
+instead of 65,536 (the server checks each value against the previous one only), so client
+CPU does not crowd the server's on a small machine.
 
 Benchmarks print figures and ratios and never pass or fail. ``BENCH_SECONDS`` (default 6)
 sets each setup's measured time, spread over ``ROUNDS`` windows that take turns with the
 other setups of its table; ``BENCH_CLIENTS`` the number of clients (default 8);
 ``BENCH_PARTS`` (comma-separated: sqlite, pg, long, whole, keys, watchers; all by default)
-picks tables; ``BENCH_BASE=<a tree of the repository>`` adds the
-SQLite table's qahwa servers run from that tree's code, taking turns with this one's (an
-A/B of two commits in one run: ``git archive <commit> | tar -x -C <dir>``).
+picks tables (pg when ``QAHWA_TEST_PG_URL`` is set); ``BENCH_BASE=<a tree of the
+repository>`` adds the SQLite table's qahwa servers run from that tree's code, taking turns
+with this one's (an A/B of two commits in one run: ``git archive <commit> | tar -x -C
+<dir>``).
 """
 
 from __future__ import annotations
@@ -89,11 +65,11 @@ LONG_AT, LONG_SPAN, LONG_BLOCK = 1200, 50, 5
 RULESETS: dict[str, dict[str, Any]] = {
     "hokm": {},
     "tawla": {"match_length": 1},
-    "bare": {},
     "mexican_train": {},
     "shelem": {"target": 1000},
 }
 BIN = Path(sys.executable).parent
+ROOT = Path(__file__).resolve().parent.parent
 FAILURES: list[str] = []  # clients that stopped on an error (printed under the table row)
 #: "host:port" of a qahwa server -> an operator key made for the run (``qahwa operators add``)
 OPERATOR_KEYS: dict[str, str] = {}
@@ -127,6 +103,15 @@ def serve_command(qahwa: Path, port: int, database_url: str, workers: int, *args
     ]
 
 
+def proc_ticks(pid: int) -> int:
+    """Clock ticks of CPU (user + system) process ``pid`` has used (/proc; 0 once gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0
+    return int(fields[11]) + int(fields[12])
+
+
 def _process_tree(root: int) -> Iterator[int]:
     """``root`` and every process below it, each once (Linux /proc, read as it goes: a
     process that has gone meanwhile has no children)."""
@@ -144,24 +129,42 @@ def _process_tree(root: int) -> Iterator[int]:
             pass
 
 
-server_url_db: dict[str, str] = {}  # a server's base URL → its database URL
+def add_operator(env: dict[str, str], name: str) -> str:
+    """A new operator key (``qahwa operators add``) for the deployment ``env`` names."""
+    added = subprocess.run(
+        [str(BIN / "qahwa"), "operators", "add", name],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    return added.stdout.strip().splitlines()[-1]
 
 
 class Server:
-    """One server process (``qahwa serve`` or the bare app) on a free loopback port."""
+    """One server process (``qahwa serve`` or the bare app) on a free loopback port;
+    ``env`` adds to its environment."""
 
     def __init__(
-        self, kind: str, url: str, data_dir: Path, workers: int = 1, tree: str | None = None
+        self,
+        kind: str,
+        url: str,
+        data_dir: Path,
+        workers: int = 1,
+        tree: str | None = None,
+        env: dict[str, str] | None = None,
     ) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        server_url_db[self.url] = url
+        self.key: str | None = None  # qahwa's: an operator key made for the run
         env = {
             **os.environ,
             "QAHWA_DATA_DIR": str(data_dir),
             "BARE_DATABASE_URL": url,
             "QAHWA_DATABASE_URL": url,
             **QAHWA_ENV,
+            **(env or {}),
         }
         if tree is not None:  # the server's code from another tree (BENCH_BASE)
             env["PYTHONPATH"] = os.pathsep.join([tree, str(Path(tree) / "verifier")])
@@ -184,22 +187,15 @@ class Server:
                 BIN / "qahwa", self.port, url, workers, "--no-access-log", "--log-format", "json"
             )
             probe = "/healthz"
-            added = subprocess.run(
-                [str(BIN / "qahwa"), "operators", "add", f"bench-{self.port}-{os.getpid()}"],
-                env=env,
-                capture_output=True,
-                text=True,
-                check=True,
-                cwd=Path(__file__).resolve().parent.parent,
-            )
-            OPERATOR_KEYS[f"127.0.0.1:{self.port}"] = added.stdout.strip().splitlines()[-1]
+            self.key = add_operator(env, f"bench-{self.port}-{os.getpid()}")
+            OPERATOR_KEYS[f"127.0.0.1:{self.port}"] = self.key
         self.proc = subprocess.Popen(
             cmd,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
-            cwd=Path(__file__).resolve().parent.parent,
+            cwd=ROOT,
         )
         deadline = time.monotonic() + 60
         while True:
@@ -216,15 +212,9 @@ class Server:
     def cpu(self) -> float:
         """CPU seconds this server process and its worker processes have used (user +
         system; Linux /proc)."""
-        total = 0
-        for pid in _process_tree(self.proc.pid):
-            try:
-                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])
-            except OSError:
-                if pid == self.proc.pid:
-                    return float("nan")
-        return total / os.sysconf("SC_CLK_TCK")
+        if not Path(f"/proc/{self.proc.pid}").exists():
+            return float("nan")
+        return sum(map(proc_ticks, _process_tree(self.proc.pid))) / os.sysconf("SC_CLK_TCK")
 
     def cpu_ns(self) -> int:
         """CPU nanoseconds the live threads of this server's process tree have run
@@ -282,13 +272,12 @@ BENCH_CHAIN = 1024  # roll-chain length the bench's seats use (the spec's client
 
 @dataclass
 class Play:
-    """One match a bench client plays: its seats' tokens, and (``committed``: seated by
-    commit and reveal) their secrets."""
+    """One match a bench client plays: its seats' tokens and secrets (none for the bare
+    endpoint's one seat)."""
 
     match_id: str
     tokens: list[str]
     mover: int
-    committed: bool = False
     signers: list[Signer | None] = field(default_factory=list)
     chains: list[list[bytes] | None] = field(default_factory=list)
     sent: list[int] = field(default_factory=list)
@@ -298,11 +287,9 @@ class Play:
     ) -> tuple[dict[str, Any], str | None]:
         """The mover's ``action`` at ``view`` as its seat sends it (v2): with the seat's next
         roll-chain value where one is owed, and its signature over the chain head when keyed."""
-        mover = self.mover
-        chain = self.chains[mover] if self.committed else None
+        mover, chain, signer = self.mover, self.chains[self.mover], self.signers[self.mover]
         if chain is not None and action["type"] in ("roll", "roll_value"):
             action = {**action, "value": chain[self.sent[mover] + 1].hex()}
-        signer = self.signers[mover] if self.committed else None
         if signer is None:
             return action, None
         event = {"type": "action", "seat": mover, "action": action}
@@ -319,26 +306,24 @@ def _new_match(rot: Rotation, game: str) -> Play:
     """Create and start a match (every seat commits, the lock is read, every seat
     reveals); the seat on turn."""
     name, _, variant = game.partition("/")
-    if name == "bare":
-        created = rot.next().post("/v1/matches", json={"game": "bare"}).json()
-        return Play(created["match_id"], [s["token"] for s in created["seats"]], 0)
     client = rot.next()
-    key = OPERATOR_KEYS.get(f"{client.host}:{client.port}")
+    key = OPERATOR_KEYS.get(f"{client.host}:{client.port}")  # none for the bare endpoint
     created = client.post(
         "/v1/matches",
-        json={"game": name, "ruleset": RULESETS[name]},
+        json={"game": name, "ruleset": RULESETS.get(name, {})},
         headers=_auth(key) if key is not None else None,
     ).json()
     mid = created["match_id"]
     tokens = [s["token"] for s in created["seats"]]
+    if name == "bare":  # its one seat keeps no secrets
+        return Play(mid, tokens, 0, [None], [None], [0])
     fresh = '"fresh_rolls":true' in created["ruleset"]
-    play = Play(mid, tokens, 0, committed=True)
+    play = Play(mid, tokens, 0)
     nonces = []
     for i, tok in enumerate(tokens):
         signer = Signer.generate() if variant != "unkeyed" else None
         chain = roll_chain(mid, i, secrets.token_bytes(32), BENCH_CHAIN) if fresh else None
-        nonce = new_nonce().hex()
-        nonces.append(nonce)
+        nonces.append(new_nonce().hex())
         play.signers.append(signer)
         play.chains.append(chain)
         play.sent.append(0)
@@ -346,7 +331,7 @@ def _new_match(rot: Rotation, game: str) -> Play:
             f"/v1/matches/{mid}/seats/{i}/commit",
             headers=_auth(tok),
             json={
-                "seed_commitment": seed_commitment(mid, i, nonce, f"bench-{i}"),
+                "seed_commitment": seed_commitment(mid, i, nonces[i], f"bench-{i}"),
                 "key": public_key_b64(signer.public_key) if signer else None,
                 "roll_chain": chain[0].hex() if chain else None,
             },
@@ -396,37 +381,33 @@ def _player(
     seed: int,
     t_start: float,
     t_end: float,
-    lat: list[float],
-    done: list[int],
+    tally: Tally,
 ) -> None:
     """Plays whole matches, going on with the one it left at the end of its last window;
-    ``done``: [actions, requests, rolls, matches ended] in the measured window."""
+    adds its actions, requests, rolls and matches ended in the measured window to ``tally``."""
     rot = Rotation(urls, t_start)
     rot.i = seed  # spread the clients' first requests over the servers
     key = (tuple(urls), game, seed)
     m, rnd = OPEN.pop(key, (None, random.Random(seed)))
     try:
         while time.monotonic() < t_end:
-            if m is None:
-                m = _new_match(rot, game)
-            while time.monotonic() < t_end:
-                t0 = time.monotonic()
-                out = _action(rot, m, rnd)
-                t1 = time.monotonic()
-                if t0 >= t_start:
-                    lat.append(t1 - t0)
-                    done[0] += 1
-                    done[2] += out["rolled"]
-                if out["status"] != "playing":
-                    done[3] += t0 >= t_start
-                    m = None
-                    break
+            m = m or _new_match(rot, game)
+            t0 = time.monotonic()
+            out = _action(rot, m, rnd)
+            t1 = time.monotonic()
+            if t0 >= t_start:
+                tally.lat.append(t1 - t0)
+                tally.actions += 1
+                tally.rolls += out["rolled"]
+            if out["status"] != "playing":
+                tally.matches += t0 >= t_start
+                m = None
         if m is not None:
             OPEN[key] = (m, rnd)
     except Exception as exc:  # a failed client would skew the figures: say so, loudly
         FAILURES.append(f"client {seed}: {type(exc).__name__}: {exc}"[:300])
     finally:
-        done[1] += rot.requests
+        tally.requests += rot.requests
         rot.close()
 
 
@@ -472,17 +453,13 @@ def load(
     i mod len(servers); ``parts`` (bench.two_hosts.Parts) times the CPU by part over the
     window."""
     urls = [s.url for s in servers]
-    lat: list[float] = []
-    done = [0, 0, 0, 0]
     t_start = time.monotonic() + WARMUP
     t_end = t_start + seconds
     seed0 = 3000 if sticky else 1000
 
     def player(i: int) -> threading.Thread:
         mine = [urls[i % len(urls)]] if sticky else urls
-        return threading.Thread(
-            target=_player, args=(mine, game, seed0 + i, t_start, t_end, lat, done)
-        )
+        return threading.Thread(target=_player, args=(mine, game, seed0 + i, t_start, t_end, tally))
 
     threads = [player(i) for i in range(CLIENTS)]
     for t in threads:
@@ -496,12 +473,7 @@ def load(
     if parts is not None:
         parts.stop(servers)
     tally.cpu += sum(s.cpu() for s in servers) - cpu0
-    tally.actions += done[0]
-    tally.requests += done[1]
-    tally.rolls += done[2]
-    tally.matches += done[3]
     tally.seconds += seconds
-    tally.lat.extend(lat)
 
 
 def crypto_ms(n: int = 300) -> float:
@@ -538,7 +510,11 @@ def crypto_ms(n: int = 300) -> float:
 CRYPTO: list[float] = []
 
 
-def interleaved(setups: dict[str, tuple[list[Server], str]]) -> dict[str, dict[str, float]]:
+#: setups taking turns: a name -> (its servers, the game its clients play)
+Setups = dict[str, tuple[list[Server], str]]
+
+
+def interleaved(setups: Setups) -> dict[str, dict[str, float]]:
     """Each setup in ``ROUNDS`` windows, taking turns, so load from elsewhere on a shared
     machine falls on all of them alike; after each round (the clients idle) the protocol's
     crypto is timed (:data:`CRYPTO`)."""
@@ -628,30 +604,6 @@ class Watchers:
             s.close()
 
 
-def _setup(tmp: Path, backend: str, name: str) -> str:
-    if backend == "sqlite":
-        d = tmp / name
-        d.mkdir()
-        return f"sqlite:///{d / 'q.db'}"
-    return os.environ["QAHWA_TEST_PG_URL"]  # one database; every setup makes new matches
-
-
-def _servers(
-    kind: str, url: str, tmp: Path, n: int, workers: int = 1, tree: str | None = None
-) -> list[Server]:
-    data = tmp / "data"  # one key set, as replicas share them
-    data.mkdir(exist_ok=True)
-    out: list[Server] = []
-    try:
-        for _ in range(n):
-            out.append(Server(kind, url, data, workers, tree))
-    except BaseException:
-        for s in out:
-            s.stop()
-        raise
-    return out
-
-
 HEADER = (
     "| setup | server CPU ms/action | base / this (CPU) | floor / this (CPU) | act/s "
     "| p50 ms | p99 ms | act/s this / base | p99 this / base |\n"
@@ -709,12 +661,7 @@ def _whole_row(label: str, r: dict[str, float]) -> None:
         f"| {r['rolls']:.1f} | {r['p50']:.1f} | {r['cpu']:.2f} |",
         flush=True,
     )
-    if FAILURES:
-        print(
-            f"  !! {len(FAILURES)} client(s) failed during this table; its figures are "
-            f"not comparable. First: {FAILURES[0]}",
-            flush=True,
-        )
+    _failures()
 
 
 PARTS = ("sqlite", "pg", "long", "whole", "keys", "watchers")
@@ -724,6 +671,7 @@ def run(parts: Sequence[str] = PARTS) -> None:
     """The tables of ``parts`` (``BENCH_PARTS``, comma-separated; all by default)."""
     pg = bool(os.environ.get("QAHWA_TEST_PG_URL"))
     tmp = Path(tempfile.mkdtemp(prefix="qahwa-bench-api-"))
+    (tmp / "data").mkdir()  # one key set, as replicas share them
     print(
         f"{CLIENTS} clients; each setup {SECONDS:.0f} s in {ROUNDS} windows taking turns with "
         f"the others (each after {WARMUP:.1f} s warm-up); an action = GET state + POST action "
@@ -738,21 +686,32 @@ def run(parts: Sequence[str] = PARTS) -> None:
     def servers(
         kind: str, backend: str, key: str, n: int = 1, workers: int = 1, tree: str | None = None
     ) -> list[Server]:
-        out = _servers(kind, _setup(tmp, backend, key), tmp, n, workers, tree)
-        started.extend(out)
-        return out
+        if backend == "sqlite":
+            (tmp / key).mkdir()
+            url = f"sqlite:///{tmp / key / 'q.db'}"
+        else:  # one database; every setup makes new matches
+            url = os.environ["QAHWA_TEST_PG_URL"]
+        for _ in range(n):
+            started.append(Server(kind, url, tmp / "data", workers, tree))
+        return started[-n:]
 
     def stop_all() -> None:
         for s in started:
             s.stop()
         started.clear()
 
+    def table(title: str, header: str, setups: Setups) -> dict[str, dict[str, float]]:
+        print(title)
+        print(header)
+        try:
+            return interleaved(setups)
+        finally:
+            stop_all()
+
     try:
         if "sqlite" in parts:
-            print("\n**Server CPU per action, SQLite, 1 process each**")
-            print(HEADER)
             base = os.environ.get("BENCH_BASE")
-            first: dict[str, tuple[list[Server], str]] = {
+            first: Setups = {
                 "bare": (servers("bare", "sqlite", "bare"), "bare"),
                 "hokm": (servers("qahwa", "sqlite", "hokm"), "hokm"),
                 "tawla": (servers("qahwa", "sqlite", "tawla"), "tawla"),
@@ -760,8 +719,7 @@ def run(parts: Sequence[str] = PARTS) -> None:
             if base:  # the same servers from another tree, taking turns with these
                 for g in ("hokm", "tawla"):
                     first[f"{g}@base"] = (servers("qahwa", "sqlite", f"{g}_base", tree=base), g)
-            res = interleaved(first)
-            stop_all()
+            res = table("\n**Server CPU per action, SQLite, 1 process each**", HEADER, first)
             _row("bare FastAPI, SQLite", res["bare"])
             floor = _floor_rows(res["bare"], "SQLite")
             for g in ("hokm", "tawla"):
@@ -775,20 +733,17 @@ def run(parts: Sequence[str] = PARTS) -> None:
             # one table per game, so that at most six server processes (and their
             # connection pools) are up on the database at a time
             for game in ("hokm", "tawla"):
-                print(
+                res = table(
                     f"\n**Server CPU per action, PostgreSQL, {game}** (the database's own "
-                    "processes are charged to no setup)"
-                )
-                print(HEADER)
-                res = interleaved(
+                    "processes are charged to no setup)",
+                    HEADER,
                     {
                         "bare": (servers("bare", "postgres", "bare"), "bare"),
                         "1": (servers("qahwa", "postgres", game), game),
                         "2": (servers("qahwa", "postgres", game, 2), game),
                         "w": (servers("qahwa", "postgres", game, 1, 2), game),
-                    }
+                    },
                 )
-                stop_all()
                 _row("bare FastAPI, PostgreSQL", res["bare"])
                 floor = _floor_rows(res["bare"], "PostgreSQL")
                 _row(f"qahwa PostgreSQL 1 proc, {game}", res["1"], res["bare"], "bare", floor)
@@ -811,9 +766,10 @@ def run(parts: Sequence[str] = PARTS) -> None:
             print("|---|---|---|---|---|---|---|")
             for game in ("mexican_train", "shelem"):
                 for n in (1, 2):
-                    pair = servers("qahwa", backend, f"long_{game}_{n}", n)
                     try:
-                        early_t, late_t, at = long_match(pair, game)
+                        early_t, late_t, at = long_match(
+                            servers("qahwa", backend, f"long_{game}_{n}", n), game
+                        )
                     finally:
                         stop_all()
                     early, late = early_t.summary(), late_t.summary()
@@ -826,52 +782,46 @@ def run(parts: Sequence[str] = PARTS) -> None:
                     )
 
         if "whole" in parts:
-            print(
+            res = table(
                 "\nwhole matches, qahwa SQLite 1 proc: commit, lock, reveal, play, every seat "
                 "keyed; req/s counts every request of the flow; tawla turns/s = rolls/s (a "
-                "roll + the opponent's value)"
+                "roll + the opponent's value)",
+                "| setup | req/s | act/s | matches/s | turns/s | p50 ms | CPU ms |\n"
+                "|---|---|---|---|---|---|---|",
+                {g: (servers("qahwa", "sqlite", f"whole_{g}"), g) for g in ("hokm", "tawla")},
             )
-            print("| setup | req/s | act/s | matches/s | turns/s | p50 ms | CPU ms |")
-            print("|---|---|---|---|---|---|---|")
-            res = interleaved(
-                {g: (servers("qahwa", "sqlite", f"whole_{g}"), g) for g in ("hokm", "tawla")}
-            )
-            stop_all()
             for game in ("hokm", "tawla"):
                 _whole_row(f"{game}, qahwa-fair/2", res[game])
 
         if "keys" in parts:
-            print(
+            res = table(
                 "\nseat keys, qahwa SQLite 1 proc, v2: every seat keyed (signatures, receipts "
-                "and their checks) against no seat keyed"
-            )
-            print(HEADER)
-            res = interleaved(
+                "and their checks) against no seat keyed",
+                HEADER,
                 {
                     f"{g}{v}": (servers("qahwa", "sqlite", f"keys_{g}{v.strip('/')}"), g + v)
                     for g in ("hokm", "tawla")
                     for v in ("/unkeyed", "")
-                }
+                },
             )
-            stop_all()
             for g in ("hokm", "tawla"):
                 _row(f"{g}, no seat keyed", res[f"{g}/unkeyed"])
                 _row(f"{g}, every seat keyed", res[g], res[f"{g}/unkeyed"], "unkeyed")
 
         if "watchers" in parts:
-            print(
-                f"\nidle watchers: qahwa SQLite 1 proc, hokm; one server with {WATCHERS} idle "
-                f"SSE streams open on {WATCHED_MATCHES} other matches, one without, taking turns"
-            )
-            print(HEADER)
             quiet = servers("qahwa", "sqlite", "quiet")
             watched = servers("qahwa", "sqlite", "watched")
             w = Watchers(watched[0].url)
             try:
-                res = interleaved({"none": (quiet, "hokm"), "watched": (watched, "hokm")})
+                res = table(
+                    f"\nidle watchers: qahwa SQLite 1 proc, hokm; one server with {WATCHERS} "
+                    f"idle SSE streams open on {WATCHED_MATCHES} other matches, one without, "
+                    "taking turns",
+                    HEADER,
+                    {"none": (quiet, "hokm"), "watched": (watched, "hokm")},
+                )
             finally:
                 w.close()
-                stop_all()
             _row("no watchers", res["none"])
             _row(f"{WATCHERS} idle SSE watchers", res["watched"], res["none"], "none")
     finally:

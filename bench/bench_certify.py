@@ -21,6 +21,7 @@ import math
 import os
 import sys
 import time
+from collections.abc import Callable
 
 from fairness import fresh_label, tiles
 from games.deals import hokm_deck
@@ -79,34 +80,37 @@ def run() -> None:
     print(f"kit throughput / bare derivation:      {plain / kit:.2f}x (goal >= 0.5)")
 
 
-def calibrate(runs: int, derivation_runs: int) -> None:
-    """How often a perfect generator fails: the first sample alone (Holm at α = 0.01), and
-    the kit's verdict (a second, independent sample must fail too)."""
-    need = SMALL.words_needed() * 4
+def _failed(runs: int, source: Callable[[], FileSource | DerivationSource]) -> tuple[int, int]:
+    """Of ``runs`` battery runs on a new ``source()`` each: how often the first sample
+    failed (Holm at α = 0.01), and the kit's verdict (a second, independent sample must fail
+    too); every 50 runs the counts so far."""
     first = verdict = 0
-    t0 = time.perf_counter()
     for i in range(runs):
-        source = FileSource(os.urandom(need), "urandom")
-        if not all(r.passed for r in run_battery(source, SMALL).results):
+        src = source()
+        if not all(r.passed for r in run_battery(src, SMALL).results):
             first += 1
-            verdict += not all(r.passed for r in run_battery(source, SMALL).results)
+            if isinstance(src, DerivationSource):  # a file's words simply go on
+                src.sample = 1
+            verdict += not all(r.passed for r in run_battery(src, SMALL).results)
         if (i + 1) % 50 == 0:
             print(
                 f"  {i + 1} runs: first sample failed {first}, verdict failed {verdict}", flush=True
             )
+    return first, verdict
+
+
+def calibrate(runs: int, derivation_runs: int) -> None:
+    """How often a perfect generator fails, and the derivation with fresh seeds."""
+    need = SMALL.words_needed() * 4
+    t0 = time.perf_counter()
+    first, verdict = _failed(runs, lambda: FileSource(os.urandom(need), "urandom"))
     print(
         f"perfect generator (os.urandom words), {runs} runs at {SMALL.as_dict()}: first "
         f"sample failed {first} ({first / runs:.2%} ±{_ci(first, runs):.2%}), verdict "
         f"failed {verdict} ({verdict / runs:.2%}); {time.perf_counter() - t0:.0f} s"
     )
-    first = verdict = 0
-    for _ in range(derivation_runs):
-        source = DerivationSource()
-        if not all(r.passed for r in run_battery(source, SMALL).results):
-            first += 1
-            source.sample = 1
-            verdict += not all(r.passed for r in run_battery(source, SMALL).results)
     if derivation_runs:
+        first, verdict = _failed(derivation_runs, DerivationSource)
         print(
             f"the derivation, fresh seeds, {derivation_runs} runs: first sample failed "
             f"{first} ({first / derivation_runs:.2%}), verdict failed {verdict}"

@@ -19,18 +19,16 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import os
 import random
 import shutil
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
+from bench.api import Server
 from qahwa_client import Client
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,35 +47,6 @@ def _built(node: str, npm: str) -> Path:
     tsc = TS / "node_modules" / "typescript" / "bin" / "tsc"
     subprocess.run([node, str(tsc), "-p", "tsconfig.test.json"], cwd=TS, check=True)
     return TS / "build"
-
-
-def _serve(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {
-        **os.environ,
-        "QAHWA_DATA_DIR": str(tmp),
-        "QAHWA_DATABASE_URL": f"sqlite:///{tmp / 'bench.db'}",
-        "QAHWA_CHECKPOINT_SECONDS": "0.1",
-    }
-    qahwa = str(Path(sys.executable).with_name("qahwa"))
-    proc = subprocess.Popen(
-        [qahwa, "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
-        try:
-            if httpx.get(url + "/healthz").status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    proc.kill()
-    raise RuntimeError("qahwa serve did not start")
 
 
 def _python_matches(url: str, key: str, n: int) -> tuple[int, float, int]:
@@ -127,9 +96,11 @@ def run() -> None:
         return
     build = _built(node, npm)
     with tempfile.TemporaryDirectory(prefix="qahwa-bench-ts-") as tmp:
-        proc, url = _serve(Path(tmp))
+        srv = Server(
+            "qahwa", f"sqlite:///{tmp}/bench.db", Path(tmp), env={"QAHWA_CHECKPOINT_SECONDS": "0.1"}
+        )
+        url, key = srv.url, str(srv.key)
         try:
-            key = (Path(tmp) / "operator.key").read_text().strip()
             _python_matches(url, key, 1)  # warm the server
             py_req, py_s, py_act = _python_matches(url, key, MATCHES)
             out = subprocess.run(
@@ -140,8 +111,7 @@ def run() -> None:
             )
             ts = json.loads(out.stdout)
         finally:
-            proc.kill()
-            proc.wait()
+            srv.stop()
     py_rate = py_req / py_s
     ts_rate = ts["requests"] / ts["seconds"]
     ts_act = int(ts["actions"])

@@ -60,21 +60,16 @@ def measure(number: int = 2000) -> Measurement:
     key = fairness.match_key("ab" * 32, "bench", "hokm", "{}", ["a", "b", "c", "d"])
     deck = fairness.deck52()
     label = "h0/shuffle"
-    probe = fairness.Stream(key, label)
-    probe.shuffle(deck)
-    blocks = probe.blocks_used
     key2 = fairness.V2.match_key(
         "ab" * 64, "bench", "hokm", "{}", [(c, bytes([i]) * 32) for i, c in enumerate("abcd")]
     )
-    probe2 = fairness.Stream(key2, label)
-    probe2.shuffle(deck)
-    v2_blocks = probe2.blocks_used
 
-    def v2() -> object:
-        return fairness.Stream(key2, label).shuffle(deck)
+    def blocks_used(k: bytes) -> int:
+        probe = fairness.Stream(k, label)
+        probe.shuffle(deck)
+        return probe.blocks_used
 
-    def ours() -> object:
-        return fairness.Stream(key, label).shuffle(deck)
+    blocks = blocks_used(key)
 
     sysrand = random.SystemRandom()
     cards = list(deck)
@@ -103,12 +98,12 @@ def measure(number: int = 2000) -> Measurement:
 
     t = _best(
         {
-            "ours": ours,
+            "ours": lambda: fairness.Stream(key, label).shuffle(deck),
             "system_random": system_random,
             "hmac.new": floor_new,
             "hmac.digest": floor_digest,
             "keyed copy": floor_copy,
-            "v2": v2,
+            "v2": lambda: fairness.Stream(key2, label).shuffle(deck),
         },
         number,
     )
@@ -119,7 +114,7 @@ def measure(number: int = 2000) -> Measurement:
         system_random=t["system_random"],
         floors=floors,
         v2_key=t["v2"],
-        v2_blocks=v2_blocks,
+        v2_blocks=blocks_used(key2),
     )
 
 

@@ -1,39 +1,19 @@
-"""The transparency log at 1k and at 1M entries (`make bench`, `python -m bench log`).
+"""The transparency log at 1k and at 1M entries (`make bench`, `python -m bench log`;
+docs/performance.md "The transparency log" tells what is measured and what it found).
 
-One stream of signed leaves (qahwa-fair/2 locks and their reveals, signed in worker
-processes: :mod:`bench.log_fixture`) is written, without the service, as
-
-- the service's tables of three SQLite databases — the first 1,000 entries, the first
-  ``QAHWA_BENCH_LOG_HTTP`` (default 51,200) and all ``QAHWA_BENCH_LOG_BIG`` (default
-  1,000,000) — the leaves and their stored tree, as the service's appends write them;
-- C2SP tile directories (checkpoint, hash tiles of every level, entry bundles) of the first
-  ``QAHWA_BENCH_LOG_HTTP`` and of all the entries, through :mod:`tlog`.
-
-**Reads, flat in size.** A server (uvicorn in a thread) per database of 1k and of the big
-size answers the C2SP reads (``GET /log/checkpoint``, a random full hash tile, a random full
-entry bundle; target ≤ 1.2×) and the JSON reads (``GET /v1/log``, ``/v1/log/proof``,
-``/v1/log/consistency``; target ≤ 1.5×): the medians of ``QAHWA_BENCH_LOG_REQUESTS`` (600)
-requests each, alternating between the sizes request by request so that load on a shared
-machine falls on both alike, and their ratio (big / 1k). The same C2SP reads are also timed
-inside the server's process (``LogC2SP.checkpoint`` / ``.tile``, no HTTP), interleaved the
-same way. For comparison, the old way (read every leaf hash, recompute the root) is timed
-once at each size.
-
-**The monitor.** ``verify log``'s audit (:func:`verify_cli.monitor.audit`, every leaf's
-signature and fields checked, every entry hashed to its tile, the root recomputed) runs
-
-- over HTTP against the server of the middle size (the path a monitor of a live log takes);
-- from the tile directory of the middle size, one process;
-- from the tile directory of the big size, all cores (``--jobs``, default ``os.cpu_count()``)
-  — the 1M run: its time is printed.
-
-The directory reader (:class:`verify_cli.monitor.DirSource`) stands behind the same
-``Source`` interface as the HTTP reader, so the audit runs the same code either way. Beside
-each run, a bare loop of Ed25519 verifications — ``Ed25519PublicKey.verify(sig, message)``
-over ``BARE`` of the same leaves, their signatures and signed bytes prepared beforehand, one
-process — is timed just before and just after it; the monitor's rate over the bare loop's
-(the mean of the two) is the ratio (target ≥ 0.6). The bare loop is single-threaded; a
-monitor run with more than one job is reported as such.
+One stream of signed leaves (:mod:`bench.log_fixture`) is written, without the service, as
+the service's tables of three SQLite databases — the first 1,000 entries, the first
+``QAHWA_BENCH_LOG_HTTP`` (default 51,200) and all ``QAHWA_BENCH_LOG_BIG`` (default
+1,000,000) — and as C2SP tile directories of the middle and the big size, through
+:mod:`tlog`. Then **reads, flat in size**: a server (uvicorn in a thread) per database of 1k
+and of the big size answers each read of :data:`READS` ``QAHWA_BENCH_LOG_REQUESTS`` (600)
+times, the sizes alternating request by request so that load on a shared machine falls on
+both alike (the C2SP reads also in the server's process, no HTTP; the old way, every leaf
+hash read and the root recomputed, once). Then **the monitor**: ``verify log``'s audit over
+HTTP at the middle size, and from the tile directories, followed as a log that grows (one
+audit per checkpoint), with one job and with ``QAHWA_BENCH_LOG_JOBS`` (default all cores);
+beside each, a bare single-threaded loop of Ed25519 verifications over ``BARE`` of the same
+leaves, timed in slices between its audits, and the monitor's rate over the bare loop's.
 """
 
 from __future__ import annotations
@@ -46,6 +26,8 @@ import random
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -72,29 +54,32 @@ ORIGIN = "bench.qahwa.test/log"
 NOTE_SEED = b"\x07" * 32
 
 
-def _make_db(path: Path) -> tuple[str, log_fixture.TableWriter]:
-    url = f"sqlite:///{path}"
-    db = Database(url)
-    migrate.upgrade(db)
-    db.dispose()
-    return url, log_fixture.TableWriter(path)
+def _tile(n: int, rng: random.Random, entries: bool) -> str:
+    return "/log/" + tlog.Tile(0, rng.randrange(n // 256), entries=entries).path
+
+
+#: the reads timed: label, (the log's size, a random source) -> path and query, target ratio
+READS: dict[str, tuple[str, Callable[[int, random.Random], tuple[str, dict[str, int]]], str]] = {
+    "checkpoint": ("GET /log/checkpoint", lambda n, rng: ("/log/checkpoint", {}), "1.2"),
+    "tile": ("GET /log/tile/0/N", lambda n, rng: (_tile(n, rng, False), {}), "1.2"),
+    "bundle": ("GET /log/tile/entries/N", lambda n, rng: (_tile(n, rng, True), {}), "1.2"),
+    "head": ("GET /v1/log", lambda n, rng: ("/v1/log", {}), "1.5"),
+    "proof": (
+        "GET /v1/log/proof",
+        lambda n, rng: ("/v1/log/proof", {"index": rng.randrange(n)}),
+        "1.5",
+    ),
+    "consistency": (
+        "GET /v1/log/consistency",
+        lambda n, rng: ("/v1/log/consistency", {"first": rng.randrange(1, n), "second": n}),
+        "",
+    ),
+}
 
 
 def _time_ms(client: httpx.Client, n: int, rng: random.Random, what: str) -> float:
     """One request's wall time."""
-    params: dict[str, Any] = {}
-    if what == "head":
-        path = "/v1/log"
-    elif what == "proof":
-        path, params = "/v1/log/proof", {"index": rng.randrange(n)}
-    elif what == "consistency":
-        path, params = "/v1/log/consistency", {"first": rng.randrange(1, n), "second": n}
-    elif what == "checkpoint":
-        path = "/log/checkpoint"
-    elif what == "tile":
-        path = "/log/" + tlog.Tile(0, rng.randrange(n // 256)).path
-    else:
-        path = "/log/" + tlog.Tile(0, rng.randrange(n // 256), entries=True).path
+    path, params = READS[what][1](n, rng)
     t0 = time.perf_counter()
     r = client.get(path, params=params)
     took = time.perf_counter() - t0
@@ -104,12 +89,12 @@ def _time_ms(client: httpx.Client, n: int, rng: random.Random, what: str) -> flo
 
 def _inproc_ms(srv: ServerThread, n: int, rng: random.Random, what: str) -> float:
     """One C2SP read inside the server's process (no HTTP)."""
-    c2sp = srv.app.state.log_c2sp
+    c2sp, (path, _) = srv.app.state.log_c2sp, READS[what][1](n, rng)
     t0 = time.perf_counter()
     if what == "checkpoint":
         c2sp.checkpoint()
     else:
-        c2sp.tile(tlog.Tile(0, rng.randrange(n // 256), entries=what == "bundle").path)
+        c2sp.tile(path.removeprefix("/log/"))
     return (time.perf_counter() - t0) * 1000
 
 
@@ -140,51 +125,6 @@ def _bare_pairs(tiles: Path, n: int, count: int) -> list[tuple[bytes, bytes]]:
     return out[:count]
 
 
-def _bare_rate(pub: Any, pairs: list[tuple[bytes, bytes]]) -> float:
-    """Verifications per second of a bare loop (one process)."""
-    verify = pub.verify
-    t0 = time.perf_counter()
-    for sig, msg in pairs:
-        verify(sig, msg)
-    return len(pairs) / (time.perf_counter() - t0)
-
-
-def _monitor(
-    label: str,
-    base: str,
-    keys: KeySet,
-    log_key: tlog.Verifier,
-    source: Source,
-    jobs: int,
-    pub: Any,
-    pairs: list[tuple[bytes, bytes]],
-) -> dict[str, float]:
-    gc.collect()
-    pairs = pairs[: len(pairs) // 4]
-    before = _bare_rate(pub, pairs)
-    t0 = time.perf_counter()
-    res: MonitorResult = audit(base, keys, log_key, HeadState.load(None), source, jobs=jobs)
-    took = time.perf_counter() - t0
-    after = _bare_rate(pub, pairs)
-    bare = (before + after) / 2
-    rate = res.audited / took
-    print(
-        f"  {label}: {res.audited:,} entries in {took:.1f} s, {rate:,.0f} entries/s; bare "
-        f"loop beside it {bare:,.0f} /s ({before:,.0f} before, {after:,.0f} after, one "
-        f"process): ratio {rate / bare:.2f}  (target >= 0.6)"
-        + ("" if res.ok else f"  FAILED: {res.failures[:2]}")
-    )
-    return {
-        "entries": res.audited,
-        "seconds": took,
-        "entries_per_s": rate,
-        "bare_per_s": bare,
-        "ratio": rate / bare,
-        "jobs": jobs,
-        "ok": float(res.ok),
-    }
-
-
 class _AtSize(DirSource):
     """The tile directory as it was when the log had ``size`` entries: its checkpoint then
     (the tiles of that size are prefixes of, or the same as, the later ones)."""
@@ -197,64 +137,57 @@ class _AtSize(DirSource):
         return super().raw("/log/" + self.name if path == "/log/checkpoint" else path)
 
 
-def _segmented(
-    label: str,
-    tiles: Path,
-    marks: list[tuple[int, str]],
-    keys: KeySet,
-    log_key: tlog.Verifier,
-    jobs: int,
-    pub: Any,
-    pairs: list[tuple[bytes, bytes]],
-    state_dir: Path,
-) -> dict[str, float]:
-    """The monitor follows a growing log — one audit per checkpoint in ``marks``, each
-    resuming where the one before stopped (a consistency proof from the tiles between
-    them) — with a slice of the bare loop before each audit and after the last, so that
-    the two share the machine's load through the whole run."""
-    state = HeadState.load(state_dir / "heads.json")
-    per = max(1, len(pairs) // (len(marks) + 1))
-    mon_s = bare_s = 0.0
-    bare_n = audited = 0
-    ok = True
-    failures: list[str] = []
+@dataclass
+class Monitor:
+    """What every monitor run shares: the keys, and the bare loop's key and pairs."""
 
-    def bare_slice(i: int) -> None:
-        nonlocal bare_s, bare_n
-        part = pairs[i * per : (i + 1) * per]
-        verify = pub.verify
-        t0 = time.perf_counter()
-        for sig, msg in part:
-            verify(sig, msg)
-        bare_s += time.perf_counter() - t0
-        bare_n += len(part)
+    keys: KeySet
+    log_key: tlog.Verifier
+    pub: Any
+    pairs: list[tuple[bytes, bytes]]
 
-    gc.collect()
-    for i, (_size, name) in enumerate(marks):
-        bare_slice(i)
-        t0 = time.perf_counter()
-        res = audit(label, keys, log_key, state, _AtSize(tiles, name), jobs=jobs)
-        mon_s += time.perf_counter() - t0
-        audited += res.audited
-        ok = ok and res.ok
-        failures += res.failures
-    bare_slice(len(marks))
-    rate, bare = audited / mon_s, bare_n / bare_s
-    print(
-        f"  {label}: {audited:,} entries in {mon_s:.1f} s ({len(marks)} audits of a growing "
-        f"log), {rate:,.0f} entries/s; bare loop beside it {bare:,.0f} /s ({bare_n:,} "
-        f"verifications between the audits, one process): ratio {rate / bare:.2f}  "
-        "(target >= 0.6)" + ("" if ok else f"  FAILED: {failures[:2]}")
-    )
-    return {
-        "entries": audited,
-        "seconds": mon_s,
-        "entries_per_s": rate,
-        "bare_per_s": bare,
-        "ratio": rate / bare,
-        "jobs": jobs,
-        "ok": float(ok),
-    }
+    def run(
+        self, label: str, base: str, sources: list[Source], jobs: int, state: HeadState
+    ) -> tuple[float, float]:
+        """The monitor follows a log — one audit per source (a checkpoint of a growing log),
+        each resuming where the one before stopped (a consistency proof between them) —
+        with a slice of the bare loop before each audit and after the last, so that the two
+        share the machine's load through the whole run. Returns (seconds, ratio)."""
+        per = max(1, len(self.pairs) // (len(sources) + 1))
+        mon_s = bare_s = 0.0
+        bare_n = audited = 0
+        ok = True
+        failures: list[str] = []
+
+        def bare_slice(i: int) -> None:
+            nonlocal bare_s, bare_n
+            part = self.pairs[i * per : (i + 1) * per]
+            verify = self.pub.verify
+            t0 = time.perf_counter()
+            for sig, msg in part:
+                verify(sig, msg)
+            bare_s += time.perf_counter() - t0
+            bare_n += len(part)
+
+        gc.collect()
+        for i, source in enumerate(sources):
+            bare_slice(i)
+            t0 = time.perf_counter()
+            res: MonitorResult = audit(base, self.keys, self.log_key, state, source, jobs=jobs)
+            mon_s += time.perf_counter() - t0
+            audited += res.audited
+            ok = ok and res.ok
+            failures += res.failures
+        bare_slice(len(sources))
+        rate, bare = audited / mon_s, bare_n / bare_s
+        print(
+            f"  {label}: {audited:,} entries in {mon_s:.1f} s"
+            + (f" ({len(sources)} audits of a growing log)" if len(sources) > 1 else "")
+            + f", {rate:,.0f} entries/s; bare loop beside it {bare:,.0f} /s ({bare_n:,} "
+            f"verifications around the audits, one process): ratio {rate / bare:.2f}  "
+            "(target >= 0.6)" + ("" if ok else f"  FAILED: {failures[:2]}")
+        )
+        return mon_s, rate / bare
 
 
 def run() -> None:
@@ -265,11 +198,13 @@ def run() -> None:
     keys = KeySet({signer.key_id: signer.public_key}, source="file", origin="bench")
     with tempfile.TemporaryDirectory(prefix="qahwa-bench-log-") as tmp_s:
         tmp = Path(tmp_s)
-        urls: dict[int, str] = {}
-        tables: dict[int, log_fixture.TableWriter] = {}
-        for n in (SMALL, MID, BIG):
+        urls = {n: f"sqlite:///{tmp}/{n}/q.db" for n in (SMALL, MID, BIG)}
+        for n, url in urls.items():
             (tmp / str(n)).mkdir()
-            urls[n], tables[n] = _make_db(tmp / str(n) / "q.db")
+            db = Database(url)
+            migrate.upgrade(db)
+            db.dispose()
+        tables = {n: log_fixture.TableWriter(tmp / str(n) / "q.db") for n in urls}
         dirs = {MID: tmp / "tiles-mid", BIG: tmp / "tiles-big"}
         writers = {n: log_fixture.TileWriter(d) for n, d in dirs.items()}
         # the checkpoints a monitor of the growing log sees: every SEGMENT entries
@@ -298,11 +233,10 @@ def run() -> None:
             f"directories in {time.perf_counter() - t0:.1f} s"
         )
 
-        servers: dict[int, ServerThread] = {}
-        for n in (SMALL, MID, BIG):
-            servers[n] = ServerThread(
+        servers = {
+            n: ServerThread(
                 Settings(
-                    database_url=urls[n],
+                    database_url=url,
                     data_dir=tmp / str(n),
                     master_key=None,
                     signing_key=signer.private_b64(),
@@ -312,111 +246,77 @@ def run() -> None:
                     checkpoint_seconds=3600,
                 )
             ).start()
+            for n, url in urls.items()
+        }
         clients = {n: httpx.Client(base_url=servers[n].url) for n in (SMALL, BIG)}
         for n, c in clients.items():
             assert c.get("/v1/log").json()["tree_size"] == n  # first request: signs, caches
             c.get("/v1/log/proof", params={"index": 0})
             assert c.get("/log/checkpoint").text.split("\n")[1] == str(n)
         sizes = (SMALL, BIG)
-        http: dict[str, dict[int, list[float]]] = {
-            w: {n: [] for n in sizes}
-            for w in ("checkpoint", "tile", "bundle", "head", "proof", "consistency")
-        }
-        inproc: dict[str, dict[int, list[float]]] = {
-            w: {n: [] for n in sizes} for w in ("checkpoint", "tile", "bundle")
+        # (kind of read, HTTP or in the server's process) -> size -> times
+        times: dict[tuple[str, bool], dict[int, list[float]]] = {
+            (w, inp): {n: [] for n in sizes}
+            for inp in (False, True)
+            for w in READS
+            if not inp or w in ("checkpoint", "tile", "bundle")
         }
         # Request by request, alternating the sizes (and which goes first), the kinds of
         # request round-robin, so that the load of a shared machine falls on all alike.
         for i in range(REQUESTS):
             order = sizes if i % 2 else sizes[::-1]
-            for what, per in http.items():
+            for (what, inp), per in times.items():
                 for n in order:
-                    per[n].append(_time_ms(clients[n], n, rng, what))
-            for what, per in inproc.items():
-                for n in order:
-                    per[n].append(_inproc_ms(servers[n], n, rng, what))
+                    per[n].append(
+                        _inproc_ms(servers[n], n, rng, what)
+                        if inp
+                        else _time_ms(clients[n], n, rng, what)
+                    )
         for c in clients.values():
             c.close()
-        out: dict[str, Any] = {}
-        labels = {
-            "head": "GET /v1/log",
-            "proof": "GET /v1/log/proof",
-            "consistency": "GET /v1/log/consistency",
-            "checkpoint": "GET /log/checkpoint",
-            "tile": "GET /log/tile/0/N",
-            "bundle": "GET /log/tile/entries/N",
-        }
-        targets = {
-            "head": "1.5",
-            "proof": "1.5",
-            "checkpoint": "1.2",
-            "tile": "1.2",
-            "bundle": "1.2",
-        }
+        ratios: dict[str, float] = {}  # printed at the end, as JSON
         big_k = f"{BIG // 1000:,}k"
         print(f"  reads, median of {REQUESTS} each, sizes alternating:")
-        for what, per in http.items():
+        for (what, inp), per in times.items():
             a, b = statistics.median(per[SMALL]), statistics.median(per[BIG])
-            target = targets.get(what)
+            label, _, target = READS[what]
+            label = f"{label[4:]} (in process)" if inp else label
             print(
-                f"    {labels[what]:<32} {a:6.2f} ms at 1k, {b:6.2f} ms at {big_k}: "
-                f"ratio {b / a:.2f}x" + (f"  (target <= {target}x)" if target else "")
+                f"    {label:<32} {a:6.2f} ms at 1k, {b:6.2f} ms at {big_k}: ratio {b / a:.2f}x"
+                + (f"  (target <= {target}x)" if target and not inp else "")
             )
-            out[what] = {"ms_small": a, "ms_big": b, "ratio": b / a}
-        for what, per in inproc.items():
-            a, b = statistics.median(per[SMALL]), statistics.median(per[BIG])
-            label = f"{labels[what][4:]} (in process)"
-            print(f"    {label:<32} {a:6.2f} ms at 1k, {b:6.2f} ms at {big_k}: ratio {b / a:.2f}x")
-            out[what + "_inproc"] = {"ms_small": a, "ms_big": b, "ratio": b / a}
+            ratios[what + ("_inproc" if inp else "")] = b / a
         old = {n: _old_way_ms(urls[n], n) for n in sizes}
         print(
             f"    the old way (every leaf read, root recomputed): {old[SMALL]:.1f} ms at 1k, "
             f"{old[BIG]:.1f} ms at {big_k} ({old[BIG] / old[SMALL]:.0f}x)"
         )
 
-        pub = signer.public_key
-        pairs = _bare_pairs(dirs[BIG], BIG, BARE)
-        mid_url = servers[MID].url
-        fetch = HttpFetch(mid_url)
+        monitor = Monitor(keys, note.verifier, signer.public_key, _bare_pairs(dirs[BIG], BIG, BARE))
+        fetch = HttpFetch(servers[MID].url)
         try:
-            out["monitor_http"] = _monitor(
+            _, ratios["monitor_http"] = monitor.run(
                 f"verify log over HTTP, {MID:,} entries, {jobs} jobs",
-                mid_url,
-                keys,
-                note.verifier,
-                fetch,
+                servers[MID].url,
+                [fetch],
                 jobs,
-                pub,
-                pairs,
+                HeadState.load(None),
             )
         finally:
             fetch.close()
         for srv in servers.values():
             srv.stop()
-        out["monitor_dir_1job"] = _segmented(
-            f"verify log from tiles on disk, {MID:,} entries, 1 job",
-            dirs[MID],
-            marks[MID],
-            keys,
-            note.verifier,
-            1,
-            pub,
-            pairs,
-            tmp / "state-mid",
-        )
-        big = out["monitor_dir"] = _segmented(
-            f"verify log from tiles on disk, {BIG:,} entries, {jobs} jobs",
-            dirs[BIG],
-            marks[BIG],
-            keys,
-            note.verifier,
-            jobs,
-            pub,
-            pairs,
-            tmp / "state-big",
-        )
-        print(
-            f"  1M entries audited in {big['seconds'] * 1e6 / max(BIG, 1):.0f} s "
+        for key, n, j in (("monitor_dir_1job", MID, 1), ("monitor_dir", BIG, jobs)):
+            label = f"verify log from tiles on disk, {n:,} entries, {j} job{'s' if j > 1 else ''}"
+            seconds, ratios[key] = monitor.run(
+                label,
+                label,
+                [_AtSize(dirs[n], name) for _, name in marks[n]],
+                j,
+                HeadState.load(tmp / f"state-{n}" / "heads.json"),
+            )
+        print(  # the last: the big size's
+            f"  1M entries audited in {seconds * 1e6 / max(BIG, 1):.0f} s "
             f"(aim: <= 60 s){'' if BIG == 1_000_000 else ' (scaled from the run)'}"
         )
-        print("  " + json.dumps({k: round(v["ratio"], 2) for k, v in out.items()}))
+        print("  " + json.dumps({k: round(v, 2) for k, v in ratios.items()}))

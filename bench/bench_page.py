@@ -1,26 +1,17 @@
 """The player's own verify page against the CLI and against Pyodide itself (``python -m bench
-page``; part of ``make bench``).
+page``; part of ``make bench``; docs/performance.md "the player's own verify page" tells more
+and what it found).
 
-A keyed qahwa-fair/2 five-point tawla transcript (random bots, every seat's events signed) is
-checked on ``verify page`` — the page served from this install on 127.0.0.1, as a player runs
-it — by pasting it with the server's key, to the full verdict (the rules replayed by Pyodide
-in the worker, ``data-replay="done"``). Measured in one run, each the median of ``RUNS``:
-
-- **warm**: the page with Python already running, the transcript checked again; against the
-  ``verify`` CLI on the same transcript (a new process each time, as a player runs it).
-  Target (issue 30): warm ≤ 4× the CLI.
-- **cold**: a new browser context (empty HTTP cache, code cache and CacheStorage) from
-  navigation to the full verdict; against a blank page on the same origin that loads the same
-  Pyodide runtime (``loadPyodide``) and runs nothing. Target: cold ≤ 2× the blank page.
-
-Then a sealed hokm match for four (qahwa-fair/3, two house seats, played by the simulated
-sealed seats, keyed and signed): the warm page's full verdict (the sealed engines checking
-every key, shuffle proof, share, opening and revealed key through the page's own
-sealed-verify.js over the vendored @noble/curves) against the ``verify`` CLI's (rbcl) on the
-same transcript. Target (issue 34): the page within 4× the CLI.
-
-Absolute times are printed beside the ratios. Numbers only: a benchmark never fails on time,
-and they depend on how busy the machine is (the load average is printed too).
+A keyed qahwa-fair/2 five-point tawla transcript is pasted with the server's key into
+``verify page`` (served from this install on 127.0.0.1, as a player runs it), to the full
+verdict (the rules replayed by Pyodide in the worker). Each the median of ``RUNS``, in one
+run: **warm** (Python already running, the transcript checked again) against the ``verify``
+CLI on the same transcript (target, issue 30: ≤ 4×); **cold** (a new browser context, from
+navigation to the full verdict) against a blank page on the same origin that loads the same
+Pyodide runtime and runs nothing (target ≤ 2×). Then a sealed hokm match for four
+(qahwa-fair/3, two house seats): the warm page's full verdict (the page's sealed-verify.js)
+against the CLI's (rbcl) on the same transcript (target, issue 34: ≤ 4×). Absolute times
+are printed beside the ratios; a benchmark never fails on time.
 """
 
 from __future__ import annotations
@@ -32,6 +23,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +35,7 @@ from qahwa_page.pyodide import PYODIDE_VERSION, RUNTIME_DIR, runtime_installed
 from qahwa_page.serve import PageServer
 
 RUNS = 3
+REPLAY_MS = 180_000  # the full verdict waited for up to this
 VERIFY = str(Path(sys.executable).with_name("verify"))
 #: a page on the page's origin that loads the same runtime the same way and runs nothing
 BLANK = f"""<!doctype html><meta charset="utf-8"><title>blank</title>
@@ -53,12 +47,10 @@ window.__done = true;
 </script>"""
 
 
-def transcript() -> tuple[dict[str, Any], str]:
-    """(a keyed v2 five-point tawla transcript signed by a new key, that key in base64)."""
+def _signed(game: str, ruleset: dict[str, Any], seed: int, **kw: Any) -> tuple[dict[str, Any], str]:
+    """(a keyed transcript of ``game`` signed by a new key, that key in base64)."""
     signer = Signer.generate()
-    doc, _ = simulate_match(
-        "tawla", {"match_length": 5}, seed=5, protocol=V2, signer=signer, keyed=True
-    )
+    doc, _ = simulate_match(game, ruleset, seed=seed, protocol=V2, signer=signer, keyed=True, **kw)
     return doc, public_key_b64(signer.public_key)
 
 
@@ -76,11 +68,6 @@ def cli_seconds(path: Path, key_file: Path) -> float:
     return took
 
 
-def _verdict(page: Any, text: str, key: str) -> tuple[float, str]:
-    """Paste, verify, wait for the full verdict: (seconds from the click, verdict)."""
-    return paste_and_verify(page, text, key, replay_ms=180_000)
-
-
 def cli_runs(text: str, key: str) -> list[float]:
     """The ``verify`` CLI on the transcript ``text`` with the server's ``key``, both read from
     files as a player passes them: seconds for each of ``RUNS`` runs."""
@@ -91,25 +78,32 @@ def cli_runs(text: str, key: str) -> list[float]:
         return [cli_seconds(path, key_file) for _ in range(RUNS)]
 
 
+@contextmanager
+def _page_server() -> Iterator[PageServer]:
+    """The verify page served from this install on 127.0.0.1, stopped afterwards."""
+    with PageServer("127.0.0.1", 0, RUNTIME_DIR) as server:  # server_close() at the end
+        server.start()
+        try:
+            yield server
+        finally:
+            server.shutdown()
+
+
 def cold_page(browser: Any, url: str, text: str, key: str) -> tuple[float, float, str]:
     """A new context: (seconds from navigation to the full verdict, then the warm check of
     the same transcript on that page, its verdict)."""
-    ctx = browser.new_context()
-    try:
+    with closing(browser.new_context()) as ctx:
         page = ctx.new_page()
         t0 = time.perf_counter()
         page.goto(url)
-        _, verdict = _verdict(page, text, key)
+        _, verdict = paste_and_verify(page, text, key, REPLAY_MS)
         cold = time.perf_counter() - t0
-        warm, again = _verdict(page, text, key)
+        warm, again = paste_and_verify(page, text, key, REPLAY_MS)
         return cold, warm, verdict if verdict == again else f"{verdict}/{again}"
-    finally:
-        ctx.close()
 
 
 def blank_page(browser: Any, base: str) -> float:
-    ctx = browser.new_context()
-    try:
+    with closing(browser.new_context()) as ctx:
         page = ctx.new_page()
         page.route(
             f"{base}/blank", lambda route: route.fulfill(content_type="text/html", body=BLANK)
@@ -118,36 +112,18 @@ def blank_page(browser: Any, base: str) -> float:
         page.goto(f"{base}/blank")
         page.wait_for_function("() => window.__done === true", timeout=180_000)
         return time.perf_counter() - t0
-    finally:
-        ctx.close()
-
-
-def sealed_transcript() -> tuple[dict[str, Any], str]:
-    """(a keyed, timed qahwa-fair/3 transcript of a whole sealed hokm match for four, seats 1
-    and 3 the house's, signed by a new key; that key in base64)."""
-    signer = Signer.generate()
-    doc, _ = simulate_match(
-        "hokm",
-        {"deal": "sealed"},
-        seed=34,
-        protocol=V2,
-        signer=signer,
-        keyed=True,
-        timed=True,
-        house=(1, 3),
-    )
-    assert doc["protocol"] == "qahwa-fair/3"
-    return doc, public_key_b64(signer.public_key)
 
 
 def run_sealed(browser: Any | None = None) -> None:
     """The sealed hokm row: the warm page's full verdict against the ``verify`` CLI's, on the
-    same transcript."""
+    same transcript: a keyed, timed qahwa-fair/3 whole sealed hokm match for four, seats 1
+    and 3 the house's."""
     if browser is None:
         with launch() as b:
             run_sealed(b)
         return
-    doc, key = sealed_transcript()
+    doc, key = _signed("hokm", {"deal": "sealed"}, 34, timed=True, house=(1, 3))
+    assert doc["protocol"] == "qahwa-fair/3"
     text = json.dumps(doc)
     hands = sum(
         1
@@ -157,34 +133,21 @@ def run_sealed(browser: Any | None = None) -> None:
         and e.get("seat") == 0
     )
     cli = cli_runs(text, key)
-    server = PageServer("127.0.0.1", 0, RUNTIME_DIR)
-    server.start()
     warm: list[float] = []
     verdicts: set[str] = set()
-    try:
-        ctx = browser.new_context()
-        try:
-            page = ctx.new_page()
-            page.goto(server.url + "?lang=en")
-            for i in range(RUNS + 1):
-                took, verdict = _verdict(page, text, key)
-                verdicts.add(verdict)
-                if i:  # the first check starts Python and loads the verifier: warm only
-                    warm.append(took)
-        finally:
-            ctx.close()
-    finally:
-        server.shutdown()
-        server.server_close()
-    med = statistics.median
+    with _page_server() as server, closing(browser.new_context()) as ctx:
+        page = ctx.new_page()
+        page.goto(server.url + "?lang=en")
+        for i in range(RUNS + 1):
+            took, verdict = paste_and_verify(page, text, key, REPLAY_MS)
+            verdicts.add(verdict)
+            if i:  # the first check starts Python and loads the verifier: warm only
+                warm.append(took)
     print(
         f"sealed hokm for 4 (2 house seats), qahwa-fair/3: {hands} hands, "
         f"{len(doc['events'])} events, {len(text) / 1e6:.2f} MB; medians of {RUNS}"
     )
-    print(f"verify CLI        {med(cli):6.2f} s   ({', '.join(f'{x:.2f}' for x in cli)})")
-    print(f"warm page         {med(warm):6.2f} s   ({', '.join(f'{x:.2f}' for x in warm)})")
-    print(f"page verdict: {', '.join(sorted(verdicts))}")
-    print(f"warm / CLI   = {med(warm) / med(cli):.2f}x  (target <= 4x)")
+    _report({"verify CLI": cli, "warm page": warm}, verdicts)
 
 
 def run() -> None:
@@ -194,46 +157,35 @@ def run() -> None:
     if not runtime_installed():
         print("skipped: the Pyodide runtime is not installed (make pyodide)")
         return
-    doc, key = transcript()
+    doc, key = _signed("tawla", {"match_length": 5}, 5)
     text = json.dumps(doc)
     print(
         f"keyed five-point tawla, qahwa-fair/2: {len(doc['events'])} events, "
         f"{len(text) / 1e6:.2f} MB, scores {doc['result']['scores']}"
     )
-    cli = cli_runs(text, key)
-    server = PageServer("127.0.0.1", 0, RUNTIME_DIR)
-    server.start()
-    cold: list[float] = []
-    warm: list[float] = []
-    blank: list[float] = []
+    times: dict[str, list[float]] = {"verify CLI": cli_runs(text, key)}
+    for k in ("warm page", "blank Pyodide", "cold page"):
+        times[k] = []
     verdicts: set[str] = set()
-    try:
+    with _page_server() as server, launch() as browser:
         base = server.url.removesuffix("/verify")
-        with launch() as browser:
-            for _ in range(RUNS):  # interleaved, so a busy moment hits both alike
-                blank.append(blank_page(browser, base))
-                c, w, v = cold_page(browser, server.url + "?lang=en", text, key)
-                cold.append(c)
-                warm.append(w)
-                verdicts.add(v)
-            report_tawla(cli, warm, blank, cold, verdicts)
-            run_sealed(browser)
-    finally:
-        server.shutdown()
-        server.server_close()
+        for _ in range(RUNS):  # interleaved, so a busy moment hits both alike
+            times["blank Pyodide"].append(blank_page(browser, base))
+            c, w, v = cold_page(browser, server.url + "?lang=en", text, key)
+            times["cold page"].append(c)
+            times["warm page"].append(w)
+            verdicts.add(v)
+        print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {RUNS}")
+        _report(times, verdicts)
+        run_sealed(browser)
 
 
-def report_tawla(
-    cli: list[float], warm: list[float], blank: list[float], cold: list[float], verdicts: set[str]
-) -> None:
-    med = statistics.median
-    print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; medians of {RUNS}")
-    print(f"verify CLI        {med(cli):6.2f} s   ({', '.join(f'{x:.2f}' for x in cli)})")
-    print(f"warm page         {med(warm):6.2f} s   ({', '.join(f'{x:.2f}' for x in warm)})")
-    print(f"blank Pyodide     {med(blank):6.2f} s   ({', '.join(f'{x:.2f}' for x in blank)})")
-    print(f"cold page         {med(cold):6.2f} s   ({', '.join(f'{x:.2f}' for x in cold)})")
+def _report(times: dict[str, list[float]], verdicts: set[str]) -> None:
+    """Each one's median and runs, the page's verdicts, then the ratios to their targets."""
+    med = {k: statistics.median(xs) for k, xs in times.items()}
+    for name, xs in times.items():
+        print(f"{name:<17} {med[name]:6.2f} s   ({', '.join(f'{x:.2f}' for x in xs)})")
     print(f"page verdict: {', '.join(sorted(verdicts))}")
-    print(
-        f"warm / CLI   = {med(warm) / med(cli):.2f}x  (target <= 4x)\n"
-        f"cold / blank = {med(cold) / med(blank):.2f}x  (target <= 2x)"
-    )
+    print(f"warm / CLI   = {med['warm page'] / med['verify CLI']:.2f}x  (target <= 4x)")
+    if "cold page" in med:
+        print(f"cold / blank = {med['cold page'] / med['blank Pyodide']:.2f}x  (target <= 2x)")

@@ -19,6 +19,7 @@ import json
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import sealed.shuffle_proof as shuffle_mod
 from sealed import Context, hand_key, make_key, shuffle, starting_deck, verify_hand, verify_shuffle
@@ -80,38 +81,28 @@ def bare(var: int, fixed: int, adds: int = 0) -> Callable[[], object]:
     return go
 
 
-def measure(game: str, codes: list[str]) -> dict[str, float]:
+def measure(game: str, codes: list[str]) -> dict[str, Any]:
+    """Per step (prove, verify): its time, the multiplications and additions it makes, and
+    the bare time of those multiplications (``bare``) and with the additions (``floor``)."""
     ctx = Context("bench", 0, 1)
     keys = [make_key(ctx.for_seat(s)) for s in range(4)]
     P = hand_key([k.P for k in keys])
-    first, _ = shuffle(ctx.for_seat(0), P, starting_deck(game, codes))
-    deck: Deck = first
-    with counting() as prove_n:
-        out, proof = shuffle(ctx, P, deck)
-    with counting() as verify_n:
-        verify_shuffle(ctx, P, deck, out, proof)
-    t_prove = _best(lambda: shuffle(ctx, P, deck))
-    t_verify = _best(lambda: verify_shuffle(ctx, P, deck, out, proof))
-    t_bare_prove = _best(bare(prove_n["mul"], prove_n["base"]))
-    t_bare_verify = _best(bare(verify_n["mul"], verify_n["base"]))
-    t_floor_prove = _best(bare(prove_n["mul"], prove_n["base"], prove_n["add"]))
-    t_floor_verify = _best(bare(verify_n["mul"], verify_n["base"], verify_n["add"]))
-    return {
-        "n": len(codes),
-        "prove": t_prove,
-        "verify": t_verify,
-        "bare_prove": t_bare_prove,
-        "bare_verify": t_bare_verify,
-        "floor_prove": t_floor_prove,
-        "floor_verify": t_floor_verify,
-        "prove_add": prove_n["add"],
-        "verify_add": verify_n["add"],
-        "prove_var": prove_n["mul"],
-        "prove_base": prove_n["base"],
-        "verify_var": verify_n["mul"],
-        "verify_base": verify_n["base"],
-        "size": len(proof.encode()),
-    }
+    deck: Deck = shuffle(ctx.for_seat(0), P, starting_deck(game, codes))[0]
+    out, proof = shuffle(ctx, P, deck)
+    m: dict[str, Any] = {"size": len(proof.encode())}
+    for step, fn in (
+        ("prove", lambda: shuffle(ctx, P, deck)),
+        ("verify", lambda: verify_shuffle(ctx, P, deck, out, proof)),
+    ):
+        with counting() as n:
+            fn()
+        m[step] = {
+            **n,
+            "time": _best(fn),
+            "bare": _best(bare(n["mul"], n["base"])),
+            "floor": _best(bare(n["mul"], n["base"], n["add"])),
+        }
+    return m
 
 
 def run() -> None:
@@ -124,21 +115,18 @@ def run() -> None:
     )
     for game, codes, what in (("hokm", CARDS, "52 cards"), ("iraqi_domino", TILES, "91 tiles")):
         m = measure(game, codes)
-        print(
-            f"{what}: shuffle+prove {m['prove'] * 1e3:.1f} ms "
-            f"({m['prove_var']:.0f} s·Q + {m['prove_base']:.0f} s·G: "
-            f"{m['bare_prove'] * 1e3:.1f} ms bare), ratio {m['prove'] / m['bare_prove']:.2f}"
-        )
-        print(
-            f"{what}: verify        {m['verify'] * 1e3:.1f} ms "
-            f"({m['verify_var']:.0f} s·Q + {m['verify_base']:.0f} s·G: "
-            f"{m['bare_verify'] * 1e3:.1f} ms bare), ratio {m['verify'] / m['bare_verify']:.2f}"
-        )
-        for step in ("prove", "verify"):
+        for step, name in (("prove", "shuffle+prove"), ("verify", "verify       ")):
+            r = m[step]
             print(
-                f"{what}: {step} with its {m[step + '_add']:.0f} additions (libsodium's "
-                f"encoded-point API has no other): {m['floor_' + step] * 1e3:.1f} ms bare, "
-                f"ratio {m[step] / m['floor_' + step]:.2f}"
+                f"{what}: {name} {r['time'] * 1e3:.1f} ms ({r['mul']:.0f} s·Q + {r['base']:.0f} "
+                f"s·G: {r['bare'] * 1e3:.1f} ms bare), ratio {r['time'] / r['bare']:.2f}"
+            )
+        for step in ("prove", "verify"):
+            r = m[step]
+            print(
+                f"{what}: {step} with its {r['add']:.0f} additions (libsodium's "
+                f"encoded-point API has no other): {r['floor'] * 1e3:.1f} ms bare, "
+                f"ratio {r['time'] / r['floor']:.2f}"
             )
         print(f"{what}: proof {m['size']} bytes ({m['size'] / 1024:.1f} KiB)")
     whole_hand()

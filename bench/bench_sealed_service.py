@@ -1,19 +1,12 @@
-"""Sealed tables over HTTP (``python -m bench sealed_service``; issue 34).
+"""Sealed tables over HTTP (``python -m bench sealed_service``; issue 34; docs/performance.md
+"Sealed matches over HTTP" reads its figures).
 
 A ``qahwa serve`` process on SQLite plays whole four-seat hokm matches of one hand (target 1),
 sealed (``{"deal": "sealed"}``, qahwa-fair/3) and seeded, alternately, every seat a
-conforming ``qahwa_client`` seat in this process (a sealed seat makes its key, shuffle,
-shares and openings with their proofs and checks the others' in the log; house bots do the
-same for house seats). Printed, from one run:
-
-- the server's CPU per sealed hand (every proof checked before a step is accepted) beside a
-  seeded hand's, and their ratio;
-- the seats' CPU per sealed hand (what the four clients, or house bots, spend);
-- requests per match and whole matches per second over HTTP, sealed / seeded (the cost of
-  the promise for capacity planning: server-bound, with the seats on the same 2 cores);
-- the transcript's size, sealed beside seeded (canonical JSON, and gzipped).
-
-Figures are measured, never judged: nothing here passes or fails on time.
+conforming ``qahwa_client`` seat in this process. Printed, from one run: the server's and the
+seats' CPU per hand, requests per match, requests and whole matches per second over HTTP,
+and the transcript's size, sealed beside seeded. Figures are measured, never judged: nothing
+here passes or fails on time.
 """
 
 from __future__ import annotations
@@ -30,7 +23,7 @@ import httpx
 
 from qahwa_client import Client
 
-from .api import OPERATOR_KEYS, Server
+from .api import Server
 
 RULES = {"players": 4, "target": 1}
 MATCHES = 3  # of each kind
@@ -80,7 +73,7 @@ def run() -> None:
         data.mkdir()
         srv = Server("qahwa", f"sqlite:///{Path(tmp) / 'q.db'}", data)
         try:
-            key = OPERATOR_KEYS[f"127.0.0.1:{srv.port}"]
+            key = str(srv.key)
             rows: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
             _play(srv.url, key, True, rnd)  # warm both paths (imports, caches)
             _play(srv.url, key, False, rnd)

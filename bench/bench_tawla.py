@@ -84,8 +84,7 @@ def run() -> None:
         f"tawla sample: {len(positions)} positions ({len(doubles)} doubles), "
         f"{turns / len(positions):.1f} distinct turns per position on average"
     )
-    print(f"tawla legal-turn generations/s, all:         {_rate(positions):10.0f}")
-    print(f"tawla legal-turn generations/s, doubles:     {_rate(doubles):10.0f}")
-    print(f"tawla legal-turn generations/s, non-doubles: {_rate(others):10.0f}")
+    for name, part in (("all:", positions), ("doubles:", doubles), ("non-doubles:", others)):
+        print(f"tawla legal-turn generations/s, {name:<13}{_rate(part):10.0f}")
     heavy = HEAVY[:2]
     print(f"tawla legal-turn generations/s, widest doubles: {_rate(heavy):7.0f}")

@@ -144,12 +144,8 @@ class TileWriter:
             )
         for level, row in enumerate(self.levels):
             if row:
-                self._write(
-                    tlog.Tile(
-                        level, (n >> (tlog.TILE_HEIGHT * level)) // tlog.TILE_WIDTH, len(row)
-                    ),
-                    b"".join(row),
-                )
+                index = (n >> (tlog.TILE_HEIGHT * level)) // tlog.TILE_WIDTH
+                self._write(tlog.Tile(level, index, len(row)), b"".join(row))
         cp = tlog.Checkpoint(signer.name, n, self.range.root())
         (self.root / name).write_text(tlog.sign_note(cp.text, [signer]))
         return cp
@@ -170,15 +166,8 @@ class TableWriter:
         for e in entries:
             i = self.size
             h = hashlib.sha256(b"\x00" + e).digest()
-            rows.append(
-                (
-                    i,
-                    e[e.index(b'"match_id":"') + 12 :].split(b'"', 1)[0].decode(),
-                    e.decode(),
-                    h.hex(),
-                    AT,
-                )
-            )
+            mid = e[e.index(b'"match_id":"') + 12 :].split(b'"', 1)[0].decode()
+            rows.append((i, mid, e.decode(), h.hex(), AT))
             nodes.append((0, i, h.hex()))
             level, k = 0, i
             while k & 1:

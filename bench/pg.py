@@ -33,6 +33,13 @@ def fresh_database(base_url: str, suffix: str) -> str:
     return base.set(database=name).render_as_string(hide_password=False)
 
 
+def conninfo(url: str) -> str:
+    """``url`` (SQLAlchemy's) as libpq takes it, for psycopg itself."""
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+
+
 def loadavg() -> str:
     """The 1, 5 and 15 minute load averages, or ``?`` where /proc has none."""
     try:

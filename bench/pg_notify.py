@@ -18,19 +18,13 @@ import os
 import threading
 import time
 
-from bench.pg import loadavg, pg_url
+from bench.pg import conninfo, loadavg, pg_url
 
 WRITERS = int(os.environ.get("BENCH_WRITERS", "8"))
 SECONDS = float(os.environ.get("BENCH_SECONDS", "3"))
 ROUNDS = 3
 TABLE = "bench_pg_notify"
 CHANNEL = "bench_pg_notify"
-
-
-def _conninfo(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
 def commits_per_second(info: str, notify: bool) -> float:
@@ -69,7 +63,7 @@ def run() -> None:
         return
     import psycopg
 
-    info = _conninfo(url)
+    info = conninfo(url)
     with psycopg.connect(info, autocommit=True) as conn:
         conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
         conn.execute(f"CREATE TABLE {TABLE} (id int PRIMARY KEY, v int NOT NULL)")

@@ -1,34 +1,24 @@
 """``make profile-api``: where a live ``qahwa serve`` spends its CPU on an action.
 
-Two parts, one command (``python -m bench.profile_api``; ``--help`` for the options):
+Three parts, one command (``python -m bench.profile_api``; ``--help`` for the options;
+docs/performance.md "Where an action's server CPU goes" reads their output):
 
-1. **the live profile** — one ``qahwa serve`` on SQLite, run as ``make bench-api`` runs it
-   (operator keys, the per-address limit, metrics, JSON logs, no access log), under the
-   bench's load (8 clients playing whole keyed qahwa-fair/2 matches of ``--game``; an
-   action = GET the mover's state + POST the action), sampled by py-spy (``py-spy record
-   --pid``; idle threads left out, so the samples are of threads on the CPU). The server's
-   CPU per action is read from /proc over the same span, and the samples are scaled to it.
-   Written to ``--out``: ``profile.txt`` (py-spy's collapsed stacks: load it into
-   speedscope or flamegraph.pl for a flame graph), ``flamegraph.svg`` (a second, shorter
-   recording as py-spy's own flame graph) and ``table.md``: ms of server CPU per action by
-   part of the stack (HTTP server, ASGI framework, each middleware, pydantic, SQL, thread
-   hand-offs, JSON, the engine, the protocol's crypto, the service's own code), then the
-   functions by self and by inclusive time. py-spy needs ptrace (root, or
-   ``kernel.yama.ptrace_scope`` 0).
+1. **the live profile** — one ``qahwa serve`` on SQLite, run as ``make bench-api`` runs it,
+   under the bench's load (8 clients playing whole keyed qahwa-fair/2 matches of
+   ``--game``), sampled by py-spy (it needs ptrace: root, or ``kernel.yama.ptrace_scope``
+   0), the samples split by part of the stack and scaled to the server's CPU per action
+   read from /proc over the same span. Written to ``--out``: ``profile.txt`` (collapsed
+   stacks), ``flamegraph.svg`` (a second, shorter recording) and ``table.md``.
 2. **the counts** — the same server in this process (``service.server.ServerThread``) and
    the same client, counting per action: SQL statements by verb, transactions, thread-pool
    hand-offs, and ``json`` encodes/decodes made by the server's threads.
 3. **the service without HTTP** — on that server, ``MatchService.state`` and ``.act`` and
-   the routes' encoding called in one thread under cProfile on the process CPU clock: every
-   call counted (how often each function runs per action), no sampling.
+   the routes' encoding called in one thread under cProfile on the process CPU clock.
 
-Reading part 1: py-spy counts a thread that is runnable as at work, including one woken
-from a wait or a system call and still waiting for a core, so on a busy machine frames
-right after system calls (a socket write, ``getrandom``, the event loop's self-pipe) and
-lock waits whose blocking call is in C get more samples than the CPU they use (innermost
-``Condition.wait``/``select`` samples are dropped as idle). Its ms are the measured CPU
-per action split by those shares; take them as approximate, and take the counts of parts
-2 and 3 as exact.
+py-spy counts a runnable thread as at work, including one woken from a wait and still
+waiting for a core, so on a busy machine frames right after system calls and lock waits in
+C get more samples than the CPU they use: part 1's ms are approximate shares; the counts of
+parts 2 and 3 are exact.
 """
 
 from __future__ import annotations
@@ -37,80 +27,70 @@ import argparse
 import collections
 import json
 import os
-import shutil
+import random
+import re
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from bench import api
 
 PY_SPY = Path(sys.executable).parent / "py-spy"
 EXTRA = os.environ.get("PYSPY_EXTRA", "").split()
 
-#: (part, test on one frame "function (file:line)"): a sample goes to the first part, in
-#: this order, that any frame of its stack matches (the protocol's crypto claims its
-#: canonical JSON and SHA-256; the SQL driver's time is SQL's wherever it is called from)
-OWNERS: list[tuple[str, Callable[[str], bool]]] = [
+#: (part, pattern searched in one frame "function (file:line)"): a sample goes to the first
+#: part, in this order, that any frame of its stack matches (the protocol's crypto claims
+#: its canonical JSON and SHA-256; the SQL driver's time is SQL's wherever it is called from)
+OWNERS: list[tuple[str, re.Pattern[str]]] = [
     (
         "protocol crypto (Ed25519 verify and sign, SHA-256 chain step, their canonical JSON)",
-        lambda f: (
-            "cryptography/" in f
-            or "fairness/signing.py" in f
-            or f.startswith(("chain_next ", "seat_sig_message ", "_verify_seat_sig "))
+        re.compile(
+            r"cryptography/|fairness/signing\.py|^(chain_next|seat_sig_message|_verify_seat_sig) "
         ),
     ),
-    ("SQL (SQLAlchemy Core, the sqlite3 driver)", lambda f: "sqlalchemy/" in f or "sqlite3" in f),
-    ("engine (apply, legal moves, seat view, catch-up)", lambda f: "games/" in f),
-    ("pydantic (request models)", lambda f: "pydantic" in f),
-    ("middleware: metrics (prometheus-client)", lambda f: "prometheus_client/" in f),
-    (
-        "middleware: body limit and duplicate-key check",
-        lambda f: f.startswith("json_body_problem "),
-    ),
+    ("SQL (SQLAlchemy Core, the sqlite3 driver)", re.compile("sqlalchemy/|sqlite3")),
+    ("engine (apply, legal moves, seat view, catch-up)", re.compile("games/")),
+    ("pydantic (request models)", re.compile("pydantic")),
+    ("middleware: metrics (prometheus-client)", re.compile("prometheus_client/")),
+    ("middleware: body limit and duplicate-key check", re.compile("^json_body_problem ")),
 ]
 #: parts of the innermost frame, for the samples no owner claimed
-INNERMOST: list[tuple[str, Callable[[str], bool]]] = [
-    ("JSON encode/decode (views, events, bodies)", lambda f: "json/" in f),
+INNERMOST: list[tuple[str, re.Pattern[str]]] = [
+    ("JSON encode/decode (views, events, bodies)", re.compile("json/")),
     (
         "middleware: Front (request id, address limit, metrics call) and body limit",
-        lambda f: (
-            "service/operations.py" in f
-            or "service/limits.py" in f
-            or "service/logging_json.py" in f
-            or "service/metrics.py" in f
-            or "BodyLimit" in f
-            or "replay " in f
-        ),
+        re.compile(r"service/(operations|limits|logging_json|metrics)\.py|BodyLimit|replay "),
     ),
     (
         "thread hand-offs (anyio worker threads, queues, locks)",
-        lambda f: "anyio/" in f or "threading.py" in f or "queue.py" in f or "concurrent/" in f,
+        re.compile(r"anyio/|threading\.py|queue\.py|concurrent/"),
     ),
     (
         "ASGI framework (Starlette, FastAPI: routing, dependencies)",
-        lambda f: "starlette/" in f or "fastapi/" in f,
+        re.compile("starlette/|fastapi/"),
     ),
     (
         "HTTP server and event loop (uvicorn, h11, asyncio)",
-        lambda f: "uvicorn/" in f or "h11/" in f or "asyncio/" in f or "selectors.py" in f,
+        re.compile(r"uvicorn/|h11/|asyncio/|selectors\.py"),
     ),
-    ("service code (matches, store, routes)", lambda f: "service/" in f),
+    ("service code (matches, store, routes)", re.compile("service/")),
 ]
 
 
 def part_of(stack: list[str]) -> str:
-    for name, test in OWNERS:
-        if any(test(f) for f in stack):
+    for name, pattern in OWNERS:
+        if any(pattern.search(f) for f in stack):
             return name
     for f in reversed(stack):  # innermost first
-        for name, test in INNERMOST:
-            if test(f):
+        for name, pattern in INNERMOST:
+            if pattern.search(f):
                 return name
     return "other (stdlib, ...)"
 
@@ -161,98 +141,61 @@ def table(
         f"Server CPU per action (from /proc over the recording): **{cpu_ms:.2f} ms**, "
         f"{actions} actions, {total} samples of threads at work ({idle} more of threads "
         "blocked in a wait, dropped); each row is its share of the samples times that CPU.",
-        "",
-        "| part of the stack | ms / action | share |",
-        "|---|---|---|",
     ]
-    for name, n in parts.most_common():
-        lines.append(f"| {name} | {n * per:.3f} | {100 * n / total:.1f}% |")
-    for title, counter in (("self", own), ("inclusive", incl)):
-        lines += ["", f"| function ({title}) | ms / action | share |", "|---|---|---|"]
-        for name, n in counter.most_common(top):
-            lines.append(f"| `{name}` | {n * per:.3f} | {100 * n / total:.1f}% |")
+    for title, counter, most, shown in (
+        ("part of the stack", parts, None, "{}"),
+        ("function (self)", own, top, "`{}`"),
+        ("function (inclusive)", incl, top, "`{}`"),
+    ):
+        lines += ["", f"| {title} | ms / action | share |", "|---|---|---|"]
+        for name, n in counter.most_common(most):
+            lines.append(f"| {shown.format(name)} | {n * per:.3f} | {100 * n / total:.1f}% |")
     return "\n".join(lines) + "\n"
 
 
-def _load_in_background(
-    servers: list[api.Server], game: str, seconds: float, tally: api.Tally
-) -> threading.Thread:
-    t = threading.Thread(target=api.load, args=(servers, game, tally, seconds), daemon=True)
-    t.start()
-    return t
+def _record(server: api.Server, game: str, seconds: int, *args: str) -> api.Tally:
+    """py-spy on ``server`` for ``seconds`` (``args``: its options) under the bench's load,
+    which starts a warm-up before and ends a second after it; the load's tally."""
+    tally = api.Tally()
+    loader = threading.Thread(
+        target=api.load, args=([server], game, tally, seconds + 1.0), daemon=True
+    )
+    loader.start()
+    time.sleep(api.WARMUP)
+    spy = subprocess.run(
+        [str(PY_SPY), "record", "--pid", str(server.proc.pid), "--duration", str(seconds)]
+        + [*args, "--nonblocking", *EXTRA],
+        capture_output=True,
+        text=True,
+    )
+    loader.join()
+    if spy.returncode != 0:
+        raise SystemExit(f"py-spy failed ({spy.returncode}): {spy.stderr.strip()[-500:]}")
+    return tally
 
 
 def live(game: str, seconds: float, rate: int, out: Path, top: int) -> str:
     """Part 1: py-spy on a live ``qahwa serve`` under the bench's load."""
     if not PY_SPY.exists():
         raise SystemExit(f"{PY_SPY} is missing: make .venv/.installed-dev (the dev lock has it)")
-    tmp = Path(tempfile.mkdtemp(prefix="qahwa-profile-"))
-    try:
-        (tmp / "db").mkdir()
-        (tmp / "data").mkdir()
+    raw = out / "profile.txt"
+    with tempfile.TemporaryDirectory(prefix="qahwa-profile-") as tmp:
         kind = "bare" if game == "bare" else "qahwa"
-        server = api.Server(kind, f"sqlite:///{tmp / 'db' / 'q.db'}", tmp / "data")
+        server = api.Server(kind, f"sqlite:///{tmp}/q.db", Path(tmp))
         try:
             api.load([server], game, api.Tally(), 2.0)  # warm: caches, pools, threads
-            raw = out / "profile.txt"
-            tally = api.Tally()
-            loader = _load_in_background([server], game, seconds + 1.0, tally)
-            time.sleep(api.WARMUP)
-            spy = subprocess.run(
-                [
-                    str(PY_SPY),
-                    "record",
-                    "--pid",
-                    str(server.proc.pid),
-                    "--format",
-                    "raw",
-                    "--rate",
-                    str(rate),
-                    "--duration",
-                    str(int(seconds)),
-                    "--output",
-                    str(raw),
-                    "--full-filenames",
-                    "--nonblocking",
-                    *EXTRA,
-                ],
-                capture_output=True,
-                text=True,
+            rec = ("--rate", str(rate), "--output")
+            tally = _record(
+                server, game, int(seconds), "--format", "raw", "--full-filenames", *rec, str(raw)
             )
-            loader.join()
-            if spy.returncode != 0 or not raw.exists():
-                raise SystemExit(f"py-spy failed ({spy.returncode}): {spy.stderr.strip()[-500:]}")
             # a second, shorter recording as py-spy's own flame graph
-            loader = _load_in_background([server], game, 6.0, api.Tally())
-            time.sleep(api.WARMUP)
-            subprocess.run(
-                [
-                    str(PY_SPY),
-                    "record",
-                    "--pid",
-                    str(server.proc.pid),
-                    "--rate",
-                    str(rate),
-                    "--duration",
-                    "5",
-                    "--output",
-                    str(out / "flamegraph.svg"),
-                    "--nonblocking",
-                    *EXTRA,
-                ],
-                capture_output=True,
-                text=True,
-            )
-            loader.join()
+            _record(server, game, 5, *rec, str(out / "flamegraph.svg"))
         finally:
             server.stop()
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    summary = tally.summary()
     if api.FAILURES:
         raise SystemExit(f"a client failed: {api.FAILURES[0]}")
     stacks, idle = read_collapsed(raw)
-    return table(stacks, idle, summary["cpu"], tally.actions, top)
+    return table(stacks, idle, tally.summary()["cpu"], tally.actions, top)
 
 
 @contextmanager
@@ -263,43 +206,26 @@ def _counting(
     hand-offs made while ``on`` is set."""
     import anyio.to_thread
 
-    originals: dict[tuple[Any, str], Any] = {}
-
-    def wrap(obj: Any, attr: str, key: str) -> None:
-        orig = getattr(obj, attr)
-        originals[(obj, attr)] = orig
-
-        def counted(*a: Any, **k: Any) -> Any:
+    def counted(orig: Callable[..., Any], key: str) -> Callable[..., Any]:
+        def call(*a: Any, **k: Any) -> Any:
             if on.is_set() and threading.current_thread() is not client:
                 counts[key] += 1
             return orig(*a, **k)
 
-        setattr(obj, attr, counted)
+        return call
 
-    wrap(anyio.to_thread, "run_sync", "thread-pool hand-offs (anyio.to_thread.run_sync)")
-    wrap(json, "loads", "json.loads")
-    wrap(json.JSONEncoder, "encode", "json.dumps (JSONEncoder.encode; canonical JSON not counted)")
-    try:
+    with ExitStack() as stack:
+        for obj, attr, key in (
+            (anyio.to_thread, "run_sync", "thread-pool hand-offs (anyio.to_thread.run_sync)"),
+            (json, "loads", "json.loads"),
+            (
+                json.JSONEncoder,
+                "encode",
+                "json.dumps (JSONEncoder.encode; canonical JSON not counted)",
+            ),
+        ):
+            stack.enter_context(mock.patch.object(obj, attr, counted(getattr(obj, attr), key)))
         yield
-    finally:
-        for (obj, attr), orig in originals.items():
-            setattr(obj, attr, orig)
-
-
-def _sql_counter(got: collections.Counter[str], on: threading.Event) -> Callable[..., None]:
-    def stmt(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
-        if on.is_set():
-            got[f"SQL {statement.split(None, 1)[0].upper()}"] += 1
-
-    return stmt
-
-
-def _begin_counter(got: collections.Counter[str], on: threading.Event) -> Callable[..., None]:
-    def begin(conn: Any) -> None:
-        if on.is_set():
-            got["transactions (BEGIN)"] += 1
-
-    return begin
 
 
 def counts(game: str, actions: int, top: int) -> str:
@@ -310,70 +236,58 @@ def counts(game: str, actions: int, top: int) -> str:
     from service.server import ServerThread
     from service.settings import Settings
 
-    tmp = Path(tempfile.mkdtemp(prefix="qahwa-profile-counts-"))
     got: collections.Counter[str] = collections.Counter()
-    env = {k: v for k, v in api.QAHWA_ENV.items()}
-    old_env = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        settings = Settings(database_url=f"sqlite:///{tmp / 'q.db'}", data_dir=tmp / "data")
+    on = threading.Event()
+
+    def statement(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+        if on.is_set():
+            got[f"SQL {statement.split(None, 1)[0].upper()}"] += 1
+
+    def begin(conn: Any) -> None:
+        if on.is_set():
+            got["transactions (BEGIN)"] += 1
+
+    with (
+        tempfile.TemporaryDirectory(prefix="qahwa-profile-counts-") as tmp,
+        mock.patch.dict(os.environ, api.QAHWA_ENV),
+    ):
+        settings = Settings(database_url=f"sqlite:///{tmp}/q.db", data_dir=Path(tmp) / "data")
         srv = ServerThread(settings)  # the app made, not serving yet
         db = srv.app.state.db
-        on = threading.Event()
-        engines = {id(e): e for e in (db._read, db._write, db._read_rows)}.values()
-        listeners = [(eng, "before_cursor_execute", _sql_counter(got, on)) for eng in engines] + [
-            (eng, "begin", _begin_counter(got, on)) for eng in engines
+        listeners = [
+            (eng, name, fn)
+            for eng in {id(e): e for e in (db._read, db._write, db._read_rows)}.values()
+            for name, fn in (("before_cursor_execute", statement), ("begin", begin))
         ]
         for eng, name, fn in listeners:  # before any thread of the server runs
             event.listen(eng, name, fn)
         with srv:
-            key = (
-                subprocess.run(
-                    [str(api.BIN / "qahwa"), "operators", "add", "profile"],
-                    env={
-                        **os.environ,
-                        "QAHWA_DATABASE_URL": settings.database_url,
-                        "QAHWA_DATA_DIR": str(settings.data_dir),
-                    },
-                    capture_output=True,
-                    text=True,
-                    check=True,
-                )
-                .stdout.strip()
-                .splitlines()[-1]
-            )
-            api.OPERATOR_KEYS[f"127.0.0.1:{srv.port}"] = key
+            env = {
+                **os.environ,
+                "QAHWA_DATABASE_URL": settings.database_url,
+                "QAHWA_DATA_DIR": str(settings.data_dir),
+            }
+            api.OPERATOR_KEYS[f"127.0.0.1:{srv.port}"] = api.add_operator(env, "profile")
             rot = api.Rotation([srv.url])
-            rnd = __import__("random").Random(3)
+            rnd = random.Random(3)
             done = 0
             try:
                 with _counting(got, threading.current_thread(), on):
-                    m = api._new_match(rot, game)
-                    for _ in range(20):  # warm: the engine is cached, the key parsed
-                        api._action(rot, m, rnd)
-                    on.set()
                     while done < actions:
-                        out = api._action(rot, m, rnd)
-                        done += 1
-                        if out["status"] != "playing":
-                            on.clear()
-                            m = api._new_match(rot, game)
-                            for _ in range(20):
-                                api._action(rot, m, rnd)
-                            on.set()
-                    on.clear()
+                        m = api._new_match(rot, game)
+                        for _ in range(20):  # warm: the engine is cached, the key parsed
+                            api._action(rot, m, rnd)
+                        on.set()
+                        status = "playing"
+                        while done < actions and status == "playing":
+                            status = api._action(rot, m, rnd)["status"]
+                            done += 1
+                        on.clear()
                 for eng, name, fn in listeners:  # the counters are not the service's cost
                     event.remove(eng, name, fn)
                 service = _service_profile(srv.app.state.service, rot, game, actions, top)
             finally:
                 rot.close()
-    finally:
-        for k, v in old_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        shutil.rmtree(tmp, ignore_errors=True)
     lines = [
         f"Per action ({game}, {done} actions after 20 warm ones per match; GET state + POST "
         "action), counted in the server's threads:",
@@ -393,7 +307,6 @@ def _service_profile(svc: Any, rot: api.Rotation, game: str, actions: int, top: 
     import cProfile
     import io
     import pstats
-    import random
 
     from service.routes import json_response
 

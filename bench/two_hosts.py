@@ -1,31 +1,22 @@
 """Two hosts on one PostgreSQL against one host: whole-match requests/s (docs/performance.md
-"Two hosts").
+"Two hosts" tells the setup and what it found).
 
     QAHWA_TEST_PG_URL=postgresql+psycopg://… python -m bench.two_hosts
     BENCH_BASE=<dir> …  # the hosts run that tree's code (git archive <commit> | tar -x -C <dir>)
 
 A "host" is one ``qahwa serve`` process with a data dir of its own, as docs/deploy.md §4 has
-it (the same master and signing keys in the environment; the log's key and origin from the
-database), pinned to a core of its own with ``taskset`` when the machine has it: one host on
-core 0, two hosts on cores 0 and 1. The load is bench.api's: ``CLIENTS`` players each
-playing whole qahwa-fair/2 matches (creation, every seat commits, the lock, every seat
-reveals, play, every seat keyed); each player keeps to one host (as a balancer with
-affinity does; half of them on each of the two), and the setups take turns in ``ROUNDS``
-windows, so load from elsewhere on a shared machine falls on both alike. Printed per game:
-requests/s over every request of the flow, actions/s, server CPU ms per action, and the
-ratio of two hosts to one. The clients run on the same machine, unpinned: with two hosts
-they compete with the servers for both cores, which one host leaves them (said below the
-table). Nothing passes or fails.
-
-Where the CPU goes, per action, in a second table: the hosts (their process trees), the
-PostgreSQL backends serving this run's database (pg_stat_activity, /proc), the clients
-(this process) and everything else on the machine (other users of the cores: the rest of
-/proc/stat's busy time), with the cores' busy share — so that the ceiling on a machine of
-few cores is visible.
+it, pinned to a core of its own with ``taskset`` when the machine has it. The load is
+bench.api's, each player keeping to one host (as a balancer with affinity does), the setups
+taking turns in ``ROUNDS`` windows. Printed per game: requests/s over every request of the
+flow, actions/s, server CPU ms per action, and the ratio of two hosts to one; then where
+the CPU goes per action (:class:`Parts`), with the cores' busy share, so that the ceiling
+on a machine of few cores is visible. The clients run on the same machine, unpinned.
+Nothing passes or fails.
 """
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import subprocess
@@ -42,8 +33,9 @@ from bench.api import (
     Server,
     Tally,
     load,
+    proc_ticks,
 )
-from bench.pg import fresh_database, loadavg, pg_url
+from bench.pg import conninfo, fresh_database, loadavg, pg_url
 from fairness import Signer
 
 
@@ -57,14 +49,6 @@ def pin(server: Server, cpu: int) -> bool:
         check=False,
     )
     return done.returncode == 0
-
-
-def _ticks(pid: int) -> int:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0
-    return int(fields[11]) + int(fields[12])
 
 
 def _machine_busy() -> int:
@@ -83,9 +67,8 @@ class Parts:
     def __init__(self, database_url: str) -> None:
         from sqlalchemy.engine import make_url
 
-        url = make_url(database_url)
-        self.database = url.database
-        self.conninfo = url.set(drivername="postgresql").render_as_string(hide_password=False)
+        self.database = make_url(database_url).database
+        self.conninfo = conninfo(database_url)
         self.hosts = self.pg = self.clients = self.other = self.wall = 0.0
 
     def _backends(self) -> dict[int, int]:
@@ -96,7 +79,7 @@ class Parts:
             rows = conn.execute(
                 "SELECT pid FROM pg_stat_activity WHERE datname = %s", (self.database,)
             ).fetchall()
-        return {pid: _ticks(pid) for (pid,) in rows if pid != me}
+        return {pid: proc_ticks(pid) for (pid,) in rows if pid != me}
 
     def start(self, servers: list[Server]) -> None:
         self._t0 = time.monotonic()
@@ -149,10 +132,7 @@ def run() -> None:
     url = fresh_database(base_url, "bench_hosts")
     # the deployment's secrets, the same on every host (docs/deploy.md §4)
     os.environ.setdefault("QAHWA_SIGNING_KEY", Signer.generate().private_b64())
-    if "QAHWA_MASTER_KEY" not in os.environ:
-        import base64
-
-        os.environ["QAHWA_MASTER_KEY"] = base64.b64encode(os.urandom(32)).decode()
+    os.environ.setdefault("QAHWA_MASTER_KEY", base64.b64encode(os.urandom(32)).decode())
     tmp = Path(tempfile.mkdtemp(prefix="qahwa-bench-hosts-"))
     print(
         f"two hosts on one PostgreSQL against one: {CLIENTS} clients playing whole matches, "
@@ -164,32 +144,34 @@ def run() -> None:
     cpu_rows: list[str] = []
     try:
         for game in ("hokm", "tawla"):
-            one, p1 = hosts(url, tmp, 1, f"{game}-1")
-            two, p2 = hosts(url, tmp, 2, f"{game}-2")
+            FAILURES.clear()
+            OPEN.clear()
+            setups = {n: hosts(url, tmp, n, f"{game}-{n}") for n in (1, 2)}
+            tallies = {n: Tally() for n in setups}
+            parts = {n: Parts(url) for n in setups}
             try:
-                FAILURES.clear()
-                OPEN.clear()
-                tallies = {1: Tally(), 2: Tally()}
-                parts = {1: Parts(url), 2: Parts(url)}
                 for _ in range(ROUNDS):
-                    load(one, game, tallies[1], SECONDS / ROUNDS, sticky=True, parts=parts[1])
-                    load(two, game, tallies[2], SECONDS / ROUNDS, sticky=True, parts=parts[2])
+                    for n, (servers, _) in setups.items():
+                        load(
+                            servers, game, tallies[n], SECONDS / ROUNDS, sticky=True, parts=parts[n]
+                        )
             finally:
-                for s in one + two:
-                    s.stop()
-            r1, r2 = tallies[1].summary(), tallies[2].summary()
-            for n, r in ((1, r1), (2, r2)):
+                for servers, _ in setups.values():
+                    for s in servers:
+                        s.stop()
+            r1 = tallies[1].summary()
+            for n, tally in tallies.items():
+                r = tally.summary()
                 ratio = f"{r['requests'] / r1['requests']:.2f}×" if n == 2 else ""
                 print(
                     f"| {game}, {n} | {r['requests']:.1f} | {r['rate']:.1f} "
                     f"| {r['matches']:.2f} | {r['p50']:.1f} | {r['cpu']:.2f} | {ratio} |",
                     flush=True,
                 )
-            for n in (1, 2):
-                cpu_rows.append(_cpu_row(f"{game}, {n}", parts[n], tallies[n].actions))
+                cpu_rows.append(_cpu_row(f"{game}, {n}", parts[n], tally.actions))
             if FAILURES:
                 print(f"  !! {len(FAILURES)} client(s) failed: {FAILURES[0]}")
-            if not (p1 and p2):
+            if not all(pinned for _, pinned in setups.values()):
                 print("  (not pinned: no taskset, or fewer than two cores)")
         cores = os.cpu_count() or 1
         print(
