@@ -418,6 +418,7 @@
     var st = res.ok === true ? 'ok' : res.ok === false ? 'bad' : 'warn';
     tr.className = st;
     tr.setAttribute('data-status', st);
+    tr.setAttribute('data-ok', res.ok === true ? 'true' : res.ok === false ? 'false' : 'unknown'); // as every row of the page
     tr.children[0].textContent = res.ok === true ? '\u2714' : res.ok === false ? '\u2718' : '?';
     tr.children[2].textContent = t(res.key, res.params);
   }
