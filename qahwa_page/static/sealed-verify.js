@@ -237,10 +237,9 @@ export function sealedVerifier(lib) {
       throw new SealedError(`shuffle proof: ${32 * (5 * n + 9)} bytes expected for ${n} items`);
     }
     const word = (k) => proof.subarray(32 * k, 32 * k + 32);
-    const pts = [];
-    for (let k = 0; k < 3 * n + 5; k++) pts.push(point(word(k), `shuffle proof element ${k}`));
-    const scs = [];
-    for (let k = 3 * n + 5; k < 5 * n + 9; k++) scs.push(scalar(word(k), `shuffle proof element ${k}`));
+    const ks = Array.from({ length: 5 * n + 9 }, (_, k) => k);
+    const pts = ks.slice(0, 3 * n + 5).map((k) => point(word(k), `shuffle proof element ${k}`));
+    const scs = ks.slice(3 * n + 5).map((k) => scalar(word(k), `shuffle proof element ${k}`));
     const c = pts.slice(0, n);
     const chat = pts.slice(n, 2 * n);
     const [t1, t2, t3, t4A, t4B] = pts.slice(2 * n, 2 * n + 5);
@@ -248,8 +247,7 @@ export function sealedVerifier(lib) {
     const [s1, s2, s3, s4] = scs.slice(0, 4);
     const shat = scs.slice(4, 4 + n);
     const sp = scs.slice(4 + n, 4 + 2 * n);
-    const gens = [];
-    for (let i = 0; i <= n; i++) gens.push(generator(i));
+    const gens = Array.from({ length: n + 1 }, (_, i) => generator(i));
     const h = gens[0];
     const hs = gens.slice(1);
     // σ = SHA-512("qahwa-fair/3 shuffle" || 0x00 || ctx || u32be(n) || G || H(0..n) || P
@@ -268,8 +266,7 @@ export function sealedVerifier(lib) {
         proof.subarray(0, 32 * n),
       ),
     );
-    const u = [];
-    for (let j = 0; j < n; j++) u.push(Hs(sigma, u32be(j)));
+    const u = Array.from({ length: n }, (_, j) => Hs(sigma, u32be(j)));
     const ch = Hs(
       enc.encode("qahwa-fair/3 shuffle challenge"),
       new Uint8Array([0]),
@@ -474,11 +471,9 @@ export function sealedVerifier(lib) {
       if (typeof op.code !== "string" || item in opened) {
         throw new SealedError(`sealed hand: opening of item ${item}: a code, once`);
       }
-      const missing = [];
-      for (let s = 0; s < seats; s++) if (!shares.has(`${item}/${s}`)) missing.push(s);
+      const all = Array.from({ length: seats }, (_, s) => shares.get(`${item}/${s}`));
+      const missing = [...all.keys()].filter((s) => all[s] === undefined);
       if (missing.length) throw new SealedError(`opening of item ${item}: no share of seats ${JSON.stringify(missing)}`);
-      const all = [];
-      for (let s = 0; s < seats; s++) all.push(shares.get(`${item}/${s}`));
       checkOpening(game, op.code, A(item), B(item), ctx(0), keys, all);
       opened[item] = op.code;
     }
