@@ -99,10 +99,7 @@ def check_runtime(directory: Path = RUNTIME_DIR) -> str:
         raise FetchError(
             f"{where} is not pyodide {PYODIDE_VERSION} as pinned (remove it and run make pyodide)"
         )
-    recorded = {}
-    for line in lines[1:]:
-        digest, _, name = line.partition("  ")
-        recorded[name] = digest
+    recorded = {name: digest for digest, _, name in (line.partition("  ") for line in lines[1:])}
     for name in RUNTIME_FILES:
         if name not in recorded:
             raise FetchError(
@@ -338,17 +335,10 @@ def main(argv: list[str]) -> int:
         print("usage: python -m qahwa_page.pyodide fetch|check [DIR]", file=sys.stderr)
         return 2
     directory = Path(argv[1]) if len(argv) == 2 else RUNTIME_DIR
-    if argv[0] == "check":
-        try:
-            print(check_runtime(directory))
-        except FetchError as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return 1
-        return 0
     try:
-        print(fetch(directory))
+        print(check_runtime(directory) if argv[0] == "check" else fetch(directory))
     except FetchError as exc:
-        if "integrity" in str(exc):
+        if argv[0] == "check" or "integrity" in str(exc):
             print(f"error: {exc}", file=sys.stderr)
             return 1
         # No npm or no registry: everything else works; the page says it cannot replay.

@@ -106,12 +106,7 @@ class _Handler(BaseHTTPRequestHandler):
         if path.startswith("/static/"):
             name = path[len("/static/") :]
             # without the runtime, point asset() at a directory that never holds one
-            runtime = self.server.runtime_dir or STATIC_DIR / "no-runtime"
-            found = (
-                None
-                if name.startswith("pyodide/") and self.server.runtime_dir is None
-                else asset(name, runtime)
-            )
+            found = asset(name, self.server.runtime_dir or STATIC_DIR / "no-runtime")
             if found is not None:
                 body = found.body.read_bytes() if isinstance(found.body, Path) else found.body
                 self._send(200, body, found.media_type, found.headers, head=head)

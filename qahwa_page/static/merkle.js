@@ -35,8 +35,7 @@
       tlog_ok: 'included at index {i} under the checkpoint of size {n} of {origin}, signed by the log key {kid} (from the saved tlog-proof; {w} other signature(s) on it, witnesses not checked here: verify --policy checks a quorum)',
       tlog_no_key: 'not checked: the saved tlog-proof needs the log\u2019s key: give the operator\u2019s server, or paste the log key (vkey)',
       bad: '{why}',
-      fork: 'LOG FORK: {why} (both heads kept in this browser as evidence)',
-      verdict: 'NOT verified: the transparency log check failed \u2014 see the red item below.'
+      fork: 'LOG FORK: {why} (both heads kept in this browser as evidence)'
     },
     ar: {
       label: 'سجل الشفافية',
@@ -56,8 +55,7 @@
       tlog_ok: 'مُدرَج عند الموضع {i} تحت نقطة التحقق ذات الحجم {n} من {origin}، موقَّعة بمفتاح السجل {kid} (من ملف tlog-proof المحفوظ؛ {w} توقيع آخر عليها، الشهود لا يُفحصون هنا: verify --policy يفحص النصاب)',
       tlog_no_key: 'لم يُفحص: ملف tlog-proof المحفوظ يحتاج مفتاح السجل: أدخل خادم المشغّل، أو ألصق مفتاح السجل (vkey)',
       bad: '{why}',
-      fork: 'تفرّع في السجل: {why} (حُفظ الرأسان في هذا المتصفح دليلًا)',
-      verdict: 'لم يتم التحقق: فشل فحص سجل الشفافية — انظر البند الأحمر أدناه.'
+      fork: 'تفرّع في السجل: {why} (حُفظ الرأسان في هذا المتصفح دليلًا)'
     },
     fa: {
       label: 'دفتر شفافیت',
@@ -77,8 +75,7 @@
       tlog_ok: 'در جایگاه {i} زیر checkpoint به اندازهٔ {n} از {origin} ثبت شده، با کلید دفتر {kid} امضا شده (از tlog-proof ذخیره‌شده؛ {w} امضای دیگر روی آن، گواه‌ها اینجا بررسی نمی‌شوند: verify --policy حد نصاب را بررسی می‌کند)',
       tlog_no_key: 'بررسی نشد: tlog-proof ذخیره‌شده به کلید دفتر نیاز دارد: سرور گرداننده را بدهید، یا کلید دفتر (vkey) را بچسبانید',
       bad: '{why}',
-      fork: 'انشعاب در دفتر: {why} (هر دو سرِ درخت در این مرورگر به عنوان مدرک نگه داشته شد)',
-      verdict: 'تأیید نشد: بررسی دفتر شفافیت ناموفق بود — مورد قرمز زیر را ببینید.'
+      fork: 'انشعاب در دفتر: {why} (هر دو سرِ درخت در این مرورگر به عنوان مدرک نگه داشته شد)'
     }
   };
 
@@ -102,9 +99,7 @@
   function toHex(b) { return core().bytes.toHex(b); }
   function fromHex(h, what) {
     if (typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h)) throw new Error(what + ' is not a 32-byte hex hash');
-    var out = new Uint8Array(32);
-    for (var i = 0; i < 32; i++) out[i] = parseInt(h.substr(i * 2, 2), 16);
-    return out;
+    return core().bytes.fromHex(h);
   }
   function fromB64(s) { return core().bytes.fromB64(s); }
   function same(a, b) {
@@ -423,12 +418,9 @@
     var st = res.ok === true ? 'ok' : res.ok === false ? 'bad' : 'warn';
     tr.className = st;
     tr.setAttribute('data-status', st);
+    tr.setAttribute('data-ok', res.ok === true ? 'true' : res.ok === false ? 'false' : 'unknown'); // as every row of the page
     tr.children[0].textContent = res.ok === true ? '\u2714' : res.ok === false ? '\u2718' : '?';
     tr.children[2].textContent = t(res.key, res.params);
-    if (res.ok === false) {
-      var v = document.getElementById('verdict');
-      if (v) { v.setAttribute('data-verdict', 'fail'); v.textContent = t('verdict'); }
-    }
   }
   function attach(tbody, doc, base, keys, tlogText) {
     if (!tbody || !doc || tbody.querySelector('tr[data-check="log"]')) return null;

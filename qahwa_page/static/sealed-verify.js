@@ -237,10 +237,9 @@ export function sealedVerifier(lib) {
       throw new SealedError(`shuffle proof: ${32 * (5 * n + 9)} bytes expected for ${n} items`);
     }
     const word = (k) => proof.subarray(32 * k, 32 * k + 32);
-    const pts = [];
-    for (let k = 0; k < 3 * n + 5; k++) pts.push(point(word(k), `shuffle proof element ${k}`));
-    const scs = [];
-    for (let k = 3 * n + 5; k < 5 * n + 9; k++) scs.push(scalar(word(k), `shuffle proof element ${k}`));
+    const ks = Array.from({ length: 5 * n + 9 }, (_, k) => k);
+    const pts = ks.slice(0, 3 * n + 5).map((k) => point(word(k), `shuffle proof element ${k}`));
+    const scs = ks.slice(3 * n + 5).map((k) => scalar(word(k), `shuffle proof element ${k}`));
     const c = pts.slice(0, n);
     const chat = pts.slice(n, 2 * n);
     const [t1, t2, t3, t4A, t4B] = pts.slice(2 * n, 2 * n + 5);
@@ -248,8 +247,7 @@ export function sealedVerifier(lib) {
     const [s1, s2, s3, s4] = scs.slice(0, 4);
     const shat = scs.slice(4, 4 + n);
     const sp = scs.slice(4 + n, 4 + 2 * n);
-    const gens = [];
-    for (let i = 0; i <= n; i++) gens.push(generator(i));
+    const gens = Array.from({ length: n + 1 }, (_, i) => generator(i));
     const h = gens[0];
     const hs = gens.slice(1);
     // σ = SHA-512("qahwa-fair/3 shuffle" || 0x00 || ctx || u32be(n) || G || H(0..n) || P
@@ -268,8 +266,7 @@ export function sealedVerifier(lib) {
         proof.subarray(0, 32 * n),
       ),
     );
-    const u = [];
-    for (let j = 0; j < n; j++) u.push(Hs(sigma, u32be(j)));
+    const u = Array.from({ length: n }, (_, j) => Hs(sigma, u32be(j)));
     const ch = Hs(
       enc.encode("qahwa-fair/3 shuffle challenge"),
       new Uint8Array([0]),
@@ -373,13 +370,9 @@ export function sealedVerifier(lib) {
     if (shares.length !== keys.length) {
       throw new SealedError(`opening: ${keys.length} shares expected, got ${shares.length}`);
     }
-    let acc = point(Bb, "ciphertext B");
-    for (let seat = 0; seat < keys.length; seat++) {
-      const { D, proof } = shares[seat];
-      verifyShare({ ...ctx, seat }, keys[seat], Ab, Bb, D, proof);
-      acc = acc.subtract(point(D, "share"));
-    }
-    if (!acc.equals(Point.fromBytes(itemPoint(game, code)))) {
+    point(Bb, "ciphertext B");
+    shares.forEach(({ D, proof }, seat) => verifyShare({ ...ctx, seat }, keys[seat], Ab, Bb, D, proof));
+    if (!opensTo(game, code, Ab, Bb, shares.map((s) => s.D))) {
       throw new SealedError(`opening: the shares do not open this ciphertext to ${pyRepr(code)}`);
     }
   }
@@ -451,8 +444,7 @@ export function sealedVerifier(lib) {
     if (shuffles.length !== order.length || shuffles.some((sh, i) => sh.seat !== order[i])) {
       throw new SealedError(`sealed hand: shuffles by seats ${JSON.stringify(order)} in that order expected`);
     }
-    let deck = new Uint8Array(64 * n);
-    items.forEach((code, i) => deck.set(itemPoint(game, code), 64 * i + 32));
+    let deck = startingDeck(game, items);
     for (const sh of shuffles) {
       const out = b64(sh.deck, `deck of seat ${sh.seat}`);
       parseDeck(out, n);
@@ -479,11 +471,9 @@ export function sealedVerifier(lib) {
       if (typeof op.code !== "string" || item in opened) {
         throw new SealedError(`sealed hand: opening of item ${item}: a code, once`);
       }
-      const missing = [];
-      for (let s = 0; s < seats; s++) if (!shares.has(`${item}/${s}`)) missing.push(s);
+      const all = Array.from({ length: seats }, (_, s) => shares.get(`${item}/${s}`));
+      const missing = [...all.keys()].filter((s) => all[s] === undefined);
       if (missing.length) throw new SealedError(`opening of item ${item}: no share of seats ${JSON.stringify(missing)}`);
-      const all = [];
-      for (let s = 0; s < seats; s++) all.push(shares.get(`${item}/${s}`));
       checkOpening(game, op.code, A(item), B(item), ctx(0), keys, all);
       opened[item] = op.code;
     }
@@ -504,22 +494,11 @@ export function sealedVerifier(lib) {
   // every item's code by position: B − (Σ x)·A named through the items' points.
   function openDeck(game, items, deckBytes, secrets) {
     if (new Set(items).size !== items.length) throw new SealedError("starting deck: item codes repeat");
-    const n = items.length;
-    parseDeck(deckBytes, n);
+    parseDeck(deckBytes, items.length);
     if (secrets.length === 0) throw new SealedError("open deck: no revealed key");
-    let xAll = 0n;
-    for (const x of secrets) xAll = mod(xAll + (typeof x === "bigint" ? x : scalar(x, "revealed key")));
-    const table = new Map(items.map((code) => [bytesToHex(itemPoint(game, code)), code]));
-    const codes = [];
-    for (let i = 0; i < n; i++) {
-      const A = point(deckBytes.subarray(64 * i, 64 * i + 32), "deck");
-      const B = point(deckBytes.subarray(64 * i + 32, 64 * i + 64), "deck");
-      const m = xAll === 0n ? B : B.subtract(A.multiplyUnsafe(xAll));
-      const code = table.get(bytesToHex(m.toBytes()));
-      if (code === undefined) throw new SealedError("sealed hand: the revealed keys do not open every item");
-      codes.push(code);
-    }
-    if (new Set(codes).size !== n) throw new SealedError("sealed hand: the final deck does not hold every item once");
+    const codes = lookup(game, items, deckBytes, secrets);
+    if (codes.includes(null)) throw new SealedError("sealed hand: the revealed keys do not open every item");
+    if (new Set(codes).size !== codes.length) throw new SealedError("sealed hand: the final deck does not hold every item once");
     return codes;
   }
 
@@ -539,11 +518,12 @@ export function sealedVerifier(lib) {
     return out;
   }
 
-  // The item lookup: each item's code with the sum of the secrets (null where none opens)
+  // The item lookup: each item's code with the sum of the secrets (bigints, or 32-byte
+  // scalars), null where none opens
   function lookup(game, items, deckBytes, secrets) {
     const deck = parseDeck(deckBytes);
     let x = 0n;
-    for (const s of secrets) x = mod(x + scalar(s, "revealed key"));
+    for (const s of secrets) x = mod(x + (typeof s === "bigint" ? s : scalar(s, "revealed key")));
     const table = new Map(items.map((code) => [bytesToHex(itemPoint(game, code)), code]));
     return deck.map(({ A, B }) => {
       const m = x === 0n ? B : B.subtract(A.multiplyUnsafe(x));
@@ -577,15 +557,11 @@ export function sealedVerifier(lib) {
 export function jsonBackend(v) {
   const h = hexToBytes;
   const kinds = {
-    item_point: (a) => bytesToHex(v.itemPoint(a.game, a.code)),
     hand_key: (a) => bytesToHex(v.handKey(a.keys.map(h))),
     verify_key: (a) => v.verifyKey(a.ctx, h(a.key), h(a.proof)),
     check_revealed: (a) => v.checkRevealed(h(a.key), h(a.secret), a.seat),
     verify_shuffle: (a) => v.verifyShuffle(a.ctx, h(a.hand_key), h(a.deck_in), h(a.deck_out), h(a.proof)),
     verify_share: (a) => v.verifyShare(a.ctx, h(a.key), h(a.A), h(a.B), h(a.share), h(a.proof)),
-    check_opening: (a) =>
-      v.checkOpening(a.game, a.code, h(a.A), h(a.B), a.ctx, a.keys.map(h), a.shares.map(([D, proof]) => ({ D: h(D), proof: h(proof) }))),
-    open_deck: (a) => v.openDeck(a.game, a.items, h(a.deck), a.secrets.map(h)),
     opens_to: (a) => v.opensTo(a.game, a.code, h(a.A), h(a.B), a.shares.map(h)),
     starting_deck: (a) => bytesToHex(v.startingDeck(a.game, a.items)),
     lookup: (a) => v.lookup(a.game, a.items, h(a.deck), a.secrets.map(h)),
