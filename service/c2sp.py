@@ -36,6 +36,7 @@ from fairness import SecretBox
 from . import translog
 from .clock import now_iso
 from .db import Database
+from .errors import Conflict, NotFound
 from .keys import open_log_seed
 from .models import LogIdentity, Match
 from .settings import Settings
@@ -44,16 +45,6 @@ log = logging.getLogger("qahwa.log")
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 NO_CACHE = "no-cache"
-
-
-class C2SPError(Exception):
-    """A request for something the log does not serve: ``status`` 400, 404 or 409."""
-
-    def __init__(self, status: int, message: str, code: str = "not_cosigned") -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.code = code
 
 
 @dataclass(frozen=True)
@@ -210,7 +201,7 @@ class LogC2SP:
         try:
             t = tlog.parse_path(path)
         except tlog.TileError as exc:
-            raise C2SPError(404, str(exc)) from None
+            raise NotFound(str(exc)) from None
         with self.db.read() as s:  # one read: the newest size, then the tile's rows
             row = translog.latest_checkpoint(s, self.origin)
             if row is not None:
@@ -223,7 +214,7 @@ class LogC2SP:
         have = size >> (tlog.TILE_HEIGHT * t.level)
         first = t.n * tlog.TILE_WIDTH
         if first + t.width > have:
-            raise C2SPError(404, f"{t.path} is beyond the newest checkpoint (size {size})")
+            raise NotFound(f"{t.path} is beyond the newest checkpoint (size {size})")
         if t.entries:
             body = tlog.encode_bundle(
                 translog.leaves_between(s, first, first + t.width, log=self.log_id)
@@ -254,10 +245,10 @@ class LogC2SP:
             assert row.id is not None
             if want <= set(translog.cosignatures(s, row.id)):
                 return row, self._with_cosignatures(s, row)
-        raise C2SPError(
-            409,
+        raise Conflict(
             "no checkpoint that includes this entry is cosigned by the "
             "configured witnesses yet; retry in a few seconds",
+            "not_cosigned",
         )
 
     def match_index(self, match_id: str) -> tuple[int, int]:
@@ -265,18 +256,18 @@ class LogC2SP:
         with self.db.read() as s:  # one read: the match, then the log holding its entry
             m = s.get(Match, match_id)
             if m is None:
-                raise C2SPError(404, f"no match {match_id}")
+                raise NotFound(f"no match {match_id}")
             if m.log_index is not None and m.log_index >= 0:  # qahwa-fair/1: its commitment
                 index = int(m.log_index)
             elif m.lock_index is None:  # qahwa-fair/2: its lock, once it is locked
-                raise C2SPError(
-                    409, f"match {match_id} is not locked yet: nothing is logged", "not_locked"
+                raise Conflict(
+                    f"match {match_id} is not locked yet: nothing is logged", "not_locked"
                 )
             else:
                 index = int(m.lock_index)
             log_id = translog.log_of_entry(s, match_id, index)
         if log_id is None:
-            raise C2SPError(404, f"match {match_id}'s entry {index} is in no log")
+            raise NotFound(f"match {match_id}'s entry {index} is in no log")
         return log_id, index
 
     def proof(self, index: int) -> str:
@@ -284,7 +275,7 @@ class LogC2SP:
         self.newest()
         with self.db.read() as s:
             if index >= translog.size(s, log=self.log_id):
-                raise C2SPError(404, f"no log entry {index}")
+                raise NotFound(f"no log entry {index}")
             row, note = self._witnessed(s, index + 1)
             hashes = translog.inclusion_path(s, index, row.tree_size, log=self.log_id)
             leaf = translog.leaves_between(s, index, index + 1, log=self.log_id)[0]
@@ -490,17 +481,17 @@ class LogShelf:
 
     @staticmethod
     def open_frozen(db: Database, settings: Settings, box: SecretBox, log_id: int) -> LogC2SP:
-        """Log ``log_id`` read-only (its final checkpoint signed if missing); a 404
-        :class:`C2SPError` when there is none."""
+        """Log ``log_id`` read-only (its final checkpoint signed if missing); a
+        :class:`NotFound` when there is none."""
         with db.read() as s:
             row = s.get(LogIdentity, log_id)
         if row is None:
-            raise C2SPError(404, f"no log {log_id} (GET /v1/keys lists the logs)")
+            raise NotFound(f"no log {log_id} (GET /v1/keys lists the logs)")
         seed = open_log_seed(box, row.origin, row.sealed)
         return LogC2SP.frozen(db, settings, seed, row.origin, log_id)
 
     def get(self, log_id: int) -> LogC2SP:
-        """Log ``log_id``; a 404 :class:`C2SPError` when there is none."""
+        """Log ``log_id``; a :class:`NotFound` when there is none."""
         if log_id == self.active.log_id:
             return self.active
         found = self._open.get(log_id)

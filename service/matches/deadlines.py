@@ -153,7 +153,7 @@ class Deadlines(Core):
                     s.execute(
                         update(_MATCHES).where(_MATCHES.c.id == mid).values(deadline=now + turn)
                     )
-                    self.store.cache.discard(mid)
+                    self.store.cache.pop(mid)
                     extended += 1
             if beat is None:
                 s.add(Heartbeat(id=1, at=now))
