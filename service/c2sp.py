@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import httpx
 from sqlalchemy.exc import IntegrityError
@@ -42,6 +44,7 @@ from .models import LogIdentity, Match
 from .settings import Settings
 
 log = logging.getLogger("qahwa.log")
+T = TypeVar("T")
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 NO_CACHE = "no-cache"
@@ -167,15 +170,18 @@ class LogC2SP:
             return None
         return row
 
-    def newest(self) -> translog.CheckpointRow:
+    def _at_newest(self, read: Callable[[Session, translog.CheckpointRow], T]) -> T:
+        """``read(session, the newest checkpoint)`` in one read; a fresh server, before the
+        checkpointer's first round, signs its first checkpoint first."""
         with self.db.read() as s:
             row = translog.latest_checkpoint(s, self.origin)
-        if row is None:  # a fresh server, before the checkpointer's first round
-            self.checkpoint_now()
-            with self.db.read() as s:
-                row = translog.latest_checkpoint(s, self.origin)
-        assert row is not None
-        return row
+            if row is not None:
+                return read(s, row)
+        self.checkpoint_now()
+        return self._at_newest(read)
+
+    def newest(self) -> translog.CheckpointRow:
+        return self._at_newest(lambda s, row: row)
 
     def _with_cosignatures(self, s: Session, row: translog.CheckpointRow) -> str:
         assert row.id is not None
@@ -187,13 +193,7 @@ class LogC2SP:
     def checkpoint(self) -> str:
         """The newest checkpoint with the cosignatures of the configured witnesses: one
         read (two indexed lookups, whatever the log's size)."""
-        with self.db.read() as s:
-            row = translog.latest_checkpoint(s, self.origin)
-            if row is not None:
-                return self._with_cosignatures(s, row)
-        row = self.newest()  # a fresh server: sign the first one
-        with self.db.read() as s:
-            return self._with_cosignatures(s, row)
+        return self._at_newest(self._with_cosignatures)
 
     # -- tiles ---------------------------------------------------------------------------
 
@@ -202,13 +202,7 @@ class LogC2SP:
             t = tlog.parse_path(path)
         except tlog.TileError as exc:
             raise NotFound(str(exc)) from None
-        with self.db.read() as s:  # one read: the newest size, then the tile's rows
-            row = translog.latest_checkpoint(s, self.origin)
-            if row is not None:
-                return self._tile(s, t, row.tree_size)
-        size = self.newest().tree_size  # a fresh server: sign the first checkpoint
-        with self.db.read() as s:
-            return self._tile(s, t, size)
+        return self._at_newest(lambda s, row: self._tile(s, t, row.tree_size))
 
     def _tile(self, s: Session, t: tlog.Tile, size: int) -> Served:
         have = size >> (tlog.TILE_HEIGHT * t.level)

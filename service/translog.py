@@ -347,25 +347,6 @@ def _sign_and_cache(
     return cached
 
 
-def _head_in(s: Session, tree_size: int, late: list[int], log: int) -> dict[str, Any] | None:
-    """The cached head of ``tree_size`` from session ``s``, or None (noted in ``late``)."""
-    head = _cached_head(s, tree_size, log)
-    if head is None:
-        late.append(tree_size)
-    return head
-
-
-def _fill(
-    db: Database, signer: RecordSigner, late: list[int], log: int
-) -> dict[int, dict[str, Any]]:
-    out = {}
-    for n in late:
-        with db.read() as s:
-            root_h = stored_root(s, n, log=log)
-        out[n] = _sign_and_cache(db, signer, n, root_h, log)
-    return out
-
-
 def signed_head(
     db: Database, signer: RecordSigner, tree_size: int | None = None, *, log: int
 ) -> dict[str, Any]:
@@ -384,8 +365,8 @@ def signed_head(
 def inclusion(
     db: Database, signer: RecordSigner, index: int, tree_size: int | None = None, *, log: int
 ) -> dict[str, Any]:
-    """Entry ``index`` with its audit path to the signed head of ``tree_size``."""
-    late: list[int] = []
+    """Entry ``index`` with its audit path to the signed head of ``tree_size`` (a head not
+    cached yet is signed after the read)."""
     with db.read() as s:
         n = size(s, log=log)
         want = n if tree_size is None else tree_size
@@ -396,15 +377,14 @@ def inclusion(
         if entry is None:
             raise NotInLog(f"no log entry {index}")
         path = inclusion_path(s, index, want, log=log)
-        head = _head_in(s, want, late, log)
-    head = head or _fill(db, signer, late, log)[want]
+        head = _cached_head(s, want, log)
     return {
         "index": index,
         "tree_size": want,
         "leaf": json.loads(entry.leaf),
         "leaf_hash": entry.leaf_hash,
         "audit_path": [h.hex() for h in path],
-        "tree_head": head,
+        "tree_head": head or signed_head(db, signer, want, log=log),
     }
 
 
@@ -416,19 +396,16 @@ def consistency(
         raise BadLogRequest("first must be at least 1 (every log extends the empty one)")
     if first > second:
         raise BadLogRequest(f"first ({first}) must not be larger than second ({second})")
-    late: list[int] = []
     with db.read() as s:
-        n = size(s, log=log)
-        _check_size(n, second)
+        _check_size(size(s, log=log), second)
         proof = consistency_path(s, first, second, log=log)
-        heads = {k: _head_in(s, k, late, log) for k in (first, second)}
-    filled = _fill(db, signer, sorted(set(late)), log)
+        heads = [_cached_head(s, k, log) for k in (first, second)]
     return {
         "first": first,
         "second": second,
         "proof": [h.hex() for h in proof],
-        "first_head": heads[first] or filled[first],
-        "second_head": heads[second] or filled[second],
+        "first_head": heads[0] or signed_head(db, signer, first, log=log),
+        "second_head": heads[1] or signed_head(db, signer, second, log=log),
     }
 
 
