@@ -26,6 +26,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -76,32 +77,33 @@ def _read_nonempty(path: Path) -> str:
     raise RuntimeError(f"{path} is empty")
 
 
+def key_file(path: Path, make: Callable[[], str | bytes]) -> str:
+    """The key in ``path``, written by ``make`` (bytes: as base64) on first use (0600)."""
+    if not path.exists():
+        new = make()
+        text = new if isinstance(new, str) else base64.b64encode(new).decode("ascii")
+        _create_exclusive(path, text + "\n")
+    return _read_nonempty(path)
+
+
 def master_key(settings: Settings) -> bytes:
     if settings.master_key:
         return load_master_key(settings.master_key)
-    path = settings.master_key_path
-    if not path.exists():
-        _create_exclusive(path, base64.b64encode(new_master_key()).decode("ascii") + "\n")
-    return load_master_key(_read_nonempty(path))
+    return load_master_key(key_file(settings.master_key_path, new_master_key))
 
 
 def signer(settings: Settings) -> Signer:
     if settings.signing_key:
         return Signer.from_seed_b64(settings.signing_key)
-    path = settings.signing_key_path
-    if not path.exists():
-        _create_exclusive(path, Signer.generate().private_b64() + "\n")
-    _read_nonempty(path)
-    return Signer.load(path)
+    key_file(settings.signing_key_path, lambda: Signer.generate().private_b64())
+    return Signer.load(settings.signing_key_path)
 
 
 def log_note_seed(settings: Settings) -> bytes:
     """The 32-byte seed of the log's own Ed25519 note key (it signs checkpoints only):
     ``QAHWA_LOG_KEY``, or the key file beside the signing key, generated on first start."""
-    if not settings.log_key and not settings.log_key_path.exists():
-        _create_exclusive(
-            settings.log_key_path, base64.b64encode(os.urandom(32)).decode("ascii") + "\n"
-        )
+    if not settings.log_key:
+        key_file(settings.log_key_path, lambda: os.urandom(32))
     seed = _configured_log_seed(settings)
     assert seed is not None  # the key, or the file just made
     return seed
@@ -125,6 +127,17 @@ def _aad(key_id: str) -> str:
 
 def _seal_signer(box: SecretBox, s: Signer) -> str:
     return box.seal(base64.b64decode(s.private_b64()), _aad(s.key_id))
+
+
+def _key_row(s: Signer, created_at: str, sealed: str | None, **extra: Any) -> SigningKey:
+    return SigningKey(
+        key_id=s.key_id,
+        alg="ed25519",
+        public_key=public_key_b64(s.public_key),
+        created_at=created_at,
+        sealed=sealed,
+        **extra,
+    )
 
 
 def _open_signer(box: SecretBox, row: SigningKey) -> Signer | None:
@@ -283,15 +296,8 @@ def open_ring(
             with db.write() as s:
                 row = s.get(SigningKey, configured.key_id)
                 if row is None:
-                    s.add(
-                        SigningKey(
-                            key_id=configured.key_id,
-                            alg="ed25519",
-                            public_key=public_key_b64(configured.public_key),
-                            created_at=iso_of(clock.now()),
-                            sealed=_seal_signer(box, configured),
-                        )
-                    )
+                    sealed = _seal_signer(box, configured)
+                    s.add(_key_row(configured, iso_of(clock.now()), sealed))
                 elif row.sealed is None:
                     row.sealed = _seal_signer(box, configured)
                     s.add(row)
@@ -361,16 +367,8 @@ def rotate(
         if r.retired_at is None or epoch_of(r.retired_at) > now + delay:
             r.retired_at = at
             session.add(r)
-    session.add(
-        SigningKey(
-            key_id=new.key_id,
-            alg="ed25519",
-            public_key=public_key_b64(new.public_key),
-            created_at=iso_of(now),
-            activates_at=at,
-            sealed=_seal_signer(box, new) if seal else None,
-        )
-    )
+    sealed = _seal_signer(box, new) if seal else None
+    session.add(_key_row(new, iso_of(now), sealed, activates_at=at))
     return new, private, at
 
 
@@ -392,6 +390,16 @@ def _configured_log_seed(settings: Settings) -> bytes | None:
     if path.exists():
         return _decode_seed(_read_nonempty(path))
     return None
+
+
+def _identity_row(box: SecretBox, log_id: int, origin: str, seed: bytes) -> LogIdentity:
+    return LogIdentity(
+        id=log_id,
+        origin=origin,
+        vkey=tlog.NoteSigner.from_seed(origin, seed).vkey,
+        sealed=box.seal(seed, f"log-note-key {origin}"),
+        created_at=iso_of(time.time()),
+    )
 
 
 def open_log_seed(box: SecretBox, origin: str, sealed: str) -> bytes:
@@ -421,16 +429,8 @@ def log_identity(settings: Settings, db: Database, box: SecretBox) -> tuple[int,
             origin = settings.origin
             if configured is None:
                 configured = log_note_seed(settings)
-            vkey = tlog.NoteSigner.from_seed(origin, configured).vkey
-            s.add(
-                LogIdentity(
-                    id=1,  # the log of any entry stored before the first was recorded
-                    origin=origin,
-                    vkey=vkey,
-                    sealed=box.seal(configured, f"log-note-key {origin}"),
-                    created_at=iso_of(time.time()),
-                )
-            )
+            # log 1: the log of any entry stored before the first was recorded
+            s.add(_identity_row(box, 1, origin, configured))
             return 1, origin, configured
         assert current.id is not None
         log_id, origin, vkey = current.id, current.origin, current.vkey
@@ -459,7 +459,6 @@ def new_log(
     """Start a new log (docs/deploy.md §10): ``origin`` with the note key ``seed`` becomes
     the deployment's log, appended to from index 0 from this commit on (it takes the log's
     append lock, so no entry lands in the old log after it); ``(its id, its vkey)``."""
-    vkey = tlog.NoteSigner.from_seed(origin, seed).vkey
     with db.write() as s:
         db.lock_table(s, "translog")  # appends wait, then go to the new log
         db.lock_table(s, "log_identity")
@@ -467,16 +466,9 @@ def new_log(
             raise Conflict(f"the log {origin!r} exists already: pick a new origin", "exists")
         top = s.exec(select(func.max(col(LogIdentity.id)))).one()
         log_id = 1 if top is None else int(top) + 1
-        s.add(
-            LogIdentity(
-                id=log_id,
-                origin=origin,
-                vkey=vkey,
-                sealed=box.seal(seed, f"log-note-key {origin}"),
-                created_at=iso_of(time.time()),
-            )
-        )
-    return log_id, vkey
+        row = _identity_row(box, log_id, origin, seed)
+        s.add(row)
+    return log_id, row.vkey
 
 
 def preflight(settings: Settings, db: Database) -> None:

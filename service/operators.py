@@ -134,16 +134,13 @@ def ensure_first_key(db: Database, path: Path) -> bool:
     one line, to ``path`` (mode 0600). Returns True if it did. A key already in ``path``
     (e.g. a database made anew next to an old data dir) is registered rather than replaced.
     """
-    from .keys import _create_exclusive, _read_nonempty
+    from .keys import key_file
 
     with db.connect(write=False) as c:
         if c.execute(select(_KEYS.c.name).limit(1)).first() is not None:
             return False
-    if not path.exists():
-        _create_exclusive(path, new_key() + "\n")
-    key = _read_nonempty(path)
     try:
-        add(db, FIRST_KEY_NAME, key=key)
+        add(db, FIRST_KEY_NAME, key=key_file(path, new_key))
     except BadRequest:  # another process registered it a moment ago
         return False
     return True
