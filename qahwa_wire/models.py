@@ -69,9 +69,6 @@ class SchemaOf:
         return handler(TypeAdapter(self.tp).core_schema)
 
 
-_SchemaOf = SchemaOf  # the name it had in qahwa_client.models
-
-
 # -- errors -----------------------------------------------------------------------------------
 class ErrorBody(BaseModel):
     code: str = Field(description="a stable machine-readable code, e.g. stale_version")
@@ -363,7 +360,6 @@ class Receipt(Wire):
 
 
 CreationRecord = Annotated[CommitRecord | CommitmentRecord, _TYPE]
-LogRecord = Annotated[CommitmentRecord | LockRecord | RevealRecord, _TYPE]
 
 LOCK = SchemaOf(LockRecord)
 LOCK_OR_NULL = SchemaOf(LockRecord | None)
@@ -462,33 +458,18 @@ class _ActionEvent(_Event):
     )
 
 
-class TawlaActionEvent(_ActionEvent):
-    action: TawlaAction
+def _action_event(name: str, action: Any) -> Any:
+    """``<Game>ActionEvent``: an action event whose ``action`` is the game's."""
+    return create_model(name, __base__=_ActionEvent, __module__=__name__, action=(action, ...))
 
 
-class IraqiDominoActionEvent(_ActionEvent):
-    action: IraqiDominoAction
-
-
-class MexicanTrainActionEvent(_ActionEvent):
-    action: MexicanTrainAction
-
-
-class QahveActionEvent(_ActionEvent):
-    action: QahveAction
-
-
-class HokmActionEvent(_ActionEvent):
-    action: HokmAction
-
-
-class ShelemActionEvent(_ActionEvent):
-    action: ShelemAction
-
-
-class RngActionEvent(_ActionEvent):
-    action: RngAction
-
+TawlaActionEvent = _action_event("TawlaActionEvent", TawlaAction)
+IraqiDominoActionEvent = _action_event("IraqiDominoActionEvent", IraqiDominoAction)
+MexicanTrainActionEvent = _action_event("MexicanTrainActionEvent", MexicanTrainAction)
+QahveActionEvent = _action_event("QahveActionEvent", QahveAction)
+HokmActionEvent = _action_event("HokmActionEvent", HokmAction)
+ShelemActionEvent = _action_event("ShelemActionEvent", ShelemAction)
+RngActionEvent = _action_event("RngActionEvent", RngAction)
 
 TawlaEvent = TawlaActionEvent | ChanceEvent | EndEvent
 MahbusaEvent = TawlaEvent
@@ -498,17 +479,6 @@ QahveEvent = QahveActionEvent | ChanceEvent | EndEvent
 HokmEvent = HokmActionEvent | ChanceEvent | EndEvent
 ShelemEvent = ShelemActionEvent | ChanceEvent | EndEvent
 RngEvent = RngActionEvent | ChanceEvent | EndEvent
-
-EVENTS: dict[str, Any] = {
-    "tawla": TawlaEvent,
-    "mahbusa": MahbusaEvent,
-    "iraqi_domino": IraqiDominoEvent,
-    "mexican_train": MexicanTrainEvent,
-    "qahve": QahveEvent,
-    "hokm": HokmEvent,
-    "shelem": ShelemEvent,
-    "rng": RngEvent,
-}
 
 
 # -- public views and seat views (a discriminated union on ``game``) ---------------------------
