@@ -27,8 +27,8 @@ log's note key) are kept in ``translog_checkpoints`` with the witnesses' cosigna
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ParamSpec
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from sqlalchemy import Column, Integer, String, Text, UniqueConstraint
 from sqlalchemy.exc import IntegrityError
@@ -42,7 +42,6 @@ from .db import Database
 from .errors import BadLogRequest as BadLogRequest
 from .errors import LogError as LogError
 from .errors import NotInLog as NotInLog
-from .errors import user_errors
 from .keys import RecordSigner
 from .kinds import RecordType
 from .models import LogEntry, LogIdentity
@@ -301,14 +300,6 @@ def leaf_hashes(session: Session, tree_size: int | None = None, *, log: int) -> 
 
 
 # -- the public reads ----------------------------------------------------------------------
-
-P = ParamSpec("P")
-
-
-def api(fn: Callable[P, dict[str, Any]], *args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
-    """Call a read below, reporting a :class:`LogError` as the service's error."""
-    with user_errors():
-        return fn(*args, **kwargs)
 
 
 def _check_size(n: int, tree_size: int) -> None:

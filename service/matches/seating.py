@@ -230,20 +230,17 @@ class Seating(Reads):
             com = _hex32(seed_commitment, "seed_commitment", "bad_commitment")
             pub = _parse_key(key)
             fresh = bool(json.loads(m.ruleset).get("fresh_rolls", False))
-            if fresh:
-                if roll_chain is None:
-                    raise Invalid(
-                        "this match has fresh rolls: commit the tip of your roll "
-                        "chain as roll_chain (64 hex)",
-                        "bad_roll_chain",
-                    )
-                tip: str | None = _hex32(roll_chain, "roll_chain", "bad_roll_chain")
-            else:
-                if roll_chain is not None:
-                    raise Invalid(
-                        "this match has no fresh rolls: roll_chain must be null", "bad_roll_chain"
-                    )
-                tip = None
+            if fresh and roll_chain is None:
+                raise Invalid(
+                    "this match has fresh rolls: commit the tip of your roll "
+                    "chain as roll_chain (64 hex)",
+                    "bad_roll_chain",
+                )
+            if not fresh and roll_chain is not None:
+                raise Invalid(
+                    "this match has no fresh rolls: roll_chain must be null", "bad_roll_chain"
+                )
+            tip = _hex32(roll_chain, "roll_chain", "bad_roll_chain") if fresh else None
             if m.lock is not None:
                 mine = self._lock_of(m)["seats"][seat]
                 if (mine["seed_commitment"], mine["key"], mine["roll_chain"]) != (com, pub, tip):
