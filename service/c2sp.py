@@ -386,16 +386,13 @@ class LogC2SP:
         if self.is_frozen:
             return  # nothing to checkpoint or submit: the log no longer grows
         self._stop.clear()
-        self._threads = [
-            threading.Thread(target=self._checkpointer, name="qahwa-checkpoint", daemon=True)
-        ]
+        self._threads = [threading.Thread(target=self._checkpointer, name="qahwa-checkpoint")]
         self._threads += [
-            threading.Thread(
-                target=self._witness_loop, args=(w,), name=f"qahwa-witness-{w.name}", daemon=True
-            )
+            threading.Thread(target=self._witness_loop, args=(w,), name=f"qahwa-witness-{w.name}")
             for w in self.witnesses
         ]
         for t in self._threads:
+            t.daemon = True
             t.start()
 
     def stop(self) -> None:
