@@ -17,6 +17,8 @@ to those schemas.
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -1054,6 +1056,9 @@ _PUBLIC_STATE = "the engine's public view (no hidden cards or tiles); null while
 _EVENT_PAGE = "events with seq > after; redacted by the game while the match runs"
 
 
+_PER_GAME: list[tuple[Any, Any, Any]] = []
+
+
 def _outs(game: str, public: Any, events: Any) -> tuple[Any, Any, Any]:
     """``<Game>MatchOut``, ``<Game>EventsOut`` and ``<Game>TranscriptOut`` of one game: the
     shared shapes with ``game`` fixed and the game's public view and events typed."""
@@ -1084,6 +1089,7 @@ def _outs(game: str, public: Any, events: Any) -> tuple[Any, Any, Any]:
         game=(fixed, ...),
         events=(listed, ...),
     )
+    _PER_GAME.append((match_out, events_out, transcript_out))
     return match_out, events_out, transcript_out
 
 
@@ -1103,39 +1109,15 @@ ShelemMatchOut, ShelemEventsOut, ShelemTranscriptOut = _outs("shelem", ShelemPub
 RngMatchOut, RngEventsOut, RngTranscriptOut = _outs("rng", RngPublic, RngEvent)
 
 _GAME = Field(discriminator="game")
-AnyMatchOut: Any = Annotated[
-    TawlaMatchOut
-    | MahbusaMatchOut
-    | IraqiDominoMatchOut
-    | MexicanTrainMatchOut
-    | QahveMatchOut
-    | HokmMatchOut
-    | ShelemMatchOut
-    | RngMatchOut,
-    _GAME,
-]
-AnyEventsOut: Any = Annotated[
-    TawlaEventsOut
-    | MahbusaEventsOut
-    | IraqiDominoEventsOut
-    | MexicanTrainEventsOut
-    | QahveEventsOut
-    | HokmEventsOut
-    | ShelemEventsOut
-    | RngEventsOut,
-    _GAME,
-]
-AnyTranscriptOut: Any = Annotated[
-    TawlaTranscriptOut
-    | MahbusaTranscriptOut
-    | IraqiDominoTranscriptOut
-    | MexicanTrainTranscriptOut
-    | QahveTranscriptOut
-    | HokmTranscriptOut
-    | ShelemTranscriptOut
-    | RngTranscriptOut,
-    _GAME,
-]
+
+
+def _one_of(i: int) -> Any:
+    """One of the games' answers (the ``i``-th each :func:`_outs` made), told apart by
+    ``game``."""
+    return Annotated[reduce(operator.or_, (outs[i] for outs in _PER_GAME)), _GAME]
+
+
+AnyMatchOut, AnyEventsOut, AnyTranscriptOut = _one_of(0), _one_of(1), _one_of(2)
 
 
 class RngCreatedOut(Wire):
