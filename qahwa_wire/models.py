@@ -323,23 +323,6 @@ class LockRecord(Wire):
     signature: Signature
 
 
-class RevealSeat(Wire):
-    seat: int
-    client_seed: str | None
-    nonce: str | None
-
-
-class RevealRecord(Wire):
-    """qahwa-fair/2's reveal record (fairness-v2 §8), logged when the match ends."""
-
-    type: Literal["reveal"]
-    protocol: str
-    match_id: str
-    server_seed: str
-    seats: list[RevealSeat] | None = None
-    signature: Signature
-
-
 TIME_AT = (
     "qahwa-fair/2: the server's UTC time when it accepted or made the event, with "
     "milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not "
