@@ -61,12 +61,14 @@ class RngSessions:
             except SeedError as exc:
                 raise Invalid(str(exc), "bad_reveal") from None
             seats = tx.seats()
-            row = seats[0]
-            row.seed_commitment = com
-            row.client_seed, row.nonce, row.revealed = client_seed, nonce, True
-            row.seed_source = SeedSource.PLAYER
-            tx.s.add(row)
-            tx.s.flush()
+            tx.set_seat(
+                seats[0],
+                seed_commitment=com,
+                client_seed=client_seed,
+                nonce=nonce,
+                revealed=True,
+                seed_source=SeedSource.PLAYER,
+            )
             svc._lock(tx, seats)
             tx.start(seats)
             tx.touch()
@@ -125,12 +127,10 @@ class RngSessions:
     def close(self, session_id: str, *, token: str | None) -> dict[str, Any]:
         out = self.draw(session_id, token=token, action={"type": "close"})
         transcript = self.matches.transcript(session_id, kind=KIND_RNG)
-        closed = {
+        return {
             "session_id": session_id,
             "status": out["status"],
             "server_seed": transcript["server_seed"],
             "transcript": transcript,
+            "receipt": out["receipt"],
         }
-        if "receipt" in out:
-            closed["receipt"] = out["receipt"]
-        return closed
