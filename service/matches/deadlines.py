@@ -55,8 +55,7 @@ class Deadlines(Core):
         return 3 * self.settings.sweep_interval_seconds
 
     def _due(self, m: MatchRow) -> EndReason | None:
-        """Why the match must end now (§3/§7), or None. (No qahwa-fair/1 match is running:
-        migration 0008 ended them all, and the service never writes v1 again.)"""
+        """Why the match must end now (§3/§7), or None (never for a read-only v1 match)."""
         if m.status not in (SEATING, PLAYING) or not protocol_for(m.protocol).signed:
             return None
         now = self.store.clock.now()

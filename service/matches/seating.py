@@ -38,8 +38,7 @@ from .core import MAX_SECONDS, REVEAL_SECONDS
 from .deadlines import arm
 from .reads import Reads
 
-_SEATS = Seat.__table__  # type: ignore[attr-defined]
-_INSERT_SEATS = insert(_SEATS)
+_INSERT_SEATS = insert(Seat.__table__)  # type: ignore[attr-defined]
 _INSERT_SEED = insert(ServerSeed.__table__)  # type: ignore[attr-defined]
 
 
