@@ -99,16 +99,6 @@ def signer(settings: Settings) -> Signer:
     return Signer.load(settings.signing_key_path)
 
 
-def log_note_seed(settings: Settings) -> bytes:
-    """The 32-byte seed of the log's own Ed25519 note key (it signs checkpoints only):
-    ``QAHWA_LOG_KEY``, or the key file beside the signing key, generated on first start."""
-    if not settings.log_key:
-        key_file(settings.log_key_path, lambda: os.urandom(32))
-    seed = _configured_log_seed(settings)
-    assert seed is not None  # the key, or the file just made
-    return seed
-
-
 class StartupError(RuntimeError):
     """A process must not serve with this configuration: the message is one line."""
 
@@ -427,8 +417,8 @@ def log_identity(settings: Settings, db: Database, box: SecretBox) -> tuple[int,
         current = s.exec(select(LogIdentity).order_by(col(LogIdentity.id).desc()).limit(1)).first()
         if current is None:
             origin = settings.origin
-            if configured is None:
-                configured = log_note_seed(settings)
+            if configured is None:  # a new note key (it signs checkpoints only) in the key file
+                configured = _decode_seed(key_file(settings.log_key_path, lambda: os.urandom(32)))
             # log 1: the log of any entry stored before the first was recorded
             s.add(_identity_row(box, 1, origin, configured))
             return 1, origin, configured
