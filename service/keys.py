@@ -229,9 +229,6 @@ class KeyRing:
             )
         return found
 
-    def in_force_now(self) -> Signer | None:
-        return self._pick(self.clock.now())
-
     # -- signing ---------------------------------------------------------------------------
     def current(self) -> Signer:
         return self.at(self.clock.now())
@@ -297,7 +294,7 @@ def open_ring(
                 raise
     ring = KeyRing(db, box, configured, clock, settings.key_poll_seconds)
     ring.refresh()
-    if ring.in_force_now() is None:
+    if ring._pick(clock.now()) is None:  # no key in force now
         with db.read() as s:
             row = s.get(SigningKey, configured.key_id)
         when = row.retired_at if row is not None else None

@@ -93,14 +93,11 @@ class AddressLimit:
         if tokens >= 1.0:
             self._buckets[who] = (tokens - 1.0, now)
             if len(self._buckets) > PRUNE_AT:
-                self._prune(now)
+                # a bucket idle for a second is full again: the same as no bucket
+                self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < 1.0}
             return 0.0
         self._buckets[who] = (tokens, now)
         return (1.0 - tokens) / self.rate
-
-    def _prune(self, now: float) -> None:
-        # a bucket idle for a second is full again: the same as no bucket
-        self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < 1.0}
 
     def empty(self, who: str) -> float:
         """Without taking a token: 0.0 if ``who`` has one, else the seconds until it does."""

@@ -67,14 +67,12 @@ class Deadlines(Core):
             return EndReason.NO_REVEAL if now > m.reveal_by else None
         if m.end_by is not None and now >= m.end_by:
             return EndReason.EXPIRED
-        if m.deadline is not None and now > m.deadline and self._serving(now):
-            return EndReason.TIMEOUT
+        # A turn deadline ends a match lazily only while this process's heartbeat is fresh;
+        # after an outage the sweep first extends the deadlines that passed meanwhile.
+        beat = self.last_beat
+        if m.deadline is not None and now > m.deadline and beat is not None:
+            return EndReason.TIMEOUT if now - beat <= self.outage_seconds else None
         return None
-
-    def _serving(self, now: float) -> bool:
-        """A turn deadline ends a match lazily only while this process's heartbeat is fresh;
-        after an outage the sweep first extends the deadlines that passed meanwhile."""
-        return self.last_beat is not None and now - self.last_beat <= self.outage_seconds
 
     @contextmanager
     def writing(self, match_id: str, *, kind: str) -> Iterator[Tx]:
