@@ -73,16 +73,6 @@ def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def check_name(name: str) -> str:
-    if not NAME_RE.fullmatch(name):
-        raise BadRequest(
-            f"bad operator name {name!r}: 1 to 64 of A-Z a-z 0-9 . _ @ -, "
-            "starting with a letter or digit",
-            "bad_operator_name",
-        )
-    return name
-
-
 @dataclass(frozen=True, slots=True)
 class OperatorInfo:
     name: str
@@ -92,7 +82,12 @@ class OperatorInfo:
 
 def add(db: Database, name: str, *, key: str | None = None) -> str:
     """Create operator ``name``; returns its key (the only time it is seen)."""
-    check_name(name)
+    if not NAME_RE.fullmatch(name):
+        raise BadRequest(
+            f"bad operator name {name!r}: 1 to 64 of A-Z a-z 0-9 . _ @ -, "
+            "starting with a letter or digit",
+            "bad_operator_name",
+        )
     key = key or new_key()
     try:
         with db.connect(write=True) as c:
