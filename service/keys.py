@@ -370,15 +370,6 @@ def _decode_seed(text: str) -> bytes:
     return seed
 
 
-def _configured_log_seed(settings: Settings) -> bytes | None:
-    if settings.log_key:
-        return _decode_seed(settings.log_key)
-    path = settings.log_key_path
-    if path.exists():
-        return _decode_seed(_read_nonempty(path))
-    return None
-
-
 def _identity_row(box: SecretBox, log_id: int, origin: str, seed: bytes) -> LogIdentity:
     return LogIdentity(
         id=log_id,
@@ -408,14 +399,16 @@ def log_identity(settings: Settings, db: Database, box: SecretBox) -> tuple[int,
     file); every later process takes them from the database, and refuses to start
     (:class:`LogIdentityError`) if its configured origin or key is another.
     """
-    configured = _configured_log_seed(settings)
+    path = settings.log_key_path
+    text = settings.log_key or (_read_nonempty(path) if path.exists() else None)
+    configured = None if text is None else _decode_seed(text)
     with db.write() as s:
         db.lock_table(s, "log_identity")
         current = s.exec(select(LogIdentity).order_by(col(LogIdentity.id).desc()).limit(1)).first()
         if current is None:
             origin = settings.origin
             if configured is None:  # a new note key (it signs checkpoints only) in the key file
-                configured = _decode_seed(key_file(settings.log_key_path, lambda: os.urandom(32)))
+                configured = _decode_seed(key_file(path, lambda: os.urandom(32)))
             # log 1: the log of any entry stored before the first was recorded
             s.add(_identity_row(box, 1, origin, configured))
             return 1, origin, configured
