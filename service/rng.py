@@ -39,8 +39,7 @@ class RngSessions:
         self, session_id: str, *, token: str | None, client_seed: str, nonce: str | None
     ) -> dict[str, Any]:
         """Lock the session with the client's seed and nonce (the server computes the
-        seat's commitment); the session then draws. A qahwa-fair/1 session is read-only
-        (409: migration 0008 ended every one still open)."""
+        seat's commitment); the session then draws (a qahwa-fair/1 session: 409, read-only)."""
         svc = self.matches
         with svc.writing(session_id, kind=KIND_RNG) as tx:
             tx.auth(token)
@@ -109,17 +108,8 @@ class RngSessions:
                 self.result_bytes.add(m.id, draws, before, max_bytes=settings.max_transcript_bytes)
             out: dict[str, Any] = {"session_id": m.id, "version": m.version, "status": m.status}
             drawn = [ev for ev in logged if ev.get("type") == EventType.CHANCE]
-            if drawn:
-                ev = drawn[0]
-                out.update(
-                    {
-                        "seq": ev["seq"],
-                        "label": ev["label"],
-                        "kind": ev["kind"],
-                        "args": ev.get("args"),
-                        "result": ev["result"],
-                    }
-                )
+            if drawn:  # the draw's event (a close draws none); only its args may be absent
+                out.update({k: drawn[0].get(k) for k in ("seq", "label", "kind", "args", "result")})
             out["chain"] = m.chain
             out["receipt"] = receipt
             return out

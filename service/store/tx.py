@@ -360,8 +360,7 @@ class Tx:
 
     def start(self, seats: list[Seat]) -> Engine:
         """Every seat revealed: K from their seeds and nonces, deal. The caller checks the
-        outcome (an engine may end at once) and sets the deadline. (Only a signed protocol's
-        match starts here: qahwa-fair/1 is read-only.)"""
+        outcome (an engine may end at once) and sets the deadline (v2: v1 is read-only)."""
         m = self.m
         cls = engine_of(m.game, m.ruleset)
         chance = Chance(self.key(seats))
