@@ -845,12 +845,7 @@ class DrawIn(Strict):
     )
 
     def to_action(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "draw", "kind": self.kind}
-        for k in ("count", "sides", "n"):
-            v = getattr(self, k)
-            if v is not None:
-                out[k] = v
-        return out
+        return {"type": "draw", **self.model_dump(exclude_none=True)}
 
 
 # -- responses ----------------------------------------------------------------------------------
