@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import httpx
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 import tlog
@@ -160,15 +159,7 @@ class LogC2SP:
         row = translog.CheckpointRow(
             origin=self.origin, tree_size=n, note=note, created_at=now_iso()
         )
-        try:
-            with self.db.write() as w:
-                w.add(row)
-                w.flush()
-                w.refresh(row)
-                w.expunge(row)
-        except IntegrityError:
-            return None
-        return row
+        return row if self.db.insert_once(row) else None
 
     def _at_newest(self, read: Callable[[Session, translog.CheckpointRow], T]) -> T:
         """``read(session, the newest checkpoint)`` in one read; a fresh server, before the
@@ -336,19 +327,12 @@ class LogC2SP:
             if line is None:
                 return False
             assert row.id is not None
-            try:
-                with self.db.write() as s:
-                    if s.get(translog.CosignatureRow, (row.id, w.name)) is None:
-                        s.add(
-                            translog.CosignatureRow(
-                                checkpoint_id=row.id,
-                                witness=w.name,
-                                line=line,
-                                created_at=now_iso(),
-                            )
-                        )
-            except IntegrityError:
-                pass  # another process stored this witness's cosignature first
+            # False: another process stored this witness's cosignature first
+            self.db.insert_once(
+                translog.CosignatureRow(
+                    checkpoint_id=row.id, witness=w.name, line=line, created_at=now_iso()
+                )
+            )
             self._known[w.name] = row.tree_size
             return True
         log.warning("witness %s: still out of step after three tries", w.name)

@@ -18,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import QueuePool
 from sqlmodel import Session
 
@@ -132,6 +133,16 @@ class Database:
             except BaseException:
                 s.rollback()
                 raise
+
+    def insert_once(self, row: Any) -> bool:
+        """Insert ``row`` in a transaction of its own; False when its key is taken (another
+        process stored it first: the first one wins). The row keeps its values after."""
+        try:
+            with self.write() as s:
+                s.add(row)
+        except IntegrityError:
+            return False
+        return True
 
     @contextmanager
     def connect(self, *, write: bool) -> Iterator[Connection]:

@@ -31,7 +31,6 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import Column, Integer, String, Text, UniqueConstraint
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, func, select
 
 import tlog
@@ -319,19 +318,8 @@ def _sign_and_cache(
     db: Database, signer: RecordSigner, tree_size: int, root_h: bytes, log: int
 ) -> dict[str, Any]:
     """Sign the head of ``tree_size``, cache it, return the cached one (first signer wins)."""
-    head = _head(signer, tree_size, root_h)
-    try:
-        with db.write() as w:
-            if w.get(TreeHead, (log, tree_size)) is None:
-                w.add(
-                    TreeHead(
-                        log_id=log,
-                        tree_size=tree_size,
-                        head=json.dumps(head, separators=(",", ":"), ensure_ascii=False),
-                    )
-                )
-    except IntegrityError:
-        pass  # another process cached this size first: serve that one
+    head = json.dumps(_head(signer, tree_size, root_h), separators=(",", ":"), ensure_ascii=False)
+    db.insert_once(TreeHead(log_id=log, tree_size=tree_size, head=head))  # or another's first
     with db.read() as s:
         cached = _cached_head(s, tree_size, log)
     assert cached is not None
