@@ -17,6 +17,8 @@ to those schemas.
 
 from __future__ import annotations
 
+import operator
+from functools import reduce
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -67,9 +69,6 @@ class SchemaOf:
         self, core_schema: CoreSchema, handler: GetJsonSchemaHandler
     ) -> JsonSchemaValue:
         return handler(TypeAdapter(self.tp).core_schema)
-
-
-_SchemaOf = SchemaOf  # the name it had in qahwa_client.models
 
 
 # -- errors -----------------------------------------------------------------------------------
@@ -324,23 +323,6 @@ class LockRecord(Wire):
     signature: Signature
 
 
-class RevealSeat(Wire):
-    seat: int
-    client_seed: str | None
-    nonce: str | None
-
-
-class RevealRecord(Wire):
-    """qahwa-fair/2's reveal record (fairness-v2 §8), logged when the match ends."""
-
-    type: Literal["reveal"]
-    protocol: str
-    match_id: str
-    server_seed: str
-    seats: list[RevealSeat] | None = None
-    signature: Signature
-
-
 TIME_AT = (
     "qahwa-fair/2: the server's UTC time when it accepted or made the event, with "
     "milliseconds (2026-12-03T21:30:00.123Z); never decreasing along the chain, and not "
@@ -363,7 +345,6 @@ class Receipt(Wire):
 
 
 CreationRecord = Annotated[CommitRecord | CommitmentRecord, _TYPE]
-LogRecord = Annotated[CommitmentRecord | LockRecord | RevealRecord, _TYPE]
 
 LOCK = SchemaOf(LockRecord)
 LOCK_OR_NULL = SchemaOf(LockRecord | None)
@@ -462,33 +443,18 @@ class _ActionEvent(_Event):
     )
 
 
-class TawlaActionEvent(_ActionEvent):
-    action: TawlaAction
+def _action_event(name: str, action: Any) -> Any:
+    """``<Game>ActionEvent``: an action event whose ``action`` is the game's."""
+    return create_model(name, __base__=_ActionEvent, __module__=__name__, action=(action, ...))
 
 
-class IraqiDominoActionEvent(_ActionEvent):
-    action: IraqiDominoAction
-
-
-class MexicanTrainActionEvent(_ActionEvent):
-    action: MexicanTrainAction
-
-
-class QahveActionEvent(_ActionEvent):
-    action: QahveAction
-
-
-class HokmActionEvent(_ActionEvent):
-    action: HokmAction
-
-
-class ShelemActionEvent(_ActionEvent):
-    action: ShelemAction
-
-
-class RngActionEvent(_ActionEvent):
-    action: RngAction
-
+TawlaActionEvent = _action_event("TawlaActionEvent", TawlaAction)
+IraqiDominoActionEvent = _action_event("IraqiDominoActionEvent", IraqiDominoAction)
+MexicanTrainActionEvent = _action_event("MexicanTrainActionEvent", MexicanTrainAction)
+QahveActionEvent = _action_event("QahveActionEvent", QahveAction)
+HokmActionEvent = _action_event("HokmActionEvent", HokmAction)
+ShelemActionEvent = _action_event("ShelemActionEvent", ShelemAction)
+RngActionEvent = _action_event("RngActionEvent", RngAction)
 
 TawlaEvent = TawlaActionEvent | ChanceEvent | EndEvent
 MahbusaEvent = TawlaEvent
@@ -498,17 +464,6 @@ QahveEvent = QahveActionEvent | ChanceEvent | EndEvent
 HokmEvent = HokmActionEvent | ChanceEvent | EndEvent
 ShelemEvent = ShelemActionEvent | ChanceEvent | EndEvent
 RngEvent = RngActionEvent | ChanceEvent | EndEvent
-
-EVENTS: dict[str, Any] = {
-    "tawla": TawlaEvent,
-    "mahbusa": MahbusaEvent,
-    "iraqi_domino": IraqiDominoEvent,
-    "mexican_train": MexicanTrainEvent,
-    "qahve": QahveEvent,
-    "hokm": HokmEvent,
-    "shelem": ShelemEvent,
-    "rng": RngEvent,
-}
 
 
 # -- public views and seat views (a discriminated union on ``game``) ---------------------------
@@ -890,12 +845,7 @@ class DrawIn(Strict):
     )
 
     def to_action(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"type": "draw", "kind": self.kind}
-        for k in ("count", "sides", "n"):
-            v = getattr(self, k)
-            if v is not None:
-                out[k] = v
-        return out
+        return {"type": "draw", **self.model_dump(exclude_none=True)}
 
 
 # -- responses ----------------------------------------------------------------------------------
@@ -1084,6 +1034,9 @@ _PUBLIC_STATE = "the engine's public view (no hidden cards or tiles); null while
 _EVENT_PAGE = "events with seq > after; redacted by the game while the match runs"
 
 
+_PER_GAME: list[tuple[Any, Any, Any]] = []
+
+
 def _outs(game: str, public: Any, events: Any) -> tuple[Any, Any, Any]:
     """``<Game>MatchOut``, ``<Game>EventsOut`` and ``<Game>TranscriptOut`` of one game: the
     shared shapes with ``game`` fixed and the game's public view and events typed."""
@@ -1114,6 +1067,7 @@ def _outs(game: str, public: Any, events: Any) -> tuple[Any, Any, Any]:
         game=(fixed, ...),
         events=(listed, ...),
     )
+    _PER_GAME.append((match_out, events_out, transcript_out))
     return match_out, events_out, transcript_out
 
 
@@ -1133,39 +1087,15 @@ ShelemMatchOut, ShelemEventsOut, ShelemTranscriptOut = _outs("shelem", ShelemPub
 RngMatchOut, RngEventsOut, RngTranscriptOut = _outs("rng", RngPublic, RngEvent)
 
 _GAME = Field(discriminator="game")
-AnyMatchOut: Any = Annotated[
-    TawlaMatchOut
-    | MahbusaMatchOut
-    | IraqiDominoMatchOut
-    | MexicanTrainMatchOut
-    | QahveMatchOut
-    | HokmMatchOut
-    | ShelemMatchOut
-    | RngMatchOut,
-    _GAME,
-]
-AnyEventsOut: Any = Annotated[
-    TawlaEventsOut
-    | MahbusaEventsOut
-    | IraqiDominoEventsOut
-    | MexicanTrainEventsOut
-    | QahveEventsOut
-    | HokmEventsOut
-    | ShelemEventsOut
-    | RngEventsOut,
-    _GAME,
-]
-AnyTranscriptOut: Any = Annotated[
-    TawlaTranscriptOut
-    | MahbusaTranscriptOut
-    | IraqiDominoTranscriptOut
-    | MexicanTrainTranscriptOut
-    | QahveTranscriptOut
-    | HokmTranscriptOut
-    | ShelemTranscriptOut
-    | RngTranscriptOut,
-    _GAME,
-]
+
+
+def _one_of(i: int) -> Any:
+    """One of the games' answers (the ``i``-th each :func:`_outs` made), told apart by
+    ``game``."""
+    return Annotated[reduce(operator.or_, (outs[i] for outs in _PER_GAME)), _GAME]
+
+
+AnyMatchOut, AnyEventsOut, AnyTranscriptOut = _one_of(0), _one_of(1), _one_of(2)
 
 
 class RngCreatedOut(Wire):

@@ -179,27 +179,26 @@ class _Static(StaticFiles):
 
 def _validation_message(exc: RequestValidationError) -> tuple[int, str, str]:
     errors = exc.errors()
+
+    def of_body(kind: str) -> bool:
+        return any(e.get("type") == kind and tuple(e.get("loc", ())) == ("body",) for e in errors)
+
     for err in errors:
         if err.get("type") == "json_invalid":
             return 400, "malformed_json", f"the request body is not valid JSON: {err.get('msg')}"
-    parts = []
-    for err in errors[:5]:
-        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
-        if err.get("type") == "extra_forbidden":
-            parts.append(f"{loc}: unknown field")
-        else:
-            parts.append(f"{loc}: {err.get('msg')}")
-    if any(e.get("type") == "missing" and tuple(e.get("loc", ())) == ("body",) for e in errors):
+    if of_body("missing"):
         return 400, "missing_body", "this request needs a JSON body"
-    if any(
-        e.get("type") == "model_attributes_type" and tuple(e.get("loc", ())) == ("body",)
-        for e in errors
-    ):
+    if of_body("model_attributes_type"):
         return (
             400,
             "bad_request",
-            ("the request body must be a JSON object, sent with Content-Type: application/json"),
+            "the request body must be a JSON object, sent with Content-Type: application/json",
         )
+    parts = []
+    for err in errors[:5]:
+        loc = ".".join(str(x) for x in err.get("loc", ()) if x != "body") or "body"
+        what = "unknown field" if err.get("type") == "extra_forbidden" else err.get("msg")
+        parts.append(f"{loc}: {what}")
     return 422, "validation_error", "; ".join(parts)
 
 

@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import httpx
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 import tlog
@@ -36,24 +37,16 @@ from fairness import SecretBox
 from . import translog
 from .clock import now_iso
 from .db import Database
+from .errors import Conflict, NotFound
 from .keys import open_log_seed
 from .models import LogIdentity, Match
 from .settings import Settings
 
 log = logging.getLogger("qahwa.log")
+T = TypeVar("T")
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 NO_CACHE = "no-cache"
-
-
-class C2SPError(Exception):
-    """A request for something the log does not serve: ``status`` 400, 404 or 409."""
-
-    def __init__(self, status: int, message: str, code: str = "not_cosigned") -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.code = code
 
 
 @dataclass(frozen=True)
@@ -166,25 +159,20 @@ class LogC2SP:
         row = translog.CheckpointRow(
             origin=self.origin, tree_size=n, note=note, created_at=now_iso()
         )
-        try:
-            with self.db.write() as w:
-                w.add(row)
-                w.flush()
-                w.refresh(row)
-                w.expunge(row)
-        except IntegrityError:
-            return None
-        return row
+        return row if self.db.insert_once(row) else None
 
-    def newest(self) -> translog.CheckpointRow:
+    def _at_newest(self, read: Callable[[Session, translog.CheckpointRow], T]) -> T:
+        """``read(session, the newest checkpoint)`` in one read; a fresh server, before the
+        checkpointer's first round, signs its first checkpoint first."""
         with self.db.read() as s:
             row = translog.latest_checkpoint(s, self.origin)
-        if row is None:  # a fresh server, before the checkpointer's first round
-            self.checkpoint_now()
-            with self.db.read() as s:
-                row = translog.latest_checkpoint(s, self.origin)
-        assert row is not None
-        return row
+            if row is not None:
+                return read(s, row)
+        self.checkpoint_now()
+        return self._at_newest(read)
+
+    def newest(self) -> translog.CheckpointRow:
+        return self._at_newest(lambda s, row: row)
 
     def _with_cosignatures(self, s: Session, row: translog.CheckpointRow) -> str:
         assert row.id is not None
@@ -196,13 +184,7 @@ class LogC2SP:
     def checkpoint(self) -> str:
         """The newest checkpoint with the cosignatures of the configured witnesses: one
         read (two indexed lookups, whatever the log's size)."""
-        with self.db.read() as s:
-            row = translog.latest_checkpoint(s, self.origin)
-            if row is not None:
-                return self._with_cosignatures(s, row)
-        row = self.newest()  # a fresh server: sign the first one
-        with self.db.read() as s:
-            return self._with_cosignatures(s, row)
+        return self._at_newest(self._with_cosignatures)
 
     # -- tiles ---------------------------------------------------------------------------
 
@@ -210,20 +192,14 @@ class LogC2SP:
         try:
             t = tlog.parse_path(path)
         except tlog.TileError as exc:
-            raise C2SPError(404, str(exc)) from None
-        with self.db.read() as s:  # one read: the newest size, then the tile's rows
-            row = translog.latest_checkpoint(s, self.origin)
-            if row is not None:
-                return self._tile(s, t, row.tree_size)
-        size = self.newest().tree_size  # a fresh server: sign the first checkpoint
-        with self.db.read() as s:
-            return self._tile(s, t, size)
+            raise NotFound(str(exc)) from None
+        return self._at_newest(lambda s, row: self._tile(s, t, row.tree_size))
 
     def _tile(self, s: Session, t: tlog.Tile, size: int) -> Served:
         have = size >> (tlog.TILE_HEIGHT * t.level)
         first = t.n * tlog.TILE_WIDTH
         if first + t.width > have:
-            raise C2SPError(404, f"{t.path} is beyond the newest checkpoint (size {size})")
+            raise NotFound(f"{t.path} is beyond the newest checkpoint (size {size})")
         if t.entries:
             body = tlog.encode_bundle(
                 translog.leaves_between(s, first, first + t.width, log=self.log_id)
@@ -254,10 +230,10 @@ class LogC2SP:
             assert row.id is not None
             if want <= set(translog.cosignatures(s, row.id)):
                 return row, self._with_cosignatures(s, row)
-        raise C2SPError(
-            409,
+        raise Conflict(
             "no checkpoint that includes this entry is cosigned by the "
             "configured witnesses yet; retry in a few seconds",
+            "not_cosigned",
         )
 
     def match_index(self, match_id: str) -> tuple[int, int]:
@@ -265,18 +241,18 @@ class LogC2SP:
         with self.db.read() as s:  # one read: the match, then the log holding its entry
             m = s.get(Match, match_id)
             if m is None:
-                raise C2SPError(404, f"no match {match_id}")
+                raise NotFound(f"no match {match_id}")
             if m.log_index is not None and m.log_index >= 0:  # qahwa-fair/1: its commitment
                 index = int(m.log_index)
             elif m.lock_index is None:  # qahwa-fair/2: its lock, once it is locked
-                raise C2SPError(
-                    409, f"match {match_id} is not locked yet: nothing is logged", "not_locked"
+                raise Conflict(
+                    f"match {match_id} is not locked yet: nothing is logged", "not_locked"
                 )
             else:
                 index = int(m.lock_index)
             log_id = translog.log_of_entry(s, match_id, index)
         if log_id is None:
-            raise C2SPError(404, f"match {match_id}'s entry {index} is in no log")
+            raise NotFound(f"match {match_id}'s entry {index} is in no log")
         return log_id, index
 
     def proof(self, index: int) -> str:
@@ -284,7 +260,7 @@ class LogC2SP:
         self.newest()
         with self.db.read() as s:
             if index >= translog.size(s, log=self.log_id):
-                raise C2SPError(404, f"no log entry {index}")
+                raise NotFound(f"no log entry {index}")
             row, note = self._witnessed(s, index + 1)
             hashes = translog.inclusion_path(s, index, row.tree_size, log=self.log_id)
             leaf = translog.leaves_between(s, index, index + 1, log=self.log_id)[0]
@@ -351,19 +327,12 @@ class LogC2SP:
             if line is None:
                 return False
             assert row.id is not None
-            try:
-                with self.db.write() as s:
-                    if s.get(translog.CosignatureRow, (row.id, w.name)) is None:
-                        s.add(
-                            translog.CosignatureRow(
-                                checkpoint_id=row.id,
-                                witness=w.name,
-                                line=line,
-                                created_at=now_iso(),
-                            )
-                        )
-            except IntegrityError:
-                pass  # another process stored this witness's cosignature first
+            # False: another process stored this witness's cosignature first
+            self.db.insert_once(
+                translog.CosignatureRow(
+                    checkpoint_id=row.id, witness=w.name, line=line, created_at=now_iso()
+                )
+            )
             self._known[w.name] = row.tree_size
             return True
         log.warning("witness %s: still out of step after three tries", w.name)
@@ -401,16 +370,13 @@ class LogC2SP:
         if self.is_frozen:
             return  # nothing to checkpoint or submit: the log no longer grows
         self._stop.clear()
-        self._threads = [
-            threading.Thread(target=self._checkpointer, name="qahwa-checkpoint", daemon=True)
-        ]
+        self._threads = [threading.Thread(target=self._checkpointer, name="qahwa-checkpoint")]
         self._threads += [
-            threading.Thread(
-                target=self._witness_loop, args=(w,), name=f"qahwa-witness-{w.name}", daemon=True
-            )
+            threading.Thread(target=self._witness_loop, args=(w,), name=f"qahwa-witness-{w.name}")
             for w in self.witnesses
         ]
         for t in self._threads:
+            t.daemon = True
             t.start()
 
     def stop(self) -> None:
@@ -490,17 +456,17 @@ class LogShelf:
 
     @staticmethod
     def open_frozen(db: Database, settings: Settings, box: SecretBox, log_id: int) -> LogC2SP:
-        """Log ``log_id`` read-only (its final checkpoint signed if missing); a 404
-        :class:`C2SPError` when there is none."""
+        """Log ``log_id`` read-only (its final checkpoint signed if missing); a
+        :class:`NotFound` when there is none."""
         with db.read() as s:
             row = s.get(LogIdentity, log_id)
         if row is None:
-            raise C2SPError(404, f"no log {log_id} (GET /v1/keys lists the logs)")
+            raise NotFound(f"no log {log_id} (GET /v1/keys lists the logs)")
         seed = open_log_seed(box, row.origin, row.sealed)
         return LogC2SP.frozen(db, settings, seed, row.origin, log_id)
 
     def get(self, log_id: int) -> LogC2SP:
-        """Log ``log_id``; a 404 :class:`C2SPError` when there is none."""
+        """Log ``log_id``; a :class:`NotFound` when there is none."""
         if log_id == self.active.log_id:
             return self.active
         found = self._open.get(log_id)

@@ -47,6 +47,7 @@ def serve(
 ) -> None:
     """Run the HTTP service (migrates the database and creates keys on first start)."""
     import uvicorn
+    from sqlalchemy.engine import make_url
 
     from . import keys, migrate
     from .db import Database
@@ -78,7 +79,8 @@ def serve(
             "creating matches and rng sessions needs it as 'Authorization: Bearer "
             "<key>' (qahwa operators --help)"
         )
-    click.echo(f"qahwa: serving on http://{host}:{port} ({_safe_url(settings.database_url)})")
+    shown = make_url(settings.database_url).render_as_string(hide_password=True)
+    click.echo(f"qahwa: serving on http://{host}:{port} ({shown})")
     uvicorn.run(
         "service.app:create_app",
         factory=True,
@@ -91,12 +93,6 @@ def serve(
         http=GuardedH11Protocol,
         log_config=log_config(log_format),
     )
-
-
-def _safe_url(url: str) -> str:
-    from sqlalchemy.engine import make_url
-
-    return make_url(url).render_as_string(hide_password=True)
 
 
 @app.command()

@@ -32,11 +32,6 @@ EXPOSE = (b"access-control-expose-headers", b"Qahwa-Protocols, Qahwa-Version")
 MAX_AGE = "86400"
 
 
-def is_public_read(path: str) -> bool:
-    """Is ``path`` one of the cross-origin reads?"""
-    return PUBLIC_READS.match(path) is not None
-
-
 class CrossOriginReads:
     """Adds ``Access-Control-Allow-Origin: *`` to the public reads; answers their preflight."""
 
@@ -44,7 +39,7 @@ class CrossOriginReads:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or not is_public_read(scope["path"]):
+        if scope["type"] != "http" or not PUBLIC_READS.match(scope["path"]):
             await self.app(scope, receive, send)
             return
         method = scope["method"]

@@ -8,6 +8,7 @@ transparency log a table lock, so several server processes on one database stay 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Iterator
@@ -17,6 +18,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.pool import QueuePool
 from sqlmodel import Session
 
@@ -67,19 +69,6 @@ def _sqlite_engine(url: str, immediate: bool) -> Engine:
     return eng
 
 
-def _create_private(path: Path) -> None:
-    """Create the SQLite file readable by its owner only (0600, like the key files).
-
-    SQLite gives its -wal and -shm files the database file's mode. An existing file is left
-    as it is.
-    """
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    except FileExistsError:
-        return
-    os.close(fd)
-
-
 class Database:
     """Read and write sessions over one database URL."""
 
@@ -91,7 +80,10 @@ class Database:
             db = parsed.database
             if db and db != ":memory:":
                 Path(db).parent.mkdir(parents=True, exist_ok=True)
-                _create_private(Path(db))
+                # a new file readable by its owner only (0600, like the key files): SQLite
+                # gives its -wal and -shm files the database file's mode
+                with contextlib.suppress(FileExistsError):
+                    os.close(os.open(db, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
             self._read = _sqlite_engine(url, immediate=False)
             self._write = _sqlite_engine(url, immediate=True)
             self._read_rows = self._read
@@ -141,6 +133,16 @@ class Database:
             except BaseException:
                 s.rollback()
                 raise
+
+    def insert_once(self, row: Any) -> bool:
+        """Insert ``row`` in a transaction of its own; False when its key is taken (another
+        process stored it first: the first one wins). The row keeps its values after."""
+        try:
+            with self.write() as s:
+                s.add(row)
+        except IntegrityError:
+            return False
+        return True
 
     @contextmanager
     def connect(self, *, write: bool) -> Iterator[Connection]:

@@ -72,10 +72,6 @@ def _fit(text: str) -> str:
     return text if len(text) <= WIDTH else text[: WIDTH - 1] + "…"
 
 
-def _form_text(ruleset: dict[str, Any]) -> str:
-    return ", ".join(f"{k} {v}" for k, v in ruleset.items()) or "defaults"
-
-
 def run_demo(
     base_url: str,
     games: Sequence[str] | None = None,
@@ -147,7 +143,8 @@ def _match(
     cls = engine_class(game)
     n = cls.seat_count(cls.parse_ruleset(ruleset))
     match = qc.create_match(game, ruleset, [f"bot {i}" for i in range(n)])
-    echo(_fit(f"{game} ({_form_text(ruleset)}): match {match.match_id}, {n} seats"))
+    form = ", ".join(f"{k} {v}" for k, v in ruleset.items()) or "defaults"
+    echo(_fit(f"{game} ({form}): match {match.match_id}, {n} seats"))
     match.start()  # each seat: commit, check the signed lock and its log entry, reveal
     echo(
         _fit(

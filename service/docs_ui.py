@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import html
 from importlib.resources import files
-from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -20,10 +19,6 @@ from fastapi.staticfiles import StaticFiles
 from .version import PROTOCOLS
 
 ASSETS_URL = "/static-docs"
-
-
-def assets_dir() -> Path:
-    return Path(str(files("fastapi_offline") / "static"))
 
 
 LANDING = """<!doctype html>
@@ -46,7 +41,11 @@ code{{background:#f3f3f3;padding:0 .2em}}</style></head>
 
 def install(app: FastAPI) -> None:
     """Add ``/`` and ``/docs`` to an app built with ``docs_url=None, redoc_url=None``."""
-    app.mount(ASSETS_URL, StaticFiles(directory=assets_dir()), name="static-docs")
+    app.mount(
+        ASSETS_URL,
+        StaticFiles(directory=str(files("fastapi_offline") / "static")),
+        name="static-docs",
+    )
     title = app.title
     protocols = ", ".join(f"<code>{html.escape(p)}</code>" for p in PROTOCOLS)
     landing = LANDING.format(

@@ -196,7 +196,11 @@ def play_seat(
     s.commit()
     s.reveal(wait=wait)
     after = -1
-    deadline = time.monotonic() + client_match_seconds(client, match_id)
+    try:  # the match lasts at most its ruleset's max_seconds (default a day)
+        limit = float(json.loads(client.match(match_id).ruleset).get("max_seconds", 86400))
+    except (ValueError, TypeError, AttributeError):
+        limit = 86400.0
+    deadline = time.monotonic() + limit
     while stop is None or not stop.is_set():
         view = s.state()
         if view.status == "finished":
@@ -217,15 +221,6 @@ def play_seat(
     if s.lock is not None and s.state().status == "finished":
         s.check_transcript()
     return s
-
-
-def client_match_seconds(client: Client, match_id: str) -> float:
-    """How long the match may last (its ruleset's ``max_seconds``, default a day)."""
-    try:
-        rules = json.loads(client.match(match_id).ruleset)
-        return float(rules.get("max_seconds", 86400))
-    except (ValueError, TypeError, AttributeError):
-        return 86400.0
 
 
 class House:

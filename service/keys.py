@@ -26,6 +26,7 @@ import logging
 import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -76,35 +77,26 @@ def _read_nonempty(path: Path) -> str:
     raise RuntimeError(f"{path} is empty")
 
 
+def key_file(path: Path, make: Callable[[], str | bytes]) -> str:
+    """The key in ``path``, written by ``make`` (bytes: as base64) on first use (0600)."""
+    if not path.exists():
+        new = make()
+        text = new if isinstance(new, str) else base64.b64encode(new).decode("ascii")
+        _create_exclusive(path, text + "\n")
+    return _read_nonempty(path)
+
+
 def master_key(settings: Settings) -> bytes:
     if settings.master_key:
         return load_master_key(settings.master_key)
-    path = settings.master_key_path
-    if not path.exists():
-        _create_exclusive(path, base64.b64encode(new_master_key()).decode("ascii") + "\n")
-    return load_master_key(_read_nonempty(path))
+    return load_master_key(key_file(settings.master_key_path, new_master_key))
 
 
 def signer(settings: Settings) -> Signer:
     if settings.signing_key:
         return Signer.from_seed_b64(settings.signing_key)
-    path = settings.signing_key_path
-    if not path.exists():
-        _create_exclusive(path, Signer.generate().private_b64() + "\n")
-    _read_nonempty(path)
-    return Signer.load(path)
-
-
-def log_note_seed(settings: Settings) -> bytes:
-    """The 32-byte seed of the log's own Ed25519 note key (it signs checkpoints only):
-    ``QAHWA_LOG_KEY``, or the key file beside the signing key, generated on first start."""
-    if not settings.log_key and not settings.log_key_path.exists():
-        _create_exclusive(
-            settings.log_key_path, base64.b64encode(os.urandom(32)).decode("ascii") + "\n"
-        )
-    seed = _configured_log_seed(settings)
-    assert seed is not None  # the key, or the file just made
-    return seed
+    key_file(settings.signing_key_path, lambda: Signer.generate().private_b64())
+    return Signer.load(settings.signing_key_path)
 
 
 class StartupError(RuntimeError):
@@ -125,6 +117,17 @@ def _aad(key_id: str) -> str:
 
 def _seal_signer(box: SecretBox, s: Signer) -> str:
     return box.seal(base64.b64decode(s.private_b64()), _aad(s.key_id))
+
+
+def _key_row(s: Signer, created_at: str, sealed: str | None, **extra: Any) -> SigningKey:
+    return SigningKey(
+        key_id=s.key_id,
+        alg="ed25519",
+        public_key=public_key_b64(s.public_key),
+        created_at=created_at,
+        sealed=sealed,
+        **extra,
+    )
 
 
 def _open_signer(box: SecretBox, row: SigningKey) -> Signer | None:
@@ -226,9 +229,6 @@ class KeyRing:
             )
         return found
 
-    def in_force_now(self) -> Signer | None:
-        return self._pick(self.clock.now())
-
     # -- signing ---------------------------------------------------------------------------
     def current(self) -> Signer:
         return self.at(self.clock.now())
@@ -283,15 +283,8 @@ def open_ring(
             with db.write() as s:
                 row = s.get(SigningKey, configured.key_id)
                 if row is None:
-                    s.add(
-                        SigningKey(
-                            key_id=configured.key_id,
-                            alg="ed25519",
-                            public_key=public_key_b64(configured.public_key),
-                            created_at=iso_of(clock.now()),
-                            sealed=_seal_signer(box, configured),
-                        )
-                    )
+                    sealed = _seal_signer(box, configured)
+                    s.add(_key_row(configured, iso_of(clock.now()), sealed))
                 elif row.sealed is None:
                     row.sealed = _seal_signer(box, configured)
                     s.add(row)
@@ -301,7 +294,7 @@ def open_ring(
                 raise
     ring = KeyRing(db, box, configured, clock, settings.key_poll_seconds)
     ring.refresh()
-    if ring.in_force_now() is None:
+    if ring._pick(clock.now()) is None:  # no key in force now
         with db.read() as s:
             row = s.get(SigningKey, configured.key_id)
         when = row.retired_at if row is not None else None
@@ -361,16 +354,8 @@ def rotate(
         if r.retired_at is None or epoch_of(r.retired_at) > now + delay:
             r.retired_at = at
             session.add(r)
-    session.add(
-        SigningKey(
-            key_id=new.key_id,
-            alg="ed25519",
-            public_key=public_key_b64(new.public_key),
-            created_at=iso_of(now),
-            activates_at=at,
-            sealed=_seal_signer(box, new) if seal else None,
-        )
-    )
+    sealed = _seal_signer(box, new) if seal else None
+    session.add(_key_row(new, iso_of(now), sealed, activates_at=at))
     return new, private, at
 
 
@@ -385,13 +370,14 @@ def _decode_seed(text: str) -> bytes:
     return seed
 
 
-def _configured_log_seed(settings: Settings) -> bytes | None:
-    if settings.log_key:
-        return _decode_seed(settings.log_key)
-    path = settings.log_key_path
-    if path.exists():
-        return _decode_seed(_read_nonempty(path))
-    return None
+def _identity_row(box: SecretBox, log_id: int, origin: str, seed: bytes) -> LogIdentity:
+    return LogIdentity(
+        id=log_id,
+        origin=origin,
+        vkey=tlog.NoteSigner.from_seed(origin, seed).vkey,
+        sealed=box.seal(seed, f"log-note-key {origin}"),
+        created_at=iso_of(time.time()),
+    )
 
 
 def open_log_seed(box: SecretBox, origin: str, sealed: str) -> bytes:
@@ -413,24 +399,18 @@ def log_identity(settings: Settings, db: Database, box: SecretBox) -> tuple[int,
     file); every later process takes them from the database, and refuses to start
     (:class:`LogIdentityError`) if its configured origin or key is another.
     """
-    configured = _configured_log_seed(settings)
+    path = settings.log_key_path
+    text = settings.log_key or (_read_nonempty(path) if path.exists() else None)
+    configured = None if text is None else _decode_seed(text)
     with db.write() as s:
         db.lock_table(s, "log_identity")
         current = s.exec(select(LogIdentity).order_by(col(LogIdentity.id).desc()).limit(1)).first()
         if current is None:
             origin = settings.origin
-            if configured is None:
-                configured = log_note_seed(settings)
-            vkey = tlog.NoteSigner.from_seed(origin, configured).vkey
-            s.add(
-                LogIdentity(
-                    id=1,  # the log of any entry stored before the first was recorded
-                    origin=origin,
-                    vkey=vkey,
-                    sealed=box.seal(configured, f"log-note-key {origin}"),
-                    created_at=iso_of(time.time()),
-                )
-            )
+            if configured is None:  # a new note key (it signs checkpoints only) in the key file
+                configured = _decode_seed(key_file(path, lambda: os.urandom(32)))
+            # log 1: the log of any entry stored before the first was recorded
+            s.add(_identity_row(box, 1, origin, configured))
             return 1, origin, configured
         assert current.id is not None
         log_id, origin, vkey = current.id, current.origin, current.vkey
@@ -459,7 +439,6 @@ def new_log(
     """Start a new log (docs/deploy.md §10): ``origin`` with the note key ``seed`` becomes
     the deployment's log, appended to from index 0 from this commit on (it takes the log's
     append lock, so no entry lands in the old log after it); ``(its id, its vkey)``."""
-    vkey = tlog.NoteSigner.from_seed(origin, seed).vkey
     with db.write() as s:
         db.lock_table(s, "translog")  # appends wait, then go to the new log
         db.lock_table(s, "log_identity")
@@ -467,16 +446,9 @@ def new_log(
             raise Conflict(f"the log {origin!r} exists already: pick a new origin", "exists")
         top = s.exec(select(func.max(col(LogIdentity.id)))).one()
         log_id = 1 if top is None else int(top) + 1
-        s.add(
-            LogIdentity(
-                id=log_id,
-                origin=origin,
-                vkey=vkey,
-                sealed=box.seal(seed, f"log-note-key {origin}"),
-                created_at=iso_of(time.time()),
-            )
-        )
-    return log_id, vkey
+        row = _identity_row(box, log_id, origin, seed)
+        s.add(row)
+    return log_id, row.vkey
 
 
 def preflight(settings: Settings, db: Database) -> None:

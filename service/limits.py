@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from starlette.types import Scope
 
 from .clock import SYSTEM_CLOCK, Clock
-from .errors import Conflict
+from .errors import Conflict, error_body
 
 #: (method, path) pairs not limited per address: creation has its own limit per key
 EXEMPT = {("POST", "/v1/matches"), ("POST", "/v1/rng"), ("GET", "/healthz"), ("GET", "/metrics")}
@@ -81,50 +81,40 @@ class AddressLimit:
     def exempt(self, scope: Scope) -> bool:
         return not self.on or (scope["method"], scope["path"]) in EXEMPT
 
-    def take(self, who: str) -> float:
-        """Take one request's token: 0.0 if it may go on, else the seconds to wait."""
+    def _tokens(self, who: str) -> tuple[float, float]:
+        """``who``'s tokens now (refilled since its last request), and now."""
         now = self.clock.monotonic()
         tokens, at = self._buckets.get(who, (self.rate, now))
-        tokens = min(self.rate, tokens + (now - at) * self.rate)
+        return min(self.rate, tokens + (now - at) * self.rate), now
+
+    def take(self, who: str) -> float:
+        """Take one request's token: 0.0 if it may go on, else the seconds to wait."""
+        tokens, now = self._tokens(who)
         if tokens >= 1.0:
             self._buckets[who] = (tokens - 1.0, now)
             if len(self._buckets) > PRUNE_AT:
-                self._prune(now)
+                # a bucket idle for a second is full again: the same as no bucket
+                self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < 1.0}
             return 0.0
         self._buckets[who] = (tokens, now)
         return (1.0 - tokens) / self.rate
 
-    def _prune(self, now: float) -> None:
-        # a bucket idle for a second is full again: the same as no bucket
-        self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < 1.0}
-
     def empty(self, who: str) -> float:
         """Without taking a token: 0.0 if ``who`` has one, else the seconds until it does."""
-        now = self.clock.monotonic()
-        tokens, at = self._buckets.get(who, (self.rate, now))
-        tokens = min(self.rate, tokens + (now - at) * self.rate)
+        tokens, _ = self._tokens(who)
         return 0.0 if tokens >= 1.0 else (1.0 - tokens) / self.rate
 
     def charge(self, who: str) -> None:
         """Take a token after the fact (a refused credential), going below zero if need be
         (at most one second's worth in debt)."""
-        now = self.clock.monotonic()
-        tokens, at = self._buckets.get(who, (self.rate, now))
-        tokens = min(self.rate, tokens + (now - at) * self.rate)
+        tokens, now = self._tokens(who)
         self._buckets[who] = (max(-self.rate, tokens - 1.0), now)
 
     def refusal(self, who: str, wait: float) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """The 429 answer: status, headers, body (``who`` as the message names it)."""
         seconds = max(1, math.ceil(wait))
-        body = json.dumps(
-            {
-                "error": {
-                    "code": "rate_limited",
-                    "message": f"more than {self.rate:g} requests a second from {who}; "
-                    f"retry in {seconds} s",
-                }
-            }
-        ).encode()
+        message = f"more than {self.rate:g} requests a second from {who}; retry in {seconds} s"
+        body = json.dumps(error_body("rate_limited", message)).encode()
         return (
             429,
             [

@@ -12,6 +12,7 @@ from sqlmodel import col, select
 from . import translog
 from .clock import epoch_of
 from .db import Database
+from .errors import user_errors
 from .keys import RecordSigner
 from .models import SigningKey
 
@@ -46,18 +47,18 @@ class PublicLog:
             self._log_read = now
         return self._log_id
 
+    # the log's errors (NotInLog, BadLogRequest) are answered as the service's (user_errors)
     def tree_head(self, *, tree_size: int | None = None) -> dict[str, Any]:
-        return translog.api(translog.signed_head, self.db, self.signer, tree_size, log=self.log_id)
+        with user_errors():
+            return translog.signed_head(self.db, self.signer, tree_size, log=self.log_id)
 
     def proof(self, index: int, *, tree_size: int | None) -> dict[str, Any]:
-        return translog.api(
-            translog.inclusion, self.db, self.signer, index, tree_size, log=self.log_id
-        )
+        with user_errors():
+            return translog.inclusion(self.db, self.signer, index, tree_size, log=self.log_id)
 
     def consistency(self, *, first: int, second: int) -> dict[str, Any]:
-        return translog.api(
-            translog.consistency, self.db, self.signer, first, second, log=self.log_id
-        )
+        with user_errors():
+            return translog.consistency(self.db, self.signer, first, second, log=self.log_id)
 
     def entries(self, *, start: int, limit: int) -> dict[str, Any]:
         return translog.entries(self.db, start, limit, log=self.log_id)

@@ -1,9 +1,10 @@
 """A bounded mapping that forgets its least recently used entries: the one LRU cache the
-service's in-memory caches share (not thread-safe: a caller that shares one across threads
-holds its own lock around each call)."""
+service's in-memory caches share; each call holds the cache's own lock (a caller that needs
+several calls to be atomic holds its own lock around them)."""
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Generic, TypeVar, overload
 
@@ -20,6 +21,7 @@ class LRU(Generic[K, V]):
             raise ValueError(f"an LRU holds at least one entry, not {size}")
         self.size = size
         self._entries: OrderedDict[K, V] = OrderedDict()
+        self._guard = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -33,19 +35,22 @@ class LRU(Generic[K, V]):
     def get(self, key: K, default: V, *, touch: bool = True) -> V: ...
     def get(self, key: K, default: V | None = None, *, touch: bool = True) -> V | None:
         """The entry (``default`` when there is none); ``touch``: count this as a use."""
-        try:
-            value = self._entries[key]
-        except KeyError:
-            return default
-        if touch:
-            self._entries.move_to_end(key)
-        return value
+        with self._guard:
+            try:
+                value = self._entries[key]
+            except KeyError:
+                return default
+            if touch:
+                self._entries.move_to_end(key)
+            return value
 
     def put(self, key: K, value: V) -> None:
-        self._entries[key] = value
-        self._entries.move_to_end(key)
-        while len(self._entries) > self.size:
-            self._entries.popitem(last=False)
+        with self._guard:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
 
     def pop(self, key: K) -> V | None:
-        return self._entries.pop(key, None)
+        with self._guard:
+            return self._entries.pop(key, None)

@@ -35,14 +35,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from prometheus_client import (
-    CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Counter,
     Gauge,
     Histogram,
     PlatformCollector,
     ProcessCollector,
-    generate_latest,
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
@@ -223,9 +221,6 @@ class Metrics:
         for c in counts:
             if c is not None:
                 c.inc()
-
-    def exposition(self) -> tuple[bytes, str]:
-        return generate_latest(self.registry), CONTENT_TYPE_LATEST
 
     def swept_run(self, ended: int | None) -> None:
         """One sweep: ``ended`` matches, or None when it failed."""

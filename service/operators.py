@@ -73,16 +73,6 @@ def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
-def check_name(name: str) -> str:
-    if not NAME_RE.fullmatch(name):
-        raise BadRequest(
-            f"bad operator name {name!r}: 1 to 64 of A-Z a-z 0-9 . _ @ -, "
-            "starting with a letter or digit",
-            "bad_operator_name",
-        )
-    return name
-
-
 @dataclass(frozen=True, slots=True)
 class OperatorInfo:
     name: str
@@ -92,7 +82,12 @@ class OperatorInfo:
 
 def add(db: Database, name: str, *, key: str | None = None) -> str:
     """Create operator ``name``; returns its key (the only time it is seen)."""
-    check_name(name)
+    if not NAME_RE.fullmatch(name):
+        raise BadRequest(
+            f"bad operator name {name!r}: 1 to 64 of A-Z a-z 0-9 . _ @ -, "
+            "starting with a letter or digit",
+            "bad_operator_name",
+        )
     key = key or new_key()
     try:
         with db.connect(write=True) as c:
@@ -134,16 +129,13 @@ def ensure_first_key(db: Database, path: Path) -> bool:
     one line, to ``path`` (mode 0600). Returns True if it did. A key already in ``path``
     (e.g. a database made anew next to an old data dir) is registered rather than replaced.
     """
-    from .keys import _create_exclusive, _read_nonempty
+    from .keys import key_file
 
     with db.connect(write=False) as c:
         if c.execute(select(_KEYS.c.name).limit(1)).first() is not None:
             return False
-    if not path.exists():
-        _create_exclusive(path, new_key() + "\n")
-    key = _read_nonempty(path)
     try:
-        add(db, FIRST_KEY_NAME, key=key)
+        add(db, FIRST_KEY_NAME, key=key_file(path, new_key))
     except BadRequest:  # another process registered it a moment ago
         return False
     return True

@@ -39,8 +39,7 @@ class RngSessions:
         self, session_id: str, *, token: str | None, client_seed: str, nonce: str | None
     ) -> dict[str, Any]:
         """Lock the session with the client's seed and nonce (the server computes the
-        seat's commitment); the session then draws. A qahwa-fair/1 session is read-only
-        (409: migration 0008 ended every one still open)."""
+        seat's commitment); the session then draws (a qahwa-fair/1 session: 409, read-only)."""
         svc = self.matches
         with svc.writing(session_id, kind=KIND_RNG) as tx:
             tx.auth(token)
@@ -61,12 +60,14 @@ class RngSessions:
             except SeedError as exc:
                 raise Invalid(str(exc), "bad_reveal") from None
             seats = tx.seats()
-            row = seats[0]
-            row.seed_commitment = com
-            row.client_seed, row.nonce, row.revealed = client_seed, nonce, True
-            row.seed_source = SeedSource.PLAYER
-            tx.s.add(row)
-            tx.s.flush()
+            tx.set_seat(
+                seats[0],
+                seed_commitment=com,
+                client_seed=client_seed,
+                nonce=nonce,
+                revealed=True,
+                seed_source=SeedSource.PLAYER,
+            )
             svc._lock(tx, seats)
             tx.start(seats)
             tx.touch()
@@ -107,17 +108,8 @@ class RngSessions:
                 self.result_bytes.add(m.id, draws, before, max_bytes=settings.max_transcript_bytes)
             out: dict[str, Any] = {"session_id": m.id, "version": m.version, "status": m.status}
             drawn = [ev for ev in logged if ev.get("type") == EventType.CHANCE]
-            if drawn:
-                ev = drawn[0]
-                out.update(
-                    {
-                        "seq": ev["seq"],
-                        "label": ev["label"],
-                        "kind": ev["kind"],
-                        "args": ev.get("args"),
-                        "result": ev["result"],
-                    }
-                )
+            if drawn:  # the draw's event (a close draws none); only its args may be absent
+                out.update({k: drawn[0].get(k) for k in ("seq", "label", "kind", "args", "result")})
             out["chain"] = m.chain
             out["receipt"] = receipt
             return out
@@ -125,12 +117,10 @@ class RngSessions:
     def close(self, session_id: str, *, token: str | None) -> dict[str, Any]:
         out = self.draw(session_id, token=token, action={"type": "close"})
         transcript = self.matches.transcript(session_id, kind=KIND_RNG)
-        closed = {
+        return {
             "session_id": session_id,
             "status": out["status"],
             "server_seed": transcript["server_seed"],
             "transcript": transcript,
+            "receipt": out["receipt"],
         }
-        if "receipt" in out:
-            closed["receipt"] = out["receipt"]
-        return closed

@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import json
 import resource
+from http import HTTPStatus
 from typing import ClassVar
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -47,10 +48,10 @@ class _Stats:
 STATS = _Stats()
 
 
-def _raw_response(status: int, reason: str, code: str, message: str) -> bytes:
+def _raw_response(status: int, code: str, message: str) -> bytes:
     body = json.dumps(error_body(code, message)).encode()
     return (
-        f"HTTP/1.1 {status} {reason}\r\ncontent-type: application/json\r\n"
+        f"HTTP/1.1 {status} {HTTPStatus(status).phrase}\r\ncontent-type: application/json\r\n"
         f"content-length: {len(body)}\r\nconnection: close\r\n\r\n"
     ).encode() + body
 
@@ -109,14 +110,8 @@ class GuardedH11Protocol(H11Protocol):
                 STATS.dropped += 1
                 victim._drop()
             else:
-                transport.write(
-                    _raw_response(
-                        503,
-                        "Service Unavailable",
-                        "unavailable",
-                        "too many open connections; retry shortly",
-                    )
-                )
+                msg = "too many open connections; retry shortly"
+                transport.write(_raw_response(503, "unavailable", msg))
                 transport.close()
 
     def _in_request(self) -> bool:
@@ -160,14 +155,8 @@ class GuardedH11Protocol(H11Protocol):
             and not self.transport.is_closing()
         ):
             STATS.dropped += 1
-            self.transport.write(
-                _raw_response(
-                    408,
-                    "Request Timeout",
-                    "request_timeout",
-                    f"the request body did not arrive within {self._limits()[1]:g} s",
-                )
-            )
+            msg = f"the request body did not arrive within {self._limits()[1]:g} s"
+            self.transport.write(_raw_response(408, "request_timeout", msg))
             self.transport.close()
 
     def _header_timeout(self) -> None:
@@ -179,14 +168,8 @@ class GuardedH11Protocol(H11Protocol):
     def _drop(self) -> None:
         self._disarm()
         if self._got_bytes:
-            self.transport.write(
-                _raw_response(
-                    408,
-                    "Request Timeout",
-                    "request_timeout",
-                    "the request head did not arrive in time",
-                )
-            )
+            msg = "the request head did not arrive in time"
+            self.transport.write(_raw_response(408, "request_timeout", msg))
         self.transport.close()
 
     def data_received(self, data: bytes) -> None:

@@ -27,11 +27,10 @@ log's note key) are kept in ``translog_checkpoints`` with the witnesses' cosigna
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, ParamSpec
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from sqlalchemy import Column, Integer, String, Text, UniqueConstraint
-from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, Session, SQLModel, col, func, select
 
 import tlog
@@ -42,7 +41,6 @@ from .db import Database
 from .errors import BadLogRequest as BadLogRequest
 from .errors import LogError as LogError
 from .errors import NotInLog as NotInLog
-from .errors import user_errors
 from .keys import RecordSigner
 from .kinds import RecordType
 from .models import LogEntry, LogIdentity
@@ -302,14 +300,6 @@ def leaf_hashes(session: Session, tree_size: int | None = None, *, log: int) -> 
 
 # -- the public reads ----------------------------------------------------------------------
 
-P = ParamSpec("P")
-
-
-def api(fn: Callable[P, dict[str, Any]], *args: P.args, **kwargs: P.kwargs) -> dict[str, Any]:
-    """Call a read below, reporting a :class:`LogError` as the service's error."""
-    with user_errors():
-        return fn(*args, **kwargs)
-
 
 def _check_size(n: int, tree_size: int) -> None:
     if tree_size > n:
@@ -328,42 +318,12 @@ def _sign_and_cache(
     db: Database, signer: RecordSigner, tree_size: int, root_h: bytes, log: int
 ) -> dict[str, Any]:
     """Sign the head of ``tree_size``, cache it, return the cached one (first signer wins)."""
-    head = _head(signer, tree_size, root_h)
-    try:
-        with db.write() as w:
-            if w.get(TreeHead, (log, tree_size)) is None:
-                w.add(
-                    TreeHead(
-                        log_id=log,
-                        tree_size=tree_size,
-                        head=json.dumps(head, separators=(",", ":"), ensure_ascii=False),
-                    )
-                )
-    except IntegrityError:
-        pass  # another process cached this size first: serve that one
+    head = json.dumps(_head(signer, tree_size, root_h), separators=(",", ":"), ensure_ascii=False)
+    db.insert_once(TreeHead(log_id=log, tree_size=tree_size, head=head))  # or another's first
     with db.read() as s:
         cached = _cached_head(s, tree_size, log)
     assert cached is not None
     return cached
-
-
-def _head_in(s: Session, tree_size: int, late: list[int], log: int) -> dict[str, Any] | None:
-    """The cached head of ``tree_size`` from session ``s``, or None (noted in ``late``)."""
-    head = _cached_head(s, tree_size, log)
-    if head is None:
-        late.append(tree_size)
-    return head
-
-
-def _fill(
-    db: Database, signer: RecordSigner, late: list[int], log: int
-) -> dict[int, dict[str, Any]]:
-    out = {}
-    for n in late:
-        with db.read() as s:
-            root_h = stored_root(s, n, log=log)
-        out[n] = _sign_and_cache(db, signer, n, root_h, log)
-    return out
 
 
 def signed_head(
@@ -384,8 +344,8 @@ def signed_head(
 def inclusion(
     db: Database, signer: RecordSigner, index: int, tree_size: int | None = None, *, log: int
 ) -> dict[str, Any]:
-    """Entry ``index`` with its audit path to the signed head of ``tree_size``."""
-    late: list[int] = []
+    """Entry ``index`` with its audit path to the signed head of ``tree_size`` (a head not
+    cached yet is signed after the read)."""
     with db.read() as s:
         n = size(s, log=log)
         want = n if tree_size is None else tree_size
@@ -396,15 +356,14 @@ def inclusion(
         if entry is None:
             raise NotInLog(f"no log entry {index}")
         path = inclusion_path(s, index, want, log=log)
-        head = _head_in(s, want, late, log)
-    head = head or _fill(db, signer, late, log)[want]
+        head = _cached_head(s, want, log)
     return {
         "index": index,
         "tree_size": want,
         "leaf": json.loads(entry.leaf),
         "leaf_hash": entry.leaf_hash,
         "audit_path": [h.hex() for h in path],
-        "tree_head": head,
+        "tree_head": head or signed_head(db, signer, want, log=log),
     }
 
 
@@ -416,19 +375,16 @@ def consistency(
         raise BadLogRequest("first must be at least 1 (every log extends the empty one)")
     if first > second:
         raise BadLogRequest(f"first ({first}) must not be larger than second ({second})")
-    late: list[int] = []
     with db.read() as s:
-        n = size(s, log=log)
-        _check_size(n, second)
+        _check_size(size(s, log=log), second)
         proof = consistency_path(s, first, second, log=log)
-        heads = {k: _head_in(s, k, late, log) for k in (first, second)}
-    filled = _fill(db, signer, sorted(set(late)), log)
+        heads = [_cached_head(s, k, log) for k in (first, second)]
     return {
         "first": first,
         "second": second,
         "proof": [h.hex() for h in proof],
-        "first_head": heads[first] or filled[first],
-        "second_head": heads[second] or filled[second],
+        "first_head": heads[0] or signed_head(db, signer, first, log=log),
+        "second_head": heads[1] or signed_head(db, signer, second, log=log),
     }
 
 

@@ -97,22 +97,18 @@ class Hub:
         loop = self._loop
         if loop is not None and not loop.is_closed():
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._wake_all)
+                loop.call_soon_threadsafe(self._wake, None)
 
-    def _wake(self, match_id: str) -> None:
+    def _wake(self, match_id: str | None) -> None:
+        """Wake the waiters of ``match_id`` (None: every waiter)."""
         with self._guard:
-            futs = self._waiters.pop(match_id, ())
-        for fut in futs:
+            if match_id is None:
+                woken, self._waiters = [*self._waiters.values()], {}
+            else:
+                woken = [self._waiters.pop(match_id, set())]
+        for fut in (f for futs in woken for f in futs):
             if not fut.done():
                 fut.set_result(None)
-
-    def _wake_all(self) -> None:
-        with self._guard:
-            waiters, self._waiters = self._waiters, {}
-        for futs in waiters.values():
-            for fut in futs:
-                if not fut.done():
-                    fut.set_result(None)
 
     async def wait(
         self, match_id: str, *, seen_next_seq: int, timeout: float, seen_status: str | None = None

@@ -5,7 +5,6 @@ match (the result stored, the transcript signed, the reveal record logged)."""
 from __future__ import annotations
 
 import json
-import threading
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -116,7 +115,6 @@ class Core:
         self.last_beat: float | None = None
         #: per match, what its lock fixes (:class:`_Locked`), most recently used last
         self._locks = LRU[str, _Locked](4096)
-        self._locks_guard = threading.Lock()
 
     @staticmethod
     def _signed_only(m: MatchRow, what: str | None = None) -> None:
@@ -135,13 +133,11 @@ class Core:
         the stored text is compared, so a lock of a transaction that rolled back is never
         served from here)."""
         assert m.lock is not None
-        with self._locks_guard:
-            found = self._locks.get(m.id)
+        found = self._locks.get(m.id)
         if found is not None and found.record.text == m.lock:
             return found
         found = _Locked(m.lock)
-        with self._locks_guard:
-            self._locks.put(m.id, found)
+        self._locks.put(m.id, found)
         return found
 
     def _lock_of(self, m: MatchRow) -> dict[str, Any]:

@@ -55,8 +55,7 @@ class Deadlines(Core):
         return 3 * self.settings.sweep_interval_seconds
 
     def _due(self, m: MatchRow) -> EndReason | None:
-        """Why the match must end now (§3/§7), or None. (No qahwa-fair/1 match is running:
-        migration 0008 ended them all, and the service never writes v1 again.)"""
+        """Why the match must end now (§3/§7), or None (never for a read-only v1 match)."""
         if m.status not in (SEATING, PLAYING) or not protocol_for(m.protocol).signed:
             return None
         now = self.store.clock.now()
@@ -68,14 +67,12 @@ class Deadlines(Core):
             return EndReason.NO_REVEAL if now > m.reveal_by else None
         if m.end_by is not None and now >= m.end_by:
             return EndReason.EXPIRED
-        if m.deadline is not None and now > m.deadline and self._serving(now):
-            return EndReason.TIMEOUT
+        # A turn deadline ends a match lazily only while this process's heartbeat is fresh;
+        # after an outage the sweep first extends the deadlines that passed meanwhile.
+        beat = self.last_beat
+        if m.deadline is not None and now > m.deadline and beat is not None:
+            return EndReason.TIMEOUT if now - beat <= self.outage_seconds else None
         return None
-
-    def _serving(self, now: float) -> bool:
-        """A turn deadline ends a match lazily only while this process's heartbeat is fresh;
-        after an outage the sweep first extends the deadlines that passed meanwhile."""
-        return self.last_beat is not None and now - self.last_beat <= self.outage_seconds
 
     @contextmanager
     def writing(self, match_id: str, *, kind: str) -> Iterator[Tx]:
@@ -153,7 +150,7 @@ class Deadlines(Core):
                     s.execute(
                         update(_MATCHES).where(_MATCHES.c.id == mid).values(deadline=now + turn)
                     )
-                    self.store.cache.discard(mid)
+                    self.store.cache.pop(mid)
                     extended += 1
             if beat is None:
                 s.add(Heartbeat(id=1, at=now))

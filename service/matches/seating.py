@@ -12,8 +12,7 @@ import json
 import secrets
 from typing import Any, NoReturn
 
-from sqlalchemy import bindparam, insert, update
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy import insert
 
 from fairness import (
     CURRENT,
@@ -39,24 +38,8 @@ from .core import MAX_SECONDS, REVEAL_SECONDS
 from .deadlines import arm
 from .reads import Reads
 
-_SEATS = Seat.__table__  # type: ignore[attr-defined]
-_INSERT_SEATS = insert(_SEATS)
+_INSERT_SEATS = insert(Seat.__table__)  # type: ignore[attr-defined]
 _INSERT_SEED = insert(ServerSeed.__table__)  # type: ignore[attr-defined]
-_SET_COMMIT = (
-    update(_SEATS)
-    .where(_SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat"))
-    .values(seed_commitment=bindparam("_com"), key=bindparam("_key"), roll_chain=bindparam("_tip"))
-)
-_SET_REVEAL = (
-    update(_SEATS)
-    .where(_SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat"))
-    .values(
-        client_seed=bindparam("_seed"),
-        nonce=bindparam("_nonce"),
-        revealed=True,
-        seed_source=SeedSource.PLAYER,
-    )
-)
 
 
 def _parse_key(key: str | None) -> str | None:
@@ -85,13 +68,6 @@ def _hex32(value: str | None, what: str, code: str) -> str:
         return parse_hex(value, 32, what).hex()
     except SeedError as exc:
         raise Invalid(str(exc), code) from None
-
-
-def _loaded(row: Seat, **values: Any) -> None:
-    """Set columns just written with a plain UPDATE on the loaded seat row, as loaded (the
-    session has nothing to flush for them)."""
-    for k, v in values.items():
-        set_committed_value(row, k, v)
 
 
 class Seating(Reads):
@@ -230,20 +206,17 @@ class Seating(Reads):
             com = _hex32(seed_commitment, "seed_commitment", "bad_commitment")
             pub = _parse_key(key)
             fresh = bool(json.loads(m.ruleset).get("fresh_rolls", False))
-            if fresh:
-                if roll_chain is None:
-                    raise Invalid(
-                        "this match has fresh rolls: commit the tip of your roll "
-                        "chain as roll_chain (64 hex)",
-                        "bad_roll_chain",
-                    )
-                tip: str | None = _hex32(roll_chain, "roll_chain", "bad_roll_chain")
-            else:
-                if roll_chain is not None:
-                    raise Invalid(
-                        "this match has no fresh rolls: roll_chain must be null", "bad_roll_chain"
-                    )
-                tip = None
+            if fresh and roll_chain is None:
+                raise Invalid(
+                    "this match has fresh rolls: commit the tip of your roll "
+                    "chain as roll_chain (64 hex)",
+                    "bad_roll_chain",
+                )
+            if not fresh and roll_chain is not None:
+                raise Invalid(
+                    "this match has no fresh rolls: roll_chain must be null", "bad_roll_chain"
+                )
+            tip = _hex32(roll_chain, "roll_chain", "bad_roll_chain") if fresh else None
             if m.lock is not None:
                 mine = self._lock_of(m)["seats"][seat]
                 if (mine["seed_commitment"], mine["key"], mine["roll_chain"]) != (com, pub, tip):
@@ -257,10 +230,7 @@ class Seating(Reads):
                 raise Conflict(f"seat {seat} has already committed", "already_committed")
             if any(st.seed_commitment == com for st in seats):
                 raise Conflict("this seed_commitment is another seat's", "duplicate_commitment")
-            tx.c.execute(
-                _SET_COMMIT, {"_mid": m.id, "_seat": seat, "_com": com, "_key": pub, "_tip": tip}
-            )
-            _loaded(row, seed_commitment=com, key=pub, roll_chain=tip)
+            tx.set_seat(row, seed_commitment=com, key=pub, roll_chain=tip)
             if all(st.seed_commitment is not None for st in seats):
                 self._lock(tx, seats)
             tx.touch()
@@ -323,10 +293,7 @@ class Seating(Reads):
                 )
             if row.revealed:  # the identical request again (a client's resend): same answer
                 return self._seated(tx, seat, seats)
-            tx.c.execute(
-                _SET_REVEAL, {"_mid": m.id, "_seat": seat, "_seed": client_seed, "_nonce": nonce}
-            )
-            _loaded(
+            tx.set_seat(
                 row,
                 client_seed=client_seed,
                 nonce=nonce,

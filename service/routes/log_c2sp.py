@@ -11,8 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
-from ..c2sp import NO_CACHE, C2SPError, LogC2SP, LogShelf
-from ..errors import Conflict, NotFound
+from ..c2sp import NO_CACHE, LogC2SP, LogShelf
 from ..schemas import Q, errors
 
 router = APIRouter()
@@ -20,20 +19,9 @@ router = APIRouter()
 TEXT = "text/plain; charset=utf-8"
 
 
-def _log(request: Request) -> LogC2SP:
-    c2sp: LogC2SP = request.app.state.log_c2sp
-    return c2sp
-
-
 def _shelf(request: Request) -> LogShelf:
     shelf: LogShelf = request.app.state.logs
     return shelf
-
-
-def _error(exc: C2SPError) -> Conflict | NotFound:
-    if exc.status == 409:
-        return Conflict(exc.message, exc.code)
-    return NotFound(exc.message)
 
 
 def _checkpoint(log: LogC2SP) -> Response:
@@ -41,10 +29,7 @@ def _checkpoint(log: LogC2SP) -> Response:
 
 
 def _tile(request: Request, log: LogC2SP, path: str) -> Response:
-    try:
-        served = log.tile("tile/" + path)
-    except C2SPError as exc:
-        raise _error(exc) from None
+    served = log.tile("tile/" + path)
     headers = {"Cache-Control": served.cache, "Vary": "Accept-Encoding"}
     body = served.body
     if path.startswith("entries/") and "gzip" in request.headers.get("accept-encoding", ""):
@@ -53,35 +38,28 @@ def _tile(request: Request, log: LogC2SP, path: str) -> Response:
     return Response(body, media_type=served.media_type, headers=headers)
 
 
-def _numbered(request: Request, log_id: int) -> LogC2SP:
-    try:
-        return _shelf(request).get(log_id)
-    except C2SPError as exc:
-        raise _error(exc) from None
-
-
 @router.get("/log/checkpoint", include_in_schema=False)
 def checkpoint(request: Request) -> Response:
-    return _checkpoint(_log(request))
+    return _checkpoint(_shelf(request).active)
 
 
 @router.get("/log/tile/{path:path}", include_in_schema=False)
 def tile(request: Request, path: str) -> Response:
-    return _tile(request, _log(request), path)
+    return _tile(request, _shelf(request).active, path)
 
 
 @router.get("/logs/{log_id}/log/checkpoint", include_in_schema=False)
 def numbered_checkpoint(
     request: Request, log_id: Annotated[int, Path(ge=1, le=2**31 - 1)]
 ) -> Response:
-    return _checkpoint(_numbered(request, log_id))
+    return _checkpoint(_shelf(request).get(log_id))
 
 
 @router.get("/logs/{log_id}/log/tile/{path:path}", include_in_schema=False)
 def numbered_tile(
     request: Request, log_id: Annotated[int, Path(ge=1, le=2**31 - 1)], path: str
 ) -> Response:
-    return _tile(request, _numbered(request, log_id), path)
+    return _tile(request, _shelf(request).get(log_id), path)
 
 
 @router.get(
@@ -101,8 +79,5 @@ def numbered_tile(
 def log_proof(
     request: Request, match_id: Annotated[str, Path(max_length=64, description="the match id")]
 ) -> Response:
-    try:
-        text = _shelf(request).match_proof(match_id)
-    except C2SPError as exc:
-        raise _error(exc) from None
+    text = _shelf(request).match_proof(match_id)
     return Response(text, media_type=TEXT, headers={"Cache-Control": NO_CACHE})

@@ -139,7 +139,6 @@ def reveal(
 def give_seed(
     match_id: MatchId, seat: Seat, body: SeedIn, svc: ServiceDep, token: TokenDep
 ) -> dict[str, Any]:
-    # qahwa-fair/1 is read-only (migration 0008): 404 for a v2 match, else 409
     svc.v1_seating(match_id, kind=KIND_MATCH, token=token, seat=seat)
 
 

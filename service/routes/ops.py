@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from ..metrics import Metrics
 
@@ -13,5 +14,4 @@ router = APIRouter()
 @router.get("/metrics", include_in_schema=False)
 def metrics(request: Request) -> Response:
     m: Metrics = request.app.state.metrics
-    body, content_type = m.exposition()
-    return Response(body, media_type=content_type)
+    return Response(generate_latest(m.registry), media_type=CONTENT_TYPE_LATEST)

@@ -113,8 +113,10 @@ def verify_page() -> Response:
     )
 
 
-def _page_asset(request: Request, path: str) -> Response:
-    """The verify page's Python (qahwa_page/pyodide.py): runtime, sources, manifest, worker."""
+def _page_asset(request: Request) -> Response:
+    """The verify page's Python (qahwa_page/pyodide.py): runtime, sources, manifest, worker;
+    anything else under /static/pyodide/ (not the /static mount) is 404."""
+    path = request.scope["path"].removeprefix("/static/")
     runtime_dir = getattr(request.app.state, "pyodide_dir", pyodide.RUNTIME_DIR)
     found = pyodide.asset(path, runtime_dir)
     if found is None:
@@ -132,30 +134,14 @@ def _page_asset(request: Request, path: str) -> Response:
     return Response(found.body, media_type=found.media_type, headers=found.headers)
 
 
-@router.get("/static/qahwa-py.json", include_in_schema=False)
-def page_manifest(request: Request) -> Response:
-    return _page_asset(request, "qahwa-py.json")
-
-
-@router.get("/static/verify-worker.js", include_in_schema=False)
-def page_worker(request: Request) -> Response:
-    return _page_asset(request, "verify-worker.js")
-
-
-@router.get("/static/qahwa-py-{digest}.zip", include_in_schema=False)
-def page_sources(request: Request, digest: str) -> Response:
-    return _page_asset(request, f"qahwa-py-{digest}.zip")
-
-
-@router.get("/static/pyodide/{version}/{name}", include_in_schema=False)
-def page_runtime(request: Request, version: str, name: str) -> Response:
-    return _page_asset(request, f"pyodide/{version}/{name}")
-
-
-@router.get("/static/pyodide/{rest:path}", include_in_schema=False)
-def page_runtime_other(request: Request, rest: str) -> Response:
-    """Anything else under /static/pyodide/ (not the /static mount): 404."""
-    return _page_asset(request, f"pyodide/{rest}")
+for _asset in (
+    "qahwa-py.json",
+    "verify-worker.js",
+    "qahwa-py-{digest}.zip",
+    "pyodide/{version}/{name}",
+    "pyodide/{rest:path}",
+):
+    router.add_api_route(f"/static/{_asset}", _page_asset, include_in_schema=False)
 
 
 @router.get(

@@ -30,12 +30,6 @@ from . import json_response
 
 router = APIRouter(prefix="/v1/rng", tags=["rng"])
 
-# Every answer is encoded as the service built it (json_response), never filtered through its
-# response_model: a session's records and transcript are signed, and a model that dropped or
-# defaulted a field (an old session's row, a field the model does not list) would break the
-# signature the client checks. The response models document the shape in OpenAPI.
-
-
 SessionId = Annotated[str, Path(max_length=64, description="the session id")]
 
 

@@ -9,8 +9,8 @@ The rest of the service imports from here.
 """
 
 from ..clock import iso_of, now_iso
-from .cache import Cached, EngineCache, catch_up
-from .sql import KIND_MATCH, KIND_RNG, MatchRow, dumps, hash_token, what
+from .cache import catch_up
+from .sql import KIND_MATCH, KIND_RNG, MatchRow, dumps, hash_token
 from .tx import FINISHED, PLAYING, SEATING, Store, Tx
 
 __all__ = [
@@ -19,8 +19,6 @@ __all__ = [
     "KIND_RNG",
     "PLAYING",
     "SEATING",
-    "Cached",
-    "EngineCache",
     "MatchRow",
     "Store",
     "Tx",
@@ -29,5 +27,4 @@ __all__ = [
     "hash_token",
     "iso_of",
     "now_iso",
-    "what",
 ]

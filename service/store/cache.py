@@ -29,28 +29,15 @@ class Cached:
     engine: Engine
 
 
-class EngineCache:
+class EngineCache(LRU[str, Cached]):
     """Engines by match id (least recently used dropped first); per-match thread locks."""
 
     def __init__(self, size: int = 512) -> None:
-        self._entries = LRU[str, Cached](size)
-        self._guard = threading.Lock()
+        super().__init__(size)
         self._locks = [threading.RLock() for _ in range(128)]
 
     def lock_for(self, match_id: str) -> threading.RLock:
         return self._locks[int(hashlib.sha256(match_id.encode()).hexdigest()[:8], 16) % 128]
-
-    def get(self, match_id: str) -> Cached | None:
-        with self._guard:
-            return self._entries.get(match_id)
-
-    def put(self, match_id: str, entry: Cached) -> None:
-        with self._guard:
-            self._entries.put(match_id, entry)
-
-    def discard(self, match_id: str) -> None:
-        with self._guard:
-            self._entries.pop(match_id)
 
 
 def catch_up(engine: Engine, events: Sequence[dict[str, Any]], first_seq: int) -> None:

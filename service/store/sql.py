@@ -8,6 +8,7 @@ hashes).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -158,5 +159,17 @@ def _update_for(cols: tuple[str, ...], notify: bool) -> Any:
 _SEAT_MATCH_ID: Any = Seat.match_id
 _SEAT_NO: Any = Seat.seat
 _SEATS_OF = select(Seat).where(_SEAT_MATCH_ID == bindparam("mid")).order_by(_SEAT_NO)
+
+
+@functools.cache  # a couple of column sets occur (a commit's, a reveal's, an rng seed's)
+def _seat_update(cols: tuple[str, ...]) -> Any:
+    """The UPDATE of one seat's ``cols`` (``_v_<col>``), built once per set of columns."""
+    return (
+        update(_SEATS)
+        .where(_SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat"))
+        .values({k: bindparam(f"_v_{k}") for k in cols})
+    )
+
+
 _SEEDS: Any = ServerSeed.__table__  # type: ignore[attr-defined]
 _SEALED = select(_SEEDS.c.sealed).where(_SEEDS.c.match_id == bindparam("mid"))

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
 from sqlalchemy import Connection, insert
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 
 from fairness import (
@@ -54,6 +54,7 @@ from .sql import (
     _SEAT_OF_TOKEN,
     _SEATS_OF,
     MatchRow,
+    _seat_update,
     _update_for,
     dumps,
     hash_token,
@@ -94,7 +95,6 @@ class Store:
         #: the time deadlines are measured with (the app's; tests move theirs)
         self.clock = clock
         self._tokens = LRU[tuple[str, str], int](8192)  # a token's seat never changes
-        self._tokens_guard = threading.Lock()
 
     def now_iso(self) -> str:
         """The clock's time as RFC 3339 UTC with milliseconds (a row's timestamps)."""
@@ -139,12 +139,12 @@ class Store:
                             c.execute(_update_for(tuple(changed), False), params)
             except BaseException:
                 if tx is None or tx.dirty:
-                    self.cache.discard(match_id)
+                    self.cache.pop(match_id)
                 raise
             if tx.current is not None:
                 self.cache.put(match_id, Cached(tx.m.version, tx.m.next_seq, tx.current))
             elif tx.dirty:
-                self.cache.discard(match_id)
+                self.cache.pop(match_id)
         if tx.appended or tx.logged or restated:  # events, a log entry (a lock), a status
             for cb in self.on_commit:
                 cb(match_id, tx.m.next_seq)
@@ -202,19 +202,14 @@ class Store:
     ) -> list[dict[str, Any]]:
         """The events with ``after < seq < before`` (``before``: the match row's
         ``next_seq`` as read, so a read outside a transaction sees what the row says)."""
-        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
-        return [json.loads(r[0]) for r in rows]
+        return self.events_and_chains(c, match_id, after, before=before)[0]
 
     def events_and_chains(
         self, c: Connection, match_id: str, after: int = -1, *, before: int
     ) -> tuple[list[dict[str, Any]], list[str | None]]:
         """:meth:`events_after` with the chain head after each event (v2; None for v1)."""
-        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
-        evs, chains = [], []
-        for body, chain in rows:
-            evs.append(json.loads(body))
-            chains.append(chain)
-        return evs, chains
+        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before}).all()
+        return [json.loads(b) for b, _ in rows], [ch for _, ch in rows]
 
     def server_seed(self, c: Connection, match_id: str) -> bytes:
         sealed = c.execute(_SEALED, {"mid": match_id}).scalar()
@@ -227,15 +222,13 @@ class Store:
             raise Unauthorized("this needs a seat token: send 'Authorization: Bearer <token>'")
         h = hash_token(token)
         key = (match_id, h)
-        with self._tokens_guard:
-            seat = self._tokens.get(key)
+        seat = self._tokens.get(key)
         if seat is not None:
             return seat
         found = c.execute(_SEAT_OF_TOKEN, {"mid": match_id, "h": h}).scalar()
         if found is None:
             raise Unauthorized("the token is not a seat token of this match")
-        with self._tokens_guard:
-            self._tokens.put(key, int(found))
+        self._tokens.put(key, int(found))
         return int(found)
 
 
@@ -281,6 +274,16 @@ class Tx:
 
     def seats(self) -> list[Seat]:
         return list(self.s.scalars(_SEATS_OF, {"mid": self.m.id}).all())
+
+    def set_seat(self, row: Seat, **values: Any) -> None:
+        """Write columns of a loaded seat row with one plain UPDATE (the ORM's unit of work
+        cost more than the statement) and set them on the row as loaded (nothing to flush)."""
+        params = {f"_v_{k}": v for k, v in values.items()}
+        self.c.execute(
+            _seat_update(tuple(values)), {"_mid": self.m.id, "_seat": row.seat, **params}
+        )
+        for k, v in values.items():
+            set_committed_value(row, k, v)
 
     def key(self, seats: list[Seat] | None = None) -> bytes:
         """K: v1's from the client seeds, v2's from the revealed seeds and nonces."""
@@ -331,7 +334,7 @@ class Tx:
                     catch_up(entry.engine, events, entry.next_seq)
                 except (ReplayError, ValueError, TypeError, KeyError) as exc:
                     log.warning("match %s: catching up failed (%s); replaying", m.id, exc)
-                    store.cache.discard(m.id)
+                    store.cache.pop(m.id)
                     return self._replay()
             entry.version, entry.next_seq = m.version, m.next_seq
             self.current = entry.engine
@@ -357,8 +360,7 @@ class Tx:
 
     def start(self, seats: list[Seat]) -> Engine:
         """Every seat revealed: K from their seeds and nonces, deal. The caller checks the
-        outcome (an engine may end at once) and sets the deadline. (Only a signed protocol's
-        match starts here: qahwa-fair/1 is read-only.)"""
+        outcome (an engine may end at once) and sets the deadline (v2: v1 is read-only)."""
         m = self.m
         cls = engine_of(m.game, m.ruleset)
         chance = Chance(self.key(seats))
