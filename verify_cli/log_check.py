@@ -24,7 +24,7 @@ import tlog
 from fairness import PROTOCOL as PROTOCOL_V1
 from fairness import canonical_json, signed_protocol
 
-from .keys import KeySet
+from .keys import KeySet, UnusableInput, server_base
 from .log_state import (
     Fetch,
     Head,
@@ -87,14 +87,7 @@ def check_inclusion(transcript: dict[str, Any], proof: Any, keys: KeySet) -> Hea
     leaf = proof.get("leaf")
     if not isinstance(leaf, dict) or leaf.get("type") != "commitment":
         raise LogCheckFailed(f"log entry {idx} is not a commitment record")
-    for name in ("protocol", "match_id", "game", "ruleset", "commitment", "log_index"):
-        if leaf.get(name) != transcript.get(name):
-            raise LogCheckFailed(
-                f"log entry {idx} is the commitment record of another match: "
-                f"its {name} is {leaf.get(name)!r}, the transcript's "
-                f"{transcript.get(name)!r}"
-            )
-    _check_signed(leaf, keys, f"the commitment record at log index {idx}")
+    _leaf_matches(transcript, leaf, idx, keys, "commitment record")
     head = parse_head(proof.get("tree_head"), keys)
     if proof.get("tree_size") != head.tree_size:
         raise LogCheckFailed(
@@ -126,25 +119,28 @@ class OfflineProof:
 
 
 def _leaf_matches(
-    transcript: dict[str, Any], leaf: dict[str, Any], idx: int, keys: KeySet | None
+    transcript: dict[str, Any],
+    leaf: dict[str, Any],
+    idx: int,
+    keys: KeySet | None,
+    record: str = "record",
 ) -> None:
-    """The logged record is this transcript's (a v1 commitment or a v2 lock), signed by one
-    of ``keys`` when there are keys."""
-    if leaf.get("type") == "lock":
-        names: tuple[str, ...] = ("protocol", "match_id", "game", "ruleset", "commitment")
-    elif leaf.get("type") == "commitment":
-        names = ("protocol", "match_id", "game", "ruleset", "commitment", "log_index")
-    else:
+    """The logged ``record`` is this transcript's (a v1 commitment or a v2 lock), signed by
+    one of ``keys`` when there are keys."""
+    names = ["protocol", "match_id", "game", "ruleset", "commitment"]
+    if leaf.get("type") == "commitment":
+        names.append("log_index")
+    elif leaf.get("type") != "lock":
         raise LogCheckFailed(f"log entry {idx} is not a commitment or lock record")
     for name in names:
         if leaf.get(name) != transcript.get(name):
             raise LogCheckFailed(
-                f"log entry {idx} is the record of another match: its "
+                f"log entry {idx} is the {record} of another match: its "
                 f"{name} is {leaf.get(name)!r}, the transcript's "
                 f"{transcript.get(name)!r}"
             )
     if keys is not None:
-        _check_signed(leaf, keys, f"the record at log index {idx}")
+        _check_signed(leaf, keys, f"the {record} at log index {idx}")
 
 
 def _included(idx: int, cp: tlog.Checkpoint, cosigned: Sequence[str], tail: str) -> str:
@@ -411,8 +407,6 @@ def downgrade_row(log_ok: bool | None, found: dict[str, Any]) -> tuple[bool | No
 
 def load_proofs(paths: Sequence[str]) -> dict[str, Any]:
     """``--log-proof`` files (the JSON of ``GET /v1/log/proof``) by their leaf's match id."""
-    from .keys import UnusableInput
-
     out: dict[str, Any] = {}
     for p in paths:
         try:
@@ -509,7 +503,6 @@ def log_hook(
 ) -> None:
     """``verify check``'s log step, after the transcripts themselves were checked."""
     from .core import load_document
-    from .keys import UnusableInput, server_base
 
     docs: list[Any] = []
     keysets: list[KeySet | None] = []

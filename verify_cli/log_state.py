@@ -25,7 +25,7 @@ from typing import Any
 import tlog
 from fairness import PROTOCOL, SignatureError, verify_record
 
-from .keys import KeySet
+from .keys import KeySet, UnusableInput
 
 STATE_VERSION = 1
 
@@ -129,8 +129,6 @@ class HeadState:
 
     @classmethod
     def load(cls, path: Path | None) -> HeadState:
-        from .keys import UnusableInput
-
         st = cls(path)
         if path is None or not path.exists():
             return st

@@ -63,7 +63,7 @@ from .options import (
     required_option,
     state_option,
 )
-from .output import make_console, print_report, print_summary, progress_bar
+from .output import echo_json, make_console, print_report, print_summary, progress_bar
 from .page import page_cmd
 from .stats_cli import stats_cmd
 from .version import PROTOCOLS, VERSION
@@ -478,14 +478,7 @@ def check_cmd(
     reports.sort(key=lambda r: order.get(str(r.get("source")), len(order)))
     code = exit_code(reports)
     if as_json:
-        click.echo(
-            json.dumps(
-                {"ok": code == 0, "exit_code": code, "results": reports},
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
-        return code
+        return echo_json(code, {"results": reports})
     for rep in reports:
         print_report(console, rep)
     if len(reports) > 1:

@@ -48,7 +48,8 @@ import tlog
 from fairness import PROTOCOL, canonical_json, signed_protocol
 from fairness.signing import ALG
 
-from .keys import KeySet
+from .keys import KeySet, UnusableInput, fetch_keys, load_key_file
+from .log_check import open_state
 from .log_state import (
     ForkDetected,
     HeadState,
@@ -900,8 +901,6 @@ def _from_keys(base: str, what: str, read: Callable[[Any], T]) -> T:
     be fetched or read)."""
     import httpx
 
-    from .keys import UnusableInput
-
     try:
         return read(httpx.get(base + "/v1/keys", timeout=30).json())
     except (
@@ -919,8 +918,6 @@ def _from_keys(base: str, what: str, read: Callable[[Any], T]) -> T:
 
 def _shard(base: str, origin: str) -> tuple[str, str]:
     """``(path, vkey)`` of the server's log ``origin``, from the ``logs`` of its /v1/keys."""
-    from .keys import UnusableInput
-
     logs = _from_keys(
         base,
         "the server's logs",
@@ -936,8 +933,6 @@ def _shard(base: str, origin: str) -> tuple[str, str]:
 
 
 def _log_key(base: str, log_vkey: str | None, policy: tlog.Policy | None) -> tlog.Verifier:
-    from .keys import UnusableInput
-
     if log_vkey:
         try:
             return tlog.parse_vkey(log_vkey)
@@ -949,8 +944,6 @@ def _log_key(base: str, log_vkey: str | None, policy: tlog.Policy | None) -> tlo
 
 
 def load_policy(path: str | None) -> tlog.Policy | None:
-    from .keys import UnusableInput
-
     if path is None:
         return None
     try:
@@ -1030,9 +1023,7 @@ def log_cmd(
 ) -> int:
     from rich.markup import escape
 
-    from .keys import fetch_keys, load_key_file
-    from .log_check import open_state
-    from .output import make_console, progress_bar
+    from .output import echo_json, make_console, progress_bar
 
     if not server.startswith(("http://", "https://")):
         raise click.UsageError(f"--server must be an http(s) URL, got {server!r}")
@@ -1079,12 +1070,7 @@ def log_cmd(
     )
     code = 0 if res.ok else 2 if unreachable else 1
     if as_json:
-        click.echo(
-            json.dumps(
-                {"ok": res.ok, "exit_code": code, **res.to_json()}, indent=2, ensure_ascii=False
-            )
-        )
-        return code
+        return echo_json(code, res.to_json())
     console = make_console()
     if res.ok:
         console.print(
