@@ -364,16 +364,18 @@ def position_tests(
     n: int,
     draws: int,
     per_match: int,
-    label_of: Callable[[int], str],
+    hand: str,
     item_names: Sequence[str],
-    per_item: bool = True,
 ) -> None:
-    """Each item's position over ``draws`` shuffles of ``n`` items: the whole matrix
-    (df (n−1)²) and, with ``per_item``, each item's row (df n−1)."""
+    """Each item's position over ``draws`` shuffles of ``n`` items (at labels
+    ``{hand}{i mod per_match}/shuffle``): the whole matrix (df (n−1)²) and each item's row
+    (df n−1)."""
     buf = bytearray()
     items = list(range(n))
     for i in range(draws):
-        buf += bytes(source.stream(name, game, i, per_match, label_of(i)).shuffle(items))
+        buf += bytes(
+            source.stream(name, game, i, per_match, f"{hand}{i % per_match}/shuffle").shuffle(items)
+        )
     counts = [[0] * n for _ in range(n)]  # counts[item][position]
     for pos in range(n):
         col = Counter(buf[pos::n])
@@ -383,7 +385,6 @@ def position_tests(
     x2 = sum((c - e) ** 2 / e for row in counts for c in row)
     df = (n - 1) ** 2
     scaled = x2 * (n - 1) / n
-    flat = [c for row in counts for c in row]
     b.add(
         f"{name}.positions",
         name,
@@ -392,50 +393,30 @@ def position_tests(
         [],
         [],
         [],
-        f"all {n}×{n} item/position counts ({len(flat)} cells, E = {e:,.1f}); statistic X²·(n−1)/n",
+        f"all {n}×{n} item/position counts ({n * n} cells, E = {e:,.1f}); statistic X²·(n−1)/n",
     )
     b.matrices.append(Matrix(name, n, draws, counts))
-    if per_item:
-        for item in range(n):
-            _test(
-                b,
-                f"{name}.item[{item_names[item]}]",
-                name,
-                counts[item],
-                [1 / n] * n,
-                draws,
-                [str(p) for p in range(n)],
-                f"positions of {item_names[item]}",
-            )
+    for item in range(n):
+        _test(
+            b,
+            f"{name}.item[{item_names[item]}]",
+            name,
+            counts[item],
+            [1 / n] * n,
+            draws,
+            [str(p) for p in range(n)],
+            f"positions of {item_names[item]}",
+        )
 
 
 def shuffle_tests(b: Battery, source: Source, sizes: Sizes) -> None:
     deck = [r + s for s in "CDHS" for r in "23456789TJQKA"]
-    position_tests(
-        b, source, "deck52", "hokm", 52, sizes.decks, 16, lambda i: f"h{i % 16}/shuffle", deck
-    )
-    position_tests(
-        b,
-        source,
-        "tiles28",
-        "iraqi_domino",
-        28,
-        sizes.tiles,
-        8,
-        lambda i: f"r{i % 8}/shuffle",
-        tiles(6),
-    )
-    position_tests(
-        b,
-        source,
-        "tiles91",
-        "mexican_train",
-        91,
-        sizes.tiles,
-        13,
-        lambda i: f"r{i % 13}/shuffle",
-        tiles(12),
-    )
+    for name, game, n, draws, per, prefix, items in (
+        ("deck52", "hokm", 52, sizes.decks, 16, "h", deck),
+        ("tiles28", "iraqi_domino", 28, sizes.tiles, 8, "r", tiles(6)),
+        ("tiles91", "mexican_train", 91, sizes.tiles, 13, "r", tiles(12)),
+    ):
+        position_tests(b, source, name, game, n, draws, per, prefix, items)
 
 
 def mexican_tests(b: Battery, source: Source, deals: int) -> None:
