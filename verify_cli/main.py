@@ -1,18 +1,6 @@
-"""The ``verify`` command: check qahwa-fair/2 and qahwa-fair/1 transcripts, derive draws,
-run the demo.
-
-    verify FILE|URL …                  verify transcripts (files or transcript URLs)
-    verify FILE --receipt FILE …       … and the server's receipts against the chain
-    verify FILE --seat N --client-seed S --nonce HEX   … and that seat N holds your seed
-    verify --server URL --match ID …   fetch transcripts from a server and verify them
-    verify derive …                    recompute one draw from the seeds (JSON on stdout)
-    verify demo --server URL           play one bot match per game and verify each
-    verify log --server URL            audit a server's transparency log (a monitor)
-    verify witness --log VKEY          run a witness that cosigns the log's checkpoints
-
-Exit codes: 0 every transcript verified; 1 one failed (or its signature could not be
-checked, or the log showed a fork, or a receipt disagreed, or seat N does not hold your
-seed); 2 unusable input (a one-line reason on stderr).
+"""The ``verify`` command group: ``check`` (the default, ``verify FILE``), ``derive``,
+``demo``, ``log``, ``witness``, ``certify``, ``stats`` and ``page``. :data:`HELP` gives their
+usage and the exit codes (0 verified, 1 failed, 2 unusable input).
 """
 
 from __future__ import annotations
