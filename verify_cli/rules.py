@@ -38,7 +38,7 @@ from fairness import (
     roll_step,
     seed_commitment,
 )
-from fairness.records import Lock, RecordError
+from fairness.records import Lock, LockSeat, RecordError
 from games.base import Chance, Engine, Event, MatchContext
 from games.ends import no_reveal_result
 from games.errors import GameError, ReplayError
@@ -89,22 +89,13 @@ Progress = Callable[[int, int], Any]
 
 
 @dataclass
-class SeatLock:
-    """One seat as the lock lists it (what every check of a seat uses)."""
-
-    seat: int
-    seed_commitment: str | None
-    key: str | None
-    tip: bytes | None
-
-
-@dataclass
 class V2State:
     """What the v2 rules checks found, for the checks ``core`` adds (signatures, receipts)."""
 
     #: the lock as :meth:`fairness.records.Lock.parse` read it (set once ``lock`` passed)
     lock: Lock | None = None
-    seats: list[SeatLock] = field(default_factory=list)
+    #: its seats (seed commitments, keys and roll-chain tips come from the lock only)
+    seats: tuple[LockSeat, ...] = ()
     #: chain[n] for n = -1, 0, 1, …: ``chain[0]`` here is chain[-1] (the lock's hash)
     chain: list[bytes] = field(default_factory=list)
     chain_ok: bool = False
@@ -171,19 +162,16 @@ def check_lock(rep: Any, doc: dict[str, Any], state: V2State) -> bool:
     except RecordError as exc:
         rep.fail("lock", str(exc))
         return False
-    out: list[SeatLock] = []
     for s in parsed.seats:
         if s.seed_commitment is None:
             rep.fail("lock", f"the lock's seat {s.seat} has no seed_commitment")
             return False
-        tip = bytes.fromhex(s.roll_chain) if s.roll_chain is not None else None
-        out.append(SeatLock(s.seat, s.seed_commitment, s.key, tip))
-    state.lock, state.seats = parsed, out
-    keyed = sum(1 for s in out if s.key)
+    state.lock, state.seats = parsed, parsed.seats
+    keyed = sum(1 for s in parsed.seats if s.key)
     rep.ok(
         "lock",
         f"lock of this match (match_id, game, ruleset, commitment), "
-        f"{len(out)} seat(s), {keyed} keyed",
+        f"{len(parsed.seats)} seat(s), {keyed} keyed",
     )
     return True
 
@@ -336,7 +324,10 @@ def check_fresh_rolls(
     seats, and every dice draw of a fresh-rolls match is drawn from the two values."""
     fresh = ruleset is not None and ruleset.get("fresh_rolls") is True
     match_id = doc["match_id"]
-    prev: dict[int, bytes | None] = {s.seat: s.tip for s in state.seats}
+    prev = {
+        s.seat: bytes.fromhex(s.roll_chain) if s.roll_chain is not None else None
+        for s in state.seats
+    }
     used: dict[int, list[bytes]] = {s.seat: [] for s in state.seats}
     pending: list[tuple[int, int, str, bytes]] = []  # (seq, seat, action type, value)
     rolls = 0
@@ -841,8 +832,8 @@ def check_rules_v2(
         return ctx, state
     mctx = MatchContext(
         doc["match_id"],
-        tuple(s.tip.hex() if s.tip is not None else None for s in state.seats),
-        tuple(s.seat for s in state.lock.seats if s.house) if state.lock is not None else (),
+        tuple(s.roll_chain for s in state.seats),
+        tuple(s.seat for s in state.seats if s.house),
     )
     turns: list[int | None] = []  # the seat on turn after each event, as the rules say
     chance_seen: dict[int, Any] = {}
