@@ -487,15 +487,13 @@ class DrawContext:
         """A hand's shuffle as the deal it became, through the engines' own deal functions
         (``games.deals``): nothing about a deal is derived here."""
         n = self.n or 4
-        lines: list[str] = []
-        hands: dict[int, list[Any]] = {}
+        start = info.get("hakem" if self.game == "hokm" else "dealer")
+        if start is None:
+            return f"hand {h}: {cards_text(deck, sort=False)}"
+        who = f"dealer {self.seat(start)}"
         extra: list[tuple[str, list[Any]]] = []
         if self.game == "shelem":
-            d = info.get("dealer")
-            if d is None:
-                return f"hand {h}: {cards_text(deck, sort=False)}"
-            layout = shelem_layout(deck, d, n)
-            lines.append(f"hand {h}, dealer {self.seat(d)}:")
+            layout = shelem_layout(deck, start, n)
             hands = dict(enumerate(layout.hands))
             for s, piles in enumerate(layout.piles):
                 if piles:
@@ -509,9 +507,6 @@ class DrawContext:
                     )
             extra.append(("kitty", layout.kitty))
         elif self.game == "hokm":
-            start = info.get("hakem")
-            if start is None:
-                return f"hand {h}: {cards_text(deck, sort=False)}"
             who = f"hakem {self.seat(start)}"
             if self.ruleset.get("cut", True):
                 k, tapped = self._cut_for(ev.get("seq"))
@@ -521,18 +516,13 @@ class DrawContext:
                 elif tapped:
                     who += ", tapped (dealt uncut)"
             deal = hokm_deal(deck, start, n)
-            lines.append(f"hand {h}, {who}:")
             hands = {s: deal.full(s) for s in range(n)}
             if deal.stock:
                 extra.append((f"stock ({len(deal.stock)}, top first)", deal.stock))
         else:
-            d = info.get("dealer")
-            if d is None:
-                return f"hand {h}: {cards_text(deck, sort=False)}"
-            lines.append(f"hand {h}, dealer {self.seat(d)}:")
-            hands = dict(enumerate(qahve_deal(deck, d)))
-        for s in sorted(hands):
-            lines.append(f"  {self.seat(s)}: {cards_text(hands[s])}")
+            hands = dict(enumerate(qahve_deal(deck, start)))
+        lines = [f"hand {h}, {who}:"]
+        lines += [f"  {self.seat(s)}: {cards_text(hands[s])}" for s in sorted(hands)]
         for name, cards in extra:
             lines.append(f"  {name}" + (f": {cards_text(cards, sort=False)}" if cards else ""))
         return "\n".join(lines)
