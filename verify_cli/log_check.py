@@ -25,6 +25,7 @@ from fairness import PROTOCOL as PROTOCOL_V1
 from fairness import canonical_json, signed_protocol
 
 from .keys import KeySet, UnusableInput, server_base
+from .keys import http_why as _why
 from .log_state import (
     Fetch,
     Head,
@@ -33,7 +34,6 @@ from .log_state import (
     LogCheckFailed,
     _check_signed,
     _hex_list,
-    _why,
     default_state_path,
     parse_head,
     reconcile,

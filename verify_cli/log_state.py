@@ -26,6 +26,7 @@ import tlog
 from fairness import PROTOCOL, SignatureError, verify_record
 
 from .keys import KeySet, UnusableInput
+from .keys import http_why as _why
 
 STATE_VERSION = 1
 
@@ -227,13 +228,6 @@ class HttpFetch:
 
     def close(self) -> None:
         self._client.close()
-
-
-def _why(status: int, body: Any) -> str:
-    msg = ""
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        msg = f": {body['error'].get('message', '')}"
-    return ("unreachable" if status == 0 else f"HTTP {status}") + msg
 
 
 # -- consistency with what was seen before -------------------------------------------------

@@ -20,12 +20,9 @@ from fairness import (
     FairnessError,
     Stream,
     check_label,
-    commitment,
     fresh_label,
-    match_key,
     parse_hex,
     parse_items,
-    parse_server_seed,
     protocol_for,
     seed_commitment,
 )
@@ -225,16 +222,15 @@ def verify_many(
     bar = progress_bar(disable=not progress)
     with bar:
         task = bar.add_task("verifying", total=len(items))
+        args = (draws_limit, allow_unsigned, receipts, own)
         if workers == 1:
             for i, item in enumerate(items):
-                results[i] = verify_item(item, keys[i], draws_limit, allow_unsigned, receipts, own)
+                results[i] = verify_item(item, keys[i], *args)
                 bar.advance(task)
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 futures = {
-                    pool.submit(
-                        verify_item, item, keys[i], draws_limit, allow_unsigned, receipts, own
-                    ): i
+                    pool.submit(verify_item, item, keys[i], *args): i
                     for i, item in enumerate(items)
                 }
                 for fut in as_completed(futures):
@@ -616,7 +612,8 @@ def derive_cmd(
             "give exactly one of --dice N, --uniform N, --shuffle ITEMS"
             + (f" (got {', '.join(chosen)})" if chosen else "")
         )
-    v2 = protocol_for(protocol).signed
+    proto = protocol_for(protocol)
+    v2 = proto.signed
     if not v2 and (nonces or roll_values):
         raise DeriveError(f"--nonce and --roll-values are {V2} inputs: add --protocol {V2}")
     if v2 and len(nonces) != len(client_seeds):
@@ -626,30 +623,22 @@ def derive_cmd(
         )
     out: dict[str, Any] = {"protocol": protocol}
     try:
-        if v2:
-            seed = V2.parse_server_seed(server_seed)
-            key = V2.match_key(
-                seed, match_id, game, ruleset, list(zip(client_seeds, nonces, strict=True))
+        try:
+            seed = proto.parse_server_seed(server_seed)
+        except FairnessError as exc:
+            hint = (
+                f" (a 128-hex seed is {V2}'s: add --protocol {V2})"
+                if not v2 and len(server_seed) == 128
+                else ""
             )
-            out["commitment"] = V2.commitment(seed)
+            raise DeriveError(f"{exc}{hint}") from None
+        seats = list(zip(client_seeds, nonces, strict=True)) if v2 else list(client_seeds)
+        key = proto.match_key(seed, match_id, game, ruleset, seats)
+        out["commitment"] = proto.commitment(seed)
+        if v2:
             out["seed_commitments"] = [
-                seed_commitment(match_id, i, n, cs)
-                for i, (cs, n) in enumerate(zip(client_seeds, nonces, strict=True))
+                seed_commitment(match_id, i, n, cs) for i, (cs, n) in enumerate(seats)
             ]
-        else:
-            try:
-                seed = parse_server_seed(server_seed)
-            except FairnessError as exc:
-                hint = (
-                    f" (a 128-hex seed is {V2}'s: add --protocol {V2})"
-                    if len(server_seed) == 128
-                    else ""
-                )
-                raise DeriveError(f"{exc}{hint}") from None
-            if server_seed != seed.hex():
-                raise DeriveError("server seed must be lowercase hex")
-            key = match_key(seed, match_id, game, ruleset, list(client_seeds))
-            out["commitment"] = commitment(seed)
         out["match_key"] = key.hex()
         if roll_values is not None:
             check_label(label)

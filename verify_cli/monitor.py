@@ -49,6 +49,7 @@ from fairness import PROTOCOL, canonical_json, signed_protocol
 from fairness.signing import ALG
 
 from .keys import KeySet, UnusableInput, fetch_keys, load_key_file
+from .keys import http_why as _why
 from .log_check import open_state
 from .log_state import (
     ForkDetected,
@@ -57,7 +58,6 @@ from .log_state import (
     LogCheckFailed,
     _check_signed,
     _now,
-    _why,
     reconcile_checkpoint,
 )
 from .options import (
@@ -161,6 +161,10 @@ Info = tuple[Any, ...]
 Checked = tuple[list[str], Info, float]
 
 
+def _hex64(value: Any) -> bool:
+    return isinstance(value, str) and _HEX64.fullmatch(value) is not None
+
+
 def _str(value: Any) -> str:
     """A field the store keeps: the string, or "" (its leaf was already named malformed)."""
     return value if isinstance(value, str) else ""
@@ -179,20 +183,18 @@ def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
             continue
         if not isinstance(seat.get("name"), str) or not isinstance(seat.get("house"), bool):
             p.append(f"entry {pos}: the lock's seat {i} has no name or house flag")
-        if not isinstance(seat.get("seed_commitment"), str) or not _HEX64.fullmatch(
-            seat["seed_commitment"]
-        ):
+        if not _hex64(seat.get("seed_commitment")):
             p.append(f"entry {pos}: the lock's seat {i} has no seed commitment")
         key, chain = seat.get("key"), seat.get("roll_chain")
         if key is not None and not (isinstance(key, str) and len(key) == 44):
             p.append(f"entry {pos}: the lock's seat {i} has a malformed key")
-        if chain is not None and not (isinstance(chain, str) and _HEX64.fullmatch(chain)):
+        if chain is not None and not _hex64(chain):
             p.append(f"entry {pos}: the lock's seat {i} has a malformed roll_chain")
         if seat.get("house") is True:
             house += 1
         else:
             nonhouse += 1
-    if not isinstance(leaf.get("commitment"), str) or not _HEX64.fullmatch(leaf["commitment"]):
+    if not _hex64(leaf.get("commitment")):
         p.append(f"entry {pos}: the lock has no commitment")
     times = [_epoch(leaf.get(k)) for k in ("locked_at", "reveal_by", "end_by")]
     if any(t is None for t in times):
@@ -223,7 +225,7 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         p.append(f"entry {pos}: the reveal's server_seed is not a 64-byte seed")
         seed_c = ""
     ts = leaf.get("transcript_sha256")
-    if not isinstance(ts, str) or not _HEX64.fullmatch(ts):
+    if not _hex64(ts):
         p.append(f"entry {pos}: the reveal has no transcript_sha256")
     forfeited = leaf.get("forfeited") or []
     house = leaf.get("house") or []
