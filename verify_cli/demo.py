@@ -24,10 +24,10 @@ from rich.markup import escape
 from fairness import chain_start, public_key_b64
 from fairness.seat import ClientError, SeatProtocol, Terms
 from games.registry import available_games, engine_class
+from tlog import root_from_inclusion
 
 from .core import exit_code, unusable, verify_document
 from .keys import KeySet, UnusableInput, fetch_keys
-from .log import root_from_inclusion
 from .output import make_console, print_report, print_summary
 
 

@@ -38,8 +38,8 @@ from .core import (
     verify_item,
 )
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
-from .log import load_proofs, log_cmd, log_hook, open_state
-from .monitor import load_policy
+from .log_check import load_proofs, log_hook, open_state
+from .monitor import load_policy, log_cmd
 from .options import (
     jobs_option,
     json_option,
