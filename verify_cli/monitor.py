@@ -499,6 +499,13 @@ def _store_path(state: HeadState, server: str) -> Path | None:
     return state.path.parent / f"monitor-{tag}.sqlite"
 
 
+def _now_done(fn: Callable[..., T], *args: Any) -> Future[T]:
+    """``fn(*args)`` run here and now, as a done future (the pools' ``submit`` without one)."""
+    done: Future[T] = Future()
+    done.set_result(fn(*args))
+    return done
+
+
 @contextmanager
 def _bundles(
     source: Source, start: int, end: int
@@ -532,14 +539,11 @@ def _bundles(
 
     def gen() -> Iterator[tuple[int, list[bytes] | str, bytes]]:
         todo = deque(range(start // tlog.TILE_WIDTH, -(-end // tlog.TILE_WIDTH)))
-        if pool is None:
-            while todo:
-                yield get(todo.popleft())
-            return
+        submit = pool.submit if pool is not None else _now_done
         window: deque[Future[tuple[int, list[bytes] | str, bytes]]] = deque()
         while todo or window:
-            while todo and len(window) < ahead:
-                window.append(pool.submit(get, todo.popleft()))
+            while todo and len(window) < max(ahead, 1):
+                window.append(submit(get, todo.popleft()))
             yield window.popleft().result()
 
     try:
@@ -592,6 +596,7 @@ def _audit_entries(
     end = cp.size
     next_save = rng.size + checkpoint_every
     pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    submit = pool.submit if pool is not None else _now_done
     keys_b64 = keys.to_b64()
     pending: deque[tuple[int, Future[list[Checked]]]] = deque()
     seq = Sequencer(res, store, stats)
@@ -630,17 +635,8 @@ def _audit_entries(
                             "(the entry was rewritten)"
                         )
                     rng.append(h)
-                work = entries[skip:]
-                if pool is not None:
-                    pending.append(
-                        (first + skip, pool.submit(check_bundle, work, first + skip, keys_b64))
-                    )
-                else:
-                    done: Future[list[Checked]] = Future()
-                    done.set_result(
-                        [check_leaf(e, first + skip + i, keys) for i, e in enumerate(work)]
-                    )
-                    pending.append((first + skip, done))
+                done = submit(check_bundle, entries[skip:], first + skip, keys_b64)
+                pending.append((first + skip, done))
                 while len(pending) > 2 * jobs:
                     consume(*pending.popleft())
         while pending:
