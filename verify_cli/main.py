@@ -268,31 +268,20 @@ def collect(
     items: list[tuple[str, Any, str]] = []
     keys: list[dict[str, Any] | None] = []
     bad: list[dict[str, Any]] = []
-    urls = [(s, s) for s in sources if _is_url(s)]
-    if server:
-        base = server.rstrip("/")
-        urls += [
-            (f"{base}/v1/matches/{m}/transcript", f"{base}/v1/matches/{m}/transcript")
-            for m in matches
-        ]
-    for s in sources:
-        if _is_url(s):
-            continue
+    base = server.rstrip("/") if server else None
+    urls = [s for s in sources if _is_url(s)]
+    urls += [f"{base}/v1/matches/{m}/transcript" for m in matches] if base else []
+    for src in [s for s in sources if not _is_url(s)] + urls:
         try:
-            ks = keys_for(server.rstrip("/") if server else None)
+            if _is_url(src):
+                item: tuple[str, Any, str] = ("doc", http_get_json(src), src)
+                ks = keys_for(base or server_base(src))
+            else:
+                item, ks = ("file", src, src), keys_for(base)
         except UnusableInput as exc:
-            bad.append(unusable(s, str(exc)))
+            bad.append(unusable(src, str(exc)))
             continue
-        items.append(("file", s, s))
-        keys.append(ks.to_b64() if ks else None)
-    for url, label in urls:
-        try:
-            doc = http_get_json(url)
-            ks = keys_for(server.rstrip("/") if server else server_base(url))
-        except UnusableInput as exc:
-            bad.append(unusable(label, str(exc)))
-            continue
-        items.append(("doc", doc, label))
+        items.append(item)
         keys.append(ks.to_b64() if ks else None)
     return items, keys, bad
 
