@@ -270,12 +270,12 @@ def collect(
     bad: list[dict[str, Any]] = []
     base = server.rstrip("/") if server else None
     urls = [s for s in sources if _is_url(s)]
-    urls += [f"{base}/v1/matches/{m}/transcript" for m in matches] if base else []
+    urls += [f"{base}/v1/matches/{m}/transcript" for m in matches] if base is not None else []
     for src in [s for s in sources if not _is_url(s)] + urls:
         try:
             if _is_url(src):
                 item: tuple[str, Any, str] = ("doc", http_get_json(src), src)
-                ks = keys_for(base or server_base(src))
+                ks = keys_for(server_base(src) if base is None else base)
             else:
                 item, ks = ("file", src, src), keys_for(base)
         except UnusableInput as exc:
