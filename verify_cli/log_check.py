@@ -40,7 +40,6 @@ from .log_state import (
     reconcile_checkpoint,
 )
 
-#: the protocols whose lock is in the C2SP log (qahwa-fair/3 keeps qahwa-fair/2's records)
 #: how often, and how many seconds apart, a match's log proof is asked for while the log
 #: has no (cosigned) checkpoint that includes it yet
 PENDING_TRIES, PENDING_WAIT = 6, 1.0

@@ -264,12 +264,7 @@ class DrawContext:
         """The ``dealer`` and ``hakem`` the engine's view shows now, read from the engine's
         own fields of those names (each card game's view shows them as they are) instead of
         building its whole view."""
-        out = {}
-        for k in ("dealer", "hakem"):
-            v = getattr(engine, k, None)
-            if is_int(v):
-                out[k] = v
-        return out
+        return {k: v for k in ("dealer", "hakem") if is_int(v := getattr(engine, k, None))}
 
     def _note_reveal(self, ev: dict[str, Any], engine: Any) -> None:
         """Two-player shelem: the moment the six pile tops turn up (after the other player

@@ -207,9 +207,7 @@ def draw_context(ctx: render.DrawContext) -> list[dict[str, Any]]:
     out = []
     for (ev, info), line in zip(ctx.entries, ctx.lines(None), strict=True):
         item: dict[str, Any] = {"seq": ev.get("seq"), "text": line["text"]}
-        for k in ("dealer", "hakem"):
-            if isinstance(info.get(k), int):
-                item[k] = info[k]
+        item.update({k: info[k] for k in ("dealer", "hakem") if isinstance(info.get(k), int)})
         out.append(item)
     return out
 
