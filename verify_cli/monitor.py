@@ -1042,9 +1042,6 @@ def log_cmd(
     with bar:
         task = bar.add_task("auditing", total=None)
 
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
         try:
             res = audit(
                 audited,
@@ -1056,7 +1053,7 @@ def log_cmd(
                 policy=policy,
                 restart=restart,
                 transcripts=transcripts,
-                progress=progress,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
                 grace=grace,
                 jobs=jobs or os.cpu_count() or 1,
             )
