@@ -241,15 +241,13 @@ def trusted_keys(keys: Any) -> dict[str, str]:
     if hasattr(keys, "model_dump"):
         keys = keys.model_dump(mode="json")
     if isinstance(keys, Mapping) and isinstance(keys.get("keys"), list):
-        out = {}
-        for k in keys["keys"]:
-            if (
-                isinstance(k, Mapping)
-                and isinstance(k.get("key_id"), str)
-                and isinstance(k.get("public_key"), str)
-            ):
-                out[k["key_id"]] = k["public_key"]
-        return out
+        return {
+            k["key_id"]: k["public_key"]
+            for k in keys["keys"]
+            if isinstance(k, Mapping)
+            and isinstance(k.get("key_id"), str)
+            and isinstance(k.get("public_key"), str)
+        }
     if isinstance(keys, Mapping) and all(
         isinstance(k, str) and isinstance(v, str) for k, v in keys.items()
     ):

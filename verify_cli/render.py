@@ -372,14 +372,7 @@ class DrawContext:
                 text = self.text(ev, info)
             except Exception:
                 text = short(ev.get("result"))
-            out.append(
-                {
-                    "seq": ev.get("seq"),
-                    "label": ev.get("label"),
-                    "kind": ev.get("kind"),
-                    "text": text,
-                }
-            )
+            out.append({**{k: ev.get(k) for k in ("seq", "label", "kind")}, "text": text})
         return out
 
     # -- one draw --------------------------------------------------------------------------
