@@ -126,12 +126,7 @@ def check_signature(
     """The transcript's server signature (and, for v2, the lock's) into ``rep``.
 
     ``state``: what the v2 rules checks found (its events' canonical JSON is reused)."""
-    sig_info: dict[str, Any] = {
-        "checked": False,
-        "key_id": None,
-        "key_source": None,
-        "key_origin": None,
-    }
+    sig_info: dict[str, Any] = dict(checked=False, key_id=None, key_source=None, key_origin=None)
     sig = doc.get("signature")
     if isinstance(sig, dict):
         sig_info["key_id"] = sig.get("key_id")

@@ -468,13 +468,7 @@ def apply_log_checks(
                 failed.append(("log", detail))
             for name, message in failed:
                 rep["failures"].append(
-                    {
-                        "check": name,
-                        "message": message,
-                        "seq": None,
-                        "expected": None,
-                        "found": None,
-                    }
+                    dict(check=name, message=message, seq=None, expected=None, found=None)
                 )
                 rep["status"] = "failed"
     finally:
