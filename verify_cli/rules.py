@@ -417,11 +417,8 @@ def check_fresh_rolls(
         pending = []
     if fresh:
         n = sum(len(v) for v in used.values())
-        rep.ok(
-            "fresh rolls",
-            f"{rolls} fresh roll(s) from {n} values, each on its seat's "
-            f"roll chain in order, sent in §6's order",
-        )
+        done = f"{rolls} fresh roll(s) from {n} values, each on its seat's roll chain in order"
+        rep.ok("fresh rolls", f"{done}, sent in §6's order")
     return True
 
 
