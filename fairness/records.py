@@ -48,12 +48,22 @@ def _head(rtype: str, match_id: str, protocol: FairProtocol = V2) -> dict[str, A
     return {"type": rtype, "protocol": protocol.name, "match_id": match_id}
 
 
-def _signed(record: dict[str, Any], signer: Signer | None) -> dict[str, Any]:
-    return record if signer is None else signer.signed(record)
+class _Record:
+    """A record that signs itself: ``sign(signer)`` adds the signature to ``to_json()``."""
+
+    __slots__ = ()
+
+    def to_json(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def sign(self, signer: Signer | None) -> dict[str, Any]:
+        """The signed record (unsigned when ``signer`` is None: a test's placeholder)."""
+        record = self.to_json()
+        return record if signer is None else signer.signed(record)
 
 
 @dataclass(frozen=True, slots=True)
-class Commit:
+class Commit(_Record):
     """The commit record (§1): the server seed's commitment before any seat commits."""
 
     match_id: str
@@ -75,9 +85,6 @@ class Commit:
             ],
             "created_at": self.created_at,
         }
-
-    def sign(self, signer: Signer) -> dict[str, Any]:
-        return signer.signed(self.to_json())
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +109,7 @@ class LockSeat:
 
 
 @dataclass(frozen=True, slots=True)
-class Lock:
+class Lock(_Record):
     """The lock record (§3): every seat's commitment, fixed and logged before any reveal."""
 
     match_id: str
@@ -127,10 +134,6 @@ class Lock:
             "reveal_by": self.reveal_by,
             "end_by": self.end_by,
         }
-
-    def sign(self, signer: Signer | None) -> dict[str, Any]:
-        """The signed record (unsigned when ``signer`` is None: a test's placeholder)."""
-        return _signed(self.to_json(), signer)
 
     @property
     def roll_tips(self) -> tuple[str | None, ...]:
@@ -234,7 +237,7 @@ class Lock:
 
 
 @dataclass(frozen=True, slots=True)
-class Receipt:
+class Receipt(_Record):
     """A receipt (§7): the server signs chain[seq] and its time ``at``."""
 
     match_id: str
@@ -245,12 +248,9 @@ class Receipt:
     def to_json(self) -> dict[str, Any]:
         return {**_head("receipt", self.match_id), **asdict(self)}
 
-    def sign(self, signer: Signer) -> dict[str, Any]:
-        return signer.signed(self.to_json())
-
 
 @dataclass(frozen=True, slots=True)
-class Reveal:
+class Reveal(_Record):
     """The reveal record (§8): the server seed, the final chain head and the SHA-256 of the
     signed transcript, logged when the match ends."""
 
@@ -298,9 +298,6 @@ class Reveal:
             "result": dict(self.result),
             "ended_at": self.ended_at,
         }
-
-    def sign(self, signer: Signer) -> dict[str, Any]:
-        return signer.signed(self.to_json())
 
 
 def lock_seats(seats: Sequence[Mapping[str, Any]]) -> tuple[LockSeat, ...]:

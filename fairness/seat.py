@@ -1,21 +1,10 @@
 """What makes a seat's client conforming (fairness-v2.md §3a), without any I/O: one
 :class:`SeatProtocol` that every seat drives — ``qahwa_client``'s sync and async seats,
-``verify demo``'s bots and the tests' raw-HTTP seats.
-
-It makes and keeps the seat's secrets (client seed unless given, nonce, roll-chain secret, seat
-key), checks the commit record against what the player asked for, builds the commit, checks the
-lock (signature, type and protocol, equality with the commit record, its own commitment, key
-and tip at its seat, its inclusion in the log) before it allows a reveal, signs every event
-over the chain head, adds a fresh-roll value only when one is owed, keeps every request it
-sent and every receipt, and checks the transcript against the lock and the receipts.
-
-Since the 2026-12-03 revision it also refuses a tawla or mahbusa ruleset with ``"fresh_rolls":
-false`` unless the player asked for it (§3a.3), and checks the server's clock (§3a.8): the
-times ``at`` of the receipts and pushed events it gets are within ``max_skew`` of its own clock,
-and a timeout that ends the match obeys §7's rule and its own clock. It keeps each request with
-the local time it sent it; when the server ends the match by timeout of this seat while it
-holds a signed request of its own, sent before the deadline and never receipted, or a clock
-check fails, the seat reports the match as disputed: a :class:`Dispute` with its evidence.
+``verify demo``'s bots and the tests' raw-HTTP seats. It keeps the seat's secrets, checks
+every record the server signs before the seat acts on it (the lock before any reveal), signs
+the seat's events, keeps every request and receipt, checks the server's clock (§3a.8) and
+reports a match it must dispute as a :class:`Dispute` with its evidence; each method says
+which checks it makes.
 
 The log's inclusion proof is checked with the RFC 9162 function the caller passes
 (``tlog.root_from_inclusion``): ``tlog`` sits beside ``fairness``, which does not import it.
@@ -252,15 +241,13 @@ def trusted_keys(keys: Any) -> dict[str, str]:
     if hasattr(keys, "model_dump"):
         keys = keys.model_dump(mode="json")
     if isinstance(keys, Mapping) and isinstance(keys.get("keys"), list):
-        out = {}
-        for k in keys["keys"]:
-            if (
-                isinstance(k, Mapping)
-                and isinstance(k.get("key_id"), str)
-                and isinstance(k.get("public_key"), str)
-            ):
-                out[k["key_id"]] = k["public_key"]
-        return out
+        return {
+            k["key_id"]: k["public_key"]
+            for k in keys["keys"]
+            if isinstance(k, Mapping)
+            and isinstance(k.get("key_id"), str)
+            and isinstance(k.get("public_key"), str)
+        }
     if isinstance(keys, Mapping) and all(
         isinstance(k, str) and isinstance(v, str) for k, v in keys.items()
     ):

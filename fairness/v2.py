@@ -196,21 +196,14 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _no_float(s: str) -> Any:
-    raise ValueError(f"number {s} is not an integer")
-
-
 def _no_constant(s: str) -> Any:
     raise ValueError(f"{s} is not JSON")
 
 
-def loads_strict(data: str | bytes, *, integers_only: bool = False) -> Any:
-    """``json.loads`` that refuses duplicate keys and NaN/Infinity; with ``integers_only``
-    also non-integer numbers (ValueError, or DuplicateKeyError, a ValueError)."""
-    kw: dict[str, Any] = {"object_pairs_hook": _no_duplicates, "parse_constant": _no_constant}
-    if integers_only:
-        kw["parse_float"] = _no_float
-    return json.loads(data, **kw)
+def loads_strict(data: str | bytes) -> Any:
+    """``json.loads`` that refuses duplicate keys (DuplicateKeyError) and NaN/Infinity
+    (ValueError)."""
+    return json.loads(data, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
 
 
 def check_canonical_value(obj: Any, path: str = "$") -> None:

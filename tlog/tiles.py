@@ -122,18 +122,6 @@ def tiles_for_size(size: int) -> list[Tile]:
     return out
 
 
-def partial_tiles(size: int) -> list[Tile]:
-    """The partial tiles of the tree of ``size`` (its right edge)."""
-    out = []
-    level = 0
-    while size >> (TILE_HEIGHT * level):
-        have = size >> (TILE_HEIGHT * level)
-        if have % TILE_WIDTH:
-            out.append(Tile(level, have // TILE_WIDTH, have % TILE_WIDTH))
-        level += 1
-    return out
-
-
 def split_hashes(data: bytes, tile: Tile) -> list[bytes]:
     if len(data) != HASH_SIZE * tile.width:
         raise TileError(f"{tile.path} has {len(data)} bytes, not {HASH_SIZE * tile.width}")
@@ -210,32 +198,31 @@ class TileHashReader:
             self._tiles[tile] = got
         return got
 
-    def _node_from(self, level: int, k: int) -> bytes:
-        """Node ``(level, k)`` from the (unauthenticated) tile holding its hashes."""
+    def _locate(self, level: int, k: int) -> tuple[Tile, bytes]:
+        """The tile holding node ``(level, k)``'s hashes, and the node (unauthenticated)."""
         t_level, sub = divmod(level, TILE_HEIGHT)
         first = k << sub
         tile = tile_for_size(t_level, first // TILE_WIDTH, self.size)
-        if tile is None or (first % TILE_WIDTH) + (1 << sub) > tile.width:
-            raise TileError(f"node ({level}, {k}) is not in the tree of size {self.size}")
-        hashes = self._get(tile)
         off = first % TILE_WIDTH
+        if tile is None or off + (1 << sub) > tile.width:
+            raise TileError(f"node ({level}, {k}) is not in the tree of size {self.size}")
+        return tile, subtree_root(self._get(tile)[off : off + (1 << sub)])
+
+    def _node_from(self, level: int, k: int) -> bytes:
+        """Node ``(level, k)``, its tile authenticated."""
+        tile, node = self._locate(level, k)
         self._authenticate(tile)
-        return subtree_root(hashes[off : off + (1 << sub)])
+        return node
 
     def _check_edge(self) -> None:
+        """The partial tiles (the right edge: each node of the tree's range is in one)
+        recompute the root."""
         if self._edge_checked:
             return
-        parts = []
-        for level, k in range_nodes(0, self.size):
-            t_level, sub = divmod(level, TILE_HEIGHT)
-            first = k << sub
-            tile = tile_for_size(t_level, first // TILE_WIDTH, self.size)
-            assert tile is not None and not tile.full
-            off = first % TILE_WIDTH
-            parts.append(subtree_root(self._get(tile)[off : off + (1 << sub)]))
-        if not parts or fold(parts) != self.root:
+        edge = [self._locate(level, k) for level, k in range_nodes(0, self.size)]
+        if not edge or fold([node for _, node in edge]) != self.root:
             raise ProofError(f"the partial tiles of size {self.size} do not hash to its root")
-        self._authed.update(partial_tiles(self.size))
+        self._authed.update(tile for tile, _ in edge)
         self._edge_checked = True
 
     def _authenticate(self, tile: Tile) -> None:

@@ -126,12 +126,7 @@ def check_signature(
     """The transcript's server signature (and, for v2, the lock's) into ``rep``.
 
     ``state``: what the v2 rules checks found (its events' canonical JSON is reused)."""
-    sig_info: dict[str, Any] = {
-        "checked": False,
-        "key_id": None,
-        "key_source": None,
-        "key_origin": None,
-    }
+    sig_info: dict[str, Any] = dict(checked=False, key_id=None, key_source=None, key_origin=None)
     sig = doc.get("signature")
     if isinstance(sig, dict):
         sig_info["key_id"] = sig.get("key_id")
@@ -370,11 +365,10 @@ def check_receipts(
 def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:
     """Seat N holds exactly the client seed (and nonce) the player says it sent."""
     n = own.seat
-    seats = [s for s in doc["seats"] if isinstance(s, dict) and s.get("seat") == n]
-    if not seats:
+    seat = next((s for s in doc["seats"] if isinstance(s, dict) and s.get("seat") == n), None)
+    if seat is None:
         rep.fail("own seed", f"the transcript has no seat {n}")
         return
-    seat = seats[0]
     v2 = signed_protocol(doc)
     if not v2 and own.nonce is not None:
         rep.fail("own seed", "--nonce given, but a qahwa-fair/1 seat has no nonce")
@@ -463,10 +457,8 @@ def verify_document(
 
     if rep.failures:
         status = FAILED
-    elif not sig_info["checked"]:
-        status = VERIFIED if allow_unsigned else UNCHECKED
     else:
-        status = VERIFIED
+        status = VERIFIED if sig_info["checked"] or allow_unsigned else UNCHECKED
     return assemble(rep, doc, ctx, status=status, signature=sig_info, draws_limit=draws_limit)
 
 

@@ -4,11 +4,7 @@ verified with the same code as ``verify`` (keys fetched from the server).
 
 ``verify`` stands alone (it never imports ``qahwa_client``), so the demo's seats drive the
 conforming seat itself (:class:`fairness.seat.SeatProtocol`, the one ``qahwa_client``'s seats
-drive) over the demo's own HTTP calls: each makes its own seed, nonce, Ed25519 key and roll
-chain, checks the signed commit record, commits, checks the signed lock (signature, the commit
-record, its own commitment, key and tip, the lock's inclusion in the log) before it reveals,
-signs every action over the chain head, sends a roll-chain value only when the view says it is
-owed, and checks and keeps every receipt.
+drive) over the demo's own HTTP calls.
 """
 
 from __future__ import annotations
@@ -24,10 +20,10 @@ from rich.markup import escape
 from fairness import chain_start, public_key_b64
 from fairness.seat import ClientError, SeatProtocol, Terms
 from games.registry import available_games, engine_class
+from tlog import root_from_inclusion
 
 from .core import exit_code, unusable, verify_document
 from .keys import KeySet, UnusableInput, fetch_keys
-from .log import root_from_inclusion
 from .output import make_console, print_report, print_summary
 
 

@@ -131,6 +131,14 @@ def server_base(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
+def http_why(status: int, body: Any) -> str:
+    """An HTTP answer's status and its error message, for a reason: ``HTTP 404: …``."""
+    msg = ""
+    if isinstance(body, dict) and isinstance(body.get("error"), dict):
+        msg = f": {body['error'].get('message', '')}"
+    return ("unreachable" if status == 0 else f"HTTP {status}") + msg
+
+
 def http_get_json(url: str, *, timeout: float = 15.0) -> Any:
     """GET a JSON document; UnusableInput with a one-line reason on any failure."""
     import httpx
@@ -140,14 +148,11 @@ def http_get_json(url: str, *, timeout: float = 15.0) -> Any:
     except httpx.HTTPError as exc:
         raise UnusableInput(f"cannot fetch {url}: {exc.__class__.__name__}: {exc}") from None
     if resp.status_code != 200:
-        msg = ""
         try:
             body = resp.json()
-            if isinstance(body, dict) and isinstance(body.get("error"), dict):
-                msg = f": {body['error'].get('message', '')}"
         except ValueError:
-            pass
-        raise UnusableInput(f"{url} answered HTTP {resp.status_code}{msg}")
+            body = None
+        raise UnusableInput(f"{url} answered {http_why(resp.status_code, body)}")
     from .inputs import InputError, parse_json
 
     try:

@@ -24,7 +24,8 @@ import tlog
 from fairness import PROTOCOL as PROTOCOL_V1
 from fairness import canonical_json, signed_protocol
 
-from .keys import KeySet
+from .keys import KeySet, UnusableInput, server_base
+from .keys import http_why as _why
 from .log_state import (
     Fetch,
     Head,
@@ -33,14 +34,12 @@ from .log_state import (
     LogCheckFailed,
     _check_signed,
     _hex_list,
-    _why,
     default_state_path,
     parse_head,
     reconcile,
     reconcile_checkpoint,
 )
 
-#: the protocols whose lock is in the C2SP log (qahwa-fair/3 keeps qahwa-fair/2's records)
 #: how often, and how many seconds apart, a match's log proof is asked for while the log
 #: has no (cosigned) checkpoint that includes it yet
 PENDING_TRIES, PENDING_WAIT = 6, 1.0
@@ -87,14 +86,7 @@ def check_inclusion(transcript: dict[str, Any], proof: Any, keys: KeySet) -> Hea
     leaf = proof.get("leaf")
     if not isinstance(leaf, dict) or leaf.get("type") != "commitment":
         raise LogCheckFailed(f"log entry {idx} is not a commitment record")
-    for name in ("protocol", "match_id", "game", "ruleset", "commitment", "log_index"):
-        if leaf.get(name) != transcript.get(name):
-            raise LogCheckFailed(
-                f"log entry {idx} is the commitment record of another match: "
-                f"its {name} is {leaf.get(name)!r}, the transcript's "
-                f"{transcript.get(name)!r}"
-            )
-    _check_signed(leaf, keys, f"the commitment record at log index {idx}")
+    _leaf_matches(transcript, leaf, idx, keys, "commitment record")
     head = parse_head(proof.get("tree_head"), keys)
     if proof.get("tree_size") != head.tree_size:
         raise LogCheckFailed(
@@ -126,25 +118,28 @@ class OfflineProof:
 
 
 def _leaf_matches(
-    transcript: dict[str, Any], leaf: dict[str, Any], idx: int, keys: KeySet | None
+    transcript: dict[str, Any],
+    leaf: dict[str, Any],
+    idx: int,
+    keys: KeySet | None,
+    record: str = "record",
 ) -> None:
-    """The logged record is this transcript's (a v1 commitment or a v2 lock), signed by one
-    of ``keys`` when there are keys."""
-    if leaf.get("type") == "lock":
-        names: tuple[str, ...] = ("protocol", "match_id", "game", "ruleset", "commitment")
-    elif leaf.get("type") == "commitment":
-        names = ("protocol", "match_id", "game", "ruleset", "commitment", "log_index")
-    else:
+    """The logged ``record`` is this transcript's (a v1 commitment or a v2 lock), signed by
+    one of ``keys`` when there are keys."""
+    names = ["protocol", "match_id", "game", "ruleset", "commitment"]
+    if leaf.get("type") == "commitment":
+        names.append("log_index")
+    elif leaf.get("type") != "lock":
         raise LogCheckFailed(f"log entry {idx} is not a commitment or lock record")
     for name in names:
         if leaf.get(name) != transcript.get(name):
             raise LogCheckFailed(
-                f"log entry {idx} is the record of another match: its "
+                f"log entry {idx} is the {record} of another match: its "
                 f"{name} is {leaf.get(name)!r}, the transcript's "
                 f"{transcript.get(name)!r}"
             )
     if keys is not None:
-        _check_signed(leaf, keys, f"the record at log index {idx}")
+        _check_signed(leaf, keys, f"the {record} at log index {idx}")
 
 
 def _included(idx: int, cp: tlog.Checkpoint, cosigned: Sequence[str], tail: str) -> str:
@@ -411,8 +406,6 @@ def downgrade_row(log_ok: bool | None, found: dict[str, Any]) -> tuple[bool | No
 
 def load_proofs(paths: Sequence[str]) -> dict[str, Any]:
     """``--log-proof`` files (the JSON of ``GET /v1/log/proof``) by their leaf's match id."""
-    from .keys import UnusableInput
-
     out: dict[str, Any] = {}
     for p in paths:
         try:
@@ -475,13 +468,7 @@ def apply_log_checks(
                 failed.append(("log", detail))
             for name, message in failed:
                 rep["failures"].append(
-                    {
-                        "check": name,
-                        "message": message,
-                        "seq": None,
-                        "expected": None,
-                        "found": None,
-                    }
+                    dict(check=name, message=message, seq=None, expected=None, found=None)
                 )
                 rep["status"] = "failed"
     finally:
@@ -509,7 +496,6 @@ def log_hook(
 ) -> None:
     """``verify check``'s log step, after the transcripts themselves were checked."""
     from .core import load_document
-    from .keys import UnusableInput, server_base
 
     docs: list[Any] = []
     keysets: list[KeySet | None] = []

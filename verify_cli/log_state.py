@@ -25,7 +25,8 @@ from typing import Any
 import tlog
 from fairness import PROTOCOL, SignatureError, verify_record
 
-from .keys import KeySet
+from .keys import KeySet, UnusableInput
+from .keys import http_why as _why
 
 STATE_VERSION = 1
 
@@ -129,8 +130,6 @@ class HeadState:
 
     @classmethod
     def load(cls, path: Path | None) -> HeadState:
-        from .keys import UnusableInput
-
         st = cls(path)
         if path is None or not path.exists():
             return st
@@ -229,13 +228,6 @@ class HttpFetch:
 
     def close(self) -> None:
         self._client.close()
-
-
-def _why(status: int, body: Any) -> str:
-    msg = ""
-    if isinstance(body, dict) and isinstance(body.get("error"), dict):
-        msg = f": {body['error'].get('message', '')}"
-    return ("unreachable" if status == 0 else f"HTTP {status}") + msg
 
 
 # -- consistency with what was seen before -------------------------------------------------

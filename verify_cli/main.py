@@ -1,18 +1,6 @@
-"""The ``verify`` command: check qahwa-fair/2 and qahwa-fair/1 transcripts, derive draws,
-run the demo.
-
-    verify FILE|URL …                  verify transcripts (files or transcript URLs)
-    verify FILE --receipt FILE …       … and the server's receipts against the chain
-    verify FILE --seat N --client-seed S --nonce HEX   … and that seat N holds your seed
-    verify --server URL --match ID …   fetch transcripts from a server and verify them
-    verify derive …                    recompute one draw from the seeds (JSON on stdout)
-    verify demo --server URL           play one bot match per game and verify each
-    verify log --server URL            audit a server's transparency log (a monitor)
-    verify witness --log VKEY          run a witness that cosigns the log's checkpoints
-
-Exit codes: 0 every transcript verified; 1 one failed (or its signature could not be
-checked, or the log showed a fork, or a receipt disagreed, or seat N does not hold your
-seed); 2 unusable input (a one-line reason on stderr).
+"""The ``verify`` command group: ``check`` (the default, ``verify FILE``), ``derive``,
+``demo``, ``log``, ``witness``, ``certify``, ``stats`` and ``page``. :data:`HELP` gives their
+usage and the exit codes (0 verified, 1 failed, 2 unusable input).
 """
 
 from __future__ import annotations
@@ -32,12 +20,9 @@ from fairness import (
     FairnessError,
     Stream,
     check_label,
-    commitment,
     fresh_label,
-    match_key,
     parse_hex,
     parse_items,
-    parse_server_seed,
     protocol_for,
     seed_commitment,
 )
@@ -53,8 +38,8 @@ from .core import (
     verify_item,
 )
 from .keys import KeySet, UnusableInput, fetch_keys, http_get_json, load_key_file, server_base
-from .log import load_proofs, log_cmd, log_hook, open_state
-from .monitor import load_policy
+from .log_check import load_proofs, log_hook, open_state
+from .monitor import load_policy, log_cmd
 from .options import (
     jobs_option,
     json_option,
@@ -63,7 +48,7 @@ from .options import (
     required_option,
     state_option,
 )
-from .output import make_console, print_report, print_summary, progress_bar
+from .output import echo_json, make_console, print_report, print_summary, progress_bar
 from .page import page_cmd
 from .stats_cli import stats_cmd
 from .version import PROTOCOLS, VERSION
@@ -237,16 +222,15 @@ def verify_many(
     bar = progress_bar(disable=not progress)
     with bar:
         task = bar.add_task("verifying", total=len(items))
+        args = (draws_limit, allow_unsigned, receipts, own)
         if workers == 1:
             for i, item in enumerate(items):
-                results[i] = verify_item(item, keys[i], draws_limit, allow_unsigned, receipts, own)
+                results[i] = verify_item(item, keys[i], *args)
                 bar.advance(task)
         else:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 futures = {
-                    pool.submit(
-                        verify_item, item, keys[i], draws_limit, allow_unsigned, receipts, own
-                    ): i
+                    pool.submit(verify_item, item, keys[i], *args): i
                     for i, item in enumerate(items)
                 }
                 for fut in as_completed(futures):
@@ -284,31 +268,20 @@ def collect(
     items: list[tuple[str, Any, str]] = []
     keys: list[dict[str, Any] | None] = []
     bad: list[dict[str, Any]] = []
-    urls = [(s, s) for s in sources if _is_url(s)]
-    if server:
-        base = server.rstrip("/")
-        urls += [
-            (f"{base}/v1/matches/{m}/transcript", f"{base}/v1/matches/{m}/transcript")
-            for m in matches
-        ]
-    for s in sources:
-        if _is_url(s):
-            continue
+    base = server.rstrip("/") if server else None
+    urls = [s for s in sources if _is_url(s)]
+    urls += [f"{base}/v1/matches/{m}/transcript" for m in matches] if base is not None else []
+    for src in [s for s in sources if not _is_url(s)] + urls:
         try:
-            ks = keys_for(server.rstrip("/") if server else None)
+            if _is_url(src):
+                item: tuple[str, Any, str] = ("doc", http_get_json(src), src)
+                ks = keys_for(server_base(src) if base is None else base)
+            else:
+                item, ks = ("file", src, src), keys_for(base)
         except UnusableInput as exc:
-            bad.append(unusable(s, str(exc)))
+            bad.append(unusable(src, str(exc)))
             continue
-        items.append(("file", s, s))
-        keys.append(ks.to_b64() if ks else None)
-    for url, label in urls:
-        try:
-            doc = http_get_json(url)
-            ks = keys_for(server.rstrip("/") if server else server_base(url))
-        except UnusableInput as exc:
-            bad.append(unusable(label, str(exc)))
-            continue
-        items.append(("doc", doc, label))
+        items.append(item)
         keys.append(ks.to_b64() if ks else None)
     return items, keys, bad
 
@@ -478,14 +451,7 @@ def check_cmd(
     reports.sort(key=lambda r: order.get(str(r.get("source")), len(order)))
     code = exit_code(reports)
     if as_json:
-        click.echo(
-            json.dumps(
-                {"ok": code == 0, "exit_code": code, "results": reports},
-                ensure_ascii=False,
-                indent=2,
-            )
-        )
-        return code
+        return echo_json(code, {"results": reports})
     for rep in reports:
         print_report(console, rep)
     if len(reports) > 1:
@@ -635,7 +601,8 @@ def derive_cmd(
             "give exactly one of --dice N, --uniform N, --shuffle ITEMS"
             + (f" (got {', '.join(chosen)})" if chosen else "")
         )
-    v2 = protocol_for(protocol).signed
+    proto = protocol_for(protocol)
+    v2 = proto.signed
     if not v2 and (nonces or roll_values):
         raise DeriveError(f"--nonce and --roll-values are {V2} inputs: add --protocol {V2}")
     if v2 and len(nonces) != len(client_seeds):
@@ -645,30 +612,22 @@ def derive_cmd(
         )
     out: dict[str, Any] = {"protocol": protocol}
     try:
-        if v2:
-            seed = V2.parse_server_seed(server_seed)
-            key = V2.match_key(
-                seed, match_id, game, ruleset, list(zip(client_seeds, nonces, strict=True))
+        try:
+            seed = proto.parse_server_seed(server_seed)
+        except FairnessError as exc:
+            hint = (
+                f" (a 128-hex seed is {V2}'s: add --protocol {V2})"
+                if not v2 and len(server_seed) == 128
+                else ""
             )
-            out["commitment"] = V2.commitment(seed)
+            raise DeriveError(f"{exc}{hint}") from None
+        seats = list(zip(client_seeds, nonces, strict=True)) if v2 else list(client_seeds)
+        key = proto.match_key(seed, match_id, game, ruleset, seats)
+        out["commitment"] = proto.commitment(seed)
+        if v2:
             out["seed_commitments"] = [
-                seed_commitment(match_id, i, n, cs)
-                for i, (cs, n) in enumerate(zip(client_seeds, nonces, strict=True))
+                seed_commitment(match_id, i, n, cs) for i, (cs, n) in enumerate(seats)
             ]
-        else:
-            try:
-                seed = parse_server_seed(server_seed)
-            except FairnessError as exc:
-                hint = (
-                    f" (a 128-hex seed is {V2}'s: add --protocol {V2})"
-                    if len(server_seed) == 128
-                    else ""
-                )
-                raise DeriveError(f"{exc}{hint}") from None
-            if server_seed != seed.hex():
-                raise DeriveError("server seed must be lowercase hex")
-            key = match_key(seed, match_id, game, ruleset, list(client_seeds))
-            out["commitment"] = commitment(seed)
         out["match_key"] = key.hex()
         if roll_values is not None:
             check_label(label)

@@ -48,7 +48,9 @@ import tlog
 from fairness import PROTOCOL, canonical_json, signed_protocol
 from fairness.signing import ALG
 
-from .keys import KeySet
+from .keys import KeySet, UnusableInput, fetch_keys, load_key_file
+from .keys import http_why as _why
+from .log_check import open_state
 from .log_state import (
     ForkDetected,
     HeadState,
@@ -56,7 +58,6 @@ from .log_state import (
     LogCheckFailed,
     _check_signed,
     _now,
-    _why,
     reconcile_checkpoint,
 )
 from .options import (
@@ -160,6 +161,10 @@ Info = tuple[Any, ...]
 Checked = tuple[list[str], Info, float]
 
 
+def _hex64(value: Any) -> bool:
+    return isinstance(value, str) and _HEX64.fullmatch(value) is not None
+
+
 def _str(value: Any) -> str:
     """A field the store keeps: the string, or "" (its leaf was already named malformed)."""
     return value if isinstance(value, str) else ""
@@ -178,20 +183,18 @@ def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
             continue
         if not isinstance(seat.get("name"), str) or not isinstance(seat.get("house"), bool):
             p.append(f"entry {pos}: the lock's seat {i} has no name or house flag")
-        if not isinstance(seat.get("seed_commitment"), str) or not _HEX64.fullmatch(
-            seat["seed_commitment"]
-        ):
+        if not _hex64(seat.get("seed_commitment")):
             p.append(f"entry {pos}: the lock's seat {i} has no seed commitment")
         key, chain = seat.get("key"), seat.get("roll_chain")
         if key is not None and not (isinstance(key, str) and len(key) == 44):
             p.append(f"entry {pos}: the lock's seat {i} has a malformed key")
-        if chain is not None and not (isinstance(chain, str) and _HEX64.fullmatch(chain)):
+        if chain is not None and not _hex64(chain):
             p.append(f"entry {pos}: the lock's seat {i} has a malformed roll_chain")
         if seat.get("house") is True:
             house += 1
         else:
             nonhouse += 1
-    if not isinstance(leaf.get("commitment"), str) or not _HEX64.fullmatch(leaf["commitment"]):
+    if not _hex64(leaf.get("commitment")):
         p.append(f"entry {pos}: the lock has no commitment")
     times = [_epoch(leaf.get(k)) for k in ("locked_at", "reveal_by", "end_by")]
     if any(t is None for t in times):
@@ -222,7 +225,7 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         p.append(f"entry {pos}: the reveal's server_seed is not a 64-byte seed")
         seed_c = ""
     ts = leaf.get("transcript_sha256")
-    if not isinstance(ts, str) or not _HEX64.fullmatch(ts):
+    if not _hex64(ts):
         p.append(f"entry {pos}: the reveal has no transcript_sha256")
     forfeited = leaf.get("forfeited") or []
     house = leaf.get("house") or []
@@ -496,6 +499,13 @@ def _store_path(state: HeadState, server: str) -> Path | None:
     return state.path.parent / f"monitor-{tag}.sqlite"
 
 
+def _now_done(fn: Callable[..., T], *args: Any) -> Future[T]:
+    """``fn(*args)`` run here and now, as a done future (the pools' ``submit`` without one)."""
+    done: Future[T] = Future()
+    done.set_result(fn(*args))
+    return done
+
+
 @contextmanager
 def _bundles(
     source: Source, start: int, end: int
@@ -529,14 +539,11 @@ def _bundles(
 
     def gen() -> Iterator[tuple[int, list[bytes] | str, bytes]]:
         todo = deque(range(start // tlog.TILE_WIDTH, -(-end // tlog.TILE_WIDTH)))
-        if pool is None:
-            while todo:
-                yield get(todo.popleft())
-            return
+        submit = pool.submit if pool is not None else _now_done
         window: deque[Future[tuple[int, list[bytes] | str, bytes]]] = deque()
         while todo or window:
-            while todo and len(window) < ahead:
-                window.append(pool.submit(get, todo.popleft()))
+            while todo and len(window) < max(ahead, 1):
+                window.append(submit(get, todo.popleft()))
             yield window.popleft().result()
 
     try:
@@ -589,6 +596,7 @@ def _audit_entries(
     end = cp.size
     next_save = rng.size + checkpoint_every
     pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
+    submit = pool.submit if pool is not None else _now_done
     keys_b64 = keys.to_b64()
     pending: deque[tuple[int, Future[list[Checked]]]] = deque()
     seq = Sequencer(res, store, stats)
@@ -627,17 +635,8 @@ def _audit_entries(
                             "(the entry was rewritten)"
                         )
                     rng.append(h)
-                work = entries[skip:]
-                if pool is not None:
-                    pending.append(
-                        (first + skip, pool.submit(check_bundle, work, first + skip, keys_b64))
-                    )
-                else:
-                    done: Future[list[Checked]] = Future()
-                    done.set_result(
-                        [check_leaf(e, first + skip + i, keys) for i, e in enumerate(work)]
-                    )
-                    pending.append((first + skip, done))
+                done = submit(check_bundle, entries[skip:], first + skip, keys_b64)
+                pending.append((first + skip, done))
                 while len(pending) > 2 * jobs:
                     consume(*pending.popleft())
         while pending:
@@ -900,8 +899,6 @@ def _from_keys(base: str, what: str, read: Callable[[Any], T]) -> T:
     be fetched or read)."""
     import httpx
 
-    from .keys import UnusableInput
-
     try:
         return read(httpx.get(base + "/v1/keys", timeout=30).json())
     except (
@@ -919,8 +916,6 @@ def _from_keys(base: str, what: str, read: Callable[[Any], T]) -> T:
 
 def _shard(base: str, origin: str) -> tuple[str, str]:
     """``(path, vkey)`` of the server's log ``origin``, from the ``logs`` of its /v1/keys."""
-    from .keys import UnusableInput
-
     logs = _from_keys(
         base,
         "the server's logs",
@@ -936,8 +931,6 @@ def _shard(base: str, origin: str) -> tuple[str, str]:
 
 
 def _log_key(base: str, log_vkey: str | None, policy: tlog.Policy | None) -> tlog.Verifier:
-    from .keys import UnusableInput
-
     if log_vkey:
         try:
             return tlog.parse_vkey(log_vkey)
@@ -949,8 +942,6 @@ def _log_key(base: str, log_vkey: str | None, policy: tlog.Policy | None) -> tlo
 
 
 def load_policy(path: str | None) -> tlog.Policy | None:
-    from .keys import UnusableInput
-
     if path is None:
         return None
     try:
@@ -1030,9 +1021,7 @@ def log_cmd(
 ) -> int:
     from rich.markup import escape
 
-    from .keys import fetch_keys, load_key_file
-    from .log_check import open_state
-    from .output import make_console, progress_bar
+    from .output import echo_json, make_console, progress_bar
 
     if not server.startswith(("http://", "https://")):
         raise click.UsageError(f"--server must be an http(s) URL, got {server!r}")
@@ -1053,9 +1042,6 @@ def log_cmd(
     with bar:
         task = bar.add_task("auditing", total=None)
 
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
         try:
             res = audit(
                 audited,
@@ -1067,7 +1053,7 @@ def log_cmd(
                 policy=policy,
                 restart=restart,
                 transcripts=transcripts,
-                progress=progress,
+                progress=lambda done, total: bar.update(task, completed=done, total=total),
                 grace=grace,
                 jobs=jobs or os.cpu_count() or 1,
             )
@@ -1079,12 +1065,7 @@ def log_cmd(
     )
     code = 0 if res.ok else 2 if unreachable else 1
     if as_json:
-        click.echo(
-            json.dumps(
-                {"ok": res.ok, "exit_code": code, **res.to_json()}, indent=2, ensure_ascii=False
-            )
-        )
-        return code
+        return echo_json(code, res.to_json())
     console = make_console()
     if res.ok:
         console.print(

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
+import click
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -45,6 +47,14 @@ def progress_bar(*, disable: bool, remaining: bool = False) -> Progress:
     if remaining:
         columns.append(p.TimeRemainingColumn())
     return p.Progress(*columns, console=make_console(stderr=True), disable=disable, transient=False)
+
+
+def echo_json(code: int, doc: dict[str, Any]) -> int:
+    """Print a command's ``--json`` document (``ok`` and ``exit_code`` first); its exit code."""
+    click.echo(
+        json.dumps({"ok": code == 0, "exit_code": code, **doc}, indent=2, ensure_ascii=False)
+    )
+    return code
 
 
 def counts_text(counts: dict[str, Any]) -> str:

@@ -264,12 +264,7 @@ class DrawContext:
         """The ``dealer`` and ``hakem`` the engine's view shows now, read from the engine's
         own fields of those names (each card game's view shows them as they are) instead of
         building its whole view."""
-        out = {}
-        for k in ("dealer", "hakem"):
-            v = getattr(engine, k, None)
-            if is_int(v):
-                out[k] = v
-        return out
+        return {k: v for k in ("dealer", "hakem") if is_int(v := getattr(engine, k, None))}
 
     def _note_reveal(self, ev: dict[str, Any], engine: Any) -> None:
         """Two-player shelem: the moment the six pile tops turn up (after the other player
@@ -377,14 +372,7 @@ class DrawContext:
                 text = self.text(ev, info)
             except Exception:
                 text = short(ev.get("result"))
-            out.append(
-                {
-                    "seq": ev.get("seq"),
-                    "label": ev.get("label"),
-                    "kind": ev.get("kind"),
-                    "text": text,
-                }
-            )
+            out.append({**{k: ev.get(k) for k in ("seq", "label", "kind")}, "text": text})
         return out
 
     # -- one draw --------------------------------------------------------------------------
@@ -487,15 +475,13 @@ class DrawContext:
         """A hand's shuffle as the deal it became, through the engines' own deal functions
         (``games.deals``): nothing about a deal is derived here."""
         n = self.n or 4
-        lines: list[str] = []
-        hands: dict[int, list[Any]] = {}
+        start = info.get("hakem" if self.game == "hokm" else "dealer")
+        if start is None:
+            return f"hand {h}: {cards_text(deck, sort=False)}"
+        who = f"dealer {self.seat(start)}"
         extra: list[tuple[str, list[Any]]] = []
         if self.game == "shelem":
-            d = info.get("dealer")
-            if d is None:
-                return f"hand {h}: {cards_text(deck, sort=False)}"
-            layout = shelem_layout(deck, d, n)
-            lines.append(f"hand {h}, dealer {self.seat(d)}:")
+            layout = shelem_layout(deck, start, n)
             hands = dict(enumerate(layout.hands))
             for s, piles in enumerate(layout.piles):
                 if piles:
@@ -509,9 +495,6 @@ class DrawContext:
                     )
             extra.append(("kitty", layout.kitty))
         elif self.game == "hokm":
-            start = info.get("hakem")
-            if start is None:
-                return f"hand {h}: {cards_text(deck, sort=False)}"
             who = f"hakem {self.seat(start)}"
             if self.ruleset.get("cut", True):
                 k, tapped = self._cut_for(ev.get("seq"))
@@ -521,18 +504,13 @@ class DrawContext:
                 elif tapped:
                     who += ", tapped (dealt uncut)"
             deal = hokm_deal(deck, start, n)
-            lines.append(f"hand {h}, {who}:")
             hands = {s: deal.full(s) for s in range(n)}
             if deal.stock:
                 extra.append((f"stock ({len(deal.stock)}, top first)", deal.stock))
         else:
-            d = info.get("dealer")
-            if d is None:
-                return f"hand {h}: {cards_text(deck, sort=False)}"
-            lines.append(f"hand {h}, dealer {self.seat(d)}:")
-            hands = dict(enumerate(qahve_deal(deck, d)))
-        for s in sorted(hands):
-            lines.append(f"  {self.seat(s)}: {cards_text(hands[s])}")
+            hands = dict(enumerate(qahve_deal(deck, start)))
+        lines = [f"hand {h}, {who}:"]
+        lines += [f"  {self.seat(s)}: {cards_text(hands[s])}" for s in sorted(hands)]
         for name, cards in extra:
             lines.append(f"  {name}" + (f": {cards_text(cards, sort=False)}" if cards else ""))
         return "\n".join(lines)

@@ -163,15 +163,12 @@ def assemble(
 ) -> dict[str, Any]:
     """The report dict of ``verify`` (see :mod:`verify_cli.core`)."""
     events: list[Any] = doc["events"]
-    actions = chance = 0
-    for e in events:
-        if isinstance(e, dict):
-            t = e.get("type")
-            if t == "chance":
-                chance += 1
-            elif t == "action":
-                actions += 1
-    counts = {"events": len(events), "actions": actions, "chance": chance}
+    types = [e.get("type") for e in events if isinstance(e, dict)]
+    counts = {
+        "events": len(events),
+        "actions": types.count("action"),
+        "chance": types.count("chance"),
+    }
     counts.update(count_units(events, doc["game"]))
     return {
         "source": rep.source,
@@ -210,9 +207,7 @@ def draw_context(ctx: render.DrawContext) -> list[dict[str, Any]]:
     out = []
     for (ev, info), line in zip(ctx.entries, ctx.lines(None), strict=True):
         item: dict[str, Any] = {"seq": ev.get("seq"), "text": line["text"]}
-        for k in ("dealer", "hakem"):
-            if isinstance(info.get(k), int):
-                item[k] = info[k]
+        item.update({k: info[k] for k in ("dealer", "hakem") if isinstance(info.get(k), int)})
         out.append(item)
     return out
 

@@ -38,7 +38,7 @@ from fairness import (
     roll_step,
     seed_commitment,
 )
-from fairness.records import Lock, RecordError
+from fairness.records import Lock, LockSeat, RecordError
 from games.base import Chance, Engine, Event, MatchContext
 from games.ends import no_reveal_result
 from games.errors import GameError, ReplayError
@@ -89,22 +89,13 @@ Progress = Callable[[int, int], Any]
 
 
 @dataclass
-class SeatLock:
-    """One seat as the lock lists it (what every check of a seat uses)."""
-
-    seat: int
-    seed_commitment: str | None
-    key: str | None
-    tip: bytes | None
-
-
-@dataclass
 class V2State:
     """What the v2 rules checks found, for the checks ``core`` adds (signatures, receipts)."""
 
     #: the lock as :meth:`fairness.records.Lock.parse` read it (set once ``lock`` passed)
     lock: Lock | None = None
-    seats: list[SeatLock] = field(default_factory=list)
+    #: its seats (seed commitments, keys and roll-chain tips come from the lock only)
+    seats: tuple[LockSeat, ...] = ()
     #: chain[n] for n = -1, 0, 1, …: ``chain[0]`` here is chain[-1] (the lock's hash)
     chain: list[bytes] = field(default_factory=list)
     chain_ok: bool = False
@@ -171,19 +162,16 @@ def check_lock(rep: Any, doc: dict[str, Any], state: V2State) -> bool:
     except RecordError as exc:
         rep.fail("lock", str(exc))
         return False
-    out: list[SeatLock] = []
     for s in parsed.seats:
         if s.seed_commitment is None:
             rep.fail("lock", f"the lock's seat {s.seat} has no seed_commitment")
             return False
-        tip = bytes.fromhex(s.roll_chain) if s.roll_chain is not None else None
-        out.append(SeatLock(s.seat, s.seed_commitment, s.key, tip))
-    state.lock, state.seats = parsed, out
-    keyed = sum(1 for s in out if s.key)
+    state.lock, state.seats = parsed, parsed.seats
+    keyed = sum(1 for s in parsed.seats if s.key)
     rep.ok(
         "lock",
         f"lock of this match (match_id, game, ruleset, commitment), "
-        f"{len(out)} seat(s), {keyed} keyed",
+        f"{len(parsed.seats)} seat(s), {keyed} keyed",
     )
     return True
 
@@ -314,6 +302,12 @@ def revealed_seeds(
 # -- fresh rolls (§6) and the drawn cut (§5) -------------------------------------------------
 
 
+def _at_event(rep: Any, check: str, i: int, what: str, **values: Any) -> bool:
+    """``check`` fails at event ``i`` ("event i: what"); False, for the check to return."""
+    rep.fail(check, f"event {i}: {what}", seq=i, **values)
+    return False
+
+
 def _diagnose_value(match_id: str, seat: int, prev: bytes, raw: bytes, used: list[bytes]) -> str:
     """Why ``raw`` is not the seat's next value: a repeat, a later value, or off its chain."""
     if raw in used:
@@ -335,8 +329,12 @@ def check_fresh_rolls(
     """``fresh rolls``: every roll value chains to its seat's tip in §6's order, from the right
     seats, and every dice draw of a fresh-rolls match is drawn from the two values."""
     fresh = ruleset is not None and ruleset.get("fresh_rolls") is True
+    refuse = partial(_at_event, rep, "fresh rolls")
     match_id = doc["match_id"]
-    prev: dict[int, bytes | None] = {s.seat: s.tip for s in state.seats}
+    prev = {
+        s.seat: bytes.fromhex(s.roll_chain) if s.roll_chain is not None else None
+        for s in state.seats
+    }
     used: dict[int, list[bytes]] = {s.seat: [] for s in state.seats}
     pending: list[tuple[int, int, str, bytes]] = []  # (seq, seat, action type, value)
     rolls = 0
@@ -352,36 +350,23 @@ def check_fresh_rolls(
             seat = ev.get("seat")
             if not fresh:
                 if "value" in act:
-                    rep.fail(
-                        "fresh rolls",
-                        f"event {i}: a roll value in a match without fresh rolls",
-                        seq=i,
-                    )
-                    return False
+                    return refuse(i, "a roll value in a match without fresh rolls")
                 continue
             if not is_int(seat) or seat not in prev:
                 continue  # the replay names it
             tip = prev[seat]
             if tip is None:
-                rep.fail(
-                    "fresh rolls",
-                    f"event {i}: seat {seat} sends a roll value but has no roll chain in the lock",
-                    seq=i,
+                return refuse(
+                    i,
+                    f"seat {seat} sends a roll value but has no roll chain in the lock",
                 )
-                return False
             try:
                 raw = parse_hex(act.get("value"), 32, "roll value")
             except FairnessError as exc:
-                rep.fail("fresh rolls", f"event {i}: seat {seat}'s {exc}", seq=i)
-                return False
+                return refuse(i, f"seat {seat}'s {exc}")
             if roll_step(match_id, seat, raw) != tip:
                 why = _diagnose_value(match_id, seat, tip, raw, used[seat])
-                rep.fail(
-                    "fresh rolls",
-                    f"event {i}: seat {seat}'s roll value {raw.hex()[:16]}… {why}",
-                    seq=i,
-                )
-                return False
+                return refuse(i, f"seat {seat}'s roll value {raw.hex()[:16]}… {why}")
             used[seat].append(raw)
             prev[seat] = raw
             pending.append((i, seat, str(act["type"]), raw))
@@ -396,13 +381,10 @@ def check_fresh_rolls(
             continue
         if not fresh:
             if bar:
-                rep.fail(
-                    "fresh rolls",
-                    f"event {i}: dice {label!r} carry a fresh-roll label "
-                    "in a match without fresh rolls",
-                    seq=i,
+                return refuse(
+                    i,
+                    f"dice {label!r} carry a fresh-roll label in a match without fresh rolls",
                 )
-                return False
             continue
         opening = "/opening/" in base
         got = [(seat, t) for _, seat, t, _ in pending]
@@ -418,34 +400,25 @@ def check_fresh_rolls(
             )
             want = "the roller's roll, then the opponent's roll_value"
         if not ok:
-            rep.fail(
-                "fresh rolls",
-                f"event {i}: dice {base!r} are not drawn from {want} "
-                f"(the values before it: {got or 'none'}); every roll of a fresh-rolls "
-                "match must be fresh",
-                seq=i,
+            return refuse(
+                i,
+                f"dice {base!r} are not drawn from {want} (the values before it: "
+                f"{got or 'none'}); every roll of a fresh-rolls match must be fresh",
             )
-            return False
         expected = fresh_label(base, pending[0][3], pending[1][3])
         if label != expected:
-            rep.fail(
-                "fresh rolls",
-                f"event {i}: dice {label!r} are not drawn at the label "
-                f"of the two values sent ({expected!r})",
-                seq=i,
+            return refuse(
+                i,
+                f"dice {label!r} are not drawn at the label of the two values sent ({expected!r})",
                 expected=expected,
                 found=label,
             )
-            return False
         rolls += 1
         pending = []
     if fresh:
         n = sum(len(v) for v in used.values())
-        rep.ok(
-            "fresh rolls",
-            f"{rolls} fresh roll(s) from {n} values, each on its seat's "
-            f"roll chain in order, sent in §6's order",
-        )
+        done = f"{rolls} fresh roll(s) from {n} values, each on its seat's roll chain in order"
+        rep.ok("fresh rolls", f"{done}, sent in §6's order")
     return True
 
 
@@ -454,6 +427,7 @@ def check_cut(rep: Any, doc: dict[str, Any], ruleset: dict[str, Any] | None) -> 
     is the next event, a ``uniform`` draw at ``h{h}/cut`` (§5): nobody chooses k."""
     if doc["game"] != "hokm" or ruleset is None or ruleset.get("cut") is not True:
         return True
+    refuse = partial(_at_event, rep, "cut")
     hand: str | None = None
     events = doc["events"]
     cuts = 0
@@ -469,31 +443,23 @@ def check_cut(rep: Any, doc: dict[str, Any], ruleset: dict[str, Any] | None) -> 
                 prev = events[i - 1] if i else None
                 pact = prev.get("action") if isinstance(prev, dict) else None
                 if not (isinstance(pact, dict) and pact.get("type") == "cut"):
-                    rep.fail(
-                        "cut",
-                        f"event {i}: cut draw {label!r} without a cut action before it",
-                        seq=i,
-                    )
-                    return False
+                    return refuse(i, f"cut draw {label!r} without a cut action before it")
             continue
         act = ev.get("action")
         if ev.get("type") != "action" or not isinstance(act, dict):
             continue
         if act.get("type") == "tap":
-            rep.fail("cut", f"event {i}: a tap (no cut); qahwa-fair/2 always draws the cut", seq=i)
-            return False
+            return refuse(i, "a tap (no cut); qahwa-fair/2 always draws the cut")
         if act.get("type") != "cut":
             continue
         if set(act) != {"type"}:
             extra = {k: v for k, v in act.items() if k != "type"}
-            rep.fail(
-                "cut",
-                f"event {i}: a cut with a chosen k ({render.short(extra, 40)}); "
+            return refuse(
+                i,
+                f"a cut with a chosen k ({render.short(extra, 40)}); "
                 "qahwa-fair/2 draws the cut, nobody chooses it",
-                seq=i,
                 found=act,
             )
-            return False
         nxt = events[i + 1] if i + 1 < len(events) else None
         want = f"h{hand}/cut"
         if not (
@@ -502,12 +468,8 @@ def check_cut(rep: Any, doc: dict[str, Any], ruleset: dict[str, Any] | None) -> 
             and nxt.get("kind") == "uniform"
             and nxt.get("label") == want
         ):
-            rep.fail(
-                "cut",
-                f"event {i}: the cut is not followed by its draw (uniform at {want!r})",
-                seq=i,
-            )
-            return False
+            why = f"the cut is not followed by its draw (uniform at {want!r})"
+            return refuse(i, why)
         cuts += 1
     rep.ok("cut", f"{cuts} cut(s), each drawn (uniform at h{{h}}/cut), none chosen")
     return True
@@ -841,8 +803,8 @@ def check_rules_v2(
         return ctx, state
     mctx = MatchContext(
         doc["match_id"],
-        tuple(s.tip.hex() if s.tip is not None else None for s in state.seats),
-        tuple(s.seat for s in state.lock.seats if s.house) if state.lock is not None else (),
+        tuple(s.roll_chain for s in state.seats),
+        tuple(s.seat for s in state.seats if s.house),
     )
     turns: list[int | None] = []  # the seat on turn after each event, as the rules say
     chance_seen: dict[int, Any] = {}

@@ -18,21 +18,15 @@ from .stats import analyse, tally
 def _load(
     sources: Sequence[str], server: str | None, matches: Sequence[str], key_file: str | None
 ) -> list[tuple[str, Any, KeySet | None]]:
+    base = server.rstrip("/") if server else None
     keys: KeySet | None = load_key_file(key_file) if key_file else None
-    if keys is None and server:
-        keys = fetch_keys(server.rstrip("/"))
-    out: list[tuple[str, Any, KeySet | None]] = []
-    for s in sources:
-        if s.startswith(("http://", "https://")):
-            out.append((s, http_get_json(s), keys))
-        else:
-            out.append((s, load_document(s), keys))
-    if server:
-        base = server.rstrip("/")
-        for m in matches:
-            url = f"{base}/v1/matches/{m}/transcript"
-            out.append((url, http_get_json(url), keys))
-    return out
+    if keys is None and base is not None:
+        keys = fetch_keys(base)
+    urls = [f"{base}/v1/matches/{m}/transcript" for m in matches] if base is not None else []
+    return [
+        (s, http_get_json(s) if s.startswith(("http://", "https://")) else load_document(s), keys)
+        for s in [*sources, *urls]
+    ]
 
 
 @click.command(

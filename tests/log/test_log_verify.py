@@ -28,7 +28,7 @@ from service import keys
 from service.db import Database
 from service.server import ServerThread
 from service.settings import Settings
-from verify_cli.log import consistent
+from tlog import consistent
 from verify_cli.main import app
 
 KEY = Signer.generate()

@@ -244,7 +244,7 @@ def raw_tests(b: Battery, data: bytes) -> None:
         for bit in range(7, -1, -1):
             ones.append(sum(c for v, c in lane_counts.items() if v >> bit & 1))
     z2 = sum((2 * k - nwords) ** 2 / nwords for k in ones)
-    cs = ChiSquare(z2, 32, chi2_sf(z2, 32), nwords / 2)
+    cs = ChiSquare(z2, 32, chi2_sf(z2, 32))
     b.add(
         "raw.bits",
         "raw",
@@ -331,7 +331,7 @@ def dice_tests(b: Battery, source: Source, count: int) -> None:
     b.add(
         "dice.serial_correlation",
         "dice",
-        ChiSquare(z2, 1, chi2_sf(z2, 1), float(n)),
+        ChiSquare(z2, 1, chi2_sf(z2, 1)),
         n,
         [r],
         [0.0],
@@ -364,16 +364,18 @@ def position_tests(
     n: int,
     draws: int,
     per_match: int,
-    label_of: Callable[[int], str],
+    hand: str,
     item_names: Sequence[str],
-    per_item: bool = True,
 ) -> None:
-    """Each item's position over ``draws`` shuffles of ``n`` items: the whole matrix
-    (df (n−1)²) and, with ``per_item``, each item's row (df n−1)."""
+    """Each item's position over ``draws`` shuffles of ``n`` items (at labels
+    ``{hand}{i mod per_match}/shuffle``): the whole matrix (df (n−1)²) and each item's row
+    (df n−1)."""
     buf = bytearray()
     items = list(range(n))
     for i in range(draws):
-        buf += bytes(source.stream(name, game, i, per_match, label_of(i)).shuffle(items))
+        buf += bytes(
+            source.stream(name, game, i, per_match, f"{hand}{i % per_match}/shuffle").shuffle(items)
+        )
     counts = [[0] * n for _ in range(n)]  # counts[item][position]
     for pos in range(n):
         col = Counter(buf[pos::n])
@@ -383,59 +385,38 @@ def position_tests(
     x2 = sum((c - e) ** 2 / e for row in counts for c in row)
     df = (n - 1) ** 2
     scaled = x2 * (n - 1) / n
-    flat = [c for row in counts for c in row]
     b.add(
         f"{name}.positions",
         name,
-        ChiSquare(scaled, df, chi2_sf(scaled, df), e),
+        ChiSquare(scaled, df, chi2_sf(scaled, df)),
         draws,
         [],
         [],
         [],
-        f"all {n}×{n} item/position counts ({len(flat)} cells, E = {e:,.1f}); statistic X²·(n−1)/n",
+        f"all {n}×{n} item/position counts ({n * n} cells, E = {e:,.1f}); statistic X²·(n−1)/n",
     )
     b.matrices.append(Matrix(name, n, draws, counts))
-    if per_item:
-        for item in range(n):
-            _test(
-                b,
-                f"{name}.item[{item_names[item]}]",
-                name,
-                counts[item],
-                [1 / n] * n,
-                draws,
-                [str(p) for p in range(n)],
-                f"positions of {item_names[item]}",
-            )
+    for item in range(n):
+        _test(
+            b,
+            f"{name}.item[{item_names[item]}]",
+            name,
+            counts[item],
+            [1 / n] * n,
+            draws,
+            [str(p) for p in range(n)],
+            f"positions of {item_names[item]}",
+        )
 
 
 def shuffle_tests(b: Battery, source: Source, sizes: Sizes) -> None:
     deck = [r + s for s in "CDHS" for r in "23456789TJQKA"]
-    position_tests(
-        b, source, "deck52", "hokm", 52, sizes.decks, 16, lambda i: f"h{i % 16}/shuffle", deck
-    )
-    position_tests(
-        b,
-        source,
-        "tiles28",
-        "iraqi_domino",
-        28,
-        sizes.tiles,
-        8,
-        lambda i: f"r{i % 8}/shuffle",
-        tiles(6),
-    )
-    position_tests(
-        b,
-        source,
-        "tiles91",
-        "mexican_train",
-        91,
-        sizes.tiles,
-        13,
-        lambda i: f"r{i % 13}/shuffle",
-        tiles(12),
-    )
+    for name, game, n, draws, per, prefix, items in (
+        ("deck52", "hokm", 52, sizes.decks, 16, "h", deck),
+        ("tiles28", "iraqi_domino", 28, sizes.tiles, 8, "r", tiles(6)),
+        ("tiles91", "mexican_train", 91, sizes.tiles, 13, "r", tiles(12)),
+    ):
+        position_tests(b, source, name, game, n, draws, per, prefix, items)
 
 
 def mexican_tests(b: Battery, source: Source, deals: int) -> None:

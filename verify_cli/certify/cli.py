@@ -1,12 +1,6 @@
 """``verify certify`` (alias ``qahwa-certify``): the RNG certification kit
-(docs/certification.md).
-
-    verify certify [--out DIR] [--dice N] [--decks N] [--tiles N] [--lots N] [--words N]
-                  [--seed S] [--source FILE] [--no-plots] [--quiet]
-    verify certify --raw OUT --bytes N [--seed S]
-
-Exit codes: 0 every test passed; 1 a test failed (the generator is not fit); 2 unusable
-input (bad option, unreadable or too short --source file), with a one-line reason.
+(docs/certification.md). :data:`HELP` gives its use; ``--raw OUT --bytes N`` only dumps the
+raw derivation stream. Exit codes: 0 every test passed, 1 one failed, 2 unusable input.
 """
 
 from __future__ import annotations

@@ -180,17 +180,12 @@ def write_html(path: Path, report: dict[str, Any], battery: Battery, plot: bool 
     sizes = ", ".join(f"{k} {v:,}" for k, v in report["sizes"].items())
     verdict = report["verdict"].upper()
     c = report.get("confirmation")
-    conf = (
-        ""
-        if c is None
-        else (
-            " The first sample failed, so a second, independent sample was drawn: it failed "
-            f"{e(', '.join(c['tests_failed']))}."
-            if c["tests_failed"]
-            else " The first sample failed, so a second, independent sample was drawn: it passed "
-            "every test."
+    conf = ""
+    if c is not None:
+        second = f"failed {e(', '.join(c['tests_failed']))}." if c["tests_failed"] else ""
+        conf = " The first sample failed, so a second, independent sample was drawn: it " + (
+            second or "passed every test."
         )
-    )
     doc = f"""<!doctype html>
 <html lang=en><head><meta charset=utf-8><title>qahwa-certify: {verdict}</title>
 <style>

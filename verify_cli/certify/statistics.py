@@ -100,24 +100,17 @@ class ChiSquare:
     statistic: float
     df: int
     p_value: float
-    min_expected: float
 
 
-def chi_square(
-    observed: Sequence[float],
-    expected: Sequence[float],
-    *,
-    df: int | None = None,
-    scale: float = 1.0,
-) -> ChiSquare:
-    """Pearson's X² = Σ (O − E)² / E, times ``scale``, with ``df`` (default: cells − 1)."""
+def chi_square(observed: Sequence[float], expected: Sequence[float]) -> ChiSquare:
+    """Pearson's X² = Σ (O − E)² / E with df = cells − 1."""
     if len(observed) != len(expected) or len(observed) < 2:
         raise ValueError("chi-square needs as many expected counts as observed, at least 2")
     if min(expected) <= 0:
         raise ValueError("every expected count must be positive")
-    x2 = scale * sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True))
-    k = len(observed) - 1 if df is None else df
-    return ChiSquare(x2, k, chi2_sf(x2, k), min(expected))
+    x2 = sum((o - e) ** 2 / e for o, e in zip(observed, expected, strict=True))
+    k = len(observed) - 1
+    return ChiSquare(x2, k, chi2_sf(x2, k))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
