@@ -154,36 +154,28 @@ class Chance:
         self.labels.add(event["label"])
         self._pending.append(event)
 
+    def _drawn(self, label: str, kind: str, args: dict[str, int] | None, result: JSON) -> None:
+        """Record the draw ``kind`` at ``label`` (``args``: its arguments, if any)."""
+        event: Event = {"type": "chance", "label": label, "kind": kind}
+        if args is not None:
+            event["args"] = args
+        event["result"] = result
+        self._record(event)
+
     def dice(self, label: str, count: int, sides: int = 6) -> list[int]:
         # StreamKey.dice: the usual draw without building a Stream (it checks the label)
         result = self._key(label).dice(label, count, sides)
-        self._record(
-            {
-                "type": "chance",
-                "label": label,
-                "kind": "dice",
-                "args": {"count": count, "sides": sides},
-                "result": list(result),
-            }
-        )
+        self._drawn(label, "dice", {"count": count, "sides": sides}, list(result))
         return result
 
     def uniform(self, label: str, n: int) -> int:
         result = self._stream(label).uniform(n)
-        self._record(
-            {
-                "type": "chance",
-                "label": label,
-                "kind": "uniform",
-                "args": {"n": n},
-                "result": result,
-            }
-        )
+        self._drawn(label, "uniform", {"n": n}, result)
         return result
 
     def shuffle(self, label: str, items: Sequence[T]) -> list[T]:
         result = self._stream(label).shuffle(items)
-        self._record({"type": "chance", "label": label, "kind": "shuffle", "result": list(result)})
+        self._drawn(label, "shuffle", None, list(result))
         return result
 
     def take_events(self) -> list[Event]:
@@ -429,15 +421,11 @@ class Engine(ABC):
                 f"this engine deals from the seeds (qahwa-fair/2)"
             )
         defaults = cls.ruleset_defaults(proto)
-        if (
-            proto is not V1
-            and isinstance(raw, Mapping)
-            and "deal" not in defaults
-            and raw.get("deal") == "seeded"
-        ):
-            # the default deal (fairness-v3 §9a) is not listed: seeded rulesets stay as they were
-            raw = {k: v for k, v in raw.items() if k != "deal"}
         if proto is not V1 and isinstance(raw, Mapping):
+            if "deal" not in defaults and raw.get("deal") == "seeded":
+                # the default deal (fairness-v3 §9a) is not listed: seeded rulesets stay as
+                # they were
+                raw = {k: v for k, v in raw.items() if k != "deal"}
             old = sorted(k for k in raw if k in cls.RULESET_V1_ONLY)
             if old:
                 raise RulesetError(

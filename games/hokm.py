@@ -27,11 +27,11 @@ from typing import Any, ClassVar
 
 from fairness import DECK52
 
-from .base import JSON, Action, Engine, Event, only_keys
+from .base import JSON, Action, Event, only_keys
 from .cards import SUITS, is_card, is_joker, sort_hand
 from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
+from .tricks import Phase, Tally, Trick, TrickGame, close_trick, follow_reason, playable, table_view
 
 TRICKS_TO_WIN = 7
 MAX_TARGET = 99
@@ -39,7 +39,7 @@ MAX_TARGET = 99
 HAND_SIZE = {4: 13, 3: 17, 2: 13}
 
 
-class HokmEngine(Engine):
+class HokmEngine(TrickGame):
     game: ClassVar[str] = "hokm"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {
         "players": 4,
@@ -208,9 +208,6 @@ class HokmEngine(Engine):
         else:
             self._apply_play(seat, action)
 
-    def _wrong_phase(self, what: str) -> IllegalActionError:
-        return Phase.wrong(what, self.phase)
-
     def _need_cut(self, what: str) -> None:
         """That the deck waits for the cut (IllegalActionError naming ``what`` if not)."""
         if self.phase != Phase.CUT:
@@ -352,9 +349,6 @@ class HokmEngine(Engine):
             self._finish_hand(tricks, tricks.index(max(tricks)))
         elif not self.hands[winner]:
             self._finish_hand(tricks, None)  # three players, 6-6-5: nobody reached 7
-
-    def side_tricks(self) -> list[int]:
-        return self.tally.by_side(self.side_of, self.n_sides)
 
     def _finish_hand(self, tricks: list[int], winner: int | None) -> None:
         hakem_side = self.side_of(self.hakem)

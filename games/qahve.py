@@ -19,11 +19,11 @@ from typing import Any, ClassVar
 
 from fairness import deck_qahve
 
-from .base import JSON, Action, Engine, only_keys
+from .base import JSON, Action, only_keys
 from .cards import is_card, sort_hand
 from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
+from .tricks import Phase, Tally, Trick, TrickGame, close_trick, follow_reason, playable, table_view
 
 SEATS = 4
 TRICKS = 13
@@ -45,7 +45,7 @@ def hand_points(contract: int, tricks: int) -> int:
     return -10 * contract
 
 
-class QahveEngine(Engine):
+class QahveEngine(TrickGame):
     game: ClassVar[str] = "qahve"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"target": 501, "min_bid": 2}
     # two bids of 7 or more make a contract above 13 tricks: no side could ever make
@@ -101,7 +101,6 @@ class QahveEngine(Engine):
         if scores is not None:
             self.scores = list(scores)
 
-    # -- ruleset ---------------------------------------------------------------------------
     # -- hands -----------------------------------------------------------------------------
     @property
     def first_seat(self) -> int:
@@ -230,9 +229,6 @@ class QahveEngine(Engine):
         self.trick = Trick(winner)
         if self.tally.played == TRICKS:
             self._finish_hand()
-
-    def side_tricks(self) -> list[int]:
-        return self.tally.by_side(self.side_of, 2)
 
     def _finish_hand(self) -> None:
         contracts = self.contracts()

@@ -12,7 +12,7 @@ from abc import abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from fairness import parse_tile, tile_code
+from fairness import parse_tile
 
 from .base import Action, Engine
 from .deals import deal_tiles
@@ -22,9 +22,7 @@ __all__ = [
     "is_double",
     "pips",
     "has_number",
-    "other_end",
     "total_pips",
-    "tile_code",
     "parse_tile",
     "orient",
     "sort_tiles",
@@ -49,19 +47,14 @@ def has_number(tile: str, n: int) -> bool:
     return n in parse_tile(tile)
 
 
-def other_end(tile: str, n: int) -> int:
-    """The number left open after laying ``tile`` against ``n``."""
-    a, b = parse_tile(tile)
-    if a == n:
-        return b
-    if b == n:
-        return a
-    raise ValueError(f"tile {tile} does not match {n}")
-
-
 def orient(tile: str, n: int) -> tuple[int, int]:
     """``tile`` laid against ``n``: the pair ``(n, number left open)``."""
-    return (n, other_end(tile, n))
+    a, b = parse_tile(tile)
+    if a == n:
+        return (n, b)
+    if b == n:
+        return (n, a)
+    raise ValueError(f"tile {tile} does not match {n}")
 
 
 def total_pips(hand: Iterable[str]) -> int:
@@ -93,8 +86,7 @@ def action_tile(action: Mapping[str, Any], max_pip: int) -> str:
 
 def heaviest(tiles: Iterable[str]) -> str:
     """The tile with the most pips; equal pips → the one with the higher end."""
-    best = max(tiles, key=lambda t: (pips(t), max(parse_tile(t))))
-    return best
+    return max(tiles, key=lambda t: (pips(t), max(parse_tile(t))))
 
 
 class DominoEngine(Engine):

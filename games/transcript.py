@@ -115,6 +115,10 @@ def rfc3339(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+#: a locked transcript's seat fields, in order (fairness-v2.md §9)
+_LOCKED_SEAT_FIELDS = ("seat", "name", "house", "client_seed", "nonce", "key", "roll_chain")
+
+
 def build_locked_transcript(
     *,
     match_id: str,
@@ -146,18 +150,7 @@ def build_locked_transcript(
         "server_seed": server_seed.hex(),
         "lock": dict(lock),
         "lock_index": lock_index,
-        "seats": [
-            {
-                "seat": s["seat"],
-                "name": s["name"],
-                "house": s["house"],
-                "client_seed": s["client_seed"],
-                "nonce": s["nonce"],
-                "key": s["key"],
-                "roll_chain": s["roll_chain"],
-            }
-            for s in seats
-        ],
+        "seats": [{k: s[k] for k in _LOCKED_SEAT_FIELDS} for s in seats],
         "events": [dict(e) for e in events],
         "chain": chain,
         "result": dict(result) if result is not None else None,

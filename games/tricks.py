@@ -15,6 +15,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
+from .base import Engine
 from .cards import is_joker, suit, trick_winner
 from .errors import IllegalActionError
 
@@ -46,11 +47,6 @@ WAITING = {
     Phase.DISCARD: "cards are being laid away face down (discard)",
     Phase.PLAY: "the cards are being played (play)",
 }
-
-
-def led_suit(plays: Sequence[tuple[int, str]]) -> str | None:
-    """The suit of the first card played (None before the lead, or when a joker was led)."""
-    return suit(plays[0][1]) if plays else None
 
 
 def follow_reason(
@@ -93,7 +89,8 @@ class Trick:
 
     @property
     def led(self) -> str | None:
-        return led_suit(self.plays)
+        """The suit of the first card played (None before the lead, or when a joker was led)."""
+        return suit(self.plays[0][1]) if self.plays else None
 
     def add(self, seat: int, card: str, source: str = "hand") -> None:
         self.plays.append((seat, card))
@@ -177,6 +174,20 @@ class Tally:
         for seat, cards in enumerate(self.cards):
             out[side_of(seat)].extend(cards)
         return out
+
+
+class TrickGame(Engine):
+    """What the trick games' engines (hokm, qahve, shelem) share beyond their own rules."""
+
+    phase: str
+    tally: Tally
+
+    def _wrong_phase(self, what: str) -> IllegalActionError:
+        return Phase.wrong(what, self.phase)
+
+    def side_tricks(self) -> list[int]:
+        """Tricks taken this hand per side."""
+        return self.tally.by_side(self.side_of, self.n_sides)
 
 
 class Table(Protocol):
