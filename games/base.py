@@ -423,8 +423,7 @@ class Engine(ABC):
         defaults = cls.ruleset_defaults(proto)
         if proto is not V1 and isinstance(raw, Mapping):
             if "deal" not in defaults and raw.get("deal") == "seeded":
-                # the default deal (fairness-v3 §9a) is not listed: seeded rulesets stay as
-                # they were
+                # the default deal (fairness-v3 §9a) is not listed: seeded rulesets as before
                 raw = {k: v for k, v in raw.items() if k != "deal"}
             old = sorted(k for k in raw if k in cls.RULESET_V1_ONLY)
             if old:

@@ -126,7 +126,6 @@ class SealedGame(Engine):
     #: the ruleset rule that selects a sealed engine (fairness-v3 §9a)
     RULESET_V2_EXTRA: ClassVar[Mapping[str, Any]] = {"deal": "sealed"}
     SEALED: ClassVar[bool] = True
-    TRANSCRIPT_PROTOCOL: ClassVar[str] = PROTOCOL_V3
     #: the game's hands: while sealed, item positions (``str(i)``) rather than codes
     hands: list[list[str]]
 
@@ -173,16 +172,8 @@ class SealedGame(Engine):
             deck=get_backend().starting_deck(self.game, items),
             revealed=[None] * n,
         )
-        hand.record = {
-            "hand": hand.number,
-            "game": self.game,
-            "items": list(items),
-            "keys": [],
-            "shuffles": [],
-            "shares": [],
-            "openings": [],
-            "revealed": [],
-        }
+        hand.record = {"hand": hand.number, "game": self.game, "items": list(items)}
+        hand.record.update((k, []) for k in ("keys", "shuffles", "shares", "openings", "revealed"))
         self.sealed = hand
         self.sealed_hands.append(hand.record)
         self.owed = [Owed(s, "key") for s in range(n)]

@@ -113,16 +113,11 @@ class SealedHokmEngine(SealedTricks, HokmEngine):
     def _view(self, seat: int | None) -> dict[str, JSON]:
         out = super()._view(seat)
         out["cutter"] = None
-        if seat is not None:
-            if self.n == 2:
-                if (
-                    self.phase == Phase.DRAW
-                    and self.outcome is None
-                    and seat == self.turn
-                    and not self.owed
-                ):
-                    out["drawn"] = int(self.stock[0])
-                out["discard"] = sorted(int(p) for p in self.thrown[seat])
+        if seat is not None and self.n == 2:
+            # the drawer sees the top card (``turn`` is None once the match is over)
+            if seat == self.turn and self.phase == Phase.DRAW and not self.owed:
+                out["drawn"] = int(self.stock[0])
+            out["discard"] = sorted(int(p) for p in self.thrown[seat])
         return out
 
 
