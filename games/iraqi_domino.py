@@ -28,8 +28,7 @@ from .tiles import (
     DominoEngine,
     action_tile,
     has_number,
-    heaviest,
-    is_double,
+    opening_rank,
     orient,
     sort_tiles,
     total_pips,
@@ -97,11 +96,7 @@ class IraqiDominoEngine(DominoEngine):
     @staticmethod
     def forced_opening_tile(hands: list[list[str]]) -> str:
         """6-6 if dealt, else the highest double dealt, else the heaviest tile dealt."""
-        dealt = [t for h in hands for t in h]
-        doubles = [t for t in dealt if is_double(t)]
-        if doubles:
-            return max(doubles, key=lambda t: int(t.split("-")[0]))
-        return heaviest(dealt)
+        return max((t for h in hands for t in h), key=opening_rank)
 
     def _end_round(self, how: str, winner_seat: int | None) -> None:
         n = self.n_seats
@@ -181,19 +176,17 @@ class IraqiDominoEngine(DominoEngine):
         kind = action["type"]
         if kind == "play":
             self._play(seat, action)
-        elif kind == "draw":
-            only_keys(action)
-            if self._can_play(seat):
-                raise IllegalActionError("you can play a tile, so you may not draw")
+            return
+        only_keys(action)
+        if self._can_play(seat):
+            raise IllegalActionError(f"you can play a tile, so you may not {kind}")
+        if kind == "draw":
             if not self.pile:
                 raise IllegalActionError("the draw pile is empty: pass instead")
             self.hands[seat].append(self.pile.pop(0))
             if self._blocked():
                 self._end_round("blocked", None)
         else:
-            only_keys(action)
-            if self._can_play(seat):
-                raise IllegalActionError("you can play a tile, so you may not pass")
             if self.pile:
                 raise IllegalActionError("you cannot play: draw from the pile first")
             self.current = (seat + 1) % self.n_seats

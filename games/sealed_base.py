@@ -25,6 +25,7 @@ import base64
 import binascii
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any, ClassVar
 
 from fairness import PROTOCOL_V3, V2, FairProtocol
@@ -32,7 +33,7 @@ from fairness import PROTOCOL_V3, V2, FairProtocol
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_backend import SealedStepError, get_backend
-from .tricks import Trick, follow_reason
+from .tricks import Phase, Trick, follow_reason
 
 #: the deal steps a seat owes (fairness-v3 §9a)
 STEPS = ("key", "shuffle", "share", "open", "reveal_key")
@@ -478,6 +479,7 @@ class SealedTricks(SealedGame):
     held, and following suit (with the game's own rules over a hand, :meth:`_broke`) is
     checked once the hand's keys are revealed."""
 
+    phase: str
     trick: Trick
     #: (seat, item, led suit, the items the seat held then, the tricks done then) of every
     #: play of the hand
@@ -488,6 +490,17 @@ class SealedTricks(SealedGame):
         done = len(self.plays) // self.n_seats
         item, held = self._play_item(seat, action, card)
         self.plays.append((seat, item, self.trick.led, held, done))
+
+    def _play_legal(self, seat: int) -> list[Action]:
+        """Plays and discards by item (the seat names its cards), else the game's own."""
+        if self.phase == Phase.PLAY:
+            return [{"type": "play", "item": i} for i in self._unopened(seat)]
+        if self.phase == Phase.DISCARD:
+            size = self._discard_size(seat)  # type: ignore[attr-defined]
+            held = self._held(seat)
+            return [{"type": "discard", "items": list(c)} for c in combinations(held, size)]
+        # the game's own: bids, trumps, draws
+        return super(SealedGame, self).legal_actions(seat)  # type: ignore[safe-super]
 
     def _breach(self, codes: Sequence[str]) -> int | None:
         """The first play that did not follow suit when the seat held the suit led."""

@@ -20,7 +20,6 @@ its opening. Following suit is checked when the hand's keys are revealed
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import combinations
 from typing import Any, ClassVar
 
 from .base import JSON, Action, Chance, MatchContext, only_keys
@@ -100,16 +99,6 @@ class SealedHokmEngine(SealedTricks, HokmEngine):
         HokmEngine._finish_hand(self, tricks, winner)
 
     # -- legal actions and views -------------------------------------------------------------
-    def _play_legal(self, seat: int) -> list[Action]:
-        if self.phase == Phase.PLAY:
-            return [{"type": "play", "item": i} for i in self._unopened(seat)]
-        if self.phase == Phase.DISCARD:
-            return [
-                {"type": "discard", "items": list(c)}
-                for c in combinations(self._held(seat), self._discard_size(seat))
-            ]
-        return HokmEngine.legal_actions(self, seat)
-
     def _view(self, seat: int | None) -> dict[str, JSON]:
         out = super()._view(seat)
         out["cutter"] = None

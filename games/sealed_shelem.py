@@ -18,7 +18,6 @@ hand every seat passed is revealed before the next one is dealt.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import combinations
 from typing import Any, ClassVar
 
 from fairness import V2, FairProtocol
@@ -75,16 +74,6 @@ class SealedShelemEngine(SealedTricks, ShelemEngine):
         self._deal_items({hakem: kitty})
 
     # -- actions ---------------------------------------------------------------------------
-    def _play_legal(self, seat: int) -> list[Action]:
-        if self.phase == Phase.BID:
-            return ShelemEngine.legal_actions(self, seat)
-        if self.phase == Phase.DISCARD:
-            return [
-                {"type": "discard", "items": list(c)}
-                for c in combinations(self._held(seat), DISCARD_SIZE)
-            ]
-        return [{"type": "play", "item": i} for i in self._unopened(seat)]
-
     def bot_actions(self, seat: int) -> list[Action]:
         legal = self.legal_actions(seat)
         if self.phase == Phase.BID and not self.owed and len(legal) > 1:

@@ -185,6 +185,9 @@ class ShelemEngine(TrickGame):
             return playable(self._tops(seat), led)
         return playable(self.hands[seat], led)
 
+    def _discard_size(self, seat: int) -> int:
+        return DISCARD_SIZE
+
     def _min_bid(self) -> int:
         return MIN_BID if self.high_bid is None else self.high_bid + BID_STEP
 

@@ -948,21 +948,9 @@ class TawlaEngine(Engine):
         return self.legal_actions(seat)
 
     def _apply(self, seat: int, action: Action) -> None:
-        getattr(self, self._HANDLERS[action["type"]])(seat, action)
-
-    #: the method that applies each action type (looked up by name: a subclass may
-    #: override one)
-    _HANDLERS: ClassVar[Mapping[str, str]] = {
-        "roll": "_roll",
-        "roll_value": "_roll_value",
-        "double": "_double",
-        "take": "_take",
-        "drop": "_drop",
-        "move": "_move",
-        "resign": "_resign",
-        "accept": "_accept",
-        "reject": "_reject",
-    }
+        # each action type's method is ``_<type>`` (looked up by name: a subclass may
+        # override one)
+        getattr(self, "_" + action["type"])(seat, action)
 
     def _need_phase(self, phase: str, what: str) -> None:
         if self.phase == phase:

@@ -28,7 +28,7 @@ __all__ = [
     "sort_tiles",
     "check_tile_code",
     "action_tile",
-    "heaviest",
+    "opening_rank",
     "DominoEngine",
 ]
 
@@ -84,9 +84,11 @@ def action_tile(action: Mapping[str, Any], max_pip: int) -> str:
         raise MalformedActionError(str(exc)) from None
 
 
-def heaviest(tiles: Iterable[str]) -> str:
-    """The tile with the most pips; equal pips → the one with the higher end."""
-    return max(tiles, key=lambda t: (pips(t), max(parse_tile(t))))
+def opening_rank(tile: str) -> tuple[bool, int, int]:
+    """Where ``tile`` stands in iraqi_domino's forced opening: every double above the other
+    tiles, then the most pips, then the higher end."""
+    a, b = parse_tile(tile)
+    return (a == b, a + b, max(a, b))
 
 
 class DominoEngine(Engine):

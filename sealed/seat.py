@@ -175,10 +175,7 @@ class SealedSeat:
 
     def _hand(self, sv: Mapping[str, Any]) -> _Hand:
         n = int(sv["hand"])
-        found = self.hands.get(n)
-        if found is None:
-            found = self.hands[n] = _Hand(n)
-        return found
+        return self.hands.get(n) or self.hands.setdefault(n, _Hand(n))
 
     def _check(self, seat: int, action: Mapping[str, Any], sv: Mapping[str, Any]) -> None:
         h = self._hand(sv)
