@@ -237,13 +237,7 @@ def check_keys(raw: Mapping[str, Any] | None, defaults: Mapping[str, Any]) -> di
     out = dict(defaults)
     for key, value in raw.items():
         want = type(defaults[key])
-        if want is bool:
-            ok = isinstance(value, bool)
-        elif want is int:
-            ok = isinstance(value, int) and not isinstance(value, bool)
-        else:
-            ok = isinstance(value, want)
-        if not ok:
+        if not isinstance(value, want) or (isinstance(value, bool) and want is not bool):
             raise RulesetError(f"ruleset key {key!r} must be {want.__name__}, got {value!r}")
         out[key] = value
     return out

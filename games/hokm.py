@@ -321,10 +321,7 @@ class HokmEngine(TrickGame):
             self.trick = Trick(self.hakem)
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        only_keys(action, "card")
-        card = action.get("card")
-        if not isinstance(card, str) or not is_card(card) or is_joker(card):
-            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
+        card = self._card_of(action, "card")
         if self.phase != Phase.PLAY:
             raise self._wrong_phase("card play")
         hand = self.hands[seat]

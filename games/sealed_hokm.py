@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .base import JSON, Action, Chance, MatchContext, only_keys
-from .cards import is_card, is_joker
+from .base import JSON, Action, Chance, MatchContext
 from .errors import IllegalActionError, MalformedActionError
 from .hokm import HokmEngine
 from .sealed_base import SealedTricks
@@ -73,10 +72,7 @@ class SealedHokmEngine(SealedTricks, HokmEngine):
         self._lay_away_items(seat, items)
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        only_keys(action, "item", "card", "share", "proof")
-        card = action.get("card")
-        if not isinstance(card, str) or not is_card(card) or is_joker(card):
-            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
+        card = self._card_of(action, "item", "card", "share", "proof")
         if card not in self._hand().items:
             raise MalformedActionError(f"{card} is not in this deck")
         if self.phase != Phase.PLAY:

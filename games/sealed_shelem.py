@@ -22,9 +22,8 @@ from typing import Any, ClassVar
 
 from fairness import V2, FairProtocol
 
-from .base import JSON, Action, only_keys
-from .cards import is_card, is_joker
-from .errors import MalformedActionError, RulesetError
+from .base import JSON, Action
+from .errors import RulesetError
 from .sealed_base import SealedTricks
 from .shelem import DISCARD_SIZE, ShelemEngine
 from .tricks import Phase
@@ -94,10 +93,7 @@ class SealedShelemEngine(SealedTricks, ShelemEngine):
     def _sealed_play(self, seat: int, action: Action) -> None:
         if self.phase != Phase.PLAY:
             raise self._wrong_phase("card play")
-        only_keys(action, "item", "card", "share", "proof")
-        card = action.get("card")
-        if not isinstance(card, str) or not is_card(card) or is_joker(card):
-            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
+        card = self._card_of(action, "item", "card", "share", "proof")
         self._play_card(seat, action, card)
         if self.trump is None:
             self.trump = card[1]  # the hakem's first card names trump

@@ -15,9 +15,9 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from .base import Engine
-from .cards import is_joker, suit, trick_winner
-from .errors import IllegalActionError
+from .base import Action, Engine, only_keys
+from .cards import is_card, is_joker, suit, trick_winner
+from .errors import IllegalActionError, MalformedActionError
 
 
 # -- phases (a card game's view ``phase``) --------------------------------------------------
@@ -188,6 +188,14 @@ class TrickGame(Engine):
     def side_tricks(self) -> list[int]:
         """Tricks taken this hand per side."""
         return self.tally.by_side(self.side_of, self.n_sides)
+
+    def _card_of(self, action: Action, *keys: str) -> str:
+        """The card of the 52-card deck a play names (``keys``: the play's fields)."""
+        only_keys(action, *keys)
+        card = action.get("card")
+        if not isinstance(card, str) or not is_card(card) or is_joker(card):
+            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
+        return card
 
 
 class Table(Protocol):
