@@ -23,7 +23,7 @@ from .base import JSON, Action, only_keys
 from .cards import is_card, sort_hand
 from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, TrickGame, close_trick, follow_reason, playable, table_view
+from .tricks import Phase, Tally, Trick, TrickGame, close_trick, follow_reason, table_view
 
 SEATS = 4
 TRICKS = 13
@@ -139,13 +139,7 @@ class QahveEngine(TrickGame):
 
     def playable(self, seat: int) -> list[str]:
         """The cards ``seat`` may play now under follow suit and the joker rules."""
-        hand = self.hands[seat]
-        if JB in hand and self.tricks_done == JB_DEADLINE:
-            return [JB]
-        cards = playable(hand, self.trick.led)
-        if not self.jb_played:
-            cards = [c for c in cards if c != JR]
-        return sort_hand(cards)
+        return sort_hand(c for c in self.hands[seat] if self.why_not(seat, c) is None)
 
     def why_not(self, seat: int, card: str) -> str | None:
         """Why ``seat`` may not play ``card`` now (None: it may)."""

@@ -433,7 +433,6 @@ class ShelemEngine(TrickGame):
         return [{"seat": s, "bid": "pass" if a is None else a} for s, a in self.bids]
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        sides = [[s for s in range(self.n) if self.side_of(s) == side] for side in (0, 1)]
         is_hakem = seat is not None and seat == self.hakem
         out: dict[str, JSON] = table_view(self, leader=self.leader, sources=self.n == 2)
         out.update(
@@ -441,7 +440,7 @@ class ShelemEngine(TrickGame):
                 "players": self.n,
                 "target": self.target,
                 "dealer": self.dealer,
-                "sides": sides,
+                "sides": [list(self.seats_of(side)) for side in (0, 1)],
                 "hand": sort_hand(self.hands[seat]) if seat is not None else None,
                 "hand_counts": [len(h) for h in self.hands],
                 "kitty_count": len(self.kitty),

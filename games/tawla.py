@@ -632,21 +632,11 @@ class TawlaEngine(Engine):
         self.score = [0, 0]
         self.games: list[dict[str, JSON]] = []
         self.game_number = 0
-        self.crawford_game = False
         self._crawford_used = False
-        self.points: list[int] = []
-        self.bar = [0, 0]
-        self.off = [0, 0]
-        self.cube_value = 1
-        self.cube_owner: int | None = None
         self.phase = ROLL
         self.on_roll = 0  # the seat whose turn it is in the game
         self.dice: list[int] | None = None
-        self.rolls = 0  # rolls after the opening in this game
-        self.pending: dict[str, JSON] | None = None
-        self.resign_rejected = False
         self.opening: dict[str, JSON] = {}
-        self.last_turn: dict[str, JSON] | None = None
         self._turns: Mapping[Turn, Board] = {}
         self._begin_game()
 
@@ -726,11 +716,11 @@ class TawlaEngine(Engine):
         self.bar = [0, 0]
         self.off = [0, 0]
         self.cube_value = 1
-        self.cube_owner = None
-        self.pending = None
+        self.cube_owner: int | None = None
+        self.pending: dict[str, JSON] | None = None
         self.resign_rejected = False
-        self.rolls = 0
-        self.last_turn = None
+        self.rolls = 0  # rolls after the opening in this game
+        self.last_turn: dict[str, JSON] | None = None
         self.crawford_game = False
         if (
             self.ruleset["crawford"]
