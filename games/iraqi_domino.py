@@ -62,15 +62,6 @@ class IraqiDominoEngine(DominoEngine):
         self.round_to: int = self.ruleset["round_to"]
         self.scores: list[int] = [0] * self.n_sides
         self.round = -1
-        self.hands: list[list[str]] = []
-        self.pile: list[str] = []
-        self.line: list[tuple[int, int]] = []
-        self.left = self.right = -1
-        self.current = 0
-        self.opener = 0
-        self.opening_tile: str | None = None
-        self.plays = 0
-        self.last_play: list[int] = []
         self.history: list[dict[str, JSON]] = []
         self._start_round(None)
 
@@ -79,7 +70,7 @@ class IraqiDominoEngine(DominoEngine):
         """Deal round ``self.round + 1``; ``opener`` None: the forced opening of round 0."""
         self.round += 1
         self.hands, self.pile = self._deal(tiles(6), HAND)
-        self.line = []
+        self.line: list[tuple[int, int]] = []
         self.left = self.right = -1
         self.plays = 0
         self.last_play = [-1] * self.n_seats
@@ -87,8 +78,8 @@ class IraqiDominoEngine(DominoEngine):
 
     def _opener(self, opener: int | None) -> int:
         """The round's opener; None: the forced opening (round 0, or after a tie)."""
+        self.opening_tile: str | None = None
         if opener is not None:
-            self.opening_tile = None
             return opener
         tile = self.opening_tile = self.forced_opening_tile(self.hands)
         return next(s for s in range(self.n_seats) if tile in self.hands[s])

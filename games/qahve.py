@@ -58,6 +58,7 @@ class QahveEngine(TrickGame):
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "play")
     PARTNERS: ClassVar[bool] = True
     DECK: ClassVar[frozenset[str]] = frozenset(deck_qahve())
+    bids: list[int | None]  #: each seat's bid this hand (None: not yet)
 
     def _start_match(self) -> None:
         self.target: int = self.ruleset["target"]
@@ -66,12 +67,6 @@ class QahveEngine(TrickGame):
         self.history: list[dict[str, JSON]] = []
         self.dealer: int = self.chance.uniform("dealer", SEATS)
         self.hand_number: int = -1
-        self.phase: str = Phase.OVER
-        self.hands: list[list[str]] = [[] for _ in range(SEATS)]
-        self.bids: list[int | None] = [None] * SEATS
-        self.trick = Trick(self.first_seat)
-        self.tally = Tally(SEATS)
-        self.jb_played: bool = False
         self.last_trick: dict[str, JSON] | None = None
         self._start_hand()
 
