@@ -36,14 +36,12 @@ class SealedHokmEngine(SealedTricks, HokmEngine):
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
     ) -> None:
-        self.plays = []
-        self._scored: tuple[list[int], int | None] | None = None
         super().__init__({**ruleset, "cut": False}, chance, ctx)
 
     # -- hands -----------------------------------------------------------------------------
     def _start_hand(self) -> None:
         self.plays = []
-        self._scored = None
+        self._scored: tuple[list[int], int | None] | None = None
         super()._start_hand()  # no cut: the first five of each seat are dealt at once
         self._dealt(self.hands)
 
