@@ -504,8 +504,15 @@ class Engine(ABC):
     def turn(self) -> int | None:
         """The seat to act now (that owes the next step), or None when the match has ended."""
 
-    @abstractmethod
-    def legal_actions(self, seat: int) -> list[Action]: ...
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may send now: none but on its turn while the match runs."""
+        if self.outcome is not None or seat != self.turn:
+            return []
+        return self._legal(seat)
+
+    def _legal(self, seat: int) -> list[Action]:
+        """:meth:`legal_actions` of the seat on turn (the game's rules)."""
+        raise NotImplementedError
 
     def bot_actions(self, seat: int) -> list[Action]:
         """A non-empty subset of ``legal_actions`` for random bots (tests, benches, demo).

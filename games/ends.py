@@ -92,9 +92,6 @@ class NoRevealMatch(Engine):
     def turn(self) -> int | None:
         return None
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        return []
-
     def apply(self, seat: int, action: Action, sig: str | None = None) -> list[Event]:
         raise MatchOverError("the match has ended: it never started (no_reveal)")
 

@@ -166,9 +166,7 @@ class HokmEngine(TrickGame):
         """The cards ``seat`` may play now (follow suit), in display order."""
         return sort_hand(playable(self.hands[seat], self.trick.led))
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.turn:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.CUT:
             if self.proto.signed:
                 return [{"type": "cut"}]

@@ -147,9 +147,7 @@ class QahveEngine(TrickGame):
             return "JR may not be played until JB has been played"
         return follow_reason(hand, card, self.trick.led)
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.turn:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.BID:
             return [{"type": "bid", "tricks": n} for n in range(self.min_bid, TRICKS + 1)]
         return [{"type": "play", "card": c} for c in self.playable(seat)]

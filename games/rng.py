@@ -46,9 +46,7 @@ class RngEngine(Engine):
     def turn(self) -> int | None:
         return 0 if self.outcome is None else None
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != 0:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         return [
             {"type": "draw", "kind": "dice", "count": 2, "sides": 6},
             {"type": "draw", "kind": "uniform", "n": 37},

@@ -302,9 +302,7 @@ class SealedGame(Engine):
             return self.owed[0].seat
         return super().turn  # type: ignore[safe-super]
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.turn:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         if self.owed:
             return [{"type": "sealed", "step": self.owed[0].step}]
         return self._play_legal(seat)
@@ -500,7 +498,7 @@ class SealedTricks(SealedGame):
             held = self._held(seat)
             return [{"type": "discard", "items": list(c)} for c in combinations(held, size)]
         # the game's own: bids, trumps, draws
-        return super(SealedGame, self).legal_actions(seat)  # type: ignore[safe-super]
+        return super(SealedGame, self)._legal(seat)
 
     def _breach(self, codes: Sequence[str]) -> int | None:
         """The first play that did not follow suit when the seat held the suit led."""

@@ -191,9 +191,7 @@ class ShelemEngine(TrickGame):
     def _min_bid(self) -> int:
         return MIN_BID if self.high_bid is None else self.high_bid + BID_STEP
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.turn:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.BID:
             out: list[Action] = [
                 {"type": "bid", "amount": a} for a in range(self._min_bid(), MAX_BID + 1, BID_STEP)

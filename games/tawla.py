@@ -902,11 +902,9 @@ class TawlaEngine(Engine):
             return 1 - self.on_roll
         return self.on_roll
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may send now; with fresh rolls ``roll`` and ``roll_value``
-        are listed without their ``value`` (the seat adds its next roll-chain value)."""
-        if self.outcome is not None or seat != self.turn:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
+        """With fresh rolls ``roll`` and ``roll_value`` are listed without their ``value``
+        (the seat adds its next roll-chain value)."""
         if self.phase in (OPENING, ROLL_VALUE):
             return [{"type": "roll_value"}]
         if self.phase == ROLL:

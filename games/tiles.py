@@ -104,9 +104,7 @@ class DominoEngine(Engine):
     def turn(self) -> int | None:
         return None if self.outcome is not None else self.current
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.current:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         return self._plays(seat) or [{"type": "draw" if self._may_draw() else "pass"}]
 
     @abstractmethod
