@@ -280,8 +280,7 @@ class HokmEngine(TrickGame):
         keep = action.get("keep")
         if not isinstance(keep, bool):
             raise MalformedActionError("a draw needs 'keep': true or false")
-        if self.phase != Phase.DRAW:
-            raise self._wrong_phase("draw")
+        self._need_phase(Phase.DRAW, "draw")
         first, second = self.stock[0], self.stock[1]
         taken, thrown = (first, second) if keep else (second, first)
         del self.stock[:2]
@@ -299,8 +298,7 @@ class HokmEngine(TrickGame):
             raise MalformedActionError("'cards' must be a list of card codes")
         if len(set(cards)) != len(cards):
             raise MalformedActionError("'cards' names the same card twice")
-        if self.phase != Phase.DISCARD:
-            raise self._wrong_phase("discard")
+        self._need_phase(Phase.DISCARD, "discard")
         size = self._discard_size(seat)
         if len(cards) != size:
             raise IllegalActionError(f"lay away exactly {size} cards, got {len(cards)}")
@@ -320,8 +318,7 @@ class HokmEngine(TrickGame):
 
     def _apply_play(self, seat: int, action: Action) -> None:
         card = self._card_of(action, "card")
-        if self.phase != Phase.PLAY:
-            raise self._wrong_phase("card play")
+        self._need_phase(Phase.PLAY, "card play")
         hand = self.hands[seat]
         if card not in hand:
             raise IllegalActionError(f"{card} is not in seat {seat}'s hand")

@@ -62,8 +62,7 @@ class SealedHokmEngine(SealedTricks, HokmEngine):
 
     def _apply_discard(self, seat: int, action: Action) -> None:
         items = self._discarded(action, None)
-        if self.phase != Phase.DISCARD:
-            raise self._wrong_phase("discard")
+        self._need_phase(Phase.DISCARD, "discard")
         size = self._discard_size(seat)
         if len(items) != size:
             raise IllegalActionError(f"lay away exactly {size} items, got {len(items)}")
@@ -73,8 +72,7 @@ class SealedHokmEngine(SealedTricks, HokmEngine):
         card = self._card_of(action, "item", "card", "share", "proof")
         if card not in self._hand().items:
             raise MalformedActionError(f"{card} is not in this deck")
-        if self.phase != Phase.PLAY:
-            raise self._wrong_phase("card play")
+        self._need_phase(Phase.PLAY, "card play")
         self._play_card(seat, action, card)
         self.trick.add(seat, card)
         if len(self.trick) == self.n:

@@ -86,13 +86,11 @@ class SealedShelemEngine(SealedTricks, ShelemEngine):
             super()._apply(seat, action)
 
     def _apply_discard(self, seat: int, action: Action) -> None:
-        if self.phase != Phase.DISCARD:
-            raise self._wrong_phase("discard")
+        self._need_phase(Phase.DISCARD, "discard")
         self._lay_away_items(seat, self._discarded(action, DISCARD_SIZE))
 
     def _sealed_play(self, seat: int, action: Action) -> None:
-        if self.phase != Phase.PLAY:
-            raise self._wrong_phase("card play")
+        self._need_phase(Phase.PLAY, "card play")
         card = self._card_of(action, "item", "card", "share", "proof")
         self._play_card(seat, action, card)
         if self.trump is None:

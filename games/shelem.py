@@ -221,8 +221,7 @@ class ShelemEngine(TrickGame):
 
     # -- actions ---------------------------------------------------------------------------
     def _apply_bid(self, seat: int, action: Action) -> None:
-        if self.phase != Phase.BID:
-            raise self._wrong_phase("bidding")
+        self._need_phase(Phase.BID, "bidding")
         amount: int | None
         if action["type"] == "pass":
             only_keys(action)
@@ -266,8 +265,7 @@ class ShelemEngine(TrickGame):
         self.phase = Phase.DISCARD
 
     def _apply_discard(self, seat: int, action: Action) -> None:
-        if self.phase != Phase.DISCARD:
-            raise self._wrong_phase("discard")
+        self._need_phase(Phase.DISCARD, "discard")
         only_keys(action, "cards")
         cards = action.get("cards")
         if not isinstance(cards, list) or len(cards) != DISCARD_SIZE:

@@ -185,6 +185,11 @@ class TrickGame(Engine):
     def _wrong_phase(self, what: str) -> IllegalActionError:
         return Phase.wrong(what, self.phase)
 
+    def _need_phase(self, phase: str, what: str) -> None:
+        """That the hand is in ``phase`` (else the error "no ``what`` now: …")."""
+        if self.phase != phase:
+            raise self._wrong_phase(what)
+
     def side_tricks(self) -> list[int]:
         """Tricks taken this hand per side."""
         return self.tally.by_side(self.side_of, self.n_sides)
