@@ -500,9 +500,13 @@ class Engine(ABC):
         return PLAYING if self.outcome is None else FINISHED
 
     @property
-    @abstractmethod
     def turn(self) -> int | None:
         """The seat to act now (that owes the next step), or None when the match has ended."""
+        return None if self._outcome is not None else self._turn()
+
+    def _turn(self) -> int | None:
+        """:attr:`turn` while the match runs (the game's rules)."""
+        raise NotImplementedError
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may send now: none but on its turn while the match runs."""

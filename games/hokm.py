@@ -148,10 +148,7 @@ class HokmEngine(TrickGame):
     def _discard_size(self, seat: int) -> int:
         return len(self.hands[seat]) - HAND_SIZE[self.n]
 
-    @property
-    def turn(self) -> int | None:
-        if self.outcome is not None:
-            return None
+    def _turn(self) -> int | None:
         if self.phase == Phase.CUT:
             return self.cutter
         if self.phase == Phase.TRUMP:

@@ -112,10 +112,7 @@ class QahveEngine(TrickGame):
         self.jb_played = False
         self.phase = Phase.BID
 
-    @property
-    def turn(self) -> int | None:
-        if self.outcome is not None:
-            return None
+    def _turn(self) -> int | None:
         if self.phase == Phase.BID:
             done = sum(b is not None for b in self.bids)
             return (self.first_seat + done) % SEATS

@@ -42,9 +42,8 @@ class RngEngine(Engine):
         super().__init__(ruleset, chance, ctx)
         self.draws: list[JSON] = []
 
-    @property
-    def turn(self) -> int | None:
-        return 0 if self.outcome is None else None
+    def _turn(self) -> int | None:
+        return 0
 
     def _legal(self, seat: int) -> list[Action]:
         return [

@@ -294,13 +294,10 @@ class SealedGame(Engine):
         raise NotImplementedError
 
     # -- the engine interface --------------------------------------------------------------
-    @property
-    def turn(self) -> int | None:
-        if self.outcome is not None:
-            return None
+    def _turn(self) -> int | None:
         if self.owed:
             return self.owed[0].seat
-        return super().turn  # type: ignore[safe-super]
+        return super()._turn()
 
     def _legal(self, seat: int) -> list[Action]:
         if self.owed:

@@ -147,10 +147,7 @@ class ShelemEngine(TrickGame):
         other = 1 - self.leader
         return [self.leader, other, self.leader, other]
 
-    @property
-    def turn(self) -> int | None:
-        if self._outcome is not None:  # (self.outcome)
-            return None
+    def _turn(self) -> int | None:
         phase = self.phase
         if phase == _BID:
             return self.bid_turn

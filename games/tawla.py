@@ -891,10 +891,7 @@ class TawlaEngine(Engine):
         self._begin_game()
 
     # -- interface -------------------------------------------------------------------------
-    @property
-    def turn(self) -> int | None:
-        if self.outcome is not None:
-            return None
+    def _turn(self) -> int | None:
         if self.phase in (OPENING, ROLL_VALUE):
             assert self.fresh_pending is not None
             return int(self.fresh_pending["owes"][0])

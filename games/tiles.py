@@ -100,9 +100,8 @@ class DominoEngine(Engine):
     round: int
     current: int
 
-    @property
-    def turn(self) -> int | None:
-        return None if self.outcome is not None else self.current
+    def _turn(self) -> int | None:
+        return self.current
 
     def _legal(self, seat: int) -> list[Action]:
         return self._plays(seat) or [{"type": "draw" if self._may_draw() else "pass"}]
