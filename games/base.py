@@ -178,6 +178,10 @@ class Chance:
         self._drawn(label, "shuffle", None, list(result))
         return result
 
+    def add(self, event: Event) -> None:
+        """An event the rules write after an action, with its draws (a sealed hand's end)."""
+        self._pending.append(event)
+
     def take_events(self) -> list[Event]:
         """The chance events drawn since the last call, in order (without ``seq``)."""
         out, self._pending = self._pending, []

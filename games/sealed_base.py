@@ -154,7 +154,6 @@ class SealedGame(Engine):
         self.owed: list[Owed] = []
         self.sealed: SealedHand | None = None
         self.sealed_hands: list[dict[str, Any]] = []  #: every hand's §9 entry
-        self._ends: list[Event] = []
 
     # -- the game's calls ------------------------------------------------------------------
     def shuffle_order(self) -> list[int]:
@@ -304,18 +303,6 @@ class SealedGame(Engine):
             return [{"type": "sealed", "step": self.owed[0].step}]
         return self._play_legal(seat)
 
-    def apply(self, seat: int, action: Action, sig: str | None = None) -> list[Event]:
-        events = super().apply(seat, action, sig)
-        return events + self._take_ends()
-
-    def replay_action(self, seat: int, action: Action) -> list[Event]:
-        drawn = super().replay_action(seat, action)
-        return drawn + self._take_ends()
-
-    def _take_ends(self) -> list[Event]:
-        out, self._ends = self._ends, []
-        return out
-
     def _apply(self, seat: int, action: Action) -> None:
         if action["type"] == "sealed":
             self._apply_step(seat, action)
@@ -414,7 +401,7 @@ class SealedGame(Engine):
                 breach = self._breach(codes)
                 if breach is not None:
                     self._forfeit(RULE_END, [breach])
-                    self._ends.append({"type": "end", "reason": RULE_END, "seat": breach})
+                    self.chance.add({"type": "end", "reason": RULE_END, "seat": breach})
                 else:
                     self._after_reveal()
                 return
