@@ -110,8 +110,7 @@ class IraqiDominoEngine(DominoEngine):
                 mine = self.seats_of(win_side)
                 # fewest pips; equal → the one who played last (then the lower seat)
                 next_opener = min(mine, key=lambda s: (pips[s], -self.last_play[s], s))
-        raw = 0
-        points = 0
+        raw = points = 0
         if win_side is not None:
             raw = sum(side_pips[side] for side in range(self.n_sides) if side != win_side)
             points = round_to_nearest(raw, self.round_to)

@@ -358,10 +358,9 @@ class MahbusaEngine(TawlaEngine):
             )
         ):
             raise ValueError("a prisoner lies under at least one opposing checker; no bar")
-        extra = [sum(1 for x in prisoners if x == 1), sum(1 for x in prisoners if x == -1)]
         mine = [
-            sum(n for n in points if n > 0) + extra[0],
-            -sum(n for n in points if n < 0) + extra[1],
+            sum(n for n in points if n > 0) + prisoners.count(1),
+            -sum(n for n in points if n < 0) + prisoners.count(-1),
         ]
         if any(mine[s] + off[s] != CHECKERS for s in (0, 1)):
             raise ValueError("each seat needs 15 checkers on the board or off")
