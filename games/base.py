@@ -154,37 +154,33 @@ class Chance:
         self.labels.add(event["label"])
         self._pending.append(event)
 
+    def _drawn(self, label: str, kind: str, args: dict[str, int] | None, result: JSON) -> None:
+        """Record the draw ``kind`` at ``label`` (``args``: its arguments, if any)."""
+        event: Event = {"type": "chance", "label": label, "kind": kind}
+        if args is not None:
+            event["args"] = args
+        event["result"] = result
+        self._record(event)
+
     def dice(self, label: str, count: int, sides: int = 6) -> list[int]:
         # StreamKey.dice: the usual draw without building a Stream (it checks the label)
         result = self._key(label).dice(label, count, sides)
-        self._record(
-            {
-                "type": "chance",
-                "label": label,
-                "kind": "dice",
-                "args": {"count": count, "sides": sides},
-                "result": list(result),
-            }
-        )
+        self._drawn(label, "dice", {"count": count, "sides": sides}, list(result))
         return result
 
     def uniform(self, label: str, n: int) -> int:
         result = self._stream(label).uniform(n)
-        self._record(
-            {
-                "type": "chance",
-                "label": label,
-                "kind": "uniform",
-                "args": {"n": n},
-                "result": result,
-            }
-        )
+        self._drawn(label, "uniform", {"n": n}, result)
         return result
 
     def shuffle(self, label: str, items: Sequence[T]) -> list[T]:
         result = self._stream(label).shuffle(items)
-        self._record({"type": "chance", "label": label, "kind": "shuffle", "result": list(result)})
+        self._drawn(label, "shuffle", None, list(result))
         return result
+
+    def add(self, event: Event) -> None:
+        """An event the rules write after an action, with its draws (a sealed hand's end)."""
+        self._pending.append(event)
 
     def take_events(self) -> list[Event]:
         """The chance events drawn since the last call, in order (without ``seq``)."""
@@ -245,13 +241,7 @@ def check_keys(raw: Mapping[str, Any] | None, defaults: Mapping[str, Any]) -> di
     out = dict(defaults)
     for key, value in raw.items():
         want = type(defaults[key])
-        if want is bool:
-            ok = isinstance(value, bool)
-        elif want is int:
-            ok = isinstance(value, int) and not isinstance(value, bool)
-        else:
-            ok = isinstance(value, want)
-        if not ok:
+        if not isinstance(value, want) or (isinstance(value, bool) and want is not bool):
             raise RulesetError(f"ruleset key {key!r} must be {want.__name__}, got {value!r}")
         out[key] = value
     return out
@@ -429,15 +419,10 @@ class Engine(ABC):
                 f"this engine deals from the seeds (qahwa-fair/2)"
             )
         defaults = cls.ruleset_defaults(proto)
-        if (
-            proto is not V1
-            and isinstance(raw, Mapping)
-            and "deal" not in defaults
-            and raw.get("deal") == "seeded"
-        ):
-            # the default deal (fairness-v3 §9a) is not listed: seeded rulesets stay as they were
-            raw = {k: v for k, v in raw.items() if k != "deal"}
         if proto is not V1 and isinstance(raw, Mapping):
+            if "deal" not in defaults and raw.get("deal") == "seeded":
+                # the default deal (fairness-v3 §9a) is not listed: seeded rulesets as before
+                raw = {k: v for k, v in raw.items() if k != "deal"}
             old = sorted(k for k in raw if k in cls.RULESET_V1_ONLY)
             if old:
                 raise RulesetError(
@@ -519,12 +504,23 @@ class Engine(ABC):
         return PLAYING if self.outcome is None else FINISHED
 
     @property
-    @abstractmethod
     def turn(self) -> int | None:
         """The seat to act now (that owes the next step), or None when the match has ended."""
+        return None if self._outcome is not None else self._turn()
 
-    @abstractmethod
-    def legal_actions(self, seat: int) -> list[Action]: ...
+    def _turn(self) -> int | None:
+        """:attr:`turn` while the match runs (the game's rules)."""
+        raise NotImplementedError
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action ``seat`` may send now: none but on its turn while the match runs."""
+        if self.outcome is not None or seat != self.turn:
+            return []
+        return self._legal(seat)
+
+    def _legal(self, seat: int) -> list[Action]:
+        """:meth:`legal_actions` of the seat on turn (the game's rules)."""
+        raise NotImplementedError
 
     def bot_actions(self, seat: int) -> list[Action]:
         """A non-empty subset of ``legal_actions`` for random bots (tests, benches, demo).

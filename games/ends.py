@@ -88,13 +88,6 @@ class NoRevealMatch(Engine):
     def seat_count(cls, ruleset: Mapping[str, Any]) -> int:
         return 0  # replaced by the game's own count in __init__
 
-    @property
-    def turn(self) -> int | None:
-        return None
-
-    def legal_actions(self, seat: int) -> list[Action]:
-        return []
-
     def apply(self, seat: int, action: Action, sig: str | None = None) -> list[Event]:
         raise MatchOverError("the match has ended: it never started (no_reveal)")
 

@@ -27,11 +27,11 @@ from typing import Any, ClassVar
 
 from fairness import DECK52
 
-from .base import JSON, Action, Engine, Event, only_keys
+from .base import JSON, Action, Event, only_keys
 from .cards import SUITS, is_card, is_joker, sort_hand
 from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
+from .tricks import Phase, Tally, Trick, TrickGame, close_trick, follow_reason, playable, table_view
 
 TRICKS_TO_WIN = 7
 MAX_TARGET = 99
@@ -39,7 +39,7 @@ MAX_TARGET = 99
 HAND_SIZE = {4: 13, 3: 17, 2: 13}
 
 
-class HokmEngine(Engine):
+class HokmEngine(TrickGame):
     game: ClassVar[str] = "hokm"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {
         "players": 4,
@@ -148,10 +148,7 @@ class HokmEngine(Engine):
     def _discard_size(self, seat: int) -> int:
         return len(self.hands[seat]) - HAND_SIZE[self.n]
 
-    @property
-    def turn(self) -> int | None:
-        if self.outcome is not None:
-            return None
+    def _turn(self) -> int | None:
         if self.phase == Phase.CUT:
             return self.cutter
         if self.phase == Phase.TRUMP:
@@ -166,9 +163,7 @@ class HokmEngine(Engine):
         """The cards ``seat`` may play now (follow suit), in display order."""
         return sort_hand(playable(self.hands[seat], self.trick.led))
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.turn:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.CUT:
             if self.proto.signed:
                 return [{"type": "cut"}]
@@ -207,9 +202,6 @@ class HokmEngine(Engine):
             self._apply_discard(seat, action)
         else:
             self._apply_play(seat, action)
-
-    def _wrong_phase(self, what: str) -> IllegalActionError:
-        return Phase.wrong(what, self.phase)
 
     def _need_cut(self, what: str) -> None:
         """That the deck waits for the cut (IllegalActionError naming ``what`` if not)."""
@@ -285,8 +277,7 @@ class HokmEngine(Engine):
         keep = action.get("keep")
         if not isinstance(keep, bool):
             raise MalformedActionError("a draw needs 'keep': true or false")
-        if self.phase != Phase.DRAW:
-            raise self._wrong_phase("draw")
+        self._need_phase(Phase.DRAW, "draw")
         first, second = self.stock[0], self.stock[1]
         taken, thrown = (first, second) if keep else (second, first)
         del self.stock[:2]
@@ -304,8 +295,7 @@ class HokmEngine(Engine):
             raise MalformedActionError("'cards' must be a list of card codes")
         if len(set(cards)) != len(cards):
             raise MalformedActionError("'cards' names the same card twice")
-        if self.phase != Phase.DISCARD:
-            raise self._wrong_phase("discard")
+        self._need_phase(Phase.DISCARD, "discard")
         size = self._discard_size(seat)
         if len(cards) != size:
             raise IllegalActionError(f"lay away exactly {size} cards, got {len(cards)}")
@@ -324,12 +314,8 @@ class HokmEngine(Engine):
             self.trick = Trick(self.hakem)
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        only_keys(action, "card")
-        card = action.get("card")
-        if not isinstance(card, str) or not is_card(card) or is_joker(card):
-            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
-        if self.phase != Phase.PLAY:
-            raise self._wrong_phase("card play")
+        card = self._card_of(action, "card")
+        self._need_phase(Phase.PLAY, "card play")
         hand = self.hands[seat]
         if card not in hand:
             raise IllegalActionError(f"{card} is not in seat {seat}'s hand")
@@ -352,9 +338,6 @@ class HokmEngine(Engine):
             self._finish_hand(tricks, tricks.index(max(tricks)))
         elif not self.hands[winner]:
             self._finish_hand(tricks, None)  # three players, 6-6-5: nobody reached 7
-
-    def side_tricks(self) -> list[int]:
-        return self.tally.by_side(self.side_of, self.n_sides)
 
     def _finish_hand(self, tricks: list[int], winner: int | None) -> None:
         hakem_side = self.side_of(self.hakem)

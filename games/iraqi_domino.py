@@ -28,8 +28,7 @@ from .tiles import (
     DominoEngine,
     action_tile,
     has_number,
-    heaviest,
-    is_double,
+    opening_rank,
     orient,
     sort_tiles,
     total_pips,
@@ -63,15 +62,6 @@ class IraqiDominoEngine(DominoEngine):
         self.round_to: int = self.ruleset["round_to"]
         self.scores: list[int] = [0] * self.n_sides
         self.round = -1
-        self.hands: list[list[str]] = []
-        self.pile: list[str] = []
-        self.line: list[tuple[int, int]] = []
-        self.left = self.right = -1
-        self.current = 0
-        self.opener = 0
-        self.opening_tile: str | None = None
-        self.plays = 0
-        self.last_play: list[int] = []
         self.history: list[dict[str, JSON]] = []
         self._start_round(None)
 
@@ -80,7 +70,7 @@ class IraqiDominoEngine(DominoEngine):
         """Deal round ``self.round + 1``; ``opener`` None: the forced opening of round 0."""
         self.round += 1
         self.hands, self.pile = self._deal(tiles(6), HAND)
-        self.line = []
+        self.line: list[tuple[int, int]] = []
         self.left = self.right = -1
         self.plays = 0
         self.last_play = [-1] * self.n_seats
@@ -88,8 +78,8 @@ class IraqiDominoEngine(DominoEngine):
 
     def _opener(self, opener: int | None) -> int:
         """The round's opener; None: the forced opening (round 0, or after a tie)."""
+        self.opening_tile: str | None = None
         if opener is not None:
-            self.opening_tile = None
             return opener
         tile = self.opening_tile = self.forced_opening_tile(self.hands)
         return next(s for s in range(self.n_seats) if tile in self.hands[s])
@@ -97,11 +87,7 @@ class IraqiDominoEngine(DominoEngine):
     @staticmethod
     def forced_opening_tile(hands: list[list[str]]) -> str:
         """6-6 if dealt, else the highest double dealt, else the heaviest tile dealt."""
-        dealt = [t for h in hands for t in h]
-        doubles = [t for t in dealt if is_double(t)]
-        if doubles:
-            return max(doubles, key=lambda t: int(t.split("-")[0]))
-        return heaviest(dealt)
+        return max((t for h in hands for t in h), key=opening_rank)
 
     def _end_round(self, how: str, winner_seat: int | None) -> None:
         n = self.n_seats
@@ -124,8 +110,7 @@ class IraqiDominoEngine(DominoEngine):
                 mine = self.seats_of(win_side)
                 # fewest pips; equal → the one who played last (then the lower seat)
                 next_opener = min(mine, key=lambda s: (pips[s], -self.last_play[s], s))
-        raw = 0
-        points = 0
+        raw = points = 0
         if win_side is not None:
             raw = sum(side_pips[side] for side in range(self.n_sides) if side != win_side)
             points = round_to_nearest(raw, self.round_to)
@@ -181,19 +166,17 @@ class IraqiDominoEngine(DominoEngine):
         kind = action["type"]
         if kind == "play":
             self._play(seat, action)
-        elif kind == "draw":
-            only_keys(action)
-            if self._can_play(seat):
-                raise IllegalActionError("you can play a tile, so you may not draw")
+            return
+        only_keys(action)
+        if self._can_play(seat):
+            raise IllegalActionError(f"you can play a tile, so you may not {kind}")
+        if kind == "draw":
             if not self.pile:
                 raise IllegalActionError("the draw pile is empty: pass instead")
             self.hands[seat].append(self.pile.pop(0))
             if self._blocked():
                 self._end_round("blocked", None)
         else:
-            only_keys(action)
-            if self._can_play(seat):
-                raise IllegalActionError("you can play a tile, so you may not pass")
             if self.pile:
                 raise IllegalActionError("you cannot play: draw from the pile first")
             self.current = (seat + 1) % self.n_seats

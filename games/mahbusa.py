@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 from .base import JSON
 from .errors import IllegalActionError
 from .tawla import CHECKERS, OFF, Board, TawlaEngine, Turn, TurnTable, _plays_of_steps, listed_end
+from .tawla import _play_ordered as tawla_play_ordered
 
 PR = 25  # b[PR + p]: the prisoner under point p
 #: each seat's own 24-point as an index of the view's ``points`` (seat 0's numbering)
@@ -176,25 +177,16 @@ def legal_turns(board: Sequence[int], dice: Sequence[int]) -> dict[Board, Turn]:
     return found
 
 
+def _step_ok_from(b: Sequence[int], f: int, t: int, d: int, outside: int, max_from: int) -> bool:
+    """``_step_ok`` as tawla's ``_play_ordered`` asks it (mahbusa keeps no ``outside``)."""
+    return _step_ok(b, f, t, d, max_from)
+
+
 def _play_ordered(
     board: Sequence[int], steps: Turn, dice: Sequence[int], chained: bool
 ) -> Board | None:
-    """Play ``steps`` as the generator does, step i with die ``dice[i]`` (``chained``: each
-    from-point at most the previous one, as for a double); None if it never plays them."""
-    for (f, t), d in zip(steps, dice, strict=True):
-        # what every step _step_ok allows has: a step to a point moves exactly its die, one
-        # off the board a die at least its point (settled here before copying the board)
-        if (f - t != d) if t else (f > d):
-            return None
-    b = list(board)
-    max_from = 24
-    for (f, t), d in zip(steps, dice, strict=True):
-        if not _step_ok(b, f, t, d, max_from):
-            return None
-        _do(b, f, t)
-        if chained:
-            max_from = f
-    return tuple(b)
+    """tawla's ``_play_ordered`` with mahbusa's steps."""
+    return tawla_play_ordered(board, steps, dice, chained, 0, _step_ok_from, _do)
 
 
 def check_turn(board: Sequence[int], dice: Sequence[int], steps: Turn) -> Board | None:
@@ -366,10 +358,9 @@ class MahbusaEngine(TawlaEngine):
             )
         ):
             raise ValueError("a prisoner lies under at least one opposing checker; no bar")
-        extra = [sum(1 for x in prisoners if x == 1), sum(1 for x in prisoners if x == -1)]
         mine = [
-            sum(n for n in points if n > 0) + extra[0],
-            -sum(n for n in points if n < 0) + extra[1],
+            sum(n for n in points if n > 0) + prisoners.count(1),
+            -sum(n for n in points if n < 0) + prisoners.count(-1),
         ]
         if any(mine[s] + off[s] != CHECKERS for s in (0, 1)):
             raise ValueError("each seat needs 15 checkers on the board or off")

@@ -53,18 +53,6 @@ class MexicanTrainEngine(DominoEngine):
         self.blank_double: int = self.ruleset["blank_double"]
         self.totals: list[int] = [0] * self.n_seats
         self.round = -1
-        self.engine_n = TOP
-        self.hands: list[list[str]] = []
-        self.boneyard: list[str] = []
-        # trains[s] is seat s's personal train, trains[n] the Mexican train; each tile is
-        # laid as (inner, outer)
-        self.trains: list[list[tuple[int, int]]] = []
-        self.markers: set[int] = set()
-        self.open_doubles: list[int] = []  # train indices ending in an uncovered double
-        self.followup = False  # the seat to act has just played a double
-        self.drawn: str | None = None  # the tile drawn for the current obligation
-        self.passes_in_row = 0  # consecutive passes made with an empty boneyard
-        self.current = 0
         self.history: list[dict[str, JSON]] = []
         self._start_round()
 
@@ -75,12 +63,14 @@ class MexicanTrainEngine(DominoEngine):
         self.engine_n = engine_number(self.round)
         engine = tile_code(self.engine_n, self.engine_n)
         self.hands, self.boneyard = self._deal([t for t in tiles(TOP) if t != engine], hand_size(n))
-        self.trains = [[] for _ in range(n + 1)]
-        self.markers = set()
-        self.open_doubles = []
-        self.followup = False
-        self.drawn = None
-        self.passes_in_row = 0
+        # trains[s] is seat s's personal train, trains[n] the Mexican train; each tile is
+        # laid as (inner, outer)
+        self.trains: list[list[tuple[int, int]]] = [[] for _ in range(n + 1)]
+        self.markers: set[int] = set()
+        self.open_doubles: list[int] = []  # train indices ending in an uncovered double
+        self.followup = False  # the seat to act has just played a double
+        self.drawn: str | None = None  # the tile drawn for the current obligation
+        self.passes_in_row = 0  # consecutive passes made with an empty boneyard
         self.current = self.round % n
 
     def penalty(self, hand: list[str]) -> int:

@@ -19,11 +19,11 @@ from typing import Any, ClassVar
 
 from fairness import deck_qahve
 
-from .base import JSON, Action, Engine, only_keys
+from .base import JSON, Action, only_keys
 from .cards import is_card, sort_hand
 from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, close_trick, follow_reason, playable, table_view
+from .tricks import Phase, Tally, Trick, TrickGame, close_trick, follow_reason, table_view
 
 SEATS = 4
 TRICKS = 13
@@ -45,7 +45,7 @@ def hand_points(contract: int, tricks: int) -> int:
     return -10 * contract
 
 
-class QahveEngine(Engine):
+class QahveEngine(TrickGame):
     game: ClassVar[str] = "qahve"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"target": 501, "min_bid": 2}
     # two bids of 7 or more make a contract above 13 tricks: no side could ever make
@@ -58,6 +58,7 @@ class QahveEngine(Engine):
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("bid", "play")
     PARTNERS: ClassVar[bool] = True
     DECK: ClassVar[frozenset[str]] = frozenset(deck_qahve())
+    bids: list[int | None]  #: each seat's bid this hand (None: not yet)
 
     def _start_match(self) -> None:
         self.target: int = self.ruleset["target"]
@@ -66,12 +67,6 @@ class QahveEngine(Engine):
         self.history: list[dict[str, JSON]] = []
         self.dealer: int = self.chance.uniform("dealer", SEATS)
         self.hand_number: int = -1
-        self.phase: str = Phase.OVER
-        self.hands: list[list[str]] = [[] for _ in range(SEATS)]
-        self.bids: list[int | None] = [None] * SEATS
-        self.trick = Trick(self.first_seat)
-        self.tally = Tally(SEATS)
-        self.jb_played: bool = False
         self.last_trick: dict[str, JSON] | None = None
         self._start_hand()
 
@@ -101,7 +96,6 @@ class QahveEngine(Engine):
         if scores is not None:
             self.scores = list(scores)
 
-    # -- ruleset ---------------------------------------------------------------------------
     # -- hands -----------------------------------------------------------------------------
     @property
     def first_seat(self) -> int:
@@ -118,10 +112,7 @@ class QahveEngine(Engine):
         self.jb_played = False
         self.phase = Phase.BID
 
-    @property
-    def turn(self) -> int | None:
-        if self.outcome is not None:
-            return None
+    def _turn(self) -> int | None:
         if self.phase == Phase.BID:
             done = sum(b is not None for b in self.bids)
             return (self.first_seat + done) % SEATS
@@ -140,13 +131,7 @@ class QahveEngine(Engine):
 
     def playable(self, seat: int) -> list[str]:
         """The cards ``seat`` may play now under follow suit and the joker rules."""
-        hand = self.hands[seat]
-        if JB in hand and self.tricks_done == JB_DEADLINE:
-            return [JB]
-        cards = playable(hand, self.trick.led)
-        if not self.jb_played:
-            cards = [c for c in cards if c != JR]
-        return sort_hand(cards)
+        return sort_hand(c for c in self.hands[seat] if self.why_not(seat, c) is None)
 
     def why_not(self, seat: int, card: str) -> str | None:
         """Why ``seat`` may not play ``card`` now (None: it may)."""
@@ -159,9 +144,7 @@ class QahveEngine(Engine):
             return "JR may not be played until JB has been played"
         return follow_reason(hand, card, self.trick.led)
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.turn:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.BID:
             return [{"type": "bid", "tricks": n} for n in range(self.min_bid, TRICKS + 1)]
         return [{"type": "play", "card": c} for c in self.playable(seat)]
@@ -230,9 +213,6 @@ class QahveEngine(Engine):
         self.trick = Trick(winner)
         if self.tally.played == TRICKS:
             self._finish_hand()
-
-    def side_tricks(self) -> list[int]:
-        return self.tally.by_side(self.side_of, 2)
 
     def _finish_hand(self) -> None:
         contracts = self.contracts()

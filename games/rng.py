@@ -42,13 +42,10 @@ class RngEngine(Engine):
         super().__init__(ruleset, chance, ctx)
         self.draws: list[JSON] = []
 
-    @property
-    def turn(self) -> int | None:
-        return 0 if self.outcome is None else None
+    def _turn(self) -> int | None:
+        return 0
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != 0:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         return [
             {"type": "draw", "kind": "dice", "count": 2, "sides": 6},
             {"type": "draw", "kind": "uniform", "n": 37},

@@ -11,7 +11,8 @@ Every value is bytes as fairness-v3 encodes it: a point or scalar 32 bytes, a ci
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Protocol
 
 from .errors import IllegalActionError
@@ -54,16 +55,25 @@ class SealedBackend(Protocol):
         item of ``items`` once)."""
 
 
+@contextmanager
+def _refused(prefix: str = "") -> Iterator[None]:
+    """The ``sealed`` package's refusal as a :class:`SealedStepError` (``prefix`` + why)."""
+    import sealed
+
+    try:
+        yield
+    except sealed.SealedError as exc:
+        raise SealedStepError(f"{prefix}{exc}") from None
+
+
 class RbclBackend:
     """The backend of CPython: the ``sealed`` package (libsodium through ``rbcl``)."""
 
     def verify_key(self, ctx: Ctx, key: bytes, proof: bytes) -> None:
         import sealed
 
-        try:
+        with _refused():
             sealed.verify_key(sealed.Context(*ctx), key, sealed.KeyProof.decode(proof))
-        except sealed.SealedError as exc:
-            raise SealedStepError(str(exc)) from None
 
     def hand_key(self, keys: Sequence[bytes]) -> bytes:
         import sealed
@@ -80,24 +90,20 @@ class RbclBackend:
     ) -> None:
         import sealed
 
-        try:
+        with _refused(f"shuffle of seat {ctx[2]}: "):
             n = len(deck_in) // 64
             d_in = sealed.decode_deck(deck_in, n)
             d_out = sealed.decode_deck(deck_out, n)
             pr = sealed.ShuffleProof.decode(proof, n)
             sealed.verify_shuffle(sealed.Context(*ctx), hand_key, d_in, d_out, pr)
-        except sealed.SealedError as exc:
-            raise SealedStepError(f"shuffle of seat {ctx[2]}: {exc}") from None
 
     def verify_share(self, ctx: Ctx, key: bytes, item: bytes, share: bytes, proof: bytes) -> None:
         import sealed
 
-        try:
+        with _refused():
             c = sealed.decode_deck(item, 1)[0]
             sh = sealed.Share(share, sealed.ShareProof.decode(proof))
             sealed.verify_share(sealed.Context(*ctx), key, c, sh)
-        except sealed.SealedError as exc:
-            raise SealedStepError(str(exc)) from None
 
     def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
         import sealed
@@ -108,10 +114,8 @@ class RbclBackend:
     def check_revealed(self, key: bytes, secret: bytes, seat: int) -> None:
         import sealed
 
-        try:
+        with _refused():
             sealed.check_revealed(key, secret, seat)
-        except sealed.SealedError as exc:
-            raise SealedStepError(str(exc)) from None
 
     def open_deck(
         self, game: str, items: Sequence[str], deck: bytes, secrets: Sequence[bytes]

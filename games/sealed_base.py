@@ -25,6 +25,7 @@ import base64
 import binascii
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from itertools import combinations
 from typing import Any, ClassVar
 
 from fairness import PROTOCOL_V3, V2, FairProtocol
@@ -32,7 +33,7 @@ from fairness import PROTOCOL_V3, V2, FairProtocol
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_backend import SealedStepError, get_backend
-from .tricks import Trick, follow_reason
+from .tricks import Phase, Trick, follow_reason
 
 #: the deal steps a seat owes (fairness-v3 §9a)
 STEPS = ("key", "shuffle", "share", "open", "reveal_key")
@@ -126,7 +127,6 @@ class SealedGame(Engine):
     #: the ruleset rule that selects a sealed engine (fairness-v3 §9a)
     RULESET_V2_EXTRA: ClassVar[Mapping[str, Any]] = {"deal": "sealed"}
     SEALED: ClassVar[bool] = True
-    TRANSCRIPT_PROTOCOL: ClassVar[str] = PROTOCOL_V3
     #: the game's hands: while sealed, item positions (``str(i)``) rather than codes
     hands: list[list[str]]
 
@@ -154,7 +154,6 @@ class SealedGame(Engine):
         self.owed: list[Owed] = []
         self.sealed: SealedHand | None = None
         self.sealed_hands: list[dict[str, Any]] = []  #: every hand's §9 entry
-        self._ends: list[Event] = []
 
     # -- the game's calls ------------------------------------------------------------------
     def shuffle_order(self) -> list[int]:
@@ -173,16 +172,8 @@ class SealedGame(Engine):
             deck=get_backend().starting_deck(self.game, items),
             revealed=[None] * n,
         )
-        hand.record = {
-            "hand": hand.number,
-            "game": self.game,
-            "items": list(items),
-            "keys": [],
-            "shuffles": [],
-            "shares": [],
-            "openings": [],
-            "revealed": [],
-        }
+        hand.record = {"hand": hand.number, "game": self.game, "items": list(items)}
+        hand.record.update((k, []) for k in ("keys", "shuffles", "shares", "openings", "revealed"))
         self.sealed = hand
         self.sealed_hands.append(hand.record)
         self.owed = [Owed(s, "key") for s in range(n)]
@@ -302,32 +293,15 @@ class SealedGame(Engine):
         raise NotImplementedError
 
     # -- the engine interface --------------------------------------------------------------
-    @property
-    def turn(self) -> int | None:
-        if self.outcome is not None:
-            return None
+    def _turn(self) -> int | None:
         if self.owed:
             return self.owed[0].seat
-        return super().turn  # type: ignore[safe-super]
+        return super()._turn()
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.turn:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         if self.owed:
             return [{"type": "sealed", "step": self.owed[0].step}]
         return self._play_legal(seat)
-
-    def apply(self, seat: int, action: Action, sig: str | None = None) -> list[Event]:
-        events = super().apply(seat, action, sig)
-        return events + self._take_ends()
-
-    def replay_action(self, seat: int, action: Action) -> list[Event]:
-        drawn = super().replay_action(seat, action)
-        return drawn + self._take_ends()
-
-    def _take_ends(self) -> list[Event]:
-        out, self._ends = self._ends, []
-        return out
 
     def _apply(self, seat: int, action: Action) -> None:
         if action["type"] == "sealed":
@@ -427,7 +401,7 @@ class SealedGame(Engine):
                 breach = self._breach(codes)
                 if breach is not None:
                     self._forfeit(RULE_END, [breach])
-                    self._ends.append({"type": "end", "reason": RULE_END, "seat": breach})
+                    self.chance.add({"type": "end", "reason": RULE_END, "seat": breach})
                 else:
                     self._after_reveal()
                 return
@@ -487,6 +461,7 @@ class SealedTricks(SealedGame):
     held, and following suit (with the game's own rules over a hand, :meth:`_broke`) is
     checked once the hand's keys are revealed."""
 
+    phase: str
     trick: Trick
     #: (seat, item, led suit, the items the seat held then, the tricks done then) of every
     #: play of the hand
@@ -497,6 +472,17 @@ class SealedTricks(SealedGame):
         done = len(self.plays) // self.n_seats
         item, held = self._play_item(seat, action, card)
         self.plays.append((seat, item, self.trick.led, held, done))
+
+    def _play_legal(self, seat: int) -> list[Action]:
+        """Plays and discards by item (the seat names its cards), else the game's own."""
+        if self.phase == Phase.PLAY:
+            return [{"type": "play", "item": i} for i in self._unopened(seat)]
+        if self.phase == Phase.DISCARD:
+            size = self._discard_size(seat)  # type: ignore[attr-defined]
+            held = self._held(seat)
+            return [{"type": "discard", "items": list(c)} for c in combinations(held, size)]
+        # the game's own: bids, trumps, draws
+        return super(SealedGame, self)._legal(seat)
 
     def _breach(self, codes: Sequence[str]) -> int | None:
         """The first play that did not follow suit when the seat held the suit led."""

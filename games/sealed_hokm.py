@@ -20,11 +20,9 @@ its opening. Following suit is checked when the hand's keys are revealed
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import combinations
 from typing import Any, ClassVar
 
-from .base import JSON, Action, Chance, MatchContext, only_keys
-from .cards import is_card, is_joker
+from .base import JSON, Action, Chance, MatchContext
 from .errors import IllegalActionError, MalformedActionError
 from .hokm import HokmEngine
 from .sealed_base import SealedTricks
@@ -38,14 +36,12 @@ class SealedHokmEngine(SealedTricks, HokmEngine):
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
     ) -> None:
-        self.plays = []
-        self._scored: tuple[list[int], int | None] | None = None
         super().__init__({**ruleset, "cut": False}, chance, ctx)
 
     # -- hands -----------------------------------------------------------------------------
     def _start_hand(self) -> None:
         self.plays = []
-        self._scored = None
+        self._scored: tuple[list[int], int | None] | None = None
         super()._start_hand()  # no cut: the first five of each seat are dealt at once
         self._dealt(self.hands)
 
@@ -66,22 +62,17 @@ class SealedHokmEngine(SealedTricks, HokmEngine):
 
     def _apply_discard(self, seat: int, action: Action) -> None:
         items = self._discarded(action, None)
-        if self.phase != Phase.DISCARD:
-            raise self._wrong_phase("discard")
+        self._need_phase(Phase.DISCARD, "discard")
         size = self._discard_size(seat)
         if len(items) != size:
             raise IllegalActionError(f"lay away exactly {size} items, got {len(items)}")
         self._lay_away_items(seat, items)
 
     def _apply_play(self, seat: int, action: Action) -> None:
-        only_keys(action, "item", "card", "share", "proof")
-        card = action.get("card")
-        if not isinstance(card, str) or not is_card(card) or is_joker(card):
-            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
+        card = self._card_of(action, "item", "card", "share", "proof")
         if card not in self._hand().items:
             raise MalformedActionError(f"{card} is not in this deck")
-        if self.phase != Phase.PLAY:
-            raise self._wrong_phase("card play")
+        self._need_phase(Phase.PLAY, "card play")
         self._play_card(seat, action, card)
         self.trick.add(seat, card)
         if len(self.trick) == self.n:
@@ -100,29 +91,14 @@ class SealedHokmEngine(SealedTricks, HokmEngine):
         HokmEngine._finish_hand(self, tricks, winner)
 
     # -- legal actions and views -------------------------------------------------------------
-    def _play_legal(self, seat: int) -> list[Action]:
-        if self.phase == Phase.PLAY:
-            return [{"type": "play", "item": i} for i in self._unopened(seat)]
-        if self.phase == Phase.DISCARD:
-            return [
-                {"type": "discard", "items": list(c)}
-                for c in combinations(self._held(seat), self._discard_size(seat))
-            ]
-        return HokmEngine.legal_actions(self, seat)
-
     def _view(self, seat: int | None) -> dict[str, JSON]:
         out = super()._view(seat)
         out["cutter"] = None
-        if seat is not None:
-            if self.n == 2:
-                if (
-                    self.phase == Phase.DRAW
-                    and self.outcome is None
-                    and seat == self.turn
-                    and not self.owed
-                ):
-                    out["drawn"] = int(self.stock[0])
-                out["discard"] = sorted(int(p) for p in self.thrown[seat])
+        if seat is not None and self.n == 2:
+            # the drawer sees the top card (``turn`` is None once the match is over)
+            if seat == self.turn and self.phase == Phase.DRAW and not self.owed:
+                out["drawn"] = int(self.stock[0])
+            out["discard"] = sorted(int(p) for p in self.thrown[seat])
         return out
 
 

@@ -32,22 +32,11 @@ from .base import JSON, Action, only_keys
 from .errors import IllegalActionError
 from .iraqi_domino import ENDS, IraqiDominoEngine
 from .sealed_base import SealedTiles
-from .tiles import action_tile, has_number, is_double, pips
+from .tiles import action_tile, has_number, opening_rank
 
-
-def _call_order() -> tuple[str, ...]:
-    every = tiles(6)
-    doubles = sorted((t for t in every if is_double(t)), key=pips, reverse=True)
-    others = sorted(
-        (t for t in every if not is_double(t)),
-        key=lambda t: (pips(t), max(int(x) for x in t.split("-"))),
-        reverse=True,
-    )
-    return tuple(doubles + others)
-
-
-#: the tiles the opening call names, in order (the forced opening of iraqi_domino)
-CALL_ORDER = _call_order()
+#: the tiles the opening call names, in order (the forced opening of iraqi_domino): the
+#: doubles from 6-6 down, then the others heaviest first (equal pips: the higher end first)
+CALL_ORDER = tuple(sorted(tiles(6), key=opening_rank, reverse=True))
 
 
 class SealedIraqiDominoEngine(SealedTiles, IraqiDominoEngine):

@@ -20,7 +20,6 @@ from .base import Action
 from .errors import IllegalActionError
 from .qahve import JB, JB_DEADLINE, JR, QahveEngine
 from .sealed_base import SealedTricks
-from .tricks import Phase
 
 
 class SealedQahveEngine(SealedTricks, QahveEngine):
@@ -42,11 +41,6 @@ class SealedQahveEngine(SealedTricks, QahveEngine):
     def _broke(self, hand: list[str], card: str, done: int) -> bool:
         """JB not played at trick 10 while the seat held it."""
         return JB in hand and done == JB_DEADLINE and card != JB
-
-    def _play_legal(self, seat: int) -> list[Action]:
-        if self.phase == Phase.BID:
-            return QahveEngine.legal_actions(self, seat)
-        return [{"type": "play", "item": i} for i in self._unopened(seat)]
 
     def _apply_play(self, seat: int, action: Action) -> None:
         card = self._card(action, "item", "card", "share", "proof")

@@ -18,14 +18,12 @@ hand every seat passed is revealed before the next one is dealt.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from itertools import combinations
 from typing import Any, ClassVar
 
 from fairness import V2, FairProtocol
 
-from .base import JSON, Action, only_keys
-from .cards import is_card, is_joker
-from .errors import MalformedActionError, RulesetError
+from .base import JSON, Action
+from .errors import RulesetError
 from .sealed_base import SealedTricks
 from .shelem import DISCARD_SIZE, ShelemEngine
 from .tricks import Phase
@@ -75,16 +73,6 @@ class SealedShelemEngine(SealedTricks, ShelemEngine):
         self._deal_items({hakem: kitty})
 
     # -- actions ---------------------------------------------------------------------------
-    def _play_legal(self, seat: int) -> list[Action]:
-        if self.phase == Phase.BID:
-            return ShelemEngine.legal_actions(self, seat)
-        if self.phase == Phase.DISCARD:
-            return [
-                {"type": "discard", "items": list(c)}
-                for c in combinations(self._held(seat), DISCARD_SIZE)
-            ]
-        return [{"type": "play", "item": i} for i in self._unopened(seat)]
-
     def bot_actions(self, seat: int) -> list[Action]:
         legal = self.legal_actions(seat)
         if self.phase == Phase.BID and not self.owed and len(legal) > 1:
@@ -98,17 +86,12 @@ class SealedShelemEngine(SealedTricks, ShelemEngine):
             super()._apply(seat, action)
 
     def _apply_discard(self, seat: int, action: Action) -> None:
-        if self.phase != Phase.DISCARD:
-            raise self._wrong_phase("discard")
+        self._need_phase(Phase.DISCARD, "discard")
         self._lay_away_items(seat, self._discarded(action, DISCARD_SIZE))
 
     def _sealed_play(self, seat: int, action: Action) -> None:
-        if self.phase != Phase.PLAY:
-            raise self._wrong_phase("card play")
-        only_keys(action, "item", "card", "share", "proof")
-        card = action.get("card")
-        if not isinstance(card, str) or not is_card(card) or is_joker(card):
-            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
+        self._need_phase(Phase.PLAY, "card play")
+        card = self._card_of(action, "item", "card", "share", "proof")
         self._play_card(seat, action, card)
         if self.trump is None:
             self.trump = card[1]  # the hakem's first card names trump

@@ -25,11 +25,11 @@ from typing import Any, ClassVar
 
 from fairness import DECK52, deck52
 
-from .base import JSON, Action, Engine, only_keys
+from .base import JSON, Action, only_keys
 from .cards import RANKS, is_card, sort_hand
 from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, follow_reason, playable, table_view
+from .tricks import Phase, Tally, Trick, TrickGame, follow_reason, playable, table_view
 
 MIN_BID = 100
 MAX_BID = 165
@@ -42,18 +42,12 @@ TRICKS_PER_HAND = 12
 DISCARD_SIZE = 4
 
 
-def card_points(card: str) -> int:
-    """5s count 5, 10s and aces count 10, every other card 0."""
-    r = card[0]
-    if r == "5":
-        return 5
-    if r in ("T", "A"):
-        return 10
-    return 0
-
-
-#: ``card_points`` by rank letter (the ranks not listed count 0)
+#: the points a card counts, by rank letter: 5s count 5, 10s and aces 10, every other card 0
 _RANK_POINTS = {"5": 5, "T": 10, "A": 10}
+
+
+def card_points(card: str) -> int:
+    return _RANK_POINTS.get(card[0], 0)
 
 
 def pile_points(cards: Iterable[str]) -> int:
@@ -92,7 +86,7 @@ def _card_field(action: Mapping[str, Any], key: str = "card") -> str:
     return c
 
 
-class ShelemEngine(Engine):
+class ShelemEngine(TrickGame):
     game: ClassVar[str] = "shelem"
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"players": 4, "target": 1200}
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {"target": (5, 100_000)}
@@ -153,10 +147,7 @@ class ShelemEngine(Engine):
         other = 1 - self.leader
         return [self.leader, other, self.leader, other]
 
-    @property
-    def turn(self) -> int | None:
-        if self._outcome is not None:  # (self.outcome)
-            return None
+    def _turn(self) -> int | None:
         phase = self.phase
         if phase == _BID:
             return self.bid_turn
@@ -191,12 +182,13 @@ class ShelemEngine(Engine):
             return playable(self._tops(seat), led)
         return playable(self.hands[seat], led)
 
+    def _discard_size(self, seat: int) -> int:
+        return DISCARD_SIZE
+
     def _min_bid(self) -> int:
         return MIN_BID if self.high_bid is None else self.high_bid + BID_STEP
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.turn:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.BID:
             out: list[Action] = [
                 {"type": "bid", "amount": a} for a in range(self._min_bid(), MAX_BID + 1, BID_STEP)
@@ -225,12 +217,8 @@ class ShelemEngine(Engine):
         return [{"type": "discard", "cards": sort_hand(best[:DISCARD_SIZE])}]
 
     # -- actions ---------------------------------------------------------------------------
-    def _wrong_phase(self, what: str) -> IllegalActionError:
-        return Phase.wrong(what, self.phase)
-
     def _apply_bid(self, seat: int, action: Action) -> None:
-        if self.phase != Phase.BID:
-            raise self._wrong_phase("bidding")
+        self._need_phase(Phase.BID, "bidding")
         amount: int | None
         if action["type"] == "pass":
             only_keys(action)
@@ -274,8 +262,7 @@ class ShelemEngine(Engine):
         self.phase = Phase.DISCARD
 
     def _apply_discard(self, seat: int, action: Action) -> None:
-        if self.phase != Phase.DISCARD:
-            raise self._wrong_phase("discard")
+        self._need_phase(Phase.DISCARD, "discard")
         only_keys(action, "cards")
         cards = action.get("cards")
         if not isinstance(cards, list) or len(cards) != DISCARD_SIZE:
@@ -393,21 +380,16 @@ class ShelemEngine(Engine):
 
     def _taken_points(self) -> list[int]:
         """Points per side from the tricks played so far (the kitty not included)."""
-        tricks = self.tricks_won
+        tricks = self.side_tricks()
         cards = self.tally.side_cards(self.side_of, 2)
         return [TRICK_POINTS * tricks[s] + pile_points(cards[s]) for s in (0, 1)]
-
-    @property
-    def tricks_won(self) -> list[int]:
-        """Tricks taken this hand per side."""
-        return self.tally.by_side(self.side_of, 2)
 
     def _score_hand(self) -> None:
         assert self.hakem is not None and self.high_bid is not None
         hs = self.side_of(self.hakem)
         taken = self._taken_points()
         points = taken[hs] + TRICK_POINTS + pile_points(self.discard)
-        shelem = self.tricks_won[hs] == TRICKS_PER_HAND
+        shelem = self.side_tricks()[hs] == TRICKS_PER_HAND
         mine, theirs, yasa = hand_score(self.high_bid, points, shelem)
         delta = [0, 0]
         delta[hs], delta[1 - hs] = mine, theirs
@@ -444,7 +426,6 @@ class ShelemEngine(Engine):
         return [{"seat": s, "bid": "pass" if a is None else a} for s, a in self.bids]
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        sides = [[s for s in range(self.n) if self.side_of(s) == side] for side in (0, 1)]
         is_hakem = seat is not None and seat == self.hakem
         out: dict[str, JSON] = table_view(self, leader=self.leader, sources=self.n == 2)
         out.update(
@@ -452,7 +433,7 @@ class ShelemEngine(Engine):
                 "players": self.n,
                 "target": self.target,
                 "dealer": self.dealer,
-                "sides": sides,
+                "sides": [list(self.seats_of(side)) for side in (0, 1)],
                 "hand": sort_hand(self.hands[seat]) if seat is not None else None,
                 "hand_counts": [len(h) for h in self.hands],
                 "kitty_count": len(self.kitty),
@@ -473,7 +454,7 @@ class ShelemEngine(Engine):
                 "hakem": self.hakem,
                 "bid": self.high_bid if self.hakem is not None else None,
                 "trump": self.trump,
-                "tricks_taken": list(self.tricks_won),
+                "tricks_taken": self.side_tricks(),
                 "points_taken": self._taken_points(),
                 "scores": list(self.scores),
                 "history": [dict(h) for h in self.history],

@@ -24,7 +24,7 @@ opponent's bar is implied (15 minus its checkers on the board and off).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from operator import neg
 from typing import Any, ClassVar
 
@@ -62,6 +62,14 @@ CHAIN_EXHAUSTED = "chain_exhausted"
 # -- legal turn generation -------------------------------------------------------------------
 
 
+def _highest_home(b: Sequence[int]) -> int:
+    """The mover's highest occupied home point (0: none)."""
+    for q in range(6, 0, -1):
+        if b[q] > 0:
+            return q
+    return 0
+
+
 def _single_steps(b: Sequence[int], d: int, outside: int, max_from: int) -> list[Step]:
     """The one-die steps with die ``d`` from board ``b`` (from-points at most ``max_from``).
 
@@ -78,11 +86,7 @@ def _single_steps(b: Sequence[int], d: int, outside: int, max_from: int) -> list
         return [(p, p - d) for p in range(top, d, -1) if b[p] > 0 and b[p - d] >= -1]
     # every checker is home (points 1-6) or off
     out: list[Step] = []
-    highest = 0
-    for q in range(6, 0, -1):
-        if b[q] > 0:
-            highest = q
-            break
+    highest = _highest_home(b)
     for p in range(top if top < highest else highest, 0, -1):
         if b[p] <= 0:
             continue
@@ -105,11 +109,7 @@ def _step_ok(b: Sequence[int], f: int, t: int, d: int, outside: int, max_from: i
     if outside:
         return f > d and t == f - d and b[t] >= -1
     # every checker is home: f must not be above the highest occupied home point
-    highest = 0
-    for q in range(6, 0, -1):
-        if b[q] > 0:
-            highest = q
-            break
+    highest = _highest_home(b)
     if f > highest:
         return False
     if f > d:
@@ -268,11 +268,17 @@ def _plays_of_steps(steps: Turn, dice: Sequence[int]) -> tuple[Turn, ...]:
 
 
 def _play_ordered(
-    board: Sequence[int], steps: Turn, dice: Sequence[int], chained: bool, outside: int
+    board: Sequence[int],
+    steps: Turn,
+    dice: Sequence[int],
+    chained: bool,
+    outside: int,
+    step_ok: Callable[[list[int], int, int, int, int, int], bool] = _step_ok,
+    do: Callable[[list[int], int, int], object] = _do,
 ) -> Board | None:
     """Play ``steps`` as the generator does, step i with die ``dice[i]`` (``chained``: each
     from-point at most the previous one, as for a double); None if it never plays them.
-    ``outside``: ``_outside(board)``."""
+    ``outside``: ``_outside(board)``. ``step_ok`` and ``do``: the game's (mahbusa's)."""
     for (f, t), d in zip(steps, dice, strict=True):
         # what every step _step_ok allows has: a step to a point moves exactly its die, one
         # off the board a die at least its point (settled here before copying the board)
@@ -281,9 +287,9 @@ def _play_ordered(
     b = list(board)
     max_from = BAR
     for (f, t), d in zip(steps, dice, strict=True):
-        if not _step_ok(b, f, t, d, outside, max_from):
+        if not step_ok(b, f, t, d, outside, max_from):
             return None
-        _do(b, f, t)
+        do(b, f, t)
         if f >= 7 and t <= 6:
             outside -= 1
         if chained:
@@ -420,11 +426,7 @@ class TurnTable(Mapping[Turn, Board]):
         return self._all
 
     def __getitem__(self, steps: Turn) -> Board:
-        if self._all is not None:
-            return self._all[steps]
-        end: Board | None = (
-            self._check(self._board, self._dice, steps, *self._extra) if self._playable else None
-        )
+        end: Board | None = self.get(steps)
         if end is None:
             raise KeyError(steps)
         return end
@@ -630,21 +632,11 @@ class TawlaEngine(Engine):
         self.score = [0, 0]
         self.games: list[dict[str, JSON]] = []
         self.game_number = 0
-        self.crawford_game = False
         self._crawford_used = False
-        self.points: list[int] = []
-        self.bar = [0, 0]
-        self.off = [0, 0]
-        self.cube_value = 1
-        self.cube_owner: int | None = None
         self.phase = ROLL
         self.on_roll = 0  # the seat whose turn it is in the game
         self.dice: list[int] | None = None
-        self.rolls = 0  # rolls after the opening in this game
-        self.pending: dict[str, JSON] | None = None
-        self.resign_rejected = False
         self.opening: dict[str, JSON] = {}
-        self.last_turn: dict[str, JSON] | None = None
         self._turns: Mapping[Turn, Board] = {}
         self._begin_game()
 
@@ -661,12 +653,7 @@ class TawlaEngine(Engine):
         self.dice = None
         self._turns = {}
         self.phase = OVER
-        self.outcome = Outcome(
-            CHAIN_EXHAUSTED,
-            (),
-            tuple(self.score),
-            {"match_length": self.match_length, "games": [dict(x) for x in self.games]},
-        )
+        self.outcome = Outcome(CHAIN_EXHAUSTED, (), tuple(self.score), self.forfeit_detail())
 
     def _take_value(self, seat: int, action: Action) -> bytes:
         """The seat's next roll-chain value from ``action["value"]``, checked against the
@@ -729,11 +716,11 @@ class TawlaEngine(Engine):
         self.bar = [0, 0]
         self.off = [0, 0]
         self.cube_value = 1
-        self.cube_owner = None
-        self.pending = None
+        self.cube_owner: int | None = None
+        self.pending: dict[str, JSON] | None = None
         self.resign_rejected = False
-        self.rolls = 0
-        self.last_turn = None
+        self.rolls = 0  # rolls after the opening in this game
+        self.last_turn: dict[str, JSON] | None = None
         self.crawford_game = False
         if (
             self.ruleset["crawford"]
@@ -756,9 +743,7 @@ class TawlaEngine(Engine):
             if dice[0] != dice[1]:
                 break
             attempt += 1
-        self.opening = {"dice": list(dice), "attempts": attempt + 1}
-        self.on_roll = 0 if dice[0] > dice[1] else 1
-        self._start_move(list(dice))
+        self._open_with(dice, attempt)
 
     def _await_opening(self) -> None:
         """Fresh rolls: opening attempt ``opening_attempt`` waits for seat 0's value, then
@@ -771,7 +756,11 @@ class TawlaEngine(Engine):
             self.opening_attempt += 1
             self._await_opening()
             return
-        self.opening = {"dice": list(dice), "attempts": self.opening_attempt + 1}
+        self._open_with(dice, self.opening_attempt)
+
+    def _open_with(self, dice: list[int], attempt: int) -> None:
+        """The opening roll (unequal ``dice`` at ``attempt``): the higher die moves first."""
+        self.opening = {"dice": list(dice), "attempts": attempt + 1}
         self.on_roll = 0 if dice[0] > dice[1] else 1
         self._start_move(list(dice))
 
@@ -895,21 +884,14 @@ class TawlaEngine(Engine):
             winner is not None and self.score[winner] >= self.match_length
         ):
             self.phase = OVER
-            self.outcome = Outcome(
-                "finished",
-                () if winner is None else (winner,),
-                tuple(self.score),
-                {"match_length": self.match_length, "games": [dict(x) for x in self.games]},
-            )
+            winners = () if winner is None else (winner,)
+            self.outcome = Outcome("finished", winners, tuple(self.score), self.forfeit_detail())
             return
         self.game_number += 1
         self._begin_game()
 
     # -- interface -------------------------------------------------------------------------
-    @property
-    def turn(self) -> int | None:
-        if self.outcome is not None:
-            return None
+    def _turn(self) -> int | None:
         if self.phase in (OPENING, ROLL_VALUE):
             assert self.fresh_pending is not None
             return int(self.fresh_pending["owes"][0])
@@ -917,11 +899,9 @@ class TawlaEngine(Engine):
             return 1 - self.on_roll
         return self.on_roll
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        """Every action ``seat`` may send now; with fresh rolls ``roll`` and ``roll_value``
-        are listed without their ``value`` (the seat adds its next roll-chain value)."""
-        if self.outcome is not None or seat != self.turn:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
+        """With fresh rolls ``roll`` and ``roll_value`` are listed without their ``value``
+        (the seat adds its next roll-chain value)."""
         if self.phase in (OPENING, ROLL_VALUE):
             return [{"type": "roll_value"}]
         if self.phase == ROLL:
@@ -953,21 +933,9 @@ class TawlaEngine(Engine):
         return self.legal_actions(seat)
 
     def _apply(self, seat: int, action: Action) -> None:
-        getattr(self, self._HANDLERS[action["type"]])(seat, action)
-
-    #: the method that applies each action type (looked up by name: a subclass may
-    #: override one)
-    _HANDLERS: ClassVar[Mapping[str, str]] = {
-        "roll": "_roll",
-        "roll_value": "_roll_value",
-        "double": "_double",
-        "take": "_take",
-        "drop": "_drop",
-        "move": "_move",
-        "resign": "_resign",
-        "accept": "_accept",
-        "reject": "_reject",
-    }
+        # each action type's method is ``_<type>`` (looked up by name: a subclass may
+        # override one)
+        getattr(self, "_" + action["type"])(seat, action)
 
     def _need_phase(self, phase: str, what: str) -> None:
         if self.phase == phase:
@@ -1180,6 +1148,7 @@ class TawlaEngine(Engine):
         return tuple(score)
 
     def forfeit_detail(self) -> dict[str, JSON]:
+        """The result's extras, however the match ends."""
         return {"match_length": self.match_length, "games": [dict(x) for x in self.games]}
 
     @classmethod

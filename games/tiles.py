@@ -12,7 +12,7 @@ from abc import abstractmethod
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from fairness import parse_tile, tile_code
+from fairness import parse_tile
 
 from .base import Action, Engine
 from .deals import deal_tiles
@@ -22,15 +22,13 @@ __all__ = [
     "is_double",
     "pips",
     "has_number",
-    "other_end",
     "total_pips",
-    "tile_code",
     "parse_tile",
     "orient",
     "sort_tiles",
     "check_tile_code",
     "action_tile",
-    "heaviest",
+    "opening_rank",
     "DominoEngine",
 ]
 
@@ -49,19 +47,14 @@ def has_number(tile: str, n: int) -> bool:
     return n in parse_tile(tile)
 
 
-def other_end(tile: str, n: int) -> int:
-    """The number left open after laying ``tile`` against ``n``."""
-    a, b = parse_tile(tile)
-    if a == n:
-        return b
-    if b == n:
-        return a
-    raise ValueError(f"tile {tile} does not match {n}")
-
-
 def orient(tile: str, n: int) -> tuple[int, int]:
     """``tile`` laid against ``n``: the pair ``(n, number left open)``."""
-    return (n, other_end(tile, n))
+    a, b = parse_tile(tile)
+    if a == n:
+        return (n, b)
+    if b == n:
+        return (n, a)
+    raise ValueError(f"tile {tile} does not match {n}")
 
 
 def total_pips(hand: Iterable[str]) -> int:
@@ -91,10 +84,11 @@ def action_tile(action: Mapping[str, Any], max_pip: int) -> str:
         raise MalformedActionError(str(exc)) from None
 
 
-def heaviest(tiles: Iterable[str]) -> str:
-    """The tile with the most pips; equal pips → the one with the higher end."""
-    best = max(tiles, key=lambda t: (pips(t), max(parse_tile(t))))
-    return best
+def opening_rank(tile: str) -> tuple[bool, int, int]:
+    """Where ``tile`` stands in iraqi_domino's forced opening: every double above the other
+    tiles, then the most pips, then the higher end."""
+    a, b = parse_tile(tile)
+    return (a == b, a + b, max(a, b))
 
 
 class DominoEngine(Engine):
@@ -106,13 +100,10 @@ class DominoEngine(Engine):
     round: int
     current: int
 
-    @property
-    def turn(self) -> int | None:
-        return None if self.outcome is not None else self.current
+    def _turn(self) -> int | None:
+        return self.current
 
-    def legal_actions(self, seat: int) -> list[Action]:
-        if self.outcome is not None or seat != self.current:
-            return []
+    def _legal(self, seat: int) -> list[Action]:
         return self._plays(seat) or [{"type": "draw" if self._may_draw() else "pass"}]
 
     @abstractmethod

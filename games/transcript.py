@@ -115,6 +115,10 @@ def rfc3339(t: datetime) -> str:
     return t.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+#: a locked transcript's seat fields, in order (fairness-v2.md §9)
+_LOCKED_SEAT_FIELDS = ("seat", "name", "house", "client_seed", "nonce", "key", "roll_chain")
+
+
 def build_locked_transcript(
     *,
     match_id: str,
@@ -146,18 +150,7 @@ def build_locked_transcript(
         "server_seed": server_seed.hex(),
         "lock": dict(lock),
         "lock_index": lock_index,
-        "seats": [
-            {
-                "seat": s["seat"],
-                "name": s["name"],
-                "house": s["house"],
-                "client_seed": s["client_seed"],
-                "nonce": s["nonce"],
-                "key": s["key"],
-                "roll_chain": s["roll_chain"],
-            }
-            for s in seats
-        ],
+        "seats": [{k: s[k] for k in _LOCKED_SEAT_FIELDS} for s in seats],
         "events": [dict(e) for e in events],
         "chain": chain,
         "result": dict(result) if result is not None else None,
@@ -235,6 +228,11 @@ def simulate_match(
     ).run(max_actions=max_actions, resign_at=resign_at, end_reason=end_reason, no_reveal=no_reveal)
 
 
+def _bytes(name: str, n: int = 32) -> bytes:
+    """``n`` bytes that ``name`` fixes (a simulation's seeds, nonces and secrets)."""
+    return random.Random(name).randbytes(n)
+
+
 @functools.lru_cache(maxsize=64)
 def _chain(match_id: str, seat: int, secret: bytes) -> tuple[bytes, ...]:
     return tuple(roll_chain(match_id, seat, secret))
@@ -286,7 +284,7 @@ class _Sim:
         self.bots = random.Random(seed)
         if server_seed is None:
             server_seed = (
-                random.Random(f"server{tag}-{seed}").randbytes(proto.seed_bytes)
+                _bytes(f"server{tag}-{seed}", proto.seed_bytes)
                 if seed >= 0
                 else proto.new_server_seed()
             )
@@ -310,13 +308,10 @@ class _Sim:
         )
         if len(self.client_seeds) != n:
             raise ValueError(f"{game} with this ruleset has {n} seats")
-        self.nonces = [random.Random(f"nonce-{seed}-{s}").randbytes(32) for s in range(n)]
+        self.nonces = [_bytes(f"nonce-{seed}-{s}") for s in range(n)]
         fresh = bool(self.parsed.get("fresh_rolls", False))
         self.chains: list[tuple[bytes, ...]] | None = (
-            [
-                _chain(self.match_id, s, random.Random(f"chain-{seed}-{s}").randbytes(32))
-                for s in range(n)
-            ]
+            [_chain(self.match_id, s, _bytes(f"chain-{seed}-{s}")) for s in range(n)]
             if fresh
             else None
         )
@@ -325,9 +320,7 @@ class _Sim:
             # fairness loads its signing module (and `cryptography`) only now, on first use
             self.seat_signers = [
                 fairness.Signer.from_seed_b64(
-                    base64.b64encode(random.Random(f"seat-key-{seed}-{s}").randbytes(32)).decode(
-                        "ascii"
-                    )
+                    base64.b64encode(_bytes(f"seat-key-{seed}-{s}")).decode()
                 )
                 for s in range(n)
             ]
@@ -491,13 +484,7 @@ class _Sim:
             if actions >= max_actions:
                 raise RuntimeError(f"{self.game}: no end after {max_actions} actions")
             if resign_at is not None and actions >= resign_at:
-                seat0 = (
-                    0
-                    if end_reason == "resigned"
-                    else engine.turn
-                    if end_reason == "timeout"
-                    else None
-                )
+                seat0 = {"resigned": 0, "timeout": engine.turn}.get(end_reason)
                 if end_reason == "timeout":  # exactly at the deadline (§7)
                     owed = self.now if actions else self.locked_at
                     self.now = owed + timedelta(seconds=self.parsed.get("turn_seconds", 300))

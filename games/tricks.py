@@ -15,8 +15,9 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Protocol
 
-from .cards import is_joker, suit, trick_winner
-from .errors import IllegalActionError
+from .base import Action, Engine, only_keys
+from .cards import is_card, is_joker, suit, trick_winner
+from .errors import IllegalActionError, MalformedActionError
 
 
 # -- phases (a card game's view ``phase``) --------------------------------------------------
@@ -46,11 +47,6 @@ WAITING = {
     Phase.DISCARD: "cards are being laid away face down (discard)",
     Phase.PLAY: "the cards are being played (play)",
 }
-
-
-def led_suit(plays: Sequence[tuple[int, str]]) -> str | None:
-    """The suit of the first card played (None before the lead, or when a joker was led)."""
-    return suit(plays[0][1]) if plays else None
 
 
 def follow_reason(
@@ -93,7 +89,8 @@ class Trick:
 
     @property
     def led(self) -> str | None:
-        return led_suit(self.plays)
+        """The suit of the first card played (None before the lead, or when a joker was led)."""
+        return suit(self.plays[0][1]) if self.plays else None
 
     def add(self, seat: int, card: str, source: str = "hand") -> None:
         self.plays.append((seat, card))
@@ -177,6 +174,33 @@ class Tally:
         for seat, cards in enumerate(self.cards):
             out[side_of(seat)].extend(cards)
         return out
+
+
+class TrickGame(Engine):
+    """What the trick games' engines (hokm, qahve, shelem) share beyond their own rules."""
+
+    phase: str
+    tally: Tally
+
+    def _wrong_phase(self, what: str) -> IllegalActionError:
+        return Phase.wrong(what, self.phase)
+
+    def _need_phase(self, phase: str, what: str) -> None:
+        """That the hand is in ``phase`` (else the error "no ``what`` now: …")."""
+        if self.phase != phase:
+            raise self._wrong_phase(what)
+
+    def side_tricks(self) -> list[int]:
+        """Tricks taken this hand per side."""
+        return self.tally.by_side(self.side_of, self.n_sides)
+
+    def _card_of(self, action: Action, *keys: str) -> str:
+        """The card of the 52-card deck a play names (``keys``: the play's fields)."""
+        only_keys(action, *keys)
+        card = action.get("card")
+        if not isinstance(card, str) or not is_card(card) or is_joker(card):
+            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
+        return card
 
 
 class Table(Protocol):

@@ -11,7 +11,7 @@ from typing import Any
 
 from .context import Context
 from .keys import hand_key, make_key
-from .masking import encode_deck, starting_deck
+from .masking import deck_b64, starting_deck
 from .points import item_table
 from .randomness import Randomness
 from .shares import make_share, own_item
@@ -39,13 +39,8 @@ def simulated_hand(
     shuffles = []
     for s in sorted(house) + sorted(set(range(seats)) - set(house)):
         deck, proof = shuffle(ctx.for_seat(s), P, deck, rng)
-        shuffles.append(
-            {
-                "seat": s,
-                "deck": base64.b64encode(encode_deck(deck)).decode("ascii"),
-                "proof": base64.b64encode(proof.encode()).decode("ascii"),
-            }
-        )
+        b64_proof = base64.b64encode(proof.encode()).decode("ascii")
+        shuffles.append({"seat": s, "deck": deck_b64(deck), "proof": b64_proof})
     table = item_table(game, items)
     shares: list[dict[str, Any]] = []
     learnt: list[str] = []

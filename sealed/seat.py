@@ -175,10 +175,7 @@ class SealedSeat:
 
     def _hand(self, sv: Mapping[str, Any]) -> _Hand:
         n = int(sv["hand"])
-        found = self.hands.get(n)
-        if found is None:
-            found = self.hands[n] = _Hand(n)
-        return found
+        return self.hands.get(n) or self.hands.setdefault(n, _Hand(n))
 
     def _check(self, seat: int, action: Mapping[str, Any], sv: Mapping[str, Any]) -> None:
         h = self._hand(sv)
@@ -291,29 +288,15 @@ class SealedSeat:
                         f"hand {h.number}: the log's keys and shuffles are not all checked"
                     )
                 out, proof = shuffle(self.ctx(h.number), h.hand_key, h.deck, self.rng)
-                return {
-                    "type": "sealed",
-                    "step": "shuffle",
-                    "deck": deck_b64(out),
-                    "proof": base64.b64encode(proof.encode()).decode("ascii"),
-                }
+                b64_proof = base64.b64encode(proof.encode()).decode("ascii")
+                return {**act, "deck": deck_b64(out), "proof": b64_proof}
             owed = [int(i) for i in (sv.get("owed") or {}).get("items") or []]
             if step == "share":
-                shares = [self._my_share(h, i) for i in owed]
-                return {"type": "sealed", "step": "share", "shares": shares}
+                return {**act, "shares": [self._my_share(h, i) for i in owed]}
             if step == "open":
-                return {
-                    "type": "sealed",
-                    "step": "open",
-                    "code": h.own.get(owed[0]),
-                    **self._opening(h, owed[0]),
-                }
+                return {**act, "code": h.own.get(owed[0]), **self._opening(h, owed[0])}
             if step == "reveal_key":
-                return {
-                    "type": "sealed",
-                    "step": "reveal_key",
-                    "secret": self.secret(h.number).hex(),
-                }
+                return {**act, "secret": self.secret(h.number).hex()}
             raise self.error(f"unknown sealed step {step!r}")
         if act.get("type") == "play" and "item" not in act:
             code = act.get("card", act.get("tile"))

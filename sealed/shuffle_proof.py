@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from itertools import islice
+from typing import Any
 
 from .context import Context
 from .errors import SealedError
@@ -41,6 +43,8 @@ from .randomness import Randomness, SystemRandomness, permutation
 
 SHUFFLE_DOMAIN = b"qahwa-fair/3 shuffle\x00"
 CHALLENGE_DOMAIN = b"qahwa-fair/3 shuffle challenge\x00"
+#: the proof's fields of n elements each (the others are one element)
+_VECTORS = ("c", "chat", "that", "shat", "sprime")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,24 +71,8 @@ class ShuffleProof:
         return len(self.c)
 
     def encode(self) -> bytes:
-        return b"".join(
-            (
-                *self.c,
-                *self.chat,
-                self.t1,
-                self.t2,
-                self.t3,
-                self.t4A,
-                self.t4B,
-                *self.that,
-                self.s1,
-                self.s2,
-                self.s3,
-                self.s4,
-                *self.shat,
-                *self.sprime,
-            )
-        )
+        parts = [getattr(self, name) for name in self.__match_args__]
+        return b"".join(b"".join(p) if isinstance(p, tuple) else p for p in parts)
 
     @classmethod
     def decode(cls, raw: bytes, n: int) -> ShuffleProof:
@@ -96,22 +84,12 @@ class ShuffleProof:
             scalar(w, f"shuffle proof element {3 * n + 5 + k}")
             for k, w in enumerate(words[3 * n + 5 :])
         ]
-        return cls(
-            c=tuple(pts[:n]),
-            chat=tuple(pts[n : 2 * n]),
-            t1=pts[2 * n],
-            t2=pts[2 * n + 1],
-            t3=pts[2 * n + 2],
-            t4A=pts[2 * n + 3],
-            t4B=pts[2 * n + 4],
-            that=tuple(pts[2 * n + 5 : 3 * n + 5]),
-            s1=scs[0],
-            s2=scs[1],
-            s3=scs[2],
-            s4=scs[3],
-            shat=tuple(scs[4 : 4 + n]),
-            sprime=tuple(scs[4 + n :]),
-        )
+        values = iter([*pts, *scs])  # the fields in order, n elements for each vector
+        names: tuple[str, ...] = cls.__match_args__
+        fields: list[Any] = [
+            tuple(islice(values, n)) if k in _VECTORS else next(values) for k in names
+        ]
+        return cls(*fields)
 
 
 def proof_size(n: int) -> int:
