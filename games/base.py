@@ -514,7 +514,7 @@ class Engine(ABC):
 
     def legal_actions(self, seat: int) -> list[Action]:
         """Every action ``seat`` may send now: none but on its turn while the match runs."""
-        if self.outcome is not None or seat != self.turn:
+        if self._outcome is not None or seat != self._turn():
             return []
         return self._legal(seat)
 
