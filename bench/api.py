@@ -129,15 +129,16 @@ def _process_tree(root: int) -> Iterator[int]:
             pass
 
 
-def add_operator(env: dict[str, str], name: str) -> str:
-    """A new operator key (``qahwa operators add``) for the deployment ``env`` names."""
+def add_operator(env: dict[str, str], name: str, cwd: str | Path = ROOT) -> str:
+    """A new operator key (``qahwa operators add``, run in ``cwd``: its code first on
+    sys.path) for the deployment ``env`` names."""
     added = subprocess.run(
         [str(BIN / "qahwa"), "operators", "add", name],
         env=env,
         capture_output=True,
         text=True,
         check=True,
-        cwd=ROOT,
+        cwd=cwd,
     )
     return added.stdout.strip().splitlines()[-1]
 
@@ -187,7 +188,7 @@ class Server:
                 BIN / "qahwa", self.port, url, workers, "--no-access-log", "--log-format", "json"
             )
             probe = "/healthz"
-            self.key = add_operator(env, f"bench-{self.port}-{os.getpid()}")
+            self.key = add_operator(env, f"bench-{self.port}-{os.getpid()}", tree or ROOT)
             OPERATOR_KEYS[f"127.0.0.1:{self.port}"] = self.key
         self.proc = subprocess.Popen(
             cmd,
@@ -195,7 +196,7 @@ class Server:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
-            cwd=ROOT,
+            cwd=tree or ROOT,  # BENCH_BASE: its tree first on sys.path (the cwd is)
         )
         deadline = time.monotonic() + 60
         while True:
