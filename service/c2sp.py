@@ -164,12 +164,13 @@ class LogC2SP:
     def _at_newest(self, read: Callable[[Session, translog.CheckpointRow], T]) -> T:
         """``read(session, the newest checkpoint)`` in one read; a fresh server, before the
         checkpointer's first round, signs its first checkpoint first."""
-        with self.db.read() as s:
-            row = translog.latest_checkpoint(s, self.origin)
-            if row is not None:
-                return read(s, row)
-        self.checkpoint_now()
-        return self._at_newest(read)
+        for _ in range(2):
+            with self.db.read() as s:
+                row = translog.latest_checkpoint(s, self.origin)
+                if row is not None:
+                    return read(s, row)
+            self.checkpoint_now()  # stores one (or another process just did)
+        raise AssertionError(f"log {self.origin!r}: no checkpoint after signing one")
 
     def newest(self) -> translog.CheckpointRow:
         return self._at_newest(lambda s, row: row)
