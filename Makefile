@@ -34,7 +34,7 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test test-all bench bench-api profile-api lint unasync play-js sealed-js ts-types demo clean \
+.PHONY: serve test bench bench-api profile-api lint unasync play-js sealed-js ts-types demo clean \
 	lock lock-upgrade pyodide \
 	verifier-dist certify
 
@@ -114,7 +114,7 @@ sealed-js:
 
 ts-types: $(VENV)/.installed-dev
 	cd clients/ts && npm ci --no-audit --no-fund
-	$(BIN)/python -c "import json, pathlib, sys, tempfile; sys.path.insert(0, 'tests'); \
+	$(BIN)/python -c "import json, pathlib, sys, tempfile; sys.path.insert(0, 'tests/client'); sys.path.insert(0, 'tests'); \
 	from test_openapi_ts import openapi_document; \
 	print(json.dumps(openapi_document(pathlib.Path(tempfile.mkdtemp()))))" > clients/ts/openapi.json
 	cd clients/ts && node node_modules/openapi-typescript/bin/cli.js openapi.json -o src/api.d.ts
