@@ -83,10 +83,7 @@ serve:
 # fixtures start once; test_verifier_dist builds in verifier/); each process has a PostgreSQL
 # test database of its own (tests/conftest.py). TEST_WORKERS=0 runs them in this process.
 TEST_WORKERS ?= 2
-test: $(VENV)/.installed-dev pyodide
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
-	$(BIN)/mypy
+test: lint pyodide
 	$(BIN)/pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
 bench: $(VENV)/.installed-dev pyodide
