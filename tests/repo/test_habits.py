@@ -4,8 +4,10 @@ every package of the verifier is typed."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import tomllib
+from datetime import date
 from pathlib import Path
 
 import yaml
@@ -37,7 +39,15 @@ def test_make_test_checks_the_format_and_the_tree_is_formatted() -> None:
     import sys
 
     make = (ROOT / "Makefile").read_text()
-    recipe = make.split("\ntest:", 1)[1].split("\n\n", 1)[0]
+
+    def rule(target: str) -> tuple[list[str], str]:
+        """The target's prerequisites and its recipe."""
+        head, recipe = make.split(f"\n{target}:", 1)[1].split("\n\n", 1)[0].split("\n", 1)
+        return head.split(), recipe
+
+    needs, recipe = rule("test")
+    if "lint" in needs:  # make test runs make lint first
+        recipe = rule("lint")[1]
     assert "ruff format --check ." in recipe, recipe
     ruff = Path(sys.executable).parent / "ruff"
     out = subprocess.run(
@@ -46,25 +56,52 @@ def test_make_test_checks_the_format_and_the_tree_is_formatted() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_changelog_keeps_a_changelog() -> None:
-    text = (ROOT / "CHANGELOG.md").read_text()
-    heads = re.findall(r"^## \[([^\]]+)\](?: - (\d{4}-\d{2}-\d{2}))?$", text, re.M)
-    assert heads[0] == ("Unreleased", "")
-    released = [v for v, _ in heads[1:]]
-    assert released and all(d for _, d in heads[1:])
-    version = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-    assert version in released
-    unreleased = text.split("## [Unreleased]")[1].split("\n## [")[0]
-    sections = re.findall(r"^### (\w+)$", unreleased, re.M)
-    assert sections and set(sections) <= {
-        "Added",
-        "Changed",
-        "Deprecated",
-        "Removed",
-        "Fixed",
-        "Security",
+SECTIONS = {"Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"}
+RELEASE = re.compile(r"## \[(\d+)\.(\d+)\.(\d+)\] - (\d{4}-\d{2}-\d{2})")
+
+
+def _released_versions() -> dict[str, str]:
+    """The version each released package says it is."""
+    server = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
+    verifier = tomllib.loads((ROOT / "verifier" / "pyproject.toml").read_text())["project"]
+    ts = json.loads((ROOT / "clients" / "ts" / "package.json").read_text())
+    ts_lock = json.loads((ROOT / "clients" / "ts" / "package-lock.json").read_text())
+    return {
+        "pyproject.toml": server,
+        "verifier/pyproject.toml": verifier["version"],
+        "clients/ts/package.json": ts["version"],
+        "clients/ts/package-lock.json": ts_lock["version"],
+        "clients/ts/package-lock.json (root package)": ts_lock["packages"][""]["version"],
     }
-    assert "qahwa-verify" in unreleased
+
+
+def test_changelog_keeps_a_changelog() -> None:
+    """Keep a Changelog: ``## [Unreleased]`` on top, then every release as ``## [X.Y.Z] -
+    YYYY-MM-DD``, newest first, each with its sections among the six; the newest release is
+    the version of both distributions and of @qahwa/client; no line names an issue."""
+    text = (ROOT / "CHANGELOG.md").read_text()
+    heads = re.findall(r"^## .*$", text, re.M)
+    assert heads and heads[0] == "## [Unreleased]", heads[:1]
+    releases: list[tuple[tuple[int, int, int], date]] = []
+    for head in heads[1:]:
+        m = RELEASE.fullmatch(head)
+        assert m, f"not a release heading (## [X.Y.Z] - YYYY-MM-DD): {head!r}"
+        releases.append(((int(m[1]), int(m[2]), int(m[3])), date.fromisoformat(m[4])))
+    assert releases, "no release"
+    versions = [v for v, _ in releases]
+    assert versions == sorted(set(versions), reverse=True), f"not newest first: {versions}"
+    dates = [d for _, d in releases]
+    assert dates == sorted(dates, reverse=True), f"not newest first: {dates}"
+    blocks = re.split(r"^## .*$", text, flags=re.M)[1:]
+    for head, block in zip(heads, blocks, strict=True):
+        sections = re.findall(r"^### (.*)$", block, re.M)
+        assert set(sections) <= SECTIONS, (head, sections)
+        assert sections or head == "## [Unreleased]", f"{head} lists no change"
+    newest = ".".join(map(str, versions[0]))
+    for where, version in _released_versions().items():
+        assert version == newest, f"{where} says {version}, the CHANGELOG's newest is {newest}"
+    issue = re.search(r".*\bissues? \d.*", text)
+    assert issue is None, f"a CHANGELOG line names an issue: {issue and issue[0]!r}"
 
 
 def test_every_verifier_package_is_typed() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import re
 import subprocess
 import sys
@@ -64,12 +65,16 @@ def _version() -> str:
 
 
 def _pip(*args: str) -> subprocess.CompletedProcess[str]:
+    # without PYTHONPATH: the build leaves qahwa_verify.egg-info in this checkout's root, and
+    # a checkout on PYTHONPATH would make pip take the fresh venv's qahwa-verify as installed
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run(
         [sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
         capture_output=True,
         text=True,
         check=False,
         timeout=600,
+        env=env,
     )
 
 
