@@ -41,9 +41,9 @@ const T: Record<string, string[]> = {
     "پخش از بذرها: گرداننده پس از آشکار شدن بذرها همهٔ دست‌ها را می‌تواند بداند",
   ],
   deal_sealed: [
-    "Sealed deal: nobody is shown a card or tile before it is played; what a party may still work out is said below",
-    "توزيع مختوم: لا تُكشف ورقة أو حجر لأحد قبل أن تُلعب؛ وما قد يستنتجه طرف مذكور أدناه",
-    "پخش مهروموم‌شده: هیچ کارت یا مهره‌ای پیش از بازی شدن به کسی نشان داده نمی‌شود؛ آنچه کسی هنوز می‌تواند بفهمد در زیر آمده",
+    "Sealed deal: nobody is shown a card or tile before it is played",
+    "توزيع مختوم: لا تُكشف ورقة أو حجر لأحد قبل أن تُلعب",
+    "پخش مهروموم‌شده: هیچ کارت یا مهره‌ای پیش از بازی شدن به کسی نشان داده نمی‌شود",
   ],
   limits: ["What this table does not hide", "ما لا تخفيه هذه الطاولة", "آنچه این میز پنهان نمی‌کند"],
   // sealed.limits (docs/api.md, "Sealed tables"): the same English words as the server's
