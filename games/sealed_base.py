@@ -33,6 +33,7 @@ from fairness import PROTOCOL_V3, V2, FairProtocol
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_backend import SealedStepError, get_backend
+from .sealed_limits import sealed_limits
 from .tricks import Phase, Trick, follow_reason
 
 #: the deal steps a seat owes (fairness-v3 §9a)
@@ -443,6 +444,8 @@ class SealedGame(Engine):
         out = super().view(seat)
         out["deal"] = "sealed"
         out["sealed"] = self.sealed_view()
+        # what the table does not hide (docs/api.md): its public facts alone say
+        out["sealed"]["limits"] = sealed_limits(self.game, self.n_seats, self.house)
         return out
 
     @classmethod

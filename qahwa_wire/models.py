@@ -497,9 +497,27 @@ Deal = Literal["sealed", "seeded"]
 _DEAL: Any = Field(
     default="seeded",
     description='the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: '
-    "no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) "
+    "nobody is shown a card or tile before it is played, but a party may still work some "
+    "out: the view's sealed.limits says where; docs/fairness.md) "
     'or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)',
 )
+#: the limits of a sealed table, code → text: games.sealed_limits.LIMITS word for word
+#: (qahwa_wire imports only pydantic; tests/games/test_sealed_limits.py checks they agree)
+SEALED_LIMITS: dict[str, str] = {
+    "house_hands": (
+        "The operator plays the house seats: it makes their keys, so it knows their cards or tiles."
+    ),
+    "one_person_full_deal": (
+        "One person among house seats, and the whole deck is dealt: every card or tile not "
+        "dealt to a house seat is dealt to that person, so the operator can work out their "
+        "hand."
+    ),
+    "one_person_partial_deal": (
+        "One person among house seats, and part of the deck is not dealt: every card or "
+        "tile not dealt to a house seat is either that person's or dealt to nobody, so the "
+        "operator knows their hand is among those."
+    ),
+}
 
 
 class _Public(Wire):
@@ -513,7 +531,9 @@ class _Public(Wire):
         "state — protocol, match_id, hand, game, items (the starting order), house, keys, "
         "hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions "
         "per seat), shares (item → seat → hex), opened (item → code), revealed, owed "
-        "({seat, step, items} or null)",
+        "({seat, step, items} or null), limits (what the table does not hide, from its game, "
+        "seats and house seats alone: a list of {code, text}, empty for none; the codes and "
+        "texts are stable: " + " ".join(f"{c} — {t}" for c, t in SEALED_LIMITS.items()) + ")",
     )
     result: Annotated[dict[str, Any] | None, RESULT_OR_NULL] = Field(
         default=None, description="once finished"

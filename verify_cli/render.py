@@ -233,6 +233,14 @@ class DrawContext:
         #: (points, off, bar, prisoners or None), copied as _note_game_end says
         self._games_seen = 0
         self._before: tuple[list[Any], list[Any], list[Any], list[Any] | None] | None = None
+        #: a sealed match (qahwa-fair/3): the hand being dealt (the engine's own object, kept
+        #: until its line is written), each item's opening (item → seq, seat, what opened it)
+        #: and the seq of the last event seen
+        self._sealed: Any = None
+        self._opened_at: dict[int, tuple[Any, Any, str]] = {}
+        self._last_seq: Any = None
+        #: the sealed hands' lines written (they count among the draws shown)
+        self.sealed_total = 0
 
     def seat(self, s: Any) -> str:
         name = self.names.get(s) if isinstance(s, int) else None
@@ -241,6 +249,8 @@ class DrawContext:
     def observe(self, ev: dict[str, Any], engine: Any) -> None:
         """Note one replayed event; ``engine`` is the engine as that event left it."""
         etype = ev.get("type")
+        if engine is not None and getattr(engine, "SEALED", False):
+            self._note_sealed(ev, engine)
         if etype == "chance":
             self.total += 1
             info: dict[str, Any] = {"actor": self.last_actor}
@@ -364,7 +374,120 @@ class DrawContext:
             )
         )
 
+    # -- a sealed match's deals ---------------------------------------------------------------
+    def _note_sealed(self, ev: dict[str, Any], engine: Any) -> None:
+        """A sealed match (the engines of ``games/sealed_*.py``): each item's opening as it
+        happens, and each hand's line once the engine has moved on to the next hand (the
+        last ``reveal_key`` of a hand opens it whole and deals the next one at once)."""
+        try:
+            hand = engine.sealed
+            opened: dict[int, str] = hand.opened
+        except AttributeError:  # the display must never break a verification
+            return
+        seq = ev.get("seq")
+        if hand is not self._sealed:
+            self.finish_sealed(seq)
+            self._sealed = hand
+        if len(opened) > len(self._opened_at):
+            act = ev.get("action")
+            kind = act.get("type") if isinstance(act, dict) else None
+            what = str(act.get("step")) if kind == "sealed" and isinstance(act, dict) else kind
+            for item in list(opened)[len(self._opened_at) :]:
+                self._opened_at[item] = (seq, ev.get("seat"), str(what))
+        self._last_seq = seq
+
+    def finish_sealed(self, seq: Any = None) -> None:
+        """Write the line of the sealed hand being dealt (at event ``seq``: by default the
+        last event seen), if any: the match's last hand, or one cut short by its end."""
+        hand, self._sealed = self._sealed, None
+        opened_at, self._opened_at = self._opened_at, {}
+        if hand is None:
+            return
+        at = self._last_seq if seq is None else seq
+        try:
+            deal = self._sealed_deal(hand, opened_at)
+        except (AttributeError, TypeError, IndexError, KeyError, ValueError):
+            return  # the display must never break a verification
+        self.entries.append(
+            (
+                {"seq": at, "label": f"h{deal['hand']}/sealed", "kind": "sealed"},
+                {"deal": deal},
+            )
+        )
+        self.sealed_total += 1
+
+    def _sealed_deal(self, hand: Any, opened_at: dict[int, tuple[Any, Any, str]]) -> dict[str, Any]:
+        """A sealed hand as the report shows it: every item by the seat it was dealt to
+        (codes once the hand was opened whole, else only the items opened), the items dealt
+        to nobody, and each opening with the event that made it."""
+        codes: list[str] | None = list(hand.codes) if hand.codes is not None else None
+        items = len(hand.items)
+
+        def code(i: int) -> str | None:
+            return codes[i] if codes is not None else hand.opened.get(i)
+
+        n = len(hand.keys)
+        dealt: dict[str, list[str | None]] = {
+            str(s): [code(i) for i in sorted(i for i, o in hand.owner.items() if o == s)]
+            for s in range(n)
+        }
+        rest = [code(i) for i in range(items) if i not in hand.owner]
+        return {
+            "hand": hand.number,
+            "whole": codes is not None,
+            "revealed": [s for s, r in enumerate(hand.revealed) if r is not None],
+            "dealt": dealt,
+            "undealt": rest,
+            "opened": [
+                {
+                    "item": i,
+                    "code": c,
+                    "seat": opened_at.get(i, (None, None, ""))[1],
+                    "seq": opened_at.get(i, (None, None, ""))[0],
+                    "by": opened_at.get(i, (None, None, ""))[2],
+                }
+                for i, c in hand.opened.items()
+            ],
+        }
+
+    def sealed_text(self, deal: dict[str, Any]) -> str:
+        """A sealed hand's line: who was dealt what, and when each item was opened."""
+        cards = self.game in CARD_GAMES
+        shown = cards_text if cards else tiles_text
+
+        def items_text(codes: list[Any]) -> str:
+            known = [c for c in codes if c is not None]
+            hidden = len(codes) - len(known)
+            text = shown(known) if known else ""
+            if hidden:
+                text += (" + " if text else "") + f"{hidden} never opened"
+            return text or "(none)"
+
+        h = deal["hand"]
+        if deal["whole"]:
+            head = f"hand {h}, sealed deal, opened whole with every seat's revealed key:"
+        else:
+            who = ", ".join(map(str, deal["revealed"])) or "none"
+            head = (
+                f"hand {h}, sealed deal, cut short before every key was revealed (revealed: "
+                f"{who}): only the items opened in play are known"
+            )
+        lines = [head]
+        for s, codes in deal["dealt"].items():
+            lines.append(f"  {self.seat(int(s))}: {items_text(codes)}")
+        if deal["undealt"]:
+            lines.append(f"  dealt to nobody: {items_text(deal['undealt'])}")
+        if deal["opened"]:
+            shown_one = card_text if cards else tile_text
+            opened = ", ".join(
+                f"{shown_one(o['code'])} by {self.seat(o['seat'])} at #{o['seq']} ({o['by']})"
+                for o in deal["opened"]
+            )
+            lines.append(f"  opened: {opened}")
+        return "\n".join(lines)
+
     def lines(self, limit: int | None) -> list[dict[str, Any]]:
+        self.finish_sealed()
         chosen = self.entries if limit is None else self.entries[:limit]
         out = []
         for ev, info in chosen:
@@ -372,7 +495,10 @@ class DrawContext:
                 text = self.text(ev, info)
             except Exception:
                 text = short(ev.get("result"))
-            out.append({**{k: ev.get(k) for k in ("seq", "label", "kind")}, "text": text})
+            line = {**{k: ev.get(k) for k in ("seq", "label", "kind")}, "text": text}
+            if ev.get("kind") == "sealed":
+                line["sealed"] = info["deal"]
+            out.append(line)
         return out
 
     # -- one draw --------------------------------------------------------------------------
@@ -380,6 +506,8 @@ class DrawContext:
         kind, label = ev.get("kind"), str(ev.get("label"))
         if kind in ("reveal", "board"):
             return str(info["text"])
+        if kind == "sealed":
+            return self.sealed_text(info["deal"])
         result: Any = ev.get("result")
         if kind == "dice":
             sides = (ev.get("args") or {}).get("sides", 6)

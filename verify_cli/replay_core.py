@@ -195,7 +195,7 @@ def assemble(
         "signature": signature,
         "result": doc.get("result"),
         "draws": ctx.lines(draws_limit),
-        "draws_total": ctx.total,
+        "draws_total": ctx.total + ctx.sealed_total,
         "reason": None,
     }
 

@@ -295,3 +295,33 @@ def test_a_friend_sits_down_from_the_seat_link(browser: Any, server: Any) -> Non
                 me.wait_for_timeout(100)
             assert offered > 0
             assert me.js_errors == [] and friend.js_errors == []
+
+
+@pytest.mark.browser
+def test_a_sealed_table_shows_its_limits(browser: Any, server: Any) -> None:
+    """Issue 46: one person among three house seats at sealed hokm (a full deal) sees, where
+    she plays, that the operator can work out her hand, in the server's own words."""
+    from games.sealed_limits import LIMITS
+    from qahwa_client import Client
+
+    ruleset = {"players": 4, "target": 1, "deal": "sealed"}
+    with Client(server.url) as qc:
+        m = qc.create_match("hokm", ruleset, ["Layla", "H1", "H2", "H3"], [False, True, True, True])
+        for s in m.seats[1:]:
+            s.commit()
+        seat = m.seats[0]
+        url = f"{server.url}/play?match={m.match_id}&seat=0&token={seat.token}&game=hokm"
+        with open_page(browser, url) as pg:  # the page commits and reveals seat 0
+            for s in m.seats[1:]:
+                s.reveal(wait=60)
+            pg.wait_for_selector("#limits li", timeout=60_000)
+            assert pg.get_attribute("#deal", "data-deal") == "sealed"
+            shown = pg.eval_on_selector_all(
+                "#limits li", "els => els.map(e => [e.dataset.limit, e.textContent])"
+            )
+            assert shown == [
+                ["house_hands", LIMITS["house_hands"]],
+                ["one_person_full_deal", LIMITS["one_person_full_deal"]],
+            ]
+            assert "hidden even from the operator" not in (pg.text_content("#deal") or "")
+            assert pg.js_errors == []

@@ -308,3 +308,99 @@ def test_a_whole_hand_agrees(node_run: Any) -> None:
         assert {int(k): c for k, c in j["value"]["opened"].items()} == v.opened
     assert out[0]["ok"] and out[1]["ok"]
     assert sum(1 for o in out if not o["ok"]) == len(TAMPERS) + 1
+
+
+def _vector_cases(v: dict[str, Any]) -> list[dict[str, Any]]:
+    """A hand's vectors (§11's hand 0 or hand 1) as cases: keys, revealed keys, the
+    shuffle, the shares and the opening."""
+    m, hand = v["match_id"], v["hand"]
+
+    def ctx(s: int) -> dict[str, Any]:
+        return {"match_id": m, "hand": hand, "seat": s}
+
+    sh = v["shuffle"]
+    item = sh["deck_out"][:128]  # item 0: A || B, hex
+    cases: list[dict[str, Any]] = []
+    for k in v["keys"]:
+        cases.append({"kind": "key", "ctx": ctx(k["seat"]), "P": k["P"], "proof": k["proof"]})
+        cases.append({"kind": "revealed", "P": k["P"], "x": k["x"]})
+    cases.append(
+        {
+            "kind": "shuffle",
+            "ctx": ctx(sh["seat"]),
+            "P": v["hand_key"],
+            "deck_in": sh["deck_in"],
+            "deck_out": sh["deck_out"],
+            "proof": sh["proof"],
+        }
+    )
+    for s in v["shares"]:
+        cases.append(
+            {
+                "kind": "share",
+                "ctx": ctx(s["seat"]),
+                "P": v["keys"][s["seat"]]["P"],
+                "A": item[:64],
+                "B": item[64:],
+                "D": s["D"],
+                "proof": s["proof"],
+            }
+        )
+    cases.append(
+        {
+            "kind": "opening",
+            "game": sh["game"],
+            "code": v["opening"]["code"],
+            "A": item[:64],
+            "B": item[64:],
+            "ctx": ctx(0),
+            "keys": [k["P"] for k in v["keys"]],
+            "shares": [{"D": s["D"], "proof": s["proof"]} for s in v["shares"]],
+        }
+    )
+    return cases
+
+
+def test_the_new_vectors_agree(node_run: Any) -> None:
+    """Issue 46's vectors: hand 1 (and hand 1's proofs refused under hand 0's context), the
+    52-card shuffle, and each negative vector refused, by both verifiers."""
+    hand1 = _vector_cases(VECTORS["hand1"])
+    replayed = [
+        {**c, "ctx": {**c["ctx"], "hand": 0}}
+        for c in hand1
+        if c["kind"] in ("key", "shuffle", "share")
+    ]
+    s52 = VECTORS["shuffle52"]
+    big = {
+        "kind": "shuffle",
+        "ctx": {"match_id": s52["match_id"], "hand": s52["hand"], "seat": s52["seat"]},
+        "P": s52["P"],
+        "deck_in": s52["deck_in"],
+        "deck_out": s52["deck_out"],
+        "proof": s52["proof"],
+    }
+    hand0 = _vector_cases(VECTORS)
+    negative: list[dict[str, Any]] = []
+    for neg in VECTORS["negative"]:
+        path, value = neg["path"], neg["value"]
+        head, _, field = path.rpartition(".")
+        name, _, index = head.partition("[")
+        seat = int(index.rstrip("]")) if index else VECTORS["shuffle"]["seat"]
+        kind = {"keys": "revealed" if field == "x" else "key", "shuffle": "shuffle"}.get(
+            name, "share"
+        )
+        case = next(
+            c
+            for c in hand0
+            if c["kind"] == kind
+            and ("ctx" not in c or c["ctx"]["seat"] == seat)
+            and (kind != "revealed" or c["P"] == VECTORS["keys"][seat]["P"])
+        )
+        key = {"proof": "proof", "P": "P", "x": "x", "deck_out": "deck_out", "D": "D"}[field]
+        negative.append({**case, key: value})
+    cases = hand1 + replayed + [big] + negative
+    js = node_run(cases)
+    py = [python_verdict(c) for c in cases]
+    assert py == [True] * len(hand1) + [False] * len(replayed) + [True] + [False] * len(negative)
+    for case, p, j in zip(cases, py, js, strict=True):
+        assert j["ok"] == p, (case["kind"], j)

@@ -34,6 +34,7 @@ from live_server import LiveServer
 
 import sealed
 from fairness import SecretBox, load_master_key
+from games.sealed_limits import LIMITS
 from qahwa_client import ApiError, Client
 from qahwa_client.client import Match, Seat
 from sealed.group import L, base, from_int, mul, sub
@@ -94,6 +95,29 @@ def test_the_play_lobby_refuses_a_sealed_table_clearly(server: LiveServer) -> No
     )
     assert r.status_code == 422
     assert "sealed" in r.text and "qahwa house" in r.text
+
+
+def test_a_table_of_one_person_among_house_seats_says_its_limits(server: LiveServer) -> None:
+    """Issue 46: the operator works out a lone person's hand at a full deal; every view says
+    so in ``sealed.limits`` (games.sealed_limits), and a table of four people says nothing."""
+    want = [
+        {"code": "house_hands", "text": LIMITS["house_hands"]},
+        {"code": "one_person_full_deal", "text": LIMITS["one_person_full_deal"]},
+    ]
+    with Client(server.url) as qc:
+        lone = qc.create_match(
+            "hokm", SEALED_HOKM, ["Layla", "H1", "H2", "H3"], [False, True, True, True]
+        )
+        people = qc.create_match("hokm", SEALED_HOKM)
+        for m in (lone, people):
+            m.start()
+        assert [m.seats[0].state().deal for m in (lone, people)] == ["sealed", "sealed"]
+        for s in lone.seats:
+            assert s.state().sealed["limits"] == want  # type: ignore[index]
+        public = httpx.get(f"{server.url}/v1/matches/{lone.match_id}").json()
+        assert public["public_state"]["sealed"]["limits"] == want
+        for s in people.seats:
+            assert s.state().sealed["limits"] == []  # type: ignore[index]
 
 
 @pytest.mark.parametrize("game", ["tawla", "mahbusa"])

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from test_verify_cli_helpers import KEYS, SIGNER
 
-from fairness import PROTOCOL_V2
+from fairness import DECK52, PROTOCOL_V2, tiles
 from games.transcript import simulate_match
 from verify_cli.core import FAILED, UNUSABLE, VERIFIED, verify_document
 
@@ -138,3 +138,101 @@ def test_the_protocol_and_the_deal_go_together() -> None:
     mahbusa = {**seeded, "game": "mahbusa", "ruleset": '{"deal":"sealed"}'}
     rep = verify_document(SIGNER.signed({**mahbusa, "protocol": "qahwa-fair/3"}), KEYS)
     assert rep["status"] == UNUSABLE and "mahbusa has no sealed deal" in rep["reason"]
+
+
+# -- the report shows the sealed deal (issue 46) ------------------------------------------------
+
+
+def sealed_lines(rep: dict[str, Any]) -> list[dict[str, Any]]:
+    return [d for d in rep["draws"] if d["kind"] == "sealed"]
+
+
+def plays(doc: dict[str, Any]) -> list[tuple[int, int, int, str]]:
+    """(seq, seat, item, code) of every opening the events carry, in order."""
+    out = []
+    for ev in doc["events"]:
+        act = ev.get("action") or {}
+        if "share" in act and "item" in act:
+            out.append((ev["seq"], ev["seat"], act["item"], act.get("card") or act.get("tile")))
+    return out
+
+
+def test_the_report_shows_who_was_dealt_what_and_when_each_item_opened() -> None:
+    doc = sealed_doc("hokm", {"target": 1}, seed=5, house=(1,))
+    rep = verify_document(SIGNER.signed(doc), KEYS, draws_limit=None)
+    assert rep["status"] == VERIFIED
+    lines = sealed_lines(rep)
+    hands = sum(1 for e in doc["events"] if (e.get("action") or {}).get("step") == "key") // 4
+    assert [d["sealed"]["hand"] for d in lines] == list(range(hands)) and hands >= 1
+    assert rep["draws_total"] == len(rep["draws"])
+    first = lines[0]["sealed"]
+    assert first["whole"] and first["revealed"] == [0, 1, 2, 3] and first["undealt"] == []
+    dealt = first["dealt"]
+    assert sorted(c for s in dealt.values() for c in s) == sorted(doc_cards())
+    assert all(len(cards) == 13 for cards in dealt.values())
+    # the line sits at the hand's last reveal_key
+    last_reveal = [
+        e["seq"] for e in doc["events"] if (e.get("action") or {}).get("step") == "reveal_key"
+    ][3]
+    assert lines[0]["seq"] == last_reveal
+    # every play of hand 0, with its event, seat and card, as the events carry it
+    shown = [(o["seq"], o["seat"], o["item"], o["code"]) for o in first["opened"]]
+    assert shown == [p for p in plays(doc) if p[0] < last_reveal] and len(shown) >= 28
+    assert all(o["by"] == "play" for o in first["opened"])
+    for _, seat, _, card in shown:
+        assert card in dealt[str(seat)]
+    text = lines[0]["text"]
+    assert text.startswith("hand 0, sealed deal, opened whole")
+    assert "seat 1 (bot1): " in text and f"at #{shown[0][0]} (play)" in text
+
+
+def doc_cards() -> list[str]:
+    return list(DECK52)
+
+
+def test_a_hand_cut_short_shows_only_what_was_opened() -> None:
+    doc, _ = simulate_match(
+        "hokm",
+        {"target": 1, "deal": "sealed"},
+        seed=5,
+        keyed=True,
+        timed=True,
+        signer=SIGNER,
+        resign_at=40,
+    )
+    rep = verify_document(SIGNER.signed(doc), KEYS, draws_limit=None)
+    assert rep["status"] == VERIFIED
+    (line,) = sealed_lines(rep)
+    deal = line["sealed"]
+    assert not deal["whole"] and deal["revealed"] == []
+    opened = plays(doc)
+    assert [(o["seq"], o["seat"], o["code"]) for o in deal["opened"]] == [
+        (seq, seat, code) for seq, seat, _, code in opened
+    ]
+    known = [c for cards in deal["dealt"].values() for c in cards if c is not None]
+    assert sorted(known) == sorted(code for *_, code in opened)
+    assert sum(len(cards) for cards in deal["dealt"].values()) == 52
+    assert "cut short before every key was revealed" in line["text"]
+    assert "never opened" in line["text"]
+
+
+def test_a_domino_round_shows_the_tiles_dealt_to_nobody() -> None:
+    doc = sealed_doc("iraqi_domino", {"players": 4, "target": 20}, seed=5, house=(0, 2))
+    rep = verify_document(SIGNER.signed(doc), KEYS, draws_limit=None)
+    assert rep["status"] == VERIFIED
+    lines = sealed_lines(rep)
+    assert lines and all(d["sealed"]["whole"] for d in lines)
+    for d in lines:  # four players: 28 tiles, 7 each, none left
+        assert [len(t) for t in d["sealed"]["dealt"].values()] == [7, 7, 7, 7]
+        assert d["sealed"]["undealt"] == []
+    # two players: a boneyard, 10 of whose tiles nobody drew this round (seed 1)
+    two = sealed_doc("iraqi_domino", {"players": 2, "target": 20}, seed=1)
+    rep2 = verify_document(SIGNER.signed(two), KEYS, draws_limit=None)
+    (line,) = sealed_lines(rep2)
+    deal = line["sealed"]
+    dealt = sum(len(t) for t in deal["dealt"].values())
+    assert (dealt, len(deal["undealt"])) == (18, 10)
+    assert None not in deal["undealt"]  # opened whole at the round's end: every tile known
+    every = [c for t in deal["dealt"].values() for c in t] + deal["undealt"]
+    assert sorted(every) == sorted(tiles(6))
+    assert "dealt to nobody: " in line["text"]

@@ -41,9 +41,26 @@ const T: Record<string, string[]> = {
     "پخش از بذرها: گرداننده پس از آشکار شدن بذرها همهٔ دست‌ها را می‌تواند بداند",
   ],
   deal_sealed: [
-    "Sealed deal: the hands are hidden even from the operator",
-    "توزيع مختوم: الأيدي مخفية حتى عن المشغّل",
-    "پخش مهروموم‌شده: دست‌ها حتی از گرداننده پنهان است",
+    "Sealed deal: nobody is shown a card or tile before it is played",
+    "توزيع مختوم: لا تُكشف ورقة أو حجر لأحد قبل أن تُلعب",
+    "پخش مهروموم‌شده: هیچ کارت یا مهره‌ای پیش از بازی شدن به کسی نشان داده نمی‌شود",
+  ],
+  limits: ["What this table does not hide", "ما لا تخفيه هذه الطاولة", "آنچه این میز پنهان نمی‌کند"],
+  // sealed.limits (docs/api.md, "Sealed tables"): the same English words as the server's
+  limit_house_hands: [
+    "The operator plays the house seats: it makes their keys, so it knows their cards or tiles.",
+    "يلعب المشغّل مقاعد البيت: هو من يصنع مفاتيحها، فيعرف أوراقها أو أحجارها.",
+    "گرداننده صندلی‌های خانه را بازی می‌کند: کلیدهایشان را خودش می‌سازد، پس کارت‌ها یا مهره‌هایشان را می‌داند.",
+  ],
+  limit_one_person_full_deal: [
+    "One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand.",
+    "شخص واحد بين مقاعد البيت، والمجموعة كلها موزّعة: كل ورقة أو حجر لم يوزَّع على مقعد للبيت موزَّع على ذلك الشخص، فيستطيع المشغّل معرفة يده.",
+    "یک نفر میان صندلی‌های خانه، و همهٔ دسته پخش می‌شود: هر کارت یا مهره‌ای که به صندلی خانه نرسیده به آن نفر رسیده، پس گرداننده می‌تواند دست او را بداند.",
+  ],
+  limit_one_person_partial_deal: [
+    "One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.",
+    "شخص واحد بين مقاعد البيت، وجزء من المجموعة لا يوزَّع: كل ورقة أو حجر لم يوزَّع على مقعد للبيت إما لذلك الشخص وإما لم يوزَّع على أحد، فيعرف المشغّل أن يده من بينها.",
+    "یک نفر میان صندلی‌های خانه، و بخشی از دسته پخش نمی‌شود: هر کارت یا مهره‌ای که به صندلی خانه نرسیده یا از آنِ آن نفر است یا به کسی نرسیده، پس گرداننده می‌داند دست او از میان آنهاست.",
   ],
 };
 const GAMES = ["tawla", "mahbusa", "hokm", "shelem", "qahve", "iraqi_domino", "mexican_train"];
@@ -160,6 +177,18 @@ function render(view: Obj, mine: number, act: (a: Obj) => void): void {
     info.append(el("span", { id: "deal", "data-deal": deal }, t(`deal_${deal}`)));
   }
   main.append(info);
+  // a sealed table's limits, computed by the server from its public facts: a code this page
+  // does not know is shown in the server's own words
+  const sealed = view["sealed"] as Obj | null | undefined;
+  const limits = sealed && Array.isArray(sealed["limits"]) ? (sealed["limits"] as Obj[]) : [];
+  if (deal === "sealed" && limits.length) {
+    const list = el("ul", { id: "limits" });
+    for (const x of limits) {
+      const key = `limit_${String(x["code"])}`;
+      list.append(el("li", { "data-limit": String(x["code"]) }, T[key] ? t(key) : String(x["text"] ?? "")));
+    }
+    main.append(el("h3", {}, t("limits")), list);
+  }
   if (Array.isArray(view["points"])) main.append(board(view));
   if (Array.isArray(view["trick"])) {
     main.append(el("h3", {}, t("trick")), chips((view["trick"] as Obj[]).map((x) => `${String(x["seat"])}: ${String(x["card"] ?? x["tile"] ?? "")}`), "trick"));

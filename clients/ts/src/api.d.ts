@@ -1055,7 +1055,7 @@ export interface components {
             ruleset: string;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -1120,7 +1120,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -1226,7 +1226,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -1283,7 +1283,7 @@ export interface components {
             seat: number;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -1393,7 +1393,7 @@ export interface components {
             ruleset: string;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -1458,7 +1458,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -1562,7 +1562,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -1617,7 +1617,7 @@ export interface components {
             seat: number;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -1919,7 +1919,7 @@ export interface components {
             ruleset: string;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -1984,7 +1984,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -2122,7 +2122,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -2206,7 +2206,7 @@ export interface components {
             seat: number;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -2258,7 +2258,7 @@ export interface components {
             ruleset: string;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -2360,7 +2360,7 @@ export interface components {
             ruleset: string;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -2425,7 +2425,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -2528,7 +2528,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -2582,7 +2582,7 @@ export interface components {
             seat: number;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -2819,7 +2819,7 @@ export interface components {
             ruleset: string;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -2884,7 +2884,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -2990,7 +2990,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -3047,7 +3047,7 @@ export interface components {
             seat: number;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -3413,7 +3413,7 @@ export interface components {
             ruleset: string;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -3478,7 +3478,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -3730,7 +3730,7 @@ export interface components {
             seat: number;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -3859,7 +3859,7 @@ export interface components {
             ruleset: string;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -3924,7 +3924,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -4038,7 +4038,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -4103,7 +4103,7 @@ export interface components {
             seat: number;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -4280,7 +4280,7 @@ export interface components {
             ruleset: string;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
@@ -4345,7 +4345,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -4478,7 +4478,7 @@ export interface components {
             turn: number | null;
             /**
              * Sealed
-             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null)
+             * @description at a sealed table (deal sealed, fairness-v3 §9a): the hand's public deal state — protocol, match_id, hand, game, items (the starting order), house, keys, hand_key, deck (base64, after the shuffles so far), shuffled, dealt (item positions per seat), shares (item → seat → hex), opened (item → code), revealed, owed ({seat, step, items} or null), limits (what the table does not hide, from its game, seats and house seats alone: a list of {code, text}, empty for none; the codes and texts are stable: house_hands — The operator plays the house seats: it makes their keys, so it knows their cards or tiles. one_person_full_deal — One person among house seats, and the whole deck is dealt: every card or tile not dealt to a house seat is dealt to that person, so the operator can work out their hand. one_person_partial_deal — One person among house seats, and part of the deck is not dealt: every card or tile not dealt to a house seat is either that person's or dealt to nobody, so the operator knows their hand is among those.)
              */
             sealed?: {
                 [key: string]: unknown;
@@ -4562,7 +4562,7 @@ export interface components {
             seat: number;
             /**
              * Deal
-             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: no party, the operator included, sees a card or tile it is not dealt; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
+             * @description the kind of table: "sealed" (ruleset {"deal": "sealed"}, qahwa-fair/3: nobody is shown a card or tile before it is played, but a party may still work some out: the view's sealed.limits says where; docs/fairness.md) or "seeded" (qahwa-fair/2: the operator can compute every hand once seeds are revealed)
              * @default seeded
              * @enum {string}
              */
