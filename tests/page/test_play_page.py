@@ -60,6 +60,7 @@ def play_to_the_end(pg: Any, limit: int = 400) -> None:
 
 def see_the_verdict(pg: Any) -> None:
     verdict = pg.locator("#verdict")
+    verdict.wait_for(timeout=180_000)
     pg.wait_for_function(
         "() => document.getElementById('verdict')?.dataset.verdict !== 'pending'",
         timeout=180_000,
@@ -440,3 +441,39 @@ def test_the_home_page_links_the_table(server: Any) -> None:
         home = c.get("/")
     assert home.status_code == 200
     assert re.search(r'<a href="/play">', home.text), home.text
+
+
+@pytest.mark.browser
+def test_a_sealed_seat_link_says_plainly_it_cannot_be_played_here(
+    browser: Any, server: Any
+) -> None:
+    """A seat link of a sealed table: the page says in words that it cannot play sealed tables
+    yet, offers no button, and its client sent no commitment (nor any other secret)."""
+    with httpx.Client(base_url=server.url, timeout=30) as c:
+        r = c.post(
+            "/v1/matches",
+            json={
+                "game": "hokm",
+                "ruleset": {"deal": "sealed", "players": 2, "target": 1},
+                "seats": [{"name": "Layla", "house": False}, {"name": "Omar", "house": False}],
+            },
+        )
+        assert r.status_code == 201, r.text
+        created = r.json()
+        seat = created["seats"][0]
+        url = f"/play?match={created['match_id']}&seat=0&token={seat['token']}&game=hokm"
+        with open_page(browser, server.url + url) as pg:
+            posts: list[str] = []
+            pg.on("request", lambda q: posts.append(q.url) if q.method == "POST" else None)
+            note = pg.locator('[data-testid="sealed-unsupported"]')
+            note.wait_for(timeout=60_000)
+            assert "sealed table" in (note.text_content() or "")
+            assert "cannot play sealed tables yet" in (note.text_content() or "")
+            assert pg.get_attribute("#status", "data-sealed") == "1"
+            assert pg.locator("#table button").count() == 0
+            assert pg.get_attribute("#status", "data-error") is None
+            pg.wait_for_timeout(1_000)
+            assert posts == []
+            assert pg.js_errors == []
+        match = c.get(f"/v1/matches/{created['match_id']}").json()
+        assert [s["committed"] for s in match["seats"]] == [False, False]

@@ -57,9 +57,6 @@ const T: Record<string, [string, string, string]> = {
   discardhint: ["Choose the cards to put away.", "اختر الأوراق التي ترميها.", "کارت‌هایی را که کنار می‌گذارید انتخاب کنید."],
   left: ["left end", "الطرف الأيسر", "سر چپ"],
   right: ["right end", "الطرف الأيمن", "سر راست"],
-  pass: ["Verified", "تم التحقق", "تأیید شد"],
-  fail: ["Verification FAILED", "فشل التحقق", "تأیید نشد"],
-  incomplete: ["Not fully verified", "تحقق غير مكتمل", "تأیید ناقص"],
   pass_text: [
     "Verified in your browser: every roll and deal of this match came from the seeds committed before it began, and every move was legal.",
     "تم التحقق في متصفحك: كل رمية وتوزيع في هذه المباراة جاء من البذور الملتزم بها قبل بدئها، وكل نقلة كانت قانونية.",

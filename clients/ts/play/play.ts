@@ -1,7 +1,7 @@
 // The web table at /play (issue 32): one person's seat, played through the conforming client
 // (../src), with house bots or a friend in the other seats. Built by `npm run build:play` into
 // qahwa_page/static/play.js (committed; tests/test_play_page.py checks it is a fresh build).
-import { Client, Disputed, IndexedDBStorage, MemoryStorage } from "../src/index.js";
+import { Client, Disputed, IndexedDBStorage, MemoryStorage, SealedUnsupported } from "../src/index.js";
 import type { Seat } from "../src/index.js";
 import { lang, rtl, t } from "./i18n.js";
 import { el } from "./pieces.js";
@@ -85,7 +85,7 @@ function verifyHere(end: HTMLElement, verdict: HTMLElement, text: string, seat: 
       const mapped = got === "pass" ? "pass" : got === "fail" ? "fail" : "incomplete";
       verdict.setAttribute("data-verdict", mapped);
       // the verdict in a sentence (the verify page's own report is in the frame below)
-      verdict.replaceChildren(el("strong", {}, t(mapped)), " ", t(`${mapped}_text`));
+      verdict.textContent = t(`${mapped}_text`);
     }, 500);
   });
   end.append(el("h3", {}, t("checks")), frame);
@@ -104,7 +104,7 @@ async function finish(seat: Seat): Promise<void> {
   } catch (e) {
     ok = false;
     verdict.setAttribute("data-verdict", "fail");
-    verdict.replaceChildren(el("strong", {}, t("fail")), " ", t("fail_text"), el("br"), String(e));
+    verdict.replaceChildren(t("fail_text"), el("br"), String(e));
   }
   end.append(el("p", {}, download("transcript.json", text), " · ", download("seat.json", JSON.stringify(seat.export(), null, 1))));
   if (ok) verifyHere(end, verdict, text, seat);
@@ -128,7 +128,16 @@ async function play(matchId: string, mine: number, token: string, game: string, 
   const seat = await qc.seat(matchId, mine, token, { terms });
   say(t("waiting"));
   await seat.resendPending();
-  await seat.commit();
+  try {
+    await seat.commit();
+  } catch (e) {
+    if (!(e instanceof SealedUnsupported)) throw e;
+    // a sealed table: this page cannot play it yet, and says so (nothing was sent)
+    say("");
+    document.getElementById("status")!.setAttribute("data-sealed", "1");
+    main.replaceChildren(el("p", { class: "notice", role: "alert", "data-testid": "sealed-unsupported" }, t("sealed_seat")));
+    return;
+  }
   await seat.reveal(120);
 
   let force = true; // read the view again whatever the events say
