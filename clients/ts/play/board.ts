@@ -174,7 +174,7 @@ export function board(view: Obj, me: number, legal: Obj[], send: (a: Obj) => voi
       s.append(c);
     }
     // what can be tapped: a lit checker (a source), then a lit point (a destination)
-    const hit = (pt: number, kind: "choose" | "legal-action", onTap: () => void): void => {
+    const hit = (pt: number, kind: "choose" | "picked" | "legal-action", onTap: () => void): void => {
       let x: number, y: number, w: number, h: number;
       if (pt === BAR) [x, y, w, h] = [BAR_X, H / 2, BARW, H / 2 - M];
       else if (pt === OFF && kind === "legal-action") [x, y, w, h] = [TRAY_X, H / 2, TRAY, H / 2 - M];
@@ -184,7 +184,7 @@ export function board(view: Obj, me: number, legal: Obj[], send: (a: Obj) => voi
       }
       const r = svg("rect", {
         x, y, width: w, height: h, rx: 4,
-        class: kind === "choose" ? (sel === pt ? "src sel" : "src") : "dst",
+        class: kind === "choose" ? "src" : kind === "picked" ? "src sel" : "dst",
         "data-testid": kind, "data-point": pt, role: "button", tabindex: 0,
         "aria-label": pt === BAR ? t("bar") : pt === OFF ? t("off") : `${num(pt)}`,
       });
@@ -195,7 +195,11 @@ export function board(view: Obj, me: number, legal: Obj[], send: (a: Obj) => voi
       s.append(r);
     };
     for (const src of sent ? [] : sources) {
-      if (src !== sel) hit(src, "choose", () => {
+      if (src === sel) hit(src, "picked", () => {
+        sel = null; // tapped again: put it back
+        draw();
+      });
+      else hit(src, "choose", () => {
         sel = src;
         const to = [...new Set(rests.flatMap((r) => r.filter((x) => x[0] === src).map((x) => x[1])))];
         if (to.length === 1) step([src, to[0]!]);

@@ -34,6 +34,7 @@ const T: Record<string, [string, string, string]> = {
   line: ["The line", "الخط", "ردیف"],
   train: ["Train", "قطار", "قطار"],
   mexican: ["Mexican train", "القطار المكسيكي", "قطار مکزیکی"],
+  open: ["open to all", "مفتوح للجميع", "باز برای همه"],
   engine: ["Engine", "المحرّك", "موتور"],
   pile: ["Boneyard", "الكومة", "توده"],
   trump: ["Trump", "الحكم", "حکم"],
@@ -45,6 +46,7 @@ const T: Record<string, [string, string, string]> = {
   cards: ["cards", "أوراق", "کارت"],
   tiles: ["tiles", "أحجار", "مهره"],
   points: ["points", "نقاط", "امتیاز"],
+  point: ["point", "نقطة", "امتیاز"],
   to: ["to", "إلى", "تا"],
   match_to: ["Match to", "المباراة إلى", "بازی تا"],
   cube: ["Cube", "المكعّب", "مکعب"],
@@ -205,5 +207,6 @@ export function words(a: Obj, view: Obj): string {
 export function resignCost(points: number, view: Obj): string {
   const cube = view["cube"] as Obj | undefined;
   const v = typeof cube?.["value"] === "number" ? cube["value"] : 1;
-  return `${t(`a_resign_${points}`)} (${num(points * v)} ${t("points")})`;
+  const n = points * v;
+  return `${t(`a_resign_${points}`)} (${num(n)} ${t(n === 1 ? "point" : "points")})`;
 }

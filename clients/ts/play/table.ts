@@ -60,7 +60,7 @@ function scoreLine(view: Obj, names: string[]): HTMLElement | null {
   const sd = sides(view, sc.length);
   const out = el("span", { id: "score" }, `${t("scores")}: `);
   sc.forEach((v, i) => {
-    out.append(el("b", {}, `${sideName(sd[i] ?? [i], names)} ${num(v)}`));
+    out.append(el("b", {}, el("bdi", {}, sideName(sd[i] ?? [i], names)), ` ${num(v)}`));
     if (i < sc.length - 1) out.append(" · ");
   });
   const target = view["match_length"] ?? view["target"];
@@ -78,7 +78,7 @@ function seatsRow(view: Obj, mine: number, names: string[]): HTMLElement {
   const domino = Array.isArray(view["line"]) || Array.isArray(view["trains"]);
   names.forEach((name, i) => {
     const d = el("div", { class: `who${i === view["turn"] ? " on-turn" : ""}${i === mine ? " me" : ""}`, "data-seat": String(i) });
-    d.append(el("strong", {}, name));
+    d.append(el("strong", {}, el("bdi", {}, name)));
     if (i === view["hakem"]) d.append(" ", el("span", { class: "badge" }, t("hakem")));
     const bits: string[] = [];
     if (counts && typeof counts[i] === "number" && i !== mine) bits.push(`${num(counts[i]!)} ${t(domino ? "tiles" : "cards")}`);
@@ -175,7 +175,7 @@ function cardHand(view: Obj, legal: Obj[], act: Act, tools: HTMLElement): HTMLEl
 
 // -- dominoes -----------------------------------------------------------------------------------
 function endButton(label: string, a: Obj, act: Act): HTMLElement {
-  const b = el("button", { type: "button", class: "end-target", "data-testid": "legal-action", "aria-label": label }, "＋");
+  const b = el("button", { type: "button", class: "end-target", "data-testid": "legal-action", "aria-label": label }, "+");
   b.addEventListener("click", () => act(a));
   return b;
 }
@@ -210,7 +210,7 @@ function dominoes(view: Obj, mine: number, names: string[], legal: Obj[], act: A
     for (const tr of view["trains"] as Obj[]) {
       const who = tr["train"] === "mexican" ? t("mexican") : `${t("train")}: ${names[Number(tr["train"])] ?? String(tr["train"])}`;
       const row = el("div", { class: `train${tr["train"] === mine ? " me" : ""}`, "data-train": String(tr["train"]) });
-      row.append(el("span", { class: "train-name" }, who, tr["marker"] ? " 🚩" : ""));
+      row.append(el("span", { class: "train-name" }, who, tr["marker"] ? ` (${t("open")})` : ""));
       const tiles = tileRow(Array.isArray(tr["tiles"]) ? (tr["tiles"] as unknown[]) : [], "line");
       const a = forSel.find((x) => x["train"] === tr["train"]);
       if (a) tiles.append(endButton(who, a, act));
@@ -220,7 +220,7 @@ function dominoes(view: Obj, mine: number, names: string[], legal: Obj[], act: A
     out.push(area);
   }
   if (Array.isArray(view["hand"])) {
-    const row = el("div", { class: "tiles hand", "data-testid": "hand", dir: "ltr" });
+    const row = el("div", { class: "tiles hand", "data-testid": "hand" });
     for (const code of view["hand"] as string[]) {
       const mineActs = plays.filter((a) => a["tile"] === code);
       const [a, b] = tileEnds(code);
@@ -300,7 +300,9 @@ export function outcome(view: Obj, mine: number): HTMLElement {
   const sc = Array.isArray(res["scores"]) ? (res["scores"] as number[]) : scores(view);
   if (sc && sc.length) {
     const sd = sides(view, sc.length);
-    box.append(el("p", { class: "final" }, `${t("final")}: `, sc.map((v, i) => `${sideName(sd[i] ?? [i], names)} ${num(v)}`).join(" · ")));
+    const final = el("p", { class: "final" }, `${t("final")}: `);
+    sc.forEach((v, i) => final.append(...(i ? [" · "] : []), el("bdi", {}, sideName(sd[i] ?? [i], names)), ` ${num(v)}`));
+    box.append(final);
   }
   const why = typeof res["reason"] === "string" ? res["reason"] : "finished";
   if (why !== "finished" && t(`why_${why}`) !== `why_${why}`) box.append(el("p", { class: "why" }, t(`why_${why}`)));
