@@ -88,7 +88,8 @@ function verifyHere(end: HTMLElement, verdict: HTMLElement, text: string, seat: 
       verdict.textContent = t(`${mapped}_text`);
     }, 500);
   });
-  end.append(el("h3", {}, t("checks")), frame);
+  // the verify page's own report, for whoever wants to see the checks: folded away
+  end.append(el("details", { id: "checks" }, el("summary", {}, t("checks")), frame));
 }
 
 async function finish(seat: Seat): Promise<void> {
