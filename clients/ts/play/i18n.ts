@@ -30,6 +30,7 @@ const T: Record<string, [string, string, string]> = {
   link: ["Seat link for your friend", "رابط المقعد لصديقك", "پیوند صندلی برای دوست"],
   hand: ["Your hand", "يدك", "دست شما"],
   trick: ["On the table", "على الطاولة", "روی میز"],
+  topcard: ["The stock's top card", "الورقة العليا", "کارت رویی"],
   lasttrick: ["Last trick", "الأكلة السابقة", "دست قبلی"],
   line: ["The line", "الخط", "ردیف"],
   train: ["Train", "قطار", "قطار"],

@@ -111,6 +111,7 @@ function trickArea(view: Obj, names: string[]): HTMLElement | null {
     area.append(row);
     return area;
   }
+  if (trick.length === 0) return null; // nothing on the table yet
   area.append(el("h3", {}, t("trick")));
   const row = el("div", { class: "cards" });
   for (const p of trick) row.append(el("figure", {}, card(String(p["card"] ?? "")), el("figcaption", {}, names[Number(p["seat"])] ?? "")));
@@ -358,6 +359,10 @@ export function renderTable(main: HTMLElement, view: Obj, mine: number, act: Act
       })) main.append(part);
     } else if (Array.isArray(view["hand"])) {
       main.append(el("section", { class: "hand-area" }, el("h3", {}, t("hand")), cardHand(view, legal, once, tools)));
+    }
+    // two-player hokm: the stock's top card, shown to the seat that keeps it or the next
+    if (typeof view["drawn"] === "string" && legal.some((a) => a["type"] === "draw")) {
+      main.append(el("section", { class: "drawn", "data-testid": "drawn" }, el("h3", {}, t("topcard")), el("div", { class: "cards" }, card(view["drawn"]))));
     }
     if (legal.some((a) => a["type"] === "sealed")) {
       main.append(el("p", { class: "sealed-note", "data-testid": "sealed-unsupported", role: "alert" }, t("sealed_seat")));
