@@ -477,3 +477,36 @@ def test_a_sealed_seat_link_says_plainly_it_cannot_be_played_here(
             assert pg.js_errors == []
         match = c.get(f"/v1/matches/{created['match_id']}").json()
         assert [s["committed"] for s in match["seats"]] == [False, False]
+
+
+@pytest.mark.browser
+def test_the_end_on_a_phone_in_arabic(browser: Any, server: Any) -> None:
+    """The end of a match at 390 px, right to left: who won (in Arabic), the final score and the
+    verdict fit with no sideways scroll and no JSON — the verify page's own report, with its
+    receipts, stays folded away until asked for."""
+    rules = quote(json.dumps({"match_length": 1}))
+    url = f"{server.url}/play?game=tawla&lang=ar&ruleset={rules}"
+    with sized_page(browser, url, 390) as pg:
+        resign = pg.locator('[data-testid="resign"]:visible')
+        for _ in range(3000):
+            if resign.count():
+                break
+            if not touch(pg):
+                pg.wait_for_timeout(100)
+        else:
+            raise AssertionError("no resign button was offered")
+        resign.click()
+        pg.locator('[data-testid="resign-yes"][data-points="1"]').click()
+        pg.locator("#verdict").wait_for(timeout=180_000)
+        pg.wait_for_function(
+            "() => document.getElementById('verdict').dataset.verdict !== 'pending'",
+            timeout=180_000,
+        )
+        assert pg.get_attribute("#verdict", "data-verdict") == "pass"
+        assert (pg.text_content("#verdict") or "").startswith("تم التحقق في متصفحك")
+        assert pg.get_attribute("#result", "data-winners") == "1"
+        assert "فاز" in (pg.text_content("#result h2") or "")
+        assert not pg.locator("#checks").evaluate("d => d.open")
+        assert not pg.locator("#verify").is_visible()
+        fits_without_json(pg, "the end, in Arabic, on a phone")
+        assert pg.js_errors == []
