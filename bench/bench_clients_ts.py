@@ -104,7 +104,7 @@ def run() -> None:
             _python_matches(url, key, 1)  # warm the server
             py_req, py_s, py_act = _python_matches(url, key, MATCHES)
             out = subprocess.run(
-                [node, str(build / "test" / "bench.js"), url, key, str(MATCHES)],
+                [node, str(build / "harness" / "bench.js"), url, key, str(MATCHES)],
                 capture_output=True,
                 text=True,
                 check=True,

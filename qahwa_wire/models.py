@@ -583,6 +583,11 @@ class SeatingView(_Seat):
     turn: int | None = Field(default=None, description="null while seating")
     legal_actions: list[dict[str, Any]] = Field(description="none while seating")
     seats: list[PublicSeat]
+    sealed: dict[str, Any] | None = Field(
+        default=None,
+        description="at a sealed table (deal sealed): {limits}, what the table does not hide, "
+        "known from its seating (the same list as a game view's sealed.limits)",
+    )
 
 
 class Cube(Wire):

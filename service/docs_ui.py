@@ -29,6 +29,7 @@ code{{background:#f3f3f3;padding:0 .2em}}</style></head>
 <body><h1>{title} <span lang="ar">قهوة</span></h1>
 <p>Provably fair dice and shuffles for café games ({protocols}).</p>
 <ul>
+<li><a href="/play">/play</a> — play a match in your browser, against house bots or a friend</li>
 <li><a href="/verify">/verify</a> — check a finished match in your browser</li>
 <li><a href="/docs">/docs</a> — the HTTP API, interactive (Swagger UI)</li>
 <li><a href="/openapi.json">/openapi.json</a> — the OpenAPI schema</li>

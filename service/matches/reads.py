@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 from games.transcript import build_transcript
+from games.sealed_limits import sealed_limits
 
 from ..errors import Conflict
 from ..models import Seat
@@ -81,16 +82,20 @@ class Reads(Deadlines):
         """The seat's view; ``seats``: the match's seat rows if the caller has them."""
         m = tx.m
         if m.started_at is None:
+            rows = seats if seats is not None else tx.seats()
             view: dict[str, Any] = {
                 "game": m.game,
                 "status": m.status,
                 "turn": None,
                 "seat": seat,
                 "legal_actions": [],
-                "seats": self._seats_public(m, seats if seats is not None else tx.seats()),
+                "seats": self._seats_public(m, rows),
             }
             if m.result is not None:
                 view["result"] = json.loads(m.result)
+            if deal_of(m.ruleset) == "sealed":  # the table's limits are known at its seating
+                house = [st.seat for st in rows if st.house]
+                view["sealed"] = {"limits": sealed_limits(m.game, len(rows), house)}
         else:
             view = tx.engine().view(seat)
         view["version"] = m.version

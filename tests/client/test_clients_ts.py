@@ -74,8 +74,10 @@ def built() -> Path:
 
 
 def node_test(built: Path, name: str, env: dict[str, str] | None = None) -> str:
+    """``node --test`` of one compiled test file, ``name`` under build/ (``test/…``: the
+    package's own, which ``npm test`` runs; ``harness/…``: driven by this suite)."""
     assert NODE is not None
-    proc = run(NODE, "--test", str(built / "test" / name), env=env)
+    proc = run(NODE, "--test", str(built / name), env=env)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out[-6000:]
     m = re.search(r"^# pass (\d+)$", proc.stdout, re.M)
@@ -102,6 +104,30 @@ def test_the_package_is_locked_with_integrity_and_few_dependencies() -> None:
     assert config["compilerOptions"]["strict"] is True
 
 
+def test_npm_test_passes_on_a_fresh_copy(tmp_path: Path) -> None:
+    """``npm test``, as clients/ts/README.md says to run it, in a fresh copy of clients/ts
+    (its sources and lock only; the locked node_modules linked in for ``npm ci``): it runs
+    the package's own tests, every one passing; the server-driven ones (harness/) are run by
+    this suite, not by ``npm test``."""
+    modules = node_modules()
+    copy = tmp_path / "ts"
+    shutil.copytree(TS, copy, ignore=shutil.ignore_patterns("node_modules", "build", "dist"))
+    (copy / "node_modules").symlink_to(modules, target_is_directory=True)
+    assert NPM is not None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QAHWA_")}
+    proc = subprocess.run(
+        [NPM, "test"], cwd=copy, capture_output=True, text=True, timeout=300, env=env
+    )
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-4000:]
+    m = re.search(r"^# pass (\d+)$", proc.stdout, re.M)
+    assert m is not None and int(m.group(1)) >= 8, out[-2000:]
+    assert re.search(r"^# fail 0$", proc.stdout, re.M), out[-2000:]
+    assert "run by tests/client" not in out
+    # among them: a sealed table refused before any secret is made or sent (test/sealed.test.ts)
+    assert "ok 2 - a seat of a sealed table refuses to commit" in proc.stdout, out[-3000:]
+
+
 def test_the_types_are_the_apps_openapi_document(tmp_path: Path) -> None:
     """src/api.d.ts is what openapi-typescript makes of the app's /openapi.json now
     (regenerate: ``make ts-types``)."""
@@ -120,7 +146,7 @@ def test_the_types_are_the_apps_openapi_document(tmp_path: Path) -> None:
 
 
 def test_the_spec_vectors_in_typescript(built: Path) -> None:
-    out = node_test(built, "vectors.test.js")
+    out = node_test(built, "test/vectors.test.js")
     assert "the match key K and its draws" in out
 
 
@@ -136,7 +162,7 @@ def test_every_game_and_form_against_a_real_server(built: Path, tmp_path: Path) 
     with LiveServer(checkpoint_seconds=0.05) as srv:
         node_test(
             built,
-            "live.test.js",
+            "harness/live.test.js",
             {
                 "QAHWA_TEST_URL": srv.url,
                 "QAHWA_TEST_OPERATOR_KEY": srv.operator_key,
@@ -197,7 +223,7 @@ def test_every_game_and_form_against_a_real_server(built: Path, tmp_path: Path) 
 
 def test_a_cheating_server_is_refused_and_learns_no_secret(built: Path) -> None:
     with FakeHub() as hub:
-        out = node_test(built, "cheat.test.js", {"QAHWA_FAKE_HUB": hub.url})
+        out = node_test(built, "harness/cheat.test.js", {"QAHWA_FAKE_HUB": hub.url})
         # every fake the tests made: no seed, nonce or roll-chain value reached a cheating one
         assert hub.fakes, out
         assert sum(f.before_reveal for f in hub.fakes.values()) >= 9

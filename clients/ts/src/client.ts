@@ -14,7 +14,7 @@ import type { components } from "./api.js";
 import { ProtocolError, fromHex, toHex } from "./bytes.js";
 import { canonical, canonicalBytes } from "./canonical.js";
 import { SeatKey, randomBytes } from "./crypto.js";
-import { ApiError, ClientError, Disputed, NotOurMatch, TranscriptMismatch, Unanswered } from "./errors.js";
+import { ApiError, ClientError, Disputed, NotOurMatch, SealedUnsupported, TranscriptMismatch, Unanswered } from "./errors.js";
 import {
   type Obj,
   PROTOCOL_V2,
@@ -434,6 +434,7 @@ export class Client {
     house?: boolean[],
     opts: { operatorKey?: string; allowPrecomputedRolls?: boolean } = {},
   ): Promise<Match> {
+    if (ruleset !== undefined && ruleset["deal"] === "sealed") throw new SealedUnsupported(null);
     const body: Obj = { game };
     if (ruleset !== undefined) body["ruleset"] = ruleset;
     if (names !== undefined) {
@@ -803,6 +804,9 @@ export class Seat {
       rules = null;
     }
     if (!isObj(rules)) throw this.notOurs("the commit record's ruleset is not a JSON object");
+    // a sealed table needs a sealed seat (its own key, shuffle, shares): refused before any
+    // secret is made or sent
+    if (rules["deal"] === "sealed") throw new SealedUnsupported(this.st.match_id);
     const t = this.st.terms;
     if (t !== null) {
       if (t.game !== undefined && rec["game"] !== t.game) {

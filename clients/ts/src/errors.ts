@@ -36,7 +36,20 @@ export class TranscriptMismatch extends ClientError {}
  * held a request it sent before the deadline: the match is disputed, the evidence kept. */
 export class Disputed extends ClientError {}
 
+/** A sealed table (qahwa-fair/3, its ruleset's ``"deal": "sealed"``): this client does not
+ * play sealed tables yet. It refuses before it makes, commits or reveals any secret, so the
+ * seat is left untouched for a client that does (qahwa_client, ``qahwa house``). */
+export class SealedUnsupported extends ClientError {
+  constructor(readonly matchId: string | null) {
+    super(
+      `${matchId === null ? "a sealed table" : `match ${matchId} is a sealed table`} ("deal": "sealed", qahwa-fair/3): ` +
+        "this TypeScript client does not play sealed tables yet; nothing was committed or revealed. " +
+        "Play the seat with the Python client (qahwa_client) or `qahwa house`",
+    );
+  }
+}
+
 // each error's name, as String(error) shows it (a minifier keeps these strings, not the class names)
-for (const [name, cls] of Object.entries({ ClientError, ApiError, Unanswered, NotOurMatch, TranscriptMismatch, Disputed })) {
+for (const [name, cls] of Object.entries({ ClientError, ApiError, Unanswered, NotOurMatch, TranscriptMismatch, Disputed, SealedUnsupported })) {
   Object.defineProperty(cls.prototype, "name", { value: name, writable: true, configurable: true });
 }
