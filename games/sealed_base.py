@@ -292,6 +292,44 @@ class SealedGame(Engine):
         """The game's legal actions for the seat to act when no deal step is owed."""
         raise NotImplementedError
 
+    # -- the game's rules over a hidden hand ------------------------------------------------
+    #: the field that names an item in player form (``card`` or ``tile``)
+    ITEM_FIELD: ClassVar[str] = "card"
+
+    def hidden_legal(self, seat: int, own: Mapping[int, str]) -> list[Action]:
+        """What ``seat`` may do now in player form, given the codes of its own items
+        (``own``: item → code, what only the seat knows): every legal action whose item it
+        can name and that the game's rules over its hidden hand allow (following suit, the
+        jokers, a tile's end, a draw or a pass only when nothing fits: the rules the engine
+        checks once the hand's keys are revealed, :meth:`_breach`). A deal step owed is
+        listed as ``{"type": "sealed", "step": …}``."""
+        legal = self.legal_actions(seat)
+        if self.owed or not legal:
+            return legal
+        hand = {i: own[i] for i in self._held(seat) if i in own}
+        out: list[Action] = []
+        for a in legal:
+            if a.get("type") == "play" and "item" in a:
+                code = hand.get(int(a["item"]))
+                if code is None:
+                    continue
+                named: Action = {"type": "play", self.ITEM_FIELD: code}
+                named.update((k, v) for k, v in a.items() if k not in ("type", "item"))
+                if self._may_play(seat, named, code, hand):
+                    out.append(named)
+            elif self._may_do(seat, a, hand):
+                out.append(dict(a))
+        return out
+
+    def _may_play(self, seat: int, action: Action, code: str, hand: Mapping[int, str]) -> bool:
+        """Whether the rules over the seat's hidden ``hand`` (item → code) let it play
+        ``code`` as ``action`` says."""
+        return True
+
+    def _may_do(self, seat: int, action: Action, hand: Mapping[int, str]) -> bool:
+        """Whether the rules over the seat's hidden ``hand`` let it send ``action`` (no play)."""
+        return True
+
     # -- the engine interface --------------------------------------------------------------
     def _turn(self) -> int | None:
         if self.owed:
@@ -492,6 +530,11 @@ class SealedTricks(SealedGame):
                 return seat
         return None
 
+    def _may_play(self, seat: int, action: Action, code: str, hand: Mapping[int, str]) -> bool:
+        held = list(hand.values())
+        done = len(self.plays) // self.n_seats
+        return not self._broke(held, code, done) and not follow_reason(held, code, self.trick.led)
+
     def _broke(self, hand: list[str], card: str, done: int) -> bool:
         """Whether playing ``card`` from ``hand`` after ``done`` tricks broke a rule of the
         game's own over a hidden hand (beyond following suit)."""
@@ -531,6 +574,7 @@ class SealedTiles(SealedGame):
     positions of the final deck, a tile drawn is dealt to the drawer alone, and the round is
     scored by the game's own ``_end_round`` once every key is revealed."""
 
+    ITEM_FIELD: ClassVar[str] = "tile"
     round: int
     #: the draws and passes to check at the round's end (the game's own records)
     checks: list[Any]

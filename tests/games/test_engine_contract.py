@@ -354,7 +354,7 @@ def test_sealed_matches_keep_the_contract(game: str, ruleset: dict[str, Any]) ->
         seat = e.turn
         assert seat is not None
         legal = e.legal_actions(seat)
-        action = seats[seat].act(e.view(seat))
+        action = seats[seat].act(e.view(seat), e)
         assert action is not None
         # what is sent has a listed shape: a listed action, or one completed with the
         # seat's own values (a sealed step's, an opening's)
