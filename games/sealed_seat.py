@@ -36,6 +36,7 @@ from sealed.seat import SealedKeys, SeatSecrets
 
 from .base import Action
 from .errors import GameError
+from .sealed_backend import decoded_deck
 from .sealed_deal import DealMachine
 
 Dispute = Callable[[str, str, dict[str, Any]], object]
@@ -126,7 +127,7 @@ class SealedSeat:
         hand = self.machine.engine.sealed
         assert hand is not None
         if self._deck is None or self._deck[0] != hand.number or self._deck[1] is not hand.deck:
-            self._deck = (hand.number, hand.deck, sealed.decode_deck(hand.deck, len(hand.items)))
+            self._deck = (hand.number, hand.deck, decoded_deck(hand.deck))
         return self._deck[2]
 
     def own_items(self) -> dict[int, str]:
