@@ -112,8 +112,8 @@ class RbclBackend:
             n = len(deck_in) // 64
             if len(deck_out) != len(deck_in):
                 raise sealed.SealedError(f"a deck of {n} items expected")
-            d_in = list(decoded_deck(deck_in))
-            d_out = list(decoded_deck(deck_out))
+            d_in = decoded_deck(deck_in)
+            d_out = decoded_deck(deck_out)
             pr = sealed.ShuffleProof.decode(proof, n)
             sealed.verify_shuffle(sealed.Context(*ctx), hand_key, d_in, d_out, pr)
 
