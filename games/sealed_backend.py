@@ -110,10 +110,12 @@ class RbclBackend:
 
         with _refused(f"shuffle of seat {ctx[2]}: "):
             n = len(deck_in) // 64
-            if len(deck_out) != len(deck_in):
-                raise sealed.SealedError(f"a deck of {n} items expected")
             d_in = decoded_deck(deck_in)
-            d_out = decoded_deck(deck_out)
+            d_out = (
+                decoded_deck(deck_out)
+                if len(deck_out) == len(deck_in)
+                else sealed.decode_deck(deck_out, n)
+            )
             pr = sealed.ShuffleProof.decode(proof, n)
             sealed.verify_shuffle(sealed.Context(*ctx), hand_key, d_in, d_out, pr)
 
