@@ -73,3 +73,61 @@ def test_the_secrets_refuse_a_share_of_their_own_item_and_an_early_key() -> None
     with pytest.raises(SecretRefused, match="play is not over"):
         secrets.reveal(0, play_over=False)
     assert len(secrets.reveal(0, play_over=True)["secret"]) == 64
+
+
+def test_a_seat_refuses_a_step_its_machine_does_not_owe() -> None:
+    """Whatever the caller asks (not only what a view says): its key mid-hand, an open step,
+    a share step it does not owe, shares of its own items: refused, a dispute each."""
+    from games.base import Chance, MatchContext
+    from games.registry import engine_for
+    from games.sealed_sim import SimSeat
+    from qahwa_client.sealed import SealedSeat, SealedStepRefused
+
+    cls = engine_for("hokm", {"deal": "sealed"})
+    parsed = cls.parse_ruleset({"deal": "sealed"})
+    e = cls(parsed, Chance(bytes(range(64))), MatchContext("ask"))
+    sims = [SimSeat(s, "ask") for s in range(4)]
+    events = [{"seq": i, **ev} for i, ev in enumerate(e.chance.take_events())]
+    disputes: list[str] = []
+    asked = 0  # shares of its own items asked for
+    seat = None
+    while True:
+        s = e.turn
+        assert s is not None
+        owed = e.owed[0] if e.owed else None
+        plays = any(a["type"] == "play" for a in e.legal_actions(s))
+        if s == 0 and ((owed is None and plays) or (owed is not None and owed.step == "share")):
+            side = sims[0].side
+            assert side is not None
+            seat = SealedSeat.follow(
+                "ask",
+                0,
+                "hokm",
+                canonical_ruleset(parsed),
+                keys=side.keys,
+                on_dispute=lambda kind, msg, ev: disputes.append(kind),
+            )
+            seat.take_events(events)
+            if owed is None:
+                break
+            mine = seat.machine.dealt(0)
+            made = seat.wire({"type": "sealed", "step": "share"})
+            assert not set(mine) & {x["item"] for x in made["shares"]}
+            own_shares = {**made, "shares": [{**made["shares"][0], "item": mine[0]}]}
+            with pytest.raises(SealedStepRefused, match="other than those owed"):
+                seat.wire(own_shares)
+            asked += 1
+        action = sims[s].act(e.view(s), e)
+        assert action is not None
+        events += [{"seq": len(events) + i, **ev} for i, ev in enumerate(e.apply(s, action))]
+    assert seat is not None and seat.machine.phase == "play"
+    for step in ("reveal_key", "open", "share", "key"):
+        with pytest.raises(SealedStepRefused, match="does not owe"):
+            seat.wire({"type": "sealed", "step": step})
+    with pytest.raises(SealedStepRefused, match="does not owe"):
+        seat.wire({"type": "sealed", "step": "reveal_key", "secret": "00" * 32})
+    assert asked >= 1 and disputes == ["sealed_step"] * (asked + 5)
+    # its plays are its own cards, by its machine, and the play carries its opening
+    play = seat.view({**e.view(0), "deal": "sealed"})["legal_actions"][0]
+    sent = seat.wire(play)
+    assert sent["item"] in seat.machine.held(0) and "share" in sent
