@@ -544,14 +544,13 @@ class Seat(SeatKeeps):
         """A sealed table's view as the seat shows it (its hand by code, the legal actions in
         player form, both from its own deal machine), after the log's new events are checked
         by that machine and the view against it; any other view as it is."""
-        if not isinstance(raw, dict) or raw.get("deal") != "sealed":
-            return raw
+        if not isinstance(raw, dict) or raw.get("deal") != "sealed" or not raw.get("sealed"):
+            return raw  # not a sealed table, or no hand dealt yet (seating)
         if self.sealed is None:
             self.sealed = self._sealed_seat()
         self._raw = raw
-        if raw.get("sealed"):
-            page = self.client.events(self.match_id, after=self.sealed.seen)
-            self.sealed.take_events(page.events)
+        page = self.client.events(self.match_id, after=self.sealed.seen)
+        self.sealed.take_events(page.events)
         return self.sealed.view(raw)
 
     def _sealed_seat(self) -> SealedSeat:
