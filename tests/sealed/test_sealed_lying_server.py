@@ -26,6 +26,12 @@ from qahwa_client.sealed import SealedStepRefused
 
 SEALED_HOKM = {"players": 4, "target": 1, "deal": "sealed"}
 LIES = ("owed_own_items", "reveal_mid_hand", "open_made_up", "dealt_swapped")
+#: every lie at a hokm table; at an Iraqi dominoes table (boneyard draws dealt one by one)
+#: the two about whose items are whose
+CASES = [("hokm", SEALED_HOKM, lie) for lie in LIES] + [
+    ("iraqi_domino", {"players": 2, "target": 1, "deal": "sealed"}, lie)
+    for lie in ("owed_own_items", "dealt_swapped")
+]
 
 
 class LyingProxy(httpx.BaseTransport):
@@ -38,10 +44,12 @@ class LyingProxy(httpx.BaseTransport):
         self.lie = lie
         self.lied: dict[str, Any] | None = None  # the lying view, once served
         self.after_lie = False
-        self.posts: list[tuple[dict[str, Any], Any]] = []  # (action, honest owed then)
+        #: (action, the honest owed then, the hand then)
+        self.posts: list[tuple[dict[str, Any], Any, int]] = []
         self.stolen: list[dict[str, Any]] = []
         self.honest_owed: Any = None
-        self.dealt0: list[int] = []
+        self.hand = -1
+        self.dealt0: dict[int, set[int]] = {}  # hand -> every item dealt to seat 0
 
     def close(self) -> None:
         self.inner.close()
@@ -55,7 +63,7 @@ class LyingProxy(httpx.BaseTransport):
                 self.after_lie = False
                 err = {"error": {"code": "stale_version", "message": "the match moved on"}}
                 return httpx.Response(409, json=err, request=request)
-            self.posts.append((body["action"], self.honest_owed))
+            self.posts.append((body["action"], self.honest_owed, self.hand))
         resp = self.inner.handle_request(request)
         if request.method != "GET" or not path.endswith("/state"):
             return resp
@@ -65,7 +73,8 @@ class LyingProxy(httpx.BaseTransport):
         sv = view.get("sealed") or {}
         self.honest_owed = sv.get("owed")
         if sv.get("dealt"):
-            self.dealt0 = list(sv["dealt"][0])
+            self.hand = int(sv["hand"])
+            self.dealt0.setdefault(self.hand, set()).update(sv["dealt"][0])
         self.after_lie = False
         if self.lied is None and view.get("turn") == 0 and sv:
             changed = self._lie(view)
@@ -100,8 +109,10 @@ class LyingProxy(httpx.BaseTransport):
         return v
 
 
-@pytest.mark.parametrize("lie", LIES)
-def test_a_sealed_seat_gives_a_lying_server_nothing(server: LiveServer, lie: str) -> None:
+@pytest.mark.parametrize(("game", "rules", "lie"), CASES)
+def test_a_sealed_seat_gives_a_lying_server_nothing(
+    server: LiveServer, game: str, rules: dict[str, Any], lie: str
+) -> None:
     rnd = random.Random(lie)
     proxy = LyingProxy(lie)
     with (
@@ -109,7 +120,7 @@ def test_a_sealed_seat_gives_a_lying_server_nothing(server: LiveServer, lie: str
         httpx.Client(transport=proxy, timeout=30) as http,
         Client(server.url, http=http) as liar,
     ):
-        m = qc.create_match("hokm", SEALED_HOKM)
+        m = qc.create_match(game, rules)
         m.start()
         m.seats[0].client = liar  # seat 0 now reads and sends through the proxy
         refused: list[str] = []
@@ -139,9 +150,9 @@ def test_a_sealed_seat_gives_a_lying_server_nothing(server: LiveServer, lie: str
         assert proxy.stolen == []
         # over the whole match: no share of its own items but each one's opening, no key
         # before the hand's play was over, no open step
-        own = set(proxy.dealt0)
-        assert len(own) == 13
-        for action, honest in proxy.posts:
+        assert proxy.dealt0 and all(proxy.dealt0.values())
+        for action, honest, hand in proxy.posts:
+            own = proxy.dealt0.get(hand, set())
             if action.get("type") == "sealed":
                 assert action["step"] != "open"
                 assert honest is not None and action["step"] == honest["step"]
@@ -149,6 +160,6 @@ def test_a_sealed_seat_gives_a_lying_server_nothing(server: LiveServer, lie: str
                     assert not own & {x["item"] for x in action["shares"]}
             elif "share" in action:
                 assert action["type"] == "play" and action["item"] in own
-        plays = [a for a, _ in proxy.posts if a.get("type") == "play"]
-        assert plays and len({a["item"] for a in plays}) == len(plays)  # each opened once
+        opened = [(h, a["item"]) for a, _, h in proxy.posts if a.get("type") == "play"]
+        assert opened and len(set(opened)) == len(opened)  # each item opened once
         assert m.check_transcript()["protocol"] == "qahwa-fair/3"
