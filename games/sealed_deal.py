@@ -1,10 +1,11 @@
 """The deal machine of a sealed match (qahwa-fair/3, docs/spec/fairness-v3.md §9a and "The
 conforming sealed seat"): one I/O-free state machine, run by the engine and by every seat.
 
-A sealed hand's deal is the sealed engine's own state (:class:`games.sealed_base.SealedGame`:
-the steps owed and by whom, which final-deck positions are dealt to which seat, every key,
-shuffle, share, opening and revealed key, each checked through :mod:`games.sealed_backend`
-before it changes anything). :class:`DealMachine` is what a seat reads of it:
+A sealed hand's deal is :class:`games.sealed_hand.Deal` (the steps owed and by whom, which
+final-deck positions are dealt to which seat, every key, shuffle, share, opening and revealed
+key, each checked through :mod:`games.sealed_backend` before it changes anything), run by the
+sealed engine (:class:`games.sealed_base.SealedGame`), which tells it what the game's rules
+deal and when a hand's play is over. :class:`DealMachine` is what a seat reads of it:
 
 - **in the engine's process** (the server, the simulated seats of :mod:`games.sealed_sim`)
   :meth:`DealMachine.of_engine` wraps the live engine: the server's views are built from it;
@@ -18,7 +19,11 @@ before it changes anything). :class:`DealMachine` is what a seat reads of it:
   event, checked for its label, kind, arguments and range; ``verify`` recomputes it from the
   key afterwards.
 
-The machine answers (every answer derived from the verified log, none from a view):
+Its interface (a port, e.g. to TypeScript, follows it): ``DealMachine.follow(match_id,
+game, ruleset, house, roll_tips)``, then ``feed(events)`` with the log's events in order
+(those already applied are skipped by ``seq``; ReplayError at the first one the rules or a
+proof refuse). The machine answers (every answer derived from the verified log, none from a
+view):
 
 ==================  ========================================================================
 ``hand``            the hand being dealt (0 for the match's first)
@@ -29,6 +34,8 @@ The machine answers (every answer derived from the verified log, none from a vie
 ``held(seat)``      the items in the seat's hand now (dealt, not played nor laid away)
 ``play_over``       the hand's play is over (its keys are owed): the only time a secret goes
 ``expected(seat)``  the view an honest server sends the seat (what a seat compares)
+``disagreement(     the first field of a server's view that is not what ``expected`` says
+ view, seat)``      (None: none)
 ``choices(seat,     the seat's legal actions in player form, its items named by ``own``
  own)``             (item → code): the game's own rules over a hidden hand
                     (:meth:`games.sealed_base.SealedGame.hidden_legal`)
