@@ -184,7 +184,11 @@ class Dispute:
     against the server), ``censored`` (the server ended the match by this seat's timeout
     while the seat holds its signed request, sent before the deadline, never receipted),
     ``clock`` (a time of the server's is more than ``max_skew`` from this client's clock, or
-    a timeout disagrees with it). ``evidence``: ``requests`` (the unreceipted signed requests
+    a timeout disagrees with it); at a sealed table (fairness-v3, "The conforming sealed
+    seat") ``sealed_view`` (a view that disagrees with the seat's own deal machine),
+    ``sealed_step`` (a deal step asked for that its machine does not owe: a share of its own
+    item, an ``open`` no rule asks for, its key before the hand's play is over) and
+    ``sealed_log`` (a deal step in the log that does not verify). ``evidence``: ``requests`` (the unreceipted signed requests
     with their local send times), ``events`` (the match's events as received), ``times``
     (the deadline, the times compared, this client's clock when it checked)."""
 
@@ -635,6 +639,10 @@ class SeatProtocol:
             and isinstance(e.get("body"), dict)
             and "sig" in e["body"]
         ]
+
+    def dispute(self, kind: str, message: str, evidence: dict[str, Any]) -> Dispute:
+        """Keep a dispute of ``kind`` with its evidence (once per kind and message)."""
+        return self._dispute(kind, message, evidence)
 
     # -- the server's clock (§3a.8) -------------------------------------------------------------
     def _dispute(self, kind: str, message: str, evidence: dict[str, Any]) -> Dispute:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Protocol
+from functools import lru_cache
+from typing import Any, Protocol
 
 from .errors import IllegalActionError
 
@@ -66,6 +67,23 @@ def _refused(prefix: str = "") -> Iterator[None]:
         raise SealedStepError(f"{prefix}{exc}") from None
 
 
+@lru_cache(maxsize=16)
+def decoded_deck(deck: bytes) -> Any:
+    """``deck`` (a deck's bytes) as the ``sealed`` package's ciphertexts, each point checked:
+    a hand's deck is read again and again (the next shuffle's input, every share of its
+    items), so the last few are kept, by their bytes."""
+    import sealed
+
+    return tuple(sealed.decode_deck(deck))
+
+
+@lru_cache(maxsize=512)
+def _ciphertext(item: bytes) -> Any:
+    import sealed
+
+    return sealed.decode_deck(item, 1)[0]
+
+
 class RbclBackend:
     """The backend of CPython: the ``sealed`` package (libsodium through ``rbcl``)."""
 
@@ -92,8 +110,12 @@ class RbclBackend:
 
         with _refused(f"shuffle of seat {ctx[2]}: "):
             n = len(deck_in) // 64
-            d_in = sealed.decode_deck(deck_in, n)
-            d_out = sealed.decode_deck(deck_out, n)
+            d_in = decoded_deck(deck_in)
+            d_out = (
+                decoded_deck(deck_out)
+                if len(deck_out) == len(deck_in)
+                else sealed.decode_deck(deck_out, n)
+            )
             pr = sealed.ShuffleProof.decode(proof, n)
             sealed.verify_shuffle(sealed.Context(*ctx), hand_key, d_in, d_out, pr)
 
@@ -101,14 +123,14 @@ class RbclBackend:
         import sealed
 
         with _refused():
-            c = sealed.decode_deck(item, 1)[0]
+            c = _ciphertext(item)
             sh = sealed.Share(share, sealed.ShareProof.decode(proof))
             sealed.verify_share(sealed.Context(*ctx), key, c, sh)
 
     def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
         import sealed
 
-        c = sealed.decode_deck(item, 1)[0]
+        c = _ciphertext(item)
         return sealed.unmask(c, list(shares)) == sealed.item_point(game, code)
 
     def check_revealed(self, key: bytes, secret: bytes, seat: int) -> None:

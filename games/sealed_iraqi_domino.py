@@ -23,7 +23,7 @@ passed in a row); it is scored once every key is revealed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from fairness import tiles
@@ -82,6 +82,22 @@ class SealedIraqiDominoEngine(SealedTiles, IraqiDominoEngine):
             return [{"type": "play", "item": i} for i in mine]
         plays: list[Action] = [{"type": "play", "item": i, "end": e} for i in mine for e in ENDS]
         return plays + [{"type": "draw"} if self.pile else {"type": "pass"}]
+
+    def _may_play(self, seat: int, action: Action, code: str, hand: Mapping[int, str]) -> bool:
+        if self.call is not None:
+            return code == CALL_ORDER[self.call]
+        end = action.get("end")
+        return not isinstance(end, str) or has_number(code, self._end_number(end))
+
+    def _may_do(self, seat: int, action: Action, hand: Mapping[int, str]) -> bool:
+        """A pass of the call only without the tile called; a draw or a pass only when no
+        tile of the hand matches an end (what :meth:`_breach` checks)."""
+        if self.call is not None:
+            return CALL_ORDER[self.call] not in hand.values()
+        if action.get("type") in ("draw", "pass") and self.line:
+            ends = (self.left, self.right)
+            return not any(has_number(t, e) for t in hand.values() for e in ends)
+        return True
 
     def _draw_or_pass(self, seat: int, kind: str) -> None:
         if kind == "draw":

@@ -16,7 +16,7 @@ round is scored once every key is revealed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import ClassVar
 
 from .base import JSON, Action, only_keys
@@ -59,6 +59,20 @@ class SealedMexicanTrainEngine(SealedTiles, MexicanTrainEngine):
             {"type": "draw"} if self.drawn is None and self.boneyard else {"type": "pass"}
         )
         return [*plays, extra]
+
+    def _may_play(self, seat: int, action: Action, code: str, hand: Mapping[int, str]) -> bool:
+        try:
+            return has_number(code, self.open_end(self._index(action)))
+        except MalformedActionError:
+            return False
+
+    def _may_do(self, seat: int, action: Action, hand: Mapping[int, str]) -> bool:
+        """A draw or a pass only when no tile it may lay matches an open end (what
+        :meth:`_breach` checks)."""
+        if action.get("type") not in ("draw", "pass"):
+            return True
+        tiles = [hand[i] for i in self._candidates(seat) if i in hand]
+        return not any(has_number(t, e) for t in tiles for e in self._open_ends(seat))
 
     def _draw_or_pass(self, seat: int, kind: str) -> None:
         if kind == "draw":

@@ -14,6 +14,7 @@ holding it are checked when the hand's keys are revealed
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from .base import Action
@@ -41,6 +42,11 @@ class SealedQahveEngine(SealedTricks, QahveEngine):
     def _broke(self, hand: list[str], card: str, done: int) -> bool:
         """JB not played at trick 10 while the seat held it."""
         return JB in hand and done == JB_DEADLINE and card != JB
+
+    def _may_play(self, seat: int, action: Action, code: str, hand: Mapping[int, str]) -> bool:
+        if code == JR and not self.jb_played:
+            return False
+        return super()._may_play(seat, action, code, hand)
 
     def _apply_play(self, seat: int, action: Action) -> None:
         card = self._card(action, "item", "card", "share", "proof")

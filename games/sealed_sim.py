@@ -27,12 +27,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sealed
-from sealed.seat import SealedSeat, fits
 
 from .base import Action, Chance, Engine, Event, MatchContext
 from .cards import suit
 from .errors import ActionError
 from .registry import engine_for
+from .sealed_base import SealedGame
+from .sealed_deal import DealMachine
+from .sealed_seat import SealedSeat
 
 CHEATS = (
     "bad_key",
@@ -96,7 +98,8 @@ def _revokes(action: Action, view: Mapping[str, Any]) -> bool:
 
 class SimSeat:
     """A sealed client for one seat, with its own secrets and random choices: the seat's
-    protocol side is :class:`sealed.seat.SealedSeat`, given the engine's view as it is."""
+    protocol side is :class:`games.sealed_seat.SealedSeat`, running the engine's own deal
+    machine (in the engine's process: the engine checked every step before it applied it)."""
 
     def __init__(self, seat: int, seed: str = "sim", cheat: str | None = None) -> None:
         if cheat is not None and cheat not in CHEATS:
@@ -115,23 +118,24 @@ class SimSeat:
             return True
         return False
 
-    def act(self, view: Mapping[str, Any]) -> Action | None:
-        """The seat's action in the view (None: it stalls)."""
+    def act(self, view: Mapping[str, Any], engine: Engine) -> Action | None:
+        """The seat's action in the view (None: it stalls), made with ``engine``'s machine."""
         sv = view["sealed"]
-        if self.side is None:
+        if self.side is None or self.side.machine.engine is not engine:
             rng = sealed.FixedRandomness(f"{self.seed}/seat/{self.seat}".encode())
-            self.side = SealedSeat(sv["match_id"], self.seat, rng=rng)
+            keys = self.side.keys if self.side is not None else None
+            machine = DealMachine.of_engine(engine)
+            self.side = SealedSeat(machine, sv["match_id"], self.seat, keys, rng=rng)
         side = self.side
-        side.adopt(sv)
-        owed = sv.get("owed")
+        owed = side.machine.owed
         if owed is not None:
-            return self._step(side, view, owed["step"])
+            return self._step(side, str(owed["step"]))
         raw: list[Action] = view["legal_actions"]
         if not any(a["type"] == "play" for a in raw):  # bids, trumps, discards
             return dict(self.rnd.choice(view.get("suggested_actions") or raw))
         legal = side.view(dict(view))["legal_actions"]  # its own items learnt first
-        listed = side.listed(view)
-        misfits = [a for a in listed if not fits(a, view)]
+        listed = side.listed()
+        misfits = [a for a in listed if "tile" in a and _misfit(engine, a)]
         off = [a for a in listed if a not in legal and _revokes(a, view)]
         if misfits and self._cheat_now("illegal_tile"):
             choice = self.rnd.choice(misfits)
@@ -139,22 +143,30 @@ class SimSeat:
             choice = self.rnd.choice(off)
         else:
             choice = self.rnd.choice(legal)
-        action = side.wire(choice, view)
+        action = side.wire(choice)
         if "card" in action and self._cheat_now("bad_open"):
             action["card"] = self.rnd.choice([c for c in sv["items"] if c != action["card"]])
         return action
 
-    def _step(self, side: SealedSeat, view: Mapping[str, Any], step: str) -> Action | None:
+    def _step(self, side: SealedSeat, step: str) -> Action | None:
         if self._retry is not None:
             action, self._retry = self._retry, None
             return action
         if step == "shuffle" and self._cheat_now("stall"):
             return None
-        action = side.wire({"type": "sealed", "step": step}, view)
+        action = side.wire({"type": "sealed", "step": step})
         if step in BAD_STEPS and self._cheat_now(BAD_STEPS[step]):
             self._retry = action
             return _bad_step(step, action)
         return action
+
+
+def _misfit(engine: Engine, action: Action) -> bool:
+    """A tile play whose tile does not match the end (the train's end) it names: refused at
+    once (an opening call's tiles are not misfits)."""
+    if getattr(engine, "call", None) is not None or not isinstance(engine, SealedGame):
+        return False
+    return not engine._may_play(engine.turn or 0, action, str(action["tile"]), {})
 
 
 @dataclass
@@ -199,7 +211,7 @@ def play_match(
             return result
         seat = engine.turn
         assert seat is not None
-        action = seats[seat].act(engine.view(seat))
+        action = seats[seat].act(engine.view(seat), engine)
         if action is None:
             record(engine.end_match("timeout", seat))
             continue

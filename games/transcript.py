@@ -501,7 +501,7 @@ class _Sim:
             if not choices:
                 raise RuntimeError(f"{self.game}: seat {seat} to act with no legal action")
             if sim_seats:
-                made = sim_seats[seat].act(engine.view(seat))
+                made = sim_seats[seat].act(engine.view(seat), engine)
                 assert made is not None
                 action = made
             else:

@@ -542,24 +542,42 @@ class Seat(SeatKeeps):
 
     def _sealed_view(self, raw: Any) -> Any:
         """A sealed table's view as the seat shows it (its hand by code, the legal actions in
-        player form), after checking the log's new deal steps; any other view as it is."""
-        if not isinstance(raw, dict) or raw.get("deal") != "sealed":
-            return raw
+        player form, both from its own deal machine), after the log's new events are checked
+        by that machine and the view against it; any other view as it is."""
+        if not isinstance(raw, dict) or raw.get("deal") != "sealed" or not raw.get("sealed"):
+            return raw  # not a sealed table, or no hand dealt yet (seating)
         if self.sealed is None:
-            from .sealed import SealedSeat
-
-            self.sealed = SealedSeat(self.match_id, self.seat, self._sealed_keys)
+            self.sealed = self._sealed_seat()
         self._raw = raw
-        if raw.get("sealed"):
-            page = self.client.events(self.match_id, after=self.sealed.seen)
-            self.sealed.take_events(page.events, raw["sealed"])
+        page = self.client.events(self.match_id, after=self.sealed.seen)
+        self.sealed.take_events(page.events)
         return self.sealed.view(raw)
 
+    def _sealed_seat(self) -> SealedSeat:
+        """This seat's sealed side: its machine built from the signed lock (else the signed
+        commit record) of the match; its refusals kept as disputes."""
+        from .sealed import SealedSeat
+
+        lock = self.proto.lock
+        if lock is None:
+            lock = self.check_lock()
+        seats = lock.get("seats") or []
+        return SealedSeat.follow(
+            self.match_id,
+            self.seat,
+            str(lock.get("game")),
+            str(lock.get("ruleset")),
+            house=[int(s["seat"]) for s in seats if s.get("house")],
+            roll_tips=[s.get("roll_chain") for s in seats],
+            keys=self._sealed_keys,
+            on_dispute=self.proto.dispute,
+        )
+
     def _wire(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
-        """What is sent for ``action``: at a sealed table, its deal step or opening added."""
+        """What is sent for ``action``: at a sealed table, what its own machine derives."""
         if self.sealed is None or self._raw is None:
             return action
-        return self.sealed.wire(action, self._raw)
+        return self.sealed.wire(action)
 
     def _post_action(self, body: dict[str, Any]) -> ActionOut:
         try:

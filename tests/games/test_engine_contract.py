@@ -329,6 +329,7 @@ def sealed_wrongs(action: dict[str, Any], rnd: random.Random) -> Iterator[dict[s
 @pytest.mark.parametrize(("game", "ruleset"), SEALED_CASES)
 def test_sealed_matches_keep_the_contract(game: str, ruleset: dict[str, Any]) -> None:
     from games.registry import engine_for
+    from games.sealed_deal import DealMachine
     from games.sealed_sim import SimSeat
 
     raw = {**ruleset, "deal": "sealed"}
@@ -347,6 +348,11 @@ def test_sealed_matches_keep_the_contract(game: str, ruleset: dict[str, Any]) ->
     e = cls(parsed, chance, ctx)
     seats = [SimSeat(s, f"contract-{game}") for s in range(n)]
     events: list[dict[str, Any]] = [*chance.take_events()]
+    # the deal machine a seat runs over the network: built from the match's public facts,
+    # fed the log; at every step it says what the live engine does (owed, dealt, the phase)
+    follower = DealMachine.follow(ctx.match_id, game, canonical_ruleset(parsed), ctx.house)
+    follower.feed([{"seq": i, **ev} for i, ev in enumerate(events)])
+    live = DealMachine.of_engine(e)
     rnd = random.Random(game)
     steps = 0
     while e.outcome is None:
@@ -354,7 +360,7 @@ def test_sealed_matches_keep_the_contract(game: str, ruleset: dict[str, Any]) ->
         seat = e.turn
         assert seat is not None
         legal = e.legal_actions(seat)
-        action = seats[seat].act(e.view(seat))
+        action = seats[seat].act(e.view(seat), e)
         assert action is not None
         # what is sent has a listed shape: a listed action, or one completed with the
         # seat's own values (a sealed step's, an opening's)
@@ -376,7 +382,13 @@ def test_sealed_matches_keep_the_contract(game: str, ruleset: dict[str, Any]) ->
                     assert snapshot(trial) == before, f"refused {wrong!r} changed the engine"
         produced = e.apply(seat, action)
         assert produced[0] == {"type": "action", "seat": seat, "action": action}
+        follower.feed([{"seq": len(events) + i, **ev} for i, ev in enumerate(produced)])
         events.extend(produced)
+        assert (follower.owed, follower.phase, follower.hand) == (live.owed, live.phase, live.hand)
+        assert [follower.dealt(s) for s in range(n)] == [live.dealt(s) for s in range(n)]
+        nxt = e.turn
+        if nxt is not None and (steps < 12 or rnd.random() < 0.05):
+            assert follower.disagreement(e.view(nxt), nxt) is None
         steps += 1
     check_views(e)
     result = e.view(None)["result"]

@@ -102,7 +102,7 @@ def test_core_imports_only_stdlib_and_cryptography(package: str) -> None:
         ("fairness", {"games", "service", "verify_cli"}),
         ("tlog", {"fairness", "games", "service", "verify_cli"}),
         ("service", {"verify_cli"}),
-        ("qahwa_client", {"service", "games"}),
+        ("qahwa_client", {"service"}),
         (
             "qahwa_wire",
             {"service", "qahwa_client", "games", "fairness", "verify_cli", "tlog", "qahwa_page"},
@@ -128,9 +128,9 @@ def test_qahwa_page_imports_only_the_stdlib() -> None:
 
 
 #: the games modules that may import ``sealed`` (rbcl): the CPython backend of the sealed
-#: engines (inside its methods, so that the page, which has no rbcl, installs its own) and
-#: the simulated seats of sealed matches (tests and bench only)
-GAMES_SEALED = ("games/sealed_backend.py", "games/sealed_sim.py")
+#: engines (inside its methods, so that the page, which has no rbcl, installs its own), the
+#: conforming sealed seat (its secrets) and the simulated seats of sealed matches
+GAMES_SEALED = ("games/sealed_backend.py", "games/sealed_seat.py", "games/sealed_sim.py")
 
 
 def test_games_imports_only_stdlib_and_fairness() -> None:
@@ -185,9 +185,10 @@ def test_qahwa_client_imports_only_pydantic_httpx_and_verify_inside_verify() -> 
     assert "qahwa_client/sealed.py" in found
     for path, mods in found.items():
         allowed = base | ({"verify_cli"} if path == "qahwa_client/verify.py" else set())
-        # a sealed table's seat makes its key, shuffle, shares and openings with the crypto
-        # core (stdlib and rbcl only), loaded at the seat's first sealed view
-        allowed |= {"sealed"} if path == "qahwa_client/sealed.py" else set()
+        # a sealed table's seat runs its deal machine (the games' rules, games.sealed_deal)
+        # and makes its key, shuffle, shares and openings with the crypto core (stdlib and
+        # rbcl only), both loaded at the seat's first sealed view
+        allowed |= {"sealed", "games"} if path == "qahwa_client/sealed.py" else set()
         assert mods <= allowed, f"{path} imports {sorted(mods - allowed)}"
 
 

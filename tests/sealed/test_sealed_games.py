@@ -169,10 +169,10 @@ def test_a_refused_step_leaves_the_engine_unchanged() -> None:
     e = cls(cls.parse_ruleset({"deal": "sealed"}), Chance(bytes(range(64))), MatchContext("m1"))
     seats = [SimSeat(s, "unchanged") for s in range(4)]
     for _ in range(4):  # the keys
-        e.apply(e.turn, seats[e.turn].act(e.view(e.turn)))  # type: ignore[arg-type,index]
+        e.apply(e.turn, seats[e.turn].act(e.view(e.turn), e))  # type: ignore[arg-type,index]
     seat = e.turn
     assert seat == 0 and e.view(0)["legal_actions"] == [{"type": "sealed", "step": "shuffle"}]
-    good = seats[0].act(e.view(0))
+    good = seats[0].act(e.view(0), e)
     assert good is not None
 
     def state() -> Any:
@@ -325,7 +325,7 @@ def _at_step(step: str) -> tuple[Any, SimSeat, dict[str, Any]]:
     seats = [SimSeat(s, "tamper") for s in range(4)]
     while True:
         seat = e.turn
-        action = seats[seat].act(e.view(seat))
+        action = seats[seat].act(e.view(seat), e)
         assert action is not None
         if action.get("step") == step:
             return e, seats[seat], action
@@ -371,41 +371,58 @@ def test_any_flipped_bit_of_a_shuffle_or_a_share_is_refused(
     _refused_unchanged(step, field, at, bit)
 
 
-# -- the seat's own checks (sealed/seat.py) ----------------------------------------------------
+# -- the seat's own machine (games/sealed_seat.py) ----------------------------------------------
 def test_a_seat_learns_its_hand_from_the_log_and_refuses_a_forged_step() -> None:
-    """The client's seat (sealed.seat.SealedSeat with the client's errors) checks every key,
-    shuffle and share in the log before it relies on them: from an honest log it learns the
-    same hand as the simulated seat that holds its key; a log with one shuffle proof changed
-    is refused, and so is a view whose deck is not the log's."""
+    """The client's seat (games.sealed_seat.SealedSeat with the client's errors) runs its own
+    deal machine over the public log, which checks every key, shuffle and share before the
+    seat relies on it: from an honest log it learns the same hand as the simulated seat that
+    holds its key; a log with one shuffle proof changed is refused, and so is a view whose
+    deck is not the log's; each refusal is reported as a dispute."""
     from qahwa_client.errors import ClientError
     from qahwa_client.sealed import SealedSeat, SealedStepRefused
 
     cls = engine_for("hokm", {"deal": "sealed"})
-    e = cls(cls.parse_ruleset({"deal": "sealed"}), Chance(bytes(range(64))), MatchContext("log"))
+    parsed = cls.parse_ruleset({"deal": "sealed"})
+    e = cls(parsed, Chance(bytes(range(64))), MatchContext("log"))
     seats = [SimSeat(s, "log") for s in range(4)]
-    events: list[dict[str, Any]] = []
+    events: list[dict[str, Any]] = [{"seq": i, **ev} for i, ev in enumerate(e.chance.take_events())]
     while e.owed:  # keys, shuffles and the shares of the first five cards of every seat
         seat = e.turn
         assert seat is not None
-        action = seats[seat].act(e.view(seat))
+        action = seats[seat].act(e.view(seat), e)
         events += [{"seq": len(events), **ev} for ev in e.apply(seat, action)]  # type: ignore[arg-type]
     raw = e.view(0)
     side = seats[0].side
     assert side is not None
-    honest = SealedSeat("log", 0, side.keys)
-    honest.take_events(events, raw["sealed"])
+    disputes: list[tuple[str, str]] = []
+
+    def follow() -> SealedSeat:
+        def on_dispute(kind: str, message: str, evidence: dict[str, Any]) -> None:
+            disputes.append((kind, message))
+
+        seat = SealedSeat.follow(
+            "log", 0, "hokm", canonical_ruleset(parsed), keys=side.keys, on_dispute=on_dispute
+        )
+        assert isinstance(seat, SealedSeat)
+        return seat
+
+    honest = follow()
+    honest.take_events(events)
     hand = honest.view(dict(raw))["hand"]
-    side.adopt(raw["sealed"])  # the simulated seat takes the engine's state as it is
     assert len(hand) == 5 and hand == side.view(dict(raw))["hand"]
+    assert disputes == []
     forged = copy.deepcopy(events)
-    shuffle = next(ev for ev in forged if ev["action"].get("step") == "shuffle")
+    shuffle = next(ev for ev in forged if ev.get("action", {}).get("step") == "shuffle")
     proof = bytearray(base64.b64decode(shuffle["action"]["proof"]))
     proof[-40] ^= 1
     shuffle["action"]["proof"] = base64.b64encode(bytes(proof)).decode("ascii")
-    with pytest.raises(SealedStepRefused, match="shuffle step in the log does not verify"):
-        SealedSeat("log", 0, side.keys).take_events(forged, raw["sealed"])
+    with pytest.raises(SealedStepRefused, match="shuffle of seat"):
+        follow().take_events(forged)
+    assert [k for k, _ in disputes] == ["sealed_log"]
     other = copy.deepcopy(raw)
     other["sealed"]["deck"] = e.view(None)["sealed"]["deck"][::-1]
-    with pytest.raises(SealedStepRefused, match="the view's deck is not the log's"):
+    assert other["turn"] == 0
+    with pytest.raises(SealedStepRefused, match="sealed.deck"):
         honest.view(other)
+    assert [k for k, _ in disputes] == ["sealed_log", "sealed_view"]
     assert issubclass(SealedStepRefused, ClientError)

@@ -297,7 +297,7 @@ def test_a_sealed_two_player_iraqi_match_with_its_boneyard() -> None:
         for seat_no, item in drawn:
             mine = m.seats[seat_no].sealed
             assert mine is not None
-            assert any(item in h.own for h in mine.hands.values())
+            assert any(item in own for own in mine.own.values())
         doc = m.check_transcript()
         assert doc["protocol"] == "qahwa-fair/3"
         report = m.verify()
@@ -351,7 +351,7 @@ def test_a_bad_shuffle_proof_or_share_is_422_and_changes_nothing(server: LiveSer
             seat = m.seats[view.seat]
             assert seat.sealed is not None
             assert seat._raw is not None
-            good = seat.sealed.wire({"type": "sealed", "step": step}, seat._raw)
+            good = seat.sealed.wire({"type": "sealed", "step": step})
             if step == "shuffle":
                 bad = {**good, "proof": _flip_b64(good["proof"], rnd.randrange(10_000))}
                 bad_deck = {**good, "deck": _flip_b64(good["deck"], 64 * 7 + 40)}

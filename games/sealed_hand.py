@@ -1,0 +1,358 @@
+"""One hand's sealed deal (qahwa-fair/3, docs/spec/fairness-v3.md §3–§7, §9, §9a): the one
+place in Python that checks a sealed deal.
+
+:class:`Deal` is an I/O-free state machine for one hand, built from the match's public facts
+(match id, hand number, game, the hand's items in canonical order, seats, house seats). It
+keeps the queue of steps owed (:class:`Owed`: the seat that owes the first one is the seat to
+act), which final-deck positions are dealt to which seat, and every key, shuffle, share,
+opening and revealed key, each verified through :mod:`games.sealed_backend` before anything
+changes. The game (:class:`games.sealed_base.SealedGame`) tells it when items are dealt
+(:meth:`Deal.deal`) and when the hand's play is over (:meth:`Deal.over`); every other change
+is a seat's step (:meth:`Deal.step`) or the opening a play carries (:meth:`Deal.check_open`,
+:meth:`Deal.commit_open`). The public state every view shows is :meth:`Deal.view`.
+
+:func:`verify_hand` checks a hand's §9 record (keys, the shuffle chain, shares, openings,
+revealed keys; the whole deck opened once every key is revealed) with the same checks.
+
+Transitions (the data a port follows; ``n`` seats, house seats first in the shuffle order):
+
+=====================  ===================================================================
+start                  owed: ``key`` by 0..n−1, then ``shuffle`` by house seats, then others
+``key`` (s)            §3 proof checked; the hand key once every key is in
+``shuffle`` (s)        §5.5 proof checked against the deck so far; the deck replaced
+``deal({s: items})``   for each seat t, ``share`` of the items dealt to the others, owed by t
+``share`` (t)          the owed items exactly, in order; each §6 share proof checked
+``open`` / a play      the item is the seat's, unopened; its share checked; every seat's
+                       share opens it to the code named (§7)
+``over()``             owed: ``reveal_key`` by 0..n−1
+``reveal_key`` (s)     §3: secret·G = key; with every key in, the whole deck opened (§10)
+=====================  ===================================================================
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fairness import PROTOCOL_V3
+
+from .base import JSON, Action, only_keys
+from .errors import IllegalActionError, MalformedActionError
+from .sealed_backend import SealedStepError, get_backend
+
+#: the deal steps a seat owes (fairness-v3 §9a)
+STEPS = ("key", "shuffle", "share", "open", "reveal_key")
+
+
+@dataclass(frozen=True)
+class Owed:
+    """A step a seat owes: ``items`` lists the items of a ``share`` step (or the one item of
+    an ``open`` step)."""
+
+    seat: int
+    step: str
+    items: tuple[int, ...] = ()
+
+    def to_json(self) -> dict[str, JSON]:
+        out: dict[str, JSON] = {"seat": self.seat, "step": self.step}
+        if self.step in ("share", "open"):
+            out["items"] = list(self.items)
+        return out
+
+
+def parse_hex(v: Any, size: int, what: str) -> bytes:
+    if not isinstance(v, str):
+        raise MalformedActionError(f"{what}: a hex string expected")
+    try:
+        b = bytes.fromhex(v)
+    except ValueError:
+        raise MalformedActionError(f"{what}: not hex") from None
+    if len(b) != size or v != b.hex():
+        raise MalformedActionError(f"{what}: {size} bytes of lowercase hex expected")
+    return b
+
+
+def parse_b64(v: Any, what: str) -> bytes:
+    if not isinstance(v, str):
+        raise MalformedActionError(f"{what}: a base64 string expected")
+    try:
+        b = base64.b64decode(v, validate=True)
+    except (ValueError, binascii.Error):
+        raise MalformedActionError(f"{what}: not base64") from None
+    if base64.b64encode(b).decode("ascii") != v:
+        raise MalformedActionError(f"{what}: not canonical base64")
+    return b
+
+
+def parse_item(v: Any, n: int, what: str = "'item'") -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n:
+        raise MalformedActionError(f"{what} must be an item position 0 to {n - 1}, got {v!r}")
+    return v
+
+
+def b64(b: bytes) -> str:
+    return base64.b64encode(b).decode("ascii")
+
+
+def shuffle_order(seats: int, house: Collection[int]) -> list[int]:
+    """House seats first, then the others, each in seat order (fairness-v3 §5)."""
+    hs = sorted(set(house))
+    return hs + [s for s in range(seats) if s not in hs]
+
+
+@dataclass
+class Deal:
+    """One hand's sealed deal (see the module's doc)."""
+
+    match_id: str
+    number: int  #: the hand (0 for the match's first, counting every hand dealt)
+    game: str
+    items: list[str]  #: the starting deck's order
+    n: int  #: the seats
+    house: tuple[int, ...] = ()
+    keys: list[bytes | None] = field(default_factory=list)
+    deck: bytes = b""  #: the deck now: the starting deck, then each shuffle's output
+    hand_key: bytes | None = None
+    shuffled: list[int] = field(default_factory=list)
+    owner: dict[int, int] = field(default_factory=dict)  #: item → the seat it is dealt to
+    shares: dict[int, dict[int, bytes]] = field(default_factory=dict)  #: item → seat → D
+    opened: dict[int, str] = field(default_factory=dict)
+    revealed: list[bytes | None] = field(default_factory=list)
+    codes: list[str] | None = None  #: every item's code, once every key is revealed
+    owed: list[Owed] = field(default_factory=list)
+    record: dict[str, Any] = field(default_factory=dict)  #: the §9 entry, in event order
+
+    @classmethod
+    def start(
+        cls,
+        match_id: str,
+        number: int,
+        game: str,
+        items: Sequence[str],
+        seats: int,
+        house: Collection[int] = (),
+    ) -> Deal:
+        """A new hand over ``items`` (the rules' canonical order): keys, then shuffles owed."""
+        deal = cls(
+            match_id,
+            number,
+            game,
+            list(items),
+            seats,
+            tuple(sorted(set(house))),
+            keys=[None] * seats,
+            deck=get_backend().starting_deck(game, items),
+            revealed=[None] * seats,
+        )
+        deal.record = {"hand": number, "game": game, "items": list(items)}
+        deal.record.update((k, []) for k in ("keys", "shuffles", "shares", "openings", "revealed"))
+        deal.owed = [Owed(s, "key") for s in range(seats)]
+        deal.owed += [Owed(s, "shuffle") for s in shuffle_order(seats, house)]
+        return deal
+
+    # -- reads -------------------------------------------------------------------------------
+    def item(self, i: int) -> bytes:
+        return self.deck[64 * i : 64 * i + 64]
+
+    def ctx(self, seat: int) -> tuple[str, int, int]:
+        return (self.match_id, self.number, seat)
+
+    def all_keys(self) -> list[bytes]:
+        if any(k is None for k in self.keys):
+            raise AssertionError("a key is missing")
+        return [k for k in self.keys if k is not None]
+
+    def held_by(self, seat: int) -> list[int]:
+        """Every item dealt to ``seat`` this hand (opened or not)."""
+        return sorted(i for i, o in self.owner.items() if o == seat)
+
+    # -- the game's calls ----------------------------------------------------------------------
+    def deal(self, dealt: Mapping[int, Sequence[int]]) -> None:
+        """Items (final-deck positions) dealt face down, seat → items: every other seat owes
+        its shares of them, one share step a seat, in seat order."""
+        batch: dict[int, int] = {}
+        for seat, items in dealt.items():
+            for i in items:
+                if i in self.owner:
+                    raise AssertionError(f"item {i} dealt twice")
+                self.owner[i] = seat
+                batch[i] = seat
+        for t in range(self.n):
+            need = tuple(sorted(i for i, o in batch.items() if o != t))
+            if need:
+                self.owed.append(Owed(t, "share", need))
+
+    def over(self) -> None:
+        """The hand's play is over: every seat owes its key, in seat order."""
+        self.owed += [Owed(s, "reveal_key") for s in range(self.n)]
+
+    # -- openings ------------------------------------------------------------------------------
+    def check_open(self, seat: int, action: Action, code: str) -> tuple[int, bytes]:
+        """The opening an action carries (``item``, ``share``, ``proof``), checked without
+        changing anything: the item is the seat's and unopened, its share verifies and the
+        shares open it to ``code``. Returns (item, the seat's share)."""
+        item = parse_item(action.get("item"), len(self.items))
+        share = parse_hex(action.get("share"), 32, "'share'")
+        proof = parse_hex(action.get("proof"), 96, "'proof'")
+        if self.owner.get(item) != seat:
+            raise IllegalActionError(f"item {item} is not dealt to seat {seat}")
+        if item in self.opened:
+            raise IllegalActionError(f"item {item} is already open ({self.opened[item]})")
+        be = get_backend()
+        be.verify_share(self.ctx(seat), self.all_keys()[seat], self.item(item), share, proof)
+        others = self.shares.get(item, {})
+        if sorted([*others, seat]) != list(range(self.n)):
+            raise IllegalActionError(f"item {item} lacks the other seats' shares")
+        if not be.opens_to(self.game, code, self.item(item), [*others.values(), share]):
+            raise SealedStepError(f"the shares do not open item {item} to {code!r}")
+        return item, share
+
+    def commit_open(self, seat: int, item: int, code: str, share: bytes, proof: bytes) -> None:
+        self.add_share(item, seat, share, proof)
+        self.opened[item] = code
+        self.record["openings"].append({"item": item, "seat": seat, "code": code})
+
+    def add_share(self, item: int, seat: int, share: bytes, proof: bytes) -> None:
+        """A share (verified) of ``item`` by ``seat``, kept and recorded."""
+        self.shares.setdefault(item, {})[seat] = share
+        self.record["shares"].append(
+            {"item": item, "seat": seat, "share": share.hex(), "proof": proof.hex()}
+        )
+
+    # -- a seat's step ---------------------------------------------------------------------------
+    def step(self, seat: int, action: Action) -> tuple[int, str] | bool:
+        """Check and apply the step ``action`` of ``seat`` (the first one owed). Returns the
+        opening (item, code) of an ``open`` step (checked, not applied: the game commits it),
+        True when the last key of the hand is revealed (:attr:`codes` set), else False."""
+        step = action.get("step")
+        if not isinstance(step, str) or step not in STEPS:
+            raise MalformedActionError(f"a sealed step must be one of {list(STEPS)}, got {step!r}")
+        if not self.owed:
+            raise IllegalActionError("no sealed step is owed now")
+        owed = self.owed[0]
+        if owed.step != step:
+            raise IllegalActionError(
+                f"seat {seat} owes its sealed {owed.step!r} step, not {step!r}"
+            )
+        ctx = self.ctx(seat)
+        be = get_backend()
+        if step == "key":
+            only_keys(action, "step", "key", "proof")
+            key = parse_hex(action.get("key"), 32, "'key'")
+            proof = parse_hex(action.get("proof"), 64, "'proof'")
+            be.verify_key(ctx, key, proof)
+            self.keys[seat] = key
+            if all(k is not None for k in self.keys):
+                self.hand_key = be.hand_key(self.all_keys())
+            self.record["keys"].append({"seat": seat, "key": key.hex(), "proof": proof.hex()})
+        elif step == "shuffle":
+            only_keys(action, "step", "deck", "proof")
+            deck = parse_b64(action.get("deck"), "'deck'")
+            proof = parse_b64(action.get("proof"), "'proof'")
+            if len(deck) != len(self.deck):
+                raise MalformedActionError(f"'deck': {len(self.items)} items expected")
+            assert self.hand_key is not None
+            be.verify_shuffle(ctx, self.hand_key, self.deck, deck, proof)
+            self.deck = deck
+            self.shuffled.append(seat)
+            self.record["shuffles"].append({"seat": seat, "deck": b64(deck), "proof": b64(proof)})
+        elif step == "share":
+            only_keys(action, "step", "shares")
+            got = action.get("shares")
+            if not isinstance(got, list) or not all(isinstance(x, dict) for x in got):
+                raise MalformedActionError("'shares' must be a list of objects")
+            items = [x.get("item") for x in got]
+            if items != list(owed.items):
+                raise IllegalActionError(
+                    f"seat {seat} owes shares of items {list(owed.items)}, in that order"
+                )
+            parsed: list[tuple[int, bytes, bytes]] = []
+            for x in got:
+                extra = sorted(set(x) - {"item", "share", "proof"})
+                if extra:
+                    raise MalformedActionError(f"unexpected field(s) {', '.join(extra)} in a share")
+                i = x["item"]
+                d = parse_hex(x.get("share"), 32, f"share of item {i}")
+                p = parse_hex(x.get("proof"), 96, f"share proof of item {i}")
+                be.verify_share(ctx, self.all_keys()[seat], self.item(i), d, p)
+                parsed.append((i, d, p))
+            for i, d, p in parsed:
+                self.add_share(i, seat, d, p)
+        elif step == "open":
+            only_keys(action, "step", "item", "code", "share", "proof")
+            code = action.get("code")
+            if not isinstance(code, str) or code not in self.items:
+                raise MalformedActionError(f"'code' must be an item of this hand, got {code!r}")
+            if action.get("item") not in owed.items:
+                raise IllegalActionError(
+                    f"seat {seat} owes the opening of items {list(owed.items)}"
+                )
+            item, _ = self.check_open(seat, action, code)
+            return item, code
+        else:  # reveal_key
+            only_keys(action, "step", "secret")
+            secret = parse_hex(action.get("secret"), 32, "'secret'")
+            be.check_revealed(self.all_keys()[seat], secret, seat)
+            revealed = list(self.revealed)
+            revealed[seat] = secret
+            codes = None
+            if all(r is not None for r in revealed):
+                codes = be.open_deck(
+                    self.game, self.items, self.deck, [r for r in revealed if r is not None]
+                )
+            self.revealed = revealed
+            self.record["revealed"].append({"seat": seat, "secret": secret.hex()})
+            self.owed.pop(0)
+            if codes is not None:
+                self.codes = codes
+                return True
+            return False
+        self.owed.pop(0)
+        return False
+
+    def commit_open_step(self, seat: int, action: Action, item: int, code: str) -> None:
+        """Apply an ``open`` step :meth:`step` checked."""
+        share = bytes.fromhex(action["share"])
+        self.commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
+        self.owed.pop(0)
+
+    # -- the view ----------------------------------------------------------------------------------
+    def view(self, running: bool = True) -> dict[str, JSON]:
+        """The public state of the hand's deal: what a seat needs to make its next step and
+        to learn its own items (everything here is public). ``running``: the match goes on
+        (else nothing is owed)."""
+        return {
+            "protocol": PROTOCOL_V3,
+            "match_id": self.match_id,
+            "hand": self.number,
+            "game": self.game,
+            "items": list(self.items),
+            "house": list(self.house),
+            "keys": [k.hex() if k is not None else None for k in self.keys],
+            "hand_key": self.hand_key.hex() if self.hand_key is not None else None,
+            "deck": b64(self.deck),
+            "shuffled": list(self.shuffled),
+            "dealt": [self.held_by(s) for s in range(self.n)],
+            "shares": {
+                str(i): {str(s): d.hex() for s, d in sorted(by.items())}
+                for i, by in sorted(self.shares.items())
+            },
+            "opened": {str(i): c for i, c in sorted(self.opened.items())},
+            "revealed": [r is not None for r in self.revealed],
+            "owed": self.owed[0].to_json() if self.owed and running else None,
+        }
+
+
+__all__ = [
+    "STEPS",
+    "Deal",
+    "Owed",
+    "b64",
+    "parse_b64",
+    "parse_hex",
+    "parse_item",
+    "shuffle_order",
+]
