@@ -22,7 +22,7 @@ import click
 
 import tlog
 from fairness import PROTOCOL as PROTOCOL_V1
-from fairness import canonical_json, signed_protocol
+from fairness import PROTOCOL_V2, PROTOCOL_V3, canonical_json, signed_protocol
 
 from .keys import KeySet, UnusableInput, server_base
 from .keys import http_why as _why
@@ -52,22 +52,58 @@ NOT_EXCLUDED = (
 )
 
 
+#: the ruleset's ``deal`` of a sealed match (fairness-v3 §9a)
+SEALED_DEAL = "sealed"
+
+
 def entry_protocol(leaf: dict[str, Any]) -> str | None:
     """The protocol a log entry was made under: a v2 lock's, a v1 commitment's."""
     proto = leaf.get("protocol")
     return proto if isinstance(proto, str) else None
 
 
+def lock_is_sealed(leaf: dict[str, Any]) -> bool:
+    """Whether a lock record commits to a sealed deal: its signed ``ruleset`` (canonical
+    JSON) parsed is an object whose ``deal`` is ``"sealed"`` (fairness-v3 §9a)."""
+    ruleset = leaf.get("ruleset")
+    if not isinstance(ruleset, str):
+        return False
+    try:
+        parsed = json.loads(ruleset)
+    except ValueError:
+        return False
+    return isinstance(parsed, dict) and parsed.get("deal") == SEALED_DEAL
+
+
+def transcript_protocol_of(leaf: dict[str, Any]) -> str | None:
+    """The protocol a match's log entry asks of its transcript (fairness-v3 §9b): a
+    qahwa-fair/1 commitment record's is qahwa-fair/1; a qahwa-fair/2 lock's is qahwa-fair/3
+    when the lock's ruleset says ``"deal": "sealed"``, else qahwa-fair/2."""
+    proto = entry_protocol(leaf)
+    if proto == PROTOCOL_V2 and leaf.get("type") == "lock" and lock_is_sealed(leaf):
+        return PROTOCOL_V3
+    return proto
+
+
+def entry_name(leaf: dict[str, Any]) -> str:
+    """How a report names a match's log entry: ``a qahwa-fair/2 lock of a sealed deal``."""
+    kind = str(leaf.get("type"))
+    what = {"lock": "lock", "commitment": "commitment record"}.get(kind, "entry")
+    sealed = " of a sealed deal" if kind == "lock" and lock_is_sealed(leaf) else ""
+    return f"{entry_protocol(leaf)} {what}{sealed}"
+
+
 def downgrade_problem(transcript: dict[str, Any], leaf: dict[str, Any], idx: int) -> str | None:
-    """Why the match's log entry refuses this transcript (fairness-v2.md §9), or None."""
-    want, have = entry_protocol(leaf), transcript.get("protocol")
+    """Why the match's log entry refuses this transcript (fairness-v2.md §9, fairness-v3.md
+    §9b), or None."""
+    want, have = transcript_protocol_of(leaf), transcript.get("protocol")
     if want == have:
         return None
-    what = {"lock": "lock", "commitment": "commitment record"}.get(str(leaf.get("type")), "entry")
     return (
         f"downgrade: the log's entry for match {transcript.get('match_id')!r} (index {idx}) is "
-        f"a {want} {what}, but the transcript is {have}: a transcript of another protocol "
-        "than its match's log entry is refused (fairness-v2.md §9)"
+        f"a {entry_name(leaf)}, but the transcript is {have} (that entry's is {want}): a "
+        "transcript of another protocol than its match's log entry asks for is refused "
+        "(fairness-v2.md §9, fairness-v3.md §9b)"
     )
 
 
@@ -126,11 +162,14 @@ def _leaf_matches(
 ) -> None:
     """The logged ``record`` is this transcript's (a v1 commitment or a v2 lock), signed by
     one of ``keys`` when there are keys."""
-    names = ["protocol", "match_id", "game", "ruleset", "commitment"]
+    names = ["match_id", "game", "ruleset", "commitment"]
     if leaf.get("type") == "commitment":
         names.append("log_index")
     elif leaf.get("type") != "lock":
         raise LogCheckFailed(f"log entry {idx} is not a commitment or lock record")
+    why = downgrade_problem(transcript, leaf, idx)
+    if why is not None:
+        raise LogCheckFailed(why)
     for name in names:
         if leaf.get(name) != transcript.get(name):
             raise LogCheckFailed(
@@ -218,8 +257,8 @@ def check_online(
     (``GET /v1/matches/{id}/log-proof``) checked against ``policy`` (else the server's own
     log key, quorum none) and against the checkpoints seen before, its record this
     transcript's and of its protocol (§9). None when the server publishes no log (no log
-    key): the caller goes on as before. ``found["entry"]`` is set to the entry's protocol
-    and index once it is found."""
+    key): the caller goes on as before. ``found["entry"]`` is set to the entry's name
+    (:func:`entry_name`) and index once it is found."""
     raw = getattr(fetch, "raw", None)
     if raw is None:
         return None
@@ -284,7 +323,7 @@ def check_online(
             f"the server's log proof for match {mid} is of entry {tp.index}, the record of "
             f"match {leaf.get('match_id')!r}"
         )
-    found["entry"] = (entry_protocol(leaf), tp.index, leaf.get("type"))
+    found["entry"] = (entry_name(leaf), tp.index)
     problem = downgrade_problem(transcript, leaf, tp.index)
     if problem is not None:
         found["downgrade"] = problem
@@ -318,7 +357,7 @@ def check_transcript(
     found: dict[str, Any] | None = None,
 ) -> tuple[bool | None, str]:
     """The ``log`` check: (ok, detail); ok None when it could not be made. ``found``
-    (filled in): what the downgrade check needs — ``entry``: (protocol, index, type) of
+    (filled in): what the downgrade check needs — ``entry``: (name, index) of
     the match's log entry, once found; ``downgrade``: why the entry refuses the transcript;
     ``no_log``: why the server offers no log to look in."""
     found = {} if found is None else found
@@ -330,7 +369,7 @@ def check_transcript(
             idx = proof.proof.index  # the match's entry, found by its match id (§9)
         ok, detail = check_offline(transcript, idx, keys, proof, policy, state)
         if ok:
-            found["entry"] = (entry_protocol(proof.leaf), idx, proof.leaf.get("type"))
+            found["entry"] = (entry_name(proof.leaf), idx)
         elif ok is False and detail.startswith("downgrade:"):
             found["downgrade"] = detail
         return ok, detail
@@ -378,7 +417,7 @@ def check_transcript(
         ok, detail = reconcile(state, head, keys, fetch, server)
     except LogCheckFailed as exc:
         return False, str(exc)
-    found.setdefault("entry", (entry_protocol(proof["leaf"]), idx, "commitment"))
+    found.setdefault("entry", (entry_name(proof["leaf"]), idx))
     return ok, f"included at index {idx} of tree size {head.tree_size}; {detail}"
 
 
@@ -388,11 +427,10 @@ def downgrade_row(log_ok: bool | None, found: dict[str, Any]) -> tuple[bool | No
         return False, str(found["downgrade"])
     entry = found.get("entry")
     if entry is not None and log_ok is not False:
-        proto, idx, kind = entry
-        what = {"lock": "lock", "commitment": "commitment record"}.get(str(kind), "entry")
+        name, idx = entry
         return True, (
-            f"excluded: the log's entry for this match (index {idx}) is a {proto} {what}, "
-            "the transcript's protocol"
+            f"excluded: the log's entry for this match (index {idx}) is a {name}, which asks "
+            "for the transcript's protocol"
         )
     if found.get("pending"):
         return None, "not excluded yet: the match's log entry is not cosigned yet; retry"

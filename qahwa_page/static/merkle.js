@@ -254,10 +254,36 @@
     return { key: 'older', params: { m: old.size } };
   }
 
+  // The protocol of a signed match's transcript (qahwa-fair/2, and /3 of sealed deals):
+  // its entry in the log is its lock, at lock_index.
+  function signedProtocol(p) { return p === 'qahwa-fair/2' || p === 'qahwa-fair/3'; }
+  function entryIndex(doc) { return doc && (signedProtocol(doc.protocol) ? doc.lock_index : doc.log_index); }
+  // Whether a lock commits to a sealed deal: its signed ruleset (canonical JSON) parsed is an
+  // object whose deal is "sealed" (fairness-v3 §9a; a member, not a substring).
+  function sealedLock(leaf) {
+    if (!leaf || leaf.type !== 'lock' || typeof leaf.ruleset !== 'string') return false;
+    var r;
+    try { r = JSON.parse(leaf.ruleset); } catch (e) { return false; }
+    return !!r && typeof r === 'object' && !Array.isArray(r) && r.deal === 'sealed';
+  }
+  // The protocol a match's log entry asks of its transcript (fairness-v3 §9b): a
+  // qahwa-fair/2 lock of a sealed deal asks for qahwa-fair/3, every other entry its own.
+  function wantedProtocol(leaf) {
+    return leaf.protocol === 'qahwa-fair/2' && sealedLock(leaf) ? 'qahwa-fair/3' : leaf.protocol;
+  }
+  function Downgrade(params) { this.params = params; }
+  function downgradeOf(doc, leaf, i) {
+    if (wantedProtocol(leaf) === doc.protocol) return null;
+    return { id: doc.match_id, found: String(leaf.protocol), i: i, given: String(doc.protocol),
+      type: String(leaf.type) + (sealedLock(leaf) ? ' (a sealed deal: its transcript is qahwa-fair/3)' : '') };
+  }
+
   // Log entry i is the transcript's own record, signed by the server's key: its lock
-  // (qahwa-fair/2), else its commitment record.
+  // (qahwa-fair/2 and /3), else its commitment record; of the protocol its transcript has.
   async function checkRecord(doc, leaf, keys, i) {
-    if (doc.protocol === 'qahwa-fair/2') {
+    var down = leaf && typeof leaf === 'object' && leaf.match_id === doc.match_id ? downgradeOf(doc, leaf, i) : null;
+    if (down) throw new Downgrade(down);
+    if (signedProtocol(doc.protocol)) {
       if (!leaf || leaf.type !== 'lock') throw new Error('log entry ' + i + ' is not a lock record');
       if (!doc.lock || typeof doc.lock !== 'object' || canonicalJson(leaf) !== canonicalJson(doc.lock)) {
         throw new Error('log entry ' + i + ' is not this transcript\u2019s lock');
@@ -308,7 +334,7 @@
     return { name: parts[0], id: id, pub: raw.slice(1) };
   }
   async function checkTlog(doc, tlogText, keys) {
-    var i = doc.protocol === 'qahwa-fair/2' ? doc.lock_index : doc.log_index;
+    var i = entryIndex(doc);
     if (!Number.isSafeInteger(i) || i < 0) return { ok: false, key: 'bad', params: { why: 'the transcript\u2019s log entry is not an index' } };
     if (!keys || !keys.logVkey) return { ok: null, key: 'tlog_no_key' };
     try {
@@ -346,6 +372,7 @@
       return { ok: true, key: 'tlog_ok', params: { i: i, n: size, origin: origin, kid: toHex(vk.id), w: others } };
     } catch (e) {
       if (e instanceof Skip) return { ok: null, key: e.key };
+      if (e instanceof Downgrade) return { ok: false, key: 'downgrade', params: e.params };
       return { ok: false, key: 'bad', params: { why: 'the saved tlog-proof: ' + String(e && e.message || e) } };
     }
   }
@@ -372,9 +399,8 @@
       if (pf.extra) {
         try { leaf = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(pf.extra)); } catch (e) { leaf = null; }
       }
-      if (leaf && typeof leaf === 'object' && leaf.match_id === doc.match_id && leaf.protocol !== doc.protocol) {
-        return { ok: false, key: 'downgrade', params: { id: doc.match_id, found: String(leaf.protocol), type: String(leaf.type), i: pf.index, given: String(doc.protocol) } };
-      }
+      var down = leaf && typeof leaf === 'object' && leaf.match_id === doc.match_id ? downgradeOf(doc, leaf, pf.index) : null;
+      if (down) return { ok: false, key: 'downgrade', params: down };
       return { ok: null, key: 'no_index' };
     } catch (e) {
       return { ok: null, key: 'no_index' };
@@ -385,7 +411,7 @@
   // tlogText: a saved tlog-proof the player gave, checked instead of asking the server.
   async function checkLog(doc, base, keys, tlogText) {
     if (doc && tlogText) return checkTlog(doc, tlogText, keys);
-    var i = doc && (doc.protocol === 'qahwa-fair/2' ? doc.lock_index : doc.log_index);  // qahwa-fair/2: the lock's entry (§8)
+    var i = entryIndex(doc);  // qahwa-fair/2 and /3: the lock's entry (§8)
     if (i === undefined || i === null) return base ? entryOfMatch(doc, base) : { ok: null, key: 'no_index' };
     if (!Number.isSafeInteger(i) || i < 0) return { ok: false, key: 'bad', params: { why: 'the transcript\u2019s log_index is not an index' } };
     if (!base) return { ok: null, key: 'no_server' };
@@ -408,6 +434,7 @@
       return { ok: true, key: 'ok', params: { i: i, n: head.size, kid: head.kid, rel: rel } };
     } catch (e) {
       if (e instanceof Skip) return { ok: null, key: e.key };
+      if (e instanceof Downgrade) return { ok: false, key: 'downgrade', params: e.params };
       if (e instanceof Fork) return { ok: false, key: 'fork', params: { why: e.why } };
       return { ok: false, key: 'bad', params: { why: String(e && e.message || e) } };
     }

@@ -1,0 +1,131 @@
+"""``verify --server`` against a real server for what the log holds of a match:
+
+- sealed matches (fairness-v3 §9b): a genuine sealed hokm match and a genuine sealed Iraqi
+  dominoes match pass; a seeded transcript made up for a sealed match's id fails, and so
+  does a sealed transcript made up for a seeded match (the downgrade rule reads the lock's
+  signed ruleset);
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from live_server import LiveServer
+
+from games.transcript import simulate_match
+from qahwa_client import Client
+from qahwa_client.client import Match
+from service.matches import MatchService
+from verify_cli.main import app
+
+SEALED_HOKM = {"players": 4, "target": 1, "deal": "sealed"}
+SEALED_IRAQI = {"players": 2, "target": 20, "deal": "sealed"}
+
+
+def run(*args: str) -> Any:
+    return CliRunner().invoke(app, list(args), catch_exceptions=False)
+
+
+def rows(res: Any) -> dict[str, dict[str, Any]]:
+    (rep,) = json.loads(res.stdout)["results"]
+    return {c["name"]: c for c in rep["checks"]}
+
+
+def play(match: Match, rnd: random.Random, limit: int = 3000) -> None:
+    """docs/bot.md's loop over every seat of ``match`` until it ends."""
+    turn = 0
+    for _ in range(limit):
+        seat = match.seats[turn]
+        view = seat.state()
+        if view.status != "playing":
+            return
+        if view.turn != view.seat:
+            turn = view.turn or 0
+            continue
+        seat.act(rnd.choice(view.suggested_actions or view.legal_actions))
+    raise AssertionError("the match did not end")
+
+
+def played(srv: LiveServer, game: str, ruleset: dict[str, Any], seed: int) -> dict[str, Any]:
+    """A genuine match played to its end on ``srv``, its transcript as the server serves it."""
+    with Client(srv.url) as qc:
+        m = qc.create_match(game, ruleset)
+        m.start()
+        play(m, random.Random(seed))
+        doc = m.check_transcript()
+    srv.app.state.log_c2sp.checkpoint_now()
+    return doc
+
+
+def made_up(svc: MatchService, game: str, ruleset: dict[str, Any], real: dict[str, Any]) -> Any:
+    """A transcript sound by itself, made up by the operator for the match of the ``real``
+    transcript and signed with its key (its own lock, named at the real lock's index: the
+    log holds the real one)."""
+    doc, _ = simulate_match(
+        game,
+        ruleset,
+        seed=9,
+        match_id=real["match_id"],
+        lock_index=real["lock_index"],
+        keyed=True,
+        timed=True,
+        signer=svc.signer,
+    )
+    return doc
+
+
+@pytest.fixture(scope="module")
+def sealed_server() -> Any:
+    with LiveServer() as srv:
+        yield srv
+
+
+def verify_file(tmp_path: Path, name: str, doc: Any, srv: LiveServer, *more: str) -> Any:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return run(str(path), "--server", srv.url, "--no-state", "--json", *more)
+
+
+@pytest.mark.parametrize(
+    ("game", "ruleset"), [("hokm", SEALED_HOKM), ("iraqi_domino", SEALED_IRAQI)]
+)
+def test_a_genuine_sealed_match_verifies_online(
+    sealed_server: LiveServer, tmp_path: Path, game: str, ruleset: dict[str, Any]
+) -> None:
+    doc = played(sealed_server, game, ruleset, seed=5)
+    assert doc["protocol"] == "qahwa-fair/3"
+    res = verify_file(tmp_path, "sealed.json", doc, sealed_server)
+    assert res.exit_code == 0, res.output
+    got = rows(res)
+    assert got["log"]["ok"] is True, got["log"]
+    assert got["downgrade"]["ok"] is True
+    assert "qahwa-fair/2 lock of a sealed deal" in got["downgrade"]["detail"]
+
+
+def test_made_up_transcripts_across_the_deal_fail_online(
+    sealed_server: LiveServer, tmp_path: Path
+) -> None:
+    svc: MatchService = sealed_server.app.state.service
+    sealed = played(sealed_server, "hokm", SEALED_HOKM, seed=6)
+    seeded = played(sealed_server, "hokm", {"players": 4, "target": 1}, seed=6)
+    assert seeded["protocol"] == "qahwa-fair/2"
+    # a seeded transcript made up for the sealed match's id
+    forged = made_up(svc, "hokm", {"players": 4, "target": 1}, sealed)
+    res = verify_file(tmp_path, "seeded-for-sealed.json", forged, sealed_server)
+    assert res.exit_code == 1, res.output
+    down = rows(res)["downgrade"]
+    assert down["ok"] is False, down
+    assert "lock of a sealed deal, but the transcript is qahwa-fair/2" in down["detail"]
+    # a sealed transcript made up for the seeded match's id
+    forged = made_up(svc, "hokm", SEALED_HOKM, seeded)
+    assert forged["protocol"] == "qahwa-fair/3"
+    res = verify_file(tmp_path, "sealed-for-seeded.json", forged, sealed_server)
+    assert res.exit_code == 1, res.output
+    down = rows(res)["downgrade"]
+    assert down["ok"] is False, down
+    assert "is a qahwa-fair/2 lock, but the transcript is qahwa-fair/3" in down["detail"]
