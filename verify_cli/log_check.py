@@ -10,6 +10,7 @@ log the report says that a downgrade was not excluded."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import urllib.parse
@@ -24,6 +25,7 @@ import tlog
 from fairness import PROTOCOL as PROTOCOL_V1
 from fairness import PROTOCOL_V2, PROTOCOL_V3, canonical_json, signed_protocol
 
+from .core import UNCHECKED, VERIFIED
 from .keys import KeySet, UnusableInput, server_base
 from .keys import http_why as _why
 from .log_state import (
@@ -277,16 +279,7 @@ def check_online(
     # a match that just ended waits for the log's next checkpoint (about a second) and its
     # witnesses' cosignatures: a qahwa-fair/2 transcript asks again a few times
     tries = PENDING_TRIES if signed_protocol(transcript) else 1
-    for attempt in range(tries):
-        status, body = raw(f"/v1/matches/{urllib.parse.quote(mid, safe='')}/log-proof")
-        try:
-            err = json.loads(body) if status != 200 else None
-        except ValueError:
-            err = None
-        code = err.get("error", {}).get("code") if isinstance(err, dict) else None
-        if not (status == 409 and code == "not_cosigned") or attempt == tries - 1:
-            break
-        time.sleep(PENDING_WAIT)
+    status, body, err, code = _ask_proof(raw, mid, "log-proof", tries)
     if status == 409 and code == "not_cosigned":
         found["pending"] = True
         return None, (
@@ -343,7 +336,105 @@ def check_online(
         seen = reconcile_checkpoint(state, cp, tp.checkpoint, fetch, server, slot)
     except LogCheckFailed as exc:
         return False, str(exc)
+    if signed_protocol(transcript):
+        found["reveal"] = check_reveal(transcript, keys, raw, policy, tp.index)
     return True, _included(tp.index, cp, cosigned, f"{note}; {seen}")
+
+
+def _ask_proof(raw: Any, mid: str, what: str, tries: int) -> tuple[int, bytes, Any, Any]:
+    """``GET /v1/matches/{mid}/{what}``, asked again while it answers 409 ``not_cosigned``
+    (at most ``tries`` times): (status, body, the error document, its code)."""
+    status, body, err, code = 0, b"", None, None
+    for attempt in range(tries):
+        status, body = raw(f"/v1/matches/{urllib.parse.quote(mid, safe='')}/{what}")
+        try:
+            err = json.loads(body) if status != 200 else None
+        except ValueError:
+            err = None
+        code = err.get("error", {}).get("code") if isinstance(err, dict) else None
+        if not (status == 409 and code == "not_cosigned") or attempt == tries - 1:
+            break
+        time.sleep(PENDING_WAIT)
+    return status, body, err, code
+
+
+#: what the reveal record signs of the transcript (fairness-v2 §8), by the record's name
+REVEAL_FIELDS = (("chain", "chain head"), ("result", "result"), ("ended_at", "ended_at"))
+
+
+def check_reveal(
+    transcript: dict[str, Any],
+    keys: KeySet | None,
+    raw: Any,
+    policy: tlog.Policy,
+    lock_idx: int,
+) -> tuple[bool | None, str]:
+    """The ``reveal`` check (fairness-v2 §8): the match's reveal record, found in the log by
+    its match id (``GET /v1/matches/{id}/reveal-proof``, its tlog-proof checked against
+    ``policy``), is signed by the server's key, names the match's lock, and signs this
+    transcript's chain head (and so its events and their number), result, ``ended_at`` and
+    SHA-256. (None, "not checked yet: …") while the log holds no such record."""
+    mid = str(transcript.get("match_id"))
+    status, body, err, code = _ask_proof(raw, mid, "reveal-proof", PENDING_TRIES)
+    if status != 200:
+        return None, (
+            f"not checked yet: the server's log gives no reveal record of match {mid} "
+            f"({_why(status, err)}); until it does, nothing shows this transcript runs to "
+            "the match's real end (fairness-v2 §8)"
+        )
+    try:
+        tp = tlog.parse_proof(body)
+        leaf = json.loads(tp.extra or b"")
+        if not isinstance(leaf, dict):
+            raise ValueError("its extra line holds no record")
+        cp, _ = tp.verify(tlog.leaf_hash(tp.extra or b""), policy)
+    except (tlog.PolicyError, tlog.ProofError, ValueError) as exc:
+        return False, f"the server's proof of match {mid}'s reveal record: {exc}"
+    where = f"the reveal record at log index {tp.index}"
+    if leaf.get("type") != "reveal" or leaf.get("match_id") != mid:
+        return False, (
+            f"log entry {tp.index} is not match {mid}'s reveal record (it is a "
+            f"{leaf.get('type')!r} record of match {leaf.get('match_id')!r})"
+        )
+    if leaf.get("lock_index") != lock_idx or tp.index <= lock_idx:
+        return False, (
+            f"{where} names lock_index {leaf.get('lock_index')!r}, the match's lock is log "
+            f"entry {lock_idx}"
+        )
+    if keys is not None:
+        try:
+            _check_signed(leaf, keys, where)
+        except LogCheckFailed as exc:
+            return False, str(exc)
+    for name, what in REVEAL_FIELDS:
+        if leaf.get(name) != transcript.get(name):
+            return False, (
+                f"{where} signs the match's {what} {_short(leaf.get(name))}, the transcript's "
+                f"is {_short(transcript.get(name))}: the transcript does not run to the "
+                "match's real end (fairness-v2 §8)"
+            )
+    try:
+        digest = hashlib.sha256(canonical_json(transcript)).hexdigest()
+    except (ValueError, TypeError) as exc:
+        return False, f"the transcript has no canonical JSON to hash ({exc})"
+    if leaf.get("transcript_sha256") != digest:
+        return False, (
+            f"{where} signs transcript_sha256 {_short(leaf.get('transcript_sha256'))}, this "
+            f"transcript's SHA-256 is {digest[:16]}…: it is not the transcript the server "
+            "signed when the match ended (fairness-v2 §8)"
+        )
+    events = transcript.get("events")
+    n = len(events) if isinstance(events, list) else 0
+    return True, (
+        f"the log's reveal record of this match (index {tp.index}, under the checkpoint of "
+        f"size {cp.size}) signs this transcript: its chain head (so its {n} events), result, "
+        "ended_at and SHA-256"
+    )
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "…"
 
 
 def check_transcript(
@@ -504,6 +595,15 @@ def apply_log_checks(
             failed = [("downgrade", d_detail)] if d_ok is False else []
             if ok is False and d_ok is not False:
                 failed.append(("log", detail))
+            if "reveal" in found:
+                r_ok, r_detail = found["reveal"]
+                rep["checks"].append({"name": "reveal", "ok": r_ok, "detail": r_detail})
+                if r_ok is False:
+                    failed.append(("reveal", r_detail))
+                elif r_ok is None and rep["status"] == VERIFIED:
+                    # fairness-v2 §8: never "verified" while the log's reveal is not checked
+                    rep["status"] = UNCHECKED
+                    rep["unchecked"] = "the log's reveal record not checked yet"
             for name, message in failed:
                 rep["failures"].append(
                     dict(check=name, message=message, seq=None, expected=None, found=None)

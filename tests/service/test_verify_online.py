@@ -4,6 +4,11 @@
   dominoes match pass; a seeded transcript made up for a sealed match's id fails, and so
   does a sealed transcript made up for a seeded match (the downgrade rule reads the lock's
   signed ruleset);
+- the log's reveal record (fairness-v2 §8): a real match cut short by the operator, ended as
+  the person's timeout at the deadline, its result replayed and re-signed with the server's
+  key, verifies offline but fails online, where its chain head and result are not the ones
+  the reveal record signs; a reveal the log does not give is "not checked yet", never
+  "verified".
 """
 
 from __future__ import annotations
@@ -13,14 +18,18 @@ import random
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from click.testing import CliRunner
 from live_server import LiveServer
+from test_times_and_downgrades import forge_timeout
 
 from games.transcript import simulate_match
 from qahwa_client import Client
 from qahwa_client.client import Match
 from service.matches import MatchService
+from verify_cli import log_check
+from verify_cli.log_state import HttpFetch
 from verify_cli.main import app
 
 SEALED_HOKM = {"players": 4, "target": 1, "deal": "sealed"}
@@ -129,3 +138,59 @@ def test_made_up_transcripts_across_the_deal_fail_online(
     down = rows(res)["downgrade"]
     assert down["ok"] is False, down
     assert "is a qahwa-fair/2 lock, but the transcript is qahwa-fair/3" in down["detail"]
+
+
+def test_a_cut_short_resigned_transcript_fails_against_the_reveal_record(
+    sealed_server: LiveServer, tmp_path: Path
+) -> None:
+    svc: MatchService = sealed_server.app.state.service
+    doc = played(sealed_server, "tawla", {"match_length": 1, "turn_seconds": 60}, seed=2)
+    assert doc["result"]["reason"] != "timeout"
+    res = verify_file(tmp_path, "genuine.json", doc, sealed_server)
+    assert res.exit_code == 0, res.output
+    reveal = rows(res)["reveal"]
+    assert reveal["ok"] is True and f"so its {len(doc['events'])} events" in reveal["detail"]
+    # the operator's forgery: cut, a timeout at the deadline, replayed, re-signed
+    cut = forge_timeout(doc, svc, early_us=0)
+    offline = tmp_path / "cut.json"
+    offline.write_text(json.dumps(cut))
+    keys = tmp_path / "keys.json"
+    keys.write_text(httpx.get(sealed_server.url + "/v1/keys").text)
+    res = run(str(offline), "--key", str(keys), "--no-state")
+    assert res.exit_code == 0, res.output  # sound by itself: only the log shows the cut
+    res = verify_file(tmp_path, "cut.json", cut, sealed_server)
+    assert res.exit_code == 1, res.output
+    reveal = rows(res)["reveal"]
+    assert reveal["ok"] is False, reveal
+    assert "signs the match's chain head" in reveal["detail"]
+    assert "does not run to the match's real end" in reveal["detail"]
+    out = run(str(offline), "--server", sealed_server.url, "--no-state")
+    assert out.exit_code == 1 and "FAILED" in out.stdout, out.output
+
+
+def test_a_reveal_the_log_does_not_give_is_not_checked_yet(
+    sealed_server: LiveServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doc = played(sealed_server, "hokm", {"players": 4, "target": 1}, seed=3)
+    real = HttpFetch.raw
+
+    def no_reveal(self: HttpFetch, path: str) -> tuple[int, bytes]:
+        if path.endswith("/reveal-proof"):
+            return 404, b'{"error": {"code": "not_found", "message": "no reveal record"}}'
+        return real(self, path)
+
+    monkeypatch.setattr(HttpFetch, "raw", no_reveal)
+    monkeypatch.setattr(log_check, "PENDING_WAIT", 0.0)
+    res = verify_file(tmp_path, "m.json", doc, sealed_server)
+    assert res.exit_code == 1, res.output
+    (rep,) = json.loads(res.stdout)["results"]
+    assert rep["status"] == "unchecked"
+    reveal = rows(res)["reveal"]
+    assert reveal["ok"] is None and reveal["detail"].startswith("not checked yet")
+    path = tmp_path / "m.json"
+    out = run(str(path), "--server", sealed_server.url, "--no-state")
+    assert out.exit_code == 1, out.output
+    assert "NOT FULLY VERIFIED" in out.stdout and "VERIFIED " not in out.stdout.replace(
+        "NOT FULLY VERIFIED", ""
+    )
+    assert "reveal record not checked yet" in out.stdout
