@@ -26,6 +26,9 @@
       consistent: 'consistent with the head of size {m} seen before',
       older: 'the head of size {m} seen before is consistent with it',
       no_index: 'not checked: the transcript has no log_index',
+      ok_reveal: 'included at index {i} of tree size {n} (head signed by key {kid}); {rel}; the match\u2019s reveal record (index {j}) signs this transcript: its chain head (so its {e} events), result, ended_at and SHA-256',
+      reveal_pending: 'NOT CHECKED YET: the lock is included at index {i}, but the server\u2019s log gives no reveal record of match {id} ({why}): nothing shows yet that this transcript runs to the match\u2019s real end (fairness-v2 \u00a78)',
+      reveal_bad: 'REVEAL: {why} (fairness-v2 \u00a78)',
       downgrade: 'DOWNGRADE: the server\u2019s log holds match {id} as a {found} {type} (index {i}), but the transcript is {given} (fairness-v2 \u00a79)',
       absent: 'DOWNGRADE: match {id} is not in the server\u2019s log (fairness-v2 \u00a79)',
       no_server: 'not checked: the page does not know the transcript\u2019s server (give the operator\u2019s URL under \u201cOperator\u2019s server\u201d)',
@@ -46,6 +49,9 @@
       consistent: 'متّسق مع الرأس ذي الحجم {m} الذي رُئي من قبل',
       older: 'الرأس ذو الحجم {m} الذي رُئي من قبل متّسق معه',
       no_index: 'لم يُفحص: ليس في السجل المنشور log_index',
+      ok_reveal: 'مُدرج في الموضع {i} من شجرة حجمها {n} (رأس موقَّع بالمفتاح {kid})؛ {rel}؛ سجل الكشف للمباراة (الموضع {j}) يوقّع هذا السجل: رأس السلسلة ({e} حدثًا) والنتيجة وended_at وSHA-256',
+      reveal_pending: 'لم يُفحص بعد: القفل مُدرج في الموضع {i}، لكن سجل الخادم لا يعطي سجل كشف للمباراة {id} ({why}) (fairness-v2 \u00a78)',
+      reveal_bad: 'سجل الكشف: {why} (fairness-v2 \u00a78)',
       downgrade: 'خفض البروتوكول: سجل الخادم يحمل المباراة {id} بصفتها {type} من {found} (الموضع {i})، أما السجل المقدَّم فهو {given} (fairness-v2 \u00a79)',
       absent: 'خفض البروتوكول: المباراة {id} ليست في سجل الخادم (fairness-v2 \u00a79)',
       no_server: 'لم يُفحص: الصفحة لا تعرف خادم السجل (أدخل عنوان المشغّل في «خادم المشغّل»)',
@@ -66,6 +72,9 @@
       consistent: 'با سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد سازگار است',
       older: 'سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد با آن سازگار است',
       no_index: 'بررسی نشد: رونوشت log_index ندارد',
+      ok_reveal: 'در جایگاه {i} از درختی به اندازهٔ {n} ثبت شده (سرِ درخت با کلید {kid} امضا شده)؛ {rel}؛ رکورد آشکارسازی بازی (جایگاه {j}) این رونوشت را امضا می‌کند: سرِ زنجیره ({e} رویداد)، نتیجه، ended_at و SHA-256',
+      reveal_pending: 'هنوز بررسی نشد: قفل در جایگاه {i} ثبت شده، اما دفتر سرور رکورد آشکارسازی بازی {id} را نمی‌دهد ({why}) (fairness-v2 \u00a78)',
+      reveal_bad: 'رکورد آشکارسازی: {why} (fairness-v2 \u00a78)',
       downgrade: 'تنزل پروتکل: دفتر سرور بازی {id} را به صورت {type} از {found} نگه می‌دارد (جایگاه {i})، اما رونوشت {given} است (fairness-v2 \u00a79)',
       absent: 'تنزل پروتکل: بازی {id} در دفتر سرور نیست (fairness-v2 \u00a79)',
       no_server: 'بررسی نشد: صفحه سرورِ رونوشت را نمی‌شناسد (نشانی گرداننده را در «سرور گرداننده» بدهید)',
@@ -407,6 +416,50 @@
     }
   }
 
+  // The match's reveal record (fairness-v2 §8), found in the log by its match id (GET
+  // /v1/matches/{id}/reveal-proof names its index), its inclusion checked like the lock's
+  // (/v1/log/proof, a signed head): signed by the server's key, naming the match's lock, and
+  // signing this transcript's chain head (and so its events and their number), result,
+  // ended_at and SHA-256. {ok: null, why} while the log gives none: "not checked yet".
+  function RevealBad(why) { this.why = why; }
+  async function checkReveal(doc, base, keys, lockIdx) {
+    var url = new URL('/v1/matches/' + encodeURIComponent(doc.match_id) + '/reveal-proof', base).href, r, text = '';
+    for (var attempt = 0; attempt < 6; attempt++) {  // a checkpoint that includes it comes within seconds
+      r = await fetch(url, { credentials: 'omit', cache: 'no-store' });
+      text = await r.text();
+      if (r.status !== 409 || text.indexOf('not_cosigned') < 0) break;
+      await new Promise(function (ok) { setTimeout(ok, 1000); });
+    }
+    if (r.status !== 200) {
+      var m = null;
+      try { m = JSON.parse(text).error.message; } catch (e) { m = null; }
+      return { ok: null, why: 'HTTP ' + r.status + (m ? ': ' + m : '') };
+    }
+    var j = parseTlogProof(text).index;
+    var res = await getJson(new URL('/v1/log/proof?index=' + j, base).href);
+    if (res.status !== 200 || !res.body) return { ok: null, why: why(res) };
+    var p = res.body, leaf = p.leaf, where = 'the reveal record at log index ' + j;
+    if (p.index !== j) throw new RevealBad('the proof is for index ' + p.index + ', not ' + j);
+    if (!leaf || leaf.type !== 'reveal' || leaf.match_id !== doc.match_id) throw new RevealBad('log entry ' + j + ' is not this match\u2019s reveal record');
+    if (leaf.lock_index !== lockIdx || j <= lockIdx) throw new RevealBad(where + ' names lock_index ' + leaf.lock_index + ', the match\u2019s lock is entry ' + lockIdx);
+    await signedOrThrow(leaf, keys, where);
+    var head = parseHead(p.tree_head, 'the tree head');
+    await signedOrThrow(head.doc, keys, 'the tree head');
+    if (p.tree_size !== head.size) throw new Error('the proof\u2019s tree_size is not its head\u2019s');
+    var path = (Array.isArray(p.audit_path) ? p.audit_path : [null]).map(function (h) { return fromHex(h, 'an audit path hash'); });
+    var root = await rootFromInclusion(j, head.size, await leafHash(enc.encode(canonicalJson(leaf))), path);
+    if (!same(root, head.root)) throw new RevealBad('the inclusion proof of ' + where + ' does not lead to the signed head\u2019s root');
+    [['chain', 'chain head'], ['result', 'result'], ['ended_at', 'ended_at']].forEach(function (f) {
+      var a = leaf[f[0]], b = doc[f[0]];
+      if ((a === undefined ? 'null' : canonicalJson(a)) !== (b === undefined ? 'null' : canonicalJson(b))) {
+        throw new RevealBad(where + ' signs another ' + f[1] + ' than this transcript\u2019s: the transcript does not run to the match\u2019s real end');
+      }
+    });
+    var digest = toHex(await sha256(enc.encode(canonicalJson(doc))));
+    if (leaf.transcript_sha256 !== digest) throw new RevealBad(where + ' signs another transcript_sha256 than this transcript\u2019s SHA-256: it is not the transcript the server signed when the match ended');
+    return { ok: true, j: j };
+  }
+
   // {ok: true | false | null, key, params}: the message to show, by key (translated late).
   // tlogText: a saved tlog-proof the player gave, checked instead of asking the server.
   async function checkLog(doc, base, keys, tlogText) {
@@ -431,10 +484,17 @@
       var root = await rootFromInclusion(i, head.size, await leafHash(enc.encode(canonicalJson(leaf))), path);
       if (!same(root, head.root)) throw new Error('the inclusion proof leads to root ' + toHex(root).slice(0, 16) + '\u2026, the signed head says ' + toHex(head.root).slice(0, 16) + '\u2026');
       var rel = await reconcile(head, base, keys);
+      if (signedProtocol(doc.protocol)) {
+        var rv = await checkReveal(doc, base, keys, i);
+        if (rv.ok === null) return { ok: null, pending: true, key: 'reveal_pending', params: { i: i, id: doc.match_id, why: rv.why } };
+        var n = Array.isArray(doc.events) ? doc.events.length : 0;
+        return { ok: true, key: 'ok_reveal', params: { i: i, n: head.size, kid: head.kid, rel: rel, j: rv.j, e: n } };
+      }
       return { ok: true, key: 'ok', params: { i: i, n: head.size, kid: head.kid, rel: rel } };
     } catch (e) {
       if (e instanceof Skip) return { ok: null, key: e.key };
       if (e instanceof Downgrade) return { ok: false, key: 'downgrade', params: e.params };
+      if (e instanceof RevealBad) return { ok: false, key: 'reveal_bad', params: { why: e.why } };
       if (e instanceof Fork) return { ok: false, key: 'fork', params: { why: e.why } };
       return { ok: false, key: 'bad', params: { why: String(e && e.message || e) } };
     }

@@ -13,6 +13,7 @@ import pytest
 from browser import NEEDS_CHROMIUM, open_page
 from live_server import LiveServer
 from playwright.sync_api import expect
+from test_times_and_downgrades import forge_timeout
 from test_verify_online import SEALED_HOKM, SEALED_IRAQI, made_up, played
 
 from service.matches import MatchService
@@ -56,6 +57,7 @@ def test_the_page_passes_a_genuine_sealed_match(
     ok, text, verdict = log_row(browser, srv, doc)
     assert ok == "true", text
     assert "DOWNGRADE" not in text
+    assert "reveal record (index" in text and f"so its {len(doc['events'])} events" in text
     assert verdict != "fail", text
 
 
@@ -71,4 +73,16 @@ def test_the_page_fails_made_up_transcripts_across_the_deal(browser: Any, srv: L
     ok, text, verdict = log_row(browser, srv, forged)
     assert ok == "false" and "DOWNGRADE" in text, text
     assert "but the transcript is qahwa-fair/3" in text
+    assert verdict == "fail"
+
+
+def test_the_page_fails_a_cut_short_resigned_transcript(browser: Any, srv: LiveServer) -> None:
+    svc: MatchService = srv.app.state.service
+    doc = played(srv, "tawla", {"match_length": 1, "turn_seconds": 60}, seed=2)
+    ok, text, verdict = log_row(browser, srv, doc)
+    assert ok == "true" and "reveal record" in text, text
+    cut = forge_timeout(doc, svc, early_us=0)
+    ok, text, verdict = log_row(browser, srv, cut)
+    assert ok == "false", text
+    assert "REVEAL:" in text and "does not run to the match\u2019s real end" in text, text
     assert verdict == "fail"
