@@ -194,3 +194,19 @@ def test_a_reveal_the_log_does_not_give_is_not_checked_yet(
         "NOT FULLY VERIFIED", ""
     )
     assert "reveal record not checked yet" in out.stdout
+
+
+def test_an_rng_session_verifies_online_with_its_reveal(
+    sealed_server: LiveServer, tmp_path: Path
+) -> None:
+    with Client(sealed_server.url) as qc:
+        sess = qc.rng()
+        sess.send_seed("a seed")
+        sess.dice(2, 6)
+        sess.close()
+        doc = sess.transcript()
+    sealed_server.app.state.log_c2sp.checkpoint_now()
+    res = verify_file(tmp_path, "rng.json", doc, sealed_server)
+    assert res.exit_code == 0, res.output
+    got = rows(res)
+    assert got["log"]["ok"] is True and got["reveal"]["ok"] is True, got
