@@ -184,10 +184,10 @@
   async function checkSigned(doc, keys) {
     var sig = doc && doc.signature;
     if (!sig || typeof sig !== 'object' || typeof sig.value !== 'string') return 'invalid';
-    var pub = null;
+    var pub = null, retired = null;
     if (keys && keys.pasted) pub = keys.pasted;
     else if (keys && Array.isArray(keys.fetched)) {
-      keys.fetched.forEach(function (k) { if (k && k.key_id === sig.key_id) pub = k.public_key; });
+      keys.fetched.forEach(function (k) { if (k && k.key_id === sig.key_id) { pub = k.public_key; retired = k.retired_at; } });
     }
     if (!pub) return 'nokey';
     var body = {};
@@ -198,15 +198,22 @@
     } catch (e) {
       return 'invalid';
     }
+    if (r === 'valid' && retired && core().retiredProblem(doc, retired)) return 'retired';
     return r === 'badkey' ? 'invalid' : r;
   }
 
   function Skip(key) { this.key = key; }
+  function retiredAtOf(doc, keys) {
+    var kid = doc && doc.signature && doc.signature.key_id, at = null;
+    (keys && Array.isArray(keys.fetched) ? keys.fetched : []).forEach(function (k) { if (k && k.key_id === kid) at = k.retired_at; });
+    return at;
+  }
   async function signedOrThrow(doc, keys, what) {
     var r = await checkSigned(doc, keys);
     if (r === 'valid') return;
     if (r === 'unsupported') throw new Skip('unsupported');
     if (r === 'nokey') throw new Skip('no_key');
+    if (r === 'retired') throw new Error(what + ' is signed by a retired key, and ' + core().retiredProblem(doc, retiredAtOf(doc, keys)));
     throw new Error(what + ': the signature does not check out');
   }
   function parseHead(doc, what) {
