@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
+import tlog
 from fairness import KeyFileError, key_id_of, load_public_key, public_key_b64, signed_protocol
 from fairness.signing import TIME_FIELDS
 
@@ -61,6 +62,9 @@ class KeySet:
     #: key id -> when it was retired (``/v1/keys``'s ``retired_at``): nothing it signed at
     #: or after that time is valid
     retired: dict[str, str] = field(default_factory=dict)
+    #: the transparency log's note key (``/v1/keys``'s ``log.vkey``) when the keys came as
+    #: that document: pinned keys (``--key keys.json``) pin the log too
+    log_vkey: str | None = None
 
     def retired_problem(self, key_id: Any, record: dict[str, Any]) -> str | None:
         """Why ``record``, signed by ``key_id``, does not count as signed by it when that key
@@ -118,6 +122,7 @@ class KeySet:
             "source": self.source,
             "origin": self.origin,
             "retired": dict(self.retired),
+            "log_vkey": self.log_vkey,
         }
 
     @classmethod
@@ -127,6 +132,7 @@ class KeySet:
             data["source"],
             data["origin"],
             dict(data.get("retired", {})),
+            data.get("log_vkey"),
         )
 
 
@@ -142,6 +148,16 @@ def parse_keys(text: str, *, source: str, origin: str) -> KeySet:
         except ValueError:
             raise UnusableInput(f"{origin}: not JSON and not a base64 key") from None
         entries = doc.get("keys") if isinstance(doc, dict) and "keys" in doc else [doc]
+        log = doc.get("log") if isinstance(doc, dict) and "keys" in doc else None
+        if log is not None:
+            vkey = log.get("vkey") if isinstance(log, dict) else None
+            if not isinstance(vkey, str):
+                raise UnusableInput(f"{origin}: its log has no vkey (a note key)")
+            try:
+                tlog.parse_vkey(vkey)
+            except tlog.NoteError as exc:
+                raise UnusableInput(f"{origin}: its log key is not a note key ({exc})") from None
+            out.log_vkey = vkey
         if not isinstance(entries, list) or not entries:
             raise UnusableInput(f"{origin}: no keys listed")
         for entry in entries:

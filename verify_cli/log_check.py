@@ -266,9 +266,20 @@ def check_online(
         return None
     note = ""
     if policy is None and keys is not None and keys.source != "server":
-        # pinned keys: the log's key is not taken from the server either (give --policy)
-        found["no_log"] = "the keys are pinned (--key); give the log's key with --policy FILE"
-        return None
+        # pinned keys pin the log: the log key of the saved /v1/keys document, quorum none;
+        # never one taken from the server
+        if keys.log_vkey is None:
+            found["no_log"] = (
+                f"the pinned keys ({keys.origin}) hold no log key: give the saved /v1/keys "
+                "document as --key, or the log's key with --policy FILE"
+            )
+            return None
+        try:
+            policy = tlog.parse_policy(f"log {keys.log_vkey}\nquorum none\n")
+        except tlog.PolicyError as exc:
+            found["no_log"] = f"the log key of the pinned keys ({keys.origin}) is unusable ({exc})"
+            return None
+        note = f" (the log's key from the pinned keys, {keys.origin})"
     if policy is None:
         policy, why = _server_policy(fetch)
         if policy is None:
@@ -490,6 +501,13 @@ def check_transcript(
             "tlog-proof (--log-proof FILE.tlog-proof --policy FILE)"
         )
     if idx is None:
+        if "no_log" in found:
+            return None, f"not checked: {found['no_log']}"
+        if fetch is None:
+            return None, (
+                "not checked: the transcript has no log_index, and without a server (--server "
+                "URL) its entry cannot be found by its match id"
+            )
         return None, "not checked: the transcript has no log_index"
     if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
         return False, f"the transcript's log_index is not an index: {idx!r}"

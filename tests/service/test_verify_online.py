@@ -22,8 +22,10 @@ import httpx
 import pytest
 from click.testing import CliRunner
 from live_server import LiveServer
+from support import made_up_v1
 from test_times_and_downgrades import forge_timeout
 
+import tlog
 from games.transcript import simulate_match
 from qahwa_client import Client
 from qahwa_client.client import Match
@@ -210,3 +212,57 @@ def test_an_rng_session_verifies_online_with_its_reveal(
     assert res.exit_code == 0, res.output
     got = rows(res)
     assert got["log"]["ok"] is True and got["reveal"]["ok"] is True, got
+
+
+def test_pinned_keys_pin_the_log_and_refuse_a_v1_downgrade(
+    sealed_server: LiveServer, tmp_path: Path
+) -> None:
+    svc: MatchService = sealed_server.app.state.service
+    doc = played(sealed_server, "tawla", {"match_length": 1}, seed=8)
+    saved = httpx.get(sealed_server.url + "/v1/keys").json()
+    kf = tmp_path / "keys.json"
+    kf.write_text(json.dumps(saved))
+    pinned = ("--key", str(kf))
+    res = verify_file(tmp_path, "genuine.json", doc, sealed_server, *pinned)
+    assert res.exit_code == 0, res.output
+    got = rows(res)
+    assert got["log"]["ok"] is True and f"from the pinned keys, {kf}" in got["log"]["detail"]
+    assert got["downgrade"]["ok"] is True and got["reveal"]["ok"] is True
+    # the operator's made-up qahwa-fair/1 transcript for this v2 match's id
+    res = verify_file(tmp_path, "v1.json", made_up_v1(svc, doc["match_id"]), sealed_server, *pinned)
+    assert res.exit_code == 1, res.output
+    down = rows(res)["downgrade"]
+    assert down["ok"] is False
+    assert "is a qahwa-fair/2 lock, but the transcript is qahwa-fair/1" in down["detail"]
+    out = run(str(tmp_path / "v1.json"), "--server", sealed_server.url, "--no-state", *pinned)
+    assert out.exit_code == 1 and "FAILED" in out.stdout and "no log" not in out.stdout
+    # a log key the server does not sign with: the pinned one decides
+    origin = saved["log"]["vkey"].split("+")[0]
+    other = tlog.NoteSigner.from_seed(origin, bytes(32)).vkey  # the same origin, another key
+    kf2 = tmp_path / "other-log.json"
+    kf2.write_text(json.dumps({**saved, "log": {**saved["log"], "vkey": other}}))
+    res = verify_file(tmp_path, "genuine.json", doc, sealed_server, "--key", str(kf2))
+    assert res.exit_code == 1, res.output
+    log = rows(res)["log"]
+    assert log["ok"] is False and "signed" in log["detail"], log
+    # a saved document whose log key is no note key is unusable input
+    kf2.write_text(json.dumps({**saved, "log": {**saved["log"], "vkey": "other.test/log+0+AQ"}}))
+    res = run(str(tmp_path / "genuine.json"), "--key", str(kf2), "--no-state")
+    assert res.exit_code == 2 and "log key" in res.output, res.output
+
+
+def test_the_log_line_names_why_it_cannot_check(sealed_server: LiveServer, tmp_path: Path) -> None:
+    svc: MatchService = sealed_server.app.state.service
+    doc = played(sealed_server, "tawla", {"match_length": 1}, seed=9)
+    saved = httpx.get(sealed_server.url + "/v1/keys").json()
+    kf = tmp_path / "bare.key"
+    kf.write_text(saved["keys"][0]["public_key"])
+    forged = made_up_v1(svc, doc["match_id"])
+    res = verify_file(tmp_path, "v1.json", forged, sealed_server, "--key", str(kf))
+    log = rows(res)["log"]
+    assert log["ok"] is None and "no log_index" not in log["detail"], log
+    assert "hold no log key" in log["detail"]
+    # no server at all: the line says so
+    res = run(str(tmp_path / "v1.json"), "--key", str(kf), "--no-state", "--json")
+    log = rows(res)["log"]
+    assert log["ok"] is None and "without a server" in log["detail"], log
