@@ -27,10 +27,21 @@ def srv() -> Iterator[LiveServer]:
         yield s
 
 
-def log_row(browser: Any, srv: LiveServer, doc: Any) -> tuple[str, str, str]:
+def log_row(
+    browser: Any, srv: LiveServer, doc: Any, no_reveal: bool = False
+) -> tuple[str, str, str]:
     """(the log row's data-ok, its text, the verdict) of ``doc`` pasted, with the
-    operator's URL given."""
+    operator's URL given; ``no_reveal``: the server answers every reveal-proof 404."""
     with open_page(browser, f"{srv.url}/verify?lang=en") as page:
+        if no_reveal:
+            page.route(
+                "**/reveal-proof",
+                lambda route: route.fulfill(
+                    status=404,
+                    content_type="application/json",
+                    body='{"error": {"code": "not_found", "message": "no reveal record"}}',
+                ),
+            )
         page.fill("#in-paste", json.dumps(doc))
         page.fill("#in-server", srv.url)
         page.check("input[name=src][value=paste]")
@@ -86,3 +97,13 @@ def test_the_page_fails_a_cut_short_resigned_transcript(browser: Any, srv: LiveS
     assert ok == "false", text
     assert "REVEAL:" in text and "does not run to the match\u2019s real end" in text, text
     assert verdict == "fail"
+
+
+def test_a_reveal_the_log_does_not_give_is_not_checked_yet_on_the_page(
+    browser: Any, srv: LiveServer
+) -> None:
+    doc = played(srv, "hokm", {"players": 4, "target": 1}, seed=3)
+    ok, text, verdict = log_row(browser, srv, doc, no_reveal=True)
+    assert ok == "unknown", text
+    assert "NOT CHECKED YET" in text and "no reveal record" in text
+    assert verdict not in ("pass", "fail"), verdict

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -266,3 +267,18 @@ def test_the_log_line_names_why_it_cannot_check(sealed_server: LiveServer, tmp_p
     res = run(str(tmp_path / "v1.json"), "--key", str(kf), "--no-state", "--json")
     log = rows(res)["log"]
     assert log["ok"] is None and "without a server" in log["detail"], log
+
+
+PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(not PG_URL, reason="QAHWA_TEST_PG_URL is not set")
+def test_a_genuine_sealed_match_verifies_online_on_postgres(tmp_path: Path) -> None:
+    with LiveServer(database_url=PG_URL) as srv:
+        doc = played(srv, "hokm", SEALED_HOKM, seed=7)
+        res = verify_file(tmp_path, "sealed.json", doc, srv)
+    assert res.exit_code == 0, res.output
+    got = rows(res)
+    assert got["log"]["ok"] is True and got["reveal"]["ok"] is True, got
+    assert "qahwa-fair/2 lock of a sealed deal" in got["downgrade"]["detail"]
