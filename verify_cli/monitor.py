@@ -316,6 +316,10 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
             _check_signed(leaf, keys, f"entry {pos}")
         except LogCheckFailed as exc:
             probs.append(str(exc))
+    else:  # a good signature: a retired key's counts only before its retired_at
+        late = keys.retired_problem(leaf["signature"].get("key_id"), leaf)
+        if late is not None:
+            probs.append(f"entry {pos}: {late}")
     kind, proto = leaf.get("type"), leaf.get("protocol")
     info: Info
     if kind == "commitment" and proto == PROTOCOL:

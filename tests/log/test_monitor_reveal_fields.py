@@ -1,4 +1,5 @@
-"""``verify log --transcripts`` compares each served transcript with its match's reveal
+"""``verify log``: a retired key's signature on a leaf counts only before its retirement
+(issue 49); and ``--transcripts`` compares each served transcript with its match's reveal
 record in the log (fairness-v2 §8): its SHA-256, and the chain head (recomputed from its
 events), result and ``ended_at`` the record signs, so a reveal record whose fields disagree
 with the transcript it hashes is named too."""
@@ -10,9 +11,16 @@ import json
 from typing import Any
 
 from test_verify_cli_helpers import v2_match
+from test_verify_retired import retired_at
 
 from fairness import canonical_json
-from verify_cli.monitor import MonitorResult, Store, _check_transcripts, _reveal_problems
+from verify_cli.monitor import (
+    MonitorResult,
+    Store,
+    _check_transcripts,
+    _reveal_problems,
+    check_leaf,
+)
 
 
 def store_with(doc: dict[str, Any], reveal: dict[str, Any]) -> Store:
@@ -75,3 +83,12 @@ def test_the_served_transcript_agrees_with_every_field_its_reveal_signs() -> Non
         f"the events of the transcript the server serves for {mid} do not chain to the head "
         "its reveal record signs"
     ]
+
+
+def test_the_monitor_counts_a_retired_keys_signature_only_before_its_retirement() -> None:
+    doc = v2_match("tawla", {"match_length": 1}, seed=4)
+    lock = doc["lock"]
+    raw = canonical_json(lock)
+    assert check_leaf(raw, 0, retired_at(lock["locked_at"], 1.0))[0] == []
+    probs, _, _ = check_leaf(raw, 0, retired_at(lock["locked_at"], -1.0))
+    assert any("at or after that key was retired" in p for p in probs), probs
