@@ -39,6 +39,7 @@ from .clock import now_iso
 from .db import Database
 from .errors import Conflict, NotFound
 from .keys import open_log_seed
+from .kinds import Status
 from .models import LogIdentity, Match
 from .settings import Settings
 
@@ -255,6 +256,23 @@ class LogC2SP:
         if log_id is None:
             raise NotFound(f"match {match_id}'s entry {index} is in no log")
         return log_id, index
+
+    def reveal_index(self, match_id: str) -> tuple[int, int]:
+        """The log and the index of a match's reveal record (fairness-v2 §8), found by its
+        match id: 409 ``not_finished`` before the match ends, 404 when no log holds it."""
+        with self.db.read() as s:
+            m = s.get(Match, match_id)
+            if m is None:
+                raise NotFound(f"no match {match_id}")
+            found = translog.reveal_of(s, match_id)
+            finished = m.status == Status.FINISHED
+        if found is None and not finished:
+            raise Conflict(
+                f"match {match_id} has not ended: no reveal record is logged yet", "not_finished"
+            )
+        if found is None:
+            raise NotFound(f"match {match_id} has no reveal record in the log")
+        return found
 
     def proof(self, index: int) -> str:
         """The tlog-proof of entry ``index``, the entry in its ``extra`` line."""
@@ -487,6 +505,11 @@ class LogShelf:
     def match_proof(self, match_id: str) -> str:
         """The tlog-proof of a match's entry, from the log that holds it."""
         log_id, index = self.active.match_index(match_id)
+        return self.get(log_id).proof(index)
+
+    def reveal_proof(self, match_id: str) -> str:
+        """The tlog-proof of a match's reveal record, from the log that holds it."""
+        log_id, index = self.active.reveal_index(match_id)
         return self.get(log_id).proof(index)
 
     def listing(self) -> list[dict[str, object]]:

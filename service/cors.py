@@ -3,7 +3,7 @@
 The public reads a verifier needs answer any origin, so a verify page served from somewhere
 else — a player's own ``verify page`` on 127.0.0.1, a saved copy opened as a file (origin
 ``null``) — can fetch them: ``GET``/``HEAD`` of ``/v1/keys``, a match's ``transcript`` and
-``log-proof``, ``/v1/log`` and everything under it, and everything under ``/log/``. Their
+``log-proof`` and ``reveal-proof``, ``/v1/log`` and everything under it, and everything under ``/log/``. Their
 answers, errors included (the page shows the server's message), carry
 ``Access-Control-Allow-Origin: *`` and never ``Access-Control-Allow-Credentials``; a
 preflight (``OPTIONS`` with ``Access-Control-Request-Method``) to them is answered 204.
@@ -22,7 +22,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 #: the paths whose GET/HEAD answer any origin
 PUBLIC_READS = re.compile(
-    r"^(?:/v1/keys|/v1/log(?:/.*)?|/log/.+|/v1/matches/[^/]+/(?:transcript|log-proof))$"
+    r"^(?:/v1/keys|/v1/log(?:/.*)?|/log/.+"
+    r"|/v1/matches/[^/]+/(?:transcript|log-proof|reveal-proof))$"
 )
 READ_METHODS = frozenset({"GET", "HEAD"})
 ALLOW_ORIGIN = (b"access-control-allow-origin", b"*")

@@ -156,6 +156,22 @@ def log_of_entry(session: Session, match_id: str, index: int) -> int | None:
     return None if found is None else int(found)
 
 
+def reveal_of(session: Session, match_id: str) -> tuple[int, int] | None:
+    """(log, index) of ``match_id``'s reveal record (fairness-v2 §8), the last if the logs
+    hold more than one; None when none holds it."""
+    rows = session.exec(
+        select(LogEntry.log_id, LogEntry.idx, LogEntry.leaf)
+        .where(col(LogEntry.match_id) == match_id)
+        .order_by(col(LogEntry.log_id), col(LogEntry.idx))
+    ).all()
+    found = None
+    for log_id, idx, leaf in rows:
+        record = json.loads(leaf)
+        if isinstance(record, dict) and record.get("type") == RecordType.REVEAL:
+            found = (int(log_id), int(idx))
+    return found
+
+
 def stored_root(session: Session, tree_size: int, *, log: int) -> bytes:
     """MTH(D[tree_size]) from O(log n) stored nodes."""
     return tlog.tree_hash(tree_size, StoredTree(session, log))

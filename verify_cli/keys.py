@@ -11,7 +11,41 @@ from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from fairness import KeyFileError, key_id_of, load_public_key, public_key_b64, signed_time
+import tlog
+from fairness import KeyFileError, key_id_of, load_public_key, public_key_b64, signed_protocol
+from fairness.signing import TIME_FIELDS
+
+
+def parse_rfc3339(value: Any) -> float | None:
+    """Epoch seconds of an RFC 3339 time with its offset, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return None if when.tzinfo is None else when.timestamp()
+
+
+def record_time(record: dict[str, Any]) -> tuple[str, Any]:
+    """``(field, value)`` of the time a signed record names as its own: a receipt's ``at``,
+    a lock's ``locked_at``, a reveal record's ``ended_at``, a tree head's ``timestamp``, a
+    qahwa-fair/2 or /3 transcript's ``ended_at`` (the transcript is signed when the match
+    ends); any other record's first of ``timestamp``, ``ended_at``, ``locked_at`` and
+    ``created_at`` (qahwa-fair/1 transcripts, commit records). The value is None when the
+    record does not carry it."""
+    kind = record.get("type")
+    name = {
+        "receipt": "at",
+        "lock": "locked_at",
+        "reveal": "ended_at",
+        "tree_head": "timestamp",
+    }.get(kind if isinstance(kind, str) else "")
+    if name is None and "events" in record and signed_protocol(record):
+        name = "ended_at"
+    if name is None:
+        name = next((n for n in TIME_FIELDS if record.get(n) is not None), TIME_FIELDS[0])
+    return name, record.get(name)
 
 
 class UnusableInput(Exception):
@@ -28,24 +62,49 @@ class KeySet:
     #: key id -> when it was retired (``/v1/keys``'s ``retired_at``): nothing it signed at
     #: or after that time is valid
     retired: dict[str, str] = field(default_factory=dict)
+    #: the transparency log's note key (``/v1/keys``'s ``log.vkey``) when the keys came as
+    #: that document: pinned keys (``--key keys.json``) pin the log too
+    log_vkey: str | None = None
 
     def retired_problem(self, key_id: Any, record: dict[str, Any]) -> str | None:
-        """Why ``record``, signed by ``key_id``, was signed by a retired key (its own time
-        at or after the key's ``retired_at``), or None."""
+        """Why ``record``, signed by ``key_id``, does not count as signed by it when that key
+        is retired (``retired_at``), or None. A retired key's signature counts only on a
+        record that names its own time (:func:`record_time`: a v2 transcript its
+        ``ended_at``, a receipt its ``at``, …), before the key's ``retired_at``; a
+        transcript's events are stamped before it too."""
+        if isinstance(key_id, str) and key_id not in self.keys and len(self.keys) == 1:
+            (key_id,) = self.keys  # pick() uses the only key whatever id is named
         at = self.retired.get(key_id) if isinstance(key_id, str) else None
         if at is None:
             return None
-        own = signed_time(record)
-        try:
-            retired = datetime.fromisoformat(at.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            return None
-        if own is None or own[1] < retired:
-            return None
-        return (
-            f"it was signed by key {key_id} at {record[own[0]]} ({own[0]}), at or after "
-            f"that key was retired ({at})"
-        )
+        retired = parse_rfc3339(at)
+        if retired is None:
+            return f"key {key_id} has a retired_at that is not a time ({at!r})"
+        name, value = record_time(record)
+        own = parse_rfc3339(value)
+        if own is None:
+            told = "names no" if value is None else f"has no valid ({value!r})"
+            return (
+                f"it is signed by key {key_id}, which was retired at {at}, and {told} time of "
+                f"its own ({name}): a retired key's signature counts only on a record that "
+                "names its time, before the key's retired_at"
+            )
+        if own >= retired:
+            return (
+                f"it was signed by key {key_id} at {value} ({name}), at or after "
+                f"that key was retired ({at})"
+            )
+        events = record.get("events")
+        for ev in events if isinstance(events, list) else []:
+            stamp = ev.get("at") if isinstance(ev, dict) else None
+            when = parse_rfc3339(stamp) if isinstance(stamp, str) else None
+            if when is not None and when >= retired:
+                return (
+                    f"it is signed by key {key_id}, retired at {at}, but its event "
+                    f"{ev.get('seq')!r} is stamped {stamp}, at or after that: a retired key "
+                    "signs nothing that happened after its retired_at"
+                )
+        return None
 
     def pick(self, key_id: Any) -> tuple[Ed25519PublicKey | None, str]:
         """The key for ``key_id`` and a note; a single key is used whatever id it is given."""
@@ -63,6 +122,7 @@ class KeySet:
             "source": self.source,
             "origin": self.origin,
             "retired": dict(self.retired),
+            "log_vkey": self.log_vkey,
         }
 
     @classmethod
@@ -72,6 +132,7 @@ class KeySet:
             data["source"],
             data["origin"],
             dict(data.get("retired", {})),
+            data.get("log_vkey"),
         )
 
 
@@ -87,6 +148,16 @@ def parse_keys(text: str, *, source: str, origin: str) -> KeySet:
         except ValueError:
             raise UnusableInput(f"{origin}: not JSON and not a base64 key") from None
         entries = doc.get("keys") if isinstance(doc, dict) and "keys" in doc else [doc]
+        log = doc.get("log") if isinstance(doc, dict) and "keys" in doc else None
+        if log is not None:
+            vkey = log.get("vkey") if isinstance(log, dict) else None
+            if not isinstance(vkey, str):
+                raise UnusableInput(f"{origin}: its log has no vkey (a note key)")
+            try:
+                tlog.parse_vkey(vkey)
+            except tlog.NoteError as exc:
+                raise UnusableInput(f"{origin}: its log key is not a note key ({exc})") from None
+            out.log_vkey = vkey
         if not isinstance(entries, list) or not entries:
             raise UnusableInput(f"{origin}: no keys listed")
         for entry in entries:

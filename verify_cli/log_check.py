@@ -10,6 +10,7 @@ log the report says that a downgrade was not excluded."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 import urllib.parse
@@ -22,8 +23,9 @@ import click
 
 import tlog
 from fairness import PROTOCOL as PROTOCOL_V1
-from fairness import canonical_json, signed_protocol
+from fairness import PROTOCOL_V2, PROTOCOL_V3, canonical_json, signed_protocol
 
+from .core import UNCHECKED, VERIFIED
 from .keys import KeySet, UnusableInput, server_base
 from .keys import http_why as _why
 from .log_state import (
@@ -52,22 +54,58 @@ NOT_EXCLUDED = (
 )
 
 
+#: the ruleset's ``deal`` of a sealed match (fairness-v3 §9a)
+SEALED_DEAL = "sealed"
+
+
 def entry_protocol(leaf: dict[str, Any]) -> str | None:
     """The protocol a log entry was made under: a v2 lock's, a v1 commitment's."""
     proto = leaf.get("protocol")
     return proto if isinstance(proto, str) else None
 
 
+def lock_is_sealed(leaf: dict[str, Any]) -> bool:
+    """Whether a lock record commits to a sealed deal: its signed ``ruleset`` (canonical
+    JSON) parsed is an object whose ``deal`` is ``"sealed"`` (fairness-v3 §9a)."""
+    ruleset = leaf.get("ruleset")
+    if not isinstance(ruleset, str):
+        return False
+    try:
+        parsed = json.loads(ruleset)
+    except ValueError:
+        return False
+    return isinstance(parsed, dict) and parsed.get("deal") == SEALED_DEAL
+
+
+def transcript_protocol_of(leaf: dict[str, Any]) -> str | None:
+    """The protocol a match's log entry asks of its transcript (fairness-v3 §9c): a
+    qahwa-fair/1 commitment record's is qahwa-fair/1; a qahwa-fair/2 lock's is qahwa-fair/3
+    when the lock's ruleset says ``"deal": "sealed"``, else qahwa-fair/2."""
+    proto = entry_protocol(leaf)
+    if proto == PROTOCOL_V2 and leaf.get("type") == "lock" and lock_is_sealed(leaf):
+        return PROTOCOL_V3
+    return proto
+
+
+def entry_name(leaf: dict[str, Any]) -> str:
+    """How a report names a match's log entry: ``a qahwa-fair/2 lock of a sealed deal``."""
+    kind = str(leaf.get("type"))
+    what = {"lock": "lock", "commitment": "commitment record"}.get(kind, "entry")
+    sealed = " of a sealed deal" if kind == "lock" and lock_is_sealed(leaf) else ""
+    return f"{entry_protocol(leaf)} {what}{sealed}"
+
+
 def downgrade_problem(transcript: dict[str, Any], leaf: dict[str, Any], idx: int) -> str | None:
-    """Why the match's log entry refuses this transcript (fairness-v2.md §9), or None."""
-    want, have = entry_protocol(leaf), transcript.get("protocol")
+    """Why the match's log entry refuses this transcript (fairness-v2.md §9, fairness-v3.md
+    §9c), or None."""
+    want, have = transcript_protocol_of(leaf), transcript.get("protocol")
     if want == have:
         return None
-    what = {"lock": "lock", "commitment": "commitment record"}.get(str(leaf.get("type")), "entry")
     return (
         f"downgrade: the log's entry for match {transcript.get('match_id')!r} (index {idx}) is "
-        f"a {want} {what}, but the transcript is {have}: a transcript of another protocol "
-        "than its match's log entry is refused (fairness-v2.md §9)"
+        f"a {entry_name(leaf)}, but the transcript is {have} (that entry's is {want}): a "
+        "transcript of another protocol than its match's log entry asks for is refused "
+        "(fairness-v2.md §9, fairness-v3.md §9c)"
     )
 
 
@@ -126,11 +164,14 @@ def _leaf_matches(
 ) -> None:
     """The logged ``record`` is this transcript's (a v1 commitment or a v2 lock), signed by
     one of ``keys`` when there are keys."""
-    names = ["protocol", "match_id", "game", "ruleset", "commitment"]
+    names = ["match_id", "game", "ruleset", "commitment"]
     if leaf.get("type") == "commitment":
         names.append("log_index")
     elif leaf.get("type") != "lock":
         raise LogCheckFailed(f"log entry {idx} is not a commitment or lock record")
+    why = downgrade_problem(transcript, leaf, idx)
+    if why is not None:
+        raise LogCheckFailed(why)
     for name in names:
         if leaf.get(name) != transcript.get(name):
             raise LogCheckFailed(
@@ -218,16 +259,27 @@ def check_online(
     (``GET /v1/matches/{id}/log-proof``) checked against ``policy`` (else the server's own
     log key, quorum none) and against the checkpoints seen before, its record this
     transcript's and of its protocol (§9). None when the server publishes no log (no log
-    key): the caller goes on as before. ``found["entry"]`` is set to the entry's protocol
-    and index once it is found."""
+    key): the caller goes on as before. ``found["entry"]`` is set to the entry's name
+    (:func:`entry_name`) and index once it is found."""
     raw = getattr(fetch, "raw", None)
     if raw is None:
         return None
     note = ""
     if policy is None and keys is not None and keys.source != "server":
-        # pinned keys: the log's key is not taken from the server either (give --policy)
-        found["no_log"] = "the keys are pinned (--key); give the log's key with --policy FILE"
-        return None
+        # pinned keys pin the log: the log key of the saved /v1/keys document, quorum none;
+        # never one taken from the server
+        if keys.log_vkey is None:
+            found["no_log"] = (
+                f"the pinned keys ({keys.origin}) hold no log key: give the saved /v1/keys "
+                "document as --key, or the log's key with --policy FILE"
+            )
+            return None
+        try:
+            policy = tlog.parse_policy(f"log {keys.log_vkey}\nquorum none\n")
+        except tlog.PolicyError as exc:
+            found["no_log"] = f"the log key of the pinned keys ({keys.origin}) is unusable ({exc})"
+            return None
+        note = f" (the log's key from the pinned keys, {keys.origin})"
     if policy is None:
         policy, why = _server_policy(fetch)
         if policy is None:
@@ -238,16 +290,7 @@ def check_online(
     # a match that just ended waits for the log's next checkpoint (about a second) and its
     # witnesses' cosignatures: a qahwa-fair/2 transcript asks again a few times
     tries = PENDING_TRIES if signed_protocol(transcript) else 1
-    for attempt in range(tries):
-        status, body = raw(f"/v1/matches/{urllib.parse.quote(mid, safe='')}/log-proof")
-        try:
-            err = json.loads(body) if status != 200 else None
-        except ValueError:
-            err = None
-        code = err.get("error", {}).get("code") if isinstance(err, dict) else None
-        if not (status == 409 and code == "not_cosigned") or attempt == tries - 1:
-            break
-        time.sleep(PENDING_WAIT)
+    status, body, err, code = _ask_proof(raw, mid, "log-proof", tries)
     if status == 409 and code == "not_cosigned":
         found["pending"] = True
         return None, (
@@ -284,7 +327,7 @@ def check_online(
             f"the server's log proof for match {mid} is of entry {tp.index}, the record of "
             f"match {leaf.get('match_id')!r}"
         )
-    found["entry"] = (entry_protocol(leaf), tp.index, leaf.get("type"))
+    found["entry"] = (entry_name(leaf), tp.index)
     problem = downgrade_problem(transcript, leaf, tp.index)
     if problem is not None:
         found["downgrade"] = problem
@@ -304,7 +347,105 @@ def check_online(
         seen = reconcile_checkpoint(state, cp, tp.checkpoint, fetch, server, slot)
     except LogCheckFailed as exc:
         return False, str(exc)
+    if signed_protocol(transcript):
+        found["reveal"] = check_reveal(transcript, keys, raw, policy, tp.index)
     return True, _included(tp.index, cp, cosigned, f"{note}; {seen}")
+
+
+def _ask_proof(raw: Any, mid: str, what: str, tries: int) -> tuple[int, bytes, Any, Any]:
+    """``GET /v1/matches/{mid}/{what}``, asked again while it answers 409 ``not_cosigned``
+    (at most ``tries`` times): (status, body, the error document, its code)."""
+    status, body, err, code = 0, b"", None, None
+    for attempt in range(tries):
+        status, body = raw(f"/v1/matches/{urllib.parse.quote(mid, safe='')}/{what}")
+        try:
+            err = json.loads(body) if status != 200 else None
+        except ValueError:
+            err = None
+        code = err.get("error", {}).get("code") if isinstance(err, dict) else None
+        if not (status == 409 and code == "not_cosigned") or attempt == tries - 1:
+            break
+        time.sleep(PENDING_WAIT)
+    return status, body, err, code
+
+
+#: what the reveal record signs of the transcript (fairness-v2 §8), by the record's name
+REVEAL_FIELDS = (("chain", "chain head"), ("result", "result"), ("ended_at", "ended_at"))
+
+
+def check_reveal(
+    transcript: dict[str, Any],
+    keys: KeySet | None,
+    raw: Any,
+    policy: tlog.Policy,
+    lock_idx: int,
+) -> tuple[bool | None, str]:
+    """The ``reveal`` check (fairness-v2 §8): the match's reveal record, found in the log by
+    its match id (``GET /v1/matches/{id}/reveal-proof``, its tlog-proof checked against
+    ``policy``), is signed by the server's key, names the match's lock, and signs this
+    transcript's chain head (and so its events and their number), result, ``ended_at`` and
+    SHA-256. (None, "not checked yet: …") while the log holds no such record."""
+    mid = str(transcript.get("match_id"))
+    status, body, err, code = _ask_proof(raw, mid, "reveal-proof", PENDING_TRIES)
+    if status != 200:
+        return None, (
+            f"not checked yet: the server's log gives no reveal record of match {mid} "
+            f"({_why(status, err)}); until it does, nothing shows this transcript runs to "
+            "the match's real end (fairness-v2 §8)"
+        )
+    try:
+        tp = tlog.parse_proof(body)
+        leaf = json.loads(tp.extra or b"")
+        if not isinstance(leaf, dict):
+            raise ValueError("its extra line holds no record")
+        cp, _ = tp.verify(tlog.leaf_hash(tp.extra or b""), policy)
+    except (tlog.PolicyError, tlog.ProofError, ValueError) as exc:
+        return False, f"the server's proof of match {mid}'s reveal record: {exc}"
+    where = f"the reveal record at log index {tp.index}"
+    if leaf.get("type") != "reveal" or leaf.get("match_id") != mid:
+        return False, (
+            f"log entry {tp.index} is not match {mid}'s reveal record (it is a "
+            f"{leaf.get('type')!r} record of match {leaf.get('match_id')!r})"
+        )
+    if leaf.get("lock_index") != lock_idx or tp.index <= lock_idx:
+        return False, (
+            f"{where} names lock_index {leaf.get('lock_index')!r}, the match's lock is log "
+            f"entry {lock_idx}"
+        )
+    if keys is not None:
+        try:
+            _check_signed(leaf, keys, where)
+        except LogCheckFailed as exc:
+            return False, str(exc)
+    for name, what in REVEAL_FIELDS:
+        if leaf.get(name) != transcript.get(name):
+            return False, (
+                f"{where} signs the match's {what} {_short(leaf.get(name))}, the transcript's "
+                f"is {_short(transcript.get(name))}: the transcript does not run to the "
+                "match's real end (fairness-v2 §8)"
+            )
+    try:
+        digest = hashlib.sha256(canonical_json(transcript)).hexdigest()
+    except (ValueError, TypeError) as exc:
+        return False, f"the transcript has no canonical JSON to hash ({exc})"
+    if leaf.get("transcript_sha256") != digest:
+        return False, (
+            f"{where} signs transcript_sha256 {_short(leaf.get('transcript_sha256'))}, this "
+            f"transcript's SHA-256 is {digest[:16]}…: it is not the transcript the server "
+            "signed when the match ended (fairness-v2 §8)"
+        )
+    events = transcript.get("events")
+    n = len(events) if isinstance(events, list) else 0
+    return True, (
+        f"the log's reveal record of this match (index {tp.index}, under the checkpoint of "
+        f"size {cp.size}) signs this transcript: its chain head (so its {n} events), result, "
+        "ended_at and SHA-256"
+    )
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= 80 else text[:77] + "…"
 
 
 def check_transcript(
@@ -318,7 +459,7 @@ def check_transcript(
     found: dict[str, Any] | None = None,
 ) -> tuple[bool | None, str]:
     """The ``log`` check: (ok, detail); ok None when it could not be made. ``found``
-    (filled in): what the downgrade check needs — ``entry``: (protocol, index, type) of
+    (filled in): what the downgrade check needs — ``entry``: (name, index) of
     the match's log entry, once found; ``downgrade``: why the entry refuses the transcript;
     ``no_log``: why the server offers no log to look in."""
     found = {} if found is None else found
@@ -330,7 +471,7 @@ def check_transcript(
             idx = proof.proof.index  # the match's entry, found by its match id (§9)
         ok, detail = check_offline(transcript, idx, keys, proof, policy, state)
         if ok:
-            found["entry"] = (entry_protocol(proof.leaf), idx, proof.leaf.get("type"))
+            found["entry"] = (entry_name(proof.leaf), idx)
         elif ok is False and detail.startswith("downgrade:"):
             found["downgrade"] = detail
         return ok, detail
@@ -360,6 +501,13 @@ def check_transcript(
             "tlog-proof (--log-proof FILE.tlog-proof --policy FILE)"
         )
     if idx is None:
+        if "no_log" in found:
+            return None, f"not checked: {found['no_log']}"
+        if fetch is None:
+            return None, (
+                "not checked: the transcript has no log_index, and without a server (--server "
+                "URL) its entry cannot be found by its match id"
+            )
         return None, "not checked: the transcript has no log_index"
     if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
         return False, f"the transcript's log_index is not an index: {idx!r}"
@@ -378,7 +526,7 @@ def check_transcript(
         ok, detail = reconcile(state, head, keys, fetch, server)
     except LogCheckFailed as exc:
         return False, str(exc)
-    found.setdefault("entry", (entry_protocol(proof["leaf"]), idx, "commitment"))
+    found.setdefault("entry", (entry_name(proof["leaf"]), idx))
     return ok, f"included at index {idx} of tree size {head.tree_size}; {detail}"
 
 
@@ -388,11 +536,10 @@ def downgrade_row(log_ok: bool | None, found: dict[str, Any]) -> tuple[bool | No
         return False, str(found["downgrade"])
     entry = found.get("entry")
     if entry is not None and log_ok is not False:
-        proto, idx, kind = entry
-        what = {"lock": "lock", "commitment": "commitment record"}.get(str(kind), "entry")
+        name, idx = entry
         return True, (
-            f"excluded: the log's entry for this match (index {idx}) is a {proto} {what}, "
-            "the transcript's protocol"
+            f"excluded: the log's entry for this match (index {idx}) is a {name}, which asks "
+            "for the transcript's protocol"
         )
     if found.get("pending"):
         return None, "not excluded yet: the match's log entry is not cosigned yet; retry"
@@ -466,6 +613,15 @@ def apply_log_checks(
             failed = [("downgrade", d_detail)] if d_ok is False else []
             if ok is False and d_ok is not False:
                 failed.append(("log", detail))
+            if "reveal" in found:
+                r_ok, r_detail = found["reveal"]
+                rep["checks"].append({"name": "reveal", "ok": r_ok, "detail": r_detail})
+                if r_ok is False:
+                    failed.append(("reveal", r_detail))
+                elif r_ok is None and rep["status"] == VERIFIED:
+                    # fairness-v2 §8: never "verified" while the log's reveal is not checked
+                    rep["status"] = UNCHECKED
+                    rep["unchecked"] = "the log's reveal record not checked yet"
             for name, message in failed:
                 rep["failures"].append(
                     dict(check=name, message=message, seq=None, expected=None, found=None)

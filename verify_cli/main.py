@@ -89,13 +89,17 @@ it only as trustworthy as that server).
 The log: qahwa-fair/2 logs each match's lock and reveal records (qahwa-fair/1 logged a
 commitment record). With --server URL (or a transcript URL) verify fetches the match's
 tlog-proof from that server itself and checks that its lock is in the log at lock_index,
-under a checkpoint signed by the log's key (--policy FILE, else the server's own) and
-consistent with the checkpoints seen before (--state FILE, --no-state); offline, with
---log-proof FILE.tlog-proof and --policy FILE (for a log without witnesses, a policy of
-"log VKEY" and "quorum none"). With a log, a transcript whose protocol is not its match's
-log entry's fails (a qahwa-fair/1 transcript for a qahwa-fair/2 match: a downgrade), and so
-does one whose match is not in the log; without a log the report says a downgrade was not
-excluded (the exit code does not depend on it).
+under a checkpoint signed by the log's key (--policy FILE, else the log key of the saved
+/v1/keys document given as --key, else the server's own) and consistent with the
+checkpoints seen before (--state FILE, --no-state); then that the match's reveal record in
+the log signs the transcript's chain head, result, ended_at and SHA-256 (until the log
+gives it: not checked yet, never verified); offline, with --log-proof FILE.tlog-proof and
+--policy FILE (for a log without witnesses, a policy of "log VKEY" and "quorum none").
+With a log, a transcript whose protocol is not the one its match's log entry asks for
+fails (a qahwa-fair/1 transcript for a qahwa-fair/2 match: a downgrade; a sealed match's
+lock asks for qahwa-fair/3), and so does one whose match is not in the log; without a log
+the report says a downgrade was not excluded (the exit code does not depend on it). A
+retired key's signature counts only on a record naming its own time before retired_at.
 
 \b
 Exit codes: 0 all verified; 1 a transcript failed, its signature was not checked, a

@@ -45,7 +45,7 @@ import click
 from cryptography.exceptions import InvalidSignature
 
 import tlog
-from fairness import PROTOCOL, canonical_json, signed_protocol
+from fairness import PROTOCOL, canonical_json, chain_head, signed_protocol
 from fairness.signing import ALG
 
 from .keys import KeySet, UnusableInput, fetch_keys, load_key_file
@@ -232,12 +232,23 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
     if not isinstance(forfeited, list) or not isinstance(house, list):
         p.append(f"entry {pos}: the reveal's forfeited or house is not a list")
         forfeited, house = [], []
+    # what the store keeps of the reveal for --transcripts: what it signs of the transcript
+    signs = json.dumps(
+        {
+            "sha256": _str(ts),
+            "chain": leaf.get("chain"),
+            "result": leaf.get("result"),
+            "ended_at": leaf.get("ended_at"),
+        },
+        sort_keys=True,
+        ensure_ascii=False,
+    )
     return p, (
         "reveal",
         _str(leaf.get("match_id")),
         li,
         seed_c,
-        _str(ts),
+        signs,
         leaf.get("reason"),
         [s for s in forfeited if isinstance(s, int)],
         [s for s in house if isinstance(s, int)],
@@ -305,6 +316,10 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
             _check_signed(leaf, keys, f"entry {pos}")
         except LogCheckFailed as exc:
             probs.append(str(exc))
+    else:  # a good signature: a retired key's counts only before its retired_at
+        late = keys.retired_problem(leaf["signature"].get("key_id"), leaf)
+        if late is not None:
+            probs.append(f"entry {pos}: {late}")
     kind, proto = leaf.get("type"), leaf.get("protocol")
     info: Info
     if kind == "commitment" and proto == PROTOCOL:
@@ -852,9 +867,52 @@ def _after(
         _check_transcripts(res, source, store)
 
 
+def reveal_signs(stored: str) -> dict[str, Any]:
+    """What the store keeps of a reveal record: ``sha256`` (its transcript_sha256) and, from
+    stores made since issue 49, the ``chain``, ``result`` and ``ended_at`` it signs."""
+    if stored.startswith("{"):
+        found = json.loads(stored)
+        return found if isinstance(found, dict) else {"sha256": ""}
+    return {"sha256": stored}
+
+
+def transcript_problem(mid: str, doc: dict[str, Any], signs: dict[str, Any]) -> str | None:
+    """Why the transcript served for ``mid`` is not the one its reveal record signs: its
+    SHA-256, chain head (recomputed from its events too), result and ended_at; or None."""
+    try:
+        digest = hashlib.sha256(canonical_json(doc)).hexdigest()
+    except (TypeError, ValueError):
+        digest = ""
+    if digest != signs.get("sha256"):
+        return (
+            f"the transcript the server serves for {mid} does not hash to the "
+            "transcript_sha256 in its reveal"
+        )
+    for name, what in (("chain", "chain head"), ("result", "result"), ("ended_at", "ended_at")):
+        if name in signs and doc.get(name) != signs[name]:
+            return (
+                f"the transcript the server serves for {mid} has another {what} than its "
+                "reveal record signs"
+            )
+    lock, events = doc.get("lock"), doc.get("events")
+    if "chain" in signs and signed_protocol(doc) and isinstance(lock, dict):
+        try:
+            head = chain_head(lock, events).hex() if isinstance(events, list) else None
+        except (TypeError, ValueError):
+            head = None
+        if head != signs["chain"]:
+            return (
+                f"the events of the transcript the server serves for {mid} do not chain to "
+                "the head its reveal record signs"
+            )
+    return None
+
+
 def _check_transcripts(res: MonitorResult, source: Source, store: Store) -> None:
-    """Each revealed match's served transcript hashes to its reveal's transcript_sha256
-    (each match once: marked checked in the store)."""
+    """Each revealed match's served transcript is the one its reveal record signs: it
+    hashes to the reveal's transcript_sha256, and its chain head (recomputed from its
+    events), result and ended_at are the reveal's (each match once: marked checked in the
+    store)."""
     db = store.db
     rows = db.execute(
         "SELECT match_id, game, transcript FROM locks WHERE revealed = 1 "
@@ -870,12 +928,7 @@ def _check_transcripts(res: MonitorResult, source: Source, store: Store) -> None
                 mid,
                 f"the server gives no transcript of the revealed match {mid} (HTTP {status})",
             )
-        if hashlib.sha256(canonical_json(doc)).hexdigest() != want:
-            return mid, (
-                f"the transcript the server serves for {mid} does not hash to the "
-                "transcript_sha256 in its reveal"
-            )
-        return mid, None
+        return mid, transcript_problem(mid, doc, reveal_signs(want))
 
     with ThreadPoolExecutor(max_workers=WINDOW) as pool:
         for mid, problem in pool.map(one, rows):

@@ -25,6 +25,13 @@ VERDICT = {
 }
 
 
+def verdict_of(rep: dict[str, Any]) -> str:
+    """The verdict's words: NOT FULLY VERIFIED says what was not checked."""
+    if rep["status"] == UNCHECKED and rep.get("unchecked"):
+        return f"[bold yellow]NOT FULLY VERIFIED[/] [yellow]({escape(str(rep['unchecked']))})[/]"
+    return VERDICT[rep["status"]]
+
+
 def make_console(stderr: bool = False) -> Console:
     # On a terminal, lines wrap at its width so a report fits (80 columns too); into a file
     # or a pipe, each line stays whole for grep and copy-paste.
@@ -81,7 +88,7 @@ def print_report(console: Console, rep: dict[str, Any]) -> None:
     )
     note = " [yellow](no log: a downgrade not excluded)[/]" if open_downgrade else ""
     console.print(
-        f"{VERDICT[rep['status']]}{note}  [bold]{escape(str(rep['game']))}[/] match "
+        f"{verdict_of(rep)}{note}  [bold]{escape(str(rep['game']))}[/] match "
         f"{escape(str(rep['match_id']))}  [dim]({src})[/]"
     )
     seats = ", ".join(
@@ -133,7 +140,7 @@ def print_summary(console: Console, reports: list[dict[str, Any]]) -> None:
             f = rep["failures"][0]
             problem = f"{f['check']}: {f['message']}"
         elif rep["status"] == UNCHECKED:
-            problem = "signature not checked (no key)"
+            problem = rep.get("unchecked") or "signature not checked (no key)"
         else:
             problem = ""
         verdict = VERDICT[rep["status"]]

@@ -26,6 +26,9 @@
       consistent: 'consistent with the head of size {m} seen before',
       older: 'the head of size {m} seen before is consistent with it',
       no_index: 'not checked: the transcript has no log_index',
+      ok_reveal: 'included at index {i} of tree size {n} (head signed by key {kid}); {rel}; the match\u2019s reveal record (index {j}) signs this transcript: its chain head (so its {e} events), result, ended_at and SHA-256',
+      reveal_pending: 'NOT CHECKED YET: the lock is included at index {i}, but the server\u2019s log gives no reveal record of match {id} ({why}): nothing shows yet that this transcript runs to the match\u2019s real end (fairness-v2 \u00a78)',
+      reveal_bad: 'REVEAL: {why} (fairness-v2 \u00a78)',
       downgrade: 'DOWNGRADE: the server\u2019s log holds match {id} as a {found} {type} (index {i}), but the transcript is {given} (fairness-v2 \u00a79)',
       absent: 'DOWNGRADE: match {id} is not in the server\u2019s log (fairness-v2 \u00a79)',
       no_server: 'not checked: the page does not know the transcript\u2019s server (give the operator\u2019s URL under \u201cOperator\u2019s server\u201d)',
@@ -46,6 +49,9 @@
       consistent: 'متّسق مع الرأس ذي الحجم {m} الذي رُئي من قبل',
       older: 'الرأس ذو الحجم {m} الذي رُئي من قبل متّسق معه',
       no_index: 'لم يُفحص: ليس في السجل المنشور log_index',
+      ok_reveal: 'مُدرج في الموضع {i} من شجرة حجمها {n} (رأس موقَّع بالمفتاح {kid})؛ {rel}؛ سجل الكشف للمباراة (الموضع {j}) يوقّع هذا السجل: رأس السلسلة ({e} حدثًا) والنتيجة وended_at وSHA-256',
+      reveal_pending: 'لم يُفحص بعد: القفل مُدرج في الموضع {i}، لكن سجل الخادم لا يعطي سجل كشف للمباراة {id} ({why}) (fairness-v2 \u00a78)',
+      reveal_bad: 'سجل الكشف: {why} (fairness-v2 \u00a78)',
       downgrade: 'خفض البروتوكول: سجل الخادم يحمل المباراة {id} بصفتها {type} من {found} (الموضع {i})، أما السجل المقدَّم فهو {given} (fairness-v2 \u00a79)',
       absent: 'خفض البروتوكول: المباراة {id} ليست في سجل الخادم (fairness-v2 \u00a79)',
       no_server: 'لم يُفحص: الصفحة لا تعرف خادم السجل (أدخل عنوان المشغّل في «خادم المشغّل»)',
@@ -66,6 +72,9 @@
       consistent: 'با سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد سازگار است',
       older: 'سرِ درخت به اندازهٔ {m} که پیش‌تر دیده شد با آن سازگار است',
       no_index: 'بررسی نشد: رونوشت log_index ندارد',
+      ok_reveal: 'در جایگاه {i} از درختی به اندازهٔ {n} ثبت شده (سرِ درخت با کلید {kid} امضا شده)؛ {rel}؛ رکورد آشکارسازی بازی (جایگاه {j}) این رونوشت را امضا می‌کند: سرِ زنجیره ({e} رویداد)، نتیجه، ended_at و SHA-256',
+      reveal_pending: 'هنوز بررسی نشد: قفل در جایگاه {i} ثبت شده، اما دفتر سرور رکورد آشکارسازی بازی {id} را نمی‌دهد ({why}) (fairness-v2 \u00a78)',
+      reveal_bad: 'رکورد آشکارسازی: {why} (fairness-v2 \u00a78)',
       downgrade: 'تنزل پروتکل: دفتر سرور بازی {id} را به صورت {type} از {found} نگه می‌دارد (جایگاه {i})، اما رونوشت {given} است (fairness-v2 \u00a79)',
       absent: 'تنزل پروتکل: بازی {id} در دفتر سرور نیست (fairness-v2 \u00a79)',
       no_server: 'بررسی نشد: صفحه سرورِ رونوشت را نمی‌شناسد (نشانی گرداننده را در «سرور گرداننده» بدهید)',
@@ -175,10 +184,10 @@
   async function checkSigned(doc, keys) {
     var sig = doc && doc.signature;
     if (!sig || typeof sig !== 'object' || typeof sig.value !== 'string') return 'invalid';
-    var pub = null;
+    var pub = null, retired = null;
     if (keys && keys.pasted) pub = keys.pasted;
     else if (keys && Array.isArray(keys.fetched)) {
-      keys.fetched.forEach(function (k) { if (k && k.key_id === sig.key_id) pub = k.public_key; });
+      keys.fetched.forEach(function (k) { if (k && k.key_id === sig.key_id) { pub = k.public_key; retired = k.retired_at; } });
     }
     if (!pub) return 'nokey';
     var body = {};
@@ -189,15 +198,22 @@
     } catch (e) {
       return 'invalid';
     }
+    if (r === 'valid' && retired && core().retiredProblem(doc, retired)) return 'retired';
     return r === 'badkey' ? 'invalid' : r;
   }
 
   function Skip(key) { this.key = key; }
+  function retiredAtOf(doc, keys) {
+    var kid = doc && doc.signature && doc.signature.key_id, at = null;
+    (keys && Array.isArray(keys.fetched) ? keys.fetched : []).forEach(function (k) { if (k && k.key_id === kid) at = k.retired_at; });
+    return at;
+  }
   async function signedOrThrow(doc, keys, what) {
     var r = await checkSigned(doc, keys);
     if (r === 'valid') return;
     if (r === 'unsupported') throw new Skip('unsupported');
     if (r === 'nokey') throw new Skip('no_key');
+    if (r === 'retired') throw new Error(what + ' is signed by a retired key, and ' + core().retiredProblem(doc, retiredAtOf(doc, keys)));
     throw new Error(what + ': the signature does not check out');
   }
   function parseHead(doc, what) {
@@ -254,10 +270,36 @@
     return { key: 'older', params: { m: old.size } };
   }
 
+  // The protocol of a signed match's transcript (qahwa-fair/2, and /3 of sealed deals):
+  // its entry in the log is its lock, at lock_index.
+  function signedProtocol(p) { return p === 'qahwa-fair/2' || p === 'qahwa-fair/3'; }
+  function entryIndex(doc) { return doc && (signedProtocol(doc.protocol) ? doc.lock_index : doc.log_index); }
+  // Whether a lock commits to a sealed deal: its signed ruleset (canonical JSON) parsed is an
+  // object whose deal is "sealed" (fairness-v3 §9a; a member, not a substring).
+  function sealedLock(leaf) {
+    if (!leaf || leaf.type !== 'lock' || typeof leaf.ruleset !== 'string') return false;
+    var r;
+    try { r = JSON.parse(leaf.ruleset); } catch (e) { return false; }
+    return !!r && typeof r === 'object' && !Array.isArray(r) && r.deal === 'sealed';
+  }
+  // The protocol a match's log entry asks of its transcript (fairness-v3 §9c): a
+  // qahwa-fair/2 lock of a sealed deal asks for qahwa-fair/3, every other entry its own.
+  function wantedProtocol(leaf) {
+    return leaf.protocol === 'qahwa-fair/2' && sealedLock(leaf) ? 'qahwa-fair/3' : leaf.protocol;
+  }
+  function Downgrade(params) { this.params = params; }
+  function downgradeOf(doc, leaf, i) {
+    if (wantedProtocol(leaf) === doc.protocol) return null;
+    return { id: doc.match_id, found: String(leaf.protocol), i: i, given: String(doc.protocol),
+      type: String(leaf.type) + (sealedLock(leaf) ? ' (a sealed deal: its transcript is qahwa-fair/3)' : '') };
+  }
+
   // Log entry i is the transcript's own record, signed by the server's key: its lock
-  // (qahwa-fair/2), else its commitment record.
+  // (qahwa-fair/2 and /3), else its commitment record; of the protocol its transcript has.
   async function checkRecord(doc, leaf, keys, i) {
-    if (doc.protocol === 'qahwa-fair/2') {
+    var down = leaf && typeof leaf === 'object' && leaf.match_id === doc.match_id ? downgradeOf(doc, leaf, i) : null;
+    if (down) throw new Downgrade(down);
+    if (signedProtocol(doc.protocol)) {
       if (!leaf || leaf.type !== 'lock') throw new Error('log entry ' + i + ' is not a lock record');
       if (!doc.lock || typeof doc.lock !== 'object' || canonicalJson(leaf) !== canonicalJson(doc.lock)) {
         throw new Error('log entry ' + i + ' is not this transcript\u2019s lock');
@@ -308,7 +350,7 @@
     return { name: parts[0], id: id, pub: raw.slice(1) };
   }
   async function checkTlog(doc, tlogText, keys) {
-    var i = doc.protocol === 'qahwa-fair/2' ? doc.lock_index : doc.log_index;
+    var i = entryIndex(doc);
     if (!Number.isSafeInteger(i) || i < 0) return { ok: false, key: 'bad', params: { why: 'the transcript\u2019s log entry is not an index' } };
     if (!keys || !keys.logVkey) return { ok: null, key: 'tlog_no_key' };
     try {
@@ -346,6 +388,7 @@
       return { ok: true, key: 'tlog_ok', params: { i: i, n: size, origin: origin, kid: toHex(vk.id), w: others } };
     } catch (e) {
       if (e instanceof Skip) return { ok: null, key: e.key };
+      if (e instanceof Downgrade) return { ok: false, key: 'downgrade', params: e.params };
       return { ok: false, key: 'bad', params: { why: 'the saved tlog-proof: ' + String(e && e.message || e) } };
     }
   }
@@ -372,20 +415,63 @@
       if (pf.extra) {
         try { leaf = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(pf.extra)); } catch (e) { leaf = null; }
       }
-      if (leaf && typeof leaf === 'object' && leaf.match_id === doc.match_id && leaf.protocol !== doc.protocol) {
-        return { ok: false, key: 'downgrade', params: { id: doc.match_id, found: String(leaf.protocol), type: String(leaf.type), i: pf.index, given: String(doc.protocol) } };
-      }
+      var down = leaf && typeof leaf === 'object' && leaf.match_id === doc.match_id ? downgradeOf(doc, leaf, pf.index) : null;
+      if (down) return { ok: false, key: 'downgrade', params: down };
       return { ok: null, key: 'no_index' };
     } catch (e) {
       return { ok: null, key: 'no_index' };
     }
   }
 
+  // The match's reveal record (fairness-v2 §8), found in the log by its match id (GET
+  // /v1/matches/{id}/reveal-proof names its index), its inclusion checked like the lock's
+  // (/v1/log/proof, a signed head): signed by the server's key, naming the match's lock, and
+  // signing this transcript's chain head (and so its events and their number), result,
+  // ended_at and SHA-256. {ok: null, why} while the log gives none: "not checked yet".
+  function RevealBad(why) { this.why = why; }
+  async function checkReveal(doc, base, keys, lockIdx) {
+    var url = new URL('/v1/matches/' + encodeURIComponent(doc.match_id) + '/reveal-proof', base).href, r, text = '';
+    for (var attempt = 0; attempt < 6; attempt++) {  // a checkpoint that includes it comes within seconds
+      r = await fetch(url, { credentials: 'omit', cache: 'no-store' });
+      text = await r.text();
+      if (r.status !== 409 || text.indexOf('not_cosigned') < 0) break;
+      await new Promise(function (ok) { setTimeout(ok, 1000); });
+    }
+    if (r.status !== 200) {
+      var m = null;
+      try { m = JSON.parse(text).error.message; } catch (e) { m = null; }
+      return { ok: null, why: 'HTTP ' + r.status + (m ? ': ' + m : '') };
+    }
+    var j = parseTlogProof(text).index;
+    var res = await getJson(new URL('/v1/log/proof?index=' + j, base).href);
+    if (res.status !== 200 || !res.body) return { ok: null, why: why(res) };
+    var p = res.body, leaf = p.leaf, where = 'the reveal record at log index ' + j;
+    if (p.index !== j) throw new RevealBad('the proof is for index ' + p.index + ', not ' + j);
+    if (!leaf || leaf.type !== 'reveal' || leaf.match_id !== doc.match_id) throw new RevealBad('log entry ' + j + ' is not this match\u2019s reveal record');
+    if (leaf.lock_index !== lockIdx || j <= lockIdx) throw new RevealBad(where + ' names lock_index ' + leaf.lock_index + ', the match\u2019s lock is entry ' + lockIdx);
+    await signedOrThrow(leaf, keys, where);
+    var head = parseHead(p.tree_head, 'the tree head');
+    await signedOrThrow(head.doc, keys, 'the tree head');
+    if (p.tree_size !== head.size) throw new Error('the proof\u2019s tree_size is not its head\u2019s');
+    var path = (Array.isArray(p.audit_path) ? p.audit_path : [null]).map(function (h) { return fromHex(h, 'an audit path hash'); });
+    var root = await rootFromInclusion(j, head.size, await leafHash(enc.encode(canonicalJson(leaf))), path);
+    if (!same(root, head.root)) throw new RevealBad('the inclusion proof of ' + where + ' does not lead to the signed head\u2019s root');
+    [['chain', 'chain head'], ['result', 'result'], ['ended_at', 'ended_at']].forEach(function (f) {
+      var a = leaf[f[0]], b = doc[f[0]];
+      if ((a === undefined ? 'null' : canonicalJson(a)) !== (b === undefined ? 'null' : canonicalJson(b))) {
+        throw new RevealBad(where + ' signs another ' + f[1] + ' than this transcript\u2019s: the transcript does not run to the match\u2019s real end');
+      }
+    });
+    var digest = toHex(await sha256(enc.encode(canonicalJson(doc))));
+    if (leaf.transcript_sha256 !== digest) throw new RevealBad(where + ' signs another transcript_sha256 than this transcript\u2019s SHA-256: it is not the transcript the server signed when the match ended');
+    return { ok: true, j: j };
+  }
+
   // {ok: true | false | null, key, params}: the message to show, by key (translated late).
   // tlogText: a saved tlog-proof the player gave, checked instead of asking the server.
   async function checkLog(doc, base, keys, tlogText) {
     if (doc && tlogText) return checkTlog(doc, tlogText, keys);
-    var i = doc && (doc.protocol === 'qahwa-fair/2' ? doc.lock_index : doc.log_index);  // qahwa-fair/2: the lock's entry (§8)
+    var i = entryIndex(doc);  // qahwa-fair/2 and /3: the lock's entry (§8)
     if (i === undefined || i === null) return base ? entryOfMatch(doc, base) : { ok: null, key: 'no_index' };
     if (!Number.isSafeInteger(i) || i < 0) return { ok: false, key: 'bad', params: { why: 'the transcript\u2019s log_index is not an index' } };
     if (!base) return { ok: null, key: 'no_server' };
@@ -405,9 +491,17 @@
       var root = await rootFromInclusion(i, head.size, await leafHash(enc.encode(canonicalJson(leaf))), path);
       if (!same(root, head.root)) throw new Error('the inclusion proof leads to root ' + toHex(root).slice(0, 16) + '\u2026, the signed head says ' + toHex(head.root).slice(0, 16) + '\u2026');
       var rel = await reconcile(head, base, keys);
+      if (signedProtocol(doc.protocol)) {
+        var rv = await checkReveal(doc, base, keys, i);
+        if (rv.ok === null) return { ok: null, pending: true, key: 'reveal_pending', params: { i: i, id: doc.match_id, why: rv.why } };
+        var n = Array.isArray(doc.events) ? doc.events.length : 0;
+        return { ok: true, key: 'ok_reveal', params: { i: i, n: head.size, kid: head.kid, rel: rel, j: rv.j, e: n } };
+      }
       return { ok: true, key: 'ok', params: { i: i, n: head.size, kid: head.kid, rel: rel } };
     } catch (e) {
       if (e instanceof Skip) return { ok: null, key: e.key };
+      if (e instanceof Downgrade) return { ok: false, key: 'downgrade', params: e.params };
+      if (e instanceof RevealBad) return { ok: false, key: 'reveal_bad', params: { why: e.why } };
       if (e instanceof Fork) return { ok: false, key: 'fork', params: { why: e.why } };
       return { ok: false, key: 'bad', params: { why: String(e && e.message || e) } };
     }

@@ -81,3 +81,25 @@ def log_proof(
 ) -> Response:
     text = _shelf(request).match_proof(match_id)
     return Response(text, media_type=TEXT, headers={"Cache-Control": NO_CACHE})
+
+
+@router.get(
+    "/v1/matches/{match_id}/reveal-proof",
+    tags=["log"],
+    response_class=Response,
+    responses={
+        200: {
+            "content": {TEXT: {"schema": {"type": "string"}}},
+            "description": "a c2sp.org/tlog-proof@v1 proof",
+        },
+        **errors("not_found not_cosigned not_finished", Q),
+    },
+    summary="An offline proof (c2sp.org/tlog-proof) of the match's reveal record "
+    "(fairness-v2 §8: its chain head, result and transcript hash) under the newest "
+    "checkpoint its witnesses cosigned",
+)
+def reveal_proof(
+    request: Request, match_id: Annotated[str, Path(max_length=64, description="the match id")]
+) -> Response:
+    text = _shelf(request).reveal_proof(match_id)
+    return Response(text, media_type=TEXT, headers={"Cache-Control": NO_CACHE})

@@ -30,10 +30,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from live_server import OPERATOR_KEYS, LiveServer
 from support import bash_ok
 
 from qahwa_client import Client
+from verify_cli.main import app as verify_app
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -182,7 +184,13 @@ def test_the_bot_plays_a_sealed_match_with_only_its_ruleset_changed(
     monkeypatch.chdir(tmp_path)
     with LiveServer() as srv:
         out = run(code.replace(old, line), srv.url, monkeypatch)
+        # the next documented step, online: the sealed match's lock asks for qahwa-fair/3
+        # (fairness-v3 §9c), and its reveal record signs this transcript
+        online = CliRunner().invoke(
+            verify_app, ["transcript.json", "--server", srv.url, "--no-state"]
+        )
     assert re.fullmatch(r"iraqi_domino: \d+ moves, finished; transcript verified\n", out), out
+    assert online.exit_code == 0 and "VERIFIED" in online.stdout, online.output
     doc = json.loads((tmp_path / "transcript.json").read_text())
     assert doc["protocol"] == "qahwa-fair/3"
     assert any(e.get("action", {}).get("type") == "sealed" for e in doc["events"])
