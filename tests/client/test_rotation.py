@@ -248,3 +248,78 @@ def test_a_forged_announcement_is_refused_and_kept_as_a_dispute(
         assert dispute.evidence["refused_announcements"] == [refused]
         receipt = dispute.evidence["records"][0]["receipt"]
         assert receipt["signature"]["key_id"] == new  # the signed evidence, kept
+
+
+# -- the TS Node client -----------------------------------------------------------------------
+def test_the_ts_node_client_plays_through_two_rotations(tmp_path: Path) -> None:
+    """clients/ts/test/rotate.ts (built by tsc) plays a tawla match with the keys pinned
+    before it; this test stages a key and moves the clock past its activation where the
+    script pauses. Every receipt checks, the transcript and each seat file verify, with
+    the server and with the extended keys document the client saved."""
+    import subprocess
+
+    from test_clients_ts import NODE, TS, node_modules
+
+    if NODE is None:
+        pytest.fail("node is not installed")
+    modules = node_modules()
+    build = tmp_path / "build"
+    proc = subprocess.run(
+        [NODE, str(modules / "typescript" / "bin" / "tsc"), "-p", "tsconfig.test.json",
+         "--outDir", str(build)],
+        cwd=TS, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    (build / "node_modules").symlink_to(modules)  # its imports resolve
+    (build / "package.json").write_text('{"type": "module"}')
+    clock = FakeClock()
+    out = tmp_path / "out"
+    with LiveServer(clock=clock, key_poll_seconds=0.2) as srv:
+        with Client(srv.url) as qc0:
+            pinned = qc0.request("GET", "/v1/keys")
+        (tmp_path / "keys.json").write_text(json.dumps(pinned))
+        env = {
+            "QAHWA_TEST_URL": srv.url,
+            "QAHWA_TEST_OPERATOR_KEY": srv.operator_key,
+            "QAHWA_TEST_OUT": str(out),
+            "QAHWA_TEST_KEYS": str(tmp_path / "keys.json"),
+        }
+        import os
+
+        script = subprocess.Popen(
+            [NODE, str(build / "test" / "rotate.js")],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, env={**os.environ, **env},
+        )  # fmt: skip
+        assert script.stdin is not None and script.stdout is not None
+        staged, steps = [], []
+        try:
+            for line in script.stdout:
+                if not line.startswith("PAUSE "):
+                    break
+                step = line.split()[1]
+                steps.append(step)
+                if step == "rotate":
+                    staged.append(rotate(srv, 4))
+                else:
+                    clock.advance(5)
+                script.stdin.write("go\n")
+                script.stdin.flush()
+            rest = script.communicate(timeout=300)
+        finally:
+            if script.poll() is None:
+                script.kill()
+        assert script.returncode == 0, line + rest[0] + rest[1]
+        seen = json.loads(line)
+        assert steps == ["rotate", "switch", "rotate", "switch"], seen
+        assert seen["status"] == "finished" and seen["refused"] == 0 and seen["disputes"] == 0
+        assert seen["announced"] == staged
+        assert set(seen["signers"]) == {pinned["keys"][0]["key_id"], *staged}
+        seats = sorted(out.glob("seat-*.json"))
+        assert len(seats) == 2
+        for seat_file in seats:
+            for source in (["--server", srv.url], ["--key", str(out / "keys.json")]):
+                code, report = verify_cli(
+                    str(out / "transcript.json"), *source, "--seat", str(seat_file)
+                )
+                assert code == 0, report
