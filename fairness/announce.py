@@ -178,10 +178,21 @@ def extended_keys_doc(
                 "key_id": kid,
                 "alg": "ed25519",
                 "public_key": pub,
+                "created_at": mine[0]["created_at"] if mine else None,
                 "activates_at": mine[0]["not_before"] if mine else None,
                 "announcements": mine,
             }
         )
+    # an announcing key is retired when the key it announces takes over (its not_before):
+    # nothing it signs from then on counts (``retired_at``, as /v1/keys lists it)
+    by_id = {k.get("key_id"): k for k in doc["keys"] if isinstance(k, dict)}
+    for a in accepted:
+        signer = by_id.get((a.get("signature") or {}).get("key_id"))
+        at = a.get("not_before")
+        if signer is not None and isinstance(at, str):
+            held = signer.get("retired_at")
+            if not isinstance(held, str) or _when(at, "not_before") < _when(held, "retired_at"):
+                signer["retired_at"] = at
     return doc
 
 
