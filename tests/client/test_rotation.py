@@ -120,6 +120,10 @@ def test_the_bot_plays_through_two_rotations_and_every_file_verifies(
         saved = qc.save_keys(tmp_path / "extended.json")
         doc = json.loads(saved.read_text())
         assert [k["key_id"] for k in doc["keys"]][-2:] == rotations.staged
+        # each announcing key is retired when its successor signs
+        retired = {k["key_id"]: k.get("retired_at") for k in doc["keys"]}
+        assert retired[first.key_id] == doc["keys"][-2]["activates_at"]
+        assert retired[rotations.staged[0]] == doc["keys"][-1]["activates_at"]
         # every transcript and seat file verifies: against the server, and against the
         # keys pinned before the match extended by the announcements (no server)
         for n in range(len(match.seats)):

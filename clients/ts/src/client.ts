@@ -419,7 +419,17 @@ export class Client {
     for (const [kid, pub] of Object.entries(this.announced)) {
       if (listed.has(kid)) continue;
       const mine = this.acceptedAnnouncements.filter((a) => isObj(a["key"]) && a["key"]["key_id"] === kid);
-      list.push({ key_id: kid, alg: "ed25519", public_key: pub, activates_at: mine[0]?.["not_before"] ?? null, announcements: mine });
+      const first = mine[0];
+      list.push({ key_id: kid, alg: "ed25519", public_key: pub, created_at: first?.["created_at"] ?? null, activates_at: first?.["not_before"] ?? null, announcements: mine });
+    }
+    // an announcing key is retired when the key it announces takes over (its not_before)
+    for (const a of this.acceptedAnnouncements) {
+      const sig = a["signature"];
+      const signer = list.find((k) => isObj(sig) && k["key_id"] === sig["key_id"]);
+      const at = a["not_before"];
+      if (signer === undefined || typeof at !== "string") continue;
+      const held = signer["retired_at"];
+      if (typeof held !== "string" || Date.parse(at) < Date.parse(held)) signer["retired_at"] = at;
     }
     return doc;
   }
