@@ -47,6 +47,15 @@ def bot_code(url: str) -> str:
     return re.sub(r"^URL = .*$", f"URL = {url!r}", code.group(1), count=1, flags=re.M)
 
 
+#: the server's settings: its key ring re-reads the keys every 0.2 s; no request-rate limits
+#: (the fake clock stands still between the test's steps, so a rate bucket would never refill)
+SERVER: dict[str, Any] = {
+    "key_poll_seconds": 0.2,
+    "rate_per_second_per_ip": 0,
+    "rate_per_second_per_token": 0,
+}
+
+
 def rotate(srv: LiveServer, delay: float) -> str:
     """``qahwa keys rotate --in delay`` on the server's database, at its clock's now."""
     ring = srv.app.state.signer
@@ -89,7 +98,7 @@ def test_the_bot_plays_through_two_rotations_and_every_file_verifies(
 ) -> None:
     plan = {6: "rotate", 12: "switch", 30: "rotate", 40: "switch"}
     clock = FakeClock()
-    with LiveServer(clock=clock, key_poll_seconds=0.2) as srv:
+    with LiveServer(clock=clock, **SERVER) as srv:
         with Client(srv.url) as qc0:
             pinned = qc0.keys()
         [first] = pinned.keys
@@ -139,7 +148,7 @@ def test_the_bot_plays_through_two_rotations_and_every_file_verifies(
 
 def test_the_next_key_is_announced_in_v1_keys_and_on_the_stream() -> None:
     clock = FakeClock()
-    with LiveServer(clock=clock, key_poll_seconds=0.2) as srv, Client(srv.url) as qc:
+    with LiveServer(clock=clock, **SERVER) as srv, Client(srv.url) as qc:
         [old] = qc.keys().keys
         assert old.announcements == []
         match = qc.create_match("tawla", {"match_length": 1})
@@ -220,7 +229,7 @@ def test_a_forged_announcement_is_refused_and_kept_as_a_dispute(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     clock = FakeClock()
-    with LiveServer(clock=clock, key_poll_seconds=0.2) as srv, Client(srv.url) as qc:
+    with LiveServer(clock=clock, **SERVER) as srv, Client(srv.url) as qc:
         match = qc.create_match("tawla", {"match_length": 1})
         match.start()
         [old] = qc.keys().keys
@@ -255,11 +264,9 @@ def test_a_forged_announcement_is_refused_and_kept_as_a_dispute(
 
 
 # -- the TS Node client -----------------------------------------------------------------------
-def test_the_ts_node_client_plays_through_two_rotations(tmp_path: Path) -> None:
-    """clients/ts/test/rotate.ts (built by tsc) plays a tawla match with the keys pinned
-    before it; this test stages a key and moves the clock past its activation where the
-    script pauses. Every receipt checks, the transcript and each seat file verify, with
-    the server and with the extended keys document the client saved."""
+@pytest.fixture(scope="module")
+def ts_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """clients/ts and its tests compiled by tsc into a directory of this module's own."""
     import subprocess
 
     from test_clients_ts import NODE, TS, node_modules
@@ -267,7 +274,7 @@ def test_the_ts_node_client_plays_through_two_rotations(tmp_path: Path) -> None:
     if NODE is None:
         pytest.fail("node is not installed")
     modules = node_modules()
-    build = tmp_path / "build"
+    build = tmp_path_factory.mktemp("ts") / "build"
     proc = subprocess.run(
         [NODE, str(modules / "typescript" / "bin" / "tsc"), "-p", "tsconfig.test.json",
          "--outDir", str(build)],
@@ -276,9 +283,33 @@ def test_the_ts_node_client_plays_through_two_rotations(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     (build / "node_modules").symlink_to(modules)  # its imports resolve
     (build / "package.json").write_text('{"type": "module"}')
+    return build
+
+
+def test_the_ts_client_takes_keys_only_through_trusted_announcements(ts_build: Path) -> None:
+    """clients/ts/test/announce.test.ts: chains taken, forgeries refused and kept, the
+    extended keys document saved."""
+    from test_clients_ts import node_test
+
+    out = node_test(ts_build, "announce.test.js")
+    assert "a pinned client takes a key only through a trusted announcement" in out
+
+
+def test_the_ts_node_client_plays_through_two_rotations(ts_build: Path, tmp_path: Path) -> None:
+    """clients/ts/test/rotate.ts (built by tsc) plays a tawla match with the keys pinned
+    before it; this test stages a key and moves the clock past its activation where the
+    script pauses. Every receipt checks, the transcript and each seat file verify, with
+    the server and with the extended keys document the client saved."""
+    import os
+    import subprocess
+
+    from test_clients_ts import NODE
+
+    assert NODE is not None
+    build = ts_build
     clock = FakeClock()
     out = tmp_path / "out"
-    with LiveServer(clock=clock, key_poll_seconds=0.2) as srv:
+    with LiveServer(clock=clock, **SERVER) as srv:
         with Client(srv.url) as qc0:
             pinned = qc0.request("GET", "/v1/keys")
         (tmp_path / "keys.json").write_text(json.dumps(pinned))
@@ -288,8 +319,6 @@ def test_the_ts_node_client_plays_through_two_rotations(tmp_path: Path) -> None:
             "QAHWA_TEST_OUT": str(out),
             "QAHWA_TEST_KEYS": str(tmp_path / "keys.json"),
         }
-        import os
-
         script = subprocess.Popen(
             [NODE, str(build / "test" / "rotate.js")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -24,6 +24,14 @@ from test_play_page import downloaded, see_the_verdict, verify_cli
 
 from service import keys as service_keys
 
+#: the server's settings: its key ring re-reads the keys every 0.2 s; no request-rate limits
+#: (the fake clock stands still between the test's steps, so a rate bucket would never refill)
+SERVER: dict[str, Any] = {
+    "key_poll_seconds": 0.2,
+    "rate_per_second_per_ip": 0,
+    "rate_per_second_per_token": 0,
+}
+
 
 def rotate(srv: LiveServer, delay: float) -> str:
     ring = srv.app.state.signer
@@ -40,7 +48,7 @@ def test_a_person_plays_through_two_rotations_and_the_downloads_verify(
 ) -> None:
     clock = FakeClock()
     plan = {3: "rotate", 8: "switch", 12: "rotate", 16: "switch"}
-    with LiveServer(clock=clock, key_poll_seconds=0.2) as srv:
+    with LiveServer(clock=clock, **SERVER) as srv:
         [first] = httpx.get(srv.url + "/v1/keys").json()["keys"]
         rules = quote(json.dumps({"match_length": 1}))
         staged: list[str] = []
