@@ -28,6 +28,7 @@ CLIENTS = 8
 #: actions of all clients together after which the next step comes
 STEPS = ((60, "rotate"), (160, "switch"), (260, "rotate"), (360, "switch"))
 MAX_MATCHES = 6
+FORFEITS = {"timeout", "no_reveal", "expired", "abandoned", "not_locked", "resigned"}
 
 
 class SteppedClock:
@@ -56,6 +57,7 @@ class Figures:
     errors: list[str] = field(default_factory=list)
     matches: int = 0
     failed_verify: int = 0
+    forfeits: int = 0  # matches ended by a timeout or another forfeit (a monitor's count)
     actions: int = 0
     rotations: int = 0
     switches: int = 0
@@ -154,6 +156,8 @@ def measure(clients: int = CLIENTS, seed: int = 49) -> Figures:
                 )
                 if report["status"] != "verified":
                     out.failed_verify += 1
+                if (doc.get("result") or {}).get("reason") in FORFEITS:
+                    out.forfeits += 1
     return out
 
 
@@ -170,3 +174,4 @@ def run() -> None:
     for e in f.errors[:3]:
         print(f"    {e}")
     print(f"  transcripts that fail to verify: {f.failed_verify} (target 0)")
+    print(f"  matches ended by a forfeit: {f.forfeits} of {f.matches}")

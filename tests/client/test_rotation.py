@@ -66,6 +66,17 @@ def rotate(srv: LiveServer, delay: float) -> str:
     return new.key_id
 
 
+#: the ends a monitor counts against the operator or a player (``verify log``): a match
+#: that a client abandoned ends by one of these
+FORFEITS = {"timeout", "no_reveal", "expired", "abandoned", "not_locked", "resigned"}
+
+
+def ended_by_play(transcript: Path) -> bool:
+    """The match ended by its rules, not by a forfeit."""
+    result = json.loads(transcript.read_text())["result"]
+    return bool(result) and result.get("reason") not in FORFEITS
+
+
 def verify_cli(*args: str) -> Any:
     res = CliRunner().invoke(verify_app, [*args, "--json"])
     return res.exit_code, res.output
@@ -122,7 +133,7 @@ def test_the_bot_plays_through_two_rotations_and_every_file_verifies(
                 signers[kid] = signers.get(kid, 0) + 1
             seat.save(tmp_path / f"seat{seat.seat}.json")
         assert set(signers) == {first.key_id, *rotations.staged}, signers
-        assert ns["view"].status == "finished"
+        assert ns["view"].status == "finished" and ended_by_play(tmp_path / "transcript.json")
         # the client's trusted set grew by the two announced keys, and it saves them
         qc = match.client
         assert set(qc.announced) == set(rotations.staged)
@@ -348,6 +359,7 @@ def test_the_ts_node_client_plays_through_two_rotations(ts_build: Path, tmp_path
         assert seen["status"] == "finished" and seen["refused"] == 0 and seen["disputes"] == 0
         assert seen["announced"] == staged
         assert set(seen["signers"]) == {pinned["keys"][0]["key_id"], *staged}
+        assert ended_by_play(out / "transcript.json")
         seats = sorted(out.glob("seat-*.json"))
         assert len(seats) == 2
         for seat_file in seats:
