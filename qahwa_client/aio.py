@@ -226,8 +226,8 @@ class AsyncClient:
         keys = await self.trusted()
         unknown = signing_keys_in(signed) - keys.keys() - self._looked_up
         if unknown:
-            self._looked_up |= unknown
             doc = await self.request("GET", "/v1/keys")
+            self._looked_up |= unknown  # once it was read: a failed read is tried again
             self.take_announcements(announcements_in(doc), keys)
             keys = await self.trusted()
         return keys

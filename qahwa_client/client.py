@@ -226,8 +226,8 @@ class Client:
         keys = self.trusted()
         unknown = signing_keys_in(signed) - keys.keys() - self._looked_up
         if unknown:
-            self._looked_up |= unknown
             doc = self.request("GET", "/v1/keys")
+            self._looked_up |= unknown  # once it was read: a failed read is tried again
             self.take_announcements(announcements_in(doc), keys)
             keys = self.trusted()
         return keys

@@ -368,3 +368,17 @@ def test_the_ts_node_client_plays_through_two_rotations(ts_build: Path, tmp_path
                     str(out / "transcript.json"), *source, "--seat", str(seat_file)
                 )
                 assert code == 0, report
+
+
+# -- issue 49's target --------------------------------------------------------------------------
+def test_eight_clients_play_through_two_rotations_without_an_error() -> None:
+    """``python -m bench rotation``'s measurement: 8 clients play on one server while its key
+    rotates twice (at fixed counts of actions): no client error, no transcript that fails
+    ``verify`` against the keys a client trusts at the end, no match ended by a forfeit."""
+    from bench.bench_rotation import measure
+
+    f = measure(clients=8)
+    assert f.rotations == 2 and f.switches == 2
+    assert f.errors == [] and f.failed_verify == 0 and f.forfeits == 0
+    assert f.matches >= 8 and len(f.receipts_by_key) == 3, f.receipts_by_key
+    assert len(f.announced) == 2

@@ -398,8 +398,9 @@ export class Client {
     let keys = await this.trusted();
     const unknown = [...signingKeysIn(signed)].filter((k) => !Object.hasOwn(keys, k) && !this.lookedUp.has(k));
     if (unknown.length > 0) {
-      for (const k of unknown) this.lookedUp.add(k);
-      await this.takeAnnouncements(announcementsIn(await this.getObject("/v1/keys")));
+      const doc = await this.getObject("/v1/keys");
+      for (const k of unknown) this.lookedUp.add(k); // once it was read: a failed read is tried again
+      await this.takeAnnouncements(announcementsIn(doc));
       keys = await this.trusted();
     }
     return keys;
