@@ -124,6 +124,14 @@ def keys_rotate(settings: Settings, db: Database, delay: float, seal: bool) -> N
     from . import keys
 
     box = SecretBox(keys.master_key(settings))
+    if delay < settings.key_poll_seconds:
+        click.echo(
+            f"warning: --in {delay:g} is shorter than QAHWA_KEY_POLL_SECONDS "
+            f"({settings.key_poll_seconds:g}): a running process may sign with the old key "
+            "after its retirement until it re-reads the keys, and clients may meet the new "
+            "key before its announcement reaches them on a stream",
+            err=True,
+        )
     with db.write() as s:
         new, private, at = keys.rotate(settings, s, box, time.time(), delay, seal=seal)
     click.echo(

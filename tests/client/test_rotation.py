@@ -11,6 +11,7 @@ key takes over when the test moves the clock, at chosen points of the match.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sys
@@ -31,7 +32,7 @@ from fairness.announce import (
     extend_trusted,
 )
 from fairness.records import RecordError
-from qahwa_client import Client
+from qahwa_client import AsyncClient, Client
 from service import keys as service_keys
 from verify_cli.main import app as verify_app
 
@@ -193,6 +194,15 @@ def test_the_next_key_is_announced_in_v1_keys_and_on_the_stream() -> None:
             events = list(qc2.stream(match.match_id, timeout=5))
             assert events and all("seq" in ev for ev in events)
             assert qc2.announced == {new: listed[new]["public_key"]}
+
+        # the async client (the source of the sync one) does the same
+        async def streamed() -> dict[str, str]:
+            async with AsyncClient(srv.url, keys={old.key_id: old.public_key}) as aqc:
+                got = [ev async for ev in aqc.stream(match.match_id, timeout=5)]
+                assert got == events
+                return aqc.announced
+
+        assert asyncio.run(streamed()) == {new: listed[new]["public_key"]}
 
 
 def _forged(victim: str, signer: Signer, new: Signer, at: str) -> dict[str, Any]:
