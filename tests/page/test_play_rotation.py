@@ -83,6 +83,9 @@ def test_a_person_plays_through_two_rotations_and_the_downloads_verify(
             assert pg.get_attribute("#status", "data-dispute") is None
             transcript = downloaded(pg, "transcript", tmp_path)
             seat_file = downloaded(pg, "seat", tmp_path)
+        # the house bot played on through both rotations: the match ended by its rules
+        result = json.loads(transcript.read_text(encoding="utf-8"))["result"]
+        assert result and result.get("reason") not in {"timeout", "expired", "resigned"}
         seat = json.loads(seat_file.read_text(encoding="utf-8"))
         assert not seat["disputes"]
         unanswered = [r for r in seat["requests"] if r["receipt"] is None and not r["refused"]]
