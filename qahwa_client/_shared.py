@@ -43,6 +43,23 @@ def rate_limit_delay(resp: httpx.Response, waited: float, budget: float) -> floa
     return delay if waited + delay <= budget else None
 
 
+def signing_keys_in(items: Any) -> set[str]:
+    """The ``signature.key_id`` of every signed record in ``items`` (records, answers that
+    hold records, lists of them), however deep."""
+    found: set[str] = set()
+    todo = [items]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, Mapping):
+            sig = item.get("signature")
+            if isinstance(sig, Mapping) and isinstance(sig.get("key_id"), str):
+                found.add(sig["key_id"])
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+    return found
+
+
 def auth(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from fairness.announce import announcements_in, extend_trusted, extended_keys_doc
 from fairness.canonical import canonical_json
 from fairness.seat import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
 from qahwa_wire.models import (
@@ -56,6 +57,7 @@ from ._shared import (
     auth,
     create_body,
     rate_limit_delay,
+    signing_keys_in,
 )
 from .errors import ApiError, raise_for
 from .sse import aiter_sse
@@ -102,6 +104,16 @@ class AsyncClient:
         self._own = http is None
         self.pinned = trusted_keys(keys) if keys is not None else None
         self._fetched: dict[str, str] | None = None
+        #: the ``/v1/keys`` document (or mapping) trusted first: pinned, else fetched
+        self._base_keys: Any = keys
+        #: keys taken since through announcements signed by a trusted key, and those
+        #: announcements (fairness-v2.md, revision "key announcements")
+        self.announced: dict[str, str] = {}
+        self.accepted_announcements: list[dict[str, Any]] = []
+        #: announcements this client refused (not signed by a key it trusts, or malformed),
+        #: each ``{"announcement", "reason"}``: kept as evidence, never trusted
+        self.refused_announcements: list[dict[str, Any]] = []
+        self._looked_up: set[str] = set()  # unknown key ids /v1/keys was read again for
         self.operator_key = operator_key
         self.retries = retries
         self.retry_delay = retry_delay
@@ -179,12 +191,60 @@ class AsyncClient:
         )
 
     async def trusted(self) -> dict[str, str]:
-        """The server keys records are checked with: pinned, else ``/v1/keys`` (once)."""
+        """The server keys records are checked with: pinned, else ``/v1/keys`` (once), and
+        the keys announced since by a key among them (:meth:`take_announcements`)."""
         if self.pinned is not None:
-            return self.pinned
-        if self._fetched is None:
-            self._fetched = trusted_keys(await self.request("GET", "/v1/keys"))
-        return self._fetched
+            base = self.pinned
+        else:
+            if self._fetched is None:
+                doc = await self.request("GET", "/v1/keys")
+                self._fetched, self._base_keys = trusted_keys(doc), doc
+            base = self._fetched
+        return {**base, **self.announced} if self.announced else base
+
+    def take_announcements(self, records: Sequence[Any], trusted: Mapping[str, str]) -> list[str]:
+        """Take the keys ``records`` announce (key announcements: fairness-v2.md) when a key
+        of ``trusted`` (or one taken so) signed the announcement; keep the others in
+        ``refused_announcements`` (looked at again with every new announcement: one
+        refused only for want of its signer's own announcement is taken once that comes).
+        Returns the key ids taken."""
+        earlier = [r["announcement"] for r in self.refused_announcements]
+        ext = extend_trusted(trusted, [*records, *earlier])
+        self.announced.update(ext.added)
+        self.accepted_announcements.extend(ext.accepted)
+        self.refused_announcements = []
+        for r in ext.refused:
+            if r not in self.refused_announcements:
+                self.refused_announcements.append(r)
+        return list(ext.added)
+
+    async def trusted_for(self, *signed: Any) -> dict[str, str]:
+        """:meth:`trusted`, after taking the announcements ``/v1/keys`` lists now when one
+        of the ``signed`` records (or answers holding them) is signed by a key not trusted
+        yet: how a seat rides through a key rotation. A key nobody trusted announced stays
+        untrusted (the record's check then fails)."""
+        keys = await self.trusted()
+        unknown = signing_keys_in(signed) - keys.keys() - self._looked_up
+        if unknown:
+            doc = await self.request("GET", "/v1/keys")
+            self._looked_up |= unknown  # once it was read: a failed read is tried again
+            self.take_announcements(announcements_in(doc), keys)
+            keys = await self.trusted()
+        return keys
+
+    async def keys_document(self) -> dict[str, Any]:
+        """The keys this client trusts as a ``/v1/keys`` document: the pinned (or first
+        fetched) one, with every key taken since through an announcement listed after its
+        own keys, with that announcement. Save it (:meth:`save_keys`) to pin the extended
+        set: ``Client(keys=…)``, ``verify --key``."""
+        await self.trusted()
+        return extended_keys_doc(self._base_keys or {}, self.announced, self.accepted_announcements)
+
+    async def save_keys(self, path: str | Path) -> Path:
+        """Write :meth:`keys_document` to ``path`` (JSON)."""
+        out = Path(path)
+        out.write_text(json.dumps(await self.keys_document(), indent=1) + "\n")
+        return out
 
     async def aclose(self) -> None:
         if self._own:
@@ -270,6 +330,9 @@ class AsyncClient:
                     if kind == "finished":
                         return
                     if kind == "status":  # the match's status changed without an event
+                        continue
+                    if kind == "key_announcement":  # the next signing key, announced
+                        self.take_announcements([json.loads(data)], await self.trusted())
                         continue
                     event = json.loads(data)
                     last = event["seq"]
@@ -436,6 +499,27 @@ class AsyncSeat(SeatKeeps):
             raise
         return answer, entry
 
+    async def _keys(self, signed: Any) -> dict[str, str]:
+        """The keys to check ``signed`` (a record, or an answer holding records) with:
+        :meth:`AsyncClient.trusted_for`. A record signed by a key that no trusted key
+        announced is an ``unannounced_key`` dispute, with the announcements the client
+        refused as evidence; the record's check then fails."""
+        keys = await self.client.trusted_for(signed)
+        for kid in sorted(signing_keys_in([signed]) - keys.keys()):
+            refused = [
+                r
+                for r in self.client.refused_announcements
+                if isinstance(r.get("announcement"), dict)
+                and (r["announcement"].get("key") or {}).get("key_id") == kid
+            ]
+            self.proto._dispute(
+                "unannounced_key",
+                f"match {self.match_id}: the server signed with key {kid}, which no key this "
+                f"client trusts announced ({len(refused)} announcement(s) of it refused)",
+                {"records": [signed], "refused_announcements": refused},
+            )
+        return keys
+
     async def _seen(self, view: Any) -> None:
         """A view of this seat: its deadline kept; an end by timeout checked (§3a.8)."""
         deadline = getattr(view, "deadline", None)
@@ -465,8 +549,7 @@ class AsyncSeat(SeatKeeps):
             if self._record is not None
             else (await self.client.match(self.match_id)).record
         )
-        keys = await self.client.trusted()
-        self.proto.accept_record(record, keys)
+        self.proto.accept_record(record, await self._keys(record))
         body = self.proto.commit_body(client_seed)
         try:
             answer, entry = await self._send(f"/seats/{self.seat}/commit", body)
@@ -475,7 +558,7 @@ class AsyncSeat(SeatKeeps):
                 return None
             self.proto.commit_refused = f"{exc.code}: {exc.message}"
             raise
-        self.proto.take_receipt(answer, keys, entry=entry, seq=-1)
+        self.proto.take_receipt(answer, await self._keys(answer), entry=entry, seq=-1)
         return SeatingOut.model_validate(answer)
 
     async def check_lock(self, wait: float = 0.0, poll: float = 0.25) -> dict[str, Any]:
@@ -493,7 +576,7 @@ class AsyncSeat(SeatKeeps):
                 await asyncio.sleep(poll)
         lock_out = LockOut.model_validate(raw)
         proof = await self.client.log_proof(lock_out.log_index)
-        keys = await self.client.trusted()
+        keys = await self._keys(raw)
         lock = self.proto.check_lock(raw.get("lock"), raw.get("log_index"), proof, keys)
         self.proto.take_receipt(raw, keys, seq=-1)
         return lock
@@ -504,7 +587,7 @@ class AsyncSeat(SeatKeeps):
             await self.check_lock(wait)
         answer, entry = await self._send(f"/seats/{self.seat}/reveal", self.proto.reveal_body())
         self.proto.revealed = True
-        self.proto.take_receipt(answer, await self.client.trusted(), entry=entry, seq=-1)
+        self.proto.take_receipt(answer, await self._keys(answer), entry=entry, seq=-1)
         return SeatingOut.model_validate(answer)
 
     # -- playing ---------------------------------------------------------------------------------
@@ -601,7 +684,7 @@ class AsyncSeat(SeatKeeps):
             answer = {**answer, "state": await self._sealed_view(answer["state"])}
         out = ActionOut.model_validate(answer)
         self.proto.take_receipt(
-            answer, await self.client.trusted(), entry=entry, chain=out.state.chain
+            answer, await self._keys(answer), entry=entry, chain=out.state.chain
         )
         self.version = out.state.version
         self.view = out.state
@@ -626,7 +709,7 @@ class AsyncSeat(SeatKeeps):
         answer, entry = await self._send("/resign", body)
         out = ResignOut.model_validate(answer)
         self.proto.take_receipt(
-            answer, await self.client.trusted(), entry=entry, chain=answer.get("chain")
+            answer, await self._keys(answer), entry=entry, chain=answer.get("chain")
         )
         return out
 
@@ -675,7 +758,7 @@ class AsyncRngSession(Keeps):
     async def send_seed(self, client_seed: str | None = None) -> RngSeededOut:
         """Check the commit record, then send the seed (default: a fresh one) and a fresh
         nonce; the answer's lock is checked, with its inclusion in the log."""
-        keys = await self.client.trusted()
+        keys = await self.client.trusted_for(self.created.record)
         self.proto.accept_record(self.created.record, keys)
         self.proto.commit_body(client_seed)
         path = f"/v1/rng/{self.session_id}/seed"
@@ -683,6 +766,7 @@ class AsyncRngSession(Keeps):
         entry = self.proto.sent("POST", path, body)
         answer, _ = await self.client.send("POST", path, body, token=self.token, entry=entry)
         out = RngSeededOut.model_validate(answer)
+        keys = await self.client.trusted_for(answer)
         self.proto.check_lock(
             answer["lock"], answer["log_index"], await self.client.log_proof(out.log_index), keys
         )
@@ -703,14 +787,14 @@ class AsyncRngSession(Keeps):
         """One draw (not resent on failure: a second copy would be a second draw); its
         receipt is checked and kept."""
         answer = await self._call("POST", "/draws", dict(body))
-        self.proto.take_receipt(answer, await self.client.trusted())
+        self.proto.take_receipt(answer, await self.client.trusted_for(answer))
         return DrawOut.model_validate(answer)
 
     async def close(self) -> RngClosedOut:
         """Close: the server seed is revealed and the signed transcript returned (with a
         receipt, kept)."""
         answer = await self._call("POST", "/close")
-        self.proto.take_receipt(answer, await self.client.trusted())
+        self.proto.take_receipt(answer, await self.client.trusted_for(answer))
         return RngClosedOut.model_validate(answer)
 
     async def transcript(self) -> dict[str, Any]:

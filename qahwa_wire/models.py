@@ -1154,6 +1154,24 @@ class RngClosedOut(Wire):
     transcript: RngTranscriptOut  # type: ignore[valid-type]
 
 
+class AnnouncedKey(Wire):
+    key_id: str = Field(description="the first 16 hex digits of SHA-256 of the raw public key")
+    alg: Literal["ed25519"]
+    public_key: str = Field(description="base64 of the raw 32-byte Ed25519 public key")
+
+
+class KeyAnnouncementOut(Wire):
+    """A key in force announcing the next one (fairness-v2.md, revision "key
+    announcements"): a client that trusts the signing key takes ``key`` from ``not_before``."""
+
+    type: Literal["key_announcement"]
+    protocol: str
+    key: AnnouncedKey
+    not_before: str = Field(description="the announced key signs nothing before this time")
+    created_at: str = Field(description="when the key was announced (`qahwa keys rotate`)")
+    signature: Signature
+
+
 class KeyOut(Wire):
     key_id: str
     alg: Literal["ed25519"]
@@ -1175,6 +1193,12 @@ class KeyOut(Wire):
         description="when `qahwa keys rotate` "
         "replaced it, or will (null while nothing replaces it); nothing is signed by it "
         "at or after this time, and what it signed before stays verifiable",
+    )
+    announcements: list[KeyAnnouncementOut] = Field(
+        default_factory=list,
+        description="this key's announcements, each signed by a key in force when "
+        "`qahwa keys rotate` staged it: a client that trusts that key takes this one "
+        "(empty for a key nobody announced: the deployment's first)",
     )
 
 

@@ -26,7 +26,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -45,6 +45,7 @@ from fairness import (
     public_key_b64,
     signed_time,
 )
+from fairness.announce import announcement_body
 
 from .clock import SYSTEM_CLOCK, Clock, epoch_of, iso_of
 from .db import Database
@@ -153,6 +154,32 @@ class RecordSigner(Protocol):
     def signed(self, record: dict[str, Any]) -> dict[str, Any]: ...
 
 
+def predecessors(rows: Sequence[SigningKey], new: SigningKey) -> list[SigningKey]:
+    """The keys that announce ``new`` (fairness-v2.md, revision "key announcements"): the
+    keys :func:`rotate` retired when it staged ``new`` — in force when it was staged
+    (``created_at``) and retired at its ``activates_at``. None for a key not staged."""
+    if new.activates_at is None:
+        return []
+    staged, starts = epoch_of(new.created_at), epoch_of(new.activates_at)
+    return [
+        r
+        for r in rows
+        if r.key_id != new.key_id
+        and r.retired_at is not None
+        and epoch_of(r.retired_at) == starts
+        and epoch_of(r.activates_at or r.created_at) <= staged
+    ]
+
+
+def announcement(new: SigningKey, by: Signer) -> dict[str, Any]:
+    """``new``'s announcement signed by ``by`` (one of its :func:`predecessors`): the same
+    bytes whenever and wherever it is made (Ed25519 is deterministic, and every field is
+    the stored row's)."""
+    assert new.activates_at is not None
+    body = announcement_body(new.key_id, new.public_key, new.activates_at, new.created_at)
+    return by.signed(body)
+
+
 @dataclass(frozen=True)
 class Held:
     signer: Signer
@@ -182,6 +209,8 @@ class KeyRing:
         self.clock = clock
         self.poll_seconds = poll_seconds
         self._held: tuple[Held, ...] = ()
+        self._rows: tuple[SigningKey, ...] = ()
+        self._announced: dict[tuple[str, str], dict[str, Any]] = {}
         self._opened: dict[str, Signer] = {configured.key_id: configured}
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -205,6 +234,38 @@ class KeyRing:
                 end = epoch_of(r.retired_at) if r.retired_at else None
                 held.append(Held(signer, start, end))
             self._held = tuple(sorted(held, key=lambda h: h.activates))
+            self._rows = tuple(rows)
+
+    def announcements(
+        self, rows: Sequence[SigningKey] | None = None
+    ) -> dict[str, list[dict[str, Any]]]:
+        """key_id → the announcements of that key this process can sign (by each of its
+        :func:`predecessors` it holds), as ``/v1/keys`` and the event stream publish them;
+        made once per key and announcing key. ``rows``: the keys as just read (default: as
+        the last :meth:`refresh` read them)."""
+        rows = self._rows if rows is None else rows
+        out: dict[str, list[dict[str, Any]]] = {}
+        for new in rows:
+            for old in predecessors(rows, new):
+                signer = self._opened.get(old.key_id)
+                if signer is None:
+                    continue
+                made = self._announced.get((new.key_id, old.key_id))
+                if made is None:
+                    made = announcement(new, signer)
+                    self._announced[(new.key_id, old.key_id)] = made
+                out.setdefault(new.key_id, []).append(made)
+        return out
+
+    def announced_since(self, now: float | None = None) -> list[dict[str, Any]]:
+        """The announcements of the keys not retired at ``now`` (default: this ring's
+        clock's now): the next key's, and the current one's if it was announced. What the
+        event stream pushes."""
+        now = self.clock.now() if now is None else now
+        live = {
+            r.key_id for r in self._rows if r.retired_at is None or epoch_of(r.retired_at) > now
+        }
+        return [a for kid, found in self.announcements().items() if kid in live for a in found]
 
     def _pick(self, t: float) -> Signer | None:
         best: Held | None = None

@@ -66,8 +66,14 @@ class PublicLog:
     def keys(self, now: float) -> dict[str, Any]:
         """Every key this server has signed with or will: ``current`` while in force (from
         ``activates_at``, or ``created_at``, until ``retired_at``), ``next`` while staged
-        by ``qahwa keys rotate`` (before ``activates_at``: nothing is signed with it yet)."""
-        out: dict[str, Any] = {"keys": key_listing(self.db, now)}
+        by ``qahwa keys rotate`` (before ``activates_at``: nothing is signed with it yet);
+        each with its ``announcements`` (fairness-v2.md, revision "key announcements")."""
+        rows = key_rows(self.db)
+        out: dict[str, Any] = {"keys": [_key(r, now) for r in rows]}
+        announce = getattr(self.signer, "announcements", None)  # a KeyRing's
+        found: dict[str, list[dict[str, Any]]] = announce(rows) if announce is not None else {}
+        for k in out["keys"]:
+            k["announcements"] = found.get(k["key_id"], [])
         if self.log_key is not None:
             out["log"] = dict(self.log_key)
         if self.logs is not None:
@@ -96,8 +102,12 @@ def _key(r: SigningKey, now: float) -> dict[str, Any]:
     }
 
 
-def key_listing(db: Database, now: float) -> list[dict[str, Any]]:
-    """Every signing key as ``/v1/keys`` lists it at ``now``."""
+def key_rows(db: Database) -> list[SigningKey]:
+    """Every signing key's row, oldest first."""
     with db.read() as s:
-        rows = s.exec(select(SigningKey).order_by(col(SigningKey.created_at))).all()
-    return [_key(r, now) for r in rows]
+        return list(s.exec(select(SigningKey).order_by(col(SigningKey.created_at))).all())
+
+
+def key_listing(db: Database, now: float) -> list[dict[str, Any]]:
+    """Every signing key as ``/v1/keys`` lists it at ``now`` (without announcements)."""
+    return [_key(r, now) for r in key_rows(db)]

@@ -124,11 +124,29 @@ def keys_rotate(settings: Settings, db: Database, delay: float, seal: bool) -> N
     from . import keys
 
     box = SecretBox(keys.master_key(settings))
+    if delay < settings.key_poll_seconds:
+        click.echo(
+            f"warning: --in {delay:g} is shorter than QAHWA_KEY_POLL_SECONDS "
+            f"({settings.key_poll_seconds:g}): a running process may sign with the old key "
+            "after its retirement until it re-reads the keys, and clients may meet the new "
+            "key before its announcement reaches them on a stream",
+            err=True,
+        )
     with db.write() as s:
         new, private, at = keys.rotate(settings, s, box, time.time(), delay, seal=seal)
     click.echo(
         f"signing key {new.key_id} is staged: /v1/keys lists it as next now, it signs from "
         f"{at}, and the keys in force now are retired then (still listed in /v1/keys)."
+    )
+    from .logs import key_rows
+
+    rows = key_rows(db)
+    [row] = [r for r in rows if r.key_id == new.key_id]
+    announcing = [r.key_id for r in keys.predecessors(rows, row)]
+    click.echo(
+        f"Announced by {', '.join(announcing) or 'no key'} (a signed key_announcement in "
+        "/v1/keys and on the event streams): running clients that trust "
+        f"{'it' if len(announcing) == 1 else 'one of them'} take the new key and play on."
     )
     if seal:
         click.echo(

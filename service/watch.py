@@ -41,6 +41,9 @@ log = logging.getLogger("qahwa.service")
 
 CHANNEL = "qahwa_events"
 KEEPALIVE_SECONDS = 15.0
+#: how often a quiet stream looks for a key announcement to push (the key ring re-reads
+#: the keys every ``QAHWA_KEY_POLL_SECONDS``)
+ANNOUNCE_SECONDS = 2.0
 WATCHING = "qahwa-watching"  # a listener's application_name while it has waiters
 LISTENING = "qahwa-listening"  # ... while it has none (writers need not NOTIFY for it)
 FLAG_SECONDS = 1.0  # how long a writer trusts its last look at pg_stat_activity
@@ -249,6 +252,17 @@ class Watch:
         self.svc = svc
         self.hub = hub
 
+    def announcements(self, sent: set[str]) -> list[dict[str, Any]]:
+        """The key announcements (fairness-v2.md, revision "key announcements") of the keys
+        not retired now that this stream has not sent yet (``sent``: their signatures, kept
+        up to date): the next key's, as soon as this process's key ring has read it."""
+        since = getattr(self.svc.signer, "announced_since", None)  # a KeyRing's
+        if since is None:
+            return []
+        new = [a for a in since() if a["signature"]["value"] not in sent]
+        sent.update(a["signature"]["value"] for a in new)
+        return new
+
     async def read(
         self, match_id: str, *, kind: str, after: int, with_chains: bool = False
     ) -> dict[str, Any]:
@@ -290,7 +304,10 @@ class Watch:
         out, last = first, after
         status = first["status"]
         deadline = time.monotonic() + timeout
+        announced: set[str] = set()
         while True:
+            for a in self.announcements(announced):
+                yield f"event: key_announcement\ndata: {json.dumps(a)}\n\n"
             for ev, chain in zip(out["events"], out["chains"], strict=True):
                 last = ev["seq"]
                 data = ev if chain is None else {**ev, "chain": chain}
@@ -303,6 +320,7 @@ class Watch:
                 news_doc = {"status": status, "next_seq": out["next_seq"]}
                 yield f"event: status\ndata: {json.dumps(news_doc)}\n\n"
             seen = out["next_seq"]
+            quiet_since = time.monotonic()
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
@@ -310,10 +328,17 @@ class Watch:
                 if await self.hub.wait(
                     match_id,
                     seen_next_seq=seen,
-                    timeout=min(left, KEEPALIVE_SECONDS),
+                    timeout=min(left, KEEPALIVE_SECONDS, ANNOUNCE_SECONDS),
                     seen_status=status,
                 ):
                     break
-                if deadline - time.monotonic() > 0:
+                news = self.announcements(announced)
+                for a in news:
+                    yield f"event: key_announcement\ndata: {json.dumps(a)}\n\n"
+                now = time.monotonic()
+                if news:
+                    quiet_since = now
+                elif now - quiet_since >= KEEPALIVE_SECONDS and deadline - now > 0:
                     yield ": keep-alive\n\n"
+                    quiet_since = now
             out = await self.read(match_id, kind=kind, after=last, with_chains=True)

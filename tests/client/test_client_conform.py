@@ -148,7 +148,11 @@ def test_pinned_keys_that_did_not_sign_the_record_refuse_it() -> None:
     match = qc.create_match("tawla", ASKED, names=fake.names)
     with pytest.raises(NotOurMatch, match="not one of the server keys this client trusts"):
         match.seats[0].commit()
-    assert fake.posts("/commit") == [] and not any(s.path == "/v1/keys" for s in fake.sent)
+    assert fake.posts("/commit") == []
+    # the server's /v1/keys was read for an announcement of the unknown key (there is none):
+    # the pinned keys are still all the client trusts
+    assert qc.trusted() == {other.signer.key_id: other.keys()["keys"][0]["public_key"]}
+    assert qc.announced == {}
 
 
 def test_a_player_given_seed_is_used_once() -> None:

@@ -228,8 +228,11 @@ def _check_rotation(urls: list[str], rotate: Any, tmp_path: Path) -> None:
             staged = {u: c.get(u + "/v1/keys").json()["keys"] for u in urls}
         # (staged 15 s ahead: time enough for the command to exit on a loaded machine)
         [new] = [k for k in staged[urls[0]] if k["next"]]
+        # announced by the key in force, the same bytes from every process (fairness-v2 §11)
+        assert [a["signature"]["key_id"] for a in new["announcements"]] == [old["key_id"]]
         for u in urls:
             listed = {k["key_id"]: k for k in staged[u]}
+            assert listed[new["key_id"]]["announcements"] == new["announcements"]
             assert listed[new["key_id"]]["next"] and not listed[new["key_id"]]["current"]
             assert listed[old["key_id"]]["current"]
             assert listed[old["key_id"]]["retired_at"] == new["activates_at"]

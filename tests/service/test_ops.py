@@ -459,6 +459,7 @@ def test_a_transcript_signed_before_a_rotation_verifies_after_it(tmp_path: Path)
     (tmp_path / "saved.json").write_text(json.dumps(saved))
     out = _cli(settings, "keys", "rotate", "--in", "0")
     assert out.returncode == 0, out.stderr
+    assert f"Announced by {old.key_id} (a signed key_announcement" in out.stdout
     retired_file = tmp_path / f"signing.key.retired-{old.key_id}"
     assert retired_file.stat().st_mode & 0o777 == 0o600
     assert (tmp_path / "signing.key").stat().st_mode & 0o777 == 0o600

@@ -557,6 +557,26 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** AnnouncedKey */
+        AnnouncedKey: {
+            /**
+             * Key Id
+             * @description the first 16 hex digits of SHA-256 of the raw public key
+             */
+            key_id: string;
+            /**
+             * Alg
+             * @constant
+             */
+            alg: "ed25519";
+            /**
+             * Public Key
+             * @description base64 of the raw 32-byte Ed25519 public key
+             */
+            public_key: string;
+        } & {
+            [key: string]: unknown;
+        };
         /** BidPoints */
         BidPoints: {
             /**
@@ -1671,6 +1691,34 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * KeyAnnouncementOut
+         * @description A key in force announcing the next one (fairness-v2.md, revision "key
+         *     announcements"): a client that trusts the signing key takes ``key`` from ``not_before``.
+         */
+        KeyAnnouncementOut: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "key_announcement";
+            /** Protocol */
+            protocol: string;
+            key: components["schemas"]["AnnouncedKey"];
+            /**
+             * Not Before
+             * @description the announced key signs nothing before this time
+             */
+            not_before: string;
+            /**
+             * Created At
+             * @description when the key was announced (`qahwa keys rotate`)
+             */
+            created_at: string;
+            signature: components["schemas"]["Signature"];
+        } & {
+            [key: string]: unknown;
+        };
         /** KeyOut */
         KeyOut: {
             /** Key Id */
@@ -1708,6 +1756,11 @@ export interface components {
              * @description when `qahwa keys rotate` replaced it, or will (null while nothing replaces it); nothing is signed by it at or after this time, and what it signed before stays verifiable
              */
             retired_at?: string | null;
+            /**
+             * Announcements
+             * @description this key's announcements, each signed by a key in force when `qahwa keys rotate` staged it: a client that trusts that key takes this one (empty for a key nobody announced: the deployment's first)
+             */
+            announcements?: components["schemas"]["KeyAnnouncementOut"][];
         } & {
             [key: string]: unknown;
         };

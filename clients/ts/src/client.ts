@@ -19,12 +19,14 @@ import {
   type Obj,
   PROTOCOL_V2,
   RollChain,
+  announcementsIn,
   chainHeads,
   chainNext,
   chainStart,
   checkClientSeed,
   checkConsistency,
   checkSignedRecord,
+  extendTrusted,
   isObj,
   leafHash,
   rootFromInclusion,
@@ -193,6 +195,17 @@ function keyMap(keys: unknown): Record<string, string> {
   throw new ClientError("trusted keys are GET /v1/keys's answer or a mapping key_id → base64 public key");
 }
 
+/** The ``signature.key_id`` of every signed record in ``item``, however deep. */
+function signingKeysIn(item: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(item)) for (const v of item) signingKeysIn(v, out);
+  else if (isObj(item)) {
+    const sig = item["signature"];
+    if (isObj(sig) && typeof sig["key_id"] === "string") out.add(sig["key_id"]);
+    for (const v of Object.values(item)) signingKeysIn(v, out);
+  }
+  return out;
+}
+
 /** An ``after`` past every event: the events page then carries only where the log stands. */
 const LATEST = 2 ** 31 - 1;
 
@@ -202,6 +215,14 @@ export class Client {
   readonly opts: ClientOptions;
   private pinned: Record<string, string> | null;
   private fetched: Record<string, string> | null = null;
+  /** Keys taken since through announcements signed by a trusted key, and those announcements
+   * (fairness-v2.md, revision "key announcements"). */
+  readonly announced: Record<string, string> = {};
+  readonly acceptedAnnouncements: Obj[] = [];
+  /** Announcements this client refused (not signed by a key it trusts, or malformed), with
+   * the reason: kept as evidence, never trusted. */
+  refusedAnnouncements: { announcement: unknown; reason: string }[] = [];
+  private readonly lookedUp = new Set<string>();
   private keysDoc: Obj | null = null;
   private logV: Verifier | null = null;
   private witnessV: Verifier[] | null = null;
@@ -340,11 +361,78 @@ export class Client {
     return doc;
   }
 
-  /** The record keys: pinned, else ``/v1/keys`` (once). */
+  /** The record keys: pinned, else ``/v1/keys`` (once), and the keys announced since by a
+   * key among them (:meth:`takeAnnouncements`). */
   async trusted(): Promise<Record<string, string>> {
-    if (this.pinned !== null) return this.pinned;
-    if (this.fetched === null) this.fetched = keyMap(await this.keys());
-    return this.fetched;
+    let base: Record<string, string>;
+    if (this.pinned !== null) base = this.pinned;
+    else {
+      if (this.fetched === null) this.fetched = keyMap(await this.keys());
+      base = this.fetched;
+    }
+    return Object.keys(this.announced).length > 0 ? { ...base, ...this.announced } : base;
+  }
+
+  /** Take the keys ``records`` announce when a trusted key (or one taken so) signed the
+   * announcement; keep the others in ``refusedAnnouncements`` (looked at again with each new
+   * announcement). Returns the key ids taken. */
+  async takeAnnouncements(records: readonly unknown[]): Promise<string[]> {
+    const earlier = this.refusedAnnouncements.map((r) => r.announcement);
+    const ext = await extendTrusted(await this.trusted(), [...records, ...earlier]);
+    Object.assign(this.announced, ext.added);
+    this.acceptedAnnouncements.push(...ext.accepted);
+    const seen = new Set<string>();
+    this.refusedAnnouncements = ext.refused.filter((r) => {
+      const k = canonical(r.announcement);
+      if (seen.has(k)) return false;
+      seen.add(k);
+      return true;
+    });
+    return Object.keys(ext.added);
+  }
+
+  /** :meth:`trusted`, after taking the announcements ``/v1/keys`` lists now when ``signed``
+   * (a record, or an answer holding records) is signed by a key not trusted yet: how a seat
+   * rides through a key rotation. A key no trusted key announced stays untrusted. */
+  async trustedFor(signed: unknown): Promise<Record<string, string>> {
+    let keys = await this.trusted();
+    const unknown = [...signingKeysIn(signed)].filter((k) => !Object.hasOwn(keys, k) && !this.lookedUp.has(k));
+    if (unknown.length > 0) {
+      const doc = await this.getObject("/v1/keys");
+      for (const k of unknown) this.lookedUp.add(k); // once it was read: a failed read is tried again
+      await this.takeAnnouncements(announcementsIn(doc));
+      keys = await this.trusted();
+    }
+    return keys;
+  }
+
+  /** The keys this client trusts as a ``/v1/keys`` document: the pinned (or first fetched)
+   * one with every key taken since through an announcement listed after its own, with that
+   * announcement. Save it to pin the extended set (``keys``, ``verify --key``). */
+  async keysDocument(): Promise<Obj> {
+    const base: unknown = this.opts.keys ?? (await this.keys());
+    const doc: Obj =
+      isObj(base) && Array.isArray(base["keys"])
+        ? (JSON.parse(JSON.stringify(base)) as Obj)
+        : { keys: Object.entries(keyMap(base)).map(([key_id, public_key]) => ({ key_id, alg: "ed25519", public_key })) };
+    const list = doc["keys"] as Obj[];
+    const listed = new Set(list.map((k) => k["key_id"]));
+    for (const [kid, pub] of Object.entries(this.announced)) {
+      if (listed.has(kid)) continue;
+      const mine = this.acceptedAnnouncements.filter((a) => isObj(a["key"]) && a["key"]["key_id"] === kid);
+      const first = mine[0];
+      list.push({ key_id: kid, alg: "ed25519", public_key: pub, created_at: first?.["created_at"] ?? null, activates_at: first?.["not_before"] ?? null, announcements: mine });
+    }
+    // an announcing key is retired when the key it announces takes over (its not_before)
+    for (const a of this.acceptedAnnouncements) {
+      const sig = a["signature"];
+      const signer = list.find((k) => isObj(sig) && k["key_id"] === sig["key_id"]);
+      const at = a["not_before"];
+      if (signer === undefined || typeof at !== "string") continue;
+      const held = signer["retired_at"];
+      if (typeof held !== "string" || Date.parse(at) < Date.parse(held)) signer["retired_at"] = at;
+    }
+    return doc;
   }
 
   async keys(): Promise<KeysOut> {
@@ -602,6 +690,11 @@ export class Client {
               if (typeof doc["status"] === "string") yield { kind: "status", status: doc["status"] };
               continue;
             }
+            if (msg.event === "key_announcement") {
+              // the next signing key, announced: taken if a trusted key signed it
+              await this.takeAnnouncements([doc]);
+              continue;
+            }
             if (typeof doc["seq"] !== "number" || doc["seq"] <= last) continue;
             last = doc["seq"];
             broken = 0;
@@ -781,7 +874,7 @@ export class Seat {
   private async acceptRecord(record: unknown): Promise<Obj> {
     let rec: Obj;
     try {
-      rec = await checkSignedRecord(record, await this.client.trusted(), "commit record", "commit");
+      rec = await checkSignedRecord(record, await this.keysFor(record), "commit record", "commit");
     } catch (exc) {
       if (exc instanceof ProtocolError) throw this.notOurs(exc.message);
       throw exc;
@@ -956,7 +1049,7 @@ export class Seat {
 
   private async checkLockRecord(lockIn: unknown): Promise<void> {
     const rec = this.st.record!;
-    const lock = await checkSignedRecord(lockIn, await this.client.trusted(), "lock", "lock");
+    const lock = await checkSignedRecord(lockIn, await this.keysFor(lockIn), "lock", "lock");
     for (const k of ["match_id", "game", "ruleset", "commitment"]) {
       if (lock[k] !== rec[k]) {
         throw new ProtocolError(`the lock's ${k} ${JSON.stringify(lock[k])} is not the commit record's ${JSON.stringify(rec[k])}`);
@@ -1251,6 +1344,25 @@ export class Seat {
 
   // -- receipts, clocks (§3a.5, §3a.8) ------------------------------------------------------
 
+  /** The keys to check ``signed`` with (:meth:`Client.trustedFor`). A record signed by a key
+   * no trusted key announced is kept as a dispute, with the announcements of it the client
+   * refused as evidence; the record's check then fails. */
+  private async keysFor(signed: unknown): Promise<Record<string, string>> {
+    const keys = await this.client.trustedFor(signed);
+    for (const kid of signingKeysIn(signed)) {
+      if (Object.hasOwn(keys, kid)) continue;
+      const reason = `the server signed with key ${kid}, which no key this client trusts announced`;
+      if (this.st.disputes.some((d) => d.reason === reason)) continue;
+      const refused = this.client.refusedAnnouncements.filter((r) => {
+        const a = r.announcement;
+        return isObj(a) && isObj(a["key"]) && a["key"]["key_id"] === kid;
+      });
+      this.st.disputes.push({ reason, at: isoNow(this.client.now()), evidence: { records: [signed], refused_announcements: refused } });
+      await this.persist();
+    }
+    return keys;
+  }
+
   private async dispute(reason: string, evidence: Obj): Promise<Disputed> {
     this.st.disputes.push({ reason, at: isoNow(this.client.now()), evidence });
     await this.persist();
@@ -1274,7 +1386,7 @@ export class Seat {
     const mid = this.st.match_id;
     let r: Obj;
     try {
-      r = await checkSignedRecord(receipt, await this.client.trusted(), "receipt", "receipt");
+      r = await checkSignedRecord(receipt, await this.keysFor(receipt), "receipt", "receipt");
     } catch (exc) {
       if (exc instanceof ProtocolError) throw new ClientError(`match ${mid}: ${exc.message}`);
       throw exc;

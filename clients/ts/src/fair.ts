@@ -2,7 +2,7 @@
  * proofs — written from the spec, held to the spec's vectors (test/vectors.test.ts) and to
  * the Python implementation byte for byte. */
 
-import { ProtocolError, concat, equalBytes, fromHex, lp, toHex, u32be, utf8 } from "./bytes.js";
+import { ProtocolError, concat, equalBytes, fromBase64, fromHex, lp, toHex, u32be, utf8 } from "./bytes.js";
 import { canonical, canonicalBytes } from "./canonical.js";
 import { hmacSha512, sha256, sha256Sync, verifyEd25519 } from "./crypto.js";
 
@@ -147,6 +147,89 @@ export async function checkSignedRecord(
 }
 
 // -- the log: RFC 9162 -------------------------------------------------------------------
+
+// -- key announcements (fairness-v2.md, revision "key announcements") --------------------
+
+/** A ``key_announcement`` signed by one of ``trusted`` that announces a well-formed key
+ * other than its signer's, announced no later than it signs: that key's id and base64
+ * public key; else ProtocolError. */
+export async function checkAnnouncement(
+  record: unknown,
+  trusted: Readonly<Record<string, string>>,
+): Promise<{ keyId: string; publicKey: string }> {
+  const rec = await checkSignedRecord(record, trusted, "key announcement", "key_announcement");
+  const key = rec["key"];
+  if (!isObj(key) || key["alg"] !== "ed25519") throw new ProtocolError("the key announcement names no Ed25519 key");
+  const keyId = key["key_id"];
+  const publicKey = key["public_key"];
+  if (typeof keyId !== "string" || typeof publicKey !== "string") {
+    throw new ProtocolError("the announced key has no key_id or public_key");
+  }
+  const raw = fromBase64(publicKey, "the announced public key");
+  if (raw.length !== 32) throw new ProtocolError("the announced public key is not an Ed25519 key");
+  const derived = toHex(await sha256(raw)).slice(0, 16);
+  if (derived !== keyId) {
+    throw new ProtocolError(`the announced key_id ${JSON.stringify(keyId)} is not its public key's (${derived})`);
+  }
+  if (keyId === (rec["signature"] as Obj)["key_id"]) throw new ProtocolError("a key announcement signed by the key it announces");
+  const made = Date.parse(String(rec["created_at"]));
+  const from = Date.parse(String(rec["not_before"]));
+  if (Number.isNaN(made) || Number.isNaN(from)) throw new ProtocolError("the key announcement's times are not RFC 3339");
+  if (made > from) throw new ProtocolError("the key was announced after it signs (created_at > not_before)");
+  return { keyId, publicKey };
+}
+
+/** What :func:`extendTrusted` made of some announcements. */
+export interface Extension {
+  added: Record<string, string>;
+  accepted: Obj[];
+  refused: { announcement: unknown; reason: string }[];
+}
+
+/** The keys ``records`` announce, each through an announcement signed by a key of ``trusted``
+ * or by a key taken so (a chain of rotations); the others refused, with the reason. */
+export async function extendTrusted(trusted: Readonly<Record<string, string>>, records: readonly unknown[]): Promise<Extension> {
+  const have: Record<string, string> = { ...trusted };
+  const out: Extension = { added: {}, accepted: [], refused: [] };
+  let pending: unknown[] = [...records];
+  let left: { rec: unknown; reason: string }[] = [];
+  for (;;) {
+    left = [];
+    for (const rec of pending) {
+      let got: { keyId: string; publicKey: string };
+      try {
+        got = await checkAnnouncement(rec, have);
+      } catch (exc) {
+        if (!(exc instanceof ProtocolError)) throw exc;
+        left.push({ rec, reason: exc.message });
+        continue;
+      }
+      if (Object.hasOwn(have, got.keyId)) continue;
+      have[got.keyId] = got.publicKey;
+      out.added[got.keyId] = got.publicKey;
+      out.accepted.push(rec as Obj);
+    }
+    if (left.length === pending.length) break;
+    pending = left.map((l) => l.rec);
+  }
+  for (const { rec, reason } of left) {
+    const named = isObj(rec) && isObj(rec["key"]) ? rec["key"]["key_id"] : undefined;
+    if (typeof named === "string" && Object.hasOwn(have, named)) continue; // taken already
+    out.refused.push({ announcement: rec, reason });
+  }
+  return out;
+}
+
+/** Every announcement a ``/v1/keys`` document lists (each key's ``announcements``). */
+export function announcementsIn(doc: unknown): Obj[] {
+  const out: Obj[] = [];
+  const keys = isObj(doc) ? doc["keys"] : undefined;
+  for (const k of Array.isArray(keys) ? keys : []) {
+    const found = isObj(k) ? k["announcements"] : undefined;
+    for (const a of Array.isArray(found) ? found : []) if (isObj(a)) out.push(a);
+  }
+  return out;
+}
 
 export function leafHash(leaf: Uint8Array): Promise<Uint8Array> {
   return sha256(concat(new Uint8Array([0]), leaf));

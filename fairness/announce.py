@@ -1,0 +1,207 @@
+"""Key announcements (fairness-v2.md, revision "key announcements"): how a server's next
+signing key becomes trusted by a client that trusts the key in force.
+
+``qahwa keys rotate`` stages a new key; every key in force at that moment signs a
+``key_announcement`` record naming the new key and the time it signs from (``not_before``).
+``/v1/keys`` lists each key's announcements, and the match event stream pushes them
+(``event: key_announcement``). A conforming client takes a new key only through an
+announcement signed by a key it already trusts (:func:`extend_trusted`), and keeps every
+announcement it refused; a record signed by a key nobody it trusts announced stays refused.
+
+The record (canonical JSON, signed as every record, fairness-v1 §6)::
+
+    {"type": "key_announcement", "protocol": "qahwa-fair/2",
+     "key": {"key_id": "…", "alg": "ed25519", "public_key": "<base64>"},
+     "not_before": "<RFC 3339: the new key signs nothing before>",
+     "created_at": "<RFC 3339: when it was announced, before the signer's retired_at>",
+     "signature": {"alg": "ed25519", "key_id": "<the announcing key>", "value": "…"}}
+
+Ed25519 signatures are deterministic, so every process holding the announcing key makes the
+same bytes, whenever it makes them.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from .errors import FairnessError
+from .records import RecordError
+from .seat import check_signed_record
+from .signing import key_id_of, load_public_key
+from .v2 import PROTOCOL_V2
+
+ANNOUNCEMENT = "key_announcement"
+
+
+def announcement_body(
+    key_id: str, public_key: str, not_before: str, created_at: str
+) -> dict[str, Any]:
+    """The unsigned announcement of the key ``key_id`` (base64 ``public_key``) that signs
+    from ``not_before`` on, announced at ``created_at``."""
+    return {
+        "type": ANNOUNCEMENT,
+        "protocol": PROTOCOL_V2,
+        "key": {"key_id": key_id, "alg": "ed25519", "public_key": public_key},
+        "not_before": not_before,
+        "created_at": created_at,
+    }
+
+
+def _when(value: Any, name: str) -> float:
+    if isinstance(value, str):
+        try:
+            t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            t = None
+        if t is not None and t.tzinfo is not None:
+            return t.timestamp()
+    raise RecordError(f"the key announcement's {name} is not an RFC 3339 time", kind="shape")
+
+
+def check_announcement(record: Any, trusted: Mapping[str, str]) -> tuple[str, str]:
+    """``(key_id, base64 public key)`` of the key ``record`` announces, when it is a
+    ``key_announcement`` signed by one of ``trusted`` (key_id → base64 public key) that
+    announces a well-formed key other than its own, announced no later than it signs;
+    else RecordError (``kind``: shape, signature, type, protocol)."""
+    rec = check_signed_record(record, trusted, what="key announcement", rtype=ANNOUNCEMENT)
+    key = rec.get("key")
+    if not isinstance(key, dict) or key.get("alg") != "ed25519":
+        raise RecordError("the key announcement names no Ed25519 key", kind="shape")
+    kid, pub = key.get("key_id"), key.get("public_key")
+    if not isinstance(kid, str) or not isinstance(pub, str):
+        raise RecordError("the announced key has no key_id or public_key", kind="shape")
+    try:
+        derived = key_id_of(load_public_key(pub))
+    except FairnessError:
+        raise RecordError("the announced public key is not an Ed25519 key", kind="shape") from None
+    if derived != kid:
+        raise RecordError(
+            f"the announced key_id {kid!r} is not its public key's ({derived})", kind="shape"
+        )
+    if kid == rec["signature"]["key_id"]:
+        raise RecordError("a key announcement signed by the key it announces", kind="signature")
+    if _when(rec.get("created_at"), "created_at") > _when(rec.get("not_before"), "not_before"):
+        raise RecordError(
+            "the key was announced after it signs (created_at > not_before)", kind="shape"
+        )
+    return kid, pub
+
+
+def announcements_in(doc: Any) -> list[dict[str, Any]]:
+    """Every announcement a ``/v1/keys`` document (a dict or a model) lists: each key's
+    ``announcements``."""
+    if hasattr(doc, "model_dump"):
+        doc = doc.model_dump(mode="json")
+    out: list[dict[str, Any]] = []
+    keys = doc.get("keys") if isinstance(doc, Mapping) else None
+    for k in keys if isinstance(keys, list) else []:
+        found = k.get("announcements") if isinstance(k, Mapping) else None
+        out.extend(a for a in (found if isinstance(found, list) else []) if isinstance(a, dict))
+    return out
+
+
+@dataclass
+class Extension:
+    """What :func:`extend_trusted` made of some announcements: the keys ``added`` (key_id →
+    base64 public key), the announcements ``accepted`` (the ones that added a key), and the
+    ones ``refused``, each as ``{"announcement", "reason"}``."""
+
+    added: dict[str, str] = field(default_factory=dict)
+    accepted: list[dict[str, Any]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+
+
+def extend_trusted(trusted: Mapping[str, str], records: Iterable[Any]) -> Extension:
+    """Take the keys that ``records`` announce, each through an announcement signed by a key
+    of ``trusted`` or by a key taken so (a chain of rotations); the others are refused. A
+    key already trusted is neither added nor refused (its announcement is not needed)."""
+    have = dict(trusted)
+    out = Extension()
+    pending = list(records)
+    while True:
+        left = []
+        for rec in pending:
+            try:
+                kid, pub = check_announcement(rec, have)
+            except RecordError as exc:
+                left.append((rec, str(exc)))
+                continue
+            if kid in have:
+                if have[kid] != pub:
+                    out.refused.append(
+                        {"announcement": rec, "reason": f"it names another key for {kid}"}
+                    )
+                continue
+            have[kid] = pub
+            out.added[kid] = pub
+            out.accepted.append(rec)
+        if len(left) == len(pending):
+            break
+        pending = [rec for rec, _ in left]
+    for rec, reason in left:
+        named = rec.get("key") if isinstance(rec, dict) else None
+        if isinstance(named, dict) and named.get("key_id") in have:
+            continue  # a second announcement of a key taken already (e.g. by another signer)
+        out.refused.append({"announcement": rec, "reason": reason})
+    return out
+
+
+def extended_keys_doc(
+    base: Any, added: Mapping[str, str], accepted: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """A ``/v1/keys`` document: ``base`` (a ``/v1/keys`` answer or a mapping key_id →
+    public key) with the keys ``added`` listed after its own, each with the announcements
+    that made it trusted. What a player saves to pin the extended set (``verify --key``,
+    ``Client(keys=…)``)."""
+    if hasattr(base, "model_dump"):
+        base = base.model_dump(mode="json")
+    if isinstance(base, Mapping) and isinstance(base.get("keys"), list):
+        doc = copy.deepcopy(dict(base))
+    else:
+        doc = {
+            "keys": [
+                {"key_id": k, "alg": "ed25519", "public_key": v}
+                for k, v in dict(base or {}).items()
+            ]
+        }
+    listed = {k.get("key_id") for k in doc["keys"] if isinstance(k, Mapping)}
+    for kid, pub in added.items():
+        if kid in listed:
+            continue
+        mine = [dict(a) for a in accepted if (a.get("key") or {}).get("key_id") == kid]
+        doc["keys"].append(
+            {
+                "key_id": kid,
+                "alg": "ed25519",
+                "public_key": pub,
+                "created_at": mine[0]["created_at"] if mine else None,
+                "activates_at": mine[0]["not_before"] if mine else None,
+                "announcements": mine,
+            }
+        )
+    # an announcing key is retired when the key it announces takes over (its not_before):
+    # nothing it signs from then on counts (``retired_at``, as /v1/keys lists it)
+    by_id = {k.get("key_id"): k for k in doc["keys"] if isinstance(k, dict)}
+    for a in accepted:
+        signer = by_id.get((a.get("signature") or {}).get("key_id"))
+        at = a.get("not_before")
+        if signer is not None and isinstance(at, str):
+            held = signer.get("retired_at")
+            if not isinstance(held, str) or _when(at, "not_before") < _when(held, "retired_at"):
+                signer["retired_at"] = at
+    return doc
+
+
+__all__ = [
+    "ANNOUNCEMENT",
+    "Extension",
+    "announcement_body",
+    "announcements_in",
+    "check_announcement",
+    "extend_trusted",
+    "extended_keys_doc",
+]

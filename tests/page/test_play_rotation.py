@@ -1,0 +1,96 @@
+"""/play through two key rotations (fairness-v2.md, revision "key announcements"): a person
+clicks a tawla match against a house bot while the operator rotates the signing key twice.
+The page's client (clients/ts) and the house bot (service/house.py, the Python client) take
+each new key through its announcement and play on: no error on the page, every request of
+the seat receipted, and the downloaded transcript and seat.json pass ``verify --seat``.
+
+The server runs on a fake clock: each key is staged, then takes over when the test moves
+the clock, at chosen clicks.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+import pytest
+from browser import open_page
+from fake_clock import FakeClock
+from live_server import LiveServer
+from test_play_page import downloaded, see_the_verdict, verify_cli
+
+from service import keys as service_keys
+
+#: the server's settings: its key ring re-reads the keys every 0.2 s; no request-rate limits
+#: (the fake clock stands still between the test's steps, so a rate bucket would never refill)
+SERVER: dict[str, Any] = {
+    "key_poll_seconds": 0.2,
+    "rate_per_second_per_ip": 0,
+    "rate_per_second_per_token": 0,
+}
+
+
+def rotate(srv: LiveServer, delay: float) -> str:
+    ring = srv.app.state.signer
+    assert srv.clock is not None
+    with ring.db.write() as s:
+        new, _, _ = service_keys.rotate(srv.settings, s, ring.box, srv.clock.now(), delay)
+    ring.refresh()  # as its poller does, every key_poll_seconds
+    return new.key_id
+
+
+@pytest.mark.browser
+def test_a_person_plays_through_two_rotations_and_the_downloads_verify(
+    browser: Any, tmp_path: Path
+) -> None:
+    clock = FakeClock()
+    plan = {3: "rotate", 8: "switch", 12: "rotate", 16: "switch"}
+    with LiveServer(clock=clock, **SERVER) as srv:
+        [first] = httpx.get(srv.url + "/v1/keys").json()["keys"]
+        rules = quote(json.dumps({"match_length": 1}))
+        staged: list[str] = []
+        done: list[str] = []
+        with open_page(browser, f"{srv.url}/play?game=tawla&ruleset={rules}") as pg:
+            pg.wait_for_selector('[data-testid="board"]', timeout=60_000)
+            clicks = 0
+            for _ in range(4000):
+                if pg.locator("#verdict").count():
+                    break
+                assert pg.get_attribute("#status", "data-error") is None, pg.text_content("#status")
+                buttons = pg.locator('[data-testid="legal-action"]:enabled')
+                if not buttons.count():
+                    pg.wait_for_timeout(100)
+                    continue
+                try:
+                    buttons.first.click(timeout=2_000)
+                except Exception:  # the table re-rendered under the click: look again
+                    continue
+                clicks += 1
+                step = plan.get(clicks)
+                if step == "rotate":
+                    staged.append(rotate(srv, 4))
+                elif step == "switch":
+                    clock.advance(5)
+                if step:
+                    done.append(step)
+            else:
+                raise AssertionError("the match did not end")
+            assert done == ["rotate", "switch", "rotate", "switch"], (clicks, done)
+            see_the_verdict(pg)
+            assert pg.get_attribute("#status", "data-dispute") is None
+            transcript = downloaded(pg, "transcript", tmp_path)
+            seat_file = downloaded(pg, "seat", tmp_path)
+        # the house bot played on through both rotations: the match ended by its rules
+        result = json.loads(transcript.read_text(encoding="utf-8"))["result"]
+        assert result and result.get("reason") not in {"timeout", "expired", "resigned"}
+        seat = json.loads(seat_file.read_text(encoding="utf-8"))
+        assert not seat["disputes"]
+        unanswered = [r for r in seat["requests"] if r["receipt"] is None and not r["refused"]]
+        assert unanswered == []
+        signers = {r["signature"]["key_id"] for r in seat["receipts"]}
+        assert signers == {first["key_id"], *staged}, signers
+        res = verify_cli(str(transcript), "--server", srv.url, "--seat", str(seat_file))
+        assert res.exit_code == 0, res.output
