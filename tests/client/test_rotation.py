@@ -312,12 +312,12 @@ def test_the_ts_client_takes_keys_only_through_trusted_announcements(ts_build: P
     extended keys document saved."""
     from test_clients_ts import node_test
 
-    out = node_test(ts_build, "announce.test.js")
+    out = node_test(ts_build, "test/announce.test.js")
     assert "a pinned client takes a key only through a trusted announcement" in out
 
 
 def test_the_ts_node_client_plays_through_two_rotations(ts_build: Path, tmp_path: Path) -> None:
-    """clients/ts/test/rotate.ts (built by tsc) plays a tawla match with the keys pinned
+    """clients/ts/harness/rotate.ts (built by tsc) plays a tawla match with the keys pinned
     before it; this test stages a key and moves the clock past its activation where the
     script pauses. Every receipt checks, the transcript and each seat file verify, with
     the server and with the extended keys document the client saved."""
@@ -341,7 +341,7 @@ def test_the_ts_node_client_plays_through_two_rotations(ts_build: Path, tmp_path
             "QAHWA_TEST_KEYS": str(tmp_path / "keys.json"),
         }
         script = subprocess.Popen(
-            [NODE, str(build / "test" / "rotate.js")],
+            [NODE, str(build / "harness" / "rotate.js")],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, env={**os.environ, **env},
         )  # fmt: skip

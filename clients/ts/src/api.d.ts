@@ -3845,6 +3845,13 @@ export interface components {
             }[];
             /** Seats */
             seats: components["schemas"]["PublicSeat"][];
+            /**
+             * Sealed
+             * @description at a sealed table (deal sealed): {limits}, what the table does not hide, known from its seating (the same list as a game view's sealed.limits)
+             */
+            sealed?: {
+                [key: string]: unknown;
+            } | null;
         } & {
             [key: string]: unknown;
         };
