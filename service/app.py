@@ -259,6 +259,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
             yield
         finally:
             stop.set()
+            lobby = getattr(app.state, "play_lobby", None)  # service/play.py's, if it ran
+            if lobby is not None:
+                lobby.close()
             log_c2sp.stop()
             signer.stop()
             thread.join(timeout=5)
