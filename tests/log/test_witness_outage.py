@@ -1,0 +1,97 @@
+"""A witness that fails alone (issue 49): the server's only configured witness is stopped for
+real in the middle of play, and Python seats play on — the match under way and new ones —
+every transcript verifying; the match's tlog-proof is served at once, with the cosignatures
+there are and the missing witness named; ``qahwa_witness_lag_entries`` has a sample for the
+witness, growing while it is down. (The TS client: tests/client/test_clients_ts.py; /play in
+Chromium: tests/page/test_play_page.py.)"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import httpx
+from click.testing import CliRunner
+from live_server import LiveServer
+from witness_http import WitnessHTTP, new_log, witnessed_settings
+
+import tlog
+from qahwa_client import Client, Match
+from verify_cli.main import app as verify_app
+
+TAWLA = {"match_length": 1}
+
+
+def lag(url: str) -> float | None:
+    for line in httpx.get(url + "/metrics").text.splitlines():
+        if line.startswith('qahwa_witness_lag_entries{witness="w1"}'):
+            return float(line.split()[-1])
+    return None
+
+
+def wait_for(what: str, ok: Any, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not ok():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def play(match: Match, moves: int | None = None) -> str:
+    """Play ``match`` (every seat, first legal action) for ``moves`` moves or to the end."""
+    view = match.seats[0].state()
+    done = 0
+    while view.status == "playing" and (moves is None or done < moves):
+        seat = match.seats[view.turn or 0]
+        if view.seat != seat.seat:
+            view = seat.state()
+            continue
+        view = seat.act(view.legal_actions[0], retry_stale=True).state
+        done += 1
+    return view.status
+
+
+def verified(url: str, doc: dict[str, Any], tmp: Any, name: str) -> str:
+    path = tmp / f"{name}.json"
+    path.write_bytes(httpx.get(f"{url}/v1/matches/{doc['match_id']}/transcript").content)
+    res = CliRunner().invoke(verify_app, [str(path), "--server", url], catch_exceptions=False)
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_python_seats_play_on_when_the_witness_stops_mid_play(tmp_path: Any) -> None:
+    log = new_log()
+    with (
+        WitnessHTTP(log.vkey) as witness,
+        LiveServer(**witnessed_settings(witness, log)) as srv,
+        Client(srv.url) as qc,
+    ):
+        wait_for("the witness cosigned nothing", lambda: witness.cosigned)
+        wait_for("no lag sample for w1", lambda: lag(srv.url) is not None)
+        before = qc.create_match("tawla", TAWLA)
+        before.start()
+        lock_index = before.seats[0].log_index
+        assert lock_index is not None
+        wait_for("the lock was not cosigned", lambda: max(witness.cosigned) > lock_index)
+        assert play(before, moves=4) == "playing"
+        witness.stop()  # mid-play
+        assert play(before) == "finished"
+        after = qc.create_match("tawla", TAWLA)
+        after.start()  # its lock is logged after the witness went down
+        assert play(after) == "finished"
+        for m in (before, after):
+            m.check_transcript()
+        verified(srv.url, before.transcript(), tmp_path, "before")
+        verified(srv.url, after.transcript(), tmp_path, "after")
+        # the proof of the new match's lock: served at once, the witness named as missing
+        r = httpx.get(f"{srv.url}/v1/matches/{after.match_id}/log-proof")
+        assert r.status_code == 200 and r.headers["qahwa-witnesses-missing"] == "w1"
+        proof = tlog.parse_proof(r.text)
+        log_key = tlog.parse_vkey(log.vkey)
+        cp, note = tlog.open_checkpoint(proof.checkpoint, log_key, [witness.signer.verifier])
+        assert cp.size > max(witness.cosigned)
+        assert {v.name for v, _ in note.verified} == {log_key.name}
+        # the lag: a sample for w1, the entries logged since it last cosigned
+        wait_for("w1's lag did not grow", lambda: (lag(srv.url) or 0) >= 1)
+        # the proof of the match locked while it was up still carries its cosignature
+        r = httpx.get(f"{srv.url}/v1/matches/{before.match_id}/log-proof")
+        assert r.headers["qahwa-witnesses-missing"] == ""
