@@ -11,15 +11,21 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 from click.testing import CliRunner
 from live_server import LiveServer
 from witness_http import WitnessHTTP, new_log, witnessed_settings
 
 import tlog
-from qahwa_client import Client, Match
+from qahwa_client import Client, Match, NotOurMatch
 from verify_cli.main import app as verify_app
 
 TAWLA = {"match_length": 1}
+
+
+def policy_text(log_vkey: str, witness: WitnessHTTP) -> str:
+    """A player's tlog policy: the log key and the one witness, its quorum."""
+    return f"log {log_vkey}\nwitness w1 {witness.vkey}\nquorum w1\n"
 
 
 def lag(url: str) -> float | None:
@@ -64,6 +70,7 @@ def test_python_seats_play_on_when_the_witness_stops_mid_play(tmp_path: Any) -> 
         WitnessHTTP(log.vkey) as witness,
         LiveServer(**witnessed_settings(witness, log)) as srv,
         Client(srv.url) as qc,
+        Client(srv.url, log_policy=policy_text(log.vkey, witness), proof_wait=2) as pinned,
     ):
         wait_for("the witness cosigned nothing", lambda: witness.cosigned)
         wait_for("no lag sample for w1", lambda: lag(srv.url) is not None)
@@ -72,14 +79,26 @@ def test_python_seats_play_on_when_the_witness_stops_mid_play(tmp_path: Any) -> 
         lock_index = before.seats[0].log_index
         assert lock_index is not None
         wait_for("the lock was not cosigned", lambda: max(witness.cosigned) > lock_index)
+        # a seat whose player pinned the witness (its log policy) plays while it is up
+        watched = pinned.create_match("tawla", TAWLA)
+        watched.start()
         assert play(before, moves=4) == "playing"
         witness.stop()  # mid-play
         assert play(before) == "finished"
         after = qc.create_match("tawla", TAWLA)
         after.start()  # its lock is logged after the witness went down
         assert play(after) == "finished"
-        for m in (before, after):
+        assert play(watched) == "finished"
+        for m in (before, after, watched):
             m.check_transcript()
+        # ...and with it down its policy refuses to reveal, no secret sent
+        refused = pinned.create_match("tawla", TAWLA)
+        for seat in refused.seats:
+            seat.commit()
+        with pytest.raises(NotOurMatch, match="cosigned by none: not the quorum 'w1'"):
+            refused.seats[0].reveal(wait=30)
+        assert refused.seats[0].lock is None
+        assert not any(r["path"].endswith("/reveal") for r in refused.seats[0].requests)
         verified(srv.url, before.transcript(), tmp_path, "before")
         verified(srv.url, after.transcript(), tmp_path, "after")
         # the proof of the new match's lock: served at once, the witness named as missing
