@@ -248,18 +248,26 @@ class LogC2SP:
             .order_by(col(translog.CheckpointRow.tree_size).desc())
             .limit(64)
         ).all()
+        if not rows:
+            return None
         want = [w.name for w in self.witnesses]
+        have: dict[int, set[str]] = {}
+        if want:  # one query for every candidate's cosignatures, whatever their number
+            for cid, name in s.exec(
+                select(
+                    translog.CosignatureRow.checkpoint_id, translog.CosignatureRow.witness
+                ).where(col(translog.CosignatureRow.checkpoint_id).in_([r.id for r in rows]))
+            ).all():
+                have.setdefault(cid, set()).add(name)
         best: tuple[translog.CheckpointRow, list[str]] | None = None
         for row in rows:
             assert row.id is not None
-            have = set(translog.cosignatures(s, row.id)) if want else set()
-            missing = [name for name in want if name not in have]
+            missing = [name for name in want if name not in have.get(row.id, ())]
             if best is None or len(missing) < len(best[1]):
                 best = (row, missing)
             if not missing:
                 break
-        if best is None:
-            return None
+        assert best is not None
         return best[0], self._with_cosignatures(s, best[0]), best[1]
 
     def match_index(self, match_id: str) -> tuple[int, int]:

@@ -50,6 +50,9 @@ def test_the_lobby_refuses_strangers_in_deploy_md_setup() -> None:
         # the same request straight from this machine is served
         assert c.post("/play/tables", json=TAWLA).status_code == 201
         assert _log_size(c) == before  # and nothing is logged before its person plays
+    env = (Path(__file__).parents[2] / "docs" / "deploy.md").read_text(encoding="utf-8")
+    (line,) = [ln for ln in env.splitlines() if ln.startswith("QAHWA_PLAY_LOBBY=")]
+    assert line == "QAHWA_PLAY_LOBBY=0"  # deploy.md's env file turns it off
     with LiveServer(play_lobby=False) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
         r = c.post("/play/tables", json=TAWLA)
         assert r.status_code == 403 and "off on this server" in r.json()["error"]["message"]
