@@ -186,6 +186,23 @@ def check_offline(
     return True, _included(idx, cp, cosigned, " (the policy's quorum is met)")
 
 
+def _short_of_quorum(body: str, policy: tlog.Policy) -> bool:
+    """Whether the tlog-proof ``body`` is good but for its witnesses: its checkpoint signed
+    by the policy's log and holding its entry, its cosignatures short of the quorum."""
+    try:
+        tp = tlog.parse_proof(body)
+        leaf = tlog.leaf_hash(tp.extra or b"")
+        try:
+            tp.verify(leaf, policy)
+            return False
+        except tlog.PolicyError:
+            keys_only = tlog.Policy(policy.logs, policy.witnesses, policy.groups, "none")
+            tp.verify(leaf, keys_only)
+            return True
+    except (tlog.ProofError, tlog.PolicyError, ValueError):
+        return False  # not a witness matter: the check below says what is wrong
+
+
 def _server_policy(fetch: Fetch) -> tuple[tlog.Policy | None, str]:
     """A policy of the log the server publishes (its note key from ``/v1/keys``, quorum
     none): only as trustworthy as that server, like keys fetched from it. (None, why) when
@@ -235,8 +252,9 @@ def check_online(
             return None
         note = " (the log's key fetched from the server, so only as trustworthy as that server)"
     mid = str(transcript.get("match_id"))
-    # a match that just ended waits for the log's next checkpoint (about a second) and its
-    # witnesses' cosignatures: a qahwa-fair/2 transcript asks again a few times
+    # a match that just ended waits for its witnesses' cosignatures: the server serves the
+    # proof at once with the ones it has (an older one answered 409 not_cosigned); while
+    # they fall short of the policy's quorum a qahwa-fair/2 transcript asks again a few times
     tries = PENDING_TRIES if signed_protocol(transcript) else 1
     for attempt in range(tries):
         status, body = raw(f"/v1/matches/{urllib.parse.quote(mid, safe='')}/log-proof")
@@ -245,14 +263,16 @@ def check_online(
         except ValueError:
             err = None
         code = err.get("error", {}).get("code") if isinstance(err, dict) else None
-        if not (status == 409 and code == "not_cosigned") or attempt == tries - 1:
+        short = status == 200 and _short_of_quorum(body, policy)
+        if not (status == 409 and code == "not_cosigned" or short) or attempt == tries - 1:
             break
         time.sleep(PENDING_WAIT)
-    if status == 409 and code == "not_cosigned":
+    if status == 409 and code == "not_cosigned" or short:
         found["pending"] = True
         return None, (
-            f"not checked yet: no checkpoint that includes match {mid}'s entry is cosigned by "
-            "the server's witnesses yet; retry in a few seconds"
+            f"not checked yet: the checkpoint that includes match {mid}'s entry is not "
+            f"cosigned by the witnesses the policy's quorum {policy.quorum!r} needs (yet: a "
+            "witness may be slow or down); retry later"
         )
     if status in (404, 409):
         why = _why(status, err)

@@ -101,6 +101,19 @@ def test_python_seats_play_on_when_the_witness_stops_mid_play(tmp_path: Any) -> 
         assert not any(r["path"].endswith("/reveal") for r in refused.seats[0].requests)
         verified(srv.url, before.transcript(), tmp_path, "before")
         verified(srv.url, after.transcript(), tmp_path, "after")
+        # verify with a player's policy that needs w1: the match locked while it was up is
+        # verified; the one locked after it went down is not checked yet, never failed
+        policy = tmp_path / "w1.policy"
+        policy.write_text(policy_text(log.vkey, witness))
+        for m, said in ((before, "✔ log"), (after, "– log: not checked yet")):
+            path = tmp_path / f"{m.match_id}.json"
+            path.write_bytes(httpx.get(f"{srv.url}/v1/matches/{m.match_id}/transcript").content)
+            res = CliRunner().invoke(
+                verify_app,
+                [str(path), "--server", srv.url, "--policy", str(policy)],
+                catch_exceptions=False,
+            )
+            assert said in res.output, res.output
         # the proof of the new match's lock: served at once, the witness named as missing
         r = httpx.get(f"{srv.url}/v1/matches/{after.match_id}/log-proof")
         assert r.status_code == 200 and r.headers["qahwa-witnesses-missing"] == "w1"
