@@ -18,9 +18,11 @@ What is measured (docs/deploy.md "What to monitor"):
   ``qahwa_database_up``: 0 when that read failed;
 - ``qahwa_sweep_runs_total{outcome}`` and ``qahwa_swept_matches_total``: the abandonment
   sweep;
-- ``qahwa_witness_lag_entries{witness}``: how many log entries the newest checkpoint a
-  witness cosigned is behind the log (set by the witness client through
-  ``app.state.metrics.witness_lag``; no samples while no witness is configured);
+- ``qahwa_witness_lag_entries{witness}``: per configured witness, how many log entries the
+  newest checkpoint it cosigned is behind the newest checkpoint (the whole log for one that
+  never cosigned), set by :class:`service.c2sp.LogC2SP` after each checkpoint and each
+  submission through ``app.state.metrics.witness_lag``; no samples while no witness is
+  configured;
 - ``qahwa_build_info{version,protocols}``: always 1, labelled with this server's version and
   the protocols it serves (:mod:`service.version`);
 - ``process_*`` and ``python_*``: prometheus-client's process and platform collectors.
