@@ -127,3 +127,58 @@ def test_python_seats_play_on_when_the_witness_stops_mid_play(tmp_path: Any) -> 
         # the proof of the match locked while it was up still carries its cosignature
         r = httpx.get(f"{srv.url}/v1/matches/{before.match_id}/log-proof")
         assert r.headers["qahwa-witnesses-missing"] == ""
+
+
+class Lying(httpx.BaseTransport):
+    """The real server, but its log-proof answers rewritten by ``lie``."""
+
+    def __init__(self, lie: Any) -> None:
+        self.inner = httpx.HTTPTransport()
+        self.lie = lie
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        r = self.inner.handle_request(request)
+        if not request.url.path.endswith("/log-proof") or r.status_code != 200:
+            return r
+        r.read()
+        return httpx.Response(200, text=self.lie(r.text), headers={"content-type": "text/plain"})
+
+
+def test_a_seat_with_a_log_policy_refuses_a_lying_log_proof_at_once() -> None:
+    """A forged cosignature of the pinned witness, or another entry in the proof: refused
+    at once (no waiting out proof_wait), nothing revealed."""
+    log = new_log()
+    with (
+        WitnessHTTP(log.vkey) as witness,
+        LiveServer(**witnessed_settings(witness, log)) as srv,
+    ):
+        v = witness.signer.verifier
+        forged = tlog.Signature(v.name, v.key_id, bytes(72)).line
+
+        def other_entry(text: str) -> str:
+            proof = tlog.parse_proof(text)
+            fake = tlog.TlogProof(proof.index, proof.hashes, proof.checkpoint, b'{"a": 1}')
+            return fake.text
+
+        lies = {
+            "does not verify": lambda text: text + forged,
+            "is not this lock": other_entry,
+        }
+        for said, lie in lies.items():
+            with (
+                httpx.Client(transport=Lying(lie), timeout=30) as http,
+                Client(
+                    srv.url, http=http, log_policy=policy_text(log.vkey, witness), proof_wait=60
+                ) as qc,
+            ):
+                m = qc.create_match("tawla", TAWLA, operator_key=srv.operator_key)
+                for seat in m.seats:
+                    seat.commit()
+                t0 = time.monotonic()
+                with pytest.raises(NotOurMatch, match=said):
+                    m.seats[0].reveal(wait=30)
+                assert time.monotonic() - t0 < 30
+                assert not any(r["path"].endswith("/reveal") for r in m.seats[0].requests)
