@@ -96,6 +96,7 @@ class _Waiting:
     people: list[int]
     house: list[tuple[int, str]]  # (seat, token)
     until: float  # the clock's monotonic time it closes at, unplayed
+    closer: str  # the token of the seat that resigns to close it (a house seat's if any)
 
 
 class Lobby:
@@ -181,11 +182,14 @@ class Lobby:
                 )
             created = self.service.create_match(game, ruleset=ruleset, names=names, house=house)
             self._house(request)
+            house_seats = [(int(s["seat"]), s["token"]) for s in created["seats"] if s["house"]]
             self._waiting[created["match_id"]] = _Waiting(
                 created["match_id"],
                 [int(s["seat"]) for s in created["seats"] if not s["house"]],
-                [(int(s["seat"]), s["token"]) for s in created["seats"] if s["house"]],
+                house_seats,
                 self.clock.monotonic() + self.settings.play_lobby_seat_seconds,
+                # a table of friends only: one of theirs (before the lock it only closes)
+                house_seats[0][1] if house_seats else created["seats"][0]["token"],
             )
             if not self._stop.is_set() and (self._watcher is None or not self._watcher.is_alive()):
                 self._watcher = threading.Thread(
@@ -236,7 +240,7 @@ class Lobby:
                 self.house.start_seat(w.match_id, seat, token)
             return True
         if self.clock.monotonic() > w.until:
-            self.service.resign(w.match_id, token=w.house[0][1])
+            self.service.resign(w.match_id, token=w.closer)
             self.closed.append(w.match_id)
             log.info("lobby table %s closed unplayed", w.match_id)
             return True

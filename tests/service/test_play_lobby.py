@@ -151,18 +151,23 @@ def test_an_unplayed_table_closes_before_its_lock_and_logs_nothing() -> None:
     ):
         before = _log_size(c)
         idle = c.post("/play/tables", json=TAWLA).json()
+        friends = c.post("/play/tables", json={**TAWLA, "friend": True}).json()  # no house
         played = c.post("/play/tables", json=TAWLA).json()
         seat = _commit_person(qc, played)
         seat.reveal(wait=30)  # the house seat commits once the person has: the lock
         assert _log_size(c) == before + 1
         clock.advance(121)
-        deadline = time.monotonic() + 30
-        while (m := c.get(f"/v1/matches/{idle['match_id']}").json())["status"] != "finished":
-            assert time.monotonic() < deadline, "the unplayed table did not close"
-            time.sleep(0.05)
-        assert m["result"]["reason"] == "not_locked" and m["lock"] is None
+        for table in (idle, friends):
+            deadline = time.monotonic() + 30
+            mid = table["match_id"]
+            while (m := c.get(f"/v1/matches/{mid}").json())["status"] != "finished":
+                assert time.monotonic() < deadline, "the unplayed table did not close"
+                time.sleep(0.05)
+            assert m["result"]["reason"] == "not_locked" and m["lock"] is None
         assert _log_size(c) == before + 1  # the played table's lock only
-        assert srv.app.state.play_lobby.closed == [idle["match_id"]]
+        assert sorted(srv.app.state.play_lobby.closed) == sorted(
+            [idle["match_id"], friends["match_id"]]
+        )
 
 
 @pytest.mark.parametrize("header", ["X-Forwarded-For", "Forwarded"])
