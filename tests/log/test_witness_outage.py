@@ -70,7 +70,8 @@ def test_python_seats_play_on_when_the_witness_stops_mid_play(tmp_path: Any) -> 
         WitnessHTTP(log.vkey) as witness,
         LiveServer(**witnessed_settings(witness, log)) as srv,
         Client(srv.url) as qc,
-        Client(srv.url, log_policy=policy_text(log.vkey, witness), proof_wait=2) as pinned,
+        Client(srv.url, log_policy=policy_text(log.vkey, witness)) as pinned,
+        Client(srv.url, log_policy=policy_text(log.vkey, witness), proof_wait=2) as impatient,
     ):
         wait_for("the witness cosigned nothing", lambda: witness.cosigned)
         wait_for("no lag sample for w1", lambda: lag(srv.url) is not None)
@@ -92,7 +93,7 @@ def test_python_seats_play_on_when_the_witness_stops_mid_play(tmp_path: Any) -> 
         for m in (before, after, watched):
             m.check_transcript()
         # ...and with it down its policy refuses to reveal, no secret sent
-        refused = pinned.create_match("tawla", TAWLA)
+        refused = impatient.create_match("tawla", TAWLA)
         for seat in refused.seats:
             seat.commit()
         with pytest.raises(NotOurMatch, match="cosigned by none: not the quorum 'w1'"):

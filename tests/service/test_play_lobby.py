@@ -132,7 +132,9 @@ def test_the_lobby_caps_its_house_seats() -> None:
             assert time.monotonic() < deadline, "the house seats did not start"
             time.sleep(0.05)
         assert _house_threads() <= 3
-        assert threading.active_count() <= base + 3 + 1 + 8  # the lobby's watcher, a pool
+        # the house seats, the lobby's watcher, and the server's worker threads serving
+        # them (issue 49 saw 637 threads after 197 tables)
+        assert threading.active_count() <= base + 3 + 1 + 16
 
 
 def _commit_person(qc: Client, table: dict[str, Any]) -> Seat:

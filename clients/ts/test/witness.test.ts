@@ -29,7 +29,10 @@ async function keep(name: string, transcript: unknown, seats: Seat[]): Promise<v
 
 test("the witness stops mid-play: seats that pin no witness play on, seats that pin it refuse", async () => {
   const qc = new Client(URL, { operatorKey: KEY, storage: new MemoryStorage() });
-  const pinned = new Client(URL, { operatorKey: KEY, witnesses: [WITNESS], proofWait: 2, storage: new MemoryStorage() });
+  // the player pinned the witness: waits up to 30 s for its cosignature while it is up...
+  const pinned = new Client(URL, { operatorKey: KEY, witnesses: [WITNESS], storage: new MemoryStorage() });
+  // ...and, to see the refusal without waiting that long, 2 s
+  const impatient = new Client(URL, { operatorKey: KEY, witnesses: [WITNESS], proofWait: 2, storage: new MemoryStorage() });
   // while the witness is up, a seat that pins it plays as well
   const first = await pinned.createMatch("tawla", { match_length: 1 }, ["a", "b"]);
   await first.start();
@@ -53,7 +56,7 @@ test("the witness stops mid-play: seats that pin no witness play on, seats that 
   await keep("first", await first.checkTranscript(), first.seats);
 
   // a seat whose player pinned the down witness: its policy refuses to reveal
-  const refused = await pinned.createMatch("tawla", { match_length: 1 }, ["g", "h"]);
+  const refused = await impatient.createMatch("tawla", { match_length: 1 }, ["g", "h"]);
   for (const s of refused.seats) await s.commit();
   await assert.rejects(refused.seats[0]!.reveal(30), (exc: unknown) => {
     assert.ok(exc instanceof NotOurMatch, String(exc));
