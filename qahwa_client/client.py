@@ -44,7 +44,15 @@ from qahwa_wire.models import (
     StateOut,
     TreeHeadOut,
 )
-from tlog import root_from_inclusion
+from tlog import (
+    Policy,
+    PolicyError,
+    ProofError,
+    leaf_hash,
+    parse_policy,
+    parse_proof,
+    root_from_inclusion,
+)
 
 from ._shared import (
     LATEST,
@@ -59,7 +67,7 @@ from ._shared import (
     rate_limit_delay,
     signing_keys_in,
 )
-from .errors import ApiError, raise_for
+from .errors import ApiError, NotOurMatch, raise_for
 from .sse import iter_sse
 
 if TYPE_CHECKING:
@@ -80,6 +88,13 @@ class Client:
     ``httpx.Client`` of your own (its base URL is then ignored in favour of ``base_url``).
     ``clock`` (epoch seconds; the machine's by default) is what seats check the server's
     times against, ``max_skew`` seconds apart at most (fairness-v2.md §3a.8).
+    ``log_policy``: a c2sp.org/tlog-policy (its text, as ``verify --policy`` reads it, or a
+    ``tlog.Policy``) with the log key and the witnesses you trust; then a seat also checks
+    its lock's C2SP tlog-proof (``GET /v1/matches/{id}/log-proof``) against it before it
+    reveals, asking again for up to ``proof_wait`` seconds while the cosignatures fall short
+    of its quorum (a witness that is down, or slow), then refusing (:class:`NotOurMatch`).
+    Without one a seat checks the lock against the log's signed tree head, which needs no
+    witness.
     """
 
     def __init__(
@@ -95,7 +110,11 @@ class Client:
         clock: Callable[[], float] | None = None,
         max_skew: float = MAX_SKEW,
         rate_limit_wait: float = 60.0,
+        log_policy: str | Policy | None = None,
+        proof_wait: float = 30.0,
     ) -> None:
+        self.log_policy = parse_policy(log_policy) if isinstance(log_policy, str) else log_policy
+        self.proof_wait = proof_wait
         self.rate_limit_wait = rate_limit_wait
         self.clock: Callable[[], float] = clock or time.time
         self.max_skew = max_skew
@@ -136,6 +155,12 @@ class Client:
         )
         raise_for(resp)
         return resp.json()
+
+    def request_text(self, method: str, path: str) -> str:
+        """One call whose answer is text (a tlog-proof); :class:`ApiError` for any 4xx/5xx."""
+        resp = self._exchange(self.http.build_request(method, self.base_url + path))
+        raise_for(resp)
+        return resp.text
 
     def _exchange(self, request: httpx.Request) -> httpx.Response:
         """Send ``request``, and send it again (the same bytes) after each 429's
@@ -572,8 +597,50 @@ class Seat(SeatKeeps):
         proof = self.client.log_proof(lock_out.log_index)
         keys = self._keys(raw)
         lock = self.proto.check_lock(raw.get("lock"), raw.get("log_index"), proof, keys)
+        if self.client.log_policy is not None:
+            self._check_witnessed(lock, lock_out.log_index, self.client.log_policy)
         self.proto.take_receipt(raw, keys, seq=-1)
         return lock
+
+    def _check_witnessed(self, lock: dict[str, Any], index: int, policy: Policy) -> None:
+        """The lock is entry ``index`` under a checkpoint ``policy`` accepts (its log key,
+        its witnesses' quorum): the server serves the proof at once with the cosignatures it
+        has; while they fall short of the quorum this asks again, up to the client's
+        ``proof_wait`` seconds. :class:`NotOurMatch` (the lock unchecked) otherwise."""
+        self.proto.lock = None  # not checked until the log says so
+        keys_only = Policy(policy.logs, policy.witnesses, policy.groups, "none")
+        deadline = time.monotonic() + self.client.proof_wait
+        pause = 0.025
+        while True:
+            text = self.client.request_text("GET", self._path("/log-proof"))
+            try:
+                proof = parse_proof(text)
+                if proof.index != index:
+                    raise ProofError(
+                        f"the proof is for index {proof.index}, not the lock's {index}"
+                    )
+                leaf = canonical_json(lock)
+                if proof.extra is not None and proof.extra != leaf:
+                    raise ProofError(f"log entry {index} is not this lock")
+                _, cosigned = proof.verify(leaf_hash(leaf), keys_only)
+            except (ProofError, PolicyError, ValueError) as exc:
+                raise NotOurMatch(
+                    self.match_id, self.seat, f"the lock is not shown in the log: {exc}"
+                ) from None
+            if policy.satisfied(cosigned):
+                self.proto.lock = lock
+                return
+            if time.monotonic() >= deadline:
+                have = ", ".join(cosigned) or "none"
+                raise NotOurMatch(
+                    self.match_id,
+                    self.seat,
+                    f"the lock's checkpoint is cosigned by {have}: not the quorum "
+                    f"{policy.quorum!r} of this client's log policy (waited "
+                    f"{self.client.proof_wait:g} s)",
+                )
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
 
     def reveal(self, wait: float = 0.0) -> SeatingOut:
         """Check the lock, then reveal this seat's seed and nonce (§3)."""

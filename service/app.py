@@ -251,11 +251,17 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         thread = threading.Thread(target=sweeper, name="qahwa-sweep", daemon=True)
         thread.start()
         signer.start()
+        metrics = getattr(app.state, "metrics", None)  # operations.install's
+        if metrics is not None:
+            log_c2sp.on_lag = lambda name, n: metrics.witness_lag.labels(witness=name).set(n)
         log_c2sp.start()
         try:
             yield
         finally:
             stop.set()
+            lobby = getattr(app.state, "play_lobby", None)  # service/play.py's, if it ran
+            if lobby is not None:
+                lobby.close()
             log_c2sp.stop()
             signer.stop()
             thread.join(timeout=5)

@@ -11,8 +11,13 @@
   submits the newest checkpoint to its ``add-checkpoint`` with a consistency proof from the
   size the witness last cosigned (learnt from its 409 answer), verifies the cosignature it
   returns and stores it. A slow or down witness holds up only its own thread.
-- **Proofs** (c2sp.org/tlog-proof) of an entry under the newest checkpoint that every
-  configured witness cosigned.
+- **Proofs** (c2sp.org/tlog-proof) of an entry under the checkpoint holding it that the
+  most configured witnesses cosigned (the newest of those), with the cosignatures it has:
+  never held up by a witness (:meth:`LogC2SP.proof` says which are missing; each client's
+  policy decides). An entry no checkpoint holds yet gets one signed then.
+- **Witness lag**: per configured witness, how many entries the newest checkpoint it
+  cosigned is behind the newest checkpoint (``on_lag``: the ``qahwa_witness_lag_entries``
+  gauge), set after each checkpoint and each submission.
 - **Older logs** (``qahwa keys new-log``, docs/deploy.md §10) are served read-only under
   ``/logs/<id>/log/`` by a *frozen* :class:`LogC2SP` (:meth:`LogC2SP.frozen`): no
   background thread, no witness submissions; its checkpoint is the final one (signed once
@@ -29,6 +34,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import httpx
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 import tlog
@@ -84,6 +90,15 @@ def parse_witnesses(text: str) -> list[WitnessConfig]:
 
 
 @dataclass(frozen=True)
+class Proven:
+    """A match's tlog-proof and the configured witnesses whose cosignature its checkpoint
+    lacks (``Qahwa-Witnesses-Missing``)."""
+
+    text: str
+    missing: list[str]
+
+
+@dataclass(frozen=True)
 class Served:
     body: bytes
     media_type: str
@@ -123,6 +138,8 @@ class LogC2SP:
         #: also look for entries appended by other processes this often (None: only when
         #: poked — a single process, or processes that each checkpoint their own appends)
         self.poll_seconds: float | None = None
+        #: told each witness's lag in entries (:meth:`note_lag`): the metrics gauge
+        self.on_lag: Callable[[str, int], None] | None = None
 
     @classmethod
     def frozen(
@@ -215,9 +232,14 @@ class LogC2SP:
 
     # -- proofs --------------------------------------------------------------------------
 
-    def _witnessed(self, s: Session, least_size: int) -> tuple[translog.CheckpointRow, str]:
-        """The newest checkpoint of at least ``least_size`` that every configured witness
-        cosigned (the newest one when there are none)."""
+    def _witnessed(
+        self, s: Session, least_size: int
+    ) -> tuple[translog.CheckpointRow, str, list[str]] | None:
+        """Of the newest checkpoints of at least ``least_size``, the one the most configured
+        witnesses cosigned (the newest of those), its note with those cosignatures, and the
+        configured witnesses whose cosignature it lacks; None when no checkpoint holds
+        ``least_size`` entries yet. A down witness holds up nothing: the proof is served
+        with the cosignatures there are, and each client's policy decides."""
         rows = s.exec(
             select(translog.CheckpointRow)
             .where(
@@ -227,16 +249,27 @@ class LogC2SP:
             .order_by(col(translog.CheckpointRow.tree_size).desc())
             .limit(64)
         ).all()
-        want = {w.name for w in self.witnesses}
+        if not rows:
+            return None
+        want = [w.name for w in self.witnesses]
+        have: dict[int, set[str]] = {}
+        if want:  # one query for every candidate's cosignatures, whatever their number
+            for cid, name in s.exec(
+                select(
+                    translog.CosignatureRow.checkpoint_id, translog.CosignatureRow.witness
+                ).where(col(translog.CosignatureRow.checkpoint_id).in_([r.id for r in rows]))
+            ).all():
+                have.setdefault(cid, set()).add(name)
+        best: tuple[translog.CheckpointRow, list[str]] | None = None
         for row in rows:
             assert row.id is not None
-            if want <= set(translog.cosignatures(s, row.id)):
-                return row, self._with_cosignatures(s, row)
-        raise Conflict(
-            "no checkpoint that includes this entry is cosigned by the "
-            "configured witnesses yet; retry in a few seconds",
-            "not_cosigned",
-        )
+            missing = [name for name in want if name not in have.get(row.id, ())]
+            if best is None or len(missing) < len(best[1]):
+                best = (row, missing)
+            if not missing:
+                break
+        assert best is not None
+        return best[0], self._with_cosignatures(s, best[0]), best[1]
 
     def match_index(self, match_id: str) -> tuple[int, int]:
         """The log and the index of a match's entry (its commitment; for v2, its lock)."""
@@ -274,18 +307,66 @@ class LogC2SP:
             raise NotFound(f"match {match_id} has no reveal record in the log")
         return found
 
-    def proof(self, index: int) -> str:
-        """The tlog-proof of entry ``index``, the entry in its ``extra`` line."""
+    def proof(self, index: int) -> Proven:
+        """The tlog-proof of entry ``index`` (the entry in its ``extra`` line) under the
+        checkpoint :meth:`_witnessed` picks, and the configured witnesses whose cosignature
+        that checkpoint lacks. An entry no checkpoint holds yet (just appended, before the
+        checkpointer's next round) gets one signed now: the proof never waits."""
         self.newest()
-        with self.db.read() as s:
-            if index >= translog.size(s, log=self.log_id):
-                raise NotFound(f"no log entry {index}")
-            row, note = self._witnessed(s, index + 1)
-            hashes = translog.inclusion_path(s, index, row.tree_size, log=self.log_id)
-            leaf = translog.leaves_between(s, index, index + 1, log=self.log_id)[0]
-        # The entry itself rides in the extra line: a player holding only the transcript
-        # needs it to recompute the leaf hash (the proof authenticates it).
-        return tlog.TlogProof(index, tuple(hashes), note, extra=leaf).text
+        for _ in range(2):
+            with self.db.read() as s:
+                if index >= translog.size(s, log=self.log_id):
+                    raise NotFound(f"no log entry {index}")
+                found = self._witnessed(s, index + 1)
+                if found is not None:
+                    row, note, missing = found
+                    hashes = translog.inclusion_path(s, index, row.tree_size, log=self.log_id)
+                    leaf = translog.leaves_between(s, index, index + 1, log=self.log_id)[0]
+                    # The entry itself rides in the extra line: a player holding only the
+                    # transcript needs it to recompute the leaf hash (the proof
+                    # authenticates it).
+                    return Proven(
+                        tlog.TlogProof(index, tuple(hashes), note, extra=leaf).text, missing
+                    )
+            if self.is_frozen:
+                break  # its final checkpoint holds every entry
+            self.checkpoint_now()  # stores one holding the entry (or another process did)
+            self.poke()  # and the witnesses hear of it on the checkpointer's next round
+        raise AssertionError(f"log {self.origin!r}: no checkpoint holds entry {index}")
+
+    # -- witness lag ---------------------------------------------------------------------
+
+    def _cosigned_size(self, w: WitnessConfig) -> int:
+        """The size of the newest checkpoint ``w`` is known to have cosigned (0: none)."""
+        known = self._known.get(w.name)
+        if known is not None:
+            return known
+        with self.db.read() as s:  # once per process and witness: then kept in _known
+            top = s.exec(
+                select(func.max(col(translog.CheckpointRow.tree_size)))
+                .join(
+                    translog.CosignatureRow,
+                    col(translog.CosignatureRow.checkpoint_id) == col(translog.CheckpointRow.id),
+                )
+                .where(
+                    col(translog.CheckpointRow.origin) == self.origin,
+                    col(translog.CosignatureRow.witness) == w.name,
+                )
+            ).one()
+        return self._known.setdefault(w.name, 0 if top is None else int(top))
+
+    def note_lag(self, newest: int | None = None) -> dict[str, int]:
+        """Per configured witness, the entries between the newest checkpoint (of size
+        ``newest``, read when None) and the newest one it cosigned; told to ``on_lag``."""
+        if not self.witnesses:
+            return {}
+        if newest is None:
+            newest = self.newest().tree_size
+        lag = {w.name: max(0, newest - self._cosigned_size(w)) for w in self.witnesses}
+        if self.on_lag is not None:
+            for name, n in lag.items():
+                self.on_lag(name, n)
+        return lag
 
     # -- witnesses -----------------------------------------------------------------------
 
@@ -434,6 +515,10 @@ class LogC2SP:
             if row is not None or not all(self._known.get(w.name) for w in self.witnesses):
                 for ev in self._wake.values():
                     ev.set()
+            try:
+                self.note_lag(None if row is None else row.tree_size)
+            except Exception:
+                log.exception("witness lag failed")
 
     def _witness_loop(self, w: WitnessConfig) -> None:
         ev = self._wake[w.name]
@@ -455,6 +540,10 @@ class LogC2SP:
                 log.exception("witness %s: submission failed", w.name)
                 ok = False
             fails = 0 if ok else fails + 1
+            try:
+                self.note_lag()
+            except Exception:
+                log.exception("witness lag failed")
             if fails and self._stop.wait(min(60.0, 2.0**fails)):
                 return  # a witness that keeps failing is asked less often
 
@@ -502,12 +591,12 @@ class LogShelf:
                 # (this one was not): opened again per request, checkpointed as it grows
         return found
 
-    def match_proof(self, match_id: str) -> str:
+    def match_proof(self, match_id: str) -> Proven:
         """The tlog-proof of a match's entry, from the log that holds it."""
         log_id, index = self.active.match_index(match_id)
         return self.get(log_id).proof(index)
 
-    def reveal_proof(self, match_id: str) -> str:
+    def reveal_proof(self, match_id: str) -> Proven:
         """The tlog-proof of a match's reveal record, from the log that holds it."""
         log_id, index = self.active.reveal_index(match_id)
         return self.get(log_id).proof(index)

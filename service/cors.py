@@ -27,8 +27,12 @@ PUBLIC_READS = re.compile(
 )
 READ_METHODS = frozenset({"GET", "HEAD"})
 ALLOW_ORIGIN = (b"access-control-allow-origin", b"*")
-#: the headers of ours a cross-origin page may read (``/v1/log``'s, service/version.py)
-EXPOSE = (b"access-control-expose-headers", b"Qahwa-Protocols, Qahwa-Version")
+#: the headers of ours a cross-origin page may read (``/v1/log``'s, service/version.py;
+#: a log-proof's missing witnesses)
+EXPOSE = (
+    b"access-control-expose-headers",
+    b"Qahwa-Protocols, Qahwa-Version, Qahwa-Witnesses-Missing",
+)
 #: how long a browser may keep a preflight's answer (seconds)
 MAX_AGE = "86400"
 

@@ -110,8 +110,12 @@ class AddressLimit:
         tokens, now = self._tokens(who)
         self._buckets[who] = (max(-self.rate, tokens - 1.0), now)
 
-    def refusal(self, who: str, wait: float) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
-        """The 429 answer: status, headers, body (``who`` as the message names it)."""
+    def refusal(
+        self, who: str, wait: float, limit: str = "address"
+    ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
+        """The 429 answer: status, headers, body (``who`` as the message names it;
+        ``limit``, the ``Qahwa-Limit`` header, names this limit in the answer and in
+        ``qahwa_rate_limited_total{limit}``)."""
         seconds = max(1, math.ceil(wait))
         message = f"more than {self.rate:g} requests a second from {who}; retry in {seconds} s"
         body = json.dumps(error_body("rate_limited", message)).encode()
@@ -121,6 +125,7 @@ class AddressLimit:
                 (b"content-type", b"application/json"),
                 (b"content-length", str(len(body)).encode()),
                 (b"retry-after", str(seconds).encode()),
+                (b"qahwa-limit", limit.encode()),
             ],
             body,
         )
@@ -215,8 +220,8 @@ class RequestLimit:
     ) -> tuple[int, list[tuple[bytes, bytes]], bytes]:
         """The 429 answer for what :meth:`check` refused."""
         if cred is not None:
-            return self.token.refusal("this token", wait)
-        return self.address.refusal(who, wait)
+            return self.token.refusal("this token", wait, "token")
+        return self.address.refusal(who, wait, "address")
 
     def refused_credential(self, who: str) -> None:
         """After a 401 answer to a credentialed request: charge its address."""

@@ -8,7 +8,9 @@ What is measured (docs/deploy.md "What to monitor"):
 - ``qahwa_http_requests_total{method,route,status}``;
 - ``qahwa_actions_total{kind}``: accepted match actions (``match``) and rng draws (``rng``);
   ``qahwa_created_total{kind}``: matches and sessions created;
-- ``qahwa_rate_limited_total{limit}``: 429s, ``create`` (per operator key) or ``address``;
+- ``qahwa_rate_limited_total{limit}``: 429s by the limit that refused them (the answer's
+  ``Qahwa-Limit``): ``create`` (per operator key), ``token`` (per seat or session token),
+  ``address`` (per client address), ``lobby`` (the built-in lobby's tables a minute);
 - ``qahwa_connections_dropped_total``: connections closed by the header timeout or the
   connection cap (:mod:`service.serving`);
 - ``qahwa_matches{kind,status}``, ``qahwa_log_entries``, ``qahwa_operator_keys{state}``:
@@ -16,9 +18,11 @@ What is measured (docs/deploy.md "What to monitor"):
   ``qahwa_database_up``: 0 when that read failed;
 - ``qahwa_sweep_runs_total{outcome}`` and ``qahwa_swept_matches_total``: the abandonment
   sweep;
-- ``qahwa_witness_lag_entries{witness}``: how many log entries the newest checkpoint a
-  witness cosigned is behind the log (set by the witness client through
-  ``app.state.metrics.witness_lag``; no samples while no witness is configured);
+- ``qahwa_witness_lag_entries{witness}``: per configured witness, how many log entries the
+  newest checkpoint it cosigned is behind the newest checkpoint (the whole log for one that
+  never cosigned), set by :class:`service.c2sp.LogC2SP` after each checkpoint and each
+  submission through ``app.state.metrics.witness_lag``; no samples while no witness is
+  configured;
 - ``qahwa_build_info{version,protocols}``: always 1, labelled with this server's version and
   the protocols it serves (:mod:`service.version`);
 - ``process_*`` and ``python_*``: prometheus-client's process and platform collectors.
@@ -61,6 +65,8 @@ ACTION_ROUTES = {
     ("POST", "/v1/rng/{session_id}/draws"): Kind.RNG,
 }
 CREATE_ROUTES = {("POST", "/v1/matches"): Kind.MATCH, ("POST", "/v1/rng"): Kind.RNG}
+#: the limits a 429 names (``Qahwa-Limit``): service.limits, service.operators, service.play
+LIMITS = ("create", "token", "address", "lobby")
 METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 
 
@@ -143,7 +149,7 @@ class Metrics:
 
     def __init__(self, db: Database) -> None:
         r = self.registry = CollectorRegistry()
-        self._children: dict[tuple[str, str, int], tuple[Any, ...]] = {}
+        self._children: dict[tuple[str, str, int, str | None], tuple[Any, ...]] = {}
         self.latency = Histogram(
             "qahwa_http_request_duration_seconds",
             "HTTP request latency by route template",
@@ -185,27 +191,28 @@ class Metrics:
         for kind in Kind:
             self.actions.labels(kind=kind)
             self.created.labels(kind=kind)
-        for limit in ("create", "address"):
+        for limit in LIMITS:
             self.rate_limited.labels(limit=limit)
         r.register(DatabaseCollector(db))
         r.register(_Dropped())
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)
 
-    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
-        """One request (called by :class:`service.operations.Front` for every request)."""
+    def observe(
+        self, method: str, route: str, status: int, seconds: float, limit: str | None = None
+    ) -> None:
+        """One request (called by :class:`service.operations.Front` for every request);
+        ``limit``: a 429's ``Qahwa-Limit``."""
         if method not in METHODS:  # any token is a method to HTTP: keep the label set small
             method = "other"
-        key = (method, route, status)
+        if status == 429 and limit not in LIMITS:
+            limit = "create" if (method, route) in CREATE_ROUTES else "address"
+        key = (method, route, status, limit)
         children = self._children.get(key)
         if children is None:
             kind = ACTION_ROUTES.get((method, route)) if 200 <= status < 300 else None
             made = CREATE_ROUTES.get((method, route)) if 200 <= status < 300 else None
-            limited = (
-                ("create" if (method, route) in CREATE_ROUTES else "address")
-                if status == 429
-                else None
-            )
+            limited = limit if status == 429 else None
             children = (
                 self.latency.labels(method, route),
                 self.requests.labels(method, route, str(status)),

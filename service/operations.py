@@ -37,11 +37,17 @@ class Front:
         token = request_id.set(rid)
         id_header = (b"x-request-id", rid.encode("ascii"))
         status = 500
+        limit: str | None = None  # a 429's Qahwa-Limit: which limit refused it
 
         async def send_out(message: Message) -> None:
-            nonlocal status
+            nonlocal status, limit
             if message["type"] == "http.response.start":
                 status = message["status"]
+                if status == 429:
+                    limit = next(
+                        (v.decode("latin-1") for k, v in message["headers"] if k == b"qahwa-limit"),
+                        None,
+                    )
                 message = {**message, "headers": [*message.get("headers", ()), id_header]}
             await send(message)
 
@@ -62,7 +68,7 @@ class Front:
                 await send_out({"type": "http.response.body", "body": body})
         finally:
             self.metrics.observe(
-                scope["method"], route_of(scope), status, time.perf_counter() - start
+                scope["method"], route_of(scope), status, time.perf_counter() - start, limit
             )
             request_id.reset(token)
 

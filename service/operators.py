@@ -191,7 +191,7 @@ class Operators:
                 429,
                 f"operator {name!r} is over its rate of {self.limit} "
                 f"creations a minute; retry in {wait} s",
-                headers={"Retry-After": str(wait)},
+                headers={"Retry-After": str(wait), "Qahwa-Limit": "create"},
             )
         return str(name)
 

@@ -6,13 +6,28 @@ TypeScript conforming client. ``POST /play/tables`` is the built-in lobby: it cr
 with the operator's authority, the person's seat (and a friend's, when asked) open and every
 other seat a house seat, played by service/house.py's bots in this process. It is for trying
 qahwa (docs/play.md): in production the operator's own backend creates tables and runs
-``qahwa house``. ``QAHWA_PLAY_LOBBY=0`` turns the built-in lobby off.
+``qahwa house``. So the lobby (:class:`Lobby`) is:
+
+- **on only where it is safe**: ``QAHWA_PLAY_LOBBY=1`` turns it on, ``0`` off; unset, it
+  answers only a request that reached a loopback address from a loopback address, not
+  through a proxy (no ``X-Forwarded-For`` or ``Forwarded``): a stranger gets 403;
+- **limited as a whole**: ``QAHWA_PLAY_LOBBY_PER_MINUTE`` tables a minute from every
+  address together (429 ``rate_limited``, ``Qahwa-Limit: lobby``), and at most
+  ``QAHWA_PLAY_LOBBY_BOTS`` house seats at once, waiting or playing (503 ``unavailable``,
+  ``Qahwa-Limit: lobby_bots``);
+- **unlogged until played**: the house seats commit only once every person's seat has
+  committed; a table whose people have not all committed within
+  ``QAHWA_PLAY_LOBBY_SEAT_SECONDS`` is closed by a house seat's resignation before any
+  lock, so nothing reaches the log.
 """
 
 from __future__ import annotations
 
-import os
+import ipaddress
+import logging
+import math
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request
@@ -22,10 +37,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from games.registry import engine_class
 from qahwa_wire.models import GAMES
 
-from .settings import STATIC_DIR
+from .clock import Clock
+from .kinds import Kind
+from .settings import STATIC_DIR, Settings
 
 if TYPE_CHECKING:
     from .house import House
+    from .matches import MatchService
+
+log = logging.getLogger("qahwa.play")
 
 router = APIRouter(include_in_schema=False)
 
@@ -43,15 +63,67 @@ class TableIn(BaseModel):
     friend: bool = False
 
 
-_lock = threading.Lock()
+def _loopback(addr: Any) -> bool:
+    """Whether an ASGI ``(host, port)`` is a loopback address (a unix socket: not)."""
+    if not addr:
+        return False
+    try:
+        return ipaddress.ip_address(str(addr[0])).is_loopback
+    except ValueError:
+        return False
 
 
-def _house(request: Request) -> House:
-    """This process's house bots, playing against the server's own listening address."""
-    app = request.app
-    with _lock:
-        house: House | None = getattr(app.state, "play_house", None)
-        if house is None:
+def refused_because(request: Request, settings: Settings) -> str | None:
+    """Why the lobby does not answer this request, or None when it does."""
+    if settings.play_lobby is not None:
+        return None if settings.play_lobby else "the built-in lobby is off on this server"
+    scope = request.scope
+    proxied = any(name in (b"x-forwarded-for", b"forwarded") for name, _ in scope["headers"])
+    if _loopback(scope.get("server")) and _loopback(scope.get("client")) and not proxied:
+        return None
+    return (
+        "the built-in lobby creates tables with the operator's authority: it answers only "
+        "on the server's own machine (a loopback address, not through a proxy), unless the "
+        "operator sets QAHWA_PLAY_LOBBY=1; the operator's own lobby hands out seat links"
+    )
+
+
+@dataclass
+class _Waiting:
+    """A lobby table whose people have not all committed yet: its house seats wait."""
+
+    match_id: str
+    people: list[int]
+    house: list[tuple[int, str]]  # (seat, token)
+    until: float  # the clock's monotonic time it closes at, unplayed
+    closer: str  # the token of the seat that resigns to close it (a house seat's if any)
+
+
+class Lobby:
+    """The built-in lobby's state in this process: its rate, its house seats, the tables
+    waiting for their people (one thread watches them while there are any)."""
+
+    POLL_SECONDS = 0.2
+
+    def __init__(self, service: MatchService, settings: Settings, clock: Clock) -> None:
+        self.service = service
+        self.settings = settings
+        self.clock = clock
+        self.rate = settings.play_lobby_per_minute / 60.0
+        self.burst = max(1.0, settings.play_lobby_per_minute / 4)
+        self._tokens = self.burst
+        self._at = clock.monotonic()
+        self._guard = threading.Lock()
+        self._waiting: dict[str, _Waiting] = {}
+        self._watcher: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.house: House | None = None
+        #: tables closed unplayed (tests, logs)
+        self.closed: list[str] = []
+
+    def _house(self, request: Request) -> House:
+        """This process's house bots, playing against the server's own listening address."""
+        if self.house is None:
             # the bots are clients (qahwa_client): loaded with the first table, so serving
             # the app alone never loads the client (tests/repo/test_layering.py)
             from .house import House
@@ -62,9 +134,130 @@ def _house(request: Request) -> House:
                 host = "127.0.0.1"
             if ":" in host:
                 host = f"[{host}]"
-            house = House(f"http://{host}:{port}")
-            app.state.play_house = house
-        return house
+            self.house = House(f"http://{host}:{port}")
+        return self.house
+
+    def bots(self) -> int:
+        """House seats playing (live threads) or waiting for their table's people."""
+        playing = 0 if self.house is None else sum(t.is_alive() for t in self.house.threads)
+        return playing + sum(len(w.house) for w in self._waiting.values())
+
+    def _take(self) -> float:
+        """One table from the global bucket: 0.0, or the seconds until there is one."""
+        now = self.clock.monotonic()
+        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens >= 1.0:
+            self._tokens -= 1.0
+            return 0.0
+        return (1.0 - self._tokens) / self.rate
+
+    def open_table(
+        self,
+        request: Request,
+        game: str,
+        ruleset: dict[str, Any] | None,
+        names: list[str],
+        house: list[bool],
+    ) -> dict[str, Any]:
+        """Create the table if the lobby has room and rate for it; its house seats wait."""
+        need = sum(house)
+        with self._guard:
+            if self.bots() + need > self.settings.play_lobby_bots:
+                raise HTTPException(
+                    503,
+                    f"the built-in lobby is full: it runs at most "
+                    f"{self.settings.play_lobby_bots} house seats at once "
+                    "(QAHWA_PLAY_LOBBY_BOTS); retry later",
+                    headers={"Retry-After": "30", "Qahwa-Limit": "lobby_bots"},
+                )
+            wait = self._take()
+            if wait > 0:
+                seconds = max(1, math.ceil(wait))
+                raise HTTPException(
+                    429,
+                    f"the built-in lobby opens at most {self.settings.play_lobby_per_minute:g} "
+                    f"tables a minute (QAHWA_PLAY_LOBBY_PER_MINUTE); retry in {seconds} s",
+                    headers={"Retry-After": str(seconds), "Qahwa-Limit": "lobby"},
+                )
+            created = self.service.create_match(game, ruleset=ruleset, names=names, house=house)
+            self._house(request)
+            house_seats = [(int(s["seat"]), s["token"]) for s in created["seats"] if s["house"]]
+            self._waiting[created["match_id"]] = _Waiting(
+                created["match_id"],
+                [int(s["seat"]) for s in created["seats"] if not s["house"]],
+                house_seats,
+                self.clock.monotonic() + self.settings.play_lobby_seat_seconds,
+                # a table of friends only: one of theirs (before the lock it only closes)
+                house_seats[0][1] if house_seats else created["seats"][0]["token"],
+            )
+            if not self._stop.is_set() and (self._watcher is None or not self._watcher.is_alive()):
+                self._watcher = threading.Thread(
+                    target=self._watch, name="qahwa-lobby", daemon=True
+                )
+                self._watcher.start()
+        return created
+
+    def close(self, timeout: float = 5.0) -> None:
+        """The app stops: the watcher stops, and the house seats stop at their next turn."""
+        self._stop.set()
+        watcher = self._watcher
+        if watcher is not None:
+            watcher.join(timeout)
+        if self.house is not None:
+            self.house.stop.set()
+
+    def _watch(self) -> None:
+        """While tables wait: start a table's house seats once its people all committed;
+        close it (a house seat resigns: before the lock nothing is logged) when its time
+        is up."""
+        while not self._stop.is_set():
+            with self._guard:
+                waiting = list(self._waiting.values())
+                if not waiting:
+                    self._watcher = None
+                    return
+            for w in waiting:
+                try:
+                    done = self._step(w)
+                except Exception:  # keep watching the others; logged without details
+                    log.exception("lobby table %s", w.match_id)
+                    done = self.clock.monotonic() > w.until + 60
+                if done:
+                    with self._guard:
+                        self._waiting.pop(w.match_id, None)
+            self._stop.wait(self.POLL_SECONDS)
+
+    def _step(self, w: _Waiting) -> bool:
+        """One look at a waiting table; whether it no longer waits."""
+        pub = self.service.public(w.match_id, kind=Kind.MATCH)
+        if pub["status"] != "seating" or pub.get("lock") is not None:
+            return True  # ended (or locked) by other means: nothing to start
+        seats = pub["seats"]
+        if all(seats[p]["committed"] for p in w.people):
+            assert self.house is not None
+            for seat, token in w.house:
+                self.house.start_seat(w.match_id, seat, token)
+            return True
+        if self.clock.monotonic() > w.until:
+            self.service.resign(w.match_id, token=w.closer)
+            self.closed.append(w.match_id)
+            log.info("lobby table %s closed unplayed", w.match_id)
+            return True
+        return False
+
+
+_lock = threading.Lock()
+
+
+def _lobby(request: Request) -> Lobby:
+    app = request.app
+    with _lock:
+        lobby: Lobby | None = getattr(app.state, "play_lobby", None)
+        if lobby is None:
+            lobby = Lobby(app.state.service, app.state.settings, app.state.clock)
+            app.state.play_lobby = lobby
+        return lobby
 
 
 @router.get("/play")
@@ -82,8 +275,9 @@ def play_page() -> Response:
 @router.post("/play/tables", status_code=201)
 def new_table(body: TableIn, request: Request) -> dict[str, Any]:
     """A new table: the person's seat 0 (and seat 1 for a friend), house bots elsewhere."""
-    if os.environ.get("QAHWA_PLAY_LOBBY", "1") == "0":
-        raise HTTPException(404, "the built-in lobby is off on this server (QAHWA_PLAY_LOBBY=0)")
+    why = refused_because(request, request.app.state.settings)
+    if why is not None:
+        raise HTTPException(403, why)
     if body.game not in GAMES:
         raise HTTPException(422, f"unknown game {body.game!r}; one of: {', '.join(GAMES)}")
     if (body.ruleset or {}).get("deal", "seeded") != "seeded":
@@ -103,13 +297,7 @@ def new_table(body: TableIn, request: Request) -> dict[str, Any]:
     people = 2 if body.friend and n > 1 else 1
     house = [i >= people for i in range(n)]
     names = [("You" if i == 0 else "Friend" if i < people else f"House {i}") for i in range(n)]
-    created = request.app.state.service.create_match(
-        body.game, ruleset=body.ruleset, names=names, house=house
-    )
-    bots = _house(request)
-    for s in created["seats"]:
-        if s["house"]:
-            bots.start_seat(created["match_id"], int(s["seat"]), s["token"])
+    created = _lobby(request).open_table(request, body.game, body.ruleset, names, house)
     return {
         "match_id": created["match_id"],
         "game": created["game"],

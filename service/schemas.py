@@ -31,7 +31,6 @@ _WHY: dict[int, tuple[str, ...]] = {
         "duplicate_commitment",
         "stale_chain",
         "session_full",
-        "not_cosigned",
     ),
     413: ("body_too_large",),
     422: (

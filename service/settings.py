@@ -59,6 +59,16 @@ class Settings(BaseSettings):
     witnesses: str = ""
     #: how long one call to a witness may take (seconds)
     witness_timeout_seconds: float = Field(default=10.0, gt=0)
+    # The built-in lobby, POST /play/tables (service/play.py, docs/play.md).
+    #: on (1) or off (0); unset: on only for a request that reached a loopback address
+    #: from a loopback address, not through a proxy
+    play_lobby: bool | None = None
+    #: tables the lobby creates a minute, from every address together
+    play_lobby_per_minute: float = Field(default=20.0, gt=0)
+    #: house-bot threads the lobby runs at once (its tables' house seats, waiting or playing)
+    play_lobby_bots: int = Field(default=32, ge=1)
+    #: a table whose people have not all committed by then closes, unlocked and unlogged
+    play_lobby_seat_seconds: float = Field(default=300.0, gt=0)
 
     @property
     def log_key_path(self) -> Path:

@@ -227,6 +227,23 @@ def check_offline(
     return True, _included(idx, cp, cosigned, " (the policy's quorum is met)")
 
 
+def _short_of_quorum(body: str, policy: tlog.Policy) -> bool:
+    """Whether the tlog-proof ``body`` is good but for its witnesses: its checkpoint signed
+    by the policy's log and holding its entry, its cosignatures short of the quorum."""
+    try:
+        tp = tlog.parse_proof(body)
+        leaf = tlog.leaf_hash(tp.extra or b"")
+        try:
+            tp.verify(leaf, policy)
+            return False
+        except tlog.PolicyError:
+            keys_only = tlog.Policy(policy.logs, policy.witnesses, policy.groups, "none")
+            tp.verify(leaf, keys_only)
+            return True
+    except (tlog.ProofError, tlog.PolicyError, ValueError):
+        return False  # not a witness matter: the check below says what is wrong
+
+
 def _server_policy(fetch: Fetch) -> tuple[tlog.Policy | None, str]:
     """A policy of the log the server publishes (its note key from ``/v1/keys``, quorum
     none): only as trustworthy as that server, like keys fetched from it. (None, why) when
@@ -287,15 +304,17 @@ def check_online(
             return None
         note = " (the log's key fetched from the server, so only as trustworthy as that server)"
     mid = str(transcript.get("match_id"))
-    # a match that just ended waits for the log's next checkpoint (about a second) and its
-    # witnesses' cosignatures: a qahwa-fair/2 transcript asks again a few times
+    # a match that just ended waits for its witnesses' cosignatures: the server serves the
+    # proof at once with the ones it has (an older one answered 409 not_cosigned); while
+    # they fall short of the policy's quorum a qahwa-fair/2 transcript asks again a few times
     tries = PENDING_TRIES if signed_protocol(transcript) else 1
-    status, body, err, code = _ask_proof(raw, mid, "log-proof", tries)
-    if status == 409 and code == "not_cosigned":
+    status, body, err, code, short = _ask_proof(raw, mid, "log-proof", tries, policy)
+    if status == 409 and code == "not_cosigned" or short:
         found["pending"] = True
         return None, (
-            f"not checked yet: no checkpoint that includes match {mid}'s entry is cosigned by "
-            "the server's witnesses yet; retry in a few seconds"
+            f"not checked yet: the checkpoint that includes match {mid}'s entry is not "
+            f"cosigned by the witnesses the policy's quorum {policy.quorum!r} needs (yet: a "
+            "witness may be slow or down); retry later"
         )
     if status in (404, 409):
         why = _why(status, err)
@@ -352,10 +371,13 @@ def check_online(
     return True, _included(tp.index, cp, cosigned, f"{note}; {seen}")
 
 
-def _ask_proof(raw: Any, mid: str, what: str, tries: int) -> tuple[int, bytes, Any, Any]:
-    """``GET /v1/matches/{mid}/{what}``, asked again while it answers 409 ``not_cosigned``
-    (at most ``tries`` times): (status, body, the error document, its code)."""
-    status, body, err, code = 0, b"", None, None
+def _ask_proof(
+    raw: Any, mid: str, what: str, tries: int, policy: tlog.Policy
+) -> tuple[int, Any, Any, Any, bool]:
+    """``GET /v1/matches/{mid}/{what}``, asked again (at most ``tries`` times) while its proof
+    is good but short of ``policy``'s witness quorum (or, from an older server, it answers 409
+    ``not_cosigned``): (status, body, the error document, its code, still short)."""
+    status, body, err, code, short = 0, b"", None, None, False
     for attempt in range(tries):
         status, body = raw(f"/v1/matches/{urllib.parse.quote(mid, safe='')}/{what}")
         try:
@@ -363,10 +385,11 @@ def _ask_proof(raw: Any, mid: str, what: str, tries: int) -> tuple[int, bytes, A
         except ValueError:
             err = None
         code = err.get("error", {}).get("code") if isinstance(err, dict) else None
-        if not (status == 409 and code == "not_cosigned") or attempt == tries - 1:
+        short = status == 200 and _short_of_quorum(body, policy)
+        if not (status == 409 and code == "not_cosigned" or short) or attempt == tries - 1:
             break
         time.sleep(PENDING_WAIT)
-    return status, body, err, code
+    return status, body, err, code, short
 
 
 #: what the reveal record signs of the transcript (fairness-v2 §8), by the record's name
@@ -386,7 +409,13 @@ def check_reveal(
     transcript's chain head (and so its events and their number), result, ``ended_at`` and
     SHA-256. (None, "not checked yet: …") while the log holds no such record."""
     mid = str(transcript.get("match_id"))
-    status, body, err, code = _ask_proof(raw, mid, "reveal-proof", PENDING_TRIES)
+    status, body, err, code, short = _ask_proof(raw, mid, "reveal-proof", PENDING_TRIES, policy)
+    if short:
+        return None, (
+            f"not checked yet: the checkpoint that includes match {mid}'s reveal record is not "
+            f"cosigned by the witnesses the policy's quorum {policy.quorum!r} needs (yet: a "
+            "witness may be slow or down); retry later"
+        )
     if status != 200:
         return None, (
             f"not checked yet: the server's log gives no reveal record of match {mid} "

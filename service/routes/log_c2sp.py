@@ -62,6 +62,9 @@ def numbered_tile(
     return _tile(request, _shelf(request).get(log_id), path)
 
 
+MISSING = "Qahwa-Witnesses-Missing"
+
+
 @router.get(
     "/v1/matches/{match_id}/log-proof",
     tags=["log"],
@@ -69,18 +72,31 @@ def numbered_tile(
     responses={
         200: {
             "content": {TEXT: {"schema": {"type": "string"}}},
-            "description": "a c2sp.org/tlog-proof@v1 proof",
+            "description": "a c2sp.org/tlog-proof@v1 proof under the checkpoint holding the "
+            "entry that the most configured witnesses cosigned, with the cosignatures it has",
+            "headers": {
+                MISSING: {
+                    "description": "the configured witnesses whose cosignature the proof's "
+                    "checkpoint lacks, space-separated (empty: none); each client's policy "
+                    "decides whether that is enough",
+                    "schema": {"type": "string"},
+                }
+            },
         },
-        **errors("not_found not_cosigned not_locked", Q),
+        **errors("not_found not_locked", Q),
     },
-    summary="An offline proof (c2sp.org/tlog-proof) of the match's log entry under "
-    "the newest checkpoint its witnesses cosigned",
+    summary="An offline proof (c2sp.org/tlog-proof) of the match's log entry, never held up "
+    "by a witness",
 )
 def log_proof(
     request: Request, match_id: Annotated[str, Path(max_length=64, description="the match id")]
 ) -> Response:
-    text = _shelf(request).match_proof(match_id)
-    return Response(text, media_type=TEXT, headers={"Cache-Control": NO_CACHE})
+    proven = _shelf(request).match_proof(match_id)
+    return Response(
+        proven.text,
+        media_type=TEXT,
+        headers={"Cache-Control": NO_CACHE, MISSING: " ".join(proven.missing)},
+    )
 
 
 @router.get(
@@ -92,14 +108,18 @@ def log_proof(
             "content": {TEXT: {"schema": {"type": "string"}}},
             "description": "a c2sp.org/tlog-proof@v1 proof",
         },
-        **errors("not_found not_cosigned not_finished", Q),
+        **errors("not_found not_finished", Q),
     },
     summary="An offline proof (c2sp.org/tlog-proof) of the match's reveal record "
     "(fairness-v2 §8: its chain head, result and transcript hash) under the newest "
-    "checkpoint its witnesses cosigned",
+    "checkpoint its witnesses cosigned (the missing ones named in Qahwa-Witnesses-Missing)",
 )
 def reveal_proof(
     request: Request, match_id: Annotated[str, Path(max_length=64, description="the match id")]
 ) -> Response:
-    text = _shelf(request).reveal_proof(match_id)
-    return Response(text, media_type=TEXT, headers={"Cache-Control": NO_CACHE})
+    proven = _shelf(request).reveal_proof(match_id)
+    return Response(
+        proven.text,
+        media_type=TEXT,
+        headers={"Cache-Control": NO_CACHE, MISSING: " ".join(proven.missing)},
+    )

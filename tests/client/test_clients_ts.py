@@ -25,6 +25,7 @@ from click.testing import CliRunner
 from fake_http import FakeHub
 from live_server import LiveServer
 from test_openapi_ts import openapi_document
+from witness_http import WitnessHTTP, new_log, witnessed_settings
 
 from verify_cli.main import app as verify_app
 
@@ -260,3 +261,37 @@ def test_the_readmes_node_example_plays_a_match(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "finished, the transcript checked by both seats" in proc.stdout
     assert len(list((app / "seats").iterdir())) >= 2  # both seats kept in FileStorage
+
+
+def test_the_witness_stops_mid_play_and_seats_play_on(built: Path, tmp_path: Path) -> None:
+    """Issue 49: the server's only witness stops for real in the middle of play; seats that
+    pin no witness play the match under way and a new one to the end, seats whose player
+    pinned it refuse to reveal (their policy); every transcript passes ``verify`` and every
+    seat's export ``verify --seat``."""
+    out = tmp_path / "out"
+    log = new_log()
+    with (
+        WitnessHTTP(log.vkey) as witness,
+        LiveServer(**witnessed_settings(witness, log)) as srv,
+    ):
+        node_test(
+            built,
+            "witness.test.js",
+            {
+                "QAHWA_TEST_URL": srv.url,
+                "QAHWA_TEST_OPERATOR_KEY": srv.operator_key,
+                "QAHWA_TEST_OUT": str(out),
+                "QAHWA_TEST_WITNESS": witness.vkey,
+                "QAHWA_TEST_WITNESS_STOP": witness.control_url,
+            },
+        )
+        assert witness.stopped.is_set()
+        dirs = sorted(p for p in out.iterdir() if p.is_dir())
+        assert [d.name for d in dirs] == ["after", "first", "under-way"]
+        for d in dirs:
+            transcript = d / "transcript.json"
+            res = verify(str(transcript), "--server", srv.url)
+            assert res.exit_code == 0, (d.name, res.output)
+            for seat_file in sorted(d.glob("seat-*.json")):
+                res = verify(str(transcript), "--server", srv.url, "--seat", str(seat_file))
+                assert res.exit_code == 0, (d.name, seat_file.name, res.output)

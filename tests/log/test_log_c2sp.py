@@ -275,9 +275,11 @@ def test_witnesses_cosign_and_players_get_offline_proofs(
     size = log_size(app)
     assert size == before + 1  # the match's commitment record
     log.checkpoint_now()
-    # Not yet cosigned: no proof to give.
+    # Not yet cosigned: the proof as the log signed it, saying which cosignatures it lacks.
     r = client.get(f"/v1/matches/{match_id}/log-proof")
-    assert r.status_code == 409 and r.json()["error"]["code"] == "not_cosigned"
+    assert r.status_code == 200 and r.headers["qahwa-witnesses-missing"] == "alpha beta"
+    assert tlog.open_checkpoint(tlog.parse_proof(r.text).checkpoint, v)[0].size == size
+    assert log.note_lag() == {"alpha": size, "beta": size}  # neither cosigned anything
     # beta already cosigned a checkpoint of this log elsewhere (with the match): we learn it
     # by 409.
     note1 = log.checkpoint()
@@ -293,8 +295,11 @@ def test_witnesses_cosign_and_players_get_offline_proofs(
     text = client.get("/log/checkpoint").text
     cp, note = tlog.open_checkpoint(text, v, [s.signer.verifier for s in servers.values()])
     assert cp.size == size + 5 and len(note.verified) == 3
+    assert log.note_lag() == {"alpha": 0, "beta": 0}
     # The player's proof verifies offline against a policy, and fails one it does not meet.
-    proof_text = client.get(f"/v1/matches/{match_id}/log-proof").text
+    r = client.get(f"/v1/matches/{match_id}/log-proof")
+    assert r.headers["qahwa-witnesses-missing"] == ""  # the cosigned checkpoint is picked
+    proof_text = r.text
     proof = tlog.parse_proof(proof_text)
     leaf = tlog.leaf_hash(_leaf_of(app, match_id))
     assert proof.verify(leaf, policy_for(client, servers, "alpha"))[0] == cp
@@ -353,9 +358,37 @@ def test_a_refusing_a_down_and_a_forging_witness_give_no_cosignature(
     text = client.get("/log/checkpoint").text
     note = tlog.open_note(text, [v] + [s.signer.verifier for s in servers.values()])
     assert {w.name for w, _ in note.verified} == {ORIGIN, "good.example/w"}
-    # The proof needs every configured witness: none yet.
+    # Three witnesses fail: the proof is served all the same, with the one cosignature
+    # there is, and names the three missing; a policy that asks only for good accepts it.
     r = client.get(f"/v1/matches/{match_id}/log-proof")
-    assert r.status_code == 409 and "witnesses" in r.json()["error"]["message"]
+    assert r.status_code == 200
+    assert r.headers["qahwa-witnesses-missing"] == "refuses down forges"
+    proof = tlog.parse_proof(r.text)
+    good = {"good": servers["good"]}
+    leaf = tlog.leaf_hash(_leaf_of(app, match_id))
+    assert proof.verify(leaf, policy_for(client, good, "good"))[0].size == size
+    with pytest.raises(tlog.PolicyError, match="quorum"):
+        proof.verify(leaf, policy_for(client, {"down": servers["down"]}, "down"))
+    # The lag of each: none for good, the whole log for the three that never cosigned.
+    assert log.note_lag() == {"good": 0, "refuses": size, "down": size, "forges": size}
+
+
+def test_a_proof_of_an_entry_no_checkpoint_holds_yet_signs_one(
+    app: FastAPI, client: httpx.Client
+) -> None:
+    v = vkey_of(client)
+    servers = {"slow": WitnessServer("slow.example/w", v.vkey, 5)}
+    servers["slow"].mode = "down"
+    log = with_witnesses(app, servers)
+    log.checkpoint_now()
+    before = log.newest().tree_size
+    match_id = v1_match(app)  # appended; the checkpointer (hourly here) has not run
+    r = client.get(f"/v1/matches/{match_id}/log-proof")
+    assert r.status_code == 200 and r.headers["qahwa-witnesses-missing"] == "slow"
+    cp = tlog.open_checkpoint(tlog.parse_proof(r.text).checkpoint, v)[0]
+    assert cp.size == before + 1 == log.newest().tree_size
+    # asked again: the same checkpoint, no new one
+    assert client.get(f"/v1/matches/{match_id}/log-proof").text == r.text
 
 
 def test_a_witness_never_cosigns_a_fork() -> None:

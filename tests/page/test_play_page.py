@@ -538,3 +538,38 @@ def test_the_end_on_a_phone_in_arabic(browser: Any, server: Any) -> None:
         assert not pg.locator("#verify").is_visible()
         fits_without_json(pg, "the end, in Arabic, on a phone")
         assert pg.js_errors == []
+
+
+@pytest.mark.browser
+def test_the_witness_stops_mid_play_and_the_table_plays_on(browser: Any, tmp_path: Path) -> None:
+    """Issue 49: /play pins no witness, so the server's only witness, stopped for real in the
+    middle of a match, holds up neither that match nor a table opened after it; both end
+    with the verify page's pass, and the downloads pass ``verify --seat``."""
+    from live_server import LiveServer
+    from witness_http import WitnessHTTP, new_log, witnessed_settings
+
+    rules = quote(json.dumps({"players": 2, "target": 1}))
+    url = "/play?game=iraqi_domino&ruleset=" + rules
+    log = new_log()
+    with (
+        WitnessHTTP(log.vkey) as witness,
+        LiveServer(**witnessed_settings(witness, log)) as srv,
+    ):
+        with open_page(browser, srv.url + url) as first:
+            first.wait_for_selector("#turn", timeout=60_000)  # locked, checked, revealed
+            assert witness.cosigned
+            witness.stop()
+            play_to_the_end(first)
+            see_the_verdict(first)
+        with open_page(browser, srv.url + url) as second:
+            second.wait_for_selector("#turn", timeout=60_000)
+            play_to_the_end(second)
+            see_the_verdict(second)
+            transcript = downloaded(second, "transcript", tmp_path)
+            seat_file = downloaded(second, "seat", tmp_path)
+        res = verify_cli(str(transcript), "--server", srv.url, "--seat", str(seat_file))
+        assert res.exit_code == 0, res.output
+        missing = httpx.get(
+            f"{srv.url}/v1/matches/{json.loads(transcript.read_text())['match_id']}/log-proof"
+        ).headers["qahwa-witnesses-missing"]
+        assert missing == "w1"

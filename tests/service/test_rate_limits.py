@@ -4,7 +4,10 @@ as per address, and a client that waits out a 429 and sends the identical bytes 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +22,7 @@ from qahwa_client import ApiError, AsyncClient, Client
 #: what docs/deploy.md §5 recommends for production
 DEPLOY_LIMITS: dict[str, Any] = {
     "rate_per_second_per_ip": 100,
-    "rate_per_second_per_token": 20,
+    "rate_per_second_per_token": 500,
     "create_rate_per_minute": 600,
 }
 
@@ -51,6 +54,7 @@ def test_a_seat_token_has_its_own_bucket_and_made_up_tokens_are_charged_to_the_a
         assert codes == [200] * 10 + [429]
         r = c.get(f"/v1/rng/{one}/events", headers=h1)
         assert r.status_code == 429 and r.headers["Retry-After"] == "1"
+        assert r.headers["Qahwa-Limit"] == "token"
         assert "from this token" in r.json()["error"]["message"]
         assert h1["Authorization"].split()[1] not in r.text
         # Another seat's token is not held up by the first one's.
@@ -66,8 +70,17 @@ def test_a_seat_token_has_its_own_bucket_and_made_up_tokens_are_charged_to_the_a
         assert codes == [401, 401, 401, 429, 429], codes
         r = c.get(f"/v1/rng/{two}/events", headers=h2)
         assert r.status_code == 429 and "from 127.0.0.1" in r.json()["error"]["message"]
+        assert r.headers["Qahwa-Limit"] == "address"
         clock.advance(2.0)  # the address's debt is paid: the good token works again
         assert c.get(f"/v1/rng/{two}/events", headers=h2).status_code == 200
+        # Each refusal is counted under the limit that made it: the address's first 429,
+        # the token's two, the two made-up tokens' and the good token's as the address's.
+        counted = {
+            line.split('"')[1]: float(line.split()[-1])
+            for line in c.get("/metrics").text.splitlines()
+            if line.startswith("qahwa_rate_limited_total{")
+        }
+        assert counted == {"create": 0, "token": 2, "address": 4, "lobby": 0}, counted
 
 
 # -- the client and 429 -------------------------------------------------------------------------
@@ -175,11 +188,17 @@ def test_a_429_from_the_server_is_retried_after_retry_after_with_the_same_bytes(
 
 # -- the bot under deploy.md's limits ------------------------------------------------------------
 def _bot(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, limits: dict[str, Any]
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    limits: dict[str, Any],
+    game: str = "iraqi_domino",
 ) -> tuple[str, int]:
-    """docs/bot.md's bot, run as written against a server with ``limits``: its output and
-    how many 429s it was answered."""
+    """docs/bot.md's bot, run as written against a server with ``limits`` (its game
+    ``game``, as ``bot.py GAME``): its output and how many 429s it was answered."""
     (code,) = python_blocks("bot.md")
+    if game != "iraqi_domino":
+        code = code.replace('sys.argv[1] if len(sys.argv) > 1 else "iraqi_domino"', repr(game))
+        assert repr(game) in code
     monkeypatch.chdir(tmp_path)  # it keeps transcript.json there
     refused = 0
     inner = httpx.HTTPTransport.handle_request
@@ -199,11 +218,32 @@ def _bot(
 BOT_DONE = re.compile(r"iraqi_domino: \d+ moves, finished; transcript verified\n(.*\n)*")
 
 
-def test_the_bot_runs_to_the_end_under_deploy_md_limits(
+@pytest.mark.parametrize("game", ["iraqi_domino", "tawla"])
+def test_the_bot_runs_under_deploy_md_limits_with_no_429(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, game: str
+) -> None:
+    """deploy.md's per-token rate fits the bot (a tawla seat rolls and moves several times
+    in a row, as fast as the server answers): not one request is refused."""
+    out, refused = _bot(monkeypatch, tmp_path, DEPLOY_LIMITS, game)
+    assert re.fullmatch(BOT_DONE.pattern.replace("iraqi_domino", game), out), out
+    assert refused == 0
+
+
+def test_the_bot_takes_its_url_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    out, _ = _bot(monkeypatch, tmp_path, DEPLOY_LIMITS)
-    assert BOT_DONE.fullmatch(out), out
+    """docs/bot.md's block as written (its default URL left in place): QAHWA_URL says
+    where it plays."""
+    (code,) = python_blocks("bot.md")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["bot.py"])
+    with LiveServer() as srv:
+        monkeypatch.setenv("QAHWA_URL", srv.url)
+        monkeypatch.setenv("OPERATOR_KEY", srv.operator_key)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            exec(compile(code, "bot.py", "exec"), {"__name__": "bot"})
+    assert BOT_DONE.fullmatch(out.getvalue()), out.getvalue()
 
 
 def test_the_bot_runs_to_the_end_when_it_is_limited(

@@ -462,7 +462,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An offline proof (c2sp.org/tlog-proof) of the match's log entry under the newest checkpoint its witnesses cosigned */
+        /** An offline proof (c2sp.org/tlog-proof) of the match's log entry, never held up by a witness */
         get: operations["log_proof_v1_matches__match_id__log_proof_get"];
         put?: never;
         post?: never;
@@ -6524,9 +6524,11 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description a c2sp.org/tlog-proof@v1 proof */
+            /** @description a c2sp.org/tlog-proof@v1 proof under the checkpoint holding the entry that the most configured witnesses cosigned, with the cosignatures it has */
             200: {
                 headers: {
+                    /** @description the configured witnesses whose cosignature the proof's checkpoint lacks, space-separated (empty: none); each client's policy decides whether that is enough */
+                    "Qahwa-Witnesses-Missing"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6542,7 +6544,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: `not_cosigned`, `not_locked` */
+            /** @description error codes: `not_locked` */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -33,7 +33,7 @@ import {
   seedCommitment,
   sigMessage,
 } from "./fair.js";
-import { type Checkpoint, type Verifier, openCheckpoint, parseTlogProof, parseVkey } from "./note.js";
+import { type Checkpoint, type TlogProof, type Verifier, openCheckpoint, parseTlogProof, parseVkey } from "./note.js";
 import { MemoryStorage, type SeatStorage } from "./storage.js";
 import { SseParser } from "./sse.js";
 
@@ -70,8 +70,10 @@ export interface ClientOptions {
   keys?: KeysOut | Record<string, string>;
   /** The log's note key (vkey text) from a source you trust; default: ``/v1/keys``'s ``log``. */
   logKey?: string;
-  /** Witness cosignature keys (vkeys) you trust; when given, a checkpoint needs
-   * ``witnessQuorum`` (default 1) of their cosignatures. */
+  /** Witness cosignature keys (vkeys) you trust, pinned by the player or the operator's app
+   * (the client never takes them from the server); when given, a checkpoint needs
+   * ``witnessQuorum`` (default 1) of their cosignatures. None given: the log key alone
+   * (a down witness then holds up nothing). */
   witnesses?: string[];
   witnessQuorum?: number;
   /** Where seats keep their secrets and receipts (default: memory). */
@@ -85,8 +87,8 @@ export interface ClientOptions {
   maxRetryAfter?: number;
   /** Seconds the server's clock may differ from this one's (§3a.8, default 30). */
   maxSkew?: number;
-  /** Seconds to wait for a checkpoint (cosigned when witnesses are trusted) that includes the
-   * lock (default 30). */
+  /** Seconds to wait for the lock's checkpoint to meet ``witnessQuorum`` before refusing to
+   * reveal (default 30). */
   proofWait?: number;
   /** The local clock, ms since the epoch (tests). */
   now?: () => number;
@@ -1080,8 +1082,12 @@ export class Seat {
   }
 
   /** The lock is entry ``logIndex`` of the log under a checkpoint signed by the log's note
-   * key (C2SP signed-note), cosigned by the trusted witnesses' quorum, consistent with every
-   * checkpoint seen before (RFC 9162 inclusion and consistency proofs). Returns the note. */
+   * key (C2SP signed-note), cosigned by the quorum of the witnesses this client was given
+   * (``witnesses``: pinned by the player or the operator's app, never taken from the server),
+   * consistent with every checkpoint seen before (RFC 9162 inclusion and consistency proofs).
+   * The server serves the proof with the cosignatures it has (a down witness holds up
+   * nothing); while they fall short of this client's quorum it asks again, up to
+   * ``proofWait`` seconds, then refuses. Returns the note. */
   private async checkInclusion(lock: Obj, logIndex: unknown): Promise<string> {
     if (typeof logIndex !== "number" || !Number.isSafeInteger(logIndex) || logIndex < 0) {
       throw this.notOurs(`the lock has no log index (${JSON.stringify(logIndex)})`);
@@ -1090,48 +1096,62 @@ export class Seat {
     const known = this.client.provenLocks.get(proven);
     if (known !== undefined) return known; // checked by this client for another seat
     const { log, witnesses } = await this.client.logKeys();
-    const deadline = this.client.now() + (this.client.opts.proofWait ?? 30) * 1000;
-    let text: string;
+    const quorum = witnesses.length > 0 ? (this.client.opts.witnessQuorum ?? 1) : 0;
+    const wait = this.client.opts.proofWait ?? 30;
+    const deadline = this.client.now() + wait * 1000;
     for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
+      let text: string;
       try {
         const got = await this.client.request("GET", this.path("/log-proof"));
         if (typeof got !== "string") throw new ClientError("the log proof is not text");
         text = got;
-        break;
       } catch (exc) {
+        // an older server answers 409 not_cosigned until its witnesses have cosigned
         if (!(exc instanceof ApiError) || exc.code !== "not_cosigned" || this.client.now() >= deadline) {
           if (exc instanceof ApiError) throw this.notOurs(`no proof of the lock in the log (${exc.message})`);
           throw exc;
         }
         await this.client.sleep(exc.retryAfter !== null ? exc.retryAfter * 1000 : pause);
+        continue;
       }
-    }
-    try {
-      const proof = parseTlogProof(text);
-      if (proof.index !== logIndex) {
-        throw new ProtocolError(`the log proof is for index ${proof.index}, not the lock's ${logIndex}`);
+      let cp: Checkpoint;
+      let proof: TlogProof;
+      try {
+        proof = parseTlogProof(text);
+        if (proof.index !== logIndex) {
+          throw new ProtocolError(`the log proof is for index ${proof.index}, not the lock's ${logIndex}`);
+        }
+        const leaf = canonicalBytes(lock);
+        if (proof.extra !== null && canonical(JSON.parse(new TextDecoder().decode(proof.extra))) !== canonical(lock)) {
+          throw new ProtocolError(`log entry ${logIndex} is not this lock`);
+        }
+        cp = await openCheckpoint(proof.checkpoint, log, witnesses, 0);
+        const root = await rootFromInclusion(logIndex, cp.size, await leafHash(leaf), proof.hashes);
+        if (toHex(root) !== toHex(cp.root)) {
+          throw new ProtocolError(
+            `the inclusion proof of index ${logIndex} leads to root ${toHex(root).slice(0, 16)}…, the checkpoint says ${toHex(cp.root).slice(0, 16)}…`,
+          );
+        }
+        await this.client.witnessCheckpoint(cp);
+      } catch (exc) {
+        if (exc instanceof ProtocolError || exc instanceof SyntaxError) {
+          throw this.notOurs(`the lock is not shown in the log: ${exc.message}`);
+        }
+        throw exc;
       }
-      const leaf = canonicalBytes(lock);
-      if (proof.extra !== null && canonical(JSON.parse(new TextDecoder().decode(proof.extra))) !== canonical(lock)) {
-        throw new ProtocolError(`log entry ${logIndex} is not this lock`);
-      }
-      const quorum = witnesses.length > 0 ? (this.client.opts.witnessQuorum ?? 1) : 0;
-      const cp = await openCheckpoint(proof.checkpoint, log, witnesses, quorum);
-      const root = await rootFromInclusion(logIndex, cp.size, await leafHash(leaf), proof.hashes);
-      if (toHex(root) !== toHex(cp.root)) {
-        throw new ProtocolError(
-          `the inclusion proof of index ${logIndex} leads to root ${toHex(root).slice(0, 16)}…, the checkpoint says ${toHex(cp.root).slice(0, 16)}…`,
+      if (cp.cosignedBy.length < quorum) {
+        // a witness this client trusts has not cosigned (yet): this client's policy waits
+        if (this.client.now() < deadline) {
+          await this.client.sleep(pause);
+          continue;
+        }
+        throw this.notOurs(
+          `the lock is not shown in the log: its checkpoint is cosigned by ${cp.cosignedBy.length} of the witnesses this client trusts, not the ${quorum} it needs (waited ${wait} s)`,
         );
       }
-      await this.client.witnessCheckpoint(cp);
       this.client.provenLocks.set(proven, proof.checkpoint);
       if (this.client.provenLocks.size > 64) this.client.provenLocks.delete(this.client.provenLocks.keys().next().value!);
       return proof.checkpoint;
-    } catch (exc) {
-      if (exc instanceof ProtocolError || exc instanceof SyntaxError) {
-        throw this.notOurs(`the lock is not shown in the log: ${exc.message}`);
-      }
-      throw exc;
     }
   }
 
