@@ -29,7 +29,6 @@ from fairness import PROTOCOL_V3, V2, FairProtocol
 
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
-from .sealed_limits import sealed_limits
 from .sealed_hand import (
     STEPS,
     Deal,
@@ -40,6 +39,7 @@ from .sealed_hand import (
     parse_item,
     shuffle_order,
 )
+from .sealed_limits import sealed_limits
 from .tricks import Phase, Trick, follow_reason
 
 #: the end reason of a breach of a rule over hidden hands found at the hand's end

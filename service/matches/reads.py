@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from games.transcript import build_transcript
 from games.sealed_limits import sealed_limits
+from games.transcript import build_transcript
 
 from ..errors import Conflict
 from ..models import Seat

@@ -276,7 +276,7 @@ def test_the_witness_stops_mid_play_and_seats_play_on(built: Path, tmp_path: Pat
     ):
         node_test(
             built,
-            "witness.test.js",
+            "harness/witness.test.js",
             {
                 "QAHWA_TEST_URL": srv.url,
                 "QAHWA_TEST_OPERATOR_KEY": srv.operator_key,

@@ -479,7 +479,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An offline proof (c2sp.org/tlog-proof) of the match's reveal record (fairness-v2 §8: its chain head, result and transcript hash) under the newest checkpoint its witnesses cosigned */
+        /** An offline proof (c2sp.org/tlog-proof) of the match's reveal record (fairness-v2 §8: its chain head, result and transcript hash) under the newest checkpoint its witnesses cosigned (the missing ones named in Qahwa-Witnesses-Missing) */
         get: operations["reveal_proof_v1_matches__match_id__reveal_proof_get"];
         put?: never;
         post?: never;
@@ -6603,7 +6603,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorOut"];
                 };
             };
-            /** @description error codes: `not_cosigned`, `not_finished` */
+            /** @description error codes: `not_finished` */
             409: {
                 headers: {
                     [name: string]: unknown;
