@@ -310,12 +310,15 @@ class SeatProtocol:
         self.head: dict[str, Any] | None = None
         self.checked_seq = -1
         #: back-dating disputes waiting for a signed head or receipt that covers their
-        #: event: (dispute, seq, chain[seq] as this seat computed it)
-        self._uncovered: list[tuple[Dispute, int, str]] = []
-        #: (seq, chain[seq]) as this seat computed it from the newest head and the events
-        #: after it (None: an event it could not chain came between), and those events
-        self._computed: tuple[int, bytes] | None = None
-        self._run: list[dict[str, Any]] = []
+        #: event: (dispute, seq, chain[seq] as this seat computed it, the chain's epoch)
+        self._uncovered: list[tuple[Dispute, int, str, int]] = []
+        #: (seq, chain[seq]) as this seat computed it over the events it was shown, from the
+        #: lock or (after a break: a redacted event, a gap) a signed head; each restart is a
+        #: new epoch. None: broken, until the next signed head.
+        self._own: tuple[int, bytes] | None = None
+        self._epoch = 0
+        #: the events this seat was shown, by seq
+        self.seen: dict[int, dict[str, Any]] = {}
         #: chain[seq] as this seat computed it from the events it was shown (§3a.5)
         self.shown: dict[int, str] = {}
 
@@ -739,32 +742,39 @@ class SeatProtocol:
 
     def take_head(self, head: dict[str, Any]) -> None:
         """Hold ``head`` (checked) as the newest the server showed; it covers a back-dating
-        dispute whose event it signs, and the chain this seat computes restarts from it."""
+        dispute whose event it signs, and when this seat's own chain broke (a redacted event,
+        a gap) the chain picks up again from it."""
         self._cover(head)
         if self.head is None or head["seq"] >= self.head["seq"]:
             self.head = head
-            if self._computed is None or head["seq"] >= self._computed[0]:
-                self._computed = (head["seq"], bytes.fromhex(head["chain"]))
-                self._run = []
+        if self._own is None:
+            self._own = (head["seq"], bytes.fromhex(head["chain"]))
+            self._epoch += 1
 
     def needs_events(self, head: Mapping[str, Any]) -> int | None:
-        """Before taking ``head``: the seq after which this seat must read the events to
-        hold them to the head it holds (None: nothing new, or no head held yet)."""
-        if self.head is None:
-            return None
-        since = max(self.head["seq"], self.checked_seq)
-        return since if head["seq"] > since else None
+        """Before taking ``head``: the seq after which this seat must read the events, to
+        hold the new ones to the head it holds and to chain them up to ``head`` itself (None:
+        it has them all)."""
+        wants = []
+        if self.head is not None:
+            wants.append(max(self.head["seq"], self.checked_seq))
+        if self._own is not None:
+            wants.append(self._own[0])
+        elif self._epoch == 0 and self.lock is not None:
+            wants.append(-1)
+        since = min(wants) if wants else None
+        return since if since is not None and head["seq"] > since else None
 
     def take_events(
         self, events: Sequence[Mapping[str, Any]], later: Mapping[str, Any] | None = None
     ) -> list[Dispute]:
         """Events this seat was shown (streamed, or read after a view's head moved on), in
-        seq order; each one new is taken once:
+        seq order; each one new is kept (:attr:`seen`) and taken once:
 
-        - this seat chains it itself onto the newest signed head (or the lock's chain[-1])
-          and keeps the head it computed in :attr:`shown`, which :meth:`check_transcript`
-          holds the transcript to (a redacted event, ``"hidden"``, cannot be chained: the
-          next signed head picks the chain up again);
+        - this seat chains it itself from the lock's chain[-1] and keeps the head it computed
+          in :attr:`shown`, which :meth:`check_transcript` holds the transcript to (a
+          redacted event, ``"hidden"``, cannot be chained: the chain picks up again from the
+          next signed head);
         - after a held signed head, one stamped more than :data:`BACKDATE_SLACK` before that
           head's ``at`` was back-dated: the head signed that at its time the log ended before
           it. A ``backdated`` dispute keeps the head, the events from it to the back-dated
@@ -775,21 +785,22 @@ class SeatProtocol:
         found: list[Dispute] = []
         for ev in events:
             seq = ev.get("seq")
-            if not isinstance(seq, int) or isinstance(seq, bool) or seq <= self.checked_seq:
+            if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or seq in self.seen:
                 continue
-            if h is not None and seq <= h["seq"]:
+            # the stream's ``chain`` beside an event is not part of it (and never read)
+            event = {k: v for k, v in ev.items() if k != "chain"}
+            self.seen[seq] = event
+            if self._own is None and seq == 0 and self.lock is not None:
+                self._own = (-1, chain_start(self.lock))
+                self._epoch += 1
+            if self._own is not None and seq == self._own[0] + 1 and not ev.get("hidden"):
+                self._own = (seq, chain_next(self._own[1], event))
+                self.shown[seq] = self._own[1].hex()
+            elif self._own is not None and seq > self._own[0]:
+                self._own = None  # redacted, or a gap: picked up again at the next head
+            if h is None or seq <= h["seq"] or seq <= self.checked_seq:
                 continue
             self.checked_seq = seq
-            if self._computed is None and seq == 0 and self.lock is not None:
-                self._computed = (-1, chain_start(self.lock))
-            if self._computed is not None and seq == self._computed[0] + 1 and not ev.get("hidden"):
-                self._computed = (seq, chain_next(self._computed[1], ev))
-                self.shown[seq] = self._computed[1].hex()
-            else:
-                self._computed = None
-            self._run.append(dict(ev))
-            if h is None:
-                continue
             try:
                 at = parse_time_us(ev.get("at"))
             except (TypeError, ValueError):
@@ -797,17 +808,23 @@ class SeatProtocol:
             h_at = parse_time_us(h["at"])
             if at >= h_at - BACKDATE_SLACK * 1_000_000:
                 continue
-            chain = self._computed[1].hex() if self._computed is not None else None
+            chain = self.shown.get(seq)
             d = self._dispute(
                 "backdated",
                 f"match {self.match_id}: event {seq} is stamped {ev.get('at')}, "
                 f"{(h_at - at) / 1e6:g} s before the signed head the server showed at "
                 f"{h['at']}, which ends at seq {h['seq']}: signed proof it was back-dated",
-                {"head": dict(h), "events": list(self._run), "chain": chain},
+                {
+                    "head": dict(h),
+                    "events": [
+                        self.seen[n] for n in range(h["seq"] + 1, seq + 1) if n in self.seen
+                    ],
+                    "chain": chain,
+                },
             )
             found.append(d)
             if chain is not None:
-                self._uncovered.append((d, seq, chain))
+                self._uncovered.append((d, seq, chain, self._epoch))
         if later is not None:
             self._cover(later)
         return found
@@ -818,24 +835,19 @@ class SeatProtocol:
         on to from it — kept with that dispute (with the events between): it signs the
         event, its time included."""
         r_seq, r_chain = record.get("seq"), record.get("chain")
-        here = self._computed
-        reached = here is not None and here[0] == r_seq and here[1].hex() == r_chain
+        own = self._own
+        reached = own is not None and own[0] == r_seq and own[1].hex() == r_chain
         keep = []
-        for d, seq, chain in self._uncovered:
+        for d, seq, chain, epoch in self._uncovered:
             if r_seq == seq and r_chain == chain:
                 d.evidence["signed_after"] = dict(record)
-            elif (
-                reached
-                and isinstance(r_seq, int)
-                and seq < r_seq
-                and any(e.get("seq") == seq for e in self._run)
-            ):
+            elif reached and epoch == self._epoch and isinstance(r_seq, int) and seq < r_seq:
                 d.evidence["signed_after"] = dict(record)
                 d.evidence["events_after"] = [
-                    e for e in self._run if seq < e.get("seq", -1) <= r_seq
+                    self.seen[n] for n in range(seq + 1, r_seq + 1) if n in self.seen
                 ]
             else:
-                keep.append((d, seq, chain))
+                keep.append((d, seq, chain, epoch))
         self._uncovered = keep
 
     # -- the server's clock (§3a.8) -------------------------------------------------------------

@@ -21,7 +21,9 @@ import {
   RollChain,
   chainHeads,
   chainNext,
+  chainNextSync,
   chainStart,
+  chainStartSync,
   checkClientSeed,
   checkConsistency,
   checkSignedRecord,
@@ -689,12 +691,15 @@ export class Seat {
   readonly shown = new Map<number, string>();
   /** The events this seat's :meth:`watch` was shown, in order. */
   readonly streamed: Obj[] = [];
-  /** chain[seq] as this seat computed it since the newest signed head (null: an event it could
-   * not chain, a redacted one, came between), the events since, and back-dating disputes
-   * waiting for a signed head or receipt that covers their event. */
-  private computed: { seq: number; chain: Uint8Array } | null = null;
-  private run: Obj[] = [];
-  private uncovered: { d: Dispute; seq: number; chain: string }[] = [];
+  /** Every event this seat was shown (streamed, or read when a view's head moved on), by seq. */
+  readonly seen = new Map<number, Obj>();
+  /** chain[seq] as this seat computed it over the events it was shown, from the lock or (after
+   * a break: a redacted event, a gap) a signed head, each restart a new epoch (null: broken,
+   * until the next signed head); and back-dating disputes waiting for a signed head or receipt
+   * that covers their event. */
+  private own: { seq: number; chain: Uint8Array } | null = null;
+  private epoch = 0;
+  private uncovered: { d: Dispute; seq: number; chain: string; epoch: number }[] = [];
 
   constructor(
     readonly client: Client,
@@ -1395,79 +1400,93 @@ export class Seat {
       throw new ClientError(`match ${mid}: the signed head at seq -1 is not the lock's`);
     }
     await this.checkSkew(h["at"], `the signed head at seq ${seq}`, { head: h });
+    // the events to read: the new ones to hold to the head held, and those this seat has
+    // not chained up to this head
     const held = this.st.head ?? null;
-    if (held !== null) {
-      const since = Math.max(Number(held["seq"]), this.st.checked_seq ?? -1);
-      if (seq > since) {
-        const doc = await this.client.request("GET", this.path(`/events?after=${since}`));
-        const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"].filter(isObj) : [];
-        await this.takeEvents(events.filter((e) => Number(e["seq"]) <= seq));
-      }
+    const wants: number[] = [];
+    if (held !== null) wants.push(Math.max(Number(held["seq"]), this.st.checked_seq ?? -1));
+    if (this.own !== null) wants.push(this.own.seq);
+    else if (this.epoch === 0 && this.st.lock !== null) wants.push(-1);
+    const since = wants.length > 0 ? Math.min(...wants) : null;
+    if (since !== null && seq > since) {
+      const doc = await this.client.request("GET", this.path(`/events?after=${since}`));
+      const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"].filter(isObj) : [];
+      await this.takeEvents(events.filter((e) => Number(e["seq"]) <= seq));
     }
     this.cover(h);
-    if (held === null || seq >= Number(held["seq"])) {
-      this.st.head = h;
-      if (this.computed === null || seq >= this.computed.seq) {
-        this.computed = { seq, chain: fromHex(h["chain"], 32, "a signed head's chain") };
-        this.run = [];
-      }
+    if (held === null || seq >= Number(held["seq"])) this.st.head = h;
+    if (this.own === null) {
+      this.own = { seq, chain: fromHex(h["chain"], 32, "a signed head's chain") };
+      this.epoch++;
     }
     await this.persist();
   }
 
-  /** Events this seat was shown, in seq order, each new one taken once: chained by this seat
-   * onto the newest signed head (or the lock), its head kept in ``shown`` (a redacted event,
-   * ``hidden``, cannot be chained: the next signed head picks the chain up again); and after
-   * a held signed head, one stamped more than ``BACKDATE_SLACK_MS`` before that head's time
-   * was back-dated: a ``backdated`` dispute (kept, not thrown) with the head, the events from
-   * it, and once one comes, the later signed head or receipt that covers the event. */
+  /** Events this seat was shown, in seq order, each new one kept (``seen``) and taken once:
+   * chained by this seat itself from the lock, its head kept in ``shown`` (a redacted event,
+   * ``hidden``, cannot be chained: the chain picks up again from the next signed head); and
+   * after a held signed head, one stamped more than ``BACKDATE_SLACK_MS`` before that head's
+   * time was back-dated: a ``backdated`` dispute (kept, not thrown) with the head, the events
+   * from it, and once one comes, the later signed head or receipt that covers the event. */
   private async takeEvents(events: Obj[]): Promise<void> {
     const h = this.st.head ?? null;
     let changed = false;
     for (const ev of events) {
       const seq = ev["seq"];
-      if (typeof seq !== "number" || seq <= (this.st.checked_seq ?? -1)) continue;
-      if (h !== null && seq <= Number(h["seq"])) continue;
+      if (typeof seq !== "number" || seq < 0 || this.seen.has(seq)) continue;
+      // the stream's ``chain`` beside an event is not part of it (and is never read)
+      const { chain: _, ...event } = ev;
+      this.seen.set(seq, event);
+      // no await from here to the end of the loop: the stream and a view's events are taken
+      // by two flows of this seat, and each event must be chained onto the chain as it stands
+      if (this.own === null && seq === 0 && this.st.lock !== null) {
+        this.own = { seq: -1, chain: chainStartSync(this.st.lock) };
+        this.epoch++;
+      }
+      if (this.own !== null && seq === this.own.seq + 1 && ev["hidden"] !== true) {
+        this.own = { seq, chain: chainNextSync(this.own.chain, event) };
+        this.shown.set(seq, toHex(this.own.chain));
+      } else if (this.own !== null && seq > this.own.seq) {
+        this.own = null; // redacted, or a gap: picked up again at the next signed head
+      }
+      if (h === null || seq <= Number(h["seq"]) || seq <= (this.st.checked_seq ?? -1)) continue;
       this.st.checked_seq = seq;
       changed = true;
-      if (this.computed === null && seq === 0 && this.st.lock !== null) this.computed = { seq: -1, chain: await chainStart(this.st.lock) };
-      if (this.computed !== null && seq === this.computed.seq + 1 && ev["hidden"] !== true) {
-        this.computed = { seq, chain: await chainNext(this.computed.chain, ev) };
-        this.shown.set(seq, toHex(this.computed.chain));
-      } else {
-        this.computed = null;
-      }
-      this.run.push(ev);
-      if (h === null || typeof ev["at"] !== "string") continue;
+      if (typeof ev["at"] !== "string") continue;
       const at = Date.parse(ev["at"]);
       const hAt = Date.parse(String(h["at"]));
       if (Number.isNaN(at) || at >= hAt - BACKDATE_SLACK_MS) continue;
-      const chain = this.computed !== null ? toHex(this.computed.chain) : null;
+      const chain = this.shown.get(seq) ?? null;
+      const between: Obj[] = [];
+      for (let n = Number(h["seq"]) + 1; n <= seq; n++) if (this.seen.has(n)) between.push(this.seen.get(n)!);
       const d: Dispute = {
         kind: "backdated",
         reason: `event ${seq} is stamped ${ev["at"]}, ${(hAt - at) / 1000} s before the signed head the server showed at ${String(h["at"])}, which ends at seq ${String(h["seq"])}: signed proof it was back-dated`,
         at: isoNow(this.client.now()),
-        evidence: { head: h, events: [...this.run], chain },
+        evidence: { head: h, events: between, chain },
       };
       this.st.disputes.push(d);
-      if (chain !== null) this.uncovered.push({ d, seq, chain });
+      if (chain !== null) this.uncovered.push({ d, seq, chain, epoch: this.epoch });
     }
     if (changed) await this.persist();
   }
 
   /** A signed head or receipt whose chain covers a back-dated event (its seq and chain as
-   * this seat computed them, or a later point it chained on to): kept with that dispute. */
+   * this seat computed them, or a later point it chained on to from it): kept with that
+   * dispute, with the events between. */
   private cover(record: Obj): void {
     const rSeq = record["seq"];
-    const reached = this.computed !== null && this.computed.seq === rSeq && toHex(this.computed.chain) === record["chain"];
-    this.uncovered = this.uncovered.filter(({ d, seq, chain }) => {
+    const reached = this.own !== null && this.own.seq === rSeq && toHex(this.own.chain) === record["chain"];
+    this.uncovered = this.uncovered.filter(({ d, seq, chain, epoch }) => {
       if (rSeq === seq && record["chain"] === chain) {
         d.evidence["signed_after"] = record;
         return false;
       }
-      if (reached && typeof rSeq === "number" && seq < rSeq && this.run.some((e) => e["seq"] === seq)) {
+      if (reached && epoch === this.epoch && typeof rSeq === "number" && seq < rSeq) {
         d.evidence["signed_after"] = record;
-        d.evidence["events_after"] = this.run.filter((e) => Number(e["seq"]) > seq && Number(e["seq"]) <= rSeq);
+        const after: Obj[] = [];
+        for (let n = seq + 1; n <= rSeq; n++) if (this.seen.has(n)) after.push(this.seen.get(n)!);
+        d.evidence["events_after"] = after;
         return false;
       }
       return true;
