@@ -35,6 +35,7 @@ from .protocol import PROTOCOL_V3
 from .records import Lock, RecordError, request_sha256
 from .signing import Signer, load_public_key, public_key_b64, verify_record
 from .v2 import (
+    BACKDATE_SLACK,
     CHAIN_SECRET_BYTES,
     PROTOCOL_V2,
     chain_next,
@@ -93,9 +94,6 @@ class TranscriptMismatch(ClientError):
 FRESH_ROLL_TYPES = ("roll", "roll_value")
 BOARD_GAMES = ("tawla", "mahbusa")  # the games with fresh rolls (fairness-v2.md §6)
 MAX_SKEW = 30.0  # seconds the server's clock may differ from this client's (§3a.8)
-#: how far (seconds) an event after a signed head may be stamped before that head's time
-#: before it is back-dating (§7, heads): the hosts of one server keep their clocks closer
-BACKDATE_SLACK = 1.0
 
 
 TURN_SECONDS = 300  # the ruleset's default (fairness-v2.md §7)

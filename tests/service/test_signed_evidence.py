@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
+from click.testing import CliRunner
 from fake_clock import FakeClock
 from http_play import auth, create_match, ok, seed_all
 
@@ -16,6 +19,8 @@ from fairness import chain_start, parse_time_us
 from fairness.canonical import canonical_json
 from fairness.records import request_sha256
 from fairness.seat import check_signed_record, trusted_keys
+from qahwa_client import Client
+from verify_cli.main import app
 
 CLOCK = FakeClock(1_800_000_000.0)
 pytestmark = pytest.mark.live_server(sweep_interval_seconds=1000.0, clock=CLOCK)
@@ -99,3 +104,58 @@ def test_views_and_the_stream_carry_the_signed_head(client: httpx.Client) -> Non
     assert heads, text
     check_signed_record(heads[0], keys(client), what="head", rtype="head")
     assert (heads[0]["seq"], heads[0]["chain"]) == (head["seq"], head["chain"])
+
+
+def test_a_back_dated_move_is_disputed_and_fails_verify_with_the_seat_file(
+    server: Any, tmp_path: Path
+) -> None:
+    """The operator steps its clock back 50 s for the house's move (turn_seconds 60): the
+    person's seat, which saw a signed head before it, keeps a backdated dispute with both
+    signed records, and ``verify --seat`` with its seat file fails the transcript that
+    verifies without it."""
+    with Client(server.url, operator_key=server.operator_key, clock=CLOCK.now) as qc:
+        match = qc.create_match(
+            "tawla", {"match_length": 1, "turn_seconds": 60}, names=["Layla", "House"]
+        )
+        match.start()
+        rnd = random.Random(11)
+
+        def play(seat: Any) -> None:  # a roll or a move: nobody doubles or resigns yet
+            acts = seat.state().legal_actions
+            seat.act(rnd.choice([a for a in acts if a["type"] in ("move", "roll", "roll_value")]))
+
+        person, house = match.seats
+        for _ in range(10):
+            CLOCK.advance(1.5)
+            play(match.seats[person.state().turn])
+        while person.state().turn != 1:
+            CLOCK.advance(1.5)
+            play(person)
+        CLOCK.advance(55)  # the house thinks; the person looks at the table: a signed head
+        person.state()
+        CLOCK.step_back(50)  # the operator stamps the house's move 50 s in the past
+        play(house)
+        CLOCK.advance(50.5)
+        person.state()  # the move appears: the events since the head are read and held to it
+        found = [d for d in person.disputes if d.kind == "backdated"]
+        assert found, person.disputes
+        d = found[0]
+        assert d.evidence["head"]["type"] == "head"
+        assert d.evidence["signed_after"]["seq"] >= d.evidence["events"][-1]["seq"]
+        person.resign()
+        doc = match.check_transcript()
+        transcript, keys, seat_file = (
+            tmp_path / "t.json",
+            tmp_path / "keys.json",
+            tmp_path / "s.json",
+        )
+        transcript.write_text(json.dumps(doc))
+        keys.write_text(json.dumps(httpx.get(server.url + "/v1/keys").json()))
+        person.save(seat_file)
+        ok_ = CliRunner().invoke(app, [str(transcript), "--key", str(keys)])
+        assert ok_.exit_code == 0, ok_.output  # the transcript alone cannot tell
+        res = CliRunner().invoke(
+            app, [str(transcript), "--key", str(keys), "--seat", str(seat_file)]
+        )
+        assert res.exit_code == 1, res.output
+        assert "signed proof the server back-dated it" in res.output
