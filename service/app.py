@@ -349,8 +349,9 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     docs_ui.install(app)
     play.install(app)  # /play, the web table (service/play.py)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
-    app.add_middleware(SignedRefusals, signer=signer, clock=clock)  # inside BodyLimit
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    # outside BodyLimit (its 400s are signed too, over the body it read), inside the limits
+    app.add_middleware(SignedRefusals, signer=signer, clock=clock)
     operations.install(app, settings, db, clock)
     cors.install(app)  # outermost: the cross-origin reads (service/cors.py)
     return app

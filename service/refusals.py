@@ -6,9 +6,9 @@ A seat keeps it as the answer to its request: the server cannot later say it nev
 request, nor that it refused it for another reason. A request that met neither a receipt nor
 a signed refusal (a 5xx, no answer, an unsigned 4xx) stays unreceipted, and a timeout that
 follows it is a ``censored`` dispute. Which statuses are signed is
-:func:`service.errors.signs_refusal`, beside the table that maps errors to statuses; the
-answers made before the request is read (413 body too large, 429 rate limited, by the
-middlewares outside this one) carry none.
+:func:`service.errors.signs_refusal`, beside the table that maps errors to statuses: not a
+413 (the body too large was not read whole) nor a 429 (the rate limits, outside this
+middleware, changed nothing).
 """
 
 from __future__ import annotations
