@@ -838,6 +838,7 @@ export class Seat {
     try {
       answer = await this.client.send(entry, this.st.token, () => this.persist());
     } catch (exc) {
+      if (exc instanceof ApiError) await this.takeRefusal(entry, exc);
       // 409 after a resend: the first copy may have landed (its answer lost); the public
       // events or the seat's state settle it.
       if (exc instanceof ApiError && exc.status === 409) return null;
