@@ -250,6 +250,46 @@ class Receipt(_Record):
 
 
 @dataclass(frozen=True, slots=True)
+class Head(_Record):
+    """A signed head (§7, heads): what the server showed at time ``at`` — the chain head
+    ``chain`` after event ``seq`` (−1: the lock's ``chain[-1]``). Every seat view and every
+    event-stream answer carries one. An event after ``seq`` whose ``at`` is before this
+    ``at`` was back-dated: the head and the event (chained onto it) are signed proof."""
+
+    match_id: str
+    seq: int
+    chain: str
+    at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {**_head("head", self.match_id), **asdict(self)}
+
+
+def request_sha256(body: bytes) -> str:
+    """The hash a refusal signs for a request (§7, refusals): SHA-256 of its body, the
+    bytes exactly as sent (a seat's request body is unique: it holds the seat's signature
+    over the match and the chain head, or its commitment, or its seed and nonce)."""
+    return hashlib.sha256(body).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal(_Record):
+    """A signed refusal (§7, refusals): the server refused the request whose
+    :func:`request_sha256` is ``request`` with HTTP ``status`` and error code ``reason``, at
+    ``at``. A seat keeps it as the answer to its request: a refused request is not censored;
+    a request that met no signed refusal and no receipt is."""
+
+    match_id: str
+    request: str
+    status: int
+    reason: str
+    at: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {**_head("refusal", self.match_id), **asdict(self)}
+
+
+@dataclass(frozen=True, slots=True)
 class Reveal(_Record):
     """The reveal record (§8): the server seed, the final chain head and the SHA-256 of the
     signed transcript, logged when the match ends."""
@@ -308,10 +348,13 @@ def lock_seats(seats: Sequence[Mapping[str, Any]]) -> tuple[LockSeat, ...]:
 __all__ = [
     "LOCK_SEAT_FIELDS",
     "Commit",
+    "Head",
     "Lock",
     "LockSeat",
     "Receipt",
     "RecordError",
+    "Refusal",
     "Reveal",
     "lock_seats",
+    "request_sha256",
 ]

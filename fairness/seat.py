@@ -32,9 +32,10 @@ from .derive import PROTOCOL as PROTOCOL_V1
 from .derive import check_client_seed, new_client_seed, parse_hex
 from .errors import FairnessError
 from .protocol import PROTOCOL_V3
-from .records import Lock, RecordError
+from .records import Lock, RecordError, request_sha256
 from .signing import Signer, load_public_key, public_key_b64, verify_record
 from .v2 import (
+    BACKDATE_SLACK,
     CHAIN_SECRET_BYTES,
     PROTOCOL_V2,
     chain_next,
@@ -188,9 +189,12 @@ class Dispute:
     seat") ``sealed_view`` (a view that disagrees with the seat's own deal machine),
     ``sealed_step`` (a deal step asked for that its machine does not owe: a share of its own
     item, an ``open`` no rule asks for, its key before the hand's play is over) and
-    ``sealed_log`` (a deal step in the log that does not verify). ``evidence``: ``requests`` (the unreceipted signed requests
+    ``sealed_log`` (a deal step in the log that does not verify), ``backdated`` (an event stamped
+    before a signed head the server showed earlier, which did not include it: signed proof,
+    §7 heads). ``evidence``: ``requests`` (the unreceipted signed requests
     with their local send times), ``events`` (the match's events as received), ``times``
-    (the deadline, the times compared, this client's clock when it checked)."""
+    (the deadline, the times compared, this client's clock when it checked), ``head``
+    and ``signed_after`` (the signed heads or receipt before and after a back-dated event)."""
 
     match_id: str
     seat: int
@@ -304,6 +308,22 @@ class SeatProtocol:
         self.requests: list[dict[str, Any]] = []
         self.max_value_sent = -1
         self.receipts_path: Path | None = None
+        #: the newest signed head this seat was shown (§7, heads), and the newest seq whose
+        #: event was held to the heads before it
+        self.head: dict[str, Any] | None = None
+        self.checked_seq = -1
+        #: back-dating disputes waiting for a signed head or receipt that covers their
+        #: event: (dispute, seq, chain[seq] as this seat computed it, the chain's epoch)
+        self._uncovered: list[tuple[Dispute, int, str, int]] = []
+        #: (seq, chain[seq]) as this seat computed it over the events it was shown, from the
+        #: lock or (after a break: a redacted event, a gap) a signed head; each restart is a
+        #: new epoch. None: broken, until the next signed head.
+        self._own: tuple[int, bytes] | None = None
+        self._epoch = 0
+        #: the events this seat was shown, by seq
+        self.seen: dict[int, dict[str, Any]] = {}
+        #: chain[seq] as this seat computed it from the events it was shown (§3a.5)
+        self.shown: dict[int, str] = {}
 
     # -- before committing (§3a.1, §3a.3) ------------------------------------------------------
     def not_ours(self, reason: str) -> NotOurMatch:
@@ -624,18 +644,67 @@ class SeatProtocol:
         self.requests.append(entry)
         return entry
 
-    def refused(self, entry: dict[str, Any], status: int, code: str) -> None:
-        """The server answered the request with an error: refused, not lost."""
-        entry["refused"] = f"HTTP {status} {code}"
+    def refused(
+        self,
+        entry: dict[str, Any],
+        status: int,
+        code: str,
+        refusal: Any = None,
+        keys: Mapping[str, str] | None = None,
+    ) -> dict[str, Any] | None:
+        """The server answered the request with an error (§7, refusals). A 4xx carrying the
+        server's signed refusal of this very request (its hash, status and code) answers
+        it: the refusal is kept in the entry (``refused``, ``refusal``) and returned. Any
+        other error — a 5xx, an unsigned or mismatched refusal — is no answer: the entry
+        keeps it as ``error`` and stays unreceipted, evidence of censorship if this seat's
+        timeout follows."""
+        what = f"HTTP {status} {code}"
+        problem = self._refusal_problem(entry, status, code, refusal, keys)
+        if problem is not None:
+            entry["error"] = what if refusal is None else f"{what} ({problem})"
+            return None
+        entry["refused"] = what
+        entry["refusal"] = refusal
+        entry.pop("error", None)
+        if self.receipts_path is not None:
+            self.save_receipts(self.receipts_path)
+        return dict(refusal)
+
+    def _refusal_problem(
+        self,
+        entry: Mapping[str, Any],
+        status: int,
+        code: str,
+        refusal: Any,
+        keys: Mapping[str, str] | None,
+    ) -> str | None:
+        """Why ``refusal`` is not the signed refusal of ``entry``'s request; None if it is."""
+        if not 400 <= status < 500 or status == 429:
+            return "not a refusal a server signs"
+        if refusal is None or keys is None:
+            return "unsigned"
+        try:
+            check_signed_record(refusal, keys, what="refusal", rtype="refusal")
+        except RecordError as exc:
+            return str(exc)
+        want = {
+            "match_id": self.match_id,
+            "request": request_sha256(canonical_json(entry.get("body"))),
+            "status": status,
+            "reason": code,
+        }
+        wrong = [k for k, v in want.items() if refusal.get(k) != v]
+        return f"the signed refusal's {', '.join(wrong)} differ" if wrong else None
 
     @property
     def unreceipted(self) -> list[dict[str, Any]]:
-        """The signed requests this seat sent that no receipt and no refusal answered."""
+        """The signed requests this seat sent that neither a receipt nor a signed refusal
+        answered."""
         return [
             e
             for e in self.requests
             if e.get("receipt") is None
-            and not e.get("refused")
+            and not e.get("refusal")
             and isinstance(e.get("body"), dict)
             and "sig" in e["body"]
         ]
@@ -643,6 +712,150 @@ class SeatProtocol:
     def dispute(self, kind: str, message: str, evidence: dict[str, Any]) -> Dispute:
         """Keep a dispute of ``kind`` with its evidence (once per kind and message)."""
         return self._dispute(kind, message, evidence)
+
+    # -- signed heads: back-dating (§7, heads) ---------------------------------------------------
+    def check_head(
+        self, head: Any, keys: Mapping[str, str], *, chain: str | None = None
+    ) -> dict[str, Any]:
+        """A signed head the server sent with a view (whose chain head is ``chain``) or on
+        its event stream: signed by a trusted key, for this match, with a seq and a chain
+        head (the view's, when given) and a time within ``max_skew`` of this client's.
+        Returned; not yet taken (:meth:`take_head`)."""
+        try:
+            check_signed_record(head, keys, what="head", rtype="head")
+        except RecordError as exc:
+            raise ClientError(f"match {self.match_id}: {exc}") from None
+        seq, h_chain, at = head.get("seq"), head.get("chain"), head.get("at")
+        if (
+            head.get("match_id") != self.match_id
+            or isinstance(seq, bool)
+            or not isinstance(seq, int)
+            or seq < -1
+            or not isinstance(h_chain, str)
+            or not isinstance(at, str)
+        ):
+            raise ClientError(
+                f"match {self.match_id}: a signed head without its match, seq, chain or at"
+            )
+        if chain is not None and h_chain != chain:
+            raise ClientError(
+                f"match {self.match_id}: the signed head's chain {h_chain[:16]}… is not the "
+                f"head {chain[:16]}… the view shows"
+            )
+        if seq == -1 and self.lock is not None and h_chain != chain_start(self.lock).hex():
+            raise ClientError(f"match {self.match_id}: the signed head at seq -1 is not the lock's")
+        self.check_time(at, f"the signed head at seq {seq}", head)
+        return dict(head)
+
+    def take_head(self, head: dict[str, Any]) -> None:
+        """Hold ``head`` (checked) as the newest the server showed; it covers a back-dating
+        dispute whose event it signs, and when this seat's own chain broke (a redacted event,
+        a gap) the chain picks up again from it."""
+        self._cover(head)
+        if self.head is None or head["seq"] >= self.head["seq"]:
+            self.head = head
+        if self._own is None:
+            self._own = (head["seq"], bytes.fromhex(head["chain"]))
+            self._epoch += 1
+
+    def needs_events(self, head: Mapping[str, Any]) -> int | None:
+        """Before taking ``head``: the seq after which this seat must read the events, to
+        hold the new ones to the head it holds and to chain them up to ``head`` itself (None:
+        it has them all)."""
+        wants = []
+        if self.head is not None:
+            wants.append(max(self.head["seq"], self.checked_seq))
+        if self._own is not None:
+            wants.append(self._own[0])
+        elif self._epoch == 0 and self.lock is not None:
+            wants.append(-1)
+        since = min(wants) if wants else None
+        return since if since is not None and head["seq"] > since else None
+
+    def take_events(
+        self, events: Sequence[Mapping[str, Any]], later: Mapping[str, Any] | None = None
+    ) -> list[Dispute]:
+        """Events this seat was shown (streamed, or read after a view's head moved on), in
+        seq order; each one new is kept (:attr:`seen`) and taken once:
+
+        - this seat chains it itself from the lock's chain[-1] and keeps the head it computed
+          in :attr:`shown`, which :meth:`check_transcript` holds the transcript to (a
+          redacted event, ``"hidden"``, cannot be chained: the chain picks up again from the
+          next signed head);
+        - after a held signed head, one stamped more than :data:`BACKDATE_SLACK` before that
+          head's ``at`` was back-dated: the head signed that at its time the log ended before
+          it. A ``backdated`` dispute keeps the head, the events from it to the back-dated
+          one and, once one comes, the later signed head or receipt whose chain covers it
+          (``later``, here or at :meth:`take_head` / :meth:`take_receipt`).
+        """
+        h = self.head
+        found: list[Dispute] = []
+        for ev in events:
+            seq = ev.get("seq")
+            if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0 or seq in self.seen:
+                continue
+            # the stream's ``chain`` beside an event is not part of it (and never read)
+            event = {k: v for k, v in ev.items() if k != "chain"}
+            self.seen[seq] = event
+            if self._own is None and seq == 0 and self.lock is not None:
+                self._own = (-1, chain_start(self.lock))
+                self._epoch += 1
+            if self._own is not None and seq == self._own[0] + 1 and not ev.get("hidden"):
+                self._own = (seq, chain_next(self._own[1], event))
+                self.shown[seq] = self._own[1].hex()
+            elif self._own is not None and seq > self._own[0]:
+                self._own = None  # redacted, or a gap: picked up again at the next head
+            if h is None or seq <= h["seq"] or seq <= self.checked_seq:
+                continue
+            self.checked_seq = seq
+            try:
+                at = parse_time_us(ev.get("at"))
+            except (TypeError, ValueError):
+                continue
+            h_at = parse_time_us(h["at"])
+            if at >= h_at - BACKDATE_SLACK * 1_000_000:
+                continue
+            chain = self.shown.get(seq)
+            d = self._dispute(
+                "backdated",
+                f"match {self.match_id}: event {seq} is stamped {ev.get('at')}, "
+                f"{(h_at - at) / 1e6:g} s before the signed head the server showed at "
+                f"{h['at']}, which ends at seq {h['seq']}: signed proof it was back-dated",
+                {
+                    "head": dict(h),
+                    "events": [
+                        self.seen[n] for n in range(h["seq"] + 1, seq + 1) if n in self.seen
+                    ],
+                    "chain": chain,
+                },
+            )
+            found.append(d)
+            if chain is not None:
+                self._uncovered.append((d, seq, chain, self._epoch))
+        if later is not None:
+            self._cover(later)
+        return found
+
+    def _cover(self, record: Mapping[str, Any]) -> None:
+        """A signed head or receipt whose chain covers a back-dated event — its seq and
+        chain are the event's as this seat computed them, or a later point this seat chained
+        on to from it — kept with that dispute (with the events between): it signs the
+        event, its time included."""
+        r_seq, r_chain = record.get("seq"), record.get("chain")
+        own = self._own
+        reached = own is not None and own[0] == r_seq and own[1].hex() == r_chain
+        keep = []
+        for d, seq, chain, epoch in self._uncovered:
+            if r_seq == seq and r_chain == chain:
+                d.evidence["signed_after"] = dict(record)
+            elif reached and epoch == self._epoch and isinstance(r_seq, int) and seq < r_seq:
+                d.evidence["signed_after"] = dict(record)
+                d.evidence["events_after"] = [
+                    self.seen[n] for n in range(seq + 1, r_seq + 1) if n in self.seen
+                ]
+            else:
+                keep.append((d, seq, chain, epoch))
+        self._uncovered = keep
 
     # -- the server's clock (§3a.8) -------------------------------------------------------------
     def _dispute(self, kind: str, message: str, evidence: dict[str, Any]) -> Dispute:
@@ -806,6 +1019,7 @@ class SeatProtocol:
             )
         assert isinstance(receipt, dict)
         self.receipts.append(receipt)
+        self._cover(receipt)
         if entry is not None:
             entry["receipt"] = receipt
         if r_seq >= 0:  # seq -1's time is the lock's locked_at, not now
@@ -876,6 +1090,13 @@ class SeatProtocol:
                 raise TranscriptMismatch(
                     f"match {mid}: receipt for seq {seq} disagrees with the transcript's "
                     "chain there: signed proof the server rewrote the match"
+                )
+        for seq, chain in sorted(self.shown.items()):
+            if seq + 1 >= len(heads) or heads[seq + 1].hex() != chain:
+                raise TranscriptMismatch(
+                    f"match {mid}: the events this seat was shown chain to {chain[:16]}… at "
+                    f"seq {seq}, the transcript to another history: the server rewrote the "
+                    "match"
                 )
         seats = doc.get("seats")
         mine = seats[self.seat] if isinstance(seats, list) and len(seats) > self.seat else None

@@ -149,6 +149,12 @@ _TIME = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,
 _EVENT_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")
 
 
+#: how far (seconds) an event after a signed head may be stamped before that head's ``at``
+#: before it is back-dating (fairness-v2.md §7, heads): the hosts of one server keep their
+#: clocks closer than this
+BACKDATE_SLACK = 1.0
+
+
 def parse_time_us(value: Any, *, event: bool = False) -> int:
     """An RFC 3339 UTC time ending in ``Z`` (§1) as integer microseconds since the epoch,
     exactly (no float). ``event``: an event's ``at``, which has exactly milliseconds

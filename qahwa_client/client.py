@@ -340,6 +340,15 @@ class Client:
         self, match_id: str, after: int = -1, timeout: float = 60
     ) -> Iterator[dict[str, Any]]:
         """The public events as they happen (server-sent events), until the match ends."""
+        for kind, doc in self.stream_news(match_id, after, timeout):
+            if kind == "event":
+                yield doc
+
+    def stream_news(
+        self, match_id: str, after: int = -1, timeout: float = 60
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        """:meth:`stream` with the signed heads: ``("event", event)`` and ``("head",
+        head)`` (qahwa-fair/2: the head the server stands at after each batch, §7 heads)."""
         last = after
         while True:
             with self.http.stream(
@@ -359,9 +368,12 @@ class Client:
                     if kind == "key_announcement":  # the next signing key, announced
                         self.take_announcements([json.loads(data)], self.trusted())
                         continue
+                    if kind == "head":
+                        yield "head", json.loads(data)
+                        continue
                     event = json.loads(data)
                     last = event["seq"]
-                    yield event
+                    yield "event", event
 
     # -- keys, log, verify --------------------------------------------------------------------
     def keys(self) -> KeysOut:
@@ -516,7 +528,9 @@ class Seat(SeatKeeps):
                 "POST", self._path(path), body, token=self.token, entry=entry
             )
         except ApiError as exc:
-            self.proto.refused(entry, exc.status, exc.code)
+            self.proto.refused(
+                entry, exc.status, exc.code, exc.refusal, self.client.trusted_for(exc.refusal)
+            )
             raise
         return answer, entry
 
@@ -550,6 +564,22 @@ class Seat(SeatKeeps):
         reason = result.get("reason") if isinstance(result, dict) else None
         if view.status == "finished" and reason == "timeout" and self.proto.lock is not None:
             self.check_end()
+
+    def _take_head(self, head: Any, chain: Any = None) -> None:
+        """A signed head the server sent (with a view whose chain head is ``chain``, or on
+        the stream): checked; the events since the head held before read and held to it."""
+        checked = self.proto.check_head(
+            head,
+            self.client.trusted_for(head),
+            chain=chain if isinstance(chain, str) else None,
+        )
+        since = self.proto.needs_events(checked)
+        if since is not None:
+            page = self.client.events(self.match_id, after=since)
+            self.proto.take_events(
+                [e for e in page.events if e.get("seq", 0) <= checked["seq"]], later=checked
+            )
+        self.proto.take_head(checked)
 
     def check_end(self) -> list[Dispute]:
         """The match's events after its end, checked as §3a.8 says (a timeout's time against
@@ -654,8 +684,13 @@ class Seat(SeatKeeps):
     # -- playing ---------------------------------------------------------------------------------
     def state(self) -> StateOut:
         """This seat's view (its own hand, whose turn, ``legal_actions``, ``version``,
-        ``chain``)."""
-        view = STATE.validate_python(self._sealed_view(self._call("GET", "/state")))
+        ``chain``). Its signed head is checked and held; when the log moved on since the
+        head held before, the events between are read and held to it (§7, heads: an event
+        stamped before it is a ``backdated`` dispute)."""
+        raw = self._call("GET", "/state")
+        if isinstance(raw, dict) and raw.get("head") is not None:
+            self._take_head(raw["head"], raw.get("chain"))
+        view = STATE.validate_python(self._sealed_view(raw))
         self.version = view.version
         self.view = view
         self._seen(view)
@@ -780,13 +815,19 @@ class Seat(SeatKeeps):
     def events(self, after: int = -1, timeout: float = 60) -> Iterator[dict[str, Any]]:
         """The match's public events as server-sent events, until the match ends. Each one
         pushed as it happened (accepted after the stream began) has its time ``at`` checked
-        against this client's clock, and an end by timeout is checked (§3a.8)."""
+        against this client's clock, each is held to the signed head shown before it (one
+        stamped before that head is a ``backdated`` dispute, §7 heads), and an end by timeout
+        is checked (§3a.8)."""
         # where the log stands now (no events asked for): later ones are pushed as they happen
         live_from = (self.client.events(self.match_id, after=LATEST)).next_seq
-        for ev in self.client.stream(self.match_id, after, timeout):
+        for kind, ev in self.client.stream_news(self.match_id, after, timeout):
+            if kind == "head":  # signed: what the server showed at its time (§7, heads)
+                self._take_head(ev)
+                continue
             seq = ev.get("seq")
             if isinstance(seq, int) and seq >= live_from:
                 self.proto.check_time(ev.get("at"), f"event {seq}", ev)
+            self.proto.take_events([ev])
             yield ev
             if ev.get("type") == "end" and ev.get("reason") == "timeout":
                 self.check_end()

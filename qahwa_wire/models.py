@@ -79,6 +79,12 @@ class ErrorBody(BaseModel):
 
 class ErrorOut(BaseModel):
     error: ErrorBody
+    refusal: Refusal | None = Field(
+        default=None,
+        description="a 4xx answer to a seat's request (commit, reveal, action, resign): the "
+        "server's signed refusal of that request (fairness-v2 §7, refusals); the seat keeps "
+        "it as the request's answer",
+    )
 
 
 # -- actions, per game (a discriminated union on ``type`` for each game) ----------------------
@@ -344,6 +350,33 @@ class Receipt(Wire):
     signature: Signature
 
 
+class Head(Wire):
+    """What the server showed at its time ``at``: the chain head after event ``seq``
+    (fairness-v2 §7, heads). A later event stamped before a head that did not include it was
+    back-dated: the two signed records prove it."""
+
+    type: Literal["head"]
+    protocol: str
+    match_id: str
+    seq: int = Field(description="the newest event's seq (-1: none yet, the lock's chain[-1])")
+    chain: str = Field(description="chain[seq] (hex)")
+    at: str = Field(description="the server's UTC time with milliseconds when it answered")
+    signature: Signature
+
+
+class Refusal(Wire):
+    """A seat's request refused (fairness-v2 §7, refusals)."""
+
+    type: Literal["refusal"]
+    protocol: str
+    match_id: str
+    request: str = Field(description="SHA-256 (hex) of the request's body, the bytes as sent")
+    status: int = Field(description="the HTTP status of the refusal (4xx)")
+    reason: str = Field(description="its error code")
+    at: str = Field(description="the server's UTC time with milliseconds when it refused")
+    signature: Signature
+
+
 CreationRecord = Annotated[CommitRecord | CommitmentRecord, _TYPE]
 
 LOCK = SchemaOf(LockRecord)
@@ -573,6 +606,11 @@ class _Seat(Wire):
         default=None,
         description="v2: who owes the next step and by when (fairness-v2 §7, times); null "
         "when nobody owes a step",
+    )
+    head: Head | None = Field(
+        default=None,
+        description="v2, GET /state once locked: the server's signed head as it answered "
+        "(fairness-v2 §7, heads)",
     )
 
 

@@ -28,6 +28,7 @@ from .db import Database
 from .errors import HTTP_CODES, ServiceError, error_body
 from .logs import PublicLog
 from .matches import MatchService
+from .refusals import SignedRefusals
 from .rng import RngSessions
 from .routes import log_c2sp as log_c2sp_routes
 from .routes import matches as matches_routes
@@ -355,6 +356,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     play.install(app)  # /play, the web table (service/play.py)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
+    # outside BodyLimit (its 400s are signed too, over the body it read), inside the limits
+    app.add_middleware(SignedRefusals, signer=signer, clock=clock)
     operations.install(app, settings, db, clock)
     cors.install(app)  # outermost: the cross-origin reads (service/cors.py)
     return app

@@ -296,7 +296,8 @@ class Watch:
     ) -> AsyncIterator[str]:
         """Server-sent events from ``first`` (a :meth:`read` ``with_chains`` result) on;
         ``id:`` is seq. v2: each message's data is the event with ``chain``, the chain head
-        after it, added beside its fields (it is not part of the event). When the match's
+        after it, added beside its fields (it is not part of the event), and after each batch a
+        ``head`` message: the signed head the server stands at (§7, heads). When the match's
         status changes without an event (a v2 match starts at its last reveal, and tawla's
         start draws nothing) a ``status`` message (no ``id``) says so: ``{"status",
         "next_seq"}``."""
@@ -312,6 +313,8 @@ class Watch:
                 last = ev["seq"]
                 data = ev if chain is None else {**ev, "chain": chain}
                 yield f"id: {last}\nevent: {ev['type']}\ndata: {json.dumps(data)}\n\n"
+            if out.get("head") is not None:  # v2: what the server shows now, signed (§7)
+                yield f"event: head\ndata: {json.dumps(out['head'])}\n\n"
             if out["status"] == FINISHED:
                 yield f"event: finished\ndata: {json.dumps({'status': FINISHED})}\n\n"
                 return

@@ -32,6 +32,12 @@ class FakeClock:
             self._now += seconds
             self._mono += seconds
 
+    def step_back(self, seconds: float) -> None:
+        """The wall clock steps back ``seconds`` (an operator's doing): ``now()`` only, the
+        monotonic time goes on."""
+        with self._guard:
+            self._now -= seconds
+
     def set(self, when: float) -> None:
         """Move ``now()`` to ``when`` (epoch seconds, not earlier than now)."""
         self.advance(when - self.now())

@@ -43,7 +43,22 @@ TAMPERS = {
     "early_timeout": "seat 0 is timed out before its deadline",
     "skew": "the server's times are an hour behind",
     "precomputed": 'the ruleset has "fresh_rolls": false',
+    # the lies of tests/hostile.py (each entry there says what a conforming client must do)
+    "refuse_unsigned": "seat 0's move is refused (409) with no signed refusal until its deadline",
+    "refuse_forged": "seat 0's move is refused with a signed refusal of another request",
+    "unavailable": "seat 0's move is answered 503 until its deadline passes",
+    "backdate": "every event is stamped 20 s before the time the server signs its heads with",
+    "sse_unchained": "the event stream leaves out each event's chain head",
 }
+
+#: the tampers that refuse seat 0's move at step 3 and then time seat 0 out at its deadline
+CENSOR = {"refuse_unsigned", "refuse_forged", "unavailable"}
+#: a turn short enough for a test to wait out (seconds; the ruleset's turn_seconds)
+CENSOR_TURN = 3
+#: how far the backdate tamper stamps events before its heads (seconds)
+BACKDATE = 20.0
+#: the seat requests a server answers with a signed refusal when it refuses them
+SEAT_POSTS = ("/actions", "/resign", "/commit", "/reveal")
 
 
 def iso(t: datetime) -> str:
@@ -56,6 +71,8 @@ class FakeC2SP(FakeServer):
     def __post_init__(self) -> None:
         if "precomputed" in self.tamper:
             self.ruleset = {**self.ruleset, "fresh_rolls": False}
+        if self.tamper & CENSOR:
+            self.ruleset = {**self.ruleset, "turn_seconds": CENSOR_TURN}
         super().__post_init__()
         self.note = tlog.NoteSigner.from_seed("fake.example/log", hashlib.sha256(b"n").digest())
         self.other_note = tlog.NoteSigner.from_seed(
@@ -78,8 +95,101 @@ class FakeC2SP(FakeServer):
         )
         self.timed_out = False  # the early_timeout tamper ended the match
         self.retry_after_at: float | None = None
+        self.censoring = False  # a CENSOR tamper refused seat 0's move
+        self.owed_at: datetime | None = None  # the at of the event that put a seat on turn
 
     def handle(self, request: httpx.Request) -> httpx.Response:
+        resp = self._handle(request)
+        path = request.url.path
+        if (
+            request.method == "POST"
+            and path.startswith(f"/v1/matches/{self.match_id}/")
+            and path.endswith(SEAT_POSTS)
+            and 400 <= resp.status_code < 500
+            and resp.status_code != 429
+            and not self.tamper & {"refuse_unsigned", "refuse_forged"}
+        ):  # an honest server signs its refusals of a seat's requests (fairness-v2 §7)
+            doc = resp.json()
+            doc["refusal"] = self.refusal(request.content, resp.status_code, doc["error"]["code"])
+            return httpx.Response(resp.status_code, json=doc)
+        return resp
+
+    def refusal(self, body: bytes, status: int, reason: str) -> dict[str, Any]:
+        return self.signer.signed(
+            {
+                "type": "refusal",
+                "protocol": PROTOCOL_V2,
+                "match_id": self.match_id,
+                "request": hashlib.sha256(body).hexdigest(),
+                "status": status,
+                "reason": reason,
+                "at": iso(datetime.now(UTC)),
+            }
+        )
+
+    def head(self) -> dict[str, Any]:
+        """The signed head the server stands at now (at its own time: the backdate tamper's
+        events are stamped before it)."""
+        assert self.chain is not None
+        return self.signer.signed(
+            {
+                "type": "head",
+                "protocol": PROTOCOL_V2,
+                "match_id": self.match_id,
+                "seq": len(self.events) - 1,
+                "chain": self.chain.hex(),
+                "at": iso(
+                    self.now()
+                    + (timedelta(seconds=BACKDATE) if "backdate" in self.tamper else timedelta())
+                ),
+            }
+        )
+
+    def due(self) -> datetime | None:
+        """The owing seat's deadline: the at of the event that put it on turn plus
+        turn_seconds."""
+        if self.owed_at is None:
+            return None
+        return self.owed_at + timedelta(seconds=float(self.ruleset["turn_seconds"]))
+
+    def censor(self, request: httpx.Request) -> httpx.Response | None:
+        """The CENSOR tampers: seat 0's move at step 3 refused (unsigned, with a forged
+        refusal, or 503), again and again; once its deadline has passed, the next request
+        finds the match ended by seat 0's timeout."""
+        due = self.due()
+        if self.censoring and not self.timed_out and due is not None and datetime.now(UTC) >= due:
+            self._append({"type": "end", "reason": "timeout", "seat": 0})
+            self.timed_out = True
+            self.ended = {
+                "status": "finished",
+                "reason": "timeout",
+                "forfeited": [0],
+                "winners": [1],
+            }
+            self.version += 1
+        if (
+            request.method != "POST"
+            or not request.url.path.endswith("/actions")
+            or self._seat(request) != 0
+            or self.owing() != ("move", 0)
+            or self.step < 3
+            or self.timed_out
+        ):
+            return None
+        self.censoring = True
+        self.sent.append(Sent(request.method, request.url.path, request.content))
+        if "unavailable" in self.tamper:
+            return err(503, "unavailable", "try again later")
+        resp = {"error": {"code": "stale_chain", "message": "the chain moved on"}}
+        if "refuse_forged" in self.tamper:
+            resp["refusal"] = self.refusal(b'{"another": "request"}', 409, "stale_chain")
+        return httpx.Response(409, json=resp)
+
+    def _handle(self, request: httpx.Request) -> httpx.Response:
+        if self.tamper & CENSOR:
+            refused = self.censor(request)
+            if refused is not None:
+                return refused
         plan = self.faults.get("/actions")
         if request.method == "POST" and request.url.path.endswith("/actions") and plan:
             if plan[0] == "429":
@@ -116,7 +226,8 @@ class FakeC2SP(FakeServer):
 
     def _append(self, ev: dict[str, Any], at: float | None = None) -> None:
         assert self.chain is not None and at is None
-        ev = {"seq": len(self.events), **ev, "at": iso(self.now())}
+        self.owed_at = self.now()
+        ev = {"seq": len(self.events), **ev, "at": iso(self.owed_at)}
         self.events.append(ev)
         self.chain = chain_next(self.chain, ev)
 
@@ -138,8 +249,10 @@ class FakeC2SP(FakeServer):
         out = super().view(seat)
         owing = self.owing()
         if out["status"] == "playing" and owing is not None:
-            due = datetime.now(UTC) + timedelta(seconds=300)
+            due = self.due() or datetime.now(UTC) + timedelta(seconds=300)
             out["deadline"] = {"seat": owing[1], "seq": len(self.events), "due": iso(due)}
+        if self.chain is not None:
+            out["head"] = self.head()
         if "value_early" in self.tamper and owing == ("move", 0) and seat == 1 and self.step > 1:
             out["turn"] = 1
             out["legal_actions"] = [{"type": "roll_value"}]
@@ -209,10 +322,19 @@ class FakeC2SP(FakeServer):
                 200, json={"first": first, "second": second, "proof": [h.hex() for h in between]}
             )
         if path == base + "/events/stream":
+            after = int(request.url.params.get("after", "-1"))
+            chain, shown = chain_start(self.lock) if self.lock is not None else b"", []
+            for e in self.events:
+                chain = chain_next(chain, e)
+                if e["seq"] > after:  # each with the chain head after it, unless the lie
+                    shown.append(
+                        e if "sse_unchained" in self.tamper else {**e, "chain": chain.hex()}
+                    )
             chunks = "".join(
-                f"id: {e['seq']}\nevent: {e['type']}\ndata: {json.dumps(e)}\n\n"
-                for e in self.events
+                f"id: {e['seq']}\nevent: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in shown
             )
+            if self.chain is not None:
+                chunks += f"event: head\ndata: {json.dumps(self.head())}\n\n"
             if self.status() == "finished":
                 chunks += 'event: finished\ndata: {"status": "finished"}\n\n'
             return httpx.Response(

@@ -7,6 +7,7 @@ fresh-roll values when owed) and random legal actions; and the checks of a v2 tr
 
 from __future__ import annotations
 
+import hashlib
 import random
 import secrets
 from collections.abc import Callable, Iterator, Sequence
@@ -219,6 +220,31 @@ class V2Seat:
         out = ok(self.client.post(self.url("resign"), headers=auth(self.token), json=body))
         self._receipt(out)
         return out
+
+
+def documented_error(r: httpx.Response, status: int) -> dict[str, Any]:
+    """The documented error (``{"error": {"code", "message"}}``) with ``status``; a 4xx
+    answer to a seat's request carries beside it the server's signed refusal of that very
+    request (fairness-v2 §7, refusals), and nothing else does. Returns ``error``."""
+    from service.errors import signs_refusal
+    from service.refusals import SEAT_REQUEST
+
+    assert r.status_code == status, r.text
+    body = r.json()
+    signed = (
+        r.request.method == "POST"
+        and SEAT_REQUEST.match(r.request.url.path) is not None
+        and signs_refusal(status)
+    )
+    assert set(body) == ({"error", "refusal"} if signed else {"error"}), body
+    assert set(body["error"]) == {"code", "message"} and body["error"]["message"], body
+    if signed:
+        refusal = body["refusal"]
+        assert refusal["type"] == "refusal" and "signature" in refusal
+        assert refusal["request"] == hashlib.sha256(r.request.content).hexdigest()
+        assert (refusal["status"], refusal["reason"]) == (status, body["error"]["code"])
+    err: dict[str, Any] = body["error"]
+    return err
 
 
 def create_match(

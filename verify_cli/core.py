@@ -33,6 +33,7 @@ from fairness import (
     verify_bytes,
     verify_record,
 )
+from fairness.v2 import BACKDATE_SLACK, parse_time_us
 
 from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
@@ -259,10 +260,11 @@ def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> N
 
 
 def receipt_problem(r: Any) -> str | None:
-    """Why ``r`` is not a receipt (fairness-v2.md §7), or None."""
+    """Why ``r`` is not a receipt or a signed head (fairness-v2.md §7: both sign chain[seq]
+    and a time), or None."""
     if not isinstance(r, dict):
         return "a receipt is not a JSON object"
-    if r.get("type") != "receipt" or not signed_protocol(r):
+    if r.get("type") not in ("receipt", "head") or not signed_protocol(r):
         return f"not a {V2} receipt (type {r.get('type')!r}, protocol {r.get('protocol')!r})"
     if not isinstance(r.get("match_id"), str):
         return "a receipt has no match_id"
@@ -279,6 +281,23 @@ def receipt_problem(r: Any) -> str | None:
     return None
 
 
+def backdated(events: list[Any], head: dict[str, Any]) -> dict[str, Any] | None:
+    """The first event after ``head``'s seq stamped more than ``BACKDATE_SLACK`` before its
+    ``at``, or None (a time that does not parse is left to the times check)."""
+    try:
+        h_at = parse_time_us(head.get("at"))
+    except (TypeError, ValueError):
+        return None
+    for ev in events[int(head["seq"]) + 1 :]:
+        try:
+            at = parse_time_us(ev.get("at"))
+        except (TypeError, ValueError, AttributeError):
+            continue
+        if at < h_at - BACKDATE_SLACK * 1_000_000:
+            return dict(ev)
+    return None
+
+
 def check_receipts(
     rep: Report,
     doc: dict[str, Any],
@@ -288,7 +307,10 @@ def check_receipts(
 ) -> None:
     """Each receipt is signed by a listed key, and the transcript's chain agrees with it at
     its seq (seq -1: chain[-1]): a disagreement is signed proof the server rewrote the
-    match."""
+    match. A signed head (§7, heads; a seat file keeps those of its disputes) is checked the
+    same way, and every event after it must be stamped no earlier than its ``at`` (give or
+    take :data:`fairness.v2.BACKDATE_SLACK`): an earlier one is signed proof the server
+    back-dated it."""
     if state is None:
         rep.fail(
             "receipts",
@@ -332,7 +354,20 @@ def check_receipts(
         have = state.chain[seq + 1].hex()
         head = doc["events"][seq] if seq >= 0 else doc["lock"]
         want_at = head.get("at" if seq >= 0 else "locked_at") if isinstance(head, dict) else None
-        if have == r["chain"] and "at" in r and want_at is not None and r["at"] != want_at:
+        if r["type"] == "head" and have == r["chain"]:
+            late = backdated(doc["events"], r)
+            if late is not None:
+                rep.fail(
+                    "receipts",
+                    f"event {late['seq']} is stamped {late['at']}, before the signed head the "
+                    f"server showed at {r['at']}, which ends at seq {seq}: signed proof the "
+                    "server back-dated it",
+                    seq=late["seq"],
+                    expected=r["at"],
+                    found=late["at"],
+                )
+                return
+        elif have == r["chain"] and "at" in r and want_at is not None and r["at"] != want_at:
             where = f"event {seq}'s at" if seq >= 0 else "the lock's locked_at"
             rep.fail(
                 "receipts",
@@ -359,7 +394,9 @@ def check_receipts(
         if unsigned
         else ", each signed by a listed key"
     )
-    rep.ok("receipts", f"{len(receipts)} receipt(s) agree with the chain{note}")
+    heads = sum(1 for r in receipts if r["type"] == "head")
+    kept = f" and {heads} signed head(s), no event after one stamped before it" if heads else ""
+    rep.ok("receipts", f"{len(receipts) - heads} receipt(s){kept} agree with the chain{note}")
 
 
 def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:

@@ -19,6 +19,7 @@ from fairness import (
     V2,
     FairnessError,
     Stream,
+    canonical_json,
     check_label,
     fresh_label,
     parse_hex,
@@ -495,11 +496,31 @@ def load_seat_file(path: str) -> tuple[int, str, str | None, list[dict[str, Any]
     receipts = doc.get("receipts", [])
     if not isinstance(receipts, list):
         raise UnusableInput(f"{path}: the seat file's receipts are not a list")
+    receipts = receipts + dispute_records(doc)
     for r in receipts:
         why = receipt_problem(r)
         if why is not None:
             raise UnusableInput(f"{path}: {why}")
     return seat, seed, nonce, receipts
+
+
+def dispute_records(doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """The signed heads and receipts a seat file's disputes keep as evidence (a
+    ``backdated`` dispute's ``head`` and ``signed_after``: fairness-v2.md §7, heads), each
+    once: checked against the transcript like its receipts."""
+    out: list[dict[str, Any]] = []
+    seen: set[bytes] = set()
+    disputes = doc.get("disputes")
+    for d in disputes if isinstance(disputes, list) else []:
+        evidence = d.get("evidence") if isinstance(d, dict) else None
+        for key in ("head", "signed_after"):
+            r = evidence.get(key) if isinstance(evidence, dict) else None
+            if isinstance(r, dict) and r.get("type") in ("head", "receipt"):
+                text = canonical_json(r)
+                if text not in seen:
+                    seen.add(text)
+                    out.append(r)
+    return out
 
 
 def load_receipts(paths: Sequence[str]) -> list[dict[str, Any]]:

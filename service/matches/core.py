@@ -17,7 +17,7 @@ from fairness import (
     format_time_ms,
     load_public_key,
 )
-from fairness.records import Receipt, Reveal
+from fairness.records import Head, Receipt, Reveal
 from games.transcript import build_locked_transcript
 
 from .. import translog
@@ -171,6 +171,13 @@ class Core:
         return Receipt(m.id, m.next_seq - 1, m.chain, format_time_ms(tx.head_at_us)).sign(
             self.signer
         )
+
+    def _head(self, m: MatchRow) -> dict[str, Any] | None:
+        """The signed head (§7, heads) of a locked v2 match as it stands now: its newest
+        seq and chain head, and this server's time; None before the lock."""
+        if not m.proto.signed or m.chain is None or m.lock is None:
+            return None
+        return Head(m.id, m.next_seq - 1, m.chain, self.store.now_iso()).sign(self.signer)
 
     # -- the end ---------------------------------------------------------------------------
     def _finish(self, tx: Tx, result: dict[str, Any] | None = None) -> None:

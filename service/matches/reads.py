@@ -117,7 +117,11 @@ class Reads(Deadlines):
     def state(self, match_id: str, *, kind: str = KIND_MATCH, token: str | None) -> dict[str, Any]:
         """The token's seat's view, with ``version`` (v2: and ``chain``, ``lock``)."""
         with self.reading(match_id, kind=kind) as tx:
-            return self._seat_view(tx, tx.auth(token))
+            view = self._seat_view(tx, tx.auth(token))
+            head = self._head(tx.m)
+            if head is not None:
+                view["head"] = head
+            return view
 
     def lock(self, match_id: str, *, kind: str = KIND_MATCH) -> dict[str, Any]:
         """The signed lock and its log index, with a receipt for chain[-1] (409 before)."""
@@ -159,8 +163,9 @@ class Reads(Deadlines):
             }
             if m.proto.signed:
                 out["chain"] = m.chain
-            if with_chains:
+            if with_chains:  # the stream's: with the signed head it stands at now
                 out["chains"] = chains
+                out["head"] = self._head(m)
             return out
 
     def transcript(self, match_id: str, *, kind: str) -> dict[str, Any]:

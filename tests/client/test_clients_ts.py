@@ -23,6 +23,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from fake_http import FakeHub
+from hostile import LIES
 from live_server import LiveServer
 from test_openapi_ts import openapi_document
 from witness_http import WitnessHTTP, new_log, witnessed_settings
@@ -235,6 +236,19 @@ def test_a_cheating_server_is_refused_and_learns_no_secret(built: Path) -> None:
                 body = sent.json()
                 if isinstance(body, dict):
                     assert "client_seed" not in body and "nonce" not in body, (name, sent)
+
+
+def test_the_hostile_servers_of_the_conformance_suite(built: Path) -> None:
+    """tests/hostile.py's lies, each told by its fake, against the TS client: it does what
+    each entry says a conforming client must (clients/ts/test/hostile.test.ts)."""
+    lies = json.dumps([lie.to_json() for lie in LIES])
+    with FakeHub() as hub:
+        out = node_test(
+            built, "hostile.test.js", {"QAHWA_FAKE_HUB": hub.url, "QAHWA_HOSTILE_LIES": lies}
+        )
+        assert re.search(rf"^# pass {len(LIES)}$", out, re.M), out[-2000:]
+        told = sorted(tuple(sorted(f.tamper)) for f in hub.fakes.values())
+        assert told == sorted(tuple(sorted(lie.tampers)) for lie in LIES)
 
 
 def test_the_readmes_node_example_plays_a_match(tmp_path: Path) -> None:

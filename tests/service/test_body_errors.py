@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from http_play import documented_error
 from live_server import LiveServer
 
 from service.app import MAX_JSON_DEPTH, json_body_problem
@@ -28,10 +29,9 @@ COMMIT = b'"' + b"ab" * 32 + b'"'  # a well-formed seed_commitment
 
 
 def _error(r: httpx.Response, status: int, code: str) -> str:
-    assert r.status_code == status, r.text
-    body = r.json()
-    assert set(body) == {"error"} and body["error"]["code"] == code, body
-    message: str = body["error"]["message"]
+    err = documented_error(r, status)
+    assert err["code"] == code, err
+    message: str = err["message"]
     return message
 
 

@@ -18,6 +18,7 @@ from http_play import (
     auth,
     check_transcript,
     create_match,
+    documented_error,
     ok,
     play_actions,
     public_key,
@@ -74,12 +75,7 @@ def _reveal_record(client: httpx.Client, mid: str) -> tuple[int, dict[str, Any]]
 
 
 def _error(r: httpx.Response, status: int) -> dict[str, Any]:
-    assert r.status_code == status, r.text
-    body = r.json()
-    assert set(body) == {"error"} and set(body["error"]) == {"code", "message"}, body
-    assert body["error"]["message"]
-    err: dict[str, Any] = body["error"]
-    return err
+    return documented_error(r, status)
 
 
 # -- whole matches ---------------------------------------------------------------------------
@@ -630,10 +626,14 @@ def test_events_redacted_and_long_poll(client: httpx.Client, server: LiveServer)
         "GET", f"/v1/matches/{mid}/events/stream", params={"after": -1, "timeout": 1}
     ) as stream:
         text = "".join(stream.iter_text())
-    assert text.count("data: ") == nxt + len(got)
-    sent = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: ")]
+    blocks = [b.splitlines() for b in text.split("\n\n") if "data: " in b]
+    # the events, then the signed head the server stands at (fairness-v2 §7, heads)
+    assert [b[0] for b in blocks[-1:]] == ["event: head"]
+    sent = [json.loads(b[-1][6:]) for b in blocks[:-1]]
     assert [e["seq"] for e in sent] == list(range(nxt + len(got)))
     assert all(len(e["chain"]) == 64 for e in sent) and sent[-1]["chain"] == head
+    signed = json.loads(blocks[-1][-1][6:])
+    assert (signed["seq"], signed["chain"]) == (sent[-1]["seq"], head)
     _error(client.get("/v1/matches/m_nope/events"), 404)
 
 

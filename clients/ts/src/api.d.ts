@@ -1003,6 +1003,8 @@ export interface components {
         /** ErrorOut */
         ErrorOut: {
             error: components["schemas"]["ErrorBody"];
+            /** @description a 4xx answer to a seat's request (commit, reveal, action, resign): the server's signed refusal of that request (fairness-v2 §7, refusals); the seat keeps it as the request's answer */
+            refusal?: components["schemas"]["Refusal"] | null;
         };
         /** FreshRoll */
         FreshRoll: {
@@ -1016,6 +1018,41 @@ export interface components {
              * @description the seats whose next value the roll still needs
              */
             owes: number[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * Head
+         * @description What the server showed at its time ``at``: the chain head after event ``seq``
+         *     (fairness-v2 §7, heads). A later event stamped before a head that did not include it was
+         *     back-dated: the two signed records prove it.
+         */
+        Head: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "head";
+            /** Protocol */
+            protocol: string;
+            /** Match Id */
+            match_id: string;
+            /**
+             * Seq
+             * @description the newest event's seq (-1: none yet, the lock's chain[-1])
+             */
+            seq: number;
+            /**
+             * Chain
+             * @description chain[seq] (hex)
+             */
+            chain: string;
+            /**
+             * At
+             * @description the server's UTC time with milliseconds when it answered
+             */
+            at: string;
+            signature: components["schemas"]["Signature"];
         } & {
             [key: string]: unknown;
         };
@@ -1344,6 +1381,8 @@ export interface components {
             lock_index?: number | null;
             /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
             deadline?: components["schemas"]["Deadline"] | null;
+            /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
+            head?: components["schemas"]["Head"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -1678,6 +1717,8 @@ export interface components {
             lock_index?: number | null;
             /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
             deadline?: components["schemas"]["Deadline"] | null;
+            /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
+            head?: components["schemas"]["Head"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -2300,6 +2341,8 @@ export interface components {
             lock_index?: number | null;
             /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
             deadline?: components["schemas"]["Deadline"] | null;
+            /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
+            head?: components["schemas"]["Head"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -2676,6 +2719,8 @@ export interface components {
             lock_index?: number | null;
             /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
             deadline?: components["schemas"]["Deadline"] | null;
+            /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
+            head?: components["schemas"]["Head"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -3141,6 +3186,8 @@ export interface components {
             lock_index?: number | null;
             /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
             deadline?: components["schemas"]["Deadline"] | null;
+            /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
+            head?: components["schemas"]["Head"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -3186,6 +3233,44 @@ export interface components {
             name: string;
             /** House */
             house: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * Refusal
+         * @description A seat's request refused (fairness-v2 §7, refusals).
+         */
+        Refusal: {
+            /**
+             * Type
+             * @constant
+             */
+            type: "refusal";
+            /** Protocol */
+            protocol: string;
+            /** Match Id */
+            match_id: string;
+            /**
+             * Request
+             * @description SHA-256 (hex) of the request's body, the bytes as sent
+             */
+            request: string;
+            /**
+             * Status
+             * @description the HTTP status of the refusal (4xx)
+             */
+            status: number;
+            /**
+             * Reason
+             * @description its error code
+             */
+            reason: string;
+            /**
+             * At
+             * @description the server's UTC time with milliseconds when it refused
+             */
+            at: string;
+            signature: components["schemas"]["Signature"];
         } & {
             [key: string]: unknown;
         };
@@ -3824,6 +3909,8 @@ export interface components {
             lock_index?: number | null;
             /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
             deadline?: components["schemas"]["Deadline"] | null;
+            /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
+            head?: components["schemas"]["Head"] | null;
             /**
              * Status
              * @enum {string}
@@ -4204,6 +4291,8 @@ export interface components {
             lock_index?: number | null;
             /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
             deadline?: components["schemas"]["Deadline"] | null;
+            /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
+            head?: components["schemas"]["Head"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -4663,6 +4752,8 @@ export interface components {
             lock_index?: number | null;
             /** @description v2: who owes the next step and by when (fairness-v2 §7, times); null when nobody owes a step */
             deadline?: components["schemas"]["Deadline"] | null;
+            /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
+            head?: components["schemas"]["Head"] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots

@@ -13,7 +13,7 @@
 import type { components } from "./api.js";
 import { ProtocolError, fromHex, toHex } from "./bytes.js";
 import { canonical, canonicalBytes } from "./canonical.js";
-import { SeatKey, randomBytes } from "./crypto.js";
+import { SeatKey, randomBytes, sha256 } from "./crypto.js";
 import { ApiError, ClientError, Disputed, NotOurMatch, SealedUnsupported, TranscriptMismatch, Unanswered } from "./errors.js";
 import {
   type Obj,
@@ -22,7 +22,9 @@ import {
   announcementsIn,
   chainHeads,
   chainNext,
+  chainNextSync,
   chainStart,
+  chainStartSync,
   checkClientSeed,
   checkConsistency,
   checkSignedRecord,
@@ -105,11 +107,19 @@ export interface SentRequest {
   receipt: Obj | null;
   /** The local time the server's 2xx answer arrived (null: never answered). */
   answered_at: string | null;
-  /** The error code the server answered with, if it refused. */
+  /** The error code of the server's signed refusal of this very request (fairness-v2 §7,
+   * refusals): it answers the request. */
   refused: string | null;
+  /** That signed refusal. */
+  refusal?: Obj | null;
+  /** An error that answered nothing (a 5xx, an unsigned refusal, a refusal of another
+   * request): the request stays unreceipted, evidence of censorship if a timeout follows. */
+  error?: string | null;
 }
 
 export interface Dispute {
+  /** ``early_timeout``, ``censored``, ``clock``, ``backdated`` (fairness-v2 §3a.8, §7). */
+  kind?: string;
   reason: string;
   at: string;
   evidence: Obj;
@@ -139,6 +149,9 @@ interface SeatState {
   requests: SentRequest[];
   disputes: Dispute[];
   deadlines: Obj[];
+  /** The newest signed head the server showed (§7, heads), and the newest seq held to it. */
+  head?: Obj | null;
+  checked_seq?: number;
 }
 
 /** The seat export a player keeps and gives ``verify`` (``--seat N --client-seed S --nonce HEX
@@ -263,17 +276,19 @@ export class Client {
   private async fail(resp: Response): Promise<never> {
     let code = `http_${resp.status}`;
     let message = resp.statusText || "error";
+    let refusal: Obj | null = null;
     try {
       const doc: unknown = await resp.json();
       if (isObj(doc) && isObj(doc["error"])) {
         const e = doc["error"];
         if (typeof e["code"] === "string") code = e["code"];
         if (typeof e["message"] === "string") message = e["message"];
+        if (isObj(doc["refusal"])) refusal = doc["refusal"];
       }
     } catch {
       /* not JSON */
     }
-    throw new ApiError(resp.status, code, message, parseRetryAfter(resp.headers.get("Retry-After"), this.now()));
+    throw new ApiError(resp.status, code, message, parseRetryAfter(resp.headers.get("Retry-After"), this.now()), refusal);
   }
 
   /** How long to wait before copy ``attempt`` + 1, honouring Retry-After (§3a.6). */
@@ -352,7 +367,8 @@ export class Client {
       try {
         return await this.fail(resp);
       } catch (exc) {
-        if (exc instanceof ApiError) entry.refused = exc.code;
+        // answered with an error: the seat decides whether it is a signed refusal (``refused``)
+        if (exc instanceof ApiError) entry.error = `HTTP ${exc.status} ${exc.code}`;
         await persist();
         throw exc;
       }
@@ -697,6 +713,10 @@ export class Client {
               await this.takeAnnouncements([doc]);
               continue;
             }
+            if (msg.event === "head") {
+              yield { kind: "head", head: doc };
+              continue;
+            }
             if (typeof doc["seq"] !== "number" || doc["seq"] <= last) continue;
             last = doc["seq"];
             broken = 0;
@@ -714,11 +734,17 @@ export class Client {
   }
 }
 
-/** What :meth:`Client.watch` yields. */
+/** What :meth:`Client.watch` yields (``head``: the signed head the server stands at after a
+ * batch of events, fairness-v2 §7 heads; :meth:`Seat.watch` takes it and does not pass it on). */
 export type Notice =
   | { kind: "open" }
   | { kind: "status"; status: string }
-  | { kind: "event"; event: Obj; live: boolean };
+  | { kind: "event"; event: Obj; live: boolean }
+  | { kind: "head"; head: Obj };
+
+/** How far (ms) an event after a signed head may be stamped before that head's time before
+ * it is back-dating (§7, heads): the hosts of one server keep their clocks closer. */
+export const BACKDATE_SLACK_MS = 1000;
 
 export class Match {
   readonly matchId: string;
@@ -755,9 +781,21 @@ export class Seat {
   private key: SeatKey | null = null;
   private chain: RollChain | null = null;
   view: View | null = null;
-  /** The chain heads this seat's :meth:`watch` was shown, by seq: :meth:`checkTranscript`
-   * holds the transcript to them (the history it was shown while playing). */
+  /** The chain heads this seat computed itself, by seq, from the lock (or a signed head) and
+   * each event it was shown: :meth:`checkTranscript` holds the transcript to them (the history
+   * it was shown while playing). A server's own ``chain`` on an event is never read. */
   readonly shown = new Map<number, string>();
+  /** The events this seat's :meth:`watch` was shown, in order. */
+  readonly streamed: Obj[] = [];
+  /** Every event this seat was shown (streamed, or read when a view's head moved on), by seq. */
+  readonly seen = new Map<number, Obj>();
+  /** chain[seq] as this seat computed it over the events it was shown, from the lock or (after
+   * a break: a redacted event, a gap) a signed head, each restart a new epoch (null: broken,
+   * until the next signed head); and back-dating disputes waiting for a signed head or receipt
+   * that covers their event. */
+  private own: { seq: number; chain: Uint8Array } | null = null;
+  private epoch = 0;
+  private uncovered: { d: Dispute; seq: number; chain: string; epoch: number }[] = [];
 
   constructor(
     readonly client: Client,
@@ -844,8 +882,47 @@ export class Seat {
       refused: null,
     };
     this.st.requests.push(entry);
-    const answer = await this.client.send(entry, this.st.token, () => this.persist());
+    let answer: Obj;
+    try {
+      answer = await this.client.send(entry, this.st.token, () => this.persist());
+    } catch (exc) {
+      if (exc instanceof ApiError) await this.takeRefusal(entry, exc);
+      throw exc;
+    }
     return { answer, entry };
+  }
+
+  /** A 4xx carrying the server's signed refusal of this very request (its bytes' SHA-256,
+   * the status and the code: fairness-v2 §7, refusals) answers it: kept as ``refused`` and
+   * ``refusal``. Anything else — a 5xx, 429, an unsigned refusal, a refusal of another
+   * request — answers nothing: the request stays unreceipted (``error`` says why). */
+  private async takeRefusal(entry: SentRequest, exc: ApiError): Promise<void> {
+    const r = exc.refusal;
+    if (exc.status < 400 || exc.status >= 500 || exc.status === 429 || r === null) return;
+    let rec: Obj;
+    try {
+      rec = await checkSignedRecord(r, await this.keysFor(r), "refusal", "refusal");
+    } catch (e) {
+      if (!(e instanceof ProtocolError)) throw e;
+      entry.error = `${entry.error ?? ""} (${e.message})`;
+      await this.persist();
+      return;
+    }
+    const want: Obj = {
+      match_id: this.st.match_id,
+      request: toHex(await sha256(new TextEncoder().encode(entry.body))),
+      status: exc.status,
+      reason: exc.code,
+    };
+    const wrong = Object.keys(want).filter((k) => rec[k] !== want[k]);
+    if (wrong.length > 0) {
+      entry.error = `${entry.error ?? ""} (the signed refusal's ${wrong.join(", ")} differ)`;
+    } else {
+      entry.refused = exc.code;
+      entry.refusal = rec;
+      entry.error = null;
+    }
+    await this.persist();
   }
 
   /** After a reload: the last request sent and never answered, sent again byte for byte
@@ -857,6 +934,7 @@ export class Seat {
     try {
       answer = await this.client.send(entry, this.st.token, () => this.persist());
     } catch (exc) {
+      if (exc instanceof ApiError) await this.takeRefusal(entry, exc);
       // 409 after a resend: the first copy may have landed (its answer lost); the public
       // events or the seat's state settle it.
       if (exc instanceof ApiError && exc.status === 409) return null;
@@ -1177,6 +1255,8 @@ export class Seat {
   /** This seat's view (its own hand, whose turn, ``legal_actions``, ``version``, ``chain``). */
   async state(): Promise<View> {
     const view = (await this.client.getObject(this.path("/state"), this.st.token)) as View;
+    const head = (view as Obj)["head"];
+    if (head !== undefined && head !== null) await this.takeHeadOf(head, (view as Obj)["chain"]);
     await this.noteView(view);
     this.view = view;
     return view;
@@ -1377,14 +1457,14 @@ export class Seat {
         const a = r.announcement;
         return isObj(a) && isObj(a["key"]) && a["key"]["key_id"] === kid;
       });
-      this.st.disputes.push({ reason, at: isoNow(this.client.now()), evidence: { records: [signed], refused_announcements: refused } });
+      this.st.disputes.push({ kind: "unannounced_key", reason, at: isoNow(this.client.now()), evidence: { records: [signed], refused_announcements: refused } });
       await this.persist();
     }
     return keys;
   }
 
-  private async dispute(reason: string, evidence: Obj): Promise<Disputed> {
-    this.st.disputes.push({ reason, at: isoNow(this.client.now()), evidence });
+  private async dispute(reason: string, evidence: Obj, kind = "clock"): Promise<Disputed> {
+    this.st.disputes.push({ kind, reason, at: isoNow(this.client.now()), evidence });
     await this.persist();
     return new Disputed(`match ${this.st.match_id}, seat ${this.st.seat}: disputed — ${reason}`);
   }
@@ -1425,10 +1505,129 @@ export class Seat {
       throw new ClientError(`match ${mid}: the receipt for seq -1 is not the lock's chain[-1]`);
     }
     this.st.receipts.push(r);
+    this.cover(r);
     if (entry !== null) entry.receipt = r;
     await this.persist();
     await this.checkSkew(r["at"], `receipt ${seq}`, { receipt: r });
     return r;
+  }
+
+  // -- signed heads: back-dating (§7, heads) -------------------------------------------------
+
+  /** A signed head the server sent with a view (whose chain head is ``chain``) or on its
+   * stream: checked; when the log moved on since the head held before, the events between
+   * are read and held to it; then it is the head held. */
+  private async takeHeadOf(head: unknown, chain: unknown): Promise<void> {
+    const mid = this.st.match_id;
+    let h: Obj;
+    try {
+      h = await checkSignedRecord(head, await this.keysFor(head), "head", "head");
+    } catch (exc) {
+      if (exc instanceof ProtocolError) throw new ClientError(`match ${mid}: ${exc.message}`);
+      throw exc;
+    }
+    const seq = h["seq"];
+    if (h["match_id"] !== mid || typeof seq !== "number" || !Number.isInteger(seq) || seq < -1 || typeof h["chain"] !== "string" || typeof h["at"] !== "string") {
+      throw new ClientError(`match ${mid}: a signed head without its match, seq, chain or at`);
+    }
+    if (typeof chain === "string" && h["chain"] !== chain) {
+      throw new ClientError(`match ${mid}: the signed head's chain ${h["chain"].slice(0, 16)}… is not the head ${chain.slice(0, 16)}… the view shows`);
+    }
+    if (seq === -1 && this.st.lock !== null && h["chain"] !== toHex(await chainStart(this.st.lock))) {
+      throw new ClientError(`match ${mid}: the signed head at seq -1 is not the lock's`);
+    }
+    await this.checkSkew(h["at"], `the signed head at seq ${seq}`, { head: h });
+    // the events to read: the new ones to hold to the head held, and those this seat has
+    // not chained up to this head
+    const held = this.st.head ?? null;
+    const wants: number[] = [];
+    if (held !== null) wants.push(Math.max(Number(held["seq"]), this.st.checked_seq ?? -1));
+    if (this.own !== null) wants.push(this.own.seq);
+    else if (this.epoch === 0 && this.st.lock !== null) wants.push(-1);
+    const since = wants.length > 0 ? Math.min(...wants) : null;
+    if (since !== null && seq > since) {
+      const doc = await this.client.request("GET", this.path(`/events?after=${since}`));
+      const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"].filter(isObj) : [];
+      await this.takeEvents(events.filter((e) => Number(e["seq"]) <= seq));
+    }
+    this.cover(h);
+    if (held === null || seq >= Number(held["seq"])) this.st.head = h;
+    if (this.own === null) {
+      this.own = { seq, chain: fromHex(h["chain"], 32, "a signed head's chain") };
+      this.epoch++;
+    }
+    await this.persist();
+  }
+
+  /** Events this seat was shown, in seq order, each new one kept (``seen``) and taken once:
+   * chained by this seat itself from the lock, its head kept in ``shown`` (a redacted event,
+   * ``hidden``, cannot be chained: the chain picks up again from the next signed head); and
+   * after a held signed head, one stamped more than ``BACKDATE_SLACK_MS`` before that head's
+   * time was back-dated: a ``backdated`` dispute (kept, not thrown) with the head, the events
+   * from it, and once one comes, the later signed head or receipt that covers the event. */
+  private async takeEvents(events: Obj[]): Promise<void> {
+    const h = this.st.head ?? null;
+    let changed = false;
+    for (const ev of events) {
+      const seq = ev["seq"];
+      if (typeof seq !== "number" || seq < 0 || this.seen.has(seq)) continue;
+      // the stream's ``chain`` beside an event is not part of it (and is never read)
+      const { chain: _, ...event } = ev;
+      this.seen.set(seq, event);
+      // no await from here to the end of the loop: the stream and a view's events are taken
+      // by two flows of this seat, and each event must be chained onto the chain as it stands
+      if (this.own === null && seq === 0 && this.st.lock !== null) {
+        this.own = { seq: -1, chain: chainStartSync(this.st.lock) };
+        this.epoch++;
+      }
+      if (this.own !== null && seq === this.own.seq + 1 && ev["hidden"] !== true) {
+        this.own = { seq, chain: chainNextSync(this.own.chain, event) };
+        this.shown.set(seq, toHex(this.own.chain));
+      } else if (this.own !== null && seq > this.own.seq) {
+        this.own = null; // redacted, or a gap: picked up again at the next signed head
+      }
+      if (h === null || seq <= Number(h["seq"]) || seq <= (this.st.checked_seq ?? -1)) continue;
+      this.st.checked_seq = seq;
+      changed = true;
+      if (typeof ev["at"] !== "string") continue;
+      const at = Date.parse(ev["at"]);
+      const hAt = Date.parse(String(h["at"]));
+      if (Number.isNaN(at) || at >= hAt - BACKDATE_SLACK_MS) continue;
+      const chain = this.shown.get(seq) ?? null;
+      const between: Obj[] = [];
+      for (let n = Number(h["seq"]) + 1; n <= seq; n++) if (this.seen.has(n)) between.push(this.seen.get(n)!);
+      const d: Dispute = {
+        kind: "backdated",
+        reason: `event ${seq} is stamped ${ev["at"]}, ${(hAt - at) / 1000} s before the signed head the server showed at ${String(h["at"])}, which ends at seq ${String(h["seq"])}: signed proof it was back-dated`,
+        at: isoNow(this.client.now()),
+        evidence: { head: h, events: between, chain },
+      };
+      this.st.disputes.push(d);
+      if (chain !== null) this.uncovered.push({ d, seq, chain, epoch: this.epoch });
+    }
+    if (changed) await this.persist();
+  }
+
+  /** A signed head or receipt whose chain covers a back-dated event (its seq and chain as
+   * this seat computed them, or a later point it chained on to from it): kept with that
+   * dispute, with the events between. */
+  private cover(record: Obj): void {
+    const rSeq = record["seq"];
+    const reached = this.own !== null && this.own.seq === rSeq && toHex(this.own.chain) === record["chain"];
+    this.uncovered = this.uncovered.filter(({ d, seq, chain, epoch }) => {
+      if (rSeq === seq && record["chain"] === chain) {
+        d.evidence["signed_after"] = record;
+        return false;
+      }
+      if (reached && epoch === this.epoch && typeof rSeq === "number" && seq < rSeq) {
+        d.evidence["signed_after"] = record;
+        const after: Obj[] = [];
+        for (let n = seq + 1; n <= rSeq; n++) if (this.seen.has(n)) after.push(this.seen.get(n)!);
+        d.evidence["events_after"] = after;
+        return false;
+      }
+      return true;
+    });
   }
 
   /** The match's public events as they happen (SSE, resumed after a dropped connection);
@@ -1439,13 +1638,20 @@ export class Seat {
   }
 
   /** :meth:`Client.watch` for this seat's match, each event checked as :meth:`events` says:
-   * for a table that redraws on news instead of polling. */
+   * for a table that redraws on news instead of polling. Each event is kept (``streamed``) and
+   * chained by this seat itself (``shown``), and held to the signed head shown before it; the
+   * signed heads are taken here, not passed on. */
   async *watch(after = -1, opts: { timeout?: number; signal?: AbortSignal } = {}): AsyncGenerator<Notice> {
     for await (const n of this.client.watch(this.st.match_id, after, opts)) {
+      if (n.kind === "head") {
+        await this.takeHeadOf(n.head, null);
+        continue;
+      }
       if (n.kind === "event") {
         const ev = n.event;
-        if (typeof ev["chain"] === "string") this.shown.set(Number(ev["seq"]), ev["chain"]);
+        this.streamed.push(ev);
         if (n.live) await this.checkSkew(ev["at"], `event ${String(ev["seq"])}`, { event: ev });
+        await this.takeEvents([ev]);
         if (ev["type"] === "end" && ev["reason"] === "timeout") await this.checkTimeout(ev);
       }
       yield n;
@@ -1463,7 +1669,11 @@ export class Seat {
     const due = dl !== undefined && typeof dl["due"] === "string" ? Date.parse(dl["due"]) : NaN;
     const skew = (this.client.opts.maxSkew ?? 30) * 1000;
     if (!Number.isNaN(due) && !Number.isNaN(at) && at < due) {
-      throw await this.dispute(`the server declared seat ${String(seat)} timed out at ${String(ev["at"])}, before its deadline ${String(dl?.["due"])}: signed proof against the server`, { event: ev, deadline: dl ?? null });
+      throw await this.dispute(
+        `the server declared seat ${String(seat)} timed out at ${String(ev["at"])}, before its deadline ${String(dl?.["due"])}: signed proof against the server`,
+        { event: ev, deadline: dl ?? null },
+        "early_timeout",
+      );
     }
     if (!Number.isNaN(due) && this.client.now() + skew < due) {
       throw await this.dispute(`the server declared seat ${String(seat)} timed out while this client's clock says its deadline ${String(dl?.["due"])} is still ahead`, { event: ev, deadline: dl ?? null, local: isoNow(this.client.now()) });
@@ -1473,11 +1683,11 @@ export class Seat {
         (r) => r.answered_at === null && r.refused === null && r.sent_at.some((t) => Date.parse(t) < due),
       );
       if (held.length > 0) {
-        throw await this.dispute(`the server timed this seat out while it held ${held.length} signed request(s) sent before the deadline`, {
-          event: ev,
-          deadline: dl ?? null,
-          requests: held.map((r) => ({ ...r })),
-        });
+        throw await this.dispute(
+          `the server timed this seat out while it held ${held.length} signed request(s) sent before the deadline, answered by no receipt and no signed refusal`,
+          { event: ev, deadline: dl ?? null, requests: held.map((r) => ({ ...r })) },
+          "censored",
+        );
       }
     }
   }

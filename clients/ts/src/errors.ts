@@ -9,6 +9,8 @@ export class ApiError extends ClientError {
     readonly code: string,
     message: string,
     readonly retryAfter: number | null = null,
+    /** The server's signed refusal of a seat's request, as sent (a seat checks it). */
+    readonly refusal: Record<string, unknown> | null = null,
   ) {
     super(`${status} ${code}: ${message}`);
   }

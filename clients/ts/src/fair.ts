@@ -94,6 +94,16 @@ export function chainNext(prev: Uint8Array, event: Obj): Promise<Uint8Array> {
   return sha256(concat(prev, canonicalBytes(event)));
 }
 
+/** :func:`chainStart` and :func:`chainNext`, computed at once: a seat chaining the events it is
+ * shown does so with no await between reading its chain and writing it back. */
+export function chainStartSync(lock: Obj): Uint8Array {
+  return sha256Sync(canonicalBytes(lock));
+}
+
+export function chainNextSync(prev: Uint8Array, event: Obj): Uint8Array {
+  return sha256Sync(concat(prev, canonicalBytes(event)));
+}
+
 /** [chain[-1], chain[0], …, chain[len(events)-1]]. */
 export async function chainHeads(lock: Obj, events: Obj[]): Promise<Uint8Array[]> {
   const heads = [await chainStart(lock)];

@@ -1,0 +1,90 @@
+// The conformance suite (tests/hostile.py) against the TypeScript client: each lie's fake
+// (tests/fake_http.py, made through the hub), the scenario of tests/hostile.py played with this
+// client, and the outcome held to what the lie's entry says a conforming client must do. Run by
+// tests/client/test_clients_ts.py, which passes the list as JSON (QAHWA_HOSTILE_LIES).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Client, MemoryStorage, type Seat } from "../src/index.js";
+
+const HUB = process.env["QAHWA_FAKE_HUB"];
+const LIES = process.env["QAHWA_HOSTILE_LIES"];
+if (HUB === undefined || LIES === undefined) throw new Error("run by tests/client/test_clients_ts.py: QAHWA_FAKE_HUB, QAHWA_HOSTILE_LIES");
+
+interface Lie {
+  name: string;
+  tampers: string[];
+  lie: string;
+  must: string;
+  dispute: string | null;
+  refuse: string | null;
+  watch: boolean;
+  checkers: number[];
+}
+
+interface Outcome {
+  errors: string[];
+  disputes: string[];
+}
+
+async function fake(tampers: string[]): Promise<string> {
+  const r = await fetch(`${HUB}/new?tamper=${tampers.join(",")}`, { method: "POST" });
+  assert.equal(r.status, 200, await r.clone().text());
+  return ((await r.json()) as { base: string }).base;
+}
+
+async function step(seats: Seat[]): Promise<boolean> {
+  const view = await seats[0]!.state();
+  if (view.status !== "playing" || view.turn === null || view.turn === undefined) return false;
+  const me = seats[view.turn]!;
+  const mine = await me.state();
+  await me.act(mine.legal_actions[0]!);
+  return true;
+}
+
+const kept = (errors: string[], exc: unknown) => errors.push(exc instanceof Error ? `${exc.name}: ${exc.message}` : String(exc));
+
+/** tests/hostile.py's SCENARIO with this client. */
+async function run(lie: Lie): Promise<Outcome> {
+  const qc = new Client(await fake(lie.tampers), { storage: new MemoryStorage(), retryDelay: 1 });
+  const errors: string[] = [];
+  const match = await qc.createMatch("tawla", undefined, ["Layla", "Omar"]);
+  await match.start();
+  const seats = match.seats;
+  try {
+    while (await step(seats));
+  } catch (exc) {
+    kept(errors, exc);
+    const until = Date.now() + 15_000;
+    while (Date.now() < until) {
+      try {
+        if ((await seats[0]!.state()).status === "finished") break;
+      } catch (again) {
+        kept(errors, again);
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  for (const n of lie.checkers) {
+    try {
+      if (lie.watch) for await (const ev of seats[n]!.events()) void ev;
+      await seats[n]!.checkTranscript();
+    } catch (exc) {
+      kept(errors, exc);
+    }
+  }
+  return { errors, disputes: seats.flatMap((s) => s.disputes.map((d) => d.kind ?? "")) };
+}
+
+const lies = JSON.parse(LIES) as Lie[];
+assert.ok(lies.length > 0);
+
+for (const lie of lies) {
+  test(`a hostile server: ${lie.name}`, async () => {
+    const out = await run(lie);
+    const bad: string[] = [];
+    if (lie.dispute !== null && !out.disputes.includes(lie.dispute)) bad.push(`no ${lie.dispute} dispute kept`);
+    if (lie.refuse !== null && !out.errors.some((e) => new RegExp(lie.refuse!).test(e))) bad.push(`no error matches ${lie.refuse}`);
+    assert.deepEqual(bad, [], `${lie.must}\n${JSON.stringify(out)}`);
+  });
+}
