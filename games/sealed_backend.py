@@ -96,12 +96,14 @@ class RbclBackend:
     def hand_key(self, keys: Sequence[bytes]) -> bytes:
         import sealed
 
-        return sealed.hand_key(list(keys))
+        with _refused():
+            return sealed.hand_key(list(keys))
 
     def starting_deck(self, game: str, items: Sequence[str]) -> bytes:
         import sealed
 
-        return sealed.encode_deck(sealed.starting_deck(game, items))
+        with _refused():
+            return sealed.encode_deck(sealed.starting_deck(game, items))
 
     def verify_shuffle(
         self, ctx: Ctx, hand_key: bytes, deck_in: bytes, deck_out: bytes, proof: bytes

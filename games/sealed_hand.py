@@ -201,19 +201,71 @@ class Deal:
             raise IllegalActionError(f"item {item} is not dealt to seat {seat}")
         if item in self.opened:
             raise IllegalActionError(f"item {item} is already open ({self.opened[item]})")
-        be = get_backend()
-        be.verify_share(self.ctx(seat), self.all_keys()[seat], self.item(item), share, proof)
+        self.check_share(seat, item, share, proof)
         others = self.shares.get(item, {})
         if sorted([*others, seat]) != list(range(self.n)):
             raise IllegalActionError(f"item {item} lacks the other seats' shares")
-        if not be.opens_to(self.game, code, self.item(item), [*others.values(), share]):
-            raise SealedStepError(f"the shares do not open item {item} to {code!r}")
+        self.check_opens(item, code, {**others, seat: share})
         return item, share
+
+    def check_opens(self, item: int, code: str, shares: Mapping[int, bytes]) -> None:
+        """§7: ``shares`` (seat → D, each verified, one of every seat) open ``item`` to
+        ``code``."""
+        missing = [s for s in range(self.n) if s not in shares]
+        if missing:
+            raise SealedStepError(f"opening of item {item}: no share of seats {missing}")
+        D = [shares[s] for s in range(self.n)]
+        if not get_backend().opens_to(self.game, code, self.item(item), D):
+            raise SealedStepError(f"the shares do not open item {item} to {code!r}")
 
     def commit_open(self, seat: int, item: int, code: str, share: bytes, proof: bytes) -> None:
         self.add_share(item, seat, share, proof)
         self.opened[item] = code
         self.record["openings"].append({"item": item, "seat": seat, "code": code})
+
+    # -- the checks (every key, shuffle, share, opening and revealed key passes one of these) --
+    def add_key(self, seat: int, key: bytes, proof: bytes) -> None:
+        """§3: the seat's key, its proof checked; the hand key once every key is in."""
+        be = get_backend()
+        be.verify_key(self.ctx(seat), key, proof)
+        self.keys[seat] = key
+        if all(k is not None for k in self.keys):
+            self.hand_key = be.hand_key(self.all_keys())
+        self.record["keys"].append({"seat": seat, "key": key.hex(), "proof": proof.hex()})
+
+    def add_shuffle(self, seat: int, deck: bytes, proof: bytes) -> None:
+        """§5.5: the seat's shuffle, its proof checked against the deck so far; the deck
+        replaced."""
+        if self.hand_key is None:
+            raise AssertionError("a shuffle before every key is in")
+        get_backend().verify_shuffle(self.ctx(seat), self.hand_key, self.deck, deck, proof)
+        self.deck = deck
+        self.shuffled.append(seat)
+        self.record["shuffles"].append({"seat": seat, "deck": b64(deck), "proof": b64(proof)})
+
+    def check_share(self, seat: int, item: int, share: bytes, proof: bytes) -> None:
+        """§6: the seat's share of ``item`` and its proof, checked (nothing changes)."""
+        key = self.all_keys()[seat]
+        get_backend().verify_share(self.ctx(seat), key, self.item(item), share, proof)
+
+    def reveal(self, seat: int, secret: bytes) -> bool:
+        """§3: the seat's revealed key, checked; with every key in, the whole deck opened
+        (§10, :attr:`codes`). True when this was the last key."""
+        be = get_backend()
+        be.check_revealed(self.all_keys()[seat], secret, seat)
+        revealed = list(self.revealed)
+        revealed[seat] = secret
+        codes = None
+        if all(r is not None for r in revealed):
+            codes = be.open_deck(
+                self.game, self.items, self.deck, [r for r in revealed if r is not None]
+            )
+        self.revealed = revealed
+        self.record["revealed"].append({"seat": seat, "secret": secret.hex()})
+        if codes is None:
+            return False
+        self.codes = codes
+        return True
 
     def add_share(self, item: int, seat: int, share: bytes, proof: bytes) -> None:
         """A share (verified) of ``item`` by ``seat``, kept and recorded."""
@@ -237,28 +289,18 @@ class Deal:
             raise IllegalActionError(
                 f"seat {seat} owes its sealed {owed.step!r} step, not {step!r}"
             )
-        ctx = self.ctx(seat)
-        be = get_backend()
         if step == "key":
             only_keys(action, "step", "key", "proof")
             key = parse_hex(action.get("key"), 32, "'key'")
             proof = parse_hex(action.get("proof"), 64, "'proof'")
-            be.verify_key(ctx, key, proof)
-            self.keys[seat] = key
-            if all(k is not None for k in self.keys):
-                self.hand_key = be.hand_key(self.all_keys())
-            self.record["keys"].append({"seat": seat, "key": key.hex(), "proof": proof.hex()})
+            self.add_key(seat, key, proof)
         elif step == "shuffle":
             only_keys(action, "step", "deck", "proof")
             deck = parse_b64(action.get("deck"), "'deck'")
             proof = parse_b64(action.get("proof"), "'proof'")
             if len(deck) != len(self.deck):
                 raise MalformedActionError(f"'deck': {len(self.items)} items expected")
-            assert self.hand_key is not None
-            be.verify_shuffle(ctx, self.hand_key, self.deck, deck, proof)
-            self.deck = deck
-            self.shuffled.append(seat)
-            self.record["shuffles"].append({"seat": seat, "deck": b64(deck), "proof": b64(proof)})
+            self.add_shuffle(seat, deck, proof)
         elif step == "share":
             only_keys(action, "step", "shares")
             got = action.get("shares")
@@ -277,7 +319,7 @@ class Deal:
                 i = x["item"]
                 d = parse_hex(x.get("share"), 32, f"share of item {i}")
                 p = parse_hex(x.get("proof"), 96, f"share proof of item {i}")
-                be.verify_share(ctx, self.all_keys()[seat], self.item(i), d, p)
+                self.check_share(seat, i, d, p)
                 parsed.append((i, d, p))
             for i, d, p in parsed:
                 self.add_share(i, seat, d, p)
@@ -295,21 +337,9 @@ class Deal:
         else:  # reveal_key
             only_keys(action, "step", "secret")
             secret = parse_hex(action.get("secret"), 32, "'secret'")
-            be.check_revealed(self.all_keys()[seat], secret, seat)
-            revealed = list(self.revealed)
-            revealed[seat] = secret
-            codes = None
-            if all(r is not None for r in revealed):
-                codes = be.open_deck(
-                    self.game, self.items, self.deck, [r for r in revealed if r is not None]
-                )
-            self.revealed = revealed
-            self.record["revealed"].append({"seat": seat, "secret": secret.hex()})
+            last = self.reveal(seat, secret)
             self.owed.pop(0)
-            if codes is not None:
-                self.codes = codes
-                return True
-            return False
+            return last
         self.owed.pop(0)
         return False
 
@@ -346,13 +376,129 @@ class Deal:
         }
 
 
+# -- a hand's §9 record ---------------------------------------------------------------------------
+
+#: the fields of a hand's §9 entry
+FIELDS = ("hand", "game", "items", "keys", "shuffles", "shares", "openings", "revealed")
+
+
+@dataclass(frozen=True)
+class VerifiedHand:
+    """What :func:`verify_hand` learns from a hand's §9 entry."""
+
+    hand_key: bytes
+    deck: bytes  #: the final deck, after every shuffle
+    opened: dict[int, str]  #: item position → code, of every opening
+    order: tuple[str, ...] | None  #: every item's code by position, once every key is revealed
+
+
+def _index(v: Any, what: str, below: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < below:
+        raise SealedStepError(f"{what}: an integer in 0..{below - 1} expected")
+    return v
+
+
+def _objects(entry: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
+    v = entry.get(name)
+    if not isinstance(v, list) or not all(isinstance(x, dict) for x in v):
+        raise SealedStepError(f"sealed hand: {name!r} must be a list of objects")
+    return v
+
+
+def verify_hand(
+    match_id: str, entry: Mapping[str, Any], seats: int, house: Collection[int] = ()
+) -> VerifiedHand:
+    """Verify one hand's ``"sealed"`` entry (fairness-v3 §9, §10) of a match with ``seats``
+    seats (``house``: the house seats) by feeding its steps into a :class:`Deal`, which checks
+    each as it checks a seat's step: every key, the shuffle chain (house seats first, then the
+    others, each once), every share, every opening and every revealed key; with every key
+    revealed, the whole final deck opened. What the rules make of the deck is the games' part
+    (the engines' replay). Raises :class:`SealedStepError` naming the first thing that fails."""
+    try:
+        return _verify_hand(match_id, entry, seats, house)
+    except (MalformedActionError, IllegalActionError) as exc:
+        if isinstance(exc, SealedStepError):
+            raise
+        raise SealedStepError(str(exc)) from None
+
+
+def _verify_hand(
+    match_id: str, entry: Mapping[str, Any], seats: int, house: Collection[int]
+) -> VerifiedHand:
+    if seats < 1:
+        raise ValueError(f"a sealed hand has at least one seat, got {seats}")
+    if not isinstance(entry, Mapping) or set(entry) != set(FIELDS):
+        raise SealedStepError(f"sealed hand: exactly the fields {', '.join(FIELDS)} expected")
+    hand = _index(entry["hand"], "sealed hand: hand", 2**32)
+    game, items = entry["game"], entry["items"]
+    if not isinstance(game, str) or not isinstance(items, list) or not items:
+        raise SealedStepError("sealed hand: game must be a string and items a non-empty list")
+    if not all(isinstance(c, str) for c in items):
+        raise SealedStepError("sealed hand: items must be codes (strings)")
+    deal = Deal.start(match_id, hand, game, items, seats, house)
+    n = len(items)
+    # §3: the keys, one per seat in seat order
+    keys = _objects(entry, "keys")
+    if [k.get("seat") for k in keys] != list(range(seats)):
+        raise SealedStepError(f"sealed hand: one key per seat, seats 0..{seats - 1} in order")
+    for s, k in enumerate(keys):
+        key = parse_hex(k.get("key"), 32, f"key of seat {s}")
+        deal.add_key(s, key, parse_hex(k.get("proof"), 64, f"key proof of seat {s}"))
+    # §5: the shuffle chain, house seats first, then the others, each once, in seat order
+    order = shuffle_order(seats, house)
+    shuffles = _objects(entry, "shuffles")
+    if [sh.get("seat") for sh in shuffles] != order:
+        raise SealedStepError(f"sealed hand: shuffles by seats {order} in that order expected")
+    for s, sh in zip(order, shuffles, strict=True):
+        deck = parse_b64(sh.get("deck"), f"deck of seat {s}")
+        deal.add_shuffle(s, deck, parse_b64(sh.get("proof"), f"shuffle proof of seat {s}"))
+    # §6: shares
+    for sh in _objects(entry, "shares"):
+        item = _index(sh.get("item"), "share item", n)
+        s = _index(sh.get("seat"), "share seat", seats)
+        if s in deal.shares.get(item, {}):
+            raise SealedStepError(f"sealed hand: a second share of item {item} by seat {s}")
+        share = parse_hex(sh.get("share"), 32, f"share of seat {s}")
+        proof = parse_hex(sh.get("proof"), 96, f"share proof of seat {s}")
+        deal.check_share(s, item, share, proof)
+        deal.add_share(item, s, share, proof)
+    # §7: openings (every share was checked above)
+    for op in _objects(entry, "openings"):
+        item = _index(op.get("item"), "opening item", n)
+        s = _index(op.get("seat"), "opening seat", seats)
+        code = op.get("code")
+        if not isinstance(code, str) or item in deal.opened:
+            raise SealedStepError(f"sealed hand: opening of item {item}: a code, once")
+        deal.check_opens(item, code, deal.shares.get(item, {}))
+        deal.opened[item] = code
+        deal.record["openings"].append({"item": item, "seat": s, "code": code})
+    # §3: revealed keys; with all of them, the whole deck (§10)
+    for r in _objects(entry, "revealed"):
+        s = _index(r.get("seat"), "revealed seat", seats)
+        secret = parse_hex(r.get("secret"), 32, f"revealed key of seat {s}")
+        if deal.revealed[s] is not None:
+            raise SealedStepError(f"sealed hand: seat {s} revealed twice")
+        deal.reveal(s, secret)
+    codes = deal.codes
+    for item, code in deal.opened.items():
+        if codes is not None and codes[item] != code:  # cannot happen when the openings verified
+            raise SealedStepError(f"sealed hand: item {item} opened as {code}, holds {codes[item]}")
+    assert deal.hand_key is not None
+    return VerifiedHand(
+        deal.hand_key, deal.deck, dict(deal.opened), tuple(codes) if codes is not None else None
+    )
+
+
 __all__ = [
+    "FIELDS",
     "STEPS",
     "Deal",
     "Owed",
+    "VerifiedHand",
     "b64",
     "parse_b64",
     "parse_hex",
     "parse_item",
     "shuffle_order",
+    "verify_hand",
 ]

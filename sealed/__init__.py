@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from .context import Context
 from .errors import SealedError
-from .hand import VerifiedHand, verify_hand
 from .keys import KeyProof, SeatKey, check_revealed, hand_key, make_key, verify_key
 from .masking import (
     Ciphertext,
@@ -50,7 +49,6 @@ __all__ = [
     "Share",
     "ShareProof",
     "ShuffleProof",
-    "VerifiedHand",
     "SystemRandomness",
     "check_opening",
     "check_revealed",
@@ -74,6 +72,5 @@ __all__ = [
     "unmask",
     "verify_key",
     "verify_share",
-    "verify_hand",
     "verify_shuffle",
 ]

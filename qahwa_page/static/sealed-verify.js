@@ -447,8 +447,13 @@ export function sealedVerifier(lib) {
     let deck = startingDeck(game, items);
     for (const sh of shuffles) {
       const out = b64(sh.deck, `deck of seat ${sh.seat}`);
-      parseDeck(out, n);
-      verifyShuffle(ctx(sh.seat), Pb, deck, out, b64(sh.proof, `shuffle proof of seat ${sh.seat}`));
+      const proof = b64(sh.proof, `shuffle proof of seat ${sh.seat}`);
+      try {
+        verifyShuffle(ctx(sh.seat), Pb, deck, out, proof);
+      } catch (e) {
+        if (!(e instanceof SealedError)) throw e;
+        throw new SealedError(`shuffle of seat ${sh.seat}: ${e.message}`);
+      }
       deck = out;
     }
     const A = (i) => deck.subarray(64 * i, 64 * i + 32);
@@ -474,7 +479,10 @@ export function sealedVerifier(lib) {
       const all = Array.from({ length: seats }, (_, s) => shares.get(`${item}/${s}`));
       const missing = [...all.keys()].filter((s) => all[s] === undefined);
       if (missing.length) throw new SealedError(`opening of item ${item}: no share of seats ${JSON.stringify(missing)}`);
-      checkOpening(game, op.code, A(item), B(item), ctx(0), keys, all);
+      // every share was verified above: what is left of §7 is what they open the item to
+      if (!opensTo(game, op.code, A(item), B(item), all.map((x) => x.D))) {
+        throw new SealedError(`the shares do not open item ${item} to ${pyRepr(op.code)}`);
+      }
       opened[item] = op.code;
     }
     const revealed = new Map();
@@ -497,8 +505,8 @@ export function sealedVerifier(lib) {
     parseDeck(deckBytes, items.length);
     if (secrets.length === 0) throw new SealedError("open deck: no revealed key");
     const codes = lookup(game, items, deckBytes, secrets);
-    if (codes.includes(null)) throw new SealedError("sealed hand: the revealed keys do not open every item");
-    if (new Set(codes).size !== codes.length) throw new SealedError("sealed hand: the final deck does not hold every item once");
+    if (codes.includes(null)) throw new SealedError("the revealed keys do not open every item of the deck");
+    if (new Set(codes).size !== codes.length) throw new SealedError("the final deck does not hold every item once");
     return codes;
   }
 

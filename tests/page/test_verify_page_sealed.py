@@ -45,6 +45,7 @@ from games.sealed_backend import (
     get_backend,
     set_backend,
 )
+from games.sealed_hand import verify_hand
 from games.sealed_sim import play_match
 from qahwa_page.pyodide import runtime_installed
 from qahwa_page.serve import PageServer
@@ -199,10 +200,11 @@ def run_steps(b: SealedBackend, match: str, entry: dict[str, Any], seats: int, h
 
 
 def whole_py(match: str, entry: dict[str, Any], seats: int, house: Any) -> Any:
-    """sealed.verify_hand (the CLI's library) on a whole §9 entry."""
+    """games.sealed_hand.verify_hand (the deal machine fed a whole §9 entry) under the rbcl
+    backend."""
     try:
-        v = sealed.verify_hand(match, entry, seats, house)
-    except sealed.SealedError as exc:
+        v = verify_hand(match, entry, seats, house)
+    except SealedStepError as exc:
         return {"error": str(exc)}
     return {"order": v.order, "opened": v.opened}
 

@@ -20,6 +20,7 @@ from games.errors import ActionError, IllegalActionError, ReplayError, RulesetEr
 from games.registry import deal_of, engine_class, engine_for
 from games.replay import replay
 from games.sealed_base import SealedGame
+from games.sealed_hand import verify_hand
 from games.sealed_hokm import SealedHokmEngine
 from games.sealed_iraqi_domino import CALL_ORDER
 from games.sealed_sim import SimResult, SimSeat, play_match
@@ -124,11 +125,9 @@ def test_two_player_sealed_hokm_draws_and_discards() -> None:
 
 
 def test_the_whole_record_verifies_with_the_sealed_library() -> None:
-    import sealed
-
     r = play_match("hokm", {"target": 1}, seed="record", house=(2,))
     for entry in sealed_engine(r).sealed_hands:
-        v = sealed.verify_hand(r.ctx.match_id, entry, 4, house=(2,))  # type: ignore[union-attr]
+        v = verify_hand(r.ctx.match_id, entry, 4, house=(2,))  # type: ignore[union-attr]
         assert v.order is not None
         for item, code in v.opened.items():
             assert v.order[item] == code
@@ -241,11 +240,9 @@ def test_the_owed_step_is_visible_to_every_seat() -> None:
 def test_an_honest_sealed_domino_match_plays_and_replays(players: int) -> None:
     r = honest("iraqi_domino", {"players": players, "target": 30}, seed=f"dom{players}")
     # the first round opens by the call: the first tile laid is the highest tile dealt
-    import sealed
-
     first = next(e for e in r.events if e["type"] == "action" and e["action"]["type"] == "play")
     assert isinstance(r.engine, SealedGame) and r.ctx is not None
-    order = sealed.verify_hand(r.ctx.match_id, r.engine.sealed_hands[0], players).order
+    order = verify_hand(r.ctx.match_id, r.engine.sealed_hands[0], players).order
     assert order is not None
     dealt = set(order[: 7 * players])
     assert first["action"]["tile"] == next(t for t in CALL_ORDER if t in dealt)

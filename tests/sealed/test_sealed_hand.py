@@ -1,4 +1,5 @@
-"""A hand's sealed record (docs/spec/fairness-v3.md §9) verified as §10 says: keys, the shuffle
+"""A hand's sealed record (docs/spec/fairness-v3.md §9) verified as §10 says (by
+games.sealed_hand.verify_hand, which feeds it into the deal machine): keys, the shuffle
 chain in its order, shares, openings, revealed keys, and the whole deck opened at the end;
 every changed or missing part refused with words."""
 
@@ -10,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from sealed import SealedError, verify_hand
+from games.sealed_backend import SealedStepError
+from games.sealed_hand import verify_hand
 from sealed.demo import simulated_hand
 
 MATCH = "m-hand"
@@ -114,12 +116,12 @@ def test_a_changed_part_is_refused(what: str) -> None:
     match, change = TAMPERS[what]
     e = copy.deepcopy(ENTRY)
     change(e)
-    with pytest.raises(SealedError, match=match):
+    with pytest.raises(SealedStepError, match=match):
         verify_hand(MATCH, e, SEATS, HOUSE)
 
 
 def test_another_match_or_house_is_refused() -> None:
-    with pytest.raises(SealedError, match="proof"):
+    with pytest.raises(SealedStepError, match="proof"):
         verify_hand("m-other", ENTRY, SEATS, HOUSE)
-    with pytest.raises(SealedError, match="in that order"):
+    with pytest.raises(SealedStepError, match="in that order"):
         verify_hand(MATCH, ENTRY, SEATS, ())
