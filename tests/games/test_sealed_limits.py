@@ -79,7 +79,7 @@ def dealt_up_to_the_first_play(game: str, ruleset: dict[str, Any]) -> tuple[int,
         sv = view["sealed"]
         if sv["owed"] is None and any(a["type"] == "play" for a in view["legal_actions"]):
             return sum(len(d) for d in sv["dealt"]), len(sv["items"])
-        action = seats[seat].act(view)
+        action = seats[seat].act(view, engine)
         assert action is not None
         engine.apply(seat, action)
     raise AssertionError("no play was owed")
@@ -133,7 +133,7 @@ def _flat(text: str) -> str:
     [
         "docs/api.md",
         "clients/ts/src/api.d.ts",
-        "clients/ts/play/play.ts",
+        "clients/ts/play/i18n.ts",
         "qahwa_page/static/play.js",
     ],
 )

@@ -357,7 +357,8 @@ def test_a_sealed_table_shows_its_limits(browser: Any, server: Any) -> None:
             ]
             assert "hidden even from the operator" not in (pg.text_content("body") or "")
             assert pg.js_errors == []
-        assert seat.state().model_dump()["seats"][0]["committed"] is False
+        public = httpx.get(f"{server.url}/v1/matches/{m.match_id}").json()
+        assert public["seats"][0]["committed"] is False  # nothing was sent for her
 
 
 #: JSON on the table: braces, a quoted key, nested arrays

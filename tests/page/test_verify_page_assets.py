@@ -219,5 +219,5 @@ def test_make_pyodide_target_is_wired_into_serve_and_test() -> None:
     assert "serve:\n\t@$(PY) tools/first_start.py --host $(HOST) --port $(PORT)" in mk
     first_start = (ROOT / "tools" / "first_start.py").read_text()
     assert '"-m", "qahwa_page.pyodide", "fetch"' in first_start
-    assert "test: $(VENV)/.installed-dev pyodide" in mk
+    assert "test: lint pyodide" in mk and "lint: $(VENV)/.installed-dev" in mk
     assert "qahwa_page/static/pyodide/" in (ROOT / ".gitignore").read_text().splitlines()

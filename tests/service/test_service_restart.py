@@ -14,7 +14,13 @@ from live_server import Serve
 
 
 def _state(c: httpx.Client, mid: str, tokens: list[str]) -> list[dict[str, Any]]:
-    return [c.get(f"/v1/matches/{mid}/state", headers=auth(t)).json() for t in tokens]
+    """Each seat's view, without its signed head (signed at the answer's own time), which
+    is checked to sign the view's chain head."""
+    views = [c.get(f"/v1/matches/{mid}/state", headers=auth(t)).json() for t in tokens]
+    for v in views:
+        head = v.pop("head", None)
+        assert head is None or head["chain"] == v["chain"]
+    return views
 
 
 def test_kill_and_restart_continues(tmp_path: Path) -> None:

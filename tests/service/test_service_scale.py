@@ -74,6 +74,8 @@ def _play(
             .get(f"/v1/matches/{mid}/state", headers=auth(tokens[seat]))
             .json()
         )
+        head = other.pop("head")  # the signed head of this answer (its own time)
+        assert head["chain"] == other["chain"] and head["match_id"] == mid
         assert other == r.json()["state"]
     raise AssertionError("the match did not end")
 
@@ -124,9 +126,14 @@ def test_stream_on_one_process_sees_writes_on_the_other(tmp_path: Path) -> None:
                     ) as s,
                 ):
                     opened.set()
+                    kind = "message"
                     for line in s.iter_lines():
-                        if line.startswith("data: "):
-                            got.append(json.loads(line[6:]))
+                        if line.startswith("event: "):
+                            kind = line[7:]
+                        elif line.startswith("data: "):
+                            if kind != "head":  # the signed heads between batches
+                                got.append(json.loads(line[6:]))
+                            kind = "message"
 
             th = threading.Thread(target=watch)
             th.start()
