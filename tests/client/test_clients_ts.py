@@ -246,7 +246,9 @@ def test_the_hostile_servers_of_the_conformance_suite(built: Path) -> None:
     lies = json.dumps([lie.to_json() for lie in LIES])
     with FakeHub() as hub:
         out = node_test(
-            built, "harness/hostile.test.js", {"QAHWA_FAKE_HUB": hub.url, "QAHWA_HOSTILE_LIES": lies}
+            built,
+            "harness/hostile.test.js",
+            {"QAHWA_FAKE_HUB": hub.url, "QAHWA_HOSTILE_LIES": lies},
         )
         assert re.search(rf"^# pass {len(LIES)}$", out, re.M), out[-2000:]
         told = sorted(tuple(sorted(f.tamper)) for f in hub.fakes.values())
