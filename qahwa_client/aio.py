@@ -533,7 +533,7 @@ class AsyncSeat(SeatKeeps):
             )
         except ApiError as exc:
             self.proto.refused(
-                entry, exc.status, exc.code, exc.refusal, await self.client.trusted_for(exc.refusal)
+                entry, exc.status, exc.code, exc.refusal, await self._keys(exc.refusal)
             )
             raise
         return answer, entry
@@ -574,7 +574,7 @@ class AsyncSeat(SeatKeeps):
         the stream): checked; the events since the head held before read and held to it."""
         checked = self.proto.check_head(
             head,
-            await self.client.trusted_for(head),
+            await self._keys(head),
             chain=chain if isinstance(chain, str) else None,
         )
         since = self.proto.needs_events(checked)

@@ -528,9 +528,7 @@ class Seat(SeatKeeps):
                 "POST", self._path(path), body, token=self.token, entry=entry
             )
         except ApiError as exc:
-            self.proto.refused(
-                entry, exc.status, exc.code, exc.refusal, self.client.trusted_for(exc.refusal)
-            )
+            self.proto.refused(entry, exc.status, exc.code, exc.refusal, self._keys(exc.refusal))
             raise
         return answer, entry
 
@@ -570,7 +568,7 @@ class Seat(SeatKeeps):
         the stream): checked; the events since the head held before read and held to it."""
         checked = self.proto.check_head(
             head,
-            self.client.trusted_for(head),
+            self._keys(head),
             chain=chain if isinstance(chain, str) else None,
         )
         since = self.proto.needs_events(checked)
