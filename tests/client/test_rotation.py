@@ -272,7 +272,6 @@ def test_a_forged_announcement_is_refused_and_kept_as_a_dispute(
         seat = match.seats[0]
         with pytest.raises(Exception, match="not one of the server keys this client trusts"):
             seat.act(seat.state().legal_actions[0])
-        import traceback; print("DBG", seat.disputes, qc.refused_announcements)
         assert new not in qc.trusted() and old.key_id in qc.trusted()
         [refused] = qc.refused_announcements
         assert refused["announcement"]["key"]["key_id"] == new
