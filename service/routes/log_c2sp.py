@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
-from ..c2sp import NO_CACHE, LogC2SP, LogShelf
+from ..c2sp import NO_CACHE, LogC2SP, LogShelf, Proven
 from ..schemas import Q, errors
 
 router = APIRouter()
@@ -65,6 +65,15 @@ def numbered_tile(
 MISSING = "Qahwa-Witnesses-Missing"
 
 
+def _proof(proven: Proven) -> Response:
+    """A tlog-proof answer: the proof, never cached, and the witnesses its checkpoint lacks."""
+    return Response(
+        proven.text,
+        media_type=TEXT,
+        headers={"Cache-Control": NO_CACHE, MISSING: " ".join(proven.missing)},
+    )
+
+
 @router.get(
     "/v1/matches/{match_id}/log-proof",
     tags=["log"],
@@ -91,12 +100,7 @@ MISSING = "Qahwa-Witnesses-Missing"
 def log_proof(
     request: Request, match_id: Annotated[str, Path(max_length=64, description="the match id")]
 ) -> Response:
-    proven = _shelf(request).match_proof(match_id)
-    return Response(
-        proven.text,
-        media_type=TEXT,
-        headers={"Cache-Control": NO_CACHE, MISSING: " ".join(proven.missing)},
-    )
+    return _proof(_shelf(request).match_proof(match_id))
 
 
 @router.get(
@@ -117,9 +121,4 @@ def log_proof(
 def reveal_proof(
     request: Request, match_id: Annotated[str, Path(max_length=64, description="the match id")]
 ) -> Response:
-    proven = _shelf(request).reveal_proof(match_id)
-    return Response(
-        proven.text,
-        media_type=TEXT,
-        headers={"Cache-Control": NO_CACHE, MISSING: " ".join(proven.missing)},
-    )
+    return _proof(_shelf(request).reveal_proof(match_id))

@@ -22,25 +22,7 @@ from browser import open_page
 from fake_clock import FakeClock
 from live_server import LiveServer
 from test_play_page import downloaded, see_the_verdict, touch, verify_cli
-
-from service import keys as service_keys
-
-#: the server's settings: its key ring re-reads the keys every 0.2 s; no request-rate limits
-#: (the fake clock stands still between the test's steps, so a rate bucket would never refill)
-SERVER: dict[str, Any] = {
-    "key_poll_seconds": 0.2,
-    "rate_per_second_per_ip": 0,
-    "rate_per_second_per_token": 0,
-}
-
-
-def rotate(srv: LiveServer, delay: float) -> str:
-    ring = srv.app.state.signer
-    assert srv.clock is not None
-    with ring.db.write() as s:
-        new, _, _ = service_keys.rotate(srv.settings, s, ring.box, srv.clock.now(), delay)
-    ring.refresh()  # as its poller does, every key_poll_seconds
-    return new.key_id
+from test_rotation import SERVER, rotate
 
 
 @pytest.mark.browser
