@@ -639,6 +639,10 @@ def apply_log_checks(
             rep["checks"].append({"name": "log", "ok": ok, "detail": detail})
             d_ok, d_detail = downgrade_row(ok, found)
             rep["checks"].append({"name": "downgrade", "ok": d_ok, "detail": d_detail})
+            if found.get("pending") and rep["status"] == VERIFIED:
+                # never "verified" while the log's checkpoint falls short of the quorum
+                rep["status"] = UNCHECKED
+                rep["unchecked"] = "the log's witness cosignatures not checked yet"
             failed = [("downgrade", d_detail)] if d_ok is False else []
             if ok is False and d_ok is not False:
                 failed.append(("log", detail))

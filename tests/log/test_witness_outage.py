@@ -115,6 +115,8 @@ def test_python_seats_play_on_when_the_witness_stops_mid_play(tmp_path: Any) -> 
                 catch_exceptions=False,
             )
             assert said in res.output, res.output
+            if m is after:  # never "verified" while the log is not checked
+                assert "NOT FULLY VERIFIED" in res.output, res.output
         # the proof of the new match's lock: served at once, the witness named as missing
         r = httpx.get(f"{srv.url}/v1/matches/{after.match_id}/log-proof")
         assert r.status_code == 200 and r.headers["qahwa-witnesses-missing"] == "w1"
