@@ -328,11 +328,18 @@ class AsyncClient:
         doc: dict[str, Any] = await self.request("GET", f"/v1/matches/{match_id}/transcript")
         return doc
 
-    async def events(self, match_id: str, after: int = -1, wait: float = 0) -> EventsOut:
-        """The public event log after ``after`` (long-polling up to ``wait`` seconds)."""
+    async def events(
+        self, match_id: str, after: int = -1, wait: float = 0, *, token: str | None = None
+    ) -> EventsOut:
+        """The public event log after ``after`` (long-polling up to ``wait`` seconds); a
+        seat reads it with its ``token``, so that its reads count against the seat's own
+        rate, not its address's (docs/deploy.md)."""
         return EventsOut.model_validate(
             await self.request(
-                "GET", f"/v1/matches/{match_id}/events", params={"after": after, "wait": wait}
+                "GET",
+                f"/v1/matches/{match_id}/events",
+                token=token,
+                params={"after": after, "wait": wait},
             )
         )
 
@@ -579,7 +586,7 @@ class AsyncSeat(SeatKeeps):
         )
         since = self.proto.needs_events(checked)
         if since is not None:
-            page = await self.client.events(self.match_id, after=since)
+            page = await self.client.events(self.match_id, after=since, token=self.token)
             self.proto.take_events(
                 [e for e in page.events if e.get("seq", 0) <= checked["seq"]], later=checked
             )
@@ -589,7 +596,9 @@ class AsyncSeat(SeatKeeps):
         """The match's events after its end, checked as §3a.8 says (a timeout's time against
         its deadline, this client's clock and this seat's unreceipted requests); the
         disputes found (also kept in :attr:`disputes`)."""
-        return self.proto.check_end((await self.client.events(self.match_id)).events)
+        return self.proto.check_end(
+            (await self.client.events(self.match_id, token=self.token)).events
+        )
 
     # -- seating ---------------------------------------------------------------------------------
     async def commit(self, client_seed: str | None = None) -> SeatingOut | None:
@@ -742,7 +751,7 @@ class AsyncSeat(SeatKeeps):
         if self.sealed is None:
             self.sealed = await self._sealed_seat()
         self._raw = raw
-        page = await self.client.events(self.match_id, after=self.sealed.seen)
+        page = await self.client.events(self.match_id, after=self.sealed.seen, token=self.token)
         self.sealed.take_events(page.events)
         return self.sealed.view(raw)
 
@@ -796,7 +805,7 @@ class AsyncSeat(SeatKeeps):
     async def _accepted_earlier(self, sig: str) -> ActionOut | None:
         """After a resend met 409: the first copy may have been accepted (its answer lost).
         The public log tells: an action event of this seat with this signature."""
-        for ev in (await self.client.events(self.match_id)).events:
+        for ev in (await self.client.events(self.match_id, token=self.token)).events:
             if ev.get("type") == "action" and ev.get("seat") == self.seat and ev.get("sig") == sig:
                 view = await self.state()
                 return ActionOut.model_validate(
@@ -831,7 +840,9 @@ class AsyncSeat(SeatKeeps):
         stamped before that head is a ``backdated`` dispute, §7 heads), and an end by timeout
         is checked (§3a.8)."""
         # where the log stands now (no events asked for): later ones are pushed as they happen
-        live_from = (await self.client.events(self.match_id, after=LATEST)).next_seq
+        live_from = (
+            await self.client.events(self.match_id, after=LATEST, token=self.token)
+        ).next_seq
         async for kind, ev in self.client.stream_news(self.match_id, after, timeout):
             if kind == "head":  # signed: what the server showed at its time (§7, heads)
                 await self._take_head(ev)

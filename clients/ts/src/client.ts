@@ -1332,7 +1332,7 @@ export class Seat {
       }
     }
     if (prev === null) prev = await chainStart(this.st.lock!);
-    const doc = await this.client.request("GET", this.path(`/events?after=${from}`));
+    const doc = await this.client.request("GET", this.path(`/events?after=${from}`), { token: this.st.token });
     const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"].filter(isObj) : [];
     let last: Obj | null = null;
     for (const ev of events) {
@@ -1408,7 +1408,7 @@ export class Seat {
 
   /** After a resend met 409, the first copy may have been accepted: the public log tells. */
   private async acceptedEarlier(sig: string): Promise<ActionOut | null> {
-    const doc = await this.client.request("GET", this.path("/events?after=-1"));
+    const doc = await this.client.request("GET", this.path("/events?after=-1"), { token: this.st.token });
     const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"] : [];
     for (const ev of events) {
       if (isObj(ev) && ev["type"] === "action" && ev["seat"] === this.st.seat && ev["sig"] === sig) {
@@ -1546,7 +1546,7 @@ export class Seat {
     else if (this.epoch === 0 && this.st.lock !== null) wants.push(-1);
     const since = wants.length > 0 ? Math.min(...wants) : null;
     if (since !== null && seq > since) {
-      const doc = await this.client.request("GET", this.path(`/events?after=${since}`));
+      const doc = await this.client.request("GET", this.path(`/events?after=${since}`), { token: this.st.token });
       const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"].filter(isObj) : [];
       await this.takeEvents(events.filter((e) => Number(e["seq"]) <= seq));
     }
