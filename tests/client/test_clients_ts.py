@@ -93,12 +93,16 @@ def test_the_package_is_locked_with_integrity_and_few_dependencies() -> None:
     pkg = json.loads((TS / "package.json").read_text(encoding="utf-8"))
     lock = json.loads((TS / "package-lock.json").read_text(encoding="utf-8"))
     assert pkg["type"] == "module" and pkg["engines"]["node"] == ">=20"
-    assert set(pkg["dependencies"]) == {"@noble/ed25519", "@noble/hashes"}
+    assert set(pkg["dependencies"]) == {"@noble/curves", "@noble/ed25519", "@noble/hashes"}
     for name, version in {**pkg["dependencies"], **pkg["devDependencies"]}.items():
         assert re.fullmatch(r"\d+\.\d+\.\d+", version), (name, version)
         assert lock["packages"][f"node_modules/{name}"]["version"] == version
     runtime = [p for p, e in lock["packages"].items() if p and not e.get("dev")]
-    assert sorted(runtime) == ["node_modules/@noble/ed25519", "node_modules/@noble/hashes"]
+    assert sorted(runtime) == [
+        "node_modules/@noble/curves",
+        "node_modules/@noble/ed25519",
+        "node_modules/@noble/hashes",
+    ]
     for path, entry in lock["packages"].items():
         if path:
             assert entry.get("integrity", "").startswith("sha512-"), path
@@ -130,6 +134,23 @@ def test_npm_test_passes_on_a_fresh_copy(tmp_path: Path) -> None:
     assert re.search(r"^ok \d+ - a seat of a sealed table refuses to commit", proc.stdout, re.M), (
         out[-3000:]
     )
+
+
+def test_the_packages_copy_of_the_sealed_vectors_is_the_specs() -> None:
+    """clients/ts/test/vectors/fairness_v3.json (what ``npm test`` checks the sealed
+    cryptography of src/sealed/ against, in a copy of clients/ts too) is
+    tests/vectors/fairness_v3.json, byte for byte."""
+    copy = TS / "test" / "vectors" / "fairness_v3.json"
+    assert copy.read_bytes() == (ROOT / "tests" / "vectors" / "fairness_v3.json").read_bytes()
+
+
+def test_the_sealed_cryptography_in_typescript(built: Path) -> None:
+    """src/sealed/ recomputes every proof of fairness-v3 §11 byte for byte (keys, shuffles
+    with the 52-card intermediate values, shares, openings) and refuses each negative
+    vector by the check it names."""
+    out = node_test(built, "test/sealed-crypto.test.js")
+    assert re.search(r"^ok \d+ - negative vectors", out, re.M), out[-2000:]
+    assert re.search(r"^ok \d+ - a 52-card shuffle", out, re.M), out[-2000:]
 
 
 def test_the_types_are_the_apps_openapi_document(tmp_path: Path) -> None:

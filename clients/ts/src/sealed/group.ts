@@ -1,0 +1,261 @@
+/** ristretto255 (RFC 9496) over @noble/curves, and what every sealed proof shares
+ * (docs/spec/fairness-v3.md §1–§2): Hs, lp, the context, item points and generators, the
+ * randomness a prover draws from.
+ *
+ * Points are noble's ristretto255 points; bytes are their canonical 32-byte encodings.
+ * Scalars are bigints below ℓ. A secret scalar multiplies a point through noble's
+ * ``multiply`` (its constant-time ladder); public ones through ``multiplyUnsafe``. Limits as
+ * for Python (fairness-v3 §10): bigint arithmetic on a secret scalar is not constant time in
+ * JavaScript, and a permutation is applied by array indexing; what either could leak is local
+ * timing on the seat's own machine. */
+
+import { ristretto255, ristretto255_hasher } from "@noble/curves/ed25519.js";
+import { sha512 } from "@noble/hashes/sha2.js";
+import { bytesToHex, concatBytes } from "@noble/hashes/utils.js";
+
+/** A sealed value that does not verify or decode (the message names what and why). */
+export class SealedError extends Error {}
+Object.defineProperty(SealedError.prototype, "name", { value: "SealedError", writable: true, configurable: true });
+
+/** A ristretto255 point (noble's, as far as this package uses it). */
+export interface Point {
+  add(other: Point): Point;
+  subtract(other: Point): Point;
+  negate(): Point;
+  multiply(k: bigint): Point;
+  multiplyUnsafe(k: bigint): Point;
+  equals(other: Point): boolean;
+  is0(): boolean;
+  toBytes(): Uint8Array;
+}
+const RP = ristretto255.Point;
+
+/** ℓ, the group order. */
+export const L = 2n ** 252n + 27742317777372353535851937790883648493n;
+export const G: Point = RP.BASE;
+export const ZERO: Point = RP.ZERO;
+export const G_BYTES = G.toBytes();
+const enc = new TextEncoder();
+
+export function utf8(s: string): Uint8Array {
+  return enc.encode(s);
+}
+
+export const concat = concatBytes;
+export const hex = bytesToHex;
+
+export function mod(x: bigint): bigint {
+  const r = x % L;
+  return r < 0n ? r + L : r;
+}
+
+export function leToBig(b: Uint8Array): bigint {
+  let x = 0n;
+  for (let i = b.length - 1; i >= 0; i--) x = (x << 8n) | BigInt(b[i]!);
+  return x;
+}
+
+/** A scalar's 32-byte little-endian encoding. */
+export function scalarBytes(x: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  let v = mod(x);
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(v & 255n);
+    v >>= 8n;
+  }
+  return out;
+}
+
+export function u32be(n: number): Uint8Array {
+  return new Uint8Array([(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
+}
+
+export function lp(b: Uint8Array): Uint8Array {
+  return concat(u32be(b.length), b);
+}
+
+/** Hs(x) = SHA-512(x) mod ℓ over the concatenation of the parts (§1). */
+export function Hs(...parts: Uint8Array[]): bigint {
+  return mod(leToBig(sha512(concat(...parts))));
+}
+
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
+  return d === 0;
+}
+
+// Decoded points by encoding (a hand passes the same keys and deck items many times, and a
+// decoding costs a square root); null for an encoding that is no point. Bounded.
+const decoded = new Map<string, Point | null>();
+
+/** ``b`` checked as a point from outside (a clear error naming ``what`` otherwise). */
+export function point(b: Uint8Array, what: string): Point {
+  if (!(b instanceof Uint8Array) || b.length !== 32) throw new SealedError(`${what}: not a canonical ristretto255 point`);
+  const key = bytesToHex(b);
+  let p = decoded.get(key);
+  if (p === undefined) {
+    try {
+      p = RP.fromBytes(b);
+    } catch {
+      p = null;
+    }
+    if (decoded.size >= 16384) decoded.clear();
+    decoded.set(key, p);
+  }
+  if (p === null) throw new SealedError(`${what}: not a canonical ristretto255 point`);
+  return p;
+}
+
+/** ``b`` checked as a canonical scalar (32 bytes little-endian below ℓ). */
+export function scalar(b: Uint8Array, what: string): bigint {
+  const x = b.length === 32 ? leToBig(b) : L;
+  if (x >= L) throw new SealedError(`${what}: not a canonical scalar (32 bytes little-endian below ℓ)`);
+  return x;
+}
+
+/** s·Q for a secret s (noble's constant-time ladder); the identity for s = 0. */
+export function mulSecret(s: bigint, Q: Point): Point {
+  const m = mod(s);
+  if (m === 0n || Q.is0()) return ZERO;
+  return Q.multiply(m);
+}
+
+/** k·Q for a public k (any integer, taken mod ℓ). */
+export function mulPublic(k: bigint, Q: Point): Point {
+  const m = mod(k);
+  if (m === 0n || Q.is0()) return ZERO;
+  if (m === 1n) return Q;
+  return Q.multiplyUnsafe(m);
+}
+
+/** Σ k·Q over (k, Q) pairs of public scalars. */
+export function lincomb(pairs: [bigint, Point][]): Point {
+  let acc = ZERO;
+  for (const [k, Q] of pairs) acc = acc.add(mulPublic(k, Q));
+  return acc;
+}
+
+/** ristretto255 from a 64-byte uniform string (RFC 9496 §4.3.4). */
+export function fromHash(h: Uint8Array): Point {
+  return ristretto255_hasher.deriveToCurve!(h) as Point;
+}
+
+// -- what every proof is bound to (§1) -------------------------------------------------------
+
+/** ctx = lp(match_id) || u32be(hand) || u32be(seat). */
+export interface Context {
+  readonly matchId: string;
+  readonly hand: number;
+  readonly seat: number;
+}
+
+export function ctxBytes(ctx: Context): Uint8Array {
+  if (typeof ctx.matchId !== "string" || ctx.matchId === "") throw new SealedError("context: match_id must be a non-empty string");
+  for (const [name, v] of [
+    ["hand", ctx.hand],
+    ["seat", ctx.seat],
+  ] as const) {
+    if (!Number.isInteger(v) || v < 0 || v >= 2 ** 32) throw new SealedError(`context: ${name} must be an integer in 0..2^32-1`);
+  }
+  return concat(lp(utf8(ctx.matchId)), u32be(ctx.hand), u32be(ctx.seat));
+}
+
+// -- nothing-up-my-sleeve points (§2) ---------------------------------------------------------
+
+export const MAX_ITEMS = 1024;
+const itemCache = new Map<string, Point>();
+
+/** M(game, code) = from_hash(SHA-512("qahwa-fair/3 item" || 0x00 || lp(game) || lp(code))). */
+export function itemPoint(game: string, code: string): Point {
+  const key = JSON.stringify([game, code]);
+  let p = itemCache.get(key);
+  if (p === undefined) {
+    p = fromHash(sha512(concat(utf8("qahwa-fair/3 item"), new Uint8Array([0]), lp(utf8(game)), lp(utf8(code)))));
+    if (itemCache.size >= 4096) itemCache.clear();
+    itemCache.set(key, p);
+  }
+  return p;
+}
+
+const genCache = new Map<number, Point>();
+
+/** H(i) = from_hash(SHA-512("qahwa-fair/3 generator" || u32be(i))). */
+export function generator(i: number): Point {
+  let p = genCache.get(i);
+  if (p === undefined) {
+    p = fromHash(sha512(concat(utf8("qahwa-fair/3 generator"), u32be(i))));
+    genCache.set(i, p);
+  }
+  return p;
+}
+
+/** Point → code for the items of a game: how a seat names an item it opened. */
+export function itemTable(game: string, codes: readonly string[]): Map<string, string> {
+  const table = new Map(codes.map((c) => [hex(itemPoint(game, c).toBytes()), c]));
+  if (table.size !== codes.length) throw new SealedError("item codes repeat");
+  return table;
+}
+
+// -- randomness --------------------------------------------------------------------------------
+
+/** Where a prover's scalars and permutations come from. */
+export interface Randomness {
+  scalar(): bigint;
+  below(n: number): number;
+}
+
+/** The platform's CSPRNG (``crypto.getRandomValues``): every real deal. */
+export class SystemRandomness implements Randomness {
+  scalar(): bigint {
+    for (;;) {
+      const x = mod(leToBig(globalThis.crypto.getRandomValues(new Uint8Array(64))));
+      if (x !== 0n) return x;
+    }
+  }
+  below(n: number): number {
+    if (!Number.isInteger(n) || n < 1 || n > 2 ** 32) throw new RangeError("below: 1..2^32");
+    const limit = 2 ** 32 - (2 ** 32 % n);
+    const buf = new Uint32Array(1);
+    for (;;) {
+      globalThis.crypto.getRandomValues(buf);
+      if (buf[0]! < limit) return buf[0]! % n;
+    }
+  }
+}
+
+/** The test vectors' randomness (§11): k-th output = SHA-512("qahwa-fair/3 test randomness"
+ * || 0x00 || lp(seed) || u32be(k)); a scalar is it mod ℓ, ``below(n)`` its first 8 bytes
+ * (big-endian) mod n. Never for a real deal. */
+export class FixedRandomness implements Randomness {
+  private readonly prefix: Uint8Array;
+  private k = 0;
+  constructor(seed: Uint8Array | string) {
+    const s = typeof seed === "string" ? utf8(seed) : seed;
+    this.prefix = concat(utf8("qahwa-fair/3 test randomness"), new Uint8Array([0]), lp(s));
+  }
+  private next(): Uint8Array {
+    return sha512(concat(this.prefix, u32be(this.k++)));
+  }
+  scalar(): bigint {
+    return mod(leToBig(this.next()));
+  }
+  below(n: number): number {
+    let x = 0n;
+    const b = this.next();
+    for (let i = 0; i < 8; i++) x = (x << 8n) | BigInt(b[i]!);
+    return Number(x % BigInt(n));
+  }
+}
+
+/** A uniform permutation ψ of 0..n-1 (Fisher–Yates from n-1 down to 1, swapping i with
+ * below(i+1)); output position i takes input ψ[i]. */
+export function permutation(n: number, rng: Randomness): number[] {
+  const psi = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = rng.below(i + 1);
+    [psi[i], psi[j]] = [psi[j]!, psi[i]!];
+  }
+  return psi;
+}
