@@ -2,3 +2,5 @@
  * and checks, and what the verify page checks. */
 export * from "./group.js";
 export * from "./proofs.js";
+export * from "./deal.js";
+export * from "./machine.js";
