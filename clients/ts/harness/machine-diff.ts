@@ -50,6 +50,7 @@ const results = cases.map((c) => {
       play_over: m.playOver,
       dealt: seats.map((s) => m.dealt(s)),
       held: seats.map((s) => m.held(s)),
+      legal: m.turn === null ? [] : m.legal(m.turn),
       choices: (probe?.owns ?? []).map((o) => m.choices(o.seat, new Map(Object.entries(o.own).map(([i, code]) => [Number(i), code])))),
     });
   }

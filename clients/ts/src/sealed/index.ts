@@ -4,3 +4,4 @@ export * from "./group.js";
 export * from "./proofs.js";
 export * from "./deal.js";
 export * from "./machine.js";
+export * from "./seat.js";

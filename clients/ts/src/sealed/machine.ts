@@ -862,6 +862,12 @@ export class DealMachine {
     return e.handsOf[seat]!.filter((p): p is number => typeof p === "number");
   }
 
+  /** The seat's legal actions as the server lists them (its items by position): what an
+   * honest server's view shows. */
+  legal(seat: number): Action[] {
+    return this.e.legalActions(seat);
+  }
+
   /** The seat's legal actions in player form (its items by code, from ``own``). */
   choices(seat: number, own: ReadonlyMap<number, string>): Action[] {
     const e = this.e;
