@@ -122,7 +122,8 @@ async function play(matchId: string, mine: number, token: string, game: string, 
   } catch {
     storage = new MemoryStorage();
   }
-  const qc = new Client(location.origin, { storage });
+  // this page does not sit people at sealed tables yet: the client refuses one up front
+  const qc = new Client(location.origin, { storage, sealed: false });
   const terms: { game?: string; ruleset?: Obj } = {};
   if (game) terms.game = game;
   if (ruleset) terms.ruleset = ruleset;

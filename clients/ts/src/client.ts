@@ -38,6 +38,8 @@ import {
 import { type Checkpoint, type TlogProof, type Verifier, openCheckpoint, parseTlogProof, parseVkey } from "./note.js";
 import { MemoryStorage, type SeatStorage } from "./storage.js";
 import { SseParser } from "./sse.js";
+import { SEALED_GAMES } from "./sealed/machine.js";
+import { SealedRefused, SealedSeat } from "./sealed/seat.js";
 
 type S = components["schemas"];
 /** A seat's view, per game (typed from the server's OpenAPI document). */
@@ -92,6 +94,10 @@ export interface ClientOptions {
   /** Seconds to wait for the lock's checkpoint to meet ``witnessQuorum`` before refusing to
    * reveal (default 30). */
   proofWait?: number;
+  /** Play sealed tables (qahwa-fair/3) of the games this client has a deal machine for
+   * (default true); false: refuse every sealed table up front (``SealedUnsupported``), before
+   * any secret is made or sent. */
+  sealed?: boolean;
   /** The local clock, ms since the epoch (tests). */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -152,6 +158,10 @@ interface SeatState {
   /** The newest signed head the server showed (§7, heads), and the newest seq held to it. */
   head?: Obj | null;
   checked_seq?: number;
+  /** At a sealed table: each hand's secret key (hand → 32-byte scalar, hex), kept from the
+   * moment it is made until the hand's end reveals it (fairness-v3 §3): a reload mid-deal
+   * resumes with it. */
+  sealed_keys?: Record<string, string>;
 }
 
 /** The seat export a player keeps and gives ``verify`` (``--seat N --client-seed S --nonce HEX
@@ -219,6 +229,18 @@ function signingKeysIn(item: unknown, out = new Set<string>()): Set<string> {
     for (const v of Object.values(item)) signingKeysIn(v, out);
   }
   return out;
+}
+
+const PROTOCOL_V3 = "qahwa-fair/3";
+
+/** Whether a signed record's canonical ruleset (a string) is a sealed table's. */
+function sealedRuleset(ruleset: unknown): boolean {
+  try {
+    const r: unknown = typeof ruleset === "string" ? JSON.parse(ruleset) : null;
+    return isObj(r) && r["deal"] === "sealed";
+  } catch {
+    return false;
+  }
 }
 
 /** An ``after`` past every event: the events page then carries only where the log stands. */
@@ -540,7 +562,9 @@ export class Client {
     house?: boolean[],
     opts: { operatorKey?: string; allowPrecomputedRolls?: boolean } = {},
   ): Promise<Match> {
-    if (ruleset !== undefined && ruleset["deal"] === "sealed") throw new SealedUnsupported(null);
+    if (ruleset !== undefined && ruleset["deal"] === "sealed" && (this.opts.sealed === false || !SEALED_GAMES.includes(game))) {
+      throw new SealedUnsupported(null, game);
+    }
     const body: Obj = { game };
     if (ruleset !== undefined) body["ruleset"] = ruleset;
     if (names !== undefined) {
@@ -794,6 +818,9 @@ export class Seat {
    * until the next signed head); and back-dating disputes waiting for a signed head or receipt
    * that covers their event. */
   private own: { seq: number; chain: Uint8Array } | null = null;
+  /** At a sealed table: this seat's sealed side (its deal machine and secrets), made at its
+   * first sealed view. */
+  private sealedSeat: SealedSeat | null = null;
   private epoch = 0;
   private uncovered: { d: Dispute; seq: number; chain: string; epoch: number }[] = [];
 
@@ -977,9 +1004,11 @@ export class Seat {
       rules = null;
     }
     if (!isObj(rules)) throw this.notOurs("the commit record's ruleset is not a JSON object");
-    // a sealed table needs a sealed seat (its own key, shuffle, shares): refused before any
-    // secret is made or sent
-    if (rules["deal"] === "sealed") throw new SealedUnsupported(this.st.match_id);
+    // a sealed table needs a sealed seat (its own deal machine, key, shuffle, shares): a game
+    // this client has no machine for is refused before any secret is made or sent
+    if (rules["deal"] === "sealed" && (this.client.opts.sealed === false || !SEALED_GAMES.includes(String(rec["game"])))) {
+      throw new SealedUnsupported(this.st.match_id, String(rec["game"]));
+    }
     const t = this.st.terms;
     if (t !== null) {
       if (t.game !== undefined && rec["game"] !== t.game) {
@@ -1254,12 +1283,63 @@ export class Seat {
 
   /** This seat's view (its own hand, whose turn, ``legal_actions``, ``version``, ``chain``). */
   async state(): Promise<View> {
-    const view = (await this.client.getObject(this.path("/state"), this.st.token)) as View;
-    const head = (view as Obj)["head"];
-    if (head !== undefined && head !== null) await this.takeHeadOf(head, (view as Obj)["chain"]);
+    const raw = await this.client.getObject(this.path("/state"), this.st.token);
+    const head = raw["head"];
+    if (head !== undefined && head !== null) await this.takeHeadOf(head, raw["chain"]);
+    const view = (await this.sealedView(raw)) as View;
     await this.noteView(view);
     this.view = view;
     return view;
+  }
+
+  /** A sealed table's view as this seat shows it (its hand by code, its legal actions in
+   * player form, both from its own deal machine), after the log's new events are verified by
+   * that machine and the view is checked against it; any other view as it is. A refusal
+   * (SealedRefused) is kept as a dispute first. */
+  private async sealedView(raw: Obj): Promise<Obj> {
+    if (raw["deal"] !== "sealed" || !isObj(raw["sealed"]) || Object.keys(raw["sealed"]).length === 0) return raw;
+    const side = await this.sealedSide();
+    try {
+      const doc = await this.client.request("GET", this.path(`/events?after=${side.seen}`), { token: this.st.token });
+      side.takeEvents(isObj(doc) && Array.isArray(doc["events"]) ? doc["events"] : []);
+      return side.view(raw);
+    } catch (exc) {
+      if (exc instanceof SealedRefused) await this.persist();
+      throw exc;
+    }
+  }
+
+  /** This seat's sealed side: its machine built from the signed lock's game, ruleset and
+   * house seats; its secrets kept in this seat's state; its refusals kept as disputes. */
+  private async sealedSide(): Promise<SealedSeat> {
+    if (this.sealedSeat !== null) return this.sealedSeat;
+    const lock = this.st.lock ?? (await this.checkLock());
+    const seats = Array.isArray(lock["seats"]) ? lock["seats"] : [];
+    const house = seats.filter((s) => isObj(s) && s["house"] === true).map((s) => Number((s as Obj)["seat"]));
+    const keys = (this.st.sealed_keys ??= {});
+    this.sealedSeat = SealedSeat.follow(this.st.match_id, this.st.seat, String(lock["game"]), String(lock["ruleset"]), house, {
+      keys,
+      keep: (hand, secret) => {
+        keys[String(hand)] = secret;
+      },
+      onDispute: (kind, reason, evidence) => {
+        this.st.disputes.push({ kind, reason, at: isoNow(this.client.now()), evidence });
+      },
+    });
+    return this.sealedSeat;
+  }
+
+  /** What is sent for ``action``: at a sealed table, what this seat's own machine derives (its
+   * deal steps made here, a play with its opening), stored before it is sent. */
+  private async wire(action: Obj, view: Obj): Promise<Obj> {
+    if (view["deal"] !== "sealed" || this.sealedSeat === null) return action;
+    let out: Obj;
+    try {
+      out = this.sealedSeat.wire(action);
+    } finally {
+      await this.persist(); // a new hand secret (or a dispute) is kept before anything is sent
+    }
+    return out;
   }
 
   private async noteView(view: View): Promise<void> {
@@ -1371,14 +1451,14 @@ export class Seat {
   async act(action: Action | Obj, opts: { retryStale?: boolean } = {}): Promise<ActionOut> {
     const view = this.view ?? (await this.state());
     try {
-      return await this.postAction(await this.actionBody({ ...action }, view as Obj));
+      return await this.postAction(await this.actionBody(await this.wire({ ...action }, view as Obj), view as Obj));
     } catch (exc) {
       if (!(opts.retryStale ?? false) || !(exc instanceof ApiError) || !["stale_version", "stale_chain"].includes(exc.code)) {
         throw exc;
       }
       const again = await this.state();
       if (!again.legal_actions.some((a) => canonical(a) === canonical(action))) throw exc;
-      return this.postAction(await this.actionBody({ ...action }, again as Obj));
+      return this.postAction(await this.actionBody(await this.wire({ ...action }, again as Obj), again as Obj));
     }
   }
 
@@ -1396,6 +1476,7 @@ export class Seat {
       }
       throw exc;
     }
+    if (isObj(answer["state"])) answer = { ...answer, state: await this.sealedView(answer["state"]) };
     const out = answer as ActionOut;
     const state = answer["state"];
     await this.takeReceipt(answer, entry, isObj(state) && typeof state["chain"] === "string" ? { chain: state["chain"] } : {});
@@ -1708,9 +1789,12 @@ export class Seat {
   async checkTranscript(doc?: Obj): Promise<Obj> {
     const got = doc ?? (await this.transcript());
     const mid = this.st.match_id;
-    if (got["protocol"] !== PROTOCOL_V2) throw new TranscriptMismatch(`match ${mid}: not a qahwa-fair/2 transcript`);
     const lock = this.st.lock;
     if (lock === null) throw new ClientError(`match ${mid}: this seat never revealed against a lock`);
+    // a sealed table's transcript is qahwa-fair/3, any other qahwa-fair/2 (the lock's ruleset
+    // says which: a transcript of the other protocol is a downgrade, or made up)
+    const want = sealedRuleset(lock["ruleset"]) ? PROTOCOL_V3 : PROTOCOL_V2;
+    if (got["protocol"] !== want) throw new TranscriptMismatch(`match ${mid}: not a ${want} transcript`);
     if (!isObj(got["lock"]) || canonical(got["lock"]) !== canonical(lock)) {
       throw new TranscriptMismatch(`match ${mid}: the transcript's lock is not the lock seat ${this.st.seat} revealed against`);
     }

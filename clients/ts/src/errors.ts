@@ -38,14 +38,18 @@ export class TranscriptMismatch extends ClientError {}
  * held a request it sent before the deadline: the match is disputed, the evidence kept. */
 export class Disputed extends ClientError {}
 
-/** A sealed table (qahwa-fair/3, its ruleset's ``"deal": "sealed"``): this client does not
- * play sealed tables yet. It refuses before it makes, commits or reveals any secret, so the
- * seat is left untouched for a client that does (qahwa_client, ``qahwa house``). */
+/** A sealed table (qahwa-fair/3, its ruleset's ``"deal": "sealed"``) of a game this client has
+ * no deal machine for (it plays sealed hokm and sealed Iraqi dominoes). It refuses before it
+ * makes, commits or reveals any secret, so the seat is left untouched for a client that does
+ * (qahwa_client, ``qahwa house``). */
 export class SealedUnsupported extends ClientError {
-  constructor(readonly matchId: string | null) {
+  constructor(
+    readonly matchId: string | null,
+    readonly game: string | null = null,
+  ) {
     super(
-      `${matchId === null ? "a sealed table" : `match ${matchId} is a sealed table`} ("deal": "sealed", qahwa-fair/3): ` +
-        "this TypeScript client does not play sealed tables yet; nothing was committed or revealed. " +
+      `${matchId === null ? "a sealed table" : `match ${matchId} is a sealed table`}${game === null ? "" : ` of ${game}`} ("deal": "sealed", qahwa-fair/3): ` +
+        "this TypeScript client plays sealed hokm and sealed iraqi_domino only (and none when made with sealed: false); nothing was committed or revealed. " +
         "Play the seat with the Python client (qahwa_client) or `qahwa house`",
     );
   }

@@ -1,6 +1,7 @@
-// A sealed table (qahwa-fair/3, "deal": "sealed") is refused up front: this client does not
-// play one yet, so it refuses before it makes, commits or reveals any secret — creating such a
-// table sends nothing, and a seat of one, given its signed commit record, sends nothing either.
+// A sealed table (qahwa-fair/3, "deal": "sealed") of a game this client has no deal machine for
+// (it plays sealed hokm and sealed Iraqi dominoes) is refused up front, before it makes, commits
+// or reveals any secret — creating such a table sends nothing, and a seat of one, given its
+// signed commit record, sends nothing either; a sealed hokm table is committed to.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client, MemoryStorage, SealedUnsupported, SeatKey, canonical, canonicalBytes, NotOurMatch } from "../src/index.js";
@@ -28,12 +29,12 @@ function signed(server: SeatKey, body: Record<string, unknown>): Record<string, 
   return { ...body, signature: { alg: "ed25519", key_id: "k1", value: server.sign(canonicalBytes(body)) } };
 }
 
-function commitRecord(ruleset: Record<string, unknown>): Record<string, unknown> {
+function commitRecord(ruleset: Record<string, unknown>, game = "hokm"): Record<string, unknown> {
   return {
     type: "commit",
     protocol: "qahwa-fair/2",
     match_id: "m_sealed",
-    game: "hokm",
+    game,
     ruleset: canonical(ruleset),
     commitment: "ab".repeat(32),
     seats: [
@@ -43,18 +44,18 @@ function commitRecord(ruleset: Record<string, unknown>): Record<string, unknown>
   };
 }
 
-test("creating a sealed table is refused before any request", async () => {
+test("creating a sealed table of a game without a deal machine here is refused before any request", async () => {
   const { fetch, calls } = server(commitRecord({}));
   const qc = new Client("http://qahwa.test", { storage: new MemoryStorage(), fetch, operatorKey: "op" });
-  await assert.rejects(qc.createMatch("hokm", { deal: "sealed", players: 2 }, ["Layla", "Omar"]), (e: unknown) => {
-    return e instanceof SealedUnsupported && /sealed table/.test(e.message) && /nothing was committed or revealed/.test(e.message);
+  await assert.rejects(qc.createMatch("qahve", { deal: "sealed" }, ["Layla", "Omar", "Sami", "Hana"]), (e: unknown) => {
+    return e instanceof SealedUnsupported && /sealed table of qahve/.test(e.message) && /nothing was committed or revealed/.test(e.message);
   });
   assert.deepEqual(calls, []);
 });
 
 test("a seat of a sealed table refuses to commit: no secret made, nothing sent", async () => {
   const key = new SeatKey();
-  const { fetch, calls } = server(signed(key, commitRecord({ deal: "sealed", players: 2, target: 7 })));
+  const { fetch, calls } = server(signed(key, commitRecord({ deal: "sealed", target: 5 }, "shelem")));
   const storage = new MemoryStorage();
   const qc = new Client("http://qahwa.test", { storage, fetch, keys: { k1: key.publicB64 } });
   const seat = await qc.seat("m_sealed", 0, "token");
@@ -67,13 +68,18 @@ test("a seat of a sealed table refuses to commit: no secret made, nothing sent",
   assert.equal(seat.nonce, null);
 });
 
-test("the same record seeded is committed to (the refusal is for sealed tables only)", async () => {
-  const key = new SeatKey();
-  const { fetch, calls } = server(signed(key, commitRecord({ players: 2, target: 7 })));
-  const qc = new Client("http://qahwa.test", { storage: new MemoryStorage(), fetch, keys: { k1: key.publicB64 }, retries: 0 });
-  const seat = await qc.seat("m_sealed", 0, "token");
-  // the fake answers the commit 404: what matters is that this seat made its secrets and sent
-  await assert.rejects(seat.commit(), (e: unknown) => !(e instanceof SealedUnsupported) && !(e instanceof NotOurMatch));
-  assert.ok(calls.some((c) => c.method === "POST" && c.url.endsWith("/seats/0/commit")), JSON.stringify(calls));
-  assert.notEqual(seat.clientSeed, null);
-});
+for (const [what, rules] of [
+  ["seeded", { players: 2, target: 7 }],
+  ["sealed", { deal: "sealed", players: 2, target: 7 }],
+] as const) {
+  test(`a ${what} hokm table is committed to (the refusal is for sealed games without a machine only)`, async () => {
+    const key = new SeatKey();
+    const { fetch, calls } = server(signed(key, commitRecord(rules)));
+    const qc = new Client("http://qahwa.test", { storage: new MemoryStorage(), fetch, keys: { k1: key.publicB64 }, retries: 0 });
+    const seat = await qc.seat("m_sealed", 0, "token");
+    // the fake answers the commit 404: what matters is that this seat made its secrets and sent
+    await assert.rejects(seat.commit(), (e: unknown) => !(e instanceof SealedUnsupported) && !(e instanceof NotOurMatch));
+    assert.ok(calls.some((c) => c.method === "POST" && c.url.endsWith("/seats/0/commit")), JSON.stringify(calls));
+    assert.notEqual(seat.clientSeed, null);
+  });
+}

@@ -717,6 +717,9 @@ class SealedIraqiDomino extends SealedEngine {
 /** The end reasons a server may write besides a breach's (fairness-v2 §7). */
 const END_REASONS = ["resigned", "timeout", "expired", "chain_exhausted"];
 
+/** The games whose sealed deal this machine follows. */
+export const SEALED_GAMES: readonly string[] = ["hokm", "iraqi_domino"];
+
 /** A sealed match's deal as a seat reads it: its public facts, then the log. */
 export class DealMachine {
   private engine: SealedEngine | null = null;

@@ -1,0 +1,158 @@
+// The conforming sealed seat (src/sealed/seat.ts) without a server: TypeScript seats deal and
+// play sealed Iraqi dominoes among themselves over a shared log that each one's own deal
+// machine verifies, event by event; and what a lying server could ask of a seat (a share of its
+// own item, its key mid-hand, an opening no rule asks for, a view that disagrees with the log,
+// a log whose step does not verify) is refused, with a dispute, whatever the asking.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { DealMachine, SealedRefused, SealedSeat } from "../src/sealed/index.js";
+
+type Obj = { [k: string]: unknown };
+
+function prng(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 2 ** 32;
+  };
+}
+
+/** A table of ``n`` seats sharing one log (the events an honest server would keep). */
+function table(game: string, ruleset: Obj, n: number) {
+  const disputes: [number, string, string][] = [];
+  const seats = Array.from({ length: n }, (_, s) =>
+    SealedSeat.follow("m-ts-seat", s, game, ruleset, [], { onDispute: (kind, message) => disputes.push([s, kind, message]) }),
+  );
+  const events: Obj[] = [];
+  const sync = (): void => {
+    for (const s of seats) s.takeEvents(events);
+  };
+  const act = (seat: number, action: Obj): void => {
+    events.push({ seq: events.length, type: "action", seat, action });
+    sync();
+  };
+  return { seats, events, disputes, sync, act };
+}
+
+/** Play from ``t`` until ``until`` says stop (or the match ends); each seat on turn picks one
+ * of its legal actions over its own hidden hand and sends what its machine derives. */
+function playUntil(t: ReturnType<typeof table>, rand: () => number, until: (m: DealMachine) => boolean, max = 4000): void {
+  for (let i = 0; i < max; i++) {
+    const m = t.seats[0]!.machine;
+    if (m.outcome !== null || until(m)) return;
+    const turn = m.turn!;
+    const seat = t.seats[turn]!;
+    const legal = seat.machine.choices(turn, seat.ownItems());
+    assert.ok(legal.length > 0, `seat ${turn} has no legal action`);
+    t.act(turn, seat.wire(legal[Math.floor(rand() * legal.length)]!));
+  }
+  throw new Error("the match did not end");
+}
+
+const IRAQI = { players: 2, target: 1, round_to: 5, deal: "sealed" };
+
+test("two seats deal and play sealed Iraqi dominoes to the match's end, each learning only its own tiles", () => {
+  const t = table("iraqi_domino", IRAQI, 2);
+  t.sync();
+  let checked = false;
+  playUntil(
+    t,
+    prng(5),
+    (m) => {
+      if (!checked && m.phase === "play") {
+        // each seat named its 7 tiles; together they are 14 different tiles of the set
+        const own = t.seats.map((s) => [...s.ownItems().values()]);
+        assert.deepEqual(
+          own.map((o) => o.length),
+          [7, 7],
+        );
+        assert.equal(new Set([...own[0]!, ...own[1]!]).size, 14);
+        checked = true;
+      }
+      return false;
+    },
+  );
+  assert.ok(checked);
+  const m = t.seats[1]!.machine;
+  assert.equal(m.phase, "over");
+  assert.equal(m.outcome?.reason, "played");
+  assert.deepEqual(t.disputes, []);
+});
+
+test("a seat refuses what would give its hand away, whatever it is asked, and keeps a dispute", () => {
+  const t = table("iraqi_domino", IRAQI, 2);
+  t.sync();
+  // to the first share step seat 0 owes: it refuses to share its own items
+  playUntil(t, prng(6), (m) => m.owedStep?.step === "share" && m.owedStep.seat === 0);
+  const s0 = t.seats[0]!;
+  const m = s0.machine;
+  const mine = m.dealt(0);
+  assert.ok(mine.length === 7 && m.owedStep!.items.every((i) => !mine.includes(i)));
+  const refused = (f: () => unknown, kind: string): void => {
+    const before = t.disputes.length;
+    assert.throws(f, (e: unknown) => e instanceof SealedRefused && e.kind === kind);
+    assert.equal(t.disputes.length, before + 1);
+    assert.equal(t.disputes.at(-1)![1], kind);
+  };
+  refused(() => s0.wire({ type: "sealed", step: "reveal_key" }), "sealed_step"); // its key mid-deal
+  refused(() => s0.wire({ type: "sealed", step: "open" }), "sealed_step"); // no rule asks for it
+  // a view of its turn whose ``owed`` names its own items: the machine says otherwise
+  const honest = {
+    status: "playing",
+    turn: 0,
+    hand: [...m.held(0)].sort((a, b) => a - b),
+    legal_actions: m.legal(0),
+    sealed: { hand: m.hand, owed: m.owed, dealt: [m.dealt(0), m.dealt(1)] },
+  };
+  s0.checkView(honest); // the honest view passes
+  refused(() => s0.view({ ...honest, sealed: { ...honest.sealed, owed: { seat: 0, step: "share", items: mine } } }), "sealed_view");
+  refused(() => s0.view({ ...honest, sealed: { ...honest.sealed, dealt: [m.dealt(1), m.dealt(0)] } }), "sealed_view");
+  refused(() => s0.view({ ...honest, legal_actions: [{ type: "sealed", step: "reveal_key" }] }), "sealed_view");
+  // what it owes, it makes: shares of exactly the owed items, none of its own
+  const step = s0.wire({ type: "sealed", step: "share" });
+  const items = (step["shares"] as Obj[]).map((x) => x["item"]);
+  assert.deepEqual(items, m.owedStep!.items);
+  // on to play: a play carries its opening; a play naming an item, share or secret is refused
+  t.act(0, step);
+  playUntil(t, prng(7), (mm) => mm.phase === "play" && mm.turn === 0 && mm.owedStep === null);
+  refused(() => s0.wire({ type: "play", tile: "6-6", item: mine[0]!, share: "00".repeat(32) }), "sealed_step");
+  refused(() => s0.wire({ type: "sealed", step: "reveal_key" }), "sealed_step");
+  const legal = m.choices(0, s0.ownItems());
+  const play = legal.find((a) => a["type"] === "play");
+  if (play !== undefined) {
+    const wired = s0.wire(play);
+    assert.ok(mine.includes(wired["item"] as number) && typeof wired["share"] === "string");
+  }
+});
+
+test("a log with a step that does not verify is refused with a sealed_log dispute", () => {
+  const t = table("iraqi_domino", IRAQI, 2);
+  t.sync();
+  playUntil(t, prng(8), (m) => m.owedStep?.step === "shuffle" && m.owedStep.seat === 1);
+  const s1 = t.seats[1]!;
+  const step = s1.wire({ type: "sealed", step: "shuffle" });
+  // a deck whose first two items are swapped after the proof was made
+  const deck = Buffer.from(String(step["deck"]), "base64");
+  const swapped = Buffer.concat([deck.subarray(64, 128), deck.subarray(0, 64), deck.subarray(128)]);
+  const bad = { ...step, deck: swapped.toString("base64") };
+  const events = [...t.events, { seq: t.events.length, type: "action", seat: 1, action: bad }];
+  assert.throws(
+    () => t.seats[0]!.takeEvents(events),
+    (e: unknown) => e instanceof SealedRefused && e.kind === "sealed_log" && /equation/.test(e.message),
+  );
+  assert.deepEqual(
+    t.disputes.map(([s, k]) => [s, k]),
+    [[0, "sealed_log"]],
+  );
+});
+
+test("a sealed table of a game without a machine here is refused before anything is made", () => {
+  assert.throws(
+    () => SealedSeat.follow("m", 0, "qahve", { deal: "sealed" }, []),
+    (e: unknown) => e instanceof SealedRefused && /hokm and iraqi_domino/.test(e.message),
+  );
+});
