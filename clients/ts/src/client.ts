@@ -1298,6 +1298,9 @@ export class Seat {
    * (SealedRefused) is kept as a dispute first. */
   private async sealedView(raw: Obj): Promise<Obj> {
     if (raw["deal"] !== "sealed" || !isObj(raw["sealed"]) || Object.keys(raw["sealed"]).length === 0) return raw;
+    // a seat that never revealed against a lock (or whose client refuses sealed tables) plays
+    // no hand: its view is shown as the server sent it, and nothing is made for it
+    if (this.st.lock === null || this.client.opts.sealed === false) return raw;
     const side = await this.sealedSide();
     try {
       const doc = await this.client.request("GET", this.path(`/events?after=${side.seen}`), { token: this.st.token });
@@ -1313,7 +1316,7 @@ export class Seat {
    * house seats; its secrets kept in this seat's state; its refusals kept as disputes. */
   private async sealedSide(): Promise<SealedSeat> {
     if (this.sealedSeat !== null) return this.sealedSeat;
-    const lock = this.st.lock ?? (await this.checkLock());
+    const lock = this.st.lock!;
     const seats = Array.isArray(lock["seats"]) ? lock["seats"] : [];
     const house = seats.filter((s) => isObj(s) && s["house"] === true).map((s) => Number((s as Obj)["seat"]));
     const keys = (this.st.sealed_keys ??= {});
