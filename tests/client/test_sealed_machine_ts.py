@@ -4,8 +4,8 @@
 end, a timeout) and sealed Iraqi dominoes (two, three and four players, a tile laid where the
 rules did not allow it) are played by the simulated seats of games/sealed_sim.py; both machines
 follow each log event by event, and after every event their hand, phase, owed step, turn,
-whether the hand's play is over, every seat's dealt and held items and the legal actions
-the server lists must be the same. Where
+whether the hand's play is over, every seat's dealt and held items, the legal actions
+the server lists and the view's whole sealed block must be the same. Where
 a seat is to play, its legal actions over its hidden hand (``hidden_legal``) are compared for
 its true hand and for random hands made of the hand's items, over 1,000 cases at least. Logs
 with one event changed (a proof's byte, a card, a share's order, a revealed key, a seat) must
@@ -59,6 +59,8 @@ def _state(m: DealMachine, after: int, players: int) -> dict[str, Any]:
         "held": [m.held(s) for s in range(players)],
         # what an honest server's view lists for the seat on turn (its items by position)
         "legal": [] if m.turn is None else m.engine.legal_actions(m.turn),
+        # the sealed block an honest server's views carry (its limits aside)
+        "sealed": m.engine.sealed_view() or None,
     }
 
 

@@ -51,6 +51,7 @@ const results = cases.map((c) => {
       dealt: seats.map((s) => m.dealt(s)),
       held: seats.map((s) => m.held(s)),
       legal: m.turn === null ? [] : m.legal(m.turn),
+      sealed: m.sealedView(),
       choices: (probe?.owns ?? []).map((o) => m.choices(o.seat, new Map(Object.entries(o.own).map(([i, code]) => [Number(i), code])))),
     });
   }

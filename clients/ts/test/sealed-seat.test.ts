@@ -106,11 +106,17 @@ test("a seat refuses what would give its hand away, whatever it is asked, and ke
     turn: 0,
     hand: [...m.held(0)].sort((a, b) => a - b),
     legal_actions: m.legal(0),
-    sealed: { hand: m.hand, owed: m.owed, dealt: [m.dealt(0), m.dealt(1)] },
+    sealed: { ...m.sealedView()!, limits: ["what the table does not hide"] } as Obj,
   };
+  const sealed = honest.sealed;
   s0.checkView(honest); // the honest view passes
-  refused(() => s0.view({ ...honest, sealed: { ...honest.sealed, owed: { seat: 0, step: "share", items: mine } } }), "sealed_view");
-  refused(() => s0.view({ ...honest, sealed: { ...honest.sealed, dealt: [m.dealt(1), m.dealt(0)] } }), "sealed_view");
+  refused(() => s0.view({ ...honest, sealed: { ...sealed, owed: { seat: 0, step: "share", items: mine } } }), "sealed_view");
+  refused(() => s0.view({ ...honest, sealed: { ...sealed, dealt: [m.dealt(1), m.dealt(0)] } }), "sealed_view");
+  // a deck or a key other than the log's: the view is not the log's either
+  const deck = Buffer.from(String(sealed["deck"]), "base64");
+  deck[40]! ^= 1;
+  refused(() => s0.view({ ...honest, sealed: { ...sealed, deck: deck.toString("base64") } }), "sealed_view");
+  refused(() => s0.view({ ...honest, sealed: { ...sealed, keys: [null, null] } }), "sealed_view");
   refused(() => s0.view({ ...honest, legal_actions: [{ type: "sealed", step: "reveal_key" }] }), "sealed_view");
   // what it owes, it makes: shares of exactly the owed items, none of its own
   const step = s0.wire({ type: "sealed", step: "share" });

@@ -12,7 +12,9 @@
  * ``choices(seat, own)`` (the seat's legal actions over its hidden hand, its items named by
  * ``own``: the games' rules over a hidden hand, as ``hidden_legal``). */
 
+import { toBase64 } from "../bytes.js";
 import { type Action, Deal, type Json, type Owed, RuleError, onlyKeys, owedJson, parseItem } from "./deal.js";
+import { hex } from "./group.js";
 
 export const PHASES = ["keys", "shuffles", "shares", "play", "reveal", "over"] as const;
 const PHASE_OF_STEP: Record<string, string> = { key: "keys", shuffle: "shuffles", share: "shares", open: "play", reveal_key: "reveal" };
@@ -863,6 +865,33 @@ export class DealMachine {
     const e = this.e;
     if (e.sealed === null) return [];
     return e.handsOf[seat]!.filter((p): p is number => typeof p === "number");
+  }
+
+  /** The public state of the hand's deal as an honest server's view shows it (its
+   * ``sealed`` block but ``limits``: Python's ``Deal.view``); null before the first hand. */
+  sealedView(): { [k: string]: Json } | null {
+    const e = this.e;
+    const d = e.sealed;
+    if (d === null) return null;
+    const byNumber = <T>(m: Map<number, T>): [number, T][] => [...m].sort(([a], [b]) => a - b);
+    const o = d.owed[0];
+    return {
+      protocol: "qahwa-fair/3",
+      match_id: d.matchId,
+      hand: d.number,
+      game: d.game,
+      items: [...d.items],
+      house: [...d.house],
+      keys: d.keys.map((k) => (k === null ? null : hex(k))),
+      hand_key: d.handKey === null ? null : hex(d.handKey),
+      deck: toBase64(d.deck.bytes),
+      shuffled: [...d.shuffled],
+      dealt: Array.from({ length: d.n }, (_, s) => d.heldBy(s)),
+      shares: Object.fromEntries(byNumber(d.shares).map(([i, by]) => [String(i), Object.fromEntries(byNumber(by).map(([s, D]) => [String(s), hex(D)]))])),
+      opened: Object.fromEntries(byNumber(d.opened).map(([i, c]) => [String(i), c])),
+      revealed: d.revealed.map((r) => r !== null),
+      owed: o !== undefined && e.outcome === null ? owedJson(o) : null,
+    };
   }
 
   /** The seat's legal actions as the server lists them (its items by position): what an

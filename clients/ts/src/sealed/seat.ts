@@ -152,15 +152,10 @@ export class SealedSeat {
     const m = this.machine;
     if (!m.started || raw["turn"] !== this.seat || raw["status"] !== "playing" || m.outcome !== null) return;
     const sv = isObj(raw["sealed"]) ? raw["sealed"] : {};
-    const n = Array.isArray(sv["dealt"]) ? sv["dealt"].length : -1;
-    const want: [string, unknown, unknown][] = [
-      ["turn", raw["turn"], m.turn],
-      ["sealed.hand", sv["hand"], m.hand],
-      ["sealed.owed", sv["owed"] ?? null, m.owed],
-      ["sealed.dealt", sv["dealt"], Array.from({ length: Math.max(n, m.deal?.n ?? 0) }, (_, s) => m.dealt(s))],
-      ["hand", raw["hand"], [...m.held(this.seat)].sort((a, b) => a - b)],
-      ["legal_actions", raw["legal_actions"], m.legal(this.seat)],
-    ];
+    const want: [string, unknown, unknown][] = [["turn", raw["turn"], m.turn]];
+    // the whole sealed block (its limits aside: words computed from the public facts)
+    for (const [k, v] of Object.entries(m.sealedView() ?? {})) want.push([`sealed.${k}`, sv[k], v]);
+    want.push(["hand", raw["hand"], [...m.held(this.seat)].sort((a, b) => a - b)], ["legal_actions", raw["legal_actions"], m.legal(this.seat)]);
     for (const [field, got, expected] of want) {
       if (canonical(got ?? null) !== canonical(expected)) {
         throw this.refuse("sealed_view", `the view disagrees with the log: ${field} is ${short(got)}, the log says ${short(expected)}`, { view: raw, log_seq: this.seen });
