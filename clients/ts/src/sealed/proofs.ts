@@ -189,7 +189,7 @@ export function shuffle(ctx: Context, Pb: Uint8Array, deckIn: Deck, rng: Randomn
   const chat: Point[] = [];
   let prev = h;
   for (let i = 0; i < n; i++) {
-    prev = mulSecret(rhat[i]!, G).add(mulSecret(up[i]!, prev));
+    prev = mulSecret(rhat[i]!, G).add(mulPublic(up[i]!, prev)); // u'_i is public (a challenge)
     chat.push(prev);
   }
   const [w1, w2, w3, w4] = [rng.scalar(), rng.scalar(), rng.scalar(), rng.scalar()];
