@@ -1,10 +1,10 @@
 """The conforming sealed seat in TypeScript (clients/ts/src/sealed/seat.ts in the client, issue
 47) against a real server, driven by clients/ts/harness/sealed.test.ts: honest sealed hokm (four
-and two players) and sealed Iraqi dominoes matches pass ``verify --server URL --seat FILE``
-with every seat's export; the four lies of issue 46 (``owed`` naming the seat's own items, a
-made-up ``reveal_key`` mid-hand, a made-up ``open``, ``dealt`` swapped) are each refused with a
-``sealed_view`` dispute and nothing given away; a seat reloaded mid-deal resumes with the hand
-secret it stored before it sent anything."""
+and two players), sealed qahve and sealed Iraqi dominoes matches pass ``verify --server URL
+--seat FILE`` with every seat's export; the four lies of issue 46 (``owed`` naming the seat's
+own items, a made-up ``reveal_key`` mid-hand, a made-up ``open``, ``dealt`` swapped) are each
+refused with a ``sealed_view`` dispute and nothing given away; a seat reloaded mid-deal resumes
+with the hand secret it stored before it sent anything."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ def test_sealed_tables_against_a_real_server(built: Path, tmp_path: Path) -> Non
             "0-sealed-hokm-4",
             "1-sealed-hokm-2",
             "2-sealed-iraqi_domino-2",
+            "3-sealed-qahve-4",
             "resumed-sealed-iraqi_domino",
         ]
         for d in dirs:

@@ -39,7 +39,7 @@ const results = cases.map((c) => {
       refused = { at: k, message: e.message };
       break;
     }
-    const seats = Array.from({ length: c.ruleset["players"] as number }, (_, s) => s);
+    const seats = Array.from({ length: Number(c.ruleset["players"] ?? 4) }, (_, s) => s);
     const probe = probes.get(k + 1);
     states.push({
       after: k + 1,

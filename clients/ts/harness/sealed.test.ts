@@ -1,5 +1,5 @@
 // Sealed tables (qahwa-fair/3) against a real server (tests/client/test_sealed_seat_ts.py starts
-// it and verifies what this writes): honest sealed hokm and Iraqi dominoes matches played to the
+// it and verifies what this writes): honest sealed hokm, qahve and Iraqi dominoes matches played to the
 // end by conforming TypeScript seats, their transcripts and seat exports written for
 // `verify --server --seat`; the four lies of issue 46 served to seat 0 by a lying way to the
 // server, each refused with a dispute and nothing given away; a seat reloaded mid-deal resumes
@@ -58,12 +58,13 @@ const HONEST: [string, Obj][] = [
   ["hokm", { players: 4, target: 1, deal: "sealed" }],
   ["hokm", { players: 2, target: 1, deal: "sealed" }],
   ["iraqi_domino", { players: 2, target: 1, deal: "sealed" }],
+  ["qahve", { target: 1, deal: "sealed" }],
 ];
 
 for (const [i, [game, ruleset]] of HONEST.entries()) {
   test(`sealed ${game} ${JSON.stringify(ruleset)}: played to the end by conforming TypeScript seats`, async () => {
     const qc = new Client(URL, { operatorKey: KEY, storage: new MemoryStorage() });
-    const n = Number(ruleset["players"]);
+    const n = Number(ruleset["players"] ?? 4);
     const match = await qc.createMatch(game, ruleset, Array.from({ length: n }, (_, s) => `ts-${s}`));
     await match.start();
     const t0 = performance.now();

@@ -39,7 +39,7 @@ export class TranscriptMismatch extends ClientError {}
 export class Disputed extends ClientError {}
 
 /** A sealed table (qahwa-fair/3, its ruleset's ``"deal": "sealed"``) of a game this client has
- * no deal machine for (it plays sealed hokm and sealed Iraqi dominoes). It refuses before it
+ * no deal machine for (it plays sealed hokm, qahve and Iraqi dominoes). It refuses before it
  * makes, commits or reveals any secret, so the seat is left untouched for a client that does
  * (qahwa_client, ``qahwa house``). */
 export class SealedUnsupported extends ClientError {
@@ -49,7 +49,7 @@ export class SealedUnsupported extends ClientError {
   ) {
     super(
       `${matchId === null ? "a sealed table" : `match ${matchId} is a sealed table`}${game === null ? "" : ` of ${game}`} ("deal": "sealed", qahwa-fair/3): ` +
-        "this TypeScript client plays sealed hokm and sealed iraqi_domino only (and none when made with sealed: false); nothing was committed or revealed. " +
+        "this TypeScript client plays sealed hokm, qahve and iraqi_domino only (and none when made with sealed: false); nothing was committed or revealed. " +
         "Play the seat with the Python client (qahwa_client) or `qahwa house`",
     );
   }

@@ -47,8 +47,8 @@ function commitRecord(ruleset: Record<string, unknown>, game = "hokm"): Record<s
 test("creating a sealed table of a game without a deal machine here is refused before any request", async () => {
   const { fetch, calls } = server(commitRecord({}));
   const qc = new Client("http://qahwa.test", { storage: new MemoryStorage(), fetch, operatorKey: "op" });
-  await assert.rejects(qc.createMatch("qahve", { deal: "sealed" }, ["Layla", "Omar", "Sami", "Hana"]), (e: unknown) => {
-    return e instanceof SealedUnsupported && /sealed table of qahve/.test(e.message) && /nothing was committed or revealed/.test(e.message);
+  await assert.rejects(qc.createMatch("mexican_train", { deal: "sealed", players: 2 }, ["Layla", "Omar"]), (e: unknown) => {
+    return e instanceof SealedUnsupported && /sealed table of mexican_train/.test(e.message) && /nothing was committed or revealed/.test(e.message);
   });
   assert.deepEqual(calls, []);
 });

@@ -1,5 +1,5 @@
 /** One hand's sealed deal (qahwa-fair/3, docs/spec/fairness-v3.md §3–§7, §9a): a port of
- * Python's games/sealed_hand.py ``Deal``, held to it by tests/sealed/test_deal_machine_ts.py.
+ * Python's games/sealed_hand.py ``Deal``, held to it by tests/client/test_sealed_machine_ts.py.
  *
  * An I/O-free state machine for one hand, built from the match's public facts (match id, hand
  * number, game, the hand's items in canonical order, seats, house seats): the queue of steps

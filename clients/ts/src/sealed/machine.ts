@@ -1,7 +1,8 @@
 /** The deal machine of a sealed match, as a seat reads it (qahwa-fair/3, fairness-v3 §9a and
  * "The conforming sealed seat"): a port of Python's games/sealed_deal.py ``DealMachine`` over
- * the sealed engines of hokm (games/sealed_hokm.py) and Iraqi dominoes
- * (games/sealed_iraqi_domino.py), held to them by tests/sealed/test_deal_machine_ts.py.
+ * the sealed engines of hokm (games/sealed_hokm.py), qahve (games/sealed_qahve.py) and Iraqi
+ * dominoes (games/sealed_iraqi_domino.py), held to them by
+ * tests/client/test_sealed_machine_ts.py.
  *
  * ``DealMachine.follow(matchId, game, ruleset, house)`` builds the machine from the match's
  * signed public facts; ``feed(events)`` applies the public event log, event by event (those
@@ -25,29 +26,41 @@ const SUITS = "CDHS";
 export const DECK52: readonly string[] = [...SUITS].flatMap((s) => [...RANKS].map((r) => r + s));
 const CARDS = new Set(DECK52);
 
-function suitOf(card: string): string {
-  return card[1]!;
+const JOKERS = ["JB", "JR"];
+
+/** A card's suit letter (null for a joker). */
+function suitOf(card: string): string | null {
+  return JOKERS.includes(card) ? null : card[1]!;
 }
 
-/** Why ``card`` from ``hand`` breaks follow suit when ``led`` was led (null: it does not). */
+/** Why ``card`` from ``hand`` breaks follow suit when ``led`` was led (null: it does not); a
+ * joker may be played whatever was led. */
 export function followReason(hand: readonly string[], card: string, led: string | null): string | null {
-  if (led === null || suitOf(card) === led) return null;
+  if (led === null || JOKERS.includes(card) || suitOf(card) === led) return null;
   if (hand.some((c) => suitOf(c) === led)) return `you must follow suit: ${led} was led and you still hold ${led}`;
   return null;
 }
 
-function trickWinner(plays: [number, string][], trump: string | null, reverse: boolean): number {
-  let [bestSeat, bestCard] = plays[0]!;
-  let bestR = RANKS.indexOf(bestCard[0]!);
-  let bestS = suitOf(bestCard);
-  for (const [seat, card] of plays.slice(1)) {
-    const r = RANKS.indexOf(card[0]!);
+/** The seat that wins a trick (games/cards.py ``trick_winner``): by each card's strength — a
+ * joker (in ``jokerOrder``) above a trump above the led suit (a led joker leads no suit: the
+ * first suited card's suit is led). */
+function trickWinner(plays: [number, string][], trump: string | null, reverse: boolean, jokerOrder: readonly string[] = []): number {
+  let led = suitOf(plays[0]![1]);
+  if (led === null) led = plays.map(([, c]) => suitOf(c)).find((x) => x !== null) ?? null;
+  const strength = (card: string): [number, number] => {
+    if (JOKERS.includes(card)) return [3, jokerOrder.indexOf(card)];
+    let r = RANKS.indexOf(card[0]!);
+    if (reverse) r = 12 - r;
     const s = suitOf(card);
-    if (s === bestS) {
-      if (reverse ? r < bestR : r > bestR) [bestSeat, bestR] = [seat, r];
-    } else if (s === trump) {
-      [bestSeat, bestS, bestR, bestCard] = [seat, s, r, card];
-    }
+    if (trump !== null && s === trump) return [2, r];
+    if (s === led) return [1, r];
+    return [0, 0];
+  };
+  let [bestSeat, bestCard] = plays[0]!;
+  let best = strength(bestCard);
+  for (const [seat, card] of plays.slice(1)) {
+    const st = strength(card);
+    if (st[0] > best[0] || (st[0] === best[0] && st[1] > best[1])) [bestSeat, bestCard, best] = [seat, card, st];
   }
   return bestSeat;
 }
@@ -511,6 +524,149 @@ class SealedHokm extends SealedEngine {
   }
 }
 
+/** Sealed qahve (games/sealed_qahve.py over games/qahve.py): four seats, partners 0 & 2 and
+ * 1 & 3; the deck without 2D and 2H, with the jokers JB and JR; spades always trump. */
+class SealedQahve extends SealedEngine {
+  readonly game = "qahve";
+  readonly itemField = "card";
+  readonly actionTypes = ["sealed", "bid", "play"];
+  readonly target: number;
+  readonly minBid: number;
+  dealer: number;
+  phase = "bid";
+  bids: (number | null)[] = [];
+  trick: { leader: number; plays: [number, string][] } = { leader: 0, plays: [] };
+  tricks: number[] = [];
+  jbPlayed = false;
+  plays: [number, number, string | null, number[], number][] = [];
+
+  constructor(matchId: string, ruleset: Ruleset, house: readonly number[], dealerDraw: unknown) {
+    super(matchId, 4, house, true);
+    this.target = intRule(ruleset, "target", 501, 1, 100000);
+    this.minBid = intRule(ruleset, "min_bid", 2, 1, 6);
+    this.scores = [0, 0];
+    if (typeof dealerDraw !== "number" || !Number.isInteger(dealerDraw) || dealerDraw < 0 || dealerDraw >= 4) {
+      throw new RuleError("the log's draw at 'dealer' is out of range");
+    }
+    this.dealer = dealerDraw;
+    this.startHand();
+  }
+
+  get firstSeat(): number {
+    return (this.dealer + 1) % 4;
+  }
+
+  get led(): string | null {
+    const first = this.trick.plays[0];
+    return first === undefined ? null : suitOf(first[1]);
+  }
+
+  get done(): number {
+    return this.tricks.reduce((a, b) => a + b, 0);
+  }
+
+  startHand(): void {
+    this.plays = [];
+    const deck = this.beginHand(QAHVE_DECK);
+    const got: number[][] = [[], [], [], []];
+    let pos = 0;
+    for (const size of [5, 4, 4]) {
+      for (let i = 0; i < 4; i++) {
+        got[(this.firstSeat + i) % 4]!.push(...deck.slice(pos, pos + size));
+        pos += size;
+      }
+    }
+    this.handsOf = got;
+    this.bids = [null, null, null, null];
+    this.trick = { leader: this.firstSeat, plays: [] };
+    this.tricks = [0, 0, 0, 0];
+    this.jbPlayed = false;
+    this.phase = "bid";
+    this.hand().deal(got.map((h, s) => [s, h]));
+  }
+
+  gameTurn(): number {
+    if (this.phase === "bid") return (this.firstSeat + this.bids.filter((b) => b !== null).length) % 4;
+    return (this.trick.leader + this.trick.plays.length) % 4;
+  }
+
+  playLegal(seat: number): Action[] {
+    if (this.phase === PLAY) return this.unopened(seat).map((i) => ({ type: "play", item: i }));
+    const out: Action[] = [];
+    for (let n = this.minBid; n <= 13; n++) out.push({ type: "bid", tricks: n });
+    return out;
+  }
+
+  private broke(hand: readonly string[], card: string, done: number): boolean {
+    return hand.includes("JB") && done === 9 && card !== "JB";
+  }
+
+  protected override mayPlay(_seat: number, _action: Action, code: string, hand: ReadonlyMap<number, string>): boolean {
+    if (code === "JR" && !this.jbPlayed) return false;
+    const held = [...hand.values()];
+    return !this.broke(held, code, Math.floor(this.plays.length / 4)) && followReason(held, code, this.led) === null;
+  }
+
+  gameApply(seat: number, action: Action): void {
+    if (action["type"] === "bid") {
+      onlyKeys(action, "tricks");
+      const n = action["tricks"];
+      if (typeof n !== "number" || !Number.isInteger(n)) throw new RuleError("a bid needs an integer 'tricks'");
+      if (this.phase !== "bid") throw new RuleError("bidding is over for this hand");
+      if (n < this.minBid || n > 13) throw new RuleError(`a bid must be ${this.minBid} to 13 tricks, got ${n}`);
+      this.bids[seat] = n;
+      if (this.bids.every((b) => b !== null)) {
+        this.phase = PLAY;
+        this.trick = { leader: this.firstSeat, plays: [] };
+      }
+      return;
+    }
+    onlyKeys(action, "item", "card", "share", "proof");
+    const card = action["card"];
+    if (typeof card !== "string" || !(CARDS.has(card) || JOKERS.includes(card)) || card === "2D" || card === "2H") {
+      throw new RuleError(`'card' must be a card code of the qahve deck such as 'AS' or 'JB', got ${JSON.stringify(card)}`);
+    }
+    if (this.phase === "bid") throw new RuleError("every seat must bid before the first trick");
+    if (card === "JR" && !this.jbPlayed) throw new RuleError("JR may not be played until JB has been played");
+    const done = Math.floor(this.plays.length / 4);
+    const led = this.led;
+    const [item, held] = this.playItem(seat, action, card);
+    this.plays.push([seat, item, led, held, done]);
+    this.trick.plays.push([seat, card]);
+    if (card === "JB") this.jbPlayed = true;
+    if (this.trick.plays.length === 4) {
+      const winner = trickWinner(this.trick.plays, "S", false, ["JB", "JR"]);
+      this.tricks[winner]! += 1;
+      this.trick = { leader: winner, plays: [] };
+      if (this.done === 13) this.hand().over();
+    }
+  }
+
+  breach(codes: string[]): number | null {
+    for (const [seat, item, led, held, done] of this.plays) {
+      const hand = held.map((i) => codes[i]!);
+      if (this.broke(hand, codes[item]!, done) || followReason(hand, codes[item]!, led) !== null) return seat;
+    }
+    return null;
+  }
+
+  afterReveal(): void {
+    const bids = this.bids.map((b) => b ?? 0);
+    const contracts = [bids[0]! + bids[2]!, bids[1]! + bids[3]!];
+    const side = [this.tricks[0]! + this.tricks[2]!, this.tricks[1]! + this.tricks[3]!];
+    for (let i = 0; i < 2; i++) {
+      const c = contracts[i]!;
+      this.scores[i]! += side[i]! >= c ? 10 * c + (side[i]! - c) : -10 * c;
+    }
+    const d = this.sideOf(this.dealer);
+    if (this.scores[d]! > this.scores[1 - d]!) this.dealer = (this.dealer + 1) % 4;
+    if (!this.finishAtTarget(this.target)) this.startHand();
+  }
+}
+
+/** qahve's deck: deck52 without 2D and 2H, then JB and JR. */
+const QAHVE_DECK: readonly string[] = [...DECK52.filter((c) => c !== "2D" && c !== "2H"), "JB", "JR"];
+
 function hokmDeck(n: number): string[] {
   return n === 3 ? DECK52.filter((c) => c !== "2C") : [...DECK52];
 }
@@ -716,11 +872,15 @@ class SealedIraqiDomino extends SealedEngine {
   }
 }
 
+function canonicalArgs(v: unknown): string {
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? JSON.stringify(Object.fromEntries(Object.entries(v).sort())) : "";
+}
+
 /** The end reasons a server may write besides a breach's (fairness-v2 §7). */
 const END_REASONS = ["resigned", "timeout", "expired", "chain_exhausted"];
 
 /** The games whose sealed deal this machine follows. */
-export const SEALED_GAMES: readonly string[] = ["hokm", "iraqi_domino"];
+export const SEALED_GAMES: readonly string[] = ["hokm", "iraqi_domino", "qahve"];
 
 /** A sealed match's deal as a seat reads it: its public facts, then the log. */
 export class DealMachine {
@@ -735,14 +895,14 @@ export class DealMachine {
     readonly house: readonly number[],
   ) {}
 
-  /** The machine of a sealed match of ``game`` (hokm or iraqi_domino), built from its signed
+  /** The machine of a sealed match of ``game`` (one of ``SEALED_GAMES``), built from its signed
    * public facts: the canonical ruleset (``"deal": "sealed"``) and its house seats. */
   static follow(matchId: string, game: string, ruleset: Ruleset | string, house: readonly number[] = []): DealMachine {
     const r = typeof ruleset === "string" ? (JSON.parse(ruleset) as unknown) : ruleset;
     if (r === null || typeof r !== "object" || Array.isArray(r)) throw new RuleError("the ruleset is not a JSON object");
     const rules = r as Ruleset;
     if (rules["deal"] !== "sealed") throw new RuleError(`the ${game} ruleset deals no sealed hands`);
-    if (!["hokm", "iraqi_domino"].includes(game)) throw new RuleError(`no sealed deal machine for ${game} in this client (hokm and iraqi_domino)`);
+    if (!SEALED_GAMES.includes(game)) throw new RuleError(`no sealed deal machine for ${game} in this client (${SEALED_GAMES.join(", ")})`);
     const m = new DealMachine(matchId, game, rules, [...new Set(house)].sort((a, b) => a - b));
     if (game === "iraqi_domino") m.engine = new SealedIraqiDomino(matchId, rules, m.house);
     return m;
@@ -773,6 +933,15 @@ export class DealMachine {
 
   private one(ev: { [k: string]: Json }): void {
     const type = ev["type"];
+    if (this.engine === null && this.game === "qahve") {
+      // qahve: the first dealer is the log's draw at "dealer" (verify recomputes it)
+      const args = ev["args"];
+      if (type !== "chance" || ev["label"] !== "dealer" || ev["kind"] !== "uniform" || canonicalArgs(args) !== '{"n":4}') {
+        throw new RuleError(`event ${this.nextSeq}: the match starts with the chance event 'dealer'`);
+      }
+      this.engine = new SealedQahve(this.matchId, this.ruleset, this.house, ev["result"]);
+      return;
+    }
     if (this.engine === null) {
       // hokm: the first hakem is the log's face-up draw at "hakem" (verify recomputes it)
       if (type !== "chance" || ev["label"] !== "hakem" || ev["kind"] !== "shuffle" || "args" in ev) {
