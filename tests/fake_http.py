@@ -24,7 +24,8 @@ from fake_server import FakeServer, Sent, err
 from rfc6962 import audit_path, consistency_proof, leaf_hash, root
 
 import tlog
-from fairness import PROTOCOL_V2, chain_next, chain_start
+from fairness import PROTOCOL_V2, Signer, chain_next, chain_start, public_key_b64
+from fairness.announce import announcement_body
 from fairness.canonical import canonical_json
 
 # What each tamper does (the client must refuse it before it gives away what it protects).
@@ -49,6 +50,14 @@ TAMPERS = {
     "unavailable": "seat 0's move is answered 503 until its deadline passes",
     "backdate": "every event is stamped 20 s before the time the server signs its heads with",
     "sse_unchained": "the event stream leaves out each event's chain head",
+    "rotate": "mid-match the server rotates its key as qahwa keys rotate does: /v1/keys lists "
+    "the new key with its announcement signed by the old one, retired from then",
+    "rotate_unannounced": "mid-match the server signs with a new key whose only announcement "
+    "is signed by a key nobody trusts",
+    "witness_down": "the log's witness is down: log-proof answers with the log's signature "
+    "alone and names the witness in Qahwa-Witnesses-Missing",
+    "cut_short": "the transcript ends the match by seat 0's timeout before its last move, "
+    "re-signed",
 }
 
 #: the tampers that refuse seat 0's move at step 3 and then time seat 0 out at its deadline
@@ -57,6 +66,10 @@ CENSOR = {"refuse_unsigned", "refuse_forged", "unavailable"}
 CENSOR_TURN = 3
 #: how far the backdate tamper stamps events before its heads (seconds)
 BACKDATE = 20.0
+#: the tampers that rotate the server's signing key once seat 0 has made its first move
+ROTATE = {"rotate", "rotate_unannounced"}
+#: the name of the fake log's witness (it cosigns every checkpoint, unless witness_down)
+WITNESS = "witness.example/w1"
 #: the seat requests a server answers with a signed refusal when it refuses them
 SEAT_POSTS = ("/actions", "/resign", "/commit", "/reveal")
 
@@ -97,6 +110,26 @@ class FakeC2SP(FakeServer):
         self.retry_after_at: float | None = None
         self.censoring = False  # a CENSOR tamper refused seat 0's move
         self.owed_at: datetime | None = None  # the at of the event that put a seat on turn
+        self.witness = tlog.CosignatureSigner.from_seed(WITNESS, hashlib.sha256(b"w").digest())
+        #: after a ROTATE tamper rotated the key: the retired key, its announcement of the
+        #: new one (or the forged one) and when the new key took over
+        self.rotated: tuple[Signer, dict[str, Any], str] | None = None
+        #: the tampers that took effect: the lie told (a test holds a fake to it)
+        self.told: set[str] = set()
+
+    def rotate(self) -> None:
+        """The ROTATE tampers: the server signs with a new key from now on, announced by the
+        key it signed with so far (``rotate``) or by a key nobody trusts
+        (``rotate_unannounced``)."""
+        old, new = self.signer, Signer.generate()
+        now = datetime.now(UTC)
+        body = announcement_body(
+            new.key_id, public_key_b64(new.public_key), iso(now), iso(now - timedelta(seconds=1))
+        )
+        by = self.other if "rotate_unannounced" in self.tamper else old
+        self.rotated = (old, by.signed(body), iso(now))
+        self.signer = new
+        self.told |= self.tamper & ROTATE
 
     def handle(self, request: httpx.Request) -> httpx.Response:
         resp = self._handle(request)
@@ -131,6 +164,7 @@ class FakeC2SP(FakeServer):
         """The signed head the server stands at now (at its own time: the backdate tamper's
         events are stamped before it)."""
         assert self.chain is not None
+        self.told |= self.tamper & {"backdate"}
         return self.signer.signed(
             {
                 "type": "head",
@@ -177,6 +211,7 @@ class FakeC2SP(FakeServer):
         ):
             return None
         self.censoring = True
+        self.told |= self.tamper & CENSOR
         self.sent.append(Sent(request.method, request.url.path, request.content))
         if "unavailable" in self.tamper:
             return err(503, "unavailable", "try again later")
@@ -186,6 +221,8 @@ class FakeC2SP(FakeServer):
         return httpx.Response(409, json=resp)
 
     def _handle(self, request: httpx.Request) -> httpx.Response:
+        if self.tamper & ROTATE and self.rotated is None and self.step >= 2:
+            self.rotate()
         if self.tamper & CENSOR:
             refused = self.censor(request)
             if refused is not None:
@@ -209,6 +246,24 @@ class FakeC2SP(FakeServer):
 
     def keys(self) -> dict[str, Any]:
         out = super().keys()
+        if self.rotated is not None:  # the old key, retired, then the new one, announced
+            old, announcement, at = self.rotated
+            (new,) = out["keys"]
+            out["keys"] = [
+                {
+                    **new,
+                    "key_id": old.key_id,
+                    "public_key": public_key_b64(old.public_key),
+                    "current": False,
+                    "retired_at": at,
+                },
+                {
+                    **new,
+                    "created_at": announcement["created_at"],
+                    "activates_at": at,
+                    "announcements": [announcement],
+                },
+            ]
         out["log"] = {"origin": self.note.name, "vkey": self.note.vkey}
         return out
 
@@ -234,7 +289,10 @@ class FakeC2SP(FakeServer):
     def checkpoint(self, leaves: list[bytes], signer: tlog.NoteSigner | None = None) -> str:
         hashes = [leaf_hash(x) for x in leaves]
         cp = tlog.Checkpoint(self.note.name, len(hashes), root(hashes))
-        return tlog.sign_note(cp.text, [signer or self.note])
+        note = tlog.sign_note(cp.text, [signer or self.note])
+        if "witness_down" in self.tamper:
+            return note
+        return note + self.witness.cosign(cp.text).line
 
     def forked(self) -> list[bytes]:
         """Another history: an early entry rewritten."""
@@ -276,6 +334,7 @@ class FakeC2SP(FakeServer):
     def transcript(self) -> dict[str, Any]:
         doc = super().transcript()
         if "rewrite" in self.tamper:
+            self.told.add("rewrite")
             events = [dict(e) for e in doc["events"]]
             last = max(i for i, e in enumerate(events) if e["type"] == "action")
             events[last]["action"] = {"type": "move", "steps": [[13, 10]]}
@@ -285,7 +344,32 @@ class FakeC2SP(FakeServer):
                 chain = chain_next(chain, e)
             body = {k: v for k, v in doc.items() if k != "signature"}
             doc = self.signer.signed({**body, "events": events, "chain": chain.hex()})
+        if "cut_short" in self.tamper:
+            self.told.add("cut_short")
+            doc = self.cut_short(doc)
         return doc
+
+    def cut_short(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """The cut_short tamper: the match as if seat 0 had timed out instead of making its
+        last move (at that move's deadline), its result replayed and the transcript
+        re-signed."""
+        last = max(
+            i for i, e in enumerate(doc["events"]) if e["type"] == "action" and e["seat"] == 0
+        )
+        events = [dict(e) for e in doc["events"][:last]]
+        due = datetime.fromisoformat(events[-1]["at"]) + timedelta(
+            seconds=float(self.ruleset["turn_seconds"])
+        )
+        events.append({"seq": last, "type": "end", "reason": "timeout", "seat": 0, "at": iso(due)})
+        assert self.lock is not None
+        chain = chain_start(self.lock)
+        for e in events:
+            chain = chain_next(chain, e)
+        body = {k: v for k, v in doc.items() if k != "signature"}
+        result = {"status": "finished", "reason": "timeout", "forfeited": [0], "winners": [1]}
+        return self.signer.signed(
+            {**body, "events": events, "chain": chain.hex(), "result": result, "ended_at": iso(due)}
+        )
 
     def route(self, request: httpx.Request) -> httpx.Response:
         path = request.url.path
@@ -304,7 +388,13 @@ class FakeC2SP(FakeServer):
                 note,
                 extra=self.leaves[self.log_index],
             )
-            return httpx.Response(200, content=proof.text.encode(), headers=text)
+            missing = WITNESS if "witness_down" in self.tamper else ""
+            self.told |= self.tamper & {"witness_down"}
+            return httpx.Response(
+                200,
+                content=proof.text.encode(),
+                headers={**text, "qahwa-witnesses-missing": missing},
+            )
         if path == "/log/checkpoint":
             if "equivocate" in self.tamper:
                 note = self.checkpoint(self.forked())
@@ -327,6 +417,7 @@ class FakeC2SP(FakeServer):
             for e in self.events:
                 chain = chain_next(chain, e)
                 if e["seq"] > after:  # each with the chain head after it, unless the lie
+                    self.told |= self.tamper & {"sse_unchained"}
                     shown.append(
                         e if "sse_unchained" in self.tamper else {**e, "chain": chain.hex()}
                     )
@@ -416,8 +507,9 @@ class FakeHub:
                 self.send_header(
                     "Content-Type", resp.headers.get("content-type", "application/json")
                 )
-                if "retry-after" in resp.headers:
-                    self.send_header("Retry-After", resp.headers["retry-after"])
+                for name in ("Retry-After", "Qahwa-Witnesses-Missing"):
+                    if name.lower() in resp.headers:
+                        self.send_header(name, resp.headers[name.lower()])
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)

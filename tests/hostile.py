@@ -20,7 +20,8 @@ from typing import Any
 
 #: What every client's runner does with a lie's fake, in order:
 SCENARIO = (
-    "create a two-seat tawla match and start it (every seat commits, checks the lock, reveals)",
+    "create a two-seat tawla match and start it (every seat commits, checks the lock in the "
+    "log under the log key /v1/keys publishes, pinning no witness, and reveals)",
     "play the fake's script: seat 0 reads its view, the seat on turn reads its own and sends "
     "its first legal action; an error ends play and is kept",
     "after an error, read seat 0's view every 0.25 s (at most 15 s) until the match is over",
@@ -55,11 +56,16 @@ class Lie:
     watch: bool = False
     #: the seats that check the transcript
     checkers: tuple[int, ...] = (0, 1)
+    #: no lie at all to a conforming client (an honest operator's ordinary day): the client
+    #: must raise no error and keep no dispute
+    clean: bool = False
     issue: int = 49
 
     def failures(self, out: Outcome) -> list[str]:
         """What a client's outcome lacks of what this lie's entry asks for."""
         bad = []
+        if self.clean and (out.errors or out.disputes):
+            bad.append(f"not played through (errors: {out.errors}, disputes: {out.disputes})")
         if self.dispute is not None and self.dispute not in out.disputes:
             bad.append(f"no {self.dispute!r} dispute kept (disputes: {out.disputes})")
         if self.refuse is not None and not any(re.search(self.refuse, e) for e in out.errors):
@@ -118,6 +124,45 @@ LIES: list[Lie] = [
         watch=True,
         checkers=(1,),
         issue=47,
+    ),
+    Lie(
+        "a key rotation mid-match",
+        ("rotate",),
+        "after seat 0's first move the server signs with a new key; /v1/keys lists it with its "
+        "announcement signed by the key the client trusts, which is retired from then (an "
+        "honest operator's qahwa keys rotate)",
+        "take the announced key (read /v1/keys again when a record names a key not trusted "
+        "yet) and play on: no error, no dispute",
+        clean=True,
+    ),
+    Lie(
+        "a forged key rotation",
+        ("rotate_unannounced",),
+        "after seat 0's first move the server signs with a new key whose only announcement is "
+        "signed by a key nobody trusts",
+        "refuse every record the unannounced key signed (a key is taken only through an "
+        "announcement by a trusted key, never from /v1/keys alone); keep an unannounced_key "
+        "dispute with the record and the refused announcement",
+        dispute="unannounced_key",
+        refuse=r"not one of the server keys",
+    ),
+    Lie(
+        "a witness outage",
+        ("witness_down",),
+        "the log's only witness is down: log-proof serves the lock's proof under a checkpoint "
+        "the log alone signed, naming the witness in Qahwa-Witnesses-Missing",
+        "let the player's own log policy decide (it pins no witness): check the lock under "
+        "the log's key, reveal and play on; no error, no dispute",
+        clean=True,
+    ),
+    Lie(
+        "a cut-short transcript",
+        ("cut_short",),
+        "the transcript ends the match by seat 0's timeout at the deadline of its last move, "
+        "which it leaves out, and is re-signed",
+        "hold the transcript to the seat's receipts: the receipt of the move left out is "
+        "signed proof the match went on; a TranscriptMismatch",
+        refuse=r"^TranscriptMismatch: .*(cut the match short|disagrees with the transcript)",
     ),
 ]
 

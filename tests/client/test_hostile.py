@@ -15,6 +15,7 @@ from hostile import LIES, Lie, Outcome
 
 from fairness.records import request_sha256
 from qahwa_client import ApiError, Client, Seat
+from tlog import parse_policy
 
 
 def _step(seats: list[Seat]) -> bool:
@@ -34,6 +35,9 @@ def _kept(errors: list[str], exc: Exception) -> None:
 def run(fake: FakeC2SP, lie: Lie) -> tuple[Outcome, list[Seat]]:
     """:data:`hostile.SCENARIO` with the Python client."""
     qc = Client("http://fake", http=httpx.Client(transport=fake.transport()), retry_delay=0)
+    # the player's log policy: the log's key as /v1/keys publishes it, no witness pinned
+    vkey = qc.request("GET", "/v1/keys")["log"]["vkey"]
+    qc.log_policy = parse_policy(f"log {vkey}\nquorum none\n")
     errors: list[str] = []
     match = qc.create_match("tawla", names=["Layla", "Omar"])
     match.start()
@@ -66,7 +70,9 @@ def run(fake: FakeC2SP, lie: Lie) -> tuple[Outcome, list[Seat]]:
 
 @pytest.mark.parametrize("lie", LIES, ids=[lie.name for lie in LIES])
 def test_the_python_client_against_a_hostile_server(lie: Lie) -> None:
-    out, _ = run(FakeC2SP(tamper=set(lie.tampers)), lie)
+    fake = FakeC2SP(tamper=set(lie.tampers))
+    out, _ = run(fake, lie)
+    assert fake.told == set(lie.tampers), "the fake did not tell the lie"
     assert not lie.failures(out), (lie.must, out)
 
 

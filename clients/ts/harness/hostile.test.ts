@@ -19,6 +19,7 @@ interface Lie {
   refuse: string | null;
   watch: boolean;
   checkers: number[];
+  clean: boolean;
 }
 
 interface Outcome {
@@ -83,6 +84,7 @@ for (const lie of lies) {
   test(`a hostile server: ${lie.name}`, async () => {
     const out = await run(lie);
     const bad: string[] = [];
+    if (lie.clean && (out.errors.length > 0 || out.disputes.length > 0)) bad.push("not played through");
     if (lie.dispute !== null && !out.disputes.includes(lie.dispute)) bad.push(`no ${lie.dispute} dispute kept`);
     if (lie.refuse !== null && !out.errors.some((e) => new RegExp(lie.refuse!).test(e))) bad.push(`no error matches ${lie.refuse}`);
     assert.deepEqual(bad, [], `${lie.must}\n${JSON.stringify(out)}`);
