@@ -160,9 +160,10 @@ LIES: list[Lie] = [
         ("cut_short",),
         "the transcript ends the match by seat 0's timeout at the deadline of its last move, "
         "which it leaves out, and is re-signed",
-        "hold the transcript to the seat's receipts: the receipt of the move left out is "
-        "signed proof the match went on; a TranscriptMismatch",
-        refuse=r"^TranscriptMismatch: .*(cut the match short|disagrees with the transcript)",
+        "hold the transcript to the seat's receipts and to the events it was shown: the "
+        "receipt of the move left out is signed proof the match went on; a "
+        "TranscriptMismatch",
+        refuse=r"^TranscriptMismatch: ",
     ),
 ]
 
