@@ -117,6 +117,13 @@ class FakeC2SP(FakeServer):
         #: the tampers that took effect: the lie told (a test holds a fake to it)
         self.told: set[str] = set()
 
+    def leaks(self) -> list[str]:
+        """What the client gave away that it keeps from a server telling this fake's lies:
+        its seed or nonce, sent to a server that lied before the reveal."""
+        if not self.before_reveal:
+            return []
+        return [f"{s.path}: {s.content.decode()}" for s in self.posts("/reveal")]
+
     def rotate(self) -> None:
         """The ROTATE tampers: the server signs with a new key from now on, announced by the
         key it signed with so far (``rotate``) or by a key nobody trusts
@@ -446,11 +453,147 @@ class FakeC2SP(FakeServer):
         return super().route(request)
 
 
+#: issue 46's lies a server tells a sealed seat in one of its views (:class:`SealedLiar`)
+SEALED_LIES = {
+    "sealed_owed_own_items": "a view's owed share step names seat 0's own items",
+    "sealed_reveal_mid_hand": "a view in mid-hand asks seat 0 for reveal_key (its hand secret)",
+    "sealed_open_made_up": "a view in mid-hand asks seat 0 for an open step of its first item",
+    "sealed_dealt_swapped": "a view's dealt says seat 0's items are seat 1's (and asks seat 0 "
+    "for its shares of them)",
+}
+TAMPERS.update(SEALED_LIES)
+
+
+class SealedLiar:
+    """A real server (``upstream``) behind a proxy that lies to seat 0 of a sealed table the
+    way its tamper (one of :data:`SEALED_LIES`) says, in the first of seat 0's views the lie
+    applies to. Seat 0 is the seat whose token read a view of seat 0. A POST of seat 0 sent
+    after the lying view (before its next view) is answered 409 and kept as ``stolen``: a
+    conforming seat sends none. :meth:`leaks` lists what seat 0 gave away over the match."""
+
+    def __init__(self, tamper: set[str], upstream: str) -> None:
+        (self.lie,) = tamper & set(SEALED_LIES)
+        self.tamper = tamper
+        self.upstream = httpx.URL(upstream)
+        self.inner = httpx.HTTPTransport()
+        self.sent: list[Sent] = []
+        self.told: set[str] = set()
+        self.lied: dict[str, Any] | None = None  # the lying view, once served
+        self.after_lie = False
+        self.token: str | None = None  # seat 0's
+        #: seat 0's actions: (action, the honest owed then, the hand then)
+        self.posts: list[tuple[dict[str, Any], Any, int]] = []
+        self.stolen: list[dict[str, Any]] = []
+        self.honest_owed: Any = None
+        self.hand = -1
+        self.dealt0: dict[int, set[int]] = {}  # hand -> every item dealt to seat 0
+
+    def transport(self) -> httpx.MockTransport:
+        return httpx.MockTransport(self.handle)
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        body = request.read()
+        path = request.url.path
+        self.sent.append(Sent(request.method, path, body))
+        mine = request.headers.get("authorization") == f"Bearer {self.token}"
+        if request.method == "POST" and path.endswith("/actions") and mine:
+            action = json.loads(body)["action"]
+            if self.after_lie:
+                self.stolen.append(action)
+                self.after_lie = False
+                return err(409, "stale_version", "the match moved on")
+            self.posts.append((action, self.honest_owed, self.hand))
+        headers = {k: v for k, v in request.headers.items() if k.lower() != "host"}
+        url = self.upstream.copy_with(path=path, query=request.url.query or None)
+        resp = self.inner.handle_request(
+            httpx.Request(request.method, url, headers=headers, content=body)
+        )
+        content = resp.read()
+        resp.close()
+        keep = {"content-type": resp.headers.get("content-type", "application/json")}
+        if "retry-after" in resp.headers:
+            keep["retry-after"] = resp.headers["retry-after"]
+        out = httpx.Response(resp.status_code, content=content, headers=keep)
+        if request.method != "GET" or not path.endswith("/state") or resp.status_code != 200:
+            return out
+        view = out.json()
+        if view.get("seat") != 0:
+            return out
+        self.token = request.headers.get("authorization", "").removeprefix("Bearer ")
+        sv = view.get("sealed") or {}
+        self.honest_owed = sv.get("owed")
+        if sv.get("dealt"):
+            self.hand = int(sv["hand"])
+            self.dealt0.setdefault(self.hand, set()).update(sv["dealt"][0])
+        self.after_lie = False
+        if self.lied is None and view.get("turn") == 0 and sv:
+            changed = self._lie(view)
+            if changed is not None:
+                self.lied = changed
+                self.after_lie = True
+                self.told.add(self.lie)
+                return httpx.Response(200, json=changed)
+        return out
+
+    def _lie(self, view: dict[str, Any]) -> dict[str, Any] | None:
+        v = json.loads(json.dumps(view))
+        sv = v["sealed"]
+        owed = sv.get("owed")
+        mine = list(sv["dealt"][0])
+        plays = any(a.get("type") == "play" for a in v["legal_actions"])
+        if self.lie == "sealed_owed_own_items" and owed and owed["step"] == "share" and mine:
+            sv["owed"] = {**owed, "items": mine}
+        elif self.lie == "sealed_dealt_swapped" and owed and owed["step"] == "share" and mine:
+            # the seat's items said to be seat 1's (and seat 1's its own): its shares asked
+            # for are of its own items, which the lying view says are seat 1's
+            sv["dealt"][0], sv["dealt"][1] = sv["dealt"][1], sv["dealt"][0]
+            v["hand"] = sorted(sv["dealt"][0])
+            sv["owed"] = {**owed, "items": mine}
+        elif self.lie == "sealed_reveal_mid_hand" and plays:
+            sv["owed"] = {"seat": 0, "step": "reveal_key"}
+            v["legal_actions"] = v["suggested_actions"] = [{"type": "sealed", "step": "reveal_key"}]
+        elif self.lie == "sealed_open_made_up" and plays:
+            sv["owed"] = {"seat": 0, "step": "open", "items": [v["hand"][0]]}
+            v["legal_actions"] = v["suggested_actions"] = [{"type": "sealed", "step": "open"}]
+        else:
+            return None
+        return v
+
+    def leaks(self) -> list[str]:
+        """What seat 0 gave away over the match that a conforming sealed seat keeps: any POST
+        after the lie, a share of its own items (but each one's opening as it plays it), its
+        key before its machine owed it, an open step, an item opened twice."""
+        out = [f"sent after the lie: {a}" for a in self.stolen]
+        opened: list[tuple[int, Any]] = []
+        for action, honest, hand in self.posts:
+            own = self.dealt0.get(hand, set())
+            if action.get("type") == "sealed":
+                step = action.get("step")
+                if step == "open":
+                    out.append(f"an open step: {action}")
+                elif honest is None or step != honest.get("step"):
+                    out.append(f"a {step} step not owed (owed: {honest})")
+                elif step == "share" and own & {x["item"] for x in action["shares"]}:
+                    out.append(f"a share of its own items {own}: {action}")
+            elif "share" in action:
+                if action["type"] != "play" or action.get("item") not in own:
+                    out.append(f"a share with an action not its own item's play: {action}")
+                opened.append((hand, action.get("item")))
+        if len(set(opened)) != len(opened):
+            out.append(f"an item opened twice: {opened}")
+        return out
+
+
 class FakeHub:
     """A local HTTP server making and serving :class:`FakeC2SP` fakes."""
 
-    def __init__(self) -> None:
-        self.fakes: dict[str, FakeC2SP] = {}
+    def __init__(self, upstream: str | None = None) -> None:
+        #: the real server a :class:`SealedLiar` lies in front of
+        self.upstream = upstream
+        self.fakes: dict[str, FakeC2SP | SealedLiar] = {}
         self._lock = threading.Lock()
         hub = self
 
@@ -473,7 +616,11 @@ class FakeHub:
                         return self._answer(httpx.Response(400, text=f"unknown {unknown}"))
                     with hub._lock:
                         name = f"f{len(hub.fakes)}"
-                        hub.fakes[name] = FakeC2SP(tamper=tamper, faults={"/actions": faults})
+                        if tamper & set(SEALED_LIES):
+                            assert hub.upstream is not None, "FakeHub(upstream=URL)"
+                            hub.fakes[name] = SealedLiar(tamper, hub.upstream)
+                        else:
+                            hub.fakes[name] = FakeC2SP(tamper=tamper, faults={"/actions": faults})
                     return self._answer(httpx.Response(200, json={"base": f"{hub.url}/{name}"}))
                 parts = url.path.split("/", 2)
                 fake = hub.fakes.get(parts[1]) if len(parts) > 2 else None
@@ -486,6 +633,8 @@ class FakeHub:
                         for s in fake.sent
                     ]
                     return self._answer(httpx.Response(200, json=sent))
+                if rest == "/_leaks":
+                    return self._answer(httpx.Response(200, json=fake.leaks()))
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 req = httpx.Request(
                     self.command,
@@ -530,4 +679,7 @@ class FakeHub:
     ) -> None:
         self.server.shutdown()
         self.server.server_close()
+        for fake in self.fakes.values():
+            if isinstance(fake, SealedLiar):
+                fake.close()
         self._thread.join(timeout=5)
