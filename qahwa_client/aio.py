@@ -64,6 +64,8 @@ from ._shared import (
     accepted_out,
     auth,
     create_body,
+    not_retired,
+    note_retired,
     rate_limit_delay,
     signing_keys_in,
 )
@@ -132,6 +134,10 @@ class AsyncClient:
         #: announcements this client refused (not signed by a key it trusts, or malformed),
         #: each ``{"announcement", "reason"}``: kept as evidence, never trusted
         self.refused_announcements: list[dict[str, Any]] = []
+        #: key_id -> when it was retired, as the keys documents read and the announcements
+        #: taken say: nothing it signs from then on counts (:func:`not_retired`)
+        self.retired: dict[str, str] = {}
+        note_retired(self.retired, keys)
         self._looked_up: set[str] = set()  # unknown key ids /v1/keys was read again for
         self.operator_key = operator_key
         self.retries = retries
@@ -224,6 +230,7 @@ class AsyncClient:
             if self._fetched is None:
                 doc = await self.request("GET", "/v1/keys")
                 self._fetched, self._base_keys = trusted_keys(doc), doc
+                note_retired(self.retired, doc)
             base = self._fetched
         return {**base, **self.announced} if self.announced else base
 
@@ -237,6 +244,7 @@ class AsyncClient:
         ext = extend_trusted(trusted, [*records, *earlier])
         self.announced.update(ext.added)
         self.accepted_announcements.extend(ext.accepted)
+        note_retired(self.retired, None, ext.accepted)
         self.refused_announcements = []
         for r in ext.refused:
             if r not in self.refused_announcements:
@@ -254,6 +262,7 @@ class AsyncClient:
             doc = await self.request("GET", "/v1/keys")
             self._looked_up |= unknown  # once it was read: a failed read is tried again
             self.take_announcements(announcements_in(doc), keys)
+            note_retired(self.retired, doc)
             keys = await self.trusted()
         return keys
 
@@ -549,7 +558,8 @@ class AsyncSeat(SeatKeeps):
         """The keys to check ``signed`` (a record, or an answer holding records) with:
         :meth:`AsyncClient.trusted_for`. A record signed by a key that no trusted key
         announced is an ``unannounced_key`` dispute, with the announcements the client
-        refused as evidence; the record's check then fails."""
+        refused as evidence; one a key signed after it was retired, a ``retired_key``
+        dispute (:func:`not_retired`); the record's check then fails."""
         keys = await self.client.trusted_for(signed)
         for kid in sorted(signing_keys_in([signed]) - keys.keys()):
             refused = [
@@ -564,7 +574,7 @@ class AsyncSeat(SeatKeeps):
                 f"client trusts announced ({len(refused)} announcement(s) of it refused)",
                 {"records": [signed], "refused_announcements": refused},
             )
-        return keys
+        return not_retired(self.proto, signed, keys, self.client.retired)
 
     async def _seen(self, view: Any) -> None:
         """A view of this seat: its deadline kept; an end by timeout checked (§3a.8)."""

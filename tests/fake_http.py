@@ -56,6 +56,7 @@ TAMPERS = {
     "is signed by a key nobody trusts",
     "witness_down": "the log's witness is down: log-proof answers with the log's signature "
     "alone and names the witness in Qahwa-Witnesses-Missing",
+    "retired_resign": "with rotate: the receipts after the rotation are signed by the retired key",
     "cut_short": "the transcript ends the match by seat 0's timeout before its last move, "
     "re-signed",
 }
@@ -275,7 +276,11 @@ class FakeC2SP(FakeServer):
         return out
 
     def receipt(self, seq: int, chain: bytes) -> dict[str, Any]:
-        return self.signer.signed(
+        signer = self.signer
+        if "retired_resign" in self.tamper and self.rotated is not None:
+            signer = self.rotated[0]  # the key retired when the rotation took over
+            self.told.add("retired_resign")
+        return signer.signed(
             {
                 "type": "receipt",
                 "protocol": PROTOCOL_V2,

@@ -176,6 +176,17 @@ LIES: list[Lie] = [
         refuse=r"not one of the server keys",
     ),
     Lie(
+        "a receipt signed by a retired key",
+        ("rotate", "retired_resign"),
+        "after an announced rotation the server signs seat 0's receipts with the key it "
+        "retired, stamped after its retired_at",
+        "count a retired key's signature only on a record naming its time before the key's "
+        "retired_at (the keys document's retired_at, or the not_before of the announcement it "
+        "signed): refuse the receipt and keep a retired_key dispute with it",
+        dispute="retired_key",
+        refuse=r"not one of the server keys",
+    ),
+    Lie(
         "a witness outage",
         ("witness_down",),
         "the log's only witness is down: log-proof serves the lock's proof under a checkpoint "
