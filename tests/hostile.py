@@ -8,8 +8,11 @@ clients/ts/harness/hostile.test.ts against the TypeScript one (given the list as
 tests/client/test_clients_ts.py). Both play the same scenario (:data:`SCENARIO`) and report
 the same :class:`Outcome`.
 
-A new lie is one entry here (and its tamper in tests/fake_http.py): a key rotation forged,
-a witness gone, a sealed seat's lies.
+A lie at a tawla table is told by tests/fake_http.py's scripted fake (FakeC2SP); a lie to a
+sealed seat (issue 46) by its SealedLiar, a proxy in front of a real server. Each fake says
+which lie it told (``told``) and what the client gave away that it keeps (``leaks()``). A
+new lie is one entry here and its tamper in tests/fake_http.py. The list is in docs/bot.md
+("The lying servers it is tested against") and clients/ts/README.md: keep them in step.
 """
 
 from __future__ import annotations
