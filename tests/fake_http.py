@@ -4,8 +4,11 @@ consistency proofs between checkpoints), event times and deadlines, for clients 
 Python (clients/ts, tests/client/test_clients_ts.py).
 
 ``with FakeHub() as hub``: ``POST {hub.url}/new?tamper=a,b`` makes a fresh fake and answers
-``{"base": URL}``; that fake answers under it. ``GET {base}/_sent`` lists what it received.
-Each tamper makes it lie one way a dishonest operator could (``TAMPERS``)."""
+``{"base": URL}``; that fake answers under it. ``GET {base}/_sent`` lists what it received,
+``GET {base}/_leaks`` what the client gave away that it keeps from that lie. Each tamper
+makes it lie one way a dishonest operator could (``TAMPERS``). A sealed seat's lies
+(``SEALED_LIES``) are told by :class:`SealedLiar`, a proxy in front of a real server
+(``FakeHub(upstream=URL)``)."""
 
 from __future__ import annotations
 
