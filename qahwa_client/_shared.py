@@ -60,6 +60,12 @@ def signing_keys_in(items: Any) -> set[str]:
     return found
 
 
+def sealed_raw(raw: Any) -> bool:
+    """Whether a view, as the server sent it, is a sealed table's with a hand dealt (a seat
+    then shows it through its own deal machine)."""
+    return isinstance(raw, dict) and raw.get("deal") == "sealed" and bool(raw.get("sealed"))
+
+
 def auth(token: str | None) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"} if token else {}
 

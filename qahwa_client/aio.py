@@ -65,6 +65,7 @@ from ._shared import (
     auth,
     create_body,
     rate_limit_delay,
+    sealed_raw,
     signing_keys_in,
 )
 from .errors import ApiError, NotOurMatch, raise_for
@@ -576,21 +577,31 @@ class AsyncSeat(SeatKeeps):
         if view.status == "finished" and reason == "timeout" and self.proto.lock is not None:
             await self.check_end()
 
-    async def _take_head(self, head: Any, chain: Any = None) -> None:
+    async def _take_head(
+        self, head: Any, chain: Any = None, also_after: int | None = None
+    ) -> tuple[int, list[dict[str, Any]]] | None:
         """A signed head the server sent (with a view whose chain head is ``chain``, or on
-        the stream): checked; the events since the head held before read and held to it."""
+        the stream): checked; the events since the head held before read and held to it.
+        ``also_after``: a seq after which the caller needs the events too (a sealed seat's
+        machine): the one read starts there when it is earlier, and the page read, as
+        ``(after, events)``, is returned for the caller (None when nothing was read)."""
         checked = self.proto.check_head(
             head,
             await self._keys(head),
             chain=chain if isinstance(chain, str) else None,
         )
         since = self.proto.needs_events(checked)
+        read = None
         if since is not None:
-            page = await self.client.events(self.match_id, after=since, token=self.token)
+            after = since if also_after is None else min(since, also_after)
+            page = await self.client.events(self.match_id, after=after, token=self.token)
             self.proto.take_events(
-                [e for e in page.events if e.get("seq", 0) <= checked["seq"]], later=checked
+                [e for e in page.events if since < e.get("seq", 0) <= checked["seq"]],
+                later=checked,
             )
+            read = (after, page.events)
         self.proto.take_head(checked)
+        return read
 
     async def check_end(self) -> list[Dispute]:
         """The match's events after its end, checked as §3a.8 says (a timeout's time against
@@ -703,9 +714,14 @@ class AsyncSeat(SeatKeeps):
         head held before, the events between are read and held to it (§7, heads: an event
         stamped before it is a ``backdated`` dispute)."""
         raw = await self._call("GET", "/state")
+        read = None
         if isinstance(raw, dict) and raw.get("head") is not None:
-            await self._take_head(raw["head"], raw.get("chain"))
-        view = STATE.validate_python(await self._sealed_view(raw))
+            if sealed_raw(raw) and self.sealed is None:
+                self.sealed = await self._sealed_seat()
+            # one read of the log serves the head's check and the sealed machine
+            also = self.sealed.seen if self.sealed is not None and sealed_raw(raw) else None
+            read = await self._take_head(raw["head"], raw.get("chain"), also)
+        view = STATE.validate_python(await self._sealed_view(raw, read))
         self.version = view.version
         self.view = view
         await self._seen(view)
@@ -742,17 +758,25 @@ class AsyncSeat(SeatKeeps):
                 self._action_body(self._wire(action), view, view.version)
             )
 
-    async def _sealed_view(self, raw: Any) -> Any:
+    async def _sealed_view(
+        self, raw: Any, read: tuple[int, list[dict[str, Any]]] | None = None
+    ) -> Any:
         """A sealed table's view as the seat shows it (its hand by code, the legal actions in
         player form, both from its own deal machine), after the log's new events are checked
-        by that machine and the view against it; any other view as it is."""
-        if not isinstance(raw, dict) or raw.get("deal") != "sealed" or not raw.get("sealed"):
+        by that machine and the view against it; any other view as it is. ``read``: a page of
+        the log already read for this view, ``(after, events)``: used when it starts at or
+        before the machine's last event, else the log is read here."""
+        if not sealed_raw(raw):
             return raw  # not a sealed table, or no hand dealt yet (seating)
         if self.sealed is None:
             self.sealed = await self._sealed_seat()
         self._raw = raw
-        page = await self.client.events(self.match_id, after=self.sealed.seen, token=self.token)
-        self.sealed.take_events(page.events)
+        if read is not None and read[0] <= self.sealed.seen:
+            events = read[1]
+        else:
+            page = await self.client.events(self.match_id, after=self.sealed.seen, token=self.token)
+            events = page.events
+        self.sealed.take_events(events)
         return self.sealed.view(raw)
 
     async def _sealed_seat(self) -> SealedSeat:

@@ -75,6 +75,28 @@ def owes_play(seat: Seat, view: Any) -> bool:
     return any(a.get("type") == "play" for a in view.legal_actions)
 
 
+def test_a_sealed_seat_reads_the_log_once_a_view(server: LiveServer) -> None:
+    """Issue 50: a conforming sealed seat reads the log once for each view it is shown: the
+    events that hold the view's signed head and those its deal machine needs come in one
+    read (before, each view read them twice)."""
+    reads: dict[str, int] = {"state": 0, "events": 0, "actions": 0}
+
+    def count(r: httpx.Request) -> None:
+        for what in reads:
+            if r.url.path.endswith(f"/{what}"):
+                reads[what] += 1
+
+    http = httpx.Client(timeout=60, event_hooks={"request": [count]})
+    with Client(server.url, http=http) as qc:
+        m = qc.create_match("hokm", SEALED_HOKM)
+        m.start()
+        view = play(m, random.Random(50))
+        assert view.status == "finished"
+    http.close()
+    assert reads["actions"] > 60 and reads["state"] > reads["actions"]
+    assert reads["events"] <= reads["state"] + reads["actions"], reads
+
+
 def test_a_seeded_table_says_so_everywhere(server: LiveServer) -> None:
     with Client(server.url) as qc:
         m = qc.create_match("iraqi_domino", {"players": 2, "target": 1})
