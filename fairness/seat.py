@@ -758,6 +758,13 @@ class SeatProtocol:
             self._own = (head["seq"], bytes.fromhex(head["chain"]))
             self._epoch += 1
 
+    def chained_to(self, seq: int, chain: str) -> bool:
+        """Whether this seat has chained the log itself up to event ``seq`` (-1: the lock's
+        chain[-1]) and got the head ``chain`` there: events from ``seq + 1`` on that it is
+        shown then continue its own chain (:meth:`take_events`)."""
+        own = self._own
+        return own is not None and own[0] == seq and own[1].hex() == chain
+
     def needs_events(self, head: Mapping[str, Any]) -> int | None:
         """Before taking ``head``: the seq after which this seat must read the events, to
         hold the new ones to the head it holds and to chain them up to ``head`` itself (None:

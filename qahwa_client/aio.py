@@ -64,6 +64,7 @@ from ._shared import (
     accepted_out,
     auth,
     create_body,
+    logged_events,
     rate_limit_delay,
     sealed_raw,
     signing_keys_in,
@@ -584,7 +585,8 @@ class AsyncSeat(SeatKeeps):
         the stream): checked; the events since the head held before read and held to it.
         ``also_after``: a seq after which the caller needs the events too (a sealed seat's
         machine): the one read starts there when it is earlier, and the page read, as
-        ``(after, events)``, is returned for the caller (None when nothing was read)."""
+        ``(after, events)``, is returned for the caller (``(head's seq, [])`` when this seat
+        held every event up to the head already; None without ``also_after``)."""
         checked = self.proto.check_head(
             head,
             await self._keys(head),
@@ -600,6 +602,8 @@ class AsyncSeat(SeatKeeps):
                 later=checked,
             )
             read = (after, page.events)
+        elif also_after is not None:
+            read = (checked["seq"], [])  # the log up to the head: nothing after it to read
         self.proto.take_head(checked)
         return read
 
@@ -816,7 +820,12 @@ class AsyncSeat(SeatKeeps):
                     return found
             raise
         if isinstance(answer, dict) and isinstance(answer.get("state"), dict):
-            answer = {**answer, "state": await self._sealed_view(answer["state"])}
+            logged = logged_events(body, answer)
+            answer = {**answer, "state": await self._sealed_view(answer["state"], logged)}
+            # the events the action logged, chained on from this seat's own chain: held like
+            # a read of the log (the next view then need not read them again)
+            if logged is not None and self.proto.chained_to(logged[0], body["prev"]):
+                self.proto.take_events(logged[1])
         out = ActionOut.model_validate(answer)
         self.proto.take_receipt(
             answer, await self._keys(answer), entry=entry, chain=out.state.chain

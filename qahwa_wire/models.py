@@ -994,6 +994,14 @@ class ActionOut(Wire):
     receipt: Receipt | None = Field(
         default=None, description="v2: the server-signed receipt for the head after the action"
     )
+    events: list[dict[str, Any]] | None = Field(
+        default=None,
+        description=(
+            "the events the action logged (its own, then the chance events it drew), seq "
+            "first_seq on, as the public log shows them now (GET .../events): redacted while "
+            "the match runs (servers before it was listed here leave it out)"
+        ),
+    )
 
 
 class ResignOut(Wire):

@@ -554,6 +554,13 @@ export interface components {
             chain?: string | null;
             /** @description v2: the server-signed receipt for the head after the action */
             receipt?: components["schemas"]["Receipt"] | null;
+            /**
+             * Events
+             * @description the events the action logged (its own, then the chance events it drew), seq first_seq on, as the public log shows them now (GET .../events): redacted while the match runs (servers before it was listed here leave it out)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
         } & {
             [key: string]: unknown;
         };
