@@ -44,6 +44,12 @@ class SealedBackend(Protocol):
     def verify_share(self, ctx: Ctx, key: bytes, item: bytes, share: bytes, proof: bytes) -> None:
         """§6: ``share`` is x·A of ``item`` for the x of ``key``, with its proof."""
 
+    def verify_shares(
+        self, ctx: Ctx, key: bytes, shares: Sequence[tuple[bytes, bytes, bytes]]
+    ) -> None:
+        """§6 for a share step: each ``(item, share, proof)`` as :meth:`verify_share`
+        checks it (the same refusal for the first that fails)."""
+
     def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
         """§7: B − Σ shares = M(game, code)."""
 
@@ -130,6 +136,27 @@ class RbclBackend:
             sh = sealed.Share(share, sealed.ShareProof.decode(proof))
             sealed.verify_share(sealed.Context(*ctx), key, c, sh)
 
+    def verify_shares(
+        self, ctx: Ctx, key: bytes, shares: Sequence[tuple[bytes, bytes, bytes]]
+    ) -> None:
+        """A share step's shares: their proofs' first equations as one random linear
+        combination (``sealed.verify_shares``). A proof that does not decode is refused after
+        the shares before it are checked, as one by one."""
+        import sealed
+
+        with _refused():
+            c = sealed.Context(*ctx)
+            parsed: list[tuple[sealed.Ciphertext, sealed.Share]] = []
+            for item, share, proof in shares:
+                try:
+                    parsed.append(
+                        (_ciphertext(item), sealed.Share(share, sealed.ShareProof.decode(proof)))
+                    )
+                except sealed.SealedError:
+                    sealed.verify_shares(c, key, parsed)
+                    raise
+            sealed.verify_shares(c, key, parsed)
+
     def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
         import sealed
 
@@ -188,6 +215,11 @@ class StoredSteps:
         return None
 
     def verify_share(self, ctx: Ctx, key: bytes, item: bytes, share: bytes, proof: bytes) -> None:
+        return None
+
+    def verify_shares(
+        self, ctx: Ctx, key: bytes, shares: Sequence[tuple[bytes, bytes, bytes]]
+    ) -> None:
         return None
 
     def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:

@@ -23,7 +23,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +126,13 @@ class _Counting(RbclBackend):
     def verify_share(self, ctx: Ctx, key: bytes, item: bytes, share: bytes, proof: bytes) -> None:
         self._count("share", ctx, item, share, proof)
         super().verify_share(ctx, key, item, share, proof)
+
+    def verify_shares(
+        self, ctx: Ctx, key: bytes, shares: Sequence[tuple[bytes, bytes, bytes]]
+    ) -> None:
+        for item, share, proof in shares:
+            self._count("share", ctx, item, share, proof)
+        super().verify_shares(ctx, key, shares)
 
 
 def test_each_step_is_verified_once_whatever_rebuilds_the_match(server: LiveServer) -> None:
