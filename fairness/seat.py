@@ -765,10 +765,10 @@ class SeatProtocol:
         own = self._own
         return own is not None and own[0] == seq and own[1].hex() == chain
 
-    def needs_events(self, head: Mapping[str, Any]) -> int | None:
-        """Before taking ``head``: the seq after which this seat must read the events, to
-        hold the new ones to the head it holds and to chain them up to ``head`` itself (None:
-        it has them all)."""
+    def events_from(self) -> int | None:
+        """The seq after which this seat reads the events a newer head brings (to hold them
+        to the head it holds and to chain them itself); None before it holds a head or the
+        lock. :meth:`needs_events` says whether a given head needs them."""
         wants = []
         if self.head is not None:
             wants.append(max(self.head["seq"], self.checked_seq))
@@ -776,7 +776,13 @@ class SeatProtocol:
             wants.append(self._own[0])
         elif self._epoch == 0 and self.lock is not None:
             wants.append(-1)
-        since = min(wants) if wants else None
+        return min(wants) if wants else None
+
+    def needs_events(self, head: Mapping[str, Any]) -> int | None:
+        """Before taking ``head``: the seq after which this seat must read the events, to
+        hold the new ones to the head it holds and to chain them up to ``head`` itself (None:
+        it has them all)."""
+        since = self.events_from()
         return since if since is not None and head["seq"] > since else None
 
     def take_events(

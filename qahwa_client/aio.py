@@ -579,14 +579,20 @@ class AsyncSeat(SeatKeeps):
             await self.check_end()
 
     async def _take_head(
-        self, head: Any, chain: Any = None, also_after: int | None = None
+        self,
+        head: Any,
+        chain: Any = None,
+        also_after: int | None = None,
+        page: tuple[int, list[dict[str, Any]]] | None = None,
     ) -> tuple[int, list[dict[str, Any]]] | None:
         """A signed head the server sent (with a view whose chain head is ``chain``, or on
         the stream): checked; the events since the head held before read and held to it.
         ``also_after``: a seq after which the caller needs the events too (a sealed seat's
         machine): the one read starts there when it is earlier, and the page read, as
         ``(after, events)``, is returned for the caller (``(head's seq, [])`` when this seat
-        held every event up to the head already; None without ``also_after``)."""
+        held every event up to the head already; None without ``also_after``). ``page``: the
+        events after a seq up to the head, read with the view (``GET /state?events_after``),
+        used instead of a read when they start early enough."""
         checked = self.proto.check_head(
             head,
             await self._keys(head),
@@ -596,12 +602,15 @@ class AsyncSeat(SeatKeeps):
         read = None
         if since is not None:
             after = since if also_after is None else min(since, also_after)
-            page = await self.client.events(self.match_id, after=after, token=self.token)
+            if page is not None and page[0] <= after:
+                read = page
+            else:
+                got = await self.client.events(self.match_id, after=after, token=self.token)
+                read = (after, got.events)
             self.proto.take_events(
-                [e for e in page.events if since < e.get("seq", 0) <= checked["seq"]],
+                [e for e in read[1] if since < e.get("seq", 0) <= checked["seq"]],
                 later=checked,
             )
-            read = (after, page.events)
         elif also_after is not None:
             read = (checked["seq"], [])  # the log up to the head: nothing after it to read
         self.proto.take_head(checked)
@@ -717,14 +726,26 @@ class AsyncSeat(SeatKeeps):
         ``chain``). Its signed head is checked and held; when the log moved on since the
         head held before, the events between are read and held to it (§7, heads: an event
         stamped before it is a ``backdated`` dispute)."""
-        raw = await self._call("GET", "/state")
+        # the log's events a newer head (and this seat's deal machine) needs, read with the view
+        after = self.proto.events_from()
+        if self.sealed is not None:
+            after = self.sealed.seen if after is None else min(after, self.sealed.seen)
+        raw = await self.client.request(
+            "GET",
+            self._path("/state"),
+            token=self.token,
+            params={"events_after": after} if after is not None else None,
+        )
+        page = None
+        if isinstance(raw, dict) and isinstance(raw.get("events"), list) and after is not None:
+            page = (after, raw.pop("events"))  # servers before it was listed leave it out
         read = None
         if isinstance(raw, dict) and raw.get("head") is not None:
             if sealed_raw(raw) and self.sealed is None:
                 self.sealed = await self._sealed_seat()
             # one read of the log serves the head's check and the sealed machine
             also = self.sealed.seen if self.sealed is not None and sealed_raw(raw) else None
-            read = await self._take_head(raw["head"], raw.get("chain"), also)
+            read = await self._take_head(raw["head"], raw.get("chain"), also, page)
         view = STATE.validate_python(await self._sealed_view(raw, read))
         self.version = view.version
         self.view = view

@@ -612,6 +612,11 @@ class _Seat(Wire):
         description="v2, GET /state once locked: the server's signed head as it answered "
         "(fairness-v2 §7, heads)",
     )
+    events: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="GET /state?events_after=n: the public log's events with seq > n up to "
+        "this view's, as GET .../events shows them then (absent without events_after)",
+    )
 
 
 class SeatingView(_Seat):

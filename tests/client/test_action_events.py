@@ -1,6 +1,7 @@
 """An accepted action's answer carries the events it logged (issue 50), and a seat takes them
 only when they chain on from the head it signed over to the head the receipt signs: else it
-reads the log, as before.
+reads the log, as before. A view asked with ``events_after`` carries the log's events after
+it, up to the view's.
 
 The server's side: the answer's ``events`` are the log's, as ``GET .../events`` shows them.
 The seat's side (``qahwa_client._shared.logged_events``): events that do not chain, skip a
@@ -17,10 +18,11 @@ import random
 from typing import Any
 
 import httpx
+import pytest
 from live_server import LiveServer
 
 from fairness import chain_next
-from qahwa_client import Client
+from qahwa_client import ApiError, Client
 from qahwa_client._shared import logged_events
 
 HOKM = {"players": 4, "target": 1}
@@ -136,3 +138,31 @@ def test_a_seat_reads_the_log_when_an_answers_events_do_not_chain(server: LiveSe
             assert held == log[out.first_seq] and held["at"] != "2000-01-01T00:00:00.000Z"
             assert not seat.disputes
     http.close()
+
+
+def test_a_view_carries_the_log_after_events_after(server: LiveServer) -> None:
+    with Client(server.url) as qc:
+        m = qc.create_match("hokm", HOKM)
+        m.start()
+        _play_some(m, random.Random(53), 3)
+        seat = m.seats[0]
+        log = qc.events(m.match_id).events
+        for after in (-1, 0, len(log) - 2, len(log) - 1, 10**6):
+            raw = qc.request(
+                "GET",
+                f"/v1/matches/{m.match_id}/state",
+                token=seat.token,
+                params={"events_after": after},
+            )
+            assert raw["events"] == log[after + 1 :], after
+            assert raw["head"]["seq"] == len(log) - 1
+        plain = qc.request("GET", f"/v1/matches/{m.match_id}/state", token=seat.token)
+        assert "events" not in plain
+        with pytest.raises(ApiError) as exc:
+            qc.request(
+                "GET",
+                f"/v1/matches/{m.match_id}/state",
+                token=seat.token,
+                params={"events_after": -2},
+            )
+        assert exc.value.status == 422

@@ -1391,6 +1391,13 @@ export interface components {
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
             /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
+            /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
              */
@@ -1726,6 +1733,13 @@ export interface components {
             deadline?: components["schemas"]["Deadline"] | null;
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
+            /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -2351,6 +2365,13 @@ export interface components {
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
             /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
+            /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
              */
@@ -2728,6 +2749,13 @@ export interface components {
             deadline?: components["schemas"]["Deadline"] | null;
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
+            /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -3195,6 +3223,13 @@ export interface components {
             deadline?: components["schemas"]["Deadline"] | null;
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
+            /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -3919,6 +3954,13 @@ export interface components {
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
             /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
+            /**
              * Status
              * @enum {string}
              */
@@ -4300,6 +4342,13 @@ export interface components {
             deadline?: components["schemas"]["Deadline"] | null;
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
+            /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -4761,6 +4810,13 @@ export interface components {
             deadline?: components["schemas"]["Deadline"] | null;
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
+            /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -5451,7 +5507,10 @@ export interface operations {
     };
     state_v1_matches__match_id__state_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also return the public log's events with seq > events_after, up to this view's (a seat that follows the log reads them with its view) */
+                events_after?: number | null;
+            };
             header?: never;
             path: {
                 /** @description the match id */
