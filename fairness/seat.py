@@ -758,10 +758,17 @@ class SeatProtocol:
             self._own = (head["seq"], bytes.fromhex(head["chain"]))
             self._epoch += 1
 
-    def needs_events(self, head: Mapping[str, Any]) -> int | None:
-        """Before taking ``head``: the seq after which this seat must read the events, to
-        hold the new ones to the head it holds and to chain them up to ``head`` itself (None:
-        it has them all)."""
+    def chained_to(self, seq: int, chain: str) -> bool:
+        """Whether this seat has chained the log itself up to event ``seq`` (-1: the lock's
+        chain[-1]) and got the head ``chain`` there: events from ``seq + 1`` on that it is
+        shown then continue its own chain (:meth:`take_events`)."""
+        own = self._own
+        return own is not None and own[0] == seq and own[1].hex() == chain
+
+    def events_from(self) -> int | None:
+        """The seq after which this seat reads the events a newer head brings (to hold them
+        to the head it holds and to chain them itself); None before it holds a head or the
+        lock. :meth:`needs_events` says whether a given head needs them."""
         wants = []
         if self.head is not None:
             wants.append(max(self.head["seq"], self.checked_seq))
@@ -769,7 +776,13 @@ class SeatProtocol:
             wants.append(self._own[0])
         elif self._epoch == 0 and self.lock is not None:
             wants.append(-1)
-        since = min(wants) if wants else None
+        return min(wants) if wants else None
+
+    def needs_events(self, head: Mapping[str, Any]) -> int | None:
+        """Before taking ``head``: the seq after which this seat must read the events, to
+        hold the new ones to the head it holds and to chain them up to ``head`` itself (None:
+        it has them all)."""
+        since = self.events_from()
         return since if since is not None and head["seq"] > since else None
 
     def take_events(

@@ -12,6 +12,7 @@ from typing import Any, Generic, TypeVar
 import httpx
 from pydantic import TypeAdapter
 
+from fairness import chain_next
 from fairness.announce import parse_rfc3339, retired_in, retired_problem
 from fairness.seat import ClientError, Dispute, SeatProtocol
 from qahwa_wire.models import StateOut
@@ -112,6 +113,41 @@ def not_retired(
                 {"records": [dict(rec)], "key_id": kid, "retired_at": at},
             )
     return {k: v for k, v in keys.items() if k not in late} if late else dict(keys)
+
+
+def sealed_raw(raw: Any) -> bool:
+    """Whether a view, as the server sent it, is a sealed table's with a hand dealt (a seat
+    then shows it through its own deal machine)."""
+    return isinstance(raw, dict) and raw.get("deal") == "sealed" and bool(raw.get("sealed"))
+
+
+def logged_events(body: Mapping[str, Any], answer: Any) -> tuple[int, list[dict[str, Any]]] | None:
+    """The events an accepted action logged, as its answer shows them (``events``), when they
+    are whole and chain from the head the action was signed over (``prev``) to the answer
+    view's chain head, which the answer's receipt signs: ``(first_seq - 1, events)``, the
+    log as a read after ``first_seq - 1`` would show it. None otherwise (the log is read)."""
+    events, prev = answer.get("events"), body.get("prev")
+    state = answer.get("state")
+    first = answer.get("first_seq")
+    chain = state.get("chain") if isinstance(state, dict) else None
+    if (
+        not isinstance(events, list)
+        or not events
+        or not isinstance(prev, str)
+        or not isinstance(chain, str)
+        or isinstance(first, bool)
+        or not isinstance(first, int)
+    ):
+        return None
+    try:
+        head = bytes.fromhex(prev)
+        for n, ev in enumerate(events):
+            if not isinstance(ev, dict) or ev.get("seq") != first + n or "hidden" in ev:
+                return None
+            head = chain_next(head, ev)
+    except (TypeError, ValueError):
+        return None
+    return (first - 1, events) if head.hex() == chain else None
 
 
 def auth(token: str | None) -> dict[str, str]:

@@ -16,6 +16,7 @@ from fairness import SignatureError, check_canonical_value, seat_sig_message, ve
 
 from ..errors import Conflict, Invalid, user_errors
 from ..kinds import EndReason, EventType
+from ..sealed import engine_of
 from ..store import FINISHED, KIND_MATCH, SEATING, MatchRow, Tx
 from .core import NOT_LOCKED
 from .deadlines import arm
@@ -116,7 +117,10 @@ class Play(Reads):
                 m, seat, {"type": EventType.ACTION, "seat": seat, "action": action}, sig, prev
             )
             first_seq = m.next_seq
-            _, receipt = self.move(tx, seat, action, sig)
+            logged, receipt = self.move(tx, seat, action, sig)
+            if m.status != FINISHED:  # as the public log shows them now (GET .../events)
+                cls = engine_of(m.game, m.ruleset)
+                logged = [cls.redact(e) for e in logged]
             # the new view, from the engine as committed (sent only after the commit)
             return {
                 "match_id": m.id,
@@ -127,6 +131,9 @@ class Play(Reads):
                 "state": self._seat_view(tx, seat),
                 "chain": m.chain,
                 "receipt": receipt,
+                # what the action logged (its event, the chance events it drew): a seat
+                # that follows the log takes them from here instead of reading it again
+                "events": logged,
             }
 
     def resign(
