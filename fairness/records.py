@@ -55,7 +55,9 @@ class RecordError(FairnessError):
     ``record``: the record kind being opened (``lock``, ``receipt``, ``event``, …);
     ``reason``: the failure without the record's name, as ``verify`` reports it; ``step``:
     which part of the signature check failed (``unsigned``, ``key``: no trusted key of
-    that id, ``alg``, ``value``, ``canonical``, ``retired``), None for the other checks."""
+    that id, ``alg``, ``value``, ``canonical``, ``retired``), None for the other checks;
+    ``note``: what the key ring said of the key it picked (``verify``'s single pinned key
+    used whatever id the record names), empty otherwise."""
 
     def __init__(
         self,
@@ -65,12 +67,14 @@ class RecordError(FairnessError):
         record: str | None = None,
         reason: str | None = None,
         step: str | None = None,
+        note: str = "",
     ) -> None:
         super().__init__(message)
         self.kind = kind
         self.record = record
         self.reason = message if reason is None else reason
         self.step = step
+        self.note = note
 
 
 # -- the keys a reader trusts and the one signature check ------------------------------------
@@ -127,21 +131,15 @@ def _fail(what: str, message: str, kind: str, **info: Any) -> RecordError:
 
 
 def check_signature(
-    record: Any,
-    keys: Keys,
-    what: str,
-    *,
-    body_json: bytes | None = None,
-    canonical: bytes | None = None,
+    record: Any, keys: Keys, what: str, *, body_json: bytes | None = None
 ) -> str:
     """The key id of the trusted server key that signed ``record`` (its ``signature`` over
     the canonical JSON of the rest, fairness-v1.md §6); else RecordError ``signature``.
     Every record's signature is checked here and nowhere else.
 
     ``body_json``: that canonical JSON, when the caller has it already (the verifier builds
-    a transcript's from its events' canonical JSON); ``canonical``: the record's own
-    canonical JSON bytes as read (a log leaf), from which the body is cut without encoding
-    the record again."""
+    a transcript's from its events' canonical JSON; :func:`signature_body` cuts a log
+    leaf's from its bytes)."""
     sig = record.get("signature") if isinstance(record, dict) else None
     if not isinstance(sig, dict):
         raise _fail(
@@ -164,8 +162,6 @@ def check_signature(
             else f"the {what} carries no Ed25519 signature"
         )
         raise _fail(what, message, "signature", reason=note, step="key")
-    if canonical is not None and not note and alg_ok:
-        body_json = _body_of(canonical, sig) or body_json
     from .signing import verify_record
 
     try:
@@ -177,8 +173,7 @@ def check_signature(
             if not alg_ok
             else f"the {what}'s signature does not match it (key {kid})"
         )
-        reason = f"{exc}" + (f" ({note})" if note else "")
-        raise _fail(what, message, "signature", reason=reason, step=step) from None
+        raise _fail(what, message, "signature", reason=str(exc), step=step, note=note) from None
     except (ValueError, TypeError) as exc:  # e.g. a lone surrogate: no canonical JSON
         raise _fail(
             what,
@@ -186,14 +181,17 @@ def check_signature(
             "signature",
             reason=f"the record has no canonical JSON to check ({exc})",
             step="canonical",
+            note=note,
         ) from None
     late = ring.retired_problem(kid, record)
     if late is not None:
-        raise _fail(what, f"the {what}: {late}", "signature", reason=late, step="retired")
+        raise _fail(
+            what, f"the {what}: {late}", "signature", reason=late, step="retired", note=note
+        )
     return str(kid)
 
 
-def _body_of(raw: bytes, sig: Mapping[str, Any]) -> bytes | None:
+def signature_body(raw: bytes, sig: Mapping[str, Any]) -> bytes | None:
     """The canonical JSON of a record without its ``signature``, cut from ``raw`` (the
     record's canonical JSON): ``raw`` less its top-level ``"signature":{…}`` member. The
     member's bytes are found by value: a ``"`` inside a JSON string is always escaped, so
@@ -279,8 +277,6 @@ def open_signed(
     *,
     what: str | None = None,
     protocols: Sequence[str] | None = None,
-    body_json: bytes | None = None,
-    canonical: bytes | None = None,
 ) -> dict[str, Any]:
     """``raw`` as a JSON object of ``type`` ``rtype`` and one of ``protocols`` (default: the
     record kind's, :data:`RECORD_PROTOCOLS`), signed by one of ``keys`` (unchecked when
@@ -290,7 +286,7 @@ def open_signed(
     if not isinstance(record, dict):
         raise _fail(what, f"the {what} is not a JSON object", "shape")
     if keys is not None:
-        check_signature(record, keys, what, body_json=body_json, canonical=canonical)
+        check_signature(record, keys, what)
     if record.get("type") != rtype:
         raise _fail(what, f"the {what} has type {record.get('type')!r}, not {rtype!r}", "type")
     allowed = tuple(protocols) if protocols is not None else RECORD_PROTOCOLS.get(rtype, (V2.name,))
@@ -741,7 +737,7 @@ def causer(event: Mapping[str, Any]) -> int | None:
 
 
 def open_event(
-    raw: Any, lock: Lock, prev: str | bytes, keys: Mapping[str, Any] | None = None
+    raw: Any, lock: Lock | None, prev: str | bytes, keys: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     """An event of ``lock``'s match after the chain head ``prev`` (fairness-v2.md §7): a JSON
     object; an event a keyed seat caused (:func:`causer`) carries that seat's ``sig`` over
@@ -749,12 +745,14 @@ def open_event(
     ``signature`` (``step``: ``unkeyed`` — a sig where no keyed seat caused it;
     ``unsigned`` — a keyed seat's event without one; ``value`` — a sig that does not check
     out, ``reason`` says why). ``keys``: the seats' keys parsed already (key → parsed), a
-    cache kept by a caller that opens many events."""
+    cache kept by a caller that opens many events. ``lock`` None: a lock that did not open,
+    so no seat is keyed."""
     event = _as_json(raw, "event")
     if not isinstance(event, dict):
         raise _fail("event", "the event is not a JSON object", "shape")
     seat = causer(event)
-    key = lock.seats[seat].key if seat is not None and 0 <= seat < len(lock.seats) else None
+    seats = lock.seats if lock is not None else ()
+    key = seats[seat].key if seat is not None and 0 <= seat < len(seats) else None
     if key is None:
         if "sig" in event:
             who = (
@@ -777,11 +775,12 @@ def open_event(
             "signature",
             step="unsigned",
         )
+    assert lock is not None
     loaded = keys.get(key) if keys is not None else None
     if loaded is None:
         loaded = seat_key(key)
         if keys is not None:
-            keys[key] = loaded  # type: ignore[index]
+            keys[key] = loaded
     try:
         check_seat_signature(loaded, event["sig"], lock.match_id, prev, event)
     except RecordError as exc:
@@ -850,4 +849,5 @@ __all__ = [
     "open_transcript",
     "open_tree_head",
     "request_sha256",
+    "signature_body",
 ]

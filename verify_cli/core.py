@@ -23,16 +23,12 @@ from typing import Any
 from fairness import (
     V2,
     FairnessError,
-    KeyFileError,
-    SignatureError,
     canonical_json,
-    load_public_key,
-    seat_sig_message,
     seed_commitment,
     signed_protocol,
-    verify_bytes,
-    verify_record,
 )
+from fairness.records import RecordError, causer, open_event
+from fairness.records import check_signature as check_record_signature
 from fairness.v2 import BACKDATE_SLACK, parse_time_us
 
 from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
@@ -168,87 +164,47 @@ def check_signature(
 
 
 def signed_by(record: Any, keys: KeySet, *, body_json: bytes | None = None) -> tuple[bool, str]:
-    """(True, key id) when ``record`` carries a valid signature by a listed key, else
-    (False, why). ``body_json``: the record's canonical JSON without its signature, when
-    already made."""
-    if not isinstance(record, dict) or not isinstance(record.get("signature"), dict):
-        return False, "it carries no signature"
-    kid = record["signature"].get("key_id")
-    pub, note = keys.pick(kid)
-    if pub is None:
-        return False, note
+    """(True, key id) when ``record`` carries a valid signature by a listed key
+    (:func:`fairness.records.check_signature`), else (False, why). ``body_json``: the
+    record's canonical JSON without its signature, when already made."""
     try:
-        verify_record(record, pub, body_json=body_json)
-    except SignatureError as exc:
-        return False, f"{exc}" + (f" ({note})" if note else "")
-    except (ValueError, TypeError) as exc:  # e.g. a lone surrogate: no canonical JSON
-        return False, f"the record has no canonical JSON to check ({exc})"
-    late = keys.retired_problem(kid, record)
-    if late is not None:
-        return False, late
-    return True, str(kid)
-
-
-def causer(ev: dict[str, Any]) -> int | None:
-    """The seat that caused an event (its signer, when keyed): an action's seat, a
-    resignation's seat; None for chance events and the server's ends."""
-    if ev.get("type") == "action" or (ev.get("type") == "end" and ev.get("reason") == "resigned"):
-        seat = ev.get("seat")
-        return seat if is_int(seat) else None
-    return None
+        return True, check_record_signature(record, keys, "record", body_json=body_json)
+    except RecordError as exc:
+        note = f" ({exc.note})" if exc.note and exc.step in ("alg", "value") else ""
+        return False, exc.reason + note
 
 
 def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> None:
     """Every event a keyed seat caused carries its valid signature over ``prev`` (the chain
     head before it), with the key from the lock (fairness-v2.md §7); no other event is
-    signed."""
-    keyed = {s.seat: s.key for s in state.seats if s.key}
+    signed: :func:`fairness.records.open_event`."""
+    keyed = {s.seat for s in state.seats if s.key}
     events = doc["events"]
     if len(state.chain) != len(events) + 1:
         rep.skip("seat signatures", "not checked: the event chain could not be computed")
         return
     signed = 0
-    loaded: dict[str, Any] = {}  # each seat's key loaded once (a bad one stays a string)
+    loaded: dict[str, Any] = {}  # each seat's key parsed once (a bad one stays a string)
     for i, ev in enumerate(events):
         if not isinstance(ev, dict):
             continue
-        seat = causer(ev)
-        key = keyed.get(seat) if seat is not None else None
-        if key is None:
-            if "sig" in ev:
-                who = (
-                    f"seat {seat} registered no key in the lock"
-                    if seat is not None
-                    else "no seat caused it"
-                )
-                rep.fail("seat signatures", f"event {i} carries a sig, but {who}", seq=i)
-                return
-            continue
-        if "sig" not in ev:
-            rep.fail(
-                "seat signatures",
-                f"event {i} ({ev.get('type')} by keyed seat {seat}) carries no signature",
-                seq=i,
-            )
-            return
-        pub = loaded.get(key)
-        if pub is None:
-            try:
-                pub = loaded[key] = load_public_key(key)
-            except KeyFileError:
-                pub = loaded[key] = key  # verify_bytes reports it at each use, as before
         try:
-            verify_bytes(pub, ev["sig"], seat_sig_message(doc["match_id"], state.chain[i], ev))
-        except (SignatureError, ValueError, TypeError) as exc:
-            rep.fail(
-                "seat signatures",
-                f"event {i} ({ev.get('type')} by seat {seat}): its "
-                f"signature is not seat {seat}'s over this event after chain[{i - 1}] "
-                f"({exc})",
-                seq=i,
-            )
+            open_event(ev, state.lock, state.chain[i], loaded)
+        except RecordError as exc:
+            seat = causer(ev)
+            if exc.step == "unkeyed":
+                message = f"event {i} carries a sig, but {exc.reason}"
+            elif exc.step == "unsigned":
+                message = f"event {i} ({ev.get('type')} by keyed seat {seat}) carries no signature"
+            else:
+                message = (
+                    f"event {i} ({ev.get('type')} by seat {seat}): its "
+                    f"signature is not seat {seat}'s over this event after chain[{i - 1}] "
+                    f"({exc.reason})"
+                )
+            rep.fail("seat signatures", message, seq=i)
             return
-        signed += 1
+        signed += causer(ev) in keyed
     if keyed:
         rep.ok(
             "seat signatures",

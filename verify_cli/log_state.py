@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import tlog
-from fairness import PROTOCOL, SignatureError, verify_record
+from fairness import PROTOCOL
+from fairness.records import RecordError, check_signature
 
 from .keys import KeySet, UnusableInput
 from .keys import http_why as _why
@@ -77,18 +78,20 @@ def parse_head(doc: Any, keys: KeySet, what: str = "the tree head") -> Head:
     return head
 
 
-def _check_signed(doc: dict[str, Any], keys: KeySet, what: str) -> None:
-    kid = doc["signature"].get("key_id") if isinstance(doc.get("signature"), dict) else None
-    pub, note = keys.pick(kid)
-    if pub is None:
-        raise LogCheckFailed(f"{what} is signed by an unlisted key: {note}")
+def _check_signed(
+    doc: dict[str, Any], keys: KeySet, what: str, *, body_json: bytes | None = None
+) -> None:
+    """``doc``'s signature by one of ``keys`` (:func:`fairness.records.check_signature`;
+    ``body_json``: its canonical JSON without the signature, when cut already), else
+    LogCheckFailed."""
     try:
-        verify_record(doc, pub)
-    except SignatureError as exc:
-        raise LogCheckFailed(f"{what}: {exc}") from None
-    late = keys.retired_problem(kid, doc)
-    if late is not None:
-        raise LogCheckFailed(f"{what}: {late}")
+        check_signature(doc, keys, what, body_json=body_json)
+    except RecordError as exc:
+        if exc.step == "key":
+            raise LogCheckFailed(f"{what} is signed by an unlisted key: {exc.reason}") from None
+        if exc.step == "unsigned":
+            raise LogCheckFailed(f"{what}: record has no signature object") from None
+        raise LogCheckFailed(f"{what}: {exc.reason}") from None
 
 
 def _hex_list(value: Any, what: str) -> list[bytes]:

@@ -24,7 +24,6 @@ saved position. The log is read through a :class:`Source`: HTTP
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -42,11 +41,10 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import click
-from cryptography.exceptions import InvalidSignature
 
 import tlog
 from fairness import PROTOCOL, canonical_json, chain_head, signed_protocol
-from fairness.signing import ALG
+from fairness.records import RecordError, check_signature, signature_body
 
 from .keys import KeySet, UnusableInput, fetch_keys, load_key_file
 from .keys import http_why as _why
@@ -261,34 +259,17 @@ def _no_constant(name: str) -> Any:
 
 def _signed_fast(raw: bytes, leaf: dict[str, Any], keys: KeySet) -> bool:
     """True when the canonical leaf ``raw`` carries a good signature by one of ``keys``,
-    checked over ``raw`` less its top-level ``signature`` member — the canonical JSON of the
-    record without it, which ``verify_record`` would serialize again. False in any other
-    case (the caller then checks it the slow way, which names what is wrong).
-
-    The member's bytes are found by value: a ``"`` inside a JSON string is always escaped,
-    so ``"signature":{…}`` occurs once in ``raw`` only as the top-level member (more than
-    once: the slow way)."""
+    checked over ``raw`` less its top-level ``signature`` member
+    (:func:`fairness.records.signature_body`: the canonical JSON of the record without it,
+    which would otherwise be serialized again). False in any other case (the caller then
+    checks it the slow way, which names what is wrong)."""
     sig = leaf.get("signature")
-    if not isinstance(sig, dict) or sig.get("alg") != ALG:
+    body = signature_body(raw, sig) if isinstance(sig, dict) else None
+    if body is None:
         return False
-    kid, value = sig.get("key_id"), sig.get("value")
-    pub = keys.keys.get(kid) if isinstance(kid, str) else None
-    if pub is None or not isinstance(value, str):
-        return False
-    member = b'"signature":' + _CANONICAL(sig).encode()
-    at = raw.find(member)
-    if at < 0 or raw.find(member, at + 1) >= 0:
-        return False
-    end = at + len(member)
-    if raw[at - 1 : at] == b",":
-        body = raw[: at - 1] + raw[end:]
-    elif raw[end : end + 1] == b",":
-        body = raw[:at] + raw[end + 1 :]
-    else:
-        body = raw[:at] + raw[end:]
     try:
-        pub.verify(base64.b64decode(value, validate=True), body)
-    except (ValueError, InvalidSignature):
+        check_signature(leaf, keys, "leaf", body_json=body)
+    except RecordError:
         return False
     return True
 
@@ -316,10 +297,6 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
             _check_signed(leaf, keys, f"entry {pos}")
         except LogCheckFailed as exc:
             probs.append(str(exc))
-    else:  # a good signature: a retired key's counts only before its retired_at
-        late = keys.retired_problem(leaf["signature"].get("key_id"), leaf)
-        if late is not None:
-            probs.append(f"entry {pos}: {late}")
     kind, proto = leaf.get("type"), leaf.get("protocol")
     info: Info
     if kind == "commitment" and proto == PROTOCOL:
