@@ -130,9 +130,7 @@ def _fail(what: str, message: str, kind: str, **info: Any) -> RecordError:
     return RecordError(message, kind=kind, record=what, **info)
 
 
-def check_signature(
-    record: Any, keys: Keys, what: str, *, body_json: bytes | None = None
-) -> str:
+def check_signature(record: Any, keys: Keys, what: str, *, body_json: bytes | None = None) -> str:
     """The key id of the trusted server key that signed ``record`` (its ``signature`` over
     the canonical JSON of the rest, fairness-v1.md §6); else RecordError ``signature``.
     Every record's signature is checked here and nowhere else.
@@ -251,8 +249,9 @@ class Read(dict[str, Any]):
 
     __slots__ = ("text",)
 
-    def __init__(self, value: dict[str, Any], text: str) -> None:
-        super().__init__(value)
+    def __init__(self, text: str, value: dict[str, Any] | None = None) -> None:
+        """The object ``text`` holds (``value``: already parsed from it)."""
+        super().__init__(loads_strict(text) if value is None else value)
         self.text = text
 
 
@@ -264,7 +263,7 @@ def _as_json(raw: Any, what: str) -> Any:
             value = loads_strict(text)
         except ValueError as exc:
             raise _fail(what, f"the {what} is not JSON ({exc})", "shape") from None
-        return Read(value, text) if isinstance(value, dict) else value
+        return Read(text, value) if isinstance(value, dict) else value
     if isinstance(raw, Mapping) and not isinstance(raw, dict):
         return dict(raw)
     return raw

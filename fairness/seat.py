@@ -426,11 +426,10 @@ class SeatProtocol:
         self.may_check_lock()
         assert self.record is not None
         try:
-            opened = Lock.open(lock, keys)
-            opened.check_commit(self.record)
-            signed = lock
+            Lock.open(lock, keys).check_commit(self.record)
         except ValueError as exc:
             raise self.not_ours(str(exc)) from None
+        signed: dict[str, Any] = lock
         mine = signed["seats"][self.seat]
         for k, v in self.commitments().items():
             if mine.get(k) != v:
