@@ -19,6 +19,7 @@ then).
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 from collections.abc import Callable, Mapping, Sequence
@@ -75,6 +76,69 @@ class RecordError(FairnessError):
         self.reason = message if reason is None else reason
         self.step = step
         self.note = note
+
+
+# -- Ed25519 over canonical JSON: the checks themselves --------------------------------------
+
+
+def _signature_bytes(value: Any, what: str, missing: str) -> bytes:
+    """The raw bytes of a base64 signature ``value`` (SignatureError ``missing`` when it is
+    no string, or ``what`` is not base64)."""
+    if not isinstance(value, str):
+        raise SignatureError(missing)
+    try:
+        return base64.b64decode(value, validate=True)
+    except ValueError:
+        raise SignatureError(f"{what} is not base64") from None
+
+
+def verify_record(
+    record: dict[str, Any], public_key: Ed25519PublicKey, *, body_json: bytes | None = None
+) -> None:
+    """Raise SignatureError unless record["signature"] is a valid Ed25519 signature.
+
+    ``body_json``: the canonical JSON of the record without its signature, when the caller
+    has already made it from the record (the verifier builds a transcript's from the
+    events' canonical JSON it hashed into the chain); by default it is made here.
+    """
+    from cryptography.exceptions import InvalidSignature
+
+    if not isinstance(record, dict):
+        raise SignatureError("a signed record must be a JSON object")
+    sig = record.get("signature")
+    if not isinstance(sig, dict):
+        raise SignatureError("record has no signature object")
+    if sig.get("alg") != "ed25519":
+        raise SignatureError(f"unsupported signature algorithm {sig.get('alg')!r}")
+    raw = _signature_bytes(sig.get("value"), "signature value", "signature value missing")
+    if body_json is None:
+        body_json = canonical_json({k: v for k, v in record.items() if k != "signature"})
+    try:
+        public_key.verify(raw, body_json)
+    except InvalidSignature:
+        raise SignatureError("signature does not match the record") from None
+
+
+def verify_bytes(
+    public_key_b64: str | Ed25519PublicKey, signature_b64: str, message: bytes
+) -> None:
+    """Raise SignatureError unless ``signature_b64`` is a valid Ed25519 signature of
+    ``message`` by the base64 raw public key (a v2 seat key, fairness-v2.md §7); the key
+    may also be given loaded (:func:`public_key`), to check many messages of one key."""
+    raw = _signature_bytes(signature_b64, "signature", "signature must be a base64 string")
+    from cryptography.exceptions import InvalidSignature
+
+    if isinstance(public_key_b64, str):
+        try:
+            pub = public_key(public_key_b64)
+        except FairnessError as exc:
+            raise SignatureError(str(exc)) from None
+    else:
+        pub = public_key_b64
+    try:
+        pub.verify(raw, message)
+    except InvalidSignature:
+        raise SignatureError("signature does not match") from None
 
 
 # -- the keys a reader trusts and the one signature check ------------------------------------
@@ -160,8 +224,6 @@ def check_signature(record: Any, keys: Keys, what: str, *, body_json: bytes | No
             else f"the {what} carries no Ed25519 signature"
         )
         raise _fail(what, message, "signature", reason=note, step="key")
-    from .signing import verify_record
-
     try:
         verify_record(record, pub, body_json=body_json)
     except SignatureError as exc:
@@ -216,8 +278,6 @@ def check_seat_signature(
     """A seat's signature ``sig`` over ``event`` after the chain head ``prev`` (fairness-v2.md
     §7: the message :func:`fairness.v2.seat_sig_message`), by the seat's key from the lock
     (base64, or parsed); else RecordError ``signature`` (``reason``: what is wrong)."""
-    from .signing import verify_bytes
-
     try:
         verify_bytes(key, sig, seat_sig_message(match_id, prev, event))
     except (SignatureError, ValueError, TypeError) as exc:
@@ -849,4 +909,6 @@ __all__ = [
     "open_tree_head",
     "request_sha256",
     "signature_body",
+    "verify_bytes",
+    "verify_record",
 ]
