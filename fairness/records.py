@@ -666,18 +666,41 @@ WHAT = {
     "event": "event",
 }
 
-#: the protocols each record kind may name (empty: any with seat commitments, a signed one)
+#: the protocols each record kind may name (empty: any with seat commitments, a signed one:
+#: a match's records name its protocol)
 RECORD_PROTOCOLS: dict[str, tuple[str, ...]] = {
-    "commit": (PROTOCOL_V2,),
+    "commit": (),
     "lock": (),
-    "receipt": (PROTOCOL_V2,),
-    "head": (PROTOCOL_V2,),
-    "refusal": (PROTOCOL_V2,),
-    "reveal": (PROTOCOL_V2,),
+    "receipt": (),
+    "head": (),
+    "refusal": (),
+    "reveal": (),
     "key_announcement": (PROTOCOL_V2,),
     "tree_head": (PROTOCOL_V1, PROTOCOL_V2),
     "transcript": (PROTOCOL_V2, PROTOCOL_V3),
 }
+
+
+def _is_hex64(value: Any) -> bool:
+    return (
+        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
+    )
+
+
+def _chain_shape(record: dict[str, Any], what: str, *, need_at: bool) -> dict[str, Any]:
+    """A receipt's or signed head's fields (§7): its match, ``seq`` (−1: the lock's
+    chain[-1]), ``chain`` (64 lowercase hex) and ``at`` (a time string; a receipt's
+    may be absent)."""
+    if not isinstance(record.get("match_id"), str):
+        raise _fail(what, f"the {what} has no match_id", "shape")
+    seq = record.get("seq")
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq < -1:
+        raise _fail(what, f"the {what}'s seq is not -1 or an event number: {seq!r}", "shape")
+    if not _is_hex64(record.get("chain")):
+        raise _fail(what, f"the {what}'s chain is not 64 lowercase hex", "shape")
+    if (need_at or "at" in record) and not isinstance(record.get("at"), str):
+        raise _fail(what, f"the {what}'s at is not a time string", "shape")
+    return record
 
 
 def open_commit(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
@@ -686,13 +709,15 @@ def open_commit(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict
 
 
 def open_receipt(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
-    """A receipt (§7) signed by one of ``keys``."""
-    return open_signed(raw, keys, "receipt", what=what)
+    """A receipt (§7) signed by one of ``keys``: its match, seq, chain and time."""
+    what = what or "receipt"
+    return _chain_shape(open_signed(raw, keys, "receipt", what=what), what, need_at=False)
 
 
 def open_head(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
-    """A signed head (§7, heads) signed by one of ``keys``."""
-    return open_signed(raw, keys, "head", what=what)
+    """A signed head (§7, heads) signed by one of ``keys``: its match, seq, chain and time."""
+    what = what or "head"
+    return _chain_shape(open_signed(raw, keys, "head", what=what), what, need_at=True)
 
 
 def open_refusal(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
@@ -705,9 +730,28 @@ def open_reveal(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict
     return open_signed(raw, keys, "reveal", what=what)
 
 
-def open_tree_head(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
-    """The log's signed tree head (fairness-v1.md §7) signed by one of ``keys``."""
-    return open_signed(raw, keys, "tree_head", what=what)
+def open_tree_head(
+    raw: Any,
+    keys: Keys | None,
+    *,
+    what: str | None = None,
+    protocols: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """The log's signed tree head (fairness-v1.md §7) signed by one of ``keys``: a
+    ``tree_size`` (an integer, 0 or more) and a ``root_hash`` (64 hex)."""
+    what = what or "tree head"
+    record = open_signed(raw, keys, "tree_head", what=what, protocols=protocols)
+    size = record.get("tree_size")
+    if isinstance(size, bool) or not isinstance(size, int) or size < 0:
+        raise _fail(what, f"the {what} has no valid tree_size", "shape")
+    root = record.get("root_hash")
+    if not isinstance(root, str) or len(root) != 64:
+        raise _fail(what, f"the {what} has no valid root_hash", "shape")
+    try:
+        bytes.fromhex(root)
+    except ValueError:
+        raise _fail(what, f"the {what} has no valid root_hash", "shape") from None
+    return record
 
 
 def open_transcript(

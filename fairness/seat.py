@@ -690,15 +690,8 @@ class SeatProtocol:
             open_head(head, keys)
         except RecordError as exc:
             raise ClientError(f"match {self.match_id}: {exc}") from None
-        seq, h_chain, at = head.get("seq"), head.get("chain"), head.get("at")
-        if (
-            head.get("match_id") != self.match_id
-            or isinstance(seq, bool)
-            or not isinstance(seq, int)
-            or seq < -1
-            or not isinstance(h_chain, str)
-            or not isinstance(at, str)
-        ):
+        seq, h_chain, at = head["seq"], head["chain"], head["at"]
+        if head["match_id"] != self.match_id:
             raise ClientError(
                 f"match {self.match_id}: a signed head without its match, seq, chain or at"
             )
@@ -963,14 +956,7 @@ class SeatProtocol:
                 f"a receipt for match {receipt.get('match_id')!r} came with a "
                 f"request of match {self.match_id}"
             )
-        r_seq, r_chain = receipt.get("seq"), receipt.get("chain")
-        if (
-            isinstance(r_seq, bool)
-            or not isinstance(r_seq, int)
-            or r_seq < -1
-            or not isinstance(r_chain, str)
-        ):
-            raise ClientError(f"match {self.match_id}: a receipt without seq and chain")
+        r_seq, r_chain = receipt["seq"], receipt["chain"]
         if seq is not None and r_seq != seq:
             raise ClientError(f"match {self.match_id}: the receipt is for seq {r_seq}, not {seq}")
         if chain is not None and r_chain != chain:

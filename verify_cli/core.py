@@ -21,19 +21,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairness import (
-    V2,
     FairnessError,
     canonical_json,
     seed_commitment,
     signed_protocol,
 )
-from fairness.records import RecordError, causer, open_event
+from fairness.records import RecordError, causer, open_event, open_head, open_receipt
 from fairness.records import check_signature as check_record_signature
 from fairness.v2 import BACKDATE_SLACK, parse_time_us
 
 from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
-from .render import is_int
 from .replay_core import NotATranscript, Report, assemble, check_rules, check_shape
 from .rules import V2State
 
@@ -217,21 +215,13 @@ def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> N
 
 def receipt_problem(r: Any) -> str | None:
     """Why ``r`` is not a receipt or a signed head (fairness-v2.md §7: both sign chain[seq]
-    and a time), or None."""
-    if not isinstance(r, dict):
-        return "a receipt is not a JSON object"
-    if r.get("type") not in ("receipt", "head") or not signed_protocol(r):
-        return f"not a {V2} receipt (type {r.get('type')!r}, protocol {r.get('protocol')!r})"
-    if not isinstance(r.get("match_id"), str):
-        return "a receipt has no match_id"
-    seq = r.get("seq")
-    if not is_int(seq) or seq < -1:
-        return f"a receipt's seq is not -1 or an event number: {seq!r}"
-    ch = r.get("chain")
-    if not (isinstance(ch, str) and len(ch) == 64 and all(c in "0123456789abcdef" for c in ch)):
-        return "a receipt's chain is not 64 lowercase hex"
-    if "at" in r and not isinstance(r["at"], str):
-        return "a receipt's at is not a time string"
+    and a time; :func:`fairness.records.open_receipt`, ``open_head``, their signatures
+    checked later against the keys), or None."""
+    opener = open_head if isinstance(r, dict) and r.get("type") == "head" else open_receipt
+    try:
+        opener(r, None)
+    except RecordError as exc:
+        return str(exc)
     if not isinstance(r.get("signature"), dict):
         return "a receipt carries no signature"
     return None
