@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
@@ -404,6 +405,47 @@ class Commit(_Record):
             "created_at": self.created_at,
         }
 
+    @classmethod
+    def open(cls, raw: Any, keys: Keys | None) -> Commit:
+        """The commit record ``raw`` states, signed by one of ``keys`` (unchecked when None):
+        its match, game, ruleset (a JSON object's text), server commitment, time and seats
+        (numbered from 0, each with a name and a house flag); else RecordError."""
+        what = "commit record"
+        record = open_signed(raw, keys, "commit")
+        for name in ("match_id", "game", "ruleset", "commitment", "created_at"):
+            if not isinstance(record.get(name), str):
+                raise _fail(what, f"the {what}'s {name} is not a string", "shape")
+        seats = record.get("seats")
+        if not isinstance(seats, list) or not seats:
+            raise _fail(what, f"the {what} lists no seats", "shape")
+        for i, s in enumerate(seats):
+            if (
+                not isinstance(s, dict)
+                or s.get("seat") != i
+                or isinstance(s.get("seat"), bool)
+                or not isinstance(s.get("name"), str)
+                or not isinstance(s.get("house"), bool)
+            ):
+                raise _fail(
+                    what,
+                    f"the {what}'s seat entry {i} is not seat {i}, named, house or not",
+                    "shape",
+                )
+        try:
+            rules = json.loads(record["ruleset"])
+        except ValueError:
+            rules = None
+        if not isinstance(rules, dict):
+            raise _fail(what, f"the {what}'s ruleset is not a JSON object", "shape")
+        return cls(
+            match_id=record["match_id"],
+            game=record["game"],
+            ruleset=record["ruleset"],
+            commitment=record["commitment"],
+            seats=tuple((s["name"], s["house"]) for s in seats),
+            created_at=record["created_at"],
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class LockSeat:
@@ -703,11 +745,6 @@ def _chain_shape(record: dict[str, Any], what: str, *, need_at: bool) -> dict[st
     return record
 
 
-def open_commit(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
-    """The commit record (§1) signed by one of ``keys``."""
-    return open_signed(raw, keys, "commit", what=what)
-
-
 def open_receipt(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
     """A receipt (§7) signed by one of ``keys``: its match, seq, chain and time."""
     what = what or "receipt"
@@ -894,7 +931,7 @@ def open_event(
 
 #: each record kind's opener, by its ``type``: ``opener(raw, keys) -> record``
 OPENERS: dict[str, Callable[[Any, Any], Any]] = {
-    "commit": open_commit,
+    "commit": Commit.open,
     "lock": Lock.open,
     "receipt": open_receipt,
     "head": open_head,
@@ -942,7 +979,6 @@ __all__ = [
     "check_signature",
     "lock_seats",
     "open",
-    "open_commit",
     "open_event",
     "open_head",
     "open_receipt",

@@ -28,9 +28,9 @@ from .canonical import canonical_json
 from .derive import check_client_seed, new_client_seed, parse_hex
 from .protocol import PROTOCOL_V3
 from .records import (
+    Commit,
     Lock,
     RecordError,
-    open_commit,
     open_head,
     open_receipt,
     open_refusal,
@@ -303,25 +303,16 @@ class SeatProtocol:
     def accept_record(self, record: Any, keys: Mapping[str, str]) -> dict[str, Any]:
         """Check the signed commit record and what it says against the player's terms."""
         try:
-            open_commit(record, keys)
+            Commit.open(record, keys)
         except ValueError as exc:
             raise self.not_ours(str(exc)) from None
         assert isinstance(record, dict)
-        if record.get("match_id") != self.match_id:
-            raise self.not_ours(f"the commit record is for match {record.get('match_id')!r}")
-        seats = record.get("seats")
-        if (
-            not isinstance(seats, list)
-            or not 0 <= self.seat < len(seats)
-            or any(not isinstance(s, dict) or s.get("seat") != i for i, s in enumerate(seats))
-        ):
+        if record["match_id"] != self.match_id:
+            raise self.not_ours(f"the commit record is for match {record['match_id']!r}")
+        seats = record["seats"]
+        if not 0 <= self.seat < len(seats):
             raise self.not_ours(f"the commit record's seats do not list seat {self.seat}")
-        try:
-            rules = json.loads(record.get("ruleset", ""))
-        except (TypeError, ValueError):
-            rules = None
-        if not isinstance(rules, dict):
-            raise self.not_ours("the commit record's ruleset is not a JSON object")
+        rules = json.loads(record["ruleset"])
         t = self.terms
         if (
             record.get("game") in BOARD_GAMES

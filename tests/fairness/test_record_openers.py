@@ -17,6 +17,7 @@ from fairness import Signer, public_key_b64, seat_sig_message
 from fairness import records as rec
 from fairness.announce import announcement_body
 from fairness.records import (
+    Commit,
     Head,
     Lock,
     LockSeat,
@@ -50,6 +51,18 @@ LOCK = Lock(
 def test_open_takes_each_kind_by_its_type() -> None:
     lock = rec.open(LOCK.sign(SERVER), KEYS)
     assert isinstance(lock, Lock) and lock == LOCK
+    commit = Commit(
+        "m_7", "tawla", '{"match_length":1}', "dd" * 32, (("Nour", False),), "2026-12-03T09:00:00Z"
+    )
+    assert rec.open(commit.sign(SERVER), KEYS) == commit
+    for bad, words in [
+        ({"ruleset": "[1]"}, "ruleset is not a JSON object"),
+        ({"seats": [{"seat": 0, "name": "Nour"}]}, "seat entry 0 is not seat 0"),
+        ({"created_at": None}, "created_at is not a string"),
+    ]:
+        with pytest.raises(RecordError, match=words) as err:
+            rec.open(SERVER.signed({**commit.to_json(), **bad}), KEYS)
+        assert (err.value.kind, err.value.record) == ("shape", "commit record")
     for record in (
         Receipt("m_7", 3, "ab" * 32, "2026-12-03T09:05:00.000Z"),
         Head("m_7", -1, "ab" * 32, "2026-12-03T09:05:00.000Z"),
