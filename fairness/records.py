@@ -299,7 +299,6 @@ def seat_key(b64: str) -> Ed25519PublicKey | str:
 # -- opening a record ------------------------------------------------------------------------
 
 
-#: the protocols of a record with seat commitments (a lock; any signed protocol)
 def _signed_names() -> tuple[str, ...]:
     return tuple(name for name, p in PROTOCOLS.items() if p.signed)
 
@@ -349,9 +348,7 @@ def open_signed(
         check_signature(record, keys, what)
     if record.get("type") != rtype:
         raise _fail(what, f"the {what} has type {record.get('type')!r}, not {rtype!r}", "type")
-    allowed = tuple(protocols) if protocols is not None else RECORD_PROTOCOLS.get(rtype, (V2.name,))
-    if not allowed:
-        allowed = _signed_names()
+    allowed = tuple(protocols or RECORD_PROTOCOLS.get(rtype) or _signed_names())
     if record.get("protocol") not in allowed:
         raise _fail(
             what,
@@ -526,29 +523,35 @@ class Lock(_Record):
         fields = ("match_id", "game", "ruleset", "commitment", "locked_at", "reveal_by", "end_by")
         for name in fields:
             if not isinstance(record.get(name), str):
-                raise RecordError(f"the lock's {name} is not a string", kind="shape", record="lock")
+                raise _fail("lock", f"the lock's {name} is not a string", "shape")
         seats = record.get("seats")
         if not isinstance(seats, list) or not seats:
-            raise RecordError("the lock lists no seats", kind="shape", record="lock")
+            raise _fail("lock", "the lock lists no seats", "shape")
         parsed = []
         for i, s in enumerate(seats):
             if not isinstance(s, Mapping) or s.get("seat") != i or isinstance(s["seat"], bool):
-                raise RecordError(
-                    f"the lock's seat entry {i} is not seat {i}", kind="shape", record="lock"
-                )
+                raise _fail("lock", f"the lock's seat entry {i} is not seat {i}", "shape")
             try:
                 for name in ("seed_commitment", "roll_chain"):
                     if s.get(name) is not None:
                         parse_hex(s[name], 32, name)
             except FairnessError as exc:
-                raise RecordError(
-                    f"the lock's seat {i}: {exc}", kind="shape", record="lock"
-                ) from None
-            if s.get("key") is not None and not isinstance(s["key"], str):
-                raise RecordError(
-                    f"the lock's seat {i}: key is not a base64 string", kind="shape", record="lock"
-                )
+                raise _fail("lock", f"the lock's seat {i}: {exc}", "shape") from None
+            key = s.get("key")
+            if key is not None and not (isinstance(key, str) and len(key) == 44):
+                raise _fail("lock", f"the lock's seat {i}: key is not a base64 string", "shape")
+            if s.get("seed_commitment") is None:
+                raise _fail("lock", f"the lock's seat {i} has no seed_commitment", "shape")
+            if not isinstance(s.get("name"), str) or not isinstance(s.get("house"), bool):
+                raise _fail("lock", f"the lock's seat {i} has no name or house flag", "shape")
             parsed.append(LockSeat.of(s))
+        try:
+            parse_hex(record["commitment"], 32, "commitment")
+        except FairnessError as exc:
+            raise _fail("lock", f"the lock's {exc}", "shape") from None
+        times = [when(record[k], "lock", k) for k in ("locked_at", "reveal_by", "end_by")]
+        if not times[0] <= times[1] <= times[2]:
+            raise _fail("lock", "the lock's times are out of order", "shape")
         return cls(
             match_id=record["match_id"],
             game=record["game"],
@@ -694,29 +697,17 @@ class Reveal(_Record):
         }
 
 
-#: how a message names each record kind
+#: how a message names a record kind (by its type, when not so)
 WHAT = {
     "commit": "commit record",
-    "lock": "lock",
-    "receipt": "receipt",
-    "head": "head",
-    "refusal": "refusal",
     "reveal": "reveal record",
     "key_announcement": "key announcement",
     "tree_head": "tree head",
-    "transcript": "transcript",
-    "event": "event",
 }
 
-#: the protocols each record kind may name (empty: any with seat commitments, a signed one:
-#: a match's records name its protocol)
+#: the protocols a record kind may name; any other kind: any signed one (a match's records
+#: name its protocol)
 RECORD_PROTOCOLS: dict[str, tuple[str, ...]] = {
-    "commit": (),
-    "lock": (),
-    "receipt": (),
-    "head": (),
-    "refusal": (),
-    "reveal": (),
     "key_announcement": (PROTOCOL_V2,),
     "tree_head": (PROTOCOL_V1, PROTOCOL_V2),
     "transcript": (PROTOCOL_V2, PROTOCOL_V3),

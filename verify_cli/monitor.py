@@ -44,7 +44,8 @@ import click
 
 import tlog
 from fairness import PROTOCOL, canonical_json, chain_head, signed_protocol
-from fairness.records import RecordError, check_signature, signature_body
+from fairness.records import Lock, RecordError, check_signature, signature_body
+from fairness.records import when as epoch_of
 
 from .keys import KeySet, UnusableInput, fetch_keys, load_key_file
 from .keys import http_why as _why
@@ -169,44 +170,31 @@ def _str(value: Any) -> str:
 
 
 def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
-    p = []
-    seats = leaf.get("seats")
-    nonhouse = house = 0
-    if not isinstance(seats, list) or not seats:
-        p.append(f"entry {pos}: the lock has no seats")
-        seats = []
-    for i, seat in enumerate(seats):
-        if not isinstance(seat, dict) or seat.get("seat") != i:
-            p.append(f"entry {pos}: the lock's seat {i} is not numbered {i}")
-            continue
-        if not isinstance(seat.get("name"), str) or not isinstance(seat.get("house"), bool):
-            p.append(f"entry {pos}: the lock's seat {i} has no name or house flag")
-        if not _hex64(seat.get("seed_commitment")):
-            p.append(f"entry {pos}: the lock's seat {i} has no seed commitment")
-        key, chain = seat.get("key"), seat.get("roll_chain")
-        if key is not None and not (isinstance(key, str) and len(key) == 44):
-            p.append(f"entry {pos}: the lock's seat {i} has a malformed key")
-        if chain is not None and not _hex64(chain):
-            p.append(f"entry {pos}: the lock's seat {i} has a malformed roll_chain")
-        if seat.get("house") is True:
-            house += 1
-        else:
-            nonhouse += 1
-    if not _hex64(leaf.get("commitment")):
-        p.append(f"entry {pos}: the lock has no commitment")
-    times = [_epoch(leaf.get(k)) for k in ("locked_at", "reveal_by", "end_by")]
-    if any(t is None for t in times):
-        p.append(f"entry {pos}: the lock's locked_at, reveal_by or end_by is not a time")
-    elif not times[0] <= times[1] <= times[2]:  # type: ignore[operator]
-        p.append(f"entry {pos}: the lock's times are out of order")
-    return p, (
+    """The lock leaf's problems (:meth:`fairness.records.Lock.open`, its signature checked
+    apart) and what the store keeps of it."""
+    try:
+        lock = Lock.open(leaf, None)
+    except RecordError as exc:
+        problem = [f"entry {pos}: {exc}"]
+        return problem, (
+            "lock",
+            _str(leaf.get("match_id")),
+            _str(leaf.get("commitment")),
+            0.0,
+            0,
+            0,
+            _str(leaf.get("game")),
+        )
+    house = sum(s.house for s in lock.seats)
+    end_by = epoch_of(lock.end_by, "lock", "end_by")
+    return [], (
         "lock",
-        _str(leaf.get("match_id")),
-        _str(leaf.get("commitment")),
-        times[2] or 0.0,
-        nonhouse,
+        lock.match_id,
+        lock.commitment,
+        end_by,
+        len(lock.seats) - house,
         house,
-        _str(leaf.get("game")),
+        lock.game,
     )
 
 
