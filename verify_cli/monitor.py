@@ -185,9 +185,11 @@ def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
             0,
             _str(leaf.get("game")),
         )
+    bad = [s.seat for s in lock.seats if s.key is not None and len(s.key) != 44]
+    problems = [f"entry {pos}: the lock's seat {i} has a malformed key" for i in bad]
     house = sum(s.house for s in lock.seats)
     end_by = epoch_of(lock.end_by, "lock", "end_by")
-    return [], (
+    return problems, (
         "lock",
         lock.match_id,
         lock.commitment,
