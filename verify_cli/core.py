@@ -26,7 +26,14 @@ from fairness import (
     seed_commitment,
     signed_protocol,
 )
-from fairness.records import RecordError, causer, open_event, open_head, open_receipt
+from fairness.records import (
+    RecordError,
+    causer,
+    open_event,
+    open_head,
+    open_receipt,
+    open_transcript,
+)
 from fairness.records import check_signature as check_record_signature
 from fairness.v2 import BACKDATE_SLACK, parse_time_us
 
@@ -152,7 +159,10 @@ def check_signature(
             body = transcript_body_json(doc, state.event_json)
         except (TypeError, ValueError):
             body = None  # signed_by says why there is no canonical JSON
-    ok, detail = signed_by(doc, keys, body_json=body)
+    try:
+        ok, detail = True, open_transcript(doc, keys, body_json=body)
+    except RecordError as exc:
+        ok, detail = False, _why(exc)
     if ok:
         sig_info["checked"] = True
         rep.ok("signature", f"Ed25519 signature valid for key {detail} ({where})")
@@ -168,8 +178,13 @@ def signed_by(record: Any, keys: KeySet, *, body_json: bytes | None = None) -> t
     try:
         return True, check_record_signature(record, keys, "record", body_json=body_json)
     except RecordError as exc:
-        note = f" ({exc.note})" if exc.note and exc.step in ("alg", "value") else ""
-        return False, exc.reason + note
+        return False, _why(exc)
+
+
+def _why(exc: RecordError) -> str:
+    """A failed signature check as ``verify`` words it: the reason, with the key ring's note
+    on the key it used when the signature itself did not check out."""
+    return exc.reason + (f" ({exc.note})" if exc.note and exc.step in ("alg", "value") else "")
 
 
 def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> None:
