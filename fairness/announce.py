@@ -28,11 +28,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .errors import FairnessError
 from .protocol import signed_protocol
-from .records import RecordError
-from .seat import check_signed_record
-from .signing import TIME_FIELDS, key_id_of, load_public_key
+from .records import Announcement, RecordError, when
+from .signing import TIME_FIELDS
 from .v2 import PROTOCOL_V2
 
 ANNOUNCEMENT = "key_announcement"
@@ -53,43 +51,14 @@ def announcement_body(
 
 
 def _when(value: Any, name: str) -> float:
-    if isinstance(value, str):
-        try:
-            t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            t = None
-        if t is not None and t.tzinfo is not None:
-            return t.timestamp()
-    raise RecordError(f"the key announcement's {name} is not an RFC 3339 time", kind="shape")
+    return when(value, "key announcement", name)
 
 
 def check_announcement(record: Any, trusted: Mapping[str, str]) -> tuple[str, str]:
-    """``(key_id, base64 public key)`` of the key ``record`` announces, when it is a
-    ``key_announcement`` signed by one of ``trusted`` (key_id → base64 public key) that
-    announces a well-formed key other than its own, announced no later than it signs;
-    else RecordError (``kind``: shape, signature, type, protocol)."""
-    rec = check_signed_record(record, trusted, what="key announcement", rtype=ANNOUNCEMENT)
-    key = rec.get("key")
-    if not isinstance(key, dict) or key.get("alg") != "ed25519":
-        raise RecordError("the key announcement names no Ed25519 key", kind="shape")
-    kid, pub = key.get("key_id"), key.get("public_key")
-    if not isinstance(kid, str) or not isinstance(pub, str):
-        raise RecordError("the announced key has no key_id or public_key", kind="shape")
-    try:
-        derived = key_id_of(load_public_key(pub))
-    except FairnessError:
-        raise RecordError("the announced public key is not an Ed25519 key", kind="shape") from None
-    if derived != kid:
-        raise RecordError(
-            f"the announced key_id {kid!r} is not its public key's ({derived})", kind="shape"
-        )
-    if kid == rec["signature"]["key_id"]:
-        raise RecordError("a key announcement signed by the key it announces", kind="signature")
-    if _when(rec.get("created_at"), "created_at") > _when(rec.get("not_before"), "not_before"):
-        raise RecordError(
-            "the key was announced after it signs (created_at > not_before)", kind="shape"
-        )
-    return kid, pub
+    """``(key_id, base64 public key)`` of the key ``record`` announces
+    (:meth:`fairness.records.Announcement.open`); else RecordError."""
+    opened = Announcement.open(record, trusted)
+    return opened.key_id, opened.public_key
 
 
 def announcements_in(doc: Any) -> list[dict[str, Any]]:

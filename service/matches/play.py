@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairness import SignatureError, check_canonical_value, seat_sig_message, verify_bytes
+from fairness import check_canonical_value
+from fairness.records import RecordError, check_seat_signature
 
 from ..errors import Conflict, Invalid, user_errors
 from ..kinds import EndReason, EventType
@@ -35,7 +36,7 @@ class Play(Reads):
                 f"prev is not the chain head {m.chain}: fetch /state and retry", "stale_chain"
             )
         locked = self._locked(m)
-        key = locked.record["seats"][seat]["key"]
+        key = locked.lock.seats[seat].key
         if key is None:
             if sig is not None:
                 raise Invalid(f"seat {seat} registered no key: send no sig", "bad_signature")
@@ -46,11 +47,11 @@ class Play(Reads):
             )
         assert m.chain is not None
         try:
-            verify_bytes(locked.public_key(seat, key), sig, seat_sig_message(m.id, m.chain, event))
-        except SignatureError as exc:
+            check_seat_signature(locked.public_key(seat), sig, m.id, m.chain, event)
+        except RecordError as exc:
             raise Invalid(
                 f"seat {seat}'s signature does not verify over the chain head "
-                f"{m.chain} with its key from the lock: {exc}",
+                f"{m.chain} with its key from the lock: {exc.reason}",
                 "bad_signature",
             ) from None
         return sig
