@@ -1,7 +1,9 @@
 // The verify page (qahwa_page/static/verify.html): moved from its inline script (issue 47).
 import { LONE_SURROGATE, canonicalJson } from "../src/rawjson.js";
 import * as raw from "../src/rawjson.js";
-import { recordTime, retiredProblem, rfc3339 } from "../src/verify/records.js";
+import { retiredProblem, rfc3339 } from "../src/verify/records.js";
+import { hmac, hmacKey, verifyEd25519 as verifyEd } from "../src/crypto.js";
+import { Stream } from "../src/fair.js";
 
 // the page walks JSON trees loosely typed
 const parseRaw: (text: string) => any = raw.parseRaw;
@@ -1177,11 +1179,6 @@ function needSubtle() {
   if (!subtle) throw new Error('this browser has no Web Crypto (crypto.subtle); open the page over https or from a file');
 }
 async function sha256(bytes) { needSubtle(); return new Uint8Array(await subtle.digest('SHA-256', bytes)); }
-async function hmacKey(raw, hash?) {
-  needSubtle();
-  return subtle.importKey('raw', raw, { name: 'HMAC', hash: hash || 'SHA-256' }, false, ['sign']);
-}
-async function hmac(key, msg) { return new Uint8Array(await subtle.sign('HMAC', key, msg)); }
 
 // ---------------------------------------------------------------------------------------
 // fairness-v1.md §1–4.
@@ -1221,58 +1218,9 @@ async function matchKeyBytes(seedHex, matchId, game, ruleset, clientSeeds) {
     if (p) throw new Error('client seed ' + i + ' is not allowed: ' + I18N.en[p[0] as string].replace('{n}', p[1] ? (p[1] as any).n : ''));
     parts.push(lp(utf8(cs)));
   });
-  return hmac(await hmacKey(seed), concat(parts));
+  return hmac(await hmacKey(seed, 'SHA-256'), concat(parts));
 }
 
-function Stream(key, label) {
-  // key: an HMAC CryptoKey for K. The stream is block(label, 0) || block(label, 1) || ...
-  this.key = key;
-  this.prefix = concat([ascii(label), new Uint8Array([0])]);
-  this.block = 0;
-  this.words = [];
-  this.pos = 0;
-}
-Stream.prototype.word = async function () {
-  if (this.pos >= this.words.length) {
-    var d = await hmac(this.key, concat([this.prefix, u32be(this.block)]));
-    this.block += 1;
-    var v = new DataView(d.buffer), w = [];
-    // 8 words a block for v1's HMAC-SHA256, 16 for qahwa-fair/2's HMAC-SHA512
-    for (var i = 0; i < d.length; i += 4) w.push(v.getUint32(i, false));
-    this.words = w;
-    this.pos = 0;
-  }
-  return this.words[this.pos++];
-};
-Stream.prototype.uniform = async function (n) {
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > TWO32) {
-    throw new RangeError('uniform(n) needs 1 <= n <= 2^32, got ' + JSON.stringify(n));
-  }
-  var limit = TWO32 - (TWO32 % n);
-  for (;;) {
-    var w = await this.word();
-    if (w < limit) return w % n;
-  }
-};
-Stream.prototype.dice = async function (count, sides) {
-  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > 1000) {
-    throw new RangeError('dice count must be 1 to 1000, got ' + JSON.stringify(count));
-  }
-  if (typeof sides !== 'number' || !Number.isInteger(sides) || sides < 2 || sides > TWO32) {
-    throw new RangeError('dice sides must be 2 to 2^32, got ' + JSON.stringify(sides));
-  }
-  var out = [];
-  for (var i = 0; i < count; i++) out.push(1 + await this.uniform(sides));
-  return out;
-};
-Stream.prototype.shuffle = async function (items) {
-  var a = items.slice();
-  for (var i = a.length - 1; i >= 1; i--) {
-    var j = await this.uniform(i + 1);
-    var tmp = a[i]; a[i] = a[j]; a[j] = tmp;
-  }
-  return a;
-};
 
 var RANKS = '23456789TJQKA', SUITS = 'CDHS';
 function deck52() {
@@ -1324,17 +1272,10 @@ function canonicalSort(codes) {
 // their written form: 1 and 1.0 differ in Python, and big integers stay exact.
 // ---------------------------------------------------------------------------------------
 
-// 'valid', 'invalid', 'badkey' (the key does not import) or 'unsupported' (no Ed25519 here)
+// 'valid' or 'invalid': clients/ts verifyEd25519 (Web Crypto's Ed25519 where the browser has
+// it, else the audited @noble/ed25519), so no browser leaves a signature unchecked
 async function verifyEd25519(pub, sig, msg) {
-  needSubtle();
-  var key, failed = 'badkey';
-  try {
-    key = await subtle.importKey('raw', pub, { name: 'Ed25519' }, false, ['verify']);
-    failed = 'invalid';
-    return (await subtle.verify({ name: 'Ed25519' }, key, sig, msg)) ? 'valid' : 'invalid';
-  } catch (e) {
-    return e && e.name === 'NotSupportedError' ? 'unsupported' : failed;
-  }
+  return (await verifyEd(pub, sig, msg)) ? 'valid' : 'invalid';
 }
 
 // ---------------------------------------------------------------------------------------
