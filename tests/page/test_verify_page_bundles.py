@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 from page_support import NPM, ROOT, STATIC, TS, npm_build
+from test_clients_ts import built, node_test
+
+__all__ = ["built"]  # the compiled clients/ts (a fixture of tests/client/test_clients_ts.py)
 
 #: the most hand-written JavaScript qahwa_page/static may hold (issue 47; about 4,290 before)
 MAX_HAND_WRITTEN = 800
@@ -100,6 +103,14 @@ def test_a_committed_bundle_is_a_fresh_build(name: str, tmp_path: Path) -> None:
     esbuild makes of the sources (a stale or hand-edited bundle fails)."""
     fresh = npm_build(VERIFY_BUNDLES[name], tmp_path / name)
     assert fresh == (STATIC / name).read_bytes(), f"{name} is stale: make verify-js"
+
+
+@pytest.mark.skipif(NPM is None, reason="needs node and npm (clients/ts)")
+def test_the_bundles_follow_the_vectors_under_node_test(built: Path) -> None:
+    """clients/ts/test/verify.test.ts (in ``npm test``) holds verify.js, merkle.js and
+    sealed-verify.js to tests/vectors/*.json; here, in the repository, none of it skipped."""
+    out = node_test(built, "test/verify.test.js")
+    assert re.search(r"^# pass 6$", out, re.M) and re.search(r"^# skipped 0$", out, re.M), out
 
 
 def report() -> None:

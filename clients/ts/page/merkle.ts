@@ -111,7 +111,7 @@ import { retiredProblem } from "../src/verify/records.js";
     if (typeof h !== 'string' || !/^[0-9a-f]{64}$/.test(h)) throw new Error(what + ' is not a 32-byte hex hash');
     return hexBytes(h);
   }
-  var subtle = window.crypto && window.crypto.subtle;
+  var subtle = globalThis.crypto && globalThis.crypto.subtle;
   function nodeHash(l, r) { return sha256(concat(new Uint8Array([1]), l, r)); }
   // RFC 9162 §2.1.4.2 (clients/ts checkConsistency): does proof show that the tree of size
   // second extends that of first?
@@ -438,7 +438,7 @@ import { retiredProblem } from "../src/verify/records.js";
     return p.then(function (res) { if (tr.isConnected) show(tr, res); return res; });
   }
 
-  (window as any).qahwaLog = {
+  (globalThis as any).qahwaLog = {
     leafHash: leafHash, nodeHash: nodeHash, rootFromInclusion: rootFromInclusion,
     consistent: consistent, canonicalJson: canonicalJson, checkLog: checkLog, attach: attach,
     parseTlogProof: parseTlogProof,

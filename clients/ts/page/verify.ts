@@ -2940,7 +2940,7 @@ async function apiVerify(text, publicKeyB64) {
     events: rep.events.filter(function (r) { return r.ev.type === 'chance'; }).map(function (r) { return { seq: r.ev.seq, ok: r.ok, expected: r.expected }; }) };
 }
 async function keyFromHex(kHex) { var k = fromHex(kHex); return hmacKey(k, k.length === 64 ? 'SHA-512' : 'SHA-256'); }
-(window as any).qahwaFair = {
+(globalThis as any).qahwaFair = {
   PROTOCOL: PROTOCOL,
   // a record signed by a retired key counts only with its own time before retired_at
   retiredProblem: retiredProblem,
@@ -2980,26 +2980,32 @@ async function keyFromHex(kHex) { var k = fromHex(kHex); return hmacKey(k, k.len
   i18n: { LANGS: LANGS, I18N: I18N }
 };
 
-byId('form').addEventListener('submit', function (e) { e.preventDefault(); run(); });
-// each source: its field, its radio button's value, the query parameter that fills it
-var SOURCES = [['in-id', 'id', 'match'], ['in-url', 'url', 'url'], ['in-paste', 'paste'], ['in-file', 'file']];
-SOURCES.forEach(function (p) {
-  var f = byId(p[0]);
-  var pick = function () { (document.querySelector('input[name=src][value=' + p[1] + ']') as HTMLInputElement).checked = true; };
-  ['input', 'change', 'focus'].forEach(function (type) { f.addEventListener(type, pick); });
-});
-document.querySelectorAll('[data-lang]').forEach(function (b) {
-  b.addEventListener('click', function () { setLang(b.getAttribute('data-lang')); });
-});
+// The page itself: its form, its languages, the Python replay's boot and the URL's match.
+// Elsewhere (node --test of this bundle, clients/ts/test/verify.test.ts) only the checks above
+// load, with window.qahwaFair.
+function boot() {
+  byId('form').addEventListener('submit', function (e) { e.preventDefault(); run(); });
+  // each source: its field, its radio button's value, the query parameter that fills it
+  var SOURCES = [['in-id', 'id', 'match'], ['in-url', 'url', 'url'], ['in-paste', 'paste'], ['in-file', 'file']];
+  SOURCES.forEach(function (p) {
+    var f = byId(p[0]);
+    var pick = function () { (document.querySelector('input[name=src][value=' + p[1] + ']') as HTMLInputElement).checked = true; };
+    ['input', 'change', 'focus'].forEach(function (type) { f.addEventListener(type, pick); });
+  });
+  document.querySelectorAll('[data-lang]').forEach(function (b) {
+    b.addEventListener('click', function () { setLang(b.getAttribute('data-lang')); });
+  });
 
-setLang(pickLang());
-PY.boot = bootPython().then(render); // the note says what this page will do
-var params = new URLSearchParams(location.search);
-if (params.get('key')) byId('in-key').value = params.get('key');
-if (params.get('server')) byId('in-server').value = params.get('server');
-var asked = SOURCES.filter(function (p) { return p[2] && params.get(p[2]); })[0];
-if (asked) {
-  byId(asked[0]).value = params.get(asked[2]);
-  (document.querySelector('input[name=src][value=' + asked[1] + ']') as HTMLInputElement).checked = true;
-  run();
+  setLang(pickLang());
+  PY.boot = bootPython().then(render); // the note says what this page will do
+  var params = new URLSearchParams(location.search);
+  if (params.get('key')) byId('in-key').value = params.get('key');
+  if (params.get('server')) byId('in-server').value = params.get('server');
+  var asked = SOURCES.filter(function (p) { return p[2] && params.get(p[2]); })[0];
+  if (asked) {
+    byId(asked[0]).value = params.get(asked[2]);
+    (document.querySelector('input[name=src][value=' + asked[1] + ']') as HTMLInputElement).checked = true;
+    run();
+  }
 }
+if (typeof document !== 'undefined') boot();
