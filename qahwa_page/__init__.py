@@ -4,7 +4,8 @@ One package, shipped in the verifier's own distribution (``qahwa-verify``), that
 service (``/verify``, ``/static/…``) and ``verify page`` (the player's own install) serve
 from, so the two serve the same bytes:
 
-- :data:`STATIC_DIR`: ``verify.html``, ``verify-worker.js``, ``merkle.js`` and, once
+- :data:`STATIC_DIR`: ``verify.html`` and its scripts (``verify.js``, ``merkle.js``,
+  ``verify-worker.js``, ``sealed-verify.js``: bundles of clients/ts, ``make verify-js``) and, once
   fetched (``make pyodide``) or in a built wheel, the pinned Pyodide runtime in
   ``static/pyodide/``;
 - :mod:`qahwa_page.pyodide`: the runtime's pin and fetch, the page's Python sources zipped
