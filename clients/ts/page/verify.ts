@@ -4,6 +4,7 @@ import * as raw from "../src/rawjson.js";
 import { retiredProblem, rfc3339 } from "../src/verify/records.js";
 import { hmac, hmacKey, verifyEd25519 as verifyEd } from "../src/crypto.js";
 import { Stream } from "../src/fair.js";
+import { checkReceipts, seatFileOf } from "../src/verify/receipts.js";
 
 // the page walks JSON trees loosely typed
 const parseRaw: (text: string) => any = raw.parseRaw;
@@ -1511,8 +1512,6 @@ async function verifyTranscript(text, keys, expectId?) {
 // verdict stays "incomplete".
 var PROTOCOL_V2 = 'qahwa-fair/2';
 var PROTOCOL_V3 = 'qahwa-fair/3';
-// fairness/v2.py BACKDATE_SLACK (1 s): how much earlier than a signed head an event after it may be stamped
-var BACKDATE_SLACK_MS = 1000;
 function strNode(v) { return { t: 's', v: v }; }
 function objNode(pairs) { return { t: 'o', m: new Map(pairs) }; }
 function eventBody(evNode) {
@@ -1661,77 +1660,25 @@ async function receiptsText() {
   if (f && f.files && f.files[0]) return await f.files[0].text();
   return '';
 }
-// A seat file (/play's seat.json, clients/ts Seat.export, qahwa_client Seat.save; the file
-// `verify --seat FILE` takes): {seat, client_seed, nonce, receipts, disputes}. Its receipts,
-// and the signed heads and receipts its disputes keep as evidence, are checked like pasted
-// receipts; its seat, seed and nonce like the own-seed fields (unless those are filled).
-// Returns null when the tree is not a seat file, {bad} when it is a broken one.
-function seatFileOf(tree) {
-  if (!tree || tree.t !== 'o' || tree.m.has('type') || !tree.m.has('client_seed')) return null;
-  var doc = JSON.parse(serialize(tree)), bad = null;
-  if (!isInt(doc.seat) || doc.seat < 0) bad = msg('sf_bad', { why: 'no seat number ("seat")' });
-  else if (typeof doc.client_seed !== 'string') bad = msg('sf_bad', { why: 'no client seed ("client_seed")' });
-  else if (doc.nonce !== undefined && doc.nonce !== null && typeof doc.nonce !== 'string') bad = msg('sf_bad', { why: 'its nonce is not a string' });
-  else if (doc.receipts !== undefined && !Array.isArray(doc.receipts)) bad = msg('sf_bad', { why: 'its receipts are not a list' });
-  if (bad) return { bad: bad };
-  var nodes = ((getNode(tree, 'receipts') || { a: [] }).a || []).slice(), seen = {};
-  var disputes = getNode(tree, 'disputes');
-  ((disputes && disputes.t === 'a') ? disputes.a : []).forEach(function (d) {
-    var ev = getNode(d, 'evidence');
-    ['head', 'signed_after'].forEach(function (k) {
-      var r = getNode(ev, k), type = r && getNode(r, 'type');
-      if (!type || (type.v !== 'head' && type.v !== 'receipt')) return;
-      var key = serialize(r);
-      if (!seen[key]) { seen[key] = true; nodes.push(r); }
-    });
-  });
-  return { seat: doc.seat, seed: doc.client_seed, nonce: doc.nonce || '', nodes: nodes };
-}
 async function checkV2Extras(rep, keys) {
   var doc = rep.doc;
   function add(id, ok, m) { rep.checks.push({ id: id, ok: ok, m: m }); }
   var text = await receiptsText(), seatFile = null;
   if (text) {
-    var bad = null, n = 0, heads = 0, tree;
+    var bad = null, tree;
     try { tree = parseRaw(text); } catch (e) { bad = msg('rc_json', { msg: e.message }); }
     if (!bad) {
       try { seatFile = seatFileOf(tree); } catch (e) { bad = msg('rc_json', { msg: e.message }); }
       if (seatFile && seatFile.bad) { bad = seatFile.bad; seatFile = null; }
     }
-    var nodes = !tree ? [] : seatFile ? seatFile.nodes : tree.t === 'a' ? tree.a : [tree];
-    for (var i = 0; i < nodes.length && !bad; i++) {
-      var node = nodes[i], r;
-      try { r = JSON.parse(serialize(node)); } catch (e) { bad = msg('rc_parse', { i: i, msg: e.message }); break; }
-      if (!r || typeof r !== 'object' || (r.type !== 'receipt' && r.type !== 'head') || (r.protocol !== PROTOCOL_V2 && r.protocol !== PROTOCOL_V3) ||
-          !isInt(r.seq) || r.seq < -1 || typeof r.chain !== 'string') {
-        bad = msg('rc_not', { i: i }); break;
-      }
-      if (r.match_id !== doc.match_id) { bad = msg('rc_match', { seq: r.seq, found: JSON.stringify(r.match_id) }); break; }
-      var sg = await checkSignature(node, r, keys);
-      if (sg.ok !== true) { bad = msg('rc_sig', { seq: r.seq, why: sg.m }); break; }
-      if (!rep.chain) { bad = msg('rc_nochain', { seq: r.seq }); break; }
-      var at = r.seq + 1 < rep.chain.length ? rep.chain[r.seq + 1] : null;
-      if (at !== r.chain) {
-        // signed proof that the server rewrote the match
-        bad = at ? msg('rc_disagree', { seq: r.seq, c: r.chain, at: at }) : msg('rc_noevent', { seq: r.seq, c: r.chain });
-        break;
-      }
-      var evs = Array.isArray(doc.events) ? doc.events : [];
-      if (r.type === 'head') {
-        // every event after a signed head is stamped no earlier than its at (fairness-v2 §7)
-        var hAt = rfc3339(r.at);
-        for (var j = r.seq + 1; j < evs.length && hAt !== null && !bad; j++) {
-          var eAt = evs[j] && rfc3339(evs[j].at);
-          if (eAt !== null && eAt !== undefined && eAt < hAt - BACKDATE_SLACK_MS) bad = msg('rc_backdated', { seq: j, at: evs[j].at, h: r.at, hs: r.seq });
-        }
-        heads++;
-      } else {
-        var own = r.seq >= 0 ? evs[r.seq] && evs[r.seq].at : doc.lock && doc.lock.locked_at;
-        if (r.at !== undefined && own !== undefined && r.at !== own) bad = msg('rc_at', { seq: r.seq, at: r.at, own: own });
-        else n++;
-      }
+    if (bad) add('receipts', false, bad);
+    else {
+      // clients/ts/src/verify/receipts.ts, as verify --receipt and --seat FILE check them
+      var nodes = seatFile ? seatFile.nodes : tree.t === 'a' ? tree.a : [tree];
+      var res = await checkReceipts(nodes, { match_id: doc.match_id, chain: rep.chain, events: Array.isArray(doc.events) ? doc.events : [],
+        lock: doc.lock, checkSignature: function (node, r) { return checkSignature(node, r, keys); } });
+      add('receipts', res.ok, res.m);
     }
-    add('receipts', bad ? false : true, bad || (heads ? msg('rc_ok_heads', { n: n, h: heads }) : msg('rc_ok', { n: n })));
   }
   var seatTxt = byId('in-own-seat').value.trim();
   var seed = byId('in-own-seed').value, nonce = byId('in-own-nonce').value.trim();

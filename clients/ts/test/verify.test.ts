@@ -11,7 +11,8 @@ import { runInThisContext } from "node:vm";
 import { pippenger } from "@noble/curves/abstract/curve.js";
 import { ristretto255, ristretto255_hasher } from "@noble/curves/ed25519.js";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { canonicalJson } from "../src/rawjson.js";
+import { canonicalJson, parseRaw } from "../src/rawjson.js";
+import { checkReceipts, seatFileOf } from "../src/verify/receipts.js";
 import * as sealedModule from "../src/verify/sealed.js";
 
 // compiled to clients/ts/build/test/: the repository is four levels up. A copy of clients/ts
@@ -182,3 +183,42 @@ for (const [name, load] of [
     }
   });
 }
+
+test("src/verify/receipts: a seat file's receipts and heads against a transcript", async () => {
+  const chain = ["aa", "bb", "cc"].map((c) => c.repeat(32));
+  const events = [
+    { seq: 0, at: "2026-12-01T10:00:01Z" },
+    { seq: 1, at: "2026-12-01T10:00:05Z" },
+  ];
+  const lock = { locked_at: "2026-12-01T10:00:00Z" };
+  const rec = (type: string, seq: number, at: string, c = chain[seq + 1]) =>
+    ({ type, protocol: "qahwa-fair/2", match_id: "m1", seq, chain: c, at, signature: { alg: "ed25519", key_id: "k", value: "x" } });
+  const seat = {
+    match_id: "m1", seat: 1, client_seed: "seed", nonce: "ab".repeat(32),
+    receipts: [rec("receipt", -1, lock.locked_at), rec("receipt", 0, events[0]!.at)],
+    disputes: [{ kind: "backdated", evidence: { head: rec("head", 0, "2026-12-01T10:00:02Z") } }],
+  };
+  const t = {
+    match_id: "m1", chain, events, lock,
+    checkSignature: async (_node: unknown, r: Any) => (r.signature.value === "x" ? { ok: true, m: "ok" } : { ok: false, m: "forged" }),
+  };
+  const sf: Any = seatFileOf(parseRaw(JSON.stringify(seat)));
+  assert.equal(sf.seat, 1);
+  assert.equal(sf.nodes.length, 3);
+  assert.deepEqual(await checkReceipts(sf.nodes, t), { ok: true, m: { key: "rc_ok_heads", params: { n: 2, h: 1 } } });
+  // a rewritten event after the receipts, a receipt's other time, a back-dated event
+  const other = await checkReceipts(sf.nodes, { ...t, chain: [chain[0]!, "dd".repeat(32), chain[2]!] });
+  assert.equal(other.m.key, "rc_disagree");
+  const late = await checkReceipts([parseRaw(JSON.stringify(rec("receipt", 1, "2026-12-01T10:00:09Z")))], t);
+  assert.deepEqual(late.m, { key: "rc_at", params: { seq: 1, at: "2026-12-01T10:00:09Z", own: events[1]!.at } });
+  const back = await checkReceipts([parseRaw(JSON.stringify(rec("head", 0, "2026-12-01T10:00:07Z")))], t);
+  assert.equal(back.m.key, "rc_backdated");
+  const cut = await checkReceipts([parseRaw(JSON.stringify(rec("receipt", 2, "2026-12-01T10:00:09Z", "ee".repeat(32))))], t);
+  assert.equal(cut.m.key, "rc_noevent");
+  // not seat files, or broken ones
+  assert.equal(seatFileOf(parseRaw(JSON.stringify(rec("receipt", 0, "x")))), null);
+  assert.deepEqual(seatFileOf(parseRaw(JSON.stringify({ ...seat, seat: "1" }))), { bad: { key: "sf_bad", params: { why: 'no seat number ("seat")' } } });
+  assert.equal((await checkReceipts([parseRaw(JSON.stringify({ ...rec("receipt", 0, "x"), protocol: "qahwa-fair/1" }))], t)).m.key, "rc_not");
+  const forged = { ...rec("receipt", 0, events[0]!.at), signature: { alg: "ed25519", key_id: "k", value: "y" } };
+  assert.equal((await checkReceipts([parseRaw(JSON.stringify(forged))], t)).m.key, "rc_sig");
+});
