@@ -74,8 +74,9 @@ def test_the_verify_page_bundles_are_listed_as_generated() -> None:
 
 
 def test_hand_written_javascript_under_qahwa_page_static_is_at_most_800_lines() -> None:
-    """Measured: ``PYTHONPATH=tests:tests/page python -c 'from test_verify_page_bundles
-    import report; report()'``."""
+    """Measured: ``PYTHONPATH=tests:tests/page:tests/client python -c 'from
+    test_verify_page_bundles import report; report()'`` (4,265 non-blank lines before issue 47:
+    verify.html's inline script 3,037, sealed-verify.js 551, merkle.js 525, verify-worker.js 152)."""
     lines = hand_written_lines(STATIC, set(generated()))
     assert sum(lines.values()) <= MAX_HAND_WRITTEN, lines
 
