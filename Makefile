@@ -34,7 +34,7 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test bench bench-api profile-api lint unasync play-js sealed-js ts-types demo clean \
+.PHONY: serve test bench bench-api profile-api lint unasync play-js sealed-js verify-js ts-types demo clean \
 	lock lock-upgrade pyodide \
 	verifier-dist certify
 
@@ -108,6 +108,12 @@ play-js:
 # committed (tests/page/test_verify_page_sealed.py fails when it differs from a fresh build).
 sealed-js:
 	cd clients/ts && npm ci --no-audit --no-fund && npm run build:sealed
+
+# qahwa_page/static/verify.js, merkle.js, verify-worker.js and sealed-verify.js: the verify page's
+# scripts, bundles of clients/ts (src/ and page/, one TypeScript core) by the locked esbuild;
+# committed (tests/page/test_verify_page_bundles.py fails when one differs from a fresh build).
+verify-js:
+	cd clients/ts && npm ci --no-audit --no-fund && npm run build:verify
 
 ts-types: $(VENV)/.installed-dev
 	cd clients/ts && npm ci --no-audit --no-fund

@@ -5,8 +5,11 @@ A ``qahwa serve`` process on SQLite plays whole four-seat hokm matches of one ha
 sealed (``{"deal": "sealed"}``, qahwa-fair/3) and seeded, alternately, every seat a
 conforming ``qahwa_client`` seat in this process. Printed, from one run: the server's and the
 seats' CPU per hand, requests per match, requests and whole matches per second over HTTP,
-and the transcript's size, sealed beside seeded. Figures are measured, never judged: nothing
-here passes or fails on time.
+and the transcript's size, sealed beside seeded. Beside them, in the same run, the CPU of
+``games.sealed_hand.verify_hand`` over each sealed match's own hands (its §9 records, every
+deck decoded afresh, as a verifier does): the sealed hand's cost to the server on top of a
+seeded hand's, divided by it (issue 50's target: at most 1.25). Figures are measured, never
+judged: nothing here passes or fails on time.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ from typing import Any
 
 import httpx
 
+from games.sealed_backend import _ciphertext, decoded_deck
+from games.sealed_hand import verify_hand
+from games.transcript import replay_transcript
 from qahwa_client import Client
 
 from .api import Server
@@ -59,7 +65,25 @@ def _play(url: str, key: str, sealed: bool, rnd: random.Random) -> dict[str, Any
         "size": len(text),
         "gz": len(gzip.compress(text, 9)),
         "protocol": doc["protocol"],
+        "doc": doc,
     }
+
+
+def verify_cpu(doc: dict[str, Any]) -> float:
+    """Process CPU seconds of ``verify_hand`` over every hand of a sealed transcript (its §9
+    records, taken from a replay; the caches of decoded decks cleared first), best of 3."""
+    engine = replay_transcript(doc)
+    hands: list[dict[str, Any]] = engine.sealed_hands  # type: ignore[attr-defined]
+    house = [int(s["seat"]) for s in doc["lock"]["seats"] if s.get("house")]
+    best = float("inf")
+    for _ in range(3):
+        decoded_deck.cache_clear()
+        _ciphertext.cache_clear()
+        t0 = time.process_time()
+        for entry in hands:
+            verify_hand(doc["match_id"], entry, len(doc["lock"]["seats"]), house)
+        best = min(best, time.process_time() - t0)
+    return best
 
 
 def _mean(rows: list[dict[str, Any]], k: str) -> float:
@@ -82,6 +106,9 @@ def run() -> None:
                     cpu0 = srv.cpu_ns()
                     row = _play(srv.url, key, sealed, rnd)
                     row["server_cpu"] = (srv.cpu_ns() - cpu0) / 1e9
+                    # the server idle meanwhile: its crypto's reference, in the same run
+                    doc = row.pop("doc")
+                    row["verify"] = verify_cpu(doc) if sealed else 0.0
                     rows[sealed].append(row)
         finally:
             srv.stop()
@@ -99,6 +126,12 @@ def run() -> None:
         f"with proofs, shares, openings, every other seat's proofs checked): "
         f"{1000 * _mean(s, 'client_cpu') / _mean(s, 'hands'):.0f} ms "
         f"(seeded {1000 * _mean(p, 'client_cpu') / _mean(p, 'hands'):.0f} ms)"
+    )
+    verify = _mean(s, "verify") / _mean(s, "hands")
+    print(
+        f"verify_hand CPU per sealed hand (keys, shuffle proofs, shares, openings, reveals): "
+        f"{1000 * verify:.0f} ms; (sealed - seeded) / verify_hand = "
+        f"{(per_hand[True] - per_hand[False]) / verify:.2f} (target <= 1.25)"
     )
     rps = {k: _mean(v, "requests") / _mean(v, "wall") for k, v in rows.items()}
     mps = {k: 1 / _mean(v, "wall") for k, v in rows.items()}

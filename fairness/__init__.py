@@ -92,6 +92,7 @@ from .v2 import (
 )
 
 if TYPE_CHECKING:
+    from .records import verify_bytes, verify_record
     from .secretbox import SecretBox, load_master_key, new_master_key
     from .signing import (
         Signer,
@@ -99,8 +100,6 @@ if TYPE_CHECKING:
         load_public_key,
         public_key_b64,
         signed_time,
-        verify_bytes,
-        verify_record,
     )
 
 # Signing and the secret box need `cryptography`; they load on first use, so that the
@@ -114,8 +113,8 @@ _LAZY = {
     "key_id_of": "signing",
     "load_public_key": "signing",
     "public_key_b64": "signing",
-    "verify_record": "signing",
-    "verify_bytes": "signing",
+    "verify_record": "records",
+    "verify_bytes": "records",
     "signed_time": "signing",
 }
 

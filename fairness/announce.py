@@ -28,10 +28,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .errors import FairnessError
-from .records import RecordError
-from .seat import check_signed_record
-from .signing import key_id_of, load_public_key
+from .protocol import signed_protocol
+from .records import Announcement, RecordError, when
+from .signing import TIME_FIELDS
 from .v2 import PROTOCOL_V2
 
 ANNOUNCEMENT = "key_announcement"
@@ -52,43 +51,14 @@ def announcement_body(
 
 
 def _when(value: Any, name: str) -> float:
-    if isinstance(value, str):
-        try:
-            t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            t = None
-        if t is not None and t.tzinfo is not None:
-            return t.timestamp()
-    raise RecordError(f"the key announcement's {name} is not an RFC 3339 time", kind="shape")
+    return when(value, "key announcement", name)
 
 
 def check_announcement(record: Any, trusted: Mapping[str, str]) -> tuple[str, str]:
-    """``(key_id, base64 public key)`` of the key ``record`` announces, when it is a
-    ``key_announcement`` signed by one of ``trusted`` (key_id → base64 public key) that
-    announces a well-formed key other than its own, announced no later than it signs;
-    else RecordError (``kind``: shape, signature, type, protocol)."""
-    rec = check_signed_record(record, trusted, what="key announcement", rtype=ANNOUNCEMENT)
-    key = rec.get("key")
-    if not isinstance(key, dict) or key.get("alg") != "ed25519":
-        raise RecordError("the key announcement names no Ed25519 key", kind="shape")
-    kid, pub = key.get("key_id"), key.get("public_key")
-    if not isinstance(kid, str) or not isinstance(pub, str):
-        raise RecordError("the announced key has no key_id or public_key", kind="shape")
-    try:
-        derived = key_id_of(load_public_key(pub))
-    except FairnessError:
-        raise RecordError("the announced public key is not an Ed25519 key", kind="shape") from None
-    if derived != kid:
-        raise RecordError(
-            f"the announced key_id {kid!r} is not its public key's ({derived})", kind="shape"
-        )
-    if kid == rec["signature"]["key_id"]:
-        raise RecordError("a key announcement signed by the key it announces", kind="signature")
-    if _when(rec.get("created_at"), "created_at") > _when(rec.get("not_before"), "not_before"):
-        raise RecordError(
-            "the key was announced after it signs (created_at > not_before)", kind="shape"
-        )
-    return kid, pub
+    """``(key_id, base64 public key)`` of the key ``record`` announces
+    (:meth:`fairness.records.Announcement.open`); else RecordError."""
+    opened = Announcement.open(record, trusted)
+    return opened.key_id, opened.public_key
 
 
 def announcements_in(doc: Any) -> list[dict[str, Any]]:
@@ -196,12 +166,114 @@ def extended_keys_doc(
     return doc
 
 
+def retired_in(doc: Any, accepted: Iterable[Mapping[str, Any]] = ()) -> dict[str, str]:
+    """key_id → ``retired_at`` of every key a ``/v1/keys`` document (a dict or a model) says
+    is retired, and of every key that signed one of the ``accepted`` announcements (retired
+    when the key it announces takes over, its ``not_before``): the earlier time of the two."""
+    if hasattr(doc, "model_dump"):
+        doc = doc.model_dump(mode="json")
+    found: list[tuple[Any, Any]] = []
+    keys = doc.get("keys") if isinstance(doc, Mapping) else None
+    for k in keys if isinstance(keys, list) else []:
+        if isinstance(k, Mapping):
+            found.append((k.get("key_id"), k.get("retired_at")))
+    for a in accepted:
+        found.append(((a.get("signature") or {}).get("key_id"), a.get("not_before")))
+    out: dict[str, str] = {}
+    for kid, at in found:
+        if not isinstance(kid, str) or parse_rfc3339(at) is None:
+            continue
+        held = out.get(kid)
+        if held is None or (parse_rfc3339(at) or 0.0) < (parse_rfc3339(held) or 0.0):
+            out[kid] = at
+    return out
+
+
+def parse_rfc3339(value: Any) -> float | None:
+    """Epoch seconds of an RFC 3339 time with its offset, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return None if when.tzinfo is None else when.timestamp()
+
+
+#: the field holding the time a signed record of each type names as its own
+OWN_TIME = {
+    "receipt": "at",
+    "head": "at",
+    "refusal": "at",
+    "lock": "locked_at",
+    "reveal": "ended_at",
+    "tree_head": "timestamp",
+    "key_announcement": "created_at",
+}
+
+
+def record_time(record: Mapping[str, Any]) -> tuple[str, Any]:
+    """``(field, value)`` of the time a signed record names as its own (:data:`OWN_TIME`: a
+    receipt's, head's or refusal's ``at``, a lock's ``locked_at``, a reveal record's
+    ``ended_at``, a tree head's ``timestamp``…), a qahwa-fair/2 or /3 transcript's
+    ``ended_at`` (the transcript is signed when the match ends); any other record's first of
+    ``timestamp``, ``ended_at``, ``locked_at`` and ``created_at`` (qahwa-fair/1 transcripts,
+    commit records). The value is None when the record does not carry it."""
+    kind = record.get("type")
+    name = OWN_TIME.get(kind if isinstance(kind, str) else "")
+    if name is None and "events" in record and signed_protocol(record):
+        name = "ended_at"
+    if name is None:
+        name = next((n for n in TIME_FIELDS if record.get(n) is not None), TIME_FIELDS[0])
+    return name, record.get(name)
+
+
+def retired_problem(key_id: str, retired_at: str, record: Mapping[str, Any]) -> str | None:
+    """Why ``record``, signed by ``key_id``, retired at ``retired_at``, does not count as
+    signed by it, or None: a retired key's signature counts only on a record that names its
+    own time (:func:`record_time`), before the key's ``retired_at``; a transcript's events
+    are stamped before it too."""
+    retired = parse_rfc3339(retired_at)
+    if retired is None:
+        return f"key {key_id} has a retired_at that is not a time ({retired_at!r})"
+    name, value = record_time(record)
+    own = parse_rfc3339(value)
+    if own is None:
+        told = "names no" if value is None else f"has no valid ({value!r})"
+        return (
+            f"it is signed by key {key_id}, which was retired at {retired_at}, and {told} time "
+            f"of its own ({name}): a retired key's signature counts only on a record that "
+            "names its time, before the key's retired_at"
+        )
+    if own >= retired:
+        return (
+            f"it was signed by key {key_id} at {value} ({name}), at or after "
+            f"that key was retired ({retired_at})"
+        )
+    events = record.get("events")
+    for ev in events if isinstance(events, list) else []:
+        stamp = ev.get("at") if isinstance(ev, dict) else None
+        when = parse_rfc3339(stamp)
+        if when is not None and when >= retired:
+            return (
+                f"it is signed by key {key_id}, retired at {retired_at}, but its event "
+                f"{ev.get('seq')!r} is stamped {stamp}, at or after that: a retired key "
+                "signs nothing that happened after its retired_at"
+            )
+    return None
+
+
 __all__ = [
     "ANNOUNCEMENT",
+    "OWN_TIME",
     "Extension",
     "announcement_body",
     "announcements_in",
     "check_announcement",
     "extend_trusted",
     "extended_keys_doc",
+    "parse_rfc3339",
+    "record_time",
+    "retired_in",
+    "retired_problem",
 ]

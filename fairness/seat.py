@@ -12,7 +12,6 @@ The log's inclusion proof is checked with the RFC 9162 function the caller passe
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import json
 import os
@@ -25,15 +24,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
 from .canonical import canonical_json
-from .derive import PROTOCOL as PROTOCOL_V1
 from .derive import check_client_seed, new_client_seed, parse_hex
-from .errors import FairnessError
 from .protocol import PROTOCOL_V3
-from .records import Lock, RecordError, request_sha256
-from .signing import Signer, load_public_key, public_key_b64, verify_record
+from .records import (
+    Commit,
+    Lock,
+    RecordError,
+    open_head,
+    open_receipt,
+    open_refusal,
+    open_signed,
+    open_tree_head,
+    request_sha256,
+)
+from .signing import Signer, public_key_b64
 from .v2 import (
     BACKDATE_SLACK,
     CHAIN_SECRET_BYTES,
@@ -99,13 +104,6 @@ MAX_SKEW = 30.0  # seconds the server's clock may differ from this client's (§3
 TURN_SECONDS = 300  # the ruleset's default (fairness-v2.md §7)
 
 
-@functools.lru_cache(maxsize=256)
-def _public_key(b64: str) -> Ed25519PublicKey:
-    """The parsed key, kept: every receipt is checked with one of a few server keys, and
-    parsing a key costs about as much as the check itself."""
-    return load_public_key(b64)
-
-
 def check_signed_record(
     record: Any,
     keys: Mapping[str, str],
@@ -114,36 +112,9 @@ def check_signed_record(
     rtype: str,
     protocols: Sequence[str] = (PROTOCOL_V2,),
 ) -> dict[str, Any]:
-    """``record`` is a JSON object of ``type`` ``rtype`` and one of ``protocols``, signed by
-    one of ``keys`` (key_id → base64 public key) over its canonical form without
-    ``signature``; else RecordError (``kind``: shape, signature, type, protocol)."""
-    if not isinstance(record, dict):
-        raise RecordError(f"the {what} is not a JSON object", kind="shape")
-    sig = record.get("signature")
-    if not isinstance(sig, dict) or sig.get("alg") != "ed25519":
-        raise RecordError(f"the {what} carries no Ed25519 signature", kind="signature")
-    key_id = sig.get("key_id")
-    if not isinstance(key_id, str) or key_id not in keys:
-        raise RecordError(
-            f"the {what} is signed by key {key_id!r}, which is not one of the "
-            f"server keys this client trusts",
-            kind="signature",
-        )
-    try:
-        verify_record(record, _public_key(keys[key_id]))
-    except FairnessError:
-        raise RecordError(
-            f"the {what}'s signature does not match it (key {key_id})", kind="signature"
-        ) from None
-    if record.get("type") != rtype:
-        raise RecordError(f"the {what} has type {record.get('type')!r}, not {rtype!r}", kind="type")
-    if record.get("protocol") not in protocols:
-        raise RecordError(
-            f"the {what} has protocol {record.get('protocol')!r}, not "
-            f"{' or '.join(map(repr, protocols))}",
-            kind="protocol",
-        )
-    return record
+    """``record`` opened as a signed record of ``type`` ``rtype`` and one of ``protocols``
+    (:func:`fairness.records.open_signed`); else RecordError."""
+    return open_signed(record, keys, rtype, what=what, protocols=protocols)
 
 
 def chain_heads(lock: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> list[bytes]:
@@ -332,25 +303,16 @@ class SeatProtocol:
     def accept_record(self, record: Any, keys: Mapping[str, str]) -> dict[str, Any]:
         """Check the signed commit record and what it says against the player's terms."""
         try:
-            check_signed_record(record, keys, what="commit record", rtype="commit")
+            Commit.open(record, keys)
         except ValueError as exc:
             raise self.not_ours(str(exc)) from None
         assert isinstance(record, dict)
-        if record.get("match_id") != self.match_id:
-            raise self.not_ours(f"the commit record is for match {record.get('match_id')!r}")
-        seats = record.get("seats")
-        if (
-            not isinstance(seats, list)
-            or not 0 <= self.seat < len(seats)
-            or any(not isinstance(s, dict) or s.get("seat") != i for i, s in enumerate(seats))
-        ):
+        if record["match_id"] != self.match_id:
+            raise self.not_ours(f"the commit record is for match {record['match_id']!r}")
+        seats = record["seats"]
+        if not 0 <= self.seat < len(seats):
             raise self.not_ours(f"the commit record's seats do not list seat {self.seat}")
-        try:
-            rules = json.loads(record.get("ruleset", ""))
-        except (TypeError, ValueError):
-            rules = None
-        if not isinstance(rules, dict):
-            raise self.not_ours("the commit record's ruleset is not a JSON object")
+        rules = json.loads(record["ruleset"])
         t = self.terms
         if (
             record.get("game") in BOARD_GAMES
@@ -455,10 +417,10 @@ class SeatProtocol:
         self.may_check_lock()
         assert self.record is not None
         try:
-            signed = check_signed_record(lock, keys, what="lock", rtype="lock")
-            Lock.parse(signed).check_commit(self.record)
+            Lock.open(lock, keys).check_commit(self.record)
         except ValueError as exc:
             raise self.not_ours(str(exc)) from None
+        signed: dict[str, Any] = lock
         mine = signed["seats"][self.seat]
         for k, v in self.commitments().items():
             if mine.get(k) != v:
@@ -488,13 +450,7 @@ class SeatProtocol:
             raise self.not_ours(f"log entry {log_index} is not this lock")
         head = proof.get("tree_head")
         try:
-            check_signed_record(
-                head,
-                keys,
-                what="log's tree head",
-                rtype="tree_head",
-                protocols=(PROTOCOL_V1, PROTOCOL_V2),
-            )
+            open_tree_head(head, keys, what="log's tree head")
             assert isinstance(head, dict)
             size = head.get("tree_size")
             path = proof.get("audit_path")
@@ -684,7 +640,7 @@ class SeatProtocol:
         if refusal is None or keys is None:
             return "unsigned"
         try:
-            check_signed_record(refusal, keys, what="refusal", rtype="refusal")
+            open_refusal(refusal, keys)
         except RecordError as exc:
             return str(exc)
         want = {
@@ -722,18 +678,11 @@ class SeatProtocol:
         head (the view's, when given) and a time within ``max_skew`` of this client's.
         Returned; not yet taken (:meth:`take_head`)."""
         try:
-            check_signed_record(head, keys, what="head", rtype="head")
+            open_head(head, keys)
         except RecordError as exc:
             raise ClientError(f"match {self.match_id}: {exc}") from None
-        seq, h_chain, at = head.get("seq"), head.get("chain"), head.get("at")
-        if (
-            head.get("match_id") != self.match_id
-            or isinstance(seq, bool)
-            or not isinstance(seq, int)
-            or seq < -1
-            or not isinstance(h_chain, str)
-            or not isinstance(at, str)
-        ):
+        seq, h_chain, at = head["seq"], head["chain"], head["at"]
+        if head["match_id"] != self.match_id:
             raise ClientError(
                 f"match {self.match_id}: a signed head without its match, seq, chain or at"
             )
@@ -758,10 +707,17 @@ class SeatProtocol:
             self._own = (head["seq"], bytes.fromhex(head["chain"]))
             self._epoch += 1
 
-    def needs_events(self, head: Mapping[str, Any]) -> int | None:
-        """Before taking ``head``: the seq after which this seat must read the events, to
-        hold the new ones to the head it holds and to chain them up to ``head`` itself (None:
-        it has them all)."""
+    def chained_to(self, seq: int, chain: str) -> bool:
+        """Whether this seat has chained the log itself up to event ``seq`` (-1: the lock's
+        chain[-1]) and got the head ``chain`` there: events from ``seq + 1`` on that it is
+        shown then continue its own chain (:meth:`take_events`)."""
+        own = self._own
+        return own is not None and own[0] == seq and own[1].hex() == chain
+
+    def events_from(self) -> int | None:
+        """The seq after which this seat reads the events a newer head brings (to hold them
+        to the head it holds and to chain them itself); None before it holds a head or the
+        lock. :meth:`needs_events` says whether a given head needs them."""
         wants = []
         if self.head is not None:
             wants.append(max(self.head["seq"], self.checked_seq))
@@ -769,7 +725,13 @@ class SeatProtocol:
             wants.append(self._own[0])
         elif self._epoch == 0 and self.lock is not None:
             wants.append(-1)
-        since = min(wants) if wants else None
+        return min(wants) if wants else None
+
+    def needs_events(self, head: Mapping[str, Any]) -> int | None:
+        """Before taking ``head``: the seq after which this seat must read the events, to
+        hold the new ones to the head it holds and to chain them up to ``head`` itself (None:
+        it has them all)."""
+        since = self.events_from()
         return since if since is not None and head["seq"] > since else None
 
     def take_events(
@@ -990,7 +952,7 @@ class SeatProtocol:
         if receipt is None:
             return None
         try:
-            check_signed_record(receipt, keys, what="receipt", rtype="receipt")
+            open_receipt(receipt, keys)
         except ValueError as exc:
             raise ClientError(f"match {self.match_id}: {exc}") from None
         if receipt.get("match_id") != self.match_id:
@@ -998,14 +960,7 @@ class SeatProtocol:
                 f"a receipt for match {receipt.get('match_id')!r} came with a "
                 f"request of match {self.match_id}"
             )
-        r_seq, r_chain = receipt.get("seq"), receipt.get("chain")
-        if (
-            isinstance(r_seq, bool)
-            or not isinstance(r_seq, int)
-            or r_seq < -1
-            or not isinstance(r_chain, str)
-        ):
-            raise ClientError(f"match {self.match_id}: a receipt without seq and chain")
+        r_seq, r_chain = receipt["seq"], receipt["chain"]
         if seq is not None and r_seq != seq:
             raise ClientError(f"match {self.match_id}: the receipt is for seq {r_seq}, not {seq}")
         if chain is not None and r_chain != chain:

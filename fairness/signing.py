@@ -1,4 +1,5 @@
-"""Ed25519 signatures over canonical JSON records (fairness-v1.md §6)."""
+"""Ed25519 keys and signatures over canonical JSON records (fairness-v1.md §6): making
+them. Checking them is :mod:`fairness.records`' (``check_signature``, ``verify_record``)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,11 @@ import os
 from pathlib import Path
 from typing import Any
 
-from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from .canonical import canonical_json
-from .errors import KeyFileError, SignatureError
+from .errors import KeyFileError
 
 ALG = "ed25519"
 
@@ -128,59 +128,3 @@ def signed_time(record: dict[str, Any]) -> tuple[str, float] | None:
                 return None
             return name, when.timestamp()
     return None
-
-
-def _signature_bytes(value: Any, what: str, missing: str) -> bytes:
-    """The raw bytes of a base64 signature ``value`` (SignatureError ``missing`` when it is
-    no string, or ``what`` is not base64)."""
-    if not isinstance(value, str):
-        raise SignatureError(missing)
-    try:
-        return base64.b64decode(value, validate=True)
-    except ValueError:
-        raise SignatureError(f"{what} is not base64") from None
-
-
-def verify_record(
-    record: dict[str, Any], public_key: Ed25519PublicKey, *, body_json: bytes | None = None
-) -> None:
-    """Raise SignatureError unless record["signature"] is a valid Ed25519 signature.
-
-    ``body_json``: the canonical JSON of the record without its signature, when the caller
-    has already made it from the record (the verifier builds a transcript's from the
-    events' canonical JSON it hashed into the chain); by default it is made here.
-    """
-    if not isinstance(record, dict):
-        raise SignatureError("a signed record must be a JSON object")
-    sig = record.get("signature")
-    if not isinstance(sig, dict):
-        raise SignatureError("record has no signature object")
-    if sig.get("alg") != ALG:
-        raise SignatureError(f"unsupported signature algorithm {sig.get('alg')!r}")
-    raw = _signature_bytes(sig.get("value"), "signature value", "signature value missing")
-    if body_json is None:
-        body_json = canonical_json({k: v for k, v in record.items() if k != "signature"})
-    try:
-        public_key.verify(raw, body_json)
-    except InvalidSignature:
-        raise SignatureError("signature does not match the record") from None
-
-
-def verify_bytes(
-    public_key_b64: str | Ed25519PublicKey, signature_b64: str, message: bytes
-) -> None:
-    """Raise SignatureError unless ``signature_b64`` is a valid Ed25519 signature of
-    ``message`` by the base64 raw public key (a v2 seat key, fairness-v2.md §7); the key
-    may also be given loaded (``load_public_key``), to check many messages of one key."""
-    raw = _signature_bytes(signature_b64, "signature", "signature must be a base64 string")
-    if isinstance(public_key_b64, Ed25519PublicKey):
-        pub = public_key_b64
-    else:
-        try:
-            pub = load_public_key(public_key_b64)
-        except KeyFileError as exc:
-            raise SignatureError(str(exc)) from None
-    try:
-        pub.verify(raw, message)
-    except InvalidSignature:
-        raise SignatureError("signature does not match") from None

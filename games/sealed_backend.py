@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import lru_cache
 from typing import Any, Protocol
 
@@ -42,6 +43,12 @@ class SealedBackend(Protocol):
 
     def verify_share(self, ctx: Ctx, key: bytes, item: bytes, share: bytes, proof: bytes) -> None:
         """§6: ``share`` is x·A of ``item`` for the x of ``key``, with its proof."""
+
+    def verify_shares(
+        self, ctx: Ctx, key: bytes, shares: Sequence[tuple[bytes, bytes, bytes]]
+    ) -> None:
+        """§6 for a share step: each ``(item, share, proof)`` as :meth:`verify_share`
+        checks it (the same refusal for the first that fails)."""
 
     def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
         """§7: B − Σ shares = M(game, code)."""
@@ -129,6 +136,27 @@ class RbclBackend:
             sh = sealed.Share(share, sealed.ShareProof.decode(proof))
             sealed.verify_share(sealed.Context(*ctx), key, c, sh)
 
+    def verify_shares(
+        self, ctx: Ctx, key: bytes, shares: Sequence[tuple[bytes, bytes, bytes]]
+    ) -> None:
+        """A share step's shares: their proofs' first equations as one random linear
+        combination (``sealed.verify_shares``). A proof that does not decode is refused after
+        the shares before it are checked, as one by one."""
+        import sealed
+
+        with _refused():
+            c = sealed.Context(*ctx)
+            parsed: list[tuple[sealed.Ciphertext, sealed.Share]] = []
+            for item, share, proof in shares:
+                try:
+                    parsed.append(
+                        (_ciphertext(item), sealed.Share(share, sealed.ShareProof.decode(proof)))
+                    )
+                except sealed.SealedError:
+                    sealed.verify_shares(c, key, parsed)
+                    raise
+            sealed.verify_shares(c, key, parsed)
+
     def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
         import sealed
 
@@ -162,15 +190,79 @@ class RbclBackend:
         return out
 
 
+class StoredSteps:
+    """A backend over steps read back from a log that checked every proof before it kept
+    the step (the service's own database, :func:`stored_steps`): the proofs of keys,
+    shuffles and shares are not checked again. What a step computes or the rules compare is
+    still computed by the backend underneath: the hand key, the starting deck, an opening's
+    shares against its code, a revealed key against its public key, the whole deck opened."""
+
+    def __init__(self, inner: SealedBackend) -> None:
+        self.inner = inner
+
+    def verify_key(self, ctx: Ctx, key: bytes, proof: bytes) -> None:
+        return None
+
+    def hand_key(self, keys: Sequence[bytes]) -> bytes:
+        return self.inner.hand_key(keys)
+
+    def starting_deck(self, game: str, items: Sequence[str]) -> bytes:
+        return self.inner.starting_deck(game, items)
+
+    def verify_shuffle(
+        self, ctx: Ctx, hand_key: bytes, deck_in: bytes, deck_out: bytes, proof: bytes
+    ) -> None:
+        return None
+
+    def verify_share(self, ctx: Ctx, key: bytes, item: bytes, share: bytes, proof: bytes) -> None:
+        return None
+
+    def verify_shares(
+        self, ctx: Ctx, key: bytes, shares: Sequence[tuple[bytes, bytes, bytes]]
+    ) -> None:
+        return None
+
+    def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
+        return self.inner.opens_to(game, code, item, shares)
+
+    def check_revealed(self, key: bytes, secret: bytes, seat: int) -> None:
+        self.inner.check_revealed(key, secret, seat)
+
+    def open_deck(
+        self, game: str, items: Sequence[str], deck: bytes, secrets: Sequence[bytes]
+    ) -> list[str]:
+        return self.inner.open_deck(game, items, deck, secrets)
+
+
 _backend: SealedBackend | None = None
+#: set while this context feeds an engine steps its own log verified (:func:`stored_steps`)
+_stored: ContextVar[StoredSteps | None] = ContextVar("qahwa_sealed_stored", default=None)
 
 
 def get_backend() -> SealedBackend:
-    """The backend installed by :func:`set_backend`, else :class:`RbclBackend`."""
+    """The backend installed by :func:`set_backend`, else :class:`RbclBackend`; inside
+    :func:`stored_steps`, that backend without its proof checks."""
     global _backend
     if _backend is None:
         _backend = RbclBackend()
+    stored = _stored.get()
+    if stored is not None and stored.inner is _backend:
+        return stored
     return _backend
+
+
+@contextmanager
+def stored_steps() -> Iterator[None]:
+    """In this context (this thread, or this task), the sealed engines take the proofs of
+    keys, shuffles and shares as verified: for a server rebuilding a match's state from its
+    own log, whose every step was verified once, before it was stored (fairness-v3 §9a; a
+    restart, an engine evicted from its cache, or another process's steps on one database).
+    Nothing that reads steps from elsewhere (a transcript, the public log) may use it."""
+    token = _stored.set(StoredSteps(get_backend()))
+    try:
+        yield
+    finally:
+        _stored.reset(token)
 
 
 def set_backend(backend: SealedBackend | None) -> None:
@@ -179,4 +271,13 @@ def set_backend(backend: SealedBackend | None) -> None:
     _backend = backend
 
 
-__all__ = ["Ctx", "RbclBackend", "SealedBackend", "SealedStepError", "get_backend", "set_backend"]
+__all__ = [
+    "Ctx",
+    "RbclBackend",
+    "SealedBackend",
+    "SealedStepError",
+    "StoredSteps",
+    "get_backend",
+    "set_backend",
+    "stored_steps",
+]

@@ -248,6 +248,14 @@ class Deal:
         key = self.all_keys()[seat]
         get_backend().verify_share(self.ctx(seat), key, self.item(item), share, proof)
 
+    def check_shares(self, seat: int, shares: Sequence[tuple[int, bytes, bytes]]) -> None:
+        """§6 for a share step: the seat's ``(item, share, proof)`` each, checked as
+        :meth:`check_share` checks one (their proofs at once: the backend's
+        ``verify_shares``; the same refusal for the first that fails)."""
+        key = self.all_keys()[seat]
+        got = [(self.item(i), d, p) for i, d, p in shares]
+        get_backend().verify_shares(self.ctx(seat), key, got)
+
     def reveal(self, seat: int, secret: bytes) -> bool:
         """§3: the seat's revealed key, checked; with every key in, the whole deck opened
         (§10, :attr:`codes`). True when this was the last key."""
@@ -312,15 +320,21 @@ class Deal:
                     f"seat {seat} owes shares of items {list(owed.items)}, in that order"
                 )
             parsed: list[tuple[int, bytes, bytes]] = []
-            for x in got:
-                extra = sorted(set(x) - {"item", "share", "proof"})
-                if extra:
-                    raise MalformedActionError(f"unexpected field(s) {', '.join(extra)} in a share")
-                i = x["item"]
-                d = parse_hex(x.get("share"), 32, f"share of item {i}")
-                p = parse_hex(x.get("proof"), 96, f"share proof of item {i}")
-                self.check_share(seat, i, d, p)
-                parsed.append((i, d, p))
+            try:
+                for x in got:
+                    extra = sorted(set(x) - {"item", "share", "proof"})
+                    if extra:
+                        raise MalformedActionError(
+                            f"unexpected field(s) {', '.join(extra)} in a share"
+                        )
+                    i = x["item"]
+                    d = parse_hex(x.get("share"), 32, f"share of item {i}")
+                    p = parse_hex(x.get("proof"), 96, f"share proof of item {i}")
+                    parsed.append((i, d, p))
+            except MalformedActionError:
+                self.check_shares(seat, parsed)  # a bad proof before it is refused first
+                raise
+            self.check_shares(seat, parsed)
             for i, d, p in parsed:
                 self.add_share(i, seat, d, p)
         elif step == "open":

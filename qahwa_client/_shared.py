@@ -12,6 +12,8 @@ from typing import Any, Generic, TypeVar
 import httpx
 from pydantic import TypeAdapter
 
+from fairness import chain_next
+from fairness.announce import parse_rfc3339, retired_in, retired_problem
 from fairness.seat import ClientError, Dispute, SeatProtocol
 from qahwa_wire.models import StateOut
 
@@ -58,6 +60,94 @@ def signing_keys_in(items: Any) -> set[str]:
         elif isinstance(item, (list, tuple)):
             todo.extend(item)
     return found
+
+
+def signed_records_in(items: Any) -> list[Mapping[str, Any]]:
+    """Every signed record (one with a ``signature.key_id``) in ``items`` (records, answers
+    that hold records, lists of them), however deep."""
+    found: list[Mapping[str, Any]] = []
+    todo = [items]
+    while todo:
+        item = todo.pop()
+        if isinstance(item, Mapping):
+            sig = item.get("signature")
+            if isinstance(sig, Mapping) and isinstance(sig.get("key_id"), str):
+                found.append(item)
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            todo.extend(item)
+    return found
+
+
+def note_retired(
+    held: dict[str, str], doc: Any = None, accepted: Sequence[Mapping[str, Any]] = ()
+) -> None:
+    """Add to ``held`` (key_id → retired_at) what a ``/v1/keys`` document and the key
+    announcements ``accepted`` say of retired keys (:func:`fairness.announce.retired_in`),
+    the earlier time where two say it."""
+    for kid, at in retired_in(doc or {}, accepted).items():
+        old = held.get(kid)
+        if old is None or (parse_rfc3339(at) or 0.0) < (parse_rfc3339(old) or 0.0):
+            held[kid] = at
+
+
+def not_retired(
+    proto: SeatProtocol, signed: Any, keys: Mapping[str, str], retired: Mapping[str, str]
+) -> dict[str, str]:
+    """``keys`` without the keys that signed a record in ``signed`` after they were retired
+    (or on a record that names no time of its own): a retired key's signature counts only
+    on a record naming its time, before the key's ``retired_at`` (fairness-v2.md, key
+    announcements). Each such record is a ``retired_key`` dispute; its check then fails."""
+    late: dict[str, str] = {}
+    for rec in signed_records_in(signed):
+        kid = rec["signature"]["key_id"]
+        at = retired.get(kid)
+        if at is None or kid not in keys or kid in late:
+            continue
+        why = retired_problem(kid, at, rec)
+        if why is not None:
+            late[kid] = why
+            proto._dispute(
+                "retired_key",
+                f"match {proto.match_id}: a record the server sent does not count: {why}",
+                {"records": [dict(rec)], "key_id": kid, "retired_at": at},
+            )
+    return {k: v for k, v in keys.items() if k not in late} if late else dict(keys)
+
+
+def sealed_raw(raw: Any) -> bool:
+    """Whether a view, as the server sent it, is a sealed table's with a hand dealt (a seat
+    then shows it through its own deal machine)."""
+    return isinstance(raw, dict) and raw.get("deal") == "sealed" and bool(raw.get("sealed"))
+
+
+def logged_events(body: Mapping[str, Any], answer: Any) -> tuple[int, list[dict[str, Any]]] | None:
+    """The events an accepted action logged, as its answer shows them (``events``), when they
+    are whole and chain from the head the action was signed over (``prev``) to the answer
+    view's chain head, which the answer's receipt signs: ``(first_seq - 1, events)``, the
+    log as a read after ``first_seq - 1`` would show it. None otherwise (the log is read)."""
+    events, prev = answer.get("events"), body.get("prev")
+    state = answer.get("state")
+    first = answer.get("first_seq")
+    chain = state.get("chain") if isinstance(state, dict) else None
+    if (
+        not isinstance(events, list)
+        or not events
+        or not isinstance(prev, str)
+        or not isinstance(chain, str)
+        or isinstance(first, bool)
+        or not isinstance(first, int)
+    ):
+        return None
+    try:
+        head = bytes.fromhex(prev)
+        for n, ev in enumerate(events):
+            if not isinstance(ev, dict) or ev.get("seq") != first + n or "hidden" in ev:
+                return None
+            head = chain_next(head, ev)
+    except (TypeError, ValueError):
+        return None
+    return (first - 1, events) if head.hex() == chain else None
 
 
 def auth(token: str | None) -> dict[str, str]:

@@ -64,7 +64,11 @@ from ._shared import (
     accepted_out,
     auth,
     create_body,
+    logged_events,
+    not_retired,
+    note_retired,
     rate_limit_delay,
+    sealed_raw,
     signing_keys_in,
 )
 from .errors import ApiError, NotOurMatch, raise_for
@@ -132,6 +136,10 @@ class Client:
         #: announcements this client refused (not signed by a key it trusts, or malformed),
         #: each ``{"announcement", "reason"}``: kept as evidence, never trusted
         self.refused_announcements: list[dict[str, Any]] = []
+        #: key_id -> when it was retired, as the keys documents read and the announcements
+        #: taken say: nothing it signs from then on counts (:func:`not_retired`)
+        self.retired: dict[str, str] = {}
+        note_retired(self.retired, keys)
         self._looked_up: set[str] = set()  # unknown key ids /v1/keys was read again for
         self.operator_key = operator_key
         self.retries = retries
@@ -224,6 +232,7 @@ class Client:
             if self._fetched is None:
                 doc = self.request("GET", "/v1/keys")
                 self._fetched, self._base_keys = trusted_keys(doc), doc
+                note_retired(self.retired, doc)
             base = self._fetched
         return {**base, **self.announced} if self.announced else base
 
@@ -237,6 +246,7 @@ class Client:
         ext = extend_trusted(trusted, [*records, *earlier])
         self.announced.update(ext.added)
         self.accepted_announcements.extend(ext.accepted)
+        note_retired(self.retired, None, ext.accepted)
         self.refused_announcements = []
         for r in ext.refused:
             if r not in self.refused_announcements:
@@ -254,6 +264,7 @@ class Client:
             doc = self.request("GET", "/v1/keys")
             self._looked_up |= unknown  # once it was read: a failed read is tried again
             self.take_announcements(announcements_in(doc), keys)
+            note_retired(self.retired, doc)
             keys = self.trusted()
         return keys
 
@@ -543,7 +554,8 @@ class Seat(SeatKeeps):
         """The keys to check ``signed`` (a record, or an answer holding records) with:
         :meth:`Client.trusted_for`. A record signed by a key that no trusted key
         announced is an ``unannounced_key`` dispute, with the announcements the client
-        refused as evidence; the record's check then fails."""
+        refused as evidence; one a key signed after it was retired, a ``retired_key``
+        dispute (:func:`not_retired`); the record's check then fails."""
         keys = self.client.trusted_for(signed)
         for kid in sorted(signing_keys_in([signed]) - keys.keys()):
             refused = [
@@ -558,7 +570,7 @@ class Seat(SeatKeeps):
                 f"client trusts announced ({len(refused)} announcement(s) of it refused)",
                 {"records": [signed], "refused_announcements": refused},
             )
-        return keys
+        return not_retired(self.proto, signed, keys, self.client.retired)
 
     def _seen(self, view: Any) -> None:
         """A view of this seat: its deadline kept; an end by timeout checked (§3a.8)."""
@@ -570,21 +582,43 @@ class Seat(SeatKeeps):
         if view.status == "finished" and reason == "timeout" and self.proto.lock is not None:
             self.check_end()
 
-    def _take_head(self, head: Any, chain: Any = None) -> None:
+    def _take_head(
+        self,
+        head: Any,
+        chain: Any = None,
+        also_after: int | None = None,
+        page: tuple[int, list[dict[str, Any]]] | None = None,
+    ) -> tuple[int, list[dict[str, Any]]] | None:
         """A signed head the server sent (with a view whose chain head is ``chain``, or on
-        the stream): checked; the events since the head held before read and held to it."""
+        the stream): checked; the events since the head held before read and held to it.
+        ``also_after``: a seq after which the caller needs the events too (a sealed seat's
+        machine): the one read starts there when it is earlier, and the page read, as
+        ``(after, events)``, is returned for the caller (``(head's seq, [])`` when this seat
+        held every event up to the head already; None without ``also_after``). ``page``: the
+        events after a seq up to the head, read with the view (``GET /state?events_after``),
+        used instead of a read when they start early enough."""
         checked = self.proto.check_head(
             head,
             self._keys(head),
             chain=chain if isinstance(chain, str) else None,
         )
         since = self.proto.needs_events(checked)
+        read = None
         if since is not None:
-            page = self.client.events(self.match_id, after=since, token=self.token)
+            after = since if also_after is None else min(since, also_after)
+            if page is not None and page[0] <= after:
+                read = page
+            else:
+                got = self.client.events(self.match_id, after=after, token=self.token)
+                read = (after, got.events)
             self.proto.take_events(
-                [e for e in page.events if e.get("seq", 0) <= checked["seq"]], later=checked
+                [e for e in read[1] if since < e.get("seq", 0) <= checked["seq"]],
+                later=checked,
             )
+        elif also_after is not None:
+            read = (checked["seq"], [])  # the log up to the head: nothing after it to read
         self.proto.take_head(checked)
+        return read
 
     def check_end(self) -> list[Dispute]:
         """The match's events after its end, checked as §3a.8 says (a timeout's time against
@@ -692,10 +726,27 @@ class Seat(SeatKeeps):
         ``chain``). Its signed head is checked and held; when the log moved on since the
         head held before, the events between are read and held to it (§7, heads: an event
         stamped before it is a ``backdated`` dispute)."""
-        raw = self._call("GET", "/state")
+        # the log's events a newer head (and this seat's deal machine) needs, read with the view
+        after = self.proto.events_from()
+        if self.sealed is not None:
+            after = self.sealed.seen if after is None else min(after, self.sealed.seen)
+        raw = self.client.request(
+            "GET",
+            self._path("/state"),
+            token=self.token,
+            params={"events_after": after} if after is not None else None,
+        )
+        page = None
+        if isinstance(raw, dict) and isinstance(raw.get("events"), list) and after is not None:
+            page = (after, raw.pop("events"))  # servers before it was listed leave it out
+        read = None
         if isinstance(raw, dict) and raw.get("head") is not None:
-            self._take_head(raw["head"], raw.get("chain"))
-        view = STATE.validate_python(self._sealed_view(raw))
+            if sealed_raw(raw) and self.sealed is None:
+                self.sealed = self._sealed_seat()
+            # one read of the log serves the head's check and the sealed machine
+            also = self.sealed.seen if self.sealed is not None and sealed_raw(raw) else None
+            read = self._take_head(raw["head"], raw.get("chain"), also, page)
+        view = STATE.validate_python(self._sealed_view(raw, read))
         self.version = view.version
         self.view = view
         self._seen(view)
@@ -730,17 +781,23 @@ class Seat(SeatKeeps):
                 raise
             return self._post_action(self._action_body(self._wire(action), view, view.version))
 
-    def _sealed_view(self, raw: Any) -> Any:
+    def _sealed_view(self, raw: Any, read: tuple[int, list[dict[str, Any]]] | None = None) -> Any:
         """A sealed table's view as the seat shows it (its hand by code, the legal actions in
         player form, both from its own deal machine), after the log's new events are checked
-        by that machine and the view against it; any other view as it is."""
-        if not isinstance(raw, dict) or raw.get("deal") != "sealed" or not raw.get("sealed"):
+        by that machine and the view against it; any other view as it is. ``read``: a page of
+        the log already read for this view, ``(after, events)``: used when it starts at or
+        before the machine's last event, else the log is read here."""
+        if not sealed_raw(raw):
             return raw  # not a sealed table, or no hand dealt yet (seating)
         if self.sealed is None:
             self.sealed = self._sealed_seat()
         self._raw = raw
-        page = self.client.events(self.match_id, after=self.sealed.seen, token=self.token)
-        self.sealed.take_events(page.events)
+        if read is not None and read[0] <= self.sealed.seen:
+            events = read[1]
+        else:
+            page = self.client.events(self.match_id, after=self.sealed.seen, token=self.token)
+            events = page.events
+        self.sealed.take_events(events)
         return self.sealed.view(raw)
 
     def _sealed_seat(self) -> SealedSeat:
@@ -780,7 +837,12 @@ class Seat(SeatKeeps):
                     return found
             raise
         if isinstance(answer, dict) and isinstance(answer.get("state"), dict):
-            answer = {**answer, "state": self._sealed_view(answer["state"])}
+            logged = logged_events(body, answer)
+            answer = {**answer, "state": self._sealed_view(answer["state"], logged)}
+            # the events the action logged, chained on from this seat's own chain: held like
+            # a read of the log (the next view then need not read them again)
+            if logged is not None and self.proto.chained_to(logged[0], body["prev"]):
+                self.proto.take_events(logged[1])
         out = ActionOut.model_validate(answer)
         self.proto.take_receipt(answer, self._keys(answer), entry=entry, chain=out.state.chain)
         self.version = out.state.version

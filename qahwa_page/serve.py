@@ -26,6 +26,7 @@ from .pyodide import PAGE_CSP, RUNTIME_DIR, asset
 PLAIN_FILES: dict[str, str] = {
     "verify.html": "text/html; charset=utf-8",
     "merkle.js": "text/javascript; charset=utf-8",
+    "verify.js": "text/javascript; charset=utf-8",
     # qahwa-fair/3: the vendored @noble libraries and the verifier the worker loads for them
     "sealed-lib.js": "text/javascript; charset=utf-8",
     "sealed-verify.js": "text/javascript; charset=utf-8",

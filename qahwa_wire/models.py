@@ -612,6 +612,11 @@ class _Seat(Wire):
         description="v2, GET /state once locked: the server's signed head as it answered "
         "(fairness-v2 §7, heads)",
     )
+    events: list[dict[str, Any]] | None = Field(
+        default=None,
+        description="GET /state?events_after=n: the public log's events with seq > n up to "
+        "this view's, as GET .../events shows them then (absent without events_after)",
+    )
 
 
 class SeatingView(_Seat):
@@ -993,6 +998,14 @@ class ActionOut(Wire):
     chain: str | None = Field(default=None, description="v2: the chain head after the action")
     receipt: Receipt | None = Field(
         default=None, description="v2: the server-signed receipt for the head after the action"
+    )
+    events: list[dict[str, Any]] | None = Field(
+        default=None,
+        description=(
+            "the events the action logged (its own, then the chance events it drew), seq "
+            "first_seq on, as the public log shows them now (GET .../events): redacted while "
+            "the match runs (servers before it was listed here leave it out)"
+        ),
     )
 
 

@@ -31,6 +31,7 @@ from .shares import (
     own_item,
     unmask,
     verify_share,
+    verify_shares,
 )
 from .shuffle_proof import ShuffleProof, proof_size, shuffle, verify_shuffle
 
@@ -72,5 +73,6 @@ __all__ = [
     "unmask",
     "verify_key",
     "verify_share",
+    "verify_shares",
     "verify_shuffle",
 ]

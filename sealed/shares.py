@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .context import Context
 from .errors import SealedError
-from .group import Proof, add, base, mul, point, s_muladd, sub
+from .group import Proof, add, base, from_int, mul, point, s_muladd, sub, to_int, total
 from .masking import Ciphertext
 from .points import item_point
 from .randomness import Randomness, SystemRandomness
@@ -49,6 +51,46 @@ def verify_share(ctx: Context, P: bytes, c: Ciphertext, share: Share) -> None:
     e = ShareProof.challenge(ctx.encode(), P, c.A, c.B, share.D, pr.R1, pr.R2)
     if base(pr.s) != add(pr.R1, mul(e, P)) or mul(pr.s, c.A) != add(pr.R2, mul(e, share.D)):
         raise SealedError(f"share of seat {ctx.seat}: the proof does not verify")
+
+
+def verify_shares(ctx: Context, P: bytes, shares: Sequence[tuple[Ciphertext, Share]]) -> None:
+    """Refuse unless every share verifies, as :func:`verify_share` checks it, for the key P
+    of one seat (a share step's shares, ``(ciphertext, share)`` each).
+
+    The proofs' first equations, s·G = R1 + e·P, are checked at once as one random linear
+    combination, (Σ wᵢsᵢ)·G = Σ wᵢ·R1ᵢ + (Σ wᵢeᵢ)·P, with this verifier's own random
+    128-bit weights wᵢ (os.urandom): when any equation fails the combination holds with
+    probability at most 2⁻¹²⁸. It saves a fixed-base multiplication a share. Each second
+    equation, s·A = R2 + e·D, is checked on its own: its points are its own, so a weighted sum
+    would multiply R2 as well (libsodium has no multi-scalar multiplication). When anything
+    fails, the shares are checked one by one, which names the first that fails with
+    :func:`verify_share`'s refusal."""
+    if len(shares) < 2:
+        for c, sh in shares:
+            verify_share(ctx, P, c, sh)
+        return
+    point(P, "share key")
+    encoded = ctx.encode()
+    g = ep = 0
+    r1: list[bytes] = []
+    try:
+        for c, sh in shares:
+            point(sh.D, "share")
+            pr = sh.proof
+            e = ShareProof.challenge(encoded, P, c.A, c.B, sh.D, pr.R1, pr.R2)
+            if mul(pr.s, c.A) != add(pr.R2, mul(e, sh.D)):
+                raise SealedError("a second equation fails")
+            w = int.from_bytes(os.urandom(16), "little")
+            g += w * to_int(pr.s)
+            ep += w * to_int(e)
+            r1.append(mul(from_int(w), pr.R1))
+        if base(from_int(g)) == add(total(r1), mul(from_int(ep), P)):
+            return
+    except SealedError:
+        pass  # named below, in order
+    for c, sh in shares:
+        verify_share(ctx, P, c, sh)
+    raise AssertionError("a share step's combination failed while each of its shares verifies")
 
 
 def unmask(c: Ciphertext, shares: list[bytes]) -> bytes:

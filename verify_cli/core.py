@@ -21,23 +21,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairness import (
-    V2,
     FairnessError,
-    KeyFileError,
-    SignatureError,
     canonical_json,
-    load_public_key,
-    seat_sig_message,
     seed_commitment,
     signed_protocol,
-    verify_bytes,
-    verify_record,
 )
+from fairness.records import (
+    RecordError,
+    causer,
+    open_event,
+    open_head,
+    open_receipt,
+    open_transcript,
+)
+from fairness.records import check_signature as check_record_signature
 from fairness.v2 import BACKDATE_SLACK, parse_time_us
 
 from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
-from .render import is_int
 from .replay_core import NotATranscript, Report, assemble, check_rules, check_shape
 from .rules import V2State
 
@@ -158,7 +159,10 @@ def check_signature(
             body = transcript_body_json(doc, state.event_json)
         except (TypeError, ValueError):
             body = None  # signed_by says why there is no canonical JSON
-    ok, detail = signed_by(doc, keys, body_json=body)
+    try:
+        ok, detail = True, open_transcript(doc, keys, body_json=body)
+    except RecordError as exc:
+        ok, detail = False, _why(exc)
     if ok:
         sig_info["checked"] = True
         rep.ok("signature", f"Ed25519 signature valid for key {detail} ({where})")
@@ -168,87 +172,52 @@ def check_signature(
 
 
 def signed_by(record: Any, keys: KeySet, *, body_json: bytes | None = None) -> tuple[bool, str]:
-    """(True, key id) when ``record`` carries a valid signature by a listed key, else
-    (False, why). ``body_json``: the record's canonical JSON without its signature, when
-    already made."""
-    if not isinstance(record, dict) or not isinstance(record.get("signature"), dict):
-        return False, "it carries no signature"
-    kid = record["signature"].get("key_id")
-    pub, note = keys.pick(kid)
-    if pub is None:
-        return False, note
+    """(True, key id) when ``record`` carries a valid signature by a listed key
+    (:func:`fairness.records.check_signature`), else (False, why). ``body_json``: the
+    record's canonical JSON without its signature, when already made."""
     try:
-        verify_record(record, pub, body_json=body_json)
-    except SignatureError as exc:
-        return False, f"{exc}" + (f" ({note})" if note else "")
-    except (ValueError, TypeError) as exc:  # e.g. a lone surrogate: no canonical JSON
-        return False, f"the record has no canonical JSON to check ({exc})"
-    late = keys.retired_problem(kid, record)
-    if late is not None:
-        return False, late
-    return True, str(kid)
+        return True, check_record_signature(record, keys, "record", body_json=body_json)
+    except RecordError as exc:
+        return False, _why(exc)
 
 
-def causer(ev: dict[str, Any]) -> int | None:
-    """The seat that caused an event (its signer, when keyed): an action's seat, a
-    resignation's seat; None for chance events and the server's ends."""
-    if ev.get("type") == "action" or (ev.get("type") == "end" and ev.get("reason") == "resigned"):
-        seat = ev.get("seat")
-        return seat if is_int(seat) else None
-    return None
+def _why(exc: RecordError) -> str:
+    """A failed signature check as ``verify`` words it: the reason, with the key ring's note
+    on the key it used when the signature itself did not check out."""
+    return exc.reason + (f" ({exc.note})" if exc.note and exc.step in ("alg", "value") else "")
 
 
 def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> None:
     """Every event a keyed seat caused carries its valid signature over ``prev`` (the chain
     head before it), with the key from the lock (fairness-v2.md §7); no other event is
-    signed."""
-    keyed = {s.seat: s.key for s in state.seats if s.key}
+    signed: :func:`fairness.records.open_event`."""
+    keyed = {s.seat for s in state.seats if s.key}
     events = doc["events"]
     if len(state.chain) != len(events) + 1:
         rep.skip("seat signatures", "not checked: the event chain could not be computed")
         return
     signed = 0
-    loaded: dict[str, Any] = {}  # each seat's key loaded once (a bad one stays a string)
+    loaded: dict[str, Any] = {}  # each seat's key parsed once (a bad one stays a string)
     for i, ev in enumerate(events):
         if not isinstance(ev, dict):
             continue
-        seat = causer(ev)
-        key = keyed.get(seat) if seat is not None else None
-        if key is None:
-            if "sig" in ev:
-                who = (
-                    f"seat {seat} registered no key in the lock"
-                    if seat is not None
-                    else "no seat caused it"
-                )
-                rep.fail("seat signatures", f"event {i} carries a sig, but {who}", seq=i)
-                return
-            continue
-        if "sig" not in ev:
-            rep.fail(
-                "seat signatures",
-                f"event {i} ({ev.get('type')} by keyed seat {seat}) carries no signature",
-                seq=i,
-            )
-            return
-        pub = loaded.get(key)
-        if pub is None:
-            try:
-                pub = loaded[key] = load_public_key(key)
-            except KeyFileError:
-                pub = loaded[key] = key  # verify_bytes reports it at each use, as before
         try:
-            verify_bytes(pub, ev["sig"], seat_sig_message(doc["match_id"], state.chain[i], ev))
-        except (SignatureError, ValueError, TypeError) as exc:
-            rep.fail(
-                "seat signatures",
-                f"event {i} ({ev.get('type')} by seat {seat}): its "
-                f"signature is not seat {seat}'s over this event after chain[{i - 1}] "
-                f"({exc})",
-                seq=i,
-            )
+            open_event(ev, state.lock, state.chain[i], loaded)
+        except RecordError as exc:
+            seat = causer(ev)
+            if exc.step == "unkeyed":
+                message = f"event {i} carries a sig, but {exc.reason}"
+            elif exc.step == "unsigned":
+                message = f"event {i} ({ev.get('type')} by keyed seat {seat}) carries no signature"
+            else:
+                message = (
+                    f"event {i} ({ev.get('type')} by seat {seat}): its "
+                    f"signature is not seat {seat}'s over this event after chain[{i - 1}] "
+                    f"({exc.reason})"
+                )
+            rep.fail("seat signatures", message, seq=i)
             return
-        signed += 1
+        signed += causer(ev) in keyed
     if keyed:
         rep.ok(
             "seat signatures",
@@ -261,21 +230,13 @@ def check_seat_signatures(rep: Report, doc: dict[str, Any], state: V2State) -> N
 
 def receipt_problem(r: Any) -> str | None:
     """Why ``r`` is not a receipt or a signed head (fairness-v2.md §7: both sign chain[seq]
-    and a time), or None."""
-    if not isinstance(r, dict):
-        return "a receipt is not a JSON object"
-    if r.get("type") not in ("receipt", "head") or not signed_protocol(r):
-        return f"not a {V2} receipt (type {r.get('type')!r}, protocol {r.get('protocol')!r})"
-    if not isinstance(r.get("match_id"), str):
-        return "a receipt has no match_id"
-    seq = r.get("seq")
-    if not is_int(seq) or seq < -1:
-        return f"a receipt's seq is not -1 or an event number: {seq!r}"
-    ch = r.get("chain")
-    if not (isinstance(ch, str) and len(ch) == 64 and all(c in "0123456789abcdef" for c in ch)):
-        return "a receipt's chain is not 64 lowercase hex"
-    if "at" in r and not isinstance(r["at"], str):
-        return "a receipt's at is not a time string"
+    and a time; :func:`fairness.records.open_receipt`, ``open_head``, their signatures
+    checked later against the keys), or None."""
+    opener = open_head if isinstance(r, dict) and r.get("type") == "head" else open_receipt
+    try:
+        opener(r, None)
+    except RecordError as exc:
+        return str(exc)
     if not isinstance(r.get("signature"), dict):
         return "a receipt carries no signature"
     return None

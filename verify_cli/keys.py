@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -12,40 +11,8 @@ from urllib.parse import urlsplit
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 import tlog
-from fairness import KeyFileError, key_id_of, load_public_key, public_key_b64, signed_protocol
-from fairness.signing import TIME_FIELDS
-
-
-def parse_rfc3339(value: Any) -> float | None:
-    """Epoch seconds of an RFC 3339 time with its offset, or None."""
-    if not isinstance(value, str):
-        return None
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return None if when.tzinfo is None else when.timestamp()
-
-
-def record_time(record: dict[str, Any]) -> tuple[str, Any]:
-    """``(field, value)`` of the time a signed record names as its own: a receipt's ``at``,
-    a lock's ``locked_at``, a reveal record's ``ended_at``, a tree head's ``timestamp``, a
-    qahwa-fair/2 or /3 transcript's ``ended_at`` (the transcript is signed when the match
-    ends); any other record's first of ``timestamp``, ``ended_at``, ``locked_at`` and
-    ``created_at`` (qahwa-fair/1 transcripts, commit records). The value is None when the
-    record does not carry it."""
-    kind = record.get("type")
-    name = {
-        "receipt": "at",
-        "lock": "locked_at",
-        "reveal": "ended_at",
-        "tree_head": "timestamp",
-    }.get(kind if isinstance(kind, str) else "")
-    if name is None and "events" in record and signed_protocol(record):
-        name = "ended_at"
-    if name is None:
-        name = next((n for n in TIME_FIELDS if record.get(n) is not None), TIME_FIELDS[0])
-    return name, record.get(name)
+from fairness import KeyFileError, key_id_of, load_public_key, public_key_b64
+from fairness.announce import retired_problem
 
 
 class UnusableInput(Exception):
@@ -77,34 +44,8 @@ class KeySet:
         at = self.retired.get(key_id) if isinstance(key_id, str) else None
         if at is None:
             return None
-        retired = parse_rfc3339(at)
-        if retired is None:
-            return f"key {key_id} has a retired_at that is not a time ({at!r})"
-        name, value = record_time(record)
-        own = parse_rfc3339(value)
-        if own is None:
-            told = "names no" if value is None else f"has no valid ({value!r})"
-            return (
-                f"it is signed by key {key_id}, which was retired at {at}, and {told} time of "
-                f"its own ({name}): a retired key's signature counts only on a record that "
-                "names its time, before the key's retired_at"
-            )
-        if own >= retired:
-            return (
-                f"it was signed by key {key_id} at {value} ({name}), at or after "
-                f"that key was retired ({at})"
-            )
-        events = record.get("events")
-        for ev in events if isinstance(events, list) else []:
-            stamp = ev.get("at") if isinstance(ev, dict) else None
-            when = parse_rfc3339(stamp) if isinstance(stamp, str) else None
-            if when is not None and when >= retired:
-                return (
-                    f"it is signed by key {key_id}, retired at {at}, but its event "
-                    f"{ev.get('seq')!r} is stamped {stamp}, at or after that: a retired key "
-                    "signs nothing that happened after its retired_at"
-                )
-        return None
+        assert isinstance(key_id, str)
+        return retired_problem(key_id, at, record)
 
     def pick(self, key_id: Any) -> tuple[Ed25519PublicKey | None, str]:
         """The key for ``key_id`` and a note; a single key is used whatever id it is given."""

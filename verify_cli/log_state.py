@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import tlog
-from fairness import PROTOCOL, SignatureError, verify_record
+from fairness import PROTOCOL
+from fairness.records import RecordError, check_signature, open_tree_head
 
 from .keys import KeySet, UnusableInput
 from .keys import http_why as _why
@@ -52,22 +53,16 @@ class Head:
 
 
 def _head_shape(doc: Any, what: str) -> Head:
-    if not isinstance(doc, dict) or doc.get("type") != "tree_head":
-        raise LogCheckFailed(f"{what} is not a tree head")
-    if doc.get("protocol") != PROTOCOL:
-        raise LogCheckFailed(f"{what} has protocol {doc.get('protocol')!r}, not {PROTOCOL}")
-    size, root_hex, sig = doc.get("tree_size"), doc.get("root_hash"), doc.get("signature")
-    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
-        raise LogCheckFailed(f"{what} has no valid tree_size")
-    if not isinstance(root_hex, str) or len(root_hex) != 64:
-        raise LogCheckFailed(f"{what} has no valid root_hash")
+    """A tree head's shape (:func:`fairness.records.open_tree_head`, unsigned) and the key
+    it names."""
     try:
-        root = bytes.fromhex(root_hex)
-    except ValueError:
-        raise LogCheckFailed(f"{what} has no valid root_hash") from None
+        rec = open_tree_head(doc, None, what=what.removeprefix("the "), protocols=(PROTOCOL,))
+    except RecordError as exc:
+        raise LogCheckFailed(str(exc)) from None
+    sig = rec.get("signature")
     if not isinstance(sig, dict) or not isinstance(sig.get("key_id"), str):
         raise LogCheckFailed(f"{what} is not signed")
-    return Head(size, root, sig["key_id"], doc)
+    return Head(rec["tree_size"], bytes.fromhex(rec["root_hash"]), sig["key_id"], rec)
 
 
 def parse_head(doc: Any, keys: KeySet, what: str = "the tree head") -> Head:
@@ -77,18 +72,20 @@ def parse_head(doc: Any, keys: KeySet, what: str = "the tree head") -> Head:
     return head
 
 
-def _check_signed(doc: dict[str, Any], keys: KeySet, what: str) -> None:
-    kid = doc["signature"].get("key_id") if isinstance(doc.get("signature"), dict) else None
-    pub, note = keys.pick(kid)
-    if pub is None:
-        raise LogCheckFailed(f"{what} is signed by an unlisted key: {note}")
+def _check_signed(
+    doc: dict[str, Any], keys: KeySet, what: str, *, body_json: bytes | None = None
+) -> None:
+    """``doc``'s signature by one of ``keys`` (:func:`fairness.records.check_signature`;
+    ``body_json``: its canonical JSON without the signature, when cut already), else
+    LogCheckFailed."""
     try:
-        verify_record(doc, pub)
-    except SignatureError as exc:
-        raise LogCheckFailed(f"{what}: {exc}") from None
-    late = keys.retired_problem(kid, doc)
-    if late is not None:
-        raise LogCheckFailed(f"{what}: {late}")
+        check_signature(doc, keys, what, body_json=body_json)
+    except RecordError as exc:
+        if exc.step == "key":
+            raise LogCheckFailed(f"{what} is signed by an unlisted key: {exc.reason}") from None
+        if exc.step == "unsigned":
+            raise LogCheckFailed(f"{what}: record has no signature object") from None
+        raise LogCheckFailed(f"{what}: {exc.reason}") from None
 
 
 def _hex_list(value: Any, what: str) -> list[bytes]:

@@ -24,7 +24,6 @@ saved position. The log is read through a :class:`Source`: HTTP
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import json
 import os
@@ -42,11 +41,11 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 import click
-from cryptography.exceptions import InvalidSignature
 
 import tlog
 from fairness import PROTOCOL, canonical_json, chain_head, signed_protocol
-from fairness.signing import ALG
+from fairness.records import Lock, RecordError, check_signature, signature_body
+from fairness.records import when as epoch_of
 
 from .keys import KeySet, UnusableInput, fetch_keys, load_key_file
 from .keys import http_why as _why
@@ -171,44 +170,33 @@ def _str(value: Any) -> str:
 
 
 def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
-    p = []
-    seats = leaf.get("seats")
-    nonhouse = house = 0
-    if not isinstance(seats, list) or not seats:
-        p.append(f"entry {pos}: the lock has no seats")
-        seats = []
-    for i, seat in enumerate(seats):
-        if not isinstance(seat, dict) or seat.get("seat") != i:
-            p.append(f"entry {pos}: the lock's seat {i} is not numbered {i}")
-            continue
-        if not isinstance(seat.get("name"), str) or not isinstance(seat.get("house"), bool):
-            p.append(f"entry {pos}: the lock's seat {i} has no name or house flag")
-        if not _hex64(seat.get("seed_commitment")):
-            p.append(f"entry {pos}: the lock's seat {i} has no seed commitment")
-        key, chain = seat.get("key"), seat.get("roll_chain")
-        if key is not None and not (isinstance(key, str) and len(key) == 44):
-            p.append(f"entry {pos}: the lock's seat {i} has a malformed key")
-        if chain is not None and not _hex64(chain):
-            p.append(f"entry {pos}: the lock's seat {i} has a malformed roll_chain")
-        if seat.get("house") is True:
-            house += 1
-        else:
-            nonhouse += 1
-    if not _hex64(leaf.get("commitment")):
-        p.append(f"entry {pos}: the lock has no commitment")
-    times = [_epoch(leaf.get(k)) for k in ("locked_at", "reveal_by", "end_by")]
-    if any(t is None for t in times):
-        p.append(f"entry {pos}: the lock's locked_at, reveal_by or end_by is not a time")
-    elif not times[0] <= times[1] <= times[2]:  # type: ignore[operator]
-        p.append(f"entry {pos}: the lock's times are out of order")
-    return p, (
+    """The lock leaf's problems (:meth:`fairness.records.Lock.open`, its signature checked
+    apart) and what the store keeps of it."""
+    try:
+        lock = Lock.open(leaf, None)
+    except RecordError as exc:
+        problem = [f"entry {pos}: {exc}"]
+        return problem, (
+            "lock",
+            _str(leaf.get("match_id")),
+            _str(leaf.get("commitment")),
+            0.0,
+            0,
+            0,
+            _str(leaf.get("game")),
+        )
+    bad = [s.seat for s in lock.seats if s.key is not None and len(s.key) != 44]
+    problems = [f"entry {pos}: the lock's seat {i} has a malformed key" for i in bad]
+    house = sum(s.house for s in lock.seats)
+    end_by = epoch_of(lock.end_by, "lock", "end_by")
+    return problems, (
         "lock",
-        _str(leaf.get("match_id")),
-        _str(leaf.get("commitment")),
-        times[2] or 0.0,
-        nonhouse,
+        lock.match_id,
+        lock.commitment,
+        end_by,
+        len(lock.seats) - house,
         house,
-        _str(leaf.get("game")),
+        lock.game,
     )
 
 
@@ -261,34 +249,17 @@ def _no_constant(name: str) -> Any:
 
 def _signed_fast(raw: bytes, leaf: dict[str, Any], keys: KeySet) -> bool:
     """True when the canonical leaf ``raw`` carries a good signature by one of ``keys``,
-    checked over ``raw`` less its top-level ``signature`` member — the canonical JSON of the
-    record without it, which ``verify_record`` would serialize again. False in any other
-    case (the caller then checks it the slow way, which names what is wrong).
-
-    The member's bytes are found by value: a ``"`` inside a JSON string is always escaped,
-    so ``"signature":{…}`` occurs once in ``raw`` only as the top-level member (more than
-    once: the slow way)."""
+    checked over ``raw`` less its top-level ``signature`` member
+    (:func:`fairness.records.signature_body`: the canonical JSON of the record without it,
+    which would otherwise be serialized again). False in any other case (the caller then
+    checks it the slow way, which names what is wrong)."""
     sig = leaf.get("signature")
-    if not isinstance(sig, dict) or sig.get("alg") != ALG:
+    body = signature_body(raw, sig) if isinstance(sig, dict) else None
+    if body is None:
         return False
-    kid, value = sig.get("key_id"), sig.get("value")
-    pub = keys.keys.get(kid) if isinstance(kid, str) else None
-    if pub is None or not isinstance(value, str):
-        return False
-    member = b'"signature":' + _CANONICAL(sig).encode()
-    at = raw.find(member)
-    if at < 0 or raw.find(member, at + 1) >= 0:
-        return False
-    end = at + len(member)
-    if raw[at - 1 : at] == b",":
-        body = raw[: at - 1] + raw[end:]
-    elif raw[end : end + 1] == b",":
-        body = raw[:at] + raw[end + 1 :]
-    else:
-        body = raw[:at] + raw[end:]
     try:
-        pub.verify(base64.b64decode(value, validate=True), body)
-    except (ValueError, InvalidSignature):
+        check_signature(leaf, keys, "leaf", body_json=body)
+    except RecordError:
         return False
     return True
 
@@ -316,10 +287,6 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
             _check_signed(leaf, keys, f"entry {pos}")
         except LogCheckFailed as exc:
             probs.append(str(exc))
-    else:  # a good signature: a retired key's counts only before its retired_at
-        late = keys.retired_problem(leaf["signature"].get("key_id"), leaf)
-        if late is not None:
-            probs.append(f"entry {pos}: {late}")
     kind, proto = leaf.get("type"), leaf.get("protocol")
     info: Info
     if kind == "commitment" and proto == PROTOCOL:

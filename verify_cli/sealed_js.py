@@ -86,6 +86,12 @@ class JsBackend:
             proof=proof.hex(),
         )
 
+    def verify_shares(
+        self, ctx: Ctx, key: bytes, shares: Sequence[tuple[bytes, bytes, bytes]]
+    ) -> None:
+        for item, share, proof in shares:
+            self.verify_share(ctx, key, item, share, proof)
+
     def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
         return bool(
             self._call(

@@ -17,7 +17,9 @@ signatures for keyed seats, and the ends of §7 (``no_reveal``, ``timeout``, ``r
 
 from __future__ import annotations
 
-from .core import NOT_LOCKED, StoredLock, view_json
+from fairness.records import Read as StoredLock  # a lock as stored: the record, its text kept
+
+from .core import NOT_LOCKED, view_json
 from .play import Play
 from .seating import Seating
 

@@ -7,17 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
-from fairness import (
-    KeyFileError,
-    SecretBox,
-    SignatureError,
-    chain_start,
-    format_time_ms,
-    load_public_key,
-)
-from fairness.records import Head, Receipt, Reveal
+from fairness import SecretBox, chain_start, format_time_ms
+from fairness.records import Head, Lock, Read, Receipt, Reveal, seat_key
 from games.transcript import build_locked_transcript
 
 from .. import translog
@@ -42,57 +33,46 @@ NOT_LOCKED: dict[str, Any] = {
 REVEAL_SECONDS, MAX_SECONDS, TURN_SECONDS = 120, 86_400, 300  # v2 ruleset defaults (§3, §7)
 
 
-class StoredLock(dict[str, Any]):
-    """A parsed lock record that keeps the JSON text it was stored as (``dumps`` of the
-    signed record): a response carries that text as it is (:func:`view_json`) instead of
-    serializing the record again on every view."""
-
-    __slots__ = ("text",)
-
-    def __init__(self, text: str) -> None:
-        super().__init__(json.loads(text))
-        self.text = text
-
-
 def view_json(obj: dict[str, Any]) -> str:
-    """``dumps(obj)`` with each :class:`StoredLock` (at the top or in a nested ``state``
-    view) written as its stored text: the same JSON value; the spliced keys come last."""
+    """``dumps(obj)`` with each record read from its stored text (a lock,
+    :class:`fairness.records.Read`, at the top or in a nested ``state`` view) written as
+    that text: the same JSON value; the spliced keys come last."""
     spliced = {
         k: v
         for k, v in obj.items()
-        if isinstance(v, StoredLock) or (k == "state" and isinstance(v, dict))
+        if isinstance(v, Read) or (k == "state" and isinstance(v, dict))
     }
     if not spliced:
         return dumps(obj)
     rest = dumps({k: v for k, v in obj.items() if k not in spliced})
     parts = [
-        f"{dumps(k)}:{v.text if isinstance(v, StoredLock) else view_json(v)}"
-        for k, v in spliced.items()
+        f"{dumps(k)}:{v.text if isinstance(v, Read) else view_json(v)}" for k, v in spliced.items()
     ]
     return rest[:-1] + ("," if rest != "{}" else "") + ",".join(parts) + "}"
 
 
 class _Locked:
-    """What a match's lock fixes, derived once per process: the parsed record, chain[-1],
-    the seats' parsed public keys and the receipt for chain[-1] (Ed25519 signatures are
-    deterministic: the same receipt is signed again byte for byte, so it is kept)."""
+    """What a match's lock fixes, derived once per process: the lock record opened from its
+    stored text (:meth:`fairness.records.Lock.open`; ``record``: the signed JSON as read,
+    with that text), chain[-1], the seats' parsed public keys and the receipt for chain[-1]
+    (Ed25519 signatures are deterministic: the same receipt is signed again byte for byte,
+    so it is kept)."""
 
-    __slots__ = ("keys", "record", "start", "start_receipt")
+    __slots__ = ("keys", "lock", "record", "start", "start_receipt")
 
     def __init__(self, text: str) -> None:
-        self.record = StoredLock(text)
+        self.lock = Lock.open(text, None)  # the service's own stored record: not re-checked
+        assert isinstance(self.lock.signed, Read)
+        self.record: Read = self.lock.signed
         self.start = chain_start(self.record)
-        self.keys: dict[int, Ed25519PublicKey] = {}
+        self.keys: dict[int, Any] = {}
         self.start_receipt: dict[str, Any] | None = None
 
-    def public_key(self, seat: int, key_b64: str) -> Ed25519PublicKey:
+    def public_key(self, seat: int) -> Any:
+        """Seat ``seat``'s key from the lock, parsed once (:func:`fairness.records.seat_key`)."""
         pub = self.keys.get(seat)
         if pub is None:
-            try:
-                pub = load_public_key(key_b64)
-            except KeyFileError as exc:
-                raise SignatureError(str(exc)) from None
-            self.keys[seat] = pub
+            pub = self.keys[seat] = seat_key(self.lock.seats[seat].key or "")
         return pub
 
 
@@ -141,7 +121,7 @@ class Core:
         return found
 
     def _lock_of(self, m: MatchRow) -> dict[str, Any]:
-        """The match's parsed lock record (a :class:`StoredLock`)."""
+        """The match's signed lock record as stored (a :class:`fairness.records.Read`)."""
         return self._locked(m).record
 
     def _log(self, tx: Tx, record: dict[str, Any], at: str) -> int:

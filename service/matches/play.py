@@ -12,10 +12,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairness import SignatureError, check_canonical_value, seat_sig_message, verify_bytes
+from fairness import check_canonical_value
+from fairness.records import RecordError, check_seat_signature
 
 from ..errors import Conflict, Invalid, user_errors
 from ..kinds import EndReason, EventType
+from ..sealed import engine_of
 from ..store import FINISHED, KIND_MATCH, SEATING, MatchRow, Tx
 from .core import NOT_LOCKED
 from .deadlines import arm
@@ -34,7 +36,7 @@ class Play(Reads):
                 f"prev is not the chain head {m.chain}: fetch /state and retry", "stale_chain"
             )
         locked = self._locked(m)
-        key = locked.record["seats"][seat]["key"]
+        key = locked.lock.seats[seat].key
         if key is None:
             if sig is not None:
                 raise Invalid(f"seat {seat} registered no key: send no sig", "bad_signature")
@@ -45,11 +47,11 @@ class Play(Reads):
             )
         assert m.chain is not None
         try:
-            verify_bytes(locked.public_key(seat, key), sig, seat_sig_message(m.id, m.chain, event))
-        except SignatureError as exc:
+            check_seat_signature(locked.public_key(seat), sig, m.id, m.chain, event)
+        except RecordError as exc:
             raise Invalid(
                 f"seat {seat}'s signature does not verify over the chain head "
-                f"{m.chain} with its key from the lock: {exc}",
+                f"{m.chain} with its key from the lock: {exc.reason}",
                 "bad_signature",
             ) from None
         return sig
@@ -116,7 +118,10 @@ class Play(Reads):
                 m, seat, {"type": EventType.ACTION, "seat": seat, "action": action}, sig, prev
             )
             first_seq = m.next_seq
-            _, receipt = self.move(tx, seat, action, sig)
+            logged, receipt = self.move(tx, seat, action, sig)
+            if m.status != FINISHED:  # as the public log shows them now (GET .../events)
+                cls = engine_of(m.game, m.ruleset)
+                logged = [cls.redact(e) for e in logged]
             # the new view, from the engine as committed (sent only after the commit)
             return {
                 "match_id": m.id,
@@ -127,6 +132,9 @@ class Play(Reads):
                 "state": self._seat_view(tx, seat),
                 "chain": m.chain,
                 "receipt": receipt,
+                # what the action logged (its event, the chance events it drew): a seat
+                # that follows the log takes them from here instead of reading it again
+                "events": logged,
             }
 
     def resign(

@@ -114,13 +114,31 @@ class Reads(Deadlines):
             return None
         return {"seat": m.owes, "seq": m.next_seq, "due": iso_of(m.deadline)}
 
-    def state(self, match_id: str, *, kind: str = KIND_MATCH, token: str | None) -> dict[str, Any]:
-        """The token's seat's view, with ``version`` (v2: and ``chain``, ``lock``)."""
+    def state(
+        self,
+        match_id: str,
+        *,
+        kind: str = KIND_MATCH,
+        token: str | None,
+        events_after: int | None = None,
+    ) -> dict[str, Any]:
+        """The token's seat's view, with ``version`` (v2: and ``chain``, ``lock``);
+        ``events_after``: with the public log's events after it, up to the view's, as
+        :meth:`events` shows them (one read of the log with the view)."""
         with self.reading(match_id, kind=kind) as tx:
             view = self._seat_view(tx, tx.auth(token))
-            head = self._head(tx.m)
+            m = tx.m
+            head = self._head(m)
             if head is not None:
                 view["head"] = head
+            if events_after is not None:
+                evs: list[dict[str, Any]] = []
+                if events_after < m.next_seq - 1:
+                    evs = self.store.events_after(tx.c, m.id, events_after, before=m.next_seq)
+                if m.status != FINISHED:
+                    cls = engine_of(m.game, m.ruleset)
+                    evs = [cls.redact(e) for e in evs]
+                view["events"] = evs
             return view
 
     def lock(self, match_id: str, *, kind: str = KIND_MATCH) -> dict[str, Any]:

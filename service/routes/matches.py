@@ -160,8 +160,23 @@ def start(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]
     responses=errors("unauthorized not_found", Q),
     summary="This seat's view (its own hand, legal actions)",
 )
-def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> Response:
-    return json_response(svc.state(match_id, kind=KIND_MATCH, token=token))
+def state(
+    match_id: MatchId,
+    svc: ServiceDep,
+    token: TokenDep,
+    events_after: Annotated[
+        int | None,
+        Query(
+            ge=-1,
+            le=2**31 - 1,
+            description="also return the public log's events with seq > events_after, up to "
+            "this view's (a seat that follows the log reads them with its view)",
+        ),
+    ] = None,
+) -> Response:
+    return json_response(
+        svc.state(match_id, kind=KIND_MATCH, token=token, events_after=events_after)
+    )
 
 
 @router.post(

@@ -105,7 +105,8 @@ def verify_page() -> Response:
             "the verify page is not installed on this server "
             "(qahwa_page/static/verify.html is missing)",
         )
-    # merkle.js inlined (qahwa_page.page_html): a copy saved from the browser keeps its log row
+    # merkle.js and verify.js inlined (qahwa_page.page_html): a copy saved from the browser
+    # keeps its checks and its log row
     return Response(
         page_html(),
         media_type="text/html; charset=utf-8",

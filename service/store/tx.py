@@ -4,7 +4,8 @@ process, and the transactions it opens) and :class:`Tx` (one transaction on one 
 The event log in the database is the truth. A request that finds the database further on
 than its cached engine *catches up* (``cache.catch_up``); a full replay (unsealing the
 server seed and deriving K) happens only when nothing is cached, or when catching up finds
-a disagreement.
+a disagreement. Both take a sealed match's steps as verified (``stored_steps``): each key,
+shuffle and share proof was checked once, by the process that stored it, before it was.
 
 Every write runs in one transaction that first locks the match row (``SELECT … FOR
 UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), so catching up inside it sees every
@@ -33,6 +34,7 @@ from fairness.records import Lock
 from games import Chance, Engine, ReplayError
 from games.base import MatchContext
 from games.replay import replay
+from games.sealed_backend import stored_steps
 
 from ..clock import SYSTEM_CLOCK, Clock, iso_of
 from ..db import Database
@@ -331,7 +333,8 @@ class Tx:
                     events = store.events_after(self.c, m.id, entry.next_seq - 1, before=m.next_seq)
                 store.events_read += len(events)
                 try:
-                    catch_up(entry.engine, events, entry.next_seq)
+                    with stored_steps():  # each step verified once, before it was stored
+                        catch_up(entry.engine, events, entry.next_seq)
                 except (ReplayError, ValueError, TypeError, KeyError) as exc:
                     log.warning("match %s: catching up failed (%s); replaying", m.id, exc)
                     store.cache.pop(m.id)
@@ -346,14 +349,15 @@ class Tx:
         events = store.events_after(self.c, m.id, before=m.next_seq)
         store.events_read += len(events)
         store.replays += 1
-        engine = replay(
-            engine_of(m.game, m.ruleset),
-            m.ruleset,
-            self.key(),
-            events,
-            protocol=m.protocol,
-            ctx=self.context(),
-        )
+        with stored_steps():  # each sealed step was verified once, before it was stored
+            engine = replay(
+                engine_of(m.game, m.ruleset),
+                m.ruleset,
+                self.key(),
+                events,
+                protocol=m.protocol,
+                ctx=self.context(),
+            )
         store.cache.put(m.id, Cached(m.version, m.next_seq, engine))
         self.current = engine
         return engine

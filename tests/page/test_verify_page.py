@@ -118,6 +118,9 @@ class Site:
                         "text/html; charset=utf-8",
                         {"Content-Security-Policy": PAGE_CSP},
                     )
+                elif path == "/verify.js":  # verify.html's relative <script src>
+                    body = (PAGE.parent / "verify.js").read_bytes()
+                    self._send(200, body, "text/javascript; charset=utf-8")
                 elif path == "/v1/keys":
                     self._send(200, json.dumps(site.keys).encode(), "application/json")
                 elif path.startswith("/v1/matches/") and path.endswith("/transcript"):
@@ -618,14 +621,21 @@ NO_ED25519 = """
 """
 
 
-def test_browser_without_ed25519_says_so(new_page: Any, site: Site) -> None:
+def test_browser_without_ed25519_still_checks_the_signature(new_page: Any, site: Site) -> None:
+    """A browser whose Web Crypto has no Ed25519 still checks it: the page's core is clients/ts,
+    whose verifyEd25519 falls back to the audited @noble/ed25519 (the old page left the
+    signature "NOT checked" there, issue 47)."""
     doc = genuine("rng", seed=19)
     mid = site.add(doc)
     page = new_page(init_script=NO_ED25519)
-    assert verify_match(page, site.url, mid) == "incomplete"
-    assert check_status(page, "signature") == "warn"
-    assert "NOT checked" in page.inner_text("tr[data-check=signature]")
-    assert "Not fully verified" in page.inner_text("#verdict")
+    verify_match(page, site.url, mid)
+    assert check_status(page, "signature") == "ok", page.inner_text("tr[data-check=signature]")
+    forged = json.loads(json.dumps(doc))
+    forged["created_at"] = "2020-01-01T00:00:00Z"  # the server's signature no longer covers it
+    mid = site.add(forged, as_id="forged-19")
+    page = new_page(init_script=NO_ED25519)
+    assert verify_match(page, site.url, mid) == "fail"
+    assert check_status(page, "signature") == "bad"
 
 
 def test_unfinished_unknown_and_invalid_input(new_page: Any, site: Site) -> None:
@@ -822,16 +832,19 @@ def test_languages_and_rtl(new_page: Any, site: Site) -> None:
     assert "verify transcript.json" in page.inner_text("#rules-note")
 
 
+#: the page's script (bundled into qahwa_page/static/verify.js)
+SCRIPT = ROOT / "clients" / "ts" / "page" / "verify.ts"
+
+
 def test_translation_tables_are_complete(new_page: Any) -> None:
     """Every language the page offers (a button each, LANGS) has every key, with the same
     {parameters} as English and no empty text; every key the page's script names (t('…'),
     msg('…'), and the names it builds: deal recipients, the off_ reasons, the rows of
     verify_cli.rules's checks, the statistics' tests and headings) is there."""
     src = PAGE.read_text(encoding="utf-8")
-    table = src[src.index("var LANGS = ") : src.index("\nvar RTL = ")]
     page = new_page()
-    page.goto("about:blank")
-    langs, tables = page.evaluate(f"() => {{ {table} return [LANGS, I18N]; }}")
+    page.goto(PAGE.as_uri())
+    langs, tables = page.evaluate("() => [qahwaFair.i18n.LANGS, qahwaFair.i18n.I18N]")
     buttons = re.findall(r'<button type="button" data-lang="(\w+)"', src)
     assert langs == buttons == ["en", "ar", "fa"]
     assert list(tables) == langs
@@ -842,7 +855,8 @@ def test_translation_tables_are_complete(new_page: Any) -> None:
         for lang in langs:
             assert tables[lang][key].strip(), (lang, key)
             assert set(re.findall(r"\{(\w+)\}", tables[lang][key])) == params, (lang, key)
-    script = src[src.index("var RTL = ") :]
+    script = SCRIPT.read_text(encoding="utf-8")
+    script = script[script.index("var RTL = ") :]
     used = set(re.findall(r"\b(?:t|msg)\('(\w+)'\s*[,)]", script)) - {"raw"}  # raw: untranslated
     used |= {"stock", "kitty", "pile", "boneyard", "role_hakem", "role_dealer"}
     used |= {"off_" + k[len("replay_off_") :] for k in used if k.startswith("replay_off_")}

@@ -185,6 +185,82 @@ def test_own_seed_field(browser: Any) -> None:
     assert "seat 1\u2019s seed commitment in the lock" in text
 
 
+def seat_file(doc: dict[str, Any], seat: int, receipts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The seat.json /play offers (clients/ts ``Seat.export``), as ``verify --seat`` takes it."""
+    s = doc["seats"][seat]
+    return {
+        "match_id": doc["match_id"],
+        "seat": seat,
+        "client_seed": s["client_seed"],
+        "nonce": s["nonce"],
+        "seed_commitment": doc["lock"]["seats"][seat]["seed_commitment"],
+        "key": doc["lock"]["seats"][seat].get("key"),
+        "roll_chain": None,
+        "lock": doc["lock"],
+        "log_index": None,
+        "checkpoint": None,
+        "requests": [],
+        "receipts": receipts,
+        "disputes": [],
+    }
+
+
+def test_the_seat_file_of_play_verifies_an_honest_match_and_refuses_a_tampered_one(
+    browser: Any, tmp_path: Any
+) -> None:
+    """/play's seat.json, pasted or opened where the receipts go: its receipts agree with the
+    chain and its seat holds its seed (the old page: "receipt 0 is not a qahwa-fair/2
+    receipt"); a changed seed, a re-chained receipt or a rewritten match is refused."""
+    genuine = keyed_tawla()
+    honest = seat_file(genuine, 1, receipts_of(genuine))
+    with _site(runtime=False) as site:
+        verdict, rows, text = check(browser, site, genuine, {"#in-receipts": json.dumps(honest)})
+        assert rows["receipts"] == "true" and rows["own_seed"] == "true", text
+        assert verdict != "fail" and "false" not in rows.values(), rows
+        assert f"{len(genuine['events']) + 1} receipt(s)" in text
+        assert "seat 1 holds exactly your seed" in text
+        # opened as a file
+        path = tmp_path / "seat.json"
+        path.write_text(json.dumps(honest, indent=1), encoding="utf-8")
+        mid = site.add(genuine)
+        with open_page(browser, f"{site.url}/verify?lang=en") as page:
+            page.fill("#in-id", mid)
+            page.set_input_files("#in-receipts-file", str(path))
+            page.click("#go")
+            expect(page.locator("#verdict")).to_have_attribute("data-run", "1", timeout=30_000)
+            ok = dict(
+                page.eval_on_selector_all(
+                    "tr[data-check]", "els => els.map(e => [e.dataset.check, e.dataset.ok])"
+                )
+            )
+            assert ok["receipts"] == "true" and ok["own_seed"] == "true", ok
+        # a tampered seed
+        bad_seed = {**honest, "client_seed": honest["client_seed"] + "x"}
+        verdict, rows, text = check(browser, site, genuine, {"#in-receipts": json.dumps(bad_seed)})
+        assert verdict == "fail" and rows["own_seed"] == "false", text
+        # a tampered receipt (its chain changed, its signature kept)
+        forged = json.loads(json.dumps(honest))
+        forged["receipts"][5]["chain"] = "0" * 64
+        verdict, rows, text = check(browser, site, genuine, {"#in-receipts": json.dumps(forged)})
+        assert verdict == "fail" and rows["receipts"] == "false", text
+        assert "the receipt for seq 4: its signature" in text
+        # the server rewrote the match after the seat's receipts (re-signed, re-chained)
+        cut = keyed_tawla()
+        cut["events"] = cut["events"][:40] + [
+            {"seq": 40, "type": "end", "reason": "resigned", "seat": 1}
+        ]
+        cut["result"] = {**cut["result"], "reason": "resigned", "winners": [0]}
+        verdict, rows, text = check(
+            browser, site, rechain(cut), {"#in-receipts": json.dumps(honest)}
+        )
+        assert verdict == "fail" and rows["receipts"] == "false", text
+        assert "receipt for seq 40 disagrees" in text
+        # not a seat file: no seat number
+        broken = {k: v for k, v in honest.items() if k != "seat"}
+        verdict, rows, text = check(browser, site, genuine, {"#in-receipts": json.dumps(broken)})
+        assert rows["receipts"] == "false" and 'the seat file: no seat number ("seat")' in text
+
+
 def test_a_roll_value_off_its_chain_fails_in_javascript(browser: Any) -> None:
     doc = keyed_tawla()
     k = next(

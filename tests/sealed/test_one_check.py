@@ -3,7 +3,7 @@
 into a ``Deal``; ``sealed`` keeps the primitives only.
 
 - Every call, outside the tests, of a key, shuffle or share proof's check is one of a short,
-  named list (AST): the deal machine's three checks, the CPython backend's bridge to the
+  named list (AST): the deal machine's checks, the CPython backend's bridge to the
   primitives, the §7 primitive ``check_opening``, and the benchmark's timing of the bare
   shuffle proof.
 - A step the live machine refuses is refused in a record with the same words, and what a
@@ -36,7 +36,7 @@ PACKAGES = (
     "sealed",
     "bench",
 )
-CHECKS = {"verify_key", "verify_shuffle", "verify_share", "verify_hand"}
+CHECKS = {"verify_key", "verify_shuffle", "verify_share", "verify_shares", "verify_hand"}
 
 #: (file, the function that makes the call, the check called)
 EXPECTED = {
@@ -44,15 +44,22 @@ EXPECTED = {
     ("games/sealed_hand.py", "Deal.add_key", "verify_key"),
     ("games/sealed_hand.py", "Deal.add_shuffle", "verify_shuffle"),
     ("games/sealed_hand.py", "Deal.check_share", "verify_share"),
+    ("games/sealed_hand.py", "Deal.check_shares", "verify_shares"),
     # the CPython backend: the bridge from the machine to the primitives
     ("games/sealed_backend.py", "RbclBackend.verify_key", "verify_key"),
     ("games/sealed_backend.py", "RbclBackend.verify_shuffle", "verify_shuffle"),
     ("games/sealed_backend.py", "RbclBackend.verify_share", "verify_share"),
+    ("games/sealed_backend.py", "RbclBackend.verify_shares", "verify_shares"),
+    # a share step's shares at once, each alone where that fails (to name it); the verify
+    # page's backend checks each share of a step with its own JavaScript check
+    ("sealed/shares.py", "verify_shares", "verify_share"),
+    ("verify_cli/sealed_js.py", "JsBackend.verify_shares", "verify_share"),
     # §7's primitive: every seat's share of one item, and what they open it to
     ("sealed/shares.py", "check_opening", "verify_share"),
     # the benchmark of the bare proof, and of the record check
     ("bench/bench_sealed.py", "measure", "verify_shuffle"),
     ("bench/bench_sealed.py", "whole_hand.check", "verify_hand"),
+    ("bench/bench_sealed_service.py", "verify_cpu", "verify_hand"),
 }
 
 

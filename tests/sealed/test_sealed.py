@@ -12,6 +12,7 @@ import ast
 import json
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import replace
 from itertools import permutations
 from pathlib import Path
@@ -45,6 +46,7 @@ from sealed import (
     starting_deck,
     verify_key,
     verify_share,
+    verify_shares,
     verify_shuffle,
 )
 from sealed.group import G, L, add, base, from_int, mul, random_scalar, s_add, sub, total
@@ -370,6 +372,74 @@ def test_a_share_for_another_statement_is_refused(field: str) -> None:
         c = SH_OUT[1]
     with pytest.raises(SealedError):
         verify_share(ctx, P, c, SHARE)
+
+
+# a share step's shares, verified at once (issue 50)
+STEP = [
+    (c, make_share(SHARE_CTX, SH_KEYS[SHARE_SEAT].x, c, FixedRandomness(f"step {i}".encode())))
+    for i, c in enumerate(SH_OUT[:5])
+]
+
+
+def _refusal(check: Callable[[], None]) -> str:
+    with pytest.raises(SealedError) as exc:
+        check()
+    return str(exc.value)
+
+
+def _changed(sh: Share, part: str) -> Share:
+    """``sh`` with one part replaced by another valid value."""
+    pr = sh.proof
+    if part == "D":
+        return Share(add(sh.D, G), pr)
+    if part == "s":
+        return Share(sh.D, replace(pr, s=from_int(int.from_bytes(pr.s, "little") + 1)))
+    return Share(sh.D, replace(pr, **{part: add(getattr(pr, part), G)}))
+
+
+def test_a_share_steps_shares_verify_at_once() -> None:
+    verify_shares(SHARE_CTX, OWN_P, STEP)
+    verify_shares(SHARE_CTX, OWN_P, STEP[:1])
+    verify_shares(SHARE_CTX, OWN_P, [])
+
+
+@pytest.mark.parametrize("at", range(5))
+@pytest.mark.parametrize("part", ["D", "R1", "R2", "s"])
+def test_one_bad_share_in_a_step_is_refused_as_it_is_alone(at: int, part: str) -> None:
+    """Whichever equation fails (R1: only the combined first equations; R2: only its own
+    second), the step is refused with the words its bad share alone gets."""
+    c, sh = STEP[at]
+    bad = _changed(sh, part)
+    step = [*STEP[:at], (c, bad), *STEP[at + 1 :]]
+    alone = _refusal(lambda: verify_share(SHARE_CTX, OWN_P, c, bad))
+    assert _refusal(lambda: verify_shares(SHARE_CTX, OWN_P, step)) == alone
+    assert alone == f"share of seat {SHARE_SEAT}: the proof does not verify"
+
+
+def test_changes_that_cancel_in_a_plain_sum_are_refused() -> None:
+    """R1 + G in one proof and R1 − G in another: their first equations' plain sum holds,
+    their randomly weighted sum does not."""
+    (c0, a), (c1, b) = STEP[0], STEP[1]
+    up = Share(a.D, replace(a.proof, R1=add(a.proof.R1, G)))
+    down = Share(b.D, replace(b.proof, R1=sub(b.proof.R1, G)))
+    step = [(c0, up), (c1, down), *STEP[2:]]
+    assert _refusal(lambda: verify_shares(SHARE_CTX, OWN_P, step)) == _refusal(
+        lambda: verify_share(SHARE_CTX, OWN_P, c0, up)
+    )
+
+
+def test_the_first_bad_share_of_a_step_is_the_one_named() -> None:
+    """A bad proof before a share that is no point: the proof's refusal, as one by one."""
+    (c1, b), (c3, d) = STEP[1], STEP[3]
+    step = [STEP[0], (c1, _changed(b, "s")), STEP[2], (c3, Share(b"\xff" * 32, d.proof))]
+    assert _refusal(lambda: verify_shares(SHARE_CTX, OWN_P, step)).endswith("does not verify")
+    step = [STEP[0], STEP[1], STEP[2], (c3, Share(b"\xff" * 32, d.proof))]
+    assert _refusal(lambda: verify_shares(SHARE_CTX, OWN_P, step)) == (
+        "share: not a canonical ristretto255 point"
+    )
+    assert _refusal(lambda: verify_shares(SH_CTX.for_seat(0), OWN_P, STEP)) == (
+        "share of seat 0: the proof does not verify"
+    )
 
 
 def test_an_opening_to_another_code_or_with_a_wrong_share_is_refused() -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import collections
 import copy
 import json
 import random
@@ -22,7 +23,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,7 @@ from live_server import LiveServer
 
 import sealed
 from fairness import SecretBox, load_master_key
+from games.sealed_backend import Ctx, RbclBackend, set_backend
 from games.sealed_limits import LIMITS
 from qahwa_client import ApiError, Client
 from qahwa_client.client import Match, Seat
@@ -73,6 +75,94 @@ def play(
 
 def owes_play(seat: Seat, view: Any) -> bool:
     return any(a.get("type") == "play" for a in view.legal_actions)
+
+
+def test_a_sealed_seat_reads_the_log_once_a_view(server: LiveServer) -> None:
+    """Issue 50: a conforming sealed seat reads the log with its views: the events that hold
+    a view's signed head and those its deal machine needs come with the view (``GET
+    /state?events_after``; before, each view read the log twice more), and the events its
+    own action logged come with the action's answer (before, each answer read it again)."""
+    reads: dict[str, int] = {"state": 0, "events": 0, "actions": 0}
+
+    def count(r: httpx.Request) -> None:
+        for what in reads:
+            if r.url.path.endswith(f"/{what}"):
+                reads[what] += 1
+
+    http = httpx.Client(timeout=60, event_hooks={"request": [count]})
+    with Client(server.url, http=http) as qc:
+        m = qc.create_match("hokm", SEALED_HOKM)
+        m.start()
+        view = play(m, random.Random(50))
+        assert view.status == "finished"
+        assert not [d for s in m.seats for d in s.disputes]
+        m.check_transcript()
+    http.close()
+    assert reads["actions"] > 40 and reads["state"] > reads["actions"]
+    assert reads["events"] <= 1, reads  # at most once: the first sealed view's machine
+
+
+class _Counting(RbclBackend):
+    """The CPython backend, counting the proofs the server's threads verify (the seats run
+    in the test's own thread)."""
+
+    def __init__(self) -> None:
+        self.checked: collections.Counter[tuple[Any, ...]] = collections.Counter()
+
+    def _count(self, *what: Any) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            self.checked[what] += 1
+
+    def verify_key(self, ctx: Ctx, key: bytes, proof: bytes) -> None:
+        self._count("key", ctx, key, proof)
+        super().verify_key(ctx, key, proof)
+
+    def verify_shuffle(
+        self, ctx: Ctx, hand_key: bytes, deck_in: bytes, deck_out: bytes, proof: bytes
+    ) -> None:
+        self._count("shuffle", ctx, deck_out, proof)
+        super().verify_shuffle(ctx, hand_key, deck_in, deck_out, proof)
+
+    def verify_share(self, ctx: Ctx, key: bytes, item: bytes, share: bytes, proof: bytes) -> None:
+        self._count("share", ctx, item, share, proof)
+        super().verify_share(ctx, key, item, share, proof)
+
+    def verify_shares(
+        self, ctx: Ctx, key: bytes, shares: Sequence[tuple[bytes, bytes, bytes]]
+    ) -> None:
+        for item, share, proof in shares:
+            self._count("share", ctx, item, share, proof)
+        super().verify_shares(ctx, key, shares)
+
+
+def test_each_step_is_verified_once_whatever_rebuilds_the_match(server: LiveServer) -> None:
+    """Issue 50: the server verifies each key, shuffle and share proof once, as the step
+    arrives; rebuilding the match from its log (the engine evicted from the cache, as after a
+    refused step, a restart or another process's step) takes the stored steps as verified,
+    and the match plays on to a transcript every seat checks."""
+    counting = _Counting()
+    store = server.app.state.service.store
+    set_backend(counting)
+    try:
+        with Client(server.url) as qc:
+            m = qc.create_match("hokm", SEALED_HOKM)
+            m.start()
+            replays = store.replays
+
+            def evict(seat: Seat, view: Any) -> dict[str, Any] | None:
+                store.cache.pop(m.match_id)  # the next request rebuilds it from the log
+                return None
+
+            view = play(m, random.Random(52), override=evict)
+            assert view.status == "finished"
+            m.check_transcript()
+            assert not [d for s in m.seats for d in s.disputes]
+    finally:
+        set_backend(None)
+    assert store.replays - replays > 50
+    kinds = collections.Counter(what[0] for what in counting.checked)
+    assert kinds["key"] == 4 and kinds["shuffle"] == 4 and kinds["share"] > 150, kinds
+    assert set(counting.checked.values()) == {1}, counting.checked.most_common(3)
 
 
 def test_a_seeded_table_says_so_everywhere(server: LiveServer) -> None:

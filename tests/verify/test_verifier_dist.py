@@ -157,7 +157,7 @@ def test_the_wheel_holds_the_verifier_and_the_pinned_runtime_and_no_server(wheel
     assert not tops & {"service", "qahwa_client", "qahwa_wire", "tests", "bench"}
     for pkg in tops:
         assert f"{pkg}/py.typed" in names, f"{pkg} has no py.typed"
-    for f in ("verify.html", "verify-worker.js", "merkle.js"):
+    for f in ("verify.html", "verify.js", "verify-worker.js", "merkle.js", "sealed-verify.js"):
         assert f"qahwa_page/static/{f}" in names
     for f in [*RUNTIME_FILES, ".pin"]:
         assert f"qahwa_page/static/pyodide/{f}" in names

@@ -554,6 +554,13 @@ export interface components {
             chain?: string | null;
             /** @description v2: the server-signed receipt for the head after the action */
             receipt?: components["schemas"]["Receipt"] | null;
+            /**
+             * Events
+             * @description the events the action logged (its own, then the chance events it drew), seq first_seq on, as the public log shows them now (GET .../events): redacted while the match runs (servers before it was listed here leave it out)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
         } & {
             [key: string]: unknown;
         };
@@ -1384,6 +1391,13 @@ export interface components {
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
             /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
+            /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
              */
@@ -1719,6 +1733,13 @@ export interface components {
             deadline?: components["schemas"]["Deadline"] | null;
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
+            /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -2344,6 +2365,13 @@ export interface components {
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
             /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
+            /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
              */
@@ -2721,6 +2749,13 @@ export interface components {
             deadline?: components["schemas"]["Deadline"] | null;
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
+            /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -3188,6 +3223,13 @@ export interface components {
             deadline?: components["schemas"]["Deadline"] | null;
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
+            /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -3912,6 +3954,13 @@ export interface components {
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
             /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
+            /**
              * Status
              * @enum {string}
              */
@@ -4293,6 +4342,13 @@ export interface components {
             deadline?: components["schemas"]["Deadline"] | null;
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
+            /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -4754,6 +4810,13 @@ export interface components {
             deadline?: components["schemas"]["Deadline"] | null;
             /** @description v2, GET /state once locked: the server's signed head as it answered (fairness-v2 §7, heads) */
             head?: components["schemas"]["Head"] | null;
+            /**
+             * Events
+             * @description GET /state?events_after=n: the public log's events with seq > n up to this view's, as GET .../events shows them then (absent without events_after)
+             */
+            events?: {
+                [key: string]: unknown;
+            }[] | null;
             /**
              * Suggested Actions
              * @description a subset of legal_actions for simple random bots
@@ -5444,7 +5507,10 @@ export interface operations {
     };
     state_v1_matches__match_id__state_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description also return the public log's events with seq > events_after, up to this view's (a seat that follows the log reads them with its view) */
+                events_after?: number | null;
+            };
             header?: never;
             path: {
                 /** @description the match id */

@@ -3,16 +3,16 @@
  * ``json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)``. */
 
 import { ProtocolError, utf8 } from "./bytes.js";
+import { cmpCodePoints, pyStr } from "./rawjson.js";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 function str(s: string): string {
-  // JSON.stringify escapes exactly what Python's json does with ensure_ascii=False
-  // (", \, \b \f \n \r \t, the other controls as \u00xx) — except lone surrogates, refused.
+  // the verify page's writer of Python's strings (src/rawjson.ts); lone surrogates refused
   if (/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s)) {
     throw new ProtocolError("canonical JSON holds no lone surrogate");
   }
-  return JSON.stringify(s);
+  return pyStr(s);
 }
 
 function enc(value: unknown): string {
@@ -34,7 +34,7 @@ function enc(value: unknown): string {
       for (const k of keys) {
         if (!/^[\x00-\x7f]*$/.test(k)) throw new ProtocolError(`canonical JSON keys are ASCII, not ${k}`);
       }
-      keys.sort();
+      keys.sort(cmpCodePoints);
       return "{" + keys.map((k) => str(k) + ":" + enc(obj[k])).join(",") + "}";
     }
     default:

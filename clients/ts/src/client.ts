@@ -243,6 +243,90 @@ function sealedRuleset(ruleset: unknown): boolean {
   }
 }
 
+/** Every signed record (one with a ``signature.key_id``) in ``item``, however deep. */
+function signedRecordsIn(item: unknown, out: Obj[] = []): Obj[] {
+  if (Array.isArray(item)) for (const v of item) signedRecordsIn(v, out);
+  else if (isObj(item)) {
+    const sig = item["signature"];
+    if (isObj(sig) && typeof sig["key_id"] === "string") out.push(item);
+    for (const v of Object.values(item)) signedRecordsIn(v, out);
+  }
+  return out;
+}
+
+/** Epoch milliseconds of an RFC 3339 time with its offset, or null. */
+function rfc3339(value: unknown): number | null {
+  if (typeof value !== "string" || !/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/i.test(value)) return null;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? null : t;
+}
+
+/** The field holding the time a signed record of each type names as its own
+ * (fairness.announce.OWN_TIME). */
+const OWN_TIME: Record<string, string> = {
+  receipt: "at",
+  head: "at",
+  refusal: "at",
+  lock: "locked_at",
+  reveal: "ended_at",
+  tree_head: "timestamp",
+  key_announcement: "created_at",
+};
+const TIME_FIELDS = ["timestamp", "ended_at", "locked_at", "created_at"];
+
+/** ``[field, value]`` of the time a signed record names as its own: by its type
+ * (``OWN_TIME``), a qahwa-fair/2 or /3 transcript's ``ended_at``, else the first of
+ * ``TIME_FIELDS`` it carries (as fairness.announce.record_time). */
+function recordTime(rec: Obj): [string, unknown] {
+  const kind = rec["type"];
+  let name: string | undefined = typeof kind === "string" ? OWN_TIME[kind] : undefined;
+  if (name === undefined && "events" in rec && (rec["protocol"] === "qahwa-fair/2" || rec["protocol"] === "qahwa-fair/3")) name = "ended_at";
+  name ??= TIME_FIELDS.find((n) => rec[n] !== undefined && rec[n] !== null) ?? TIME_FIELDS[0]!;
+  return [name, rec[name]];
+}
+
+/** Why ``rec``, signed by ``kid`` retired at ``retiredAt``, does not count as signed by it, or
+ * null: a retired key's signature counts only on a record naming its own time before the
+ * key's ``retired_at``, and a transcript's events are stamped before it too
+ * (fairness.announce.retired_problem). */
+function retiredProblem(kid: string, retiredAt: string, rec: Obj): string | null {
+  const retired = rfc3339(retiredAt);
+  if (retired === null) return `key ${kid} has a retired_at that is not a time (${JSON.stringify(retiredAt)})`;
+  const [name, value] = recordTime(rec);
+  const own = rfc3339(value);
+  if (own === null) {
+    return (
+      `it is signed by key ${kid}, which was retired at ${retiredAt}, and names no valid time of its own (${name}): ` +
+      "a retired key's signature counts only on a record that names its time, before the key's retired_at"
+    );
+  }
+  if (own >= retired) return `it was signed by key ${kid} at ${String(value)} (${name}), at or after that key was retired (${retiredAt})`;
+  const events = rec["events"];
+  for (const ev of Array.isArray(events) ? events : []) {
+    const when = isObj(ev) ? rfc3339(ev["at"]) : null;
+    if (when !== null && when >= retired) {
+      return `it is signed by key ${kid}, retired at ${retiredAt}, but its event ${String((ev as Obj)["seq"])} is stamped after that: a retired key signs nothing that happened after its retired_at`;
+    }
+  }
+  return null;
+}
+
+/** Add to ``held`` (key_id → retired_at) the retired keys a ``/v1/keys`` document lists and
+ * the keys that signed the ``accepted`` announcements (retired at their ``not_before``), the
+ * earlier time where two say it. */
+function noteRetired(held: Record<string, string>, doc: unknown, accepted: readonly Obj[] = []): void {
+  const found: [unknown, unknown][] = [];
+  const keys = isObj(doc) ? doc["keys"] : null;
+  for (const k of Array.isArray(keys) ? keys : []) if (isObj(k)) found.push([k["key_id"], k["retired_at"]]);
+  for (const a of accepted) found.push([isObj(a["signature"]) ? a["signature"]["key_id"] : null, a["not_before"]]);
+  for (const [kid, at] of found) {
+    const t = rfc3339(at);
+    if (typeof kid !== "string" || t === null) continue;
+    const old = held[kid];
+    if (old === undefined || t < (rfc3339(old) ?? Infinity)) held[kid] = at as string;
+  }
+}
+
 /** An ``after`` past every event: the events page then carries only where the log stands. */
 const LATEST = 2 ** 31 - 1;
 
@@ -259,6 +343,9 @@ export class Client {
   /** Announcements this client refused (not signed by a key it trusts, or malformed), with
    * the reason: kept as evidence, never trusted. */
   refusedAnnouncements: { announcement: unknown; reason: string }[] = [];
+  /** key_id → when it was retired, as the keys documents read and the announcements taken
+   * say: nothing it signs from then on counts. */
+  readonly retired: Record<string, string> = {};
   private readonly lookedUp = new Set<string>();
   private keysDoc: Obj | null = null;
   private logV: Verifier | null = null;
@@ -278,6 +365,7 @@ export class Client {
     this.opts = opts;
     this.storage = opts.storage ?? new MemoryStorage();
     this.pinned = opts.keys !== undefined ? keyMap(opts.keys) : null;
+    noteRetired(this.retired, opts.keys);
     this.doFetch = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
     this.now = opts.now ?? (() => Date.now());
     this.sleep = opts.sleep ?? defaultSleep;
@@ -421,6 +509,7 @@ export class Client {
     const ext = await extendTrusted(await this.trusted(), [...records, ...earlier]);
     Object.assign(this.announced, ext.added);
     this.acceptedAnnouncements.push(...ext.accepted);
+    noteRetired(this.retired, null, ext.accepted);
     const seen = new Set<string>();
     this.refusedAnnouncements = ext.refused.filter((r) => {
       const k = canonical(r.announcement);
@@ -441,6 +530,7 @@ export class Client {
       const doc = await this.getObject("/v1/keys");
       for (const k of unknown) this.lookedUp.add(k); // once it was read: a failed read is tried again
       await this.takeAnnouncements(announcementsIn(doc));
+      noteRetired(this.retired, doc);
       keys = await this.trusted();
     }
     return keys;
@@ -476,7 +566,10 @@ export class Client {
   }
 
   async keys(): Promise<KeysOut> {
-    if (this.keysDoc === null) this.keysDoc = await this.getObject("/v1/keys");
+    if (this.keysDoc === null) {
+      this.keysDoc = await this.getObject("/v1/keys");
+      noteRetired(this.retired, this.keysDoc);
+    }
     return this.keysDoc as KeysOut;
   }
 
@@ -1529,8 +1622,9 @@ export class Seat {
   // -- receipts, clocks (§3a.5, §3a.8) ------------------------------------------------------
 
   /** The keys to check ``signed`` with (:meth:`Client.trustedFor`). A record signed by a key
-   * no trusted key announced is kept as a dispute, with the announcements of it the client
-   * refused as evidence; the record's check then fails. */
+   * no trusted key announced is kept as a dispute (``unannounced_key``), with the
+   * announcements of it the client refused as evidence; one a key signed after it was retired
+   * (or naming no time of its own) too (``retired_key``); the record's check then fails. */
   private async keysFor(signed: unknown): Promise<Record<string, string>> {
     const keys = await this.client.trustedFor(signed);
     for (const kid of signingKeysIn(signed)) {
@@ -1544,7 +1638,24 @@ export class Seat {
       this.st.disputes.push({ kind: "unannounced_key", reason, at: isoNow(this.client.now()), evidence: { records: [signed], refused_announcements: refused } });
       await this.persist();
     }
-    return keys;
+    // a key's signature after it was retired does not count: the record's check then fails
+    const late = new Set<string>();
+    for (const rec of signedRecordsIn(signed)) {
+      const kid = (rec["signature"] as Obj)["key_id"] as string;
+      const at = this.client.retired[kid];
+      if (at === undefined || !Object.hasOwn(keys, kid) || late.has(kid)) continue;
+      const why = retiredProblem(kid, at, rec);
+      if (why === null) continue;
+      late.add(kid);
+      this.st.disputes.push({
+        kind: "retired_key",
+        reason: `match ${this.st.match_id}: a record the server sent does not count: ${why}`,
+        at: isoNow(this.client.now()),
+        evidence: { records: [rec], key_id: kid, retired_at: at },
+      });
+      await this.persist();
+    }
+    return late.size > 0 ? Object.fromEntries(Object.entries(keys).filter(([k]) => !late.has(k))) : keys;
   }
 
   private async dispute(reason: string, evidence: Obj, kind = "clock"): Promise<Disputed> {

@@ -40,10 +40,16 @@ export function sha256Sync(data: Uint8Array): Uint8Array {
 }
 
 export async function hmacSha512(key: Uint8Array, msg: Uint8Array): Promise<Uint8Array> {
-  const k = await subtle().importKey("raw", buf(key), { name: "HMAC", hash: "SHA-512" }, false, [
-    "sign",
-  ]);
-  return new Uint8Array(await subtle().sign("HMAC", k, buf(msg)));
+  return hmac(await hmacKey(key, "SHA-512"), msg);
+}
+
+/** An HMAC key for ``raw`` (imported once, used for many blocks: a match key's stream). */
+export function hmacKey(raw: Uint8Array, hash: "SHA-256" | "SHA-512"): Promise<CryptoKey> {
+  return subtle().importKey("raw", buf(raw), { name: "HMAC", hash }, false, ["sign"]);
+}
+
+export async function hmac(key: CryptoKey, msg: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await subtle().sign("HMAC", key, buf(msg)));
 }
 
 /** A seat's Ed25519 key: made from 32 CSPRNG bytes, used for one seat of one match. */

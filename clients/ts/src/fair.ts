@@ -4,7 +4,7 @@
 
 import { ProtocolError, concat, equalBytes, fromBase64, fromHex, lp, toHex, u32be, utf8 } from "./bytes.js";
 import { canonical, canonicalBytes } from "./canonical.js";
-import { hmacSha512, sha256, sha256Sync, verifyEd25519 } from "./crypto.js";
+import { hmac, hmacKey, hmacSha512, sha256, sha256Sync, verifyEd25519 } from "./crypto.js";
 
 export const PROTOCOL_V1 = "qahwa-fair/1";
 export const PROTOCOL_V2 = "qahwa-fair/2";
@@ -340,19 +340,30 @@ export function matchKey(
   return hmacSha512(serverSeed, concat(...parts));
 }
 
-/** One label's stream of words: block(label, b) = HMAC-SHA512(K, label || 0x00 || u32be(b)). */
+const TWO32 = 2 ** 32;
+
+/** One label's stream of words (§4, v1 §3): block(label, b) = HMAC(K, label || 0x00 ||
+ * u32be(b)), HMAC-SHA512 for qahwa-fair/2 and later, HMAC-SHA256 for qahwa-fair/1 (``hash``);
+ * the key is K's bytes or an HMAC CryptoKey of it (hmacKey: imported once for many streams).
+ * The label is 1 to 256 printable ASCII characters. The verify page's and the seat's. */
 export class Stream {
   private block = 0;
   private words: number[] = [];
-  constructor(
-    private readonly key: Uint8Array,
-    private readonly label: string,
-  ) {}
+  private key: Promise<CryptoKey>;
+  private readonly prefix: Uint8Array;
+  constructor(key: Uint8Array | CryptoKey, label: string, hash: "SHA-256" | "SHA-512" = "SHA-512") {
+    if (typeof label !== "string" || label === "" || label.length > 256 || !/^[\x20-\x7e]+$/.test(label)) {
+      throw new ProtocolError(`label ${JSON.stringify(label)} must be 1 to 256 printable ASCII characters`);
+    }
+    this.key = key instanceof Uint8Array ? hmacKey(key, hash) : Promise.resolve(key);
+    this.prefix = concat(utf8(label), new Uint8Array([0]));
+  }
 
   async word(): Promise<number> {
     if (this.words.length === 0) {
-      const b = await hmacSha512(this.key, concat(utf8(this.label), new Uint8Array([0]), u32be(this.block++)));
+      const b = await hmac(await this.key, concat(this.prefix, u32be(this.block++)));
       const view = new DataView(b.buffer, b.byteOffset, b.byteLength);
+      // 8 words a block for v1's HMAC-SHA256, 16 for HMAC-SHA512
       for (let i = 0; i < b.length; i += 4) this.words.push(view.getUint32(i));
     }
     return this.words.shift()!;
@@ -360,33 +371,50 @@ export class Stream {
 
   /** uniform(n), 1 ≤ n ≤ 2^32, by rejection sampling. */
   async uniform(n: number): Promise<number> {
-    const limit = 2 ** 32 - (2 ** 32 % n);
+    if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > TWO32) {
+      throw new RangeError(`uniform(n) needs 1 <= n <= 2^32, got ${JSON.stringify(n)}`);
+    }
+    const limit = TWO32 - (TWO32 % n);
     for (;;) {
       const w = await this.word();
       if (w < limit) return w % n;
     }
   }
+
+  /** ``count`` dice of ``sides`` faces (1 to 1000 dice, 2 to 2^32 faces). */
+  async dice(count: number, sides = 6): Promise<number[]> {
+    if (typeof count !== "number" || !Number.isInteger(count) || count < 1 || count > 1000) {
+      throw new RangeError(`dice count must be 1 to 1000, got ${JSON.stringify(count)}`);
+    }
+    if (typeof sides !== "number" || !Number.isInteger(sides) || sides < 2 || sides > TWO32) {
+      throw new RangeError(`dice sides must be 2 to 2^32, got ${JSON.stringify(sides)}`);
+    }
+    const out: number[] = [];
+    for (let i = 0; i < count; i++) out.push(1 + (await this.uniform(sides)));
+    return out;
+  }
+
+  /** Fisher–Yates over a copy of ``items``, from the last position down. */
+  async shuffle<T>(items: readonly T[]): Promise<T[]> {
+    const a = [...items];
+    for (let i = a.length - 1; i >= 1; i--) {
+      const j = await this.uniform(i + 1);
+      [a[i], a[j]] = [a[j]!, a[i]!];
+    }
+    return a;
+  }
 }
 
-export async function dice(key: Uint8Array, label: string, count: number, sides = 6): Promise<number[]> {
-  const s = new Stream(key, label);
-  const out: number[] = [];
-  for (let i = 0; i < count; i++) out.push(1 + (await s.uniform(sides)));
-  return out;
+export function dice(key: Uint8Array, label: string, count: number, sides = 6): Promise<number[]> {
+  return new Stream(key, label).dice(count, sides);
 }
 
-export async function uniform(key: Uint8Array, label: string, n: number): Promise<number> {
+export function uniform(key: Uint8Array, label: string, n: number): Promise<number> {
   return new Stream(key, label).uniform(n);
 }
 
-export async function shuffle<T>(key: Uint8Array, label: string, items: readonly T[]): Promise<T[]> {
-  const s = new Stream(key, label);
-  const a = [...items];
-  for (let i = a.length - 1; i >= 1; i--) {
-    const j = await s.uniform(i + 1);
-    [a[i], a[j]] = [a[j]!, a[i]!];
-  }
-  return a;
+export function shuffle<T>(key: Uint8Array, label: string, items: readonly T[]): Promise<T[]> {
+  return new Stream(key, label).shuffle(items);
 }
 
 /** The label of a fresh roll's dice (§6): L || "|" || hex(SHA-256(v_R || v_O)). */

@@ -121,7 +121,11 @@ export async function openCheckpoint(
     const v = [log, ...witnesses].find((k) => k.name === s.name && k.keyId === s.keyId);
     if (v === undefined) continue;
     if (!(await verifyNoteSig(v, text, s.sig))) {
-      throw new ProtocolError(`the checkpoint's signature by ${s.name} (${s.keyId.toString(16).padStart(8, "0")}) does not verify`);
+      throw new ProtocolError(
+        v === log
+          ? `the checkpoint's signature by the log key does not check out (${s.name}, ${s.keyId.toString(16).padStart(8, "0")})`
+          : `the checkpoint's cosignature by ${s.name} (${s.keyId.toString(16).padStart(8, "0")}) does not check out`,
+      );
     }
     if (v === log) logSigned = true;
     else cosigned.add(v.name);
