@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client, MemoryStorage, type Seat, type View } from "../src/index.js";
-import { SealedRefused, hex, mulSecret, G, scalar } from "../src/sealed/index.js";
+import { SealedStepRefused, hex, mulSecret, G, scalar } from "../src/sealed/index.js";
 import { pick, prng } from "./play.js";
 
 const URL = process.env["QAHWA_TEST_URL"];
@@ -28,7 +28,7 @@ async function keep(name: string, transcript: unknown, seats: Seat[]): Promise<v
   for (const s of seats) await writeFile(join(dir, `seat-${s.seat}.json`), JSON.stringify(s.export(), null, 1));
 }
 
-/** Play on until the match ends; a view a seat refuses (SealedRefused) is read again. */
+/** Play on until the match ends; a view a seat refuses (SealedStepRefused) is read again. */
 async function play(seats: Seat[], rand: () => number): Promise<{ view: View; refused: string[]; actions: number }> {
   const refused: string[] = [];
   let turn = 0;
@@ -39,7 +39,7 @@ async function play(seats: Seat[], rand: () => number): Promise<{ view: View; re
     try {
       view = await seat.state();
     } catch (e) {
-      if (!(e instanceof SealedRefused)) throw e;
+      if (!(e instanceof SealedStepRefused)) throw e;
       refused.push(e.message);
       continue;
     }

@@ -39,7 +39,7 @@ import { type Checkpoint, type TlogProof, type Verifier, openCheckpoint, parseTl
 import { MemoryStorage, type SeatStorage } from "./storage.js";
 import { SseParser } from "./sse.js";
 import { SEALED_GAMES } from "./sealed/machine.js";
-import { SealedRefused, SealedSeat } from "./sealed/seat.js";
+import { SealedStepRefused, SealedSeat } from "./sealed/seat.js";
 
 type S = components["schemas"];
 /** A seat's view, per game (typed from the server's OpenAPI document). */
@@ -1388,7 +1388,7 @@ export class Seat {
   /** A sealed table's view as this seat shows it (its hand by code, its legal actions in
    * player form, both from its own deal machine), after the log's new events are verified by
    * that machine and the view is checked against it; any other view as it is. A refusal
-   * (SealedRefused) is kept as a dispute first. */
+   * (SealedStepRefused) is kept as a dispute first. */
   private async sealedView(raw: Obj): Promise<Obj> {
     if (raw["deal"] !== "sealed" || !isObj(raw["sealed"]) || Object.keys(raw["sealed"]).length === 0) return raw;
     // a seat that never revealed against a lock (or whose client refuses sealed tables) plays
@@ -1400,7 +1400,7 @@ export class Seat {
       side.takeEvents(isObj(doc) && Array.isArray(doc["events"]) ? doc["events"] : []);
       return side.view(raw);
     } catch (exc) {
-      if (exc instanceof SealedRefused) await this.persist();
+      if (exc instanceof SealedStepRefused) await this.persist();
       throw exc;
     }
   }

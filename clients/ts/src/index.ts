@@ -8,7 +8,7 @@ export * from "./note.js";
 export * from "./sse.js";
 export * from "./storage.js";
 export { Client, Match, Seat } from "./client.js";
-export { SealedRefused } from "./sealed/seat.js";
+export { SealedStepRefused } from "./sealed/seat.js";
 export type {
   Action,
   ActionOut,

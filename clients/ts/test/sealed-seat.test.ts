@@ -5,7 +5,7 @@
 // a log whose step does not verify) is refused, with a dispute, whatever the asking.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DealMachine, SealedRefused, SealedSeat } from "../src/sealed/index.js";
+import { DealMachine, SealedStepRefused, SealedSeat } from "../src/sealed/index.js";
 
 type Obj = { [k: string]: unknown };
 
@@ -94,7 +94,7 @@ test("a seat refuses what would give its hand away, whatever it is asked, and ke
   assert.ok(mine.length === 7 && m.owedStep!.items.every((i) => !mine.includes(i)));
   const refused = (f: () => unknown, kind: string): void => {
     const before = t.disputes.length;
-    assert.throws(f, (e: unknown) => e instanceof SealedRefused && e.kind === kind);
+    assert.throws(f, (e: unknown) => e instanceof SealedStepRefused && e.kind === kind);
     assert.equal(t.disputes.length, before + 1);
     assert.equal(t.disputes.at(-1)![1], kind);
   };
@@ -148,7 +148,7 @@ test("a log with a step that does not verify is refused with a sealed_log disput
   const events = [...t.events, { seq: t.events.length, type: "action", seat: 1, action: bad }];
   assert.throws(
     () => t.seats[0]!.takeEvents(events),
-    (e: unknown) => e instanceof SealedRefused && e.kind === "sealed_log" && /equation/.test(e.message),
+    (e: unknown) => e instanceof SealedStepRefused && e.kind === "sealed_log" && /equation/.test(e.message),
   );
   assert.deepEqual(
     t.disputes.map(([s, k]) => [s, k]),
@@ -159,6 +159,6 @@ test("a log with a step that does not verify is refused with a sealed_log disput
 test("a sealed table of a game without a machine here is refused before anything is made", () => {
   assert.throws(
     () => SealedSeat.follow("m", 0, "shelem", { deal: "sealed" }, []),
-    (e: unknown) => e instanceof SealedRefused && /hokm, iraqi_domino, qahve/.test(e.message),
+    (e: unknown) => e instanceof SealedStepRefused && /hokm, iraqi_domino, qahve/.test(e.message),
   );
 });

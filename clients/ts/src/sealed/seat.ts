@@ -12,7 +12,7 @@
  * - no rule asks a seat for an ``open`` step: it never makes one.
  *
  * A view of the seat's turn is compared with its machine; a view that disagrees, a step its
- * machine does not owe and a log whose steps do not verify are refused (``SealedRefused``) and
+ * machine does not owe and a log whose steps do not verify are refused (``SealedStepRefused``) and
  * reported to ``onDispute(kind, message, evidence)``. The code that makes a share refuses the
  * seat's own items, and the hand secret leaves only at the hand's end, whatever it is asked
  * (defence in depth). Each hand's secret is handed to ``keep`` as soon as it is made: the
@@ -30,7 +30,7 @@ type Obj = { [k: string]: unknown };
 
 /** The seat refuses: the log or a view is not what its own machine says, or what it is asked
  * would give away one of its items or its key. Evidence against the server (a dispute). */
-export class SealedRefused extends ClientError {
+export class SealedStepRefused extends ClientError {
   constructor(
     readonly kind: string,
     message: string,
@@ -38,7 +38,7 @@ export class SealedRefused extends ClientError {
     super(message);
   }
 }
-Object.defineProperty(SealedRefused.prototype, "name", { value: "SealedRefused", writable: true, configurable: true });
+Object.defineProperty(SealedStepRefused.prototype, "name", { value: "SealedStepRefused", writable: true, configurable: true });
 
 export type OnDispute = (kind: string, message: string, evidence: Obj) => void;
 
@@ -83,7 +83,7 @@ export class SealedSeat {
     try {
       machine = DealMachine.follow(matchId, game, typeof ruleset === "string" ? ruleset : JSON.stringify(ruleset), house);
     } catch (e) {
-      if (e instanceof RuleError) throw new SealedRefused("sealed_log", `match ${matchId}: not a sealed match this seat can follow: ${e.message}`);
+      if (e instanceof RuleError) throw new SealedStepRefused("sealed_log", `match ${matchId}: not a sealed match this seat can follow: ${e.message}`);
       throw e;
     }
     return new SealedSeat(machine, matchId, seat, opts);
@@ -94,10 +94,10 @@ export class SealedSeat {
     return this.machine.nextSeq - 1;
   }
 
-  private refuse(kind: string, message: string, evidence: Obj): SealedRefused {
+  private refuse(kind: string, message: string, evidence: Obj): SealedStepRefused {
     const text = `match ${this.matchId}, seat ${this.seat}: ${message}`;
     this.opts.onDispute?.(kind, text, evidence);
-    return new SealedRefused(kind, text);
+    return new SealedStepRefused(kind, text);
   }
 
   private ctx(hand: number): Context {
