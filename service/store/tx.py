@@ -58,6 +58,8 @@ from .sql import (
     _update_for,
     dumps,
     hash_token,
+    run,
+    run_many,
     what,
 )
 
@@ -134,9 +136,9 @@ class Store:
                             params["_payload"] = f"{match_id} {tx.m.next_seq}" + (
                                 f" {tx.m.status}" if restated else ""
                             )
-                            c.execute(_update_for(tuple(changed), True), params).all()
+                            run(c, _update_for(tuple(changed), True), params)
                         else:
-                            c.execute(_update_for(tuple(changed), False), params)
+                            run(c, _update_for(tuple(changed), False), params)
             except BaseException:
                 if tx is None or tx.dirty:
                     self.cache.pop(match_id)
@@ -182,13 +184,14 @@ class Store:
         them), so catching up costs no extra query."""
         entry = self.cache.get(match_id)
         if entry is None:
-            rows = c.execute(_GET_LOCKED if lock else _GET, {"id": match_id}).all()
+            rows = run(c, _GET_LOCKED if lock else _GET, {"id": match_id})
         else:
-            rows = c.execute(
+            rows = run(
+                c,
                 _GET_WITH_NEW_LOCKED if lock else _GET_WITH_NEW,
                 {"id": match_id, "from_seq": entry.next_seq},
-            ).all()
-        if not rows or rows[0].kind != kind:
+            )
+        if not rows or rows[0][1] != kind:  # MatchRow's second field
             raise NotFound(f"no {what(kind)} with id {match_id!r}")
         if entry is None:
             return Tx(self, c, MatchRow(*rows[0]))
@@ -208,7 +211,7 @@ class Store:
         self, c: Connection, match_id: str, after: int = -1, *, before: int
     ) -> tuple[list[dict[str, Any]], list[str | None]]:
         """:meth:`events_after` with the chain head after each event (v2; None for v1)."""
-        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before}).all()
+        rows = run(c, _EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
         return [json.loads(b) for b, _ in rows], [ch for _, ch in rows]
 
     def server_seed(self, c: Connection, match_id: str) -> bytes:
@@ -225,7 +228,8 @@ class Store:
         seat = self._tokens.get(key)
         if seat is not None:
             return seat
-        found = c.execute(_SEAT_OF_TOKEN, {"mid": match_id, "h": h}).scalar()
+        got = run(c, _SEAT_OF_TOKEN, {"mid": match_id, "h": h})
+        found = got[0][0] if got else None
         if found is None:
             raise Unauthorized("the token is not a seat token of this match")
         self._tokens.put(key, int(found))
@@ -432,7 +436,7 @@ class Tx:
         if head is not None:
             m.chain = head.hex()
         self.flush()
-        self.c.execute(_INSERT_EVENTS, rows)
+        run_many(self.c, _INSERT_EVENTS, rows)
         self.appended = True
         return out
 
