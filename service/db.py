@@ -25,6 +25,22 @@ from sqlmodel import Session
 SQLITE_BUSY_MS = 10_000
 
 
+class WouldBlock(Exception):
+    """A read run on the event loop (``service.store.Store.on_loop``) reached what could wait
+    or work long there (a write, a lock held by another thread, a replay): it starts again
+    in the thread pool, having changed nothing."""
+
+
+#: ``on`` while a read runs on the event loop's thread (``Store.on_loop``)
+LOOP = threading.local()
+
+
+def loop_guard() -> None:
+    """Raise :class:`WouldBlock` on the event loop (a write: it may wait for the lock)."""
+    if getattr(LOOP, "on", False):
+        raise WouldBlock
+
+
 # Per connection: the file mapped (virtual, shared) and the page cache in KiB.
 SQLITE_MMAP_BYTES = 1 << 30
 SQLITE_CACHE_KIB = 16 * 1024
@@ -126,6 +142,7 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A write transaction: committed when the block succeeds, rolled back otherwise."""
+        loop_guard()
         with self._write_gate, Session(self._write, expire_on_commit=False) as s:
             try:
                 yield s
@@ -150,6 +167,7 @@ class Database:
         committed when the block succeeds. A read is a transaction on SQLite (rolled back at
         the end) and, on PostgreSQL, autocommit statements (see ``_read_rows``)."""
         if write:
+            loop_guard()
             with self._write_gate, self._write.connect() as conn, conn.begin():
                 yield conn
             return

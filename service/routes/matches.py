@@ -160,8 +160,11 @@ def start(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]
     responses=errors("unauthorized not_found", Q),
     summary="This seat's view (its own hand, legal actions)",
 )
-def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> Response:
-    return json_response(svc.state(match_id, kind=KIND_MATCH, token=token))
+async def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> Response:
+    # on SQLite on the event loop, no thread hand-off (service.store.Store.on_loop)
+    return json_response(
+        await svc.store.on_loop(lambda: svc.state(match_id, kind=KIND_MATCH, token=token))
+    )
 
 
 @router.post(

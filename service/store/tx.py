@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, insert
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
 from fairness import (
     SecretBox,
@@ -35,7 +37,7 @@ from games.base import MatchContext
 from games.replay import replay
 
 from ..clock import SYSTEM_CLOCK, Clock, iso_of
-from ..db import Database
+from ..db import LOOP, Database, WouldBlock, loop_guard
 from ..errors import NotFound, Unauthorized
 from ..kinds import Status
 from ..lru import LRU
@@ -66,6 +68,19 @@ from .sql import (
 log = logging.getLogger("qahwa.service")
 
 SEATING, PLAYING, FINISHED = Status.SEATING, Status.PLAYING, Status.FINISHED
+
+T = TypeVar("T")
+
+
+@contextmanager
+def _holding(lock: threading.RLock) -> Iterator[None]:
+    """``lock`` held; on the event loop only if it is free now (else :class:`WouldBlock`)."""
+    if not lock.acquire(blocking=not getattr(LOOP, "on", False)):
+        raise WouldBlock
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class Store:
@@ -102,12 +117,31 @@ class Store:
         """The clock's time as RFC 3339 UTC with milliseconds (a row's timestamps)."""
         return iso_of(self.clock.now())
 
+    # -- running a request ------------------------------------------------------------------
+    async def on_loop(self, read: Callable[[], T]) -> T:
+        """``read()`` (a read of a match: a seat's view), on SQLite right here on the event
+        loop — saving the thread pool's hand-off, which cost more than the read — unless it
+        meets anything that could wait (a per-match lock held by a writer, a write: a
+        deadline to settle) or work long (a replay): then, as on PostgreSQL (every statement
+        a round trip), in the thread pool. SQLite readers in WAL mode never wait for a
+        writer."""
+        if self.db.dialect == "sqlite":
+            LOOP.on = True
+            try:
+                return read()
+            except WouldBlock:
+                pass
+            finally:
+                LOOP.on = False
+        return await run_in_threadpool(read)
+
     # -- transactions ----------------------------------------------------------------------
     @contextmanager
     def write(self, match_id: str, *, kind: str) -> Iterator[Tx]:
         """A write transaction on the locked match row; the engine it used or started is
         cached after the commit, and any exception discards the cached engine if the
         transaction had started changing it."""
+        loop_guard()
         with self.cache.lock_for(match_id):
             tx: Tx | None = None
             try:
@@ -158,7 +192,7 @@ class Store:
     def read(self, match_id: str, *, kind: str) -> Iterator[Tx]:
         """A read of one match: a transaction on SQLite; on PostgreSQL autocommit statements
         that agree with the row as read (``Database.connect``)."""
-        with self.cache.lock_for(match_id), self.db.connect(write=False) as c:
+        with _holding(self.cache.lock_for(match_id)), self.db.connect(write=False) as c:
             tx = self._open(c, match_id, kind=kind, lock=False)
             try:
                 yield tx
@@ -346,6 +380,7 @@ class Tx:
         return self._replay()
 
     def _replay(self) -> Engine:
+        loop_guard()  # a replay can take a while: not on the event loop
         m, store = self.m, self.store
         events = store.events_after(self.c, m.id, before=m.next_seq)
         store.events_read += len(events)
