@@ -177,8 +177,11 @@ async def state(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> Response
     ),
     summary="Apply one action at a version (keyed seats: with sig over the chain head)",
 )
-def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
-    return json_response(svc.act(match_id, token=token, **dict(body)))
+async def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
+    # on SQLite on the event loop when its locks are free now (service.store.Store.on_loop)
+    return json_response(
+        await svc.store.on_loop(lambda: svc.act(match_id, token=token, **dict(body)), write=True)
+    )
 
 
 @router.post(

@@ -37,7 +37,7 @@ from games.base import MatchContext
 from games.replay import replay
 
 from ..clock import SYSTEM_CLOCK, Clock, iso_of
-from ..db import LOOP, Database, WouldBlock, loop_guard
+from ..db import LOOP, READ_ON_LOOP, WRITE_ON_LOOP, Database, WouldBlock, loop_guard, loop_mode
 from ..errors import NotFound, Unauthorized
 from ..kinds import Status
 from ..lru import LRU
@@ -75,7 +75,7 @@ T = TypeVar("T")
 @contextmanager
 def _holding(lock: threading.RLock) -> Iterator[None]:
     """``lock`` held; on the event loop only if it is free now (else :class:`WouldBlock`)."""
-    if not lock.acquire(blocking=not getattr(LOOP, "on", False)):
+    if not lock.acquire(blocking=not loop_mode()):
         raise WouldBlock
     try:
         yield
@@ -118,22 +118,24 @@ class Store:
         return iso_of(self.clock.now())
 
     # -- running a request ------------------------------------------------------------------
-    async def on_loop(self, read: Callable[[], T]) -> T:
-        """``read()`` (a read of a match: a seat's view), on SQLite right here on the event
-        loop — saving the thread pool's hand-off, which cost more than the read — unless it
-        meets anything that could wait (a per-match lock held by a writer, a write: a
-        deadline to settle) or work long (a replay): then, as on PostgreSQL (every statement
-        a round trip), in the thread pool. SQLite readers in WAL mode never wait for a
-        writer."""
+    async def on_loop(self, call: Callable[[], T], *, write: bool = False) -> T:
+        """``call()`` (a read of a match, or with ``write`` an action on it), on SQLite right
+        here on the event loop — saving the thread pool's hand-off, which cost more than a
+        read — unless it meets anything that could wait or work long there: a per-match lock
+        another thread holds, the process's write lock another thread holds, SQLite's write
+        lock another process holds, a write where only a read was expected (a deadline to
+        settle), a replay. Each raises :class:`WouldBlock` before anything changed, and the
+        call runs again in the thread pool, as it always does on PostgreSQL (every statement
+        a round trip). SQLite readers in WAL mode never wait for a writer."""
         if self.db.dialect == "sqlite":
-            LOOP.on = True
+            LOOP.mode = WRITE_ON_LOOP if write else READ_ON_LOOP
             try:
-                return read()
+                return call()
             except WouldBlock:
                 pass
             finally:
-                LOOP.on = False
-        return await run_in_threadpool(read)
+                LOOP.mode = 0
+        return await run_in_threadpool(call)
 
     # -- transactions ----------------------------------------------------------------------
     @contextmanager
@@ -142,7 +144,7 @@ class Store:
         cached after the commit, and any exception discards the cached engine if the
         transaction had started changing it."""
         loop_guard()
-        with self.cache.lock_for(match_id):
+        with _holding(self.cache.lock_for(match_id)):
             tx: Tx | None = None
             try:
                 with self.db.connect(write=True) as c:
@@ -380,7 +382,8 @@ class Tx:
         return self._replay()
 
     def _replay(self) -> Engine:
-        loop_guard()  # a replay can take a while: not on the event loop
+        if loop_mode():  # a replay can take a while: not on the event loop
+            raise WouldBlock
         m, store = self.m, self.store
         events = store.events_after(self.c, m.id, before=m.next_seq)
         store.events_read += len(events)
