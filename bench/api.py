@@ -49,6 +49,7 @@ from typing import Any
 import httpx
 
 from bench.lite_http import LiteClient
+from bench.pg import fresh_database
 from fairness import (
     V2,
     Signer,
@@ -718,6 +719,9 @@ def run(parts: Sequence[str] = PARTS) -> None:
         flush=True,
     )
     started: list[Server] = []
+    # a database of the run's own (keys and log made by this run's data dir, not a previous
+    # run's, whose master key this one lacks)
+    pg_db = fresh_database(os.environ["QAHWA_TEST_PG_URL"], "bench_api") if pg else ""
 
     def servers(
         kind: str, backend: str, key: str, n: int = 1, workers: int = 1, tree: str | None = None
@@ -725,8 +729,8 @@ def run(parts: Sequence[str] = PARTS) -> None:
         if backend == "sqlite":
             (tmp / key).mkdir()
             url = f"sqlite:///{tmp / key / 'q.db'}"
-        else:  # one database; every setup makes new matches
-            url = os.environ["QAHWA_TEST_PG_URL"]
+        else:  # one fresh database for the run; every setup makes new matches
+            url = pg_db
         for _ in range(n):
             started.append(Server(kind, url, tmp / "data", workers, tree))
         return started[-n:]
