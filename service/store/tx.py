@@ -99,6 +99,8 @@ class Store:
         #: how many times catching up needed a query of its own (tests): the events read
         #: with the row were missing or incomplete
         self.catch_up_queries = 0
+        #: how many requests tried on the event loop went to the thread pool (WouldBlock)
+        self.loop_fallbacks = 0
         #: called with ``(match_id, next_seq)`` after a write committed
         self.on_commit: list[Callable[[str, int], None]] = []
         #: called with ``(match_id, next_seq, status)`` after a write that changed the status
@@ -132,7 +134,7 @@ class Store:
             try:
                 return call()
             except WouldBlock:
-                pass
+                self.loop_fallbacks += 1
             finally:
                 LOOP.mode = 0
         return await run_in_threadpool(call)
@@ -175,6 +177,10 @@ class Store:
                             run(c, _update_for(tuple(changed), True), params)
                         else:
                             run(c, _update_for(tuple(changed), False), params)
+            except WouldBlock:  # a try on the event loop, before anything changed
+                if tx is not None and tx.dirty:
+                    self.cache.pop(match_id)
+                raise
             except BaseException:
                 if tx is None or tx.dirty:
                     self.cache.pop(match_id)

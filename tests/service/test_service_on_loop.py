@@ -183,6 +183,7 @@ def test_sqlites_write_lock_held_by_another_process_sends_the_action_to_the_pool
     writes once the loop's timer has released it."""
     mid, tokens = started(svc)
     seat, kw = signed_action(svc, mid, tokens)
+    replays = svc.store.replays
     other = sqlite3.connect(tmp_path / "q.db", isolation_level=None, check_same_thread=False)
     other.execute("BEGIN IMMEDIATE")
     released: list[bool] = []
@@ -201,6 +202,8 @@ def test_sqlites_write_lock_held_by_another_process_sends_the_action_to_the_pool
     assert len(threads) == 3 and threads[2] != threads[0].removeprefix("loop:")
     assert out["version"] == kw["version"] + 1
     assert svc.public(mid, kind=KIND_MATCH)["version"] == kw["version"] + 1
+    assert svc.store.replays == replays  # the try changed nothing: the cached engine stays
+    assert svc.store.loop_fallbacks == 1
 
 
 def test_the_process_write_lock_held_by_a_thread_sends_the_action_to_the_pool(
@@ -210,6 +213,7 @@ def test_the_process_write_lock_held_by_a_thread_sends_the_action_to_the_pool(
     seat, kw = signed_action(svc, mid, tokens)
     gate = svc.store.db._gate_lock
     assert gate is not None
+    replays = svc.store.replays
     held, release = threading.Event(), threading.Event()
 
     def writer() -> None:
@@ -227,3 +231,4 @@ def test_the_process_write_lock_held_by_a_thread_sends_the_action_to_the_pool(
         t.join()
     assert len(threads) == 3 and threads[2] != threads[0].removeprefix("loop:")
     assert out["version"] == kw["version"] + 1
+    assert svc.store.replays == replays  # the try changed nothing: the cached engine stays
