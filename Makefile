@@ -89,9 +89,10 @@ test: lint pyodide
 bench: $(VENV)/.installed-dev pyodide
 	$(BIN)/python -m bench
 
-# The HTTP API under load against a bare FastAPI endpoint (PostgreSQL too when
-# QAHWA_TEST_PG_URL is set); prints server CPU per action and its ratio to the bare
-# endpoint's first, then rates and latency (docs/performance.md).
+# The HTTP API under load against two anchors that do not use the service's code: the raw
+# floor (a FastAPI endpoint on raw DB-API: sqlite3, psycopg) and plain SQLModel sessions
+# (PostgreSQL too when QAHWA_TEST_PG_URL is set); prints server CPU per action and its
+# ratios to the anchors' first, then rates and latency (docs/performance.md).
 bench-api: $(VENV)/.installed-dev
 	$(BIN)/python -m bench.api
 

@@ -1,16 +1,20 @@
-"""``make bench-api``: the HTTP API under load, against a bare FastAPI endpoint
+"""``make bench-api``: the HTTP API under load, against two anchors
 (docs/performance.md tells what each table measures, how, and what it found).
 
 The headline is **server CPU per action** (each server's process tree from /proc, the load
-client's apart: an operator pays for server cores), its ratio to the bare endpoint's
-(:mod:`bench.bare_app`) measured in the same run, taking turns, and to the **floor**: the
-bare endpoint's CPU plus the protocol's own crypto per action (:func:`crypto_ms`). Each
-setup is a fresh set of server processes on a fresh database, on loopback; ``CLIENTS``
-threads play whole keyed qahwa-fair/2 matches from creation (an action = GET the mover's
-state + POST the action). qahwa-fair/1 matches are read-only in the service since migration
-0008: no v1 flow to measure. The bench's seats use roll chains of ``BENCH_CHAIN`` values
-instead of 65,536 (the server checks each value against the previous one only), so client
-CPU does not crowd the server's on a small machine.
+client's apart: an operator pays for server cores) against **the raw floor**: a bare
+FastAPI endpoint doing one read and one durable write per action with raw DB-API (sqlite3;
+psycopg on PostgreSQL) on the service's pragmas (:func:`bench.bare_app.create_raw_app`),
+measured in the same run, taking turns. Beside it: the same endpoint written with plain
+SQLModel sessions (:func:`bench.bare_app.create_sqlmodel_app`, the stack a FastAPI
+developer writes by hand) and the protocol's own crypto per action (:func:`crypto_ms`).
+Neither anchor goes through the service's code (tests/repo/test_bench_api.py). Each setup
+is a fresh set of server processes on a fresh database, on loopback; ``CLIENTS`` threads
+play whole keyed qahwa-fair/2 matches from creation (an action = GET the mover's state +
+POST the action). qahwa-fair/1 matches are read-only in the service since migration 0008:
+no v1 flow to measure. The bench's seats use roll chains of ``BENCH_CHAIN`` values instead
+of 65,536 (the server checks each value against the previous one only), so client CPU does
+not crowd the server's on a small machine.
 
 Benchmarks print figures and ratios and never pass or fail. ``BENCH_SECONDS`` (default 6)
 sets each setup's measured time, spread over ``ROUNDS`` windows that take turns with the
@@ -45,6 +49,7 @@ from typing import Any
 import httpx
 
 from bench.lite_http import LiteClient
+from bench.pg import fresh_database
 from fairness import (
     V2,
     Signer,
@@ -70,6 +75,9 @@ RULESETS: dict[str, dict[str, Any]] = {
 }
 BIN = Path(sys.executable).parent
 ROOT = Path(__file__).resolve().parent.parent
+#: the anchors (bench/bare_app.py; their clients play the game "bare"): the floor, raw
+#: DB-API, and plain SQLModel sessions; "bare" is the floor's older name (profile-api)
+ANCHORS = {"raw": "create_raw_app", "sqlmodel": "create_sqlmodel_app", "bare": "create_raw_app"}
 FAILURES: list[str] = []  # clients that stopped on an error (printed under the table row)
 #: "host:port" of a qahwa server -> an operator key made for the run (``qahwa operators add``)
 OPERATOR_KEYS: dict[str, str] = {}
@@ -169,11 +177,11 @@ class Server:
         }
         if tree is not None:  # the server's code from another tree (BENCH_BASE)
             env["PYTHONPATH"] = os.pathsep.join([tree, str(Path(tree) / "verifier")])
-        if kind == "bare":
+        if kind in ANCHORS:
             cmd = [
                 str(BIN / "uvicorn"),
                 "--factory",
-                "bench.bare_app:create_app",
+                f"bench.bare_app:{ANCHORS[kind]}",
                 "--host",
                 "127.0.0.1",
                 "--port",
@@ -644,16 +652,44 @@ def _failures() -> None:
         )
 
 
-def _floor_rows(bare: dict[str, float], backend: str) -> float:
-    """The protocol's crypto and the floor (bare + crypto) as rows; returns the floor."""
+ANCHOR_HEADER = (
+    "| setup | server CPU ms/action | **raw floor / this** | SQLModel / this "
+    "| (raw + crypto) / this | act/s | p50 ms | p99 ms | p99 this / raw |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def _anchor_rows(res: dict[str, dict[str, float]], backend: str, games: Sequence[str]) -> None:
+    """The headline table's rows: the two anchors, the protocol's crypto, then each qahwa
+    setup of ``games`` (keys of ``res``) with its ratios: the raw floor's CPU per action
+    over its own (1.0: as cheap as raw DB-API; higher is better), plain SQLModel's over its
+    own, and (raw + crypto) over its own."""
+    raw, orm = res["raw"], res["sqlmodel"]
     crypto = statistics.median(CRYPTO)
+
+    def row(label: str, r: dict[str, float], ratios: bool = True) -> None:
+        cells = (
+            f"**{raw['cpu'] / r['cpu']:.2f}×** | {orm['cpu'] / r['cpu']:.2f}× "
+            f"| {(raw['cpu'] + crypto) / r['cpu']:.2f}×"
+            if ratios
+            else " | | "
+        )
+        print(
+            f"| {label} | **{r['cpu']:.2f}** | {cells} | {r['rate']:.1f} | {r['p50']:.1f} "
+            f"| {r['p99']:.1f} | {r['p99'] / raw['p99']:.2f}× |",
+            flush=True,
+        )
+        _failures()
+
+    row(f"raw DB-API ({'sqlite3' if backend == 'SQLite' else 'psycopg'}), {backend}", raw, False)
+    row(f"plain SQLModel sessions, {backend}", orm)
     print(
         f"| the protocol's crypto per action (verify + chain step + receipt signing; "
-        f"median of {len(CRYPTO)}, between windows) | {crypto:.2f} | | | | | | | |"
+        f"median of {len(CRYPTO)}, between windows) | {crypto:.2f} | | | | | | | |",
+        flush=True,
     )
-    floor = bare["cpu"] + crypto
-    print(f"| **floor** = bare {backend} + crypto | {floor:.2f} | | | | | | | |", flush=True)
-    return floor
+    for g in games:
+        row(f"qahwa {backend}, {g}", res[g])
 
 
 def _whole_row(label: str, r: dict[str, float]) -> None:
@@ -683,6 +719,9 @@ def run(parts: Sequence[str] = PARTS) -> None:
         flush=True,
     )
     started: list[Server] = []
+    # a database of the run's own (keys and log made by this run's data dir, not a previous
+    # run's, whose master key this one lacks)
+    pg_db = fresh_database(os.environ["QAHWA_TEST_PG_URL"], "bench_api") if pg else ""
 
     def servers(
         kind: str, backend: str, key: str, n: int = 1, workers: int = 1, tree: str | None = None
@@ -690,8 +729,8 @@ def run(parts: Sequence[str] = PARTS) -> None:
         if backend == "sqlite":
             (tmp / key).mkdir()
             url = f"sqlite:///{tmp / key / 'q.db'}"
-        else:  # one database; every setup makes new matches
-            url = os.environ["QAHWA_TEST_PG_URL"]
+        else:  # one fresh database for the run; every setup makes new matches
+            url = pg_db
         for _ in range(n):
             started.append(Server(kind, url, tmp / "data", workers, tree))
         return started[-n:]
@@ -713,22 +752,22 @@ def run(parts: Sequence[str] = PARTS) -> None:
         if "sqlite" in parts:
             base = os.environ.get("BENCH_BASE")
             first: Setups = {
-                "bare": (servers("bare", "sqlite", "bare"), "bare"),
+                "raw": (servers("raw", "sqlite", "raw"), "bare"),
+                "sqlmodel": (servers("sqlmodel", "sqlite", "sqlmodel"), "bare"),
                 "hokm": (servers("qahwa", "sqlite", "hokm"), "hokm"),
                 "tawla": (servers("qahwa", "sqlite", "tawla"), "tawla"),
             }
+            games = ["hokm", "tawla"]
             if base:  # the same servers from another tree, taking turns with these
                 for g in ("hokm", "tawla"):
                     first[f"{g}@base"] = (servers("qahwa", "sqlite", f"{g}_base", tree=base), g)
-            res = table("\n**Server CPU per action, SQLite, 1 process each**", HEADER, first)
-            _row("bare FastAPI, SQLite", res["bare"])
-            floor = _floor_rows(res["bare"], "SQLite")
-            for g in ("hokm", "tawla"):
-                _row(f"qahwa SQLite, {g}", res[g], res["bare"], "bare", floor)
-                if base:
-                    _row(
-                        f"  … {g}, BENCH_BASE's code", res[f"{g}@base"], res["bare"], "bare", floor
-                    )
+                games += ["hokm@base", "tawla@base"]
+            res = table(
+                "\n**Server CPU per action, SQLite, 1 process each**, against the raw floor",
+                ANCHOR_HEADER,
+                first,
+            )
+            _anchor_rows(res, "SQLite", games)
 
         if pg and "pg" in parts:
             # one table per game, so that at most six server processes (and their
@@ -737,19 +776,18 @@ def run(parts: Sequence[str] = PARTS) -> None:
                 res = table(
                     f"\n**Server CPU per action, PostgreSQL, {game}** (the database's own "
                     "processes are charged to no setup)",
-                    HEADER,
+                    ANCHOR_HEADER,
                     {
-                        "bare": (servers("bare", "postgres", "bare"), "bare"),
+                        "raw": (servers("raw", "postgres", "raw"), "bare"),
+                        "sqlmodel": (servers("sqlmodel", "postgres", "sqlmodel"), "bare"),
                         "1": (servers("qahwa", "postgres", game), game),
                         "2": (servers("qahwa", "postgres", game, 2), game),
-                        "w": (servers("qahwa", "postgres", game, 1, 2), game),
                     },
                 )
-                _row("bare FastAPI, PostgreSQL", res["bare"])
-                floor = _floor_rows(res["bare"], "PostgreSQL")
-                _row(f"qahwa PostgreSQL 1 proc, {game}", res["1"], res["bare"], "bare", floor)
+                res[game] = res["1"]
+                _anchor_rows(res, "PostgreSQL", [game])
+                print(HEADER)
                 _row(f"qahwa PostgreSQL 2 procs, {game}", res["2"], res["1"], "1 proc")
-                _row(f"  … as --workers 2, {game}", res["w"], res["1"], "1 proc")
 
         if "long" in parts:
             backend = "postgres" if pg else "sqlite"

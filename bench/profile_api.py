@@ -239,13 +239,18 @@ def counts(game: str, actions: int, top: int) -> str:
     got: collections.Counter[str] = collections.Counter()
     on = threading.Event()
 
-    def statement(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
+    def traced(sql: str) -> None:
         if on.is_set():
-            got[f"SQL {statement.split(None, 1)[0].upper()}"] += 1
+            verb = sql.split(None, 1)[0].upper()
+            got["transactions (BEGIN)" if verb == "BEGIN" else f"SQL {verb}"] += 1
 
-    def begin(conn: Any) -> None:
-        if on.is_set():
-            got["transactions (BEGIN)"] += 1
+    def checkout(dbapi_conn: Any, *_: Any) -> None:
+        # every statement the driver runs (the store's own DB-API cursors included; BEGIN
+        # and COMMIT too), whichever layer sent it
+        dbapi_conn.set_trace_callback(traced)
+        traced_conns.append(dbapi_conn)
+
+    traced_conns: list[Any] = []
 
     with (
         tempfile.TemporaryDirectory(prefix="qahwa-profile-counts-") as tmp,
@@ -257,7 +262,7 @@ def counts(game: str, actions: int, top: int) -> str:
         listeners = [
             (eng, name, fn)
             for eng in {id(e): e for e in (db._read, db._write, db._read_rows)}.values()
-            for name, fn in (("before_cursor_execute", statement), ("begin", begin))
+            for name, fn in (("checkout", checkout),)
         ]
         for eng, name, fn in listeners:  # before any thread of the server runs
             event.listen(eng, name, fn)
@@ -285,6 +290,8 @@ def counts(game: str, actions: int, top: int) -> str:
                         on.clear()
                 for eng, name, fn in listeners:  # the counters are not the service's cost
                     event.remove(eng, name, fn)
+                for conn in traced_conns:
+                    conn.set_trace_callback(None)
                 service = _service_profile(srv.app.state.service, rot, game, actions, top)
             finally:
                 rot.close()

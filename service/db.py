@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
@@ -23,6 +24,31 @@ from sqlalchemy.pool import QueuePool
 from sqlmodel import Session
 
 SQLITE_BUSY_MS = 10_000
+
+
+class WouldBlock(Exception):
+    """A request run on the event loop (``service.store.Store.on_loop``) reached what could
+    wait or work long there (a lock another thread or process holds, a write where only a
+    read was expected, a replay): it starts again in the thread pool, having changed
+    nothing."""
+
+
+#: ``mode`` while a request runs on the event loop's thread (``Store.on_loop``): READ_ON_LOOP
+#: (any write would block: raise) or WRITE_ON_LOOP (writes go ahead only if their locks are
+#: free now); 0 (unset) in the thread pool
+LOOP = threading.local()
+READ_ON_LOOP, WRITE_ON_LOOP = 1, 2
+
+
+def loop_mode() -> int:
+    return int(getattr(LOOP, "mode", 0))
+
+
+def loop_guard() -> None:
+    """Raise :class:`WouldBlock` where a read runs on the event loop (a write there may wait
+    for the lock)."""
+    if loop_mode() == READ_ON_LOOP:
+        raise WouldBlock
 
 
 # Per connection: the file mapped (virtual, shared) and the page cache in KiB.
@@ -58,7 +84,18 @@ def _sqlite_engine(url: str, immediate: bool) -> Engine:
     begin = "BEGIN IMMEDIATE" if immediate else "BEGIN"
 
     def _do_begin(dbapi_conn: Any) -> None:
-        dbapi_conn.execute(begin)
+        if not (immediate and loop_mode()):
+            dbapi_conn.execute(begin)
+            return
+        # on the event loop: the write lock now or not at all (another process holds it:
+        # the request goes to the thread pool, which waits for it)
+        dbapi_conn.execute("PRAGMA busy_timeout=0")
+        try:
+            dbapi_conn.execute(begin)
+        except sqlite3.OperationalError as exc:
+            raise WouldBlock from exc
+        finally:
+            dbapi_conn.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_MS}")
 
     # BEGIN as the dialect's own step (``Dialect.do_begin``, which SQLAlchemy calls for every
     # transaction and whose driver errors it wraps as for any statement), not a "begin" event
@@ -92,7 +129,8 @@ class Database:
             # while the lock is held — wasted wake-ups and latency under load. Other
             # processes still meet the busy timeout. Re-entrant: a thread that nests write
             # transactions fails in SQLite as it did before, not here.
-            self._write_gate: AbstractContextManager[object] = threading.RLock()
+            self._gate_lock: threading.RLock | None = threading.RLock()
+            self._write_gate: AbstractContextManager[object] = self._gate_lock
         else:
             # ORM read sessions (``read()``: the log, sweeps) see one snapshot; writes lock
             # rows.
@@ -111,6 +149,7 @@ class Database:
             self._read_rows = create_engine(
                 url, pool_pre_ping=True, pool_size=5, max_overflow=10, isolation_level="AUTOCOMMIT"
             )
+            self._gate_lock = None
             self._write_gate = nullcontext()  # row locks order writers
 
     @property
@@ -126,6 +165,8 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """A write transaction: committed when the block succeeds, rolled back otherwise."""
+        if loop_mode():
+            raise WouldBlock  # an ORM write on the event loop: not on the hot path
         with self._write_gate, Session(self._write, expire_on_commit=False) as s:
             try:
                 yield s
@@ -150,6 +191,17 @@ class Database:
         committed when the block succeeds. A read is a transaction on SQLite (rolled back at
         the end) and, on PostgreSQL, autocommit statements (see ``_read_rows``)."""
         if write:
+            loop_guard()
+            gate = self._gate_lock
+            if loop_mode() and gate is not None:
+                if not gate.acquire(blocking=False):  # another thread writes: not here
+                    raise WouldBlock
+                try:
+                    with self._write.connect() as conn, conn.begin():
+                        yield conn
+                finally:
+                    gate.release()
+                return
             with self._write_gate, self._write.connect() as conn, conn.begin():
                 yield conn
             return

@@ -16,6 +16,8 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
+import os
+import random
 import re
 import secrets
 import time
@@ -54,7 +56,14 @@ def incoming_request_id(scope: Scope) -> str:
             if _GOOD_ID.fullmatch(text):
                 return text
             break
-    return secrets.token_hex(8)
+    return f"{_ids.getrandbits(64):016x}"
+
+
+# Request ids are unique, not secret (each answer carries its own): a generator seeded from
+# the OS per process (and again in a forked child), not os.urandom per request — that call
+# releases the GIL, and the event loop then waits for a worker thread to give it back.
+_ids = random.Random(secrets.randbits(128))
+os.register_at_fork(after_in_child=lambda: _ids.seed(secrets.randbits(128)))
 
 
 class JsonFormatter(logging.Formatter):

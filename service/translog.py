@@ -105,14 +105,17 @@ def _fetch_nodes(session: Session, log: int, keys: Iterable[NodeKey]) -> dict[No
     session.flush()  # driver-level SQL below: let it see this transaction's own nodes
     conn = session.connection()
     for i in range(0, len(wanted), 100):
-        # An OR of primary-key equalities, so that SQLite and PostgreSQL search the index
-        # for each (a row-value IN list makes SQLite scan the table). The SQL is written
-        # here, not compiled by SQLAlchemy per request: the keys are Python ints (%d).
+        # An OR of whole primary-key equalities, the log's id in each, so that SQLite and
+        # PostgreSQL search the index for each (a row-value IN list makes SQLite scan the
+        # table; so does ``log_id = L AND (… OR …)``: SQLite then searches the log's prefix
+        # only and reads every node of the log). The SQL is written here, not compiled by
+        # SQLAlchemy per request: the keys are Python ints (%d).
         where = " OR ".join(
-            f"(level = {int(lv):d} AND idx = {int(ix):d})" for lv, ix in wanted[i : i + 100]
+            f"(log_id = {int(log):d} AND level = {int(lv):d} AND idx = {int(ix):d})"
+            for lv, ix in wanted[i : i + 100]
         )
         rows = conn.exec_driver_sql(
-            f"SELECT level, idx, hash FROM translog_nodes WHERE log_id = {int(log):d} AND ({where})"
+            f"SELECT level, idx, hash FROM translog_nodes WHERE {where}"
         ).all()
         out.update({(lv, ix): bytes.fromhex(h) for lv, ix, h in rows})
     missing = [k for k in wanted if k not in out]

@@ -160,7 +160,7 @@ def start(match_id: MatchId, svc: ServiceDep, token: TokenDep) -> dict[str, Any]
     responses=errors("unauthorized not_found", Q),
     summary="This seat's view (its own hand, legal actions)",
 )
-def state(
+async def state(
     match_id: MatchId,
     svc: ServiceDep,
     token: TokenDep,
@@ -174,8 +174,11 @@ def state(
         ),
     ] = None,
 ) -> Response:
+    # on SQLite on the event loop, no thread hand-off (service.store.Store.on_loop)
     return json_response(
-        svc.state(match_id, kind=KIND_MATCH, token=token, events_after=events_after)
+        await svc.store.on_loop(
+            lambda: svc.state(match_id, kind=KIND_MATCH, token=token, events_after=events_after)
+        )
     )
 
 
@@ -189,8 +192,11 @@ def state(
     ),
     summary="Apply one action at a version (keyed seats: with sig over the chain head)",
 )
-def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
-    return json_response(svc.act(match_id, token=token, **dict(body)))
+async def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
+    # on SQLite on the event loop when its locks are free now (service.store.Store.on_loop)
+    return json_response(
+        await svc.store.on_loop(lambda: svc.act(match_id, token=token, **dict(body)), write=True)
+    )
 
 
 @router.post(

@@ -1,9 +1,12 @@
 """The ``matches`` row as the hot path reads and writes it, and the prebuilt statements.
 
-SQLAlchemy Core only (no ORM on the hot path): :class:`MatchRow` is one row, ``MUTABLE``
-the columns a transaction may change, and the ``_GET…`` / ``_EVENTS…`` statements are built
-once at import. Also the small helpers for values stored in rows (timestamps, JSON, token
-hashes).
+No ORM on the hot path: :class:`MatchRow` is one row, ``MUTABLE`` the columns a
+transaction may change, and the ``_GET…`` / ``_EVENTS…`` statements are built once at
+import with SQLAlchemy Core and run by :func:`run`: compiled once per dialect to the
+driver's own SQL, executed on the DB-API cursor of the transaction's connection (SQLAlchemy
+keeps the connections and the transactions; its per-statement layer cost more than the
+statements on SQLite). Also the small helpers for values stored in rows (timestamps, JSON,
+token hashes).
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ import functools
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import and_, bindparam, func, insert, select, update
+from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
 
 from fairness import FairProtocol, protocol_for
 
@@ -34,6 +37,53 @@ def hash_token(token: str) -> str:
 
 def dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class Raw:
+    """A Core statement run on the DB-API cursor (:func:`run`): its SQL and parameter order
+    per dialect, compiled on first use. ``keys``: the columns an INSERT sets."""
+
+    __slots__ = ("stmt", "keys", "_by_dialect")
+
+    def __init__(self, stmt: Any, keys: tuple[str, ...] | None = None) -> None:
+        self.stmt = stmt
+        self.keys = keys
+        self._by_dialect: dict[str, tuple[str, tuple[str, ...] | None]] = {}
+
+    def sql(self, dialect: Any) -> tuple[str, tuple[str, ...] | None]:
+        """The driver's SQL and, for a positional paramstyle (sqlite3's ``?``), the
+        parameter names in order (None: the driver takes the dict, psycopg's ``%(name)s``)."""
+        got = self._by_dialect.get(dialect.name)
+        if got is None:
+            comp = self.stmt.compile(
+                dialect=dialect, column_keys=list(self.keys) if self.keys else None
+            )
+            names = tuple(comp.positiontup) if comp.positional else None
+            got = self._by_dialect[dialect.name] = (comp.string, names)
+        return got
+
+
+def run(c: Connection, raw: Raw, params: dict[str, Any]) -> list[Any]:
+    """Execute ``raw`` with ``params`` on a DB-API cursor of ``c``'s connection, in its
+    transaction; its rows (the driver's tuples; none for a statement without any)."""
+    sql, names = raw.sql(c.dialect)
+    cur = c.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cur.execute(sql, tuple([params[n] for n in names]) if names is not None else params)
+        return cast(list[Any], cur.fetchall()) if cur.description is not None else []
+    finally:
+        cur.close()
+
+
+def run_many(c: Connection, raw: Raw, rows: list[dict[str, Any]]) -> None:
+    """:func:`run` for several parameter sets (one ``executemany``)."""
+    sql, names = raw.sql(c.dialect)
+    cur = c.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    if names is not None:
+        cur.executemany(sql, [tuple([r[n] for n in names]) for r in rows])
+    else:
+        cur.executemany(sql, rows)
+    cur.close()
 
 
 def what(kind: str) -> str:
@@ -105,11 +155,12 @@ MUTABLE = (
     "transcript_sig",
 )
 _MATCH_COLS = [_MATCHES.c[f] for f in MatchRow.__slots__]
-_GET = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
-_GET_LOCKED = _GET.with_for_update()
+_GET_CORE = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
+_GET = Raw(_GET_CORE)
+_GET_LOCKED = Raw(_GET_CORE.with_for_update())
 # The row and, in the same round trip, the events a cached engine has not applied yet (a
 # LEFT JOIN: one row with a NULL body when there are none). Locks only the match row.
-_GET_WITH_NEW = (
+_GET_WITH_NEW_CORE = (
     select(*_MATCH_COLS, _EVENTS.c.body)
     .select_from(
         _MATCHES.outerjoin(
@@ -120,8 +171,9 @@ _GET_WITH_NEW = (
     .where(_MATCHES.c.id == bindparam("id"))
     .order_by(_EVENTS.c.seq)
 )
-_GET_WITH_NEW_LOCKED = _GET_WITH_NEW.with_for_update(of=_MATCHES)
-_EVENTS_AFTER = (
+_GET_WITH_NEW = Raw(_GET_WITH_NEW_CORE)
+_GET_WITH_NEW_LOCKED = Raw(_GET_WITH_NEW_CORE.with_for_update(of=_MATCHES))
+_EVENTS_AFTER = Raw(
     select(_EVENTS.c.body, _EVENTS.c.chain)
     .where(
         _EVENTS.c.match_id == bindparam("mid"),
@@ -130,18 +182,20 @@ _EVENTS_AFTER = (
     )
     .order_by(_EVENTS.c.seq)
 )
-_SEAT_OF_TOKEN = select(_SEATS.c.seat).where(
-    _SEATS.c.match_id == bindparam("mid"), _SEATS.c.token_hash == bindparam("h")
+_SEAT_OF_TOKEN = Raw(
+    select(_SEATS.c.seat).where(
+        _SEATS.c.match_id == bindparam("mid"), _SEATS.c.token_hash == bindparam("h")
+    )
 )
-_INSERT_EVENTS = insert(_EVENTS)
+_INSERT_EVENTS = Raw(insert(_EVENTS), ("match_id", "seq", "body", "created_at", "chain"))
 # The row's update after a write, one statement per set of changed columns, built once (a
 # statement built per write cost more than executing it).
-_UPDATES: dict[tuple[str, ...], Any] = {}
+_UPDATES: dict[tuple[str, ...], Raw] = {}
 
 
-def _update_for(cols: tuple[str, ...], notify: bool) -> Any:
-    stmt = _UPDATES.get((*cols, str(notify)))
-    if stmt is None:
+def _update_for(cols: tuple[str, ...], notify: bool) -> Raw:
+    got = _UPDATES.get((*cols, str(notify)))
+    if got is None:
         stmt = (
             update(_MATCHES)
             .where(_MATCHES.c.id == bindparam("_mid"))
@@ -151,8 +205,8 @@ def _update_for(cols: tuple[str, ...], notify: bool) -> Any:
             stmt = stmt.returning(func.pg_notify(bindparam("_channel"), bindparam("_payload")))
         if len(_UPDATES) >= 1024:  # a few dozen sets occur; never grow without bound
             _UPDATES.clear()
-        _UPDATES[(*cols, str(notify))] = stmt
-    return stmt
+        got = _UPDATES[(*cols, str(notify))] = Raw(stmt)
+    return got
 
 
 # built once: the ORM statement cost more to build than to run

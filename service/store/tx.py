@@ -17,13 +17,15 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import Connection, insert
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
+from starlette.concurrency import run_in_threadpool
 
 from fairness import (
     SecretBox,
@@ -37,7 +39,7 @@ from games.replay import replay
 from games.sealed_backend import stored_steps
 
 from ..clock import SYSTEM_CLOCK, Clock, iso_of
-from ..db import Database
+from ..db import LOOP, READ_ON_LOOP, WRITE_ON_LOOP, Database, WouldBlock, loop_guard, loop_mode
 from ..errors import NotFound, Unauthorized
 from ..kinds import Status
 from ..lru import LRU
@@ -60,12 +62,27 @@ from .sql import (
     _update_for,
     dumps,
     hash_token,
+    run,
+    run_many,
     what,
 )
 
 log = logging.getLogger("qahwa.service")
 
 SEATING, PLAYING, FINISHED = Status.SEATING, Status.PLAYING, Status.FINISHED
+
+T = TypeVar("T")
+
+
+@contextmanager
+def _holding(lock: threading.RLock) -> Iterator[None]:
+    """``lock`` held; on the event loop only if it is free now (else :class:`WouldBlock`)."""
+    if not lock.acquire(blocking=not loop_mode()):
+        raise WouldBlock
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 class Store:
@@ -84,6 +101,8 @@ class Store:
         #: how many times catching up needed a query of its own (tests): the events read
         #: with the row were missing or incomplete
         self.catch_up_queries = 0
+        #: how many requests tried on the event loop went to the thread pool (WouldBlock)
+        self.loop_fallbacks = 0
         #: called with ``(match_id, next_seq)`` after a write committed
         self.on_commit: list[Callable[[str, int], None]] = []
         #: called with ``(match_id, next_seq, status)`` after a write that changed the status
@@ -102,13 +121,34 @@ class Store:
         """The clock's time as RFC 3339 UTC with milliseconds (a row's timestamps)."""
         return iso_of(self.clock.now())
 
+    # -- running a request ------------------------------------------------------------------
+    async def on_loop(self, call: Callable[[], T], *, write: bool = False) -> T:
+        """``call()`` (a read of a match, or with ``write`` an action on it), on SQLite right
+        here on the event loop — saving the thread pool's hand-off, which cost more than a
+        read — unless it meets anything that could wait or work long there: a per-match lock
+        another thread holds, the process's write lock another thread holds, SQLite's write
+        lock another process holds, a write where only a read was expected (a deadline to
+        settle), a replay. Each raises :class:`WouldBlock` before anything changed, and the
+        call runs again in the thread pool, as it always does on PostgreSQL (every statement
+        a round trip). SQLite readers in WAL mode never wait for a writer."""
+        if self.db.dialect == "sqlite":
+            LOOP.mode = WRITE_ON_LOOP if write else READ_ON_LOOP
+            try:
+                return call()
+            except WouldBlock:
+                self.loop_fallbacks += 1
+            finally:
+                LOOP.mode = 0
+        return await run_in_threadpool(call)
+
     # -- transactions ----------------------------------------------------------------------
     @contextmanager
     def write(self, match_id: str, *, kind: str) -> Iterator[Tx]:
         """A write transaction on the locked match row; the engine it used or started is
         cached after the commit, and any exception discards the cached engine if the
         transaction had started changing it."""
-        with self.cache.lock_for(match_id):
+        loop_guard()
+        with _holding(self.cache.lock_for(match_id)):
             tx: Tx | None = None
             try:
                 with self.db.connect(write=True) as c:
@@ -136,9 +176,13 @@ class Store:
                             params["_payload"] = f"{match_id} {tx.m.next_seq}" + (
                                 f" {tx.m.status}" if restated else ""
                             )
-                            c.execute(_update_for(tuple(changed), True), params).all()
+                            run(c, _update_for(tuple(changed), True), params)
                         else:
-                            c.execute(_update_for(tuple(changed), False), params)
+                            run(c, _update_for(tuple(changed), False), params)
+            except WouldBlock:  # a try on the event loop, before anything changed
+                if tx is not None and tx.dirty:
+                    self.cache.pop(match_id)
+                raise
             except BaseException:
                 if tx is None or tx.dirty:
                     self.cache.pop(match_id)
@@ -158,7 +202,7 @@ class Store:
     def read(self, match_id: str, *, kind: str) -> Iterator[Tx]:
         """A read of one match: a transaction on SQLite; on PostgreSQL autocommit statements
         that agree with the row as read (``Database.connect``)."""
-        with self.cache.lock_for(match_id), self.db.connect(write=False) as c:
+        with _holding(self.cache.lock_for(match_id)), self.db.connect(write=False) as c:
             tx = self._open(c, match_id, kind=kind, lock=False)
             try:
                 yield tx
@@ -184,13 +228,14 @@ class Store:
         them), so catching up costs no extra query."""
         entry = self.cache.get(match_id)
         if entry is None:
-            rows = c.execute(_GET_LOCKED if lock else _GET, {"id": match_id}).all()
+            rows = run(c, _GET_LOCKED if lock else _GET, {"id": match_id})
         else:
-            rows = c.execute(
+            rows = run(
+                c,
                 _GET_WITH_NEW_LOCKED if lock else _GET_WITH_NEW,
                 {"id": match_id, "from_seq": entry.next_seq},
-            ).all()
-        if not rows or rows[0].kind != kind:
+            )
+        if not rows or rows[0][1] != kind:  # MatchRow's second field
             raise NotFound(f"no {what(kind)} with id {match_id!r}")
         if entry is None:
             return Tx(self, c, MatchRow(*rows[0]))
@@ -210,7 +255,7 @@ class Store:
         self, c: Connection, match_id: str, after: int = -1, *, before: int
     ) -> tuple[list[dict[str, Any]], list[str | None]]:
         """:meth:`events_after` with the chain head after each event (v2; None for v1)."""
-        rows = c.execute(_EVENTS_AFTER, {"mid": match_id, "after": after, "before": before}).all()
+        rows = run(c, _EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
         return [json.loads(b) for b, _ in rows], [ch for _, ch in rows]
 
     def server_seed(self, c: Connection, match_id: str) -> bytes:
@@ -227,7 +272,8 @@ class Store:
         seat = self._tokens.get(key)
         if seat is not None:
             return seat
-        found = c.execute(_SEAT_OF_TOKEN, {"mid": match_id, "h": h}).scalar()
+        got = run(c, _SEAT_OF_TOKEN, {"mid": match_id, "h": h})
+        found = got[0][0] if got else None
         if found is None:
             raise Unauthorized("the token is not a seat token of this match")
         self._tokens.put(key, int(found))
@@ -345,6 +391,8 @@ class Tx:
         return self._replay()
 
     def _replay(self) -> Engine:
+        if loop_mode():  # a replay can take a while: not on the event loop
+            raise WouldBlock
         m, store = self.m, self.store
         events = store.events_after(self.c, m.id, before=m.next_seq)
         store.events_read += len(events)
@@ -436,7 +484,7 @@ class Tx:
         if head is not None:
             m.chain = head.hex()
         self.flush()
-        self.c.execute(_INSERT_EVENTS, rows)
+        run_many(self.c, _INSERT_EVENTS, rows)
         self.appended = True
         return out
 

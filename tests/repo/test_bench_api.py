@@ -3,8 +3,11 @@ profile samples split by part of the stack, and the counts per action of a live 
 
 from __future__ import annotations
 
+import json
 import re
+import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 from http_play import GAMES
@@ -54,14 +57,121 @@ def test_profile_samples_split_by_part_and_scaled_to_the_cpu(tmp_path: Path) -> 
 def test_a_live_server_runs_two_transactions_and_six_statements_per_action() -> None:
     """GET state + POST action on a keyed hokm match: one read and one write transaction,
     BEGIN twice, the match row read twice (the second locked, with any new events), the
-    event inserted and the row updated once, one thread-pool hand-off per request. Other
-    threads of the server (the log's checkpointer) may add a statement now and then."""
+    event inserted and the row updated once, no thread-pool hand-off (on SQLite both run on
+    the event loop when their locks are free, and one client's are). Other threads of the
+    server (the log's checkpointer) may add a statement now and then."""
     text = profile_api.counts("hokm", 40, top=5)
     got = {k: float(v) for k, v in re.findall(r"^\| ([^|]+?) \| ([\d.]+) \|$", text, re.M)}
     assert 2.0 <= got["transactions (BEGIN)"] <= 2.2
     assert 2.0 <= got["SQL SELECT"] <= 2.2
     assert 1.0 <= got["SQL INSERT"] <= 1.1
     assert 1.0 <= got["SQL UPDATE"] <= 1.1
-    assert got["thread-pool hand-offs (anyio.to_thread.run_sync)"] == 2.0
+    assert got.get("thread-pool hand-offs (anyio.to_thread.run_sync)", 0.0) == 0.0
     assert 2.0 <= got["json.dumps (JSONEncoder.encode; canonical JSON not counted)"] <= 8.0
     assert "The service without HTTP (hokm, 40 actions" in text
+
+
+# -- the anchors: what someone writes instead of qahwa, never qahwa's own layer -------------
+
+ANCHORS = ("create_raw_app", "create_sqlmodel_app")
+
+
+def test_the_anchors_import_nothing_of_the_service() -> None:
+    """bench/bare_app.py names no module of the service, and importing it (and building both
+    anchors) loads none: an anchor through service/db.py measured qahwa against itself."""
+    import ast
+    import subprocess
+    import sys
+
+    src = Path(__file__).resolve().parents[2] / "bench" / "bare_app.py"
+    tree = ast.parse(src.read_text())
+    names = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+    names += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+    first_party = {"service", "fairness", "games", "qahwa_wire", "qahwa_client", "bench"}
+    assert not [n for n in names if n.split(".")[0] in first_party], names
+    probe = (
+        "import os, sys, tempfile\n"
+        "os.environ['BARE_DATABASE_URL'] = 'sqlite:///' + tempfile.mkdtemp() + '/b.db'\n"
+        "from bench import bare_app\n"
+        "bare_app.create_raw_app(); bare_app.create_sqlmodel_app()\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'service', 'fairness', 'games', 'qahwa_wire'}))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=src.parents[1],
+    )
+    assert out.stdout.strip() == "[]", out.stdout
+
+
+def test_the_anchors_pragmas_are_the_services() -> None:
+    """The floor runs SQLite as the service does: the same pragmas, read back from a
+    connection of each."""
+    import sqlite3
+
+    from bench import bare_app
+    from service.db import Database
+
+    def settings(conn: Any) -> list[Any]:
+        return [
+            conn.execute(f"PRAGMA {p}").fetchone()[0]
+            for p in ("journal_mode", "foreign_keys", "busy_timeout", "synchronous")
+            + ("mmap_size", "cache_size")
+        ]
+
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Database(f"sqlite:///{tmp}/q.db")
+        try:
+            with db.write_engine.connect() as c:
+                theirs = settings(c.connection.dbapi_connection)
+        finally:
+            db.dispose()
+        raw = sqlite3.connect(f"{tmp}/b.db")
+        for p in bare_app.SQLITE_PRAGMAS:
+            raw.execute(p)
+        assert settings(raw) == theirs
+        raw.close()
+
+
+@pytest.mark.parametrize("factory", ANCHORS)
+def test_an_anchor_plays_reads_and_refuses_stale_writes(
+    factory: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each anchor stores what it says: a match, its version bumped once per action with
+    one event each (a stale version gets 409, an unknown match 404), to BARE_ACTIONS."""
+    import sqlite3
+
+    import anyio
+    import httpx
+
+    from bench import bare_app
+
+    monkeypatch.setenv("BARE_DATABASE_URL", f"sqlite:///{tmp_path}/b.db")
+    monkeypatch.setenv("BARE_ACTIONS", "3")
+    app = getattr(bare_app, factory)()
+
+    async def play() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://b") as client:
+            mid = (await client.post("/v1/matches")).json()["match_id"]
+            assert (await client.get("/v1/matches/nope/state")).status_code == 404
+            for v in range(3):
+                view = (await client.get(f"/v1/matches/{mid}/state")).json()
+                assert (view["version"], view["status"]) == (v, "playing")
+                body = {"action": {"type": "go", "n": v}, "version": v}
+                out = (await client.post(f"/v1/matches/{mid}/actions", json=body)).json()
+                assert out["version"] == v + 1
+            assert out["status"] == "finished"
+            stale = await client.post(f"/v1/matches/{mid}/actions", json=body)
+            assert stale.status_code == 409
+
+    anyio.run(play)
+    db = sqlite3.connect(tmp_path / "b.db")
+    assert db.execute("SELECT version FROM bare_matches").fetchall() == [(3,)]
+    events = db.execute("SELECT seq, body FROM bare_events ORDER BY seq").fetchall()
+    assert [(s, json.loads(b)["action"]["n"]) for s, b in events] == [(0, 0), (1, 1), (2, 2)]
+    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    db.close()

@@ -73,9 +73,17 @@ def test_idle_streams_and_long_polls_make_no_queries(server: LiveServer) -> None
         if threading.current_thread().name not in ("qahwa-checkpoint", "qahwa-keys", "qahwa-sweep"):
             queries[0] += 1
 
-    engines = {db._read, db._write}
+    # every statement the driver runs, whichever layer sends it (the store's hot path runs
+    # on the DB-API cursor, below SQLAlchemy's statement events)
+    traced: list[Any] = []
+
+    def checkout(dbapi_conn: Any, *_: Any) -> None:
+        dbapi_conn.set_trace_callback(count)
+        traced.append(dbapi_conn)
+
+    engines = {db._read, db._write, db._read_rows}
     for eng in engines:
-        event.listen(eng, "before_cursor_execute", count)
+        event.listen(eng, "checkout", checkout)
     try:
         with httpx.Client(base_url=server.url, timeout=30) as c:
             mid, seats = _started(c)
@@ -116,6 +124,7 @@ def test_idle_streams_and_long_polls_make_no_queries(server: LiveServer) -> None
             time.sleep(1.5)  # the old code polled the database every 0.2-0.5 s per waiter
             assert queries[0] == before, "idle waiters queried the database"
             _act(c, mid, seats)
+            assert queries[0] > before, "the counting sees no statement at all"
             for t in threads:
                 t.join(timeout=30)
             assert len(streams) == 10 and len(polls) == 10
@@ -123,7 +132,9 @@ def test_idle_streams_and_long_polls_make_no_queries(server: LiveServer) -> None
             assert all(_ids(s)[0] == nxt for s in streams)
     finally:
         for eng in engines:
-            event.remove(eng, "before_cursor_execute", count)
+            event.remove(eng, "checkout", checkout)
+        for conn in traced:
+            conn.set_trace_callback(None)
 
 
 async def _open_streams(host: str, port: int, path: str, n: int) -> list[tuple[Any, Any]]:
