@@ -1,12 +1,6 @@
-"""Game ids → engine classes, and the one function that chooses a match's variant.
-
-Each game module exposes ``ENGINE`` (its rules, dealt from the seeds) and each game with a
-sealed deal a ``games.sealed_<game>`` module with its sealed ``ENGINE``. A *variant* is the
-engine class a match plays, carrying its protocol and its deal, as python-chess's
-``find_variant`` gives a board class: :func:`find_engine` returns it, and every caller
-(the service, ``verify``, the simulators, the page) asks it, never the key or the ruleset
-string, which protocol or deal a match has.
-"""
+"""Game ids → engine classes: :func:`find_engine` chooses a match's variant, the engine class
+carrying its protocol and deal (python-chess's ``find_variant``). Each game module exposes
+``ENGINE``; a game with a sealed deal also ``games.sealed_<game>.ENGINE``."""
 
 from __future__ import annotations
 
@@ -59,7 +53,7 @@ def find_engine(
     protocol: str | FairProtocol | None = None,
 ) -> type[Engine]:
     """The variant class of a match: the engine that plays ``game`` with ``ruleset``'s deal
-    under ``protocol``, carrying both (``cls.PROTOCOL``, ``cls.DEAL``).
+    under ``protocol``, carrying both (``cls.PROTOCOL``, ``cls.PROTOCOL.deal``).
 
     ``ruleset``: a ruleset as asked for, or its JSON string (a stored row's, a transcript's);
     ``protocol``: the name a match's row, records or transcript carry (None: a new match).
@@ -76,8 +70,7 @@ def find_engine(
 
 
 def engine_class(game: str) -> type[Engine]:
-    """The engine class of a game dealt from the seeds under the current protocol
-    (``find_engine(game)``)."""
+    """``find_engine(game)``: the game dealt from the seeds under the current protocol."""
     return find_engine(game)
 
 
