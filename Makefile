@@ -138,6 +138,8 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python scripts/unasync.py --check
+	@$(BIN)/python scripts/branches.py
+	@$(BIN)/python scripts/trace_move.py
 
 # The sync client (qahwa_client/client.py) is generated from the async one (aio.py).
 unasync: $(VENV)/.installed-dev

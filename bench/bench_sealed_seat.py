@@ -21,7 +21,7 @@ from typing import Any
 import sealed
 from fairness import canonical_ruleset
 from games.base import Chance, MatchContext
-from games.registry import engine_for
+from games.registry import find_engine
 from qahwa_client.sealed import SealedSeat
 
 RULES = {"players": 4, "target": 1, "deal": "sealed"}
@@ -30,7 +30,7 @@ MATCHES = 3
 
 def play(seed: int) -> tuple[float, int]:
     """One match: (the four seats' CPU seconds, hands played)."""
-    cls = engine_for("hokm", RULES)
+    cls = find_engine("hokm", RULES)
     parsed = cls.parse_ruleset(RULES)
     mid = f"bench-seat-{seed}"
     key = hashlib.sha512(f"bench seat {seed}".encode()).digest()

@@ -31,7 +31,7 @@ from fairness import (
     match_key,
     new_server_seed,
 )
-from games import Chance, engine_class
+from games import Chance, find_engine
 from service import translog
 from service.db import Database
 from service.store import hash_token, now_iso
@@ -77,7 +77,7 @@ def insert_v1_match(
     ``client_seeds`` (one per seat): the seats gave them and the match started, then random
     legal bots (``random.Random(bots)``) played ``actions`` actions (None: to its end, the
     match finished)."""
-    cls = engine_class(game)
+    cls = find_engine(game, protocol=PROTOCOL)
     parsed = cls.parse_ruleset(raw, protocol=PROTOCOL)
     ruleset, n = canonical_ruleset(parsed), cls.seat_count(parsed)
     kind = "rng" if game == "rng" else "match"
@@ -190,7 +190,7 @@ def _play(
     bots: random.Random,
 ) -> None:
     """Start the match with ``client_seeds`` and play it as v1's service stored it."""
-    cls = engine_class(game)
+    cls = find_engine(game, protocol=PROTOCOL)
     chance = Chance(match_key(seed, mid, game, ruleset, client_seeds))
     engine = cls(cls.parse_ruleset(json.loads(ruleset), protocol=PROTOCOL), chance)
     events: list[dict[str, Any]] = list(chance.take_events())

@@ -65,7 +65,6 @@ from .protocol import (
     FairProtocol,
     UnknownProtocolError,
     protocol_for,
-    protocol_of_key,
     signed_protocol,
 )
 from .v2 import (
@@ -138,7 +137,6 @@ __all__ = [
     "FairProtocol",
     "UnknownProtocolError",
     "protocol_for",
-    "protocol_of_key",
     "signed_protocol",
     "PROTOCOL",
     "PROTOCOL_V2",

@@ -13,7 +13,11 @@ record, a stored row or a protocol string) and then asks it, never ``if v2``:
   no duplicate keys, no floats);
 - what a match of the protocol has: ``signed`` (seats commit and sign, a lock, receipts and
   the event chain: v2 and later), ``timed`` (the ruleset's timing rules), ``end_reasons``,
-  ``key_bytes``.
+  ``key_bytes``, ``deal`` (``seeded``, or ``sealed`` for qahwa-fair/3) and ``records`` (the
+  protocol its commit, lock and stored row name, and K's derivation binds).
+
+An engine class carries its protocol (``Engine.PROTOCOL``): ``games.registry.find_engine``
+chooses the class, and with it the protocol, once per match.
 
 qahwa-fair/1 matches are read-only in the service (they are still verified, forever);
 qahwa-fair/2 is the protocol of every new match. A later version (qahwa-fair/3: sealed
@@ -62,6 +66,11 @@ class FairProtocol:
     end_reasons: ClassVar[tuple[str, ...]]
     #: the items are dealt sealed (qahwa-fair/3): hands hidden even from the operator
     sealed: ClassVar[bool] = False
+    #: the ruleset's ``deal`` (fairness-v3 §9a) a match of this protocol has
+    deal: ClassVar[str] = "seeded"
+    #: the protocol its records (commit, lock), its stored row and K's derivation name: its
+    #: own, but qahwa-fair/3's, whose records are qahwa-fair/2's (fairness-v3 §9a)
+    records: ClassVar[str]
 
     def __repr__(self) -> str:
         return f"<{self.name}>"
@@ -117,7 +126,7 @@ class ProtocolV1(FairProtocol):
     """qahwa-fair/1 (docs/spec/fairness-v1.md): 32-byte seeds, K = HMAC-SHA256 over the
     client seeds; no seat commitments, no signatures per action. Read-only in the service."""
 
-    name = PROTOCOL
+    name = records = PROTOCOL
     version = 1
     seed_bytes = 32
     key_bytes = 32
@@ -149,15 +158,13 @@ class ProtocolV2(FairProtocol):
     """qahwa-fair/2 (docs/spec/fairness-v2.md): 64-byte seeds, each seat commits to a
     (client seed, nonce) pair and signs its actions, K = HMAC-SHA512 (§4)."""
 
-    name = PROTOCOL_V2
+    name = records = PROTOCOL_V2
     version = 2
     seed_bytes = 64
     key_bytes = 64
     signed = True
     timed = True
     end_reasons = ("resigned", "timeout", "expired")
-    #: the name K's derivation binds (§4); a later protocol that keeps v2's records keeps it
-    derivation: ClassVar[str] = PROTOCOL_V2
 
     def match_key(
         self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
@@ -169,7 +176,7 @@ class ProtocolV2(FairProtocol):
             client_seed, nonce = seat
             return client_seed_part(client_seed) + parse_nonce(nonce)
 
-        t = key_input(self.derivation, match_id, game, ruleset, seats, part)
+        t = key_input(self.records, match_id, game, ruleset, seats, part)
         return hmac.new(seed, t, hashlib.sha512).digest()
 
     def seat_input(self, seat: Mapping[str, Any]) -> SeatInput | None:
@@ -190,6 +197,7 @@ class ProtocolV3(ProtocolV2):
     name = PROTOCOL_V3
     version = 3
     sealed = True
+    deal = "sealed"
 
 
 V1 = ProtocolV1()
@@ -235,8 +243,3 @@ def signed_protocol(what: Any) -> bool:
         return protocol_for(what).signed
     except UnknownProtocolError:
         return False
-
-
-def protocol_of_key(key: bytes) -> FairProtocol:
-    """The protocol of a match key by its length: 64 bytes v2, else v1."""
-    return V2 if len(key) == V2.key_bytes else V1

@@ -17,7 +17,7 @@ from .errors import (
     RulesetError,
     UnknownGameError,
 )
-from .registry import GAME_IDS, available_games, engine_class
+from .registry import GAME_IDS, available_games, engine_class, find_engine
 
 __all__ = [
     "GAME_IDS",
@@ -37,5 +37,6 @@ __all__ = [
     "UnknownGameError",
     "available_games",
     "engine_class",
+    "find_engine",
     "replay",
 ]

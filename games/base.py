@@ -10,9 +10,10 @@ An engine is a state machine for one match:
 - ``Engine(ruleset, chance, ctx=None)`` starts the match; every chance event is drawn
   through ``chance`` (a :class:`Chance`), with the labels of fairness-v1.md §5, at the
   moment the rules need it (never ahead of time). The protocol (``engine.proto``, a
-  :class:`fairness.FairProtocol`) is the key's: a 64-byte key is qahwa-fair/2, a 32-byte
-  one qahwa-fair/1. ``ctx`` (a :class:`MatchContext`)
-  carries what v2's fresh rolls check values against.
+  :class:`fairness.FairProtocol`) is the class's ``PROTOCOL``: a game's module class plays
+  qahwa-fair/2, :func:`games.registry.find_engine` gives its qahwa-fair/1 and sealed
+  (qahwa-fair/3) variants; the key must be that protocol's length. ``ctx`` (a
+  :class:`MatchContext`) carries what v2's fresh rolls check values against.
 - ``legal_actions(seat)`` is the complete list of actions that seat may send now, each
   exactly as it would be sent (JSON-ready dicts). Actions whose free parameter cannot be
   listed (live entropy on a roll, a cut position k) are listed in their plain form and
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import functools
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +45,6 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from fairness import CURRENT, V1, FairProtocol, Stream, StreamKey, parse_hex, protocol_for
 from fairness import PROTOCOLS as _PROTOCOLS
-from fairness import protocol_of_key as _protocol_of_key
 
 from .errors import (
     IllegalActionError,
@@ -331,6 +332,9 @@ class Engine(ABC):
     """Base of every game engine (see the module docstring for the contract)."""
 
     game: ClassVar[str]
+    #: the protocol this class's matches are played under (its variant, with its ``deal``:
+    #: :func:`games.registry.find_engine`)
+    PROTOCOL: ClassVar[FairProtocol] = CURRENT
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]]
     #: inclusive (lo, hi) bounds of integer ruleset keys, checked by ``parse_ruleset``
     RULESET_RANGES: ClassVar[Mapping[str, tuple[int, int]]] = {}
@@ -355,6 +359,11 @@ class Engine(ABC):
     def __init__(
         self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
     ) -> None:
+        if len(chance.key) != self.PROTOCOL.key_bytes:
+            raise RulesetError(
+                f"a {self.PROTOCOL.records} match key is {self.PROTOCOL.key_bytes} bytes, "
+                f"got {len(chance.key)}"
+            )
         self.ruleset = dict(ruleset)
         self.chance = chance
         self.ctx = ctx
@@ -369,8 +378,8 @@ class Engine(ABC):
 
     @property
     def proto(self) -> FairProtocol:
-        """The match's protocol: qahwa-fair/2 when the match key is 64 bytes, else /1."""
-        return _protocol_of_key(self.chance.key)
+        """The match's protocol: its class's (:attr:`PROTOCOL`)."""
+        return self.PROTOCOL
 
     @property
     def protocol(self) -> str:
@@ -413,7 +422,7 @@ class Engine(ABC):
         (``live_entropy``); qahwa-fair/1 parses exactly as v1 did.
         """
         proto = check_protocol(protocol)
-        if proto.sealed and not getattr(cls, "SEALED", False):
+        if proto.sealed and not cls.PROTOCOL.sealed:
             raise RulesetError(
                 f"protocol {proto.name} deals sealed (ruleset 'deal': 'sealed'); "
                 f"this engine deals from the seeds (qahwa-fair/2)"
@@ -737,3 +746,21 @@ class Engine(ABC):
             count = len(cards) if isinstance(cards, list) else 0
             return {**event, "action": {"type": "discard", "count": count}, "hidden": True}
         return event
+
+
+E = TypeVar("E", bound=Engine)
+
+
+@functools.cache
+def variant(cls: type[E], protocol: str | FairProtocol) -> type[E]:
+    """``cls`` as a match of ``protocol`` (a row's, a record's or a transcript's name) plays
+    it: ``cls`` itself when ``protocol`` is its ``PROTOCOL`` or the name its records carry
+    (a sealed class and qahwa-fair/2), its qahwa-fair/1 subclass for a current-protocol
+    class and qahwa-fair/1; RulesetError for any other pairing."""
+    proto = check_protocol(protocol)
+    if proto is cls.PROTOCOL or proto.name == cls.PROTOCOL.records:
+        return cls
+    if proto is not V1 or cls.PROTOCOL is not CURRENT:
+        raise RulesetError(f"{cls.__name__} plays {cls.PROTOCOL}, not {proto}")
+    attrs = {"PROTOCOL": V1, "__module__": cls.__module__, "__doc__": cls.__doc__}
+    return type(cls.__name__, (cls,), attrs)

@@ -1,12 +1,18 @@
-"""Game ids → engine classes. Each game module exposes ``ENGINE``."""
+"""Game ids → engine classes: :func:`find_engine` chooses a match's variant, the engine class
+carrying its protocol and deal (python-chess's ``find_variant``). Each game module exposes
+``ENGINE``; a game with a sealed deal also ``games.sealed_<game>.ENGINE``."""
 
 from __future__ import annotations
 
+import functools
 import importlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
-from .base import Engine
+from fairness import CURRENT, V3, FairProtocol
+
+from .base import Engine, check_protocol, variant
 from .errors import RulesetError, UnknownGameError
 
 GAME_IDS: tuple[str, ...] = (
@@ -19,21 +25,6 @@ GAME_IDS: tuple[str, ...] = (
     "mahbusa",
     "rng",
 )
-
-
-def engine_class(game: str) -> type[Engine]:
-    """The engine class for a game id (UnknownGameError for anything else)."""
-    if not isinstance(game, str) or game not in GAME_IDS:
-        raise UnknownGameError(f"unknown game {game!r}; known: {', '.join(GAME_IDS)}")
-    try:
-        module = importlib.import_module(f"games.{game}")
-    except ModuleNotFoundError as exc:
-        if exc.name == f"games.{game}":
-            raise UnknownGameError(f"game {game!r} is not implemented yet") from None
-        raise
-    engine: type[Engine] = module.ENGINE
-    return engine
-
 
 #: the deals a ruleset may name (``"deal"``, fairness-v3 §9a); seeded is the default
 DEALS: tuple[str, ...] = ("seeded", "sealed")
@@ -55,12 +46,55 @@ def deal_of(ruleset: Mapping[str, Any] | None) -> str:
     return deal
 
 
-def engine_for(game: str, ruleset: Mapping[str, Any] | None) -> type[Engine]:
-    """The engine class for a game and a ruleset: the sealed engine when the ruleset says
-    ``"deal": "sealed"`` (RulesetError for a game without one), else :func:`engine_class`."""
-    seeded = engine_class(game)
-    if deal_of(ruleset) == "seeded":
-        return seeded
+def find_engine(
+    game: str,
+    ruleset: str | Mapping[str, Any] | None = None,
+    *,
+    protocol: str | FairProtocol | None = None,
+) -> type[Engine]:
+    """The variant class of a match: the engine that plays ``game`` with ``ruleset``'s deal
+    under ``protocol``, carrying both (``cls.PROTOCOL``, ``cls.PROTOCOL.deal``).
+
+    ``ruleset``: a ruleset as asked for, or its JSON string (a stored row's, a transcript's);
+    ``protocol``: the name a match's row, records or transcript carry (None: a new match).
+    A sealed deal is qahwa-fair/3, whose row and records say qahwa-fair/2 (``V3.records``):
+    both names give the sealed class, whose ``PROTOCOL`` is qahwa-fair/3, the transcript's.
+    UnknownGameError, or RulesetError for a deal the game or protocol does not have.
+    """
+    if not isinstance(game, str) or game not in GAME_IDS:
+        raise UnknownGameError(f"unknown game {game!r}; known: {', '.join(GAME_IDS)}")
+    name = protocol.name if isinstance(protocol, FairProtocol) else protocol
+    if isinstance(ruleset, str):
+        return _of_string(game, ruleset, name)
+    return _find(game, deal_of(ruleset), name)
+
+
+def engine_class(game: str) -> type[Engine]:
+    """``find_engine(game)``: the game dealt from the seeds under the current protocol."""
+    return find_engine(game)
+
+
+@functools.lru_cache(maxsize=256)
+def _of_string(game: str, ruleset: str, protocol: str | None) -> type[Engine]:
+    """A stored or transcript ruleset deals sealed when it is a JSON object whose ``deal`` is
+    ``sealed``; any other string deals from the seeds (its engine's parse refuses it)."""
+    try:
+        parsed = json.loads(ruleset)
+    except ValueError:
+        parsed = None
+    sealed = isinstance(parsed, dict) and parsed.get("deal") == "sealed"
+    return _find(game, "sealed" if sealed else "seeded", protocol)
+
+
+@functools.cache
+def _find(game: str, deal: str, protocol: str | None) -> type[Engine]:
+    proto = CURRENT if protocol is None else check_protocol(protocol)
+    if deal == "seeded":
+        if proto.sealed:
+            raise RulesetError(
+                f"a {proto} match is a sealed match: its ruleset must say 'deal': 'sealed'"
+            )
+        return variant(_load(f"games.{game}", game), proto)
     if game in NO_SEALED_DEAL:
         raise RulesetError(
             f"{game} has no sealed deal: its chance is public dice, nothing is dealt face "
@@ -68,8 +102,18 @@ def engine_for(game: str, ruleset: Mapping[str, Any] | None) -> type[Engine]:
         )
     if game not in SEALED_GAMES:
         raise RulesetError(f"a sealed deal of {game} is not implemented yet")
-    module = importlib.import_module(f"games.sealed_{game}")
-    engine: type[Engine] = module.ENGINE
+    if proto.records != V3.records:
+        raise RulesetError(f"a sealed deal is {V3}: it has no {proto} form")
+    return _load(f"games.sealed_{game}", game)
+
+
+def _load(module: str, game: str) -> type[Engine]:
+    try:
+        engine: type[Engine] = importlib.import_module(module).ENGINE
+    except ModuleNotFoundError as exc:
+        if exc.name == module:
+            raise UnknownGameError(f"game {game!r} is not implemented yet") from None
+        raise
     return engine
 
 
@@ -80,7 +124,7 @@ def available_games() -> list[str]:
         if g == "rng":
             continue
         try:
-            engine_class(g)
+            find_engine(g)
         except UnknownGameError:
             continue
         out.append(g)

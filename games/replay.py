@@ -26,10 +26,9 @@ from fairness import (
     SeedError,
     canonical_json,
     canonical_ruleset,
-    protocol_of_key,
 )
 
-from .base import Chance, Engine, Event, MatchContext, check_protocol
+from .base import Chance, Engine, Event, MatchContext, check_protocol, variant
 from .ends import NoRevealMatch
 from .errors import ActionError, GameError, ReplayError, RulesetError
 
@@ -466,16 +465,15 @@ def replay(
     events and at most one final end event. Raises ReplayError naming the first event that
     differs; ``on_event(event, engine)`` is called for every event once it is checked.
 
-    ``protocol``: the transcript's; when None, the key's length says it (a key is needed then).
+    ``protocol``: the transcript's (or the match row's); ``engine_cls`` becomes its variant of
+    it (:func:`games.base.variant`). When None, ``engine_cls`` carries it (``PROTOCOL``).
 
     Only the games' own errors become a ReplayError; anything else an engine raises is a
     bug in the engine and propagates.
     """
-    if protocol is None:
-        if key is None:
-            raise ValueError("replay without a protocol needs the match key")
-        protocol = protocol_of_key(key)
-    proto = check_protocol(protocol)
+    if protocol is not None:
+        engine_cls = variant(engine_cls, protocol)
+    proto = engine_cls.PROTOCOL
     parsed = parse_transcript_ruleset(engine_cls, ruleset, proto)
     if key is None:
         if not proto.signed:

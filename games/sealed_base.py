@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import PROTOCOL_V3, V2, FairProtocol
+from fairness import PROTOCOL_V3, V2, V3, FairProtocol
 
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError
@@ -53,7 +53,8 @@ class SealedGame(Engine):
 
     #: the ruleset rule that selects a sealed engine (fairness-v3 §9a)
     RULESET_V2_EXTRA: ClassVar[Mapping[str, Any]] = {"deal": "sealed"}
-    SEALED: ClassVar[bool] = True
+    #: a sealed match is qahwa-fair/3 (its records and K qahwa-fair/2's: ``V3.records``)
+    PROTOCOL: ClassVar[FairProtocol] = V3
     #: the game's hands: while sealed, item positions (``str(i)``) rather than codes
     hands: list[list[str]]
 
@@ -69,8 +70,6 @@ class SealedGame(Engine):
         return out
 
     def _sealed_init(self, ctx: MatchContext | None) -> None:
-        if not self.proto.signed:
-            raise RulesetError("a sealed match needs a qahwa-fair/2 match key (64 bytes)")
         if ctx is None or not ctx.match_id:
             raise RulesetError("a sealed match needs its match context (the match id)")
         house = tuple(sorted(set(ctx.house)))

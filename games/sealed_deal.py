@@ -57,7 +57,7 @@ from fairness import V2, FairProtocol
 
 from .base import JSON, Action, Chance, Engine, MatchContext
 from .errors import GameError, ReplayError
-from .registry import engine_for
+from .registry import find_engine
 from .replay import Replayer, parse_transcript_ruleset
 from .sealed_base import SealedGame
 
@@ -76,7 +76,7 @@ class LogChance(Chance):
     kind, arguments and range. A draw the log does not hold yet raises ReplayError."""
 
     def __init__(self) -> None:
-        # a qahwa-fair/2 key's length (what the engine's protocol is read from); never drawn
+        # the length of a sealed match's key (its engine checks it); never drawn
         super().__init__(bytes(64))
         self.log: dict[str, Mapping[str, Any]] = {}
 
@@ -161,8 +161,8 @@ class DealMachine:
         raw = V2.loads(ruleset) if isinstance(ruleset, str) else dict(ruleset)
         if not isinstance(raw, dict):
             raise ReplayError("the ruleset is not a JSON object", kind="ruleset")
-        engine_cls = engine_for(game, raw)
-        if not getattr(engine_cls, "SEALED", False):
+        engine_cls = find_engine(game, raw, protocol=protocol)
+        if not engine_cls.PROTOCOL.sealed:
             raise ReplayError(f"the {game} ruleset deals no sealed hands", kind="ruleset")
         parsed = parse_transcript_ruleset(engine_cls, ruleset, protocol)
         ctx = MatchContext(match_id, tuple(roll_tips), tuple(sorted(set(house))))

@@ -31,7 +31,7 @@ import sealed
 from .base import Action, Chance, Engine, Event, MatchContext
 from .cards import suit
 from .errors import ActionError
-from .registry import engine_for
+from .registry import find_engine
 from .sealed_base import SealedGame
 from .sealed_deal import DealMachine
 from .sealed_seat import SealedSeat
@@ -192,7 +192,7 @@ def play_match(
     cheat). A refused action is recorded and the seat asked again (it then plays honestly);
     a seat that stalls ends the match by its timeout."""
     raw = {**(ruleset or {}), "deal": "sealed"}
-    cls = engine_for(game, raw)
+    cls = find_engine(game, raw)
     parsed = cls.parse_ruleset(raw)
     key = hashlib.sha512(f"qahwa sealed sim key/{seed}".encode()).digest()
     ctx = MatchContext(f"sim-{seed}", house=tuple(house))

@@ -22,7 +22,6 @@ from fairness import (
     CURRENT,
     V1,
     V2,
-    V3,
     FairProtocol,
     canonical_ruleset,
     chain_next,
@@ -36,7 +35,7 @@ from fairness.records import Lock, lock_seats
 
 from .base import Chance, Engine, Event, MatchContext
 from .ends import NoRevealMatch, no_reveal_event, no_reveal_outcome
-from .registry import engine_class, engine_for
+from .registry import find_engine
 from .replay import OnEvent, replay
 
 if TYPE_CHECKING:
@@ -95,16 +94,12 @@ def replay_transcript(doc: Mapping[str, Any], *, on_event: OnEvent | None = None
     """Replay a transcript's events (:func:`games.replay.replay`) with its own protocol,
     key and context. It checks the rules only: signatures, the lock, commitments and the
     chain are the verifier's."""
-    protocol = protocol_for(doc)
-    cls = engine_class(doc["game"])
-    if protocol.sealed:  # a sealed match (fairness-v3 §9a): its ruleset names the deal
-        cls = engine_for(doc["game"], protocol.loads(doc["ruleset"]))
+    cls = find_engine(doc["game"], doc["ruleset"], protocol=protocol_for(doc))
     return replay(
         cls,
         doc["ruleset"],
         transcript_key(doc),
         doc["events"],
-        protocol=V2 if protocol.sealed else protocol,
         ctx=transcript_context(doc),
         on_event=on_event,
     )
@@ -289,8 +284,8 @@ class _Sim:
                 else proto.new_server_seed()
             )
         self.server_seed = server_seed
-        self.cls = engine_class(game) if proto is V1 else engine_for(game, ruleset)
-        self.sealed = bool(getattr(self.cls, "SEALED", False))
+        self.cls = find_engine(game, ruleset, protocol=proto)
+        self.sealed = self.cls.PROTOCOL.sealed
         self.parsed = self.cls.parse_ruleset(dict(ruleset or {}), protocol=proto)
         self.ruleset_str = canonical_ruleset(self.parsed)
         n = self.n = self.cls.seat_count(self.parsed)
@@ -424,7 +419,7 @@ class _Sim:
             result=engine.outcome.to_json(),
             created_at=rfc3339(self.t0),
             ended_at=rfc3339(locked_at),
-            protocol=V3.name if self.sealed else V2.name,
+            protocol=self.cls.PROTOCOL.name,
         )
         if self.signer is not None:
             doc = self.signer.signed(doc)

@@ -20,7 +20,7 @@ from hypothesis import settings
 from fairness import PROTOCOL
 from games.base import V2_RULESET_DEFAULTS, Chance, Engine
 from games.errors import ActionError
-from games.registry import engine_class
+from games.registry import engine_class, find_engine
 from games.replay import Replayer, parse_transcript_ruleset
 from games.transcript import simulate_match, transcript_context, transcript_key
 from verify_cli.core import VERIFIED, verify_document
@@ -200,7 +200,7 @@ def listed_form(action: dict[str, Any]) -> dict[str, Any]:
 
 def transcript_engine(doc: dict[str, Any]) -> Any:
     """A fresh engine of a started match's transcript: its game, ruleset, key and context."""
-    cls = engine_class(doc["game"])
+    cls = find_engine(doc["game"], doc["ruleset"], protocol=doc["protocol"])
     parsed = parse_transcript_ruleset(cls, doc["ruleset"], doc["protocol"])
     key = transcript_key(doc)
     assert key is not None, "a started match has a key"

@@ -249,7 +249,7 @@ class DrawContext:
     def observe(self, ev: dict[str, Any], engine: Any) -> None:
         """Note one replayed event; ``engine`` is the engine as that event left it."""
         etype = ev.get("type")
-        if engine is not None and getattr(engine, "SEALED", False):
+        if engine is not None and engine.proto.sealed:
             self._note_sealed(ev, engine)
         if etype == "chance":
             self.total += 1

@@ -18,14 +18,14 @@ import json
 import re
 from typing import Any
 
-from fairness import PROTOCOL_V3, signed_protocol
+from fairness import signed_protocol
 from games.base import Engine
-from games.errors import GameError, UnknownGameError
-from games.registry import engine_class, engine_for
+from games.errors import GameError
+from games.registry import find_engine
 
 from . import render
 from .inputs import InputError, parse_json
-from .rules import RULES, Progress, V2State, missing_field, parse_ruleset_json
+from .rules import RULES, Progress, V2State, missing_field
 
 _COUNTERS = (
     ("games", re.compile(r"^g(\d+)/")),
@@ -55,31 +55,12 @@ def check_shape(doc: Any) -> type[Engine]:
     if why is not None:
         raise NotATranscript(why)
     try:
-        cls = engine_class(doc["game"])
-    except UnknownGameError as exc:
-        raise NotATranscript(str(exc)) from None
-    return sealed_engine(doc, cls)
-
-
-def sealed_engine(doc: dict[str, Any], cls: type[Engine]) -> type[Engine]:
-    """A qahwa-fair/3 transcript's engine: the sealed one its ruleset names (fairness-v3
-    §9a); a sealed ruleset under another protocol is no transcript either."""
-    ruleset = parse_ruleset_json(doc["ruleset"])
-    sealed = ruleset is not None and ruleset.get("deal") == "sealed"
-    if doc["protocol"] != PROTOCOL_V3:
-        if sealed:
-            raise NotATranscript(
-                f"a sealed deal ('deal': 'sealed') is {PROTOCOL_V3}, not {doc['protocol']}"
-            )
-        return cls
-    if not sealed:
-        raise NotATranscript(
-            f"a {PROTOCOL_V3} transcript is a sealed match: its ruleset must say 'deal': 'sealed'"
-        )
-    try:
-        return engine_for(doc["game"], ruleset)
+        cls = find_engine(doc["game"], doc["ruleset"], protocol=proto)
     except GameError as exc:
         raise NotATranscript(str(exc)) from None
+    if cls.PROTOCOL.name != proto:  # a sealed ruleset under qahwa-fair/2 (fairness-v3 §9a)
+        raise NotATranscript(f"a sealed deal ('deal': 'sealed') is {cls.PROTOCOL}, not {proto}")
+    return cls
 
 
 class Report:

@@ -18,7 +18,6 @@ from ..errors import Conflict, NotFound
 from ..keys import RecordSigner
 from ..kinds import EndReason, Status
 from ..lru import LRU
-from ..sealed import transcript_protocol
 from ..settings import Settings
 from ..store import MatchRow, Store, Tx, dumps
 
@@ -204,5 +203,5 @@ class Core:
             result=json.loads(m.result) if m.result else None,
             created_at=m.created_at,
             ended_at=m.ended_at,
-            protocol=transcript_protocol(m.ruleset),
+            protocol=m.variant.PROTOCOL.name,
         )

@@ -21,7 +21,6 @@ from games.ends import no_reveal_result
 from ..errors import user_errors
 from ..kinds import EndReason, EventType
 from ..models import Heartbeat
-from ..sealed import engine_of
 from ..store import KIND_MATCH, PLAYING, SEATING, MatchRow, Tx
 from ..store.sql import _MATCHES
 from .core import NOT_LOCKED, TURN_SECONDS, Core
@@ -111,7 +110,7 @@ class Deadlines(Core):
         elif reason == EndReason.NO_REVEAL:
             missing = [st.seat for st in tx.seats() if not st.revealed]
             with user_errors():
-                cls = engine_of(m.game, m.ruleset)
+                cls = m.variant
                 parsed = cls.parse_ruleset(json.loads(m.ruleset), protocol=m.proto)
             tx.append([{"type": EventType.END, "reason": EndReason.NO_REVEAL, "seats": missing}])
             self._finish(tx, no_reveal_result(cls, parsed, missing))

@@ -17,7 +17,6 @@ from fairness.records import RecordError, check_seat_signature
 
 from ..errors import Conflict, Invalid, user_errors
 from ..kinds import EndReason, EventType
-from ..sealed import engine_of
 from ..store import FINISHED, KIND_MATCH, SEATING, MatchRow, Tx
 from .core import NOT_LOCKED
 from .deadlines import arm
@@ -120,8 +119,7 @@ class Play(Reads):
             first_seq = m.next_seq
             logged, receipt = self.move(tx, seat, action, sig)
             if m.status != FINISHED:  # as the public log shows them now (GET .../events)
-                cls = engine_of(m.game, m.ruleset)
-                logged = [cls.redact(e) for e in logged]
+                logged = [m.variant.redact(e) for e in logged]
             # the new view, from the engine as committed (sent only after the commit)
             return {
                 "match_id": m.id,

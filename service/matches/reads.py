@@ -14,7 +14,6 @@ from games.transcript import build_transcript
 
 from ..errors import Conflict
 from ..models import Seat
-from ..sealed import deal_of, engine_of
 from ..store import FINISHED, KIND_MATCH, PLAYING, SEATING, MatchRow, Tx, iso_of
 from .deadlines import Deadlines
 
@@ -61,7 +60,7 @@ class Reads(Deadlines):
                 "protocol": m.protocol,
                 "game": m.game,
                 "ruleset": m.ruleset,
-                "deal": deal_of(m.ruleset),
+                "deal": m.variant.PROTOCOL.deal,
                 "commitment": m.commitment,
                 "status": m.status,
                 "version": m.version,
@@ -93,14 +92,14 @@ class Reads(Deadlines):
             }
             if m.result is not None:
                 view["result"] = json.loads(m.result)
-            if deal_of(m.ruleset) == "sealed":  # the table's limits are known at its seating
+            if m.variant.PROTOCOL.sealed:  # the table's limits are known at its seating
                 house = [st.seat for st in rows if st.house]
                 view["sealed"] = {"limits": sealed_limits(m.game, len(rows), house)}
         else:
             view = tx.engine().view(seat)
         view["version"] = m.version
         view["match_id"] = m.id
-        view["deal"] = deal_of(m.ruleset)
+        view["deal"] = m.variant.PROTOCOL.deal
         if m.proto.signed:
             view.update(self._v2_fields(m))
             view["deadline"] = self._deadline(m)
@@ -136,8 +135,7 @@ class Reads(Deadlines):
                 if events_after < m.next_seq - 1:
                     evs = self.store.events_after(tx.c, m.id, events_after, before=m.next_seq)
                 if m.status != FINISHED:
-                    cls = engine_of(m.game, m.ruleset)
-                    evs = [cls.redact(e) for e in evs]
+                    evs = [m.variant.redact(e) for e in evs]
                 view["events"] = evs
             return view
 
@@ -169,8 +167,7 @@ class Reads(Deadlines):
             if after < m.next_seq - 1:
                 evs, chains = self.store.events_and_chains(tx.c, m.id, after, before=m.next_seq)
             if m.status != FINISHED:
-                cls = engine_of(m.game, m.ruleset)
-                evs = [cls.redact(e) for e in evs]
+                evs = [m.variant.redact(e) for e in evs]
             out: dict[str, Any] = {
                 "match_id": m.id,
                 "game": m.game,

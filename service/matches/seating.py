@@ -15,7 +15,6 @@ from typing import Any, NoReturn
 from sqlalchemy import insert
 
 from fairness import (
-    CURRENT,
     ClientSeedError,
     SeedError,
     canonical_ruleset,
@@ -28,11 +27,11 @@ from fairness import (
     seed_commitment,
 )
 from fairness.records import LOCK_SEAT_FIELDS, Commit, Lock, lock_seats
+from games.registry import find_engine
 
 from ..errors import Conflict, Forbidden, Invalid, NotFound, user_errors
 from ..kinds import SeedSource
 from ..models import Seat, ServerSeed
-from ..sealed import deal_of, engine_of
 from ..store import FINISHED, KIND_MATCH, KIND_RNG, SEATING, MatchRow, Tx, dumps, hash_token, iso_of
 from .core import MAX_SECONDS, REVEAL_SECONDS
 from .deadlines import arm
@@ -78,8 +77,9 @@ class Seating(Reads):
         """Create a match (or rng session) of the current protocol and sign its commit record
         (not logged: the lock is, fairness-v2.md §1)."""
         match_id = ("m_" if kind == KIND_MATCH else "r_") + secrets.token_hex(10)
-        seed = CURRENT.new_server_seed()
-        com = CURRENT.commitment(seed)
+        proto = find_engine(game, ruleset).PROTOCOL  # a sealed deal's is qahwa-fair/3
+        seed = proto.new_server_seed()
+        com = proto.commitment(seed)
         tokens = [secrets.token_urlsafe(32) for _ in seats]
         at = self.store.now_iso()
         record = Commit(match_id, game, ruleset, com, tuple(seats), at).sign(self.signer)
@@ -94,7 +94,7 @@ class Seating(Reads):
             record=dumps(record),
             created_at=at,
             last_activity=self.store.clock.now(),
-            protocol=CURRENT.name,
+            protocol=proto.records,
         )
         with self.store.create(row) as tx:
             # plain inserts (the ORM's unit of work cost more than the statements)
@@ -117,10 +117,10 @@ class Seating(Reads):
             )
         out = {
             "match_id": match_id,
-            "protocol": CURRENT.name,
+            "protocol": proto.records,
             "game": game,
             "ruleset": ruleset,
-            "deal": deal_of(ruleset),
+            "deal": proto.deal,
             "commitment": com,
             "created_at": at,
             "status": row.status,
@@ -140,8 +140,8 @@ class Seating(Reads):
         if game == "rng":
             raise Invalid("plain randomness sessions use POST /v1/rng", "unknown_game")
         with user_errors():
-            cls = engine_of(game, ruleset)
-            parsed = cls.parse_ruleset(ruleset or {}, protocol=CURRENT)
+            cls = find_engine(game, ruleset)
+            parsed = cls.parse_ruleset(ruleset or {})
         n = cls.seat_count(parsed)
         if names is None:
             names = [f"Seat {i}" for i in range(n)]

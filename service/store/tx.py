@@ -44,7 +44,6 @@ from ..errors import NotFound, Unauthorized
 from ..kinds import Status
 from ..lru import LRU
 from ..models import Seat
-from ..sealed import engine_of
 from .cache import Cached, EngineCache, catch_up
 from .sql import (
     _EVENTS_AFTER,
@@ -398,14 +397,7 @@ class Tx:
         store.events_read += len(events)
         store.replays += 1
         with stored_steps():  # each sealed step was verified once, before it was stored
-            engine = replay(
-                engine_of(m.game, m.ruleset),
-                m.ruleset,
-                self.key(),
-                events,
-                protocol=m.protocol,
-                ctx=self.context(),
-            )
+            engine = replay(m.variant, m.ruleset, self.key(), events, ctx=self.context())
         store.cache.put(m.id, Cached(m.version, m.next_seq, engine))
         self.current = engine
         return engine
@@ -414,7 +406,7 @@ class Tx:
         """Every seat revealed: K from their seeds and nonces, deal. The caller checks the
         outcome (an engine may end at once) and sets the deadline (v2: v1 is read-only)."""
         m = self.m
-        cls = engine_of(m.game, m.ruleset)
+        cls = m.variant
         chance = Chance(self.key(seats))
         self.dirty = True
         engine = cls(

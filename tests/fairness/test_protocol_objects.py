@@ -18,7 +18,6 @@ from fairness import (
     commitment,
     match_key,
     protocol_for,
-    protocol_of_key,
     signed_protocol,
 )
 from fairness.protocol import FairProtocol, register
@@ -45,7 +44,8 @@ def test_what_each_version_has() -> None:
     assert (V2.seed_bytes, V2.key_bytes, V2.signed, V2.timed) == (64, 64, True, True)
     assert V1.end_reasons == ("resigned", "abandoned")
     assert V2.end_reasons == ("resigned", "timeout", "expired")
-    assert protocol_of_key(bytes(64)) is V2 and protocol_of_key(bytes(32)) is V1
+    assert (V1.records, V2.records, V3.records) == (V1.name, V2.name, V2.name)  # K's and rows'
+    assert (V1.deal, V2.deal, V3.deal) == ("seeded", "seeded", "sealed")
     assert len(V1.new_server_seed()) == 32 and len(V2.new_server_seed()) == 64
 
 

@@ -24,7 +24,7 @@ from games import (
     RulesetError,
     engine_class,
 )
-from games.base import MatchContext, check_keys, int_in, one_of, only_keys
+from games.base import MatchContext, check_keys, int_in, one_of, only_keys, variant
 from games.replay import replay as replay_v2
 from games.rng import RngEngine
 from games.transcript import build_transcript, transcript_key
@@ -166,7 +166,8 @@ def test_outcome_to_json() -> None:
 
 
 def new_session() -> RngEngine:
-    return RngEngine(RngEngine.parse_ruleset({}), Chance(KEY))
+    cls = variant(RngEngine, fairness.V1)  # KEY is a qahwa-fair/1 key
+    return cls(cls.parse_ruleset({}), Chance(KEY))
 
 
 def test_rng_session_draws() -> None:
@@ -342,6 +343,7 @@ class Duel(Engine):
     the higher total wins. ``sloppy`` reuses a label (an engine bug Chance must catch)."""
 
     game: ClassVar[str] = "duel"
+    PROTOCOL = fairness.V1  # the machinery tested here is qahwa-fair/1's
     RULESET_DEFAULTS: ClassVar[Mapping[str, Any]] = {"rolls": 4, "sloppy": False, "teams": False}
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("roll",)
 

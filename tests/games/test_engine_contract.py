@@ -46,7 +46,7 @@ from fairness import (
 from games import GAME_IDS
 from games.base import Chance, Engine, MatchContext
 from games.errors import GameError, MatchOverError, NotYourTurnError
-from games.registry import engine_class
+from games.registry import find_engine
 from games.replay import replay
 from games.transcript import with_roll_value
 
@@ -178,7 +178,7 @@ def check_views(e: Engine) -> None:
 
 
 def play(game: str, ruleset: dict[str, Any], seed: int, protocol: str = PROTOCOL) -> None:
-    cls = engine_class(game)
+    cls = find_engine(game, protocol=protocol)
     parsed = cls.parse_ruleset(ruleset, protocol=protocol)
     n = cls.seat_count(parsed)
     match_id = f"contract-{seed}"
@@ -328,12 +328,12 @@ def sealed_wrongs(action: dict[str, Any], rnd: random.Random) -> Iterator[dict[s
 
 @pytest.mark.parametrize(("game", "ruleset"), SEALED_CASES)
 def test_sealed_matches_keep_the_contract(game: str, ruleset: dict[str, Any]) -> None:
-    from games.registry import engine_for
+    from games.registry import find_engine
     from games.sealed_deal import DealMachine
     from games.sealed_sim import SimSeat
 
     raw = {**ruleset, "deal": "sealed"}
-    cls = engine_for(game, raw)
+    cls = find_engine(game, raw)
     parsed = cls.parse_ruleset(raw)
     n = cls.seat_count(parsed)
     ctx = MatchContext(f"contract-sealed-{game}", house=(n - 1,))

@@ -30,7 +30,7 @@ from games.ends import NoRevealMatch, no_reveal_event, no_reveal_result
 from games.hokm import HokmEngine
 from games.mahbusa import MahbusaEngine
 from games.qahve import QahveEngine
-from games.registry import GAME_IDS, engine_class
+from games.registry import GAME_IDS, engine_class, find_engine
 from games.replay import replay
 from games.tawla import TawlaEngine
 from games.transcript import (
@@ -93,13 +93,17 @@ def test_v2_refuses_live_entropy(game: str) -> None:
         cls.parse_ruleset({}, protocol="qahwa-fair/9")
 
 
-def test_engine_protocol_follows_the_key() -> None:
-    assert (
-        TawlaEngine(TawlaEngine.parse_ruleset({}, protocol=PROTOCOL), Chance(K1)).protocol
-        == PROTOCOL
-    )
+def test_engine_protocol_is_its_class() -> None:
+    tawla1 = find_engine("tawla", protocol=PROTOCOL)
+    assert tawla1(tawla1.parse_ruleset({}, protocol=PROTOCOL), Chance(K1)).protocol == PROTOCOL
+    assert issubclass(tawla1, TawlaEngine) and find_engine("tawla", protocol=PROTOCOL) is tawla1
     e = HokmEngine(HokmEngine.parse_ruleset({}), Chance(K2))
     assert e.protocol == PROTOCOL_V2 and e.ctx is None
+    # a key of another protocol's length is refused, never read as that protocol
+    with pytest.raises(errors.RulesetError, match="qahwa-fair/2 match key is 64 bytes, got 32"):
+        HokmEngine(HokmEngine.parse_ruleset({}), Chance(K1))
+    with pytest.raises(errors.RulesetError, match="qahwa-fair/1 match key is 32 bytes, got 64"):
+        tawla1(tawla1.parse_ruleset({}, protocol=PROTOCOL), Chance(K2))
 
 
 # -- hokm: the drawn cut (§5) ------------------------------------------------------------------
@@ -140,7 +144,8 @@ def test_drawn_cut_for_every_table(players: int) -> None:
 
 
 def test_v1_cut_is_unchanged() -> None:
-    e = HokmEngine(HokmEngine.parse_ruleset({}, protocol=PROTOCOL), Chance(K1))
+    hokm1 = find_engine("hokm", protocol=PROTOCOL)
+    e = hokm1(hokm1.parse_ruleset({}, protocol=PROTOCOL), Chance(K1))
     assert e.legal_actions(e.cutter)[:2] == [{"type": "tap"}, {"type": "cut", "k": 1}]
     assert e.bot_actions(e.cutter) == [{"type": "tap"}]
     with pytest.raises(errors.MalformedActionError):
@@ -413,7 +418,8 @@ def test_played_out_v2_results_have_the_v2_shape_and_v1_keeps_its_own() -> None:
     assert doc["result"]["status"] == "finished" and doc["result"]["forfeited"] == []
     doc1, e1 = simulate_match("rng", seed=1, protocol=PROTOCOL)
     assert "status" not in doc1["result"] and "forfeited" not in doc1["result"]
-    v1 = HokmEngine(HokmEngine.parse_ruleset({}, protocol=PROTOCOL), Chance(K1))
+    hokm1 = find_engine("hokm", protocol=PROTOCOL)
+    v1 = hokm1(hokm1.parse_ruleset({}, protocol=PROTOCOL), Chance(K1))
     with pytest.raises(errors.IllegalActionError):
         v1.end_match("timeout", 0)  # v2's ends are not v1's
     v1.end_match("resigned", 1)

@@ -14,7 +14,10 @@ from games import errors
 from games.base import Chance
 from games.deals import deal_packets, hokm_deal
 from games.hokm import HokmEngine
-from games.registry import engine_class
+from games.registry import engine_class, find_engine
+
+# the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
+HokmEngineV1 = find_engine("hokm", protocol=fairness.V1)
 
 VEC = vector("hokm_deals.json")
 K = bytes.fromhex(VEC["key"])
@@ -23,7 +26,7 @@ K = bytes.fromhex(VEC["key"])
 def make(ruleset: dict[str, Any] | None = None, key: bytes = K) -> HokmEngine:
     """The vectors' deals are uncut: their ruleset is ``"cut": false`` unless a test says
     otherwise (the default ``"cut": true`` with a tap deals the very same cards)."""
-    return HokmEngine(HokmEngine.parse_ruleset({"cut": False, **(ruleset or {})}), Chance(key))
+    return HokmEngineV1(HokmEngine.parse_ruleset({"cut": False, **(ruleset or {})}), Chance(key))
 
 
 def setup_play(
@@ -36,7 +39,7 @@ def setup_play(
     tricks_by_seat: list[int] | None = None,
 ) -> HokmEngine:
     """A scripted situation in the play phase, through the engine's public constructor."""
-    return HokmEngine.position(
+    return HokmEngineV1.position(
         e.ruleset,
         Chance(e.chance.key),
         hands=hands,
@@ -137,7 +140,7 @@ def test_known_answer_deal_for_every_hakem(hakem: int) -> None:
 def test_default_cut_and_a_tap_deal_the_vectors_cards() -> None:
     """The default ruleset cuts, and a tap accepts the deck uncut: the deal is the uncut
     vector's, byte for byte, as under ``"cut": false``."""
-    e = HokmEngine(HokmEngine.parse_ruleset({}), Chance(K))
+    e = HokmEngineV1(HokmEngine.parse_ruleset({}), Chance(K))
     assert e.ruleset["cut"] is True and e.phase == "cut"
     h = e.hakem
     assert e.bot_actions(e.cutter) == [{"type": "tap"}]
@@ -296,7 +299,7 @@ def finish_hand(
     and the chance events the trick's plays drew (the next hand's shuffle, if any)."""
     hands = [["2C"], ["3C"], ["4C"], ["5C"]]
     hands[winner_seat] = ["AS"]
-    e = HokmEngine.position(
+    e = HokmEngineV1.position(
         e.ruleset,
         Chance(e.chance.key),
         hands=hands,
@@ -358,7 +361,7 @@ def test_losing_hakem_passes_to_the_next_seat_and_wraps() -> None:
 def test_hand_ends_at_seven_tricks_with_cards_left() -> None:
     e = make()
     hands = [["2C", "3D"], ["AS", "4D"], ["4C", "5D"], ["5C", "6D"]]
-    e = HokmEngine.position(
+    e = HokmEngineV1.position(
         e.ruleset, Chance(K), hakem=1, hands=hands, trump="S", leader=1, tricks_by_seat=[4, 6, 1, 0]
     )
     for s, c in [(1, "AS"), (2, "4C"), (3, "5C"), (0, "2C")]:
@@ -481,7 +484,7 @@ def test_small_table_known_answers(players: int) -> None:
             assert deal["stock"] == h0[10:]
         assert {str(s): c for s, c in want.items()} == deal["hands"]
     # the engine: first hakem, then a tap deals the vector's hands for that hakem
-    e = HokmEngine(HokmEngine.parse_ruleset({"players": players}), Chance(key))
+    e = HokmEngineV1(HokmEngine.parse_ruleset({"players": players}), Chance(key))
     assert e.hakem == vec["first_hakem"] == vec["first_ace_index"] % players
     assert e.first_hakem_deal == vec["hakem_shuffle"][: vec["first_ace_index"] + 1]
     e.apply(e.cutter, {"type": "tap"})
@@ -500,7 +503,7 @@ def test_small_table_known_answers(players: int) -> None:
 
 def test_two_player_draw_and_discard() -> None:
     key = bytes.fromhex(SMALL["key"])
-    e = HokmEngine(HokmEngine.parse_ruleset({"players": 2, "cut": False}), Chance(key))
+    e = HokmEngineV1(HokmEngine.parse_ruleset({"players": 2, "cut": False}), Chance(key))
     h, o = e.hakem, 1 - e.hakem
     e.apply(h, {"type": "trump", "suit": "S"})
     top, nxt = e.stock[0], e.stock[1]
@@ -549,7 +552,7 @@ def test_three_players_a_6_6_5_hand_is_void_and_kot_counts_every_loser() -> None
     def last_trick(tricks_by_seat: list[int]) -> HokmEngine:
         """Seat 0 (the hakem) leads 2C, 1 takes the trick with AS, 2 plays 3C."""
         hands = [["2C"], ["AS"], ["3C"]]
-        e = HokmEngine.position(
+        e = HokmEngineV1.position(
             rs, Chance(key), hands=hands, trump="S", hakem=0, tricks_by_seat=tricks_by_seat
         )
         for s, c in ((0, "2C"), (1, "AS"), (2, "3C")):

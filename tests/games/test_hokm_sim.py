@@ -18,6 +18,7 @@ from games.cards import suit
 from games.deals import hokm_deck
 from games.errors import ReplayError
 from games.hokm import HokmEngine
+from games.registry import find_engine
 from games.replay import replay
 from games.transcript import replay_transcript, simulate_match, transcript_key
 
@@ -163,7 +164,12 @@ def test_default_ruleset_match_and_resignation_replay() -> None:
     assert e2.outcome is not None and e2.outcome.reason == "resigned"
     assert e2.outcome.winners == (1, 3)
     assert (
-        replay(HokmEngine, doc2["ruleset"], transcript_key(doc2), doc2["events"]).outcome
+        replay(
+            find_engine("hokm", protocol=doc2["protocol"]),
+            doc2["ruleset"],
+            transcript_key(doc2),
+            doc2["events"],
+        ).outcome
         == e2.outcome
     )
     doc2, e2 = simulate_match("hokm", {"cut": True}, seed=3, resign_at=40)
@@ -180,17 +186,17 @@ def test_replay_rejects_a_tampered_transcript() -> None:
         i for i, e in enumerate(events) if e["type"] == "action" and e["action"]["type"] == "play"
     )
     seat = events[i]["seat"]
-    e = replay(HokmEngine, doc["ruleset"], key, events[:i])
+    e = replay(find_engine("hokm", protocol=doc["protocol"]), doc["ruleset"], key, events[:i])
     held = set(e.view(seat)["hand"])
     other = next(c for c in DECK52 if c not in held)
     events[i]["action"] = {"type": "play", "card": other}
     with pytest.raises(ReplayError) as info:
-        replay(HokmEngine, doc["ruleset"], key, events)
+        replay(find_engine("hokm", protocol=doc["protocol"]), doc["ruleset"], key, events)
     assert info.value.seq == i
     events = copy.deepcopy(doc["events"])
     events[1]["result"] = list(reversed(events[1]["result"]))
     with pytest.raises(ReplayError):
-        replay(HokmEngine, doc["ruleset"], key, events)
+        replay(find_engine("hokm", protocol=doc["protocol"]), doc["ruleset"], key, events)
 
 
 def test_a_transcript_of_the_old_three_key_ruleset_still_replays() -> None:
@@ -198,13 +204,14 @@ def test_a_transcript_of_the_old_three_key_ruleset_still_replays() -> None:
     transcript replays as the four-player game it was (``players`` defaults to 4)."""
     old = '{"cut":false,"nars":false,"target":1}'
     key = bytes(range(32))
-    e = HokmEngine(HokmEngine.parse_ruleset(json.loads(old), protocol=PROTOCOL), Chance(key))
+    hokm = find_engine("hokm", protocol=PROTOCOL)
+    e = hokm(hokm.parse_ruleset(json.loads(old), protocol=PROTOCOL), Chance(key))
     events = list(e.chance.take_events())
     bots = random.Random(1)
     while e.outcome is None:
         seat = e.turn
         assert seat is not None
         events += e.apply(seat, bots.choice(e.bot_actions(seat)))
-    again = replay(HokmEngine, old, key, [{"seq": i, **ev} for i, ev in enumerate(events)])
+    again = replay(hokm, old, key, [{"seq": i, **ev} for i, ev in enumerate(events)])
     assert again.outcome == e.outcome and again.n == 4
     assert not [ev for ev in events if ev.get("action", {}).get("type") in ("cut", "tap")]

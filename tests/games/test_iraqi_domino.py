@@ -10,17 +10,21 @@ from typing import Any
 import pytest
 from support import all_views, assert_defaults, fresh_engine, refuses_unlisted, vector
 
-from fairness import Stream, tiles
+from fairness import V1, Stream, tiles
 from games import errors
 from games.iraqi_domino import IraqiDominoEngine, round_to_nearest
+from games.registry import find_engine
 from games.tiles import check_tile_code
+
+# the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
+IraqiDominoEngineV1 = find_engine("iraqi_domino", protocol=V1)
 
 VECTORS = vector("iraqi_domino_deal_v1.json")
 K = bytes.fromhex(VECTORS["key"])
 
 
 def new(players: int = 4, key: bytes = K, **rules: Any) -> IraqiDominoEngine:
-    return fresh_engine(IraqiDominoEngine, key, players=players, **rules)
+    return fresh_engine(IraqiDominoEngineV1, key, players=players, **rules)
 
 
 def setup(
@@ -97,7 +101,7 @@ def test_teams_only_with_four() -> None:
 
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['ruleset']['players']}p")
 def test_vector_deal(case: dict[str, Any]) -> None:
-    eng = fresh_engine(IraqiDominoEngine, K, **case["ruleset"])
+    eng = fresh_engine(IraqiDominoEngineV1, K, **case["ruleset"])
     events = eng.chance.take_events()
     assert [e["label"] for e in events] == [VECTORS["label"]]
     assert events[0]["kind"] == "shuffle"

@@ -14,7 +14,7 @@ from support import ScriptedChance, examples, vector
 from fairness import PROTOCOL, PROTOCOL_V2
 from games.errors import IllegalActionError, MalformedActionError, RulesetError
 from games.mahbusa import PR, MahbusaEngine, legal_turns
-from games.registry import GAME_IDS, engine_class
+from games.registry import GAME_IDS, engine_class, find_engine
 from games.transcript import replay_transcript, simulate_match
 
 VEC = vector("mahbusa_turns.json")
@@ -33,7 +33,8 @@ def board(case: dict[str, Any]) -> list[int]:
 
 def make(**script: list[int]) -> MahbusaEngine:
     labels = {k.replace("_", "/"): v for k, v in script.items()}
-    return MahbusaEngine(MahbusaEngine.parse_ruleset({"match_length": 3}), ScriptedChance(labels))
+    cls = find_engine("mahbusa", protocol=PROTOCOL)  # ScriptedChance's key is qahwa-fair/1's
+    return cls(cls.parse_ruleset({"match_length": 3}), ScriptedChance(labels))
 
 
 def snapshot(e: MahbusaEngine) -> str:

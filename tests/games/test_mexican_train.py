@@ -9,10 +9,14 @@ from typing import Any
 import pytest
 from support import all_views, assert_defaults, fresh_engine, refuses_unlisted, vector
 
-from fairness import parse_items, tiles
+from fairness import V1, parse_items, tiles
 from games import errors
 from games.mexican_train import MexicanTrainEngine, engine_number, hand_size
+from games.registry import find_engine
 from games.tiles import check_tile_code
+
+# the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
+MexicanTrainEngineV1 = find_engine("mexican_train", protocol=V1)
 
 VECTORS = vector("mexican_train_deal_v1.json")
 K = bytes.fromhex(VECTORS["key"])
@@ -21,7 +25,7 @@ PASS = {"type": "pass"}
 
 
 def new(players: int = 4, key: bytes = K, **rules: Any) -> MexicanTrainEngine:
-    return fresh_engine(MexicanTrainEngine, key, players=players, **rules)
+    return fresh_engine(MexicanTrainEngineV1, key, players=players, **rules)
 
 
 def setup(
@@ -92,7 +96,7 @@ def test_engines_and_hand_sizes() -> None:
 
 @pytest.mark.parametrize("case", VECTORS["cases"], ids=lambda c: f"{c['ruleset']['players']}p")
 def test_vector_deal(case: dict[str, Any]) -> None:
-    eng = fresh_engine(MexicanTrainEngine, K, **case["ruleset"])
+    eng = fresh_engine(MexicanTrainEngineV1, K, **case["ruleset"])
     events = eng.chance.take_events()
     assert [e["label"] for e in events] == [VECTORS["label"]]
     result = events[0]["result"]

@@ -10,12 +10,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import all_views, examples, play_randomly
 
-from fairness import tile_code, tiles
+from fairness import V1, tile_code, tiles
 from games.base import Chance
 from games.errors import ActionError
 from games.mexican_train import MexicanTrainEngine
+from games.registry import find_engine
 from games.replay import replay
 from games.transcript import simulate_match, transcript_key
+
+# the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
+MexicanTrainEngineV1 = find_engine("mexican_train", protocol=V1)
 
 ALL = Counter(tiles(12))
 
@@ -48,7 +52,7 @@ def play_out(players: int, rounds: int, blank: int, seed: int) -> MexicanTrainEn
     ruleset = MexicanTrainEngine.parse_ruleset(
         {"players": players, "rounds": rounds, "blank_double": blank}
     )
-    eng = MexicanTrainEngine(ruleset, Chance(seed.to_bytes(32, "big")))
+    eng = MexicanTrainEngineV1(ruleset, Chance(seed.to_bytes(32, "big")))
 
     def before(seat: int, legal: list[Any], step: int) -> None:
         if step % 11 == 0:
@@ -96,7 +100,9 @@ def test_simulated_transcript_replays(players: int, seed: int) -> None:
     labels = [e["label"] for e in doc["events"] if e["type"] == "chance"]
     assert labels == ["r0/shuffle", "r1/shuffle", "r2/shuffle"]
     key = transcript_key(doc)
-    again = replay(MexicanTrainEngine, doc["ruleset"], key, doc["events"])
+    again = replay(
+        find_engine("mexican_train", protocol=doc["protocol"]), doc["ruleset"], key, doc["events"]
+    )
     assert again.outcome == eng.outcome
     assert all_views(again) == all_views(eng)  # type: ignore[arg-type]
     # the public log hides the deals
@@ -121,4 +127,4 @@ def test_replay_rejects_a_changed_train() -> None:
     bad = (events[i]["seat"] + 1) % 3  # another seat's train, unmarked at the start
     events[i] = {**events[i], "action": {**events[i]["action"], "train": bad}}
     with pytest.raises(ValueError, match=f"event {i}"):
-        replay(MexicanTrainEngine, doc["ruleset"], key, events)
+        replay(find_engine("mexican_train", protocol=doc["protocol"]), doc["ruleset"], key, events)

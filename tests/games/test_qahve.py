@@ -8,18 +8,22 @@ from typing import Any
 import pytest
 from support import assert_defaults, rejects, vector
 
-from fairness import DECK_QAHVE
+from fairness import DECK_QAHVE, V1
 from games import errors
 from games.base import Chance
 from games.deals import deal_packets, qahve_deal
 from games.qahve import QahveEngine, hand_points
+from games.registry import find_engine
+
+# the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
+QahveEngineV1 = find_engine("qahve", protocol=V1)
 
 VEC = vector("qahve_deals.json")
 K = bytes.fromhex(VEC["key"])
 
 
 def make(ruleset: dict[str, Any] | None = None, key: bytes = K) -> QahveEngine:
-    return QahveEngine(QahveEngine.parse_ruleset(ruleset or {}), Chance(key))
+    return QahveEngineV1(QahveEngine.parse_ruleset(ruleset or {}), Chance(key))
 
 
 def setup_play(
@@ -36,7 +40,7 @@ def setup_play(
 ) -> QahveEngine:
     """A scripted situation in the play phase, through the engine's public constructor
     (``tricks_done`` tricks already taken, by seat 0 unless ``tricks_by_seat`` says)."""
-    return QahveEngine.position(
+    return QahveEngineV1.position(
         e.ruleset,
         Chance(e.chance.key),
         hands=hands,

@@ -15,13 +15,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples, walk_transcript
 
-from fairness import DECK_QAHVE
+from fairness import DECK_QAHVE, V1
 from games.base import Chance
 from games.cards import is_joker, suit
 from games.errors import ReplayError
 from games.qahve import QahveEngine, hand_points
+from games.registry import find_engine
 from games.replay import replay
 from games.transcript import simulate_match, transcript_key
+
+# the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
+QahveEngineV1 = find_engine("qahve", protocol=V1)
 
 #: the default ruleset as a qahwa-fair/2 transcript carries it: every rule, timing included
 QAHVE_V2_DEFAULT = (
@@ -109,7 +113,12 @@ def test_random_full_matches(seed: int, target: int, min_bid: int) -> None:
         assert not (max(t) >= target and (min(t) < target or t[0] != t[1]))
     walked = walk(doc)
     assert walked.outcome == e.outcome
-    again = replay(QahveEngine, doc["ruleset"], transcript_key(doc), doc["events"])
+    again = replay(
+        find_engine("qahve", protocol=doc["protocol"]),
+        doc["ruleset"],
+        transcript_key(doc),
+        doc["events"],
+    )
     assert again.outcome == e.outcome
     for seat in (None, 0, 1, 2, 3):
         assert again.view(seat) == e.view(seat)
@@ -125,7 +134,12 @@ def test_simulated_partial_matches_replay(seed: int, resign_at: int) -> None:
     check_history(e, doc["events"][0]["result"])
     walked = walk(doc)
     assert walked.outcome == e.outcome
-    again = replay(QahveEngine, doc["ruleset"], transcript_key(doc), doc["events"])
+    again = replay(
+        find_engine("qahve", protocol=doc["protocol"]),
+        doc["ruleset"],
+        transcript_key(doc),
+        doc["events"],
+    )
     assert again.outcome == e.outcome and again.view(None) == e.view(None)
 
 
@@ -137,13 +151,13 @@ def test_replay_rejects_an_illegal_jr() -> None:
     for i, ev in enumerate(events):
         if ev["type"] != "action" or ev["action"]["type"] != "play":
             continue
-        e = replay(QahveEngine, doc["ruleset"], key, events[:i])
+        e = replay(find_engine("qahve", protocol=doc["protocol"]), doc["ruleset"], key, events[:i])
         assert isinstance(e, QahveEngine)
         if "JR" in e.hands[ev["seat"]] and not e.jb_played:
             bad = copy.deepcopy(events)
             bad[i]["action"] = {"type": "play", "card": "JR"}
             with pytest.raises(ReplayError, match="JR may not") as info:
-                replay(QahveEngine, doc["ruleset"], key, bad)
+                replay(find_engine("qahve", protocol=doc["protocol"]), doc["ruleset"], key, bad)
             assert info.value.seq == i
             return
     pytest.fail("no seat held JR before JB in this match")
@@ -156,13 +170,19 @@ def test_a_full_match_to_the_default_501() -> None:
     assert e.outcome is not None and max(e.scores) >= 501
     check_history(e, doc["events"][0]["result"])
     assert (
-        replay(QahveEngine, doc["ruleset"], transcript_key(doc), doc["events"]).outcome == e.outcome
+        replay(
+            find_engine("qahve", protocol=doc["protocol"]),
+            doc["ruleset"],
+            transcript_key(doc),
+            doc["events"],
+        ).outcome
+        == e.outcome
     )
 
 
 def test_bot_actions_are_legal_and_never_empty() -> None:
     for min_bid in (1, 2, 6):
-        e = QahveEngine(QahveEngine.parse_ruleset({"min_bid": min_bid}), Chance(bytes(32)))
+        e = QahveEngineV1(QahveEngine.parse_ruleset({"min_bid": min_bid}), Chance(bytes(32)))
         seat = e.turn
         assert seat is not None
         bot = e.bot_actions(seat)

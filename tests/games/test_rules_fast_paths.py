@@ -18,7 +18,7 @@ from support import transcript_engine
 
 from fairness import DECK52, PROTOCOL, PROTOCOL_V2, canonical_json
 from games import cards, shelem
-from games.base import Chance
+from games.base import Chance, variant
 from games.errors import IllegalActionError, MalformedActionError, ReplayError
 from games.replay import Replayer
 from games.transcript import simulate_match
@@ -77,7 +77,7 @@ def test_card_plays_are_judged_as_by_follow_reason(players: int, seed: int) -> N
     exactly when the plain rule (in hand or on a top, follows suit per follow_reason)
     allows it, and refused without a change otherwise."""
     rng = random.Random(seed)
-    cls = shelem.ShelemEngine
+    cls = variant(shelem.ShelemEngine, PROTOCOL)  # a qahwa-fair/1 key
     eng = cls(
         cls.parse_ruleset({"players": players, "target": 200}),
         Chance(hashlib.sha256(f"plays-{seed}-{players}".encode()).digest()),

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from games.base import Chance, MatchContext
-from games.registry import SEALED_GAMES, engine_for
+from games.registry import SEALED_GAMES, find_engine
 from games.sealed_limits import FULL_DEAL, LIMITS, full_deal, sealed_limits
 from games.sealed_sim import SimSeat
 from qahwa_wire.models import SEALED_LIMITS
@@ -68,7 +68,7 @@ def test_every_sealed_game_has_its_full_deals_and_none_deals_a_whole_deck_to_two
 def dealt_up_to_the_first_play(game: str, ruleset: dict[str, Any]) -> tuple[int, int]:
     """(items dealt to a seat, items of the hand) when the first play is owed."""
     raw = {**ruleset, "deal": "sealed"}
-    cls = engine_for(game, raw)
+    cls = find_engine(game, raw)
     key = hashlib.sha512(f"limits/{game}/{ruleset}".encode()).digest()
     engine = cls(cls.parse_ruleset(raw), Chance(key), MatchContext(f"limits-{game}"))
     seats = [SimSeat(s, f"limits/{game}") for s in range(engine.n_seats)]
@@ -106,7 +106,7 @@ def test_the_full_deals_are_the_engines_own(game: str, ruleset: dict[str, Any]) 
 
 def test_every_sealed_view_carries_the_tables_limits() -> None:
     raw = {"players": 4, "deal": "sealed"}
-    cls = engine_for("hokm", raw)
+    cls = find_engine("hokm", raw)
     engine = cls(cls.parse_ruleset(raw), Chance(bytes(64)), MatchContext("m", house=(1, 2, 3)))
     want = sealed_limits("hokm", 4, (1, 2, 3))
     assert [x["code"] for x in want] == ["house_hands", "one_person_full_deal"]

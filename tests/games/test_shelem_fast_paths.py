@@ -18,11 +18,12 @@ from typing import Any
 
 import pytest
 
-from fairness import DECK52
+from fairness import DECK52, V1
 from games import cards
 from games.base import Action, Chance, only_keys
 from games.cards import sort_hand, suit
 from games.errors import GameError, IllegalActionError
+from games.registry import find_engine
 from games.shelem import (
     TRICK_POINTS,
     TRICKS_PER_HAND,
@@ -32,11 +33,16 @@ from games.shelem import (
 )
 from games.tricks import Phase, Trick, close_trick, follow_reason
 
+# the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
+ShelemEngineV1 = find_engine("shelem", protocol=V1)
+
 ALL_CODES = [*DECK52, "JB", "JR"]
 
 
 class PlainShelem(ShelemEngine):
     """The engine's play, trick and scoring code as it was before its quick paths."""
+
+    PROTOCOL = V1  # these tests' keys are qahwa-fair/1's
 
     #: a plain field, set as each trick closes
     last_trick: dict[str, Any] | None = None  # type: ignore[assignment]
@@ -173,7 +179,7 @@ def play_both(players: int, seed: int, moves: int) -> tuple[int, int, int]:
         if fast is None or plain is None or fast.outcome is not None:
             ended += fast is not None
             key = hashlib.sha256(f"fast-{players}-{seed}-{ended}".encode()).digest()
-            fast, plain = ShelemEngine(ruleset, Chance(key)), PlainShelem(ruleset, Chance(key))
+            fast, plain = ShelemEngineV1(ruleset, Chance(key)), PlainShelem(ruleset, Chance(key))
             assert state(fast) == state(plain)
         seat = fast.turn
         assert seat is not None
@@ -222,7 +228,7 @@ def test_the_quick_trick_winner_is_the_plain_one_on_every_kind_of_trick() -> Non
     rng = random.Random(5)
     ruleset = ShelemEngine.parse_ruleset({"players": 4, "target": 400})
     for i in range(3000):
-        fast = ShelemEngine(ruleset, Chance(bytes(32)))
+        fast = ShelemEngineV1(ruleset, Chance(bytes(32)))
         plain = PlainShelem(ruleset, Chance(bytes(32)))
         leader = rng.randrange(4)
         trump = rng.choice([*cards.SUITS, None])

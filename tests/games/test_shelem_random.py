@@ -12,6 +12,7 @@ from support import examples
 
 from fairness import DECK52
 from games.base import Chance
+from games.registry import find_engine
 from games.replay import replay
 from games.shelem import HAND_POINTS, ShelemEngine, hand_score
 from games.transcript import simulate_match, transcript_key
@@ -120,7 +121,9 @@ def check_match(players: int, target: int, seed: int, resign_at: int = 1500) -> 
     r = redrive(doc)
     assert r.outcome == e.outcome
     key = transcript_key(doc)
-    again = replay(ShelemEngine, doc["ruleset"], key, doc["events"])
+    again = replay(
+        find_engine("shelem", protocol=doc["protocol"]), doc["ruleset"], key, doc["events"]
+    )
     assert again.outcome == e.outcome
     for s in (None, *range(players)):
         assert again.view(s) == e.view(s)

@@ -8,17 +8,21 @@ from typing import Any
 
 import pytest
 
-from fairness import DECK52
+from fairness import DECK52, V1
 from games.base import Chance
 from games.errors import IllegalActionError, NotYourTurnError
+from games.registry import find_engine
 from games.shelem import ShelemEngine, card_points, hand_score
+
+# the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
+ShelemEngineV1 = find_engine("shelem", protocol=V1)
 
 ORDER = "23456789TJQKA"
 
 
 def new(key: int = 1, target: int = 1200) -> ShelemEngine:
     rs = ShelemEngine.parse_ruleset({"players": 2, "target": target})
-    return ShelemEngine(rs, Chance(bytes([key]) * 32))
+    return ShelemEngineV1(rs, Chance(bytes([key]) * 32))
 
 
 def cards_in(view: dict[str, Any]) -> set[str]:

@@ -20,7 +20,7 @@ from games.errors import (
     NotYourTurnError,
     RulesetError,
 )
-from games.registry import engine_class
+from games.registry import engine_class, find_engine
 from games.replay import replay
 from games.tawla import (
     ENGINE,
@@ -33,6 +33,9 @@ from games.tawla import (
     relative_board,
 )
 
+# the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
+TawlaEngineV1 = find_engine("tawla", protocol=fairness.V1)
+
 VECTORS = vector("tawla_positions.json")["positions"]
 KEY = bytes(range(32))
 
@@ -43,7 +46,7 @@ KEY = bytes(range(32))
 def make(ruleset: Mapping[str, Any] | None = None, **script: Sequence[int]) -> TawlaEngine:
     """An engine with scripted dice; keyword ``g0_opening_0=[6, 1]`` is label g0/opening/0."""
     labels = {k.replace("_", "/"): v for k, v in script.items()}
-    return TawlaEngine(
+    return TawlaEngineV1(
         TawlaEngine.parse_ruleset(dict(ruleset or {}), protocol=fairness.PROTOCOL),
         ScriptedChance(labels),
     )
@@ -615,7 +618,7 @@ def test_money_play_jacoby_applies_to_resignations() -> None:
 def test_live_entropy_roll_label_and_validation() -> None:
     parsed = TawlaEngine.parse_ruleset({"live_entropy": True}, protocol=fairness.PROTOCOL)
     chance = Chance(KEY)
-    eng = TawlaEngine(parsed, chance)
+    eng = TawlaEngineV1(parsed, chance)
     log = chance.take_events()
     opener = eng.turn
     assert opener is not None
@@ -637,7 +640,7 @@ def test_live_entropy_roll_label_and_validation() -> None:
     # a transcript carrying the entropy replays to the same match
     log += [{"type": "action", "seat": seat, "action": roll}, *drawn]
     numbered = [{"seq": i, **e} for i, e in enumerate(log)]
-    again = replay(TawlaEngine, fairness.canonical_ruleset(parsed), KEY, numbered)
+    again = replay(TawlaEngineV1, fairness.canonical_ruleset(parsed), KEY, numbered)
     assert again.view(None) == eng.view(None)
     # a plain roll is accepted too (the entropy is optional): label without '|'
     first_move(eng)

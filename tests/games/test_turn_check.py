@@ -21,8 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from support import examples
 
+from fairness import V1
 from games import mahbusa, tawla
-from games.base import Chance
+from games.base import Chance, variant
 from games.tawla import BAR, Board, Turn, TurnTable
 
 DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
@@ -103,7 +104,7 @@ def agree(
 def positions(game: str, seed: int, turns: int) -> list[Board]:
     """Boards of the side on roll met in a random match, one per roll."""
     rng = random.Random(seed)
-    cls = {"tawla": tawla.TawlaEngine, "mahbusa": mahbusa.MahbusaEngine}[game]
+    cls = variant({"tawla": tawla.TawlaEngine, "mahbusa": mahbusa.MahbusaEngine}[game], V1)
     eng = cls(
         cls.parse_ruleset({"match_length": 0, "cube": False}),
         Chance(hashlib.sha256(f"turns-{seed}".encode()).digest()),

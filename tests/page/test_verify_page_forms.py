@@ -32,7 +32,7 @@ from test_verify_page_replay import check
 from fairness import PROTOCOL, deck52
 from games.base import Engine, Event
 from games.hokm import HokmEngine
-from games.registry import engine_class
+from games.registry import find_engine
 from games.replay import replay
 from games.transcript import simulate_match, transcript_key
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
@@ -174,7 +174,8 @@ def truth(doc: dict[str, Any]) -> Truth:
             out.rollers[ev["seq"]] = before  # the seat whose roll action drew it
         now = eng.turn
 
-    replay(engine_class(game), doc["ruleset"], transcript_key(doc), doc["events"], on_event=seen)
+    cls = find_engine(game, doc["ruleset"], protocol=doc["protocol"])
+    replay(cls, doc["ruleset"], transcript_key(doc), doc["events"], on_event=seen)
     return out
 
 

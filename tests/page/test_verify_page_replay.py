@@ -24,7 +24,7 @@ from browser import CHROMIUM, launch, open_page
 from playwright.sync_api import expect
 from test_verify_page import SIGNER, Site, chance_seqs, genuine, v1_key
 
-from games.registry import GAME_IDS, engine_class
+from games.registry import GAME_IDS, find_engine
 from games.replay import replay
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed, source_zip
 
@@ -167,7 +167,8 @@ def _hakem_per_hand(doc: dict[str, Any]) -> dict[int, int]:
         if re.fullmatch(r"h\d+/shuffle", str(ev.get("label"))):
             out[ev["seq"]] = engine.view(None)["hakem"]
 
-    replay(engine_class("hokm"), doc["ruleset"], v1_key(doc), doc["events"], on_event=seen)
+    cls = find_engine("hokm", protocol=doc["protocol"])
+    replay(cls, doc["ruleset"], v1_key(doc), doc["events"], on_event=seen)
     return out
 
 

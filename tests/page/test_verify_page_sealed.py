@@ -471,7 +471,7 @@ import json
 from fairness import canonical_ruleset
 from games.base import MatchContext
 from games.errors import ReplayError
-from games.registry import engine_for
+from games.registry import find_engine
 from games.replay import replay
 from games.sealed_backend import get_backend
 
@@ -480,7 +480,7 @@ def steps(args):
     out = {"backend": type(get_backend()).__name__}
     try:
         e = replay(
-            engine_for(game, ruleset), canonical_ruleset(ruleset), bytes.fromhex(key), events,
+            find_engine(game, ruleset), canonical_ruleset(ruleset), bytes.fromhex(key), events,
             ctx=MatchContext(match_id, house=tuple(house)),
         )
     except ReplayError as exc:

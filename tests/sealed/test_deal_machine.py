@@ -79,11 +79,11 @@ def test_a_seat_refuses_a_step_its_machine_does_not_owe() -> None:
     """Whatever the caller asks (not only what a view says): its key mid-hand, an open step,
     a share step it does not owe, shares of its own items: refused, a dispute each."""
     from games.base import Chance, MatchContext
-    from games.registry import engine_for
+    from games.registry import find_engine
     from games.sealed_sim import SimSeat
     from qahwa_client.sealed import SealedSeat, SealedStepRefused
 
-    cls = engine_for("hokm", {"deal": "sealed"})
+    cls = find_engine("hokm", {"deal": "sealed"})
     parsed = cls.parse_ruleset({"deal": "sealed"})
     e = cls(parsed, Chance(bytes(range(64))), MatchContext("ask"))
     sims = [SimSeat(s, "ask") for s in range(4)]

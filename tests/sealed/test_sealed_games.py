@@ -17,7 +17,7 @@ from support import examples
 from fairness import canonical_ruleset
 from games.base import Chance, MatchContext
 from games.errors import ActionError, IllegalActionError, ReplayError, RulesetError
-from games.registry import deal_of, engine_class, engine_for
+from games.registry import deal_of, engine_class, find_engine
 from games.replay import replay
 from games.sealed_base import SealedGame
 from games.sealed_hand import verify_hand
@@ -64,9 +64,9 @@ def steps(r: SimResult, step: str) -> list[dict[str, Any]]:
 
 # -- the registry and the ruleset ------------------------------------------------------------
 def test_the_ruleset_selects_the_sealed_engine() -> None:
-    assert engine_for("hokm", {"deal": "sealed"}) is SealedHokmEngine
-    assert engine_for("hokm", {}) is engine_class("hokm")
-    assert engine_for("hokm", {"deal": "seeded"}) is engine_class("hokm")
+    assert find_engine("hokm", {"deal": "sealed"}) is SealedHokmEngine
+    assert find_engine("hokm", {}) is engine_class("hokm")
+    assert find_engine("hokm", {"deal": "seeded"}) is engine_class("hokm")
     assert deal_of(None) == "seeded"
     with pytest.raises(RulesetError, match="'deal' must be one of"):
         deal_of({"deal": "secret"})
@@ -75,7 +75,7 @@ def test_the_ruleset_selects_the_sealed_engine() -> None:
 @pytest.mark.parametrize("game", ["tawla", "mahbusa"])
 def test_dice_games_refuse_a_sealed_deal(game: str) -> None:
     with pytest.raises(RulesetError, match=f"{game} has no sealed deal"):
-        engine_for(game, {"deal": "sealed"})
+        find_engine(game, {"deal": "sealed"})
 
 
 def test_a_seeded_ruleset_stays_as_it_was() -> None:
@@ -164,7 +164,7 @@ def test_a_bad_step_is_refused_and_changes_nothing(cheat: str, message: str) -> 
 
 
 def test_a_refused_step_leaves_the_engine_unchanged() -> None:
-    cls = engine_for("hokm", {"deal": "sealed"})
+    cls = find_engine("hokm", {"deal": "sealed"})
     e = cls(cls.parse_ruleset({"deal": "sealed"}), Chance(bytes(range(64))), MatchContext("m1"))
     seats = [SimSeat(s, "unchanged") for s in range(4)]
     for _ in range(4):  # the keys
@@ -225,7 +225,7 @@ def test_a_stalled_deal_is_a_timeout_of_the_seat_that_owes_the_step() -> None:
 
 
 def test_the_owed_step_is_visible_to_every_seat() -> None:
-    cls = engine_for("hokm", {"deal": "sealed"})
+    cls = find_engine("hokm", {"deal": "sealed"})
     e = cls(
         cls.parse_ruleset({"deal": "sealed"}), Chance(bytes(64)), MatchContext("m2", house=(1,))
     )
@@ -310,14 +310,14 @@ def test_an_honest_sealed_shelem_match_plays_and_replays() -> None:
 def test_a_shelem_revoke_forfeits_and_two_player_shelem_has_no_sealed_form() -> None:
     forfeits("shelem", {"target": 100}, "s", 1, "revoke")
     with pytest.raises(RulesetError, match="four players"):
-        engine_for("shelem", {"deal": "sealed"}).parse_ruleset({"deal": "sealed", "players": 2})
+        find_engine("shelem", {"deal": "sealed"}).parse_ruleset({"deal": "sealed", "players": 2})
 
 
 # -- tampering, property-tested --------------------------------------------------------------
 @functools.cache
 def _at_step(step: str) -> tuple[Any, SimSeat, dict[str, Any]]:
     """A sealed hokm engine at the first ``step`` owed, the seat owing it and its honest step."""
-    cls = engine_for("hokm", {"deal": "sealed"})
+    cls = find_engine("hokm", {"deal": "sealed"})
     e = cls(cls.parse_ruleset({"deal": "sealed"}), Chance(bytes(range(64))), MatchContext("tp"))
     seats = [SimSeat(s, "tamper") for s in range(4)]
     while True:
@@ -378,7 +378,7 @@ def test_a_seat_learns_its_hand_from_the_log_and_refuses_a_forged_step() -> None
     from qahwa_client.errors import ClientError
     from qahwa_client.sealed import SealedSeat, SealedStepRefused
 
-    cls = engine_for("hokm", {"deal": "sealed"})
+    cls = find_engine("hokm", {"deal": "sealed"})
     parsed = cls.parse_ruleset({"deal": "sealed"})
     e = cls(parsed, Chance(bytes(range(64))), MatchContext("log"))
     seats = [SimSeat(s, "log") for s in range(4)]

@@ -97,7 +97,6 @@ FAIRNESS_ALL = {
     # qahwa-fair/3: sealed deals (docs/spec/fairness-v3.md §9a)
     "UnknownProtocolError",
     "protocol_for",
-    "protocol_of_key",
     "signed_protocol",
 }
 
@@ -119,6 +118,8 @@ GAMES_ALL = {
     "UnknownGameError",
     "available_games",
     "engine_class",
+    # the variant of a match: its engine class with its protocol and deal (issue 48)
+    "find_engine",
     "replay",
 }
 

@@ -26,7 +26,7 @@ from test_verify_cli_helpers import SIGNER, any_match, games_and_rng, keys_doc, 
 from fairness import PROTOCOL, canonical_ruleset, commitment, match_key, new_server_seed
 from games.base import Chance
 from games.errors import ActionError, GameError
-from games.registry import engine_class
+from games.registry import find_engine
 from games.transcript import build_transcript, simulate_match
 from verify_cli.demo import run_demo
 from verify_cli.main import app
@@ -45,7 +45,7 @@ class FakeApi:
     # -- match life ------------------------------------------------------------------------
     def create(self, body: dict[str, Any], rng: bool = False) -> dict[str, Any]:
         game = "rng" if rng else body["game"]
-        cls = engine_class(game)
+        cls = find_engine(game, protocol=PROTOCOL)
         parsed = cls.parse_ruleset(body.get("ruleset") or {}, protocol=PROTOCOL)
         n = cls.seat_count(parsed)
         names = [s.get("name") for s in body.get("seats", [])] if not rng else ["session"]

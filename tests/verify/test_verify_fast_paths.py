@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from fairness import PROTOCOL, match_key, parse_server_seed
-from games.registry import available_games, engine_class
+from games.registry import available_games, find_engine
 from games.replay import replay
 from games.transcript import simulate_match
 from verify_cli import render
@@ -85,7 +85,8 @@ def lines(ctx_cls: type[render.DrawContext], doc: dict[str, Any]) -> list[dict[s
         parse_server_seed(doc["server_seed"]), doc["match_id"], doc["game"], doc["ruleset"], seeds
     )
     ctx = ctx_cls(doc)
-    replay(engine_class(doc["game"]), doc["ruleset"], key, doc["events"], on_event=ctx.observe)
+    cls = find_engine(doc["game"], protocol=doc["protocol"])
+    replay(cls, doc["ruleset"], key, doc["events"], on_event=ctx.observe)
     return [
         {**line, "info": info} for line, (_, info) in zip(ctx.lines(None), ctx.entries, strict=True)
     ]

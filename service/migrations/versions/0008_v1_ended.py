@@ -60,7 +60,7 @@ def upgrade() -> None:
 def _end(conn: sa.Connection, master: bytes, row: Any) -> None:
     from fairness import V1 as PROTOCOL_V1
     from fairness import SecretBox, new_client_seed
-    from games import Chance, engine_class
+    from games import Chance, find_engine
     from games.replay import replay
 
     mid, game, ruleset, status, next_seq, version = row
@@ -85,7 +85,7 @@ def _end(conn: sa.Connection, master: bytes, row: Any) -> None:
             )
         client_seeds.append(client_seed)
     key = PROTOCOL_V1.match_key(seed, mid, game, ruleset, client_seeds)
-    cls = engine_class(game)
+    cls = find_engine(game, protocol=PROTOCOL_V1)
     now = _now_iso()
     started: str | None = None
     if status == "seating":
