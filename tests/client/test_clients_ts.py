@@ -179,6 +179,7 @@ def verify(*args: str) -> Any:
     return CliRunner().invoke(verify_app, list(args), catch_exceptions=False)
 
 
+@pytest.mark.slow
 def test_every_game_and_form_against_a_real_server(built: Path, tmp_path: Path) -> None:
     """Every transcript passes ``verify`` (with the server as log source: the lock is in its
     log) and every seat's export passes ``verify --seat N --client-seed S --nonce HEX
@@ -280,6 +281,7 @@ def test_the_hostile_servers_of_the_conformance_suite(built: Path) -> None:
         assert all(f.told == f.tamper or not f.sent for f in hub.fakes.values())
 
 
+@pytest.mark.slow
 def test_the_readmes_node_example_plays_a_match(tmp_path: Path) -> None:
     """clients/ts/README.md as an operator's web developer follows it: the package built
     (``npm run build``), ``npm install`` of the folder in a new project (offline: it links
@@ -306,6 +308,7 @@ def test_the_readmes_node_example_plays_a_match(tmp_path: Path) -> None:
     assert len(list((app / "seats").iterdir())) >= 2  # both seats kept in FileStorage
 
 
+@pytest.mark.slow
 def test_the_witness_stops_mid_play_and_seats_play_on(built: Path, tmp_path: Path) -> None:
     """Issue 49: the server's only witness stops for real in the middle of play; seats that
     pin no witness play the match under way and a new one to the end, seats whose player

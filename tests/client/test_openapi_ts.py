@@ -162,6 +162,7 @@ def test_the_types_refuse_what_the_server_refuses(project: Path) -> None:
         assert "error TS" in proc.stdout, proc.stdout
 
 
+@pytest.mark.slow
 @needs_npm
 def test_the_compiled_program_plays_every_game(project: Path) -> None:
     out = project / "out"

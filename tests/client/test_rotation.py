@@ -105,6 +105,7 @@ class Rotations:
         return counted
 
 
+@pytest.mark.slow
 def test_the_bot_plays_through_two_rotations_and_every_file_verifies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -380,6 +381,7 @@ def test_the_ts_node_client_plays_through_two_rotations(ts_build: Path, tmp_path
 
 
 # -- issue 49's target --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_eight_clients_play_through_two_rotations_without_an_error() -> None:
     """``python -m bench rotation``'s measurement: 8 clients play on one server while its key
     rotates twice (at fixed counts of actions): no client error, no transcript that fails

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from click.testing import CliRunner
 from deploy_support import fresh_pg, needs_pg, qahwa_keys, rng_session, running_witness, verify
 from live_server import Serve, deployment_env
@@ -192,6 +193,7 @@ def test_new_log_from_index_0_on_one_sqlite_host(tmp_path: Path) -> None:
     scenario(tmp_path, f"sqlite:///{tmp_path / 'q.db'}", hosts=1)
 
 
+@pytest.mark.slow
 @needs_pg
 def test_new_log_from_index_0_on_two_postgresql_hosts(tmp_path: Path) -> None:
     scenario(tmp_path, fresh_pg("shards"), hosts=2)

@@ -64,6 +64,7 @@ def verified(url: str, doc: dict[str, Any], tmp: Any, name: str) -> str:
     return res.output
 
 
+@pytest.mark.slow
 def test_python_seats_play_on_when_the_witness_stops_mid_play(tmp_path: Any) -> None:
     log = new_log()
     with (

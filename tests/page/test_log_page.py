@@ -49,6 +49,7 @@ def log_row(page: Any, base: str, url: str) -> tuple[str, str]:
     return str(page.get_attribute(row, "data-status")), page.inner_text(row)
 
 
+@pytest.mark.slow
 def test_log_row_inclusion_and_fork(page: Any) -> None:
     with tempfile.TemporaryDirectory(prefix="qahwa-logpage-") as d:
         tmp = Path(d)

@@ -25,6 +25,7 @@ from test_play_page import downloaded, see_the_verdict, touch, verify_cli
 from test_rotation import SERVER, rotate
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_person_plays_through_two_rotations_and_the_downloads_verify(
     browser: Any, tmp_path: Path

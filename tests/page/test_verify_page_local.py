@@ -136,6 +136,7 @@ def _check(page: Any, doc: dict[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in rows}
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
 def test_the_local_page_replays_the_rules_and_rejects_a_forged_winner() -> None:
@@ -200,6 +201,7 @@ def test_the_verify_api_is_the_page_verdict(runtime: bool) -> None:
             assert page.js_errors == []
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
 def test_a_saved_tlog_proof_checks_the_log_row_offline(tmp_path: Path) -> None:

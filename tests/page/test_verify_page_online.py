@@ -72,6 +72,7 @@ def test_the_page_passes_a_genuine_sealed_match(
     assert verdict != "fail", text
 
 
+@pytest.mark.slow
 def test_the_page_fails_made_up_transcripts_across_the_deal(browser: Any, srv: LiveServer) -> None:
     svc: MatchService = srv.app.state.service
     sealed = played(srv, "hokm", SEALED_HOKM, seed=6)
@@ -87,6 +88,7 @@ def test_the_page_fails_made_up_transcripts_across_the_deal(browser: Any, srv: L
     assert verdict == "fail"
 
 
+@pytest.mark.slow
 def test_the_page_fails_a_cut_short_resigned_transcript(browser: Any, srv: LiveServer) -> None:
     svc: MatchService = srv.app.state.service
     doc = played(srv, "tawla", {"match_length": 1, "turn_seconds": 60}, seed=2)

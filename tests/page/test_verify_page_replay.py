@@ -197,6 +197,7 @@ def test_rules_rows_in_arabic_and_persian(page: Any, site: Site) -> None:
     assert page.evaluate("document.documentElement.dir") == "ltr"
 
 
+@pytest.mark.slow
 def test_no_request_leaves_the_origin_and_reloads_are_warm(browser: Any, site: Site) -> None:
     doc = genuine("tawla", seed=11)
     mid = site.add(doc)

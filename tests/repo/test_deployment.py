@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from deploy_support import (
     fresh_pg,
     needs_pg,
@@ -109,6 +110,7 @@ class Load:
 
 
 # -- one log, two hosts --------------------------------------------------------------------------
+@pytest.mark.slow
 @needs_pg
 def test_two_hosts_serve_one_log_that_the_witness_cosigns_and_the_monitor_audits(
     tmp_path: Path, witness: WitnessServer
@@ -276,6 +278,7 @@ def _in_force(url: str, key_id: str) -> bool:
     return bool(listed[key_id]["current"])
 
 
+@pytest.mark.slow
 def test_rotation_is_staged_then_switched_without_a_restart(tmp_path: Path) -> None:
     with LiveServer(key_poll_seconds=0.2, create_rate_per_minute=100_000) as srv:
         env = {"QAHWA_DATA_DIR": str(srv.settings.data_dir)}
@@ -287,6 +290,7 @@ def test_rotation_is_staged_then_switched_without_a_restart(tmp_path: Path) -> N
         _check_rotation([srv.url], rotate, tmp_path)
 
 
+@pytest.mark.slow
 @needs_pg
 def test_rotation_under_load_on_two_hosts(tmp_path: Path) -> None:
     url = fresh_pg("deploy_rotate")

@@ -83,6 +83,7 @@ def _play(
 @pytest.mark.parametrize(
     "backend", ["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
 )
+@pytest.mark.slow
 def test_match_alternating_between_two_processes(tmp_path: Path, backend: str) -> None:
     assert GAME is not None
     a, b = _pair(tmp_path, _url(backend, tmp_path))

@@ -75,6 +75,7 @@ def test_cli_and_json_name_the_path_with_whole_values(v2: bool, tmp_path: Path) 
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's /usr/bin/chromium")
 def test_the_page_shows_the_same_lines() -> None:

@@ -327,6 +327,7 @@ def _verdict(page: Any, fields: dict[str, str], src: str = "id") -> tuple[str, d
     return str(page.get_attribute("#verdict", "data-verdict")), {str(k): str(v) for k, v in rows}
 
 
+@pytest.mark.slow
 @needs_chromium
 def test_the_players_own_page_verifies_a_real_match_from_the_operators_url(
     fresh: Path, server: LiveServer, tmp_path: Path
