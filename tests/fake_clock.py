@@ -41,3 +41,24 @@ class FakeClock:
     def set(self, when: float) -> None:
         """Move ``now()`` to ``when`` (epoch seconds, not earlier than now)."""
         self.advance(when - self.now())
+
+
+class RunningClock(FakeClock):
+    """The machine's time plus what the test added by :meth:`advance` (or :meth:`set`): a
+    server that clients on the real clock play against for a long while (a rotation test),
+    whose time must neither stand still nor drift from theirs beyond what the test moved."""
+
+    def __init__(self) -> None:
+        super().__init__(0.0)
+        self._mono = 0.0
+
+    def now(self) -> float:
+        with self._guard:
+            return time.time() + self._now
+
+    def monotonic(self) -> float:
+        with self._guard:
+            return time.monotonic() + self._mono
+
+    def step_back(self, seconds: float) -> None:
+        raise NotImplementedError("a running clock only moves forward")

@@ -5,8 +5,10 @@ listed in ``/v1/keys`` and pushed on the event stream. A conforming client that 
 record signed by a key it does not trust yet takes the key only through an announcement
 signed by a key it trusts, and plays on; a forged announcement is refused and kept.
 
-The server runs on a fake clock (tests/fake_clock.py): the rotation is staged and the new
-key takes over when the test moves the clock, at chosen points of the match.
+The server runs on a clock the test moves ahead (tests/fake_clock.py's RunningClock: the
+machine's time plus the test's steps, so that clients on the real clock stay within its
+skew however long the match takes): the rotation is staged and the new key takes over when
+the test moves the clock, at chosen points of the match (or earlier, as time passes).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fake_clock import FakeClock
+from fake_clock import RunningClock
 from live_server import LiveServer
 
 from fairness import Signer
@@ -99,7 +101,7 @@ class Rotations:
                 self.staged.append(rotate(self.srv, 4))
             elif step == "switch":
                 assert self.srv.clock is not None
-                self.srv.clock.advance(5)  # FakeClock
+                self.srv.clock.advance(5)  # past the key's activation
             return send(client, *args, **kw)
 
         return counted
@@ -110,7 +112,7 @@ def test_the_bot_plays_through_two_rotations_and_every_file_verifies(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     plan = {6: "rotate", 12: "switch", 30: "rotate", 40: "switch"}
-    clock = FakeClock()
+    clock = RunningClock()
     with LiveServer(clock=clock, **SERVER) as srv:
         with Client(srv.url) as qc0:
             pinned = qc0.keys()
@@ -160,7 +162,7 @@ def test_the_bot_plays_through_two_rotations_and_every_file_verifies(
 
 
 def test_the_next_key_is_announced_in_v1_keys_and_on_the_stream() -> None:
-    clock = FakeClock()
+    clock = RunningClock()
     with LiveServer(clock=clock, **SERVER) as srv, Client(srv.url) as qc:
         [old] = qc.keys().keys
         assert old.announcements == []
@@ -250,7 +252,7 @@ def test_announcements_chain_and_forgeries_are_refused() -> None:
 def test_a_forged_announcement_is_refused_and_kept_as_a_dispute(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    clock = FakeClock()
+    clock = RunningClock()
     with LiveServer(clock=clock, **SERVER) as srv, Client(srv.url) as qc:
         match = qc.create_match("tawla", {"match_length": 1})
         match.start()
@@ -328,7 +330,7 @@ def test_the_ts_node_client_plays_through_two_rotations(ts_build: Path, tmp_path
 
     assert NODE is not None
     build = ts_build
-    clock = FakeClock()
+    clock = RunningClock()
     out = tmp_path / "out"
     with LiveServer(clock=clock, **SERVER) as srv:
         with Client(srv.url) as qc0:

@@ -4,7 +4,7 @@ The page's client (clients/ts) and the house bot (service/house.py, the Python c
 each new key through its announcement and play on: no error on the page, every request of
 the seat receipted, and the downloaded transcript and seat.json pass ``verify --seat``.
 
-The server runs on a fake clock: each key is staged, then takes over when the test moves
+The server runs on a clock the test moves ahead (RunningClock): each key is staged, then takes over when the test moves
 the clock, at chosen clicks.
 """
 
@@ -19,7 +19,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 from browser import open_page
-from fake_clock import FakeClock
+from fake_clock import RunningClock
 from live_server import LiveServer
 from test_play_page import downloaded, see_the_verdict, touch, verify_cli
 from test_rotation import SERVER, rotate
@@ -30,7 +30,7 @@ from test_rotation import SERVER, rotate
 def test_a_person_plays_through_two_rotations_and_the_downloads_verify(
     browser: Any, tmp_path: Path
 ) -> None:
-    clock = FakeClock()
+    clock = RunningClock()
     plan = {3: "rotate", 8: "switch", 12: "rotate", 16: "switch"}
     with LiveServer(clock=clock, **SERVER) as srv:
         [first] = httpx.get(srv.url + "/v1/keys").json()["keys"]
