@@ -219,3 +219,12 @@ test("src/verify/receipts: a seat file's receipts and heads against a transcript
   const forged = { ...rec("receipt", 0, events[0]!.at), signature: { alg: "ed25519", key_id: "k", value: "y" } };
   assert.equal((await checkReceipts([parseRaw(JSON.stringify(forged))], t)).m.key, "rc_sig");
 });
+
+test("src/bytes utf8 refuses a lone surrogate (Python cannot encode one; the platform's encoder would hash U+FFFD)", async () => {
+  const { utf8 } = await import("../src/bytes.js");
+  const { seedCommitment } = await import("../src/fair.js");
+  assert.throws(() => utf8("a\uD800b"), /lone surrogate/);
+  assert.throws(() => utf8("\uDC00"), /lone surrogate/);
+  assert.deepEqual([...utf8("\uD83D\uDE00")], [0xf0, 0x9f, 0x98, 0x80]);
+  await assert.rejects(seedCommitment("m\uD800", 0, new Uint8Array(32), "seed"), /lone surrogate/);
+});
