@@ -34,7 +34,7 @@ SERVER_COMPILE = $(COMPILE) -c requirements/verify.txt --no-emit-package qahwa-v
 EDITABLE = PYTHONWARNINGS="ignore:Editable installation" $(PIP) install -q --no-deps \
 	--no-build-isolation
 
-.PHONY: serve test bench bench-api profile-api lint unasync play-js sealed-js verify-js ts-types demo clean \
+.PHONY: serve test bench bench-api profile-api lint unasync play-js verify-js ts-types demo clean \
 	lock lock-upgrade pyodide \
 	verifier-dist certify
 
@@ -104,14 +104,9 @@ bench-api: $(VENV)/.installed-dev
 play-js:
 	cd clients/ts && npm ci --no-audit --no-fund && npm run build:play
 
-# qahwa_page/static/sealed-lib.js, the verify page's @noble/curves + @noble/hashes for sealed
-# (qahwa-fair/3) transcripts, bundled from clients/ts/page/sealed-lib.js by the locked esbuild;
-# committed (tests/page/test_verify_page_sealed.py fails when it differs from a fresh build).
-sealed-js:
-	cd clients/ts && npm ci --no-audit --no-fund && npm run build:sealed
-
 # qahwa_page/static/verify.js, merkle.js, verify-worker.js and sealed-verify.js: the verify page's
-# scripts, bundles of clients/ts (src/ and page/, one TypeScript core) by the locked esbuild;
+# scripts, bundles of clients/ts (src/ and page/, one TypeScript core; sealed-verify.js carries
+# src/sealed's cryptography with the locked @noble/curves and @noble/hashes) by the locked esbuild;
 # committed (tests/page/test_verify_page_bundles.py fails when one differs from a fresh build).
 verify-js:
 	cd clients/ts && npm ci --no-audit --no-fund && npm run build:verify

@@ -27,8 +27,7 @@ PLAIN_FILES: dict[str, str] = {
     "verify.html": "text/html; charset=utf-8",
     "merkle.js": "text/javascript; charset=utf-8",
     "verify.js": "text/javascript; charset=utf-8",
-    # qahwa-fair/3: the vendored @noble libraries and the verifier the worker loads for them
-    "sealed-lib.js": "text/javascript; charset=utf-8",
+    # qahwa-fair/3: the verifier (with the @noble libraries it runs on) the worker loads for them
     "sealed-verify.js": "text/javascript; charset=utf-8",
 }
 #: the error code of an API path here (the page reads it: qahwa_page/static/verify.html)

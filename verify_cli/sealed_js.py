@@ -1,9 +1,10 @@
 """The verify page's backend for sealed deals (``games.sealed_backend``): the checks of
-``qahwa_page/static/sealed-verify.js`` (over the vendored @noble/curves), called from Pyodide,
+``qahwa_page/static/sealed-verify.js`` (clients/ts's sealed cryptography over @noble/curves,
+one bundle), called from Pyodide,
 where ``rbcl`` (the CLI's backend, libsodium) does not exist.
 
-The page's worker (``qahwa_page/static/verify-worker.js``) loads the vendored libraries and the
-verifier only for qahwa-fair/3 transcripts, publishes ``jsonBackend(sealedVerifier(lib))`` as
+The page's worker (``qahwa_page/static/verify-worker.js``) loads the verifier only for
+qahwa-fair/3 transcripts, publishes its ``jsonBackend()`` as
 the worker's global ``qahwaSealed`` and then calls :func:`install`. Every call crosses as JSON
 (bytes as lowercase hex): ``qahwaSealed.run(kind, args)`` answers ``{"ok": true, "value"}`` or
 ``{"ok": false, "error"}`` (the JavaScript verifier's SealedError message, which is the

@@ -1,11 +1,11 @@
 """The verify page's sealed-deal verification (qahwa-fair/3): the crypto backend interface
 (games/sealed_backend.py), its JavaScript implementation for Pyodide (verify_cli/sealed_js.py →
-qahwa_page/static/sealed-verify.js over the vendored qahwa_page/static/sealed-lib.js), and the
-page's worker loading it.
+qahwa_page/static/sealed-verify.js: clients/ts's sealed cryptography, with the @noble/curves
+it runs on, in one bundle), and the page's worker loading it.
 
-- The vendored bundle is a fresh build of clients/ts/page/sealed-lib.js by the locked esbuild,
-  from @noble/curves and @noble/hashes locked with integrity hashes (the versions
-  tests/sealed/test_sealed_js.py cross-checks against ``sealed``).
+- The bundle is small enough for a page and self-contained (its freshness:
+  tests/page/test_verify_page_bundles.py; its agreement with ``sealed``:
+  tests/sealed/test_sealed_js.py).
 - Under node, the JavaScript backend (through the very Python class the page uses) and the
   rbcl one give the same verdict and the same words, call by call and for whole hands, on a
   genuine hand and on hands with one byte or field changed.
@@ -13,7 +13,7 @@ page's worker loading it.
   JavaScript backend installed as the worker does it: a genuine sealed hokm hand verifies (and
   opens to the cards its owners learnt), one changed proof byte fails with the CLI's words.
 
-Skips only without node/npm or chromium or the Pyodide runtime (failures under CI=true).
+Skips only without node or chromium or the Pyodide runtime (failures under CI=true).
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import copy
 import gzip
 import json
 import random
-import re
 import shutil
 import subprocess
 import threading
@@ -33,7 +32,7 @@ from typing import Any
 
 import pytest
 from browser import needs_chromium
-from page_support import NPM, ROOT, STATIC, TS, npm_build
+from page_support import STATIC
 from support import fresh_python
 
 import bench.browser
@@ -52,35 +51,21 @@ from qahwa_page.serve import PageServer
 from sealed.demo import simulated_hand
 from verify_cli.sealed_js import JsBackend, install
 
-BUNDLE = STATIC / "sealed-lib.js"
 VERIFIER = STATIC / "sealed-verify.js"
 NODE = shutil.which("node")
 CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
 
-# -- the vendored bundle -----------------------------------------------------------------------
+# -- the bundle ---------------------------------------------------------------------------------
 
 
-def test_the_bundle_is_built_from_the_packages_the_cross_check_uses() -> None:
-    pkg = json.loads((TS / "package.json").read_text("utf-8"))
-    lock = json.loads((TS / "package-lock.json").read_text("utf-8"))
-    checked = json.loads((ROOT / "tests" / "sealed_js" / "package.json").read_text("utf-8"))
-    assert "build:sealed" in pkg["scripts"]
-    for name in ("@noble/curves", "@noble/hashes"):
-        version = {**pkg["dependencies"], **pkg["devDependencies"]}[name]
-        assert version == checked["dependencies"][name]
-        entry = lock["packages"][f"node_modules/{name}"]
-        assert entry["version"] == version and entry["integrity"].startswith("sha512-")
-    text = BUNDLE.read_text("utf-8")
-    assert not re.search(r"^\s*import\b", text, re.M) and "import(" not in text
+def test_the_verifier_is_one_self_contained_bundle() -> None:
+    """The page loads one module for sealed deals: the cryptography and the library it runs
+    on together (no second copy of @noble/curves beside it), small enough for a page."""
+    text = VERIFIER.read_text("utf-8")
+    assert "import(" not in text and not text.lstrip().startswith("import")
     assert "noble-curves - MIT License" in text  # the licence travels with the copy
-    assert len(gzip.compress(BUNDLE.read_bytes(), 9)) <= 40_000
-
-
-@pytest.mark.skipif(NPM is None, reason="npm (and node) not installed")
-def test_the_committed_bundle_is_a_fresh_build(tmp_path: Path) -> None:
-    assert npm_build("sealed", tmp_path / "sealed-lib.js") == BUNDLE.read_bytes(), (
-        "qahwa_page/static/sealed-lib.js is stale: run make sealed-js and commit it"
-    )
+    assert not (STATIC / "sealed-lib.js").exists()
+    assert len(gzip.compress(VERIFIER.read_bytes(), 9)) <= 40_000
 
 
 # -- hands --------------------------------------------------------------------------------------
@@ -238,10 +223,9 @@ def test_the_js_backend_says_where_it_is_missing() -> None:
 NODE_RUNNER = """
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
-const [, , libPath, verifierPath] = process.argv;
-const lib = await import(pathToFileURL(libPath).href);
+const [, , verifierPath] = process.argv;
 const sv = await import(pathToFileURL(verifierPath).href);
-const b = sv.jsonBackend(sv.sealedVerifier(lib));
+const b = sv.jsonBackend();
 for await (const line of createInterface({ input: process.stdin })) {
   const { kind, args } = JSON.parse(line);
   process.stdout.write(b.run(kind, args) + "\\n");
@@ -255,7 +239,7 @@ class NodeRunner:
     def __init__(self, script: Path) -> None:
         assert NODE is not None
         self.proc = subprocess.Popen(
-            [NODE, str(script), str(BUNDLE), str(VERIFIER)],
+            [NODE, str(script), str(VERIFIER)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -383,8 +367,7 @@ def test_install_makes_the_js_backend_current(runner: NodeRunner) -> None:
 # -- in Chromium: Pyodide, the page's sources and the JavaScript backend -----------------------
 
 # What the worker does for a qahwa-fair/3 transcript (verify-worker.js, loadSealed), on a page
-# of the same origin: Pyodide with the page's sources zip, the vendored libraries and the
-# verifier, qahwaSealed published, verify_cli.sealed_js.install().
+# of the same origin: Pyodide with the page's sources zip and the verifier, qahwaSealed published, verify_cli.sealed_js.install().
 BOOT = """async () => {
   const man = await (await fetch('/static/qahwa-py.json')).json();
   const base = new URL(man.runtime.url, location.href).href;
@@ -393,8 +376,8 @@ BOOT = """async () => {
   const buf = await (await fetch(man.sources.url)).arrayBuffer();
   py.unpackArchive(buf, 'zip', { extractDir: '/home/pyodide/qahwa' });
   py.runPython("import sys\\nsys.path.insert(0, '/home/pyodide/qahwa')");
-  const [lib, sv] = await Promise.all([import('/static/sealed-lib.js'), import('/static/sealed-verify.js')]);
-  self.qahwaSealed = sv.jsonBackend(sv.sealedVerifier(lib));
+  const sv = await import('/static/sealed-verify.js');
+  self.qahwaSealed = sv.jsonBackend();
   py.pyimport('verify_cli.sealed_js').install();
   self.__py = py;
   return py.runPython("import sys; sys.platform + ' ' + ('rbcl' in sys.modules and 'rbcl' or '-')");
@@ -559,11 +542,11 @@ def test_the_worker_loads_the_sealed_verifier_for_qahwa_fair_3_only(
         verdict, rows = paste_and_verify(pg, v2, key)
         assert verdict == "pass", rows
         assert "sealed" not in rows
-        assert not {"sealed-lib.js", "sealed-verify.js"} & set(fetched)
+        assert "sealed-verify.js" not in fetched
         # the same document claiming qahwa-fair/3: the worker loads the verifier first
         v3 = SIGNER.signed({**v2, "protocol": "qahwa-fair/3"})
         verdict, rows = paste_and_verify(pg, v3, key)
-        assert {"sealed-lib.js", "sealed-verify.js"} <= set(fetched)
+        assert "sealed-verify.js" in fetched and "sealed-lib.js" not in fetched
         assert rows["protocol"] == "true" and rows["sealed"] == "true"
         assert verdict == "fail", rows
         assert errors == []
@@ -706,7 +689,7 @@ def test_the_service_and_verify_page_serve_the_sealed_verifier_alike() -> None:
     try:
         base = mine.url.removesuffix("/verify")
         with LiveServer() as srv:
-            for name in ("sealed-lib.js", "sealed-verify.js"):
+            for name in ("sealed-verify.js",):
                 a, b = get(f"{base}/static/{name}"), get(f"{srv.url}/static/{name}")
                 assert a[0] == b[0] == 200 and a[1] == b[1] == (STATIC / name).read_bytes()
                 assert a[2].startswith("text/javascript") and b[2].startswith("text/javascript")

@@ -1,17 +1,14 @@
-"""A second verifier of qahwa-fair/3, written from docs/spec/fairness-v3.md in JavaScript
-(qahwa_page/static/sealed-verify.js, over the locked @noble/curves and @noble/hashes), agrees
-with the Python package ``sealed`` on the spec's vectors and on random cases: keys, shuffles,
-shares and openings, each as made and with one random field or byte changed, accepted or
-refused alike.
+"""A second verifier of qahwa-fair/3 (qahwa_page/static/sealed-verify.js: the verify page's
+bundle of clients/ts's src/verify/sealed.ts over src/sealed/, the TypeScript seat's own
+cryptography, with the @noble/curves and @noble/hashes clients/ts locks) agrees with the
+Python package ``sealed`` on the spec's vectors and on random cases: keys, shuffles, shares
+and openings, each as made and with one random field or byte changed, accepted or refused
+alike.
 
-The npm packages are locked (tests/sealed_js/package.json and package-lock.json, with
-integrity hashes) and installed with ``npm ci`` into build/sealed-js (git-ignored), again
-only when the lock changes. Skips only without node and npm (under CI=true conftest makes
-that a failure)."""
+Skips only without node (under CI=true conftest makes that a failure)."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import random
 import re
@@ -26,30 +23,29 @@ import sealed
 from sealed.group import mul, s_add, sub
 
 ROOT = Path(__file__).resolve().parents[2]
-SRC = ROOT / "tests" / "sealed_js"
-CACHE = ROOT / "build" / "sealed-js"
+RUNNER = ROOT / "tests" / "sealed_js" / "run.mjs"
 MODULE = ROOT / "qahwa_page" / "static" / "sealed-verify.js"
-NPM = shutil.which("npm")
+TS = ROOT / "clients" / "ts"
 NODE = shutil.which("node")
 VECTORS = json.loads((ROOT / "tests" / "vectors" / "fairness_v3.json").read_text("utf-8"))
 CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
 
 
-def test_the_npm_packages_are_locked_with_integrity_hashes() -> None:
-    pkg = json.loads((SRC / "package.json").read_text("utf-8"))
-    lock = json.loads((SRC / "package-lock.json").read_text("utf-8"))
-    wanted = pkg["dependencies"]
-    assert set(wanted) == {"@noble/curves", "@noble/hashes"}
-    for name, version in wanted.items():
+def test_the_bundle_carries_the_locked_noble_packages() -> None:
+    """The bundle is built from clients/ts, whose lock holds @noble/curves and @noble/hashes
+    at exact versions with integrity hashes; the licence travels with the copy."""
+    pkg = json.loads((TS / "package.json").read_text("utf-8"))
+    lock = json.loads((TS / "package-lock.json").read_text("utf-8"))
+    for name in ("@noble/curves", "@noble/hashes"):
+        version = pkg["dependencies"][name]
         assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
         entry = lock["packages"][f"node_modules/{name}"]
-        assert entry["version"] == version
-        assert entry["integrity"].startswith("sha512-")
-    assert not any("resolved" in e for e in lock["packages"].values())
+        assert entry["version"] == version and entry["integrity"].startswith("sha512-")
+    assert "noble-curves - MIT License" in MODULE.read_text("utf-8")
 
 
 def test_the_verifier_module_imports_nothing() -> None:
-    """The page hands it its vendored libraries: no import of its own to resolve."""
+    """One self-contained module: no import of its own for the page to resolve."""
     text = MODULE.read_text("utf-8")
     assert not re.search(r"^\s*import\b", text, re.M)
     assert "import(" not in text
@@ -57,26 +53,8 @@ def test_the_verifier_module_imports_nothing() -> None:
 
 @pytest.fixture(scope="module")
 def node_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    if NPM is None or NODE is None:
-        pytest.skip("npm (and node) not installed")
-    digest = hashlib.sha256(
-        (SRC / "package-lock.json").read_bytes() + (SRC / "package.json").read_bytes()
-    ).hexdigest()
-    stamp = CACHE / "node_modules" / ".qahwa-lock-sha256"
-    if not stamp.is_file() or stamp.read_text() != digest:
-        CACHE.mkdir(parents=True, exist_ok=True)
-        for name in ("package.json", "package-lock.json", ".npmrc"):
-            shutil.copyfile(SRC / name, CACHE / name)
-        proc = subprocess.run(
-            [NPM, "ci", "--no-audit", "--no-fund"],
-            cwd=CACHE,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert proc.returncode == 0, proc.stdout + proc.stderr
-        stamp.write_text(digest)
-    shutil.copyfile(SRC / "run.mjs", CACHE / "run.mjs")
+    if NODE is None:
+        pytest.skip("node not installed")
     work = tmp_path_factory.mktemp("sealed-js")
 
     def run(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -84,8 +62,7 @@ def node_run(tmp_path_factory: pytest.TempPathFactory) -> Any:
         path.write_text(json.dumps(cases))
         assert NODE is not None
         proc = subprocess.run(
-            [NODE, str(CACHE / "run.mjs"), str(MODULE), str(path)],
-            cwd=CACHE,
+            [NODE, str(RUNNER), str(MODULE), str(path)],
             capture_output=True,
             text=True,
             timeout=600,

@@ -1,15 +1,12 @@
 // Runs qahwa_page/static/sealed-verify.js on cases from tests/sealed/test_sealed_js.py:
 //   node run.mjs <path of sealed-verify.js> <cases.json>  → one JSON result per case on stdout
-// (installed beside the locked node_modules, so the imports below resolve there)
+// (the bundle carries its own @noble/curves and @noble/hashes, the versions clients/ts locks)
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { ristretto255, ristretto255_hasher } from "@noble/curves/ed25519.js";
-import { pippenger } from "@noble/curves/abstract/curve.js";
-import { sha512 } from "@noble/hashes/sha2.js";
 
 const [, , modulePath, casesPath] = process.argv;
 const mod = await import(pathToFileURL(modulePath).href);
-const v = mod.sealedVerifier({ ristretto255, ristretto255_hasher, sha512, pippenger });
+const v = mod.sealedVerifier();
 const hex = mod.hexToBytes;
 const cases = JSON.parse(readFileSync(casesPath, "utf8"));
 

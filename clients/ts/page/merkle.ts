@@ -15,9 +15,9 @@
  * table of checks; this adds the row <tr data-check="log">. No eval: the page loads this file
  * with <script src> (inlined when served, qahwa_page.page_html).
  */
-import { fromHex as hexBytes, concat, toHex, equalBytes as same } from "../src/bytes.js";
+import { fromHex as hexBytes, toHex, equalBytes as same } from "../src/bytes.js";
 import { sha256, verifyEd25519 } from "../src/crypto.js";
-import { checkConsistency, leafHash, rootFromInclusion } from "../src/fair.js";
+import { checkConsistency, leafHash, nodeHash, rootFromInclusion } from "../src/fair.js";
 import { openCheckpoint, parseTlogProof, parseVkey, splitNote } from "../src/note.js";
 import { canonicalJson as canonicalText } from "../src/rawjson.js";
 import { retiredProblem } from "../src/verify/records.js";
@@ -112,7 +112,6 @@ import { retiredProblem } from "../src/verify/records.js";
     return hexBytes(h);
   }
   var subtle = globalThis.crypto && globalThis.crypto.subtle;
-  function nodeHash(l, r) { return sha256(concat(new Uint8Array([1]), l, r)); }
   // RFC 9162 §2.1.4.2 (clients/ts checkConsistency): does proof show that the tree of size
   // second extends that of first?
   async function consistent(first, second, firstRoot, secondRoot, proof) {

@@ -5,9 +5,9 @@
 // sources zip named in /static/qahwa-py.json (its SHA-256 is checked before use). Served with
 // the CSP "script-src 'self' 'wasm-unsafe-eval'" (service/pyodide.py): no eval of any kind.
 //
-// Sealed deals (qahwa-fair/3): for such a transcript only, the worker first loads the vendored
-// @noble/curves + @noble/hashes (/static/sealed-lib.js) and the page's verifier
-// (/static/sealed-verify.js), publishes jsonBackend(sealedVerifier(lib)) as qahwaSealed and
+// Sealed deals (qahwa-fair/3): for such a transcript only, the worker first loads the page's
+// verifier (/static/sealed-verify.js: clients/ts's src/sealed cryptography over the locked
+// @noble/curves + @noble/hashes, one bundle), publishes its jsonBackend() as qahwaSealed and
 // makes it the Python's sealed backend (verify_cli/sealed_js.py): rbcl does not exist here.
 //
 // Messages in:  {type: 'init', manifest}  then  {type: 'verify', id, text}
@@ -112,8 +112,8 @@ function loadSealed(): Promise<void> {
     sealedReady = (async () => {
       const t0 = performance.now();
       const at = (name: string) => new URL('/static/' + name, self.location.href).href;
-      const [lib, sv] = await Promise.all([import(at('sealed-lib.js')), import(at('sealed-verify.js'))]);
-      scope.qahwaSealed = sv.jsonBackend(sv.sealedVerifier(lib));
+      const sv = await import(at('sealed-verify.js'));
+      scope.qahwaSealed = sv.jsonBackend();
       py.pyimport('verify_cli.sealed_js').install();
       sealedMs = performance.now() - t0;
     })();

@@ -2,8 +2,9 @@
 import { LONE_SURROGATE, canonicalJson } from "../src/rawjson.js";
 import * as raw from "../src/rawjson.js";
 import { retiredProblem, rfc3339 } from "../src/verify/records.js";
+import { concat as concatBytes, lp, u32be, utf8 } from "../src/bytes.js";
 import { hmac, hmacKey, verifyEd25519 as verifyEd } from "../src/crypto.js";
-import { Stream } from "../src/fair.js";
+import { Stream, matchKey, seedCommitment } from "../src/fair.js";
 import { checkReceipts, seatFileOf } from "../src/verify/receipts.js";
 
 // the page walks JSON trees loosely typed
@@ -1129,27 +1130,11 @@ function t(key, params?) {
 // ---------------------------------------------------------------------------------------
 // Bytes.
 // ---------------------------------------------------------------------------------------
-var TWO32 = 4294967296; // 2^32. Every word is < 2^32 and every n <= 2^32, so all the
-// arithmetic below (2^32 mod n, w mod n, comparisons) stays far below 2^53: exact in Numbers.
 var encoder = new TextEncoder();
 
 
-function utf8(s) {
-  if (LONE_SURROGATE.test(s)) throw new Error('string is not valid Unicode (lone surrogate)');
-  return encoder.encode(s);
-}
-function concat(parts) {
-  var n = 0, i;
-  for (i = 0; i < parts.length; i++) n += parts[i].length;
-  var out = new Uint8Array(n), o = 0;
-  for (i = 0; i < parts.length; i++) { out.set(parts[i], o); o += parts[i].length; }
-  return out;
-}
-function u32be(x) {
-  if (!Number.isInteger(x) || x < 0 || x >= TWO32) throw new RangeError('u32 out of range: ' + x);
-  return new Uint8Array([Math.floor(x / 16777216) & 255, (x >>> 16) & 255, (x >>> 8) & 255, x & 255]);
-}
-function lp(bytes) { return concat([u32be(bytes.length), bytes]); }
+// utf8 (a lone surrogate refused), u32be, lp: clients/ts's (src/bytes.ts)
+function concat(parts) { return concatBytes(...parts); }
 function toHex(bytes) {
   var s = '', b = new Uint8Array(bytes);
   for (var i = 0; i < b.length; i++) s += (b[i] < 16 ? '0' : '') + b[i].toString(16);
@@ -1527,17 +1512,8 @@ function causer(ev) {
 // the lock, K = HMAC-SHA512(seed, T) with the nonces, every chance event recomputed (16-word
 // blocks), and each fresh roll's label from the roller's and the opponent's values, each
 // hashing back to the seat's last value or its tip in the lock.
-var SEAT_TAG = concat([ascii('qahwa-fair/2 seat'), new Uint8Array([0])]);
+// (the seed commitments and K are clients/ts's own: src/fair.ts seedCommitment, matchKey)
 var ROLL_TAG = concat([ascii('qahwa-fair/2 roll'), new Uint8Array([0])]);
-async function seedCommitmentV2(matchId, seat, nonceHex, clientSeed) {
-  return toHex(await sha256(concat([SEAT_TAG, lp(utf8(matchId)), u32be(seat), fromHex(nonceHex), lp(utf8(clientSeed))])));
-}
-// K (hex) from the server seed and the seats' (client_seed, nonce) pairs
-async function matchKeyV2(seedHex, matchId, game, rulesetStr, pairs) {
-  var T = [ascii(PROTOCOL_V2), new Uint8Array([0]), lp(utf8(matchId)), lp(utf8(game)), lp(utf8(rulesetStr)), u32be(pairs.length)];
-  pairs.forEach(function (p) { T.push(lp(utf8(p[0]))); T.push(fromHex(p[1])); });
-  return toHex(await hmac(await hmacKey(fromHex(seedHex), 'SHA-512'), concat(T)));
-}
 async function deriveV2(doc, rep, add, events) {
   var seedOk = await checkSeed(doc, add, /^[0-9a-f]{128}$/, 128);
   var lockSeats = doc.lock && Array.isArray(doc.lock.seats) ? doc.lock.seats : [];
@@ -1548,7 +1524,7 @@ async function deriveV2(doc, rep, add, events) {
     if (st.seat === i && st.client_seed === null && st.nonce === null) continue; // never revealed (a no_reveal end)
     if ((bad = seatProblem(st, i))) break;
     if (typeof st.nonce !== 'string' || !/^[0-9a-f]{64}$/.test(st.nonce)) { bad = msg('v2_nonce_bad', { i: i }); break; }
-    var sc = await seedCommitmentV2(String(doc.match_id), i, st.nonce, st.client_seed);
+    var sc = await seedCommitment(String(doc.match_id), i, fromHex(st.nonce), st.client_seed);
     if (!lockSeats[i] || sc !== lockSeats[i].seed_commitment) {
       bad = msg('v2_seed_commit_bad', { i: i, c: sc, lock: JSON.stringify(lockSeats[i] && lockSeats[i].seed_commitment) });
       break;
@@ -1557,8 +1533,8 @@ async function deriveV2(doc, rep, add, events) {
   }
   add('seats', !bad, bad || msg('v2_seats_ok', { n: revealed }));
   var kKey = seedOk && !bad && revealed === seats.length ? await keyRow(rep, add, 'SHA-512', async function () {
-    return fromHex(await matchKeyV2(doc.server_seed, String(doc.match_id), String(doc.game), String(doc.ruleset),
-      seats.map(function (x) { return [x.client_seed, x.nonce]; })));
+    return matchKey(fromHex(doc.server_seed), String(doc.match_id), String(doc.game), String(doc.ruleset),
+      seats.map(function (x) { return { clientSeed: x.client_seed, nonce: fromHex(x.nonce) }; }));
   }) : null;
   // fresh rolls: roll_value actions, checked against each seat's chain, give the labels
   var prev: any = {}, pending = [], freshBad = null, nFresh = 0;
@@ -1692,7 +1668,7 @@ async function checkV2Extras(rep, keys) {
     else if (!/^[0-9a-f]{64}$/.test(nonce)) why = msg('own_nonce');
     else if (seedProblem(seed)) why = msg('own_seed_bad', { why: msg(seedProblem(seed)[0], seedProblem(seed)[1]) });
     if (!why) {
-      var c = await seedCommitmentV2(String(doc.match_id), seat, nonce, seed);
+      var c = await seedCommitment(String(doc.match_id), seat, fromHex(nonce), seed);
       var want = lockSeats[seat] && lockSeats[seat].seed_commitment;
       var shown = Array.isArray(doc.seats) && doc.seats[seat] ? doc.seats[seat].client_seed : undefined;
       if (c !== want) why = msg('own_commit', { seat: seat, want: JSON.stringify(want), c: c });
@@ -2892,8 +2868,13 @@ async function keyFromHex(kHex) { var k = fromHex(kHex); return hmacKey(k, k.len
   // a record signed by a retired key counts only with its own time before retired_at
   retiredProblem: retiredProblem,
   // qahwa-fair/2 (§2, §4): a seat's seed commitment and K from (client_seed, nonce) pairs
-  seedCommitmentV2: seedCommitmentV2,
-  matchKeyV2: matchKeyV2,
+  seedCommitmentV2: function (matchId, seat, nonceHex, clientSeed) {
+    return seedCommitment(matchId, seat, fromHex(nonceHex), clientSeed);
+  },
+  matchKeyV2: async function (seedHex, matchId, game, rulesetStr, pairs) {
+    return toHex(await matchKey(fromHex(seedHex), matchId, game, rulesetStr,
+      pairs.map(function (p) { return { clientSeed: p[0], nonce: fromHex(p[1]) }; })));
+  },
   commitment: commitment,
   matchKey: async function (seedHex, matchId, game, rulesetStr, clientSeeds) {
     return toHex(await matchKeyBytes(seedHex, matchId, game, rulesetStr, clientSeeds));

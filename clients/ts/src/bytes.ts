@@ -7,7 +7,13 @@ export { bytesToHex as toHex, concatBytes as concat } from "@noble/hashes/utils.
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
+// a UTF-16 surrogate without its pair: no Unicode text (Python refuses to encode it; the
+// platform's encoder would write U+FFFD instead, and hash other bytes than the text's)
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** ``text`` as UTF-8; a lone surrogate is refused. */
 export function utf8(text: string): Uint8Array {
+  if (LONE_SURROGATE.test(text)) throw new ProtocolError("string is not valid Unicode (lone surrogate)");
   return encoder.encode(text);
 }
 

@@ -245,9 +245,11 @@ export function leafHash(leaf: Uint8Array): Promise<Uint8Array> {
   return sha256(concat(new Uint8Array([0]), leaf));
 }
 
-function node(left: Uint8Array, right: Uint8Array): Promise<Uint8Array> {
+/** An interior node's hash (RFC 9162 §2.1.1): SHA-256(0x01 || left || right). */
+export function nodeHash(left: Uint8Array, right: Uint8Array): Promise<Uint8Array> {
   return sha256(concat(new Uint8Array([1]), left, right));
 }
+const node = nodeHash;
 
 /** RFC 9162's climb up a proof ``path`` from node ``fn`` of a level whose last node is
  * ``sn``: ``step(c, true)`` where the sibling ``c`` is on the left (then up through the levels

@@ -13,7 +13,9 @@ export type RawNode =
   | { t: "n"; v: string }
   | { t: "l"; v: "true" | "false" | "null" };
 
-export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(^|[^\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+import { LONE_SURROGATE } from "./bytes.js";
+
+export { LONE_SURROGATE };
 
 /** ``text`` parsed as JSON into a tree (SyntaxError naming the character where it fails). */
 export function parseRaw(text: string): RawNode {

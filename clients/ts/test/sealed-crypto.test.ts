@@ -86,6 +86,10 @@ function checkHand(v: any, hand: number): void {
   const codes = openDeck(sh.game, sh.codes, out, v.keys.map((k: any) => H(k.x)));
   assert.equal(codes[v.opening.item], v.opening.code);
   assert.deepEqual([...codes].sort(), [...sh.codes].sort());
+  // a deck short of items opens to distinct codes too, without holding every item: refused
+  const short = decodeDeck(out.bytes.slice(0, 64 * (sh.codes.length - 1)));
+  assert.throws(() => openDeck(sh.game, sh.codes, short, v.keys.map((k: any) => H(k.x))), /does not hold every item once/);
+  assert.throws(() => openDeck(sh.game, [...sh.codes, sh.codes[0]], out, v.keys.map((k: any) => H(k.x))), /item codes repeat/);
 }
 
 test("hand 0: keys, shuffle, shares and the opening, byte for byte (§3–§7)", () => {

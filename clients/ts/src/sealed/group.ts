@@ -11,7 +11,9 @@
 
 import { ristretto255, ristretto255_hasher } from "@noble/curves/ed25519.js";
 import { sha512 } from "@noble/hashes/sha2.js";
-import { bytesToHex, concatBytes } from "@noble/hashes/utils.js";
+import { concat, lp, toHex, u32be, utf8 } from "../bytes.js";
+
+export { concat, lp, u32be, utf8 };
 
 /** A sealed value that does not verify or decode (the message names what and why). */
 export class SealedError extends Error {}
@@ -35,14 +37,7 @@ export const L = 2n ** 252n + 27742317777372353535851937790883648493n;
 export const G: Point = RP.BASE;
 export const ZERO: Point = RP.ZERO;
 export const G_BYTES = G.toBytes();
-const enc = new TextEncoder();
-
-export function utf8(s: string): Uint8Array {
-  return enc.encode(s);
-}
-
-export const concat = concatBytes;
-export const hex = bytesToHex;
+export const hex = toHex;
 
 export function mod(x: bigint): bigint {
   const r = x % L;
@@ -66,25 +61,12 @@ export function scalarBytes(x: bigint): Uint8Array {
   return out;
 }
 
-export function u32be(n: number): Uint8Array {
-  return new Uint8Array([(n >>> 24) & 255, (n >>> 16) & 255, (n >>> 8) & 255, n & 255]);
-}
-
-export function lp(b: Uint8Array): Uint8Array {
-  return concat(u32be(b.length), b);
-}
 
 /** Hs(x) = SHA-512(x) mod ℓ over the concatenation of the parts (§1). */
 export function Hs(...parts: Uint8Array[]): bigint {
   return mod(leToBig(sha512(concat(...parts))));
 }
 
-export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
-  return d === 0;
-}
 
 // Decoded points by encoding (a hand passes the same keys and deck items many times, and a
 // decoding costs a square root); null for an encoding that is no point. Bounded.
@@ -93,7 +75,7 @@ const decoded = new Map<string, Point | null>();
 /** ``b`` checked as a point from outside (a clear error naming ``what`` otherwise). */
 export function point(b: Uint8Array, what: string): Point {
   if (!(b instanceof Uint8Array) || b.length !== 32) throw new SealedError(`${what}: not a canonical ristretto255 point`);
-  const key = bytesToHex(b);
+  const key = toHex(b);
   let p = decoded.get(key);
   if (p === undefined) {
     try {

@@ -411,12 +411,21 @@ export function ownItem(c: Ciphertext, x: bigint, others: Uint8Array[], table: M
 
 /** §10: with every seat's revealed secret, every item's code by position (B − (Σ x)·A). */
 export function openDeck(game: string, codes: readonly string[], deck: Deck, secrets: Uint8Array[]): string[] {
+  if (new Set(codes).size !== codes.length) throw new SealedError("starting deck: item codes repeat");
   if (secrets.length === 0) throw new SealedError("open deck: no revealed key");
+  const out = lookup(game, codes, deck, secrets);
+  if (out.includes(null)) throw new SealedError("the revealed keys do not open every item of the deck");
+  // every item once: no repeat, and as many items as codes (a shorter deck opens to distinct
+  // codes too, without holding every item)
+  if (new Set(out).size !== out.length || out.length !== codes.length) throw new SealedError("the final deck does not hold every item once");
+  return out as string[];
+}
+
+/** The item lookup: each item's code under the sum of ``secrets`` (32-byte scalars), null
+ * where none opens. */
+export function lookup(game: string, codes: readonly string[], deck: Deck, secrets: Uint8Array[]): (string | null)[] {
   let x = 0n;
   for (const s of secrets) x = mod(x + scalar(s, "revealed key"));
   const table = new Map(codes.map((c) => [hex(itemPoint(game, c).toBytes()), c]));
-  const out = deck.items.map(({ A, B }) => table.get(hex(B.subtract(mulPublic(x, A)).toBytes())) ?? null);
-  if (out.includes(null)) throw new SealedError("the revealed keys do not open every item of the deck");
-  if (new Set(out).size !== out.length) throw new SealedError("the final deck does not hold every item once");
-  return out as string[];
+  return deck.items.map(({ A, B }) => table.get(hex(B.subtract(mulPublic(x, A)).toBytes())) ?? null);
 }
