@@ -111,7 +111,9 @@ def test_the_bundles_follow_the_vectors_under_node_test(built: Path) -> None:
     """clients/ts/test/verify.test.ts (in ``npm test``) holds verify.js, merkle.js and
     sealed-verify.js to tests/vectors/*.json; here, in the repository, none of it skipped."""
     out = node_test(built, "test/verify.test.js")
-    assert re.search(r"^# pass 7$", out, re.M) and re.search(r"^# skipped 0$", out, re.M), out
+    passed = re.search(r"^# pass (\d+)$", out, re.M)
+    assert passed and int(passed.group(1)) >= 7, out  # the vectors' tests and the receipts'
+    assert re.search(r"^# fail 0$", out, re.M) and re.search(r"^# skipped 0$", out, re.M), out
 
 
 def report() -> None:
