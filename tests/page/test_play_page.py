@@ -216,6 +216,21 @@ def test_without_the_event_stream_a_poll_stands_in(browser: Any, server: Any) ->
         ctx.close()
 
 
+#: the seat's state as the page stored it in IndexedDB (src/storage.ts)
+READ_SEAT = """async () => {
+  const db = await new Promise((ok, no) => {
+    const r = indexedDB.open("qahwa-seats", 1); r.onsuccess = () => ok(r.result);
+    r.onerror = () => no(r.error);
+  });
+  const st = db.transaction("seats").objectStore("seats");
+  const keys = await new Promise((ok) => { const r = st.getAllKeys(); r.onsuccess = () => ok(r.result); });
+  const k = keys.find((x) => String(x).startsWith("seat/"));
+  const v = await new Promise((ok) => { const r = st.get(k); r.onsuccess = () => ok(r.result); });
+  db.close();
+  return JSON.parse(v);
+}"""
+
+
 @pytest.mark.browser
 def test_a_reload_mid_match_resumes_the_seat_from_indexeddb(
     browser: Any, server: Any, tmp_path: Path
@@ -223,18 +238,7 @@ def test_a_reload_mid_match_resumes_the_seat_from_indexeddb(
     """The seat's secrets are in IndexedDB: after a reload in the middle of a tawla match the
     same seat (same seed, no second commit) plays on, and the match verifies."""
     rules = quote(json.dumps({"match_length": 1}))
-    stored = """async () => {
-      const db = await new Promise((ok, no) => {
-        const r = indexedDB.open("qahwa-seats", 1); r.onsuccess = () => ok(r.result);
-        r.onerror = () => no(r.error);
-      });
-      const st = db.transaction("seats").objectStore("seats");
-      const keys = await new Promise((ok) => { const r = st.getAllKeys(); r.onsuccess = () => ok(r.result); });
-      const k = keys.find((x) => String(x).startsWith("seat/"));
-      const v = await new Promise((ok) => { const r = st.get(k); r.onsuccess = () => ok(r.result); });
-      db.close();
-      return JSON.parse(v);
-    }"""
+    stored = READ_SEAT
     with open_page(browser, f"{server.url}/play?game=tawla&ruleset={rules}") as pg:
         pg.wait_for_selector('[data-testid="board"]', timeout=60_000)
         clicks = 0

@@ -189,7 +189,7 @@ async function play(matchId: string, mine: number, token: string, game: string, 
         .act(a, { retryStale: true })
         .then((out) => {
           const v = out.state as unknown as Obj;
-          if (v["status"] === "finished") force = true;
+          if (v["status"] === "finished" || v["stale"] === true) force = true;
           else draw(v);
         })
         .catch((e: unknown) => {
@@ -250,6 +250,10 @@ async function play(matchId: string, mine: number, token: string, game: string, 
     if (!news() || acting) continue;
     force = false;
     const view = (await seat.state()) as unknown as Obj;
+    if (view["stale"] === true) {
+      force = true; // older than the log the seat's machine has verified: read it again
+      continue;
+    }
     if (view["status"] === "finished") {
       over = true;
       render(view, mine, () => undefined);
