@@ -269,6 +269,42 @@ def test_a_reload_mid_match_resumes_the_seat_from_indexeddb(
 
 
 @pytest.mark.browser
+def test_a_reload_mid_deal_resumes_the_sealed_seat_from_indexeddb(
+    browser: Any, server: Any, tmp_path: Path
+) -> None:
+    """Issue 47: at a sealed table the seat stores its hand's secret key in IndexedDB before
+    it sends its key step; reloaded right after that step (mid-deal: its shuffle and shares
+    still to come), the same seat goes on with the same key, and the match verifies."""
+    rules = quote(json.dumps({"players": 2, "target": 20}))
+    url = f"{server.url}/play?game=iraqi_domino&sealed=1&ruleset={rules}"
+
+    def key_step(r: Any) -> bool:
+        q = r.request
+        if q.method != "POST" or not q.url.endswith("/actions"):
+            return False
+        action = json.loads(q.post_data or "{}").get("action", {})
+        return bool(action.get("type") == "sealed" and action.get("step") == "key")
+
+    with open_page(browser, url) as pg:
+        with pg.expect_response(key_step, timeout=120_000) as got:
+            pass
+        assert got.value.ok, got.value.text()
+        before = pg.evaluate(READ_SEAT)
+        assert set(before["sealed_keys"]) == {"0"}, before.get("sealed_keys")
+        assert pg.locator(".hand-area svg.tile").count() == 0  # no hand yet: mid-deal
+        pg.reload()
+        pg.wait_for_selector(".hand-area svg.tile", timeout=120_000)
+        play_to_the_end(pg, limit=800)
+        see_the_verdict(pg)
+        after = pg.evaluate(READ_SEAT)
+        seat = json.loads(downloaded(pg, "seat", tmp_path).read_text("utf-8"))
+    # the same first hand's key after the reload (a new one would not match its key step)
+    assert after["sealed_keys"]["0"] == before["sealed_keys"]["0"]
+    commits = [r for r in seat["requests"] if r["path"].endswith("/commit")]
+    assert len(commits) == 1  # the reloaded page did not commit again
+
+
+@pytest.mark.browser
 def test_a_person_plays_hokm_with_three_house_bots(browser: Any, server: Any) -> None:
     rules = quote(json.dumps({"target": 1}))
     with open_page(browser, f"{server.url}/play?game=hokm&ruleset={rules}") as pg:
