@@ -15,6 +15,11 @@ qahwa (docs/play.md): in production the operator's own backend creates tables an
   address together (429 ``rate_limited``, ``Qahwa-Limit: lobby``), and at most
   ``QAHWA_PLAY_LOBBY_BOTS`` house seats at once, waiting or playing (503 ``unavailable``,
   ``Qahwa-Limit: lobby_bots``);
+- **sealed only where it protects**: a sealed table (``{"deal": "sealed"}``) of a game the
+  page deals (:data:`PAGE_SEALED_GAMES`), for two people or one whose deal leaves stock
+  undealt (``games.sealed_limits.full_deal``); its house seats are conforming sealed clients
+  (qahwa_client's ``Seat``) that make and hold their own per-hand keys, as ``qahwa house``
+  does, never the server's request path;
 - **unlogged until played**: the house seats commit only once every person's seat has
   committed; a table whose people have not all committed within
   ``QAHWA_PLAY_LOBBY_SEAT_SECONDS`` is closed by a house seat's resignation before any
@@ -35,6 +40,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from games.registry import engine_class
+from games.sealed_limits import full_deal
 from qahwa_wire.models import GAMES
 
 from .clock import Clock
@@ -54,6 +60,11 @@ PLAY_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; "
     "connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'"
 )
+
+
+#: the sealed games the web table deals (clients/ts SEALED_GAMES): the lobby seats a sealed
+#: table of these only, and only where it protects the people's hands
+PAGE_SEALED_GAMES = ("hokm", "iraqi_domino", "qahve")
 
 
 class TableIn(BaseModel):
@@ -280,21 +291,33 @@ def new_table(body: TableIn, request: Request) -> dict[str, Any]:
         raise HTTPException(403, why)
     if body.game not in GAMES:
         raise HTTPException(422, f"unknown game {body.game!r}; one of: {', '.join(GAMES)}")
-    if (body.ruleset or {}).get("deal", "seeded") != "seeded":
-        # its house bots would run in this process, beside the keys of the server: a sealed
-        # table's house seats are played by `qahwa house` (docs/api.md, sealed tables)
+    deal = (body.ruleset or {}).get("deal", "seeded")
+    if deal not in ("seeded", "sealed"):
+        raise HTTPException(422, f"bad ruleset: deal is 'seeded' or 'sealed', not {deal!r}")
+    if deal == "sealed" and body.game not in PAGE_SEALED_GAMES:
         raise HTTPException(
             422,
-            "the built-in lobby seats only seeded tables for now: create a sealed table "
-            '({"deal": "sealed"}) with POST /v1/matches and play its house seats with '
-            "`qahwa house`",
+            f"the web table does not deal sealed {body.game} yet: a sealed table here is one "
+            f"of {', '.join(PAGE_SEALED_GAMES)}",
         )
     try:
         cls = engine_class(body.game)
-        n = cls.seat_count(cls.parse_ruleset(body.ruleset or {}))
+        # the deal is the service's, not the engine's: the seats are counted without it
+        rules = {k: v for k, v in (body.ruleset or {}).items() if k != "deal"}
+        n = cls.seat_count(cls.parse_ruleset(rules))
     except (ValueError, TypeError, KeyError) as exc:
         raise HTTPException(422, f"bad ruleset: {exc}") from exc
     people = 2 if body.friend and n > 1 else 1
+    if deal == "sealed" and people < 2 and full_deal(body.game, n):
+        # one person among house seats with the whole deck dealt: the operator, who makes
+        # the house seats' keys, could work out the person's hand (sealed.limits)
+        raise HTTPException(
+            422,
+            f"a sealed {body.game} table for {n} with one person and house seats would not "
+            "protect your hand: the whole deck is dealt, so the operator, who plays the house "
+            "seats, can work it out; leave a seat for a friend, or pick a table that leaves "
+            "stock undealt (hokm for two, Iraqi dominoes for two)",
+        )
     house = [i >= people for i in range(n)]
     names = [("You" if i == 0 else "Friend" if i < people else f"House {i}") for i in range(n)]
     created = _lobby(request).open_table(request, body.game, body.ruleset, names, house)

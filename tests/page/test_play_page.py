@@ -216,6 +216,21 @@ def test_without_the_event_stream_a_poll_stands_in(browser: Any, server: Any) ->
         ctx.close()
 
 
+#: the seat's state as the page stored it in IndexedDB (src/storage.ts)
+READ_SEAT = """async () => {
+  const db = await new Promise((ok, no) => {
+    const r = indexedDB.open("qahwa-seats", 1); r.onsuccess = () => ok(r.result);
+    r.onerror = () => no(r.error);
+  });
+  const st = db.transaction("seats").objectStore("seats");
+  const keys = await new Promise((ok) => { const r = st.getAllKeys(); r.onsuccess = () => ok(r.result); });
+  const k = keys.find((x) => String(x).startsWith("seat/"));
+  const v = await new Promise((ok) => { const r = st.get(k); r.onsuccess = () => ok(r.result); });
+  db.close();
+  return JSON.parse(v);
+}"""
+
+
 @pytest.mark.browser
 def test_a_reload_mid_match_resumes_the_seat_from_indexeddb(
     browser: Any, server: Any, tmp_path: Path
@@ -223,18 +238,7 @@ def test_a_reload_mid_match_resumes_the_seat_from_indexeddb(
     """The seat's secrets are in IndexedDB: after a reload in the middle of a tawla match the
     same seat (same seed, no second commit) plays on, and the match verifies."""
     rules = quote(json.dumps({"match_length": 1}))
-    stored = """async () => {
-      const db = await new Promise((ok, no) => {
-        const r = indexedDB.open("qahwa-seats", 1); r.onsuccess = () => ok(r.result);
-        r.onerror = () => no(r.error);
-      });
-      const st = db.transaction("seats").objectStore("seats");
-      const keys = await new Promise((ok) => { const r = st.getAllKeys(); r.onsuccess = () => ok(r.result); });
-      const k = keys.find((x) => String(x).startsWith("seat/"));
-      const v = await new Promise((ok) => { const r = st.get(k); r.onsuccess = () => ok(r.result); });
-      db.close();
-      return JSON.parse(v);
-    }"""
+    stored = READ_SEAT
     with open_page(browser, f"{server.url}/play?game=tawla&ruleset={rules}") as pg:
         pg.wait_for_selector('[data-testid="board"]', timeout=60_000)
         clicks = 0
@@ -262,6 +266,42 @@ def test_a_reload_mid_match_resumes_the_seat_from_indexeddb(
     commits = [r for r in seat["requests"] if r["path"].endswith("/commit")]
     assert len(commits) == 1  # the reloaded page did not commit again
     assert len(seat["receipts"]) > len(before["receipts"])  # it played on
+
+
+@pytest.mark.browser
+def test_a_reload_mid_deal_resumes_the_sealed_seat_from_indexeddb(
+    browser: Any, server: Any, tmp_path: Path
+) -> None:
+    """Issue 47: at a sealed table the seat stores its hand's secret key in IndexedDB before
+    it sends its key step; reloaded right after that step (mid-deal: its shuffle and shares
+    still to come), the same seat goes on with the same key, and the match verifies."""
+    rules = quote(json.dumps({"players": 2, "target": 20}))
+    url = f"{server.url}/play?game=iraqi_domino&sealed=1&ruleset={rules}"
+
+    def key_step(r: Any) -> bool:
+        q = r.request
+        if q.method != "POST" or not q.url.endswith("/actions"):
+            return False
+        action = json.loads(q.post_data or "{}").get("action", {})
+        return bool(action.get("type") == "sealed" and action.get("step") == "key")
+
+    with open_page(browser, url) as pg:
+        with pg.expect_response(key_step, timeout=120_000) as got:
+            pass
+        assert got.value.ok, got.value.text()
+        before = pg.evaluate(READ_SEAT)
+        assert set(before["sealed_keys"]) == {"0"}, before.get("sealed_keys")
+        assert pg.locator(".hand-area svg.tile").count() == 0  # no hand yet: mid-deal
+        pg.reload()
+        pg.wait_for_selector(".hand-area svg.tile", timeout=120_000)
+        play_to_the_end(pg, limit=800)
+        see_the_verdict(pg)
+        after = pg.evaluate(READ_SEAT)
+        seat = json.loads(downloaded(pg, "seat", tmp_path).read_text("utf-8"))
+    # the same first hand's key after the reload (a new one would not match its key step)
+    assert after["sealed_keys"]["0"] == before["sealed_keys"]["0"]
+    commits = [r for r in seat["requests"] if r["path"].endswith("/commit")]
+    assert len(commits) == 1  # the reloaded page did not commit again
 
 
 @pytest.mark.browser
@@ -335,18 +375,21 @@ def test_a_friend_sits_down_from_the_seat_link(browser: Any, server: Any) -> Non
 @pytest.mark.browser
 def test_a_sealed_table_shows_its_limits(browser: Any, server: Any) -> None:
     """Issue 46: one person among three house seats at sealed hokm (a full deal) is told, at
-    her seat link, that the operator can work out her hand, in the server's own words, beside
-    the notice that this page cannot play a sealed table yet (nothing is sent for her)."""
+    her seat link, that the operator can work out her hand, in the server's own words; the page
+    plays the table (issue 47): her seat commits and its hand is drawn from its own machine."""
     from games.sealed_limits import LIMITS
     from qahwa_client import Client
+    from service.house import House
 
     ruleset = {"players": 4, "target": 1, "deal": "sealed"}
+    house = House(server.url)
     with Client(server.url) as qc:
         m = qc.create_match("hokm", ruleset, ["Layla", "H1", "H2", "H3"], [False, True, True, True])
+        for s in m.seats[1:]:  # the house seats: bots holding their own keys
+            house.start_seat(m.match_id, s.seat, s.token)
         seat = m.seats[0]
         url = f"{server.url}/play?match={m.match_id}&seat=0&token={seat.token}&game=hokm"
         with open_page(browser, url) as pg:
-            pg.wait_for_selector('[data-testid="sealed-unsupported"]', timeout=60_000)
             pg.wait_for_selector("#limits li", timeout=60_000)
             shown = pg.eval_on_selector_all(
                 "#limits li", "els => els.map(e => [e.dataset.limit, e.textContent])"
@@ -356,9 +399,12 @@ def test_a_sealed_table_shows_its_limits(browser: Any, server: Any) -> None:
                 ["one_person_full_deal", LIMITS["one_person_full_deal"]],
             ]
             assert "hidden even from the operator" not in (pg.text_content("body") or "")
+            assert pg.locator('[data-testid="sealed-unsupported"]').count() == 0
             assert pg.js_errors == []
         public = httpx.get(f"{server.url}/v1/matches/{m.match_id}").json()
-        assert public["seats"][0]["committed"] is False  # nothing was sent for her
+        assert public["seats"][0]["committed"] is True  # the page sat her at the table
+    house.close()
+    assert house.errors == [], house.errors
 
 
 #: JSON on the table: braces, a quoted key, nested arrays
@@ -473,31 +519,33 @@ def test_the_home_page_links_the_table(server: Any) -> None:
 
 
 @pytest.mark.browser
-def test_a_sealed_seat_link_says_plainly_it_cannot_be_played_here(
+def test_a_sealed_seat_link_of_a_game_it_does_not_deal_says_so_plainly(
     browser: Any, server: Any
 ) -> None:
-    """A seat link of a sealed table: the page says in words that it cannot play sealed tables
-    yet, offers no button, and its client sent no commitment (nor any other secret)."""
+    """A seat link of a sealed table of a game the page does not deal (sealed shelem): the page
+    says so in words, offers no button, and its client sent no commitment (nor any other
+    secret)."""
     with httpx.Client(base_url=server.url, timeout=30) as c:
         r = c.post(
             "/v1/matches",
             json={
-                "game": "hokm",
-                "ruleset": {"deal": "sealed", "players": 2, "target": 1},
-                "seats": [{"name": "Layla", "house": False}, {"name": "Omar", "house": False}],
+                "game": "shelem",
+                "ruleset": {"deal": "sealed"},
+                "seats": [{"name": n, "house": False} for n in ("Layla", "Omar", "Sara", "Ali")],
             },
         )
         assert r.status_code == 201, r.text
         created = r.json()
         seat = created["seats"][0]
-        url = f"/play?match={created['match_id']}&seat=0&token={seat['token']}&game=hokm"
+        url = f"/play?match={created['match_id']}&seat=0&token={seat['token']}&game=shelem"
         with open_page(browser, server.url + url) as pg:
             posts: list[str] = []
             pg.on("request", lambda q: posts.append(q.url) if q.method == "POST" else None)
             note = pg.locator('[data-testid="sealed-unsupported"]')
             note.wait_for(timeout=60_000)
-            assert "sealed table" in (note.text_content() or "")
-            assert "cannot play sealed tables yet" in (note.text_content() or "")
+            text = note.text_content() or ""
+            assert "sealed table of a game this web table does not deal yet" in text, text
+            assert "sealed shelem and Mexican Train" in text, text
             assert pg.get_attribute("#status", "data-sealed") == "1"
             assert pg.locator("#table button").count() == 0
             assert pg.get_attribute("#status", "data-error") is None
@@ -505,7 +553,47 @@ def test_a_sealed_seat_link_says_plainly_it_cannot_be_played_here(
             assert posts == []
             assert pg.js_errors == []
         match = c.get(f"/v1/matches/{created['match_id']}").json()
-        assert [s["committed"] for s in match["seats"]] == [False, False]
+        assert [s["committed"] for s in match["seats"]] == [False] * 4
+
+
+@pytest.mark.browser
+def test_a_person_plays_sealed_iraqi_dominoes_with_its_boneyard_to_verified(
+    browser: Any, server: Any, tmp_path: Path
+) -> None:
+    """Issue 47: the lobby's sealed two-player Iraqi dominoes (a boneyard: it protects one
+    person), with a house bot that holds its own keys: the page makes its seat's key, shuffle
+    and shares, decrypts its tiles in the browser and draws them as tiles, plays (drawing from
+    the boneyard when it must) to "Verified"; the downloads pass ``verify --seat``."""
+    rules = quote(json.dumps({"players": 2, "target": 20}))
+    url = f"{server.url}/play?game=iraqi_domino&sealed=1&ruleset={rules}"
+    with open_page(browser, url) as pg:
+        steps: list[str] = []
+        pg.on(
+            "request",
+            lambda q: (
+                steps.append(json.loads(q.post_data or "{}").get("action", {}).get("step", ""))
+                if q.method == "POST" and q.url.endswith("/actions")
+                else None
+            ),
+        )
+        pg.wait_for_selector("svg.tile", timeout=120_000)
+        assert pg.get_attribute("#deal", "data-deal") == "sealed"
+        assert pg.locator('[data-testid="sealed-unsupported"]').count() == 0
+        # the seat's hand, drawn as tiles: from its own machine, not the server's view
+        hand = pg.locator(".hand-area svg.tile").count()
+        assert hand > 0, pg.inner_text("#table")
+        # a boneyard: no limit says the operator can work out the person's hand
+        limits = pg.eval_on_selector_all("#limits li", "els => els.map(e => e.dataset.limit)")
+        assert "one_person_full_deal" not in limits, limits
+        play_to_the_end(pg, limit=800)
+        see_the_verdict(pg)
+        for step in ("key", "shuffle", "share"):
+            assert step in steps, steps
+        transcript = downloaded(pg, "transcript", tmp_path)
+        seat_file = downloaded(pg, "seat", tmp_path)
+    assert json.loads(transcript.read_text("utf-8"))["protocol"] == "qahwa-fair/3"
+    res = verify_cli(str(transcript), "--server", server.url, "--seat", str(seat_file))
+    assert res.exit_code == 0, res.output
 
 
 @pytest.mark.browser

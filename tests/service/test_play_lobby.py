@@ -177,3 +177,36 @@ def test_a_proxied_request_is_a_stranger(header: str) -> None:
     with LiveServer() as srv:
         r = httpx.post(f"{srv.url}/play/tables", json=TAWLA, headers={header: "for=127.0.0.1"})
         assert r.status_code == 403
+
+
+def test_the_lobby_seats_a_sealed_table_only_where_it_protects() -> None:
+    """Issue 47: a sealed table of a game the page deals, where it protects the people (two
+    of them, or a deal that leaves stock undealt), is created sealed with house seats; one
+    person among house seats at a full deal, a game the page does not deal sealed, and an
+    unknown deal are refused with words that say why, and nothing is created for them."""
+    with LiveServer() as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+        ok = [
+            ("iraqi_domino", {"players": 2}, False),  # a boneyard
+            ("hokm", {"players": 2}, False),  # two-player hokm leaves cards undealt
+            ("hokm", {"players": 4}, True),  # two people
+        ]
+        for game, rules, friend in ok:
+            r = c.post(
+                "/play/tables",
+                json={"game": game, "ruleset": {**rules, "deal": "sealed"}, "friend": friend},
+            )
+            assert r.status_code == 201, (game, rules, r.text)
+            doc = r.json()
+            assert len(doc["people"]) == (2 if friend else 1)
+            public = c.get(f"/v1/matches/{doc['match_id']}").json()
+            assert '"deal":"sealed"' in public["ruleset"], public["ruleset"]
+        refused = [
+            ({"game": "hokm", "ruleset": {"players": 4, "deal": "sealed"}}, "would not protect"),
+            ({"game": "qahve", "ruleset": {"deal": "sealed"}}, "would not protect"),
+            ({"game": "shelem", "ruleset": {"deal": "sealed"}, "friend": True}, "does not deal"),
+            ({"game": "iraqi_domino", "ruleset": {"deal": "dealt"}}, "'seeded' or 'sealed'"),
+        ]
+        for body, words in refused:
+            r = c.post("/play/tables", json=body)
+            assert r.status_code == 422, (body, r.text)
+            assert words in r.json()["error"]["message"], r.text

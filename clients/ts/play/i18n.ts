@@ -92,10 +92,17 @@ const T: Record<string, [string, string, string]> = {
   resign_yes: ["Yes, resign", "نعم، أستسلم", "بله، کناره می‌گیرم"],
   resign_no: ["Keep playing", "تابع اللعب", "ادامه می‌دهم"],
   sealed_seat: [
-    "This is a sealed table. This web table cannot play sealed tables yet: nothing was sent for your seat. Play it with qahwa's Python client (qahwa_client) or ask the operator for a seeded table.",
-    "هذه طاولة مختومة. لا تستطيع هذه الطاولة على الويب اللعب على الطاولات المختومة بعد: لم يُرسل شيء عن مقعدك. العب بعميل qahwa بلغة Python ‏(qahwa_client) أو اطلب من المشغّل طاولة عادية.",
-    "این یک میز مهروموم‌شده است. این میز وب هنوز نمی‌تواند میزهای مهروموم‌شده را بازی کند: چیزی برای صندلی شما فرستاده نشد. با کلاینت پایتون qahwa ‏(qahwa_client) بازی کنید یا از گرداننده یک میز عادی بخواهید.",
+    "This is a sealed table of a game this web table does not deal yet (sealed shelem and Mexican Train): nothing was sent for your seat. Play it with qahwa's Python client (qahwa_client) or ask the operator for another table.",
+    "هذه طاولة مختومة للعبة لا توزّعها هذه الطاولة على الويب بعد (الشلم والقطار المكسيكي المختومان): لم يُرسل شيء عن مقعدك. العب بعميل qahwa بلغة Python ‏(qahwa_client) أو اطلب من المشغّل طاولة أخرى.",
+    "این میز مهروموم‌شدهٔ بازی‌ای است که این میز وب هنوز پخش نمی‌کند (شلم و قطار مکزیکی مهروموم‌شده): چیزی برای صندلی شما فرستاده نشد. با کلاینت پایتون qahwa ‏(qahwa_client) بازی کنید یا از گرداننده میز دیگری بخواهید.",
   ],
+  sealed_opt: ["Sealed deal (your cards or tiles are opened only in this browser)", "توزيع مختوم (لا تُفتح أوراقك أو أحجارك إلا في هذا المتصفح)", "پخش مهروموم‌شده (کارت‌ها یا مهره‌هایتان فقط در همین مرورگر باز می‌شوند)"],
+  sealed_hint: [
+    "Sealed tables: hokm, qahve and Iraqi dominoes. With house seats only, a sealed table protects you when part of the deck stays undealt (hokm for two, Iraqi dominoes for two); otherwise leave a seat for a friend.",
+    "الطاولات المختومة: الحكم والقهوة والدومينو العراقي. مع مقاعد البيت وحدها تحميك الطاولة المختومة حين يبقى جزء من المجموعة غير موزّع (الحكم لاثنين، الدومينو العراقي لاثنين)؛ وإلا فاترك مقعدًا لصديق.",
+    "میزهای مهروموم‌شده: حکم، قهوه و دومینوی عراقی. تنها با صندلی‌های خانه، میز مهروموم‌شده وقتی از شما محافظت می‌کند که بخشی از دسته پخش نشود (حکم دونفره، دومینوی عراقی دونفره)؛ وگرنه یک صندلی برای دوست بگذارید.",
+  ],
+  dealing: ["Dealing: your browser makes its part of the sealed deal", "التوزيع: متصفحك يصنع نصيبه من التوزيع المختوم", "پخش: مرورگر شما سهم خود را از پخش مهروموم‌شده می‌سازد"],
   deal_seeded: [
     "Seeded deal: the operator can work out every hand once the seeds are revealed",
     "توزيع من البذور: يستطيع المشغّل معرفة كل يد بعد كشف البذور",

@@ -2,6 +2,7 @@
 // (../src), with house bots or a friend in the other seats. Built by `npm run build:play` into
 // qahwa_page/static/play.js (committed; tests/test_play_page.py checks it is a fresh build).
 import { Client, Disputed, IndexedDBStorage, MemoryStorage, SealedUnsupported } from "../src/index.js";
+import { SEALED_GAMES } from "../src/sealed/machine.js";
 import type { Seat } from "../src/index.js";
 import { lang, rtl, t } from "./i18n.js";
 import { el } from "./pieces.js";
@@ -27,18 +28,32 @@ function lobby(): void {
   for (const g of GAMES) sel.append(el("option", { value: g }, gameName(g)));
   const rules = el("textarea", { id: "ruleset", dir: "ltr", placeholder: '{"match_length": 1}' });
   const friend = el("input", { type: "checkbox", id: "friend" });
+  // a sealed table (qahwa-fair/3), offered for the games this page deals (SEALED_GAMES); the
+  // server seats one only where it protects (two people, or a deal that leaves stock undealt)
+  const sealed = el("input", { type: "checkbox", id: "sealed" }) as HTMLInputElement;
+  const sealedRow = el("label", { id: "sealed-row" }, sealed, " ", t("sealed_opt"));
+  const sync = (): void => {
+    const ok = SEALED_GAMES.includes((sel as HTMLSelectElement).value);
+    sealed.disabled = !ok;
+    if (!ok) sealed.checked = false;
+  };
+  sel.addEventListener("change", sync);
+  sync();
   const go = el("button", { id: "start" }, t("start"));
   go.addEventListener("click", () => {
     const r = (rules as HTMLTextAreaElement).value.trim();
     const q = new URLSearchParams({ game: (sel as HTMLSelectElement).value, lang });
     if (r) q.set("ruleset", r);
     if ((friend as HTMLInputElement).checked) q.set("friend", "1");
+    if (sealed.checked) q.set("sealed", "1");
     location.search = q.toString();
   });
   main.append(
     el("label", {}, t("game"), " ", sel),
     el("label", {}, t("rules"), rules),
     el("label", {}, friend, " ", t("friend")),
+    sealedRow,
+    el("p", { class: "hint" }, t("sealed_hint")),
     go,
   );
 }
@@ -122,8 +137,10 @@ async function play(matchId: string, mine: number, token: string, game: string, 
   } catch {
     storage = new MemoryStorage();
   }
-  // this page does not sit people at sealed tables yet: the client refuses one up front
-  const qc = new Client(location.origin, { storage, sealed: false });
+  // a sealed table of a game the client deals (SEALED_GAMES) is played here: the seat makes
+  // its own key, shuffle, shares and openings, and decrypts its hand in this browser; one of
+  // another game (sealed shelem, Mexican Train) is refused up front, before anything is sent
+  const qc = new Client(location.origin, { storage });
   const terms: { game?: string; ruleset?: Obj } = {};
   if (game) terms.game = game;
   if (ruleset) terms.ruleset = ruleset;
@@ -134,7 +151,7 @@ async function play(matchId: string, mine: number, token: string, game: string, 
     await seat.commit();
   } catch (e) {
     if (!(e instanceof SealedUnsupported)) throw e;
-    // a sealed table: this page cannot play it yet, and says so (nothing was sent)
+    // a sealed table of a game this page does not deal: it says so (nothing was sent)
     say("");
     document.getElementById("status")!.setAttribute("data-sealed", "1");
     main.replaceChildren(el("p", { class: "notice", role: "alert", "data-testid": "sealed-unsupported" }, t("sealed_seat")));
@@ -166,13 +183,13 @@ async function play(matchId: string, mine: number, token: string, game: string, 
     const dl = view["deadline"];
     drawnNext = dl !== null && typeof dl === "object" && typeof (dl as Obj)["seq"] === "number" ? ((dl as Obj)["seq"] as number) : null;
     drawnMax = maxSeq;
-    render(view, mine, (a) => {
+    const send = (a: Obj): void => {
       acting = true;
       seat
         .act(a, { retryStale: true })
         .then((out) => {
           const v = out.state as unknown as Obj;
-          if (v["status"] === "finished") force = true;
+          if (v["status"] === "finished" || v["stale"] === true) force = true;
           else draw(v);
         })
         .catch((e: unknown) => {
@@ -183,7 +200,16 @@ async function play(matchId: string, mine: number, token: string, game: string, 
           acting = false;
           poke();
         });
-    });
+    };
+    render(view, mine, send);
+    // a sealed deal step this seat owes (by its own machine: the view's legal actions at a
+    // sealed table are the seat's): made and sent at once, nobody has a choice to make
+    const legal = Array.isArray(view["legal_actions"]) ? (view["legal_actions"] as Obj[]) : [];
+    const step = legal.find((a) => a["type"] === "sealed");
+    if (step !== undefined) {
+      say(t("dealing"));
+      send(step);
+    }
   };
   const status = document.getElementById("status")!;
   void (async () => {
@@ -224,6 +250,10 @@ async function play(matchId: string, mine: number, token: string, game: string, 
     if (!news() || acting) continue;
     force = false;
     const view = (await seat.state()) as unknown as Obj;
+    if (view["stale"] === true) {
+      force = true; // older than the log the seat's machine has verified: read it again
+      continue;
+    }
     if (view["status"] === "finished") {
       over = true;
       render(view, mine, () => undefined);
@@ -234,12 +264,13 @@ async function play(matchId: string, mine: number, token: string, game: string, 
   }
 }
 
-async function newTable(game: string, ruleset: string | null, friend: boolean): Promise<void> {
+async function newTable(game: string, ruleset: string | null, friend: boolean, sealed: boolean): Promise<void> {
   let rules: unknown = undefined;
   if (ruleset) rules = JSON.parse(ruleset);
   if (rules !== undefined && (typeof rules !== "object" || rules === null || Array.isArray(rules))) {
     throw new Error("the ruleset is not a JSON object");
   }
+  if (sealed) rules = { ...((rules as Obj | undefined) ?? {}), deal: "sealed" };
   const r = await fetch("/play/tables", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -266,7 +297,7 @@ async function boot(): Promise<void> {
   if (match && params.get("token")) {
     await play(match, Number(params.get("seat") ?? "0"), params.get("token")!, game ?? "");
   } else if (game) {
-    await newTable(game, params.get("ruleset"), params.get("friend") === "1");
+    await newTable(game, params.get("ruleset"), params.get("friend") === "1", params.get("sealed") === "1");
   } else {
     lobby();
   }

@@ -366,8 +366,10 @@ export function renderTable(main: HTMLElement, view: Obj, mine: number, act: Act
     if (typeof view["drawn"] === "string" && legal.some((a) => a["type"] === "draw")) {
       main.append(el("section", { class: "drawn", "data-testid": "drawn" }, el("h3", {}, t("topcard")), el("div", { class: "cards" }, card(view["drawn"]))));
     }
-    if (legal.some((a) => a["type"] === "sealed")) {
-      main.append(el("p", { class: "sealed-note", "data-testid": "sealed-unsupported", role: "alert" }, t("sealed_seat")));
+    // a sealed deal step this seat owes: play.ts makes and sends it at once (no button)
+    const step = legal.find((a) => a["type"] === "sealed");
+    if (step !== undefined) {
+      main.append(el("p", { class: "sealed-note", "data-testid": "sealed-step", "data-step": String(step["step"]), role: "status" }, t("dealing")));
     }
     main.append(tools, wordedActions(view, legal, once));
   };

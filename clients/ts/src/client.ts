@@ -1395,9 +1395,17 @@ export class Seat {
     // no hand: its view is shown as the server sent it, and nothing is made for it
     if (this.st.lock === null || this.client.opts.sealed === false) return raw;
     const side = await this.sealedSide();
+    // the view is checked against the machine at the view's own head: events the log took
+    // after it (another seat's step between the two reads) are applied at the next view
+    const head = isObj(raw["head"]) && typeof raw["head"]["seq"] === "number" ? raw["head"]["seq"] : null;
     try {
+      if (head !== null && side.seen > head) {
+        // a view older than what the machine has verified: nothing in it is acted on
+        return { ...raw, hand: [], legal_actions: [], suggested_actions: [], stale: true };
+      }
       const doc = await this.client.request("GET", this.path(`/events?after=${side.seen}`), { token: this.st.token });
-      side.takeEvents(isObj(doc) && Array.isArray(doc["events"]) ? doc["events"] : []);
+      const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"] : [];
+      side.takeEvents(head === null ? events : events.filter((e) => !isObj(e) || typeof e["seq"] !== "number" || e["seq"] <= head));
       return side.view(raw);
     } catch (exc) {
       if (exc instanceof SealedStepRefused) await this.persist();
