@@ -60,5 +60,13 @@ class RunningClock(FakeClock):
         with self._guard:
             return time.monotonic() + self._mono
 
+    def set(self, when: float) -> None:
+        """Move ``now()`` to ``when`` if that is ahead of it (it never goes back)."""
+        with self._guard:
+            ahead = when - time.time() - self._now
+            if ahead > 0:
+                self._now += ahead
+                self._mono += ahead
+
     def step_back(self, seconds: float) -> None:
         raise NotImplementedError("a running clock only moves forward")
