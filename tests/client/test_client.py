@@ -58,6 +58,7 @@ def test_every_game_is_a_form_listed() -> None:
     assert {g for g, _ in FORMS} == set(GAMES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("game", "ruleset"), FORMS, ids=FORM_IDS)
 def test_a_v2_match_of_every_game_and_form_through_the_client_verifies(
     qc: Client, game: str, ruleset: dict[str, Any], tmp_path: Path

@@ -262,6 +262,7 @@ def test_a_cheating_server_is_refused_and_learns_no_secret(built: Path) -> None:
                     assert "client_seed" not in body and "nonce" not in body, (name, sent)
 
 
+@pytest.mark.slow
 def test_the_hostile_servers_of_the_conformance_suite(built: Path) -> None:
     """tests/hostile.py's lies, each told by its fake, against the TS client: it does what
     each entry says a conforming client must (clients/ts/harness/hostile.test.ts)."""

@@ -186,6 +186,7 @@ def _node(tmp_path: Path, cases: list[dict[str, Any]], probes: list[list[Any]]) 
     return results
 
 
+@pytest.mark.slow
 def test_the_typescript_deal_machine_is_pythons(
     cases: list[dict[str, Any]], tmp_path: Path
 ) -> None:

@@ -11,12 +11,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from live_server import LiveServer
 from test_clients_ts import built, node_test, verify
 
 __all__ = ["built"]
 
 
+@pytest.mark.slow
 def test_sealed_tables_against_a_real_server(built: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     with LiveServer(checkpoint_seconds=0.05) as srv:

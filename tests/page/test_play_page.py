@@ -108,6 +108,7 @@ def count_requests(pg: Any, tail: str) -> list[str]:
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_person_plays_tawla_and_verify_passes_the_downloads(
     browser: Any, server: Any, tmp_path: Path
@@ -231,6 +232,7 @@ READ_SEAT = """async () => {
 }"""
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_a_reload_mid_match_resumes_the_seat_from_indexeddb(
     browser: Any, server: Any, tmp_path: Path
@@ -434,6 +436,7 @@ def sized_page(browser: Any, url: str, width: int) -> Iterator[Any]:
         ctx.close()
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 @pytest.mark.parametrize("width", [390, 1280])
 @pytest.mark.parametrize(
@@ -629,6 +632,7 @@ def test_the_end_on_a_phone_in_arabic(browser: Any, server: Any) -> None:
         assert pg.js_errors == []
 
 
+@pytest.mark.slow
 @pytest.mark.browser
 def test_the_witness_stops_mid_play_and_the_table_plays_on(browser: Any, tmp_path: Path) -> None:
     """Issue 49: /play pins no witness, so the server's only witness, stopped for real in the

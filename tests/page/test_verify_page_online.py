@@ -58,6 +58,7 @@ def log_row(
         )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("game", "ruleset"), [("hokm", SEALED_HOKM), ("iraqi_domino", SEALED_IRAQI)]
 )

@@ -635,6 +635,7 @@ def test_a_sealed_hokm_transcript_passes_and_a_changed_proof_byte_fails_as_in_th
         ctx.close()
 
 
+@pytest.mark.slow
 @needs_chromium
 @pytest.mark.parametrize(
     ("game", "ruleset"),

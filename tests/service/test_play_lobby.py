@@ -144,6 +144,7 @@ def _commit_person(qc: Client, table: dict[str, Any]) -> Seat:
     return seat
 
 
+@pytest.mark.slow
 def test_an_unplayed_table_closes_before_its_lock_and_logs_nothing() -> None:
     clock = FakeClock()
     with (
