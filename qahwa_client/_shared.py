@@ -48,18 +48,7 @@ def rate_limit_delay(resp: httpx.Response, waited: float, budget: float) -> floa
 def signing_keys_in(items: Any) -> set[str]:
     """The ``signature.key_id`` of every signed record in ``items`` (records, answers that
     hold records, lists of them), however deep."""
-    found: set[str] = set()
-    todo = [items]
-    while todo:
-        item = todo.pop()
-        if isinstance(item, Mapping):
-            sig = item.get("signature")
-            if isinstance(sig, Mapping) and isinstance(sig.get("key_id"), str):
-                found.add(sig["key_id"])
-            todo.extend(item.values())
-        elif isinstance(item, (list, tuple)):
-            todo.extend(item)
-    return found
+    return {rec["signature"]["key_id"] for rec in signed_records_in(items)}
 
 
 def signed_records_in(items: Any) -> list[Mapping[str, Any]]:
