@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client, Disputed, MemoryStorage, NotOurMatch, TranscriptMismatch, ClientError, type Seat, type Match } from "../src/index.js";
+import { step } from "./play.js";
 
 const HUB = process.env["QAHWA_FAKE_HUB"];
 if (HUB === undefined) throw new Error("run by tests/client/test_clients_ts.py: QAHWA_FAKE_HUB");
@@ -33,15 +34,6 @@ async function seated(base: string, opts: Record<string, unknown> = {}): Promise
   return { qc, match };
 }
 
-/** Play the fake's script: the seat on turn sends the first legal action. */
-async function step(seats: Seat[]): Promise<boolean> {
-  const view = await seats[0]!.state();
-  if (view.status !== "playing" || view.turn === null || view.turn === undefined) return false;
-  const me = seats[view.turn]!;
-  const mine = await me.state();
-  await me.act(mine.legal_actions[0]!);
-  return true;
-}
 
 const reveals = (sent: Sent[]) => sent.filter((s) => s.path.endsWith("/reveal"));
 const secrets = (sent: Sent[]) => sent.filter((s) => /client_seed|nonce/.test(s.body));

@@ -5,6 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Client, MemoryStorage, type Seat } from "../src/index.js";
+import { step } from "./play.js";
 
 const HUB = process.env["QAHWA_FAKE_HUB"];
 const LIES = process.env["QAHWA_HOSTILE_LIES"];
@@ -40,14 +41,6 @@ async function fake(tampers: string[]): Promise<string> {
   return ((await r.json()) as { base: string }).base;
 }
 
-async function step(seats: Seat[]): Promise<boolean> {
-  const view = await seats[0]!.state();
-  if (view.status !== "playing" || view.turn === null || view.turn === undefined) return false;
-  const me = seats[view.turn]!;
-  const mine = await me.state();
-  await me.act(mine.legal_actions[0]!);
-  return true;
-}
 
 const kept = (errors: string[], exc: unknown) => errors.push(exc instanceof Error ? `${exc.name}: ${exc.message}` : String(exc));
 

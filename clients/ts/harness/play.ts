@@ -48,3 +48,14 @@ export async function playOut(
   }
   return { actions, status: view.status };
 }
+
+/** One step of a fake's script: the seat on turn (as seat 0's view says) reads its own view
+ * and sends its first legal action; false once the match is not being played. */
+export async function step(seats: Seat[]): Promise<boolean> {
+  const view = await seats[0]!.state();
+  if (view.status !== "playing" || view.turn === null || view.turn === undefined) return false;
+  const me = seats[view.turn]!;
+  const mine = await me.state();
+  await me.act(mine.legal_actions[0]!);
+  return true;
+}
