@@ -54,6 +54,23 @@ ORIGIN = "bench.qahwa.test/log"
 NOTE_SEED = b"\x07" * 32
 
 
+def log_server(url: str, data_dir: Path, signer: Signer) -> ServerThread:
+    """A server on ``url``'s log (the bench's origin and note key, signed by ``signer``),
+    started; its checkpointer left idle for the bench's hour."""
+    return ServerThread(
+        Settings(
+            database_url=url,
+            data_dir=data_dir,
+            master_key=None,
+            signing_key=signer.private_b64(),
+            signing_key_file=None,
+            log_origin=ORIGIN,
+            log_key=base64.b64encode(NOTE_SEED).decode(),
+            checkpoint_seconds=3600,
+        )
+    ).start()
+
+
 def _tile(n: int, rng: random.Random, entries: bool) -> str:
     return "/log/" + tlog.Tile(0, rng.randrange(n // 256), entries=entries).path
 
@@ -233,21 +250,7 @@ def run() -> None:
             f"directories in {time.perf_counter() - t0:.1f} s"
         )
 
-        servers = {
-            n: ServerThread(
-                Settings(
-                    database_url=url,
-                    data_dir=tmp / str(n),
-                    master_key=None,
-                    signing_key=signer.private_b64(),
-                    signing_key_file=None,
-                    log_origin=ORIGIN,
-                    log_key=base64.b64encode(NOTE_SEED).decode(),
-                    checkpoint_seconds=3600,
-                )
-            ).start()
-            for n, url in urls.items()
-        }
+        servers = {n: log_server(url, tmp / str(n), signer) for n, url in urls.items()}
         clients = {n: httpx.Client(base_url=servers[n].url) for n in (SMALL, BIG)}
         for n, c in clients.items():
             assert c.get("/v1/log").json()["tree_size"] == n  # first request: signs, caches

@@ -12,7 +12,6 @@ by this thread's CPU clock: less moved by other load on a shared machine than wa
 
 from __future__ import annotations
 
-import base64
 import os
 import statistics
 import tempfile
@@ -24,11 +23,9 @@ import httpx
 from fairness import Signer
 from service import migrate
 from service.db import Database
-from service.server import ServerThread
-from service.settings import Settings
 
 from . import log_fixture
-from .bench_log import NOTE_SEED, ORIGIN
+from .bench_log import log_server
 
 SIZES = [int(x) for x in os.environ.get("QAHWA_BENCH_LOG_READ_SIZES", "300,10300,20000").split(",")]
 ROUNDS = int(os.environ.get("QAHWA_BENCH_LOG_READ_ROUNDS", "300"))
@@ -53,21 +50,7 @@ def run() -> None:
                     tw.add(chunk[: n - tw.size])
         for tw in tables.values():
             tw.close()
-        servers = {
-            n: ServerThread(
-                Settings(
-                    database_url=f"sqlite:///{tmp}/{n}/q.db",
-                    data_dir=tmp / str(n),
-                    master_key=None,
-                    signing_key=signer.private_b64(),
-                    signing_key_file=None,
-                    log_origin=ORIGIN,
-                    log_key=base64.b64encode(NOTE_SEED).decode(),
-                    checkpoint_seconds=3600,
-                )
-            ).start()
-            for n in SIZES
-        }
+        servers = {n: log_server(f"sqlite:///{tmp}/{n}/q.db", tmp / str(n), signer) for n in SIZES}
         clients = {n: httpx.Client(base_url=s.url) for n, s in servers.items()}
         try:
             for n, c in clients.items():  # first requests: the head signed and cached
