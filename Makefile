@@ -113,8 +113,8 @@ verify-js:
 
 ts-types: $(VENV)/.installed-dev
 	cd clients/ts && npm ci --no-audit --no-fund
-	$(BIN)/python -c "import json, pathlib, sys, tempfile; sys.path.insert(0, 'tests/client'); sys.path.insert(0, 'tests'); \
-	from test_openapi_ts import openapi_document; \
+	$(BIN)/python -c "import json, pathlib, tempfile; \
+	from tests.client.test_openapi_ts import openapi_document; \
 	print(json.dumps(openapi_document(pathlib.Path(tempfile.mkdtemp()))))" > clients/ts/openapi.json
 	cd clients/ts && node node_modules/openapi-typescript/bin/cli.js openapi.json -o src/api.d.ts
 	rm clients/ts/openapi.json

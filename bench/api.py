@@ -95,7 +95,7 @@ def _free_port() -> int:
 
 def serve_command(qahwa: Path, port: int, database_url: str, workers: int, *args: str) -> list[str]:
     """``qahwa serve`` on 127.0.0.1:``port`` over ``database_url`` with ``workers`` worker
-    processes and ``args`` (tests/live_server.py starts it the same way)."""
+    processes and ``args`` (tests/support/live_server.py starts it the same way)."""
     return [
         str(qahwa),
         "serve",

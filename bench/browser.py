@@ -1,5 +1,5 @@
 """Debian's chromium under the plain playwright package, as the page bench and every browser
-test drive it (tests/browser.py adds the tests' marks), and the verify page's paste-and-verify."""
+test drive it (tests/support/browser.py adds the tests' marks), and the verify page's paste-and-verify."""
 
 from __future__ import annotations
 

@@ -6,7 +6,7 @@ timeout, the sweep and its heartbeat (``MatchService``/``Store``), the creation 
 operator key (``Operators``) and the request rate per address (``AddressLimit``). The
 timestamps a match records (``created_at``, ``started_at``, ``ended_at``, the log entries)
 come from it too, so they agree with its deadlines. Tests give the app a clock they move
-by hand (``tests/fake_clock.py``) instead of sleeping.
+by hand (``tests/support/fake_clock.py``) instead of sleeping.
 
 What is not a deadline stays on the machine's clock: how long a long poll or a stream
 waits for events, the checkpoint and witness timers, the metrics' cache, request timing.

@@ -10,9 +10,14 @@ from typing import Any
 import httpx
 import pytest
 from hypothesis import HealthCheck, settings
-from live_server import LiveServer, add_operator_key, register_thread, unregister_server
 
 from service.server import ServerThread
+from tests.support.live_server import (
+    LiveServer,
+    add_operator_key,
+    register_thread,
+    unregister_server,
+)
 
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], print_blob=True

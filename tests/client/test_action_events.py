@@ -19,11 +19,11 @@ from typing import Any
 
 import httpx
 import pytest
-from live_server import LiveServer
 
 from fairness import chain_next
 from qahwa_client import ApiError, Client
 from qahwa_client._shared import logged_events
+from tests.support.live_server import LiveServer
 
 HOKM = {"players": 4, "target": 1}
 

@@ -13,8 +13,6 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, check_transcript, client_moves, short_ruleset
-from live_server import LiveServer
 from pydantic import TypeAdapter
 
 from fairness import chain_head, seed_commitment
@@ -30,6 +28,8 @@ from qahwa_client import (
     TranscriptMismatch,
 )
 from qahwa_client.models import ACTIONS, SeatingView
+from tests.support.http_play import GAMES, check_transcript, client_moves, short_ruleset
+from tests.support.live_server import LiveServer
 
 # Every game in each of its forms (short targets), tawla and mahbusa with fresh rolls (the
 # default) and without.

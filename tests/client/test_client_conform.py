@@ -1,5 +1,5 @@
 """qahwa_client as a conforming client of qahwa-fair/2 (fairness-v2.md §3a), against a small
-v2 server behind httpx.MockTransport (tests/fake_server.py) that can lie as an operator would:
+v2 server behind httpx.MockTransport (tests/support/fake_server.py) that can lie as an operator would:
 the lock checks that refuse to reveal, signing over the chain head, fresh-roll values only when
 owed, identical resends, receipts kept and written, and the transcript held to the lock and the
 receipts. The formulas the seat computes (``fairness``'s) are checked against the spec's vectors."""
@@ -14,7 +14,6 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_server import FakeServer, audit_path, leaf_hash, root
 
 import fairness
 from fairness.canonical import canonical_json
@@ -28,6 +27,7 @@ from qahwa_client import (
     Unanswered,
 )
 from qahwa_client.client import Match, Seat
+from tests.support.fake_server import FakeServer, audit_path, leaf_hash, root
 from tlog import root_from_inclusion
 
 ASKED = {"match_length": 1}

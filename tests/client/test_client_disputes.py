@@ -3,7 +3,7 @@ refuses rolls the operator could compute unless asked, checks the server's clock
 unreceipted signed requests with their local send times, and reports a match the server ended
 by timeout while it held one sent before the deadline as disputed, with the evidence.
 
-Against the fake server (tests/fake_server.py) on fake clocks (tests/fake_clock.py): nothing
+Against the fake server (tests/support/fake_server.py) on fake clocks (tests/support/fake_clock.py): nothing
 sleeps.
 """
 
@@ -16,8 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_clock import FakeClock
-from fake_server import RULESET, FakeServer
 
 from fairness.v2 import parse_time_us
 from qahwa_client import (
@@ -30,6 +28,8 @@ from qahwa_client import (
     Unanswered,
 )
 from qahwa_client.aio import AsyncSeat
+from tests.support.fake_clock import FakeClock
+from tests.support.fake_server import RULESET, FakeServer
 
 ASKED = {"match_length": 1}
 START = 1_800_000_000.0

@@ -1,7 +1,7 @@
 """clients/ts, the TypeScript conforming client (fairness-v2.md §3a), built and run by
 ``node --test``: the spec's vectors; every game and form played against a real server, each
 transcript then passing ``verify`` and each seat's export passing ``verify --seat``; a seat
-resumed from its file storage after a crash mid-match; a cheating server (tests/fake_http.py)
+resumed from its file storage after a crash mid-match; a cheating server (tests/support/fake_http.py)
 refused before it learns any secret; its types generated from the app's ``/openapi.json``
 and not stale.
 
@@ -22,12 +22,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fake_http import FakeHub
-from hostile import LIES
-from live_server import LiveServer
-from test_openapi_ts import openapi_document
-from witness_http import WitnessHTTP, new_log, witnessed_settings
 
+from tests.client.test_openapi_ts import openapi_document
+from tests.support.fake_http import FakeHub
+from tests.support.hostile import LIES
+from tests.support.live_server import LiveServer
+from tests.support.witness_http import WitnessHTTP, new_log, witnessed_settings
 from verify_cli.main import app as verify_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -264,7 +264,7 @@ def test_a_cheating_server_is_refused_and_learns_no_secret(built: Path) -> None:
 
 @pytest.mark.slow
 def test_the_hostile_servers_of_the_conformance_suite(built: Path) -> None:
-    """tests/hostile.py's lies, each told by its fake, against the TS client: it does what
+    """tests/support/hostile.py's lies, each told by its fake, against the TS client: it does what
     each entry says a conforming client must (clients/ts/harness/hostile.test.ts)."""
     lies = json.dumps([lie.to_json() for lie in LIES])
     # the sealed lies are told by a proxy in front of a real server

@@ -1,5 +1,5 @@
-"""The conformance suite (tests/hostile.py) against the Python client: each lie told by its
-fake server (tests/fake_http.py, behind ``httpx.MockTransport``), the scenario played with
+"""The conformance suite (tests/support/hostile.py) against the Python client: each lie told by its
+fake server (tests/support/fake_http.py, behind ``httpx.MockTransport``), the scenario played with
 ``qahwa_client``, and the outcome held to what the lie's entry says a conforming client must
 do. (clients/ts/harness/hostile.test.ts runs the same list against the TypeScript client.)"""
 
@@ -10,12 +10,12 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_http import SEALED_LIES, FakeC2SP, SealedLiar
-from hostile import LIES, Lie, Outcome
-from live_server import LiveServer
 
 from fairness.records import request_sha256
 from qahwa_client import ApiError, Client, Seat
+from tests.support.fake_http import SEALED_LIES, FakeC2SP, SealedLiar
+from tests.support.hostile import LIES, Lie, Outcome
+from tests.support.live_server import LiveServer
 from tlog import parse_policy
 
 #: the scenario's steps at most (a sealed hokm match takes some hundreds)

@@ -18,10 +18,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from live_server import LiveServer
-from support import sqlite_settings
 
 from service.app import create_app
+from tests.support import sqlite_settings
+from tests.support.live_server import LiveServer
 
 ROOT = Path(__file__).resolve().parents[2]
 TS = ROOT / "tests" / "ts"

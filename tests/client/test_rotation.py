@@ -5,7 +5,7 @@ listed in ``/v1/keys`` and pushed on the event stream. A conforming client that 
 record signed by a key it does not trust yet takes the key only through an announcement
 signed by a key it trusts, and plays on; a forged announcement is refused and kept.
 
-The server runs on a clock the test moves ahead (tests/fake_clock.py's RunningClock: the
+The server runs on a clock the test moves ahead (tests/support/fake_clock.py's RunningClock: the
 machine's time plus the test's steps, so that clients on the real clock stay within its
 skew however long the match takes): the rotation is staged and the new key takes over when
 the test moves the clock, at chosen points of the match (or earlier, as time passes).
@@ -23,8 +23,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fake_clock import RunningClock
-from live_server import LiveServer
 
 from fairness import Signer
 from fairness.announce import (
@@ -36,6 +34,8 @@ from fairness.announce import (
 from fairness.records import RecordError
 from qahwa_client import AsyncClient, Client
 from service import keys as service_keys
+from tests.support.fake_clock import RunningClock
+from tests.support.live_server import LiveServer
 from verify_cli.main import app as verify_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -292,7 +292,7 @@ def ts_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """clients/ts and its tests compiled by tsc into a directory of this module's own."""
     import subprocess
 
-    from test_clients_ts import NODE, TS, node_modules
+    from tests.client.test_clients_ts import NODE, TS, node_modules
 
     if NODE is None:
         pytest.fail("node is not installed")
@@ -312,7 +312,7 @@ def ts_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_ts_client_takes_keys_only_through_trusted_announcements(ts_build: Path) -> None:
     """clients/ts/test/announce.test.ts: chains taken, forgeries refused and kept, the
     extended keys document saved."""
-    from test_clients_ts import node_test
+    from tests.client.test_clients_ts import node_test
 
     out = node_test(ts_build, "test/announce.test.js")
     assert "a pinned client takes a key only through a trusted announcement" in out
@@ -326,7 +326,7 @@ def test_the_ts_node_client_plays_through_two_rotations(ts_build: Path, tmp_path
     import os
     import subprocess
 
-    from test_clients_ts import NODE
+    from tests.client.test_clients_ts import NODE
 
     assert NODE is not None
     build = ts_build

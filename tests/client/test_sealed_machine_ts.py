@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_clients_ts import NODE, TS, node_modules, run
 
 from fairness import canonical_ruleset
 from games.errors import GameError
 from games.sealed_deal import DealMachine
 from games.sealed_sim import play_match
+from tests.client.test_clients_ts import NODE, TS, node_modules, run
 
 MATCHES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("hokm", {"players": 4, "target": 2}, {"seed": "d4"}),

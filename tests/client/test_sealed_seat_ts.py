@@ -12,8 +12,9 @@ import json
 from pathlib import Path
 
 import pytest
-from live_server import LiveServer
-from test_clients_ts import built, node_test, verify
+
+from tests.client.test_clients_ts import built, node_test, verify
+from tests.support.live_server import LiveServer
 
 __all__ = ["built"]
 

@@ -17,8 +17,16 @@ from typing import Any
 import httpx
 import jsonschema_rs
 import pytest
-from http_play import GAMES, create_match, play_to_end, seat_moves, seed_all, short_ruleset
-from live_server import LiveServer
+
+from tests.support.http_play import (
+    GAMES,
+    create_match,
+    play_to_end,
+    seat_moves,
+    seed_all,
+    short_ruleset,
+)
+from tests.support.live_server import LiveServer
 
 Route = tuple[str, re.Pattern[str]]
 

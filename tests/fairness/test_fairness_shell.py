@@ -10,9 +10,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from support import vector
 
 import fairness
+from tests.support import vector
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = vector("fairness_v1.json")

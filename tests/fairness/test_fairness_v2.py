@@ -24,10 +24,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ref_draws import KEY_TEXTS, SHUFFLED, HmacDraws, any_text, label, printable
-from support import vector
 
 import fairness
+from tests.fairness.ref_draws import KEY_TEXTS, SHUFFLED, HmacDraws, any_text, label, printable
+from tests.support import vector
 
 V = vector("fairness_v2.json")
 

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ref_draws import KEY_TEXTS, SHUFFLED, HmacDraws, label, printable
-from support import vector
 
 import fairness
+from tests.fairness.ref_draws import KEY_TEXTS, SHUFFLED, HmacDraws, label, printable
+from tests.support import vector
 
 VECTORS = vector("fairness_v1.json")
 

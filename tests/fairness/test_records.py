@@ -11,11 +11,11 @@ import hashlib
 from typing import Any
 
 import pytest
-from support import vector
 
 from fairness import Signer, canonical_json, chain_start, public_key_b64
 from fairness.records import Commit, Lock, LockSeat, Receipt, RecordError, Reveal
 from games.base import MatchContext
+from tests.support import vector
 
 SC0, SC1 = "aa" * 32, "bb" * 32
 TIP = "cc" * 32

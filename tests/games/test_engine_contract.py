@@ -32,7 +32,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
 
 from fairness import (
     PROTOCOL,
@@ -49,6 +48,7 @@ from games.errors import GameError, MatchOverError, NotYourTurnError
 from games.registry import find_engine
 from games.replay import replay
 from games.transcript import with_roll_value
+from tests.support import examples
 
 # Rulesets that keep a match to a few hundred actions (shelem's default runs to 1200 points).
 RULESETS: dict[str, list[dict[str, Any]]] = {

@@ -46,7 +46,7 @@ MID = "m-v2"
 
 
 def snapshot(e: Engine) -> Any:
-    from test_engine_contract import snapshot as snap
+    from tests.games.test_engine_contract import snapshot as snap
 
     return snap(e)
 

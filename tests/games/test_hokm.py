@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-from support import rejects, vector
 
 import fairness
 from fairness import Stream, deck52
@@ -15,6 +14,7 @@ from games.base import Chance
 from games.deals import deal_packets, hokm_deal
 from games.hokm import HokmEngine
 from games.registry import engine_class, find_engine
+from tests.support import rejects, vector
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 HokmEngineV1 = find_engine("hokm", protocol=fairness.V1)

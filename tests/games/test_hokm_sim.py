@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples, walk_transcript
 
 from fairness import DECK52, PROTOCOL, PROTOCOL_V2
 from games.base import Chance
@@ -21,6 +20,7 @@ from games.hokm import HokmEngine
 from games.registry import find_engine
 from games.replay import replay
 from games.transcript import replay_transcript, simulate_match, transcript_key
+from tests.support import examples, walk_transcript
 
 
 def leaked(view: dict[str, Any], hidden: set[str], hand_number: int) -> list[str]:

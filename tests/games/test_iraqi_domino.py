@@ -8,13 +8,13 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from support import all_views, assert_defaults, fresh_engine, refuses_unlisted, vector
 
 from fairness import V1, Stream, tiles
 from games import errors
 from games.iraqi_domino import IraqiDominoEngine, round_to_nearest
 from games.registry import find_engine
 from games.tiles import check_tile_code
+from tests.support import all_views, assert_defaults, fresh_engine, refuses_unlisted, vector
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 IraqiDominoEngineV1 = find_engine("iraqi_domino", protocol=V1)

@@ -7,7 +7,6 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import all_views, examples, play_randomly
 
 from fairness import V1, canonical_ruleset, tiles
 from games.base import Chance
@@ -16,6 +15,7 @@ from games.iraqi_domino import IraqiDominoEngine, round_to_nearest
 from games.registry import find_engine
 from games.replay import replay
 from games.transcript import simulate_match, transcript_key
+from tests.support import all_views, examples, play_randomly
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 IraqiDominoEngineV1 = find_engine("iraqi_domino", protocol=V1)

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import ScriptedChance, examples, vector
 
 from fairness import PROTOCOL, PROTOCOL_V2
 from games.errors import IllegalActionError, MalformedActionError, RulesetError
 from games.mahbusa import PR, MahbusaEngine, legal_turns
 from games.registry import GAME_IDS, engine_class, find_engine
 from games.transcript import replay_transcript, simulate_match
+from tests.support import ScriptedChance, examples, vector
 
 VEC = vector("mahbusa_turns.json")
 

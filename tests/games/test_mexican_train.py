@@ -7,13 +7,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
-from support import all_views, assert_defaults, fresh_engine, refuses_unlisted, vector
 
 from fairness import V1, parse_items, tiles
 from games import errors
 from games.mexican_train import MexicanTrainEngine, engine_number, hand_size
 from games.registry import find_engine
 from games.tiles import check_tile_code
+from tests.support import all_views, assert_defaults, fresh_engine, refuses_unlisted, vector
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 MexicanTrainEngineV1 = find_engine("mexican_train", protocol=V1)

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import all_views, examples, play_randomly
 
 from fairness import V1, tile_code, tiles
 from games.base import Chance
@@ -17,6 +16,7 @@ from games.mexican_train import MexicanTrainEngine
 from games.registry import find_engine
 from games.replay import replay
 from games.transcript import simulate_match, transcript_key
+from tests.support import all_views, examples, play_randomly
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 MexicanTrainEngineV1 = find_engine("mexican_train", protocol=V1)

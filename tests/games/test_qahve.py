@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 import pytest
-from support import assert_defaults, rejects, vector
 
 from fairness import DECK_QAHVE, V1
 from games import errors
@@ -14,6 +13,7 @@ from games.base import Chance
 from games.deals import deal_packets, qahve_deal
 from games.qahve import QahveEngine, hand_points
 from games.registry import find_engine
+from tests.support import assert_defaults, rejects, vector
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 QahveEngineV1 = find_engine("qahve", protocol=V1)

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples, walk_transcript
 
 from fairness import DECK_QAHVE, V1
 from games.base import Chance
@@ -23,6 +22,7 @@ from games.qahve import QahveEngine, hand_points
 from games.registry import find_engine
 from games.replay import replay
 from games.transcript import simulate_match, transcript_key
+from tests.support import examples, walk_transcript
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 QahveEngineV1 = find_engine("qahve", protocol=V1)

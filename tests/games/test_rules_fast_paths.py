@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from support import transcript_engine
 
 from fairness import DECK52, PROTOCOL, PROTOCOL_V2, canonical_json
 from games import cards, shelem
@@ -23,6 +22,7 @@ from games.errors import IllegalActionError, MalformedActionError, ReplayError
 from games.replay import Replayer
 from games.transcript import simulate_match
 from games.tricks import follow_reason
+from tests.support import transcript_engine
 
 ALL_CODES = [*DECK52, "JB", "JR"]
 

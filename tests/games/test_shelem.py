@@ -9,7 +9,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import pytest
-from support import ScriptedChance, vector
 
 from fairness import DECK52, PROTOCOL, V1, Stream
 from games import errors
@@ -18,6 +17,7 @@ from games.base import Chance
 from games.registry import engine_class, find_engine
 from games.replay import replay
 from games.shelem import ShelemEngine, card_points
+from tests.support import ScriptedChance, vector
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 ShelemEngineV1 = find_engine("shelem", protocol=V1)

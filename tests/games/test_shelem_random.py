@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
 
 from fairness import DECK52
 from games.base import Chance
@@ -16,6 +15,7 @@ from games.registry import find_engine
 from games.replay import replay
 from games.shelem import HAND_POINTS, ShelemEngine, hand_score
 from games.transcript import simulate_match, transcript_key
+from tests.support import examples
 
 
 def all_cards(e: ShelemEngine) -> list[str]:

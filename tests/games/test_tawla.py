@@ -8,7 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import pytest
-from support import ScriptedChance, vector
 
 import fairness
 from games.base import Chance
@@ -32,6 +31,7 @@ from games.tawla import (
     play_steps,
     relative_board,
 )
+from tests.support import ScriptedChance, vector
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 TawlaEngineV1 = find_engine("tawla", protocol=fairness.V1)

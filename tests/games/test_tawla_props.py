@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
 
 from fairness import PROTOCOL, PROTOCOL_V2, V1, canonical_ruleset
 from games.base import Chance
@@ -19,6 +18,7 @@ from games.registry import find_engine
 from games.replay import replay
 from games.tawla import TawlaEngine, legal_turns, relative_board
 from games.transcript import replay_transcript, simulate_match
+from tests.support import examples
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 TawlaEngineV1 = find_engine("tawla", protocol=V1)

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
 
 from fairness import V1
 from games import mahbusa, tawla
 from games.base import Chance, variant
 from games.tawla import BAR, Board, Turn, TurnTable
+from tests.support import examples
 
 DICE = [(a, b) for a in range(1, 7) for b in range(1, 7)]
 Check = Callable[[Board, tuple[int, int], Turn], Board | None]

@@ -13,8 +13,6 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
-from live_server import LiveServer
-from support import sqlite_settings
 
 import tlog
 from fairness import SecretBox
@@ -22,6 +20,8 @@ from service import keys, translog
 from service.app import create_app
 from service.c2sp import LogC2SP, WitnessConfig, parse_witnesses
 from service.settings import Settings
+from tests.support import sqlite_settings
+from tests.support.live_server import LiveServer
 
 ORIGIN = "qahwa.test/log"
 RECORD = {"type": "commitment", "note": "filler"}

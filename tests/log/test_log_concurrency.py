@@ -9,10 +9,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from test_log_tree import fresh_db, mth
 
 from fairness import Signer, verify_record
 from service import migrate, translog
+from tests.log.test_log_tree import fresh_db, mth
 
 SIGNER = Signer.generate()
 THREADS, EACH = 4, 12

@@ -7,9 +7,9 @@ from __future__ import annotations
 import time
 
 import httpx
-from live_server import LiveServer
 
 from qahwa_client import Client
+from tests.support.live_server import LiveServer
 
 
 def test_a_lock_is_checkpointed_before_any_event() -> None:

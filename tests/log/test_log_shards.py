@@ -22,11 +22,18 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from deploy_support import fresh_pg, needs_pg, qahwa_keys, rng_session, running_witness, verify
-from live_server import Serve, deployment_env
 
 import tlog
 from fairness import Signer
+from tests.support.deploy_support import (
+    fresh_pg,
+    needs_pg,
+    qahwa_keys,
+    rng_session,
+    running_witness,
+    verify,
+)
+from tests.support.live_server import Serve, deployment_env
 from verify_cli.main import app as verify_app
 
 OLD = "shards.test/log/2026"

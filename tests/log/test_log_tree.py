@@ -16,13 +16,13 @@ from pathlib import Path
 
 import pytest
 from alembic import command
-from rfc6962 import leaf_hash, mth, path, proof
 from sqlalchemy import text
 
 import tlog
 from fairness import Signer, verify_record
 from service import migrate, translog
 from service.db import Database
+from tests.support.rfc6962 import leaf_hash, mth, path, proof
 from tlog import CompactRange, consistent, merkle, root_from_inclusion
 
 N = 64

@@ -20,14 +20,14 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner, Result
-from live_server import LiveServer
-from support import sqlite_settings
 
 from fairness import SecretBox, Signer, canonical_json
 from service import keys
 from service.db import Database
 from service.server import ServerThread
 from service.settings import Settings
+from tests.support import sqlite_settings
+from tests.support.live_server import LiveServer
 from tlog import consistent
 from verify_cli.main import app
 

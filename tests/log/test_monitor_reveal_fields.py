@@ -10,10 +10,9 @@ import hashlib
 import json
 from typing import Any
 
-from test_verify_cli_helpers import v2_match
-from test_verify_retired import retired_at
-
 from fairness import canonical_json
+from tests.verify.test_verify_cli_helpers import v2_match
+from tests.verify.test_verify_retired import retired_at
 from verify_cli.monitor import (
     MonitorResult,
     Store,

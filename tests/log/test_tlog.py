@@ -8,13 +8,13 @@ import hashlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from rfc6962 import leaf_hash as naive_leaf
-from rfc6962 import mth as naive_mth
-from rfc6962 import path as naive_path
-from rfc6962 import proof as naive_proof
-from support import vector
 
 import tlog
+from tests.support import vector
+from tests.support.rfc6962 import leaf_hash as naive_leaf
+from tests.support.rfc6962 import mth as naive_mth
+from tests.support.rfc6962 import path as naive_path
+from tests.support.rfc6962 import proof as naive_proof
 from tlog import (
     Checkpoint,
     CompactRange,

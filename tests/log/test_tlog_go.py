@@ -13,13 +13,13 @@ from pathlib import Path
 
 import httpx
 import pytest
-from live_server import LiveServer
 from sqlalchemy import insert
 
 import tlog
 from fairness import canonical_json
 from service import translog
 from service.models import LogEntry
+from tests.support.live_server import LiveServer
 
 GO = shutil.which("go")
 GOCODE = Path("/usr/share/gocode")

@@ -13,11 +13,11 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from live_server import LiveServer
-from witness_http import WitnessHTTP, new_log, witnessed_settings
 
 import tlog
 from qahwa_client import Client, Match, NotOurMatch
+from tests.support.live_server import LiveServer
+from tests.support.witness_http import WitnessHTTP, new_log, witnessed_settings
 from verify_cli.main import app as verify_app
 
 TAWLA = {"match_length": 1}

@@ -13,10 +13,10 @@ from typing import Any
 
 import httpx
 from click.testing import CliRunner
-from deploy_support import rng_session, running_witness, url_of, witness_fixture
-from live_server import LiveServer
 
 import tlog
+from tests.support.deploy_support import rng_session, running_witness, url_of, witness_fixture
+from tests.support.live_server import LiveServer
 from verify_cli.main import app
 from verify_cli.witness import WitnessServer
 

@@ -17,7 +17,7 @@ NPM = shutil.which("npm")
 def npm_build(script: str, out: Path) -> bytes:
     """``npm run build:<script>`` of clients/ts (its locked packages installed first) into
     ``out``: the bytes built, to hold a committed bundle to."""
-    from test_clients_ts import node_modules
+    from tests.client.test_clients_ts import node_modules
 
     node_modules()
     subprocess.run(

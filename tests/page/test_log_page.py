@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import NEEDS_CHROMIUM
-from live_server import LiveServer, reserve_port
 from playwright.sync_api import expect
-from support import vector
-from test_log_verify import _copy_without_last, sessions, settings
+
+from tests.log.test_log_verify import _copy_without_last, sessions, settings
+from tests.support import vector
+from tests.support.browser import NEEDS_CHROMIUM
+from tests.support.live_server import LiveServer, reserve_port
 
 pytestmark = NEEDS_CHROMIUM
 

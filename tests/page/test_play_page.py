@@ -19,8 +19,9 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from browser import open_page
-from page_support import NPM, npm_build
+
+from tests.page.page_support import NPM, npm_build
+from tests.support.browser import open_page
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLE = ROOT / "qahwa_page" / "static" / "play.js"
@@ -638,8 +639,8 @@ def test_the_witness_stops_mid_play_and_the_table_plays_on(browser: Any, tmp_pat
     """Issue 49: /play pins no witness, so the server's only witness, stopped for real in the
     middle of a match, holds up neither that match nor a table opened after it; both end
     with the verify page's pass, and the downloads pass ``verify --seat``."""
-    from live_server import LiveServer
-    from witness_http import WitnessHTTP, new_log, witnessed_settings
+    from tests.support.live_server import LiveServer
+    from tests.support.witness_http import WitnessHTTP, new_log, witnessed_settings
 
     rules = quote(json.dumps({"players": 2, "target": 1}))
     url = "/play?game=iraqi_domino&ruleset=" + rules

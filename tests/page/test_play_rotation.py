@@ -18,11 +18,12 @@ from urllib.parse import quote
 
 import httpx
 import pytest
-from browser import open_page
-from fake_clock import RunningClock
-from live_server import LiveServer
-from test_play_page import downloaded, see_the_verdict, touch, verify_cli
-from test_rotation import SERVER, rotate
+
+from tests.client.test_rotation import SERVER, rotate
+from tests.page.test_play_page import downloaded, see_the_verdict, touch, verify_cli
+from tests.support.browser import open_page
+from tests.support.fake_clock import RunningClock
+from tests.support.live_server import LiveServer
 
 
 @pytest.mark.slow

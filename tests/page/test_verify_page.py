@@ -5,7 +5,7 @@ by a small stdlib HTTP server that answers the three routes the page uses (``/ve
 ``/v1/matches/{id}/transcript``, ``/v1/keys``) from transcripts made offline with
 ``games.transcript.simulate_match`` (or built directly with ``fairness`` for the display
 tests), signed with a fresh ``fairness.Signer``. ``test_live_service`` plays matches over
-HTTP against the real service when ``tests/live_server.py`` is there.
+HTTP against the real service when ``tests/support/live_server.py`` is there.
 
 ``PYTHONPATH=tests python tests/page/test_verify_page.py --screenshot docs/img/verify-page.png`` redraws the
 screenshot in docs/verify-page.md.
@@ -27,10 +27,7 @@ from typing import Any
 from urllib.parse import quote, unquote, urlsplit
 
 import pytest
-from browser import NEEDS_CHROMIUM, launch
-from page_support import PAGE, ROOT, VECTOR_DRAWS_JS, assert_vector_draws
 from playwright.sync_api import expect
-from support import vector
 
 from fairness import (
     PROTOCOL,
@@ -50,6 +47,9 @@ from games import GAME_IDS
 from games.registry import engine_class
 from games.transcript import build_transcript, simulate_match
 from qahwa_page.pyodide import PAGE_CSP, RUNTIME_DIR, asset, runtime_installed
+from tests.page.page_support import PAGE, ROOT, VECTOR_DRAWS_JS, assert_vector_draws
+from tests.support import vector
+from tests.support.browser import NEEDS_CHROMIUM, launch
 
 pytestmark = NEEDS_CHROMIUM
 
@@ -1114,8 +1114,9 @@ def _live_check(new_page: Any, games: list[str], moves: int = 25) -> None:
     """
     assert games
     import httpx
-    from http_play import create_match, play_actions, play_to_end, seed_all
-    from live_server import LiveServer
+
+    from tests.support.http_play import create_match, play_actions, play_to_end, seed_all
+    from tests.support.live_server import LiveServer
 
     with LiveServer() as srv, httpx.Client(base_url=srv.url, timeout=30) as client:
         for i, game in enumerate(games):
@@ -1152,14 +1153,15 @@ def take_screenshot(out: Path) -> None:
     of ``make pyodide``).
 
     ``out``: a three-player hokm match (one hand, the cut drawn) played with random moves over HTTP
-    on the real service (tests/live_server.py) and checked by the page it serves: every
+    on the real service (tests/support/live_server.py) and checked by the page it serves: every
     row, the replay and the transparency log included. ``…-tampered-ar.png``: a tawla
     match with its first roll changed and signed again (the stand-in server of these tests,
     whose key signed it), in Arabic, down to that roll.
     """
     import httpx
-    from http_play import create_match, play_actions, seed_all
-    from live_server import LiveServer
+
+    from tests.support.http_play import create_match, play_actions, seed_all
+    from tests.support.live_server import LiveServer
 
     if not runtime_installed():
         raise SystemExit("the Pyodide runtime is not installed: run make pyodide first")

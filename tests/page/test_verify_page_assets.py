@@ -16,13 +16,13 @@ from typing import Any
 
 import httpx
 import pytest
-from live_server import LiveServer
-from page_support import ROOT
-from support import fresh_python
 
 from fairness import PROTOCOL
 from games.transcript import simulate_match
 from qahwa_page import pyodide
+from tests.page.page_support import ROOT
+from tests.support import fresh_python
+from tests.support.live_server import LiveServer
 from verify_cli.core import CLI_ONLY_CHECKS, verify_document
 from verify_cli.replay_core import browser_report
 

@@ -12,8 +12,9 @@ import re
 from pathlib import Path
 
 import pytest
-from page_support import NPM, ROOT, STATIC, TS, npm_build
-from test_clients_ts import built, node_test
+
+from tests.client.test_clients_ts import built, node_test
+from tests.page.page_support import NPM, ROOT, STATIC, TS, npm_build
 
 __all__ = ["built"]  # the compiled clients/ts (a fixture of tests/client/test_clients_ts.py)
 

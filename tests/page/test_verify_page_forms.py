@@ -25,9 +25,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from browser import open_page
-from test_verify_page import SIGNER, Site, built
-from test_verify_page_replay import check
 
 from fairness import PROTOCOL, deck52
 from games.base import Engine, Event
@@ -36,6 +33,9 @@ from games.registry import find_engine
 from games.replay import replay
 from games.transcript import simulate_match, transcript_key
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
+from tests.page.test_verify_page import SIGNER, Site, built
+from tests.page.test_verify_page_replay import check
+from tests.support.browser import open_page
 
 pytestmark = [pytest.mark.browser]
 

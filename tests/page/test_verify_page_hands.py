@@ -11,16 +11,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, launch, open_page
-from test_verify_cli_helpers import SIGNER
-from test_verify_page import Site
-from test_verify_page_forms import shown
-from test_verify_page_replay import check
 
 from fairness import PROTOCOL
 from fairness.v2 import PROTOCOL_V2
 from games.transcript import simulate_match
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
+from tests.page.test_verify_page import Site
+from tests.page.test_verify_page_forms import shown
+from tests.page.test_verify_page_replay import check
+from tests.support.browser import CHROMIUM, launch, open_page
+from tests.verify.test_verify_cli_helpers import SIGNER
 from verify_cli.core import verify_document
 
 pytestmark = [pytest.mark.browser]

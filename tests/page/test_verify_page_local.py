@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, launch, open_page
-from live_server import LiveServer
 from playwright.sync_api import expect
-from test_verify_cli_helpers import SIGNER, full_match, rechain, v2_match
 
 from fairness import public_key_b64
 from qahwa_page.pyodide import PYODIDE_VERSION, runtime_installed
+from tests.support.browser import CHROMIUM, launch, open_page
+from tests.support.live_server import LiveServer
+from tests.verify.test_verify_cli_helpers import SIGNER, full_match, rechain, v2_match
 
 VERIFY = str(Path(sys.executable).with_name("verify"))
 
@@ -211,7 +211,8 @@ def test_a_saved_tlog_proof_checks_the_log_row_offline(tmp_path: Path) -> None:
     the log's key the row says what to give."""
     _needs_runtime()
     import httpx
-    from http_play import play_to_end
+
+    from tests.support.http_play import play_to_end
 
     with (
         LiveServer(checkpoint_seconds=0.05) as srv,

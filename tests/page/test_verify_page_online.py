@@ -10,13 +10,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import NEEDS_CHROMIUM, open_page
-from live_server import LiveServer
 from playwright.sync_api import expect
-from test_times_and_downgrades import forge_timeout
-from test_verify_online import SEALED_HOKM, SEALED_IRAQI, made_up, played
 
 from service.matches import MatchService
+from tests.service.test_times_and_downgrades import forge_timeout
+from tests.service.test_verify_online import SEALED_HOKM, SEALED_IRAQI, made_up, played
+from tests.support.browser import NEEDS_CHROMIUM, open_page
+from tests.support.live_server import LiveServer
 
 pytestmark = NEEDS_CHROMIUM
 

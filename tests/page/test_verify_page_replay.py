@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, launch, open_page
 from playwright.sync_api import expect
-from test_verify_page import SIGNER, Site, chance_seqs, genuine, v1_key
 
 from games.registry import GAME_IDS, find_engine
 from games.replay import replay
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed, source_zip
+from tests.page.test_verify_page import SIGNER, Site, chance_seqs, genuine, v1_key
+from tests.support.browser import CHROMIUM, launch, open_page
 
 pytestmark = [pytest.mark.browser]
 

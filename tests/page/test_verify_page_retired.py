@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_verify_cli_helpers import SIGNER, key_b64, v2_match
-from test_verify_page_v2 import _site, check
-from test_verify_retired import last_time, retired_at
+
+from tests.page.test_verify_page_v2 import _site, check
+from tests.verify.test_verify_cli_helpers import SIGNER, key_b64, v2_match
+from tests.verify.test_verify_retired import last_time, retired_at
 
 pytestmark = [pytest.mark.browser]
 

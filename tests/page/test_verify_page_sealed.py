@@ -31,9 +31,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import needs_chromium
-from page_support import STATIC
-from support import fresh_python
 
 import bench.browser
 import sealed
@@ -49,6 +46,9 @@ from games.sealed_sim import play_match
 from qahwa_page.pyodide import runtime_installed
 from qahwa_page.serve import PageServer
 from sealed.demo import simulated_hand
+from tests.page.page_support import STATIC
+from tests.support import fresh_python
+from tests.support.browser import needs_chromium
 from verify_cli.sealed_js import JsBackend, install
 
 VERIFIER = STATIC / "sealed-verify.js"
@@ -525,9 +525,8 @@ def paste_and_verify(pg: Any, doc: dict[str, Any], key: str) -> tuple[str, dict[
 def test_the_worker_loads_the_sealed_verifier_for_qahwa_fair_3_only(
     page_server: PageServer, browser: Any
 ) -> None:
-    from test_verify_cli_helpers import SIGNER, v2_match
-
     from fairness import public_key_b64
+    from tests.verify.test_verify_cli_helpers import SIGNER, v2_match
 
     key = public_key_b64(SIGNER.public_key)
     v2 = v2_match("hokm", keyed=True, seed=2)
@@ -558,9 +557,8 @@ def test_the_worker_loads_the_sealed_verifier_for_qahwa_fair_3_only(
 
 
 def sealed_hokm(seed: int) -> dict[str, Any]:
-    from test_verify_cli_helpers import SIGNER
-
     from games.transcript import simulate_match
+    from tests.verify.test_verify_cli_helpers import SIGNER
 
     doc, _ = simulate_match(
         "hokm",
@@ -583,8 +581,7 @@ def row_detail(pg: Any, row: str) -> str:
 def test_a_sealed_hokm_transcript_passes_and_a_changed_proof_byte_fails_as_in_the_cli(
     page_server: PageServer, browser: Any
 ) -> None:
-    from test_verify_cli_helpers import SIGNER, key_b64
-
+    from tests.verify.test_verify_cli_helpers import SIGNER, key_b64
     from verify_cli.core import FAILED, VERIFIED, verify_document
     from verify_cli.keys import parse_keys
 
@@ -649,10 +646,9 @@ def test_a_sealed_hokm_transcript_passes_and_a_changed_proof_byte_fails_as_in_th
 def test_every_sealed_game_passes_on_the_page_as_in_the_cli(
     page_server: PageServer, browser: Any, game: str, ruleset: dict[str, Any]
 ) -> None:
-    from test_verify_cli_helpers import SIGNER, key_b64
-
     from games.registry import SEALED_GAMES
     from games.transcript import simulate_match
+    from tests.verify.test_verify_cli_helpers import SIGNER, key_b64
     from verify_cli.core import VERIFIED, verify_document
     from verify_cli.keys import parse_keys
 
@@ -679,7 +675,7 @@ def test_every_sealed_game_passes_on_the_page_as_in_the_cli(
 def test_the_service_and_verify_page_serve_the_sealed_verifier_alike() -> None:
     import urllib.request
 
-    from live_server import LiveServer
+    from tests.support.live_server import LiveServer
 
     def get(url: str) -> tuple[int, bytes, str]:
         with urllib.request.urlopen(url, timeout=30) as r:

@@ -22,14 +22,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from browser import NEEDS_CHROMIUM, open_page
 from playwright.sync_api import expect
-from test_verify_cli_helpers import SIGNER, full_match, keys_doc, rechain, v2_match
-from test_verify_page import PAGE, Site
 
 from fairness import PROTOCOL, PROTOCOL_V2, public_key_b64
 from games.transcript import simulate_match
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
+from tests.page.test_verify_page import PAGE, Site
+from tests.support.browser import NEEDS_CHROMIUM, open_page
+from tests.verify.test_verify_cli_helpers import SIGNER, full_match, keys_doc, rechain, v2_match
 from verify_cli.stats import Hand, Tally, analyse, tally
 
 pytestmark = NEEDS_CHROMIUM

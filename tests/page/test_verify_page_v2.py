@@ -13,14 +13,14 @@ from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from browser import open_page
-from page_support import VECTOR_DRAWS_JS, assert_vector_draws
 from playwright.sync_api import expect
-from support import vector
-from test_verify_cli_helpers import keys_doc, receipts_of, rechain, v2_match
-from test_verify_page import PAGE, Site
 
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
+from tests.page.page_support import VECTOR_DRAWS_JS, assert_vector_draws
+from tests.page.test_verify_page import PAGE, Site
+from tests.support import vector
+from tests.support.browser import open_page
+from tests.verify.test_verify_cli_helpers import keys_doc, receipts_of, rechain, v2_match
 
 pytestmark = [pytest.mark.browser]
 

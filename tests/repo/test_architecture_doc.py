@@ -72,13 +72,15 @@ def test_the_document_describes_every_package() -> None:
 
 def test_the_tests_sit_in_the_documented_area_folders() -> None:
     """Every test file is in one area folder of tests/; the document's "tests/ — by area"
-    section names exactly those folders and pyproject.toml's pytest ``pythonpath`` holds
-    tests/ and each of them (a test imports the helpers by name from any folder)."""
+    section names exactly those folders; every folder is a package (a test imports a helper by
+    its package path, ``tests.support.live_server``), and pytest's ``pythonpath`` adds no
+    folder of tests/ to ``sys.path`` (a bare-name import would hide a missing package)."""
     tests = ROOT / "tests"
     assert not list(tests.glob("test_*.py")), "a test file at the top of tests/"
     areas = {p.parent.name for p in tests.glob("*/test_*.py")}
     section = DOC.split("## tests/ — by area", 1)[1].split("\n## ", 1)[0]
-    assert set(re.findall(r"`tests/([a-z]+)/`", section)) == areas
+    assert set(re.findall(r"`tests/([a-z]+)/`", section)) == areas | {"support"}
     project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
-    paths = project["tool"]["pytest"]["ini_options"]["pythonpath"]
-    assert sorted(paths) == sorted(["tests", *(f"tests/{a}" for a in areas)])
+    assert "pythonpath" not in project["tool"]["pytest"]["ini_options"]
+    for folder in [tests, *(p for p in tests.iterdir() if p.is_dir() and any(p.glob("*.py")))]:
+        assert (folder / "__init__.py").is_file(), folder

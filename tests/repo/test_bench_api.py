@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from http_play import GAMES
 
 from bench import api, profile_api
+from tests.support.http_play import GAMES
 
 
 def test_the_protocols_crypto_is_timed_in_cpu_ms() -> None:

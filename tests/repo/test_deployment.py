@@ -28,7 +28,10 @@ from typing import Any
 
 import httpx
 import pytest
-from deploy_support import (
+
+import tlog
+from fairness import Signer, signed_time
+from tests.support.deploy_support import (
     fresh_pg,
     needs_pg,
     qahwa_keys,
@@ -37,10 +40,7 @@ from deploy_support import (
     verify,
     witness_fixture,
 )
-from live_server import QAHWA, LiveServer, Serve, deployment_env, reserve_port
-
-import tlog
-from fairness import Signer, signed_time
+from tests.support.live_server import QAHWA, LiveServer, Serve, deployment_env, reserve_port
 from verify_cli.witness import WitnessServer
 
 LOG_SEED = hashlib.sha256(b"the deployment tests' log note key").digest()

@@ -31,10 +31,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from live_server import OPERATOR_KEYS, LiveServer
-from support import bash_ok
 
 from qahwa_client import Client
+from tests.support import bash_ok
+from tests.support.live_server import OPERATOR_KEYS, LiveServer
 from verify_cli.main import app as verify_app
 
 ROOT = Path(__file__).resolve().parents[2]

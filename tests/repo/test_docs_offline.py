@@ -10,9 +10,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
-from browser import launch, needs_chromium
-from live_server import LiveServer
 from playwright.sync_api import expect
+
+from tests.support.browser import launch, needs_chromium
+from tests.support.live_server import LiveServer
 
 
 def test_landing_page_links_the_docs_the_page_and_the_schema(server: LiveServer) -> None:

@@ -14,8 +14,9 @@ import sys
 from pathlib import Path
 
 import httpx
-from http_play import create_match, play_actions, seed_all
-from support import bash_ok
+
+from tests.support import bash_ok
+from tests.support.http_play import create_match, play_actions, seed_all
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "verify.md"
 BIN = Path(sys.executable).parent

@@ -11,7 +11,8 @@ from datetime import date
 from pathlib import Path
 
 import yaml
-from support import fresh_python
+
+from tests.support import fresh_python
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -120,9 +121,9 @@ def test_one_cli_framework_click_and_no_typer() -> None:
     project imports typer, depends on it or loads it."""
 
     import click
-    from test_layering import FIRST_PARTY, imports_of
 
     from service.cli import app as qahwa
+    from tests.repo.test_layering import FIRST_PARTY, imports_of
     from verify_cli.main import app as verify
 
     assert isinstance(qahwa, click.Group) and isinstance(verify, click.Group)

@@ -19,7 +19,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import fresh_python
+
+from tests.support import fresh_python
 
 ROOT = Path(__file__).resolve().parents[2]
 FIRST_PARTY = {

@@ -17,11 +17,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_sealed_hand import ENTRY, HOUSE, ITEMS, LEARNT, MATCH, SEATS, _flip_b64, _flip_hex
 
 from games.errors import ActionError
 from games.sealed_backend import SealedStepError
 from games.sealed_hand import Deal, verify_hand
+from tests.sealed.test_sealed_hand import (
+    ENTRY,
+    HOUSE,
+    ITEMS,
+    LEARNT,
+    MATCH,
+    SEATS,
+    _flip_b64,
+    _flip_hex,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = (

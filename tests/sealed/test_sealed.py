@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sealed_vectors import compute
 
 from sealed import (
     Ciphertext,
@@ -52,6 +51,7 @@ from sealed import (
 from sealed.group import G, L, add, base, from_int, mul, random_scalar, s_add, sub, total
 from sealed.keys import SeatKey
 from sealed.masking import Deck
+from tests.support.sealed_vectors import compute
 
 ROOT = Path(__file__).resolve().parents[2]
 VECTORS = json.loads((ROOT / "tests" / "vectors" / "fairness_v3.json").read_text("utf-8"))

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import examples
 
 from fairness import canonical_ruleset
 from games.base import Chance, MatchContext
@@ -24,6 +23,7 @@ from games.sealed_hand import verify_hand
 from games.sealed_hokm import SealedHokmEngine
 from games.sealed_iraqi_domino import CALL_ORDER
 from games.sealed_sim import SimResult, SimSeat, play_match
+from tests.support import examples
 
 
 def sealed_engine(r: SimResult) -> SealedHokmEngine:

@@ -255,10 +255,9 @@ def test_a_whole_hand_agrees(node_run: Any) -> None:
     revealed, and with each of its changes: the same verdict, the same deck opened."""
     import copy
 
-    from test_sealed_hand import ENTRY, HOUSE, MATCH, SEATS, TAMPERS
-
     from games.sealed_backend import SealedStepError
     from games.sealed_hand import verify_hand
+    from tests.sealed.test_sealed_hand import ENTRY, HOUSE, MATCH, SEATS, TAMPERS
 
     closed = copy.deepcopy(ENTRY)
     closed["revealed"] = closed["revealed"][:3]

@@ -2,8 +2,8 @@
 sealed seat").
 
 Seat 0 of a sealed hokm table is ``qahwa_client``'s seat, talking to a real server through
-a proxy that changes one field of one of its views (tests/fake_http.py's SealedLiar, which
-tells tests/hostile.py's sealed lies too): ``owed`` naming the seat's own items, a
+a proxy that changes one field of one of its views (tests/support/fake_http.py's SealedLiar, which
+tells tests/support/hostile.py's sealed lies too): ``owed`` naming the seat's own items, a
 made-up ``reveal_key`` in mid-hand, a made-up ``open`` step, ``dealt`` lying about whose
 positions are whose. Each lie is a view the seat's own deal machine disagrees with: the seat
 refuses it and keeps a dispute with the view as evidence. The proxy answers a POST sent
@@ -20,11 +20,11 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_http import SealedLiar
-from live_server import LiveServer
 
 from qahwa_client import Client
 from qahwa_client.sealed import SealedStepRefused
+from tests.support.fake_http import SealedLiar
+from tests.support.live_server import LiveServer
 
 SEALED_HOKM = {"players": 4, "target": 1, "deal": "sealed"}
 LIES = ("owed_own_items", "reveal_mid_hand", "open_made_up", "dealt_swapped")

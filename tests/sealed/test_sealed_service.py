@@ -30,8 +30,6 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from fake_clock import FakeClock
-from live_server import LiveServer
 
 import sealed
 from fairness import SecretBox, load_master_key
@@ -41,6 +39,8 @@ from qahwa_client import ApiError, Client
 from qahwa_client.client import Match, Seat
 from sealed.group import L, base, from_int, mul, sub
 from service.cli import app
+from tests.support.fake_clock import FakeClock
+from tests.support.live_server import LiveServer
 
 SEALED_HOKM = {"players": 4, "target": 1, "deal": "sealed"}
 

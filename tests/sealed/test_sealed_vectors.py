@@ -3,7 +3,7 @@
 check that refuses it).
 
 tests/sealed/test_sealed.py checks that tests/vectors/fairness_v3.json is what
-tests/sealed_vectors.py computes; here every value is checked against the spec's formulas,
+tests/support/sealed_vectors.py computes; here every value is checked against the spec's formulas,
 recomputed from the hashes and group operations themselves rather than through the prover's
 helpers, and against the implementation's verifier.
 """

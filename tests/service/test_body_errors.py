@@ -8,10 +8,10 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
-from http_play import documented_error
-from live_server import LiveServer
 
 from service.app import MAX_JSON_DEPTH, json_body_problem
+from tests.support.http_play import documented_error
+from tests.support.live_server import LiveServer
 
 
 @pytest.fixture()

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from http_play import play_to_end
+
+from tests.support.http_play import play_to_end
 
 ORIGIN = {"Origin": "http://127.0.0.1:8765"}
 

@@ -21,11 +21,11 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, check_transcript, client_moves, short_ruleset
-from live_server import LiveServer, Serve
 
 import service.db
 from qahwa_client import ApiError, Client, Seat, Unanswered
+from tests.support.http_play import GAMES, check_transcript, client_moves, short_ruleset
+from tests.support.live_server import LiveServer, Serve
 
 PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
 

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from live_server import LiveServer
 
 from qahwa_client import Client
 from service.cli import app
 from service.house import choose, read_seats
+from tests.support.live_server import LiveServer
 
 SHORT: dict[str, dict[str, Any]] = {
     "tawla": {"match_length": 1},

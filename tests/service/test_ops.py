@@ -18,13 +18,9 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_clock import FakeClock
 from fastapi import HTTPException
-from http_play import auth, create_match, play_actions, seed_all
-from live_server import QAHWA, LiveServer, Serve
 from prometheus_client.parser import text_string_to_metric_families
 from sqlalchemy import text
-from support import sqlite_settings
 
 from fairness import new_nonce
 from qahwa_client import Client, RngSession
@@ -32,6 +28,10 @@ from service import operators
 from service.app import create_app
 from service.keys import RetiredKeyError
 from service.settings import Settings
+from tests.support import sqlite_settings
+from tests.support.fake_clock import FakeClock
+from tests.support.http_play import auth, create_match, play_actions, seed_all
+from tests.support.live_server import QAHWA, LiveServer, Serve
 
 
 def _error(r: httpx.Response, status: int, code: str | None = None) -> dict[str, Any]:

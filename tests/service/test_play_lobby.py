@@ -12,13 +12,13 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_clock import FakeClock
-from live_server import LiveServer
 from starlette.requests import Request
-from support import sqlite_settings
 
 from qahwa_client import Client, Seat, Terms
 from service.play import refused_because
+from tests.support import sqlite_settings
+from tests.support.fake_clock import FakeClock
+from tests.support.live_server import LiveServer
 
 TAWLA = {"game": "tawla", "ruleset": {"match_length": 1}}
 

@@ -13,11 +13,11 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_clock import FakeClock
-from live_server import LiveServer
-from test_docs_examples import python_blocks, run
 
 from qahwa_client import ApiError, AsyncClient, Client
+from tests.repo.test_docs_examples import python_blocks, run
+from tests.support.fake_clock import FakeClock
+from tests.support.live_server import LiveServer
 
 #: what docs/deploy.md §5 recommends for production
 DEPLOY_LIMITS: dict[str, Any] = {

@@ -11,8 +11,13 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_clock import FakeClock
-from http_play import (
+
+import tlog
+from fairness import V2, canonical_json, chain_start, verify_record
+from games.registry import engine_class
+from service.matches import MatchService
+from tests.support.fake_clock import FakeClock
+from tests.support.http_play import (
     GAMES,
     V2Seat,
     auth,
@@ -26,12 +31,7 @@ from http_play import (
     short_ruleset,
     started,
 )
-from live_server import LiveServer
-
-import tlog
-from fairness import V2, canonical_json, chain_start, verify_record
-from games.registry import engine_class
-from service.matches import MatchService
+from tests.support.live_server import LiveServer
 from tlog import root_from_inclusion
 
 

@@ -6,15 +6,15 @@ import time
 from pathlib import Path
 
 import pytest
-from fake_clock import FakeClock
-from http_play import GAMES, short_ruleset
-from support import commit_all, sqlite_settings
 
 from service.app import create_app
 from service.clock import SYSTEM_CLOCK, Clock, SystemClock
 from service.matches import MatchService
 from service.settings import Settings
 from service.store import iso_of
+from tests.support import commit_all, sqlite_settings
+from tests.support.fake_clock import FakeClock
+from tests.support.http_play import GAMES, short_ruleset
 
 
 def _settings(tmp_path: Path) -> Settings:

@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import commit_all, reveal_all
 
 from fairness import (
     PROTOCOL_V2,
@@ -26,6 +25,7 @@ from service.matches import MatchService, StoredLock, view_json
 from service.settings import Settings
 from service.store import KIND_MATCH, MatchRow, dumps
 from service.store import sql as store_module
+from tests.support import commit_all, reveal_all
 
 
 @pytest.fixture()

@@ -8,8 +8,6 @@ from enum import StrEnum
 from pathlib import Path
 
 import pytest
-from http_play import GAMES, short_ruleset
-from support import commit_all, reveal_all
 
 from fairness import SecretBox, Signer, canonical_json
 from service import kinds, migrate
@@ -17,6 +15,8 @@ from service.db import Database
 from service.matches import NOT_LOCKED, MatchService
 from service.settings import Settings
 from service.store import FINISHED, KIND_MATCH, KIND_RNG, PLAYING, SEATING
+from tests.support import commit_all, reveal_all
+from tests.support.http_play import GAMES, short_ruleset
 
 ENUMS: list[type[StrEnum]] = [getattr(kinds, name) for name in kinds.__all__]
 WIRE = {

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_clock import FakeClock
-from support import commit_all, reveal_all
 
 from service.app import create_app
 from service.db import WouldBlock
 from service.matches import MatchService
 from service.settings import Settings
 from service.store import KIND_MATCH
+from tests.support import commit_all, reveal_all
+from tests.support.fake_clock import FakeClock
 
 
 @pytest.fixture()

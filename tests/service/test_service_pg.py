@@ -10,7 +10,8 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import (
+
+from tests.support.http_play import (
     GAMES,
     V2Seat,
     auth,
@@ -20,7 +21,7 @@ from http_play import (
     seed_all,
     started,
 )
-from live_server import LiveServer, Serve
+from tests.support.live_server import LiveServer, Serve
 
 PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
 

@@ -9,8 +9,9 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, auth, check_transcript, play_actions, started
-from live_server import Serve
+
+from tests.support.http_play import GAMES, auth, check_transcript, play_actions, started
+from tests.support.live_server import Serve
 
 
 def _state(c: httpx.Client, mid: str, tokens: list[str]) -> list[dict[str, Any]]:

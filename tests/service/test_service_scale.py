@@ -16,8 +16,17 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, V2Seat, auth, check_transcript, create_match, seed_all, short_ruleset
-from live_server import Serve
+
+from tests.support.http_play import (
+    GAMES,
+    V2Seat,
+    auth,
+    check_transcript,
+    create_match,
+    seed_all,
+    short_ruleset,
+)
+from tests.support.live_server import Serve
 
 PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
 GAME = "tawla" if "tawla" in GAMES else (GAMES[0] if GAMES else None)

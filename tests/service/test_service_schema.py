@@ -8,11 +8,11 @@ from typing import Any
 
 import schemathesis
 from hypothesis import HealthCheck, settings
-from live_server import CREATING
 from schemathesis.checks import positive_data_acceptance
-from support import sqlite_settings
 
 from service.app import create_app
+from tests.support import sqlite_settings
+from tests.support.live_server import CREATING
 
 _tmp = tempfile.TemporaryDirectory(prefix="qahwa-schema-")
 _settings = sqlite_settings(Path(_tmp.name), long_poll_max_seconds=0)

@@ -16,7 +16,6 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, V2Seat, auth, short_ruleset
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -27,7 +26,9 @@ from hypothesis.stateful import (
     invariant,
     rule,
 )
-from live_server import LiveServer
+
+from tests.support.http_play import GAMES, V2Seat, auth, short_ruleset
+from tests.support.live_server import LiveServer
 
 JSON_LEAF = st.none() | st.booleans() | st.integers(-3, 60) | st.text(max_size=4)
 JUNK_ACTION = st.dictionaries(

@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from http_play import GAMES, short_ruleset
 from sqlalchemy import text
-from support import commit_all, reveal_all
 
 from fairness import PROTOCOL_V2, V2, SecretBox, Signer
 from games import ReplayError, engine_class
@@ -23,6 +21,8 @@ from service.errors import Conflict
 from service.matches import MatchService
 from service.settings import Settings
 from service.store import catch_up
+from tests.support import commit_all, reveal_all
+from tests.support.http_play import GAMES, short_ruleset
 
 pytestmark = pytest.mark.skipif(
     not {"hokm", "tawla"} <= set(GAMES), reason="needs the hokm and tawla engines"

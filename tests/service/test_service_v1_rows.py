@@ -13,13 +13,13 @@ from typing import Any
 import httpx
 import pytest
 from alembic import command
-from http_play import auth, ok
-from live_server import LiveServer
 
 from fairness import PROTOCOL, SecretBox, Signer
 from service import migrate
 from service.db import Database
 from service.settings import Settings
+from tests.support.http_play import auth, ok
+from tests.support.live_server import LiveServer
 from verify_cli.core import VERIFIED, verify_document
 from verify_cli.keys import parse_keys
 

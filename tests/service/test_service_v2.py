@@ -8,8 +8,15 @@ from typing import Any
 
 import httpx
 import pytest
-from fake_clock import FakeClock
-from http_play import (
+
+from fairness import V2, Signer, chain_head, seat_sig_message, verify_record
+from games.base import MatchContext
+from games.registry import engine_class
+from games.replay import replay
+from service.matches import MatchService
+from tests.support import untimed
+from tests.support.fake_clock import FakeClock
+from tests.support.http_play import (
     GAMES,
     V2Seat,
     auth,
@@ -22,14 +29,7 @@ from http_play import (
     seed_all,
     short_ruleset,
 )
-from live_server import LiveServer
-from support import untimed
-
-from fairness import V2, Signer, chain_head, seat_sig_message, verify_record
-from games.base import MatchContext
-from games.registry import engine_class
-from games.replay import replay
-from service.matches import MatchService
+from tests.support.live_server import LiveServer
 
 SWEEP = 1000.0  # the sweeper runs once at start; the tests sweep after moving the clock
 CLOCK = FakeClock()  # one clock for the module: it only moves forward, as the heartbeat assumes

@@ -9,9 +9,10 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, V2Seat, create_match, short_ruleset, started
-from live_server import LiveServer
 from sqlalchemy import event
+
+from tests.support.http_play import GAMES, V2Seat, create_match, short_ruleset, started
+from tests.support.live_server import LiveServer
 
 GAME = next((g for g in ("hokm", "tawla") if g in GAMES), None)
 pytestmark = pytest.mark.skipif(GAME is None, reason="no game engine available yet")
@@ -240,7 +241,7 @@ def test_hub_wakes_the_loop_only_for_a_parked_waiter() -> None:
 def test_a_start_without_an_event_is_pushed(server: LiveServer) -> None:
     """tawla's start (the last reveal) draws nothing, so no event says the match began: an
     open stream gets a ``status`` message, and a waiting long poll answers at once."""
-    from http_play import locked_seats
+    from tests.support.http_play import locked_seats
 
     with httpx.Client(base_url=server.url, timeout=30) as c:
         created = create_match(c, "tawla", short_ruleset("tawla"))

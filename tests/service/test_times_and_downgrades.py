@@ -16,9 +16,6 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from fake_clock import FakeClock
-from http_play import V2Seat, create_match, ok, seed_all
-from support import made_up_v1
 
 from fairness import (
     PROTOCOL_V2,
@@ -32,6 +29,9 @@ from games.registry import engine_class
 from games.replay import replay
 from games.transcript import simulate_match
 from service.matches import MatchService
+from tests.support import made_up_v1
+from tests.support.fake_clock import FakeClock
+from tests.support.http_play import V2Seat, create_match, ok, seed_all
 from verify_cli.core import FAILED, VERIFIED, verify_document
 from verify_cli.keys import KeySet, parse_keys
 from verify_cli.main import app

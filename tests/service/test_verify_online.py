@@ -22,15 +22,15 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from live_server import LiveServer
-from support import made_up_v1
-from test_times_and_downgrades import forge_timeout
 
 import tlog
 from games.transcript import simulate_match
 from qahwa_client import Client
 from qahwa_client.client import Match
 from service.matches import MatchService
+from tests.service.test_times_and_downgrades import forge_timeout
+from tests.support import made_up_v1
+from tests.support.live_server import LiveServer
 from verify_cli import log_check
 from verify_cli.log_state import HttpFetch
 from verify_cli.main import app

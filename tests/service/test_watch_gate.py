@@ -18,11 +18,11 @@ from typing import Any
 
 import httpx
 import pytest
-from http_play import GAMES, auth, create_match, seed_all
-from live_server import Serve
-from test_deployment import fresh_pg
 
 from service.watch import CHANNEL, FLAG_SECONDS, MARGIN_SECONDS, WATCHING
+from tests.repo.test_deployment import fresh_pg
+from tests.support.http_play import GAMES, auth, create_match, seed_all
+from tests.support.live_server import Serve
 
 PG_URL = os.environ.get("QAHWA_TEST_PG_URL")
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_verify_cli_helpers import key_b64
+
+from tests.verify.test_verify_cli_helpers import key_b64
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from live_server import LiveServer
-from pty_run import run_on_terminal
 
 from service.cli import app
 from service.demo import forms_of, run_demo
+from tests.support.live_server import LiveServer
+from tests.support.pty_run import run_on_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -8,14 +8,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser import CHROMIUM, launch, open_page
 from click.testing import CliRunner
 from playwright.sync_api import expect
-from test_verify_cli_helpers import SIGNER, full_match, key_b64, rechain, resign, v2_match, write
-from test_verify_page_local import verify_page
 
 from fairness import public_key_b64
 from qahwa_page.pyodide import runtime_installed
+from tests.page.test_verify_page_local import verify_page
+from tests.support.browser import CHROMIUM, launch, open_page
+from tests.verify.test_verify_cli_helpers import (
+    SIGNER,
+    full_match,
+    key_b64,
+    rechain,
+    resign,
+    v2_match,
+    write,
+)
 from verify_cli.main import app
 from verify_cli.render import differences, with_differences
 

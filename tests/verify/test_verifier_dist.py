@@ -22,13 +22,13 @@ from typing import Any
 
 import httpx
 import pytest
-from browser import launch, needs_chromium, open_page
-from http_play import play_to_end
-from live_server import LiveServer
-from support import made_up_v1
-from test_verify_cli_helpers import full_match, key_b64, write
 
 from qahwa_page.pyodide import RUNTIME_FILES, check_runtime
+from tests.support import made_up_v1
+from tests.support.browser import launch, needs_chromium, open_page
+from tests.support.http_play import play_to_end
+from tests.support.live_server import LiveServer
+from tests.verify.test_verify_cli_helpers import full_match, key_b64, write
 
 ROOT = Path(__file__).resolve().parents[2]
 VERIFIER = ROOT / "verifier"

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_verify_cli_helpers import (
+
+from fairness import PROTOCOL, Signer, commitment, public_key_b64
+from tests.verify.test_verify_cli_helpers import (
     KEYS,
     SIGNER,
     any_match,
@@ -26,8 +28,6 @@ from test_verify_cli_helpers import (
     run,
     write,
 )
-
-from fairness import PROTOCOL, Signer, commitment, public_key_b64
 from verify_cli.core import FAILED, UNCHECKED, UNUSABLE, VERIFIED, verify_document
 
 VERIFY = str(Path(sys.executable).with_name("verify"))

@@ -20,14 +20,22 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 from rich.console import Console
-from support import serving
-from test_verify_cli_helpers import SIGNER, any_match, games_and_rng, keys_doc, resign, run, write
 
 from fairness import PROTOCOL, canonical_ruleset, commitment, match_key, new_server_seed
 from games.base import Chance
 from games.errors import ActionError, GameError
 from games.registry import find_engine
 from games.transcript import build_transcript, simulate_match
+from tests.support import serving
+from tests.verify.test_verify_cli_helpers import (
+    SIGNER,
+    any_match,
+    games_and_rng,
+    keys_doc,
+    resign,
+    run,
+    write,
+)
 from verify_cli.demo import run_demo
 from verify_cli.main import app
 
@@ -297,7 +305,9 @@ def _quick_game() -> str:
 
 
 def test_demo_plays_and_verifies() -> None:
-    from live_server import LiveServer  # the demo plays qahwa-fair/2: a real v2 service
+    from tests.support.live_server import (
+        LiveServer,  # the demo plays qahwa-fair/2: a real v2 service
+    )
 
     game = _quick_game()
     buf = StringIO()
@@ -336,7 +346,7 @@ def _lying(
 
 
 def test_demo_reports_a_lying_server(monkeypatch: pytest.MonkeyPatch) -> None:
-    from live_server import LiveServer
+    from tests.support.live_server import LiveServer
 
     def forged(closed: Any) -> Any:  # the session's transcript comes with /close
         closed["transcript"]["events"][0]["result"] = [7, 7]  # no six-sided die shows 7
@@ -353,7 +363,7 @@ def test_demo_reports_a_lying_server(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_demo_seats_do_not_reveal_against_a_lock_missing_from_the_log(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from live_server import LiveServer
+    from tests.support.live_server import LiveServer
 
     def elsewhere(proof: Any) -> Any:
         proof["leaf"] = {"type": "lock", "match_id": "another"}
@@ -379,9 +389,8 @@ def test_demo_command_sends_the_operator_key() -> None:
     server's reason); with ``--operator-key`` or ``$QAHWA_OPERATOR_KEY`` it plays and
     verifies. The server registers no key with the tests' httpx hook: only the demo's own
     header reaches it."""
-    from live_server import LiveServer
-
     from service.operators import new_key
+    from tests.support.live_server import LiveServer
 
     demo = ("demo", "--game", "rng", "--seed", "1")
     with LiveServer(operator_key=False) as srv:
@@ -418,7 +427,9 @@ def test_demo_unknown_game_is_reported(api: tuple[FakeApi, str]) -> None:
 
 
 def _demo_on_real_service(games: list[str] | None) -> None:
-    from live_server import LiveServer  # the service's own test server (SQLite, temp keys)
+    from tests.support.live_server import (
+        LiveServer,  # the service's own test server (SQLite, temp keys)
+    )
 
     buf = StringIO()
     with LiveServer() as srv:  # a service that does not start fails the test

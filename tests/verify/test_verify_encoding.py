@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support import transcript_engine
 
 from fairness import (
     PROTOCOL,
@@ -34,6 +33,7 @@ from games.errors import GameError
 from games.registry import available_games
 from games.replay import _same_event, same_json
 from games.transcript import simulate_match
+from tests.support import transcript_engine
 from verify_cli.core import VERIFIED, transcript_body_json, verify_document
 from verify_cli.keys import parse_keys
 from verify_cli.replay_core import Report

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_verify_cli_helpers import KEYS, SIGNER
 
 from fairness import PROTOCOL
 from games.deals import cut_deck, hokm_deal
 from games.hokm import HokmEngine
 from games.transcript import simulate_match
+from tests.verify.test_verify_cli_helpers import KEYS, SIGNER
 from verify_cli.core import VERIFIED, verify_document
 from verify_cli.render import cards_text
 

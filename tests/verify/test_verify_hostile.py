@@ -20,10 +20,18 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_verify_cli_helpers import KEYS, SIGNER, full_match, rechain, run, v2_match, write
 
 from fairness import PROTOCOL
 from games.transcript import simulate_match
+from tests.verify.test_verify_cli_helpers import (
+    KEYS,
+    SIGNER,
+    full_match,
+    rechain,
+    run,
+    v2_match,
+    write,
+)
 from verify_cli import inputs
 from verify_cli.core import FAILED, UNUSABLE, VERIFIED, verify_document
 from verify_cli.inputs import InputError, parse_json

@@ -9,11 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pty_run import run_on_terminal
-from support import captured
-
 from fairness import PROTOCOL
 from games.transcript import simulate_match
+from tests.support import captured
+from tests.support.pty_run import run_on_terminal
 
 ROOT = Path(__file__).resolve().parents[2]
 

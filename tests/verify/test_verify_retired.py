@@ -9,10 +9,9 @@ import copy
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from test_verify_cli_helpers import SIGNER, key_b64, v2_match
-
 from fairness import PROTOCOL, chain_next, chain_start, format_time_ms, parse_time_us
 from games.transcript import simulate_match
+from tests.verify.test_verify_cli_helpers import SIGNER, key_b64, v2_match
 from verify_cli.core import FAILED, VERIFIED, verify_document
 from verify_cli.keys import KeySet, parse_keys
 

@@ -10,10 +10,10 @@ import copy
 from typing import Any
 
 import pytest
-from test_verify_cli_helpers import KEYS, SIGNER
 
 from fairness import DECK52, PROTOCOL_V2, tiles
 from games.transcript import simulate_match
+from tests.verify.test_verify_cli_helpers import KEYS, SIGNER
 from verify_cli.core import FAILED, UNUSABLE, VERIFIED, verify_document
 
 

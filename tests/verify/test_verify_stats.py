@@ -12,13 +12,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from support import serving
-from test_verify_cli_helpers import SIGNER, full_match, keys_doc, run
 
 from fairness import PROTOCOL, PROTOCOL_V2, V2, match_key
 from games.registry import engine_class
 from games.replay import replay
 from games.transcript import simulate_match
+from tests.support import serving
+from tests.verify.test_verify_cli_helpers import SIGNER, full_match, keys_doc, run
 from verify_cli.main import app
 from verify_cli.stats import (
     PIPS_MEAN,

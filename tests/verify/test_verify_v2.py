@@ -10,16 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_verify_cli_helpers import (
-    KEYS,
-    SIGNER,
-    derive_args,
-    receipts_of,
-    rechain,
-    run,
-    v2_match,
-    write,
-)
 
 from fairness import (
     PROTOCOL_V2,
@@ -35,6 +25,16 @@ from fairness import (
 from games.ends import no_reveal_result
 from games.registry import engine_class
 from games.replay import replay
+from tests.verify.test_verify_cli_helpers import (
+    KEYS,
+    SIGNER,
+    derive_args,
+    receipts_of,
+    rechain,
+    run,
+    v2_match,
+    write,
+)
 from verify_cli.core import FAILED, UNCHECKED, VERIFIED, OwnSeed, verify_document
 
 # every game and form, with short targets so random bots finish quickly
@@ -698,7 +698,7 @@ def test_house_seats_verify_and_are_shown(tmp_path: Path, key_file: str) -> None
 
 
 def test_own_seed_and_receipts_on_a_v1_transcript(tmp_path: Path, key_file: str) -> None:
-    from test_verify_cli_helpers import full_match
+    from tests.verify.test_verify_cli_helpers import full_match
 
     doc = full_match("rng")
     t = write(tmp_path / "v1.json", doc)

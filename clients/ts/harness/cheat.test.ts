@@ -1,4 +1,4 @@
-// A cheating server (tests/fake_http.py, run by tests/client/test_clients_ts.py) is refused before
+// A cheating server (tests/support/fake_http.py, run by tests/client/test_clients_ts.py) is refused before
 // it learns what it lies for: no seed or nonce after a bad lock or log proof, no roll-chain
 // value asked for early, a receipt or transcript that disagrees caught, an early timeout
 // disputed; and an honest fake's whole match passes every check, with resends of identical

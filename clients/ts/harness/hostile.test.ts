@@ -1,5 +1,5 @@
-// The conformance suite (tests/hostile.py) against the TypeScript client: each lie's fake
-// (tests/fake_http.py, made through the hub), the scenario of tests/hostile.py played with this
+// The conformance suite (tests/support/hostile.py) against the TypeScript client: each lie's fake
+// (tests/support/fake_http.py, made through the hub), the scenario of tests/support/hostile.py played with this
 // client, and the outcome held to what the lie's entry says a conforming client must do. Run by
 // tests/client/test_clients_ts.py, which passes the list as JSON (QAHWA_HOSTILE_LIES).
 import { test } from "node:test";
@@ -71,7 +71,7 @@ async function outcome(base: string, errors: string[], seats: Seat[]): Promise<O
 /** the scenario's steps at most (a sealed hokm match takes some hundreds) */
 const MAX_STEPS = 5000;
 
-/** tests/hostile.py's SCENARIO with this client. */
+/** tests/support/hostile.py's SCENARIO with this client. */
 async function run(lie: Lie): Promise<Outcome> {
   const base = await fake(lie.tampers);
   const qc = new Client(base, { storage: new MemoryStorage(), retryDelay: 1 });

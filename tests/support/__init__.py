@@ -27,7 +27,7 @@ from verify_cli.core import VERIFIED, verify_document
 
 T = TypeVar("T")
 E = TypeVar("E", bound=Engine)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "tests" / "vectors"
 
 

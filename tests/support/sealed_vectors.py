@@ -1,5 +1,5 @@
 """The known answers of docs/spec/fairness-v3.md §11, computed from the spec's fixed inputs
-(``python tests/sealed_vectors.py`` writes tests/vectors/fairness_v3.json; the tests load
+(``python tests/support/sealed_vectors.py`` writes tests/vectors/fairness_v3.json; the tests load
 that file and recompute it)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from fairness import DECK52
 from sealed.group import L, from_int, to_int
 from sealed.shuffle_proof import challenges, main_challenge, statement_seed
 
-OUT = Path(__file__).resolve().parent / "vectors" / "fairness_v3.json"
+OUT = Path(__file__).resolve().parents[1] / "vectors" / "fairness_v3.json"
 MATCH = "m-0003"
 GAME = "hokm"
 CODES = ["AS", "KH", "QD"]

@@ -15,11 +15,11 @@ from typing import Any
 import httpx
 import pytest
 from click.testing import CliRunner
-from live_server import QAHWA
-from support import serving
 
 import tlog
 from bench.pg import fresh_database
+from tests.support import serving
+from tests.support.live_server import QAHWA
 from verify_cli.main import app as verify_app
 from verify_cli.witness import WitnessServer, make_server
 

@@ -7,7 +7,7 @@ fresh rolls: each step is owed by the seats it names, and a roll-chain value is 
 against the seat's tip in the lock. ``tamper`` switches make it lie the ways a dishonest
 operator could; every request is recorded as sent (method, path, bytes).
 
-With a ``clock`` (tests/fake_clock.py) it writes the times of the 2026-12-03 revision
+With a ``clock`` (tests/support/fake_clock.py) it writes the times of the 2026-12-03 revision
 (fairness-v2.md §7): every event and receipt carries ``at`` from that clock, views show the
 ``deadline``, and :meth:`FakeServer.end_by_timeout` ends the match by the owing seat's timeout
 (at the deadline, or as early or as late as the test says).
@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
-from rfc6962 import audit_path, leaf_hash, root
 
 from fairness import (
     PROTOCOL_V2,
@@ -39,6 +38,7 @@ from fairness import (
 from fairness.canonical import canonical_json
 from fairness.errors import SignatureError
 from fairness.records import Lock, lock_seats
+from tests.support.rfc6962 import audit_path, leaf_hash, root
 
 RULESET = {
     "cube": True,

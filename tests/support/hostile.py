@@ -1,17 +1,17 @@
 """The conformance suite's lies: one list of the ways a hostile server lies to the seats it
 serves, each with what a conforming client (fairness-v2.md §3a) must do about it.
 
-Each :class:`Lie` names the tampers of tests/fake_http.py that make its fake server lie that
+Each :class:`Lie` names the tampers of tests/support/fake_http.py that make its fake server lie that
 way, and the outcome a conforming client must reach, checked the same way for every client:
 tests/client/test_hostile.py runs the list against the Python client (``qahwa_client``) and
 clients/ts/harness/hostile.test.ts against the TypeScript one (given the list as JSON by
 tests/client/test_clients_ts.py). Both play the same scenario (:data:`SCENARIO`) and report
 the same :class:`Outcome`.
 
-A lie at a tawla table is told by tests/fake_http.py's scripted fake (FakeC2SP); a lie to a
+A lie at a tawla table is told by tests/support/fake_http.py's scripted fake (FakeC2SP); a lie to a
 sealed seat (issue 46) by its SealedLiar, a proxy in front of a real server. Each fake says
 which lie it told (``told``) and what the client gave away that it keeps (``leaks()``). A
-new lie is one entry here and its tamper in tests/fake_http.py. The list is in docs/bot.md
+new lie is one entry here and its tamper in tests/support/fake_http.py. The list is in docs/bot.md
 ("The lying servers it is tested against") and clients/ts/README.md: keep them in step.
 """
 
@@ -53,13 +53,13 @@ class Outcome:
 @dataclass(frozen=True)
 class Lie:
     name: str
-    #: tests/fake_http.py's tampers that make the fake tell this lie
+    #: tests/support/fake_http.py's tampers that make the fake tell this lie
     tampers: tuple[str, ...]
     #: what the server does
     lie: str
     #: what a conforming client must do
     must: str
-    #: the table: tawla between two people on tests/fake_http.py's scripted fake, else a
+    #: the table: tawla between two people on tests/support/fake_http.py's scripted fake, else a
     #: real server behind the fake (SealedLiar)
     game: str = "tawla"
     ruleset: dict[str, Any] | None = None
@@ -217,7 +217,7 @@ SEALED_HOKM = {"players": 4, "target": 1, "deal": "sealed"}
 
 def _sealed(name: str, tamper: str, lie: str, must: str) -> Lie:
     """One of issue 46's lies, told once to seat 0 of a sealed hokm table (the real server
-    behind tests/fake_http.py's SealedLiar): a conforming sealed seat refuses the view with a
+    behind tests/support/fake_http.py's SealedLiar): a conforming sealed seat refuses the view with a
     sealed_view dispute, sends nothing for it and plays on; or the client does not play
     sealed tables and refuses the table before it commits anything (SealedUnsupported)."""
     return Lie(

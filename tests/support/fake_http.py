@@ -1,4 +1,4 @@
-"""tests/fake_server.py's scripted qahwa-fair/2 server over real HTTP, with the C2SP log a
+"""tests/support/fake_server.py's scripted qahwa-fair/2 server over real HTTP, with the C2SP log a
 client checks (a checkpoint signed by the log's note key, a tlog-proof of the lock, the
 consistency proofs between checkpoints), event times and deadlines, for clients that are not
 Python (clients/ts, tests/client/test_clients_ts.py).
@@ -23,13 +23,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-from fake_server import FakeServer, Sent, err
-from rfc6962 import audit_path, consistency_proof, leaf_hash, root
 
 import tlog
 from fairness import PROTOCOL_V2, Signer, chain_next, chain_start, public_key_b64
 from fairness.announce import announcement_body
 from fairness.canonical import canonical_json
+from tests.support.fake_server import FakeServer, Sent, err
+from tests.support.rfc6962 import audit_path, consistency_proof, leaf_hash, root
 
 # What each tamper does (the client must refuse it before it gives away what it protects).
 TAMPERS = {
@@ -47,7 +47,7 @@ TAMPERS = {
     "early_timeout": "seat 0 is timed out before its deadline",
     "skew": "the server's times are an hour behind",
     "precomputed": 'the ruleset has "fresh_rolls": false',
-    # the lies of tests/hostile.py (each entry there says what a conforming client must do)
+    # the lies of tests/support/hostile.py (each entry there says what a conforming client must do)
     "refuse_unsigned": "seat 0's move is refused (409) with no signed refusal until its deadline",
     "refuse_forged": "seat 0's move is refused with a signed refusal of another request",
     "unavailable": "seat 0's move is answered 503 until its deadline passes",
