@@ -3,9 +3,11 @@
 
 This package knows no game's rules: it holds one protocol object per version
 (:mod:`fairness.protocol`: ``protocol_for(doc)``, then one set of names: ``commitment``,
-``match_key``, ``transcript_key``, ``loads``, ``signed``, ``end_reasons``), the derivation,
-the canonical item lists, v2's seat commitments, roll chains, canonical JSON and event chain,
-signing and the secret box (these two load lazily, on first use). Errors: see :mod:`fairness.errors`.
+``match_key``, ``transcript_key``, ``loads``, ``signed``, ``end_reasons``) with the bytes
+they share (canonical JSON, v2's seat commitments, roll chains and event chain), the
+derivation, the canonical item lists, the records (:mod:`fairness.records`: made, signed
+and opened) and the secret box (these two load lazily, on first use). Errors: see
+:mod:`fairness.errors`.
 """
 
 from __future__ import annotations
@@ -13,7 +15,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from .canonical import canonical_json, canonical_ruleset
 from .derive import (
     PROTOCOL,
     Stream,
@@ -57,20 +58,18 @@ from .items import (
 )
 from .protocol import (
     CURRENT,
+    PROTOCOL_V2,
     PROTOCOL_V3,
     PROTOCOLS,
+    UNSIGNED_EVENT_FIELDS,
     V1,
     V2,
     V3,
+    DuplicateKeyError,
     FairProtocol,
     UnknownProtocolError,
-    protocol_for,
-    signed_protocol,
-)
-from .v2 import (
-    PROTOCOL_V2,
-    UNSIGNED_EVENT_FIELDS,
-    DuplicateKeyError,
+    canonical_json,
+    canonical_ruleset,
     chain_head,
     chain_next,
     chain_start,
@@ -82,24 +81,27 @@ from .v2 import (
     new_nonce,
     parse_nonce,
     parse_time_us,
+    protocol_for,
     roll_chain,
     roll_chain_tip,
     roll_step,
     seat_sig_message,
     seed_commitment,
     signed_event_body,
+    signed_protocol,
 )
 
 if TYPE_CHECKING:
-    from .records import verify_bytes, verify_record
-    from .secretbox import SecretBox, load_master_key, new_master_key
-    from .signing import (
+    from .records import (
         Signer,
         key_id_of,
         load_public_key,
         public_key_b64,
         signed_time,
+        verify_bytes,
+        verify_record,
     )
+    from .secretbox import SecretBox, load_master_key, new_master_key
 
 # Signing and the secret box need `cryptography`; they load on first use, so that the
 # derivation (and everything built on it: `games`, the browser's `verify_cli.replay_core`)
@@ -108,13 +110,13 @@ _LAZY = {
     "SecretBox": "secretbox",
     "load_master_key": "secretbox",
     "new_master_key": "secretbox",
-    "Signer": "signing",
-    "key_id_of": "signing",
-    "load_public_key": "signing",
-    "public_key_b64": "signing",
+    "Signer": "records",
+    "key_id_of": "records",
+    "load_public_key": "records",
+    "public_key_b64": "records",
     "verify_record": "records",
     "verify_bytes": "records",
-    "signed_time": "signing",
+    "signed_time": "records",
 }
 
 

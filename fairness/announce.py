@@ -28,10 +28,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .protocol import signed_protocol
-from .records import Announcement, RecordError, when
-from .signing import TIME_FIELDS
-from .v2 import PROTOCOL_V2
+from .protocol import PROTOCOL_V2, signed_protocol
+from .records import TIME_FIELDS, Announcement, RecordError, when
 
 ANNOUNCEMENT = "key_announcement"
 

@@ -3,7 +3,8 @@ opened in one place, the way :mod:`tlog` keeps prover and checker side by side.
 
 A record is an immutable value. ``to_json()`` is the unsigned record in the key order the
 service has always written it (canonical JSON sorts the keys, so the signed bytes never
-depend on it); ``sign(signer)`` adds the ``signature`` object.
+depend on it); ``sign(signer)`` adds the ``signature`` object, made by a :class:`Signer`
+(an Ed25519 key, fairness-v1.md §6) or the service's key ring.
 
 Reading goes the other way, as Go's ``note.Open`` does: every record kind has one opener
 (:data:`OPENERS`, or :func:`open` by the record's ``type``) that takes the record as read
@@ -13,8 +14,8 @@ its signature (:func:`check_signature`, the only place a record's or a seat's Ed
 signature is checked, with the key rules: key ids, a single pinned key, retired keys), its
 type and protocol, and the record's own invariants. ``keys=None`` opens a record without
 its signature (the verify page's Python, which has no Ed25519, and the service reading the
-records it stored itself). Only checking a signature needs ``cryptography`` (imported
-then).
+records it stored itself). Only making or checking a signature needs ``cryptography``
+(imported then).
 """
 
 from __future__ import annotations
@@ -23,24 +24,38 @@ import base64
 import functools
 import hashlib
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .canonical import canonical_json
 from .derive import PROTOCOL as PROTOCOL_V1
 from .derive import parse_hex
-from .errors import FairnessError, SignatureError
-from .protocol import PROTOCOL_V3, PROTOCOLS, V2, FairProtocol, protocol_for
-from .v2 import PROTOCOL_V2, chain_start, loads_strict, seat_sig_message
+from .errors import FairnessError, KeyFileError, SignatureError
+from .protocol import (
+    PROTOCOL_V2,
+    PROTOCOL_V3,
+    PROTOCOLS,
+    V2,
+    FairProtocol,
+    canonical_json,
+    chain_start,
+    loads_strict,
+    protocol_for,
+    seat_sig_message,
+)
 
 if TYPE_CHECKING:
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+        Ed25519PrivateKey,
+        Ed25519PublicKey,
+    )
 
 
-class Signer(Protocol):
-    """What signs a record: :class:`fairness.Signer`, or the service's key ring."""
+class RecordSigner(Protocol):
+    """What signs a record: :class:`Signer`, or the service's key ring."""
 
     def signed(self, record: dict[str, Any]) -> dict[str, Any]: ...
 
@@ -77,6 +92,134 @@ class RecordError(FairnessError):
         self.reason = message if reason is None else reason
         self.step = step
         self.note = note
+
+
+# -- Ed25519 keys, and signing records over their canonical JSON -----------------------------
+
+ALG = "ed25519"
+
+
+def _raw_public(pub: Ed25519PublicKey) -> bytes:
+    from cryptography.hazmat.primitives import serialization
+
+    return pub.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def key_id_of(pub: Ed25519PublicKey) -> str:
+    """A short stable id: the first 16 hex digits of SHA-256 of the raw public key."""
+    return hashlib.sha256(_raw_public(pub)).hexdigest()[:16]
+
+
+def public_key_b64(pub: Ed25519PublicKey) -> str:
+    return base64.b64encode(_raw_public(pub)).decode("ascii")
+
+
+def load_public_key(b64: str) -> Ed25519PublicKey:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    try:
+        raw = base64.b64decode(b64, validate=True)
+        return Ed25519PublicKey.from_public_bytes(raw)
+    except (ValueError, TypeError) as exc:
+        raise KeyFileError(f"not a base64 Ed25519 public key: {exc}") from None
+
+
+class Signer:
+    """Holds an Ed25519 private key and signs records over their canonical JSON."""
+
+    def __init__(self, private_key: Ed25519PrivateKey) -> None:
+        self._key = private_key
+        self.public_key = private_key.public_key()
+        self.key_id = key_id_of(self.public_key)
+
+    @classmethod
+    def generate(cls) -> Signer:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        return cls(Ed25519PrivateKey.generate())
+
+    @classmethod
+    def from_seed_b64(cls, b64: str) -> Signer:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        try:
+            raw = base64.b64decode(b64.strip(), validate=True)
+            return cls(Ed25519PrivateKey.from_private_bytes(raw))
+        except (ValueError, TypeError) as exc:
+            raise KeyFileError(f"signing key is not 32 base64-encoded bytes: {exc}") from None
+
+    def private_b64(self) -> str:
+        from cryptography.hazmat.primitives import serialization
+
+        raw = self._key.private_bytes(
+            serialization.Encoding.Raw,
+            serialization.PrivateFormat.Raw,
+            serialization.NoEncryption(),
+        )
+        return base64.b64encode(raw).decode("ascii")
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Signer:
+        """Load a key file: PEM (PKCS#8) or one line of base64 of the 32 raw bytes."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+        p = Path(path)
+        try:
+            data = p.read_bytes()
+        except OSError as exc:
+            raise KeyFileError(f"cannot read signing key {p}: {exc.strerror}") from None
+        if data.lstrip().startswith(b"-----BEGIN"):
+            try:
+                key = serialization.load_pem_private_key(data, password=None)
+            except (ValueError, TypeError) as exc:
+                raise KeyFileError(f"{p}: not a PEM private key: {exc}") from None
+            if not isinstance(key, Ed25519PrivateKey):
+                raise KeyFileError(f"{p}: not an Ed25519 key")
+            return cls(key)
+        return cls.from_seed_b64(data.decode("ascii", "replace"))
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(self.private_b64() + "\n")
+
+    def sign_bytes(self, data: bytes) -> str:
+        return base64.b64encode(self._key.sign(data)).decode("ascii")
+
+    def sign_record(self, record: dict[str, Any]) -> dict[str, str]:
+        """The signature object for a record (the record's own `signature` key is ignored)."""
+        body = {k: v for k, v in record.items() if k != "signature"}
+        return {"alg": ALG, "key_id": self.key_id, "value": self.sign_bytes(canonical_json(body))}
+
+    def signed(self, record: dict[str, Any]) -> dict[str, Any]:
+        out = {k: v for k, v in record.items() if k != "signature"}
+        out["signature"] = self.sign_record(out)
+        return out
+
+
+#: the fields that carry a signed record's own time, most specific first: a tree head's
+#: ``timestamp``, a reveal's or transcript's ``ended_at``, a lock's ``locked_at``, a commit
+#: record's ``created_at`` (receipts carry none)
+TIME_FIELDS = ("timestamp", "ended_at", "locked_at", "created_at")
+
+
+def signed_time(record: dict[str, Any]) -> tuple[str, float] | None:
+    """``(field, epoch seconds)`` of the time a record says it was signed
+    (:data:`TIME_FIELDS`), or None when it names none (or not as RFC 3339)."""
+    for name in TIME_FIELDS:
+        value = record.get(name)
+        if isinstance(value, str):
+            try:
+                t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                return None
+            if t.tzinfo is None:
+                return None
+            return name, t.timestamp()
+    return None
 
 
 # -- Ed25519 over canonical JSON: the checks themselves --------------------------------------
@@ -161,8 +304,6 @@ class KeyRing(Protocol):
 @functools.lru_cache(maxsize=256)
 def public_key(b64: str) -> Ed25519PublicKey:
     """A base64 Ed25519 public key, parsed once (parsing costs about as much as a check)."""
-    from .signing import load_public_key
-
     return load_public_key(b64)
 
 
@@ -277,7 +418,7 @@ def check_seat_signature(
     event: Mapping[str, Any],
 ) -> None:
     """A seat's signature ``sig`` over ``event`` after the chain head ``prev`` (fairness-v2.md
-    §7: the message :func:`fairness.v2.seat_sig_message`), by the seat's key from the lock
+    §7: the message :func:`fairness.protocol.seat_sig_message`), by the seat's key from the lock
     (base64, or parsed); else RecordError ``signature`` (``reason``: what is wrong)."""
     try:
         verify_bytes(key, sig, seat_sig_message(match_id, prev, event))
@@ -372,7 +513,7 @@ class _Record:
     def to_json(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def sign(self, signer: Signer | None) -> dict[str, Any]:
+    def sign(self, signer: RecordSigner | None) -> dict[str, Any]:
         """The signed record (unsigned when ``signer`` is None: a test's placeholder)."""
         record = self.to_json()
         return record if signer is None else signer.signed(record)
@@ -834,8 +975,6 @@ class Announcement:
         kid, pub = key.get("key_id"), key.get("public_key")
         if not isinstance(kid, str) or not isinstance(pub, str):
             raise _fail(what, "the announced key has no key_id or public_key", "shape")
-        from .signing import key_id_of
-
         try:
             derived = key_id_of(public_key(pub))
         except FairnessError:

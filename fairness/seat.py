@@ -24,25 +24,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .canonical import canonical_json
 from .derive import check_client_seed, new_client_seed, parse_hex
-from .protocol import PROTOCOL_V3
-from .records import (
-    Commit,
-    Lock,
-    RecordError,
-    open_head,
-    open_receipt,
-    open_refusal,
-    open_signed,
-    open_tree_head,
-    request_sha256,
-)
-from .signing import Signer, public_key_b64
-from .v2 import (
+from .protocol import (
     BACKDATE_SLACK,
     CHAIN_SECRET_BYTES,
     PROTOCOL_V2,
+    PROTOCOL_V3,
+    canonical_json,
     chain_next,
     chain_start,
     format_time_ms,
@@ -51,6 +39,19 @@ from .v2 import (
     roll_chain,
     seat_sig_message,
     seed_commitment,
+)
+from .records import (
+    Commit,
+    Lock,
+    RecordError,
+    Signer,
+    open_head,
+    open_receipt,
+    open_refusal,
+    open_signed,
+    open_tree_head,
+    public_key_b64,
+    request_sha256,
 )
 
 #: the root an RFC 9162 inclusion proof leads to: (index, tree size, leaf hash, audit path)

@@ -1,14 +1,27 @@
-"""Card primitives shared by hokm, qahve and shelem.
+"""Cards and tricks: the one copy of the card rules that hokm, qahve and shelem share.
 
 Card codes follow fairness-v1.md §4: rank + suit, ranks ``23456789TJQKA``, suits ``CDHS``;
-jokers ``JB`` (black) and ``JR`` (coloured) belong to no suit.
+jokers ``JB`` (black) and ``JR`` (coloured) belong to no suit. Then the tricks:
+
+- :class:`Trick` — the trick on the table: its leader, the plays in order (with where each
+  card came from: a hand, or a face-up pile in two-player shelem), the led suit, the
+  winner once complete, and its JSON form for views.
+- :class:`Tally` — the tricks and cards each seat has taken in the hand, summed per side.
+- :func:`follow_reason` / :func:`playable` — follow suit: a seat holding the led suit must
+  play it; some cards (qahve's jokers) may be played whatever was led.
+- The phase names every card game uses in its view's ``phase``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Protocol
 
 from fairness import DECK52
+
+from .base import Action, Engine, only_keys
+from .errors import IllegalActionError, MalformedActionError
 
 RANKS = "23456789TJQKA"
 SUITS = "CDHS"
@@ -140,3 +153,214 @@ def plain_trick_winner(
         if st > best:
             best_seat, best = seat, st
     return best_seat
+
+
+# -- phases (a card game's view ``phase``) --------------------------------------------------
+class Phase:
+    """The phase names every card game's view uses."""
+
+    CUT = "cut"  # the deck waits for a cut or a tap
+    TRUMP = "trump"  # the hakem names trump
+    DRAW = "draw"  # two-player hokm: drawing from the stock
+    BID = "bid"  # an auction or a round of bids
+    DISCARD = "discard"  # cards laid down face down
+    PLAY = "play"  # the tricks are played
+    OVER = "over"  # the match has ended (played out, resigned or abandoned)
+
+    @staticmethod
+    def wrong(what: str, phase: str) -> IllegalActionError:
+        """The error for an action of the wrong phase: "no trump call now: …"."""
+        return IllegalActionError(f"no {what} now: {WAITING.get(phase, 'the hand is over')}")
+
+
+#: what the table waits for in each phase, for "no … now" messages
+WAITING = {
+    Phase.CUT: "the deck waits for the cutter (cut or tap)",
+    Phase.TRUMP: "the hakem must name trump (trump)",
+    Phase.DRAW: "the players are drawing from the stock (draw)",
+    Phase.BID: "the bidding is on (bid or pass)",
+    Phase.DISCARD: "cards are being laid away face down (discard)",
+    Phase.PLAY: "the cards are being played (play)",
+}
+
+
+def follow_reason(
+    hand: Collection[str], card: str, led: str | None, *, free: Callable[[str], bool] = is_joker
+) -> str | None:
+    """Why ``card`` from ``hand`` breaks follow suit when ``led`` was led (None: it doesn't).
+
+    ``free(card)`` marks cards that may be played whatever was led (jokers by default; the
+    52-card games hold none).
+    """
+    if led is None or free(card) or suit(card) == led:
+        return None
+    if any(suit(c) == led for c in hand):
+        return f"you must follow suit: {led} was led and you still hold {led}"
+    return None
+
+
+def playable(
+    hand: Iterable[str], led: str | None, *, free: Callable[[str], bool] = is_joker
+) -> list[str]:
+    """The cards of ``hand`` that follow suit (in the hand's order)."""
+    cards = list(hand)
+    return [c for c in cards if follow_reason(cards, c, led, free=free) is None]
+
+
+@dataclass
+class Trick:
+    """The trick on the table: ``leader`` leads, then each seat in turn adds a card."""
+
+    #: where a played card came from: a hand, or a face-up pile (two-player shelem)
+    HAND: ClassVar[str] = "hand"
+    PILE: ClassVar[str] = "pile"
+
+    leader: int
+    plays: list[tuple[int, str]] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.plays)
+
+    @property
+    def led(self) -> str | None:
+        """The suit of the first card played (None before the lead, or when a joker was led)."""
+        return suit(self.plays[0][1]) if self.plays else None
+
+    def add(self, seat: int, card: str, source: str = "hand") -> None:
+        self.plays.append((seat, card))
+        self.sources.append(source)
+
+    def cards(self) -> list[str]:
+        return [c for _, c in self.plays]
+
+    def winner(
+        self, trump: str | None, *, reverse: bool = False, joker_order: Sequence[str] = ()
+    ) -> int:
+        return trick_winner(self.plays, trump, reverse=reverse, joker_order=joker_order)
+
+    def plays_json(self, *, sources: bool = False) -> list[dict[str, Any]]:
+        if sources:
+            return [
+                {"seat": s, "card": c, "from": f}
+                for (s, c), f in zip(self.plays, self.sources, strict=True)
+            ]
+        return [{"seat": s, "card": c} for s, c in self.plays]
+
+    def to_json(
+        self, hand: int, winner: int, *, sources: bool = False, **extra: Any
+    ) -> dict[str, Any]:
+        """A completed trick as the views' ``last_trick``."""
+        out: dict[str, Any] = {
+            "hand": hand,
+            "leader": self.leader,
+            "plays": self.plays_json(sources=sources),
+            "winner": winner,
+        }
+        out.update(extra)
+        return out
+
+
+def close_trick(
+    trick: Trick,
+    tally: Tally,
+    hand: int,
+    trump: str | None,
+    *,
+    reverse: bool = False,
+    joker_order: Sequence[str] = (),
+    sources: bool = False,
+    **extra: Any,
+) -> tuple[int, dict[str, Any]]:
+    """A complete trick's winner takes it: returns (winner, the ``last_trick`` JSON)."""
+    winner = trick.winner(trump, reverse=reverse, joker_order=joker_order)
+    tally.take(winner, trick)
+    return winner, trick.to_json(hand, winner, sources=sources, **extra)
+
+
+class Tally:
+    """Tricks and cards taken per seat in one hand."""
+
+    def __init__(self, n_seats: int) -> None:
+        self.tricks = [0] * n_seats
+        self.cards: list[list[str]] = [[] for _ in range(n_seats)]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Tally) and (self.tricks, self.cards) == (other.tricks, other.cards)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def take(self, seat: int, trick: Trick) -> None:
+        self.tricks[seat] += 1
+        self.cards[seat].extend(trick.cards())
+
+    @property
+    def played(self) -> int:
+        return sum(self.tricks)
+
+    def by_side(self, side_of: Callable[[int], int], n_sides: int) -> list[int]:
+        out = [0] * n_sides
+        for seat, n in enumerate(self.tricks):
+            out[side_of(seat)] += n
+        return out
+
+    def side_cards(self, side_of: Callable[[int], int], n_sides: int) -> list[list[str]]:
+        out: list[list[str]] = [[] for _ in range(n_sides)]
+        for seat, cards in enumerate(self.cards):
+            out[side_of(seat)].extend(cards)
+        return out
+
+
+class TrickGame(Engine):
+    """What the trick games' engines (hokm, qahve, shelem) share beyond their own rules."""
+
+    phase: str
+    tally: Tally
+
+    def _wrong_phase(self, what: str) -> IllegalActionError:
+        return Phase.wrong(what, self.phase)
+
+    def _need_phase(self, phase: str, what: str) -> None:
+        """That the hand is in ``phase`` (else the error "no ``what`` now: …")."""
+        if self.phase != phase:
+            raise self._wrong_phase(what)
+
+    def side_tricks(self) -> list[int]:
+        """Tricks taken this hand per side."""
+        return self.tally.by_side(self.side_of, self.n_sides)
+
+    def _card_of(self, action: Action, *keys: str) -> str:
+        """The card of the 52-card deck a play names (``keys``: the play's fields)."""
+        only_keys(action, *keys)
+        card = action.get("card")
+        if not isinstance(card, str) or not is_card(card) or is_joker(card):
+            raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
+        return card
+
+
+class Table(Protocol):
+    """What :func:`table_view` reads from a trick game's engine."""
+
+    @property
+    def phase(self) -> str: ...
+    @property
+    def outcome(self) -> object: ...
+    @property
+    def hand_number(self) -> int: ...
+    @property
+    def trick(self) -> Trick: ...
+    @property
+    def last_trick(self) -> dict[str, Any] | None: ...
+
+
+def table_view(t: Table, *, leader: int | None, sources: bool = False) -> dict[str, Any]:
+    """The view fields every trick game shows the same way: ``phase`` (``over`` once the
+    match has ended, however it ended), ``hand_number``, ``leader``, ``trick`` (the cards
+    on the table, with where each came from when ``sources``) and ``last_trick``."""
+    return {
+        "phase": Phase.OVER if t.outcome is not None else t.phase,
+        "hand_number": t.hand_number,
+        "leader": leader,
+        "trick": t.trick.plays_json(sources=sources),
+        "last_trick": t.last_trick,
+    }

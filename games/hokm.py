@@ -7,7 +7,7 @@ seat 0, the first ace names the first hakem (public: :meth:`HokmEngine.redact`);
 ``h{h}/shuffle`` — ``shuffle(deck)`` drawn when hand h starts (before the cut). The deck
 is deck52, without 2C for three players (``games.deals.hokm_deck``).
 
-Phases of a hand (``games.tricks``): ``cut`` (ruleset ``cut``, default on: in qahwa-fair/1 the
+Phases of a hand (``games.cards``): ``cut`` (ruleset ``cut``, default on: in qahwa-fair/1 the
 cutter sends ``{"type": "cut", "k": 1..len-1}`` or taps the deck to accept it uncut,
 ``{"type": "tap"}``; in qahwa-fair/2 the cut is drawn (fairness-v2.md §5): the cutter sends
 ``{"type": "cut"}`` and ``u = uniform(len(deck) - 1)`` at ``h{h}/cut`` gives ``k = 1 + u``),
@@ -28,10 +28,22 @@ from typing import Any, ClassVar
 from fairness import DECK52
 
 from .base import JSON, Action, Event, only_keys
-from .cards import SUITS, is_card, is_joker, sort_hand
+from .cards import (
+    SUITS,
+    Phase,
+    Tally,
+    Trick,
+    TrickGame,
+    close_trick,
+    follow_reason,
+    is_card,
+    is_joker,
+    playable,
+    sort_hand,
+    table_view,
+)
 from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, TrickGame, close_trick, follow_reason, playable, table_view
 
 TRICKS_TO_WIN = 7
 MAX_TARGET = 99

@@ -20,10 +20,19 @@ from typing import Any, ClassVar
 from fairness import deck_qahve
 
 from .base import JSON, Action, only_keys
-from .cards import is_card, sort_hand
+from .cards import (
+    Phase,
+    Tally,
+    Trick,
+    TrickGame,
+    close_trick,
+    follow_reason,
+    is_card,
+    sort_hand,
+    table_view,
+)
 from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, TrickGame, close_trick, follow_reason, table_view
 
 SEATS = 4
 TRICKS = 13

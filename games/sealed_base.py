@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 from fairness import PROTOCOL_V3, V2, V3, FairProtocol
 
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
+from .cards import Phase, Trick, follow_reason
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_hand import (
     STEPS,
@@ -40,7 +41,6 @@ from .sealed_hand import (
     shuffle_order,
 )
 from .sealed_limits import sealed_limits
-from .tricks import Phase, Trick, follow_reason
 
 #: the end reason of a breach of a rule over hidden hands found at the hand's end
 RULE_END = "rule"

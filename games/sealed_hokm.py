@@ -23,10 +23,10 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from .base import JSON, Action, Chance, MatchContext
+from .cards import Phase
 from .errors import IllegalActionError, MalformedActionError
 from .hokm import HokmEngine
 from .sealed_base import SealedTricks
-from .tricks import Phase
 
 
 class SealedHokmEngine(SealedTricks, HokmEngine):

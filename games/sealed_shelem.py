@@ -23,10 +23,10 @@ from typing import Any, ClassVar
 from fairness import V2, FairProtocol
 
 from .base import JSON, Action
+from .cards import Phase
 from .errors import RulesetError
 from .sealed_base import SealedTricks
 from .shelem import DISCARD_SIZE, ShelemEngine
-from .tricks import Phase
 
 
 class SealedShelemEngine(SealedTricks, ShelemEngine):

@@ -26,10 +26,20 @@ from typing import Any, ClassVar
 from fairness import DECK52, deck52
 
 from .base import JSON, Action, only_keys
-from .cards import RANKS, is_card, sort_hand
+from .cards import (
+    RANKS,
+    Phase,
+    Tally,
+    Trick,
+    TrickGame,
+    follow_reason,
+    is_card,
+    playable,
+    sort_hand,
+    table_view,
+)
 from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError
-from .tricks import Phase, Tally, Trick, TrickGame, follow_reason, playable, table_view
 
 MIN_BID = 100
 MAX_BID = 165

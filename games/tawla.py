@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 from fairness import CURRENT, FairProtocol, check_roll_value, entropy_label, fresh_label, parse_hex
 from fairness.errors import LabelError, SeedError
-from fairness.v2 import ROLL_CHAIN_LENGTH
+from fairness.protocol import ROLL_CHAIN_LENGTH
 
 from .base import JSON, Action, Engine, Outcome, only_keys
 from .errors import IllegalActionError, MalformedActionError, RulesetError

@@ -39,7 +39,7 @@ from .registry import find_engine
 from .replay import OnEvent, replay
 
 if TYPE_CHECKING:
-    from fairness.signing import Signer
+    from fairness.records import Signer
 
 
 def build_transcript(

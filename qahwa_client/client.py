@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import httpx
 
 from fairness.announce import announcements_in, extend_trusted, extended_keys_doc
-from fairness.canonical import canonical_json
+from fairness.protocol import canonical_json
 from fairness.seat import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
 from qahwa_wire.models import (
     ActionOut,

@@ -26,6 +26,7 @@ from fairness import (
     seed_commitment,
     signed_protocol,
 )
+from fairness.protocol import BACKDATE_SLACK, parse_time_us
 from fairness.records import (
     RecordError,
     causer,
@@ -35,7 +36,6 @@ from fairness.records import (
     open_transcript,
 )
 from fairness.records import check_signature as check_record_signature
-from fairness.v2 import BACKDATE_SLACK, parse_time_us
 
 from .inputs import MAX_DOCUMENT_BYTES, InputError, parse_json
 from .keys import KeySet, UnusableInput
@@ -270,7 +270,7 @@ def check_receipts(
     its seq (seq -1: chain[-1]): a disagreement is signed proof the server rewrote the
     match. A signed head (§7, heads; a seat file keeps those of its disputes) is checked the
     same way, and every event after it must be stamped no earlier than its ``at`` (give or
-    take :data:`fairness.v2.BACKDATE_SLACK`): an earlier one is signed proof the server
+    take :data:`fairness.protocol.BACKDATE_SLACK`): an earlier one is signed proof the server
     back-dated it."""
     if state is None:
         rep.fail(

@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 import fairness
-from fairness.canonical import canonical_json
+from fairness.protocol import canonical_json
 from fairness.seat import chain_heads
 from qahwa_client import (
     AsyncClient,

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from fairness.v2 import parse_time_us
+from fairness.protocol import parse_time_us
 from qahwa_client import (
     AsyncClient,
     Client,

@@ -9,15 +9,18 @@ import pytest
 
 from fairness import DECK52, DECK_QAHVE, Stream, deck52
 from games.cards import (
+    Tally,
+    Trick,
+    follow_reason,
     is_card,
     is_joker,
+    playable,
     rank,
     sort_hand,
     suit,
     trick_winner,
 )
 from games.deals import HOKM_ROUNDS, cut_deck, deal_packets, first_ace_seat, packets
-from games.tricks import Tally, Trick, follow_reason, playable
 
 VECTORS = Path(__file__).parents[1] / "vectors"
 K = bytes.fromhex("cf9eafb8f682735a4b8fe572db33a228af676e4a54ef202366ceaf8a3e4ef474")

@@ -18,10 +18,10 @@ import pytest
 from fairness import DECK52, PROTOCOL, PROTOCOL_V2, canonical_json
 from games import cards, shelem
 from games.base import Chance, variant
+from games.cards import follow_reason
 from games.errors import IllegalActionError, MalformedActionError, ReplayError
 from games.replay import Replayer
 from games.transcript import simulate_match
-from games.tricks import follow_reason
 from tests.support import transcript_engine
 
 ALL_CODES = [*DECK52, "JB", "JR"]

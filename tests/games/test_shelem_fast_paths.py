@@ -21,7 +21,7 @@ import pytest
 from fairness import DECK52, V1
 from games import cards
 from games.base import Action, Chance, only_keys
-from games.cards import sort_hand, suit
+from games.cards import Phase, Trick, close_trick, follow_reason, sort_hand, suit
 from games.errors import GameError, IllegalActionError
 from games.registry import find_engine
 from games.shelem import (
@@ -31,7 +31,6 @@ from games.shelem import (
     _card_field,
     pile_points,
 )
-from games.tricks import Phase, Trick, close_trick, follow_reason
 
 # the rules vectors here are qahwa-fair/1's: each game's qahwa-fair/1 variant (issue 48)
 ShelemEngineV1 = find_engine("shelem", protocol=V1)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from fairness import PROTOCOL
-from fairness.v2 import PROTOCOL_V2
+from fairness.protocol import PROTOCOL_V2
 from games.transcript import simulate_match
 from qahwa_page.pyodide import RUNTIME_DIR, runtime_installed
 from tests.page.test_verify_page import Site

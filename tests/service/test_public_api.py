@@ -59,7 +59,7 @@ FAIRNESS_ALL = {
     "tiles",
     "uniform",
     "verify_record",
-    # qahwa-fair/2 (fairness/v2.py; verify_bytes in signing.py)
+    # qahwa-fair/2 (fairness/protocol.py; verify_bytes in records.py)
     "PROTOCOL_V2",
     "DuplicateKeyError",
     "chain_head",

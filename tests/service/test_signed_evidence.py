@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from fairness import chain_start, parse_time_us
-from fairness.canonical import canonical_json
+from fairness.protocol import canonical_json
 from fairness.records import request_sha256
 from fairness.seat import check_signed_record, trusted_keys
 from qahwa_client import Client

@@ -27,7 +27,7 @@ import httpx
 import tlog
 from fairness import PROTOCOL_V2, Signer, chain_next, chain_start, public_key_b64
 from fairness.announce import announcement_body
-from fairness.canonical import canonical_json
+from fairness.protocol import canonical_json
 from tests.support.fake_server import FakeServer, Sent, err
 from tests.support.rfc6962 import audit_path, consistency_proof, leaf_hash, root
 

@@ -35,8 +35,8 @@ from fairness import (
     seed_commitment,
     verify_bytes,
 )
-from fairness.canonical import canonical_json
 from fairness.errors import SignatureError
+from fairness.protocol import canonical_json
 from fairness.records import Lock, lock_seats
 from tests.support.rfc6962 import audit_path, leaf_hash, root
 

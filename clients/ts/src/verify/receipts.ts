@@ -67,7 +67,7 @@ export interface Transcript {
   checkSignature(node: RawNode, record: Obj): Promise<{ ok: boolean | null; m: unknown }>;
 }
 
-/** fairness/v2.py BACKDATE_SLACK: how much earlier than a signed head an event after it may be
+/** fairness/protocol.py BACKDATE_SLACK: how much earlier than a signed head an event after it may be
  * stamped. */
 export const BACKDATE_SLACK_MS = 1000;
 const SIGNED = ["qahwa-fair/2", "qahwa-fair/3"];
