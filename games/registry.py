@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from fairness import CURRENT, V3, FairProtocol
+from fairness import CURRENT, FairProtocol
 
 from .base import Engine, check_protocol, variant
 from .errors import RulesetError, UnknownGameError
@@ -26,12 +26,41 @@ GAME_IDS: tuple[str, ...] = (
     "rng",
 )
 
-#: the deals a ruleset may name (``"deal"``, fairness-v3 §9a); seeded is the default
-DEALS: tuple[str, ...] = ("seeded", "sealed")
 #: the games with a sealed engine (``games.sealed_<game>``)
 SEALED_GAMES: tuple[str, ...] = ("hokm", "iraqi_domino", "mexican_train", "qahve", "shelem")
 #: the games whose chance is public (dice): a sealed deal means nothing for them
 NO_SEALED_DEAL: tuple[str, ...] = ("tawla", "mahbusa", "rng")
+
+
+class Seeded:
+    """The default deal (fairness-v3 §9a): the items are dealt from the seeds, by the game's
+    own module (``games.<game>``), as a match of the protocol its row or transcript names."""
+
+    name = "seeded"
+
+    def engine(self, game: str, protocol: FairProtocol) -> type[Engine]:
+        return variant(_load(f"games.{game}", game), protocol)
+
+
+class Sealed(Seeded):
+    """A sealed deal (qahwa-fair/3, fairness-v3 §9a): ``games.sealed_<game>``, whose class
+    plays qahwa-fair/3 and takes the qahwa-fair/2 its row and records name."""
+
+    name = "sealed"
+
+    def engine(self, game: str, protocol: FairProtocol) -> type[Engine]:
+        if game in NO_SEALED_DEAL:
+            raise RulesetError(
+                f"{game} has no sealed deal: its chance is public dice, nothing is dealt face "
+                "down ('deal' must be 'seeded')"
+            )
+        if game not in SEALED_GAMES:
+            raise RulesetError(f"a sealed deal of {game} is not implemented yet")
+        return variant(_load(f"games.sealed_{game}", game), protocol)
+
+
+#: the deals a ruleset may name (``"deal"``, fairness-v3 §9a); seeded is the default
+DEALS: dict[str, Seeded] = {"seeded": Seeded(), "sealed": Sealed()}
 
 
 def deal_of(ruleset: Mapping[str, Any] | None) -> str:
@@ -40,10 +69,10 @@ def deal_of(ruleset: Mapping[str, Any] | None) -> str:
         return "seeded"
     if not isinstance(ruleset, Mapping):
         raise RulesetError("ruleset must be a JSON object")
-    deal = ruleset.get("deal", "seeded")
-    if not isinstance(deal, str) or deal not in DEALS:
-        raise RulesetError(f"ruleset key 'deal' must be one of {list(DEALS)}, got {deal!r}")
-    return deal
+    name = ruleset.get("deal", "seeded")
+    if not isinstance(name, str) or name not in DEALS:
+        raise RulesetError(f"ruleset key 'deal' must be one of {list(DEALS)}, got {name!r}")
+    return str(name)
 
 
 def find_engine(
@@ -82,29 +111,13 @@ def _of_string(game: str, ruleset: str, protocol: str | None) -> type[Engine]:
         parsed = json.loads(ruleset)
     except ValueError:
         parsed = None
-    sealed = isinstance(parsed, dict) and parsed.get("deal") == "sealed"
-    return _find(game, "sealed" if sealed else "seeded", protocol)
+    name = parsed.get("deal") if isinstance(parsed, dict) else None
+    return _find(game, name if isinstance(name, str) and name in DEALS else "seeded", protocol)
 
 
 @functools.cache
 def _find(game: str, deal: str, protocol: str | None) -> type[Engine]:
-    proto = CURRENT if protocol is None else check_protocol(protocol)
-    if deal == "seeded":
-        if proto.sealed:
-            raise RulesetError(
-                f"a {proto} match is a sealed match: its ruleset must say 'deal': 'sealed'"
-            )
-        return variant(_load(f"games.{game}", game), proto)
-    if game in NO_SEALED_DEAL:
-        raise RulesetError(
-            f"{game} has no sealed deal: its chance is public dice, nothing is dealt face "
-            "down ('deal' must be 'seeded')"
-        )
-    if game not in SEALED_GAMES:
-        raise RulesetError(f"a sealed deal of {game} is not implemented yet")
-    if proto.records != V3.records:
-        raise RulesetError(f"a sealed deal is {V3}: it has no {proto} form")
-    return _load(f"games.sealed_{game}", game)
+    return DEALS[deal].engine(game, CURRENT if protocol is None else check_protocol(protocol))
 
 
 def _load(module: str, game: str) -> type[Engine]:
