@@ -201,11 +201,11 @@ def simulate_match(
     ``protocol=V1`` (or its name) gives exactly the v1 transcript of earlier versions.
     """
     proto = protocol_for(protocol)
-    if proto is V1 and (signer is not None or keyed or house or no_reveal):
-        raise ValueError("signer, keyed, house and no_reveal are qahwa-fair/2 options")
-    if proto is not V1 and proto is not V2:
+    sim = _SIMS.get(proto.name)
+    if sim is None:
         raise ValueError(f"simulate_match makes no {proto} transcripts")
-    return _Sim(
+    sim.check_options(signer is not None or keyed or bool(house) or bool(no_reveal))
+    return sim(
         game,
         ruleset,
         proto=proto,
@@ -249,6 +249,13 @@ def with_roll_value(
 class _Sim:
     """One simulated match, qahwa-fair/2 or /1 (see :func:`simulate_match`)."""
 
+    #: what names this protocol's seeds and ids apart: v2's ("server2-") from v1's
+    TAG = "2"
+
+    @staticmethod
+    def check_options(v2_only: bool) -> None:
+        """Every option is this protocol's."""
+
     def __init__(
         self,
         game: str,
@@ -269,8 +276,7 @@ class _Sim:
     ) -> None:
         self.game = game
         self.proto = proto
-        # v1's seeds and ids as v1 simulations made them; v2's are named apart ("server2-")
-        tag = "" if proto is V1 else "2"
+        tag = self.TAG
         self.cheats = dict(cheats or {})
         self.timed = timed
         #: the time of the request being written, and the lock's (set by run)
@@ -337,8 +343,6 @@ class _Sim:
             "resign_at": resign_at,
             "end_reason": end_reason,
         }
-        if self.proto is V1:
-            return self._run_v1(**play)
         n = self.n
         seat_rows = [
             {
@@ -425,32 +429,6 @@ class _Sim:
             doc = self.signer.signed(doc)
         return doc, engine
 
-    def _run_v1(self, **play: Any) -> tuple[dict[str, Any], Engine]:
-        """The qahwa-fair/1 transcript of earlier versions: no lock, chain, times or
-        signatures."""
-        key = V1.match_key(
-            self.server_seed, self.match_id, self.game, self.ruleset_str, self.client_seeds
-        )
-        events: list[Event] = []
-
-        def add(ev: Event, signer_seat: int | None = None) -> None:
-            events.append({"seq": len(events), **ev})
-
-        engine = self._play(key, None, add, **play)
-        assert engine.outcome is not None
-        seats = [
-            {"seat": s, "name": f"bot{s}", "client_seed": cs, "seed_source": "player"}
-            for s, cs in enumerate(self.client_seeds)
-        ]
-        doc = build_transcript(
-            **self.ids,
-            server_seed=self.server_seed,
-            seats=seats,
-            events=events,
-            result=engine.outcome.to_json(),
-        )
-        return doc, engine
-
     def _play(
         self,
         key: bytes,
@@ -513,3 +491,51 @@ class _Sim:
                 add(ev)
             actions += 1
         return engine
+
+
+class _SimV1(_Sim):
+    """A qahwa-fair/1 match, with its seeds and ids as v1 simulations made them."""
+
+    TAG = ""
+
+    @staticmethod
+    def check_options(v2_only: bool) -> None:
+        if v2_only:
+            raise ValueError("signer, keyed, house and no_reveal are qahwa-fair/2 options")
+
+    def run(
+        self, *, max_actions: int, resign_at: int | None, end_reason: str, no_reveal: Sequence[int]
+    ) -> tuple[dict[str, Any], Engine]:
+        """The qahwa-fair/1 transcript of earlier versions: no lock, chain, times or
+        signatures."""
+        play: dict[str, Any] = {
+            "max_actions": max_actions,
+            "resign_at": resign_at,
+            "end_reason": end_reason,
+        }
+        key = V1.match_key(
+            self.server_seed, self.match_id, self.game, self.ruleset_str, self.client_seeds
+        )
+        events: list[Event] = []
+
+        def add(ev: Event, signer_seat: int | None = None) -> None:
+            events.append({"seq": len(events), **ev})
+
+        engine = self._play(key, None, add, **play)
+        assert engine.outcome is not None
+        seats = [
+            {"seat": s, "name": f"bot{s}", "client_seed": cs, "seed_source": "player"}
+            for s, cs in enumerate(self.client_seeds)
+        ]
+        doc = build_transcript(
+            **self.ids,
+            server_seed=self.server_seed,
+            seats=seats,
+            events=events,
+            result=engine.outcome.to_json(),
+        )
+        return doc, engine
+
+
+#: the simulation of each protocol it makes transcripts of
+_SIMS: dict[str, type[_Sim]] = {V1.name: _SimV1, V2.name: _Sim}
