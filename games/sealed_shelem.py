@@ -107,13 +107,13 @@ class SealedShelemEngine(SealedTricks, ShelemEngine):
             out = super()._view(None)
         finally:
             self.hands, self.kitty_taken, self.discard = held, kitty, discard
-        sealed = self.outcome is None and self._hand().codes is None
+        unopened = self.outcome is None and self._hand().codes is None
         out["hand_counts"] = [len(h) for h in held]
         out["discard_count"] = len(discard)
-        out["kitty_items"] = [int(p) for p in kitty] if sealed else None
-        out["discard_items"] = [int(p) for p in discard] if sealed else None
+        out["kitty_items"] = [int(p) for p in kitty] if unopened else None
+        out["discard_items"] = [int(p) for p in discard] if unopened else None
         if seat is not None:
-            out["hand"] = sorted(int(p) for p in held[seat]) if sealed else []
+            out["hand"] = sorted(int(p) for p in held[seat]) if unopened else []
         return out
 
 
