@@ -503,16 +503,9 @@ class _SimV1(_Sim):
         if v2_only:
             raise ValueError("signer, keyed, house and no_reveal are qahwa-fair/2 options")
 
-    def run(
-        self, *, max_actions: int, resign_at: int | None, end_reason: str, no_reveal: Sequence[int]
-    ) -> tuple[dict[str, Any], Engine]:
+    def run(self, *, no_reveal: Sequence[int], **play: Any) -> tuple[dict[str, Any], Engine]:
         """The qahwa-fair/1 transcript of earlier versions: no lock, chain, times or
         signatures."""
-        play: dict[str, Any] = {
-            "max_actions": max_actions,
-            "resign_at": resign_at,
-            "end_reason": end_reason,
-        }
         key = V1.match_key(
             self.server_seed, self.match_id, self.game, self.ruleset_str, self.client_seeds
         )
