@@ -851,7 +851,6 @@ WHAT = {
 RECORD_PROTOCOLS: dict[str, tuple[str, ...]] = {
     "key_announcement": (PROTOCOL_V2,),
     "tree_head": (PROTOCOL_V1, PROTOCOL_V2),
-    "transcript": (PROTOCOL_V2, PROTOCOL_V3),
 }
 
 
@@ -923,19 +922,65 @@ def open_tree_head(
     return record
 
 
+#: a transcript's fields and their JSON types, by its protocol (newest first): qahwa-fair/3
+#: (fairness-v3 §9a) is a qahwa-fair/2 transcript (fairness-v2 §9), then qahwa-fair/1's
+_TRANSCRIPT_V2: dict[str, type | tuple[type, ...]] = {
+    "match_id": str,
+    "game": str,
+    "ruleset": str,
+    "commitment": str,
+    "server_seed": str,
+    "lock": dict,
+    "lock_index": int,
+    "seats": list,
+    "events": list,
+    "chain": str,
+}
+TRANSCRIPT_FIELDS: dict[str, dict[str, type | tuple[type, ...]]] = {
+    PROTOCOL_V3: _TRANSCRIPT_V2,
+    PROTOCOL_V2: _TRANSCRIPT_V2,
+    PROTOCOL_V1: {
+        k: v for k, v in _TRANSCRIPT_V2.items() if k not in ("lock", "lock_index", "chain")
+    },
+}
+
+
 def open_transcript(
-    raw: Any, keys: Keys, *, what: str | None = None, body_json: bytes | None = None
-) -> str:
-    """The key id that signed a transcript (fairness-v1.md §6, v2 §9), its signature checked
-    by ``keys`` with their retirement rule (a retired key signs nothing after its
-    ``retired_at``: the transcript's ``ended_at`` and every event's ``at`` are before it).
-    ``body_json``: its canonical JSON without the signature, when already made. Its shape
-    and rules are :mod:`verify_cli.replay_core`'s."""
+    raw: Any, keys: Keys | None, *, what: str | None = None, body_json: bytes | None = None
+) -> dict[str, Any]:
+    """A transcript (fairness-v1.md §6, v2 §9, v3 §9a): a JSON object signed by one of
+    ``keys`` (unchecked when None), with the retirement rule of ``keys`` (a retired key
+    signs nothing after its ``retired_at``: the transcript's ``ended_at`` and every event's
+    ``at`` are before it), naming a protocol of :data:`TRANSCRIPT_FIELDS` and carrying that
+    protocol's fields, each of its JSON type; else RecordError ``shape``, ``signature`` or
+    ``protocol``, worded as ``verify`` says it. ``body_json``: its canonical JSON without
+    the signature, when already made. Its rules are :mod:`verify_cli.rules`'."""
     what = what or "transcript"
     doc = _as_json(raw, what)
     if not isinstance(doc, dict):
-        raise _fail(what, f"the {what} is not a JSON object", "shape")
-    return check_signature(doc, keys, what, body_json=body_json)
+        raise _fail(what, "not a transcript: the document is not a JSON object", "shape")
+    if keys is not None:
+        check_signature(doc, keys, what, body_json=body_json)
+    name = doc.get("protocol")
+    if name is None:
+        raise _fail(what, "not a transcript: it has no 'protocol' field", "protocol")
+    fields = TRANSCRIPT_FIELDS.get(name) if isinstance(name, str) else None
+    if fields is None:
+        text = json.dumps(name, ensure_ascii=False, separators=(",", ":"))
+        known = " and ".join(map(repr, TRANSCRIPT_FIELDS))
+        raise _fail(
+            what,
+            f"unknown protocol {text if len(text) <= 40 else text[:39] + '…'} (this tool "
+            f"verifies {known})",
+            "protocol",
+        )
+    for field_name, typ in fields.items():
+        if field_name not in doc:
+            raise _fail(what, f"not a transcript: field {field_name!r} is missing", "shape")
+        value = doc[field_name]
+        if not isinstance(value, typ) or (typ is int and isinstance(value, bool)):
+            raise _fail(what, f"not a transcript: field {field_name!r} has the wrong type", "shape")
+    return doc
 
 
 def when(value: Any, what: str, name: str) -> float:
@@ -1103,6 +1148,7 @@ __all__ = [
     "RecordError",
     "Refusal",
     "Reveal",
+    "TRANSCRIPT_FIELDS",
     "Trusted",
     "causer",
     "check_seat_signature",

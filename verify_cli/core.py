@@ -21,6 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from fairness import (
+    PROTOCOL,
+    V2,
+    V3,
     FairnessError,
     canonical_json,
     seed_commitment,
@@ -160,7 +163,7 @@ def check_signature(
         except (TypeError, ValueError):
             body = None  # signed_by says why there is no canonical JSON
     try:
-        ok, detail = True, open_transcript(doc, keys, body_json=body)
+        ok, detail = True, open_transcript(doc, keys, body_json=body)["signature"]["key_id"]
     except RecordError as exc:
         ok, detail = False, _why(exc)
     if ok:
@@ -367,24 +370,37 @@ def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:
     if seat is None:
         rep.fail("own seed", f"the transcript has no seat {n}")
         return
-    v2 = signed_protocol(doc)
-    if not v2 and own.nonce is not None:
+    OWN_SEED[doc["protocol"]](rep, doc, seat, own)
+
+
+def _same_client_seed(rep: Report, seat: dict[str, Any], own: OwnSeed) -> bool:
+    if seat.get("client_seed") == own.client_seed:
+        return True
+    rep.fail(
+        "own seed",
+        f"seat {own.seat} does not hold the client seed you gave (it holds "
+        f"{seat.get('client_seed')!r})",
+        expected=own.client_seed,
+        found=seat.get("client_seed"),
+    )
+    return False
+
+
+def _own_seed_v1(rep: Report, doc: dict[str, Any], seat: dict[str, Any], own: OwnSeed) -> None:
+    """A qahwa-fair/1 seat: its client seed (it has no nonce)."""
+    if own.nonce is not None:
         rep.fail("own seed", "--nonce given, but a qahwa-fair/1 seat has no nonce")
-        return
-    if v2 and seat.get("client_seed") is None:
+    elif _same_client_seed(rep, seat, own):
+        rep.ok("own seed", f"seat {own.seat} holds exactly the client seed you gave")
+
+
+def _own_seed_v2(rep: Report, doc: dict[str, Any], seat: dict[str, Any], own: OwnSeed) -> None:
+    """A qahwa-fair/2 seat: its client seed and nonce, and the lock's seed commitment."""
+    n = own.seat
+    if seat.get("client_seed") is None:
         rep.fail("own seed", f"seat {n} never revealed a seed (no_reveal)")
         return
-    if seat.get("client_seed") != own.client_seed:
-        rep.fail(
-            "own seed",
-            f"seat {n} does not hold the client seed you gave (it holds "
-            f"{seat.get('client_seed')!r})",
-            expected=own.client_seed,
-            found=seat.get("client_seed"),
-        )
-        return
-    if not v2:
-        rep.ok("own seed", f"seat {n} holds exactly the client seed you gave")
+    if not _same_client_seed(rep, seat, own):
         return
     if own.nonce is None:
         rep.ok(
@@ -422,6 +438,10 @@ def check_own_seed(rep: Report, doc: dict[str, Any], own: OwnSeed) -> None:
         )
         return
     rep.ok("own seed", f"seat {n} holds exactly your client seed and nonce, committed in the lock")
+
+
+#: each protocol's check of a player's own seed (``--seat``, ``--client-seed``, ``--nonce``)
+OWN_SEED = {PROTOCOL: _own_seed_v1, V2.name: _own_seed_v2, V3.name: _own_seed_v2}
 
 
 def verify_document(

@@ -19,13 +19,14 @@ import re
 from typing import Any
 
 from fairness import signed_protocol
+from fairness.records import RecordError, open_transcript
 from games.base import Engine
 from games.errors import GameError
 from games.registry import find_engine
 
 from . import render
 from .inputs import InputError, parse_json
-from .rules import RULES, Progress, V2State, missing_field
+from .rules import RULES, Progress, V2State
 
 _COUNTERS = (
     ("games", re.compile(r"^g(\d+)/")),
@@ -39,21 +40,12 @@ class NotATranscript(Exception):
 
 
 def check_shape(doc: Any) -> type[Engine]:
-    """The engine class of a transcript's game (NotATranscript when it is unusable)."""
-    if not isinstance(doc, dict):
-        raise NotATranscript("not a transcript: the document is not a JSON object")
-    proto = doc.get("protocol")
-    if proto is None:
-        raise NotATranscript("not a transcript: it has no 'protocol' field")
-    rules = RULES.get(proto) if isinstance(proto, str) else None
-    if rules is None:
-        raise NotATranscript(
-            f"unknown protocol {render.short(proto, 40)} (this tool "
-            f"verifies {' and '.join(map(repr, RULES))})"
-        )
-    why = missing_field(doc, rules.required)
-    if why is not None:
-        raise NotATranscript(why)
+    """The engine class of a transcript's game (NotATranscript when it is unusable): the
+    transcript opened (:func:`fairness.records.open_transcript`), its game's variant found."""
+    try:
+        proto = open_transcript(doc, None)["protocol"]
+    except RecordError as exc:
+        raise NotATranscript(str(exc)) from None
     try:
         cls = find_engine(doc["game"], doc["ruleset"], protocol=proto)
     except GameError as exc:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
@@ -48,28 +48,6 @@ from games.sealed_base import SealedGame
 from . import render
 from .render import is_int
 
-# The fields of a transcript and their JSON types: qahwa-fair/1 (fairness-v1.md), then /2 (§9).
-REQUIRED_V1: dict[str, type | tuple[type, ...]] = {
-    "match_id": str,
-    "game": str,
-    "ruleset": str,
-    "commitment": str,
-    "server_seed": str,
-    "seats": list,
-    "events": list,
-}
-REQUIRED_V2: dict[str, type | tuple[type, ...]] = {
-    "match_id": str,
-    "game": str,
-    "ruleset": str,
-    "commitment": str,
-    "server_seed": str,
-    "lock": dict,
-    "lock_index": int,
-    "seats": list,
-    "events": list,
-    "chain": str,
-}
 #: the protocols with qahwa-fair/2's records (lock, reveals, chain, receipts, signatures):
 #: qahwa-fair/3 is qahwa-fair/2 with a sealed deal (fairness-v3 §9a)
 LOCK_FIELDS = ("match_id", "game", "ruleset", "commitment")
@@ -101,18 +79,6 @@ class V2State:
     chain_ok: bool = False
     #: each event's canonical JSON, as the chain hashed it (empty when it was not computed)
     event_json: list[bytes] = field(default_factory=list)
-
-
-def missing_field(
-    doc: dict[str, Any], required: Mapping[str, type | tuple[type, ...]]
-) -> str | None:
-    """Why a document is not a transcript (None when its ``required`` fields are all there)."""
-    for name, typ in required.items():
-        if name not in doc:
-            return f"not a transcript: field {name!r} is missing"
-        if not isinstance(doc[name], typ) or (typ is int and isinstance(doc[name], bool)):
-            return f"not a transcript: field {name!r} has the wrong type"
-    return None
 
 
 def strict_equal(a: Any, b: Any) -> bool:
@@ -998,10 +964,10 @@ def check_result(rep: Any, doc: dict[str, Any], calc: Any, what: str) -> None:
 
 @dataclass(frozen=True)
 class Rules:
-    """One protocol's part of ``verify``: its transcript's fields and its rules checks (which
-    return the draws seen and, for v2, what the signature checks need)."""
+    """One protocol's part of ``verify``: its rules checks (which return the draws seen and,
+    for v2, what the signature checks need); its transcript's fields are
+    :data:`fairness.records.TRANSCRIPT_FIELDS`'."""
 
-    required: Mapping[str, type | tuple[type, ...]]
     check: Callable[..., tuple[render.DrawContext, V2State | None]]
 
 
@@ -1010,7 +976,7 @@ class Rules:
 #: engine refuses a step whose proof, share, opening or revealed key does not verify), then
 #: :func:`check_sealed`.
 RULES: dict[str, Rules] = {
-    V3.name: Rules(REQUIRED_V2, partial(check_rules_v2, sealed=True)),
-    V2.name: Rules(REQUIRED_V2, check_rules_v2),
-    PROTOCOL: Rules(REQUIRED_V1, check_rules_v1),
+    V3.name: Rules(partial(check_rules_v2, sealed=True)),
+    V2.name: Rules(check_rules_v2),
+    PROTOCOL: Rules(check_rules_v1),
 }
