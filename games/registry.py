@@ -10,7 +10,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from fairness import CURRENT, FairProtocol
+from fairness import CURRENT, V3, FairProtocol
 
 from .base import Engine, check_protocol, variant
 from .errors import RulesetError, UnknownGameError
@@ -39,7 +39,21 @@ class Seeded:
     name = "seeded"
 
     def engine(self, game: str, protocol: FairProtocol) -> type[Engine]:
-        return variant(_load(f"games.{game}", game), protocol)
+        cls = self.load(game)
+        try:
+            return variant(cls, protocol)
+        except RulesetError:
+            raise RulesetError(self.refusal(protocol)) from None
+
+    def load(self, game: str) -> type[Engine]:
+        return _load(f"games.{game}", game)
+
+    def refusal(self, protocol: FairProtocol) -> str:
+        """Why a match of ``protocol`` cannot deal this way."""
+        return (
+            f"a {protocol} match is a {protocol.deal} match: its ruleset must say 'deal': "
+            f"'{protocol.deal}'"
+        )
 
 
 class Sealed(Seeded):
@@ -48,7 +62,7 @@ class Sealed(Seeded):
 
     name = "sealed"
 
-    def engine(self, game: str, protocol: FairProtocol) -> type[Engine]:
+    def load(self, game: str) -> type[Engine]:
         if game in NO_SEALED_DEAL:
             raise RulesetError(
                 f"{game} has no sealed deal: its chance is public dice, nothing is dealt face "
@@ -56,7 +70,10 @@ class Sealed(Seeded):
             )
         if game not in SEALED_GAMES:
             raise RulesetError(f"a sealed deal of {game} is not implemented yet")
-        return variant(_load(f"games.sealed_{game}", game), protocol)
+        return _load(f"games.sealed_{game}", game)
+
+    def refusal(self, protocol: FairProtocol) -> str:
+        return f"a sealed deal is {V3}: it has no {protocol} form"
 
 
 #: the deals a ruleset may name (``"deal"``, fairness-v3 §9a); seeded is the default

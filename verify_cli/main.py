@@ -17,6 +17,7 @@ import click
 from fairness import (
     PROTOCOL,
     V2,
+    V3,
     FairnessError,
     Stream,
     canonical_json,
@@ -549,6 +550,59 @@ class DeriveError(click.UsageError):
     pass
 
 
+class _DeriveV1:
+    """``verify derive``'s seat inputs for qahwa-fair/1: the client seeds alone."""
+
+    @staticmethod
+    def seats(seeds: Sequence[str], nonces: Sequence[str], rolls: Any) -> list[Any]:
+        if nonces or rolls:
+            raise DeriveError(f"--nonce and --roll-values are {V2} inputs: add --protocol {V2}")
+        return list(seeds)
+
+    @staticmethod
+    def seed_hint(server_seed: str) -> str:
+        return (
+            f" (a 128-hex seed is {V2}'s: add --protocol {V2})" if len(server_seed) == 128 else ""
+        )
+
+    @staticmethod
+    def commitments(match_id: str, seats: Sequence[Any]) -> dict[str, Any]:
+        return {}
+
+
+class _DeriveV2(_DeriveV1):
+    """qahwa-fair/2 and later: each seat's (client seed, nonce) and its seed commitment."""
+
+    @staticmethod
+    def seats(seeds: Sequence[str], nonces: Sequence[str], rolls: Any) -> list[Any]:
+        if len(nonces) != len(seeds):
+            raise DeriveError(
+                f"{V2} needs one --nonce per --client-seed (got "
+                f"{len(seeds)} seeds, {len(nonces)} nonces)"
+            )
+        return list(zip(seeds, nonces, strict=True))
+
+    @staticmethod
+    def seed_hint(server_seed: str) -> str:
+        return ""
+
+    @staticmethod
+    def commitments(match_id: str, seats: Sequence[Any]) -> dict[str, Any]:
+        return {
+            "seed_commitments": [
+                seed_commitment(match_id, i, n, cs) for i, (cs, n) in enumerate(seats)
+            ]
+        }
+
+
+#: ``verify derive``'s seat inputs, by protocol
+DERIVE_INPUTS: dict[str, type[_DeriveV1]] = {
+    PROTOCOL: _DeriveV1,
+    V2.name: _DeriveV2,
+    V3.name: _DeriveV2,
+}
+
+
 @app.command(
     "derive",
     help="Recompute one draw from the seeds; prints JSON (commitment, "
@@ -627,32 +681,17 @@ def derive_cmd(
             + (f" (got {', '.join(chosen)})" if chosen else "")
         )
     proto = protocol_for(protocol)
-    v2 = proto.signed
-    if not v2 and (nonces or roll_values):
-        raise DeriveError(f"--nonce and --roll-values are {V2} inputs: add --protocol {V2}")
-    if v2 and len(nonces) != len(client_seeds):
-        raise DeriveError(
-            f"{V2} needs one --nonce per --client-seed (got "
-            f"{len(client_seeds)} seeds, {len(nonces)} nonces)"
-        )
+    inputs = DERIVE_INPUTS[proto.name]
+    seats = inputs.seats(client_seeds, nonces, roll_values)
     out: dict[str, Any] = {"protocol": protocol}
     try:
         try:
             seed = proto.parse_server_seed(server_seed)
         except FairnessError as exc:
-            hint = (
-                f" (a 128-hex seed is {V2}'s: add --protocol {V2})"
-                if not v2 and len(server_seed) == 128
-                else ""
-            )
-            raise DeriveError(f"{exc}{hint}") from None
-        seats = list(zip(client_seeds, nonces, strict=True)) if v2 else list(client_seeds)
+            raise DeriveError(f"{exc}{inputs.seed_hint(server_seed)}") from None
         key = proto.match_key(seed, match_id, game, ruleset, seats)
         out["commitment"] = proto.commitment(seed)
-        if v2:
-            out["seed_commitments"] = [
-                seed_commitment(match_id, i, n, cs) for i, (cs, n) in enumerate(seats)
-            ]
+        out.update(inputs.commitments(match_id, seats))
         out["match_key"] = key.hex()
         if roll_values is not None:
             check_label(label)

@@ -706,12 +706,31 @@ def check_rules_v1(
     return ctx, None
 
 
-def _not_replayed(rep: Any, why: str, sealed_why: str | None) -> None:
-    """``replay`` and ``result`` (and, with ``sealed_why``, ``sealed``) skipped: ``why``."""
+def _not_replayed(rep: Any, why: str) -> None:
+    """``replay`` and ``result`` skipped: ``why``."""
     rep.skip("replay", f"not replayed: {why}")
     rep.skip("result", "not checked: the events did not replay")
-    if sealed_why:
-        rep.skip("sealed", f"not checked: {sealed_why}")
+
+
+class SeededDeal:
+    """The checks a transcript's deal adds to qahwa-fair/2's: none for a deal from the seeds
+    (the replay draws it)."""
+
+    def skip(self, rep: Any, why: str) -> None:
+        """The deal's check skipped: ``why``."""
+
+    def replayed(self, rep: Any, doc: dict[str, Any], engine: Engine | None) -> None:
+        """The deal checked once the events replayed (``engine`` None: they did not)."""
+
+
+class SealedDeal(SeededDeal):
+    """qahwa-fair/3's sealed deal: every step, proof and opening (:func:`check_sealed`)."""
+
+    def skip(self, rep: Any, why: str) -> None:
+        rep.skip("sealed", f"not checked: {why}")
+
+    def replayed(self, rep: Any, doc: dict[str, Any], engine: Engine | None) -> None:
+        check_sealed(rep, doc, engine)
 
 
 def check_rules_v2(
@@ -720,10 +739,10 @@ def check_rules_v2(
     cls: type[Engine],
     *,
     progress: Progress | None = None,
-    sealed: bool = False,
+    deal: SeededDeal = SeededDeal(),
 ) -> tuple[render.DrawContext, V2State]:
-    """Every rules check of a v2 transcript into ``rep`` (see the module doc); ``sealed``:
-    a qahwa-fair/3 transcript's too (:func:`check_sealed`)."""
+    """Every rules check of a v2 transcript into ``rep`` (see the module doc), with its
+    ``deal``'s (a qahwa-fair/3 transcript's: :class:`SealedDeal`)."""
     state = V2State()
     ctx = render.DrawContext(doc)
     ruleset = parse_ruleset_json(doc["ruleset"])
@@ -733,7 +752,8 @@ def check_rules_v2(
     if not seats_ok:
         why = "the seats do not stand as the lock lists them"
         rep.skip("reveals", f"not checked: {why}")
-        _not_replayed(rep, why, why if sealed else None)
+        _not_replayed(rep, why)
+        deal.skip(rep, why)
         check_chain(rep, doc, state)
         check_times(rep, doc, None)
         return ctx, state
@@ -741,8 +761,7 @@ def check_rules_v2(
     check_chain(rep, doc, state)
     if unrevealed:
         check_no_reveal(rep, doc, cls, unrevealed, ruleset)
-        if sealed:
-            rep.skip("sealed", "not checked: the match never started (nothing was dealt)")
+        deal.skip(rep, "the match never started (nothing was dealt)")
         check_times(rep, doc, None)
         return ctx, state
     key: bytes | None = None
@@ -760,7 +779,8 @@ def check_rules_v2(
         check_fresh_rolls(rep, doc, state, ruleset)
     check_cut(rep, doc, ruleset)
     if key is None:
-        _not_replayed(rep, "no match key", "the events did not replay" if sealed else None)
+        _not_replayed(rep, "no match key")
+        deal.skip(rep, "the events did not replay")
         check_times(rep, doc, None)
         return ctx, state
     mctx = MatchContext(
@@ -784,8 +804,7 @@ def check_rules_v2(
         return cls(parsed, Chance(key), mctx).turn
 
     def replayed(engine: Engine | None) -> None:
-        if sealed:
-            check_sealed(rep, doc, engine)
+        deal.replayed(rep, doc, engine)
         if engine is None:
             rep.skip("result", "not checked: the events did not replay")
             check_times(rep, doc, None)
@@ -976,7 +995,7 @@ class Rules:
 #: engine refuses a step whose proof, share, opening or revealed key does not verify), then
 #: :func:`check_sealed`.
 RULES: dict[str, Rules] = {
-    V3.name: Rules(partial(check_rules_v2, sealed=True)),
+    V3.name: Rules(partial(check_rules_v2, deal=SealedDeal())),
     V2.name: Rules(check_rules_v2),
     PROTOCOL: Rules(check_rules_v1),
 }
