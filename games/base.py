@@ -43,7 +43,18 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
-from fairness import CURRENT, V1, FairProtocol, Stream, StreamKey, parse_hex, protocol_for
+from fairness import (
+    CURRENT,
+    V1,
+    V2,
+    V3,
+    FairProtocol,
+    Stream,
+    StreamKey,
+    canonical_ruleset,
+    parse_hex,
+    protocol_for,
+)
 from fairness import PROTOCOLS as _PROTOCOLS
 
 from .errors import (
@@ -393,23 +404,13 @@ class Engine(ABC):
 
     @outcome.setter
     def outcome(self, value: Outcome | None) -> None:
-        # every v2 result has v2's shape (status, forfeited), however the rules ended it
-        if value is not None and value.forfeited is None and self.proto.signed:
-            value = dataclasses.replace(value, forfeited=())
-        self._outcome = value
+        self._outcome = value if value is None else FORMS[self.proto.name].outcome(value)
 
     # -- ruleset ---------------------------------------------------------------------------
     @classmethod
     def ruleset_defaults(cls, protocol: str | FairProtocol = CURRENT) -> dict[str, Any]:
         """Every rule of a ruleset of ``protocol`` with its default value."""
-        proto = check_protocol(protocol)
-        if proto is V1:
-            return dict(cls.RULESET_DEFAULTS)
-        out = {k: v for k, v in cls.RULESET_DEFAULTS.items() if k not in cls.RULESET_V1_ONLY}
-        out.update(cls.RULESET_V2_EXTRA)
-        if cls.V2_TIMING and proto.timed:
-            out.update(V2_RULESET_DEFAULTS)
-        return out
+        return FORMS[check_protocol(protocol).name].defaults(cls)
 
     @classmethod
     def parse_ruleset(
@@ -421,28 +422,11 @@ class Engine(ABC):
         ``reveal_seconds`` and ``max_seconds`` included, and refuses v1-only keys
         (``live_entropy``); qahwa-fair/1 parses exactly as v1 did.
         """
-        proto = check_protocol(protocol)
-        if proto.sealed and not cls.PROTOCOL.sealed:
-            raise RulesetError(
-                f"protocol {proto.name} deals sealed (ruleset 'deal': 'sealed'); "
-                f"this engine deals from the seeds (qahwa-fair/2)"
-            )
-        defaults = cls.ruleset_defaults(proto)
-        if proto is not V1 and isinstance(raw, Mapping):
-            if "deal" not in defaults and raw.get("deal") == "seeded":
-                # the default deal (fairness-v3 §9a) is not listed: seeded rulesets as before
-                raw = {k: v for k, v in raw.items() if k != "deal"}
-            old = sorted(k for k in raw if k in cls.RULESET_V1_ONLY)
-            if old:
-                raise RulesetError(
-                    f"ruleset key(s) {', '.join(old)} belong to qahwa-fair/1 only; "
-                    "qahwa-fair/2 has no live entropy (its rolls are fresh rolls)"
-                )
-        out = check_keys(raw, defaults)
-        for key, (lo, hi) in cls.RULESET_RANGES.items():
-            int_in(out, key, lo, hi)
-        if proto.timed and cls.V2_TIMING:
-            for key, (lo, hi) in V2_RULESET_RANGES.items():
+        form = FORMS[check_protocol(protocol).name]
+        defaults = form.defaults(cls)
+        out = check_keys(form.given(cls, raw, defaults), defaults)
+        for ranges in (cls.RULESET_RANGES, form.ranges(cls)):
+            for key, (lo, hi) in ranges.items():
                 int_in(out, key, lo, hi)
         for key, allowed in cls.RULESET_CHOICES.items():
             one_of(out, key, allowed)
@@ -656,9 +640,13 @@ class Engine(ABC):
         """
         if self.outcome is not None:
             raise MatchOverError("the match has ended")
+        return FORMS[self.proto.name].end(self, reason, seats, sig)
+
+    def _end_v2(
+        self, reason: str, seats: int | Sequence[int] | None, sig: str | None
+    ) -> list[Event]:
+        """qahwa-fair/2's ends (fairness-v2.md §7)."""
         reasons = self.proto.end_reasons
-        if not self.proto.signed:
-            return self._end_v1(reason, seats)
         if not isinstance(reason, str) or reason not in reasons:
             raise IllegalActionError(
                 f"unknown end reason {reason!r}; expected one of {list(reasons)}"
@@ -746,6 +734,116 @@ class Engine(ABC):
             count = len(cards) if isinstance(cards, list) else 0
             return {**event, "action": {"type": "discard", "count": count}, "hidden": True}
         return event
+
+
+class Form:
+    """What a match of qahwa-fair/2 (and of every later protocol) does differently from one
+    of qahwa-fair/1, for any engine: its ruleset's rules, its result's shape and its ends.
+    One instance per protocol in :data:`FORMS`; an engine asks its protocol's, never ``if
+    v1``."""
+
+    def defaults(self, cls: type[Engine]) -> dict[str, Any]:
+        """Every rule of ``cls``'s rulesets with its default value: no v1-only rule, the
+        v2 ones, and the timing rules (``turn_seconds``, ``reveal_seconds``, ``max_seconds``)
+        unless the engine has none (``V2_TIMING``)."""
+        out = {k: v for k, v in cls.RULESET_DEFAULTS.items() if k not in cls.RULESET_V1_ONLY}
+        out.update(cls.RULESET_V2_EXTRA)
+        out.update(self.ranges_of(V2_RULESET_DEFAULTS, cls))
+        return out
+
+    def ranges(self, cls: type[Engine]) -> Mapping[str, tuple[int, int]]:
+        """The ranges of the timing rules (when the engine has them)."""
+        return self.ranges_of(V2_RULESET_RANGES, cls)
+
+    @staticmethod
+    def ranges_of(rules: Mapping[str, Any], cls: type[Engine]) -> Mapping[str, Any]:
+        return rules if cls.V2_TIMING else {}
+
+    def given(
+        self, cls: type[Engine], raw: Mapping[str, Any] | None, defaults: Mapping[str, Any]
+    ) -> Mapping[str, Any] | None:
+        """The ruleset ``raw`` as its keys are checked: the default deal (fairness-v3 §9a),
+        which a seeded engine does not list, left out; RulesetError for a v1-only rule."""
+        if not isinstance(raw, Mapping):
+            return raw
+        if "deal" not in defaults and raw.get("deal") == "seeded":
+            raw = {k: v for k, v in raw.items() if k != "deal"}
+        old = sorted(k for k in raw if k in cls.RULESET_V1_ONLY)
+        if old:
+            raise RulesetError(
+                f"ruleset key(s) {', '.join(old)} belong to qahwa-fair/1 only; "
+                "qahwa-fair/2 has no live entropy (its rolls are fresh rolls)"
+            )
+        return raw
+
+    def check_canonical(self, parsed: Mapping[str, Any], ruleset: str) -> None:
+        """A transcript's ruleset string is exactly ``canonical_ruleset`` of its parse, so
+        that it lists every rule with its effective value (fairness-v2.md §1); else
+        ReplayError ``ruleset``."""
+        canon = canonical_ruleset(dict(parsed))
+        if canon != ruleset:
+            raise ReplayError(
+                "ruleset is not canonical: a qahwa-fair/2 ruleset lists every rule with its "
+                "value, keys sorted, compact",
+                kind="ruleset",
+                expected=canon,
+                found=ruleset,
+            )
+
+    def outcome(self, value: Outcome) -> Outcome:
+        """Every v2 result has v2's shape (status, forfeited), however the rules ended it."""
+        return dataclasses.replace(value, forfeited=()) if value.forfeited is None else value
+
+    def end(
+        self, engine: Engine, reason: str, seats: int | Sequence[int] | None, sig: str | None
+    ) -> list[Event]:
+        return engine._end_v2(reason, seats, sig)
+
+
+class FormV1(Form):
+    """qahwa-fair/1 (read-only matches, old transcripts): its rulesets, results and ends
+    exactly as v1 had them."""
+
+    def defaults(self, cls: type[Engine]) -> dict[str, Any]:
+        return dict(cls.RULESET_DEFAULTS)
+
+    def ranges(self, cls: type[Engine]) -> Mapping[str, tuple[int, int]]:
+        return {}
+
+    def given(
+        self, cls: type[Engine], raw: Mapping[str, Any] | None, defaults: Mapping[str, Any]
+    ) -> Mapping[str, Any] | None:
+        return raw
+
+    def check_canonical(self, parsed: Mapping[str, Any], ruleset: str) -> None:
+        """A qahwa-fair/1 ruleset string is taken as given."""
+
+    def outcome(self, value: Outcome) -> Outcome:
+        return value
+
+    def end(
+        self, engine: Engine, reason: str, seats: int | Sequence[int] | None, sig: str | None
+    ) -> list[Event]:
+        return engine._end_v1(reason, seats)
+
+
+class FormV3(Form):
+    """qahwa-fair/3: qahwa-fair/2's, dealt sealed — only by an engine whose rulesets say
+    ``"deal": "sealed"``."""
+
+    def given(
+        self, cls: type[Engine], raw: Mapping[str, Any] | None, defaults: Mapping[str, Any]
+    ) -> Mapping[str, Any] | None:
+        if "deal" not in defaults:
+            raise RulesetError(
+                f"protocol {V3.name} deals sealed (ruleset 'deal': 'sealed'); "
+                f"this engine deals from the seeds (qahwa-fair/2)"
+            )
+        return super().given(cls, raw, defaults)
+
+
+#: each protocol's :class:`Form`, by name
+FORMS: dict[str, Form] = {V1.name: FormV1(), V2.name: Form(), V3.name: FormV3()}
 
 
 E = TypeVar("E", bound=Engine)
