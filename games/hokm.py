@@ -25,7 +25,7 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import DECK52
+from fairness import DECK52, V1, V2, V3
 
 from .base import JSON, Action, Event, only_keys
 from .cards import (
@@ -177,9 +177,7 @@ class HokmEngine(TrickGame):
 
     def _legal(self, seat: int) -> list[Action]:
         if self.phase == Phase.CUT:
-            if self.proto.signed:
-                return [{"type": "cut"}]
-            return [{"type": "tap"}] + [{"type": "cut", "k": k} for k in range(1, len(self.deck))]
+            return CUTS[self.proto.name].legal(self)
         if self.phase == Phase.TRUMP:
             out: list[Action] = [{"type": "trump", "suit": s} for s in SUITS]
             if self.ruleset["nars"]:
@@ -197,8 +195,8 @@ class HokmEngine(TrickGame):
     def bot_actions(self, seat: int) -> list[Action]:
         """Every legal action, except that a bot taps the deck rather than cutting it."""
         legal = self.legal_actions(seat)
-        if self.phase == Phase.CUT and legal and not self.proto.signed:
-            return [{"type": "tap"}]
+        if self.phase == Phase.CUT and legal:
+            return CUTS[self.proto.name].bot(legal)
         return legal
 
     # -- actions ---------------------------------------------------------------------------
@@ -223,9 +221,10 @@ class HokmEngine(TrickGame):
             raise self._wrong_phase(what)
 
     def _apply_cut(self, action: Action) -> None:
-        if self.proto.signed:
-            self._drawn_cut(action)
-            return
+        CUTS[self.proto.name].apply(self, action)
+
+    def _chosen_cut(self, action: Action) -> None:
+        """qahwa-fair/1: the cutter taps, or cuts at the k it chose."""
         k: int | None = None
         if action["type"] == "cut":
             only_keys(action, "k")
@@ -420,5 +419,34 @@ class HokmEngine(TrickGame):
             return event
         return super().redact(event)
 
+
+class DrawnCut:
+    """How the deck is cut from qahwa-fair/2 on (§5): the cutter only asks; k is drawn."""
+
+    def legal(self, engine: HokmEngine) -> list[Action]:
+        return [{"type": "cut"}]
+
+    def bot(self, legal: list[Action]) -> list[Action]:
+        return legal
+
+    def apply(self, engine: HokmEngine, action: Action) -> None:
+        engine._drawn_cut(action)
+
+
+class ChosenCut(DrawnCut):
+    """qahwa-fair/1's cut: the cutter taps, or cuts at a k of its choosing (a bot taps)."""
+
+    def legal(self, engine: HokmEngine) -> list[Action]:
+        return [{"type": "tap"}] + [{"type": "cut", "k": k} for k in range(1, len(engine.deck))]
+
+    def bot(self, legal: list[Action]) -> list[Action]:
+        return [{"type": "tap"}]
+
+    def apply(self, engine: HokmEngine, action: Action) -> None:
+        engine._chosen_cut(action)
+
+
+#: the cut of each protocol's hokm (a sealed deal has none: every seat shuffles)
+CUTS: dict[str, DrawnCut] = {V1.name: ChosenCut(), V2.name: DrawnCut(), V3.name: DrawnCut()}
 
 ENGINE = HokmEngine
