@@ -6,8 +6,8 @@ This package knows no game's rules: it holds one protocol object per version
 ``match_key``, ``transcript_key``, ``loads``, ``signed``, ``end_reasons``) with the bytes
 they share (canonical JSON, v2's seat commitments, roll chains and event chain), the
 derivation, the canonical item lists, the records (:mod:`fairness.records`: made, signed
-and opened) and the secret box (these two load lazily, on first use). Errors: see
-:mod:`fairness.errors`.
+and opened, loading `cryptography` only to sign or check) and the secret box (loaded on
+first use). Errors: see :mod:`fairness.errors`.
 """
 
 from __future__ import annotations
@@ -90,34 +90,24 @@ from .protocol import (
     signed_event_body,
     signed_protocol,
 )
+from .records import (
+    Signer,
+    key_id_of,
+    load_public_key,
+    public_key_b64,
+    signed_time,
+    verify_bytes,
+    verify_record,
+)
 
 if TYPE_CHECKING:
-    from .records import (
-        Signer,
-        key_id_of,
-        load_public_key,
-        public_key_b64,
-        signed_time,
-        verify_bytes,
-        verify_record,
-    )
     from .secretbox import SecretBox, load_master_key, new_master_key
 
-# Signing and the secret box need `cryptography`; they load on first use, so that the
-# derivation (and everything built on it: `games`, the browser's `verify_cli.replay_core`)
-# imports no `cryptography` at all.
-_LAZY = {
-    "SecretBox": "secretbox",
-    "load_master_key": "secretbox",
-    "new_master_key": "secretbox",
-    "Signer": "records",
-    "key_id_of": "records",
-    "load_public_key": "records",
-    "public_key_b64": "records",
-    "verify_record": "records",
-    "verify_bytes": "records",
-    "signed_time": "records",
-}
+# The secret box needs `cryptography`: it loads on first use, as the records' signing and
+# checking do (fairness.records imports it only then), so that the derivation (and
+# everything built on it: `games`, the browser's `verify_cli.replay_core`) imports no
+# `cryptography` at all.
+_LAZY = {"SecretBox": "secretbox", "load_master_key": "secretbox", "new_master_key": "secretbox"}
 
 
 def __getattr__(name: str) -> Any:

@@ -73,10 +73,6 @@ GRACE = 300.0  # seconds a reveal may land after its end_by (the server's sweep,
 WINDOW = 4  # bundles fetched ahead
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX128 = re.compile(r"[0-9a-f]{128}")
-# fairness.canonical_json, with its encoder made once (this runs twice per leaf)
-_CANONICAL = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-).encode
 
 
 class Source(Protocol):
@@ -274,7 +270,7 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
         return [f"entry {pos}: not a JSON object"], ("bad",), 0.0
     probs: list[str] = []
     try:
-        canonical = _CANONICAL(leaf).encode() == raw
+        canonical = canonical_json(leaf) == raw
     except ValueError:  # NaN or infinity
         canonical = False
     if not canonical:
