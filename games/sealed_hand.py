@@ -124,6 +124,10 @@ class Deal:
     codes: list[str] | None = None  #: every item's code, once every key is revealed
     owed: list[Owed] = field(default_factory=list)
     record: dict[str, Any] = field(default_factory=dict)  #: the §9 entry, in event order
+    #: the last :meth:`view` made, with what it was made from (:meth:`_view_key`)
+    _view: tuple[tuple[Any, ...], dict[str, JSON]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @classmethod
     def start(
@@ -367,7 +371,29 @@ class Deal:
     def view(self, running: bool = True) -> dict[str, JSON]:
         """The public state of the hand's deal: what a seat needs to make its next step and
         to learn its own items (everything here is public). ``running``: the match goes on
-        (else nothing is owed)."""
+        (else nothing is owed). Made once per state of the deal: every view of it (each
+        seat's, after each action and at each read) shares its values, read only."""
+        key = self._view_key(running)
+        if self._view is None or self._view[0] != key:
+            self._view = (key, self._make_view(running))
+        return dict(self._view[1])
+
+    def _view_key(self, running: bool) -> tuple[Any, ...]:
+        """What the view is made from: every change of the deal appends to its record,
+        deals items (``owner``), opens one or changes the steps owed."""
+        r = self.record
+        return (
+            running,
+            len(r["keys"]),
+            len(r["shuffles"]),
+            len(r["shares"]),
+            len(r["revealed"]),
+            len(self.owner),
+            len(self.opened),
+            tuple(self.owed),
+        )
+
+    def _make_view(self, running: bool) -> dict[str, JSON]:
         return {
             "protocol": PROTOCOL_V3,
             "match_id": self.match_id,
