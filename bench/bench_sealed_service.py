@@ -48,12 +48,15 @@ def _play(url: str, key: str, sealed: bool, rnd: random.Random) -> dict[str, Any
     with Client(url, operator_key=key, http=http) as qc:
         m = qc.create_match("hokm", rules)
         m.start()
-        turn = 0
-        while (view := m.seats[turn].state()).status == "playing":
-            if view.turn != view.seat:
-                turn = view.turn or 0
+        # docs/bot.md's loop: an action's answer carries the seat's next view (checked by
+        # it), so a seat reads its view only when the turn has passed to it
+        view = m.seats[0].state()
+        while view.status == "playing":
+            seat = m.seats[view.turn or 0]
+            if view.seat != seat.seat:
+                view = seat.state()
                 continue
-            m.seats[turn].act(rnd.choice(view.suggested_actions or view.legal_actions))
+            view = seat.act(rnd.choice(view.suggested_actions or view.legal_actions)).state
         doc = m.check_transcript()
     http.close()
     text = json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
