@@ -212,7 +212,7 @@ def play_seat(
                 # of the view after its own action, and no wait for the events it logged
                 out = s.act(choose(d, rng), retry_stale=True)
                 view = out.state
-                after = max(after, out.first_seq + len(out.events or [1]) - 1)
+                after = max(after, out.first_seq + max(len(out.events or ()), 1) - 1)
                 continue
             except Exception as exc:  # the table moved on; read it again
                 log.info("house seat %s/%d: %s", match_id, seat, exc)
