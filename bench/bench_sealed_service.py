@@ -8,8 +8,12 @@ seats' CPU per hand, requests per match, requests and whole matches per second o
 and the transcript's size, sealed beside seeded. Beside them, in the same run, the CPU of
 ``games.sealed_hand.verify_hand`` over each sealed match's own hands (its §9 records, every
 deck decoded afresh, as a verifier does): the sealed hand's cost to the server on top of a
-seeded hand's, divided by it (issue 50's target: at most 1.25). Figures are measured, never
-judged: nothing here passes or fails on time.
+seeded hand's, divided by it (issue 50's target: at most 1.25); and the same against a seeded
+match of as many plays (a seeded action's CPU times the sealed match's plays: the matches'
+lengths differ from deal to deal), with what each deal step costs beyond its crypto. The
+seats play docs/bot.md's loop: a seat reads its view when the turn passes to it, and takes
+its next view from its action's answer. Figures are measured, never judged: nothing here
+passes or fails on time.
 """
 
 from __future__ import annotations
@@ -48,16 +52,23 @@ def _play(url: str, key: str, sealed: bool, rnd: random.Random) -> dict[str, Any
     with Client(url, operator_key=key, http=http) as qc:
         m = qc.create_match("hokm", rules)
         m.start()
-        turn = 0
-        while (view := m.seats[turn].state()).status == "playing":
-            if view.turn != view.seat:
-                turn = view.turn or 0
+        # docs/bot.md's loop: an action's answer carries the seat's next view (checked by
+        # it), so a seat reads its view only when the turn has passed to it
+        view = m.seats[0].state()
+        while view.status == "playing":
+            seat = m.seats[view.turn or 0]
+            if view.seat != seat.seat:
+                view = seat.state()
                 continue
-            m.seats[turn].act(rnd.choice(view.suggested_actions or view.legal_actions))
+            view = seat.act(rnd.choice(view.suggested_actions or view.legal_actions)).state
         doc = m.check_transcript()
     http.close()
     text = json.dumps(doc, separators=(",", ":"), sort_keys=True).encode()
+    acts = [e["action"] for e in doc["events"] if e.get("type") == "action"]
+    steps = sum(1 for a in acts if a.get("type") == "sealed")
     return {
+        "steps": steps,  # the deal's steps (sealed)
+        "plays": len(acts) - steps,  # every other action (a seeded match's are all these)
         "wall": time.perf_counter() - t0,
         "client_cpu": time.process_time() - cpu0,
         "requests": count["requests"],
@@ -132,6 +143,19 @@ def run() -> None:
         f"verify_hand CPU per sealed hand (keys, shuffle proofs, shares, openings, reveals): "
         f"{1000 * verify:.0f} ms; (sealed - seeded) / verify_hand = "
         f"{(per_hand[True] - per_hand[False]) / verify:.2f} (target <= 1.25)"
+    )
+    # the same against a seeded match of as many plays as the sealed one made (the matches'
+    # lengths differ: a seeded action's CPU and requests, times the sealed match's plays)
+    cpu_act = _mean(p, "server_cpu") / _mean(p, "plays")
+    req_act = _mean(p, "requests") / _mean(p, "plays")
+    beyond = _mean(s, "server_cpu") - cpu_act * _mean(s, "plays")
+    steps = _mean(s, "steps")
+    print(
+        f"against a seeded match of as many plays: (sealed - seeded) / verify_hand = "
+        f"{beyond / _mean(s, 'verify'):.2f}; per deal step ({steps:.0f} a hand): "
+        f"{1000 * (beyond - _mean(s, 'verify')) / steps:.1f} ms of server CPU beyond its crypto, "
+        f"{(_mean(s, 'requests') - req_act * _mean(s, 'plays')) / steps:.2f} requests "
+        f"(a seeded action: {1000 * cpu_act:.1f} ms, {req_act:.2f} requests)"
     )
     rps = {k: _mean(v, "requests") / _mean(v, "wall") for k, v in rows.items()}
     mps = {k: 1 / _mean(v, "wall") for k, v in rows.items()}

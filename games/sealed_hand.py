@@ -124,6 +124,10 @@ class Deal:
     codes: list[str] | None = None  #: every item's code, once every key is revealed
     owed: list[Owed] = field(default_factory=list)
     record: dict[str, Any] = field(default_factory=dict)  #: the §9 entry, in event order
+    #: the last :meth:`view` made, with what it was made from (:meth:`_view_key`)
+    _view: tuple[tuple[Any, ...], dict[str, JSON]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @classmethod
     def start(
@@ -367,23 +371,58 @@ class Deal:
     def view(self, running: bool = True) -> dict[str, JSON]:
         """The public state of the hand's deal: what a seat needs to make its next step and
         to learn its own items (everything here is public). ``running``: the match goes on
-        (else nothing is owed)."""
+        (else nothing is owed). Made once per state of the deal: every view of it (each
+        seat's, after each action and at each read) shares its values, read only."""
+        key = self._view_key(running)
+        if self._view is None or self._view[0] != key:
+            self._view = (key, self._make_view(running))
+        return dict(self._view[1])
+
+    def _view_key(self, running: bool) -> tuple[Any, ...]:
+        """What the view is made from: every change of the deal appends to its record,
+        deals items (``owner``), opens one or changes the steps owed."""
+        r = self.record
+        return (
+            running,
+            len(r["keys"]),
+            len(r["shuffles"]),
+            len(r["shares"]),
+            len(r["revealed"]),
+            len(self.owner),
+            len(self.opened),
+            tuple(self.owed),
+        )
+
+    def _make_view(self, running: bool) -> dict[str, JSON]:
+        # what did not change since the last view is taken from it (its values are read
+        # only): the items, the deck until a shuffle, the dealt items until a deal, each
+        # item's shares until one is added
+        last = self._view[1] if self._view is not None else None
+        deck = b64(self.deck) if last is None or self.shuffled != last["shuffled"] else last["deck"]
+        if last is None or len(self.owner) != sum(map(len, last["dealt"])):
+            dealt: JSON = [self.held_by(s) for s in range(self.n)]
+        else:
+            dealt = last["dealt"]
+        before: Any = last["shares"] if last is not None else {}
+        shares: dict[str, JSON] = {}
+        for i, by in sorted(self.shares.items()):
+            row = before.get(str(i))
+            if row is None or len(row) != len(by):
+                row = {str(s): d.hex() for s, d in sorted(by.items())}
+            shares[str(i)] = row
         return {
             "protocol": PROTOCOL_V3,
             "match_id": self.match_id,
             "hand": self.number,
             "game": self.game,
-            "items": list(self.items),
+            "items": last["items"] if last is not None else list(self.items),
             "house": list(self.house),
             "keys": [k.hex() if k is not None else None for k in self.keys],
             "hand_key": self.hand_key.hex() if self.hand_key is not None else None,
-            "deck": b64(self.deck),
+            "deck": deck,
             "shuffled": list(self.shuffled),
-            "dealt": [self.held_by(s) for s in range(self.n)],
-            "shares": {
-                str(i): {str(s): d.hex() for s, d in sorted(by.items())}
-                for i, by in sorted(self.shares.items())
-            },
+            "dealt": dealt,
+            "shares": shares,
             "opened": {str(i): c for i, c in sorted(self.opened.items())},
             "revealed": [r is not None for r in self.revealed],
             "owed": self.owed[0].to_json() if self.owed and running else None,

@@ -201,16 +201,22 @@ def play_seat(
     except (ValueError, TypeError, AttributeError):
         limit = 86400.0
     deadline = time.monotonic() + limit
+    view = s.state()
     while stop is None or not stop.is_set():
-        view = s.state()
         if view.status == "finished":
             break
         if view.status == "playing" and view.turn == seat:
             d = view.model_dump(mode="json")
             try:
-                s.act(choose(d, rng), retry_stale=True)
+                # the answer carries this seat's next view, checked as a read one is: no read
+                # of the view after its own action, and no wait for the events it logged
+                out = s.act(choose(d, rng), retry_stale=True)
+                view = out.state
+                after = max(after, out.first_seq + max(len(out.events or ()), 1) - 1)
+                continue
             except Exception as exc:  # the table moved on; read it again
                 log.info("house seat %s/%d: %s", match_id, seat, exc)
+            view = s.state()
             continue
         if time.monotonic() > deadline:
             break
@@ -218,6 +224,7 @@ def play_seat(
         page = client.events(match_id, after=after, wait=20 if view.status == "playing" else 1)
         if page.events:
             after = int(page.events[-1]["seq"])
+        view = s.state()
     if s.lock is not None and s.state().status == "finished":
         s.check_transcript()
     return s

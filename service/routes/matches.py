@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Path, Query
 from fastapi.responses import Response, StreamingResponse
+from starlette.concurrency import run_in_threadpool
 
 from ..deps import ServiceDep, TokenDep, WatchDep
 from ..operators import OperatorDep
@@ -193,10 +194,20 @@ async def state(
     summary="Apply one action at a version (keyed seats: with sig over the chain head)",
 )
 async def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
+    def call() -> dict[str, Any]:
+        return svc.act(match_id, token=token, **dict(body))
+
+    if checked_in_pool(body.action):
+        return json_response(await run_in_threadpool(call))
     # on SQLite on the event loop when its locks are free now (service.store.Store.on_loop)
-    return json_response(
-        await svc.store.on_loop(lambda: svc.act(match_id, token=token, **dict(body)), write=True)
-    )
+    return json_response(await svc.store.on_loop(call, write=True))
+
+
+def checked_in_pool(action: dict[str, Any]) -> bool:
+    """A sealed deal step (fairness-v3 §9a) runs in the thread pool, never on the event loop:
+    its proofs take milliseconds to tens of them (a shuffle's, 40–130 ms), during which the
+    loop would serve no other request. A play's opening (one share proof) stays on it."""
+    return action.get("type") == "sealed"
 
 
 @router.post(

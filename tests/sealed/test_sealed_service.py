@@ -165,6 +165,49 @@ def test_each_step_is_verified_once_whatever_rebuilds_the_match(server: LiveServ
     assert set(counting.checked.values()) == {1}, counting.checked.most_common(3)
 
 
+class _Blocking(RbclBackend):
+    """The CPython backend; each shuffle proof the server checks asks the server, meanwhile,
+    for ``/healthz`` (answered only if its event loop is free) and notes the thread it runs
+    on."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.seen: list[tuple[str, int | str]] = []
+
+    def verify_shuffle(
+        self, ctx: Ctx, hand_key: bytes, deck_in: bytes, deck_out: bytes, proof: bytes
+    ) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            try:
+                got: int | str = httpx.get(self.url + "/healthz", timeout=2).status_code
+            except httpx.TimeoutException as exc:
+                got = f"no answer while the shuffle was checked: {exc!r}"
+            self.seen.append((threading.current_thread().name, got))
+        super().verify_shuffle(ctx, hand_key, deck_in, deck_out, proof)
+
+
+def test_a_sealed_step_is_checked_off_the_event_loop(server: LiveServer) -> None:
+    """Issue 50: on SQLite a seat's action runs on the event loop, but a sealed step's
+    proofs (a shuffle's take 40–130 ms) are checked in the thread pool: the server answers
+    other requests meanwhile."""
+    backend = _Blocking(server.url)
+    set_backend(backend)
+    try:
+        with Client(server.url) as qc:
+            m = qc.create_match("hokm", SEALED_HOKM)
+            m.start()
+
+            def dealt(seat: Seat, view: Any) -> bool:
+                return any(a.get("step") == "share" for a in view.legal_actions)
+
+            play(m, random.Random(53), until=dealt)
+            assert not [d for s in m.seats for d in s.disputes]
+    finally:
+        set_backend(None)
+    assert len(backend.seen) == 4, backend.seen
+    assert all(name != "qahwa-uvicorn" and got == 200 for name, got in backend.seen), backend.seen
+
+
 def test_a_seeded_table_says_so_everywhere(server: LiveServer) -> None:
     with Client(server.url) as qc:
         m = qc.create_match("iraqi_domino", {"players": 2, "target": 1})

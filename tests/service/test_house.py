@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import json
 import random
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from click.testing import CliRunner
 
 from qahwa_client import Client
 from service.cli import app
-from service.house import choose, read_seats
+from service.house import choose, play_seat, read_seats
 from tests.support.live_server import LiveServer
 
 SHORT: dict[str, dict[str, Any]] = {
@@ -127,3 +130,44 @@ def test_qahwa_house_plays_every_game_to_a_verified_end(tmp_path: Path) -> None:
             assert all(s["key"] for s in doc["lock"]["seats"])  # conforming: keyed seats
             report = qc.verify(doc)
             assert report["status"] == "verified", (m.match_id, report)
+
+
+def test_a_house_seat_takes_its_next_view_from_its_actions_answer() -> None:
+    """Issue 50: an action's answer carries the seat's next view, checked as a read one is:
+    a house seat reads no view after its own action (it acts again, or waits for news)."""
+    sent: list[tuple[str, str]] = []
+    http = httpx.Client(
+        timeout=60,
+        event_hooks={"request": [lambda r: sent.append((r.method, r.url.path.split("/")[-1]))]},
+    )
+    with LiveServer() as srv, Client(srv.url) as qc, Client(srv.url, http=http) as hc:
+        m = qc.create_match("tawla", {"match_length": 1}, ["you", "house"], [False, True])
+        house = m.seats[1]
+        played: list[Any] = []
+        t = threading.Thread(
+            target=lambda: played.append(
+                play_seat(hc, m.match_id, 1, house.token, wait=30, rng=random.Random(1))
+            )
+        )
+        t.start()
+        try:
+            you = m.seats[0]
+            you.commit()
+            you.reveal(wait=30)
+            rnd = random.Random(2)
+            view = you.state()
+            while view.status != "finished":
+                if view.status == "playing" and view.turn == 0:
+                    view = you.act(choose(view.model_dump(mode="json"), rnd)).state
+                else:
+                    time.sleep(0.01)
+                    view = you.state()
+        finally:
+            t.join(60)
+        http.close()
+        assert played and qc.verify(qc.transcript(m.match_id))["status"] == "verified"
+    acts = [i for i, r in enumerate(sent) if r == ("POST", "actions")]
+    assert len(acts) > 5
+    # (after its last one, the match over, it reads its view once to check the transcript)
+    after = [sent[i + 1] for i in acts[:-1]]
+    assert ("GET", "state") not in after, after
