@@ -34,7 +34,9 @@ import {
   rootFromInclusion,
   seedCommitment,
   sigMessage,
+  signedBody,
 } from "./fair.js";
+import { checkSeatSigs } from "./verify/chain.js";
 import { type Checkpoint, type TlogProof, type Verifier, openCheckpoint, parseTlogProof, parseVkey } from "./note.js";
 import { MemoryStorage, type SeatStorage } from "./storage.js";
 import { SseParser } from "./sse.js";
@@ -2015,6 +2017,14 @@ export class Seat {
     const heads = await chainHeads(lock, events);
     if (got["chain"] !== toHex(heads[heads.length - 1]!)) {
       throw new TranscriptMismatch(`match ${mid}: the transcript's chain does not recompute from its lock and events`);
+    }
+    // every keyed seat's event signed by it over the head before it, and no other (the verify
+    // page's rule: one walk, src/verify/chain.ts)
+    const sigs = await checkSeatSigs(mid, lock, events, events.map((e) => canonical(signedBody(e))), heads);
+    const p = sigs.problem;
+    if (p !== null) {
+      const what = { unkeyed: "carries a signature, but its seat has no key", nocauser: "carries a signature, but no seat caused it", missing: "is a keyed seat's, without its signature", bad: "carries a signature its seat's key does not verify over the head before it" }[p.kind];
+      throw new TranscriptMismatch(`match ${mid}: the transcript's event ${p.i} (${String(p.type)}, seat ${String(p.seat)}) ${what}`);
     }
     for (const r of this.st.receipts) {
       const seq = Number(r["seq"]);
