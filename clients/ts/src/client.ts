@@ -2018,14 +2018,6 @@ export class Seat {
     if (got["chain"] !== toHex(heads[heads.length - 1]!)) {
       throw new TranscriptMismatch(`match ${mid}: the transcript's chain does not recompute from its lock and events`);
     }
-    // every keyed seat's event signed by it over the head before it, and no other (the verify
-    // page's rule: one walk, src/verify/chain.ts)
-    const sigs = await checkSeatSigs(mid, lock, events, events.map((e) => canonical(signedBody(e))), heads);
-    const p = sigs.problem;
-    if (p !== null) {
-      const what = { unkeyed: "carries a signature, but its seat has no key", nocauser: "carries a signature, but no seat caused it", missing: "is a keyed seat's, without its signature", bad: "carries a signature its seat's key does not verify over the head before it" }[p.kind];
-      throw new TranscriptMismatch(`match ${mid}: the transcript's event ${p.i} (${String(p.type)}, seat ${String(p.seat)}) ${what}`);
-    }
     for (const r of this.st.receipts) {
       const seq = Number(r["seq"]);
       if (seq + 1 >= heads.length) {
@@ -2039,6 +2031,15 @@ export class Seat {
       if (seq + 1 >= heads.length || toHex(heads[seq + 1]!) !== chain) {
         throw new TranscriptMismatch(`match ${mid}: the event stream showed chain ${chain.slice(0, 16)}… after seq ${seq}, the transcript another history`);
       }
+    }
+    // every keyed seat's event signed by it over the head before it, and no other (the verify
+    // page's rule: one walk, src/verify/chain.ts); after the receipts and the events shown,
+    // which say more (signed proof, and what this seat saw itself)
+    const sigs = await checkSeatSigs(mid, lock, events, events.map((e) => canonical(signedBody(e))), heads);
+    const p = sigs.problem;
+    if (p !== null) {
+      const what = { unkeyed: "carries a signature, but its seat has no key", nocauser: "carries a signature, but no seat caused it", missing: "is a keyed seat's, without its signature", bad: "carries a signature its seat's key does not verify over the head before it" }[p.kind];
+      throw new TranscriptMismatch(`match ${mid}: the transcript's event ${p.i} (${String(p.type)}, seat ${String(p.seat)}) ${what}`);
     }
     const seats = got["seats"];
     const mine = Array.isArray(seats) ? seats[this.st.seat] : undefined;
