@@ -99,8 +99,9 @@ bench-api: $(VENV)/.installed-dev
 # clients/ts/src/api.d.ts, the TypeScript client's types, from the app's OpenAPI document
 # (tests/client/test_clients_ts.py fails when they are stale); npm installs from the lock only.
 # qahwa_page/static/play.js, the web table's script (/play), from clients/ts/play with the
-# locked esbuild; committed, so `make serve` needs no node (tests/page/test_play_page.py fails when
-# it differs from a fresh build).
+# locked esbuild, built with sealed-verify.js: the chunk-*.js they share holds the @noble
+# libraries once (git rm a chunk the build no longer writes); committed, so `make serve` needs
+# no node (tests/page/test_play_page.py fails when it differs from a fresh build).
 play-js:
 	cd clients/ts && npm ci --no-audit --no-fund && npm run build:play
 

@@ -12,6 +12,9 @@ takes the proof its first seat checked).
 The server runs with ``QAHWA_CHECKPOINT_SECONDS=0.1``: the TS client proves the lock's
 inclusion under a C2SP checkpoint, which the server signs at most that often, while the
 Python client reads a JSON tree head signed on request. Skipped without node and npm.
+
+Then the TS seat's requests per match, by route, at tawla, four-player hokm and sealed
+four-player hokm (``python -m bench.bench_clients_ts requests`` runs only this part).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import json
 import random
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -34,6 +38,8 @@ from qahwa_client import Client
 ROOT = Path(__file__).resolve().parent.parent
 TS = ROOT / "clients" / "ts"
 MATCHES = 6
+#: the tables whose requests per match the TS seat is measured at, and how many matches each
+PER_MATCH = {"tawla": 6, "hokm": 3, "sealed-hokm": 1}
 
 
 def _built(node: str, npm: str) -> Path:
@@ -89,6 +95,44 @@ def script_size() -> tuple[int, int]:
     return len(raw), len(gzip.compress(raw, 9))
 
 
+def requests_per_match(node: str, build: Path, url: str, key: str) -> None:
+    """The TS seat's requests per match (and per action) at each of :data:`PER_MATCH`'s
+    tables, with the routes they went to."""
+    for table, n in PER_MATCH.items():
+        out = subprocess.run(
+            [node, str(build / "harness" / "bench.js"), url, key, str(n), table],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        got = json.loads(out.stdout)
+        req, act = got["requests"], got["actions"]
+        print(
+            f"  ts seat, {table:11s} {n} match(es): {req / n:7.1f} requests a match, "
+            f"{req / max(act, 1):5.2f} an action ({act / n:.0f} actions a match)"
+        )
+        for route, count in sorted(got["routes"].items(), key=lambda kv: -kv[1]):
+            print(f"      {count / n:7.1f}  {route}")
+
+
+def run_requests() -> None:
+    """Only :func:`requests_per_match`, against a fresh ``qahwa serve``."""
+    node, npm = shutil.which("node"), shutil.which("npm")
+    if node is None or npm is None:
+        print("clients_ts: skipped (no node/npm)")
+        return
+    build = _built(node, npm)
+    with tempfile.TemporaryDirectory(prefix="qahwa-bench-ts-") as tmp:
+        srv = Server(
+            "qahwa", f"sqlite:///{tmp}/bench.db", Path(tmp), env={"QAHWA_CHECKPOINT_SECONDS": "0.1"}
+        )
+        try:
+            print("requests per match of the TS seat, one qahwa serve process")
+            requests_per_match(node, build, srv.url, str(srv.key))
+        finally:
+            srv.stop()
+
+
 def run() -> None:
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
@@ -110,6 +154,8 @@ def run() -> None:
                 check=True,
             )
             ts = json.loads(out.stdout)
+            print("requests per match of the TS seat")
+            requests_per_match(node, build, url, key)
         finally:
             srv.stop()
     py_rate = py_req / py_s
@@ -135,7 +181,15 @@ def run() -> None:
     )
     print(
         f"  ts requests an action: {ts['requests'] / ts_act:.2f}, python {py_req / py_act:.2f} "
-        "(the TS seat reads the events since its last receipt before each roll value, §3a.7)"
+        "(each seat reads the log's new events with its view, and takes those an action logged "
+        "from its answer)"
     )
     raw, gz = script_size()
     print(f"  client script (build/src/*.js): {raw / 1024:.1f} kB, {gz / 1024:.1f} kB gzipped")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["requests"]:
+        run_requests()
+    else:
+        run()

@@ -13,6 +13,7 @@ format.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -30,6 +31,9 @@ PLAIN_FILES: dict[str, str] = {
     # qahwa-fair/3: the verifier (with the @noble libraries it runs on) the worker loads for them
     "sealed-verify.js": "text/javascript; charset=utf-8",
 }
+#: the code sealed-verify.js shares with play.js (the @noble libraries, the sealed
+#: cryptography): chunks of one esbuild run (clients/ts ``build:tab``), served as they are
+CHUNK = re.compile(r"chunk-[A-Z0-9]+\.js")
 #: the error code of an API path here (the page reads it: qahwa_page/static/verify.html)
 NOT_A_SERVER = "not_a_qahwa_server"
 NOT_A_SERVER_MESSAGE = (
@@ -111,11 +115,11 @@ class _Handler(BaseHTTPRequestHandler):
                 body = found.body.read_bytes() if isinstance(found.body, Path) else found.body
                 self._send(200, body, found.media_type, found.headers, head=head)
                 return
-            if name in PLAIN_FILES:
+            if name in PLAIN_FILES or (CHUNK.fullmatch(name) and (STATIC_DIR / name).is_file()):
                 self._send(
                     200,
                     (STATIC_DIR / name).read_bytes(),
-                    PLAIN_FILES[name],
+                    PLAIN_FILES.get(name, "text/javascript; charset=utf-8"),
                     {"Cache-Control": "no-cache"},
                     head=head,
                 )

@@ -29,6 +29,35 @@ def npm_build(script: str, out: Path) -> bytes:
     return out.read_bytes()
 
 
+#: the bundles one esbuild run of ``npm run build:tab`` writes into qahwa_page/static (ESM,
+#: split): play.js and sealed-verify.js, with the code they share (the @noble libraries, the
+#: sealed cryptography) in chunk-*.js files both import, so a /play tab that frames /verify
+#: loads them once
+TAB_ENTRIES = ("play.js", "sealed-verify.js")
+
+
+def tab_build(out: Path) -> dict[str, bytes]:
+    """``npm run build:tab`` of clients/ts into the directory ``out``: every file it wrote
+    (name → bytes), to hold the committed play.js, sealed-verify.js and chunks to."""
+    from tests.client.test_clients_ts import node_modules
+
+    node_modules()
+    out.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [str(NPM), "run", "--silent", "build:tab", "--", f"--outdir={out}"],
+        cwd=TS,
+        check=True,
+        capture_output=True,
+    )
+    return {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
+
+
+def tab_files(static: Path = STATIC) -> dict[str, bytes]:
+    """The committed files of ``build:tab`` under ``static``: its entries and its chunks."""
+    names = [*TAB_ENTRIES, *sorted(p.name for p in static.glob("chunk-*.js"))]
+    return {n: (static / n).read_bytes() for n in names}
+
+
 #: The body's end of a page ``evaluate`` over a spec vector ``v``: window.qahwaFair ``f``
 #: draws every one of ``v.draws`` under ``out.K`` into ``out.draws``, and ``out`` is returned.
 VECTOR_DRAWS_JS = """

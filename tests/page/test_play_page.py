@@ -20,7 +20,7 @@ from urllib.parse import quote
 import httpx
 import pytest
 
-from tests.page.page_support import NPM, npm_build
+from tests.page.page_support import NPM, tab_build, tab_files
 from tests.support.browser import open_page
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -346,8 +346,10 @@ def test_the_lobby_refuses_bad_tables_clearly(server: Any) -> None:
 
 @pytest.mark.skipif(NPM is None, reason="npm (and node) not installed")
 def test_the_committed_bundle_is_a_fresh_build(tmp_path: Path) -> None:
-    assert npm_build("play", tmp_path / "play.js") == BUNDLE.read_bytes(), (
-        "qahwa_page/static/play.js is stale: run make play-js and commit it"
+    """play.js, sealed-verify.js and the chunks they share are one fresh ``build:tab``."""
+    assert tab_build(tmp_path / "tab") == tab_files(), (
+        "qahwa_page/static/play.js (or sealed-verify.js, chunk-*.js) is stale: run make play-js "
+        "and commit them (git rm a chunk-*.js the build no longer writes)"
     )
     assert len(gzip.compress(BUNDLE.read_bytes(), 9)) <= 80_000
 

@@ -23,6 +23,7 @@ import copy
 import gzip
 import json
 import random
+import re
 import shutil
 import subprocess
 import threading
@@ -58,14 +59,20 @@ CARDS = [r + s for s in "CDHS" for r in "23456789TJQKA"]
 # -- the bundle ---------------------------------------------------------------------------------
 
 
-def test_the_verifier_is_one_self_contained_bundle() -> None:
-    """The page loads one module for sealed deals: the cryptography and the library it runs
-    on together (no second copy of @noble/curves beside it), small enough for a page."""
+def test_the_verifier_is_one_module_and_the_chunk_it_shares_with_play() -> None:
+    """The page loads one module for sealed deals and the chunk(s) it imports beside it, which
+    /play's play.js imports too (a /play tab that frames /verify loads them once): the
+    cryptography and one copy of the library it runs on, small enough for a page."""
     text = VERIFIER.read_text("utf-8")
-    assert "import(" not in text and not text.lstrip().startswith("import")
-    assert "noble-curves - MIT License" in text  # the licence travels with the copy
+    chunks = re.findall(r'from\s*"\./(chunk-[A-Z0-9]+\.js)"', text)
+    assert chunks and "import(" not in text
+    files = [VERIFIER, *(STATIC / c for c in chunks)]
+    # the licence travels with the one copy
+    assert sum("noble-curves - MIT License" in p.read_text("utf-8") for p in files) == 1
+    play = (STATIC / "play.js").read_text("utf-8")
+    assert all(f'"./{c}"' in play for c in chunks)
     assert not (STATIC / "sealed-lib.js").exists()
-    assert len(gzip.compress(VERIFIER.read_bytes(), 9)) <= 40_000
+    assert sum(len(gzip.compress(p.read_bytes(), 9)) for p in files) <= 40_000
 
 
 # -- hands --------------------------------------------------------------------------------------

@@ -41,14 +41,29 @@ def test_the_bundle_carries_the_locked_noble_packages() -> None:
         assert re.fullmatch(r"\d+\.\d+\.\d+", version), version
         entry = lock["packages"][f"node_modules/{name}"]
         assert entry["version"] == version and entry["integrity"].startswith("sha512-")
-    assert "noble-curves - MIT License" in MODULE.read_text("utf-8")
+    assert any("noble-curves - MIT License" in p.read_text("utf-8") for p in _module_files())
 
 
-def test_the_verifier_module_imports_nothing() -> None:
-    """One self-contained module: no import of its own for the page to resolve."""
+def _module_files() -> list[Path]:
+    """The verifier module and the chunks it imports (shared with play.js: one copy of the
+    @noble libraries in a /play tab that frames /verify)."""
     text = MODULE.read_text("utf-8")
-    assert not re.search(r"^\s*import\b", text, re.M)
-    assert "import(" not in text
+    return [
+        MODULE,
+        *(MODULE.parent / n for n in re.findall(r'from\s*"\./(chunk-[A-Z0-9]+\.js)"', text)),
+    ]
+
+
+def test_the_verifier_module_imports_only_its_chunks_beside_it() -> None:
+    """The module imports nothing but the chunks of its own build, beside it under /static
+    (relative: no import map, no other origin, nothing loaded later)."""
+    files = _module_files()
+    assert len(files) > 1 and all(p.is_file() for p in files), files
+    for p in files:
+        text = p.read_text("utf-8")
+        assert "import(" not in text, p.name
+        for spec in re.findall(r'\b(?:from|import)\s*"([^"]+)"', text):
+            assert re.fullmatch(r"\./chunk-[A-Z0-9]+\.js", spec), (p.name, spec)
 
 
 @pytest.fixture(scope="module")

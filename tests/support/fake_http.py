@@ -62,6 +62,8 @@ TAMPERS = {
     "retired_resign": "with rotate: the receipts after the rotation are signed by the retired key",
     "cut_short": "the transcript ends the match by seat 0's timeout before its last move, "
     "re-signed",
+    "answer_events_forged": "every action's answer shows the events it logged with the move "
+    "rewritten (its view, chain head and receipt honest)",
 }
 
 #: the tampers that refuse seat 0's move at step 3 and then time seat 0 out at its deadline
@@ -344,7 +346,16 @@ class FakeC2SP(FakeServer):
             self._append({"type": "end", "reason": "timeout", "seat": seat})
             self.timed_out = True
             return err(409, "match_over", "the match ended")
-        return super().act(seat, body)
+        resp = super().act(seat, body)
+        if resp.status_code != 200:
+            return resp
+        # what the action logged, as the public log shows it (the answer's ``events``)
+        doc = resp.json()
+        logged = [dict(e) for e in self.events[doc["first_seq"] :]]
+        if "answer_events_forged" in self.tamper and logged:
+            self.told.add("answer_events_forged")
+            logged[0]["action"] = {"type": "move", "steps": [[13, 10]]}
+        return httpx.Response(200, json={**doc, "events": logged})
 
     def transcript(self) -> dict[str, Any]:
         doc = super().transcript()
@@ -446,6 +457,14 @@ class FakeC2SP(FakeServer):
             return httpx.Response(
                 200, content=chunks.encode(), headers={"content-type": "text/event-stream"}
             )
+        if path == base + "/state" and "events_after" in request.url.params:
+            # the view with the log's events after a seq, up to the view's (one read)
+            after = int(request.url.params["events_after"])
+            resp = super().route(request)
+            if resp.status_code != 200:
+                return resp
+            events = [e for e in self.events if e["seq"] > after]
+            return httpx.Response(200, json={**resp.json(), "events": events})
         if path == base + "/events":
             after = int(request.url.params.get("after", "-1"))
             return httpx.Response(

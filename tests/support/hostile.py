@@ -208,6 +208,18 @@ LIES: list[Lie] = [
         "TranscriptMismatch",
         refuse=r"^TranscriptMismatch: ",
     ),
+    Lie(
+        "forged events in an action's answer",
+        ("answer_events_forged",),
+        "every accepted action's answer shows the events it logged (``events``) with the move "
+        "rewritten, while its view's chain head and its receipt are honest",
+        "take an answer's events as the log only when they chain, from the head the action "
+        "was signed over, to the chain head its receipt signs; these do not: read the log "
+        "instead and play on: no error, no dispute (taken as they are, they would make the "
+        "honest transcript look rewritten)",
+        clean=True,
+        issue=47,
+    ),
 ]
 
 

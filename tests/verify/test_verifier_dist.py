@@ -159,6 +159,8 @@ def test_the_wheel_holds_the_verifier_and_the_pinned_runtime_and_no_server(wheel
         assert f"{pkg}/py.typed" in names, f"{pkg} has no py.typed"
     for f in ("verify.html", "verify.js", "verify-worker.js", "merkle.js", "sealed-verify.js"):
         assert f"qahwa_page/static/{f}" in names
+    # the chunks sealed-verify.js imports (shared with play.js), beside it
+    assert any(re.fullmatch(r"qahwa_page/static/chunk-[A-Z0-9]+\.js", n) for n in names)
     for f in [*RUNTIME_FILES, ".pin"]:
         assert f"qahwa_page/static/pyodide/{f}" in names
     meta = zipfile.ZipFile(wheel).read(f"qahwa_verify-{_version()}.dist-info/METADATA").decode()

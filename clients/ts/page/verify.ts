@@ -4,7 +4,8 @@ import * as raw from "../src/rawjson.js";
 import { retiredProblem, rfc3339 } from "../src/verify/records.js";
 import { concat as concatBytes, lp, u32be, utf8 } from "../src/bytes.js";
 import { hmac, hmacKey, verifyEd25519 as verifyEd } from "../src/crypto.js";
-import { Stream, matchKey, seedCommitment } from "../src/fair.js";
+import { Stream, matchKey, matchKeyV1, rollChainPrev, seedCommitment, seedProblem } from "../src/fair.js";
+import { chainHeadsOfText, checkSeatSigs } from "../src/verify/chain.js";
 import { checkReceipts, seatFileOf } from "../src/verify/receipts.js";
 
 // the page walks JSON trees loosely typed
@@ -1171,16 +1172,7 @@ async function sha256(bytes) { needSubtle(); return new Uint8Array(await subtle.
 // ---------------------------------------------------------------------------------------
 var PROTOCOL = 'qahwa-fair/1';
 
-function seedProblem(cs) {
-  // fairness-v1.md §2: 1 to 128 UTF-8 bytes, printable, no NUL (as Python's str.isprintable).
-  if (typeof cs !== 'string') return ['seed_why_type'];
-  if (cs === '') return ['seed_why_empty'];
-  if (cs.indexOf('\u0000') >= 0) return ['seed_why_nul'];
-  if (LONE_SURROGATE.test(cs) || /[\p{C}\p{Z}]/u.test(cs.replace(/ /g, 'a'))) return ['seed_why_print'];
-  var n = encoder.encode(cs).length;
-  if (n > 128) return ['seed_why_long', { n: n }];
-  return null;
-}
+// seedProblem (fairness-v1.md §2: 1 to 128 UTF-8 bytes, printable, no NUL): clients/ts's (src/fair.ts)
 
 function parseSeed(seedHex) {
   if (typeof seedHex !== 'string' || !/^[0-9a-fA-F]{64}$/.test(seedHex)) {
@@ -1191,20 +1183,15 @@ function parseSeed(seedHex) {
 
 async function commitment(seedHex) { return toHex(await sha256(parseSeed(seedHex))); }
 
+// K of qahwa-fair/1 (v1 §3): clients/ts's matchKeyV1 (src/fair.ts); a client seed it refuses
+// is named here in the page's words
 async function matchKeyBytes(seedHex, matchId, game, ruleset, clientSeeds) {
   var seed = parseSeed(seedHex);
-  [['match_id', matchId], ['game', game], ['ruleset', ruleset]].forEach(function (p) {
-    if (typeof p[1] !== 'string') throw new Error(p[0] + ' must be a string');
-  });
-  if (!Array.isArray(clientSeeds)) throw new Error('client seeds must be a list');
-  var parts = [encoder.encode(PROTOCOL), new Uint8Array([0]), lp(utf8(matchId)), lp(utf8(game)),
-    lp(utf8(ruleset)), u32be(clientSeeds.length)];
-  clientSeeds.forEach(function (cs, i) {
+  (Array.isArray(clientSeeds) ? clientSeeds : []).forEach(function (cs, i) {
     var p = seedProblem(cs);
     if (p) throw new Error('client seed ' + i + ' is not allowed: ' + I18N.en[p[0] as string].replace('{n}', p[1] ? (p[1] as any).n : ''));
-    parts.push(lp(utf8(cs)));
   });
-  return hmac(await hmacKey(seed, 'SHA-256'), concat(parts));
+  return matchKeyV1(seed, matchId, game, ruleset, clientSeeds);
 }
 
 
@@ -1497,23 +1484,17 @@ async function verifyTranscript(text, keys, expectId?) {
 // verdict stays "incomplete".
 var PROTOCOL_V2 = 'qahwa-fair/2';
 var PROTOCOL_V3 = 'qahwa-fair/3';
-function strNode(v) { return { t: 's', v: v }; }
-function objNode(pairs) { return { t: 'o', m: new Map(pairs) }; }
+// an event's signed body (without seq, sig, at), as the transcript wrote it
 function eventBody(evNode) {
   var m = new Map();
   evNode.m.forEach(function (v, k) { if (k !== 'seq' && k !== 'sig' && k !== 'at') m.set(k, v); });
   return { t: 'o', m: m };
 }
-function causer(ev) {
-  if (ev && (ev.type === 'action' || (ev.type === 'end' && ev.reason === 'resigned')) && isInt(ev.seat)) return ev.seat;
-  return null;
-}
 // The v2 derivation (§2-§6): the server seed's commitment, each seat's seed commitment from
 // the lock, K = HMAC-SHA512(seed, T) with the nonces, every chance event recomputed (16-word
 // blocks), and each fresh roll's label from the roller's and the opponent's values, each
-// hashing back to the seat's last value or its tip in the lock.
+// hashing back to the seat's last value or its tip in the lock (clients/ts's rollChainPrev).
 // (the seed commitments and K are clients/ts's own: src/fair.ts seedCommitment, matchKey)
-var ROLL_TAG = concat([ascii('qahwa-fair/2 roll'), new Uint8Array([0])]);
 async function deriveV2(doc, rep, add, events) {
   var seedOk = await checkSeed(doc, add, /^[0-9a-f]{128}$/, 128);
   var lockSeats = doc.lock && Array.isArray(doc.lock.seats) ? doc.lock.seats : [];
@@ -1546,7 +1527,7 @@ async function deriveV2(doc, rep, add, events) {
       if (typeof v !== 'string' || !/^[0-9a-f]{64}$/.test(v) || !(who in prev)) {
         freshBad = msg('v2_roll_bad', { i: j, seat: who });
       } else {
-        var h = toHex(await sha256(concat([ROLL_TAG, lp(utf8(String(doc.match_id))), u32be(who), fromHex(v)])));
+        var h = toHex(rollChainPrev(String(doc.match_id), who, fromHex(v)));
         if (h !== prev[who]) freshBad = msg('v2_roll_chain', { i: j, v: v, seat: who });
         else { prev[who] = v; pending.push(v); }
       }
@@ -1573,14 +1554,13 @@ async function verifyV2(rawTree, doc, keys, rep, add) {
     add('lock_sig', lsg.ok, lsg.ok === true || lsg.ok === null ? lsg.m : msg('v2_lock_sig_bad', { why: lsg.m }));
   }
   checkSeq(doc, events, add);
-  // the event chain: chain[-1] = SHA-256(canonical(lock)), chain[n] = SHA-256(chain[n-1] || canonical(event n))
-  var chain = null;
+  // the event chain: chain[-1] = SHA-256(canonical(lock)), chain[n] = SHA-256(chain[n-1] || canonical(event n)),
+  // over the transcript's own text (clients/ts's walk: src/verify/chain.ts)
+  var chain = null, bodies = null;
   if (lockNode && evNodes.length === events.length) {
     try {
-      chain = [await sha256(utf8(serialize(lockNode)))];
-      for (var i = 0; i < evNodes.length; i++) {
-        chain.push(await sha256(concat([chain[i], utf8(serialize(evNodes[i]))])));
-      }
+      chain = chainHeadsOfText(serialize(lockNode), evNodes.map(function (n) { return serialize(n); }));
+      bodies = evNodes.map(function (n) { return n && n.t === 'o' ? serialize(eventBody(n)) : 'null'; });
     } catch (e) { chain = null; add('chain', false, msg('v2_chain_canon', { msg: e.message })); }
   }
   if (chain) {
@@ -1590,31 +1570,19 @@ async function verifyV2(rawTree, doc, keys, rep, add) {
   }
   rep.chain = chain ? chain.map(toHex) : null; // chain[k + 1] is the head after event k
   // every event a keyed seat caused carries its signature over canonical({match_id, prev, event})
-  var keyed: any = {};
-  (lock && Array.isArray(lock.seats) ? lock.seats : []).forEach(function (s, i) {
-    if (s && typeof s.key === 'string' && s.key) keyed[i] = s.key;
-  });
-  var sigBad = null, signed = 0, sigUnknown = null;
+  // (clients/ts's walk: src/verify/chain.ts, the seat's transcript check too)
+  var sigBad = null, sigUnknown = null, sigs = null;
   if (!chain) sigUnknown = msg('v2_sig_nochain');
-  for (var j = 0; chain && j < events.length && !sigBad && !sigUnknown; j++) {
-    var ev = events[j];
-    if (!ev || typeof ev !== 'object') continue;
-    var seat = causer(ev), key = seat !== null && Object.prototype.hasOwnProperty.call(keyed, seat) ? keyed[seat] : null;
-    if (key === null) {
-      if ('sig' in ev) sigBad = seat !== null ? msg('v2_sig_unkeyed', { i: j, seat: seat }) : msg('v2_sig_nocauser', { i: j });
-      continue;
-    }
-    if (typeof ev.sig !== 'string') { sigBad = msg('v2_sig_missing', { i: j, type: ev.type, seat: seat }); continue; }
-    var pub = null, sigB = null;
-    try { pub = fromB64(key); sigB = fromB64(ev.sig); } catch (e) { pub = null; }
-    var message = utf8(serialize(objNode([['match_id', strNode(String(doc.match_id))],
-      ['prev', strNode(toHex(chain[j]))], ['event', eventBody(evNodes[j])]])));
-    var r = pub && pub.length === 32 ? await verifyEd25519(pub, sigB, message) : 'invalid';
-    if (r === 'unsupported') { sigUnknown = msg('sig_unsupported'); continue; }
-    if (r !== 'valid') { sigBad = msg('v2_sig_bad', { i: j, type: ev.type, seat: seat, p: j - 1 }); continue; }
-    signed++;
+  else {
+    sigs = await checkSeatSigs(String(doc.match_id), lock, events, bodies, chain);
+    var pr = sigs.problem;
+    if (pr && pr.kind === 'unkeyed') sigBad = msg('v2_sig_unkeyed', { i: pr.i, seat: pr.seat });
+    else if (pr && pr.kind === 'nocauser') sigBad = msg('v2_sig_nocauser', { i: pr.i });
+    else if (pr && pr.kind === 'missing') sigBad = msg('v2_sig_missing', { i: pr.i, type: pr.type, seat: pr.seat });
+    else if (pr) sigBad = msg('v2_sig_bad', { i: pr.i, type: pr.type, seat: pr.seat, p: pr.i - 1 });
   }
-  var nk = Object.keys(keyed);
+  var signed = sigs ? sigs.signed : 0;
+  var nk = sigs ? Array.from(sigs.keyed.keys()) : [];
   add('seat_sigs', sigBad ? false : sigUnknown ? null : true, sigBad || sigUnknown ||
     (nk.length ? msg('v2_sigs_ok', { n: signed, seats: nk.join(', ') }) : msg('v2_sigs_none')));
   await deriveV2(doc, rep, add, events);

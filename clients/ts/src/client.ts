@@ -34,7 +34,9 @@ import {
   rootFromInclusion,
   seedCommitment,
   sigMessage,
+  signedBody,
 } from "./fair.js";
+import { checkSeatSigs } from "./verify/chain.js";
 import { type Checkpoint, type TlogProof, type Verifier, openCheckpoint, parseTlogProof, parseVkey } from "./note.js";
 import { MemoryStorage, type SeatStorage } from "./storage.js";
 import { SseParser } from "./sse.js";
@@ -325,6 +327,34 @@ function noteRetired(held: Record<string, string>, doc: unknown, accepted: reado
     const old = held[kid];
     if (old === undefined || t < (rfc3339(old) ?? Infinity)) held[kid] = at as string;
   }
+}
+
+/** A page of the log as a seat read it: the events after ``after`` (up to some head). */
+type Page = readonly [after: number, events: Obj[]];
+
+/** The events an accepted action logged, as its answer shows them (``events``), when they are
+ * whole and chain from the head the action was signed over (``prev``) to the answer view's
+ * chain head, which the answer's receipt signs: ``[first_seq - 1, events]``, the log as a read
+ * after ``first_seq - 1`` would show it. Null otherwise (the log is read instead). */
+function loggedEvents(body: Obj, answer: Obj): Page | null {
+  const events = answer["events"];
+  const prev = body["prev"];
+  const state = answer["state"];
+  const first = answer["first_seq"];
+  const chain = isObj(state) ? state["chain"] : undefined;
+  if (!Array.isArray(events) || events.length === 0 || typeof prev !== "string" || typeof chain !== "string") return null;
+  if (typeof first !== "number" || !Number.isSafeInteger(first)) return null;
+  let head: Uint8Array;
+  try {
+    head = fromHex(prev, 32, "prev");
+    for (const [n, ev] of events.entries()) {
+      if (!isObj(ev) || ev["seq"] !== first + n || "hidden" in ev) return null;
+      head = chainNextSync(head, ev);
+    }
+  } catch {
+    return null;
+  }
+  return toHex(head) === chain ? [first - 1, events as Obj[]] : null;
 }
 
 /** An ``after`` past every event: the events page then carries only where the log stands. */
@@ -1376,10 +1406,23 @@ export class Seat {
 
   /** This seat's view (its own hand, whose turn, ``legal_actions``, ``version``, ``chain``). */
   async state(): Promise<View> {
-    const raw = await this.client.getObject(this.path("/state"), this.st.token);
+    // the log's events a newer head (and this seat's deal machine) needs, read with the view
+    let after = this.eventsFrom();
+    if (this.sealedSeat !== null) after = after === null ? this.sealedSeat.seen : Math.min(after, this.sealedSeat.seen);
+    const raw = await this.client.getObject(this.path(after === null ? "/state" : `/state?events_after=${after}`), this.st.token);
+    let page: Page | null = null;
+    if (Array.isArray(raw["events"]) && after !== null) {
+      page = [after, raw["events"].filter(isObj)]; // servers before it was listed leave it out
+      delete raw["events"];
+    }
     const head = raw["head"];
-    if (head !== undefined && head !== null) await this.takeHeadOf(head, raw["chain"]);
-    const view = (await this.sealedView(raw)) as View;
+    let read: Page | null = null;
+    if (head !== undefined && head !== null) {
+      // one read of the log serves the head's check and the sealed machine
+      const side = this.sealedRaw(raw) ? await this.sealedSide() : null;
+      read = await this.takeHeadOf(head, raw["chain"], side?.seen, page);
+    }
+    const view = (await this.sealedView(raw, read)) as View;
     await this.noteView(view);
     this.view = view;
     return view;
@@ -1389,11 +1432,8 @@ export class Seat {
    * player form, both from its own deal machine), after the log's new events are verified by
    * that machine and the view is checked against it; any other view as it is. A refusal
    * (SealedStepRefused) is kept as a dispute first. */
-  private async sealedView(raw: Obj): Promise<Obj> {
-    if (raw["deal"] !== "sealed" || !isObj(raw["sealed"]) || Object.keys(raw["sealed"]).length === 0) return raw;
-    // a seat that never revealed against a lock (or whose client refuses sealed tables) plays
-    // no hand: its view is shown as the server sent it, and nothing is made for it
-    if (this.st.lock === null || this.client.opts.sealed === false) return raw;
+  private async sealedView(raw: Obj, read: Page | null = null): Promise<Obj> {
+    if (!this.sealedRaw(raw)) return raw;
     const side = await this.sealedSide();
     // the view is checked against the machine at the view's own head: events the log took
     // after it (another seat's step between the two reads) are applied at the next view
@@ -1403,14 +1443,27 @@ export class Seat {
         // a view older than what the machine has verified: nothing in it is acted on
         return { ...raw, hand: [], legal_actions: [], suggested_actions: [], stale: true };
       }
-      const doc = await this.client.request("GET", this.path(`/events?after=${side.seen}`), { token: this.st.token });
-      const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"] : [];
+      // a page of the log already read for this view serves when it starts early enough
+      let events: unknown[];
+      if (read !== null && read[0] <= side.seen) events = [...read[1]];
+      else {
+        const doc = await this.client.request("GET", this.path(`/events?after=${side.seen}`), { token: this.st.token });
+        events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"] : [];
+      }
       side.takeEvents(head === null ? events : events.filter((e) => !isObj(e) || typeof e["seq"] !== "number" || e["seq"] <= head));
       return side.view(raw);
     } catch (exc) {
       if (exc instanceof SealedStepRefused) await this.persist();
       throw exc;
     }
+  }
+
+  /** Whether ``raw`` is a sealed table's view with a hand dealt, which this seat shows through
+   * its own deal machine: a seat that never revealed against a lock (or whose client refuses
+   * sealed tables) plays no hand, and its view is shown as the server sent it. */
+  private sealedRaw(raw: Obj): boolean {
+    if (raw["deal"] !== "sealed" || !isObj(raw["sealed"]) || Object.keys(raw["sealed"]).length === 0) return false;
+    return this.st.lock !== null && this.client.opts.sealed !== false;
   }
 
   /** This seat's sealed side: its machine built from the signed lock's game, ruleset and
@@ -1503,9 +1556,15 @@ export class Seat {
   }
 
   /** The newest event under the view's chain head is another seat's ``roll`` with its value:
-   * the events since this seat's last receipt are read and chained onto it up to the head. */
+   * the event this seat chained itself up to that head when it holds it (read with the view),
+   * else the events since this seat's last receipt, read and chained onto it up to the head. */
   private async rollerRolled(view: Obj): Promise<void> {
     const head = view["chain"];
+    // (``shown``: a head this seat computed over the event itself, not one taken from a signed head)
+    const at = this.own?.seq;
+    if (at !== undefined && typeof head === "string" && toHex(this.own!.chain) === head && this.shown.get(at) === head && this.seen.has(at)) {
+      return this.rolledLast(this.seen.get(at)!);
+    }
     let from = -1;
     let prev: Uint8Array | null = null;
     for (const r of this.st.receipts) {
@@ -1527,6 +1586,11 @@ export class Seat {
     if (toHex(prev) !== head) {
       throw new ClientError("the public events do not chain to the view's head: this seat sends no roll-chain value");
     }
+    this.rolledLast(last);
+  }
+
+  /** ``last``, the newest event under a view's head, is another seat's ``roll`` with its value. */
+  private rolledLast(last: Obj | null): void {
     const a = last !== null ? last["action"] : null;
     if (last === null || last["type"] !== "action" || last["seat"] === this.st.seat || !isObj(a) || a["type"] !== "roll" || typeof a["value"] !== "string") {
       throw new ClientError(
@@ -1580,7 +1644,13 @@ export class Seat {
       }
       throw exc;
     }
-    if (isObj(answer["state"])) answer = { ...answer, state: await this.sealedView(answer["state"]) };
+    if (isObj(answer["state"])) {
+      const logged = loggedEvents(body, answer);
+      answer = { ...answer, state: await this.sealedView(answer["state"], logged) };
+      // the events the action logged, chained on from this seat's own chain: held like a read
+      // of the log (the next view then need not read them again)
+      if (logged !== null && this.chainedTo(logged[0], String(body["prev"]))) await this.takeEvents(logged[1]);
+    }
     const out = answer as ActionOut;
     const state = answer["state"];
     await this.takeReceipt(answer, entry, isObj(state) && typeof state["chain"] === "string" ? { chain: state["chain"] } : {});
@@ -1720,7 +1790,7 @@ export class Seat {
   /** A signed head the server sent with a view (whose chain head is ``chain``) or on its
    * stream: checked; when the log moved on since the head held before, the events between
    * are read and held to it; then it is the head held. */
-  private async takeHeadOf(head: unknown, chain: unknown): Promise<void> {
+  private async takeHeadOf(head: unknown, chain: unknown, alsoAfter?: number, page: Page | null = null): Promise<Page | null> {
     const mid = this.st.match_id;
     let h: Obj;
     try {
@@ -1741,17 +1811,20 @@ export class Seat {
     }
     await this.checkSkew(h["at"], `the signed head at seq ${seq}`, { head: h });
     // the events to read: the new ones to hold to the head held, and those this seat has
-    // not chained up to this head
+    // not chained up to this head (from ``page`` when it starts early enough: read with the view)
     const held = this.st.head ?? null;
-    const wants: number[] = [];
-    if (held !== null) wants.push(Math.max(Number(held["seq"]), this.st.checked_seq ?? -1));
-    if (this.own !== null) wants.push(this.own.seq);
-    else if (this.epoch === 0 && this.st.lock !== null) wants.push(-1);
-    const since = wants.length > 0 ? Math.min(...wants) : null;
+    const since = this.eventsFrom();
+    let read: Page | null = null;
     if (since !== null && seq > since) {
-      const doc = await this.client.request("GET", this.path(`/events?after=${since}`), { token: this.st.token });
-      const events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"].filter(isObj) : [];
-      await this.takeEvents(events.filter((e) => Number(e["seq"]) <= seq));
+      const after = alsoAfter === undefined ? since : Math.min(since, alsoAfter);
+      if (page !== null && page[0] <= after) read = page;
+      else {
+        const doc = await this.client.request("GET", this.path(`/events?after=${after}`), { token: this.st.token });
+        read = [after, isObj(doc) && Array.isArray(doc["events"]) ? doc["events"].filter(isObj) : []];
+      }
+      await this.takeEvents(read[1].filter((e) => since < Number(e["seq"]) && Number(e["seq"]) <= seq));
+    } else if (alsoAfter !== undefined) {
+      read = [seq, []]; // the log up to the head: nothing after it to read
     }
     this.cover(h);
     if (held === null || seq >= Number(held["seq"])) this.st.head = h;
@@ -1760,6 +1833,25 @@ export class Seat {
       this.epoch++;
     }
     await this.persist();
+    return read;
+  }
+
+  /** The seq after which this seat reads the events a newer head brings (to hold them to the
+   * head it holds and to chain them itself); null before it holds a head or the lock. */
+  private eventsFrom(): number | null {
+    const held = this.st.head ?? null;
+    const wants: number[] = [];
+    if (held !== null) wants.push(Math.max(Number(held["seq"]), this.st.checked_seq ?? -1));
+    if (this.own !== null) wants.push(this.own.seq);
+    else if (this.epoch === 0 && this.st.lock !== null) wants.push(-1);
+    return wants.length > 0 ? Math.min(...wants) : null;
+  }
+
+  /** Whether this seat has chained the log itself up to event ``seq`` (-1: the lock's
+   * chain[-1]) and got the head ``chain`` there: events from ``seq + 1`` it is shown then
+   * continue its own chain. */
+  private chainedTo(seq: number, chain: string): boolean {
+    return this.own !== null && this.own.seq === seq && toHex(this.own.chain) === chain;
   }
 
   /** Events this seat was shown, in seq order, each new one kept (``seen``) and taken once:
@@ -1939,6 +2031,15 @@ export class Seat {
       if (seq + 1 >= heads.length || toHex(heads[seq + 1]!) !== chain) {
         throw new TranscriptMismatch(`match ${mid}: the event stream showed chain ${chain.slice(0, 16)}… after seq ${seq}, the transcript another history`);
       }
+    }
+    // every keyed seat's event signed by it over the head before it, and no other (the verify
+    // page's rule: one walk, src/verify/chain.ts); after the receipts and the events shown,
+    // which say more (signed proof, and what this seat saw itself)
+    const sigs = await checkSeatSigs(mid, lock, events, events.map((e) => canonical(signedBody(e))), heads);
+    const p = sigs.problem;
+    if (p !== null) {
+      const what = { unkeyed: "carries a signature, but its seat has no key", nocauser: "carries a signature, but no seat caused it", missing: "is a keyed seat's, without its signature", bad: "carries a signature its seat's key does not verify over the head before it" }[p.kind];
+      throw new TranscriptMismatch(`match ${mid}: the transcript's event ${p.i} (${String(p.type)}, seat ${String(p.seat)}) ${what}`);
     }
     const seats = got["seats"];
     const mine = Array.isArray(seats) ? seats[this.st.seat] : undefined;

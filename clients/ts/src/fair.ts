@@ -2,7 +2,7 @@
  * proofs — written from the spec, held to the spec's vectors (test/vectors.test.ts) and to
  * the Python implementation byte for byte. */
 
-import { ProtocolError, concat, equalBytes, fromBase64, fromHex, lp, toHex, u32be, utf8 } from "./bytes.js";
+import { LONE_SURROGATE, ProtocolError, concat, equalBytes, fromBase64, fromHex, lp, toHex, u32be, utf8 } from "./bytes.js";
 import { canonical, canonicalBytes } from "./canonical.js";
 import { hmac, hmacKey, hmacSha512, sha256, sha256Sync, verifyEd25519 } from "./crypto.js";
 
@@ -26,14 +26,29 @@ export function isObj(v: unknown): v is Obj {
 // Zp, Zs other than the ASCII space.
 const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}]|(?! )\p{Zs}/u;
 
+/** Why a client seed is not allowed, as the verify page names it (its message key, and the
+ * seed's length in bytes for ``seed_why_long``), or null: 1–128 UTF-8 bytes, printable, no NUL
+ * and no lone surrogate (v1 §2, v2 §2). The page's rule and the seat's, one implementation. */
+export function seedProblem(seed: unknown): [string, { n: number }?] | null {
+  if (typeof seed !== "string") return ["seed_why_type"];
+  if (seed === "") return ["seed_why_empty"];
+  if (seed.includes("\u0000")) return ["seed_why_nul"];
+  if (LONE_SURROGATE.test(seed) || NOT_PRINTABLE.test(seed)) return ["seed_why_print"];
+  const n = utf8(seed).length;
+  if (n > MAX_SEED_BYTES) return ["seed_why_long", { n }];
+  return null;
+}
+
 /** A client seed is 1–128 UTF-8 bytes and printable (v1 §2, v2 §2). */
 export function checkClientSeed(seed: unknown): string {
-  if (typeof seed !== "string") throw new ProtocolError("a client seed must be a string");
-  const n = utf8(seed).length;
-  if (n < 1 || n > MAX_SEED_BYTES || NOT_PRINTABLE.test(seed)) {
-    throw new ProtocolError(`a client seed is 1-${MAX_SEED_BYTES} UTF-8 bytes, printable (got ${n} bytes)`);
+  const why = seedProblem(seed);
+  if (why !== null) {
+    const n = typeof seed === "string" ? new TextEncoder().encode(seed).length : 0;
+    throw new ProtocolError(
+      typeof seed !== "string" ? "a client seed must be a string" : `a client seed is 1-${MAX_SEED_BYTES} UTF-8 bytes, printable (got ${n} bytes: ${why[0]})`,
+    );
   }
-  return seed;
+  return seed as string;
 }
 
 /** SHA-256("qahwa-fair/2 seat" || 0x00 || lp(match_id) || u32be(seat) || nonce || lp(client_seed)). */
@@ -46,6 +61,13 @@ export async function seedCommitment(
   if (nonce.length !== NONCE_BYTES) throw new ProtocolError(`a nonce is ${NONCE_BYTES} bytes`);
   const seed = utf8(checkClientSeed(clientSeed));
   return toHex(await sha256(concat(SEAT_TAG, lp(utf8(matchId)), u32be(seat), nonce, lp(seed))));
+}
+
+/** The roll-chain value before ``value`` on seat ``seat``'s chain (§6): SHA-256("qahwa-fair/2
+ * roll" || 0x00 || lp(match_id) || u32be(seat) || value); a value a seat sends hashes to its
+ * last one (its tip in the lock first). The seat's chain and the verify page's check. */
+export function rollChainPrev(matchId: string, seat: number, value: Uint8Array): Uint8Array {
+  return sha256Sync(concat(ROLL_TAG, lp(utf8(matchId)), u32be(seat), value));
 }
 
 /** A seat's roll chain (§6): c[65536] = secret, c[j-1] = SHA-256(tag || lp(match_id) ||
@@ -106,16 +128,35 @@ export function chainNextSync(prev: Uint8Array, event: Obj): Uint8Array {
 
 /** [chain[-1], chain[0], …, chain[len(events)-1]]. */
 export async function chainHeads(lock: Obj, events: Obj[]): Promise<Uint8Array[]> {
-  const heads = [await chainStart(lock)];
-  for (const ev of events) heads.push(await chainNext(heads[heads.length - 1]!, ev));
+  return chainHeadsOf(canonicalBytes(lock), events.map((ev) => canonicalBytes(ev)));
+}
+
+/** The event chain (§7) over the canonical bytes of the lock and of each event: chain[-1] =
+ * SHA-256(lock), chain[n] = SHA-256(chain[n-1] || event n); [chain[-1], chain[0], …]. The one
+ * walk the seat and the verify page share (the page hands it the transcript's own canonical
+ * text, its numbers as written). */
+export function chainHeadsOf(lock: Uint8Array, events: readonly Uint8Array[]): Uint8Array[] {
+  const heads = [sha256Sync(lock)];
+  for (const ev of events) heads.push(sha256Sync(concat(heads[heads.length - 1]!, ev)));
   return heads;
+}
+
+/** The event a seat signs: the event without ``seq``, ``sig`` and ``at``. */
+export function signedBody(event: Obj): Obj {
+  const body: Obj = {};
+  for (const [k, v] of Object.entries(event)) if (k !== "seq" && k !== "sig" && k !== "at") body[k] = v;
+  return body;
 }
 
 /** What a seat signs (§7): canonical({"match_id", "prev", "event": E}), E without seq, sig, at. */
 export function sigMessage(matchId: string, prev: string, event: Obj): Uint8Array {
-  const body: Obj = {};
-  for (const [k, v] of Object.entries(event)) if (k !== "seq" && k !== "sig" && k !== "at") body[k] = v;
-  return canonicalBytes({ match_id: matchId, prev, event: body });
+  return sigMessageOf(matchId, prev, canonical(signedBody(event)));
+}
+
+/** :func:`sigMessage` with E given as its canonical JSON text (the page's: the transcript's
+ * own text of the event, its numbers as written): canonical({"event": E, "match_id", "prev"}). */
+export function sigMessageOf(matchId: string, prev: string, body: string): Uint8Array {
+  return utf8(`{"event":${body},"match_id":${canonical(matchId)},"prev":${canonical(prev)}}`);
 }
 
 /** ``record`` is a JSON object of type ``rtype`` and one of ``protocols``, signed by one of
@@ -327,6 +368,30 @@ export async function checkConsistency(
 }
 
 // -- the match key and its draws (§4, v1 §3) ---------------------------------------------
+
+/** qahwa-fair/1's K = HMAC-SHA256(server_seed, "qahwa-fair/1" || 0x00 || lp(match_id) ||
+ * lp(game) || lp(ruleset) || u32be(n) || lp(seed_i) …) (v1 §3): the server seed is 32 bytes,
+ * every client seed one :func:`checkClientSeed` allows. */
+export async function matchKeyV1(
+  serverSeed: Uint8Array,
+  matchId: string,
+  game: string,
+  ruleset: string,
+  clientSeeds: readonly string[],
+): Promise<Uint8Array> {
+  if (serverSeed.length !== 32) throw new ProtocolError("a qahwa-fair/1 server seed is 32 bytes");
+  for (const [k, v] of Object.entries({ match_id: matchId, game, ruleset })) {
+    if (typeof v !== "string") throw new ProtocolError(`${k} must be a string`);
+  }
+  if (!Array.isArray(clientSeeds)) throw new ProtocolError("client seeds must be a list");
+  const parts = [utf8("qahwa-fair/1\x00"), lp(utf8(matchId)), lp(utf8(game)), lp(utf8(ruleset)), u32be(clientSeeds.length)];
+  for (const [i, cs] of clientSeeds.entries()) {
+    const why = seedProblem(cs);
+    if (why !== null) throw new ProtocolError(`client seed ${i} is not allowed (${why[0]})`);
+    parts.push(lp(utf8(cs)));
+  }
+  return hmac(await hmacKey(serverSeed, "SHA-256"), concat(...parts));
+}
 
 /** K = HMAC-SHA512(server_seed, "qahwa-fair/2" || 0x00 || lp(match_id) || lp(game) ||
  * lp(ruleset) || u32be(n) || lp(seed_i) || nonce_i …). */

@@ -1,8 +1,16 @@
 // fairness-v2.md §10, computed in TypeScript by the client's own code.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { checkSeatSigs } from "../src/verify/chain.js";
 import {
+  Client,
+  MemoryStorage,
+  type Obj,
   RollChain,
+  canonicalBytes,
+  chainHeads,
+  chainHeadsOf,
+  signedBody,
   SeatKey,
   chainNext,
   chainStart,
@@ -108,6 +116,66 @@ test("the event chain and a seat's signature", async () => {
   const bad = fromBase64(sig);
   bad[0] = bad[0]! ^ 1;
   assert.equal(await verifyEd25519(k.publicB64, toBase64(bad), msg), false);
+});
+
+test("one walk of the event chain and the seats' signatures: the seat's transcript check and the page's", async () => {
+  const k = new SeatKey(new Uint8Array(32).fill(0x42));
+  const chanceEv: Obj = { kind: "dice", label: "g0/opening/0", result: [1, 2], seq: 0, type: "chance" };
+  const move: Obj = { action: { steps: [[13, 10], [24, 23]], type: "move" }, seat: 1, seq: 1, type: "action" };
+  const heads = chainHeadsOf(canonicalBytes({ match_id: "m-0002", type: "lock" }), [chanceEv, move].map((e) => canonicalBytes(e)));
+  assert.deepEqual(heads.map(toHex), [
+    "47a90014f0a305e5322606bc8d90723a5bdd3d194af6bb49be4a61c9c52b1030",
+    "ee898cbcc5ea2fb4c30524677adc3be75759367c55c495d26b5393bd52999350",
+    "73beb466eb11a39fbfa834f85ca5fb87648ae79ddecc666036be4597c9f5abbf",
+  ]);
+  const lock = { seats: [{ key: null }, { key: k.publicB64 }] };
+  const signedMove = { ...move, sig: k.sign(sigMessage("m-0002", toHex(heads[1]!), move)) };
+  const check = (events: Obj[], l: unknown = lock) =>
+    checkSeatSigs("m-0002", l, events, events.map((e) => canonical(signedBody(e))), heads);
+  const ok = await check([chanceEv, signedMove]);
+  assert.equal(ok.problem, null);
+  assert.equal(ok.signed, 1);
+  assert.deepEqual([...ok.keyed.keys()], [1]);
+  const bad = fromBase64(signedMove.sig);
+  bad[0] = bad[0]! ^ 1;
+  assert.equal((await check([chanceEv, { ...signedMove, sig: toBase64(bad) }])).problem?.kind, "bad");
+  assert.equal((await check([chanceEv, move])).problem?.kind, "missing");
+  assert.equal((await check([{ ...chanceEv, sig: signedMove.sig }, signedMove])).problem?.kind, "nocauser");
+  assert.equal((await check([chanceEv, signedMove], { seats: [{ key: null }, { key: null }] })).problem?.kind, "unkeyed");
+  // signed over another head (the move's bytes as the transcript shows them, the chain before it)
+  assert.equal((await check([chanceEv, { ...signedMove, sig: k.sign(sigMessage("m-0002", toHex(heads[0]!), move)) }])).problem?.kind, "bad");
+});
+
+test("a seat refuses a transcript whose keyed move its seat's key did not sign", async () => {
+  const k = new SeatKey(new Uint8Array(32).fill(0x42));
+  const lock: Obj = {
+    type: "lock",
+    match_id: "m-sig",
+    game: "tawla",
+    ruleset: "{}",
+    seats: [
+      { seat: 0, key: null },
+      { seat: 1, key: k.publicB64 },
+    ],
+  };
+  const storage = new MemoryStorage();
+  const st = { format: "qahwa-seat-state/1", base_url: "http://x", match_id: "m-sig", seat: 0, token: "t", record: null, terms: null, client_seed: null, nonce: null, seed_commitment: null, key_seed: null, chain_secret: null, commit_refused: null, lock, log_index: 0, checkpoint: null, revealed: false, max_value_sent: -1, receipts: [], requests: [], disputes: [], deadlines: [] };
+  await storage.set("seat/m-sig/0", JSON.stringify(st));
+  const seat = await new Client("http://x", { storage, keys: {} }).seat("m-sig", 0, "t");
+  const move: Obj = { action: { steps: [[13, 10]], type: "move" }, seat: 1, seq: 0, type: "action" };
+  const transcript = async (ev: Obj): Promise<Obj> => {
+    const heads = await chainHeads(lock, [ev]);
+    return { protocol: "qahwa-fair/2", lock, events: [ev], chain: toHex(heads[1]!), seats: [] };
+  };
+  const start = toHex(await chainStart(lock));
+  await seat.checkTranscript(await transcript({ ...move, sig: k.sign(sigMessage("m-sig", start, move)) }));
+  const other = new SeatKey(new Uint8Array(32).fill(0x43));
+  await assert.rejects(seat.checkTranscript(await transcript({ ...move, sig: other.sign(sigMessage("m-sig", start, move)) })), (e: Error) => {
+    assert.equal(e.name, "TranscriptMismatch");
+    assert.match(e.message, /event 0 \(action, seat 1\) carries a signature its seat's key does not verify/);
+    return true;
+  });
+  await assert.rejects(seat.checkTranscript(await transcript(move)), /event 0 \(action, seat 1\) is a keyed seat's, without its signature/);
 });
 
 test("canonical JSON refuses what the spec excludes", () => {
