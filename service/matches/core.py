@@ -125,10 +125,8 @@ class Core:
 
     def _log(self, tx: Tx, record: dict[str, Any], at: str) -> int:
         """Append a signed record (a lock, a reveal) to the log in ``tx``; its index."""
-        idx = translog.next_index(self.db, tx.s)
-        translog.append(tx.s, idx, tx.m.id, record, at, self.signer)
         tx.logged = True
-        return idx
+        return translog.add(self.db, tx.s, record, match_id=tx.m.id, at=at)
 
     # -- receipts (fairness-v2.md §7) ------------------------------------------------------
     def _start_receipt(self, m: MatchRow) -> dict[str, Any]:
