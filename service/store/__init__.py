@@ -9,6 +9,7 @@ The rest of the service imports from here.
 """
 
 from ..clock import iso_of, now_iso
+from ..lru import LRU
 from .cache import catch_up
 from .sql import KIND_MATCH, KIND_RNG, MatchRow, dumps, hash_token
 from .tx import FINISHED, PLAYING, SEATING, Store, Tx
@@ -17,6 +18,7 @@ __all__ = [
     "FINISHED",
     "KIND_MATCH",
     "KIND_RNG",
+    "LRU",
     "PLAYING",
     "SEATING",
     "MatchRow",

@@ -19,10 +19,6 @@ from typing import Any, cast
 
 from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
 
-from fairness import FairProtocol, protocol_for
-from games import Engine
-from games.registry import find_engine
-
 from ..kinds import Kind, Status
 from ..models import EventRow, Match, Seat, ServerSeed
 
@@ -122,17 +118,6 @@ class MatchRow:
     deadline: float | None = None
     owes: int | None = None
     transcript_sig: str | None = None
-
-    @property
-    def proto(self) -> FairProtocol:
-        """The match's protocol object (its ``signed``: a v2 match, with a lock)."""
-        return protocol_for(self.protocol)
-
-    @property
-    def variant(self) -> type[Engine]:
-        """The match's engine class (:func:`games.registry.find_engine` of its game, ruleset
-        and protocol), carrying the protocol its transcript names and its deal."""
-        return find_engine(self.game, self.ruleset, protocol=self.protocol)
 
     def changes(self, since: tuple[Any, ...]) -> dict[str, Any]:
         return {

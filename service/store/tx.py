@@ -27,14 +27,11 @@ from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from fairness import (
-    SecretBox,
-    chain_next,
-    format_time_ms,
-)
+from fairness import SecretBox, chain_next, format_time_ms, protocol_for
 from fairness.records import Lock
 from games import Chance, Engine, ReplayError
 from games.base import MatchContext
+from games.registry import find_engine
 from games.replay import replay
 from games.sealed_backend import stored_steps
 
@@ -286,6 +283,9 @@ class Tx:
         self.store = store
         self.c = c
         self.m = m
+        #: the match's variant: the engine class of its game, ruleset and protocol, which
+        #: carries the protocol it is played under and its deal (decided once, here)
+        self.variant = find_engine(m.game, m.ruleset, protocol=m.protocol)
         self._s: Session | None = None
         self.current: Engine | None = None
         self.dirty = False  # the engine may differ from the committed log
@@ -338,8 +338,7 @@ class Tx:
         if any(st.client_seed is None for st in seats):
             raise RuntimeError(f"match {self.m.id} is missing client seeds")
         m = self.m
-        proto = m.proto
-        assert m.lock is not None or not proto.signed, "seeds are revealed after the lock"
+        proto = protocol_for(m.protocol)  # the row's: K's derivation names it
         inputs = [
             proto.seat_input({"client_seed": st.client_seed, "nonce": st.nonce}) for st in seats
         ]
@@ -350,7 +349,7 @@ class Tx:
     def context(self) -> MatchContext | None:
         """v2: the match id and the roll-chain tips from the lock (None for v1)."""
         m = self.m
-        if not m.proto.signed or m.lock is None:
+        if m.lock is None:  # (a qahwa-fair/1 row has none)
             return None
         return MatchContext.of_lock(Lock.parse(json.loads(m.lock)))
 
@@ -397,26 +396,26 @@ class Tx:
         store.events_read += len(events)
         store.replays += 1
         with stored_steps():  # each sealed step was verified once, before it was stored
-            engine = replay(m.variant, m.ruleset, self.key(), events, ctx=self.context())
+            engine = replay(self.variant, m.ruleset, self.key(), events, ctx=self.context())
         store.cache.put(m.id, Cached(m.version, m.next_seq, engine))
         self.current = engine
         return engine
 
-    def start(self, seats: list[Seat]) -> Engine:
-        """Every seat revealed: K from their seeds and nonces, deal. The caller checks the
-        outcome (an engine may end at once) and sets the deadline (v2: v1 is read-only)."""
+    def start(self, seats: list[Seat]) -> list[dict[str, Any]]:
+        """Every seat revealed: K from their seeds and nonces, the deal; the chance events
+        it logged. The caller checks the outcome (an engine may end at once, the engine is
+        :attr:`current`) and sets the deadline."""
         m = self.m
-        cls = m.variant
+        cls = self.variant
         chance = Chance(self.key(seats))
         self.dirty = True
-        engine = cls(
-            cls.parse_ruleset(json.loads(m.ruleset), protocol=m.proto), chance, self.context()
+        self.current = cls(
+            cls.parse_ruleset(json.loads(m.ruleset), protocol=m.protocol), chance, self.context()
         )
-        self.current = engine
-        self.append(chance.take_events())
+        logged = self.append(chance.take_events())
         m.status = PLAYING
         m.started_at = self.store.now_iso()
-        return engine
+        return logged
 
     def changing(self) -> Engine:
         """The engine, marked as about to change (an exception then discards it)."""
