@@ -13,8 +13,7 @@ import json
 from sqlalchemy import and_, or_, select, update
 
 from ..models import Heartbeat
-from ..store import PLAYING, SEATING
-from ..store.sql import _MATCHES
+from ..store import _MATCHES, PLAYING, SEATING
 from .match import TURN_SECONDS, Parts
 
 

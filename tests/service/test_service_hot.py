@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import service.store as store_module
 from fairness import (
     PROTOCOL_V2,
     Signer,
@@ -24,7 +25,6 @@ from service.errors import Invalid
 from service.matches import MatchService, StoredLock, view_json
 from service.settings import Settings
 from service.store import KIND_MATCH, MatchRow, dumps
-from service.store import sql as store_module
 from tests.support import commit_all, reveal_all
 
 

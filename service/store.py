@@ -1,11 +1,24 @@
-"""Transactions: :class:`Store` (the database, the sealing box and the engine cache of one
-process, and the transactions it opens) and :class:`Tx` (one transaction on one match).
+"""Match state: the ``matches`` row and its statements, the engine cache, and the
+transactions on one match (docs/architecture.md).
+
+- :class:`MatchRow` is one row as the hot path reads and writes it (no ORM: ``MUTABLE`` the
+  columns a transaction may change); the ``_GET…`` / ``_EVENTS…`` statements are built once at
+  import with SQLAlchemy Core and run by :func:`run`: compiled once per dialect to the
+  driver's own SQL, executed on the DB-API cursor of the transaction's connection
+  (SQLAlchemy keeps the connections and the transactions; its per-statement layer cost more
+  than the statements on SQLite).
+- The engine cache: each process keeps the engine of recently used matches with the version
+  and ``next_seq`` it was built at (:class:`Cached`, in the :class:`LRU` :class:`EngineCache`,
+  which also hands out the per-match thread locks); :func:`catch_up` applies the events
+  logged since, checking every chance event it draws against the log.
+- :class:`Store` (the database, the sealing box and the engine cache of one process, and the
+  transactions it opens) and :class:`Tx` (one transaction on one match).
 
 The event log in the database is the truth. A request that finds the database further on
-than its cached engine *catches up* (``cache.catch_up``); a full replay (unsealing the
-server seed and deriving K) happens only when nothing is cached, or when catching up finds
-a disagreement. Both take a sealed match's steps as verified (``stored_steps``): each key,
-shuffle and share proof was checked once, by the process that stored it, before it was.
+than its cached engine *catches up*; a full replay (unsealing the server seed and deriving
+K) happens only when nothing is cached, or when catching up finds a disagreement. Both take
+a sealed match's steps as verified (``stored_steps``): each key, shuffle and share proof was
+checked once, by the process that stored it, before it was.
 
 Every write runs in one transaction that first locks the match row (``SELECT … FOR
 UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), so catching up inside it sees every
@@ -15,14 +28,18 @@ this process's threads off an engine while another thread changes it.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast, overload
 
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
@@ -32,42 +49,308 @@ from fairness.records import Lock
 from games import Chance, Engine, ReplayError
 from games.base import MatchContext
 from games.registry import find_engine
-from games.replay import replay
+from games.replay import Replayer, replay
 from games.sealed_backend import stored_steps
 
-from ..clock import SYSTEM_CLOCK, Clock, iso_of
-from ..db import LOOP, READ_ON_LOOP, WRITE_ON_LOOP, Database, WouldBlock, loop_guard, loop_mode
-from ..errors import NotFound, Unauthorized
-from ..kinds import Status
-from ..lru import LRU
-from ..models import Seat
-from .cache import Cached, EngineCache, catch_up
-from .sql import (
-    _EVENTS_AFTER,
-    _GET,
-    _GET_LOCKED,
-    _GET_WITH_NEW,
-    _GET_WITH_NEW_LOCKED,
-    _INSERT_EVENTS,
-    _MATCHES,
-    _SEALED,
-    _SEAT_OF_TOKEN,
-    _SEATS_OF,
-    MatchRow,
-    _seat_update,
-    _update_for,
-    dumps,
-    hash_token,
-    run,
-    run_many,
-    what,
-)
+from .clock import SYSTEM_CLOCK, Clock, iso_of, now_iso
+from .db import LOOP, READ_ON_LOOP, WRITE_ON_LOOP, Database, WouldBlock, loop_guard, loop_mode
+from .errors import NotFound, Unauthorized
+from .kinds import Kind, Status
+from .models import EventRow, Match, Seat, ServerSeed
 
 log = logging.getLogger("qahwa.service")
 
+KIND_MATCH, KIND_RNG = Kind.MATCH, Kind.RNG
 SEATING, PLAYING, FINISHED = Status.SEATING, Status.PLAYING, Status.FINISHED
 
+K = TypeVar("K")
+V = TypeVar("V")
 T = TypeVar("T")
+
+
+# -- the row and its statements -------------------------------------------------------------
+
+_EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+_MATCHES = Match.__table__  # type: ignore[attr-defined]
+_SEATS = Seat.__table__  # type: ignore[attr-defined]
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class Raw:
+    """A Core statement run on the DB-API cursor (:func:`run`): its SQL and parameter order
+    per dialect, compiled on first use. ``keys``: the columns an INSERT sets."""
+
+    __slots__ = ("stmt", "keys", "_by_dialect")
+
+    def __init__(self, stmt: Any, keys: tuple[str, ...] | None = None) -> None:
+        self.stmt = stmt
+        self.keys = keys
+        self._by_dialect: dict[str, tuple[str, tuple[str, ...] | None]] = {}
+
+    def sql(self, dialect: Any) -> tuple[str, tuple[str, ...] | None]:
+        """The driver's SQL and, for a positional paramstyle (sqlite3's ``?``), the
+        parameter names in order (None: the driver takes the dict, psycopg's ``%(name)s``)."""
+        got = self._by_dialect.get(dialect.name)
+        if got is None:
+            comp = self.stmt.compile(
+                dialect=dialect, column_keys=list(self.keys) if self.keys else None
+            )
+            names = tuple(comp.positiontup) if comp.positional else None
+            got = self._by_dialect[dialect.name] = (comp.string, names)
+        return got
+
+
+def run(c: Connection, raw: Raw, params: dict[str, Any]) -> list[Any]:
+    """Execute ``raw`` with ``params`` on a DB-API cursor of ``c``'s connection, in its
+    transaction; its rows (the driver's tuples; none for a statement without any)."""
+    sql, names = raw.sql(c.dialect)
+    cur = c.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cur.execute(sql, tuple([params[n] for n in names]) if names is not None else params)
+        return cast(list[Any], cur.fetchall()) if cur.description is not None else []
+    finally:
+        cur.close()
+
+
+def run_many(c: Connection, raw: Raw, rows: list[dict[str, Any]]) -> None:
+    """:func:`run` for several parameter sets (one ``executemany``)."""
+    sql, names = raw.sql(c.dialect)
+    cur = c.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    if names is not None:
+        cur.executemany(sql, [tuple([r[n] for n in names]) for r in rows])
+    else:
+        cur.executemany(sql, rows)
+    cur.close()
+
+
+def what(kind: str) -> str:
+    return "match" if kind == KIND_MATCH else "rng session"
+
+
+@dataclass(slots=True)
+class MatchRow:
+    """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM).
+    A new match sets the columns without a default; the rest start as a new match has them."""
+
+    id: str
+    kind: str
+    game: str
+    ruleset: str
+    commitment: str
+    n_seats: int
+    log_index: int
+    record: str
+    created_at: str
+    last_activity: float
+    protocol: str
+    status: str = Status.SEATING
+    version: int = 0
+    next_seq: int = 0
+    result: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    lock: str | None = None
+    lock_index: int | None = None
+    reveal_by: float | None = None
+    end_by: float | None = None
+    chain: str | None = None
+    deadline: float | None = None
+    owes: int | None = None
+    transcript_sig: str | None = None
+
+    def changes(self, since: tuple[Any, ...]) -> dict[str, Any]:
+        return {
+            k: getattr(self, k)
+            for k, old in zip(MUTABLE, since, strict=True)
+            if getattr(self, k) != old
+        }
+
+    def mutable(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, k) for k in MUTABLE)
+
+
+MUTABLE = (
+    "status",
+    "version",
+    "next_seq",
+    "result",
+    "started_at",
+    "ended_at",
+    "last_activity",
+    "lock",
+    "lock_index",
+    "reveal_by",
+    "end_by",
+    "chain",
+    "deadline",
+    "owes",
+    "transcript_sig",
+)
+_MATCH_COLS = [_MATCHES.c[f] for f in MatchRow.__slots__]
+_GET_CORE = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
+_GET = Raw(_GET_CORE)
+_GET_LOCKED = Raw(_GET_CORE.with_for_update())
+# The row and, in the same round trip, the events a cached engine has not applied yet (a
+# LEFT JOIN: one row with a NULL body when there are none). Locks only the match row.
+_GET_WITH_NEW_CORE = (
+    select(*_MATCH_COLS, _EVENTS.c.body)
+    .select_from(
+        _MATCHES.outerjoin(
+            _EVENTS,
+            and_(_EVENTS.c.match_id == _MATCHES.c.id, _EVENTS.c.seq >= bindparam("from_seq")),
+        )
+    )
+    .where(_MATCHES.c.id == bindparam("id"))
+    .order_by(_EVENTS.c.seq)
+)
+_GET_WITH_NEW = Raw(_GET_WITH_NEW_CORE)
+_GET_WITH_NEW_LOCKED = Raw(_GET_WITH_NEW_CORE.with_for_update(of=_MATCHES))
+_EVENTS_AFTER = Raw(
+    select(_EVENTS.c.body, _EVENTS.c.chain)
+    .where(
+        _EVENTS.c.match_id == bindparam("mid"),
+        _EVENTS.c.seq > bindparam("after"),
+        _EVENTS.c.seq < bindparam("before"),
+    )
+    .order_by(_EVENTS.c.seq)
+)
+_SEAT_OF_TOKEN = Raw(
+    select(_SEATS.c.seat).where(
+        _SEATS.c.match_id == bindparam("mid"), _SEATS.c.token_hash == bindparam("h")
+    )
+)
+_INSERT_EVENTS = Raw(insert(_EVENTS), ("match_id", "seq", "body", "created_at", "chain"))
+# The row's update after a write, one statement per set of changed columns, built once (a
+# statement built per write cost more than executing it).
+_UPDATES: dict[tuple[str, ...], Raw] = {}
+
+
+def _update_for(cols: tuple[str, ...], notify: bool) -> Raw:
+    got = _UPDATES.get((*cols, str(notify)))
+    if got is None:
+        stmt = (
+            update(_MATCHES)
+            .where(_MATCHES.c.id == bindparam("_mid"))
+            .values({k: bindparam(f"_v_{k}") for k in cols})
+        )
+        if notify:
+            stmt = stmt.returning(func.pg_notify(bindparam("_channel"), bindparam("_payload")))
+        if len(_UPDATES) >= 1024:  # a few dozen sets occur; never grow without bound
+            _UPDATES.clear()
+        got = _UPDATES[(*cols, str(notify))] = Raw(stmt)
+    return got
+
+
+# built once: the ORM statement cost more to build than to run
+_SEAT_MATCH_ID: Any = Seat.match_id
+_SEAT_NO: Any = Seat.seat
+_SEATS_OF = select(Seat).where(_SEAT_MATCH_ID == bindparam("mid")).order_by(_SEAT_NO)
+
+
+@functools.cache  # a couple of column sets occur (a commit's, a reveal's, an rng seed's)
+def _seat_update(cols: tuple[str, ...]) -> Any:
+    """The UPDATE of one seat's ``cols`` (``_v_<col>``), built once per set of columns."""
+    return (
+        update(_SEATS)
+        .where(_SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat"))
+        .values({k: bindparam(f"_v_{k}") for k in cols})
+    )
+
+
+_SEEDS: Any = ServerSeed.__table__  # type: ignore[attr-defined]
+_SEALED = select(_SEEDS.c.sealed).where(_SEEDS.c.match_id == bindparam("mid"))
+
+
+# -- the in-memory caches -------------------------------------------------------------------
+# The one LRU cache the service's in-memory caches share; each call holds the cache's own
+# lock (a caller that needs several calls to be atomic holds its own lock around them).
+
+
+class LRU(Generic[K, V]):
+    """At most ``size`` entries; :meth:`put` and a touching :meth:`get` make an entry the most
+    recently used, and the least recently used one goes when there are too many."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"an LRU holds at least one entry, not {size}")
+        self.size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._guard = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    @overload
+    def get(self, key: K, *, touch: bool = True) -> V | None: ...
+    @overload
+    def get(self, key: K, default: V, *, touch: bool = True) -> V: ...
+    def get(self, key: K, default: V | None = None, *, touch: bool = True) -> V | None:
+        """The entry (``default`` when there is none); ``touch``: count this as a use."""
+        with self._guard:
+            try:
+                value = self._entries[key]
+            except KeyError:
+                return default
+            if touch:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self._guard:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def pop(self, key: K) -> V | None:
+        with self._guard:
+            return self._entries.pop(key, None)
+
+
+# -- the engine cache -----------------------------------------------------------------------
+
+
+@dataclass
+class Cached:
+    """An engine that has applied every event before ``next_seq``, at match ``version``."""
+
+    version: int
+    next_seq: int
+    engine: Engine
+
+
+class EngineCache(LRU[str, Cached]):
+    """Engines by match id (least recently used dropped first); per-match thread locks."""
+
+    def __init__(self, size: int = 512) -> None:
+        super().__init__(size)
+        self._locks = [threading.RLock() for _ in range(128)]
+
+    def lock_for(self, match_id: str) -> threading.RLock:
+        return self._locks[int(hashlib.sha256(match_id.encode()).hexdigest()[:8], 16) % 128]
+
+
+def catch_up(engine: Engine, events: Sequence[dict[str, Any]], first_seq: int) -> None:
+    """Apply logged events ``first_seq, first_seq + 1, …`` to an engine that has applied
+    every earlier one, checking each chance event against what the engine draws.
+
+    Raises ReplayError (the engine is then unusable) where the log and the engine disagree.
+    The loop is :class:`games.replay.Replayer`, the one verify and the tests use.
+    """
+    Replayer(engine, next_seq=first_seq).feed(events).finish()
+
+
+# -- transactions ---------------------------------------------------------------------------
 
 
 @contextmanager
@@ -101,6 +384,9 @@ class Store:
         self.loop_fallbacks = 0
         #: called with ``(match_id, next_seq)`` after a write committed
         self.on_commit: list[Callable[[str, int], None]] = []
+        #: called with no arguments after a write that added a transparency log entry (a
+        #: lock, a reveal record): the checkpointer looks at the log then, not after a move
+        self.on_log: list[Callable[[], None]] = []
         #: called with ``(match_id, next_seq, status)`` after a write that changed the status
         self.on_status: list[Callable[[str, int, str], None]] = []
         #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
@@ -190,6 +476,9 @@ class Store:
         if tx.appended or tx.logged or restated:  # events, a log entry (a lock), a status
             for cb in self.on_commit:
                 cb(match_id, tx.m.next_seq)
+            if tx.logged:
+                for lcb in self.on_log:
+                    lcb()
             if restated:
                 for scb in self.on_status:
                     scb(match_id, tx.m.next_seq, tx.m.status)
@@ -255,10 +544,10 @@ class Store:
         return [json.loads(b) for b, _ in rows], [ch for _, ch in rows]
 
     def server_seed(self, c: Connection, match_id: str) -> bytes:
-        sealed = c.execute(_SEALED, {"mid": match_id}).scalar()
-        if sealed is None:
+        stored = c.execute(_SEALED, {"mid": match_id}).scalar()
+        if stored is None:
             raise RuntimeError(f"match {match_id} has no sealed seed")
-        return self.box.open(sealed, aad=match_id)
+        return self.box.open(stored, aad=match_id)
 
     def seat_of_token(self, c: Connection, match_id: str, token: str | None) -> int:
         if not token:
@@ -290,7 +579,7 @@ class Tx:
         self.current: Engine | None = None
         self.dirty = False  # the engine may differ from the committed log
         self.appended = False
-        #: the write appended a log entry (a lock, a reveal record): on_commit runs, so the
+        #: the write appended a log entry (a lock, a reveal record): on_log runs, so the
         #: checkpointer signs a checkpoint that includes it
         self.logged = False
         #: ``(from_seq, events)``: the events with seq >= from_seq, read with the row
@@ -494,3 +783,21 @@ class Tx:
         self.m.deadline = None
         self.m.owes = None
         self.m.result = dumps(result)
+
+
+__all__ = [
+    "FINISHED",
+    "KIND_MATCH",
+    "KIND_RNG",
+    "LRU",
+    "PLAYING",
+    "SEATING",
+    "MatchRow",
+    "Store",
+    "Tx",
+    "catch_up",
+    "dumps",
+    "hash_token",
+    "iso_of",
+    "now_iso",
+]
