@@ -77,9 +77,9 @@ class RngSessions:
                 "status": m.status,
                 "version": m.version,
                 "chain": m.chain,
-                "lock": svc.parts.lock_record(m),
+                "lock": svc.lock_record(m),
                 "log_index": m.lock_index,
-                "receipt": svc.parts.start_receipt(m),
+                "receipt": svc.start_receipt(m),
             }
 
     def draw(self, session_id: str, *, token: str | None, action: dict[str, Any]) -> dict[str, Any]:

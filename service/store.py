@@ -1,29 +1,23 @@
-"""Match state: the ``matches`` row and its statements, the engine cache, and the
-transactions on one match (docs/architecture.md).
+"""Match state: the ``matches`` row, the engine cache and the transactions on one match.
 
-- :class:`MatchRow` is one row as the hot path reads and writes it (no ORM: ``MUTABLE`` the
-  columns a transaction may change); the ``_GET…`` / ``_EVENTS…`` statements are built once at
-  import with SQLAlchemy Core and run by :func:`run`: compiled once per dialect to the
-  driver's own SQL, executed on the DB-API cursor of the transaction's connection
-  (SQLAlchemy keeps the connections and the transactions; its per-statement layer cost more
-  than the statements on SQLite).
-- The engine cache: each process keeps the engine of recently used matches with the version
-  and ``next_seq`` it was built at (:class:`Cached`, in the :class:`LRU` :class:`EngineCache`,
-  which also hands out the per-match thread locks); :func:`catch_up` applies the events
-  logged since, checking every chance event it draws against the log.
-- :class:`Store` (the database, the sealing box and the engine cache of one process, and the
+- :class:`MatchRow` is one row as the hot path reads and writes it (``MUTABLE``: the columns
+  a transaction may change). No ORM on the hot path: the statements are built once with
+  SQLAlchemy Core, compiled once per dialect (:class:`Raw`) and run on the DB-API cursor of
+  the transaction's connection (:func:`run`).
+- The caches: :class:`LRU`, and :class:`EngineCache`, each recently used match's engine with
+  the version and ``next_seq`` it was built at (:class:`Cached`), and per-match thread locks.
+- :class:`Store` (the database, sealing box and engine cache of one process, and the
   transactions it opens) and :class:`Tx` (one transaction on one match).
 
 The event log in the database is the truth. A request that finds the database further on
-than its cached engine *catches up*; a full replay (unsealing the server seed and deriving
-K) happens only when nothing is cached, or when catching up finds a disagreement. Both take
-a sealed match's steps as verified (``stored_steps``): each key, shuffle and share proof was
-checked once, by the process that stored it, before it was.
-
-Every write runs in one transaction that first locks the match row (``SELECT … FOR
-UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), so catching up inside it sees every
-committed event and several processes on one database stay correct. A per-match lock keeps
-this process's threads off an engine while another thread changes it.
+than its cached engine *catches up* (:func:`catch_up`, checking every chance event it draws
+against the log); a full replay (unsealing the server seed, deriving K) happens only when
+nothing is cached or catching up disagrees. Both take a sealed match's steps as verified
+(``stored_steps``): each proof was checked once, by the process that stored it. Every write
+first locks the match row (``SELECT … FOR UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on
+SQLite), so catching up inside it sees every committed event and several processes on one
+database stay correct; a per-match thread lock keeps this process's threads off an engine
+while another thread changes it.
 """
 
 from __future__ import annotations
@@ -269,13 +263,12 @@ _SEALED = select(_SEEDS.c.sealed).where(_SEEDS.c.match_id == bindparam("mid"))
 
 
 # -- the in-memory caches -------------------------------------------------------------------
-# The one LRU cache the service's in-memory caches share; each call holds the cache's own
-# lock (a caller that needs several calls to be atomic holds its own lock around them).
 
 
 class LRU(Generic[K, V]):
     """At most ``size`` entries; :meth:`put` and a touching :meth:`get` make an entry the most
-    recently used, and the least recently used one goes when there are too many."""
+    recently used, and the least recently used one goes when there are too many. Each call
+    holds the cache's own lock (several calls that must be atomic hold the caller's own)."""
 
     def __init__(self, size: int) -> None:
         if size < 1:
@@ -605,9 +598,6 @@ class Tx:
             self._s = None
 
     # -- who ------------------------------------------------------------------------------
-    def auth(self, token: str | None) -> int:
-        return self.store.seat_of_token(self.c, self.m.id, token)
-
     def seats(self) -> list[Seat]:
         return list(self.s.scalars(_SEATS_OF, {"mid": self.m.id}).all())
 

@@ -1,28 +1,19 @@
 """A match as one typed object, and a move read top to bottom.
 
 :class:`Match` is one match in one transaction: its row, its variant (the engine class
-:func:`games.registry.find_engine` returns for its game, ruleset and protocol, decided once
+:func:`games.registry.find_engine` gives for its game, ruleset and protocol, decided once
 when it opens), its engine and its log. Its writes ``act``, ``commit``, ``reveal``,
-``resign`` and ``timeout`` each check the request against the match, change it and return
-``(events, receipt)``: the events they logged (with ``seq``) and the signed receipt for the
-head after them (fairness-v2.md §7; the receipt for chain[-1] while seating, None before
-the lock). It also answers a seat's view of itself (:meth:`Match.view`).
+``resign`` and ``timeout`` check the request against the match, change it and return
+``(events, receipt)``: the events logged (with ``seq``) and the signed receipt for the head
+after them (fairness-v2.md §7; for chain[-1] while seating, None before the lock).
+:class:`Parts` is what the phases share; it opens a match with its deadlines settled.
 
-:class:`Parts` is what every phase of the service shares (database, settings, signer,
-store, the locks parsed once) and opens a :class:`Match` with its deadlines settled
-(:meth:`Parts.writing`, :meth:`Parts.reading`): a match found past a deadline is ended
-first (:meth:`Match.timeout`), in a transaction of its own, and the request then runs
-once on the ended match.
-
-A move, top to bottom: :meth:`Play.act` (the request: the seat from its token) →
-:meth:`Parts.writing` → :meth:`Match.act` (status, version, the action's form, the seat's
-signature over the chain head) → :meth:`Match.move` (the engine applies it, the events are
-logged, the match ends or the next step is owed, the receipt is signed) → the seat's new
-view. Below it: :mod:`service.store` (the transaction, the engine cache, the event rows).
-
-It knows no HTTP: it raises :mod:`service.errors` and the routes stay thin. New matches are
-signed (qahwa-fair/2, or /3 for a sealed deal); qahwa-fair/1 rows are read-only: served,
-never written.
+A move: :meth:`Play.act` (the seat from its token) → :meth:`Parts.writing` (a match past
+a deadline is ended first, in a transaction of its own) → :meth:`Match.act` (status,
+version, the action's form, the seat's signature over the chain head) → :meth:`Match.move`
+(the engine applies it, the events are logged, the match ends or the next step is owed, the
+receipt is signed) → :meth:`Match.view`. Below it, :mod:`service.store`. qahwa-fair/1 rows
+are read-only: served, never written.
 """
 
 from __future__ import annotations
@@ -283,20 +274,18 @@ class Match:
     def __init__(self, parts: Parts, tx: Tx) -> None:
         self.parts = parts
         self.tx = tx
-        self.m = m = tx.m
+        self.m = tx.m
         self.variant = tx.variant
-        protocol = self.variant.PROTOCOL
         #: a signed match (qahwa-fair/2 or /3: a lock, a chain, receipts); else a read-only
         #: qahwa-fair/1 row
-        self.signed = protocol.signed
-        self.deal = protocol.deal
+        self.signed = self.variant.PROTOCOL.signed
+        self.deal = self.variant.PROTOCOL.deal
         self._seats: list[Seat] | None = None
-        del m
 
     # -- who and what ------------------------------------------------------------------------
     def auth(self, token: str | None) -> int:
         """The seat ``token`` is (401 otherwise)."""
-        return self.tx.auth(token)
+        return self.tx.store.seat_of_token(self.tx.c, self.m.id, token)
 
     def seats(self) -> list[Seat]:
         """The match's seat rows, loaded once in this transaction."""

@@ -197,7 +197,7 @@ def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: P
             seat = view["turn"]
             action = rnd.choice(a.state(mid, token=tokens[seat])["suggested_actions"])
             with a.store.write(mid, kind="match") as tx:
-                Match(a.parts, tx).move(seat, action)
+                Match(a, tx).move(seat, action)
                 locked.set()
                 # commit only once b's locking read is waiting for this row
                 with a.db.write_engine.connect() as c:
