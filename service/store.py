@@ -124,10 +124,6 @@ def run_many(c: Connection, raw: Raw, rows: list[dict[str, Any]]) -> None:
     cur.close()
 
 
-def what(kind: str) -> str:
-    return "match" if kind == KIND_MATCH else "rng session"
-
-
 @dataclass(slots=True)
 class MatchRow:
     """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM).
@@ -514,7 +510,8 @@ class Store:
                 {"id": match_id, "from_seq": entry.next_seq},
             )
         if not rows or rows[0][1] != kind:  # MatchRow's second field
-            raise NotFound(f"no {what(kind)} with id {match_id!r}")
+            what = "match" if kind == KIND_MATCH else "rng session"
+            raise NotFound(f"no {what} with id {match_id!r}")
         if entry is None:
             return Tx(self, c, MatchRow(*rows[0]))
         tx = Tx(self, c, MatchRow(*rows[0][:-1]))
@@ -768,11 +765,9 @@ class Tx:
             engine = self.current
             assert engine is not None and engine.outcome is not None
             result = engine.outcome.to_json()
-        self.m.status = FINISHED
-        self.m.ended_at = self.store.now_iso()
-        self.m.deadline = None
-        self.m.owes = None
-        self.m.result = dumps(result)
+        m = self.m
+        m.status, m.ended_at, m.result = FINISHED, self.store.now_iso(), dumps(result)
+        m.deadline = m.owes = None
 
 
 __all__ = [

@@ -1,10 +1,7 @@
-"""Deadlines (fairness-v2.md §3, §7) off the request path: the periodic sweep, which ends
-every match past a deadline (:meth:`.match.Match.timeout`), and its heartbeat, which extends
-the turn deadlines that passed while nothing was serving.
-
-A request meets its match with its deadlines settled already (:meth:`.match.Parts.writing`,
-:meth:`.match.Parts.reading`).
-"""
+"""Deadlines (fairness-v2.md §3, §7) off the request path (a request meets its match with
+them settled: :meth:`.match.Parts.writing`): the periodic sweep, which ends every match past
+one (:meth:`.match.Match.timeout`), and its heartbeat, which extends the turn deadlines that
+passed while nothing was serving."""
 
 from __future__ import annotations
 
@@ -14,14 +11,11 @@ from sqlalchemy import and_, or_, select, update
 
 from ..models import Heartbeat
 from ..store import _MATCHES, PLAYING, SEATING
-from .match import TURN_SECONDS, Parts
+from .match import TURN_SECONDS, Phase
 
 
-class Deadlines:
-    """The sweep and the heartbeat, over the service's :class:`.match.Parts`."""
-
-    def __init__(self, parts: Parts) -> None:
-        self.parts = parts
+class Deadlines(Phase):
+    """The sweep and the heartbeat."""
 
     def resume(self, now: float | None = None) -> int:
         """The heartbeat: if nothing served since the last one for longer than

@@ -58,7 +58,7 @@ from games.transcript import build_locked_transcript
 from .. import translog
 from ..clock import SYSTEM_CLOCK, Clock
 from ..db import Database
-from ..errors import USER_ERRORS, Conflict, Forbidden, Invalid, NotFound
+from ..errors import USER_ERRORS, Conflict, Forbidden, Invalid, NotFound, user_errors
 from ..keys import RecordSigner
 from ..kinds import EndReason, EventType, SeedSource, Status
 from ..models import Seat
@@ -148,11 +148,9 @@ def _hex32(value: str | None, what: str, code: str) -> str:
 
 
 class Locked:
-    """What a match's lock fixes, derived once per process: the lock record opened from its
-    stored text (:meth:`fairness.records.Lock.open`; ``record``: the signed JSON as read,
-    with that text), chain[-1], the seats' parsed public keys and the receipt for chain[-1]
-    (Ed25519 signatures are deterministic: the same receipt is signed again byte for byte,
-    so it is kept)."""
+    """What a match's lock fixes, derived once per process: the lock opened from its stored
+    text (``record``: the signed JSON as read, with that text), chain[-1], the seats' parsed
+    keys and the receipt for chain[-1] (Ed25519 is deterministic: kept, not signed again)."""
 
     __slots__ = ("keys", "lock", "record", "start", "start_receipt")
 
@@ -233,8 +231,8 @@ class Parts:
 
     # -- what a lock fixes (immutable once committed) -------------------------------------------
     def locked(self, m: MatchRow) -> Locked:
-        """What the match's lock fixes, parsed once (the stored text is compared, so a lock
-        of a transaction that rolled back is never served from here)."""
+        """What the match's lock fixes, parsed once (by its stored text: a lock of a
+        transaction that rolled back is never served from here)."""
         assert m.lock is not None
         found = self._locks.get(m.id)
         if found is not None and found.record.text == m.lock:
@@ -294,17 +292,20 @@ class Match:
         return self._seats
 
     def writable(self, what: str | None = None) -> None:
-        """Only a signed match is written: qahwa-fair/1 is read-only (migration 0008 ended
-        every v1 match, so none is running). ``what`` names a qahwa-fair/2 path a v1 match
-        does not have (commit, reveal, the lock): 404; a write otherwise 409."""
+        """Only a signed match is written (migration 0008 ended every v1 match): ``what``
+        names a path a v1 match does not have (commit, reveal, the lock): 404; else 409."""
         if self.signed:
             return
         if what is not None:
             raise NotFound(f"{what} is qahwa-fair/2's; this is a read-only qahwa-fair/1 match")
         raise Conflict("qahwa-fair/1 matches are read-only: this one has ended", "match_over")
 
-    def _open(self) -> None:
-        """A seat's play request on a match that is playing."""
+    # -- play --------------------------------------------------------------------------------
+    def act(
+        self, seat: int, action: dict[str, Any], *, version: int, sig: str | None, prev: str | None
+    ) -> Answer:
+        """Seat ``seat`` plays ``action`` at ``version``; a keyed seat signs it over ``prev``,
+        the chain head."""
         m = self.m
         if m.status == SEATING:
             raise Conflict(
@@ -314,15 +315,6 @@ class Match:
         if m.status == FINISHED:
             raise Conflict("the match has ended", "match_over")
         self.writable()
-
-    # -- play --------------------------------------------------------------------------------
-    def act(
-        self, seat: int, action: dict[str, Any], *, version: int, sig: str | None, prev: str | None
-    ) -> Answer:
-        """Seat ``seat`` plays ``action`` at ``version``; a keyed seat signs it over ``prev``,
-        the chain head."""
-        m = self.m
-        self._open()
         if version != m.version:
             raise Conflict(
                 f"version {version} is stale: the match is at version "
@@ -339,9 +331,8 @@ class Match:
         return self.move(seat, action, sig)
 
     def move(self, seat: int, action: dict[str, Any], sig: str | None = None) -> Answer:
-        """Apply one checked action: the engine builds the action event (with the seat's
-        signature ``sig``) and the chance events it drew, they are logged, the match ends or
-        the next step is owed."""
+        """Apply a checked action: the engine builds its event (with ``sig``) and the chance
+        events it draws, they are logged, the match ends or the next step is owed."""
         tx = self.tx
         engine = tx.engine()
         try:
@@ -389,9 +380,8 @@ class Match:
     def _seat_sig(
         self, seat: int, event: dict[str, Any], sig: str | None, prev: str | None
     ) -> str | None:
-        """Check a seat's request against the chain head and its key (fairness-v2.md §7):
-        409 ``stale_chain`` when ``prev`` is not the head, 422 ``bad_signature`` when a keyed
-        seat's signature is missing or wrong (or an unkeyed seat sends one)."""
+        """A seat's request against the chain head and its key (§7): 409 ``stale_chain``
+        (``prev`` not the head), 422 ``bad_signature`` (missing, wrong, or from no key)."""
         m = self.m
         if prev is not None and prev != m.chain:
             raise Conflict(
@@ -427,9 +417,8 @@ class Match:
         if mine != seat:
             raise Forbidden(f"this token is seat {mine}'s, not seat {seat}'s")
 
-    def _seating(self, seat: int, what: str) -> None:
-        """What a commit and a reveal check first (after :meth:`own_seat`): the match is
-        signed and has not ended."""
+    def _seating(self, what: str) -> None:
+        """A commit's or a reveal's match (after :meth:`own_seat`): signed, not ended."""
         self.writable(what)
         if self.m.status == FINISHED:
             raise Conflict("the match has ended", "match_over")
@@ -444,7 +433,7 @@ class Match:
         """Seat ``seat``'s commitment, key and roll-chain tip (§2); the last one signs the
         lock and logs it (§3). The identical request again gets the same answer."""
         m = self.m
-        self._seating(seat, "commit")
+        self._seating("commit")
         if m.status != SEATING:
             raise Conflict("every seat has committed: the match is locked", "not_seating")
         com = _hex32(seed_commitment, "seed_commitment", "bad_commitment")
@@ -508,7 +497,7 @@ class Match:
         """Seat ``seat``'s seed and nonce, checked against its commitment; the last reveal
         starts the match (§3): the chance events of its deal are logged."""
         m = self.m
-        self._seating(seat, "reveal")
+        self._seating("reveal")
         if m.lock is None:
             raise Conflict("no reveal before the lock: not every seat has committed", "not_locked")
         seats = self.seats()
@@ -534,7 +523,7 @@ class Match:
         )
         logged: Events = []
         if all(st.revealed for st in seats):
-            logged = self.start()
+            logged = self.tx.start(seats)
             engine = self.tx.current
             assert engine is not None
             if engine.outcome is not None:
@@ -544,10 +533,6 @@ class Match:
                 self._arm(since_us=parse_time_us(self.parts.lock_record(m)["locked_at"]))
         self.tx.touch()
         return logged, self._start_receipt()
-
-    def start(self) -> Events:
-        """Every seat revealed: K from their seeds and nonces, the deal; its chance events."""
-        return self.tx.start(self.seats())
 
     # -- deadlines (fairness-v2.md §3, §7) ------------------------------------------------------
     def due(self) -> EndReason | None:
@@ -572,9 +557,8 @@ class Match:
         return None
 
     def timeout(self) -> Answer:
-        """End the match for the deadline that passed (:meth:`due`, which is not None): never
-        locked (nothing logged), a seat that did not reveal, the match's end, or the turn
-        of the seat that owes the step, which forfeits."""
+        """End the match for the deadline :meth:`due` gives: never locked (nothing logged), a
+        seat did not reveal, the match's end, or the turn of a seat, which forfeits."""
         m, tx = self.m, self.tx
         reason = self.due()
         assert reason is not None, "timeout() after due()"
@@ -583,10 +567,8 @@ class Match:
             tx.finish(NOT_LOCKED)
         elif reason == EndReason.NO_REVEAL:
             missing = [st.seat for st in self.seats() if not st.revealed]
-            try:
+            with user_errors():
                 parsed = self.variant.parse_ruleset(json.loads(m.ruleset), protocol=m.protocol)
-            except Exception as exc:
-                raise _service_error(exc) from None
             end = {"type": EventType.END, "reason": EndReason.NO_REVEAL, "seats": missing}
             logged = tx.append([end])
             self._finish(no_reveal_result(self.variant, parsed, missing))
@@ -604,10 +586,9 @@ class Match:
         return logged, self._receipt() if logged else None
 
     def _arm(self, since_us: int | None = None) -> None:
-        """The seat that owes the next step owes it from the ``at`` of the event that put it
-        on turn (``since_us``: the lock's ``locked_at`` for the first step after the reveals),
-        and its deadline is that time plus ``turn_seconds`` (fairness-v2.md §7, times): the
-        rule every verifier checks a timeout against. (Rng sessions have no turn deadline.)"""
+        """The seat on turn owes its step from the ``at`` of the event that put it there
+        (``since_us``: ``locked_at`` for the first step) plus ``turn_seconds`` (§7, times),
+        the rule every verifier checks a timeout against; rng sessions have no deadline."""
         m, tx = self.m, self.tx
         if m.kind != KIND_MATCH:
             return
@@ -638,8 +619,8 @@ class Match:
         )
 
     def _finish(self, result: dict[str, Any] | None = None) -> None:
-        """The match ended: store the result (the engine's outcome unless given), sign the
-        transcript and log the reveal record (§8)."""
+        """The match ended: its result (the engine's unless given), the signed transcript,
+        the reveal record logged (§8)."""
         tx, signer = self.tx, self.parts.signer
         tx.finish(result)
         m = self.m
@@ -694,20 +675,13 @@ class Match:
             if not self.signed:  # qahwa-fair/1's shape
                 d = {"seat": st.seat, "name": st.name, "has_seed": st.client_seed is not None}
                 if m.status != SEATING:
+                    d.update(client_seed=st.client_seed, seed_source=st.seed_source)
+            else:
+                d = {"seat": st.seat, "name": st.name, "house": st.house}
+                d.update(committed=st.seed_commitment is not None, revealed=st.revealed)
+                d["has_seed"] = st.revealed
+                if m.started_at is not None:
                     d["client_seed"] = st.client_seed
-                    d["seed_source"] = st.seed_source
-                out.append(d)
-                continue
-            d = {
-                "seat": st.seat,
-                "name": st.name,
-                "house": st.house,
-                "committed": st.seed_commitment is not None,
-                "revealed": st.revealed,
-                "has_seed": st.revealed,
-            }
-            if m.started_at is not None:
-                d["client_seed"] = st.client_seed
             out.append(d)
         return out
 
@@ -750,12 +724,21 @@ class Match:
         return view
 
     def _deadline(self) -> dict[str, Any] | None:
-        """The seat on turn, the seq its step would take and when it is due (the §7
-        deadline, later only when extended after an outage); None when nobody owes a step."""
+        """Who owes the next step, its seq and when it is due (§7; later only when extended
+        after an outage); None when nobody owes one."""
         m = self.m
         if m.deadline is None or m.owes is None or m.status != PLAYING:
             return None
         return {"seat": m.owes, "seq": m.next_seq, "due": iso_of(m.deadline)}
+
+    def log_after(self, after: int) -> tuple[Events, list[str | None]]:
+        """The public log after seq ``after`` (redacted while the match runs), with the chain
+        head after each event."""
+        m, tx = self.m, self.tx
+        if after >= m.next_seq - 1:
+            return [], []
+        evs, chains = tx.store.events_and_chains(tx.c, m.id, after, before=m.next_seq)
+        return self.redacted(evs), chains
 
     def redacted(self, events: Events) -> Events:
         """``events`` as the public log shows them now: redacted while the match runs."""
@@ -764,11 +747,15 @@ class Match:
         return [self.variant.redact(e) for e in events]
 
 
-class Play:
-    """The play requests: a seat's action and a resignation."""
+class Phase:
+    """A phase of the service (seating, play, reads, deadlines) over its :class:`Parts`."""
 
     def __init__(self, parts: Parts) -> None:
         self.parts = parts
+
+
+class Play(Phase):
+    """The play requests: a seat's action and a resignation."""
 
     def act(
         self,
@@ -787,8 +774,7 @@ class Play:
             m = match.m
             first_seq = m.next_seq
             logged, receipt = match.act(seat, action, version=version, sig=sig, prev=prev)
-            # the new view, from the engine as committed (sent only after the commit)
-            return {
+            return {  # the new view, as committed (sent after the commit)
                 "match_id": m.id,
                 "seat": seat,
                 "version": m.version,
@@ -797,9 +783,7 @@ class Play:
                 "state": match.view(seat),
                 "chain": m.chain,
                 "receipt": receipt,
-                # what the action logged (its event, the chance events it drew), as the
-                # public log shows them now (GET .../events): a seat that follows the log
-                # takes them from here instead of reading it again
+                # what it logged, as GET .../events shows them: a seat following the log
                 "events": match.redacted(logged),
             }
 

@@ -1,8 +1,6 @@
-"""Reads: a match's public record, a seat's view, the lock, the events and the transcript.
-
-Each runs in one read of the match (:meth:`.match.Parts.reading`) and changes nothing, but
-for a match found past a deadline, which is ended first.
-"""
+"""Reads: a match's public record, a seat's view, the lock, the events and the transcript,
+each in one read of the match (:meth:`.match.Parts.reading`), changing nothing (but for a
+match found past a deadline, which is ended first)."""
 
 from __future__ import annotations
 
@@ -13,14 +11,11 @@ from games.transcript import build_transcript
 
 from ..errors import Conflict
 from ..store import FINISHED, KIND_MATCH
-from .match import Parts
+from .match import Phase
 
 
-class Reads:
-    """The reads of a match, over the service's :class:`.match.Parts`."""
-
-    def __init__(self, parts: Parts) -> None:
-        self.parts = parts
+class Reads(Phase):
+    """The reads of a match."""
 
     def public(self, match_id: str, *, kind: str) -> dict[str, Any]:
         """The public record and view of a match (no hidden cards or tiles), with the chain
@@ -67,12 +62,7 @@ class Reads:
             if head is not None:
                 view["head"] = head
             if events_after is not None:
-                evs: list[dict[str, Any]] = []
-                if events_after < m.next_seq - 1:
-                    evs = match.tx.store.events_after(
-                        match.tx.c, m.id, events_after, before=m.next_seq
-                    )
-                view["events"] = match.redacted(evs)
+                view["events"] = match.log_after(events_after)[0]
             return view
 
     def lock(self, match_id: str, *, kind: str = KIND_MATCH) -> dict[str, Any]:
@@ -97,18 +87,15 @@ class Reads:
         """Events with seq > after: redacted while the match runs, whole after the end;
         v2: ``chain`` is the head (and with ``with_chains`` the head after each event)."""
         with self.parts.reading(match_id, kind=kind) as match:
-            m, tx = match.m, match.tx
-            evs: list[dict[str, Any]] = []
-            chains: list[str | None] = []
-            if after < m.next_seq - 1:
-                evs, chains = tx.store.events_and_chains(tx.c, m.id, after, before=m.next_seq)
+            m = match.m
+            evs, chains = match.log_after(after)
             out: dict[str, Any] = {
                 "match_id": m.id,
                 "game": m.game,
                 "status": m.status,
                 "version": m.version,
                 "next_seq": m.next_seq,
-                "events": match.redacted(evs),
+                "events": evs,
             }
             if match.signed:
                 out["chain"] = m.chain

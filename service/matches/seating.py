@@ -1,8 +1,6 @@
-"""Seating: creating a match (the signed commit record) and the requests of its seating —
-each seat's commitment (the last one signs and logs the lock, fairness-v2.md §2–§3) and each
-seat's reveal (the last one starts the match), which :class:`.match.Match` checks and makes.
-qahwa-fair/1's seating (``/seed``, ``/start``) only answers that v1 is read-only.
-"""
+"""Seating: creating a match (the signed commit record), the commit and reveal requests
+(:meth:`.match.Match.commit`: the last signs and logs the lock; :meth:`.match.Match.reveal`:
+the last starts the match), and qahwa-fair/1's ``/seed`` and ``/start``, read-only."""
 
 from __future__ import annotations
 
@@ -18,17 +16,14 @@ from games.registry import find_engine
 from ..errors import Conflict, Invalid, NotFound, user_errors
 from ..models import Seat, ServerSeed
 from ..store import KIND_MATCH, MatchRow, dumps, hash_token
-from .match import Match, Parts
+from .match import Match, Phase
 
 _INSERT_SEATS = insert(Seat.__table__)  # type: ignore[attr-defined]
 _INSERT_SEED = insert(ServerSeed.__table__)  # type: ignore[attr-defined]
 
 
-class Seating:
-    """Creation and the seating requests, over the service's :class:`.match.Parts`."""
-
-    def __init__(self, parts: Parts) -> None:
-        self.parts = parts
+class Seating(Phase):
+    """Creation and the seating requests."""
 
     # -- creation --------------------------------------------------------------------------
     def create(
@@ -123,14 +118,6 @@ class Seating:
         return out
 
     # -- commit, reveal (qahwa-fair/2) ---------------------------------------------------------
-    @staticmethod
-    def _seated(match: Match, seat: int, receipt: dict[str, Any] | None) -> dict[str, Any]:
-        """The answer to a commit or a reveal: the seat's view with the receipt for
-        chain[-1] (None before the lock)."""
-        view = match.view(seat)
-        view["receipt"] = receipt
-        return view
-
     def commit(
         self,
         match_id: str,
@@ -147,7 +134,7 @@ class Seating:
             _, receipt = match.commit(
                 seat, seed_commitment=seed_commitment, key=key, roll_chain=roll_chain
             )
-            return self._seated(match, seat, receipt)
+            return {**match.view(seat), "receipt": receipt}  # for chain[-1]; None before the lock
 
     def reveal(
         self,
@@ -164,7 +151,7 @@ class Seating:
         with self.parts.writing(match_id, kind=kind) as match:
             match.own_seat(token, seat)
             _, receipt = match.reveal(seat, client_seed=client_seed, nonce=nonce)
-            return self._seated(match, seat, receipt)
+            return {**match.view(seat), "receipt": receipt}  # for chain[-1]; None before the lock
 
     # -- qahwa-fair/1 (read-only) --------------------------------------------------------------
     @staticmethod
