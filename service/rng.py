@@ -68,7 +68,7 @@ class RngSessions:
                 seed_source=SeedSource.PLAYER,
             )
             match.lock()
-            match.tx.start(match.seats())
+            match.start()
             match.tx.touch()
             return {
                 "session_id": m.id,

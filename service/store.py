@@ -40,7 +40,7 @@ from starlette.concurrency import run_in_threadpool
 
 from fairness import SecretBox, chain_next, format_time_ms, protocol_for
 from fairness.records import Lock
-from games import Chance, Engine, ReplayError
+from games import Engine, ReplayError
 from games.base import MatchContext
 from games.registry import find_engine
 from games.replay import Replayer, replay
@@ -677,22 +677,6 @@ class Tx:
         self.current = engine
         return engine
 
-    def start(self, seats: list[Seat]) -> list[dict[str, Any]]:
-        """Every seat revealed: K from their seeds and nonces, the deal; the chance events
-        it logged. The caller checks the outcome (an engine may end at once, the engine is
-        :attr:`current`) and sets the deadline."""
-        m = self.m
-        cls = self.variant
-        chance = Chance(self.key(seats))
-        self.dirty = True
-        self.current = cls(
-            cls.parse_ruleset(json.loads(m.ruleset), protocol=m.protocol), chance, self.context()
-        )
-        logged = self.append(chance.take_events())
-        m.status = PLAYING
-        m.started_at = self.store.now_iso()
-        return logged
-
     def changing(self) -> Engine:
         """The engine, marked as about to change (an exception then discards it)."""
         engine = self.engine()
@@ -758,16 +742,6 @@ class Tx:
     def touch(self) -> None:
         self.m.version += 1
         self.m.last_activity = self.store.clock.now()
-
-    def finish(self, result: dict[str, Any] | None = None) -> None:
-        """The match has ended: with the engine's outcome, or ``result`` (no engine)."""
-        if result is None:
-            engine = self.current
-            assert engine is not None and engine.outcome is not None
-            result = engine.outcome.to_json()
-        m = self.m
-        m.status, m.ended_at, m.result = FINISHED, self.store.now_iso(), dumps(result)
-        m.deadline = m.owes = None
 
 
 __all__ = [

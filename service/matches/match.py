@@ -51,6 +51,7 @@ from fairness.records import (
     lock_seats,
     seat_key,
 )
+from games import Chance
 from games.ends import no_reveal_result
 from games.sealed_limits import sealed_limits
 from games.transcript import build_locked_transcript
@@ -367,7 +368,7 @@ class Match:
                     "(there is no resignation before the start)",
                     "not_started",
                 )
-            tx.finish(NOT_LOCKED)  # nobody committed to anything yet
+            self._end(NOT_LOCKED)  # nobody committed to anything yet
             tx.touch()
             return [], None
         end = {"type": EventType.END, "reason": EndReason.RESIGNED, "seat": seat}
@@ -468,6 +469,27 @@ class Match:
         self.tx.touch()
         return [], self._start_receipt()
 
+    def start(self) -> Events:
+        """Every seat revealed: K from their seeds and nonces, the deal; the chance events it
+        logged (the engine, ``tx.current``, may have ended at once)."""
+        m, tx, cls = self.m, self.tx, self.variant
+        chance = Chance(tx.key(self.seats()))
+        tx.dirty = True
+        rules = cls.parse_ruleset(json.loads(m.ruleset), protocol=m.protocol)
+        tx.current = cls(rules, chance, tx.context())
+        logged = tx.append(chance.take_events())
+        m.status, m.started_at = PLAYING, tx.store.now_iso()
+        return logged
+
+    def _end(self, result: dict[str, Any] | None = None) -> None:
+        """The match has ended: with the engine's outcome, or ``result``."""
+        m, engine = self.m, self.tx.current
+        if result is None:
+            assert engine is not None and engine.outcome is not None
+            result = engine.outcome.to_json()
+        m.status, m.ended_at, m.result = FINISHED, self.tx.store.now_iso(), dumps(result)
+        m.deadline = m.owes = None
+
     def lock(self) -> None:
         """Every seat committed: sign the lock record and log it (§3)."""
         m, parts = self.m, self.parts
@@ -523,7 +545,7 @@ class Match:
         )
         logged: Events = []
         if all(st.revealed for st in seats):
-            logged = self.tx.start(seats)
+            logged = self.start()
             engine = self.tx.current
             assert engine is not None
             if engine.outcome is not None:
@@ -564,7 +586,7 @@ class Match:
         assert reason is not None, "timeout() after due()"
         logged: Events = []
         if reason == EndReason.NOT_LOCKED:
-            tx.finish(NOT_LOCKED)
+            self._end(NOT_LOCKED)
         elif reason == EndReason.NO_REVEAL:
             missing = [st.seat for st in self.seats() if not st.revealed]
             with user_errors():
@@ -622,7 +644,7 @@ class Match:
         """The match ended: its result (the engine's unless given), the signed transcript,
         the reveal record logged (§8)."""
         tx, signer = self.tx, self.parts.signer
-        tx.finish(result)
+        self._end(result)
         m = self.m
         signed = signer.signed(self.transcript_doc())
         m.transcript_sig = dumps(signed["signature"])
