@@ -87,7 +87,8 @@ def insert_v1_match(
     tokens = [secrets.token_urlsafe(32) for _ in range(n)]
     with db.write() as s:
         sharded = _sharded(s)
-        idx = translog.next_index(db, s) if sharded else _next_index_0002(db, s)
+        db.lock_table(s, "translog")  # a v1 commitment names its own index
+        idx = translog.size(s, log=translog.active_log(s)) if sharded else _next_index_0002(s)
         record = signer.signed(
             {
                 "type": "commitment",
@@ -101,7 +102,7 @@ def insert_v1_match(
             }
         )
         if sharded:
-            translog.append(s, idx, mid, record, at, signer)
+            assert translog.add(db, s, record, match_id=mid, at=at) == idx
         else:
             _append_0002(s, idx, mid, record, at)
         s.execute(
@@ -144,8 +145,7 @@ def _sharded(s: Session) -> bool:
     return any(c["name"] == "log_id" for c in cols)
 
 
-def _next_index_0002(db: Database, s: Session) -> int:
-    db.lock_table(s, "translog")
+def _next_index_0002(s: Session) -> int:
     top = s.execute(text("SELECT MAX(idx) FROM translog")).scalar()
     return 0 if top is None else int(top) + 1
 

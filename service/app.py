@@ -222,7 +222,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     hub = Hub()
     service.store.on_commit.append(hub.publish)
     service.store.on_status.append(hub.publish)  # a status change without an event too
-    service.store.on_commit.append(lambda _mid, _seq: log_c2sp.poke())
+    service.store.on_log.append(log_c2sp.poke)  # a new log entry: a checkpoint is due
     listener: PgListener | None = None
     if db.dialect == "postgresql":
         service.store.notify_channel = CHANNEL

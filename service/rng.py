@@ -41,11 +41,11 @@ class RngSessions:
         """Lock the session with the client's seed and nonce (the server computes the
         seat's commitment); the session then draws (a qahwa-fair/1 session: 409, read-only)."""
         svc = self.matches
-        with svc.writing(session_id, kind=KIND_RNG) as tx:
-            tx.auth(token)
-            m = tx.m
-            if not m.proto.signed:
-                svc.read_only_v1(m, "POST .../seed")
+        with svc.writing(session_id, kind=KIND_RNG) as match:
+            match.auth(token)
+            m = match.m
+            if not match.signed:
+                svc.seating.read_only_v1(match, "POST .../seed")
             if m.status != SEATING or m.lock is not None:
                 raise Conflict("the session already has its seed", "not_seating")
             if nonce is None:
@@ -59,18 +59,17 @@ class RngSessions:
                 raise Invalid(str(exc), "bad_client_seed") from None
             except SeedError as exc:
                 raise Invalid(str(exc), "bad_reveal") from None
-            seats = tx.seats()
-            tx.set_seat(
-                seats[0],
+            match.tx.set_seat(
+                match.seats()[0],
                 seed_commitment=com,
                 client_seed=client_seed,
                 nonce=nonce,
                 revealed=True,
                 seed_source=SeedSource.PLAYER,
             )
-            svc._lock(tx, seats)
-            tx.start(seats)
-            tx.touch()
+            match.lock()
+            match.start()
+            match.tx.touch()
             return {
                 "session_id": m.id,
                 "match_id": m.id,
@@ -78,16 +77,16 @@ class RngSessions:
                 "status": m.status,
                 "version": m.version,
                 "chain": m.chain,
-                "lock": svc._lock_of(m),
+                "lock": svc.lock_record(m),
                 "log_index": m.lock_index,
-                "receipt": svc._start_receipt(m),
+                "receipt": svc.start_receipt(m),
             }
 
     def draw(self, session_id: str, *, token: str | None, action: dict[str, Any]) -> dict[str, Any]:
         svc = self.matches
-        with svc.writing(session_id, kind=KIND_RNG) as tx:
-            tx.auth(token)
-            m = tx.m
+        with svc.writing(session_id, kind=KIND_RNG) as match:
+            match.auth(token)
+            m = match.m
             if m.status == SEATING:
                 raise Conflict(
                     "the session has no seed yet: POST .../seed with your "
@@ -96,14 +95,14 @@ class RngSessions:
                 )
             if m.status == FINISHED:
                 raise Conflict("the session is closed", "match_over")
-            svc._signed_only(m)
+            match.writable()
             settings = svc.settings
-            draws: list[Any] = getattr(tx.engine(), "draws", [])
+            draws: list[Any] = getattr(match.tx.engine(), "draws", [])
             is_draw = action.get("type") == "draw"
             if is_draw:
                 check_session_room(draws, max_draws=settings.max_session_draws)
                 before = self.result_bytes.total(m.id, draws)
-            logged, receipt = svc.move(tx, 0, action)
+            logged, receipt = match.move(0, action)
             if is_draw:
                 self.result_bytes.add(m.id, draws, before, max_bytes=settings.max_transcript_bytes)
             out: dict[str, Any] = {"session_id": m.id, "version": m.version, "status": m.status}

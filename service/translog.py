@@ -226,18 +226,6 @@ _NEXT = (
     "SELECT a.l, (SELECT MAX(idx) FROM translog WHERE log_id = a.l) "
     "FROM (SELECT COALESCE(MAX(id), 1) AS l FROM log_identity) a"
 )
-_LOG_KEY = "qahwa.translog.log"
-
-
-def next_index(db: Database, session: Session) -> int:
-    """The index the next entry gets in the active log (the newest of ``log_identity``);
-    takes the log's append lock for this transaction, which ``qahwa keys new-log`` takes
-    too, so an entry never lands in a log that is no longer the active one. The log is
-    remembered in the session for :func:`append`."""
-    db.lock_table(session, "translog")
-    log, top = session.connection().exec_driver_sql(_NEXT).one()
-    session.info[_LOG_KEY] = int(log)
-    return 0 if top is None else int(top) + 1
 
 
 def _head(signer: RecordSigner, tree_size: int, root_h: bytes) -> dict[str, Any]:
@@ -252,25 +240,20 @@ def _head(signer: RecordSigner, tree_size: int, root_h: bytes) -> dict[str, Any]
     )
 
 
-def append(
-    session: Session,
-    idx: int,
-    match_id: str,
-    record: dict[str, object],
-    at: str,
-    signer: RecordSigner | None = None,
-) -> None:
-    """Add leaf ``idx`` of the active log (the caller took the append lock and the log with
-    :func:`next_index` in this session) and its completed subtrees in the caller's
-    transaction. Nothing is signed here: heads are signed on request and checkpoints by
-    :mod:`service.c2sp` off this path (``signer`` is accepted for the callers' sake)."""
-    del signer
-    log = session.info.get(_LOG_KEY)
-    if log is None:
-        raise RuntimeError("translog.append without translog.next_index in this transaction")
+def add(db: Database, session: Session, record: dict[str, Any], *, match_id: str, at: str) -> int:
+    """Add ``record`` (a signed record: a lock, a reveal) as the next leaf of the active log
+    (the newest of ``log_identity``) with its completed subtrees, in the caller's
+    transaction; its index. Takes the log's append lock for the transaction, which ``qahwa
+    keys new-log`` takes too, so an entry never lands in a log that is no longer the active
+    one. Nothing is signed here: heads are signed on request and checkpoints by
+    :mod:`service.c2sp`, off this path."""
     leaf = canonical_json(record)
     if len(leaf) > tlog.MAX_ENTRY:
         raise ValueError(f"a log entry of {len(leaf)} bytes does not fit an entry bundle")
+    db.lock_table(session, "translog")
+    session.flush()  # the query below sees this transaction's earlier entries
+    got, top = session.connection().exec_driver_sql(_NEXT).one()
+    log, idx = int(got), 0 if top is None else int(top) + 1
     h = tlog.leaf_hash(leaf)
     session.add(
         LogEntry(
@@ -287,6 +270,7 @@ def append(
         TreeNode(log_id=log, level=level, idx=idx >> level, hash=x.hex())
         for level, x in enumerate(hashes)
     )
+    return idx
 
 
 def latest_checkpoint(session: Session, origin: str) -> CheckpointRow | None:

@@ -33,9 +33,8 @@ from sqlalchemy.engine import make_url
 from starlette.concurrency import run_in_threadpool
 
 from .db import Database
-from .lru import LRU
 from .matches import MatchService
-from .store import FINISHED
+from .store import FINISHED, LRU
 
 log = logging.getLogger("qahwa.service")
 

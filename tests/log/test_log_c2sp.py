@@ -35,9 +35,11 @@ def fill(app: FastAPI, n: int) -> None:
     """Append n entries straight to the log (as the match service does)."""
     db = app.state.db
     with db.write() as s:
-        start = translog.next_index(db, s)
+        start = translog.size(s, log=translog.active_log(s))
         for i in range(start, start + n):
-            translog.append(s, i, f"m_fill{i}", {**RECORD, "i": i}, "2026-12-03T00:00:00Z")
+            translog.add(
+                db, s, {**RECORD, "i": i}, match_id=f"m_fill{i}", at="2026-12-03T00:00:00Z"
+            )
 
 
 def v1_match(app: FastAPI, game: str = "tawla") -> str:

@@ -28,11 +28,12 @@ def test_concurrent_appends_keep_the_tree_whole(tmp_path: Path, which: str) -> N
             try:
                 for i in range(EACH):
                     with db.write() as s:
-                        idx = translog.next_index(db, s)
+                        db.lock_table(s, "translog")  # the index, known before the record
+                        idx = translog.size(s, log=translog.active_log(s))
                         rec = SIGNER.signed(
                             {"type": "commitment", "match_id": f"w{w}-{i}", "log_index": idx}
                         )
-                        translog.append(s, idx, f"w{w}-{i}", rec, "2026", SIGNER)
+                        assert translog.add(db, s, rec, match_id=f"w{w}-{i}", at="2026") == idx
             except BaseException as exc:  # reported below
                 errors.append(exc)
 

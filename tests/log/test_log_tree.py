@@ -56,9 +56,10 @@ def leaves(n: int) -> list[bytes]:
 def fill(db: Database, n: int) -> None:
     for i in range(n):
         with db.write() as s:
-            idx = translog.next_index(db, s)
+            idx = translog.add(
+                db, s, record(i), match_id=f"m_{i:04d}", at="2026-12-02T00:00:00.000Z"
+            )
             assert idx == i
-            translog.append(s, idx, f"m_{i:04d}", record(i), "2026-12-02T00:00:00.000Z", SIGNER)
 
 
 @pytest.fixture(scope="module")
@@ -230,8 +231,7 @@ def test_migration_builds_the_same_tree(tmp_path: Path, which: str) -> None:
         heads = [translog.signed_head(db, SIGNER, k, log=1)["root_hash"] for k in range(n + 1)]
         # Appending after the migration continues the same tree.
         with db.write() as s:
-            idx = translog.next_index(db, s)
-            translog.append(s, idx, "m_x", record(idx), "2026", SIGNER)
+            translog.add(db, s, record(n), match_id="m_x", at="2026")
         d.append(leaves(n + 1)[-1])
         assert translog.signed_head(db, SIGNER, log=1)["root_hash"] == mth(d).hex()
         # Down to 0001 and up again (the populated log now built by the migration): same.
@@ -265,9 +265,10 @@ def test_several_appends_in_one_transaction(tmp_path: Path) -> None:
     migrate.upgrade(db)
     d = leaves(11)
     with db.write() as s:
-        assert translog.next_index(db, s) == 0
-        for i in range(11):
-            translog.append(s, i, f"m_{i:04d}", record(i), "2026", SIGNER)
+        added = [
+            translog.add(db, s, record(i), match_id=f"m_{i:04d}", at="2026") for i in range(11)
+        ]
+        assert added == list(range(11))
     with db.read() as s:
         assert [translog.stored_root(s, k, log=1) for k in range(12)] == [
             mth(d[:k]) for k in range(12)

@@ -422,9 +422,7 @@ def append(srv: LiveServer, record: dict[str, Any]) -> int:
 
     db, signer = srv.app.state.db, srv.app.state.signer
     with db.write() as s:
-        idx = translog.next_index(db, s)
-        translog.append(s, idx, record["match_id"], signer.signed(record), "2026")
-    return int(idx)
+        return translog.add(db, s, signer.signed(record), match_id=record["match_id"], at="2026")
 
 
 def test_monitor_checks_locks_and_reveals_and_finds_hidden_matches(tmp: Path) -> None:

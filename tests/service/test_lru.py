@@ -1,4 +1,4 @@
-"""service.lru.LRU: the bounded cache the service's in-memory caches share."""
+"""service.store.LRU: the bounded cache the service's in-memory caches share."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from service.lru import LRU
+from service.store import LRU
 from service.watch import Hub
 
 

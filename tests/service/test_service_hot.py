@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import service.store as store_module
 from fairness import (
     PROTOCOL_V2,
     Signer,
@@ -24,7 +25,6 @@ from service.errors import Invalid
 from service.matches import MatchService, StoredLock, view_json
 from service.settings import Settings
 from service.store import KIND_MATCH, MatchRow, dumps
-from service.store import sql as store_module
 from tests.support import commit_all, reveal_all
 
 
@@ -119,14 +119,14 @@ def test_a_lock_that_differs_from_the_cached_one_is_parsed_again(svc: MatchServi
     mid, _, _ = started(svc)
     m = row(svc, mid)
     assert m.lock is not None
-    first = svc._lock_of(m)
-    assert svc._lock_of(m) is first  # kept
+    first = svc.lock_record(m)
+    assert svc.lock_record(m) is first  # kept
     other = json.loads(m.lock)
     other["locked_at"] = "2000-01-01T00:00:00.000Z"
     moved = dataclasses.replace(m, lock=dumps(other))
-    again = svc._lock_of(moved)
+    again = svc.lock_record(moved)
     assert again is not first and again["locked_at"] == "2000-01-01T00:00:00.000Z"
-    assert svc._start_receipt(moved)["chain"] == chain_start(other).hex()
+    assert svc.start_receipt(moved)["chain"] == chain_start(other).hex()
 
 
 def test_the_kept_start_receipt_is_the_one_signed_afresh(svc: MatchService) -> None:
@@ -143,11 +143,11 @@ def test_the_kept_start_receipt_is_the_one_signed_afresh(svc: MatchService) -> N
             "at": lock["locked_at"],  # seq -1's time (fairness-v2.md §7)
         }
     )
-    kept = svc._start_receipt(m)
+    kept = svc.start_receipt(m)
     assert dumps(kept) == dumps(fresh)
     kept["signature"]["value"] = "changed"  # a caller's copy: the kept one is untouched
     kept["seq"] = 7
-    assert dumps(svc._start_receipt(m)) == dumps(fresh)
+    assert dumps(svc.start_receipt(m)) == dumps(fresh)
     assert svc.lock(mid)["receipt"] == fresh
 
 
@@ -177,7 +177,7 @@ def test_seat_signatures_are_checked_with_the_kept_key(svc: MatchService) -> Non
         sig=signers[seat].sign_bytes(message),
     )
     assert out["version"] == view["version"] + 1
-    locked = svc._locked(row(svc, mid))
+    locked = svc.locked(row(svc, mid))
     assert seat in locked.keys
     assert public_key_b64(locked.keys[seat]) == public_key_b64(signers[seat].public_key)
 

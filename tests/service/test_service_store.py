@@ -18,7 +18,7 @@ from games.replay import replay
 from service import migrate
 from service.db import Database
 from service.errors import Conflict
-from service.matches import MatchService
+from service.matches import Match, MatchService
 from service.settings import Settings
 from service.store import catch_up
 from tests.support import commit_all, reveal_all
@@ -197,7 +197,7 @@ def test_a_writer_that_waited_for_the_row_lock_catches_up_completely(tmp_path: P
             seat = view["turn"]
             action = rnd.choice(a.state(mid, token=tokens[seat])["suggested_actions"])
             with a.store.write(mid, kind="match") as tx:
-                a.move(tx, seat, action)
+                Match(a, tx).move(seat, action)
                 locked.set()
                 # commit only once b's locking read is waiting for this row
                 with a.db.write_engine.connect() as c:

@@ -1,76 +1,345 @@
-"""Transactions: :class:`Store` (the database, the sealing box and the engine cache of one
-process, and the transactions it opens) and :class:`Tx` (one transaction on one match).
+"""Match state: the ``matches`` row, the engine cache and the transactions on one match.
+
+- :class:`MatchRow` is one row as the hot path reads and writes it (``MUTABLE``: the columns
+  a transaction may change). No ORM on the hot path: the statements are built once with
+  SQLAlchemy Core, compiled once per dialect (:class:`Raw`) and run on the DB-API cursor of
+  the transaction's connection (:func:`run`).
+- The caches: :class:`LRU`, and :class:`EngineCache`, each recently used match's engine with
+  the version and ``next_seq`` it was built at (:class:`Cached`), and per-match thread locks.
+- :class:`Store` (the database, sealing box and engine cache of one process, and the
+  transactions it opens) and :class:`Tx` (one transaction on one match).
 
 The event log in the database is the truth. A request that finds the database further on
-than its cached engine *catches up* (``cache.catch_up``); a full replay (unsealing the
-server seed and deriving K) happens only when nothing is cached, or when catching up finds
-a disagreement. Both take a sealed match's steps as verified (``stored_steps``): each key,
-shuffle and share proof was checked once, by the process that stored it, before it was.
-
-Every write runs in one transaction that first locks the match row (``SELECT … FOR
-UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on SQLite), so catching up inside it sees every
-committed event and several processes on one database stay correct. A per-match lock keeps
-this process's threads off an engine while another thread changes it.
+than its cached engine *catches up* (:func:`catch_up`, checking every chance event it draws
+against the log); a full replay (unsealing the server seed, deriving K) happens only when
+nothing is cached or catching up disagrees. Both take a sealed match's steps as verified
+(``stored_steps``): each proof was checked once, by the process that stored it. Every write
+first locks the match row (``SELECT … FOR UPDATE`` on PostgreSQL, ``BEGIN IMMEDIATE`` on
+SQLite), so catching up inside it sees every committed event and several processes on one
+database stay correct; a per-match thread lock keeps this process's threads off an engine
+while another thread changes it.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast, overload
 
-from sqlalchemy import Connection, insert
+from sqlalchemy import Connection, and_, bindparam, func, insert, select, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
-from fairness import (
-    SecretBox,
-    chain_next,
-    format_time_ms,
-)
+from fairness import SecretBox, chain_next, format_time_ms, protocol_for
 from fairness.records import Lock
-from games import Chance, Engine, ReplayError
+from games import Engine, ReplayError
 from games.base import MatchContext
-from games.replay import replay
+from games.registry import find_engine
+from games.replay import Replayer, replay
 from games.sealed_backend import stored_steps
 
-from ..clock import SYSTEM_CLOCK, Clock, iso_of
-from ..db import LOOP, READ_ON_LOOP, WRITE_ON_LOOP, Database, WouldBlock, loop_guard, loop_mode
-from ..errors import NotFound, Unauthorized
-from ..kinds import Status
-from ..lru import LRU
-from ..models import Seat
-from .cache import Cached, EngineCache, catch_up
-from .sql import (
-    _EVENTS_AFTER,
-    _GET,
-    _GET_LOCKED,
-    _GET_WITH_NEW,
-    _GET_WITH_NEW_LOCKED,
-    _INSERT_EVENTS,
-    _MATCHES,
-    _SEALED,
-    _SEAT_OF_TOKEN,
-    _SEATS_OF,
-    MatchRow,
-    _seat_update,
-    _update_for,
-    dumps,
-    hash_token,
-    run,
-    run_many,
-    what,
-)
+from .clock import SYSTEM_CLOCK, Clock, iso_of, now_iso
+from .db import LOOP, READ_ON_LOOP, WRITE_ON_LOOP, Database, WouldBlock, loop_guard, loop_mode
+from .errors import NotFound, Unauthorized
+from .kinds import Kind, Status
+from .models import EventRow, Match, Seat, ServerSeed
 
 log = logging.getLogger("qahwa.service")
 
+KIND_MATCH, KIND_RNG = Kind.MATCH, Kind.RNG
 SEATING, PLAYING, FINISHED = Status.SEATING, Status.PLAYING, Status.FINISHED
 
+K = TypeVar("K")
+V = TypeVar("V")
 T = TypeVar("T")
+
+
+# -- the row and its statements -------------------------------------------------------------
+
+_EVENTS = EventRow.__table__  # type: ignore[attr-defined]
+_MATCHES = Match.__table__  # type: ignore[attr-defined]
+_SEATS = Seat.__table__  # type: ignore[attr-defined]
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+class Raw:
+    """A Core statement run on the DB-API cursor (:func:`run`): its SQL and parameter order
+    per dialect, compiled on first use. ``keys``: the columns an INSERT sets."""
+
+    __slots__ = ("stmt", "keys", "_by_dialect")
+
+    def __init__(self, stmt: Any, keys: tuple[str, ...] | None = None) -> None:
+        self.stmt = stmt
+        self.keys = keys
+        self._by_dialect: dict[str, tuple[str, tuple[str, ...] | None]] = {}
+
+    def sql(self, dialect: Any) -> tuple[str, tuple[str, ...] | None]:
+        """The driver's SQL and, for a positional paramstyle (sqlite3's ``?``), the
+        parameter names in order (None: the driver takes the dict, psycopg's ``%(name)s``)."""
+        got = self._by_dialect.get(dialect.name)
+        if got is None:
+            comp = self.stmt.compile(
+                dialect=dialect, column_keys=list(self.keys) if self.keys else None
+            )
+            names = tuple(comp.positiontup) if comp.positional else None
+            got = self._by_dialect[dialect.name] = (comp.string, names)
+        return got
+
+
+def run(c: Connection, raw: Raw, params: dict[str, Any]) -> list[Any]:
+    """Execute ``raw`` with ``params`` on a DB-API cursor of ``c``'s connection, in its
+    transaction; its rows (the driver's tuples; none for a statement without any)."""
+    sql, names = raw.sql(c.dialect)
+    cur = c.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        cur.execute(sql, tuple([params[n] for n in names]) if names is not None else params)
+        return cast(list[Any], cur.fetchall()) if cur.description is not None else []
+    finally:
+        cur.close()
+
+
+def run_many(c: Connection, raw: Raw, rows: list[dict[str, Any]]) -> None:
+    """:func:`run` for several parameter sets (one ``executemany``)."""
+    sql, names = raw.sql(c.dialect)
+    cur = c.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    if names is not None:
+        cur.executemany(sql, [tuple([r[n] for n in names]) for r in rows])
+    else:
+        cur.executemany(sql, rows)
+    cur.close()
+
+
+@dataclass(slots=True)
+class MatchRow:
+    """One ``matches`` row, read and written with SQLAlchemy Core (the hot path has no ORM).
+    A new match sets the columns without a default; the rest start as a new match has them."""
+
+    id: str
+    kind: str
+    game: str
+    ruleset: str
+    commitment: str
+    n_seats: int
+    log_index: int
+    record: str
+    created_at: str
+    last_activity: float
+    protocol: str
+    status: str = Status.SEATING
+    version: int = 0
+    next_seq: int = 0
+    result: str | None = None
+    started_at: str | None = None
+    ended_at: str | None = None
+    lock: str | None = None
+    lock_index: int | None = None
+    reveal_by: float | None = None
+    end_by: float | None = None
+    chain: str | None = None
+    deadline: float | None = None
+    owes: int | None = None
+    transcript_sig: str | None = None
+
+    def changes(self, since: tuple[Any, ...]) -> dict[str, Any]:
+        return {
+            k: getattr(self, k)
+            for k, old in zip(MUTABLE, since, strict=True)
+            if getattr(self, k) != old
+        }
+
+    def mutable(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, k) for k in MUTABLE)
+
+
+MUTABLE = (
+    "status",
+    "version",
+    "next_seq",
+    "result",
+    "started_at",
+    "ended_at",
+    "last_activity",
+    "lock",
+    "lock_index",
+    "reveal_by",
+    "end_by",
+    "chain",
+    "deadline",
+    "owes",
+    "transcript_sig",
+)
+_MATCH_COLS = [_MATCHES.c[f] for f in MatchRow.__slots__]
+_GET_CORE = select(*_MATCH_COLS).where(_MATCHES.c.id == bindparam("id"))
+_GET = Raw(_GET_CORE)
+_GET_LOCKED = Raw(_GET_CORE.with_for_update())
+# The row and, in the same round trip, the events a cached engine has not applied yet (a
+# LEFT JOIN: one row with a NULL body when there are none). Locks only the match row.
+_GET_WITH_NEW_CORE = (
+    select(*_MATCH_COLS, _EVENTS.c.body)
+    .select_from(
+        _MATCHES.outerjoin(
+            _EVENTS,
+            and_(_EVENTS.c.match_id == _MATCHES.c.id, _EVENTS.c.seq >= bindparam("from_seq")),
+        )
+    )
+    .where(_MATCHES.c.id == bindparam("id"))
+    .order_by(_EVENTS.c.seq)
+)
+_GET_WITH_NEW = Raw(_GET_WITH_NEW_CORE)
+_GET_WITH_NEW_LOCKED = Raw(_GET_WITH_NEW_CORE.with_for_update(of=_MATCHES))
+_EVENTS_AFTER = Raw(
+    select(_EVENTS.c.body, _EVENTS.c.chain)
+    .where(
+        _EVENTS.c.match_id == bindparam("mid"),
+        _EVENTS.c.seq > bindparam("after"),
+        _EVENTS.c.seq < bindparam("before"),
+    )
+    .order_by(_EVENTS.c.seq)
+)
+_SEAT_OF_TOKEN = Raw(
+    select(_SEATS.c.seat).where(
+        _SEATS.c.match_id == bindparam("mid"), _SEATS.c.token_hash == bindparam("h")
+    )
+)
+_INSERT_EVENTS = Raw(insert(_EVENTS), ("match_id", "seq", "body", "created_at", "chain"))
+# The row's update after a write, one statement per set of changed columns, built once (a
+# statement built per write cost more than executing it).
+_UPDATES: dict[tuple[str, ...], Raw] = {}
+
+
+def _update_for(cols: tuple[str, ...], notify: bool) -> Raw:
+    got = _UPDATES.get((*cols, str(notify)))
+    if got is None:
+        stmt = (
+            update(_MATCHES)
+            .where(_MATCHES.c.id == bindparam("_mid"))
+            .values({k: bindparam(f"_v_{k}") for k in cols})
+        )
+        if notify:
+            stmt = stmt.returning(func.pg_notify(bindparam("_channel"), bindparam("_payload")))
+        if len(_UPDATES) >= 1024:  # a few dozen sets occur; never grow without bound
+            _UPDATES.clear()
+        got = _UPDATES[(*cols, str(notify))] = Raw(stmt)
+    return got
+
+
+# built once: the ORM statement cost more to build than to run
+_SEAT_MATCH_ID: Any = Seat.match_id
+_SEAT_NO: Any = Seat.seat
+_SEATS_OF = select(Seat).where(_SEAT_MATCH_ID == bindparam("mid")).order_by(_SEAT_NO)
+
+
+@functools.cache  # a couple of column sets occur (a commit's, a reveal's, an rng seed's)
+def _seat_update(cols: tuple[str, ...]) -> Any:
+    """The UPDATE of one seat's ``cols`` (``_v_<col>``), built once per set of columns."""
+    return (
+        update(_SEATS)
+        .where(_SEATS.c.match_id == bindparam("_mid"), _SEATS.c.seat == bindparam("_seat"))
+        .values({k: bindparam(f"_v_{k}") for k in cols})
+    )
+
+
+_SEEDS: Any = ServerSeed.__table__  # type: ignore[attr-defined]
+_SEALED = select(_SEEDS.c.sealed).where(_SEEDS.c.match_id == bindparam("mid"))
+
+
+# -- the in-memory caches -------------------------------------------------------------------
+
+
+class LRU(Generic[K, V]):
+    """At most ``size`` entries; :meth:`put` and a touching :meth:`get` make an entry the most
+    recently used, and the least recently used one goes when there are too many. Each call
+    holds the cache's own lock (several calls that must be atomic hold the caller's own)."""
+
+    def __init__(self, size: int) -> None:
+        if size < 1:
+            raise ValueError(f"an LRU holds at least one entry, not {size}")
+        self.size = size
+        self._entries: OrderedDict[K, V] = OrderedDict()
+        self._guard = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    @overload
+    def get(self, key: K, *, touch: bool = True) -> V | None: ...
+    @overload
+    def get(self, key: K, default: V, *, touch: bool = True) -> V: ...
+    def get(self, key: K, default: V | None = None, *, touch: bool = True) -> V | None:
+        """The entry (``default`` when there is none); ``touch``: count this as a use."""
+        with self._guard:
+            try:
+                value = self._entries[key]
+            except KeyError:
+                return default
+            if touch:
+                self._entries.move_to_end(key)
+            return value
+
+    def put(self, key: K, value: V) -> None:
+        with self._guard:
+            self._entries[key] = value
+            self._entries.move_to_end(key)
+            while len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def pop(self, key: K) -> V | None:
+        with self._guard:
+            return self._entries.pop(key, None)
+
+
+# -- the engine cache -----------------------------------------------------------------------
+
+
+@dataclass
+class Cached:
+    """An engine that has applied every event before ``next_seq``, at match ``version``."""
+
+    version: int
+    next_seq: int
+    engine: Engine
+
+
+class EngineCache(LRU[str, Cached]):
+    """Engines by match id (least recently used dropped first); per-match thread locks."""
+
+    def __init__(self, size: int = 512) -> None:
+        super().__init__(size)
+        self._locks = [threading.RLock() for _ in range(128)]
+
+    def lock_for(self, match_id: str) -> threading.RLock:
+        return self._locks[int(hashlib.sha256(match_id.encode()).hexdigest()[:8], 16) % 128]
+
+
+def catch_up(engine: Engine, events: Sequence[dict[str, Any]], first_seq: int) -> None:
+    """Apply logged events ``first_seq, first_seq + 1, …`` to an engine that has applied
+    every earlier one, checking each chance event against what the engine draws.
+
+    Raises ReplayError (the engine is then unusable) where the log and the engine disagree.
+    The loop is :class:`games.replay.Replayer`, the one verify and the tests use.
+    """
+    Replayer(engine, next_seq=first_seq).feed(events).finish()
+
+
+# -- transactions ---------------------------------------------------------------------------
 
 
 @contextmanager
@@ -104,6 +373,9 @@ class Store:
         self.loop_fallbacks = 0
         #: called with ``(match_id, next_seq)`` after a write committed
         self.on_commit: list[Callable[[str, int], None]] = []
+        #: called with no arguments after a write that added a transparency log entry (a
+        #: lock, a reveal record): the checkpointer looks at the log then, not after a move
+        self.on_log: list[Callable[[], None]] = []
         #: called with ``(match_id, next_seq, status)`` after a write that changed the status
         self.on_status: list[Callable[[str, int, str], None]] = []
         #: PostgreSQL: the channel each write that appended events NOTIFYs (at its commit)
@@ -193,6 +465,9 @@ class Store:
         if tx.appended or tx.logged or restated:  # events, a log entry (a lock), a status
             for cb in self.on_commit:
                 cb(match_id, tx.m.next_seq)
+            if tx.logged:
+                for lcb in self.on_log:
+                    lcb()
             if restated:
                 for scb in self.on_status:
                     scb(match_id, tx.m.next_seq, tx.m.status)
@@ -235,7 +510,8 @@ class Store:
                 {"id": match_id, "from_seq": entry.next_seq},
             )
         if not rows or rows[0][1] != kind:  # MatchRow's second field
-            raise NotFound(f"no {what(kind)} with id {match_id!r}")
+            what = "match" if kind == KIND_MATCH else "rng session"
+            raise NotFound(f"no {what} with id {match_id!r}")
         if entry is None:
             return Tx(self, c, MatchRow(*rows[0]))
         tx = Tx(self, c, MatchRow(*rows[0][:-1]))
@@ -258,10 +534,10 @@ class Store:
         return [json.loads(b) for b, _ in rows], [ch for _, ch in rows]
 
     def server_seed(self, c: Connection, match_id: str) -> bytes:
-        sealed = c.execute(_SEALED, {"mid": match_id}).scalar()
-        if sealed is None:
+        stored = c.execute(_SEALED, {"mid": match_id}).scalar()
+        if stored is None:
             raise RuntimeError(f"match {match_id} has no sealed seed")
-        return self.box.open(sealed, aad=match_id)
+        return self.box.open(stored, aad=match_id)
 
     def seat_of_token(self, c: Connection, match_id: str, token: str | None) -> int:
         if not token:
@@ -286,11 +562,14 @@ class Tx:
         self.store = store
         self.c = c
         self.m = m
+        #: the match's variant: the engine class of its game, ruleset and protocol, which
+        #: carries the protocol it is played under and its deal (decided once, here)
+        self.variant = find_engine(m.game, m.ruleset, protocol=m.protocol)
         self._s: Session | None = None
         self.current: Engine | None = None
         self.dirty = False  # the engine may differ from the committed log
         self.appended = False
-        #: the write appended a log entry (a lock, a reveal record): on_commit runs, so the
+        #: the write appended a log entry (a lock, a reveal record): on_log runs, so the
         #: checkpointer signs a checkpoint that includes it
         self.logged = False
         #: ``(from_seq, events)``: the events with seq >= from_seq, read with the row
@@ -316,9 +595,6 @@ class Tx:
             self._s = None
 
     # -- who ------------------------------------------------------------------------------
-    def auth(self, token: str | None) -> int:
-        return self.store.seat_of_token(self.c, self.m.id, token)
-
     def seats(self) -> list[Seat]:
         return list(self.s.scalars(_SEATS_OF, {"mid": self.m.id}).all())
 
@@ -338,8 +614,7 @@ class Tx:
         if any(st.client_seed is None for st in seats):
             raise RuntimeError(f"match {self.m.id} is missing client seeds")
         m = self.m
-        proto = m.proto
-        assert m.lock is not None or not proto.signed, "seeds are revealed after the lock"
+        proto = protocol_for(m.protocol)  # the row's: K's derivation names it
         inputs = [
             proto.seat_input({"client_seed": st.client_seed, "nonce": st.nonce}) for st in seats
         ]
@@ -350,7 +625,7 @@ class Tx:
     def context(self) -> MatchContext | None:
         """v2: the match id and the roll-chain tips from the lock (None for v1)."""
         m = self.m
-        if not m.proto.signed or m.lock is None:
+        if m.lock is None:  # (a qahwa-fair/1 row has none)
             return None
         return MatchContext.of_lock(Lock.parse(json.loads(m.lock)))
 
@@ -397,25 +672,9 @@ class Tx:
         store.events_read += len(events)
         store.replays += 1
         with stored_steps():  # each sealed step was verified once, before it was stored
-            engine = replay(m.variant, m.ruleset, self.key(), events, ctx=self.context())
+            engine = replay(self.variant, m.ruleset, self.key(), events, ctx=self.context())
         store.cache.put(m.id, Cached(m.version, m.next_seq, engine))
         self.current = engine
-        return engine
-
-    def start(self, seats: list[Seat]) -> Engine:
-        """Every seat revealed: K from their seeds and nonces, deal. The caller checks the
-        outcome (an engine may end at once) and sets the deadline (v2: v1 is read-only)."""
-        m = self.m
-        cls = m.variant
-        chance = Chance(self.key(seats))
-        self.dirty = True
-        engine = cls(
-            cls.parse_ruleset(json.loads(m.ruleset), protocol=m.proto), chance, self.context()
-        )
-        self.current = engine
-        self.append(chance.take_events())
-        m.status = PLAYING
-        m.started_at = self.store.now_iso()
         return engine
 
     def changing(self) -> Engine:
@@ -484,14 +743,20 @@ class Tx:
         self.m.version += 1
         self.m.last_activity = self.store.clock.now()
 
-    def finish(self, result: dict[str, Any] | None = None) -> None:
-        """The match has ended: with the engine's outcome, or ``result`` (no engine)."""
-        if result is None:
-            engine = self.current
-            assert engine is not None and engine.outcome is not None
-            result = engine.outcome.to_json()
-        self.m.status = FINISHED
-        self.m.ended_at = self.store.now_iso()
-        self.m.deadline = None
-        self.m.owes = None
-        self.m.result = dumps(result)
+
+__all__ = [
+    "FINISHED",
+    "KIND_MATCH",
+    "KIND_RNG",
+    "LRU",
+    "PLAYING",
+    "SEATING",
+    "MatchRow",
+    "Store",
+    "Tx",
+    "catch_up",
+    "dumps",
+    "hash_token",
+    "iso_of",
+    "now_iso",
+]
