@@ -70,7 +70,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import DuplicateKeyError, format_time_ms, loads_strict
@@ -640,13 +640,23 @@ async def _preflight(headers: dict[bytes, bytes], send: Send) -> None:
 
 
 class _SeatToken(HTTPBearer):
-    """The seat (or session) token of ``Authorization: Bearer …``, or None: HTTPBearer's own
+    """The seat (or session) token of ``Authorization: Bearer …``, or None: HTTPBearer's
     parsing and OpenAPI scheme (named ``HTTPBearer`` as before), one dependency instead of
     two (each costs FastAPI its resolution per request)."""
 
     async def __call__(self, request: Request) -> str | None:  # type: ignore[override]
-        creds: HTTPAuthorizationCredentials | None = await super().__call__(request)
-        return creds.credentials if creds is not None else None
+        # HTTPBearer(auto_error=False)'s reading of the first Authorization header, without
+        # the headers mapping and the credentials model it builds per request
+        name: bytes
+        value: bytes
+        for name, value in request.scope["headers"]:
+            if name == b"authorization":
+                scheme, _, param = value.decode("latin-1").partition(" ")
+                credentials = param.strip()
+                return (
+                    credentials if scheme and credentials and scheme.lower() == "bearer" else None
+                )
+        return None
 
 
 _bearer = _SeatToken(
@@ -677,7 +687,27 @@ def json_response(obj: dict[str, Any], status_code: int = 200) -> Response:
     an answer: a model that dropped or defaulted a field (an old row's, one it does not list)
     would break the signatures of the records and transcripts the answer carries. A view's
     lock record goes out as the text it was stored as (:func:`service.matches.view_json`)."""
-    return Response(view_json(obj), status_code=status_code, media_type="application/json")
+    body = view_json(obj).encode()
+    if status_code < 200 or status_code in (204, 304):  # no body: Starlette's own headers
+        return Response(body, status_code=status_code, media_type="application/json")
+    return JsonAnswer(body, status_code)
+
+
+class JsonAnswer(Response):
+    """A JSON answer whose body is encoded already: the headers Starlette's ``Response``
+    would set (``content-length``, then ``content-type: application/json``), made without
+    its general header handling."""
+
+    media_type = "application/json"
+
+    def __init__(self, body: bytes, status_code: int = 200) -> None:
+        self.status_code = status_code
+        self.background = None
+        self.body = body
+        self.raw_headers = [
+            (b"content-length", str(len(body)).encode()),
+            (b"content-type", b"application/json"),
+        ]
 
 
 __all__ = [
