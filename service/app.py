@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -43,6 +44,13 @@ from .version import PROTOCOLS, VERSION
 from .watch import CHANNEL, Hub, PgListener, Watch, WatchersFlag
 
 log = logging.getLogger("qahwa.service")
+
+#: the routes of a move, served by the request layer without the framework's dispatch when
+#: the request is plain (service/front.py ``HotRoute``)
+HOT_ROUTES = {
+    ("/v1/matches/{match_id}/state", "GET"),
+    ("/v1/matches/{match_id}/actions", "POST"),
+}
 
 
 class _Static(StaticFiles):
@@ -247,5 +255,10 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         signer=signer,
         clock=clock,
         max_body=settings.max_body_bytes,
+        hot=[  # the move's two requests (front.HotRoute)
+            r
+            for r in matches_routes.router.routes
+            if isinstance(r, APIRoute) and (r.path, *(r.methods or ())) in HOT_ROUTES
+        ],
     )
     return app

@@ -59,6 +59,7 @@ has no window edges, and its state is one pair of floats an address.
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
 import os
@@ -66,11 +67,14 @@ import random
 import re
 import secrets
 import time
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPBearer
+from pydantic import BaseModel, ValidationError
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import DuplicateKeyError, format_time_ms, loads_strict
@@ -414,8 +418,10 @@ class Front:
         signer: RecordSigner,
         clock: Clock,
         max_body: int,
+        hot: Sequence[APIRoute] = (),
     ) -> None:
         self.app = app
+        self.hot = [h for h in map(HotRoute.of, hot) if h is not None]
         self.observer = Observer(metrics)
         self.limit = limit
         self.signer = signer
@@ -433,7 +439,7 @@ class Front:
         rid: str | None = None
         cred: str | None = None
         declared: bytes | None = None
-        json_body = False
+        json_body = plain_json = False
         name: bytes
         value: bytes
         seen_auth = seen_id = False
@@ -448,6 +454,7 @@ class Front:
                 declared = value
             elif name == b"content-type":
                 json_body = b"json" in value.lower()
+                plain_json = value == b"application/json"
         if cors and method == "OPTIONS":
             headers = dict(scope["headers"])
             if b"access-control-request-method" in headers:
@@ -492,7 +499,7 @@ class Front:
                     await send_out({"type": "http.response.body", "body": body_})
                     return
             seat = SEAT_REQUEST.match(path) if method == "POST" else None
-            await self._run(scope, receive, send_out, declared, json_body, seat)
+            await self._run(scope, receive, send_out, declared, json_body, seat, plain_json)
             if limited and cred is not None and status == 401:
                 self.limit.refused_credential(who)
         finally:
@@ -509,6 +516,7 @@ class Front:
         declared: bytes | None,
         json_body: bool,
         seat: re.Match[str] | None,
+        plain_json: bool,
     ) -> None:
         """Read the body whole, refuse what the API cannot take, then run the app (a seat's
         request with its refusals signed)."""
@@ -556,6 +564,13 @@ class Front:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
+        for hot in self.hot:
+            if hot.method == scope["method"]:
+                found = hot.route.path_regex.match(scope["path"])
+                if found is not None:
+                    if await hot.serve(scope, replay, send, found, body if plain_json else None):
+                        return
+                    break
         await self.app(scope, replay, send)
 
     def _too_big(self) -> JSONResponse:
@@ -645,23 +660,29 @@ class _SeatToken(HTTPBearer):
     two (each costs FastAPI its resolution per request)."""
 
     async def __call__(self, request: Request) -> str | None:  # type: ignore[override]
-        # HTTPBearer(auto_error=False)'s reading of the first Authorization header, without
-        # the headers mapping and the credentials model it builds per request
-        name: bytes
-        value: bytes
-        for name, value in request.scope["headers"]:
-            if name == b"authorization":
-                scheme, _, param = value.decode("latin-1").partition(" ")
-                credentials = param.strip()
-                return (
-                    credentials if scheme and credentials and scheme.lower() == "bearer" else None
-                )
-        return None
+        return seat_token(request.scope)
+
+
+def seat_token(scope: Scope) -> str | None:
+    """HTTPBearer(auto_error=False)'s reading of the first Authorization header, without the
+    headers mapping and the credentials model it builds per request."""
+    name: bytes
+    value: bytes
+    for name, value in scope["headers"]:
+        if name == b"authorization":
+            scheme, _, param = value.decode("latin-1").partition(" ")
+            credentials = param.strip()
+            return credentials if scheme and credentials and scheme.lower() == "bearer" else None
+    return None
 
 
 _bearer = _SeatToken(
     auto_error=False, scheme_name="HTTPBearer", description="a seat (or session) token"
 )
+
+
+#: each ``_state`` dependency and the ``app.state`` attribute it is
+_STATE_OF: dict[Callable[..., Any], str] = {}
 
 
 def _state(name: str) -> Any:
@@ -670,6 +691,7 @@ def _state(name: str) -> Any:
     async def get(request: Request) -> Any:
         return getattr(request.app.state, name)
 
+    _STATE_OF[get] = name
     return Depends(get)
 
 
@@ -678,6 +700,139 @@ RngDep = Annotated[RngSessions, _state("rng")]
 WatchDep = Annotated[Watch, _state("watch")]
 PublicLogDep = Annotated[PublicLog, _state("public_log")]
 TokenDep = Annotated[str | None, Depends(_bearer)]
+
+
+class HotRoute:
+    """A route :class:`Front` calls itself when its request is plain: the move's two
+    requests (GET a seat's state, POST an action) skip the framework's per-request routing
+    over every route of the app and its dependency resolution (together about 400 Python
+    calls a request).
+
+    The route stays the framework's: the same endpoint function is called with the same
+    arguments (its path parameters, its body model validated from the body, the services on
+    ``app.state``, the seat token), its answer sent as it is, and a raised error answered by
+    the app's own exception handler for it (or raised on, to the server-error handler, as
+    before). Only a request the framework would surely accept is served here: path
+    parameters within their length, no query string, a body sent as ``application/json``
+    that is a JSON object its model accepts. Anything else (an error to report, an unusual
+    form) goes through the framework as before, so every answer is the framework's, byte
+    for byte. A route whose signature is not that plain is not taken (:meth:`of`).
+    """
+
+    def __init__(
+        self,
+        route: APIRoute,
+        path_limits: list[tuple[str, int]],
+        defaults: dict[str, Any],
+        body: tuple[str, type[BaseModel]] | None,
+        deps: list[tuple[str, str | None]],
+    ) -> None:
+        self.route = route
+        self.method = next(iter(route.methods or ()))
+        self.path_limits = path_limits
+        self.defaults = defaults
+        self.body = body
+        self.deps = deps  # (argument, app.state attribute; None: the seat token)
+
+    @classmethod
+    def of(cls, route: APIRoute) -> HotRoute | None:
+        """``route`` as a hot route, or None when its signature is not plain enough."""
+        d = route.dependant
+        hints = get_type_hints(route.endpoint)
+        returns = hints.get("return")
+        if (
+            len(route.methods or ()) != 1
+            or not inspect.iscoroutinefunction(route.endpoint)
+            or not (isinstance(returns, type) and issubclass(returns, Response))
+            or d.header_params
+            or d.cookie_params
+            or d.request_param_name
+            or len(d.body_params) > 1
+            or route.dependencies
+        ):
+            return None
+        limits = []
+        for p in d.path_params:
+            if hints.get(p.name) is not str:
+                return None
+            maxlen = [getattr(m, "max_length", None) for m in p.field_info.metadata]
+            if len(maxlen) != 1 or not isinstance(maxlen[0], int):
+                return None
+            limits.append((p.name, maxlen[0]))
+        if any(p.field_info.is_required() for p in d.query_params):
+            return None
+        defaults = {p.name: p.field_info.get_default() for p in d.query_params}
+        body: tuple[str, type[BaseModel]] | None = None
+        if d.body_params:
+            p = d.body_params[0]
+            model = hints.get(p.name)
+            if not (isinstance(model, type) and issubclass(model, BaseModel)):
+                return None
+            if getattr(p.field_info, "embed", False):
+                return None
+            body = (p.name, model)
+        deps: list[tuple[str, str | None]] = []
+        for sub in d.dependencies:
+            if sub.dependencies or sub.name is None:
+                return None
+            if sub.call is _bearer:
+                deps.append((sub.name, None))
+            elif sub.call in _STATE_OF:
+                deps.append((sub.name, _STATE_OF[sub.call]))
+            else:
+                return None
+        return cls(route, limits, defaults, body, deps)
+
+    async def serve(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        found: re.Match[str],
+        body: bytes | None,
+    ) -> bool:
+        """Answer the request if it is plain (True), else leave it to the framework."""
+        params = found.groupdict()
+        if scope.get("query_string") or any(len(params[n]) > m for n, m in self.path_limits):
+            return False
+        kwargs: dict[str, Any] = {**params, **self.defaults}
+        if self.body is not None:
+            if not body:
+                return False
+            try:
+                data = json.loads(body)
+            except ValueError:
+                return False
+            if not isinstance(data, dict):
+                return False
+            name, model = self.body
+            try:
+                kwargs[name] = model.model_validate(data)
+            except ValidationError:
+                return False
+        app = scope["app"]
+        for name, attr in self.deps:
+            kwargs[name] = seat_token(scope) if attr is None else getattr(app.state, attr)
+        scope["route"] = self.route
+        scope["endpoint"] = self.route.endpoint
+        scope["path_params"] = params
+        try:
+            answer: Response = await self.route.endpoint(**kwargs)
+        except Exception as exc:
+            handlers = app.exception_handlers
+            handler = next(
+                (
+                    handlers[c]
+                    for c in type(exc).__mro__
+                    if c in handlers and c is not Exception  # Exception: the server error's
+                ),
+                None,
+            )
+            if handler is None:
+                raise
+            answer = await handler(Request(scope, receive), exc)
+        await answer(scope, receive, send)
+        return True
 
 
 def json_response(obj: dict[str, Any], status_code: int = 200) -> Response:
@@ -717,6 +872,7 @@ __all__ = [
     "SEAT_REQUEST",
     "AddressLimit",
     "Front",
+    "HotRoute",
     "PublicLogDep",
     "RequestLimit",
     "RngDep",
