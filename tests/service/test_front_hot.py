@@ -44,7 +44,7 @@ def served(tmp_path: Path) -> Iterator[tuple[httpx.Client, Front, list[str], Any
 
                 return _serve(scope, receive, sending, *rest)
 
-            hot.serve = spy  # type: ignore[method-assign]
+            hot.serve = spy  # type: ignore[method-assign,assignment]
         yield client, layer, hits, started(app.state.service)
 
 
