@@ -65,8 +65,8 @@ OWNERS: list[tuple[str, re.Pattern[str]]] = [
 INNERMOST: list[tuple[str, re.Pattern[str]]] = [
     ("JSON encode/decode (views, events, bodies)", re.compile("json/")),
     (
-        "middleware: Front (request id, address limit, metrics call) and body limit",
-        re.compile(r"service/(operations|limits|logging_json|metrics)\.py|BodyLimit|replay "),
+        "middleware: Front (service/front.py: CORS, request id, limits, body, refusals, metrics)",
+        re.compile(r"service/front\.py"),
     ),
     (
         "thread hand-offs (anyio worker threads, queues, locks)",

@@ -13,25 +13,29 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DisconnectionError, InterfaceError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
-from fairness import DuplicateKeyError, SecretBox, loads_strict
+from fairness import SecretBox
 
-from . import cors, docs_ui, keys, migrate, operations, play
+from . import docs_ui, keys, migrate, play
 from .c2sp import LogC2SP, LogShelf
 from .clock import SYSTEM_CLOCK, Clock
 from .db import Database
-from .errors import HTTP_CODES, ServiceError, error_body
+from .errors import HTTP_CODES, ServiceError
+from .front import Front, RequestLimit, error_response
 from .logs import PublicLog
 from .matches import MatchService
-from .refusals import SignedRefusals
+from .metrics import Metrics
+from .operators import Operators, ensure_first_key
 from .rng import RngSessions
 from .routes import log_c2sp as log_c2sp_routes
 from .routes import matches as matches_routes
+from .routes import ops as ops_routes
 from .routes import public as public_routes
 from .routes import rng as rng_routes
 from .schemas import add_links
@@ -41,132 +45,12 @@ from .watch import CHANNEL, Hub, PgListener, Watch, WatchersFlag
 
 log = logging.getLogger("qahwa.service")
 
-
-def error_response(
-    status: int, code: str, message: str, headers: dict[str, str] | None = None
-) -> JSONResponse:
-    return JSONResponse(error_body(code, message), status_code=status, headers=headers)
-
-
-MAX_JSON_DEPTH = 64
-
-
-def json_body_problem(body: bytes) -> str | None:
-    """Why a JSON body cannot be parsed as the API's JSON before JSON parsing, or None.
-
-    Not UTF-8, or arrays/objects nested deeper than :data:`MAX_JSON_DEPTH` (which would
-    otherwise reach Python's recursion limit), or an object that repeats a key. The depth
-    scan runs only when the body has enough brackets to be that deep.
-    """
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return f"the request body is not UTF-8 (byte {exc.start})"
-    if body.count(b"[") + body.count(b"{") <= MAX_JSON_DEPTH:
-        return _duplicate_key(text)
-    depth = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            depth += 1
-            if depth > MAX_JSON_DEPTH:
-                return f"the request body nests arrays/objects deeper than {MAX_JSON_DEPTH}"
-        elif ch in "]}":
-            depth -= 1
-    return _duplicate_key(text)
-
-
-def _duplicate_key(text: str) -> str | None:
-    """fairness-v2.md §1: an object that repeats a key is refused on input (other JSON errors
-    are left to the framework's parser, which reports them)."""
-    try:
-        loads_strict(text)
-    except DuplicateKeyError as exc:
-        return f"the request body is not accepted: {exc}"
-    except ValueError:
-        return None
-    return None
-
-
-class BodyLimit:
-    """Read the request body before the app does and refuse what the API cannot take.
-
-    Over ``limit`` bytes, declared by Content-Length or streamed chunked: 413
-    ``body_too_large``. A JSON body that is not UTF-8 or nests too deep: 400
-    ``malformed_json``. Both with the documented error shape; the app then gets the body
-    from the buffer.
-    """
-
-    def __init__(self, app: ASGIApp, limit: int) -> None:
-        self.app = app
-        self.limit = limit
-
-    def too_big(self) -> JSONResponse:
-        """The 413 answer (made when it is sent, not for every request)."""
-        return error_response(
-            413, "body_too_large", f"the request body is larger than {self.limit} bytes"
-        )
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        json_body = False
-        for name, value in scope.get("headers", []):
-            if name == b"content-length":
-                try:
-                    declared = int(value)
-                except ValueError:
-                    await error_response(400, "bad_request", "bad Content-Length")(
-                        scope, receive, send
-                    )
-                    return
-                if declared > self.limit:
-                    await self.too_big()(scope, receive, send)
-                    return
-            elif name == b"content-type":
-                json_body = b"json" in value.lower()
-        chunks: list[bytes] = []
-        seen = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            if message["type"] != "http.request":
-                continue
-            chunk = message.get("body", b"")
-            seen += len(chunk)
-            if seen > self.limit:
-                await self.too_big()(scope, receive, send)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
-        body = b"".join(chunks)
-        if json_body and body:
-            problem = json_body_problem(body)
-            if problem is not None:
-                await error_response(400, "malformed_json", problem)(scope, receive, send)
-                return
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+#: the routes of a move, served by the request layer without the framework's dispatch when
+#: the request is plain (service/front.py ``HotRoute``)
+HOT_ROUTES = {
+    ("/v1/matches/{match_id}/state", "GET"),
+    ("/v1/matches/{match_id}/actions", "POST"),
+}
 
 
 class _Static(StaticFiles):
@@ -355,9 +239,26 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     docs_ui.install(app)
     play.install(app)  # /play, the web table (service/play.py)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
-    app.add_middleware(BodyLimit, limit=settings.max_body_bytes)
-    # outside BodyLimit (its 400s are signed too, over the body it read), inside the limits
-    app.add_middleware(SignedRefusals, signer=signer, clock=clock)
-    operations.install(app, settings, db, clock)
-    cors.install(app)  # outermost: the cross-origin reads (service/cors.py)
+    # what it needs to be operated (docs/deploy.md): operator keys, metrics, the limits
+    ensure_first_key(db, settings.operator_key_path)
+    app.state.operators = Operators(db, settings, clock)
+    app.state.metrics = Metrics(db)
+    app.state.address_limit = RequestLimit(
+        settings.rate_per_second_per_ip, settings.rate_per_second_per_token, clock
+    )
+    app.include_router(ops_routes.router)
+    # the one middleware (service/front.py): CORS, request ids, limits, body, refusals, metrics
+    app.add_middleware(
+        Front,
+        metrics=app.state.metrics,
+        limit=app.state.address_limit,
+        signer=signer,
+        clock=clock,
+        max_body=settings.max_body_bytes,
+        hot=[  # the move's two requests (front.HotRoute)
+            r
+            for r in matches_routes.router.routes
+            if isinstance(r, APIRoute) and (r.path, *(r.methods or ())) in HOT_ROUTES
+        ],
+    )
     return app

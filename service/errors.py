@@ -105,7 +105,7 @@ HTTP_CODES: dict[int, str] = {
 
 def signs_refusal(status: int) -> bool:
     """Whether a refusal of a seat's request with ``status`` carries the server's signed
-    refusal (service/refusals.py, fairness-v2.md §7): every 4xx of :data:`HTTP_CODES` but
+    refusal (service/front.py, fairness-v2.md §7): every 4xx of :data:`HTTP_CODES` but
     429 (a rate limit changed nothing and is resent after its ``Retry-After``) and 413 (the
     body was not read whole, so it has no hash). A 5xx is never signed: the seat counts it
     as no answer."""

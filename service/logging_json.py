@@ -2,7 +2,8 @@
 
 Each request gets an id: the client's ``X-Request-ID`` when it is 1–64 of ``A-Z a-z 0-9 . _
 -``, else a new random one; it is sent back in ``X-Request-ID`` and is the ``request_id``
-of every line logged while the request runs (uvicorn's access line included).
+of every line logged while the request runs (uvicorn's access line included); the
+request layer (:class:`service.front.Front`) sets it in :data:`request_id`.
 
 Nothing secret is logged: the service never logs a token, key or seed itself, and as a
 second line of defence every message is scrubbed before it is written — ``Bearer …``
@@ -16,20 +17,14 @@ from __future__ import annotations
 import contextvars
 import json
 import logging
-import os
-import random
 import re
-import secrets
 import time
 from typing import Any
-
-from starlette.types import Scope
 
 request_id: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "qahwa_request_id", default=None
 )
 
-_GOOD_ID = re.compile(r"[A-Za-z0-9._-]{1,64}")
 _SECRETS = [
     re.compile(r"(?i)(bearer\s+)\S+"),
     re.compile(r"qop_[A-Za-z0-9_-]+"),
@@ -45,25 +40,6 @@ def scrub(text: str) -> str:
         else:
             text = pattern.sub("[redacted]", text)
     return text
-
-
-def incoming_request_id(scope: Scope) -> str:
-    """The client's ``X-Request-ID`` when it is 1–64 of ``A-Z a-z 0-9 . _ -``, else a new
-    random one (16 hex)."""
-    for name, value in scope.get("headers", ()):
-        if name == b"x-request-id":
-            text: str = value.decode("latin-1")
-            if _GOOD_ID.fullmatch(text):
-                return text
-            break
-    return f"{_ids.getrandbits(64):016x}"
-
-
-# Request ids are unique, not secret (each answer carries its own): a generator seeded from
-# the OS per process (and again in a forked child), not os.urandom per request — that call
-# releases the GIL, and the event loop then waits for a worker thread to give it back.
-_ids = random.Random(secrets.randbits(128))
-os.register_at_fork(after_in_child=lambda: _ids.seed(secrets.randbits(128)))
 
 
 class JsonFormatter(logging.Formatter):
@@ -123,4 +99,4 @@ def log_config(fmt: str, level: str = "INFO") -> dict[str, Any]:
     }
 
 
-__all__ = ["JsonFormatter", "incoming_request_id", "log_config", "request_id", "scrub"]
+__all__ = ["JsonFormatter", "log_config", "request_id", "scrub"]

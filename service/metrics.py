@@ -36,7 +36,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
 
 from prometheus_client import (
     CollectorRegistry,
@@ -49,7 +48,6 @@ from prometheus_client import (
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 from sqlalchemy import func, select
-from starlette.types import Scope
 
 from . import serving
 from .db import Database
@@ -149,7 +147,6 @@ class Metrics:
 
     def __init__(self, db: Database) -> None:
         r = self.registry = CollectorRegistry()
-        self._children: dict[tuple[str, str, int, str | None], tuple[Any, ...]] = {}
         self.latency = Histogram(
             "qahwa_http_request_duration_seconds",
             "HTTP request latency by route template",
@@ -198,37 +195,6 @@ class Metrics:
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)
 
-    def observe(
-        self, method: str, route: str, status: int, seconds: float, limit: str | None = None
-    ) -> None:
-        """One request (called by :class:`service.operations.Front` for every request);
-        ``limit``: a 429's ``Qahwa-Limit``."""
-        if method not in METHODS:  # any token is a method to HTTP: keep the label set small
-            method = "other"
-        if status == 429 and limit not in LIMITS:
-            limit = "create" if (method, route) in CREATE_ROUTES else "address"
-        key = (method, route, status, limit)
-        children = self._children.get(key)
-        if children is None:
-            kind = ACTION_ROUTES.get((method, route)) if 200 <= status < 300 else None
-            made = CREATE_ROUTES.get((method, route)) if 200 <= status < 300 else None
-            limited = limit if status == 429 else None
-            children = (
-                self.latency.labels(method, route),
-                self.requests.labels(method, route, str(status)),
-                self.actions.labels(kind) if kind else None,
-                self.created.labels(made) if made else None,
-                self.rate_limited.labels(limited) if limited else None,
-            )
-            if len(self._children) < 10_000:  # routes are templates: a bounded set
-                self._children[key] = children
-        latency, requests, *counts = children
-        latency.observe(seconds)
-        requests.inc()
-        for c in counts:
-            if c is not None:
-                c.inc()
-
     def swept_run(self, ended: int | None) -> None:
         """One sweep: ``ended`` matches, or None when it failed."""
         if ended is None:
@@ -238,14 +204,4 @@ class Metrics:
             self.swept.inc(ended)
 
 
-def route_of(scope: Scope) -> str:
-    route = scope.get("route")
-    path = getattr(route, "path", None)
-    if isinstance(path, str):
-        return path
-    if scope.get("path", "").startswith("/static/"):
-        return "/static"
-    return "unmatched"
-
-
-__all__ = ["Metrics", "route_of"]
+__all__ = ["Metrics"]

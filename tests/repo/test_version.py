@@ -43,7 +43,7 @@ def test_the_server_says_its_version_everywhere(client: httpx.Client) -> None:
     assert log.status_code == 200
     assert log.headers["qahwa-protocols"] == PROTOCOLS
     assert log.headers["qahwa-version"] == want
-    # a page from another origin may read them (service/cors.py)
+    # a page from another origin may read them (service/front.py)
     assert "Qahwa-Protocols" in log.headers["access-control-expose-headers"]
     metrics = client.get("/metrics")
     assert metrics.status_code == 200

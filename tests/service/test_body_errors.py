@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from service.app import MAX_JSON_DEPTH, json_body_problem
+from service.front import MAX_JSON_DEPTH, json_body_problem
 from tests.support.http_play import documented_error
 from tests.support.live_server import LiveServer
 

@@ -1,4 +1,4 @@
-"""Cross-origin reads (docs/spec/api.md "Cross-origin reads", service/cors.py): the public
+"""Cross-origin reads (docs/spec/api.md "Cross-origin reads", service/front.py): the public
 reads a verifier needs answer any origin with ``Access-Control-Allow-Origin: *`` and no
 credentials, their preflight included; nothing else is cross-origin."""
 

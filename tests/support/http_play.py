@@ -227,7 +227,7 @@ def documented_error(r: httpx.Response, status: int) -> dict[str, Any]:
     answer to a seat's request carries beside it the server's signed refusal of that very
     request (fairness-v2 §7, refusals), and nothing else does. Returns ``error``."""
     from service.errors import signs_refusal
-    from service.refusals import SEAT_REQUEST
+    from service.front import SEAT_REQUEST
 
     assert r.status_code == status, r.text
     body = r.json()
