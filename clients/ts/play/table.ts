@@ -11,7 +11,8 @@ type Act = (a: Obj) => void;
 
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** The seats' names from the lock (or "Seat n"); the person's own is "You". */
+/** The seats' names from the lock (or "Seat n"); the person's own is "You", and the built-in
+ * lobby's names (service/play.py: "Friend", "House 2") are said in the page's language. */
 export function seatNames(view: Obj, mine: number): string[] {
   const lock = view["lock"];
   const seats = isObj(lock) && Array.isArray(lock["seats"]) ? (lock["seats"] as Obj[]) : [];
@@ -19,7 +20,10 @@ export function seatNames(view: Obj, mine: number): string[] {
   return Array.from({ length: n }, (_, i) => {
     if (i === mine) return t("you");
     const name = seats[i]?.["name"];
-    return typeof name === "string" && name !== "" ? name : `${t("seat")} ${num(i)}`;
+    if (typeof name !== "string" || name === "") return `${t("seat")} ${num(i)}`;
+    if (name === "Friend") return t("friend_seat");
+    const house = /^House ([0-9]+)$/.exec(name);
+    return house ? `${t("house_seat")} ${num(Number(house[1]))}` : name;
   });
 }
 
@@ -81,8 +85,8 @@ function seatsRow(view: Obj, mine: number, names: string[]): HTMLElement {
     d.append(el("strong", {}, el("bdi", {}, name)));
     if (i === view["hakem"]) d.append(" ", el("span", { class: "badge" }, t("hakem")));
     const bits: string[] = [];
-    if (counts && typeof counts[i] === "number" && i !== mine) bits.push(`${num(counts[i]!)} ${t(domino ? "tiles" : "cards")}`);
-    if (tricks && typeof tricks[i] === "number") bits.push(`${num(tricks[i]!)} ${t("tricks")}`);
+    if (counts && typeof counts[i] === "number" && i !== mine) bits.push(`${num(counts[i]!)} ${t(counts[i] === 1 ? (domino ? "one_tile" : "one_card") : domino ? "tiles" : "cards")}`);
+    if (tricks && typeof tricks[i] === "number") bits.push(`${num(tricks[i]!)} ${t(tricks[i] === 1 ? "one_trick" : "tricks")}`);
     if (Array.isArray(bids)) {
       const b = (bids as unknown[])[i];
       if (typeof b === "number") bits.push(`${t("bid")} ${num(b)}`);
@@ -248,11 +252,21 @@ function dominoes(view: Obj, mine: number, names: string[], legal: Obj[], act: A
 }
 
 // -- worded moves, and resigning ----------------------------------------------------------------
+/** The games with resignations of their own (legal actions, at a cost): the others resign
+ * the match. */
+const OWN_RESIGN = new Set(["tawla", "mahbusa"]);
+/** Whether the person has opened the resign question and not answered it yet. */
+let resignAsked = false;
+
 const THINGS = new Set(["play", "discard"]);
 
-function wordedActions(view: Obj, legal: Obj[], act: Act): HTMLElement {
+/** The moves said in words, and resigning: the game's own resignations (tawla's, at a cost),
+ * or, in a game without them, ``leave`` (the match resigned, ``POST …/resign``); either asks
+ * first. */
+function wordedActions(view: Obj, legal: Obj[], act: Act, leave?: () => void): HTMLElement {
   const box = el("div", { id: "moves" });
-  const resigns = legal.filter((a) => a["type"] === "resign");
+  const resigns: (Obj | null)[] = legal.filter((a) => a["type"] === "resign");
+  if (!OWN_RESIGN.has(String(view["game"])) && leave !== undefined && view["status"] === "playing") resigns.push(null);
   for (const a of legal) {
     if (THINGS.has(String(a["type"])) || a["type"] === "resign") continue;
     if (a["type"] === "move" && Array.isArray(a["steps"]) && a["steps"].length > 0) continue;
@@ -267,20 +281,27 @@ function wordedActions(view: Obj, legal: Obj[], act: Act): HTMLElement {
     const open = el("button", { type: "button", class: "resign", "data-testid": "resign" }, t("a_resign"));
     const ask = el("div", { class: "confirm", role: "alertdialog", "data-testid": "resign-confirm", hidden: "" });
     for (const a of resigns) {
-      const yes = el("button", { type: "button", class: "danger", "data-testid": "resign-yes", "data-points": String(a["points"]) }, `${t("resign_q")} ${resignCost(Number(a["points"]), view)}`);
-      yes.addEventListener("click", () => act(a));
+      const yes =
+        a === null
+          ? el("button", { type: "button", class: "danger", "data-testid": "resign-yes", "data-match": "1" }, t("resign_match"))
+          : el("button", { type: "button", class: "danger", "data-testid": "resign-yes", "data-points": String(a["points"]) }, `${t("resign_q")} ${resignCost(Number(a["points"]), view)}`);
+      yes.addEventListener("click", () => {
+        resignAsked = false;
+        if (a === null) leave!();
+        else act(a);
+      });
       ask.append(yes);
     }
     const no = el("button", { type: "button", "data-testid": "resign-no" }, t("resign_no"));
-    no.addEventListener("click", () => {
-      ask.hidden = true;
-      open.hidden = false;
-    });
+    const show = (asking: boolean): void => {
+      resignAsked = asking;
+      ask.hidden = !asking;
+      open.hidden = asking;
+    };
+    no.addEventListener("click", () => show(false));
     ask.append(no);
-    open.addEventListener("click", () => {
-      ask.hidden = false;
-      open.hidden = true;
-    });
+    open.addEventListener("click", () => show(true));
+    show(resignAsked); // the question stays open while the table is drawn again
     box.append(open, ask);
   }
   return box;
@@ -312,7 +333,7 @@ export function outcome(view: Obj, mine: number): HTMLElement {
 
 // -- the whole table --------------------------------------------------------------------------------
 /** Draw ``view`` for seat ``mine`` into ``main``; a legal move chosen goes to ``act``. */
-export function renderTable(main: HTMLElement, view: Obj, mine: number, act: Act): void {
+export function renderTable(main: HTMLElement, view: Obj, mine: number, act: Act, leave?: () => void): void {
   let selected: string | null = null;
   let sent = false;
   const once: Act = (a) => {
@@ -321,6 +342,12 @@ export function renderTable(main: HTMLElement, view: Obj, mine: number, act: Act
     main.querySelectorAll("button").forEach((x) => ((x as HTMLButtonElement).disabled = true));
     main.querySelectorAll('[data-testid="legal-action"],[data-testid="choose"]').forEach((x) => x.removeAttribute("data-testid"));
     act(a);
+  };
+  const leaveOnce = (): void => {
+    if (sent || leave === undefined) return;
+    sent = true;
+    main.querySelectorAll("button").forEach((x) => ((x as HTMLButtonElement).disabled = true));
+    leave();
   };
   const draw = (): void => {
     main.replaceChildren();
@@ -371,7 +398,7 @@ export function renderTable(main: HTMLElement, view: Obj, mine: number, act: Act
     if (step !== undefined) {
       main.append(el("p", { class: "sealed-note", "data-testid": "sealed-step", "data-step": String(step["step"]), role: "status" }, t("dealing")));
     }
-    main.append(tools, wordedActions(view, legal, once));
+    main.append(tools, wordedActions(view, legal, once, leave && leaveOnce));
   };
   draw();
 }

@@ -1,4 +1,6 @@
-"""Two friends at one sealed hokm table (issue 47's "done when"): each in a browser context of
+"""Sealed tables at /play (issue 47).
+
+Two friends at one sealed hokm table (the issue's "done when"): each in a browser context of
 their own, with the seat link the lobby hands out, and two house bots holding their own keys
 (the lobby's, as ``qahwa house`` plays them) play a sealed four-player hokm match to its end;
 both pages end on who won, the score and "Verified". Neither page ever holds the other person's
@@ -10,6 +12,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +21,16 @@ from urllib.parse import quote
 
 import pytest
 
-from tests.page.test_play_page import downloaded, see_the_verdict, touch, verify_cli
+from tests.page.test_play_page import (
+    ACT,
+    count_requests,
+    downloaded,
+    fits_without_json,
+    see_the_verdict,
+    sized_page,
+    touch,
+    verify_cli,
+)
 from tests.support.browser import open_page
 
 #: every card of the 52-card deck, as the log and the page write them ("TC", "AS"), and the
@@ -164,6 +176,9 @@ def look(p: Person, tick: Iterator[int]) -> None:
         '[data-testid="hand"] [data-card]', "els => els.map(e => e.dataset.card)"
     )
     p.hand.update(hand)
+    # the seats' counts in words, singular at one ("1 trick", not "1 tricks")
+    counts = p.pg.inner_text(".seats") if p.pg.locator(".seats").count() else ""
+    assert not re.search(r"\b1 (tricks|cards|tiles)\b", counts), counts
     p.held.append((next(tick), "indexeddb", cards_in(p.pg.evaluate(READ_IDB))))
 
 
@@ -261,3 +276,78 @@ def test_two_friends_play_sealed_hokm_with_two_house_bots_to_verified(
     assert doc["protocol"] == "qahwa-fair/3"
     res = verify_cli(str(transcript), "--server", server.url, "--seat", str(seat_file))
     assert res.exit_code == 0, res.output
+
+
+#: every card's rank and suit drawn inside the card (a rank anchored at its start runs out of
+#: the card to the left in a right-to-left page)
+RANKS_INSIDE = """() => [...document.querySelectorAll('svg.card')].flatMap((c) => {
+  const box = c.getBoundingClientRect();
+  return [...c.querySelectorAll('text, path')].filter((x) => {
+    const r = x.getBoundingClientRect();
+    return r.left < box.left - 1 || r.right > box.right + 1;
+  }).map(() => c.dataset.card);
+})"""
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_a_sealed_hokm_table_for_two_on_a_phone_in_persian_then_resigned(
+    browser: Any, server: Any
+) -> None:
+    """The lobby's sealed hokm for two (a stock left undealt: it protects one person) at 390 px
+    in Persian: the cards are drawn with their ranks inside them, the seats are named in
+    Persian, the moves are cards and words, with no sideways scroll and no JSON; a game with no
+    resignation of its own is resigned from the table, after a confirmation, and the end says
+    who won, the score and the verdict, in Persian."""
+    rules = quote(json.dumps({"players": 2, "target": 1}))
+    url = f"{server.url}/play?game=hokm&sealed=1&lang=fa&ruleset={rules}"
+    with sized_page(browser, url, 390) as pg:
+        posts = count_requests(pg, "/resign")
+        pg.wait_for_selector('[data-testid="hand"] svg.card', timeout=120_000)
+        assert pg.get_attribute("html", "dir") == "rtl"
+        assert pg.get_attribute("#deal", "data-deal") == "sealed"
+        assert pg.text_content('.who[data-seat="1"] strong') == "خانه ۱"
+        moves = 0
+        for _ in range(3000):
+            if moves >= 6:
+                break
+            if pg.locator(ACT).count():
+                fits_without_json(pg, f"sealed hokm before move {moves}")
+                assert pg.evaluate(RANKS_INSIDE) == []
+                labels = pg.locator("button").all_inner_texts()
+                assert not [x for x in labels if re.search(r"\w+_\w+|=|[{}]", x)], labels
+                assert "House" not in pg.inner_text("#table")
+                touch(pg)
+                moves += 1
+            else:
+                pg.wait_for_timeout(100)
+            assert not pg.locator("#verdict").count(), "the match ended before the resignation"
+        assert moves >= 6
+        # resigning asks first: one click sends nothing, "keep playing" closes the question
+        resign = pg.locator('[data-testid="resign"]:visible')
+        resign.wait_for(timeout=30_000)
+        resign.click()
+        confirm = pg.locator('[data-testid="resign-confirm"]')
+        assert confirm.is_visible()
+        yes = confirm.locator('[data-testid="resign-yes"][data-match="1"]')
+        assert yes.text_content() == "کناره می‌گیرید و مسابقه را می‌بازید"
+        pg.wait_for_timeout(1_000)
+        assert posts == []
+        confirm.locator('[data-testid="resign-no"]').click()
+        assert not confirm.is_visible()
+        pg.locator('[data-testid="resign"]:visible').click()
+        pg.locator('[data-testid="resign-yes"][data-match="1"]').click()
+        pg.locator("#verdict").wait_for(timeout=120_000)
+        pg.wait_for_function(
+            "() => document.getElementById('verdict').dataset.verdict !== 'pending'",
+            timeout=180_000,
+        )
+        assert len(posts) == 1, posts
+        assert pg.get_attribute("#verdict", "data-verdict") == "pass"
+        assert (pg.text_content("#verdict") or "").startswith("در مرورگر شما تأیید شد")
+        assert pg.get_attribute("#result", "data-winners") == "1"
+        assert pg.text_content("#result h2") == "خانه ۱ برد. شما باختید."
+        assert (pg.text_content("#result .final") or "").startswith("امتیاز نهایی: ")
+        fits_without_json(pg, "the end of a sealed table, in Persian, on a phone")
+        assert pg.evaluate(RANKS_INSIDE) == []
+        assert pg.js_errors == []
