@@ -122,7 +122,7 @@ class Person:
     held: list[tuple[int, str, set[str]]] = field(default_factory=list)
     #: the event streams the page read: request id -> the chunks of its body, as they came
     streams: dict[str, list[bytes]] = field(default_factory=dict)
-    #: the cards seen in the person's own hand
+    #: the cards seen in the person's own hand, and those it played
     hand: set[str] = field(default_factory=set)
     #: card -> the tick this person's page sent its play
     played: dict[str, int] = field(default_factory=dict)
@@ -144,10 +144,18 @@ def watch(p: Person, tick: Iterator[int]) -> None:
     chunks = p.streams
 
     def received(e: dict[str, Any]) -> None:
-        if "event-stream" in e["response"].get("mimeType", ""):
-            chunks[e["requestId"]] = []
+        if "event-stream" not in e["response"].get("mimeType", ""):
+            return
+        chunks[e["requestId"]] = []
+        try:
             got = cdp.send("Network.streamResourceContent", {"requestId": e["requestId"]})
             chunks[e["requestId"]].append(base64.b64decode(got["bufferedData"]))
+        except Exception:  # the stream ended before it was asked for: its whole body
+            got = cdp.send("Network.getResponseBody", {"requestId": e["requestId"]})
+            body = got["body"]
+            chunks[e["requestId"]].append(
+                base64.b64decode(body) if got["base64Encoded"] else body.encode()
+            )
 
     def data(e: dict[str, Any]) -> None:
         if e["requestId"] in chunks and e.get("data"):
@@ -163,6 +171,7 @@ def watch(p: Person, tick: Iterator[int]) -> None:
             action = json.loads(q.post_data or "{}").get("action", {})
             if action.get("type") == "play" and isinstance(action.get("card"), str):
                 p.played.setdefault(action["card"], at)
+                p.hand.add(action["card"])  # (a hand drawn and played between two looks)
 
     p.pg.on("requestfinished", finished)
     p.pg.on("request", request)
@@ -173,9 +182,12 @@ def look(p: Person, tick: Iterator[int]) -> None:
     drawn = p.pg.evaluate(DOM_CARDS)
     p.held.append((next(tick), "dom", set(drawn)))
     hand = p.pg.eval_on_selector_all(
-        '[data-testid="hand"] [data-card]', "els => els.map(e => e.dataset.card)"
+        '[data-testid="hand"] .card-btn', "els => els.map(e => e.dataset.card)"
     )
     p.hand.update(hand)
+    # held as a person holds a hand: by suit, high to low (not in the deal's order)
+    order = [("SHCD".index(c[-1]), "AKQJT98765432".index(c[:-1])) for c in hand]
+    assert order == sorted(order), hand
     # the seats' counts in words, singular at one ("1 trick", not "1 tricks")
     counts = p.pg.inner_text(".seats") if p.pg.locator(".seats").count() else ""
     assert not re.search(r"\b1 (tricks|cards|tiles)\b", counts), counts
@@ -233,7 +245,7 @@ def test_two_friends_play_sealed_hokm_with_two_house_bots_to_verified(
             omar = Person("Omar", second)
             watch(omar, tick)
             people = (layla, omar)
-            for _ in range(6000):
+            for i in range(6000):
                 if all(p.pg.locator("#verdict").count() for p in people):
                     break
                 touched = False
@@ -241,6 +253,8 @@ def test_two_friends_play_sealed_hokm_with_two_house_bots_to_verified(
                     if p.pg.locator("#verdict").count():
                         continue
                     look(p, tick)
+                    if i % 20 == 0:  # 1,280 px wide: no sideways scroll, no JSON
+                        fits_without_json(p.pg, f"{p.name}'s table")
                     touched = touch(p.pg) or touched
                     assert p.pg.get_attribute("#status", "data-error") is None, p.pg.text_content(
                         "#status"
@@ -258,6 +272,7 @@ def test_two_friends_play_sealed_hokm_with_two_house_bots_to_verified(
                 assert "one_person_full_deal" not in limits, limits
                 see_the_verdict(p.pg)
                 look(p, tick)
+                fits_without_json(p.pg, f"{p.name}'s end")
             transcript = downloaded(second, "transcript", tmp_path)
             seat_file = downloaded(second, "seat", tmp_path)
     # each saw a hand of its own (13 cards), the two hands apart

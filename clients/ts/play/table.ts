@@ -123,8 +123,21 @@ function trickArea(view: Obj, names: string[]): HTMLElement | null {
   return area;
 }
 
+/** A hand as a person holds it: by suit (black and red taking turns), high to low; jokers
+ * last. (A sealed seat's hand comes from its deal machine in the deal's order.) */
+const SUIT_ORDER = "SHCD";
+const RANK_ORDER = "AKQJT98765432";
+function sortHand(cards: string[]): string[] {
+  const key = (c: string): number => {
+    const s = SUIT_ORDER.indexOf(c.slice(-1));
+    const r = RANK_ORDER.indexOf(c.slice(0, -1));
+    return c === "JB" || c === "JR" || s < 0 || r < 0 ? 1000 + c.charCodeAt(1) : s * 20 + r;
+  };
+  return cards.slice().sort((a, b) => key(a) - key(b));
+}
+
 function cardHand(view: Obj, legal: Obj[], act: Act, tools: HTMLElement): HTMLElement {
-  const hand = (view["hand"] as string[]).slice();
+  const hand = sortHand(view["hand"] as string[]);
   const plays = new Map(legal.filter((a) => a["type"] === "play" && typeof a["card"] === "string").map((a) => [a["card"] as string, a]));
   const discards = legal.filter((a) => a["type"] === "discard" && Array.isArray(a["cards"]));
   const row = el("div", { class: "cards hand", "data-testid": "hand" });
