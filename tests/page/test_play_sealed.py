@@ -273,6 +273,8 @@ def test_two_friends_play_sealed_hokm_with_two_house_bots_to_verified(
                 see_the_verdict(p.pg)
                 look(p, tick)
                 fits_without_json(p.pg, f"{p.name}'s end")
+                final = p.pg.text_content("#result .final") or ""
+                assert re.fullmatch(r"Final score: [^:]+: \d+ · [^:]+: \d+", final), final
             transcript = downloaded(second, "transcript", tmp_path)
             seat_file = downloaded(second, "seat", tmp_path)
     # each saw a hand of its own (13 cards), the two hands apart
@@ -331,7 +333,9 @@ def test_a_sealed_hokm_table_for_two_on_a_phone_in_persian_then_resigned(
                 assert pg.evaluate(RANKS_INSIDE) == []
                 labels = pg.locator("button").all_inner_texts()
                 assert not [x for x in labels if re.search(r"\w+_\w+|=|[{}]", x)], labels
+                # the seats' names in Persian; no middle dot, which reads as a Persian zero
                 assert "House" not in pg.inner_text("#table")
+                assert "·" not in pg.inner_text("#table")
                 touch(pg)
                 moves += 1
             else:
@@ -362,7 +366,8 @@ def test_a_sealed_hokm_table_for_two_on_a_phone_in_persian_then_resigned(
         assert (pg.text_content("#verdict") or "").startswith("در مرورگر شما تأیید شد")
         assert pg.get_attribute("#result", "data-winners") == "1"
         assert pg.text_content("#result h2") == "خانه ۱ برد. شما باختید."
-        assert (pg.text_content("#result .final") or "").startswith("امتیاز نهایی: ")
+        final = pg.text_content("#result .final") or ""
+        assert re.fullmatch(r"امتیاز نهایی: شما: [۰-۹]+، خانه ۱: [۰-۹]+", final), final
         fits_without_json(pg, "the end of a sealed table, in Persian, on a phone")
         assert pg.evaluate(RANKS_INSIDE) == []
         assert pg.js_errors == []

@@ -46,6 +46,9 @@ const T: Record<string, [string, string, string]> = {
   tricks: ["tricks", "أكلات", "دست"],
   cards: ["cards", "أوراق", "کارت"],
   tiles: ["tiles", "أحجار", "مهره"],
+  // between the parts of a line ("10 cards · 2 tricks"): a middle dot would read as the
+  // Persian and Arabic zero (۰ ٠) next to their digits
+  sep: [" · ", "، ", "، "],
   friend_seat: ["Friend", "الصديق", "دوست"],
   house_seat: ["House", "البيت", "خانه"],
   one_trick: ["trick", "أكلة", "دست"],

@@ -64,8 +64,8 @@ function scoreLine(view: Obj, names: string[]): HTMLElement | null {
   const sd = sides(view, sc.length);
   const out = el("span", { id: "score" }, `${t("scores")}: `);
   sc.forEach((v, i) => {
-    out.append(el("b", {}, el("bdi", {}, sideName(sd[i] ?? [i], names)), ` ${num(v)}`));
-    if (i < sc.length - 1) out.append(" · ");
+    out.append(el("b", {}, el("bdi", {}, sideName(sd[i] ?? [i], names)), `: ${num(v)}`));
+    if (i < sc.length - 1) out.append(t("sep"));
   });
   const target = view["match_length"] ?? view["target"];
   if (typeof target === "number") out.append(` (${t("to")} ${num(target)})`);
@@ -94,7 +94,7 @@ function seatsRow(view: Obj, mine: number, names: string[]): HTMLElement {
       if (sh) bits.push(sh["bid"] === "pass" ? t("a_pass") : `${t("bid")} ${num(Number(sh["bid"]))}`);
     }
     if (pips && typeof pips[i] === "number") bits.push(`${t("pips")} ${num(pips[i]!)}`);
-    if (bits.length) d.append(el("small", {}, bits.join(" · ")));
+    if (bits.length) d.append(el("small", {}, bits.join(t("sep"))));
     row.append(d);
   });
   return row;
@@ -336,7 +336,7 @@ export function outcome(view: Obj, mine: number): HTMLElement {
   if (sc && sc.length) {
     const sd = sides(view, sc.length);
     const final = el("p", { class: "final" }, `${t("final")}: `);
-    sc.forEach((v, i) => final.append(...(i ? [" · "] : []), el("bdi", {}, sideName(sd[i] ?? [i], names)), ` ${num(v)}`));
+    sc.forEach((v, i) => final.append(...(i ? [t("sep")] : []), el("bdi", {}, sideName(sd[i] ?? [i], names)), `: ${num(v)}`));
     box.append(final);
   }
   const why = typeof res["reason"] === "string" ? res["reason"] : "finished";
