@@ -46,6 +46,14 @@ const T: Record<string, [string, string, string]> = {
   tricks: ["tricks", "أكلات", "دست"],
   cards: ["cards", "أوراق", "کارت"],
   tiles: ["tiles", "أحجار", "مهره"],
+  // between the parts of a line ("10 cards · 2 tricks"): a middle dot would read as the
+  // Persian and Arabic zero (۰ ٠) next to their digits
+  sep: [" · ", "، ", "، "],
+  friend_seat: ["Friend", "الصديق", "دوست"],
+  house_seat: ["House", "البيت", "خانه"],
+  one_trick: ["trick", "أكلة", "دست"],
+  one_card: ["card", "ورقة", "کارت"],
+  one_tile: ["tile", "حجر", "مهره"],
   points: ["points", "نقاط", "امتیاز"],
   point: ["point", "نقطة", "امتیاز"],
   to: ["to", "إلى", "تا"],
@@ -90,6 +98,7 @@ const T: Record<string, [string, string, string]> = {
   why_chain_exhausted: ["a seat used up its rolls", "مقعد استنفد رمياته", "یک صندلی تاس‌هایش را تمام کرد"],
   resign_q: ["Resign and lose", "تستسلم وتخسر", "کناره می‌گیرید و می‌بازید"],
   resign_yes: ["Yes, resign", "نعم، أستسلم", "بله، کناره می‌گیرم"],
+  resign_match: ["Resign and lose the match", "تستسلم وتخسر المباراة", "کناره می‌گیرید و مسابقه را می‌بازید"],
   resign_no: ["Keep playing", "تابع اللعب", "ادامه می‌دهم"],
   sealed_seat: [
     "This is a sealed table of a game this web table does not deal yet (sealed shelem and Mexican Train): nothing was sent for your seat. Play it with qahwa's Python client (qahwa_client) or ask the operator for another table.",

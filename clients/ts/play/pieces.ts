@@ -47,7 +47,8 @@ export function cardName(code: string): string {
 
 /** A playing card (its code: rank then suit, "TC" the ten of clubs, "JB"/"JR" the jokers). */
 export function card(code: string): SVGElement {
-  const s = svg("svg", { viewBox: "0 0 60 84", class: "card", role: "img", "aria-label": cardName(code), "data-card": code });
+  // direction ltr: in a right-to-left page a start-anchored rank would run out of the card
+  const s = svg("svg", { viewBox: "0 0 60 84", class: "card", role: "img", "aria-label": cardName(code), "data-card": code, direction: "ltr" });
   s.append(svg("rect", { x: 1, y: 1, width: 58, height: 82, rx: 6, fill: "#fff", stroke: "#8a8a8a", "stroke-width": 1.2 }));
   if (code === "JB" || code === "JR") {
     const fill = code === "JR" ? RED : BLACK;

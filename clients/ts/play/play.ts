@@ -1,7 +1,7 @@
 // The web table at /play (issue 32): one person's seat, played through the conforming client
 // (../src), with house bots or a friend in the other seats. Built by `npm run build:play` into
 // qahwa_page/static/play.js (committed; tests/test_play_page.py checks it is a fresh build).
-import { Client, Disputed, IndexedDBStorage, MemoryStorage, SealedUnsupported } from "../src/index.js";
+import { ApiError, Client, Disputed, IndexedDBStorage, MemoryStorage, SealedUnsupported } from "../src/index.js";
 import { SEALED_GAMES } from "../src/sealed/machine.js";
 import type { Seat } from "../src/index.js";
 import { lang, rtl, t } from "./i18n.js";
@@ -59,8 +59,8 @@ function lobby(): void {
 }
 
 // -- drawing (table.ts) --------------------------------------------------------------------
-function render(view: Obj, mine: number, act: (a: Obj) => void): void {
-  renderTable(main, view, mine, act);
+function render(view: Obj, mine: number, act: (a: Obj) => void, leave?: () => void): void {
+  renderTable(main, view, mine, act, leave);
   const legal = Array.isArray(view["legal_actions"]) ? view["legal_actions"] : [];
   say(view["status"] === "finished" ? t("finished") : view["status"] !== "playing" ? t("waiting") : legal.length ? t("yourmove") : t("theirs"));
 }
@@ -124,6 +124,19 @@ async function finish(seat: Seat): Promise<void> {
   }
   end.append(el("p", {}, download("transcript.json", text), " · ", download("seat.json", JSON.stringify(seat.export(), null, 1))));
   if (ok) verifyHere(end, verdict, text, seat);
+}
+
+/** The seat resigns the match (signed over the chain head it reads): an event that moved
+ * the head on in between is answered ``stale_chain``, and the seat signs over the new head. */
+async function resignMatch(seat: Seat): Promise<void> {
+  for (let i = 0; ; i++) {
+    try {
+      await seat.resign();
+      return;
+    } catch (e) {
+      if (i >= 4 || !(e instanceof ApiError) || e.code !== "stale_chain") throw e;
+    }
+  }
 }
 
 // -- a seat ---------------------------------------------------------------------------------
@@ -201,7 +214,18 @@ async function play(matchId: string, mine: number, token: string, game: string, 
           poke();
         });
     };
-    render(view, mine, send);
+    // resigning the match, where the game has no resignation of its own (asked first)
+    const leave = (): void => {
+      acting = true;
+      resignMatch(seat)
+        .catch((e: unknown) => say(`${t("error")}: ${String(e)}`))
+        .finally(() => {
+          force = true;
+          acting = false;
+          poke();
+        });
+    };
+    render(view, mine, send, leave);
     // a sealed deal step this seat owes (by its own machine: the view's legal actions at a
     // sealed table are the seat's): made and sent at once, nobody has a choice to make
     const legal = Array.isArray(view["legal_actions"]) ? (view["legal_actions"] as Obj[]) : [];

@@ -11,7 +11,8 @@ type Act = (a: Obj) => void;
 
 const isObj = (x: unknown): x is Obj => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** The seats' names from the lock (or "Seat n"); the person's own is "You". */
+/** The seats' names from the lock (or "Seat n"); the person's own is "You", and the built-in
+ * lobby's names (service/play.py: "Friend", "House 2") are said in the page's language. */
 export function seatNames(view: Obj, mine: number): string[] {
   const lock = view["lock"];
   const seats = isObj(lock) && Array.isArray(lock["seats"]) ? (lock["seats"] as Obj[]) : [];
@@ -19,7 +20,10 @@ export function seatNames(view: Obj, mine: number): string[] {
   return Array.from({ length: n }, (_, i) => {
     if (i === mine) return t("you");
     const name = seats[i]?.["name"];
-    return typeof name === "string" && name !== "" ? name : `${t("seat")} ${num(i)}`;
+    if (typeof name !== "string" || name === "") return `${t("seat")} ${num(i)}`;
+    if (name === "Friend") return t("friend_seat");
+    const house = /^House ([0-9]+)$/.exec(name);
+    return house ? `${t("house_seat")} ${num(Number(house[1]))}` : name;
   });
 }
 
@@ -60,8 +64,8 @@ function scoreLine(view: Obj, names: string[]): HTMLElement | null {
   const sd = sides(view, sc.length);
   const out = el("span", { id: "score" }, `${t("scores")}: `);
   sc.forEach((v, i) => {
-    out.append(el("b", {}, el("bdi", {}, sideName(sd[i] ?? [i], names)), ` ${num(v)}`));
-    if (i < sc.length - 1) out.append(" · ");
+    out.append(el("b", {}, el("bdi", {}, sideName(sd[i] ?? [i], names)), `: ${num(v)}`));
+    if (i < sc.length - 1) out.append(t("sep"));
   });
   const target = view["match_length"] ?? view["target"];
   if (typeof target === "number") out.append(` (${t("to")} ${num(target)})`);
@@ -81,8 +85,8 @@ function seatsRow(view: Obj, mine: number, names: string[]): HTMLElement {
     d.append(el("strong", {}, el("bdi", {}, name)));
     if (i === view["hakem"]) d.append(" ", el("span", { class: "badge" }, t("hakem")));
     const bits: string[] = [];
-    if (counts && typeof counts[i] === "number" && i !== mine) bits.push(`${num(counts[i]!)} ${t(domino ? "tiles" : "cards")}`);
-    if (tricks && typeof tricks[i] === "number") bits.push(`${num(tricks[i]!)} ${t("tricks")}`);
+    if (counts && typeof counts[i] === "number" && i !== mine) bits.push(`${num(counts[i]!)} ${t(counts[i] === 1 ? (domino ? "one_tile" : "one_card") : domino ? "tiles" : "cards")}`);
+    if (tricks && typeof tricks[i] === "number") bits.push(`${num(tricks[i]!)} ${t(tricks[i] === 1 ? "one_trick" : "tricks")}`);
     if (Array.isArray(bids)) {
       const b = (bids as unknown[])[i];
       if (typeof b === "number") bits.push(`${t("bid")} ${num(b)}`);
@@ -90,7 +94,7 @@ function seatsRow(view: Obj, mine: number, names: string[]): HTMLElement {
       if (sh) bits.push(sh["bid"] === "pass" ? t("a_pass") : `${t("bid")} ${num(Number(sh["bid"]))}`);
     }
     if (pips && typeof pips[i] === "number") bits.push(`${t("pips")} ${num(pips[i]!)}`);
-    if (bits.length) d.append(el("small", {}, bits.join(" · ")));
+    if (bits.length) d.append(el("small", {}, bits.join(t("sep"))));
     row.append(d);
   });
   return row;
@@ -119,8 +123,21 @@ function trickArea(view: Obj, names: string[]): HTMLElement | null {
   return area;
 }
 
+/** A hand as a person holds it: by suit (black and red taking turns), high to low; jokers
+ * last. (A sealed seat's hand comes from its deal machine in the deal's order.) */
+const SUIT_ORDER = "SHCD";
+const RANK_ORDER = "AKQJT98765432";
+function sortHand(cards: string[]): string[] {
+  const key = (c: string): number => {
+    const s = SUIT_ORDER.indexOf(c.slice(-1));
+    const r = RANK_ORDER.indexOf(c.slice(0, -1));
+    return c === "JB" || c === "JR" || s < 0 || r < 0 ? 1000 + c.charCodeAt(1) : s * 20 + r;
+  };
+  return cards.slice().sort((a, b) => key(a) - key(b));
+}
+
 function cardHand(view: Obj, legal: Obj[], act: Act, tools: HTMLElement): HTMLElement {
-  const hand = (view["hand"] as string[]).slice();
+  const hand = sortHand(view["hand"] as string[]);
   const plays = new Map(legal.filter((a) => a["type"] === "play" && typeof a["card"] === "string").map((a) => [a["card"] as string, a]));
   const discards = legal.filter((a) => a["type"] === "discard" && Array.isArray(a["cards"]));
   const row = el("div", { class: "cards hand", "data-testid": "hand" });
@@ -248,11 +265,21 @@ function dominoes(view: Obj, mine: number, names: string[], legal: Obj[], act: A
 }
 
 // -- worded moves, and resigning ----------------------------------------------------------------
+/** The games with resignations of their own (legal actions, at a cost): the others resign
+ * the match. */
+const OWN_RESIGN = new Set(["tawla", "mahbusa"]);
+/** Whether the person has opened the resign question and not answered it yet. */
+let resignAsked = false;
+
 const THINGS = new Set(["play", "discard"]);
 
-function wordedActions(view: Obj, legal: Obj[], act: Act): HTMLElement {
+/** The moves said in words, and resigning: the game's own resignations (tawla's, at a cost),
+ * or, in a game without them, ``leave`` (the match resigned, ``POST …/resign``); either asks
+ * first. */
+function wordedActions(view: Obj, legal: Obj[], act: Act, leave?: () => void): HTMLElement {
   const box = el("div", { id: "moves" });
-  const resigns = legal.filter((a) => a["type"] === "resign");
+  const resigns: (Obj | null)[] = legal.filter((a) => a["type"] === "resign");
+  if (!OWN_RESIGN.has(String(view["game"])) && leave !== undefined && view["status"] === "playing") resigns.push(null);
   for (const a of legal) {
     if (THINGS.has(String(a["type"])) || a["type"] === "resign") continue;
     if (a["type"] === "move" && Array.isArray(a["steps"]) && a["steps"].length > 0) continue;
@@ -267,20 +294,27 @@ function wordedActions(view: Obj, legal: Obj[], act: Act): HTMLElement {
     const open = el("button", { type: "button", class: "resign", "data-testid": "resign" }, t("a_resign"));
     const ask = el("div", { class: "confirm", role: "alertdialog", "data-testid": "resign-confirm", hidden: "" });
     for (const a of resigns) {
-      const yes = el("button", { type: "button", class: "danger", "data-testid": "resign-yes", "data-points": String(a["points"]) }, `${t("resign_q")} ${resignCost(Number(a["points"]), view)}`);
-      yes.addEventListener("click", () => act(a));
+      const yes =
+        a === null
+          ? el("button", { type: "button", class: "danger", "data-testid": "resign-yes", "data-match": "1" }, t("resign_match"))
+          : el("button", { type: "button", class: "danger", "data-testid": "resign-yes", "data-points": String(a["points"]) }, `${t("resign_q")} ${resignCost(Number(a["points"]), view)}`);
+      yes.addEventListener("click", () => {
+        resignAsked = false;
+        if (a === null) leave!();
+        else act(a);
+      });
       ask.append(yes);
     }
     const no = el("button", { type: "button", "data-testid": "resign-no" }, t("resign_no"));
-    no.addEventListener("click", () => {
-      ask.hidden = true;
-      open.hidden = false;
-    });
+    const show = (asking: boolean): void => {
+      resignAsked = asking;
+      ask.hidden = !asking;
+      open.hidden = asking;
+    };
+    no.addEventListener("click", () => show(false));
     ask.append(no);
-    open.addEventListener("click", () => {
-      ask.hidden = false;
-      open.hidden = true;
-    });
+    open.addEventListener("click", () => show(true));
+    show(resignAsked); // the question stays open while the table is drawn again
     box.append(open, ask);
   }
   return box;
@@ -302,7 +336,7 @@ export function outcome(view: Obj, mine: number): HTMLElement {
   if (sc && sc.length) {
     const sd = sides(view, sc.length);
     const final = el("p", { class: "final" }, `${t("final")}: `);
-    sc.forEach((v, i) => final.append(...(i ? [" · "] : []), el("bdi", {}, sideName(sd[i] ?? [i], names)), ` ${num(v)}`));
+    sc.forEach((v, i) => final.append(...(i ? [t("sep")] : []), el("bdi", {}, sideName(sd[i] ?? [i], names)), `: ${num(v)}`));
     box.append(final);
   }
   const why = typeof res["reason"] === "string" ? res["reason"] : "finished";
@@ -312,7 +346,7 @@ export function outcome(view: Obj, mine: number): HTMLElement {
 
 // -- the whole table --------------------------------------------------------------------------------
 /** Draw ``view`` for seat ``mine`` into ``main``; a legal move chosen goes to ``act``. */
-export function renderTable(main: HTMLElement, view: Obj, mine: number, act: Act): void {
+export function renderTable(main: HTMLElement, view: Obj, mine: number, act: Act, leave?: () => void): void {
   let selected: string | null = null;
   let sent = false;
   const once: Act = (a) => {
@@ -321,6 +355,12 @@ export function renderTable(main: HTMLElement, view: Obj, mine: number, act: Act
     main.querySelectorAll("button").forEach((x) => ((x as HTMLButtonElement).disabled = true));
     main.querySelectorAll('[data-testid="legal-action"],[data-testid="choose"]').forEach((x) => x.removeAttribute("data-testid"));
     act(a);
+  };
+  const leaveOnce = (): void => {
+    if (sent || leave === undefined) return;
+    sent = true;
+    main.querySelectorAll("button").forEach((x) => ((x as HTMLButtonElement).disabled = true));
+    leave();
   };
   const draw = (): void => {
     main.replaceChildren();
@@ -371,7 +411,7 @@ export function renderTable(main: HTMLElement, view: Obj, mine: number, act: Act
     if (step !== undefined) {
       main.append(el("p", { class: "sealed-note", "data-testid": "sealed-step", "data-step": String(step["step"]), role: "status" }, t("dealing")));
     }
-    main.append(tools, wordedActions(view, legal, once));
+    main.append(tools, wordedActions(view, legal, once, leave && leaveOnce));
   };
   draw();
 }
