@@ -11,12 +11,16 @@ Skips only without node and npm (under CI=true conftest makes that a failure).""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -51,8 +55,39 @@ def run(
     )
 
 
+@contextlib.contextmanager
+def _one_builder() -> Iterator[None]:
+    """Held while node_modules or clients/ts/build is made: the test files that build run in
+    parallel workers (``--dist loadfile``), and one worker's fresh build must not be deleted
+    under another's running harness."""
+    key = hashlib.sha256(str(TS).encode()).hexdigest()[:16]
+    with open(Path(tempfile.gettempdir()) / f"qahwa-ts-build-{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _sources_digest() -> str:
+    """What clients/ts/build is compiled from: every file of clients/ts but its packages
+    and outputs."""
+    h = hashlib.sha256()
+    for path in sorted(TS.rglob("*")):
+        rel = path.relative_to(TS)
+        if rel.parts[0] in ("node_modules", "build", "dist") or not path.is_file():
+            continue
+        h.update(str(rel).encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
+
+
 def node_modules() -> Path:
     """``npm ci`` of the locked packages, unless node_modules already has this lock."""
+    with _one_builder():
+        return _node_modules()
+
+
+def _node_modules() -> Path:
     lock = (TS / "package-lock.json").read_bytes()
     stamp = TS / "node_modules" / ".qahwa-lock-sha256"
     digest = hashlib.sha256(lock + (TS / "package.json").read_bytes()).hexdigest()
@@ -67,12 +102,27 @@ def node_modules() -> Path:
 @pytest.fixture(scope="module")
 def built() -> Path:
     """clients/ts and its tests compiled under tsc --strict into clients/ts/build."""
-    modules = node_modules()
+    return build()
+
+
+def build() -> Path:
+    """clients/ts and its tests compiled under tsc --strict into clients/ts/build, once per
+    state of its sources."""
     assert NODE is not None
-    shutil.rmtree(TS / "build", ignore_errors=True)
-    proc = run(NODE, str(modules / "typescript" / "bin" / "tsc"), "-p", "tsconfig.test.json")
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return TS / "build"
+    out = TS / "build"
+    with _one_builder():
+        modules = _node_modules()
+        digest = _sources_digest()
+        stamp = out / ".qahwa-sources-sha256"
+        # built once per state of the sources: a worker that finds the build of these
+        # sources uses it, instead of deleting it under another worker's running harness
+        if not stamp.is_file() or stamp.read_text() != digest:
+            shutil.rmtree(out, ignore_errors=True)
+            tsc = str(modules / "typescript" / "bin" / "tsc")
+            proc = run(NODE, tsc, "-p", "tsconfig.test.json")
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            stamp.write_text(digest)
+    return out
 
 
 def node_test(built: Path, name: str, env: dict[str, str] | None = None) -> str:

@@ -25,7 +25,7 @@ from fairness import canonical_ruleset
 from games.errors import GameError
 from games.sealed_deal import DealMachine
 from games.sealed_sim import play_match
-from tests.client.test_clients_ts import NODE, TS, node_modules, run
+from tests.client.test_clients_ts import NODE, build, run
 
 MATCHES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("hokm", {"players": 4, "target": 2}, {"seed": "d4"}),
@@ -169,18 +169,14 @@ def cases() -> list[dict[str, Any]]:
 
 
 def _node(tmp_path: Path, cases: list[dict[str, Any]], probes: list[list[Any]]) -> list[Any]:
-    node_modules()
+    out = build()
     assert NODE is not None
-    proc = run(
-        NODE, str(TS / "node_modules" / "typescript" / "bin" / "tsc"), "-p", "tsconfig.test.json"
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
     src = tmp_path / "cases.json"
     dst = tmp_path / "out.json"
     src.write_text(
         json.dumps({"cases": [{**c, "probes": p} for c, p in zip(cases, probes, strict=True)]})
     )
-    proc = run(NODE, str(TS / "build" / "harness" / "machine-diff.js"), str(src), str(dst))
+    proc = run(NODE, str(out / "harness" / "machine-diff.js"), str(src), str(dst))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     results: list[Any] = json.loads(dst.read_text())["results"]
     return results
