@@ -10,7 +10,7 @@
  * (``checkOpen`` / ``commitOpen``). */
 
 import { fromBase64, toBase64 } from "../bytes.js";
-import { type Deck, checkRevealed, decodeDeck, handKey, openDeck, opensTo, startingDeck, verifyKey, verifyShare, verifyShuffle } from "./proofs.js";
+import { type Deck, checkRevealed, decodeDeck, handKey, openDeck, opensTo, startingDeck, verifyKey, verifyShare, verifyShares, verifyShuffle } from "./proofs.js";
 import { type Context, SealedError } from "./group.js";
 
 /** The log does not verify under the rules: a step or a play they refuse. */
@@ -198,6 +198,14 @@ export class Deal {
     sealed(() => verifyShare(this.ctx(seat), key, this.deck.items[item]!, share, proof));
   }
 
+  /** A share step's shares [item, D, proof], checked at once (``verifyShares``; the same
+   * refusal for the first that fails). */
+  checkShares(seat: number, shares: [number, Uint8Array, Uint8Array][]): void {
+    const key = this.allKeys()[seat]!;
+    const got = shares.map(([i, D, proof]) => ({ c: this.deck.items[i]!, D, proof }));
+    sealed(() => verifyShares(this.ctx(seat), key, got));
+  }
+
   /** The seat's revealed key, checked; with every key in, the whole deck opened. True when
    * this was the last key. */
   reveal(seat: number, secret: Uint8Array): boolean {
@@ -205,7 +213,7 @@ export class Deal {
     const revealed = [...this.revealed];
     revealed[seat] = secret;
     let codes: string[] | null = null;
-    if (revealed.every((r) => r !== null)) codes = sealed(() => openDeck(this.game, this.items, this.deck, revealed as Uint8Array[]));
+    if (revealed.every((r) => r !== null)) codes = sealed(() => openDeck(this.game, this.items, this.deck, revealed as Uint8Array[], this.opened));
     this.revealed = revealed;
     if (codes === null) return false;
     this.codes = codes;
@@ -249,16 +257,21 @@ export class Deal {
       if (JSON.stringify(list.map((x) => x["item"])) !== JSON.stringify(owed.items)) {
         throw new RuleError(`seat ${seat} owes shares of items ${JSON.stringify(owed.items)}, in that order`);
       }
-      const parsed: [number, Uint8Array][] = [];
-      for (const x of list) {
-        const extra = Object.keys(x).filter((k) => !["item", "share", "proof"].includes(k));
-        if (extra.length) throw new RuleError(`unexpected field(s) ${extra.sort().join(", ")} in a share`);
-        const i = x["item"] as number;
-        const d = parseHex(x["share"], 32, `share of item ${i}`);
-        const p = parseHex(x["proof"], 96, `share proof of item ${i}`);
-        this.checkShare(seat, i, d, p);
-        parsed.push([i, d]);
+      const parsed: [number, Uint8Array, Uint8Array][] = [];
+      try {
+        for (const x of list) {
+          const extra = Object.keys(x).filter((k) => !["item", "share", "proof"].includes(k));
+          if (extra.length) throw new RuleError(`unexpected field(s) ${extra.sort().join(", ")} in a share`);
+          const i = x["item"] as number;
+          const d = parseHex(x["share"], 32, `share of item ${i}`);
+          const p = parseHex(x["proof"], 96, `share proof of item ${i}`);
+          parsed.push([i, d, p]);
+        }
+      } catch (e) {
+        this.checkShares(seat, parsed); // a bad proof before it is refused first
+        throw e;
       }
+      this.checkShares(seat, parsed);
       for (const [i, d] of parsed) this.addShare(i, seat, d);
     } else if (step === "open") {
       onlyKeys(action, "step", "item", "code", "share", "proof");

@@ -4,7 +4,7 @@
  * whole deck's opening once every key is revealed. A port of Python's ``sealed`` package,
  * held to tests/vectors/fairness_v3.json (test/sealed-crypto.test.ts). */
 
-import { pippenger } from "@noble/curves/abstract/curve.js";
+import { mulAddUnsafe } from "@noble/curves/abstract/curve.js";
 import { ristretto255 } from "@noble/curves/ed25519.js";
 import { sha512 } from "@noble/hashes/sha2.js";
 import {
@@ -21,12 +21,15 @@ import {
   ZERO,
   concat,
   ctxBytes,
+  enc,
   generator,
   hex,
   itemPoint,
   lincomb,
   mod,
   mulPublic,
+  msmPublic,
+  msmSecret,
   mulSecret,
   permutation,
   point,
@@ -34,9 +37,17 @@ import {
   scalarBytes,
   u32be,
   utf8,
+  weight128,
 } from "./group.js";
 
 const Z = new Uint8Array([0]);
+// noble's multi-scalar sums over this package's Point (noble's ristretto255 points, typed
+// here by what the package uses of them)
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const RP = ristretto255.Point as any;
+const msm = (pts: Point[], ks: bigint[]): Point => msmPublic(ks, pts);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const straus = (pts: Point[], ks: bigint[]): Point => mulAddUnsafe(RP, pts as any, ks) as Point;
 
 function challenge(label: string, ctx: Context, ...parts: Uint8Array[]): bigint {
   return Hs(utf8(`qahwa-fair/3 ${label}`), Z, ctxBytes(ctx), G_BYTES, ...parts);
@@ -111,8 +122,8 @@ export function startingDeck(game: string, codes: readonly string[]): Deck {
 export function encodeDeck(items: Ciphertext[]): Uint8Array {
   const out = new Uint8Array(64 * items.length);
   items.forEach((c, i) => {
-    out.set(c.A.toBytes(), 64 * i);
-    out.set(c.B.toBytes(), 64 * i + 32);
+    out.set(enc(c.A), 64 * i);
+    out.set(enc(c.B), 64 * i + 32);
   });
   return out;
 }
@@ -142,7 +153,7 @@ export function shuffleProofSize(n: number): number {
 
 function statementSeed(ctx: Context, P: Uint8Array, deckIn: Uint8Array, deckOut: Uint8Array, c: Uint8Array, n: number): Uint8Array {
   const gens: Uint8Array[] = [];
-  for (let i = 0; i <= n; i++) gens.push(generator(i).toBytes());
+  for (let i = 0; i <= n; i++) gens.push(enc(generator(i)));
   return sha512(concat(utf8("qahwa-fair/3 shuffle"), Z, ctxBytes(ctx), u32be(n), G_BYTES, ...gens, P, deckIn, deckOut, c));
 }
 
@@ -164,7 +175,8 @@ export interface ShuffleTrace {
 export function shuffle(ctx: Context, Pb: Uint8Array, deckIn: Deck, rng: Randomness = new SystemRandomness(), trace?: Partial<ShuffleTrace>): { deck: Deck; proof: Uint8Array } {
   const n = deckIn.items.length;
   if (n < 1 || n > MAX_ITEMS) throw new SealedError(`shuffle: a deck of 1..${MAX_ITEMS} items expected`);
-  const P = point(Pb, "hand key");
+  // a window-5 table for the hand key: its n + 1 multiplications then take 51 additions each
+  const P = point(Pb, "hand key").precompute(5, false);
   const h = generator(0);
   const hs = Array.from({ length: n }, (_, i) => generator(i + 1));
   const psi = permutation(n, rng);
@@ -181,7 +193,7 @@ export function shuffle(ctx: Context, Pb: Uint8Array, deckIn: Deck, rng: Randomn
     const j = psi[i]!;
     c[j] = mulSecret(r[j]!, G).add(hs[i]!);
   }
-  const cBytes = concat(...c.map((p) => p.toBytes()));
+  const cBytes = concat(...c.map(enc));
   const seed = statementSeed(ctx, Pb, deckIn.bytes, outBytes, cBytes, n);
   const u = Array.from({ length: n }, (_, j) => Hs(seed, u32be(j)));
   const up = Array.from({ length: n }, (_, i) => u[psi[i]!]!);
@@ -197,21 +209,16 @@ export function shuffle(ctx: Context, Pb: Uint8Array, deckIn: Deck, rng: Randomn
   const wp = Array.from({ length: n }, () => rng.scalar());
   const t1 = mulSecret(w1, G);
   const t2 = mulSecret(w2, G);
-  let t3 = mulSecret(w3, G);
-  for (let i = 0; i < n; i++) t3 = t3.add(mulSecret(wp[i]!, hs[i]!));
-  let t4A = mulSecret(w4, G).negate();
-  let t4B = mulSecret(w4, P).negate();
-  for (let i = 0; i < n; i++) {
-    t4A = t4A.add(mulSecret(wp[i]!, out[i]!.A));
-    t4B = t4B.add(mulSecret(wp[i]!, out[i]!.B));
-  }
+  const t3 = mulSecret(w3, G).add(msmSecret(wp, hs));
+  const t4A = msmSecret(wp, out.map((x) => x.A)).subtract(mulSecret(w4, G));
+  const t4B = msmSecret(wp, out.map((x) => x.B)).subtract(mulSecret(w4, P));
   const that: Point[] = [];
   prev = h;
   for (let i = 0; i < n; i++) {
     that.push(mulSecret(what[i]!, G).add(mulSecret(wp[i]!, prev)));
     prev = chat[i]!;
   }
-  const middle = concat(...chat.map((p) => p.toBytes()), t1.toBytes(), t2.toBytes(), t3.toBytes(), t4A.toBytes(), t4B.toBytes(), ...that.map((p) => p.toBytes()));
+  const middle = concat(...chat.map(enc), enc(t1), enc(t2), enc(t3), enc(t4A), enc(t4B), ...that.map(enc));
   const ch = mainChallenge(seed, middle);
   let rbar = 0n;
   for (const x of r) rbar = mod(rbar + x);
@@ -352,8 +359,7 @@ function sumIsZero(pairs: [bigint, Point][]): boolean {
     ks.push(m);
   }
   if (pts.length === 0) return true;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  return (pippenger(ristretto255.Point as any, pts as any, ks) as Point).is0();
+  return msm(pts, ks).is0();
 }
 
 // -- §6 shares, §7 openings ---------------------------------------------------------------------
@@ -364,28 +370,80 @@ export interface Share {
   proof: Uint8Array;
 }
 
-/** Seat ``ctx.seat``'s share D = x·A of ``c`` with its Chaum–Pedersen proof. */
-export function makeShare(ctx: Context, x: bigint, c: Ciphertext, rng: Randomness = new SystemRandomness()): Share {
-  const P = mulSecret(x, G).toBytes();
-  const D = mulSecret(x, c.A).toBytes();
+/** Seat ``ctx.seat``'s share D = x·A of ``c`` with its Chaum–Pedersen proof (``Pb``: the
+ * seat's key x·G, when the caller has it). */
+export function makeShare(ctx: Context, x: bigint, c: Ciphertext, rng: Randomness = new SystemRandomness(), Pb?: Uint8Array): Share {
+  const P = Pb ?? enc(mulSecret(x, G));
+  const D = enc(mulSecret(x, c.A));
   const k = rng.scalar();
-  const R1 = mulSecret(k, G).toBytes();
-  const R2 = mulSecret(k, c.A).toBytes();
-  const e = challenge("share", ctx, P, c.A.toBytes(), c.B.toBytes(), D, R1, R2);
+  const R1 = enc(mulSecret(k, G));
+  const R2 = enc(mulSecret(k, c.A));
+  const e = challenge("share", ctx, P, enc(c.A), enc(c.B), D, R1, R2);
   return { D, proof: concat(R1, R2, scalarBytes(mod(e * x + k))) };
 }
 
-export function verifyShare(ctx: Context, Pb: Uint8Array, c: Ciphertext, Db: Uint8Array, proof: Uint8Array): void {
-  const P = point(Pb, "share key");
+/** A share's parts decoded, and its challenge. */
+function shareParts(ctx: Context, Pb: Uint8Array, c: Ciphertext, Db: Uint8Array, proof: Uint8Array) {
   const D = point(Db, "share");
   if (proof.length !== 96) throw new SealedError("share proof: 96 bytes expected (R1 || R2 || s)");
   const R1 = point(proof.subarray(0, 32), "share proof R1");
   const R2 = point(proof.subarray(32, 64), "share proof R2");
   const s = scalar(proof.subarray(64), "share proof s");
-  const e = challenge("share", ctx, Pb, c.A.toBytes(), c.B.toBytes(), Db, proof.subarray(0, 64));
-  if (!mulPublic(s, G).equals(R1.add(mulPublic(e, P))) || !mulPublic(s, c.A).equals(R2.add(mulPublic(e, D)))) {
+  const e = challenge("share", ctx, Pb, enc(c.A), enc(c.B), Db, proof.subarray(0, 64));
+  return { D, R1, R2, s, e };
+}
+
+/** Refuse unless ``proof`` shows D = x·A for the x of P = x·G (§6). The two equations,
+ * s·G = R1 + e·P and s·A = R2 + e·D, are checked as w·(first) + (second) with this verifier's
+ * own random 128-bit weight w: one fixed-base multiplication and one four-point sum sharing
+ * its doublings; a false equation survives with probability 2⁻¹²⁸. */
+export function verifyShare(ctx: Context, Pb: Uint8Array, c: Ciphertext, Db: Uint8Array, proof: Uint8Array): void {
+  const P = point(Pb, "share key");
+  const { D, R1, R2, s, e } = shareParts(ctx, Pb, c, Db, proof);
+  const w = weight128();
+  // (w·s)·G + s·A − w·R1 − (w·e)·P − e·D − R2 = 0
+  const rest = straus([c.A, R1, P, D], [s, mod(-w), mod(-w * e), mod(-e)]);
+  if (!mulPublic(w * s, G).add(rest).equals(R2)) {
     throw new SealedError(`share of seat ${ctx.seat}: the proof does not verify`);
   }
+}
+
+/** Refuse unless every share of ``shares`` verifies, as :func:`verifyShare` checks it, for the
+ * key ``Pb`` of one seat (a share step's shares). Every equation of every proof is checked at
+ * once, as one random linear combination with this verifier's own random 128-bit weights
+ * (``crypto.getRandomValues``; fairness-v3 §6 lets a verifier choose them): one Pippenger
+ * sum over the step. When it fails, the shares are checked one by one, which names the first
+ * that fails. */
+export function verifyShares(ctx: Context, Pb: Uint8Array, shares: readonly { c: Ciphertext; D: Uint8Array; proof: Uint8Array }[]): void {
+  if (shares.length < 2) {
+    for (const x of shares) verifyShare(ctx, Pb, x.c, x.D, x.proof);
+    return;
+  }
+  const P = point(Pb, "share key");
+  let ok = false;
+  try {
+    let g = 0n;
+    let ep = 0n;
+    const pts: Point[] = [];
+    const ks: bigint[] = [];
+    for (const x of shares) {
+      const { D, R1, R2, s, e } = shareParts(ctx, Pb, x.c, x.D, x.proof);
+      const w = weight128();
+      const v = weight128();
+      g += w * s;
+      ep += w * e;
+      pts.push(R1, x.c.A, R2, D);
+      ks.push(mod(-w), mod(v * s), mod(-v), mod(-v * e));
+    }
+    pts.push(G, P);
+    ks.push(mod(g), mod(-ep));
+    ok = msm(pts, ks).is0();
+  } catch (err) {
+    if (!(err instanceof SealedError)) throw err; // named below, in order
+  }
+  if (ok) return;
+  for (const x of shares) verifyShare(ctx, Pb, x.c, x.D, x.proof);
+  throw new SealedError(`shares of seat ${ctx.seat}: the step's combination fails while each share verifies`);
 }
 
 /** M = B − Σ D over the shares. */
@@ -404,16 +462,18 @@ export function opensTo(game: string, code: string, c: Ciphertext, shares: Uint8
  * item table (point hex → code). */
 export function ownItem(c: Ciphertext, x: bigint, others: Uint8Array[], table: Map<string, string>): string {
   const m = unmask(c, others).subtract(mulSecret(x, c.A));
-  const code = table.get(hex(m.toBytes()));
+  const code = table.get(hex(enc(m)));
   if (code === undefined) throw new SealedError("own item: the shares do not open this ciphertext to an item");
   return code;
 }
 
-/** §10: with every seat's revealed secret, every item's code by position (B − (Σ x)·A). */
-export function openDeck(game: string, codes: readonly string[], deck: Deck, secrets: Uint8Array[]): string[] {
+/** §10: with every seat's revealed secret, every item's code by position (B − (Σ x)·A).
+ * ``known``: codes the caller already holds by position (the items opened in play), checked
+ * at once as one random linear combination instead of one multiplication an item. */
+export function openDeck(game: string, codes: readonly string[], deck: Deck, secrets: Uint8Array[], known?: ReadonlyMap<number, string>): string[] {
   if (new Set(codes).size !== codes.length) throw new SealedError("starting deck: item codes repeat");
   if (secrets.length === 0) throw new SealedError("open deck: no revealed key");
-  const out = lookup(game, codes, deck, secrets);
+  const out = lookup(game, codes, deck, secrets, known);
   if (out.includes(null)) throw new SealedError("the revealed keys do not open every item of the deck");
   // every item once: no repeat, and as many items as codes (a shorter deck opens to distinct
   // codes too, without holding every item)
@@ -422,10 +482,27 @@ export function openDeck(game: string, codes: readonly string[], deck: Deck, sec
 }
 
 /** The item lookup: each item's code under the sum of ``secrets`` (32-byte scalars), null
- * where none opens. */
-export function lookup(game: string, codes: readonly string[], deck: Deck, secrets: Uint8Array[]): (string | null)[] {
+ * where none opens. Positions in ``known`` (position → a code of the game) are checked at
+ * once, Σ wᵢ·(Bᵢ − M(codeᵢ)) − Σ (x·wᵢ)·Aᵢ = 0 with this verifier's own random 128-bit weights
+ * (a wrong one survives with probability 2⁻¹²⁸); when that fails, or for the others, one
+ * item at a time. The answer is the same either way. */
+export function lookup(game: string, codes: readonly string[], deck: Deck, secrets: Uint8Array[], known?: ReadonlyMap<number, string>): (string | null)[] {
   let x = 0n;
   for (const s of secrets) x = mod(x + scalar(s, "revealed key"));
-  const table = new Map(codes.map((c) => [hex(itemPoint(game, c).toBytes()), c]));
-  return deck.items.map(({ A, B }) => table.get(hex(B.subtract(mulPublic(x, A)).toBytes())) ?? null);
+  const table = new Map(codes.map((c) => [hex(enc(itemPoint(game, c))), c]));
+  const one = ({ A, B }: Ciphertext): string | null => table.get(hex(enc(B.subtract(mulPublic(x, A))))) ?? null;
+  const sure = new Map<number, string>();
+  const guess = [...(known ?? [])].filter(([i, c]) => i >= 0 && i < deck.items.length && codes.includes(c));
+  if (guess.length >= 2) {
+    const pts: Point[] = [];
+    const ks: bigint[] = [];
+    for (const [i, c] of guess) {
+      const w = weight128();
+      const { A, B } = deck.items[i]!;
+      pts.push(B.subtract(itemPoint(game, c)), A);
+      ks.push(w, mod(-x * w));
+    }
+    if (msm(pts, ks).is0()) for (const [i, c] of guess) sure.set(i, c);
+  }
+  return deck.items.map((c, i) => sure.get(i) ?? one(c));
 }

@@ -22,7 +22,7 @@ import { toBase64 } from "../bytes.js";
 import { canonical } from "../canonical.js";
 import { ClientError } from "../errors.js";
 import { RuleError } from "./deal.js";
-import { type Context, type Randomness, SystemRandomness, hex, itemTable, leToBig, scalarBytes } from "./group.js";
+import { type Context, type Randomness, G, SystemRandomness, enc, hex, itemTable, leToBig, mulSecret, scalarBytes } from "./group.js";
 import { DealMachine } from "./machine.js";
 import { type Ciphertext, makeKey, makeShare, ownItem, shuffle } from "./proofs.js";
 
@@ -62,6 +62,7 @@ function short(v: unknown, size = 160): string {
 
 export class SealedSeat {
   private readonly secrets = new Map<number, bigint>();
+  private readonly pubs = new Map<number, [bigint, Uint8Array]>();
   /** per hand, this seat's items learnt: item → code */
   private readonly own = new Map<number, Map<number, string>>();
   private table: [number, Map<string, string>] | null = null;
@@ -254,15 +255,25 @@ export class SealedSeat {
         log_seq: this.seen,
       });
     }
-    const sh = makeShare(this.ctx(hand), this.secret(hand), c, this.rng);
+    const sh = makeShare(this.ctx(hand), this.secret(hand), c, this.rng, this.publicKey(hand));
     return { item, share: hex(sh.D), proof: hex(sh.proof) };
   }
 
   /** The opening of this seat's own ``item`` as it plays it: its share and proof. */
   private opening(hand: number, item: number, c: Ciphertext, mine: readonly number[]): Obj {
     if (!mine.includes(item)) throw this.refuse("sealed_step", `hand ${hand}: item ${item} is not dealt to seat ${this.seat}`, { item, log_seq: this.seen });
-    const sh = makeShare(this.ctx(hand), this.secret(hand), c, this.rng);
+    const sh = makeShare(this.ctx(hand), this.secret(hand), c, this.rng, this.publicKey(hand));
     return { item, share: hex(sh.D), proof: hex(sh.proof) };
+  }
+
+  /** The hand's public key x·G, computed once a hand. */
+  private publicKey(hand: number): Uint8Array {
+    const x = this.secret(hand);
+    const known = this.pubs.get(hand);
+    if (known !== undefined && known[0] === x) return known[1];
+    const P = enc(mulSecret(x, G));
+    this.pubs.set(hand, [x, P]);
+    return P;
   }
 
   /** The hand's secret key: only once the hand's play is over. */
