@@ -19,6 +19,7 @@ four-player hokm (``python -m bench.bench_clients_ts requests`` runs only this p
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import hashlib
 import json
@@ -28,6 +29,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -115,11 +117,14 @@ def requests_per_match(node: str, build: Path, url: str, key: str) -> None:
             print(f"      {count / n:7.1f}  {route}")
 
 
-def run_requests() -> None:
-    """Only :func:`requests_per_match`, against a fresh ``qahwa serve``."""
+@contextlib.contextmanager
+def _serving() -> Iterator[tuple[str, Path, Server] | None]:
+    """node, the built client and a fresh ``qahwa serve`` on SQLite (checkpoints every
+    0.1 s), stopped afterwards; ``None`` without node or npm."""
     node, npm = shutil.which("node"), shutil.which("npm")
     if node is None or npm is None:
         print("clients_ts: skipped (no node/npm)")
+        yield None
         return
     build = _built(node, npm)
     with tempfile.TemporaryDirectory(prefix="qahwa-bench-ts-") as tmp:
@@ -127,37 +132,38 @@ def run_requests() -> None:
             "qahwa", f"sqlite:///{tmp}/bench.db", Path(tmp), env={"QAHWA_CHECKPOINT_SECONDS": "0.1"}
         )
         try:
-            print("requests per match of the TS seat, one qahwa serve process")
-            requests_per_match(node, build, srv.url, str(srv.key))
+            yield node, build, srv
         finally:
             srv.stop()
+
+
+def run_requests() -> None:
+    """Only :func:`requests_per_match`, against a fresh ``qahwa serve``."""
+    with _serving() as serving:
+        if serving is None:
+            return
+        node, build, srv = serving
+        print("requests per match of the TS seat, one qahwa serve process")
+        requests_per_match(node, build, srv.url, str(srv.key))
 
 
 def run() -> None:
-    node, npm = shutil.which("node"), shutil.which("npm")
-    if node is None or npm is None:
-        print("clients_ts: skipped (no node/npm)")
-        return
-    build = _built(node, npm)
-    with tempfile.TemporaryDirectory(prefix="qahwa-bench-ts-") as tmp:
-        srv = Server(
-            "qahwa", f"sqlite:///{tmp}/bench.db", Path(tmp), env={"QAHWA_CHECKPOINT_SECONDS": "0.1"}
-        )
+    with _serving() as serving:
+        if serving is None:
+            return
+        node, build, srv = serving
         url, key = srv.url, str(srv.key)
-        try:
-            _python_matches(url, key, 1)  # warm the server
-            py_req, py_s, py_act = _python_matches(url, key, MATCHES)
-            out = subprocess.run(
-                [node, str(build / "harness" / "bench.js"), url, key, str(MATCHES)],
-                capture_output=True,
-                text=True,
-                check=True,
-            )
-            ts = json.loads(out.stdout)
-            print("requests per match of the TS seat")
-            requests_per_match(node, build, url, key)
-        finally:
-            srv.stop()
+        _python_matches(url, key, 1)  # warm the server
+        py_req, py_s, py_act = _python_matches(url, key, MATCHES)
+        out = subprocess.run(
+            [node, str(build / "harness" / "bench.js"), url, key, str(MATCHES)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        ts = json.loads(out.stdout)
+        print("requests per match of the TS seat")
+        requests_per_match(node, build, url, key)
     py_rate = py_req / py_s
     ts_rate = ts["requests"] / ts["seconds"]
     ts_act = int(ts["actions"])
