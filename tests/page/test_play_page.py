@@ -428,15 +428,9 @@ def fits_without_json(pg: Any, where: str) -> None:
 
 @contextmanager
 def sized_page(browser: Any, url: str, width: int) -> Iterator[Any]:
-    ctx = browser.new_context(viewport={"width": width, "height": 860})
-    try:
-        pg = ctx.new_page()
-        pg.js_errors = []
-        pg.on("pageerror", lambda e: pg.js_errors.append(str(e)))
-        pg.goto(url)
+    """A page ``width`` px wide, in the browser's own locale."""
+    with open_page(browser, url, locale=None, width=width) as pg:
         yield pg
-    finally:
-        ctx.close()
 
 
 @pytest.mark.slow

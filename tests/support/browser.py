@@ -35,9 +35,16 @@ def needs_chromium(test: Any) -> Any:
 
 
 @contextmanager
-def open_page(browser: Any, url: str, locale: str = "en-US") -> Iterator[Any]:
-    """A page of a fresh context at ``url``; its ``js_errors`` collects the page's errors."""
-    ctx = browser.new_context(locale=locale)
+def open_page(
+    browser: Any, url: str, locale: str | None = "en-US", width: int | None = None
+) -> Iterator[Any]:
+    """A page of a fresh context at ``url`` (in ``locale``, the browser's own if ``None``; in a
+    window ``width`` px wide and 860 high, if given); its ``js_errors`` collects the page's
+    errors."""
+    options: dict[str, Any] = {} if locale is None else {"locale": locale}
+    if width is not None:
+        options["viewport"] = {"width": width, "height": 860}
+    ctx = browser.new_context(**options)
     try:
         pg = ctx.new_page()
         pg.js_errors = []
