@@ -167,7 +167,6 @@ class _Guard(_Protocol):
     header_timeout: ClassVar[float | None] = None
     body_timeout: ClassVar[float | None] = None
     max_connections: ClassVar[int | None] = None
-    head_limit: ClassVar[int | None] = None  # bytes of an incomplete head (None: the parser's)
     h11_heads: ClassVar[bool] = False  # answer heads' framing lines rewritten as h11's
 
     @classmethod
@@ -197,7 +196,6 @@ class _Guard(_Protocol):
         joined = JoinedWrites(transport, self.loop, h11_heads=self.h11_heads)
         self.transport = cast(asyncio.Transport, joined)
         self._got_bytes = False
-        self._head_bytes = 0
         self._idle_since = self.loop.time()
         self._header_timer: asyncio.TimerHandle | None = None
         self._body_timer: asyncio.TimerHandle | None = None
@@ -276,7 +274,6 @@ class _Guard(_Protocol):
         super().data_received(data)
         if self._in_request():
             self._disarm()  # the head is in
-            self._head_bytes = 0
             if self.cycle.more_body:
                 if self._body_timer is None:
                     self._body_timer = self.loop.call_later(self._limits()[1], self._body_timeout)
@@ -284,12 +281,6 @@ class _Guard(_Protocol):
                 self._disarm_body()
         else:
             self._disarm_body()
-            limit = self.head_limit
-            if limit is not None and not self.transport.is_closing():
-                self._head_bytes += len(data)
-                if self._head_bytes > limit:
-                    self.send_400_response("Invalid HTTP request received.")  # as h11's
-                    return
             self._arm(self._limits()[0])
 
     def on_response_complete(self) -> None:
@@ -306,8 +297,24 @@ class _Guard(_Protocol):
 class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):  # type: ignore[misc]
     """uvicorn's httptools protocol (llhttp, in C) with the guard and a head size limit."""
 
-    head_limit: ClassVar[int | None] = MAX_HEAD_BYTES
     h11_heads: ClassVar[bool] = True
+    _in_head = False  # between a message's first byte and the end of its head
+    _head_bytes = 0  # bytes received since that first byte, while in the head
+
+    def on_message_begin(self) -> None:
+        self._in_head, self._head_bytes = True, 0
+        super().on_message_begin()
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        super().on_headers_complete()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self._in_head and not self.transport.is_closing():
+            self._head_bytes += len(data)
+            if self._head_bytes > MAX_HEAD_BYTES:
+                self.send_400_response("Invalid HTTP request received.")  # as h11's
 
     def send_400_response(self, msg: str) -> None:
         """A request the parser refused, answered as h11 answers it (close-delimited)."""

@@ -155,6 +155,35 @@ def test_a_head_too_large_is_refused_as_h11_refuses_it(
     assert ok.startswith(b"HTTP/1.1 200 ")
 
 
+def test_a_body_after_an_early_answer_is_not_taken_for_a_head(
+    pair: tuple[ServerThread, ServerThread, str],
+) -> None:
+    """A body the app answered before reading it (too large, as declared) goes on arriving
+    after the answer: the head size limit counts heads only, so no 400 follows the 413."""
+    fast, _, _ = pair
+    host, port = fast.url.removeprefix("http://").rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(
+            b"POST /v1/rng HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 10000000\r\n\r\n"
+        )
+        out = s.recv(65536)
+        for _ in range(8):  # 4 × MAX_HEAD_BYTES of body after the answer
+            try:
+                s.sendall(b"x" * (MAX_HEAD_BYTES // 2))
+            except OSError:
+                break
+            time.sleep(0.02)
+        s.settimeout(0.5)
+        try:
+            while chunk := s.recv(65536):
+                out += chunk
+        except TimeoutError:
+            pass
+    assert out.startswith(b"HTTP/1.1 413 "), out[:200]
+    assert b"HTTP/1.1 400 " not in out, out  # (the header timeout may close it: a 408)
+
+
 @pytest.mark.parametrize("name", ["fast", "ref"])
 def test_both_parsers_keep_the_header_and_body_timeouts(
     pair: tuple[ServerThread, ServerThread, str], name: str
