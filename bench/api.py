@@ -189,6 +189,8 @@ class Server:
                 "--log-level",
                 "warning",
                 "--no-access-log",
+                "--http",  # the parser qahwa serves with (and uvicorn picks when installed)
+                "httptools",
             ]
             probe = "/docs"
         else:

@@ -53,7 +53,7 @@ def serve(
     from .db import Database
     from .logging_json import log_config
     from .operators import ensure_first_key
-    from .serving import GuardedH11Protocol
+    from .serving import GuardedHttpToolsProtocol
     from .settings import Settings
 
     if log_format not in ("text", "json"):
@@ -90,7 +90,7 @@ def serve(
         log_level="info",
         ws="none",
         access_log=access_log,
-        http=GuardedH11Protocol,
+        http=GuardedHttpToolsProtocol,
         log_config=log_config(log_format),
     )
 

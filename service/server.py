@@ -11,7 +11,7 @@ import uvicorn
 
 from .app import create_app
 from .clock import Clock
-from .serving import GuardedH11Protocol
+from .serving import GuardedH11Protocol, GuardedHttpToolsProtocol
 from .settings import Settings
 
 
@@ -25,8 +25,10 @@ class ServerThread:
         port: int = 0,
         *,
         clock: Clock | None = None,
+        http: type[GuardedHttpToolsProtocol | GuardedH11Protocol] = GuardedHttpToolsProtocol,
     ) -> None:
         self.settings = settings
+        self.http = http
         self.host = host
         self.port = port
         self.app = create_app(settings, clock=clock)
@@ -47,7 +49,7 @@ class ServerThread:
             ws="none",
             lifespan="on",
             access_log=False,
-            http=GuardedH11Protocol.configured(self.settings),
+            http=self.http.configured(self.settings),
         )
         sock = config.bind_socket()  # port 0: the kernel picks a free port
         self.port = sock.getsockname()[1]

@@ -4,7 +4,15 @@ uvicorn (0.55) has a keep-alive timeout but no timeout for reading a request's h
 no cap on open connections that acts before a request arrives (``--limit-concurrency``
 answers 503 only once a request's headers are in, so slow-loris sockets that never finish
 their headers hold a file descriptor each, for ever, until ``accept`` fails with EMFILE).
-:class:`GuardedH11Protocol` is uvicorn's own h11 protocol with both:
+:class:`GuardedHttpToolsProtocol` (what ``qahwa serve`` runs) is uvicorn's httptools
+protocol with both, and :class:`GuardedH11Protocol` uvicorn's h11 protocol with the same
+guard (the one uvicorn falls back to without httptools; tests/service/test_serving_parser.py
+holds the two to the same bytes). httptools parses a request in C (llhttp), where h11's
+pure-Python parser and header checks were ~0.25 ms of an action:
+
+- **head size** (httptools only; h11 has its own, 16 KiB): llhttp has no limit on a
+  request head, so a head still incomplete after 16 KiB is answered 400 and closed, as h11
+  answers it;
 
 - **header timeout** (``QAHWA_HEADER_TIMEOUT_SECONDS``, default 10): a connection that has
   not sent a complete request head this long after it opened, or after the first byte of
@@ -38,14 +46,16 @@ import asyncio
 import json
 import resource
 from http import HTTPStatus
-from typing import Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from .errors import error_body
 from .settings import Settings
 
 FD_RESERVE = 64  # descriptors kept for the database, log files and the listening socket
+MAX_HEAD_BYTES = 16 * 1024  # h11's own limit on an incomplete request head
 
 
 class _Stats:
@@ -70,25 +80,58 @@ def connection_cap(max_connections: int) -> int:
     return max(8, min(max_connections, soft - FD_RESERVE))
 
 
+# The framing lines uvicorn's httptools protocol adds to an answer head, as h11 writes them
+# (the app never sends either header itself): the same bytes whichever parser serves.
+_H11_TAILS = (
+    (
+        b"\r\nconnection: close\r\ntransfer-encoding: chunked\r\n\r\n",
+        b"\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+    ),
+    (b"\r\nconnection: close\r\n\r\n", b"\r\nConnection: close\r\n\r\n"),
+    (b"\r\ntransfer-encoding: chunked\r\n\r\n", b"\r\nTransfer-Encoding: chunked\r\n\r\n"),
+)
+
+
+def as_h11_head(head: bytes) -> bytes:
+    """An answer head from uvicorn's httptools protocol with its framing lines as h11's."""
+    for tail, h11 in _H11_TAILS:
+        if head.endswith(tail):
+            return head[: -len(tail)] + h11
+    return head
+
+
 class JoinedWrites:
     """A connection's transport whose answer head waits for the body to go out with it
-    (module doc); every other call is the transport's own."""
+    (module doc); every other call is the transport's own. ``h11_heads``: heads from the
+    httptools protocol, whose framing lines are written as h11 writes them."""
 
-    __slots__ = ("_head", "_loop", "_transport")
+    __slots__ = ("_h11_heads", "_head", "_loop", "_transport")
 
-    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        transport: asyncio.Transport,
+        loop: asyncio.AbstractEventLoop,
+        *,
+        h11_heads: bool = False,
+    ) -> None:
         self._transport = transport
         self._loop = loop
         self._head: bytes | None = None
+        self._h11_heads = h11_heads
 
     def write(self, data: bytes) -> None:
         head = self._head
-        if head is not None:
+        if data.startswith(b"HTTP/"):  # an answer head: status line and headers
+            if self._h11_heads:
+                data = as_h11_head(data)
+            if head is None:
+                self._loop.call_soon(self.flush)
+                self._head = data
+            else:  # after a "100 Continue"
+                self._head = head + data
+        elif head is not None:
             self._head = None
             self._transport.write(head + data)
-        elif data.startswith(b"HTTP/"):  # h11's answer head: status line and headers
-            self._head = data
-            self._loop.call_soon(self.flush)
         elif data:
             self._transport.write(data)
 
@@ -107,8 +150,15 @@ class JoinedWrites:
         return getattr(self._transport, name)
 
 
-class GuardedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a header timeout and a connection cap (module doc).
+if TYPE_CHECKING:  # the attributes and methods both of uvicorn's protocols have
+    _Protocol = H11Protocol
+else:
+    _Protocol = object
+
+
+class _Guard(_Protocol):
+    """A header and a body timeout and a connection cap (module doc), for either of
+    uvicorn's HTTP/1.1 protocols.
 
     The limits come from the class attributes; when they are unset (``qahwa serve``, whose
     worker processes import this class by name) from ``Settings()`` on first use.
@@ -117,12 +167,13 @@ class GuardedH11Protocol(H11Protocol):
     header_timeout: ClassVar[float | None] = None
     body_timeout: ClassVar[float | None] = None
     max_connections: ClassVar[int | None] = None
+    h11_heads: ClassVar[bool] = False  # answer heads' framing lines rewritten as h11's
 
     @classmethod
-    def configured(cls, settings: Settings) -> type[GuardedH11Protocol]:
+    def configured(cls, settings: Settings) -> type[Any]:
         """A subclass with ``settings``' limits (in-process servers: tests, ``qahwa demo``)."""
         return type(
-            "GuardedH11",
+            cls.__name__,
             (cls,),
             {
                 "header_timeout": settings.header_timeout_seconds,
@@ -142,7 +193,8 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)  # its flow control reads the socket's own
-        self.transport = cast(asyncio.Transport, JoinedWrites(transport, self.loop))
+        joined = JoinedWrites(transport, self.loop, h11_heads=self.h11_heads)
+        self.transport = cast(asyncio.Transport, joined)
         self._got_bytes = False
         self._idle_since = self.loop.time()
         self._header_timer: asyncio.TimerHandle | None = None
@@ -162,12 +214,12 @@ class GuardedH11Protocol(H11Protocol):
     def _in_request(self) -> bool:
         return self.cycle is not None and not self.cycle.response_complete
 
-    def _oldest_idle(self) -> GuardedH11Protocol | None:
-        best: GuardedH11Protocol | None = None
+    def _oldest_idle(self) -> _Guard | None:
+        best: _Guard | None = None
         for conn in self.connections:
             if (
                 conn is self
-                or not isinstance(conn, GuardedH11Protocol)
+                or not isinstance(conn, _Guard)
                 or conn._in_request()
                 or conn.transport.is_closing()
             ):
@@ -242,4 +294,46 @@ class GuardedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
-__all__ = ["STATS", "GuardedH11Protocol", "JoinedWrites", "connection_cap"]
+class GuardedHttpToolsProtocol(_Guard, HttpToolsProtocol):  # type: ignore[misc]
+    """uvicorn's httptools protocol (llhttp, in C) with the guard and a head size limit."""
+
+    h11_heads: ClassVar[bool] = True
+    _in_head = False  # between a message's first byte and the end of its head
+    _head_bytes = 0  # bytes received since that first byte, while in the head
+
+    def on_message_begin(self) -> None:
+        self._in_head, self._head_bytes = True, 0
+        super().on_message_begin()
+
+    def on_headers_complete(self) -> None:
+        self._in_head = False
+        super().on_headers_complete()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        if self._in_head and not self.transport.is_closing():
+            self._head_bytes += len(data)
+            if self._head_bytes > MAX_HEAD_BYTES:
+                self.send_400_response("Invalid HTTP request received.")  # as h11's
+
+    def send_400_response(self, msg: str) -> None:
+        """A request the parser refused, answered as h11 answers it (close-delimited)."""
+        self.transport.write(_H11_400 + msg.encode("ascii"))
+        self.transport.close()
+
+
+_H11_400 = b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n"
+
+
+class GuardedH11Protocol(_Guard, H11Protocol):
+    """uvicorn's h11 protocol (pure Python) with the guard."""
+
+
+__all__ = [
+    "MAX_HEAD_BYTES",
+    "STATS",
+    "GuardedH11Protocol",
+    "GuardedHttpToolsProtocol",
+    "JoinedWrites",
+    "connection_cap",
+]
