@@ -327,12 +327,22 @@ class FairProtocol:
     #: the protocol its records (commit, lock), its stored row and K's derivation name: its
     #: own, but qahwa-fair/3's, whose records are qahwa-fair/2's (fairness-v3 §9a)
     records: ClassVar[str]
+    #: the protocol of a match of this one's records whose ruleset names another deal
+    #: (fairness-v3 §9a: a qahwa-fair/2 lock of ``"deal": "sealed"`` is a qahwa-fair/3 match)
+    deals: ClassVar[Mapping[str, str]] = {}
+    #: what a transcript of this protocol carries that the server signs besides itself
+    signed_records: ClassVar[tuple[str, ...]] = ()
 
     def __repr__(self) -> str:
         return f"<{self.name}>"
 
     def __str__(self) -> str:
         return self.name
+
+    def dealt(self, deal: str) -> FairProtocol:
+        """The protocol of a match whose records are this one's and whose ruleset's deal is
+        ``deal``: this one, but for a deal that names another (:attr:`deals`)."""
+        return PROTOCOLS[self.deals.get(deal, self.name)]
 
     # -- seeds ------------------------------------------------------------------------------
     def new_server_seed(self) -> bytes:
@@ -421,6 +431,8 @@ class ProtocolV2(FairProtocol):
     signed = True
     timed = True
     end_reasons = ("resigned", "timeout", "expired")
+    deals = {"sealed": PROTOCOL_V3}
+    signed_records = ("lock",)
 
     def match_key(
         self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
