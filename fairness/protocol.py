@@ -330,6 +330,8 @@ class FairProtocol:
     #: the protocol of a match of this one's records whose ruleset names another deal
     #: (fairness-v3 §9a: a qahwa-fair/2 lock of ``"deal": "sealed"`` is a qahwa-fair/3 match)
     deals: ClassVar[Mapping[str, str]] = {}
+    #: the kinds of record a match of this protocol puts in the log
+    logged: ClassVar[tuple[str, ...]]
     #: what a transcript of this protocol carries that the server signs besides itself
     signed_records: ClassVar[tuple[str, ...]] = ()
 
@@ -399,6 +401,7 @@ class ProtocolV1(FairProtocol):
     signed = False
     timed = False
     end_reasons = ("resigned", "abandoned")
+    logged = ("commitment",)
 
     def match_key(
         self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
@@ -433,6 +436,7 @@ class ProtocolV2(FairProtocol):
     end_reasons = ("resigned", "timeout", "expired")
     deals = {"sealed": PROTOCOL_V3}
     signed_records = ("lock",)
+    logged = ("lock", "reveal")
 
     def match_key(
         self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
