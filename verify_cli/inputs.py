@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairness import check_canonical_value, loads_strict, signed_protocol
+from fairness import loads_strict
+from fairness.protocol import known_protocol
 
 #: the largest document read (a long Mexican Train match is a few MB)
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -66,9 +67,9 @@ def parse_json(data: bytes | str, *, limit: int | None = None) -> Any:
         raise InputError(f"not JSON ({_one_line(str(exc))})") from None
     if depth_of(doc) > MAX_DEPTH:
         raise InputError(f"nested too deeply (more than {MAX_DEPTH} levels)")
-    if isinstance(doc, dict) and signed_protocol(doc):
+    if isinstance(doc, dict):
         try:
-            check_canonical_value(doc)
+            known_protocol(doc).check_value(doc)
         except ValueError as exc:
             raise InputError(
                 f"not canonical JSON (fairness-v2.md §1): {_one_line(str(exc))}"
