@@ -362,7 +362,7 @@ def check_online(
         seen = reconcile_checkpoint(state, cp, tp.checkpoint, fetch, server, slot)
     except LogCheckFailed as exc:
         return False, str(exc)
-    log.entry_found(transcript, keys, raw, policy, tp.index, found)
+    log.entry_found(found, transcript, keys, raw, policy, tp.index)
     return True, _included(tp.index, cp, cosigned, f"{note}; {seen}")
 
 
@@ -525,17 +525,9 @@ class V1Log:
         found["no_log"] = why  # the v1 log's own check decides
         return None
 
-    def entry_found(
-        self,
-        transcript: dict[str, Any],
-        keys: KeySet | None,
-        raw: Any,
-        policy: tlog.Policy,
-        index: int,
-        found: dict[str, Any],
-    ) -> None:
+    def entry_found(self, found: dict[str, Any], *reveal: Any) -> None:
         """What is checked once the match's entry is found: nothing more for qahwa-fair/1,
-        whose log holds no reveal record."""
+        whose log holds no reveal record (``reveal``: :func:`check_reveal`'s arguments)."""
 
     def settle(self, online: tuple[bool | None, str] | None) -> tuple[bool | None, str] | None:
         """The answer of :func:`check_online` that ends the check: a refusal; else the v1
@@ -595,16 +587,8 @@ class V2Log(V1Log):
     def no_proof(self, found: dict[str, Any], why: str) -> tuple[bool | None, str] | None:
         return False, why
 
-    def entry_found(
-        self,
-        transcript: dict[str, Any],
-        keys: KeySet | None,
-        raw: Any,
-        policy: tlog.Policy,
-        index: int,
-        found: dict[str, Any],
-    ) -> None:
-        found["reveal"] = check_reveal(transcript, keys, raw, policy, index)
+    def entry_found(self, found: dict[str, Any], *reveal: Any) -> None:
+        found["reveal"] = check_reveal(*reveal)
 
     def settle(self, online: tuple[bool | None, str] | None) -> tuple[bool | None, str] | None:
         return online
