@@ -500,11 +500,7 @@ def check_transcript(
             found["downgrade"] = detail
         return ok, detail
     log = log_of(transcript)
-    # qahwa-fair/1 with its log_index: the v1 log's own check (its ``rest``) finds its
-    # commitment record at that index (this match's, of qahwa-fair/1), which excludes a
-    # downgrade too
-    v1_indexed = transcript.get("protocol") == PROTOCOL_V1 and idx is not None
-    if proof is None and fetch is not None and not v1_indexed:
+    if proof is None and fetch is not None and not log.indexed(idx):
         online = log.settle(check_online(transcript, keys, fetch, server, state, policy, found))
         if online is not None:
             return online
@@ -519,6 +515,12 @@ class V1Log:
     def tries(self) -> int:
         """How many times a proof short of the policy's witness quorum is asked for."""
         return 1
+
+    def indexed(self, idx: Any) -> bool:
+        """Whether the transcript's log index alone finds its entry: a qahwa-fair/1 one's
+        commitment record (this match's, of qahwa-fair/1, which excludes a downgrade too),
+        checked by :meth:`rest`; the server is not asked for the match's tlog-proof."""
+        return idx is not None
 
     def no_proof(self, found: dict[str, Any], why: str) -> tuple[bool | None, str] | None:
         """What the server's having no tlog-proof of the match makes of the check."""
@@ -583,6 +585,9 @@ class V2Log(V1Log):
 
     def tries(self) -> int:
         return PENDING_TRIES
+
+    def indexed(self, idx: Any) -> bool:
+        return False
 
     def no_proof(self, found: dict[str, Any], why: str) -> tuple[bool | None, str] | None:
         return False, why
