@@ -397,7 +397,9 @@ class FairProtocol:
         return json.loads(text)
 
     def check_value(self, doc: Any) -> None:
-        """ValueError unless ``doc`` is a value this protocol writes: any JSON (v1)."""
+        """ValueError unless ``doc`` is a value this protocol writes: any JSON that has a
+        UTF-8 form (v1: UnicodeEncodeError for a lone surrogate)."""
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
 
 
 class ProtocolV1(FairProtocol):
