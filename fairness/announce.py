@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .protocol import PROTOCOL_V2, signed_protocol
+from .protocol import PROTOCOL_V2, known_protocol
 from .records import TIME_FIELDS, Announcement, RecordError, when
 
 ANNOUNCEMENT = "key_announcement"
@@ -219,8 +219,8 @@ def record_time(record: Mapping[str, Any]) -> tuple[str, Any]:
     commit records). The value is None when the record does not carry it."""
     kind = record.get("type")
     name = OWN_TIME.get(kind if isinstance(kind, str) else "")
-    if name is None and "events" in record and signed_protocol(record):
-        name = "ended_at"
+    if name is None and "events" in record:  # a transcript
+        name = known_protocol(record).transcript_time
     if name is None:
         name = next((n for n in TIME_FIELDS if record.get(n) is not None), TIME_FIELDS[0])
     return name, record.get(name)

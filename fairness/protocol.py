@@ -327,12 +327,31 @@ class FairProtocol:
     #: the protocol its records (commit, lock), its stored row and K's derivation name: its
     #: own, but qahwa-fair/3's, whose records are qahwa-fair/2's (fairness-v3 §9a)
     records: ClassVar[str]
+    #: the protocol of a match of this one's records whose ruleset names another deal
+    #: (fairness-v3 §9a: a qahwa-fair/2 lock of ``"deal": "sealed"`` is a qahwa-fair/3 match)
+    deals: ClassVar[Mapping[str, str]] = {}
+    #: the kinds of record a match of this protocol puts in the log
+    logged: ClassVar[tuple[str, ...]]
+    #: the field that dates a transcript of this protocol (v2: it is signed when the match
+    #: ends), or None: its first time field (:func:`fairness.announce.signed_time`)
+    transcript_time: ClassVar[str | None] = None
+    #: what a report shows of each transcript seat besides its number and name
+    seat_about: ClassVar[str]
+    #: how a report notes a roll label's entropy (``{}``: the label's own)
+    roll_entropy: ClassVar[str]
+    #: what a transcript of this protocol carries that the server signs besides itself
+    signed_records: ClassVar[tuple[str, ...]] = ()
 
     def __repr__(self) -> str:
         return f"<{self.name}>"
 
     def __str__(self) -> str:
         return self.name
+
+    def dealt(self, deal: str) -> FairProtocol:
+        """The protocol of a match whose records are this one's and whose ruleset's deal is
+        ``deal``: this one, but for a deal that names another (:attr:`deals`)."""
+        return PROTOCOLS[self.deals.get(deal, self.name)]
 
     # -- seeds ------------------------------------------------------------------------------
     def new_server_seed(self) -> bytes:
@@ -377,6 +396,11 @@ class FairProtocol:
         """A ruleset (or record) string as this protocol reads JSON."""
         return json.loads(text)
 
+    def check_value(self, doc: Any) -> None:
+        """ValueError unless ``doc`` is a value this protocol writes: any JSON that has a
+        UTF-8 form (v1: UnicodeEncodeError for a lone surrogate)."""
+        json.dumps(doc, ensure_ascii=False).encode("utf-8")
+
 
 class ProtocolV1(FairProtocol):
     """qahwa-fair/1 (docs/spec/fairness-v1.md): 32-byte seeds, K = HMAC-SHA256 over the
@@ -389,6 +413,9 @@ class ProtocolV1(FairProtocol):
     signed = False
     timed = False
     end_reasons = ("resigned", "abandoned")
+    logged = ("commitment",)
+    seat_about = "seed_source"
+    roll_entropy = ", live entropy {!r}"
 
     def match_key(
         self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
@@ -421,6 +448,12 @@ class ProtocolV2(FairProtocol):
     signed = True
     timed = True
     end_reasons = ("resigned", "timeout", "expired")
+    deals = {"sealed": PROTOCOL_V3}
+    signed_records = ("lock",)
+    logged = ("lock", "reveal")
+    transcript_time = "ended_at"
+    seat_about = "house"
+    roll_entropy = ", fresh (from both seats' roll values)"
 
     def match_key(
         self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
@@ -443,6 +476,10 @@ class ProtocolV2(FairProtocol):
 
     def loads(self, text: str | bytes) -> Any:
         return loads_strict(text)
+
+    def check_value(self, doc: Any) -> None:
+        """ValueError unless ``doc`` is canonical JSON's (fairness-v2.md §1)."""
+        check_canonical_value(doc)
 
 
 class ProtocolV3(ProtocolV2):
@@ -491,11 +528,17 @@ def protocol_for(what: Any) -> FairProtocol:
     return found
 
 
+def known_protocol(what: Any) -> FairProtocol:
+    """The protocol of ``what`` (as :func:`protocol_for` takes it), read as qahwa-fair/1's
+    when it names no known protocol: what an unsigned document is held to."""
+    try:
+        return protocol_for(what)
+    except UnknownProtocolError:
+        return V1
+
+
 def signed_protocol(what: Any) -> bool:
     """Whether ``what`` (as :func:`protocol_for` takes it) names a known protocol whose
     matches are signed (seat commitments, a lock, receipts, signed events: v2 and later);
     False for qahwa-fair/1 and for anything that names no known protocol."""
-    try:
-        return protocol_for(what).signed
-    except UnknownProtocolError:
-        return False
+    return known_protocol(what).signed

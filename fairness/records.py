@@ -983,6 +983,80 @@ def open_transcript(
     return doc
 
 
+# -- a sealed deal's steps (fairness-v3 §9a): what a seat sends, and a hand's record of it ---
+# Each opener takes the step (or the hand's recorded entry) as JSON and returns its fields as
+# bytes, else RecordError ``shape`` naming the field as ``names`` say (a step's ``'key'``, a
+# recorded hand's ``key of seat 0``); the proofs in them are the sealed crypto's to check.
+
+
+def _shape(what: str, message: str) -> RecordError:
+    return RecordError(f"{what}: {message}", kind="shape", record="sealed step")
+
+
+def open_hex(value: Any, size: int, what: str) -> bytes:
+    """``size`` bytes in their one written form, lowercase hex."""
+    if not isinstance(value, str):
+        raise _shape(what, "a hex string expected")
+    try:
+        raw = bytes.fromhex(value)
+    except ValueError:
+        raise _shape(what, "not hex") from None
+    if len(raw) != size or value != raw.hex():
+        raise _shape(what, f"{size} bytes of lowercase hex expected")
+    return raw
+
+
+def open_b64(value: Any, what: str) -> bytes:
+    """Bytes in their one written form, canonical base64."""
+    if not isinstance(value, str):
+        raise _shape(what, "a base64 string expected")
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except ValueError:  # binascii.Error too
+        raise _shape(what, "not base64") from None
+    if base64.b64encode(raw).decode("ascii") != value:
+        raise _shape(what, "not canonical base64")
+    return raw
+
+
+def open_item(value: Any, n: int, what: str = "'item'") -> int:
+    """An item's position in a hand of ``n`` items."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+        raise RecordError(
+            f"{what} must be an item position 0 to {n - 1}, got {value!r}",
+            kind="shape",
+            record="sealed step",
+        )
+    return value
+
+
+def open_key_step(
+    raw: Mapping[str, Any], names: tuple[str, str] = ("'key'", "'proof'")
+) -> tuple[bytes, bytes]:
+    """A seat's key (§3, 32 bytes) and the proof of it (64 bytes), in hex."""
+    return open_hex(raw.get("key"), 32, names[0]), open_hex(raw.get("proof"), 64, names[1])
+
+
+def open_shuffle_step(
+    raw: Mapping[str, Any], names: tuple[str, str] = ("'deck'", "'proof'")
+) -> tuple[bytes, bytes]:
+    """A seat's shuffled deck (§5.5) and the proof of it, in base64."""
+    return open_b64(raw.get("deck"), names[0]), open_b64(raw.get("proof"), names[1])
+
+
+def open_share(
+    raw: Mapping[str, Any], names: tuple[str, str] = ("'share'", "'proof'")
+) -> tuple[bytes, bytes]:
+    """A seat's share of an item (§6, 32 bytes) and the proof of it (96 bytes), in hex: one
+    of a share step's ``shares``, an open step's, or a recorded hand's."""
+    return open_hex(raw.get("share"), 32, names[0]), open_hex(raw.get("proof"), 96, names[1])
+
+
+def open_revealed_key(raw: Mapping[str, Any], name: str = "'secret'") -> bytes:
+    """A seat's revealed key (§3, the ``secret``: 32 bytes in hex)."""
+    return open_hex(raw.get("secret"), 32, name)
+
+
 def when(value: Any, what: str, name: str) -> float:
     """Epoch seconds of a record's RFC 3339 time field ``name`` (RecordError ``shape``)."""
     if isinstance(value, str):
@@ -1135,6 +1209,13 @@ def lock_seats(seats: Sequence[Mapping[str, Any]]) -> tuple[LockSeat, ...]:
 
 
 __all__ = [
+    "open_b64",
+    "open_hex",
+    "open_item",
+    "open_key_step",
+    "open_revealed_key",
+    "open_share",
+    "open_shuffle_step",
     "LOCK_SEAT_FIELDS",
     "OPENERS",
     "Announcement",

@@ -32,12 +32,22 @@ start                  owed: ``key`` by 0..n−1, then ``shuffle`` by house seat
 from __future__ import annotations
 
 import base64
-import binascii
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 from fairness import PROTOCOL_V3
+from fairness.records import (
+    RecordError,
+    open_b64,
+    open_hex,
+    open_item,
+    open_key_step,
+    open_revealed_key,
+    open_share,
+    open_shuffle_step,
+)
 
 from .base import JSON, Action, only_keys
 from .errors import IllegalActionError, MalformedActionError
@@ -63,34 +73,28 @@ class Owed:
         return out
 
 
-def parse_hex(v: Any, size: int, what: str) -> bytes:
-    if not isinstance(v, str):
-        raise MalformedActionError(f"{what}: a hex string expected")
+@contextmanager
+def _opening() -> Iterator[None]:
+    """A step's shape the records' openers refuse (RecordError) is a malformed action."""
     try:
-        b = bytes.fromhex(v)
-    except ValueError:
-        raise MalformedActionError(f"{what}: not hex") from None
-    if len(b) != size or v != b.hex():
-        raise MalformedActionError(f"{what}: {size} bytes of lowercase hex expected")
-    return b
+        yield
+    except RecordError as exc:
+        raise MalformedActionError(str(exc)) from None
+
+
+def parse_hex(v: Any, size: int, what: str) -> bytes:
+    with _opening():
+        return open_hex(v, size, what)
 
 
 def parse_b64(v: Any, what: str) -> bytes:
-    if not isinstance(v, str):
-        raise MalformedActionError(f"{what}: a base64 string expected")
-    try:
-        b = base64.b64decode(v, validate=True)
-    except (ValueError, binascii.Error):
-        raise MalformedActionError(f"{what}: not base64") from None
-    if base64.b64encode(b).decode("ascii") != v:
-        raise MalformedActionError(f"{what}: not canonical base64")
-    return b
+    with _opening():
+        return open_b64(v, what)
 
 
 def parse_item(v: Any, n: int, what: str = "'item'") -> int:
-    if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v < n:
-        raise MalformedActionError(f"{what} must be an item position 0 to {n - 1}, got {v!r}")
-    return v
+    with _opening():
+        return open_item(v, n, what)
 
 
 def b64(b: bytes) -> str:
@@ -198,9 +202,9 @@ class Deal:
         """The opening an action carries (``item``, ``share``, ``proof``), checked without
         changing anything: the item is the seat's and unopened, its share verifies and the
         shares open it to ``code``. Returns (item, the seat's share)."""
-        item = parse_item(action.get("item"), len(self.items))
-        share = parse_hex(action.get("share"), 32, "'share'")
-        proof = parse_hex(action.get("proof"), 96, "'proof'")
+        with _opening():
+            item = open_item(action.get("item"), len(self.items))
+            share, proof = open_share(action)
         if self.owner.get(item) != seat:
             raise IllegalActionError(f"item {item} is not dealt to seat {seat}")
         if item in self.opened:
@@ -303,13 +307,13 @@ class Deal:
             )
         if step == "key":
             only_keys(action, "step", "key", "proof")
-            key = parse_hex(action.get("key"), 32, "'key'")
-            proof = parse_hex(action.get("proof"), 64, "'proof'")
+            with _opening():
+                key, proof = open_key_step(action)
             self.add_key(seat, key, proof)
         elif step == "shuffle":
             only_keys(action, "step", "deck", "proof")
-            deck = parse_b64(action.get("deck"), "'deck'")
-            proof = parse_b64(action.get("proof"), "'proof'")
+            with _opening():
+                deck, proof = open_shuffle_step(action)
             if len(deck) != len(self.deck):
                 raise MalformedActionError(f"'deck': {len(self.items)} items expected")
             self.add_shuffle(seat, deck, proof)
@@ -332,8 +336,8 @@ class Deal:
                             f"unexpected field(s) {', '.join(extra)} in a share"
                         )
                     i = x["item"]
-                    d = parse_hex(x.get("share"), 32, f"share of item {i}")
-                    p = parse_hex(x.get("proof"), 96, f"share proof of item {i}")
+                    with _opening():
+                        d, p = open_share(x, (f"share of item {i}", f"share proof of item {i}"))
                     parsed.append((i, d, p))
             except MalformedActionError:
                 self.check_shares(seat, parsed)  # a bad proof before it is refused first
@@ -354,7 +358,8 @@ class Deal:
             return item, code
         else:  # reveal_key
             only_keys(action, "step", "secret")
-            secret = parse_hex(action.get("secret"), 32, "'secret'")
+            with _opening():
+                secret = open_revealed_key(action)
             last = self.reveal(seat, secret)
             self.owed.pop(0)
             return last
@@ -469,7 +474,7 @@ def verify_hand(
     (the engines' replay). Raises :class:`SealedStepError` naming the first thing that fails."""
     try:
         return _verify_hand(match_id, entry, seats, house)
-    except (MalformedActionError, IllegalActionError) as exc:
+    except (MalformedActionError, IllegalActionError, RecordError) as exc:
         if isinstance(exc, SealedStepError):
             raise
         raise SealedStepError(str(exc)) from None
@@ -495,24 +500,22 @@ def _verify_hand(
     if [k.get("seat") for k in keys] != list(range(seats)):
         raise SealedStepError(f"sealed hand: one key per seat, seats 0..{seats - 1} in order")
     for s, k in enumerate(keys):
-        key = parse_hex(k.get("key"), 32, f"key of seat {s}")
-        deal.add_key(s, key, parse_hex(k.get("proof"), 64, f"key proof of seat {s}"))
+        deal.add_key(s, *open_key_step(k, (f"key of seat {s}", f"key proof of seat {s}")))
     # §5: the shuffle chain, house seats first, then the others, each once, in seat order
     order = shuffle_order(seats, house)
     shuffles = _objects(entry, "shuffles")
     if [sh.get("seat") for sh in shuffles] != order:
         raise SealedStepError(f"sealed hand: shuffles by seats {order} in that order expected")
     for s, sh in zip(order, shuffles, strict=True):
-        deck = parse_b64(sh.get("deck"), f"deck of seat {s}")
-        deal.add_shuffle(s, deck, parse_b64(sh.get("proof"), f"shuffle proof of seat {s}"))
+        names = (f"deck of seat {s}", f"shuffle proof of seat {s}")
+        deal.add_shuffle(s, *open_shuffle_step(sh, names))
     # §6: shares
     for sh in _objects(entry, "shares"):
         item = _index(sh.get("item"), "share item", n)
         s = _index(sh.get("seat"), "share seat", seats)
         if s in deal.shares.get(item, {}):
             raise SealedStepError(f"sealed hand: a second share of item {item} by seat {s}")
-        share = parse_hex(sh.get("share"), 32, f"share of seat {s}")
-        proof = parse_hex(sh.get("proof"), 96, f"share proof of seat {s}")
+        share, proof = open_share(sh, (f"share of seat {s}", f"share proof of seat {s}"))
         deal.check_share(s, item, share, proof)
         deal.add_share(item, s, share, proof)
     # §7: openings (every share was checked above)
@@ -528,7 +531,7 @@ def _verify_hand(
     # §3: revealed keys; with all of them, the whole deck (§10)
     for r in _objects(entry, "revealed"):
         s = _index(r.get("seat"), "revealed seat", seats)
-        secret = parse_hex(r.get("secret"), 32, f"revealed key of seat {s}")
+        secret = open_revealed_key(r, f"revealed key of seat {s}")
         if deal.revealed[s] is not None:
             raise SealedStepError(f"sealed hand: seat {s} revealed twice")
         deal.reveal(s, secret)

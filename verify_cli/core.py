@@ -26,8 +26,8 @@ from fairness import (
     V3,
     FairnessError,
     canonical_json,
+    protocol_for,
     seed_commitment,
-    signed_protocol,
 )
 from fairness.protocol import BACKDATE_SLACK, parse_time_us
 from fairness.records import (
@@ -135,10 +135,10 @@ def check_signature(
     sig = doc.get("signature")
     if isinstance(sig, dict):
         sig_info["key_id"] = sig.get("key_id")
-    v2 = signed_protocol(doc)
+    records = protocol_for(doc).signed_records  # the lock's, for v2
     if keys is None:
-        if v2:
-            rep.skip("lock signature", "not checked: no server key (use --key or --server)")
+        for name in records:
+            rep.skip(f"{name} signature", "not checked: no server key (use --key or --server)")
         rep.skip("signature", "signature not checked: no server key (use --key or --server)")
         return sig_info
     sig_info.update(key_source=keys.source, key_origin=keys.origin)
@@ -147,12 +147,12 @@ def check_signature(
         if keys.source == "server"
         else f"from {keys.origin}"
     )
-    if v2:
-        ok, detail = signed_by(doc["lock"], keys)
+    for name in records:
+        ok, detail = signed_by(doc[name], keys)
         if ok:
-            rep.ok("lock signature", f"the lock is signed by key {detail} ({where})")
+            rep.ok(f"{name} signature", f"the {name} is signed by key {detail} ({where})")
         else:
-            rep.fail("lock signature", f"the lock's signature: {detail}")
+            rep.fail(f"{name} signature", f"the {name}'s signature: {detail}")
     if not isinstance(sig, dict):
         rep.fail("signature", "the transcript carries no signature")
         return sig_info

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fairness import check_canonical_value, loads_strict, signed_protocol
+from fairness import loads_strict
+from fairness.protocol import known_protocol
 
 #: the largest document read (a long Mexican Train match is a few MB)
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -66,31 +67,10 @@ def parse_json(data: bytes | str, *, limit: int | None = None) -> Any:
         raise InputError(f"not JSON ({_one_line(str(exc))})") from None
     if depth_of(doc) > MAX_DEPTH:
         raise InputError(f"nested too deeply (more than {MAX_DEPTH} levels)")
-    if isinstance(doc, dict) and signed_protocol(doc):
-        try:
-            check_canonical_value(doc)
-        except ValueError as exc:
-            raise InputError(
-                f"not canonical JSON (fairness-v2.md §1): {_one_line(str(exc))}"
-            ) from None
-    elif _has_lone_surrogate(doc):
-        raise InputError("a string holds a lone surrogate (it has no UTF-8 form)")
+    try:
+        known_protocol(doc).check_value(doc)
+    except UnicodeEncodeError:  # qahwa-fair/1 (or no transcript): JSON with a UTF-8 form
+        raise InputError("a string holds a lone surrogate (it has no UTF-8 form)") from None
+    except ValueError as exc:
+        raise InputError(f"not canonical JSON (fairness-v2.md §1): {_one_line(str(exc))}") from None
     return doc
-
-
-def _has_lone_surrogate(doc: Any) -> bool:
-    """A string that cannot be encoded as UTF-8 cannot be signed or hashed."""
-    stack = [doc]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return False

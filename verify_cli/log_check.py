@@ -23,7 +23,7 @@ import click
 
 import tlog
 from fairness import PROTOCOL as PROTOCOL_V1
-from fairness import PROTOCOL_V2, PROTOCOL_V3, canonical_json, signed_protocol
+from fairness import PROTOCOL_V2, PROTOCOL_V3, PROTOCOLS, canonical_json
 
 from .core import UNCHECKED, VERIFIED
 from .keys import KeySet, UnusableInput, server_base
@@ -54,8 +54,8 @@ NOT_EXCLUDED = (
 )
 
 
-#: the ruleset's ``deal`` of a sealed match (fairness-v3 §9a)
-SEALED_DEAL = "sealed"
+#: how a report names a log entry's deal, by the deal its lock signs (fairness-v3 §9a)
+DEAL_NAMES = {"sealed": " of a sealed deal"}
 
 
 def entry_protocol(leaf: dict[str, Any]) -> str | None:
@@ -64,35 +64,33 @@ def entry_protocol(leaf: dict[str, Any]) -> str | None:
     return proto if isinstance(proto, str) else None
 
 
-def lock_is_sealed(leaf: dict[str, Any]) -> bool:
-    """Whether a lock record commits to a sealed deal: its signed ``ruleset`` (canonical
-    JSON) parsed is an object whose ``deal`` is ``"sealed"`` (fairness-v3 §9a)."""
-    ruleset = leaf.get("ruleset")
-    if not isinstance(ruleset, str):
-        return False
+def lock_deal(leaf: dict[str, Any]) -> str:
+    """The deal a lock record commits to: the ``deal`` of its signed ``ruleset`` (canonical
+    JSON) when that parses to an object naming one, else ``seeded`` (fairness-v3 §9a); a
+    record of another type commits to none (``seeded``)."""
+    ruleset = leaf.get("ruleset") if leaf.get("type") == "lock" else None
     try:
-        parsed = json.loads(ruleset)
+        parsed = json.loads(ruleset) if isinstance(ruleset, str) else None
     except ValueError:
-        return False
-    return isinstance(parsed, dict) and parsed.get("deal") == SEALED_DEAL
+        parsed = None
+    deal = parsed.get("deal") if isinstance(parsed, dict) else None
+    return deal if isinstance(deal, str) else "seeded"
 
 
 def transcript_protocol_of(leaf: dict[str, Any]) -> str | None:
     """The protocol a match's log entry asks of its transcript (fairness-v3 §9c): a
-    qahwa-fair/1 commitment record's is qahwa-fair/1; a qahwa-fair/2 lock's is qahwa-fair/3
-    when the lock's ruleset says ``"deal": "sealed"``, else qahwa-fair/2."""
-    proto = entry_protocol(leaf)
-    if proto == PROTOCOL_V2 and leaf.get("type") == "lock" and lock_is_sealed(leaf):
-        return PROTOCOL_V3
-    return proto
+    qahwa-fair/1 commitment record's is qahwa-fair/1; a qahwa-fair/2 lock's is the one of its
+    ruleset's deal (:meth:`FairProtocol.dealt`: qahwa-fair/3 for ``"deal": "sealed"``)."""
+    name = entry_protocol(leaf)
+    known = PROTOCOLS.get(name) if name is not None else None
+    return name if known is None else known.dealt(lock_deal(leaf)).name
 
 
 def entry_name(leaf: dict[str, Any]) -> str:
     """How a report names a match's log entry: ``a qahwa-fair/2 lock of a sealed deal``."""
     kind = str(leaf.get("type"))
     what = {"lock": "lock", "commitment": "commitment record"}.get(kind, "entry")
-    sealed = " of a sealed deal" if kind == "lock" and lock_is_sealed(leaf) else ""
-    return f"{entry_protocol(leaf)} {what}{sealed}"
+    return f"{entry_protocol(leaf)} {what}{DEAL_NAMES.get(lock_deal(leaf), '')}"
 
 
 def downgrade_problem(transcript: dict[str, Any], leaf: dict[str, Any], idx: int) -> str | None:
@@ -307,8 +305,8 @@ def check_online(
     # a match that just ended waits for its witnesses' cosignatures: the server serves the
     # proof at once with the ones it has (an older one answered 409 not_cosigned); while
     # they fall short of the policy's quorum a qahwa-fair/2 transcript asks again a few times
-    tries = PENDING_TRIES if signed_protocol(transcript) else 1
-    status, body, err, code, short = _ask_proof(raw, mid, "log-proof", tries, policy)
+    log = log_of(transcript)
+    status, body, err, code, short = _ask_proof(raw, mid, "log-proof", log.tries(), policy)
     if status == 409 and code == "not_cosigned" or short:
         found["pending"] = True
         return None, (
@@ -325,11 +323,9 @@ def check_online(
         found["downgrade"] = msg
         return False, msg
     if status != 200:
-        why = f"the server gives no log proof of match {mid}: {_why(status, err)}"
-        if not signed_protocol(transcript):
-            found["no_log"] = why  # qahwa-fair/1: the v1 log's own check decides
-            return None
-        return False, why
+        return log.no_proof(
+            found, f"the server gives no log proof of match {mid}: {_why(status, err)}"
+        )
     try:
         tp = tlog.parse_proof(body)
         leaf = json.loads(tp.extra or b"")
@@ -366,8 +362,7 @@ def check_online(
         seen = reconcile_checkpoint(state, cp, tp.checkpoint, fetch, server, slot)
     except LogCheckFailed as exc:
         return False, str(exc)
-    if signed_protocol(transcript):
-        found["reveal"] = check_reveal(transcript, keys, raw, policy, tp.index)
+    log.entry_found(found, transcript, keys, raw, policy, tp.index)
     return True, _included(tp.index, cp, cosigned, f"{note}; {seen}")
 
 
@@ -504,20 +499,118 @@ def check_transcript(
         elif ok is False and detail.startswith("downgrade:"):
             found["downgrade"] = detail
         return ok, detail
-    online: tuple[bool | None, str] | None = None
-    # qahwa-fair/1 with its log_index: the v1 log's own check below finds its commitment
-    # record at that index (this match's, of qahwa-fair/1), which excludes a downgrade too
-    v1_indexed = transcript.get("protocol") == PROTOCOL_V1 and idx is not None
-    if proof is None and fetch is not None and not v1_indexed:
-        online = check_online(transcript, keys, fetch, server, state, policy, found)
-        if online is not None and transcript.get("protocol") != PROTOCOL_V1:
+    log = log_of(transcript)
+    if proof is None and fetch is not None and not log.indexed(idx):
+        online = log.settle(check_online(transcript, keys, fetch, server, state, policy, found))
+        if online is not None:
             return online
-        if online is not None and online[0] is False:
-            return online
-        # qahwa-fair/1: its entry found (or not to be had yet), the v1 log's own check too
-    if signed_protocol(transcript):
-        # fairness-v2.md §8-§9: the lock is in the C2SP log at lock_index; it is checked
-        # from its tlog-proof, online (--server) or offline (--log-proof FILE --policy FILE)
+    return log.rest(transcript, idx, keys, proof, fetch, server, state, found)
+
+
+class V1Log:
+    """The log check of a qahwa-fair/1 transcript: its commitment record, in the log at its
+    ``log_index`` (:func:`check_inclusion`); the match's C2SP tlog-proof, where the server
+    has one, is asked for once and decides only what it refutes."""
+
+    def tries(self) -> int:
+        """How many times a proof short of the policy's witness quorum is asked for."""
+        return 1
+
+    def indexed(self, idx: Any) -> bool:
+        """Whether the transcript's log index alone finds its entry: a qahwa-fair/1 one's
+        commitment record (this match's, of qahwa-fair/1, which excludes a downgrade too),
+        checked by :meth:`rest`; the server is not asked for the match's tlog-proof."""
+        return idx is not None
+
+    def no_proof(self, found: dict[str, Any], why: str) -> tuple[bool | None, str] | None:
+        """What the server's having no tlog-proof of the match makes of the check."""
+        found["no_log"] = why  # the v1 log's own check decides
+        return None
+
+    def entry_found(self, found: dict[str, Any], *reveal: Any) -> None:
+        """What is checked once the match's entry is found: nothing more for qahwa-fair/1,
+        whose log holds no reveal record (``reveal``: :func:`check_reveal`'s arguments)."""
+
+    def settle(self, online: tuple[bool | None, str] | None) -> tuple[bool | None, str] | None:
+        """The answer of :func:`check_online` that ends the check: a refusal; else the v1
+        log's own check goes on (its entry found, or not to be had yet)."""
+        return online if online is not None and online[0] is False else None
+
+    def rest(
+        self,
+        transcript: dict[str, Any],
+        idx: Any,
+        keys: KeySet | None,
+        proof: Any,
+        fetch: Fetch | None,
+        server: str | None,
+        state: HeadState,
+        found: dict[str, Any],
+    ) -> tuple[bool | None, str]:
+        """The check from the v1 log: the commitment record at ``log_index``."""
+        if idx is None:
+            if "no_log" in found:
+                return None, f"not checked: {found['no_log']}"
+            if fetch is None:
+                return None, (
+                    "not checked: the transcript has no log_index, and without a server (--server "
+                    "URL) its entry cannot be found by its match id"
+                )
+            return None, "not checked: the transcript has no log_index"
+        if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
+            return False, f"the transcript's log_index is not an index: {idx!r}"
+        if keys is None:
+            return None, "not checked: no key to check the log's signatures (--key or --server)"
+        if proof is None:
+            if fetch is None:
+                return None, "not checked: give --server URL or --log-proof FILE"
+            status, proof = fetch("/v1/log/proof", {"index": idx})
+            if status != 200:
+                return False, (
+                    f"the server gives no inclusion proof of log index {idx}: {_why(status, proof)}"
+                )
+        try:
+            head = check_inclusion(transcript, proof, keys)
+            ok, detail = reconcile(state, head, keys, fetch, server)
+        except LogCheckFailed as exc:
+            return False, str(exc)
+        found.setdefault("entry", (entry_name(proof["leaf"]), idx))
+        return ok, f"included at index {idx} of tree size {head.tree_size}; {detail}"
+
+
+class V2Log(V1Log):
+    """The log check of a qahwa-fair/2 (or /3) transcript (fairness-v2.md §8-§9): its lock in
+    the C2SP log, found by its match id, then its reveal record; asked again while the
+    checkpoint falls short of the witnesses' quorum; no tlog-proof is a refusal."""
+
+    def tries(self) -> int:
+        return PENDING_TRIES
+
+    def indexed(self, idx: Any) -> bool:
+        return False
+
+    def no_proof(self, found: dict[str, Any], why: str) -> tuple[bool | None, str] | None:
+        return False, why
+
+    def entry_found(self, found: dict[str, Any], *reveal: Any) -> None:
+        found["reveal"] = check_reveal(*reveal)
+
+    def settle(self, online: tuple[bool | None, str] | None) -> tuple[bool | None, str] | None:
+        return online
+
+    def rest(
+        self,
+        transcript: dict[str, Any],
+        idx: Any,
+        keys: KeySet | None,
+        proof: Any,
+        fetch: Fetch | None,
+        server: str | None,
+        state: HeadState,
+        found: dict[str, Any],
+    ) -> tuple[bool | None, str]:
+        """Without the server's answer: the lock's inclusion is checked only from its
+        tlog-proof (online or ``--log-proof FILE --policy FILE``)."""
         if proof is None and fetch is None:
             return None, (
                 "not checked: no log source (give --server URL or --log-proof "
@@ -529,34 +622,15 @@ def check_transcript(
             "not checked: a qahwa-fair/2 lock's inclusion is checked from its "
             "tlog-proof (--log-proof FILE.tlog-proof --policy FILE)"
         )
-    if idx is None:
-        if "no_log" in found:
-            return None, f"not checked: {found['no_log']}"
-        if fetch is None:
-            return None, (
-                "not checked: the transcript has no log_index, and without a server (--server "
-                "URL) its entry cannot be found by its match id"
-            )
-        return None, "not checked: the transcript has no log_index"
-    if not isinstance(idx, int) or isinstance(idx, bool) or idx < 0:
-        return False, f"the transcript's log_index is not an index: {idx!r}"
-    if keys is None:
-        return None, "not checked: no key to check the log's signatures (--key or --server)"
-    if proof is None:
-        if fetch is None:
-            return None, "not checked: give --server URL or --log-proof FILE"
-        status, proof = fetch("/v1/log/proof", {"index": idx})
-        if status != 200:
-            return False, (
-                f"the server gives no inclusion proof of log index {idx}: {_why(status, proof)}"
-            )
-    try:
-        head = check_inclusion(transcript, proof, keys)
-        ok, detail = reconcile(state, head, keys, fetch, server)
-    except LogCheckFailed as exc:
-        return False, str(exc)
-    found.setdefault("entry", (entry_name(proof["leaf"]), idx))
-    return ok, f"included at index {idx} of tree size {head.tree_size}; {detail}"
+
+
+#: each protocol's log check, by the protocol's name
+LOGS: dict[str, V1Log] = {PROTOCOL_V1: V1Log(), PROTOCOL_V2: V2Log(), PROTOCOL_V3: V2Log()}
+
+
+def log_of(transcript: dict[str, Any]) -> V1Log:
+    """The log check of a transcript's protocol (qahwa-fair/1's for one naming none known)."""
+    return LOGS.get(str(transcript.get("protocol")), LOGS[PROTOCOL_V1])
 
 
 def downgrade_row(log_ok: bool | None, found: dict[str, Any]) -> tuple[bool | None, str]:

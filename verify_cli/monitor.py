@@ -43,7 +43,7 @@ from typing import Any, Protocol, TypeVar
 import click
 
 import tlog
-from fairness import PROTOCOL, canonical_json, chain_head, signed_protocol
+from fairness import PROTOCOLS, canonical_json, chain_head
 from fairness.records import Lock, RecordError, check_signature, signature_body
 from fairness.records import when as epoch_of
 
@@ -165,6 +165,13 @@ def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
+def _commitment_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
+    """A qahwa-fair/1 commitment record's problem (its log_index is its place) and its info."""
+    bad = leaf.get("log_index") != pos
+    probs = [f"entry {pos}: its log_index is {leaf.get('log_index')!r}"] if bad else []
+    return probs, ("commitment", _str(leaf.get("match_id")))
+
+
 def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
     """The lock leaf's problems (:meth:`fairness.records.Lock.open`, its signature checked
     apart) and what the store keeps of it."""
@@ -284,28 +291,28 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
         except LogCheckFailed as exc:
             probs.append(str(exc))
     kind, proto = leaf.get("type"), leaf.get("protocol")
-    info: Info
-    if kind == "commitment" and proto == PROTOCOL:
-        if leaf.get("log_index") != pos:
-            probs.append(f"entry {pos}: its log_index is {leaf.get('log_index')!r}")
-        info = ("commitment", _str(mid))
-        when = _epoch(leaf.get("created_at")) or 0.0
-    elif kind == "lock" and signed_protocol(proto):
-        more, info = _lock_problems(leaf, pos)
-        probs += more
-        when = _epoch(leaf.get("locked_at")) or 0.0
-    elif kind == "reveal" and signed_protocol(proto):
-        more, info = _reveal_problems(leaf, pos)
-        probs += more
-        when = _epoch(leaf.get("ended_at")) or 0.0
-    else:
+    known = PROTOCOLS.get(proto) if isinstance(proto, str) else None
+    if kind not in (known.logged if known is not None else ()):
         return (
             probs
             + [f"entry {pos}: a {kind!r} record of {proto!r}, not a commitment, lock or reveal"],
             ("bad",),
             0.0,
         )
+    problems, at = ENTRY_CHECKS[kind]
+    more, info = problems(leaf, pos)
+    probs += more
+    when = _epoch(leaf.get(at)) or 0.0
     return probs, info, when
+
+
+#: each kind of log entry's checks and the time field it is dated by (the kinds a protocol
+#: logs are its :attr:`FairProtocol.logged`)
+ENTRY_CHECKS: dict[str, tuple[Callable[[dict[str, Any], int], tuple[list[str], Info]], str]] = {
+    "commitment": (_commitment_problems, "created_at"),
+    "lock": (_lock_problems, "locked_at"),
+    "reveal": (_reveal_problems, "ended_at"),
+}
 
 
 _WORKER_KEYS: dict[str, KeySet] = {}  # per worker process: the keys, parsed once
@@ -858,7 +865,7 @@ def transcript_problem(mid: str, doc: dict[str, Any], signs: dict[str, Any]) -> 
                 "reveal record signs"
             )
     lock, events = doc.get("lock"), doc.get("events")
-    if "chain" in signs and signed_protocol(doc) and isinstance(lock, dict):
+    if "chain" in signs and isinstance(lock, dict):  # a transcript with a lock chains from it
         try:
             head = chain_head(lock, events).hex() if isinstance(events, list) else None
         except (TypeError, ValueError):

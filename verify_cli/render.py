@@ -6,7 +6,8 @@ import json
 import re
 from typing import Any, TypeGuard
 
-from fairness import format_time_ms, signed_protocol
+from fairness import format_time_ms
+from fairness.protocol import known_protocol
 from games.cards import SUIT_SYMBOLS, sort_hand
 from games.deals import (
     cut_deck,
@@ -524,11 +525,7 @@ class DrawContext:
             if m and self.game in BOARD_GAMES:
                 extra = ""
                 if m.group(3):
-                    extra = (
-                        ", fresh (from both seats' roll values)"
-                        if signed_protocol(self.doc)
-                        else f", live entropy {m.group(3)!r}"
-                    )
+                    extra = known_protocol(self.doc).roll_entropy.format(m.group(3))
                 who = self.seat(info["actor"]) if info["actor"] is not None else "?"
                 return f"game {m.group(1)} roll {m.group(2)} for {who}: {faces}{extra}"
             return f"{label}: {faces}"

@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any
 
-from fairness import signed_protocol
+from fairness.protocol import known_protocol
 from fairness.records import RecordError, open_transcript
 from games.base import Engine
 from games.errors import GameError
@@ -143,6 +143,7 @@ def assemble(
         "chance": types.count("chance"),
     }
     counts.update(count_units(events, doc["game"]))
+    about = known_protocol(doc).seat_about  # v1: seed_source; v2: house
     return {
         "source": rep.source,
         "status": status,
@@ -153,11 +154,7 @@ def assemble(
             {
                 "seat": s.get("seat"),
                 "name": s.get("name"),
-                **(
-                    {"house": s.get("house")}
-                    if signed_protocol(doc)
-                    else {"seed_source": s.get("seed_source")}
-                ),
+                about: s.get(about),
             }
             for s in doc["seats"]
             if isinstance(s, dict)
