@@ -37,7 +37,7 @@ from qahwa_client import Client
 from .api import Server
 
 RULES = {"players": 4, "target": 1}
-MATCHES = 3  # of each kind
+MATCHES = int(os.environ.get("BENCH_MATCHES", "3"))  # of each kind, per server
 
 
 def _play(url: str, key: str, sealed: bool, rnd: random.Random) -> dict[str, Any]:
@@ -105,7 +105,8 @@ def _mean(rows: list[dict[str, Any]], k: str) -> float:
 def run() -> None:
     """``BENCH_BASE=<a tree of the repository>`` adds a server run from that tree's code,
     taking turns with this one's, match by match (an A/B of two commits in one run: ``git
-    archive <commit> | tar -x -C <dir>``); the seats are this tree's either way."""
+    archive <commit> | tar -x -C <dir>``); the seats are this tree's either way.
+    ``BENCH_MATCHES`` (default 3): the matches of each kind per server."""
     rnd = random.Random(34)
     base = os.environ.get("BENCH_BASE") or None
     trees: dict[str, str | None] = {"this tree": None, **({"base": base} if base else {})}
