@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 import tempfile
 import time
@@ -36,7 +37,7 @@ from qahwa_client import Client
 from .api import Server
 
 RULES = {"players": 4, "target": 1}
-MATCHES = 3  # of each kind
+MATCHES = int(os.environ.get("BENCH_MATCHES", "3"))  # of each kind, per server
 
 
 def _play(url: str, key: str, sealed: bool, rnd: random.Random) -> dict[str, Any]:
@@ -102,27 +103,52 @@ def _mean(rows: list[dict[str, Any]], k: str) -> float:
 
 
 def run() -> None:
+    """``BENCH_BASE=<a tree of the repository>`` adds a server run from that tree's code,
+    taking turns with this one's, match by match (an A/B of two commits in one run: ``git
+    archive <commit> | tar -x -C <dir>``); the seats are this tree's either way.
+    ``BENCH_MATCHES`` (default 3): the matches of each kind per server."""
     rnd = random.Random(34)
+    base = os.environ.get("BENCH_BASE") or None
+    trees: dict[str, str | None] = {"this tree": None, **({"base": base} if base else {})}
+    rows: dict[str, dict[bool, list[dict[str, Any]]]] = {t: {True: [], False: []} for t in trees}
     with tempfile.TemporaryDirectory(prefix="qahwa-bench-sealed-") as tmp:
-        data = Path(tmp) / "data"
-        data.mkdir()
-        srv = Server("qahwa", f"sqlite:///{Path(tmp) / 'q.db'}", data)
+        servers: dict[str, Server] = {}
         try:
-            key = str(srv.key)
-            rows: dict[bool, list[dict[str, Any]]] = {True: [], False: []}
-            _play(srv.url, key, True, rnd)  # warm both paths (imports, caches)
-            _play(srv.url, key, False, rnd)
+            for i, (name, tree) in enumerate(trees.items()):
+                data = Path(tmp) / f"data{i}"
+                data.mkdir()
+                url = f"sqlite:///{Path(tmp) / f'q{i}.db'}"
+                servers[name] = Server("qahwa", url, data, tree=tree)
+            for srv in servers.values():
+                _play(srv.url, str(srv.key), True, rnd)  # warm both paths (imports, caches)
+                _play(srv.url, str(srv.key), False, rnd)
             for _ in range(MATCHES):
-                for sealed in (True, False):
-                    cpu0 = srv.cpu_ns()
-                    row = _play(srv.url, key, sealed, rnd)
-                    row["server_cpu"] = (srv.cpu_ns() - cpu0) / 1e9
-                    # the server idle meanwhile: its crypto's reference, in the same run
-                    doc = row.pop("doc")
-                    row["verify"] = verify_cpu(doc) if sealed else 0.0
-                    rows[sealed].append(row)
+                for name, srv in servers.items():
+                    for sealed in (True, False):
+                        cpu0 = srv.cpu_ns()
+                        row = _play(srv.url, str(srv.key), sealed, rnd)
+                        row["server_cpu"] = (srv.cpu_ns() - cpu0) / 1e9
+                        # the server idle meanwhile: its crypto's reference, in the same run
+                        doc = row.pop("doc")
+                        row["verify"] = verify_cpu(doc) if sealed else 0.0
+                        rows[name][sealed].append(row)
         finally:
-            srv.stop()
+            for srv in servers.values():
+                srv.stop()
+    ratios = {}
+    for name in trees:
+        if base:
+            print(f"-- the server from {name}" + (f" ({base})" if name == "base" else ""))
+        ratios[name] = report(rows[name])
+    if base:
+        print(
+            f"(sealed - seeded) / verify_hand, this tree / base: "
+            f"{ratios['this tree']:.2f} / {ratios['base']:.2f}"
+        )
+
+
+def report(rows: dict[bool, list[dict[str, Any]]]) -> float:
+    """Print one server's figures; returns its (sealed - seeded) / verify_hand."""
     s, p = rows[True], rows[False]
     assert all(r["protocol"] == "qahwa-fair/3" for r in s)
     per_hand = {k: _mean(v, "server_cpu") / _mean(v, "hands") for k, v in rows.items()}
@@ -175,6 +201,7 @@ def run() -> None:
         f"gzipped), seeded {_mean(p, 'size') / 1024:.1f} KiB ({_mean(p, 'gz') / 1024:.1f} KiB); "
         f"sealed / seeded {_mean(s, 'size') / _mean(p, 'size'):.0f}x"
     )
+    return (per_hand[True] - per_hand[False]) / verify
 
 
 if __name__ == "__main__":

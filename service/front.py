@@ -713,10 +713,13 @@ class HotRoute:
     ``app.state``, the seat token), its answer sent as it is, and a raised error answered by
     the app's own exception handler for it (or raised on, to the server-error handler, as
     before). Only a request the framework would surely accept is served here: path
-    parameters within their length, no query string, a body sent as ``application/json``
-    that is a JSON object its model accepts. Anything else (an error to report, an unusual
-    form) goes through the framework as before, so every answer is the framework's, byte
-    for byte. A route whose signature is not that plain is not taken (:meth:`of`).
+    parameters within their length, a query string of the route's optional integer
+    parameters alone, each at most once as plain decimal digits within its bounds
+    (``events_after=41``: how a seat that follows the log reads its view), a body sent as
+    ``application/json`` that is a JSON object its model accepts. Anything else (an error to
+    report, an unusual form) goes through the framework as before, so every answer is the
+    framework's, byte for byte. A route whose signature is not that plain is not taken
+    (:meth:`of`).
     """
 
     def __init__(
@@ -726,8 +729,10 @@ class HotRoute:
         defaults: dict[str, Any],
         body: tuple[str, type[BaseModel]] | None,
         deps: list[tuple[str, str | None]],
+        ints: dict[str, tuple[int | None, int | None]] | None = None,
     ) -> None:
         self.route = route
+        self.ints = ints or {}  # an integer query parameter's name → its (ge, le)
         self.method = next(iter(route.methods or ()))
         self.path_limits = path_limits
         self.defaults = defaults
@@ -762,6 +767,11 @@ class HotRoute:
         if any(p.field_info.is_required() for p in d.query_params):
             return None
         defaults = {p.name: p.field_info.get_default() for p in d.query_params}
+        ints: dict[str, tuple[int | None, int | None]] = {}
+        for p in d.query_params:
+            bounds = _int_bounds(hints.get(p.name), p.field_info.metadata)
+            if bounds is not None and p.alias == p.name:
+                ints[p.name] = bounds
         body: tuple[str, type[BaseModel]] | None = None
         if d.body_params:
             p = d.body_params[0]
@@ -781,7 +791,7 @@ class HotRoute:
                 deps.append((sub.name, _STATE_OF[sub.call]))
             else:
                 return None
-        return cls(route, limits, defaults, body, deps)
+        return cls(route, limits, defaults, body, deps, ints)
 
     async def serve(
         self,
@@ -793,9 +803,12 @@ class HotRoute:
     ) -> bool:
         """Answer the request if it is plain (True), else leave it to the framework."""
         params = found.groupdict()
-        if scope.get("query_string") or any(len(params[n]) > m for n, m in self.path_limits):
+        if any(len(params[n]) > m for n, m in self.path_limits):
             return False
         kwargs: dict[str, Any] = {**params, **self.defaults}
+        query = scope.get("query_string")
+        if query and not self._take_query(query, kwargs):
+            return False
         if self.body is not None:
             if not body:
                 return False
@@ -833,6 +846,48 @@ class HotRoute:
             answer = await handler(Request(scope, receive), exc)
         await answer(scope, receive, send)
         return True
+
+    def _take_query(self, query: bytes, kwargs: dict[str, Any]) -> bool:
+        """The query string's integers into ``kwargs`` when it is only the route's integer
+        parameters, each once, as digits the framework reads as the same number within its
+        bounds (True); else nothing is taken (False: the framework answers)."""
+        seen: dict[str, int] = {}
+        for part in query.split(b"&"):
+            found = _INT_PARAM.fullmatch(part)
+            if found is None:
+                return False
+            name = found[1].decode("ascii")
+            bounds = self.ints.get(name)
+            if bounds is None or name in seen:
+                return False
+            value = int(found[2])
+            ge, le = bounds
+            if (ge is not None and value < ge) or (le is not None and value > le):
+                return False
+            seen[name] = value
+        kwargs.update(seen)
+        return True
+
+
+#: one ``name=value`` of a hot route's query string: a plain name, a decimal integer with no
+#: sign but a minus, no leading zero, at most 18 digits (the framework reads it as that number)
+_INT_PARAM = re.compile(rb"([a-z_]{1,40})=(0|-?[1-9][0-9]{0,17})")
+
+
+def _int_bounds(hint: Any, metadata: Sequence[Any]) -> tuple[int | None, int | None] | None:
+    """An optional integer query parameter's (ge, le), or None when it is anything else
+    (another type, or a bound other than ``ge`` and ``le``)."""
+    if hint != (int | None) and hint is not int:
+        return None
+    ge = le = None
+    for m in metadata:
+        if type(m).__name__ == "Ge" and isinstance(getattr(m, "ge", None), int):
+            ge = m.ge
+        elif type(m).__name__ == "Le" and isinstance(getattr(m, "le", None), int):
+            le = m.le
+        else:
+            return None
+    return ge, le
 
 
 def json_response(obj: dict[str, Any], status_code: int = 200) -> Response:

@@ -48,7 +48,7 @@ from sealed import (
     verify_shares,
     verify_shuffle,
 )
-from sealed.group import G, L, add, base, from_int, mul, random_scalar, s_add, sub, total
+from sealed.group import G, L, add, base, from_int, mul, random_scalar, s_add, s_muladd, sub, total
 from sealed.keys import SeatKey
 from sealed.masking import Deck
 from tests.support.sealed_vectors import compute
@@ -440,6 +440,71 @@ def test_the_first_bad_share_of_a_step_is_the_one_named() -> None:
     assert _refusal(lambda: verify_shares(SH_CTX.for_seat(0), OWN_P, STEP)) == (
         "share of seat 0: the proof does not verify"
     )
+
+
+def _one_by_one(ctx: Context, P: bytes, step: list[tuple[Ciphertext, Share]]) -> str | None:
+    """What checking each share alone says of a step: the first refusal, else None."""
+    for c, sh in step:
+        try:
+            verify_share(ctx, P, c, sh)
+        except SealedError as exc:
+            return str(exc)
+    return None
+
+
+def _at_once(ctx: Context, P: bytes, step: list[tuple[Ciphertext, Share]]) -> str | None:
+    try:
+        verify_shares(ctx, P, step)
+    except SealedError as exc:
+        return str(exc)
+    return None
+
+
+#: the ways a share of a step is tampered with: a part of it moved by G or its s by one, the
+#: share (proof and all) made for another ciphertext or by another seat's key, or made with
+#: another seat's x but its challenge over the claimed key (its second equation holds: only
+#: the combined first equations catch it)
+TAMPERS = ["D", "R1", "R2", "s", "other_item", "other_key", "wrong_x"]
+
+
+def _with_wrong_x(c: Ciphertext, seed: bytes) -> Share:
+    """D = x'·A with a proof that satisfies s·A = R2 + e·D for the claimed key's challenge,
+    made with x' (seat 0's) instead of the claimed key's x."""
+    x, k = SH_KEYS[0].x, FixedRandomness(seed).scalar()
+    D, R1, R2 = mul(x, c.A), base(k), mul(k, c.A)
+    e = ShareProof.challenge(SHARE_CTX.encode(), OWN_P, c.A, c.B, D, R1, R2)
+    return Share(D, ShareProof(R1, R2, s_muladd(e, x, k)))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    size=st.integers(2, len(SH_OUT)),
+    tampered=st.dictionaries(st.integers(0, len(SH_OUT) - 1), st.sampled_from(TAMPERS), max_size=3),
+    seed=st.binary(min_size=1, max_size=8),
+)
+def test_a_steps_shares_at_once_say_what_one_by_one_says(
+    size: int, tampered: dict[int, str], seed: bytes
+) -> None:
+    """Random steps of fresh shares, some of them tampered with: the random linear
+    combination accepts exactly the steps whose every share verifies alone, and refuses the
+    others with the words of the first share that fails alone."""
+    x = SH_KEYS[SHARE_SEAT].x
+    step: list[tuple[Ciphertext, Share]] = []
+    for i, c in enumerate(SH_OUT[:size]):
+        sh = make_share(SHARE_CTX, x, c, FixedRandomness(seed + b"/%d" % i))
+        how = tampered.get(i)
+        if how == "other_item":
+            sh = make_share(SHARE_CTX, x, SH_OUT[(i + 1) % len(SH_OUT)], FixedRandomness(seed))
+        elif how == "other_key":
+            sh = make_share(SHARE_CTX, SH_KEYS[0].x, c, FixedRandomness(seed))
+        elif how == "wrong_x":
+            sh = _with_wrong_x(c, seed)
+        elif how is not None:
+            sh = _changed(sh, how)
+        step.append((c, sh))
+    alone = _one_by_one(SHARE_CTX, OWN_P, step)
+    assert (alone is None) == all(i >= size for i in tampered)
+    assert _at_once(SHARE_CTX, OWN_P, step) == alone
 
 
 def test_an_opening_to_another_code_or_with_a_wrong_share_is_refused() -> None:

@@ -96,8 +96,25 @@ def test_reads_answer_the_same_on_both_paths(served: Any) -> None:
         (f"/v1/matches/{mid}/state", {}, True),  # 401, no token
         ("/v1/matches/nosuch/state", auth, True),  # 404
         (f"/v1/matches/{'x' * 65}/state", auth, False),  # 422: the framework's check
-        (f"/v1/matches/{mid}/state?events_after=0", auth, False),  # a query: the framework
+        # a seat following the log: its view with the events after its last (its bounds
+        # are -1 and 2**31 - 1)
+        (f"/v1/matches/{mid}/state?events_after=0", auth, True),
+        (f"/v1/matches/{mid}/state?events_after=-1", auth, True),
+        (f"/v1/matches/{mid}/state?events_after=3", auth, True),
+        (f"/v1/matches/{mid}/state?events_after=2147483647", auth, True),
+        (f"/v1/matches/{mid}/state?events_after=3", {}, True),  # 401
+        # anything else in a query: the framework, whatever it answers
         (f"/v1/matches/{mid}/state?events_after=x", auth, False),  # 422
+        (f"/v1/matches/{mid}/state?events_after=-2", auth, False),  # 422, below -1
+        (f"/v1/matches/{mid}/state?events_after=2147483648", auth, False),  # 422, above
+        (f"/v1/matches/{mid}/state?events_after=03", auth, False),  # the framework reads 3
+        (f"/v1/matches/{mid}/state?events_after=%33", auth, False),  # 3, percent-encoded
+        (f"/v1/matches/{mid}/state?events_after=+3", auth, False),
+        (f"/v1/matches/{mid}/state?events_after=1&events_after=3", auth, False),  # the last
+        (f"/v1/matches/{mid}/state?events_after=3&other=1", auth, False),  # ignored
+        (f"/v1/matches/{mid}/state?other=1", auth, False),
+        (f"/v1/matches/{mid}/state?events_after=", auth, False),
+        (f"/v1/matches/{mid}/state?events_after=3&", auth, False),
     ]:
         hits.clear()
         a, b = both(front, lambda p=path, h=headers: client.get(p, headers=h))
@@ -141,6 +158,13 @@ def test_refused_actions_answer_the_same_on_both_paths(served: Any) -> None:
         )
         same(a, b)
         assert hits == []
+    # a query string on the action (it has no query parameter): the framework's, which
+    # ignores it
+    hits.clear()
+    stale = {**good, "version": view["version"] + 5}
+    a, b = both(front, lambda: client.post(url + "?events_after=1", json=stale, headers=auth))
+    same(a, b)
+    assert a.status_code == 409 and hits == []
     # the action itself, through the hot route: counted in /metrics under its route
     hits.clear()
     done = client.post(url, json=good, headers=auth)
