@@ -122,3 +122,20 @@ test("a sealed side of a game without a machine is refused at its first call", a
     ch.close();
   }
 });
+
+test("a worker that fails (its script did not load) fails the calls waiting on it, and those after", async () => {
+  const listeners: Record<string, ((e: never) => void)[]> = {};
+  const sent: unknown[] = [];
+  const port: Port = {
+    postMessage: (m) => sent.push(m),
+    addEventListener: (type: string, f: (e: never) => void) => (listeners[type] ??= []).push(f),
+  };
+  const remote = workerSide(() => port)({ matchId: "m", seat: 0, game: "hokm", ruleset: JSON.stringify({ deal: "sealed" }), house: [], keys: {}, keep: () => undefined, onDispute: () => undefined });
+  const pending = Promise.resolve(remote.takeEvents([]));
+  assert.equal(sent.length, 1); // the init call, unanswered
+  for (const f of listeners["error"] ?? []) f({ message: "404" } as never);
+  const failed = (e: unknown): boolean => e instanceof ClientError && /worker failed: 404/.test(e.message);
+  await assert.rejects(pending, failed);
+  await assert.rejects(async () => await remote.wire({ type: "sealed", step: "key" }), failed);
+  assert.equal(sent.length, 1);
+});

@@ -63,10 +63,12 @@ interface Answer {
   error?: { name: string; kind?: string; message: string };
 }
 
-/** The two ends of a message channel (a Worker, or a worker's global scope). */
+/** The two ends of a message channel (a Worker, or a worker's global scope). A Worker's
+ * ``error`` (its script failed to load or threw) fails every call waiting on it. */
 export interface Port {
   postMessage(message: unknown): void;
   addEventListener(type: "message", listener: (e: { data: unknown }) => void): void;
+  addEventListener(type: "error", listener: (e: { message?: string }) => void): void;
 }
 
 /** The worker's side: one ``SealedSeat`` made by the first call (``init``), then each call
@@ -116,16 +118,23 @@ export function workerSide(start: () => Port): SealedSideFactory {
     const port = start();
     let next = 0;
     let seen = -1;
-    const waiting = new Map<number, (a: Answer) => void>();
+    const waiting = new Map<number, [(a: Answer) => void, (e: Error) => void]>();
+    let failed: Error | null = null;
     port.addEventListener("message", (e) => {
       const a = e.data as Answer;
       const done = waiting.get(a.id);
       waiting.delete(a.id);
-      done?.(a);
+      done?.[0](a);
+    });
+    port.addEventListener("error", (e) => {
+      failed = new ClientError(`the sealed seat's worker failed: ${e.message ?? "it did not load"}`);
+      for (const [, no] of waiting.values()) no(failed);
+      waiting.clear();
     });
     const call = (msg: { op: Call["op"] } & Obj): Promise<unknown> => {
+      if (failed !== null) return Promise.reject(failed);
       const id = next++;
-      const answered = new Promise<Answer>((ok) => waiting.set(id, ok));
+      const answered = new Promise<Answer>((ok, no) => waiting.set(id, [ok, no]));
       port.postMessage({ ...msg, id });
       return answered.then((a) => {
         seen = a.seen;
