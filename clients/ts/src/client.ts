@@ -949,6 +949,8 @@ export class Seat {
   /** At a sealed table: this seat's sealed side (its deal machine and secrets), made at its
    * first sealed view. */
   private sealedSeat: SealedSide | null = null;
+  /** The sealed side's use so far (``sealedTurn``): the next one waits for it. */
+  private sealedQueue: Promise<unknown> = Promise.resolve();
   private epoch = 0;
   private uncovered: { d: Dispute; seq: number; chain: string; epoch: number }[] = [];
 
@@ -1443,7 +1445,7 @@ export class Seat {
     // the view is checked against the machine at the view's own head: events the log took
     // after it (another seat's step between the two reads) are applied at the next view
     const head = isObj(raw["head"]) && typeof raw["head"]["seq"] === "number" ? raw["head"]["seq"] : null;
-    try {
+    return this.sealedTurn(async () => {
       if (head !== null && side.seen > head) {
         // a view older than what the machine has verified: nothing in it is acted on
         return { ...raw, hand: [], legal_actions: [], suggested_actions: [], stale: true };
@@ -1457,10 +1459,24 @@ export class Seat {
       }
       await side.takeEvents(head === null ? events : events.filter((e) => !isObj(e) || typeof e["seq"] !== "number" || e["seq"] <= head));
       return await side.view(raw);
-    } catch (exc) {
-      if (exc instanceof SealedStepRefused) await this.persist();
-      throw exc;
-    }
+    });
+  }
+
+  /** ``f``'s use of the sealed side, one at a time: the machine's ``seen``, the events it takes
+   * and the view checked against it belong together (a side in a Web Worker answers each call
+   * later: another view or step must not come in between). A refusal (SealedStepRefused) is
+   * kept as a dispute (persisted) first. */
+  private sealedTurn<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.sealedQueue.then(async () => {
+      try {
+        return await f();
+      } catch (exc) {
+        if (exc instanceof SealedStepRefused) await this.persist();
+        throw exc;
+      }
+    });
+    this.sealedQueue = run.catch(() => undefined);
+    return run;
   }
 
   /** Whether ``raw`` is a sealed table's view with a hand dealt, which this seat shows through
@@ -1500,13 +1516,14 @@ export class Seat {
    * deal steps made here, a play with its opening), stored before it is sent. */
   private async wire(action: Obj, view: Obj): Promise<Obj> {
     if (view["deal"] !== "sealed" || this.sealedSeat === null) return action;
-    let out: Obj;
-    try {
-      out = await this.sealedSeat.wire(action);
-    } finally {
-      await this.persist(); // a new hand secret (or a dispute) is kept before anything is sent
-    }
-    return out;
+    const side = this.sealedSeat;
+    return this.sealedTurn(async () => {
+      try {
+        return await side.wire(action);
+      } finally {
+        await this.persist(); // a new hand secret (or a dispute) is kept before anything is sent
+      }
+    });
   }
 
   private async noteView(view: View): Promise<void> {
