@@ -11,10 +11,18 @@ play the first legal card offered; the person's page is photographed
 - **at the end**: who won, the score and the verify page's verdict.
 
 each at 390 px (a phone) and 1,280 px (a desktop), in English and in Persian (right to left).
+
+And the pictures of docs/play.md's "The table" and "The end" (seeded tables, house bots in the
+other seats): hokm on a desktop mid-hand (``play-hokm``), tawla on a phone in Arabic with a
+checker picked (``play-tawla-ar-phone``), Iraqi dominoes in Persian with a tile picked and the
+ends it may go on lit (``play-dominoes-fa``), resigning's question (``play-resign``) and the end
+of a one-point tawla match (``play-end``).
+
 The PNGs are cut to a 64-colour palette (Pillow), to stay a few tens of kB each.
 
-    python scripts/screenshots.py               # into docs/img
-    python scripts/screenshots.py --out /tmp/x  # elsewhere
+    python scripts/screenshots.py                   # into docs/img
+    python scripts/screenshots.py --out /tmp/x      # elsewhere
+    python scripts/screenshots.py --only seeded     # the seeded tables' pictures only
 
 Needs Debian's chromium (/usr/bin/chromium) and the dev venv (playwright, Pillow).
 """
@@ -26,6 +34,7 @@ import io
 import json
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -35,6 +44,8 @@ sys.path.insert(0, str(ROOT))
 
 #: a legal move that sends itself when touched (a card, a trump suit, a move in words)
 ACT = '[data-testid="legal-action"]:not(:disabled)'
+#: what narrows a move down: a checker to move, a tile with several ends, a card to put away
+CHOOSE = '[data-testid="choose"]:not(:disabled)'
 #: (name, language, width): the pictures of the table mid-hand
 MID_HAND = [
     ("play-sealed-hokm", "en", 1280),
@@ -127,9 +138,110 @@ def table(browser: Any, url: str, lang: str, width: int, out: Path, name: str) -
         me_ctx.close()
 
 
+def window(browser: Any, url: str, width: int, height: int) -> tuple[Any, Any]:
+    """A page (and its context) ``width`` × ``height`` at ``url``."""
+    ctx = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
+    pg = ctx.new_page()
+    pg.goto(url)
+    return ctx, pg
+
+
+def until(pg: Any, ready: str, what: str, choose: bool = False) -> None:
+    """Touch legal moves (and, if ``choose``, what narrows one down) until the page's
+    ``ready`` (a JavaScript expression) holds."""
+    for _ in range(6_000):
+        if pg.evaluate(ready):
+            pg.wait_for_timeout(300)  # the table settled
+            if pg.evaluate(ready):
+                return
+        if pg.locator("#verdict").count():
+            break
+        if not touch(pg) and not (choose and pg.locator(CHOOSE).count()):
+            pg.wait_for_timeout(100)
+        elif choose and not pg.locator(ACT).count() and pg.locator(CHOOSE).count():
+            pg.locator(CHOOSE).first.click(timeout=2_000)
+    raise SystemExit(f"{what}: the table never showed it")
+
+
+def seeded(browser: Any, url: str, out: Path) -> Iterator[str]:
+    """The seeded tables' pictures (docs/play.md, "The table" and "The end")."""
+    hokm = quote(json.dumps({"target": 1}))
+    ctx, pg = window(browser, f"{url}/play?game=hokm&ruleset={hokm}", 1280, 760)
+    try:
+        # the person's move to a trick two house seats have opened, a few tricks in
+        until(
+            pg,
+            "document.querySelectorAll('[data-testid=\"trick\"] .cards:not(.small) svg.card')"
+            ".length >= 2 && document.querySelectorAll('[data-testid=\"hand\"] .card-btn')"
+            ".length <= 11 && document.querySelectorAll('" + ACT + "').length > 0",
+            "hokm mid-hand",
+        )
+        small_png(pg.screenshot(), out / "play-hokm.png")
+        yield str(out / "play-hokm.png")
+    finally:
+        ctx.close()
+    tawla = quote(json.dumps({"match_length": 1}))
+    ctx, pg = window(browser, f"{url}/play?game=tawla&lang=ar&ruleset={tawla}", 390, 844)
+    try:
+        # a checker picked, the points it may go to lit
+        until(pg, "document.querySelectorAll('svg.board .dst').length > 0", "tawla", choose=True)
+        pg.locator("svg.board").scroll_into_view_if_needed()
+        small_png(pg.screenshot(), out / "play-tawla-ar-phone.png")
+        yield str(out / "play-tawla-ar-phone.png")
+    finally:
+        ctx.close()
+    ctx, pg = window(browser, f"{url}/play?game=iraqi_domino&lang=fa", 1280, 720)
+    try:
+        # a tile picked that fits both ends of the line: both ends lit
+        until(pg, "document.querySelectorAll('.end-target').length >= 2", "dominoes", choose=True)
+        small_png(pg.screenshot(), out / "play-dominoes-fa.png")
+        yield str(out / "play-dominoes-fa.png")
+    finally:
+        ctx.close()
+    ctx, pg = window(browser, f"{url}/play?game=tawla&ruleset={tawla}", 1280, 900)
+    try:
+        # resigning asks first: the question, open
+        # (offered on the person's turn, before it rolls: played until then)
+        until(
+            pg,
+            "[...document.querySelectorAll('[data-testid=\"resign\"]')]"
+            ".some((b) => b.offsetParent !== null)",
+            "tawla's resign",
+            choose=True,
+        )
+        pg.locator('[data-testid="resign"]:visible').click()
+        confirm = pg.locator('[data-testid="resign-confirm"]')
+        confirm.wait_for(timeout=10_000)
+        confirm.scroll_into_view_if_needed()
+        pg.wait_for_timeout(300)
+        small_png(pg.screenshot(), out / "play-resign.png")
+        yield str(out / "play-resign.png")
+        pg.locator('[data-testid="resign-no"]').click()
+        # played to the end: who won, the score and the verdict
+        until(pg, "!!document.getElementById('verdict')", "tawla's end", choose=True)
+    except SystemExit:
+        if not pg.locator("#verdict").count():
+            raise
+    try:
+        pg.wait_for_function(
+            "() => ['pass', 'fail', 'incomplete'].includes("
+            "document.getElementById('verdict')?.dataset.verdict)",
+            timeout=180_000,
+        )
+        if pg.get_attribute("#verdict", "data-verdict") != "pass":
+            raise SystemExit(f"play-end: the verdict is not a pass: {pg.text_content('#verdict')}")
+        pg.locator("#result").evaluate("e => e.scrollIntoView({block: 'start'})")
+        pg.wait_for_timeout(300)
+        small_png(pg.screenshot(), out / "play-end.png")
+        yield str(out / "play-end.png")
+    finally:
+        ctx.close()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
+    ap.add_argument("--only", choices=["sealed", "seeded"], default=None)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
 
@@ -140,9 +252,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="qahwa-screenshots-") as tmp:
         settings = Settings(database_url=f"sqlite:///{Path(tmp) / 'q.db'}", data_dir=Path(tmp))
         with ServerThread(settings) as srv, launch() as browser:
-            for name, lang, width in MID_HAND:
-                table(browser, srv.url, lang, width, args.out, name)
-                print(f"{args.out / name}.png, {name}-end.png")
+            if args.only != "seeded":
+                for name, lang, width in MID_HAND:
+                    table(browser, srv.url, lang, width, args.out, name)
+                    print(f"{args.out / name}.png, {name}-end.png")
+            if args.only != "sealed":
+                for made in seeded(browser, srv.url, args.out):
+                    print(made)
 
 
 if __name__ == "__main__":

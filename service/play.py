@@ -55,11 +55,15 @@ log = logging.getLogger("qahwa.play")
 
 router = APIRouter(include_in_schema=False)
 
-#: the play page's policy: its own script, the verify page in a frame, nothing else
+#: the play page's policy: its own script, its sealed seat's worker, the verify page in a
+#: frame, nothing else
 PLAY_CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'unsafe-inline'; img-src data:; "
-    "connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'"
+    "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'unsafe-inline'; "
+    "img-src data:; connect-src 'self'; frame-src 'self'; base-uri 'none'; form-action 'none'"
 )
+#: the sealed seat's worker (play-worker.js): the core's chunk from the origin, and nothing
+#: else (it computes; the page does the talking)
+PLAY_WORKER_CSP = "default-src 'none'; script-src 'self'; base-uri 'none'"
 
 
 #: the sealed games the web table deals (clients/ts SEALED_GAMES): the lobby seats a sealed
@@ -280,6 +284,20 @@ def play_page() -> Response:
         page.read_bytes(),
         media_type="text/html; charset=utf-8",
         headers={"Content-Security-Policy": PLAY_CSP, "Cache-Control": "no-cache"},
+    )
+
+
+@router.get("/static/play-worker.js")
+def play_worker() -> Response:
+    """The sealed seat's Web Worker (clients/ts/play/worker.ts, built with play.js), under a
+    policy of its own (a worker's script brings its own: it inherits none from the page)."""
+    script = STATIC_DIR / "play-worker.js"
+    if not script.is_file():
+        raise HTTPException(404, "the web table is not installed on this server")
+    return Response(
+        script.read_bytes(),
+        media_type="text/javascript; charset=utf-8",
+        headers={"Content-Security-Policy": PLAY_WORKER_CSP, "Cache-Control": "no-cache"},
     )
 
 

@@ -30,10 +30,10 @@ def npm_build(script: str, out: Path) -> bytes:
 
 
 #: the bundles one esbuild run of ``npm run build:tab`` writes into qahwa_page/static (ESM,
-#: split): play.js and sealed-verify.js, with the code they share (the @noble libraries, the
-#: sealed cryptography) in chunk-*.js files both import, so a /play tab that frames /verify
-#: loads them once
-TAB_ENTRIES = ("play.js", "sealed-verify.js")
+#: split): play.js, its sealed seat's worker play-worker.js and sealed-verify.js, with the code
+#: they share (the @noble libraries, the sealed cryptography) in chunk-*.js files they import,
+#: so a /play tab that frames /verify loads them once
+TAB_ENTRIES = ("play.js", "play-worker.js", "sealed-verify.js")
 
 
 def tab_build(out: Path) -> dict[str, bytes]:

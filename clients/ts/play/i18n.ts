@@ -192,8 +192,11 @@ export function t(key: string): string {
 }
 
 /** A number in the page's language (Arabic-Indic digits in ar, Persian in fa). */
+// one formatter for the page (toLocaleString makes one at every call: a table drawn again
+// writes hundreds of numbers)
+const NUMBERS = new Intl.NumberFormat(lang === "en" ? "en" : lang === "ar" ? "ar-IQ" : "fa-IR");
 export function num(n: number): string {
-  return n.toLocaleString(lang === "en" ? "en" : lang === "ar" ? "ar-IQ" : "fa-IR");
+  return NUMBERS.format(n);
 }
 
 export const SUIT_SIGN: Record<string, string> = { C: "♣", D: "♦", H: "♥", S: "♠" };

@@ -3,6 +3,7 @@
 // qahwa_page/static/play.js (committed; tests/test_play_page.py checks it is a fresh build).
 import { ApiError, Client, Disputed, IndexedDBStorage, MemoryStorage, SealedUnsupported } from "../src/index.js";
 import { SEALED_GAMES } from "../src/sealed/machine.js";
+import { workerSide } from "../src/sealed/side.js";
 import type { Seat } from "../src/index.js";
 import { lang, rtl, t } from "./i18n.js";
 import { el } from "./pieces.js";
@@ -153,7 +154,11 @@ async function play(matchId: string, mine: number, token: string, game: string, 
   // a sealed table of a game the client deals (SEALED_GAMES) is played here: the seat makes
   // its own key, shuffle, shares and openings, and decrypts its hand in this browser; one of
   // another game (sealed shelem, Mexican Train) is refused up front, before anything is sent
-  const qc = new Client(location.origin, { storage });
+  // its cryptography (the deal machine with the seat's secrets) runs in a Web Worker
+  // (play-worker.js), off this page's main thread; its secrets are stored here, by the client,
+  // before anything depending on them is sent
+  const sealedSide = workerSide(() => new Worker(new URL("./play-worker.js", import.meta.url), { type: "module", name: "sealed seat" }));
+  const qc = new Client(location.origin, { storage, sealedSide });
   const terms: { game?: string; ruleset?: Obj } = {};
   if (game) terms.game = game;
   if (ruleset) terms.ruleset = ruleset;

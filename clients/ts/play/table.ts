@@ -139,16 +139,21 @@ function sortHand(cards: string[]): string[] {
 function cardHand(view: Obj, legal: Obj[], act: Act, tools: HTMLElement): HTMLElement {
   const hand = sortHand(view["hand"] as string[]);
   const plays = new Map(legal.filter((a) => a["type"] === "play" && typeof a["card"] === "string").map((a) => [a["card"] as string, a]));
-  const discards = legal.filter((a) => a["type"] === "discard" && Array.isArray(a["cards"]));
+  // a put-away names its cards, or at a sealed table the items of the seat's hand, which its
+  // own machine has opened (item_codes): shown and chosen as cards, sent as it is
+  const codes = (view["item_codes"] ?? {}) as Record<string, unknown>;
+  const discards: { cards: string[]; action: Obj }[] = [];
+  for (const a of legal) {
+    if (a["type"] !== "discard") continue;
+    const named = Array.isArray(a["cards"]) ? a["cards"] : Array.isArray(a["items"]) ? a["items"].map((i) => codes[String(i)]) : [];
+    if (named.length && named.every((c) => typeof c === "string")) discards.push({ cards: named as string[], action: a });
+  }
   const row = el("div", { class: "cards hand", "data-testid": "hand" });
   const chosen = new Set<string>();
   const put = el("button", { type: "button", "data-testid": "legal-action", class: "primary" }, t("a_discard")) as HTMLButtonElement;
   const fits = (set: Set<string>): Obj | undefined =>
-    discards.find((a) => {
-      const cs = a["cards"] as string[];
-      return cs.length === set.size && cs.every((c) => set.has(c));
-    });
-  const canAdd = (c: string): boolean => discards.some((a) => (a["cards"] as string[]).includes(c) && [...chosen].every((x) => (a["cards"] as string[]).includes(x)));
+    discards.find(({ cards: cs }) => cs.length === set.size && cs.every((c) => set.has(c)))?.action;
+  const canAdd = (c: string): boolean => discards.some(({ cards: cs }) => cs.includes(c) && [...chosen].every((x) => cs.includes(x)));
   const drawHand = (): void => {
     row.replaceChildren();
     for (const c of hand) {
@@ -180,7 +185,7 @@ function cardHand(view: Obj, legal: Obj[], act: Act, tools: HTMLElement): HTMLEl
     put.disabled = ok === undefined;
   };
   if (discards.length) {
-    const n = (discards[0]!["cards"] as string[]).length;
+    const n = discards[0]!.cards.length;
     put.addEventListener("click", () => {
       const ok = fits(chosen);
       if (ok) act(ok);

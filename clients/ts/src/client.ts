@@ -41,7 +41,8 @@ import { type Checkpoint, type TlogProof, type Verifier, openCheckpoint, parseTl
 import { MemoryStorage, type SeatStorage } from "./storage.js";
 import { SseParser } from "./sse.js";
 import { SEALED_GAMES } from "./sealed/machine.js";
-import { SealedStepRefused, SealedSeat } from "./sealed/seat.js";
+import { SealedStepRefused } from "./sealed/seat.js";
+import { type SealedSide, type SealedSideFactory, inThread } from "./sealed/side.js";
 
 type S = components["schemas"];
 /** A seat's view, per game (typed from the server's OpenAPI document). */
@@ -100,6 +101,10 @@ export interface ClientOptions {
    * (default true); false: refuse every sealed table up front (``SealedUnsupported``), before
    * any secret is made or sent. */
   sealed?: boolean;
+  /** Where a sealed table's seat runs its deal machine and cryptography (default: in this
+   * thread, ``inThread``); the web table passes ``workerSide(…)`` (sealed/side.ts) to run it
+   * in a Web Worker, off the page's main thread. */
+  sealedSide?: SealedSideFactory;
   /** The local clock, ms since the epoch (tests). */
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
@@ -943,7 +948,9 @@ export class Seat {
   private own: { seq: number; chain: Uint8Array } | null = null;
   /** At a sealed table: this seat's sealed side (its deal machine and secrets), made at its
    * first sealed view. */
-  private sealedSeat: SealedSeat | null = null;
+  private sealedSeat: SealedSide | null = null;
+  /** The sealed side's use so far (``sealedTurn``): the next one waits for it. */
+  private sealedQueue: Promise<unknown> = Promise.resolve();
   private epoch = 0;
   private uncovered: { d: Dispute; seq: number; chain: string; epoch: number }[] = [];
 
@@ -1438,7 +1445,7 @@ export class Seat {
     // the view is checked against the machine at the view's own head: events the log took
     // after it (another seat's step between the two reads) are applied at the next view
     const head = isObj(raw["head"]) && typeof raw["head"]["seq"] === "number" ? raw["head"]["seq"] : null;
-    try {
+    return this.sealedTurn(async () => {
       if (head !== null && side.seen > head) {
         // a view older than what the machine has verified: nothing in it is acted on
         return { ...raw, hand: [], legal_actions: [], suggested_actions: [], stale: true };
@@ -1450,12 +1457,26 @@ export class Seat {
         const doc = await this.client.request("GET", this.path(`/events?after=${side.seen}`), { token: this.st.token });
         events = isObj(doc) && Array.isArray(doc["events"]) ? doc["events"] : [];
       }
-      side.takeEvents(head === null ? events : events.filter((e) => !isObj(e) || typeof e["seq"] !== "number" || e["seq"] <= head));
-      return side.view(raw);
-    } catch (exc) {
-      if (exc instanceof SealedStepRefused) await this.persist();
-      throw exc;
-    }
+      await side.takeEvents(head === null ? events : events.filter((e) => !isObj(e) || typeof e["seq"] !== "number" || e["seq"] <= head));
+      return await side.view(raw);
+    });
+  }
+
+  /** ``f``'s use of the sealed side, one at a time: the machine's ``seen``, the events it takes
+   * and the view checked against it belong together (a side in a Web Worker answers each call
+   * later: another view or step must not come in between). A refusal (SealedStepRefused) is
+   * kept as a dispute (persisted) first. */
+  private sealedTurn<T>(f: () => Promise<T>): Promise<T> {
+    const run = this.sealedQueue.then(async () => {
+      try {
+        return await f();
+      } catch (exc) {
+        if (exc instanceof SealedStepRefused) await this.persist();
+        throw exc;
+      }
+    });
+    this.sealedQueue = run.catch(() => undefined);
+    return run;
   }
 
   /** Whether ``raw`` is a sealed table's view with a hand dealt, which this seat shows through
@@ -1468,14 +1489,19 @@ export class Seat {
 
   /** This seat's sealed side: its machine built from the signed lock's game, ruleset and
    * house seats; its secrets kept in this seat's state; its refusals kept as disputes. */
-  private async sealedSide(): Promise<SealedSeat> {
+  private async sealedSide(): Promise<SealedSide> {
     if (this.sealedSeat !== null) return this.sealedSeat;
     const lock = this.st.lock!;
     const seats = Array.isArray(lock["seats"]) ? lock["seats"] : [];
     const house = seats.filter((s) => isObj(s) && s["house"] === true).map((s) => Number((s as Obj)["seat"]));
     const keys = (this.st.sealed_keys ??= {});
-    this.sealedSeat = SealedSeat.follow(this.st.match_id, this.st.seat, String(lock["game"]), String(lock["ruleset"]), house, {
-      keys,
+    this.sealedSeat = (this.client.opts.sealedSide ?? inThread)({
+      matchId: this.st.match_id,
+      seat: this.st.seat,
+      game: String(lock["game"]),
+      ruleset: String(lock["ruleset"]),
+      house,
+      keys: { ...keys },
       keep: (hand, secret) => {
         keys[String(hand)] = secret;
       },
@@ -1490,13 +1516,14 @@ export class Seat {
    * deal steps made here, a play with its opening), stored before it is sent. */
   private async wire(action: Obj, view: Obj): Promise<Obj> {
     if (view["deal"] !== "sealed" || this.sealedSeat === null) return action;
-    let out: Obj;
-    try {
-      out = this.sealedSeat.wire(action);
-    } finally {
-      await this.persist(); // a new hand secret (or a dispute) is kept before anything is sent
-    }
-    return out;
+    const side = this.sealedSeat;
+    return this.sealedTurn(async () => {
+      try {
+        return await side.wire(action);
+      } finally {
+        await this.persist(); // a new hand secret (or a dispute) is kept before anything is sent
+      }
+    });
   }
 
   private async noteView(view: View): Promise<void> {

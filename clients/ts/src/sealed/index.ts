@@ -5,3 +5,4 @@ export * from "./proofs.js";
 export * from "./deal.js";
 export * from "./machine.js";
 export * from "./seat.js";
+export * from "./side.js";

@@ -173,6 +173,8 @@ export class SealedSeat {
     const own = this.ownItems();
     const held = m.held(this.seat);
     const out: Obj = { ...raw, hand_items: held, hand: held.filter((i) => own.has(i)).map((i) => own.get(i)!) };
+    // what each item of its hand is (a put-away names items: the page shows them as cards)
+    out["item_codes"] = Object.fromEntries(held.filter((i) => own.has(i)).map((i) => [String(i), own.get(i)!]));
     const drawn = raw["drawn"];
     if (typeof drawn === "number" && own.has(drawn) && m.owner(drawn) === this.seat) out["drawn_card"] = own.get(drawn);
     const legal = raw["turn"] === this.seat && m.turn === this.seat ? m.choices(this.seat, own) : [];
