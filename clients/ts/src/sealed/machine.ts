@@ -14,6 +14,7 @@
  * ``own``: the games' rules over a hidden hand, as ``hidden_legal``). */
 
 import { toBase64 } from "../bytes.js";
+import { canonical } from "../canonical.js";
 import { type Action, Deal, type Json, type Owed, RuleError, onlyKeys, owedJson, parseItem } from "./deal.js";
 import { hex } from "./group.js";
 
@@ -872,6 +873,14 @@ class SealedIraqiDomino extends SealedEngine {
   }
 }
 
+function canonicalOrNull(v: unknown): string | null {
+  try {
+    return canonical(v);
+  } catch {
+    return null;
+  }
+}
+
 function canonicalArgs(v: unknown): string {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? JSON.stringify(Object.fromEntries(Object.entries(v).sort())) : "";
 }
@@ -887,6 +896,9 @@ export class DealMachine {
   private engine: SealedEngine | null = null;
   /** the seq of the next event the machine expects */
   nextSeq = 0;
+  /** the reading seat's own actions (``made``): the seq each was made for → its canonical JSON */
+  private readonly mine = new Map<number, string>();
+  private mineSeat: number | null = null;
 
   private constructor(
     readonly matchId: string,
@@ -908,6 +920,16 @@ export class DealMachine {
     return m;
   }
 
+  /** ``seat``, the seat reading this machine, made ``action`` for the log's next event (the
+   * one at ``nextSeq``). When the log returns it there byte for byte (canonical JSON), from
+   * that seat, its proofs are not verified again: the seat made them over the very state its
+   * machine holds then. Anything else at that position is verified as every other step. */
+  made(seat: number, action: unknown): void {
+    if (this.mineSeat !== seat) this.mine.clear();
+    this.mineSeat = seat;
+    this.mine.set(this.nextSeq, canonical(action));
+  }
+
   get started(): boolean {
     return this.engine !== null;
   }
@@ -926,7 +948,11 @@ export class DealMachine {
       const seq = ev["seq"];
       if (typeof seq === "number" && seq < this.nextSeq) continue;
       if (seq !== this.nextSeq) throw new RuleError(`event ${this.nextSeq}: seq is ${JSON.stringify(seq)}`);
-      this.one(ev);
+      try {
+        this.one(ev);
+      } finally {
+        this.mine.delete(this.nextSeq);
+      }
       this.nextSeq += 1;
     }
   }
@@ -960,11 +986,16 @@ export class DealMachine {
       return;
     }
     if (type === "action") {
+      const made = this.mine.get(this.nextSeq);
+      const deal = e.sealed;
+      if (deal !== null) deal.ownStep = made !== undefined && ev["seat"] === this.mineSeat && made === canonicalOrNull(ev["action"]);
       try {
         e.apply(ev["seat"], ev["action"]);
       } catch (err) {
         if (err instanceof RuleError) throw new RuleError(`event ${this.nextSeq} (seat ${JSON.stringify(ev["seat"])}): ${err.message}`);
         throw err;
+      } finally {
+        if (deal !== null) deal.ownStep = false;
       }
     } else if (type === "end") {
       const reason = ev["reason"];

@@ -188,6 +188,12 @@ export class SealedSeat {
    * (``{"type": "sealed", "step": …}``, made here with its proofs), or a play with its
    * opening; anything its machine does not allow now is refused. */
   wire(action: Obj): Obj {
+    const out = this.make(action);
+    this.machine.made(this.seat, out);
+    return out;
+  }
+
+  private make(action: Obj): Obj {
     const m = this.machine;
     if (!m.started || m.turn !== this.seat || m.outcome !== null) throw new ClientError(`seat ${this.seat} is not on turn (by the log)`);
     const owed = m.owedStep;
