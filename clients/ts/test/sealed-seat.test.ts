@@ -162,3 +162,62 @@ test("a sealed table of a game without a machine here is refused before anything
     (e: unknown) => e instanceof SealedStepRefused && /hokm, iraqi_domino, qahve/.test(e.message),
   );
 });
+
+test("a seat's own step, returned by the log as it made it and where it made it for, is not verified again; any other copy is", () => {
+  const t = table("iraqi_domino", IRAQI, 2);
+  t.sync();
+  // which steps each machine applied as its own (Deal.ownStep while the step is applied)
+  const own: [number, string, boolean][] = [];
+  const spy = (s: number): void => {
+    const deal = t.seats[s]!.machine.deal!;
+    for (const name of ["addKey", "addShuffle", "checkShares"] as const) {
+      const orig = deal[name].bind(deal) as (...a: unknown[]) => void;
+      (deal as unknown as Record<string, unknown>)[name] = (...a: unknown[]) => {
+        own.push([s, name, deal.ownStep]);
+        orig(...a);
+      };
+    }
+  };
+  // keys: seat 0's key step, byte for byte, at the seq it was made for
+  const key0 = t.seats[0]!.wire({ type: "sealed", step: "key" });
+  spy(0);
+  spy(1);
+  t.act(0, key0);
+  assert.deepEqual(own, [
+    [0, "addKey", true],
+    [1, "addKey", false],
+  ]);
+  own.length = 0;
+  // seat 1's key: made, then changed (its proof's last byte) before the log holds it: verified,
+  // and refused by both machines (seat 1's own included)
+  const key1 = t.seats[1]!.wire({ type: "sealed", step: "key" });
+  const proof = String(key1["proof"]);
+  const bad = { ...key1, proof: proof.slice(0, -2) + (proof.endsWith("00") ? "01" : "00") };
+  t.events.push({ seq: t.events.length, type: "action", seat: 1, action: bad });
+  for (const s of [0, 1]) assert.throws(() => t.seats[s]!.takeEvents(t.events), SealedStepRefused);
+  assert.deepEqual(
+    own.map(([s, name, o]) => [s, name, o]),
+    [
+      [0, "addKey", false],
+      [1, "addKey", false],
+    ],
+  );
+});
+
+test("a seat's step made twice for one position (a retry): the copy the log holds, the first, is verified", () => {
+  const u = table("iraqi_domino", IRAQI, 2);
+  u.sync();
+  const d0 = u.seats[0]!.machine.deal!;
+  const flags: boolean[] = [];
+  const o0 = d0.addKey.bind(d0);
+  d0.addKey = (s, k, p) => {
+    flags.push(d0.ownStep);
+    o0(s, k, p);
+  };
+  // made for seq 1, then made again (a retry) for the same seq: the later copy is the one
+  // trusted; the first, logged in its place, is verified
+  const first = u.seats[0]!.wire({ type: "sealed", step: "key" });
+  u.seats[0]!.wire({ type: "sealed", step: "key" });
+  u.act(0, first);
+  assert.deepEqual(flags, [false]);
+});
