@@ -9,60 +9,29 @@
 // (QAHWA_PYTHON names the Python with the repository's packages; default python3.)
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { SealedSeat } from "../src/sealed/index.js";
+import { sealedHand } from "./sealed-hands.js";
 
-type Obj = { [k: string]: unknown };
 const args = process.argv.slice(2);
 const game = args.find((a) => !a.startsWith("--")) ?? "hokm";
 const withPython = game === "hokm" && !args.includes("--no-python");
 const HANDS = 3;
 const n = game === "hokm" ? 4 : 2;
-const ruleset = { players: n, target: 1, deal: "sealed" };
+const cpu = (): number => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+const hand = (mid: string, seed: number, alone: boolean): number[] => sealedHand(game, mid, seed, cpu, alone);
+const perHand = (alone: boolean): number => {
+  const rows = Array.from({ length: HANDS }, (_, k) => hand(`m-bench-${k}`, 7 + k, alone));
+  return rows.reduce((a, r) => a + r.reduce((x, y) => x + y, 0), 0) / HANDS;
+};
 
-/** One hand of match ``mid``: each seat's CPU milliseconds. */
-function hand(mid: string, seed: number): number[] {
-  const seats = Array.from({ length: n }, (_, s) => SealedSeat.follow(mid, s, game, ruleset, []));
-  const spent = new Array<number>(n).fill(0);
-  const events: Obj[] = [];
-  if (game === "hokm") {
-    const deck = [..."CDHS"].flatMap((s) => [..."23456789TJQKA"].map((r) => r + s));
-    events.push({ seq: 0, type: "chance", label: "hakem", kind: "shuffle", result: deck });
-  }
-  const timed = <T>(s: number, f: () => T): T => {
-    const t = process.cpuUsage();
-    try {
-      return f();
-    } finally {
-      const d = process.cpuUsage(t);
-      spent[s]! += (d.user + d.system) / 1000;
-    }
-  };
-  let rand = seed;
-  const next = (k: number): number => {
-    rand = (rand * 1103515245 + 12345) % 2 ** 31;
-    return rand % k;
-  };
-  for (const [s, seat] of seats.entries()) timed(s, () => seat.takeEvents(events));
-  for (let i = 0; i < 5000; i++) {
-    const m = seats[0]!.machine;
-    if (m.outcome !== null || m.hand > 0) break;
-    const turn = m.turn!;
-    const seat = seats[turn]!;
-    const action = timed(turn, () => {
-      const legal = seat.machine.choices(turn, seat.ownItems());
-      return seat.wire(legal[next(legal.length)]!);
-    });
-    events.push({ seq: events.length, type: "action", seat: turn, action });
-    for (const [s, st] of seats.entries()) timed(s, () => st.takeEvents(events));
-  }
-  return spent;
-}
-
-hand("m-bench-warm", 3);
-const rows = Array.from({ length: HANDS }, (_, k) => hand(`m-bench-${k}`, 7 + k));
-const four = rows.reduce((a, r) => a + r.reduce((x, y) => x + y, 0), 0) / HANDS;
+hand("m-bench-warm", 3, false);
+const four = perHand(false);
+const alone = perHand(true);
 console.log(`sealed ${game}, ${n} seats, ${HANDS} hands (after a warm one)`);
 console.log(`TypeScript (Node ${process.version}): the ${n} seats' CPU per hand: ${four.toFixed(0)} ms; one seat's: ${(four / n).toFixed(0)} ms`);
+console.log(`  each seat decoding what it reads itself (as alone in its browser): ${alone.toFixed(0)} ms; one seat's: ${(alone / n).toFixed(0)} ms`);
 if (withPython) {
   const root = fileURLToPath(new URL("../../../../", import.meta.url));
   const out = execFileSync(process.env["QAHWA_PYTHON"] ?? "python3", ["-m", "bench", "sealed_seat"], { cwd: root, encoding: "utf8" });
@@ -70,5 +39,5 @@ if (withPython) {
   if (m === null) throw new Error(`python -m bench sealed_seat printed no figure:\n${out}`);
   const py = Number(m[1]);
   console.log(`Python (python -m bench sealed_seat): the 4 seats' CPU per hand: ${py} ms; one seat's: ${(py / 4).toFixed(0)} ms`);
-  console.log(`TypeScript / Python: ${(four / py).toFixed(2)}× (target ≤ 3×)`);
+  console.log(`TypeScript / Python: ${(four / py).toFixed(2)}×; each seat alone: ${(alone / py).toFixed(2)}× (target ≤ 3×)`);
 }

@@ -73,6 +73,12 @@ export function Hs(...parts: Uint8Array[]): bigint {
 // Decoded points by encoding (a hand passes the same keys and deck items many times, and a
 // decoding costs a square root); null for an encoding that is no point. Bounded.
 const decoded = new Map<string, Point | null>();
+
+/** Forget the points decoded so far (a bench's seat alone, decoding what it reads itself). */
+export function forgetPoints(): void {
+  decoded.clear();
+}
+
 // Each point's encoding, once: a decoded point keeps the bytes it came from, an encoded one
 // what ``enc`` made (an encoding costs a square root too).
 const encoded = new WeakMap<Point, Uint8Array>();
