@@ -669,3 +669,44 @@ def test_the_witness_stops_mid_play_and_the_table_plays_on(browser: Any, tmp_pat
             f"{srv.url}/v1/matches/{json.loads(transcript.read_text())['match_id']}/log-proof"
         ).headers["qahwa-witnesses-missing"]
         assert missing == "w1"
+
+
+@pytest.mark.browser
+def test_a_refused_move_is_said_until_the_next_one(browser: Any, server: Any) -> None:
+    """A move the server refuses is said on the page, and stays said when the table is drawn
+    again with its buttons live (the redraw's "Your move" used to replace it at once: a refusal
+    went unseen); the next move sent clears it."""
+    rules = quote(json.dumps({"target": 1}))
+    with open_page(browser, f"{server.url}/play?game=hokm&ruleset={rules}") as pg:
+        refused: list[str] = []
+
+        def refuse_once(route: Any) -> None:
+            if route.request.method != "POST" or refused:
+                route.continue_()
+                return
+            refused.append(route.request.url)
+            route.fulfill(
+                status=422,
+                content_type="application/json",
+                body=json.dumps({"error": {"code": "illegal_action", "message": "not now"}}),
+            )
+
+        pg.route("**/actions", refuse_once)
+        pg.wait_for_selector(ACT, timeout=60_000)
+        version = pg.evaluate("Number(document.getElementById('table').dataset.version)")
+        pg.locator(ACT).first.click()
+        note = pg.locator("[data-testid=refused]")
+        note.wait_for(state="visible", timeout=30_000)
+        assert refused and "illegal_action" in (note.text_content() or "")
+        assert "not now" in (note.text_content() or "")
+        # drawn again from a fresh view (buttons live), and the refusal still says so
+        pg.wait_for_selector(ACT, timeout=30_000)
+        pg.wait_for_timeout(500)
+        assert note.is_visible(), pg.text_content("#status")
+        assert pg.evaluate("Number(document.getElementById('table').dataset.version)") == version
+        # the next move goes, and the refusal is no longer said
+        pg.locator(ACT).first.click()
+        pg.wait_for_function(
+            "() => document.querySelector('[data-testid=refused]').hidden", timeout=30_000
+        )
+        assert pg.js_errors == []

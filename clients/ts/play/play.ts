@@ -22,6 +22,18 @@ const status = document.getElementById("status")!;
 function say(text: string): void {
   status.textContent = text;
 }
+/** An action the server or the seat's own client refused, said until the next one is sent:
+ * the table drawn again after it (its buttons live again) does not say it away. */
+const refused = el("p", { id: "refused", role: "alert", "data-testid": "refused", hidden: "" });
+status.after(refused);
+function sayRefused(e: unknown): void {
+  refused.textContent = `${t("error")}: ${e instanceof Error ? e.message : String(e)}`;
+  refused.hidden = false;
+}
+function clearRefused(): void {
+  refused.textContent = "";
+  refused.hidden = true;
+}
 
 // -- the lobby ---------------------------------------------------------------------------
 function lobby(): void {
@@ -203,6 +215,7 @@ async function play(matchId: string, mine: number, token: string, game: string, 
     drawnMax = maxSeq;
     const send = (a: Obj): void => {
       acting = true;
+      clearRefused();
       seat
         .act(a, { retryStale: true })
         .then((out) => {
@@ -211,7 +224,7 @@ async function play(matchId: string, mine: number, token: string, game: string, 
           else draw(v);
         })
         .catch((e: unknown) => {
-          say(`${t("error")}: ${String(e)}`);
+          sayRefused(e); // said until the next action, whatever is drawn in between
           force = true; // drawn again: a refused move leaves the buttons live
         })
         .finally(() => {
@@ -222,8 +235,9 @@ async function play(matchId: string, mine: number, token: string, game: string, 
     // resigning the match, where the game has no resignation of its own (asked first)
     const leave = (): void => {
       acting = true;
+      clearRefused();
       resignMatch(seat)
-        .catch((e: unknown) => say(`${t("error")}: ${String(e)}`))
+        .catch((e: unknown) => sayRefused(e))
         .finally(() => {
           force = true;
           acting = false;
@@ -279,6 +293,12 @@ async function play(matchId: string, mine: number, token: string, game: string, 
     if (!news() || acting) continue;
     force = false;
     const view = (await seat.state()) as unknown as Obj;
+    if (acting) {
+      // a move was sent while this view was read: drawn, it would offer the move again beside
+      // the one in flight; the action's own answer draws the table, then it is read again
+      force = true;
+      continue;
+    }
     if (view["stale"] === true) {
       force = true; // older than the log the seat's machine has verified: read it again
       continue;
