@@ -57,16 +57,18 @@ def test_profile_samples_split_by_part_and_scaled_to_the_cpu(tmp_path: Path) -> 
 def test_a_live_server_runs_two_transactions_and_six_statements_per_action() -> None:
     """GET state + POST action on a keyed hokm match: one read and one write transaction,
     BEGIN twice, the match row read twice (the second locked, with any new events), the
-    event inserted and the row updated once, no thread-pool hand-off (on SQLite both run on
-    the event loop when their locks are free, and one client's are). Other threads of the
-    server (the log's checkpointer) may add a statement now and then."""
+    event inserted and the row updated once, no thread-pool hand-off but now and then (on
+    SQLite both run on the event loop when their locks are free, and one client's are but
+    while the log's checkpointer, woken by a new match's lock, writes: then the request
+    waits in the pool, as it must; the tree before ran every request there, 2 an action).
+    Other threads of the server (the checkpointer) may add a statement now and then."""
     text = profile_api.counts("hokm", 40, top=5)
     got = {k: float(v) for k, v in re.findall(r"^\| ([^|]+?) \| ([\d.]+) \|$", text, re.M)}
     assert 2.0 <= got["transactions (BEGIN)"] <= 2.2
     assert 2.0 <= got["SQL SELECT"] <= 2.2
     assert 1.0 <= got["SQL INSERT"] <= 1.1
     assert 1.0 <= got["SQL UPDATE"] <= 1.1
-    assert got.get("thread-pool hand-offs (anyio.to_thread.run_sync)", 0.0) == 0.0
+    assert got.get("thread-pool hand-offs (anyio.to_thread.run_sync)", 0.0) <= 0.1
     assert 2.0 <= got["json.dumps (JSONEncoder.encode; canonical JSON not counted)"] <= 8.0
     assert "The service without HTTP (hokm, 40 actions" in text
 
