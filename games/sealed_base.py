@@ -35,8 +35,6 @@ from .sealed_hand import (
     Deal,
     Owed,
     b64,
-    parse_b64,
-    parse_hex,
     parse_item,
     shuffle_order,
 )
@@ -434,7 +432,5 @@ __all__ = [
     "SealedTiles",
     "SealedTricks",
     "b64",
-    "parse_b64",
-    "parse_hex",
     "parse_item",
 ]

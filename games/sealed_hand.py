@@ -40,8 +40,6 @@ from typing import Any
 from fairness import PROTOCOL_V3
 from fairness.records import (
     RecordError,
-    open_b64,
-    open_hex,
     open_item,
     open_key_step,
     open_revealed_key,
@@ -80,16 +78,6 @@ def _opening() -> Iterator[None]:
         yield
     except RecordError as exc:
         raise MalformedActionError(str(exc)) from None
-
-
-def parse_hex(v: Any, size: int, what: str) -> bytes:
-    with _opening():
-        return open_hex(v, size, what)
-
-
-def parse_b64(v: Any, what: str) -> bytes:
-    with _opening():
-        return open_b64(v, what)
 
 
 def parse_item(v: Any, n: int, what: str = "'item'") -> int:
@@ -552,8 +540,6 @@ __all__ = [
     "Owed",
     "VerifiedHand",
     "b64",
-    "parse_b64",
-    "parse_hex",
     "parse_item",
     "shuffle_order",
     "verify_hand",

@@ -33,21 +33,14 @@ from __future__ import annotations
 import ast
 import re
 import sys
+import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-#: the shipped Python packages
-PACKAGES = (
-    "fairness",
-    "games",
-    "qahwa_client",
-    "qahwa_page",
-    "qahwa_wire",
-    "sealed",
-    "service",
-    "tlog",
-    "verify_cli",
+#: the shipped Python packages: the ones pyproject.toml has mypy check strictly
+PACKAGES = tuple(
+    tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]["packages"]
 )
 PROTOCOL_NAMES = frozenset(
     {"proto", "protocol", "PROTOCOL", "PROTOCOL_V1", "PROTOCOL_V2", "PROTOCOL_V3"}

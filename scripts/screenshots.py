@@ -94,6 +94,17 @@ def mid_hand(pg: Any) -> bool:
     )
 
 
+def passed(pg: Any, name: str) -> None:
+    """Wait for the page's verdict; stop unless it is a pass (a picture of ``name``)."""
+    pg.wait_for_function(
+        "() => ['pass', 'fail', 'incomplete'].includes("
+        "document.getElementById('verdict')?.dataset.verdict)",
+        timeout=180_000,
+    )
+    if pg.get_attribute("#verdict", "data-verdict") != "pass":
+        raise SystemExit(f"{name}: the verdict is not a pass: {pg.text_content('#verdict')}")
+
+
 def table(browser: Any, url: str, lang: str, width: int, out: Path, name: str) -> None:
     """One sealed hokm table: the person (``lang``, ``width``) and a friend play it out; the
     person's page photographed mid-hand (``name``) and, for the first of each language, at
@@ -124,13 +135,7 @@ def table(browser: Any, url: str, lang: str, width: int, out: Path, name: str) -
                 me.wait_for_timeout(100)
         if not shot:
             raise SystemExit(f"{name}: the hand ended before the picture mid-hand")
-        me.wait_for_function(
-            "() => ['pass', 'fail', 'incomplete'].includes("
-            "document.getElementById('verdict')?.dataset.verdict)",
-            timeout=180_000,
-        )
-        if me.get_attribute("#verdict", "data-verdict") != "pass":
-            raise SystemExit(f"{name}: the verdict is not a pass: {me.text_content('#verdict')}")
+        passed(me, name)
         me.locator("#result").scroll_into_view_if_needed()
         small_png(me.screenshot(full_page=True), out / f"{name}-end.png")
     finally:
@@ -223,13 +228,7 @@ def seeded(browser: Any, url: str, out: Path) -> Iterator[str]:
         if not pg.locator("#verdict").count():
             raise
     try:
-        pg.wait_for_function(
-            "() => ['pass', 'fail', 'incomplete'].includes("
-            "document.getElementById('verdict')?.dataset.verdict)",
-            timeout=180_000,
-        )
-        if pg.get_attribute("#verdict", "data-verdict") != "pass":
-            raise SystemExit(f"play-end: the verdict is not a pass: {pg.text_content('#verdict')}")
+        passed(pg, "play-end")
         pg.locator("#result").evaluate("e => e.scrollIntoView({block: 'start'})")
         pg.wait_for_timeout(300)
         small_png(pg.screenshot(), out / "play-end.png")

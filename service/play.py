@@ -275,30 +275,29 @@ def _lobby(request: Request) -> Lobby:
         return lobby
 
 
-@router.get("/play")
-def play_page() -> Response:
-    page = STATIC_DIR / "play.html"
-    if not page.is_file() or not (STATIC_DIR / "play.js").is_file():
+def _installed(name: str, media_type: str, policy: str, *, needs: str | None = None) -> Response:
+    """One of the web table's files under its own policy (404 while the table, or the file
+    ``needs`` beside it, is not installed)."""
+    file = STATIC_DIR / name
+    if not file.is_file() or (needs is not None and not (STATIC_DIR / needs).is_file()):
         raise HTTPException(404, "the web table is not installed on this server")
     return Response(
-        page.read_bytes(),
-        media_type="text/html; charset=utf-8",
-        headers={"Content-Security-Policy": PLAY_CSP, "Cache-Control": "no-cache"},
+        file.read_bytes(),
+        media_type=media_type,
+        headers={"Content-Security-Policy": policy, "Cache-Control": "no-cache"},
     )
+
+
+@router.get("/play")
+def play_page() -> Response:
+    return _installed("play.html", "text/html; charset=utf-8", PLAY_CSP, needs="play.js")
 
 
 @router.get("/static/play-worker.js")
 def play_worker() -> Response:
     """The sealed seat's Web Worker (clients/ts/play/worker.ts, built with play.js), under a
     policy of its own (a worker's script brings its own: it inherits none from the page)."""
-    script = STATIC_DIR / "play-worker.js"
-    if not script.is_file():
-        raise HTTPException(404, "the web table is not installed on this server")
-    return Response(
-        script.read_bytes(),
-        media_type="text/javascript; charset=utf-8",
-        headers={"Content-Security-Policy": PLAY_WORKER_CSP, "Cache-Control": "no-cache"},
-    )
+    return _installed("play-worker.js", "text/javascript; charset=utf-8", PLAY_WORKER_CSP)
 
 
 @router.post("/play/tables", status_code=201)

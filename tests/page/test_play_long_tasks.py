@@ -12,8 +12,6 @@ was 196-261 ms. Marked slow: 12-20 s here, a timing best taken in CI's slow run.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote
 
@@ -21,6 +19,7 @@ import httpx
 import pytest
 
 from tests.page.test_play_page import play_to_the_end, see_the_verdict
+from tests.support.browser import open_page
 
 #: before any script of the page: every long task (buffered), and the moment the end screen
 #: (#verdict) appears
@@ -41,27 +40,12 @@ REVEALED = """() => {
 }"""
 
 
-@contextmanager
-def watched_page(browser: Any, url: str) -> Iterator[Any]:
-    """A page of a fresh context at ``url`` with :data:`WATCH_LONG_TASKS` run first."""
-    ctx = browser.new_context(locale="en-US")
-    try:
-        ctx.add_init_script(WATCH_LONG_TASKS)
-        pg = ctx.new_page()
-        pg.js_errors = []
-        pg.on("pageerror", lambda e: pg.js_errors.append(str(e)))
-        pg.goto(url)
-        yield pg
-    finally:
-        ctx.close()
-
-
 @pytest.mark.slow
 @pytest.mark.browser
 def test_no_main_thread_task_over_50_ms_during_a_sealed_hand(browser: Any, server: Any) -> None:
     rules = quote(json.dumps({"players": 2, "target": 1}))
     url = f"{server.url}/play?game=hokm&sealed=1&ruleset={rules}"
-    with watched_page(browser, url) as pg:
+    with open_page(browser, url, init_script=WATCH_LONG_TASKS) as pg:
         assert pg.evaluate("PerformanceObserver.supportedEntryTypes").count("longtask") == 1
         play_to_the_end(pg, limit=600)
         assert pg.get_attribute("#deal", "data-deal") == "sealed"

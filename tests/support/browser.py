@@ -36,16 +36,22 @@ def needs_chromium(test: Any) -> Any:
 
 @contextmanager
 def open_page(
-    browser: Any, url: str, locale: str | None = "en-US", width: int | None = None
+    browser: Any,
+    url: str,
+    locale: str | None = "en-US",
+    width: int | None = None,
+    init_script: str | None = None,
 ) -> Iterator[Any]:
     """A page of a fresh context at ``url`` (in ``locale``, the browser's own if ``None``; in a
-    window ``width`` px wide and 860 high, if given); its ``js_errors`` collects the page's
-    errors."""
+    window ``width`` px wide and 860 high, if given; with ``init_script`` run before the
+    page's own scripts, if given); its ``js_errors`` collects the page's errors."""
     options: dict[str, Any] = {} if locale is None else {"locale": locale}
     if width is not None:
         options["viewport"] = {"width": width, "height": 860}
     ctx = browser.new_context(**options)
     try:
+        if init_script is not None:
+            ctx.add_init_script(init_script)
         pg = ctx.new_page()
         pg.js_errors = []
         pg.on("pageerror", lambda e: pg.js_errors.append(str(e)))
