@@ -533,9 +533,6 @@ class Seat(SeatKeeps):
         if receipts_file is not None:
             self.proto.receipts_path = Path(receipts_file)
 
-    def _call(self, method: str, path: str, body: Any = None) -> Any:
-        return self.client.request(method, self._path(path), token=self.token, json_body=body)
-
     def _send(self, path: str, body: Any) -> tuple[Any, dict[str, Any]]:
         """Send a signed request (resent byte for byte when unanswered); the answer and the
         request's entry in ``requests`` (``entry["attempts"]`` counts the copies sent). A
@@ -741,10 +738,8 @@ class Seat(SeatKeeps):
             page = (after, raw.pop("events"))  # servers before it was listed leave it out
         read = None
         if isinstance(raw, dict) and raw.get("head") is not None:
-            if sealed_raw(raw) and self.sealed is None:
-                self.sealed = self._sealed_seat()
             # one read of the log serves the head's check and the sealed machine
-            also = self.sealed.seen if self.sealed is not None and sealed_raw(raw) else None
+            also = (self._sealed_seat()).seen if sealed_raw(raw) else None
             read = self._take_head(raw["head"], raw.get("chain"), also, page)
         view = STATE.validate_python(self._sealed_view(raw, read))
         self.version = view.version
@@ -789,27 +784,28 @@ class Seat(SeatKeeps):
         before the machine's last event, else the log is read here."""
         if not sealed_raw(raw):
             return raw  # not a sealed table, or no hand dealt yet (seating)
-        if self.sealed is None:
-            self.sealed = self._sealed_seat()
+        sealed = self._sealed_seat()
         self._raw = raw
-        if read is not None and read[0] <= self.sealed.seen:
+        if read is not None and read[0] <= sealed.seen:
             events = read[1]
         else:
-            page = self.client.events(self.match_id, after=self.sealed.seen, token=self.token)
+            page = self.client.events(self.match_id, after=sealed.seen, token=self.token)
             events = page.events
-        self.sealed.take_events(events)
-        return self.sealed.view(raw)
+        sealed.take_events(events)
+        return sealed.view(raw)
 
     def _sealed_seat(self) -> SealedSeat:
-        """This seat's sealed side: its machine built from the signed lock (else the signed
-        commit record) of the match; its refusals kept as disputes."""
+        """This seat's sealed side (:attr:`sealed`), made at its first use: its machine built
+        from the signed lock of the match; its refusals kept as disputes."""
+        if self.sealed is not None:
+            return self.sealed
         from .sealed import SealedSeat
 
         lock = self.proto.lock
         if lock is None:
             lock = self.check_lock()
         seats = lock.get("seats") or []
-        return SealedSeat.follow(
+        self.sealed = SealedSeat.follow(
             self.match_id,
             self.seat,
             str(lock.get("game")),
@@ -819,6 +815,7 @@ class Seat(SeatKeeps):
             keys=self._sealed_keys,
             on_dispute=self.proto.dispute,
         )
+        return self.sealed
 
     def _wire(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
         """What is sent for ``action``: at a sealed table, what its own machine derives."""
