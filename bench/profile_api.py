@@ -315,7 +315,7 @@ def _service_profile(svc: Any, rot: api.Rotation, game: str, actions: int, top: 
     import io
     import pstats
 
-    from service.routes import json_response
+    from service.front import json_response
 
     rnd = random.Random(5)
     prof = cProfile.Profile(time.process_time)

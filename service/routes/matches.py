@@ -9,7 +9,7 @@ from fastapi import APIRouter, Header, Path, Query
 from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
-from ..deps import ServiceDep, TokenDep, WatchDep
+from ..front import ServiceDep, TokenDep, WatchDep, json_response
 from ..operators import OperatorDep
 from ..schemas import (
     BODY,
@@ -33,7 +33,6 @@ from ..schemas import (
     errors,
 )
 from ..store import KIND_MATCH
-from . import json_response
 
 router = APIRouter(prefix="/v1/matches", tags=["matches"])
 

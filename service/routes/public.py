@@ -10,7 +10,7 @@ from fastapi.responses import FileResponse, Response
 
 from qahwa_page import page_html, pyodide
 
-from ..deps import PublicLogDep
+from ..front import PublicLogDep
 from ..schemas import ConsistencyOut, KeysOut, LogEntriesOut, ProofOut, Q, TreeHeadOut, errors
 from ..settings import STATIC_DIR
 from ..version import PROTOCOLS, VERSION

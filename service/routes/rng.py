@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
 
-from ..deps import RngDep, ServiceDep, TokenDep, WatchDep
+from ..front import RngDep, ServiceDep, TokenDep, WatchDep, json_response
 from ..operators import OperatorDep
 from ..schemas import (
     BODY,
@@ -26,7 +26,6 @@ from ..schemas import (
     errors,
 )
 from ..store import KIND_RNG
-from . import json_response
 
 router = APIRouter(prefix="/v1/rng", tags=["rng"])
 
