@@ -226,14 +226,12 @@ class Client:
     def trusted(self) -> dict[str, str]:
         """The server keys records are checked with: pinned, else ``/v1/keys`` (once), and
         the keys announced since by a key among them (:meth:`take_announcements`)."""
-        if self.pinned is not None:
-            base = self.pinned
-        else:
-            if self._fetched is None:
-                doc = self.request("GET", "/v1/keys")
-                self._fetched, self._base_keys = trusted_keys(doc), doc
-                note_retired(self.retired, doc)
-            base = self._fetched
+        base = self.pinned if self.pinned is not None else self._fetched
+        if base is None:
+            doc = self.request("GET", "/v1/keys")
+            base = self._fetched = trusted_keys(doc)
+            self._base_keys = doc
+            note_retired(self.retired, doc)
         return {**base, **self.announced} if self.announced else base
 
     def take_announcements(self, records: Sequence[Any], trusted: Mapping[str, str]) -> list[str]:
@@ -381,17 +379,14 @@ class Client:
                 for kind, data in iter_sse(resp.iter_lines()):
                     if kind == "finished":
                         return
-                    if kind == "status":  # the match's status changed without an event
-                        continue
                     if kind == "key_announcement":  # the next signing key, announced
                         self.take_announcements([json.loads(data)], self.trusted())
-                        continue
-                    if kind == "head":
+                    elif kind == "head":
                         yield "head", json.loads(data)
-                        continue
-                    event = json.loads(data)
-                    last = event["seq"]
-                    yield "event", event
+                    elif kind != "status":  # a status: it changed without an event
+                        event = json.loads(data)
+                        last = event["seq"]
+                        yield "event", event
 
     # -- keys, log, verify --------------------------------------------------------------------
     def keys(self) -> KeysOut:
@@ -631,9 +626,9 @@ class Seat(SeatKeeps):
         Returns the seat's view with its receipt; None when a resent commit met 409 (the first
         may have landed: the lock check settles it).
         """
-        record = (
-            self._record if self._record is not None else (self.client.match(self.match_id)).record
-        )
+        record = self._record
+        if record is None:
+            record = (self.client.match(self.match_id)).record
         self.proto.accept_record(record, self._keys(record))
         body = self.proto.commit_body(client_seed)
         try:
@@ -757,12 +752,9 @@ class Seat(SeatKeeps):
         unless ``retry_stale``: then the view is read again and, if the action is still legal
         there, sent once more over the new head.
         """
-        view = (
-            self.view
-            if self.view is not None
-            and self.view.version == (version if version is not None else self.view.version)
-            else self.state()
-        )
+        view = self.view
+        if view is None or (version is not None and view.version != version):
+            view = self.state()
         body = self._action_body(
             self._wire(action), view, view.version if version is None else version
         )
