@@ -1,21 +1,28 @@
 """What the async client (:mod:`qahwa_client.aio`, the source) and the sync one generated
 from it (:mod:`qahwa_client.client`) share without an ``await``: request bodies, headers,
-the resend rule and the :class:`Unanswered` error."""
+the resend rule, the :class:`Unanswered` error, the keys a client took through
+announcements (:class:`Trust`) and a seat's state (:class:`SeatKeeps`)."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 from pydantic import TypeAdapter
 
 from fairness import chain_next
-from fairness.announce import parse_rfc3339, retired_in, retired_problem
-from fairness.seat import ClientError, Dispute, SeatProtocol
+from fairness.announce import extend_trusted, parse_rfc3339, retired_in, retired_problem
+from fairness.seat import ClientError, Dispute, SeatProtocol, Terms, trusted_keys
 from qahwa_wire.models import StateOut
+from tlog import root_from_inclusion
+
+if TYPE_CHECKING:
+    from .aio import AsyncClient
+    from .client import Client
+    from .sealed import SealedKeys, SealedSeat
 
 STATE = TypeAdapter[StateOut](StateOut)
 T = TypeVar("T")
@@ -191,6 +198,46 @@ class _Kept(property, Generic[T]):
         return self if obj is None else getattr(obj.proto, self.name)  # type: ignore[return-value]
 
 
+class Trust:
+    """The server keys a client took through announcements since the ones it trusted first,
+    and what it refused (the same in the sync and the async clients: nothing here waits)."""
+
+    def __init__(self, keys: Any) -> None:
+        self.pinned = trusted_keys(keys) if keys is not None else None
+        self._fetched: dict[str, str] | None = None
+        #: the ``/v1/keys`` document (or mapping) trusted first: pinned, else fetched
+        self._base_keys: Any = keys
+        #: keys taken since through announcements signed by a trusted key, and those
+        #: announcements (fairness-v2.md, revision "key announcements")
+        self.announced: dict[str, str] = {}
+        self.accepted_announcements: list[dict[str, Any]] = []
+        #: announcements this client refused (not signed by a key it trusts, or malformed),
+        #: each ``{"announcement", "reason"}``: kept as evidence, never trusted
+        self.refused_announcements: list[dict[str, Any]] = []
+        #: key_id -> when it was retired, as the keys documents read and the announcements
+        #: taken say: nothing it signs from then on counts (:func:`not_retired`)
+        self.retired: dict[str, str] = {}
+        note_retired(self.retired, keys)
+        self._looked_up: set[str] = set()  # unknown key ids /v1/keys was read again for
+
+    def take_announcements(self, records: Sequence[Any], trusted: Mapping[str, str]) -> list[str]:
+        """Take the keys ``records`` announce (key announcements: fairness-v2.md) when a key
+        of ``trusted`` (or one taken so) signed the announcement; keep the others in
+        ``refused_announcements`` (looked at again with every new announcement: one
+        refused only for want of its signer's own announcement is taken once that comes).
+        Returns the key ids taken."""
+        earlier = [r["announcement"] for r in self.refused_announcements]
+        ext = extend_trusted(trusted, [*records, *earlier])
+        self.announced.update(ext.added)
+        self.accepted_announcements.extend(ext.accepted)
+        note_retired(self.retired, None, ext.accepted)
+        self.refused_announcements = []
+        for r in ext.refused:
+            if r not in self.refused_announcements:
+                self.refused_announcements.append(r)
+        return list(ext.added)
+
+
 class Keeps:
     """What a player keeps of a seat or a session, read from its :class:`SeatProtocol`
     (the same in the sync and the async handles: nothing here waits)."""
@@ -220,6 +267,40 @@ class SeatKeeps(Keeps):
     #: local ``sent_at`` (fairness-v2.md §3a.8)
     unreceipted = _Kept[list[dict[str, Any]]]()
 
+    def __init__(
+        self,
+        client: AsyncClient | Client,
+        match_id: str,
+        seat: int,
+        token: str,
+        *,
+        record: Mapping[str, Any] | None = None,
+        terms: Terms | None = None,
+        receipts_file: str | Path | None = None,
+        sealed_keys: SealedKeys | None = None,
+    ) -> None:
+        self.client = client
+        self.match_id = match_id
+        self.seat = seat
+        self.token = token
+        self.version: int | None = None
+        self.view: StateOut | None = None
+        #: a sealed table's side of this seat (made at its first sealed view)
+        self.sealed: SealedSeat | None = None
+        self._sealed_keys = sealed_keys
+        self._raw: dict[str, Any] | None = None  # the last view as the server sent it
+        self._record = dict(record) if record is not None else None
+        self.proto = SeatProtocol(
+            match_id,
+            seat,
+            root_from_inclusion=root_from_inclusion,
+            terms=terms,
+            clock=client.clock,
+            max_skew=client.max_skew,
+        )
+        if receipts_file is not None:
+            self.proto.receipts_path = Path(receipts_file)
+
     @property
     def disputed(self) -> bool:
         return bool(self.proto.disputes)
@@ -229,6 +310,12 @@ class SeatKeeps(Keeps):
 
     def save(self, path: str | Path) -> Path:
         return self.proto.save(path)
+
+    def _wire(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
+        """What is sent for ``action``: at a sealed table, what its own machine derives."""
+        if self.sealed is None or self._raw is None:
+            return action
+        return self.sealed.wire(action)
 
     def _path(self, tail: str) -> str:
         return f"/v1/matches/{self.match_id}{tail}"

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from fairness.announce import announcements_in, extend_trusted, extended_keys_doc
+from fairness.announce import announcements_in, extended_keys_doc
 from fairness.protocol import canonical_json
 from fairness.seat import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
 from qahwa_wire.models import (
@@ -60,6 +60,7 @@ from ._shared import (
     STATE,
     Keeps,
     SeatKeeps,
+    Trust,
     Unanswered,
     accepted_out,
     auth,
@@ -75,10 +76,10 @@ from .errors import ApiError, NotOurMatch, raise_for
 from .sse import aiter_sse
 
 if TYPE_CHECKING:
-    from .sealed import SealedKeys, SealedSeat
+    from .sealed import SealedSeat
 
 
-class AsyncClient:
+class AsyncClient(Trust):
     """One qahwa server.
 
     ``keys``: the server's signing keys from a source you trust (``GET /v1/keys``'s answer
@@ -125,22 +126,7 @@ class AsyncClient:
         self.base_url = base_url.rstrip("/")
         self.http = http or httpx.AsyncClient(timeout=timeout)
         self._own = http is None
-        self.pinned = trusted_keys(keys) if keys is not None else None
-        self._fetched: dict[str, str] | None = None
-        #: the ``/v1/keys`` document (or mapping) trusted first: pinned, else fetched
-        self._base_keys: Any = keys
-        #: keys taken since through announcements signed by a trusted key, and those
-        #: announcements (fairness-v2.md, revision "key announcements")
-        self.announced: dict[str, str] = {}
-        self.accepted_announcements: list[dict[str, Any]] = []
-        #: announcements this client refused (not signed by a key it trusts, or malformed),
-        #: each ``{"announcement", "reason"}``: kept as evidence, never trusted
-        self.refused_announcements: list[dict[str, Any]] = []
-        #: key_id -> when it was retired, as the keys documents read and the announcements
-        #: taken say: nothing it signs from then on counts (:func:`not_retired`)
-        self.retired: dict[str, str] = {}
-        note_retired(self.retired, keys)
-        self._looked_up: set[str] = set()  # unknown key ids /v1/keys was read again for
+        super().__init__(keys)
         self.operator_key = operator_key
         self.retries = retries
         self.retry_delay = retry_delay
@@ -233,23 +219,6 @@ class AsyncClient:
             self._base_keys = doc
             note_retired(self.retired, doc)
         return {**base, **self.announced} if self.announced else base
-
-    def take_announcements(self, records: Sequence[Any], trusted: Mapping[str, str]) -> list[str]:
-        """Take the keys ``records`` announce (key announcements: fairness-v2.md) when a key
-        of ``trusted`` (or one taken so) signed the announcement; keep the others in
-        ``refused_announcements`` (looked at again with every new announcement: one
-        refused only for want of its signer's own announcement is taken once that comes).
-        Returns the key ids taken."""
-        earlier = [r["announcement"] for r in self.refused_announcements]
-        ext = extend_trusted(trusted, [*records, *earlier])
-        self.announced.update(ext.added)
-        self.accepted_announcements.extend(ext.accepted)
-        note_retired(self.retired, None, ext.accepted)
-        self.refused_announcements = []
-        for r in ext.refused:
-            if r not in self.refused_announcements:
-                self.refused_announcements.append(r)
-        return list(ext.added)
 
     async def trusted_for(self, *signed: Any) -> dict[str, str]:
         """:meth:`trusted`, after taking the announcements ``/v1/keys`` lists now when one
@@ -498,39 +467,7 @@ class AsyncSeat(SeatKeeps):
     every other seat's steps in the public log.
     """
 
-    def __init__(
-        self,
-        client: AsyncClient,
-        match_id: str,
-        seat: int,
-        token: str,
-        *,
-        record: Mapping[str, Any] | None = None,
-        terms: Terms | None = None,
-        receipts_file: str | Path | None = None,
-        sealed_keys: SealedKeys | None = None,
-    ) -> None:
-        self.client = client
-        self.match_id = match_id
-        self.seat = seat
-        self.token = token
-        self.version: int | None = None
-        self.view: StateOut | None = None
-        #: a sealed table's side of this seat (made at its first sealed view)
-        self.sealed: SealedSeat | None = None
-        self._sealed_keys = sealed_keys
-        self._raw: dict[str, Any] | None = None  # the last view as the server sent it
-        self._record = dict(record) if record is not None else None
-        self.proto = SeatProtocol(
-            match_id,
-            seat,
-            root_from_inclusion=root_from_inclusion,
-            terms=terms,
-            clock=client.clock,
-            max_skew=client.max_skew,
-        )
-        if receipts_file is not None:
-            self.proto.receipts_path = Path(receipts_file)
+    client: AsyncClient
 
     async def _send(self, path: str, body: Any) -> tuple[Any, dict[str, Any]]:
         """Send a signed request (resent byte for byte when unanswered); the answer and the
@@ -820,12 +757,6 @@ class AsyncSeat(SeatKeeps):
             on_dispute=self.proto.dispute,
         )
         return self.sealed
-
-    def _wire(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
-        """What is sent for ``action``: at a sealed table, what its own machine derives."""
-        if self.sealed is None or self._raw is None:
-            return action
-        return self.sealed.wire(action)
 
     async def _post_action(self, body: dict[str, Any]) -> ActionOut:
         try:
