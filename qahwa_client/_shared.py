@@ -15,9 +15,10 @@ from pydantic import TypeAdapter
 
 from fairness import chain_next
 from fairness.announce import extend_trusted, parse_rfc3339, retired_in, retired_problem
-from fairness.seat import ClientError, Dispute, SeatProtocol, Terms, trusted_keys
-from qahwa_wire.models import StateOut
-from tlog import root_from_inclusion
+from fairness.protocol import canonical_json
+from fairness.seat import ClientError, Dispute, NotOurMatch, SeatProtocol, Terms, trusted_keys
+from qahwa_wire.models import RngCreatedOut, StateOut
+from tlog import Policy, PolicyError, ProofError, leaf_hash, parse_proof, root_from_inclusion
 
 if TYPE_CHECKING:
     from .aio import AsyncClient
@@ -249,6 +250,21 @@ class Keeps:
     receipts = _Kept[list[dict[str, Any]]]()
 
 
+class SessionKeeps(Keeps):
+    """A plain session's: its commit record (``created``), id and token."""
+
+    client: AsyncClient | Client
+
+    def __init__(self, client: AsyncClient | Client, created: RngCreatedOut) -> None:
+        self.client = client
+        self.created = created
+        self.session_id = created.session_id
+        self.token = created.token
+        self.proto = SeatProtocol(
+            self.session_id, 0, root_from_inclusion=root_from_inclusion, keyed=False
+        )
+
+
 class SeatKeeps(Keeps):
     """A seat's: also its log index, key, requests and disputes; ``save`` and
     ``save_receipts`` write them."""
@@ -310,6 +326,47 @@ class SeatKeeps(Keeps):
 
     def save(self, path: str | Path) -> Path:
         return self.proto.save(path)
+
+    def _counted(self, signed: Any, keys: dict[str, str]) -> dict[str, str]:
+        """``keys`` (the client's trusted keys) as they count for ``signed``: a record
+        signed by a key that no trusted key announced is an ``unannounced_key`` dispute,
+        with the announcements the client refused as evidence; one a key signed after it
+        was retired, a ``retired_key`` dispute (:func:`not_retired`, whose keys are
+        returned); the record's check then fails."""
+        for kid in sorted(signing_keys_in([signed]) - keys.keys()):
+            refused = [
+                r
+                for r in self.client.refused_announcements
+                if isinstance(r.get("announcement"), dict)
+                and (r["announcement"].get("key") or {}).get("key_id") == kid
+            ]
+            self.proto._dispute(
+                "unannounced_key",
+                f"match {self.match_id}: the server signed with key {kid}, which no key this "
+                f"client trusts announced ({len(refused)} announcement(s) of it refused)",
+                {"records": [signed], "refused_announcements": refused},
+            )
+        return not_retired(self.proto, signed, keys, self.client.retired)
+
+    def _cosigned(
+        self, text: str, lock: dict[str, Any], index: int, keys_only: Policy
+    ) -> list[str]:
+        """The witnesses that cosigned the checkpoint of the tlog-proof ``text``, which must
+        show ``lock`` as log entry ``index`` under a checkpoint of the policy's log key;
+        :class:`NotOurMatch` otherwise."""
+        try:
+            proof = parse_proof(text)
+            if proof.index != index:
+                raise ProofError(f"the proof is for index {proof.index}, not the lock's {index}")
+            leaf = canonical_json(lock)
+            if proof.extra is not None and proof.extra != leaf:
+                raise ProofError(f"log entry {index} is not this lock")
+            _, cosigned = proof.verify(leaf_hash(leaf), keys_only)
+        except (ProofError, PolicyError, ValueError) as exc:
+            raise NotOurMatch(
+                self.match_id, self.seat, f"the lock is not shown in the log: {exc}"
+            ) from None
+        return cosigned
 
     def _wire(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
         """What is sent for ``action``: at a sealed table, what its own machine derives."""

@@ -27,7 +27,7 @@ import httpx
 
 from fairness.announce import announcements_in, extended_keys_doc
 from fairness.protocol import canonical_json
-from fairness.seat import MAX_SKEW, Dispute, SeatProtocol, Terms, terms_for, trusted_keys
+from fairness.seat import MAX_SKEW, Dispute, Terms, terms_for, trusted_keys
 from qahwa_wire.models import (
     ActionOut,
     DrawOut,
@@ -44,29 +44,20 @@ from qahwa_wire.models import (
     StateOut,
     TreeHeadOut,
 )
-from tlog import (
-    Policy,
-    PolicyError,
-    ProofError,
-    leaf_hash,
-    parse_policy,
-    parse_proof,
-    root_from_inclusion,
-)
+from tlog import Policy, parse_policy
 
 from ._shared import (
     LATEST,
     RESEND_STATUS,
     STATE,
-    Keeps,
     SeatKeeps,
+    SessionKeeps,
     Trust,
     Unanswered,
     accepted_out,
     auth,
     create_body,
     logged_events,
-    not_retired,
     note_retired,
     rate_limit_delay,
     sealed_raw,
@@ -481,25 +472,9 @@ class Seat(SeatKeeps):
 
     def _keys(self, signed: Any) -> dict[str, str]:
         """The keys to check ``signed`` (a record, or an answer holding records) with:
-        :meth:`Client.trusted_for`. A record signed by a key that no trusted key
-        announced is an ``unannounced_key`` dispute, with the announcements the client
-        refused as evidence; one a key signed after it was retired, a ``retired_key``
-        dispute (:func:`not_retired`); the record's check then fails."""
-        keys = self.client.trusted_for(signed)
-        for kid in sorted(signing_keys_in([signed]) - keys.keys()):
-            refused = [
-                r
-                for r in self.client.refused_announcements
-                if isinstance(r.get("announcement"), dict)
-                and (r["announcement"].get("key") or {}).get("key_id") == kid
-            ]
-            self.proto._dispute(
-                "unannounced_key",
-                f"match {self.match_id}: the server signed with key {kid}, which no key this "
-                f"client trusts announced ({len(refused)} announcement(s) of it refused)",
-                {"records": [signed], "refused_announcements": refused},
-            )
-        return not_retired(self.proto, signed, keys, self.client.retired)
+        :meth:`Client.trusted_for`, as they count for it (:meth:`_counted`: a key
+        nobody announced, or one past its retirement, is a dispute)."""
+        return self._counted(signed, self.client.trusted_for(signed))
 
     def _seen(self, view: Any) -> None:
         """A view of this seat: its deadline kept; an end by timeout checked (§3a.8)."""
@@ -611,20 +586,7 @@ class Seat(SeatKeeps):
         pause = 0.025
         while True:
             text = self.client.request_text("GET", self._path("/log-proof"))
-            try:
-                proof = parse_proof(text)
-                if proof.index != index:
-                    raise ProofError(
-                        f"the proof is for index {proof.index}, not the lock's {index}"
-                    )
-                leaf = canonical_json(lock)
-                if proof.extra is not None and proof.extra != leaf:
-                    raise ProofError(f"log entry {index} is not this lock")
-                _, cosigned = proof.verify(leaf_hash(leaf), keys_only)
-            except (ProofError, PolicyError, ValueError) as exc:
-                raise NotOurMatch(
-                    self.match_id, self.seat, f"the lock is not shown in the log: {exc}"
-                ) from None
+            cosigned = self._cosigned(text, lock, index, keys_only)
             if policy.satisfied(cosigned):
                 self.proto.lock = lock
                 return
@@ -820,18 +782,11 @@ class Seat(SeatKeeps):
                 self.check_end()
 
 
-class RngSession(Keeps):
+class RngSession(SessionKeeps):
     """A plain provably fair dice/shuffle session (fairness-v2.md §3: the seed goes only
     after the signed commit record is held; the lock is then checked like a seat's)."""
 
-    def __init__(self, client: Client, created: RngCreatedOut) -> None:
-        self.client = client
-        self.created = created
-        self.session_id = created.session_id
-        self.token = created.token
-        self.proto = SeatProtocol(
-            self.session_id, 0, root_from_inclusion=root_from_inclusion, keyed=False
-        )
+    client: Client
 
     def _call(self, method: str, path: str, body: Any = None) -> Any:
         return self.client.request(
