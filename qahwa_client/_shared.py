@@ -327,6 +327,18 @@ class SeatKeeps(Keeps):
     def save(self, path: str | Path) -> Path:
         return self.proto.save(path)
 
+    def _hold(self, view: StateOut) -> bool:
+        """A view of this seat, held as its last (``act`` acts from it) with its deadline;
+        whether it shows an end by timeout, to be checked (§3a.8)."""
+        self.version = view.version
+        self.view = view
+        deadline = getattr(view, "deadline", None)
+        if deadline is not None:
+            self.proto.last_deadline = deadline.model_dump(mode="json")
+        result = getattr(view, "result", None)
+        reason = result.get("reason") if isinstance(result, dict) else None
+        return view.status == "finished" and reason == "timeout" and self.proto.lock is not None
+
     def _counted(self, signed: Any, keys: dict[str, str]) -> dict[str, str]:
         """``keys`` (the client's trusted keys) as they count for ``signed``: a record
         signed by a key that no trusted key announced is an ``unannounced_key`` dispute,

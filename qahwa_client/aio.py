@@ -482,16 +482,6 @@ class AsyncSeat(SeatKeeps):
         nobody announced, or one past its retirement, is a dispute)."""
         return self._counted(signed, await self.client.trusted_for(signed))
 
-    async def _seen(self, view: Any) -> None:
-        """A view of this seat: its deadline kept; an end by timeout checked (§3a.8)."""
-        deadline = getattr(view, "deadline", None)
-        if deadline is not None:
-            self.proto.last_deadline = deadline.model_dump(mode="json")
-        result = getattr(view, "result", None)
-        reason = result.get("reason") if isinstance(result, dict) else None
-        if view.status == "finished" and reason == "timeout" and self.proto.lock is not None:
-            await self.check_end()
-
     async def _take_head(
         self,
         head: Any,
@@ -644,9 +634,8 @@ class AsyncSeat(SeatKeeps):
             also = (await self._sealed_seat()).seen if sealed_raw(raw) else None
             read = await self._take_head(raw["head"], raw.get("chain"), also, page)
         view = STATE.validate_python(await self._sealed_view(raw, read))
-        self.version = view.version
-        self.view = view
-        await self._seen(view)
+        if self._hold(view):
+            await self.check_end()
         return view
 
     async def act(
@@ -741,9 +730,8 @@ class AsyncSeat(SeatKeeps):
         self.proto.take_receipt(
             answer, await self._keys(answer), entry=entry, chain=out.state.chain
         )
-        self.version = out.state.version
-        self.view = out.state
-        await self._seen(out.state)
+        if self._hold(out.state):
+            await self.check_end()
         return out
 
     async def _accepted_earlier(self, sig: str) -> ActionOut | None:

@@ -476,16 +476,6 @@ class Seat(SeatKeeps):
         nobody announced, or one past its retirement, is a dispute)."""
         return self._counted(signed, self.client.trusted_for(signed))
 
-    def _seen(self, view: Any) -> None:
-        """A view of this seat: its deadline kept; an end by timeout checked (§3a.8)."""
-        deadline = getattr(view, "deadline", None)
-        if deadline is not None:
-            self.proto.last_deadline = deadline.model_dump(mode="json")
-        result = getattr(view, "result", None)
-        reason = result.get("reason") if isinstance(result, dict) else None
-        if view.status == "finished" and reason == "timeout" and self.proto.lock is not None:
-            self.check_end()
-
     def _take_head(
         self,
         head: Any,
@@ -636,9 +626,8 @@ class Seat(SeatKeeps):
             also = (self._sealed_seat()).seen if sealed_raw(raw) else None
             read = self._take_head(raw["head"], raw.get("chain"), also, page)
         view = STATE.validate_python(self._sealed_view(raw, read))
-        self.version = view.version
-        self.view = view
-        self._seen(view)
+        if self._hold(view):
+            self.check_end()
         return view
 
     def act(
@@ -727,9 +716,8 @@ class Seat(SeatKeeps):
                 self.proto.take_events(logged[1])
         out = ActionOut.model_validate(answer)
         self.proto.take_receipt(answer, self._keys(answer), entry=entry, chain=out.state.chain)
-        self.version = out.state.version
-        self.view = out.state
-        self._seen(out.state)
+        if self._hold(out.state):
+            self.check_end()
         return out
 
     def _accepted_earlier(self, sig: str) -> ActionOut | None:
