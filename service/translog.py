@@ -38,14 +38,11 @@ from fairness import PROTOCOL, canonical_json
 
 from .clock import now_iso
 from .db import Database
-from .errors import BadLogRequest as BadLogRequest
-from .errors import LogError as LogError
-from .errors import NotInLog as NotInLog
+from .errors import BadLogRequest, NotInLog
 from .keys import RecordSigner
 from .kinds import RecordType
 from .models import LogEntry, LogIdentity
 
-EMPTY_ROOT = tlog.EMPTY_ROOT
 NodeKey = tuple[int, int]  # (level, idx)
 
 

@@ -225,7 +225,6 @@ class WatchersFlag:
         self._value = True
         self._at = float("-inf")
         self._lock = threading.Lock()
-        self.lookups = 0
 
     def __call__(self) -> bool:
         now = time.monotonic()
@@ -240,7 +239,6 @@ class WatchersFlag:
             except Exception:
                 value = True
             self._value, self._at = value, time.monotonic()
-            self.lookups += 1
             return value
 
 

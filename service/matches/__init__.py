@@ -13,7 +13,6 @@ their methods; no phase stands on another. It knows no HTTP: it raises
 from __future__ import annotations
 
 from fairness import SecretBox
-from fairness.records import Read as StoredLock  # a lock as stored: the record, its text kept
 
 from ..clock import SYSTEM_CLOCK, Clock
 from ..db import Database
@@ -54,4 +53,4 @@ class MatchService(Parts):
         self.sweep, self.resume = deadlines.sweep, deadlines.resume
 
 
-__all__ = ["NOT_LOCKED", "Match", "MatchService", "Parts", "StoredLock", "view_json"]
+__all__ = ["NOT_LOCKED", "Match", "MatchService", "Parts", "view_json"]

@@ -20,9 +20,10 @@ from fairness import (
     public_key_b64,
     seat_sig_message,
 )
+from fairness.records import Read as StoredLock
 from service.app import create_app
 from service.errors import Invalid
-from service.matches import MatchService, StoredLock, view_json
+from service.matches import MatchService, view_json
 from service.settings import Settings
 from service.store import KIND_MATCH, MatchRow, dumps
 from tests.support import commit_all, reveal_all
