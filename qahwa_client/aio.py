@@ -676,15 +676,15 @@ class AsyncSeat(SeatKeeps):
         before the machine's last event, else the log is read here."""
         if not sealed_raw(raw):
             return raw  # not a sealed table, or no hand dealt yet (seating)
-        sealed = await self._sealed_seat()
+        machine = await self._sealed_seat()
         self._raw = raw
-        if read is not None and read[0] <= sealed.seen:
+        if read is not None and read[0] <= machine.seen:
             events = read[1]
         else:
-            page = await self.client.events(self.match_id, after=sealed.seen, token=self.token)
+            page = await self.client.events(self.match_id, after=machine.seen, token=self.token)
             events = page.events
-        sealed.take_events(events)
-        return sealed.view(raw)
+        machine.take_events(events)
+        return machine.view(raw)
 
     async def _sealed_seat(self) -> SealedSeat:
         """This seat's sealed side (:attr:`sealed`), made at its first use: its machine built
