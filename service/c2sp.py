@@ -98,13 +98,6 @@ class Proven:
     missing: list[str]
 
 
-@dataclass(frozen=True)
-class Served:
-    body: bytes
-    media_type: str
-    cache: str
-
-
 class LogC2SP:
     def __init__(
         self,
@@ -207,28 +200,28 @@ class LogC2SP:
 
     # -- tiles ---------------------------------------------------------------------------
 
-    def tile(self, path: str) -> Served:
+    def tile(self, path: str) -> bytes:
+        """The tile at ``path`` (a hash tile, or an entry bundle) within the newest
+        checkpoint. A partial tile is a prefix of its full tile: it never changes either
+        (served :data:`IMMUTABLE`)."""
         try:
             t = tlog.parse_path(path)
         except tlog.TileError as exc:
             raise NotFound(str(exc)) from None
         return self._at_newest(lambda s, row: self._tile(s, t, row.tree_size))
 
-    def _tile(self, s: Session, t: tlog.Tile, size: int) -> Served:
+    def _tile(self, s: Session, t: tlog.Tile, size: int) -> bytes:
         have = size >> (tlog.TILE_HEIGHT * t.level)
         first = t.n * tlog.TILE_WIDTH
         if first + t.width > have:
             raise NotFound(f"{t.path} is beyond the newest checkpoint (size {size})")
         if t.entries:
-            body = tlog.encode_bundle(
+            return tlog.encode_bundle(
                 translog.leaves_between(s, first, first + t.width, log=self.log_id)
             )
-        else:
-            body = b"".join(
-                translog.tile_hashes(s, tlog.TILE_HEIGHT * t.level, first, t.width, log=self.log_id)
-            )
-        # A partial tile is a prefix of its full tile: it never changes either.
-        return Served(body, "application/octet-stream", IMMUTABLE)
+        return b"".join(
+            translog.tile_hashes(s, tlog.TILE_HEIGHT * t.level, first, t.width, log=self.log_id)
+        )
 
     # -- proofs --------------------------------------------------------------------------
 

@@ -11,7 +11,7 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Request
 from fastapi.responses import Response
 
-from ..c2sp import NO_CACHE, LogC2SP, LogShelf, Proven
+from ..c2sp import IMMUTABLE, NO_CACHE, LogC2SP, LogShelf, Proven
 from ..schemas import Q, errors
 
 router = APIRouter()
@@ -29,13 +29,12 @@ def _checkpoint(log: LogC2SP) -> Response:
 
 
 def _tile(request: Request, log: LogC2SP, path: str) -> Response:
-    served = log.tile("tile/" + path)
-    headers = {"Cache-Control": served.cache, "Vary": "Accept-Encoding"}
-    body = served.body
+    body = log.tile("tile/" + path)
+    headers = {"Cache-Control": IMMUTABLE, "Vary": "Accept-Encoding"}
     if path.startswith("entries/") and "gzip" in request.headers.get("accept-encoding", ""):
         body = gzip.compress(body, compresslevel=6, mtime=0)
         headers["Content-Encoding"] = "gzip"
-    return Response(body, media_type=served.media_type, headers=headers)
+    return Response(body, media_type="application/octet-stream", headers=headers)
 
 
 @router.get("/log/checkpoint", include_in_schema=False)
