@@ -33,8 +33,9 @@ from fairness import (
 )
 from games import Chance, find_engine
 from service import translog
+from service.clock import now_iso
 from service.db import Database
-from service.store import hash_token, now_iso
+from service.store import hash_token
 
 _MATCH = text(
     "INSERT INTO matches (id, kind, game, ruleset, commitment, status, version, n_seats, "

@@ -30,11 +30,10 @@ from sqlalchemy import Connection, and_, delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Field, SQLModel
 
-from .clock import SYSTEM_CLOCK, Clock
+from .clock import SYSTEM_CLOCK, Clock, now_iso
 from .db import Database
 from .errors import BadRequest, NotFound, Unauthorized
 from .settings import Settings
-from .store import now_iso
 
 KEY_PREFIX = "qop_"
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._@-]{0,63}")

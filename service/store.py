@@ -46,7 +46,7 @@ from games.registry import find_engine
 from games.replay import Replayer, replay
 from games.sealed_backend import stored_steps
 
-from .clock import SYSTEM_CLOCK, Clock, iso_of, now_iso
+from .clock import SYSTEM_CLOCK, Clock, iso_of
 from .db import LOOP, READ_ON_LOOP, WRITE_ON_LOOP, Database, WouldBlock, loop_guard, loop_mode
 from .errors import NotFound, Unauthorized
 from .kinds import Kind, Status
@@ -757,6 +757,4 @@ __all__ = [
     "catch_up",
     "dumps",
     "hash_token",
-    "iso_of",
-    "now_iso",
 ]

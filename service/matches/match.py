@@ -57,7 +57,7 @@ from games.sealed_limits import sealed_limits
 from games.transcript import build_locked_transcript
 
 from .. import translog
-from ..clock import SYSTEM_CLOCK, Clock
+from ..clock import SYSTEM_CLOCK, Clock, iso_of
 from ..db import Database
 from ..errors import USER_ERRORS, Conflict, Forbidden, Invalid, NotFound, user_errors
 from ..keys import RecordSigner
@@ -75,7 +75,6 @@ from ..store import (
     Store,
     Tx,
     dumps,
-    iso_of,
 )
 
 #: The result of a v2 match that never locked: nothing was committed to, nothing is revealed

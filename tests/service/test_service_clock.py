@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 
 from service.app import create_app
-from service.clock import SYSTEM_CLOCK, Clock, SystemClock
+from service.clock import SYSTEM_CLOCK, Clock, SystemClock, iso_of
 from service.matches import MatchService
 from service.settings import Settings
-from service.store import iso_of
 from tests.support import commit_all, sqlite_settings
 from tests.support.fake_clock import FakeClock
 from tests.support.http_play import GAMES, short_ruleset
