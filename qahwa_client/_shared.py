@@ -6,6 +6,7 @@ announcements (:class:`Trust`) and a seat's state (:class:`SeatKeeps`)."""
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -360,12 +361,14 @@ class SeatKeeps(Keeps):
             )
         return not_retired(self.proto, signed, keys, self.client.retired)
 
-    def _cosigned(
-        self, text: str, lock: dict[str, Any], index: int, keys_only: Policy
-    ) -> list[str]:
-        """The witnesses that cosigned the checkpoint of the tlog-proof ``text``, which must
-        show ``lock`` as log entry ``index`` under a checkpoint of the policy's log key;
-        :class:`NotOurMatch` otherwise."""
+    def _witnessed(
+        self, text: str, lock: dict[str, Any], index: int, policy: Policy, deadline: float
+    ) -> bool:
+        """Whether the tlog-proof ``text`` shows ``lock`` as log entry ``index`` under a
+        checkpoint of the policy's log key that its witnesses' quorum cosigned (the lock is
+        then held); False while the quorum falls short before ``deadline`` (monotonic
+        seconds); :class:`NotOurMatch` otherwise."""
+        keys_only = Policy(policy.logs, policy.witnesses, policy.groups, "none")
         try:
             proof = parse_proof(text)
             if proof.index != index:
@@ -378,7 +381,19 @@ class SeatKeeps(Keeps):
             raise NotOurMatch(
                 self.match_id, self.seat, f"the lock is not shown in the log: {exc}"
             ) from None
-        return cosigned
+        if policy.satisfied(cosigned):
+            self.proto.lock = lock
+            return True
+        if time.monotonic() < deadline:
+            return False
+        have = ", ".join(cosigned) or "none"
+        raise NotOurMatch(
+            self.match_id,
+            self.seat,
+            f"the lock's checkpoint is cosigned by {have}: not the quorum "
+            f"{policy.quorum!r} of this client's log policy (waited "
+            f"{self.client.proof_wait:g} s)",
+        )
 
     def _wire(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
         """What is sent for ``action``: at a sealed table, what its own machine derives."""

@@ -63,7 +63,7 @@ from ._shared import (
     sealed_raw,
     signing_keys_in,
 )
-from .errors import ApiError, NotOurMatch, raise_for
+from .errors import ApiError, raise_for
 from .sse import iter_sse
 
 if TYPE_CHECKING:
@@ -571,24 +571,12 @@ class Seat(SeatKeeps):
         has; while they fall short of the quorum this asks again, up to the client's
         ``proof_wait`` seconds. :class:`NotOurMatch` (the lock unchecked) otherwise."""
         self.proto.lock = None  # not checked until the log says so
-        keys_only = Policy(policy.logs, policy.witnesses, policy.groups, "none")
         deadline = time.monotonic() + self.client.proof_wait
         pause = 0.025
         while True:
             text = self.client.request_text("GET", self._path("/log-proof"))
-            cosigned = self._cosigned(text, lock, index, keys_only)
-            if policy.satisfied(cosigned):
-                self.proto.lock = lock
+            if self._witnessed(text, lock, index, policy, deadline):
                 return
-            if time.monotonic() >= deadline:
-                have = ", ".join(cosigned) or "none"
-                raise NotOurMatch(
-                    self.match_id,
-                    self.seat,
-                    f"the lock's checkpoint is cosigned by {have}: not the quorum "
-                    f"{policy.quorum!r} of this client's log policy (waited "
-                    f"{self.client.proof_wait:g} s)",
-                )
             time.sleep(pause)
             pause = min(pause * 2, 0.5)
 
