@@ -112,15 +112,25 @@ def signs_refusal(status: int) -> bool:
     return 400 <= status < 500 and status not in (413, 429)
 
 
+def service_error(exc: BaseException) -> BaseException:
+    """The service error a games', fairness' or the log's input error becomes
+    (:data:`USER_ERRORS`, looked up along the exception's MRO); any other exception as it
+    is."""
+    for c in type(exc).__mro__:
+        found = USER_ERRORS.get(c)
+        if found is not None:
+            return found[0](str(exc), found[1])
+    return exc
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn the games', fairness' and the log's input errors raised in the block into
-    ServiceErrors (:data:`USER_ERRORS`, looked up along the exception's MRO)."""
+    ServiceErrors (:func:`service_error`)."""
     try:
         yield
     except tuple(USER_ERRORS) as exc:
-        kind, code = next(USER_ERRORS[c] for c in type(exc).__mro__ if c in USER_ERRORS)
-        raise kind(str(exc), code) from None
+        raise service_error(exc) from None
 
 
 def error_body(code: str, message: str) -> dict[str, Any]:

@@ -59,7 +59,7 @@ from games.transcript import build_locked_transcript
 from .. import translog
 from ..clock import SYSTEM_CLOCK, Clock, iso_of
 from ..db import Database
-from ..errors import USER_ERRORS, Conflict, Forbidden, Invalid, NotFound, user_errors
+from ..errors import Conflict, Forbidden, Invalid, NotFound, service_error, user_errors
 from ..keys import RecordSigner
 from ..kinds import EndReason, EventType, SeedSource, Status
 from ..models import Seat
@@ -107,16 +107,6 @@ def view_json(obj: dict[str, Any]) -> str:
         f"{dumps(k)}:{v.text if isinstance(v, Read) else view_json(v)}" for k, v in spliced.items()
     ]
     return rest[:-1] + ("," if rest != "{}" else "") + ",".join(parts) + "}"
-
-
-def _service_error(exc: BaseException) -> BaseException:
-    """The service error a games' or fairness' input error becomes
-    (:data:`service.errors.USER_ERRORS`, along its MRO); any other exception as it is."""
-    for c in type(exc).__mro__:
-        found = USER_ERRORS.get(c)
-        if found is not None:
-            return found[0](str(exc), found[1])
-    return exc
 
 
 def _parse_key(key: str | None) -> str | None:
@@ -338,7 +328,7 @@ class Match:
         try:
             produced = engine.apply(seat, action, sig=sig)
         except BaseException as exc:
-            err = _service_error(exc)
+            err = service_error(exc)
             if not isinstance(err, Conflict):  # not your turn / match over: nothing changed
                 tx.dirty = True  # an engine error should leave it unchanged; do not rely on it
             if err is exc:
