@@ -92,19 +92,6 @@ class _Act(Strict):
     pass
 
 
-def _bare(name: str, type_: str) -> Any:
-    """An action that is its ``type`` alone."""
-    fixed: Any = Literal[type_]
-    return create_model(name, __base__=_Act, __module__=__name__, type=(fixed, ...))
-
-
-Double, Take, Drop, Accept, Reject, Pass, Tap = (
-    _bare(name, name.lower())
-    for name in ("Double", "Take", "Drop", "Accept", "Reject", "Pass", "Tap")
-)
-DrawTile = _bare("DrawTile", "draw")
-
-
 class Roll(_Act):
     type: Literal["roll"]
     entropy: StrictStr | None = Field(
@@ -127,6 +114,18 @@ class RollValue(_Act):
     )
 
 
+class Double(_Act):
+    type: Literal["double"]
+
+
+class Take(_Act):
+    type: Literal["take"]
+
+
+class Drop(_Act):
+    type: Literal["drop"]
+
+
 class Move(_Act):
     type: Literal["move"]
     steps: list[tuple[StrictInt, StrictInt]] = Field(
@@ -137,6 +136,22 @@ class Move(_Act):
 class ResignOffer(_Act):
     type: Literal["resign"]
     points: StrictInt = Field(description="1 single, 2 gammon, 3 backgammon (times the cube)")
+
+
+class Accept(_Act):
+    type: Literal["accept"]
+
+
+class Reject(_Act):
+    type: Literal["reject"]
+
+
+class Pass(_Act):
+    type: Literal["pass"]
+
+
+class DrawTile(_Act):
+    type: Literal["draw"]
 
 
 class PlayTile(_Act):
@@ -185,6 +200,10 @@ class Cut(_Act):
     )
 
 
+class Tap(_Act):
+    type: Literal["tap"]
+
+
 class DrawCard(_Act):
     type: Literal["draw"]
     keep: StrictBool = Field(
@@ -215,16 +234,16 @@ class Close(_Act):
 
 
 _TYPE = Field(discriminator="type")
-TawlaAction: Any = Annotated[
+TawlaAction = Annotated[
     Roll | RollValue | Double | Take | Drop | Move | ResignOffer | Accept | Reject, _TYPE
 ]
-IraqiDominoAction: Any = Annotated[PlayTile | DrawTile | Pass, _TYPE]
-MexicanTrainAction: Any = Annotated[PlayTrainTile | DrawTile | Pass, _TYPE]
-QahveAction: Any = Annotated[BidTricks | PlayCard, _TYPE]
-HokmAction: Any = Annotated[Cut | Tap | Trump | DrawCard | Discard | PlayCard, _TYPE]
+IraqiDominoAction = Annotated[PlayTile | DrawTile | Pass, _TYPE]
+MexicanTrainAction = Annotated[PlayTrainTile | DrawTile | Pass, _TYPE]
+QahveAction = Annotated[BidTricks | PlayCard, _TYPE]
+HokmAction = Annotated[Cut | Tap | Trump | DrawCard | Discard | PlayCard, _TYPE]
 MahbusaAction = TawlaAction
-ShelemAction: Any = Annotated[BidPoints | Pass | Discard | PlayCard, _TYPE]
-RngAction: Any = Annotated[Draw | Close, _TYPE]
+ShelemAction = Annotated[BidPoints | Pass | Discard | PlayCard, _TYPE]
+RngAction = Annotated[Draw | Close, _TYPE]
 
 ACTIONS: dict[str, Any] = {
     "tawla": TawlaAction,
