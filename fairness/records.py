@@ -654,12 +654,13 @@ class Lock(_Record):
         return chain_start(record)
 
     @classmethod
-    def open(cls, raw: Any, keys: Keys | None) -> Lock:
+    def open(cls, raw: Any, keys: Keys | None, *, protocols: Sequence[str] | None = None) -> Lock:
         """The lock ``raw`` states (a JSON object or its text), signed by one of ``keys``
         (unchecked when None); else RecordError: ``shape``, ``signature``, ``type``,
-        ``protocol`` (one with seat commitments), then ``shape`` of its fields and seats.
-        ``signed`` is the record as read (with its ``text`` when read from text)."""
-        record = open_signed(raw, keys, "lock")
+        ``protocol`` (one with seat commitments, or of ``protocols``), then ``shape`` of its
+        fields and seats. ``signed`` is the record as read (with its ``text`` when read from
+        text)."""
+        record = open_signed(raw, keys, "lock", protocols=protocols)
         protocol = protocol_for(record)
         fields = ("match_id", "game", "ruleset", "commitment", "locked_at", "reveal_by", "end_by")
         for name in fields:
