@@ -49,6 +49,7 @@ from .records import (
     open_receipt,
     open_refusal,
     open_signed,
+    open_transcript,
     open_tree_head,
     public_key_b64,
     request_sha256,
@@ -1016,19 +1017,21 @@ class SeatProtocol:
         chain recomputes, every receipt agrees with it, and this seat's seed and nonce are the
         ones it sent. TranscriptMismatch names what disagrees."""
         mid = self.match_id
-        if not isinstance(doc, dict) or doc.get("protocol") not in (PROTOCOL_V2, PROTOCOL_V3):
+        try:
+            doc = open_transcript(doc, None)
+        except RecordError as exc:
+            raise TranscriptMismatch(f"match {mid}: {exc}") from None
+        if doc["protocol"] not in (PROTOCOL_V2, PROTOCOL_V3):
             raise TranscriptMismatch(f"match {mid}: not a qahwa-fair/2 or /3 transcript")
         if self.lock is None:
             raise ClientError(f"match {mid}: this seat never revealed against a lock")
-        if not isinstance(doc.get("lock"), dict) or canonical_json(doc["lock"]) != canonical_json(
-            self.lock
-        ):
+        if canonical_json(doc["lock"]) != canonical_json(self.lock):
             raise TranscriptMismatch(
                 f"match {mid}: the transcript's lock is not the lock seat "
                 f"{self.seat} revealed against"
             )
-        events = doc.get("events")
-        if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        events = doc["events"]
+        if not all(isinstance(e, dict) for e in events):
             raise TranscriptMismatch(f"match {mid}: the transcript's events are not a list")
         heads = chain_heads(self.lock, events)  # heads[seq + 1] is chain[seq]
         if doc.get("chain") != heads[-1].hex():
