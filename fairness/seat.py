@@ -48,7 +48,6 @@ from .records import (
     open_head,
     open_receipt,
     open_refusal,
-    open_signed,
     open_transcript,
     open_tree_head,
     public_key_b64,
@@ -104,19 +103,6 @@ MAX_SKEW = 30.0  # seconds the server's clock may differ from this client's (§3
 
 
 TURN_SECONDS = 300  # the ruleset's default (fairness-v2.md §7)
-
-
-def check_signed_record(
-    record: Any,
-    keys: Mapping[str, str],
-    *,
-    what: str,
-    rtype: str,
-    protocols: Sequence[str] = (PROTOCOL_V2,),
-) -> dict[str, Any]:
-    """``record`` opened as a signed record of ``type`` ``rtype`` and one of ``protocols``
-    (:func:`fairness.records.open_signed`); else RecordError."""
-    return open_signed(record, keys, rtype, what=what, protocols=protocols)
 
 
 def chain_heads(lock: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> list[bytes]:
@@ -667,10 +653,6 @@ class SeatProtocol:
             and "sig" in e["body"]
         ]
 
-    def dispute(self, kind: str, message: str, evidence: dict[str, Any]) -> Dispute:
-        """Keep a dispute of ``kind`` with its evidence (once per kind and message)."""
-        return self._dispute(kind, message, evidence)
-
     # -- signed heads: back-dating (§7, heads) ---------------------------------------------------
     def check_head(
         self, head: Any, keys: Mapping[str, str], *, chain: str | None = None
@@ -823,6 +805,7 @@ class SeatProtocol:
 
     # -- the server's clock (§3a.8) -------------------------------------------------------------
     def _dispute(self, kind: str, message: str, evidence: dict[str, Any]) -> Dispute:
+        """Keep a dispute of ``kind`` with its evidence (once per kind and message)."""
         for d in self.disputes:
             if d.kind == kind and d.message == message:
                 return d
@@ -1107,7 +1090,6 @@ __all__ = [
     "SeatProtocol",
     "Terms",
     "TranscriptMismatch",
-    "check_signed_record",
     "terms_for",
     "timeout_deadline",
     "trusted_keys",
