@@ -653,6 +653,10 @@ class SeatProtocol:
             and "sig" in e["body"]
         ]
 
+    def dispute(self, kind: str, message: str, evidence: dict[str, Any]) -> Dispute:
+        """Keep a dispute of ``kind`` with its evidence (once per kind and message)."""
+        return self._dispute(kind, message, evidence)
+
     # -- signed heads: back-dating (§7, heads) ---------------------------------------------------
     def check_head(
         self, head: Any, keys: Mapping[str, str], *, chain: str | None = None
@@ -805,7 +809,6 @@ class SeatProtocol:
 
     # -- the server's clock (§3a.8) -------------------------------------------------------------
     def _dispute(self, kind: str, message: str, evidence: dict[str, Any]) -> Dispute:
-        """Keep a dispute of ``kind`` with its evidence (once per kind and message)."""
         for d in self.disputes:
             if d.kind == kind and d.message == message:
                 return d
