@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from .derive import PROTOCOL as PROTOCOL_V1
 from .derive import parse_hex
@@ -509,9 +509,14 @@ class _Record:
     """A record that signs itself: ``sign(signer)`` adds the signature to ``to_json()``."""
 
     __slots__ = ()
+    #: the record's ``type``, and its match
+    TYPE: ClassVar[str]
+    match_id: str
 
     def to_json(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The unsigned record: its head, then its fields in order (a record whose fields
+        are not its JSON's writes its own)."""
+        return {**_head(self.TYPE, self.match_id), **asdict(self)}  # type: ignore[call-overload]
 
     def sign(self, signer: RecordSigner | None) -> dict[str, Any]:
         """The signed record (unsigned when ``signer`` is None: a test's placeholder)."""
@@ -744,8 +749,7 @@ class Receipt(_Record):
     chain: str
     at: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {**_head("receipt", self.match_id), **asdict(self)}
+    TYPE: ClassVar[str] = "receipt"
 
 
 @dataclass(frozen=True, slots=True)
@@ -760,8 +764,7 @@ class Head(_Record):
     chain: str
     at: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {**_head("head", self.match_id), **asdict(self)}
+    TYPE: ClassVar[str] = "head"
 
 
 def request_sha256(body: bytes) -> str:
@@ -784,8 +787,7 @@ class Refusal(_Record):
     reason: str
     at: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {**_head("refusal", self.match_id), **asdict(self)}
+    TYPE: ClassVar[str] = "refusal"
 
 
 @dataclass(frozen=True, slots=True)
