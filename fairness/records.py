@@ -206,19 +206,25 @@ class Signer:
 TIME_FIELDS = ("timestamp", "ended_at", "locked_at", "created_at")
 
 
+def parse_rfc3339(value: Any) -> float | None:
+    """Epoch seconds of an RFC 3339 time with its offset, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return None if t.tzinfo is None else t.timestamp()
+
+
 def signed_time(record: dict[str, Any]) -> tuple[str, float] | None:
     """``(field, epoch seconds)`` of the time a record says it was signed
     (:data:`TIME_FIELDS`), or None when it names none (or not as RFC 3339)."""
     for name in TIME_FIELDS:
         value = record.get(name)
         if isinstance(value, str):
-            try:
-                t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            except ValueError:
-                return None
-            if t.tzinfo is None:
-                return None
-            return name, t.timestamp()
+            t = parse_rfc3339(value)
+            return None if t is None else (name, t)
     return None
 
 
@@ -1062,14 +1068,10 @@ def open_revealed_key(raw: Mapping[str, Any], name: str = "'secret'") -> bytes:
 
 def when(value: Any, what: str, name: str) -> float:
     """Epoch seconds of a record's RFC 3339 time field ``name`` (RecordError ``shape``)."""
-    if isinstance(value, str):
-        try:
-            t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            t = None
-        if t is not None and t.tzinfo is not None:
-            return t.timestamp()
-    raise _fail(what, f"the {what}'s {name} is not an RFC 3339 time", "shape")
+    t = parse_rfc3339(value)
+    if t is None:
+        raise _fail(what, f"the {what}'s {name} is not an RFC 3339 time", "shape")
+    return t
 
 
 @dataclass(frozen=True, slots=True)
