@@ -436,17 +436,10 @@ class SeatProtocol:
         leaf = proof.get("leaf")
         if not isinstance(leaf, dict) or canonical_json(leaf) != canonical_json(lock):
             raise self.not_ours(f"log entry {log_index} is not this lock")
-        head = proof.get("tree_head")
         try:
-            open_tree_head(head, keys, what="log's tree head")
-            assert isinstance(head, dict)
-            size = head.get("tree_size")
-            path = proof.get("audit_path")
-            if (
-                not isinstance(size, int)
-                or not isinstance(path, list)
-                or proof.get("tree_size") != size
-            ):
+            head = open_tree_head(proof.get("tree_head"), keys, what="log's tree head")
+            size, path = head["tree_size"], proof.get("audit_path")
+            if not isinstance(path, list) or proof.get("tree_size") != size:
                 raise ValueError("the inclusion proof is malformed")
             got = self.root_from_inclusion(
                 log_index,
