@@ -992,9 +992,10 @@ class SeatProtocol:
 
     # -- after the match (§3a.5) -------------------------------------------------------------
     def check_transcript(self, doc: Any) -> None:
-        """The transcript's lock is byte-identical to the one this seat revealed against, its
-        chain recomputes, every receipt agrees with it, and this seat's seed and nonce are the
-        ones it sent. TranscriptMismatch names what disagrees."""
+        """The transcript (its shape and protocol as :func:`fairness.records.open_transcript`
+        opens it) has a lock byte-identical to the one this seat revealed against, its chain
+        recomputes, every receipt agrees with it, and this seat's seed and nonce are the ones
+        it sent. TranscriptMismatch names what disagrees."""
         mid = self.match_id
         try:
             doc = open_transcript(doc, None)
