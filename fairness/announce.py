@@ -25,11 +25,10 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 from .protocol import PROTOCOL_V2, known_protocol
-from .records import TIME_FIELDS, Announcement, RecordError, when
+from .records import TIME_FIELDS, Announcement, RecordError, parse_rfc3339, when
 
 ANNOUNCEMENT = "key_announcement"
 
@@ -185,17 +184,6 @@ def retired_in(doc: Any, accepted: Iterable[Mapping[str, Any]] = ()) -> dict[str
         if held is None or (parse_rfc3339(at) or 0.0) < (parse_rfc3339(held) or 0.0):
             out[kid] = at
     return out
-
-
-def parse_rfc3339(value: Any) -> float | None:
-    """Epoch seconds of an RFC 3339 time with its offset, or None."""
-    if not isinstance(value, str):
-        return None
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return None if when.tzinfo is None else when.timestamp()
 
 
 #: the field holding the time a signed record of each type names as its own

@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from .derive import PROTOCOL as PROTOCOL_V1
 from .derive import parse_hex
@@ -206,19 +206,25 @@ class Signer:
 TIME_FIELDS = ("timestamp", "ended_at", "locked_at", "created_at")
 
 
+def parse_rfc3339(value: Any) -> float | None:
+    """Epoch seconds of an RFC 3339 time with its offset, or None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        t = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return None if t.tzinfo is None else t.timestamp()
+
+
 def signed_time(record: dict[str, Any]) -> tuple[str, float] | None:
     """``(field, epoch seconds)`` of the time a record says it was signed
     (:data:`TIME_FIELDS`), or None when it names none (or not as RFC 3339)."""
     for name in TIME_FIELDS:
         value = record.get(name)
         if isinstance(value, str):
-            try:
-                t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            except ValueError:
-                return None
-            if t.tzinfo is None:
-                return None
-            return name, t.timestamp()
+            t = parse_rfc3339(value)
+            return None if t is None else (name, t)
     return None
 
 
@@ -509,9 +515,14 @@ class _Record:
     """A record that signs itself: ``sign(signer)`` adds the signature to ``to_json()``."""
 
     __slots__ = ()
+    #: the record's ``type``, and its match
+    TYPE: ClassVar[str]
+    match_id: str
 
     def to_json(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The unsigned record: its head, then its fields in order (a record whose fields
+        are not its JSON's writes its own)."""
+        return {**_head(self.TYPE, self.match_id), **asdict(self)}  # type: ignore[call-overload]
 
     def sign(self, signer: RecordSigner | None) -> dict[str, Any]:
         """The signed record (unsigned when ``signer`` is None: a test's placeholder)."""
@@ -654,12 +665,13 @@ class Lock(_Record):
         return chain_start(record)
 
     @classmethod
-    def open(cls, raw: Any, keys: Keys | None) -> Lock:
+    def open(cls, raw: Any, keys: Keys | None, *, protocols: Sequence[str] | None = None) -> Lock:
         """The lock ``raw`` states (a JSON object or its text), signed by one of ``keys``
         (unchecked when None); else RecordError: ``shape``, ``signature``, ``type``,
-        ``protocol`` (one with seat commitments), then ``shape`` of its fields and seats.
-        ``signed`` is the record as read (with its ``text`` when read from text)."""
-        record = open_signed(raw, keys, "lock")
+        ``protocol`` (one with seat commitments, or of ``protocols``), then ``shape`` of its
+        fields and seats. ``signed`` is the record as read (with its ``text`` when read from
+        text)."""
+        record = open_signed(raw, keys, "lock", protocols=protocols)
         protocol = protocol_for(record)
         fields = ("match_id", "game", "ruleset", "commitment", "locked_at", "reveal_by", "end_by")
         for name in fields:
@@ -743,8 +755,7 @@ class Receipt(_Record):
     chain: str
     at: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {**_head("receipt", self.match_id), **asdict(self)}
+    TYPE: ClassVar[str] = "receipt"
 
 
 @dataclass(frozen=True, slots=True)
@@ -759,8 +770,7 @@ class Head(_Record):
     chain: str
     at: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {**_head("head", self.match_id), **asdict(self)}
+    TYPE: ClassVar[str] = "head"
 
 
 def request_sha256(body: bytes) -> str:
@@ -783,8 +793,7 @@ class Refusal(_Record):
     reason: str
     at: str
 
-    def to_json(self) -> dict[str, Any]:
-        return {**_head("refusal", self.match_id), **asdict(self)}
+    TYPE: ClassVar[str] = "refusal"
 
 
 @dataclass(frozen=True, slots=True)
@@ -1059,14 +1068,10 @@ def open_revealed_key(raw: Mapping[str, Any], name: str = "'secret'") -> bytes:
 
 def when(value: Any, what: str, name: str) -> float:
     """Epoch seconds of a record's RFC 3339 time field ``name`` (RecordError ``shape``)."""
-    if isinstance(value, str):
-        try:
-            t = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
-            t = None
-        if t is not None and t.tzinfo is not None:
-            return t.timestamp()
-    raise _fail(what, f"the {what}'s {name} is not an RFC 3339 time", "shape")
+    t = parse_rfc3339(value)
+    if t is None:
+        raise _fail(what, f"the {what}'s {name} is not an RFC 3339 time", "shape")
+    return t
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,7 +48,7 @@ from .records import (
     open_head,
     open_receipt,
     open_refusal,
-    open_signed,
+    open_transcript,
     open_tree_head,
     public_key_b64,
     request_sha256,
@@ -103,19 +103,6 @@ MAX_SKEW = 30.0  # seconds the server's clock may differ from this client's (§3
 
 
 TURN_SECONDS = 300  # the ruleset's default (fairness-v2.md §7)
-
-
-def check_signed_record(
-    record: Any,
-    keys: Mapping[str, str],
-    *,
-    what: str,
-    rtype: str,
-    protocols: Sequence[str] = (PROTOCOL_V2,),
-) -> dict[str, Any]:
-    """``record`` opened as a signed record of ``type`` ``rtype`` and one of ``protocols``
-    (:func:`fairness.records.open_signed`); else RecordError."""
-    return open_signed(record, keys, rtype, what=what, protocols=protocols)
 
 
 def chain_heads(lock: Mapping[str, Any], events: Sequence[Mapping[str, Any]]) -> list[bytes]:
@@ -449,17 +436,10 @@ class SeatProtocol:
         leaf = proof.get("leaf")
         if not isinstance(leaf, dict) or canonical_json(leaf) != canonical_json(lock):
             raise self.not_ours(f"log entry {log_index} is not this lock")
-        head = proof.get("tree_head")
         try:
-            open_tree_head(head, keys, what="log's tree head")
-            assert isinstance(head, dict)
-            size = head.get("tree_size")
-            path = proof.get("audit_path")
-            if (
-                not isinstance(size, int)
-                or not isinstance(path, list)
-                or proof.get("tree_size") != size
-            ):
+            head = open_tree_head(proof.get("tree_head"), keys, what="log's tree head")
+            size, path = head["tree_size"], proof.get("audit_path")
+            if not isinstance(path, list) or proof.get("tree_size") != size:
                 raise ValueError("the inclusion proof is malformed")
             got = self.root_from_inclusion(
                 log_index,
@@ -1012,23 +992,26 @@ class SeatProtocol:
 
     # -- after the match (§3a.5) -------------------------------------------------------------
     def check_transcript(self, doc: Any) -> None:
-        """The transcript's lock is byte-identical to the one this seat revealed against, its
-        chain recomputes, every receipt agrees with it, and this seat's seed and nonce are the
-        ones it sent. TranscriptMismatch names what disagrees."""
+        """The transcript (its shape and protocol as :func:`fairness.records.open_transcript`
+        opens it) has a lock byte-identical to the one this seat revealed against, its chain
+        recomputes, every receipt agrees with it, and this seat's seed and nonce are the ones
+        it sent. TranscriptMismatch names what disagrees."""
         mid = self.match_id
-        if not isinstance(doc, dict) or doc.get("protocol") not in (PROTOCOL_V2, PROTOCOL_V3):
+        try:
+            doc = open_transcript(doc, None)
+        except RecordError as exc:
+            raise TranscriptMismatch(f"match {mid}: {exc}") from None
+        if doc["protocol"] not in (PROTOCOL_V2, PROTOCOL_V3):
             raise TranscriptMismatch(f"match {mid}: not a qahwa-fair/2 or /3 transcript")
         if self.lock is None:
             raise ClientError(f"match {mid}: this seat never revealed against a lock")
-        if not isinstance(doc.get("lock"), dict) or canonical_json(doc["lock"]) != canonical_json(
-            self.lock
-        ):
+        if canonical_json(doc["lock"]) != canonical_json(self.lock):
             raise TranscriptMismatch(
                 f"match {mid}: the transcript's lock is not the lock seat "
                 f"{self.seat} revealed against"
             )
-        events = doc.get("events")
-        if not isinstance(events, list) or not all(isinstance(e, dict) for e in events):
+        events = doc["events"]
+        if not all(isinstance(e, dict) for e in events):
             raise TranscriptMismatch(f"match {mid}: the transcript's events are not a list")
         heads = chain_heads(self.lock, events)  # heads[seq + 1] is chain[seq]
         if doc.get("chain") != heads[-1].hex():
@@ -1104,7 +1087,6 @@ __all__ = [
     "SeatProtocol",
     "Terms",
     "TranscriptMismatch",
-    "check_signed_record",
     "terms_for",
     "timeout_deadline",
     "trusted_keys",

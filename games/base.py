@@ -408,11 +408,6 @@ class Engine(ABC):
 
     # -- ruleset ---------------------------------------------------------------------------
     @classmethod
-    def ruleset_defaults(cls, protocol: str | FairProtocol = CURRENT) -> dict[str, Any]:
-        """Every rule of a ruleset of ``protocol`` with its default value."""
-        return FORMS[check_protocol(protocol).name].defaults(cls)
-
-    @classmethod
     def parse_ruleset(
         cls, raw: Mapping[str, Any] | None, *, protocol: str | FairProtocol = CURRENT
     ) -> dict[str, Any]:

@@ -14,7 +14,7 @@ whole deck with the revealed keys and checks the rules over hidden hands
 
 The game's subclass calls :meth:`SealedGame._begin_hand` with the hand's items,
 :meth:`SealedGame._deal_items` whenever items are dealt face down (positions of the final deck),
-:meth:`SealedGame._check_open` / :meth:`SealedGame._commit_open` when an item is played, and
+:meth:`SealedGame._play_item` when an item is played (its opening checked, then committed), and
 :meth:`SealedGame._hand_over` when the hand's play is over; it implements ``_breach`` and
 ``_after_reveal`` (score the hand, start the next one).
 """
@@ -25,25 +25,16 @@ from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any, ClassVar
 
-from fairness import PROTOCOL_V3, V2, V3, FairProtocol
+from fairness import V2, V3, FairProtocol
 
 from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
 from .cards import Phase, Trick, follow_reason
 from .errors import IllegalActionError, MalformedActionError, RulesetError
-from .sealed_hand import (
-    STEPS,
-    Deal,
-    Owed,
-    b64,
-    parse_item,
-    shuffle_order,
-)
+from .sealed_hand import Deal, Owed, parse_item
 from .sealed_limits import sealed_limits
 
 #: the end reason of a breach of a rule over hidden hands found at the hand's end
 RULE_END = "rule"
-#: one hand's deal (kept under its old name)
-SealedHand = Deal
 
 
 class SealedGame(Engine):
@@ -84,10 +75,6 @@ class SealedGame(Engine):
         return self.sealed.owed if self.sealed is not None else []
 
     # -- the game's calls ------------------------------------------------------------------
-    def shuffle_order(self) -> list[int]:
-        """House seats first, then the others, each in seat order (fairness-v3 §5)."""
-        return shuffle_order(self.n_seats, self.house)
-
     def _begin_hand(self, items: Sequence[str]) -> None:
         """A new hand over ``items`` (the rules' canonical order): keys, then shuffles owed."""
         number = len(self.sealed_hands)
@@ -124,14 +111,6 @@ class SealedGame(Engine):
         """Every item dealt to ``seat`` this hand (opened or not)."""
         return self.sealed.held_by(seat) if self.sealed is not None else []
 
-    def _check_open(self, seat: int, action: Action, code: str) -> tuple[int, bytes]:
-        """The opening an action carries, checked without changing anything
-        (:meth:`Deal.check_open`). Returns (item, the seat's share)."""
-        return self._hand().check_open(seat, action, code)
-
-    def _commit_open(self, seat: int, item: int, code: str, share: bytes, proof: bytes) -> None:
-        self._hand().commit_open(seat, item, code, share, proof)
-
     def _held(self, seat: int) -> tuple[int, ...]:
         """The items in the seat's hand (``self.hands`` holds item positions), in order."""
         return tuple(sorted(int(p) for p in self.hands[seat]))
@@ -145,11 +124,11 @@ class SealedGame(Engine):
         """A play from the seat's hand of the item the action opens to ``code``: the opening is
         checked, then committed, and the item leaves the hand. Returns (the item, the items the
         seat held before), for the checks at the hand's end."""
-        item, share = self._check_open(seat, action, code)
+        item, share = self._hand().check_open(seat, action, code)
         if str(item) not in self.hands[seat]:
             raise IllegalActionError(f"item {item} is not in seat {seat}'s hand")
         held = self._held(seat)
-        self._commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
+        self._hand().commit_open(seat, item, code, share, bytes.fromhex(action["proof"]))
         self.hands[seat].remove(str(item))
         return item, held
 
@@ -423,14 +402,8 @@ class SealedTiles(SealedGame):
 
 
 __all__ = [
-    "PROTOCOL_V3",
     "RULE_END",
-    "STEPS",
-    "Owed",
     "SealedGame",
-    "SealedHand",
     "SealedTiles",
     "SealedTricks",
-    "b64",
-    "parse_item",
 ]

@@ -1,4 +1,5 @@
-"""Whole sealed matches played by simulated seats, for the tests and the benchmark.
+"""Simulated seats of sealed matches, for the tests, the benchmark and the transcripts of
+:func:`games.transcript.simulate_match`.
 
 Each :class:`SimSeat` is a conforming sealed client that sees only what a seat sees: its
 engine view (the public ``sealed`` block, its own items) and its own secrets. It makes its
@@ -13,25 +14,20 @@ the ``sealed`` package (CPython only). A seat given a ``cheat`` misbehaves once:
   could not legally play it (dominoes; caught at the hand's end where hidden);
 - ``stall``: stops at its first shuffle (the match ends by its timeout).
 
-:func:`play_match` plays a match to its end and returns the engine, the events (as a
-transcript holds them, with ``seq``) and every refused action with its error.
+``tests/support/sealed_play.py`` plays a match of them to its end.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 import random
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from typing import Any
 
 import sealed
 
-from .base import Action, Chance, Engine, Event, MatchContext
+from .base import Action, Engine
 from .cards import suit
-from .errors import ActionError
-from .registry import find_engine
 from .sealed_base import SealedGame
 from .sealed_deal import DealMachine
 from .sealed_seat import SealedSeat
@@ -169,57 +165,4 @@ def _misfit(engine: Engine, action: Action) -> bool:
     return not engine._may_play(engine.turn or 0, action, str(action["tile"]), {})
 
 
-@dataclass
-class SimResult:
-    engine: Engine
-    events: list[Event]
-    refused: list[tuple[int, Action, ActionError]] = field(default_factory=list)
-    key: bytes = b""
-    ctx: MatchContext | None = None
-    ruleset: dict[str, Any] = field(default_factory=dict)
-
-
-def play_match(
-    game: str,
-    ruleset: Mapping[str, Any] | None = None,
-    *,
-    seed: str = "sim",
-    house: Sequence[int] = (),
-    cheats: Mapping[int, str] | None = None,
-    max_steps: int = 100_000,
-) -> SimResult:
-    """Play a sealed match of ``game`` to its end with simulated seats (``cheats``: seat →
-    cheat). A refused action is recorded and the seat asked again (it then plays honestly);
-    a seat that stalls ends the match by its timeout."""
-    raw = {**(ruleset or {}), "deal": "sealed"}
-    cls = find_engine(game, raw)
-    parsed = cls.parse_ruleset(raw)
-    key = hashlib.sha512(f"qahwa sealed sim key/{seed}".encode()).digest()
-    ctx = MatchContext(f"sim-{seed}", house=tuple(house))
-    engine = cls(parsed, Chance(key), ctx)
-    events: list[Event] = []
-
-    def record(evs: list[Event]) -> None:
-        for ev in evs:
-            events.append({"seq": len(events), **ev})
-
-    record(engine.chance.take_events())
-    seats = [SimSeat(s, seed, (cheats or {}).get(s)) for s in range(engine.n_seats)]
-    result = SimResult(engine, events, key=key, ctx=ctx, ruleset=parsed)
-    for _ in range(max_steps):
-        if engine.outcome is not None:
-            return result
-        seat = engine.turn
-        assert seat is not None
-        action = seats[seat].act(engine.view(seat), engine)
-        if action is None:
-            record(engine.end_match("timeout", seat))
-            continue
-        try:
-            record(engine.apply(seat, action))
-        except ActionError as exc:
-            result.refused.append((seat, action, exc))
-    raise RuntimeError(f"the match did not end in {max_steps} steps")
-
-
-__all__ = ["CHEATS", "SimResult", "SimSeat", "play_match"]
+__all__ = ["CHEATS", "SimSeat"]

@@ -18,7 +18,6 @@ from .masking import (
     deck_from_b64,
     decode_deck,
     encode_deck,
-    remask,
     starting_deck,
 )
 from .points import generator, generators, item_point, item_table
@@ -67,7 +66,6 @@ __all__ = [
     "own_item",
     "permutation",
     "proof_size",
-    "remask",
     "shuffle",
     "starting_deck",
     "unmask",

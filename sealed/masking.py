@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import SealedError
-from .group import IDENTITY, add, base, mul, point
+from .group import IDENTITY, point
 from .points import MAX_ITEMS, item_point
 
 
@@ -27,11 +27,6 @@ def starting_deck(game: str, codes: Sequence[str]) -> Deck:
     if len(set(codes)) != len(codes):
         raise SealedError("starting deck: item codes repeat")
     return tuple(Ciphertext(IDENTITY, item_point(game, c)) for c in codes)
-
-
-def remask(c: Ciphertext, r: bytes, P: bytes) -> Ciphertext:
-    """(A + r·G, B + r·P)."""
-    return Ciphertext(add(c.A, base(r)), add(c.B, mul(r, P)))
 
 
 def encode_deck(deck: Deck) -> bytes:

@@ -24,8 +24,8 @@ import pytest
 from fairness import canonical_ruleset
 from games.errors import GameError
 from games.sealed_deal import DealMachine
-from games.sealed_sim import play_match
 from tests.client.test_clients_ts import NODE, build, run
+from tests.support.sealed_play import play_match
 
 MATCHES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
     ("hokm", {"players": 4, "target": 2}, {"seed": "d4"}),

@@ -43,13 +43,13 @@ from games.sealed_backend import (
     set_backend,
 )
 from games.sealed_hand import verify_hand
-from games.sealed_sim import play_match
 from qahwa_page.pyodide import runtime_installed
 from qahwa_page.serve import PageServer
 from sealed.demo import simulated_hand
 from tests.page.page_support import STATIC
 from tests.support import fresh_python
 from tests.support.browser import needs_chromium
+from tests.support.sealed_play import play_match
 from verify_cli.sealed_js import JsBackend, install
 
 VERIFIER = STATIC / "sealed-verify.js"

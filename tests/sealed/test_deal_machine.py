@@ -16,8 +16,8 @@ import sealed
 from fairness import canonical_ruleset
 from games.errors import ReplayError
 from games.sealed_deal import PHASES, DealMachine
-from games.sealed_sim import play_match
 from sealed.seat import SeatSecrets, SecretRefused
+from tests.support.sealed_play import play_match
 
 
 def _follow(r: Any) -> DealMachine:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from games.sealed_hand import Deal
-from games.sealed_sim import play_match
+from tests.support.sealed_play import play_match
 
 
 @pytest.mark.parametrize(

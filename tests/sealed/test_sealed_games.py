@@ -22,8 +22,9 @@ from games.sealed_base import SealedGame
 from games.sealed_hand import verify_hand
 from games.sealed_hokm import SealedHokmEngine
 from games.sealed_iraqi_domino import CALL_ORDER
-from games.sealed_sim import SimResult, SimSeat, play_match
+from games.sealed_sim import SimSeat
 from tests.support import examples
+from tests.support.sealed_play import SimResult, play_match
 
 
 def sealed_engine(r: SimResult) -> SealedHokmEngine:

@@ -16,10 +16,10 @@ from click.testing import CliRunner
 from fairness import chain_start, parse_time_us
 from fairness.protocol import canonical_json
 from fairness.records import request_sha256
-from fairness.seat import check_signed_record, trusted_keys
+from fairness.seat import trusted_keys
 from qahwa_client import Client
 from tests.support.fake_clock import FakeClock
-from tests.support.http_play import auth, create_match, ok, seed_all
+from tests.support.http_play import auth, check_signed_record, create_match, ok, seed_all
 from verify_cli.main import app
 
 CLOCK = FakeClock(1_800_000_000.0)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import random
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -30,8 +30,8 @@ from fairness import (
     verify_bytes,
     verify_record,
 )
-from fairness.records import Lock
-from fairness.seat import check_signed_record, trusted_keys
+from fairness.records import Lock, open_signed
+from fairness.seat import trusted_keys
 from games import GAME_IDS
 from games.base import Engine, MatchContext
 from games.errors import RulesetError
@@ -39,6 +39,14 @@ from games.registry import engine_class
 from games.replay import replay
 
 MAX_ACTIONS = 20_000
+
+
+def check_signed_record(
+    record: Any, keys: Mapping[str, str], *, what: str, rtype: str
+) -> dict[str, Any]:
+    """``record`` opened as a signed record of ``type`` ``rtype``
+    (:func:`fairness.records.open_signed`); else RecordError."""
+    return open_signed(record, keys, rtype, what=what)
 
 
 def auth(token: str) -> dict[str, str]:
