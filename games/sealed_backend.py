@@ -200,13 +200,14 @@ class StoredSteps:
     def __init__(self, inner: SealedBackend) -> None:
         self.inner = inner
 
-    def __getattr__(self, name: str) -> Any:
-        """What is computed, not checked: the backend underneath's (``hand_key``,
-        ``starting_deck``, ``opens_to``, ``check_revealed``, ``open_deck``)."""
-        return getattr(self.inner, name)
-
     def verify_key(self, ctx: Ctx, key: bytes, proof: bytes) -> None:
         return None
+
+    def hand_key(self, keys: Sequence[bytes]) -> bytes:
+        return self.inner.hand_key(keys)
+
+    def starting_deck(self, game: str, items: Sequence[str]) -> bytes:
+        return self.inner.starting_deck(game, items)
 
     def verify_shuffle(
         self, ctx: Ctx, hand_key: bytes, deck_in: bytes, deck_out: bytes, proof: bytes
@@ -220,6 +221,17 @@ class StoredSteps:
         self, ctx: Ctx, key: bytes, shares: Sequence[tuple[bytes, bytes, bytes]]
     ) -> None:
         return None
+
+    def opens_to(self, game: str, code: str, item: bytes, shares: Sequence[bytes]) -> bool:
+        return self.inner.opens_to(game, code, item, shares)
+
+    def check_revealed(self, key: bytes, secret: bytes, seat: int) -> None:
+        self.inner.check_revealed(key, secret, seat)
+
+    def open_deck(
+        self, game: str, items: Sequence[str], deck: bytes, secrets: Sequence[bytes]
+    ) -> list[str]:
+        return self.inner.open_deck(game, items, deck, secrets)
 
 
 _backend: SealedBackend | None = None
