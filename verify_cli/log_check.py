@@ -263,6 +263,7 @@ def _server_policy(fetch: Fetch) -> tuple[tlog.Policy | None, str]:
 
 def check_online(
     transcript: dict[str, Any],
+    idx: Any,
     keys: KeySet | None,
     fetch: Any,
     server: str | None,
@@ -273,7 +274,7 @@ def check_online(
     """The match's entry in the server's log, found by its match id: its tlog-proof
     (``GET /v1/matches/{id}/log-proof``) checked against ``policy`` (else the server's own
     log key, quorum none) and against the checkpoints seen before, its record this
-    transcript's and of its protocol (§9). None when the server publishes no log (no log
+    transcript's (at ``idx``, its log index) and of its protocol (§9). None when the server publishes no log (no log
     key): the caller goes on as before. ``found["entry"]`` is set to the entry's name
     (:func:`entry_name`) and index once it is found."""
     raw = getattr(fetch, "raw", None)
@@ -306,7 +307,7 @@ def check_online(
     # proof at once with the ones it has (an older one answered 409 not_cosigned); while
     # they fall short of the policy's quorum a qahwa-fair/2 transcript asks again a few times
     log = log_of(transcript)
-    status, body, err, code, short = _ask_proof(raw, mid, "log-proof", log.tries(), policy)
+    status, body, err, code, short = _ask_proof(raw, mid, "log-proof", log.tries, policy)
     if status == 409 and code == "not_cosigned" or short:
         found["pending"] = True
         return None, (
@@ -327,10 +328,7 @@ def check_online(
             found, f"the server gives no log proof of match {mid}: {_why(status, err)}"
         )
     try:
-        tp = tlog.parse_proof(body)
-        leaf = json.loads(tp.extra or b"")
-        if not isinstance(leaf, dict):
-            raise ValueError("its extra line holds no record")
+        tp, leaf = _proof_record(body)
     except (tlog.ProofError, ValueError) as exc:
         return False, f"the server's log proof of match {mid} is unusable: {exc}"
     try:
@@ -347,9 +345,6 @@ def check_online(
     if problem is not None:
         found["downgrade"] = problem
         return False, problem
-    idx = transcript.get("log_index")
-    if idx is None:
-        idx = transcript.get("lock_index")
     try:
         if idx != tp.index:
             raise LogCheckFailed(
@@ -364,6 +359,15 @@ def check_online(
         return False, str(exc)
     log.entry_found(found, transcript, keys, raw, policy, tp.index)
     return True, _included(tp.index, cp, cosigned, f"{note}; {seen}")
+
+
+def _proof_record(body: bytes) -> tuple[tlog.TlogProof, dict[str, Any]]:
+    """A tlog-proof and the record its ``extra`` line carries (ProofError or ValueError)."""
+    tp = tlog.parse_proof(body)
+    leaf = json.loads(tp.extra or b"")
+    if not isinstance(leaf, dict):
+        raise ValueError("its extra line holds no record")
+    return tp, leaf
 
 
 def _ask_proof(
@@ -418,10 +422,7 @@ def check_reveal(
             "the match's real end (fairness-v2 §8)"
         )
     try:
-        tp = tlog.parse_proof(body)
-        leaf = json.loads(tp.extra or b"")
-        if not isinstance(leaf, dict):
-            raise ValueError("its extra line holds no record")
+        tp, leaf = _proof_record(body)
         cp, _ = tp.verify(tlog.leaf_hash(tp.extra or b""), policy)
     except (tlog.PolicyError, tlog.ProofError, ValueError) as exc:
         return False, f"the server's proof of match {mid}'s reveal record: {exc}"
@@ -500,8 +501,9 @@ def check_transcript(
             found["downgrade"] = detail
         return ok, detail
     log = log_of(transcript)
-    if proof is None and fetch is not None and not log.indexed(idx):
-        online = log.settle(check_online(transcript, keys, fetch, server, state, policy, found))
+    if proof is None and fetch is not None and not (log.by_index and idx is not None):
+        online = check_online(transcript, idx, keys, fetch, server, state, policy, found)
+        online = log.settle(online)
         if online is not None:
             return online
     return log.rest(transcript, idx, keys, proof, fetch, server, state, found)
@@ -512,15 +514,12 @@ class V1Log:
     ``log_index`` (:func:`check_inclusion`); the match's C2SP tlog-proof, where the server
     has one, is asked for once and decides only what it refutes."""
 
-    def tries(self) -> int:
-        """How many times a proof short of the policy's witness quorum is asked for."""
-        return 1
-
-    def indexed(self, idx: Any) -> bool:
-        """Whether the transcript's log index alone finds its entry: a qahwa-fair/1 one's
-        commitment record (this match's, of qahwa-fair/1, which excludes a downgrade too),
-        checked by :meth:`rest`; the server is not asked for the match's tlog-proof."""
-        return idx is not None
+    #: how many times a proof short of the policy's witness quorum is asked for
+    tries = 1
+    #: whether the transcript's log index (when it has one) alone finds its entry: a
+    #: qahwa-fair/1 one's commitment record (this match's, of qahwa-fair/1, which excludes a
+    #: downgrade too), checked by :meth:`rest`; the server is not asked for the tlog-proof
+    by_index = True
 
     def no_proof(self, found: dict[str, Any], why: str) -> tuple[bool | None, str] | None:
         """What the server's having no tlog-proof of the match makes of the check."""
@@ -583,11 +582,8 @@ class V2Log(V1Log):
     the C2SP log, found by its match id, then its reveal record; asked again while the
     checkpoint falls short of the witnesses' quorum; no tlog-proof is a refusal."""
 
-    def tries(self) -> int:
-        return PENDING_TRIES
-
-    def indexed(self, idx: Any) -> bool:
-        return False
+    tries = PENDING_TRIES
+    by_index = False
 
     def no_proof(self, found: dict[str, Any], why: str) -> tuple[bool | None, str] | None:
         return False, why
