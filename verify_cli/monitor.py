@@ -178,29 +178,14 @@ def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
     try:
         lock = Lock.open(leaf, None)
     except RecordError as exc:
-        problem = [f"entry {pos}: {exc}"]
-        return problem, (
-            "lock",
-            _str(leaf.get("match_id")),
-            _str(leaf.get("commitment")),
-            0.0,
-            0,
-            0,
-            _str(leaf.get("game")),
-        )
+        mid, com, game = (_str(leaf.get(k)) for k in ("match_id", "commitment", "game"))
+        return [f"entry {pos}: {exc}"], ("lock", mid, com, 0.0, 0, 0, game)
     bad = [s.seat for s in lock.seats if s.key is not None and len(s.key) != 44]
     problems = [f"entry {pos}: the lock's seat {i} has a malformed key" for i in bad]
     house = sum(s.house for s in lock.seats)
     end_by = epoch_of(lock.end_by, "lock", "end_by")
-    return problems, (
-        "lock",
-        lock.match_id,
-        lock.commitment,
-        end_by,
-        len(lock.seats) - house,
-        house,
-        lock.game,
-    )
+    nonhouse = len(lock.seats) - house
+    return problems, ("lock", lock.match_id, lock.commitment, end_by, nonhouse, house, lock.game)
 
 
 def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
@@ -293,12 +278,10 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
     kind, proto = leaf.get("type"), leaf.get("protocol")
     known = PROTOCOLS.get(proto) if isinstance(proto, str) else None
     if kind not in (known.logged if known is not None else ()):
-        return (
-            probs
-            + [f"entry {pos}: a {kind!r} record of {proto!r}, not a commitment, lock or reveal"],
-            ("bad",),
-            0.0,
+        probs.append(
+            f"entry {pos}: a {kind!r} record of {proto!r}, not a commitment, lock or reveal"
         )
+        return probs, ("bad",), 0.0
     problems, at = ENTRY_CHECKS[kind]
     more, info = problems(leaf, pos)
     probs += more
@@ -509,14 +492,8 @@ def _bundles(
         s2, tile = source.raw("/log/" + hashes.path)
         first = n * tlog.TILE_WIDTH
         if s1 != 200 or s2 != 200:
-            return (
-                first,
-                (
-                    f"the server did not give {bundle.path if s1 != 200 else hashes.path}"
-                    f": HTTP {s1 if s1 != 200 else s2}"
-                ),
-                b"",
-            )
+            missing, status = (bundle.path, s1) if s1 != 200 else (hashes.path, s2)
+            return first, f"the server did not give {missing}: HTTP {status}", b""
         try:
             return first, tlog.parse_bundle(raw, bundle), tile
         except tlog.TileError as exc:
