@@ -16,6 +16,7 @@ import click
 
 from fairness import (
     PROTOCOL,
+    PROTOCOLS,
     V2,
     V3,
     FairnessError,
@@ -53,7 +54,7 @@ from .options import (
 from .output import echo_json, make_console, print_report, print_summary, progress_bar
 from .page import page_cmd
 from .stats_cli import stats_cmd
-from .version import PROTOCOLS, VERSION
+from .version import VERSION
 from .witness import witness_cmd
 
 HELP = """Verify qahwa-fair/2 and qahwa-fair/1 transcripts of café games and dice/shuffle
