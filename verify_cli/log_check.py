@@ -272,14 +272,13 @@ def check_online(
     found: dict[str, Any],
 ) -> tuple[bool | None, str] | None:
     """The match's entry in the server's log, found by its match id: its tlog-proof
-    (``GET /v1/matches/{id}/log-proof``) checked against ``policy`` (else the server's own
-    log key, quorum none) and against the checkpoints seen before, its record this
-    transcript's (at ``idx``, its log index) and of its protocol (§9). None when the server publishes no log (no log
-    key): the caller goes on as before. ``found["entry"]`` is set to the entry's name
-    (:func:`entry_name`) and index once it is found."""
-    raw = getattr(fetch, "raw", None)
-    if raw is None:
-        return None
+    (``GET /v1/matches/{id}/log-proof``, through ``fetch.raw``) checked against ``policy``
+    (else the server's own log key, quorum none) and against the checkpoints seen before,
+    its record this transcript's (at ``idx``, its log index) and of its protocol (§9). None
+    when the server publishes no log (no log key): the caller goes on as before.
+    ``found["entry"]`` is set to the entry's name (:func:`entry_name`) and index once it is
+    found."""
+    raw = fetch.raw
     note = ""
     if policy is None and keys is not None and keys.source != "server":
         # pinned keys pin the log: the log key of the saved /v1/keys document, quorum none;
