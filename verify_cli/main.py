@@ -251,9 +251,10 @@ def verify_many(
 
 
 def collect(
-    sources: Sequence[str], server: str | None, matches: Sequence[str], key_file: str | None
+    sources: Sequence[str], base: str | None, key_file: str | None
 ) -> tuple[list[tuple[str, Any, str]], list[dict[str, Any] | None], list[dict[str, Any]]]:
-    """Items to verify with their key sets; reports of inputs already known unusable."""
+    """Items to verify with their key sets (``sources``: files and URLs; ``base``: the
+    server's URL, whose keys every URL takes); reports of inputs already known unusable."""
     fixed: KeySet | None = load_key_file(key_file) if key_file else None
     cache: dict[str, KeySet | UnusableInput] = {}
 
@@ -275,10 +276,7 @@ def collect(
     items: list[tuple[str, Any, str]] = []
     keys: list[dict[str, Any] | None] = []
     bad: list[dict[str, Any]] = []
-    base = server.rstrip("/") if server else None
-    urls = [s for s in sources if _is_url(s)]
-    urls += [f"{base}/v1/matches/{m}/transcript" for m in matches] if base is not None else []
-    for src in [s for s in sources if not _is_url(s)] + urls:
+    for src in [s for s in sources if not _is_url(s)] + [s for s in sources if _is_url(s)]:
         try:
             if _is_url(src):
                 item: tuple[str, Any, str] = ("doc", http_get_json(src), src)
@@ -424,7 +422,9 @@ def check_cmd(
     state = open_state(state_file, no_state)
     proofs = load_proofs(log_proofs)
     policy = load_policy(policy_file)
-    items, keys, bad = collect(sources, server, matches, key_file)
+    base = server.rstrip("/") if server else None
+    wanted = [*sources, *(f"{base}/v1/matches/{m}/transcript" for m in matches)]
+    items, keys, bad = collect(wanted, base, key_file)
     console = make_console()
     checked = verify_many(
         items,
@@ -447,14 +447,7 @@ def check_cmd(
         )
     log_hook(checked, items, keys, server, proofs, state, policy)
     reports = bad + checked
-    # keep the order the inputs were given in
-    order = {
-        s: i
-        for i, s in enumerate(
-            list(sources)
-            + [f"{(server or '').rstrip('/')}/v1/matches/{m}/transcript" for m in matches]
-        )
-    }
+    order = {s: i for i, s in enumerate(wanted)}  # keep the order the inputs were given in
     reports.sort(key=lambda r: order.get(str(r.get("source")), len(order)))
     code = exit_code(reports)
     if as_json:
