@@ -683,22 +683,31 @@ def load_proofs(paths: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def apply_log_checks(
+def log_hook(
     reports: list[dict[str, Any]],
-    docs: list[Any],
-    keysets: list[KeySet | None],
-    bases: list[str | None],
+    items: list[tuple[str, Any, str]],
+    keys_b64: list[dict[str, Any] | None],
+    server: str | None,
     proofs: dict[str, Any],
     state: HeadState,
     policy: tlog.Policy | None = None,
 ) -> None:
-    """Add the ``log`` and ``downgrade`` checks to each report (in place); a failure makes
-    it ``failed``."""
+    """``verify check``'s log step, after the transcripts themselves were checked: the
+    ``log`` and ``downgrade`` checks added to each report (in place); a failure makes it
+    ``failed``."""
+    from .core import load_document
+
     fetchers: dict[str, HttpFetch] = {}
     try:
-        for rep, doc, keys, base in zip(reports, docs, keysets, bases, strict=True):
+        for rep, (kind, payload, label), kb in zip(reports, items, keys_b64, strict=True):
+            try:
+                doc = load_document(payload) if kind == "file" else payload
+            except UnusableInput:
+                continue
             if rep.get("status") == "unusable" or not isinstance(doc, dict):
                 continue
+            keys = KeySet.from_b64(kb) if kb is not None else None
+            base = server.rstrip("/") if server else server_base(label) if kind == "doc" else None
             fetch = None
             if base is not None:
                 fetch = fetchers.get(base) or fetchers.setdefault(base, HttpFetch(base))
@@ -741,33 +750,3 @@ def open_state(state_file: str | None, no_state: bool) -> HeadState:
     if no_state:
         return HeadState.load(None)
     return HeadState.load(Path(state_file) if state_file else default_state_path())
-
-
-def log_hook(
-    reports: list[dict[str, Any]],
-    items: list[tuple[str, Any, str]],
-    keys_b64: list[dict[str, Any] | None],
-    server: str | None,
-    proofs: dict[str, Any],
-    state: HeadState,
-    policy: tlog.Policy | None = None,
-) -> None:
-    """``verify check``'s log step, after the transcripts themselves were checked."""
-    from .core import load_document
-
-    docs: list[Any] = []
-    keysets: list[KeySet | None] = []
-    bases: list[str | None] = []
-    for (kind, payload, label), kb in zip(items, keys_b64, strict=True):
-        doc: Any = payload
-        if kind == "file":
-            try:
-                doc = load_document(payload)
-            except UnusableInput:
-                doc = None
-        docs.append(doc)
-        keysets.append(KeySet.from_b64(kb) if kb is not None else None)
-        bases.append(
-            server.rstrip("/") if server else server_base(label) if kind == "doc" else None
-        )
-    apply_log_checks(reports, docs, keysets, bases, proofs, state, policy)
