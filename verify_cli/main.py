@@ -405,15 +405,13 @@ def check_cmd(
         seat_no, own_seed, own_nonce, seat_receipts = load_seat_file(own_seat)
     if seat_no is None and (own_seed is not None or own_nonce is not None):
         raise click.UsageError("--client-seed and --nonce need --seat N")
-    if seat_no is not None and own_seed is None:
-        raise click.UsageError(
-            "--seat N needs --client-seed S (and, for qahwa-fair/2, --nonce HEX)"
-        )
-    own = (
-        OwnSeed(seat_no, own_seed, own_nonce)
-        if seat_no is not None and own_seed is not None
-        else None
-    )
+    own: OwnSeed | None = None
+    if seat_no is not None:
+        if own_seed is None:
+            raise click.UsageError(
+                "--seat N needs --client-seed S (and, for qahwa-fair/2, --nonce HEX)"
+            )
+        own = OwnSeed(seat_no, own_seed, own_nonce)
     receipts = load_receipts(receipt_files) + seat_receipts
     if not sources and not matches:
         raise click.UsageError("give transcript files or URLs, or --server URL --match ID")
