@@ -906,8 +906,7 @@ def _from_keys(base: str, what: str, read: Callable[[Any], T]) -> T:
         ValueError,
         KeyError,
         TypeError,
-        AttributeError,
-        tlog.NoteError,
+        AttributeError,  # tlog.NoteError is a ValueError
     ) as exc:
         raise UnusableInput(
             f"cannot fetch {what} from {base}/v1/keys: {type(exc).__name__}"
