@@ -164,9 +164,9 @@ class VerifyGroup(click.Group):
         except click.UsageError as exc:
             if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
                 click.echo(exc.ctx.get_help(), err=True)
-                return self._finish(2, standalone_mode)
-            where = f"verify {exc.ctx.info_name}" if exc.ctx and exc.ctx.parent else "verify"
-            click.echo(one_line(f"{where}: error: {exc.format_message()}"), err=True)
+            else:
+                where = f"verify {exc.ctx.info_name}" if exc.ctx and exc.ctx.parent else "verify"
+                click.echo(one_line(f"{where}: error: {exc.format_message()}"), err=True)
             code = 2
         except click.ClickException as exc:
             click.echo(one_line(f"verify: error: {exc.format_message()}"), err=True)
@@ -182,13 +182,9 @@ class VerifyGroup(click.Group):
             code = 130
         else:
             code = rv if isinstance(rv, int) else 0
-        return self._finish(code, standalone_mode)
-
-    @staticmethod
-    def _finish(code: int, standalone_mode: bool) -> int:
-        if not standalone_mode:
-            return code
-        sys.exit(code)
+        if standalone_mode:
+            sys.exit(code)
+        return code
 
 
 @click.group(
