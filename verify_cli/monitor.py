@@ -438,13 +438,10 @@ def audit(
     res.witnesses = [v.name for v, _ in note.verified if v.alg == tlog.ALG_COSIGNATURE_V1]
     try:
         res.notes.append(reconcile_checkpoint(state, cp, note_text, source, server))
-    except ForkDetected as exc:
+    except LogCheckFailed as exc:  # a fork (ForkDetected) keeps its evidence
         res.failures.append(str(exc))
-        if exc.evidence:
+        if isinstance(exc, ForkDetected) and exc.evidence:
             res.evidence.append(str(exc.evidence))
-        return res
-    except LogCheckFailed as exc:
-        res.failures.append(str(exc))
         return res
     store = Store(_store_path(state, server))
     try:
