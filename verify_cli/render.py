@@ -344,12 +344,9 @@ class DrawContext:
             return
         self._games_seen = len(games)
         shown = ""
-        if before is not None:
+        if before is not None:  # (no prisoners, as tawla's: board_text shows none)
             points, off, bar, held = before
-            board = {"points": points, "off": off, "bar": bar}
-            if held is not None:
-                board["prisoners"] = held
-            shown = board_text(board)
+            shown = board_text({"points": points, "off": off, "bar": bar, "prisoners": held})
         self._game_end_line(ev, games[-1], act, shown)
 
     def _game_end_line(
