@@ -497,19 +497,15 @@ def dispute_records(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The signed heads and receipts a seat file's disputes keep as evidence (a
     ``backdated`` dispute's ``head`` and ``signed_after``: fairness-v2.md §7, heads), each
     once: checked against the transcript like its receipts."""
-    out: list[dict[str, Any]] = []
-    seen: set[bytes] = set()
+    out: dict[bytes, dict[str, Any]] = {}  # by canonical JSON, in the order first seen
     disputes = doc.get("disputes")
     for d in disputes if isinstance(disputes, list) else []:
         evidence = d.get("evidence") if isinstance(d, dict) else None
         for key in ("head", "signed_after"):
             r = evidence.get(key) if isinstance(evidence, dict) else None
             if isinstance(r, dict) and r.get("type") in ("head", "receipt"):
-                text = canonical_json(r)
-                if text not in seen:
-                    seen.add(text)
-                    out.append(r)
-    return out
+                out.setdefault(canonical_json(r), r)
+    return list(out.values())
 
 
 def load_receipts(paths: Sequence[str]) -> list[dict[str, Any]]:
