@@ -500,7 +500,7 @@ def check_transcript(
             found["downgrade"] = detail
         return ok, detail
     log = log_of(transcript)
-    if proof is None and fetch is not None and not (log.by_index and idx is not None):
+    if proof is None and fetch is not None and not log.indexed(idx):
         online = check_online(transcript, idx, keys, fetch, server, state, policy, found)
         online = log.settle(online)
         if online is not None:
@@ -515,10 +515,12 @@ class V1Log:
 
     #: how many times a proof short of the policy's witness quorum is asked for
     tries = 1
-    #: whether the transcript's log index (when it has one) alone finds its entry: a
-    #: qahwa-fair/1 one's commitment record (this match's, of qahwa-fair/1, which excludes a
-    #: downgrade too), checked by :meth:`rest`; the server is not asked for the tlog-proof
-    by_index = True
+
+    def indexed(self, idx: Any) -> bool:
+        """Whether the transcript's log index alone finds its entry: a qahwa-fair/1 one's
+        commitment record (this match's, of qahwa-fair/1, which excludes a downgrade too),
+        checked by :meth:`rest`; the server is not asked for the match's tlog-proof."""
+        return idx is not None
 
     def no_proof(self, found: dict[str, Any], why: str) -> tuple[bool | None, str] | None:
         """What the server's having no tlog-proof of the match makes of the check."""
@@ -582,7 +584,9 @@ class V2Log(V1Log):
     checkpoint falls short of the witnesses' quorum; no tlog-proof is a refusal."""
 
     tries = PENDING_TRIES
-    by_index = False
+
+    def indexed(self, idx: Any) -> bool:
+        return False
 
     def no_proof(self, found: dict[str, Any], why: str) -> tuple[bool | None, str] | None:
         return False, why
