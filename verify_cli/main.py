@@ -250,7 +250,8 @@ def collect(
     sources: Sequence[str], base: str | None, key_file: str | None
 ) -> tuple[list[tuple[str, Any, str]], list[dict[str, Any] | None], list[dict[str, Any]]]:
     """Items to verify with their key sets (``sources``: files and URLs; ``base``: the
-    server's URL, whose keys every URL takes); reports of inputs already known unusable."""
+    server whose keys every input takes, else a URL its own server's); reports of inputs
+    already known unusable."""
     fixed: KeySet | None = load_key_file(key_file) if key_file else None
     cache: dict[str, KeySet | UnusableInput] = {}
 
