@@ -209,16 +209,8 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         p.append(f"entry {pos}: the reveal's forfeited or house is not a list")
         forfeited, house = [], []
     # what the store keeps of the reveal for --transcripts: what it signs of the transcript
-    signs = json.dumps(
-        {
-            "sha256": _str(ts),
-            "chain": leaf.get("chain"),
-            "result": leaf.get("result"),
-            "ended_at": leaf.get("ended_at"),
-        },
-        sort_keys=True,
-        ensure_ascii=False,
-    )
+    signed = {k: leaf.get(k) for k in ("chain", "result", "ended_at")}
+    signs = json.dumps({"sha256": _str(ts), **signed}, sort_keys=True, ensure_ascii=False)
     return p, (
         "reveal",
         _str(leaf.get("match_id")),
