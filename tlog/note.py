@@ -235,9 +235,8 @@ def open_note(msg: str | bytes, verifiers: Iterable[Verifier]) -> Note:
     (:class:`UnverifiedNote` otherwise)."""
     text, sigs = split_note(msg)
     known = {(v.name, v.key_id): v for v in verifiers}
-    verified: list[tuple[Verifier, Signature]] = []
+    verified: dict[tuple[str, int], tuple[Verifier, Signature]] = {}  # each key's first
     unknown: list[Signature] = []
-    seen: set[tuple[str, int]] = set()
     for s in sigs:
         v = known.get((s.name, s.key_id))
         if v is None:
@@ -245,13 +244,11 @@ def open_note(msg: str | bytes, verifiers: Iterable[Verifier]) -> Note:
             continue
         if not v.verify(text, s.sig):
             raise NoteError(f"the signature by {s.name} ({s.key_id:08x}) does not verify")
-        if (s.name, s.key_id) not in seen:
-            seen.add((s.name, s.key_id))
-            verified.append((v, s))
+        verified.setdefault((s.name, s.key_id), (v, s))
     if not verified:
         names = ", ".join(sorted({s.name for s in sigs}))
         raise UnverifiedNote(f"no known key signed this note (signed by: {names})")
-    return Note(text, verified, unknown)
+    return Note(text, list(verified.values()), unknown)
 
 
 def sign_note(text: str, signers: Sequence[NoteSigner]) -> str:

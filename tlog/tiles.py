@@ -16,7 +16,6 @@ from .merkle import (
     HASH_SIZE,
     ProofError,
     fold,
-    leaf_hash,
     node_hash,
     range_nodes,
     split_stored_hash_index,
@@ -56,11 +55,6 @@ class Tile:
         head = "tile/entries/" if self.entries else f"tile/{self.level}/"
         tail = "" if self.full else f".p/{self.width}"
         return head + encode_index(self.n) + tail
-
-    def hash_indexes(self) -> list[tuple[int, int]]:
-        """The nodes ``(level, k)`` of the tree this tile (or its bundle's level 0) holds."""
-        lv = TILE_HEIGHT * self.level
-        return [(lv, self.n * TILE_WIDTH + i) for i in range(self.width)]
 
     def start(self) -> int:
         """The first leaf this tile spans."""
@@ -167,11 +161,6 @@ def parse_bundle(data: bytes, tile: Tile) -> list[bytes]:
     if len(out) != tile.width:
         raise TileError(f"{tile.path} holds {len(out)} entries, not {tile.width}")
     return out
-
-
-def bundle_hashes(entries: Sequence[bytes]) -> bytes:
-    """The level-0 tile the entries hash to."""
-    return b"".join(leaf_hash(e) for e in entries)
 
 
 # -- reading stored hashes from tiles --------------------------------------------------------

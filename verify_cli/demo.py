@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from fairness import chain_start, public_key_b64
-from fairness.seat import ClientError, SeatProtocol, Terms
+from fairness.seat import SeatProtocol, Terms
 from games.registry import available_games, engine_class
 from tlog import root_from_inclusion
 
@@ -284,18 +284,11 @@ def run_demo(
                     path = _play_match(api, game, bots, max_actions, console, keys)
                     _, doc = api.call("GET", path)
                     source = base + path
-            except (DemoError, ClientError, KeyError, TypeError, AttributeError) as exc:
-                msg = (
-                    str(exc)
-                    if isinstance(exc, DemoError | ClientError)
-                    else f"unexpected answer: {exc!r}"
-                )
+            except Exception as exc:  # the server's trouble, an engine refusing a game id etc.
+                odd = isinstance(exc, KeyError | TypeError | AttributeError)  # a malformed answer
+                msg = f"unexpected answer: {exc!r}" if odd else str(exc)
                 console.print(f"  [red]{escape(game)}: {escape(msg)}[/]")
                 reports.append(unusable(game, msg) | {"game": game})
-                continue
-            except Exception as exc:  # an engine refusing a game id etc.
-                console.print(f"  [red]{escape(game)}: {escape(str(exc))}[/]")
-                reports.append(unusable(game, str(exc)) | {"game": game})
                 continue
             rep = verify_document(doc, keys, source=source, draws_limit=4)
             reports.append(rep)

@@ -263,6 +263,7 @@ def _server_policy(fetch: Fetch) -> tuple[tlog.Policy | None, str]:
 
 def check_online(
     transcript: dict[str, Any],
+    idx: Any,
     keys: KeySet | None,
     fetch: Any,
     server: str | None,
@@ -271,14 +272,13 @@ def check_online(
     found: dict[str, Any],
 ) -> tuple[bool | None, str] | None:
     """The match's entry in the server's log, found by its match id: its tlog-proof
-    (``GET /v1/matches/{id}/log-proof``) checked against ``policy`` (else the server's own
-    log key, quorum none) and against the checkpoints seen before, its record this
-    transcript's and of its protocol (§9). None when the server publishes no log (no log
-    key): the caller goes on as before. ``found["entry"]`` is set to the entry's name
-    (:func:`entry_name`) and index once it is found."""
-    raw = getattr(fetch, "raw", None)
-    if raw is None:
-        return None
+    (``GET /v1/matches/{id}/log-proof``, through ``fetch.raw``) checked against ``policy``
+    (else the server's own log key, quorum none) and against the checkpoints seen before,
+    its record this transcript's (at ``idx``, its log index) and of its protocol (§9). None
+    when the server publishes no log (no log key): the caller goes on as before.
+    ``found["entry"]`` is set to the entry's name (:func:`entry_name`) and index once it is
+    found."""
+    raw = fetch.raw
     note = ""
     if policy is None and keys is not None and keys.source != "server":
         # pinned keys pin the log: the log key of the saved /v1/keys document, quorum none;
@@ -306,7 +306,7 @@ def check_online(
     # proof at once with the ones it has (an older one answered 409 not_cosigned); while
     # they fall short of the policy's quorum a qahwa-fair/2 transcript asks again a few times
     log = log_of(transcript)
-    status, body, err, code, short = _ask_proof(raw, mid, "log-proof", log.tries(), policy)
+    status, body, err, code, short = _ask_proof(raw, mid, "log-proof", log.tries, policy)
     if status == 409 and code == "not_cosigned" or short:
         found["pending"] = True
         return None, (
@@ -327,10 +327,7 @@ def check_online(
             found, f"the server gives no log proof of match {mid}: {_why(status, err)}"
         )
     try:
-        tp = tlog.parse_proof(body)
-        leaf = json.loads(tp.extra or b"")
-        if not isinstance(leaf, dict):
-            raise ValueError("its extra line holds no record")
+        tp, leaf = _proof_record(body)
     except (tlog.ProofError, ValueError) as exc:
         return False, f"the server's log proof of match {mid} is unusable: {exc}"
     try:
@@ -347,9 +344,6 @@ def check_online(
     if problem is not None:
         found["downgrade"] = problem
         return False, problem
-    idx = transcript.get("log_index")
-    if idx is None:
-        idx = transcript.get("lock_index")
     try:
         if idx != tp.index:
             raise LogCheckFailed(
@@ -364,6 +358,15 @@ def check_online(
         return False, str(exc)
     log.entry_found(found, transcript, keys, raw, policy, tp.index)
     return True, _included(tp.index, cp, cosigned, f"{note}; {seen}")
+
+
+def _proof_record(body: bytes) -> tuple[tlog.TlogProof, dict[str, Any]]:
+    """A tlog-proof and the record its ``extra`` line carries (ProofError or ValueError)."""
+    tp = tlog.parse_proof(body)
+    leaf = json.loads(tp.extra or b"")
+    if not isinstance(leaf, dict):
+        raise ValueError("its extra line holds no record")
+    return tp, leaf
 
 
 def _ask_proof(
@@ -418,10 +421,7 @@ def check_reveal(
             "the match's real end (fairness-v2 §8)"
         )
     try:
-        tp = tlog.parse_proof(body)
-        leaf = json.loads(tp.extra or b"")
-        if not isinstance(leaf, dict):
-            raise ValueError("its extra line holds no record")
+        tp, leaf = _proof_record(body)
         cp, _ = tp.verify(tlog.leaf_hash(tp.extra or b""), policy)
     except (tlog.PolicyError, tlog.ProofError, ValueError) as exc:
         return False, f"the server's proof of match {mid}'s reveal record: {exc}"
@@ -501,7 +501,8 @@ def check_transcript(
         return ok, detail
     log = log_of(transcript)
     if proof is None and fetch is not None and not log.indexed(idx):
-        online = log.settle(check_online(transcript, keys, fetch, server, state, policy, found))
+        online = check_online(transcript, idx, keys, fetch, server, state, policy, found)
+        online = log.settle(online)
         if online is not None:
             return online
     return log.rest(transcript, idx, keys, proof, fetch, server, state, found)
@@ -512,9 +513,8 @@ class V1Log:
     ``log_index`` (:func:`check_inclusion`); the match's C2SP tlog-proof, where the server
     has one, is asked for once and decides only what it refutes."""
 
-    def tries(self) -> int:
-        """How many times a proof short of the policy's witness quorum is asked for."""
-        return 1
+    #: how many times a proof short of the policy's witness quorum is asked for
+    tries = 1
 
     def indexed(self, idx: Any) -> bool:
         """Whether the transcript's log index alone finds its entry: a qahwa-fair/1 one's
@@ -583,8 +583,7 @@ class V2Log(V1Log):
     the C2SP log, found by its match id, then its reveal record; asked again while the
     checkpoint falls short of the witnesses' quorum; no tlog-proof is a refusal."""
 
-    def tries(self) -> int:
-        return PENDING_TRIES
+    tries = PENDING_TRIES
 
     def indexed(self, idx: Any) -> bool:
         return False
@@ -688,22 +687,31 @@ def load_proofs(paths: Sequence[str]) -> dict[str, Any]:
     return out
 
 
-def apply_log_checks(
+def log_hook(
     reports: list[dict[str, Any]],
-    docs: list[Any],
-    keysets: list[KeySet | None],
-    bases: list[str | None],
+    items: list[tuple[str, Any, str]],
+    keys_b64: list[dict[str, Any] | None],
+    server: str | None,
     proofs: dict[str, Any],
     state: HeadState,
     policy: tlog.Policy | None = None,
 ) -> None:
-    """Add the ``log`` and ``downgrade`` checks to each report (in place); a failure makes
-    it ``failed``."""
+    """``verify check``'s log step, after the transcripts themselves were checked: the
+    ``log`` and ``downgrade`` checks added to each report (in place); a failure makes it
+    ``failed``."""
+    from .core import load_document
+
     fetchers: dict[str, HttpFetch] = {}
     try:
-        for rep, doc, keys, base in zip(reports, docs, keysets, bases, strict=True):
+        for rep, (kind, payload, label), kb in zip(reports, items, keys_b64, strict=True):
+            try:
+                doc = load_document(payload) if kind == "file" else payload
+            except UnusableInput:
+                continue
             if rep.get("status") == "unusable" or not isinstance(doc, dict):
                 continue
+            keys = KeySet.from_b64(kb) if kb is not None else None
+            base = server.rstrip("/") if server else server_base(label) if kind == "doc" else None
             fetch = None
             if base is not None:
                 fetch = fetchers.get(base) or fetchers.setdefault(base, HttpFetch(base))
@@ -746,33 +754,3 @@ def open_state(state_file: str | None, no_state: bool) -> HeadState:
     if no_state:
         return HeadState.load(None)
     return HeadState.load(Path(state_file) if state_file else default_state_path())
-
-
-def log_hook(
-    reports: list[dict[str, Any]],
-    items: list[tuple[str, Any, str]],
-    keys_b64: list[dict[str, Any] | None],
-    server: str | None,
-    proofs: dict[str, Any],
-    state: HeadState,
-    policy: tlog.Policy | None = None,
-) -> None:
-    """``verify check``'s log step, after the transcripts themselves were checked."""
-    from .core import load_document
-
-    docs: list[Any] = []
-    keysets: list[KeySet | None] = []
-    bases: list[str | None] = []
-    for (kind, payload, label), kb in zip(items, keys_b64, strict=True):
-        doc: Any = payload
-        if kind == "file":
-            try:
-                doc = load_document(payload)
-            except UnusableInput:
-                doc = None
-        docs.append(doc)
-        keysets.append(KeySet.from_b64(kb) if kb is not None else None)
-        bases.append(
-            server.rstrip("/") if server else server_base(label) if kind == "doc" else None
-        )
-    apply_log_checks(reports, docs, keysets, bases, proofs, state, policy)

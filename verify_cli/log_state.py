@@ -169,17 +169,21 @@ class HeadState:
         os.replace(tmp, self.path)
         self.dirty = False
 
-    def keep_evidence(self, doc: dict[str, Any]) -> Path | None:
+    def fork(self, reason: str, server: str | None, key_id: str, **seen: Any) -> ForkDetected:
+        """The error of a fork found in ``server``'s log (``key_id``: its key, or its
+        checkpoints' origin), its evidence (``seen``: what was remembered and what is seen
+        now) kept in memory and, with a state file, in ``evidence/`` beside it."""
+        doc = {"kind": "fork", "detected_at": _now(), "server": server, "key_id": key_id}
+        doc.update(reason=reason, **seen)
         self.evidence.append(doc)
-        if self.path is None:
-            return None
-        d = self.path.parent / "evidence"
-        d.mkdir(parents=True, exist_ok=True)
-        stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-        tag = re.sub(r"[^A-Za-z0-9._-]", "_", str(doc.get("key_id", "unknown")))
-        out = d / f"fork-{stamp}-{tag}.json"
-        out.write_text(json.dumps(doc, indent=1, sort_keys=True), encoding="utf-8")
-        return out
+        out = None
+        if self.path is not None:
+            d = self.path.parent / "evidence"
+            d.mkdir(parents=True, exist_ok=True)
+            stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+            out = d / f"fork-{stamp}-{re.sub(r'[^A-Za-z0-9._-]', '_', key_id)}.json"
+            out.write_text(json.dumps(doc, indent=1, sort_keys=True), encoding="utf-8")
+        return ForkDetected(f"log fork: {reason}", out)
 
 
 # -- talking to a server -------------------------------------------------------------------
@@ -233,19 +237,8 @@ class HttpFetch:
 def _fork(
     state: HeadState, server: str | None, reason: str, old: Head, new: Head, consistency: Any = None
 ) -> ForkDetected:
-    path = state.keep_evidence(
-        {
-            "kind": "fork",
-            "detected_at": _now(),
-            "server": server,
-            "key_id": new.key_id,
-            "reason": reason,
-            "remembered_head": old.doc,
-            "new_head": new.doc,
-            "consistency": consistency,
-        }
-    )
-    return ForkDetected(f"log fork: {reason}", path)
+    seen = {"remembered_head": old.doc, "new_head": new.doc, "consistency": consistency}
+    return state.fork(reason, server, new.key_id, **seen)
 
 
 def reconcile(
@@ -376,19 +369,8 @@ def reconcile_checkpoint(
 
     def fork(reason: str) -> ForkDetected:
         assert isinstance(entry, dict)
-        path = state.keep_evidence(
-            {
-                "kind": "fork",
-                "detected_at": _now(),
-                "server": server,
-                "key_id": cp.origin,
-                "origin": cp.origin,
-                "reason": reason,
-                "remembered_checkpoint": entry.get("note"),
-                "new_checkpoint": note,
-            }
-        )
-        return ForkDetected(f"log fork: {reason}", path)
+        seen = {"remembered_checkpoint": entry.get("note"), "new_checkpoint": note}
+        return state.fork(reason, server, cp.origin, origin=cp.origin, **seen)
 
     if old is None:
         remember()

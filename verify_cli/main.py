@@ -16,6 +16,7 @@ import click
 
 from fairness import (
     PROTOCOL,
+    PROTOCOLS,
     V2,
     V3,
     FairnessError,
@@ -53,7 +54,7 @@ from .options import (
 from .output import echo_json, make_console, print_report, print_summary, progress_bar
 from .page import page_cmd
 from .stats_cli import stats_cmd
-from .version import PROTOCOLS, VERSION
+from .version import VERSION
 from .witness import witness_cmd
 
 HELP = """Verify qahwa-fair/2 and qahwa-fair/1 transcripts of café games and dice/shuffle
@@ -163,9 +164,9 @@ class VerifyGroup(click.Group):
         except click.UsageError as exc:
             if type(exc).__name__ == "NoArgsIsHelpError" and exc.ctx is not None:
                 click.echo(exc.ctx.get_help(), err=True)
-                return self._finish(2, standalone_mode)
-            where = f"verify {exc.ctx.info_name}" if exc.ctx and exc.ctx.parent else "verify"
-            click.echo(one_line(f"{where}: error: {exc.format_message()}"), err=True)
+            else:
+                where = f"verify {exc.ctx.info_name}" if exc.ctx and exc.ctx.parent else "verify"
+                click.echo(one_line(f"{where}: error: {exc.format_message()}"), err=True)
             code = 2
         except click.ClickException as exc:
             click.echo(one_line(f"verify: error: {exc.format_message()}"), err=True)
@@ -181,13 +182,9 @@ class VerifyGroup(click.Group):
             code = 130
         else:
             code = rv if isinstance(rv, int) else 0
-        return self._finish(code, standalone_mode)
-
-    @staticmethod
-    def _finish(code: int, standalone_mode: bool) -> int:
-        if not standalone_mode:
-            return code
-        sys.exit(code)
+        if standalone_mode:
+            sys.exit(code)
+        return code
 
 
 @click.group(
@@ -250,9 +247,11 @@ def verify_many(
 
 
 def collect(
-    sources: Sequence[str], server: str | None, matches: Sequence[str], key_file: str | None
+    sources: Sequence[str], base: str | None, key_file: str | None
 ) -> tuple[list[tuple[str, Any, str]], list[dict[str, Any] | None], list[dict[str, Any]]]:
-    """Items to verify with their key sets; reports of inputs already known unusable."""
+    """Items to verify with their key sets (``sources``: files and URLs; ``base``: the
+    server whose keys every input takes, else a URL its own server's); reports of inputs
+    already known unusable."""
     fixed: KeySet | None = load_key_file(key_file) if key_file else None
     cache: dict[str, KeySet | UnusableInput] = {}
 
@@ -274,10 +273,7 @@ def collect(
     items: list[tuple[str, Any, str]] = []
     keys: list[dict[str, Any] | None] = []
     bad: list[dict[str, Any]] = []
-    base = server.rstrip("/") if server else None
-    urls = [s for s in sources if _is_url(s)]
-    urls += [f"{base}/v1/matches/{m}/transcript" for m in matches] if base is not None else []
-    for src in [s for s in sources if not _is_url(s)] + urls:
+    for src in [s for s in sources if not _is_url(s)] + [s for s in sources if _is_url(s)]:
         try:
             if _is_url(src):
                 item: tuple[str, Any, str] = ("doc", http_get_json(src), src)
@@ -406,15 +402,13 @@ def check_cmd(
         seat_no, own_seed, own_nonce, seat_receipts = load_seat_file(own_seat)
     if seat_no is None and (own_seed is not None or own_nonce is not None):
         raise click.UsageError("--client-seed and --nonce need --seat N")
-    if seat_no is not None and own_seed is None:
-        raise click.UsageError(
-            "--seat N needs --client-seed S (and, for qahwa-fair/2, --nonce HEX)"
-        )
-    own = (
-        OwnSeed(seat_no, own_seed, own_nonce)
-        if seat_no is not None and own_seed is not None
-        else None
-    )
+    own: OwnSeed | None = None
+    if seat_no is not None:
+        if own_seed is None:
+            raise click.UsageError(
+                "--seat N needs --client-seed S (and, for qahwa-fair/2, --nonce HEX)"
+            )
+        own = OwnSeed(seat_no, own_seed, own_nonce)
     receipts = load_receipts(receipt_files) + seat_receipts
     if not sources and not matches:
         raise click.UsageError("give transcript files or URLs, or --server URL --match ID")
@@ -423,7 +417,9 @@ def check_cmd(
     state = open_state(state_file, no_state)
     proofs = load_proofs(log_proofs)
     policy = load_policy(policy_file)
-    items, keys, bad = collect(sources, server, matches, key_file)
+    base = server.rstrip("/") if server else None
+    wanted = [*sources, *(f"{base}/v1/matches/{m}/transcript" for m in matches)]
+    items, keys, bad = collect(wanted, base, key_file)
     console = make_console()
     checked = verify_many(
         items,
@@ -446,14 +442,7 @@ def check_cmd(
         )
     log_hook(checked, items, keys, server, proofs, state, policy)
     reports = bad + checked
-    # keep the order the inputs were given in
-    order = {
-        s: i
-        for i, s in enumerate(
-            list(sources)
-            + [f"{(server or '').rstrip('/')}/v1/matches/{m}/transcript" for m in matches]
-        )
-    }
+    order = {s: i for i, s in enumerate(wanted)}  # keep the order the inputs were given in
     reports.sort(key=lambda r: order.get(str(r.get("source")), len(order)))
     code = exit_code(reports)
     if as_json:
@@ -509,19 +498,15 @@ def dispute_records(doc: dict[str, Any]) -> list[dict[str, Any]]:
     """The signed heads and receipts a seat file's disputes keep as evidence (a
     ``backdated`` dispute's ``head`` and ``signed_after``: fairness-v2.md §7, heads), each
     once: checked against the transcript like its receipts."""
-    out: list[dict[str, Any]] = []
-    seen: set[bytes] = set()
+    out: dict[bytes, dict[str, Any]] = {}  # by canonical JSON, in the order first seen
     disputes = doc.get("disputes")
     for d in disputes if isinstance(disputes, list) else []:
         evidence = d.get("evidence") if isinstance(d, dict) else None
         for key in ("head", "signed_after"):
             r = evidence.get(key) if isinstance(evidence, dict) else None
             if isinstance(r, dict) and r.get("type") in ("head", "receipt"):
-                text = canonical_json(r)
-                if text not in seen:
-                    seen.add(text)
-                    out.append(r)
-    return out
+                out.setdefault(canonical_json(r), r)
+    return list(out.values())
 
 
 def load_receipts(paths: Sequence[str]) -> list[dict[str, Any]]:

@@ -178,29 +178,14 @@ def _lock_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
     try:
         lock = Lock.open(leaf, None)
     except RecordError as exc:
-        problem = [f"entry {pos}: {exc}"]
-        return problem, (
-            "lock",
-            _str(leaf.get("match_id")),
-            _str(leaf.get("commitment")),
-            0.0,
-            0,
-            0,
-            _str(leaf.get("game")),
-        )
+        mid, com, game = (_str(leaf.get(k)) for k in ("match_id", "commitment", "game"))
+        return [f"entry {pos}: {exc}"], ("lock", mid, com, 0.0, 0, 0, game)
     bad = [s.seat for s in lock.seats if s.key is not None and len(s.key) != 44]
     problems = [f"entry {pos}: the lock's seat {i} has a malformed key" for i in bad]
     house = sum(s.house for s in lock.seats)
     end_by = epoch_of(lock.end_by, "lock", "end_by")
-    return problems, (
-        "lock",
-        lock.match_id,
-        lock.commitment,
-        end_by,
-        len(lock.seats) - house,
-        house,
-        lock.game,
-    )
+    nonhouse = len(lock.seats) - house
+    return problems, ("lock", lock.match_id, lock.commitment, end_by, nonhouse, house, lock.game)
 
 
 def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
@@ -224,16 +209,8 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         p.append(f"entry {pos}: the reveal's forfeited or house is not a list")
         forfeited, house = [], []
     # what the store keeps of the reveal for --transcripts: what it signs of the transcript
-    signs = json.dumps(
-        {
-            "sha256": _str(ts),
-            "chain": leaf.get("chain"),
-            "result": leaf.get("result"),
-            "ended_at": leaf.get("ended_at"),
-        },
-        sort_keys=True,
-        ensure_ascii=False,
-    )
+    signed = {k: leaf.get(k) for k in ("chain", "result", "ended_at")}
+    signs = json.dumps({"sha256": _str(ts), **signed}, sort_keys=True, ensure_ascii=False)
     return p, (
         "reveal",
         _str(leaf.get("match_id")),
@@ -293,12 +270,10 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
     kind, proto = leaf.get("type"), leaf.get("protocol")
     known = PROTOCOLS.get(proto) if isinstance(proto, str) else None
     if kind not in (known.logged if known is not None else ()):
-        return (
-            probs
-            + [f"entry {pos}: a {kind!r} record of {proto!r}, not a commitment, lock or reveal"],
-            ("bad",),
-            0.0,
+        probs.append(
+            f"entry {pos}: a {kind!r} record of {proto!r}, not a commitment, lock or reveal"
         )
+        return probs, ("bad",), 0.0
     problems, at = ENTRY_CHECKS[kind]
     more, info = problems(leaf, pos)
     probs += more
@@ -455,13 +430,10 @@ def audit(
     res.witnesses = [v.name for v, _ in note.verified if v.alg == tlog.ALG_COSIGNATURE_V1]
     try:
         res.notes.append(reconcile_checkpoint(state, cp, note_text, source, server))
-    except ForkDetected as exc:
+    except LogCheckFailed as exc:  # a fork (ForkDetected) keeps its evidence
         res.failures.append(str(exc))
-        if exc.evidence:
+        if isinstance(exc, ForkDetected) and exc.evidence:
             res.evidence.append(str(exc.evidence))
-        return res
-    except LogCheckFailed as exc:
-        res.failures.append(str(exc))
         return res
     store = Store(_store_path(state, server))
     try:
@@ -509,14 +481,8 @@ def _bundles(
         s2, tile = source.raw("/log/" + hashes.path)
         first = n * tlog.TILE_WIDTH
         if s1 != 200 or s2 != 200:
-            return (
-                first,
-                (
-                    f"the server did not give {bundle.path if s1 != 200 else hashes.path}"
-                    f": HTTP {s1 if s1 != 200 else s2}"
-                ),
-                b"",
-            )
+            missing, status = (bundle.path, s1) if s1 != 200 else (hashes.path, s2)
+            return first, f"the server did not give {missing}: HTTP {status}", b""
         try:
             return first, tlog.parse_bundle(raw, bundle), tile
         except tlog.TileError as exc:
@@ -929,8 +895,7 @@ def _from_keys(base: str, what: str, read: Callable[[Any], T]) -> T:
         ValueError,
         KeyError,
         TypeError,
-        AttributeError,
-        tlog.NoteError,
+        AttributeError,  # tlog.NoteError is a ValueError
     ) as exc:
         raise UnusableInput(
             f"cannot fetch {what} from {base}/v1/keys: {type(exc).__name__}"

@@ -250,12 +250,12 @@ class DrawContext:
     def observe(self, ev: dict[str, Any], engine: Any) -> None:
         """Note one replayed event; ``engine`` is the engine as that event left it."""
         etype = ev.get("type")
-        if engine is not None and engine.proto.sealed:
+        if engine.proto.sealed:
             self._note_sealed(ev, engine)
         if etype == "chance":
             self.total += 1
             info: dict[str, Any] = {"actor": self.last_actor}
-            if self._cards and engine is not None and _HAND.match(str(ev.get("label", ""))):
+            if self._cards and _HAND.match(str(ev.get("label", ""))):
                 info.update(self.seat_roles(engine))
             self.entries.append((ev, info))
             computed = self.computed
@@ -265,7 +265,6 @@ class DrawContext:
                     computed[seq] = (ev.get("result"), True)  # = its recomputation
         elif etype == "action":
             self.last_actor = ev.get("seat")
-            # (each returns at once for the other games: skip the call)
             if self._board_game:
                 self._note_game_end(ev, engine)
             elif self.game == "shelem":
@@ -280,8 +279,6 @@ class DrawContext:
     def _note_reveal(self, ev: dict[str, Any], engine: Any) -> None:
         """Two-player shelem: the moment the six pile tops turn up (after the other player
         answered the hakem's first lead), as a line among the draws."""
-        if self.game != "shelem" or engine is None:
-            return
         # Most actions turn nothing up: settle those from the engine's own fields, without
         # building its whole view (the view shows the same fields).
         revealed = getattr(engine, "revealed", None)
@@ -324,8 +321,6 @@ class DrawContext:
         shows) is copied after a move, after a game ends (the next game's board is set up)
         and after the first action: no other action moves a checker, so between those the
         last copy is the board. The text is made only when a game ends."""
-        if not self._board_game or engine is None:
-            return
         raw = ev.get("action")
         act: dict[str, Any] = raw if isinstance(raw, dict) else {}
         before = self._before
@@ -349,12 +344,9 @@ class DrawContext:
             return
         self._games_seen = len(games)
         shown = ""
-        if before is not None:
+        if before is not None:  # (no prisoners, as tawla's: board_text shows none)
             points, off, bar, held = before
-            board = {"points": points, "off": off, "bar": bar}
-            if held is not None:
-                board["prisoners"] = held
-            shown = board_text(board)
+            shown = board_text({"points": points, "off": off, "bar": bar, "prisoners": held})
         self._game_end_line(ev, games[-1], act, shown)
 
     def _game_end_line(

@@ -151,11 +151,7 @@ def assemble(
         "game": doc["game"],
         "ruleset": doc["ruleset"],
         "seats": [
-            {
-                "seat": s.get("seat"),
-                "name": s.get("name"),
-                about: s.get(about),
-            }
+            {k: s.get(k) for k in ("seat", "name", about)}
             for s in doc["seats"]
             if isinstance(s, dict)
         ],

@@ -23,17 +23,17 @@ from typing import Any
 
 from fairness import (
     PROTOCOL,
+    V1,
     V2,
     V3,
     FairnessError,
+    FairProtocol,
     canonical_json,
     chain_start,
-    commitment,
     fresh_label,
     loads_strict,
     match_key,
     parse_hex,
-    parse_server_seed,
     parse_time_us,
     roll_step,
     seed_commitment,
@@ -156,20 +156,15 @@ def check_seats(rep: Any, doc: dict[str, Any]) -> bool:
     return True
 
 
-def check_commitment(
-    rep: Any,
-    doc: dict[str, Any],
-    parse: Callable[[str], bytes] = V2.parse_server_seed,
-    commit: Callable[[bytes], str] = V2.commitment,
-) -> bytes | None:
-    """``commitment``: SHA-256(server_seed) is the commitment (``parse``/``commit``: the
-    protocol's seed form); the seed, or None when it is unusable."""
+def check_commitment(rep: Any, doc: dict[str, Any], proto: FairProtocol = V2) -> bytes | None:
+    """``commitment``: SHA-256(server_seed) is the commitment (``proto``: the protocol,
+    whose seed form it is); the seed, or None when it is unusable."""
     try:
-        seed = parse(doc["server_seed"])
+        seed = proto.parse_server_seed(doc["server_seed"])
     except FairnessError as exc:
         rep.fail("commitment", f"server_seed is unusable: {exc}")
         return None
-    calc = commit(seed)
+    calc = proto.commitment(seed)
     if calc == doc["commitment"]:
         rep.ok("commitment", f"SHA-256(server_seed) = {calc[:16]}… as committed")
     else:
@@ -679,7 +674,7 @@ def check_rules_v1(
 ) -> tuple[render.DrawContext, None]:
     """qahwa-fair/1: commitment, match key, replay, result into ``rep``; the draws seen."""
     ctx = render.DrawContext(doc, rep.computed)
-    seed = check_commitment(rep, doc, parse_server_seed, commitment)
+    seed = check_commitment(rep, doc, V1)
     seeds = seat_seeds(rep, doc)
     key: bytes | None = None
     if seed is not None and seeds is not None:

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-from fairness import PROTOCOLS as _PROTOCOLS
-
 
 def _version() -> str:
     try:
@@ -16,4 +14,3 @@ def _version() -> str:
 
 
 VERSION = _version()
-PROTOCOLS: tuple[str, ...] = tuple(_PROTOCOLS)

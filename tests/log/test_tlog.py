@@ -163,7 +163,8 @@ def test_tiles_for_size_matches_the_spec_examples() -> None:
 
 
 def _tile_bytes(reader: ListHashReader, tile: Tile) -> bytes:
-    idx = [tlog.stored_hash_index(lv, k) for lv, k in tile.hash_indexes()]
+    lv = tlog.TILE_HEIGHT * tile.level  # the nodes (level, k) the tile holds
+    idx = [tlog.stored_hash_index(lv, tile.n * tlog.TILE_WIDTH + i) for i in range(tile.width)]
     return b"".join(reader.read_hashes(idx))
 
 

@@ -35,10 +35,6 @@ MEXICAN_PLAYERS = 4
 MINIMUM = {"dice": 4_000, "decks": 1_000, "tiles": 500, "lots": 2_000, "words": 4_096}
 
 
-def smallest_args() -> str:
-    return " ".join(f"--{k} {v}" for k, v in MINIMUM.items())
-
-
 @dataclass(frozen=True)
 class Sizes:
     dice: int = 1_000_000
@@ -60,7 +56,8 @@ class Sizes:
                 f"--dice must be a multiple of 4 (rolls of two dice, paired), got {self.dice:,}"
             )
         if problems:
-            raise ValueError("; ".join(problems) + f"; the smallest sizes: {smallest_args()}")
+            smallest = Sizes.smallest().args()
+            raise ValueError("; ".join(problems) + f"; the smallest sizes: {smallest}")
 
     @classmethod
     def smallest(cls) -> Sizes:

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 import click
 
-from .battery import ALPHA, Battery, Sizes, run_battery, smallest_args
+from .battery import ALPHA, Battery, Sizes, run_battery
 from .report import EXTRA_HINT, build, write
 from .sources import DerivationSource, FileSource, SourceExhausted, raw_chunks, raw_key
 
@@ -70,7 +70,7 @@ def _read_source(path: str, sizes: Sizes) -> tuple[bytes, Sizes]:
         least = Sizes.smallest().words_needed() * 4
         raise Unusable(
             f"--source {path}: {len(data):,} bytes is too short: even the smallest sizes "
-            f"({smallest_args()}) need at least {least:,} bytes ({least // 4:,} big-endian "
+            f"({Sizes.smallest().args()}) need at least {least:,} bytes ({least // 4:,} big-endian "
             f"32-bit words); these sizes need {need:,} bytes"
         )
     if fit != sizes:

@@ -18,7 +18,7 @@ from typing import Any
 import fairness
 import games
 
-from .battery import ALPHA, Battery, Matrix, Sizes, TestResult
+from .battery import ALPHA, Battery, Sizes, TestResult
 
 EXTRA_HINT = (
     "plots need the certify extra (matplotlib): pip install --require-hashes "
@@ -225,4 +225,4 @@ def write(out: Path, report: dict[str, Any], battery: Battery, plot: bool = True
     return write_html(out / "report.html", report, battery, plot)
 
 
-__all__ = ["EXTRA_HINT", "build", "fingerprints", "write", "write_html", "Matrix"]
+__all__ = ["EXTRA_HINT", "build", "fingerprints", "write", "write_html"]
