@@ -366,10 +366,15 @@ class Deal:
         to learn its own items (everything here is public). ``running``: the match goes on
         (else nothing is owed). Made once per state of the deal: every view of it (each
         seat's, after each action and at each read) shares its values, read only."""
+        return dict(self.shown(running))
+
+    def shown(self, running: bool = True) -> dict[str, JSON]:
+        """:meth:`view` itself, not a copy: the same object while the deal's state holds
+        (read only)."""
         key = self._view_key(running)
         if self._view is None or self._view[0] != key:
             self._view = (key, self._make_view(running))
-        return dict(self._view[1])
+        return self._view[1]
 
     def _view_key(self, running: bool) -> tuple[Any, ...]:
         """What the view is made from: every change of the deal appends to its record,
