@@ -276,12 +276,11 @@ class SealedGame(Engine):
         hide (docs/api.md: its public facts alone say): one object (and one encoding) per
         state of the deal, shared by every seat's view of it."""
         hand = self.sealed
-        deal = hand.shown(self.outcome is None) if hand is not None else None
-        made: tuple[Any, Shared] | None = getattr(self, "_sealed_shown", None)
-        if made is None or made[0] is not deal or deal is None:
-            limits = sealed_limits(self.game, self.n_seats, self.house)
-            made = self._sealed_shown = (deal, Shared({**(deal or {}), "limits": limits}))
-        return made[1]
+        if hand is None:
+            return Shared(limits=sealed_limits(self.game, self.n_seats, self.house))
+        return hand.shared(
+            self.outcome is None, lambda: sealed_limits(self.game, self.n_seats, self.house)
+        )
 
     @classmethod
     def redact(cls, event: Event) -> Event:
