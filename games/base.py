@@ -39,7 +39,7 @@ import copy
 import dataclasses
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
@@ -301,6 +301,22 @@ def _json_copy(v: Any) -> Any:
     if t is str or t is int or t is bool or t is float or v is None:
         return v
     return copy.deepcopy(v)
+
+
+class Shared(dict[str, Any]):
+    """A part of a view that every view of the same state shares, read only (a sealed
+    deal's public state, the same for every seat): a JSON object whose encoding is made
+    once (:meth:`encoded`), not again at every answer that shows it. Nothing may change it
+    once made; a changed state makes a new one."""
+
+    __slots__ = ("_text",)
+
+    def encoded(self, dumps: Callable[[Any], str]) -> str:
+        """``dumps(self)``, made on first use with this ``dumps`` and kept."""
+        text: tuple[Callable[[Any], str], str] | None = getattr(self, "_text", None)
+        if text is None or text[0] is not dumps:
+            text = self._text = (dumps, dumps(self))
+        return text[1]
 
 
 def check_seat(seat: Any, n_seats: int) -> int:

@@ -27,7 +27,16 @@ from typing import Any, ClassVar
 
 from fairness import V2, V3, FairProtocol
 
-from .base import JSON, Action, Engine, Event, MatchContext, check_protocol, only_keys
+from .base import (
+    JSON,
+    Action,
+    Engine,
+    Event,
+    MatchContext,
+    Shared,
+    check_protocol,
+    only_keys,
+)
 from .cards import Phase, Trick, follow_reason
 from .errors import IllegalActionError, MalformedActionError, RulesetError
 from .sealed_hand import Deal, Owed, parse_item
@@ -238,10 +247,19 @@ class SealedGame(Engine):
     def view(self, seat: int | None) -> dict[str, JSON]:
         out = super().view(seat)
         out["deal"] = "sealed"
-        out["sealed"] = self.sealed_view()
-        # what the table does not hide (docs/api.md): its public facts alone say
-        out["sealed"]["limits"] = sealed_limits(self.game, self.n_seats, self.house)
+        out["sealed"] = self._shown()
         return out
+
+    def _shown(self) -> Shared:
+        """The deal's public state as every view shows it, with what the table does not
+        hide (docs/api.md: its public facts alone say): one object (and one encoding) per
+        state of the deal, shared by every seat's view of it."""
+        hand = self.sealed
+        if hand is None:
+            return Shared(limits=sealed_limits(self.game, self.n_seats, self.house))
+        return hand.shared(
+            self.outcome is None, lambda: sealed_limits(self.game, self.n_seats, self.house)
+        )
 
     @classmethod
     def redact(cls, event: Event) -> Event:

@@ -32,7 +32,7 @@ start                  owed: ``key`` by 0..n−1, then ``shuffle`` by house seat
 from __future__ import annotations
 
 import base64
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +47,7 @@ from fairness.records import (
     open_shuffle_step,
 )
 
-from .base import JSON, Action, only_keys
+from .base import JSON, Action, Shared, only_keys
 from .errors import IllegalActionError, MalformedActionError
 from .sealed_backend import SealedStepError, get_backend
 
@@ -120,6 +120,8 @@ class Deal:
     _view: tuple[tuple[Any, ...], dict[str, JSON]] | None = field(
         default=None, repr=False, compare=False
     )
+    #: the last :meth:`shared` made, with the view it was made from
+    _shared: tuple[dict[str, JSON], Shared] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def start(
@@ -366,10 +368,23 @@ class Deal:
         to learn its own items (everything here is public). ``running``: the match goes on
         (else nothing is owed). Made once per state of the deal: every view of it (each
         seat's, after each action and at each read) shares its values, read only."""
+        return dict(self.shown(running))
+
+    def shown(self, running: bool = True) -> dict[str, JSON]:
+        """:meth:`view` itself, not a copy: the same object while the deal's state holds
+        (read only)."""
         key = self._view_key(running)
         if self._view is None or self._view[0] != key:
             self._view = (key, self._make_view(running))
-        return dict(self._view[1])
+        return self._view[1]
+
+    def shared(self, running: bool, limits: Callable[[], JSON]) -> Shared:
+        """:meth:`view` with the table's ``limits()`` as every seat's view shows it: one
+        object, and one encoding of it, while the deal's state holds."""
+        deal = self.shown(running)
+        if self._shared is None or self._shared[0] is not deal:
+            self._shared = (deal, Shared({**deal, "limits": limits()}))
+        return self._shared[1]
 
     def _view_key(self, running: bool) -> tuple[Any, ...]:
         """What the view is made from: every change of the deal appends to its record,

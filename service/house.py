@@ -178,6 +178,45 @@ class SealedKeyDir:
 # -- playing ---------------------------------------------------------------------------------
 
 
+class Table:
+    """What the house seats of one match in this process learnt of it, shared: the newest
+    ``(version, status, turn)`` any of them read (a view, or its action's answer). One of
+    them at a time waits on the match's events for the others (:meth:`wait`); a seat reads
+    its own view only when the table says the turn has passed to it (its deal step or its
+    play) or the match's status changed, not at every event."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.news: tuple[int, str, int | None] = (-1, "", None)
+        self.after = -1  # the events seen by the seat that waits for the table
+        self.polling = False
+
+    def tell(self, view: Any) -> None:
+        """A view some house seat read (or took from its action's answer)."""
+        with self.cond:
+            if view.version > self.news[0]:
+                self.news = (view.version, view.status, view.turn)
+                self.cond.notify_all()
+
+    def wait(self, seen: int, poll: Any, timeout: float = 1.0) -> None:
+        """Until the table knows of a version newer than ``seen``: one waiting seat polls
+        the match's events (``poll()``, telling the table what it read) while the others
+        wait for it; returns after ``timeout`` seconds without news too."""
+        with self.cond:
+            if self.news[0] > seen:
+                return
+            if self.polling:
+                self.cond.wait(timeout)
+                return
+            self.polling = True
+        try:
+            poll()
+        finally:
+            with self.cond:
+                self.polling = False
+                self.cond.notify_all()
+
+
 def play_seat(
     client: Client,
     match_id: str,
@@ -188,20 +227,40 @@ def play_seat(
     rng: random.Random | None = None,
     stop: threading.Event | None = None,
     sealed_keys: SealedKeyDir | None = None,
+    table: Table | None = None,
 ) -> Seat:
     """Play one house seat to the end as a conforming client: commit, wait for the lock,
-    check it (and its place in the log), reveal, then act whenever it is on turn."""
+    check it (and its place in the log), reveal, then act whenever it is on turn. ``table``:
+    what the match's other house seats in this process read, shared with them."""
     rng = rng or random.Random()
+    table = table or Table()
     s = Seat(client, match_id, seat, token, sealed_keys=sealed_keys)
     s.commit()
     s.reveal(wait=wait)
-    after = -1
     try:  # the match lasts at most its ruleset's max_seconds (default a day)
         limit = float(json.loads(client.match(match_id).ruleset).get("max_seconds", 86400))
     except (ValueError, TypeError, AttributeError):
         limit = 86400.0
     deadline = time.monotonic() + limit
     view = s.state()
+    table.tell(view)
+
+    def read() -> None:
+        nonlocal view
+        view = s.state()
+        table.tell(view)
+
+    def poll() -> None:  # for the table: its events, and this seat's view when they moved
+        # a start draws no event in tawla: while seating, look again soon
+        page = client.events(
+            match_id, after=table.after, wait=20 if view.status == "playing" else 1
+        )
+        if page.events:
+            table.after = max(table.after, int(page.events[-1]["seq"]))
+        version, status, _ = table.news
+        if page.version > version or page.status != status:
+            read()
+
     while stop is None or not stop.is_set():
         if view.status == "finished":
             break
@@ -210,21 +269,20 @@ def play_seat(
             try:
                 # the answer carries this seat's next view, checked as a read one is: no read
                 # of the view after its own action, and no wait for the events it logged
-                out = s.act(choose(d, rng), retry_stale=True)
-                view = out.state
-                after = max(after, out.first_seq + max(len(out.events or ()), 1) - 1)
+                view = s.act(choose(d, rng), retry_stale=True).state
+                table.tell(view)
                 continue
             except Exception as exc:  # the table moved on; read it again
                 log.info("house seat %s/%d: %s", match_id, seat, exc)
-            view = s.state()
+            read()
             continue
         if time.monotonic() > deadline:
             break
-        # a start draws no event in tawla: while seating, look again soon
-        page = client.events(match_id, after=after, wait=20 if view.status == "playing" else 1)
-        if page.events:
-            after = int(page.events[-1]["seq"])
-        view = s.state()
+        version, status, turn = table.news
+        if version > view.version and (turn == seat or status != view.status):
+            read()  # the turn has passed to this seat (or the match started, or ended)
+            continue
+        table.wait(max(version, view.version), poll)
     if s.lock is not None and s.state().status == "finished":
         s.check_transcript()
     return s
@@ -249,9 +307,15 @@ class House:
         self.threads: list[threading.Thread] = []
         self.errors: list[str] = []
         self.done: list[tuple[str, int]] = []
+        #: per match: its house seats' shared reads, and how many of them play
+        self.tables: dict[str, tuple[Table, list[int]]] = {}
+        self._guard = threading.Lock()
 
     def start_seat(self, match_id: str, seat: int, token: str) -> threading.Thread:
         rng = random.Random(self.rng.random())
+        with self._guard:
+            table, playing = self.tables.setdefault(match_id, (Table(), [0]))
+            playing[0] += 1
 
         def run() -> None:
             try:
@@ -264,11 +328,17 @@ class House:
                         rng=rng,
                         stop=self.stop,
                         sealed_keys=self.sealed_keys,
+                        table=table,
                     )
                 self.done.append((match_id, seat))
             except Exception as exc:
                 self.errors.append(f"{match_id}/{seat}: {type(exc).__name__}: {exc}")
                 log.warning("house seat %s/%d stopped: %s", match_id, seat, exc)
+            finally:
+                with self._guard:
+                    playing[0] -= 1
+                    if not playing[0]:
+                        self.tables.pop(match_id, None)
 
         t = threading.Thread(target=run, name=f"house-{match_id}-{seat}", daemon=True)
         t.start()

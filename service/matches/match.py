@@ -52,6 +52,7 @@ from fairness.records import (
     seat_key,
 )
 from games import Chance
+from games.base import Shared
 from games.ends import no_reveal_result
 from games.sealed_limits import sealed_limits
 from games.transcript import build_locked_transcript
@@ -101,12 +102,36 @@ def view_json(obj: dict[str, Any]) -> str:
         if isinstance(v, Read) or (k == "state" and isinstance(v, dict))
     }
     if not spliced:
-        return dumps(obj)
-    rest = dumps({k: v for k, v in obj.items() if k not in spliced})
+        return _dumps_shared(obj)
+    rest = _dumps_shared({k: v for k, v in obj.items() if k not in spliced})
     parts = [
         f"{dumps(k)}:{v.text if isinstance(v, Read) else view_json(v)}" for k, v in spliced.items()
     ]
     return rest[:-1] + ("," if rest != "{}" else "") + ",".join(parts) + "}"
+
+
+#: what stands for a :class:`games.base.Shared` value while the rest is encoded
+_MARK = "\x00qahwa shared "
+
+
+def _dumps_shared(obj: dict[str, Any]) -> str:
+    """``dumps(obj)``, each :class:`games.base.Shared` value (a sealed deal's state every
+    seat's view shows) written as its encoding made once, in its place. Were a mark found
+    anywhere else in the text (a value that is the mark itself), it is encoded whole."""
+    shared = [k for k, v in obj.items() if type(v) is Shared]
+    if not shared:
+        return dumps(obj)
+    marked = dict(obj)
+    marks = []
+    for i, k in enumerate(shared):
+        marked[k] = f"{_MARK}{i}"
+        marks.append((dumps(marked[k]), obj[k]))
+    text = dumps(marked)
+    for mark, value in marks:
+        if text.count(mark) != 1:
+            return dumps(obj)
+        text = text.replace(mark, value.encoded(dumps))
+    return text
 
 
 def _parse_key(key: str | None) -> str | None:

@@ -4,11 +4,15 @@ view made afresh says, through a whole match, refused steps and all."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
+from games.base import Shared
 from games.sealed_hand import Deal
+from service.matches.match import _MARK, view_json
+from service.store import dumps
 from tests.support.sealed_play import play_match
 
 
@@ -23,7 +27,7 @@ def test_a_deals_view_is_made_once_per_state_and_always_current(
     monkeypatch: pytest.MonkeyPatch, game: str, ruleset: dict[str, Any], cheat: str
 ) -> None:
     made = {"views": 0, "made": 0}
-    view, make = Deal.view, Deal._make_view
+    shown, make = Deal.shown, Deal._make_view
 
     def counted_make(self: Deal, running: bool) -> Any:
         made["made"] += 1
@@ -31,14 +35,34 @@ def test_a_deals_view_is_made_once_per_state_and_always_current(
 
     def checked_view(self: Deal, running: bool = True) -> Any:
         made["views"] += 1
-        got = view(self, running)
+        got = shown(self, running)
         assert got == make(self, running)  # what a view made now says
         return got
 
     monkeypatch.setattr(Deal, "_make_view", counted_make)
-    monkeypatch.setattr(Deal, "view", checked_view)
+    monkeypatch.setattr(Deal, "shown", checked_view)
     r = play_match(game, ruleset, seed="cost", cheats={1: cheat})
     assert r.engine.outcome is not None and r.refused
     # a view for the seat on turn at each step, each refused one and each one after it
     assert made["views"] > 40
     assert made["made"] < made["views"]
+
+
+def test_a_shared_deal_is_written_as_the_whole_view_would_be() -> None:
+    """The deal's public state every seat's view shares is encoded once and spliced into
+    each answer in its place: the bytes are those of the view encoded whole (at the top, in
+    an action's answer's ``state``, and when another field holds the splice's own mark)."""
+    r = play_match("hokm", {"players": 4, "target": 1}, seed="shared")
+    engine = r.engine
+    views = [engine.view(s) for s in range(4)]
+    assert all(type(v["sealed"]) is Shared for v in views)
+    assert views[0]["sealed"] is views[3]["sealed"]  # one object for every seat
+    for v in views:
+        v.update(version=7, match_id="m")
+        assert view_json(v) == dumps(v)
+        answer = {"match_id": "m", "state": v, "events": [{"seq": 1}]}
+        # an answer's nested view comes last in its text (view_json), as before
+        assert json.loads(view_json(answer)) == answer
+        assert view_json(answer).endswith(f',"state":{dumps(v)}}}')
+        marked = {**v, "name": _MARK + "0"}
+        assert view_json(marked) == dumps(marked)

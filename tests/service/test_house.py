@@ -8,6 +8,7 @@ import json
 import random
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from click.testing import CliRunner
 
 from qahwa_client import Client
 from service.cli import app
-from service.house import choose, play_seat, read_seats
+from service.house import House, choose, play_seat, read_seats
 from tests.support.live_server import LiveServer
 
 SHORT: dict[str, dict[str, Any]] = {
@@ -171,3 +172,53 @@ def test_a_house_seat_takes_its_next_view_from_its_actions_answer() -> None:
     # (after its last one, the match over, it reads its view once to check the transcript)
     after = [sent[i + 1] for i in acts[:-1]]
     assert ("GET", "state") not in after, after
+
+
+def test_idle_house_seats_read_only_when_the_turn_passes_to_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 50: the house seats of a table share what they read. One of them waits on the
+    match's events for all, and a seat reads its own view only when the turn has passed to it
+    (or the match's status changed): not every idle seat twice at every event, as before."""
+    sent: Counter[tuple[str, str]] = Counter()
+    real_send = httpx.Client.send
+
+    def send(self: httpx.Client, request: httpx.Request, **kw: Any) -> httpx.Response:
+        if threading.current_thread().name.startswith("house-"):
+            sent[(request.method, request.url.path.split("/")[-1])] += 1
+        return real_send(self, request, **kw)
+
+    monkeypatch.setattr(httpx.Client, "send", send)
+    with LiveServer() as srv, Client(srv.url) as qc:
+        names = ["you", "h1", "h2", "h3"]
+        m = qc.create_match("hokm", SHORT["hokm"], names, [False, True, True, True])
+        house = House(srv.url, seed=1)
+        try:
+            for s in m.seats[1:]:
+                house.start_seat(m.match_id, s.seat, s.token)
+            you = m.seats[0]
+            you.commit()
+            you.reveal(wait=30)
+            rnd = random.Random(2)
+            view = you.state()
+            while view.status != "finished":
+                if view.status == "playing" and view.turn == 0:
+                    view = you.act(choose(view.model_dump(mode="json"), rnd)).state
+                else:
+                    time.sleep(0.02)
+                    view = you.state()
+            for t in house.threads:
+                t.join(60)
+        finally:
+            house.close()
+        assert not house.errors and len(house.done) == 3
+        doc = qc.transcript(m.match_id)
+        assert qc.verify(doc)["status"] == "verified"
+    actions = sum(1 for e in doc["events"] if e["type"] == "action")
+    theirs = sum(1 for e in doc["events"] if e["type"] == "action" and e["seat"] != 0)
+    assert sent[("POST", "actions")] == theirs
+    # before, each idle seat read the events and its view at every event (4.3 reads an
+    # action at this table); now one seat reads the events for the table and a seat its
+    # view when its turn comes (about 2 an action, with the start's and the end's reads)
+    reads = sent[("GET", "state")] + sent[("GET", "events")]
+    assert reads <= 2.5 * actions + 12, (reads, actions, sent)
