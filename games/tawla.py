@@ -649,10 +649,7 @@ class TawlaEngine(Engine):
 
     def _exhausted(self) -> None:
         """A seat would need a value past the end of its chain: no winner (§6)."""
-        self.fresh_pending = None
-        self.dice = None
-        self._turns = {}
-        self.phase = OVER
+        self._over()
         self.outcome = Outcome(CHAIN_EXHAUSTED, (), tuple(self.score), self.forfeit_detail())
 
     def _take_value(self, seat: int, action: Action) -> bytes:
@@ -877,13 +874,10 @@ class TawlaEngine(Engine):
                 "crawford": self.crawford_game,
             }
         )
-        self.dice = None
-        self._turns = {}
-        self.pending = None
         if self.match_length == 0 or (
             winner is not None and self.score[winner] >= self.match_length
         ):
-            self.phase = OVER
+            self._over()
             winners = () if winner is None else (winner,)
             self.outcome = Outcome("finished", winners, tuple(self.score), self.forfeit_detail())
             return
@@ -1165,6 +1159,10 @@ class TawlaEngine(Engine):
         super()._forfeit(reason, seats)
         if self.outcome is not None and seats:
             self.score = list(self.outcome.scores)
+        self._over()
+
+    def _over(self) -> None:
+        """The match is over: no roll, move, offer or roll value waits any more."""
         self.phase = OVER
         self.fresh_pending = None
         self.dice = None
