@@ -40,7 +40,6 @@ from .cards import (
     is_joker,
     playable,
     sort_hand,
-    table_view,
 )
 from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
@@ -380,7 +379,7 @@ class HokmEngine(TrickGame):
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = table_view(self, leader=self.trick.leader)
+        out: dict[str, JSON] = self._table_view(self.trick.leader, self.last_trick)
         out.update(
             {
                 "players": self.n,
