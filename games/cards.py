@@ -167,11 +167,6 @@ class Phase:
     PLAY = "play"  # the tricks are played
     OVER = "over"  # the match has ended (played out, resigned or abandoned)
 
-    @staticmethod
-    def wrong(what: str, phase: str) -> IllegalActionError:
-        """The error for an action of the wrong phase: "no trump call now: …"."""
-        return IllegalActionError(f"no {what} now: {WAITING.get(phase, 'the hand is over')}")
-
 
 #: what the table waits for in each phase, for "no … now" messages
 WAITING = {
@@ -320,7 +315,8 @@ class TrickGame(Engine):
     trick: Trick
 
     def _wrong_phase(self, what: str) -> IllegalActionError:
-        return Phase.wrong(what, self.phase)
+        """The error for an action of the wrong phase: "no trump call now: …"."""
+        return IllegalActionError(f"no {what} now: {WAITING.get(self.phase, 'the hand is over')}")
 
     def _need_phase(self, phase: str, what: str) -> None:
         """That the hand is in ``phase`` (else the error "no ``what`` now: …")."""
