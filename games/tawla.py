@@ -654,7 +654,8 @@ class TawlaEngine(Engine):
 
     def _take_value(self, seat: int, action: Action) -> bytes:
         """The seat's next roll-chain value from ``action["value"]``, checked against the
-        seat's previous value (its tip before any); nothing changes."""
+        seat's previous value (its tip before any), then counted as the seat's latest (a
+        refused value changes nothing)."""
         if "value" not in action:
             raise MalformedActionError(
                 "a fresh roll carries 'value': your next roll-chain value (64 hex)"
@@ -667,7 +668,7 @@ class TawlaEngine(Engine):
         try:
             if self.values_used[seat] >= self.ROLL_CHAIN_VALUES:
                 raise SeedError(f"seat {seat} has sent every value of its roll chain")
-            return check_roll_value(self.ctx.match_id, seat, self._chain_prev[seat], raw)
+            check_roll_value(self.ctx.match_id, seat, self._chain_prev[seat], raw)
         except SeedError:
             err = IllegalActionError(
                 f"'value' is not seat {seat}'s next value on its roll chain (value "
@@ -676,10 +677,9 @@ class TawlaEngine(Engine):
             )
             err.kind = "roll_chain"
             raise err from None
-
-    def _use_value(self, seat: int, raw: bytes) -> None:
         self._chain_prev[seat] = raw
         self.values_used[seat] += 1
+        return raw
 
     def _roll_value(self, seat: int, action: Action) -> None:
         only_keys(action, "value")
@@ -690,7 +690,6 @@ class TawlaEngine(Engine):
                 'no roll value is owed now: the roller sends {"type": "roll", "value"} first'
             )
         raw = self._take_value(seat, action)
-        self._use_value(seat, raw)
         pending = self.fresh_pending
         pending["owes"] = pending["owes"][1:]
         pending["values"] = [*pending["values"], raw]
@@ -950,7 +949,6 @@ class TawlaEngine(Engine):
             only_keys(action, "value")
             self._need_phase(ROLL, "roll")
             raw = self._take_value(seat, action)
-            self._use_value(seat, raw)
             self.phase = ROLL_VALUE
             self._owe(label, [1 - seat], [raw])
             return
