@@ -504,10 +504,11 @@ def play_steps(board: Sequence[int], dice: Sequence[int], steps: Sequence[Step])
 # -- board conversions -----------------------------------------------------------------------
 
 
-def initial_points() -> list[int]:
-    """The start position as the view's ``points`` (seat 0's numbering)."""
+def initial_points(start: Sequence[tuple[int, int]] = START_POINTS) -> list[int]:
+    """The start position as the view's ``points`` (seat 0's numbering): ``start`` lists
+    (point, checkers) in each seat's own numbering."""
     pts = [0] * 24
-    for p, n in START_POINTS:
+    for p, n in start:
         pts[p - 1] += n  # seat 0's point p
         pts[24 - p] -= n  # seat 1's point p is seat 0's point 25 - p
     return pts
@@ -598,6 +599,8 @@ class TawlaEngine(Engine):
         "accept",
         "reject",
     )
+    #: the start position: (point, checkers) in each seat's own numbering
+    START: ClassVar[tuple[tuple[int, int], ...]] = START_POINTS
     #: the resignation levels a seat may offer (``resign {"points": n}``)
     RESIGN_POINTS: ClassVar[tuple[int, ...]] = (1, 2, 3)
     #: the values on a seat's roll chain (fairness-v2.md §6: c[1] … c[65536])
@@ -762,7 +765,7 @@ class TawlaEngine(Engine):
 
     # -- the board (hooks that a variant on the same machinery replaces) -------------------
     def _setup_board(self) -> None:
-        self.points = initial_points()
+        self.points = initial_points(self.START)
 
     def _board(self, seat: int) -> Board:
         return relative_board(self.points, self.bar, self.off, seat)
