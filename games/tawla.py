@@ -1090,19 +1090,7 @@ class TawlaEngine(Engine):
         return f"not a legal turn for dice {dice}"
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out = self._board_view()
-        if self.proto.signed:
-            pending = self.fresh_pending if self.outcome is None else None
-            out["fresh_roll"] = (
-                {"label": pending["label"], "owes": list(pending["owes"])}
-                if pending is not None
-                else None
-            )
-            out["values_used"] = list(self.values_used)
-        return out
-
-    def _board_view(self) -> dict[str, JSON]:
-        return {
+        out: dict[str, JSON] = {
             "points": list(self.points),
             "bar": list(self.bar),
             "off": list(self.off),
@@ -1124,6 +1112,15 @@ class TawlaEngine(Engine):
             "last_turn": dict(self.last_turn) if self.last_turn is not None else None,
             "games": [dict(x) for x in self.games],
         }
+        if self.proto.signed:
+            pending = self.fresh_pending if self.outcome is None else None
+            out["fresh_roll"] = (
+                {"label": pending["label"], "owes": list(pending["owes"])}
+                if pending is not None
+                else None
+            )
+            out["values_used"] = list(self.values_used)
+        return out
 
     def side_scores(self) -> tuple[int, ...]:
         return (self.score[0], self.score[1])
