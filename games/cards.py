@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar
 
 from fairness import DECK52
 
@@ -167,11 +167,6 @@ class Phase:
     PLAY = "play"  # the tricks are played
     OVER = "over"  # the match has ended (played out, resigned or abandoned)
 
-    @staticmethod
-    def wrong(what: str, phase: str) -> IllegalActionError:
-        """The error for an action of the wrong phase: "no trump call now: …"."""
-        return IllegalActionError(f"no {what} now: {WAITING.get(phase, 'the hand is over')}")
-
 
 #: what the table waits for in each phase, for "no … now" messages
 WAITING = {
@@ -316,9 +311,12 @@ class TrickGame(Engine):
 
     phase: str
     tally: Tally
+    hand_number: int
+    trick: Trick
 
     def _wrong_phase(self, what: str) -> IllegalActionError:
-        return Phase.wrong(what, self.phase)
+        """The error for an action of the wrong phase: "no trump call now: …"."""
+        return IllegalActionError(f"no {what} now: {WAITING.get(self.phase, 'the hand is over')}")
 
     def _need_phase(self, phase: str, what: str) -> None:
         """That the hand is in ``phase`` (else the error "no ``what`` now: …")."""
@@ -337,30 +335,16 @@ class TrickGame(Engine):
             raise MalformedActionError(f"'card' must be a card code such as 'AS', got {card!r}")
         return card
 
-
-class Table(Protocol):
-    """What :func:`table_view` reads from a trick game's engine."""
-
-    @property
-    def phase(self) -> str: ...
-    @property
-    def outcome(self) -> object: ...
-    @property
-    def hand_number(self) -> int: ...
-    @property
-    def trick(self) -> Trick: ...
-    @property
-    def last_trick(self) -> dict[str, Any] | None: ...
-
-
-def table_view(t: Table, *, leader: int | None, sources: bool = False) -> dict[str, Any]:
-    """The view fields every trick game shows the same way: ``phase`` (``over`` once the
-    match has ended, however it ended), ``hand_number``, ``leader``, ``trick`` (the cards
-    on the table, with where each came from when ``sources``) and ``last_trick``."""
-    return {
-        "phase": Phase.OVER if t.outcome is not None else t.phase,
-        "hand_number": t.hand_number,
-        "leader": leader,
-        "trick": t.trick.plays_json(sources=sources),
-        "last_trick": t.last_trick,
-    }
+    def _table_view(
+        self, leader: int | None, last_trick: dict[str, Any] | None, sources: bool = False
+    ) -> dict[str, Any]:
+        """The view fields every trick game shows the same way: ``phase`` (``over`` once the
+        match has ended, however it ended), ``hand_number``, ``leader``, ``trick`` (the cards
+        on the table, with where each came from when ``sources``) and ``last_trick``."""
+        return {
+            "phase": Phase.OVER if self.outcome is not None else self.phase,
+            "hand_number": self.hand_number,
+            "leader": leader,
+            "trick": self.trick.plays_json(sources=sources),
+            "last_trick": last_trick,
+        }

@@ -40,7 +40,6 @@ from .cards import (
     is_joker,
     playable,
     sort_hand,
-    table_view,
 )
 from .deals import cut_deck, first_ace_index, hokm_deal, hokm_deck
 from .errors import IllegalActionError, MalformedActionError
@@ -203,7 +202,7 @@ class HokmEngine(TrickGame):
     def _apply(self, seat: int, action: Action) -> None:
         kind = action["type"]
         if kind in ("cut", "tap"):
-            self._apply_cut(action)
+            CUTS[self.proto.name].apply(self, action)
         elif kind == "trump":
             self._apply_trump(action)
         elif kind == "draw":
@@ -219,48 +218,6 @@ class HokmEngine(TrickGame):
             if not self.ruleset["cut"]:
                 raise IllegalActionError("no cut now: this ruleset has no cut")
             raise self._wrong_phase(what)
-
-    def _apply_cut(self, action: Action) -> None:
-        CUTS[self.proto.name].apply(self, action)
-
-    def _chosen_cut(self, action: Action) -> None:
-        """qahwa-fair/1: the cutter taps, or cuts at the k it chose."""
-        k: int | None = None
-        if action["type"] == "cut":
-            only_keys(action, "k")
-            top = len(self.deck) - 1
-            raw = action.get("k")
-            if isinstance(raw, bool) or not isinstance(raw, int):
-                raise MalformedActionError(f"a cut needs an integer 'k' (1 to {top})")
-            if not 1 <= raw <= top:
-                raise MalformedActionError(f"a cut 'k' must be 1 to {top}, got {raw}")
-            k = raw
-        else:
-            only_keys(action)
-        self._need_cut("cut or tap")
-        if k is None:
-            self.tapped = True
-        else:
-            self.cut_k = k
-            self.deck = cut_deck(self.deck, k)
-        self._deal_first()
-
-    def _drawn_cut(self, action: Action) -> None:
-        """qahwa-fair/2 §5: the cutter only asks for the cut; k is drawn."""
-        if action["type"] == "tap":
-            raise IllegalActionError(
-                'no tap in qahwa-fair/2: the cut is drawn; send {"type": "cut"}'
-            )
-        if "k" in action:
-            raise MalformedActionError(
-                'in qahwa-fair/2 the cut is drawn: send {"type": "cut"} without \'k\''
-            )
-        only_keys(action)
-        self._need_cut("cut")
-        u = self.chance.uniform(f"h{self.hand_number}/cut", len(self.deck) - 1)
-        self.cut_k = 1 + u
-        self.deck = cut_deck(self.deck, self.cut_k)
-        self._deal_first()
 
     def _apply_trump(self, action: Action) -> None:
         only_keys(action, "suit", "nars")
@@ -380,7 +337,7 @@ class HokmEngine(TrickGame):
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = table_view(self, leader=self.trick.leader)
+        out: dict[str, JSON] = self._table_view(self.trick.leader, self.last_trick)
         out.update(
             {
                 "players": self.n,
@@ -430,7 +387,20 @@ class DrawnCut:
         return legal
 
     def apply(self, engine: HokmEngine, action: Action) -> None:
-        engine._drawn_cut(action)
+        if action["type"] == "tap":
+            raise IllegalActionError(
+                'no tap in qahwa-fair/2: the cut is drawn; send {"type": "cut"}'
+            )
+        if "k" in action:
+            raise MalformedActionError(
+                'in qahwa-fair/2 the cut is drawn: send {"type": "cut"} without \'k\''
+            )
+        only_keys(action)
+        engine._need_cut("cut")
+        u = engine.chance.uniform(f"h{engine.hand_number}/cut", len(engine.deck) - 1)
+        engine.cut_k = 1 + u
+        engine.deck = cut_deck(engine.deck, engine.cut_k)
+        engine._deal_first()
 
 
 class ChosenCut(DrawnCut):
@@ -443,7 +413,25 @@ class ChosenCut(DrawnCut):
         return [{"type": "tap"}]
 
     def apply(self, engine: HokmEngine, action: Action) -> None:
-        engine._chosen_cut(action)
+        k: int | None = None
+        if action["type"] == "cut":
+            only_keys(action, "k")
+            top = len(engine.deck) - 1
+            raw = action.get("k")
+            if isinstance(raw, bool) or not isinstance(raw, int):
+                raise MalformedActionError(f"a cut needs an integer 'k' (1 to {top})")
+            if not 1 <= raw <= top:
+                raise MalformedActionError(f"a cut 'k' must be 1 to {top}, got {raw}")
+            k = raw
+        else:
+            only_keys(action)
+        engine._need_cut("cut or tap")
+        if k is None:
+            engine.tapped = True
+        else:
+            engine.cut_k = k
+            engine.deck = cut_deck(engine.deck, k)
+        engine._deal_first()
 
 
 #: the cut of each protocol's hokm (a sealed deal has none: every seat shuffles)

@@ -222,15 +222,6 @@ def can_move(board: Sequence[int], dice: Sequence[int]) -> bool:
     return any(_single_steps(board, int(d)) for d in set(dice))
 
 
-def initial_points() -> list[int]:
-    """The start position as the view's ``points`` (seat 0's numbering): each seat's 15 on
-    its own 24-point (seat 0's point 24 is index 23; seat 1's is seat 0's point 1)."""
-    pts = [0] * 24
-    pts[23] = CHECKERS
-    pts[0] = -CHECKERS
-    return pts
-
-
 def relative_board(
     points: Sequence[int], prisoners: Sequence[int], off: Sequence[int], seat: int
 ) -> Board:
@@ -293,9 +284,10 @@ def pip_counts(points: Sequence[int], prisoners: Sequence[int]) -> list[int]:
 class MahbusaEngine(TawlaEngine):
     game: ClassVar[str] = "mahbusa"
     RESIGN_POINTS: ClassVar[tuple[int, ...]] = (1, 2)
+    START: ClassVar[tuple[tuple[int, int], ...]] = ((24, CHECKERS),)  # all 15 on the 24-point
 
     def _setup_board(self) -> None:
-        self.points = initial_points()
+        super()._setup_board()
         self.prisoners: list[int] = [0] * 24
 
     def _board(self, seat: int) -> Board:

@@ -29,7 +29,6 @@ from .cards import (
     follow_reason,
     is_card,
     sort_hand,
-    table_view,
 )
 from .deals import qahve_deal
 from .errors import IllegalActionError, MalformedActionError
@@ -251,7 +250,7 @@ class QahveEngine(TrickGame):
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = table_view(self, leader=self.trick.leader)
+        out: dict[str, JSON] = self._table_view(self.trick.leader, self.last_trick)
         out.update(
             {
                 "dealer": self.dealer,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from .base import JSON, Action, Chance, Engine, MatchContext, Outcome, only_keys
+from .base import JSON, Action, Engine, Outcome, only_keys
 from .errors import MalformedActionError
 
 MAX_DICE = 100
@@ -36,10 +36,7 @@ class RngEngine(Engine):
     SEATS: ClassVar[int | None] = 1
     ACTION_TYPES: ClassVar[tuple[str, ...]] = ("draw", "close")
 
-    def __init__(
-        self, ruleset: Mapping[str, Any], chance: Chance, ctx: MatchContext | None = None
-    ) -> None:
-        super().__init__(ruleset, chance, ctx)
+    def _start_match(self) -> None:
         self.draws: list[JSON] = []
 
     def _turn(self) -> int | None:

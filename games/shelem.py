@@ -36,7 +36,6 @@ from .cards import (
     is_card,
     playable,
     sort_hand,
-    table_view,
 )
 from .deals import shelem_layout
 from .errors import IllegalActionError, MalformedActionError
@@ -437,7 +436,7 @@ class ShelemEngine(TrickGame):
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
         is_hakem = seat is not None and seat == self.hakem
-        out: dict[str, JSON] = table_view(self, leader=self.leader, sources=self.n == 2)
+        out: dict[str, JSON] = self._table_view(self.leader, self.last_trick, self.n == 2)
         out.update(
             {
                 "players": self.n,

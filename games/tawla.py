@@ -504,10 +504,11 @@ def play_steps(board: Sequence[int], dice: Sequence[int], steps: Sequence[Step])
 # -- board conversions -----------------------------------------------------------------------
 
 
-def initial_points() -> list[int]:
-    """The start position as the view's ``points`` (seat 0's numbering)."""
+def initial_points(start: Sequence[tuple[int, int]] = START_POINTS) -> list[int]:
+    """The start position as the view's ``points`` (seat 0's numbering): ``start`` lists
+    (point, checkers) in each seat's own numbering."""
     pts = [0] * 24
-    for p, n in START_POINTS:
+    for p, n in start:
         pts[p - 1] += n  # seat 0's point p
         pts[24 - p] -= n  # seat 1's point p is seat 0's point 25 - p
     return pts
@@ -598,6 +599,8 @@ class TawlaEngine(Engine):
         "accept",
         "reject",
     )
+    #: the start position: (point, checkers) in each seat's own numbering
+    START: ClassVar[tuple[tuple[int, int], ...]] = START_POINTS
     #: the resignation levels a seat may offer (``resign {"points": n}``)
     RESIGN_POINTS: ClassVar[tuple[int, ...]] = (1, 2, 3)
     #: the values on a seat's roll chain (fairness-v2.md §6: c[1] … c[65536])
@@ -649,15 +652,13 @@ class TawlaEngine(Engine):
 
     def _exhausted(self) -> None:
         """A seat would need a value past the end of its chain: no winner (§6)."""
-        self.fresh_pending = None
-        self.dice = None
-        self._turns = {}
-        self.phase = OVER
+        self._over()
         self.outcome = Outcome(CHAIN_EXHAUSTED, (), tuple(self.score), self.forfeit_detail())
 
     def _take_value(self, seat: int, action: Action) -> bytes:
         """The seat's next roll-chain value from ``action["value"]``, checked against the
-        seat's previous value (its tip before any); nothing changes."""
+        seat's previous value (its tip before any), then counted as the seat's latest (a
+        refused value changes nothing)."""
         if "value" not in action:
             raise MalformedActionError(
                 "a fresh roll carries 'value': your next roll-chain value (64 hex)"
@@ -670,7 +671,7 @@ class TawlaEngine(Engine):
         try:
             if self.values_used[seat] >= self.ROLL_CHAIN_VALUES:
                 raise SeedError(f"seat {seat} has sent every value of its roll chain")
-            return check_roll_value(self.ctx.match_id, seat, self._chain_prev[seat], raw)
+            check_roll_value(self.ctx.match_id, seat, self._chain_prev[seat], raw)
         except SeedError:
             err = IllegalActionError(
                 f"'value' is not seat {seat}'s next value on its roll chain (value "
@@ -679,10 +680,9 @@ class TawlaEngine(Engine):
             )
             err.kind = "roll_chain"
             raise err from None
-
-    def _use_value(self, seat: int, raw: bytes) -> None:
         self._chain_prev[seat] = raw
         self.values_used[seat] += 1
+        return raw
 
     def _roll_value(self, seat: int, action: Action) -> None:
         only_keys(action, "value")
@@ -693,7 +693,6 @@ class TawlaEngine(Engine):
                 'no roll value is owed now: the roller sends {"type": "roll", "value"} first'
             )
         raw = self._take_value(seat, action)
-        self._use_value(seat, raw)
         pending = self.fresh_pending
         pending["owes"] = pending["owes"][1:]
         pending["values"] = [*pending["values"], raw]
@@ -766,7 +765,7 @@ class TawlaEngine(Engine):
 
     # -- the board (hooks that a variant on the same machinery replaces) -------------------
     def _setup_board(self) -> None:
-        self.points = initial_points()
+        self.points = initial_points(self.START)
 
     def _board(self, seat: int) -> Board:
         return relative_board(self.points, self.bar, self.off, seat)
@@ -877,13 +876,10 @@ class TawlaEngine(Engine):
                 "crawford": self.crawford_game,
             }
         )
-        self.dice = None
-        self._turns = {}
-        self.pending = None
         if self.match_length == 0 or (
             winner is not None and self.score[winner] >= self.match_length
         ):
-            self.phase = OVER
+            self._over()
             winners = () if winner is None else (winner,)
             self.outcome = Outcome("finished", winners, tuple(self.score), self.forfeit_detail())
             return
@@ -956,7 +952,6 @@ class TawlaEngine(Engine):
             only_keys(action, "value")
             self._need_phase(ROLL, "roll")
             raw = self._take_value(seat, action)
-            self._use_value(seat, raw)
             self.phase = ROLL_VALUE
             self._owe(label, [1 - seat], [raw])
             return
@@ -1095,19 +1090,7 @@ class TawlaEngine(Engine):
         return f"not a legal turn for dice {dice}"
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out = self._board_view()
-        if self.proto.signed:
-            pending = self.fresh_pending if self.outcome is None else None
-            out["fresh_roll"] = (
-                {"label": pending["label"], "owes": list(pending["owes"])}
-                if pending is not None
-                else None
-            )
-            out["values_used"] = list(self.values_used)
-        return out
-
-    def _board_view(self) -> dict[str, JSON]:
-        return {
+        out: dict[str, JSON] = {
             "points": list(self.points),
             "bar": list(self.bar),
             "off": list(self.off),
@@ -1129,6 +1112,15 @@ class TawlaEngine(Engine):
             "last_turn": dict(self.last_turn) if self.last_turn is not None else None,
             "games": [dict(x) for x in self.games],
         }
+        if self.proto.signed:
+            pending = self.fresh_pending if self.outcome is None else None
+            out["fresh_roll"] = (
+                {"label": pending["label"], "owes": list(pending["owes"])}
+                if pending is not None
+                else None
+            )
+            out["values_used"] = list(self.values_used)
+        return out
 
     def side_scores(self) -> tuple[int, ...]:
         return (self.score[0], self.score[1])
@@ -1165,6 +1157,10 @@ class TawlaEngine(Engine):
         super()._forfeit(reason, seats)
         if self.outcome is not None and seats:
             self.score = list(self.outcome.scores)
+        self._over()
+
+    def _over(self) -> None:
+        """The match is over: no roll, move, offer or roll value waits any more."""
         self.phase = OVER
         self.fresh_pending = None
         self.dice = None

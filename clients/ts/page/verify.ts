@@ -2099,7 +2099,7 @@ function isDeck(res, deck) {
   try { got = canonicalSort(res); } catch (e) { return false; }
   return got.length === deck.length && got.every(function (c, i) { return c === deck[i]; });
 }
-// hokm with the cut deals when the cutter answers (games/hokm.py _apply_cut). The answer to
+// hokm with the cut deals when the cutter answers (games/hokm.py, its CUTS). The answer to
 // the shuffle at event idx, as verify_cli/render.py reads it: {k: 0} for the first tap, {k}
 // for a chosen cut (qahwa-fair/1: {"type": "cut", "k"}) or a drawn one (qahwa-fair/2: uniform(len
 // - 1) at h<n>/cut, k = 1 + u) before the next hand's shuffle; null: none (nothing dealt).
