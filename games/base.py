@@ -399,7 +399,7 @@ class Engine(ABC):
         self._outcome: Outcome | None = None
         self._start_match()
 
-    def _start_match(self) -> None:  # noqa: B027 - optional: rng and NoRevealMatch start bare
+    def _start_match(self) -> None:  # noqa: B027 - optional: NoRevealMatch starts bare
         """The game's own state and the match's first draws, as its rules start it (called
         once, at the end of ``__init__``; by default nothing)."""
 
