@@ -152,17 +152,7 @@ def test_a_house_seat_takes_its_next_view_from_its_actions_answer() -> None:
         )
         t.start()
         try:
-            you = m.seats[0]
-            you.commit()
-            you.reveal(wait=30)
-            rnd = random.Random(2)
-            view = you.state()
-            while view.status != "finished":
-                if view.status == "playing" and view.turn == 0:
-                    view = you.act(choose(view.model_dump(mode="json"), rnd)).state
-                else:
-                    time.sleep(0.01)
-                    view = you.state()
+            _play_you(m.seats[0], pause=0.01)
         finally:
             t.join(60)
         http.close()
@@ -196,17 +186,7 @@ def test_idle_house_seats_read_only_when_the_turn_passes_to_them(
         try:
             for s in m.seats[1:]:
                 house.start_seat(m.match_id, s.seat, s.token)
-            you = m.seats[0]
-            you.commit()
-            you.reveal(wait=30)
-            rnd = random.Random(2)
-            view = you.state()
-            while view.status != "finished":
-                if view.status == "playing" and view.turn == 0:
-                    view = you.act(choose(view.model_dump(mode="json"), rnd)).state
-                else:
-                    time.sleep(0.02)
-                    view = you.state()
+            _play_you(m.seats[0], pause=0.02)
             for t in house.threads:
                 t.join(60)
         finally:
@@ -222,3 +202,18 @@ def test_idle_house_seats_read_only_when_the_turn_passes_to_them(
     # view when its turn comes (about 2 an action, with the start's and the end's reads)
     reads = sent[("GET", "state")] + sent[("GET", "events")]
     assert reads <= 2.5 * actions + 12, (reads, actions, sent)
+
+
+def _play_you(you: Any, *, pause: float) -> None:
+    """Seat 0 (a person's client) commits, reveals and plays random legal moves till the
+    match is finished, reading its view every ``pause`` seconds while it waits."""
+    you.commit()
+    you.reveal(wait=30)
+    rnd = random.Random(2)
+    view = you.state()
+    while view.status != "finished":
+        if view.status == "playing" and view.turn == 0:
+            view = you.act(choose(view.model_dump(mode="json"), rnd)).state
+        else:
+            time.sleep(pause)
+            view = you.state()
