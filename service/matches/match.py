@@ -110,28 +110,25 @@ def view_json(obj: dict[str, Any]) -> str:
     return rest[:-1] + ("," if rest != "{}" else "") + ",".join(parts) + "}"
 
 
-#: what stands for a :class:`games.base.Shared` value while the rest is encoded
-_MARK = "\x00qahwa shared "
-
-
 def _dumps_shared(obj: dict[str, Any]) -> str:
     """``dumps(obj)``, each :class:`games.base.Shared` value (a sealed deal's state every
-    seat's view shows) written as its encoding made once, in its place. Were a mark found
-    anywhere else in the text (a value that is the mark itself), it is encoded whole."""
-    shared = [k for k, v in obj.items() if type(v) is Shared]
-    if not shared:
+    seat's view shows) written as its encoding made once, in its place: the keys between
+    two such values encoded together, as ``dumps`` writes them."""
+    if not any(type(v) is Shared for v in obj.values()):
         return dumps(obj)
-    marked = dict(obj)
-    marks = []
-    for i, k in enumerate(shared):
-        marked[k] = f"{_MARK}{i}"
-        marks.append((dumps(marked[k]), obj[k]))
-    text = dumps(marked)
-    for mark, value in marks:
-        if text.count(mark) != 1:
-            return dumps(obj)
-        text = text.replace(mark, value.encoded(dumps))
-    return text
+    parts: list[str] = []
+    plain: dict[str, Any] = {}
+    for k, v in obj.items():
+        if type(v) is not Shared:
+            plain[k] = v
+            continue
+        if plain:
+            parts.append(dumps(plain)[1:-1])
+            plain = {}
+        parts.append(f"{dumps(k)}:{v.encoded(dumps)}")
+    if plain:
+        parts.append(dumps(plain)[1:-1])
+    return "{" + ",".join(parts) + "}"
 
 
 def _parse_key(key: str | None) -> str | None:

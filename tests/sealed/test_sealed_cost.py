@@ -11,7 +11,7 @@ import pytest
 
 from games.base import Shared
 from games.sealed_hand import Deal
-from service.matches.match import _MARK, view_json
+from service.matches.match import view_json
 from service.store import dumps
 from tests.support.sealed_play import play_match
 
@@ -64,5 +64,5 @@ def test_a_shared_deal_is_written_as_the_whole_view_would_be() -> None:
         # an answer's nested view comes last in its text (view_json), as before
         assert json.loads(view_json(answer)) == answer
         assert view_json(answer).endswith(f',"state":{dumps(v)}}}')
-        marked = {**v, "name": _MARK + "0"}
+        marked = {**v, "name": "\x00qahwa shared 0"}  # the mark an earlier splice used
         assert view_json(marked) == dumps(marked)
