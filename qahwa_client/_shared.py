@@ -395,21 +395,19 @@ class SeatKeeps(Keeps):
             f"{self.client.proof_wait:g} s)",
         )
 
-    def _wire(self, action: Mapping[str, Any]) -> Mapping[str, Any]:
-        """What is sent for ``action``: at a sealed table, what its own machine derives."""
-        if self.sealed is None or self._raw is None:
-            return action
-        return self.sealed.wire(action)
-
     def _path(self, tail: str) -> str:
         return f"/v1/matches/{self.match_id}{tail}"
 
     def _action_body(
-        self, action: Mapping[str, Any], view: StateOut, version: int
+        self, action: Mapping[str, Any], view: StateOut, version: int | None = None
     ) -> dict[str, Any]:
+        """The signed body of ``action`` chosen from ``view`` (at ``version``, default the
+        view's): at a sealed table, what its own machine derives for it."""
+        if self.sealed is not None and self._raw is not None:
+            action = self.sealed.wire(action)
         return self.proto.action_body(
             action,
-            version=version,
+            version=view.version if version is None else version,
             chain=view.chain,
             view_lock=view.lock,
             turn=view.turn,

@@ -639,9 +639,7 @@ class AsyncSeat(SeatKeeps):
         view = self.view
         if view is None or (version is not None and view.version != version):
             view = await self.state()
-        body = self._action_body(
-            self._wire(action), view, view.version if version is None else version
-        )
+        body = self._action_body(action, view, version)
         try:
             return await self._post_action(body)
         except ApiError as exc:
@@ -650,9 +648,7 @@ class AsyncSeat(SeatKeeps):
             view = await self.state()
             if dict(action) not in view.legal_actions:
                 raise
-            return await self._post_action(
-                self._action_body(self._wire(action), view, view.version)
-            )
+            return await self._post_action(self._action_body(action, view))
 
     async def _sealed_view(
         self, raw: Any, read: tuple[int, list[dict[str, Any]]] | None = None

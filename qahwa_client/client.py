@@ -631,9 +631,7 @@ class Seat(SeatKeeps):
         view = self.view
         if view is None or (version is not None and view.version != version):
             view = self.state()
-        body = self._action_body(
-            self._wire(action), view, view.version if version is None else version
-        )
+        body = self._action_body(action, view, version)
         try:
             return self._post_action(body)
         except ApiError as exc:
@@ -642,7 +640,7 @@ class Seat(SeatKeeps):
             view = self.state()
             if dict(action) not in view.legal_actions:
                 raise
-            return self._post_action(self._action_body(self._wire(action), view, view.version))
+            return self._post_action(self._action_body(action, view))
 
     def _sealed_view(self, raw: Any, read: tuple[int, list[dict[str, Any]]] | None = None) -> Any:
         """A sealed table's view as the seat shows it (its hand by code, the legal actions in

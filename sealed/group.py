@@ -185,13 +185,10 @@ def sub(p: bytes, q: bytes) -> bytes:
 
 def total(points: Iterable[bytes]) -> bytes:
     """The sum of the points (the identity for none)."""
-    acc = IDENTITY
-    first = True
-    for p in points:
-        if first:
-            acc, first = p, False
-        else:
-            acc = add(acc, p)
+    rest = iter(points)
+    acc = next(rest, IDENTITY)
+    for p in rest:
+        acc = add(acc, p)
     return acc
 
 

@@ -160,10 +160,9 @@ def _play_match(
         f"  every seat checked the lock in the log and revealed "
         f"(chain[-1] {chain_start(locks[-1]).hex()[:16]}…)"
     )
-    counters = [0]
     with console.status(f"{game}: playing…") as spinner:
-        _bot_loop(api, game, seats, bots, max_actions, spinner, counters)
-    console.print(f"  played {counters[0]} signed actions")
+        played = _bot_loop(api, game, seats, bots, max_actions, spinner)
+    console.print(f"  played {played} signed actions")
     return f"/v1/matches/{mid}/transcript"
 
 
@@ -174,8 +173,8 @@ def _bot_loop(
     bots: random.Random,
     max_actions: int,
     spinner: Any,
-    counters: list[int],
-) -> None:
+) -> int:
+    """Play until the match ends; the signed actions sent."""
     actions = 0
     polls = 0
     seat = 0
@@ -187,7 +186,7 @@ def _bot_loop(
         _, state = api.call("GET", f"/v1/matches/{mid}/state", token=seats[seat].token)
         status = state.get("status")
         if status == "finished":
-            break
+            return actions
         if status != "playing":
             raise DemoError(f"{game}: status {status!r} after every seat revealed")
         turn = state.get("turn")
@@ -208,7 +207,6 @@ def _bot_loop(
         code = seats[seat].act(state, bots.choice(suggested or legal))
         if code != 409:  # 409: stale version or head / not our turn any more: poll again
             actions += 1
-            counters[0] = actions
             if actions % 10 == 0:
                 spinner.update(f"{game}: {actions} actions played…")
 

@@ -95,7 +95,7 @@ def check_rules(
 ) -> render.DrawContext:
     """The rules checks of a transcript (its protocol's, :data:`verify_cli.rules.RULES`) into
     ``rep``; the draws seen."""
-    ctx, rep.locked = RULES[doc["protocol"]].check(rep, doc, cls, progress=progress)
+    ctx, rep.locked = RULES[doc["protocol"]](rep, doc, cls, progress=progress)
     return ctx
 
 

@@ -968,21 +968,14 @@ def check_result(rep: Any, doc: dict[str, Any], calc: Any, what: str) -> None:
         )
 
 
-@dataclass(frozen=True)
-class Rules:
-    """One protocol's part of ``verify``: its rules checks (which return the draws seen and,
-    for v2, what the signature checks need); its transcript's fields are
-    :data:`fairness.records.TRANSCRIPT_FIELDS`'."""
-
-    check: Callable[..., tuple[render.DrawContext, V2State | None]]
-
-
-#: every protocol ``verify`` knows, newest first. qahwa-fair/3 (fairness-v3 §9a, §10): every
+#: every protocol ``verify`` knows, newest first, and its rules checks (which return the draws
+#: seen and, for v2, what the signature checks need); its transcript's fields are
+#: :data:`fairness.records.TRANSCRIPT_FIELDS`'. qahwa-fair/3 (fairness-v3 §9a, §10): every
 #: check of qahwa-fair/2, the sealed deal's steps verified as the replay applies them (the
 #: engine refuses a step whose proof, share, opening or revealed key does not verify), then
 #: :func:`check_sealed`.
-RULES: dict[str, Rules] = {
-    V3.name: Rules(partial(check_rules_v2, deal=SealedDeal())),
-    V2.name: Rules(check_rules_v2),
-    PROTOCOL: Rules(check_rules_v1),
+RULES: dict[str, Callable[..., tuple[render.DrawContext, V2State | None]]] = {
+    V3.name: partial(check_rules_v2, deal=SealedDeal()),
+    V2.name: check_rules_v2,
+    PROTOCOL: check_rules_v1,
 }
