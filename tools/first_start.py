@@ -58,8 +58,7 @@ def newer(target: Path, inputs: list[Path]) -> bool:
 
 
 def locked_packages() -> int:
-    text = (ROOT / "requirements" / "main.txt").read_text(encoding="utf-8")
-    return len(re.findall(r"^[A-Za-z0-9][A-Za-z0-9._-]*==", text, flags=re.M))
+    return len(locked_blocks())
 
 
 class StepFailed(Exception):
@@ -181,20 +180,18 @@ def install(screen: Screen) -> None:
     total = locked_packages()
     seen = 0
 
-    def progress(line: str) -> None:
-        nonlocal seen
-        if line.startswith("Collecting ") or line.startswith("Processing "):
-            seen += 1
-            screen.set("install", f"the locked runtime: {min(seen, total)}/{total} packages")
-        elif line.startswith("Installing collected packages"):
-            screen.set("install", f"the locked runtime: installing {total} packages")
-
-    screen.set("install", f"the locked runtime: 0/{total} packages")
     lock = threading.Lock()
 
     def counted(line: str) -> None:
+        nonlocal seen
         with lock:
-            progress(line)
+            if line.startswith(("Collecting ", "Processing ")):
+                seen += 1
+                screen.set("install", f"the locked runtime: {min(seen, total)}/{total} packages")
+            elif line.startswith("Installing collected packages"):
+                screen.set("install", f"the locked runtime: installing {total} packages")
+
+    screen.set("install", f"the locked runtime: 0/{total} packages")
 
     shares = [VENV / f"runtime-{i}.txt" for i in range(INSTALL_PARTS)]
     for path, text in zip(shares, runtime_shares(), strict=True):
@@ -286,16 +283,10 @@ def runtime_shares() -> list[str]:
 
 def locked_block(name: str) -> str:
     """``name``'s pin with its hashes, as requirements/main.txt has it."""
-    lines = (ROOT / "requirements" / "main.txt").read_text(encoding="utf-8").splitlines()
-    out: list[str] = []
-    for line in lines:
-        if out and not line.startswith(" "):
-            break
-        if out or line.startswith(f"{name}=="):
-            out.append(line)
-    if not out:
+    block = dict(locked_blocks()).get(name)
+    if block is None:
         raise StepFailed(f"{name} (requirements/main.txt)", f"no pin of {name} in the lock\n")
-    return "\n".join(x for x in out if not x.strip().startswith("#")) + "\n"
+    return block
 
 
 def pyodide(screen: Screen) -> None:
@@ -303,7 +294,6 @@ def pyodide(screen: Screen) -> None:
     it warns and everything else works."""
     t = time.monotonic()
     screen.set("pyodide", "fetching the Pyodide runtime")
-    out: list[str] = []
     proc = subprocess.run(
         [sys.executable, "-m", "qahwa_page.pyodide", "fetch"],
         cwd=ROOT,
@@ -311,14 +301,14 @@ def pyodide(screen: Screen) -> None:
         text=True,
         check=False,
     )
-    out.append(proc.stdout + proc.stderr)
+    out = proc.stdout + proc.stderr
     if proc.returncode != 0:
-        raise StepFailed("the Pyodide runtime", "".join(out))
+        raise StepFailed("the Pyodide runtime", out)
     if PYODIDE_PIN.exists():
         PYODIDE_PIN.touch()
         screen.done("pyodide", f"the Pyodide runtime is in place ({time.monotonic() - t:.1f} s)")
     else:  # no npm or no network: said once, in one line
-        said = " ".join("".join(out).split())[:160]
+        said = " ".join(out.split())[:160]
         screen.done("pyodide", f"the Pyodide runtime is missing (the page cannot replay): {said}")
 
 
