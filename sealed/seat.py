@@ -93,14 +93,11 @@ class SeatSecrets:
             )
         return x
 
-    def has_key(self, hand: int) -> bool:
-        return self.keys.get(self.match_id, self.seat, hand) is not None
-
     def key_step(self, hand: int) -> dict[str, str]:
         """This seat's key for ``hand`` (made once) with its proof (§3)."""
         from .keys import make_key
 
-        if self.has_key(hand):
+        if self.keys.get(self.match_id, self.seat, hand) is not None:
             raise SealedError(f"seat {self.seat} already made its key for hand {hand}")
         k = make_key(self.ctx(hand), self.rng)
         self.keys.put(self.match_id, self.seat, hand, k.x)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import reduce
 
 from .context import Context
 from .errors import SealedError
@@ -95,10 +96,7 @@ def verify_shares(ctx: Context, P: bytes, shares: Sequence[tuple[Ciphertext, Sha
 
 def unmask(c: Ciphertext, shares: list[bytes]) -> bytes:
     """M = B − Σ D over every seat's share."""
-    acc = c.B
-    for D in shares:
-        acc = sub(acc, D)
-    return acc
+    return reduce(sub, shares, c.B)
 
 
 def own_item(c: Ciphertext, x: bytes, others: list[bytes], table: dict[bytes, str]) -> str:

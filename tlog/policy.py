@@ -74,10 +74,6 @@ class Policy:
         return cp, cosigned
 
 
-def _fields(line: str) -> list[str]:
-    return line.replace("\t", " ").split()
-
-
 def parse_policy(text: str | bytes) -> Policy:
     """A policy from its file (PolicyError naming the line of the first problem)."""
     raw = text.encode("utf-8") if isinstance(text, str) else text
@@ -88,7 +84,7 @@ def parse_policy(text: str | bytes) -> Policy:
     pubkeys: set[bytes] = set()
     names: set[str] = set()
     for no, line in enumerate(raw.decode("utf-8", "surrogateescape").split("\n"), 1):
-        f = _fields(line)
+        f = line.split()
         if not f or f[0].startswith("#"):
             continue
         where = f"policy line {no}"

@@ -81,10 +81,6 @@ class Screen:
     def _write(self, text: str) -> None:
         print(text, end="", file=self.out, flush=True)  # type: ignore[call-overload]
 
-    def _clear(self) -> None:
-        if self.tty:
-            self._write("\r\033[K")
-
     def _draw(self) -> None:
         if self.tty and self.status:
             line = " · ".join(self.status.values())
@@ -98,7 +94,8 @@ class Screen:
     def done(self, key: str, line: str) -> None:
         with self.lock:
             self.status.pop(key, None)
-            self._clear()
+            if self.tty:
+                self._write("\r\033[K")
             self._write(f"qahwa: {line}\n")
             self._draw()
 

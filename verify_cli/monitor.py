@@ -156,10 +156,6 @@ Info = tuple[Any, ...]
 Checked = tuple[list[str], Info, float]
 
 
-def _hex64(value: Any) -> bool:
-    return isinstance(value, str) and _HEX64.fullmatch(value) is not None
-
-
 def _str(value: Any) -> str:
     """A field the store keeps: the string, or "" (its leaf was already named malformed)."""
     return value if isinstance(value, str) else ""
@@ -201,7 +197,7 @@ def _reveal_problems(leaf: dict[str, Any], pos: int) -> tuple[list[str], Info]:
         p.append(f"entry {pos}: the reveal's server_seed is not a 64-byte seed")
         seed_c = ""
     ts = leaf.get("transcript_sha256")
-    if not _hex64(ts):
+    if not (isinstance(ts, str) and _HEX64.fullmatch(ts)):
         p.append(f"entry {pos}: the reveal has no transcript_sha256")
     forfeited = leaf.get("forfeited") or []
     house = leaf.get("house") or []
