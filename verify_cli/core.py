@@ -174,12 +174,11 @@ def check_signature(
     return sig_info
 
 
-def signed_by(record: Any, keys: KeySet, *, body_json: bytes | None = None) -> tuple[bool, str]:
+def signed_by(record: Any, keys: KeySet) -> tuple[bool, str]:
     """(True, key id) when ``record`` carries a valid signature by a listed key
-    (:func:`fairness.records.check_signature`), else (False, why). ``body_json``: the
-    record's canonical JSON without its signature, when already made."""
+    (:func:`fairness.records.check_signature`), else (False, why)."""
     try:
-        return True, check_record_signature(record, keys, "record", body_json=body_json)
+        return True, check_record_signature(record, keys, "record")
     except RecordError as exc:
         return False, _why(exc)
 

@@ -47,11 +47,10 @@ def _one_line(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def parse_json(data: bytes | str, *, limit: int | None = None) -> Any:
+def parse_json(data: bytes | str) -> Any:
     """Parse untrusted JSON (see the module doc); InputError with the reason."""
-    cap = MAX_DOCUMENT_BYTES if limit is None else limit
-    if len(data) > cap:
-        raise InputError(f"too large ({len(data)} bytes; at most {cap} are read)")
+    if len(data) > MAX_DOCUMENT_BYTES:
+        raise InputError(f"too large ({len(data)} bytes; at most {MAX_DOCUMENT_BYTES} are read)")
     if isinstance(data, bytes):
         try:
             text = data.decode("utf-8")

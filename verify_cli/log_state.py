@@ -72,14 +72,11 @@ def parse_head(doc: Any, keys: KeySet, what: str = "the tree head") -> Head:
     return head
 
 
-def _check_signed(
-    doc: dict[str, Any], keys: KeySet, what: str, *, body_json: bytes | None = None
-) -> None:
-    """``doc``'s signature by one of ``keys`` (:func:`fairness.records.check_signature`;
-    ``body_json``: its canonical JSON without the signature, when cut already), else
-    LogCheckFailed."""
+def _check_signed(doc: dict[str, Any], keys: KeySet, what: str) -> None:
+    """``doc``'s signature by one of ``keys`` (:func:`fairness.records.check_signature`),
+    else LogCheckFailed."""
     try:
-        check_signature(doc, keys, what, body_json=body_json)
+        check_signature(doc, keys, what)
     except RecordError as exc:
         if exc.step == "key":
             raise LogCheckFailed(f"{what} is signed by an unlisted key: {exc.reason}") from None

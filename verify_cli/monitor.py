@@ -71,6 +71,7 @@ T = TypeVar("T")
 MAX_FAILURES = 50
 GRACE = 300.0  # seconds a reveal may land after its end_by (the server's sweep, checkpoints)
 WINDOW = 4  # bundles fetched ahead
+SAVE_EVERY = 50_000  # entries audited between two saves of the audit position
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _HEX128 = re.compile(r"[0-9a-f]{128}")
 
@@ -401,7 +402,6 @@ def audit(
     witnesses: tuple[tlog.Verifier, ...] = (),
     policy: tlog.Policy | None = None,
     restart: bool = False,
-    checkpoint_every: int = 50_000,
     transcripts: bool = False,
     jobs: int = 1,
     grace: float = GRACE,
@@ -433,9 +433,7 @@ def audit(
         return res
     store = Store(_store_path(state, server))
     try:
-        stats = _audit_entries(
-            res, server, cp, keys, state, source, store, restart, checkpoint_every, jobs, progress
-        )
+        stats = _audit_entries(res, server, cp, keys, state, source, store, restart, jobs, progress)
         if stats is not None:  # every entry was read: the checks across entries
             _after(res, stats, times, source, store, transcripts, grace)
         res.ok = not res.failures
@@ -509,7 +507,6 @@ def _audit_entries(
     source: Source,
     store: Store,
     restart: bool,
-    checkpoint_every: int,
     jobs: int,
     progress: Callable[[int, int], None] | None,
 ) -> Stats | None:
@@ -541,7 +538,7 @@ def _audit_entries(
         res.notes.append(f"resumed from the audit of size {rng.size}")
     res.audited_from = rng.size
     end = cp.size
-    next_save = rng.size + checkpoint_every
+    next_save = rng.size + SAVE_EVERY
     pool = ProcessPoolExecutor(max_workers=jobs) if jobs > 1 else None
     submit = pool.submit if pool is not None else _now_done
     keys_b64 = keys.to_b64()
@@ -563,7 +560,7 @@ def _audit_entries(
         if rng.size >= next_save and not res.failures and rng.size < end:
             seq.flush()
             _save(server, cp, rng, stats, state, store)
-            next_save = rng.size + checkpoint_every
+            next_save = rng.size + SAVE_EVERY
 
     try:
         with _bundles(source, rng.size, end) as bundles:
