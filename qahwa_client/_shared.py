@@ -395,6 +395,24 @@ class SeatKeeps(Keeps):
             f"{self.client.proof_wait:g} s)",
         )
 
+    def _follow(self, lock: Mapping[str, Any]) -> SealedSeat:
+        """This seat's sealed side (:attr:`sealed`) from the signed ``lock`` of the match:
+        its deal machine follows the match's game, ruleset, house seats and roll-chain tips."""
+        from .sealed import SealedSeat
+
+        seats = lock.get("seats") or []
+        self.sealed = SealedSeat.follow(
+            self.match_id,
+            self.seat,
+            str(lock.get("game")),
+            str(lock.get("ruleset")),
+            house=[int(s["seat"]) for s in seats if s.get("house")],
+            roll_tips=[s.get("roll_chain") for s in seats],
+            keys=self._sealed_keys,
+            on_dispute=self.proto.dispute,
+        )
+        return self.sealed
+
     def _path(self, tail: str) -> str:
         return f"/v1/matches/{self.match_id}{tail}"
 

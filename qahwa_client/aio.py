@@ -675,23 +675,10 @@ class AsyncSeat(SeatKeeps):
         from the signed lock of the match; its refusals kept as disputes."""
         if self.sealed is not None:
             return self.sealed
-        from .sealed import SealedSeat
-
         lock = self.proto.lock
         if lock is None:
             lock = await self.check_lock()
-        seats = lock.get("seats") or []
-        self.sealed = SealedSeat.follow(
-            self.match_id,
-            self.seat,
-            str(lock.get("game")),
-            str(lock.get("ruleset")),
-            house=[int(s["seat"]) for s in seats if s.get("house")],
-            roll_tips=[s.get("roll_chain") for s in seats],
-            keys=self._sealed_keys,
-            on_dispute=self.proto.dispute,
-        )
-        return self.sealed
+        return self._follow(lock)
 
     async def _post_action(self, body: dict[str, Any]) -> ActionOut:
         try:
