@@ -184,9 +184,7 @@ def seat_seeds(rep: Any, doc: dict[str, Any]) -> list[str] | None:
         rep.fail("seats", "a seat entry is not an object")
         return None
     numbers = [s.get("seat") for s in seats]
-    if not all(isinstance(n, int) and not isinstance(n, bool) for n in numbers) or sorted(
-        numbers
-    ) != list(range(len(seats))):
+    if not all(is_int(n) for n in numbers) or sorted(numbers) != list(range(len(seats))):
         rep.fail("seats", f"seats are not numbered 0..{len(seats) - 1}: {numbers}")
         return None
     ordered = sorted(seats, key=lambda s: s["seat"])
