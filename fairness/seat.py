@@ -646,6 +646,10 @@ class SeatProtocol:
             and "sig" in e["body"]
         ]
 
+    def dispute(self, kind: str, message: str, evidence: dict[str, Any]) -> Dispute:
+        """Keep a dispute of ``kind`` with its evidence (once per kind and message)."""
+        return self._dispute(kind, message, evidence)
+
     # -- signed heads: back-dating (§7, heads) ---------------------------------------------------
     def check_head(
         self, head: Any, keys: Mapping[str, str], *, chain: str | None = None

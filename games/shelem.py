@@ -338,9 +338,7 @@ class ShelemEngine(TrickGame):
             try:
                 i = hand.index(card)
             except ValueError:
-                i = -1
-            if i < 0:
-                raise IllegalActionError(f"{card} is not in your hand")
+                raise IllegalActionError(f"{card} is not in your hand") from None
             # a card of the led suit always follows; another only when the hand holds none
             # of the led suit (follow_reason, which says why, asked only then)
             if k:
