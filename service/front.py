@@ -218,9 +218,6 @@ class AddressLimit:
         self._buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
         self.clock = clock
 
-    def exempt(self, scope: Scope) -> bool:
-        return not self.on or (scope["method"], scope["path"]) in EXEMPT
-
     def _tokens(self, who: str) -> tuple[float, float]:
         """``who``'s tokens now (refilled since its last request), and now."""
         now = self.clock.monotonic()
