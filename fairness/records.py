@@ -723,11 +723,6 @@ class Lock(_Record):
         """The lock a JSON object states, its signature unchecked: :meth:`open` without keys."""
         return cls.open(record, None)
 
-    @classmethod
-    def check(cls, record: Any, keys: Keys) -> Lock:
-        """A lock signed by one of ``keys``: :meth:`open` with keys."""
-        return cls.open(record, keys)
-
     def check_commit(self, commit: Mapping[str, Any]) -> None:
         """The lock continues ``commit`` (§3a.4): the same match, game, ruleset, server
         commitment and seats (number, names, house)."""
@@ -759,16 +754,12 @@ class Receipt(_Record):
 
 
 @dataclass(frozen=True, slots=True)
-class Head(_Record):
+class Head(Receipt):
     """A signed head (§7, heads): what the server showed at time ``at`` — the chain head
-    ``chain`` after event ``seq`` (−1: the lock's ``chain[-1]``). Every seat view and every
-    event-stream answer carries one. An event after ``seq`` whose ``at`` is before this
-    ``at`` was back-dated: the head and the event (chained onto it) are signed proof."""
-
-    match_id: str
-    seq: int
-    chain: str
-    at: str
+    ``chain`` after event ``seq`` (−1: the lock's ``chain[-1]``), a receipt's fields. Every
+    seat view and every event-stream answer carries one. An event after ``seq`` whose ``at``
+    is before this ``at`` was back-dated: the head and the event (chained onto it) are
+    signed proof."""
 
     TYPE: ClassVar[str] = "head"
 

@@ -235,9 +235,7 @@ class Outcome:
         out: dict[str, JSON] = dict(self.detail)
         if self.forfeited is not None:
             out.update({"status": FINISHED, "forfeited": list(self.forfeited)})
-        out.update(
-            {"reason": self.reason, "winners": list(self.winners), "scores": list(self.scores)}
-        )
+        out.update(reason=self.reason, winners=list(self.winners), scores=list(self.scores))
         return out
 
 
@@ -586,16 +584,13 @@ class Engine(ABC):
         """The game-specific fields of a seat's view (None: the public view)."""
 
     def view(self, seat: int | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = {"game": self.game}
-        out.update(self._view(seat))
+        out: dict[str, JSON] = {"game": self.game, **self._view(seat)}
         out.update(
-            {
-                "game": self.game,
-                "status": self.status,
-                "turn": self.turn,
-                "seat": seat,
-                "legal_actions": self.legal_actions(seat) if seat is not None else [],
-            }
+            game=self.game,
+            status=self.status,
+            turn=self.turn,
+            seat=seat,
+            legal_actions=self.legal_actions(seat) if seat is not None else [],
         )
         if seat is not None and self.outcome is None:
             # What a simple random bot should choose from (a subset of legal_actions).

@@ -246,14 +246,13 @@ class Trick:
         self, hand: int, winner: int, *, sources: bool = False, **extra: Any
     ) -> dict[str, Any]:
         """A completed trick as the views' ``last_trick``."""
-        out: dict[str, Any] = {
+        return {
             "hand": hand,
             "leader": self.leader,
             "plays": self.plays_json(sources=sources),
             "winner": winner,
+            **extra,
         }
-        out.update(extra)
-        return out
 
 
 def close_trick(

@@ -337,26 +337,24 @@ class HokmEngine(TrickGame):
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = self._table_view(self.trick.leader, self.last_trick)
-        out.update(
-            {
-                "players": self.n,
-                "hakem": self.hakem,
-                "dealer": self.dealer,
-                "cutter": self.cutter if self.ruleset["cut"] else None,
-                "cut": self.cut_k,
-                "tapped": self.tapped,
-                "trump": self.trump,
-                "nars": self.nars,
-                "tricks": self.side_tricks(),
-                "tricks_by_seat": list(self.tally.tricks),
-                "hand_sizes": [len(h) for h in self.hands],
-                "scores": list(self.scores),
-                "target": self.target,
-                "first_hakem_deal": list(self.first_hakem_deal),
-                "history": [dict(h) for h in self.history],
-            }
-        )
+        out: dict[str, JSON] = {
+            **self._table_view(self.trick.leader, self.last_trick),
+            "players": self.n,
+            "hakem": self.hakem,
+            "dealer": self.dealer,
+            "cutter": self.cutter if self.ruleset["cut"] else None,
+            "cut": self.cut_k,
+            "tapped": self.tapped,
+            "trump": self.trump,
+            "nars": self.nars,
+            "tricks": self.side_tricks(),
+            "tricks_by_seat": list(self.tally.tricks),
+            "hand_sizes": [len(h) for h in self.hands],
+            "scores": list(self.scores),
+            "target": self.target,
+            "first_hakem_deal": list(self.first_hakem_deal),
+            "history": [dict(h) for h in self.history],
+        }
         if self.n == 2:
             out["stock_count"] = len(self.stock)
             out["discard_counts"] = [len(t) for t in self.thrown]

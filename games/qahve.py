@@ -250,24 +250,22 @@ class QahveEngine(TrickGame):
 
     # -- views -----------------------------------------------------------------------------
     def _view(self, seat: int | None) -> dict[str, JSON]:
-        out: dict[str, JSON] = self._table_view(self.trick.leader, self.last_trick)
-        out.update(
-            {
-                "dealer": self.dealer,
-                "trump": TRUMP,
-                "bids": list(self.bids),
-                "contracts": self.contracts(),
-                "trick_number": self.tricks_done,
-                "tricks": self.side_tricks(),
-                "tricks_by_seat": list(self.tally.tricks),
-                "jb_played": self.jb_played,
-                "hand_sizes": [len(h) for h in self.hands],
-                "scores": list(self.scores),
-                "target": self.target,
-                "min_bid": self.min_bid,
-                "history": [dict(h) for h in self.history],
-            }
-        )
+        out: dict[str, JSON] = {
+            **self._table_view(self.trick.leader, self.last_trick),
+            "dealer": self.dealer,
+            "trump": TRUMP,
+            "bids": list(self.bids),
+            "contracts": self.contracts(),
+            "trick_number": self.tricks_done,
+            "tricks": self.side_tricks(),
+            "tricks_by_seat": list(self.tally.tricks),
+            "jb_played": self.jb_played,
+            "hand_sizes": [len(h) for h in self.hands],
+            "scores": list(self.scores),
+            "target": self.target,
+            "min_bid": self.min_bid,
+            "history": [dict(h) for h in self.history],
+        }
         if seat is not None:
             out["hand"] = sort_hand(self.hands[seat])
         return out

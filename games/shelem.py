@@ -338,9 +338,7 @@ class ShelemEngine(TrickGame):
             try:
                 i = hand.index(card)
             except ValueError:
-                i = -1
-            if i < 0:
-                raise IllegalActionError(f"{card} is not in your hand")
+                raise IllegalActionError(f"{card} is not in your hand") from None
             # a card of the led suit always follows; another only when the hand holds none
             # of the led suit (follow_reason, which says why, asked only then)
             if k:
@@ -436,39 +434,35 @@ class ShelemEngine(TrickGame):
 
     def _view(self, seat: int | None) -> dict[str, JSON]:
         is_hakem = seat is not None and seat == self.hakem
-        out: dict[str, JSON] = self._table_view(self.leader, self.last_trick, self.n == 2)
-        out.update(
-            {
-                "players": self.n,
-                "target": self.target,
-                "dealer": self.dealer,
-                "sides": [list(self.seats_of(side)) for side in (0, 1)],
-                "hand": sort_hand(self.hands[seat]) if seat is not None else None,
-                "hand_counts": [len(h) for h in self.hands],
-                "kitty_count": len(self.kitty),
-                "kitty": list(self.kitty_taken) if is_hakem else None,
-                "discard": sort_hand(self.discard) if is_hakem and self.discard else None,
-                "discard_count": len(self.discard),
-                "bids": self._bids_json(),
-                "auction": {
-                    "high_bid": self.high_bid,
-                    "high_bidder": self.high_bidder,
-                    "passed": sorted(self.passed),
-                    "min_bid": (
-                        self._min_bid()
-                        if self.phase == Phase.BID and self.outcome is None
-                        else None
-                    ),
-                },
-                "hakem": self.hakem,
-                "bid": self.high_bid if self.hakem is not None else None,
-                "trump": self.trump,
-                "tricks_taken": self.side_tricks(),
-                "points_taken": self._taken_points(),
-                "scores": list(self.scores),
-                "history": [dict(h) for h in self.history],
-            }
-        )
+        out: dict[str, JSON] = {
+            **self._table_view(self.leader, self.last_trick, self.n == 2),
+            "players": self.n,
+            "target": self.target,
+            "dealer": self.dealer,
+            "sides": [list(self.seats_of(side)) for side in (0, 1)],
+            "hand": sort_hand(self.hands[seat]) if seat is not None else None,
+            "hand_counts": [len(h) for h in self.hands],
+            "kitty_count": len(self.kitty),
+            "kitty": list(self.kitty_taken) if is_hakem else None,
+            "discard": sort_hand(self.discard) if is_hakem and self.discard else None,
+            "discard_count": len(self.discard),
+            "bids": self._bids_json(),
+            "auction": {
+                "high_bid": self.high_bid,
+                "high_bidder": self.high_bidder,
+                "passed": sorted(self.passed),
+                "min_bid": (
+                    self._min_bid() if self.phase == Phase.BID and self.outcome is None else None
+                ),
+            },
+            "hakem": self.hakem,
+            "bid": self.high_bid if self.hakem is not None else None,
+            "trump": self.trump,
+            "tricks_taken": self.side_tricks(),
+            "points_taken": self._taken_points(),
+            "scores": list(self.scores),
+            "history": [dict(h) for h in self.history],
+        }
         if self.n == 2:
             # face down until the reveal: sizes only
             out["piles_revealed"] = self.revealed

@@ -70,9 +70,7 @@ def build_transcript(
 
 def _with_extra(doc: dict[str, Any], extra: Mapping[str, Any] | None) -> dict[str, Any]:
     """``doc`` with the fields of ``extra`` it does not have already."""
-    for k, v in (extra or {}).items():
-        doc.setdefault(k, v)
-    return doc
+    return doc | {k: v for k, v in (extra or {}).items() if k not in doc}
 
 
 def transcript_key(doc: Mapping[str, Any]) -> bytes | None:

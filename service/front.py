@@ -74,7 +74,7 @@ from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 from fastapi.security import HTTPBearer
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from fairness import DuplicateKeyError, format_time_ms, loads_strict
@@ -217,9 +217,6 @@ class AddressLimit:
         self.on = per_second > 0
         self._buckets: dict[str, tuple[float, float]] = {}  # address -> (tokens, at)
         self.clock = clock
-
-    def exempt(self, scope: Scope) -> bool:
-        return not self.on or (scope["method"], scope["path"]) in EXEMPT
 
     def _tokens(self, who: str) -> tuple[float, float]:
         """``who``'s tokens now (refilled since its last request), and now."""
@@ -812,16 +809,13 @@ class HotRoute:
         if self.body is not None:
             if not body:
                 return False
-            try:
-                data = json.loads(body)
-            except ValueError:
-                return False
-            if not isinstance(data, dict):
-                return False
             name, model = self.body
-            try:
+            try:  # (a ValidationError is a ValueError)
+                data = json.loads(body)
+                if not isinstance(data, dict):
+                    return False
                 kwargs[name] = model.model_validate(data)
-            except ValidationError:
+            except ValueError:
                 return False
         app = scope["app"]
         for name, attr in self.deps:

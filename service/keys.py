@@ -88,9 +88,9 @@ def key_file(path: Path, make: Callable[[], str | bytes]) -> str:
 
 
 def master_key(settings: Settings) -> bytes:
-    if settings.master_key:
-        return load_master_key(settings.master_key)
-    return load_master_key(key_file(settings.master_key_path, new_master_key))
+    return load_master_key(
+        settings.master_key or key_file(settings.master_key_path, new_master_key)
+    )
 
 
 def signer(settings: Settings) -> Signer:

@@ -61,14 +61,12 @@ class JsonFormatter(logging.Formatter):
         if record.name == "uvicorn.access" and isinstance(args, tuple) and len(args) == 5:
             client, method, path, version, status = args
             out.update(
-                {
-                    "message": "request",
-                    "client": str(client),
-                    "method": str(method),
-                    "path": scrub(str(path).split("?", 1)[0]),
-                    "http": str(version),
-                    "status": status,
-                }
+                message="request",
+                client=str(client),
+                method=str(method),
+                path=scrub(str(path).split("?", 1)[0]),
+                http=str(version),
+                status=status,
             )
         else:
             out["message"] = scrub(record.getMessage())

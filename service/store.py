@@ -437,19 +437,18 @@ class Store:
                     if changed:
                         params = {f"_v_{k}": v for k, v in changed.items()}
                         params["_mid"] = match_id
-                        if (
+                        notify = bool(
                             (tx.appended or restated)
                             and self.notify_channel
                             and (self.notify_wanted is None or self.notify_wanted())
-                        ):
+                        )
+                        if notify:
                             # one round trip: the update returns pg_notify's (empty) result
                             params["_channel"] = self.notify_channel
                             params["_payload"] = f"{match_id} {tx.m.next_seq}" + (
                                 f" {tx.m.status}" if restated else ""
                             )
-                            run(c, _update_for(tuple(changed), True), params)
-                        else:
-                            run(c, _update_for(tuple(changed), False), params)
+                        run(c, _update_for(tuple(changed), notify), params)
             except WouldBlock:  # a try on the event loop, before anything changed
                 if tx is not None and tx.dirty:
                     self.cache.pop(match_id)

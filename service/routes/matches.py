@@ -49,12 +49,9 @@ LastEventId = Annotated[
 
 def resume_after(after: int, last_event_id: str | None) -> int:
     """``Last-Event-ID`` (sent by a reconnecting EventSource) wins over ``after``."""
-    if (
-        last_event_id is not None
-        and last_event_id.strip().isascii()
-        and last_event_id.strip().isdigit()
-    ):  # not "²": str.isdigit takes it, int() not
-        return max(after, min(int(last_event_id.strip()), 2**31 - 1))
+    given = (last_event_id or "").strip()
+    if given.isascii() and given.isdigit():  # not "²": str.isdigit takes it, int() not
+        return max(after, min(int(given), 2**31 - 1))
     return after
 
 
@@ -252,12 +249,8 @@ async def events_stream(
     last_event_id: LastEventId = None,
 ) -> StreamingResponse:
     after = resume_after(after, last_event_id)
-    first = await watch.read(
-        match_id,
-        kind=KIND_MATCH,
-        after=after,  # 404 before streaming
-        with_chains=True,
-    )
+    # 404 before streaming
+    first = await watch.read(match_id, kind=KIND_MATCH, after=after, with_chains=True)
     return StreamingResponse(
         watch.stream(first, kind=KIND_MATCH, after=after, timeout=timeout),
         media_type="text/event-stream",

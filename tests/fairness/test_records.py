@@ -82,7 +82,7 @@ def test_lock_bytes_are_the_spec_record() -> None:
 def test_a_signed_lock_checks_and_parses_back(signer: Signer) -> None:
     signed = LOCK.sign(signer)
     assert signed["signature"]["key_id"] == signer.key_id
-    assert Lock.check(signed, keys_of(signer)) == LOCK
+    assert Lock.open(signed, keys_of(signer)) == LOCK
     assert Lock.parse(signed) == LOCK
 
 
@@ -111,24 +111,24 @@ def test_a_wrong_lock_names_what_is_wrong(
     signer: Signer, change: dict[str, Any], kind: str, words: str
 ) -> None:
     with pytest.raises(RecordError, match=words) as err:
-        Lock.check(_resigned(signer, **change), keys_of(signer))
+        Lock.open(_resigned(signer, **change), keys_of(signer))
     assert err.value.kind == kind
 
 
 def test_a_lock_signed_by_another_key_or_altered_fails_its_signature(signer: Signer) -> None:
     other = Signer.generate()
     with pytest.raises(RecordError, match="not a trusted server key") as err:
-        Lock.check(LOCK.sign(other), keys_of(signer))
+        Lock.open(LOCK.sign(other), keys_of(signer))
     assert err.value.kind == "signature"
     altered = {**LOCK.sign(signer), "end_by": "2027-01-01T00:00:00Z"}
     with pytest.raises(RecordError, match="signature does not match") as err:
-        Lock.check(altered, keys_of(signer))
+        Lock.open(altered, keys_of(signer))
     assert err.value.kind == "signature"
     with pytest.raises(RecordError) as err:
-        Lock.check(SPEC_LOCK, keys_of(signer))  # unsigned
+        Lock.open(SPEC_LOCK, keys_of(signer))  # unsigned
     assert err.value.kind == "signature"
     with pytest.raises(RecordError) as err:
-        Lock.check(["lock"], keys_of(signer))
+        Lock.open(["lock"], keys_of(signer))
     assert err.value.kind == "shape"
 
 
