@@ -14,8 +14,9 @@ waits for events, the checkpoint and witness timers, the metrics' cache, request
 
 from __future__ import annotations
 
+import math
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
 
@@ -43,10 +44,23 @@ class SystemClock:
 SYSTEM_CLOCK: Clock = SystemClock()
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def iso_of(ts: float) -> str:
     """Epoch seconds as RFC 3339 UTC with milliseconds, ending in ``Z`` (the service's
-    timestamps)."""
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    timestamps): cut down to the millisecond, so never a time after ``ts``.
+    (``datetime.fromtimestamp`` rounds to the microsecond first, which wrote ``….124Z`` for
+    a time less than half a microsecond before .124: a signing key registered at such a
+    time was not yet in force at that same time, and the app refused to start.)"""
+    ms = math.floor(ts * 1000)
+    if ms / 1000 > ts:  # the product rounded up to the next millisecond
+        ms -= 1
+    return (
+        (_EPOCH + timedelta(milliseconds=ms))
+        .isoformat(timespec="milliseconds")
+        .replace("+00:00", "Z")
+    )
 
 
 def now_iso() -> str:

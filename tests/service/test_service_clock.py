@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from service.app import create_app
-from service.clock import SYSTEM_CLOCK, Clock, SystemClock, iso_of
+from service.clock import SYSTEM_CLOCK, Clock, SystemClock, epoch_of, iso_of
 from service.matches import MatchService
 from service.settings import Settings
 from tests.support import commit_all, sqlite_settings
@@ -102,5 +104,30 @@ def test_deadlines_and_timestamps_are_the_clocks(tmp_path: Path) -> None:
             "type": "end",
             "reason": "timeout",
         }
+    finally:
+        app.state.db.dispose()
+
+
+@pytest.mark.parametrize(
+    "ts",
+    [1765051234.1239996, 1765051234.9999998, 1765051234.0009997, 1_000.0, 1765051234.123],
+)
+def test_a_timestamp_is_cut_down_to_its_millisecond_never_rounded_past_it(ts: float) -> None:
+    """``….1239996`` was written ``….124Z``: after the time it stamps."""
+    text = iso_of(ts)
+    assert epoch_of(text) <= ts < epoch_of(text) + 0.001, text
+    assert text == datetime.fromtimestamp(math.floor(ts * 1000) / 1000, UTC).isoformat(
+        timespec="milliseconds"
+    ).replace("+00:00", "Z")
+
+
+def test_an_app_starts_on_a_clock_stopped_just_before_a_millisecond(tmp_path: Path) -> None:
+    """A FakeClock stopped half a microsecond before a millisecond: the signing key
+    registered at that time is in force at that time (it was written a millisecond later,
+    and the app refused to start with RetiredKeyError, one test run in about two thousand)."""
+    clock = FakeClock(1765051234.1239996)
+    app = create_app(_settings(tmp_path), clock=clock)
+    try:
+        assert app.state.service.signer.current() is not None
     finally:
         app.state.db.dispose()
