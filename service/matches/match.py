@@ -74,6 +74,7 @@ from ..store import (
     SEATING,
     MatchRow,
     Store,
+    Texts,
     Tx,
     dumps,
 )
@@ -112,20 +113,26 @@ def view_json(obj: dict[str, Any]) -> str:
 
 def _dumps_shared(obj: dict[str, Any]) -> str:
     """``dumps(obj)``, each :class:`games.base.Shared` value (a sealed deal's state every
-    seat's view shows) written as its encoding made once, in its place: the keys between
-    two such values encoded together, as ``dumps`` writes them."""
-    if not any(type(v) is Shared for v in obj.values()):
+    seat's view shows) written as its encoding made once, and each :class:`service.store.
+    Texts` (events) with its stored events' texts, in its place: the keys between two such
+    values encoded together, as ``dumps`` writes them."""
+    if not any(type(v) is Shared or type(v) is Texts for v in obj.values()):
         return dumps(obj)
     parts: list[str] = []
     plain: dict[str, Any] = {}
     for k, v in obj.items():
-        if type(v) is not Shared:
+        t = type(v)
+        if t is not Shared and t is not Texts:
             plain[k] = v
             continue
         if plain:
             parts.append(dumps(plain)[1:-1])
             plain = {}
-        parts.append(f"{dumps(k)}:{v.encoded(dumps)}")
+        if t is Shared:
+            parts.append(f"{dumps(k)}:{v.encoded(dumps)}")
+        else:  # each stored event as its text, any other (a redaction) encoded
+            texts = [x.text if type(x) is Read else dumps(x) for x in v]
+            parts.append(f"{dumps(k)}:[{','.join(texts)}]")
     if plain:
         parts.append(dumps(plain)[1:-1])
     return "{" + ",".join(parts) + "}"
@@ -764,20 +771,22 @@ class Match:
             return None
         return {"seat": m.owes, "seq": m.next_seq, "due": iso_of(m.deadline)}
 
-    def log_after(self, after: int) -> tuple[Events, list[str | None]]:
+    def log_after(self, after: int) -> tuple[Texts, list[str | None]]:
         """The public log after seq ``after`` (redacted while the match runs), with the chain
         head after each event."""
         m, tx = self.m, self.tx
         if after >= m.next_seq - 1:
-            return [], []
+            return Texts(), []
         evs, chains = tx.store.events_and_chains(tx.c, m.id, after, before=m.next_seq)
         return self.redacted(evs), chains
 
-    def redacted(self, events: Events) -> Events:
-        """``events`` as the public log shows them now: redacted while the match runs."""
+    def redacted(self, events: Events) -> Texts:
+        """``events`` as the public log shows them now: redacted while the match runs (an
+        event redaction leaves as it is stays itself, with its stored text)."""
         if self.m.status == FINISHED:
-            return events
-        return [self.variant.redact(e) for e in events]
+            return events if type(events) is Texts else Texts(events)
+        redact = self.variant.redact
+        return Texts([redact(e) for e in events])
 
 
 class Phase:

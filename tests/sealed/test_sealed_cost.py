@@ -5,14 +5,23 @@ view made afresh says, through a whole match, refused steps and all."""
 from __future__ import annotations
 
 import json
+import random
+import threading
 from typing import Any
 
+import httpx
 import pytest
 
+import service.matches.match
+import service.store
 from games.base import Shared
 from games.sealed_hand import Deal
+from qahwa_client import Client
+from service.kinds import EventType
 from service.matches.match import view_json
 from service.store import dumps
+from tests.sealed.test_sealed_service import SEALED_HOKM, owes_play, play
+from tests.support.live_server import LiveServer
 from tests.support.sealed_play import play_match
 
 
@@ -66,3 +75,56 @@ def test_a_shared_deal_is_written_as_the_whole_view_would_be() -> None:
         assert view_json(answer).endswith(f',"state":{dumps(v)}}}')
         marked = {**v, "name": "\x00qahwa shared 0"}  # the mark an earlier splice used
         assert view_json(marked) == dumps(marked)
+
+
+def _events_in(obj: Any) -> int:
+    """How many logged events (objects with a ``seq`` and an event's ``type``) ``obj``
+    holds."""
+    if isinstance(obj, dict):
+        if "seq" in obj and obj.get("type") in set(EventType):
+            return 1
+        return sum(_events_in(v) for v in obj.values())
+    if isinstance(obj, list):
+        return sum(_events_in(v) for v in obj)
+    return 0
+
+
+def test_a_stored_event_is_encoded_once_and_sent_as_stored(
+    server: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 50: an event's JSON is made once, when it is logged; every view, action answer
+    and page of the log that shows it again writes the text it was stored as (before, each
+    one encoded it again: a sealed step is 4–16 KiB). The answers' bytes are what encoding
+    them whole makes."""
+    encoded = {"events": 0}
+    answers: list[bytes] = []
+
+    def counted(obj: Any) -> str:
+        if threading.current_thread() is not threading.main_thread():  # the server's
+            encoded["events"] += _events_in(obj)
+        return dumps(obj)
+
+    def keep(r: httpx.Response) -> None:
+        if r.request.url.path.endswith(("/state", "/actions", "/events")):
+            answers.append(r.read())
+
+    monkeypatch.setattr(service.store, "dumps", counted)
+    monkeypatch.setattr(service.matches.match, "dumps", counted)
+    http = httpx.Client(timeout=60, event_hooks={"response": [keep]})
+    with Client(server.url, http=http) as qc:
+        m = qc.create_match("hokm", SEALED_HOKM)
+        m.start()
+        halfway = play(m, random.Random(50), until=lambda seat, view: owes_play(seat, view))
+        assert halfway.status == "playing"
+        page = http.get(f"{server.url}/v1/matches/{m.match_id}/events").json()
+        assert play(m, random.Random(51)).status == "finished"
+        http.get(f"{server.url}/v1/matches/{m.match_id}/events")
+        monkeypatch.undo()
+        doc = m.check_transcript()
+        assert not [d for s in m.seats for d in s.disputes]
+    http.close()
+    logged = len(doc["events"])
+    assert len(page["events"]) > 10 and len(answers) > 100
+    assert encoded["events"] == logged, (encoded, logged)  # each once, as it was logged
+    for raw in answers:
+        assert dumps(json.loads(raw)).encode() == raw
