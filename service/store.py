@@ -73,8 +73,24 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+def _encoder() -> Callable[[Any], str]:
+    """``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))``'s encoder, made once:
+    the same text without its set-up at every call (most of what a small object costs), and
+    without the check for circular references (what is encoded here is parsed JSON and
+    fresh values, never circular; one that were would still raise, RecursionError)."""
+    plain = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+    make: Any = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # a Python without the C accelerator
+        return plain.encode
+    encode = make(
+        None, plain.default, json.encoder.encode_basestring, None, ":", ",", False, False, True
+    )
+    return lambda obj: "".join(encode(obj, 0))
+
+
+#: ``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))``: the service's JSON (an
+#: event's stored text, an answer's)
+dumps = _encoder()
 
 
 class Texts(list[Any]):
