@@ -14,7 +14,7 @@ import pytest
 
 import service.matches.match
 import service.store
-from games.base import Shared
+from games.base import Parts, Shared, Table
 from games.sealed_hand import Deal
 from qahwa_client import Client
 from service.kinds import EventType
@@ -128,3 +128,65 @@ def test_a_stored_event_is_encoded_once_and_sent_as_stored(
     assert encoded["events"] == logged, (encoded, logged)  # each once, as it was logged
     for raw in answers:
         assert dumps(json.loads(raw)).encode() == raw
+
+
+def _rows_in(obj: Any) -> int:
+    """How many rows of a table of shares (seat → D, hex) ``obj`` holds."""
+    if isinstance(obj, dict):
+        if obj and all(k.isdigit() and isinstance(v, str) and len(v) == 64 for k, v in obj.items()):
+            return 1
+        return sum(_rows_in(v) for v in obj.values())
+    if isinstance(obj, list):
+        return sum(_rows_in(v) for v in obj)
+    return 0
+
+
+def test_a_deals_state_is_encoded_from_what_changed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 50: each state of a deal is encoded as a whole encoding would write it, but what
+    an earlier state held too (its deck, its items, its table of shares and each row of it,
+    the same objects) is written as the text made for it then: a row of shares is encoded
+    once per share added to it, not again in every later state (four seats' share steps,
+    then an opening at every play)."""
+    seen = {"states": 0, "rows": 0}
+    added: dict[int, int] = {}
+    shared = Deal.shared
+
+    def counted(obj: Any) -> str:  # the service's dumps, counting the rows it encodes
+        seen["rows"] += _rows_in(obj)
+        return dumps(obj)
+
+    def encoded(self: Deal, running: bool, limits: Any) -> Shared:
+        got = shared(self, running, limits)
+        assert got.encoded(counted) == dumps(dict(got))
+        seen["states"] += 1
+        added[id(self)] = len(self.record["shares"])
+        return got
+
+    monkeypatch.setattr(Deal, "shared", encoded)
+    r = play_match("hokm", {"players": 4, "target": 1}, seed="parts")
+    assert r.engine.outcome is not None
+    assert seen["states"] > 60
+    assert 0 < seen["rows"] <= sum(added.values()), (seen, added)
+
+
+def test_parts_write_what_dumps_writes_in_any_order() -> None:
+    """A state's text is ``dumps``'s whatever was encoded before it: a table made from one
+    never encoded, states encoded out of order, a ``dumps`` of another form (used whole)."""
+    items = [f"c{i}" for i in range(10)]
+    t0 = Table({"1": {"0": "aa"}, "3": {"0": "bb"}})
+    t1 = Table(t0, t0, ["3"])
+    t1["3"] = {"0": "bb", "1": "cc"}
+    t2 = Table({"1": t1["1"], "2": {"0": "dd"}, "3": t1["3"]}, t1, ["2"])
+    deck = "x" * 200
+
+    def state(t: Table, n: int) -> dict[str, Any]:
+        return {"hand": n, "items": items, "deck": deck, "shares": t, "owed": {"seat": n}}
+
+    states = [state(t, n) for n, t in enumerate((t0, t1, t2))]
+    for order in ([0, 1, 2], [2, 1, 0], [1, 2, 0, 0]):
+        for form in (dumps, json.dumps, lambda o: json.dumps(o, sort_keys=True)):
+            parts = Parts()
+            assert [parts.encode(states[i], form) for i in order] == [
+                form(states[i]) for i in order
+            ]
+    assert t1.base is None and t2.base is None  # each table's base read once, then let go
