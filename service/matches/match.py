@@ -96,7 +96,10 @@ Answer = tuple[Events, dict[str, Any] | None]  # (events logged, receipt)
 def view_json(obj: dict[str, Any]) -> str:
     """``dumps(obj)`` with each record read from its stored text (a lock,
     :class:`fairness.records.Read`, at the top or in a nested ``state`` view) written as
-    that text: the same JSON value; the spliced keys come last."""
+    that text: the same JSON value; the spliced keys come last. A record read from its
+    text (or made with it, a transcript at its end) is that text."""
+    if type(obj) is Read:
+        return obj.text
     spliced = {
         k: v
         for k, v in obj.items()
@@ -208,6 +211,10 @@ class Parts:
         self.last_beat: float | None = None
         #: per match, what its lock fixes (:class:`Locked`), most recently used last
         self._locks = LRU[str, Locked](4096)
+        #: the signed transcripts of the matches that ended last, as GET .../transcript
+        #: answers (:meth:`made_transcript`): made when the match ends, served while the match's
+        #: row holds their signature
+        self.transcripts = LRU[str, Read](64)
 
     @property
     def outage_seconds(self) -> float:
@@ -274,6 +281,15 @@ class Parts:
                 m.id, -1, locked.start.hex(), locked.record["locked_at"]
             ).sign(self.signer)
         return {**found, "signature": dict(found["signature"])}
+
+    def made_transcript(self, m: MatchRow) -> Read | None:
+        """The ended match's signed transcript made at its end, as its answer (the text
+        ``dumps`` makes of it), if this process ended it lately; None else. Only the one
+        the row's signature is over: a match's end rolled back signed another, or none."""
+        found = self.transcripts.get(m.id)
+        if found is None or m.transcript_sig != dumps(found["signature"]):
+            return None
+        return found
 
     def head(self, m: MatchRow) -> dict[str, Any] | None:
         """The signed head (§7, heads) of a locked match as it stands now: its newest seq
@@ -664,7 +680,8 @@ class Match:
         tx, signer = self.tx, self.parts.signer
         self._end(result)
         m = self.m
-        signed = signer.signed(self.transcript_doc())
+        events = tx.store.events_and_chains(tx.c, m.id, before=m.next_seq)[0]
+        signed, signed_json = signer.signed_json(self.transcript_doc(events))
         m.transcript_sig = dumps(signed["signature"])
         record = Reveal.of_transcript(
             signed,
@@ -672,11 +689,17 @@ class Match:
             chain=m.chain,
             result=json.loads(m.result) if m.result else {},
             ended_at=m.ended_at,
+            signed_json=signed_json,
         ).sign(signer)
         self.log(record, tx.store.now_iso())
+        # GET .../transcript's answer, as it would make it (served once this commits): the
+        # events as their stored texts, in their place
+        text = view_json({**signed, "events": events})
+        self.parts.transcripts.put(m.id, Read(text, signed))
 
-    def transcript_doc(self) -> dict[str, Any]:
-        """The unsigned transcript of a signed match (fairness-v2.md §9)."""
+    def transcript_doc(self, events: Events | None = None) -> dict[str, Any]:
+        """The unsigned transcript of a signed match (fairness-v2.md §9); ``events``: its
+        log, when read already."""
         m, tx, store = self.m, self.tx, self.tx.store
         assert m.lock is not None and m.lock_index is not None and m.chain is not None
         return build_locked_transcript(
@@ -698,7 +721,9 @@ class Match:
                 }
                 for st in self.seats()
             ],
-            events=store.events_after(tx.c, m.id, before=m.next_seq),
+            events=events
+            if events is not None
+            else store.events_after(tx.c, m.id, before=m.next_seq),
             chain=m.chain,
             result=json.loads(m.result) if m.result else None,
             created_at=m.created_at,

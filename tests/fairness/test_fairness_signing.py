@@ -108,6 +108,26 @@ def test_resigning_replaces_the_signature() -> None:
     assert signer.sign_record(doc) == doc["signature"]  # Ed25519 is deterministic
 
 
+@pytest.mark.parametrize(
+    "record",
+    [
+        RECORD,
+        {**RECORD, "signature": {"alg": "old"}, "zz": [{"b": 1, "a": "é☕"}], "Aa": None},
+        {"só": "only keys after signature", "t": {"signature": 1}},
+        {},
+    ],
+)
+def test_signed_json_is_the_signed_record_and_its_canonical_json(record: dict[str, Any]) -> None:
+    """Issue 50: a record signed with its canonical JSON (what a reveal record hashes) is the
+    record :meth:`Signer.signed` makes and its canonical JSON, each member encoded once."""
+    signer = Signer.generate()
+    signed, text = signer.signed_json(record)
+    assert signed == signer.signed(record)
+    assert list(signed) == list(signer.signed(record))
+    assert text == canonical_json(signed)
+    verify_record(signed, signer.public_key)
+
+
 def _tampered(doc: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for mutate in (

@@ -12,13 +12,14 @@ from typing import Any
 import httpx
 import pytest
 
+import fairness
 import service.matches.match
 import service.store
 from games.base import Parts, Shared, Table
 from games.sealed_hand import Deal
 from qahwa_client import Client
 from service.kinds import EventType
-from service.matches.match import view_json
+from service.matches.match import Match, view_json
 from service.store import dumps
 from tests.sealed.test_sealed_service import SEALED_HOKM, owes_play, play
 from tests.support.live_server import LiveServer
@@ -190,3 +191,54 @@ def test_parts_write_what_dumps_writes_in_any_order() -> None:
                 form(states[i]) for i in order
             ]
     assert t1.base is None and t2.base is None  # each table's base read once, then let go
+
+
+def test_a_match_ends_with_its_transcript_encoded_once(
+    server: LiveServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 50: at a match's end its transcript is encoded in canonical JSON once, for its
+    signature and for the reveal record's hash of it (before: twice, a sealed hand's 140
+    KiB), and GET .../transcript answers with the transcript made then (before, it read
+    every event back and encoded it all again), the same bytes as one made afresh."""
+    svc = server.app.state.service
+    seen = {"finishing": False, "canonical": 0, "docs": 0}
+    finish, doc, canon = Match._finish, Match.transcript_doc, fairness.canonical_json
+
+    def finishing(self: Match, *args: Any, **kw: Any) -> Any:
+        seen["finishing"] = True
+        try:
+            return finish(self, *args, **kw)
+        finally:
+            seen["finishing"] = False
+
+    def counted_doc(self: Match, *args: Any) -> Any:
+        seen["docs"] += 1
+        return doc(self, *args)
+
+    def counted(obj: Any) -> bytes:
+        out = canon(obj)
+        if seen["finishing"]:
+            seen["canonical"] += len(out)
+        return out
+
+    monkeypatch.setattr(Match, "_finish", finishing)
+    monkeypatch.setattr(Match, "transcript_doc", counted_doc)
+    monkeypatch.setattr("fairness.records.canonical_json", counted)
+    with Client(server.url) as qc:
+        m = qc.create_match("hokm", SEALED_HOKM)
+        m.start()
+        assert play(m, random.Random(53)).status == "finished"
+        url = f"{server.url}/v1/matches/{m.match_id}/transcript"
+        made = httpx.get(url).content
+        assert seen["docs"] == 1  # the end's own, served since
+        svc.transcripts.pop(m.match_id)
+        afresh = httpx.get(url).content
+        assert seen["docs"] == 2
+        monkeypatch.undo()
+        m.check_transcript()
+        assert not [d for s in m.seats for d in s.disputes]
+    assert made == afresh
+    size = len(fairness.canonical_json(json.loads(made)))
+    assert size > 100_000  # a sealed hand's
+    # the signed transcript's canonical JSON once; the reveal record's is small
+    assert size <= seen["canonical"] < 1.2 * size, (seen, size)
