@@ -59,7 +59,7 @@ from games.transcript import build_locked_transcript
 
 from .. import translog
 from ..clock import SYSTEM_CLOCK, Clock, iso_of
-from ..db import Database
+from ..db import Database, WouldBlock, loop_mode
 from ..errors import Conflict, Forbidden, Invalid, NotFound, service_error, user_errors
 from ..keys import RecordSigner
 from ..kinds import EndReason, EventType, SeedSource, Status
@@ -139,6 +139,15 @@ def _dumps_shared(obj: dict[str, Any]) -> str:
     if plain:
         parts.append(dumps(plain)[1:-1])
     return "{" + ",".join(parts) + "}"
+
+
+def opens_deck(engine: Any, action: dict[str, Any]) -> bool:
+    """Whether ``action`` is a sealed hand's last revealed key, which opens the whole deck
+    (and may end the match): the one revealed key checked in the thread pool."""
+    if action.get("type") != "sealed" or action.get("step") != "reveal_key":
+        return False
+    owed = getattr(engine, "owed", None)
+    return not isinstance(owed, list) or len(owed) <= 1
 
 
 def _parse_key(key: str | None) -> str | None:
@@ -370,6 +379,8 @@ class Match:
         events it draws, they are logged, the match ends or the next step is owed."""
         tx = self.tx
         engine = tx.engine()
+        if loop_mode() and opens_deck(engine, action):  # milliseconds: not on the loop
+            raise WouldBlock
         try:
             produced = engine.apply(seat, action, sig=sig)
         except BaseException as exc:
