@@ -415,6 +415,8 @@ class Store:
         #: the time deadlines are measured with (the app's; tests move theirs)
         self.clock = clock
         self._tokens = LRU[tuple[str, str], int](8192)  # a token's seat never changes
+        #: the events read or logged lately, by their stored text (:meth:`event`)
+        self._events = LRU[str, Read](2048)
 
     def now_iso(self) -> str:
         """The clock's time as RFC 3339 UTC with milliseconds (a row's timestamps)."""
@@ -561,7 +563,17 @@ class Store:
         """:meth:`events_after` as an answer shows them (:class:`Texts`: each event with its
         stored text), with the chain head after each event (v2; None for v1)."""
         rows = run(c, _EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
-        return Texts([Read(b, json.loads(b)) for b, _ in rows]), [ch for _, ch in rows]
+        return Texts([self.event(b) for b, _ in rows]), [ch for _, ch in rows]
+
+    def event(self, text: str, value: dict[str, Any] | None = None) -> Read:
+        """The event a stored text holds (``value``: made already), parsed once while it is
+        among the latest read or logged: a stored event never changes, and one text is one
+        value (read only: every answer that shows the event shares it)."""
+        found = self._events.get(text)
+        if found is None:
+            found = Read(text, json.loads(text) if value is None else value)
+            self._events.put(text, found)
+        return found
 
     def server_seed(self, c: Connection, match_id: str) -> bytes:
         stored = c.execute(_SEALED, {"mid": match_id}).scalar()
@@ -760,7 +772,7 @@ class Tx:
                 head = chain_next(head, full)
                 row["chain"] = head.hex()
             rows.append(row)
-            out.append(Read(body, full))
+            out.append(self.store.event(body, full))
             m.next_seq += 1
         if head is not None:
             m.chain = head.hex()

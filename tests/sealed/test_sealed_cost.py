@@ -95,15 +95,24 @@ def test_a_stored_event_is_encoded_once_and_sent_as_stored(
 ) -> None:
     """Issue 50: an event's JSON is made once, when it is logged; every view, action answer
     and page of the log that shows it again writes the text it was stored as (before, each
-    one encoded it again: a sealed step is 4–16 KiB). The answers' bytes are what encoding
-    them whole makes."""
-    encoded = {"events": 0}
+    one encoded it again: a sealed step is 4–16 KiB), and takes its value from the events
+    read or logged lately, not parsed again. The answers' bytes are what encoding them
+    whole makes."""
+    encoded = {"events": 0, "parsed": 0}
     answers: list[bytes] = []
+    loads = json.loads
 
     def counted(obj: Any) -> str:
         if threading.current_thread() is not threading.main_thread():  # the server's
             encoded["events"] += _events_in(obj)
         return dumps(obj)
+
+    def parsed(text: Any, **kw: Any) -> Any:
+        if threading.current_thread() is not threading.main_thread() and str(text).startswith(
+            '{"seq":'
+        ):
+            encoded["parsed"] += 1
+        return loads(text, **kw)
 
     def keep(r: httpx.Response) -> None:
         if r.request.url.path.endswith(("/state", "/actions", "/events")):
@@ -111,6 +120,7 @@ def test_a_stored_event_is_encoded_once_and_sent_as_stored(
 
     monkeypatch.setattr(service.store, "dumps", counted)
     monkeypatch.setattr(service.matches.match, "dumps", counted)
+    monkeypatch.setattr(json, "loads", parsed)
     http = httpx.Client(timeout=60, event_hooks={"response": [keep]})
     with Client(server.url, http=http) as qc:
         m = qc.create_match("hokm", SEALED_HOKM)
@@ -127,6 +137,7 @@ def test_a_stored_event_is_encoded_once_and_sent_as_stored(
     logged = len(doc["events"])
     assert len(page["events"]) > 10 and len(answers) > 100
     assert encoded["events"] == logged, (encoded, logged)  # each once, as it was logged
+    assert encoded["parsed"] == 0, encoded  # each logged by this process: its value kept
     for raw in answers:
         assert dumps(json.loads(raw)).encode() == raw
 
