@@ -415,8 +415,9 @@ class Store:
         #: the time deadlines are measured with (the app's; tests move theirs)
         self.clock = clock
         self._tokens = LRU[tuple[str, str], int](8192)  # a token's seat never changes
-        #: the events read or logged lately, by their stored text (:meth:`event`)
-        self._events = LRU[str, Read](2048)
+        #: the events read or logged lately, by their stored text (:meth:`event`): a seat
+        #: reads an event soon after it is logged (a sealed step's is 4–16 KiB of text)
+        self._events = LRU[str, Read](512)
 
     def now_iso(self) -> str:
         """The clock's time as RFC 3339 UTC with milliseconds (a row's timestamps)."""

@@ -222,8 +222,9 @@ class Parts:
         self._locks = LRU[str, Locked](4096)
         #: the signed transcripts of the matches that ended last, as GET .../transcript
         #: answers (:meth:`made_transcript`): made when the match ends, served while the match's
-        #: row holds their signature
-        self.transcripts = LRU[str, Read](64)
+        #: row holds their signature (the seats fetch theirs as it ends; a sealed hand's is
+        #: 140 KiB)
+        self.transcripts = LRU[str, Read](16)
 
     @property
     def outage_seconds(self) -> float:
