@@ -263,7 +263,43 @@ def loads_strict(data: str | bytes) -> Any:
 
 def check_canonical_value(obj: Any, path: str = "$") -> None:
     """Raise ValueError unless ``obj`` fits §1's canonical JSON: ASCII keys, integers within
-    ±(2^53−1), no floats, no lone surrogates."""
+    ±(2^53−1), no floats, no lone surrogates. A value of plain JSON types is walked once
+    without naming each place (:func:`_fits`); the first place that does not fit is named
+    by walking it again (and a value of other types, which may fit: a str subclass)."""
+    if not _fits(obj):
+        _check_canonical(obj, path)
+
+
+def _fits(obj: Any) -> bool:
+    """Whether ``obj``, made of plain JSON types only (not their subclasses), fits §1's
+    canonical JSON; False also for a value of any other type (then walked by name)."""
+    todo = [obj]
+    while todo:
+        v = todo.pop()
+        t = type(v)
+        if t is str:
+            if not v.isascii():
+                try:
+                    v.encode("utf-8")
+                except UnicodeEncodeError:
+                    return False
+        elif t is dict:
+            for k, x in v.items():
+                if type(k) is not str or not k.isascii():
+                    return False
+                todo.append(x)
+        elif t is list:
+            todo.extend(v)
+        elif t is int:
+            if not -MAX_SAFE_INT <= v <= MAX_SAFE_INT:
+                return False
+        elif v is not None and t is not bool:
+            return False
+    return True
+
+
+def _check_canonical(obj: Any, path: str) -> None:
+    """:func:`check_canonical_value`, naming each place it walks."""
     if obj is None or isinstance(obj, bool):
         return
     if isinstance(obj, int):
@@ -280,13 +316,13 @@ def check_canonical_value(obj: Any, path: str = "$") -> None:
         return
     if isinstance(obj, list):
         for i, v in enumerate(obj):
-            check_canonical_value(v, f"{path}[{i}]")
+            _check_canonical(v, f"{path}[{i}]")
         return
     if isinstance(obj, dict):
         for k, v in obj.items():
             if not isinstance(k, str) or not k.isascii():
                 raise ValueError(f"{path}: object key {k!r} is not ASCII")
-            check_canonical_value(v, f"{path}.{k}")
+            _check_canonical(v, f"{path}.{k}")
         return
     raise ValueError(f"{path}: {type(obj).__name__} is not JSON")
 

@@ -199,6 +199,25 @@ class Signer:
         out["signature"] = self.sign_record(out)
         return out
 
+    def signed_json(self, record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """:meth:`signed` and the canonical JSON of the signed record (what a reveal record
+        hashes, §8), each member of the record encoded once for both: canonical JSON is its
+        members, ordered by key (a record with a key other than a string: encoded twice)."""
+        out = {k: v for k, v in record.items() if k != "signature"}
+        if not all(type(k) is str for k in out):
+            signed = self.signed(out)
+            return signed, canonical_json(signed)
+        members = {k: canonical_json(k) + b":" + canonical_json(v) for k, v in out.items()}
+        sig = {"alg": ALG, "key_id": self.key_id, "value": self.sign_bytes(_joined(members))}
+        out["signature"] = sig
+        members["signature"] = b'"signature":' + canonical_json(sig)
+        return out, _joined(members)
+
+
+def _joined(members: Mapping[str, bytes]) -> bytes:
+    """An object's canonical JSON from its members' (``"key":value``), ordered by key."""
+    return b"{" + b",".join(members[k] for k in sorted(members)) + b"}"
+
 
 #: the fields that carry a signed record's own time, most specific first: a tree head's
 #: ``timestamp``, a reveal's or transcript's ``ended_at``, a lock's ``locked_at``, a commit
@@ -810,14 +829,18 @@ class Reveal(_Record):
         chain: str | None,
         result: Mapping[str, Any],
         ended_at: str | None,
+        signed_json: bytes | None = None,
     ) -> Reveal:
-        """The reveal of a signed transcript (its server seed, hash and house seats)."""
+        """The reveal of a signed transcript (its server seed, hash and house seats);
+        ``signed_json``: the transcript's canonical JSON, when its signer made it."""
+        if signed_json is None:
+            signed_json = canonical_json(dict(signed))
         return cls(
             match_id=signed["match_id"],
             lock_index=lock_index,
             server_seed=signed["server_seed"],
             chain=chain,
-            transcript_sha256=hashlib.sha256(canonical_json(dict(signed))).hexdigest(),
+            transcript_sha256=hashlib.sha256(signed_json).hexdigest(),
             result=result,
             house=tuple(st["seat"] for st in signed["seats"] if st["house"]),
             ended_at=ended_at,

@@ -305,16 +305,151 @@ class Shared(dict[str, Any]):
     """A part of a view that every view of the same state shares, read only (a sealed
     deal's public state, the same for every seat): a JSON object whose encoding is made
     once (:meth:`encoded`), not again at every answer that shows it. Nothing may change it
-    once made; a changed state makes a new one."""
+    once made; a changed state makes a new one. ``parts``: the :class:`Parts` of the states
+    before it (one deal's), whose encodings of the values it still holds (the same objects)
+    it writes again."""
 
-    __slots__ = ("_text",)
+    __slots__ = ("_text", "_parts")
+
+    def __init__(
+        self, value: Mapping[str, Any] | None = None, parts: Parts | None = None, **kw: Any
+    ) -> None:
+        super().__init__(value or {}, **kw)
+        self._parts = parts
 
     def encoded(self, dumps: Callable[[Any], str]) -> str:
         """``dumps(self)``, made on first use with this ``dumps`` and kept."""
         text: tuple[Callable[[Any], str], str] | None = getattr(self, "_text", None)
         if text is None or text[0] is not dumps:
-            text = self._text = (dumps, dumps(self))
+            parts: Parts | None = getattr(self, "_parts", None)
+            text = self._text = (dumps, dumps(self) if parts is None else parts.encode(self, dumps))
         return text[1]
+
+
+class Table(dict[str, Any]):
+    """A JSON object of rows, read only (a sealed deal's shares: item → seat → D), that says
+    how it was made: from the table ``base``, every row but those of ``changed`` (new or
+    replaced) the same as there, under the same key; or afresh (``base`` None).
+    :class:`Parts` writes it from its base's text, encoding only the rows that changed (and
+    then forgets the base)."""
+
+    __slots__ = ("base", "changed")
+
+    def __init__(
+        self,
+        rows: Mapping[str, Any] | Iterable[tuple[str, Any]] = (),
+        base: Table | None = None,
+        changed: Iterable[str] = (),
+    ) -> None:
+        super().__init__(rows)
+        self.base = base
+        self.changed = tuple(changed)
+
+
+class Parts:
+    """The encodings of the larger values of successive :class:`Shared` states (one sealed
+    deal's: its deck, its items, its :class:`Table` of shares), so that a new state's
+    encoding writes each value an earlier one holds too (the same object: values are read
+    only) as the text made for it then, and a table made from an earlier one from that
+    one's text and its changed rows. The text is ``dumps(state)``'s, for a ``dumps`` that
+    writes compact JSON in an object's own key order (checked once per ``dumps``: any other
+    is used whole)."""
+
+    __slots__ = ("_dumps", "_compact", "_texts", "_keys")
+
+    #: an array at least this long is kept by itself (a string: LONG)
+    LARGE = 8
+    LONG = 128
+
+    def __init__(self) -> None:
+        self._dumps: Callable[[Any], str] | None = None
+        self._compact = False
+        #: by id: a value written last and its text; for a table, also its members'
+        #: texts ('"key":row') and each key's position among them
+        self._texts: dict[int, _Text] = {}
+        self._keys: dict[str, str] = {}
+
+    def encode(self, obj: Mapping[str, Any], dumps: Callable[[Any], str]) -> str:
+        """``dumps(obj)``, its larger values' texts taken from the last encoding that wrote
+        them (kept until an encoding no longer writes them)."""
+        same = self._dumps is dumps
+        if not same:
+            self._compact = _compact(dumps)
+        if not self._compact:
+            return dumps(obj)
+        before = self._texts if same else {}
+        keys = self._keys if same and len(self._keys) < 4096 else {}
+        now: dict[int, _Text] = {}
+
+        def key(k: str) -> str:
+            got = keys.get(k)
+            if got is None:
+                got = keys[k] = dumps(k)
+            return got
+
+        out: list[str] = []
+        plain: dict[str, Any] = {}
+        for k, v in obj.items():
+            if type(k) is not str:
+                return dumps(obj)
+            if not _large(v):
+                plain[k] = v
+                continue
+            if plain:
+                out.append(dumps(plain)[1:-1])
+                plain = {}
+            got = before.get(id(v))
+            if got is None or got[0] is not v:
+                got = _table(v, before, key, dumps) if type(v) is Table else (v, dumps(v), None)
+            now[id(v)] = got
+            out.append(f"{key(k)}:{got[1]}")
+        if plain:
+            out.append(dumps(plain)[1:-1])
+        self._dumps, self._texts, self._keys = dumps, now, keys
+        return "{" + ",".join(out) + "}"
+
+
+#: a value, its text and, for a table, its members' texts and each key's position
+_Text = tuple[Any, str, "tuple[list[str], dict[str, int]] | None"]
+
+
+def _table(
+    t: Table, before: dict[int, _Text], key: Callable[[str], str], dumps: Callable[[Any], str]
+) -> _Text:
+    """A table's text: from its base's members (written last), with the changed rows
+    encoded; else each row encoded."""
+    base = t.base
+    t.base = None  # read once: the tables before it need not live on
+    made = before.get(id(base)) if base is not None else None
+    if made is not None and made[0] is base and made[2] is not None:
+        was, at = made[2]
+        if len(t) == len(was):  # the same keys in the same order: the changed rows replaced
+            members = list(was)
+            for k in t.changed:
+                members[at[k]] = f"{key(k)}:{dumps(t[k])}"
+            return (t, "{" + ",".join(members) + "}", (members, at))
+        changed = set(t.changed)
+        members = [f"{key(k)}:{dumps(row)}" if k in changed else was[at[k]] for k, row in t.items()]
+    else:
+        members = [f"{key(k)}:{dumps(row)}" for k, row in t.items()]
+    at = {k: i for i, k in enumerate(t)}
+    return (t, "{" + ",".join(members) + "}", (members, at))
+
+
+def _large(v: Any) -> bool:
+    """A value kept by itself: a table, a long array or string (an object other than a
+    table is made anew for each state: it is encoded with the values around it)."""
+    t = type(v)
+    if t is list:
+        return len(v) >= Parts.LARGE
+    return t is Table or (t is str and len(v) >= Parts.LONG)
+
+
+def _compact(dumps: Callable[[Any], str]) -> bool:
+    """Whether ``dumps`` writes compact JSON in an object's own key order (so an object's
+    text is its members' texts joined by commas in braces)."""
+    probe = {"b": [1, {"a": "x"}], "a": None}
+    return dumps(probe) == '{"b":[1,{"a":"x"}],"a":null}'
 
 
 def check_seat(seat: Any, n_seats: int) -> int:

@@ -47,7 +47,7 @@ from fairness.records import (
     open_shuffle_step,
 )
 
-from .base import JSON, Action, Shared, only_keys
+from .base import JSON, Action, Parts, Shared, Table, only_keys
 from .errors import IllegalActionError, MalformedActionError
 from .sealed_backend import SealedStepError, get_backend
 
@@ -122,6 +122,10 @@ class Deal:
     )
     #: the last :meth:`shared` made, with the view it was made from
     _shared: tuple[dict[str, JSON], Shared] | None = field(default=None, repr=False, compare=False)
+    #: the views' table of shares as last made, with how many shares it holds
+    _table: tuple[int, Table] | None = field(default=None, repr=False, compare=False)
+    #: the encodings of the views' larger values, each written again while it holds
+    _parts: Parts = field(default_factory=Parts, repr=False, compare=False)
 
     @classmethod
     def start(
@@ -383,7 +387,7 @@ class Deal:
         object, and one encoding of it, while the deal's state holds."""
         deal = self.shown(running)
         if self._shared is None or self._shared[0] is not deal:
-            self._shared = (deal, Shared({**deal, "limits": limits()}))
+            self._shared = (deal, Shared({**deal, "limits": limits()}, self._parts))
         return self._shared[1]
 
     def _view_key(self, running: bool) -> tuple[Any, ...]:
@@ -403,21 +407,15 @@ class Deal:
 
     def _make_view(self, running: bool) -> dict[str, JSON]:
         # what did not change since the last view is taken from it (its values are read
-        # only): the items, the deck until a shuffle, the dealt items until a deal, each
-        # item's shares until one is added
+        # only): the items, the deck until a shuffle, the dealt items until a deal, the
+        # table of shares until one is added and each row of it until one is added to it
+        # (:meth:`_share_table`)
         last = self._view[1] if self._view is not None else None
         deck = b64(self.deck) if last is None or self.shuffled != last["shuffled"] else last["deck"]
         if last is None or len(self.owner) != sum(map(len, last["dealt"])):
             dealt: JSON = [self.held_by(s) for s in range(self.n)]
         else:
             dealt = last["dealt"]
-        before: Any = last["shares"] if last is not None else {}
-        shares: dict[str, JSON] = {}
-        for i, by in sorted(self.shares.items()):
-            row = before.get(str(i))
-            if row is None or len(row) != len(by):
-                row = {str(s): d.hex() for s, d in sorted(by.items())}
-            shares[str(i)] = row
         return {
             "protocol": PROTOCOL_V3,
             "match_id": self.match_id,
@@ -430,11 +428,36 @@ class Deal:
             "deck": deck,
             "shuffled": list(self.shuffled),
             "dealt": dealt,
-            "shares": shares,
+            "shares": self._share_table(),
             "opened": {str(i): c for i, c in sorted(self.opened.items())},
             "revealed": [r is not None for r in self.revealed],
             "owed": self.owed[0].to_json() if self.owed and running else None,
         }
+
+    def _share_table(self) -> Table:
+        """The views' table of shares (item → seat → D, by item): the one made last while no
+        share was added since (the same object), else a new one made from it, whose rows no
+        share was added to are the last one's (the same objects)."""
+        added = self.record["shares"]
+        made = self._table
+        if made is not None and made[0] == len(added):
+            return made[1]
+        before = made[1] if made is not None else Table()
+        before.base = None  # the new table is made from this one: none before it is needed
+        fresh = {e["item"] for e in added[made[0] :]} if made is not None else set(self.shares)
+        changed = {str(i): self._row(i) for i in sorted(fresh)}
+        if all(k in before for k in changed):  # rows replaced: the same keys, in order
+            table = Table(before, before, changed)
+            table.update(changed)
+        else:  # new rows among them: in item order
+            rows = {str(i): changed.get(str(i)) or before[str(i)] for i in sorted(self.shares)}
+            table = Table(rows, before, changed)
+        self._table = (len(added), table)
+        return table
+
+    def _row(self, item: int) -> dict[str, JSON]:
+        """A row of the views' table of shares: seat → D, by seat."""
+        return {str(s): d.hex() for s, d in sorted(self.shares[item].items())}
 
 
 # -- a hand's §9 record ---------------------------------------------------------------------------

@@ -153,6 +153,8 @@ class RecordSigner(Protocol):
 
     def signed(self, record: dict[str, Any]) -> dict[str, Any]: ...
 
+    def signed_json(self, record: dict[str, Any]) -> tuple[dict[str, Any], bytes]: ...
+
 
 def predecessors(rows: Sequence[SigningKey], new: SigningKey) -> list[SigningKey]:
     """The keys that announce ``new`` (fairness-v2.md, revision "key announcements"): the
@@ -305,11 +307,19 @@ class KeyRing:
     def signed(self, record: dict[str, Any]) -> dict[str, Any]:
         """``record`` signed by the key in force at its own time or now, whichever is later
         (so never by a key at or after its ``retired_at``, by either clock)."""
+        return self._for(record).signed(record)
+
+    def signed_json(self, record: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+        """:meth:`signed` and the signed record's canonical JSON (Signer.signed_json)."""
+        return self._for(record).signed_json(record)
+
+    def _for(self, record: dict[str, Any]) -> Signer:
+        """The key in force at the record's own time or now, whichever is later."""
         t = self.clock.now()
         own = signed_time(record)
         if own is not None and own[1] > t:
             t = own[1]
-        return self.at(t).signed(record)
+        return self.at(t)
 
     # -- the poller ------------------------------------------------------------------------
     def start(self) -> None:

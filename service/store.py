@@ -39,7 +39,7 @@ from sqlmodel import Session
 from starlette.concurrency import run_in_threadpool
 
 from fairness import SecretBox, chain_next, format_time_ms, protocol_for
-from fairness.records import Lock
+from fairness.records import Lock, Read
 from games import Engine, ReplayError
 from games.base import MatchContext
 from games.registry import find_engine
@@ -73,8 +73,36 @@ def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+def _encoder() -> Callable[[Any], str]:
+    """``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))``'s encoder, made once:
+    the same text without its set-up at every call (most of what a small object costs), and
+    without the check for circular references (what is encoded here is parsed JSON and
+    fresh values, never circular; one that were would still raise, RecursionError)."""
+    plain = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False)
+    make: Any = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:  # a Python without the C accelerator
+        return plain.encode
+    encode = make(
+        None, plain.default, json.encoder.encode_basestring, None, ":", ",", False, False, True
+    )
+    return lambda obj: "".join(encode(obj, 0))
+
+
+#: ``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))``: the service's JSON (an
+#: event's stored text, an answer's)
+dumps = _encoder()
+
+
+class Texts(list[Any]):
+    """Events as an answer shows them: each :class:`fairness.records.Read` among them is a
+    stored event, written as the text it was stored as (``service.matches.view_json``), not
+    encoded again. The bytes are the same: an event's stored text is :func:`dumps` of its
+    object (:meth:`Tx.append`, the only writer of the log's events, and migration 0008's
+    appended ends), a stored event never changes, and ``dumps`` of what that text parses to
+    is that text. Read only: a changed event is a new plain object in its place (a
+    redaction)."""
+
+    __slots__ = ()
 
 
 class Raw:
@@ -387,6 +415,9 @@ class Store:
         #: the time deadlines are measured with (the app's; tests move theirs)
         self.clock = clock
         self._tokens = LRU[tuple[str, str], int](8192)  # a token's seat never changes
+        #: the events read or logged lately, by their stored text (:meth:`event`): a seat
+        #: reads an event soon after it is logged (a sealed step's is 4–16 KiB of text)
+        self._events = LRU[str, Read](512)
 
     def now_iso(self) -> str:
         """The clock's time as RFC 3339 UTC with milliseconds (a row's timestamps)."""
@@ -523,14 +554,26 @@ class Store:
     ) -> list[dict[str, Any]]:
         """The events with ``after < seq < before`` (``before``: the match row's
         ``next_seq`` as read, so a read outside a transaction sees what the row says)."""
-        return self.events_and_chains(c, match_id, after, before=before)[0]
+        rows = run(c, _EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
+        return [json.loads(b) for b, _ in rows]
 
     def events_and_chains(
         self, c: Connection, match_id: str, after: int = -1, *, before: int
-    ) -> tuple[list[dict[str, Any]], list[str | None]]:
-        """:meth:`events_after` with the chain head after each event (v2; None for v1)."""
+    ) -> tuple[Texts, list[str | None]]:
+        """:meth:`events_after` as an answer shows them (:class:`Texts`: each event with its
+        stored text), with the chain head after each event (v2; None for v1)."""
         rows = run(c, _EVENTS_AFTER, {"mid": match_id, "after": after, "before": before})
-        return [json.loads(b) for b, _ in rows], [ch for _, ch in rows]
+        return Texts([self.event(b) for b, _ in rows]), [ch for _, ch in rows]
+
+    def event(self, text: str, value: dict[str, Any] | None = None) -> Read:
+        """The event a stored text holds (``value``: made already), parsed once while it is
+        among the latest read or logged: a stored event never changes, and one text is one
+        value (read only: every answer that shows the event shares it)."""
+        found = self._events.get(text)
+        if found is None:
+            found = Read(text, json.loads(text) if value is None else value)
+            self._events.put(text, found)
+        return found
 
     def server_seed(self, c: Connection, match_id: str) -> bytes:
         stored = c.execute(_SEALED, {"mid": match_id}).scalar()
@@ -694,21 +737,20 @@ class Tx:
             ms = max(ms, round(not_before * 1000))  # the deadline's millisecond, or after
         return ms * 1000
 
-    def append(
-        self, events: Sequence[dict[str, Any]], *, not_before: float | None = None
-    ) -> list[dict[str, Any]]:
-        """Append events (without ``seq``) to the log; returns them with their ``seq``.
+    def append(self, events: Sequence[dict[str, Any]], *, not_before: float | None = None) -> Texts:
+        """Append events (without ``seq``) to the log; returns them with their ``seq``, each
+        with the text it is stored as (:class:`Texts`).
 
         v2: each event carries the server's time ``at`` (:meth:`event_time_us`, not before
         ``not_before``) and extends the chain (fairness-v2.md §7); the row keeps the head
         after it and the match row the newest head.
         """
         if not events:
-            return []
+            return Texts()
         m = self.m
         at = self.store.now_iso()
         rows = []
-        out = []
+        out = Texts()
         head = bytes.fromhex(m.chain) if m.chain is not None else None
         ev_at: str | None = None
         if head is not None:
@@ -718,10 +760,11 @@ class Tx:
             full = {"seq": m.next_seq, **ev}
             if ev_at is not None:
                 full["at"] = ev_at
+            body = dumps(full)
             row = {
                 "match_id": m.id,
                 "seq": m.next_seq,
-                "body": dumps(full),
+                "body": body,
                 "created_at": at,
                 "chain": None,
             }
@@ -729,7 +772,7 @@ class Tx:
                 head = chain_next(head, full)
                 row["chain"] = head.hex()
             rows.append(row)
-            out.append(full)
+            out.append(self.store.event(body, full))
             m.next_seq += 1
         if head is not None:
             m.chain = head.hex()
@@ -752,6 +795,7 @@ __all__ = [
     "SEATING",
     "MatchRow",
     "Store",
+    "Texts",
     "Tx",
     "catch_up",
     "dumps",

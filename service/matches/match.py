@@ -59,7 +59,7 @@ from games.transcript import build_locked_transcript
 
 from .. import translog
 from ..clock import SYSTEM_CLOCK, Clock, iso_of
-from ..db import Database
+from ..db import Database, WouldBlock, loop_mode
 from ..errors import Conflict, Forbidden, Invalid, NotFound, service_error, user_errors
 from ..keys import RecordSigner
 from ..kinds import EndReason, EventType, SeedSource, Status
@@ -74,6 +74,7 @@ from ..store import (
     SEATING,
     MatchRow,
     Store,
+    Texts,
     Tx,
     dumps,
 )
@@ -95,7 +96,10 @@ Answer = tuple[Events, dict[str, Any] | None]  # (events logged, receipt)
 def view_json(obj: dict[str, Any]) -> str:
     """``dumps(obj)`` with each record read from its stored text (a lock,
     :class:`fairness.records.Read`, at the top or in a nested ``state`` view) written as
-    that text: the same JSON value; the spliced keys come last."""
+    that text: the same JSON value; the spliced keys come last. A record read from its
+    text (or made with it, a transcript at its end) is that text."""
+    if type(obj) is Read:
+        return obj.text
     spliced = {
         k: v
         for k, v in obj.items()
@@ -112,23 +116,38 @@ def view_json(obj: dict[str, Any]) -> str:
 
 def _dumps_shared(obj: dict[str, Any]) -> str:
     """``dumps(obj)``, each :class:`games.base.Shared` value (a sealed deal's state every
-    seat's view shows) written as its encoding made once, in its place: the keys between
-    two such values encoded together, as ``dumps`` writes them."""
-    if not any(type(v) is Shared for v in obj.values()):
+    seat's view shows) written as its encoding made once, and each :class:`service.store.
+    Texts` (events) with its stored events' texts, in its place: the keys between two such
+    values encoded together, as ``dumps`` writes them."""
+    if not any(type(v) is Shared or type(v) is Texts for v in obj.values()):
         return dumps(obj)
     parts: list[str] = []
     plain: dict[str, Any] = {}
     for k, v in obj.items():
-        if type(v) is not Shared:
+        t = type(v)
+        if t is not Shared and t is not Texts:
             plain[k] = v
             continue
         if plain:
             parts.append(dumps(plain)[1:-1])
             plain = {}
-        parts.append(f"{dumps(k)}:{v.encoded(dumps)}")
+        if t is Shared:
+            parts.append(f"{dumps(k)}:{v.encoded(dumps)}")
+        else:  # each stored event as its text, any other (a redaction) encoded
+            texts = [x.text if type(x) is Read else dumps(x) for x in v]
+            parts.append(f"{dumps(k)}:[{','.join(texts)}]")
     if plain:
         parts.append(dumps(plain)[1:-1])
     return "{" + ",".join(parts) + "}"
+
+
+def opens_deck(engine: Any, action: dict[str, Any]) -> bool:
+    """Whether ``action`` is a sealed hand's last revealed key, which opens the whole deck
+    (and may end the match): the one revealed key checked in the thread pool."""
+    if action.get("type") != "sealed" or action.get("step") != "reveal_key":
+        return False
+    owed = getattr(engine, "owed", None)
+    return not isinstance(owed, list) or len(owed) <= 1
 
 
 def _parse_key(key: str | None) -> str | None:
@@ -201,6 +220,11 @@ class Parts:
         self.last_beat: float | None = None
         #: per match, what its lock fixes (:class:`Locked`), most recently used last
         self._locks = LRU[str, Locked](4096)
+        #: the signed transcripts of the matches that ended last, as GET .../transcript
+        #: answers (:meth:`made_transcript`): made when the match ends, served while the match's
+        #: row holds their signature (the seats fetch theirs as it ends; a sealed hand's is
+        #: 140 KiB)
+        self.transcripts = LRU[str, Read](16)
 
     @property
     def outage_seconds(self) -> float:
@@ -267,6 +291,15 @@ class Parts:
                 m.id, -1, locked.start.hex(), locked.record["locked_at"]
             ).sign(self.signer)
         return {**found, "signature": dict(found["signature"])}
+
+    def made_transcript(self, m: MatchRow) -> Read | None:
+        """The ended match's signed transcript made at its end, as its answer (the text
+        ``dumps`` makes of it), if this process ended it lately; None else. Only the one
+        the row's signature is over: a match's end rolled back signed another, or none."""
+        found = self.transcripts.get(m.id)
+        if found is None or m.transcript_sig != dumps(found["signature"]):
+            return None
+        return found
 
     def head(self, m: MatchRow) -> dict[str, Any] | None:
         """The signed head (§7, heads) of a locked match as it stands now: its newest seq
@@ -347,6 +380,8 @@ class Match:
         events it draws, they are logged, the match ends or the next step is owed."""
         tx = self.tx
         engine = tx.engine()
+        if loop_mode() and opens_deck(engine, action):  # milliseconds: not on the loop
+            raise WouldBlock
         try:
             produced = engine.apply(seat, action, sig=sig)
         except BaseException as exc:
@@ -657,7 +692,8 @@ class Match:
         tx, signer = self.tx, self.parts.signer
         self._end(result)
         m = self.m
-        signed = signer.signed(self.transcript_doc())
+        events = tx.store.events_and_chains(tx.c, m.id, before=m.next_seq)[0]
+        signed, signed_json = signer.signed_json(self.transcript_doc(events))
         m.transcript_sig = dumps(signed["signature"])
         record = Reveal.of_transcript(
             signed,
@@ -665,11 +701,17 @@ class Match:
             chain=m.chain,
             result=json.loads(m.result) if m.result else {},
             ended_at=m.ended_at,
+            signed_json=signed_json,
         ).sign(signer)
         self.log(record, tx.store.now_iso())
+        # GET .../transcript's answer, as it would make it (served once this commits): the
+        # events as their stored texts, in their place
+        text = view_json({**signed, "events": events})
+        self.parts.transcripts.put(m.id, Read(text, signed))
 
-    def transcript_doc(self) -> dict[str, Any]:
-        """The unsigned transcript of a signed match (fairness-v2.md §9)."""
+    def transcript_doc(self, events: Events | None = None) -> dict[str, Any]:
+        """The unsigned transcript of a signed match (fairness-v2.md §9); ``events``: its
+        log, when read already."""
         m, tx, store = self.m, self.tx, self.tx.store
         assert m.lock is not None and m.lock_index is not None and m.chain is not None
         return build_locked_transcript(
@@ -691,7 +733,9 @@ class Match:
                 }
                 for st in self.seats()
             ],
-            events=store.events_after(tx.c, m.id, before=m.next_seq),
+            events=events
+            if events is not None
+            else store.events_after(tx.c, m.id, before=m.next_seq),
             chain=m.chain,
             result=json.loads(m.result) if m.result else None,
             created_at=m.created_at,
@@ -764,20 +808,22 @@ class Match:
             return None
         return {"seat": m.owes, "seq": m.next_seq, "due": iso_of(m.deadline)}
 
-    def log_after(self, after: int) -> tuple[Events, list[str | None]]:
+    def log_after(self, after: int) -> tuple[Texts, list[str | None]]:
         """The public log after seq ``after`` (redacted while the match runs), with the chain
         head after each event."""
         m, tx = self.m, self.tx
         if after >= m.next_seq - 1:
-            return [], []
+            return Texts(), []
         evs, chains = tx.store.events_and_chains(tx.c, m.id, after, before=m.next_seq)
         return self.redacted(evs), chains
 
-    def redacted(self, events: Events) -> Events:
-        """``events`` as the public log shows them now: redacted while the match runs."""
+    def redacted(self, events: Events) -> Texts:
+        """``events`` as the public log shows them now: redacted while the match runs (an
+        event redaction leaves as it is stays itself, with its stored text)."""
         if self.m.status == FINISHED:
-            return events
-        return [self.variant.redact(e) for e in events]
+            return events if type(events) is Texts else Texts(events)
+        redact = self.variant.redact
+        return Texts([redact(e) for e in events])
 
 
 class Phase:

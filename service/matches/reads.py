@@ -119,6 +119,9 @@ class Reads(Phase):
                         "the match never locked: nothing was committed to, so nothing is revealed",
                         "not_locked",
                     )
+                made = self.parts.made_transcript(m)
+                if made is not None:  # made at its end: its text is this answer's
+                    return made
                 doc = match.transcript_doc()
                 assert m.transcript_sig is not None
                 doc["signature"] = json.loads(m.transcript_sig)

@@ -6,6 +6,7 @@ import base64
 import copy
 import hashlib
 import json
+import re
 import stat
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey
 
 import fairness
+import fairness.protocol
 from fairness import (
     KeyFileError,
     SecretBox,
@@ -106,6 +108,26 @@ def test_resigning_replaces_the_signature() -> None:
     doc = signer.signed(signer.signed(RECORD))
     verify_record(doc, signer.public_key)
     assert signer.sign_record(doc) == doc["signature"]  # Ed25519 is deterministic
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        RECORD,
+        {**RECORD, "signature": {"alg": "old"}, "zz": [{"b": 1, "a": "é☕"}], "Aa": None},
+        {"só": "only keys after signature", "t": {"signature": 1}},
+        {},
+    ],
+)
+def test_signed_json_is_the_signed_record_and_its_canonical_json(record: dict[str, Any]) -> None:
+    """Issue 50: a record signed with its canonical JSON (what a reveal record hashes) is the
+    record :meth:`Signer.signed` makes and its canonical JSON, each member encoded once."""
+    signer = Signer.generate()
+    signed, text = signer.signed_json(record)
+    assert signed == signer.signed(record)
+    assert list(signed) == list(signer.signed(record))
+    assert text == canonical_json(signed)
+    verify_record(signed, signer.public_key)
 
 
 def _tampered(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -266,3 +288,38 @@ def test_master_key_loading() -> None:
     for bad in (b"", bytes(31), "k" * 32):
         with pytest.raises(SecretBoxError):
             SecretBox(bad)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ({"type": "sealed", "shares": [{"item": 3, "share": "ab"}] * 60}, None),
+        ({"a": [None, True, False, -(2**53 - 1), "é☕"]}, None),
+        ({"a": [1, {"b": 2.5}]}, "$.a[1].b: 2.5 is not an integer"),
+        ({"a": {"é": 1}}, "$.a: object key 'é' is not ASCII"),
+        ({"a": [2**53]}, "$.a[0]: integer 9007199254740992 is outside"),
+        ({"a": ["ok", chr(0xD800)]}, "$.a[1]: a string holds"),
+        ({"a": (1, 2)}, "$.a: tuple is not JSON"),
+        ({1: "x"}, "$: object key 1 is not ASCII"),
+    ],
+)
+def test_a_canonical_value_is_walked_once_and_a_wrong_one_named(
+    value: Any, message: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 50: an action of plain JSON values is checked in one walk (before, one call a
+    value, each naming its place: a sealed share step's 200 of them); a value that does not
+    fit is refused naming its first wrong place, as before."""
+    walks = {"n": 0}
+    check = fairness.check_canonical_value
+
+    def counted(obj: Any, path: str = "$") -> None:  # a call for a value inside it
+        walks["n"] += 1
+        check(obj, path)
+
+    monkeypatch.setattr(fairness.protocol, "check_canonical_value", counted)
+    if message is None:
+        fairness.check_canonical_value(value)
+        assert walks["n"] == 0
+    else:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            fairness.check_canonical_value(value)

@@ -210,6 +210,60 @@ def test_a_sealed_step_is_checked_off_the_event_loop(server: LiveServer) -> None
     assert all(name != "qahwa-uvicorn" and got == 200 for name, got in backend.seen), backend.seen
 
 
+class _Where(RbclBackend):
+    """The CPython backend, noting the thread each key, revealed key and opened deck the
+    server checks is checked on."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[str, str]] = []
+
+    def _note(self, what: str) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            name = threading.current_thread().name
+            self.seen.append((what, "loop" if name == "qahwa-uvicorn" else "pool"))
+
+    def verify_key(self, ctx: Ctx, key: bytes, proof: bytes) -> None:
+        self._note("key")
+        super().verify_key(ctx, key, proof)
+
+    def check_revealed(self, key: bytes, secret: bytes, seat: int) -> None:
+        self._note("revealed")
+        super().check_revealed(key, secret, seat)
+
+    def open_deck(
+        self, game: str, items: Sequence[str], deck: bytes, secrets: Sequence[bytes]
+    ) -> list[str]:
+        self._note("deck")
+        return super().open_deck(game, items, deck, secrets)
+
+
+def test_a_key_is_checked_on_the_event_loop_and_the_deck_opened_off_it(
+    server: LiveServer,
+) -> None:
+    """Issue 50: a key step (one proof) and a revealed key (one multiplication) are checked
+    on the event loop, as a play's opening is, without a hand-off to the thread pool; the
+    hand's last revealed key, which opens the whole deck, is checked in the pool (a request
+    tried on the loop goes to the pool when the loop would wait: each such one counted)."""
+    backend = _Where()
+    store = server.app.state.service.store
+    fallbacks = store.loop_fallbacks
+    set_backend(backend)
+    try:
+        with Client(server.url) as qc:
+            m = qc.create_match("hokm", SEALED_HOKM)
+            m.start()
+            assert play(m, random.Random(54)).status == "finished"
+            m.check_transcript()
+            assert not [d for s in m.seats for d in s.disputes]
+    finally:
+        set_backend(None)
+    assert [w for w, _ in backend.seen] == ["key"] * 4 + ["revealed"] * 4 + ["deck"]
+    assert backend.seen[-2:] == [("revealed", "pool"), ("deck", "pool")], backend.seen
+    # in the pool only the last revealed key, and any other the loop handed on
+    in_pool = [w for w, where in backend.seen[:-1] if where == "pool"]
+    assert 1 <= len(in_pool) <= store.loop_fallbacks - fallbacks, backend.seen
+
+
 def test_a_seeded_table_says_so_everywhere(server: LiveServer) -> None:
     with Client(server.url) as qc:
         m = qc.create_match("iraqi_domino", {"players": 2, "target": 1})

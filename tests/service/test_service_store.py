@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import threading
@@ -20,7 +21,7 @@ from service.db import Database
 from service.errors import Conflict
 from service.matches import Match, MatchService
 from service.settings import Settings
-from service.store import catch_up
+from service.store import catch_up, dumps
 from tests.support import commit_all, reveal_all
 from tests.support.http_play import GAMES, short_ruleset
 
@@ -286,3 +287,35 @@ def test_sqlite_writers_of_one_process_queue_before_begin(tmp_path: Path) -> Non
             assert c.execute(text("SELECT n FROM t ORDER BY n")).scalars().all() == [1, 2]
     finally:
         db.dispose()
+
+
+def test_the_service_json_is_json_dumps_without_an_encoder_per_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 50: the service's JSON (event bodies, answers) writes what ``json.dumps(obj,
+    ensure_ascii=False, separators=(",", ":"))`` writes, with one encoder made once (the
+    set-up json.dumps does at every call cost most of a small object's encoding)."""
+    values: list[Any] = [
+        {"seq": 3, "type": "action", "action": {"type": "play", "card": "AS"}, "at": None},
+        {"b": [1, 2.5, -0.0, 1e300, True, False, None], "a": {"é": 'ü\u2028\n\t"\\'}},
+        [],
+        {},
+        "just a string",
+        7,
+        float("nan"),
+        {"deep": [[[{"x": [1]}]]], "big": 2**70},
+    ]
+    made = {"encoders": 0}
+    init = json.JSONEncoder.__init__
+
+    def counted(self: json.JSONEncoder, *args: Any, **kw: Any) -> None:
+        made["encoders"] += 1
+        init(self, *args, **kw)
+
+    expected = [json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in values]
+    monkeypatch.setattr(json.JSONEncoder, "__init__", counted)
+    got = [dumps(v) for v in values * 10]
+    assert got == expected * 10
+    assert made["encoders"] == 0
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        dumps({"a": object()})
