@@ -214,17 +214,24 @@ def _counting(
 
         return call
 
+    import service.store
+
+    dumps_key = (
+        "json.dumps (the service's dumps and JSONEncoder.encode; canonical JSON not counted)"
+    )
     with ExitStack() as stack:
         for obj, attr, key in (
             (anyio.to_thread, "run_sync", "thread-pool hand-offs (anyio.to_thread.run_sync)"),
             (json, "loads", "json.loads"),
-            (
-                json.JSONEncoder,
-                "encode",
-                "json.dumps (JSONEncoder.encode; canonical JSON not counted)",
-            ),
+            (json.JSONEncoder, "encode", dumps_key),
         ):
             stack.enter_context(mock.patch.object(obj, attr, counted(getattr(obj, attr), key)))
+        # service.store.dumps runs the C encoder itself (no JSONEncoder.encode): counted
+        # in every module that holds it by name
+        own = service.store.dumps
+        for module in list(sys.modules.values()):
+            if getattr(module, "dumps", None) is own:
+                stack.enter_context(mock.patch.object(module, "dumps", counted(own, dumps_key)))
         yield
 
 

@@ -109,9 +109,13 @@ def view_json(obj: dict[str, Any]) -> str:
         return _dumps_shared(obj)
     rest = _dumps_shared({k: v for k, v in obj.items() if k not in spliced})
     parts = [
-        f"{dumps(k)}:{v.text if isinstance(v, Read) else view_json(v)}" for k, v in spliced.items()
+        f"{_key(k)}:{v.text if isinstance(v, Read) else view_json(v)}" for k, v in spliced.items()
     ]
     return rest[:-1] + ("," if rest != "{}" else "") + ",".join(parts) + "}"
+
+
+#: a key as ``dumps`` writes it (``ensure_ascii=False``): json's own string encoder
+_key = json.encoder.encode_basestring
 
 
 def _dumps_shared(obj: dict[str, Any]) -> str:
@@ -132,10 +136,10 @@ def _dumps_shared(obj: dict[str, Any]) -> str:
             parts.append(dumps(plain)[1:-1])
             plain = {}
         if t is Shared:
-            parts.append(f"{dumps(k)}:{v.encoded(dumps)}")
+            parts.append(f"{_key(k)}:{v.encoded(dumps)}")
         else:  # each stored event as its text, any other (a redaction) encoded
             texts = [x.text if type(x) is Read else dumps(x) for x in v]
-            parts.append(f"{dumps(k)}:[{','.join(texts)}]")
+            parts.append(f"{_key(k)}:[{','.join(texts)}]")
     if plain:
         parts.append(dumps(plain)[1:-1])
     return "{" + ",".join(parts) + "}"
