@@ -31,6 +31,10 @@ from tests.verify.test_verify_cli_helpers import SIGNER, full_match, rechain, v2
 VERIFY = str(Path(sys.executable).with_name("verify"))
 
 
+def _ctrl_c_stops() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @contextmanager
 def verify_page(*args: str) -> Iterator[str]:
     """``verify page --port 0 ARGS`` running; yields its URL (from its first line)."""
@@ -39,6 +43,9 @@ def verify_page(*args: str) -> Iterator[str]:
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         text=True,
+        # Ctrl-C as at a terminal, however the suite was started: a shell starts a
+        # background job (`.ci/run &`) with SIGINT ignored, and a child inherits that
+        preexec_fn=_ctrl_c_stops,
     )
     try:
         assert proc.stderr is not None
