@@ -60,8 +60,8 @@ def verify_page(*args: str) -> Iterator[str]:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait()
-        assert proc.stderr is not None
-        proc.stderr.close()
+            if proc.stderr is not None:  # closed here even when the wait failed: an open
+                proc.stderr.close()  # pipe is warned about later, in another test
 
 
 def get(url: str) -> tuple[int, bytes, dict[str, str]]:
