@@ -387,26 +387,46 @@ class Parts:
                 got = keys[k] = dumps(k)
             return got
 
-        out: list[str] = []
-        plain: dict[str, Any] = {}
-        for k, v in obj.items():
-            if type(k) is not str:
-                return dumps(obj)
+        if any(type(k) is not str for k in obj):
+            return dumps(obj)
+
+        def text_of(v: Any) -> str | None:
             if not _large(v):
-                plain[k] = v
-                continue
-            if plain:
-                out.append(dumps(plain)[1:-1])
-                plain = {}
+                return None
             got = before.get(id(v))
             if got is None or got[0] is not v:
                 got = _table(v, before, key, dumps) if type(v) is Table else (v, dumps(v), None)
             now[id(v)] = got
-            out.append(f"{key(k)}:{got[1]}")
+            return got[1]
+
+        text = spliced_json(obj, text_of, dumps, key)
+        self._dumps, self._texts, self._keys = dumps, now, keys
+        return text
+
+
+def spliced_json(
+    obj: Mapping[str, Any],
+    text_of: Callable[[Any], str | None],
+    dumps: Callable[[Any], str],
+    key: Callable[[str], str],
+) -> str:
+    """``dumps(obj)`` for a ``dumps`` that writes compact JSON in an object's own key order:
+    each value ``text_of`` gives a text for written as that text (its key as ``key`` writes
+    it), the members between two such values encoded together."""
+    out: list[str] = []
+    plain: dict[str, Any] = {}
+    for k, v in obj.items():
+        text = text_of(v)
+        if text is None:
+            plain[k] = v
+            continue
         if plain:
             out.append(dumps(plain)[1:-1])
-        self._dumps, self._texts, self._keys = dumps, now, keys
-        return "{" + ",".join(out) + "}"
+            plain = {}
+        out.append(f"{key(k)}:{text}")
+    if plain:
+        out.append(dumps(plain)[1:-1])
+    return "{" + ",".join(out) + "}"
 
 
 #: a value, its text and, for a table, its members' texts and each key's position

@@ -52,7 +52,7 @@ from fairness.records import (
     seat_key,
 )
 from games import Chance
-from games.base import Shared
+from games.base import Shared, spliced_json
 from games.ends import no_reveal_result
 from games.sealed_limits import sealed_limits
 from games.transcript import build_locked_transcript
@@ -125,24 +125,19 @@ def _dumps_shared(obj: dict[str, Any]) -> str:
     values encoded together, as ``dumps`` writes them."""
     if not any(type(v) is Shared or type(v) is Texts for v in obj.values()):
         return dumps(obj)
-    parts: list[str] = []
-    plain: dict[str, Any] = {}
-    for k, v in obj.items():
-        t = type(v)
-        if t is not Shared and t is not Texts:
-            plain[k] = v
-            continue
-        if plain:
-            parts.append(dumps(plain)[1:-1])
-            plain = {}
-        if t is Shared:
-            parts.append(f"{_key(k)}:{v.encoded(dumps)}")
-        else:  # each stored event as its text, any other (a redaction) encoded
-            texts = [x.text if type(x) is Read else dumps(x) for x in v]
-            parts.append(f"{_key(k)}:[{','.join(texts)}]")
-    if plain:
-        parts.append(dumps(plain)[1:-1])
-    return "{" + ",".join(parts) + "}"
+    return spliced_json(obj, _made_text, dumps, _key)
+
+
+def _made_text(v: Any) -> str | None:
+    """The text made already of a :class:`games.base.Shared` or :class:`service.store.Texts`
+    value (each stored event as its text, any other, a redaction, encoded); None else."""
+    t = type(v)
+    if t is Shared:
+        shared: Shared = v
+        return shared.encoded(dumps)
+    if t is Texts:
+        return "[" + ",".join(x.text if type(x) is Read else dumps(x) for x in v) + "]"
+    return None
 
 
 def opens_deck(engine: Any, action: dict[str, Any]) -> bool:
