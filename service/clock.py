@@ -71,6 +71,3 @@ def now_iso() -> str:
 def epoch_of(text: str) -> float:
     """An :func:`iso_of` time as epoch seconds."""
     return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-
-
-__all__ = ["SYSTEM_CLOCK", "Clock", "SystemClock", "epoch_of", "iso_of", "now_iso"]

@@ -912,25 +912,3 @@ class JsonAnswer(Response):
             (b"content-length", str(len(body)).encode()),
             (b"content-type", b"application/json"),
         ]
-
-
-__all__ = [
-    "EXEMPT",
-    "MAX_JSON_DEPTH",
-    "PUBLIC_READS",
-    "SEAT_REQUEST",
-    "AddressLimit",
-    "Front",
-    "HotRoute",
-    "PublicLogDep",
-    "RequestLimit",
-    "RngDep",
-    "ServiceDep",
-    "TokenDep",
-    "WatchDep",
-    "client_address",
-    "error_response",
-    "json_body_problem",
-    "json_response",
-    "route_of",
-]

@@ -67,6 +67,3 @@ class ResultBytes:
     def forget(self, session_id: str) -> None:
         with self._guard:
             self._sizes.pop(session_id, None)
-
-
-__all__ = ["ResultBytes", "check_session_room"]

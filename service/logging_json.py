@@ -95,6 +95,3 @@ def log_config(fmt: str, level: str = "INFO") -> dict[str, Any]:
             "qahwa": {"handlers": ["json"], "level": level, "propagate": False},
         },
     }
-
-
-__all__ = ["JsonFormatter", "log_config", "request_id", "scrub"]

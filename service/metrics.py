@@ -202,6 +202,3 @@ class Metrics:
         else:
             self.sweep_runs.labels(outcome="ok").inc()
             self.swept.inc(ended)
-
-
-__all__ = ["Metrics"]

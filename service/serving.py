@@ -327,13 +327,3 @@ _H11_400 = b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8
 
 class GuardedH11Protocol(_Guard, H11Protocol):
     """uvicorn's h11 protocol (pure Python) with the guard."""
-
-
-__all__ = [
-    "MAX_HEAD_BYTES",
-    "STATS",
-    "GuardedH11Protocol",
-    "GuardedHttpToolsProtocol",
-    "JoinedWrites",
-    "connection_cap",
-]

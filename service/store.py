@@ -784,20 +784,3 @@ class Tx:
     def touch(self) -> None:
         self.m.version += 1
         self.m.last_activity = self.store.clock.now()
-
-
-__all__ = [
-    "FINISHED",
-    "KIND_MATCH",
-    "KIND_RNG",
-    "LRU",
-    "PLAYING",
-    "SEATING",
-    "MatchRow",
-    "Store",
-    "Texts",
-    "Tx",
-    "catch_up",
-    "dumps",
-    "hash_token",
-]
