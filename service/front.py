@@ -68,6 +68,7 @@ import re
 import secrets
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 from fastapi import Depends, Request
@@ -382,15 +383,13 @@ def error_response(
     return JSONResponse(error_body(code, message), status_code=status, headers=headers)
 
 
+@dataclass(slots=True)
 class _Body:
     """A request's body as read so far (``done``: whole)."""
 
-    __slots__ = ("chunks", "done", "receive")
-
-    def __init__(self, receive: Receive) -> None:
-        self.chunks: list[bytes] = []
-        self.done = False
-        self.receive = receive
+    receive: Receive
+    chunks: list[bytes] = field(default_factory=list)
+    done: bool = False
 
     async def rest(self) -> None:
         """Read what is left of it (a refusal sent before the body was read is signed over
@@ -699,6 +698,7 @@ PublicLogDep = Annotated[PublicLog, _state("public_log")]
 TokenDep = Annotated[str | None, Depends(_bearer)]
 
 
+@dataclass
 class HotRoute:
     """A route :class:`Front` calls itself when its request is plain: the move's two
     requests (GET a seat's state, POST an action) skip the framework's per-request routing
@@ -719,22 +719,18 @@ class HotRoute:
     (:meth:`of`).
     """
 
-    def __init__(
-        self,
-        route: APIRoute,
-        path_limits: list[tuple[str, int]],
-        defaults: dict[str, Any],
-        body: tuple[str, type[BaseModel]] | None,
-        deps: list[tuple[str, str | None]],
-        ints: dict[str, tuple[int | None, int | None]] | None = None,
-    ) -> None:
-        self.route = route
-        self.ints = ints or {}  # an integer query parameter's name → its (ge, le)
-        self.method = next(iter(route.methods or ()))
-        self.path_limits = path_limits
-        self.defaults = defaults
-        self.body = body
-        self.deps = deps  # (argument, app.state attribute; None: the seat token)
+    route: APIRoute
+    path_limits: list[tuple[str, int]]
+    defaults: dict[str, Any]
+    body: tuple[str, type[BaseModel]] | None
+    #: (argument, app.state attribute; None: the seat token)
+    deps: list[tuple[str, str | None]]
+    #: an integer query parameter's name → its (ge, le)
+    ints: dict[str, tuple[int | None, int | None]]
+    method: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.method = next(iter(self.route.methods or ()))
 
     @classmethod
     def of(cls, route: APIRoute) -> HotRoute | None:
