@@ -225,18 +225,6 @@ _NEXT = (
 )
 
 
-def _head(signer: RecordSigner, tree_size: int, root_h: bytes) -> dict[str, Any]:
-    return signer.signed(
-        {
-            "type": RecordType.TREE_HEAD,
-            "protocol": PROTOCOL,
-            "tree_size": tree_size,
-            "root_hash": root_h.hex(),
-            "timestamp": now_iso(),
-        }
-    )
-
-
 def add(db: Database, session: Session, record: dict[str, Any], *, match_id: str, at: str) -> int:
     """Add ``record`` (a signed record: a lock, a reveal) as the next leaf of the active log
     (the newest of ``log_identity``) with its completed subtrees, in the caller's
@@ -314,18 +302,6 @@ def _cached_head(session: Session, tree_size: int, log: int) -> dict[str, Any] |
     return head
 
 
-def _sign_and_cache(
-    db: Database, signer: RecordSigner, tree_size: int, root_h: bytes, log: int
-) -> dict[str, Any]:
-    """Sign the head of ``tree_size``, cache it, return the cached one (first signer wins)."""
-    head = json.dumps(_head(signer, tree_size, root_h), separators=(",", ":"), ensure_ascii=False)
-    db.insert_once(TreeHead(log_id=log, tree_size=tree_size, head=head))  # or another's first
-    with db.read() as s:
-        cached = _cached_head(s, tree_size, log)
-    assert cached is not None
-    return cached
-
-
 def signed_head(
     db: Database, signer: RecordSigner, tree_size: int | None = None, *, log: int
 ) -> dict[str, Any]:
@@ -338,7 +314,20 @@ def signed_head(
         if head is not None:
             return head
         root_h = stored_root(s, want, log=log)
-    return _sign_and_cache(db, signer, want, root_h, log)
+    # sign it, cache it, return the cached one (the first signer wins)
+    record = {
+        "type": RecordType.TREE_HEAD,
+        "protocol": PROTOCOL,
+        "tree_size": want,
+        "root_hash": root_h.hex(),
+        "timestamp": now_iso(),
+    }
+    text = json.dumps(signer.signed(record), separators=(",", ":"), ensure_ascii=False)
+    db.insert_once(TreeHead(log_id=log, tree_size=want, head=text))  # or another's first
+    with db.read() as s:
+        cached = _cached_head(s, want, log)
+    assert cached is not None
+    return cached
 
 
 def inclusion(
