@@ -237,7 +237,7 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
     app.include_router(public_routes.router)
     app.include_router(log_c2sp_routes.router)
     docs_ui.install(app)
-    play.install(app)  # /play, the web table (service/play.py)
+    app.include_router(play.router)  # /play, the web table (service/play.py)
     app.mount("/static", _Static(directory=STATIC_DIR, check_dir=False), name="static")
     # what it needs to be operated (docs/deploy.md): operator keys, metrics, the limits
     ensure_first_key(db, settings.operator_key_path)

@@ -35,7 +35,7 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fastapi import APIRouter, FastAPI, HTTPException, Request
+from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -346,7 +346,3 @@ def new_table(body: TableIn, request: Request) -> dict[str, Any]:
             {"seat": s["seat"], "token": s["token"]} for s in created["seats"] if not s["house"]
         ],
     }
-
-
-def install(app: FastAPI) -> None:
-    app.include_router(router)
