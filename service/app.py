@@ -136,9 +136,8 @@ def create_app(settings: Settings | None = None, *, clock: Clock | None = None) 
         thread = threading.Thread(target=sweeper, name="qahwa-sweep", daemon=True)
         thread.start()
         signer.start()
-        metrics = getattr(app.state, "metrics", None)  # operations.install's
-        if metrics is not None:
-            log_c2sp.on_lag = lambda name, n: metrics.witness_lag.labels(witness=name).set(n)
+        metrics = app.state.metrics  # (set below, before the app starts: the sweeper's too)
+        log_c2sp.on_lag = lambda name, n: metrics.witness_lag.labels(witness=name).set(n)
         log_c2sp.start()
         try:
             yield
