@@ -128,10 +128,6 @@ _ids = random.Random(secrets.randbits(128))
 os.register_at_fork(after_in_child=lambda: _ids.seed(secrets.randbits(128)))
 
 
-def new_request_id() -> str:
-    return f"{_ids.getrandbits(64):016x}"
-
-
 def good_request_id(value: bytes) -> str | None:
     """The client's ``X-Request-ID`` if it is 1–64 of ``A-Z a-z 0-9 . _ -``, else None."""
     text = value.decode("latin-1")
@@ -457,7 +453,7 @@ class Front:
                 await _preflight(headers, send)
                 return
         if rid is None:
-            rid = new_request_id()
+            rid = f"{_ids.getrandbits(64):016x}"
         token = request_id.set(rid)
         id_header = (b"x-request-id", rid.encode("ascii"))
         cors = cors and method in READ_METHODS

@@ -57,8 +57,7 @@ class Reads(Phase):
         :meth:`events` shows them (one read of the log with the view)."""
         with self.parts.reading(match_id, kind=kind) as match:
             view = match.view(match.auth(token))
-            m = match.m
-            head = self.parts.head(m)
+            head = self.parts.head(match.m)
             if head is not None:
                 view["head"] = head
             if events_after is not None:
