@@ -27,7 +27,7 @@ log's note key) are kept in ``translog_checkpoints`` with the witnesses' cosigna
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Column, Integer, String, Text, UniqueConstraint
@@ -96,31 +96,6 @@ class CosignatureRow(SQLModel, table=True):
 # -- the stored tree -----------------------------------------------------------------------
 
 
-def _fetch_nodes(session: Session, log: int, keys: Iterable[NodeKey]) -> dict[NodeKey, bytes]:
-    wanted = sorted(set(keys))
-    out: dict[NodeKey, bytes] = {}
-    session.flush()  # driver-level SQL below: let it see this transaction's own nodes
-    conn = session.connection()
-    for i in range(0, len(wanted), 100):
-        # An OR of whole primary-key equalities, the log's id in each, so that SQLite and
-        # PostgreSQL search the index for each (a row-value IN list makes SQLite scan the
-        # table; so does ``log_id = L AND (… OR …)``: SQLite then searches the log's prefix
-        # only and reads every node of the log). The SQL is written here, not compiled by
-        # SQLAlchemy per request: the keys are Python ints (%d).
-        where = " OR ".join(
-            f"(log_id = {int(log):d} AND level = {int(lv):d} AND idx = {int(ix):d})"
-            for lv, ix in wanted[i : i + 100]
-        )
-        rows = conn.exec_driver_sql(
-            f"SELECT level, idx, hash FROM translog_nodes WHERE {where}"
-        ).all()
-        out.update({(lv, ix): bytes.fromhex(h) for lv, ix, h in rows})
-    missing = [k for k in wanted if k not in out]
-    if missing:
-        raise RuntimeError(f"the stored tree lacks nodes {missing[:4]} (run the migrations)")
-    return out
-
-
 class StoredTree:
     """The stored hashes of one log's ``translog_nodes`` as a :class:`tlog.HashReader`."""
 
@@ -130,7 +105,27 @@ class StoredTree:
 
     def read_hashes(self, indexes: Sequence[int]) -> list[bytes]:
         keys = [tlog.split_stored_hash_index(i) for i in indexes]
-        got = _fetch_nodes(self.session, self.log, keys)
+        wanted = sorted(set(keys))
+        got: dict[NodeKey, bytes] = {}
+        self.session.flush()  # driver-level SQL below: let it see this transaction's own nodes
+        conn = self.session.connection()
+        for i in range(0, len(wanted), 100):
+            # An OR of whole primary-key equalities, the log's id in each, so that SQLite and
+            # PostgreSQL search the index for each (a row-value IN list makes SQLite scan the
+            # table; so does ``log_id = L AND (… OR …)``: SQLite then searches the log's prefix
+            # only and reads every node of the log). The SQL is written here, not compiled by
+            # SQLAlchemy per request: the keys are Python ints (%d).
+            where = " OR ".join(
+                f"(log_id = {int(self.log):d} AND level = {int(lv):d} AND idx = {int(ix):d})"
+                for lv, ix in wanted[i : i + 100]
+            )
+            rows = conn.exec_driver_sql(
+                f"SELECT level, idx, hash FROM translog_nodes WHERE {where}"
+            ).all()
+            got.update({(lv, ix): bytes.fromhex(h) for lv, ix, h in rows})
+        missing = [k for k in wanted if k not in got]
+        if missing:
+            raise RuntimeError(f"the stored tree lacks nodes {missing[:4]} (run the migrations)")
         return [got[k] for k in keys]
 
 
