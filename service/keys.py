@@ -188,9 +188,6 @@ class Held:
     activates: float
     retires: float | None
 
-    def in_force(self, t: float) -> bool:
-        return self.activates <= t and (self.retires is None or t < self.retires)
-
 
 class KeyRing:
     """The signing keys one process holds, each in force from its ``activates_at`` until its
@@ -272,7 +269,7 @@ class KeyRing:
     def _pick(self, t: float) -> Signer | None:
         best: Held | None = None
         for h in self._held:
-            if h.in_force(t):
+            if h.activates <= t and (h.retires is None or t < h.retires):  # in force at t
                 if h.signer is self.configured:
                     return h.signer
                 if best is None or h.activates >= best.activates:
