@@ -318,6 +318,3 @@ def browser_stats(text: str, seat: int | None = None) -> str:
     if not isinstance(doc, dict):
         return json.dumps({"status": "unusable", "reason": "not a transcript"})
     return json.dumps({"status": "ok", "seat": seat, **analyse(tally([doc], seat, None))})
-
-
-__all__ = ["analyse", "browser_stats", "first_hand", "sentence", "tally"]

@@ -144,6 +144,3 @@ def _print(d: Mapping[str, Any]) -> None:
                 f"{x['p_adjusted']:.3g} corrected for {len(d['tests'])} tests)"
             )
     click.echo(f"Verdict: {d['sentence']}.")
-
-
-__all__ = ["stats_cmd"]
