@@ -160,16 +160,17 @@ def _leaf_matches(
     keys: KeySet | None,
     record: str = "record",
 ) -> None:
-    """The logged ``record`` is this transcript's (a v1 commitment or a v2 lock), signed by
-    one of ``keys`` when there are keys."""
+    """The logged ``record`` asks for the transcript's protocol (:func:`downgrade_problem`,
+    checked first) and is this transcript's (a v1 commitment or a v2 lock), signed by one
+    of ``keys`` when there are keys."""
+    why = downgrade_problem(transcript, leaf, idx)
+    if why is not None:
+        raise LogCheckFailed(why)
     names = ["match_id", "game", "ruleset", "commitment"]
     if leaf.get("type") == "commitment":
         names.append("log_index")
     elif leaf.get("type") != "lock":
         raise LogCheckFailed(f"log entry {idx} is not a commitment or lock record")
-    why = downgrade_problem(transcript, leaf, idx)
-    if why is not None:
-        raise LogCheckFailed(why)
     for name in names:
         if leaf.get(name) != transcript.get(name):
             raise LogCheckFailed(
@@ -205,9 +206,6 @@ def check_offline(
             raise LogCheckFailed(
                 f"the tlog-proof is for index {off.proof.index}, the transcript's entry is {idx}"
             )
-        why = downgrade_problem(transcript, off.leaf, idx)
-        if why is not None:
-            raise LogCheckFailed(why)
         _leaf_matches(transcript, off.leaf, idx, keys)
         assert off.proof.extra is not None
         cp, cosigned = off.proof.verify(tlog.leaf_hash(off.proof.extra), policy)
