@@ -11,6 +11,7 @@ atomically before each cosignature is returned, so a restart never rolls it back
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import socket
@@ -188,10 +189,6 @@ def witness_cmd(
         f"serving http://{host!s}:{port}/add-checkpoint for " + ", ".join(v.name for v in logs),
         err=True,
     )
-    try:
+    with server, contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
     return 0
