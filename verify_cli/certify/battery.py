@@ -11,6 +11,7 @@ item's own row is a plain multinomial: χ²(n−1).
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -340,14 +341,9 @@ def dice_tests(b: Battery, source: Source, count: int) -> None:
 def _values(source: Source) -> Iterator[bytes]:
     """The roll-chain values of the two seats (fresh per roll, as a conforming client's)."""
     run = getattr(source, "run", None)
-    if run is not None:
-        while True:
-            yield run.bytes(32)
-    else:
-        import os
-
-        while True:
-            yield os.urandom(32)
+    draw = run.bytes if run is not None else os.urandom
+    while True:
+        yield draw(32)
 
 
 # -- shuffles ---------------------------------------------------------------------------------
