@@ -432,14 +432,9 @@ class DrawContext:
             "dealt": dealt,
             "undealt": rest,
             "opened": [
-                {
-                    "item": i,
-                    "code": c,
-                    "seat": opened_at.get(i, (None, None, ""))[1],
-                    "seq": opened_at.get(i, (None, None, ""))[0],
-                    "by": opened_at.get(i, (None, None, ""))[2],
-                }
+                {"item": i, "code": c, "seat": seat, "seq": seq, "by": by}
                 for i, c in hand.opened.items()
+                for seq, seat, by in [opened_at.get(i, (None, None, ""))]
             ],
         }
 
