@@ -152,13 +152,12 @@ def _play_match(
     seats = [_Seat(api, mid, s, tokens[s], trusted) for s in range(n)]
     for seat in seats:
         seat.commit(created.get("record"), terms)
-    locks = []
     for seat in seats:
-        locks.append(seat.check_lock())  # nothing is revealed unless it holds
+        lock = seat.check_lock()  # nothing is revealed unless it holds
         seat.reveal()
     console.print(
         f"  every seat checked the lock in the log and revealed "
-        f"(chain[-1] {chain_start(locks[-1]).hex()[:16]}…)"
+        f"(chain[-1] {chain_start(lock).hex()[:16]}…)"
     )
     with console.status(f"{game}: playing…") as spinner:
         played = _bot_loop(api, game, seats, bots, max_actions, spinner)

@@ -461,8 +461,7 @@ class DrawContext:
                 f"{who}): only the items opened in play are known"
             )
         lines = [head]
-        for s, codes in deal["dealt"].items():
-            lines.append(f"  {self.seat(int(s))}: {items_text(codes)}")
+        lines += [f"  {self.seat(int(s))}: {items_text(c)}" for s, c in deal["dealt"].items()]
         if deal["undealt"]:
             lines.append(f"  dealt to nobody: {items_text(deal['undealt'])}")
         if deal["opened"]:
@@ -547,8 +546,7 @@ class DrawContext:
             h = IRAQI_HAND if self.game == "iraqi_domino" else train_hand_size(self.n)
             hands, rest = deal_tiles(result, self.n, h)
             lines = [f"round {m.group(1)}, tiles dealt:"]
-            for s, tiles in enumerate(hands):
-                lines.append(f"  {self.seat(s)}: {tiles_text(tiles)}")
+            lines += [f"  {self.seat(s)}: {tiles_text(t)}" for s, t in enumerate(hands)]
             pile = "boneyard" if self.game == "mexican_train" else "draw pile"
             lines.append(f"  {pile} ({len(rest)}): {tiles_text(rest) or '(empty)'}")
             return "\n".join(lines)

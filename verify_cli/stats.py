@@ -91,10 +91,7 @@ def _label(ev: Mapping[str, Any]) -> str:
 
 
 def _chance(events: Sequence[Mapping[str, Any]], label: str) -> Mapping[str, Any] | None:
-    for ev in events:
-        if ev.get("type") == "chance" and _label(ev) == label:
-            return ev
-    return None
+    return next((ev for ev in events if ev.get("type") == "chance" and _label(ev) == label), None)
 
 
 def first_hand(doc: Mapping[str, Any], seat: int) -> tuple[list[str], list[str]] | None:
