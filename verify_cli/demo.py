@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from contextlib import closing
 from typing import Any
 
 import httpx
@@ -269,9 +270,8 @@ def run_demo(
         f"server {escape(base)}: {len(keys.keys)} signing key(s) "
         f"({', '.join(keys.keys)}), fetched from the server itself\n"
     )
-    api = _Api(base, timeout, operator_key)
     reports: list[dict[str, Any]] = []
-    try:
+    with closing(_Api(base, timeout, operator_key)) as api:
         for game in wanted:
             try:
                 if game == "rng":
@@ -290,8 +290,6 @@ def run_demo(
             rep = verify_document(doc, keys, source=source, draws_limit=4)
             reports.append(rep)
             print_report(console, rep)
-    finally:
-        api.close()
     print_summary(console, reports)
     console.print(
         "[dim]The public key was fetched from the server, so the signature check "

@@ -222,8 +222,7 @@ def verify_many(
     results: list[dict[str, Any] | None] = [None] * len(items)
     workers = jobs if jobs else (os.cpu_count() or 1)
     workers = max(1, min(workers, len(items)))
-    bar = progress_bar(disable=not progress)
-    with bar:
+    with progress_bar(disable=not progress) as bar:
         task = bar.add_task("verifying", total=len(items))
         args = (draws_limit, allow_unsigned, receipts, own)
         if workers == 1:
