@@ -165,5 +165,4 @@ def http_get_json(url: str, *, timeout: float = 15.0) -> Any:
 
 def fetch_keys(base: str) -> KeySet:
     url = base.rstrip("/") + "/v1/keys"
-    doc = http_get_json(url)
-    return parse_keys(json.dumps(doc), source="server", origin=url)
+    return parse_keys(json.dumps(http_get_json(url)), source="server", origin=url)

@@ -88,8 +88,7 @@ def transcript_protocol_of(leaf: dict[str, Any]) -> str | None:
 
 def entry_name(leaf: dict[str, Any]) -> str:
     """How a report names a match's log entry: ``a qahwa-fair/2 lock of a sealed deal``."""
-    kind = str(leaf.get("type"))
-    what = {"lock": "lock", "commitment": "commitment record"}.get(kind, "entry")
+    what = {"lock": "lock", "commitment": "commitment record"}.get(str(leaf.get("type")), "entry")
     return f"{entry_protocol(leaf)} {what}{DEAL_NAMES.get(lock_deal(leaf), '')}"
 
 

@@ -274,8 +274,7 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
     problems, at = ENTRY_CHECKS[kind]
     more, info = problems(leaf, pos)
     probs += more
-    when = _epoch(leaf.get(at)) or 0.0
-    return probs, info, when
+    return probs, info, _epoch(leaf.get(at)) or 0.0
 
 
 #: each kind of log entry's checks and the time field it is dated by (the kinds a protocol
@@ -764,8 +763,7 @@ def _after(
         (grace, clock),
     ).fetchall()
     for mid, idx, game, end_by in open_locks:
-        path = f"/v1/rng/{mid}" if game == "rng" else f"/v1/matches/{mid}"
-        status, _ = source(path, {})
+        status, _ = source(f"/v1/rng/{mid}" if game == "rng" else f"/v1/matches/{mid}", {})
         past = end_by < clock  # its end_by has passed, the grace not yet
         if status == 404 and past:
             # not a hidden match: a lock whose end_by passed without a reveal, and the

@@ -497,8 +497,7 @@ class DrawContext:
             return self.sealed_text(info["deal"])
         result: Any = ev.get("result")
         if kind == "dice":
-            sides = (ev.get("args") or {}).get("sides", 6)
-            faces = dice_text(result, sides)
+            faces = dice_text(result, (ev.get("args") or {}).get("sides", 6))
             m = _OPENING.match(label)
             if m and self.game in BOARD_GAMES and len(result) == 2:
                 a, b = result

@@ -415,8 +415,7 @@ def check_cut(rep: Any, doc: dict[str, Any], ruleset: dict[str, Any] | None) -> 
             and nxt.get("kind") == "uniform"
             and nxt.get("label") == want
         ):
-            why = f"the cut is not followed by its draw (uniform at {want!r})"
-            return refuse(i, why)
+            return refuse(i, f"the cut is not followed by its draw (uniform at {want!r})")
         cuts += 1
     rep.ok("cut", f"{cuts} cut(s), each drawn (uniform at h{{h}}/cut), none chosen")
     return True

@@ -271,8 +271,7 @@ def analyse(t: Tally) -> dict[str, Any]:
                 "method": f"z-test of {what} per first hand",
             }
         )
-    ps = [x["p_value"] for x in tests if x.get("p_value") is not None]
-    adjusted = iter(holm(ps))
+    adjusted = iter(holm([x["p_value"] for x in tests if x.get("p_value") is not None]))
     for x in tests:
         if x.get("p_value") is not None:
             x["p_adjusted"] = next(adjusted)

@@ -113,8 +113,7 @@ def make_server(
     host, sep, port = listen.rpartition(":")
     if not sep or not port.isdigit():
         raise click.UsageError(f"--listen is HOST:PORT, not {listen!r}")
-    signer = load_witness_key(key, name)
-    witness = tlog.Witness(signer, logs, state)
+    witness = tlog.Witness(load_witness_key(key, name), logs, state)
     return WitnessServer(
         (host or "127.0.0.1", int(port)), witness, state.parent / "witness-evidence"
     )

@@ -269,8 +269,7 @@ def dice_tests(b: Battery, source: Source, count: int) -> None:
         label = fresh_label(f"g0/roll/{t % 64 + 1}", next(values), next(values))
         faces += bytes(source.stream("dice", "tawla", t, 64, label).dice(2))
     n = len(faces)
-    fc = Counter(faces)
-    _flat_test(b, "dice.faces", "dice", fc, range(1, 7), n, "faces of all dice")
+    _flat_test(b, "dice.faces", "dice", Counter(faces), range(1, 7), n, "faces of all dice")
     within = Counter(zip(faces[0::2], faces[1::2], strict=True))
     cells = [(x, y) for x in range(1, 7) for y in range(1, 7)]
     labels = [f"{x}{y}" for x, y in cells]
