@@ -476,14 +476,13 @@ def check_transcript(
     fetch: Fetch | None,
     server: str | None,
     state: HeadState,
-    policy: tlog.Policy | None = None,
-    found: dict[str, Any] | None = None,
+    policy: tlog.Policy | None,
+    found: dict[str, Any],
 ) -> tuple[bool | None, str]:
     """The ``log`` check: (ok, detail); ok None when it could not be made. ``found``
     (filled in): what the downgrade check needs — ``entry``: (name, index) of
     the match's log entry, once found; ``downgrade``: why the entry refuses the transcript;
     ``no_log``: why the server offers no log to look in."""
-    found = {} if found is None else found
     idx = transcript.get("log_index")
     if idx is None:
         idx = transcript.get("lock_index")  # qahwa-fair/2: the lock's entry
