@@ -21,7 +21,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 
@@ -289,8 +289,7 @@ class AsyncClient(Trust):
         params: dict[str, Any] = {"index": index}
         if tree_size is not None:
             params["tree_size"] = tree_size
-        proof: dict[str, Any] = await self.request("GET", "/v1/log/proof", params=params)
-        return proof
+        return cast("dict[str, Any]", await self.request("GET", "/v1/log/proof", params=params))
 
     async def transcript(self, match_id: str) -> dict[str, Any]:
         """The signed transcript, exactly as served (409 ``not_finished`` before the end)."""
@@ -813,8 +812,7 @@ class AsyncRngSession(SessionKeeps):
         return RngClosedOut.model_validate(answer)
 
     async def transcript(self) -> dict[str, Any]:
-        doc: dict[str, Any] = await self._call("GET", "/transcript")
-        return doc
+        return cast("dict[str, Any]", await self._call("GET", "/transcript"))
 
     async def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The transcript (default: fetched now) against this session's lock and receipts."""

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import httpx
 
@@ -289,8 +289,7 @@ class Client(Trust):
         params: dict[str, Any] = {"index": index}
         if tree_size is not None:
             params["tree_size"] = tree_size
-        proof: dict[str, Any] = self.request("GET", "/v1/log/proof", params=params)
-        return proof
+        return cast("dict[str, Any]", self.request("GET", "/v1/log/proof", params=params))
 
     def transcript(self, match_id: str) -> dict[str, Any]:
         """The signed transcript, exactly as served (409 ``not_finished`` before the end)."""
@@ -797,8 +796,7 @@ class RngSession(SessionKeeps):
         return RngClosedOut.model_validate(answer)
 
     def transcript(self) -> dict[str, Any]:
-        doc: dict[str, Any] = self._call("GET", "/transcript")
-        return doc
+        return cast("dict[str, Any]", self._call("GET", "/transcript"))
 
     def check_transcript(self, doc: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The transcript (default: fetched now) against this session's lock and receipts."""

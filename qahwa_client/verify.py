@@ -24,6 +24,4 @@ def verify_transcript(
     keyset = parse_keys(
         json.dumps(keys.model_dump(mode="json")), source="server", origin=f"{source}/v1/keys"
     )
-    extra: dict[str, Any] = {"receipts": list(receipts)} if receipts else {}
-    report: dict[str, Any] = verify_document(doc, keyset, source=source, draws_limit=0, **extra)
-    return report
+    return verify_document(doc, keyset, source=source, draws_limit=0, receipts=list(receipts))

@@ -44,6 +44,3 @@ def page_html() -> bytes:
             raise ValueError(f"verify.html does not load {name} as expected")
         html = html.replace(tag, "<script>\n" + js + "\n</script>", 1)
     return html.encode("utf-8")
-
-
-__all__ = ["MERKLE_TAG", "PAGE", "STATIC_DIR", "VERIFY_TAG", "page_html"]

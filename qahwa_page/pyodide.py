@@ -35,6 +35,7 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from contextlib import suppress
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib.util import find_spec
@@ -201,11 +202,8 @@ def npm_pack(npm: str = "npm") -> bytes:
 
 def fetch(directory: Path = RUNTIME_DIR, npm: str = "npm") -> str:
     """Install the pinned runtime unless it is there already; a one-line account."""
-    try:
+    with suppress(FetchError):  # missing, another release, or not as unpacked: fetch it afresh
         check_runtime(directory)
-    except FetchError:
-        pass  # missing, another release, or not as unpacked: fetch it afresh
-    else:
         return f"pyodide {PYODIDE_VERSION}: already in {directory}"
     install_tarball(npm_pack(npm), directory)
     return f"pyodide {PYODIDE_VERSION}: installed into {directory} (integrity checked)"

@@ -36,8 +36,7 @@ class Checkpoint:
 
     @property
     def text(self) -> str:
-        lines = [self.origin, str(self.size), b64(self.root), *self.extensions]
-        return "\n".join(lines) + "\n"
+        return "\n".join([self.origin, str(self.size), b64(self.root), *self.extensions]) + "\n"
 
 
 def parse_checkpoint(text: str) -> Checkpoint:

@@ -176,8 +176,7 @@ def parse_signature_line(line: str) -> Signature:
     """One ``— <name> <base64>`` line (without its newline)."""
     if not line.startswith(SIG_PREFIX):
         raise NoteError(f"a signature line starts with an em dash and a space: {line[:40]!r}")
-    rest = line[len(SIG_PREFIX) :]
-    name, sep, data = rest.partition(" ")
+    name, sep, data = line[len(SIG_PREFIX) :].partition(" ")
     if not sep or " " in data:
         raise NoteError(f"a signature line is '— <name> <signature>': {line[:60]!r}")
     check_key_name(name)

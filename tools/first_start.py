@@ -83,8 +83,7 @@ class Screen:
 
     def _draw(self) -> None:
         if self.tty and self.status:
-            line = " · ".join(self.status.values())
-            self._write(f"\r\033[K… {line}"[:200])
+            self._write(f"\r\033[K… {' · '.join(self.status.values())}"[:200])
 
     def set(self, key: str, text: str) -> None:
         with self.lock:

@@ -163,14 +163,12 @@ def check_signature(
         except (TypeError, ValueError):
             body = None  # signed_by says why there is no canonical JSON
     try:
-        ok, detail = True, open_transcript(doc, keys, body_json=body)["signature"]["key_id"]
+        key_id = open_transcript(doc, keys, body_json=body)["signature"]["key_id"]
     except RecordError as exc:
-        ok, detail = False, _why(exc)
-    if ok:
-        sig_info["checked"] = True
-        rep.ok("signature", f"Ed25519 signature valid for key {detail} ({where})")
-    else:
-        rep.fail("signature", detail)
+        rep.fail("signature", _why(exc))
+        return sig_info
+    sig_info["checked"] = True
+    rep.ok("signature", f"Ed25519 signature valid for key {key_id} ({where})")
     return sig_info
 
 

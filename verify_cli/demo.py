@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import secrets
+from contextlib import closing
 from typing import Any
 
 import httpx
@@ -152,13 +153,12 @@ def _play_match(
     seats = [_Seat(api, mid, s, tokens[s], trusted) for s in range(n)]
     for seat in seats:
         seat.commit(created.get("record"), terms)
-    locks = []
     for seat in seats:
-        locks.append(seat.check_lock())  # nothing is revealed unless it holds
+        lock = seat.check_lock()  # nothing is revealed unless it holds
         seat.reveal()
     console.print(
         f"  every seat checked the lock in the log and revealed "
-        f"(chain[-1] {chain_start(locks[-1]).hex()[:16]}…)"
+        f"(chain[-1] {chain_start(lock).hex()[:16]}…)"
     )
     with console.status(f"{game}: playing…") as spinner:
         played = _bot_loop(api, game, seats, bots, max_actions, spinner)
@@ -270,9 +270,8 @@ def run_demo(
         f"server {escape(base)}: {len(keys.keys)} signing key(s) "
         f"({', '.join(keys.keys)}), fetched from the server itself\n"
     )
-    api = _Api(base, timeout, operator_key)
     reports: list[dict[str, Any]] = []
-    try:
+    with closing(_Api(base, timeout, operator_key)) as api:
         for game in wanted:
             try:
                 if game == "rng":
@@ -291,8 +290,6 @@ def run_demo(
             rep = verify_document(doc, keys, source=source, draws_limit=4)
             reports.append(rep)
             print_report(console, rep)
-    finally:
-        api.close()
     print_summary(console, reports)
     console.print(
         "[dim]The public key was fetched from the server, so the signature check "

@@ -57,24 +57,14 @@ class KeySet:
         return None, f"key {key_id!r} is not among the keys ({', '.join(sorted(self.keys))})"
 
     def to_b64(self) -> dict[str, Any]:
-        """A picklable form (for worker processes)."""
-        return {
-            "keys": {k: public_key_b64(v) for k, v in self.keys.items()},
-            "source": self.source,
-            "origin": self.origin,
-            "retired": dict(self.retired),
-            "log_vkey": self.log_vkey,
-        }
+        """A picklable form (for worker processes): every field, the keys in base64."""
+        keys = {k: public_key_b64(v) for k, v in self.keys.items()}
+        return {**vars(self), "keys": keys, "retired": dict(self.retired)}
 
     @classmethod
     def from_b64(cls, data: dict[str, Any]) -> KeySet:
-        return cls(
-            {k: load_public_key(v) for k, v in data["keys"].items()},
-            data["source"],
-            data["origin"],
-            dict(data.get("retired", {})),
-            data.get("log_vkey"),
-        )
+        """The key set :meth:`to_b64` wrote."""
+        return cls(**{**data, "keys": {k: load_public_key(v) for k, v in data["keys"].items()}})
 
 
 def parse_keys(text: str, *, source: str, origin: str) -> KeySet:
@@ -175,5 +165,4 @@ def http_get_json(url: str, *, timeout: float = 15.0) -> Any:
 
 def fetch_keys(base: str) -> KeySet:
     url = base.rstrip("/") + "/v1/keys"
-    doc = http_get_json(url)
-    return parse_keys(json.dumps(doc), source="server", origin=url)
+    return parse_keys(json.dumps(http_get_json(url)), source="server", origin=url)

@@ -88,8 +88,7 @@ def transcript_protocol_of(leaf: dict[str, Any]) -> str | None:
 
 def entry_name(leaf: dict[str, Any]) -> str:
     """How a report names a match's log entry: ``a qahwa-fair/2 lock of a sealed deal``."""
-    kind = str(leaf.get("type"))
-    what = {"lock": "lock", "commitment": "commitment record"}.get(kind, "entry")
+    what = {"lock": "lock", "commitment": "commitment record"}.get(str(leaf.get("type")), "entry")
     return f"{entry_protocol(leaf)} {what}{DEAL_NAMES.get(lock_deal(leaf), '')}"
 
 
@@ -160,16 +159,17 @@ def _leaf_matches(
     keys: KeySet | None,
     record: str = "record",
 ) -> None:
-    """The logged ``record`` is this transcript's (a v1 commitment or a v2 lock), signed by
-    one of ``keys`` when there are keys."""
+    """The logged ``record`` asks for the transcript's protocol (:func:`downgrade_problem`,
+    checked first) and is this transcript's (a v1 commitment or a v2 lock), signed by one
+    of ``keys`` when there are keys."""
+    why = downgrade_problem(transcript, leaf, idx)
+    if why is not None:
+        raise LogCheckFailed(why)
     names = ["match_id", "game", "ruleset", "commitment"]
     if leaf.get("type") == "commitment":
         names.append("log_index")
     elif leaf.get("type") != "lock":
         raise LogCheckFailed(f"log entry {idx} is not a commitment or lock record")
-    why = downgrade_problem(transcript, leaf, idx)
-    if why is not None:
-        raise LogCheckFailed(why)
     for name in names:
         if leaf.get(name) != transcript.get(name):
             raise LogCheckFailed(
@@ -205,9 +205,6 @@ def check_offline(
             raise LogCheckFailed(
                 f"the tlog-proof is for index {off.proof.index}, the transcript's entry is {idx}"
             )
-        why = downgrade_problem(transcript, off.leaf, idx)
-        if why is not None:
-            raise LogCheckFailed(why)
         _leaf_matches(transcript, off.leaf, idx, keys)
         assert off.proof.extra is not None
         cp, cosigned = off.proof.verify(tlog.leaf_hash(off.proof.extra), policy)
@@ -479,14 +476,13 @@ def check_transcript(
     fetch: Fetch | None,
     server: str | None,
     state: HeadState,
-    policy: tlog.Policy | None = None,
-    found: dict[str, Any] | None = None,
+    policy: tlog.Policy | None,
+    found: dict[str, Any],
 ) -> tuple[bool | None, str]:
     """The ``log`` check: (ok, detail); ok None when it could not be made. ``found``
     (filled in): what the downgrade check needs — ``entry``: (name, index) of
     the match's log entry, once found; ``downgrade``: why the entry refuses the transcript;
     ``no_log``: why the server offers no log to look in."""
-    found = {} if found is None else found
     idx = transcript.get("log_index")
     if idx is None:
         idx = transcript.get("lock_index")  # qahwa-fair/2: the lock's entry

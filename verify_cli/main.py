@@ -220,10 +220,8 @@ def verify_many(
 ) -> list[dict[str, Any]]:
     """Verify items (see core.verify_item), on all cores when there are several."""
     results: list[dict[str, Any] | None] = [None] * len(items)
-    workers = jobs if jobs else (os.cpu_count() or 1)
-    workers = max(1, min(workers, len(items)))
-    bar = progress_bar(disable=not progress)
-    with bar:
+    workers = max(1, min(jobs or os.cpu_count() or 1, len(items)))
+    with progress_bar(disable=not progress) as bar:
         task = bar.add_task("verifying", total=len(items))
         args = (draws_limit, allow_unsigned, receipts, own)
         if workers == 1:

@@ -33,7 +33,7 @@ import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from hashlib import sha256
@@ -274,8 +274,7 @@ def check_leaf(raw: bytes, pos: int, keys: KeySet) -> Checked:
     problems, at = ENTRY_CHECKS[kind]
     more, info = problems(leaf, pos)
     probs += more
-    when = _epoch(leaf.get(at)) or 0.0
-    return probs, info, when
+    return probs, info, _epoch(leaf.get(at)) or 0.0
 
 
 #: each kind of log entry's checks and the time field it is dated by (the kinds a protocol
@@ -431,14 +430,11 @@ def audit(
         if isinstance(exc, ForkDetected) and exc.evidence:
             res.evidence.append(str(exc.evidence))
         return res
-    store = Store(_store_path(state, server))
-    try:
+    with closing(Store(_store_path(state, server))) as store:
         stats = _audit_entries(res, server, cp, keys, state, source, store, restart, jobs, progress)
         if stats is not None:  # every entry was read: the checks across entries
             _after(res, stats, times, source, store, transcripts, grace)
         res.ok = not res.failures
-    finally:
-        store.close()
     state.save()
     return res
 
@@ -767,8 +763,7 @@ def _after(
         (grace, clock),
     ).fetchall()
     for mid, idx, game, end_by in open_locks:
-        path = f"/v1/rng/{mid}" if game == "rng" else f"/v1/matches/{mid}"
-        status, _ = source(path, {})
+        status, _ = source(f"/v1/rng/{mid}" if game == "rng" else f"/v1/matches/{mid}", {})
         past = end_by < clock  # its end_by has passed, the grace not yet
         if status == 404 and past:
             # not a hidden match: a lock whose end_by passed without a reveal, and the
@@ -1019,27 +1014,22 @@ def log_cmd(
         source, audited = ShardSource(fetch, path), f"{base} {origin}"
     log_key = _log_key(base, log_vkey, policy)
     witnesses = tuple(v for v, _ in policy.witnesses.values()) if policy else ()
-    bar = progress_bar(disable=as_json, remaining=True)
-    with bar:
+    with progress_bar(disable=as_json, remaining=True) as bar, closing(fetch):
         task = bar.add_task("auditing", total=None)
-
-        try:
-            res = audit(
-                audited,
-                keys,
-                log_key,
-                state,
-                source,
-                witnesses=witnesses,
-                policy=policy,
-                restart=restart,
-                transcripts=transcripts,
-                progress=lambda done, total: bar.update(task, completed=done, total=total),
-                grace=grace,
-                jobs=jobs or os.cpu_count() or 1,
-            )
-        finally:
-            fetch.close()
+        res = audit(
+            audited,
+            keys,
+            log_key,
+            state,
+            source,
+            witnesses=witnesses,
+            policy=policy,
+            restart=restart,
+            transcripts=transcripts,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+            grace=grace,
+            jobs=jobs or os.cpu_count() or 1,
+        )
     state.save()
     unreachable = res.tree_size == 0 and any(
         f.startswith("no checkpoint from the server") for f in res.failures

@@ -432,14 +432,9 @@ class DrawContext:
             "dealt": dealt,
             "undealt": rest,
             "opened": [
-                {
-                    "item": i,
-                    "code": c,
-                    "seat": opened_at.get(i, (None, None, ""))[1],
-                    "seq": opened_at.get(i, (None, None, ""))[0],
-                    "by": opened_at.get(i, (None, None, ""))[2],
-                }
+                {"item": i, "code": c, "seat": seat, "seq": seq, "by": by}
                 for i, c in hand.opened.items()
+                for seq, seat, by in [opened_at.get(i, (None, None, ""))]
             ],
         }
 
@@ -466,8 +461,7 @@ class DrawContext:
                 f"{who}): only the items opened in play are known"
             )
         lines = [head]
-        for s, codes in deal["dealt"].items():
-            lines.append(f"  {self.seat(int(s))}: {items_text(codes)}")
+        lines += [f"  {self.seat(int(s))}: {items_text(c)}" for s, c in deal["dealt"].items()]
         if deal["undealt"]:
             lines.append(f"  dealt to nobody: {items_text(deal['undealt'])}")
         if deal["opened"]:
@@ -503,8 +497,7 @@ class DrawContext:
             return self.sealed_text(info["deal"])
         result: Any = ev.get("result")
         if kind == "dice":
-            sides = (ev.get("args") or {}).get("sides", 6)
-            faces = dice_text(result, sides)
+            faces = dice_text(result, (ev.get("args") or {}).get("sides", 6))
             m = _OPENING.match(label)
             if m and self.game in BOARD_GAMES and len(result) == 2:
                 a, b = result
@@ -552,8 +545,7 @@ class DrawContext:
             h = IRAQI_HAND if self.game == "iraqi_domino" else train_hand_size(self.n)
             hands, rest = deal_tiles(result, self.n, h)
             lines = [f"round {m.group(1)}, tiles dealt:"]
-            for s, tiles in enumerate(hands):
-                lines.append(f"  {self.seat(s)}: {tiles_text(tiles)}")
+            lines += [f"  {self.seat(s)}: {tiles_text(t)}" for s, t in enumerate(hands)]
             pile = "boneyard" if self.game == "mexican_train" else "draw pile"
             lines.append(f"  {pile} ({len(rest)}): {tiles_text(rest) or '(empty)'}")
             return "\n".join(lines)

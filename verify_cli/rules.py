@@ -415,8 +415,7 @@ def check_cut(rep: Any, doc: dict[str, Any], ruleset: dict[str, Any] | None) -> 
             and nxt.get("kind") == "uniform"
             and nxt.get("label") == want
         ):
-            why = f"the cut is not followed by its draw (uniform at {want!r})"
-            return refuse(i, why)
+            return refuse(i, f"the cut is not followed by its draw (uniform at {want!r})")
         cuts += 1
     rep.ok("cut", f"{cuts} cut(s), each drawn (uniform at h{{h}}/cut), none chosen")
     return True
@@ -613,9 +612,8 @@ def check_times(
             )
             return
         notes.append(f"seat {seat}'s timeout at {render.when(t_end)}, deadline {render.when(due)}")
-    n_timed = len(events) - first
     head = (
-        f"{n_timed} event time(s) in order from the lock's locked_at"
+        f"{len(events) - first} event time(s) in order from the lock's locked_at"
         if first == 0
         else f"events {first}-{len(events) - 1} carry times, in order (events before "
         f"{first} none: made before the {TIMES_REVISION} revision)"

@@ -91,10 +91,7 @@ def _label(ev: Mapping[str, Any]) -> str:
 
 
 def _chance(events: Sequence[Mapping[str, Any]], label: str) -> Mapping[str, Any] | None:
-    for ev in events:
-        if ev.get("type") == "chance" and _label(ev) == label:
-            return ev
-    return None
+    return next((ev for ev in events if ev.get("type") == "chance" and _label(ev) == label), None)
 
 
 def first_hand(doc: Mapping[str, Any], seat: int) -> tuple[list[str], list[str]] | None:
@@ -274,8 +271,7 @@ def analyse(t: Tally) -> dict[str, Any]:
                 "method": f"z-test of {what} per first hand",
             }
         )
-    ps = [x["p_value"] for x in tests if x.get("p_value") is not None]
-    adjusted = iter(holm(ps))
+    adjusted = iter(holm([x["p_value"] for x in tests if x.get("p_value") is not None]))
     for x in tests:
         if x.get("p_value") is not None:
             x["p_adjusted"] = next(adjusted)
@@ -318,6 +314,3 @@ def browser_stats(text: str, seat: int | None = None) -> str:
     if not isinstance(doc, dict):
         return json.dumps({"status": "unusable", "reason": "not a transcript"})
     return json.dumps({"status": "ok", "seat": seat, **analyse(tally([doc], seat, None))})
-
-
-__all__ = ["analyse", "browser_stats", "first_hand", "sentence", "tally"]

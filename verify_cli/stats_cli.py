@@ -103,12 +103,11 @@ def stats_cmd(
         "excluded": excluded,
         **result,
     }
-    code = 1 if excluded else 0
     if as_json:
         click.echo(json.dumps(doc_out, ensure_ascii=False, indent=2))
-        return code
-    _print(doc_out)
-    return code
+    else:
+        _print(doc_out)
+    return 1 if excluded else 0
 
 
 def _fmt(v: Any) -> str:
@@ -144,6 +143,3 @@ def _print(d: Mapping[str, Any]) -> None:
                 f"{x['p_adjusted']:.3g} corrected for {len(d['tests'])} tests)"
             )
     click.echo(f"Verdict: {d['sentence']}.")
-
-
-__all__ = ["stats_cmd"]

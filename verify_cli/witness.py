@@ -11,6 +11,7 @@ atomically before each cosignature is returned, so a restart never rolls it back
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import socket
@@ -112,8 +113,7 @@ def make_server(
     host, sep, port = listen.rpartition(":")
     if not sep or not port.isdigit():
         raise click.UsageError(f"--listen is HOST:PORT, not {listen!r}")
-    signer = load_witness_key(key, name)
-    witness = tlog.Witness(signer, logs, state)
+    witness = tlog.Witness(load_witness_key(key, name), logs, state)
     return WitnessServer(
         (host or "127.0.0.1", int(port)), witness, state.parent / "witness-evidence"
     )
@@ -188,10 +188,6 @@ def witness_cmd(
         f"serving http://{host!s}:{port}/add-checkpoint for " + ", ".join(v.name for v in logs),
         err=True,
     )
-    try:
+    with server, contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
     return 0

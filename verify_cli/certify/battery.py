@@ -11,6 +11,7 @@ item's own row is a plain multinomial: χ²(n−1).
 from __future__ import annotations
 
 import math
+import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -268,8 +269,7 @@ def dice_tests(b: Battery, source: Source, count: int) -> None:
         label = fresh_label(f"g0/roll/{t % 64 + 1}", next(values), next(values))
         faces += bytes(source.stream("dice", "tawla", t, 64, label).dice(2))
     n = len(faces)
-    fc = Counter(faces)
-    _flat_test(b, "dice.faces", "dice", fc, range(1, 7), n, "faces of all dice")
+    _flat_test(b, "dice.faces", "dice", Counter(faces), range(1, 7), n, "faces of all dice")
     within = Counter(zip(faces[0::2], faces[1::2], strict=True))
     cells = [(x, y) for x in range(1, 7) for y in range(1, 7)]
     labels = [f"{x}{y}" for x, y in cells]
@@ -340,14 +340,9 @@ def dice_tests(b: Battery, source: Source, count: int) -> None:
 def _values(source: Source) -> Iterator[bytes]:
     """The roll-chain values of the two seats (fresh per roll, as a conforming client's)."""
     run = getattr(source, "run", None)
-    if run is not None:
-        while True:
-            yield run.bytes(32)
-    else:
-        import os
-
-        while True:
-            yield os.urandom(32)
+    draw = run.bytes if run is not None else os.urandom
+    while True:
+        yield draw(32)
 
 
 # -- shuffles ---------------------------------------------------------------------------------

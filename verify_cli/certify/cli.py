@@ -10,6 +10,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -42,16 +43,12 @@ def dump_raw(out: str, nbytes: int, seed: str | None) -> dict[str, Any]:
     # one stream, read in chunks: Stream(K, "raw") words 0, 1, 2, …
     chunks = raw_chunks(key, str(info["label"]), _CHUNK_WORDS)
     left = nbytes
-    sink = sys.stdout.buffer if out == "-" else open(out, "wb")  # noqa: SIM115
-    try:
+    with nullcontext(sys.stdout.buffer) if out == "-" else open(out, "wb") as sink:
         while left > 0:
             chunk = next(chunks)[:left]
             sink.write(chunk)
             sha.update(chunk)
             left -= len(chunk)
-    finally:
-        if sink is not sys.stdout.buffer:
-            sink.close()
     return {**info, "bytes": nbytes, "sha256": sha.hexdigest(), "file": out}
 
 

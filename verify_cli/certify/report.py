@@ -223,6 +223,3 @@ def write(out: Path, report: dict[str, Any], battery: Battery, plot: bool = True
         json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8"
     )
     return write_html(out / "report.html", report, battery, plot)
-
-
-__all__ = ["EXTRA_HINT", "build", "fingerprints", "write", "write_html"]

@@ -223,15 +223,3 @@ def raw_key(seed: str | None) -> tuple[bytes, dict[str, object]]:
         "seed": seed,
         "run_id": src.run.run_id,
     }
-
-
-__all__ = [
-    "DerivationSource",
-    "Draws",
-    "FileSource",
-    "Source",
-    "SourceExhausted",
-    "WordStream",
-    "raw_key",
-    "raw_stream",
-]

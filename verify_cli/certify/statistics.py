@@ -136,10 +136,7 @@ def pool_tail(probs: Sequence[float], n: int, minimum: float = 5.0) -> list[tupl
         if acc >= minimum:
             bins.append((start, i + 1))
             start, acc = i + 1, 0.0
-    if start < len(probs):
-        if bins:
-            first, _ = bins.pop()
-            bins.append((first, len(probs)))
-        else:
-            bins.append((0, len(probs)))
+    if start < len(probs):  # the tail joins the last bin (or is the only one)
+        first = bins.pop()[0] if bins else 0
+        bins.append((first, len(probs)))
     return bins
