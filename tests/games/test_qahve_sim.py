@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from fairness import DECK_QAHVE, V1
@@ -99,6 +99,9 @@ def check_history(e: QahveEngine, first_dealer: int) -> None:
 
 @settings(max_examples=examples(30), deadline=None)
 @given(seed=st.integers(0, 10**9), target=st.integers(40, 250), min_bid=st.integers(1, 3))
+# the bots once bid 3 or 4 under min_bid 3: this match was still below zero after 100,000
+# actions (the bots now bid 3 there, games.qahve.QahveEngine.bot_actions)
+@example(seed=23354, target=228, min_bid=3)
 def test_random_full_matches(seed: int, target: int, min_bid: int) -> None:
     doc, e = simulate_match("qahve", {"target": target, "min_bid": min_bid}, seed=seed)
     assert isinstance(e, QahveEngine)
@@ -181,13 +184,14 @@ def test_a_full_match_to_the_default_501() -> None:
 
 
 def test_bot_actions_are_legal_and_never_empty() -> None:
-    for min_bid in (1, 2, 6):
+    # the two lowest bids while they are at most 3 tricks, else the lowest alone
+    for min_bid, bids in ((1, [1, 2]), (2, [2, 3]), (3, [3]), (6, [6])):
         e = QahveEngineV1(QahveEngine.parse_ruleset({"min_bid": min_bid}), Chance(bytes(32)))
         seat = e.turn
         assert seat is not None
         bot = e.bot_actions(seat)
         assert bot and all(a in e.legal_actions(seat) for a in bot)
-        assert [a["tricks"] for a in bot] == list(range(min_bid, min(min_bid + 2, 14)))
+        assert [a["tricks"] for a in bot] == bids
         for _ in range(4):
             e.apply(e.turn, {"type": "bid", "tricks": min_bid})  # type: ignore[arg-type]
         assert e.bot_actions(e.turn) == e.legal_actions(e.turn)  # type: ignore[arg-type]
