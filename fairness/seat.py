@@ -1076,18 +1076,3 @@ def terms_for(
         names=list(names) if names is not None else None,
         house=list(house) if house is not None else None,
     )
-
-
-__all__ = [
-    "ClientError",
-    "Dispute",
-    "FreshRollsRefused",
-    "NotOurMatch",
-    "RootFromInclusion",
-    "SeatProtocol",
-    "Terms",
-    "TranscriptMismatch",
-    "terms_for",
-    "timeout_deadline",
-    "trusted_keys",
-]

@@ -269,15 +269,3 @@ def set_backend(backend: SealedBackend | None) -> None:
     """Install the backend every sealed engine uses (None: back to the default)."""
     global _backend
     _backend = backend
-
-
-__all__ = [
-    "Ctx",
-    "RbclBackend",
-    "SealedBackend",
-    "SealedStepError",
-    "StoredSteps",
-    "get_backend",
-    "set_backend",
-    "stored_steps",
-]

@@ -285,6 +285,3 @@ def _seq(ev: Mapping[str, Any]) -> int:
 def _short(v: Any, size: int = 160) -> str:
     text = repr(v)
     return text if len(text) <= size else text[: size - 1] + "…"
-
-
-__all__ = ["PHASES", "DealMachine", "LogChance"]
