@@ -353,10 +353,6 @@ class Trusted:
 Keys = KeyRing | Mapping[str, str]
 
 
-def _ring(keys: Keys) -> KeyRing:
-    return Trusted(keys) if isinstance(keys, Mapping) else keys
-
-
 def _fail(what: str, message: str, kind: str, **info: Any) -> RecordError:
     return RecordError(message, kind=kind, record=what, **info)
 
@@ -379,7 +375,7 @@ def check_signature(record: Any, keys: Keys, what: str, *, body_json: bytes | No
             step="unsigned",
         )
     assert isinstance(record, dict)
-    ring = _ring(keys)
+    ring = Trusted(keys) if isinstance(keys, Mapping) else keys
     kid = sig.get("key_id")
     pub, note = ring.pick(kid)
     alg_ok = sig.get("alg") == "ed25519"
@@ -877,12 +873,6 @@ RECORD_PROTOCOLS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _is_hex64(value: Any) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
-
-
 def _chain_shape(record: dict[str, Any], what: str, *, need_at: bool) -> dict[str, Any]:
     """A receipt's or signed head's fields (§7): its match, ``seq`` (−1: the lock's
     chain[-1]), ``chain`` (64 lowercase hex) and ``at`` (a time string; a receipt's
@@ -892,7 +882,8 @@ def _chain_shape(record: dict[str, Any], what: str, *, need_at: bool) -> dict[st
     seq = record.get("seq")
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < -1:
         raise _fail(what, f"the {what}'s seq is not -1 or an event number: {seq!r}", "shape")
-    if not _is_hex64(record.get("chain")):
+    chain = record.get("chain")
+    if not isinstance(chain, str) or len(chain) != 64 or not set(chain) <= set("0123456789abcdef"):
         raise _fail(what, f"the {what}'s chain is not 64 lowercase hex", "shape")
     if (need_at or "at" in record) and not isinstance(record.get("at"), str):
         raise _fail(what, f"the {what}'s at is not a time string", "shape")
