@@ -890,26 +890,24 @@ def _chain_shape(record: dict[str, Any], what: str, *, need_at: bool) -> dict[st
     return record
 
 
-def open_receipt(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
+def open_receipt(raw: Any, keys: Keys | None) -> dict[str, Any]:
     """A receipt (§7) signed by one of ``keys``: its match, seq, chain and time."""
-    what = what or "receipt"
-    return _chain_shape(open_signed(raw, keys, "receipt", what=what), what, need_at=False)
+    return _chain_shape(open_signed(raw, keys, "receipt"), "receipt", need_at=False)
 
 
-def open_head(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
+def open_head(raw: Any, keys: Keys | None) -> dict[str, Any]:
     """A signed head (§7, heads) signed by one of ``keys``: its match, seq, chain and time."""
-    what = what or "head"
-    return _chain_shape(open_signed(raw, keys, "head", what=what), what, need_at=True)
+    return _chain_shape(open_signed(raw, keys, "head"), "head", need_at=True)
 
 
-def open_refusal(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
+def open_refusal(raw: Any, keys: Keys | None) -> dict[str, Any]:
     """A signed refusal (§7, refusals) signed by one of ``keys``."""
-    return open_signed(raw, keys, "refusal", what=what)
+    return open_signed(raw, keys, "refusal")
 
 
-def open_reveal(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
+def open_reveal(raw: Any, keys: Keys | None) -> dict[str, Any]:
     """The reveal record (§8) signed by one of ``keys``."""
-    return open_signed(raw, keys, "reveal", what=what)
+    return open_signed(raw, keys, "reveal")
 
 
 def open_tree_head(
