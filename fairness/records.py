@@ -743,17 +743,15 @@ class Lock(_Record):
         commitment and seats (number, names, house)."""
         for k in ("match_id", "game", "ruleset", "commitment"):
             if getattr(self, k) != commit.get(k):
-                raise RecordError(
+                raise _fail(
+                    "lock",
                     f"the lock's {k} {getattr(self, k)!r} is not the commit "
                     f"record's {commit.get(k)!r}",
-                    kind="commit",
-                    record="lock",
+                    "commit",
                 )
         want = [(s.get("seat"), s.get("name"), s.get("house")) for s in commit.get("seats", [])]
         if [(s.seat, s.name, s.house) for s in self.seats] != want:
-            raise RecordError(
-                "the lock's seats are not the commit record's", kind="commit", record="lock"
-            )
+            raise _fail("lock", "the lock's seats are not the commit record's", "commit")
 
 
 @dataclass(frozen=True, slots=True)
@@ -1002,7 +1000,7 @@ def open_transcript(
 
 
 def _shape(what: str, message: str) -> RecordError:
-    return RecordError(f"{what}: {message}", kind="shape", record="sealed step")
+    return _fail("sealed step", f"{what}: {message}", "shape")
 
 
 def open_hex(value: Any, size: int, what: str) -> bytes:
@@ -1034,10 +1032,8 @@ def open_b64(value: Any, what: str) -> bytes:
 def open_item(value: Any, n: int, what: str = "'item'") -> int:
     """An item's position in a hand of ``n`` items."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
-        raise RecordError(
-            f"{what} must be an item position 0 to {n - 1}, got {value!r}",
-            kind="shape",
-            record="sealed step",
+        raise _fail(
+            "sealed step", f"{what} must be an item position 0 to {n - 1}, got {value!r}", "shape"
         )
     return value
 
