@@ -4,8 +4,8 @@ python-chess picks a board class per variant and then calls the same methods wha
 variant; qahwa picks a :class:`FairProtocol` per match (:func:`protocol_for` a transcript, a
 record, a stored row or a protocol string) and then asks it, never ``if v2``:
 
-- ``new_server_seed()``, ``parse_server_seed(seed)``, ``commitment(seed)``,
-  ``new_client_seed()``: the server seed and its commitment (v1: 32 bytes, v2: 64);
+- ``new_server_seed()``, ``parse_server_seed(seed)``, ``commitment(seed)``: the server
+  seed and its commitment (v1: 32 bytes, v2: 64);
 - ``match_key(server_seed, match_id, game, ruleset, seats)``: K — v1 HMAC-SHA256 over the
   seats' client seeds, v2 HMAC-SHA512 over their (client seed, nonce) pairs;
   ``transcript_key(doc)`` reads those inputs from a transcript;
@@ -345,7 +345,6 @@ class FairProtocol:
     """What one protocol version does; one instance per version (:data:`V1`, :data:`V2`)."""
 
     name: ClassVar[str]
-    version: ClassVar[int]
     #: bytes of a server seed and of the match key K
     seed_bytes: ClassVar[int]
     key_bytes: ClassVar[int]
@@ -402,10 +401,6 @@ class FairProtocol:
         """SHA-256 of the raw seed bytes, as 64 lowercase hex."""
         return hashlib.sha256(self.parse_server_seed(seed)).hexdigest()
 
-    def new_client_seed(self) -> str:
-        """A random client seed for a seat that gave none."""
-        return secrets.token_hex(16)
-
     # -- the match key ----------------------------------------------------------------------
     def match_key(
         self, server_seed: str | bytes, match_id: str, game: str, ruleset: str, seats: Sequence[Any]
@@ -443,7 +438,6 @@ class ProtocolV1(FairProtocol):
     client seeds; no seat commitments, no signatures per action. Read-only in the service."""
 
     name = records = PROTOCOL
-    version = 1
     seed_bytes = 32
     key_bytes = 32
     signed = False
@@ -478,7 +472,6 @@ class ProtocolV2(FairProtocol):
     (client seed, nonce) pair and signs its actions, K = HMAC-SHA512 (§4)."""
 
     name = records = PROTOCOL_V2
-    version = 2
     seed_bytes = 64
     key_bytes = 64
     signed = True
@@ -524,7 +517,6 @@ class ProtocolV3(ProtocolV2):
     transcript names this protocol, its ruleset ``"deal": "sealed"``."""
 
     name = PROTOCOL_V3
-    version = 3
     sealed = True
     deal = "sealed"
 

@@ -353,10 +353,6 @@ class Trusted:
 Keys = KeyRing | Mapping[str, str]
 
 
-def _ring(keys: Keys) -> KeyRing:
-    return Trusted(keys) if isinstance(keys, Mapping) else keys
-
-
 def _fail(what: str, message: str, kind: str, **info: Any) -> RecordError:
     return RecordError(message, kind=kind, record=what, **info)
 
@@ -379,7 +375,7 @@ def check_signature(record: Any, keys: Keys, what: str, *, body_json: bytes | No
             step="unsigned",
         )
     assert isinstance(record, dict)
-    ring = _ring(keys)
+    ring = Trusted(keys) if isinstance(keys, Mapping) else keys
     kid = sig.get("key_id")
     pub, note = ring.pick(kid)
     alg_ok = sig.get("alg") == "ed25519"
@@ -747,17 +743,15 @@ class Lock(_Record):
         commitment and seats (number, names, house)."""
         for k in ("match_id", "game", "ruleset", "commitment"):
             if getattr(self, k) != commit.get(k):
-                raise RecordError(
+                raise _fail(
+                    "lock",
                     f"the lock's {k} {getattr(self, k)!r} is not the commit "
                     f"record's {commit.get(k)!r}",
-                    kind="commit",
-                    record="lock",
+                    "commit",
                 )
         want = [(s.get("seat"), s.get("name"), s.get("house")) for s in commit.get("seats", [])]
         if [(s.seat, s.name, s.house) for s in self.seats] != want:
-            raise RecordError(
-                "the lock's seats are not the commit record's", kind="commit", record="lock"
-            )
+            raise _fail("lock", "the lock's seats are not the commit record's", "commit")
 
 
 @dataclass(frozen=True, slots=True)
@@ -877,12 +871,6 @@ RECORD_PROTOCOLS: dict[str, tuple[str, ...]] = {
 }
 
 
-def _is_hex64(value: Any) -> bool:
-    return (
-        isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value)
-    )
-
-
 def _chain_shape(record: dict[str, Any], what: str, *, need_at: bool) -> dict[str, Any]:
     """A receipt's or signed head's fields (§7): its match, ``seq`` (−1: the lock's
     chain[-1]), ``chain`` (64 lowercase hex) and ``at`` (a time string; a receipt's
@@ -892,33 +880,32 @@ def _chain_shape(record: dict[str, Any], what: str, *, need_at: bool) -> dict[st
     seq = record.get("seq")
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < -1:
         raise _fail(what, f"the {what}'s seq is not -1 or an event number: {seq!r}", "shape")
-    if not _is_hex64(record.get("chain")):
+    chain = record.get("chain")
+    if not isinstance(chain, str) or len(chain) != 64 or not set(chain) <= set("0123456789abcdef"):
         raise _fail(what, f"the {what}'s chain is not 64 lowercase hex", "shape")
     if (need_at or "at" in record) and not isinstance(record.get("at"), str):
         raise _fail(what, f"the {what}'s at is not a time string", "shape")
     return record
 
 
-def open_receipt(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
+def open_receipt(raw: Any, keys: Keys | None) -> dict[str, Any]:
     """A receipt (§7) signed by one of ``keys``: its match, seq, chain and time."""
-    what = what or "receipt"
-    return _chain_shape(open_signed(raw, keys, "receipt", what=what), what, need_at=False)
+    return _chain_shape(open_signed(raw, keys, "receipt"), "receipt", need_at=False)
 
 
-def open_head(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
+def open_head(raw: Any, keys: Keys | None) -> dict[str, Any]:
     """A signed head (§7, heads) signed by one of ``keys``: its match, seq, chain and time."""
-    what = what or "head"
-    return _chain_shape(open_signed(raw, keys, "head", what=what), what, need_at=True)
+    return _chain_shape(open_signed(raw, keys, "head"), "head", need_at=True)
 
 
-def open_refusal(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
+def open_refusal(raw: Any, keys: Keys | None) -> dict[str, Any]:
     """A signed refusal (§7, refusals) signed by one of ``keys``."""
-    return open_signed(raw, keys, "refusal", what=what)
+    return open_signed(raw, keys, "refusal")
 
 
-def open_reveal(raw: Any, keys: Keys | None, *, what: str | None = None) -> dict[str, Any]:
+def open_reveal(raw: Any, keys: Keys | None) -> dict[str, Any]:
     """The reveal record (§8) signed by one of ``keys``."""
-    return open_signed(raw, keys, "reveal", what=what)
+    return open_signed(raw, keys, "reveal")
 
 
 def open_tree_head(
@@ -1013,7 +1000,7 @@ def open_transcript(
 
 
 def _shape(what: str, message: str) -> RecordError:
-    return RecordError(f"{what}: {message}", kind="shape", record="sealed step")
+    return _fail("sealed step", f"{what}: {message}", "shape")
 
 
 def open_hex(value: Any, size: int, what: str) -> bytes:
@@ -1045,10 +1032,8 @@ def open_b64(value: Any, what: str) -> bytes:
 def open_item(value: Any, n: int, what: str = "'item'") -> int:
     """An item's position in a hand of ``n`` items."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
-        raise RecordError(
-            f"{what} must be an item position 0 to {n - 1}, got {value!r}",
-            kind="shape",
-            record="sealed step",
+        raise _fail(
+            "sealed step", f"{what} must be an item position 0 to {n - 1}, got {value!r}", "shape"
         )
     return value
 
@@ -1225,46 +1210,3 @@ def open(raw: Any, keys: Keys | None) -> Any:  # noqa: A001 - note.Open's name
 def lock_seats(seats: Sequence[Mapping[str, Any]]) -> tuple[LockSeat, ...]:
     """``LockSeat`` per seat from mappings holding :data:`LOCK_SEAT_FIELDS`."""
     return tuple(LockSeat.of(s) for s in seats)
-
-
-__all__ = [
-    "open_b64",
-    "open_hex",
-    "open_item",
-    "open_key_step",
-    "open_revealed_key",
-    "open_share",
-    "open_shuffle_step",
-    "LOCK_SEAT_FIELDS",
-    "OPENERS",
-    "Announcement",
-    "Commit",
-    "Head",
-    "KeyRing",
-    "Lock",
-    "LockSeat",
-    "Read",
-    "Receipt",
-    "RecordError",
-    "Refusal",
-    "Reveal",
-    "TRANSCRIPT_FIELDS",
-    "Trusted",
-    "causer",
-    "check_seat_signature",
-    "check_signature",
-    "lock_seats",
-    "open",
-    "open_event",
-    "open_head",
-    "open_receipt",
-    "open_refusal",
-    "open_reveal",
-    "open_signed",
-    "open_transcript",
-    "open_tree_head",
-    "request_sha256",
-    "signature_body",
-    "verify_bytes",
-    "verify_record",
-]

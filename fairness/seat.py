@@ -338,12 +338,6 @@ class SeatProtocol:
         self.record = record
         return record
 
-    @property
-    def fresh_rolls(self) -> bool:
-        assert self.record is not None
-        rules = json.loads(self.record["ruleset"])
-        return rules.get("fresh_rolls") is True
-
     def commit_body(self, client_seed: str | None = None) -> dict[str, Any]:
         """Make this seat's secrets (once) and the commit request (§2)."""
         if self.record is None:
@@ -365,7 +359,7 @@ class SeatProtocol:
             if self.keyed:
                 self.signer = Signer.generate()
                 self.key = public_key_b64(self.signer.public_key)
-            if self.fresh_rolls:
+            if json.loads(self.record["ruleset"]).get("fresh_rolls") is True:
                 secret = secrets.token_bytes(CHAIN_SECRET_BYTES)
                 self.roll_chain = roll_chain(self.match_id, self.seat, secret)
         elif client_seed is not None and client_seed != self.client_seed:
@@ -1076,18 +1070,3 @@ def terms_for(
         names=list(names) if names is not None else None,
         house=list(house) if house is not None else None,
     )
-
-
-__all__ = [
-    "ClientError",
-    "Dispute",
-    "FreshRollsRefused",
-    "NotOurMatch",
-    "RootFromInclusion",
-    "SeatProtocol",
-    "Terms",
-    "TranscriptMismatch",
-    "terms_for",
-    "timeout_deadline",
-    "trusted_keys",
-]

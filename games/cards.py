@@ -179,27 +179,22 @@ WAITING = {
 }
 
 
-def follow_reason(
-    hand: Collection[str], card: str, led: str | None, *, free: Callable[[str], bool] = is_joker
-) -> str | None:
+def follow_reason(hand: Collection[str], card: str, led: str | None) -> str | None:
     """Why ``card`` from ``hand`` breaks follow suit when ``led`` was led (None: it doesn't).
 
-    ``free(card)`` marks cards that may be played whatever was led (jokers by default; the
-    52-card games hold none).
+    A joker may be played whatever was led (the 52-card games hold none).
     """
-    if led is None or free(card) or suit(card) == led:
+    if led is None or is_joker(card) or suit(card) == led:
         return None
     if any(suit(c) == led for c in hand):
         return f"you must follow suit: {led} was led and you still hold {led}"
     return None
 
 
-def playable(
-    hand: Iterable[str], led: str | None, *, free: Callable[[str], bool] = is_joker
-) -> list[str]:
+def playable(hand: Iterable[str], led: str | None) -> list[str]:
     """The cards of ``hand`` that follow suit (in the hand's order)."""
     cards = list(hand)
-    return [c for c in cards if follow_reason(cards, c, led, free=free) is None]
+    return [c for c in cards if follow_reason(cards, c, led) is None]
 
 
 @dataclass

@@ -113,6 +113,3 @@ class NoRevealMatch(Engine):
     def side_scores(self) -> tuple[int, ...]:
         assert self.outcome is not None
         return self.outcome.scores
-
-
-__all__ = ["NO_REVEAL", "NoRevealMatch", "no_reveal_event", "no_reveal_outcome", "no_reveal_result"]

@@ -481,6 +481,3 @@ def replay(
     except ActionError as exc:
         raise ReplayError(f"the match cannot start: {exc}", kind=exc.kind) from None
     return Replayer(engine, pending=chance.take_events(), on_event=on_event).feed(events).finish()
-
-
-__all__ = ["OnEvent", "Replayer", "parse_transcript_ruleset", "replay", "same_json"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from functools import lru_cache
+from functools import lru_cache, reduce
 from typing import Any, Protocol
 
 from .errors import IllegalActionError
@@ -175,9 +175,7 @@ class RbclBackend:
         import sealed
         from sealed.group import mul, s_add, sub
 
-        x = secrets[0]
-        for s in secrets[1:]:
-            x = s_add(x, s)
+        x = reduce(s_add, secrets[1:], secrets[0])
         table = sealed.item_table(game, items)
         out: list[str] = []
         for c in sealed.decode_deck(deck):
@@ -269,15 +267,3 @@ def set_backend(backend: SealedBackend | None) -> None:
     """Install the backend every sealed engine uses (None: back to the default)."""
     global _backend
     _backend = backend
-
-
-__all__ = [
-    "Ctx",
-    "RbclBackend",
-    "SealedBackend",
-    "SealedStepError",
-    "StoredSteps",
-    "get_backend",
-    "set_backend",
-    "stored_steps",
-]

@@ -417,11 +417,3 @@ class SealedTiles(SealedGame):
             # known to all (its history shows them)
             out["hand"] = [] if self.outcome is not None else list(self._held(seat))
         return out
-
-
-__all__ = [
-    "RULE_END",
-    "SealedGame",
-    "SealedTiles",
-    "SealedTricks",
-]

@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from fairness import V2, FairProtocol
+from fairness import V2
 
 from .base import JSON, Action, Chance, Engine, MatchContext
 from .errors import GameError, ReplayError
@@ -152,8 +152,6 @@ class DealMachine:
         ruleset: str | Mapping[str, Any],
         house: Sequence[int] = (),
         roll_tips: Sequence[str | None] = (),
-        *,
-        protocol: str | FairProtocol = V2,
     ) -> DealMachine:
         """A seat's machine for a match, built from its public facts (the signed lock's or
         commit record's game, canonical ruleset, house seats and roll-chain tips); its
@@ -161,10 +159,10 @@ class DealMachine:
         raw = V2.loads(ruleset) if isinstance(ruleset, str) else dict(ruleset)
         if not isinstance(raw, dict):
             raise ReplayError("the ruleset is not a JSON object", kind="ruleset")
-        engine_cls = find_engine(game, raw, protocol=protocol)
+        engine_cls = find_engine(game, raw, protocol=V2)
         if not engine_cls.PROTOCOL.sealed:
             raise ReplayError(f"the {game} ruleset deals no sealed hands", kind="ruleset")
-        parsed = parse_transcript_ruleset(engine_cls, ruleset, protocol)
+        parsed = parse_transcript_ruleset(engine_cls, ruleset, V2)
         ctx = MatchContext(match_id, tuple(roll_tips), tuple(sorted(set(house))))
         return cls(None, (engine_cls, parsed, LogChance(), ctx))
 
@@ -285,6 +283,3 @@ def _seq(ev: Mapping[str, Any]) -> int:
 def _short(v: Any, size: int = 160) -> str:
     text = repr(v)
     return text if len(text) <= size else text[: size - 1] + "…"
-
-
-__all__ = ["PHASES", "DealMachine", "LogChance"]

@@ -569,16 +569,3 @@ def _verify_hand(
     return VerifiedHand(
         deal.hand_key, deal.deck, dict(deal.opened), tuple(codes) if codes is not None else None
     )
-
-
-__all__ = [
-    "FIELDS",
-    "STEPS",
-    "Deal",
-    "Owed",
-    "VerifiedHand",
-    "b64",
-    "parse_item",
-    "shuffle_order",
-    "verify_hand",
-]

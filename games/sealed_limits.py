@@ -78,6 +78,3 @@ def sealed_limits(game: str, n_seats: int, house: Sequence[int]) -> list[dict[st
         if people == 1:
             codes.append("one_person_full_deal" if full else "one_person_partial_deal")
     return [{"code": c, "text": LIMITS[c]} for c in codes]
-
-
-__all__ = ["FULL_DEAL", "LIMITS", "full_deal", "sealed_limits"]

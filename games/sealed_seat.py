@@ -41,8 +41,6 @@ from .sealed_deal import DealMachine
 
 Dispute = Callable[[str, str, dict[str, Any]], object]
 
-__all__ = ["SealedSeat", "SeatRefused"]
-
 
 class SeatRefused(Exception):
     """The seat refuses: the log or the view is not what its own machine says, or what it is

@@ -163,6 +163,3 @@ def _misfit(engine: Engine, action: Action) -> bool:
     if getattr(engine, "call", None) is not None or not isinstance(engine, SealedGame):
         return False
     return not engine._may_play(engine.turn or 0, action, str(action["tile"]), {})
-
-
-__all__ = ["CHEATS", "SimSeat"]

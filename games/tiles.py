@@ -18,20 +18,6 @@ from .base import Action, Engine
 from .deals import deal_tiles
 from .errors import MalformedActionError
 
-__all__ = [
-    "is_double",
-    "pips",
-    "has_number",
-    "total_pips",
-    "parse_tile",
-    "orient",
-    "sort_tiles",
-    "check_tile_code",
-    "action_tile",
-    "opening_rank",
-    "DominoEngine",
-]
-
 
 def is_double(tile: str) -> bool:
     a, b = parse_tile(tile)

@@ -328,11 +328,6 @@ class _Sim:
         self.lock_index = lock_index
         self.t0 = started or datetime(2026, 1, 1, tzinfo=UTC)
 
-    def _key_b64(self, seat: int) -> str | None:
-        if self.seat_signers is None:
-            return None
-        return str(fairness.public_key_b64(self.seat_signers[seat].public_key))
-
     def run(
         self, *, max_actions: int, resign_at: int | None, end_reason: str, no_reveal: Sequence[int]
     ) -> tuple[dict[str, Any], Engine]:
@@ -350,7 +345,9 @@ class _Sim:
                 "seed_commitment": seed_commitment(
                     self.match_id, s, self.nonces[s], self.client_seeds[s]
                 ),
-                "key": self._key_b64(s),
+                "key": fairness.public_key_b64(self.seat_signers[s].public_key)
+                if self.seat_signers is not None
+                else None,
                 "roll_chain": self.chains[s][0].hex() if self.chains else None,
             }
             for s in range(n)

@@ -84,25 +84,17 @@ IDENTITY = bytes(32)
 G = bytes.fromhex("e2f2ae0a6abc4e71a884a961c500515f58e30b6aa582dd8db6a65945e08d2d76")
 
 
-def is_point(p: bytes) -> bool:
-    """A canonical encoding of a group element (the identity included)."""
-    return len(p) == 32 and _valid(p) == 1
-
-
-def is_scalar(s: bytes) -> bool:
-    """A canonical scalar: 32 bytes, little-endian, below ℓ."""
-    return len(s) == 32 and int.from_bytes(s, "little") < L
-
-
 def point(p: bytes, what: str) -> bytes:
-    """``p`` checked as a point from outside (a clear error naming ``what`` otherwise)."""
-    if not isinstance(p, bytes) or not is_point(p):
+    """``p`` checked as a point from outside: a canonical encoding of a group element (the
+    identity included); a clear error naming ``what`` otherwise."""
+    if not isinstance(p, bytes) or len(p) != 32 or _valid(p) != 1:
         raise SealedError(f"{what}: not a canonical ristretto255 point")
     return p
 
 
 def scalar(s: bytes, what: str) -> bytes:
-    if not isinstance(s, bytes) or not is_scalar(s):
+    """``s`` checked as a canonical scalar: 32 bytes, little-endian, below ℓ."""
+    if not isinstance(s, bytes) or len(s) != 32 or int.from_bytes(s, "little") >= L:
         raise SealedError(f"{what}: not a canonical scalar (32 bytes little-endian below ℓ)")
     return s
 

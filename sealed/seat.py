@@ -34,8 +34,6 @@ from .randomness import Randomness
 from .shares import make_share, own_item
 from .shuffle_proof import shuffle
 
-__all__ = ["MemoryKeys", "SealedKeys", "SeatSecrets", "SecretRefused"]
-
 
 class SecretRefused(SealedError):
     """What was asked of the seat's secrets would give away one of its items or its key."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import reduce
 from itertools import islice
 from typing import Any
 
@@ -189,9 +190,7 @@ def shuffle(
     wp = [rng.scalar() for _ in range(n)]
     t1 = base(w1)
     t2 = base(w2)
-    t3 = base(w3)
-    for i in range(n):
-        t3 = add(t3, mul(wp[i], hs[i]))
+    t3 = reduce(add, (mul(wp[i], hs[i]) for i in range(n)), base(w3))
     t4A = sub(IDENTITY, base(w4))  # −ω4·G
     t4B = sub(IDENTITY, mul(w4, P))  # −ω4·P
     for i in range(n):
@@ -204,9 +203,7 @@ def shuffle(
         prev = chat[i]
     ch = main_challenge(seed, chat, (t1, t2, t3, t4A, t4B), that)
     # the witnesses' combinations (secret: libsodium's scalar arithmetic)
-    rbar = r[0]
-    for j in range(1, n):
-        rbar = s_add(rbar, r[j])
+    rbar = reduce(s_add, r[1:], r[0])
     rhat_sum = rhat[n - 1]
     v = from_int(1)
     for i in range(n - 2, -1, -1):
