@@ -305,14 +305,14 @@ class Shared(dict[str, Any]):
     """A part of a view that every view of the same state shares, read only (a sealed
     deal's public state, the same for every seat): a JSON object whose encoding is made
     once (:meth:`encoded`), not again at every answer that shows it. Nothing may change it
-    once made; a changed state makes a new one. ``parts``: the :class:`Parts` of the states
+    once made; a changed state makes a new one. ``parts``: the :class:`Encodings` of the states
     before it (one deal's), whose encodings of the values it still holds (the same objects)
     it writes again."""
 
     __slots__ = ("_text", "_parts")
 
     def __init__(
-        self, value: Mapping[str, Any] | None = None, parts: Parts | None = None, **kw: Any
+        self, value: Mapping[str, Any] | None = None, parts: Encodings | None = None, **kw: Any
     ) -> None:
         super().__init__(value or {}, **kw)
         self._parts = parts
@@ -321,7 +321,7 @@ class Shared(dict[str, Any]):
         """``dumps(self)``, made on first use with this ``dumps`` and kept."""
         text: tuple[Callable[[Any], str], str] | None = getattr(self, "_text", None)
         if text is None or text[0] is not dumps:
-            parts: Parts | None = getattr(self, "_parts", None)
+            parts: Encodings | None = getattr(self, "_parts", None)
             text = self._text = (dumps, dumps(self) if parts is None else parts.encode(self, dumps))
         return text[1]
 
@@ -330,7 +330,7 @@ class Table(dict[str, Any]):
     """A JSON object of rows, read only (a sealed deal's shares: item → seat → D), that says
     how it was made: from the table ``base``, every row but those of ``changed`` (new or
     replaced) the same as there, under the same key; or afresh (``base`` None).
-    :class:`Parts` writes it from its base's text, encoding only the rows that changed (and
+    :class:`Encodings` writes it from its base's text, encoding only the rows that changed (and
     then forgets the base)."""
 
     __slots__ = ("base", "changed")
@@ -346,7 +346,7 @@ class Table(dict[str, Any]):
         self.changed = tuple(changed)
 
 
-class Parts:
+class Encodings:
     """The encodings of the larger values of successive :class:`Shared` states (one sealed
     deal's: its deck, its items, its :class:`Table` of shares), so that a new state's
     encoding writes each value an earlier one holds too (the same object: values are read
@@ -461,8 +461,8 @@ def _large(v: Any) -> bool:
     table is made anew for each state: it is encoded with the values around it)."""
     t = type(v)
     if t is list:
-        return len(v) >= Parts.LARGE
-    return t is Table or (t is str and len(v) >= Parts.LONG)
+        return len(v) >= Encodings.LARGE
+    return t is Table or (t is str and len(v) >= Encodings.LONG)
 
 
 def _compact(dumps: Callable[[Any], str]) -> bool:

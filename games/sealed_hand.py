@@ -47,7 +47,7 @@ from fairness.records import (
     open_shuffle_step,
 )
 
-from .base import JSON, Action, Parts, Shared, Table, only_keys
+from .base import JSON, Action, Encodings, Shared, Table, only_keys
 from .errors import IllegalActionError, MalformedActionError
 from .sealed_backend import SealedStepError, get_backend
 
@@ -125,7 +125,7 @@ class Deal:
     #: the views' table of shares as last made, with how many shares it holds
     _table: tuple[int, Table] | None = field(default=None, repr=False, compare=False)
     #: the encodings of the views' larger values, each written again while it holds
-    _parts: Parts = field(default_factory=Parts, repr=False, compare=False)
+    _parts: Encodings = field(default_factory=Encodings, repr=False, compare=False)
 
     @classmethod
     def start(

@@ -15,7 +15,7 @@ import pytest
 import fairness
 import service.matches.match
 import service.store
-from games.base import Parts, Shared, Table
+from games.base import Encodings, Shared, Table
 from games.sealed_hand import Deal
 from qahwa_client import Client
 from service.kinds import EventType
@@ -197,7 +197,7 @@ def test_parts_write_what_dumps_writes_in_any_order() -> None:
     states = [state(t, n) for n, t in enumerate((t0, t1, t2))]
     for order in ([0, 1, 2], [2, 1, 0], [1, 2, 0, 0]):
         for form in (dumps, json.dumps, lambda o: json.dumps(o, sort_keys=True)):
-            parts = Parts()
+            parts = Encodings()
             assert [parts.encode(states[i], form) for i in order] == [
                 form(states[i]) for i in order
             ]
