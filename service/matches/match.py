@@ -140,10 +140,24 @@ def _made_text(v: Any) -> str | None:
     return None
 
 
-def opens_deck(engine: Any, action: dict[str, Any]) -> bool:
-    """Whether ``action`` is a sealed hand's last revealed key, which opens the whole deck
-    (and may end the match): the one revealed key checked in the thread pool."""
-    if action.get("type") != "sealed" or action.get("step") != "reveal_key":
+#: the sealed steps a seat's request may check on the event loop (:func:`checked_in_pool`)
+LOOP_STEPS = ("key", "reveal_key")
+
+
+def checked_in_pool(action: dict[str, Any], engine: Any = None) -> bool:
+    """Whether ``action`` is a sealed deal step (fairness-v3 §9a) checked in the thread pool,
+    never on the event loop: its proofs take milliseconds to tens of them (a shuffle's,
+    40–130 ms), during which the loop would serve no other request. A play's opening (one
+    share proof) stays on it, and so do a key (one proof) and a revealed key (one
+    multiplication), but for the hand's last, which opens the whole deck (and may end the
+    match): told only with the match's ``engine``, so the route sends the step to the loop
+    and :meth:`Match.move` sends it on to the pool (:class:`WouldBlock`)."""
+    if action.get("type") != "sealed":
+        return False
+    step = action.get("step")
+    if step not in LOOP_STEPS:
+        return True
+    if engine is None or step != "reveal_key":
         return False
     owed = getattr(engine, "owed", None)
     return not isinstance(owed, list) or len(owed) <= 1
@@ -379,7 +393,7 @@ class Match:
         events it draws, they are logged, the match ends or the next step is owed."""
         tx = self.tx
         engine = tx.engine()
-        if loop_mode() and opens_deck(engine, action):  # milliseconds: not on the loop
+        if loop_mode() and checked_in_pool(action, engine):  # milliseconds: not on the loop
             raise WouldBlock
         try:
             produced = engine.apply(seat, action, sig=sig)

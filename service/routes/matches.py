@@ -10,6 +10,7 @@ from fastapi.responses import Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
 from ..front import ServiceDep, TokenDep, WatchDep, json_response
+from ..matches.match import checked_in_pool
 from ..operators import OperatorDep
 from ..schemas import (
     BODY,
@@ -197,19 +198,6 @@ async def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDe
         return json_response(await run_in_threadpool(call))
     # on SQLite on the event loop when its locks are free now (service.store.Store.on_loop)
     return json_response(await svc.store.on_loop(call, write=True))
-
-
-def checked_in_pool(action: dict[str, Any]) -> bool:
-    """A sealed deal step (fairness-v3 §9a) runs in the thread pool, never on the event loop:
-    its proofs take milliseconds to tens of them (a shuffle's, 40–130 ms), during which the
-    loop would serve no other request. A play's opening (one share proof) stays on it, and
-    so do a key (one proof) and a revealed key (one multiplication), but for the hand's last,
-    which opens the whole deck: that one goes to the pool from the loop (``Match.move``)."""
-    return action.get("type") == "sealed" and action.get("step") not in LOOP_STEPS
-
-
-#: the sealed steps a seat's request may check on the event loop (checked_in_pool)
-LOOP_STEPS = ("key", "reveal_key")
 
 
 @router.post(
