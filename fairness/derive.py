@@ -16,7 +16,7 @@ SEED_BYTES = 32
 MAX_CLIENT_SEED_BYTES = 128
 MAX_ENTROPY_CHARS = 64
 _TWO32 = 1 << 32
-_HEX_DIGITS = frozenset("0123456789abcdef")
+HEX_DIGITS = frozenset("0123456789abcdef")  # lowercase hex, the one written form
 _WORDS = struct.Struct(">8I").unpack
 _WORDS16 = struct.Struct(">16I").unpack
 _PAIR = struct.Struct(">2I").unpack_from  # a block's first two words
@@ -48,8 +48,8 @@ def parse_hex(value: Any, nbytes: int, what: str) -> bytes:
         raise SeedError(f"{what} must be a hex string")
     if len(value) != 2 * nbytes:
         raise SeedError(f"{what} must be {2 * nbytes} hex characters, got {len(value)}")
-    if not _HEX_DIGITS.issuperset(value):
-        if _HEX_DIGITS.issuperset(value.lower()):
+    if not HEX_DIGITS.issuperset(value):
+        if HEX_DIGITS.issuperset(value.lower()):
             raise SeedError(f"{what} must be lowercase hex (0-9, a-f), not uppercase")
         raise SeedError(f"{what} is not hexadecimal ({2 * nbytes} characters 0-9, a-f)")
     return bytes.fromhex(value)

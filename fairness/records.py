@@ -31,8 +31,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from .derive import HEX_DIGITS, parse_hex
 from .derive import PROTOCOL as PROTOCOL_V1
-from .derive import parse_hex
 from .errors import FairnessError, KeyFileError, SignatureError
 from .protocol import (
     PROTOCOL_V2,
@@ -881,7 +881,7 @@ def _chain_shape(record: dict[str, Any], what: str, *, need_at: bool) -> dict[st
     if isinstance(seq, bool) or not isinstance(seq, int) or seq < -1:
         raise _fail(what, f"the {what}'s seq is not -1 or an event number: {seq!r}", "shape")
     chain = record.get("chain")
-    if not isinstance(chain, str) or len(chain) != 64 or not set(chain) <= set("0123456789abcdef"):
+    if not isinstance(chain, str) or len(chain) != 64 or not HEX_DIGITS.issuperset(chain):
         raise _fail(what, f"the {what}'s chain is not 64 lowercase hex", "shape")
     if (need_at or "at" in record) and not isinstance(record.get("at"), str):
         raise _fail(what, f"the {what}'s at is not a time string", "shape")
