@@ -163,7 +163,8 @@ class QahveEngine(TrickGame):
         is one (bids drawn from all of min_bid … 13 add up to contracts no side can make;
         with min_bid 3, bids of 3 and 4 make contracts of 6 to 8 that random play fails as
         often as it makes, and such a match can wander below zero for thousands of hands:
-        contracts of 6 each leave one side at least 7 of the 13 tricks, so it makes its)."""
+        contracts of 6 each leave one side at least 7 of the 13 tricks, so it makes its
+        contract)."""
         legal = self.legal_actions(seat)
         if self.phase == Phase.BID:
             return [a for a in legal[:2] if a.get("tricks", 0) <= 3] or legal[:1]
