@@ -34,6 +34,12 @@ ACT = '[data-testid="legal-action"]:not(:disabled)'
 CHOOSE = '[data-testid="choose"]:not(:disabled)'
 
 
+#: the resign button of a table waiting for this seat: a table that has just sent a move
+#: shows its buttons disabled until the next view redraws it, and that view may offer no
+#: resignation (a click on the disabled one waited 30 s for it, once in .ci/run)
+RESIGN = '[data-testid="resign"]:visible:enabled'
+
+
 def touch(pg: Any) -> bool:
     """Touch the first thing that sends a legal action, else the first thing that narrows one
     down; False when there is nothing to touch."""
@@ -488,7 +494,7 @@ def test_resigning_asks_first_and_the_end_names_the_winner(browser: Any, server:
     rules = quote(json.dumps({"match_length": 1}))
     with open_page(browser, f"{server.url}/play?game=tawla&ruleset={rules}") as pg:
         actions = count_requests(pg, "/actions")
-        resign = pg.locator('[data-testid="resign"]:visible')
+        resign = pg.locator(RESIGN)
         for _ in range(3000):  # play until this seat may resign (its turn, before it rolls)
             if resign.count():
                 break
@@ -610,7 +616,7 @@ def test_the_end_on_a_phone_in_arabic(browser: Any, server: Any) -> None:
     rules = quote(json.dumps({"match_length": 1}))
     url = f"{server.url}/play?game=tawla&lang=ar&ruleset={rules}"
     with sized_page(browser, url, 390) as pg:
-        resign = pg.locator('[data-testid="resign"]:visible')
+        resign = pg.locator(RESIGN)
         for _ in range(3000):
             if resign.count():
                 break

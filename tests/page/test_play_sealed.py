@@ -23,6 +23,7 @@ import pytest
 
 from tests.page.test_play_page import (
     ACT,
+    RESIGN,
     count_requests,
     downloaded,
     fits_without_json,
@@ -343,7 +344,7 @@ def test_a_sealed_hokm_table_for_two_on_a_phone_in_persian_then_resigned(
             assert not pg.locator("#verdict").count(), "the match ended before the resignation"
         assert moves >= 6
         # resigning asks first: one click sends nothing, "keep playing" closes the question
-        resign = pg.locator('[data-testid="resign"]:visible')
+        resign = pg.locator(RESIGN)
         resign.wait_for(timeout=30_000)
         resign.click()
         confirm = pg.locator('[data-testid="resign-confirm"]')
@@ -354,7 +355,7 @@ def test_a_sealed_hokm_table_for_two_on_a_phone_in_persian_then_resigned(
         assert posts == []
         confirm.locator('[data-testid="resign-no"]').click()
         assert not confirm.is_visible()
-        pg.locator('[data-testid="resign"]:visible').click()
+        pg.locator(RESIGN).click()
         pg.locator('[data-testid="resign-yes"][data-match="1"]').click()
         pg.locator("#verdict").wait_for(timeout=120_000)
         pg.wait_for_function(
