@@ -309,7 +309,7 @@ class Shared(dict[str, Any]):
     before it (one deal's), whose encodings of the values it still holds (the same objects)
     it writes again."""
 
-    __slots__ = ("_text", "_parts")
+    __slots__ = ("_text", "_parts", "_less")
 
     def __init__(
         self, value: Mapping[str, Any] | None = None, parts: Encodings | None = None, **kw: Any
@@ -324,6 +324,16 @@ class Shared(dict[str, Any]):
             parts: Encodings | None = getattr(self, "_parts", None)
             text = self._text = (dumps, dumps(self) if parts is None else parts.encode(self, dumps))
         return text[1]
+
+    def without(self, keys: frozenset[str]) -> Shared:
+        """This object less ``keys`` (itself when it has none of them): one object, and one
+        encoding, per state and ``keys``, as this one is."""
+        if keys.isdisjoint(self):
+            return self
+        less: tuple[frozenset[str], Shared] | None = getattr(self, "_less", None)
+        if less is None or less[0] != keys:
+            less = self._less = (keys, Shared({k: v for k, v in self.items() if k not in keys}))
+        return less[1]
 
 
 class Table(dict[str, Any]):

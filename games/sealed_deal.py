@@ -60,6 +60,7 @@ from .errors import GameError, ReplayError
 from .registry import find_engine
 from .replay import Replayer, parse_transcript_ruleset
 from .sealed_base import SealedGame
+from .sealed_hand import LOG_HELD
 
 #: the phases of a hand's deal, in order
 PHASES = ("keys", "shuffles", "shares", "play", "reveal", "over")
@@ -262,12 +263,16 @@ class DealMachine:
 
     def disagreement(self, view: Mapping[str, Any], seat: int) -> str | None:
         """What the server's ``view`` of ``seat`` says that the machine does not (None:
-        nothing). Fields the server adds (version, chain, deadline, …) are not compared."""
+        nothing). Fields the server adds (version, chain, deadline, …) are not compared; the
+        deck and the shares (:data:`LOG_HELD`) only when the view has them (a brief view,
+        ``sealed=brief``, leaves them out: the machine holds them)."""
         want = self.expected(seat)
         for k, v in want.items():
             got = view.get(k)
             if k == "sealed" and isinstance(v, dict) and isinstance(got, dict):
                 for sk, sv in v.items():
+                    if sk in LOG_HELD and sk not in got:
+                        continue
                     if got.get(sk) != sv:
                         return f"sealed.{sk} is {_short(got.get(sk))}, the log says {_short(sv)}"
             elif got != v:

@@ -53,6 +53,10 @@ from .sealed_backend import SealedStepError, get_backend
 
 #: the deal steps a seat owes (fairness-v3 §9a)
 STEPS = ("key", "shuffle", "share", "open", "reveal_key")
+#: what a sealed view leaves out when its seat asks for it brief (``sealed=brief``, docs/api.md):
+#: the deck and the table of shares, the bulk of the view, which a seat that follows the log
+#: holds already (its deal machine makes them from the steps)
+LOG_HELD = frozenset({"deck", "shares"})
 
 
 @dataclass(frozen=True)

@@ -598,11 +598,11 @@ class Seat(SeatKeeps):
         after = self.proto.events_from()
         if self.sealed is not None:
             after = self.sealed.seen if after is None else min(after, self.sealed.seen)
+        params: dict[str, Any] = {} if after is None else {"events_after": after}
+        if self.sealed is not None:  # its machine holds the deck and the shares: not resent
+            params["sealed"] = "brief"
         raw = self.client.request(
-            "GET",
-            self._path("/state"),
-            token=self.token,
-            params={"events_after": after} if after is not None else None,
+            "GET", self._path("/state"), token=self.token, params=params or None
         )
         page = None
         if isinstance(raw, dict) and isinstance(raw.get("events"), list) and after is not None:
@@ -671,7 +671,9 @@ class Seat(SeatKeeps):
 
     def _post_action(self, body: dict[str, Any]) -> ActionOut:
         try:
-            answer, entry = self._send("/actions", body)
+            # a seat that follows the log with its deal machine: the answer's view brief
+            brief = "?sealed=brief" if self.sealed is not None else ""
+            answer, entry = self._send("/actions" + brief, body)
         except ApiError as exc:
             entry = self.proto.requests[-1]
             if exc.status == 409 and entry.get("attempts", 1) > 1 and body.get("sig"):

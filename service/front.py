@@ -69,7 +69,7 @@ import secrets
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args, get_origin, get_type_hints
 
 from fastapi import Depends, Request
 from fastapi.responses import JSONResponse, Response
@@ -706,9 +706,10 @@ class HotRoute:
     ``app.state``, the seat token), its answer sent as it is, and a raised error answered by
     the app's own exception handler for it (or raised on, to the server-error handler, as
     before). Only a request the framework would surely accept is served here: path
-    parameters within their length, a query string of the route's optional integer
-    parameters alone, each at most once as plain decimal digits within its bounds
-    (``events_after=41``: how a seat that follows the log reads its view), a body sent as
+    parameters within their length, a query string of the route's optional integer and
+    word parameters alone, each at most once, as plain decimal digits within its bounds or
+    as one of its words (``events_after=41&sealed=brief``: how a seat that follows the log
+    reads its view), a body sent as
     ``application/json`` that is a JSON object its model accepts. Anything else (an error to
     report, an unusual form) goes through the framework as before, so every answer is the
     framework's, byte for byte. A route whose signature is not that plain is not taken
@@ -723,6 +724,8 @@ class HotRoute:
     deps: list[tuple[str, str | None]]
     #: an integer query parameter's name → its (ge, le)
     ints: dict[str, tuple[int | None, int | None]]
+    #: a query parameter of a few plain words (a ``Literal``)'s name → its words
+    words: dict[str, frozenset[str]]
     method: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -761,6 +764,13 @@ class HotRoute:
             bounds = _int_bounds(hints.get(p.name), p.field_info.metadata)
             if bounds is not None and p.alias == p.name:
                 ints[p.name] = bounds
+        words = {
+            p.name: frozenset(w)
+            for p in d.query_params
+            if p.alias == p.name
+            and not p.field_info.metadata
+            and (w := _words(hints.get(p.name))) is not None
+        }
         body: tuple[str, type[BaseModel]] | None = None
         if d.body_params:
             p = d.body_params[0]
@@ -780,7 +790,7 @@ class HotRoute:
                 deps.append((sub.name, _STATE_OF[sub.call]))
             else:
                 return None
-        return cls(route, limits, defaults, body, deps, ints)
+        return cls(route, limits, defaults, body, deps, ints, words)
 
     async def serve(
         self,
@@ -834,11 +844,18 @@ class HotRoute:
         return True
 
     def _take_query(self, query: bytes, kwargs: dict[str, Any]) -> bool:
-        """The query string's integers into ``kwargs`` when it is only the route's integer
-        parameters, each once, as digits the framework reads as the same number within its
-        bounds (True); else nothing is taken (False: the framework answers)."""
-        seen: dict[str, int] = {}
+        """The query string's values into ``kwargs`` when it is only the route's integer
+        and word parameters, each once: an integer as digits the framework reads as the same
+        number within its bounds, a word as one of its words, letter for letter (True); else
+        nothing is taken (False: the framework answers)."""
+        seen: dict[str, int | str] = {}
         for part in query.split(b"&"):
+            name, _, text = part.decode("latin-1").partition("=")
+            if name in self.words and name not in seen:
+                if text not in self.words[name]:
+                    return False
+                seen[name] = text
+                continue
             found = _INT_PARAM.fullmatch(part)
             if found is None:
                 return False
@@ -858,6 +875,16 @@ class HotRoute:
 #: one ``name=value`` of a hot route's query string: a plain name, a decimal integer with no
 #: sign but a minus, no leading zero, at most 18 digits (the framework reads it as that number)
 _INT_PARAM = re.compile(rb"([a-z_]{1,40})=(0|-?[1-9][0-9]{0,17})")
+
+
+def _words(hint: Any) -> tuple[str, ...] | None:
+    """A ``Literal`` of plain lowercase words' words (the framework reads a query value as
+    one of them only when it is that word, letter for letter), or None for anything else."""
+    if get_origin(hint) is not Literal:
+        return None
+    words = get_args(hint)
+    plain = all(isinstance(w, str) and re.fullmatch("[a-z]{1,16}", w) for w in words)
+    return words if plain else None
 
 
 def _int_bounds(hint: Any, metadata: Sequence[Any]) -> tuple[int | None, int | None] | None:

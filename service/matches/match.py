@@ -54,6 +54,7 @@ from fairness.records import (
 from games import Chance
 from games.base import Shared, spliced_json
 from games.ends import no_reveal_result
+from games.sealed_hand import LOG_HELD
 from games.sealed_limits import sealed_limits
 from games.transcript import build_locked_transcript
 
@@ -785,8 +786,10 @@ class Match:
             "lock_index": m.lock_index,
         }
 
-    def view(self, seat: int) -> dict[str, Any]:
-        """Seat ``seat``'s view: its engine's (own hand, legal actions) once started."""
+    def view(self, seat: int, brief: bool = False) -> dict[str, Any]:
+        """Seat ``seat``'s view: its engine's (own hand, legal actions) once started;
+        ``brief``: a sealed deal's public state without what the log holds
+        (:data:`games.sealed_hand.LOG_HELD`)."""
         m = self.m
         if m.started_at is None:
             rows = self.seats()
@@ -805,6 +808,9 @@ class Match:
                 view["sealed"] = {"limits": sealed_limits(m.game, len(rows), house)}
         else:
             view = self.tx.engine().view(seat)
+            shown = view.get("sealed")
+            if brief and type(shown) is Shared:
+                view["sealed"] = shown.without(LOG_HELD)
         view["version"] = m.version
         view["match_id"] = m.id
         view["deal"] = self.deal
@@ -858,9 +864,11 @@ class Play(Phase):
         version: int,
         sig: str | None = None,
         prev: str | None = None,
+        brief: bool = False,
     ) -> dict[str, Any]:
         """``POST .../actions``: the token's seat plays ``action`` at ``version``; keyed
-        seats sign it over ``prev``, the chain head."""
+        seats sign it over ``prev``, the chain head; ``brief``: the answer's view so
+        (:meth:`Match.view`)."""
         with self.parts.writing(match_id, kind=KIND_MATCH) as match:
             seat = match.auth(token)
             m = match.m
@@ -872,7 +880,7 @@ class Play(Phase):
                 "version": m.version,
                 "status": m.status,
                 "first_seq": first_seq,
-                "state": match.view(seat),
+                "state": match.view(seat, brief),
                 "chain": m.chain,
                 "receipt": receipt,
                 # what it logged, as GET .../events shows them: a seat following the log

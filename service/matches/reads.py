@@ -51,12 +51,14 @@ class Reads(Phase):
         kind: str = KIND_MATCH,
         token: str | None,
         events_after: int | None = None,
+        brief: bool = False,
     ) -> dict[str, Any]:
         """The token's seat's view, with ``version`` (v2: and ``chain``, ``lock``);
         ``events_after``: with the public log's events after it, up to the view's, as
-        :meth:`events` shows them (one read of the log with the view)."""
+        :meth:`events` shows them (one read of the log with the view); ``brief``: a sealed
+        deal's state without what the log holds (:meth:`Match.view`)."""
         with self.parts.reading(match_id, kind=kind) as match:
-            view = match.view(match.auth(token))
+            view = match.view(match.auth(token), brief)
             head = self.parts.head(match.m)
             if head is not None:
                 view["head"] = head

@@ -3,7 +3,7 @@ service call's keywords (``**dict(body)``)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Header, Path, Query
 from fastapi.responses import Response, StreamingResponse
@@ -40,6 +40,14 @@ router = APIRouter(prefix="/v1/matches", tags=["matches"])
 
 MatchId = Annotated[str, Path(max_length=64, description="the match id")]
 After = Annotated[int, Query(ge=-1, le=2**31 - 1, description="return events with seq > after")]
+Sealed = Annotated[
+    Literal["full", "brief"],
+    Query(
+        description="at a sealed table, the view's `sealed` block: `full`, or `brief` without "
+        "`deck` and `shares`, the bulk of every sealed view, which a seat that follows the log "
+        "holds already (docs/api.md)"
+    ),
+]
 LastEventId = Annotated[
     str | None,
     Header(
@@ -171,11 +179,15 @@ async def state(
             "this view's (a seat that follows the log reads them with its view)",
         ),
     ] = None,
+    sealed: Sealed = "full",
 ) -> Response:
+    brief = sealed == "brief"
     # on SQLite on the event loop, no thread hand-off (service.store.Store.on_loop)
     return json_response(
         await svc.store.on_loop(
-            lambda: svc.state(match_id, kind=KIND_MATCH, token=token, events_after=events_after)
+            lambda: svc.state(
+                match_id, kind=KIND_MATCH, token=token, events_after=events_after, brief=brief
+            )
         )
     )
 
@@ -190,9 +202,11 @@ async def state(
     ),
     summary="Apply one action at a version (keyed seats: with sig over the chain head)",
 )
-async def act(match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep) -> Response:
+async def act(
+    match_id: MatchId, body: ActionIn, svc: ServiceDep, token: TokenDep, sealed: Sealed = "full"
+) -> Response:
     def call() -> dict[str, Any]:
-        return svc.act(match_id, token=token, **dict(body))
+        return svc.act(match_id, token=token, brief=sealed == "brief", **dict(body))
 
     if checked_in_pool(body.action):
         return json_response(await run_in_threadpool(call))

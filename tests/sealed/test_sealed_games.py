@@ -19,7 +19,7 @@ from games.errors import ActionError, IllegalActionError, ReplayError, RulesetEr
 from games.registry import deal_of, engine_class, find_engine
 from games.replay import replay
 from games.sealed_base import SealedGame
-from games.sealed_hand import verify_hand
+from games.sealed_hand import LOG_HELD, verify_hand
 from games.sealed_hokm import SealedHokmEngine
 from games.sealed_iraqi_domino import CALL_ORDER
 from games.sealed_sim import SimSeat
@@ -423,4 +423,15 @@ def test_a_seat_learns_its_hand_from_the_log_and_refuses_a_forged_step() -> None
     with pytest.raises(SealedStepRefused, match="sealed.deck"):
         honest.view(other)
     assert [k for k, _ in disputes] == ["sealed_log", "sealed_view"]
+    # a brief view (sealed=brief) leaves out the deck and the shares, which the machine holds:
+    # nothing to compare; what it does send is compared, as in a full view
+    brief = copy.deepcopy(raw)
+    for k in LOG_HELD:
+        del brief["sealed"][k]
+    assert honest.view(dict(brief))["hand"] == hand
+    assert [k for k, _ in disputes] == ["sealed_log", "sealed_view"]
+    brief["sealed"]["dealt"] = brief["sealed"]["dealt"][::-1]
+    with pytest.raises(SealedStepRefused, match="sealed.dealt"):
+        honest.view(brief)
+    assert [k for k, _ in disputes] == ["sealed_log", "sealed_view", "sealed_view"]
     assert issubclass(SealedStepRefused, ClientError)

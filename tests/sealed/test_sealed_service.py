@@ -102,6 +102,53 @@ def test_a_sealed_seat_reads_the_log_once_a_view(server: LiveServer) -> None:
     assert reads["events"] <= 1, reads  # at most once: the first sealed view's machine
 
 
+def test_a_sealed_seat_asks_for_brief_views(server: LiveServer) -> None:
+    """Issue 50: a seat that follows the log with its deal machine asks for its views brief
+    (``sealed=brief`` on GET state and POST actions): their sealed block leaves out the deck
+    and the shares, which the machine holds, and is otherwise the full one. The seat plays the
+    match to its end on them with no dispute; a brief view mid-hand is under a third of the
+    full one's bytes."""
+    sent: list[httpx.URL] = []
+
+    def request(r: httpx.Request) -> None:
+        sent.append(r.url)
+
+    http = httpx.Client(timeout=60, event_hooks={"request": [request]})
+    with Client(server.url, http=http) as qc:
+        m = qc.create_match("hokm", SEALED_HOKM)
+        m.start()
+        view = play(m, random.Random(51), until=lambda seat, v: owes_play(seat, v))
+        # mid-hand, the same view both ways, as the server sends it
+        seat = m.seats[view.seat]
+        auth = {"Authorization": f"Bearer {seat.token}"}
+        url = f"{server.url}/v1/matches/{m.match_id}/state"
+        full_text = httpx.get(url, headers=auth).content
+        brief_text = httpx.get(url, params={"sealed": "brief"}, headers=auth).content
+        assert len(brief_text) * 3 < len(full_text), (len(brief_text), len(full_text))
+        full, brief = json.loads(full_text), json.loads(brief_text)
+        assert set(full["sealed"]) - set(brief["sealed"]) == {"deck", "shares"}
+        assert full["sealed"]["shares"] and full["sealed"]["deck"]
+        assert {k: v for k, v in full["sealed"].items() if k not in ("deck", "shares")} == (
+            brief["sealed"]
+        )
+        # (the signed head is signed afresh at each read)
+        assert {k: v for k, v in full.items() if k not in ("sealed", "head")} == {
+            k: v for k, v in brief.items() if k not in ("sealed", "head")
+        }
+        bad = httpx.get(url, params={"sealed": "none"}, headers=auth)
+        assert bad.status_code == 422 and "sealed" in bad.text
+        view = play(m, random.Random(52))
+        assert view.status == "finished"
+        assert not [d for s in m.seats for d in s.disputes]
+        m.check_transcript()
+    http.close()
+    # each seat's first sealed view is full (its machine is made from it); then only brief
+    moves = [u for u in sent if u.path.endswith(("/state", "/actions"))]
+    asked = [u.params.get("sealed") for u in moves]
+    assert asked.count("brief") > 100 and asked.count(None) <= 8, asked
+    assert all(a in ("brief", None) for a in asked)
+
+
 class _Counting(RbclBackend):
     """The CPython backend, counting the proofs the server's threads verify (the seats run
     in the test's own thread)."""
@@ -367,7 +414,10 @@ def test_four_people_at_a_sealed_hokm_table_and_the_operator_learns_no_card() ->
         m.start()
         view = play(m, rnd, until=owes_play)  # the deal is done: every hand is dealt
         assert view.deal == "sealed"
-        sv = view.model_dump()["sealed"]
+        # the deal's whole public state: a full view (the seats' own are brief)
+        auth = {"Authorization": f"Bearer {m.seats[view.seat].token}"}
+        sv = httpx.get(f"{server.url}/v1/matches/{m.match_id}/state", headers=auth).json()
+        sv = sv["sealed"]
         hand, mid = sv["hand"], m.match_id
         secrets = [s.sealed.keys.get(mid, s.seat, hand) for s in m.seats if s.sealed]
         assert len(secrets) == 4 and all(secrets)

@@ -115,6 +115,18 @@ def test_reads_answer_the_same_on_both_paths(served: Any) -> None:
         (f"/v1/matches/{mid}/state?other=1", auth, False),
         (f"/v1/matches/{mid}/state?events_after=", auth, False),
         (f"/v1/matches/{mid}/state?events_after=3&", auth, False),
+        # the view's sealed block, full or brief: one of its words, letter for letter
+        (f"/v1/matches/{mid}/state?sealed=brief", auth, True),
+        (f"/v1/matches/{mid}/state?sealed=full", auth, True),
+        (f"/v1/matches/{mid}/state?events_after=3&sealed=brief", auth, True),
+        (f"/v1/matches/{mid}/state?sealed=brief&events_after=3", auth, True),
+        (f"/v1/matches/{mid}/state?sealed=brief", {}, True),  # 401
+        (f"/v1/matches/{mid}/state?sealed=%62rief", auth, False),  # brief, percent-encoded
+        (f"/v1/matches/{mid}/state?sealed=Brief", auth, False),  # 422
+        (f"/v1/matches/{mid}/state?sealed=", auth, False),  # 422
+        (f"/v1/matches/{mid}/state?sealed", auth, False),  # 422
+        (f"/v1/matches/{mid}/state?sealed=brief&sealed=full", auth, False),  # the last
+        (f"/v1/matches/{mid}/state?sealed=full&sealed=bogus", auth, False),  # 422
     ]:
         hits.clear()
         a, b = both(front, lambda p=path, h=headers: client.get(p, headers=h))
@@ -143,6 +155,7 @@ def test_refused_actions_answer_the_same_on_both_paths(served: Any) -> None:
         ({**good, "action": {"type": "nonsense"}}, auth, True),  # malformed/illegal, signed
         (good, {"Authorization": "Bearer nope"}, True),  # 401, signed
         ({**good, "extra": 1}, auth, False),  # 422 from the model: the framework's
+        # (the route's own query, sealed=brief, is below)
         ([good], auth, False),  # not an object
     ]:
         hits.clear()
@@ -158,13 +171,20 @@ def test_refused_actions_answer_the_same_on_both_paths(served: Any) -> None:
         )
         same(a, b)
         assert hits == []
-    # a query string on the action (it has no query parameter): the framework's, which
-    # ignores it
-    hits.clear()
+    # a query string on the action: its one parameter (sealed) through the hot route, as a
+    # word; anything else the framework's, which ignores an unknown one
     stale = {**good, "version": view["version"] + 5}
-    a, b = both(front, lambda: client.post(url + "?events_after=1", json=stale, headers=auth))
-    same(a, b)
-    assert a.status_code == 409 and hits == []
+    for query, hot, status in [
+        ("?sealed=brief", True, 409),
+        ("?sealed=full", True, 409),
+        ("?events_after=1", False, 409),
+        ("?sealed=%62rief", False, 409),
+        ("?sealed=short", False, 422),
+    ]:
+        hits.clear()
+        a, b = both(front, lambda q=query: client.post(url + q, json=stale, headers=auth))
+        same(a, b)
+        assert a.status_code == status and hits == ([url] if hot else []), (query, a.text)
     # the action itself, through the hot route: counted in /metrics under its route
     hits.clear()
     done = client.post(url, json=good, headers=auth)

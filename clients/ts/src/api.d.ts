@@ -5510,6 +5510,8 @@ export interface operations {
             query?: {
                 /** @description also return the public log's events with seq > events_after, up to this view's (a seat that follows the log reads them with its view) */
                 events_after?: number | null;
+                /** @description at a sealed table, the view's `sealed` block: `full`, or `brief` without `deck` and `shares`, the bulk of every sealed view, which a seat that follows the log holds already (docs/api.md) */
+                sealed?: "full" | "brief";
             };
             header?: never;
             path: {
@@ -5569,7 +5571,10 @@ export interface operations {
     };
     act_v1_matches__match_id__actions_post: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description at a sealed table, the view's `sealed` block: `full`, or `brief` without `deck` and `shares`, the bulk of every sealed view, which a seat that follows the log holds already (docs/api.md) */
+                sealed?: "full" | "brief";
+            };
             header?: never;
             path: {
                 /** @description the match id */

@@ -1416,7 +1416,9 @@ export class Seat {
     // the log's events a newer head (and this seat's deal machine) needs, read with the view
     let after = this.eventsFrom();
     if (this.sealedSeat !== null) after = after === null ? this.sealedSeat.seen : Math.min(after, this.sealedSeat.seen);
-    const raw = await this.client.getObject(this.path(after === null ? "/state" : `/state?events_after=${after}`), this.st.token);
+    const query = after === null ? [] : [`events_after=${after}`];
+    if (this.sealedSeat !== null) query.push("sealed=brief"); // its machine holds the deck and the shares
+    const raw = await this.client.getObject(this.path(query.length === 0 ? "/state" : `/state?${query.join("&")}`), this.st.token);
     let page: Page | null = null;
     if (Array.isArray(raw["events"]) && after !== null) {
       page = [after, raw["events"].filter(isObj)]; // servers before it was listed leave it out
@@ -1661,7 +1663,8 @@ export class Seat {
     let answer: Obj;
     let entry: SentRequest;
     try {
-      ({ answer, entry } = await this.post("/actions", body));
+      // a seat that follows the log with its deal machine: the answer's view brief
+      ({ answer, entry } = await this.post(this.sealedSeat !== null ? "/actions?sealed=brief" : "/actions", body));
     } catch (exc) {
       this.view = null;
       const sent = this.st.requests.at(-1);

@@ -5,7 +5,7 @@
 // a log whose step does not verify) is refused, with a dispute, whatever the asking.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { DealMachine, SealedStepRefused, SealedSeat } from "../src/sealed/index.js";
+import { DealMachine, LOG_HELD, SealedStepRefused, SealedSeat } from "../src/sealed/index.js";
 
 type Obj = { [k: string]: unknown };
 
@@ -118,6 +118,12 @@ test("a seat refuses what would give its hand away, whatever it is asked, and ke
   refused(() => s0.view({ ...honest, sealed: { ...sealed, deck: deck.toString("base64") } }), "sealed_view");
   refused(() => s0.view({ ...honest, sealed: { ...sealed, keys: [null, null] } }), "sealed_view");
   refused(() => s0.view({ ...honest, legal_actions: [{ type: "sealed", step: "reveal_key" }] }), "sealed_view");
+  // a brief view (sealed=brief) leaves out the deck and the shares, which the machine holds:
+  // it passes; what it does send is compared as in a full view
+  const brief = Object.fromEntries(Object.entries(sealed).filter(([k]) => !LOG_HELD.includes(k)));
+  assert.ok(!("deck" in brief) && !("shares" in brief) && "dealt" in brief);
+  s0.checkView({ ...honest, sealed: brief });
+  refused(() => s0.view({ ...honest, sealed: { ...brief, dealt: [m.dealt(1), m.dealt(0)] } }), "sealed_view");
   // what it owes, it makes: shares of exactly the owed items, none of its own
   const step = s0.wire({ type: "sealed", step: "share" });
   const items = (step["shares"] as Obj[]).map((x) => x["item"]);

@@ -26,6 +26,11 @@ import { type Context, type Randomness, G, SystemRandomness, enc, hex, itemTable
 import { DealMachine } from "./machine.js";
 import { type Ciphertext, makeKey, makeShare, ownItem, shuffle } from "./proofs.js";
 
+/** What a sealed view leaves out when its seat asks for it brief (``sealed=brief``,
+ * docs/api.md): the deck and the table of shares, which this seat's machine holds
+ * (games.sealed_hand.LOG_HELD). */
+export const LOG_HELD: readonly string[] = ["deck", "shares"];
+
 type Obj = { [k: string]: unknown };
 
 /** The seat refuses: the log or a view is not what its own machine says, or what it is asked
@@ -154,8 +159,11 @@ export class SealedSeat {
     if (!m.started || raw["turn"] !== this.seat || raw["status"] !== "playing" || m.outcome !== null) return;
     const sv = isObj(raw["sealed"]) ? raw["sealed"] : {};
     const want: [string, unknown, unknown][] = [["turn", raw["turn"], m.turn]];
-    // the whole sealed block (its limits aside: words computed from the public facts)
-    for (const [k, v] of Object.entries(m.sealedView() ?? {})) want.push([`sealed.${k}`, sv[k], v]);
+    // the whole sealed block (its limits aside: words computed from the public facts), the
+    // deck and the shares only when sent (a brief view, sealed=brief, leaves out LOG_HELD)
+    for (const [k, v] of Object.entries(m.sealedView() ?? {})) {
+      if (!(LOG_HELD.includes(k) && !(k in sv))) want.push([`sealed.${k}`, sv[k], v]);
+    }
     want.push(["hand", raw["hand"], [...m.held(this.seat)].sort((a, b) => a - b)], ["legal_actions", raw["legal_actions"], m.legal(this.seat)]);
     for (const [field, got, expected] of want) {
       if (canonical(got ?? null) !== canonical(expected)) {
