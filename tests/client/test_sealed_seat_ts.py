@@ -48,6 +48,9 @@ def test_sealed_tables_against_a_real_server(built: Path, tmp_path: Path) -> Non
             for seat_file in sorted(d.glob("seat-*.json")):
                 seat = json.loads(seat_file.read_text())
                 assert "sealed_keys" not in seat and "key_seed" not in seat
+                # its machine following the log, the seat asked for its answers' views brief
+                paths = [r["path"] for r in seat["requests"] if "/actions" in r["path"]]
+                assert paths and all(p.endswith("/actions?sealed=brief") for p in paths), paths
                 res = verify(str(transcript), "--server", srv.url, "--seat", str(seat_file))
                 assert res.exit_code == 0, (d.name, seat_file.name, res.output)
                 assert "holds exactly your client seed" in res.output

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import httpx
 import pytest
@@ -289,7 +289,7 @@ def test_a_reload_mid_deal_resumes_the_sealed_seat_from_indexeddb(
 
     def key_step(r: Any) -> bool:
         q = r.request
-        if q.method != "POST" or not q.url.endswith("/actions"):
+        if q.method != "POST" or not urlsplit(q.url).path.endswith("/actions"):
             return False
         action = json.loads(q.post_data or "{}").get("action", {})
         return bool(action.get("type") == "sealed" and action.get("step") == "key")
@@ -584,7 +584,7 @@ def test_a_person_plays_sealed_iraqi_dominoes_with_its_boneyard_to_verified(
             "request",
             lambda q: (
                 steps.append(json.loads(q.post_data or "{}").get("action", {}).get("step", ""))
-                if q.method == "POST" and q.url.endswith("/actions")
+                if q.method == "POST" and urlsplit(q.url).path.endswith("/actions")
                 else None
             ),
         )

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 import pytest
 
@@ -65,12 +65,14 @@ def public_part(parent: dict[str, Any], key: str) -> bool:
     """Whether ``parent[key]`` is a list of cards that is public by the rules, not a hand:
     the first hakem's face-up deal (the ``hakem`` chance event's result, and the view's
     ``first_hakem_deal``, its cards up to the first ace) and a sealed deal's starting deck
-    (``sealed.items``, the rules' canonical order: every masked deck starts from it)."""
+    (``sealed.items``, the rules' canonical order: every masked deck starts from it; a brief
+    view's sealed block, ``sealed=brief``, has it without the deck)."""
     if key == "first_hakem_deal":
         return True
     if key == "result" and parent.get("type") == "chance" and parent.get("label") == "hakem":
         return True
-    return key == "items" and "deck" in parent and parent.get("items") == CANONICAL
+    deal = "deck" in parent or parent.get("protocol") == "qahwa-fair/3"
+    return key == "items" and deal and parent.get("items") == CANONICAL
 
 
 def cards_in(doc: Any) -> set[str]:
@@ -168,7 +170,7 @@ def watch(p: Person, tick: Iterator[int]) -> None:
 
     def request(q: Any) -> None:
         at = next(tick)
-        if q.method == "POST" and q.url.endswith("/actions"):
+        if q.method == "POST" and urlsplit(q.url).path.endswith("/actions"):
             action = json.loads(q.post_data or "{}").get("action", {})
             if action.get("type") == "play" and isinstance(action.get("card"), str):
                 p.played.setdefault(action["card"], at)

@@ -96,7 +96,8 @@ class Liar {
   fetch: typeof fetch = async (input, init) => {
     const url = String(input);
     const method = init?.method ?? "GET";
-    if (method === "POST" && url.endsWith("/actions")) {
+    const path = new globalThis.URL(url).pathname;
+    if (method === "POST" && path.endsWith("/actions")) {
       const body = JSON.parse(String(init?.body)) as Obj;
       if (this.afterLie) {
         this.stolen.push(body["action"] as Obj);
@@ -109,7 +110,7 @@ class Liar {
       this.posts.push([body["action"] as Obj, this.honestOwed, this.hand]);
     }
     const resp = await fetch(input, init);
-    if (method !== "GET" || !new globalThis.URL(url).pathname.endsWith("/state")) return resp;
+    if (method !== "GET" || !path.endsWith("/state")) return resp;
     const view = (await resp.json()) as Obj;
     const sv = (view["sealed"] ?? {}) as Obj;
     this.honestOwed = (sv["owed"] as Obj | null | undefined) ?? null;
@@ -218,7 +219,7 @@ test("a seat reloaded mid-deal resumes with the hand secret it stored before sen
   const dying = new Client(URL, {
     storage,
     fetch: async (input, init) => {
-      if ((init?.method ?? "GET") === "POST" && String(input).endsWith("/actions") && String(init?.body).includes('"step":"key"') && !died) {
+      if ((init?.method ?? "GET") === "POST" && new globalThis.URL(String(input)).pathname.endsWith("/actions") && String(init?.body).includes('"step":"key"') && !died) {
         died = true;
         throw new Error("the page was closed here");
       }
