@@ -327,12 +327,15 @@ class Shared(dict[str, Any]):
 
     def without(self, keys: frozenset[str]) -> Shared:
         """This object less ``keys`` (itself when it has none of them): one object, and one
-        encoding, per state and ``keys``, as this one is."""
+        encoding, per state and ``keys``, as this one is, its values' texts kept from state
+        to state as this one's are (:meth:`Encodings.less`)."""
         if keys.isdisjoint(self):
             return self
         less: tuple[frozenset[str], Shared] | None = getattr(self, "_less", None)
         if less is None or less[0] != keys:
-            less = self._less = (keys, Shared({k: v for k, v in self.items() if k not in keys}))
+            parts: Encodings | None = getattr(self, "_parts", None)
+            rest = {k: v for k, v in self.items() if k not in keys}
+            less = self._less = (keys, Shared(rest, parts.less(keys) if parts else None))
         return less[1]
 
 
@@ -365,7 +368,7 @@ class Encodings:
     writes compact JSON in an object's own key order (checked once per ``dumps``: any other
     is used whole)."""
 
-    __slots__ = ("_dumps", "_compact", "_texts", "_keys")
+    __slots__ = ("_dumps", "_compact", "_texts", "_keys", "_less")
 
     #: an array at least this long is kept by itself (a string: LONG)
     LARGE = 8
@@ -378,6 +381,15 @@ class Encodings:
         #: texts ('"key":row') and each key's position among them
         self._texts: dict[int, _Text] = {}
         self._keys: dict[str, str] = {}
+        self._less: dict[frozenset[str], Encodings] = {}
+
+    def less(self, keys: frozenset[str]) -> Encodings:
+        """The encodings of these states less ``keys`` (:meth:`Shared.without`): their own,
+        so that writing one form does not forget the other's texts."""
+        got = self._less.get(keys)
+        if got is None:
+            got = self._less[keys] = Encodings()
+        return got
 
     def encode(self, obj: Mapping[str, Any], dumps: Callable[[Any], str]) -> str:
         """``dumps(obj)``, its larger values' texts taken from the last encoding that wrote

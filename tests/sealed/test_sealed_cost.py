@@ -16,7 +16,7 @@ import fairness
 import service.matches.match
 import service.store
 from games.base import Encodings, Shared, Table
-from games.sealed_hand import Deal
+from games.sealed_hand import LOG_HELD, Deal
 from qahwa_client import Client
 from service.kinds import EventType
 from service.matches.match import Match, view_json
@@ -179,6 +179,36 @@ def test_a_deals_state_is_encoded_from_what_changed(monkeypatch: pytest.MonkeyPa
     assert r.engine.outcome is not None
     assert seen["states"] > 60
     assert 0 < seen["rows"] <= sum(added.values()), (seen, added)
+
+
+def test_a_brief_state_is_the_state_less_the_deck_and_shares(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 50: a brief view's sealed block (``sealed=brief``) is its state less the deck and
+    the shares: one object per state, encoded as a whole encoding would write it, whichever
+    form was encoded before (the two forms keep their texts apart)."""
+    seen = {"states": 0}
+    shared = Deal.shared
+
+    def encoded(self: Deal, running: bool, limits: Any) -> Shared:
+        got = shared(self, running, limits)
+        brief = got.without(LOG_HELD)
+        assert brief is got.without(LOG_HELD)  # one object per state
+        assert dict(brief) == {k: v for k, v in got.items() if k not in LOG_HELD}
+        assert LOG_HELD <= set(got)
+        # the forms in turns, in either order, each as dumps writes it
+        forms = [brief, got] if seen["states"] % 2 else [got, brief]
+        for form in forms:
+            assert form.encoded(dumps) == dumps(dict(form))
+        seen["states"] += 1
+        return got
+
+    monkeypatch.setattr(Deal, "shared", encoded)
+    r = play_match("hokm", {"players": 4, "target": 1}, seed="brief")
+    assert r.engine.outcome is not None
+    assert seen["states"] > 60
+    plain = Shared({"limits": []})
+    assert plain.without(LOG_HELD) is plain  # nothing to leave out: itself
 
 
 def test_parts_write_what_dumps_writes_in_any_order() -> None:
