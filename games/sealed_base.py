@@ -159,14 +159,20 @@ class SealedGame(Engine):
     #: the field that names an item in player form (``card`` or ``tile``)
     ITEM_FIELD: ClassVar[str] = "card"
 
-    def hidden_legal(self, seat: int, own: Mapping[int, str]) -> list[Action]:
+    def hidden_legal(self, seat: int, own: Mapping[int, str], bot: bool = False) -> list[Action]:
         """What ``seat`` may do now in player form, given the codes of its own items
         (``own``: item → code, what only the seat knows): every legal action whose item it
         can name and that the game's rules over its hidden hand allow (following suit, the
         jokers, a tile's end, a draw or a pass only when nothing fits: the rules the engine
         checks once the hand's keys are revealed, :meth:`_breach`). A deal step owed is
-        listed as ``{"type": "sealed", "step": …}``."""
-        legal = self.legal_actions(seat)
+        listed as ``{"type": "sealed", "step": …}``. With ``bot``, the same over
+        :meth:`bot_actions` (what a random bot picks from: qahve's lowest bids), or every
+        such action when the bot's narrowing leaves none."""
+        picks = self._hidden(seat, own, self.bot_actions(seat)) if bot else []
+        return picks or self._hidden(seat, own, self.legal_actions(seat))
+
+    def _hidden(self, seat: int, own: Mapping[int, str], legal: list[Action]) -> list[Action]:
+        """``legal`` (the server's form) in player form, as :meth:`hidden_legal` says."""
         if self.owed or not legal:
             return legal
         hand = {i: own[i] for i in self._held(seat) if i in own}

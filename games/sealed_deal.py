@@ -255,11 +255,13 @@ class DealMachine:
         """The view an honest server sends ``seat`` now (the engine's part of it)."""
         return self.engine.view(seat)
 
-    def choices(self, seat: int, own: Mapping[int, str]) -> list[Action]:
-        """The seat's legal actions in player form (its items by code, from ``own``)."""
+    def choices(self, seat: int, own: Mapping[int, str], bot: bool = False) -> list[Action]:
+        """The seat's legal actions in player form (its items by code, from ``own``); with
+        ``bot``, those a random bot picks from (the engine's ``bot_actions``: qahve's
+        lowest bids), what a seat's view suggests."""
         if self.engine.turn != seat or self.engine.outcome is not None:
             return []
-        return self.engine.hidden_legal(seat, own)
+        return self.engine.hidden_legal(seat, own, bot)
 
     def disagreement(self, view: Mapping[str, Any], seat: int) -> str | None:
         """What the server's ``view`` of ``seat`` says that the machine does not (None:

@@ -185,10 +185,10 @@ class SealedSeat:
         drawn = raw.get("drawn")
         if isinstance(drawn, int) and drawn in own and m.owner(drawn) == self.seat:
             out["drawn_card"] = own[drawn]
-        legal = m.choices(self.seat, own) if raw.get("turn") == self.seat else []
-        out["legal_actions"] = legal
-        if "suggested_actions" in raw:
-            out["suggested_actions"] = legal
+        mine = raw.get("turn") == self.seat
+        out["legal_actions"] = m.choices(self.seat, own) if mine else []
+        if "suggested_actions" in raw:  # the bot's choices, from the machine as the legal ones
+            out["suggested_actions"] = m.choices(self.seat, own, bot=True) if mine else []
         return out
 
     def listed(self) -> list[Action]:

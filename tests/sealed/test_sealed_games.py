@@ -22,6 +22,7 @@ from games.sealed_base import SealedGame
 from games.sealed_hand import LOG_HELD, verify_hand
 from games.sealed_hokm import SealedHokmEngine
 from games.sealed_iraqi_domino import CALL_ORDER
+from games.sealed_seat import SeatRefused
 from games.sealed_sim import SimSeat
 from tests.support import examples
 from tests.support.sealed_play import SimResult, play_match
@@ -435,3 +436,47 @@ def test_a_seat_learns_its_hand_from_the_log_and_refuses_a_forged_step() -> None
         honest.view(brief)
     assert [k for k, _ in disputes] == ["sealed_log", "sealed_view", "sealed_view"]
     assert issubclass(SealedStepRefused, ClientError)
+
+
+def test_a_sealed_qahve_seat_suggests_the_lowest_bids_and_every_legal_play() -> None:
+    """What a sealed seat's view suggests comes from its machine, as its legal actions do:
+    the game's bot choices (``bot_actions``), so that random bots end a match. At qahve's bids
+    that is the two lowest (bids up to 13 make contracts no side can make, and a match
+    wanders below zero: a sealed harness once ran 6,000 reads without an end); at the plays,
+    every card its hidden hand may play. A server suggesting otherwise is refused."""
+    cls = find_engine("qahve", {"deal": "sealed"})
+    parsed = cls.parse_ruleset({"deal": "sealed"})
+    e = cls(parsed, Chance(bytes(range(64))), MatchContext("bids"))
+    seats = [SimSeat(s, "bids") for s in range(4)]
+    while e.owed:
+        seat = e.turn
+        assert seat is not None
+        e.apply(seat, seats[seat].act(e.view(seat), e))  # type: ignore[arg-type]
+    bidder = e.turn
+    assert bidder is not None
+    raw = e.view(bidder)
+    side = seats[bidder].side
+    assert side is not None
+    legal = [{"type": "bid", "tricks": n} for n in range(parsed["min_bid"], 14)]
+    assert raw["legal_actions"] == legal
+    seen = side.view(copy.deepcopy(raw))
+    assert seen["legal_actions"] == legal
+    assert seen["suggested_actions"] == [{"type": "bid", "tricks": 2}, {"type": "bid", "tricks": 3}]
+    assert seen["suggested_actions"] == e.bot_actions(bidder)
+    lied = {**copy.deepcopy(raw), "suggested_actions": legal[-1:]}  # a server suggesting 13
+    with pytest.raises(SeatRefused, match="suggested_actions"):
+        side.view(lied)
+    while e.phase == "bid" or e.owed:  # the bids (the lowest each time), then any step
+        seat = e.turn
+        assert seat is not None
+        if e.owed:
+            e.apply(seat, seats[seat].act(e.view(seat), e))  # type: ignore[arg-type]
+        else:
+            e.apply(seat, e.bot_actions(seat)[0])
+    player = e.turn
+    assert player is not None
+    side = seats[player].side
+    assert side is not None
+    seen = side.view(e.view(player))
+    assert seen["suggested_actions"] == seen["legal_actions"] != []
+    assert all(a["type"] == "play" and "card" in a for a in seen["suggested_actions"])

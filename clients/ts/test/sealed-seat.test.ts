@@ -227,3 +227,45 @@ test("a seat's step made twice for one position (a retry): the copy the log hold
   u.act(0, first);
   assert.deepEqual(flags, [false]);
 });
+
+test("a sealed qahve seat suggests the two lowest bids and every legal play, from its machine, whatever the server suggests", () => {
+  // random bids up to 13 make contracts no side can make, and a match wanders below zero (a
+  // harness once read 6,000 views without an end): a seat's view suggests the game's bot
+  // choices (games/qahve.py bot_actions), as the Python seat does
+  const t = table("qahve", { deal: "sealed", target: 30 }, 4);
+  t.events.push({ seq: 0, type: "chance", label: "dealer", kind: "uniform", args: { n: 4 }, result: 1 });
+  t.sync();
+  const rand = prng(11);
+  const viewOf = (s: number): Obj => {
+    const m = t.seats[s]!.machine;
+    return {
+      status: "playing",
+      turn: s,
+      hand: [...m.held(s)].sort((a, b) => a - b),
+      legal_actions: m.legal(s),
+      suggested_actions: m.legal(s).slice(-1), // the server's suggestion, not believed
+      sealed: { ...m.sealedView()!, limits: ["what the table does not hide"] } as Obj,
+    };
+  };
+  playUntil(t, rand, (m) => m.owedStep === null);
+  const bidder = t.seats[0]!.machine.turn!;
+  const seen = t.seats[bidder]!.view(viewOf(bidder));
+  const bids = Array.from({ length: 12 }, (_, i) => ({ type: "bid", tricks: i + 2 }));
+  assert.deepEqual(seen["legal_actions"], bids);
+  assert.deepEqual(seen["suggested_actions"], bids.slice(0, 2));
+  // the bids (each the lowest suggested), then any deal step, to the first play
+  for (let i = 0; i < 200; i++) {
+    const m = t.seats[0]!.machine;
+    if (m.owedStep === null && m.legal(m.turn!)[0]?.["type"] === "play") break;
+    const turn = m.turn!;
+    const seat = t.seats[turn]!;
+    const pick = m.owedStep === null ? seat.view(viewOf(turn))["suggested_actions"] : seat.machine.choices(turn, seat.ownItems());
+    t.act(turn, seat.wire((pick as Obj[])[0]!));
+  }
+  const player = t.seats[0]!.machine.turn!;
+  const play = t.seats[player]!.view(viewOf(player));
+  assert.ok((play["legal_actions"] as Obj[]).length > 0);
+  assert.deepEqual(play["suggested_actions"], play["legal_actions"]);
+  assert.ok((play["suggested_actions"] as Obj[]).every((a) => a["type"] === "play" && typeof a["card"] === "string"));
+  assert.deepEqual(t.disputes, []);
+});

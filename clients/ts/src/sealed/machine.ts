@@ -272,10 +272,21 @@ abstract class SealedEngine {
     return side !== null;
   }
 
+  /** What a random bot picks from (Python's ``bot_actions``): a non-empty subset of the
+   * legal actions, every one unless a game narrows it (qahve's lowest bids). */
+  botActions(seat: number): Action[] {
+    return this.legalActions(seat);
+  }
+
   /** The seat's legal actions in player form, its items named by ``own`` (item → code): the
-   * game's rules over its hidden hand (Python's ``hidden_legal``). */
-  hiddenLegal(seat: number, own: ReadonlyMap<number, string>): Action[] {
-    const legal = this.legalActions(seat);
+   * game's rules over its hidden hand (Python's ``hidden_legal``). With ``bot``, the same
+   * over ``botActions`` (what a seat's view suggests), or all of them when that leaves none. */
+  hiddenLegal(seat: number, own: ReadonlyMap<number, string>, bot = false): Action[] {
+    const picks = bot ? this.hidden(seat, own, this.botActions(seat)) : [];
+    return picks.length ? picks : this.hidden(seat, own, this.legalActions(seat));
+  }
+
+  private hidden(seat: number, own: ReadonlyMap<number, string>, legal: Action[]): Action[] {
     if (this.owed.length || !legal.length) return legal;
     const hand = new Map<number, string>();
     for (const i of this.held(seat)) if (own.has(i)) hand.set(i, own.get(i)!);
@@ -596,6 +607,16 @@ class SealedQahve extends SealedEngine {
     const out: Action[] = [];
     for (let n = this.minBid; n <= 13; n++) out.push({ type: "bid", tricks: n });
     return out;
+  }
+
+  /** Every play, but of the bids only the two lowest, and of those only bids of at most 3
+   * tricks when there is one (games/qahve.py ``bot_actions``: random bids up to 13 make
+   * contracts no side can make, and a match wanders below zero). */
+  override botActions(seat: number): Action[] {
+    const legal = this.legalActions(seat);
+    if (this.phase !== "bid" || this.owed.length) return legal;
+    const low = legal.slice(0, 2).filter((a) => ((a["tricks"] as number | undefined) ?? 0) <= 3);
+    return low.length ? low : legal.slice(0, 1);
   }
 
   private broke(hand: readonly string[], card: string, done: number): boolean {
@@ -1100,11 +1121,12 @@ export class DealMachine {
     return this.e.legalActions(seat);
   }
 
-  /** The seat's legal actions in player form (its items by code, from ``own``). */
-  choices(seat: number, own: ReadonlyMap<number, string>): Action[] {
+  /** The seat's legal actions in player form (its items by code, from ``own``); with ``bot``,
+   * those a random bot picks from (qahve's lowest bids): what a seat's view suggests. */
+  choices(seat: number, own: ReadonlyMap<number, string>, bot = false): Action[] {
     const e = this.e;
     if (e.turn !== seat || e.outcome !== null) return [];
-    return e.hiddenLegal(seat, own);
+    return e.hiddenLegal(seat, own, bot);
   }
 
   /** The items of the seat's hand that are its to play, with the field that names them. */

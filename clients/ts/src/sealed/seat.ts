@@ -185,9 +185,10 @@ export class SealedSeat {
     out["item_codes"] = Object.fromEntries(held.filter((i) => own.has(i)).map((i) => [String(i), own.get(i)!]));
     const drawn = raw["drawn"];
     if (typeof drawn === "number" && own.has(drawn) && m.owner(drawn) === this.seat) out["drawn_card"] = own.get(drawn);
-    const legal = raw["turn"] === this.seat && m.turn === this.seat ? m.choices(this.seat, own) : [];
-    out["legal_actions"] = legal;
-    if ("suggested_actions" in raw) out["suggested_actions"] = legal;
+    const mine = raw["turn"] === this.seat && m.turn === this.seat;
+    out["legal_actions"] = mine ? m.choices(this.seat, own) : [];
+    // the bot's choices, from the machine as the legal ones (qahve: the lowest bids)
+    if ("suggested_actions" in raw) out["suggested_actions"] = mine ? m.choices(this.seat, own, true) : [];
     return out;
   }
 
